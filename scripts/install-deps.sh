@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs: the project (editable, with its test extras),
+# Debian's ZooKeeper and kcat, Apache Kafka's jars (3.9 and the newest 4.x served) and
+# Spark's Kafka connector. Idempotent: a warm run only checks markers and returns.
+#
+# Jars go to ${KAFPY_CACHE:-$HOME/.cache/kafpy}/kafka-<version>/libs/ and
+# ${KAFPY_CACHE}/spark-kafka-<spark version>/ (read by tests/support/kafka_dist.py).
+#
+# Environment:
+#   KAFPY_CACHE            where the jars go (default ~/.cache/kafpy)
+#   KAFPY_KAFKA_3_VERSION  the 3.x line (default 3.9.1)
+#   KAFPY_KAFKA_4_VERSIONS candidates for the 4.x line, newest first; the first that
+#                          resolves is used (default "4.4.0 4.3.1 4.2.0 4.1.1 4.0.0")
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${KAFPY_CACHE:-$HOME/.cache/kafpy}"
+KAFKA_3_VERSION="${KAFPY_KAFKA_3_VERSION:-3.9.1}"
+KAFKA_4_VERSIONS="${KAFPY_KAFKA_4_VERSIONS:-4.4.0 4.3.1 4.2.0 4.1.1 4.0.0}"
+# The log4j2 SLF4J 1.x binding for Kafka 4.x (Kafka 4 publishes slf4j-api 1.7 in its poms and
+# ships log4j2 in its distribution; 3.9 brings slf4j-reload4j through its own poms).
+LOG4J2_VERSION="2.25.5"
+PYTHON="${PYTHON:-python3}"
+START=$(date +%s)
+
+log() { echo "[install-deps] $*" >&2; }
+die() { echo "[install-deps] ERROR: $*" >&2; exit 1; }
+
+mkdir -p "$CACHE"
+
+# ---------------------------------------------------------------- Java and Maven
+command -v java >/dev/null || die "java not found: install a JDK 17+ (Debian: openjdk-17-jdk-headless)"
+JAVA_MAJOR=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p')
+[[ -n "$JAVA_MAJOR" && "$JAVA_MAJOR" -ge 17 ]] || die "java is version '${JAVA_MAJOR:-unknown}', need 17 or newer"
+command -v mvn >/dev/null || die "mvn not found: install Maven (Debian: maven)"
+log "java $JAVA_MAJOR and mvn found"
+
+# ---------------------------------------------------------------- Debian packages
+need_apt=()
+[[ -x /usr/share/zookeeper/bin/zkServer.sh ]] || need_apt+=(zookeeper)
+command -v kcat >/dev/null || need_apt+=(kcat)
+if ((${#need_apt[@]})); then
+    command -v apt-get >/dev/null || die "missing ${need_apt[*]} and no apt-get to install them"
+    log "apt-get install ${need_apt[*]}"
+    SUDO=""
+    [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+    $SUDO apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}" >&2
+else
+    log "zookeeper and kcat already installed"
+fi
+
+# ---------------------------------------------------------------- Python packages
+# Reinstall when pyproject.toml changed, the editable install points at another checkout,
+# or a test dependency does not import.
+PY_MARK="$CACHE/pip-$( (cat "$REPO/pyproject.toml"; echo "$REPO"; "$PYTHON" -VV) | sha256sum | cut -c1-16)"
+py_ok() {
+    [[ -f "$PY_MARK" ]] || return 1
+    "$PYTHON" - "$REPO" <<'EOF' >/dev/null 2>&1
+import importlib.metadata as md, json, sys
+d = md.distribution("kafpy")
+url = json.loads(d.read_text("direct_url.json") or "{}").get("url", "")
+assert url.rstrip("/") == "file://" + sys.argv[1].rstrip("/"), url
+import pyspark, confluent_kafka, aiokafka, kafka, kazoo, crc32c, lz4, snappy, zstandard  # noqa
+import uvloop, pytest, pytest_timeout, hypothesis  # noqa
+EOF
+}
+if py_ok; then
+    log "python packages already installed (kafpy editable from $REPO)"
+else
+    log "pip install -e $REPO[test]"
+    "$PYTHON" -m pip install -q -e "$REPO[test]" >&2
+    rm -f "$CACHE"/pip-*
+    touch "$PY_MARK"
+fi
+
+# ---------------------------------------------------------------- Maven helper
+# fetch_jars DEST "group:artifact:version ..." : copies the runtime closure of the given
+# artifacts into DEST (atomically: DEST appears only when complete).
+fetch_jars() {
+    local dest="$1"; shift
+    local work
+    work=$(mktemp -d)
+    {
+        echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        echo '<groupId>kafpy.deps</groupId><artifactId>deps</artifactId><version>1</version><packaging>pom</packaging>'
+        echo '<dependencies>'
+        local coord g a v
+        for coord in "$@"; do
+            IFS=: read -r g a v <<<"$coord"
+            echo "<dependency><groupId>$g</groupId><artifactId>$a</artifactId><version>$v</version></dependency>"
+        done
+        echo '</dependencies></project>'
+    } >"$work/pom.xml"
+    if ! (cd "$work" && mvn -B -q dependency:copy-dependencies -DincludeScope=runtime \
+            -DoutputDirectory="$work/libs" >"$work/mvn.log" 2>&1); then
+        tail -20 "$work/mvn.log" >&2
+        rm -rf "$work"
+        return 1
+    fi
+    rm -rf "$dest"
+    mkdir -p "$(dirname "$dest")"
+    mv "$work/libs" "$dest"
+    rm -rf "$work"
+}
+
+kafka_artifacts() {
+    local v="$1" a
+    for a in kafka_2.13 kafka-tools kafka-clients kafka-storage kafka-server-common \
+             kafka-metadata kafka-raft kafka-group-coordinator; do
+        echo "org.apache.kafka:$a:$v"
+    done
+    if [[ "$v" == 4.* ]]; then
+        echo "org.apache.logging.log4j:log4j-api:$LOG4J2_VERSION"
+        echo "org.apache.logging.log4j:log4j-core:$LOG4J2_VERSION"
+        echo "org.apache.logging.log4j:log4j-slf4j-impl:$LOG4J2_VERSION"
+    fi
+}
+
+install_kafka() {
+    local v="$1" home="$CACHE/kafka-$1"
+    if [[ -f "$home/.complete" ]]; then
+        log "Kafka $v jars present in $home/libs"
+        return 0
+    fi
+    log "fetching Apache Kafka $v jars with mvn into $home/libs"
+    # shellcheck disable=SC2046
+    fetch_jars "$home/libs" $(kafka_artifacts "$v") || return 1
+    echo "$v" >"$home/.complete"
+    log "Kafka $v: $(ls "$home/libs" | wc -l) jars"
+}
+
+# ---------------------------------------------------------------- Kafka jars
+install_kafka "$KAFKA_3_VERSION" || die "could not fetch Kafka $KAFKA_3_VERSION from Maven Central"
+got4=""
+for v in $KAFKA_4_VERSIONS; do
+    if install_kafka "$v"; then got4="$v"; break; fi
+    log "Kafka $v did not resolve; trying the next 4.x version"
+done
+[[ -n "$got4" ]] || die "no Kafka 4.x version resolved (tried $KAFKA_4_VERSIONS)"
+echo "$got4" >"$CACHE/kafka-4.version"
+
+# ---------------------------------------------------------------- Spark Kafka connector
+SPARK_VERSION=$("$PYTHON" -c 'import pyspark; print(pyspark.__version__)')
+SPARK_JARS_DIR=$("$PYTHON" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+SPARK_DEST="$CACHE/spark-kafka-$SPARK_VERSION"
+if [[ -f "$SPARK_DEST/.complete" ]]; then
+    log "Spark Kafka connector $SPARK_VERSION present in $SPARK_DEST"
+else
+    log "fetching spark-sql-kafka-0-10_2.13:$SPARK_VERSION with mvn into $SPARK_DEST"
+    tmp_libs="$CACHE/.spark-kafka-$SPARK_VERSION.tmp"
+    fetch_jars "$tmp_libs" "org.apache.spark:spark-sql-kafka-0-10_2.13:$SPARK_VERSION" \
+        || die "could not fetch spark-sql-kafka-0-10_2.13:$SPARK_VERSION (is that pyspark version's connector on Maven Central?)"
+    # Keep only the jars whose artifact pyspark's own jars dir lacks (name without version).
+    rm -rf "$SPARK_DEST"
+    mkdir -p "$SPARK_DEST"
+    have=$(ls "$SPARK_JARS_DIR" | sed -E 's/-[0-9]+(\.[0-9A-Za-z_]+)*(-[A-Za-z0-9.]+)?\.jar$//' | sort -u)
+    for jar in "$tmp_libs"/*.jar; do
+        name=$(basename "$jar" | sed -E 's/-[0-9]+(\.[0-9A-Za-z_]+)*(-[A-Za-z0-9.]+)?\.jar$//')
+        if ! grep -qxF "$name" <<<"$have"; then
+            cp "$jar" "$SPARK_DEST/"
+        fi
+    done
+    rm -rf "$tmp_libs"
+    echo "$SPARK_VERSION" >"$SPARK_DEST/.complete"
+    log "Spark Kafka connector: $(ls "$SPARK_DEST" | tr '\n' ' ')"
+fi
+
+log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, cache $CACHE)"
