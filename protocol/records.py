@@ -268,3 +268,524 @@ def set_max_timestamp(
     _INT16.pack_into(buf, pos + ATTRIBUTES_OFFSET, attributes)
     _INT64.pack_into(buf, pos + MAX_TIMESTAMP_OFFSET, ts)
     _UINT32.pack_into(buf, pos + CRC_OFFSET, compute_crc(buf, pos, batch_length))
+
+
+# ----------------------------------------------------------------------------- records
+
+
+class Record(NamedTuple):
+    """One record of a v2 batch; offsets and timestamps are deltas from the batch's base."""
+
+    offset_delta: int
+    timestamp_delta: int
+    key: bytes | None
+    value: bytes | None
+    headers: Sequence[tuple[str, bytes | None]] = ()
+    attributes: int = 0
+
+    def offset(self, header: RecordBatchHeader) -> int:
+        return header.base_offset + self.offset_delta
+
+    def timestamp(self, header: RecordBatchHeader) -> int:
+        """The record's timestamp as a consumer sees it (LogAppendTime: the batch's)."""
+        if header.attributes & TIMESTAMP_TYPE_MASK:
+            return header.max_timestamp
+        if header.base_timestamp == NO_TIMESTAMP and self.timestamp_delta == 0:
+            return NO_TIMESTAMP
+        return header.base_timestamp + self.timestamp_delta
+
+
+_new_record = Record._make
+
+
+def _varint_slow(data: bytes, pos: int) -> tuple[int, int]:
+    """Zigzag varint/varlong starting at ``pos`` whose first byte has the high bit set."""
+    result = data[pos] & 0x7F
+    pos += 1
+    shift = 7
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return (result >> 1) ^ -(result & 1), pos
+        shift += 7
+        if shift > 63:
+            raise CorruptRecord("varint longer than 10 bytes")
+
+
+def _decode_record_list(data: bytes, count: int) -> list[Record]:
+    """Decode ``count`` records filling all of ``data`` (the batch's records section).
+
+    Kafka's rules: each record's length must equal the bytes it spans, lengths and
+    header counts must not be negative, and no bytes may remain after the last record.
+    """
+    end = len(data)
+    if count * 7 > end:  # a record takes at least 7 bytes
+        raise CorruptRecord(f"{count} records cannot fit in {end} bytes")
+    records: list[Record] = []
+    append = records.append
+    slow = _varint_slow
+    pos = 0
+    try:
+        for _ in range(count):
+            b = data[pos]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                length, pos = slow(data, pos)
+            record_end = pos + length
+            if length < 6 or record_end > end:
+                raise CorruptRecord(f"invalid record length {length}")
+            attributes = data[pos]
+            pos += 1
+            b = data[pos]
+            if b < 0x80:
+                ts_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                ts_delta, pos = slow(data, pos)
+            b = data[pos]
+            if b < 0x80:
+                off_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                off_delta, pos = slow(data, pos)
+            b = data[pos]
+            if b < 0x80:
+                n = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                n, pos = slow(data, pos)
+            if n < 0:
+                if n != -1:
+                    raise CorruptRecord(f"invalid record key length {n}")
+                key = None
+            else:
+                if n > record_end - pos:
+                    raise CorruptRecord("record key runs past its record")
+                key = data[pos : pos + n]
+                pos += n
+            b = data[pos]
+            if b < 0x80:
+                n = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                n, pos = slow(data, pos)
+            if n < 0:
+                if n != -1:
+                    raise CorruptRecord(f"invalid record value length {n}")
+                value = None
+            else:
+                if n > record_end - pos:
+                    raise CorruptRecord("record value runs past its record")
+                value = data[pos : pos + n]
+                pos += n
+            b = data[pos]
+            if b == 0:
+                headers: list = []
+                pos += 1
+            else:
+                n_headers, pos = slow(data, pos) if b >= 0x80 else ((b >> 1) ^ -(b & 1), pos + 1)
+                if n_headers < 0 or n_headers * 2 > record_end - pos:
+                    raise CorruptRecord(f"invalid record header count {n_headers}")
+                headers = []
+                for _ in range(n_headers):
+                    n, pos = _varint(data, pos)
+                    if n < 0 or n > record_end - pos:
+                        raise CorruptRecord(f"invalid record header key length {n}")
+                    hkey = data[pos : pos + n].decode("utf-8")
+                    pos += n
+                    n, pos = _varint(data, pos)
+                    if n < 0:
+                        if n != -1:
+                            raise CorruptRecord(f"invalid record header value length {n}")
+                        hval = None
+                    else:
+                        if n > record_end - pos:
+                            raise CorruptRecord("record header value runs past its record")
+                        hval = data[pos : pos + n]
+                        pos += n
+                    headers.append((hkey, hval))
+            if pos != record_end:
+                raise CorruptRecord(
+                    f"record claims {length} bytes but its fields span {length + pos - record_end}"
+                )
+            append(_new_record((off_delta, ts_delta, key, value, headers, attributes)))
+    except IndexError:
+        raise CorruptRecord("records end in the middle of a record") from None
+    except UnicodeDecodeError:
+        raise CorruptRecord("record header key is not UTF-8") from None
+    if pos != end:
+        raise CorruptRecord(
+            f"incorrect declared batch size: {end - pos} bytes remain after {count} records"
+        )
+    return records
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    b = data[pos]
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), pos + 1
+    return _varint_slow(data, pos)
+
+
+def _check_record_framing(data: bytes, count: int) -> None:
+    """Walk record lengths only: ``count`` records must fill ``data`` exactly."""
+    end = len(data)
+    pos = 0
+    try:
+        for _ in range(count):
+            length, pos = _varint(data, pos)
+            if length < 6 or length > end - pos:
+                raise CorruptRecord(f"invalid record length {length}")
+            pos += length
+    except IndexError:
+        raise CorruptRecord("records end in the middle of a record") from None
+    if pos != end:
+        raise CorruptRecord(
+            f"incorrect declared batch size: {end - pos} bytes remain after {count} records"
+        )
+
+
+def _batch_records_bytes(
+    buf, pos: int, header: RecordBatchHeader, verify: bool, max_size: int
+) -> bytes:
+    end = pos + LOG_OVERHEAD + header.batch_length
+    if end > len(buf):
+        raise CorruptRecord(
+            f"record batch at {pos} claims {header.batch_length + LOG_OVERHEAD} bytes, "
+            f"{len(buf) - pos} left"
+        )
+    if verify:
+        verify_crc(buf, pos, header)
+    section = memoryview(buf)[pos + RECORDS_OFFSET : end]
+    return decompress(header.attributes & COMPRESSION_MASK, section, max_size)
+
+
+def decode_records(
+    buf: bytes | bytearray | memoryview,
+    pos: int = 0,
+    header: RecordBatchHeader | None = None,
+    *,
+    verify: bool = True,
+    max_size: int = DEFAULT_MAX_DECOMPRESSED,
+) -> list[Record]:
+    """The records of the batch at ``pos`` (decompressed); see ``decode_batch``."""
+    if header is None:
+        header = parse_header(buf, pos)
+    data = _batch_records_bytes(buf, pos, header, verify, max_size)
+    return _decode_record_list(data, header.records_count)
+
+
+def decode_batch(
+    buf: bytes | bytearray | memoryview,
+    pos: int = 0,
+    *,
+    verify: bool = True,
+    max_size: int = DEFAULT_MAX_DECOMPRESSED,
+) -> tuple[RecordBatchHeader, list[Record]]:
+    """Header and records of the batch at ``pos``, decompressing as needed.
+
+    ``verify`` checks the CRC first; ``max_size`` bounds the decompressed records.
+    Raises ``CorruptRecord`` / ``UnsupportedCompression`` (both ``ProtocolError``).
+    """
+    header = parse_header(buf, pos)
+    return header, decode_records(buf, pos, header, verify=verify, max_size=max_size)
+
+
+# ----------------------------------------------------------------------------- building
+
+_ZZ_CACHE_LOW = -64
+_ZZ_CACHE_HIGH = 16384
+
+
+def _encode_varint_uncached(n: int) -> bytes:
+    z = (n << 1) ^ (n >> 63)
+    if z < 0:
+        raise ValueError(f"{n} does not fit a varlong")
+    out = bytearray()
+    while z >= 0x80:
+        out.append((z & 0x7F) | 0x80)
+        z >>= 7
+    out.append(z)
+    return bytes(out)
+
+
+_ZZ_CACHE = tuple(_encode_varint_uncached(n) for n in range(_ZZ_CACHE_LOW, _ZZ_CACHE_HIGH))
+
+
+def _encode_varint(n: int) -> bytes:
+    if _ZZ_CACHE_LOW <= n < _ZZ_CACHE_HIGH:
+        return _ZZ_CACHE[n - _ZZ_CACHE_LOW]
+    return _encode_varint_uncached(n)
+
+
+def _encode_record(
+    attributes: int,
+    ts_delta: int,
+    off_delta: int,
+    key,
+    value,
+    headers,
+) -> bytes:
+    zz = _encode_varint
+    parts = [bytes((attributes,)), zz(ts_delta), zz(off_delta)]
+    if key is None:
+        parts.append(b"\x01")
+    else:
+        parts.append(zz(len(key)))
+        parts.append(key)
+    if value is None:
+        parts.append(b"\x01")
+    else:
+        parts.append(zz(len(value)))
+        parts.append(value)
+    if headers:
+        parts.append(zz(len(headers)))
+        for hkey, hval in headers:
+            kb = hkey.encode("utf-8") if isinstance(hkey, str) else bytes(hkey)
+            parts.append(zz(len(kb)))
+            parts.append(kb)
+            if hval is None:
+                parts.append(b"\x01")
+            else:
+                parts.append(zz(len(hval)))
+                parts.append(hval)
+    else:
+        parts.append(b"\x00")
+    body = b"".join(parts)
+    return zz(len(body)) + body
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _pack_batch(
+    records_section: bytes,
+    *,
+    base_offset: int,
+    partition_leader_epoch: int,
+    attributes: int,
+    last_offset_delta: int,
+    base_timestamp: int,
+    max_timestamp: int,
+    producer_id: int,
+    producer_epoch: int,
+    base_sequence: int,
+    records_count: int,
+) -> bytes:
+    out = bytearray(BATCH_HEADER_SIZE + len(records_section))
+    batch_length = len(out) - LOG_OVERHEAD
+    _HEADER.pack_into(
+        out, 0, base_offset, batch_length, partition_leader_epoch, 2, 0, attributes,
+        last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch,
+        base_sequence, records_count,
+    )
+    out[RECORDS_OFFSET:] = records_section
+    _UINT32.pack_into(out, CRC_OFFSET, _crc32c(memoryview(out)[ATTRIBUTES_OFFSET:]))
+    return bytes(out)
+
+
+def build_batch(
+    records: Iterable,
+    *,
+    base_offset: int = 0,
+    compression: int = NONE,
+    producer_id: int = NO_PRODUCER_ID,
+    producer_epoch: int = NO_PRODUCER_EPOCH,
+    base_sequence: int = NO_SEQUENCE,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+    timestamp_type: int = 0,
+    is_transactional: bool = False,
+    is_control: bool = False,
+    base_timestamp: int | None = None,
+    max_timestamp: int | None = None,
+    last_offset_delta: int | None = None,
+    compression_level: int | None = None,
+) -> bytes:
+    """Build one v2 batch (bytes, CRC set).
+
+    ``records`` items are either ``Record`` (deltas used as given, relative to
+    ``base_timestamp``, which then defaults to now) or tuples ``(key, value)``,
+    ``(key, value, headers)`` or ``(key, value, headers, timestamp_ms)`` that get
+    offset deltas 0, 1, ... and absolute timestamps (default: ``base_timestamp`` or
+    now).  Without ``base_timestamp`` the first record's timestamp is the base, as in
+    Kafka's builder.  ``last_offset_delta`` matters only for an empty batch.
+    """
+    items = list(records)
+    encoded = []
+    timestamps: list[int] = []
+    off_deltas: list[int] = []
+    if items and isinstance(items[0], Record):
+        if base_timestamp is None:
+            base_timestamp = _now_ms()
+        for rec in items:
+            if not isinstance(rec, Record):
+                raise TypeError("records must be all Record or all tuples")
+            encoded.append(
+                _encode_record(rec.attributes, rec.timestamp_delta, rec.offset_delta,
+                               rec.key, rec.value, rec.headers)
+            )
+            timestamps.append(base_timestamp + rec.timestamp_delta)
+            off_deltas.append(rec.offset_delta)
+    else:
+        absolute: list[int] = []
+        default_ts = base_timestamp
+        for rec in items:
+            if isinstance(rec, Record):
+                raise TypeError("records must be all Record or all tuples")
+            ts = rec[3] if len(rec) > 3 else None
+            if ts is None:
+                if default_ts is None:
+                    default_ts = _now_ms()
+                ts = default_ts
+            absolute.append(ts)
+        if base_timestamp is None:
+            base_timestamp = absolute[0] if absolute else _now_ms()
+        for i, rec in enumerate(items):
+            headers = rec[2] if len(rec) > 2 else ()
+            encoded.append(
+                _encode_record(0, absolute[i] - base_timestamp, i, rec[0], rec[1], headers)
+            )
+            off_deltas.append(i)
+        timestamps = absolute
+    if max_timestamp is None:
+        max_timestamp = max(timestamps) if timestamps else base_timestamp
+    if last_offset_delta is None:
+        last_offset_delta = off_deltas[-1] if off_deltas else 0
+    raw = b"".join(encoded)
+    section = compress(compression, raw, compression_level) if compression else raw
+    attributes = compression & COMPRESSION_MASK
+    if timestamp_type:
+        attributes |= TIMESTAMP_TYPE_MASK
+    if is_transactional:
+        attributes |= TRANSACTIONAL_MASK
+    if is_control:
+        attributes |= CONTROL_MASK
+    return _pack_batch(
+        section,
+        base_offset=base_offset,
+        partition_leader_epoch=partition_leader_epoch,
+        attributes=attributes,
+        last_offset_delta=last_offset_delta,
+        base_timestamp=base_timestamp,
+        max_timestamp=max_timestamp,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+        records_count=len(items),
+    )
+
+
+# ---------------------------------------------------------------------- control batches
+
+
+class ControlRecord(NamedTuple):
+    """A transaction marker: key (version, type), value (version, coordinator epoch)."""
+
+    version: int
+    type: int  # CONTROL_ABORT or CONTROL_COMMIT
+    coordinator_epoch: int
+
+
+_CONTROL_KEY = struct.Struct(">hh")
+_END_TXN_VALUE = struct.Struct(">hi")
+
+
+def build_control_batch(
+    control_type: int,
+    *,
+    producer_id: int,
+    producer_epoch: int,
+    coordinator_epoch: int = 0,
+    base_offset: int = 0,
+    timestamp: int | None = None,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+) -> bytes:
+    """A transactional control batch holding one COMMIT or ABORT marker."""
+    if timestamp is None:
+        timestamp = _now_ms()
+    key = _CONTROL_KEY.pack(0, control_type)
+    value = _END_TXN_VALUE.pack(0, coordinator_epoch)
+    return build_batch(
+        [(key, value, (), timestamp)],
+        base_offset=base_offset,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        partition_leader_epoch=partition_leader_epoch,
+        is_transactional=True,
+        is_control=True,
+    )
+
+
+def parse_control_record(record: Record) -> ControlRecord:
+    """Decode the marker in a control batch's record (``CorruptRecord`` if malformed)."""
+    key = record.key
+    if key is None or len(key) < 4:
+        raise CorruptRecord("control record key shorter than 4 bytes")
+    version, control_type = _CONTROL_KEY.unpack_from(key)
+    coordinator_epoch = -1
+    value = record.value
+    if control_type in (CONTROL_ABORT, CONTROL_COMMIT):
+        if value is None or len(value) < 6:
+            raise CorruptRecord("transaction marker value shorter than 6 bytes")
+        coordinator_epoch = _END_TXN_VALUE.unpack_from(value)[1]
+    return ControlRecord(version, control_type, coordinator_epoch)
+
+
+# ------------------------------------------------------------------------ recompression
+
+
+def recompress_batch(
+    buf: bytes | bytearray | memoryview,
+    pos: int,
+    codec: int,
+    *,
+    max_size: int = DEFAULT_MAX_DECOMPRESSED,
+    level: int | None = None,
+) -> bytes:
+    """The batch at ``pos`` with its records recompressed with ``codec``.
+
+    Every header field (base offset, leader epoch, timestamps, producer id / epoch,
+    base sequence, transactional and control flags) is kept; only the compression
+    bits, the length and the CRC change.  The CRC is checked first and the record
+    framing walked, so a bad batch raises ``CorruptRecord`` rather than being
+    re-wrapped under a fresh, valid CRC.
+    """
+    if codec not in CODEC_NAMES:
+        raise UnsupportedCompression(f"unknown compression codec id {codec}")
+    header = parse_header(buf, pos)
+    raw = _batch_records_bytes(buf, pos, header, True, max_size)
+    _check_record_framing(raw, header.records_count)
+    section = compress(codec, raw, level) if codec else raw
+    return _pack_batch(
+        section,
+        base_offset=header.base_offset,
+        partition_leader_epoch=header.partition_leader_epoch,
+        attributes=(header.attributes & ~COMPRESSION_MASK) | codec,
+        last_offset_delta=header.last_offset_delta,
+        base_timestamp=header.base_timestamp,
+        max_timestamp=header.max_timestamp,
+        producer_id=header.producer_id,
+        producer_epoch=header.producer_epoch,
+        base_sequence=header.base_sequence,
+        records_count=header.records_count,
+    )
+
+
+# ------------------------------------------------------------------------------ legacy
+
+
+def is_legacy(buf: bytes | bytearray | memoryview, pos: int = 0) -> bool:
+    """True if the data at ``pos`` is an old message set (magic 0 or 1)."""
+    return len(buf) - pos > MAGIC_OFFSET and buf[pos + MAGIC_OFFSET] in (0, 1)
+
+
+def upconvert_legacy(buf: bytes | bytearray | memoryview, strict: bool = True) -> bytes:
+    """Convert a magic 0/1 message set to v2 batches (see ``protocol.legacy``)."""
+    from protocol.legacy import upconvert_legacy as _upconvert
+
+    return _upconvert(buf, strict=strict)
