@@ -1,0 +1,442 @@
+"""Generate ``protocol/messages.py`` from Kafka's JSON message specs.
+
+Run ``python -m protocol.generate`` to rewrite the checked-in module and
+``python -m protocol.generate --check`` to exit 1 when it is stale (CI does this
+through ``tests/unit/protocol/test_generate.py``).
+
+Inputs live in ``<repo>/../shared/kafka-protocol/``: ``message/*.json`` (every
+request/response whose request lists the ``zkBroker`` or ``broker`` listener, the
+request/response headers and the consumer protocol subscription/assignment data),
+``group-coordinator/*.json`` and ``transaction-coordinator/*.json`` (the records of
+``__consumer_offsets`` and ``__transaction_state``).
+
+The output carries names, types, versions, nullable versions, defaults, tags, tagged
+versions and flexible versions; no ``about`` prose. It is a pure function of the spec
+files, so it is byte-for-byte deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SPEC_ROOT = REPO.parent / "shared" / "kafka-protocol"
+OUTPUT = REPO / "protocol" / "messages.py"
+
+MAX_VERSION = 0x7FFF
+BROKER_LISTENERS = {"zkBroker", "broker"}
+EXTRA_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
+PRIMITIVES = {
+    "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64",
+    "string", "bytes", "records", "uuid",
+}
+
+
+def strip_comments(text: str) -> str:
+    """Remove ``//`` line comments outside of JSON strings."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_string = False
+    while i < n:
+        c = text[i]
+        if in_string:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+            out.append(c)
+        elif c == "/" and text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def load_spec(path: Path) -> dict:
+    return json.loads(strip_comments(path.read_text(encoding="utf-8")))
+
+
+def parse_versions(text: object) -> tuple[int, int] | None:
+    """``"3+"`` -> (3, MAX), ``"1-4"`` -> (1, 4), ``"2"`` -> (2, 2), ``"none"`` -> None."""
+    if text is None:
+        return None
+    s = str(text).strip()
+    if s in ("", "none"):
+        return None
+    if s.endswith("+"):
+        return (int(s[:-1]), MAX_VERSION)
+    if "-" in s:
+        lo, hi = s.split("-", 1)
+        return (int(lo), int(hi))
+    return (int(s), int(s))
+
+
+def snake_case(name: str) -> str:
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
+    s = s.lower()
+    if keyword.iskeyword(s):
+        s += "_"
+    return s
+
+
+@dataclass
+class FieldDef:
+    name: str
+    spec_name: str
+    type: str
+    versions: tuple[int, int] | None
+    nullable: tuple[int, int] | None
+    default: str  # Python expression
+    mutable: bool  # default must be built per instance
+    tag: int | None
+    tagged: tuple[int, int] | None
+    flexible: tuple[int, int] | None | str  # "inherit" or an override
+
+
+@dataclass
+class StructDef:
+    name: str
+    fields: list[FieldDef] = field(default_factory=list)
+
+
+@dataclass
+class MessageDef:
+    name: str
+    kind: str
+    api_key: int | None
+    valid: tuple[int, int]
+    flexible: tuple[int, int] | None
+    unstable: bool
+    fields: list[FieldDef]
+    structs: dict[str, StructDef]
+
+
+def _element_type(t: str) -> str:
+    return t[2:] if t.startswith("[]") else t
+
+
+def _default_expr(f: dict, ftype: str, nullable: bool, msg_name: str) -> tuple[str, bool]:
+    raw = f.get("default")
+    is_null = raw is None and "default" in f or (isinstance(raw, str) and raw == "null")
+    if ftype.startswith("[]"):
+        if is_null:
+            return "None", False
+        return "[]", True
+    if ftype in ("int8", "int16", "uint16", "int32", "uint32", "int64"):
+        if raw is None or raw == "":
+            return "0", False
+        return str(int(str(raw), 0)), False
+    if ftype == "float64":
+        return repr(float(raw)) if raw not in (None, "") else "0.0", False
+    if ftype == "bool":
+        if raw is None or raw == "":
+            return "False", False
+        return ("True" if str(raw).lower() == "true" else "False"), False
+    if ftype == "string":
+        if is_null:
+            return "None", False
+        return repr("" if raw is None else str(raw)), False
+    if ftype == "uuid":
+        return "ZERO_UUID", False
+    if ftype == "bytes":
+        return ("None" if is_null else "b''"), False
+    if ftype == "records":
+        return "None", False
+    # struct
+    if is_null:
+        return "None", False
+    return f"{msg_name}.{ftype}()", True
+
+
+def _collect_fields(
+    fields: list[dict], msg_name: str, structs: dict[str, StructDef], common: dict[str, dict]
+) -> list[FieldDef]:
+    out: list[FieldDef] = []
+    for f in fields:
+        ftype = f["type"]
+        elem = _element_type(ftype)
+        tagged = parse_versions(f.get("taggedVersions"))
+        versions = parse_versions(f.get("versions"))
+        if versions is None and "versions" not in f:
+            versions = tagged
+        nullable = parse_versions(f.get("nullableVersions"))
+        if elem not in PRIMITIVES:
+            if "fields" in f:
+                if elem not in structs:
+                    structs[elem] = StructDef(elem)
+                    structs[elem].fields = _collect_fields(f["fields"], msg_name, structs, common)
+            elif elem in common:
+                if elem not in structs:
+                    structs[elem] = StructDef(elem)
+                    structs[elem].fields = _collect_fields(
+                        common[elem]["fields"], msg_name, structs, common
+                    )
+            elif elem not in structs:
+                raise ValueError(f"{msg_name}: unknown struct type {elem}")
+        default, mutable = _default_expr(f, ftype, nullable is not None, msg_name)
+        flex: object = "inherit"
+        if "flexibleVersions" in f:
+            flex = parse_versions(f["flexibleVersions"])
+        tag = f.get("tag")
+        out.append(
+            FieldDef(
+                name=snake_case(f["name"]),
+                spec_name=f["name"],
+                type=ftype,
+                versions=versions,
+                nullable=nullable,
+                default=default,
+                mutable=mutable,
+                tag=None if tag is None else int(tag),
+                tagged=tagged,
+                flexible=flex,  # type: ignore[arg-type]
+            )
+        )
+    return out
+
+
+def build_message(spec: dict) -> MessageDef:
+    name = spec["name"]
+    common = {s["name"]: s for s in spec.get("commonStructs", [])}
+    structs: dict[str, StructDef] = {}
+    fields = _collect_fields(spec.get("fields", []), name, structs, common)
+    for cname, c in common.items():  # common structs not reached through a field
+        if cname not in structs:
+            structs[cname] = StructDef(cname)
+            structs[cname].fields = _collect_fields(c["fields"], name, structs, common)
+    valid = parse_versions(spec["validVersions"])
+    assert valid is not None
+    return MessageDef(
+        name=name,
+        kind=spec["type"],
+        api_key=spec.get("apiKey"),
+        valid=valid,
+        flexible=parse_versions(spec.get("flexibleVersions")),
+        unstable=bool(spec.get("latestVersionUnstable", False)),
+        fields=fields,
+        structs=structs,
+    )
+
+
+def select_specs(root: Path = SPEC_ROOT) -> list[dict]:
+    """The specs this project generates, sorted by file name."""
+    msg_dir = root / "message"
+    specs: dict[str, dict] = {}
+    requests: dict[int, dict] = {}
+    responses: dict[int, dict] = {}
+    for path in sorted(msg_dir.glob("*.json")):
+        spec = load_spec(path)
+        kind = spec.get("type")
+        if kind == "request":
+            requests[spec["apiKey"]] = spec
+        elif kind == "response":
+            responses[spec["apiKey"]] = spec
+        elif kind == "header" or (kind == "data" and spec["name"] in EXTRA_DATA):
+            specs[spec["name"]] = spec
+    for key, req in requests.items():
+        if BROKER_LISTENERS & set(req.get("listeners", [])):
+            specs[req["name"]] = req
+            specs[responses[key]["name"]] = responses[key]
+    for sub in ("group-coordinator", "transaction-coordinator"):
+        for path in sorted((root / sub).glob("*.json")):
+            spec = load_spec(path)
+            specs[spec["name"]] = spec
+    return [specs[k] for k in sorted(specs)]
+
+
+PREAMBLE = '''\
+"""Kafka protocol messages, generated by ``python -m protocol.generate``. Do not edit.
+
+One class per message; nested structs are attributes of their message class, named by
+the spec's struct type. ``FIELDS`` of each class lists its fields as ``Field`` entries
+in spec order (``protocol.codec`` compiles encoders/decoders from them). Version ranges
+are ``(low, high)`` tuples, ``None`` for "none"; ``0x7fff`` means "and later".
+"""
+# fmt: off
+# flake8: noqa
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+ZERO_UUID = bytes(16)
+_UNSET: Any = object()
+
+
+class Field(NamedTuple):
+    name: str
+    type: str
+    versions: tuple[int, int] | None
+    nullable: tuple[int, int] | None
+    tag: int | None
+    tagged: tuple[int, int] | None
+    flexible: Any  # "inherit", or a (low, high) range / None overriding the message's
+    default: Any  # scalar default; () for an array defaulting to empty, the type name for a struct
+
+
+class ApiSpec(NamedTuple):
+    api_key: int
+    name: str
+    min_version: int
+    max_version: int
+    request_class: type
+    response_class: type
+    flexible_min: int | None
+    latest_version_unstable: bool
+
+
+class Struct:
+    """Base of generated structs: equality and repr over the slots."""
+
+    __slots__ = ()
+    FIELDS: tuple[Field, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        for name in self.__slots__:
+            if getattr(self, name) != getattr(other, name):
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__qualname__}({args})"
+
+
+class Message(Struct):
+    """Base of generated top-level messages."""
+
+    __slots__ = ()
+    NAME = ""
+    KIND = ""
+    API_KEY: int | None = None
+    VALID_VERSIONS: tuple[int, int] = (0, 0)
+    FLEXIBLE_VERSIONS: tuple[int, int] | None = None
+    LATEST_VERSION_UNSTABLE = False
+'''
+
+
+def _field_default(f: FieldDef) -> str:
+    if f.type.startswith("[]"):
+        return "None" if f.default == "None" else "()"
+    if f.mutable:
+        return repr(f.type)
+    return f.default
+
+
+def _render_struct(
+    lines: list[str], cls_name: str, fields: list[FieldDef], indent: str, base: str,
+    extra: list[str], nested: list[StructDef], msg_name: str,
+) -> None:
+    lines.append(f"{indent}class {cls_name}({base}):")
+    inner = indent + "    "
+    slots = ", ".join(repr(f.name) for f in fields)
+    lines.append(f"{inner}__slots__ = ({slots}{',' if len(fields) == 1 else ''})")
+    for e in extra:
+        lines.append(inner + e)
+    lines.append(f"{inner}FIELDS = (")
+    for f in fields:
+        lines.append(
+            f"{inner}    Field({f.name!r}, {f.type!r}, {f.versions!r}, {f.nullable!r}, "
+            f"{f.tag!r}, {f.tagged!r}, {f.flexible!r}, {_field_default(f)}),"
+        )
+    lines.append(f"{inner})")
+    lines.append("")
+    for s in nested:
+        _render_struct(lines, s.name, s.fields, inner, "Struct", [], [], msg_name)
+    params = []
+    body = []
+    for f in fields:
+        if f.mutable:
+            params.append(f"{f.name}: Any = _UNSET")
+            body.append(f"self.{f.name} = {f.default} if {f.name} is _UNSET else {f.name}")
+        else:
+            params.append(f"{f.name}: Any = {f.default}")
+            body.append(f"self.{f.name} = {f.name}")
+    if params:
+        lines.append(f"{inner}def __init__(self, *, {', '.join(params)}) -> None:")
+        for b in body:
+            lines.append(f"{inner}    {b}")
+    else:
+        lines.append(f"{inner}def __init__(self) -> None:")
+        lines.append(f"{inner}    pass")
+    lines.append("")
+
+
+def render(specs: list[dict]) -> str:
+    lines = [PREAMBLE, ""]
+    messages = [build_message(s) for s in specs]
+    for m in messages:
+        extra = [
+            f"NAME = {m.name!r}",
+            f"KIND = {m.kind!r}",
+            f"API_KEY = {m.api_key!r}",
+            f"VALID_VERSIONS = {m.valid!r}",
+            f"FLEXIBLE_VERSIONS = {m.flexible!r}",
+            f"LATEST_VERSION_UNSTABLE = {m.unstable!r}",
+        ]
+        nested = [m.structs[k] for k in sorted(m.structs)]
+        lines.append("")
+        _render_struct(lines, m.name, m.fields, "", "Message", extra, nested, m.name)
+    lines.append("")
+    lines.append("MESSAGES: dict[str, type[Message]] = {")
+    for m in messages:
+        lines.append(f"    {m.name!r}: {m.name},")
+    lines.append("}")
+    lines.append("")
+    lines.append("API_KEYS: dict[int, ApiSpec] = {")
+    reqs = sorted((m for m in messages if m.kind == "request"), key=lambda m: m.api_key or 0)
+    by_key = {m.api_key: m for m in messages if m.kind == "response"}
+    for m in reqs:
+        resp = by_key[m.api_key]
+        flex_min = m.flexible[0] if m.flexible else None
+        lines.append(
+            f"    {m.api_key}: ApiSpec({m.api_key}, {m.name[:-len('Request')]!r}, "
+            f"{m.valid[0]}, {m.valid[1]}, {m.name}, {resp.name}, {flex_min!r}, {m.unstable!r}),"
+        )
+    lines.append("}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def generate(root: Path = SPEC_ROOT) -> str:
+    return render(select_specs(root))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m protocol.generate", description=__doc__)
+    ap.add_argument("--check", action="store_true", help="exit 1 when the output is stale")
+    ap.add_argument("--spec-root", type=Path, default=SPEC_ROOT)
+    ap.add_argument("--output", type=Path, default=OUTPUT)
+    args = ap.parse_args(argv)
+    text = generate(args.spec_root)
+    if args.check:
+        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
+        if current != text:
+            print(f"{args.output} is stale; run python -m protocol.generate", file=sys.stderr)
+            return 1
+        return 0
+    args.output.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
