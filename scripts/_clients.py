@@ -1,0 +1,149 @@
+"""Bridges from Kafka's client configuration (Java property names) to kafka-python's
+clients, plus the small formatting facts the tools share (topic ids, error texts) and the
+old `--zookeeper` bootstrap (broker endpoints read from `/brokers/ids/<id>`).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from typing import Any
+
+# Topics Kafka treats as internal (org.apache.kafka.common.internals.Topic).
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+
+# Java property names whose kafka-python keyword differs from the dotted->underscored name.
+_RENAMES = {
+    "sasl.username": "sasl_plain_username",
+    "sasl.password": "sasl_plain_password",
+    "ssl.truststore.location": "ssl_cafile",
+    "ssl.endpoint.identification.algorithm": None,
+}
+
+
+def _coerce(value: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        return value.strip().lower() == "true"
+    if isinstance(default, int) and not isinstance(default, bool):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    if isinstance(default, float):
+        return float(value)
+    return value
+
+
+def java_props_to_kwargs(props: dict[str, str], default_config: dict[str, Any]) -> dict[str, Any]:
+    """Keep the properties the kafka-python client knows, converted to its types.
+    Unknown ones are dropped, as Kafka's clients only warn about them."""
+    kwargs: dict[str, Any] = {}
+    for key, value in props.items():
+        name = _RENAMES.get(key, key.replace(".", "_").replace("-", "_"))
+        if name is None or name not in default_config:
+            continue
+        if name == "bootstrap_servers":
+            kwargs[name] = [s.strip() for s in value.split(",") if s.strip()]
+        elif name == "acks":
+            kwargs[name] = "all" if value.strip() in ("all", "-1") else int(value)
+        elif name == "compression_type":
+            kwargs[name] = None if value.strip().lower() in ("none", "") else value.strip().lower()
+        elif name == "auto_offset_reset":
+            kwargs[name] = value.strip().lower()
+        else:
+            kwargs[name] = _coerce(value, default_config[name])
+    return kwargs
+
+
+def uuid_to_kafka(topic_id: Any) -> str:
+    """Kafka prints a Uuid as URL-safe base64 of its 16 bytes without padding."""
+    if topic_id is None:
+        return "AAAAAAAAAAAAAAAAAAAAAA"
+    if isinstance(topic_id, uuid.UUID):
+        raw = topic_id.bytes
+    elif isinstance(topic_id, (bytes, bytearray)):
+        raw = bytes(topic_id)
+    else:
+        s = str(topic_id)
+        try:
+            raw = uuid.UUID(s).bytes
+        except ValueError:
+            return s
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def is_zero_uuid(topic_id: Any) -> bool:
+    return uuid_to_kafka(topic_id) == "AAAAAAAAAAAAAAAAAAAAAA"
+
+
+def error_text(error_code: int, message: str | None = None) -> str:
+    """The message Kafka's admin client attaches to an error: the broker's text when it
+    sent one, else the error's standard description."""
+    if message:
+        return message
+    import kafka.errors as Errors
+
+    cls = Errors.for_code(error_code)
+    return getattr(cls, "description", None) or cls.__name__
+
+
+def error_name(error_code: int) -> str:
+    import kafka.errors as Errors
+
+    return Errors.for_code(error_code).__name__
+
+
+def zookeeper_bootstrap(connect: str, timeout: float = 15.0) -> str:
+    """Read the brokers registered in ZooKeeper (`/brokers/ids/<id>`, JSON with
+    "endpoints": ["PLAINTEXT://host:port"]) and return them as a bootstrap list."""
+    from kazoo.client import KazooClient
+
+    hosts, _, chroot = connect.partition("/")
+    zk = KazooClient(hosts=hosts, timeout=timeout)
+    try:
+        zk.start(timeout=timeout)
+    except Exception as exc:  # kazoo raises its own timeout type
+        raise RuntimeError(f"Timed out waiting for connection to ZooKeeper at {connect}") from exc
+    try:
+        base = ("/" + chroot if chroot else "") + "/brokers/ids"
+        endpoints: list[str] = []
+        if zk.exists(base):
+            for child in sorted(zk.get_children(base), key=lambda c: int(c) if c.isdigit() else c):
+                data, _ = zk.get(f"{base}/{child}")
+                endpoints.extend(endpoints_from_registration(data))
+        if not endpoints:
+            raise RuntimeError(f"No Kafka brokers are registered in ZooKeeper at {connect} "
+                               f"(no endpoints under {base}). Start a broker first.")
+        return ",".join(endpoints)
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def endpoints_from_registration(data: bytes) -> list[str]:
+    """host:port pairs from one `/brokers/ids/<id>` znode (PLAINTEXT listeners first)."""
+    try:
+        info = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return []
+    out: list[str] = []
+    for ep in info.get("endpoints") or []:
+        _, _, hostport = ep.partition("://")
+        if hostport:
+            host, _, port = hostport.rpartition(":")
+            out.append(f"{host or 'localhost'}:{port}")
+    if not out and info.get("host") and info.get("port"):
+        out.append(f"{info['host']}:{info['port']}")
+    return out
+
+
+def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **extra: Any):
+    """A kafka-python KafkaAdminClient configured like Kafka's Admin.create(props)."""
+    from kafka.admin import KafkaAdminClient
+
+    props = dict(command_config or {})
+    props["bootstrap.servers"] = bootstrap
+    kwargs = java_props_to_kwargs(props, KafkaAdminClient.DEFAULT_CONFIG)
+    kwargs.setdefault("client_id", "adminclient-1")
+    kwargs.update(extra)
+    return KafkaAdminClient(**kwargs)
