@@ -271,11 +271,27 @@ def _fix_kafka3160_header(data: bytes) -> bytes | None:
 
 
 def _zstd_decompress(data, max_size: int) -> bytes:
-    reader = _zstd.ZstdDecompressor().stream_reader(bytes(data), read_across_frames=True)
-    out = reader.read(max_size + 1)
-    if len(out) > max_size:
+    # The stream reader bounds the output but accepts a truncated frame silently; the
+    # decompression object notices truncation but cannot bound its output.  So: bound
+    # first, then decode frame by frame and insist that each one ends.
+    rest = bytes(data)
+    dctx = _zstd.ZstdDecompressor()
+    probe = dctx.stream_reader(rest, read_across_frames=True).read(max_size + 1)
+    if len(probe) > max_size:
         raise _too_big(max_size)
-    return out
+    out = []
+    while True:
+        d = dctx.decompressobj()
+        out.append(d.decompress(rest))
+        if not d.eof:
+            raise CorruptRecord("truncated zstd records")
+        rest = d.unused_data
+        if not rest:
+            break
+    result = b"".join(out)
+    if len(result) > max_size:
+        raise _too_big(max_size)
+    return result
 
 
 # ------------------------------------------------------------------------------ xxh32
