@@ -1,0 +1,185 @@
+"""Small text files Kafka keeps next to the logs, written atomically.
+
+Formats (as Kafka writes them):
+- offset checkpoints (``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint``,
+  ``replication-offset-checkpoint``, ``cleaner-offset-checkpoint``): line ``0`` (version),
+  a count line, then ``<topic> <partition> <offset>`` lines;
+- ``leader-epoch-checkpoint``: ``0``, count, then ``<epoch> <start offset>`` lines;
+- ``partition.metadata``: ``version: 0`` and ``topic_id: <base64url uuid, no padding>``;
+- ``meta.properties``: Java properties (``version=0``, ``broker.id``, ``cluster.id``).
+
+Every write goes to ``<name>.tmp``, is fsynced, renamed over the target and the
+directory fsynced, so a crash leaves either the old or the new file, never half of one.
+Who may call it: LogManager and Log (event-loop thread), the cleaner for its own file.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import time
+from typing import Iterable
+
+__all__ = [
+    "atomic_write",
+    "OffsetCheckpointFile",
+    "LeaderEpochCheckpointFile",
+    "PartitionMetadataFile",
+    "read_meta_properties",
+    "write_meta_properties",
+    "topic_id_to_base64",
+    "topic_id_from_base64",
+]
+
+log = logging.getLogger(__name__)
+
+
+def fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, data: bytes | str) -> None:
+    """temp file, fsync, rename, fsync the directory."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def _read_versioned(path: str) -> list[str]:
+    with open(path, "r", encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not lines:
+        raise ValueError(f"empty checkpoint file {path}")
+    if lines[0].strip() != "0":
+        raise ValueError(f"unsupported checkpoint version {lines[0]!r} in {path}")
+    if len(lines) < 2:
+        raise ValueError(f"missing count in {path}")
+    count = int(lines[1])
+    entries = [l for l in lines[2:] if l.strip()]
+    if len(entries) != count:
+        raise ValueError(f"expected {count} entries in {path}, found {len(entries)}")
+    return entries
+
+
+class OffsetCheckpointFile:
+    """``topic partition offset`` checkpoint of a log dir."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def write(self, offsets: dict[tuple[str, int], int]) -> None:
+        lines = ["0", str(len(offsets))]
+        lines += [f"{t} {p} {o}" for (t, p), o in sorted(offsets.items())]
+        atomic_write(self.path, "\n".join(lines) + "\n")
+
+    def read(self) -> dict[tuple[str, int], int]:
+        """Entries, or {} when the file is missing or malformed (a warning is logged)."""
+        if not os.path.exists(self.path):
+            return {}
+        try:
+            out = {}
+            for line in _read_versioned(self.path):
+                topic, part, off = line.split()
+                out[(topic, int(part))] = int(off)
+            return out
+        except (ValueError, OSError) as e:
+            log.warning("ignoring malformed checkpoint %s: %s", self.path, e)
+            return {}
+
+
+class LeaderEpochCheckpointFile:
+    """``epoch start_offset`` lines in ``<partition dir>/leader-epoch-checkpoint``."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def write(self, entries: Iterable[tuple[int, int]]) -> None:
+        entries = list(entries)
+        lines = ["0", str(len(entries))] + [f"{e} {o}" for e, o in entries]
+        atomic_write(self.path, "\n".join(lines) + "\n")
+
+    def read(self) -> list[tuple[int, int]]:
+        if not os.path.exists(self.path):
+            return []
+        try:
+            return [tuple(int(x) for x in line.split()) for line in _read_versioned(self.path)]  # type: ignore[misc]
+        except (ValueError, OSError) as e:
+            log.warning("ignoring malformed leader epoch checkpoint %s: %s", self.path, e)
+            return []
+
+
+def topic_id_to_base64(topic_id: bytes) -> str:
+    return base64.urlsafe_b64encode(topic_id).decode("ascii").rstrip("=")
+
+
+def topic_id_from_base64(s: str) -> bytes:
+    s = s.strip()
+    return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+
+
+class PartitionMetadataFile:
+    """``partition.metadata``: the topic id a partition directory belongs to."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def write(self, topic_id: bytes) -> None:
+        atomic_write(self.path, f"version: 0\ntopic_id: {topic_id_to_base64(topic_id)}")
+
+    def read(self) -> bytes | None:
+        if not os.path.exists(self.path):
+            return None
+        try:
+            fields = {}
+            with open(self.path, "r", encoding="utf-8") as f:
+                for line in f:
+                    if ":" in line:
+                        k, v = line.split(":", 1)
+                        fields[k.strip()] = v.strip()
+            if fields.get("version") != "0":
+                raise ValueError(f"unsupported version {fields.get('version')!r}")
+            return topic_id_from_base64(fields["topic_id"])
+        except (ValueError, KeyError, OSError) as e:
+            log.warning("ignoring malformed %s: %s", self.path, e)
+            return None
+
+
+def read_meta_properties(path: str) -> dict[str, str]:
+    props: dict[str, str] = {}
+    if not os.path.exists(path):
+        return props
+    with open(path, "r", encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#") or "=" not in line:
+                continue
+            k, v = line.split("=", 1)
+            props[k.strip()] = v.strip()
+    return props
+
+
+def write_meta_properties(path: str, props: dict[str, str]) -> None:
+    stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime())
+    body = "#\n#" + stamp + "\n" + "".join(f"{k}={v}\n" for k, v in props.items())
+    atomic_write(path, body)

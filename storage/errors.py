@@ -1,0 +1,89 @@
+"""Exceptions raised by the partition log storage.
+
+Who may call it: everyone. Each exception carries ``error_code`` (a protocol
+``ErrorCode``), so the broker turns a storage failure into a response without a
+lookup table.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+
+__all__ = [
+    "StorageError",
+    "CorruptRecordError",
+    "OffsetOutOfRangeError",
+    "RecordTooLargeError",
+    "RecordListTooLargeError",
+    "InvalidRecordError",
+    "InvalidTimestampError",
+    "KafkaStorageError",
+    "OutOfOrderSequenceError",
+    "DuplicateSequenceError",
+    "InvalidProducerEpochError",
+    "UnknownProducerIdError",
+    "CorruptIndexError",
+    "CorruptSnapshotError",
+]
+
+
+class StorageError(Exception):
+    """Base class; ``error_code`` is what a broker answers with."""
+
+    error_code: ErrorCode = ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+class CorruptRecordError(StorageError):
+    error_code = ErrorCode.CORRUPT_MESSAGE
+
+
+class OffsetOutOfRangeError(StorageError):
+    error_code = ErrorCode.OFFSET_OUT_OF_RANGE
+
+
+class RecordTooLargeError(StorageError):
+    error_code = ErrorCode.MESSAGE_TOO_LARGE
+
+
+class RecordListTooLargeError(StorageError):
+    error_code = ErrorCode.RECORD_LIST_TOO_LARGE
+
+
+class InvalidRecordError(StorageError):
+    error_code = ErrorCode.INVALID_RECORD
+
+
+class InvalidTimestampError(StorageError):
+    error_code = ErrorCode.INVALID_TIMESTAMP
+
+
+class KafkaStorageError(StorageError):
+    error_code = ErrorCode.KAFKA_STORAGE_ERROR
+
+
+class OutOfOrderSequenceError(StorageError):
+    error_code = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
+
+
+class DuplicateSequenceError(StorageError):
+    error_code = ErrorCode.DUPLICATE_SEQUENCE_NUMBER
+
+
+class InvalidProducerEpochError(StorageError):
+    error_code = ErrorCode.INVALID_PRODUCER_EPOCH
+
+
+class UnknownProducerIdError(StorageError):
+    error_code = ErrorCode.UNKNOWN_PRODUCER_ID
+
+
+class CorruptIndexError(StorageError):
+    """An index file failed its sanity check; the owner rebuilds it from the log."""
+
+    error_code = ErrorCode.KAFKA_STORAGE_ERROR
+
+
+class CorruptSnapshotError(StorageError):
+    """A producer state snapshot is unreadable; it is deleted and state rebuilt."""
+
+    error_code = ErrorCode.KAFKA_STORAGE_ERROR

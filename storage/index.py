@@ -1,0 +1,311 @@
+"""Sparse offset and time indexes of one log segment (``.index`` / ``.timeindex``).
+
+On disk (Kafka's format, big-endian):
+- ``<base>.index``: 8-byte entries ``(relative offset int32, file position int32)``;
+  the offset is the *last* offset of the batch that starts at that position.
+- ``<base>.timeindex``: 12-byte entries ``(timestamp int64, relative offset int32)``;
+  the timestamp is the largest seen so far in the segment and the offset the last
+  offset of the batch that carried it.
+
+The index of the active segment is preallocated to ``segment.index.bytes`` (rounded
+down to whole entries) and memory-mapped; it is trimmed to its real length when the
+segment rolls and on close, so Kafka's tools and a restarted broker read exactly the
+entries. A file left preallocated by a crash is recognised by its zero-filled tail: a
+real offset-index entry never has position 0 (the first batch of a segment is never
+indexed) and a real time-index entry is never all zero, so a binary search finds the
+end. Inactive indexes are mapped lazily, on first lookup.
+
+Threading: the owning segment's thread; the cleaner only builds new indexes.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from typing import Optional
+
+from .errors import CorruptIndexError
+
+__all__ = ["OffsetIndex", "TimeIndex"]
+
+_OFF = struct.Struct(">ii")
+_TIME = struct.Struct(">qi")
+
+
+class _Index:
+    entry_size = 8
+    _entry = _OFF
+
+    def __init__(self, path: str, base_offset: int, max_index_size: int = 10485760, writable: bool = False):
+        self.path = path
+        self.base_offset = base_offset
+        self.max_index_size = max(self.entry_size, max_index_size - max_index_size % self.entry_size)
+        self._writable = writable
+        self._fd: Optional[int] = None
+        self._mm: Optional[mmap.mmap] = None
+        self._entries = 0
+        self._loaded = False
+
+    # -- loading -----------------------------------------------------------------
+    def _ensure(self) -> None:
+        if not self._loaded:
+            self._open()
+
+    def _open(self) -> None:
+        exists = os.path.exists(self.path)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        size = os.fstat(self._fd).st_size if exists else 0
+        size -= size % self.entry_size
+        if size:
+            mm = mmap.mmap(self._fd, size)
+            self._entries = self._find_end(mm, size // self.entry_size)
+            mm.close()
+        else:
+            self._entries = 0
+        self._loaded = True
+        self._map(self.max_index_size if self._writable else self._entries * self.entry_size)
+
+    def _map(self, length: int) -> None:
+        if self._mm is not None:
+            self._mm.close()
+            self._mm = None
+        os.ftruncate(self._fd, length)
+        if length:
+            self._mm = mmap.mmap(self._fd, length)
+
+    def _is_blank(self, mm: mmap.mmap, i: int) -> bool:
+        raise NotImplementedError
+
+    def _find_end(self, mm: mmap.mmap, n: int) -> int:
+        """Number of real entries: the first blank entry starts the preallocated tail."""
+        if n == 0 or not self._is_blank(mm, n - 1):
+            return n
+        lo, hi = 0, n - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._is_blank(mm, mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    # -- state ------------------------------------------------------------------
+    @property
+    def entries(self) -> int:
+        self._ensure()
+        return self._entries
+
+    @property
+    def max_entries(self) -> int:
+        return self.max_index_size // self.entry_size
+
+    def is_full(self) -> bool:
+        return self.entries >= self.max_entries
+
+    @property
+    def size_in_bytes(self) -> int:
+        return self.entries * self.entry_size
+
+    def entry(self, i: int) -> tuple[int, int]:
+        self._ensure()
+        return self._entry.unpack_from(self._mm, i * self.entry_size)
+
+    def make_writable(self) -> None:
+        """Preallocate and map for appends (the segment became active again)."""
+        self._ensure()
+        if not self._writable:
+            self._writable = True
+            self._map(self.max_index_size)
+
+    def _largest_lower_bound(self, target: int, key_of) -> int:
+        """Slot of the largest entry whose key <= target, -1 if none."""
+        lo, hi = 0, self._entries - 1
+        if hi < 0 or key_of(0) > target:
+            return -1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if key_of(mid) <= target:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def _append_raw(self, a: int, b: int) -> None:
+        if self._entries >= self.max_entries:
+            raise CorruptIndexError(f"index {self.path} is full")
+        if not self._writable:
+            self.make_writable()
+        self._entry.pack_into(self._mm, self._entries * self.entry_size, a, b)
+        self._entries += 1
+
+    def truncate_entries(self, n: int) -> None:
+        self._ensure()
+        if n < self._entries:
+            self._mm[n * self.entry_size:self._entries * self.entry_size] = bytes((self._entries - n) * self.entry_size)
+            self._entries = n
+
+    def reset(self) -> None:
+        """Drop every entry (before a rebuild)."""
+        self._ensure()
+        self.truncate_entries(0)
+
+    def flush(self) -> None:
+        if self._mm is not None:
+            self._mm.flush()
+
+    def trim(self) -> None:
+        """Shrink the file to its real entries (segment rolled or closing)."""
+        if not self._loaded:
+            return
+        if self._writable:
+            self._writable = False
+            self._map(self._entries * self.entry_size)
+
+    def close(self) -> None:
+        if not self._loaded:
+            return
+        self.trim()
+        if self._mm is not None:
+            self._mm.close()
+            self._mm = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._loaded = False
+
+    def close_without_trim(self) -> None:
+        """Release the mapping and fd (the file is being deleted or replaced)."""
+        if self._mm is not None:
+            self._mm.close()
+            self._mm = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._loaded = False
+
+    def rename(self, new_path: str) -> None:
+        if os.path.exists(self.path):
+            os.replace(self.path, new_path)
+        self.path = new_path
+
+    def delete(self) -> None:
+        self.close_without_trim()
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+class OffsetIndex(_Index):
+    """Maps the last offset of an indexed batch to the batch's position in the ``.log``."""
+
+    entry_size = 8
+    _entry = _OFF
+
+    def _is_blank(self, mm, i):
+        return _OFF.unpack_from(mm, i * 8)[1] == 0
+
+    def append(self, offset: int, position: int) -> None:
+        self._ensure()
+        rel = offset - self.base_offset
+        if self._entries and rel <= self.entry(self._entries - 1)[0]:
+            raise CorruptIndexError(
+                f"offset {offset} not larger than last entry in {self.path}")
+        self._append_raw(rel, position)
+
+    def lookup(self, offset: int) -> tuple[int, int]:
+        """(offset, position) of the largest entry with offset <= ``offset``, else (base, 0)."""
+        self._ensure()
+        mm, base = self._mm, self.base_offset
+        slot = self._largest_lower_bound(offset - base, lambda i: _OFF.unpack_from(mm, i * 8)[0])
+        if slot < 0:
+            return base, 0
+        rel, pos = _OFF.unpack_from(mm, slot * 8)
+        return base + rel, pos
+
+    def position_at_or_before(self, position: int) -> int:
+        """Largest indexed position <= ``position`` (0 if none): positions ascend too."""
+        self._ensure()
+        mm = self._mm
+        slot = self._largest_lower_bound(position, lambda i: _OFF.unpack_from(mm, i * 8 + 4)[0])
+        return 0 if slot < 0 else _OFF.unpack_from(mm, slot * 8 + 4)[0]
+
+    def last_offset(self) -> int:
+        self._ensure()
+        if not self._entries:
+            return self.base_offset
+        return self.base_offset + self.entry(self._entries - 1)[0]
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove entries for offsets >= ``offset``."""
+        self._ensure()
+        mm, base = self._mm, self.base_offset
+        slot = self._largest_lower_bound(offset - base - 1, lambda i: _OFF.unpack_from(mm, i * 8)[0])
+        self.truncate_entries(slot + 1)
+
+    def sanity_check(self, log_size: int) -> None:
+        """Cheap check as Kafka does: first and last entries inside the segment."""
+        self._ensure()
+        if not self._entries:
+            return
+        first_rel, first_pos = self.entry(0)
+        last_rel, last_pos = self.entry(self._entries - 1)
+        if first_rel < 0 or last_rel < first_rel or first_pos <= 0 or last_pos >= log_size:
+            raise CorruptIndexError(f"corrupt index {self.path}")
+
+
+class TimeIndex(_Index):
+    """Maps a timestamp to the last offset of the batch that first reached it."""
+
+    entry_size = 12
+    _entry = _TIME
+
+    def _is_blank(self, mm, i):
+        return _TIME.unpack_from(mm, i * 12) == (0, 0)
+
+    def last_entry(self) -> tuple[int, int]:
+        """(timestamp, offset) of the last entry, (-1, base) when empty."""
+        self._ensure()
+        if not self._entries:
+            return -1, self.base_offset
+        ts, rel = self.entry(self._entries - 1)
+        return ts, self.base_offset + rel
+
+    def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False) -> None:
+        self._ensure()
+        if self._entries:
+            last_ts, last_off = self.last_entry()
+            if timestamp <= last_ts:
+                return
+            if offset < last_off:
+                raise CorruptIndexError(f"time index offset going backwards in {self.path}")
+        if self._entries >= self.max_entries and skip_full_check:
+            return
+        self._append_raw(timestamp, offset - self.base_offset)
+
+    def lookup(self, timestamp: int) -> tuple[int, int]:
+        """(timestamp, offset) of the largest entry with ts <= ``timestamp``, else (-1, base)."""
+        self._ensure()
+        mm = self._mm
+        slot = self._largest_lower_bound(timestamp, lambda i: _TIME.unpack_from(mm, i * 12)[0])
+        if slot < 0:
+            return -1, self.base_offset
+        ts, rel = _TIME.unpack_from(mm, slot * 12)
+        return ts, self.base_offset + rel
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove entries whose offset >= ``offset``."""
+        self._ensure()
+        n = self._entries
+        while n and self.base_offset + self.entry(n - 1)[1] >= offset:
+            n -= 1
+        self.truncate_entries(n)
+
+    def sanity_check(self) -> None:
+        self._ensure()
+        if self._entries > 1:
+            ts0, rel0 = self.entry(0)
+            ts1, rel1 = self.entry(self._entries - 1)
+            if ts1 < ts0 or rel1 < rel0 or rel0 < 0:
+                raise CorruptIndexError(f"corrupt time index {self.path}")

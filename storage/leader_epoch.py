@@ -1,0 +1,124 @@
+"""Leader epoch cache of one partition (``leader-epoch-checkpoint``).
+
+Keeps ``(epoch, start offset)`` pairs in ascending order: the first offset written
+in each leader epoch. Followers use it (OffsetsForLeaderEpoch) to find where their log
+diverges. Every change is written through atomically (Kafka's text format, see
+``storage.checkpoint``). Who may call it: the owning Log's thread.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from typing import Callable, Optional
+
+from .checkpoint import LeaderEpochCheckpointFile
+
+__all__ = ["LeaderEpochFileCache", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
+
+log = logging.getLogger(__name__)
+
+UNDEFINED_EPOCH = -1
+UNDEFINED_EPOCH_OFFSET = -1
+
+
+class LeaderEpochFileCache:
+    def __init__(self, path: Optional[str], log_end_offset: Callable[[], int]):
+        self._file = LeaderEpochCheckpointFile(path) if path else None
+        self._log_end_offset = log_end_offset
+        self._epochs: list[int] = []
+        self._offsets: list[int] = []
+        if self._file is not None:
+            for epoch, offset in self._file.read():
+                self._epochs.append(epoch)
+                self._offsets.append(offset)
+
+    def entries(self) -> list[tuple[int, int]]:
+        return list(zip(self._epochs, self._offsets))
+
+    def _flush(self) -> None:
+        if self._file is not None:
+            self._file.write(self.entries())
+
+    @property
+    def latest_epoch(self) -> int:
+        return self._epochs[-1] if self._epochs else UNDEFINED_EPOCH
+
+    def earliest_entry(self) -> Optional[tuple[int, int]]:
+        return (self._epochs[0], self._offsets[0]) if self._epochs else None
+
+    def assign(self, epoch: int, start_offset: int, flush: bool = True) -> bool:
+        """Record that ``epoch`` starts at ``start_offset``; True if the cache changed.
+
+        Ignores an epoch not larger than the latest (Kafka: only a new, higher epoch,
+        or a lower start offset for the latest one, is recorded). Entries that would
+        break monotonicity (same or larger start offset with a smaller epoch) are removed.
+        """
+        if epoch < 0:
+            return False
+        if self._epochs and epoch == self._epochs[-1]:
+            return False
+        if self._epochs and epoch < self._epochs[-1]:
+            log.warning("ignoring leader epoch %d at %d: latest is %d", epoch, start_offset, self._epochs[-1])
+            return False
+        # drop entries whose start offset is >= the new one (they are superseded)
+        while self._offsets and self._offsets[-1] >= start_offset:
+            self._epochs.pop()
+            self._offsets.pop()
+        self._epochs.append(epoch)
+        self._offsets.append(start_offset)
+        if flush:
+            self._flush()
+        return True
+
+    def epoch_for_offset(self, offset: int) -> int:
+        """Epoch in which ``offset`` was written, -1 if unknown."""
+        i = bisect.bisect_right(self._offsets, offset) - 1
+        return self._epochs[i] if i >= 0 else UNDEFINED_EPOCH
+
+    def end_offset_for(self, requested_epoch: int) -> tuple[int, int]:
+        """(epoch, end offset) as Kafka's OffsetsForLeaderEpoch answers.
+
+        The latest epoch ends at the log end offset; an older one at the start offset
+        of the next larger epoch, reported with the largest epoch <= requested.
+        """
+        if requested_epoch == UNDEFINED_EPOCH or not self._epochs:
+            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+        if requested_epoch == self._epochs[-1]:
+            return requested_epoch, self._log_end_offset()
+        hi = bisect.bisect_right(self._epochs, requested_epoch)
+        if hi >= len(self._epochs):
+            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+        if hi == 0:
+            return requested_epoch, self._offsets[0]
+        return self._epochs[hi - 1], self._offsets[hi]
+
+    def truncate_from_end(self, end_offset: int) -> None:
+        """Remove entries whose start offset >= ``end_offset`` (log truncated)."""
+        changed = False
+        while self._offsets and self._offsets[-1] >= end_offset:
+            self._epochs.pop()
+            self._offsets.pop()
+            changed = True
+        if changed:
+            self._flush()
+
+    def truncate_from_start(self, start_offset: int) -> None:
+        """Log start moved to ``start_offset``: drop earlier epochs, keep the covering one."""
+        i = bisect.bisect_right(self._offsets, start_offset) - 1
+        if i < 0:
+            return
+        changed = i > 0 or self._offsets[i] != start_offset
+        del self._epochs[:i]
+        del self._offsets[:i]
+        self._offsets[0] = start_offset
+        if changed:
+            self._flush()
+
+    def clear(self) -> None:
+        self._epochs.clear()
+        self._offsets.clear()
+        self._flush()
+
+    def flush(self) -> None:
+        self._flush()

@@ -1,0 +1,261 @@
+"""All partition logs of one broker, over the directories of ``log.dirs``.
+
+Per log dir on disk: ``meta.properties`` (version=0, broker.id, cluster.id),
+``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint``,
+``replication-offset-checkpoint`` (high watermarks), ``cleaner-offset-checkpoint``
+(written by the cleaner) and, between a clean shutdown and the next startup, the
+``.kafka_cleanshutdown`` marker that lets logs open without a recovery scan. Every
+file is written atomically (see ``storage.checkpoint``). Unrelated files and
+directories are ignored with a warning; ``<topic>-<partition>-delete`` directories
+(a deletion interrupted by a crash) are removed.
+
+Who may call it: the broker's event-loop thread; ``cleaner`` runs its own thread.
+A new log goes to the directory holding the fewest partitions.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+import time
+import uuid
+from typing import Callable, Optional
+
+from .checkpoint import OffsetCheckpointFile, read_meta_properties, write_meta_properties
+from .config import LogConfig
+from .errors import KafkaStorageError
+from .log import Log, parse_topic_partition
+
+__all__ = ["LogManager"]
+
+log = logging.getLogger(__name__)
+
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
+REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
+META_PROPERTIES = "meta.properties"
+_DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
+              REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
+              ".lock", "bootstrap.checkpoint"}
+
+
+class LogManager:
+    """See the module docstring."""
+
+    def __init__(self, log_dirs: list[str], default_config: LogConfig, clock: Callable[[], float] = time.time,
+                 topic_configs: Optional[Callable[[str], Optional[LogConfig]]] = None,
+                 start_cleaner: bool = True):
+        if isinstance(log_dirs, str):
+            log_dirs = [d for d in log_dirs.split(",") if d]
+        self.log_dirs = [os.path.abspath(d) for d in log_dirs]
+        self.default_config = default_config
+        self.clock = clock
+        self.topic_configs = topic_configs
+        self._logs: dict[tuple[str, int], Log] = {}
+        self._log_dir_of: dict[tuple[str, int], str] = {}
+        self._lock = threading.RLock()
+        self._start_cleaner = start_cleaner
+        self.cleaner = None
+        self.cluster_id: Optional[str] = None
+        self.broker_id: Optional[int] = None
+        self._started = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def startup(self, cluster_id: Optional[str] = None, broker_id: Optional[int] = None) -> None:
+        """Create dirs, check/write meta.properties, load and recover every log, start the cleaner."""
+        self.cluster_id, self.broker_id = cluster_id, broker_id
+        for d in self.log_dirs:
+            os.makedirs(d, exist_ok=True)
+            self._check_meta(d, cluster_id, broker_id)
+        for d in self.log_dirs:
+            self._load_dir(d)
+        if self._start_cleaner:
+            from .cleaner import LogCleaner
+
+            self.cleaner = LogCleaner(self, clock=self.clock)
+            self.cleaner.start()
+        self._started = True
+
+    def _check_meta(self, d: str, cluster_id: Optional[str], broker_id: Optional[int]) -> None:
+        path = os.path.join(d, META_PROPERTIES)
+        props = read_meta_properties(path)
+        if props:
+            if cluster_id and props.get("cluster.id") and props["cluster.id"] != cluster_id:
+                raise KafkaStorageError(
+                    f"cluster id {cluster_id} does not match {props['cluster.id']} stored in {path}")
+            if broker_id is not None and props.get("broker.id") and int(props["broker.id"]) != broker_id:
+                raise KafkaStorageError(
+                    f"broker id {broker_id} does not match {props['broker.id']} stored in {path}")
+            if cluster_id and not props.get("cluster.id"):
+                props["cluster.id"] = cluster_id
+                write_meta_properties(path, props)
+            return
+        new = {"version": "0"}
+        if broker_id is not None:
+            new["broker.id"] = str(broker_id)
+        if cluster_id:
+            new["cluster.id"] = cluster_id
+        write_meta_properties(path, new)
+
+    def _config_for(self, topic: str) -> LogConfig:
+        if self.topic_configs is not None:
+            cfg = self.topic_configs(topic)
+            if cfg is not None:
+                return cfg
+        return self.default_config
+
+    def _load_dir(self, d: str) -> None:
+        marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
+        clean = os.path.exists(marker)
+        recovery = OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).read()
+        starts = OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).read()
+        hws = OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).read()
+        for name in sorted(os.listdir(d)):
+            path = os.path.join(d, name)
+            if not os.path.isdir(path):
+                if name not in _DIR_FILES and not name.endswith(".tmp"):
+                    log.warning("ignoring unexpected file %s in log dir %s", name, d)
+                continue
+            if name.endswith("-delete") or name.endswith("-stray"):
+                log.info("removing leftover directory %s", path)
+                shutil.rmtree(path, ignore_errors=True)
+                continue
+            try:
+                tp = parse_topic_partition(name)
+            except ValueError:
+                log.warning("ignoring unexpected directory %s in log dir %s", name, d)
+                continue
+            if tp in self._logs:
+                raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
+            lg = Log(path, self._config_for(tp[0]), clock=self.clock,
+                     recovery_point=recovery.get(tp, 0), log_start_offset=starts.get(tp, 0),
+                     high_watermark=hws.get(tp, 0), needs_recovery=not clean)
+            self._logs[tp] = lg
+            self._log_dir_of[tp] = d
+        if clean:
+            os.unlink(marker)
+        # make the recovery points durable as loaded, so a crash now recovers correctly
+        self._write_checkpoints(d)
+
+    def shutdown(self) -> None:
+        """Stop the cleaner, close every log (flush, snapshots), checkpoints, clean markers."""
+        if self.cleaner is not None:
+            self.cleaner.shutdown()
+            self.cleaner = None
+        with self._lock:
+            failed = set()
+            for tp, lg in list(self._logs.items()):
+                try:
+                    lg.close()
+                except Exception:  # noqa: BLE001 - keep closing the others
+                    log.exception("closing log %s failed", tp)
+                    failed.add(self._log_dir_of[tp])
+            for d in self.log_dirs:
+                self._write_checkpoints(d)
+                if d not in failed:
+                    with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w"):
+                        pass
+                    from .checkpoint import fsync_dir
+
+                    fsync_dir(d)
+            self._started = False
+
+    # ------------------------------------------------------------------ logs
+    def get_log(self, topic: str, partition: int) -> Optional[Log]:
+        return self._logs.get((topic, partition))
+
+    def logs(self) -> dict[tuple[str, int], Log]:
+        return dict(self._logs)
+
+    def log_dir_of(self, topic: str, partition: int) -> Optional[str]:
+        return self._log_dir_of.get((topic, partition))
+
+    def _pick_dir(self) -> str:
+        counts = {d: 0 for d in self.log_dirs}
+        for d in self._log_dir_of.values():
+            counts[d] = counts.get(d, 0) + 1
+        return min(self.log_dirs, key=lambda d: (counts[d], self.log_dirs.index(d)))
+
+    def get_or_create_log(self, topic: str, partition: int, config: Optional[LogConfig] = None,
+                          topic_id: Optional[bytes] = None) -> Log:
+        tp = (topic, partition)
+        with self._lock:
+            lg = self._logs.get(tp)
+            if lg is not None:
+                if config is not None and config is not lg.config:
+                    lg.update_config(config)
+                if topic_id is not None and lg.topic_id != topic_id:
+                    lg.assign_topic_id(topic_id)
+                return lg
+            d = self._pick_dir()
+            path = os.path.join(d, f"{topic}-{partition}")
+            lg = Log(path, config or self._config_for(topic), clock=self.clock,
+                     needs_recovery=False, topic_id=topic_id)
+            self._logs[tp] = lg
+            self._log_dir_of[tp] = d
+            return lg
+
+    def update_config(self, topic: str, config: LogConfig) -> None:
+        for (t, _), lg in self._logs.items():
+            if t == topic:
+                lg.update_config(config)
+
+    def delete_log(self, topic: str, partition: int) -> None:
+        """Remove the partition: rename its dir to ``<tp>.<uuid>-delete``, then remove it."""
+        tp = (topic, partition)
+        with self._lock:
+            lg = self._logs.pop(tp, None)
+            d = self._log_dir_of.pop(tp, None)
+        if lg is None:
+            return
+        if self.cleaner is not None:
+            self.cleaner.abort(tp)
+        with lg.lock:
+            for seg in lg._segments:
+                seg.release()
+            lg.closed = True
+            target = os.path.join(d, f"{topic}-{partition}.{uuid.uuid4().hex}-delete")
+            try:
+                os.replace(lg.dir, target)
+            except OSError:
+                target = lg.dir
+            shutil.rmtree(target, ignore_errors=True)
+        self._write_checkpoints(d)
+
+    # ------------------------------------------------------------------ housekeeping
+    def run_housekeeping(self, now_ms: Optional[int] = None) -> None:
+        """Retention, removal of ``.deleted`` files, flush by time, checkpoints."""
+        now = int(self.clock() * 1000) if now_ms is None else now_ms
+        for tp, lg in list(self._logs.items()):
+            if lg.closed:
+                continue
+            try:
+                lg.delete_old_segments(now)
+                lg.delete_pending_files(now)
+                lg.maybe_flush(now)
+                lg.producer_state.remove_expired(now)
+            except Exception:  # noqa: BLE001
+                log.exception("housekeeping of %s-%d failed", *tp)
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        for d in self.log_dirs:
+            self._write_checkpoints(d)
+
+    def _write_checkpoints(self, d: str) -> None:
+        rec, start, hw = {}, {}, {}
+        for tp, lg in self._logs.items():
+            if self._log_dir_of.get(tp) != d:
+                continue
+            rec[tp] = lg.recovery_point
+            start[tp] = lg.log_start_offset
+            hw[tp] = lg.high_watermark
+        try:
+            OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).write(rec)
+            OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).write(start)
+            OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).write(hw)
+        except OSError as e:
+            log.error("writing checkpoints in %s failed: %s", d, e)

@@ -1,0 +1,288 @@
+"""Idempotent/transactional producer state of one partition.
+
+Keeps, per producer id, its epoch and the metadata of its last five batches (first/last
+sequence, first/last offset, max timestamp), the coordinator epoch and the first offset
+of its open transaction. A retried batch that matches one of the five is a duplicate
+(answered with its original offsets); anything else must continue the sequence.
+
+On disk: ``<20-digit offset>.snapshot`` files in the partition directory, Kafka's
+format (version 1): int16 version, uint32 CRC-32C of everything after it, int32 count,
+then per producer: int64 id, int16 epoch, int32 last sequence, int64 last offset,
+int32 offset delta (last - first sequence of the last batch), int64 timestamp,
+int32 coordinator epoch, int64 current transaction first offset (-1 if none).
+A snapshot holds the state after every batch below its offset. Snapshots are written
+when a segment rolls and on clean shutdown; the state is rebuilt from the log from the
+latest usable snapshot otherwise (a corrupt one is deleted).
+
+Only the last batch of each producer survives a snapshot (as in Kafka): duplicates of
+older batches after a restart are then out-of-sequence, which the client handles.
+
+Who may call it: the owning Log's thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Optional
+
+import crc32c
+
+from .checkpoint import atomic_write
+from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError, InvalidRecordError
+
+__all__ = ["BatchMetadata", "ProducerStateEntry", "ProducerStateManager", "SNAPSHOT_SUFFIX"]
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_SUFFIX = ".snapshot"
+NUM_BATCHES_TO_RETAIN = 5
+_SNAP_HEAD = struct.Struct(">hI")
+_SNAP_ENTRY = struct.Struct(">qhiqiqiq")
+_INT32 = struct.Struct(">i")
+INT32_MAX = 0x7FFFFFFF
+
+
+@dataclass(slots=True)
+class BatchMetadata:
+    first_seq: int
+    last_seq: int
+    first_offset: int
+    last_offset: int
+    timestamp: int
+
+
+@dataclass(slots=True)
+class ProducerStateEntry:
+    producer_id: int
+    epoch: int = -1
+    batches: deque = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
+    coordinator_epoch: int = -1
+    current_txn_first_offset: int = -1
+    last_timestamp: int = -1
+
+    @property
+    def last_seq(self) -> int:
+        return self.batches[-1].last_seq if self.batches else -1
+
+    @property
+    def last_offset(self) -> int:
+        return self.batches[-1].last_offset if self.batches else -1
+
+    def find_duplicate(self, epoch: int, first_seq: int, last_seq: int) -> Optional[BatchMetadata]:
+        if epoch != self.epoch:
+            return None
+        for b in self.batches:
+            if b.first_seq == first_seq and b.last_seq == last_seq:
+                return b
+        return None
+
+
+def _in_sequence(last_seq: int, next_seq: int) -> bool:
+    return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT32_MAX)
+
+
+class ProducerStateManager:
+    """See the module docstring."""
+
+    def __init__(self, directory: Optional[str], producer_id_expiration_ms: int = 86400000):
+        self.directory = directory
+        self.producer_id_expiration_ms = producer_id_expiration_ms
+        self.producers: dict[int, ProducerStateEntry] = {}
+        self.ongoing_txns: dict[int, int] = {}  # first offset -> producer id
+        self.map_end_offset = 0
+
+    # -- validation on the leader ------------------------------------------------------
+    def find_duplicate(self, producer_id: int, epoch: int, first_seq: int, last_seq: int) -> Optional[BatchMetadata]:
+        entry = self.producers.get(producer_id)
+        return entry.find_duplicate(epoch, first_seq, last_seq) if entry else None
+
+    def check(self, producer_id: int, epoch: int, first_seq: int, pending: Optional[dict] = None,
+              is_transactional: bool = False, from_client: bool = True) -> None:
+        """Raise unless a batch from (producer, epoch) starting at ``first_seq`` may follow.
+
+        ``pending`` maps producer id -> (epoch, last seq) of batches earlier in the same
+        append, not yet in the state.
+        """
+        entry = self.producers.get(producer_id)
+        cur_epoch = entry.epoch if entry else -1
+        if pending and producer_id in pending:
+            p_epoch, p_last = pending[producer_id]
+            cur_epoch_eff, last_seq, known = p_epoch, p_last, True
+        else:
+            cur_epoch_eff = cur_epoch
+            last_seq = entry.last_seq if entry else -1
+            known = entry is not None and entry.epoch >= 0
+        if epoch < cur_epoch_eff:
+            if from_client:
+                raise InvalidProducerEpochError(
+                    f"epoch {epoch} of producer {producer_id} is older than current {cur_epoch_eff}")
+            return
+        if not from_client:
+            return
+        if epoch != cur_epoch_eff:
+            if first_seq != 0 and cur_epoch_eff != -1:
+                raise OutOfOrderSequenceError(
+                    f"producer {producer_id}: new epoch {epoch} must start at sequence 0, got {first_seq}")
+        elif known and not _in_sequence(last_seq, first_seq):
+            raise OutOfOrderSequenceError(
+                f"producer {producer_id} epoch {epoch}: sequence {first_seq} after {last_seq}")
+
+    # -- updates -------------------------------------------------------------------------
+    def update(self, producer_id: int, epoch: int, first_seq: int, last_seq: int,
+               first_offset: int, last_offset: int, timestamp: int,
+               is_transactional: bool = False) -> None:
+        entry = self.producers.get(producer_id)
+        if entry is None:
+            entry = self.producers[producer_id] = ProducerStateEntry(producer_id)
+        if epoch != entry.epoch:
+            entry.epoch = epoch
+            entry.batches.clear()
+        if first_seq >= 0:
+            entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
+        entry.last_timestamp = timestamp
+        if is_transactional and entry.current_txn_first_offset < 0:
+            entry.current_txn_first_offset = first_offset
+            self.ongoing_txns[first_offset] = producer_id
+        if last_offset + 1 > self.map_end_offset:
+            self.map_end_offset = last_offset + 1
+
+    def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
+                     marker_offset: int, timestamp: int) -> Optional[int]:
+        """A commit/abort marker: close the producer's open transaction; its first offset."""
+        entry = self.producers.get(producer_id)
+        if entry is None:
+            entry = self.producers[producer_id] = ProducerStateEntry(producer_id, epoch=epoch)
+        if epoch > entry.epoch:
+            entry.epoch = epoch
+            entry.batches.clear()
+        first = entry.current_txn_first_offset
+        if first >= 0:
+            self.ongoing_txns.pop(first, None)
+        entry.current_txn_first_offset = -1
+        entry.coordinator_epoch = coordinator_epoch
+        entry.last_timestamp = timestamp
+        if marker_offset + 1 > self.map_end_offset:
+            self.map_end_offset = marker_offset + 1
+        return first if first >= 0 else None
+
+    def first_unstable_offset(self) -> Optional[int]:
+        return min(self.ongoing_txns) if self.ongoing_txns else None
+
+    def remove_expired(self, now_ms: int) -> None:
+        expired = [pid for pid, e in self.producers.items()
+                   if e.current_txn_first_offset < 0 and now_ms - e.last_timestamp >= self.producer_id_expiration_ms]
+        for pid in expired:
+            del self.producers[pid]
+
+    def clear(self, offset: int = 0) -> None:
+        self.producers.clear()
+        self.ongoing_txns.clear()
+        self.map_end_offset = offset
+
+    # -- snapshots -------------------------------------------------------------------------
+    def _snapshot_path(self, offset: int) -> str:
+        return os.path.join(self.directory, f"{offset:020d}{SNAPSHOT_SUFFIX}")
+
+    def snapshot_offsets(self) -> list[int]:
+        if not self.directory or not os.path.isdir(self.directory):
+            return []
+        out = []
+        for name in os.listdir(self.directory):
+            if name.endswith(SNAPSHOT_SUFFIX):
+                try:
+                    out.append(int(name[: -len(SNAPSHOT_SUFFIX)]))
+                except ValueError:
+                    continue
+        return sorted(out)
+
+    def encode_snapshot(self) -> bytes:
+        body = bytearray(_INT32.pack(len(self.producers)))
+        for pid, e in sorted(self.producers.items()):
+            last = e.batches[-1] if e.batches else None
+            body += _SNAP_ENTRY.pack(
+                pid, e.epoch,
+                last.last_seq if last else -1,
+                last.last_offset if last else -1,
+                (last.last_seq - last.first_seq) if last else 0,
+                e.last_timestamp,
+                e.coordinator_epoch,
+                e.current_txn_first_offset,
+            )
+        return _SNAP_HEAD.pack(1, crc32c.crc32c(bytes(body))) + bytes(body)
+
+    def take_snapshot(self, offset: Optional[int] = None) -> None:
+        """Write the state as of ``offset`` (default: map end offset)."""
+        if not self.directory:
+            return
+        offset = self.map_end_offset if offset is None else offset
+        atomic_write(self._snapshot_path(offset), self.encode_snapshot())
+
+    @staticmethod
+    def decode_snapshot(data: bytes) -> list[ProducerStateEntry]:
+        if len(data) < _SNAP_HEAD.size + 4:
+            raise CorruptSnapshotError("snapshot too short")
+        version, crc = _SNAP_HEAD.unpack_from(data, 0)
+        if version != 1:
+            raise CorruptSnapshotError(f"snapshot version {version}")
+        if crc32c.crc32c(data[_SNAP_HEAD.size:]) != crc:
+            raise CorruptSnapshotError("snapshot CRC mismatch")
+        (count,) = _INT32.unpack_from(data, _SNAP_HEAD.size)
+        pos = _SNAP_HEAD.size + 4
+        if count < 0 or len(data) != pos + count * _SNAP_ENTRY.size:
+            raise CorruptSnapshotError("snapshot length mismatch")
+        out = []
+        for _ in range(count):
+            pid, epoch, last_seq, last_off, delta, ts, coord, txn_first = _SNAP_ENTRY.unpack_from(data, pos)
+            pos += _SNAP_ENTRY.size
+            e = ProducerStateEntry(pid, epoch=epoch, coordinator_epoch=coord,
+                                   current_txn_first_offset=txn_first, last_timestamp=ts)
+            if last_seq >= 0:
+                e.batches.append(BatchMetadata(last_seq - delta, last_seq, last_off - delta, last_off, ts))
+            out.append(e)
+        return out
+
+    def load_latest_snapshot(self, max_offset: int, now_ms: int) -> Optional[int]:
+        """Load the newest valid snapshot at or below ``max_offset``; its offset or None."""
+        for off in reversed(self.snapshot_offsets()):
+            if off > max_offset:
+                continue
+            path = self._snapshot_path(off)
+            try:
+                with open(path, "rb") as f:
+                    entries = self.decode_snapshot(f.read())
+            except (CorruptSnapshotError, OSError) as e:
+                log.warning("deleting unreadable producer snapshot %s: %s", path, e)
+                self._unlink(path)
+                continue
+            self.clear(off)
+            for e in entries:
+                if e.current_txn_first_offset < 0 and now_ms - e.last_timestamp >= self.producer_id_expiration_ms:
+                    continue
+                self.producers[e.producer_id] = e
+                if e.current_txn_first_offset >= 0:
+                    self.ongoing_txns[e.current_txn_first_offset] = e.producer_id
+            return off
+        return None
+
+    def delete_snapshots_above(self, offset: int) -> None:
+        for off in self.snapshot_offsets():
+            if off > offset:
+                self._unlink(self._snapshot_path(off))
+
+    def delete_snapshots_below(self, offset: int) -> None:
+        """Remove snapshots older than ``offset`` (log start moved), keeping the newest."""
+        offs = self.snapshot_offsets()
+        for off in offs[:-1]:
+            if off < offset:
+                self._unlink(self._snapshot_path(off))
+
+    @staticmethod
+    def _unlink(path: str) -> None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass

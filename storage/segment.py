@@ -1,0 +1,466 @@
+"""One log segment: ``<base>.log`` plus its ``.index`` and ``.timeindex``.
+
+On disk: ``<20-digit base offset>.log`` holds record batches exactly as appended
+(magic 2, offsets already assigned), back to back; nothing else. The indexes are
+described in ``storage.index``. A segment being deleted is renamed to
+``.log.deleted`` (and its indexes likewise) and unlinked later; its file object stays
+open until the last ``FileRecordsSlice`` holding it goes away, so a fetch racing with
+retention still sends the bytes it was promised.
+
+Who may call it: the owning ``Log`` on the broker's event-loop thread; the cleaner
+builds *new* segments on its own thread and hands them to the log for the swap.
+
+Appends never fsync (Kafka relies on the page cache and replication); ``flush()``
+does, and the log calls it on roll, on ``flush.messages``/``flush.ms`` and on close.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from protocol.errors import CorruptRecord
+from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc, iter_batches
+
+from .errors import KafkaStorageError
+from .index import OffsetIndex, TimeIndex
+
+__all__ = ["LogSegment", "FileRecordsSlice", "BatchPosition", "log_filename", "offset_from_filename"]
+
+log = logging.getLogger(__name__)
+
+_PREFIX = struct.Struct(">qi")  # base offset, batch length
+_PREFIX_LOD = struct.Struct(">qiiBIhi")  # ... up to last offset delta (27 bytes)
+_PREFIX_LEN = 27
+_SCAN_CHUNK = 64 * 1024
+
+LOG_SUFFIX = ".log"
+INDEX_SUFFIX = ".index"
+TIMEINDEX_SUFFIX = ".timeindex"
+DELETED_SUFFIX = ".deleted"
+CLEANED_SUFFIX = ".cleaned"
+SWAP_SUFFIX = ".swap"
+
+
+def log_filename(base_offset: int) -> str:
+    return f"{base_offset:020d}"
+
+
+def offset_from_filename(name: str) -> int:
+    return int(name.split(".", 1)[0])
+
+
+class FileRecordsSlice:
+    """A region of a segment file, sent with sendfile() by the broker.
+
+    Holds a reference to the segment's file object, which keeps the descriptor open
+    even if the segment is deleted meanwhile.
+    """
+
+    __slots__ = ("file", "position", "size")
+
+    def __init__(self, file: io.FileIO, position: int, size: int):
+        self.file = file
+        self.position = position
+        self.size = size
+
+    def fileno(self) -> int:
+        return self.file.fileno()
+
+    def read_bytes(self) -> bytes:
+        data = os.pread(self.file.fileno(), self.size, self.position)
+        if len(data) != self.size:
+            raise KafkaStorageError(f"short read: {len(data)} of {self.size} bytes")
+        return data
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __repr__(self) -> str:
+        return f"FileRecordsSlice({self.file.name!r}, position={self.position}, size={self.size})"
+
+
+@dataclass(slots=True)
+class BatchPosition:
+    """Where a batch sits in a segment (scan result)."""
+
+    base_offset: int
+    last_offset: int
+    position: int
+    size: int
+
+
+class LogSegment:
+    """A ``.log`` file with its sparse indexes; see the module docstring."""
+
+    def __init__(
+        self,
+        directory: str,
+        base_offset: int,
+        *,
+        index_interval_bytes: int = 4096,
+        max_index_size: int = 10485760,
+        rolling_jitter_ms: int = 0,
+        created_ms: int = 0,
+        active: bool = False,
+        suffix: str = "",
+        file_suffix: str = "",
+    ):
+        self.directory = directory
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self.rolling_jitter_ms = rolling_jitter_ms
+        self.created_ms = created_ms
+        stem = os.path.join(directory, log_filename(base_offset))
+        self.log_path = stem + LOG_SUFFIX + file_suffix
+        self.file = io.FileIO(self.log_path, "a+")
+        self._fd = self.file.fileno()
+        self.size = os.fstat(self._fd).st_size
+        self.offset_index = OffsetIndex(stem + INDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
+        self.time_index = TimeIndex(stem + TIMEINDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
+        self.bytes_since_last_index_entry = 0
+        self.max_timestamp_so_far = -1
+        self.offset_of_max_timestamp = base_offset
+        self.rolling_based_timestamp: Optional[int] = None
+        self._max_ts_loaded = False
+        self.deleted = False
+
+    # -- sizes and offsets ------------------------------------------------------
+    def _load_max_timestamp(self) -> None:
+        if not self._max_ts_loaded:
+            ts, off = self.time_index.last_entry()
+            if ts > self.max_timestamp_so_far:
+                self.max_timestamp_so_far, self.offset_of_max_timestamp = ts, off
+            self._max_ts_loaded = True
+
+    @property
+    def largest_timestamp(self) -> int:
+        """Max record timestamp (from the time index once inactive); -1 if none."""
+        self._load_max_timestamp()
+        return self.max_timestamp_so_far
+
+    def last_modified_ms(self) -> int:
+        return int(os.fstat(self._fd).st_mtime * 1000)
+
+    def _pread_prefix(self, pos: int) -> tuple[int, int, int]:
+        """(base offset, total size, last offset) of the batch at ``pos``."""
+        b = os.pread(self._fd, _PREFIX_LEN, pos)
+        if len(b) < _PREFIX_LEN:
+            raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
+        base, length, _epoch, _magic, _crc, _attr, lod = _PREFIX_LOD.unpack(b)
+        return base, length + 12, base + lod
+
+    def read_next_offset(self) -> int:
+        """Offset after the last batch in this segment (base offset when empty)."""
+        _, pos = self.offset_index.lookup(1 << 62)
+        nxt = self.base_offset
+        size = self.size
+        while pos < size:
+            base, total, last = self._pread_prefix(pos)
+            if pos + total > size:
+                break
+            nxt = last + 1
+            pos += total
+        return nxt
+
+    def translate_offset(self, offset: int, start_position: int = 0) -> Optional[BatchPosition]:
+        """First batch whose last offset >= ``offset`` (index lookup, then header scan)."""
+        idx_off, pos = self.offset_index.lookup(offset)
+        pos = max(pos, start_position)
+        size = self.size
+        while pos < size:
+            base, total, last = self._pread_prefix(pos)
+            if last >= offset:
+                return BatchPosition(base, last, pos, total)
+            pos += total
+        return None
+
+    def _boundary_at_or_before(self, start: int, limit: int) -> tuple[int, int]:
+        """Largest batch boundary <= ``limit`` scanning from ``start`` (itself a boundary).
+
+        Returns (end position, size of the first batch at ``start``).
+        """
+        idx_pos = self.offset_index.position_at_or_before(limit)
+        pos = idx_pos if idx_pos > start else start
+        first_size = 0
+        while pos < self.size:
+            _, total, _ = self._pread_prefix(pos)
+            if pos == start:
+                first_size = total
+            if pos + total > limit:
+                break
+            pos += total
+        return pos, first_size
+
+    def read(self, offset: int, max_size: int, max_position: Optional[int] = None,
+             min_one_message: bool = True) -> Optional[FileRecordsSlice]:
+        """Whole batches from the one containing ``offset``; None if nothing to return."""
+        found = self.translate_offset(offset)
+        if found is None:
+            return None
+        start = found.position
+        hard_end = self.size if max_position is None else min(max_position, self.size)
+        if start >= hard_end:
+            return None
+        limit = min(hard_end, start + max(max_size, 0))
+        if start + found.size <= limit:
+            end, _ = self._boundary_at_or_before(start, limit)
+        elif min_one_message and start + found.size <= hard_end:
+            end = start + found.size
+        else:
+            return None
+        return FileRecordsSlice(self.file, start, end - start)
+
+    # -- appends -----------------------------------------------------------------
+    def append(self, buf, batches: list[tuple[int, int, int, int]]) -> None:
+        """Write ``buf`` (whole batches) at the end; ``batches`` = (pos, size, last offset, max ts).
+
+        One write for the whole buffer; index entries every ``index.interval.bytes``.
+        On a write error the file is cut back to its previous size and
+        ``KafkaStorageError`` raised, so nothing half-written stays behind.
+        """
+        start = self.size
+        view = memoryview(buf)
+        total = len(view)
+        written = 0
+        try:
+            while written < total:
+                n = os.write(self._fd, view[written:])
+                if n <= 0:
+                    raise OSError("write returned 0")
+                written += n
+        except OSError as e:
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+            raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
+        if self.rolling_based_timestamp is None and batches:
+            self.rolling_based_timestamp = batches[0][3]
+        self._load_max_timestamp()
+        interval = self.index_interval_bytes
+        since = self.bytes_since_last_index_entry
+        for pos, size, last_offset, max_ts in batches:
+            if max_ts > self.max_timestamp_so_far:
+                self.max_timestamp_so_far = max_ts
+                self.offset_of_max_timestamp = last_offset
+            if since > interval:
+                self.offset_index.append(last_offset, start + pos)
+                self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp)
+                since = 0
+            since += size
+        self.bytes_since_last_index_entry = since
+        self.size = start + total
+
+    def index_full(self) -> bool:
+        return self.offset_index.is_full() or self.time_index.is_full()
+
+    def should_roll(self, incoming_size: int, max_timestamp: int, last_offset: int,
+                    segment_bytes: int, segment_ms: int, now_ms: int) -> bool:
+        """Kafka's roll rules: size, age (first batch's timestamp), full index, offset overflow."""
+        if self.size == 0:
+            return False
+        if self.size > segment_bytes - incoming_size:
+            return True
+        if self.index_full():
+            return True
+        if last_offset - self.base_offset > 0x7FFFFFFF:
+            return True
+        rb = self.rolling_based_timestamp
+        if rb is None or rb < 0:
+            rb = self.created_ms
+        return now_ms - rb > segment_ms - self.rolling_jitter_ms
+
+    # -- lifecycle ---------------------------------------------------------------
+    def flush(self) -> None:
+        os.fsync(self._fd)
+        self.offset_index.flush()
+        self.time_index.flush()
+
+    def on_become_inactive(self) -> None:
+        """The segment rolled: record its max timestamp in the time index, trim indexes."""
+        self._load_max_timestamp()
+        if self.max_timestamp_so_far >= 0:
+            self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp,
+                                         skip_full_check=True)
+        self.offset_index.trim()
+        self.time_index.trim()
+
+    def make_active(self) -> None:
+        self.offset_index.make_writable()
+        self.time_index.make_writable()
+
+    def close(self) -> None:
+        """Trim the indexes and close the file (shutdown)."""
+        self.offset_index.close()
+        self.time_index.close()
+        self.file.close()
+
+    def release(self) -> None:
+        """Drop index mappings; the log file closes when its last reader lets go."""
+        self.offset_index.close_without_trim()
+        self.time_index.close_without_trim()
+
+    def rename_suffix(self, old: str, new: str) -> None:
+        """Rename all files from suffix ``old`` to ``new`` (e.g. '' -> '.deleted')."""
+        def swap(path: str) -> str:
+            assert path.endswith(old) or old == ""
+            return (path[: len(path) - len(old)] if old else path) + new
+        new_log = swap(self.log_path)
+        os.replace(self.log_path, new_log)
+        self.log_path = new_log
+        self.offset_index.rename(swap(self.offset_index.path))
+        self.time_index.rename(swap(self.time_index.path))
+
+    def delete_files(self) -> None:
+        self.release()
+        for p in (self.log_path, self.offset_index.path, self.time_index.path):
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+        self.deleted = True
+
+    # -- truncation and recovery -----------------------------------------------------
+    def truncate_to(self, offset: int) -> int:
+        """Drop batches with base offset >= ``offset`` (whole batches); bytes removed."""
+        found = self.translate_offset(offset)
+        if found is None:
+            return 0
+        pos = found.position if found.base_offset >= offset else found.position + found.size
+        if pos >= self.size:
+            return 0
+        removed = self.size - pos
+        self.offset_index.truncate_to(offset)
+        self.time_index.truncate_to(offset)
+        os.ftruncate(self._fd, pos)
+        self.size = pos
+        self.bytes_since_last_index_entry = 0
+        self.max_timestamp_so_far = -1
+        self.offset_of_max_timestamp = self.base_offset
+        self._max_ts_loaded = False
+        if self.size == 0:
+            self.rolling_based_timestamp = None
+        # recompute the max timestamp from the trimmed time index + tail
+        self._rescan_max_timestamp()
+        return removed
+
+    def _rescan_max_timestamp(self) -> None:
+        self._load_max_timestamp()
+        _, pos = self.offset_index.lookup(1 << 62)
+        while pos < self.size:
+            b = os.pread(self._fd, BATCH_HEADER_SIZE, pos)
+            h = parse_header(b)
+            if h.max_timestamp > self.max_timestamp_so_far:
+                self.max_timestamp_so_far, self.offset_of_max_timestamp = h.max_timestamp, h.last_offset
+            pos += h.total_size
+
+    def recover(self, max_message_bytes: int, on_batch: Optional[Callable] = None,
+                start_offset: Optional[int] = None) -> int:
+        """Validate every batch, rebuild both indexes, cut the file at the first bad batch.
+
+        ``on_batch(header)`` is called for each valid batch (leader epochs, producer
+        state). Returns the number of bytes truncated.
+        """
+        self.offset_index.reset()
+        self.time_index.reset()
+        self.bytes_since_last_index_entry = 0
+        self.max_timestamp_so_far = -1
+        self.offset_of_max_timestamp = self.base_offset
+        self._max_ts_loaded = True
+        self.rolling_based_timestamp = None
+        size = os.fstat(self._fd).st_size
+        valid = 0
+        next_expected = self.base_offset if start_offset is None else start_offset
+        if size:
+            mm = mmap.mmap(self._fd, size, prot=mmap.PROT_READ)
+            try:
+                valid = self._scan_valid(mm, size, max_message_bytes, next_expected, on_batch)
+            finally:
+                mm.close()
+        truncated = size - valid
+        if truncated:
+            log.warning("truncating %s: %d invalid bytes at position %d", self.log_path, truncated, valid)
+            os.ftruncate(self._fd, valid)
+        self.size = valid
+        return truncated
+
+    def _scan_valid(self, mm, size, max_message_bytes, next_expected, on_batch) -> int:
+        valid = 0
+        interval = self.index_interval_bytes
+        since = 0
+        view = memoryview(mm)
+        try:
+            while valid < size:
+                if size - valid < BATCH_HEADER_SIZE:
+                    break
+                try:
+                    h = parse_header(view, valid)
+                except CorruptRecord:
+                    break
+                total = h.batch_length + 12
+                if valid + total > size:
+                    break
+                try:
+                    verify_crc(view, valid, h)
+                except CorruptRecord:
+                    break
+                last = h.base_offset + h.last_offset_delta
+                if h.base_offset < next_expected or last < h.base_offset or last - self.base_offset > 0x7FFFFFFF:
+                    break
+                if self.rolling_based_timestamp is None:
+                    self.rolling_based_timestamp = h.max_timestamp
+                if h.max_timestamp > self.max_timestamp_so_far:
+                    self.max_timestamp_so_far, self.offset_of_max_timestamp = h.max_timestamp, last
+                if since > interval:
+                    self.offset_index.append(last, valid)
+                    self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp)
+                    since = 0
+                since += total
+                if on_batch is not None:
+                    on_batch(h)
+                next_expected = last + 1
+                valid += total
+        finally:
+            view.release()
+        self.bytes_since_last_index_entry = since
+        return valid
+
+    # -- timestamps ---------------------------------------------------------------------
+    def iter_batch_headers(self, start_position: int = 0):
+        """Yield (position, header) for each batch from ``start_position`` (pread per header)."""
+        pos = start_position
+        while pos < self.size:
+            b = os.pread(self._fd, BATCH_HEADER_SIZE, pos)
+            h = parse_header(b)
+            yield pos, h
+            pos += h.total_size
+
+    def read_batch(self, position: int, size: int) -> bytes:
+        return os.pread(self._fd, size, position)
+
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int):
+        """(offset, timestamp, leader epoch) of the first record with ts >= ``timestamp``
+        and offset >= ``starting_offset`` in this segment, or None."""
+        from protocol.records import decode_batch
+
+        _ts, idx_offset = self.time_index.lookup(timestamp)
+        _o, pos = self.offset_index.lookup(max(idx_offset, starting_offset))
+        for p, h in self.iter_batch_headers(pos):
+            if h.max_timestamp >= timestamp and h.last_offset >= starting_offset:
+                data = self.read_batch(p, h.total_size)
+                header, records = decode_batch(data)
+                for r in records:
+                    off = h.base_offset + r.offset_delta
+                    ts = h.max_timestamp if h.timestamp_type == 1 else h.base_timestamp + r.timestamp_delta
+                    if ts >= timestamp and off >= starting_offset:
+                        return off, ts, h.partition_leader_epoch
+        return None
+
+    def __repr__(self) -> str:
+        return f"LogSegment(base={self.base_offset}, size={self.size}, path={self.log_path!r})"
