@@ -1,0 +1,67 @@
+"""``python -m broker server.properties [--override key=value ...]``: run one broker until
+SIGTERM or SIGINT, then shut down cleanly (stop accepting, answer requests in flight, flush
+logs, write clean-shutdown markers)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from broker.config import ConfigError, KafkaConfig
+
+USAGE = "kafka-server-start.sh [-daemon] server.properties [--override property=value]*"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="kafka-server-start.sh", usage=USAGE,
+                                description="Start a kafpy broker (Apache Kafka wire protocol).")
+    p.add_argument("config", nargs="?", help="server.properties file (Kafka's names and defaults)")
+    p.add_argument("--override", action="append", default=[], metavar="property=value",
+                   help="optional property that overrides the value set in server.properties")
+    p.add_argument("--log-level", default=None, help="root log level (default INFO, or KAFPY_LOG_LEVEL)")
+    return p.parse_args(argv)
+
+
+def setup_logging(level: str | None) -> None:
+    import os
+    lvl = (level or os.environ.get("KAFPY_LOG_LEVEL") or "INFO").upper()
+    logging.basicConfig(level=getattr(logging, lvl, logging.INFO), stream=sys.stdout,
+                        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+
+
+async def run(config: KafkaConfig) -> None:
+    from broker.broker import Broker
+    loop = asyncio.get_running_loop()
+    broker = Broker(config, loop)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await broker.start()
+    await stop.wait()
+    await broker.shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    setup_logging(args.log_level)
+    if args.config is None:
+        print("USAGE: " + USAGE, file=sys.stderr)
+        return 1
+    try:
+        config = KafkaConfig.from_file(args.config, args.override)
+    except (ConfigError, OSError) as e:
+        logging.getLogger("kafka.Kafka").error("Exiting Kafka due to fatal exception: %s", e)
+        return 1
+    logging.getLogger("kafka.server.KafkaConfig").info(config.banner())
+    try:
+        import uvloop
+        uvloop.run(run(config))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The broker: wires configuration, metadata, the log manager, the replica manager, the group
+coordinator and the socket server together, and owns their startup and shutdown order."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+from pathlib import Path
+
+from storage import LogManager, LogConfig
+
+from broker.apis import ApiRegistry
+from broker.config import KafkaConfig
+from broker.metadata import BrokerInfo, StandaloneMetadata
+from broker.replica_manager import ReplicaManager
+from broker.server import SocketServer
+from broker.topic_config import effective_topic_config
+
+log = logging.getLogger("kafka.server.KafkaServer")
+
+
+def _default_host() -> str:
+    """Kafka advertises the canonical host name when a listener names no host; fall back to
+    localhost when that name does not resolve here."""
+    try:
+        name = socket.getfqdn()
+        socket.getaddrinfo(name, None)
+        return name
+    except OSError:
+        return "localhost"
+
+
+class Broker:
+    def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.config = config
+        self.loop = loop or asyncio.get_event_loop()
+        self.apis = ApiRegistry.load()
+        self.metadata: StandaloneMetadata | None = None
+        self.log_manager: LogManager | None = None
+        self.replica_manager = ReplicaManager(self)
+        self.group_coordinator = None
+        self.server = SocketServer(self)
+        self.started = asyncio.Event()
+        self._stopping = False
+        self._tasks: list[asyncio.Task] = []
+        self.start_time_ms = int(time.time() * 1000)
+
+    @property
+    def broker_id(self) -> int:
+        return self.config.broker_id
+
+    def default_log_config(self) -> LogConfig:
+        return LogConfig.from_properties(effective_topic_config(self.config, {}))
+
+    async def start(self) -> None:
+        cfg = self.config
+        for d in cfg.log_dirs:
+            Path(d).mkdir(parents=True, exist_ok=True)
+        adv = cfg.advertised_listeners[0]
+        host = adv.host or _default_host()
+        self.metadata = StandaloneMetadata(cfg.log_dirs[0], BrokerInfo(cfg.broker_id, host, adv.port,
+                                                                       cfg["broker.rack"]))
+        if self.metadata.broker_configs:
+            cfg.dynamic.update(self.metadata.broker_configs)
+        self.log_manager = LogManager(cfg.log_dirs, self.default_log_config())
+        self.log_manager.startup(cluster_id=self.metadata.cluster_id, broker_id=cfg.broker_id)
+        for info in list(self.metadata.topics().values()):
+            self.replica_manager.host_topic(info)
+        from coordinator import GroupCoordinatorService
+        self.group_coordinator = GroupCoordinatorService()
+        await self.group_coordinator.start(self)
+        await self.server.start()
+        # A listener on port 0 (tests) advertises the port it got.
+        if adv.port == 0:
+            self.metadata.broker.port = self.server.bound_ports[adv.name]
+        self._tasks.append(self.loop.create_task(self._housekeeping()))
+        log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, self.metadata.cluster_id)
+        self.started.set()
+
+    async def _housekeeping(self) -> None:
+        interval = min(self.config["log.retention.check.interval.ms"], 300000) / 1000
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                self.log_manager.run_housekeeping(int(time.time() * 1000))
+            except Exception:
+                log.exception("Log housekeeping failed")
+
+    async def shutdown(self) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
+        await self.server.stop_accepting()
+        await self.server.drain_and_close()
+        for t in self._tasks:
+            t.cancel()
+        if self.group_coordinator is not None:
+            try:
+                await self.group_coordinator.stop()
+            except Exception:
+                log.exception("Error stopping the group coordinator")
+        if self.log_manager is not None:
+            self.log_manager.shutdown()
+        log.info("[KafkaServer id=%d] shut down completed", self.config.broker_id)
+
+    def pid(self) -> int:
+        return os.getpid()

@@ -1,0 +1,378 @@
+"""Broker configuration: ``server.properties`` with Apache Kafka's names and defaults.
+
+``KafkaConfig.from_file`` reads a Java properties file, applies ``--override k=v`` pairs,
+converts every known key to its type and checks it. Unknown keys are logged and ignored (Kafka
+does the same); a known key with a value that does not parse refuses to start with a
+``ConfigError`` naming the key. Only the broker's startup code constructs it; afterwards it is
+read-only except for dynamic broker configs altered through the Admin API, which live in
+``dynamic`` beside the static values.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+LONG_MAX = 9223372036854775807
+INT_MAX = 2147483647
+
+
+class ConfigError(ValueError):
+    """A configuration value that Kafka would refuse; the message names the key."""
+
+
+def _parse_bool(v: str) -> bool:
+    s = v.strip().lower()
+    if s in ("true", "false"):
+        return s == "true"
+    raise ValueError(f"expected true or false, got {v!r}")
+
+
+def _parse_list(v: str) -> list[str]:
+    return [p.strip() for p in v.split(",") if p.strip()]
+
+
+def _parse_int(v: str) -> int:
+    n = int(v.strip())
+    if not -2147483648 <= n <= INT_MAX:
+        raise ValueError(f"{v!r} is out of range for an int")
+    return n
+
+
+def _parse_long(v: str) -> int:
+    n = int(v.strip())
+    if not -LONG_MAX - 1 <= n <= LONG_MAX:
+        raise ValueError(f"{v!r} is out of range for a long")
+    return n
+
+
+PARSERS: dict[str, Callable[[str], Any]] = {
+    "int": _parse_int,
+    "long": _parse_long,
+    "short": _parse_int,
+    "double": lambda v: float(v.strip()),
+    "boolean": _parse_bool,
+    "string": lambda v: v.strip(),
+    "list": _parse_list,
+    "password": lambda v: v,
+    "class": lambda v: v.strip(),
+}
+
+
+@dataclass(frozen=True)
+class ConfigDef:
+    """One broker config key: its type, default and an optional check of the parsed value."""
+
+    name: str
+    type: str
+    default: Any
+    check: Callable[[Any], bool] | None = None
+    sensitive: bool = False
+    dynamic: bool = False  # may be altered with IncrementalAlterConfigs on brokers
+
+
+def _at_least(n: int) -> Callable[[Any], bool]:
+    return lambda v: v is None or v >= n
+
+
+def _one_of(*opts: str) -> Callable[[Any], bool]:
+    return lambda v: v in opts
+
+
+COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", "none")
+
+_DEFS = [
+    # Server basics
+    ConfigDef("broker.id", "int", -1, _at_least(-1)),
+    ConfigDef("node.id", "int", -1),
+    ConfigDef("broker.rack", "string", None),
+    ConfigDef("reserved.broker.max.id", "int", 1000),
+    # Sockets
+    ConfigDef("listeners", "list", ["PLAINTEXT://:9092"]),
+    ConfigDef("advertised.listeners", "list", None),
+    ConfigDef("listener.security.protocol.map", "list",
+              ["PLAINTEXT:PLAINTEXT", "SSL:SSL", "SASL_PLAINTEXT:SASL_PLAINTEXT", "SASL_SSL:SASL_SSL"]),
+    ConfigDef("inter.broker.listener.name", "string", None),
+    ConfigDef("port", "int", 9092, _at_least(0)),
+    ConfigDef("host.name", "string", ""),
+    ConfigDef("advertised.host.name", "string", None),
+    ConfigDef("advertised.port", "int", None),
+    ConfigDef("num.network.threads", "int", 3, _at_least(1)),
+    ConfigDef("num.io.threads", "int", 8, _at_least(1)),
+    ConfigDef("background.threads", "int", 10, _at_least(1)),
+    ConfigDef("queued.max.requests", "int", 500, _at_least(1)),
+    ConfigDef("socket.send.buffer.bytes", "int", 102400),
+    ConfigDef("socket.receive.buffer.bytes", "int", 102400),
+    ConfigDef("socket.request.max.bytes", "int", 104857600, _at_least(1)),
+    ConfigDef("socket.listen.backlog.size", "int", 50, _at_least(1)),
+    ConfigDef("connections.max.idle.ms", "long", 600000),
+    ConfigDef("max.connections", "int", INT_MAX, _at_least(0)),
+    # Logs
+    ConfigDef("log.dirs", "list", None),
+    ConfigDef("log.dir", "string", "/tmp/kafka-logs"),
+    ConfigDef("num.partitions", "int", 1, _at_least(1)),
+    ConfigDef("default.replication.factor", "int", 1, _at_least(1)),
+    ConfigDef("auto.create.topics.enable", "boolean", True),
+    ConfigDef("delete.topic.enable", "boolean", True),
+    ConfigDef("num.recovery.threads.per.data.dir", "int", 1, _at_least(1)),
+    ConfigDef("log.flush.interval.messages", "long", LONG_MAX, _at_least(1), dynamic=True),
+    ConfigDef("log.flush.interval.ms", "long", None, dynamic=True),
+    ConfigDef("log.flush.scheduler.interval.ms", "long", LONG_MAX),
+    ConfigDef("log.retention.hours", "int", 168),
+    ConfigDef("log.retention.minutes", "int", None),
+    ConfigDef("log.retention.ms", "long", None, dynamic=True),
+    ConfigDef("log.retention.bytes", "long", -1, dynamic=True),
+    ConfigDef("log.retention.check.interval.ms", "long", 300000, _at_least(1)),
+    ConfigDef("log.segment.bytes", "int", 1073741824, _at_least(14), dynamic=True),
+    ConfigDef("log.roll.hours", "int", 168, _at_least(1)),
+    ConfigDef("log.roll.ms", "long", None, dynamic=True),
+    ConfigDef("log.roll.jitter.ms", "long", None),
+    ConfigDef("log.index.interval.bytes", "int", 4096, _at_least(0), dynamic=True),
+    ConfigDef("log.index.size.max.bytes", "int", 10485760, _at_least(4), dynamic=True),
+    ConfigDef("log.segment.delete.delay.ms", "long", 60000, _at_least(0), dynamic=True),
+    ConfigDef("log.cleanup.policy", "list", ["delete"], dynamic=True),
+    ConfigDef("log.cleaner.enable", "boolean", True),
+    ConfigDef("log.cleaner.threads", "int", 1, _at_least(0)),
+    ConfigDef("log.cleaner.backoff.ms", "long", 15000, _at_least(0)),
+    ConfigDef("log.cleaner.delete.retention.ms", "long", 86400000, _at_least(0), dynamic=True),
+    ConfigDef("log.cleaner.min.cleanable.ratio", "double", 0.5, dynamic=True),
+    ConfigDef("log.cleaner.min.compaction.lag.ms", "long", 0, _at_least(0), dynamic=True),
+    ConfigDef("log.cleaner.max.compaction.lag.ms", "long", LONG_MAX, _at_least(1), dynamic=True),
+    ConfigDef("log.preallocate", "boolean", False, dynamic=True),
+    ConfigDef("log.message.timestamp.type", "string", "CreateTime",
+              _one_of("CreateTime", "LogAppendTime"), dynamic=True),
+    ConfigDef("log.message.timestamp.difference.max.ms", "long", LONG_MAX, dynamic=True),
+    ConfigDef("log.message.timestamp.before.max.ms", "long", LONG_MAX, dynamic=True),
+    ConfigDef("log.message.timestamp.after.max.ms", "long", LONG_MAX, dynamic=True),
+    ConfigDef("log.message.format.version", "string", "3.0-IV1"),
+    ConfigDef("log.message.downconversion.enable", "boolean", True, dynamic=True),
+    ConfigDef("message.max.bytes", "int", 1048588, _at_least(0), dynamic=True),
+    ConfigDef("compression.type", "string", "producer", _one_of(*COMPRESSION_TYPES), dynamic=True),
+    ConfigDef("compression.gzip.level", "int", -1, dynamic=True),
+    ConfigDef("compression.lz4.level", "int", 9, dynamic=True),
+    ConfigDef("compression.zstd.level", "int", 3, dynamic=True),
+    ConfigDef("min.insync.replicas", "int", 1, _at_least(1), dynamic=True),
+    ConfigDef("unclean.leader.election.enable", "boolean", False, dynamic=True),
+    # Replication
+    ConfigDef("replica.lag.time.max.ms", "long", 30000),
+    ConfigDef("replica.fetch.max.bytes", "int", 1048576, _at_least(0)),
+    ConfigDef("replica.fetch.wait.max.ms", "int", 500),
+    ConfigDef("replica.fetch.min.bytes", "int", 1),
+    ConfigDef("replica.fetch.response.max.bytes", "int", 10485760),
+    ConfigDef("replica.fetch.backoff.ms", "int", 1000),
+    ConfigDef("replica.socket.timeout.ms", "int", 30000),
+    ConfigDef("replica.high.watermark.checkpoint.interval.ms", "long", 5000),
+    ConfigDef("num.replica.fetchers", "int", 1),
+    ConfigDef("auto.leader.rebalance.enable", "boolean", True),
+    ConfigDef("leader.imbalance.check.interval.seconds", "long", 300),
+    ConfigDef("leader.imbalance.per.broker.percentage", "int", 10),
+    ConfigDef("controlled.shutdown.enable", "boolean", True),
+    ConfigDef("controller.socket.timeout.ms", "int", 30000),
+    # Fetch
+    ConfigDef("fetch.max.bytes", "int", 57671680, _at_least(1024)),
+    ConfigDef("max.incremental.fetch.session.cache.slots", "int", 1000, _at_least(0)),
+    ConfigDef("fetch.purgatory.purge.interval.requests", "int", 1000),
+    ConfigDef("producer.purgatory.purge.interval.requests", "int", 1000),
+    # ZooKeeper
+    ConfigDef("zookeeper.connect", "string", None),
+    ConfigDef("zookeeper.connection.timeout.ms", "int", None),
+    ConfigDef("zookeeper.session.timeout.ms", "int", 18000),
+    ConfigDef("zookeeper.max.in.flight.requests", "int", 10),
+    ConfigDef("zookeeper.set.acl", "boolean", False),
+    # Group coordinator
+    ConfigDef("offsets.topic.num.partitions", "int", 50, _at_least(1)),
+    ConfigDef("offsets.topic.replication.factor", "short", 3, _at_least(1)),
+    ConfigDef("offsets.topic.segment.bytes", "int", 104857600, _at_least(1)),
+    ConfigDef("offsets.topic.compression.codec", "int", 0),
+    ConfigDef("offsets.retention.minutes", "int", 10080, _at_least(1)),
+    ConfigDef("offsets.retention.check.interval.ms", "long", 600000, _at_least(1)),
+    ConfigDef("offsets.commit.timeout.ms", "int", 5000),
+    ConfigDef("offsets.load.buffer.size", "int", 5242880),
+    ConfigDef("offset.metadata.max.bytes", "int", 4096),
+    ConfigDef("group.initial.rebalance.delay.ms", "int", 3000, _at_least(0)),
+    ConfigDef("group.min.session.timeout.ms", "int", 6000),
+    ConfigDef("group.max.session.timeout.ms", "int", 1800000),
+    ConfigDef("group.max.size", "int", INT_MAX, _at_least(1)),
+    # Transactions / idempotence
+    ConfigDef("transaction.state.log.num.partitions", "int", 50, _at_least(1)),
+    ConfigDef("transaction.state.log.replication.factor", "short", 3, _at_least(1)),
+    ConfigDef("transaction.state.log.min.isr", "int", 2, _at_least(1)),
+    ConfigDef("transaction.state.log.segment.bytes", "int", 104857600),
+    ConfigDef("transactional.id.expiration.ms", "int", 604800000),
+    ConfigDef("transaction.max.timeout.ms", "int", 900000),
+    ConfigDef("producer.id.expiration.ms", "int", 86400000),
+    ConfigDef("max.request.partition.size.limit", "int", 2000),
+    # Misc accepted for compatibility with Kafka's sample files
+    ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer"]),
+    ConfigDef("process.roles", "list", []),
+    ConfigDef("controller.quorum.voters", "list", []),
+    ConfigDef("controller.listener.names", "string", None),
+    ConfigDef("metadata.log.dir", "string", None),
+    ConfigDef("share.coordinator.state.topic.replication.factor", "short", 3),
+    ConfigDef("share.coordinator.state.topic.min.isr", "int", 2),
+    ConfigDef("metric.reporters", "list", []),
+    ConfigDef("authorizer.class.name", "string", ""),
+    ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT"),
+]
+
+BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
+
+
+def read_properties(text: str) -> dict[str, str]:
+    """Parse Java ``.properties`` text: ``k=v``, ``k: v`` or ``k v``, ``#``/``!`` comments,
+    backslash line continuation. Escapes other than continuation are kept as written."""
+    props: dict[str, str] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].lstrip()
+        i += 1
+        if not line or line[0] in "#!":
+            continue
+        while line.endswith("\\") and not line.endswith("\\\\") and i < len(lines):
+            line = line[:-1] + lines[i].lstrip()
+            i += 1
+        m = re.match(r"((?:\\.|[^=:\s])+)\s*[=:\s]\s*(.*)$", line)
+        if m:
+            key, value = m.group(1), m.group(2)
+        else:
+            key, value = line.strip(), ""
+        props[key.replace("\\", "")] = value.rstrip()
+    return props
+
+
+@dataclass
+class Listener:
+    name: str
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.name}://{self.host}:{self.port}"
+
+
+def parse_listener(spec: str) -> Listener:
+    m = re.match(r"^([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:]*):(-?\d+)$", spec.strip())
+    if not m:
+        raise ValueError(f"{spec!r} is not of the form NAME://host:port")
+    host = m.group(2)
+    if host.startswith("["):
+        host = host[1:-1]
+    return Listener(m.group(1).upper(), host, int(m.group(3)))
+
+
+class KafkaConfig:
+    """Typed broker configuration. ``values`` holds every known key (parsed value or default);
+    ``originals`` the strings that were set explicitly (file or override)."""
+
+    def __init__(self, props: dict[str, str]) -> None:
+        self.originals: dict[str, str] = dict(props)
+        self.values: dict[str, Any] = {}
+        self.dynamic: dict[str, str] = {}
+        self.unknown: list[str] = []
+        for name, d in BROKER_CONFIGS.items():
+            self.values[name] = d.default
+        for key, raw in props.items():
+            d = BROKER_CONFIGS.get(key)
+            if d is None:
+                self.unknown.append(key)
+                continue
+            self.values[key] = self._parse(d, raw)
+        for key in self.unknown:
+            log.warning("The configuration '%s' was supplied but isn't a known config.", key)
+        self._derive()
+
+    @staticmethod
+    def _parse(d: ConfigDef, raw: str) -> Any:
+        try:
+            value = PARSERS[d.type](raw)
+        except ValueError as e:
+            raise ConfigError(f"Invalid value {raw!r} for configuration {d.name}: {e}") from None
+        if d.check is not None and not d.check(value):
+            raise ConfigError(f"Invalid value {raw!r} for configuration {d.name}")
+        return value
+
+    def _derive(self) -> None:
+        v = self.values
+        if v["broker.id"] < 0:
+            v["broker.id"] = v["node.id"] if v["node.id"] >= 0 else 0
+        self.broker_id: int = v["broker.id"]
+        dirs = v["log.dirs"] if v["log.dirs"] else [v["log.dir"]]
+        self.log_dirs: list[str] = [str(Path(d).expanduser()) for d in dirs]
+        # Legacy port/host.name are only used when listeners was not set (as in Kafka 2.x).
+        try:
+            if "listeners" not in self.originals and ("port" in self.originals or "host.name" in self.originals):
+                self.listeners = [Listener("PLAINTEXT", v["host.name"] or "", v["port"])]
+            else:
+                self.listeners = [parse_listener(s) for s in v["listeners"]]
+            if v["advertised.listeners"]:
+                self.advertised_listeners = [parse_listener(s) for s in v["advertised.listeners"]]
+            elif v["advertised.host.name"] or v["advertised.port"]:
+                l0 = self.listeners[0]
+                self.advertised_listeners = [Listener(l0.name, v["advertised.host.name"] or l0.host,
+                                                      v["advertised.port"] or l0.port)]
+            else:
+                self.advertised_listeners = list(self.listeners)
+        except ValueError as e:
+            raise ConfigError(f"Invalid value for configuration listeners: {e}") from None
+        if not self.listeners:
+            raise ConfigError("Invalid value for configuration listeners: no listener given")
+        if v["log.retention.ms"] is not None:
+            self.log_retention_ms = v["log.retention.ms"]
+        elif v["log.retention.minutes"] is not None:
+            self.log_retention_ms = v["log.retention.minutes"] * 60_000
+        else:
+            self.log_retention_ms = v["log.retention.hours"] * 3_600_000
+        self.log_roll_ms = v["log.roll.ms"] if v["log.roll.ms"] is not None else v["log.roll.hours"] * 3_600_000
+        for p in v["log.cleanup.policy"]:
+            if p not in ("delete", "compact"):
+                raise ConfigError(f"Invalid value {p!r} for configuration log.cleanup.policy")
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.dynamic:
+            return self._parse(BROKER_CONFIGS[key], self.dynamic[key])
+        return self.values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    @classmethod
+    def from_file(cls, path: str | Path | None, overrides: list[str] | None = None) -> "KafkaConfig":
+        props: dict[str, str] = {}
+        if path is not None:
+            props.update(read_properties(Path(path).read_text()))
+        for o in overrides or []:
+            if "=" not in o:
+                raise ConfigError(f"Invalid override {o!r}: expected key=value")
+            k, val = o.split("=", 1)
+            props[k.strip()] = val
+        return cls(props)
+
+    def banner(self) -> str:
+        lines = ["KafkaConfig values:"]
+        for name in sorted(self.values):
+            d = BROKER_CONFIGS[name]
+            val = self.values[name]
+            if d.sensitive and val is not None:
+                val = "[hidden]"
+            elif isinstance(val, list):
+                val = ",".join(val)
+            elif val is None:
+                val = "null"
+            elif isinstance(val, bool):
+                val = str(val).lower()
+            lines.append(f"\t{name} = {val}")
+        return "\n".join(lines)
+
+    def listener_for(self, name: str) -> Listener | None:
+        for li in self.advertised_listeners:
+            if li.name == name:
+                return li
+        return None

@@ -1,0 +1,38 @@
+"""What a request handler is and what it is given.
+
+Each module in ``broker/handlers/`` exports ``HANDLERS: list[Handler]``; ``broker/apis.py``
+joins them into the registry that dispatch and ApiVersions both read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+if TYPE_CHECKING:
+    from broker.broker import Broker
+
+
+@dataclass(frozen=True)
+class Handler:
+    api_key: int
+    min_version: int
+    max_version: int
+    func: Callable[["RequestContext", Any], Awaitable[Any]]
+
+
+class RequestContext:
+    """Per-request facts for a handler: the broker, the header, and who is asking."""
+
+    __slots__ = ("broker", "header", "api_version", "client_id", "client_host", "client_port",
+                 "connection_id", "listener")
+
+    def __init__(self, broker: "Broker", header: Any, client_host: str, client_port: int,
+                 connection_id: str, listener: str) -> None:
+        self.broker = broker
+        self.header = header
+        self.api_version: int = header.request_api_version
+        self.client_id: str = header.client_id or ""
+        self.client_host = client_host
+        self.client_port = client_port
+        self.connection_id = connection_id
+        self.listener = listener

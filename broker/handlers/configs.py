@@ -1,0 +1,241 @@
+"""DescribeConfigs (32), AlterConfigs (33) and IncrementalAlterConfigs (44) for topics and
+brokers, with Kafka's config names, defaults and config sources."""
+from __future__ import annotations
+
+import logging
+
+from protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
+
+from broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from broker.handler import Handler, RequestContext
+from broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
+                                 STATIC_BROKER_CONFIG, TOPIC_CONFIGS, InvalidConfig, broker_default,
+                                 format_value, validate_topic_configs)
+
+log = logging.getLogger("kafka.server.ConfigHelper")
+
+TOPIC = 2
+BROKER = 4
+BROKER_LOGGER = 8
+UNKNOWN_TOPIC_OR_PARTITION = 3
+INVALID_CONFIG = 40
+INVALID_REQUEST = 42
+
+D = DescribeConfigsResponse
+OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
+
+
+def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synonyms: bool, v: int) -> list:
+    cfg = ctx.broker.config
+    overrides = ctx.broker.metadata.topic_config(name)
+    out = []
+    for cname in sorted(TOPIC_CONFIGS):
+        if keys is not None and cname not in keys:
+            continue
+        d = TOPIC_CONFIGS[cname]
+        dval, dsrc, bkey = broker_default(cfg, d)
+        syn = []
+        if cname in overrides:
+            value, source = overrides[cname], DYNAMIC_TOPIC_CONFIG
+            syn.append(D.DescribeConfigsSynonym(name=cname, value=value, source=DYNAMIC_TOPIC_CONFIG))
+        else:
+            value, source = dval, dsrc
+        if bkey is not None and dsrc != DEFAULT_CONFIG:
+            syn.append(D.DescribeConfigsSynonym(name=bkey, value=dval, source=dsrc))
+        if bkey is not None:
+            default = BROKER_CONFIGS[bkey].default
+            syn.append(D.DescribeConfigsSynonym(name=bkey, value=format_value(default), source=DEFAULT_CONFIG))
+        out.append(D.DescribeConfigsResourceResult(
+            name=cname, value=value, read_only=False, is_default=source == DEFAULT_CONFIG,
+            config_source=source, is_sensitive=False, synonyms=syn if synonyms else [],
+            config_type=CONFIG_TYPE_IDS[d.type], documentation=None))
+    return out
+
+
+def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool) -> list:
+    out = []
+    for cname in sorted(BROKER_CONFIGS):
+        if keys is not None and cname not in keys:
+            continue
+        d = BROKER_CONFIGS[cname]
+        if cname in cfg.dynamic:
+            value, source = cfg.dynamic[cname], DYNAMIC_BROKER_CONFIG
+        elif cname in cfg.originals:
+            value, source = format_value(cfg.values[cname]), STATIC_BROKER_CONFIG
+        else:
+            value, source = format_value(d.default), DEFAULT_CONFIG
+        syn = [D.DescribeConfigsSynonym(name=cname, value=value, source=source)] if synonyms else []
+        out.append(D.DescribeConfigsResourceResult(
+            name=cname, value=None if d.sensitive else value, read_only=not d.dynamic,
+            is_default=source == DEFAULT_CONFIG, config_source=source, is_sensitive=d.sensitive,
+            synonyms=syn, config_type=CONFIG_TYPE_IDS.get(d.type, 0), documentation=None))
+    return out
+
+
+def _check_broker_name(ctx: RequestContext, name: str) -> str | None:
+    if name == "":
+        return None
+    try:
+        if int(name) == ctx.broker.config.broker_id:
+            return None
+    except ValueError:
+        pass
+    return f"Unexpected broker id, expected {ctx.broker.config.broker_id} or empty string, but received {name}"
+
+
+async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsResponse:
+    v = ctx.api_version
+    synonyms = v >= 1 and req.include_synonyms
+    results = []
+    for r in req.resources:
+        res = D.DescribeConfigsResult(error_code=0, error_message=None, resource_type=r.resource_type,
+                                      resource_name=r.resource_name, configs=[])
+        results.append(res)
+        keys = list(r.configuration_keys) if r.configuration_keys is not None else None
+        if r.resource_type == TOPIC:
+            if ctx.broker.metadata.topic(r.resource_name) is None:
+                res.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                res.error_message = f"Topic '{r.resource_name}' does not exist."
+                continue
+            res.configs = _topic_entries(ctx, r.resource_name, keys, synonyms, v)
+        elif r.resource_type == BROKER:
+            err = _check_broker_name(ctx, r.resource_name)
+            if err:
+                res.error_code, res.error_message = INVALID_REQUEST, err
+                continue
+            res.configs = _broker_entries(ctx.broker.config, keys, synonyms)
+        elif r.resource_type == BROKER_LOGGER:
+            res.configs = []
+        else:
+            res.error_code = INVALID_REQUEST
+            res.error_message = f"Unsupported resource type {r.resource_type}"
+    return D(throttle_time_ms=0, results=results)
+
+
+def _apply_topic(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
+    md = ctx.broker.metadata
+    info = md.topic(name)
+    if info is None:
+        raise _Fail(UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+    try:
+        validate_topic_configs(new)
+    except InvalidConfig as e:
+        raise _Fail(INVALID_CONFIG, str(e)) from None
+    if validate_only:
+        return
+    md.set_topic_config(name, new)
+    ctx.broker.replica_manager.update_topic_config(info)
+
+
+def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
+    err = _check_broker_name(ctx, name)
+    if err:
+        raise _Fail(INVALID_REQUEST, err)
+    cfg = ctx.broker.config
+    for k, val in new.items():
+        d = BROKER_CONFIGS.get(k)
+        if d is None or not d.dynamic:
+            raise _Fail(INVALID_CONFIG if d is None else INVALID_REQUEST,
+                        f"Cannot update these configs dynamically: [{k}]")
+        try:
+            KafkaConfig._parse(d, val)
+        except ConfigError as e:
+            raise _Fail(INVALID_CONFIG, str(e)) from None
+    if validate_only:
+        return
+    cfg.dynamic.clear()
+    cfg.dynamic.update(new)
+    ctx.broker.metadata.set_broker_configs(new)
+    for info in ctx.broker.metadata.topics().values():
+        ctx.broker.replica_manager.update_topic_config(info)
+
+
+class _Fail(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse:
+    R = AlterConfigsResponse
+    out = []
+    for r in req.resources:
+        res = R.AlterConfigsResourceResponse(error_code=0, error_message=None, resource_type=r.resource_type,
+                                             resource_name=r.resource_name)
+        out.append(res)
+        new = {c.name: c.value for c in r.configs if c.value is not None}
+        try:
+            if r.resource_type == TOPIC:
+                _apply_topic(ctx, r.resource_name, new, req.validate_only)
+            elif r.resource_type == BROKER:
+                _apply_broker(ctx, r.resource_name, new, req.validate_only)
+            else:
+                raise _Fail(INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
+        except _Fail as e:
+            res.error_code, res.error_message = e.code, e.message
+    return R(throttle_time_ms=0, responses=out)
+
+
+async def handle_incremental_alter_configs(ctx: RequestContext, req) -> IncrementalAlterConfigsResponse:
+    R = IncrementalAlterConfigsResponse
+    out = []
+    for r in req.resources:
+        res = R.AlterConfigsResourceResponse(error_code=0, error_message=None, resource_type=r.resource_type,
+                                             resource_name=r.resource_name)
+        out.append(res)
+        try:
+            if r.resource_type == TOPIC:
+                current = ctx.broker.metadata.topic_config(r.resource_name)
+                defs = TOPIC_CONFIGS
+            elif r.resource_type == BROKER:
+                current = dict(ctx.broker.config.dynamic)
+                defs = BROKER_CONFIGS  # type: ignore[assignment]
+            elif r.resource_type == BROKER_LOGGER:
+                continue
+            else:
+                raise _Fail(INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
+            names = [c.name for c in r.configs]
+            if len(names) != len(set(names)):
+                raise _Fail(INVALID_REQUEST, "Error due to duplicate config keys")
+            for c in r.configs:
+                d = defs.get(c.name)
+                if d is None:
+                    raise _Fail(INVALID_CONFIG, f"Unknown config name: {c.name}")
+                if c.config_operation == OP_SET:
+                    if c.value is None:
+                        raise _Fail(INVALID_REQUEST, f"Null value not supported for : {c.name}")
+                    current[c.name] = c.value
+                elif c.config_operation == OP_DELETE:
+                    current.pop(c.name, None)
+                elif c.config_operation in (OP_APPEND, OP_SUBTRACT):
+                    if d.type != "list":
+                        raise _Fail(INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
+                    if c.name in current:
+                        items = [x for x in current[c.name].split(",") if x]
+                    elif r.resource_type == TOPIC:
+                        items = [x for x in (broker_default(ctx.broker.config, d)[0] or "").split(",") if x]
+                    else:
+                        items = []
+                    vals = [x for x in (c.value or "").split(",") if x]
+                    if c.config_operation == OP_APPEND:
+                        items += [x for x in vals if x not in items]
+                    else:
+                        items = [x for x in items if x not in vals]
+                    current[c.name] = ",".join(items)
+                else:
+                    raise _Fail(INVALID_REQUEST, f"Unknown config operation {c.config_operation}")
+            if r.resource_type == TOPIC:
+                _apply_topic(ctx, r.resource_name, current, req.validate_only)
+            else:
+                _apply_broker(ctx, r.resource_name, current, req.validate_only)
+        except _Fail as e:
+            res.error_code, res.error_message = e.code, e.message
+    return R(throttle_time_ms=0, responses=out)
+
+
+HANDLERS = [
+    Handler(32, 0, 4, handle_describe_configs),
+    Handler(33, 0, 2, handle_alter_configs),
+    Handler(44, 0, 1, handle_incremental_alter_configs),
+]

@@ -1,0 +1,226 @@
+"""Fetch (1): read whole record batches up to the high watermark, long-poll until
+``min_bytes`` arrive or ``max_wait_ms`` passes, with incremental fetch sessions.
+
+Record data is never read into Python: the log returns file regions that the connection's
+writer sends with ``sendfile``.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from protocol.messages import FetchResponse
+from storage.errors import OffsetOutOfRangeError, StorageError
+
+from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionCache,
+                                  FetchSessionError, next_epoch)
+from broker.handler import Handler, RequestContext
+
+log = logging.getLogger("kafka.server.ReplicaManager")
+
+R = FetchResponse
+UNKNOWN_SERVER_ERROR = -1
+OFFSET_OUT_OF_RANGE = 1
+UNKNOWN_TOPIC_OR_PARTITION = 3
+FENCED_LEADER_EPOCH = 74
+UNKNOWN_LEADER_EPOCH = 76
+UNKNOWN_TOPIC_ID = 100
+ZERO_UUID = bytes(16)
+EMPTY = b""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def session_cache(ctx: RequestContext) -> FetchSessionCache:
+    b = ctx.broker
+    cache = getattr(b, "fetch_sessions", None)
+    if cache is None:
+        cache = b.fetch_sessions = FetchSessionCache(b.config["max.incremental.fetch.session.cache.slots"])
+    return cache
+
+
+def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
+    md = ctx.broker.metadata
+    out = []
+    for t in req.topics:
+        if uses_ids:
+            info = md.topic_by_id(t.topic_id)
+            name = info.name if info else ""
+            tid = t.topic_id
+        else:
+            name = t.topic
+            info = md.topic(name)
+            tid = info.topic_id if info else ZERO_UUID
+        for p in t.partitions:
+            out.append(CachedPartition(name, tid, p.partition, p.fetch_offset, p.partition_max_bytes,
+                                       p.log_start_offset, p.current_leader_epoch))
+    return out
+
+
+class _Read:
+    __slots__ = ("cp", "error", "hw", "lso", "log_start", "records", "size")
+
+    def __init__(self, cp: CachedPartition) -> None:
+        self.cp = cp
+        self.error = 0
+        self.hw = -1
+        self.lso = -1
+        self.log_start = -1
+        self.records = None
+        self.size = 0
+
+
+def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int, is_follower: bool,
+              read_committed: bool, hard_limit: bool) -> tuple[list[_Read], int, list]:
+    rm = ctx.broker.replica_manager
+    results = []
+    waiting = []
+    total = 0
+    budget = max_bytes
+    min_one = not hard_limit
+    for cp in parts:
+        r = _Read(cp)
+        results.append(r)
+        part = rm.get(cp.topic, cp.partition) if cp.topic else None
+        if part is None:
+            r.error = UNKNOWN_TOPIC_ID if (cp.topic_id != ZERO_UUID and not cp.topic) else UNKNOWN_TOPIC_OR_PARTITION
+            continue
+        lg = part.log
+        if cp.current_leader_epoch >= 0 and cp.current_leader_epoch != part.leader_epoch:
+            r.error = FENCED_LEADER_EPOCH if cp.current_leader_epoch < part.leader_epoch else UNKNOWN_LEADER_EPOCH
+            continue
+        hw = lg.high_watermark
+        r.hw = hw
+        r.lso = hw
+        r.log_start = lg.log_start_offset
+        limit = lg.log_end_offset if is_follower else hw
+        fetch_offset = cp.fetch_offset
+        waiting.append(part)
+        if fetch_offset >= limit and fetch_offset <= lg.log_end_offset:
+            continue  # nothing visible yet: an empty answer, not an error
+        part_budget = min(cp.max_bytes, budget)
+        if part_budget <= 0 and not min_one:
+            continue
+        try:
+            info = lg.read(fetch_offset, part_budget, limit, min_one)
+        except OffsetOutOfRangeError:
+            r.error = OFFSET_OUT_OF_RANGE
+            continue
+        except StorageError as e:
+            r.error = int(e.error_code)
+            continue
+        except Exception:
+            log.exception("Error reading %s-%d at offset %d", cp.topic, cp.partition, fetch_offset)
+            r.error = UNKNOWN_SERVER_ERROR
+            continue
+        recs = info.records
+        if recs is not None and recs.size > 0:
+            r.records = recs
+            r.size = recs.size
+            total += recs.size
+            budget -= recs.size
+            min_one = False
+    return results, total, waiting
+
+
+async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
+    v = ctx.api_version
+    uses_ids = v >= 13
+    now = _now_ms()
+    cache = session_cache(ctx)
+    session = None
+    top_error = 0
+    session_id = req.session_id if v >= 7 else 0
+    epoch = req.session_epoch if v >= 7 else FINAL_EPOCH
+    replica_id = req.replica_state.replica_id if v >= 15 else req.replica_id
+    is_follower = replica_id >= 0
+    incremental = False
+    try:
+        if session_id == 0 and epoch == INITIAL_EPOCH:
+            parts = _resolve(ctx, req, uses_ids)
+            session = cache.create(parts, uses_ids, now)
+        elif session_id != 0 and epoch == FINAL_EPOCH:
+            cache.remove(session_id)
+            parts = _resolve(ctx, req, uses_ids)
+        elif session_id == 0:
+            parts = _resolve(ctx, req, uses_ids)
+        else:
+            session = cache.get_incremental(session_id, epoch, now)
+            incremental = True
+            for cp in _resolve(ctx, req, uses_ids):
+                key = (cp.topic_id if uses_ids else cp.topic, cp.partition)
+                old = session.partitions.get(key)
+                if old is not None:
+                    old.fetch_offset = cp.fetch_offset
+                    old.max_bytes = cp.max_bytes
+                    old.log_start_offset = cp.log_start_offset
+                    old.current_leader_epoch = cp.current_leader_epoch
+                else:
+                    session.partitions[key] = cp
+            for ft in req.forgotten_topics_data:
+                if uses_ids:
+                    key_topic = ft.topic_id
+                else:
+                    key_topic = ft.topic
+                for p in ft.partitions:
+                    session.partitions.pop((key_topic, p), None)
+            parts = list(session.partitions.values())
+    except FetchSessionError as e:
+        return R(throttle_time_ms=0, error_code=e.error_code, session_id=0, responses=[])
+
+    max_bytes = req.max_bytes if v >= 3 else 2147483647
+    max_bytes = min(max_bytes, ctx.broker.config["fetch.max.bytes"]) if v >= 3 else max_bytes
+    read_committed = v >= 4 and req.isolation_level == 1
+    hard_limit = v <= 2
+    deadline = time.monotonic() + max(req.max_wait_ms, 0) / 1000
+    rm = ctx.broker.replica_manager
+    while True:
+        results, total, waiting = _read_all(ctx, parts, max_bytes, is_follower, read_committed, hard_limit)
+        if total >= req.min_bytes or any(r.error for r in results):
+            break
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not waiting:
+            break
+        await rm.wait_for_append(waiting, remaining)
+
+    by_topic: dict = {}
+    order = []
+    for r in results:
+        cp = r.cp
+        if incremental:
+            changed = (r.records is not None or r.error or r.hw != cp.high_watermark
+                       or r.lso != cp.last_stable_offset or r.log_start != cp.sent_log_start_offset)
+            if not changed:
+                continue
+        cp.high_watermark = r.hw
+        cp.last_stable_offset = r.lso
+        cp.sent_log_start_offset = r.log_start
+        key = cp.topic_id if uses_ids else cp.topic
+        bucket = by_topic.get(key)
+        if bucket is None:
+            bucket = by_topic[key] = []
+            order.append((key, cp))
+        bucket.append(R.PartitionData(
+            partition_index=cp.partition, error_code=r.error, high_watermark=r.hw, last_stable_offset=r.lso,
+            log_start_offset=r.log_start, aborted_transactions=[] if read_committed else None,
+            preferred_read_replica=-1, records=r.records if r.records is not None else EMPTY))
+    responses = [R.FetchableTopicResponse(topic=cp.topic, topic_id=cp.topic_id, partitions=by_topic[key])
+                 for key, cp in order]
+    if session is not None:
+        if incremental:
+            session.epoch = next_epoch(session.epoch)
+            # Partitions that returned data go to the back, so others get their turn next time.
+            for r in results:
+                if r.records is not None:
+                    k = (r.cp.topic_id if uses_ids else r.cp.topic, r.cp.partition)
+                    if k in session.partitions:
+                        session.partitions.move_to_end(k)
+        out_session = session.id
+    else:
+        out_session = 0
+    return R(throttle_time_ms=0, error_code=top_error, session_id=out_session, responses=responses)
+
+
+HANDLERS = [Handler(1, 0, 17, handle_fetch)]

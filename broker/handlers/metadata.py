@@ -1,0 +1,94 @@
+"""Metadata (3): brokers, cluster id, controller, and topics with their partitions; creates
+unknown topics when ``auto.create.topics.enable`` is on and the request allows it."""
+from __future__ import annotations
+
+import logging
+
+from protocol.messages import MetadataResponse
+
+from broker.handler import Handler, RequestContext
+from broker.metadata import INTERNAL_TOPICS, TopicError, TopicInfo, validate_topic_name
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+UNKNOWN_TOPIC_OR_PARTITION = 3
+INVALID_TOPIC_EXCEPTION = 17
+UNKNOWN_TOPIC_ID = 100
+ZERO_UUID = bytes(16)
+
+R = MetadataResponse
+
+
+def broker_entries(ctx: RequestContext) -> list:
+    out = []
+    for b in ctx.broker.metadata.brokers():
+        out.append(R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack))
+    return out
+
+
+def topic_entry(info: TopicInfo, version: int) -> "R.MetadataResponseTopic":
+    parts = []
+    for p in sorted(info.partitions):
+        pi = info.partitions[p]
+        parts.append(R.MetadataResponsePartition(
+            error_code=0, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
+            replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), offline_replicas=list(pi.offline_replicas)))
+    return R.MetadataResponseTopic(error_code=0, name=info.name, topic_id=info.topic_id,
+                                   is_internal=info.is_internal, partitions=parts)
+
+
+def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
+    """Create a topic with the broker's defaults, as Kafka does for Metadata and FindCoordinator."""
+    b = ctx.broker
+    info = b.metadata.create_topic(name, b.config["num.partitions"],
+                                   min(b.config["default.replication.factor"], len(b.metadata.brokers())), {})
+    b.replica_manager.host_topic(info)
+    log.info("Auto-created topic %s with %d partitions (client %s at %s)", name, len(info.partitions),
+             ctx.client_id, ctx.client_host)
+    return info
+
+
+async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
+    b = ctx.broker
+    md = b.metadata
+    v = ctx.api_version
+    topics_out = []
+    if req.topics is None or (v == 0 and not req.topics):
+        for info in sorted(md.topics().values(), key=lambda t: t.name):
+            topics_out.append(topic_entry(info, v))
+    else:
+        allow_auto = req.allow_auto_topic_creation if v >= 4 else True
+        for t in req.topics:
+            name = t.name
+            if name is None:
+                info = md.topic_by_id(t.topic_id) if t.topic_id != ZERO_UUID else None
+                if info is None:
+                    topics_out.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_ID, name=None,
+                                                              topic_id=t.topic_id, partitions=[]))
+                    continue
+                topics_out.append(topic_entry(info, v))
+                continue
+            info = md.topic(name)
+            if info is None:
+                try:
+                    validate_topic_name(name)
+                except TopicError:
+                    topics_out.append(R.MetadataResponseTopic(error_code=INVALID_TOPIC_EXCEPTION, name=name,
+                                                              partitions=[]))
+                    continue
+                if allow_auto and b.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS:
+                    try:
+                        info = auto_create(ctx, name)
+                    except TopicError as e:
+                        topics_out.append(R.MetadataResponseTopic(error_code=e.error_code, name=name, partitions=[]))
+                        continue
+                else:
+                    topics_out.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_OR_PARTITION, name=name,
+                                                              partitions=[]))
+                    continue
+            topics_out.append(topic_entry(info, v))
+    return R(throttle_time_ms=0, brokers=broker_entries(ctx), cluster_id=md.cluster_id,
+             controller_id=md.controller_id, topics=topics_out)
+
+
+HANDLERS = [Handler(3, 0, 12, handle_metadata)]

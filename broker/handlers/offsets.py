@@ -1,0 +1,146 @@
+"""ListOffsets (2), OffsetForLeaderEpoch (23) and InitProducerId (22)."""
+from __future__ import annotations
+
+import logging
+
+from protocol.messages import InitProducerIdResponse, ListOffsetsResponse, OffsetForLeaderEpochResponse
+from storage.errors import StorageError
+
+from broker.handler import Handler, RequestContext
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+UNKNOWN_SERVER_ERROR = -1
+UNKNOWN_TOPIC_OR_PARTITION = 3
+COORDINATOR_NOT_AVAILABLE = 15
+INVALID_REQUEST = 42
+FENCED_LEADER_EPOCH = 74
+UNKNOWN_LEADER_EPOCH = 76
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+
+LATEST = -1
+EARLIEST = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL = -4
+LATEST_TIERED = -5
+
+L = ListOffsetsResponse
+
+
+def _epoch_check(part, current_leader_epoch: int) -> int:
+    if current_leader_epoch >= 0 and current_leader_epoch != part.leader_epoch:
+        return FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else UNKNOWN_LEADER_EPOCH
+    return 0
+
+
+async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
+    rm = ctx.broker.replica_manager
+    v = ctx.api_version
+    read_committed = v >= 2 and req.isolation_level == 1
+    is_follower = req.replica_id >= 0
+    topics = []
+    for t in req.topics:
+        parts = []
+        for p in t.partitions:
+            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=0,
+                                                timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
+            parts.append(pr)
+            part = rm.get(t.name, p.partition_index)
+            if part is None:
+                pr.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            err = _epoch_check(part, p.current_leader_epoch if v >= 4 else -1)
+            if err:
+                pr.error_code = err
+                continue
+            lg = part.log
+            ts = p.timestamp
+            try:
+                if ts == LATEST:
+                    off = lg.log_end_offset if is_follower else lg.high_watermark
+                    if read_committed:
+                        off = lg.last_stable_offset
+                    found = (off, -1, part.leader_epoch)
+                elif ts in (EARLIEST, EARLIEST_LOCAL):
+                    found = (lg.log_start_offset, -1, _epoch_at(lg, lg.log_start_offset))
+                elif ts == LATEST_TIERED:
+                    found = (-1, -1, -1)
+                else:
+                    found = lg.fetch_offset_by_timestamp(ts)
+                    if found is not None and ts >= 0 and not is_follower and found[0] >= lg.high_watermark:
+                        found = None
+            except StorageError as e:
+                pr.error_code = int(e.error_code)
+                continue
+            except Exception:
+                log.exception("ListOffsets failed for %s-%d", t.name, p.partition_index)
+                pr.error_code = UNKNOWN_SERVER_ERROR
+                continue
+            if v == 0:
+                if found is not None and found[0] >= 0:
+                    pr.old_style_offsets = [found[0]]
+                continue
+            if found is None:
+                continue  # no record at or after the timestamp: offset -1, timestamp -1
+            pr.offset, pr.timestamp, pr.leader_epoch = found[0], found[1], found[2]
+        topics.append(L.ListOffsetsTopicResponse(name=t.name, partitions=parts))
+    return L(throttle_time_ms=0, topics=topics)
+
+
+def _epoch_at(lg, offset: int) -> int:
+    cache = getattr(lg, "leader_epoch_cache", None)
+    if cache is None:
+        return -1
+    try:
+        epoch_for = getattr(cache, "epoch_for_offset", None)
+        if epoch_for is not None:
+            e = epoch_for(offset)
+            return -1 if e is None else e
+        return cache.latest_epoch if cache.latest_epoch is not None else -1
+    except Exception:
+        return -1
+
+
+async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForLeaderEpochResponse:
+    rm = ctx.broker.replica_manager
+    R = OffsetForLeaderEpochResponse
+    topics = []
+    for t in req.topics:
+        parts = []
+        for p in t.partitions:
+            e = R.EpochEndOffset(error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1)
+            parts.append(e)
+            part = rm.get(t.topic, p.partition)
+            if part is None:
+                e.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            err = _epoch_check(part, p.current_leader_epoch if ctx.api_version >= 2 else -1)
+            if err:
+                e.error_code = err
+                continue
+            if p.leader_epoch == part.leader_epoch:
+                # the current epoch ends at the log end
+                e.leader_epoch, e.end_offset = part.leader_epoch, part.log.log_end_offset
+            else:
+                e.leader_epoch, e.end_offset = part.log.leader_epoch_cache.end_offset_for(p.leader_epoch)
+        topics.append(R.OffsetForLeaderTopicResult(topic=t.topic, partitions=parts))
+    return R(throttle_time_ms=0, topics=topics)
+
+
+async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdResponse:
+    """Idempotent producers get a fresh producer id with epoch 0 (Kafka does the same when no
+    transactional id is given). Transactions are not supported: a transactional id is refused."""
+    R = InitProducerIdResponse
+    if req.transactional_id is not None:
+        log.warning("Refusing InitProducerId for transactional id %r from %s: transactions are not supported",
+                    req.transactional_id, ctx.client_id)
+        return R(throttle_time_ms=0, error_code=COORDINATOR_NOT_AVAILABLE, producer_id=-1, producer_epoch=-1)
+    pid = ctx.broker.metadata.next_producer_id()
+    return R(throttle_time_ms=0, error_code=0, producer_id=pid, producer_epoch=0)
+
+
+HANDLERS = [
+    Handler(2, 0, 10, handle_list_offsets),
+    Handler(23, 0, 4, handle_offset_for_leader_epoch),
+    Handler(22, 0, 5, handle_init_producer_id),
+]

@@ -1,0 +1,73 @@
+"""Produce (0): append record batches to partition logs with acks 0, 1 or -1.
+
+Batches stay opaque bytes: the log validates headers and CRCs, assigns offsets in place and
+writes them in one go. With acks=0 there is no response at all, as in Kafka.
+"""
+from __future__ import annotations
+
+import logging
+
+from protocol.messages import ProduceResponse
+from storage.errors import StorageError
+
+from broker.handler import Handler, RequestContext
+
+log = logging.getLogger("kafka.server.ReplicaManager")
+
+R = ProduceResponse
+UNKNOWN_SERVER_ERROR = -1
+CORRUPT_MESSAGE = 2
+UNKNOWN_TOPIC_OR_PARTITION = 3
+INVALID_TOPIC_EXCEPTION = 17
+INVALID_REQUIRED_ACKS = 21
+
+
+async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
+    rm = ctx.broker.replica_manager
+    acks = req.acks
+    topics_out = []
+    bad_acks = acks not in (-1, 0, 1)
+    for td in req.topic_data:
+        parts_out = []
+        for pd in td.partition_data:
+            pr = R.PartitionProduceResponse(index=pd.index, error_code=0, base_offset=-1,
+                                            log_append_time_ms=-1, log_start_offset=-1)
+            parts_out.append(pr)
+            if bad_acks:
+                pr.error_code = INVALID_REQUIRED_ACKS
+                continue
+            part = rm.get(td.name, pd.index)
+            if part is None:
+                pr.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            if part.is_internal:
+                pr.error_code = INVALID_TOPIC_EXCEPTION
+                pr.error_message = f"Cannot append to internal topic {td.name}"
+                continue
+            if pd.records is None or len(pd.records) == 0:
+                pr.error_code = CORRUPT_MESSAGE
+                continue
+            try:
+                info = rm.append(part, pd.records)
+            except StorageError as e:
+                pr.error_code = int(e.error_code)
+                pr.error_message = str(e) or None
+                pr.log_start_offset = part.log.log_start_offset
+                log.debug("Produce to %s-%d from %s failed: %r", td.name, pd.index, ctx.client_id, e)
+                continue
+            except Exception as e:
+                pr.error_code = UNKNOWN_SERVER_ERROR
+                log.exception("Unexpected error appending to %s-%d (client %s at %s)", td.name, pd.index,
+                              ctx.client_id, ctx.client_host)
+                pr.error_message = str(e)
+                continue
+            pr.base_offset = info.first_offset
+            pr.log_append_time_ms = info.log_append_time
+            pr.log_start_offset = info.log_start_offset
+        topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
+    if acks == 0:
+        return None
+    return R(responses=topics_out, throttle_time_ms=0)
+
+
+HANDLERS = [Handler(0, 0, 11, handle_produce)]

@@ -1,0 +1,149 @@
+"""Topic-level configs: Kafka's names, types, the broker key each one defaults to, and the
+sources DescribeConfigs reports. Pure functions over a ``KafkaConfig``; nothing on disk."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from broker.config import COMPRESSION_TYPES, KafkaConfig, LONG_MAX
+
+# DescribeConfigs ConfigSource values
+UNKNOWN = 0
+DYNAMIC_TOPIC_CONFIG = 1
+DYNAMIC_BROKER_CONFIG = 2
+DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+STATIC_BROKER_CONFIG = 4
+DEFAULT_CONFIG = 5
+
+# DescribeConfigs ConfigType values (v3+)
+TYPE_BOOLEAN, TYPE_STRING, TYPE_INT, TYPE_SHORT, TYPE_LONG, TYPE_DOUBLE, TYPE_LIST, TYPE_CLASS, TYPE_PASSWORD = range(1, 10)
+CONFIG_TYPE_IDS = {"boolean": TYPE_BOOLEAN, "string": TYPE_STRING, "int": TYPE_INT, "short": TYPE_SHORT,
+                   "long": TYPE_LONG, "double": TYPE_DOUBLE, "list": TYPE_LIST, "class": TYPE_CLASS,
+                   "password": TYPE_PASSWORD}
+
+
+@dataclass(frozen=True)
+class TopicConfigDef:
+    name: str
+    type: str
+    broker_key: str | None  # the broker config it takes its default from
+    default: Any            # used when broker_key is None
+
+
+TOPIC_CONFIGS: dict[str, TopicConfigDef] = {d.name: d for d in [
+    TopicConfigDef("cleanup.policy", "list", "log.cleanup.policy", None),
+    TopicConfigDef("compression.type", "string", "compression.type", None),
+    TopicConfigDef("compression.gzip.level", "int", "compression.gzip.level", None),
+    TopicConfigDef("compression.lz4.level", "int", "compression.lz4.level", None),
+    TopicConfigDef("compression.zstd.level", "int", "compression.zstd.level", None),
+    TopicConfigDef("delete.retention.ms", "long", "log.cleaner.delete.retention.ms", None),
+    TopicConfigDef("file.delete.delay.ms", "long", "log.segment.delete.delay.ms", None),
+    TopicConfigDef("flush.messages", "long", "log.flush.interval.messages", None),
+    TopicConfigDef("flush.ms", "long", "log.flush.interval.ms", None),
+    TopicConfigDef("follower.replication.throttled.replicas", "list", None, ""),
+    TopicConfigDef("index.interval.bytes", "int", "log.index.interval.bytes", None),
+    TopicConfigDef("leader.replication.throttled.replicas", "list", None, ""),
+    TopicConfigDef("local.retention.bytes", "long", None, -2),
+    TopicConfigDef("local.retention.ms", "long", None, -2),
+    TopicConfigDef("max.compaction.lag.ms", "long", "log.cleaner.max.compaction.lag.ms", None),
+    TopicConfigDef("max.message.bytes", "int", "message.max.bytes", None),
+    TopicConfigDef("message.downconversion.enable", "boolean", "log.message.downconversion.enable", None),
+    TopicConfigDef("message.format.version", "string", "log.message.format.version", None),
+    TopicConfigDef("message.timestamp.after.max.ms", "long", "log.message.timestamp.after.max.ms", None),
+    TopicConfigDef("message.timestamp.before.max.ms", "long", "log.message.timestamp.before.max.ms", None),
+    TopicConfigDef("message.timestamp.difference.max.ms", "long", "log.message.timestamp.difference.max.ms", None),
+    TopicConfigDef("message.timestamp.type", "string", "log.message.timestamp.type", None),
+    TopicConfigDef("min.cleanable.dirty.ratio", "double", "log.cleaner.min.cleanable.ratio", None),
+    TopicConfigDef("min.compaction.lag.ms", "long", "log.cleaner.min.compaction.lag.ms", None),
+    TopicConfigDef("min.insync.replicas", "int", "min.insync.replicas", None),
+    TopicConfigDef("preallocate", "boolean", "log.preallocate", None),
+    TopicConfigDef("remote.storage.enable", "boolean", None, False),
+    TopicConfigDef("retention.bytes", "long", "log.retention.bytes", None),
+    TopicConfigDef("retention.ms", "long", "log.retention.ms", None),
+    TopicConfigDef("segment.bytes", "int", "log.segment.bytes", None),
+    TopicConfigDef("segment.index.bytes", "int", "log.index.size.max.bytes", None),
+    TopicConfigDef("segment.jitter.ms", "long", "log.roll.jitter.ms", None),
+    TopicConfigDef("segment.ms", "long", "log.roll.ms", None),
+    TopicConfigDef("unclean.leader.election.enable", "boolean", "unclean.leader.election.enable", None),
+]}
+
+
+class InvalidConfig(ValueError):
+    """Maps to INVALID_CONFIG (40)."""
+
+
+def format_value(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return ",".join(v)
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int, str | None]:
+    """The value a topic without an override gets, the source, and the broker key used."""
+    if d.broker_key is None:
+        return format_value(d.default), DEFAULT_CONFIG, None
+    key = d.broker_key
+    if key == "log.retention.ms":
+        v: Any = cfg.log_retention_ms
+    elif key == "log.roll.ms":
+        v = cfg.log_roll_ms
+    elif key == "log.roll.jitter.ms":
+        v = cfg[key] if cfg[key] is not None else 0
+    elif key == "log.flush.interval.ms":
+        v = cfg[key] if cfg[key] is not None else LONG_MAX
+    else:
+        v = cfg[key]
+    if key in cfg.dynamic:
+        src = DYNAMIC_BROKER_CONFIG
+    elif key in cfg.originals or (key == "log.retention.ms" and (
+            {"log.retention.hours", "log.retention.minutes"} & set(cfg.originals))):
+        src = STATIC_BROKER_CONFIG
+    else:
+        src = DEFAULT_CONFIG
+    return format_value(v), src, key
+
+
+def validate_topic_configs(configs: dict[str, str | None]) -> None:
+    """Raise InvalidConfig for an unknown name or a value that does not parse."""
+    from broker.config import PARSERS
+    for name, value in configs.items():
+        d = TOPIC_CONFIGS.get(name)
+        if d is None:
+            raise InvalidConfig(f"Unknown topic config name: {name}")
+        if value is None:
+            continue
+        try:
+            parsed = PARSERS[d.type](value)
+        except ValueError:
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}") from None
+        if name == "cleanup.policy" and any(p not in ("delete", "compact") for p in parsed):
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: compact, delete")
+        if name == "compression.type" and parsed not in COMPRESSION_TYPES:
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: "
+                                + ", ".join(COMPRESSION_TYPES))
+        if name == "message.timestamp.type" and parsed not in ("CreateTime", "LogAppendTime"):
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}")
+        if d.type in ("int", "long") and name in ("segment.bytes",) and parsed < 14:
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}: Value must be at least 14")
+        if d.type in ("int", "long") and name in ("max.message.bytes", "segment.index.bytes",
+                                                  "index.interval.bytes") and parsed < 0:
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}")
+
+
+def effective_topic_config(cfg: KafkaConfig, overrides: dict[str, str]) -> dict[str, str]:
+    """Every topic config as a string: the topic's override, else the broker's default."""
+    out: dict[str, str] = {}
+    for name, d in TOPIC_CONFIGS.items():
+        if name in overrides:
+            out[name] = overrides[name]
+        else:
+            v, _src, _key = broker_default(cfg, d)
+            if v is not None:
+                out[name] = v
+    return out
