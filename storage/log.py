@@ -635,7 +635,12 @@ class Log:
             i = bisect.bisect_right(self._bases, offset) - 1
             segs = self._segments[max(i, 0):]
         for seg in segs:
-            sl = seg.read(offset, max_bytes, max_offset, min_one_message)
+            # seg.read takes a file position limit: the start of the batch holding max_offset.
+            max_pos = None
+            if max_offset is not None:
+                bp = seg.translate_offset(max_offset)
+                max_pos = bp.position if bp is not None else None
+            sl = seg.read(offset, max_bytes, max_pos, min_one_message)
             if sl is not None:
                 return FetchDataInfo(sl, offset)
             if max_offset is not None and seg.size and seg.translate_offset(max_offset) is not None:
