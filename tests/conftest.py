@@ -1,0 +1,168 @@
+"""Shared fixtures: our broker as a process, Debian's ZooKeeper, a reference Apache Kafka.
+
+Every process a fixture starts is stopped at teardown, also when the test failed; the
+output of each one a failed test used is attached to its report ("kafpy broker log" ...).
+Missing dependencies (Kafka jars, ZooKeeper) make the fixture raise: tests fail, never skip.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.support.kafka_dist import VERSIONS, ReferenceKafka
+from tests.support.kafpy_broker import KafpyBroker
+from tests.support.zookeeper import ZooKeeperServer
+
+LOG_LINES_ON_FAILURE = 200
+
+
+# --------------------------------------------------------------------------- our broker
+class BrokerFactory:
+    """Starts KafpyBroker processes for one test and stops them all at teardown.
+
+    `factory(overrides={...}, port=None, log_dir=None, zookeeper=None, start=True)`;
+    `zookeeper` (a ZooKeeperServer or a connect string) sets `zookeeper.connect`.
+    """
+
+    def __init__(self, base_dir: Path):
+        self.base_dir = base_dir
+        self.started: list[KafpyBroker] = []
+
+    def __call__(self, overrides: dict[str, object] | None = None, *, port: int | None = None,
+                 log_dir: str | Path | None = None, zookeeper: object | None = None,
+                 start: bool = True, **kwargs) -> KafpyBroker:
+        overrides = dict(overrides or {})
+        if zookeeper is not None:
+            overrides["zookeeper.connect"] = getattr(zookeeper, "connect_string", zookeeper)
+        n = len(self.started)
+        work_dir = self.base_dir / f"broker{n}"
+        broker = KafpyBroker(log_dir=log_dir or work_dir / "logs", port=port,
+                             overrides=overrides, work_dir=work_dir, **kwargs)
+        self.started.append(broker)
+        if start:
+            broker.start()
+        return broker
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return [(b.name, b.log_text()) for b in self.started]
+
+    def stop_all(self) -> None:
+        for broker in reversed(self.started):
+            try:
+                broker.stop()
+            except Exception:  # noqa: BLE001 - keep stopping the others
+                broker.kill()
+
+
+@pytest.fixture
+def broker_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerFactory]:
+    factory = BrokerFactory(tmp_path_factory.mktemp("kafpy"))
+    try:
+        yield factory
+    finally:
+        factory.stop_all()
+
+
+@pytest.fixture
+def broker(broker_factory: BrokerFactory) -> KafpyBroker:
+    """One of our brokers on a free loopback port with a fresh log dir."""
+    return broker_factory()
+
+
+# --------------------------------------------------------------------------- ZooKeeper
+@pytest.fixture
+def zookeeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ZooKeeperServer]:
+    """A fresh standalone ZooKeeper on a free loopback port (`.connect_string`)."""
+    zk = ZooKeeperServer(data_dir=tmp_path_factory.mktemp("zk"))
+    try:
+        zk.start()
+        yield zk
+    finally:
+        zk.stop()
+
+
+# --------------------------------------------------------------------------- Apache Kafka
+@pytest.fixture(scope="session")
+def reference_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceKafka]:
+    """One real Apache Kafka 4.x broker shared by the session (`.bootstrap`, `.version`).
+
+    Shared: tests must use their own topic and group names.
+    """
+    base = tmp_path_factory.mktemp("refkafka")
+    kafka = ReferenceKafka("4", log_dir=base / "data", work_dir=base)
+    try:
+        kafka.start()
+        yield kafka
+    finally:
+        kafka.stop()
+
+
+class ReferenceKafkaFactory:
+    """Starts ReferenceKafka brokers for one test: `factory(version="4", **kwargs)`."""
+
+    def __init__(self, base_dir: Path):
+        self.base_dir = base_dir
+        self.started: list[ReferenceKafka] = []
+
+    def __call__(self, version: str = "4", **kwargs) -> ReferenceKafka:
+        work_dir = self.base_dir / f"kafka{len(self.started)}"
+        kwargs.setdefault("log_dir", work_dir / "data")
+        kafka = ReferenceKafka(version, work_dir=work_dir, **kwargs)
+        self.started.append(kafka)
+        kafka.start()
+        return kafka
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return [(k.name, k.log_text()) for k in self.started]
+
+    def stop_all(self) -> None:
+        for kafka in reversed(self.started):
+            try:
+                kafka.stop()
+            except Exception:  # noqa: BLE001
+                kafka.kill()
+
+
+@pytest.fixture
+def reference_kafka_factory(tmp_path_factory: pytest.TempPathFactory
+                            ) -> Iterator[ReferenceKafkaFactory]:
+    factory = ReferenceKafkaFactory(tmp_path_factory.mktemp("refkafka"))
+    try:
+        yield factory
+    finally:
+        factory.stop_all()
+
+
+@pytest.fixture(params=sorted(VERSIONS), ids=lambda v: f"kafka{v}")
+def kafka_version(request: pytest.FixtureRequest) -> str:
+    """Parametrizes a test over the Kafka lines installed ('3.9', '4')."""
+    return request.param
+
+
+# --------------------------------------------------------------------------- failure logs
+def _logs_of(value: object) -> list[tuple[str, str]]:
+    if hasattr(value, "failure_logs"):
+        return value.failure_logs()  # type: ignore[no-any-return]
+    if hasattr(value, "log_text") and hasattr(value, "proc"):
+        name = getattr(value, "name", None) or type(value).__name__
+        return [(str(name), value.log_text())]  # type: ignore[attr-defined]
+    return []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "teardown" or not report.failed:
+        return
+    funcargs: dict = getattr(item, "funcargs", {}) or {}
+    logs: dict[str, str] = {}
+    for value in funcargs.values():
+        for name, text in _logs_of(value):
+            logs[name] = text
+    for name, text in logs.items():
+        body = "\n".join(text.splitlines()[-LOG_LINES_ON_FAILURE:])
+        report.sections.append((f"{name} log (last {LOG_LINES_ON_FAILURE} lines)", body))
+

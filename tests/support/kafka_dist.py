@@ -1,0 +1,402 @@
+"""Apache Kafka's own jars: run its CLI tools and a reference single-node broker.
+
+The jars are fetched by `scripts/install-deps.sh` into
+`${KAFPY_CACHE:-~/.cache/kafpy}/kafka-<version>/libs/`. Nothing here downloads: a missing
+distribution raises `KafkaDistMissing` (tests fail, they never skip).
+
+Tools are started as `java -cp "<libs>/*" <main class>` (the classes behind Kafka's
+`bin/*.sh` scripts; several moved from `kafka.*` to `org.apache.kafka.tools.*` between 3.x and
+4.0, so each tool lists candidates and the first one present in the jars wins).
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+import zipfile
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from . import process, wire
+from .ports import LOOPBACK, free_ports
+
+SUPPORT_DIR = Path(__file__).resolve().parent
+REPO_ROOT = SUPPORT_DIR.parents[1]
+LOG4J_CONFIG = SUPPORT_DIR / "log4j.properties"
+LOG4J2_CONFIG = SUPPORT_DIR / "log4j2.properties"
+
+DEFAULT_KAFKA_3 = "3.9.1"
+DEFAULT_KAFKA_4 = "4.4.0"
+
+
+class KafkaDistMissing(RuntimeError):
+    """Kafka's jars are not installed where install-deps.sh puts them."""
+
+
+class ToolFailed(RuntimeError):
+    """A Kafka CLI tool exited non-zero (run_tool with check=True)."""
+
+    def __init__(self, cmd: Sequence[str], result: subprocess.CompletedProcess):
+        self.result = result
+        super().__init__(f"{' '.join(cmd[-20:])!s} exited {result.returncode}\n"
+                         f"--- stdout ---\n{_clip(result.stdout)}\n"
+                         f"--- stderr ---\n{_clip(result.stderr)}")
+
+
+def _clip(text: str | bytes | None, limit: int = 6000) -> str:
+    if text is None:
+        return ""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def cache_dir() -> Path:
+    """Where install-deps.sh keeps downloaded jars."""
+    env = os.environ.get("KAFPY_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "kafpy"
+
+
+def _kafka4_version() -> str:
+    marker = cache_dir() / "kafka-4.version"
+    try:
+        version = marker.read_text().strip()
+    except OSError:
+        return DEFAULT_KAFKA_4
+    return version or DEFAULT_KAFKA_4
+
+
+#: Short names for the two Kafka lines the tests use, mapped to the full versions installed.
+VERSIONS: dict[str, str] = {"3.9": DEFAULT_KAFKA_3, "4": _kafka4_version()}
+
+
+def full_version(version: str) -> str:
+    """'3.9' / '4' / a full version like '4.4.0' -> the full version."""
+    return VERSIONS.get(version, version)
+
+
+def kafka_home(version: str) -> Path:
+    """`<cache>/kafka-<full version>`, checked to hold the jars (`libs/`)."""
+    full = full_version(version)
+    home = cache_dir() / f"kafka-{full}"
+    if not (home / ".complete").is_file() or not any((home / "libs").glob("kafka-clients-*.jar")):
+        raise KafkaDistMissing(
+            f"Apache Kafka {full} jars are not installed in {home}/libs; "
+            f"run scripts/install-deps.sh (KAFPY_CACHE={cache_dir()})")
+    return home
+
+
+def classpath(version: str) -> str:
+    """The `-cp` value for a version: every jar in its libs dir."""
+    return str(kafka_home(version) / "libs" / "*")
+
+
+def java_executable() -> str:
+    """`$KAFPY_JAVA`, else `$JAVA_HOME/bin/java`, else `java` from PATH."""
+    if os.environ.get("KAFPY_JAVA"):
+        return os.environ["KAFPY_JAVA"]
+    if os.environ.get("JAVA_HOME"):
+        candidate = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+        if candidate.exists():
+            return str(candidate)
+    found = shutil.which("java")
+    if not found:
+        raise KafkaDistMissing("java not found on PATH (install a JDK 17+)")
+    return found
+
+
+# Script name -> main classes, newest location first.
+TOOL_CLASSES: dict[str, tuple[str, ...]] = {
+    "kafka-server-start": ("kafka.Kafka",),
+    "kafka-storage": ("kafka.tools.StorageTool",),
+    "kafka-topics": ("org.apache.kafka.tools.TopicCommand", "kafka.admin.TopicCommand"),
+    "kafka-console-producer": ("org.apache.kafka.tools.ConsoleProducer",
+                               "kafka.tools.ConsoleProducer"),
+    "kafka-console-consumer": ("org.apache.kafka.tools.consumer.ConsoleConsumer",
+                               "kafka.tools.ConsoleConsumer"),
+    "kafka-configs": ("org.apache.kafka.tools.ConfigCommand", "kafka.admin.ConfigCommand"),
+    "kafka-consumer-groups": ("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                              "kafka.admin.ConsumerGroupCommand"),
+    "kafka-producer-perf-test": ("org.apache.kafka.tools.ProducerPerformance",),
+    "kafka-consumer-perf-test": ("org.apache.kafka.tools.ConsumerPerformance",
+                                 "kafka.tools.ConsumerPerformance"),
+    "kafka-dump-log": ("org.apache.kafka.tools.DumpLogSegments", "kafka.tools.DumpLogSegments"),
+    "kafka-get-offsets": ("org.apache.kafka.tools.GetOffsetShell", "kafka.tools.GetOffsetShell"),
+    "kafka-broker-api-versions": ("org.apache.kafka.tools.BrokerApiVersionsCommand",
+                                  "kafka.admin.BrokerApiVersionsCommand"),
+    "kafka-delete-records": ("org.apache.kafka.tools.DeleteRecordsCommand",
+                             "kafka.admin.DeleteRecordsCommand"),
+    "kafka-reassign-partitions": ("org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+                                  "kafka.admin.ReassignPartitionsCommand"),
+    "kafka-leader-election": ("org.apache.kafka.tools.LeaderElectionCommand",
+                              "kafka.admin.LeaderElectionCommand"),
+    "kafka-log-dirs": ("org.apache.kafka.tools.LogDirsCommand", "kafka.admin.LogDirsCommand"),
+    "kafka-acls": ("org.apache.kafka.tools.AclCommand", "kafka.admin.AclCommand"),
+    "kafka-transactions": ("org.apache.kafka.tools.TransactionsCommand",),
+    "kafka-features": ("org.apache.kafka.tools.FeatureCommand", "kafka.admin.FeatureCommand"),
+    "kafka-metadata-quorum": ("org.apache.kafka.tools.MetadataQuorumCommand",),
+    "kafka-verifiable-producer": ("org.apache.kafka.tools.VerifiableProducer",),
+    "kafka-verifiable-consumer": ("org.apache.kafka.tools.VerifiableConsumer",),
+    "kafka-e2e-latency": ("org.apache.kafka.tools.EndToEndLatency", "kafka.tools.EndToEndLatency"),
+}
+
+# Tools that run long enough for the JIT to matter; the rest start faster with C1 only.
+_LONG_RUNNING = {"kafka-server-start", "kafka-producer-perf-test", "kafka-consumer-perf-test",
+                 "kafka-e2e-latency"}
+
+
+@functools.lru_cache(maxsize=None)
+def _classes_in(libs: str) -> frozenset[str]:
+    """Dotted names of the classes in the Kafka jars of a libs dir (cached per dir)."""
+    names: set[str] = set()
+    for jar in Path(libs).glob("kafka*.jar"):
+        with zipfile.ZipFile(jar) as zf:
+            for entry in zf.namelist():
+                if entry.endswith(".class") and "$" not in entry:
+                    names.add(entry[:-6].replace("/", "."))
+    return frozenset(names)
+
+
+def main_class(version: str, tool: str) -> str:
+    """The main class behind `tool` (a bin/ script name, `.sh` optional) in `version`."""
+    name = tool[:-3] if tool.endswith(".sh") else tool
+    if "." in name and name not in TOOL_CLASSES:
+        return name  # already a class name
+    try:
+        candidates = TOOL_CLASSES[name]
+    except KeyError:
+        raise ValueError(f"unknown Kafka tool {tool!r}; known: {sorted(TOOL_CLASSES)}") from None
+    present = _classes_in(str(kafka_home(version) / "libs"))
+    for cls in candidates:
+        if cls in present:
+            return cls
+    raise KafkaDistMissing(f"none of {candidates} is in Kafka {full_version(version)}'s jars")
+
+
+def java_command(version: str, tool: str, args: Sequence[str] = (), *,
+                 heap: str | None = None, jvm_opts: Sequence[str] = (),
+                 log_level: str | None = None) -> list[str]:
+    """The argv that runs `tool` of Kafka `version` with `args`."""
+    name = tool[:-3] if tool.endswith(".sh") else tool
+    level = log_level or os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "WARN")
+    cmd = [java_executable()]
+    if name in _LONG_RUNNING:
+        cmd += [f"-Xmx{heap or '1g'}", "-XX:+UseG1GC"]
+    else:
+        cmd += [f"-Xmx{heap or '512m'}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+    cmd += [
+        "-Djava.awt.headless=true",
+        f"-Dkafpy.log.level={level}",
+        f"-Dlog4j.configuration=file:{LOG4J_CONFIG}",
+        f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}",
+        *jvm_opts,
+        "-cp", classpath(version),
+        main_class(version, tool),
+        *map(str, args),
+    ]
+    return cmd
+
+
+def run_tool(version: str, tool: str, args: Sequence[str] = (), input: str | bytes | None = None,
+             timeout: float = 120.0, check: bool = True, env: Mapping[str, str] | None = None,
+             cwd: str | Path | None = None, **java_kw) -> subprocess.CompletedProcess:
+    """Run a Kafka CLI tool to completion and return its CompletedProcess (text unless
+    `input` is bytes). Raises ToolFailed when `check` and it exits non-zero, and
+    subprocess.TimeoutExpired (after killing it) when it runs past `timeout` seconds.
+    """
+    cmd = java_command(version, tool, args, **java_kw)
+    full_env = {**os.environ, **(env or {})}
+    text = not isinstance(input, (bytes, bytearray))
+    result = subprocess.run(cmd, input=input, capture_output=True, text=text, timeout=timeout,
+                            env=full_env, cwd=cwd, stdin=None if input is not None else subprocess.DEVNULL)
+    if check and result.returncode != 0:
+        raise ToolFailed(cmd, result)
+    return result
+
+
+def popen_tool(version: str, tool: str, args: Sequence[str] = (), *,
+               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+               text: bool = True, env: Mapping[str, str] | None = None,
+               cwd: str | Path | None = None, **java_kw) -> subprocess.Popen:
+    """Start a long-running Kafka tool (console consumer/producer) in its own process group.
+
+    The caller stops it, e.g. with `tests.support.process.terminate(proc)`.
+    """
+    cmd = java_command(version, tool, args, **java_kw)
+    return subprocess.Popen(cmd, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
+                            env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
+                            bufsize=1 if text else -1)
+
+
+def random_cluster_id() -> str:
+    """A cluster id as `kafka-storage random-uuid` prints it (22 chars, base64url)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class ReferenceKafka:
+    """A real single-node Apache Kafka broker (KRaft, combined broker+controller).
+
+    Keeps partition data in `log_dir` (Kafka's own layout, for interop tests), and the KRaft
+    metadata log, server.properties and the process output in `work_dir` (a temp dir unless
+    given, removed on stop when created here). Listens on 127.0.0.1:`port`; clients are told
+    `advertised_port` (default `port`), so a recording proxy can sit in front of it.
+    Use as a context manager, or call start()/stop().
+    """
+
+    def __init__(self, version: str = "4", log_dir: str | Path | None = None,
+                 port: int | None = None, *, controller_port: int | None = None,
+                 advertised_port: int | None = None, work_dir: str | Path | None = None,
+                 overrides: Mapping[str, object] | None = None, node_id: int = 1,
+                 start_timeout: float = 120.0):
+        self.version = full_version(version)
+        kafka_home(self.version)  # fail early and clearly
+        self._own_work_dir = work_dir is None
+        self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="refkafka-"))
+        self.log_dir = Path(log_dir) if log_dir else self.work_dir / "data"
+        ports = free_ports(2)
+        self.port = port or ports[0]
+        self.controller_port = controller_port or (ports[1] if ports[1] != self.port else
+                                                   free_ports(3)[2])
+        self.advertised_port = advertised_port or self.port
+        self.node_id = node_id
+        self.overrides = dict(overrides or {})
+        self.start_timeout = start_timeout
+        self.cluster_id = random_cluster_id()
+        self.config_path = self.work_dir / "server.properties"
+        self.output_path = self.work_dir / "server.out"
+        self.proc: subprocess.Popen | None = None
+        self._formatted = False
+
+    @property
+    def bootstrap(self) -> str:
+        """host:port as clients should use it (the advertised port)."""
+        return f"{LOOPBACK}:{self.advertised_port}"
+
+    @property
+    def name(self) -> str:
+        return f"Apache Kafka {self.version} {self.direct_bootstrap}"
+
+    @property
+    def direct_bootstrap(self) -> str:
+        """host:port of the broker's own listener (bypassing any proxy)."""
+        return f"{LOOPBACK}:{self.port}"
+
+    def properties(self) -> dict[str, str]:
+        props: dict[str, object] = {
+            "process.roles": "broker,controller",
+            "node.id": self.node_id,
+            "controller.quorum.voters": f"{self.node_id}@{LOOPBACK}:{self.controller_port}",
+            "listeners": f"PLAINTEXT://{LOOPBACK}:{self.port},CONTROLLER://{LOOPBACK}:{self.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{self.advertised_port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": self.log_dir,
+            "metadata.log.dir": self.work_dir / "metadata",
+            "num.partitions": 1,
+            "offsets.topic.replication.factor": 1,
+            "offsets.topic.num.partitions": 5,
+            "transaction.state.log.replication.factor": 1,
+            "transaction.state.log.min.isr": 1,
+            "transaction.state.log.num.partitions": 5,
+            "share.coordinator.state.topic.replication.factor": 1,
+            "share.coordinator.state.topic.min.isr": 1,
+            "group.initial.rebalance.delay.ms": 0,
+            "auto.create.topics.enable": "true",
+            "log.flush.interval.messages": 9223372036854775807,
+        }
+        props.update(self.overrides)
+        return {k: str(v) for k, v in props.items()}
+
+    def _write_config(self) -> None:
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.config_path.write_text(
+            "".join(f"{k}={v}\n" for k, v in self.properties().items()))
+
+    def format(self) -> None:
+        """`kafka-storage format` the log and metadata dirs with this broker's cluster id."""
+        self._write_config()
+        run_tool(self.version, "kafka-storage",
+                 ["format", "-t", self.cluster_id, "-c", self.config_path, "--ignore-formatted"],
+                 timeout=120)
+        self._formatted = True
+
+    def start(self) -> "ReferenceKafka":
+        if self.proc is not None and self.proc.poll() is None:
+            return self
+        if not self._formatted:
+            self.format()
+        else:
+            self._write_config()
+        cmd = java_command(self.version, "kafka-server-start", [self.config_path],
+                           heap="1g", log_level=os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "INFO"))
+        out = open(self.output_path, "ab")
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.STDOUT, start_new_session=True,
+                                         cwd=self.work_dir)
+        finally:
+            out.close()
+        try:
+            process.wait_for(self._serves_metadata, timeout=self.start_timeout,
+                             what=f"Apache Kafka {self.version} on port {self.port}",
+                             proc=self.proc, log_path=self.output_path, interval=0.2)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _serves_metadata(self) -> bool:
+        return any(node == self.node_id for node, _h, _p in
+                   wire.metadata_brokers(LOOPBACK, self.port, timeout=2.0))
+
+    def stop(self, timeout: float = 60.0) -> int | None:
+        """SIGTERM (controlled shutdown), SIGKILL after `timeout`. Returns the exit code."""
+        code = None
+        if self.proc is not None:
+            code = process.terminate(self.proc, timeout=timeout)
+        return code
+
+    def kill(self) -> int | None:
+        return process.kill(self.proc) if self.proc is not None else None
+
+    def log_text(self) -> str:
+        try:
+            return self.output_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def cleanup(self) -> None:
+        """Remove the work dir if this object created it (after stop)."""
+        if self._own_work_dir:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def __enter__(self) -> "ReferenceKafka":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+        self.cleanup()
+
+    def run_tool(self, tool: str, args: Sequence[str] = (), **kw) -> subprocess.CompletedProcess:
+        """run_tool for this broker's version (add --bootstrap-server yourself)."""
+        return run_tool(self.version, tool, args, **kw)
+
+
+def spark_kafka_jars(spark_version: str | None = None) -> list[Path]:
+    """The jars to add to `spark.jars` for Spark's `kafka` source/sink (the connector and the
+    dependencies pyspark's own jars dir lacks), as install-deps.sh fetched them."""
+    if spark_version is None:
+        import pyspark  # the installed pyspark decides the connector version
+        spark_version = pyspark.__version__
+    d = cache_dir() / f"spark-kafka-{spark_version}"
+    jars = sorted(d.glob("*.jar"))
+    if not (d / ".complete").is_file() or not jars:
+        raise KafkaDistMissing(f"Spark Kafka connector {spark_version} not in {d}; "
+                               f"run scripts/install-deps.sh")
+    return jars
