@@ -171,10 +171,16 @@ def _to_batch(messages: list[LegacyMessage], codec: int) -> bytes:
     offsets = [m.offset for m in messages]
     base = offsets[0]
     deltas = [o - base for o in offsets]
-    if any(b <= a for a, b in zip(deltas, deltas[1:])) or deltas[0] != 0:
-        deltas = list(range(len(messages)))  # producers may send all-zero offsets
+    if (any(b <= a for a, b in zip(deltas, deltas[1:])) or deltas[-1] > 0x7FFFFFFF
+            or not -(1 << 63) <= base <= (1 << 63) - 1):
+        # producers may send all-zero offsets; the broker assigns real ones anyway
+        base = 0 if not -(1 << 63) <= base <= (1 << 63) - 1 else base
+        deltas = list(range(len(messages)))
     timestamp_type = 1 if messages[-1].attributes & _TIMESTAMP_TYPE_MASK else 0
     timestamps = [m.timestamp for m in messages]
+    for ts in timestamps:
+        if ts < NO_TIMESTAMP:
+            raise CorruptRecord(f"invalid legacy message timestamp {ts}")
     base_ts = timestamps[0]
     records = [
         Record(d, ts - base_ts, m.key, m.value, [], 0)
