@@ -328,11 +328,11 @@ class LogSegment:
 
     # -- truncation and recovery -----------------------------------------------------
     def truncate_to(self, offset: int) -> int:
-        """Drop batches with base offset >= ``offset`` (whole batches); bytes removed."""
+        """Drop the batch holding ``offset`` and everything after (Kafka's rule); bytes removed."""
         found = self.translate_offset(offset)
         if found is None:
             return 0
-        pos = found.position if found.base_offset >= offset else found.position + found.size
+        pos = found.position
         if pos >= self.size:
             return 0
         removed = self.size - pos
