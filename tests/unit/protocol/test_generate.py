@@ -1,0 +1,81 @@
+"""The checked-in generated module matches what the generator makes from the specs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from protocol import generate
+from protocol import messages as M
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_checked_in_output_is_current(tmp_path: Path) -> None:
+    out = tmp_path / "messages.py"
+    assert generate.main(["--output", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == (REPO / "protocol" / "messages.py").read_text(encoding="utf-8"), (
+        "protocol/messages.py is stale: run python -m protocol.generate"
+    )
+
+
+def test_check_flag_exit_codes(tmp_path: Path) -> None:
+    out = tmp_path / "messages.py"
+    out.write_text("# stale\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "protocol.generate", "--check", "--output", str(out)]
+    assert subprocess.run(cmd, cwd=REPO, capture_output=True).returncode == 1
+    subprocess.run([sys.executable, "-m", "protocol.generate", "--output", str(out)], cwd=REPO, check=True)
+    assert subprocess.run(cmd, cwd=REPO, capture_output=True).returncode == 0
+
+
+def test_output_is_deterministic() -> None:
+    assert generate.generate() == generate.generate()
+
+
+def test_strip_comments_keeps_slashes_inside_strings() -> None:
+    text = '{"a": "http://x//y", // comment\n "b": "q\\"//"} // end'
+    assert generate.strip_comments(text) == '{"a": "http://x//y", \n "b": "q\\"//"} '
+
+
+def test_parse_versions() -> None:
+    assert generate.parse_versions("3+") == (3, 0x7FFF)
+    assert generate.parse_versions("1-4") == (1, 4)
+    assert generate.parse_versions("2") == (2, 2)
+    assert generate.parse_versions("none") is None
+
+
+def test_snake_case() -> None:
+    assert generate.snake_case("PartitionIndex") == "partition_index"
+    assert generate.snake_case("TopicID") == "topic_id"
+    assert generate.snake_case("TopicId") == "topic_id"
+    assert generate.snake_case("leaderEpoch") == "leader_epoch"
+    assert generate.snake_case("ISRNodes") == "isr_nodes"
+
+
+def test_selection_covers_broker_apis_headers_and_internal_records() -> None:
+    names = set(M.MESSAGES)
+    for n in ("RequestHeader", "ResponseHeader", "OffsetCommitKey", "OffsetCommitValue",
+              "GroupMetadataKey", "GroupMetadataValue", "TransactionLogKey", "TransactionLogValue",
+              "ConsumerProtocolSubscription", "ConsumerProtocolAssignment"):
+        assert n in names
+    # controller-only APIs (e.g. BrokerRegistration, 62) are not generated; broker ones are
+    assert 62 not in M.API_KEYS
+    assert M.API_KEYS[0].request_class is M.ProduceRequest
+    assert M.API_KEYS[18].flexible_min == 3
+    assert M.ProduceResponse.TopicProduceResponse.__qualname__ == "ProduceResponse.TopicProduceResponse"
+    assert M.MetadataResponse.MetadataResponseTopic().partitions == []
+
+
+def test_constructor_defaults_and_fresh_mutables() -> None:
+    a, b = M.MetadataResponse(), M.MetadataResponse()
+    assert a.controller_id == -1 and a.cluster_id is None
+    a.topics.append(1)
+    assert b.topics == []
+    fr = M.FetchResponse.PartitionData()
+    assert fr.current_leader == M.FetchResponse.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1)
+    assert fr.aborted_transactions == [] and fr.records is None  # nullable, no "null" default
+    assert M.FetchRequest().cluster_id is None
+    assert M.ProduceRequest(acks=-1).acks == -1
+    assert repr(M.HeartbeatResponse()) == "HeartbeatResponse(throttle_time_ms=0, error_code=0)"
+    assert hasattr(M.ProduceRequest(), "__dict__") is False
