@@ -31,6 +31,7 @@ __all__ = ["OffsetIndex", "TimeIndex"]
 
 _OFF = struct.Struct(">ii")
 _TIME = struct.Struct(">qi")
+_POS = struct.Struct(">i")
 
 
 class _Index:
@@ -46,6 +47,7 @@ class _Index:
         self._mm: Optional[mmap.mmap] = None
         self._entries = 0
         self._loaded = False
+        self.misaligned = False
 
     # -- loading -----------------------------------------------------------------
     def _ensure(self) -> None:
@@ -56,6 +58,7 @@ class _Index:
         exists = os.path.exists(self.path)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         size = os.fstat(self._fd).st_size if exists else 0
+        self.misaligned = size % self.entry_size != 0
         size -= size % self.entry_size
         if size:
             mm = mmap.mmap(self._fd, size)
@@ -228,8 +231,8 @@ class OffsetIndex(_Index):
         """Largest indexed position <= ``position`` (0 if none): positions ascend too."""
         self._ensure()
         mm = self._mm
-        slot = self._largest_lower_bound(position, lambda i: _OFF.unpack_from(mm, i * 8 + 4)[0])
-        return 0 if slot < 0 else _OFF.unpack_from(mm, slot * 8 + 4)[0]
+        slot = self._largest_lower_bound(position, lambda i: _POS.unpack_from(mm, i * 8 + 4)[0])
+        return 0 if slot < 0 else _POS.unpack_from(mm, slot * 8 + 4)[0]
 
     def last_offset(self) -> int:
         self._ensure()
@@ -245,8 +248,10 @@ class OffsetIndex(_Index):
         self.truncate_entries(slot + 1)
 
     def sanity_check(self, log_size: int) -> None:
-        """Cheap check as Kafka does: first and last entries inside the segment."""
+        """Cheap check as Kafka does: whole entries, first and last inside the segment."""
         self._ensure()
+        if self.misaligned:
+            raise CorruptIndexError(f"index {self.path} is not a whole number of entries")
         if not self._entries:
             return
         first_rel, first_pos = self.entry(0)
@@ -304,6 +309,8 @@ class TimeIndex(_Index):
 
     def sanity_check(self) -> None:
         self._ensure()
+        if self.misaligned:
+            raise CorruptIndexError(f"time index {self.path} is not a whole number of entries")
         if self._entries > 1:
             ts0, rel0 = self.entry(0)
             ts1, rel1 = self.entry(self._entries - 1)

@@ -643,8 +643,8 @@ class Log:
             sl = seg.read(offset, max_bytes, max_pos, min_one_message)
             if sl is not None:
                 return FetchDataInfo(sl, offset)
-            if max_offset is not None and seg.size and seg.translate_offset(max_offset) is not None:
-                break
+            if max_pos is not None:
+                break  # max_offset lies in this segment: nothing further is readable
         return FetchDataInfo(None, offset)
 
     def fetch_offset_by_timestamp(self, ts: int) -> Optional[tuple[int, int, int]]:
