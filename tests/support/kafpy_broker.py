@@ -2,8 +2,9 @@
 
 Command line (the contract in docs/INTERFACES.md):
     python -m broker <repo>/config/server.properties \
-        --override listeners=PLAINTEXT://127.0.0.1:<port> --override log.dirs=<log_dir> \
-        [--override k=v ...]
+        --override listeners=PLAINTEXT://127.0.0.1:<port> \
+        --override advertised.listeners=PLAINTEXT://127.0.0.1:<port> \
+        --override log.dirs=<log_dir> [--override k=v ...]
 Output (stdout+stderr) goes to `<work_dir>/broker-<port>.log`, outside `log_dir` so storage
 tests see only what the broker writes. Ready when the port answers ApiVersions v0.
 """
@@ -31,7 +32,7 @@ class KafpyBroker:
                  overrides: Mapping[str, object] | None = None,
                  config: str | Path = DEFAULT_CONFIG, work_dir: str | Path | None = None,
                  start_timeout: float = 60.0, python: str = sys.executable,
-                 env: Mapping[str, str] | None = None):
+                 env: Mapping[str, str] | None = None, module: str = "broker"):
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kafpy-"))
         self.log_dir = Path(log_dir) if log_dir else self.work_dir / "logs"
         self.port = port or free_port()
@@ -40,6 +41,7 @@ class KafpyBroker:
         self.start_timeout = start_timeout
         self.python = python
         self.env = dict(env or {})
+        self.module = module  # a stand-in module in the fixture's own tests
         self.output_path = self.work_dir / f"broker-{self.port}.log"
         self.proc: subprocess.Popen | None = None
         self.exit_codes: list[int] = []
@@ -57,10 +59,15 @@ class KafpyBroker:
         return f"kafpy broker {self.bootstrap}"
 
     def command(self) -> list[str]:
-        cmd = [self.python, "-m", "broker", str(self.config),
-               "--override", f"listeners=PLAINTEXT://{LOOPBACK}:{self.port}",
-               "--override", f"log.dirs={self.log_dir}"]
-        for key, value in self.overrides.items():
+        settings = {
+            "listeners": f"PLAINTEXT://{LOOPBACK}:{self.port}",
+            # config/server.properties advertises localhost:9092, as Kafka's own does
+            "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{self.port}",
+            "log.dirs": str(self.log_dir),
+            **self.overrides,
+        }
+        cmd = [self.python, "-m", self.module, str(self.config)]
+        for key, value in settings.items():
             cmd += ["--override", f"{key}={value}"]
         return cmd
 

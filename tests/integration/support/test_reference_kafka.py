@@ -1,0 +1,60 @@
+"""Apache Kafka's jars as installed by install-deps.sh: the reference broker and CLI tools."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from kafka import KafkaAdminClient
+
+from tests.support import wire
+from tests.support.kafka_dist import VERSIONS, ToolFailed, run_tool
+
+
+@pytest.fixture
+def kafka(kafka_version, request):
+    """The shared session broker for Kafka 4, a fresh one for the other lines."""
+    if kafka_version == "4":
+        return request.getfixturevalue("reference_kafka")
+    return request.getfixturevalue("reference_kafka_factory")(kafka_version)
+
+
+def test_tools_against_reference_broker(kafka, kafka_version):
+    assert kafka.version == VERSIONS[kafka_version]
+    bs = ["--bootstrap-server", kafka.bootstrap]
+    topic = f"support-{uuid.uuid4().hex[:8]}"
+
+    versions = wire.api_versions("127.0.0.1", kafka.port)
+    assert versions[0][1] >= 9 and versions[18][1] >= 3  # Produce, ApiVersions
+
+    run_tool(kafka_version, "kafka-topics", [*bs, "--create", "--topic", topic,
+                                             "--partitions", "2"])
+    listed = run_tool(kafka_version, "kafka-topics", [*bs, "--list"]).stdout.split()
+    assert topic in listed
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka.bootstrap, request_timeout_ms=30000)
+    try:
+        assert topic in admin.list_topics()
+    finally:
+        admin.close()
+
+    lines = [f"line-{i}" for i in range(5)]
+    run_tool(kafka_version, "kafka-console-producer", [*bs, "--topic", topic],
+             input="\n".join(lines) + "\n")
+    out = run_tool(kafka_version, "kafka-console-consumer",
+                   [*bs, "--topic", topic, "--from-beginning", "--max-messages", "5",
+                    "--timeout-ms", "60000"]).stdout
+    assert sorted(out.split()) == lines
+
+    segments = sorted(kafka.log_dir.glob(f"{topic}-*/*.log"))
+    assert len(segments) == 2
+    dumped = "".join(run_tool(kafka_version, "kafka-dump-log",
+                              ["--files", seg, "--print-data-log"]).stdout for seg in segments)
+    assert dumped.count("baseOffset") >= 1
+    assert sum(f"payload: {line}" in dumped for line in lines) == 5
+
+
+def test_run_tool_reports_failures(kafka_version):
+    with pytest.raises(ToolFailed) as err:
+        run_tool(kafka_version, "kafka-topics", ["--no-such-flag"])
+    assert err.value.result.returncode != 0
+    assert "no-such-flag" in str(err.value)
