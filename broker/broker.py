@@ -41,6 +41,7 @@ class Broker:
         self.log_manager: LogManager | None = None
         self.replica_manager = ReplicaManager(self)
         self.group_coordinator = None
+        self.zk = None
         self.server = SocketServer(self)
         self.started = asyncio.Event()
         self._stopping = False
@@ -75,9 +76,28 @@ class Broker:
         # A listener on port 0 (tests) advertises the port it got.
         if adv.port == 0:
             self.metadata.broker.port = self.server.bound_ports[adv.name]
+        if cfg["zookeeper.connect"]:
+            await self._register_in_zookeeper()
         self._tasks.append(self.loop.create_task(self._housekeeping()))
         log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, self.metadata.cluster_id)
         self.started.set()
+
+    async def _register_in_zookeeper(self) -> None:
+        from broker.zk_registration import ZkRegistration
+        cfg = self.config
+        zk = ZkRegistration(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
+                            cfg["zookeeper.connection.timeout.ms"])
+        me = self.metadata.broker
+        adv = cfg.advertised_listeners[0]
+        zk_cluster = await self.loop.run_in_executor(
+            None, lambda: zk.start(me.node_id, me.host, me.port, adv.name, self.metadata.cluster_id, me.rack))
+        if zk_cluster != self.metadata.cluster_id:
+            log.warning("ZooKeeper at %s holds cluster id %s; this broker's log dirs belong to cluster %s",
+                        cfg["zookeeper.connect"], zk_cluster, self.metadata.cluster_id)
+        log.warning("ZooKeeper mode: this broker registers under /brokers/ids for tools, but keeps topic "
+                    "metadata standalone in %s (replication across brokers is not implemented yet)",
+                    cfg.log_dirs[0])
+        self.zk = zk
 
     async def _housekeeping(self) -> None:
         interval = min(self.config["log.retention.check.interval.ms"], 300000) / 1000
@@ -104,6 +124,8 @@ class Broker:
                 log.exception("Error stopping the group coordinator")
         if self.log_manager is not None:
             self.log_manager.shutdown()
+        if self.zk is not None:
+            self.zk.stop()
         log.info("[KafkaServer id=%d] shut down completed", self.config.broker_id)
 
     def pid(self) -> int:

@@ -224,8 +224,8 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
             pi = info.partitions[p]
             parts.append(R.DescribeTopicPartitionsResponsePartition(
                 error_code=0, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
-                replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), eligible_leader_replicas=None,
-                last_known_elr=None, offline_replicas=list(pi.offline_replicas)))
+                replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), eligible_leader_replicas=[],
+                last_known_elr=[], offline_replicas=list(pi.offline_replicas)))
             budget -= 1
         out.append(R.DescribeTopicPartitionsResponseTopic(error_code=0, name=name, topic_id=info.topic_id,
                                                           is_internal=info.is_internal, partitions=parts))
