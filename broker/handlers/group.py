@@ -1,0 +1,307 @@
+"""Group and offset APIs: FindCoordinator (10), JoinGroup (11), Heartbeat (12),
+LeaveGroup (13), SyncGroup (14), DescribeGroups (15), ListGroups (16),
+OffsetCommit (8), OffsetFetch (9), DeleteGroups (42), OffsetDelete (47).
+
+Thin glue between decoded requests and `broker.group_coordinator` (a
+coordinator.GroupCoordinatorService): it maps fields per version, awaits the futures
+of JoinGroup/SyncGroup (parked until the rebalance step completes), and builds the
+responses. All versions from 0: librdkafka relies on the low ones.
+"""
+from __future__ import annotations
+
+import logging
+
+from protocol.messages import (
+    DeleteGroupsResponse, DescribeGroupsResponse, FindCoordinatorResponse, HeartbeatResponse,
+    JoinGroupResponse, LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse,
+    OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse)
+
+from broker.handler import Handler, RequestContext
+from coordinator import errors as E
+from coordinator.records import OffsetAndMetadata
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+# Authorized operations of a group without an authorizer: READ, DELETE, DESCRIBE.
+_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+_NO_OPERATIONS = -2147483648
+
+
+def _service(ctx: RequestContext):
+    return ctx.broker.group_coordinator
+
+
+def _coordinator(ctx: RequestContext):
+    return ctx.broker.group_coordinator.coordinator
+
+
+def _now(ctx: RequestContext) -> int:
+    return ctx.broker.group_coordinator.now_ms()
+
+
+def _client_host(ctx: RequestContext) -> str:
+    # Kafka reports InetAddress.toString(): "/127.0.0.1".
+    host = ctx.client_host or ""
+    return host if host.startswith("/") else "/" + host
+
+
+# --------------------------------------------------------------------- FindCoordinator
+async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorResponse:
+    v = ctx.api_version
+    svc = _service(ctx)
+    key_type = req.key_type if v >= 1 else 0
+    if v < 4:
+        err, node, host, port = svc.find_coordinator(req.key, key_type)
+        return FindCoordinatorResponse(
+            throttle_time_ms=0, error_code=err, error_message=None,
+            node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
+            port=port if err == E.NONE else -1)
+    coordinators = []
+    for key in req.coordinator_keys:
+        err, node, host, port = svc.find_coordinator(key, key_type)
+        coordinators.append(FindCoordinatorResponse.Coordinator(
+            key=key, node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
+            port=port if err == E.NONE else -1, error_code=err, error_message=None))
+    return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
+
+
+# --------------------------------------------------------------------- JoinGroup
+async def handle_join_group(ctx: RequestContext, req) -> JoinGroupResponse:
+    v = ctx.api_version
+    instance = req.group_instance_id if v >= 5 else None
+    fut = _coordinator(ctx).join_group(
+        req.group_id, req.member_id, instance,
+        require_known_member_id=v >= 4 and instance is None,
+        support_skipping_assignment=v >= 9,
+        client_id=ctx.client_id, client_host=_client_host(ctx),
+        rebalance_timeout_ms=req.session_timeout_ms if v == 0 else req.rebalance_timeout_ms,
+        session_timeout_ms=req.session_timeout_ms,
+        protocol_type=req.protocol_type,
+        protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
+        now_ms=_now(ctx))
+    r = await fut
+    M = JoinGroupResponse.JoinGroupResponseMember
+    return JoinGroupResponse(
+        throttle_time_ms=0, error_code=r.error, generation_id=r.generation_id,
+        protocol_type=r.protocol_type if v >= 7 else None,
+        protocol_name=r.protocol_name if v >= 7 else (r.protocol_name or ""),
+        leader=r.leader, skip_assignment=r.skip_assignment, member_id=r.member_id,
+        members=[M(member_id=mid, group_instance_id=iid, metadata=meta)
+                 for mid, iid, meta in r.members])
+
+
+# --------------------------------------------------------------------- SyncGroup
+async def handle_sync_group(ctx: RequestContext, req) -> SyncGroupResponse:
+    v = ctx.api_version
+    ptype = req.protocol_type if v >= 5 else None
+    pname = req.protocol_name if v >= 5 else None
+    if v >= 5 and (ptype is None or pname is None):
+        return SyncGroupResponse(throttle_time_ms=0, error_code=E.INCONSISTENT_GROUP_PROTOCOL,
+                                 protocol_type=None, protocol_name=None, assignment=b"")
+    fut = _coordinator(ctx).sync_group(
+        req.group_id, req.generation_id, req.member_id, ptype, pname,
+        req.group_instance_id if v >= 3 else None,
+        {a.member_id: bytes(a.assignment) for a in req.assignments}, _now(ctx))
+    r = await fut
+    return SyncGroupResponse(throttle_time_ms=0, error_code=r.error,
+                             protocol_type=r.protocol_type if v >= 5 else None,
+                             protocol_name=r.protocol_name if v >= 5 else None,
+                             assignment=r.assignment)
+
+
+# --------------------------------------------------------------------- Heartbeat
+async def handle_heartbeat(ctx: RequestContext, req) -> HeartbeatResponse:
+    err = _coordinator(ctx).heartbeat(req.group_id, req.member_id,
+                                      req.group_instance_id if ctx.api_version >= 3 else None,
+                                      req.generation_id, _now(ctx))
+    return HeartbeatResponse(throttle_time_ms=0, error_code=err)
+
+
+# --------------------------------------------------------------------- LeaveGroup
+async def handle_leave_group(ctx: RequestContext, req) -> LeaveGroupResponse:
+    v = ctx.api_version
+    if v < 3:
+        members = [(req.member_id, None)]
+    else:
+        members = [(m.member_id, m.group_instance_id) for m in req.members]
+    err, results = _coordinator(ctx).leave_group(req.group_id, members, _now(ctx))
+    if v < 3:
+        if err == E.NONE and results:
+            err = results[0][2]
+        return LeaveGroupResponse(throttle_time_ms=0, error_code=err)
+    R = LeaveGroupResponse.MemberResponse
+    return LeaveGroupResponse(
+        throttle_time_ms=0, error_code=err,
+        members=[R(member_id=mid, group_instance_id=iid, error_code=e) for mid, iid, e in results])
+
+
+# --------------------------------------------------------------------- DescribeGroups
+async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResponse:
+    coord = _coordinator(ctx)
+    with_ops = ctx.api_version >= 3 and req.include_authorized_operations
+    D, DM = DescribeGroupsResponse.DescribedGroup, DescribeGroupsResponse.DescribedGroupMember
+    groups = []
+    for gid in req.groups:
+        s = coord.describe_group(gid)
+        groups.append(D(
+            error_code=s.error, group_id=gid, group_state=s.state, protocol_type=s.protocol_type,
+            protocol_data=s.protocol,
+            members=[DM(member_id=m.member_id, group_instance_id=m.group_instance_id,
+                        client_id=m.client_id, client_host=m.client_host,
+                        member_metadata=m.metadata, member_assignment=m.assignment)
+                     for m in s.members],
+            authorized_operations=_GROUP_OPERATIONS if with_ops else _NO_OPERATIONS))
+    return DescribeGroupsResponse(throttle_time_ms=0, groups=groups)
+
+
+# --------------------------------------------------------------------- ListGroups
+async def handle_list_groups(ctx: RequestContext, req) -> ListGroupsResponse:
+    v = ctx.api_version
+    err, groups = _coordinator(ctx).list_groups(
+        req.states_filter if v >= 4 else None, req.types_filter if v >= 5 else None)
+    G = ListGroupsResponse.ListedGroup
+    return ListGroupsResponse(
+        throttle_time_ms=0, error_code=err,
+        groups=[G(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state,
+                  group_type=g.group_type) for g in groups])
+
+
+# --------------------------------------------------------------------- OffsetCommit
+def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
+    info = ctx.broker.metadata.topic(topic)
+    return info is not None and partition in info.partitions
+
+
+async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
+    v = ctx.api_version
+    now = _now(ctx)
+    retention = req.retention_time_ms if 2 <= v <= 4 else -1
+    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+    errors: dict[tuple[str, int], int] = {}
+    order: list[tuple[str, int]] = []
+    for t in req.topics:
+        for p in t.partitions:
+            tp = (t.name, p.partition_index)
+            order.append(tp)
+            if not _partition_exists(ctx, t.name, p.partition_index):
+                errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            commit_ts = p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now
+            offsets[tp] = OffsetAndMetadata(
+                offset=p.committed_offset,
+                leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
+                metadata=p.committed_metadata if p.committed_metadata is not None else "",
+                commit_timestamp=commit_ts,
+                expire_timestamp=now + retention if retention != -1 else -1)
+    if offsets:
+        errors.update(_coordinator(ctx).commit_offsets(
+            req.group_id, req.member_id if v >= 1 else "",
+            req.group_instance_id if v >= 7 else None,
+            req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now))
+    T, P = OffsetCommitResponse.OffsetCommitResponseTopic, OffsetCommitResponse.OffsetCommitResponsePartition
+    topics: dict[str, list] = {}
+    for name, part in order:
+        topics.setdefault(name, []).append(P(partition_index=part, error_code=errors[(name, part)]))
+    return OffsetCommitResponse(throttle_time_ms=0,
+                                topics=[T(name=n, partitions=ps) for n, ps in topics.items()])
+
+
+# --------------------------------------------------------------------- OffsetFetch
+def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: bool):
+    """(error, [(topic, [(partition, FetchedOffset)])]) in request order."""
+    wanted = None
+    if topics is not None:
+        wanted = [(t.name, p) for t in topics for p in t.partition_indexes]
+    err, got = _coordinator(ctx).fetch_offsets(group_id, wanted, require_stable)
+    by_topic: dict[str, list] = {}
+    if err != E.NONE:
+        return err, by_topic
+    for (topic, part), fo in (got.items() if wanted is None
+                              else ((tp, got[tp]) for tp in wanted)):
+        by_topic.setdefault(topic, []).append((part, fo))
+    return err, by_topic
+
+
+async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
+    v = ctx.api_version
+    R = OffsetFetchResponse
+    if v >= 8:
+        groups = []
+        for g in req.groups:
+            err, by_topic = _fetch_group(ctx, g.group_id, g.topics, req.require_stable)
+            groups.append(R.OffsetFetchResponseGroup(
+                group_id=g.group_id, error_code=err,
+                topics=[R.OffsetFetchResponseTopics(name=t, partitions=[
+                    R.OffsetFetchResponsePartitions(
+                        partition_index=p, committed_offset=fo.offset,
+                        committed_leader_epoch=fo.leader_epoch, metadata=fo.metadata,
+                        error_code=fo.error)
+                    for p, fo in parts]) for t, parts in by_topic.items()]))
+        return OffsetFetchResponse(throttle_time_ms=0, groups=groups)
+    topics = req.topics if v >= 2 else (req.topics or [])
+    err, by_topic = _fetch_group(ctx, req.group_id, topics, v >= 7 and req.require_stable)
+    if err != E.NONE and v < 2 and topics:
+        # No top-level error before v2: each requested partition carries it.
+        return OffsetFetchResponse(throttle_time_ms=0, topics=[
+            R.OffsetFetchResponseTopic(name=t.name, partitions=[
+                R.OffsetFetchResponsePartition(partition_index=p, committed_offset=-1,
+                                               committed_leader_epoch=-1, metadata="",
+                                               error_code=err)
+                for p in t.partition_indexes]) for t in topics])
+    return OffsetFetchResponse(
+        throttle_time_ms=0, error_code=err,
+        topics=[R.OffsetFetchResponseTopic(name=t, partitions=[
+            R.OffsetFetchResponsePartition(
+                partition_index=p, committed_offset=fo.offset,
+                committed_leader_epoch=fo.leader_epoch, metadata=fo.metadata,
+                error_code=fo.error)
+            for p, fo in parts]) for t, parts in by_topic.items()])
+
+
+# --------------------------------------------------------------------- DeleteGroups
+async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse:
+    names = list(dict.fromkeys(req.groups_names))
+    result = _coordinator(ctx).delete_groups(names, _now(ctx))
+    R = DeleteGroupsResponse.DeletableGroupResult
+    return DeleteGroupsResponse(throttle_time_ms=0,
+                                results=[R(group_id=g, error_code=result[g]) for g in names])
+
+
+# --------------------------------------------------------------------- OffsetDelete
+async def handle_offset_delete(ctx: RequestContext, req) -> OffsetDeleteResponse:
+    known: list[tuple[str, int]] = []
+    errors: dict[tuple[str, int], int] = {}
+    order: list[tuple[str, int]] = []
+    for t in req.topics:
+        for p in t.partitions:
+            tp = (t.name, p.partition_index)
+            order.append(tp)
+            if _partition_exists(ctx, t.name, p.partition_index):
+                known.append(tp)
+            else:
+                errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
+    err, res = _coordinator(ctx).delete_offsets(req.group_id, known, _now(ctx))
+    if err != E.NONE:
+        return OffsetDeleteResponse(error_code=err, throttle_time_ms=0, topics=[])
+    errors.update(res)
+    T, P = OffsetDeleteResponse.OffsetDeleteResponseTopic, OffsetDeleteResponse.OffsetDeleteResponsePartition
+    topics: dict[str, list] = {}
+    for name, part in order:
+        topics.setdefault(name, []).append(P(partition_index=part, error_code=errors[(name, part)]))
+    return OffsetDeleteResponse(error_code=E.NONE, throttle_time_ms=0,
+                                topics=[T(name=n, partitions=ps) for n, ps in topics.items()])
+
+
+HANDLERS = [
+    Handler(8, 0, 9, handle_offset_commit),
+    Handler(9, 0, 9, handle_offset_fetch),
+    Handler(10, 0, 6, handle_find_coordinator),
+    Handler(11, 0, 9, handle_join_group),
+    Handler(12, 0, 4, handle_heartbeat),
+    Handler(13, 0, 5, handle_leave_group),
+    Handler(14, 0, 5, handle_sync_group),
+    Handler(15, 0, 5, handle_describe_groups),
+    Handler(16, 0, 5, handle_list_groups),
+    Handler(42, 0, 2, handle_delete_groups),
+    Handler(47, 0, 0, handle_offset_delete),
+]
