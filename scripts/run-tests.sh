@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install everything the tests need, then run the whole suite (extra args go to pytest):
+#   bash scripts/run-tests.sh                      # everything
+#   bash scripts/run-tests.sh tests/unit -k codec  # a subset
+# Exits with pytest's code, except that "no tests collected" (5) is a failure too.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+PYTHON="${PYTHON:-python3}"
+
+bash "$REPO/scripts/install-deps.sh"
+
+args=("$@")
+if ((${#args[@]} == 0)); then
+    args=(tests)
+fi
+
+echo "[run-tests] $PYTHON -m pytest -q -ra --durations=15 --timeout=300 ${args[*]}" >&2
+set +e
+"$PYTHON" -m pytest -q -ra --durations=15 --timeout=300 -p no:cacheprovider "${args[@]}"
+rc=$?
+set -e
+
+if [[ $rc -eq 5 ]]; then
+    echo "[run-tests] ERROR: pytest collected no tests" >&2
+    exit 1
+fi
+exit $rc
