@@ -1,0 +1,48 @@
+"""Shared pieces of the coordinator integration tests (real broker process, real clients)."""
+
+from __future__ import annotations
+
+import time
+
+from kafka import KafkaAdminClient, KafkaProducer
+from kafka.admin import NewTopic
+
+
+def create_topic(bootstrap: str, name: str, partitions: int) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic(name, partitions, 1)])
+    finally:
+        admin.close()
+
+
+def produce(bootstrap: str, topic: str, values: list[bytes], partitions: int | None = None) -> None:
+    p = KafkaProducer(bootstrap_servers=bootstrap)
+    try:
+        for i, v in enumerate(values):
+            p.send(topic, v, partition=None if partitions is None else i % partitions)
+        p.flush()
+    finally:
+        p.close()
+
+
+def committed(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        got = admin.list_group_offsets(group)
+    finally:
+        admin.close()
+    offsets = got.get(group, got) if isinstance(got, dict) else got
+    return {(tp.topic, tp.partition): om.offset for tp, om in offsets.items()}
+
+
+def wait_until(pred, timeout: float, what: str, step: float = 0.2):
+    """Poll `pred` until it returns a truthy value (bounded)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(step)
