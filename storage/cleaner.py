@@ -1,18 +1,290 @@
-"""Log compaction (placeholder thread until the cleaner lands)."""
+"""Log compaction: keep the latest record per key in ``cleanup.policy=compact`` logs.
+
+Runs on its own daemon thread (never on the event loop). For the dirtiest compacted
+log whose dirty ratio (bytes after the cleaner checkpoint / all cleanable bytes) is at
+least ``min.cleanable.dirty.ratio``, it:
+
+1. maps every key in the dirty range to its last offset (the dirty range ends below the
+   active segment, the last stable offset and records younger than
+   ``min.compaction.lag.ms``);
+2. rewrites the segments from the log start to the end of that range in groups of at
+   most ``segment.bytes``: batches whose records all survive are copied byte for byte;
+   others are rebuilt with the surviving records at their original offsets, keeping the
+   batch's base offset, last offset delta, producer id/epoch/sequence, leader epoch,
+   timestamp type, transactional flag and codec. Tombstones survive their first
+   cleaning and until ``delete.retention.ms`` has passed after the segment's newest
+   record; control batches are kept as they are; an emptied batch is kept (empty) only
+   if it is its producer's last, so producer state survives;
+3. writes each group to ``<base>.log.cleaned`` (+ indexes), fsyncs, renames it to
+   ``.swap`` and asks the Log to swap it in under its lock (old files become
+   ``.deleted``; a crash in between is finished by Log loading);
+4. records the end of the cleaned range in ``<log dir>/cleaner-offset-checkpoint``.
+
+Who may call it: LogManager starts/stops it; tests call ``clean_once`` directly with an
+injected clock.
+"""
+
 from __future__ import annotations
+
+import logging
+import os
 import threading
+import time
+from typing import Callable, Optional
+
+from protocol.errors import ProtocolError
+from protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
+
+from .checkpoint import OffsetCheckpointFile
+from .segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
+
+__all__ = ["LogCleaner", "CLEANER_CHECKPOINT"]
+
+log = logging.getLogger(__name__)
+
+CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 
 
 class LogCleaner:
-    def __init__(self, manager, clock=None):
+    """See the module docstring."""
+
+    def __init__(self, manager, clock: Callable[[], float] = time.time, backoff_ms: int = 15000):
         self.manager = manager
+        self.clock = clock
+        self.backoff_ms = backoff_ms
         self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._aborted: set = set()
+        self._checkpoints: dict[str, dict[tuple[str, int], int]] = {}
+        self.stats = {"cleaned_logs": 0, "bytes_read": 0, "bytes_written": 0}
 
+    # ------------------------------------------------------------------ thread
     def start(self) -> None:
-        pass
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="kafka-log-cleaner", daemon=True)
+            self._thread.start()
 
-    def abort(self, tp) -> None:
-        pass
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                cleaned = self.clean_once()
+            except Exception:  # noqa: BLE001 - a bad log must not kill the cleaner
+                log.exception("log cleaner pass failed")
+                cleaned = False
+            if not cleaned:
+                self._wake.wait(self.backoff_ms / 1000.0)
+                self._wake.clear()
+
+    def wakeup(self) -> None:
+        self._wake.set()
 
     def shutdown(self) -> None:
         self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+            self._thread = None
+
+    def abort(self, tp) -> None:
+        self._aborted.add(tp)
+
+    # ------------------------------------------------------------------ checkpoints
+    def _checkpoint_file(self, d: str) -> OffsetCheckpointFile:
+        return OffsetCheckpointFile(os.path.join(d, CLEANER_CHECKPOINT))
+
+    def _dirty_start(self, tp, lg) -> int:
+        d = self.manager.log_dir_of(*tp)
+        if d not in self._checkpoints:
+            self._checkpoints[d] = self._checkpoint_file(d).read() if d else {}
+        off = self._checkpoints[d].get(tp, lg.log_start_offset)
+        if off < lg.log_start_offset or off > lg.log_end_offset:
+            off = lg.log_start_offset
+        return off
+
+    def _save_checkpoint(self, tp, offset: int) -> None:
+        d = self.manager.log_dir_of(*tp)
+        if not d:
+            return
+        cp = self._checkpoints.setdefault(d, {})
+        cp[tp] = offset
+        live = self.manager.logs()
+        for k in list(cp):
+            if k not in live:
+                del cp[k]
+        self._checkpoint_file(d).write(cp)
+
+    # ------------------------------------------------------------------ selection
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    def cleanable_range(self, lg, now_ms: int, first_dirty: int):
+        """(segments to rewrite, dirty segments, end offset) or None if nothing is cleanable."""
+        with lg.lock:
+            segs = list(lg._segments)
+            lso = lg.last_stable_offset
+        active = segs[-1]
+        limit = min(active.base_offset, lso)
+        lag = lg.config.min_compaction_lag_ms
+        eligible = []
+        for i, seg in enumerate(segs[:-1]):
+            nxt = segs[i + 1].base_offset
+            if nxt > limit:
+                break
+            if lag > 0 and seg.largest_timestamp >= 0 and now_ms - seg.largest_timestamp < lag:
+                break
+            eligible.append(seg)
+        if not eligible:
+            return None
+        end = segs[len(eligible)].base_offset
+        if end <= first_dirty:
+            return None
+        dirty = [s for i, s in enumerate(eligible) if segs[i + 1].base_offset > first_dirty]
+        return eligible, dirty, end
+
+    def dirty_ratio(self, eligible, dirty) -> float:
+        total = sum(s.size for s in eligible)
+        return (sum(s.size for s in dirty) / total) if total else 0.0
+
+    def clean_once(self, now_ms: Optional[int] = None, force: bool = False) -> bool:
+        """Clean the dirtiest eligible log; True if one was cleaned."""
+        now = self._now_ms() if now_ms is None else now_ms
+        best = None
+        for tp, lg in self.manager.logs().items():
+            if lg.closed or not lg.config.compact or tp in self._aborted:
+                continue
+            first_dirty = self._dirty_start(tp, lg)
+            rng = self.cleanable_range(lg, now, first_dirty)
+            if rng is None:
+                continue
+            ratio = self.dirty_ratio(rng[0], rng[1])
+            if ratio <= 0 or (ratio < lg.config.min_cleanable_dirty_ratio and not force):
+                continue
+            if best is None or ratio > best[0]:
+                best = (ratio, tp, lg, first_dirty, rng)
+        if best is None:
+            return False
+        _, tp, lg, first_dirty, (eligible, dirty, end) = best
+        if self.clean_log(lg, eligible, dirty, first_dirty, end, now):
+            self._save_checkpoint(tp, end)
+            self.stats["cleaned_logs"] += 1
+        return True
+
+    # ------------------------------------------------------------------ cleaning
+    def _build_offset_map(self, dirty, first_dirty: int, end: int) -> dict:
+        keys: dict = {}
+        for seg in dirty:
+            for pos, h in seg.iter_batch_headers(0):
+                if h.base_offset >= end:
+                    break
+                if h.last_offset < first_dirty or h.attributes & CONTROL_MASK:
+                    continue
+                data = seg.read_batch(pos, h.total_size)
+                self.stats["bytes_read"] += len(data)
+                _, recs = decode_batch(data, verify=False)
+                base = h.base_offset
+                for r in recs:
+                    off = base + r.offset_delta
+                    if off >= first_dirty and r.key is not None:
+                        keys[r.key] = off
+        return keys
+
+    def clean_log(self, lg, eligible, dirty, first_dirty: int, end: int, now_ms: int) -> bool:
+        try:
+            keys = self._build_offset_map(dirty, first_dirty, end)
+        except (OSError, ProtocolError) as e:
+            log.warning("cleaning %s aborted: %s", lg, e)
+            return False
+        dirty_set = set(id(s) for s in dirty)
+        groups = self._group(eligible, lg.config.segment_bytes, lg.config.segment_index_bytes)
+        last_of_producer = {pid: e.last_offset for pid, e in lg.producer_state.producers.items()}
+        for group in groups:
+            if lg.closed:
+                return False
+            new = self._clean_group(lg, group, keys, dirty_set, last_of_producer, now_ms)
+            if new is None:
+                return False
+            if not lg.replace_segments([new], group):
+                new.delete_files()
+                return False
+        return True
+
+    @staticmethod
+    def _group(segs, max_bytes: int, max_index_bytes: int):
+        groups, cur, size = [], [], 0
+        for s in segs:
+            if cur and (size + s.size > max_bytes or s.base_offset - cur[0].base_offset > 0x7FFFFFFF
+                        or sum(x.offset_index.entries for x in cur) * 8 + 8 > max_index_bytes):
+                groups.append(cur)
+                cur, size = [], 0
+            cur.append(s)
+            size += s.size
+        if cur:
+            groups.append(cur)
+        return groups
+
+    def _clean_group(self, lg, group, keys, dirty_set, last_of_producer, now_ms) -> Optional[LogSegment]:
+        cfg = lg.config
+        new = LogSegment(lg.dir, group[0].base_offset, index_interval_bytes=cfg.index_interval_bytes,
+                         max_index_size=cfg.segment_index_bytes, active=True, file_suffix=CLEANED_SUFFIX)
+        try:
+            for seg in group:
+                keep_tombstones = id(seg) in dirty_set or (
+                    seg.largest_timestamp >= 0 and now_ms - seg.largest_timestamp < cfg.delete_retention_ms)
+                out = bytearray()
+                info = []
+                for pos, h in seg.iter_batch_headers(0):
+                    data = seg.read_batch(pos, h.total_size)
+                    kept = self._filter_batch(data, h, keys, keep_tombstones, last_of_producer)
+                    if kept is None:
+                        continue
+                    info.append((len(out), len(kept), h.last_offset, h.max_timestamp))
+                    out += kept
+                if out:
+                    new.append(out, info)
+                    self.stats["bytes_written"] += len(out)
+            new.on_become_inactive()
+            new.flush()
+            new.rename_suffix(CLEANED_SUFFIX, SWAP_SUFFIX)
+            return new
+        except (OSError, ProtocolError) as e:
+            log.warning("cleaning %s aborted: %s", lg, e)
+            new.delete_files()
+            return None
+
+    @staticmethod
+    def _filter_batch(data, h, keys, keep_tombstones: bool, last_of_producer) -> Optional[bytes]:
+        if h.attributes & CONTROL_MASK:
+            return bytes(data)
+        _, recs = decode_batch(data, verify=False)
+        base = h.base_offset
+        kept = []
+        for r in recs:
+            off = base + r.offset_delta
+            if r.key is not None:
+                latest = keys.get(r.key)
+                if latest is not None and latest > off:
+                    continue
+            if r.value is None and not keep_tombstones:
+                continue
+            kept.append(r)
+        if len(kept) == len(recs):
+            return bytes(data)
+        is_last = h.producer_id >= 0 and last_of_producer.get(h.producer_id) == h.last_offset
+        if not kept and not is_last:
+            return None
+        ts_type = 1 if h.attributes & TIMESTAMP_TYPE_MASK else 0
+        return build_batch(
+            kept,
+            base_offset=base,
+            compression=h.compression,
+            producer_id=h.producer_id,
+            producer_epoch=h.producer_epoch,
+            base_sequence=h.base_sequence,
+            partition_leader_epoch=h.partition_leader_epoch,
+            timestamp_type=ts_type,
+            is_transactional=h.is_transactional,
+            base_timestamp=h.base_timestamp,
+            max_timestamp=h.max_timestamp if (ts_type or not kept) else None,
+            last_offset_delta=h.last_offset_delta,
+        )

@@ -501,14 +501,20 @@ class Log:
                     raise RecordTooLargeError(
                         f"record batch of {total} bytes exceeds max.message.bytes {max_bytes}")
                 verify_crc(buf, pos, h)
-                if h.records_count <= 0 and not (h.attributes & CONTROL_MASK and not from_client):
-                    raise InvalidRecordError("record batch has no records")
-                if h.last_offset_delta != h.records_count - 1:
-                    raise InvalidRecordError("inconsistent batch offset range and record count")
-                if from_client and h.attributes & CONTROL_MASK:
-                    raise InvalidRecordError("clients are not allowed to write control records")
-                if h.producer_id >= 0 and h.base_sequence < 0 and from_client:
-                    raise InvalidRecordError(f"invalid sequence {h.base_sequence} for producer {h.producer_id}")
+                if from_client:
+                    # Kafka's LogValidator rules for client batches; replicated (possibly
+                    # compacted) batches may be empty or have gaps.
+                    if h.records_count <= 0:
+                        raise InvalidRecordError("record batch has no records")
+                    if h.last_offset_delta != h.records_count - 1:
+                        raise InvalidRecordError("inconsistent batch offset range and record count")
+                    if h.attributes & CONTROL_MASK:
+                        raise InvalidRecordError("clients are not allowed to write control records")
+                    if h.producer_id >= 0 and h.base_sequence < 0:
+                        raise InvalidRecordError(
+                            f"invalid sequence {h.base_sequence} for producer {h.producer_id}")
+                elif h.last_offset_delta < 0:
+                    raise InvalidRecordError("negative last offset delta")
                 headers.append((pos, h))
                 pos += total
         except CorruptRecord as e:
@@ -634,10 +640,13 @@ class Log:
                 return FetchDataInfo(None, offset)
             i = bisect.bisect_right(self._bases, offset) - 1
             segs = self._segments[max(i, 0):]
+            return self._read_segments(segs, offset, max_bytes, max_offset, min_one_message)
+
+    def _read_segments(self, segs, offset, max_bytes, max_offset, min_one_message) -> FetchDataInfo:
         for seg in segs:
             # seg.read takes a file position limit: the start of the batch holding max_offset.
             max_pos = None
-            if max_offset is not None:
+            if max_offset is not None and max_offset < self._next_offset:
                 bp = seg.translate_offset(max_offset)
                 max_pos = bp.position if bp is not None else None
             sl = seg.read(offset, max_bytes, max_pos, min_one_message)

@@ -1,0 +1,173 @@
+import os
+
+from storage import LogConfig, LogManager
+from storage.cleaner import CLEANER_CHECKPOINT
+
+from .helpers import FakeClock, decode_all, kp_batch
+
+
+def make(tmp_path, clock, **cfg):
+    base = dict(cleanup_policy="compact", segment_bytes=600, min_cleanable_dirty_ratio=0.0,
+                delete_retention_ms=1000)
+    base.update(cfg)
+    lm = LogManager([str(tmp_path / "d")], LogConfig(**base), clock=clock, start_cleaner=False)
+    lm.startup()
+    from storage.cleaner import LogCleaner
+
+    cleaner = LogCleaner(lm, clock=clock)
+    return lm, lm.get_or_create_log("compacted", 0), cleaner
+
+
+def contents(lg):
+    out = []
+    off = lg.log_start_offset
+    while off < lg.log_end_offset:
+        res = lg.read(off, 1 << 20)
+        if res.records is None:
+            break
+        recs = decode_all(res.records.read_bytes())
+        out += [(o, k, v) for o, k, v, _ in recs if o >= off]
+        from protocol.records import iter_batches
+
+        off = [h for _, h in iter_batches(res.records.read_bytes())][-1].last_offset + 1
+    return out
+
+
+def test_compaction_keeps_latest_per_key_and_offsets(tmp_path):
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    expected_latest = {}
+    off = 0
+    for round_ in range(6):
+        recs = [(b"key%d" % k, b"v%d-%d" % (k, round_) * 5) for k in range(4)]
+        lg.append_as_leader(kp_batch(recs, timestamp=clock.ms), 0)
+        for k in range(4):
+            expected_latest[b"key%d" % k] = (off + k, b"v%d-%d" % (k, round_) * 5)
+        off += 4
+    lg.append_as_leader(kp_batch([(b"key0", b"final")], timestamp=clock.ms), 0)  # offset 24
+    expected_latest[b"key0"] = (24, b"final")
+    lg.update_high_watermark(lg.log_end_offset)
+    assert len(lg.segments) >= 3
+    before_size = lg.size_in_bytes()
+    assert cleaner.clean_once(clock.ms)
+    after = contents(lg)
+    active_base = lg.active_segment.base_offset
+    cleaned_keys = [k for o, k, v in after if o < active_base]
+    assert sorted(cleaned_keys) == sorted(set(cleaned_keys))  # one record per key left
+    assert [o for o, _, _ in after] == sorted(o for o, _, _ in after)
+    # every latest value is still readable at its original offset
+    seen = {k: (o, v) for o, k, v in after}
+    assert seen == expected_latest
+    assert lg.size_in_bytes() < before_size
+    assert lg.log_end_offset == 25
+    assert not any(n.endswith((".cleaned", ".swap")) for n in os.listdir(lg.dir))
+    cp = open(os.path.join(lm.log_dirs[0], CLEANER_CHECKPOINT)).read().split("\n")
+    assert cp[0] == "0" and cp[2].startswith("compacted 0 ")
+    # reopen: the cleaned log loads and appends continue
+    lm.shutdown()
+    lm2 = LogManager(lm.log_dirs, lg.config, clock=clock, start_cleaner=False)
+    lm2.startup()
+    lg2 = lm2.get_log("compacted", 0)
+    assert {k: (o, v) for o, k, v in contents(lg2)} == expected_latest
+    assert lg2.append_as_leader(kp_batch([(b"x", b"y")]), 0).first_offset == 25
+    lm2.shutdown()
+
+
+def test_tombstones_survive_first_cleaning_then_expire(tmp_path):
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    for i in range(5):
+        lg.append_as_leader(kp_batch([(b"a", b"1" * 100), (b"b", b"2" * 100)], timestamp=clock.ms), 0)
+    lg.append_as_leader(kp_batch([(b"a", None)], timestamp=clock.ms), 0)  # tombstone for a
+    for i in range(4):
+        lg.append_as_leader(kp_batch([(b"c", b"3" * 100)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    cleaner.clean_once(clock.ms, force=True)
+    keys = [(k, v) for _, k, v in contents(lg)]
+    assert (b"a", None) in keys and not any(k == b"a" and v for k, v in keys)
+    clock.advance(5000)
+    for i in range(4):
+        lg.append_as_leader(kp_batch([(b"d", b"4" * 100)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    cleaner.clean_once(clock.ms, force=True)
+    keys = [k for _, k, _ in contents(lg)]
+    assert b"a" not in keys and b"b" in keys
+    lm.shutdown()
+
+
+def test_dirty_ratio_and_compaction_lag_are_honoured(tmp_path):
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock, min_cleanable_dirty_ratio=0.5, min_compaction_lag_ms=10_000)
+    for i in range(8):
+        lg.append_as_leader(kp_batch([(b"k", b"v" * 200)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    assert not cleaner.clean_once(clock.ms)  # records too young
+    clock.advance(20_000)
+    assert cleaner.clean_once(clock.ms)
+    assert not cleaner.clean_once(clock.ms)  # now clean: ratio 0
+    lm.shutdown()
+
+
+def test_idempotent_producer_state_survives_compaction(tmp_path):
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    for seq in range(10):
+        lg.append_as_leader(kp_batch([(b"same", b"v" * 100)], producer_id=9, producer_epoch=0,
+                                     base_sequence=seq, timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    cleaner.clean_once(clock.ms, force=True)
+    lm.shutdown()
+    lm2 = LogManager(lm.log_dirs, lg.config, clock=clock, start_cleaner=False)
+    lm2.startup()
+    lg2 = lm2.get_log("compacted", 0)
+    assert lg2.append_as_leader(kp_batch([(b"same", b"v" * 100)], producer_id=9, producer_epoch=0,
+                                         base_sequence=9), 0).duplicate
+    assert lg2.append_as_leader(kp_batch([(b"same", b"w")], producer_id=9, producer_epoch=0,
+                                         base_sequence=10), 0).first_offset == 10
+    lm2.shutdown()
+
+
+def test_interrupted_swap_is_completed_on_load(tmp_path):
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    for i in range(10):
+        lg.append_as_leader(kp_batch([(b"k%d" % (i % 2), b"v" * 100)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    # build the cleaned group but "crash" before the swap
+    first_dirty = lg.log_start_offset
+    eligible, dirty, end = cleaner.cleanable_range(lg, clock.ms, first_dirty)
+    keys = cleaner._build_offset_map(dirty, first_dirty, end)
+    group = cleaner._group(eligible, lg.config.segment_bytes, lg.config.segment_index_bytes)[0]
+    new = cleaner._clean_group(lg, group, keys, set(id(s) for s in dirty), {}, clock.ms)
+    assert os.path.exists(new.log_path) and new.log_path.endswith(".swap")
+    expected = {k: v for _, k, v in contents(lg)}
+    for seg in lg.segments:
+        seg.offset_index.flush()
+    from storage.log import Log
+
+    lg2 = Log(lg.dir, lg.config, clock=clock, needs_recovery=True)
+    assert not any(n.endswith(".swap") for n in os.listdir(lg.dir))
+    assert {k: v for _, k, v in contents(lg2)} == expected
+    assert lg2.log_end_offset == 10
+
+
+def test_cleaner_thread_runs_in_background(tmp_path):
+    clock = FakeClock()
+    base = LogConfig(cleanup_policy="compact", segment_bytes=600, min_cleanable_dirty_ratio=0.0)
+    lm = LogManager([str(tmp_path / "d")], base, clock=clock)
+    lm.startup()
+    lm.cleaner.backoff_ms = 10
+    lg = lm.get_or_create_log("bg", 0)
+    for i in range(10):
+        lg.append_as_leader(kp_batch([(b"k", b"v" * 100)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    lm.cleaner.wakeup()
+    for _ in range(500):
+        if lm.cleaner.stats["cleaned_logs"]:
+            break
+        import time
+
+        time.sleep(0.01)
+    assert lm.cleaner.stats["cleaned_logs"] >= 1
+    lm.shutdown()
+    assert lm.cleaner is None
