@@ -1,0 +1,300 @@
+"""Side-by-side benchmark: kafpy against Apache Kafka on the same machine, driven by Apache's
+own perf tools.
+
+    python -m bench.compare [--repeats 3] [--quick] [--profile] [--kafka-version 4]
+
+For each broker in turn (single node, default settings, log dir on the same disk) it runs
+``kafka-producer-perf-test`` (2,000,000 x 100 B and 200,000 x 1 KiB; acks=1 and acks=all;
+no compression and lz4; a topic with 6 partitions), ``kafka-consumer-perf-test`` reading the
+same data back, and ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B), recording the
+broker's CPU seconds and peak RSS per run from /proc. Each pair is repeated and the medians
+reported. Prints one table (ours, Kafka's, ratio), writes ``bench/results/compare-<ts>.json``
+and a PNG chart. ``--profile`` also runs py-spy on our broker during the produce and consume
+runs and saves flame graphs next to the results. Every run has a timeout; the command stops
+by itself.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.kafka_dist import ReferenceKafka, run_tool  # noqa: E402
+from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
+
+RESULTS = REPO / "bench" / "results"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Scenario:
+    name: str
+    records: int
+    size: int
+    acks: str
+    compression: str
+
+
+def scenarios(quick: bool) -> list[Scenario]:
+    small, large = (200_000, 20_000) if quick else (2_000_000, 200_000)
+    out = []
+    for records, size in ((small, 100), (large, 1024)):
+        for acks in ("1", "all"):
+            for comp in ("none", "lz4"):
+                out.append(Scenario(f"{records // 1000}k x {size}B acks={acks} {comp}", records, size, acks, comp))
+    return out
+
+
+# -- /proc accounting ---------------------------------------------------------------------
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def reset_peak_rss(pid: int) -> None:
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# -- tool output parsing ------------------------------------------------------------------
+PRODUCER_RE = re.compile(r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
+                         r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th")
+
+
+def parse_producer(out: str) -> dict:
+    m = None
+    for m in PRODUCER_RE.finditer(out):
+        pass
+    if m is None:
+        raise RuntimeError(f"producer perf test printed no summary:\n{out[-2000:]}")
+    return {"records": int(m.group(1)), "records_per_s": float(m.group(2)), "mb_per_s": float(m.group(3)),
+            "avg_ms": float(m.group(4)), "p99_ms": float(m.group(8))}
+
+
+def parse_consumer(out: str) -> dict:
+    lines = [ln for ln in out.splitlines() if ln.count(",") >= 5 and not ln.startswith("start.time")]
+    if not lines:
+        raise RuntimeError(f"consumer perf test printed no result:\n{out[-2000:]}")
+    cols = [c.strip() for c in lines[-1].split(",")]
+    return {"mb": float(cols[2]), "mb_per_s": float(cols[3]), "records": int(float(cols[4])),
+            "records_per_s": float(cols[5])}
+
+
+def parse_latency(out: str) -> dict:
+    avg = re.search(r"Avg latency: ([\d.]+) ms", out)
+    pct = re.search(r"Percentiles: 50th = ([\d.]+), 99th = ([\d.]+), 99.9th = ([\d.]+)", out)
+    if not (avg and pct):
+        raise RuntimeError(f"EndToEndLatency printed no result:\n{out[-2000:]}")
+    return {"avg_ms": float(avg.group(1)), "p50_ms": float(pct.group(1)), "p99_ms": float(pct.group(2)),
+            "p999_ms": float(pct.group(3))}
+
+
+# -- one broker ---------------------------------------------------------------------------
+@dataclass
+class Target:
+    label: str
+    bootstrap: str
+    pid: int
+    stop: object
+    results: dict = field(default_factory=dict)
+
+
+class Runner:
+    def __init__(self, version: str, repeats: int, quick: bool, profile: bool, out_dir: Path) -> None:
+        self.version = version
+        self.repeats = repeats
+        self.quick = quick
+        self.profile = profile
+        self.out_dir = out_dir
+        self.topic_seq = 0
+
+    def tool(self, name: str, args: list[str], timeout: float) -> str:
+        r = run_tool(self.version, name, args, timeout=timeout, check=False)
+        out = (r.stdout or "") + (r.stderr or "")
+        if r.returncode != 0:
+            raise RuntimeError(f"{name} {' '.join(args)} exited {r.returncode}:\n{out[-3000:]}")
+        return out
+
+    def create_topic(self, t: Target, partitions: int = 6) -> str:
+        self.topic_seq += 1
+        topic = f"bench-{self.topic_seq}-{int(time.time())}"
+        self.tool("kafka-topics", ["--bootstrap-server", t.bootstrap, "--create", "--topic", topic,
+                                   "--partitions", str(partitions), "--replication-factor", "1"], 120)
+        return topic
+
+    def measured(self, t: Target, fn):
+        reset_peak_rss(t.pid)
+        c0 = cpu_seconds(t.pid)
+        w0 = time.monotonic()
+        res = fn()
+        res["broker_cpu_s"] = round(cpu_seconds(t.pid) - c0, 2)
+        res["broker_peak_rss_mb"] = round(peak_rss_mb(t.pid), 1)
+        res["wall_s"] = round(time.monotonic() - w0, 2)
+        return res
+
+    def py_spy(self, t: Target, name: str) -> subprocess.Popen | None:
+        if not self.profile or t.label != "kafpy":
+            return None
+        exe = shutil.which("py-spy")
+        if exe is None:
+            raise RuntimeError("--profile needs py-spy (pip install py-spy)")
+        return subprocess.Popen([exe, "record", "--pid", str(t.pid), "--rate", "200", "--nonblocking",
+                                 "-o", str(self.out_dir / f"flame-{name}.svg")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def run_target(self, t: Target) -> None:
+        for sc in scenarios(self.quick):
+            for rep in range(self.repeats):
+                topic = self.create_topic(t)
+                spy = self.py_spy(t, f"produce-{sc.size}-{sc.acks}-{sc.compression}") if rep == 0 else None
+                prod = self.measured(t, lambda: parse_producer(self.tool("kafka-producer-perf-test", [
+                    "--topic", topic, "--num-records", str(sc.records), "--record-size", str(sc.size),
+                    "--throughput", "-1", "--producer-props", f"bootstrap.servers={t.bootstrap}",
+                    f"acks={sc.acks}", f"compression.type={sc.compression}"], 900)))
+                self._stop_spy(spy)
+                spy = self.py_spy(t, f"consume-{sc.size}-{sc.acks}-{sc.compression}") if rep == 0 else None
+                cons = self.measured(t, lambda: parse_consumer(self.tool("kafka-consumer-perf-test", [
+                    "--bootstrap-server", t.bootstrap, "--topic", topic, "--messages", str(sc.records),
+                    "--timeout", "120000"], 900)))
+                self._stop_spy(spy)
+                t.results.setdefault(f"produce {sc.name}", []).append(prod)
+                t.results.setdefault(f"consume {sc.name}", []).append(cons)
+                print(f"  {t.label:6s} {sc.name:32s} rep {rep + 1}: produce {prod['mb_per_s']:8.2f} MB/s  "
+                      f"consume {cons['mb_per_s']:8.2f} MB/s  rss {prod['broker_peak_rss_mb']:7.1f} MB", flush=True)
+        for rep in range(self.repeats):
+            topic = self.create_topic(t, partitions=1)
+            lat = self.measured(t, lambda: parse_latency(self.tool(
+                "kafka-e2e-latency", [t.bootstrap, topic, "10000", "1", "100"], 600)))
+            t.results.setdefault("e2e latency acks=1 10k x 100B", []).append(lat)
+            print(f"  {t.label:6s} e2e latency rep {rep + 1}: p50 {lat['p50_ms']} p99 {lat['p99_ms']} "
+                  f"p99.9 {lat['p999_ms']} ms", flush=True)
+
+    @staticmethod
+    def _stop_spy(spy: subprocess.Popen | None) -> None:
+        if spy is not None:
+            spy.send_signal(2)
+            try:
+                spy.wait(60)
+            except subprocess.TimeoutExpired:
+                spy.kill()
+
+
+def median_of(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def summarize(ours: Target, theirs: Target) -> list[dict]:
+    rows = []
+    for name, runs in ours.results.items():
+        other = theirs.results.get(name)
+        if not other:
+            continue
+        if name.startswith("e2e"):
+            metrics = [("p50 ms", "p50_ms", False), ("p99 ms", "p99_ms", False), ("p99.9 ms", "p999_ms", False)]
+        else:
+            metrics = [("MB/s", "mb_per_s", True)]
+        metrics += [("broker CPU s", "broker_cpu_s", False), ("peak RSS MB", "broker_peak_rss_mb", False)]
+        for label, key, _higher_better in metrics:
+            a, b = median_of(runs, key), median_of(other, key)
+            rows.append({"run": name, "metric": label, "kafpy": a, "kafka": b,
+                         "ratio": round(a / b, 3) if b else float("nan")})
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    w = max(len(r["run"]) for r in rows)
+    print(f"\n{'run':{w}s}  {'metric':12s} {'kafpy':>10s} {'kafka':>10s} {'ratio':>7s}")
+    for r in rows:
+        print(f"{r['run']:{w}s}  {r['metric']:12s} {r['kafpy']:10.2f} {r['kafka']:10.2f} {r['ratio']:7.3f}")
+
+
+def chart(rows: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    tput = [r for r in rows if r["metric"] == "MB/s"]
+    fig, ax = plt.subplots(figsize=(12, 6))
+    xs = range(len(tput))
+    ax.bar([x - 0.2 for x in xs], [r["kafpy"] for r in tput], 0.4, label="kafpy")
+    ax.bar([x + 0.2 for x in xs], [r["kafka"] for r in tput], 0.4, label="Apache Kafka")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["run"] for r in tput], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("MB/s (median)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeats", type=int, default=3, help="runs per scenario; medians are reported (default 3)")
+    p.add_argument("--quick", action="store_true", help="a tenth of the records, for a fast look")
+    p.add_argument("--profile", action="store_true", help="record py-spy flame graphs of our broker")
+    p.add_argument("--kafka-version", default="4", help="Apache Kafka to compare with and whose tools drive "
+                   "both brokers: 3.9 or 4 (default 4)")
+    p.add_argument("--only", choices=["kafpy", "kafka"], help="run one broker only (no ratios)")
+    args = p.parse_args(argv)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out_dir = RESULTS / stamp
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runner = Runner(args.kafka_version, args.repeats, args.quick, args.profile, out_dir)
+    targets: dict[str, Target] = {}
+    work = Path(tempfile.mkdtemp(prefix="kafpy-bench-", dir=str(REPO / "bench" / "results")))
+    try:
+        if args.only in (None, "kafpy"):
+            b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work").start()
+            t = Target("kafpy", b.bootstrap, b.proc.pid, b)
+            try:
+                print(f"kafpy at {b.bootstrap}", flush=True)
+                runner.run_target(t)
+            finally:
+                b.stop()
+            targets["kafpy"] = t
+        if args.only in (None, "kafka"):
+            k = ReferenceKafka(args.kafka_version, log_dir=work / "kafka", work_dir=work / "kafka-work").start()
+            t = Target("kafka", k.bootstrap, k.proc.pid, k)
+            try:
+                print(f"Apache Kafka {k.version} at {k.bootstrap}", flush=True)
+                runner.run_target(t)
+            finally:
+                k.stop()
+            targets["kafka"] = t
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    data = {"time": stamp, "quick": args.quick, "repeats": args.repeats, "kafka_version": args.kafka_version,
+            "raw": {k: v.results for k, v in targets.items()}}
+    if len(targets) == 2:
+        rows = summarize(targets["kafpy"], targets["kafka"])
+        data["summary"] = rows
+        print_table(rows)
+        chart(rows, out_dir / "throughput.png")
+    path = out_dir / "compare.json"
+    path.write_text(json.dumps(data, indent=1))
+    print(f"\nresults: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
