@@ -9,6 +9,7 @@ Needs the jars from scripts/install-deps.sh and a JDK; missing ones fail the tes
 
 import subprocess
 
+import lz4.frame
 import pytest
 
 from protocol import records as r
@@ -90,6 +91,30 @@ public class RecordsInterop {
         marker.get(bytes);
         written.write(bytes);
         Files.write(Paths.get(args[1]), written.toByteArray());
+
+        // legacy message sets, as clients before 0.11 sent them: magic 0 and 1, each codec
+        ByteArrayOutputStream legacy = new ByteArrayOutputStream();
+        String[] legacyCodecs = {"none", "gzip", "snappy", "lz4"};
+        for (byte magic = 0; magic <= 1; magic++) {
+            for (int c = 0; c < legacyCodecs.length; c++) {
+                ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+                MemoryRecordsBuilder bld = new MemoryRecordsBuilder(buf, magic,
+                    Compression.of(legacyCodecs[c]).build(), TimestampType.CREATE_TIME, 0L,
+                    RecordBatch.NO_TIMESTAMP, RecordBatch.NO_PRODUCER_ID,
+                    RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, false, false,
+                    RecordBatch.NO_PARTITION_LEADER_EPOCH, buf.remaining());
+                for (int i = 0; i < 50; i++) {
+                    byte[] key = i % 3 == 0 ? null : ("key-" + i).getBytes(StandardCharsets.UTF_8);
+                    byte[] value = ("legacy " + i + " ").repeat(i % 9).getBytes(StandardCharsets.UTF_8);
+                    bld.append(1_600_000_000_000L + i, key, value);
+                }
+                ByteBuffer b = bld.build().buffer();
+                byte[] bytes2 = new byte[b.remaining()];
+                b.get(bytes2);
+                legacy.write(bytes2);
+            }
+        }
+        Files.write(Paths.get(args[3]), legacy.toByteArray());
     }
 }
 """
@@ -161,23 +186,24 @@ def java_run(request, tmp_path_factory):
     blob = our_batches()
     ours.write_bytes(blob)
     theirs = tmp / "theirs.bin"
+    legacy = tmp / "legacy.bin"
     proc = subprocess.run(
         [kafka_dist.java_executable(), "-cp", kafka_dist.classpath(version), str(src), str(ours),
-         str(theirs), str(JAVA_RECORDS)],
+         str(theirs), str(JAVA_RECORDS), str(legacy)],
         capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    return blob, proc.stdout.splitlines(), theirs.read_bytes()
+    return blob, proc.stdout.splitlines(), theirs.read_bytes(), legacy.read_bytes()
 
 
 def test_kafka_reads_our_batches(java_run):
-    blob, java_lines, _ = java_run
+    blob, java_lines, _, _ = java_run
     expected = expected_java_view(blob)
     assert len(expected) > 600
     assert java_lines == expected
 
 
 def test_we_read_kafkas_batches(java_run):
-    _, _, theirs = java_run
+    _, _, theirs, _ = java_run
     batches = list(r.iter_batches(theirs, strict=True))
     assert [h.compression for _, h in batches] == [0, 1, 2, 3, 4, 0]
     for codec, (pos, h) in enumerate(batches[:5]):
@@ -200,3 +226,30 @@ def test_we_read_kafkas_batches(java_run):
     assert (h.producer_id, h.producer_epoch, h.partition_leader_epoch) == (77, 3, 6)
     _, (rec,) = r.decode_batch(theirs, pos)
     assert r.parse_control_record(rec) == r.ControlRecord(0, r.CONTROL_ABORT, 12)
+
+
+def test_we_upconvert_kafkas_legacy_message_sets(java_run):
+    """Kafka's magic 0/1 writer, magic 0 lz4 with its KAFKA-3160 header checksum included."""
+    _, _, _, legacy = java_run
+    from protocol.legacy import iter_legacy_messages
+
+    shallow = list(iter_legacy_messages(legacy))
+    assert [(m.magic, codec) for m, codec, _ in shallow][:1] == [(0, 0)]
+    # one wrapper per compressed set, 50 plain messages per uncompressed set
+    assert sorted({(m.magic, codec) for m, codec, _ in shallow}) == [
+        (magic, codec) for magic in (0, 1) for codec in range(4)]
+    (m0_lz4,) = [m for m, codec, _ in shallow if (m.magic, codec) == (0, 3)]
+    with pytest.raises(RuntimeError, match="headerChecksum"):
+        lz4.frame.decompress(m0_lz4.value)  # the broken header our codec repairs
+    v2 = r.upconvert_legacy(legacy)
+    got = []
+    for pos, h in r.iter_batches(v2, strict=True):
+        _, recs = r.decode_batch(v2, pos)
+        got += [(h.compression, rec.timestamp(h), rec.key, rec.value) for rec in recs]
+    want = []
+    for magic in (0, 1):
+        for codec in range(4):
+            for i in range(50):
+                want.append((codec, 1_600_000_000_000 + i if magic else -1,
+                             None if i % 3 == 0 else b"key-%d" % i, (b"legacy %d " % i) * (i % 9)))
+    assert got == want
