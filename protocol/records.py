@@ -307,6 +307,7 @@ def _varint_slow(data: bytes, pos: int) -> tuple[int, int]:
         pos += 1
         result |= (b & 0x7F) << shift
         if b < 0x80:
+            result &= 0xFFFFFFFFFFFFFFFF  # a 10th byte's excess bits fall off, as in Java
             return (result >> 1) ^ -(result & 1), pos
         shift += 7
         if shift > 63:
@@ -433,10 +434,9 @@ def _decode_headers(data: bytes, pos: int, record_end: int) -> tuple[list, int]:
         n, pos = _varint(data, pos)
         if n < 0 or n > record_end - pos:
             raise CorruptRecord(f"invalid record header key length {n}")
-        try:
-            hkey = data[pos : pos + n].decode("utf-8")
-        except UnicodeDecodeError:
-            raise CorruptRecord("record header key is not UTF-8") from None
+        # Kafka accepts any bytes here (Java decodes leniently); surrogateescape keeps
+        # them, so build_batch writes back exactly what was read.
+        hkey = data[pos : pos + n].decode("utf-8", "surrogateescape")
         pos += n
         n, pos = _varint(data, pos)
         if n < 0:
@@ -514,6 +514,11 @@ def decode_records(
     """The records of the batch at ``pos`` (decompressed); see ``decode_batch``."""
     if header is None:
         header = parse_header(buf, pos)
+    if header.records_count == 0 and header.batch_length == _MIN_BATCH_LENGTH:
+        # an empty batch (kept by compaction for producer state) has no stream at all
+        if verify:
+            verify_crc(buf, pos, header)
+        return []
     data = _batch_records_bytes(buf, pos, header, verify, max_size)
     return _decode_record_list(data, header.records_count)
 
@@ -584,7 +589,7 @@ def _encode_record(
     if headers:
         parts.append(zz(len(headers)))
         for hkey, hval in headers:
-            kb = hkey.encode("utf-8") if isinstance(hkey, str) else bytes(hkey)
+            kb = hkey.encode("utf-8", "surrogateescape") if isinstance(hkey, str) else bytes(hkey)
             parts.append(zz(len(kb)))
             parts.append(kb)
             if hval is None:

@@ -261,7 +261,6 @@ def test_batch_length_past_buffer():
     b"\x0e\x00\x00\x00\x01\x7e\x00\x00",       # value length runs past record
     b"\x0c\x00\x00\x00\x01\x01\x03",           # header count -2 (record short too)
     b"\x10\x00\x00\x00\x01\x01\x02\x01\x00",   # header key length -1
-    b"\x10\x00\x00\x00\x01\x01\x02\x02\xff\x01", # header key not UTF-8
     b"\x0e\x00\x00\x00\x01\x01\x00\x00",       # record length larger than its fields
     b"\x0a\x00\x00\x00\x01\x01\x00",           # length 5: shorter than any record
 ])
@@ -289,3 +288,26 @@ def test_compressed_garbage_and_bomb():
 def test_all_errors_are_protocol_errors():
     assert issubclass(CorruptRecord, ProtocolError)
     assert issubclass(UnsupportedCompression, ProtocolError)
+
+
+def test_non_utf8_header_key_round_trips():
+    # Kafka accepts any bytes as a header key; compaction must write them back unchanged
+    section = b"\x12\x00\x00\x00\x01\x01\x02\x02\xff\x01"
+    buf = rebuild(good(), records_section=section, count=1)
+    h, (rec,) = r.decode_batch(buf)
+    assert rec.headers == [("\udcff", None)]
+    again = r.build_batch([rec], base_timestamp=h.base_timestamp)
+    assert again[r.RECORDS_OFFSET:] == section
+
+
+def test_empty_batch_with_compression_bit():
+    buf = rebuild(r.build_batch([], base_timestamp=BASE_TS), attributes=GZIP, count=0)
+    assert r.decode_batch(buf) == (r.parse_header(buf), [])
+
+
+def test_ten_byte_varint_wraps_like_java():
+    # timestamp delta encoded in 10 bytes with excess high bits: Java keeps the low 64
+    rec = b"\x00" + b"\xfe" + b"\xff" * 8 + b"\x7f" + b"\x00\x01\x01\x00"
+    section = bytes([len(rec) * 2]) + rec
+    h, (got,) = r.decode_batch(rebuild(good(), records_section=section, count=1))
+    assert got.timestamp_delta == 2**63 - 1
