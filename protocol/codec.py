@@ -541,7 +541,15 @@ class _Compiler:
             elif f.default is None:
                 cond = f"{v} is not None"
             else:
-                cond = f"{v} != {self.ref(self.struct_class(cls, f.type), 'C')}()"
+                sub_cls = self.struct_class(cls, f.type)
+                template = sub_cls()
+                if all(sf.type in _FIXED or sf.type in ("string", "uuid") for sf in sub_cls.FIELDS):
+                    # compare field by field: no default instance built per encode
+                    cond = " or ".join(
+                        f"{v}.{sf.name} != {self.const(getattr(template, sf.name))}" for sf in sub_cls.FIELDS
+                    ) or "False"
+                else:
+                    cond = f"{v} != {self.ref(template, 'T')}"
             g.emit(f"if {cond}:")
             g.ind += 1
             g.emit("sub = []")
