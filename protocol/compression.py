@@ -173,8 +173,9 @@ def _gzip_decompress(data, max_size: int) -> bytes:
         if not d.eof:
             raise CorruptRecord("truncated gzip records")
         rest = d.unused_data
-        # Java's GZIPInputStream reads concatenated members; trailing zero padding ends it.
-        if not rest or not rest.strip(b"\x00"):
+        # Java's GZIPInputStream reads concatenated members and ignores trailing bytes
+        # that do not start another member; so do we.
+        if not rest.startswith(b"\x1f\x8b"):
             break
     return b"".join(out)
 

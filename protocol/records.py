@@ -43,6 +43,43 @@ from protocol.compression import (
 )
 
 
+__all__ = [
+    "BATCH_HEADER_SIZE",
+    "LOG_OVERHEAD",
+    "RECORDS_OFFSET",
+    "NO_TIMESTAMP",
+    "NO_PRODUCER_ID",
+    "NO_PRODUCER_EPOCH",
+    "NO_SEQUENCE",
+    "NO_PARTITION_LEADER_EPOCH",
+    "COMPRESSION_MASK",
+    "TIMESTAMP_TYPE_MASK",
+    "TRANSACTIONAL_MASK",
+    "CONTROL_MASK",
+    "CONTROL_ABORT",
+    "CONTROL_COMMIT",
+    "RecordBatchHeader",
+    "Record",
+    "ControlRecord",
+    "parse_header",
+    "iter_batches",
+    "verify_crc",
+    "compute_crc",
+    "set_base_offset",
+    "set_partition_leader_epoch",
+    "set_max_timestamp",
+    "decode_batch",
+    "decode_records",
+    "build_batch",
+    "build_control_batch",
+    "parse_control_record",
+    "recompress_batch",
+    "compress",
+    "decompress",
+    "is_legacy",
+    "upconvert_legacy",
+]
+
 _crc32c = _crc32c_mod.crc32c
 
 BATCH_HEADER_SIZE = 61

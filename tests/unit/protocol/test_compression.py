@@ -43,6 +43,8 @@ def test_gzip_concatenated_members_and_zlib_header():
     assert c.decompress(c.GZIP, gzip.compress(a) + gzip.compress(b)) == a + b
     import zlib
     assert c.decompress(c.GZIP, zlib.compress(a)) == a
+    # like Java's GZIPInputStream, bytes after the last member that are not a member are ignored
+    assert c.decompress(c.GZIP, gzip.compress(a) + b"\x00\x00 padding") == a
 
 
 def test_snappy_writes_xerial_like_java():
