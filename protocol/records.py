@@ -23,6 +23,9 @@ broker may assign them without recomputing the checksum.
 Legacy message sets (magic 0 and 1) are recognised by ``is_legacy`` and converted to
 v2 batches by ``upconvert_legacy``: Kafka 3.x up-converts old produce requests when the
 log's message format is v2, and we store only v2, so the broker does the same.
+
+Everything here is a pure function of its arguments (no module state), so any thread
+may call it; the in-place setters write only the batch they are given.
 """
 
 from __future__ import annotations
@@ -41,7 +44,6 @@ from protocol.compression import (
     compress,
     decompress,
 )
-
 
 __all__ = [
     "BATCH_HEADER_SIZE",
