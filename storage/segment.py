@@ -271,10 +271,14 @@ class LogSegment:
             return True
         if last_offset - self.base_offset > 0x7FFFFFFF:
             return True
+        # Kafka: age = incoming batch's max timestamp - the first batch's, or wall
+        # time since creation when the segment's first batch has no timestamp.
         rb = self.rolling_based_timestamp
-        if rb is None or rb < 0:
-            rb = self.created_ms
-        return now_ms - rb > segment_ms - self.rolling_jitter_ms
+        if rb is not None and rb >= 0:
+            waited = max_timestamp - rb
+        else:
+            waited = now_ms - self.created_ms
+        return waited > segment_ms - self.rolling_jitter_ms
 
     # -- lifecycle ---------------------------------------------------------------
     def flush(self) -> None:
