@@ -26,6 +26,7 @@ read from the wire is used to allocate before the bytes it announces are present
 from __future__ import annotations
 
 import struct
+import threading
 from typing import Any, Callable
 
 from protocol import messages as M
@@ -52,6 +53,7 @@ __all__ = [
     "unsupported_api_versions_response",
     "decoder_for",
     "encoder_for",
+    "precompile",
 ]
 
 API_VERSIONS_KEY = 18
@@ -157,6 +159,8 @@ class _Compiler:
         self.encoders: dict[tuple[type, int], Callable] = {}
         self._consts: dict[Any, str] = {}
         self._structs: dict[str, str] = {}
+        # building fills shared name tables; lookups of built functions take no lock
+        self.lock = threading.RLock()
 
     # -- namespace helpers
     def const(self, value: Any) -> str:
@@ -227,8 +231,11 @@ class _Compiler:
         key = (cls, version)
         fn = self.decoders.get(key)
         if fn is None:
-            fn = self._build_decoder(cls, version, flex)
-            self.decoders[key] = fn
+            with self.lock:
+                fn = self.decoders.get(key)
+                if fn is None:
+                    fn = self._build_decoder(cls, version, flex)
+                    self.decoders[key] = fn
         return fn
 
     def _build_decoder(self, cls: type, version: int, flex: bool) -> Callable:
@@ -407,8 +414,11 @@ class _Compiler:
         key = (cls, version)
         fn = self.encoders.get(key)
         if fn is None:
-            fn = self._build_encoder(cls, version, flex)
-            self.encoders[key] = fn
+            with self.lock:
+                fn = self.encoders.get(key)
+                if fn is None:
+                    fn = self._build_encoder(cls, version, flex)
+                    self.encoders[key] = fn
         return fn
 
     def _build_encoder(self, cls: type, version: int, flex: bool) -> Callable:
@@ -578,6 +588,25 @@ def decoder_for(cls: type, version: int) -> Callable:
 def encoder_for(cls: type, version: int) -> Callable:
     """The compiled ``(obj, out: list) -> None`` encoder of a top-level message."""
     return _COMPILER.encoder(cls, version, _is_flexible(cls, version))
+
+
+def precompile(api_keys: list[int] | None = None) -> int:
+    """Build the request decoders and response encoders of ``api_keys`` (default: all) now.
+
+    The broker may call it at startup so no first request pays the compile time.
+    Returns how many functions were built or found.
+    """
+    n = 0
+    for key in sorted(API_KEYS) if api_keys is None else api_keys:
+        spec = API_KEYS[key]
+        for v in range(spec.min_version, spec.max_version + 1):
+            decoder_for(spec.request_class, v)
+            encoder_for(spec.response_class, v)
+            n += 2
+    for hv in (0, 1, 2):
+        _COMPILER.decoder(RequestHeader, hv, hv >= 2)
+        n += 1
+    return n
 
 
 def _decode(cls: type, version: int, buf: Any, pos: int) -> tuple[Any, int]:

@@ -138,3 +138,37 @@ def test_data_records_of_internal_topics() -> None:
     assert codec.decode_data(M.OffsetCommitValue, 3, codec.encode_data(value, 3)) == value
     with pytest.raises(UnsupportedVersion):
         codec.encode_data(key, 5)
+
+
+def test_precompile_builds_every_request_decoder_and_response_encoder() -> None:
+    n = codec.precompile([0, 1])
+    spec0, spec1 = M.API_KEYS[0], M.API_KEYS[1]
+    expected = 2 * ((spec0.max_version - spec0.min_version + 1) + (spec1.max_version - spec1.min_version + 1)) + 3
+    assert n == expected
+    assert codec.decoder_for(M.ProduceRequest, spec0.max_version) is codec.decoder_for(M.ProduceRequest, spec0.max_version)
+
+
+def test_concurrent_first_use_builds_consistent_functions() -> None:
+    import threading
+
+    results: list = []
+    errors: list = []
+
+    def work() -> None:
+        try:
+            for key in (19, 20, 32, 33, 37, 44):
+                spec = M.API_KEYS[key]
+                for v in range(spec.min_version, spec.max_version + 1):
+                    body = spec.response_class()
+                    frame = codec.encode_response(key, v, 5, body)
+                    results.append(codec.decode_response(key, v, frame[4:])[1] == body)
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert results and all(results)
