@@ -213,3 +213,30 @@ def test_fuzz_only_protocol_errors() -> None:
             pass
     assert cases == 20000
     assert 0 < decoded < cases  # the mutations exercise both outcomes
+
+
+def test_fuzz_responses_and_internal_records_only_protocol_errors() -> None:
+    rng = random.Random(977)
+    seeds = []
+    for key, spec in sorted(M.API_KEYS.items()):
+        for v in (spec.min_version, spec.max_version):
+            body = sample(spec.response_class, v)
+            seeds.append((key, v, codec.encode_response(key, v, 1, body)[4:]))
+    data_seeds = [
+        (cls, v, codec.encode_data(sample(cls, v), v))
+        for cls in M.MESSAGES.values() if cls.KIND == "data"
+        for v in (cls.VALID_VERSIONS[0], cls.VALID_VERSIONS[1])
+    ]
+    decoded = 0
+    for i in range(6000):
+        try:
+            if i % 3 == 0:
+                cls, v, data = rng.choice(data_seeds)
+                codec.decode_data(cls, v, _mutations(rng, data))
+            else:
+                key, v, frame = rng.choice(seeds)
+                codec.decode_response(key, v, _mutations(rng, frame))
+            decoded += 1
+        except ProtocolError:
+            pass
+    assert 0 < decoded < 6000
