@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("kafka.network")
 
 READ_BUFFER_SIZE = 256 * 1024
+# KAFPY_ZERO_COPY=0 sends record data by reading it into memory first: only for measuring
+# what sendfile gains (bench/fetch_zero_copy.py).
+ZERO_COPY = os.environ.get("KAFPY_ZERO_COPY", "1") != "0"
 MAX_QUEUED_REQUESTS = 100
 API_VERSIONS_KEY = 18
 _conn_ids = itertools.count()
@@ -49,12 +52,11 @@ class SocketWriter:
     writability through the event loop. One writer per connection; calls are serialised by
     the connection's response loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, stats: "TrafficStats") -> None:
         self.loop = loop
         self.fd = fd
         self.wait_fd = os.dup(fd)
-        self.bytes_sent = 0
-        self.sendfile_bytes = 0
+        self.stats = stats
 
     def close(self) -> None:
         if self.wait_fd >= 0:
@@ -79,6 +81,8 @@ class SocketWriter:
             if isinstance(c, (bytes, bytearray, memoryview)):
                 if len(c):
                     pending.append(c)
+            elif not ZERO_COPY:
+                pending.append(c.read_bytes())
             else:
                 if pending:
                     await self._writev(pending)
@@ -97,7 +101,7 @@ class SocketWriter:
                 continue
             except InterruptedError:
                 continue
-            self.bytes_sent += n
+            self.stats.bytes_sent += n
             while n and views:
                 if n >= len(views[0]):
                     n -= len(views[0])
@@ -129,8 +133,8 @@ class SocketWriter:
                 return
             pos += n
             remaining -= n
-            self.sendfile_bytes += n
-            self.bytes_sent += n
+            self.stats.sendfile_bytes += n
+            self.stats.bytes_sent += n
 
 
 class KafkaConnection(asyncio.BufferedProtocol):
@@ -168,7 +172,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
-        self.writer = SocketWriter(self.loop, sock.fileno())
+        self.writer = SocketWriter(self.loop, sock.fileno(), self.server.stats)
         self.server.connections.add(self)
         log.debug("Accepted connection %s from %s:%d", self.id, *self.peer)
 
@@ -246,6 +250,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.transport.abort()
 
     def _dispatch(self, frame: bytes | bytearray) -> None:
+        self.server.stats.requests += 1
         fut = self.loop.create_task(self._process(frame))
         self.queue.append(fut)
         if self.response_task is None or self.response_task.done():
@@ -326,6 +331,17 @@ class KafkaConnection(asyncio.BufferedProtocol):
             await asyncio.sleep(0)
 
 
+class TrafficStats:
+    """Byte counters for the whole server: everything sent, and the part sent by sendfile."""
+
+    __slots__ = ("bytes_sent", "sendfile_bytes", "requests")
+
+    def __init__(self) -> None:
+        self.bytes_sent = 0
+        self.sendfile_bytes = 0
+        self.requests = 0
+
+
 class SocketServer:
     """Listens on every configured listener; keeps the set of open connections."""
 
@@ -336,6 +352,7 @@ class SocketServer:
         self.connections: set[KafkaConnection] = set()
         self.servers: list[asyncio.AbstractServer] = []
         self.bound_ports: dict[str, int] = {}
+        self.stats = TrafficStats()
         self._idle_task: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -376,3 +393,6 @@ class SocketServer:
         await asyncio.gather(*(c.drain() for c in list(self.connections)), return_exceptions=True)
         for c in list(self.connections):
             c.abort()
+        st = self.stats
+        log.info("Served %d requests; sent %d bytes, %d of them by sendfile (zero-copy %s)", st.requests,
+                 st.bytes_sent, st.sendfile_bytes, "on" if ZERO_COPY else "off")
