@@ -1,0 +1,59 @@
+"""Apache's kafka-consumer-groups against our coordinator: list, describe, reset offsets,
+delete offsets, delete the group (FindCoordinator batched, DescribeGroups, OffsetFetch,
+ListGroups, OffsetCommit, OffsetDelete, DeleteGroups)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.coordinator.helpers import committed, create_topic, produce
+
+
+def _commit_some(bootstrap: str) -> None:
+    from kafka import KafkaConsumer
+    c = KafkaConsumer("cg", bootstrap_servers=bootstrap, group_id="tool-group",
+                      auto_offset_reset="earliest", enable_auto_commit=False,
+                      consumer_timeout_ms=10_000)
+    n = 0
+    try:
+        for _ in c:
+            n += 1
+            if n == 6:
+                break
+        c.commit()
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("version", ["3.9", "4"])
+def test_kafka_consumer_groups_tool(broker_factory, version):
+    from tests.support.kafka_dist import run_tool
+    b = broker_factory({"group.initial.rebalance.delay.ms": 0})
+    create_topic(b.bootstrap, "cg", 2)
+    produce(b.bootstrap, "cg", [b"v%d" % i for i in range(10)], 2)
+    _commit_some(b.bootstrap)
+
+    def tool(*args):
+        return run_tool(version, "kafka-consumer-groups",
+                        ["--bootstrap-server", b.bootstrap, *args], timeout=120).stdout
+
+    assert "tool-group" in tool("--list").split()
+    described = tool("--describe", "--group", "tool-group")
+    rows = [line.split() for line in described.splitlines() if line.startswith("tool-group")]
+    # GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG ...
+    offsets = committed(b.bootstrap, "tool-group")
+    assert sum(offsets.values()) == 6
+    assert sorted((r[1], r[2], r[3], r[4]) for r in rows) == sorted(
+        ("cg", str(p), str(offsets[("cg", p)]), "5") for p in (0, 1))
+    state = tool("--describe", "--group", "tool-group", "--state")
+    assert "Empty" in state
+
+    tool("--reset-offsets", "--group", "tool-group", "--topic", "cg", "--to-earliest", "--execute")
+    assert committed(b.bootstrap, "tool-group") == {("cg", 0): 0, ("cg", 1): 0}
+
+    tool("--delete-offsets", "--group", "tool-group", "--topic", "cg:1")
+    assert committed(b.bootstrap, "tool-group") == {("cg", 0): 0}
+
+    out = tool("--delete", "--group", "tool-group")
+    assert "successful" in out.lower()
+    assert "tool-group" not in tool("--list").split()
