@@ -115,6 +115,8 @@ def compress(codec: int, data: bytes | bytearray | memoryview, level: int | None
 
 def _xerial_compress(data: bytes | bytearray | memoryview) -> bytes:
     view = memoryview(data)
+    if not view:
+        return b""  # Java's SnappyOutputStream writes its header only with the first block
     parts = [_XERIAL_HEADER.pack(XERIAL_MAGIC, _XERIAL_VERSION, _XERIAL_COMPAT_VERSION)]
     pack = _INT32.pack
     raw = _snappy.compress
@@ -197,6 +199,8 @@ def _snappy_raw_length(data, pos: int, end: int) -> int:
 
 def _snappy_decompress(data, max_size: int) -> bytes:
     view = memoryview(data)
+    if not view:
+        return b""  # what Java's SnappyOutputStream writes for no input
     if view[:8] != XERIAL_MAGIC:
         if _snappy_raw_length(view, 0, len(view)) > max_size:
             raise _too_big(max_size)

@@ -696,7 +696,8 @@ def build_batch(
     ``(key, value, headers)`` or ``(key, value, headers, timestamp_ms)`` that get
     offset deltas 0, 1, ... and absolute timestamps (default: ``base_timestamp`` or
     now).  Without ``base_timestamp`` the first record's timestamp is the base, as in
-    Kafka's builder.  ``last_offset_delta`` matters only for an empty batch.
+    Kafka's builder.  ``last_offset_delta`` matters only for an empty batch, which is
+    always written uncompressed.
     """
     items = list(records)
     encoded = []
@@ -740,6 +741,10 @@ def build_batch(
     if last_offset_delta is None:
         last_offset_delta = off_deltas[-1] if off_deltas else 0
     raw = b"".join(encoded)
+    if not items:
+        # Kafka writes record-less batches (compaction keeps them for producer state)
+        # uncompressed: there is no stream to compress, and readers expect none.
+        compression = NONE
     section = compress(compression, raw, compression_level) if compression else raw
     attributes = compression & COMPRESSION_MASK
     if timestamp_type:

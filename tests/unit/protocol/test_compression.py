@@ -74,8 +74,9 @@ def test_snappy_reads_hand_built_xerial_frames():
     assert c.decompress(c.SNAPPY, framed) == data
     # concatenated xerial streams (SnappyInputStream accepts them too)
     assert c.decompress(c.SNAPPY, framed + framed) == data + data
-    # header only: no data
+    # header only, or nothing at all: no data
     assert c.decompress(c.SNAPPY, framed[:16]) == b""
+    assert c.decompress(c.SNAPPY, b"") == b""
 
 
 def test_snappy_reads_raw_blocks():

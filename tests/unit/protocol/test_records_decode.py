@@ -106,6 +106,8 @@ def test_build_empty_batch():
     h, recs = r.decode_batch(buf)
     assert recs == [] and h.records_count == 0 and h.last_offset_delta == 4
     assert len(buf) == r.BATCH_HEADER_SIZE
+    # no records, no stream: written uncompressed whatever the codec asked for
+    assert r.parse_header(r.build_batch([], compression=ZSTD)).compression == NONE
 
 
 def test_large_varints_and_negative_deltas():

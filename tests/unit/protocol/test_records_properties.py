@@ -27,7 +27,7 @@ def test_build_decode_roundtrip(records, codec, base_offset, producer_id, epoch,
     assert h.total_size == len(buf)
     assert (h.base_offset, h.producer_id, h.producer_epoch, h.base_sequence,
             h.partition_leader_epoch, h.is_transactional, h.compression) == (
-        base_offset, producer_id, epoch, seq, ple, transactional, codec)
+        base_offset, producer_id, epoch, seq, ple, transactional, codec if records else 0)
     assert h.records_count == len(records)
     assert [(x.offset(h), x.timestamp(h), x.key, x.value, list(x.headers)) for x in recs] == [
         (base_offset + i, ts, k, v, hs) for i, (k, v, hs, ts) in enumerate(records)]
