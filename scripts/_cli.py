@@ -243,7 +243,8 @@ class OptionParser:
                                         f'"{self.specs[name]}"')
 
 
-_BREAK = re.compile(r"(?<=\s)|(?<=[A-Za-z-]-)(?=[A-Za-z])|(?<=[A-Za-z]\.)(?=[A-Za-z])")
+_BREAK = re.compile(r"(?<=\s)|(?<=[A-Za-z-]-)(?=[A-Za-z])|(?<=[A-Za-z]\.)(?=[A-Za-z])"
+                    r"|(?<=[A-Za-z0-9][:,])(?=[A-Za-z])|(?<=[A-Za-z])(?=\()")
 
 
 def _tokens(text: str) -> list[str]:
