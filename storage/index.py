@@ -42,6 +42,7 @@ class _Index:
         self.path = path
         self.base_offset = base_offset
         self.max_index_size = max(self.entry_size, max_index_size - max_index_size % self.entry_size)
+        self._max_entries = self.max_index_size // self.entry_size
         self._writable = writable
         self._fd: Optional[int] = None
         self._mm: Optional[mmap.mmap] = None
@@ -104,7 +105,9 @@ class _Index:
         return self.max_index_size // self.entry_size
 
     def is_full(self) -> bool:
-        return self.entries >= self.max_entries
+        if not self._loaded:
+            self._open()
+        return self._entries >= self._max_entries
 
     @property
     def size_in_bytes(self) -> int:
@@ -210,12 +213,18 @@ class OffsetIndex(_Index):
         return _OFF.unpack_from(mm, i * 8)[1] == 0
 
     def append(self, offset: int, position: int) -> None:
-        self._ensure()
+        if not self._loaded:
+            self._open()
         rel = offset - self.base_offset
-        if self._entries and rel <= self.entry(self._entries - 1)[0]:
+        n = self._entries
+        if n and rel <= _POS.unpack_from(self._mm, (n - 1) * 8)[0]:
             raise CorruptIndexError(
                 f"offset {offset} not larger than last entry in {self.path}")
-        self._append_raw(rel, position)
+        if n >= self._max_entries or not self._writable:
+            self._append_raw(rel, position)
+            return
+        _OFF.pack_into(self._mm, n * 8, rel, position)
+        self._entries = n + 1
 
     def lookup(self, offset: int) -> tuple[int, int]:
         """(offset, position) of the largest entry with offset <= ``offset``, else (base, 0)."""
@@ -278,16 +287,24 @@ class TimeIndex(_Index):
         return ts, self.base_offset + rel
 
     def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False) -> None:
-        self._ensure()
-        if self._entries:
-            last_ts, last_off = self.last_entry()
+        if not self._loaded:
+            self._open()
+        n = self._entries
+        rel = offset - self.base_offset
+        if n:
+            last_ts, last_rel = _TIME.unpack_from(self._mm, (n - 1) * 12)
             if timestamp <= last_ts:
                 return
-            if offset < last_off:
+            if rel < last_rel:
                 raise CorruptIndexError(f"time index offset going backwards in {self.path}")
-        if self._entries >= self.max_entries and skip_full_check:
+        if n >= self._max_entries:
+            if skip_full_check:
+                return
+        elif self._writable:
+            _TIME.pack_into(self._mm, n * 12, timestamp, rel)
+            self._entries = n + 1
             return
-        self._append_raw(timestamp, offset - self.base_offset)
+        self._append_raw(timestamp, rel)
 
     def lookup(self, timestamp: int) -> tuple[int, int]:
         """(timestamp, offset) of the largest entry with ts <= ``timestamp``, else (-1, base)."""

@@ -24,10 +24,13 @@ from __future__ import annotations
 import bisect
 import logging
 import os
+import struct
 import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
+
+from crc32c import crc32c as _crc32c
 
 from protocol.errors import CorruptRecord, ProtocolError
 from protocol.records import (
@@ -84,6 +87,7 @@ MAX_TIMESTAMP = -3
 EARLIEST_LOCAL_TIMESTAMP = -4
 LATEST_TIERED_TIMESTAMP = -5
 
+_PREFIX16 = struct.Struct(">qii")  # base offset, batch length, partition leader epoch
 _CODECS = {"none": 0, "uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
@@ -145,6 +149,8 @@ class Log:
         self._unflushed = 0
         self._last_flush_ms = self._now_ms()
         self.closed = False
+        self._codec_for: Optional[LogConfig] = None
+        self._codec: Optional[int] = None
         os.makedirs(directory, exist_ok=True)
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA))
         self.topic_id = self._partition_metadata.read()
@@ -394,101 +400,136 @@ class Log:
 
     # ------------------------------------------------------------------ appends
     def _target_codec(self) -> Optional[int]:
-        ct = self.config.compression_type.strip().lower()
-        if ct == "producer":
-            return None
-        try:
-            return _CODECS[ct]
-        except KeyError:
-            return None
+        cfg = self.config
+        if self._codec_for is not cfg:
+            ct = cfg.compression_type.strip().lower()
+            self._codec = None if ct == "producer" else _CODECS.get(ct)
+            self._codec_for = cfg
+        return self._codec
 
     def append_as_leader(self, records, leader_epoch: int, origin: str = "client") -> LogAppendInfo:
         """Validate, assign offsets, check producer state, write once. See the class docs.
 
         ``origin`` is "client" (Produce) or "coordinator" (the group/transaction
         coordinators: control batches allowed, producer sequences not checked).
+
+        The request's bytes are not copied: each batch goes out as a 16-byte prefix
+        (base offset, length, leader epoch: the fields outside the CRC that change)
+        plus a view of the rest, in one ``os.writev``. Only LogAppendTime, a
+        ``compression.type`` conversion or legacy input build a new buffer.
         """
         if self.closed:
             raise KafkaStorageError(f"log {self.dir} is closed")
-        if len(records) and is_legacy(records):
+        if len(records) > 16 and records[16] in (0, 1) and is_legacy(records):
             try:
                 records = upconvert_legacy(records)
             except ProtocolError as e:
                 raise CorruptRecordError(str(e)) from e
-        buf = bytearray(records)
         from_client = origin == "client"
-        headers = self._validate(buf, from_client)
+        headers = self._validate(records, from_client)
         target = self._target_codec()
+        buf = None
         if target is not None and any(h.compression != target for _, h in headers):
-            buf, headers = self._recompress(buf, headers, target, from_client)
-        if len(buf) > self.config.segment_bytes:
+            buf, headers = self._recompress(records, headers, target, from_client)
+        log_append = self.config.log_append_time
+        if log_append and buf is None:
+            buf = bytearray(records)
+        total = len(buf) if buf is not None else len(records)
+        if total > self.config.segment_bytes:
             raise RecordListTooLargeError(
-                f"{len(buf)} bytes exceed segment.bytes {self.config.segment_bytes}")
+                f"{total} bytes exceed segment.bytes {self.config.segment_bytes}")
         now = self._now_ms()
         with self.lock:
             ps = self.producer_state
-            # idempotence: duplicates first, then sequence checks (Kafka's order)
-            pending: dict[int, tuple[int, int]] = {}
+            has_pid = False
             for _, h in headers:
-                if h.producer_id >= 0 and not (h.attributes & CONTROL_MASK):
-                    if from_client:
-                        dup = ps.find_duplicate(h.producer_id, h.producer_epoch, h.base_sequence, h.last_sequence)
-                        if dup is not None:
-                            return LogAppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, -1,
-                                                 self._log_start_offset, True, h.records_count, 0)
-                    ps.check(h.producer_id, h.producer_epoch, h.base_sequence, pending,
-                             bool(h.attributes & TRANSACTIONAL_MASK), from_client)
-                    pending[h.producer_id] = (h.producer_epoch, h.last_sequence)
-            # offsets, leader epoch, timestamps: in place, one buffer
-            log_append = self.config.log_append_time
+                if h.producer_id >= 0:
+                    has_pid = True
+                    break
+            if has_pid:
+                # idempotence: duplicates first, then sequence checks (Kafka's order)
+                pending: dict[int, tuple[int, int]] = {}
+                for _, h in headers:
+                    if h.producer_id >= 0 and not (h.attributes & CONTROL_MASK):
+                        if from_client:
+                            dup = ps.find_duplicate(h.producer_id, h.producer_epoch, h.base_sequence,
+                                                    h.last_sequence)
+                            if dup is not None:
+                                return LogAppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, -1,
+                                                     self._log_start_offset, True, h.records_count, 0)
+                        ps.check(h.producer_id, h.producer_epoch, h.base_sequence, pending,
+                                 bool(h.attributes & TRANSACTIONAL_MASK), from_client)
+                        pending[h.producer_id] = (h.producer_epoch, h.last_sequence)
             offset = first = self._next_offset
             max_ts = -1
             index_info = []
             count = 0
-            for pos, h in headers:
-                set_base_offset(buf, pos, offset)
-                set_partition_leader_epoch(buf, pos, leader_epoch)
-                if log_append:
-                    set_max_timestamp(buf, pos, now, 1)
-                    ts = now
-                else:
+            if buf is None:
+                view = memoryview(records)
+                pieces = []
+                pack = _PREFIX16.pack
+                for pos, h in headers:
+                    size = h.batch_length + 12
+                    pieces.append(pack(offset, h.batch_length, leader_epoch))
+                    pieces.append(view[pos + 16:pos + size])
                     ts = h.max_timestamp
-                last = offset + h.last_offset_delta
-                index_info.append((pos, h.batch_length + 12, last, ts))
-                if ts > max_ts:
-                    max_ts = ts
-                count += h.records_count
-                offset = last + 1
-            seg = self.active_segment
-            if seg.should_roll(len(buf), max_ts, offset - 1, self.config.segment_bytes,
-                               self.config.segment_ms, now):
+                    last = offset + h.last_offset_delta
+                    index_info.append((pos, size, last, ts))
+                    if ts > max_ts:
+                        max_ts = ts
+                    count += h.records_count
+                    offset = last + 1
+            else:
+                pieces = [buf]
+                for pos, h in headers:
+                    set_base_offset(buf, pos, offset)
+                    set_partition_leader_epoch(buf, pos, leader_epoch)
+                    if log_append:
+                        set_max_timestamp(buf, pos, now, 1)
+                        ts = now
+                    else:
+                        ts = h.max_timestamp
+                    last = offset + h.last_offset_delta
+                    index_info.append((pos, h.batch_length + 12, last, ts))
+                    if ts > max_ts:
+                        max_ts = ts
+                    count += h.records_count
+                    offset = last + 1
+            seg = self._segments[-1]
+            if seg.size and seg.should_roll(total, max_ts, offset - 1, self.config.segment_bytes,
+                                            self.config.segment_ms, now):
                 seg = self._roll(first)
-            seg.append(buf, index_info)
+            seg.append(pieces, index_info, total)
             self._next_offset = offset
             # side state after the data is in the file
             if leader_epoch > self.leader_epoch_cache.latest_epoch:
                 self.leader_epoch_cache.assign(leader_epoch, first)
-            for (pos, h), (_, _, last, ts) in zip(headers, index_info):
-                if h.producer_id >= 0:
-                    base = last - h.last_offset_delta
-                    if h.attributes & CONTROL_MASK:
-                        self._replay_batch(None, 0, h._replace(base_offset=base, max_timestamp=ts),
-                                           data=bytes(buf[pos:pos + h.batch_length + 12]))
-                    else:
-                        ps.update(h.producer_id, h.producer_epoch, h.base_sequence,
-                                  h.last_sequence if h.base_sequence >= 0 else -1,
-                                  base, last, ts, bool(h.attributes & TRANSACTIONAL_MASK))
-            self._after_append(count, now)
+            if has_pid:
+                src = buf if buf is not None else records
+                for (pos, h), (_, size, last, ts) in zip(headers, index_info):
+                    if h.producer_id >= 0:
+                        base = last - h.last_offset_delta
+                        if h.attributes & CONTROL_MASK:
+                            self._replay_batch(None, 0, h._replace(base_offset=base, max_timestamp=ts),
+                                               data=bytes(src[pos:pos + size]))
+                        else:
+                            ps.update(h.producer_id, h.producer_epoch, h.base_sequence,
+                                      h.last_sequence if h.base_sequence >= 0 else -1,
+                                      base, last, ts, bool(h.attributes & TRANSACTIONAL_MASK))
+            self._unflushed += count
+            if self._unflushed >= self.config.flush_messages:
+                self.flush()
         return LogAppendInfo(first, offset - 1, max_ts, now if log_append else -1,
-                             self._log_start_offset, False, count, len(buf))
+                             self._log_start_offset, False, count, total)
 
-    def _validate(self, buf: bytearray, from_client: bool) -> list:
+    def _validate(self, buf, from_client: bool) -> list:
         n = len(buf)
         if n == 0:
             raise InvalidRecordError("empty record set")
         max_bytes = self.config.max_message_bytes
         headers = []
         pos = 0
+        view = memoryview(buf)
         try:
             while pos < n:
                 if n - pos < BATCH_HEADER_SIZE:
@@ -500,7 +541,8 @@ class Log:
                 if total > max_bytes:
                     raise RecordTooLargeError(
                         f"record batch of {total} bytes exceeds max.message.bytes {max_bytes}")
-                verify_crc(buf, pos, h)
+                if _crc32c(view[pos + 21:pos + total]) != h.crc:
+                    raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
                 if from_client:
                     # Kafka's LogValidator rules for client batches; replicated (possibly
                     # compacted) batches may be empty or have gaps.
@@ -519,7 +561,9 @@ class Log:
                 pos += total
         except CorruptRecord as e:
             raise CorruptRecordError(str(e)) from e
-        if self.config.compact and from_client:
+        finally:
+            view.release()
+        if from_client and "compact" in self.config.cleanup_policy:
             self._check_keys(buf, headers)
         return headers
 
@@ -583,7 +627,7 @@ class Log:
             seg = self.active_segment
             if seg.should_roll(len(buf), max_ts, last, self.config.segment_bytes, self.config.segment_ms, now):
                 seg = self._roll(first)
-            seg.append(buf, index_info)
+            seg.append([buf], index_info, len(buf))
             self._next_offset = last + 1
             for pos, h in headers:
                 if h.partition_leader_epoch > self.leader_epoch_cache.latest_epoch:

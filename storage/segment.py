@@ -217,23 +217,31 @@ class LogSegment:
         return FileRecordsSlice(self.file, start, end - start)
 
     # -- appends -----------------------------------------------------------------
-    def append(self, buf, batches: list[tuple[int, int, int, int]]) -> None:
-        """Write ``buf`` (whole batches) at the end; ``batches`` = (pos, size, last offset, max ts).
+    def append(self, pieces, batches: list[tuple[int, int, int, int]], total: Optional[int] = None) -> None:
+        """Write whole batches at the end; ``batches`` = (pos, size, last offset, max ts).
 
-        One write for the whole buffer; index entries every ``index.interval.bytes``.
+        ``pieces`` is a buffer or a list of buffers written with one write/writev;
+        index entries every ``index.interval.bytes``.
         On a write error the file is cut back to its previous size and
         ``KafkaStorageError`` raised, so nothing half-written stays behind.
         """
         start = self.size
-        view = memoryview(buf)
-        total = len(view)
-        written = 0
+        if not isinstance(pieces, list):
+            pieces = [pieces]
+        if total is None:
+            total = sum(len(p) for p in pieces)
         try:
-            while written < total:
-                n = os.write(self._fd, view[written:])
-                if n <= 0:
-                    raise OSError("write returned 0")
-                written += n
+            if len(pieces) == 1:
+                written = os.write(self._fd, pieces[0])
+            else:
+                written = os.writev(self._fd, pieces)
+            if written < total:  # short write (rare: signals, a filling disk)
+                view = memoryview(b"".join(pieces))
+                while written < total:
+                    n = os.write(self._fd, view[written:])
+                    if n <= 0:
+                        raise OSError("write returned 0")
+                    written += n
         except OSError as e:
             try:
                 os.ftruncate(self._fd, start)
@@ -242,16 +250,18 @@ class LogSegment:
             raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
         if self.rolling_based_timestamp is None and batches:
             self.rolling_based_timestamp = batches[0][3]
-        self._load_max_timestamp()
+        if not self._max_ts_loaded:
+            self._load_max_timestamp()
         interval = self.index_interval_bytes
         since = self.bytes_since_last_index_entry
+        max_ts_so_far = self.max_timestamp_so_far
         for pos, size, last_offset, max_ts in batches:
-            if max_ts > self.max_timestamp_so_far:
-                self.max_timestamp_so_far = max_ts
+            if max_ts > max_ts_so_far:
+                max_ts_so_far = self.max_timestamp_so_far = max_ts
                 self.offset_of_max_timestamp = last_offset
             if since > interval:
                 self.offset_index.append(last_offset, start + pos)
-                self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp)
+                self.time_index.maybe_append(max_ts_so_far, self.offset_of_max_timestamp)
                 since = 0
             since += size
         self.bytes_since_last_index_entry = since

@@ -45,14 +45,20 @@ def test_append_multiple_batches_in_one_call_single_write(tmp_path, monkeypatch)
     lg = open_log(tmp_path)
     lg.append_as_leader(batch_of(1), 0)
     calls = []
-    real = os.write
+    real, real_v = os.write, os.writev
     seg_fd = lg.active_segment.file.fileno()
 
     def counting(fd, data):
         if fd == seg_fd:
             calls.append(len(data))
         return real(fd, data)
+
+    def counting_v(fd, bufs):
+        if fd == seg_fd:
+            calls.append(sum(len(b) for b in bufs))
+        return real_v(fd, bufs)
     monkeypatch.setattr(os, "write", counting)
+    monkeypatch.setattr(os, "writev", counting_v)
     info = lg.append_as_leader(batch_of(2) + batch_of(3, start=2), 0)
     assert (info.first_offset, info.last_offset) == (1, 5)
     assert len(calls) == 1

@@ -167,11 +167,17 @@ def test_full_disk_append_raises_and_nothing_acknowledged_is_lost(tmp_path, monk
                 return real(fd, bytes(data)[:10])
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(fd, data)
+
+    def enospc_v(fd, bufs):
+        return enospc(fd, b"".join(bytes(b) for b in bufs))
+    real_v = os.writev
     monkeypatch.setattr(os, "write", enospc)
+    monkeypatch.setattr(os, "writev", enospc_v)
     with pytest.raises(KafkaStorageError) as e:
         lg.append_as_leader(batch_of(3), 1)
     assert e.value.error_code == 56
     monkeypatch.setattr(os, "write", real)
+    monkeypatch.setattr(os, "writev", real_v)
     assert lg.log_end_offset == 5
     assert lg.read(0, 1 << 20).records.read_bytes() == before
     assert lg.append_as_leader(batch_of(1), 1).first_offset == 5
