@@ -89,7 +89,7 @@ def row(name: str, cls: type, version: int, obj: Any, number: int, full_dec: Cal
 
     def c_enc() -> bytes:
         out: list = []
-        enc(obj, out)
+        enc(obj, out, [])
         return b"".join(out)
 
     body = c_enc()

@@ -444,7 +444,7 @@ class _Compiler:
             else:
                 self._write_tagged(g, cls, tagged, version, flex)
         name = f"enc_{cls.__qualname__.replace('.', '_')}_v{version}"
-        src = f"def {name}(o, out):\n" + "\n".join(g.lines) + "\n"
+        src = f"def {name}(o, out, sl):\n" + "\n".join(g.lines) + "\n"
         exec(compile(src, f"<protocol.codec {name}>", "exec"), self.ns)
         fn = self.ns[name]
         fn.__source__ = src  # type: ignore[attr-defined]
@@ -500,10 +500,12 @@ class _Compiler:
             g.emit(f"    app({self._write_len(g, f'_len({v})', compact, True)})")
             g.emit(f"    app({v})")
             g.emit(f"elif type({v}) is _mv:")
+            g.emit(f"    if {v}.format != 'B': {v} = {v}.cast('B')")
             g.emit(f"    app({self._write_len(g, f'{v}.nbytes', compact, True)})")
             g.emit(f"    app({v})")
-            g.emit("else:")
+            g.emit("else:  # a record slice: its index is noted for the zero-copy path")
             g.emit(f"    app({self._write_len(g, f'{v}.size', compact, True)})")
+            g.emit("    sl.append(_len(out))")
             g.emit(f"    app({v})")
             return
         if t.startswith("[]"):
@@ -525,7 +527,7 @@ class _Compiler:
                 else:
                     sub = self.struct_class(cls, elem)
                     ename = self.ref(self.encoder(sub, version, flex), "E")
-                    g.emit(f"{ename}({e}, out)")
+                    g.emit(f"{ename}({e}, out, sl)")
                 g.ind -= 1
             g.ind -= 1
             return
@@ -535,9 +537,9 @@ class _Compiler:
             g.emit(f"if {v} is None: app(b'\\xff')")
             g.emit("else:")
             g.emit("    app(b'\\x01')")
-            g.emit(f"    {ename}({v}, out)")
+            g.emit(f"    {ename}({v}, out, sl)")
         else:
-            g.emit(f"{ename}({v}, out)")
+            g.emit(f"{ename}({v}, out, sl)")
 
     def _write_tagged(self, g: _Gen, cls: type, tagged: list, version: int, flex: bool) -> None:
         g.emit("tl = []")
@@ -565,10 +567,14 @@ class _Compiler:
             g.emit("sub = []")
             g.emit("outer_app = app")
             g.emit("out_saved = out")
+            g.emit("sl_saved = sl")
             g.emit("out = sub")
+            g.emit("sl = []")
             g.emit("app = sub.append")
             self._write_value(g, cls, f, version, self.field_flex(f, version, flex), flex, v)
+            g.emit("if sl: raise ValueError('record slices cannot be sent in tagged fields')")
             g.emit("out = out_saved")
+            g.emit("sl = sl_saved")
             g.emit("app = outer_app")
             g.emit("data = b''.join(sub)")
             g.emit(f"tl.append(_uv({f.tag}) + _uv(_len(data)) + data)")
@@ -586,7 +592,11 @@ def decoder_for(cls: type, version: int) -> Callable:
 
 
 def encoder_for(cls: type, version: int) -> Callable:
-    """The compiled ``(obj, out: list) -> None`` encoder of a top-level message."""
+    """The compiled ``(obj, out: list, slices: list) -> None`` encoder of a top-level message.
+
+    It appends the encoding to ``out`` as bytes-like parts; a record slice is appended
+    as itself and its index in ``out`` is appended to ``slices``.
+    """
     return _COMPILER.encoder(cls, version, _is_flexible(cls, version))
 
 
@@ -639,11 +649,11 @@ def _as_buffer(frame: Any) -> Any:
     return mv
 
 
-def _encode(cls: type, version: int, obj: Any, out: list) -> None:
+def _encode(cls: type, version: int, obj: Any, out: list, sl: list) -> None:
     fn = _COMPILER.encoders.get((cls, version))
     if fn is None:
         fn = encoder_for(cls, version)
-    fn(obj, out)
+    fn(obj, out, sl)
 
 
 # ---------------------------------------------------------------- headers
@@ -711,18 +721,27 @@ def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | m
     return header.correlation_id, body
 
 
-def _response_parts(api_key: int, api_version: int, correlation_id: int, body: Any) -> list:
-    spec = API_KEYS.get(api_key)
-    if spec is None:
-        raise UnknownApiKey(api_key)
-    if not spec.min_version <= api_version <= spec.max_version:
-        raise UnsupportedVersion(api_key, api_version)
-    if response_header_version(api_key, api_version) == 1:
-        out: list = [b"\0\0\0\0", _I32.pack(correlation_id) + b"\0"]
-    else:
-        out = [b"\0\0\0\0", _I32.pack(correlation_id)]
-    _encode(spec.response_class, api_version, body, out)
-    return out
+_RESPONSE_ENCODERS: dict[tuple[int, int], tuple[Callable, bool]] = {}
+_II = struct.Struct(">ii")
+# below this size the frame is one bytes item (one write); above, the header stays separate
+_COPY_LIMIT = 65536
+
+
+def _response_encoder(api_key: int, api_version: int) -> tuple[Callable, bool]:
+    """(body encoder, header is v1) for a response, validated once and cached."""
+    entry = _RESPONSE_ENCODERS.get((api_key, api_version))
+    if entry is None:
+        spec = API_KEYS.get(api_key)
+        if spec is None:
+            raise UnknownApiKey(api_key)
+        if not spec.min_version <= api_version <= spec.max_version:
+            raise UnsupportedVersion(api_key, api_version)
+        entry = (
+            encoder_for(spec.response_class, api_version),
+            response_header_version(api_key, api_version) == 1,
+        )
+        _RESPONSE_ENCODERS[(api_key, api_version)] = entry
+    return entry
 
 
 def _slice_bytes(part: Any) -> bytes:
@@ -736,41 +755,61 @@ def _slice_bytes(part: Any) -> bytes:
     return data
 
 
+def _response_header(correlation_id: int, body_size: int, v1: bool) -> bytes:
+    if v1:
+        return _II.pack(body_size + 5, correlation_id) + b"\0"
+    return _II.pack(body_size + 4, correlation_id)
+
+
 def encode_response(api_key: int, api_version: int, correlation_id: int, body: Any) -> bytes:
     """The whole response frame: 4-byte size, response header, body."""
-    out = _response_parts(api_key, api_version, correlation_id, body)
-    for i, p in enumerate(out):
-        t = type(p)
-        if t is not bytes and t is not bytearray and t is not memoryview:
-            out[i] = _slice_bytes(p)
-    data = b"".join(out)
-    return _I32.pack(len(data) - 4) + data[4:]
+    enc, v1 = _response_encoder(api_key, api_version)
+    out: list = []
+    sl: list = []
+    enc(body, out, sl)
+    for i in sl:
+        out[i] = _slice_bytes(out[i])
+    out.insert(0, _response_header(correlation_id, sum(map(len, out)), v1))
+    return b"".join(out)
 
 
 def encode_response_chunks(api_key: int, api_version: int, correlation_id: int, body: Any) -> list:
-    """The response frame as ``bytes`` items and record slices (sent without copying)."""
-    out = _response_parts(api_key, api_version, correlation_id, body)
+    """The response frame as ``bytes`` items and record slices (sent without copying).
+
+    Without slices a frame up to 64 KiB is one item; a larger one is the header and
+    the body as two items, so the body is not copied a second time.
+    """
+    enc, v1 = _response_encoder(api_key, api_version)
+    out: list = []
+    sl: list = []
+    enc(body, out, sl)
+    if not sl:
+        data = b"".join(out)
+        header = _response_header(correlation_id, len(data), v1)
+        if len(data) <= _COPY_LIMIT:
+            return [header + data]
+        return [header, data]
     chunks: list = []
-    run: list = []
     total = 0
-    for p in out:
-        t = type(p)
-        if t is bytes or t is bytearray or t is memoryview:
-            run.append(p)
-        else:
-            if run:
-                b = b"".join(run)
-                total += len(b)
-                chunks.append(b)
-                run = []
-            total += p.size
-            chunks.append(p)
-    if run:
-        b = b"".join(run)
+    start = 0
+    for i in sl:
+        if i > start:
+            b = b"".join(out[start:i])
+            total += len(b)
+            chunks.append(b)
+        piece = out[i]
+        total += piece.size
+        chunks.append(piece)
+        start = i + 1
+    if start < len(out):
+        b = b"".join(out[start:])
         total += len(b)
         chunks.append(b)
-    first = chunks[0]
-    chunks[0] = _I32.pack(total - 4) + first[4:]
+    header = _response_header(correlation_id, total, v1)
+    if type(chunks[0]) is bytes:
+        chunks[0] = header + chunks[0]
+    else:
+        chunks.insert(0, header)
     return chunks
 
 
@@ -783,15 +822,14 @@ def encode_request(header: RequestHeader, body: Any) -> bytes:
     if not spec.min_version <= api_version <= spec.max_version:
         raise UnsupportedVersion(api_key, api_version)
     hv = request_header_version(api_key, api_version)
-    out: list = [b"\0\0\0\0"]
-    _COMPILER.encoder(RequestHeader, hv, hv >= 2)(header, out)
-    _encode(spec.request_class, api_version, body, out)
-    for i, p in enumerate(out):
-        t = type(p)
-        if t is not bytes and t is not bytearray and t is not memoryview:
-            out[i] = _slice_bytes(p)
-    data = b"".join(out)
-    return _I32.pack(len(data) - 4) + data[4:]
+    out: list = []
+    sl: list = []
+    _COMPILER.encoder(RequestHeader, hv, hv >= 2)(header, out, sl)
+    _encode(spec.request_class, api_version, body, out, sl)
+    for i in sl:
+        out[i] = _slice_bytes(out[i])
+    out.insert(0, _I32.pack(sum(map(len, out))))
+    return b"".join(out)
 
 
 def encode_data(obj: Struct, version: int) -> bytes:
@@ -801,7 +839,10 @@ def encode_data(obj: Struct, version: int) -> bytes:
     if not lo <= version <= hi:
         raise UnsupportedVersion(-1, version)
     out: list = []
-    _encode(cls, version, obj, out)
+    sl: list = []
+    _encode(cls, version, obj, out, sl)
+    for i in sl:
+        out[i] = _slice_bytes(out[i])
     return b"".join(out)
 
 

@@ -57,6 +57,29 @@ def test_chunks_without_slices_is_one_item() -> None:
     assert len(chunks) == 1 and chunks[0] == codec.encode_response(1, 12, 3, _fetch_response([b"xyz"]))
 
 
+def test_large_chunks_without_slices_keep_the_body_apart() -> None:
+    body = _fetch_response([b"x" * 70000, b"y" * 100])
+    chunks = codec.encode_response_chunks(1, 12, 3, body)
+    assert len(chunks) == 2 and len(chunks[0]) == 9  # size, correlation id, header tags
+    assert b"".join(chunks) == codec.encode_response(1, 12, 3, body)
+
+
+def test_slices_at_the_front_and_back() -> None:
+    for version in (4, 12):
+        s1, s2 = FakeSlice(b"first"), FakeSlice(b"second!")
+        body = _fetch_response([s1, s2])
+        chunks = codec.encode_response_chunks(1, version, 8, body)
+        assert [c for c in chunks if not isinstance(c, bytes)] == [s1, s2]
+        assert _join(chunks) == codec.encode_response(1, version, 8, _fetch_response([b"first", b"second!"]))
+    # a slice in a request encodes by reading it
+    P = M.ProduceRequest
+    req = P(acks=1, topic_data=[P.TopicProduceData(name="t", partition_data=[
+        P.PartitionProduceData(index=0, records=FakeSlice(b"abc"))])])
+    hdr = M.RequestHeader(request_api_key=0, request_api_version=9)
+    frame = codec.encode_request(hdr, req)
+    assert bytes(codec.decode_request(frame[4:])[1].topic_data[0].partition_data[0].records) == b"abc"
+
+
 def test_records_memoryview_is_encoded_by_nbytes() -> None:
     mv = memoryview(bytearray(b"0123456789")).cast("B")[2:8]
     frame = codec.encode_response(1, 4, 1, _fetch_response([mv]))

@@ -18,7 +18,7 @@ def test_same_bytes_for_every_api_version(nulls: bool) -> None:
         for cls in (spec.request_class, spec.response_class):
             obj = sample(cls, version, nulls=nulls)
             out: list = []
-            codec.encoder_for(cls, version)(obj, out)
+            codec.encoder_for(cls, version)(obj, out, [])
             compiled = b"".join(out)
             assert INTERPRETER.encode(obj, version) == compiled, (cls.NAME, version)
             assert INTERPRETER.decode(cls, version, compiled) == obj, (cls.NAME, version)
