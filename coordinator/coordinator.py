@@ -940,17 +940,17 @@ class GroupCoordinator:
             for key_bytes, value in self.log.read(partition):
                 try:
                     key = decode_key(key_bytes)
-                except ValueError:
-                    continue
-                if isinstance(key, OffsetCommitKey):
-                    g = offsets.setdefault(key.group, {})
-                    if value is None:
-                        g.pop((key.topic, key.partition), None)
-                    else:
-                        g[(key.topic, key.partition)] = decode_offset_commit_value(value)
-                elif isinstance(key, GroupMetadataKey):
-                    metas[key.group] = (None if value is None
-                                        else decode_group_metadata_value(value))
+                    if isinstance(key, OffsetCommitKey):
+                        g = offsets.setdefault(key.group, {})
+                        if value is None:
+                            g.pop((key.topic, key.partition), None)
+                        else:
+                            g[(key.topic, key.partition)] = decode_offset_commit_value(value)
+                    elif isinstance(key, GroupMetadataKey):
+                        metas[key.group] = (None if value is None
+                                            else decode_group_metadata_value(value))
+                except ValueError as e:
+                    log.warning("skipping unreadable record in partition %d: %s", partition, e)
             loaded = 0
             for gid in set(offsets) | set(metas):
                 meta = metas.get(gid)

@@ -120,3 +120,16 @@ def test_shutdown_answers_parked_requests():
     c.shutdown()
     assert f.result().error == E.NOT_COORDINATOR
     assert c.list_groups()[0] == E.COORDINATOR_NOT_AVAILABLE
+
+
+def test_unreadable_records_are_skipped_on_replay():
+    log = InMemoryOffsetsLog()
+    c = make_coordinator(log)
+    c.commit_offsets("s", "", None, -1, {("t", 0): OffsetAndMetadata(4, -1, "", 1)}, 1)
+    p = c.partition_for("s")
+    log.partitions[p].insert(0, (struct.pack(">h", 9) + b"junk", b"x", 1))
+    log.partitions[p].insert(0, (encode_offset_commit_key("s", "t", 1), b"\x00\x03\x00", 1))
+    fresh = make_coordinator(log)
+    fresh.load_partition(p, 2)
+    assert fresh.fetch_offsets("s", None)[1][("t", 0)].offset == 4
+    assert ("t", 1) not in fresh.groups["s"].offsets
