@@ -684,25 +684,50 @@ def response_header_version(api_key: int, api_version: int) -> int:
 # ---------------------------------------------------------------- public API
 
 
-def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Any]:
-    """Decode one request frame (without its size prefix) into (header, body)."""
-    buf = _as_buffer(frame)
-    if len(buf) < 8:
-        raise TruncatedFrame("request shorter than its header")
-    api_key, api_version, _cid = _HDR.unpack_from(buf, 0)
+_REQUEST_DECODERS: dict[tuple[int, int], tuple[Callable, Callable]] = {}
+_HH = struct.Struct(">hh")
+
+
+def _request_decoders_slow(buf: Any, mv: memoryview, api_key: int, api_version: int) -> tuple[Callable, Callable]:
+    """Validate (api key, version) and build its (header, body) decoders; errors carry the header."""
     spec = API_KEYS.get(api_key)
     hv = request_header_version(api_key, api_version)
-    mv = buf if type(buf) is memoryview else memoryview(buf)
-    header, pos = _run_decoder(_COMPILER.decoder(RequestHeader, hv, hv >= 2), buf, mv, 0)
-    if spec is None:
-        raise UnknownApiKey(api_key, header)
-    if not spec.min_version <= api_version <= spec.max_version:
+    hdr_dec = _COMPILER.decoder(RequestHeader, hv, hv >= 2)
+    if spec is None or not spec.min_version <= api_version <= spec.max_version:
+        header, _pos = _run_decoder(hdr_dec, buf, mv, 0)
+        if spec is None:
+            raise UnknownApiKey(api_key, header)
         raise UnsupportedVersion(api_key, api_version, header)
-    cls = spec.request_class
-    fn = _COMPILER.decoders.get((cls, api_version))
-    if fn is None:
-        fn = decoder_for(cls, api_version)
-    body, _pos = _run_decoder(fn, buf, mv, pos)
+    entry = (hdr_dec, decoder_for(spec.request_class, api_version))
+    _REQUEST_DECODERS[(api_key, api_version)] = entry
+    return entry
+
+
+def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Any]:
+    """Decode one request frame (without its size prefix) into (header, body)."""
+    if type(frame) is bytes:
+        buf = frame
+        mv = memoryview(frame)
+    else:
+        buf = mv = _as_buffer(frame)
+    end = len(buf)
+    if end < 8:
+        raise TruncatedFrame("request shorter than its header")
+    api_key, api_version = _HH.unpack_from(buf, 0)
+    entry = _REQUEST_DECODERS.get((api_key, api_version))
+    if entry is None:
+        entry = _request_decoders_slow(buf, mv, api_key, api_version)
+    try:
+        header, pos = entry[0](buf, mv, 0, end)
+        body, _pos = entry[1](buf, mv, pos, end)
+    except ProtocolError:
+        raise
+    except (struct.error, IndexError) as exc:
+        raise TruncatedFrame(f"message ends early: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidRequest(f"invalid UTF-8: {exc}") from None
+    except (ValueError, OverflowError, MemoryError) as exc:
+        raise InvalidRequest(str(exc)) from None
     return header, body
 
 
