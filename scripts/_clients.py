@@ -147,3 +147,19 @@ def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **e
     kwargs.setdefault("client_id", "adminclient-1")
     kwargs.update(extra)
     return KafkaAdminClient(**kwargs)
+
+
+class BrokerError(Exception):
+    """An error code a broker answered with; str() is the broker's message."""
+
+    def __init__(self, error_code: int, message: str | None = None) -> None:
+        super().__init__(error_text(error_code, message))
+        self.error_code = error_code
+
+    def java_name(self) -> str:
+        """The Java exception Kafka's clients raise for this code, e.g.
+        org.apache.kafka.common.errors.InvalidConfigurationException."""
+        name = error_name(self.error_code)
+        if name.endswith("Error"):
+            name = name[:-5] + "Exception"
+        return "org.apache.kafka.common.errors." + name
