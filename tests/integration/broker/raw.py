@@ -1,13 +1,18 @@
-"""A blocking raw Kafka connection for tests that must control every byte: requests are
-encoded with the project's codec (or written by hand), responses decoded the same way."""
+"""A blocking raw Kafka connection for tests that must control every byte (requests encoded
+with the project's codec or written by hand, responses decoded the same way), and small
+helpers shared by the broker integration tests."""
 from __future__ import annotations
 
 import socket
 import struct
+import time
 from typing import Any
 
 from protocol import codec
-from protocol.messages import RequestHeader
+from protocol.messages import CreateTopicsRequest, ProduceRequest, RequestHeader
+
+PRODUCE = 0
+CREATE_TOPICS = 19
 
 
 class RawConnection:
@@ -68,3 +73,48 @@ class RawConnection:
         except socket.timeout:
             return False
         return data == b""
+
+
+def create_topic(bs_port: int, name: str, partitions: int = 1, configs: dict[str, str] | None = None) -> None:
+    with RawConnection("127.0.0.1", bs_port) as c:
+        T = CreateTopicsRequest
+        resp = c.request(CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[T.CreatableTopic(
+            name=name, num_partitions=partitions, replication_factor=1, assignments=[],
+            configs=[T.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])]))
+        assert resp.topics[0].error_code == 0, resp.topics[0].error_message
+
+
+def produce_request(topic: str, records: bytes, partition: int = 0, acks: int = -1) -> ProduceRequest:
+    P = ProduceRequest
+    return P(transactional_id=None, acks=acks, timeout_ms=30000, topic_data=[
+        P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=partition, records=records)])])
+
+
+def read_all(bootstrap: str, topic: str, partition: int = 0) -> list[tuple[int, bytes | None, bytes | None]]:
+    """Every record of a partition, read with kafka-python (no group)."""
+    from kafka import KafkaConsumer, TopicPartition
+    tp = TopicPartition(topic, partition)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, consumer_timeout_ms=3000)
+    try:
+        consumer.assign([tp])
+        end = consumer.end_offsets([tp])[tp]
+        consumer.seek_to_beginning(tp)
+        out = []
+        deadline = time.monotonic() + 60
+        while len(out) < end and time.monotonic() < deadline:
+            for recs in consumer.poll(timeout_ms=500).values():
+                out += [(m.offset, m.key, m.value) for m in recs]
+        return out
+    finally:
+        consumer.close()
+
+
+def produce_with_client(bootstrap: str, topic: str, values: list[bytes]) -> list[int]:
+    from kafka import KafkaProducer
+    p = KafkaProducer(bootstrap_servers=bootstrap)
+    try:
+        futs = [p.send(topic, value=v, partition=0) for v in values]
+        p.flush(30)
+        return [f.get(30).offset for f in futs]
+    finally:
+        p.close(10)

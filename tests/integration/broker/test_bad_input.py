@@ -12,68 +12,24 @@ import time
 
 import pytest
 
-from protocol.messages import (ApiVersionsRequest, CreateTopicsRequest, DescribeConfigsRequest, FetchRequest,
+from protocol.messages import (ApiVersionsRequest, DescribeConfigsRequest, FetchRequest,
                                FindCoordinatorRequest, InitProducerIdRequest, ListOffsetsRequest, MetadataRequest,
                                OffsetForLeaderEpochRequest, ProduceRequest)
 from protocol.records import build_batch
 from tests.integration.broker.conftest import topic_name
-from tests.integration.broker.raw import RawConnection
+from tests.integration.broker.raw import (RawConnection, create_topic, produce_request, produce_with_client,
+                                           read_all)
 
-PRODUCE, FETCH, LIST_OFFSETS, METADATA, API_VERSIONS, CREATE_TOPICS = 0, 1, 2, 3, 18, 19
+PRODUCE, FETCH, LIST_OFFSETS, METADATA, API_VERSIONS = 0, 1, 2, 3, 18
 FIND_COORDINATOR, INIT_PRODUCER_ID, OFFSET_FOR_LEADER_EPOCH, DESCRIBE_CONFIGS = 10, 22, 23, 32
 CORRUPT_MESSAGE = 2
 MESSAGE_TOO_LARGE = 10
 UNSUPPORTED_VERSION = 35
 
 
-def create_topic(bs_port: int, name: str, partitions: int = 1, configs: dict[str, str] | None = None) -> None:
-    with RawConnection("127.0.0.1", bs_port) as c:
-        T = CreateTopicsRequest
-        resp = c.request(CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[T.CreatableTopic(
-            name=name, num_partitions=partitions, replication_factor=1, assignments=[],
-            configs=[T.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])]))
-        assert resp.topics[0].error_code == 0, resp.topics[0].error_message
-
-
-def produce_request(topic: str, records: bytes, partition: int = 0, acks: int = -1) -> ProduceRequest:
-    P = ProduceRequest
-    return P(transactional_id=None, acks=acks, timeout_ms=30000, topic_data=[
-        P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=partition, records=records)])])
-
-
 def produce_one(conn: RawConnection, topic: str, records: bytes, version: int = 9):
     resp = conn.request(PRODUCE, version, produce_request(topic, records))
     return resp.responses[0].partition_responses[0]
-
-
-def read_all(bootstrap: str, topic: str, partition: int = 0) -> list[tuple[int, bytes | None, bytes | None]]:
-    """Every record of a partition, read with kafka-python (no group)."""
-    from kafka import KafkaConsumer, TopicPartition
-    tp = TopicPartition(topic, partition)
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, consumer_timeout_ms=3000)
-    try:
-        consumer.assign([tp])
-        end = consumer.end_offsets([tp])[tp]
-        consumer.seek_to_beginning(tp)
-        out = []
-        deadline = time.monotonic() + 60
-        while len(out) < end and time.monotonic() < deadline:
-            for recs in consumer.poll(timeout_ms=500).values():
-                out += [(m.offset, m.key, m.value) for m in recs]
-        return out
-    finally:
-        consumer.close()
-
-
-def produce_with_client(bootstrap: str, topic: str, values: list[bytes]) -> list[int]:
-    from kafka import KafkaProducer
-    p = KafkaProducer(bootstrap_servers=bootstrap)
-    try:
-        futs = [p.send(topic, value=v, partition=0) for v in values]
-        p.flush(30)
-        return [f.get(30).offset for f in futs]
-    finally:
-        p.close(10)
 
 
 @pytest.fixture(scope="module")
