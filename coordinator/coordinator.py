@@ -19,6 +19,7 @@ expiry; offset expiry by offsets.retention.minutes.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -158,6 +159,9 @@ class GroupCoordinator:
         self._member_id_factory = member_id_factory or (
             lambda prefix: f"{prefix}-{uuid.uuid4()}")
         self._next_offsets_expiry: int | None = None
+        # Every deadline ever set, as a min-heap: `poll` scans the groups only when the
+        # earliest one is due (entries of deadlines since cleared just cost one scan).
+        self._wakeups: list[int] = []
 
     # ================================================================ helpers
     def partition_for(self, group_id: str) -> int:
@@ -181,9 +185,13 @@ class GroupCoordinator:
             fut.set_result(result)
         return fut
 
+    def _wake(self, deadline: int) -> int:
+        heapq.heappush(self._wakeups, deadline)
+        return deadline
+
     def _schedule_heartbeat(self, member: Member, now_ms: int, timeout_ms: int | None = None) -> None:
-        member.heartbeat_deadline = now_ms + (member.session_timeout_ms if timeout_ms is None
-                                              else timeout_ms)
+        member.heartbeat_deadline = self._wake(
+            now_ms + (member.session_timeout_ms if timeout_ms is None else timeout_ms))
 
     @staticmethod
     def _invoke_join(group: ClassicGroup, member: Member, result: JoinResult) -> None:
@@ -276,7 +284,7 @@ class GroupCoordinator:
                                                client_host, rebalance_ms, session_ms,
                                                protocol_type, protocols, fut, now_ms)
         elif require_known:
-            group.pending_members[new_id] = now_ms + session_ms
+            group.pending_members[new_id] = self._wake(now_ms + session_ms)
             fut.set_result(JoinResult(E.MEMBER_ID_REQUIRED, new_id))
         else:
             self._add_member_and_rebalance(group, new_id, None, client_id, client_host,
@@ -411,14 +419,14 @@ class GroupCoordinator:
             group.initial_delay_active = True
             group.initial_last_delay_ms = delay
             group.initial_remaining_ms = max(group.rebalance_timeout_ms - delay, 0)
-            group.join_deadline = now_ms + delay
+            group.join_deadline = self._wake(now_ms + delay)
         elif was_empty:
             group.initial_delay_active = False
             group.join_deadline = None
             self._on_complete_join(group, now_ms)
         else:
             group.initial_delay_active = False
-            group.join_deadline = now_ms + group.rebalance_timeout_ms
+            group.join_deadline = self._wake(now_ms + group.rebalance_timeout_ms)
             self._try_complete_join(group, now_ms)
 
     def _try_complete_join(self, group: ClassicGroup, now_ms: int) -> None:
@@ -433,7 +441,7 @@ class GroupCoordinator:
             group.initial_remaining_ms = max(group.initial_remaining_ms
                                              - group.initial_last_delay_ms, 0)
             group.initial_last_delay_ms = delay
-            group.join_deadline = now_ms + delay
+            group.join_deadline = self._wake(now_ms + delay)
         else:
             self._on_complete_join(group, now_ms)
 
@@ -448,7 +456,7 @@ class GroupCoordinator:
         if not group.maybe_elect_new_joined_leader() and group.members:
             # Nobody rejoined (only static members remain): wait another rebalance timeout
             # and let session expiry remove the silent ones.
-            group.join_deadline = now_ms + group.rebalance_timeout_ms
+            group.join_deadline = self._wake(now_ms + group.rebalance_timeout_ms)
             return
         group.init_next_generation(now_ms)
         if group.is_(GroupState.EMPTY):
@@ -466,7 +474,7 @@ class GroupCoordinator:
             self._schedule_heartbeat(m, now_ms)
             m.is_new = False
             group.pending_sync_members.add(m.member_id)
-        group.sync_deadline = now_ms + group.rebalance_timeout_ms
+        group.sync_deadline = self._wake(now_ms + group.rebalance_timeout_ms)
 
     def _reset_and_propagate_assignment_error(self, group: ClassicGroup, error: int,
                                               now_ms: int) -> None:
@@ -861,18 +869,17 @@ class GroupCoordinator:
 
     # ================================================================ timers
     def next_deadline(self) -> int | None:
-        """The earliest time `poll` has work to do (None: nothing scheduled)."""
-        best = self._next_offsets_expiry
-        for g in self.groups.values():
-            for d in (g.join_deadline, g.sync_deadline, *g.pending_members.values(),
-                      *(m.heartbeat_deadline for m in g.members.values())):
-                if d is not None and (best is None or d < best):
-                    best = d
-        return best
+        """The earliest time `poll` may have work to do (None: nothing scheduled)."""
+        return self._wakeups[0] if self._wakeups else None
 
     def poll(self, now_ms: int) -> None:
         """Fire every timer due at `now_ms`: session and pending-member expiry, join
         (rebalance / initial delay) completion, pending-sync expiry, offset expiry."""
+        if self._next_offsets_expiry is not None:
+            if not self._wakeups or self._wakeups[0] > now_ms:
+                return
+            while self._wakeups and self._wakeups[0] <= now_ms:
+                heapq.heappop(self._wakeups)
         for group in list(self.groups.values()):
             if group.is_(GroupState.DEAD):
                 continue
@@ -896,9 +903,11 @@ class GroupCoordinator:
             if group.sync_deadline is not None and now_ms >= group.sync_deadline:
                 self._on_expire_pending_sync(group, now_ms)
         if self._next_offsets_expiry is None:
-            self._next_offsets_expiry = now_ms + self.config.offsets_retention_check_interval_ms
+            self._next_offsets_expiry = self._wake(
+                now_ms + self.config.offsets_retention_check_interval_ms)
         elif now_ms >= self._next_offsets_expiry:
-            self._next_offsets_expiry = now_ms + self.config.offsets_retention_check_interval_ms
+            self._next_offsets_expiry = self._wake(
+                now_ms + self.config.offsets_retention_check_interval_ms)
             self.expire_offsets(now_ms)
 
     def expire_offsets(self, now_ms: int) -> int:
