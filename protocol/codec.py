@@ -149,6 +149,7 @@ class _Compiler:
             "_mv": memoryview,
             "_len": len,
             "_list": list,
+            "_Struct": struct.Struct,
             "InvalidRequest": InvalidRequest,
             "_I16p": _I16.pack,
             "_I32p": _I32.pack,
@@ -181,6 +182,14 @@ class _Compiler:
             self.ns[name + "u"] = s.unpack_from
             self.ns[name + "p"] = s.pack
             self.ns[name + "n"] = s.size
+        return name
+
+    def array_structs(self, elem: str) -> str:
+        """Name of a tuple of ``Struct`` for 0..63 elements of fixed type ``elem``."""
+        name = f"A_{elem}"
+        if name not in self.ns:
+            code = _FIXED[elem][0]
+            self.ns[name] = tuple(struct.Struct(f">{i}{code}") for i in range(64))
         return name
 
     def ref(self, obj: Any, prefix: str) -> str:
@@ -337,9 +346,9 @@ class _Compiler:
             if elem in _FIXED:
                 code, size = _FIXED[elem]
                 g.emit(f"if pos + {n} * {size} > end: raise InvalidRequest('{f.name}: array past the end')")
-                g.emit(f"{target} = _list(struct_unpack_from('>%d{code}' % {n}, buf, pos))")
+                arr = self.array_structs(elem)
+                g.emit(f"{target} = _list(({arr}[{n}] if {n} < 64 else _Struct('>%d{code}' % {n})).unpack_from(buf, pos))")
                 g.emit(f"pos += {n} * {size}")
-                self.ns["struct_unpack_from"] = struct.unpack_from
             else:
                 g.emit(f"if {n} > end - pos: raise InvalidRequest('{f.name}: array count past the end')")
                 lst = g.tmp("l")
@@ -516,8 +525,10 @@ class _Compiler:
             g.emit(f"app({self._write_len(g, f'_len({v})', compact, True)})")
             if elem in _FIXED:
                 code, _size = _FIXED[elem]
-                self.ns["struct_pack"] = struct.pack
-                g.emit(f"app(struct_pack('>%d{code}' % _len({v}), *{v}))")
+                arr = self.array_structs(elem)
+                n = g.tmp("n")
+                g.emit(f"{n} = _len({v})")
+                g.emit(f"app(({arr}[{n}] if {n} < 64 else _Struct('>%d{code}' % {n})).pack(*{v}))")
             else:
                 e = g.tmp("e")
                 g.emit(f"for {e} in {v}:")
