@@ -256,7 +256,9 @@ def _lz4_frames(rest: bytes, max_size: int) -> bytes:
         if not d.eof:
             raise CorruptRecord("truncated lz4 records")
         rest = d.unused_data
-        if not rest:
+        # further frames are read; other trailing bytes are ignored, as Kafka's
+        # KafkaLZ4BlockInputStream stops at the end mark of the first frame
+        if not rest.startswith(_LZ4_MAGIC):
             break
     return b"".join(out)
 

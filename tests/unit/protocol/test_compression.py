@@ -120,6 +120,7 @@ def test_lz4_reads_any_standard_frame():
         assert c.decompress(c.LZ4, lz4.frame.compress(data, **kw)) == data
     two = lz4.frame.compress(data[:1000]) + lz4.frame.compress(data[1000:])
     assert c.decompress(c.LZ4, two) == data
+    assert c.decompress(c.LZ4, lz4.frame.compress(data) + b"\x00\x00\x00") == data
     assert c.decompress(c.LZ4, kp_codec.lz4_encode(data)) == data
 
 
