@@ -12,8 +12,8 @@ import time
 from protocol.messages import FetchResponse
 from storage.errors import OffsetOutOfRangeError, StorageError
 
-from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionCache,
-                                  FetchSessionError, next_epoch)
+from broker.fetch_session import (FETCH_SESSION_ID_NOT_FOUND, FINAL_EPOCH, INITIAL_EPOCH, CachedPartition,
+                                  FetchSessionCache, FetchSessionError, next_epoch)
 from broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.ReplicaManager")
@@ -138,14 +138,17 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     is_follower = replica_id >= 0
     incremental = False
     try:
-        if session_id == 0 and epoch == INITIAL_EPOCH:
+        if epoch in (INITIAL_EPOCH, FINAL_EPOCH):
+            # A full fetch closes the session it names: the Java client sends (id, 0) to
+            # replace its session after an error or a reconnect, (id, -1) to drop it.
+            if session_id != 0:
+                cache.remove(session_id)
             parts = _resolve(ctx, req, uses_ids)
-            session = cache.create(parts, uses_ids, now)
-        elif session_id != 0 and epoch == FINAL_EPOCH:
-            cache.remove(session_id)
-            parts = _resolve(ctx, req, uses_ids)
+            if epoch == INITIAL_EPOCH:
+                session = cache.create(parts, uses_ids, now)
         elif session_id == 0:
-            parts = _resolve(ctx, req, uses_ids)
+            # an incremental epoch without a session
+            return R(throttle_time_ms=0, error_code=FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
         else:
             session = cache.get_incremental(session_id, epoch, now)
             incremental = True
@@ -189,6 +192,10 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     order = []
     for r in results:
         cp = r.cp
+        if r.error:
+            # As Kafka: an errored partition reports no offsets, and caching -1 as its high
+            # watermark makes the session send it again once the error clears.
+            r.hw = r.lso = r.log_start = -1
         if incremental:
             changed = (r.records is not None or r.error or r.hw != cp.high_watermark
                        or r.lso != cp.last_stable_offset or r.log_start != cp.sent_log_start_offset)
