@@ -258,7 +258,7 @@ def _lz4_frames(rest: bytes, max_size: int) -> bytes:
         rest = d.unused_data
         # further frames are read; other trailing bytes are ignored, as Kafka's
         # KafkaLZ4BlockInputStream stops at the end mark of the first frame
-        if not rest.startswith(_LZ4_MAGIC):
+        if not rest or not rest.startswith(_LZ4_MAGIC):
             break
     return b"".join(out)
 
