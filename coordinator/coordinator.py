@@ -813,6 +813,20 @@ class GroupCoordinator:
             victims = []
         return self._remove_offsets(group, victims)
 
+    def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
+        """Forget the committed offsets of deleted topics in every group (with
+        tombstones), as Kafka does when partitions are deleted. Returns how many."""
+        gone = set(topics)
+        removed = 0
+        for group in list(self.groups.values()):
+            if group.is_(GroupState.DEAD):
+                continue
+            victims = [tp for tp in group.offsets if tp[0] in gone]
+            if victims:
+                removed += self._cleanup_group(
+                    group, lambda g, v=victims: self._remove_offsets(g, v), now_ms)
+        return removed
+
     def delete_groups(self, group_ids: list[str], now_ms: int) -> dict[str, int]:
         result: dict[str, int] = {}
         for gid in group_ids:

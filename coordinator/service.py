@@ -167,6 +167,11 @@ class GroupCoordinatorService:
         """This broker stopped leading `__consumer_offsets-<partition>`."""
         self.coordinator.unload_partition(partition)
 
+    def on_topics_deleted(self, topics: Iterable[str]) -> None:
+        """The broker deleted these topics: drop their committed offsets."""
+        if self.coordinator is not None:
+            self.coordinator.on_topics_deleted(topics, self.now_ms())
+
     def ensure_offsets_topic(self) -> Any:
         """The `__consumer_offsets` TopicInfo, created (compacted) if missing, as Kafka
         does on the first FindCoordinator; None if it cannot be created."""

@@ -175,3 +175,18 @@ def test_simple_group_offsets_expire_by_commit_time_and_explicit_expire_timestam
     assert set(c.groups["s"].offsets) == {("t", 0), ("t", 1)}
     c.poll(60_000)
     assert set(c.groups["s"].offsets) == {("t", 1)}
+
+
+def test_offsets_of_deleted_topics_are_removed_with_tombstones():
+    log = InMemoryOffsetsLog()
+    c = make_coordinator(log)
+    ids, gen, t = stable_group(c, 1)
+    c.commit_offsets("g", ids[0], None, gen, {("t", 0): om(1), ("old", 0): om(2)}, t)
+    c.commit_offsets("s", "", None, -1, {("old", 1): om(3)}, t)
+    assert c.on_topics_deleted(["old"], t + 1) == 2
+    assert set(c.groups["g"].offsets) == {("t", 0)}
+    assert "s" not in c.groups                     # empty simple group without offsets dies
+    fresh = make_coordinator(log)
+    for p in range(50):
+        fresh.load_partition(p, t + 2)
+    assert set(fresh.groups["g"].offsets) == {("t", 0)} and "s" not in fresh.groups
