@@ -272,6 +272,7 @@ are ``(low, high)`` tuples, ``None`` for "none"; ``0x7fff`` means "and later".
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Any, NamedTuple
 
 ZERO_UUID = bytes(16)
@@ -413,6 +414,13 @@ def render(specs: list[dict]) -> str:
             f"{m.valid[0]}, {m.valid[1]}, {m.name}, {resp.name}, {flex_min!r}, {m.unstable!r}),"
         )
     lines.append("}")
+    lines.append("")
+    lines.append("")
+    lines.append("class ApiKey(IntEnum):")
+    lines.append('    """API keys of the generated APIs, named as Kafka names them, in upper snake case."""')
+    lines.append("")
+    for m in reqs:
+        lines.append(f"    {snake_case(m.name[:-len('Request')]).upper()} = {m.api_key}")
     lines.append("")
     return "\n".join(lines)
 

@@ -79,3 +79,10 @@ def test_constructor_defaults_and_fresh_mutables() -> None:
     assert M.ProduceRequest(acks=-1).acks == -1
     assert repr(M.HeartbeatResponse()) == "HeartbeatResponse(throttle_time_ms=0, error_code=0)"
     assert hasattr(M.ProduceRequest(), "__dict__") is False
+
+
+def test_api_key_enum() -> None:
+    from protocol.api_keys import ApiKey
+
+    assert ApiKey.PRODUCE == 0 and ApiKey.API_VERSIONS == 18 and ApiKey.OFFSET_FOR_LEADER_EPOCH == 23
+    assert {int(k) for k in ApiKey} == set(M.API_KEYS)
