@@ -109,8 +109,10 @@ class OptionParser:
     """A jopt-simple-like parser: long options, `--opt value` or `--opt=value`, unique
     abbreviations, repeated options collecting values, and Kafka's `--help`/`--version`."""
 
-    def __init__(self, *, with_help: bool = True, with_version: bool = True) -> None:
+    def __init__(self, *, with_help: bool = True, with_version: bool = True,
+                 option_width: int = 41) -> None:
         self.specs: dict[str, OptionSpec] = {}
+        self.option_width = option_width  # option column plus separator, as jopt sized it
         if with_help:
             self.accepts("help", "Print usage information.")
         if with_version:
@@ -193,15 +195,15 @@ class OptionParser:
     # -- help ------------------------------------------------------------------------
 
     def format_help(self) -> str:
-        """The usage table as jopt-simple's built-in formatter lays it out (80 columns,
-        option column 39 wide, continuation lines indented by two)."""
+        """The usage table as jopt-simple's built-in formatter lays it out (description
+        column 39 wide, continuation lines indented by two)."""
         rows = [("Option", "Description"), ("------", "-----------")]
         for name in sorted(self.specs):
             spec = self.specs[name]
             rows.append((spec.option_text(), spec.help_description()))
         lines = []
         for opt, desc in rows:
-            left = _wrap(opt, 39)
+            left = _wrap(opt, self.option_width - 2)
             right: list[str] = []
             for para in desc.split("\n"):
                 right.extend(_wrap(para, 39))
@@ -209,7 +211,7 @@ class OptionParser:
             left += [""] * (n - len(left))
             right += [""] * (n - len(right))
             for lcell, rcell in zip(left, right):
-                lines.append(lcell.ljust(41) + rcell.ljust(39))
+                lines.append(lcell.ljust(self.option_width) + rcell.ljust(39))
         return "\n".join(lines) + "\n"
 
     def print_help(self, out: TextIO | None = None) -> None:
@@ -244,7 +246,7 @@ class OptionParser:
 
 
 _BREAK = re.compile(r"(?<=\s)|(?<=[A-Za-z-]-)(?=[A-Za-z])|(?<=[A-Za-z]\.)(?=[A-Za-z])"
-                    r"|(?<=[A-Za-z0-9][:,])(?=[A-Za-z])|(?<=[A-Za-z])(?=\()")
+                    r"|(?<=[A-Za-z0-9][:,])(?=[A-Za-z0-9])|(?<=[A-Za-z])(?=\()")
 
 
 def _tokens(text: str) -> list[str]:

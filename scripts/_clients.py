@@ -159,7 +159,55 @@ class BrokerError(Exception):
     def java_name(self) -> str:
         """The Java exception Kafka's clients raise for this code, e.g.
         org.apache.kafka.common.errors.InvalidConfigurationException."""
-        name = error_name(self.error_code)
-        if name.endswith("Error"):
-            name = name[:-5] + "Exception"
-        return "org.apache.kafka.common.errors." + name
+        return "org.apache.kafka.common.errors." + java_exception_name(error_name(self.error_code))
+
+
+def _int32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def java_string_hash(s: str) -> int:
+    h = 0
+    for unit in s.encode("utf-16-be").hex(" ", 2).split():  # UTF-16 code units, as Java
+        h = _int32(31 * h + int(unit, 16))
+    return h
+
+
+def topic_partition_hash(topic: str, partition: int) -> int:
+    """org.apache.kafka.common.TopicPartition.hashCode()."""
+    return _int32(31 * (31 + partition) + java_string_hash(topic))
+
+
+def java_hashmap_order(keys: list, hash_fn) -> list:
+    """The iteration order of a java.util.HashMap filled with `keys` in this order (default
+    capacity and load factor): Kafka's tools print several tables straight from one."""
+    n = len(keys)
+    cap = 16
+    while n > cap * 3 // 4:
+        cap *= 2
+    buckets: dict[int, list] = {}
+    for k in keys:
+        h = hash_fn(k) & 0xFFFFFFFF
+        h ^= h >> 16
+        buckets.setdefault(h & (cap - 1), []).append(k)
+    return [k for b in sorted(buckets) for k in buckets[b]]
+
+
+# kafka-python error classes whose Java exception is not simply Error -> Exception.
+_JAVA_NAMES = {
+    "NonEmptyGroupError": "GroupNotEmptyException",
+    "NotLeaderForPartitionError": "NotLeaderOrFollowerException",
+    "GroupCoordinatorNotAvailableError": "CoordinatorNotAvailableException",
+    "NotCoordinatorForGroupError": "NotCoordinatorException",
+    "GroupLoadInProgressError": "CoordinatorLoadInProgressException",
+    "TopicAlreadyExistsError": "TopicExistsException",
+    "UnknownTopicOrPartitionError": "UnknownTopicOrPartitionException",
+    "InvalidTopicError": "InvalidTopicException",
+}
+
+
+def java_exception_name(python_name: str) -> str:
+    if python_name in _JAVA_NAMES:
+        return _JAVA_NAMES[python_name]
+    return python_name[:-5] + "Exception" if python_name.endswith("Error") else python_name
