@@ -14,8 +14,8 @@ from storage.errors import StorageError
 
 from broker.handler import Handler, RequestContext
 from broker.metadata import INTERNAL_TOPICS, TopicError
-from broker.topic_config import (TOPIC_CONFIGS, InvalidConfig, broker_default,
-                                 validate_topic_configs)
+from broker.handlers.configs import topic_config_entry
+from broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_topic_configs
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -80,14 +80,10 @@ async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse
 def _created_configs(ctx: RequestContext, overrides: dict[str, str]) -> list:
     R = CreateTopicsResponse
     out = []
-    for name, d in sorted(TOPIC_CONFIGS.items()):
-        if name in overrides:
-            out.append(R.CreatableTopicConfigs(name=name, value=overrides[name], read_only=False,
-                                               config_source=1, is_sensitive=False))
-        else:
-            val, src, _ = broker_default(ctx.broker.config, d)
-            out.append(R.CreatableTopicConfigs(name=name, value=val, read_only=False, config_source=src,
-                                               is_sensitive=False))
+    for name in sorted(TOPIC_CONFIGS):
+        val, src, _ = topic_config_entry(ctx.broker.config, name, overrides)
+        out.append(R.CreatableTopicConfigs(name=name, value=val, read_only=False, config_source=src,
+                                           is_sensitive=False))
     return out
 
 

@@ -25,6 +25,48 @@ D = DescribeConfigsResponse
 OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
 
 
+# A topic config's broker default and the other broker names for the same setting, in the
+# order Kafka lists them as synonyms.
+BROKER_SYNONYMS = {
+    "log.retention.ms": ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
+    "log.roll.ms": ("log.roll.ms", "log.roll.hours"),
+    "log.roll.jitter.ms": ("log.roll.jitter.ms", "log.roll.jitter.hours"),
+}
+
+
+def broker_synonyms(cfg: KafkaConfig, bkey: str) -> list[tuple[str, str | None, int]]:
+    """(name, value, source) of the broker settings behind a topic config, as Kafka's
+    ConfigHelper lists them: dynamic, then static, then defaults (null defaults left out),
+    dropping everything before the first entry for ``bkey`` itself. So a static
+    ``log.retention.hours`` alone leaves ``retention.ms`` with no synonym: it reports as a
+    default, and kafka-topics --describe does not show it."""
+    names = BROKER_SYNONYMS.get(bkey, (bkey,))
+    out: list[tuple[str, str | None, int]] = []
+    out += [(n, cfg.dynamic[n], DYNAMIC_BROKER_CONFIG) for n in names if n in cfg.dynamic]
+    out += [(n, cfg.originals[n], STATIC_BROKER_CONFIG) for n in names if n in cfg.originals]
+    for n in names:
+        d = BROKER_CONFIGS.get(n)
+        if d is not None and d.default is not None:
+            out.append((n, format_value(d.default), DEFAULT_CONFIG))
+    while out and out[0][0] != bkey:
+        out.pop(0)
+    return out
+
+
+def topic_config_entry(cfg: KafkaConfig, cname: str, overrides: dict[str, str]
+                       ) -> tuple[str | None, int, list[tuple[str, str | None, int]]]:
+    """The value, source and synonyms DescribeConfigs (and CreateTopics v5+) report."""
+    d = TOPIC_CONFIGS[cname]
+    dval, _src, bkey = broker_default(cfg, d)
+    syn = broker_synonyms(cfg, bkey) if bkey is not None else []
+    if cname in overrides:
+        syn.insert(0, (cname, overrides[cname], DYNAMIC_TOPIC_CONFIG))
+        value = overrides[cname]
+    else:
+        value = dval
+    return value, (syn[0][2] if syn else DEFAULT_CONFIG), syn
+
+
 def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synonyms: bool, v: int) -> list:
     cfg = ctx.broker.config
     overrides = ctx.broker.metadata.topic_config(name)
@@ -32,23 +74,13 @@ def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synon
     for cname in sorted(TOPIC_CONFIGS):
         if keys is not None and cname not in keys:
             continue
-        d = TOPIC_CONFIGS[cname]
-        dval, dsrc, bkey = broker_default(cfg, d)
-        syn = []
-        if cname in overrides:
-            value, source = overrides[cname], DYNAMIC_TOPIC_CONFIG
-            syn.append(D.DescribeConfigsSynonym(name=cname, value=value, source=DYNAMIC_TOPIC_CONFIG))
-        else:
-            value, source = dval, dsrc
-        if bkey is not None and dsrc != DEFAULT_CONFIG:
-            syn.append(D.DescribeConfigsSynonym(name=bkey, value=dval, source=dsrc))
-        if bkey is not None:
-            default = BROKER_CONFIGS[bkey].default
-            syn.append(D.DescribeConfigsSynonym(name=bkey, value=format_value(default), source=DEFAULT_CONFIG))
+        value, source, syn = topic_config_entry(cfg, cname, overrides)
         out.append(D.DescribeConfigsResourceResult(
             name=cname, value=value, read_only=False, is_default=source == DEFAULT_CONFIG,
-            config_source=source, is_sensitive=False, synonyms=syn if synonyms else [],
-            config_type=CONFIG_TYPE_IDS[d.type], documentation=None))
+            config_source=source, is_sensitive=False,
+            synonyms=[D.DescribeConfigsSynonym(name=n, value=val, source=src) for n, val, src in syn]
+            if synonyms else [],
+            config_type=CONFIG_TYPE_IDS[TOPIC_CONFIGS[cname].type], documentation=None))
     return out
 
 
