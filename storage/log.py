@@ -27,6 +27,7 @@ import os
 import struct
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -91,6 +92,19 @@ _PREFIX16 = struct.Struct(">qii")  # base offset, batch length, partition leader
 _CODECS = {"none": 0, "uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
+_flusher: Optional[ThreadPoolExecutor] = None
+_flusher_lock = threading.Lock()
+
+
+def _flush_executor() -> ThreadPoolExecutor:
+    """One shared thread fsyncs rolled segments for every log."""
+    global _flusher
+    with _flusher_lock:
+        if _flusher is None:
+            _flusher = ThreadPoolExecutor(1, thread_name_prefix="kafka-log-flusher")
+        return _flusher
+
+
 def parse_topic_partition(dirname: str) -> tuple[str, int]:
     """``my-topic-3`` -> ("my-topic", 3); raises ValueError for anything else."""
     topic, sep, part = dirname.rpartition("-")
@@ -149,6 +163,7 @@ class Log:
         self._unflushed = 0
         self._last_flush_ms = self._now_ms()
         self.closed = False
+        self._pending_flush = None
         self._codec_for: Optional[LogConfig] = None
         self._codec: Optional[int] = None
         os.makedirs(directory, exist_ok=True)
@@ -283,8 +298,6 @@ class Log:
             self._bases.append(base)
         self.active_segment.make_active()
         self._next_offset = self.active_segment.read_next_offset()
-        if self._next_offset == self.active_segment.base_offset and len(self._segments) > 1 and self.active_segment.size:
-            self._next_offset = self.active_segment.base_offset
         self._log_start_offset = min(max(log_start_offset, self._segments[0].base_offset), self._next_offset)
         self.recovery_point = min(max(self.recovery_point, self._log_start_offset), self._next_offset)
         if not needs_recovery:
@@ -651,15 +664,15 @@ class Log:
             if old.size == 0 and old.base_offset == new_base:
                 return old
             old.on_become_inactive()
-            old.flush()
             if old.size == 0:  # an empty active segment at a lower base is replaced
                 old.delete_files()
                 self._segments.pop()
                 self._bases.pop()
+            else:
+                self._flush_in_background(old, new_base)
             seg = self._new_segment(new_base, active=True)
             self._segments.append(seg)
             self._bases.append(new_base)
-            self.recovery_point = max(self.recovery_point, old.base_offset if old.size == 0 else self._next_offset)
             self.producer_state.map_end_offset = self._next_offset
             try:
                 self.producer_state.take_snapshot(new_base)
@@ -669,6 +682,29 @@ class Log:
 
     def roll(self) -> LogSegment:
         return self._roll()
+
+    def _flush_in_background(self, seg: LogSegment, up_to: int) -> None:
+        """fsync a just-rolled segment off the event loop (as Kafka schedules it), then
+        advance the recovery point to the new segment's base offset."""
+        def work() -> None:
+            try:
+                seg.flush()
+            except (OSError, ValueError) as e:  # deleted or closed meanwhile
+                if not seg.deleted and not self.closed:
+                    log.error("flush of rolled segment %s failed: %s", seg.log_path, e)
+                return
+            with self.lock:
+                if up_to > self.recovery_point and not self.closed:
+                    self.recovery_point = up_to
+        self._pending_flush = _flush_executor().submit(work)
+
+    def wait_for_background_flush(self, timeout: float = 60.0) -> None:
+        fut = self._pending_flush
+        if fut is not None:
+            try:
+                fut.result(timeout)
+            except Exception:  # noqa: BLE001 - logged by the worker
+                pass
 
     # ------------------------------------------------------------------ reads
     def read(self, offset: int, max_bytes: int, max_offset: Optional[int] = None,
@@ -901,6 +937,7 @@ class Log:
 
     def close(self) -> None:
         """Flush, snapshot producer state at the LEO, trim indexes, close files."""
+        self.wait_for_background_flush()  # outside the lock: the flusher takes it
         with self.lock:
             if self.closed:
                 return
