@@ -93,17 +93,24 @@ def error_name(error_code: int) -> str:
     return Errors.for_code(error_code).__name__
 
 
+class ZooKeeperBootstrapError(RuntimeError):
+    """ZooKeeper unreachable, or no broker registered in it."""
+
+
 def zookeeper_bootstrap(connect: str, timeout: float = 15.0) -> str:
     """Read the brokers registered in ZooKeeper (`/brokers/ids/<id>`, JSON with
     "endpoints": ["PLAINTEXT://host:port"]) and return them as a bootstrap list."""
+    import logging
+
     from kazoo.client import KazooClient
 
+    logging.getLogger("kazoo").setLevel(logging.CRITICAL)  # its retries would flood stderr
     hosts, _, chroot = connect.partition("/")
     zk = KazooClient(hosts=hosts, timeout=timeout)
     try:
         zk.start(timeout=timeout)
     except Exception as exc:  # kazoo raises its own timeout type
-        raise RuntimeError(f"Timed out waiting for connection to ZooKeeper at {connect}") from exc
+        raise ZooKeeperBootstrapError(f"Timed out waiting for connection to ZooKeeper at {connect}") from exc
     try:
         base = ("/" + chroot if chroot else "") + "/brokers/ids"
         endpoints: list[str] = []
@@ -112,7 +119,7 @@ def zookeeper_bootstrap(connect: str, timeout: float = 15.0) -> str:
                 data, _ = zk.get(f"{base}/{child}")
                 endpoints.extend(endpoints_from_registration(data))
         if not endpoints:
-            raise RuntimeError(f"No Kafka brokers are registered in ZooKeeper at {connect} "
+            raise ZooKeeperBootstrapError(f"No Kafka brokers are registered in ZooKeeper at {connect} "
                                f"(no endpoints under {base}). Start a broker first.")
         return ",".join(endpoints)
     finally:

@@ -123,7 +123,7 @@ def build_parser() -> OptionParser:
     p.accepts("sync", "If set message send requests to the brokers are synchronously, one at "
               "a time as they arrive.")
     p.accepts("compression-codec", "The compression codec: either 'none', 'gzip', 'snappy', "
-              "'lz4', or 'zstd'.If specified without value, then it defaults to 'gzip'",
+              "'lz4', or 'zstd'. If specified without value, then it defaults to 'gzip'",
               arg="optional", described_as="compression-codec")
     p.accepts("batch-size", "Number of messages to send in a single batch if they are not "
               "being sent synchronously. please note that this option will be replaced if "

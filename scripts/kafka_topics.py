@@ -12,8 +12,8 @@ import traceback
 from typing import Any
 
 from scripts._cli import OptionParser, OptionSet, OptionException, UsageExit, load_props
-from scripts._clients import (INTERNAL_TOPICS, error_text, is_zero_uuid, make_admin,
-                              uuid_to_kafka, zookeeper_bootstrap)
+from scripts._clients import (INTERNAL_TOPICS, ZooKeeperBootstrapError, error_text,
+                              is_zero_uuid, make_admin, uuid_to_kafka, zookeeper_bootstrap)
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
 
@@ -447,7 +447,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         msg = str(e) or type(e).__name__
         out.write(f"Error while executing topic command : {msg}\n")
         out.flush()
-        if not isinstance(e, CommandError):
+        if not isinstance(e, (CommandError, ZooKeeperBootstrapError)):
             sys.stderr.write(f"[ERROR] {type(e).__name__}: {msg}\n")
             sys.stderr.write(traceback.format_exc())
         return 1

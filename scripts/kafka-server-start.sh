@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# kafka-server-start.sh [-daemon] server.properties [--override property=value]*
+# Runs this checkout's broker (python -m broker) like Apache Kafka's script runs kafka.Kafka.
+# -daemon: detach, output to $LOG_DIR/kafkaServer.out (LOG_DIR defaults to <repo>/logs).
+if [ $# -lt 1 ];
+then
+	echo "USAGE: $0 [-daemon] server.properties [--override property=value]*"
+	exit 1
+fi
+base_dir=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+export PYTHONPATH="$base_dir${PYTHONPATH:+:$PYTHONPATH}"
+PYTHON_BIN=${PYTHON:-python3}
+
+DAEMON_MODE=false
+if [ "$1" = "-daemon" ]; then
+  DAEMON_MODE=true
+  shift
+fi
+
+if [ "$DAEMON_MODE" = "true" ]; then
+  LOG_DIR=${LOG_DIR:-$base_dir/logs}
+  mkdir -p "$LOG_DIR"
+  CONSOLE_OUTPUT_FILE="$LOG_DIR/kafkaServer.out"
+  if command -v setsid >/dev/null 2>&1; then
+    nohup setsid "$PYTHON_BIN" -m broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
+  else
+    nohup "$PYTHON_BIN" -m broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
+  fi
+else
+  exec "$PYTHON_BIN" -m broker "$@"
+fi

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# zookeeper-server-stop.sh: SIGTERM (or $SIGNAL) to ZooKeeper servers started by
+# zookeeper-server-start.sh (java processes running QuorumPeerMain), as Kafka's script.
+SIGNAL=${SIGNAL:-TERM}
+PIDS=$(ps ax | grep java | grep -i QuorumPeerMain | grep -v grep | awk '{print $1}')
+
+if [ -z "$PIDS" ]; then
+  echo "No zookeeper server to stop"
+  exit 1
+else
+  kill -s $SIGNAL $PIDS
+fi
