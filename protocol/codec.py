@@ -553,7 +553,8 @@ class _Compiler:
             g.emit(f"{ename}({v}, out, sl)")
 
     def _write_tagged(self, g: _Gen, cls: type, tagged: list, version: int, flex: bool) -> None:
-        g.emit("tl = []")
+        """Tagged fields that differ from their default, by ascending tag; ``b"\\x00"`` if none."""
+        g.emit("tl = None")
         for f in tagged:
             v = g.tmp("v")
             g.emit(f"{v} = o.{f.name}")
@@ -575,6 +576,7 @@ class _Compiler:
                     cond = f"{v} != {self.ref(template, 'T')}"
             g.emit(f"if {cond}:")
             g.ind += 1
+            g.emit("if tl is None: tl = []")
             g.emit("sub = []")
             g.emit("outer_app = app")
             g.emit("out_saved = out")
@@ -590,8 +592,10 @@ class _Compiler:
             g.emit("data = b''.join(sub)")
             g.emit(f"tl.append(_uv({f.tag}) + _uv(_len(data)) + data)")
             g.ind -= 1
-        g.emit("app(_uv(_len(tl)))")
-        g.emit("out.extend(tl)")
+        g.emit("if tl is None: app(b'\\x00')")
+        g.emit("else:")
+        g.emit("    app(_uv(_len(tl)))")
+        g.emit("    out.extend(tl)")
 
 
 _COMPILER = _Compiler()
