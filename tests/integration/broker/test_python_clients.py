@@ -210,3 +210,47 @@ def test_kcat_metadata_lists_broker_and_topics(shared_broker):
     assert f"broker 0 at {shared_broker.bootstrap}" in out
     assert f'topic "{topic}" with 1 partitions' in out
     assert "leader 0, replicas: 0, isrs: 0" in out
+
+
+# --------------------------------------------------------------------------- idempotence
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("client", ["kafka-python", "aiokafka", "confluent-kafka"])
+def test_idempotent_producers(shared_broker, client):
+    """Each client with idempotence switched on (InitProducerId, sequences per partition)."""
+    topic = topic_name(f"idem-{client}")
+    bs = shared_broker.bootstrap
+    values = [b"i%d" % i for i in range(500)]
+    if client == "kafka-python":
+        from kafka import KafkaProducer
+        p = KafkaProducer(bootstrap_servers=bs, enable_idempotence=True, acks="all", compression_type="lz4")
+        try:
+            futs = [p.send(topic, v, partition=0) for v in values]
+            p.flush(30)
+            offsets = [f.get(30).offset for f in futs]
+        finally:
+            p.close(10)
+    elif client == "aiokafka":
+        from aiokafka import AIOKafkaProducer
+
+        async def run() -> list[int]:
+            p = AIOKafkaProducer(bootstrap_servers=bs, enable_idempotence=True, compression_type="gzip")
+            await p.start()
+            try:
+                futs = [await p.send(topic, v, partition=0) for v in values]
+                return [(await f).offset for f in futs]
+            finally:
+                await p.stop()
+
+        offsets = asyncio.run(run())
+    else:
+        from confluent_kafka import Producer
+        p = Producer({"bootstrap.servers": bs, "enable.idempotence": True, "compression.type": "zstd"})
+        got: list = []
+        for v in values:
+            p.produce(topic, v, partition=0, on_delivery=lambda err, msg: got.append((err, msg.offset(), msg.value())))
+        assert p.flush(60) == 0
+        assert [e for e, _, _ in got if e is not None] == []
+        offsets = [o for _, o, _ in sorted(got, key=lambda x: int(x[2][1:]))]
+    assert offsets == list(range(len(values)))
+    from tests.integration.broker.raw import read_all
+    assert [v for _, _, v in read_all(bs, topic)] == values
