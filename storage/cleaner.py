@@ -243,6 +243,9 @@ class LogCleaner:
                 if out:
                     new.append(out, info)
                     self.stats["bytes_written"] += len(out)
+            for seg in group:
+                for t in seg.txn_index.entries:
+                    new.txn_index.append(t)
             new.on_become_inactive()
             new.flush()
             new.rename_suffix(CLEANED_SUFFIX, SWAP_SUFFIX)

@@ -64,6 +64,7 @@ from .errors import (
 )
 from .leader_epoch import LeaderEpochFileCache
 from .producer_state import ProducerStateManager
+from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn
 from .segment import (
     CLEANED_SUFFIX,
     DELETED_SUFFIX,
@@ -403,8 +404,14 @@ class Log:
             except ProtocolError:
                 ctrl = None
             if ctrl is not None and ctrl.type in (0, 1):
-                ps.complete_txn(h.producer_id, h.producer_epoch, ctrl.coordinator_epoch,
-                                h.base_offset, h.max_timestamp)
+                first = ps.complete_txn(h.producer_id, h.producer_epoch, ctrl.coordinator_epoch,
+                                        h.base_offset, h.max_timestamp)
+                if ctrl.type == 0 and first is not None:
+                    target = seg if seg is not None else self._segments[-1]
+                    lso = ps.first_unstable_offset()
+                    target.txn_index.append(AbortedTxn(
+                        h.producer_id, first, h.base_offset,
+                        min(lso, h.base_offset) if lso is not None else h.base_offset))
             return
         ps.update(h.producer_id, h.producer_epoch, h.base_sequence,
                   h.last_sequence if h.base_sequence >= 0 else -1,
@@ -707,10 +714,38 @@ class Log:
                 pass
 
     # ------------------------------------------------------------------ reads
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[tuple[int, int]]:
+        """(producer id, first offset) of aborted transactions overlapping the range."""
+        with self.lock:
+            i = max(bisect.bisect_right(self._bases, start_offset) - 1, 0)
+            out = []
+            for seg in self._segments[i:]:
+                for t in seg.txn_index.collect(start_offset, upper_bound_offset):
+                    out.append((t.producer_id, t.first_offset))
+            return out
+
     def read(self, offset: int, max_bytes: int, max_offset: Optional[int] = None,
-             min_one_message: bool = True) -> FetchDataInfo:
+             min_one_message: bool = True, fetch_aborted: bool = False) -> FetchDataInfo:
         """Whole batches from the batch holding ``offset``, below ``max_offset``, up to
-        ``max_bytes`` (at least one batch when ``min_one_message``), from one segment."""
+        ``max_bytes`` (at least one batch when ``min_one_message``), from one segment.
+
+        ``fetch_aborted`` (read_committed fetches, with ``max_offset`` = LSO) fills
+        ``aborted_transactions`` with (producer id, first offset) pairs overlapping the
+        returned range."""
+        info = self._read(offset, max_bytes, max_offset, min_one_message)
+        if fetch_aborted:
+            # as Kafka: up to the end of the segment read from (cheap, a superset is harmless)
+            with self.lock:
+                i = bisect.bisect_right(self._bases, offset)
+                upper = self._bases[i] if i < len(self._bases) else self._next_offset
+            if max_offset is not None:
+                upper = min(upper, max_offset)
+            info.aborted_transactions = (self.collect_aborted_transactions(offset, upper)
+                                         if info.records is not None else [])
+        return info
+
+    def _read(self, offset: int, max_bytes: int, max_offset: Optional[int],
+              min_one_message: bool) -> FetchDataInfo:
         with self.lock:
             leo = self._next_offset
             if offset < self._log_start_offset or offset > leo:

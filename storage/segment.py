@@ -29,6 +29,7 @@ from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc, iter_b
 
 from .errors import KafkaStorageError
 from .index import OffsetIndex, TimeIndex
+from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
 __all__ = ["LogSegment", "FileRecordsSlice", "BatchPosition", "log_filename", "offset_from_filename"]
 
@@ -123,6 +124,7 @@ class LogSegment:
         self.size = os.fstat(self._fd).st_size
         self.offset_index = OffsetIndex(stem + INDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
         self.time_index = TimeIndex(stem + TIMEINDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
+        self.txn_index = TransactionIndex(stem + TXN_INDEX_SUFFIX + file_suffix)
         self.bytes_since_last_index_entry = 0
         self.max_timestamp_so_far = -1
         self.offset_of_max_timestamp = base_offset
@@ -295,6 +297,7 @@ class LogSegment:
         os.fsync(self._fd)
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def on_become_inactive(self) -> None:
         """The segment rolled: record its max timestamp in the time index, trim indexes."""
@@ -330,10 +333,11 @@ class LogSegment:
         self.log_path = new_log
         self.offset_index.rename(swap(self.offset_index.path))
         self.time_index.rename(swap(self.time_index.path))
+        self.txn_index.rename(swap(self.txn_index.path))
 
     def delete_files(self) -> None:
         self.release()
-        for p in (self.log_path, self.offset_index.path, self.time_index.path):
+        for p in (self.log_path, self.offset_index.path, self.time_index.path, self.txn_index.path):
             try:
                 os.unlink(p)
             except FileNotFoundError:
@@ -352,6 +356,7 @@ class LogSegment:
         removed = self.size - pos
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         os.ftruncate(self._fd, pos)
         self.size = pos
         self.bytes_since_last_index_entry = 0

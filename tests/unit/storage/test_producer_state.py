@@ -139,3 +139,28 @@ def test_expiration(tmp_path):
     assert 1 in ps.producers
     ps.remove_expired(6000)
     assert 1 not in ps.producers
+
+
+def test_aborted_transactions_are_indexed_and_reported(tmp_path):
+    lg = open_log(tmp_path, segment_bytes=2000)
+    lg.append_as_leader(batch_of(1), 0)                                  # 0
+    lg.append_as_leader(idem(0, 2, transactional=True), 0)               # 1-2 (aborted)
+    lg.append_as_leader(idem(0, 1, pid=55, transactional=True), 0)       # 3 (committed)
+    abort = build_control_batch(0, producer_id=PID, producer_epoch=0, coordinator_epoch=1)
+    commit = build_control_batch(1, producer_id=55, producer_epoch=0, coordinator_epoch=1)
+    a = lg.append_as_leader(abort, 0, origin="coordinator")              # 4
+    lg.append_as_leader(commit, 0, origin="coordinator")                 # 5
+    assert a.first_offset == 4
+    lg.update_high_watermark(lg.log_end_offset)
+    assert lg.last_stable_offset == 6
+    res = lg.read(0, 1 << 20, max_offset=lg.last_stable_offset, fetch_aborted=True)
+    assert res.aborted_transactions == [(PID, 1)]
+    assert lg.read(5, 1 << 20, fetch_aborted=True).aborted_transactions == []
+    seg = lg.active_segment
+    raw = open(seg.txn_index.path, "rb").read()
+    assert len(raw) == 34 and struct.unpack(">hqqqq", raw) == (0, PID, 1, 4, 3)
+    lg2 = reopen(lg)
+    assert lg2.read(0, 1 << 20, fetch_aborted=True).aborted_transactions == [(PID, 1)]
+    lg2.truncate_to(4)
+    assert lg2.read(0, 1 << 20, fetch_aborted=True).aborted_transactions == []
+    assert not os.path.exists(seg.txn_index.path)
