@@ -36,6 +36,9 @@ _TOPIC_NAMES: dict[str, str] = {
     "file.delete.delay.ms": "file_delete_delay_ms",
     "preallocate": "preallocate",
     "producer.id.expiration.ms": "producer_id_expiration_ms",
+    "message.timestamp.before.max.ms": "message_timestamp_before_max_ms",
+    "message.timestamp.after.max.ms": "message_timestamp_after_max_ms",
+    "message.timestamp.difference.max.ms": "message_timestamp_difference_max_ms",
 }
 
 # broker (server.properties) name -> topic name; several map to one (ms wins over
@@ -58,6 +61,9 @@ _BROKER_NAMES: dict[str, str] = {
     "log.segment.delete.delay.ms": "file.delete.delay.ms",
     "log.preallocate": "preallocate",
     "producer.id.expiration.ms": "producer.id.expiration.ms",
+    "log.message.timestamp.before.max.ms": "message.timestamp.before.max.ms",
+    "log.message.timestamp.after.max.ms": "message.timestamp.after.max.ms",
+    "log.message.timestamp.difference.max.ms": "message.timestamp.difference.max.ms",
 }
 
 
@@ -85,6 +91,9 @@ class LogConfig:
     file_delete_delay_ms: int = 60000
     preallocate: bool = False
     producer_id_expiration_ms: int = 86400000
+    message_timestamp_before_max_ms: int = LONG_MAX
+    message_timestamp_after_max_ms: int = LONG_MAX
+    message_timestamp_difference_max_ms: int = LONG_MAX
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -94,6 +103,12 @@ class LogConfig:
     @property
     def delete(self) -> bool:
         return "delete" in self.cleanup_policy
+
+    def timestamp_bounds(self) -> tuple[int, int]:
+        """(before, after) max ms a CreateTime timestamp may lie from now (Kafka 3.6+:
+        the deprecated difference setting caps both)."""
+        d = self.message_timestamp_difference_max_ms
+        return min(self.message_timestamp_before_max_ms, d), min(self.message_timestamp_after_max_ms, d)
 
     @property
     def log_append_time(self) -> bool:

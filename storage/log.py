@@ -51,11 +51,12 @@ from protocol.records import (
 )
 
 from .checkpoint import PartitionMetadataFile
-from .config import LogConfig
+from .config import LONG_MAX, LogConfig
 from .errors import (
     CorruptIndexError,
     CorruptRecordError,
     InvalidRecordError,
+    InvalidTimestampError,
     KafkaStorageError,
     OffsetOutOfRangeError,
     RecordListTooLargeError,
@@ -585,6 +586,16 @@ class Log:
             view.release()
         if from_client and "compact" in self.config.cleanup_policy:
             self._check_keys(buf, headers)
+        if from_client and not self.config.log_append_time:
+            before, after = self.config.timestamp_bounds()
+            if before < LONG_MAX or after < LONG_MAX:
+                now = self._now_ms()
+                for _, h in headers:
+                    # the batch's first and largest timestamps bound its records
+                    for ts in (h.base_timestamp, h.max_timestamp):
+                        if ts >= 0 and (now - ts > before or ts - now > after):
+                            raise InvalidTimestampError(
+                                f"timestamp {ts} is out of range [{now - before}, {now + after}]")
         return headers
 
     def _check_keys(self, buf, headers) -> None:

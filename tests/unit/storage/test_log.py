@@ -329,3 +329,20 @@ def test_clean_reopen_keeps_everything(tmp_path):
     assert lg2.log_end_offset == 20 and lg2.high_watermark == 15
     assert [lg2.read(o, 1).records.read_bytes() for o in range(20)] == before
     assert lg2.append_as_leader(batch_of(1), 1).first_offset == 20
+
+
+def test_create_time_bounds(tmp_path):
+    from storage.errors import InvalidTimestampError
+
+    clock = FakeClock(1_800_000_000_000)
+    lg = open_log(tmp_path, clock=clock, message_timestamp_before_max_ms=1000,
+                  message_timestamp_after_max_ms=500)
+    lg.append_as_leader(batch_of(1, timestamp=clock.ms - 999), 0)
+    with pytest.raises(InvalidTimestampError) as e:
+        lg.append_as_leader(batch_of(1, timestamp=clock.ms - 1001), 0)
+    assert e.value.error_code == 32
+    with pytest.raises(InvalidTimestampError):
+        lg.append_as_leader(batch_of(1, timestamp=clock.ms + 501), 0)
+    from storage import LogConfig
+
+    assert LogConfig.from_properties({"message.timestamp.difference.max.ms": "7"}).timestamp_bounds() == (7, 7)
