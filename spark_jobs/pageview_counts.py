@@ -9,8 +9,9 @@ Output: one row per (user, window) once the watermark passes the window's end (a
 `user_id, window_start, window_end, views, distinct_pages`, to Parquet files under
 `--output-dir` (exactly-once across restarts: the file sink's commit log sits beside the
 data) and, with `--output-topic`, as JSON to Kafka (key = user_id).
-A view whose event time is older than the watermark (newest event time seen minus
-`--watermark`) when it arrives belongs to a window already emitted and is dropped.
+The watermark is the newest event time seen (up to the previous micro-batch) minus
+`--watermark`; a view whose window ended at or before it arrives too late: that window was
+already emitted, and the view is dropped. Later views for windows still open are counted.
 """
 from __future__ import annotations
 
