@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, TextIO
 
 __all__ = [
-    "OptionParser", "OptionSpec", "OptionSet", "OptionException", "UsageExit",
+    "tool_main", "debug_enabled", "OptionParser", "OptionSpec", "OptionSet", "OptionException", "UsageExit",
     "load_props", "parse_props_text", "parse_key_value_args", "kafka_version",
 ]
 
@@ -24,6 +24,31 @@ KAFKA_VERSION = "3.9.1"
 def kafka_version() -> str:
     """The Apache Kafka release whose tools' behaviour these tools follow."""
     return KAFKA_VERSION
+
+
+def debug_enabled() -> bool:
+    """KAFPY_TOOLS_DEBUG=1 adds Python tracebacks to the tools' error reports."""
+    import os
+
+    return os.environ.get("KAFPY_TOOLS_DEBUG", "") not in ("", "0")
+
+
+def tool_main(run: Callable[[list[str]], int], argv: list[str] | None = None) -> int:
+    """Entry point shared by the tools: usage exits keep their status, and a closed
+    standard output (`... | head`) ends the tool quietly, as Java's PrintStream does."""
+    import os
+
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except UsageExit as e:
+        return int(e.code or 0)
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 1
 
 
 class OptionException(Exception):

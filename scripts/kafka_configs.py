@@ -14,7 +14,7 @@ import sys
 import traceback
 from typing import Any
 
-from scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, load_props
+from scripts._cli import tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props
 from scripts._clients import BrokerError, make_admin, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
@@ -363,11 +363,14 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         sys.stderr.write(f"Error while executing config command with args '{' '.join(args)}'\n")
         sys.stderr.write(f"java.util.concurrent.ExecutionException: {e.java_name()}: {e}\n")
         return 1
+    except BrokenPipeError:
+        raise
     except Exception as e:
         out.flush()
         sys.stderr.write(f"Error while executing config command with args '{' '.join(args)}'\n")
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
-        sys.stderr.write(traceback.format_exc())
+        if debug_enabled():
+            sys.stderr.write(traceback.format_exc())
         return 1
     finally:
         if admin is not None:
@@ -378,10 +381,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except UsageExit as e:
-        return int(e.code or 0)
+    return tool_main(run, argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import time
 import uuid
 from typing import Any, BinaryIO, Callable
 
-from scripts._cli import (OptionException, OptionParser, OptionSet, UsageExit, load_props,
+from scripts._cli import (tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 
@@ -400,10 +400,7 @@ def _on_signal(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except UsageExit as e:
-        return int(e.code or 0)
+    return tool_main(run, argv)
 
 
 if __name__ == "__main__":

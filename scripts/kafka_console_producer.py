@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
-from scripts._cli import (OptionException, OptionParser, OptionSet, UsageExit, load_props,
+from scripts._cli import (tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 
@@ -311,6 +311,8 @@ def run(args: list[str], producer_factory=make_producer, stdin: TextIO | None = 
         status = 1
     except KeyboardInterrupt:
         pass
+    except BrokenPipeError:
+        raise
     except Exception as e:
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
         status = 1
@@ -339,9 +341,7 @@ def _terminate(signum, frame):  # SIGTERM: leave the read loop, then flush and c
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except UsageExit as e:
-        return int(e.code or 0)
+        return tool_main(run, argv)
     except KeyboardInterrupt:
         return 0
 

@@ -14,7 +14,7 @@ import traceback
 from collections import defaultdict
 from typing import Any
 
-from scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, load_props
+from scripts._cli import tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props
 from scripts._clients import (error_name, java_exception_name, java_hashmap_order,
                               java_string_hash, make_admin, topic_partition_hash)
 
@@ -731,10 +731,13 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         p.usage_and_exit(str(e))
     except UsageExit:
         raise
+    except BrokenPipeError:
+        raise
     except Exception as e:
         out.write(f"\nError: Executing consumer group command failed due to {e}\n")
         out.flush()
-        sys.stderr.write(traceback.format_exc())
+        if debug_enabled():
+            sys.stderr.write(traceback.format_exc())
         return 1
     finally:
         if admin is not None:
@@ -745,10 +748,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except UsageExit as e:
-        return int(e.code or 0)
+    return tool_main(run, argv)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import sys
 import traceback
 from typing import Any
 
-from scripts._cli import OptionParser, OptionSet, OptionException, UsageExit, load_props
+from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit, load_props
 from scripts._clients import (INTERNAL_TOPICS, ZooKeeperBootstrapError, error_text,
                               is_zero_uuid, make_admin, uuid_to_kafka, zookeeper_bootstrap)
 
@@ -443,13 +443,16 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 0
     except UsageExit:
         raise
+    except BrokenPipeError:
+        raise
     except Exception as e:  # Kafka prints the message on stdout and the trace to the log
         msg = str(e) or type(e).__name__
         out.write(f"Error while executing topic command : {msg}\n")
         out.flush()
         if not isinstance(e, (CommandError, ZooKeeperBootstrapError)):
             sys.stderr.write(f"[ERROR] {type(e).__name__}: {msg}\n")
-            sys.stderr.write(traceback.format_exc())
+            if debug_enabled():
+                sys.stderr.write(traceback.format_exc())
         return 1
     finally:
         if admin is not None:
@@ -460,10 +463,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except UsageExit as e:
-        return int(e.code or 0)
+    return tool_main(run, argv)
 
 
 if __name__ == "__main__":

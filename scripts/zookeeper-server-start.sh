@@ -2,7 +2,7 @@
 # zookeeper-server-start.sh [-daemon] zookeeper.properties
 # Starts a real ZooKeeper (org.apache.zookeeper.server.quorum.QuorumPeerMain) from an
 # installed distribution: $ZOOKEEPER_CLASSPATH if set, else Debian's zookeeper package
-# (/usr/share/java/zookeeper.jar), else the ZooKeeper jars of a Kafka distribution under
+# (/usr/share/java/zookeeper.jar, or $KAFPY_ZOOKEEPER_JAR), else the ZooKeeper jars of a Kafka distribution under
 # ${KAFPY_CACHE:-~/.cache/kafpy}/kafka-*/libs.
 if [ $# -lt 1 ];
 then
@@ -18,9 +18,10 @@ if [ "$1" = "-daemon" ]; then
 fi
 
 CLASSPATH=${ZOOKEEPER_CLASSPATH:-}
-if [ -z "$CLASSPATH" ] && [ -f /usr/share/java/zookeeper.jar ]; then
+ZOOKEEPER_JAR=${KAFPY_ZOOKEEPER_JAR:-/usr/share/java/zookeeper.jar}
+if [ -z "$CLASSPATH" ] && [ -f "$ZOOKEEPER_JAR" ]; then
   # The jar's manifest lists its dependencies; slf4j-simple logs to the console.
-  CLASSPATH=/usr/share/java/zookeeper.jar
+  CLASSPATH=$ZOOKEEPER_JAR
   for extra in /usr/share/java/slf4j-simple.jar; do
     [ -f "$extra" ] && CLASSPATH="$CLASSPATH:$extra"
   done
