@@ -7,8 +7,9 @@ On disk (Kafka's format, big-endian):
   the timestamp is the largest seen so far in the segment and the offset the last
   offset of the batch that carried it.
 
-The index of the active segment is preallocated to ``segment.index.bytes`` (rounded
-down to whole entries) and memory-mapped; it is trimmed to its real length when the
+The index of the active segment is preallocated (sparse) to ``segment.index.bytes``
+(rounded down to whole entries) and memory-mapped for lookups; entries are written
+with pwrite (see ``_pwrite``); it is trimmed to its real length when the
 segment rolls and on close, so Kafka's tools and a restarted broker read exactly the
 entries. A file left preallocated by a crash is recognised by its zero-filled tail: a
 real offset-index entry never has position 0 (the first batch of a segment is never
@@ -137,12 +138,20 @@ class _Index:
                 hi = mid - 1
         return lo
 
+    def _pwrite(self, entry: bytes, pos: int) -> None:
+        # Entries go in with pwrite, not through the mapping: the preallocated file is
+        # sparse, and a store into an unbacked page on a full disk raises SIGBUS, which
+        # would kill the broker; pwrite fails with ENOSPC instead. The shared mapping
+        # sees the bytes at once (same page cache).
+        if os.pwrite(self._fd, entry, pos) != len(entry):
+            raise OSError(28, "short index write")
+
     def _append_raw(self, a: int, b: int) -> None:
         if self._entries >= self.max_entries:
             raise CorruptIndexError(f"index {self.path} is full")
         if not self._writable:
             self.make_writable()
-        self._entry.pack_into(self._mm, self._entries * self.entry_size, a, b)
+        self._pwrite(self._entry.pack(a, b), self._entries * self.entry_size)
         self._entries += 1
 
     def truncate_entries(self, n: int) -> None:
@@ -223,7 +232,7 @@ class OffsetIndex(_Index):
         if n >= self._max_entries or not self._writable:
             self._append_raw(rel, position)
             return
-        _OFF.pack_into(self._mm, n * 8, rel, position)
+        self._pwrite(_OFF.pack(rel, position), n * 8)
         self._entries = n + 1
 
     def lookup(self, offset: int) -> tuple[int, int]:
@@ -301,7 +310,7 @@ class TimeIndex(_Index):
             if skip_full_check:
                 return
         elif self._writable:
-            _TIME.pack_into(self._mm, n * 12, timestamp, rel)
+            self._pwrite(_TIME.pack(timestamp, rel), n * 12)
             self._entries = n + 1
             return
         self._append_raw(timestamp, rel)

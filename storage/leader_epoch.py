@@ -38,7 +38,12 @@ class LeaderEpochFileCache:
 
     def _flush(self) -> None:
         if self._file is not None:
-            self._file.write(self.entries())
+            try:
+                self._file.write(self.entries())
+            except OSError as e:
+                # the data it describes is already in the log; keep serving from memory
+                # (the file is rewritten on the next change and rebuilt by recovery)
+                log.error("writing %s failed: %s", self._file.path, e)
 
     @property
     def latest_epoch(self) -> int:

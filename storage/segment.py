@@ -250,22 +250,35 @@ class LogSegment:
             except OSError:
                 pass
             raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
-        if self.rolling_based_timestamp is None and batches:
-            self.rolling_based_timestamp = batches[0][3]
         if not self._max_ts_loaded:
             self._load_max_timestamp()
         interval = self.index_interval_bytes
         since = self.bytes_since_last_index_entry
         max_ts_so_far = self.max_timestamp_so_far
-        for pos, size, last_offset, max_ts in batches:
-            if max_ts > max_ts_so_far:
-                max_ts_so_far = self.max_timestamp_so_far = max_ts
-                self.offset_of_max_timestamp = last_offset
-            if since > interval:
-                self.offset_index.append(last_offset, start + pos)
-                self.time_index.maybe_append(max_ts_so_far, self.offset_of_max_timestamp)
-                since = 0
-            since += size
+        max_ts_offset = self.offset_of_max_timestamp
+        oi, ti = self.offset_index, self.time_index
+        n_off, n_time = oi.entries, ti.entries
+        try:
+            for pos, size, last_offset, max_ts in batches:
+                if max_ts > max_ts_so_far:
+                    max_ts_so_far, max_ts_offset = max_ts, last_offset
+                if since > interval:
+                    oi.append(last_offset, start + pos)
+                    ti.maybe_append(max_ts_so_far, max_ts_offset)
+                    since = 0
+                since += size
+        except OSError as e:
+            # the data made it but an index entry did not (disk full): undo both
+            oi.truncate_entries(n_off)
+            ti.truncate_entries(n_time)
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+            raise KafkaStorageError(f"index update for {self.log_path} failed: {e}") from e
+        if self.rolling_based_timestamp is None and batches:
+            self.rolling_based_timestamp = batches[0][3]
+        self.max_timestamp_so_far, self.offset_of_max_timestamp = max_ts_so_far, max_ts_offset
         self.bytes_since_last_index_entry = since
         self.size = start + total
 

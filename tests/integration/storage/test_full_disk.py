@@ -1,0 +1,69 @@
+"""A real full disk: a small tmpfs (we mount it; the tests run as root)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+
+from storage import KafkaStorageError, LogConfig, LogManager
+from tests.unit.storage.helpers import decode_all, kp_batch
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_appends_fail_cleanly_when_the_disk_fills(small_fs):
+    cfg = LogConfig(segment_bytes=256 * 1024, index_interval_bytes=1024)
+    lm = LogManager([str(small_fs / "logs")], cfg, start_cleaner=False)
+    lm.startup(cluster_id="full", broker_id=0)
+    lg = lm.get_or_create_log("full", 0)
+    acked = []
+    error = None
+    now = int(time.time() * 1000)
+    for i in range(2000):
+        batch = kp_batch([(b"k%d" % i, bytes([i % 251]) * 2000)], timestamp=now)
+        try:
+            info = lg.append_as_leader(batch, 0)
+        except KafkaStorageError as e:
+            error = e
+            break
+        acked.append(info.first_offset)
+    assert error is not None and error.error_code == 56
+    assert len(acked) > 50
+    leo = lg.log_end_offset
+    assert leo == acked[-1] + 1
+    # every acknowledged record is readable and intact; reads go on
+    off = 0
+    seen = []
+    while off < leo:
+        data = lg.read(off, 1 << 20).records.read_bytes()
+        recs = decode_all(data)
+        seen += [(o, v) for o, _, v, _ in recs]
+        off = recs[-1][0] + 1
+    assert [o for o, _ in seen] == acked
+    assert all(v == bytes([o % 251]) * 2000 for o, v in seen)
+    # more appends keep failing without corrupting anything
+    with pytest.raises(KafkaStorageError):
+        lg.append_as_leader(kp_batch([(b"x", b"y" * 4000)], timestamp=now), 0)
+    assert lg.log_end_offset == leo
+    # free space (delete the oldest segments), appends work again
+    lg.update_high_watermark(leo)
+    lg.delete_records_before(lg.segments[2].base_offset)
+    lg.delete_pending_files(force=True)
+    info = lg.append_as_leader(kp_batch([(b"after", b"space")], timestamp=now), 0)
+    assert info.first_offset == leo
+    lm.shutdown()
+    lm2 = LogManager([str(small_fs / "logs")], cfg, start_cleaner=False)
+    lm2.startup(cluster_id="full", broker_id=0)
+    assert lm2.get_log("full", 0).log_end_offset == leo + 1
+    lm2.shutdown()
