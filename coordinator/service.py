@@ -148,6 +148,10 @@ class GroupCoordinatorService:
     def _host_and_load(self, info: Any) -> None:
         """Load every `__consumer_offsets` partition this broker leads."""
         me = self.coordinator.config.broker_id
+        # Groups map onto the partitions the topic really has (it may predate a change of
+        # offsets.topic.num.partitions), as Kafka does.
+        if info.partitions:
+            self.coordinator.config.offsets_topic_num_partitions = len(info.partitions)
         rm = self.broker.replica_manager
         if rm.get(GROUP_METADATA_TOPIC_NAME, 0) is None:
             rm.host_topic(info)

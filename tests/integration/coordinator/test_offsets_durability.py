@@ -84,3 +84,16 @@ def test_kafka_dump_log_offsets_decoder_reads_our_records(broker_factory):
     assert group_meta and group_meta[-1][0]["data"]["group"] == "dump-group"
     last = group_meta[-1][1]["data"]
     assert last["protocolType"] == "consumer" and last["generation"] >= 1
+
+
+def test_groups_map_onto_the_existing_offsets_topic_partition_count(broker_factory):
+    b = broker_factory({**OVERRIDES, "offsets.topic.num.partitions": 5})
+    create_topic(b.bootstrap, "np", 1)
+    produce(b.bootstrap, "np", [b"1", b"2", b"3"])
+    _consume_and_commit(b.bootstrap, "np", "np-group", 3)
+    assert sorted(p.name for p in Path(b.log_dir).glob("__consumer_offsets-*")) == \
+        [f"__consumer_offsets-{i}" for i in range(5)]
+    b.stop()
+    b.overrides["offsets.topic.num.partitions"] = "50"
+    b.start()
+    assert committed(b.bootstrap, "np-group") == {("np", 0): 3}
