@@ -213,8 +213,10 @@ class LogCleaner:
     def _group(segs, max_bytes: int, max_index_bytes: int):
         groups, cur, size = [], [], 0
         for s in segs:
+            # index size estimated from bytes (one entry per index interval at most)
+            est_index = (size + s.size) // max(s.index_interval_bytes, 1) * 8
             if cur and (size + s.size > max_bytes or s.base_offset - cur[0].base_offset > 0x7FFFFFFF
-                        or sum(x.offset_index.entries for x in cur) * 8 + 8 > max_index_bytes):
+                        or est_index > max_index_bytes):
                 groups.append(cur)
                 cur, size = [], 0
             cur.append(s)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import threading
 from typing import Optional
 
 from .errors import CorruptIndexError
@@ -33,6 +34,7 @@ __all__ = ["OffsetIndex", "TimeIndex"]
 _OFF = struct.Struct(">ii")
 _TIME = struct.Struct(">qi")
 _POS = struct.Struct(">i")
+_LOAD_LOCK = threading.Lock()
 
 
 class _Index:
@@ -57,6 +59,13 @@ class _Index:
             self._open()
 
     def _open(self) -> None:
+        # the cleaner thread may look at an inactive segment's index while the event
+        # loop does too; loading happens once, under a lock
+        with _LOAD_LOCK:
+            if not self._loaded:
+                self._open_locked()
+
+    def _open_locked(self) -> None:
         exists = os.path.exists(self.path)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         size = os.fstat(self._fd).st_size if exists else 0

@@ -156,8 +156,11 @@ class LogManager:
             for d in self.log_dirs:
                 self._write_checkpoints(d)
                 if d not in failed:
-                    with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w"):
-                        pass
+                    # Kafka's CleanShutdownFileHandler content
+                    with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w") as f:
+                        f.write('{"version":0,"brokerEpoch":-1}')
+                        f.flush()
+                        os.fsync(f.fileno())
                     from .checkpoint import fsync_dir
 
                     fsync_dir(d)

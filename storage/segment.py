@@ -27,7 +27,7 @@ from typing import Callable, Optional
 from protocol.errors import CorruptRecord
 from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc, iter_batches
 
-from .errors import KafkaStorageError
+from .errors import CorruptIndexError, KafkaStorageError
 from .index import OffsetIndex, TimeIndex
 from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
@@ -326,7 +326,14 @@ class LogSegment:
         self.time_index.make_writable()
 
     def close(self) -> None:
-        """Trim the indexes and close the file (shutdown)."""
+        """Record the max timestamp in the time index (as Kafka does on close, so a
+        restart knows it without a scan), trim the indexes, close the file."""
+        if self._max_ts_loaded and self.max_timestamp_so_far >= 0 and self.size:
+            try:
+                self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp,
+                                             skip_full_check=True)
+            except (OSError, CorruptIndexError) as e:
+                log.warning("final time index entry for %s failed: %s", self.log_path, e)
         self.offset_index.close()
         self.time_index.close()
         self.file.close()

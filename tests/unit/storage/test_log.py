@@ -346,3 +346,12 @@ def test_create_time_bounds(tmp_path):
     from storage import LogConfig
 
     assert LogConfig.from_properties({"message.timestamp.difference.max.ms": "7"}).timestamp_bounds() == (7, 7)
+
+
+def test_max_timestamp_of_active_segment_survives_clean_restart(tmp_path):
+    lg = open_log(tmp_path, index_interval_bytes=1 << 20)
+    for i in range(5):
+        lg.append_as_leader(kp_batch([(b"k", b"v")], timestamp=1000 + i * 10), 0)
+    lg2 = reopen(lg)
+    assert lg2.active_segment.largest_timestamp == 1040
+    assert lg2.fetch_offset_by_timestamp(-3) == (4, 1040, 0)
