@@ -47,6 +47,9 @@ def test_topics_create_list_describe_alter_delete(shared_broker, kafka_version):
     desc = topics(kafka_version, bs, "--describe", "--topic", t)
     assert partition_count(desc) == 3
     assert re.search(r"ReplicationFactor:\s*1", desc)
+    # as Kafka with its own server.properties: only settings that are not defaults show
+    # (log.segment.bytes is set there; log.retention.hours=168 leaves retention.ms a default)
+    assert re.search(r"Configs: segment\.bytes=1073741824\s*$", desc.splitlines()[0]), desc
     for p in range(3):
         assert re.search(rf"Partition: {p}\s+Leader: 0\s+Replicas: 0\s+Isr: 0", desc), desc
     topics(kafka_version, bs, "--alter", "--topic", t, "--partitions", "5")
