@@ -53,9 +53,12 @@ def _start_consumers(kind: str, bootstrap: str) -> list[_Reader]:
     args = ["--bootstrap-server", bootstrap, "--topic", "my-topic",
             "--consumer-property", "group.id=mygroup",
             "--consumer-property", f"session.timeout.ms={SESSION_MS}"]
+    if kind == "apache-cooperative":
+        args += ["--consumer-property", "partition.assignment.strategy="
+                 "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"]
     readers = []
     for _ in range(3):
-        if kind == "apache":
+        if kind.startswith("apache"):
             from tests.support.kafka_dist import popen_tool
             proc = popen_tool("4", "kafka-console-consumer", args, stdin=subprocess.DEVNULL)
         else:
@@ -67,7 +70,7 @@ def _start_consumers(kind: str, bootstrap: str) -> list[_Reader]:
     return readers
 
 
-@pytest.mark.parametrize("kind", ["apache", "kafpy"])
+@pytest.mark.parametrize("kind", ["apache", "apache-cooperative", "kafpy"])
 def test_three_console_consumers_share_partitions_and_survive_a_kill(broker_factory, kind):
     b = broker_factory({"group.initial.rebalance.delay.ms": 0})
     create_topic(b.bootstrap, "my-topic", 13)
@@ -87,6 +90,8 @@ def test_three_console_consumers_share_partitions_and_survive_a_kill(broker_fact
                    "two members after the kill")
         d = _describe(b.bootstrap, "mygroup")
         assert len(d["members"]) == 2
+        if kind == "apache-cooperative":
+            assert d["protocol_data"] == "cooperative-sticky"
         second = [f"second-{i}" for i in range(7)]
         before = [len(r.lines) for r in readers]
         produce(b.bootstrap, "my-topic", [v.encode() for v in second])
