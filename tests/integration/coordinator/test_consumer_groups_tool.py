@@ -57,3 +57,47 @@ def test_kafka_consumer_groups_tool(broker_factory, version):
     out = tool("--delete", "--group", "tool-group")
     assert "successful" in out.lower()
     assert "tool-group" not in tool("--list").split()
+
+
+def test_kafka_consumer_groups_describes_an_active_group(broker_factory):
+    import threading
+
+    from kafka import KafkaConsumer
+
+    from tests.integration.coordinator.helpers import wait_until
+    from tests.support.kafka_dist import run_tool
+    b = broker_factory({"group.initial.rebalance.delay.ms": 0})
+    create_topic(b.bootstrap, "act", 3)
+    stop = threading.Event()
+    ready = threading.Event()
+
+    def run():
+        c = KafkaConsumer("act", bootstrap_servers=b.bootstrap, group_id="active-group",
+                          client_id="the-client")
+        try:
+            while not stop.is_set():
+                c.poll(timeout_ms=200)
+                if c.assignment():
+                    ready.set()
+        finally:
+            c.close()
+
+    t = threading.Thread(target=run)
+    t.start()
+    try:
+        wait_until(ready.is_set, 60, "consumer assigned")
+        out = run_tool("4", "kafka-consumer-groups",
+                       ["--bootstrap-server", b.bootstrap, "--describe", "--group", "active-group",
+                        "--members", "--verbose"], timeout=120).stdout
+        rows = [line.split() for line in out.splitlines() if line.startswith("active-group")]
+        assert len(rows) == 1
+        row = rows[0]
+        assert "the-client" in row and "/127.0.0.1" in row
+        assert "act:0,1,2" in row                              # assignment decoded by the tool
+        state = run_tool("4", "kafka-consumer-groups",
+                         ["--bootstrap-server", b.bootstrap, "--describe", "--group",
+                          "active-group", "--state"], timeout=120).stdout
+        assert "Stable" in state and "range" in state
+    finally:
+        stop.set()
+        t.join(60)
