@@ -825,7 +825,9 @@ class Log:
             seg = self.active_segment
             seg.truncate_to(offset)
             seg.make_active()
-            self._next_offset = max(offset, seg.base_offset) if seg.size == 0 else seg.read_next_offset()
+            # the end of the data that is left (Kafka would claim ``offset`` even when the
+            # batch holding it went: followers only truncate at batch boundaries anyway)
+            self._next_offset = seg.read_next_offset()
             self._after_truncation()
             return True
 

@@ -1,0 +1,71 @@
+"""Property tests: reads against a model of what was appended, across rolls and reopens."""
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from protocol.records import iter_batches
+
+from .helpers import batch_of, open_log, reopen
+
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("append"), st.integers(1, 6), st.integers(1, 400)),
+        st.tuples(st.just("read"), st.integers(0, 10_000), st.integers(1, 3000), st.booleans()),
+        st.tuples(st.just("truncate"), st.integers(0, 10_000)),
+        st.tuples(st.just("reopen"), st.booleans()),
+    ),
+    min_size=1, max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=ops)
+def test_reads_match_model(tmp_path_factory, ops):
+    tmp = tmp_path_factory.mktemp("prop")
+    lg = open_log(tmp, segment_bytes=4000, index_interval_bytes=300)
+    batches = []  # (base, last, size)
+    for op in ops:
+        if op[0] == "append":
+            _, n, size = op
+            info = lg.append_as_leader(batch_of(n, size=size), 0)
+            assert info.first_offset == (batches[-1][1] + 1 if batches else 0)
+            batches.append((info.first_offset, info.last_offset, None))
+        elif op[0] == "read":
+            _, raw_off, max_bytes, use_hw = op
+            leo = lg.log_end_offset
+            if leo == 0:
+                continue
+            off = raw_off % leo
+            # a high watermark always sits on a batch boundary (replicas' LEOs do)
+            bounds = [b for b, _, _ in batches] + [leo]
+            hw = bounds[(raw_off * 7) % len(bounds)] if use_hw else None
+            res = lg.read(off, max_bytes, max_offset=hw)
+            if hw is not None and off >= hw:
+                assert res.records is None
+                continue
+            assert res.records is not None
+            data = res.records.read_bytes()
+            hs = [h for _, h in iter_batches(data, strict=True)]
+            assert hs[0].base_offset <= off <= hs[0].last_offset
+            assert len(hs) == 1 or len(data) <= max_bytes
+            expected = [(b, l) for b, l, _ in batches if l >= off][:len(hs)]
+            assert [(h.base_offset, h.last_offset) for h in hs] == expected
+            if hw is not None:
+                assert hs[-1].last_offset < hw
+        elif op[0] == "truncate":
+            leo = lg.log_end_offset
+            if leo == 0:
+                continue
+            target = op[1] % leo
+            lg.truncate_to(target)
+            # Kafka's rule: the batch holding the target goes too
+            batches = [b for b in batches if b[1] < target]
+            assert lg.log_end_offset == (batches[-1][1] + 1 if batches else 0) or \
+                lg.log_end_offset == lg.segments[-1].base_offset
+            if not batches:
+                assert lg.log_end_offset <= target
+        else:
+            lg.update_high_watermark(lg.log_end_offset)
+            lg = reopen(lg, clean=op[1], recovery_point=0)
+        expected_leo = batches[-1][1] + 1 if batches else lg.log_end_offset
+        assert lg.log_end_offset == expected_leo
+    lg.close()
