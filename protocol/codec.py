@@ -746,18 +746,31 @@ def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader
     return header, body
 
 
+_RESPONSE_DECODERS: dict[tuple[int, int], tuple[Callable, Callable]] = {}
+
+
 def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | memoryview) -> tuple[int, Any]:
-    """Decode one response frame (without its size prefix) into (correlation id, body)."""
-    spec = API_KEYS.get(api_key)
-    if spec is None:
-        raise UnknownApiKey(api_key)
-    if not spec.min_version <= api_version <= spec.max_version:
-        raise UnsupportedVersion(api_key, api_version)
-    buf = _as_buffer(frame)
-    hv = response_header_version(api_key, api_version)
-    mv = buf if type(buf) is memoryview else memoryview(buf)
-    header, pos = _run_decoder(_COMPILER.decoder(ResponseHeader, hv, hv >= 1), buf, mv, 0)
-    body, _pos = _run_decoder(decoder_for(spec.response_class, api_version), buf, mv, pos)
+    """Decode one response frame (without its size prefix) into (correlation id, body).
+
+    Records fields are slices of ``frame`` (a replica fetcher can append them as they are).
+    """
+    entry = _RESPONSE_DECODERS.get((api_key, api_version))
+    if entry is None:
+        spec = API_KEYS.get(api_key)
+        if spec is None:
+            raise UnknownApiKey(api_key)
+        if not spec.min_version <= api_version <= spec.max_version:
+            raise UnsupportedVersion(api_key, api_version)
+        hv = response_header_version(api_key, api_version)
+        entry = (_COMPILER.decoder(ResponseHeader, hv, hv >= 1), decoder_for(spec.response_class, api_version))
+        _RESPONSE_DECODERS[(api_key, api_version)] = entry
+    if type(frame) is bytes:
+        buf = frame
+        mv = memoryview(frame)
+    else:
+        buf = mv = _as_buffer(frame)
+    header, pos = _run_decoder(entry[0], buf, mv, 0)
+    body, _pos = _run_decoder(entry[1], buf, mv, pos)
     return header.correlation_id, body
 
 
