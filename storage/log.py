@@ -815,9 +815,10 @@ class Log:
         with self.lock:
             if offset >= self._next_offset:
                 return False
-            if offset <= self._log_start_offset and offset < self._segments[0].base_offset:
+            if offset < self._segments[0].base_offset:
                 self.truncate_fully_and_start_at(offset)
                 return True
+            self._log_start_offset = min(self._log_start_offset, offset)
             while len(self._segments) > 1 and self._bases[-1] >= offset:
                 seg = self._segments.pop()
                 self._bases.pop()
@@ -848,6 +849,7 @@ class Log:
 
     def _after_truncation(self) -> None:
         leo = self._next_offset
+        self._log_start_offset = min(self._log_start_offset, leo)
         self._high_watermark = min(self._high_watermark, leo)
         self.recovery_point = min(self.recovery_point, leo)
         self.leader_epoch_cache.truncate_from_end(leo)
