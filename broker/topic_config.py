@@ -89,8 +89,10 @@ def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int
     if d.broker_key is None:
         return format_value(d.default), DEFAULT_CONFIG, None
     key = d.broker_key
-    if key == "log.retention.ms":
-        v: Any = cfg.log_retention_ms
+    if key in cfg.dynamic:  # a dynamic broker setting wins over the derived static value
+        v: Any = cfg[key]
+    elif key == "log.retention.ms":
+        v = cfg.log_retention_ms
     elif key == "log.roll.ms":
         v = cfg.log_roll_ms
     elif key == "log.roll.jitter.ms":
