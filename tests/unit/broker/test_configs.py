@@ -112,3 +112,17 @@ def test_create_topics_reports_configs_with_sources(broker):
     assert cfgs["retention.ms"] == ("1234", DYNAMIC_TOPIC_CONFIG)
     assert cfgs["segment.bytes"] == ("1073741824", STATIC_BROKER_CONFIG)
     assert cfgs["max.message.bytes"] == ("1048588", DEFAULT_CONFIG)
+
+
+def test_dynamic_broker_retention_reaches_topics(broker):
+    from protocol.messages import IncrementalAlterConfigsRequest as IA
+    from broker.topic_config import DYNAMIC_BROKER_CONFIG
+    broker.create_topic("t")
+    resp = call(broker, handle_incremental_alter_configs, 44, 1, IA(validate_only=False, resources=[
+        IA.AlterConfigsResource(resource_type=BROKER, resource_name="0", configs=[
+            IA.AlterableConfig(name="log.retention.ms", config_operation=0, value="7200000")])]))
+    assert resp.responses[0].error_code == 0
+    value, source, syn = entries(describe(broker, "t", ["retention.ms"]))["retention.ms"]
+    assert (value, source) == ("7200000", DYNAMIC_BROKER_CONFIG)
+    assert syn[0] == ("log.retention.ms", "7200000", DYNAMIC_BROKER_CONFIG)
+    assert broker.replica_manager.get("t", 0).log.config.retention_ms == 7200000
