@@ -63,20 +63,24 @@ class FrameReader:
         frames: list[bytes] = []
         pos = 0
         n = len(buf)
-        while True:
-            if self._need < 0:
-                if n - pos < SIZE_PREFIX:
+        view = memoryview(buf)
+        try:
+            while True:
+                if self._need < 0:
+                    if n - pos < SIZE_PREFIX:
+                        break
+                    (size,) = _SIZE.unpack_from(buf, pos)
+                    if size < 0 or size > self.limit:
+                        raise FrameTooLarge(size, self.limit)
+                    self._need = size
+                    pos += SIZE_PREFIX
+                if n - pos < self._need:
                     break
-                (size,) = _SIZE.unpack_from(buf, pos)
-                if size < 0 or size > self.limit:
-                    raise FrameTooLarge(size, self.limit)
-                self._need = size
-                pos += SIZE_PREFIX
-            if n - pos < self._need:
-                break
-            frames.append(bytes(buf[pos:pos + self._need]))
-            pos += self._need
-            self._need = -1
+                frames.append(bytes(view[pos:pos + self._need]))  # the frame's only copy
+                pos += self._need
+                self._need = -1
+        finally:
+            view.release()
         if pos:
             del buf[:pos]
         return frames
