@@ -12,6 +12,11 @@ if TYPE_CHECKING:
     from broker.broker import Broker
 
 
+class CloseConnection(Exception):
+    """A handler raises this to close the client's connection instead of answering (Kafka
+    does so for a failed Produce with acks=0, so the producer notices and refreshes metadata)."""
+
+
 @dataclass(frozen=True)
 class Handler:
     api_key: int

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from protocol import codec
 from protocol.errors import ProtocolError, UnsupportedVersion
 
-from broker.handler import RequestContext
+from broker.handler import CloseConnection, RequestContext
 
 if TYPE_CHECKING:
     from broker.broker import Broker
@@ -288,6 +288,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
             response = await handler.func(ctx, request)
         except asyncio.CancelledError:
             raise
+        except CloseConnection as e:
+            log.info("Closing connection from %s:%d (client %s): %s", self.peer[0], self.peer[1],
+                     header.client_id, e)
+            return e
         except Exception as e:  # a bug in a handler must not take the broker down
             log.exception("Error processing %s v%d from %s:%d (client %s)", broker.apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
