@@ -1,7 +1,8 @@
 """Produce (0): append record batches to partition logs with acks 0, 1 or -1.
 
 Batches stay opaque bytes: the log validates headers and CRCs, assigns offsets in place and
-writes them in one go. With acks=0 there is no response at all, as in Kafka.
+writes them in one go. With acks=0 there is no response at all, as in Kafka; if a partition
+failed, the connection is closed instead, so the producer notices.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import logging
 from protocol.messages import ProduceResponse
 from storage.errors import StorageError
 
-from broker.handler import Handler, RequestContext
+from broker.handler import CloseConnection, Handler, RequestContext
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
@@ -66,6 +67,11 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             pr.log_start_offset = info.log_start_offset
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     if acks == 0:
+        failed = [(t.name, p.index, p.error_code) for t in topics_out for p in t.partition_responses
+                  if p.error_code]
+        if failed:
+            # No response is expected, so Kafka closes the connection to tell the producer.
+            raise CloseConnection(f"Produce with acks=0 failed: {failed[:5]}")
         return None
     return R(responses=topics_out, throttle_time_ms=0)
 

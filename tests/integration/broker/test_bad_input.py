@@ -151,6 +151,19 @@ def test_batch_over_max_message_bytes_is_refused(shared_broker, data_topic):
     assert_healthy(shared_broker, data_topic)
 
 
+@pytest.mark.timeout(60)
+def test_failed_produce_with_acks_zero_closes(shared_broker, data_topic):
+    """No response is expected with acks=0, so Kafka closes the connection on an error."""
+    topic = topic_name("acks0")
+    create_topic(shared_broker.port, topic)
+    with RawConnection("127.0.0.1", shared_broker.port) as c:
+        c.send_raw(c.frame(PRODUCE, 9, produce_request(topic, build_batch([(None, b"fine")]), acks=0)))
+        c.send_raw(c.frame(PRODUCE, 9, produce_request("no-such-topic-here", build_batch([(None, b"x")]), acks=0)))
+        assert c.closed_by_peer()
+    assert read_all(shared_broker.bootstrap, topic) == [(0, None, b"fine")]
+    assert_healthy(shared_broker, data_topic)
+
+
 # --------------------------------------------------------------------------- fuzz
 def _valid_frames(conn: RawConnection, topic: str) -> list[bytes]:
     """Valid request frames of read-only or harmless APIs (no deletes, no config changes)."""

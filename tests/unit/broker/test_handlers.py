@@ -82,6 +82,12 @@ def test_produce_acks_zero_has_no_response(broker):
     assert broker.replica_manager.get("t", 0).log.log_end_offset == 1
 
 
+def test_failed_produce_with_acks_zero_closes_the_connection(broker):
+    from broker.handler import CloseConnection
+    with pytest.raises(CloseConnection):
+        produce(broker, "nope", build_batch([(None, b"x")]), acks=0)
+
+
 # --------------------------------------------------------------------------- ListOffsets
 def test_list_offsets_specials_and_timestamps(broker):
     broker.create_topic("t")
