@@ -138,3 +138,41 @@ def test_response_bytes_match_kafka_python(api_key: int, version: int) -> None:
     assert ours == theirs
     cid, got = codec.decode_response(api_key, version, theirs)
     assert cid == 4242 and got == body
+
+
+_RANDOM_APIS = [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 19, 22]
+
+
+def _random_case():
+    from hypothesis import strategies as st
+
+    from .test_roundtrip_properties import _struct
+
+    @st.composite
+    def case(draw):
+        key = draw(st.sampled_from(_RANDOM_APIS))
+        spec = M.API_KEYS[key]
+        kp = KP[spec.request_class.NAME]
+        lo, hi = max(spec.min_version, kp._valid_versions[0]), min(spec.max_version, kp._valid_versions[1])
+        version = draw(st.integers(lo, hi))
+        return key, version, draw(_struct(spec.request_class, version))
+
+    return case()
+
+
+def test_random_requests_match_kafka_python() -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=300, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(_random_case())
+    def check(case) -> None:
+        key, version, body = case
+        spec = M.API_KEYS[key]
+        header = M.RequestHeader(request_api_key=key, request_api_version=version, correlation_id=1, client_id="r")
+        ours = codec.encode_request(header, body)[4:]
+        kp = to_kp(body, KP[spec.request_class.NAME][version], version)
+        kp.with_header(correlation_id=1, client_id="r")
+        assert ours == bytes(kp.encode(header=True))
+
+    check()
