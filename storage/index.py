@@ -8,8 +8,8 @@ On disk (Kafka's format, big-endian):
   offset of the batch that carried it.
 
 The index of the active segment is preallocated (sparse) to ``segment.index.bytes``
-(rounded down to whole entries) and memory-mapped for lookups; entries are written
-with pwrite (see ``_pwrite``); it is trimmed to its real length when the
+(rounded down to whole entries) and memory-mapped; entries are written through the
+mapping only into blocks reserved with posix_fallocate (see ``_store``); it is trimmed to its real length when the
 segment rolls and on close, so Kafka's tools and a restarted broker read exactly the
 entries. A file left preallocated by a crash is recognised by its zero-filled tail: a
 real offset-index entry never has position 0 (the first batch of a segment is never
@@ -21,6 +21,7 @@ Threading: the owning segment's thread; the cleaner only builds new indexes.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import struct
@@ -35,6 +36,7 @@ _OFF = struct.Struct(">ii")
 _TIME = struct.Struct(">qi")
 _POS = struct.Struct(">i")
 _LOAD_LOCK = threading.Lock()
+_RESERVE_CHUNK = 64 * 1024
 
 
 class _Index:
@@ -52,6 +54,8 @@ class _Index:
         self._entries = 0
         self._loaded = False
         self.misaligned = False
+        self._backed = 0  # bytes from the start known to have disk blocks
+        self._no_fallocate = False
 
     # -- loading -----------------------------------------------------------------
     def _ensure(self) -> None:
@@ -81,6 +85,7 @@ class _Index:
         self._map(self.max_index_size if self._writable else self._entries * self.entry_size)
 
     def _map(self, length: int) -> None:
+        self._backed = self._entries * self.entry_size
         if self._mm is not None:
             self._mm.close()
             self._mm = None
@@ -147,20 +152,46 @@ class _Index:
                 hi = mid - 1
         return lo
 
+    def _store(self, st: struct.Struct, pos: int, a: int, b: int) -> None:
+        """Write one entry at ``pos``.
+
+        The preallocated file is sparse, and a store through the mapping into a page
+        with no disk block behind it raises SIGBUS on a full disk, which would kill
+        the broker. So blocks are reserved ahead with posix_fallocate (ENOSPC comes
+        back as an OSError) and only reserved pages are written through the mapping;
+        where fallocate is unsupported every entry goes in with pwrite.
+        """
+        end = pos + st.size
+        if end <= self._backed or (not self._no_fallocate and self._reserve(end)):
+            st.pack_into(self._mm, pos, a, b)
+        else:
+            self._pwrite(st.pack(a, b), pos)
+
+    def _reserve(self, end: int) -> bool:
+        start = self._backed
+        length = min(max(end - start, _RESERVE_CHUNK), len(self._mm) - start)
+        try:
+            os.posix_fallocate(self._fd, start, length)
+        except OSError as e:
+            if e.errno in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                self._no_fallocate = True
+                return False
+            raise
+        self._backed = start + length
+        return True
+
     def _pwrite(self, entry: bytes, pos: int) -> None:
-        # Entries go in with pwrite, not through the mapping: the preallocated file is
-        # sparse, and a store into an unbacked page on a full disk raises SIGBUS, which
-        # would kill the broker; pwrite fails with ENOSPC instead. The shared mapping
-        # sees the bytes at once (same page cache).
+        # pwrite fails with ENOSPC where a store into the mapping would SIGBUS; the
+        # shared mapping sees the bytes at once (same page cache)
         if os.pwrite(self._fd, entry, pos) != len(entry):
-            raise OSError(28, "short index write")
+            raise OSError(errno.ENOSPC, "short index write")
 
     def _append_raw(self, a: int, b: int) -> None:
         if self._entries >= self.max_entries:
             raise CorruptIndexError(f"index {self.path} is full")
         if not self._writable:
             self.make_writable()
-        self._pwrite(self._entry.pack(a, b), self._entries * self.entry_size)
+        self._store(self._entry, self._entries * self.entry_size, a, b)
         self._entries += 1
 
     def truncate_entries(self, n: int) -> None:
@@ -241,7 +272,7 @@ class OffsetIndex(_Index):
         if n >= self._max_entries or not self._writable:
             self._append_raw(rel, position)
             return
-        self._pwrite(_OFF.pack(rel, position), n * 8)
+        self._store(_OFF, n * 8, rel, position)
         self._entries = n + 1
 
     def lookup(self, offset: int) -> tuple[int, int]:
@@ -319,7 +350,7 @@ class TimeIndex(_Index):
             if skip_full_check:
                 return
         elif self._writable:
-            self._pwrite(_TIME.pack(timestamp, rel), n * 12)
+            self._store(_TIME, n * 12, timestamp, rel)
             self._entries = n + 1
             return
         self._append_raw(timestamp, rel)

@@ -421,12 +421,20 @@ class Log:
 
     # ------------------------------------------------------------------ appends
     def _target_codec(self) -> Optional[int]:
-        cfg = self.config
-        if self._codec_for is not cfg:
-            ct = cfg.compression_type.strip().lower()
-            self._codec = None if ct == "producer" else _CODECS.get(ct)
-            self._codec_for = cfg
+        if self._codec_for is not self.config:
+            self._refresh_config_cache()
         return self._codec
+
+    def _refresh_config_cache(self) -> None:
+        """Derived settings the append path needs, computed once per config object."""
+        cfg = self.config
+        ct = cfg.compression_type.strip().lower()
+        self._codec = None if ct == "producer" else _CODECS.get(ct)
+        self._log_append = cfg.log_append_time
+        self._compact = "compact" in cfg.cleanup_policy
+        before, after = cfg.timestamp_bounds()
+        self._ts_bounds = (before, after) if (before < LONG_MAX or after < LONG_MAX) else None
+        self._codec_for = cfg
 
     def append_as_leader(self, records, leader_epoch: int, origin: str = "client") -> LogAppendInfo:
         """Validate, assign offsets, check producer state, write once. See the class docs.
@@ -447,18 +455,21 @@ class Log:
             except ProtocolError as e:
                 raise CorruptRecordError(str(e)) from e
         from_client = origin == "client"
+        if self._codec_for is not self.config:
+            self._refresh_config_cache()
+        cfg = self.config
         headers = self._validate(records, from_client)
-        target = self._target_codec()
+        target = self._codec
         buf = None
         if target is not None and any(h.compression != target for _, h in headers):
             buf, headers = self._recompress(records, headers, target, from_client)
-        log_append = self.config.log_append_time
+        log_append = self._log_append
         if log_append and buf is None:
             buf = bytearray(records)
         total = len(buf) if buf is not None else len(records)
-        if total > self.config.segment_bytes:
+        if total > cfg.segment_bytes:
             raise RecordListTooLargeError(
-                f"{total} bytes exceed segment.bytes {self.config.segment_bytes}")
+                f"{total} bytes exceed segment.bytes {cfg.segment_bytes}")
         now = self._now_ms()
         with self.lock:
             ps = self.producer_state
@@ -517,8 +528,8 @@ class Log:
                     count += h.records_count
                     offset = last + 1
             seg = self._segments[-1]
-            if seg.size and seg.should_roll(total, max_ts, offset - 1, self.config.segment_bytes,
-                                            self.config.segment_ms, now):
+            if seg.size and seg.should_roll(total, max_ts, offset - 1, cfg.segment_bytes,
+                                            cfg.segment_ms, now):
                 seg = self._roll(first)
             seg.append(pieces, index_info, total)
             self._next_offset = offset
@@ -538,7 +549,7 @@ class Log:
                                       h.last_sequence if h.base_sequence >= 0 else -1,
                                       base, last, ts, bool(h.attributes & TRANSACTIONAL_MASK))
             self._unflushed += count
-            if self._unflushed >= self.config.flush_messages:
+            if self._unflushed >= cfg.flush_messages:
                 self.flush()
         return LogAppendInfo(first, offset - 1, max_ts, now if log_append else -1,
                              self._log_start_offset, False, count, total)
@@ -584,18 +595,19 @@ class Log:
             raise CorruptRecordError(str(e)) from e
         finally:
             view.release()
-        if from_client and "compact" in self.config.cleanup_policy:
+        if self._codec_for is not self.config:
+            self._refresh_config_cache()
+        if from_client and self._compact:
             self._check_keys(buf, headers)
-        if from_client and not self.config.log_append_time:
-            before, after = self.config.timestamp_bounds()
-            if before < LONG_MAX or after < LONG_MAX:
-                now = self._now_ms()
-                for _, h in headers:
-                    # the batch's first and largest timestamps bound its records
-                    for ts in (h.base_timestamp, h.max_timestamp):
-                        if ts >= 0 and (now - ts > before or ts - now > after):
-                            raise InvalidTimestampError(
-                                f"timestamp {ts} is out of range [{now - before}, {now + after}]")
+        if from_client and self._ts_bounds is not None and not self._log_append:
+            before, after = self._ts_bounds
+            now = self._now_ms()
+            for _, h in headers:
+                # the batch's first and largest timestamps bound its records
+                for ts in (h.base_timestamp, h.max_timestamp):
+                    if ts >= 0 and (now - ts > before or ts - now > after):
+                        raise InvalidTimestampError(
+                            f"timestamp {ts} is out of range [{now - before}, {now + after}]")
         return headers
 
     def _check_keys(self, buf, headers) -> None:

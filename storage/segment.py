@@ -292,7 +292,11 @@ class LogSegment:
             return False
         if self.size > segment_bytes - incoming_size:
             return True
-        if self.index_full():
+        oi, ti = self.offset_index, self.time_index
+        if oi._loaded and ti._loaded:  # the active segment's are (make_active)
+            if oi._entries >= oi._max_entries or ti._entries >= ti._max_entries:
+                return True
+        elif self.index_full():
             return True
         if last_offset - self.base_offset > 0x7FFFFFFF:
             return True

@@ -67,3 +67,27 @@ def test_appends_fail_cleanly_when_the_disk_fills(small_fs):
     lm2.startup(cluster_id="full", broker_id=0)
     assert lm2.get_log("full", 0).log_end_offset == leo + 1
     lm2.shutdown()
+
+
+def test_index_append_on_a_full_disk_raises_instead_of_crashing(small_fs):
+    from storage.index import OffsetIndex
+
+    idx = OffsetIndex(str(small_fs / "00000000000000000000.index"), 0, max_index_size=512 * 1024,
+                      writable=True)
+    idx.append(1, 100)
+    # fill the file system to the last block
+    with open(small_fs / "filler", "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\xff" * 4096)
+        except OSError:
+            pass
+    with pytest.raises(OSError):
+        for i in range(2, 200_000):
+            idx.append(i, 100 + i)
+    n = idx.entries
+    assert n >= 1 and idx.lookup(1) == (1, 100)
+    (small_fs / "filler").unlink()
+    idx.append(10**6, 10**7)
+    assert idx.entries == n + 1
+    idx.close()
