@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from protocol import messages as M
 
 _INTS = {
@@ -91,3 +93,50 @@ def data_messages() -> list[tuple[type, int]]:
         if cls.KIND == "data"
         for v in range(cls.VALID_VERSIONS[0], cls.VALID_VERSIONS[1] + 1)
     ]
+
+
+_HRANGES = {
+    "int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1),
+}
+
+
+def _scalar(t: str) -> st.SearchStrategy:
+    if t in _HRANGES:
+        lo, hi = _HRANGES[t]
+        return st.integers(lo, hi)
+    if t == "float64":
+        return st.floats(allow_nan=False)
+    if t == "bool":
+        return st.booleans()
+    if t == "string":
+        return st.text(max_size=20)
+    if t == "uuid":
+        return st.binary(min_size=16, max_size=16)
+    return st.binary(max_size=40)  # bytes, records
+
+
+def _value(cls: type, f: M.Field, version: int, depth: int) -> st.SearchStrategy:
+    t = f.type
+    if t.startswith("[]"):
+        elem = t[2:]
+        if elem in _HRANGES or elem in ("float64", "bool", "string", "uuid", "bytes", "records"):
+            inner = _scalar(elem)
+        else:
+            inner = strategy(getattr(owner(cls), elem), version, depth + 1)
+        base = st.lists(inner, max_size=3 if depth < 2 else 0)
+    elif t in _HRANGES or t in ("float64", "bool", "string", "uuid", "bytes", "records"):
+        base = _scalar(t)
+    else:
+        base = strategy(getattr(owner(cls), t), version, depth + 1)
+    if _in(f.nullable, version):
+        return st.one_of(st.none(), base)
+    return base
+
+
+def strategy(cls: type, version: int, depth: int = 0) -> st.SearchStrategy:
+    """Hypothesis strategy for instances of ``cls`` with random values valid at ``version``."""
+    fields = [f for f in cls.FIELDS if present(f, version)]
+    return st.fixed_dictionaries({f.name: _value(cls, f, version, depth) for f in fields}).map(
+        lambda kw: cls(**kw)
+    )

@@ -146,7 +146,7 @@ _RANDOM_APIS = [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 19, 22]
 def _random_case():
     from hypothesis import strategies as st
 
-    from .test_roundtrip_properties import _struct
+    from .samples import strategy
 
     @st.composite
     def case(draw):
@@ -155,7 +155,7 @@ def _random_case():
         kp = KP[spec.request_class.NAME]
         lo, hi = max(spec.min_version, kp._valid_versions[0]), min(spec.max_version, kp._valid_versions[1])
         version = draw(st.integers(lo, hi))
-        return key, version, draw(_struct(spec.request_class, version))
+        return key, version, draw(strategy(spec.request_class, version))
 
     return case()
 
