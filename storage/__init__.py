@@ -3,7 +3,10 @@
 from .config import LogConfig
 from .errors import (
     CorruptRecordError,
+    DuplicateSequenceError,
     InvalidProducerEpochError,
+    InvalidTimestampError,
+    UnknownProducerIdError,
     InvalidRecordError,
     KafkaStorageError,
     OffsetOutOfRangeError,
@@ -32,4 +35,7 @@ __all__ = [
     "KafkaStorageError",
     "OutOfOrderSequenceError",
     "InvalidProducerEpochError",
+    "InvalidTimestampError",
+    "DuplicateSequenceError",
+    "UnknownProducerIdError",
 ]
