@@ -15,6 +15,8 @@ least ``min.cleanable.dirty.ratio``, it:
    cleaning and until ``delete.retention.ms`` has passed after the segment's newest
    record; control batches are kept as they are; an emptied batch is kept (empty) only
    if it is its producer's last, so producer state survives;
+   (``max.compaction.lag.ms`` makes a log cleanable whatever its ratio once its
+   oldest dirty segment is that old);
 3. writes each group to ``<base>.log.cleaned`` (+ indexes), fsyncs, renames it to
    ``.swap`` and asks the Log to swap it in under its lock (old files become
    ``.deleted``; a crash in between is finished by Log loading);
@@ -158,7 +160,9 @@ class LogCleaner:
             if rng is None:
                 continue
             ratio = self.dirty_ratio(rng[0], rng[1])
-            if ratio <= 0 or (ratio < lg.config.min_cleanable_dirty_ratio and not force):
+            # max.compaction.lag.ms: dirty data older than the lag is cleaned whatever the ratio
+            overdue = bool(rng[1]) and 0 <= rng[1][0].largest_timestamp <= now - lg.config.max_compaction_lag_ms
+            if ratio <= 0 or (ratio < lg.config.min_cleanable_dirty_ratio and not force and not overdue):
                 continue
             if best is None or ratio > best[0]:
                 best = (ratio, tp, lg, first_dirty, rng)

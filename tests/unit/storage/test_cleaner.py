@@ -171,3 +171,20 @@ def test_cleaner_thread_runs_in_background(tmp_path):
     assert lm.cleaner.stats["cleaned_logs"] >= 1
     lm.shutdown()
     assert lm.cleaner is None
+
+
+def test_max_compaction_lag_forces_cleaning(tmp_path):
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock, min_cleanable_dirty_ratio=0.99, max_compaction_lag_ms=60_000)
+    for i in range(8):
+        lg.append_as_leader(kp_batch([(b"k%d" % (i % 4), b"v" * 200)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    # clean once so the ratio drops below 0.99 afterwards
+    assert cleaner.clean_once(clock.ms, force=True)
+    for i in range(8):
+        lg.append_as_leader(kp_batch([(b"k%d" % (i % 4), b"w" * 200)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    assert not cleaner.clean_once(clock.ms)
+    clock.advance(120_000)
+    assert cleaner.clean_once(clock.ms)
+    lm.shutdown()
