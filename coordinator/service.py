@@ -139,6 +139,11 @@ class GroupCoordinatorService:
     async def _timer(self) -> None:
         while True:
             try:
+                if getattr(self.broker, "_stopping", False) and self.coordinator.active:
+                    # The broker is shutting down and drains connections before calling
+                    # stop(): answer parked JoinGroup/SyncGroup now, or draining waits for
+                    # them (up to a rebalance timeout).
+                    self.coordinator.shutdown()
                 self.coordinator.poll(self.now_ms())
             except Exception:
                 log.exception("group coordinator timer failed")
