@@ -58,3 +58,22 @@ def test_run_tool_reports_failures(kafka_version):
         run_tool(kafka_version, "kafka-topics", ["--no-such-flag"])
     assert err.value.result.returncode != 0
     assert "no-such-flag" in str(err.value)
+
+
+def test_popen_tool_streams_a_console_consumer(reference_kafka):
+    from tests.support.kafka_dist import popen_tool
+    from tests.support.process import LineReader, terminate
+
+    topic = f"support-popen-{uuid.uuid4().hex[:8]}"
+    bs = ["--bootstrap-server", reference_kafka.bootstrap]
+    run_tool("4", "kafka-topics", [*bs, "--create", "--topic", topic, "--partitions", "1"])
+    consumer = popen_tool("4", "kafka-console-consumer",
+                          [*bs, "--topic", topic, "--from-beginning"], stdin=None)
+    reader = LineReader(consumer.stdout)
+    try:
+        run_tool("4", "kafka-console-producer", [*bs, "--topic", topic],
+                 input="alpha\nbeta\ngamma\n")
+        assert reader.lines(3, timeout=120) == ["alpha", "beta", "gamma"]
+    finally:
+        terminate(consumer, timeout=20)
+    assert consumer.returncode is not None

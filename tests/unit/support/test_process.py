@@ -44,3 +44,15 @@ def test_wait_for_times_out_and_treats_probe_errors_as_not_ready():
     with pytest.raises(ProcessFailed, match="not ready"):
         wait_for(probe, timeout=0.3, what="nothing", interval=0.05)
     assert calls
+
+
+def test_line_reader_returns_lines_and_reports_eof():
+    from tests.support.process import LineReader
+
+    proc = subprocess.Popen([sys.executable, "-c", "print('a'); print('b')"],
+                            stdout=subprocess.PIPE, text=True)
+    reader = LineReader(proc.stdout)
+    assert reader.lines(2, timeout=60) == ["a", "b"]
+    with pytest.raises(EOFError):
+        reader.lines(1, timeout=60)
+    proc.wait(timeout=30)
