@@ -114,14 +114,16 @@ class Broker:
         self._stopping = True
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
         await self.server.stop_accepting()
-        await self.server.drain_and_close()
-        for t in self._tasks:
-            t.cancel()
+        # The coordinator answers parked JoinGroup/SyncGroup requests first, so draining the
+        # connections does not wait for rebalances.
         if self.group_coordinator is not None:
             try:
                 await self.group_coordinator.stop()
             except Exception:
                 log.exception("Error stopping the group coordinator")
+        await self.server.drain_and_close()
+        for t in self._tasks:
+            t.cancel()
         if self.log_manager is not None:
             self.log_manager.shutdown()
         if self.zk is not None:

@@ -76,6 +76,9 @@ class ReplicaManager:
             if part is not None:
                 part.wake()
             self.broker.log_manager.delete_log(info.name, p)
+        gc = self.broker.group_coordinator
+        if gc is not None and hasattr(gc, "on_topics_deleted"):
+            gc.on_topics_deleted([info.name])
 
     def update_topic_config(self, info: "TopicInfo") -> None:
         cfg = self.log_config(info)
