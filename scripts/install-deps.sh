@@ -56,7 +56,8 @@ fi
 PY_MARK="$CACHE/pip-$( (cat "$REPO/pyproject.toml"; echo "$REPO"; "$PYTHON" -VV) | sha256sum | cut -c1-16)"
 py_ok() {
     [[ -f "$PY_MARK" ]] || return 1
-    "$PYTHON" - "$REPO" <<'EOF' >/dev/null 2>&1
+    # from / so that a stray kafpy.egg-info in the checkout does not shadow the installed one
+    (cd / && "$PYTHON" - "$REPO") <<'EOF' >/dev/null 2>&1
 import importlib.metadata as md, json, sys
 d = md.distribution("kafpy")
 url = json.loads(d.read_text("direct_url.json") or "{}").get("url", "")
