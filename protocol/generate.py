@@ -335,6 +335,24 @@ class Message(Struct):
 '''
 
 
+_PY_TYPES = {
+    "bool": "bool", "int8": "int", "int16": "int", "uint16": "int", "int32": "int", "uint32": "int",
+    "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "uuid": "bytes",
+    "records": "Any",
+}
+
+
+def _annotation(f: FieldDef, msg_name: str) -> str:
+    """The Python type of a field (``| None`` when nullable at some version)."""
+    elem = _element_type(f.type)
+    py = _PY_TYPES.get(elem, f"{msg_name}.{elem}")
+    if f.type.startswith("[]"):
+        py = f"list[{py}]"
+    if py != "Any" and (f.nullable is not None or f.default == "None"):
+        py += " | None"
+    return py
+
+
 def _field_default(f: FieldDef) -> str:
     if f.type.startswith("[]"):
         return "None" if f.default == "None" else "()"
@@ -367,10 +385,10 @@ def _render_struct(
     body = []
     for f in fields:
         if f.mutable:
-            params.append(f"{f.name}: Any = _UNSET")
+            params.append(f"{f.name}: {_annotation(f, msg_name)} = _UNSET")
             body.append(f"self.{f.name} = {f.default} if {f.name} is _UNSET else {f.name}")
         else:
-            params.append(f"{f.name}: Any = {f.default}")
+            params.append(f"{f.name}: {_annotation(f, msg_name)} = {f.default}")
             body.append(f"self.{f.name} = {f.name}")
     if params:
         lines.append(f"{inner}def __init__(self, *, {', '.join(params)}) -> None:")

@@ -88,7 +88,7 @@ class AddOffsetsToTxnRequest(Message):
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, transactional_id: Any = '', producer_id: Any = 0, producer_epoch: Any = 0, group_id: Any = '') -> None:
+    def __init__(self, *, transactional_id: str = '', producer_id: int = 0, producer_epoch: int = 0, group_id: str = '') -> None:
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -108,7 +108,7 @@ class AddOffsetsToTxnResponse(Message):
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
 
@@ -136,7 +136,7 @@ class AddPartitionsToTxnRequest(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[int] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -150,14 +150,14 @@ class AddPartitionsToTxnRequest(Message):
             Field('topics', '[]AddPartitionsToTxnTopic', (4, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, transactional_id: Any = '', producer_id: Any = 0, producer_epoch: Any = 0, verify_only: Any = False, topics: Any = _UNSET) -> None:
+        def __init__(self, *, transactional_id: str = '', producer_id: int = 0, producer_epoch: int = 0, verify_only: bool = False, topics: list[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic] = _UNSET) -> None:
             self.transactional_id = transactional_id
             self.producer_id = producer_id
             self.producer_epoch = producer_epoch
             self.verify_only = verify_only
             self.topics = [] if topics is _UNSET else topics
 
-    def __init__(self, *, transactions: Any = _UNSET, v3_and_below_transactional_id: Any = '', v3_and_below_producer_id: Any = 0, v3_and_below_producer_epoch: Any = 0, v3_and_below_topics: Any = _UNSET) -> None:
+    def __init__(self, *, transactions: list[AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction] = _UNSET, v3_and_below_transactional_id: str = '', v3_and_below_producer_id: int = 0, v3_and_below_producer_epoch: int = 0, v3_and_below_topics: list[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic] = _UNSET) -> None:
         self.transactions = [] if transactions is _UNSET else transactions
         self.v3_and_below_transactional_id = v3_and_below_transactional_id
         self.v3_and_below_producer_id = v3_and_below_producer_id
@@ -187,7 +187,7 @@ class AddPartitionsToTxnResponse(Message):
             Field('partition_error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, partition_error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, partition_error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.partition_error_code = partition_error_code
 
@@ -198,7 +198,7 @@ class AddPartitionsToTxnResponse(Message):
             Field('topic_results', '[]AddPartitionsToTxnTopicResult', (4, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, transactional_id: Any = '', topic_results: Any = _UNSET) -> None:
+        def __init__(self, *, transactional_id: str = '', topic_results: list[AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult] = _UNSET) -> None:
             self.transactional_id = transactional_id
             self.topic_results = [] if topic_results is _UNSET else topic_results
 
@@ -209,11 +209,11 @@ class AddPartitionsToTxnResponse(Message):
             Field('results_by_partition', '[]AddPartitionsToTxnPartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', results_by_partition: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', results_by_partition: list[AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult] = _UNSET) -> None:
             self.name = name
             self.results_by_partition = [] if results_by_partition is _UNSET else results_by_partition
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, results_by_transaction: Any = _UNSET, results_by_topic_v3_and_below: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, results_by_transaction: list[AddPartitionsToTxnResponse.AddPartitionsToTxnResult] = _UNSET, results_by_topic_v3_and_below: list[AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.results_by_transaction = [] if results_by_transaction is _UNSET else results_by_transaction
@@ -244,12 +244,12 @@ class AddRaftVoterRequest(Message):
             Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, name: Any = '', host: Any = '', port: Any = 0) -> None:
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0) -> None:
             self.name = name
             self.host = host
             self.port = port
 
-    def __init__(self, *, cluster_id: Any = '', timeout_ms: Any = 0, voter_id: Any = 0, voter_directory_id: Any = ZERO_UUID, listeners: Any = _UNSET) -> None:
+    def __init__(self, *, cluster_id: str | None = '', timeout_ms: int = 0, voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID, listeners: list[AddRaftVoterRequest.Listener] = _UNSET) -> None:
         self.cluster_id = cluster_id
         self.timeout_ms = timeout_ms
         self.voter_id = voter_id
@@ -271,7 +271,7 @@ class AddRaftVoterResponse(Message):
         Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '') -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -290,7 +290,7 @@ class AllocateProducerIdsRequest(Message):
         Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, broker_id: Any = 0, broker_epoch: Any = -1) -> None:
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1) -> None:
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
 
@@ -310,7 +310,7 @@ class AllocateProducerIdsResponse(Message):
         Field('producer_id_len', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, producer_id_start: Any = 0, producer_id_len: Any = 0) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, producer_id_start: int = 0, producer_id_len: int = 0) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id_start = producer_id_start
@@ -337,7 +337,7 @@ class AlterClientQuotasRequest(Message):
             Field('entity_name', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, entity_type: Any = '', entity_name: Any = '') -> None:
+        def __init__(self, *, entity_type: str = '', entity_name: str | None = '') -> None:
             self.entity_type = entity_type
             self.entity_name = entity_name
 
@@ -348,7 +348,7 @@ class AlterClientQuotasRequest(Message):
             Field('ops', '[]OpData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, entity: Any = _UNSET, ops: Any = _UNSET) -> None:
+        def __init__(self, *, entity: list[AlterClientQuotasRequest.EntityData] = _UNSET, ops: list[AlterClientQuotasRequest.OpData] = _UNSET) -> None:
             self.entity = [] if entity is _UNSET else entity
             self.ops = [] if ops is _UNSET else ops
 
@@ -360,12 +360,12 @@ class AlterClientQuotasRequest(Message):
             Field('remove', 'bool', (0, 32767), None, None, None, 'inherit', False),
         )
 
-        def __init__(self, *, key: Any = '', value: Any = 0.0, remove: Any = False) -> None:
+        def __init__(self, *, key: str = '', value: float = 0.0, remove: bool = False) -> None:
             self.key = key
             self.value = value
             self.remove = remove
 
-    def __init__(self, *, entries: Any = _UNSET, validate_only: Any = False) -> None:
+    def __init__(self, *, entries: list[AlterClientQuotasRequest.EntryData] = _UNSET, validate_only: bool = False) -> None:
         self.entries = [] if entries is _UNSET else entries
         self.validate_only = validate_only
 
@@ -390,7 +390,7 @@ class AlterClientQuotasResponse(Message):
             Field('entity_name', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, entity_type: Any = '', entity_name: Any = '') -> None:
+        def __init__(self, *, entity_type: str = '', entity_name: str | None = '') -> None:
             self.entity_type = entity_type
             self.entity_name = entity_name
 
@@ -402,12 +402,12 @@ class AlterClientQuotasResponse(Message):
             Field('entity', '[]EntityData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '', entity: Any = _UNSET) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '', entity: list[AlterClientQuotasResponse.EntityData] = _UNSET) -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.entity = [] if entity is _UNSET else entity
 
-    def __init__(self, *, throttle_time_ms: Any = 0, entries: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, entries: list[AlterClientQuotasResponse.EntryData] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.entries = [] if entries is _UNSET else entries
 
@@ -433,7 +433,7 @@ class AlterConfigsRequest(Message):
             Field('configs', '[]AlterableConfig', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, resource_type: Any = 0, resource_name: Any = '', configs: Any = _UNSET) -> None:
+        def __init__(self, *, resource_type: int = 0, resource_name: str = '', configs: list[AlterConfigsRequest.AlterableConfig] = _UNSET) -> None:
             self.resource_type = resource_type
             self.resource_name = resource_name
             self.configs = [] if configs is _UNSET else configs
@@ -445,11 +445,11 @@ class AlterConfigsRequest(Message):
             Field('value', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '', value: Any = '') -> None:
+        def __init__(self, *, name: str = '', value: str | None = '') -> None:
             self.name = name
             self.value = value
 
-    def __init__(self, *, resources: Any = _UNSET, validate_only: Any = False) -> None:
+    def __init__(self, *, resources: list[AlterConfigsRequest.AlterConfigsResource] = _UNSET, validate_only: bool = False) -> None:
         self.resources = [] if resources is _UNSET else resources
         self.validate_only = validate_only
 
@@ -476,13 +476,13 @@ class AlterConfigsResponse(Message):
             Field('resource_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '', resource_type: Any = 0, resource_name: Any = '') -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '') -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.resource_type = resource_type
             self.resource_name = resource_name
 
-    def __init__(self, *, throttle_time_ms: Any = 0, responses: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, responses: list[AlterConfigsResponse.AlterConfigsResourceResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.responses = [] if responses is _UNSET else responses
 
@@ -507,7 +507,7 @@ class AlterPartitionReassignmentsRequest(Message):
             Field('replicas', '[]int32', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, partition_index: Any = 0, replicas: Any = None) -> None:
+        def __init__(self, *, partition_index: int = 0, replicas: list[int] | None = None) -> None:
             self.partition_index = partition_index
             self.replicas = replicas
 
@@ -518,11 +518,11 @@ class AlterPartitionReassignmentsRequest(Message):
             Field('partitions', '[]ReassignablePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[AlterPartitionReassignmentsRequest.ReassignablePartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, timeout_ms: Any = 60000, topics: Any = _UNSET) -> None:
+    def __init__(self, *, timeout_ms: int = 60000, topics: list[AlterPartitionReassignmentsRequest.ReassignableTopic] = _UNSET) -> None:
         self.timeout_ms = timeout_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -550,7 +550,7 @@ class AlterPartitionReassignmentsResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, error_message: Any = '') -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.error_message = error_message
@@ -562,11 +562,11 @@ class AlterPartitionReassignmentsResponse(Message):
             Field('partitions', '[]ReassignablePartitionResponse', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[AlterPartitionReassignmentsResponse.ReassignablePartitionResponse] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', responses: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', responses: list[AlterPartitionReassignmentsResponse.ReassignableTopicResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -594,7 +594,7 @@ class AlterPartitionRequest(Message):
             Field('broker_epoch', 'int64', (3, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, broker_id: Any = 0, broker_epoch: Any = -1) -> None:
+        def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1) -> None:
             self.broker_id = broker_id
             self.broker_epoch = broker_epoch
 
@@ -609,7 +609,7 @@ class AlterPartitionRequest(Message):
             Field('partition_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, leader_epoch: Any = 0, new_isr: Any = _UNSET, new_isr_with_epochs: Any = _UNSET, leader_recovery_state: Any = 0, partition_epoch: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, leader_epoch: int = 0, new_isr: list[int] = _UNSET, new_isr_with_epochs: list[AlterPartitionRequest.BrokerState] = _UNSET, leader_recovery_state: int = 0, partition_epoch: int = 0) -> None:
             self.partition_index = partition_index
             self.leader_epoch = leader_epoch
             self.new_isr = [] if new_isr is _UNSET else new_isr
@@ -625,12 +625,12 @@ class AlterPartitionRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[AlterPartitionRequest.PartitionData] = _UNSET) -> None:
             self.topic_name = topic_name
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, broker_id: Any = 0, broker_epoch: Any = -1, topics: Any = _UNSET) -> None:
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1, topics: list[AlterPartitionRequest.TopicData] = _UNSET) -> None:
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.topics = [] if topics is _UNSET else topics
@@ -662,7 +662,7 @@ class AlterPartitionResponse(Message):
             Field('partition_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, leader_id: Any = 0, leader_epoch: Any = 0, isr: Any = _UNSET, leader_recovery_state: Any = 0, partition_epoch: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, leader_id: int = 0, leader_epoch: int = 0, isr: list[int] = _UNSET, leader_recovery_state: int = 0, partition_epoch: int = 0) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.leader_id = leader_id
@@ -679,12 +679,12 @@ class AlterPartitionResponse(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[AlterPartitionResponse.PartitionData] = _UNSET) -> None:
             self.topic_name = topic_name
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, topics: list[AlterPartitionResponse.TopicData] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.topics = [] if topics is _UNSET else topics
@@ -709,7 +709,7 @@ class AlterReplicaLogDirsRequest(Message):
             Field('topics', '[]AlterReplicaLogDirTopic', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, path: Any = '', topics: Any = _UNSET) -> None:
+        def __init__(self, *, path: str = '', topics: list[AlterReplicaLogDirsRequest.AlterReplicaLogDirTopic] = _UNSET) -> None:
             self.path = path
             self.topics = [] if topics is _UNSET else topics
 
@@ -720,11 +720,11 @@ class AlterReplicaLogDirsRequest(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[int] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, dirs: Any = _UNSET) -> None:
+    def __init__(self, *, dirs: list[AlterReplicaLogDirsRequest.AlterReplicaLogDir] = _UNSET) -> None:
         self.dirs = [] if dirs is _UNSET else dirs
 
 
@@ -748,7 +748,7 @@ class AlterReplicaLogDirsResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
 
@@ -759,11 +759,11 @@ class AlterReplicaLogDirsResponse(Message):
             Field('partitions', '[]AlterReplicaLogDirPartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', partitions: list[AlterReplicaLogDirsResponse.AlterReplicaLogDirPartitionResult] = _UNSET) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[AlterReplicaLogDirsResponse.AlterReplicaLogDirTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is _UNSET else results
 
@@ -788,7 +788,7 @@ class AlterUserScramCredentialsRequest(Message):
             Field('mechanism', 'int8', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, name: Any = '', mechanism: Any = 0) -> None:
+        def __init__(self, *, name: str = '', mechanism: int = 0) -> None:
             self.name = name
             self.mechanism = mechanism
 
@@ -802,14 +802,14 @@ class AlterUserScramCredentialsRequest(Message):
             Field('salted_password', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, name: Any = '', mechanism: Any = 0, iterations: Any = 0, salt: Any = b'', salted_password: Any = b'') -> None:
+        def __init__(self, *, name: str = '', mechanism: int = 0, iterations: int = 0, salt: bytes = b'', salted_password: bytes = b'') -> None:
             self.name = name
             self.mechanism = mechanism
             self.iterations = iterations
             self.salt = salt
             self.salted_password = salted_password
 
-    def __init__(self, *, deletions: Any = _UNSET, upsertions: Any = _UNSET) -> None:
+    def __init__(self, *, deletions: list[AlterUserScramCredentialsRequest.ScramCredentialDeletion] = _UNSET, upsertions: list[AlterUserScramCredentialsRequest.ScramCredentialUpsertion] = _UNSET) -> None:
         self.deletions = [] if deletions is _UNSET else deletions
         self.upsertions = [] if upsertions is _UNSET else upsertions
 
@@ -835,12 +835,12 @@ class AlterUserScramCredentialsResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, user: Any = '', error_code: Any = 0, error_message: Any = '') -> None:
+        def __init__(self, *, user: str = '', error_code: int = 0, error_message: str | None = '') -> None:
             self.user = user
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, throttle_time_ms: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is _UNSET else results
 
@@ -858,7 +858,7 @@ class ApiVersionsRequest(Message):
         Field('client_software_version', 'string', (3, 32767), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, client_software_name: Any = '', client_software_version: Any = '') -> None:
+    def __init__(self, *, client_software_name: str = '', client_software_version: str = '') -> None:
         self.client_software_name = client_software_name
         self.client_software_version = client_software_version
 
@@ -889,7 +889,7 @@ class ApiVersionsResponse(Message):
             Field('max_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, api_key: Any = 0, min_version: Any = 0, max_version: Any = 0) -> None:
+        def __init__(self, *, api_key: int = 0, min_version: int = 0, max_version: int = 0) -> None:
             self.api_key = api_key
             self.min_version = min_version
             self.max_version = max_version
@@ -902,7 +902,7 @@ class ApiVersionsResponse(Message):
             Field('min_version_level', 'int16', (3, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, name: Any = '', max_version_level: Any = 0, min_version_level: Any = 0) -> None:
+        def __init__(self, *, name: str = '', max_version_level: int = 0, min_version_level: int = 0) -> None:
             self.name = name
             self.max_version_level = max_version_level
             self.min_version_level = min_version_level
@@ -915,12 +915,12 @@ class ApiVersionsResponse(Message):
             Field('max_version', 'int16', (3, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, name: Any = '', min_version: Any = 0, max_version: Any = 0) -> None:
+        def __init__(self, *, name: str = '', min_version: int = 0, max_version: int = 0) -> None:
             self.name = name
             self.min_version = min_version
             self.max_version = max_version
 
-    def __init__(self, *, error_code: Any = 0, api_keys: Any = _UNSET, throttle_time_ms: Any = 0, supported_features: Any = _UNSET, finalized_features_epoch: Any = -1, finalized_features: Any = _UNSET, zk_migration_ready: Any = False) -> None:
+    def __init__(self, *, error_code: int = 0, api_keys: list[ApiVersionsResponse.ApiVersion] = _UNSET, throttle_time_ms: int = 0, supported_features: list[ApiVersionsResponse.SupportedFeatureKey] = _UNSET, finalized_features_epoch: int = -1, finalized_features: list[ApiVersionsResponse.FinalizedFeatureKey] = _UNSET, zk_migration_ready: bool = False) -> None:
         self.error_code = error_code
         self.api_keys = [] if api_keys is _UNSET else api_keys
         self.throttle_time_ms = throttle_time_ms
@@ -943,7 +943,7 @@ class ConsumerGroupCurrentMemberAssignmentKey(Message):
         Field('member_id', 'string', (8, 8), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
         self.group_id = group_id
         self.member_id = member_id
 
@@ -971,11 +971,11 @@ class ConsumerGroupCurrentMemberAssignmentValue(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, member_epoch: Any = 0, previous_member_epoch: Any = 0, state: Any = 0, assigned_partitions: Any = _UNSET, partitions_pending_revocation: Any = _UNSET) -> None:
+    def __init__(self, *, member_epoch: int = 0, previous_member_epoch: int = 0, state: int = 0, assigned_partitions: list[ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions] = _UNSET, partitions_pending_revocation: list[ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions] = _UNSET) -> None:
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
@@ -996,7 +996,7 @@ class ConsumerGroupDescribeRequest(Message):
         Field('include_authorized_operations', 'bool', (0, 32767), None, None, None, 'inherit', False),
     )
 
-    def __init__(self, *, group_ids: Any = _UNSET, include_authorized_operations: Any = False) -> None:
+    def __init__(self, *, group_ids: list[str] = _UNSET, include_authorized_operations: bool = False) -> None:
         self.group_ids = [] if group_ids is _UNSET else group_ids
         self.include_authorized_operations = include_authorized_operations
 
@@ -1020,7 +1020,7 @@ class ConsumerGroupDescribeResponse(Message):
             Field('topic_partitions', '[]TopicPartitions', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_partitions: list[ConsumerGroupDescribeResponse.TopicPartitions] = _UNSET) -> None:
             self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
 
     class DescribedGroup(Struct):
@@ -1037,7 +1037,7 @@ class ConsumerGroupDescribeResponse(Message):
             Field('authorized_operations', 'int32', (0, 32767), None, None, None, 'inherit', -2147483648),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = None, group_id: Any = '', group_state: Any = '', group_epoch: Any = 0, assignment_epoch: Any = 0, assignor_name: Any = '', members: Any = _UNSET, authorized_operations: Any = -2147483648) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', group_epoch: int = 0, assignment_epoch: int = 0, assignor_name: str = '', members: list[ConsumerGroupDescribeResponse.Member] = _UNSET, authorized_operations: int = -2147483648) -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.group_id = group_id
@@ -1063,7 +1063,7 @@ class ConsumerGroupDescribeResponse(Message):
             Field('target_assignment', 'Assignment', (0, 32767), None, None, None, 'inherit', 'Assignment'),
         )
 
-        def __init__(self, *, member_id: Any = '', instance_id: Any = None, rack_id: Any = None, member_epoch: Any = 0, client_id: Any = '', client_host: Any = '', subscribed_topic_names: Any = _UNSET, subscribed_topic_regex: Any = None, assignment: Any = _UNSET, target_assignment: Any = _UNSET) -> None:
+        def __init__(self, *, member_id: str = '', instance_id: str | None = None, rack_id: str | None = None, member_epoch: int = 0, client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] = _UNSET, subscribed_topic_regex: str | None = None, assignment: ConsumerGroupDescribeResponse.Assignment = _UNSET, target_assignment: ConsumerGroupDescribeResponse.Assignment = _UNSET) -> None:
             self.member_id = member_id
             self.instance_id = instance_id
             self.rack_id = rack_id
@@ -1083,12 +1083,12 @@ class ConsumerGroupDescribeResponse(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, topic_name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, topic_name: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, groups: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[ConsumerGroupDescribeResponse.DescribedGroup] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.groups = [] if groups is _UNSET else groups
 
@@ -1121,11 +1121,11 @@ class ConsumerGroupHeartbeatRequest(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '', member_epoch: Any = 0, instance_id: Any = None, rack_id: Any = None, rebalance_timeout_ms: Any = -1, subscribed_topic_names: Any = None, subscribed_topic_regex: Any = None, server_assignor: Any = None, topic_partitions: Any = None) -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '', member_epoch: int = 0, instance_id: str | None = None, rack_id: str | None = None, rebalance_timeout_ms: int = -1, subscribed_topic_names: list[str] | None = None, subscribed_topic_regex: str | None = None, server_assignor: str | None = None, topic_partitions: list[ConsumerGroupHeartbeatRequest.TopicPartitions] | None = None) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -1162,7 +1162,7 @@ class ConsumerGroupHeartbeatResponse(Message):
             Field('topic_partitions', '[]TopicPartitions', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_partitions: list[ConsumerGroupHeartbeatResponse.TopicPartitions] = _UNSET) -> None:
             self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
 
     class TopicPartitions(Struct):
@@ -1172,11 +1172,11 @@ class ConsumerGroupHeartbeatResponse(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = None, member_id: Any = None, member_epoch: Any = 0, heartbeat_interval_ms: Any = 0, assignment: Any = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, member_id: str | None = None, member_epoch: int = 0, heartbeat_interval_ms: int = 0, assignment: ConsumerGroupHeartbeatResponse.Assignment | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -1199,7 +1199,7 @@ class ConsumerGroupMemberMetadataKey(Message):
         Field('member_id', 'string', (5, 5), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
         self.group_id = group_id
         self.member_id = member_id
 
@@ -1231,7 +1231,7 @@ class ConsumerGroupMemberMetadataValue(Message):
             Field('supported_protocols', '[]ClassicProtocol', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, session_timeout_ms: Any = 0, supported_protocols: Any = _UNSET) -> None:
+        def __init__(self, *, session_timeout_ms: int = 0, supported_protocols: list[ConsumerGroupMemberMetadataValue.ClassicProtocol] = _UNSET) -> None:
             self.session_timeout_ms = session_timeout_ms
             self.supported_protocols = [] if supported_protocols is _UNSET else supported_protocols
 
@@ -1242,11 +1242,11 @@ class ConsumerGroupMemberMetadataValue(Message):
             Field('metadata', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, name: Any = '', metadata: Any = b'') -> None:
+        def __init__(self, *, name: str = '', metadata: bytes = b'') -> None:
             self.name = name
             self.metadata = metadata
 
-    def __init__(self, *, instance_id: Any = '', rack_id: Any = '', client_id: Any = '', client_host: Any = '', subscribed_topic_names: Any = _UNSET, subscribed_topic_regex: Any = '', rebalance_timeout_ms: Any = -1, server_assignor: Any = '', classic_member_metadata: Any = None) -> None:
+    def __init__(self, *, instance_id: str | None = '', rack_id: str | None = '', client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] = _UNSET, subscribed_topic_regex: str | None = '', rebalance_timeout_ms: int = -1, server_assignor: str | None = '', classic_member_metadata: ConsumerGroupMemberMetadataValue.ClassicMemberMetadata | None = None) -> None:
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.client_id = client_id
@@ -1270,7 +1270,7 @@ class ConsumerGroupMetadataKey(Message):
         Field('group_id', 'string', (3, 3), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -1286,7 +1286,7 @@ class ConsumerGroupMetadataValue(Message):
         Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, epoch: Any = 0) -> None:
+    def __init__(self, *, epoch: int = 0) -> None:
         self.epoch = epoch
 
 
@@ -1302,7 +1302,7 @@ class ConsumerGroupPartitionMetadataKey(Message):
         Field('group_id', 'string', (4, 4), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -1325,7 +1325,7 @@ class ConsumerGroupPartitionMetadataValue(Message):
             Field('racks', '[]string', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition: Any = 0, racks: Any = _UNSET) -> None:
+        def __init__(self, *, partition: int = 0, racks: list[str] = _UNSET) -> None:
             self.partition = partition
             self.racks = [] if racks is _UNSET else racks
 
@@ -1338,13 +1338,13 @@ class ConsumerGroupPartitionMetadataValue(Message):
             Field('partition_metadata', '[]PartitionMetadata', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, topic_name: Any = '', num_partitions: Any = 0, partition_metadata: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, topic_name: str = '', num_partitions: int = 0, partition_metadata: list[ConsumerGroupPartitionMetadataValue.PartitionMetadata] = _UNSET) -> None:
             self.topic_id = topic_id
             self.topic_name = topic_name
             self.num_partitions = num_partitions
             self.partition_metadata = [] if partition_metadata is _UNSET else partition_metadata
 
-    def __init__(self, *, topics: Any = _UNSET) -> None:
+    def __init__(self, *, topics: list[ConsumerGroupPartitionMetadataValue.TopicMetadata] = _UNSET) -> None:
         self.topics = [] if topics is _UNSET else topics
 
 
@@ -1361,7 +1361,7 @@ class ConsumerGroupTargetAssignmentMemberKey(Message):
         Field('member_id', 'string', (7, 7), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
         self.group_id = group_id
         self.member_id = member_id
 
@@ -1385,11 +1385,11 @@ class ConsumerGroupTargetAssignmentMemberValue(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, topic_partitions: Any = _UNSET) -> None:
+    def __init__(self, *, topic_partitions: list[ConsumerGroupTargetAssignmentMemberValue.TopicPartition] = _UNSET) -> None:
         self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
 
 
@@ -1405,7 +1405,7 @@ class ConsumerGroupTargetAssignmentMetadataKey(Message):
         Field('group_id', 'string', (6, 6), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -1421,7 +1421,7 @@ class ConsumerGroupTargetAssignmentMetadataValue(Message):
         Field('assignment_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, assignment_epoch: Any = 0) -> None:
+    def __init__(self, *, assignment_epoch: int = 0) -> None:
         self.assignment_epoch = assignment_epoch
 
 
@@ -1445,11 +1445,11 @@ class ConsumerProtocolAssignment(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, assigned_partitions: Any = _UNSET, user_data: Any = None) -> None:
+    def __init__(self, *, assigned_partitions: list[ConsumerProtocolAssignment.TopicPartition] = _UNSET, user_data: bytes | None = None) -> None:
         self.assigned_partitions = [] if assigned_partitions is _UNSET else assigned_partitions
         self.user_data = user_data
 
@@ -1477,11 +1477,11 @@ class ConsumerProtocolSubscription(Message):
             Field('partitions', '[]int32', (1, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, topics: Any = _UNSET, user_data: Any = None, owned_partitions: Any = _UNSET, generation_id: Any = -1, rack_id: Any = None) -> None:
+    def __init__(self, *, topics: list[str] = _UNSET, user_data: bytes | None = None, owned_partitions: list[ConsumerProtocolSubscription.TopicPartition] = _UNSET, generation_id: int = -1, rack_id: str | None = None) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.user_data = user_data
         self.owned_partitions = [] if owned_partitions is _UNSET else owned_partitions
@@ -1502,7 +1502,7 @@ class ControlledShutdownRequest(Message):
         Field('broker_epoch', 'int64', (2, 32767), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, broker_id: Any = 0, broker_epoch: Any = -1) -> None:
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1) -> None:
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
 
@@ -1527,11 +1527,11 @@ class ControlledShutdownResponse(Message):
             Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
 
-    def __init__(self, *, error_code: Any = 0, remaining_partitions: Any = _UNSET) -> None:
+    def __init__(self, *, error_code: int = 0, remaining_partitions: list[ControlledShutdownResponse.RemainingPartition] = _UNSET) -> None:
         self.error_code = error_code
         self.remaining_partitions = [] if remaining_partitions is _UNSET else remaining_partitions
 
@@ -1560,7 +1560,7 @@ class CreateAclsRequest(Message):
             Field('permission_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, resource_type: Any = 0, resource_name: Any = '', resource_pattern_type: Any = 3, principal: Any = '', host: Any = '', operation: Any = 0, permission_type: Any = 0) -> None:
+        def __init__(self, *, resource_type: int = 0, resource_name: str = '', resource_pattern_type: int = 3, principal: str = '', host: str = '', operation: int = 0, permission_type: int = 0) -> None:
             self.resource_type = resource_type
             self.resource_name = resource_name
             self.resource_pattern_type = resource_pattern_type
@@ -1569,7 +1569,7 @@ class CreateAclsRequest(Message):
             self.operation = operation
             self.permission_type = permission_type
 
-    def __init__(self, *, creations: Any = _UNSET) -> None:
+    def __init__(self, *, creations: list[CreateAclsRequest.AclCreation] = _UNSET) -> None:
         self.creations = [] if creations is _UNSET else creations
 
 
@@ -1593,11 +1593,11 @@ class CreateAclsResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '') -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '') -> None:
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, throttle_time_ms: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[CreateAclsResponse.AclCreationResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is _UNSET else results
 
@@ -1624,11 +1624,11 @@ class CreateDelegationTokenRequest(Message):
             Field('principal_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, principal_type: Any = '', principal_name: Any = '') -> None:
+        def __init__(self, *, principal_type: str = '', principal_name: str = '') -> None:
             self.principal_type = principal_type
             self.principal_name = principal_name
 
-    def __init__(self, *, owner_principal_type: Any = '', owner_principal_name: Any = '', renewers: Any = _UNSET, max_lifetime_ms: Any = 0) -> None:
+    def __init__(self, *, owner_principal_type: str | None = '', owner_principal_name: str | None = '', renewers: list[CreateDelegationTokenRequest.CreatableRenewers] = _UNSET, max_lifetime_ms: int = 0) -> None:
         self.owner_principal_type = owner_principal_type
         self.owner_principal_name = owner_principal_name
         self.renewers = [] if renewers is _UNSET else renewers
@@ -1657,7 +1657,7 @@ class CreateDelegationTokenResponse(Message):
         Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, error_code: Any = 0, principal_type: Any = '', principal_name: Any = '', token_requester_principal_type: Any = '', token_requester_principal_name: Any = '', issue_timestamp_ms: Any = 0, expiry_timestamp_ms: Any = 0, max_timestamp_ms: Any = 0, token_id: Any = '', hmac: Any = b'', throttle_time_ms: Any = 0) -> None:
+    def __init__(self, *, error_code: int = 0, principal_type: str = '', principal_name: str = '', token_requester_principal_type: str = '', token_requester_principal_name: str = '', issue_timestamp_ms: int = 0, expiry_timestamp_ms: int = 0, max_timestamp_ms: int = 0, token_id: str = '', hmac: bytes = b'', throttle_time_ms: int = 0) -> None:
         self.error_code = error_code
         self.principal_type = principal_type
         self.principal_name = principal_name
@@ -1691,7 +1691,7 @@ class CreatePartitionsRequest(Message):
             Field('broker_ids', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, broker_ids: Any = _UNSET) -> None:
+        def __init__(self, *, broker_ids: list[int] = _UNSET) -> None:
             self.broker_ids = [] if broker_ids is _UNSET else broker_ids
 
     class CreatePartitionsTopic(Struct):
@@ -1702,12 +1702,12 @@ class CreatePartitionsRequest(Message):
             Field('assignments', '[]CreatePartitionsAssignment', (0, 32767), (0, 32767), None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', count: Any = 0, assignments: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', count: int = 0, assignments: list[CreatePartitionsRequest.CreatePartitionsAssignment] | None = _UNSET) -> None:
             self.name = name
             self.count = count
             self.assignments = [] if assignments is _UNSET else assignments
 
-    def __init__(self, *, topics: Any = _UNSET, timeout_ms: Any = 0, validate_only: Any = False) -> None:
+    def __init__(self, *, topics: list[CreatePartitionsRequest.CreatePartitionsTopic] = _UNSET, timeout_ms: int = 0, validate_only: bool = False) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
@@ -1734,12 +1734,12 @@ class CreatePartitionsResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, name: Any = '', error_code: Any = 0, error_message: Any = None) -> None:
+        def __init__(self, *, name: str = '', error_code: int = 0, error_message: str | None = None) -> None:
             self.name = name
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, throttle_time_ms: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[CreatePartitionsResponse.CreatePartitionsTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is _UNSET else results
 
@@ -1765,7 +1765,7 @@ class CreateTopicsRequest(Message):
             Field('broker_ids', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, broker_ids: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, broker_ids: list[int] = _UNSET) -> None:
             self.partition_index = partition_index
             self.broker_ids = [] if broker_ids is _UNSET else broker_ids
 
@@ -1779,7 +1779,7 @@ class CreateTopicsRequest(Message):
             Field('configs', '[]CreatableTopicConfig', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', num_partitions: Any = 0, replication_factor: Any = 0, assignments: Any = _UNSET, configs: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', num_partitions: int = 0, replication_factor: int = 0, assignments: list[CreateTopicsRequest.CreatableReplicaAssignment] = _UNSET, configs: list[CreateTopicsRequest.CreatableTopicConfig] = _UNSET) -> None:
             self.name = name
             self.num_partitions = num_partitions
             self.replication_factor = replication_factor
@@ -1793,11 +1793,11 @@ class CreateTopicsRequest(Message):
             Field('value', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '', value: Any = '') -> None:
+        def __init__(self, *, name: str = '', value: str | None = '') -> None:
             self.name = name
             self.value = value
 
-    def __init__(self, *, topics: Any = _UNSET, timeout_ms: Any = 60000, validate_only: Any = False) -> None:
+    def __init__(self, *, topics: list[CreateTopicsRequest.CreatableTopic] = _UNSET, timeout_ms: int = 60000, validate_only: bool = False) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
@@ -1826,7 +1826,7 @@ class CreateTopicsResponse(Message):
             Field('is_sensitive', 'bool', (5, 32767), None, None, None, 'inherit', False),
         )
 
-        def __init__(self, *, name: Any = '', value: Any = '', read_only: Any = False, config_source: Any = -1, is_sensitive: Any = False) -> None:
+        def __init__(self, *, name: str = '', value: str | None = '', read_only: bool = False, config_source: int = -1, is_sensitive: bool = False) -> None:
             self.name = name
             self.value = value
             self.read_only = read_only
@@ -1846,7 +1846,7 @@ class CreateTopicsResponse(Message):
             Field('configs', '[]CreatableTopicConfigs', (5, 32767), (5, 32767), None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', topic_id: Any = ZERO_UUID, error_code: Any = 0, error_message: Any = '', topic_config_error_code: Any = 0, num_partitions: Any = -1, replication_factor: Any = -1, configs: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, error_code: int = 0, error_message: str | None = '', topic_config_error_code: int = 0, num_partitions: int = -1, replication_factor: int = -1, configs: list[CreateTopicsResponse.CreatableTopicConfigs] | None = _UNSET) -> None:
             self.name = name
             self.topic_id = topic_id
             self.error_code = error_code
@@ -1856,7 +1856,7 @@ class CreateTopicsResponse(Message):
             self.replication_factor = replication_factor
             self.configs = [] if configs is _UNSET else configs
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[CreateTopicsResponse.CreatableTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -1885,7 +1885,7 @@ class DeleteAclsRequest(Message):
             Field('permission_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, resource_type_filter: Any = 0, resource_name_filter: Any = '', pattern_type_filter: Any = 3, principal_filter: Any = '', host_filter: Any = '', operation: Any = 0, permission_type: Any = 0) -> None:
+        def __init__(self, *, resource_type_filter: int = 0, resource_name_filter: str | None = '', pattern_type_filter: int = 3, principal_filter: str | None = '', host_filter: str | None = '', operation: int = 0, permission_type: int = 0) -> None:
             self.resource_type_filter = resource_type_filter
             self.resource_name_filter = resource_name_filter
             self.pattern_type_filter = pattern_type_filter
@@ -1894,7 +1894,7 @@ class DeleteAclsRequest(Message):
             self.operation = operation
             self.permission_type = permission_type
 
-    def __init__(self, *, filters: Any = _UNSET) -> None:
+    def __init__(self, *, filters: list[DeleteAclsRequest.DeleteAclsFilter] = _UNSET) -> None:
         self.filters = [] if filters is _UNSET else filters
 
 
@@ -1919,7 +1919,7 @@ class DeleteAclsResponse(Message):
             Field('matching_acls', '[]DeleteAclsMatchingAcl', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '', matching_acls: Any = _UNSET) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '', matching_acls: list[DeleteAclsResponse.DeleteAclsMatchingAcl] = _UNSET) -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.matching_acls = [] if matching_acls is _UNSET else matching_acls
@@ -1938,7 +1938,7 @@ class DeleteAclsResponse(Message):
             Field('permission_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '', resource_type: Any = 0, resource_name: Any = '', pattern_type: Any = 3, principal: Any = '', host: Any = '', operation: Any = 0, permission_type: Any = 0) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '', pattern_type: int = 3, principal: str = '', host: str = '', operation: int = 0, permission_type: int = 0) -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.resource_type = resource_type
@@ -1949,7 +1949,7 @@ class DeleteAclsResponse(Message):
             self.operation = operation
             self.permission_type = permission_type
 
-    def __init__(self, *, throttle_time_ms: Any = 0, filter_results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, filter_results: list[DeleteAclsResponse.DeleteAclsFilterResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.filter_results = [] if filter_results is _UNSET else filter_results
 
@@ -1966,7 +1966,7 @@ class DeleteGroupsRequest(Message):
         Field('groups_names', '[]string', (0, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, groups_names: Any = _UNSET) -> None:
+    def __init__(self, *, groups_names: list[str] = _UNSET) -> None:
         self.groups_names = [] if groups_names is _UNSET else groups_names
 
 
@@ -1990,11 +1990,11 @@ class DeleteGroupsResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, group_id: Any = '', error_code: Any = 0) -> None:
+        def __init__(self, *, group_id: str = '', error_code: int = 0) -> None:
             self.group_id = group_id
             self.error_code = error_code
 
-    def __init__(self, *, throttle_time_ms: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[DeleteGroupsResponse.DeletableGroupResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is _UNSET else results
 
@@ -2019,7 +2019,7 @@ class DeleteRecordsRequest(Message):
             Field('offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, offset: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, offset: int = 0) -> None:
             self.partition_index = partition_index
             self.offset = offset
 
@@ -2030,11 +2030,11 @@ class DeleteRecordsRequest(Message):
             Field('partitions', '[]DeleteRecordsPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[DeleteRecordsRequest.DeleteRecordsPartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, topics: Any = _UNSET, timeout_ms: Any = 0) -> None:
+    def __init__(self, *, topics: list[DeleteRecordsRequest.DeleteRecordsTopic] = _UNSET, timeout_ms: int = 0) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.timeout_ms = timeout_ms
 
@@ -2060,7 +2060,7 @@ class DeleteRecordsResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, low_watermark: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, low_watermark: int = 0, error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.low_watermark = low_watermark
             self.error_code = error_code
@@ -2072,11 +2072,11 @@ class DeleteRecordsResponse(Message):
             Field('partitions', '[]DeleteRecordsPartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[DeleteRecordsResponse.DeleteRecordsPartitionResult] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[DeleteRecordsResponse.DeleteRecordsTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -2101,7 +2101,7 @@ class DeleteShareGroupStateRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[DeleteShareGroupStateRequest.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -2111,10 +2111,10 @@ class DeleteShareGroupStateRequest(Message):
             Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition: Any = 0) -> None:
+        def __init__(self, *, partition: int = 0) -> None:
             self.partition = partition
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[DeleteShareGroupStateRequest.DeleteStateData] = _UNSET) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -2138,7 +2138,7 @@ class DeleteShareGroupStateResponse(Message):
             Field('partitions', '[]PartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[DeleteShareGroupStateResponse.PartitionResult] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -2150,12 +2150,12 @@ class DeleteShareGroupStateResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, partition: Any = 0, error_code: Any = 0, error_message: Any = None) -> None:
+        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None) -> None:
             self.partition = partition
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, results: Any = _UNSET) -> None:
+    def __init__(self, *, results: list[DeleteShareGroupStateResponse.DeleteStateResult] = _UNSET) -> None:
         self.results = [] if results is _UNSET else results
 
 
@@ -2180,11 +2180,11 @@ class DeleteTopicsRequest(Message):
             Field('topic_id', 'uuid', (6, 32767), None, None, None, 'inherit', ZERO_UUID),
         )
 
-        def __init__(self, *, name: Any = None, topic_id: Any = ZERO_UUID) -> None:
+        def __init__(self, *, name: str | None = None, topic_id: bytes = ZERO_UUID) -> None:
             self.name = name
             self.topic_id = topic_id
 
-    def __init__(self, *, topics: Any = _UNSET, topic_names: Any = _UNSET, timeout_ms: Any = 0) -> None:
+    def __init__(self, *, topics: list[DeleteTopicsRequest.DeleteTopicState] = _UNSET, topic_names: list[str] = _UNSET, timeout_ms: int = 0) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.topic_names = [] if topic_names is _UNSET else topic_names
         self.timeout_ms = timeout_ms
@@ -2212,13 +2212,13 @@ class DeleteTopicsResponse(Message):
             Field('error_message', 'string', (5, 32767), (5, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, name: Any = '', topic_id: Any = ZERO_UUID, error_code: Any = 0, error_message: Any = None) -> None:
+        def __init__(self, *, name: str | None = '', topic_id: bytes = ZERO_UUID, error_code: int = 0, error_message: str | None = None) -> None:
             self.name = name
             self.topic_id = topic_id
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, throttle_time_ms: Any = 0, responses: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, responses: list[DeleteTopicsResponse.DeletableTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.responses = [] if responses is _UNSET else responses
 
@@ -2241,7 +2241,7 @@ class DescribeAclsRequest(Message):
         Field('permission_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, resource_type_filter: Any = 0, resource_name_filter: Any = '', pattern_type_filter: Any = 3, principal_filter: Any = '', host_filter: Any = '', operation: Any = 0, permission_type: Any = 0) -> None:
+    def __init__(self, *, resource_type_filter: int = 0, resource_name_filter: str | None = '', pattern_type_filter: int = 3, principal_filter: str | None = '', host_filter: str | None = '', operation: int = 0, permission_type: int = 0) -> None:
         self.resource_type_filter = resource_type_filter
         self.resource_name_filter = resource_name_filter
         self.pattern_type_filter = pattern_type_filter
@@ -2275,7 +2275,7 @@ class DescribeAclsResponse(Message):
             Field('permission_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, principal: Any = '', host: Any = '', operation: Any = 0, permission_type: Any = 0) -> None:
+        def __init__(self, *, principal: str = '', host: str = '', operation: int = 0, permission_type: int = 0) -> None:
             self.principal = principal
             self.host = host
             self.operation = operation
@@ -2290,13 +2290,13 @@ class DescribeAclsResponse(Message):
             Field('acls', '[]AclDescription', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, resource_type: Any = 0, resource_name: Any = '', pattern_type: Any = 3, acls: Any = _UNSET) -> None:
+        def __init__(self, *, resource_type: int = 0, resource_name: str = '', pattern_type: int = 3, acls: list[DescribeAclsResponse.AclDescription] = _UNSET) -> None:
             self.resource_type = resource_type
             self.resource_name = resource_name
             self.pattern_type = pattern_type
             self.acls = [] if acls is _UNSET else acls
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', resources: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', resources: list[DescribeAclsResponse.DescribeAclsResource] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -2324,12 +2324,12 @@ class DescribeClientQuotasRequest(Message):
             Field('match', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, entity_type: Any = '', match_type: Any = 0, match: Any = '') -> None:
+        def __init__(self, *, entity_type: str = '', match_type: int = 0, match: str | None = '') -> None:
             self.entity_type = entity_type
             self.match_type = match_type
             self.match = match
 
-    def __init__(self, *, components: Any = _UNSET, strict: Any = False) -> None:
+    def __init__(self, *, components: list[DescribeClientQuotasRequest.ComponentData] = _UNSET, strict: bool = False) -> None:
         self.components = [] if components is _UNSET else components
         self.strict = strict
 
@@ -2356,7 +2356,7 @@ class DescribeClientQuotasResponse(Message):
             Field('entity_name', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, entity_type: Any = '', entity_name: Any = '') -> None:
+        def __init__(self, *, entity_type: str = '', entity_name: str | None = '') -> None:
             self.entity_type = entity_type
             self.entity_name = entity_name
 
@@ -2367,7 +2367,7 @@ class DescribeClientQuotasResponse(Message):
             Field('values', '[]ValueData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, entity: Any = _UNSET, values: Any = _UNSET) -> None:
+        def __init__(self, *, entity: list[DescribeClientQuotasResponse.EntityData] = _UNSET, values: list[DescribeClientQuotasResponse.ValueData] = _UNSET) -> None:
             self.entity = [] if entity is _UNSET else entity
             self.values = [] if values is _UNSET else values
 
@@ -2378,11 +2378,11 @@ class DescribeClientQuotasResponse(Message):
             Field('value', 'float64', (0, 32767), None, None, None, 'inherit', 0.0),
         )
 
-        def __init__(self, *, key: Any = '', value: Any = 0.0) -> None:
+        def __init__(self, *, key: str = '', value: float = 0.0) -> None:
             self.key = key
             self.value = value
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', entries: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', entries: list[DescribeClientQuotasResponse.EntryData] | None = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -2402,7 +2402,7 @@ class DescribeClusterRequest(Message):
         Field('endpoint_type', 'int8', (1, 32767), None, None, None, 'inherit', 1),
     )
 
-    def __init__(self, *, include_cluster_authorized_operations: Any = False, endpoint_type: Any = 1) -> None:
+    def __init__(self, *, include_cluster_authorized_operations: bool = False, endpoint_type: int = 1) -> None:
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.endpoint_type = endpoint_type
 
@@ -2435,13 +2435,13 @@ class DescribeClusterResponse(Message):
             Field('rack', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, broker_id: Any = 0, host: Any = '', port: Any = 0, rack: Any = None) -> None:
+        def __init__(self, *, broker_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
             self.broker_id = broker_id
             self.host = host
             self.port = port
             self.rack = rack
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = None, endpoint_type: Any = 1, cluster_id: Any = '', controller_id: Any = -1, brokers: Any = _UNSET, cluster_authorized_operations: Any = -2147483648) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, endpoint_type: int = 1, cluster_id: str = '', controller_id: int = -1, brokers: list[DescribeClusterResponse.DescribeClusterBroker] = _UNSET, cluster_authorized_operations: int = -2147483648) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -2474,12 +2474,12 @@ class DescribeConfigsRequest(Message):
             Field('configuration_keys', '[]string', (0, 32767), (0, 32767), None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, resource_type: Any = 0, resource_name: Any = '', configuration_keys: Any = _UNSET) -> None:
+        def __init__(self, *, resource_type: int = 0, resource_name: str = '', configuration_keys: list[str] | None = _UNSET) -> None:
             self.resource_type = resource_type
             self.resource_name = resource_name
             self.configuration_keys = [] if configuration_keys is _UNSET else configuration_keys
 
-    def __init__(self, *, resources: Any = _UNSET, include_synonyms: Any = False, include_documentation: Any = False) -> None:
+    def __init__(self, *, resources: list[DescribeConfigsRequest.DescribeConfigsResource] = _UNSET, include_synonyms: bool = False, include_documentation: bool = False) -> None:
         self.resources = [] if resources is _UNSET else resources
         self.include_synonyms = include_synonyms
         self.include_documentation = include_documentation
@@ -2512,7 +2512,7 @@ class DescribeConfigsResponse(Message):
             Field('documentation', 'string', (3, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '', value: Any = '', read_only: Any = False, is_default: Any = False, config_source: Any = -1, is_sensitive: Any = False, synonyms: Any = _UNSET, config_type: Any = 0, documentation: Any = '') -> None:
+        def __init__(self, *, name: str = '', value: str | None = '', read_only: bool = False, is_default: bool = False, config_source: int = -1, is_sensitive: bool = False, synonyms: list[DescribeConfigsResponse.DescribeConfigsSynonym] = _UNSET, config_type: int = 0, documentation: str | None = '') -> None:
             self.name = name
             self.value = value
             self.read_only = read_only
@@ -2533,7 +2533,7 @@ class DescribeConfigsResponse(Message):
             Field('configs', '[]DescribeConfigsResourceResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '', resource_type: Any = 0, resource_name: Any = '', configs: Any = _UNSET) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '', configs: list[DescribeConfigsResponse.DescribeConfigsResourceResult] = _UNSET) -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.resource_type = resource_type
@@ -2548,12 +2548,12 @@ class DescribeConfigsResponse(Message):
             Field('source', 'int8', (1, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, name: Any = '', value: Any = '', source: Any = 0) -> None:
+        def __init__(self, *, name: str = '', value: str | None = '', source: int = 0) -> None:
             self.name = name
             self.value = value
             self.source = source
 
-    def __init__(self, *, throttle_time_ms: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[DescribeConfigsResponse.DescribeConfigsResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is _UNSET else results
 
@@ -2577,11 +2577,11 @@ class DescribeDelegationTokenRequest(Message):
             Field('principal_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, principal_type: Any = '', principal_name: Any = '') -> None:
+        def __init__(self, *, principal_type: str = '', principal_name: str = '') -> None:
             self.principal_type = principal_type
             self.principal_name = principal_name
 
-    def __init__(self, *, owners: Any = _UNSET) -> None:
+    def __init__(self, *, owners: list[DescribeDelegationTokenRequest.DescribeDelegationTokenOwner] | None = _UNSET) -> None:
         self.owners = [] if owners is _UNSET else owners
 
 
@@ -2614,7 +2614,7 @@ class DescribeDelegationTokenResponse(Message):
             Field('renewers', '[]DescribedDelegationTokenRenewer', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, principal_type: Any = '', principal_name: Any = '', token_requester_principal_type: Any = '', token_requester_principal_name: Any = '', issue_timestamp: Any = 0, expiry_timestamp: Any = 0, max_timestamp: Any = 0, token_id: Any = '', hmac: Any = b'', renewers: Any = _UNSET) -> None:
+        def __init__(self, *, principal_type: str = '', principal_name: str = '', token_requester_principal_type: str = '', token_requester_principal_name: str = '', issue_timestamp: int = 0, expiry_timestamp: int = 0, max_timestamp: int = 0, token_id: str = '', hmac: bytes = b'', renewers: list[DescribeDelegationTokenResponse.DescribedDelegationTokenRenewer] = _UNSET) -> None:
             self.principal_type = principal_type
             self.principal_name = principal_name
             self.token_requester_principal_type = token_requester_principal_type
@@ -2633,11 +2633,11 @@ class DescribeDelegationTokenResponse(Message):
             Field('principal_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, principal_type: Any = '', principal_name: Any = '') -> None:
+        def __init__(self, *, principal_type: str = '', principal_name: str = '') -> None:
             self.principal_type = principal_type
             self.principal_name = principal_name
 
-    def __init__(self, *, error_code: Any = 0, tokens: Any = _UNSET, throttle_time_ms: Any = 0) -> None:
+    def __init__(self, *, error_code: int = 0, tokens: list[DescribeDelegationTokenResponse.DescribedDelegationToken] = _UNSET, throttle_time_ms: int = 0) -> None:
         self.error_code = error_code
         self.tokens = [] if tokens is _UNSET else tokens
         self.throttle_time_ms = throttle_time_ms
@@ -2656,7 +2656,7 @@ class DescribeGroupsRequest(Message):
         Field('include_authorized_operations', 'bool', (3, 32767), None, None, None, 'inherit', False),
     )
 
-    def __init__(self, *, groups: Any = _UNSET, include_authorized_operations: Any = False) -> None:
+    def __init__(self, *, groups: list[str] = _UNSET, include_authorized_operations: bool = False) -> None:
         self.groups = [] if groups is _UNSET else groups
         self.include_authorized_operations = include_authorized_operations
 
@@ -2686,7 +2686,7 @@ class DescribeGroupsResponse(Message):
             Field('authorized_operations', 'int32', (3, 32767), None, None, None, 'inherit', -2147483648),
         )
 
-        def __init__(self, *, error_code: Any = 0, group_id: Any = '', group_state: Any = '', protocol_type: Any = '', protocol_data: Any = '', members: Any = _UNSET, authorized_operations: Any = -2147483648) -> None:
+        def __init__(self, *, error_code: int = 0, group_id: str = '', group_state: str = '', protocol_type: str = '', protocol_data: str = '', members: list[DescribeGroupsResponse.DescribedGroupMember] = _UNSET, authorized_operations: int = -2147483648) -> None:
             self.error_code = error_code
             self.group_id = group_id
             self.group_state = group_state
@@ -2706,7 +2706,7 @@ class DescribeGroupsResponse(Message):
             Field('member_assignment', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, member_id: Any = '', group_instance_id: Any = None, client_id: Any = '', client_host: Any = '', member_metadata: Any = b'', member_assignment: Any = b'') -> None:
+        def __init__(self, *, member_id: str = '', group_instance_id: str | None = None, client_id: str = '', client_host: str = '', member_metadata: bytes = b'', member_assignment: bytes = b'') -> None:
             self.member_id = member_id
             self.group_instance_id = group_instance_id
             self.client_id = client_id
@@ -2714,7 +2714,7 @@ class DescribeGroupsResponse(Message):
             self.member_metadata = member_metadata
             self.member_assignment = member_assignment
 
-    def __init__(self, *, throttle_time_ms: Any = 0, groups: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[DescribeGroupsResponse.DescribedGroup] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.groups = [] if groups is _UNSET else groups
 
@@ -2738,11 +2738,11 @@ class DescribeLogDirsRequest(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, topics: Any = _UNSET) -> None:
+    def __init__(self, *, topics: list[DescribeLogDirsRequest.DescribableLogDirTopic] | None = _UNSET) -> None:
         self.topics = [] if topics is _UNSET else topics
 
 
@@ -2769,7 +2769,7 @@ class DescribeLogDirsResponse(Message):
             Field('is_future_key', 'bool', (0, 32767), None, None, None, 'inherit', False),
         )
 
-        def __init__(self, *, partition_index: Any = 0, partition_size: Any = 0, offset_lag: Any = 0, is_future_key: Any = False) -> None:
+        def __init__(self, *, partition_index: int = 0, partition_size: int = 0, offset_lag: int = 0, is_future_key: bool = False) -> None:
             self.partition_index = partition_index
             self.partition_size = partition_size
             self.offset_lag = offset_lag
@@ -2785,7 +2785,7 @@ class DescribeLogDirsResponse(Message):
             Field('usable_bytes', 'int64', (4, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, error_code: Any = 0, log_dir: Any = '', topics: Any = _UNSET, total_bytes: Any = -1, usable_bytes: Any = -1) -> None:
+        def __init__(self, *, error_code: int = 0, log_dir: str = '', topics: list[DescribeLogDirsResponse.DescribeLogDirsTopic] = _UNSET, total_bytes: int = -1, usable_bytes: int = -1) -> None:
             self.error_code = error_code
             self.log_dir = log_dir
             self.topics = [] if topics is _UNSET else topics
@@ -2799,11 +2799,11 @@ class DescribeLogDirsResponse(Message):
             Field('partitions', '[]DescribeLogDirsPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[DescribeLogDirsResponse.DescribeLogDirsPartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, results: list[DescribeLogDirsResponse.DescribeLogDirsResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.results = [] if results is _UNSET else results
@@ -2828,11 +2828,11 @@ class DescribeProducersRequest(Message):
             Field('partition_indexes', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_indexes: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
-    def __init__(self, *, topics: Any = _UNSET) -> None:
+    def __init__(self, *, topics: list[DescribeProducersRequest.TopicRequest] = _UNSET) -> None:
         self.topics = [] if topics is _UNSET else topics
 
 
@@ -2858,7 +2858,7 @@ class DescribeProducersResponse(Message):
             Field('active_producers', '[]ProducerState', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, error_message: Any = None, active_producers: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = None, active_producers: list[DescribeProducersResponse.ProducerState] = _UNSET) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.error_message = error_message
@@ -2875,7 +2875,7 @@ class DescribeProducersResponse(Message):
             Field('current_txn_start_offset', 'int64', (0, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, producer_id: Any = 0, producer_epoch: Any = 0, last_sequence: Any = -1, last_timestamp: Any = -1, coordinator_epoch: Any = 0, current_txn_start_offset: Any = -1) -> None:
+        def __init__(self, *, producer_id: int = 0, producer_epoch: int = 0, last_sequence: int = -1, last_timestamp: int = -1, coordinator_epoch: int = 0, current_txn_start_offset: int = -1) -> None:
             self.producer_id = producer_id
             self.producer_epoch = producer_epoch
             self.last_sequence = last_sequence
@@ -2890,11 +2890,11 @@ class DescribeProducersResponse(Message):
             Field('partitions', '[]PartitionResponse', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[DescribeProducersResponse.PartitionResponse] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[DescribeProducersResponse.TopicResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -2917,7 +2917,7 @@ class DescribeQuorumRequest(Message):
             Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0) -> None:
             self.partition_index = partition_index
 
     class TopicData(Struct):
@@ -2927,11 +2927,11 @@ class DescribeQuorumRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', partitions: list[DescribeQuorumRequest.PartitionData] = _UNSET) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, topics: Any = _UNSET) -> None:
+    def __init__(self, *, topics: list[DescribeQuorumRequest.TopicData] = _UNSET) -> None:
         self.topics = [] if topics is _UNSET else topics
 
 
@@ -2958,7 +2958,7 @@ class DescribeQuorumResponse(Message):
             Field('port', 'uint16', (2, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, name: Any = '', host: Any = '', port: Any = 0) -> None:
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0) -> None:
             self.name = name
             self.host = host
             self.port = port
@@ -2970,7 +2970,7 @@ class DescribeQuorumResponse(Message):
             Field('listeners', '[]Listener', (2, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, node_id: Any = 0, listeners: Any = _UNSET) -> None:
+        def __init__(self, *, node_id: int = 0, listeners: list[DescribeQuorumResponse.Listener] = _UNSET) -> None:
             self.node_id = node_id
             self.listeners = [] if listeners is _UNSET else listeners
 
@@ -2987,7 +2987,7 @@ class DescribeQuorumResponse(Message):
             Field('observers', '[]ReplicaState', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, error_message: Any = '', leader_id: Any = 0, leader_epoch: Any = 0, high_watermark: Any = 0, current_voters: Any = _UNSET, observers: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = '', leader_id: int = 0, leader_epoch: int = 0, high_watermark: int = 0, current_voters: list[DescribeQuorumResponse.ReplicaState] = _UNSET, observers: list[DescribeQuorumResponse.ReplicaState] = _UNSET) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.error_message = error_message
@@ -3007,7 +3007,7 @@ class DescribeQuorumResponse(Message):
             Field('last_caught_up_timestamp', 'int64', (1, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, replica_id: Any = 0, replica_directory_id: Any = ZERO_UUID, log_end_offset: Any = 0, last_fetch_timestamp: Any = -1, last_caught_up_timestamp: Any = -1) -> None:
+        def __init__(self, *, replica_id: int = 0, replica_directory_id: bytes = ZERO_UUID, log_end_offset: int = 0, last_fetch_timestamp: int = -1, last_caught_up_timestamp: int = -1) -> None:
             self.replica_id = replica_id
             self.replica_directory_id = replica_directory_id
             self.log_end_offset = log_end_offset
@@ -3021,11 +3021,11 @@ class DescribeQuorumResponse(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', partitions: list[DescribeQuorumResponse.PartitionData] = _UNSET) -> None:
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, error_code: Any = 0, error_message: Any = '', topics: Any = _UNSET, nodes: Any = _UNSET) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', topics: list[DescribeQuorumResponse.TopicData] = _UNSET, nodes: list[DescribeQuorumResponse.Node] = _UNSET) -> None:
         self.error_code = error_code
         self.error_message = error_message
         self.topics = [] if topics is _UNSET else topics
@@ -3053,7 +3053,7 @@ class DescribeTopicPartitionsRequest(Message):
             Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
 
@@ -3063,10 +3063,10 @@ class DescribeTopicPartitionsRequest(Message):
             Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '') -> None:
+        def __init__(self, *, name: str = '') -> None:
             self.name = name
 
-    def __init__(self, *, topics: Any = _UNSET, response_partition_limit: Any = 2000, cursor: Any = None) -> None:
+    def __init__(self, *, topics: list[DescribeTopicPartitionsRequest.TopicRequest] = _UNSET, response_partition_limit: int = 2000, cursor: DescribeTopicPartitionsRequest.Cursor | None = None) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.response_partition_limit = response_partition_limit
         self.cursor = cursor
@@ -3093,7 +3093,7 @@ class DescribeTopicPartitionsResponse(Message):
             Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
 
@@ -3111,7 +3111,7 @@ class DescribeTopicPartitionsResponse(Message):
             Field('offline_replicas', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, error_code: Any = 0, partition_index: Any = 0, leader_id: Any = 0, leader_epoch: Any = -1, replica_nodes: Any = _UNSET, isr_nodes: Any = _UNSET, eligible_leader_replicas: Any = None, last_known_elr: Any = None, offline_replicas: Any = _UNSET) -> None:
+        def __init__(self, *, error_code: int = 0, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = -1, replica_nodes: list[int] = _UNSET, isr_nodes: list[int] = _UNSET, eligible_leader_replicas: list[int] | None = None, last_known_elr: list[int] | None = None, offline_replicas: list[int] = _UNSET) -> None:
             self.error_code = error_code
             self.partition_index = partition_index
             self.leader_id = leader_id
@@ -3133,7 +3133,7 @@ class DescribeTopicPartitionsResponse(Message):
             Field('topic_authorized_operations', 'int32', (0, 32767), None, None, None, 'inherit', -2147483648),
         )
 
-        def __init__(self, *, error_code: Any = 0, name: Any = '', topic_id: Any = ZERO_UUID, is_internal: Any = False, partitions: Any = _UNSET, topic_authorized_operations: Any = -2147483648) -> None:
+        def __init__(self, *, error_code: int = 0, name: str | None = '', topic_id: bytes = ZERO_UUID, is_internal: bool = False, partitions: list[DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponsePartition] = _UNSET, topic_authorized_operations: int = -2147483648) -> None:
             self.error_code = error_code
             self.name = name
             self.topic_id = topic_id
@@ -3141,7 +3141,7 @@ class DescribeTopicPartitionsResponse(Message):
             self.partitions = [] if partitions is _UNSET else partitions
             self.topic_authorized_operations = topic_authorized_operations
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET, next_cursor: Any = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic] = _UNSET, next_cursor: DescribeTopicPartitionsResponse.Cursor | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
         self.next_cursor = next_cursor
@@ -3159,7 +3159,7 @@ class DescribeTransactionsRequest(Message):
         Field('transactional_ids', '[]string', (0, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, transactional_ids: Any = _UNSET) -> None:
+    def __init__(self, *, transactional_ids: list[str] = _UNSET) -> None:
         self.transactional_ids = [] if transactional_ids is _UNSET else transactional_ids
 
 
@@ -3183,7 +3183,7 @@ class DescribeTransactionsResponse(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -3200,7 +3200,7 @@ class DescribeTransactionsResponse(Message):
             Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, error_code: Any = 0, transactional_id: Any = '', transaction_state: Any = '', transaction_timeout_ms: Any = 0, transaction_start_time_ms: Any = 0, producer_id: Any = 0, producer_epoch: Any = 0, topics: Any = _UNSET) -> None:
+        def __init__(self, *, error_code: int = 0, transactional_id: str = '', transaction_state: str = '', transaction_timeout_ms: int = 0, transaction_start_time_ms: int = 0, producer_id: int = 0, producer_epoch: int = 0, topics: list[DescribeTransactionsResponse.TopicData] = _UNSET) -> None:
             self.error_code = error_code
             self.transactional_id = transactional_id
             self.transaction_state = transaction_state
@@ -3210,7 +3210,7 @@ class DescribeTransactionsResponse(Message):
             self.producer_epoch = producer_epoch
             self.topics = [] if topics is _UNSET else topics
 
-    def __init__(self, *, throttle_time_ms: Any = 0, transaction_states: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, transaction_states: list[DescribeTransactionsResponse.TransactionState] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.transaction_states = [] if transaction_states is _UNSET else transaction_states
 
@@ -3233,10 +3233,10 @@ class DescribeUserScramCredentialsRequest(Message):
             Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '') -> None:
+        def __init__(self, *, name: str = '') -> None:
             self.name = name
 
-    def __init__(self, *, users: Any = _UNSET) -> None:
+    def __init__(self, *, users: list[DescribeUserScramCredentialsRequest.UserName] | None = _UNSET) -> None:
         self.users = [] if users is _UNSET else users
 
 
@@ -3262,7 +3262,7 @@ class DescribeUserScramCredentialsResponse(Message):
             Field('iterations', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, mechanism: Any = 0, iterations: Any = 0) -> None:
+        def __init__(self, *, mechanism: int = 0, iterations: int = 0) -> None:
             self.mechanism = mechanism
             self.iterations = iterations
 
@@ -3275,13 +3275,13 @@ class DescribeUserScramCredentialsResponse(Message):
             Field('credential_infos', '[]CredentialInfo', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, user: Any = '', error_code: Any = 0, error_message: Any = '', credential_infos: Any = _UNSET) -> None:
+        def __init__(self, *, user: str = '', error_code: int = 0, error_message: str | None = '', credential_infos: list[DescribeUserScramCredentialsResponse.CredentialInfo] = _UNSET) -> None:
             self.user = user
             self.error_code = error_code
             self.error_message = error_message
             self.credential_infos = [] if credential_infos is _UNSET else credential_infos
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', results: list[DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -3309,11 +3309,11 @@ class ElectLeadersRequest(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, election_type: Any = 0, topic_partitions: Any = _UNSET, timeout_ms: Any = 60000) -> None:
+    def __init__(self, *, election_type: int = 0, topic_partitions: list[ElectLeadersRequest.TopicPartitions] | None = _UNSET, timeout_ms: int = 60000) -> None:
         self.election_type = election_type
         self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
         self.timeout_ms = timeout_ms
@@ -3341,7 +3341,7 @@ class ElectLeadersResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, partition_id: Any = 0, error_code: Any = 0, error_message: Any = '') -> None:
+        def __init__(self, *, partition_id: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
             self.partition_id = partition_id
             self.error_code = error_code
             self.error_message = error_message
@@ -3353,11 +3353,11 @@ class ElectLeadersResponse(Message):
             Field('partition_result', '[]PartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partition_result: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partition_result: list[ElectLeadersResponse.PartitionResult] = _UNSET) -> None:
             self.topic = topic
             self.partition_result = [] if partition_result is _UNSET else partition_result
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, replica_election_results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, replica_election_results: list[ElectLeadersResponse.ReplicaElectionResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.replica_election_results = [] if replica_election_results is _UNSET else replica_election_results
@@ -3378,7 +3378,7 @@ class EndTxnRequest(Message):
         Field('committed', 'bool', (0, 32767), None, None, None, 'inherit', False),
     )
 
-    def __init__(self, *, transactional_id: Any = '', producer_id: Any = 0, producer_epoch: Any = 0, committed: Any = False) -> None:
+    def __init__(self, *, transactional_id: str = '', producer_id: int = 0, producer_epoch: int = 0, committed: bool = False) -> None:
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -3400,7 +3400,7 @@ class EndTxnResponse(Message):
         Field('producer_epoch', 'int16', (5, 32767), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, producer_id: Any = -1, producer_epoch: Any = -1) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, producer_id: int = -1, producer_epoch: int = -1) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id = producer_id
@@ -3421,7 +3421,7 @@ class EnvelopeRequest(Message):
         Field('client_host_address', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
     )
 
-    def __init__(self, *, request_data: Any = b'', request_principal: Any = b'', client_host_address: Any = b'') -> None:
+    def __init__(self, *, request_data: bytes = b'', request_principal: bytes | None = b'', client_host_address: bytes = b'') -> None:
         self.request_data = request_data
         self.request_principal = request_principal
         self.client_host_address = client_host_address
@@ -3440,7 +3440,7 @@ class EnvelopeResponse(Message):
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, response_data: Any = None, error_code: Any = 0) -> None:
+    def __init__(self, *, response_data: bytes | None = None, error_code: int = 0) -> None:
         self.response_data = response_data
         self.error_code = error_code
 
@@ -3458,7 +3458,7 @@ class ExpireDelegationTokenRequest(Message):
         Field('expiry_time_period_ms', 'int64', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, hmac: Any = b'', expiry_time_period_ms: Any = 0) -> None:
+    def __init__(self, *, hmac: bytes = b'', expiry_time_period_ms: int = 0) -> None:
         self.hmac = hmac
         self.expiry_time_period_ms = expiry_time_period_ms
 
@@ -3477,7 +3477,7 @@ class ExpireDelegationTokenResponse(Message):
         Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, error_code: Any = 0, expiry_timestamp_ms: Any = 0, throttle_time_ms: Any = 0) -> None:
+    def __init__(self, *, error_code: int = 0, expiry_timestamp_ms: int = 0, throttle_time_ms: int = 0) -> None:
         self.error_code = error_code
         self.expiry_timestamp_ms = expiry_timestamp_ms
         self.throttle_time_ms = throttle_time_ms
@@ -3518,7 +3518,7 @@ class FetchRequest(Message):
             Field('replica_directory_id', 'uuid', (17, 32767), None, 0, (17, 32767), 'inherit', ZERO_UUID),
         )
 
-        def __init__(self, *, partition: Any = 0, current_leader_epoch: Any = -1, fetch_offset: Any = 0, last_fetched_epoch: Any = -1, log_start_offset: Any = -1, partition_max_bytes: Any = 0, replica_directory_id: Any = ZERO_UUID) -> None:
+        def __init__(self, *, partition: int = 0, current_leader_epoch: int = -1, fetch_offset: int = 0, last_fetched_epoch: int = -1, log_start_offset: int = -1, partition_max_bytes: int = 0, replica_directory_id: bytes = ZERO_UUID) -> None:
             self.partition = partition
             self.current_leader_epoch = current_leader_epoch
             self.fetch_offset = fetch_offset
@@ -3535,7 +3535,7 @@ class FetchRequest(Message):
             Field('partitions', '[]FetchPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', topic_id: bytes = ZERO_UUID, partitions: list[FetchRequest.FetchPartition] = _UNSET) -> None:
             self.topic = topic
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
@@ -3548,7 +3548,7 @@ class FetchRequest(Message):
             Field('partitions', '[]int32', (7, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic = topic
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
@@ -3560,11 +3560,11 @@ class FetchRequest(Message):
             Field('replica_epoch', 'int64', (15, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, replica_id: Any = -1, replica_epoch: Any = -1) -> None:
+        def __init__(self, *, replica_id: int = -1, replica_epoch: int = -1) -> None:
             self.replica_id = replica_id
             self.replica_epoch = replica_epoch
 
-    def __init__(self, *, cluster_id: Any = None, replica_id: Any = -1, replica_state: Any = _UNSET, max_wait_ms: Any = 0, min_bytes: Any = 0, max_bytes: Any = 2147483647, isolation_level: Any = 0, session_id: Any = 0, session_epoch: Any = -1, topics: Any = _UNSET, forgotten_topics_data: Any = _UNSET, rack_id: Any = '') -> None:
+    def __init__(self, *, cluster_id: str | None = None, replica_id: int = -1, replica_state: FetchRequest.ReplicaState = _UNSET, max_wait_ms: int = 0, min_bytes: int = 0, max_bytes: int = 2147483647, isolation_level: int = 0, session_id: int = 0, session_epoch: int = -1, topics: list[FetchRequest.FetchTopic] = _UNSET, forgotten_topics_data: list[FetchRequest.ForgottenTopic] = _UNSET, rack_id: str = '') -> None:
         self.cluster_id = cluster_id
         self.replica_id = replica_id
         self.replica_state = FetchRequest.ReplicaState() if replica_state is _UNSET else replica_state
@@ -3602,7 +3602,7 @@ class FetchResponse(Message):
             Field('first_offset', 'int64', (4, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, producer_id: Any = 0, first_offset: Any = 0) -> None:
+        def __init__(self, *, producer_id: int = 0, first_offset: int = 0) -> None:
             self.producer_id = producer_id
             self.first_offset = first_offset
 
@@ -3613,7 +3613,7 @@ class FetchResponse(Message):
             Field('end_offset', 'int64', (12, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, epoch: Any = -1, end_offset: Any = -1) -> None:
+        def __init__(self, *, epoch: int = -1, end_offset: int = -1) -> None:
             self.epoch = epoch
             self.end_offset = end_offset
 
@@ -3625,7 +3625,7 @@ class FetchResponse(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', topic_id: bytes = ZERO_UUID, partitions: list[FetchResponse.PartitionData] = _UNSET) -> None:
             self.topic = topic
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
@@ -3637,7 +3637,7 @@ class FetchResponse(Message):
             Field('leader_epoch', 'int32', (12, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, leader_id: Any = -1, leader_epoch: Any = -1) -> None:
+        def __init__(self, *, leader_id: int = -1, leader_epoch: int = -1) -> None:
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
 
@@ -3650,7 +3650,7 @@ class FetchResponse(Message):
             Field('rack', 'string', (16, 32767), (16, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, node_id: Any = 0, host: Any = '', port: Any = 0, rack: Any = None) -> None:
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
             self.node_id = node_id
             self.host = host
             self.port = port
@@ -3672,7 +3672,7 @@ class FetchResponse(Message):
             Field('records', 'records', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, high_watermark: Any = 0, last_stable_offset: Any = -1, log_start_offset: Any = -1, diverging_epoch: Any = _UNSET, current_leader: Any = _UNSET, snapshot_id: Any = _UNSET, aborted_transactions: Any = _UNSET, preferred_read_replica: Any = -1, records: Any = None) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, high_watermark: int = 0, last_stable_offset: int = -1, log_start_offset: int = -1, diverging_epoch: FetchResponse.EpochEndOffset = _UNSET, current_leader: FetchResponse.LeaderIdAndEpoch = _UNSET, snapshot_id: FetchResponse.SnapshotId = _UNSET, aborted_transactions: list[FetchResponse.AbortedTransaction] | None = _UNSET, preferred_read_replica: int = -1, records: Any = None) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.high_watermark = high_watermark
@@ -3692,11 +3692,11 @@ class FetchResponse(Message):
             Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, end_offset: Any = -1, epoch: Any = -1) -> None:
+        def __init__(self, *, end_offset: int = -1, epoch: int = -1) -> None:
             self.end_offset = end_offset
             self.epoch = epoch
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, session_id: Any = 0, responses: Any = _UNSET, node_endpoints: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, session_id: int = 0, responses: list[FetchResponse.FetchableTopicResponse] = _UNSET, node_endpoints: list[FetchResponse.NodeEndpoint] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.session_id = session_id
@@ -3718,7 +3718,7 @@ class FindCoordinatorRequest(Message):
         Field('coordinator_keys', '[]string', (4, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, key: Any = '', key_type: Any = 0, coordinator_keys: Any = _UNSET) -> None:
+    def __init__(self, *, key: str = '', key_type: int = 0, coordinator_keys: list[str] = _UNSET) -> None:
         self.key = key
         self.key_type = key_type
         self.coordinator_keys = [] if coordinator_keys is _UNSET else coordinator_keys
@@ -3753,7 +3753,7 @@ class FindCoordinatorResponse(Message):
             Field('error_message', 'string', (4, 32767), (4, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, key: Any = '', node_id: Any = 0, host: Any = '', port: Any = 0, error_code: Any = 0, error_message: Any = '') -> None:
+        def __init__(self, *, key: str = '', node_id: int = 0, host: str = '', port: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
             self.key = key
             self.node_id = node_id
             self.host = host
@@ -3761,7 +3761,7 @@ class FindCoordinatorResponse(Message):
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', node_id: Any = 0, host: Any = '', port: Any = 0, coordinators: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', node_id: int = 0, host: str = '', port: int = 0, coordinators: list[FindCoordinatorResponse.Coordinator] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -3783,7 +3783,7 @@ class GetTelemetrySubscriptionsRequest(Message):
         Field('client_instance_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
     )
 
-    def __init__(self, *, client_instance_id: Any = ZERO_UUID) -> None:
+    def __init__(self, *, client_instance_id: bytes = ZERO_UUID) -> None:
         self.client_instance_id = client_instance_id
 
 
@@ -3807,7 +3807,7 @@ class GetTelemetrySubscriptionsResponse(Message):
         Field('requested_metrics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, client_instance_id: Any = ZERO_UUID, subscription_id: Any = 0, accepted_compression_types: Any = _UNSET, push_interval_ms: Any = 0, telemetry_max_bytes: Any = 0, delta_temporality: Any = False, requested_metrics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, client_instance_id: bytes = ZERO_UUID, subscription_id: int = 0, accepted_compression_types: list[int] = _UNSET, push_interval_ms: int = 0, telemetry_max_bytes: int = 0, delta_temporality: bool = False, requested_metrics: list[str] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.client_instance_id = client_instance_id
@@ -3831,7 +3831,7 @@ class GroupMetadataKey(Message):
         Field('group', 'string', (2, 2), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group: Any = '') -> None:
+    def __init__(self, *, group: str = '') -> None:
         self.group = group
 
 
@@ -3865,7 +3865,7 @@ class GroupMetadataValue(Message):
             Field('assignment', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, member_id: Any = '', group_instance_id: Any = None, client_id: Any = '', client_host: Any = '', rebalance_timeout: Any = -1, session_timeout: Any = 0, subscription: Any = b'', assignment: Any = b'') -> None:
+        def __init__(self, *, member_id: str = '', group_instance_id: str | None = None, client_id: str = '', client_host: str = '', rebalance_timeout: int = -1, session_timeout: int = 0, subscription: bytes = b'', assignment: bytes = b'') -> None:
             self.member_id = member_id
             self.group_instance_id = group_instance_id
             self.client_id = client_id
@@ -3875,7 +3875,7 @@ class GroupMetadataValue(Message):
             self.subscription = subscription
             self.assignment = assignment
 
-    def __init__(self, *, protocol_type: Any = '', generation: Any = 0, protocol: Any = '', leader: Any = '', current_state_timestamp: Any = -1, members: Any = _UNSET) -> None:
+    def __init__(self, *, protocol_type: str = '', generation: int = 0, protocol: str | None = '', leader: str | None = '', current_state_timestamp: int = -1, members: list[GroupMetadataValue.MemberMetadata] = _UNSET) -> None:
         self.protocol_type = protocol_type
         self.generation = generation
         self.protocol = protocol
@@ -3899,7 +3899,7 @@ class HeartbeatRequest(Message):
         Field('group_instance_id', 'string', (3, 32767), (3, 32767), None, None, 'inherit', None),
     )
 
-    def __init__(self, *, group_id: Any = '', generation_id: Any = 0, member_id: Any = '', group_instance_id: Any = None) -> None:
+    def __init__(self, *, group_id: str = '', generation_id: int = 0, member_id: str = '', group_instance_id: str | None = None) -> None:
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
@@ -3919,7 +3919,7 @@ class HeartbeatResponse(Message):
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
 
@@ -3945,7 +3945,7 @@ class IncrementalAlterConfigsRequest(Message):
             Field('configs', '[]AlterableConfig', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, resource_type: Any = 0, resource_name: Any = '', configs: Any = _UNSET) -> None:
+        def __init__(self, *, resource_type: int = 0, resource_name: str = '', configs: list[IncrementalAlterConfigsRequest.AlterableConfig] = _UNSET) -> None:
             self.resource_type = resource_type
             self.resource_name = resource_name
             self.configs = [] if configs is _UNSET else configs
@@ -3958,12 +3958,12 @@ class IncrementalAlterConfigsRequest(Message):
             Field('value', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '', config_operation: Any = 0, value: Any = '') -> None:
+        def __init__(self, *, name: str = '', config_operation: int = 0, value: str | None = '') -> None:
             self.name = name
             self.config_operation = config_operation
             self.value = value
 
-    def __init__(self, *, resources: Any = _UNSET, validate_only: Any = False) -> None:
+    def __init__(self, *, resources: list[IncrementalAlterConfigsRequest.AlterConfigsResource] = _UNSET, validate_only: bool = False) -> None:
         self.resources = [] if resources is _UNSET else resources
         self.validate_only = validate_only
 
@@ -3990,13 +3990,13 @@ class IncrementalAlterConfigsResponse(Message):
             Field('resource_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = '', resource_type: Any = 0, resource_name: Any = '') -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '') -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.resource_type = resource_type
             self.resource_name = resource_name
 
-    def __init__(self, *, throttle_time_ms: Any = 0, responses: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, responses: list[IncrementalAlterConfigsResponse.AlterConfigsResourceResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.responses = [] if responses is _UNSET else responses
 
@@ -4016,7 +4016,7 @@ class InitProducerIdRequest(Message):
         Field('producer_epoch', 'int16', (3, 32767), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, transactional_id: Any = '', transaction_timeout_ms: Any = 0, producer_id: Any = -1, producer_epoch: Any = -1) -> None:
+    def __init__(self, *, transactional_id: str | None = '', transaction_timeout_ms: int = 0, producer_id: int = -1, producer_epoch: int = -1) -> None:
         self.transactional_id = transactional_id
         self.transaction_timeout_ms = transaction_timeout_ms
         self.producer_id = producer_id
@@ -4038,7 +4038,7 @@ class InitProducerIdResponse(Message):
         Field('producer_epoch', 'int16', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, producer_id: Any = -1, producer_epoch: Any = 0) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, producer_id: int = -1, producer_epoch: int = 0) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id = producer_id
@@ -4065,7 +4065,7 @@ class InitializeShareGroupStateRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[InitializeShareGroupStateRequest.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -4077,12 +4077,12 @@ class InitializeShareGroupStateRequest(Message):
             Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition: Any = 0, state_epoch: Any = 0, start_offset: Any = 0) -> None:
+        def __init__(self, *, partition: int = 0, state_epoch: int = 0, start_offset: int = 0) -> None:
             self.partition = partition
             self.state_epoch = state_epoch
             self.start_offset = start_offset
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[InitializeShareGroupStateRequest.InitializeStateData] = _UNSET) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -4106,7 +4106,7 @@ class InitializeShareGroupStateResponse(Message):
             Field('partitions', '[]PartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[InitializeShareGroupStateResponse.PartitionResult] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -4118,12 +4118,12 @@ class InitializeShareGroupStateResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, partition: Any = 0, error_code: Any = 0, error_message: Any = None) -> None:
+        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None) -> None:
             self.partition = partition
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, results: Any = _UNSET) -> None:
+    def __init__(self, *, results: list[InitializeShareGroupStateResponse.InitializeStateResult] = _UNSET) -> None:
         self.results = [] if results is _UNSET else results
 
 
@@ -4153,11 +4153,11 @@ class JoinGroupRequest(Message):
             Field('metadata', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, name: Any = '', metadata: Any = b'') -> None:
+        def __init__(self, *, name: str = '', metadata: bytes = b'') -> None:
             self.name = name
             self.metadata = metadata
 
-    def __init__(self, *, group_id: Any = '', session_timeout_ms: Any = 0, rebalance_timeout_ms: Any = -1, member_id: Any = '', group_instance_id: Any = None, protocol_type: Any = '', protocols: Any = _UNSET, reason: Any = None) -> None:
+    def __init__(self, *, group_id: str = '', session_timeout_ms: int = 0, rebalance_timeout_ms: int = -1, member_id: str = '', group_instance_id: str | None = None, protocol_type: str = '', protocols: list[JoinGroupRequest.JoinGroupRequestProtocol] = _UNSET, reason: str | None = None) -> None:
         self.group_id = group_id
         self.session_timeout_ms = session_timeout_ms
         self.rebalance_timeout_ms = rebalance_timeout_ms
@@ -4196,12 +4196,12 @@ class JoinGroupResponse(Message):
             Field('metadata', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, member_id: Any = '', group_instance_id: Any = None, metadata: Any = b'') -> None:
+        def __init__(self, *, member_id: str = '', group_instance_id: str | None = None, metadata: bytes = b'') -> None:
             self.member_id = member_id
             self.group_instance_id = group_instance_id
             self.metadata = metadata
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, generation_id: Any = -1, protocol_type: Any = None, protocol_name: Any = '', leader: Any = '', skip_assignment: Any = False, member_id: Any = '', members: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, generation_id: int = -1, protocol_type: str | None = None, protocol_name: str | None = '', leader: str = '', skip_assignment: bool = False, member_id: str = '', members: list[JoinGroupResponse.JoinGroupResponseMember] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.generation_id = generation_id
@@ -4240,7 +4240,7 @@ class LeaderAndIsrRequest(Message):
             Field('port', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, broker_id: Any = 0, host_name: Any = '', port: Any = 0) -> None:
+        def __init__(self, *, broker_id: int = 0, host_name: str = '', port: int = 0) -> None:
             self.broker_id = broker_id
             self.host_name = host_name
             self.port = port
@@ -4262,7 +4262,7 @@ class LeaderAndIsrRequest(Message):
             Field('leader_recovery_state', 'int8', (6, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0, controller_epoch: Any = 0, leader: Any = 0, leader_epoch: Any = 0, isr: Any = _UNSET, partition_epoch: Any = 0, replicas: Any = _UNSET, adding_replicas: Any = _UNSET, removing_replicas: Any = _UNSET, is_new: Any = False, leader_recovery_state: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0, controller_epoch: int = 0, leader: int = 0, leader_epoch: int = 0, isr: list[int] = _UNSET, partition_epoch: int = 0, replicas: list[int] = _UNSET, adding_replicas: list[int] = _UNSET, removing_replicas: list[int] = _UNSET, is_new: bool = False, leader_recovery_state: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
             self.controller_epoch = controller_epoch
@@ -4284,12 +4284,12 @@ class LeaderAndIsrRequest(Message):
             Field('partition_states', '[]LeaderAndIsrPartitionState', (2, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', topic_id: Any = ZERO_UUID, partition_states: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, partition_states: list[LeaderAndIsrRequest.LeaderAndIsrPartitionState] = _UNSET) -> None:
             self.topic_name = topic_name
             self.topic_id = topic_id
             self.partition_states = [] if partition_states is _UNSET else partition_states
 
-    def __init__(self, *, controller_id: Any = 0, is_k_raft_controller: Any = False, controller_epoch: Any = 0, broker_epoch: Any = -1, type: Any = 0, ungrouped_partition_states: Any = _UNSET, topic_states: Any = _UNSET, live_leaders: Any = _UNSET) -> None:
+    def __init__(self, *, controller_id: int = 0, is_k_raft_controller: bool = False, controller_epoch: int = 0, broker_epoch: int = -1, type: int = 0, ungrouped_partition_states: list[LeaderAndIsrRequest.LeaderAndIsrPartitionState] = _UNSET, topic_states: list[LeaderAndIsrRequest.LeaderAndIsrTopicState] = _UNSET, live_leaders: list[LeaderAndIsrRequest.LeaderAndIsrLiveLeader] = _UNSET) -> None:
         self.controller_id = controller_id
         self.is_k_raft_controller = is_k_raft_controller
         self.controller_epoch = controller_epoch
@@ -4322,7 +4322,7 @@ class LeaderAndIsrResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0, error_code: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
             self.error_code = error_code
@@ -4334,11 +4334,11 @@ class LeaderAndIsrResponse(Message):
             Field('partition_errors', '[]LeaderAndIsrPartitionError', (5, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partition_errors: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partition_errors: list[LeaderAndIsrResponse.LeaderAndIsrPartitionError] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partition_errors = [] if partition_errors is _UNSET else partition_errors
 
-    def __init__(self, *, error_code: Any = 0, partition_errors: Any = _UNSET, topics: Any = _UNSET) -> None:
+    def __init__(self, *, error_code: int = 0, partition_errors: list[LeaderAndIsrResponse.LeaderAndIsrPartitionError] = _UNSET, topics: list[LeaderAndIsrResponse.LeaderAndIsrTopicError] = _UNSET) -> None:
         self.error_code = error_code
         self.partition_errors = [] if partition_errors is _UNSET else partition_errors
         self.topics = [] if topics is _UNSET else topics
@@ -4366,12 +4366,12 @@ class LeaveGroupRequest(Message):
             Field('reason', 'string', (5, 32767), (5, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, member_id: Any = '', group_instance_id: Any = None, reason: Any = None) -> None:
+        def __init__(self, *, member_id: str = '', group_instance_id: str | None = None, reason: str | None = None) -> None:
             self.member_id = member_id
             self.group_instance_id = group_instance_id
             self.reason = reason
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '', members: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '', members: list[LeaveGroupRequest.MemberIdentity] = _UNSET) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.members = [] if members is _UNSET else members
@@ -4399,12 +4399,12 @@ class LeaveGroupResponse(Message):
             Field('error_code', 'int16', (3, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, member_id: Any = '', group_instance_id: Any = '', error_code: Any = 0) -> None:
+        def __init__(self, *, member_id: str = '', group_instance_id: str | None = '', error_code: int = 0) -> None:
             self.member_id = member_id
             self.group_instance_id = group_instance_id
             self.error_code = error_code
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, members: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, members: list[LeaveGroupResponse.MemberResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.members = [] if members is _UNSET else members
@@ -4445,10 +4445,10 @@ class ListClientMetricsResourcesResponse(Message):
             Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, name: Any = '') -> None:
+        def __init__(self, *, name: str = '') -> None:
             self.name = name
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, client_metrics_resources: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, client_metrics_resources: list[ListClientMetricsResourcesResponse.ClientMetricsResource] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.client_metrics_resources = [] if client_metrics_resources is _UNSET else client_metrics_resources
@@ -4467,7 +4467,7 @@ class ListGroupsRequest(Message):
         Field('types_filter', '[]string', (5, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, states_filter: Any = _UNSET, types_filter: Any = _UNSET) -> None:
+    def __init__(self, *, states_filter: list[str] = _UNSET, types_filter: list[str] = _UNSET) -> None:
         self.states_filter = [] if states_filter is _UNSET else states_filter
         self.types_filter = [] if types_filter is _UNSET else types_filter
 
@@ -4495,13 +4495,13 @@ class ListGroupsResponse(Message):
             Field('group_type', 'string', (5, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, group_id: Any = '', protocol_type: Any = '', group_state: Any = '', group_type: Any = '') -> None:
+        def __init__(self, *, group_id: str = '', protocol_type: str = '', group_state: str = '', group_type: str = '') -> None:
             self.group_id = group_id
             self.protocol_type = protocol_type
             self.group_state = group_state
             self.group_type = group_type
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, groups: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, groups: list[ListGroupsResponse.ListedGroup] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.groups = [] if groups is _UNSET else groups
@@ -4531,7 +4531,7 @@ class ListOffsetsRequest(Message):
             Field('max_num_offsets', 'int32', (0, 0), None, None, None, 'inherit', 1),
         )
 
-        def __init__(self, *, partition_index: Any = 0, current_leader_epoch: Any = -1, timestamp: Any = 0, max_num_offsets: Any = 1) -> None:
+        def __init__(self, *, partition_index: int = 0, current_leader_epoch: int = -1, timestamp: int = 0, max_num_offsets: int = 1) -> None:
             self.partition_index = partition_index
             self.current_leader_epoch = current_leader_epoch
             self.timestamp = timestamp
@@ -4544,11 +4544,11 @@ class ListOffsetsRequest(Message):
             Field('partitions', '[]ListOffsetsPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[ListOffsetsRequest.ListOffsetsPartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, replica_id: Any = 0, isolation_level: Any = 0, topics: Any = _UNSET, timeout_ms: Any = 0) -> None:
+    def __init__(self, *, replica_id: int = 0, isolation_level: int = 0, topics: list[ListOffsetsRequest.ListOffsetsTopic] = _UNSET, timeout_ms: int = 0) -> None:
         self.replica_id = replica_id
         self.isolation_level = isolation_level
         self.topics = [] if topics is _UNSET else topics
@@ -4579,7 +4579,7 @@ class ListOffsetsResponse(Message):
             Field('leader_epoch', 'int32', (4, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, old_style_offsets: Any = _UNSET, timestamp: Any = -1, offset: Any = -1, leader_epoch: Any = -1) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, old_style_offsets: list[int] = _UNSET, timestamp: int = -1, offset: int = -1, leader_epoch: int = -1) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.old_style_offsets = [] if old_style_offsets is _UNSET else old_style_offsets
@@ -4594,11 +4594,11 @@ class ListOffsetsResponse(Message):
             Field('partitions', '[]ListOffsetsPartitionResponse', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[ListOffsetsResponse.ListOffsetsPartitionResponse] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[ListOffsetsResponse.ListOffsetsTopicResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -4623,11 +4623,11 @@ class ListPartitionReassignmentsRequest(Message):
             Field('partition_indexes', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_indexes: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
-    def __init__(self, *, timeout_ms: Any = 60000, topics: Any = None) -> None:
+    def __init__(self, *, timeout_ms: int = 60000, topics: list[ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics] | None = None) -> None:
         self.timeout_ms = timeout_ms
         self.topics = topics
 
@@ -4656,7 +4656,7 @@ class ListPartitionReassignmentsResponse(Message):
             Field('removing_replicas', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, replicas: Any = _UNSET, adding_replicas: Any = _UNSET, removing_replicas: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, replicas: list[int] = _UNSET, adding_replicas: list[int] = _UNSET, removing_replicas: list[int] = _UNSET) -> None:
             self.partition_index = partition_index
             self.replicas = [] if replicas is _UNSET else replicas
             self.adding_replicas = [] if adding_replicas is _UNSET else adding_replicas
@@ -4669,11 +4669,11 @@ class ListPartitionReassignmentsResponse(Message):
             Field('partitions', '[]OngoingPartitionReassignment', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[ListPartitionReassignmentsResponse.OngoingPartitionReassignment] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', topics: list[ListPartitionReassignmentsResponse.OngoingTopicReassignment] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -4694,7 +4694,7 @@ class ListTransactionsRequest(Message):
         Field('duration_filter', 'int64', (1, 32767), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, state_filters: Any = _UNSET, producer_id_filters: Any = _UNSET, duration_filter: Any = -1) -> None:
+    def __init__(self, *, state_filters: list[str] = _UNSET, producer_id_filters: list[int] = _UNSET, duration_filter: int = -1) -> None:
         self.state_filters = [] if state_filters is _UNSET else state_filters
         self.producer_id_filters = [] if producer_id_filters is _UNSET else producer_id_filters
         self.duration_filter = duration_filter
@@ -4723,12 +4723,12 @@ class ListTransactionsResponse(Message):
             Field('transaction_state', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, transactional_id: Any = '', producer_id: Any = 0, transaction_state: Any = '') -> None:
+        def __init__(self, *, transactional_id: str = '', producer_id: int = 0, transaction_state: str = '') -> None:
             self.transactional_id = transactional_id
             self.producer_id = producer_id
             self.transaction_state = transaction_state
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, unknown_state_filters: Any = _UNSET, transaction_states: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, unknown_state_filters: list[str] = _UNSET, transaction_states: list[ListTransactionsResponse.TransactionState] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.unknown_state_filters = [] if unknown_state_filters is _UNSET else unknown_state_filters
@@ -4757,11 +4757,11 @@ class MetadataRequest(Message):
             Field('name', 'string', (0, 32767), (10, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, name: Any = '') -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, name: str | None = '') -> None:
             self.topic_id = topic_id
             self.name = name
 
-    def __init__(self, *, topics: Any = _UNSET, allow_auto_topic_creation: Any = True, include_cluster_authorized_operations: Any = False, include_topic_authorized_operations: Any = False) -> None:
+    def __init__(self, *, topics: list[MetadataRequest.MetadataRequestTopic] | None = _UNSET, allow_auto_topic_creation: bool = True, include_cluster_authorized_operations: bool = False, include_topic_authorized_operations: bool = False) -> None:
         self.topics = [] if topics is _UNSET else topics
         self.allow_auto_topic_creation = allow_auto_topic_creation
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
@@ -4794,7 +4794,7 @@ class MetadataResponse(Message):
             Field('rack', 'string', (1, 32767), (1, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, node_id: Any = 0, host: Any = '', port: Any = 0, rack: Any = None) -> None:
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
             self.node_id = node_id
             self.host = host
             self.port = port
@@ -4812,7 +4812,7 @@ class MetadataResponse(Message):
             Field('offline_replicas', '[]int32', (5, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, error_code: Any = 0, partition_index: Any = 0, leader_id: Any = 0, leader_epoch: Any = -1, replica_nodes: Any = _UNSET, isr_nodes: Any = _UNSET, offline_replicas: Any = _UNSET) -> None:
+        def __init__(self, *, error_code: int = 0, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = -1, replica_nodes: list[int] = _UNSET, isr_nodes: list[int] = _UNSET, offline_replicas: list[int] = _UNSET) -> None:
             self.error_code = error_code
             self.partition_index = partition_index
             self.leader_id = leader_id
@@ -4832,7 +4832,7 @@ class MetadataResponse(Message):
             Field('topic_authorized_operations', 'int32', (8, 32767), None, None, None, 'inherit', -2147483648),
         )
 
-        def __init__(self, *, error_code: Any = 0, name: Any = '', topic_id: Any = ZERO_UUID, is_internal: Any = False, partitions: Any = _UNSET, topic_authorized_operations: Any = -2147483648) -> None:
+        def __init__(self, *, error_code: int = 0, name: str | None = '', topic_id: bytes = ZERO_UUID, is_internal: bool = False, partitions: list[MetadataResponse.MetadataResponsePartition] = _UNSET, topic_authorized_operations: int = -2147483648) -> None:
             self.error_code = error_code
             self.name = name
             self.topic_id = topic_id
@@ -4840,7 +4840,7 @@ class MetadataResponse(Message):
             self.partitions = [] if partitions is _UNSET else partitions
             self.topic_authorized_operations = topic_authorized_operations
 
-    def __init__(self, *, throttle_time_ms: Any = 0, brokers: Any = _UNSET, cluster_id: Any = None, controller_id: Any = -1, topics: Any = _UNSET, cluster_authorized_operations: Any = -2147483648) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, brokers: list[MetadataResponse.MetadataResponseBroker] = _UNSET, cluster_id: str | None = None, controller_id: int = -1, topics: list[MetadataResponse.MetadataResponseTopic] = _UNSET, cluster_authorized_operations: int = -2147483648) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.brokers = [] if brokers is _UNSET else brokers
         self.cluster_id = cluster_id
@@ -4863,7 +4863,7 @@ class OffsetCommitKey(Message):
         Field('partition', 'int32', (0, 1), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, group: Any = '', topic: Any = '', partition: Any = 0) -> None:
+    def __init__(self, *, group: str = '', topic: str = '', partition: int = 0) -> None:
         self.group = group
         self.topic = topic
         self.partition = partition
@@ -4896,7 +4896,7 @@ class OffsetCommitRequest(Message):
             Field('committed_metadata', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, partition_index: Any = 0, committed_offset: Any = 0, committed_leader_epoch: Any = -1, commit_timestamp: Any = -1, committed_metadata: Any = '') -> None:
+        def __init__(self, *, partition_index: int = 0, committed_offset: int = 0, committed_leader_epoch: int = -1, commit_timestamp: int = -1, committed_metadata: str | None = '') -> None:
             self.partition_index = partition_index
             self.committed_offset = committed_offset
             self.committed_leader_epoch = committed_leader_epoch
@@ -4910,11 +4910,11 @@ class OffsetCommitRequest(Message):
             Field('partitions', '[]OffsetCommitRequestPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[OffsetCommitRequest.OffsetCommitRequestPartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = '', generation_id_or_member_epoch: Any = -1, member_id: Any = '', group_instance_id: Any = None, retention_time_ms: Any = -1, topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', generation_id_or_member_epoch: int = -1, member_id: str = '', group_instance_id: str | None = None, retention_time_ms: int = -1, topics: list[OffsetCommitRequest.OffsetCommitRequestTopic] = _UNSET) -> None:
         self.group_id = group_id
         self.generation_id_or_member_epoch = generation_id_or_member_epoch
         self.member_id = member_id
@@ -4943,7 +4943,7 @@ class OffsetCommitResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
 
@@ -4954,11 +4954,11 @@ class OffsetCommitResponse(Message):
             Field('partitions', '[]OffsetCommitResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[OffsetCommitResponse.OffsetCommitResponsePartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetCommitResponse.OffsetCommitResponseTopic] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -4979,7 +4979,7 @@ class OffsetCommitValue(Message):
         Field('expire_timestamp', 'int64', (1, 1), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, offset: Any = 0, leader_epoch: Any = -1, metadata: Any = '', commit_timestamp: Any = 0, expire_timestamp: Any = -1) -> None:
+    def __init__(self, *, offset: int = 0, leader_epoch: int = -1, metadata: str = '', commit_timestamp: int = 0, expire_timestamp: int = -1) -> None:
         self.offset = offset
         self.leader_epoch = leader_epoch
         self.metadata = metadata
@@ -5006,7 +5006,7 @@ class OffsetDeleteRequest(Message):
             Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0) -> None:
             self.partition_index = partition_index
 
     class OffsetDeleteRequestTopic(Struct):
@@ -5016,11 +5016,11 @@ class OffsetDeleteRequest(Message):
             Field('partitions', '[]OffsetDeleteRequestPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[OffsetDeleteRequest.OffsetDeleteRequestPartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[OffsetDeleteRequest.OffsetDeleteRequestTopic] = _UNSET) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -5046,7 +5046,7 @@ class OffsetDeleteResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
 
@@ -5057,11 +5057,11 @@ class OffsetDeleteResponse(Message):
             Field('partitions', '[]OffsetDeleteResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[OffsetDeleteResponse.OffsetDeleteResponsePartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, error_code: Any = 0, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, error_code: int = 0, throttle_time_ms: int = 0, topics: list[OffsetDeleteResponse.OffsetDeleteResponseTopic] = _UNSET) -> None:
         self.error_code = error_code
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
@@ -5091,7 +5091,7 @@ class OffsetFetchRequest(Message):
             Field('topics', '[]OffsetFetchRequestTopics', (8, 32767), (8, 32767), None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, group_id: Any = '', member_id: Any = None, member_epoch: Any = -1, topics: Any = _UNSET) -> None:
+        def __init__(self, *, group_id: str = '', member_id: str | None = None, member_epoch: int = -1, topics: list[OffsetFetchRequest.OffsetFetchRequestTopics] | None = _UNSET) -> None:
             self.group_id = group_id
             self.member_id = member_id
             self.member_epoch = member_epoch
@@ -5104,7 +5104,7 @@ class OffsetFetchRequest(Message):
             Field('partition_indexes', '[]int32', (0, 7), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_indexes: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
@@ -5115,11 +5115,11 @@ class OffsetFetchRequest(Message):
             Field('partition_indexes', '[]int32', (8, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_indexes: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET, groups: Any = _UNSET, require_stable: Any = False) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[OffsetFetchRequest.OffsetFetchRequestTopic] | None = _UNSET, groups: list[OffsetFetchRequest.OffsetFetchRequestGroup] = _UNSET, require_stable: bool = False) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
         self.groups = [] if groups is _UNSET else groups
@@ -5149,7 +5149,7 @@ class OffsetFetchResponse(Message):
             Field('error_code', 'int16', (8, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, group_id: Any = '', topics: Any = _UNSET, error_code: Any = 0) -> None:
+        def __init__(self, *, group_id: str = '', topics: list[OffsetFetchResponse.OffsetFetchResponseTopics] = _UNSET, error_code: int = 0) -> None:
             self.group_id = group_id
             self.topics = [] if topics is _UNSET else topics
             self.error_code = error_code
@@ -5164,7 +5164,7 @@ class OffsetFetchResponse(Message):
             Field('error_code', 'int16', (0, 7), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, committed_offset: Any = 0, committed_leader_epoch: Any = -1, metadata: Any = '', error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, committed_offset: int = 0, committed_leader_epoch: int = -1, metadata: str | None = '', error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.committed_offset = committed_offset
             self.committed_leader_epoch = committed_leader_epoch
@@ -5181,7 +5181,7 @@ class OffsetFetchResponse(Message):
             Field('error_code', 'int16', (8, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, committed_offset: Any = 0, committed_leader_epoch: Any = -1, metadata: Any = '', error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, committed_offset: int = 0, committed_leader_epoch: int = -1, metadata: str | None = '', error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.committed_offset = committed_offset
             self.committed_leader_epoch = committed_leader_epoch
@@ -5195,7 +5195,7 @@ class OffsetFetchResponse(Message):
             Field('partitions', '[]OffsetFetchResponsePartition', (0, 7), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[OffsetFetchResponse.OffsetFetchResponsePartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -5206,11 +5206,11 @@ class OffsetFetchResponse(Message):
             Field('partitions', '[]OffsetFetchResponsePartitions', (8, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[OffsetFetchResponse.OffsetFetchResponsePartitions] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET, error_code: Any = 0, groups: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetFetchResponse.OffsetFetchResponseTopic] = _UNSET, error_code: int = 0, groups: list[OffsetFetchResponse.OffsetFetchResponseGroup] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
         self.error_code = error_code
@@ -5238,7 +5238,7 @@ class OffsetForLeaderEpochRequest(Message):
             Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition: Any = 0, current_leader_epoch: Any = -1, leader_epoch: Any = 0) -> None:
+        def __init__(self, *, partition: int = 0, current_leader_epoch: int = -1, leader_epoch: int = 0) -> None:
             self.partition = partition
             self.current_leader_epoch = current_leader_epoch
             self.leader_epoch = leader_epoch
@@ -5250,11 +5250,11 @@ class OffsetForLeaderEpochRequest(Message):
             Field('partitions', '[]OffsetForLeaderPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[OffsetForLeaderEpochRequest.OffsetForLeaderPartition] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, replica_id: Any = -2, topics: Any = _UNSET) -> None:
+    def __init__(self, *, replica_id: int = -2, topics: list[OffsetForLeaderEpochRequest.OffsetForLeaderTopic] = _UNSET) -> None:
         self.replica_id = replica_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -5281,7 +5281,7 @@ class OffsetForLeaderEpochResponse(Message):
             Field('end_offset', 'int64', (0, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, error_code: Any = 0, partition: Any = 0, leader_epoch: Any = -1, end_offset: Any = -1) -> None:
+        def __init__(self, *, error_code: int = 0, partition: int = 0, leader_epoch: int = -1, end_offset: int = -1) -> None:
             self.error_code = error_code
             self.partition = partition
             self.leader_epoch = leader_epoch
@@ -5294,11 +5294,11 @@ class OffsetForLeaderEpochResponse(Message):
             Field('partitions', '[]EpochEndOffset', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partitions: list[OffsetForLeaderEpochResponse.EpochEndOffset] = _UNSET) -> None:
             self.topic = topic
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -5325,7 +5325,7 @@ class ProduceRequest(Message):
             Field('records', 'records', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, index: Any = 0, records: Any = None) -> None:
+        def __init__(self, *, index: int = 0, records: Any = None) -> None:
             self.index = index
             self.records = records
 
@@ -5336,11 +5336,11 @@ class ProduceRequest(Message):
             Field('partition_data', '[]PartitionProduceData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_data: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_data: list[ProduceRequest.PartitionProduceData] = _UNSET) -> None:
             self.name = name
             self.partition_data = [] if partition_data is _UNSET else partition_data
 
-    def __init__(self, *, transactional_id: Any = None, acks: Any = 0, timeout_ms: Any = 0, topic_data: Any = _UNSET) -> None:
+    def __init__(self, *, transactional_id: str | None = None, acks: int = 0, timeout_ms: int = 0, topic_data: list[ProduceRequest.TopicProduceData] = _UNSET) -> None:
         self.transactional_id = transactional_id
         self.acks = acks
         self.timeout_ms = timeout_ms
@@ -5368,7 +5368,7 @@ class ProduceResponse(Message):
             Field('batch_index_error_message', 'string', (8, 32767), (8, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, batch_index: Any = 0, batch_index_error_message: Any = None) -> None:
+        def __init__(self, *, batch_index: int = 0, batch_index_error_message: str | None = None) -> None:
             self.batch_index = batch_index
             self.batch_index_error_message = batch_index_error_message
 
@@ -5379,7 +5379,7 @@ class ProduceResponse(Message):
             Field('leader_epoch', 'int32', (10, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, leader_id: Any = -1, leader_epoch: Any = -1) -> None:
+        def __init__(self, *, leader_id: int = -1, leader_epoch: int = -1) -> None:
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
 
@@ -5392,7 +5392,7 @@ class ProduceResponse(Message):
             Field('rack', 'string', (10, 32767), (10, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, node_id: Any = 0, host: Any = '', port: Any = 0, rack: Any = None) -> None:
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
             self.node_id = node_id
             self.host = host
             self.port = port
@@ -5411,7 +5411,7 @@ class ProduceResponse(Message):
             Field('current_leader', 'LeaderIdAndEpoch', (10, 32767), None, 0, (10, 32767), 'inherit', 'LeaderIdAndEpoch'),
         )
 
-        def __init__(self, *, index: Any = 0, error_code: Any = 0, base_offset: Any = 0, log_append_time_ms: Any = -1, log_start_offset: Any = -1, record_errors: Any = _UNSET, error_message: Any = None, current_leader: Any = _UNSET) -> None:
+        def __init__(self, *, index: int = 0, error_code: int = 0, base_offset: int = 0, log_append_time_ms: int = -1, log_start_offset: int = -1, record_errors: list[ProduceResponse.BatchIndexAndErrorMessage] = _UNSET, error_message: str | None = None, current_leader: ProduceResponse.LeaderIdAndEpoch = _UNSET) -> None:
             self.index = index
             self.error_code = error_code
             self.base_offset = base_offset
@@ -5428,11 +5428,11 @@ class ProduceResponse(Message):
             Field('partition_responses', '[]PartitionProduceResponse', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_responses: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_responses: list[ProduceResponse.PartitionProduceResponse] = _UNSET) -> None:
             self.name = name
             self.partition_responses = [] if partition_responses is _UNSET else partition_responses
 
-    def __init__(self, *, responses: Any = _UNSET, throttle_time_ms: Any = 0, node_endpoints: Any = _UNSET) -> None:
+    def __init__(self, *, responses: list[ProduceResponse.TopicProduceResponse] = _UNSET, throttle_time_ms: int = 0, node_endpoints: list[ProduceResponse.NodeEndpoint] = _UNSET) -> None:
         self.responses = [] if responses is _UNSET else responses
         self.throttle_time_ms = throttle_time_ms
         self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
@@ -5454,7 +5454,7 @@ class PushTelemetryRequest(Message):
         Field('metrics', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
     )
 
-    def __init__(self, *, client_instance_id: Any = ZERO_UUID, subscription_id: Any = 0, terminating: Any = False, compression_type: Any = 0, metrics: Any = b'') -> None:
+    def __init__(self, *, client_instance_id: bytes = ZERO_UUID, subscription_id: int = 0, terminating: bool = False, compression_type: int = 0, metrics: bytes = b'') -> None:
         self.client_instance_id = client_instance_id
         self.subscription_id = subscription_id
         self.terminating = terminating
@@ -5475,7 +5475,7 @@ class PushTelemetryResponse(Message):
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
 
@@ -5500,7 +5500,7 @@ class ReadShareGroupStateRequest(Message):
             Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition: Any = 0, leader_epoch: Any = 0) -> None:
+        def __init__(self, *, partition: int = 0, leader_epoch: int = 0) -> None:
             self.partition = partition
             self.leader_epoch = leader_epoch
 
@@ -5511,11 +5511,11 @@ class ReadShareGroupStateRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ReadShareGroupStateRequest.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[ReadShareGroupStateRequest.ReadStateData] = _UNSET) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -5543,7 +5543,7 @@ class ReadShareGroupStateResponse(Message):
             Field('state_batches', '[]StateBatch', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition: Any = 0, error_code: Any = 0, error_message: Any = None, state_epoch: Any = 0, start_offset: Any = 0, state_batches: Any = _UNSET) -> None:
+        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None, state_epoch: int = 0, start_offset: int = 0, state_batches: list[ReadShareGroupStateResponse.StateBatch] = _UNSET) -> None:
             self.partition = partition
             self.error_code = error_code
             self.error_message = error_message
@@ -5558,7 +5558,7 @@ class ReadShareGroupStateResponse(Message):
             Field('partitions', '[]PartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ReadShareGroupStateResponse.PartitionResult] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -5571,13 +5571,13 @@ class ReadShareGroupStateResponse(Message):
             Field('delivery_count', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, first_offset: Any = 0, last_offset: Any = 0, delivery_state: Any = 0, delivery_count: Any = 0) -> None:
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, delivery_state: int = 0, delivery_count: int = 0) -> None:
             self.first_offset = first_offset
             self.last_offset = last_offset
             self.delivery_state = delivery_state
             self.delivery_count = delivery_count
 
-    def __init__(self, *, results: Any = _UNSET) -> None:
+    def __init__(self, *, results: list[ReadShareGroupStateResponse.ReadStateResult] = _UNSET) -> None:
         self.results = [] if results is _UNSET else results
 
 
@@ -5601,7 +5601,7 @@ class ReadShareGroupStateSummaryRequest(Message):
             Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition: Any = 0, leader_epoch: Any = 0) -> None:
+        def __init__(self, *, partition: int = 0, leader_epoch: int = 0) -> None:
             self.partition = partition
             self.leader_epoch = leader_epoch
 
@@ -5612,11 +5612,11 @@ class ReadShareGroupStateSummaryRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ReadShareGroupStateSummaryRequest.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[ReadShareGroupStateSummaryRequest.ReadStateSummaryData] = _UNSET) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -5643,7 +5643,7 @@ class ReadShareGroupStateSummaryResponse(Message):
             Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition: Any = 0, error_code: Any = 0, error_message: Any = None, state_epoch: Any = 0, start_offset: Any = 0) -> None:
+        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None, state_epoch: int = 0, start_offset: int = 0) -> None:
             self.partition = partition
             self.error_code = error_code
             self.error_message = error_message
@@ -5657,11 +5657,11 @@ class ReadShareGroupStateSummaryResponse(Message):
             Field('partitions', '[]PartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ReadShareGroupStateSummaryResponse.PartitionResult] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, results: Any = _UNSET) -> None:
+    def __init__(self, *, results: list[ReadShareGroupStateSummaryResponse.ReadStateSummaryResult] = _UNSET) -> None:
         self.results = [] if results is _UNSET else results
 
 
@@ -5679,7 +5679,7 @@ class RemoveRaftVoterRequest(Message):
         Field('voter_directory_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
     )
 
-    def __init__(self, *, cluster_id: Any = '', voter_id: Any = 0, voter_directory_id: Any = ZERO_UUID) -> None:
+    def __init__(self, *, cluster_id: str | None = '', voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID) -> None:
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
@@ -5699,7 +5699,7 @@ class RemoveRaftVoterResponse(Message):
         Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '') -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -5718,7 +5718,7 @@ class RenewDelegationTokenRequest(Message):
         Field('renew_period_ms', 'int64', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, hmac: Any = b'', renew_period_ms: Any = 0) -> None:
+    def __init__(self, *, hmac: bytes = b'', renew_period_ms: int = 0) -> None:
         self.hmac = hmac
         self.renew_period_ms = renew_period_ms
 
@@ -5737,7 +5737,7 @@ class RenewDelegationTokenResponse(Message):
         Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, error_code: Any = 0, expiry_timestamp_ms: Any = 0, throttle_time_ms: Any = 0) -> None:
+    def __init__(self, *, error_code: int = 0, expiry_timestamp_ms: int = 0, throttle_time_ms: int = 0) -> None:
         self.error_code = error_code
         self.expiry_timestamp_ms = expiry_timestamp_ms
         self.throttle_time_ms = throttle_time_ms
@@ -5758,7 +5758,7 @@ class RequestHeader(Message):
         Field('client_id', 'string', (1, 32767), (1, 32767), None, None, None, ''),
     )
 
-    def __init__(self, *, request_api_key: Any = 0, request_api_version: Any = 0, correlation_id: Any = 0, client_id: Any = '') -> None:
+    def __init__(self, *, request_api_key: int = 0, request_api_version: int = 0, correlation_id: int = 0, client_id: str | None = '') -> None:
         self.request_api_key = request_api_key
         self.request_api_version = request_api_version
         self.correlation_id = correlation_id
@@ -5777,7 +5777,7 @@ class ResponseHeader(Message):
         Field('correlation_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, correlation_id: Any = 0) -> None:
+    def __init__(self, *, correlation_id: int = 0) -> None:
         self.correlation_id = correlation_id
 
 
@@ -5793,7 +5793,7 @@ class SaslAuthenticateRequest(Message):
         Field('auth_bytes', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
     )
 
-    def __init__(self, *, auth_bytes: Any = b'') -> None:
+    def __init__(self, *, auth_bytes: bytes = b'') -> None:
         self.auth_bytes = auth_bytes
 
 
@@ -5812,7 +5812,7 @@ class SaslAuthenticateResponse(Message):
         Field('session_lifetime_ms', 'int64', (1, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, error_code: Any = 0, error_message: Any = '', auth_bytes: Any = b'', session_lifetime_ms: Any = 0) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', auth_bytes: bytes = b'', session_lifetime_ms: int = 0) -> None:
         self.error_code = error_code
         self.error_message = error_message
         self.auth_bytes = auth_bytes
@@ -5831,7 +5831,7 @@ class SaslHandshakeRequest(Message):
         Field('mechanism', 'string', (0, 32767), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, mechanism: Any = '') -> None:
+    def __init__(self, *, mechanism: str = '') -> None:
         self.mechanism = mechanism
 
 
@@ -5848,7 +5848,7 @@ class SaslHandshakeResponse(Message):
         Field('mechanisms', '[]string', (0, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, error_code: Any = 0, mechanisms: Any = _UNSET) -> None:
+    def __init__(self, *, error_code: int = 0, mechanisms: list[str] = _UNSET) -> None:
         self.error_code = error_code
         self.mechanisms = [] if mechanisms is _UNSET else mechanisms
 
@@ -5875,7 +5875,7 @@ class ShareAcknowledgeRequest(Message):
             Field('acknowledgement_batches', '[]AcknowledgementBatch', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, acknowledgement_batches: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, acknowledgement_batches: list[ShareAcknowledgeRequest.AcknowledgementBatch] = _UNSET) -> None:
             self.partition_index = partition_index
             self.acknowledgement_batches = [] if acknowledgement_batches is _UNSET else acknowledgement_batches
 
@@ -5886,7 +5886,7 @@ class ShareAcknowledgeRequest(Message):
             Field('partitions', '[]AcknowledgePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ShareAcknowledgeRequest.AcknowledgePartition] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -5898,12 +5898,12 @@ class ShareAcknowledgeRequest(Message):
             Field('acknowledge_types', '[]int8', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, first_offset: Any = 0, last_offset: Any = 0, acknowledge_types: Any = _UNSET) -> None:
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, acknowledge_types: list[int] = _UNSET) -> None:
             self.first_offset = first_offset
             self.last_offset = last_offset
             self.acknowledge_types = [] if acknowledge_types is _UNSET else acknowledge_types
 
-    def __init__(self, *, group_id: Any = None, member_id: Any = '', share_session_epoch: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str | None = None, member_id: str | None = '', share_session_epoch: int = 0, topics: list[ShareAcknowledgeRequest.AcknowledgeTopic] = _UNSET) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
@@ -5933,7 +5933,7 @@ class ShareAcknowledgeResponse(Message):
             Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, leader_id: Any = 0, leader_epoch: Any = 0) -> None:
+        def __init__(self, *, leader_id: int = 0, leader_epoch: int = 0) -> None:
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
 
@@ -5946,7 +5946,7 @@ class ShareAcknowledgeResponse(Message):
             Field('rack', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, node_id: Any = 0, host: Any = '', port: Any = 0, rack: Any = None) -> None:
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
             self.node_id = node_id
             self.host = host
             self.port = port
@@ -5961,7 +5961,7 @@ class ShareAcknowledgeResponse(Message):
             Field('current_leader', 'LeaderIdAndEpoch', (0, 32767), None, None, None, 'inherit', 'LeaderIdAndEpoch'),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, error_message: Any = None, current_leader: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = None, current_leader: ShareAcknowledgeResponse.LeaderIdAndEpoch = _UNSET) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.error_message = error_message
@@ -5974,11 +5974,11 @@ class ShareAcknowledgeResponse(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ShareAcknowledgeResponse.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = None, responses: Any = _UNSET, node_endpoints: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, responses: list[ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse] = _UNSET, node_endpoints: list[ShareAcknowledgeResponse.NodeEndpoint] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -6013,7 +6013,7 @@ class ShareFetchRequest(Message):
             Field('acknowledge_types', '[]int8', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, first_offset: Any = 0, last_offset: Any = 0, acknowledge_types: Any = _UNSET) -> None:
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, acknowledge_types: list[int] = _UNSET) -> None:
             self.first_offset = first_offset
             self.last_offset = last_offset
             self.acknowledge_types = [] if acknowledge_types is _UNSET else acknowledge_types
@@ -6026,7 +6026,7 @@ class ShareFetchRequest(Message):
             Field('acknowledgement_batches', '[]AcknowledgementBatch', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, partition_max_bytes: Any = 0, acknowledgement_batches: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, partition_max_bytes: int = 0, acknowledgement_batches: list[ShareFetchRequest.AcknowledgementBatch] = _UNSET) -> None:
             self.partition_index = partition_index
             self.partition_max_bytes = partition_max_bytes
             self.acknowledgement_batches = [] if acknowledgement_batches is _UNSET else acknowledgement_batches
@@ -6038,7 +6038,7 @@ class ShareFetchRequest(Message):
             Field('partitions', '[]FetchPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ShareFetchRequest.FetchPartition] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
@@ -6049,11 +6049,11 @@ class ShareFetchRequest(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = None, member_id: Any = '', share_session_epoch: Any = 0, max_wait_ms: Any = 0, min_bytes: Any = 0, max_bytes: Any = 2147483647, topics: Any = _UNSET, forgotten_topics_data: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str | None = None, member_id: str | None = '', share_session_epoch: int = 0, max_wait_ms: int = 0, min_bytes: int = 0, max_bytes: int = 2147483647, topics: list[ShareFetchRequest.FetchTopic] = _UNSET, forgotten_topics_data: list[ShareFetchRequest.ForgottenTopic] = _UNSET) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
@@ -6088,7 +6088,7 @@ class ShareFetchResponse(Message):
             Field('delivery_count', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, first_offset: Any = 0, last_offset: Any = 0, delivery_count: Any = 0) -> None:
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, delivery_count: int = 0) -> None:
             self.first_offset = first_offset
             self.last_offset = last_offset
             self.delivery_count = delivery_count
@@ -6100,7 +6100,7 @@ class ShareFetchResponse(Message):
             Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, leader_id: Any = 0, leader_epoch: Any = 0) -> None:
+        def __init__(self, *, leader_id: int = 0, leader_epoch: int = 0) -> None:
             self.leader_id = leader_id
             self.leader_epoch = leader_epoch
 
@@ -6113,7 +6113,7 @@ class ShareFetchResponse(Message):
             Field('rack', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, node_id: Any = 0, host: Any = '', port: Any = 0, rack: Any = None) -> None:
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
             self.node_id = node_id
             self.host = host
             self.port = port
@@ -6132,7 +6132,7 @@ class ShareFetchResponse(Message):
             Field('acquired_records', '[]AcquiredRecords', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0, error_message: Any = None, acknowledge_error_code: Any = 0, acknowledge_error_message: Any = None, current_leader: Any = _UNSET, records: Any = None, acquired_records: Any = _UNSET) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = None, acknowledge_error_code: int = 0, acknowledge_error_message: str | None = None, current_leader: ShareFetchResponse.LeaderIdAndEpoch = _UNSET, records: Any = None, acquired_records: list[ShareFetchResponse.AcquiredRecords] = _UNSET) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
             self.error_message = error_message
@@ -6149,11 +6149,11 @@ class ShareFetchResponse(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[ShareFetchResponse.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = None, responses: Any = _UNSET, node_endpoints: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, responses: list[ShareFetchResponse.ShareFetchableTopicResponse] = _UNSET, node_endpoints: list[ShareFetchResponse.NodeEndpoint] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -6174,7 +6174,7 @@ class ShareGroupCurrentMemberAssignmentKey(Message):
         Field('member_id', 'string', (14, 14), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
         self.group_id = group_id
         self.member_id = member_id
 
@@ -6201,11 +6201,11 @@ class ShareGroupCurrentMemberAssignmentValue(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, member_epoch: Any = 0, previous_member_epoch: Any = 0, state: Any = 0, assigned_partitions: Any = _UNSET) -> None:
+    def __init__(self, *, member_epoch: int = 0, previous_member_epoch: int = 0, state: int = 0, assigned_partitions: list[ShareGroupCurrentMemberAssignmentValue.TopicPartitions] = _UNSET) -> None:
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
@@ -6225,7 +6225,7 @@ class ShareGroupDescribeRequest(Message):
         Field('include_authorized_operations', 'bool', (0, 32767), None, None, None, 'inherit', False),
     )
 
-    def __init__(self, *, group_ids: Any = _UNSET, include_authorized_operations: Any = False) -> None:
+    def __init__(self, *, group_ids: list[str] = _UNSET, include_authorized_operations: bool = False) -> None:
         self.group_ids = [] if group_ids is _UNSET else group_ids
         self.include_authorized_operations = include_authorized_operations
 
@@ -6249,7 +6249,7 @@ class ShareGroupDescribeResponse(Message):
             Field('topic_partitions', '[]TopicPartitions', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_partitions: list[ShareGroupDescribeResponse.TopicPartitions] = _UNSET) -> None:
             self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
 
     class DescribedGroup(Struct):
@@ -6266,7 +6266,7 @@ class ShareGroupDescribeResponse(Message):
             Field('authorized_operations', 'int32', (0, 32767), None, None, None, 'inherit', -2147483648),
         )
 
-        def __init__(self, *, error_code: Any = 0, error_message: Any = None, group_id: Any = '', group_state: Any = '', group_epoch: Any = 0, assignment_epoch: Any = 0, assignor_name: Any = '', members: Any = _UNSET, authorized_operations: Any = -2147483648) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', group_epoch: int = 0, assignment_epoch: int = 0, assignor_name: str = '', members: list[ShareGroupDescribeResponse.Member] = _UNSET, authorized_operations: int = -2147483648) -> None:
             self.error_code = error_code
             self.error_message = error_message
             self.group_id = group_id
@@ -6289,7 +6289,7 @@ class ShareGroupDescribeResponse(Message):
             Field('assignment', 'Assignment', (0, 32767), None, None, None, 'inherit', 'Assignment'),
         )
 
-        def __init__(self, *, member_id: Any = '', rack_id: Any = None, member_epoch: Any = 0, client_id: Any = '', client_host: Any = '', subscribed_topic_names: Any = _UNSET, assignment: Any = _UNSET) -> None:
+        def __init__(self, *, member_id: str = '', rack_id: str | None = None, member_epoch: int = 0, client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] = _UNSET, assignment: ShareGroupDescribeResponse.Assignment = _UNSET) -> None:
             self.member_id = member_id
             self.rack_id = rack_id
             self.member_epoch = member_epoch
@@ -6306,12 +6306,12 @@ class ShareGroupDescribeResponse(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, topic_name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, topic_name: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, groups: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[ShareGroupDescribeResponse.DescribedGroup] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.groups = [] if groups is _UNSET else groups
 
@@ -6332,7 +6332,7 @@ class ShareGroupHeartbeatRequest(Message):
         Field('subscribed_topic_names', '[]string', (0, 32767), (0, 32767), None, None, 'inherit', None),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '', member_epoch: Any = 0, rack_id: Any = None, subscribed_topic_names: Any = None) -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '', member_epoch: int = 0, rack_id: str | None = None, subscribed_topic_names: list[str] | None = None) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -6364,7 +6364,7 @@ class ShareGroupHeartbeatResponse(Message):
             Field('topic_partitions', '[]TopicPartitions', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_partitions: list[ShareGroupHeartbeatResponse.TopicPartitions] = _UNSET) -> None:
             self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
 
     class TopicPartitions(Struct):
@@ -6374,11 +6374,11 @@ class ShareGroupHeartbeatResponse(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = None, member_id: Any = None, member_epoch: Any = 0, heartbeat_interval_ms: Any = 0, assignment: Any = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, member_id: str | None = None, member_epoch: int = 0, heartbeat_interval_ms: int = 0, assignment: ShareGroupHeartbeatResponse.Assignment | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -6401,7 +6401,7 @@ class ShareGroupMemberMetadataKey(Message):
         Field('member_id', 'string', (10, 10), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
         self.group_id = group_id
         self.member_id = member_id
 
@@ -6421,7 +6421,7 @@ class ShareGroupMemberMetadataValue(Message):
         Field('subscribed_topic_names', '[]string', (0, 32767), None, None, None, 'inherit', ()),
     )
 
-    def __init__(self, *, rack_id: Any = '', client_id: Any = '', client_host: Any = '', subscribed_topic_names: Any = _UNSET) -> None:
+    def __init__(self, *, rack_id: str | None = '', client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] = _UNSET) -> None:
         self.rack_id = rack_id
         self.client_id = client_id
         self.client_host = client_host
@@ -6440,7 +6440,7 @@ class ShareGroupMetadataKey(Message):
         Field('group_id', 'string', (11, 11), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -6456,7 +6456,7 @@ class ShareGroupMetadataValue(Message):
         Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, epoch: Any = 0) -> None:
+    def __init__(self, *, epoch: int = 0) -> None:
         self.epoch = epoch
 
 
@@ -6472,7 +6472,7 @@ class ShareGroupPartitionMetadataKey(Message):
         Field('group_id', 'string', (9, 9), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -6495,7 +6495,7 @@ class ShareGroupPartitionMetadataValue(Message):
             Field('racks', '[]string', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition: Any = 0, racks: Any = _UNSET) -> None:
+        def __init__(self, *, partition: int = 0, racks: list[str] = _UNSET) -> None:
             self.partition = partition
             self.racks = [] if racks is _UNSET else racks
 
@@ -6508,13 +6508,13 @@ class ShareGroupPartitionMetadataValue(Message):
             Field('partition_metadata', '[]PartitionMetadata', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, topic_name: Any = '', num_partitions: Any = 0, partition_metadata: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, topic_name: str = '', num_partitions: int = 0, partition_metadata: list[ShareGroupPartitionMetadataValue.PartitionMetadata] = _UNSET) -> None:
             self.topic_id = topic_id
             self.topic_name = topic_name
             self.num_partitions = num_partitions
             self.partition_metadata = [] if partition_metadata is _UNSET else partition_metadata
 
-    def __init__(self, *, topics: Any = _UNSET) -> None:
+    def __init__(self, *, topics: list[ShareGroupPartitionMetadataValue.TopicMetadata] = _UNSET) -> None:
         self.topics = [] if topics is _UNSET else topics
 
 
@@ -6530,7 +6530,7 @@ class ShareGroupStatePartitionMetadataKey(Message):
         Field('group_id', 'string', (15, 15), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -6554,7 +6554,7 @@ class ShareGroupStatePartitionMetadataValue(Message):
             Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, topic_name: Any = '') -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, topic_name: str = '') -> None:
             self.topic_id = topic_id
             self.topic_name = topic_name
 
@@ -6566,12 +6566,12 @@ class ShareGroupStatePartitionMetadataValue(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, topic_name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, topic_name: str = '', partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, initialized_topics: Any = _UNSET, deleting_topics: Any = _UNSET) -> None:
+    def __init__(self, *, initialized_topics: list[ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo] = _UNSET, deleting_topics: list[ShareGroupStatePartitionMetadataValue.TopicInfo] = _UNSET) -> None:
         self.initialized_topics = [] if initialized_topics is _UNSET else initialized_topics
         self.deleting_topics = [] if deleting_topics is _UNSET else deleting_topics
 
@@ -6589,7 +6589,7 @@ class ShareGroupTargetAssignmentMemberKey(Message):
         Field('member_id', 'string', (13, 13), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '', member_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
         self.group_id = group_id
         self.member_id = member_id
 
@@ -6613,11 +6613,11 @@ class ShareGroupTargetAssignmentMemberValue(Message):
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, topic_partitions: Any = _UNSET) -> None:
+    def __init__(self, *, topic_partitions: list[ShareGroupTargetAssignmentMemberValue.TopicPartition] = _UNSET) -> None:
         self.topic_partitions = [] if topic_partitions is _UNSET else topic_partitions
 
 
@@ -6633,7 +6633,7 @@ class ShareGroupTargetAssignmentMetadataKey(Message):
         Field('group_id', 'string', (12, 12), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, group_id: Any = '') -> None:
+    def __init__(self, *, group_id: str = '') -> None:
         self.group_id = group_id
 
 
@@ -6649,7 +6649,7 @@ class ShareGroupTargetAssignmentMetadataValue(Message):
         Field('assignment_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, assignment_epoch: Any = 0) -> None:
+    def __init__(self, *, assignment_epoch: int = 0) -> None:
         self.assignment_epoch = assignment_epoch
 
 
@@ -6680,7 +6680,7 @@ class StopReplicaRequest(Message):
             Field('delete_partition', 'bool', (3, 32767), None, None, None, 'inherit', False),
         )
 
-        def __init__(self, *, partition_index: Any = 0, leader_epoch: Any = -1, delete_partition: Any = False) -> None:
+        def __init__(self, *, partition_index: int = 0, leader_epoch: int = -1, delete_partition: bool = False) -> None:
             self.partition_index = partition_index
             self.leader_epoch = leader_epoch
             self.delete_partition = delete_partition
@@ -6692,7 +6692,7 @@ class StopReplicaRequest(Message):
             Field('partition_index', 'int32', (0, 0), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
 
@@ -6703,7 +6703,7 @@ class StopReplicaRequest(Message):
             Field('partition_states', '[]StopReplicaPartitionState', (3, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_states: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', partition_states: list[StopReplicaRequest.StopReplicaPartitionState] = _UNSET) -> None:
             self.topic_name = topic_name
             self.partition_states = [] if partition_states is _UNSET else partition_states
 
@@ -6714,11 +6714,11 @@ class StopReplicaRequest(Message):
             Field('partition_indexes', '[]int32', (1, 2), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_indexes: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
-    def __init__(self, *, controller_id: Any = 0, is_k_raft_controller: Any = False, controller_epoch: Any = 0, broker_epoch: Any = -1, delete_partitions: Any = False, ungrouped_partitions: Any = _UNSET, topics: Any = _UNSET, topic_states: Any = _UNSET) -> None:
+    def __init__(self, *, controller_id: int = 0, is_k_raft_controller: bool = False, controller_epoch: int = 0, broker_epoch: int = -1, delete_partitions: bool = False, ungrouped_partitions: list[StopReplicaRequest.StopReplicaPartitionV0] = _UNSET, topics: list[StopReplicaRequest.StopReplicaTopicV1] = _UNSET, topic_states: list[StopReplicaRequest.StopReplicaTopicState] = _UNSET) -> None:
         self.controller_id = controller_id
         self.is_k_raft_controller = is_k_raft_controller
         self.controller_epoch = controller_epoch
@@ -6750,12 +6750,12 @@ class StopReplicaResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0, error_code: int = 0) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
             self.error_code = error_code
 
-    def __init__(self, *, error_code: Any = 0, partition_errors: Any = _UNSET) -> None:
+    def __init__(self, *, error_code: int = 0, partition_errors: list[StopReplicaResponse.StopReplicaPartitionError] = _UNSET) -> None:
         self.error_code = error_code
         self.partition_errors = [] if partition_errors is _UNSET else partition_errors
 
@@ -6785,11 +6785,11 @@ class SyncGroupRequest(Message):
             Field('assignment', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
         )
 
-        def __init__(self, *, member_id: Any = '', assignment: Any = b'') -> None:
+        def __init__(self, *, member_id: str = '', assignment: bytes = b'') -> None:
             self.member_id = member_id
             self.assignment = assignment
 
-    def __init__(self, *, group_id: Any = '', generation_id: Any = 0, member_id: Any = '', group_instance_id: Any = None, protocol_type: Any = None, protocol_name: Any = None, assignments: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', generation_id: int = 0, member_id: str = '', group_instance_id: str | None = None, protocol_type: str | None = None, protocol_name: str | None = None, assignments: list[SyncGroupRequest.SyncGroupRequestAssignment] = _UNSET) -> None:
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
@@ -6815,7 +6815,7 @@ class SyncGroupResponse(Message):
         Field('assignment', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, protocol_type: Any = None, protocol_name: Any = None, assignment: Any = b'') -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, protocol_type: str | None = None, protocol_name: str | None = None, assignment: bytes = b'') -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.protocol_type = protocol_type
@@ -6835,7 +6835,7 @@ class TransactionLogKey(Message):
         Field('transactional_id', 'string', (0, 0), None, None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, transactional_id: Any = '') -> None:
+    def __init__(self, *, transactional_id: str = '') -> None:
         self.transactional_id = transactional_id
 
 
@@ -6867,11 +6867,11 @@ class TransactionLogValue(Message):
             Field('partition_ids', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic: Any = '', partition_ids: Any = _UNSET) -> None:
+        def __init__(self, *, topic: str = '', partition_ids: list[int] = _UNSET) -> None:
             self.topic = topic
             self.partition_ids = [] if partition_ids is _UNSET else partition_ids
 
-    def __init__(self, *, producer_id: Any = 0, previous_producer_id: Any = -1, next_producer_id: Any = -1, producer_epoch: Any = 0, transaction_timeout_ms: Any = 0, transaction_status: Any = 0, transaction_partitions: Any = _UNSET, transaction_last_update_timestamp_ms: Any = 0, transaction_start_timestamp_ms: Any = 0, client_transaction_version: Any = 0) -> None:
+    def __init__(self, *, producer_id: int = 0, previous_producer_id: int = -1, next_producer_id: int = -1, producer_epoch: int = 0, transaction_timeout_ms: int = 0, transaction_status: int = 0, transaction_partitions: list[TransactionLogValue.PartitionsSchema] | None = _UNSET, transaction_last_update_timestamp_ms: int = 0, transaction_start_timestamp_ms: int = 0, client_transaction_version: int = 0) -> None:
         self.producer_id = producer_id
         self.previous_producer_id = previous_producer_id
         self.next_producer_id = next_producer_id
@@ -6912,7 +6912,7 @@ class TxnOffsetCommitRequest(Message):
             Field('committed_metadata', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, partition_index: Any = 0, committed_offset: Any = 0, committed_leader_epoch: Any = -1, committed_metadata: Any = '') -> None:
+        def __init__(self, *, partition_index: int = 0, committed_offset: int = 0, committed_leader_epoch: int = -1, committed_metadata: str | None = '') -> None:
             self.partition_index = partition_index
             self.committed_offset = committed_offset
             self.committed_leader_epoch = committed_leader_epoch
@@ -6925,11 +6925,11 @@ class TxnOffsetCommitRequest(Message):
             Field('partitions', '[]TxnOffsetCommitRequestPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, transactional_id: Any = '', group_id: Any = '', producer_id: Any = 0, producer_epoch: Any = 0, generation_id: Any = -1, member_id: Any = '', group_instance_id: Any = None, topics: Any = _UNSET) -> None:
+    def __init__(self, *, transactional_id: str = '', group_id: str = '', producer_id: int = 0, producer_epoch: int = 0, generation_id: int = -1, member_id: str = '', group_instance_id: str | None = None, topics: list[TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic] = _UNSET) -> None:
         self.transactional_id = transactional_id
         self.group_id = group_id
         self.producer_id = producer_id
@@ -6960,7 +6960,7 @@ class TxnOffsetCommitResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
 
@@ -6971,11 +6971,11 @@ class TxnOffsetCommitResponse(Message):
             Field('partitions', '[]TxnOffsetCommitResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: Any = 0, topics: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
 
@@ -6992,7 +6992,7 @@ class UnregisterBrokerRequest(Message):
         Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, broker_id: Any = 0) -> None:
+    def __init__(self, *, broker_id: int = 0) -> None:
         self.broker_id = broker_id
 
 
@@ -7010,7 +7010,7 @@ class UnregisterBrokerResponse(Message):
         Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
     )
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '') -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -7039,13 +7039,13 @@ class UpdateFeaturesRequest(Message):
             Field('upgrade_type', 'int8', (1, 32767), None, None, None, 'inherit', 1),
         )
 
-        def __init__(self, *, feature: Any = '', max_version_level: Any = 0, allow_downgrade: Any = False, upgrade_type: Any = 1) -> None:
+        def __init__(self, *, feature: str = '', max_version_level: int = 0, allow_downgrade: bool = False, upgrade_type: int = 1) -> None:
             self.feature = feature
             self.max_version_level = max_version_level
             self.allow_downgrade = allow_downgrade
             self.upgrade_type = upgrade_type
 
-    def __init__(self, *, timeout_ms: Any = 60000, feature_updates: Any = _UNSET, validate_only: Any = False) -> None:
+    def __init__(self, *, timeout_ms: int = 60000, feature_updates: list[UpdateFeaturesRequest.FeatureUpdateKey] = _UNSET, validate_only: bool = False) -> None:
         self.timeout_ms = timeout_ms
         self.feature_updates = [] if feature_updates is _UNSET else feature_updates
         self.validate_only = validate_only
@@ -7074,12 +7074,12 @@ class UpdateFeaturesResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, feature: Any = '', error_code: Any = 0, error_message: Any = '') -> None:
+        def __init__(self, *, feature: str = '', error_code: int = 0, error_message: str | None = '') -> None:
             self.feature = feature
             self.error_code = error_code
             self.error_message = error_message
 
-    def __init__(self, *, throttle_time_ms: Any = 0, error_code: Any = 0, error_message: Any = '', results: Any = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', results: list[UpdateFeaturesResponse.UpdatableFeatureResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -7115,7 +7115,7 @@ class UpdateMetadataRequest(Message):
             Field('rack', 'string', (2, 32767), (0, 32767), None, None, 'inherit', ''),
         )
 
-        def __init__(self, *, id: Any = 0, v0_host: Any = '', v0_port: Any = 0, endpoints: Any = _UNSET, rack: Any = '') -> None:
+        def __init__(self, *, id: int = 0, v0_host: str = '', v0_port: int = 0, endpoints: list[UpdateMetadataRequest.UpdateMetadataEndpoint] = _UNSET, rack: str | None = '') -> None:
             self.id = id
             self.v0_host = v0_host
             self.v0_port = v0_port
@@ -7131,7 +7131,7 @@ class UpdateMetadataRequest(Message):
             Field('security_protocol', 'int16', (1, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, port: Any = 0, host: Any = '', listener: Any = '', security_protocol: Any = 0) -> None:
+        def __init__(self, *, port: int = 0, host: str = '', listener: str = '', security_protocol: int = 0) -> None:
             self.port = port
             self.host = host
             self.listener = listener
@@ -7151,7 +7151,7 @@ class UpdateMetadataRequest(Message):
             Field('offline_replicas', '[]int32', (4, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', partition_index: Any = 0, controller_epoch: Any = 0, leader: Any = 0, leader_epoch: Any = 0, isr: Any = _UNSET, zk_version: Any = 0, replicas: Any = _UNSET, offline_replicas: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', partition_index: int = 0, controller_epoch: int = 0, leader: int = 0, leader_epoch: int = 0, isr: list[int] = _UNSET, zk_version: int = 0, replicas: list[int] = _UNSET, offline_replicas: list[int] = _UNSET) -> None:
             self.topic_name = topic_name
             self.partition_index = partition_index
             self.controller_epoch = controller_epoch
@@ -7170,12 +7170,12 @@ class UpdateMetadataRequest(Message):
             Field('partition_states', '[]UpdateMetadataPartitionState', (5, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_name: Any = '', topic_id: Any = ZERO_UUID, partition_states: Any = _UNSET) -> None:
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, partition_states: list[UpdateMetadataRequest.UpdateMetadataPartitionState] = _UNSET) -> None:
             self.topic_name = topic_name
             self.topic_id = topic_id
             self.partition_states = [] if partition_states is _UNSET else partition_states
 
-    def __init__(self, *, controller_id: Any = 0, is_k_raft_controller: Any = False, type: Any = 0, controller_epoch: Any = 0, broker_epoch: Any = -1, ungrouped_partition_states: Any = _UNSET, topic_states: Any = _UNSET, live_brokers: Any = _UNSET) -> None:
+    def __init__(self, *, controller_id: int = 0, is_k_raft_controller: bool = False, type: int = 0, controller_epoch: int = 0, broker_epoch: int = -1, ungrouped_partition_states: list[UpdateMetadataRequest.UpdateMetadataPartitionState] = _UNSET, topic_states: list[UpdateMetadataRequest.UpdateMetadataTopicState] = _UNSET, live_brokers: list[UpdateMetadataRequest.UpdateMetadataBroker] = _UNSET) -> None:
         self.controller_id = controller_id
         self.is_k_raft_controller = is_k_raft_controller
         self.type = type
@@ -7198,7 +7198,7 @@ class UpdateMetadataResponse(Message):
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, error_code: Any = 0) -> None:
+    def __init__(self, *, error_code: int = 0) -> None:
         self.error_code = error_code
 
 
@@ -7225,7 +7225,7 @@ class WriteShareGroupStateRequest(Message):
             Field('state_batches', '[]StateBatch', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition: Any = 0, state_epoch: Any = 0, leader_epoch: Any = 0, start_offset: Any = 0, state_batches: Any = _UNSET) -> None:
+        def __init__(self, *, partition: int = 0, state_epoch: int = 0, leader_epoch: int = 0, start_offset: int = 0, state_batches: list[WriteShareGroupStateRequest.StateBatch] = _UNSET) -> None:
             self.partition = partition
             self.state_epoch = state_epoch
             self.leader_epoch = leader_epoch
@@ -7241,7 +7241,7 @@ class WriteShareGroupStateRequest(Message):
             Field('delivery_count', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, first_offset: Any = 0, last_offset: Any = 0, delivery_state: Any = 0, delivery_count: Any = 0) -> None:
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, delivery_state: int = 0, delivery_count: int = 0) -> None:
             self.first_offset = first_offset
             self.last_offset = last_offset
             self.delivery_state = delivery_state
@@ -7254,11 +7254,11 @@ class WriteShareGroupStateRequest(Message):
             Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[WriteShareGroupStateRequest.PartitionData] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: Any = '', topics: Any = _UNSET) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[WriteShareGroupStateRequest.WriteStateData] = _UNSET) -> None:
         self.group_id = group_id
         self.topics = [] if topics is _UNSET else topics
 
@@ -7283,7 +7283,7 @@ class WriteShareGroupStateResponse(Message):
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, partition: Any = 0, error_code: Any = 0, error_message: Any = None) -> None:
+        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None) -> None:
             self.partition = partition
             self.error_code = error_code
             self.error_message = error_message
@@ -7295,11 +7295,11 @@ class WriteShareGroupStateResponse(Message):
             Field('partitions', '[]PartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, topic_id: Any = ZERO_UUID, partitions: Any = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[WriteShareGroupStateResponse.PartitionResult] = _UNSET) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, results: Any = _UNSET) -> None:
+    def __init__(self, *, results: list[WriteShareGroupStateResponse.WriteStateResult] = _UNSET) -> None:
         self.results = [] if results is _UNSET else results
 
 
@@ -7325,7 +7325,7 @@ class WriteTxnMarkersRequest(Message):
             Field('coordinator_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, producer_id: Any = 0, producer_epoch: Any = 0, transaction_result: Any = False, topics: Any = _UNSET, coordinator_epoch: Any = 0) -> None:
+        def __init__(self, *, producer_id: int = 0, producer_epoch: int = 0, transaction_result: bool = False, topics: list[WriteTxnMarkersRequest.WritableTxnMarkerTopic] = _UNSET, coordinator_epoch: int = 0) -> None:
             self.producer_id = producer_id
             self.producer_epoch = producer_epoch
             self.transaction_result = transaction_result
@@ -7339,11 +7339,11 @@ class WriteTxnMarkersRequest(Message):
             Field('partition_indexes', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partition_indexes: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
-    def __init__(self, *, markers: Any = _UNSET) -> None:
+    def __init__(self, *, markers: list[WriteTxnMarkersRequest.WritableTxnMarker] = _UNSET) -> None:
         self.markers = [] if markers is _UNSET else markers
 
 
@@ -7366,7 +7366,7 @@ class WriteTxnMarkersResponse(Message):
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, partition_index: Any = 0, error_code: Any = 0) -> None:
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0) -> None:
             self.partition_index = partition_index
             self.error_code = error_code
 
@@ -7377,7 +7377,7 @@ class WriteTxnMarkersResponse(Message):
             Field('topics', '[]WritableTxnMarkerTopicResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, producer_id: Any = 0, topics: Any = _UNSET) -> None:
+        def __init__(self, *, producer_id: int = 0, topics: list[WriteTxnMarkersResponse.WritableTxnMarkerTopicResult] = _UNSET) -> None:
             self.producer_id = producer_id
             self.topics = [] if topics is _UNSET else topics
 
@@ -7388,11 +7388,11 @@ class WriteTxnMarkersResponse(Message):
             Field('partitions', '[]WritableTxnMarkerPartitionResult', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: Any = '', partitions: Any = _UNSET) -> None:
+        def __init__(self, *, name: str = '', partitions: list[WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult] = _UNSET) -> None:
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, markers: Any = _UNSET) -> None:
+    def __init__(self, *, markers: list[WriteTxnMarkersResponse.WritableTxnMarkerResult] = _UNSET) -> None:
         self.markers = [] if markers is _UNSET else markers
 
 
