@@ -81,7 +81,6 @@ _FIXED = {
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
-_HDR = struct.Struct(">hhi")
 
 
 def _in(rng: tuple[int, int] | None, v: int) -> bool:
