@@ -248,10 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, spark=None) -> int:
-    args = build_parser().parse_args(argv)
-    thresholds_from(args)  # reject an all-disabled set before starting Spark
-    if not thresholds_from(args).active():
-        build_parser().error("every threshold is disabled")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not thresholds_from(args).active():  # before paying for a JVM
+        parser.error("every threshold is disabled")
     if spark is None:
         spark = session.build_session("sensor_alerts", master=args.master,
                                       shuffle_partitions=args.shuffle_partitions,

@@ -8,9 +8,12 @@ import pytest
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
+from protocol.records import iter_batches
+
 from .helpers import create_topic, read_topic
 
 BASE_TS = 1_600_000_000_000
+CODEC_IDS = {"gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
 def produce(bootstrap: str, topic: str, values: range, partition: int = 0, **config) -> None:
@@ -45,6 +48,22 @@ def test_reads_each_codec_with_headers(spark, kafka, codec):
         assert int(r.timestamp.timestamp() * 1000) == BASE_TS + i
         assert [(h.key, bytes(h.value)) for h in r.headers] == [
             ("source", codec.encode()), ("seq", str(i).encode())]
+
+    # and back through Spark's sink, its Java producer compressing with the same codec
+    (spark.createDataFrame([(r.key, r.value, r.headers) for r in rows],
+                           "key string, value string, headers array<struct<key:string,"
+                           "value:binary>>")
+     .write.format("kafka").option("kafka.bootstrap.servers", kafka.bootstrap)
+     .option("topic", f"{topic}-java").option("kafka.compression.type", codec)
+     .option("includeHeaders", "true").save())
+    copied = read_topic(spark, kafka.bootstrap, f"{topic}-java", (
+        "CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value", "headers"),
+        includeHeaders="true")
+    assert sorted((r.key, r.value, [tuple(h) for h in r.headers]) for r in copied) == sorted(
+        (r.key, r.value, [tuple(h) for h in r.headers]) for r in rows)
+    segments = sorted((kafka.log_dir / f"{topic}-java-0").glob("*.log"))
+    codecs = {h.compression for seg in segments for _, h in iter_batches(seg.read_bytes())}
+    assert codecs == {CODEC_IDS[codec]}
 
 
 def test_starting_timestamp_and_offsets_by_timestamp(spark, kafka):
@@ -106,7 +125,7 @@ def test_records_deleted_under_running_query(spark, kafka, tmp_path, fail_on_dat
          .selectExpr("CAST(value AS STRING) AS value", "offset")
          .writeStream.format("memory").queryName(name)
          .option("checkpointLocation", str(tmp_path / "cp"))
-         .trigger(processingTime="5 seconds").start())
+         .trigger(processingTime="3 seconds").start())
     admin = KafkaAdminClient(bootstrap_servers=kafka.bootstrap)
     try:
         q.processAllAvailable()
