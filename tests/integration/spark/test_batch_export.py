@@ -1,13 +1,18 @@
 """batch_export: per-partition offset ranges of a topic to Parquet."""
 from __future__ import annotations
 
+import pytest
+
 import json
+
+from kafka import KafkaProducer
 
 from spark_jobs import batch_export
 
 from .helpers import create_topic, read_topic
 
-from kafka import KafkaProducer
+# a JVM on a loaded 2-core machine: Spark jobs here take minutes, not seconds
+pytestmark = pytest.mark.timeout(600)
 
 
 def test_partition_ranges_to_parquet(spark, kafka, tmp_path):

@@ -12,6 +12,9 @@ from protocol.records import iter_batches
 
 from .helpers import create_topic, read_topic
 
+# a JVM on a loaded 2-core machine: Spark jobs here take minutes, not seconds
+pytestmark = pytest.mark.timeout(600)
+
 BASE_TS = 1_600_000_000_000
 CODEC_IDS = {"gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 

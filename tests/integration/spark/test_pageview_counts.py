@@ -1,12 +1,17 @@
 """pageview_counts end to end: counts per user and window, late views, restart."""
 from __future__ import annotations
 
+import pytest
+
 from collections import defaultdict
 from datetime import datetime, timezone
 
 from spark_jobs import generate, pageview_counts
 
 from .helpers import produce_json, read_json_values
+
+# a JVM on a loaded 2-core machine: Spark jobs here take minutes, not seconds
+pytestmark = pytest.mark.timeout(600)
 
 WINDOW_S = 300
 WATERMARK_S = 120

@@ -1,6 +1,8 @@
 """sensor_alerts end to end: exact alerts and per-rig windows, across a restart."""
 from __future__ import annotations
 
+import pytest
+
 import threading
 from collections import defaultdict
 from datetime import datetime, timezone
@@ -11,6 +13,9 @@ from spark_jobs.sensor_alerts import Thresholds
 from protocol.records import iter_batches
 
 from .helpers import produce_json, read_json_values
+
+# a JVM on a loaded 2-core machine: Spark jobs here take minutes, not seconds
+pytestmark = pytest.mark.timeout(600)
 
 WINDOW_S = 60
 WATERMARK_S = 30
