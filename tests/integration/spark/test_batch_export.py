@@ -1,9 +1,9 @@
 """batch_export: per-partition offset ranges of a topic to Parquet."""
 from __future__ import annotations
 
-import pytest
-
 import json
+
+import pytest
 
 from kafka import KafkaProducer
 

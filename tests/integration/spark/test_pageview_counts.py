@@ -1,10 +1,10 @@
 """pageview_counts end to end: counts per user and window, late views, restart."""
 from __future__ import annotations
 
-import pytest
-
 from collections import defaultdict
 from datetime import datetime, timezone
+
+import pytest
 
 from spark_jobs import generate, pageview_counts
 

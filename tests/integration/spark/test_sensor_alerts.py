@@ -1,16 +1,15 @@
 """sensor_alerts end to end: exact alerts and per-rig windows, across a restart."""
 from __future__ import annotations
 
-import pytest
-
 import threading
 from collections import defaultdict
 from datetime import datetime, timezone
 
-from spark_jobs import generate, sensor_alerts
-from spark_jobs.sensor_alerts import Thresholds
+import pytest
 
 from protocol.records import iter_batches
+from spark_jobs import generate, sensor_alerts
+from spark_jobs.sensor_alerts import Thresholds
 
 from .helpers import produce_json, read_json_values
 
