@@ -10,11 +10,14 @@ Prints one table:
   per second, from the generator's start until everything was read;
 - catch-up s: from the generator's last acknowledgement until both queries had read
   everything (a job that keeps up needs about one trigger interval plus one batch);
-- max batch s: the slowest micro-batch of the alerts query.
+- max batch s: the slowest micro-batch of the alerts query;
+- broker CPU: the broker process's CPU time over the run's wall time (100% = one core).
+A first small backlog run warms the JVM up and is not reported.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import threading
@@ -29,6 +32,12 @@ def job_args(bootstrap: str, topic: str, checkpoint: Path, trigger: str) -> list
     return ["--bootstrap-servers", bootstrap, "--checkpoint", str(checkpoint),
             "--input-topic", topic, "--alerts-topic", f"{topic}-warnings",
             "--stats-topic", f"{topic}-stats", "--trigger", trigger]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User+system CPU time a process used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def live_run(spark, bootstrap: str, work: Path, rate: int, seconds: float,
@@ -70,8 +79,8 @@ def live_run(spark, bootstrap: str, work: Path, rate: int, seconds: float,
             f"{max_batch:.1f}", "yes" if total == count else f"no ({total}/{count})")
 
 
-def backlog_run(spark, bootstrap: str, work: Path, count: int) -> tuple:
-    topic = "bench-backlog"
+def backlog_run(spark, bootstrap: str, work: Path, count: int,
+                topic: str = "bench-backlog") -> tuple:
     records = generate.sensor_readings(count, seed=3, rigs=20)
     t0 = time.monotonic()
     generate.produce(bootstrap, topic, records, key=lambda r: str(r["hcid"]))
@@ -103,15 +112,25 @@ def main() -> None:
     broker.start()
     try:
         spark = session.build_session("bench-spark-sensor", log_level="ERROR")
-        rows = [live_run(spark, broker.bootstrap, work, int(r), args.seconds, args.trigger)
-                for r in args.rates.split(",")]
+        pid = broker.proc.pid
+        # warm-up (JIT, first query plans), not reported
+        backlog_run(spark, broker.bootstrap, work, 2000, topic="bench-warmup")
+        rows = []
+        runs = [lambda r=int(r): live_run(spark, broker.bootstrap, work, r, args.seconds,
+                                          args.trigger) for r in args.rates.split(",")]
         if args.backlog:
-            rows.append(backlog_run(spark, broker.bootstrap, work, args.backlog))
+            runs.append(lambda: backlog_run(spark, broker.bootstrap, work, args.backlog))
+        for run in runs:
+            cpu0, t0 = cpu_seconds(pid), time.monotonic()
+            row = run()
+            busy = (cpu_seconds(pid) - cpu0) / (time.monotonic() - t0)
+            rows.append((*row, f"{100 * busy:.0f}%"))
         spark.stop()
     finally:
         broker.stop()
         shutil.rmtree(work, ignore_errors=True)
-    header = ("run", "produced/s", "processed/s", "catch-up s", "max batch s", "all read")
+    header = ("run", "produced/s", "processed/s", "catch-up s", "max batch s", "all read",
+              "broker CPU")
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
