@@ -218,3 +218,13 @@ def java_exception_name(python_name: str) -> str:
     if python_name in _JAVA_NAMES:
         return _JAVA_NAMES[python_name]
     return python_name[:-5] + "Exception" if python_name.endswith("Error") else python_name
+
+
+def broker_api_keys(admin: Any) -> set[int]:
+    """The API keys the bootstrap broker advertised. Read from the raw ApiVersions data:
+    kafka-python's api_versions() fails on keys it does not know (newer brokers)."""
+    data = getattr(getattr(getattr(admin, "_manager", None), "broker_version_data", None),
+                   "api_versions", None)
+    if isinstance(data, dict):
+        return {int(k) for k in data}
+    return {int(k) for k in admin.api_versions()}

@@ -1,6 +1,7 @@
 """kafka-consumer-groups: list, describe (offsets, members, state), delete groups, reset
 and delete committed offsets, with the flags, checks and column layout of Apache Kafka's
-ConsumerGroupCommand (3.9). Built on kafka-python's admin client (FindCoordinator,
+ConsumerGroupCommand (the 4.x output, which fixed 3.9's lost newlines and HashMap row
+order). Built on kafka-python's admin client (FindCoordinator,
 DescribeGroups, ListGroups, OffsetFetch, ListOffsets, OffsetCommit, DeleteGroups,
 OffsetDelete).
 """
@@ -361,9 +362,9 @@ class GroupService:
                 tps = sorted(set(assignment_partitions(m)), key=lambda tp: tp[1])
                 assigned.update(tps)
                 pending.extend((tp, m["member_id"], m.get("client_host") or MISSING,
-                                m.get("client_id") or MISSING) for tp in tp_order(tps))
-            unassigned = sorted(set(committed) - assigned, key=lambda tp: tp[1])
-            for tp in tp_order(unassigned):
+                                m.get("client_id") or MISSING) for tp in sorted(tps))
+            unassigned = sorted(set(committed) - assigned)
+            for tp in unassigned:
                 pending.append((tp, MISSING, MISSING, MISSING))
             ends = self.log_offsets([tp for tp, *_ in pending], _latest())
             for tp, cid, host, client in pending:
@@ -640,7 +641,7 @@ class GroupService:
                                "the group is not empty.",
         }
         if top_error == "NONE" and not any(results.values()):
-            self._w(f"Request succeed for deleting offsets with topic {', '.join(topics)} group {group}\n")
+            self._w(f"Request succeeded for deleting offsets from group {group}.\n")
         elif top_error in messages and messages[top_error]:
             self.print_error(messages[top_error])
         elif top_error in ("NONE", "GROUP_SUBSCRIBED_TO_TOPIC", "TOPIC_AUTHORIZATION_FAILED",
@@ -648,7 +649,7 @@ class GroupService:
             self.print_error("Encounter some partition level error, see the follow-up details:")
         else:
             self.print_error(f"Encounter some unknown error: {top_error}")
-        pattern = [30, 15, 15]
+        pattern = [max([15] + [len(t) for t, _ in results]), 10, 15]
         self._w("\n" + fmt(pattern, ["TOPIC", "PARTITION", "STATUS"]))
         for (t, p), err in sorted(results.items(), key=lambda kv: kv[0][0] + str(kv[0][1])):
             self._w("\n" + fmt(pattern, [t, p if p >= 0 else "Not Provided",
@@ -661,7 +662,8 @@ class UsageError(Exception):
 
 
 def tp_order(tps: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """Order of a Java HashMap keyed by TopicPartition (how Kafka's tool prints rows)."""
+    """Order of a Java HashMap keyed by TopicPartition: how Kafka's tool prints the rows of
+    --reset-offsets and its timestamp warnings (--describe rows are sorted since 4.x)."""
     return java_hashmap_order(list(tps), lambda k: topic_partition_hash(*k))
 
 

@@ -12,7 +12,7 @@ import traceback
 from typing import Any
 
 from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit, load_props
-from scripts._clients import (INTERNAL_TOPICS, ZooKeeperBootstrapError, error_text,
+from scripts._clients import (INTERNAL_TOPICS, ZooKeeperBootstrapError, broker_api_keys, error_text,
                               is_zero_uuid, make_admin, uuid_to_kafka, zookeeper_bootstrap)
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
@@ -356,7 +356,7 @@ class TopicService:
         """Topic metadata by name. Like Kafka's admin client, DescribeTopicPartitions (75)
         when the broker offers it (partitions then carry ELR lists), Metadata otherwise."""
         try:
-            use_dtp = 75 in {int(k) for k in self.admin.api_versions()}
+            use_dtp = 75 in broker_api_keys(self.admin)
         except Exception:
             use_dtp = False
         if not use_dtp:

@@ -59,7 +59,7 @@ def test_group_lifecycle(broker):
     deleted_offsets = run_script("kafka-consumer-groups", "--bootstrap-server", b,
                                  "--delete-offsets", "--group", "lab-group", "--topic", "gt:0")
     assert deleted_offsets.stdout.splitlines()[0] == \
-        "Request succeed for deleting offsets with topic gt:0 group lab-group", deleted_offsets.stdout
+        "Request succeeded for deleting offsets from group lab-group.", deleted_offsets.stdout
     assert deleted_offsets.stdout.splitlines()[-1].split() == ["gt", "0", "Successful"]
 
     deleted = run_script("kafka-consumer-groups", "--bootstrap-server", b, "--delete", "--group",

@@ -50,19 +50,19 @@ def test_list_with_state():
 
 
 def test_describe_offsets_layout():
-    """Rows come in Java HashMap order: t-1 (bucket 4) before t-0 (bucket 5)."""
+    """Rows sorted by topic and partition, as Kafka 4.x prints them."""
     code, out, _ = run(["--describe", "--group", "g"])
     head = "GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID     HOST            CLIENT-ID"
     assert out == ("\n" + head +
-                   "\ng               t               1          5               5               0               consumer-1-abc  /127.0.0.1      consumer-1"
-                   "\ng               t               0          3               10              7               consumer-1-abc  /127.0.0.1      consumer-1\n")
+                   "\ng               t               0          3               10              7               consumer-1-abc  /127.0.0.1      consumer-1"
+                   "\ng               t               1          5               5               0               consumer-1-abc  /127.0.0.1      consumer-1\n")
 
 
 def test_describe_empty_group_rows_without_consumer(capsys):
     code, out, _ = run(["--describe", "--group", "idle"])
     lines = out.splitlines()
-    assert lines[3].split() == ["idle", "t", "0", "1", "10", "9", "-", "-", "-"]
-    assert lines[2].split() == ["idle", "t", "2", "2", "7", "5", "-", "-", "-"]
+    assert lines[2].split() == ["idle", "t", "0", "1", "10", "9", "-", "-", "-"]
+    assert lines[3].split() == ["idle", "t", "2", "2", "7", "5", "-", "-", "-"]
     assert capsys.readouterr().err == "\nConsumer group 'idle' has no active members.\n"
 
 
@@ -85,6 +85,7 @@ def test_reset_needs_an_inactive_group():
 
 
 def test_reset_to_offset_dry_run_clamps_to_the_log():
+    """Rows in Java HashMap order, as Kafka prints them: t-2 (bucket 3) before t-0 (bucket 5)."""
     code, out, a = run(["--reset-offsets", "--group", "idle", "--topic", "t:0,2", "--to-offset", "8",
                         "--dry-run"])
     assert out.splitlines()[1:] == [
