@@ -7,6 +7,7 @@ failed, the connection is closed instead, so the producer notices.
 from __future__ import annotations
 
 import logging
+import struct
 
 from protocol.messages import ProduceResponse
 from storage.errors import StorageError
@@ -21,6 +22,35 @@ CORRUPT_MESSAGE = 2
 UNKNOWN_TOPIC_OR_PARTITION = 3
 INVALID_TOPIC_EXCEPTION = 17
 INVALID_REQUIRED_ACKS = 21
+UNSUPPORTED_COMPRESSION_TYPE = 76
+INVALID_RECORD = 87
+ZSTD = 4
+_I32 = struct.Struct(">i")
+
+
+def validate_records(version: int, records) -> tuple[int, str] | None:
+    """Kafka's checks on a partition's records before the log sees them (ProduceRequest
+    .validateRecords): from v3 on, exactly one batch of magic 2, and no zstd before v7.
+    Looks at the first batch header only; the log validates the rest."""
+    if version < 3:
+        return None
+    n = len(records)
+    if n == 0:
+        return INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
+    if n < 23:
+        return None  # too short for a batch header: the log answers CORRUPT_MESSAGE
+    if records[16] != 2:
+        return INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
+                                "batches with magic version 2")
+    if version < 7 and records[22] & 7 == ZSTD:
+        return UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
+                                              "ZStandard compression")
+    first = _I32.unpack_from(records, 8)[0] + 12
+    rest = n - first
+    if rest >= 12 and 0 <= _I32.unpack_from(records, first + 8)[0] + 12 <= rest:
+        return INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
+                                "one record batch per partition")
+    return None
 
 
 async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
@@ -45,7 +75,14 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
                 pr.error_code = INVALID_TOPIC_EXCEPTION
                 pr.error_message = f"Cannot append to internal topic {td.name}"
                 continue
-            if pd.records is None or len(pd.records) == 0:
+            if pd.records is None:
+                pr.error_code = CORRUPT_MESSAGE
+                continue
+            bad = validate_records(ctx.api_version, pd.records)
+            if bad is not None:
+                pr.error_code, pr.error_message = bad
+                continue
+            if len(pd.records) == 0:
                 pr.error_code = CORRUPT_MESSAGE
                 continue
             try:

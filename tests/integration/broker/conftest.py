@@ -18,7 +18,8 @@ _names = itertools.count()
 def shared_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafpyBroker]:
     """One broker for a whole test module, stopped at module teardown."""
     work = tmp_path_factory.mktemp("kafpy-shared")
-    b = KafpyBroker(work_dir=work, log_dir=work / "logs")
+    # a generous start timeout: other suites may be loading this machine's two cores
+    b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150)
     b.start()
     try:
         yield b

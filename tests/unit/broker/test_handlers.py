@@ -173,3 +173,25 @@ def test_metadata_by_topic_id(broker):
     r = call(broker, handle_metadata, 3, 12, M(topics=[M.MetadataRequestTopic(topic_id=b"\x01" * 16, name=None)],
                                                allow_auto_topic_creation=False))
     assert r.topics[0].error_code == UNKNOWN_TOPIC_ID
+
+
+def test_produce_record_checks_by_version(broker):
+    """Kafka's ProduceRequest.validateRecords: from v3 on exactly one magic-2 batch per
+    partition, and zstd only from v7."""
+    from kafka.record.memory_records import MemoryRecordsBuilder
+    INVALID_RECORD, UNSUPPORTED_COMPRESSION_TYPE = 87, 76
+    broker.create_topic("t")
+    mb = MemoryRecordsBuilder(magic=1, compression_type=0, batch_size=1 << 20)
+    mb.append(1000, None, b"old")
+    mb.close()
+    legacy = bytes(mb.buffer())
+    one = build_batch([(None, b"a")])
+    zstd = build_batch([(None, b"z" * 100)], compression=4)
+    assert produce(broker, "t", legacy, version=9).error_code == INVALID_RECORD
+    assert produce(broker, "t", one + one, version=3).error_code == INVALID_RECORD
+    assert produce(broker, "t", b"", version=9).error_code == INVALID_RECORD
+    assert produce(broker, "t", zstd, version=6).error_code == UNSUPPORTED_COMPRESSION_TYPE
+    assert broker.replica_manager.get("t", 0).log.log_end_offset == 0
+    assert (produce(broker, "t", zstd, version=7).error_code, produce(broker, "t", one + one, version=2).base_offset) \
+        == (NONE, 1)
+    assert produce(broker, "t", legacy, version=2).base_offset == 3  # old versions may send old formats
