@@ -14,7 +14,7 @@ import sys
 import traceback
 from typing import Any
 
-from scripts._cli import tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props
+from scripts._cli import debug_enabled, tool_main, OptionException, OptionParser, OptionSet, load_props
 from scripts._clients import BrokerError, make_admin, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",

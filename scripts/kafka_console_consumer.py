@@ -15,7 +15,7 @@ import time
 import uuid
 from typing import Any, BinaryIO, Callable
 
-from scripts._cli import (tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props,
+from scripts._cli import (tool_main, OptionException, OptionParser, OptionSet, UsageExit, load_props,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 

@@ -10,9 +10,9 @@ import re
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterator, TextIO
+from typing import Iterator, TextIO
 
-from scripts._cli import (tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props,
+from scripts._cli import (tool_main, OptionException, OptionParser, OptionSet, load_props,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 

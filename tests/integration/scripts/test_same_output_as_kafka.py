@@ -4,8 +4,6 @@ a real Apache Kafka broker (the `reference_kafka` fixture) and our own. Where Ka
 either release is accepted."""
 from __future__ import annotations
 
-import pytest
-
 from tests.integration.scripts.tools import run_script
 from tests.support.kafka_dist import run_tool
 

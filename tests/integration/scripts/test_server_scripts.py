@@ -10,7 +10,6 @@ import subprocess
 import time
 
 from tests.integration.scripts.tools import REPO, run_script, script, unshare_prefix
-from tests.support import wire
 from tests.support.ports import LOOPBACK, free_port
 
 
