@@ -16,7 +16,6 @@ does, and the log calls it on roll, on ``flush.messages``/``flush.ms`` and on cl
 
 from __future__ import annotations
 
-import io
 import logging
 import mmap
 import os
@@ -31,7 +30,7 @@ from .errors import CorruptIndexError, KafkaStorageError
 from .index import OffsetIndex, TimeIndex
 from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
-__all__ = ["LogSegment", "FileRecordsSlice", "BatchPosition", "log_filename", "offset_from_filename"]
+__all__ = ["LogSegment", "SegmentFile", "FileRecordsSlice", "BatchPosition", "log_filename", "offset_from_filename"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +55,41 @@ def offset_from_filename(name: str) -> int:
     return int(name.split(".", 1)[0])
 
 
+class SegmentFile:
+    """The open descriptor of a ``.log`` file.
+
+    Shared by the segment and every ``FileRecordsSlice`` cut from it; the descriptor is
+    closed when the last of them lets go (or on an explicit ``close()`` at shutdown),
+    which is what keeps a fetch racing with retention or compaction readable.
+    """
+
+    __slots__ = ("fd", "name")
+
+    def __init__(self, path: str):
+        self.name = path
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+
+    def fileno(self) -> int:
+        if self.fd < 0:
+            raise ValueError(f"{self.name} is closed")
+        return self.fd
+
+    @property
+    def closed(self) -> bool:
+        return self.fd < 0
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except OSError:
+            pass
+
+
 class FileRecordsSlice:
     """A region of a segment file, sent with sendfile() by the broker.
 
@@ -65,7 +99,7 @@ class FileRecordsSlice:
 
     __slots__ = ("file", "position", "size")
 
-    def __init__(self, file: io.FileIO, position: int, size: int):
+    def __init__(self, file: SegmentFile, position: int, size: int):
         self.file = file
         self.position = position
         self.size = size
@@ -119,7 +153,7 @@ class LogSegment:
         self.created_ms = created_ms
         stem = os.path.join(directory, log_filename(base_offset))
         self.log_path = stem + LOG_SUFFIX + file_suffix
-        self.file = io.FileIO(self.log_path, "a+")
+        self.file = SegmentFile(self.log_path)
         self._fd = self.file.fileno()
         self.size = os.fstat(self._fd).st_size
         self.offset_index = OffsetIndex(stem + INDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
