@@ -7,7 +7,7 @@ advertised listener is a RecordingProxy (tests/support/recording_proxy.py), then
 client through it: Apache's console producer (each codec) and console consumer with a group
 plus kafka-consumer-groups --describe (Java, Kafka 4.x jars), confluent-kafka Producer (each
 codec, then an idempotent one) and Consumer with a group (librdkafka), kafka-python's
-KafkaProducer (each codec) and KafkaConsumer with a group. The proxy caps the broker's
+KafkaProducer (each codec) and KafkaConsumer with a group, and aiokafka's likewise. The proxy caps the broker's
 ApiVersions answer to the versions in Kafka's JSON specs under ../shared (what this project
 implements), so the requests are those the clients send to our broker; --no-cap records the
 versions the clients use with Kafka 4.x itself.
@@ -33,7 +33,7 @@ from tests.support.kafka_dist import VERSIONS, ReferenceKafka, run_tool  # noqa:
 from tests.support.ports import free_port  # noqa: E402
 from tests.support.recording_proxy import RecordingProxy, load_request_specs  # noqa: E402
 
-CLIENTS = ("java", "librdkafka", "kafka_python")
+CLIENTS = ("java", "librdkafka", "kafka_python", "aiokafka")
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 RECORDS_PER_CODEC = 20
 NAME_RE = re.compile(r"^(?P<api>[a-z0-9_]+?)_v(?P<version>\d+)_(?P<client>"
@@ -149,8 +149,57 @@ def capture_kafka_python(proxy: RecordingProxy) -> None:
         raise RuntimeError(f"kafka-python consumer read {got} of {want} records")
 
 
+def capture_aiokafka(proxy: RecordingProxy) -> None:
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    topic = "frames-aiokafka"
+    want = RECORDS_PER_CODEC * len(CODECS)
+
+    async def run() -> int:
+        admin = AIOKafkaAdminClient(bootstrap_servers=proxy.bootstrap)
+        await admin.start()
+        try:
+            await admin.create_topics([NewTopic(topic, 1, 1)])
+        finally:
+            await admin.close()
+        for codec in CODECS:
+            log(f"aiokafka producer, {codec}")
+            producer = AIOKafkaProducer(bootstrap_servers=proxy.bootstrap, linger_ms=50,
+                                        compression_type=None if codec == "none" else codec)
+            await producer.start()
+            try:
+                futures = [await producer.send(topic, v.encode())
+                           for v in payloads("aiokafka", codec)]
+                await asyncio.gather(*futures)
+            finally:
+                await producer.stop()
+        log("aiokafka consumer with a group")
+        consumer = AIOKafkaConsumer(topic, bootstrap_servers=proxy.bootstrap,
+                                    group_id="frames-aiokafka", auto_offset_reset="earliest",
+                                    enable_auto_commit=False, heartbeat_interval_ms=1000)
+        await consumer.start()
+        got = 0
+        try:
+            deadline = time.monotonic() + 60
+            while got < want and time.monotonic() < deadline:
+                batches = await consumer.getmany(timeout_ms=1000)
+                got += sum(len(msgs) for msgs in batches.values())
+            await asyncio.sleep(4)  # let heartbeats happen
+            await consumer.commit()
+        finally:
+            await consumer.stop()
+        return got
+
+    got = asyncio.run(run())
+    if got != want:
+        raise RuntimeError(f"aiokafka consumer read {got} of {want} records")
+
+
 CAPTURES = {"java": capture_java, "librdkafka": capture_librdkafka,
-            "kafka_python": capture_kafka_python}
+            "kafka_python": capture_kafka_python, "aiokafka": capture_aiokafka}
 
 
 # ---------------------------------------------------------------------------- files
@@ -190,13 +239,14 @@ recorded by `tests/support/recording_proxy.py`. Re-create them all with
 - `<same>.resp.bin`: the broker's response to it, without the size prefix (response header
   included). Absent when there was no response (Produce with acks=0).
 - clients: `java` (Apache Kafka {kafka_version} console producer/consumer, kafka-topics and
-  kafka-consumer-groups), `librdkafka` (confluent-kafka), `kafka_python` (kafka-python).
+  kafka-consumer-groups), `librdkafka` (confluent-kafka), `kafka_python` (kafka-python),
+  `aiokafka`.
 - variant: the compression codec of the first record batch of a Produce request
   (`none`, `gzip`, `snappy`, `lz4`, `zstd`).
 - {"ApiVersions answers were capped to the versions in Kafka's JSON specs under ../shared (what kafpy implements), so these are the versions clients use with our broker; `api_versions_*.resp.bin` hold the capped answer the client saw." if capped else "Recorded uncapped: the versions clients use with Kafka itself."}
 - Payloads: `<client>-<codec>-<nnn> ` followed by a repeated pangram; topics
-  `frames-java`, `frames-librdkafka`, `frames-kafka-python` (one partition each); groups of
-  the same names. Ids, timestamps and member ids vary between captures.
+  `frames-java`, `frames-librdkafka`, `frames-kafka-python`, `frames-aiokafka` (one
+  partition each); groups of the same names. Ids, timestamps and member ids vary between captures.
 
 | file | api (key) | version | client | variant | request bytes | response bytes |
 | --- | --- | --- | --- | --- | --- | --- |

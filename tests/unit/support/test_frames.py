@@ -9,7 +9,7 @@ import pytest
 from tests.support.recording_proxy import load_request_specs, produce_codec, request_header
 
 FRAMES = Path(__file__).resolve().parents[2] / "data" / "frames"
-CLIENTS = ("java", "librdkafka", "kafka_python")
+CLIENTS = ("java", "librdkafka", "kafka_python", "aiokafka")
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 GROUP_APIS = ("api_versions", "metadata", "find_coordinator", "join_group", "sync_group",
               "heartbeat", "offset_fetch", "offset_commit", "fetch", "leave_group")
