@@ -72,6 +72,9 @@ def start_queries(spark, args) -> list:
     from pyspark.sql import functions as F
 
     cp = args.checkpoint.rstrip("/")
+    # a runtime SQL setting, so it also applies to a session the caller built; a restart
+    # keeps the value its checkpoint recorded
+    spark.conf.set("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
     queries = []
     if args.output_dir:
         rows = counts(parse_views(read_stream(spark, args)), args.window, args.watermark)

@@ -178,6 +178,9 @@ def thresholds_from(args) -> Thresholds:
 def start_queries(spark, args) -> list:
     """Start the job's streaming queries on `spark`; returns them (callers wait or stop)."""
     cp = args.checkpoint.rstrip("/")
+    # a runtime SQL setting, so it also applies to a session the caller built; a restart
+    # keeps the value its checkpoint recorded
+    spark.conf.set("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
     thresholds = thresholds_from(args)
     queries = []
 

@@ -59,7 +59,8 @@ def test_counts_with_late_views_across_restart(spark, kafka, tmp_path):
     args = ["--bootstrap-servers", kafka.bootstrap, "--checkpoint", str(cp),
             "--input-topic", topic, "--output-dir", str(out_dir),
             "--output-topic", f"{topic}-counts", "--window", f"{WINDOW_S} seconds",
-            "--watermark", f"{WATERMARK_S} seconds", "--trigger", "once"]
+            "--watermark", f"{WATERMARK_S} seconds", "--trigger", "once",
+            "--shuffle-partitions", "2"]
     for i, run in enumerate([run1, run2]):
         produce_json(kafka.bootstrap, topic, run, key=lambda v: v["user_id"])
         assert pageview_counts.main(args, spark=spark) == 0

@@ -81,7 +81,7 @@ def job_args(kafka, tmp_path, topic: str, *extra: str) -> list[str]:
     return ["--bootstrap-servers", kafka.bootstrap, "--checkpoint", str(tmp_path / "cp"),
             "--input-topic", topic, "--alerts-topic", f"{topic}-warnings",
             "--stats-topic", f"{topic}-stats", "--window", f"{WINDOW_S} seconds",
-            "--watermark", f"{WATERMARK_S} seconds", *extra]
+            "--watermark", f"{WATERMARK_S} seconds", "--shuffle-partitions", "2", *extra]
 
 
 def test_alerts_and_windows_exact_across_restart(spark, kafka, tmp_path):
