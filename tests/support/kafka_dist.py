@@ -257,10 +257,11 @@ class ReferenceKafka:
         self._own_work_dir = work_dir is None
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="refkafka-"))
         self.log_dir = Path(log_dir) if log_dir else self.work_dir / "data"
-        ports = free_ports(2)
+        self._auto_ports = port is None and controller_port is None
+        self._auto_advertised = advertised_port is None
+        ports = [p for p in free_ports(3) if p not in (port, controller_port)]
         self.port = port or ports[0]
-        self.controller_port = controller_port or (ports[1] if ports[1] != self.port else
-                                                   free_ports(3)[2])
+        self.controller_port = controller_port or ports[1]
         self.advertised_port = advertised_port or self.port
         self.node_id = node_id
         self.overrides = dict(overrides or {})
@@ -327,8 +328,29 @@ class ReferenceKafka:
         self._formatted = True
 
     def start(self) -> "ReferenceKafka":
+        """Format (first time), start, wait until Metadata lists this node. When the ports
+        were picked here and another process took one meanwhile, retry on new ports."""
         if self.proc is not None and self.proc.poll() is None:
             return self
+        attempts = 3 if self._auto_ports and self.proc is None else 1
+        for attempt in range(attempts):
+            mark = self.output_path.stat().st_size if self.output_path.exists() else 0
+            try:
+                self._start_once()
+                return self
+            except process.ProcessFailed:
+                with open(self.output_path, "rb") as f:
+                    f.seek(mark)
+                    output = f.read().decode("utf-8", "replace")
+                if attempt + 1 < attempts and process.bind_failed(output):
+                    self.port, self.controller_port = free_ports(2)
+                    if self._auto_advertised:
+                        self.advertised_port = self.port
+                    continue
+                raise
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> None:
         if not self._formatted:
             self.format()
         else:
@@ -349,7 +371,6 @@ class ReferenceKafka:
         except BaseException:
             self.stop()
             raise
-        return self
 
     def _serves_metadata(self) -> bool:
         return any(node == self.node_id for node, _h, _p in

@@ -35,6 +35,8 @@ class KafpyBroker:
                  env: Mapping[str, str] | None = None, module: str = "broker"):
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kafpy-"))
         self.log_dir = Path(log_dir) if log_dir else self.work_dir / "logs"
+        self._auto_port = port is None
+        self._started_once = False
         self.port = port or free_port()
         self.overrides = {k: str(v) for k, v in (overrides or {}).items()}
         self.config = Path(config)
@@ -72,8 +74,41 @@ class KafpyBroker:
         return cmd
 
     def start(self) -> "KafpyBroker":
+        """Start and wait until ApiVersions is answered. When the port was picked here and
+        another process took it meanwhile (bind failed), retry on a new port, first start only.
+        """
         if self.running:
             return self
+        attempts = 3 if self._auto_port and not self._started_once else 1
+        for attempt in range(attempts):
+            mark = self._output_size()
+            try:
+                self._start_once()
+            except process.ProcessFailed:
+                if attempt + 1 < attempts and process.bind_failed(self._output_since(mark)):
+                    self.port = free_port()
+                    self.output_path = self.work_dir / f"broker-{self.port}.log"
+                    continue
+                raise
+            self._started_once = True
+            return self
+        raise AssertionError("unreachable")
+
+    def _output_size(self) -> int:
+        try:
+            return self.output_path.stat().st_size
+        except OSError:
+            return 0
+
+    def _output_since(self, mark: int) -> str:
+        try:
+            with open(self.output_path, "rb") as f:
+                f.seek(mark)
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def _start_once(self) -> None:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
@@ -94,7 +129,6 @@ class KafpyBroker:
         except BaseException:
             self.kill()
             raise
-        return self
 
     def answers_api_versions(self) -> bool:
         return bool(wire.api_versions(LOOPBACK, self.port, timeout=2.0))

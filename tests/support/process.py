@@ -29,6 +29,12 @@ def tail(path: Path | str | None, lines: int = 60) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def bind_failed(output: str) -> bool:
+    """True when a server's output says its listening port was taken (Python or Java)."""
+    text = output.lower()
+    return "address already in use" in text or "eaddrinuse" in text
+
+
 def wait_for(ready: Callable[[], bool], *, timeout: float, what: str,
              proc: subprocess.Popen | None = None, log_path: Path | str | None = None,
              interval: float = 0.1) -> None:

@@ -54,3 +54,22 @@ def test_start_failure_reports_output(tmp_path):
     else:
         raise AssertionError("start() of a missing module did not raise")
     assert not b.running
+
+
+def test_first_start_moves_to_a_new_port_when_its_port_was_taken(tmp_path, monkeypatch):
+    import socket
+
+    from tests.support import kafpy_broker, ports
+
+    taken = socket.create_server(("127.0.0.1", 0))
+    picks = iter([taken.getsockname()[1]])
+    monkeypatch.setattr(kafpy_broker, "free_port", lambda: next(picks, None) or ports.free_port())
+    b = KafpyBroker(work_dir=tmp_path, module=STANDIN)
+    try:
+        assert b.port == taken.getsockname()[1]
+        b.start()
+        assert b.port != taken.getsockname()[1]
+        assert b.answers_api_versions()
+    finally:
+        b.stop()
+        taken.close()
