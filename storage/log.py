@@ -434,6 +434,8 @@ class Log:
         self._compact = "compact" in cfg.cleanup_policy
         before, after = cfg.timestamp_bounds()
         self._ts_bounds = (before, after) if (before < LONG_MAX or after < LONG_MAX) else None
+        self._fast_ok = (self._codec is None and not self._log_append and not self._compact
+                         and self._ts_bounds is None)
         self._codec_for = cfg
 
     def append_as_leader(self, records, leader_epoch: int, origin: str = "client") -> LogAppendInfo:
@@ -449,6 +451,18 @@ class Log:
         """
         if self.closed:
             raise KafkaStorageError(f"log {self.dir} is closed")
+        if self._codec_for is not self.config:
+            self._refresh_config_cache()
+        if self._fast_ok and origin == "client":
+            # the common Produce: exactly one magic-2 batch, no conversion
+            n = len(records)
+            if n >= BATCH_HEADER_SIZE and records[16] == 2:
+                try:
+                    h = parse_header(records, 0)
+                except CorruptRecord as e:
+                    raise CorruptRecordError(str(e)) from e
+                if h.batch_length + 12 == n:
+                    return self._append_one(records, h, leader_epoch)
         if len(records) > 16 and records[16] in (0, 1) and is_legacy(records):
             try:
                 records = upconvert_legacy(records)
@@ -553,6 +567,56 @@ class Log:
                 self.flush()
         return LogAppendInfo(first, offset - 1, max_ts, now if log_append else -1,
                              self._log_start_offset, False, count, total)
+
+    def _append_one(self, records, h, leader_epoch: int) -> LogAppendInfo:
+        """append_as_leader for one client batch needing no conversion (same rules)."""
+        n = h.batch_length + 12
+        cfg = self.config
+        if n > cfg.max_message_bytes:
+            raise RecordTooLargeError(f"record batch of {n} bytes exceeds max.message.bytes {cfg.max_message_bytes}")
+        view = memoryview(records)
+        if _crc32c(view[21:n]) != h.crc:
+            raise CorruptRecordError("record batch at 0 is corrupt (CRC mismatch)")
+        count = h.records_count
+        if count <= 0:
+            raise InvalidRecordError("record batch has no records")
+        if h.last_offset_delta != count - 1:
+            raise InvalidRecordError("inconsistent batch offset range and record count")
+        attrs = h.attributes
+        if attrs & CONTROL_MASK:
+            raise InvalidRecordError("clients are not allowed to write control records")
+        pid = h.producer_id
+        if pid >= 0 and h.base_sequence < 0:
+            raise InvalidRecordError(f"invalid sequence {h.base_sequence} for producer {pid}")
+        if n > cfg.segment_bytes:
+            raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {cfg.segment_bytes}")
+        now = int(self.clock() * 1000)
+        with self.lock:
+            ps = self.producer_state
+            if pid >= 0:
+                dup = ps.find_duplicate(pid, h.producer_epoch, h.base_sequence, h.last_sequence)
+                if dup is not None:
+                    return LogAppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, -1,
+                                         self._log_start_offset, True, count, 0)
+                ps.check(pid, h.producer_epoch, h.base_sequence, None, bool(attrs & TRANSACTIONAL_MASK), True)
+            first = self._next_offset
+            last = first + h.last_offset_delta
+            ts = h.max_timestamp
+            seg = self._segments[-1]
+            if seg.size and seg.should_roll(n, ts, last, cfg.segment_bytes, cfg.segment_ms, now):
+                seg = self._roll(first)
+            seg.append([_PREFIX16.pack(first, h.batch_length, leader_epoch), view[16:n]],
+                       [(0, n, last, ts)], n)
+            self._next_offset = last + 1
+            if leader_epoch > self.leader_epoch_cache.latest_epoch:
+                self.leader_epoch_cache.assign(leader_epoch, first)
+            if pid >= 0:
+                ps.update(pid, h.producer_epoch, h.base_sequence, h.last_sequence, first, last, ts,
+                          bool(attrs & TRANSACTIONAL_MASK))
+            self._unflushed += count
+            if self._unflushed >= cfg.flush_messages:
+                self.flush()
+        return LogAppendInfo(first, last, ts, -1, self._log_start_offset, False, count, n)
 
     def _validate(self, buf, from_client: bool) -> list:
         n = len(buf)
