@@ -32,6 +32,16 @@ def produce_json(bootstrap: str, topic: str, records: Iterable[dict],
     return n
 
 
+def produce_raw(bootstrap: str, topic: str, values: Iterable[bytes]) -> None:
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    try:
+        for v in values:
+            producer.send(topic, value=v)
+        producer.flush()
+    finally:
+        producer.close()
+
+
 def read_topic(spark, bootstrap: str, topic: str, columns: Sequence[str] = (
         "CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value", "partition",
         "offset"), **options: str) -> list:

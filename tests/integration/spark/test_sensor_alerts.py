@@ -11,7 +11,7 @@ from protocol.records import iter_batches
 from spark_jobs import generate, sensor_alerts
 from spark_jobs.sensor_alerts import Thresholds
 
-from .helpers import produce_json, read_json_values
+from .helpers import produce_json, produce_raw, read_json_values
 
 # a JVM on a loaded 2-core machine: Spark jobs here take minutes, not seconds
 pytestmark = pytest.mark.timeout(600)
@@ -91,6 +91,12 @@ def test_alerts_and_windows_exact_across_restart(spark, kafka, tmp_path):
     files = ["--alerts-dir", str(tmp_path / "alerts")]
     thresholds = Thresholds()
 
+    # what a broken rig might send: dropped by the job, no alert, no effect on windows
+    produce_raw(kafka.bootstrap, topic, [
+        b"not json", b"", b'{"event_ID": 9001, "timestamp": "2015-01-01 00:00:03"}',
+        b'{"event_ID": 9002, "hcid": 1, "timestamp": "yesterday", '
+        b'"sensor_readings": {"pressure": 999}}',
+        b'{"event_ID": 9003, "hcid": 1, "sensor_readings": {"pressure": 999}}'])
     for i, run in enumerate(runs):
         produce_json(kafka.bootstrap, topic, run, key=lambda r: str(r["hcid"]))
         # each run is a fresh start of the job on the same checkpoint
