@@ -594,7 +594,8 @@ class Log:
         with self.lock:
             ps = self.producer_state
             if pid >= 0:
-                dup = ps.find_duplicate(pid, h.producer_epoch, h.base_sequence, h.last_sequence)
+                last_seq = h.last_sequence
+                dup = ps.find_duplicate(pid, h.producer_epoch, h.base_sequence, last_seq)
                 if dup is not None:
                     return LogAppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, -1,
                                          self._log_start_offset, True, count, 0)
@@ -611,7 +612,7 @@ class Log:
             if leader_epoch > self.leader_epoch_cache.latest_epoch:
                 self.leader_epoch_cache.assign(leader_epoch, first)
             if pid >= 0:
-                ps.update(pid, h.producer_epoch, h.base_sequence, h.last_sequence, first, last, ts,
+                ps.update(pid, h.producer_epoch, h.base_sequence, last_seq, first, last, ts,
                           bool(attrs & TRANSACTIONAL_MASK))
             self._unflushed += count
             if self._unflushed >= cfg.flush_messages:

@@ -291,7 +291,8 @@ class LogSegment:
         max_ts_so_far = self.max_timestamp_so_far
         max_ts_offset = self.offset_of_max_timestamp
         oi, ti = self.offset_index, self.time_index
-        n_off, n_time = oi.entries, ti.entries
+        n_off = oi._entries if oi._loaded else oi.entries
+        n_time = ti._entries if ti._loaded else ti.entries
         try:
             for pos, size, last_offset, max_ts in batches:
                 if max_ts > max_ts_so_far:
