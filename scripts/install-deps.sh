@@ -93,9 +93,20 @@ fetch_jars() {
         done
         echo '</dependencies></project>'
     } >"$work/pom.xml"
-    if ! (cd "$work" && mvn -B -q dependency:copy-dependencies -DincludeScope=runtime \
-            -DoutputDirectory="$work/libs" >"$work/mvn.log" 2>&1); then
+    local try ok=""
+    for try in 1 2; do  # a second try rides over a dropped connection
+        # shellcheck disable=SC2046
+        if (cd "$work" && mvn -B -q $([[ $try -gt 1 ]] && echo -U) \
+                dependency:copy-dependencies -DincludeScope=runtime \
+                -DoutputDirectory="$work/libs" >"$work/mvn.log" 2>&1); then
+            ok=1
+            break
+        fi
+        log "mvn failed (try $try):"
         tail -20 "$work/mvn.log" >&2
+        rm -rf "$work/libs"
+    done
+    if [[ -z "$ok" ]]; then
         rm -rf "$work"
         return 1
     fi

@@ -20,6 +20,8 @@ from .ports import LOOPBACK, free_port
 
 ZOOKEEPER_JAR = Path(os.environ.get("KAFPY_ZOOKEEPER_JAR", "/usr/share/java/zookeeper.jar"))
 MAIN_CLASS = "org.apache.zookeeper.server.ZooKeeperServerMain"
+# Debian's zookeeper.jar names slf4j-api but no binding; these route its log to log4j.properties
+LOG_JARS = (Path("/usr/share/java/slf4j-log4j12.jar"), Path("/usr/share/java/log4j-1.2.jar"))
 
 
 class ZooKeeperMissing(RuntimeError):
@@ -88,7 +90,8 @@ class ZooKeeperServer:
         cmd = [java_executable(), "-Xmx256m", "-XX:+UseSerialGC",
                "-Dzookeeper.4lw.commands.whitelist=*",
                f"-Dlog4j.configuration=file:{LOG4J_CONFIG}",
-               "-cp", str(ZOOKEEPER_JAR), MAIN_CLASS, str(self.config_path)]
+               "-cp", os.pathsep.join(str(p) for p in (ZOOKEEPER_JAR, *LOG_JARS) if p.is_file()),
+               MAIN_CLASS, str(self.config_path)]
         out = open(self.output_path, "ab")
         try:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
