@@ -204,3 +204,40 @@ def test_kafka_dump_log_reads_our_compacted_segments(tmp_path):
     idx = sorted(str(p) for p in pdir.glob("*.index"))
     res = run_tool("4", "kafka-dump-log", ["--files", ",".join(idx), "--index-sanity-check"])
     assert "passed sanity check" in res.stdout and "Mismatch" not in res.stdout
+
+
+def test_we_read_kafka_transaction_markers_and_txnindex(tmp_path):
+    from confluent_kafka import Producer
+
+    data_dir = tmp_path / "kafka-data"
+    with ReferenceKafka("3.9", log_dir=data_dir) as kafka:
+        p = Producer({"bootstrap.servers": kafka.bootstrap, "transactional.id": "interop-txn"})
+        p.init_transactions(60)
+        p.begin_transaction()
+        for i in range(5):
+            p.produce("txn-topic", key=b"aborted-%d" % i, value=b"a", partition=0)
+        p.flush(30)
+        p.abort_transaction(60)
+        p.begin_transaction()
+        for i in range(3):
+            p.produce("txn-topic", key=b"committed-%d" % i, value=b"c", partition=0)
+        p.commit_transaction(60)
+        del p
+    pdir = data_dir / "txn-topic-0"
+    lg = Log(str(pdir), LogConfig(), clock=FakeClock(int(time.time() * 1000)), needs_recovery=True)
+    try:
+        # 5 aborted records, ABORT marker, 3 committed records, COMMIT marker
+        assert lg.log_end_offset == 10
+        lg.update_high_watermark(lg.log_end_offset)
+        assert lg.last_stable_offset == 10
+        assert not lg.producer_state.ongoing_txns
+        res = lg.read(0, 1 << 20, max_offset=lg.last_stable_offset, fetch_aborted=True)
+        pid = next(iter(lg.producer_state.producers))
+        assert res.aborted_transactions == [(pid, 0)]
+        # Kafka's own .txnindex says the same
+        txn_files = list(pdir.glob("*.txnindex"))
+        assert txn_files
+        entries = [t for s in lg.segments for t in s.txn_index.entries]
+        assert [(t.producer_id, t.first_offset, t.last_offset) for t in entries] == [(pid, 0, 5)]
+    finally:
+        lg.close()
