@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 import uuid
 from typing import Any
 
@@ -97,9 +98,10 @@ class ZooKeeperBootstrapError(RuntimeError):
     """ZooKeeper unreachable, or no broker registered in it."""
 
 
-def zookeeper_bootstrap(connect: str, timeout: float = 15.0) -> str:
+def zookeeper_bootstrap(connect: str, timeout: float = 15.0, registration_wait: float = 5.0) -> str:
     """Read the brokers registered in ZooKeeper (`/brokers/ids/<id>`, JSON with
-    "endpoints": ["PLAINTEXT://host:port"]) and return them as a bootstrap list."""
+    "endpoints": ["PLAINTEXT://host:port"]) and return them as a bootstrap list. Waits up
+    to `registration_wait` seconds for a first registration."""
     import logging
 
     from kazoo.client import KazooClient
@@ -114,13 +116,18 @@ def zookeeper_bootstrap(connect: str, timeout: float = 15.0) -> str:
     try:
         base = ("/" + chroot if chroot else "") + "/brokers/ids"
         endpoints: list[str] = []
-        if zk.exists(base):
-            for child in sorted(zk.get_children(base), key=lambda c: int(c) if c.isdigit() else c):
-                data, _ = zk.get(f"{base}/{child}")
-                endpoints.extend(endpoints_from_registration(data))
+        deadline = time.monotonic() + registration_wait
+        while True:  # a broker that just opened its port may not have registered yet
+            if zk.exists(base):
+                for child in sorted(zk.get_children(base), key=lambda c: int(c) if c.isdigit() else c):
+                    data, _ = zk.get(f"{base}/{child}")
+                    endpoints.extend(endpoints_from_registration(data))
+            if endpoints or time.monotonic() >= deadline:
+                break
+            time.sleep(0.25)
         if not endpoints:
             raise ZooKeeperBootstrapError(f"No Kafka brokers are registered in ZooKeeper at {connect} "
-                               f"(no endpoints under {base}). Start a broker first.")
+                                          f"(no endpoints under {base}). Start a broker first.")
         return ",".join(endpoints)
     finally:
         zk.stop()
