@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import logging
 import os
+import random
 import struct
 import threading
 import time
@@ -234,7 +235,7 @@ class Log:
             self.dir, base,
             index_interval_bytes=c.index_interval_bytes,
             max_index_size=c.segment_index_bytes,
-            rolling_jitter_ms=0,
+            rolling_jitter_ms=random.randrange(c.segment_jitter_ms) if c.segment_jitter_ms > 0 else 0,
             created_ms=self._now_ms(),
             active=active,
             file_suffix=file_suffix,
