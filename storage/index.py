@@ -35,6 +35,7 @@ __all__ = ["OffsetIndex", "TimeIndex"]
 _OFF = struct.Struct(">ii")
 _TIME = struct.Struct(">qi")
 _POS = struct.Struct(">i")
+_TS = struct.Struct(">q")
 _LOAD_LOCK = threading.Lock()
 _RESERVE_CHUNK = 64 * 1024
 
@@ -139,14 +140,20 @@ class _Index:
             self._writable = True
             self._map(self.max_index_size)
 
-    def _largest_lower_bound(self, target: int, key_of) -> int:
-        """Slot of the largest entry whose key <= target, -1 if none."""
-        lo, hi = 0, self._entries - 1
-        if hi < 0 or key_of(0) > target:
+    def _largest_lower_bound(self, target: int, key: struct.Struct, field: int) -> int:
+        """Slot of the largest entry whose key <= target, -1 if none; the key is ``key``
+        unpacked at ``field`` bytes into each entry (no per-step Python call: the loop is
+        on every Fetch and halves the cost of a lookup compared with a key function)."""
+        hi = self._entries - 1
+        if hi < 0:
             return -1
+        unpack, mm, size = key.unpack_from, self._mm, self.entry_size
+        if unpack(mm, field)[0] > target:
+            return -1
+        lo = 0
         while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if key_of(mid) <= target:
+            mid = (lo + hi + 1) >> 1
+            if unpack(mm, mid * size + field)[0] <= target:
                 lo = mid
             else:
                 hi = mid - 1
@@ -279,7 +286,7 @@ class OffsetIndex(_Index):
         """(offset, position) of the largest entry with offset <= ``offset``, else (base, 0)."""
         self._ensure()
         mm, base = self._mm, self.base_offset
-        slot = self._largest_lower_bound(offset - base, lambda i: _OFF.unpack_from(mm, i * 8)[0])
+        slot = self._largest_lower_bound(offset - base, _POS, 0)
         if slot < 0:
             return base, 0
         rel, pos = _OFF.unpack_from(mm, slot * 8)
@@ -289,7 +296,7 @@ class OffsetIndex(_Index):
         """Largest indexed position <= ``position`` (0 if none): positions ascend too."""
         self._ensure()
         mm = self._mm
-        slot = self._largest_lower_bound(position, lambda i: _POS.unpack_from(mm, i * 8 + 4)[0])
+        slot = self._largest_lower_bound(position, _POS, 4)
         return 0 if slot < 0 else _POS.unpack_from(mm, slot * 8 + 4)[0]
 
     def last_offset(self) -> int:
@@ -301,8 +308,7 @@ class OffsetIndex(_Index):
     def truncate_to(self, offset: int) -> None:
         """Remove entries for offsets >= ``offset``."""
         self._ensure()
-        mm, base = self._mm, self.base_offset
-        slot = self._largest_lower_bound(offset - base - 1, lambda i: _OFF.unpack_from(mm, i * 8)[0])
+        slot = self._largest_lower_bound(offset - self.base_offset - 1, _POS, 0)
         self.truncate_entries(slot + 1)
 
     def sanity_check(self, log_size: int) -> None:
@@ -359,7 +365,7 @@ class TimeIndex(_Index):
         """(timestamp, offset) of the largest entry with ts <= ``timestamp``, else (-1, base)."""
         self._ensure()
         mm = self._mm
-        slot = self._largest_lower_bound(timestamp, lambda i: _TIME.unpack_from(mm, i * 12)[0])
+        slot = self._largest_lower_bound(timestamp, _TS, 0)
         if slot < 0:
             return -1, self.base_offset
         ts, rel = _TIME.unpack_from(mm, slot * 12)
