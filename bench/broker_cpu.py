@@ -179,6 +179,28 @@ def profile_start(pid: int, out: Path) -> subprocess.Popen | None:
                              "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def strace_start(pid: int, out: Path) -> subprocess.Popen:
+    exe = shutil.which("strace")
+    if exe is None:
+        raise RuntimeError("--syscalls needs strace")
+    return subprocess.Popen([exe, "-c", "-f", "-p", str(pid), "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def strace_stop(tr: subprocess.Popen, out: Path, n: int) -> None:
+    tr.send_signal(2)
+    try:
+        tr.wait(30)
+    except subprocess.TimeoutExpired:
+        tr.kill()
+        tr.wait()
+    print(f"  system calls per request (strace -c; slows the broker, so no CPU figure):")
+    for line in out.read_text().splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[3].isdigit() and f[-1] not in ("total",):
+            print(f"    {f[-1]:<16} {int(f[3]) / n:7.2f}")
+
+
 def profile_stop(spy: subprocess.Popen, out: Path, top: int) -> None:
     spy.send_signal(2)
     try:
@@ -224,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--acks", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--syscalls", action="store_true", help="count the broker's system calls with strace")
     ap.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for the broker")
     args = ap.parse_args(argv)
 
@@ -246,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         frames = produce_frames(c, args.produces, args.partitions, tpl, args.acks, 50)
         out = work / "produce.prof.txt"
         spy = profile_start(pid, out) if args.profile else None
-        if spy:
+        tr = strace_start(pid, work / "produce.strace") if args.syscalls else None
+        if spy or tr:
             time.sleep(1.0)
         cpu0, t0 = cpu_seconds(pid), time.perf_counter()
         pipelined(c, frames, args.window)
@@ -258,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
               f"wall {t1 - t0:6.2f} s   {req_bytes / (t1 - t0) / 1e6:7.1f} MB/s (wall, load-dependent)")
         if spy:
             profile_stop(spy, out, args.top)
+        if tr:
+            strace_stop(tr, work / "produce.strace", args.produces)
 
         end = (50 + args.produces) * count
         batch_size = len(tpl)
@@ -265,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         fetch_phase(c, 50, args.partitions, args.fetch_kib * 1024, args.window, end, step)
         out = work / "fetch.prof.txt"
         spy = profile_start(pid, out) if args.profile else None
-        if spy:
+        tr = strace_start(pid, work / "fetch.strace") if args.syscalls else None
+        if spy or tr:
             time.sleep(1.0)
         cpu0, t0 = cpu_seconds(pid), time.perf_counter()
         n, got = fetch_phase(c, args.fetches, args.partitions, args.fetch_kib * 1024, args.window, end, step)
@@ -276,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
               f"wall {t1 - t0:6.2f} s   {got / (t1 - t0) / 1e6:7.1f} MB/s (wall, load-dependent)")
         if spy:
             profile_stop(spy, out, args.top)
+        if tr:
+            strace_stop(tr, work / "fetch.strace", n)
         c.sock.close()
     finally:
         broker.stop()

@@ -11,9 +11,13 @@ Writing bypasses the transport: responses go out with ``os.writev`` and record d
 ``add_writer`` on a ``dup()`` of the socket fd (the transport owns the original fd). The
 transport is never asked to write, so the two paths cannot interleave.
 
-Requests on one connection are processed concurrently, but responses are written strictly
-in the order the requests arrived (clients rely on it). A connection with too many requests
-queued stops being read until its backlog drains.
+Each request's coroutine is started right in the read callback; most handlers finish
+without waiting, and their response is written there and then when nothing is queued ahead
+of it (no Task, no extra trip through the event loop). A handler that waits (a long-polling
+Fetch, a JoinGroup) goes on in a Task. Responses are written strictly in the order the
+requests arrived (clients rely on it); those that are ready together go out in one
+``writev``. A connection with too many requests queued stops being read until its backlog
+drains.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import os
 import socket
 import struct
 import time
+import types
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -42,21 +47,47 @@ READ_BUFFER_SIZE = 256 * 1024
 # KAFPY_ZERO_COPY=0 sends record data by reading it into memory first: only for measuring
 # what sendfile gains (bench/fetch_zero_copy.py).
 ZERO_COPY = os.environ.get("KAFPY_ZERO_COPY", "1") != "0"
+IOV_MAX = 1024
+# KAFPY_TCP_CORK=1 corks the socket around responses with record slices. Off by default:
+# on loopback it cost more system time (two setsockopt calls per response, and uvloop's
+# socket wrapper adds a getsockname to each) than the fewer packets saved.
+TCP_CORK = os.environ.get("KAFPY_TCP_CORK", "0") == "1"
 MAX_QUEUED_REQUESTS = 100
 API_VERSIONS_KEY = 18
 _conn_ids = itertools.count()
 
 
+class _FilePart:
+    """What is left to send of a record slice: fd, position, bytes remaining."""
+
+    __slots__ = ("fd", "position", "size")
+
+    def __init__(self, fd: int, position: int, size: int) -> None:
+        self.fd = fd
+        self.position = position
+        self.size = size
+
+
 class SocketWriter:
     """Writes byte chunks and file slices to a non-blocking socket fd, waiting for
     writability through the event loop. One writer per connection; calls are serialised by
-    the connection's response loop."""
+    the connection (an inline write only when no response task is writing).
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, stats: "TrafficStats") -> None:
+    ``write_now`` writes what the socket takes without waiting and returns the rest, so a
+    response computed synchronously goes out from the read callback with no task at all.
+    Byte chunks are gathered into one ``writev`` up to the next file slice. With ``cork``
+    a response with file slices is sent with ``TCP_CORK`` set, so its small headers and the
+    sendfile data leave in full-sized segments instead of one packet per piece."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, sock: Any, stats: "TrafficStats",
+                 cork: bool = TCP_CORK) -> None:
         self.loop = loop
-        self.fd = fd
-        self.wait_fd = os.dup(fd)
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.wait_fd = os.dup(self.fd)
         self.stats = stats
+        self.cork = cork and hasattr(socket, "TCP_CORK")
+        self.corked = False
 
     def close(self) -> None:
         if self.wait_fd >= 0:
@@ -76,65 +107,107 @@ class SocketWriter:
             self.loop.remove_writer(self.wait_fd)
 
     async def write(self, chunks: list[Any]) -> None:
-        pending: list[bytes | memoryview] = []
-        for c in chunks:
-            if isinstance(c, (bytes, bytearray, memoryview)):
-                if len(c):
-                    pending.append(c)
-            elif not ZERO_COPY:
-                pending.append(c.read_bytes())
+        rest = self.write_now(chunks)
+        while rest:
+            await self._writable()
+            rest = self.write_now(rest)
+
+    async def finish(self, rest: list[Any]) -> None:
+        """Waits for writability and writes ``rest`` (what ``write_now`` left)."""
+        while rest:
+            await self._writable()
+            rest = self.write_now(rest)
+
+    def _set_cork(self, on: bool) -> None:
+        try:
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1 if on else 0)
+        except OSError:
+            self.cork = False   # not TCP (a Unix socket in tests): nothing to cork
+        self.corked = on
+
+    def write_now(self, chunks: list[Any]) -> list[Any] | None:
+        """Writes as much of ``chunks`` as the socket takes now; returns None when all is
+        written, else the unwritten rest (to pass back here once writable). Raises OSError
+        when the connection is broken."""
+        fd = self.fd
+        stats = self.stats
+        i = 0
+        n_chunks = len(chunks)
+        cork = self.cork
+        while i < n_chunks:
+            # gather byte chunks up to the next file slice
+            j = i
+            while j < n_chunks and isinstance(chunks[j], (bytes, bytearray, memoryview)):
+                j += 1
+            if j > i:
+                if cork and not self.corked and j < n_chunks:
+                    self._set_cork(True)
+                bufs = chunks[i:j] if (i or j < n_chunks) else chunks
+                k = self._writev(bufs)
+                if k is not None:
+                    return list(bufs[k:]) + list(chunks[j:])
+                i = j
+                continue
+            c = chunks[i]
+            if not ZERO_COPY and not isinstance(c, _FilePart):
+                chunks = list(chunks)
+                chunks[i] = c.read_bytes()
+                continue
+            if isinstance(c, _FilePart):
+                part = c
             else:
-                if pending:
-                    await self._writev(pending)
-                    pending = []
-                await self._sendfile(c)
-        if pending:
-            await self._writev(pending)
+                size = c.size
+                if size <= 0:
+                    i += 1
+                    continue
+                part = _FilePart(c.fileno(), c.position, size)
+            if cork and not self.corked:
+                self._set_cork(True)
+            while part.size > 0:
+                try:
+                    n = os.sendfile(fd, part.fd, part.position, part.size)
+                except BlockingIOError:
+                    return [part] + list(chunks[i + 1:])
+                except InterruptedError:
+                    continue
+                if n == 0:
+                    # The file is shorter than promised (truncated under us): keep the frame
+                    # length honest; clients drop a partial trailing batch.
+                    log.warning("Record file shrank during a fetch; padding %d bytes", part.size)
+                    return [bytes(part.size)] + list(chunks[i + 1:])
+                part.position += n
+                part.size -= n
+                stats.sendfile_bytes += n
+                stats.bytes_sent += n
+            i += 1
+        if self.corked:
+            self._set_cork(False)
+        return None
 
-    async def _writev(self, bufs: list[bytes | memoryview]) -> None:
-        views = [memoryview(b) for b in bufs]
-        while views:
+    def _writev(self, bufs: list[Any]) -> int | None:
+        """Writes ``bufs``; None when all went out, else the index of the first one not
+        (completely) written, which is replaced in ``bufs`` by its unwritten tail."""
+        fd = self.fd
+        start = 0
+        total = len(bufs)
+        while start < total:
+            batch = bufs[start:start + IOV_MAX] if (start or total > IOV_MAX) else bufs
             try:
-                n = os.writev(self.fd, views[:1024])
+                n = os.writev(fd, batch)
             except BlockingIOError:
-                await self._writable()
-                continue
+                return start
             except InterruptedError:
                 continue
             self.stats.bytes_sent += n
-            while n and views:
-                if n >= len(views[0]):
-                    n -= len(views[0])
-                    views.pop(0)
+            for b in batch:
+                ln = len(b)
+                if n >= ln:
+                    n -= ln
+                    start += 1
                 else:
-                    views[0] = views[0][n:]
-                    n = 0
-
-    async def _sendfile(self, region: Any) -> None:
-        size = region.size
-        if size <= 0:
-            return
-        fd_in = region.fileno()
-        pos = region.position
-        remaining = size
-        while remaining > 0:
-            try:
-                n = os.sendfile(self.fd, fd_in, pos, remaining)
-            except BlockingIOError:
-                await self._writable()
-                continue
-            except InterruptedError:
-                continue
-            if n == 0:
-                # The file is shorter than promised (truncated under us): keep the frame
-                # length honest; clients drop a partial trailing batch.
-                log.warning("Record file shrank during a fetch; padding %d bytes", remaining)
-                await self._writev([bytes(remaining)])
-                return
-            pos += n
-            remaining -= n
-            self.stats.sendfile_bytes += n
-            self.stats.bytes_sent += n
+                    bufs[start] = memoryview(b)[n:]
+                    return start
+        return None
 
 
 class KafkaConnection(asyncio.BufferedProtocol):
@@ -154,7 +227,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.end = 0
         self.big: bytearray | None = None   # a large frame being received in place
         self.big_got = 0
-        self.queue: deque[asyncio.Future] = deque()
+        self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
         self.response_task: asyncio.Task | None = None
         self.paused = False
         self.closed = False
@@ -172,7 +245,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
-        self.writer = SocketWriter(self.loop, sock.fileno(), self.server.stats)
+        self.writer = SocketWriter(self.loop, sock, self.server.stats)
         self.server.connections.add(self)
         log.debug("Accepted connection %s from %s:%d", self.id, *self.peer)
 
@@ -180,7 +253,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.closed = True
         self.server.connections.discard(self)
         for fut in self.queue:
-            fut.cancel()
+            if type(fut) is not _Ready:
+                fut.cancel()
         self.queue.clear()
         if self.response_task is not None:
             self.response_task.cancel()
@@ -250,14 +324,59 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.transport.abort()
 
     def _dispatch(self, frame: bytes | bytearray) -> None:
+        """Runs the request's coroutine at once, in this read callback: most handlers never
+        wait, and then neither a Task nor a trip through the event loop is needed, and the
+        response is written right here when nothing is queued before it. A handler that
+        does wait continues in a Task from where it stopped."""
         self.server.stats.requests += 1
-        fut = self.loop.create_task(self._process(frame))
-        self.queue.append(fut)
-        if self.response_task is None or self.response_task.done():
-            self.response_task = self.loop.create_task(self._respond())
+        coro = self._process(frame)
+        try:
+            pending = coro.send(None)
+        except StopIteration as e:
+            self._completed(e.value)
+            return
+        if getattr(pending, "_asyncio_future_blocking", False):
+            # As a Task does on taking the future; another coroutine awaiting the same
+            # future before our Task runs would otherwise fail.
+            pending._asyncio_future_blocking = False
+        self.queue.append(self.loop.create_task(_resume(coro, pending)))
+        self._ensure_responder()
+
+    def _completed(self, result: Any) -> None:
+        if self.queue or self._writing():
+            self.queue.append(_Ready(result))
+            self._ensure_responder()
+            return
+        if result is None:
+            return
+        if isinstance(result, BaseException):
+            self.abort()
+            return
+        assert self.writer is not None
+        try:
+            rest = self.writer.write_now(result)
+        except OSError as e:
+            self._write_failed(e)
+            return
+        self.last_active = time.monotonic()
+        if rest:
+            self.response_task = self.loop.create_task(self._respond(rest))
+
+    def _writing(self) -> bool:
+        t = self.response_task
+        return t is not None and not t.done()
+
+    def _ensure_responder(self) -> None:
+        if not self._writing():
+            self.response_task = self.loop.create_task(self._respond(None))
         if len(self.queue) >= MAX_QUEUED_REQUESTS and not self.paused and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()
+
+    def _write_failed(self, e: OSError) -> None:
+        if e.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
+            log.warning("Error writing to %s:%d: %s", self.peer[0], self.peer[1], e)
+        self.abort()
 
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
@@ -300,39 +419,99 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return None
         return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
 
-    async def _respond(self) -> None:
+    async def _respond(self, rest: list[Any] | None) -> None:
+        """Writes queued responses in request order, first ``rest`` (what an inline write
+        left). Responses that are ready together go out in one write."""
         writer = self.writer
         assert writer is not None
+        queue = self.queue
         try:
-            while self.queue:
-                fut = self.queue[0]
-                result = await fut
-                self.queue.popleft()
-                if self.paused and len(self.queue) < MAX_QUEUED_REQUESTS // 2 and self.transport is not None:
+            while True:
+                if rest:
+                    await writer.finish(rest)
+                    rest = None
+                    self.last_active = time.monotonic()
+                if not queue:
+                    return
+                head = queue[0]
+                if type(head) is not _Ready and not head.done():
+                    await head
+                chunks: list[Any] = []
+                close = False
+                while queue:
+                    head = queue[0]
+                    if type(head) is _Ready:
+                        result = head.result
+                    elif head.done():
+                        result = head.result()
+                    else:
+                        break
+                    queue.popleft()
+                    if result is None:
+                        continue
+                    if isinstance(result, BaseException):
+                        close = True
+                        break
+                    chunks.extend(result)
+                if self.paused and len(queue) < MAX_QUEUED_REQUESTS // 2 and self.transport is not None:
                     self.paused = False
                     self.transport.resume_reading()
-                if result is None:
-                    continue
-                if isinstance(result, BaseException):
+                if chunks:
+                    rest = writer.write_now(chunks)
+                    self.last_active = time.monotonic()
+                if close:
+                    if rest:
+                        await writer.finish(rest)
                     self.abort()
                     return
-                await writer.write(result)
-                self.last_active = time.monotonic()
         except asyncio.CancelledError:
             pass
         except OSError as e:
-            if e.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
-                log.warning("Error writing to %s:%d: %s", self.peer[0], self.peer[1], e)
-            self.abort()
+            self._write_failed(e)
 
     async def drain(self) -> None:
         """Wait for requests already received to be answered (graceful shutdown)."""
-        while self.queue and not self.closed:
+        while (self.queue or self._writing()) and not self.closed:
+            task = self.response_task
+            if task is None or task.done():
+                return
             try:
-                await asyncio.wait_for(asyncio.shield(self.queue[-1]), 30)
+                await asyncio.wait_for(asyncio.shield(task), 30)
             except Exception:
                 return
             await asyncio.sleep(0)
+
+
+class _Ready:
+    """A response computed before the ones ahead of it were written."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+
+@types.coroutine
+def _continue(coro: Any, pending: Any) -> Any:
+    """Drives ``coro`` on from its first suspension: re-yields what it was waiting on to the
+    Task, passes the Task's wake-ups (and cancellation) back in."""
+    if getattr(pending, "_asyncio_future_blocking", None) is not None:
+        # _dispatch cleared the flag; the Task takes the yield as a future only when set.
+        pending._asyncio_future_blocking = True
+    try:
+        while True:
+            try:
+                value = yield pending
+            except BaseException as e:
+                pending = coro.throw(e)
+            else:
+                pending = coro.send(value)
+    except StopIteration as e:
+        return e.value
+
+
+async def _resume(coro: Any, pending: Any) -> Any:
+    return await _continue(coro, pending)
 
 
 class TrafficStats:

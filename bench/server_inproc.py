@@ -1,0 +1,201 @@
+"""Python CPU per request through the socket server's read/dispatch/write path, in process.
+
+    python -m bench.server_inproc [--requests 2000] [--repeats 5] [--window 8]
+                                  [--partitions 6] [--batch-kib 16] [--fetch-kib 64]
+
+A ``KafkaConnection`` over a real log directory and the real handlers, fed request frames
+through ``get_buffer``/``buffer_updated`` in 64 KiB pieces as the event loop would, with its
+writer's fd on /dev/null (``writev`` and ``sendfile`` still happen, but cost nothing on the
+network side). ``--window`` requests are fed before the loop is let run, as pipelined
+requests arrive. Prints the best of ``--repeats`` runs of CPU microseconds
+(``time.process_time``) per Produce (idempotent, acks=1, one batch per partition) and per
+Fetch (every partition, whole batches), so server and hot-path changes can be compared on a
+busy machine: the figure leaves out the kernel's network work and the client entirely.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import crc32c  # noqa: E402
+
+from broker.apis import ApiRegistry  # noqa: E402
+from broker.server import KafkaConnection, TrafficStats  # noqa: E402
+from protocol import codec  # noqa: E402
+from protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
+from protocol.records import build_batch  # noqa: E402
+from tests.unit.broker.helpers import LocalBroker  # noqa: E402
+
+TOPIC = "bench-inproc"
+PIECE = 64 * 1024
+
+
+class NullSocket:
+    """What the connection gets as its socket: /dev/null's fd; no socket options."""
+
+    def __init__(self) -> None:
+        self.fd = os.open(os.devnull, os.O_WRONLY)
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def setsockopt(self, *args: object) -> None:
+        raise OSError("not a socket")
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+class NullTransport:
+    def __init__(self, sock: NullSocket) -> None:
+        self.sock = sock
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return {"socket": self.sock, "peername": ("127.0.0.1", 1)}.get(name, default)
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        raise RuntimeError("the connection was closed: a request failed")
+
+
+class Server:
+    def __init__(self, broker: LocalBroker, loop: asyncio.AbstractEventLoop) -> None:
+        self.broker = broker
+        self.loop = loop
+        self.max_request_size = 100 * 1024 * 1024
+        self.connections: set = set()
+        self.stats = TrafficStats()
+
+
+def feed(conn: KafkaConnection, frame: bytes) -> None:
+    mv = memoryview(frame)
+    pos = 0
+    while pos < len(mv):
+        buf = conn.get_buffer(PIECE)
+        n = min(len(buf), PIECE, len(mv) - pos)
+        buf[:n] = mv[pos:pos + n]
+        pos += n
+        conn.buffer_updated(n)
+
+
+def busy(conn: KafkaConnection) -> bool:
+    t = conn.response_task
+    return bool(conn.queue) or (t is not None and not t.done())
+
+
+async def run(conn: KafkaConnection, frames: list[bytes], window: int) -> float:
+    t0 = time.process_time()
+    for i, f in enumerate(frames):
+        feed(conn, f)
+        if (i + 1) % window == 0:
+            while busy(conn):
+                await asyncio.sleep(0)
+    while busy(conn):
+        await asyncio.sleep(0)
+    return time.process_time() - t0
+
+
+def header(corr: int, api_key: int, version: int) -> RequestHeader:
+    return RequestHeader(request_api_key=api_key, request_api_version=version, correlation_id=corr,
+                         client_id="bench")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--window", type=int, default=8)
+    ap.add_argument("--partitions", type=int, default=6)
+    ap.add_argument("--batch-kib", type=int, default=16)
+    ap.add_argument("--fetch-kib", type=int, default=64)
+    ap.add_argument("--uvloop", action="store_true", help="run on uvloop (default: asyncio's loop)")
+    args = ap.parse_args(argv)
+
+    if args.uvloop:
+        import uvloop
+        loop = uvloop.new_event_loop()
+    else:
+        loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    d = tempfile.mkdtemp(prefix="kafpy-bench-inproc-")
+    broker = LocalBroker(d, loop)
+    broker.apis = ApiRegistry.load()  # type: ignore[attr-defined]
+    broker.create_topic(TOPIC, args.partitions)
+    sock = NullSocket()
+    conn = KafkaConnection(Server(broker, loop), "PLAINTEXT")  # type: ignore[arg-type]
+    conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
+    pid, epoch = 1000, 0
+    tpl = bytearray(build_batch([(b"key-%06d" % i, os.urandom(1000)) for i in range(args.batch_kib)],
+                                producer_id=pid, producer_epoch=epoch, base_sequence=0))
+    count = args.batch_kib
+    corr = 0
+    seq = 0
+    produce_cpu = []
+    fetch_cpu = []
+    try:
+        for rep in range(args.repeats):
+            frames = []
+            for _ in range(args.requests):
+                struct.pack_into(">i", tpl, 53, seq * count)
+                struct.pack_into(">I", tpl, 17, crc32c.crc32c(memoryview(tpl)[21:]))
+                seq += 1
+                batch = bytes(tpl)
+                td = ProduceRequest.TopicProduceData(name=TOPIC, partition_data=[
+                    ProduceRequest.PartitionProduceData(index=p, records=batch) for p in range(args.partitions)])
+                corr += 1
+                frames.append(codec.encode_request(header(corr, 0, 9), ProduceRequest(
+                    transactional_id=None, acks=1, timeout_ms=30000, topic_data=[td]))[4:])
+            frames = [struct.pack(">i", len(f)) + f for f in frames]
+            produce_cpu.append(loop.run_until_complete(run(conn, frames, args.window)))
+
+            end = seq * count
+            step = max(1, (args.fetch_kib * 1024) // len(tpl)) * count
+            off = 0
+            frames = []
+            for _ in range(args.requests):
+                topic = FetchRequest.FetchTopic(topic=TOPIC, partitions=[
+                    FetchRequest.FetchPartition(partition=p, current_leader_epoch=-1, fetch_offset=off,
+                                                log_start_offset=-1, partition_max_bytes=args.fetch_kib * 1024)
+                    for p in range(args.partitions)])
+                corr += 1
+                frames.append(codec.encode_request(header(corr, 1, 12), FetchRequest(
+                    replica_id=-1, max_wait_ms=500, min_bytes=1, max_bytes=50 << 20, isolation_level=0,
+                    session_id=0, session_epoch=-1, topics=[topic], forgotten_topics_data=[], rack_id="")))
+                off = off + step if off + step < end else 0
+            fetch_cpu.append(loop.run_until_complete(run(conn, frames, args.window)))
+        sent = conn.server.stats
+        print(f"server in process ({'uvloop' if args.uvloop else 'asyncio'}), best of {args.repeats} x "
+              f"{args.requests} requests, window {args.window}")
+        print(f"  Produce v9 acks=1, {args.partitions} x {len(tpl) / 1024:.1f} KiB: "
+              f"{1e6 * min(produce_cpu) / args.requests:7.1f} us/request CPU "
+              f"(all runs: {', '.join(f'{1e6 * c / args.requests:.0f}' for c in produce_cpu)})")
+        print(f"  Fetch v12, {args.partitions} x {args.fetch_kib} KiB:  "
+              f"{1e6 * min(fetch_cpu) / args.requests:7.1f} us/request CPU "
+              f"(all runs: {', '.join(f'{1e6 * c / args.requests:.0f}' for c in fetch_cpu)}); "
+              f"{sent.sendfile_bytes / (args.requests * args.repeats) / 1024:.0f} KiB sendfile/request")
+    finally:
+        conn.connection_lost(None)
+        sock.close()
+        broker.close()
+        loop.close()
+        shutil.rmtree(d, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
