@@ -223,6 +223,9 @@ def test_we_read_kafka_transaction_markers_and_txnindex(tmp_path):
             p.produce("txn-topic", key=b"committed-%d" % i, value=b"c", partition=0)
         p.commit_transaction(60)
         del p
+        # markers reach the partition asynchronously after EndTxn: wait until the last
+        # stable offset covers both (ABORT and COMMIT) before stopping the broker
+        _wait_for_lso(kafka.bootstrap, "txn-topic", 10)
     pdir = data_dir / "txn-topic-0"
     lg = Log(str(pdir), LogConfig(), clock=FakeClock(int(time.time() * 1000)), needs_recovery=True)
     try:
@@ -241,3 +244,20 @@ def test_we_read_kafka_transaction_markers_and_txnindex(tmp_path):
         assert [(t.producer_id, t.first_offset, t.last_offset) for t in entries] == [(pid, 0, 5)]
     finally:
         lg.close()
+
+
+def _wait_for_lso(bootstrap: str, topic: str, expected: int, timeout: float = 60.0) -> None:
+    from confluent_kafka import IsolationLevel, TopicPartition
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    deadline = time.monotonic() + timeout
+    lso = None
+    while time.monotonic() < deadline:
+        futs = admin.list_offsets({TopicPartition(topic, 0): OffsetSpec.latest()},
+                                  isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=10)
+        lso = next(iter(futs.values())).result().offset
+        if lso >= expected:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"last stable offset of {topic}-0 stayed at {lso}, expected {expected}")
