@@ -188,3 +188,58 @@ def test_max_compaction_lag_forces_cleaning(tmp_path):
     clock.advance(120_000)
     assert cleaner.clean_once(clock.ms)
     lm.shutdown()
+
+
+def test_cleaner_thread_races_appends_reads_and_retention(tmp_path):
+    import threading
+
+    clock = FakeClock()
+    base = LogConfig(cleanup_policy="compact,delete", segment_bytes=700, min_cleanable_dirty_ratio=0.0,
+                     retention_bytes=20_000, file_delete_delay_ms=0)
+    lm = LogManager([str(tmp_path / "d")], base, clock=clock, start_cleaner=False)
+    lm.startup()
+    from storage.cleaner import LogCleaner
+
+    cleaner = LogCleaner(lm, clock=clock)
+    lg = lm.get_or_create_log("race", 0)
+    stop = threading.Event()
+    errors = []
+
+    def clean_loop():
+        try:
+            for _ in range(2000):
+                if stop.is_set():
+                    break
+                cleaner.clean_once(clock.ms, force=True)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    t = threading.Thread(target=clean_loop)
+    t.start()
+    latest = {}
+    try:
+        for i in range(400):
+            key = b"k%d" % (i % 13)
+            info = lg.append_as_leader(kp_batch([(key, b"v%d" % i * 10)], timestamp=clock.ms), 0)
+            latest[key] = b"v%d" % i * 10
+            lg.update_high_watermark(lg.log_end_offset)
+            if i % 25 == 0:
+                lm.run_housekeeping(clock.ms)
+            off = max(lg.log_start_offset, info.first_offset - 30)
+            res = lg.read(off, 1 << 16)
+            assert res.records is not None
+            for o, k, v, _ in decode_all(res.records.read_bytes()):
+                assert v.startswith(b"v")
+    finally:
+        stop.set()
+        t.join(timeout=120)
+    assert not errors, errors
+    # the newest value of every key is still there
+    seen = {}
+    off = lg.log_start_offset
+    while off < lg.log_end_offset:
+        recs = decode_all(lg.read(off, 1 << 20).records.read_bytes())
+        for o, k, v, _ in recs:
+            seen[k] = v
+        off = recs[-1][0] + 1
+    assert seen == latest
+    lm.shutdown()
