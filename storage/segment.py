@@ -245,7 +245,10 @@ class LogSegment:
             return None
         limit = min(hard_end, start + max(max_size, 0))
         if start + found.size <= limit:
-            end, _ = self._boundary_at_or_before(start, limit)
+            # hard_end (the segment's size or the start of the batch holding max_position)
+            # is a batch boundary: a read that reaches it (a consumer near the end of the
+            # log) needs no header scan.
+            end = limit if limit == hard_end else self._boundary_at_or_before(start, limit)[0]
         elif min_one_message and start + found.size <= hard_end:
             end = start + found.size
         else:
