@@ -354,7 +354,8 @@ class Log:
         i = start
         while i < len(self._segments):
             seg = self._segments[i]
-            truncated = seg.recover(max_msg, on_batch, start_offset=expected)
+            upper = self._bases[i + 1] if i + 1 < len(self._bases) else None
+            truncated = seg.recover(max_msg, on_batch, start_offset=expected, end_offset=upper)
             if seg.size:
                 expected = seg.read_next_offset()
             if truncated:

@@ -442,8 +442,12 @@ class LogSegment:
             pos += h.total_size
 
     def recover(self, max_message_bytes: int, on_batch: Optional[Callable] = None,
-                start_offset: Optional[int] = None) -> int:
+                start_offset: Optional[int] = None, end_offset: Optional[int] = None) -> int:
         """Validate every batch, rebuild both indexes, cut the file at the first bad batch.
+
+        Offsets must increase from ``start_offset`` and stay below ``end_offset`` (the
+        next segment's base), which also catches a damaged base offset, a field Kafka's
+        CRC does not cover.
 
         ``on_batch(header)`` is called for each valid batch (leader epochs, producer
         state). Returns the number of bytes truncated.
@@ -461,7 +465,7 @@ class LogSegment:
         if size:
             mm = mmap.mmap(self._fd, size, prot=mmap.PROT_READ)
             try:
-                valid = self._scan_valid(mm, size, max_message_bytes, next_expected, on_batch)
+                valid = self._scan_valid(mm, size, max_message_bytes, next_expected, on_batch, end_offset)
             finally:
                 mm.close()
         truncated = size - valid
@@ -471,7 +475,7 @@ class LogSegment:
         self.size = valid
         return truncated
 
-    def _scan_valid(self, mm, size, max_message_bytes, next_expected, on_batch) -> int:
+    def _scan_valid(self, mm, size, max_message_bytes, next_expected, on_batch, end_offset=None) -> int:
         valid = 0
         interval = self.index_interval_bytes
         since = 0
@@ -493,6 +497,8 @@ class LogSegment:
                     break
                 last = h.base_offset + h.last_offset_delta
                 if h.base_offset < next_expected or last < h.base_offset or last - self.base_offset > 0x7FFFFFFF:
+                    break
+                if end_offset is not None and last >= end_offset:
                     break
                 if self.rolling_based_timestamp is None:
                     self.rolling_based_timestamp = h.max_timestamp

@@ -215,3 +215,21 @@ def test_new_logs_go_to_least_loaded_dir(tmp_path):
     assert lm.get_log("t", 0) is None
     assert not os.path.exists(os.path.join(dirs[0], "t-0"))
     lm.shutdown()
+
+
+def test_damaged_base_offset_is_caught_by_the_next_segment_bound(tmp_path):
+    import struct
+
+    lg = open_log(tmp_path, segment_bytes=1000)
+    fill(lg, 30)
+    victim = lg.segments[0]
+    positions = [p for p, _ in iter_batches(open(victim.log_path, "rb").read())]
+    last_pos = positions[-1]
+    with open(victim.log_path, "r+b") as f:
+        f.seek(last_pos)
+        (base,) = struct.unpack(">q", f.read(8))
+        f.seek(last_pos)
+        f.write(struct.pack(">q", base + 65536))  # outside the CRC: only bounds can tell
+    lg2 = Log(lg.dir, lg.config, clock=FakeClock(), recovery_point=0, needs_recovery=True)
+    assert lg2.log_end_offset == base
+    assert all_offsets(lg2) == list(range(base))
