@@ -608,8 +608,7 @@ class Log:
             seg = self._segments[-1]
             if seg.size and seg.should_roll(n, ts, last, cfg.segment_bytes, cfg.segment_ms, now):
                 seg = self._roll(first)
-            seg.append([_PREFIX16.pack(first, h.batch_length, leader_epoch), view[16:n]],
-                       [(0, n, last, ts)], n)
+            seg.append_one(_PREFIX16.pack(first, h.batch_length, leader_epoch), view[16:n], n, last, ts)
             self._next_offset = last + 1
             if leader_epoch > self.leader_epoch_cache.latest_epoch:
                 self.leader_epoch_cache.assign(leader_epoch, first)

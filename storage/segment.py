@@ -320,6 +320,51 @@ class LogSegment:
         self.bytes_since_last_index_entry = since
         self.size = start + total
 
+    def append_one(self, prefix: bytes, body, total: int, last_offset: int, max_ts: int) -> None:
+        """``append`` for one batch written as (rewritten prefix, rest): the Produce hot path."""
+        start = self.size
+        fd = self._fd
+        try:
+            written = os.writev(fd, (prefix, body))
+            if written < total:
+                rest = memoryview(prefix + bytes(body))
+                while written < total:
+                    n = os.write(fd, rest[written:])
+                    if n <= 0:
+                        raise OSError("write returned 0")
+                    written += n
+        except OSError as e:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass
+            raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
+        if not self._max_ts_loaded:
+            self._load_max_timestamp()
+        if max_ts > self.max_timestamp_so_far:
+            self.max_timestamp_so_far, self.offset_of_max_timestamp = max_ts, last_offset
+        since = self.bytes_since_last_index_entry
+        if since > self.index_interval_bytes:
+            oi, ti = self.offset_index, self.time_index
+            n_off = oi._entries if oi._loaded else oi.entries
+            n_time = ti._entries if ti._loaded else ti.entries
+            try:
+                oi.append(last_offset, start)
+                ti.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp)
+            except OSError as e:
+                oi.truncate_entries(n_off)
+                ti.truncate_entries(n_time)
+                try:
+                    os.ftruncate(fd, start)
+                except OSError:
+                    pass
+                raise KafkaStorageError(f"index update for {self.log_path} failed: {e}") from e
+            since = 0
+        self.bytes_since_last_index_entry = since + total
+        if self.rolling_based_timestamp is None:
+            self.rolling_based_timestamp = max_ts
+        self.size = start + total
+
     def index_full(self) -> bool:
         return self.offset_index.is_full() or self.time_index.is_full()
 
