@@ -209,11 +209,24 @@ class LogSegment:
         idx_off, pos = self.offset_index.lookup(offset)
         pos = max(pos, start_position)
         size = self.size
+        # The batch sought starts at most about index.interval.bytes after the index entry:
+        # read that much at once and walk the headers in memory. Small batches (a consumer
+        # at the log end, one record per batch) took one pread each, a dozen per Fetch.
+        chunk = max(self.index_interval_bytes, 0) + _PREFIX_LEN
+        buf = b""
+        buf_pos = pos
         while pos < size:
-            base, total, last = self._pread_prefix(pos)
+            rel = pos - buf_pos
+            if rel + _PREFIX_LEN > len(buf):
+                buf = os.pread(self._fd, min(chunk, size - pos), pos)
+                buf_pos, rel = pos, 0
+                if len(buf) < _PREFIX_LEN:
+                    raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
+            base, length, _epoch, _magic, _crc, _attr, lod = _PREFIX_LOD.unpack_from(buf, rel)
+            last = base + lod
             if last >= offset:
-                return BatchPosition(base, last, pos, total)
-            pos += total
+                return BatchPosition(base, last, pos, length + 12)
+            pos += length + 12
         return None
 
     def _boundary_at_or_before(self, start: int, limit: int) -> tuple[int, int]:
