@@ -65,7 +65,7 @@ class Broker:
                                                                        cfg["broker.rack"]))
         if self.metadata.broker_configs:
             cfg.dynamic.update(self.metadata.broker_configs)
-        self.log_manager = LogManager(cfg.log_dirs, self.default_log_config())
+        self.log_manager = LogManager(cfg.log_dirs, self.default_log_config(), topic_configs=self._topic_log_config)
         self.log_manager.startup(cluster_id=self.metadata.cluster_id, broker_id=cfg.broker_id)
         for info in list(self.metadata.topics().values()):
             self.replica_manager.host_topic(info)
@@ -99,12 +99,24 @@ class Broker:
                     cfg.log_dirs[0])
         self.zk = zk
 
+    def _topic_log_config(self, topic: str) -> LogConfig | None:
+        """The LogConfig of a topic the metadata knows (logs loaded at startup use it)."""
+        info = self.metadata.topic(topic) if self.metadata is not None else None
+        return self.replica_manager.log_config(info) if info is not None else None
+
     async def _housekeeping(self) -> None:
-        interval = min(self.config["log.retention.check.interval.ms"], 300000) / 1000
+        """Retention every log.retention.check.interval.ms; checkpoints (high watermarks,
+        recovery points, log start offsets) every 5 s, as Kafka does."""
+        interval = self.config["log.retention.check.interval.ms"] / 1000
+        next_retention = time.monotonic() + interval
         while True:
-            await asyncio.sleep(interval)
+            await asyncio.sleep(min(5.0, interval))
             try:
-                self.log_manager.run_housekeeping(int(time.time() * 1000))
+                if time.monotonic() >= next_retention:
+                    next_retention = time.monotonic() + interval
+                    self.log_manager.run_housekeeping(int(time.time() * 1000))
+                else:
+                    self.log_manager.checkpoint()
             except Exception:
                 log.exception("Log housekeeping failed")
 

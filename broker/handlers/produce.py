@@ -42,6 +42,8 @@ def validate_records(version: int, records) -> tuple[int, str] | None:
     if records[16] != 2:
         return INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
                                 "batches with magic version 2")
+    if records[22] & 7 > ZSTD:
+        return UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {records[22] & 7}"
     if version < 7 and records[22] & 7 == ZSTD:
         return UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
                                               "ZStandard compression")
