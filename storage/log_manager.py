@@ -39,7 +39,8 @@ REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 META_PROPERTIES = "meta.properties"
 _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
               REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
-              ".lock", "bootstrap.checkpoint"}
+              ".lock", "bootstrap.checkpoint",
+              "cluster-metadata.json"}  # the broker's standalone metadata (broker/metadata.py)
 
 
 class LogManager:
