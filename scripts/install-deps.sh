@@ -138,6 +138,7 @@ install_kafka() {
     log "fetching Apache Kafka $v jars with mvn into $home/libs"
     # shellcheck disable=SC2046
     fetch_jars "$home/libs" $(kafka_artifacts "$v") || return 1
+    rm -rf "$home/cds"  # class-data-sharing archives of older jars (tests/support/kafka_dist.py)
     echo "$v" >"$home/.complete"
     log "Kafka $v: $(ls "$home/libs" | wc -l) jars"
 }

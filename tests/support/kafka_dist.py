@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
@@ -177,17 +178,44 @@ def main_class(version: str, tool: str) -> str:
     raise KafkaDistMissing(f"none of {candidates} is in Kafka {full_version(version)}'s jars")
 
 
+# JVM messages (warnings and errors only) go to stderr, never into a tool's stdout; the
+# class-data-sharing (CDS) chatter is silenced.
+JVM_LOG_OPTS = ("-Xlog:disable", "-Xlog:all=warning,cds*=off:stderr")
+
+
+def cds_archive(version: str, tool: str) -> Path:
+    """Where the class-data-sharing archive of a short-lived tool lives. run_tool dumps it on
+    the first successful run (Java 17 -XX:ArchiveClassesAtExit) and maps it on later ones:
+    about a second less JVM start-up per call. Keyed by the java binary as well; a stale or
+    foreign archive is just not used. Set KAFPY_JAVA_CDS=0 to turn it off."""
+    java = str(Path(java_executable()).resolve())
+    tag = hashlib.sha256(java.encode()).hexdigest()[:8]
+    return kafka_home(version) / "cds" / f"{main_class(version, tool)}-{tag}.jsa"
+
+
+def _cds_enabled(tool: str) -> bool:
+    name = tool[:-3] if tool.endswith(".sh") else tool
+    return name not in _LONG_RUNNING and os.environ.get("KAFPY_JAVA_CDS", "1") != "0"
+
+
 def java_command(version: str, tool: str, args: Sequence[str] = (), *,
                  heap: str | None = None, jvm_opts: Sequence[str] = (),
-                 log_level: str | None = None) -> list[str]:
-    """The argv that runs `tool` of Kafka `version` with `args`."""
+                 log_level: str | None = None, cds_dump_to: Path | None = None) -> list[str]:
+    """The argv that runs `tool` of Kafka `version` with `args` (mapping the tool's CDS
+    archive when there is one, or dumping one to `cds_dump_to`)."""
     name = tool[:-3] if tool.endswith(".sh") else tool
     level = log_level or os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "WARN")
-    cmd = [java_executable()]
+    cmd = [java_executable(), *JVM_LOG_OPTS]
     if name in _LONG_RUNNING:
         cmd += [f"-Xmx{heap or '1g'}", "-XX:+UseG1GC"]
     else:
         cmd += [f"-Xmx{heap or '512m'}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+        if cds_dump_to is not None:
+            cmd.append(f"-XX:ArchiveClassesAtExit={cds_dump_to}")
+        elif _cds_enabled(tool):
+            archive = cds_archive(version, tool)
+            if archive.is_file():
+                cmd.append(f"-XX:SharedArchiveFile={archive}")
     cmd += [
         "-Djava.awt.headless=true",
         f"-Dkafpy.log.level={level}",
@@ -208,14 +236,38 @@ def run_tool(version: str, tool: str, args: Sequence[str] = (), input: str | byt
     `input` is bytes). Raises ToolFailed when `check` and it exits non-zero, and
     subprocess.TimeoutExpired (after killing it) when it runs past `timeout` seconds.
     """
-    cmd = java_command(version, tool, args, **java_kw)
+    dump_to = None
+    if _cds_enabled(tool) and not cds_archive(version, tool).is_file():
+        archive = cds_archive(version, tool)
+        archive.parent.mkdir(exist_ok=True)
+        dump_to = archive.with_name(f"{archive.name}.{os.getpid()}.{uuid.uuid4().hex[:6]}.tmp")
+    cmd = java_command(version, tool, args, cds_dump_to=dump_to, **java_kw)
     full_env = {**os.environ, **(env or {})}
     text = not isinstance(input, (bytes, bytearray))
-    result = subprocess.run(cmd, input=input, capture_output=True, text=text, timeout=timeout,
-                            env=full_env, cwd=cwd, stdin=None if input is not None else subprocess.DEVNULL)
+    ok = False
+    try:
+        result = subprocess.run(cmd, input=input, capture_output=True, text=text,
+                                timeout=timeout, env=full_env, cwd=cwd,
+                                stdin=None if input is not None else subprocess.DEVNULL)
+        ok = result.returncode == 0
+    finally:
+        if dump_to is not None:
+            _install_cds_archive(dump_to, cds_archive(version, tool), keep=ok)
     if check and result.returncode != 0:
         raise ToolFailed(cmd, result)
     return result
+
+
+def _install_cds_archive(dumped: Path, archive: Path, keep: bool) -> None:
+    """Move a freshly dumped archive into place atomically (concurrent runs race benignly);
+    only from a run that succeeded."""
+    try:
+        if keep and dumped.is_file() and dumped.stat().st_size > 0 and not archive.exists():
+            os.replace(dumped, archive)
+    except OSError:
+        pass
+    finally:
+        dumped.unlink(missing_ok=True)
 
 
 def popen_tool(version: str, tool: str, args: Sequence[str] = (), *,

@@ -76,3 +76,19 @@ def test_random_cluster_id_is_a_base64url_uuid():
     for cid in ids:
         assert len(cid) == 22
         assert len(base64.urlsafe_b64decode(cid + "==")) == 16
+
+
+def test_cds_archive_is_used_once_present_and_can_be_turned_off(cache, monkeypatch):
+    _fake_dist(cache, "8.0.0", ["org.apache.kafka.tools.TopicCommand", "kafka.Kafka"])
+    archive = kafka_dist.cds_archive("8.0.0", "kafka-topics")
+    assert archive.parent == cache / "kafka-8.0.0" / "cds"
+    assert not any(a.startswith("-XX:SharedArchiveFile") for a in
+                   kafka_dist.java_command("8.0.0", "kafka-topics"))
+    archive.parent.mkdir()
+    archive.write_bytes(b"x")
+    assert f"-XX:SharedArchiveFile={archive}" in kafka_dist.java_command("8.0.0", "kafka-topics")
+    assert not any("SharedArchiveFile" in a for a in
+                   kafka_dist.java_command("8.0.0", "kafka-server-start"))
+    monkeypatch.setenv("KAFPY_JAVA_CDS", "0")
+    assert not any("SharedArchiveFile" in a for a in
+                   kafka_dist.java_command("8.0.0", "kafka-topics"))
