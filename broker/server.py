@@ -6,10 +6,11 @@ large request (a big Produce) is received straight into its own bytearray, so it
 batches reach the log without another copy and can be rewritten in place.
 
 Writing bypasses the transport: responses go out with ``os.writev`` and record data with
-``os.sendfile`` on the socket's fd. uvloop implements neither ``loop.sendfile`` nor
-``sock_sendfile`` (see DESIGN.md section 3), so we wait for writability ourselves with
-``add_writer`` on a ``dup()`` of the socket fd (the transport owns the original fd). The
-transport is never asked to write, so the two paths cannot interleave.
+``os.sendfile`` on a ``dup()`` of the socket's fd (the transport owns the original, and may
+close it while a response is being finished). uvloop implements neither ``loop.sendfile``
+nor ``sock_sendfile`` (see DESIGN.md section 3), so we wait for writability ourselves with
+``add_writer`` on that dup. The transport is never asked to write, so the two paths cannot
+interleave.
 
 Each request's coroutine is started right in the read callback; most handlers finish
 without waiting, and their response is written there and then when nothing is queued ahead
@@ -83,8 +84,10 @@ class SocketWriter:
                  cork: bool = TCP_CORK) -> None:
         self.loop = loop
         self.sock = sock
-        self.fd = sock.fileno()
-        self.wait_fd = os.dup(self.fd)
+        # Our own descriptor of the socket, for writing and for waiting: the transport may
+        # close its fd (abort) while a response is still being finished, and that number
+        # could then be reused by another connection.
+        self.fd = self.wait_fd = os.dup(sock.fileno())
         self.stats = stats
         self.cork = cork and hasattr(socket, "TCP_CORK")
         self.corked = False
@@ -96,7 +99,7 @@ class SocketWriter:
             except Exception:
                 pass
             os.close(self.wait_fd)
-            self.wait_fd = -1
+            self.fd = self.wait_fd = -1
 
     async def _writable(self) -> None:
         fut = self.loop.create_future()
@@ -343,6 +346,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._ensure_responder()
 
     def _completed(self, result: Any) -> None:
+        if self.closed:
+            return
         if self.queue or self._writing():
             self.queue.append(_Ready(result))
             self._ensure_responder()
@@ -456,7 +461,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 if self.paused and len(queue) < MAX_QUEUED_REQUESTS // 2 and self.transport is not None:
                     self.paused = False
                     self.transport.resume_reading()
-                if chunks:
+                if chunks and not self.closed:
                     rest = writer.write_now(chunks)
                     self.last_active = time.monotonic()
                 if close:
