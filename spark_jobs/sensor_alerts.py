@@ -181,6 +181,9 @@ def start_queries(spark, args) -> list:
     # a runtime SQL setting, so it also applies to a session the caller built; a restart
     # keeps the value its checkpoint recorded
     spark.conf.set("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
+    # streaming queries run without adaptive execution anyway; saying so up front spares
+    # a warning per query start
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
     thresholds = thresholds_from(args)
     queries = []
 
