@@ -179,23 +179,22 @@ def add_common_arguments(parser: argparse.ArgumentParser, *,
                             help="checkpoint directory; restarting with the same directory "
                                  "resumes where the query stopped")
     parser.add_argument("--master", default=DEFAULT_MASTER,
-                        help=f"Spark master (default {DEFAULT_MASTER})")
+                        help="Spark master")
     parser.add_argument("--shuffle-partitions", type=int, default=DEFAULT_SHUFFLE_PARTITIONS,
-                        help="spark.sql.shuffle.partitions for a new checkpoint "
-                             f"(default {DEFAULT_SHUFFLE_PARTITIONS})")
+                        help="spark.sql.shuffle.partitions for a new checkpoint")
     parser.add_argument("--kafka-option", action="append", default=[], metavar="KEY=VALUE",
                         help="extra option for Kafka source and sink, e.g. "
                              "kafka.security.protocol=PLAINTEXT (repeatable)")
-    parser.add_argument("--log-level", default="WARN", help="Spark log level (default WARN)")
+    parser.add_argument("--log-level", default="WARN", help="Spark log level")
 
 
 def add_trigger_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trigger", default="5 seconds", metavar="INTERVAL",
-                        help="micro-batch interval, e.g. '5 seconds' (default), or 'once' "
-                             "to process what is available now and stop")
+                        help="micro-batch interval, e.g. '5 seconds', or 'once' to process "
+                             "what is available now and stop")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="stop the queries after this many seconds (default: run "
-                             "until interrupted or, with --trigger once, until done)")
+                        help="stop the queries after this many seconds (none: run until "
+                             "interrupted or, with --trigger once, until done)")
 
 
 def kafka_options(pairs: Iterable[str]) -> dict[str, str]:
