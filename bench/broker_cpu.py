@@ -1,7 +1,8 @@
 """Broker CPU per request on the Produce and Fetch paths, independent of machine load.
 
     python -m bench.broker_cpu [--produces 3000] [--fetches 3000] [--window 8]
-                               [--partitions 6] [--batch-kib 16] [--acks 1] [--profile]
+                               [--partitions 6] [--batch-kib 16] [--acks 1]
+                               [--profile | --syscalls] [--env K=V ...]
 
 Starts our broker as a child process (``python -m broker``, uvloop, as users run it), creates
 a topic, and drives it from this process over one loopback connection with pre-encoded
@@ -16,7 +17,10 @@ Java producer with max.in.flight 5):
 CPU is the broker's utime+stime from /proc before and after each phase, so the figure is
 CPU microseconds per request whatever the machine's other load; wall time and MB/s are
 printed too but are only meaningful on a quiet machine. ``--profile`` runs py-spy on the
-broker during both phases and prints the functions with the most samples (self and total).
+broker during both phases and prints the functions with the most samples (self and total);
+``--syscalls`` counts the broker's system calls per request with ``strace -c`` instead.
+To compare two versions on a busy machine, run two checkouts side by side at the same time
+(each under the same load) and repeat; single runs vary by +-15 %.
 """
 from __future__ import annotations
 
