@@ -237,8 +237,20 @@ class LogSegment:
         idx_pos = self.offset_index.position_at_or_before(limit)
         pos = idx_pos if idx_pos > start else start
         first_size = 0
-        while pos < self.size:
-            _, total, _ = self._pread_prefix(pos)
+        size = self.size
+        # As in translate_offset: one read of about index.interval.bytes covers the headers
+        # between the index entry and ``limit``, instead of one pread per (small) batch.
+        chunk = max(self.index_interval_bytes, 0) + _PREFIX_LEN
+        buf = b""
+        buf_pos = pos
+        while pos < size:
+            rel = pos - buf_pos
+            if rel + _PREFIX_LEN > len(buf):
+                buf = os.pread(self._fd, min(chunk, size - pos), pos)
+                buf_pos, rel = pos, 0
+                if len(buf) < _PREFIX_LEN:
+                    raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
+            total = _PREFIX.unpack_from(buf, rel)[1] + 12
             if pos == start:
                 first_size = total
             if pos + total > limit:
