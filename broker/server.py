@@ -338,6 +338,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except StopIteration as e:
             self._completed(e.value)
             return
+        except Exception as e:  # outside the handler (decoding): close after earlier answers
+            log.exception("Error processing a request from %s:%d", self.peer[0], self.peer[1])
+            self._completed(e)
+            return
         if getattr(pending, "_asyncio_future_blocking", False):
             # As a Task does on taking the future; another coroutine awaiting the same
             # future before our Task runs would otherwise fail.

@@ -357,3 +357,21 @@ def test_writer_gathers_bytes_and_returns_what_the_socket_did_not_take():
         a.close()
         b.close()
         loop.close()
+
+
+def test_an_error_outside_the_handler_closes_after_the_earlier_responses(h, monkeypatch):
+    real = codec.decode_request
+
+    def decode(frame):
+        header, body = real(frame)
+        if header.correlation_id == 3:
+            raise IndexError("a decoder bug")
+        return header, body
+
+    monkeypatch.setattr(codec, "decode_request", decode)
+    h.feed(request(1, "wait:a") + request(2, "c") + request(3, "c") + request(4, "c"))
+    h.stand_in.waits["a"].set_result(None)
+    h.settle()
+    assert [c for c, _ in h.responses(2)] == [1, 2]
+    assert h.transport.aborted
+    assert h.nothing_pending()
