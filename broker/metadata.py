@@ -49,15 +49,21 @@ def validate_topic_name(name: str) -> None:
                              "alphanumerics, '.', '_' and '-'")
 
 
+def _random_uuid() -> bytes:
+    """16 random bytes as Kafka's Uuid.randomUuid(): never the zero uuid, never one whose
+    base64 form starts with "-" (tools would read it as an option)."""
+    while True:
+        b = uuid.uuid4().bytes
+        if b != bytes(16) and not base64.urlsafe_b64encode(b).startswith(b"-"):
+            return b
+
+
 def new_cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    return base64.urlsafe_b64encode(_random_uuid()).decode().rstrip("=")
 
 
 def new_topic_id() -> bytes:
-    while True:
-        b = uuid.uuid4().bytes
-        if b != bytes(16):
-            return b
+    return _random_uuid()
 
 
 def topic_id_str(topic_id: bytes) -> str:

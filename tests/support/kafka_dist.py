@@ -285,8 +285,13 @@ def popen_tool(version: str, tool: str, args: Sequence[str] = (), *,
 
 
 def random_cluster_id() -> str:
-    """A cluster id as `kafka-storage random-uuid` prints it (22 chars, base64url)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A cluster id as `kafka-storage random-uuid` prints it (22 chars, base64url). Like
+    Kafka's Uuid.randomUuid() it never starts with "-", which a command line would take for
+    an option."""
+    while True:
+        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cid.startswith("-"):
+            return cid
 
 
 class ReferenceKafka:
