@@ -48,6 +48,8 @@ def validate_records(version: int, records) -> tuple[int, str] | None:
         return UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
                                               "ZStandard compression")
     first = _I32.unpack_from(records, 8)[0] + 12
+    if first < 61 or first > n:
+        return None  # a bad batch length: the log answers CORRUPT_MESSAGE
     rest = n - first
     if rest >= 12 and 0 <= _I32.unpack_from(records, first + 8)[0] + 12 <= rest:
         return INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
