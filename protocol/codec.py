@@ -244,16 +244,20 @@ class _Compiler:
         return self.ref(self.struct_class(cls, f.type), "C") + "()"
 
     # -- decoders
-    def decoder(self, cls: type, version: int, flex: bool) -> Callable:
+    def _cached(self, cache: dict, build: Callable, cls: type, version: int, flex: bool) -> Callable:
+        """The compiled function for (cls, version), built once under the lock."""
         key = (cls, version)
-        fn = self.decoders.get(key)
+        fn = cache.get(key)
         if fn is None:
             with self.lock:
-                fn = self.decoders.get(key)
+                fn = cache.get(key)
                 if fn is None:
-                    fn = self._build_decoder(cls, version, flex)
-                    self.decoders[key] = fn
+                    fn = build(cls, version, flex)
+                    cache[key] = fn
         return fn
+
+    def decoder(self, cls: type, version: int, flex: bool) -> Callable:
+        return self._cached(self.decoders, self._build_decoder, cls, version, flex)
 
     def _build_decoder(self, cls: type, version: int, flex: bool) -> Callable:
         regular, tagged, absent = self.layout(cls, version)
@@ -428,15 +432,7 @@ class _Compiler:
 
     # -- encoders
     def encoder(self, cls: type, version: int, flex: bool) -> Callable:
-        key = (cls, version)
-        fn = self.encoders.get(key)
-        if fn is None:
-            with self.lock:
-                fn = self.encoders.get(key)
-                if fn is None:
-                    fn = self._build_encoder(cls, version, flex)
-                    self.encoders[key] = fn
-        return fn
+        return self._cached(self.encoders, self._build_encoder, cls, version, flex)
 
     def _build_encoder(self, cls: type, version: int, flex: bool) -> Callable:
         regular, tagged, _absent = self.layout(cls, version)
