@@ -92,6 +92,10 @@ EARLIEST_LOCAL_TIMESTAMP = -4
 LATEST_TIERED_TIMESTAMP = -5
 
 _PREFIX16 = struct.Struct(">qii")  # base offset, batch length, partition leader epoch
+# batch header from byte 8: length, leader epoch, magic, crc, attributes, last offset delta,
+# base timestamp, max timestamp, producer id, producer epoch, base sequence, records count
+_FAST_HEADER = struct.Struct(">iibIhiqqqhii")
+_CONTROL_OR_TXN = CONTROL_MASK | TRANSACTIONAL_MASK
 _CODECS = {"none": 0, "uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
@@ -438,6 +442,10 @@ class Log:
         self._ts_bounds = (before, after) if (before < LONG_MAX or after < LONG_MAX) else None
         self._fast_ok = (self._codec is None and not self._log_append and not self._compact
                          and self._ts_bounds is None)
+        self._fast_max_bytes = min(cfg.max_message_bytes, cfg.segment_bytes)
+        self._fast_roll_bytes = cfg.segment_bytes
+        self._fast_roll_ms = cfg.segment_ms
+        self._flush_messages = cfg.flush_messages
         self._codec_for = cfg
 
     def append_as_leader(self, records, leader_epoch: int, origin: str = "client") -> LogAppendInfo:
@@ -458,6 +466,39 @@ class Log:
         if self._fast_ok and origin == "client":
             # the common Produce: exactly one magic-2 batch, no conversion
             n = len(records)
+            if n >= BATCH_HEADER_SIZE:
+                (blen, _, magic, crc, attrs, lod, _, ts, pid, pepoch, bseq,
+                 count) = _FAST_HEADER.unpack_from(records, 8)
+                if (magic == 2 and blen + 12 == n and n <= self._fast_max_bytes and count > 0
+                        and lod == count - 1 and not attrs & _CONTROL_OR_TXN
+                        and (pid < 0 or bseq >= 0)):
+                    # the hot path, inline (a call costs as much as a check here); it
+                    # leaves anything unusual (a producer not simply continuing its
+                    # sequence, a segment roll) to the general path below
+                    view = memoryview(records)
+                    if _crc32c(view[21:n]) != crc:
+                        raise CorruptRecordError("record batch at 0 is corrupt (CRC mismatch)")
+                    with self.lock:
+                        entry = None
+                        if pid >= 0:
+                            entry = self.producer_state.continuing(pid, pepoch, bseq)
+                        if pid < 0 or entry is not None:
+                            first = self._next_offset
+                            last = first + lod
+                            if self._segments[-1].fast_append(
+                                    _PREFIX16.pack(first, blen, leader_epoch), view[16:n], n, last, ts,
+                                    self._fast_roll_bytes, self._fast_roll_ms):
+                                self._next_offset = last + 1
+                                if leader_epoch > self.leader_epoch_cache.latest_epoch:
+                                    self.leader_epoch_cache.assign(leader_epoch, first)
+                                if entry is not None:
+                                    self.producer_state.append_continuing(
+                                        entry, bseq, (bseq + lod) & 0x7FFFFFFF, first, last, ts)
+                                self._unflushed += count
+                                if self._unflushed >= self._flush_messages:
+                                    self.flush()
+                                return LogAppendInfo(first, last, ts, -1, self._log_start_offset, False,
+                                                     count, n)
             if n >= BATCH_HEADER_SIZE and records[16] == 2:
                 try:
                     h = parse_header(records, 0)
