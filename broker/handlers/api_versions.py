@@ -1,5 +1,11 @@
 """ApiVersions (18): the version ranges of every API this broker implements, read from the
-same registry that dispatches requests."""
+same registry that dispatches requests.
+
+Versions 0-5: v5 (KIP-1242, beyond our checked-in specs; ``protocol.codec`` carries it) lets
+a client name the cluster and node it means to reach; when it names a cluster,
+another cluster id or node id answers REBOOTSTRAP_REQUIRED, so a client whose metadata points
+at the wrong broker starts over.
+Java 4.2+ clients open every connection with v5."""
 from __future__ import annotations
 
 from protocol.messages import ApiVersionsResponse
@@ -8,6 +14,7 @@ from broker.handler import Handler, RequestContext
 
 UNSUPPORTED_VERSION = 35
 INVALID_REQUEST = 42
+REBOOTSTRAP_REQUIRED = 129
 
 
 async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> ApiVersionsResponse:  # noqa: F821
@@ -21,7 +28,13 @@ async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> A
         pat = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
         if not (pat.match(req.client_software_name or "") and pat.match(req.client_software_version or "")):
             error = INVALID_REQUEST
+    if ctx.api_version >= 5 and not error:
+        # As Kafka: checked only when the client names a cluster; then the node must match too.
+        cluster_id = getattr(req, "cluster_id", None)
+        if cluster_id is not None and (cluster_id != ctx.broker.metadata.cluster_id
+                                       or getattr(req, "node_id", -1) != ctx.broker.config.broker_id):
+            return ApiVersionsResponse(error_code=REBOOTSTRAP_REQUIRED, api_keys=[], throttle_time_ms=0)
     return ApiVersionsResponse(error_code=error, api_keys=keys, throttle_time_ms=0)
 
 
-HANDLERS = [Handler(18, 0, 4, handle_api_versions)]
+HANDLERS = [Handler(18, 0, 5, handle_api_versions)]

@@ -9,6 +9,9 @@ import pytest
 from protocol.messages import (ApiVersionsRequest, CreatePartitionsRequest, DeleteTopicsRequest,
                                DescribeTopicPartitionsRequest)
 
+from protocol import codec
+from protocol.messages import RequestHeader
+
 from broker.apis import ApiRegistry
 from broker.handlers.admin import (handle_create_partitions, handle_delete_topics,
                                    handle_describe_topic_partitions)
@@ -16,6 +19,7 @@ from broker.handlers.api_versions import handle_api_versions
 from tests.unit.broker.helpers import LocalBroker, call
 
 UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS, INVALID_REQUEST = 3, 37, 42
+REBOOTSTRAP_REQUIRED = 129
 
 
 @pytest.fixture
@@ -38,7 +42,7 @@ def test_api_versions_lists_exactly_the_registry(broker):
     ranges = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
     # what old librdkafka and kafka-python's version probing need (DESIGN.md section 4)
     assert ranges[0][0] == 0 and ranges[0][1] >= 7 and ranges[1][0] == 0 and ranges[1][1] >= 11
-    assert ranges[18] == (0, 4) and ranges[2][1] >= 10
+    assert ranges[18] == (0, 5) and ranges[2][1] >= 10
 
 
 def test_api_versions_checks_client_software_name(broker):
@@ -47,6 +51,31 @@ def test_api_versions_checks_client_software_name(broker):
     assert resp.error_code == INVALID_REQUEST and resp.api_keys  # ranges still listed
     resp = call(broker, handle_api_versions, 18, 0, ApiVersionsRequest())
     assert resp.error_code == 0
+
+
+def test_api_versions_v5_from_the_wire_checks_cluster_and_node(broker):
+    """v5 (KIP-1242) as a Java 4.4 client sends it: answered with the ranges when it names
+    no cluster or this one with our node id; REBOOTSTRAP_REQUIRED (no ranges) otherwise."""
+    def ask(cluster_id, node_id):
+        frame = codec.encode_request(
+            RequestHeader(request_api_key=18, request_api_version=5, correlation_id=7, client_id="java"),
+            codec.ApiVersionsRequestV5(client_software_name="apache-kafka-java", client_software_version="4.4.0",
+                                       cluster_id=cluster_id, node_id=node_id))
+        header, req = codec.decode_request(frame[4:])
+        assert (req.cluster_id, req.node_id) == (cluster_id, node_id)
+        resp = call(broker, handle_api_versions, 18, header.request_api_version, req)
+        # the v5 answer has v4's layout, with the v0 response header
+        cid, back = codec.decode_response(18, 5, codec.encode_response(18, 5, 7, resp)[4:])
+        assert cid == 7 and back.error_code == resp.error_code
+        return resp
+
+    ok = ask(None, -1)
+    assert ok.error_code == 0 and ok.api_keys
+    ok = ask(broker.metadata.cluster_id, broker.config.broker_id)
+    assert ok.error_code == 0 and ok.api_keys
+    for cluster_id, node_id in (("another-cluster", 0), (broker.metadata.cluster_id, 5)):
+        bad = ask(cluster_id, node_id)
+        assert bad.error_code == REBOOTSTRAP_REQUIRED and not bad.api_keys
 
 
 def test_describe_topic_partitions_pages_with_a_cursor(broker):
