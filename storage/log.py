@@ -8,7 +8,8 @@ recovery point and high watermark are checkpointed per log dir by the LogManager
 Threading rule: a Log is used from one thread (the broker's event loop). The only
 other thread is the log cleaner, which reads inactive segments and then swaps cleaned
 copies in under ``self.lock``; the event loop takes the same lock around segment-list
-changes and lookups, never around I/O it does not need to guard.
+changes and lookups, never around I/O it does not need to guard. The Produce hot path
+in ``append_as_leader`` takes no lock at all (see there why that is safe).
 
 Crash recovery: after an unclean shutdown every segment from the one holding the
 recovery point is validated batch by batch (CRC, framing, increasing offsets); the log
@@ -472,33 +473,44 @@ class Log:
                 if (magic == 2 and blen + 12 == n and n <= self._fast_max_bytes and count > 0
                         and lod == count - 1 and not attrs & _CONTROL_OR_TXN
                         and (pid < 0 or bseq >= 0)):
-                    # the hot path, inline (a call costs as much as a check here); it
+                    # The hot path, inline (a call costs as much as a check here). It
                     # leaves anything unusual (a producer not simply continuing its
-                    # sequence, a segment roll) to the general path below
+                    # sequence, a segment roll) to the general path below. It takes no
+                    # lock: it runs on the event loop, the only thread that appends, and
+                    # only for logs that are not compacted, and it touches nothing but
+                    # the active segment, which the cleaner never reads.
                     view = memoryview(records)
                     if _crc32c(view[21:n]) != crc:
                         raise CorruptRecordError("record batch at 0 is corrupt (CRC mismatch)")
-                    with self.lock:
-                        entry = None
-                        if pid >= 0:
-                            entry = self.producer_state.continuing(pid, pepoch, bseq)
-                        if pid < 0 or entry is not None:
-                            first = self._next_offset
-                            last = first + lod
-                            if self._segments[-1].fast_append(
-                                    _PREFIX16.pack(first, blen, leader_epoch), view[16:n], n, last, ts,
-                                    self._fast_roll_bytes, self._fast_roll_ms):
-                                self._next_offset = last + 1
-                                if leader_epoch > self.leader_epoch_cache.latest_epoch:
-                                    self.leader_epoch_cache.assign(leader_epoch, first)
-                                if entry is not None:
-                                    self.producer_state.append_continuing(
-                                        entry, bseq, (bseq + lod) & 0x7FFFFFFF, first, last, ts)
-                                self._unflushed += count
-                                if self._unflushed >= self._flush_messages:
-                                    self.flush()
-                                return LogAppendInfo(first, last, ts, -1, self._log_start_offset, False,
-                                                     count, n)
+                    entry = None
+                    if pid >= 0:
+                        # ProducerStateManager.continuing, inline: same epoch, next sequence
+                        entry = self.producer_state.producers.get(pid)
+                        if entry is not None:
+                            if entry.epoch != pepoch or not entry.batches:
+                                entry = None
+                            else:
+                                prev = entry.batches[-1].last_seq
+                                if bseq != prev + 1 and (bseq or prev != 0x7FFFFFFF):
+                                    entry = None
+                    if pid < 0 or entry is not None:
+                        first = self._next_offset
+                        last = first + lod
+                        if self._segments[-1].fast_append(
+                                _PREFIX16.pack(first, blen, leader_epoch), view[16:n], n, last, ts,
+                                self._fast_roll_bytes, self._fast_roll_ms):
+                            self._next_offset = last + 1
+                            epochs = self.leader_epoch_cache._epochs
+                            if not epochs or leader_epoch > epochs[-1]:
+                                self.leader_epoch_cache.assign(leader_epoch, first)
+                            if entry is not None:
+                                self.producer_state.append_continuing(
+                                    entry, bseq, (bseq + lod) & 0x7FFFFFFF, first, last, ts)
+                            self._unflushed += count
+                            if self._unflushed >= self._flush_messages:
+                                self.flush()
+                            return LogAppendInfo(first, last, ts, -1, self._log_start_offset, False,
+                                                 count, n)
             if n >= BATCH_HEADER_SIZE and records[16] == 2:
                 try:
                     h = parse_header(records, 0)
