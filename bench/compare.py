@@ -2,16 +2,22 @@
 own perf tools.
 
     python -m bench.compare [--repeats 3] [--quick] [--profile] [--kafka-version 4]
+                            [--only kafpy|kafka] [--no-warmup]
 
-For each broker in turn (single node, default settings, log dir on the same disk) it runs
-``kafka-producer-perf-test`` (2,000,000 x 100 B and 200,000 x 1 KiB; acks=1 and acks=all;
-no compression and lz4; a topic with 6 partitions), ``kafka-consumer-perf-test`` reading the
-same data back, and ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B), recording the
-broker's CPU seconds and peak RSS per run from /proc. Each pair is repeated and the medians
-reported. Prints one table (ours, Kafka's, ratio), writes ``bench/results/compare-<ts>.json``
-and a PNG chart. ``--profile`` also runs py-spy on our broker during the produce and consume
-runs and saves flame graphs next to the results. Every run has a timeout; the command stops
-by itself.
+Both brokers run at once (single node, log dirs on the same disk) with the same settings:
+Apache's ``config/server.properties`` values and Kafka's defaults for what it leaves out
+(``SHARED_SETTINGS``). Each is warmed up first with one unmeasured produce and consume (the
+JVM compiles its hot paths; measuring Kafka cold would flatter us). Then, per scenario and
+repeat, the two take turns, the one going first alternating, so the load that other work
+puts on the machine falls on both alike instead of on whichever ran second. A scenario is
+``kafka-producer-perf-test`` (2,000,000 x 100 B and 200,000 x 1 KiB; acks=1 and acks=all; no
+compression and lz4; a topic with 6 partitions), then ``kafka-consumer-perf-test`` reading
+the same data back; at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B). The
+broker's CPU seconds and peak RSS per run come from /proc. Medians of the repeats are
+reported. Prints one table (ours, Kafka's, ratio), writes ``bench/results/<ts>/compare.json``
+and a PNG chart. ``--profile`` also runs py-spy on our broker during the first repeat's
+produce and consume runs and saves flame graphs next to the results. Every run has a
+timeout; the command stops by itself.
 """
 from __future__ import annotations
 
@@ -36,6 +42,24 @@ from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# What both brokers run with: Apache Kafka's config/server.properties (single-node values,
+# group.initial.rebalance.delay.ms=0) and Kafka's own defaults for what that file leaves out
+# (50 partitions for each internal topic, no flush by message count).
+SHARED_SETTINGS = {
+    "num.partitions": 1,
+    "offsets.topic.replication.factor": 1,
+    "offsets.topic.num.partitions": 50,
+    "transaction.state.log.replication.factor": 1,
+    "transaction.state.log.min.isr": 1,
+    "transaction.state.log.num.partitions": 50,
+    "group.initial.rebalance.delay.ms": 0,
+    "log.flush.interval.messages": 9223372036854775807,
+    "log.retention.hours": 168,
+    "log.segment.bytes": 1073741824,
+    "log.retention.check.interval.ms": 300000,
+    "socket.request.max.bytes": 104857600,
+}
 
 
 @dataclass
@@ -163,32 +187,61 @@ class Runner:
                                  "-o", str(self.out_dir / f"flame-{name}.svg")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def run_target(self, t: Target) -> None:
+    def produce_consume(self, t: Target, sc: Scenario, profile_name: str | None = None) -> tuple[dict, dict]:
+        """One produce run into a new topic, then one consume run of the same data."""
+        topic = self.create_topic(t)
+        spy = self.py_spy(t, f"produce-{profile_name}") if profile_name else None
+        prod = self.measured(t, lambda: parse_producer(self.tool("kafka-producer-perf-test", [
+            "--topic", topic, "--num-records", str(sc.records), "--record-size", str(sc.size),
+            "--throughput", "-1", "--producer-props", f"bootstrap.servers={t.bootstrap}",
+            f"acks={sc.acks}", f"compression.type={sc.compression}"], 900)))
+        self._stop_spy(spy)
+        spy = self.py_spy(t, f"consume-{profile_name}") if profile_name else None
+        cons = self.measured(t, lambda: parse_consumer(self.tool("kafka-consumer-perf-test", [
+            "--bootstrap-server", t.bootstrap, "--topic", topic, "--messages", str(sc.records),
+            "--timeout", "120000"], 900)))
+        self._stop_spy(spy)
+        return prod, cons
+
+    def warm_up(self, t: Target) -> None:
+        """An unmeasured produce and consume (which also creates __consumer_offsets)."""
+        sc = Scenario("warm-up", 200_000, 100, "1", "lz4")
+        prod, cons = self.produce_consume(t, sc)
+        print(f"  {t.label:6s} warm-up: produce {prod['mb_per_s']:8.2f} MB/s  consume {cons['mb_per_s']:8.2f} MB/s",
+              flush=True)
+
+    def run_scenario(self, t: Target, sc: Scenario, rep: int) -> None:
+        name = f"{sc.size}-{sc.acks}-{sc.compression}" if rep == 0 else None
+        prod, cons = self.produce_consume(t, sc, name)
+        t.results.setdefault(f"produce {sc.name}", []).append(prod)
+        t.results.setdefault(f"consume {sc.name}", []).append(cons)
+        print(f"  {t.label:6s} {sc.name:32s} rep {rep + 1}: produce {prod['mb_per_s']:8.2f} MB/s  "
+              f"consume {cons['mb_per_s']:8.2f} MB/s  cpu {prod['broker_cpu_s']:5.2f} s  "
+              f"rss {prod['broker_peak_rss_mb']:7.1f} MB", flush=True)
+
+    def run_latency(self, t: Target, rep: int) -> None:
+        topic = self.create_topic(t, partitions=1)
+        lat = self.measured(t, lambda: parse_latency(self.tool(
+            "kafka-e2e-latency", [t.bootstrap, topic, "10000", "1", "100"], 600)))
+        t.results.setdefault("e2e latency acks=1 10k x 100B", []).append(lat)
+        print(f"  {t.label:6s} e2e latency rep {rep + 1}: p50 {lat['p50_ms']} p99 {lat['p99_ms']} "
+              f"p99.9 {lat['p999_ms']} ms", flush=True)
+
+    def run_all(self, targets: list[Target], warm_up: bool) -> None:
+        """Every scenario and repeat on each target in turn, alternating who goes first."""
+        if warm_up:
+            for t in targets:
+                self.warm_up(t)
+        turn = 0
         for sc in scenarios(self.quick):
             for rep in range(self.repeats):
-                topic = self.create_topic(t)
-                spy = self.py_spy(t, f"produce-{sc.size}-{sc.acks}-{sc.compression}") if rep == 0 else None
-                prod = self.measured(t, lambda: parse_producer(self.tool("kafka-producer-perf-test", [
-                    "--topic", topic, "--num-records", str(sc.records), "--record-size", str(sc.size),
-                    "--throughput", "-1", "--producer-props", f"bootstrap.servers={t.bootstrap}",
-                    f"acks={sc.acks}", f"compression.type={sc.compression}"], 900)))
-                self._stop_spy(spy)
-                spy = self.py_spy(t, f"consume-{sc.size}-{sc.acks}-{sc.compression}") if rep == 0 else None
-                cons = self.measured(t, lambda: parse_consumer(self.tool("kafka-consumer-perf-test", [
-                    "--bootstrap-server", t.bootstrap, "--topic", topic, "--messages", str(sc.records),
-                    "--timeout", "120000"], 900)))
-                self._stop_spy(spy)
-                t.results.setdefault(f"produce {sc.name}", []).append(prod)
-                t.results.setdefault(f"consume {sc.name}", []).append(cons)
-                print(f"  {t.label:6s} {sc.name:32s} rep {rep + 1}: produce {prod['mb_per_s']:8.2f} MB/s  "
-                      f"consume {cons['mb_per_s']:8.2f} MB/s  rss {prod['broker_peak_rss_mb']:7.1f} MB", flush=True)
+                for t in (targets if turn % 2 == 0 else targets[::-1]):
+                    self.run_scenario(t, sc, rep)
+                turn += 1
         for rep in range(self.repeats):
-            topic = self.create_topic(t, partitions=1)
-            lat = self.measured(t, lambda: parse_latency(self.tool(
-                "kafka-e2e-latency", [t.bootstrap, topic, "10000", "1", "100"], 600)))
-            t.results.setdefault("e2e latency acks=1 10k x 100B", []).append(lat)
-            print(f"  {t.label:6s} e2e latency rep {rep + 1}: p50 {lat['p50_ms']} p99 {lat['p99_ms']} "
-                  f"p99.9 {lat['p999_ms']} ms", flush=True)
+            for t in (targets if turn % 2 == 0 else targets[::-1]):
+                self.run_latency(t, rep)
+            turn += 1
 
     @staticmethod
     def _stop_spy(spy: subprocess.Popen | None) -> None:
@@ -254,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kafka-version", default="4", help="Apache Kafka to compare with and whose tools drive "
                    "both brokers: 3.9 or 4 (default 4)")
     p.add_argument("--only", choices=["kafpy", "kafka"], help="run one broker only (no ratios)")
+    p.add_argument("--no-warmup", action="store_true", help="skip the unmeasured warm-up run on each broker")
     args = p.parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -262,28 +316,26 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(args.kafka_version, args.repeats, args.quick, args.profile, out_dir)
     targets: dict[str, Target] = {}
     work = Path(tempfile.mkdtemp(prefix="kafpy-bench-", dir=str(REPO / "bench" / "results")))
+    brokers: list = []
     try:
         if args.only in (None, "kafpy"):
-            b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work").start()
-            t = Target("kafpy", b.bootstrap, b.proc.pid, b)
-            try:
-                print(f"kafpy at {b.bootstrap}", flush=True)
-                runner.run_target(t)
-            finally:
-                b.stop()
-            targets["kafpy"] = t
+            b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work", overrides=SHARED_SETTINGS)
+            brokers.append(b.start())
+            targets["kafpy"] = Target("kafpy", b.bootstrap, b.proc.pid, b)
+            print(f"kafpy at {b.bootstrap}", flush=True)
         if args.only in (None, "kafka"):
-            k = ReferenceKafka(args.kafka_version, log_dir=work / "kafka", work_dir=work / "kafka-work").start()
-            t = Target("kafka", k.bootstrap, k.proc.pid, k)
-            try:
-                print(f"Apache Kafka {k.version} at {k.bootstrap}", flush=True)
-                runner.run_target(t)
-            finally:
-                k.stop()
-            targets["kafka"] = t
+            k = ReferenceKafka(args.kafka_version, log_dir=work / "kafka", work_dir=work / "kafka-work",
+                               overrides=SHARED_SETTINGS)
+            brokers.append(k.start())
+            targets["kafka"] = Target("kafka", k.bootstrap, k.proc.pid, k)
+            print(f"Apache Kafka {k.version} at {k.bootstrap}", flush=True)
+        runner.run_all(list(targets.values()), warm_up=not args.no_warmup)
     finally:
+        for b in brokers:
+            b.stop()
         shutil.rmtree(work, ignore_errors=True)
     data = {"time": stamp, "quick": args.quick, "repeats": args.repeats, "kafka_version": args.kafka_version,
+            "settings": SHARED_SETTINGS, "warm_up": not args.no_warmup,
             "raw": {k: v.results for k, v in targets.items()}}
     if len(targets) == 2:
         rows = summarize(targets["kafpy"], targets["kafka"])
