@@ -201,6 +201,7 @@ class LogSegment:
         self._max_ts_loaded = False
         self.deleted = False
         self._reserved = 0  # the file's blocks are reserved up to here (see module docs)
+        self._armed: Optional[tuple] = None  # see fast_append
 
     # -- sizes and offsets ------------------------------------------------------
     def _load_max_timestamp(self) -> None:
@@ -434,33 +435,31 @@ class LogSegment:
                     segment_bytes: int, segment_ms: int) -> bool:
         """``append_one`` when nothing unusual can happen; False (nothing written) otherwise.
 
-        The Log's Produce hot path calls it under the log lock. It declines, so that the
-        caller takes the general path, when the segment is empty or may have to roll
-        (size, age, a nearly full index, relative offset overflow), or when an index
-        entry could not be stored straight into its already reserved mapping.
-        Everything else (the write, the index entries, the max timestamp) is exactly
-        what ``append_one`` does, with fewer Python steps: this runs once per batch.
+        The Log's Produce hot path calls it. It declines, so that the caller takes the
+        general path, when the segment is empty or may have to roll (size, age, a nearly
+        full index, relative offset overflow), or when an index entry could not be
+        stored straight into its already reserved mapping. What does not change from
+        one append to the next (the roll deadline, the offset limit, how many index
+        entries fit in the reserved mapping) is worked out once, in ``_arm``, and
+        forgotten (``_armed = None``) by anything that changes it. Everything else (the
+        write, the index entries, the max timestamp) is exactly what ``append_one``
+        does, with fewer Python steps: this runs once per batch.
         """
+        arm = self._armed
         start = self.size
-        rb = self.rolling_based_timestamp
-        if (not start or start > segment_bytes - total or rb is None or rb < 0
-                or max_ts - rb > segment_ms - self.rolling_jitter_ms or not self._max_ts_loaded
-                or last_offset - self.base_offset > 0x7FFFFFFF):
+        if (arm is None or arm[0] != segment_ms or start > segment_bytes - total or max_ts > arm[1]
+                or last_offset > arm[2]):
+            self._arm(segment_ms)
             return False
         oi = self.offset_index
         ti = self.time_index
         n_off = oi._entries
         n_time = ti._entries
-        if not (oi._loaded and ti._loaded and n_off + 1 < oi._max_entries
-                and n_time + 1 < ti._max_entries):
+        if n_off >= arm[3] or n_time >= arm[4]:
+            self._arm(segment_ms)
             return False
         if start + total > self._reserved:
             self._reserve_ahead(start + total)
-        since = self.bytes_since_last_index_entry
-        index = since > self.index_interval_bytes
-        if index and not (oi._writable and ti._writable and (n_off + 1) * 8 <= oi._backed
-                          and (n_time + 1) * 12 <= ti._backed):
-            return False
         fd = self._fd
         try:
             written = os.writev(fd, (prefix, body))
@@ -480,7 +479,8 @@ class LogSegment:
         if max_ts > self.max_timestamp_so_far:
             self.max_timestamp_so_far = max_ts
             self.offset_of_max_timestamp = last_offset
-        if index:
+        since = self.bytes_since_last_index_entry
+        if since > self.index_interval_bytes:
             base = self.base_offset
             _OFF_ENTRY.pack_into(oi._mm, n_off * 8, last_offset - base, start)
             oi._entries = n_off + 1
@@ -492,6 +492,20 @@ class LogSegment:
         self.bytes_since_last_index_entry = since + total
         self.size = start + total
         return True
+
+    def _arm(self, segment_ms: int) -> None:
+        """Work out what ``fast_append`` may skip checking, when it can be worked out:
+        (segment.ms, newest timestamp before an age roll, last offset before the
+        relative offset overflows, offset-index entries and time-index entries that fit
+        below both the index's capacity and its reserved blocks)."""
+        self._armed = None
+        rb = self.rolling_based_timestamp
+        oi, ti = self.offset_index, self.time_index
+        if (not self.size or rb is None or rb < 0 or not self._max_ts_loaded or not oi._loaded
+                or not ti._loaded or not oi._writable or not ti._writable):
+            return
+        self._armed = (segment_ms, rb + segment_ms - self.rolling_jitter_ms, self.base_offset + 0x7FFFFFFF,
+                       min(oi._max_entries - 1, oi._backed // 8), min(ti._max_entries - 1, ti._backed // 12))
 
     def _reserve_ahead(self, end: int) -> None:
         """Reserve disk blocks from the current end to past ``end`` (see module docs).
@@ -557,6 +571,7 @@ class LogSegment:
 
     def on_become_inactive(self) -> None:
         """The segment rolled: record its max timestamp in the time index, trim indexes."""
+        self._armed = None
         self._load_max_timestamp()
         if self.max_timestamp_so_far >= 0:
             self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp,
@@ -566,12 +581,14 @@ class LogSegment:
         self.release_reserve()
 
     def make_active(self) -> None:
+        self._armed = None
         self.offset_index.make_writable()
         self.time_index.make_writable()
 
     def close(self) -> None:
         """Record the max timestamp in the time index (as Kafka does on close, so a
         restart knows it without a scan), trim the indexes, close the file."""
+        self._armed = None
         if self._max_ts_loaded and self.max_timestamp_so_far >= 0 and self.size:
             try:
                 self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp,
@@ -585,11 +602,13 @@ class LogSegment:
 
     def release(self) -> None:
         """Drop index mappings; the log file closes when its last reader lets go."""
+        self._armed = None
         self.offset_index.close_without_trim()
         self.time_index.close_without_trim()
 
     def rename_suffix(self, old: str, new: str) -> None:
         """Rename all files from suffix ``old`` to ``new`` (e.g. '' -> '.deleted')."""
+        self._armed = None
         def swap(path: str) -> str:
             assert path.endswith(old) or old == ""
             return (path[: len(path) - len(old)] if old else path) + new
@@ -612,6 +631,7 @@ class LogSegment:
     # -- truncation and recovery -----------------------------------------------------
     def truncate_to(self, offset: int) -> int:
         """Drop the batch holding ``offset`` and everything after (Kafka's rule); bytes removed."""
+        self._armed = None
         found = self.translate_offset(offset)
         if found is None:
             return 0
@@ -656,6 +676,7 @@ class LogSegment:
         ``on_batch(header)`` is called for each valid batch (leader epochs, producer
         state). Returns the number of bytes truncated.
         """
+        self._armed = None
         self.offset_index.reset()
         self.time_index.reset()
         self.bytes_since_last_index_entry = 0
