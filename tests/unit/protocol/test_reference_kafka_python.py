@@ -84,7 +84,10 @@ def to_kp(obj: Any, kp_cls: type, version: int) -> Any:
         elif f.type == "uuid" and value is not None:
             import uuid
 
-            value = uuid.UUID(bytes=value)
+            # Kafka leaves out a tagged field at its default (the zero UUID here);
+            # kafka-python leaves out only None, so hand it None for the same bytes
+            tagged = f.tagged is not None and f.tagged[0] <= version <= f.tagged[1]
+            value = None if tagged and value == bytes(16) else uuid.UUID(bytes=value)
         elif f.type == "[]uuid" and value is not None:
             import uuid
 
