@@ -457,8 +457,10 @@ class Log:
 
         The request's bytes are not copied: each batch goes out as a 16-byte prefix
         (base offset, length, leader epoch: the fields outside the CRC that change)
-        plus a view of the rest, in one ``os.writev``. Only LogAppendTime, a
-        ``compression.type`` conversion or legacy input build a new buffer.
+        plus a view of the rest, in one ``os.writev``; a single batch in a writable
+        buffer gets those fields rewritten in place, as Kafka does, and goes out in one
+        ``os.write``. Only LogAppendTime, a ``compression.type`` conversion or legacy
+        input build a new buffer.
         """
         if self.closed:
             raise KafkaStorageError(f"log {self.dir} is closed")
@@ -496,9 +498,17 @@ class Log:
                     if pid < 0 or entry is not None:
                         first = self._next_offset
                         last = first + lod
-                        if self._segments[-1].fast_append(
-                                _PREFIX16.pack(first, blen, leader_epoch), view[16:n], n, last, ts,
-                                self._fast_roll_bytes, self._fast_roll_ms):
+                        if view.readonly:
+                            prefix = _PREFIX16.pack(first, blen, leader_epoch)
+                            body = view[16:n]
+                        else:
+                            # as Kafka does, the offsets and epoch go straight into the
+                            # request's buffer (they are outside the CRC): one plain write
+                            _PREFIX16.pack_into(view, 0, first, blen, leader_epoch)
+                            prefix = None
+                            body = view
+                        if self._segments[-1].fast_append(prefix, body, n, last, ts, self._fast_roll_bytes,
+                                                          self._fast_roll_ms):
                             self._next_offset = last + 1
                             epochs = self.leader_epoch_cache._epochs
                             if not epochs or leader_epoch > epochs[-1]:

@@ -431,9 +431,11 @@ class LogSegment:
             self.rolling_based_timestamp = max_ts
         self.size = start + total
 
-    def fast_append(self, prefix: bytes, body, total: int, last_offset: int, max_ts: int,
+    def fast_append(self, prefix: Optional[bytes], body, total: int, last_offset: int, max_ts: int,
                     segment_bytes: int, segment_ms: int) -> bool:
         """``append_one`` when nothing unusual can happen; False (nothing written) otherwise.
+
+        ``prefix`` is None when ``body`` is the whole batch, already rewritten.
 
         The Log's Produce hot path calls it. It declines, so that the caller takes the
         general path, when the segment is empty or may have to roll (size, age, a nearly
@@ -462,9 +464,9 @@ class LogSegment:
             self._reserve_ahead(start + total)
         fd = self._fd
         try:
-            written = os.writev(fd, (prefix, body))
+            written = os.write(fd, body) if prefix is None else os.writev(fd, (prefix, body))
             if written < total:
-                rest = memoryview(prefix + bytes(body))
+                rest = memoryview(bytes(body) if prefix is None else prefix + bytes(body))
                 while written < total:
                     k = os.write(fd, rest[written:])
                     if k <= 0:

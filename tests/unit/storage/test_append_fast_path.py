@@ -54,8 +54,10 @@ def _files(d: str) -> dict[str, bytes]:
     return out
 
 
-def test_fast_path_writes_the_same_files_as_the_general_path(tmp_path, monkeypatch):
-    work = _workload()
+@pytest.mark.parametrize("buffer", [bytes, bytearray])
+def test_fast_path_writes_the_same_files_as_the_general_path(tmp_path, monkeypatch, buffer):
+    # bytearray: a writable request buffer, which the hot path rewrites in place
+    work = [(buffer(b), e) for b, e in _workload()]
     cfg = dict(segment_bytes=3000, index_interval_bytes=200)
     fast = open_log(tmp_path, name="fast-0", clock=FakeClock(), **cfg)
     fast_answers = _run(fast, work)
