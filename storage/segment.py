@@ -16,9 +16,9 @@ does, and the log calls it on roll, on ``flush.messages``/``flush.ms`` and on cl
 Disk blocks are reserved ahead of the active segment's end with Linux's
 ``fallocate(FALLOC_FL_KEEP_SIZE)``, in steps that grow with the segment (a quarter of
 its size, 64 KiB to 8 MiB): appends then write into blocks the filesystem already
-holds, which measured 15-30% faster than plain appends on ext4, while the file's
-size, and so everything a reader or Kafka's tools see, stays exactly the batches
-written. The reserve past the end is given back (truncate to the size) when the
+holds, which measured 11-15% faster than plain appends on ext4 (bench.storage), while
+the file's size, and so everything a reader or Kafka's tools see, stays exactly the
+batches written. The reserve past the end is given back (truncate to the size) when the
 segment rolls or closes; after a crash it is released on the next truncate.
 """
 
