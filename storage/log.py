@@ -486,7 +486,8 @@ class Log:
                         raise CorruptRecordError("record batch at 0 is corrupt (CRC mismatch)")
                     entry = None
                     if pid >= 0:
-                        # ProducerStateManager.continuing, inline: same epoch, next sequence
+                        # only a producer simply continuing its sequence in the same epoch
+                        # (not a retry, not an error: ProducerStateManager.check's cases)
                         entry = self.producer_state.producers.get(pid)
                         if entry is not None:
                             if entry.epoch != pepoch or not entry.batches:
@@ -671,7 +672,7 @@ class Log:
             seg = self._segments[-1]
             if seg.size and seg.should_roll(n, ts, last, cfg.segment_bytes, cfg.segment_ms, now):
                 seg = self._roll(first)
-            seg.append_one(_PREFIX16.pack(first, h.batch_length, leader_epoch), view[16:n], n, last, ts)
+            seg.append([_PREFIX16.pack(first, h.batch_length, leader_epoch), view[16:n]], [(0, n, last, ts)], n)
             self._next_offset = last + 1
             if leader_epoch > self.leader_epoch_cache.latest_epoch:
                 self.leader_epoch_cache.assign(leader_epoch, first)

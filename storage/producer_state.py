@@ -131,22 +131,10 @@ class ProducerStateManager:
             raise OutOfOrderSequenceError(
                 f"producer {producer_id} epoch {epoch}: sequence {first_seq} after {last_seq}")
 
-    def continuing(self, producer_id: int, epoch: int, first_seq: int) -> Optional[ProducerStateEntry]:
-        """The entry when a batch simply continues its producer's sequence in the same
-        epoch (neither a duplicate nor an error), else None: the Produce hot path; the
-        caller then appends and calls ``append_continuing``, or falls back to
-        ``find_duplicate``/``check``/``update`` for anything else."""
-        entry = self.producers.get(producer_id)
-        if entry is None or entry.epoch != epoch or not entry.batches:
-            return None
-        last = entry.batches[-1].last_seq
-        if first_seq == last + 1 or (first_seq == 0 and last == INT32_MAX):
-            return entry
-        return None
-
     def append_continuing(self, entry: ProducerStateEntry, first_seq: int, last_seq: int,
                           first_offset: int, last_offset: int, timestamp: int) -> None:
-        """``update`` for a batch ``continuing`` accepted (non-transactional)."""
+        """``update`` for a non-transactional batch that simply continues ``entry``'s
+        sequence in its epoch: the Log's Produce hot path checks that and calls this."""
         entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
         entry.last_timestamp = timestamp
         if last_offset >= self.map_end_offset:

@@ -45,8 +45,7 @@ __all__ = ["LogSegment", "SegmentFile", "FileRecordsSlice", "BatchPosition", "lo
 
 log = logging.getLogger(__name__)
 
-_PREFIX = struct.Struct(">qi")  # base offset, batch length
-_PREFIX_LOD = struct.Struct(">qiiBIhi")  # ... up to last offset delta (27 bytes)
+_PREFIX_LOD = struct.Struct(">qiiBIhi")  # batch header up to the last offset delta (27 bytes)
 _PREFIX_LEN = 27
 _RESERVE_MIN = 64 * 1024
 _RESERVE_MAX = 8 * 1024 * 1024
@@ -67,6 +66,12 @@ def _load_fallocate():
 
 
 _fallocate = _load_fallocate()
+
+
+def reserve_length(size: int, end: int) -> int:
+    """How much to reserve past ``size`` when an append would end at ``end``: a quarter
+    of the segment, 64 KiB to 8 MiB, and at least up to ``end``."""
+    return max(min(max(size // 4, _RESERVE_MIN), _RESERVE_MAX), end - size)
 # benchmarks turn this off to show what the reserve gains
 RESERVE_AHEAD = True
 _OFF_ENTRY = struct.Struct(">ii")  # .index entry: relative offset, position
@@ -241,14 +246,15 @@ class LogSegment:
             pos += total
         return nxt
 
-    def translate_offset(self, offset: int, start_position: int = 0) -> Optional[BatchPosition]:
-        """First batch whose last offset >= ``offset`` (index lookup, then header scan)."""
-        idx_off, pos = self.offset_index.lookup(offset)
-        pos = max(pos, start_position)
+    def _prefixes_from(self, pos: int):
+        """Yield (position, batch prefix up to the last offset delta) for each batch from
+        ``pos`` (a batch boundary) to the end of the segment.
+
+        Lookups start at an index entry, and the batch sought lies at most about
+        index.interval.bytes further: one read of that much covers the headers in between,
+        where one pread per batch took a dozen per Fetch with small batches.
+        """
         size = self.size
-        # The batch sought starts at most about index.interval.bytes after the index entry:
-        # read that much at once and walk the headers in memory. Small batches (a consumer
-        # at the log end, one record per batch) took one pread each, a dozen per Fetch.
         chunk = max(self.index_interval_bytes, 0) + _PREFIX_LEN
         buf = b""
         buf_pos = pos
@@ -259,11 +265,17 @@ class LogSegment:
                 buf_pos, rel = pos, 0
                 if len(buf) < _PREFIX_LEN:
                     raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
-            base, length, _epoch, _magic, _crc, _attr, lod = _PREFIX_LOD.unpack_from(buf, rel)
-            last = base + lod
-            if last >= offset:
-                return BatchPosition(base, last, pos, length + 12)
-            pos += length + 12
+            prefix = _PREFIX_LOD.unpack_from(buf, rel)
+            yield pos, prefix
+            pos += prefix[1] + 12
+
+    def translate_offset(self, offset: int, start_position: int = 0) -> Optional[BatchPosition]:
+        """First batch whose last offset >= ``offset`` (index lookup, then header scan)."""
+        _, pos = self.offset_index.lookup(offset)
+        for pos, prefix in self._prefixes_from(max(pos, start_position)):
+            base, length, lod = prefix[0], prefix[1], prefix[6]
+            if base + lod >= offset:
+                return BatchPosition(base, base + lod, pos, length + 12)
         return None
 
     def _boundary_at_or_before(self, start: int, limit: int) -> tuple[int, int]:
@@ -272,28 +284,16 @@ class LogSegment:
         Returns (end position, size of the first batch at ``start``).
         """
         idx_pos = self.offset_index.position_at_or_before(limit)
-        pos = idx_pos if idx_pos > start else start
+        end = idx_pos if idx_pos > start else start
         first_size = 0
-        size = self.size
-        # As in translate_offset: one read of about index.interval.bytes covers the headers
-        # between the index entry and ``limit``, instead of one pread per (small) batch.
-        chunk = max(self.index_interval_bytes, 0) + _PREFIX_LEN
-        buf = b""
-        buf_pos = pos
-        while pos < size:
-            rel = pos - buf_pos
-            if rel + _PREFIX_LEN > len(buf):
-                buf = os.pread(self._fd, min(chunk, size - pos), pos)
-                buf_pos, rel = pos, 0
-                if len(buf) < _PREFIX_LEN:
-                    raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
-            total = _PREFIX.unpack_from(buf, rel)[1] + 12
+        for pos, prefix in self._prefixes_from(end):
+            total = prefix[1] + 12
             if pos == start:
                 first_size = total
             if pos + total > limit:
-                break
-            pos += total
-        return pos, first_size
+                return pos, first_size
+            end = pos + total
+        return end, first_size
 
     def read(self, offset: int, max_size: int, max_position: Optional[int] = None,
              min_one_message: bool = True) -> Optional[FileRecordsSlice]:
@@ -334,23 +334,11 @@ class LogSegment:
         if start + total > self._reserved:
             self._reserve_ahead(start + total)
         try:
-            if len(pieces) == 1:
-                written = os.write(self._fd, pieces[0])
-            else:
-                written = os.writev(self._fd, pieces)
-            if written < total:  # short write (rare: signals, a filling disk)
-                view = memoryview(b"".join(pieces))
-                while written < total:
-                    n = os.write(self._fd, view[written:])
-                    if n <= 0:
-                        raise OSError("write returned 0")
-                    written += n
+            written = os.write(self._fd, pieces[0]) if len(pieces) == 1 else os.writev(self._fd, pieces)
+            if written < total:
+                self._write_rest(pieces, written, total)
         except OSError as e:
-            try:
-                os.ftruncate(self._fd, start)
-            except OSError:
-                pass
-            raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
+            raise self._undo_append(start, "append to", e) from e
         if not self._max_ts_loaded:
             self._load_max_timestamp()
         interval = self.index_interval_bytes
@@ -373,67 +361,16 @@ class LogSegment:
             # the data made it but an index entry did not (disk full): undo both
             oi.truncate_entries(n_off)
             ti.truncate_entries(n_time)
-            try:
-                os.ftruncate(self._fd, start)
-            except OSError:
-                pass
-            raise KafkaStorageError(f"index update for {self.log_path} failed: {e}") from e
+            raise self._undo_append(start, "index update for", e) from e
         if self.rolling_based_timestamp is None and batches:
             self.rolling_based_timestamp = batches[0][3]
         self.max_timestamp_so_far, self.offset_of_max_timestamp = max_ts_so_far, max_ts_offset
         self.bytes_since_last_index_entry = since
         self.size = start + total
 
-    def append_one(self, prefix: bytes, body, total: int, last_offset: int, max_ts: int) -> None:
-        """``append`` for one batch written as (rewritten prefix, rest): the Produce hot path."""
-        start = self.size
-        if start + total > self._reserved:
-            self._reserve_ahead(start + total)
-        fd = self._fd
-        try:
-            written = os.writev(fd, (prefix, body))
-            if written < total:
-                rest = memoryview(prefix + bytes(body))
-                while written < total:
-                    n = os.write(fd, rest[written:])
-                    if n <= 0:
-                        raise OSError("write returned 0")
-                    written += n
-        except OSError as e:
-            try:
-                os.ftruncate(fd, start)
-            except OSError:
-                pass
-            raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
-        if not self._max_ts_loaded:
-            self._load_max_timestamp()
-        if max_ts > self.max_timestamp_so_far:
-            self.max_timestamp_so_far, self.offset_of_max_timestamp = max_ts, last_offset
-        since = self.bytes_since_last_index_entry
-        if since > self.index_interval_bytes:
-            oi, ti = self.offset_index, self.time_index
-            n_off = oi._entries if oi._loaded else oi.entries
-            n_time = ti._entries if ti._loaded else ti.entries
-            try:
-                oi.append(last_offset, start)
-                ti.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp)
-            except OSError as e:
-                oi.truncate_entries(n_off)
-                ti.truncate_entries(n_time)
-                try:
-                    os.ftruncate(fd, start)
-                except OSError:
-                    pass
-                raise KafkaStorageError(f"index update for {self.log_path} failed: {e}") from e
-            since = 0
-        self.bytes_since_last_index_entry = since + total
-        if self.rolling_based_timestamp is None:
-            self.rolling_based_timestamp = max_ts
-        self.size = start + total
-
     def fast_append(self, prefix: Optional[bytes], body, total: int, last_offset: int, max_ts: int,
                     segment_bytes: int, segment_ms: int) -> bool:
-        """``append_one`` when nothing unusual can happen; False (nothing written) otherwise.
+        """``append`` of one batch when nothing unusual can happen; False (nothing written) otherwise.
 
         ``prefix`` is None when ``body`` is the whole batch, already rewritten.
 
@@ -444,7 +381,7 @@ class LogSegment:
         one append to the next (the roll deadline, the offset limit, how many index
         entries fit in the reserved mapping) is worked out once, in ``_arm``, and
         forgotten (``_armed = None``) by anything that changes it. Everything else (the
-        write, the index entries, the max timestamp) is exactly what ``append_one``
+        write, the index entries, the max timestamp) is exactly what ``append``
         does, with fewer Python steps: this runs once per batch.
         """
         arm = self._armed
@@ -466,18 +403,9 @@ class LogSegment:
         try:
             written = os.write(fd, body) if prefix is None else os.writev(fd, (prefix, body))
             if written < total:
-                rest = memoryview(bytes(body) if prefix is None else prefix + bytes(body))
-                while written < total:
-                    k = os.write(fd, rest[written:])
-                    if k <= 0:
-                        raise OSError("write returned 0")
-                    written += k
+                self._write_rest((body,) if prefix is None else (prefix, body), written, total)
         except OSError as e:
-            try:
-                os.ftruncate(fd, start)
-            except OSError:
-                pass
-            raise KafkaStorageError(f"append to {self.log_path} failed: {e}") from e
+            raise self._undo_append(start, "append to", e) from e
         if max_ts > self.max_timestamp_so_far:
             self.max_timestamp_so_far = max_ts
             self.offset_of_max_timestamp = last_offset
@@ -494,6 +422,23 @@ class LogSegment:
         self.bytes_since_last_index_entry = since + total
         self.size = start + total
         return True
+
+    def _write_rest(self, pieces, written: int, total: int) -> None:
+        """Finish a short write (rare: a signal, a filling disk); OSError if it cannot."""
+        view = memoryview(b"".join(pieces))
+        while written < total:
+            n = os.write(self._fd, view[written:])
+            if n <= 0:
+                raise OSError("write returned 0")
+            written += n
+
+    def _undo_append(self, start: int, what: str, err: OSError) -> KafkaStorageError:
+        """Cut the file back to ``start`` after a failed append; the error to raise."""
+        try:
+            os.ftruncate(self._fd, start)
+        except OSError:
+            pass
+        return KafkaStorageError(f"{what} {self.log_path} failed: {err}")
 
     def _arm(self, segment_ms: int) -> None:
         """Work out what ``fast_append`` may skip checking, when it can be worked out:
@@ -516,7 +461,7 @@ class LogSegment:
         full disk) nothing is reserved and the write itself reports what it must.
         """
         start = self.size
-        length = max(min(max(start // 4, _RESERVE_MIN), _RESERVE_MAX), end - start)
+        length = reserve_length(start, end)
         if _fallocate is None or not RESERVE_AHEAD:
             self._reserved = end + length  # a cheap retry later, when turned back on
             return
