@@ -191,13 +191,18 @@ def strace_start(pid: int, out: Path) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def strace_stop(tr: subprocess.Popen, out: Path, n: int) -> None:
-    tr.send_signal(2)
+def _interrupt(proc: subprocess.Popen) -> None:
+    """SIGINT a tracer or profiler so that it writes its output; kill it after 30 s."""
+    proc.send_signal(2)
     try:
-        tr.wait(30)
+        proc.wait(30)
     except subprocess.TimeoutExpired:
-        tr.kill()
-        tr.wait()
+        proc.kill()
+        proc.wait()
+
+
+def strace_stop(tr: subprocess.Popen, out: Path, n: int) -> None:
+    _interrupt(tr)
     print(f"  system calls per request (strace -c; slows the broker, so no CPU figure):")
     for line in out.read_text().splitlines():
         f = line.split()
@@ -206,12 +211,7 @@ def strace_stop(tr: subprocess.Popen, out: Path, n: int) -> None:
 
 
 def profile_stop(spy: subprocess.Popen, out: Path, top: int) -> None:
-    spy.send_signal(2)
-    try:
-        spy.wait(30)
-    except subprocess.TimeoutExpired:
-        spy.kill()
-        spy.wait()
+    _interrupt(spy)
     if not out.exists():
         print(f"  (no profile written to {out})")
         return

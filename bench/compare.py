@@ -121,8 +121,20 @@ def parse_consumer(out: str) -> dict:
     if not lines:
         raise RuntimeError(f"consumer perf test printed no result:\n{out[-2000:]}")
     cols = [c.strip() for c in lines[-1].split(",")]
-    return {"mb": float(cols[2]), "mb_per_s": float(cols[3]), "records": int(float(cols[4])),
-            "records_per_s": float(cols[5])}
+    res = {"mb": float(cols[2]), "mb_per_s": float(cols[3]), "records": int(float(cols[4])),
+           "records_per_s": float(cols[5])}
+    if len(cols) >= 9:  # the tool's own split: group join, then the fetch phase
+        res.update(rebalance_ms=int(cols[6]), fetch_ms=int(cols[7]), fetch_mb_per_s=float(cols[8]))
+    return res
+
+
+def run_perf_tool(version: str, name: str, args: list[str], timeout: float) -> str:
+    """One of Apache's tools; its output, or RuntimeError with the tail when it fails."""
+    r = run_tool(version, name, args, timeout=timeout, check=False)
+    out = (r.stdout or "") + (r.stderr or "")
+    if r.returncode != 0:
+        raise RuntimeError(f"{name} {' '.join(args)} exited {r.returncode}:\n{out[-3000:]}")
+    return out
 
 
 def parse_latency(out: str) -> dict:
@@ -154,11 +166,7 @@ class Runner:
         self.topic_seq = 0
 
     def tool(self, name: str, args: list[str], timeout: float) -> str:
-        r = run_tool(self.version, name, args, timeout=timeout, check=False)
-        out = (r.stdout or "") + (r.stderr or "")
-        if r.returncode != 0:
-            raise RuntimeError(f"{name} {' '.join(args)} exited {r.returncode}:\n{out[-3000:]}")
-        return out
+        return run_perf_tool(self.version, name, args, timeout)
 
     def create_topic(self, t: Target, partitions: int = 6) -> str:
         self.topic_seq += 1

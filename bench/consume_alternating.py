@@ -21,17 +21,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.compare import SHARED_SETTINGS
-from tests.support.kafka_dist import ReferenceKafka, run_tool
+from bench.compare import SHARED_SETTINGS, parse_consumer, run_perf_tool
+from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 
 
 def _tool(name: str, args: list[str]) -> str:
-    r = run_tool("4", name, args, timeout=600, check=False)
-    out = (r.stdout or "") + (r.stderr or "")
-    if r.returncode != 0:
-        raise RuntimeError(f"{name} exited {r.returncode}:\n{out[-2000:]}")
-    return out
+    return run_perf_tool("4", name, args, 600)
 
 
 def _produce(bootstrap: str, topic: str, records: int, size: int, acks: str, codec: str) -> str:
@@ -41,11 +37,8 @@ def _produce(bootstrap: str, topic: str, records: int, size: int, acks: str, cod
 
 
 def _consume(bootstrap: str, topic: str, records: int) -> dict:
-    out = _tool("kafka-consumer-perf-test", ["--bootstrap-server", bootstrap, "--topic", topic,
-                                             "--messages", str(records), "--timeout", "120000"])
-    cols = [c.strip() for c in [ln for ln in out.splitlines() if ln.count(",") >= 5][-1].split(",")]
-    return {"mb_per_s": float(cols[3]), "rebalance_ms": int(cols[6]), "fetch_ms": int(cols[7]),
-            "fetch_mb_per_s": float(cols[8])}
+    return parse_consumer(_tool("kafka-consumer-perf-test", ["--bootstrap-server", bootstrap, "--topic", topic,
+                                                           "--messages", str(records), "--timeout", "120000"]))
 
 
 def main(argv: list[str] | None = None) -> int:

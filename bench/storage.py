@@ -118,7 +118,7 @@ def main(argv=None) -> None:
                     b = prebuilt[i]
                     end = reserved[0] + len(b)
                     if end > reserved[1]:
-                        step = max(min(max(reserved[0] // 4, 64 << 10), 8 << 20), end - reserved[0])
+                        step = segment_mod.reserve_length(reserved[0], end)
                         segment_mod._fallocate(fd_res, 1, reserved[0], step)
                         reserved[1] = reserved[0] + step
                     write(fd_res, b)
