@@ -9,12 +9,14 @@ file is written atomically (see ``storage.checkpoint``). Unrelated files and
 directories are ignored with a warning; ``<topic>-<partition>-delete`` directories
 (a deletion interrupted by a crash) are removed.
 
-Who may call it: the broker's event-loop thread; ``cleaner`` runs its own thread.
+Who may call it: the broker's event-loop thread; ``cleaner`` runs its own thread, and the
+writer ``checkpoint_writer`` returns may run in any thread.
 A new log goes to the directory holding the fewest partitions.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import shutil
@@ -63,6 +65,9 @@ class LogManager:
         self.cluster_id: Optional[str] = None
         self.broker_id: Optional[int] = None
         self._started = False
+        self._ckpt_lock = threading.Lock()   # checkpoint writers take turns (see checkpoint_writer)
+        self._ckpt_gen = itertools.count()
+        self._ckpt_written: dict[str, int] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def startup(self, cluster_id: Optional[str] = None, broker_id: Optional[int] = None) -> None:
@@ -230,8 +235,9 @@ class LogManager:
         self._write_checkpoints(d)
 
     # ------------------------------------------------------------------ housekeeping
-    def run_housekeeping(self, now_ms: Optional[int] = None) -> None:
-        """Retention, removal of ``.deleted`` files, flush by time, checkpoints."""
+    def run_housekeeping(self, now_ms: Optional[int] = None, checkpoint: bool = True) -> None:
+        """Retention, removal of ``.deleted`` files, flush by time and, unless
+        ``checkpoint`` is False (the broker writes them from a thread), checkpoints."""
         now = int(self.clock() * 1000) if now_ms is None else now_ms
         for tp, lg in list(self._logs.items()):
             if lg.closed:
@@ -243,23 +249,53 @@ class LogManager:
                 lg.producer_state.remove_expired(now)
             except Exception:  # noqa: BLE001
                 log.exception("housekeeping of %s-%d failed", *tp)
-        self.checkpoint()
+        if checkpoint:
+            self.checkpoint()
 
     def checkpoint(self) -> None:
-        for d in self.log_dirs:
-            self._write_checkpoints(d)
+        """Write every log dir's checkpoint files now."""
+        self.checkpoint_writer()()
+
+    def checkpoint_writer(self) -> Callable[[], None]:
+        """Take the offsets to checkpoint now and return the function that writes them.
+
+        The broker takes the snapshot on its event loop and runs the writer in a thread:
+        each file is fsynced twice (file and directory), which takes 10-30 ms when other
+        writes keep the disk busy, and the loop must not stall for that (Kafka writes
+        these files from its scheduler thread, too). Writers take turns on a lock, and a
+        snapshot never overwrites the files of a newer one.
+        """
+        snaps = [(d, next(self._ckpt_gen), self._snapshot(d)) for d in self.log_dirs]
+
+        def write() -> None:
+            for d, gen, snap in snaps:
+                self._write_snapshot(d, gen, snap)
+
+        return write
 
     def _write_checkpoints(self, d: str) -> None:
+        self._write_snapshot(d, next(self._ckpt_gen), self._snapshot(d))
+
+    def _snapshot(self, d: str) -> tuple[dict, dict, dict]:
         rec, start, hw = {}, {}, {}
-        for tp, lg in self._logs.items():
+        for tp, lg in list(self._logs.items()):
             if self._log_dir_of.get(tp) != d:
                 continue
             rec[tp] = lg.recovery_point
             start[tp] = lg.log_start_offset
             hw[tp] = lg.high_watermark
-        try:
-            OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).write(rec)
-            OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).write(start)
-            OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).write(hw)
-        except OSError as e:
-            log.error("writing checkpoints in %s failed: %s", d, e)
+        return rec, start, hw
+
+    def _write_snapshot(self, d: str, gen: int, snap: tuple[dict, dict, dict]) -> None:
+        rec, start, hw = snap
+        with self._ckpt_lock:
+            if gen < self._ckpt_written.get(d, -1):
+                return  # a newer snapshot is already on disk
+            try:
+                OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).write(rec)
+                OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).write(start)
+                OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).write(hw)
+            except OSError as e:
+                log.error("writing checkpoints in %s failed: %s", d, e)
+                return
+            self._ckpt_written[d] = gen

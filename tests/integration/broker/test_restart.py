@@ -169,3 +169,28 @@ def test_clean_restart_keeps_topics_configs_and_data(broker):
     with RawConnection("127.0.0.1", broker.port) as c:
         resp = c.request(PRODUCE, 9, produce_request(t1, build_batch([(None, b"more")]), 4))
         assert resp.responses[0].partition_responses[0].base_offset == 10
+
+
+def test_checkpoints_are_written_every_few_seconds_while_serving(broker):
+    """High watermarks reach their checkpoint file on the 5 s tick (written from a thread,
+    so requests go on meanwhile), without a restart."""
+    topic = topic_name("ckpt")
+    create_topic(broker.port, topic, 1)
+    hw_file = broker.log_dir / "replication-offset-checkpoint"
+
+    def written_hw() -> int:
+        text = hw_file.read_text() if hw_file.exists() else ""
+        hws = [int(ln.split()[2]) for ln in text.splitlines() if ln.startswith(f"{topic} 0 ")]
+        return hws[0] if hws else -1
+
+    with RawConnection("127.0.0.1", broker.port) as c:
+        resp = c.request(PRODUCE, 9, produce_request(topic, build_batch([(None, b"v%d" % i) for i in range(7)])))
+        assert resp.responses[0].partition_responses[0].error_code == 0
+        deadline = time.monotonic() + 20
+        while written_hw() < 7 and time.monotonic() < deadline:
+            # the broker keeps answering while the files are written
+            more = c.request(PRODUCE, 9, produce_request(topic, build_batch([(None, b"x")]), 0, 1))
+            assert more.responses[0].partition_responses[0].error_code == 0
+            time.sleep(0.5)
+    assert written_hw() >= 7
+    assert "Writing checkpoints failed" not in broker.log_text()

@@ -233,3 +233,42 @@ def test_damaged_base_offset_is_caught_by_the_next_segment_bound(tmp_path):
     lg2 = Log(lg.dir, lg.config, clock=FakeClock(), recovery_point=0, needs_recovery=True)
     assert lg2.log_end_offset == base
     assert all_offsets(lg2) == list(range(base))
+
+
+def _manager_with_hw(tmp_path, n: int):
+    """A started LogManager with one log ("a", 0) of ``n`` records, all below the HW."""
+    d = str(tmp_path / "logs")
+    lm = LogManager([d], LogConfig(segment_bytes=1000), clock=FakeClock(), start_cleaner=False)
+    lm.startup()
+    lg = lm.get_or_create_log("a", 0)
+    fill(lg, n)
+    lg.update_high_watermark(n)
+    return lm, lg, os.path.join(d, "replication-offset-checkpoint")
+
+
+def test_checkpoint_writer_snapshots_now_and_writes_later(tmp_path):
+    """The broker takes the snapshot on its loop and writes it from a thread."""
+    import threading
+
+    lm, lg, hw_path = _manager_with_hw(tmp_path, 5)
+    write = lm.checkpoint_writer()
+    fill(lg, 3)  # after the snapshot: not in this write
+    lg.update_high_watermark(8)
+    t = threading.Thread(target=write)
+    t.start()
+    t.join()
+    assert open(hw_path).read() == "0\n1\na 0 5\n"
+    lm.checkpoint()
+    assert open(hw_path).read() == "0\n1\na 0 8\n"
+    lm.shutdown()
+
+
+def test_an_older_checkpoint_snapshot_never_overwrites_a_newer_one(tmp_path):
+    lm, lg, hw_path = _manager_with_hw(tmp_path, 4)
+    stale = lm.checkpoint_writer()
+    fill(lg, 2)
+    lg.update_high_watermark(6)
+    lm.checkpoint_writer()()
+    stale()  # finishes last, e.g. a slow thread: must not go back to 4
+    assert open(hw_path).read() == "0\n1\na 0 6\n"
+    lm.shutdown()
