@@ -1,7 +1,7 @@
 """Side-by-side benchmark: kafpy against Apache Kafka on the same machine, driven by Apache's
 own perf tools.
 
-    python -m bench.compare [--repeats 3] [--quick] [--profile] [--kafka-version 4]
+    python -m bench.compare [--repeats 5] [--quick] [--profile] [--kafka-version 4]
                             [--only kafpy|kafka] [--no-warmup]
 
 Both brokers run at once (single node, log dirs on the same disk) with the same settings:
@@ -14,7 +14,9 @@ puts on the machine falls on both alike instead of on whichever ran second. A sc
 compression and lz4; a topic with 6 partitions), then ``kafka-consumer-perf-test`` reading
 the same data back; at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B). The
 broker's CPU seconds and peak RSS per run come from /proc. Medians of the repeats are
-reported. Prints one table (ours, Kafka's, ratio), writes ``bench/results/<ts>/compare.json``
+reported, with each side's range, the ratio of the medians, and the paired view: the median
+of the two brokers' ratio within each turn and how many turns kafpy was ahead. Prints one
+table, writes ``bench/results/<ts>/compare.json``
 and a PNG chart. ``--profile`` also runs py-spy on our broker during the first repeat's
 produce and consume runs and saves flame graphs next to the results. Every run has a
 timeout; the command stops by itself.
@@ -269,6 +271,11 @@ def median_of(runs: list[dict], key: str) -> float:
 
 
 def summarize(ours: Target, theirs: Target) -> list[dict]:
+    """One row per run and metric: each broker's median and range, the ratio of the medians,
+    and the paired view. Runs of the same scenario and repeat are one turn, the two brokers
+    back to back under the same machine load, so the median of the per-turn ratios (and in
+    how many turns kafpy came out ahead) is less exposed to load drifting between turns
+    than the ratio of medians is."""
     rows = []
     for name, runs in ours.results.items():
         other = theirs.results.get(name)
@@ -279,18 +286,32 @@ def summarize(ours: Target, theirs: Target) -> list[dict]:
         else:
             metrics = [("MB/s", "mb_per_s", True)]
         metrics += [("broker CPU s", "broker_cpu_s", False), ("peak RSS MB", "broker_peak_rss_mb", False)]
-        for label, key, _higher_better in metrics:
+        for label, key, higher_better in metrics:
             a, b = median_of(runs, key), median_of(other, key)
+            pairs = [(x[key], y[key]) for x, y in zip(runs, other)]
+            turn_ratios = [x / y for x, y in pairs if y]
+            ahead = sum(1 for x, y in pairs if (x >= y if higher_better else x <= y))
             rows.append({"run": name, "metric": label, "kafpy": a, "kafka": b,
-                         "ratio": round(a / b, 3) if b else float("nan")})
+                         "kafpy_range": [min(r[key] for r in runs), max(r[key] for r in runs)],
+                         "kafka_range": [min(r[key] for r in other), max(r[key] for r in other)],
+                         "ratio": round(a / b, 3) if b else float("nan"),
+                         "turn_ratio": round(statistics.median(turn_ratios), 3) if turn_ratios else float("nan"),
+                         "turns_ahead": f"{ahead}/{len(pairs)}"})
     return rows
 
 
 def print_table(rows: list[dict]) -> None:
+    """``ratio`` is kafpy's median over Kafka's; ``per turn`` the median of the ratios of
+    runs taken back to back; ``ahead`` the turns in which kafpy did at least as well (higher
+    MB/s, lower latency, CPU and memory)."""
     w = max(len(r["run"]) for r in rows)
-    print(f"\n{'run':{w}s}  {'metric':12s} {'kafpy':>10s} {'kafka':>10s} {'ratio':>7s}")
+    print(f"\n{'run':{w}s}  {'metric':12s} {'kafpy':>8s} {'(min-max)':>15s} {'kafka':>8s} {'(min-max)':>15s} "
+          f"{'ratio':>6s} {'per turn':>8s} {'ahead':>6s}")
     for r in rows:
-        print(f"{r['run']:{w}s}  {r['metric']:12s} {r['kafpy']:10.2f} {r['kafka']:10.2f} {r['ratio']:7.3f}")
+        ka, kb = r["kafpy_range"], r["kafka_range"]
+        print(f"{r['run']:{w}s}  {r['metric']:12s} {r['kafpy']:8.2f} {f'({ka[0]:.1f}-{ka[1]:.1f})':>15s} "
+              f"{r['kafka']:8.2f} {f'({kb[0]:.1f}-{kb[1]:.1f})':>15s} {r['ratio']:6.3f} {r['turn_ratio']:8.3f} "
+              f"{r['turns_ahead']:>6s}")
 
 
 def chart(rows: list[dict], path: Path) -> None:
@@ -312,7 +333,7 @@ def chart(rows: list[dict], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeats", type=int, default=3, help="runs per scenario; medians are reported (default 3)")
+    p.add_argument("--repeats", type=int, default=5, help="runs per scenario; medians are reported (default 5)")
     p.add_argument("--quick", action="store_true", help="a tenth of the records, for a fast look")
     p.add_argument("--profile", action="store_true", help="record py-spy flame graphs of our broker")
     p.add_argument("--kafka-version", default="4", help="Apache Kafka to compare with and whose tools drive "
