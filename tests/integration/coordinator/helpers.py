@@ -21,9 +21,9 @@ def produce(bootstrap: str, topic: str, values: list[bytes], partitions: int | N
     try:
         for i, v in enumerate(values):
             p.send(topic, v, partition=None if partitions is None else i % partitions)
-        p.flush()
+        p.flush(timeout=60)  # a broker that never acknowledges fails the test, not hangs it
     finally:
-        p.close()
+        p.close(timeout=10)
 
 
 def committed(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
