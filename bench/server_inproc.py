@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 import crc32c  # noqa: E402
 
 from broker.apis import ApiRegistry  # noqa: E402
-from broker.server import KafkaConnection, TrafficStats  # noqa: E402
+from broker.server import KafkaConnection, SocketServer  # noqa: E402
 from protocol import codec  # noqa: E402
 from protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
 from protocol.records import build_batch  # noqa: E402
@@ -71,15 +71,6 @@ class NullTransport:
 
     def abort(self) -> None:
         raise RuntimeError("the connection was closed: a request failed")
-
-
-class Server:
-    def __init__(self, broker: LocalBroker, loop: asyncio.AbstractEventLoop) -> None:
-        self.broker = broker
-        self.loop = loop
-        self.max_request_size = 100 * 1024 * 1024
-        self.connections: set = set()
-        self.stats = TrafficStats()
 
 
 def feed(conn: KafkaConnection, frame: bytes) -> None:
@@ -137,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     broker.apis = ApiRegistry.load()  # type: ignore[attr-defined]
     broker.create_topic(TOPIC, args.partitions)
     sock = NullSocket()
-    conn = KafkaConnection(Server(broker, loop), "PLAINTEXT")  # type: ignore[arg-type]
+    conn = KafkaConnection(SocketServer(broker.config, broker.apis, broker, loop), "PLAINTEXT")  # type: ignore[attr-defined]
     conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
     pid, epoch = 1000, 0
     tpl = bytearray(build_batch([(b"key-%06d" % i, os.urandom(1000)) for i in range(args.batch_kib)],

@@ -48,7 +48,7 @@ class Broker:
         self.replica_manager = ReplicaManager(self)
         self.group_coordinator = None
         self.zk = None
-        self.server = SocketServer(self)
+        self.server = SocketServer(config, self.apis, self, self.loop)
         self.started = asyncio.Event()
         self._stopping = False
         self._tasks: list[asyncio.Task] = []

@@ -28,19 +28,20 @@ import itertools
 import logging
 import os
 import socket
-import struct
 import time
 import types
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from protocol import codec
-from protocol.errors import ProtocolError, UnsupportedVersion
+from protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
+from protocol.framing import FrameReader
 
 from broker.handler import CloseConnection, RequestContext
 
 if TYPE_CHECKING:
-    from broker.broker import Broker
+    from broker.apis import ApiRegistry
+    from broker.config import KafkaConfig
 
 log = logging.getLogger("kafka.network")
 
@@ -214,27 +215,24 @@ class SocketWriter:
 
 
 class KafkaConnection(asyncio.BufferedProtocol):
-    """One client connection."""
+    """One client connection. Made by ``SocketServer`` for each accepted socket; reads the
+    server's ``apis``, ``services``, ``loop``, ``clock``, ``stats`` and ``connections``."""
 
     def __init__(self, server: "SocketServer", listener: str) -> None:
         self.server = server
-        self.broker = server.broker
+        self.apis = server.apis
+        self.services = server.services
         self.listener = listener
         self.loop = server.loop
-        self.max_request = server.max_request_size
+        self.clock = server.clock
         self.transport: asyncio.Transport | None = None
         self.writer: SocketWriter | None = None
-        self.buf = bytearray(READ_BUFFER_SIZE)
-        self.view = memoryview(self.buf)
-        self.start = 0
-        self.end = 0
-        self.big: bytearray | None = None   # a large frame being received in place
-        self.big_got = 0
+        self.reader = FrameReader(server.max_request_size, READ_BUFFER_SIZE)
         self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
         self.response_task: asyncio.Task | None = None
         self.paused = False
         self.closed = False
-        self.last_active = time.monotonic()
+        self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
 
@@ -265,56 +263,22 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.writer.close()
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        if self.big is not None:
-            return memoryview(self.big)[self.big_got:]
-        if self.end == len(self.buf):
-            self._compact()
-        return self.view[self.end:]
-
-    def _compact(self) -> None:
-        n = self.end - self.start
-        if self.start:
-            self.buf[:n] = self.buf[self.start:self.end]
-        self.start, self.end = 0, n
+        return self.reader.get_buffer(sizehint)
 
     def buffer_updated(self, nbytes: int) -> None:
-        self.last_active = time.monotonic()
-        if self.big is not None:
-            self.big_got += nbytes
-            if self.big_got == len(self.big):
-                frame = self.big
-                self.big = None
+        self.last_active = self.clock()
+        reader = self.reader
+        reader.buffer_updated(nbytes)
+        try:
+            while not self.closed:
+                frame = reader.next_frame()
+                if frame is None:
+                    return
                 self._dispatch(frame)
-            return
-        self.end += nbytes
-        buf = self.buf
-        while not self.closed:
-            avail = self.end - self.start
-            if avail < 4:
-                break
-            (size,) = struct.unpack_from(">i", buf, self.start)
-            if size < 0 or size > self.max_request:
-                log.warning("Closing connection from %s:%d: request size %d is outside 0..%d "
-                            "(socket.request.max.bytes)", self.peer[0], self.peer[1], size, self.max_request)
-                self.abort()
-                return
-            if avail - 4 >= size:
-                s = self.start + 4
-                frame = buf[s:s + size]
-                self.start = s + size
-                self._dispatch(frame)
-                continue
-            if size + 4 > len(buf):
-                # Receive the rest of this large frame directly into its own buffer.
-                have = avail - 4
-                self.big = bytearray(size)
-                self.big[:have] = buf[self.start + 4:self.end]
-                self.big_got = have
-                self.start = self.end = 0
-                return
-            break
-        if self.start == self.end:
-            self.start = self.end = 0
+        except FrameTooLarge as e:
+            log.warning("Closing connection from %s:%d: request size %d is outside 0..%d "
+                        "(socket.request.max.bytes)", self.peer[0], self.peer[1], e.size, e.limit)
+            self.abort()
 
     def eof_received(self) -> bool | None:
         return None
@@ -367,7 +331,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except OSError as e:
             self._write_failed(e)
             return
-        self.last_active = time.monotonic()
+        self.last_active = self.clock()
         if rest:
             self.response_task = self.loop.create_task(self._respond(rest))
 
@@ -390,28 +354,28 @@ class KafkaConnection(asyncio.BufferedProtocol):
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
         or the exception that should close the connection."""
-        broker = self.broker
+        apis = self.apis
         try:
             header, request = codec.decode_request(frame)
         except UnsupportedVersion as e:
             hdr = getattr(e, "header", None)
             if hdr is not None and hdr.request_api_key == API_VERSIONS_KEY:
-                return [codec.unsupported_api_versions_response(hdr.correlation_id, broker.apis.version_ranges())]
+                return [codec.unsupported_api_versions_response(hdr.correlation_id, apis.version_ranges())]
             log.warning("Closing connection from %s:%d: %s", self.peer[0], self.peer[1], e)
             return e
         except ProtocolError as e:
             log.warning("Closing connection from %s:%d: invalid request: %s", self.peer[0], self.peer[1], e)
             return e
         api_key = header.request_api_key
-        handler = broker.apis.handler_for(api_key, header.request_api_version)
+        handler = apis.handler_for(api_key, header.request_api_version)
         if handler is None:
             if api_key == API_VERSIONS_KEY:
-                return [codec.unsupported_api_versions_response(header.correlation_id, broker.apis.version_ranges())]
+                return [codec.unsupported_api_versions_response(header.correlation_id, apis.version_ranges())]
             err = UnsupportedVersion(api_key, header.request_api_version)
             log.warning("Closing connection from %s:%d: %s (client %s)", self.peer[0], self.peer[1], err,
                         header.client_id)
             return err
-        ctx = RequestContext(broker, header, self.peer[0], self.peer[1], self.id, self.listener)
+        ctx = RequestContext(self.services, header, self.peer[0], self.peer[1], self.id, self.listener)
         try:
             response = await handler.func(ctx, request)
         except asyncio.CancelledError:
@@ -421,7 +385,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                      header.client_id, e)
             return e
         except Exception as e:  # a bug in a handler must not take the broker down
-            log.exception("Error processing %s v%d from %s:%d (client %s)", broker.apis.name(api_key),
+            log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
             return e
         if response is None:
@@ -439,7 +403,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 if rest:
                     await writer.finish(rest)
                     rest = None
-                    self.last_active = time.monotonic()
+                    self.last_active = self.clock()
                 if not queue:
                     return
                 head = queue[0]
@@ -467,7 +431,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     self.transport.resume_reading()
                 if chunks and not self.closed:
                     rest = writer.write_now(chunks)
-                    self.last_active = time.monotonic()
+                    self.last_active = self.clock()
                 if close:
                     if rest:
                         await writer.finish(rest)
@@ -535,12 +499,22 @@ class TrafficStats:
 
 
 class SocketServer:
-    """Listens on every configured listener; keeps the set of open connections."""
+    """Listens on every configured listener; keeps the set of open connections.
 
-    def __init__(self, broker: "Broker") -> None:
-        self.broker = broker
-        self.loop = broker.loop
-        self.max_request_size = broker.config["socket.request.max.bytes"]
+    Made by the broker with what it needs and nothing more: the config (listeners,
+    socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms), the API
+    registry that dispatches requests, and ``services``, passed untouched to every
+    ``RequestContext``. ``clock`` (monotonic seconds) times idle connections."""
+
+    def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
+                 loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.apis = apis
+        self.services = services
+        self.loop = loop
+        self.clock = clock
+        self.max_request_size: int = config["socket.request.max.bytes"]
+        self.idle_s: float = config["connections.max.idle.ms"] / 1000
         self.connections: set[KafkaConnection] = set()
         self.servers: list[asyncio.AbstractServer] = []
         self.bound_ports: dict[str, int] = {}
@@ -548,7 +522,7 @@ class SocketServer:
         self._idle_task: asyncio.Task | None = None
 
     async def start(self) -> None:
-        cfg = self.broker.config
+        cfg = self.config
         for li in cfg.listeners:
             host = li.host or None
             srv = await self.loop.create_server(
@@ -561,14 +535,21 @@ class SocketServer:
         self._idle_task = self.loop.create_task(self._close_idle())
 
     async def _close_idle(self) -> None:
-        idle_s = self.broker.config["connections.max.idle.ms"] / 1000
         while True:
-            await asyncio.sleep(min(30.0, max(idle_s / 4, 0.05)))
-            now = time.monotonic()
-            for c in list(self.connections):
-                if not c.queue and now - c.last_active > idle_s:
-                    log.debug("Closing idle connection %s from %s:%d", c.id, *c.peer)
-                    c.abort()
+            await asyncio.sleep(min(30.0, max(self.idle_s / 4, 0.05)))
+            self.close_idle_connections()
+
+    def close_idle_connections(self) -> int:
+        """Closes connections with nothing queued and no traffic for connections.max.idle.ms;
+        returns how many."""
+        now = self.clock()
+        closed = 0
+        for c in list(self.connections):
+            if not c.closed and not c.queue and now - c.last_active > self.idle_s:
+                log.debug("Closing idle connection %s from %s:%d", c.id, *c.peer)
+                c.abort()
+                closed += 1
+        return closed
 
     async def stop_accepting(self) -> None:
         for srv in self.servers:

@@ -1,8 +1,9 @@
 """Kafka's length-prefixed framing: a 4-byte big-endian size, then that many bytes.
 
-Who may call it: the broker's connection handler, clients in tests and tools. The
-limit is the broker's ``socket.request.max.bytes`` (default 104857600), passed in by
-the caller; a size prefix above it (or negative) raises ``FrameTooLarge`` before any
+Who may call it: the broker's socket server (requests in), the broker-to-broker client
+(responses in), clients in tests and tools. No I/O here: bytes go in, whole frames come
+out. The limit is the caller's (the broker's ``socket.request.max.bytes``, default
+104857600); a size prefix above it (or negative) raises ``FrameTooLarge`` before any
 buffer is sized by it.
 """
 
@@ -12,9 +13,11 @@ import struct
 
 from protocol.errors import FrameTooLarge, TruncatedFrame
 
-__all__ = ["DEFAULT_MAX_FRAME", "SIZE_PREFIX", "read_size", "frame", "split_frame", "FrameReader"]
+__all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size", "frame", "split_frame",
+           "FrameReader"]
 
 DEFAULT_MAX_FRAME = 104857600
+DEFAULT_BUFFER_SIZE = 256 * 1024
 SIZE_PREFIX = 4
 _SIZE = struct.Struct(">i")
 
@@ -43,56 +46,120 @@ def split_frame(data: bytes | bytearray | memoryview, limit: int = DEFAULT_MAX_F
 
 
 class FrameReader:
-    """Incremental splitter: ``feed()`` bytes as they arrive, get back whole frame payloads.
+    """Splits a byte stream into frame payloads, shaped for ``asyncio.BufferedProtocol``.
 
-    Keeps at most one partial frame buffered. Frames are returned as ``bytes`` (each a
-    private copy, so the caller may keep them while more data is fed).
+    The transport receives straight into ``get_buffer()``, reports the count with
+    ``buffer_updated(n)``, and the caller then takes frames with ``next_frame()`` until it
+    returns None (it must do so before asking for the next buffer). Small frames are read
+    into one reusable buffer of ``buffer_size`` bytes and returned as a ``bytearray`` copy
+    of their payload (the caller may keep it; record slices decoded from it stay valid). A
+    frame larger than that buffer gets a ``bytearray`` of its own as soon as its prefix is
+    read, and the rest of it is received directly into it: a big Produce or Fetch response
+    is copied once, out of the first read, never again.
+
+    ``feed(data)`` is the same for callers that are handed bytes (tests, plain protocols).
+    One reader per connection; not thread-safe.
     """
 
-    __slots__ = ("limit", "_buf", "_need")
+    __slots__ = ("limit", "_buf", "_view", "_start", "_end", "_big", "_big_got")
 
-    def __init__(self, limit: int = DEFAULT_MAX_FRAME) -> None:
+    def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE) -> None:
         self.limit = limit
-        self._buf = bytearray()
-        self._need = -1  # payload size of the frame being read, -1 while reading its prefix
+        self._buf = bytearray(max(buffer_size, SIZE_PREFIX))
+        self._view = memoryview(self._buf)
+        self._start = 0   # first unconsumed byte in _buf
+        self._end = 0     # end of the received bytes in _buf
+        self._big: bytearray | None = None   # a large frame being received in place
+        self._big_got = 0
 
-    def feed(self, data: bytes | bytearray | memoryview) -> list[bytes]:
-        """Append ``data``; return every frame it completes, in order."""
+    def get_buffer(self, sizehint: int = -1) -> memoryview:
+        """Where the next received bytes go (never empty)."""
+        big = self._big
+        if big is not None:
+            return memoryview(big)[self._big_got:]
+        if self._end == len(self._buf):
+            n = self._end - self._start
+            if self._start:
+                self._buf[:n] = self._buf[self._start:self._end]
+            self._start, self._end = 0, n
+        return self._view[self._end:]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        """``nbytes`` were written at the start of the last ``get_buffer()``."""
+        if self._big is not None:
+            self._big_got += nbytes
+        else:
+            self._end += nbytes
+
+    def next_frame(self) -> bytearray | None:
+        """The next whole frame's payload, or None until more bytes arrive.
+
+        Raises ``FrameTooLarge`` for a size prefix outside 0..limit; the stream cannot be
+        read further after that."""
+        big = self._big
+        if big is not None:
+            if self._big_got < len(big):
+                return None
+            self._big = None
+            return big
+        start = self._start
+        avail = self._end - start
+        if avail < SIZE_PREFIX:
+            if not avail:
+                self._start = self._end = 0
+            return None
         buf = self._buf
-        buf += data
-        frames: list[bytes] = []
+        (size,) = _SIZE.unpack_from(buf, start)
+        if size < 0 or size > self.limit:
+            raise FrameTooLarge(size, self.limit)
+        if avail - SIZE_PREFIX >= size:
+            s = start + SIZE_PREFIX
+            self._start = s + size
+            return buf[s:s + size]
+        if size + SIZE_PREFIX > len(buf):
+            # Receive the rest of this large frame directly into its own buffer.
+            have = avail - SIZE_PREFIX
+            big = self._big = bytearray(size)
+            big[:have] = self._view[start + SIZE_PREFIX:self._end]
+            self._big_got = have
+            self._start = self._end = 0
+        return None
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[bytearray]:
+        """Takes ``data`` (copied in); returns every frame it completes, in order."""
+        frames: list[bytearray] = []
+        src = memoryview(data)
         pos = 0
-        n = len(buf)
-        view = memoryview(buf)
-        try:
-            while True:
-                if self._need < 0:
-                    if n - pos < SIZE_PREFIX:
-                        break
-                    (size,) = _SIZE.unpack_from(buf, pos)
-                    if size < 0 or size > self.limit:
-                        raise FrameTooLarge(size, self.limit)
-                    self._need = size
-                    pos += SIZE_PREFIX
-                if n - pos < self._need:
-                    break
-                frames.append(bytes(view[pos:pos + self._need]))  # the frame's only copy
-                pos += self._need
-                self._need = -1
-        finally:
-            view.release()
-        if pos:
-            del buf[:pos]
-        return frames
+        total = len(src)
+        while True:
+            f = self.next_frame()
+            while f is not None:
+                frames.append(f)
+                f = self.next_frame()
+            if pos >= total:
+                return frames
+            dst = self.get_buffer(total - pos)
+            n = min(len(dst), total - pos)
+            dst[:n] = src[pos:pos + n]
+            self.buffer_updated(n)
+            pos += n
 
     @property
     def buffered(self) -> int:
-        """Bytes held for the frame not yet complete (its prefix is dropped once read)."""
-        return len(self._buf)
+        """Bytes held for the frame not yet complete (with its prefix until that is read
+        for a large frame)."""
+        if self._big is not None:
+            return self._big_got
+        return self._end - self._start
 
     @property
     def pending(self) -> int:
-        """Payload bytes still missing for the current frame, or -1 when between frames."""
-        if self._need < 0:
+        """Payload bytes still missing for the current frame, or -1 while its prefix is
+        incomplete (or between frames)."""
+        if self._big is not None:
+            return len(self._big) - self._big_got
+        avail = self._end - self._start
+        if avail < SIZE_PREFIX:
             return -1
-        return self._need - len(self._buf)
+        (size,) = _SIZE.unpack_from(self._buf, self._start)
+        return max(size - (avail - SIZE_PREFIX), 0)

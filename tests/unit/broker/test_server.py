@@ -17,7 +17,8 @@ import pytest
 from broker import server as server_mod
 from broker.apis import ApiRegistry
 from broker.handler import CloseConnection, Handler
-from broker.server import KafkaConnection, SocketWriter, TrafficStats
+from broker.config import KafkaConfig
+from broker.server import KafkaConnection, SocketServer, SocketWriter, TrafficStats
 from protocol import codec
 from protocol.messages import ApiVersionsRequest, ApiVersionsResponse, FetchResponse, RequestHeader
 
@@ -58,11 +59,12 @@ class Transport:
 
 
 class StandIn:
-    """What the connection needs of the broker and server; handlers steered by client id."""
+    """What the connection needs of its server; handlers steered by client id."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.broker = self
+        self.services = object()
+        self.clock = lambda: 0.0
         self.max_request_size = 1 << 20
         self.connections: set = set()
         self.stats = TrafficStats()
@@ -328,7 +330,7 @@ def test_a_request_larger_than_the_read_buffer_is_received_into_its_own_buffer(h
 
 
 def test_oversized_request_closes_the_connection(h):
-    h.feed(struct.pack(">i", h.conn.max_request + 1) + b"\0" * 10)
+    h.feed(struct.pack(">i", h.stand_in.max_request_size + 1) + b"\0" * 10)
     assert h.transport.aborted
 
 
@@ -375,3 +377,54 @@ def test_an_error_outside_the_handler_closes_after_the_earlier_responses(h, monk
     assert [c for c, _ in h.responses(2)] == [1, 2]
     assert h.transport.aborted
     assert h.nothing_pending()
+
+
+def test_the_server_takes_its_collaborators_and_closes_idle_connections_by_its_clock():
+    loop = asyncio.new_event_loop()
+    now = [100.0]
+    services = object()
+    seen: list = []
+
+    async def api_versions(ctx, req):
+        seen.append(ctx)
+        return ApiVersionsResponse(error_code=0, api_keys=[], throttle_time_ms=0)
+
+    apis = ApiRegistry([Handler(API_VERSIONS, 0, 4, api_versions)])
+    config = KafkaConfig({"connections.max.idle.ms": "1000", "socket.request.max.bytes": "4096"})
+    server = SocketServer(config, apis, services, loop, clock=lambda: now[0])
+    assert server.max_request_size == 4096
+    ours, peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours.setblocking(False)
+    try:
+        busy, quiet = (KafkaConnection(server, "PLAINTEXT") for _ in range(2))
+        t_busy, t_quiet = Transport(ours), Transport(ours)
+        busy.connection_made(t_busy)  # type: ignore[arg-type]
+        quiet.connection_made(t_quiet)  # type: ignore[arg-type]
+        assert server.connections == {busy, quiet}
+        payload = request(1, "c")
+        buf = busy.get_buffer(-1)
+        buf[:len(payload)] = payload
+        now[0] = 100.5
+        busy.buffer_updated(len(payload))
+        # the RequestContext got the services object as it was given, and the listener name
+        assert len(seen) == 1 and seen[0].listener == "PLAINTEXT"
+        assert services in [getattr(seen[0], slot) for slot in type(seen[0]).__slots__]
+        now[0] = 101.2   # quiet: idle 1.2 s > 1 s; busy: 0.7 s
+        assert server.close_idle_connections() == 1
+        assert t_quiet.aborted and not t_busy.aborted
+        now[0] = 101.6
+        assert server.close_idle_connections() == 1
+        assert t_busy.aborted
+        busy.connection_lost(None)
+        quiet.connection_lost(None)
+        assert not server.connections
+    finally:
+        ours.close()
+        peer.close()
+        loop.close()
+
+
+def test_a_zero_length_frame_is_read_and_rejected_without_stalling_the_stream(h):
+    # a request too short for its header closes the connection (after nothing)
+    h.feed(struct.pack(">i", 0) + request(2, "c"))
+    assert h.transport.aborted

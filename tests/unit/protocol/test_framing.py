@@ -53,3 +53,71 @@ def test_reader_partial_state_and_limit() -> None:
     assert reader.buffered == 1
     with pytest.raises(FrameTooLarge):
         reader.feed(b"\x00\x00\x11")
+
+
+def receive(reader: FrameReader, data: bytes, piece: int) -> list[bytearray]:
+    """Drives the reader as a BufferedProtocol transport would: receive into get_buffer()
+    at most ``piece`` bytes at a time, then take every whole frame."""
+    frames: list[bytearray] = []
+    pos = 0
+    while pos < len(data):
+        buf = reader.get_buffer(-1)
+        assert len(buf) > 0
+        n = min(len(buf), piece, len(data) - pos)
+        buf[:n] = data[pos:pos + n]
+        reader.buffer_updated(n)
+        pos += n
+        while (f := reader.next_frame()) is not None:
+            frames.append(f)
+    return frames
+
+
+def test_many_frames_in_one_read_and_frames_split_across_reads() -> None:
+    payloads = [b"a" * n for n in (1, 0, 30, 7, 0, 100)]
+    stream = b"".join(frame(p) for p in payloads)
+    assert receive(FrameReader(buffer_size=64), stream, 1 << 20) == payloads
+    assert receive(FrameReader(buffer_size=64), stream, 3) == payloads
+    # the buffer wraps around (compacts) many times
+    assert receive(FrameReader(buffer_size=16), stream * 20, 5) == payloads * 20
+
+
+def test_zero_length_frames() -> None:
+    reader = FrameReader()
+    assert reader.feed(frame(b"") * 3) == [b"", b"", b""]
+    assert reader.feed(b"\x00\x00") == [] and reader.pending == -1
+    assert reader.feed(b"\x00\x00") == [b""]
+    assert reader.buffered == 0
+
+
+def test_a_frame_larger_than_the_buffer_is_received_in_place() -> None:
+    reader = FrameReader(buffer_size=32)
+    big = bytes(range(256)) * 4
+    stream = frame(b"s") + frame(big) + frame(b"t")
+    buf = reader.get_buffer(-1)
+    buf[:20] = stream[:20]          # the small frame and the start of the large one
+    reader.buffer_updated(20)
+    assert reader.next_frame() == b"s"
+    assert reader.next_frame() is None
+    assert reader.buffered == 20 - 5 - 4 and reader.pending == len(big) - 11
+    target = reader.get_buffer(-1)  # the rest goes straight into the frame's own buffer
+    assert len(target) == len(big) - 11
+    target[:] = stream[20:20 + len(target)]
+    reader.buffer_updated(len(target))
+    got = reader.next_frame()
+    assert got == big
+    assert target.obj is got        # received in place: no copy after the first read
+    assert reader.feed(stream[20 + len(target):]) == [b"t"]
+
+
+def test_oversized_and_negative_sizes_are_refused_before_any_buffer_is_made() -> None:
+    reader = FrameReader(limit=1000, buffer_size=64)
+    reader.feed(struct.pack(">i", 1000) + b"x" * 10)    # exactly the limit is allowed
+    assert reader.pending == 990
+    for prefix in (struct.pack(">i", 1001), struct.pack(">i", -5)):
+        fresh = FrameReader(limit=1000, buffer_size=64)
+        fresh.get_buffer()[:4] = prefix
+        fresh.buffer_updated(4)
+        with pytest.raises(FrameTooLarge) as info:
+            fresh.next_frame()
+        assert info.value.limit == 1000
+        assert fresh.buffered == 4     # nothing was sized by the bad prefix
