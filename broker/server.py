@@ -1,15 +1,16 @@
 """The socket server: accepts connections, frames requests, dispatches them, writes
 responses in request order.
 
-Reading uses a ``BufferedProtocol``: small requests are parsed out of one reusable buffer; a
-large request (a big Produce) is received straight into its own bytearray, so its record
-batches reach the log without another copy and can be rewritten in place.
+Reading uses a ``BufferedProtocol`` driving ``protocol.framing.FrameReader`` (the same
+reader the broker-to-broker client uses): small requests are parsed out of one reusable
+buffer; a large request (a big Produce) is received straight into its own bytearray, so its
+record batches reach the log without another copy and can be rewritten in place.
 
 Writing bypasses the transport: responses go out with ``os.writev`` and record data with
 ``os.sendfile`` on a ``dup()`` of the socket's fd (the transport owns the original, and may
 close it while a response is being finished). uvloop implements neither ``loop.sendfile``
-nor ``sock_sendfile`` (see DESIGN.md section 3), so we wait for writability ourselves with
-``add_writer`` on that dup. The transport is never asked to write, so the two paths cannot
+nor ``sock_sendfile`` (both raise NotImplementedError, even with ``fallback=True``), so we
+wait for writability ourselves with ``add_writer`` on that dup. The transport is never asked to write, so the two paths cannot
 interleave.
 
 Each request's coroutine is started right in the read callback; most handlers finish

@@ -177,10 +177,16 @@ class NetworkClient:
             return
         if self.closed:
             raise Disconnected(f"the client of {self.destination} is closed")
-        if self._connecting is None:
-            self._connecting = self.loop.create_task(self._connect())
-            self._connecting.add_done_callback(self._connect_done)
-        await asyncio.shield(self._connecting)
+        task = self._connecting
+        if task is None:
+            task = self._connecting = self.loop.create_task(self._connect())
+            task.add_done_callback(self._connect_done)
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if self.closed and task.cancelled():   # close() stopped the attempt, not our caller
+                raise Disconnected(f"the client of {self.destination} is closed") from None
+            raise
 
     async def send(self, api_key: int, body: Any, *, version: int | None = None,
                    timeout_ms: int | None = None) -> Any:

@@ -345,6 +345,18 @@ def test_close_fails_pending_requests_and_later_ones(rig):
     assert len(rig.attempts) == 1
 
 
+def test_close_during_the_backoff_wait_fails_the_waiting_request(rig):
+    rig.refuse = 1
+    assert isinstance(drive_ready(rig), Disconnected)
+    t = rig.task(rig.client.send(METADATA, MetadataRequest(topics=[])))
+    assert not t.done() and rig.client.connection_delay() > 0
+    rig.run(rig.client.close())
+    rig.settle()
+    with pytest.raises(Disconnected, match="closed"):
+        t.result()
+    assert len(rig.attempts) == 1
+
+
 def test_produce_with_acks_0_expects_no_response(rig):
     rig.run(rig.client.ready())
     req = ProduceRequest(transactional_id=None, acks=0, timeout_ms=1000, topic_data=[])
