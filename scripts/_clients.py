@@ -10,9 +10,6 @@ import time
 import uuid
 from typing import Any
 
-# Topics Kafka treats as internal (org.apache.kafka.common.internals.Topic).
-INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
-
 # Java property names whose kafka-python keyword differs from the dotted->underscored name.
 _RENAMES = {
     "sasl.username": "sasl_plain_username",

@@ -14,7 +14,8 @@ import sys
 import traceback
 from typing import Any
 
-from scripts._cli import debug_enabled, tool_main, OptionException, OptionParser, OptionSet, load_props
+from broker.properties import load_properties
+from scripts._cli import debug_enabled, tool_main, OptionException, OptionParser, OptionSet
 from scripts._clients import BrokerError, make_admin, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
@@ -335,7 +336,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
                                f"(supported: {', '.join(sorted(IMPLEMENTED))})")
         to_add: dict[str, str] = {}
         if o.has("add-config-file"):
-            to_add.update(load_props(o.value_of("add-config-file")))
+            to_add.update(load_properties(o.value_of("add-config-file")))
         if o.has("add-config"):
             to_add.update(parse_add_config(o.value_of("add-config")))
         to_delete = [k.strip() for k in o.values_of("delete-config")]
@@ -346,7 +347,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
             bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
         else:
             bootstrap = o.value_of("bootstrap-server") or o.value_of("bootstrap-controller")
-        command_config = load_props(o.value_of("command-config")) if o.has("command-config") else {}
+        command_config = load_properties(o.value_of("command-config")) if o.has("command-config") else {}
         admin = (admin_factory or make_admin)(bootstrap, command_config)
         service = ConfigService(admin, out)
         if o.has("alter"):

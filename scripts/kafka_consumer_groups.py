@@ -15,7 +15,8 @@ import traceback
 from collections import defaultdict
 from typing import Any
 
-from scripts._cli import tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit, load_props
+from broker.properties import load_properties
+from scripts._cli import tool_main, debug_enabled, OptionException, OptionParser, OptionSet, UsageExit
 from scripts._clients import (error_name, java_exception_name, java_hashmap_order,
                               java_string_hash, make_admin, topic_partition_hash)
 
@@ -714,7 +715,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
     check_args(p, o, args)
     admin = None
     try:
-        command_config = load_props(o.value_of("command-config")) if o.has("command-config") else {}
+        command_config = load_properties(o.value_of("command-config")) if o.has("command-config") else {}
         admin = (admin_factory or make_admin)(o.value_of("bootstrap-server"), command_config)
         service = GroupService(admin, o, out)
         if o.has("list"):

@@ -11,8 +11,10 @@ import sys
 import traceback
 from typing import Any
 
-from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit, load_props
-from scripts._clients import (INTERNAL_TOPICS, ZooKeeperBootstrapError, broker_api_keys, error_text,
+from broker.properties import load_properties
+from protocol.topics import INTERNAL_TOPICS, has_collision_chars
+from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit
+from scripts._clients import (ZooKeeperBootstrapError, broker_api_keys, error_text,
                               is_zero_uuid, make_admin, uuid_to_kafka, zookeeper_bootstrap)
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
@@ -254,7 +256,7 @@ class TopicService:
         configs = parse_topic_configs(o.values_of("config"))
         assignment = (parse_replica_assignment(o.value_of("replica-assignment"))
                       if o.value_of("replica-assignment") else {})
-        if ("." in name) or ("_" in name):
+        if has_collision_chars(name):
             self._print("WARNING: Due to limitations in metric names, topics with a period "
                         "('.') or underscore ('_') could collide. To avoid issues it is best "
                         "to use either, but not both.")
@@ -433,7 +435,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         bootstrap = o.value_of("bootstrap-server")
         if bootstrap is None:
             bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
-        command_config = load_props(o.value_of("command-config")) if o.has("command-config") else {}
+        command_config = load_properties(o.value_of("command-config")) if o.has("command-config") else {}
         admin = (admin_factory or make_admin)(bootstrap, command_config)
         service = TopicService(admin, out)
         for action in ACTIONS:
