@@ -217,6 +217,14 @@ class OptionParser:
                     i += 1
         return opts
 
+    def parse_or_usage(self, args: list[str]) -> OptionSet:
+        """parse(), but a malformed command line prints the message and the usage table and
+        exits 1, as most of Kafka's tools do (kafka-topics and kafka-configs do not)."""
+        try:
+            return self.parse(args)
+        except OptionException as e:
+            self.usage_and_exit(str(e))
+
     # -- help ------------------------------------------------------------------------
 
     def format_help(self) -> str:
