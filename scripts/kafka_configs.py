@@ -16,7 +16,7 @@ from typing import Any
 
 from broker.properties import load_properties
 from scripts._cli import debug_enabled, tool_main, OptionException, OptionParser, OptionSet
-from scripts._clients import BrokerError, make_admin, zookeeper_bootstrap
+from scripts._clients import BrokerError, admin_client, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
                     "client-metrics"]
@@ -328,7 +328,6 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
     p.maybe_help_or_version(o, args, "This tool helps to manipulate and describe entity config "
                             "for a topic, client, user, broker, ip or client-metrics")
-    admin = None
     try:
         types, names = check_args(p, o, args)
         if types[0] not in IMPLEMENTED:
@@ -347,13 +346,12 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
             bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
         else:
             bootstrap = o.value_of("bootstrap-server") or o.value_of("bootstrap-controller")
-        command_config = load_properties(o.value_of("command-config")) if o.has("command-config") else {}
-        admin = (admin_factory or make_admin)(bootstrap, command_config)
-        service = ConfigService(admin, out)
-        if o.has("alter"):
-            service.alter(types[0], names[0], to_add, to_delete)
-        else:
-            service.describe(types[0], names[0] if names else None, o.has("all"))
+        with admin_client(bootstrap, o.value_of("command-config"), admin_factory) as admin:
+            service = ConfigService(admin, out)
+            if o.has("alter"):
+                service.alter(types[0], names[0], to_add, to_delete)
+            else:
+                service.describe(types[0], names[0] if names else None, o.has("all"))
         return 0
     except CommandError as e:
         out.flush()
@@ -373,12 +371,6 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         if debug_enabled():
             sys.stderr.write(traceback.format_exc())
         return 1
-    finally:
-        if admin is not None:
-            try:
-                admin.close()
-            except Exception:
-                pass
 
 
 def main(argv: list[str] | None = None) -> int:

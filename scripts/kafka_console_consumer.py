@@ -16,7 +16,7 @@ import uuid
 from typing import Any, BinaryIO, Callable
 
 from broker.properties import load_properties
-from scripts._cli import (tool_main, OptionException, OptionParser, OptionSet, UsageExit,
+from scripts._cli import (tool_main, OptionParser, OptionSet, UsageExit,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 
@@ -364,10 +364,7 @@ def _seek_back(consumer: Any, pending: list[Any]) -> None:
 def run(args: list[str], consumer_factory=make_consumer, out: BinaryIO | None = None) -> int:
     out = out or sys.stdout.buffer
     p = build_parser()
-    try:
-        o = p.parse(args)
-    except OptionException as e:
-        p.usage_and_exit(str(e))
+    o = p.parse_or_usage(args)
     opts = Options(p, o, args)
     consumer = None
     status = 0

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, TextIO
 
 from broker.properties import load_properties
-from scripts._cli import (tool_main, OptionException, OptionParser, OptionSet,
+from scripts._cli import (tool_main, OptionParser, OptionSet,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 
@@ -284,10 +284,7 @@ def run(args: list[str], producer_factory=make_producer, stdin: TextIO | None = 
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     p = build_parser()
-    try:
-        o = p.parse(args)
-    except OptionException as e:
-        p.usage_and_exit(str(e))
+    o = p.parse_or_usage(args)
     bootstrap = check_args(p, o, args)
     topic = o.value_of("topic")
     try:

@@ -11,11 +11,10 @@ import sys
 import traceback
 from typing import Any
 
-from broker.properties import load_properties
 from protocol.topics import INTERNAL_TOPICS, has_collision_chars
 from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit
-from scripts._clients import (ZooKeeperBootstrapError, broker_api_keys, error_text,
-                              is_zero_uuid, make_admin, uuid_to_kafka, zookeeper_bootstrap)
+from scripts._clients import (ZooKeeperBootstrapError, admin_client, broker_api_keys, error_text,
+                              is_zero_uuid, uuid_to_kafka, zookeeper_bootstrap)
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
 
@@ -430,18 +429,16 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
     except CommandError as e:
         sys.stderr.write(f"{e}\n")
         return 1
-    admin = None
     try:
         bootstrap = o.value_of("bootstrap-server")
         if bootstrap is None:
             bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
-        command_config = load_properties(o.value_of("command-config")) if o.has("command-config") else {}
-        admin = (admin_factory or make_admin)(bootstrap, command_config)
-        service = TopicService(admin, out)
-        for action in ACTIONS:
-            if o.has(action):
-                getattr(service, action)(o)
-                break
+        with admin_client(bootstrap, o.value_of("command-config"), admin_factory) as admin:
+            service = TopicService(admin, out)
+            for action in ACTIONS:
+                if o.has(action):
+                    getattr(service, action)(o)
+                    break
         return 0
     except UsageExit:
         raise
@@ -456,12 +453,6 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
             if debug_enabled():
                 sys.stderr.write(traceback.format_exc())
         return 1
-    finally:
-        if admin is not None:
-            try:
-                admin.close()
-            except Exception:
-                pass
 
 
 def main(argv: list[str] | None = None) -> int:
