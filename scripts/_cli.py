@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, TextIO
 
 __all__ = [
-    "tool_main", "debug_enabled", "OptionParser", "OptionSpec", "OptionSet", "OptionException", "UsageExit",
+    "tool_main", "debug_traceback", "OptionParser", "OptionSpec", "OptionSet", "OptionException", "UsageExit",
     "parse_key_value_args", "kafka_version",
 ]
 
@@ -26,11 +26,14 @@ def kafka_version() -> str:
     return KAFKA_VERSION
 
 
-def debug_enabled() -> bool:
-    """KAFPY_TOOLS_DEBUG=1 adds Python tracebacks to the tools' error reports."""
+def debug_traceback() -> None:
+    """Called in an `except` block: with KAFPY_TOOLS_DEBUG=1 the exception's Python traceback
+    goes to stderr after the tool's Kafka-style error report (without it, only the report)."""
     import os
+    import traceback
 
-    return os.environ.get("KAFPY_TOOLS_DEBUG", "") not in ("", "0")
+    if os.environ.get("KAFPY_TOOLS_DEBUG", "") not in ("", "0"):
+        sys.stderr.write(traceback.format_exc())
 
 
 def tool_main(run: Callable[[list[str]], int], argv: list[str] | None = None) -> int:

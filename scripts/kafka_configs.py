@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 import sys
-import traceback
 from typing import Any
 
 from broker.properties import load_properties
-from scripts._cli import debug_enabled, tool_main, OptionException, OptionParser, OptionSet
+from scripts._cli import debug_traceback, tool_main, OptionException, OptionParser, OptionSet
 from scripts._clients import BrokerError, admin_client, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
@@ -368,14 +367,9 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         out.flush()
         sys.stderr.write(f"Error while executing config command with args '{' '.join(args)}'\n")
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
-        if debug_enabled():
-            sys.stderr.write(traceback.format_exc())
+        debug_traceback()
         return 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    return tool_main(run, argv)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tool_main(run))

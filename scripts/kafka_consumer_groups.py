@@ -10,9 +10,8 @@ scripts.consumer_group.
 from __future__ import annotations
 
 import sys
-import traceback
 
-from scripts._cli import UsageExit, debug_enabled, tool_main
+from scripts._cli import UsageExit, debug_traceback, tool_main
 from scripts._clients import admin_client
 from scripts.consumer_group import delete, describe, reset_offsets
 from scripts.consumer_group.options import build_parser, check_args
@@ -47,14 +46,9 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
     except Exception as e:
         out.write(f"\nError: Executing consumer group command failed due to {e}\n")
         out.flush()
-        if debug_enabled():
-            sys.stderr.write(traceback.format_exc())
+        debug_traceback()
         return 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    return tool_main(run, argv)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tool_main(run))

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 import sys
-import traceback
 from typing import Any
 
 from protocol.topics import INTERNAL_TOPICS, has_collision_chars
-from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit
+from scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
 from scripts._clients import (ZooKeeperBootstrapError, admin_client, broker_api_keys, error_text,
                               is_zero_uuid, uuid_to_kafka, zookeeper_bootstrap)
 
@@ -450,14 +449,9 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         out.flush()
         if not isinstance(e, (CommandError, ZooKeeperBootstrapError)):
             sys.stderr.write(f"[ERROR] {type(e).__name__}: {msg}\n")
-            if debug_enabled():
-                sys.stderr.write(traceback.format_exc())
+            debug_traceback()
         return 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    return tool_main(run, argv)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tool_main(run))
