@@ -1,6 +1,6 @@
 """Broker configuration: ``server.properties`` with Apache Kafka's names and defaults.
 
-``KafkaConfig.from_file`` reads a Java properties file, applies ``--override k=v`` pairs,
+``KafkaConfig.from_file`` reads a Java properties file (``broker.properties``), applies ``--override k=v`` pairs,
 converts every known key to its type and checks it. Unknown keys are logged and ignored (Kafka
 does the same); a known key with a value that does not parse refuses to start with a
 ``ConfigError`` naming the key. Only the broker's startup code constructs it; afterwards it is
@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from broker.properties import load_properties
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "boolean": _parse_bool,
     "string": lambda v: v.strip(),
     "list": _parse_list,
-    "password": lambda v: v,
+    "password": lambda v: v.strip(),
     "class": lambda v: v.strip(),
 }
 
@@ -222,29 +224,6 @@ _DEFS = [
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
 
 
-def read_properties(text: str) -> dict[str, str]:
-    """Parse Java ``.properties`` text: ``k=v``, ``k: v`` or ``k v``, ``#``/``!`` comments,
-    backslash line continuation. Escapes other than continuation are kept as written."""
-    props: dict[str, str] = {}
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i].lstrip()
-        i += 1
-        if not line or line[0] in "#!":
-            continue
-        while line.endswith("\\") and not line.endswith("\\\\") and i < len(lines):
-            line = line[:-1] + lines[i].lstrip()
-            i += 1
-        m = re.match(r"((?:\\.|[^=:\s])+)\s*[=:\s]\s*(.*)$", line)
-        if m:
-            key, value = m.group(1), m.group(2)
-        else:
-            key, value = line.strip(), ""
-        props[key.replace("\\", "")] = value.rstrip()
-    return props
-
-
 @dataclass
 class Listener:
     name: str
@@ -347,7 +326,7 @@ class KafkaConfig:
     def from_file(cls, path: str | Path | None, overrides: list[str] | None = None) -> "KafkaConfig":
         props: dict[str, str] = {}
         if path is not None:
-            props.update(read_properties(Path(path).read_text()))
+            props.update(load_properties(path))
         for o in overrides or []:
             if "=" not in o:
                 raise ConfigError(f"Invalid override {o!r}: expected key=value")

@@ -1,6 +1,6 @@
 """Command-line plumbing shared by the tools: an option parser with the behaviour and help
-layout of the jopt-simple parser that Apache Kafka's tools use, Java properties files, and
-`key=value` argument lists.
+layout of the jopt-simple parser that Apache Kafka's tools use, and `key=value` argument
+lists. (Java properties files are read by broker.properties, shared with the broker.)
 
 The tools print the same usage table and the same error lines as Kafka's (`Missing required
 argument "[topic]"`, `Option "[x]" can't be used with option "[y]"`), so scripts written
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, TextIO
 
 __all__ = [
-    "tool_main", "debug_enabled", "OptionParser", "OptionSpec", "OptionSet", "OptionException", "UsageExit",
-    "load_props", "parse_props_text", "parse_key_value_args", "kafka_version",
+    "tool_main", "debug_traceback", "OptionParser", "OptionSpec", "OptionSet", "OptionException", "UsageExit",
+    "parse_key_value_args", "kafka_version",
 ]
 
 KAFKA_VERSION = "3.9.1"
@@ -26,11 +26,14 @@ def kafka_version() -> str:
     return KAFKA_VERSION
 
 
-def debug_enabled() -> bool:
-    """KAFPY_TOOLS_DEBUG=1 adds Python tracebacks to the tools' error reports."""
+def debug_traceback() -> None:
+    """Called in an `except` block: with KAFPY_TOOLS_DEBUG=1 the exception's Python traceback
+    goes to stderr after the tool's Kafka-style error report (without it, only the report)."""
     import os
+    import traceback
 
-    return os.environ.get("KAFPY_TOOLS_DEBUG", "") not in ("", "0")
+    if os.environ.get("KAFPY_TOOLS_DEBUG", "") not in ("", "0"):
+        sys.stderr.write(traceback.format_exc())
 
 
 def tool_main(run: Callable[[list[str]], int], argv: list[str] | None = None) -> int:
@@ -217,6 +220,14 @@ class OptionParser:
                     i += 1
         return opts
 
+    def parse_or_usage(self, args: list[str]) -> OptionSet:
+        """parse(), but a malformed command line prints the message and the usage table and
+        exits 1, as most of Kafka's tools do (kafka-topics and kafka-configs do not)."""
+        try:
+            return self.parse(args)
+        except OptionException as e:
+            self.usage_and_exit(str(e))
+
     # -- help ------------------------------------------------------------------------
 
     def format_help(self) -> str:
@@ -312,73 +323,7 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-# -- properties ---------------------------------------------------------------------------
-
-def parse_props_text(text: str) -> dict[str, str]:
-    """Java .properties syntax: `#`/`!` comments, `=`, `:` or blank separators, backslash
-    line continuations and the usual escapes."""
-    props: dict[str, str] = {}
-    logical: list[str] = []
-    buf = ""
-    for raw in text.splitlines():
-        line = raw.lstrip() if not buf else raw.lstrip()
-        if not buf and (not line or line[0] in "#!"):
-            continue
-        trailing = len(line) - len(line.rstrip("\\"))
-        if trailing % 2 == 1:
-            buf += line[:-1]
-            continue
-        logical.append(buf + line)
-        buf = ""
-    if buf:
-        logical.append(buf)
-    for line in logical:
-        key, value = _split_prop(line)
-        props[key] = value
-    return props
-
-
-def _unescape(s: str) -> str:
-    out = []
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\" and i + 1 < len(s):
-            n = s[i + 1]
-            i += 2
-            if n == "u" and i + 4 <= len(s):
-                out.append(chr(int(s[i:i + 4], 16)))
-                i += 4
-                continue
-            out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(n, n))
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _split_prop(line: str) -> tuple[str, str]:
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c in "=: \t\f":
-            break
-        i += 1
-    key = line[:i]
-    rest = line[i:]
-    rest = rest.lstrip(" \t\f")
-    if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(" \t\f")
-    return _unescape(key), _unescape(rest)
-
-
-def load_props(path: str) -> dict[str, str]:
-    with open(path, encoding="utf-8") as fh:
-        return parse_props_text(fh.read())
-
+# -- key=value arguments ------------------------------------------------------------------
 
 def parse_key_value_args(args: list[str]) -> dict[str, str]:
     """Kafka's CommandLineUtils.parseKeyValueArgs: `k=v` (the value may hold `=`);

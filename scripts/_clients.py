@@ -8,10 +8,10 @@ import base64
 import json
 import time
 import uuid
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
-# Topics Kafka treats as internal (org.apache.kafka.common.internals.Topic).
-INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+from broker.properties import load_properties
 
 # Java property names whose kafka-python keyword differs from the dotted->underscored name.
 _RENAMES = {
@@ -161,6 +161,23 @@ def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **e
     kwargs.setdefault("client_id", "adminclient-1")
     kwargs.update(extra)
     return KafkaAdminClient(**kwargs)
+
+
+@contextmanager
+def admin_client(bootstrap: str, command_config_path: str | None,
+                 factory: Callable[[str, dict[str, str]], Any] | None = None) -> Iterator[Any]:
+    """The admin client a tool runs its command with: `--command-config` read as Kafka reads
+    it, the client closed at the end. A failing close is not reported: it must not hide the
+    command's own result (a broker that went away, for one)."""
+    command_config = load_properties(command_config_path) if command_config_path else {}
+    admin = (factory or make_admin)(bootstrap, command_config)
+    try:
+        yield admin
+    finally:
+        try:
+            admin.close()
+        except Exception:
+            pass
 
 
 class BrokerError(Exception):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kafka-server-start.sh [-daemon] server.properties [--override property=value]*
-# Runs this checkout's broker (python -m broker) like Apache Kafka's script runs kafka.Kafka.
+# Runs this checkout's broker (python -m broker, through kafpy-run-module.sh) like Apache
+# Kafka's script runs kafka.Kafka.
 # -daemon: detach, output to $LOG_DIR/kafkaServer.out (LOG_DIR defaults to <repo>/logs).
 if [ $# -lt 1 ];
 then
@@ -8,8 +9,7 @@ then
 	exit 1
 fi
 base_dir=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
-export PYTHONPATH="$base_dir${PYTHONPATH:+:$PYTHONPATH}"
-PYTHON_BIN=${PYTHON:-python3}
+RUN_MODULE="$base_dir/scripts/kafpy-run-module.sh"
 
 DAEMON_MODE=false
 if [ "$1" = "-daemon" ]; then
@@ -22,10 +22,10 @@ if [ "$DAEMON_MODE" = "true" ]; then
   mkdir -p "$LOG_DIR"
   CONSOLE_OUTPUT_FILE="$LOG_DIR/kafkaServer.out"
   if command -v setsid >/dev/null 2>&1; then
-    nohup setsid "$PYTHON_BIN" -m broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
+    nohup setsid "$RUN_MODULE" broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
   else
-    nohup "$PYTHON_BIN" -m broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
+    nohup "$RUN_MODULE" broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
   fi
 else
-  exec "$PYTHON_BIN" -m broker "$@"
+  exec "$RUN_MODULE" broker "$@"
 fi

@@ -1,5 +1,3 @@
 #!/usr/bin/env bash
 # kafka-topics: runs scripts/kafka_topics.py from this checkout, from any working directory.
-base_dir=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
-export PYTHONPATH="$base_dir${PYTHONPATH:+:$PYTHONPATH}"
-exec "${PYTHON:-python3}" -m scripts.kafka_topics "$@"
+exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" scripts.kafka_topics "$@"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 import sys
-import traceback
 from typing import Any
 
-from scripts._cli import debug_enabled, tool_main, OptionException, OptionParser, OptionSet, load_props
-from scripts._clients import BrokerError, make_admin, zookeeper_bootstrap
+from broker.properties import load_properties
+from scripts._cli import debug_traceback, tool_main, OptionException, OptionParser, OptionSet
+from scripts._clients import BrokerError, admin_client, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
                     "client-metrics"]
@@ -327,7 +327,6 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
     p.maybe_help_or_version(o, args, "This tool helps to manipulate and describe entity config "
                             "for a topic, client, user, broker, ip or client-metrics")
-    admin = None
     try:
         types, names = check_args(p, o, args)
         if types[0] not in IMPLEMENTED:
@@ -335,7 +334,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
                                f"(supported: {', '.join(sorted(IMPLEMENTED))})")
         to_add: dict[str, str] = {}
         if o.has("add-config-file"):
-            to_add.update(load_props(o.value_of("add-config-file")))
+            to_add.update(load_properties(o.value_of("add-config-file")))
         if o.has("add-config"):
             to_add.update(parse_add_config(o.value_of("add-config")))
         to_delete = [k.strip() for k in o.values_of("delete-config")]
@@ -346,13 +345,12 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
             bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
         else:
             bootstrap = o.value_of("bootstrap-server") or o.value_of("bootstrap-controller")
-        command_config = load_props(o.value_of("command-config")) if o.has("command-config") else {}
-        admin = (admin_factory or make_admin)(bootstrap, command_config)
-        service = ConfigService(admin, out)
-        if o.has("alter"):
-            service.alter(types[0], names[0], to_add, to_delete)
-        else:
-            service.describe(types[0], names[0] if names else None, o.has("all"))
+        with admin_client(bootstrap, o.value_of("command-config"), admin_factory) as admin:
+            service = ConfigService(admin, out)
+            if o.has("alter"):
+                service.alter(types[0], names[0], to_add, to_delete)
+            else:
+                service.describe(types[0], names[0] if names else None, o.has("all"))
         return 0
     except CommandError as e:
         out.flush()
@@ -369,20 +367,9 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         out.flush()
         sys.stderr.write(f"Error while executing config command with args '{' '.join(args)}'\n")
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
-        if debug_enabled():
-            sys.stderr.write(traceback.format_exc())
+        debug_traceback()
         return 1
-    finally:
-        if admin is not None:
-            try:
-                admin.close()
-            except Exception:
-                pass
-
-
-def main(argv: list[str] | None = None) -> int:
-    return tool_main(run, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tool_main(run))

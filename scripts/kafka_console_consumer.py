@@ -15,7 +15,8 @@ import time
 import uuid
 from typing import Any, BinaryIO, Callable
 
-from scripts._cli import (tool_main, OptionException, OptionParser, OptionSet, UsageExit, load_props,
+from broker.properties import load_properties
+from scripts._cli import (tool_main, OptionParser, OptionSet, UsageExit,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 
@@ -193,7 +194,7 @@ class Options:
         elif o.has("offset"):
             p.usage_and_exit("The partition is required when offset is specified.")
         p.check_required(o, "bootstrap-server")
-        file_props = load_props(o.value_of("consumer.config")) if o.has("consumer.config") else {}
+        file_props = load_properties(o.value_of("consumer.config")) if o.has("consumer.config") else {}
         extra = parse_key_value_args(o.values_of("consumer-property"))
         groups = []
         for source in ([o.value_of("group")] if o.has("group") else []) + \
@@ -233,7 +234,7 @@ class Options:
         self.max_messages: int = o.value_of("max-messages") if o.has("max-messages") else -1
         self.skip_on_error = o.has("skip-message-on-error")
         self.systest_events = o.has("enable-systest-events")
-        fprops = load_props(o.value_of("formatter-config")) if o.has("formatter-config") else {}
+        fprops = load_properties(o.value_of("formatter-config")) if o.has("formatter-config") else {}
         if o.value_of("key-deserializer"):
             fprops["key.deserializer"] = o.value_of("key-deserializer")
         if o.value_of("value-deserializer"):
@@ -363,10 +364,7 @@ def _seek_back(consumer: Any, pending: list[Any]) -> None:
 def run(args: list[str], consumer_factory=make_consumer, out: BinaryIO | None = None) -> int:
     out = out or sys.stdout.buffer
     p = build_parser()
-    try:
-        o = p.parse(args)
-    except OptionException as e:
-        p.usage_and_exit(str(e))
+    o = p.parse_or_usage(args)
     opts = Options(p, o, args)
     consumer = None
     status = 0

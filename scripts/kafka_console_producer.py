@@ -12,7 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator, TextIO
 
-from scripts._cli import (tool_main, OptionException, OptionParser, OptionSet, load_props,
+from broker.properties import load_properties
+from scripts._cli import (tool_main, OptionParser, OptionSet,
                           parse_key_value_args)
 from scripts._clients import java_props_to_kwargs
 
@@ -234,7 +235,7 @@ def producer_props(o: OptionSet, bootstrap: str) -> dict[str, str]:
     --producer-property, then tool options (these only fill what is unset unless given)."""
     props: dict[str, str] = {}
     if o.has("producer.config"):
-        props.update(load_props(o.value_of("producer.config")))
+        props.update(load_properties(o.value_of("producer.config")))
     props.update(parse_key_value_args(o.values_of("producer-property")))
     props["bootstrap.servers"] = bootstrap
     props["compression.type"] = compression_codec(o)
@@ -248,7 +249,7 @@ def producer_props(o: OptionSet, bootstrap: str) -> dict[str, str]:
 def reader_props(o: OptionSet) -> dict[str, str]:
     props: dict[str, str] = {}
     if o.has("reader-config"):
-        props.update(load_props(o.value_of("reader-config")))
+        props.update(load_properties(o.value_of("reader-config")))
     props["topic"] = o.value_of("topic")
     props.update(parse_key_value_args(o.values_of("property")))
     return props
@@ -283,10 +284,7 @@ def run(args: list[str], producer_factory=make_producer, stdin: TextIO | None = 
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     p = build_parser()
-    try:
-        o = p.parse(args)
-    except OptionException as e:
-        p.usage_and_exit(str(e))
+    o = p.parse_or_usage(args)
     bootstrap = check_args(p, o, args)
     topic = o.value_of("topic")
     try:

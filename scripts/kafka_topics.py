@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import sys
-import traceback
 from typing import Any
 
-from scripts._cli import tool_main, debug_enabled, OptionParser, OptionSet, OptionException, UsageExit, load_props
-from scripts._clients import (INTERNAL_TOPICS, ZooKeeperBootstrapError, broker_api_keys, error_text,
-                              is_zero_uuid, make_admin, uuid_to_kafka, zookeeper_bootstrap)
+from protocol.topics import INTERNAL_TOPICS, has_collision_chars
+from scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
+from scripts._clients import (ZooKeeperBootstrapError, admin_client, broker_api_keys, error_text,
+                              is_zero_uuid, uuid_to_kafka, zookeeper_bootstrap)
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
 
@@ -254,7 +254,7 @@ class TopicService:
         configs = parse_topic_configs(o.values_of("config"))
         assignment = (parse_replica_assignment(o.value_of("replica-assignment"))
                       if o.value_of("replica-assignment") else {})
-        if ("." in name) or ("_" in name):
+        if has_collision_chars(name):
             self._print("WARNING: Due to limitations in metric names, topics with a period "
                         "('.') or underscore ('_') could collide. To avoid issues it is best "
                         "to use either, but not both.")
@@ -428,18 +428,16 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
     except CommandError as e:
         sys.stderr.write(f"{e}\n")
         return 1
-    admin = None
     try:
         bootstrap = o.value_of("bootstrap-server")
         if bootstrap is None:
             bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
-        command_config = load_props(o.value_of("command-config")) if o.has("command-config") else {}
-        admin = (admin_factory or make_admin)(bootstrap, command_config)
-        service = TopicService(admin, out)
-        for action in ACTIONS:
-            if o.has(action):
-                getattr(service, action)(o)
-                break
+        with admin_client(bootstrap, o.value_of("command-config"), admin_factory) as admin:
+            service = TopicService(admin, out)
+            for action in ACTIONS:
+                if o.has(action):
+                    getattr(service, action)(o)
+                    break
         return 0
     except UsageExit:
         raise
@@ -451,20 +449,9 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         out.flush()
         if not isinstance(e, (CommandError, ZooKeeperBootstrapError)):
             sys.stderr.write(f"[ERROR] {type(e).__name__}: {msg}\n")
-            if debug_enabled():
-                sys.stderr.write(traceback.format_exc())
+            debug_traceback()
         return 1
-    finally:
-        if admin is not None:
-            try:
-                admin.close()
-            except Exception:
-                pass
-
-
-def main(argv: list[str] | None = None) -> int:
-    return tool_main(run, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tool_main(run))

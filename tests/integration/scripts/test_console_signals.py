@@ -2,14 +2,13 @@
 consumer reports its count, the producer sends what it has read."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
 
 import pytest
 
-from tests.integration.scripts.tools import run_script, script
+from tests.integration.scripts.tools import run_script, started_script
 
 
 def read_line(proc: subprocess.Popen, timeout: float = 60.0) -> str:
@@ -31,17 +30,12 @@ def test_consumer_stops_cleanly(broker, sig):
     assert run_script("kafka-topics", "--create", "--bootstrap-server", b, "--topic", topic).returncode == 0
     assert run_script("kafka-console-producer", "--bootstrap-server", b, "--topic", topic,
                       input="first\n").returncode == 0
-    proc = subprocess.Popen([script("kafka-console-consumer"), "--bootstrap-server", b, "--topic",
-                             topic, "--from-beginning"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd="/", start_new_session=True)
-    try:
+    with started_script("kafka-console-consumer", "--bootstrap-server", b, "--topic", topic,
+                        "--from-beginning", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True) as proc:
         assert read_line(proc) == "first\n"
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert proc.returncode == 0, err
     assert err.splitlines()[-1] == "Processed a total of 1 messages"
 
@@ -49,19 +43,14 @@ def test_consumer_stops_cleanly(broker, sig):
 def test_producer_sends_what_it_read_before_sigterm(broker):
     b = broker.bootstrap
     assert run_script("kafka-topics", "--create", "--bootstrap-server", b, "--topic", "psig").returncode == 0
-    proc = subprocess.Popen([script("kafka-console-producer"), "--bootstrap-server", b, "--topic",
-                             "psig"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd="/", start_new_session=True)
-    try:
+    with started_script("kafka-console-producer", "--bootstrap-server", b, "--topic", "psig",
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True) as proc:
         proc.stdin.write("one\ntwo\n")
         proc.stdin.flush()
         consumed = run_script("kafka-console-consumer", "--bootstrap-server", b, "--topic", "psig",
                               "--from-beginning", "--max-messages", "2", "--timeout-ms", "30000")
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert consumed.stdout.splitlines() == ["one", "two"], consumed.stderr
     assert proc.returncode == 0

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import time
 
-from tests.integration.scripts.tools import REPO, run_script, script, unshare_prefix
+from tests.integration.scripts.tools import REPO, run_script, script, started_script, unshare_prefix
 from tests.support.ports import LOOPBACK, free_port
 
 
@@ -43,22 +43,16 @@ def test_usage_without_arguments():
 
 def test_foreground_broker_exits_cleanly_on_sigterm(tmp_path):
     port = free_port()
-    out = open(tmp_path / "server.out", "wb")
-    proc = subprocess.Popen([script("kafka-server-start"), str(REPO / "config" / "server.properties"),
-                             *broker_overrides(port, tmp_path / "data")],
-                            cwd="/", stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with open(tmp_path / "server.out", "wb") as out, \
+            started_script("kafka-server-start", str(REPO / "config" / "server.properties"),
+                           *broker_overrides(port, tmp_path / "data"), stdout=out,
+                           stderr=subprocess.STDOUT) as proc:
         wait_for_port(port, proc)
         res = run_script("kafka-topics", "--bootstrap-server", f"{LOOPBACK}:{port}", "--create",
                          "--topic", "fg", "--partitions", "2")
         assert res.stdout == "Created topic fg.\n", res.stderr
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        out.close()
     assert code == 0, (tmp_path / "server.out").read_text(errors="replace")[-3000:]
     assert (tmp_path / "data" / "fg-0").is_dir()
 
@@ -128,17 +122,11 @@ def test_zookeeper_foreground_and_missing_installation(tmp_path):
     port = free_port()
     props = tmp_path / "zookeeper.properties"
     props.write_text(f"dataDir={tmp_path / 'zk'}\nclientPort={port}\nclientPortAddress={LOOPBACK}\n")
-    proc = subprocess.Popen([script("zookeeper-server-start"), str(props)], cwd="/",
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
+    with started_script("zookeeper-server-start", str(props), stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL) as proc:
         wait_for_port(port, proc)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     missing = run_script("zookeeper-server-start", str(props),
                          env={"KAFPY_ZOOKEEPER_JAR": str(tmp_path / "none.jar"),
                               "KAFPY_CACHE": str(tmp_path / "empty-cache")})

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
 REPO = Path(__file__).resolve().parents[3]
 SCRIPTS = REPO / "scripts"
@@ -22,6 +25,19 @@ def run_script(name: str, *args: str, input: str | None = None, timeout: float =
     return subprocess.run([script(name), *args], input=input, capture_output=True, text=True,
                           timeout=timeout, cwd=str(cwd or "/"), env={**os.environ, **(env or {})},
                           stdin=None if input is not None else subprocess.DEVNULL)
+
+
+@contextmanager
+def started_script(name: str, *args: str, **popen: Any) -> Iterator[subprocess.Popen]:
+    """Start scripts/<name>.sh from / in a session of its own. On leaving, a process still
+    running (the test failed before stopping it) is killed with its whole group and reaped."""
+    proc = subprocess.Popen([script(name), *args], cwd="/", start_new_session=True, **popen)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def unshare_prefix() -> list[str]:

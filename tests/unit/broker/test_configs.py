@@ -126,3 +126,19 @@ def test_dynamic_broker_retention_reaches_topics(broker):
     assert (value, source) == ("7200000", DYNAMIC_BROKER_CONFIG)
     assert syn[0] == ("log.retention.ms", "7200000", DYNAMIC_BROKER_CONFIG)
     assert broker.replica_manager.get("t", 0).log.config.retention_ms == 7200000
+
+
+def test_server_properties_read_with_java_rules(tmp_path):
+    """Escapes are decoded (Kafka reads the file with java.util.Properties.load) and typed
+    values are trimmed as Kafka's ConfigDef trims them."""
+    from broker.config import KafkaConfig
+
+    path = tmp_path / "server.properties"
+    path.write_bytes(b"broker.rack=rack\\u002d\\u00e9\nlog.dirs=/tmp/a,\\\n    /tmp/b\n"
+                     b"num.partitions : 3  \nauthorizer.class.name\\tx\n")
+    cfg = KafkaConfig.from_file(path, ["broker.id=7"])
+    assert cfg["broker.rack"] == "rack-\u00e9"
+    assert cfg.log_dirs == ["/tmp/a", "/tmp/b"]
+    assert cfg["num.partitions"] == 3 and cfg.originals["num.partitions"] == "3  "
+    assert cfg.broker_id == 7
+    assert "authorizer.class.name\tx" in cfg.unknown

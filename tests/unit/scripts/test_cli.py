@@ -1,11 +1,10 @@
-"""The jopt-simple-like parser, its help layout, and properties parsing."""
+"""The jopt-simple-like parser and its help layout."""
 import importlib
 from pathlib import Path
 
 import pytest
 
-from scripts._cli import (OptionException, OptionParser, UsageExit, parse_key_value_args,
-                          parse_props_text)
+from scripts._cli import OptionException, OptionParser, UsageExit, parse_key_value_args
 
 
 def parser():
@@ -110,13 +109,6 @@ def test_check_invalid_message(capsys):
     with pytest.raises(UsageExit):
         p.check_invalid(p.parse(["--config", "a=b", "--list"]), "config", ["list"])
     assert capsys.readouterr().err.startswith('Option "[config]" can\'t be used with option "[list]"')
-
-
-def test_properties_syntax():
-    text = ("# comment\n! also\n a.b = 1\nc:2\nd 3\nlong=x\\\n   y\nesc=tab\\there\nempty=\n"
-            "url=PLAINTEXT://h:9092\n")
-    assert parse_props_text(text) == {"a.b": "1", "c": "2", "d": "3", "long": "xy",
-                                      "esc": "tab\there", "empty": "", "url": "PLAINTEXT://h:9092"}
 
 
 def test_key_value_args():

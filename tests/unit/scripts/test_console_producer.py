@@ -65,6 +65,16 @@ def test_broker_list_and_property_precedence(tmp_path):
     assert props["client.id"] == "mine"
 
 
+def test_producer_config_is_read_with_java_rules(tmp_path):
+    """--producer.config goes through the broker's reader: escapes decoded, continuations joined."""
+    conf = tmp_path / "p.properties"
+    conf.write_bytes(b"client.id=caf\\u00e9\\tx\nsasl.jaas.config=a \\\n    b\n")
+    o, servers = options(["--bootstrap-server", "h:1", "--topic", "t", "--producer.config", str(conf)])
+    props = cp.producer_props(o, servers)
+    assert props["client.id"] == "caf\u00e9\tx"
+    assert props["sasl.jaas.config"] == "a b"
+
+
 def test_bare_compression_codec_means_gzip():
     o, _ = options(["--bootstrap-server", "h:1", "--topic", "t", "--compression-codec"])
     assert cp.compression_codec(o) == "gzip"

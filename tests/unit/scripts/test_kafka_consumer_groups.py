@@ -4,6 +4,7 @@ import io
 import pytest
 
 from scripts import kafka_consumer_groups as kcg
+from scripts.consumer_group import reset_offsets
 from scripts._cli import UsageExit
 from scripts._clients import java_hashmap_order, java_string_hash, topic_partition_hash
 from tests.unit.scripts.fakes import FakeAdmin
@@ -134,9 +135,9 @@ def test_argument_errors(args, message, capsys):
 
 
 def test_duration_and_datetime_parsing():
-    assert kcg.parse_duration_ms("PT1H") == 3_600_000
-    assert kcg.parse_duration_ms("P1DT2M3.5S") == 86_400_000 + 123_500
-    assert kcg.parse_datetime("2024-01-02T03:04:05.006Z") == 1704164645006
-    assert kcg.parse_datetime("2024-01-02T03:04:05+01:00") == 1704164645000 - 3_600_000
+    assert reset_offsets.parse_duration_ms("PT1H") == 3_600_000
+    assert reset_offsets.parse_duration_ms("P1DT2M3.5S") == 86_400_000 + 123_500
+    assert reset_offsets.parse_datetime("2024-01-02T03:04:05.006Z") == 1704164645006
+    assert reset_offsets.parse_datetime("2024-01-02T03:04:05+01:00") == 1704164645000 - 3_600_000
     with pytest.raises(ValueError):
-        kcg.parse_datetime("yesterday")
+        reset_offsets.parse_datetime("yesterday")
