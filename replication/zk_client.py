@@ -257,8 +257,6 @@ class KafkaZkClient:
             if isinstance(check, (BadVersionError, NoNodeError)):
                 raise ControllerMovedError(
                     f"Controller epoch zkVersion check fails. Expected zkVersion = {epoch_zk_version}")
-        if isinstance(result, RolledBackError):  # kazoo reports the cause on the failed op only
-            raise result
         if isinstance(result, Exception):
             raise result
         return result
@@ -269,9 +267,9 @@ class KafkaZkClient:
         results = await asyncio.gather(*(self.controller_op(op, epoch_zk_version) for op in ops),
                                        return_exceptions=True)
         for r in results:
-            if isinstance(r, ControllerMovedError):
-                raise r
-            if isinstance(r, BaseException) and not isinstance(r, Exception):
+            # fencing failures and cancellation are not per-op results
+            if isinstance(r, ControllerMovedError) or (
+                    isinstance(r, BaseException) and not isinstance(r, Exception)):
                 raise r
         return list(results)
 
@@ -435,14 +433,13 @@ class KafkaZkClient:
                                       ) -> dict[TopicPartition, LeaderAndIsr | Exception]:
         """NewPartition -> Online: create the state znodes (and their parents); per partition
         the created state (partition epoch 0) or the error (NodeExistsError if present)."""
-        parents = sorted({zd.topic_partitions_path(t) for t, _ in states}) + \
-            sorted(zd.topic_partition_path(t, p) for t, p in states)
-        for path in parents:  # parents first, in order; existing ones are fine
-            try:
-                await self.controller_op(CreateOp(path), epoch_zk_version)
-            except NodeExistsError:
-                pass
         tps = list(states)
+        for parents in ({zd.topic_partitions_path(t) for t, _ in tps},
+                        {zd.topic_partition_path(t, p) for t, p in tps}):
+            for r in await self._controller_ops([CreateOp(p) for p in sorted(parents)],
+                                                epoch_zk_version):
+                if isinstance(r, Exception) and not isinstance(r, NodeExistsError):
+                    raise r
         results = await self._controller_ops(
             [CreateOp(zd.partition_state_path(t, p),
                       zd.encode_partition_state(states[(t, p)], controller_epoch)) for t, p in tps],
