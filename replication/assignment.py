@@ -16,7 +16,7 @@ path in front of ZooKeeper). Pure functions; errors are ``AssignmentError`` with
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
@@ -85,21 +85,26 @@ def _start_and_shift(n_brokers: int, fixed_start_index: int, rng: random.Random)
     return start, rng.randrange(n_brokers)
 
 
+def _first_replicas(n_brokers: int, n_partitions: int, fixed_start_index: int,
+                    start_partition_id: int, rng: random.Random) -> Iterator[tuple[int, int, int]]:
+    """(partition id, index of its first replica, follower shift): round-robin from a random
+    start, the shift growing by one every time the walk wraps around the brokers."""
+    start, shift = _start_and_shift(n_brokers, fixed_start_index, rng)
+    first_partition = max(0, start_partition_id)
+    for partition in range(first_partition, first_partition + n_partitions):
+        if partition > 0 and partition % n_brokers == 0:
+            shift += 1
+        yield partition, (partition + start) % n_brokers, shift
+
+
 def _rack_unaware(broker_ids: list[int], n_partitions: int, replication_factor: int,
                   fixed_start_index: int, start_partition_id: int,
                   rng: random.Random) -> dict[int, list[int]]:
     n = len(broker_ids)
-    start, shift = _start_and_shift(n, fixed_start_index, rng)
-    result: dict[int, list[int]] = {}
-    partition = max(0, start_partition_id)
-    for _ in range(n_partitions):
-        if partition > 0 and partition % n == 0:
-            shift += 1
-        first = (partition + start) % n
-        result[partition] = [broker_ids[first]] + [
-            broker_ids[_replica_index(first, shift, j, n)] for j in range(replication_factor - 1)]
-        partition += 1
-    return result
+    return {partition: [broker_ids[first]] + [broker_ids[_replica_index(first, shift, j, n)]
+                                              for j in range(replication_factor - 1)]
+            for partition, first, shift in _first_replicas(n, n_partitions, fixed_start_index,
+                                                           start_partition_id, rng)}
 
 
 def rack_alternated_broker_list(broker_racks: Mapping[int, str]) -> list[int]:
@@ -118,13 +123,9 @@ def _rack_aware(broker_racks: dict[int, str], n_partitions: int, replication_fac
     n_racks = len(set(broker_racks.values()))
     arranged = rack_alternated_broker_list(broker_racks)
     n = len(arranged)
-    start, shift = _start_and_shift(n, fixed_start_index, rng)
     result: dict[int, list[int]] = {}
-    partition = max(0, start_partition_id)
-    for _ in range(n_partitions):
-        if partition > 0 and partition % n == 0:
-            shift += 1
-        first = (partition + start) % n
+    for partition, first, shift in _first_replicas(n, n_partitions, fixed_start_index,
+                                                   start_partition_id, rng):
         leader = arranged[first]
         replicas = [leader]
         racks_with_replicas = {broker_racks[leader]}
@@ -144,7 +145,6 @@ def _rack_aware(broker_racks: dict[int, str], n_partitions: int, replication_fac
                     brokers_with_replicas.add(broker)
                     break
         result[partition] = replicas
-        partition += 1
     return result
 
 

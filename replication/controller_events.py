@@ -62,8 +62,10 @@ class ControllerState(Enum):
 
 
 # --------------------------------------------------------------------------- events
+@dataclass(frozen=True)
 class ControllerEvent:
-    """Base of every event; ``state`` says what processing it puts the controller in."""
+    """Base of every event; ``state`` says what processing it puts the controller in.
+    Events without data are plain subclasses; equal when of the same class."""
 
     state: ClassVar[ControllerState] = ControllerState.IDLE
 
@@ -71,44 +73,76 @@ class ControllerEvent:
         """Dropped before processing: answer whoever waits (default: nobody waits)."""
 
 
-@dataclass(frozen=True)
 class Startup(ControllerEvent):
-    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+    state = ControllerState.CONTROLLER_CHANGE
 
 
-@dataclass(frozen=True)
 class Expire(ControllerEvent):
     """The ZooKeeper session expired: resign; queued events are stale (``clear_and_put``)."""
 
-    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+    state = ControllerState.CONTROLLER_CHANGE
 
 
-@dataclass(frozen=True)
 class RegisterBrokerAndReelect(ControllerEvent):
     """A new ZooKeeper session: register the broker again (new czxid = new broker epoch), elect."""
 
-    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+    state = ControllerState.CONTROLLER_CHANGE
 
 
-@dataclass(frozen=True)
 class Reelect(ControllerEvent):
     """``/controller`` was deleted."""
 
-    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+    state = ControllerState.CONTROLLER_CHANGE
 
 
-@dataclass(frozen=True)
 class ControllerChange(ControllerEvent):
     """``/controller`` changed (someone else won)."""
 
-    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+    state = ControllerState.CONTROLLER_CHANGE
 
 
-@dataclass(frozen=True)
 class BrokerChange(ControllerEvent):
     """Children of ``/brokers/ids`` changed."""
 
-    state: ClassVar[ControllerState] = ControllerState.BROKER_CHANGE
+    state = ControllerState.BROKER_CHANGE
+
+
+class TopicChange(ControllerEvent):
+    """Children of ``/brokers/topics`` changed."""
+
+    state = ControllerState.TOPIC_CHANGE
+
+
+class TopicDeletion(ControllerEvent):
+    """Children of ``/admin/delete_topics`` changed."""
+
+    state = ControllerState.TOPIC_DELETION
+
+
+class IsrChangeNotification(ControllerEvent):
+    state = ControllerState.ISR_CHANGE
+
+
+class LogDirEventNotification(ControllerEvent):
+    state = ControllerState.LOG_DIR_CHANGE
+
+
+class ZkPartitionReassignment(ControllerEvent):
+    """``/admin/reassign_partitions`` was created."""
+
+    state = ControllerState.ALTER_PARTITION_REASSIGNMENT
+
+
+class AutoPreferredReplicaLeaderElection(ControllerEvent):
+    """The ``leader.imbalance.check.interval.seconds`` timer fired."""
+
+    state = ControllerState.AUTO_LEADER_BALANCE
+
+
+class ShutdownEventThread(ControllerEvent):
+    """Sentinel that ends the processing task; never handed to the processor."""
+
+    state = ControllerState.CONTROLLER_SHUTDOWN
 
 
 @dataclass(frozen=True)
@@ -116,14 +150,7 @@ class BrokerModifications(ControllerEvent):
     """``/brokers/ids/<id>`` data changed (new endpoints or features)."""
 
     state: ClassVar[ControllerState] = ControllerState.BROKER_CHANGE
-    broker_id: int = -1
-
-
-@dataclass(frozen=True)
-class TopicChange(ControllerEvent):
-    """Children of ``/brokers/topics`` changed."""
-
-    state: ClassVar[ControllerState] = ControllerState.TOPIC_CHANGE
+    broker_id: int
 
 
 @dataclass(frozen=True)
@@ -131,112 +158,72 @@ class PartitionModifications(ControllerEvent):
     """``/brokers/topics/<t>`` changed (partitions added)."""
 
     state: ClassVar[ControllerState] = ControllerState.TOPIC_CHANGE
-    topic: str = ""
-
-
-@dataclass(frozen=True)
-class TopicDeletion(ControllerEvent):
-    """Children of ``/admin/delete_topics`` changed."""
-
-    state: ClassVar[ControllerState] = ControllerState.TOPIC_DELETION
-
-
-@dataclass(frozen=True)
-class IsrChangeNotification(ControllerEvent):
-    state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
-
-
-@dataclass(frozen=True)
-class LogDirEventNotification(ControllerEvent):
-    state: ClassVar[ControllerState] = ControllerState.LOG_DIR_CHANGE
-
-
-@dataclass(frozen=True)
-class ZkPartitionReassignment(ControllerEvent):
-    """``/admin/reassign_partitions`` was created."""
-
-    state: ClassVar[ControllerState] = ControllerState.ALTER_PARTITION_REASSIGNMENT
-
-
-@dataclass(frozen=True)
-class AutoPreferredReplicaLeaderElection(ControllerEvent):
-    """The ``leader.imbalance.check.interval.seconds`` timer fired."""
-
-    state: ClassVar[ControllerState] = ControllerState.AUTO_LEADER_BALANCE
+    topic: str
 
 
 @dataclass(frozen=True)
 class TopicUncleanLeaderElectionEnable(ControllerEvent):
     state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
-    topic: str = ""
+    topic: str
 
 
-@dataclass(frozen=True)
-class ReplicaLeaderElection(ControllerEvent):
-    """ElectLeaders (or ``/admin/preferred_replica_election``). ``callback`` gets, per partition,
-    the new leader or an ErrorCode; preempted, every partition gets NOT_CONTROLLER."""
+@dataclass(frozen=True, kw_only=True)
+class RequestEvent(ControllerEvent):
+    """An event a request waits on: ``callback`` gets the answer; preempted, it gets
+    ``not_controller_answer()`` (the request's NOT_CONTROLLER response)."""
+
+    callback: Callable[..., None] | None = field(default=None, compare=False)
+
+    def not_controller_answer(self) -> tuple[Any, ...]:
+        return (ErrorCode.NOT_CONTROLLER,)
+
+    def preempt(self) -> None:
+        if self.callback is not None:
+            self.callback(*self.not_controller_answer())
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaLeaderElection(RequestEvent):
+    """ElectLeaders (or ``/admin/preferred_replica_election``). ``callback`` gets a mapping
+    partition -> new leader or ErrorCode."""
 
     state: ClassVar[ControllerState] = ControllerState.MANUAL_LEADER_BALANCE
-    partitions: frozenset[tuple[str, int]] = frozenset()
+    partitions: frozenset[tuple[str, int]]
     election_type: int = 0  # ElectLeaders' election_type: 0 preferred, 1 unclean
-    callback: Callable[[Mapping[tuple[str, int], int | ErrorCode]], None] | None = \
-        field(default=None, compare=False)
 
-    def preempt(self) -> None:
-        if self.callback is not None:
-            self.callback({tp: ErrorCode.NOT_CONTROLLER for tp in self.partitions})
+    def not_controller_answer(self) -> tuple[Any, ...]:
+        return ({tp: ErrorCode.NOT_CONTROLLER for tp in self.partitions},)
 
 
-@dataclass(frozen=True)
-class ControlledShutdown(ControllerEvent):
-    """ControlledShutdown(7) from a broker; ``callback`` gets (error, partitions it still leads)."""
+@dataclass(frozen=True, kw_only=True)
+class BrokerRequestEvent(RequestEvent):
+    """A request from a broker, checked against its epoch (czxid of its registration)."""
+
+    broker_id: int
+    broker_epoch: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ControlledShutdown(BrokerRequestEvent):
+    """ControlledShutdown(7); ``callback`` gets (ErrorCode, partitions the broker still leads)."""
 
     state: ClassVar[ControllerState] = ControllerState.CONTROLLED_SHUTDOWN
-    broker_id: int = -1
-    broker_epoch: int = -1
-    callback: Callable[[ErrorCode, frozenset[tuple[str, int]]], None] | None = \
-        field(default=None, compare=False)
 
-    def preempt(self) -> None:
-        if self.callback is not None:
-            self.callback(ErrorCode.NOT_CONTROLLER, frozenset())
+    def not_controller_answer(self) -> tuple[Any, ...]:
+        return ErrorCode.NOT_CONTROLLER, frozenset()
 
 
-@dataclass(frozen=True)
-class AlterPartitionReceived(ControllerEvent):
-    """AlterPartition(56) from a leader; ``request`` is the decoded request, ``callback`` gets
-    the response data or a top-level ErrorCode."""
+@dataclass(frozen=True, kw_only=True)
+class AlterPartitionReceived(BrokerRequestEvent):
+    """AlterPartition(56) from a leader; ``callback`` gets the response data or an ErrorCode."""
 
     state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
-    broker_id: int = -1
-    broker_epoch: int = -1
     request: Any = field(default=None, compare=False)
-    callback: Callable[[Any], None] | None = field(default=None, compare=False)
-
-    def preempt(self) -> None:
-        if self.callback is not None:
-            self.callback(ErrorCode.NOT_CONTROLLER)
 
 
-@dataclass(frozen=True)
-class AllocateProducerIds(ControllerEvent):
+@dataclass(frozen=True, kw_only=True)
+class AllocateProducerIds(BrokerRequestEvent):
     """AllocateProducerIds(67); ``callback`` gets a ProducerIdBlock or an ErrorCode."""
-
-    state: ClassVar[ControllerState] = ControllerState.IDLE
-    broker_id: int = -1
-    broker_epoch: int = -1
-    callback: Callable[[Any], None] | None = field(default=None, compare=False)
-
-    def preempt(self) -> None:
-        if self.callback is not None:
-            self.callback(ErrorCode.NOT_CONTROLLER)
-
-
-@dataclass(frozen=True)
-class ShutdownEventThread(ControllerEvent):
-    """Sentinel that ends the processing task; never handed to the processor."""
-
-    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_SHUTDOWN
 
 
 # --------------------------------------------------------------------------- the queue

@@ -78,12 +78,15 @@ def test_clear_and_put_preempts_queued_events_but_not_the_running_one():
                                             callback=answers.append)
         shutdown = ce.ControlledShutdown(broker_id=2, broker_epoch=40,
                                          callback=lambda err, left: answers.append((err, left)))
+        alter = ce.AlterPartitionReceived(broker_id=2, broker_epoch=40, request=object(),
+                                          callback=answers.append)
         q_election, q_shutdown = mgr.put(election), mgr.put(shutdown)
+        mgr.put(alter)
         expire = mgr.clear_and_put(ce.Expire())
         assert q_election.done.done() and q_shutdown.done.done()
-        assert proc.preempted == [election, shutdown]
+        assert proc.preempted == [election, shutdown, alter]
         assert answers == [{("t", 0): ErrorCode.NOT_CONTROLLER, ("t", 1): ErrorCode.NOT_CONTROLLER},
-                           (ErrorCode.NOT_CONTROLLER, frozenset())]
+                           (ErrorCode.NOT_CONTROLLER, frozenset()), ErrorCode.NOT_CONTROLLER]
         assert mgr.queue_size == 1
         proc.gate.set()
         await asyncio.wait_for(expire.done, 5)
