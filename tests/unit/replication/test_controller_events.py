@@ -37,6 +37,22 @@ class RecordingProcessor:
         event.preempt()
 
 
+def run_with_manager(body, gated: bool = False, clock=None, start: bool = True) -> None:
+    """Run ``await body(mgr, proc)`` with a started manager over a RecordingProcessor."""
+    async def main() -> None:
+        proc = RecordingProcessor()
+        if gated:
+            proc.gate = asyncio.Event()
+        mgr = ce.ControllerEventManager(1, proc, **({"clock": clock} if clock else {}))
+        if start:
+            mgr.start()
+        try:
+            await body(mgr, proc)
+        finally:
+            await mgr.close()
+    asyncio.run(main())
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 100.0
@@ -46,11 +62,8 @@ class FakeClock:
 
 
 def test_events_run_in_order_one_at_a_time_and_errors_do_not_stop_the_queue():
-    async def main() -> None:
-        proc = RecordingProcessor()
+    async def body(mgr: ce.ControllerEventManager, proc: RecordingProcessor) -> None:
         proc.fail_on = ce.TopicChange
-        mgr = ce.ControllerEventManager(1, proc)
-        mgr.start()
         events = [ce.Startup(), ce.BrokerChange(), ce.TopicChange(), ce.PartitionModifications(topic="t"),
                   ce.BrokerModifications(broker_id=2)]
         queued = [mgr.put(e) for e in events]
@@ -61,15 +74,11 @@ def test_events_run_in_order_one_at_a_time_and_errors_do_not_stop_the_queue():
         assert mgr.state == ce.ControllerState.IDLE and mgr.queue_size == 0
         await mgr.close()
         assert not mgr.is_running
-    asyncio.run(main())
+    run_with_manager(body)
 
 
 def test_clear_and_put_preempts_queued_events_but_not_the_running_one():
-    async def main() -> None:
-        proc = RecordingProcessor()
-        proc.gate = asyncio.Event()
-        mgr = ce.ControllerEventManager(1, proc)
-        mgr.start()
+    async def body(mgr: ce.ControllerEventManager, proc: RecordingProcessor) -> None:
         answers: list[object] = []
         running = mgr.put(ce.BrokerChange())
         await asyncio.wait_for(running.await_processing(), 5)
@@ -91,15 +100,13 @@ def test_clear_and_put_preempts_queued_events_but_not_the_running_one():
         proc.gate.set()
         await asyncio.wait_for(expire.done, 5)
         assert proc.processed == [ce.BrokerChange(), ce.Expire()]
-        await mgr.close()
-    asyncio.run(main())
+    run_with_manager(body, gated=True)
 
 
 def test_queue_time_and_per_state_processing_time_are_measured_with_the_given_clock():
-    async def main() -> None:
-        clock = FakeClock()
-        proc = RecordingProcessor()
-        mgr = ce.ControllerEventManager(1, proc, clock=clock)
+    clock = FakeClock()
+
+    async def body(mgr: ce.ControllerEventManager, proc: RecordingProcessor) -> None:
         q1 = mgr.put(ce.TopicChange())          # queued before start: waits 2.5 s
         clock.now += 2.5
         mgr.start()
@@ -109,15 +116,11 @@ def test_queue_time_and_per_state_processing_time_are_measured_with_the_given_cl
         assert mgr.rate_and_time[ce.ControllerState.TOPIC_CHANGE].count == 1
         assert ce.ControllerState.TOPIC_CHANGE.rate_and_time_metric_name == "TopicChangeRateAndTimeMs"
         assert ce.ControllerState.IDLE.rate_and_time_metric_name is None
-        await mgr.close()
-    asyncio.run(main())
+    run_with_manager(body, clock=clock, start=False)
 
 
 def test_watch_threads_hand_events_to_the_loop():
-    async def main() -> None:
-        proc = RecordingProcessor()
-        mgr = ce.ControllerEventManager(1, proc)
-        mgr.start()
+    async def body(mgr: ce.ControllerEventManager, proc: RecordingProcessor) -> None:
         thread = threading.Thread(target=mgr.put_threadsafe, args=(ce.Reelect(),))
         thread.start()
         thread.join()
@@ -126,16 +129,11 @@ def test_watch_threads_hand_events_to_the_loop():
                 break
             await asyncio.sleep(0.01)
         assert proc.processed == [ce.Reelect()]
-        await mgr.close()
-    asyncio.run(main())
+    run_with_manager(body)
 
 
 def test_close_preempts_what_is_queued_and_waits_for_the_running_event():
-    async def main() -> None:
-        proc = RecordingProcessor()
-        proc.gate = asyncio.Event()
-        mgr = ce.ControllerEventManager(1, proc)
-        mgr.start()
+    async def body(mgr: ce.ControllerEventManager, proc: RecordingProcessor) -> None:
         running = mgr.put(ce.IsrChangeNotification())
         await running.await_processing()
         waiting = mgr.put(ce.LogDirEventNotification())
@@ -147,4 +145,4 @@ def test_close_preempts_what_is_queued_and_waits_for_the_running_event():
         assert proc.processed == [ce.IsrChangeNotification()]
         assert proc.preempted == [ce.LogDirEventNotification()]
         assert not any(isinstance(e, ce.ShutdownEventThread) for e in proc.preempted + proc.processed)
-    asyncio.run(main())
+    run_with_manager(body, gated=True)
