@@ -124,6 +124,7 @@ class KafkaZkClient:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._had_session = False
         self._expired = False
+        self._closing = False
         self._client.add_listener(self._state_listener)
 
     # ------------------------------------------------------------------ lifecycle
@@ -132,6 +133,8 @@ class KafkaZkClient:
         await asyncio.to_thread(self._client.start, self._connection_timeout_s)
 
     async def close(self) -> None:
+        self._closing = True  # our own session end is not an expiry to act on
+
         def stop() -> None:
             self._client.stop()
             self._client.close()
@@ -148,6 +151,8 @@ class KafkaZkClient:
 
     def _state_listener(self, state: str) -> None:
         # kazoo's connection thread: decide the state here, act on the loop
+        if self._closing:
+            return
         if state == KazooState.CONNECTED:
             event = SessionState.NEW_SESSION if self._expired else SessionState.CONNECTED
             self._expired = False

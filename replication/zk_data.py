@@ -13,9 +13,10 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from replication.leader_and_isr import LeaderAndIsr, LeaderRecoveryState
 
@@ -111,6 +112,22 @@ class ZkDataError(ValueError):
     """A znode's content is not what Kafka writes there."""
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _decoder(fn: _F) -> _F:
+    """Missing keys and values of the wrong type become ZkDataError."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ZkDataError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ZkDataError(f"{fn.__qualname__}: unexpected znode content ({e!r})") from e
+    return wrapper  # type: ignore[return-value]
+
+
 def _encode(obj: Mapping[str, Any]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
@@ -141,6 +158,7 @@ def topic_id_to_str(topic_id: bytes) -> str:
     return base64.urlsafe_b64encode(topic_id).decode().rstrip("=")
 
 
+@_decoder
 def topic_id_from_str(text: str) -> bytes:
     raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     if len(raw) != 16:
@@ -169,6 +187,7 @@ class EndPoint:
         return f"{self.listener}://{host}:{self.port}"
 
     @classmethod
+    @_decoder
     def parse(cls, text: str, protocol_map: Mapping[str, str] | None = None) -> "EndPoint":
         """``LISTENER://host:port``; without a protocol map the listener names the protocol."""
         m = _ENDPOINT.match(text)
@@ -213,6 +232,7 @@ class BrokerRegistration:
         return _encode(obj)
 
     @classmethod
+    @_decoder
     def decode(cls, broker_id: int, data: bytes | None) -> "BrokerRegistration":
         obj = _required(data, f"broker {broker_id} registration")
         version = int(obj["version"])
@@ -245,6 +265,7 @@ class ControllerRegistration:
                         "kraftControllerEpoch": self.kraft_controller_epoch})
 
     @classmethod
+    @_decoder
     def decode(cls, data: bytes | None) -> "ControllerRegistration":
         obj = _required(data, "controller")
         timestamp = obj.get("timestamp")
@@ -260,6 +281,7 @@ def encode_controller_epoch(epoch: int) -> bytes:
     return str(epoch).encode()
 
 
+@_decoder
 def decode_controller_epoch(data: bytes) -> int:
     try:
         return int(data.decode())
@@ -312,6 +334,7 @@ class TopicAssignment:
         return _encode(obj)
 
     @classmethod
+    @_decoder
     def decode(cls, data: bytes | None) -> "TopicAssignment":
         obj = _decode(data) or {}
         adding = obj.get("adding_replicas") or {}
@@ -340,6 +363,7 @@ def encode_partition_state(leader_and_isr: LeaderAndIsr, controller_epoch: int) 
     return _encode(obj)
 
 
+@_decoder
 def decode_partition_state(data: bytes | None, zk_version: int) -> LeaderIsrAndControllerEpoch | None:
     """None for an empty znode; ``zk_version`` (stat.version) becomes the partition epoch."""
     obj = _decode(data)
@@ -356,6 +380,7 @@ def encode_entity_config(config: Mapping[str, str]) -> bytes:
     return _encode({"version": 1, "config": {k: str(v) for k, v in config.items()}})
 
 
+@_decoder
 def decode_entity_config(data: bytes | None) -> dict[str, str]:
     obj = _decode(data) or {}
     config = obj.get("config")
@@ -367,6 +392,7 @@ def encode_config_change(entity_path: str) -> bytes:
     return _encode({"version": 2, "entity_path": entity_path})
 
 
+@_decoder
 def decode_config_change(data: bytes | None) -> str:
     """The changed entity's path; v1 (``entity_type`` + ``entity_name``) is read too."""
     obj = _required(data, "config change notification")
@@ -380,6 +406,7 @@ def encode_cluster_id(cluster_id: str) -> bytes:
     return _encode({"version": "1", "id": cluster_id})  # Kafka writes the version as a string
 
 
+@_decoder
 def decode_cluster_id(data: bytes | None) -> str:
     return str(_required(data, "cluster id")["id"])
 
@@ -406,6 +433,7 @@ class ProducerIdBlock:
                         "block_end": str(self.last_id)})
 
     @classmethod
+    @_decoder
     def decode(cls, data: bytes | None) -> "ProducerIdBlock | None":
         """None for the empty znode every broker creates at startup."""
         obj = _decode(data)
@@ -436,6 +464,7 @@ def encode_partition_reassignment(assignment: Mapping[TopicPartition, Iterable[i
         for t, p in sorted(assignment)]})
 
 
+@_decoder
 def decode_partition_reassignment(data: bytes | None) -> dict[TopicPartition, tuple[int, ...]]:
     obj = _decode(data) or {}
     return {(str(e["topic"]), int(e["partition"])): tuple(e["replicas"])
@@ -447,6 +476,7 @@ def encode_partition_list(partitions: Iterable[TopicPartition]) -> bytes:
     return _encode({"version": 1, "partitions": _partition_list(partitions)})
 
 
+@_decoder
 def decode_partition_list(data: bytes | None) -> set[TopicPartition]:
     obj = _decode(data) or {}
     return {(str(e["topic"]), int(e["partition"])) for e in obj.get("partitions") or ()}
@@ -459,6 +489,7 @@ def encode_log_dir_event(broker_id: int, event: int = LOG_DIR_FAILURE_EVENT) -> 
     return _encode({"version": 1, "broker": broker_id, "event": event})
 
 
+@_decoder
 def decode_log_dir_event(data: bytes | None) -> int:
     """The broker whose log directory failed."""
     return int(_required(data, "log dir event")["broker"])
@@ -482,6 +513,7 @@ class FeatureZNode:
                         "version": 2, "status": self.status})
 
     @classmethod
+    @_decoder
     def decode(cls, data: bytes | None) -> "FeatureZNode":
         obj = _required(data, "feature")
         return cls(obj.get("features") or {}, int(obj.get("status", FEATURE_STATUS_ENABLED)))

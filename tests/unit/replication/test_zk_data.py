@@ -144,3 +144,17 @@ def test_admin_and_notification_znodes():
     feature = '{"features":{},"version":2,"status":1}'
     assert zd.FeatureZNode.decode(feature.encode()) == zd.FeatureZNode()
     assert same_json(zd.FeatureZNode().encode(), feature)
+
+
+def test_bad_content_is_a_zk_data_error():
+    for decode in (lambda d: zd.decode_partition_state(d, 0), zd.decode_cluster_id,
+                   lambda d: zd.BrokerRegistration.decode(1, d), zd.ControllerRegistration.decode,
+                   zd.decode_config_change, zd.ProducerIdBlock.decode, zd.decode_log_dir_event):
+        with pytest.raises(zd.ZkDataError):
+            decode(b'{"version":1}')
+        with pytest.raises(zd.ZkDataError):
+            decode(b"[1,2]")
+    with pytest.raises(zd.ZkDataError):
+        zd.topic_id_from_str("short")
+    with pytest.raises(zd.ZkDataError):
+        zd.decode_controller_epoch(b"one")
