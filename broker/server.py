@@ -537,10 +537,11 @@ class TrafficStats:
 class SocketServer:
     """Listens on every configured listener; keeps the set of open connections."""
 
-    def __init__(self, broker: "Broker") -> None:
-        self.broker = broker
-        self.loop = broker.loop
-        self.max_request_size = broker.config["socket.request.max.bytes"]
+    def __init__(self, config: Any, apis: Any, services: Any, loop: asyncio.AbstractEventLoop) -> None:
+        # interim shim until the framing rewrite lands: ``services`` carries config and apis
+        self.broker = services
+        self.loop = loop
+        self.max_request_size = config["socket.request.max.bytes"]
         self.connections: set[KafkaConnection] = set()
         self.servers: list[asyncio.AbstractServer] = []
         self.bound_ports: dict[str, int] = {}
