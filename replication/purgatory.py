@@ -84,12 +84,16 @@ class DelayedOperationPurgatory:
         ops = self._watchers.get(key)
         if not ops:
             return 0
-        done = 0
+        done = []
         for op in list(ops):
-            if op.completed or op.try_complete():
-                done += 1
+            if not op.completed and op.try_complete():
+                done.append(op)
         self._unwatch_completed(key)
-        return done
+        for op in done:
+            for k in op.keys:
+                if k is not key:
+                    self._unwatch_completed(k)
+        return len(done)
 
     def watched(self, key: Hashable) -> int:
         return len(self._watchers.get(key, ()))
