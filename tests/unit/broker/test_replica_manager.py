@@ -54,30 +54,29 @@ def test_apply_partition_states_hosts_and_drops(broker):
     assert rm.get_partition("a", 0) is None and broker.metadata.topic("a") is None
 
 
-def test_wait_for_commit_completes_when_hw_passes(broker):
+def _parked_commit(broker, timeout_ms: int):
+    """An acks=-1 append on t-0 whose follower F1 has not fetched: (partition, wait future, offset)."""
     broker.create_topic("t")
     part = _isr_of_two(broker, "t")
     info = part.append_records_to_leader(build_batch([(None, b"x")]), "coordinator", -1)
-    fut = broker.replica_manager.wait_for_commit(part, info.last_offset + 1, 10_000)
+    return part, broker.replica_manager.wait_for_commit(part, info.last_offset + 1, timeout_ms), info.last_offset + 1
+
+
+def test_wait_for_commit_completes_when_hw_passes(broker):
+    part, fut, required = _parked_commit(broker, 10_000)
     broker.loop.run_until_complete(asyncio.sleep(0))
     assert not fut.done()
-    part.update_follower_fetch_state(F1, info.last_offset + 1, 0)
+    part.update_follower_fetch_state(F1, required, 0)
     assert broker.loop.run_until_complete(fut) == ErrorCode.NONE
 
 
 def test_wait_for_commit_times_out(broker):
-    broker.create_topic("t")
-    part = _isr_of_two(broker, "t")
-    info = part.append_records_to_leader(build_batch([(None, b"x")]), "client", -1)
-    fut = broker.replica_manager.wait_for_commit(part, info.last_offset + 1, 20)
+    _, fut, _ = _parked_commit(broker, 20)
     assert broker.loop.run_until_complete(fut) == ErrorCode.REQUEST_TIMED_OUT
 
 
 def test_leadership_loss_completes_waits(broker):
-    broker.create_topic("t")
-    part = _isr_of_two(broker, "t")
-    info = part.append_records_to_leader(build_batch([(None, b"x")]), "client", -1)
-    fut = broker.replica_manager.wait_for_commit(part, info.last_offset + 1, 10_000)
+    _, fut, _ = _parked_commit(broker, 10_000)
     _follow(broker, "t", epoch=2)
     assert broker.loop.run_until_complete(fut) == ErrorCode.NOT_LEADER_OR_FOLLOWER
 
