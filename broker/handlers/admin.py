@@ -36,7 +36,7 @@ async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse
     for t in req.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
     for t in req.topics:
-        res = R.CreatableTopicResult(name=t.name, error_code=0, error_message=None,
+        res = R.CreatableTopicResult(name=t.name, error_code=E.NONE, error_message=None,
                                      num_partitions=-1, replication_factor=-1, configs=None)
         results.append(res)
         if seen[t.name] > 1:
@@ -93,7 +93,7 @@ async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse
         wanted = [(n, ZERO_UUID) for n in req.topic_names]
     out = []
     for name, tid in wanted:
-        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=0, error_message=None)
+        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=E.NONE, error_message=None)
         out.append(res)
         if name is None and tid == ZERO_UUID or name is not None and tid != ZERO_UUID:
             res.error_code, res.error_message = E.INVALID_REQUEST, "Neither or both topic name and id were set"
@@ -122,7 +122,7 @@ async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitions
     s = ctx.services
     out = []
     for t in req.topics:
-        res = R.CreatePartitionsTopicResult(name=t.name, error_code=0, error_message=None)
+        res = R.CreatePartitionsTopicResult(name=t.name, error_code=E.NONE, error_message=None)
         out.append(res)
         current = s.metadata_cache.topic(t.name)
         added = t.count - (len(current.partitions) if current is not None else 0)
@@ -144,7 +144,7 @@ async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsRespon
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=0)
+            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=E.NONE)
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
             if part is None:
@@ -175,7 +175,7 @@ async def handle_describe_cluster(ctx: RequestContext, req) -> DescribeClusterRe
                  endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
     brokers = [R.DescribeClusterBroker(broker_id=x.node_id, host=x.host, port=x.port, rack=x.rack)
                for x in md.brokers()]
-    return R(throttle_time_ms=0, error_code=0, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
+    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
              controller_id=md.controller_id, brokers=brokers)
 
 
@@ -210,11 +210,11 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
                 break
             pi = info.partitions[p]
             parts.append(R.DescribeTopicPartitionsResponsePartition(
-                error_code=0, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
+                error_code=E.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
                 replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), eligible_leader_replicas=[],
                 last_known_elr=[], offline_replicas=list(pi.offline_replicas)))
             budget -= 1
-        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=0, name=name, topic_id=info.topic_id,
+        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=E.NONE, name=name, topic_id=info.topic_id,
                                                           is_internal=info.is_internal, partitions=parts))
         if next_cursor is not None:
             break
@@ -246,9 +246,9 @@ async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsR
         except OSError:
             total = free = -1
         results.append(R.DescribeLogDirsResult(
-            error_code=0, log_dir=d, total_bytes=total, usable_bytes=free,
+            error_code=E.NONE, log_dir=d, total_bytes=total, usable_bytes=free,
             topics=[R.DescribeLogDirsTopic(name=n, partitions=ps) for n, ps in sorted(topics.items())]))
-    return R(throttle_time_ms=0, error_code=0, results=results)
+    return R(throttle_time_ms=0, error_code=E.NONE, results=results)
 
 
 HANDLERS = [

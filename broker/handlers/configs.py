@@ -120,7 +120,7 @@ async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsRe
     synonyms = v >= 1 and req.include_synonyms
     results = []
     for r in req.resources:
-        res = D.DescribeConfigsResult(error_code=0, error_message=None, resource_type=r.resource_type,
+        res = D.DescribeConfigsResult(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
                                       resource_name=r.resource_name, configs=[])
         results.append(res)
         keys = list(r.configuration_keys) if r.configuration_keys is not None else None
@@ -188,7 +188,7 @@ async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse
     R = AlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=0, error_message=None, resource_type=r.resource_type,
+        res = R.AlterConfigsResourceResponse(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
                                              resource_name=r.resource_name)
         out.append(res)
         new = {c.name: c.value for c in r.configs if c.value is not None}
@@ -208,7 +208,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
     R = IncrementalAlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=0, error_message=None, resource_type=r.resource_type,
+        res = R.AlterConfigsResourceResponse(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
                                              resource_name=r.resource_name)
         out.append(res)
         try:

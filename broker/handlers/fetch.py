@@ -48,7 +48,7 @@ class _Read:
 
     def __init__(self, cp: CachedPartition) -> None:
         self.cp = cp
-        self.error = 0
+        self.error = E.NONE
         self.hw = -1
         self.lso = -1
         self.log_start = -1
@@ -119,7 +119,7 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     now = services.now_ms()
     cache = services.fetch_sessions
     session = None
-    top_error = 0
+    top_error = E.NONE
     session_id = req.session_id if v >= 7 else 0
     epoch = req.session_epoch if v >= 7 else FINAL_EPOCH
     replica_id = req.replica_state.replica_id if v >= 15 else req.replica_id

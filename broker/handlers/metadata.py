@@ -31,9 +31,9 @@ def topic_entry(info: TopicInfo, version: int) -> "R.MetadataResponseTopic":
     for p in sorted(info.partitions):
         pi = info.partitions[p]
         parts.append(R.MetadataResponsePartition(
-            error_code=0, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
+            error_code=E.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
             replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), offline_replicas=list(pi.offline_replicas)))
-    return R.MetadataResponseTopic(error_code=0, name=info.name, topic_id=info.topic_id,
+    return R.MetadataResponseTopic(error_code=E.NONE, name=info.name, topic_id=info.topic_id,
                                    is_internal=info.is_internal, partitions=parts)
 
 

@@ -40,7 +40,7 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=0,
+            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=E.NONE,
                                                 timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
@@ -97,7 +97,7 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForL
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            e = R.EpochEndOffset(error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1)
+            e = R.EpochEndOffset(error_code=E.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
             parts.append(e)
             part = rm.get_partition(t.topic, p.partition)
             if part is None:

@@ -65,7 +65,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
-            pr = R.PartitionProduceResponse(index=pd.index, error_code=0, base_offset=-1,
+            pr = R.PartitionProduceResponse(index=pd.index, error_code=E.NONE, base_offset=-1,
                                             log_append_time_ms=-1, log_start_offset=-1)
             parts_out.append(pr)
             if bad_acks:
