@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     broker.apis = ApiRegistry.load()  # type: ignore[attr-defined]
     broker.create_topic(TOPIC, args.partitions)
     sock = NullSocket()
-    conn = KafkaConnection(SocketServer(broker.config, broker.apis, broker, loop), "PLAINTEXT")  # type: ignore[attr-defined]
+    conn = KafkaConnection(SocketServer(broker.config, broker.apis, broker.services, loop), "PLAINTEXT")  # type: ignore[attr-defined]
     conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
     pid, epoch = 1000, 0
     tpl = bytearray(build_batch([(b"key-%06d" % i, os.urandom(1000)) for i in range(args.batch_kib)],

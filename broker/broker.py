@@ -1,22 +1,35 @@
-"""The broker: wires configuration, metadata, the log manager, the replica manager, the group
-coordinator and the socket server together, and owns their startup and shutdown order."""
+"""The broker: builds its parts — metadata cache, log manager, replica manager with its
+purgatories, the standalone controller, the group coordinator, the socket server — hands
+each the collaborators it uses, and owns their startup and shutdown order.
+
+Who may call it: ``broker/__main__.py`` and tests. Nothing on disk of its own; blocking file
+work (checkpoints, controller state) runs on single-thread executors, never on the loop.
+"""
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
-from storage import LogManager, LogConfig
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from replication.partition import Partition
+from replication.purgatory import DelayedOperationPurgatory
+from storage import LogConfig, LogManager
 
 from broker.apis import ApiRegistry
 from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo, StandaloneMetadata
+from broker.controller import ControllerState, StandaloneController, load_controller_state
+from broker.fetch_session import FetchSessionCache
+# Until the coordinator's new service lands, a bridge with its constructor wraps the old one.
+from broker.legacy_coordinator import GroupCoordinatorService
+from broker.metadata import BrokerInfo, MetadataCache
 from broker.replica_manager import ReplicaManager
 from broker.server import SocketServer
+from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
 
 log = logging.getLogger("kafka.server.KafkaServer")
@@ -38,79 +51,125 @@ def _default_host() -> str:
         return "localhost"
 
 
+class GroupCoordinatorLeadership:
+    """Forwards leadership of ``__consumer_offsets`` partitions to the group coordinator
+    (Kafka's onLeadershipChange → onElection / onResignation). The coordinator is built
+    after the replica manager it needs, so it is attached once built."""
+
+    def __init__(self) -> None:
+        self.service: GroupCoordinatorService | None = None
+
+    def on_become_leader(self, partition: Partition) -> None:
+        if partition.topic == GROUP_METADATA_TOPIC_NAME and self.service is not None:
+            self.service.on_elected(partition.index, partition.leader_epoch)
+
+    def on_become_follower(self, partition: Partition) -> None:
+        if partition.topic == GROUP_METADATA_TOPIC_NAME and self.service is not None:
+            self.service.on_resigned(partition.index, partition.leader_epoch)
+
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        if self.service is not None:
+            self.service.on_topics_deleted(topics)
+
+
 class Broker:
-    def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.config = config
         self.loop = loop or asyncio.get_event_loop()
+        self.clock = clock
         self.apis = ApiRegistry.load()
-        self.metadata: StandaloneMetadata | None = None
-        self.log_manager: LogManager | None = None
-        self.replica_manager = ReplicaManager(self)
-        self.group_coordinator = None
-        self.zk = None
-        self.server = SocketServer(config, self.apis, self, self.loop)
         self.started = asyncio.Event()
-        self._stopping = False
-        self._tasks: list[asyncio.Task] = []
-        # blocking file work off the loop (checkpoint fsyncs), one job at a time
+        self.stopping = False
+        self.start_time_ms = int(clock() * 1000)
+        # blocking file work off the loop, one job at a time each: checkpoint fsyncs, and
+        # the controller's state file (so a change is answered once it is on disk)
         self._scheduler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-scheduler")
-        self.start_time_ms = int(time.time() * 1000)
+        self._controller_io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="controller-state")
+        self._tasks: list[asyncio.Task] = []
+        self.leadership = GroupCoordinatorLeadership()
+        # built by start()
+        self.metadata_cache: MetadataCache | None = None
+        self.log_manager: LogManager | None = None
+        self.replica_manager: ReplicaManager | None = None
+        self.controller: StandaloneController | None = None
+        self.group_coordinator: GroupCoordinatorService | None = None
+        self.services: BrokerServices | None = None
+        self.server: SocketServer | None = None
+        self.zk = None
 
     @property
     def broker_id(self) -> int:
         return self.config.broker_id
-
-    def default_log_config(self) -> LogConfig:
-        return LogConfig.from_properties(effective_topic_config(self.config, {}))
 
     async def start(self) -> None:
         cfg = self.config
         for d in cfg.log_dirs:
             Path(d).mkdir(parents=True, exist_ok=True)
         adv = cfg.advertised_listeners[0]
-        host = adv.host or _default_host()
-        self.metadata = StandaloneMetadata(cfg.log_dirs[0], BrokerInfo(cfg.broker_id, host, adv.port,
-                                                                       cfg["broker.rack"]))
-        if self.metadata.broker_configs:
-            cfg.dynamic.update(self.metadata.broker_configs)
-        self.log_manager = LogManager(cfg.log_dirs, self.default_log_config(), topic_configs=self._topic_log_config)
-        self.log_manager.startup(cluster_id=self.metadata.cluster_id, broker_id=cfg.broker_id)
-        for info in list(self.metadata.topics().values()):
-            self.replica_manager.host_topic(info)
-        from coordinator import GroupCoordinatorService
-        self.group_coordinator = GroupCoordinatorService()
-        await self.group_coordinator.start(self)
+        local = BrokerInfo(cfg.broker_id, adv.host or _default_host(), adv.port, cfg["broker.rack"])
+        state = load_controller_state(cfg.log_dirs[0])
+        if state.broker_configs:
+            cfg.dynamic.update(state.broker_configs)
+        self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
+        self.log_manager = LogManager(cfg.log_dirs, LogConfig.from_properties(effective_topic_config(cfg, {})),
+                                      clock=self.clock, topic_configs=lambda t: self._topic_log_config(state, t))
+        self.log_manager.startup(cluster_id=state.cluster_id, broker_id=cfg.broker_id)
+        self.replica_manager = rm = ReplicaManager(
+            cfg, self.clock, self.log_manager, cache, DelayedOperationPurgatory("Produce", self.loop),
+            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop)
+        self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
+        self.group_coordinator = GroupCoordinatorService(
+            self._group_coordinator_config(), rm, cache, self.controller.ensure_offsets_topic, self.loop, self.clock)
+        self.leadership.service = self.group_coordinator
+        await self.group_coordinator.start()
+        # Standalone: this broker is the controller, so it hosts every partition now.
+        self.controller.startup()
+        self.services = BrokerServices(
+            config=cfg, clock=self.clock, apis=self.apis, metadata_cache=cache, controller=self.controller,
+            replica_manager=rm, log_manager=self.log_manager,
+            fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
+            group_coordinator=self.group_coordinator)
+        self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
         # A listener on port 0 (tests) advertises the port it got.
         if adv.port == 0:
-            self.metadata.broker.port = self.server.bound_ports[adv.name]
+            local = BrokerInfo(local.node_id, local.host, self.server.bound_ports[adv.name], local.rack)
+            self.controller.broker_endpoint_changed(local)
         if cfg["zookeeper.connect"]:
-            await self._register_in_zookeeper()
+            await self._register_in_zookeeper(local)
         self._tasks.append(self.loop.create_task(self._housekeeping()))
-        log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, self.metadata.cluster_id)
+        log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, cache.cluster_id)
         self.started.set()
 
-    async def _register_in_zookeeper(self) -> None:
+    def _group_coordinator_config(self):
+        from coordinator.config import GroupCoordinatorConfig
+        gc = GroupCoordinatorConfig.from_broker_config(self.config)
+        gc.broker_id = self.config.broker_id
+        return gc
+
+    def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
+        """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""
+        info = state.topics.get(topic)
+        return LogConfig.from_properties(effective_topic_config(self.config, info.configs)) if info else None
+
+    async def _register_in_zookeeper(self, me: BrokerInfo) -> None:
         from broker.zk_registration import ZkRegistration
         cfg = self.config
         zk = ZkRegistration(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
                             cfg["zookeeper.connection.timeout.ms"])
-        me = self.metadata.broker
         adv = cfg.advertised_listeners[0]
+        cluster_id = self.metadata_cache.cluster_id
+        now_ms = int(self.clock() * 1000)
         zk_cluster = await self.loop.run_in_executor(
-            None, lambda: zk.start(me.node_id, me.host, me.port, adv.name, self.metadata.cluster_id, me.rack))
-        if zk_cluster != self.metadata.cluster_id:
+            None, lambda: zk.start(me.node_id, me.host, me.port, adv.name, cluster_id, now_ms, me.rack))
+        if zk_cluster != cluster_id:
             log.warning("ZooKeeper at %s holds cluster id %s; this broker's log dirs belong to cluster %s",
-                        cfg["zookeeper.connect"], zk_cluster, self.metadata.cluster_id)
+                        cfg["zookeeper.connect"], zk_cluster, cluster_id)
         log.warning("ZooKeeper mode: this broker registers under /brokers/ids for tools, but keeps topic "
                     "metadata standalone in %s (replication across brokers is not implemented yet)",
                     cfg.log_dirs[0])
         self.zk = zk
-
-    def _topic_log_config(self, topic: str) -> LogConfig | None:
-        """The LogConfig of a topic the metadata knows (logs loaded at startup use it)."""
-        info = self.metadata.topic(topic) if self.metadata is not None else None
-        return self.replica_manager.log_config(info) if info is not None else None
 
     async def _housekeeping(self) -> None:
         """Retention every log.retention.check.interval.ms; checkpoints (high watermarks,
@@ -119,14 +178,15 @@ class Broker:
         never stalls requests. A tick whose previous write has not finished writes
         nothing: the next one takes a fresh snapshot."""
         interval = self.config["log.retention.check.interval.ms"] / 1000
-        next_retention = time.monotonic() + interval
+        next_retention = self.clock() + interval
         writing: asyncio.Future | None = None
         while True:
             await asyncio.sleep(min(5.0, interval))
             try:
-                if time.monotonic() >= next_retention:
-                    next_retention = time.monotonic() + interval
-                    self.log_manager.run_housekeeping(int(time.time() * 1000), checkpoint=False)
+                now = self.clock()
+                if now >= next_retention:
+                    next_retention = now + interval
+                    self.log_manager.run_housekeeping(int(now * 1000), checkpoint=False)
                 if writing is None or writing.done():
                     writing = self.loop.run_in_executor(self._scheduler, self.log_manager.checkpoint_writer())
                     writing.add_done_callback(_log_checkpoint_failure)
@@ -134,27 +194,29 @@ class Broker:
                 log.exception("Log housekeeping failed")
 
     async def shutdown(self) -> None:
-        if self._stopping:
+        if self.stopping:
             return
-        self._stopping = True
+        self.stopping = True
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
-        await self.server.stop_accepting()
-        # The coordinator answers parked JoinGroup/SyncGroup requests first, so draining the
-        # connections does not wait for rebalances.
+        if self.server is not None:
+            await self.server.stop_accepting()
+        # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
+        # produces and fetches are answered now, so draining the connections waits for none.
         if self.group_coordinator is not None:
             try:
                 await self.group_coordinator.stop()
             except Exception:
                 log.exception("Error stopping the group coordinator")
-        await self.server.drain_and_close()
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
+        if self.server is not None:
+            await self.server.drain_and_close()
         for t in self._tasks:
             t.cancel()
         self._scheduler.shutdown(wait=True)  # a checkpoint write in progress finishes first
+        self._controller_io.shutdown(wait=True)
         if self.log_manager is not None:
             self.log_manager.shutdown()
         if self.zk is not None:
             self.zk.stop()
         log.info("[KafkaServer id=%d] shut down completed", self.config.broker_id)
-
-    def pid(self) -> int:
-        return os.getpid()

@@ -15,10 +15,10 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from protocol.errors import ErrorCode
+
 INITIAL_EPOCH = 0
 FINAL_EPOCH = -1
-FETCH_SESSION_ID_NOT_FOUND = 70
-INVALID_FETCH_SESSION_EPOCH = 71
 
 
 @dataclass
@@ -46,7 +46,7 @@ class FetchSession:
 
 
 class FetchSessionError(Exception):
-    def __init__(self, error_code: int) -> None:
+    def __init__(self, error_code: ErrorCode) -> None:
         super().__init__(error_code)
         self.error_code = error_code
 
@@ -90,9 +90,9 @@ class FetchSessionCache:
     def get_incremental(self, session_id: int, epoch: int, now_ms: int) -> FetchSession:
         s = self.sessions.get(session_id)
         if s is None:
-            raise FetchSessionError(FETCH_SESSION_ID_NOT_FOUND)
+            raise FetchSessionError(ErrorCode.FETCH_SESSION_ID_NOT_FOUND)
         if s.epoch != epoch:
-            raise FetchSessionError(INVALID_FETCH_SESSION_EPOCH)
+            raise FetchSessionError(ErrorCode.INVALID_FETCH_SESSION_EPOCH)
         s.last_used_ms = now_ms
         return s
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from broker.broker import Broker
+    from broker.services import BrokerServices
 
 
 class CloseConnection(Exception):
@@ -26,14 +26,15 @@ class Handler:
 
 
 class RequestContext:
-    """Per-request facts for a handler: the broker, the header, and who is asking."""
+    """Per-request facts for a handler: the broker's services (its collaborators), the
+    header, and who is asking."""
 
-    __slots__ = ("broker", "header", "api_version", "client_id", "client_host", "client_port",
+    __slots__ = ("services", "header", "api_version", "client_id", "client_host", "client_port",
                  "connection_id", "listener")
 
-    def __init__(self, broker: "Broker", header: Any, client_host: str, client_port: int,
+    def __init__(self, services: "BrokerServices", header: Any, client_host: str, client_port: int,
                  connection_id: str, listener: str) -> None:
-        self.broker = broker
+        self.services = services
         self.header = header
         self.api_version: int = header.request_api_version
         self.client_id: str = header.client_id or ""

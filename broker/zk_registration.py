@@ -1,9 +1,9 @@
-"""Broker registration in ZooKeeper, in Kafka's own layout (DESIGN.md section 5).
+"""Broker registration in ZooKeeper, in Kafka's own layout .
 
 When ``zookeeper.connect`` is set the broker writes its ephemeral ``/brokers/ids/<id>`` znode
 (the JSON Kafka 2.x/3.x writes) and ``/cluster/id`` if absent, so tools that find brokers
 through ZooKeeper (``kafka-topics.sh --zookeeper``) reach it. Topic metadata still lives in
-the standalone store; a ZooKeeper-backed controller replaces that behind ``MetadataCache``.
+the standalone controller's state file; a ZooKeeper controller will feed the ``MetadataCache`` instead.
 
 Uses kazoo's own thread for the session; called from the broker's startup and shutdown only.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from typing import Any
 
 log = logging.getLogger("kafka.zk.KafkaZkClient")
@@ -24,7 +23,7 @@ class ZkRegistration:
         self.client = KazooClient(hosts=connect, timeout=session_timeout_ms / 1000)
         self.connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000
 
-    def start(self, broker_id: int, host: str, port: int, listener: str, cluster_id: str,
+    def start(self, broker_id: int, host: str, port: int, listener: str, cluster_id: str, now_ms: int,
               rack: str | None = None) -> str:
         """Register; returns the cluster id stored in ZooKeeper (ours if it had none)."""
         self.client.start(timeout=self.connection_timeout_s)
@@ -45,7 +44,7 @@ class ZkRegistration:
             "port": port,
             "host": host,
             "version": 5,
-            "timestamp": str(int(time.time() * 1000)),
+            "timestamp": str(now_ms),
         }
         if rack:
             info["rack"] = rack

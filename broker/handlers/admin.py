@@ -7,68 +7,61 @@ import logging
 import os
 import shutil
 
+from protocol.errors import ErrorCode
 from protocol.messages import (CreatePartitionsResponse, CreateTopicsResponse, DeleteRecordsResponse,
                                DeleteTopicsResponse, DescribeClusterResponse, DescribeLogDirsResponse,
                                DescribeTopicPartitionsResponse)
 from storage.errors import StorageError
 
+from protocol.topics import INTERNAL_TOPICS
+
 from broker.handler import Handler, RequestContext
-from broker.metadata import INTERNAL_TOPICS, TopicError
+from broker.metadata import TopicError
 from broker.handlers.configs import topic_config_entry
 from broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_topic_configs
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-UNKNOWN_SERVER_ERROR = -1
-OFFSET_OUT_OF_RANGE = 1
-UNKNOWN_TOPIC_OR_PARTITION = 3
-INVALID_TOPIC_EXCEPTION = 17
-INVALID_CONFIG = 40
-INVALID_REQUEST = 42
-TOPIC_DELETION_DISABLED = 73
-UNKNOWN_TOPIC_ID = 100
-MISMATCHED_ENDPOINT_TYPE = 114
+E = ErrorCode
 ZERO_UUID = bytes(16)
 
 
 # -- CreateTopics ------------------------------------------------------------------------
 async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse:
     R = CreateTopicsResponse
-    b = ctx.broker
-    md = b.metadata
+    s = ctx.services
     v = ctx.api_version
     results = []
     seen: dict[str, int] = {}
     for t in req.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
     for t in req.topics:
-        res = R.CreatableTopicResult(name=t.name, error_code=0, error_message=None,
+        res = R.CreatableTopicResult(name=t.name, error_code=E.NONE, error_message=None,
                                      num_partitions=-1, replication_factor=-1, configs=None)
         results.append(res)
         if seen[t.name] > 1:
-            res.error_code, res.error_message = INVALID_REQUEST, f"Create topics request from client `{ctx.client_id}` contains multiple entries for the following topics: {t.name}"
+            res.error_code, res.error_message = E.INVALID_REQUEST, f"Create topics request from client `{ctx.client_id}` contains multiple entries for the following topics: {t.name}"
             continue
         configs = {c.name: c.value for c in t.configs}
         try:
             validate_topic_configs(configs)
         except InvalidConfig as e:
-            res.error_code, res.error_message = INVALID_CONFIG, str(e)
+            res.error_code, res.error_message = E.INVALID_CONFIG, str(e)
             continue
         configs = {k: v_ for k, v_ in configs.items() if v_ is not None}
         if t.assignments and (t.num_partitions != -1 or t.replication_factor != -1):
-            res.error_code = INVALID_REQUEST
+            res.error_code = E.INVALID_REQUEST
             res.error_message = "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time."
             continue
-        parts = t.num_partitions if t.num_partitions != -1 else b.config["num.partitions"]
-        rf = t.replication_factor if t.replication_factor != -1 else b.config["default.replication.factor"]
+        parts = t.num_partitions if t.num_partitions != -1 else s.config["num.partitions"]
+        rf = t.replication_factor if t.replication_factor != -1 else s.config["default.replication.factor"]
         assignments = {a.partition_index: list(a.broker_ids) for a in t.assignments} or None
         try:
-            info = md.create_topic(t.name, parts, rf, configs, assignments, validate_only=req.validate_only)
+            info = await s.controller.create_topic(t.name, parts, rf, configs, assignments,
+                                                   validate_only=req.validate_only)
         except TopicError as e:
             res.error_code, res.error_message = e.error_code, e.message
             continue
-        if not req.validate_only:
-            b.replica_manager.host_topic(info)
         res.topic_id = info.topic_id if not req.validate_only else ZERO_UUID
         res.num_partitions = len(info.partitions)
         res.replication_factor = info.replication_factor
@@ -81,7 +74,7 @@ def _created_configs(ctx: RequestContext, overrides: dict[str, str]) -> list:
     R = CreateTopicsResponse
     out = []
     for name in sorted(TOPIC_CONFIGS):
-        val, src, _ = topic_config_entry(ctx.broker.config, name, overrides)
+        val, src, _ = topic_config_entry(ctx.services.config, name, overrides)
         out.append(R.CreatableTopicConfigs(name=name, value=val, read_only=False, config_source=src,
                                            is_sensitive=False))
     return out
@@ -90,8 +83,8 @@ def _created_configs(ctx: RequestContext, overrides: dict[str, str]) -> list:
 # -- DeleteTopics ------------------------------------------------------------------------
 async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse:
     R = DeleteTopicsResponse
-    b = ctx.broker
-    md = b.metadata
+    s = ctx.services
+    md = s.metadata_cache
     v = ctx.api_version
     wanted: list[tuple[str | None, bytes]] = []
     if v >= 6:
@@ -100,77 +93,75 @@ async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse
         wanted = [(n, ZERO_UUID) for n in req.topic_names]
     out = []
     for name, tid in wanted:
-        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=0, error_message=None)
+        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=E.NONE, error_message=None)
         out.append(res)
         if name is None and tid == ZERO_UUID or name is not None and tid != ZERO_UUID:
-            res.error_code, res.error_message = INVALID_REQUEST, "Neither or both topic name and id were set"
+            res.error_code, res.error_message = E.INVALID_REQUEST, "Neither or both topic name and id were set"
             continue
-        if not b.config["delete.topic.enable"]:
-            res.error_code = TOPIC_DELETION_DISABLED
+        if not s.config["delete.topic.enable"]:
+            res.error_code = E.TOPIC_DELETION_DISABLED
             continue
         info = md.topic(name) if name is not None else md.topic_by_id(tid)
         if info is None:
-            res.error_code = UNKNOWN_TOPIC_OR_PARTITION if name is not None else UNKNOWN_TOPIC_ID
+            res.error_code = E.UNKNOWN_TOPIC_OR_PARTITION if name is not None else E.UNKNOWN_TOPIC_ID
             continue
         res.name, res.topic_id = info.name, info.topic_id
         if info.name in INTERNAL_TOPICS:
-            res.error_code, res.error_message = INVALID_TOPIC_EXCEPTION, f"Topic {info.name} is internal and cannot be deleted"
+            res.error_code, res.error_message = E.INVALID_TOPIC_EXCEPTION, f"Topic {info.name} is internal and cannot be deleted"
             continue
-        md.delete_topic(info.name)
-        b.replica_manager.drop_topic(info)
+        try:
+            await s.controller.delete_topic(info.name)
+        except TopicError as e:  # deleted meanwhile by another request
+            res.error_code, res.error_message = e.error_code, e.message
     return R(throttle_time_ms=0, responses=out)
 
 
 # -- CreatePartitions ---------------------------------------------------------------------
 async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitionsResponse:
     R = CreatePartitionsResponse
-    b = ctx.broker
+    s = ctx.services
     out = []
     for t in req.topics:
-        res = R.CreatePartitionsTopicResult(name=t.name, error_code=0, error_message=None)
+        res = R.CreatePartitionsTopicResult(name=t.name, error_code=E.NONE, error_message=None)
         out.append(res)
+        current = s.metadata_cache.topic(t.name)
+        added = t.count - (len(current.partitions) if current is not None else 0)
         try:
-            if t.assignments is not None and len(t.assignments) != t.count - len(
-                    (b.metadata.topic(t.name) or _Empty).partitions):
-                raise TopicError(39, "Increasing the number of partitions by "
-                                     f"{t.count - len((b.metadata.topic(t.name) or _Empty).partitions)} but "
-                                     f"{len(t.assignments)} assignments provided.")
-            info = b.metadata.create_partitions(t.name, t.count, validate_only=req.validate_only)
+            if t.assignments is not None and len(t.assignments) != added:
+                raise TopicError(E.INVALID_REPLICA_ASSIGNMENT, f"Increasing the number of partitions by {added} "
+                                                               f"but {len(t.assignments)} assignments provided.")
+            await s.controller.create_partitions(t.name, t.count, validate_only=req.validate_only)
         except TopicError as e:
             res.error_code, res.error_message = e.error_code, e.message
-            continue
-        if not req.validate_only:
-            b.replica_manager.host_topic(info)
     return R(throttle_time_ms=0, results=out)
-
-
-class _Empty:
-    partitions: dict = {}
 
 
 # -- DeleteRecords -------------------------------------------------------------------------
 async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsResponse:
     R = DeleteRecordsResponse
-    rm = ctx.broker.replica_manager
+    rm = ctx.services.replica_manager
     topics = []
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=0)
+            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=E.NONE)
             parts.append(pr)
-            part = rm.get(t.name, p.partition_index)
+            part = rm.get_partition(t.name, p.partition_index)
             if part is None:
-                pr.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                pr.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            if not part.is_leader:
+                pr.error_code = E.NOT_LEADER_OR_FOLLOWER
                 continue
             lg = part.log
             off = lg.high_watermark if p.offset == -1 else p.offset
             if off < 0 or off > lg.high_watermark:
-                pr.error_code = OFFSET_OUT_OF_RANGE
+                pr.error_code = E.OFFSET_OUT_OF_RANGE
                 continue
             try:
                 pr.low_watermark = lg.delete_records_before(off)
             except StorageError as e:
-                pr.error_code = int(e.error_code)
+                pr.error_code = e.error_code
         topics.append(R.DeleteRecordsTopicResult(name=t.name, partitions=parts))
     return R(throttle_time_ms=0, topics=topics)
 
@@ -178,20 +169,20 @@ async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsRespon
 # -- DescribeCluster ------------------------------------------------------------------------
 async def handle_describe_cluster(ctx: RequestContext, req) -> DescribeClusterResponse:
     R = DescribeClusterResponse
-    md = ctx.broker.metadata
+    md = ctx.services.metadata_cache
     if ctx.api_version >= 1 and req.endpoint_type != 1:
-        return R(throttle_time_ms=0, error_code=MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
+        return R(throttle_time_ms=0, error_code=E.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
                  endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
     brokers = [R.DescribeClusterBroker(broker_id=x.node_id, host=x.host, port=x.port, rack=x.rack)
                for x in md.brokers()]
-    return R(throttle_time_ms=0, error_code=0, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
+    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
              controller_id=md.controller_id, brokers=brokers)
 
 
 # -- DescribeTopicPartitions ---------------------------------------------------------------
 async def handle_describe_topic_partitions(ctx: RequestContext, req) -> DescribeTopicPartitionsResponse:
     R = DescribeTopicPartitionsResponse
-    md = ctx.broker.metadata
+    md = ctx.services.metadata_cache
     if req.topics:
         names = sorted({t.name for t in req.topics})
     else:
@@ -206,7 +197,7 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
     for name in names:
         info = md.topic(name)
         if info is None:
-            out.append(R.DescribeTopicPartitionsResponseTopic(error_code=UNKNOWN_TOPIC_OR_PARTITION, name=name,
+            out.append(R.DescribeTopicPartitionsResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name,
                                                               topic_id=ZERO_UUID, partitions=[]))
             continue
         start = cursor.partition_index if cursor is not None and cursor.topic_name == name else 0
@@ -219,11 +210,11 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
                 break
             pi = info.partitions[p]
             parts.append(R.DescribeTopicPartitionsResponsePartition(
-                error_code=0, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
+                error_code=E.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
                 replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), eligible_leader_replicas=[],
                 last_known_elr=[], offline_replicas=list(pi.offline_replicas)))
             budget -= 1
-        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=0, name=name, topic_id=info.topic_id,
+        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=E.NONE, name=name, topic_id=info.topic_id,
                                                           is_internal=info.is_internal, partitions=parts))
         if next_cursor is not None:
             break
@@ -233,20 +224,18 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
 # -- DescribeLogDirs ------------------------------------------------------------------------
 async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsResponse:
     R = DescribeLogDirsResponse
-    b = ctx.broker
+    s = ctx.services
     wanted = None
     if req.topics is not None:
         wanted = {(t.topic, p) for t in req.topics for p in t.partitions}
-    by_dir: dict[str, dict[str, list]] = {d: {} for d in b.config.log_dirs}
-    for (topic, p), part in sorted(b.replica_manager.partitions.items()):
+    by_dir: dict[str, dict[str, list]] = {d: {} for d in s.config.log_dirs}
+    for (topic, p), part in sorted(s.replica_manager.partitions.items()):
         if wanted is not None and (topic, p) not in wanted:
             continue
         lg = part.log
-        d = str(getattr(lg, "dir", getattr(lg, "path", "")))
-        parent = os.path.dirname(d.rstrip("/"))
-        size = getattr(lg, "size_in_bytes", None)
-        size = size() if callable(size) else (size or 0)
-        key = parent if parent in by_dir else b.config.log_dirs[0]
+        parent = os.path.dirname(str(lg.dir).rstrip("/"))
+        size = lg.size_in_bytes()
+        key = parent if parent in by_dir else s.config.log_dirs[0]
         by_dir[key].setdefault(topic, []).append(R.DescribeLogDirsPartition(
             partition_index=p, partition_size=size, offset_lag=0, is_future_key=False))
     results = []
@@ -257,9 +246,9 @@ async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsR
         except OSError:
             total = free = -1
         results.append(R.DescribeLogDirsResult(
-            error_code=0, log_dir=d, total_bytes=total, usable_bytes=free,
+            error_code=E.NONE, log_dir=d, total_bytes=total, usable_bytes=free,
             topics=[R.DescribeLogDirsTopic(name=n, partitions=ps) for n, ps in sorted(topics.items())]))
-    return R(throttle_time_ms=0, error_code=0, results=results)
+    return R(throttle_time_ms=0, error_code=E.NONE, results=results)
 
 
 HANDLERS = [

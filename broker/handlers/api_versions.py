@@ -8,31 +8,32 @@ at the wrong broker starts over.
 Java 4.2+ clients open every connection with v5."""
 from __future__ import annotations
 
+import re
+
+from protocol.errors import ErrorCode
 from protocol.messages import ApiVersionsResponse
 
 from broker.handler import Handler, RequestContext
 
-UNSUPPORTED_VERSION = 35
-INVALID_REQUEST = 42
+# KIP-1242's code is newer than protocol.errors.ErrorCode knows.
 REBOOTSTRAP_REQUIRED = 129
+_SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 
 async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> ApiVersionsResponse:  # noqa: F821
     keys = [ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
-            for k, lo, hi in ctx.broker.apis.version_ranges()]
-    error = 0
+            for k, lo, hi in ctx.services.apis.version_ranges()]
+    error = ErrorCode.NONE
     if ctx.api_version >= 3:
         # Kafka validates the client software name/version (KIP-511) and answers
         # INVALID_REQUEST with the version ranges still listed.
-        import re
-        pat = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
-        if not (pat.match(req.client_software_name or "") and pat.match(req.client_software_version or "")):
-            error = INVALID_REQUEST
+        if not (_SOFTWARE_NAME.match(req.client_software_name or "")
+                and _SOFTWARE_NAME.match(req.client_software_version or "")):
+            error = ErrorCode.INVALID_REQUEST
     if ctx.api_version >= 5 and not error:
         # As Kafka: checked only when the client names a cluster; then the node must match too.
-        cluster_id = getattr(req, "cluster_id", None)
-        if cluster_id is not None and (cluster_id != ctx.broker.metadata.cluster_id
-                                       or getattr(req, "node_id", -1) != ctx.broker.config.broker_id):
+        if req.cluster_id is not None and (req.cluster_id != ctx.services.metadata_cache.cluster_id
+                                           or req.node_id != ctx.services.broker_id):
             return ApiVersionsResponse(error_code=REBOOTSTRAP_REQUIRED, api_keys=[], throttle_time_ms=0)
     return ApiVersionsResponse(error_code=error, api_keys=keys, throttle_time_ms=0)
 

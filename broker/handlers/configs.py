@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 
+from protocol.errors import ErrorCode
 from protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
 
 from broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from broker.handler import Handler, RequestContext
+from broker.metadata import TopicError
 from broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
                                  STATIC_BROKER_CONFIG, TOPIC_CONFIGS, InvalidConfig, broker_default,
                                  format_value, validate_topic_configs)
@@ -17,9 +19,7 @@ log = logging.getLogger("kafka.server.ConfigHelper")
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
-UNKNOWN_TOPIC_OR_PARTITION = 3
-INVALID_CONFIG = 40
-INVALID_REQUEST = 42
+E = ErrorCode
 
 D = DescribeConfigsResponse
 OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
@@ -68,8 +68,8 @@ def topic_config_entry(cfg: KafkaConfig, cname: str, overrides: dict[str, str]
 
 
 def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synonyms: bool, v: int) -> list:
-    cfg = ctx.broker.config
-    overrides = ctx.broker.metadata.topic_config(name)
+    cfg = ctx.services.config
+    overrides = ctx.services.metadata_cache.topic_config(name)
     out = []
     for cname in sorted(TOPIC_CONFIGS):
         if keys is not None and cname not in keys:
@@ -108,11 +108,11 @@ def _check_broker_name(ctx: RequestContext, name: str) -> str | None:
     if name == "":
         return None
     try:
-        if int(name) == ctx.broker.config.broker_id:
+        if int(name) == ctx.services.broker_id:
             return None
     except ValueError:
         pass
-    return f"Unexpected broker id, expected {ctx.broker.config.broker_id} or empty string, but received {name}"
+    return f"Unexpected broker id, expected {ctx.services.broker_id} or empty string, but received {name}"
 
 
 async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsResponse:
@@ -120,70 +120,65 @@ async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsRe
     synonyms = v >= 1 and req.include_synonyms
     results = []
     for r in req.resources:
-        res = D.DescribeConfigsResult(error_code=0, error_message=None, resource_type=r.resource_type,
+        res = D.DescribeConfigsResult(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
                                       resource_name=r.resource_name, configs=[])
         results.append(res)
         keys = list(r.configuration_keys) if r.configuration_keys is not None else None
         if r.resource_type == TOPIC:
-            if ctx.broker.metadata.topic(r.resource_name) is None:
-                res.error_code = UNKNOWN_TOPIC_OR_PARTITION
+            if ctx.services.metadata_cache.topic(r.resource_name) is None:
+                res.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
                 res.error_message = f"Topic '{r.resource_name}' does not exist."
                 continue
             res.configs = _topic_entries(ctx, r.resource_name, keys, synonyms, v)
         elif r.resource_type == BROKER:
             err = _check_broker_name(ctx, r.resource_name)
             if err:
-                res.error_code, res.error_message = INVALID_REQUEST, err
+                res.error_code, res.error_message = E.INVALID_REQUEST, err
                 continue
-            res.configs = _broker_entries(ctx.broker.config, keys, synonyms)
+            res.configs = _broker_entries(ctx.services.config, keys, synonyms)
         elif r.resource_type == BROKER_LOGGER:
             res.configs = []
         else:
-            res.error_code = INVALID_REQUEST
+            res.error_code = E.INVALID_REQUEST
             res.error_message = f"Unsupported resource type {r.resource_type}"
     return D(throttle_time_ms=0, results=results)
 
 
-def _apply_topic(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
-    md = ctx.broker.metadata
-    info = md.topic(name)
-    if info is None:
-        raise _Fail(UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+async def _apply_topic(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
+    if ctx.services.metadata_cache.topic(name) is None:
+        raise _Fail(E.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
     try:
         validate_topic_configs(new)
     except InvalidConfig as e:
-        raise _Fail(INVALID_CONFIG, str(e)) from None
+        raise _Fail(E.INVALID_CONFIG, str(e)) from None
     if validate_only:
         return
-    md.set_topic_config(name, new)
-    ctx.broker.replica_manager.update_topic_config(info)
+    try:
+        await ctx.services.controller.alter_topic_config(name, new)
+    except TopicError as e:
+        raise _Fail(e.error_code, e.message) from None
 
 
-def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
+async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
     err = _check_broker_name(ctx, name)
     if err:
-        raise _Fail(INVALID_REQUEST, err)
-    cfg = ctx.broker.config
+        raise _Fail(E.INVALID_REQUEST, err)
     for k, val in new.items():
         d = BROKER_CONFIGS.get(k)
         if d is None or not d.dynamic:
-            raise _Fail(INVALID_CONFIG if d is None else INVALID_REQUEST,
+            raise _Fail(E.INVALID_CONFIG if d is None else E.INVALID_REQUEST,
                         f"Cannot update these configs dynamically: [{k}]")
         try:
             KafkaConfig._parse(d, val)
         except ConfigError as e:
-            raise _Fail(INVALID_CONFIG, str(e)) from None
+            raise _Fail(E.INVALID_CONFIG, str(e)) from None
     if validate_only:
         return
-    cfg.dynamic.clear()
-    cfg.dynamic.update(new)
-    ctx.broker.metadata.set_broker_configs(new)
-    for info in ctx.broker.metadata.topics().values():
-        ctx.broker.replica_manager.update_topic_config(info)
+    await ctx.services.controller.alter_broker_configs(new)
 
 
 class _Fail(Exception):
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -193,17 +188,17 @@ async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse
     R = AlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=0, error_message=None, resource_type=r.resource_type,
+        res = R.AlterConfigsResourceResponse(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
                                              resource_name=r.resource_name)
         out.append(res)
         new = {c.name: c.value for c in r.configs if c.value is not None}
         try:
             if r.resource_type == TOPIC:
-                _apply_topic(ctx, r.resource_name, new, req.validate_only)
+                await _apply_topic(ctx, r.resource_name, new, req.validate_only)
             elif r.resource_type == BROKER:
-                _apply_broker(ctx, r.resource_name, new, req.validate_only)
+                await _apply_broker(ctx, r.resource_name, new, req.validate_only)
             else:
-                raise _Fail(INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
+                raise _Fail(E.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
     return R(throttle_time_ms=0, responses=out)
@@ -213,40 +208,40 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
     R = IncrementalAlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=0, error_message=None, resource_type=r.resource_type,
+        res = R.AlterConfigsResourceResponse(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
                                              resource_name=r.resource_name)
         out.append(res)
         try:
             if r.resource_type == TOPIC:
-                current = ctx.broker.metadata.topic_config(r.resource_name)
+                current = ctx.services.metadata_cache.topic_config(r.resource_name)
                 defs = TOPIC_CONFIGS
             elif r.resource_type == BROKER:
-                current = dict(ctx.broker.config.dynamic)
+                current = dict(ctx.services.config.dynamic)
                 defs = BROKER_CONFIGS  # type: ignore[assignment]
             elif r.resource_type == BROKER_LOGGER:
                 continue
             else:
-                raise _Fail(INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
+                raise _Fail(E.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
             names = [c.name for c in r.configs]
             if len(names) != len(set(names)):
-                raise _Fail(INVALID_REQUEST, "Error due to duplicate config keys")
+                raise _Fail(E.INVALID_REQUEST, "Error due to duplicate config keys")
             for c in r.configs:
                 d = defs.get(c.name)
                 if d is None:
-                    raise _Fail(INVALID_CONFIG, f"Unknown config name: {c.name}")
+                    raise _Fail(E.INVALID_CONFIG, f"Unknown config name: {c.name}")
                 if c.config_operation == OP_SET:
                     if c.value is None:
-                        raise _Fail(INVALID_REQUEST, f"Null value not supported for : {c.name}")
+                        raise _Fail(E.INVALID_REQUEST, f"Null value not supported for : {c.name}")
                     current[c.name] = c.value
                 elif c.config_operation == OP_DELETE:
                     current.pop(c.name, None)
                 elif c.config_operation in (OP_APPEND, OP_SUBTRACT):
                     if d.type != "list":
-                        raise _Fail(INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
+                        raise _Fail(E.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
                     if c.name in current:
                         items = [x for x in current[c.name].split(",") if x]
                     elif r.resource_type == TOPIC:
-                        items = [x for x in (broker_default(ctx.broker.config, d)[0] or "").split(",") if x]
+                        items = [x for x in (broker_default(ctx.services.config, d)[0] or "").split(",") if x]
                     else:
                         items = []
                     vals = [x for x in (c.value or "").split(",") if x]
@@ -256,11 +251,11 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
                         items = [x for x in items if x not in vals]
                     current[c.name] = ",".join(items)
                 else:
-                    raise _Fail(INVALID_REQUEST, f"Unknown config operation {c.config_operation}")
+                    raise _Fail(E.INVALID_REQUEST, f"Unknown config operation {c.config_operation}")
             if r.resource_type == TOPIC:
-                _apply_topic(ctx, r.resource_name, current, req.validate_only)
+                await _apply_topic(ctx, r.resource_name, current, req.validate_only)
             else:
-                _apply_broker(ctx, r.resource_name, current, req.validate_only)
+                await _apply_broker(ctx, r.resource_name, current, req.validate_only)
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
     return R(throttle_time_ms=0, responses=out)

@@ -1,48 +1,32 @@
 """Fetch (1): read whole record batches up to the high watermark, long-poll until
 ``min_bytes`` arrive or ``max_wait_ms`` passes, with incremental fetch sessions.
 
-Record data is never read into Python: the log returns file regions that the connection's
-writer sends with ``sendfile``.
+Only the leader serves a fetch (NOT_LEADER_OR_FOLLOWER otherwise); consumers read up to the
+high watermark, followers (replica_id >= 0) up to the log end. Record data is never read into
+Python: the log returns file regions that the connection's writer sends with ``sendfile``.
 """
 from __future__ import annotations
 
 import logging
-import time
 
+from protocol.errors import ErrorCode
 from protocol.messages import FetchResponse
 from storage.errors import OffsetOutOfRangeError, StorageError
 
-from broker.fetch_session import (FETCH_SESSION_ID_NOT_FOUND, FINAL_EPOCH, INITIAL_EPOCH, CachedPartition,
-                                  FetchSessionCache, FetchSessionError, next_epoch)
+from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionError,
+                                  next_epoch)
 from broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
 R = FetchResponse
-UNKNOWN_SERVER_ERROR = -1
-OFFSET_OUT_OF_RANGE = 1
-UNKNOWN_TOPIC_OR_PARTITION = 3
-FENCED_LEADER_EPOCH = 74
-UNKNOWN_LEADER_EPOCH = 76
-UNKNOWN_TOPIC_ID = 100
+E = ErrorCode
 ZERO_UUID = bytes(16)
 EMPTY = b""
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def session_cache(ctx: RequestContext) -> FetchSessionCache:
-    b = ctx.broker
-    cache = getattr(b, "fetch_sessions", None)
-    if cache is None:
-        cache = b.fetch_sessions = FetchSessionCache(b.config["max.incremental.fetch.session.cache.slots"])
-    return cache
-
-
 def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
-    md = ctx.broker.metadata
+    md = ctx.services.metadata_cache
     out = []
     for t in req.topics:
         if uses_ids:
@@ -64,7 +48,7 @@ class _Read:
 
     def __init__(self, cp: CachedPartition) -> None:
         self.cp = cp
-        self.error = 0
+        self.error = E.NONE
         self.hw = -1
         self.lso = -1
         self.log_start = -1
@@ -74,7 +58,7 @@ class _Read:
 
 def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int, is_follower: bool,
               read_committed: bool, hard_limit: bool) -> tuple[list[_Read], int, list]:
-    rm = ctx.broker.replica_manager
+    rm = ctx.services.replica_manager
     results = []
     waiting = []
     total = 0
@@ -83,13 +67,16 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
     for cp in parts:
         r = _Read(cp)
         results.append(r)
-        part = rm.get(cp.topic, cp.partition) if cp.topic else None
+        part = rm.get_partition(cp.topic, cp.partition) if cp.topic else None
         if part is None:
-            r.error = UNKNOWN_TOPIC_ID if (cp.topic_id != ZERO_UUID and not cp.topic) else UNKNOWN_TOPIC_OR_PARTITION
+            r.error = E.UNKNOWN_TOPIC_ID if (cp.topic_id != ZERO_UUID and not cp.topic) else E.UNKNOWN_TOPIC_OR_PARTITION
+            continue
+        if not part.is_leader:
+            r.error = E.NOT_LEADER_OR_FOLLOWER
             continue
         lg = part.log
         if cp.current_leader_epoch >= 0 and cp.current_leader_epoch != part.leader_epoch:
-            r.error = FENCED_LEADER_EPOCH if cp.current_leader_epoch < part.leader_epoch else UNKNOWN_LEADER_EPOCH
+            r.error = E.FENCED_LEADER_EPOCH if cp.current_leader_epoch < part.leader_epoch else E.UNKNOWN_LEADER_EPOCH
             continue
         hw = lg.high_watermark
         r.hw = hw
@@ -106,14 +93,14 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
         try:
             info = lg.read(fetch_offset, part_budget, limit, min_one)
         except OffsetOutOfRangeError:
-            r.error = OFFSET_OUT_OF_RANGE
+            r.error = E.OFFSET_OUT_OF_RANGE
             continue
         except StorageError as e:
-            r.error = int(e.error_code)
+            r.error = e.error_code
             continue
         except Exception:
             log.exception("Error reading %s-%d at offset %d", cp.topic, cp.partition, fetch_offset)
-            r.error = UNKNOWN_SERVER_ERROR
+            r.error = E.UNKNOWN_SERVER_ERROR
             continue
         recs = info.records
         if recs is not None and recs.size > 0:
@@ -128,10 +115,11 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
 async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     v = ctx.api_version
     uses_ids = v >= 13
-    now = _now_ms()
-    cache = session_cache(ctx)
+    services = ctx.services
+    now = services.now_ms()
+    cache = services.fetch_sessions
     session = None
-    top_error = 0
+    top_error = E.NONE
     session_id = req.session_id if v >= 7 else 0
     epoch = req.session_epoch if v >= 7 else FINAL_EPOCH
     replica_id = req.replica_state.replica_id if v >= 15 else req.replica_id
@@ -148,7 +136,7 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
                 session = cache.create(parts, uses_ids, now)
         elif session_id == 0:
             # an incremental epoch without a session
-            return R(throttle_time_ms=0, error_code=FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
+            return R(throttle_time_ms=0, error_code=E.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
         else:
             session = cache.get_incremental(session_id, epoch, now)
             incremental = True
@@ -174,19 +162,25 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
         return R(throttle_time_ms=0, error_code=e.error_code, session_id=0, responses=[])
 
     max_bytes = req.max_bytes if v >= 3 else 2147483647
-    max_bytes = min(max_bytes, ctx.broker.config["fetch.max.bytes"]) if v >= 3 else max_bytes
+    max_bytes = min(max_bytes, services.config["fetch.max.bytes"]) if v >= 3 else max_bytes
     read_committed = v >= 4 and req.isolation_level == 1
     hard_limit = v <= 2
-    deadline = time.monotonic() + max(req.max_wait_ms, 0) / 1000
-    rm = ctx.broker.replica_manager
+    deadline = now + max(req.max_wait_ms, 0)
+    rm = services.replica_manager
+    if is_follower:
+        # The leader's side of replication: where each follower is feeds the ISR and the HW.
+        for cp in parts:
+            part = rm.get_partition(cp.topic, cp.partition) if cp.topic else None
+            if part is not None:
+                part.update_follower_fetch_state(replica_id, cp.fetch_offset, now)
     while True:
         results, total, waiting = _read_all(ctx, parts, max_bytes, is_follower, read_committed, hard_limit)
         if total >= req.min_bytes or any(r.error for r in results):
             break
-        remaining = deadline - time.monotonic()
+        remaining = deadline - services.now_ms()
         if remaining <= 0 or not waiting:
             break
-        await rm.wait_for_append(waiting, remaining)
+        await rm.wait_for_fetch(waiting, remaining)
 
     by_topic: dict = {}
     order = []

@@ -2,7 +2,7 @@
 LeaveGroup (13), SyncGroup (14), DescribeGroups (15), ListGroups (16),
 OffsetCommit (8), OffsetFetch (9), DeleteGroups (42), OffsetDelete (47).
 
-Thin glue between decoded requests and `broker.group_coordinator` (a
+Thin glue between decoded requests and `services.group_coordinator` (a
 coordinator.GroupCoordinatorService): it maps fields per version, awaits the futures
 of JoinGroup/SyncGroup (parked until the rebalance step completes), and builds the
 responses. All versions from 0: librdkafka relies on the low ones.
@@ -28,15 +28,15 @@ _NO_OPERATIONS = -2147483648
 
 
 def _service(ctx: RequestContext):
-    return ctx.broker.group_coordinator
+    return ctx.services.group_coordinator
 
 
 def _coordinator(ctx: RequestContext):
-    return ctx.broker.group_coordinator.coordinator
+    return ctx.services.group_coordinator.coordinator
 
 
 def _now(ctx: RequestContext) -> int:
-    return ctx.broker.group_coordinator.now_ms()
+    return ctx.services.group_coordinator.now_ms()
 
 
 def _client_host(ctx: RequestContext) -> str:
@@ -168,7 +168,7 @@ async def handle_list_groups(ctx: RequestContext, req) -> ListGroupsResponse:
 
 # --------------------------------------------------------------------- OffsetCommit
 def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
-    info = ctx.broker.metadata.topic(topic)
+    info = ctx.services.metadata_cache.topic(topic)
     return info is not None and partition in info.partitions
 
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import logging
 
+from protocol.errors import ErrorCode
 from protocol.messages import MetadataResponse
+from protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
 from broker.handler import Handler, RequestContext
-from broker.metadata import INTERNAL_TOPICS, TopicError, TopicInfo, validate_topic_name
+from broker.metadata import TopicError, TopicInfo
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-UNKNOWN_TOPIC_OR_PARTITION = 3
-INVALID_TOPIC_EXCEPTION = 17
-UNKNOWN_TOPIC_ID = 100
+E = ErrorCode
 ZERO_UUID = bytes(16)
 
 R = MetadataResponse
@@ -21,7 +21,7 @@ R = MetadataResponse
 
 def broker_entries(ctx: RequestContext) -> list:
     out = []
-    for b in ctx.broker.metadata.brokers():
+    for b in ctx.services.metadata_cache.brokers():
         out.append(R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack))
     return out
 
@@ -31,26 +31,26 @@ def topic_entry(info: TopicInfo, version: int) -> "R.MetadataResponseTopic":
     for p in sorted(info.partitions):
         pi = info.partitions[p]
         parts.append(R.MetadataResponsePartition(
-            error_code=0, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
+            error_code=E.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
             replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), offline_replicas=list(pi.offline_replicas)))
-    return R.MetadataResponseTopic(error_code=0, name=info.name, topic_id=info.topic_id,
+    return R.MetadataResponseTopic(error_code=E.NONE, name=info.name, topic_id=info.topic_id,
                                    is_internal=info.is_internal, partitions=parts)
 
 
-def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
-    """Create a topic with the broker's defaults, as Kafka does for Metadata and FindCoordinator."""
-    b = ctx.broker
-    info = b.metadata.create_topic(name, b.config["num.partitions"],
-                                   min(b.config["default.replication.factor"], len(b.metadata.brokers())), {})
-    b.replica_manager.host_topic(info)
+async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
+    """Create a topic with the broker's defaults through the controller, as Kafka does for Metadata."""
+    s = ctx.services
+    info = await s.controller.create_topic(
+        name, s.config["num.partitions"], min(s.config["default.replication.factor"],
+                                              len(s.metadata_cache.brokers())), {})
     log.info("Auto-created topic %s with %d partitions (client %s at %s)", name, len(info.partitions),
              ctx.client_id, ctx.client_host)
     return info
 
 
 async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
-    b = ctx.broker
-    md = b.metadata
+    s = ctx.services
+    md = s.metadata_cache
     v = ctx.api_version
     topics_out = []
     if req.topics is None or (v == 0 and not req.topics):
@@ -63,7 +63,7 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
             if name is None:
                 info = md.topic_by_id(t.topic_id) if t.topic_id != ZERO_UUID else None
                 if info is None:
-                    topics_out.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_ID, name=None,
+                    topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_ID, name=None,
                                                               topic_id=t.topic_id, partitions=[]))
                     continue
                 topics_out.append(topic_entry(info, v))
@@ -72,18 +72,23 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
             if info is None:
                 try:
                     validate_topic_name(name)
-                except TopicError:
-                    topics_out.append(R.MetadataResponseTopic(error_code=INVALID_TOPIC_EXCEPTION, name=name,
+                except InvalidTopicName:
+                    topics_out.append(R.MetadataResponseTopic(error_code=E.INVALID_TOPIC_EXCEPTION, name=name,
                                                               partitions=[]))
                     continue
-                if allow_auto and b.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS:
+                if allow_auto and s.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS:
                     try:
-                        info = auto_create(ctx, name)
+                        info = await auto_create(ctx, name)
                     except TopicError as e:
-                        topics_out.append(R.MetadataResponseTopic(error_code=e.error_code, name=name, partitions=[]))
-                        continue
+                        # a concurrent request may be creating it: answer what the cache says
+                        info = md.topic(name)
+                        if info is None:
+                            code = (E.LEADER_NOT_AVAILABLE if e.error_code == E.TOPIC_ALREADY_EXISTS
+                                    else e.error_code)
+                            topics_out.append(R.MetadataResponseTopic(error_code=code, name=name, partitions=[]))
+                            continue
                 else:
-                    topics_out.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_OR_PARTITION, name=name,
+                    topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name,
                                                               partitions=[]))
                     continue
             topics_out.append(topic_entry(info, v))

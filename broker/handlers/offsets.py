@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 
+from protocol.errors import ErrorCode
 from protocol.messages import InitProducerIdResponse, ListOffsetsResponse, OffsetForLeaderEpochResponse
 from storage.errors import StorageError
 
@@ -10,13 +11,7 @@ from broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-UNKNOWN_SERVER_ERROR = -1
-UNKNOWN_TOPIC_OR_PARTITION = 3
-COORDINATOR_NOT_AVAILABLE = 15
-INVALID_REQUEST = 42
-FENCED_LEADER_EPOCH = 74
-UNKNOWN_LEADER_EPOCH = 76
-TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+E = ErrorCode
 
 LATEST = -1
 EARLIEST = -2
@@ -27,14 +22,17 @@ LATEST_TIERED = -5
 L = ListOffsetsResponse
 
 
-def _epoch_check(part, current_leader_epoch: int) -> int:
+def _check_leader(part, current_leader_epoch: int) -> ErrorCode:
+    """Only the leader answers, and only for the epoch the client expects (KIP-320)."""
+    if not part.is_leader:
+        return E.NOT_LEADER_OR_FOLLOWER
     if current_leader_epoch >= 0 and current_leader_epoch != part.leader_epoch:
-        return FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else UNKNOWN_LEADER_EPOCH
-    return 0
+        return E.FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else E.UNKNOWN_LEADER_EPOCH
+    return E.NONE
 
 
 async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
-    rm = ctx.broker.replica_manager
+    rm = ctx.services.replica_manager
     v = ctx.api_version
     read_committed = v >= 2 and req.isolation_level == 1
     is_follower = req.replica_id >= 0
@@ -42,14 +40,14 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=0,
+            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=E.NONE,
                                                 timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
             parts.append(pr)
-            part = rm.get(t.name, p.partition_index)
+            part = rm.get_partition(t.name, p.partition_index)
             if part is None:
-                pr.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                pr.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
                 continue
-            err = _epoch_check(part, p.current_leader_epoch if v >= 4 else -1)
+            err = _check_leader(part, p.current_leader_epoch if v >= 4 else -1)
             if err:
                 pr.error_code = err
                 continue
@@ -70,11 +68,11 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
                     if found is not None and ts >= 0 and not is_follower and found[0] >= lg.high_watermark:
                         found = None
             except StorageError as e:
-                pr.error_code = int(e.error_code)
+                pr.error_code = e.error_code
                 continue
             except Exception:
                 log.exception("ListOffsets failed for %s-%d", t.name, p.partition_index)
-                pr.error_code = UNKNOWN_SERVER_ERROR
+                pr.error_code = E.UNKNOWN_SERVER_ERROR
                 continue
             if v == 0:
                 if found is not None and found[0] >= 0:
@@ -88,33 +86,24 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
 
 
 def _epoch_at(lg, offset: int) -> int:
-    cache = getattr(lg, "leader_epoch_cache", None)
-    if cache is None:
-        return -1
-    try:
-        epoch_for = getattr(cache, "epoch_for_offset", None)
-        if epoch_for is not None:
-            e = epoch_for(offset)
-            return -1 if e is None else e
-        return cache.latest_epoch if cache.latest_epoch is not None else -1
-    except Exception:
-        return -1
+    """The leader epoch of the batch holding ``offset`` (-1 if the cache has none)."""
+    return lg.leader_epoch_cache.epoch_for_offset(offset)
 
 
 async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForLeaderEpochResponse:
-    rm = ctx.broker.replica_manager
+    rm = ctx.services.replica_manager
     R = OffsetForLeaderEpochResponse
     topics = []
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            e = R.EpochEndOffset(error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1)
+            e = R.EpochEndOffset(error_code=E.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
             parts.append(e)
-            part = rm.get(t.topic, p.partition)
+            part = rm.get_partition(t.topic, p.partition)
             if part is None:
-                e.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                e.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
                 continue
-            err = _epoch_check(part, p.current_leader_epoch if ctx.api_version >= 2 else -1)
+            err = _check_leader(part, p.current_leader_epoch if ctx.api_version >= 2 else -1)
             if err:
                 e.error_code = err
                 continue
@@ -134,9 +123,9 @@ async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdRes
     if req.transactional_id is not None:
         log.warning("Refusing InitProducerId for transactional id %r from %s: transactions are not supported",
                     req.transactional_id, ctx.client_id)
-        return R(throttle_time_ms=0, error_code=COORDINATOR_NOT_AVAILABLE, producer_id=-1, producer_epoch=-1)
-    pid = ctx.broker.metadata.next_producer_id()
-    return R(throttle_time_ms=0, error_code=0, producer_id=pid, producer_epoch=0)
+        return R(throttle_time_ms=0, error_code=E.COORDINATOR_NOT_AVAILABLE, producer_id=-1, producer_epoch=-1)
+    pid = await ctx.services.controller.next_producer_id()
+    return R(throttle_time_ms=0, error_code=E.NONE, producer_id=pid, producer_epoch=0)
 
 
 HANDLERS = [

@@ -1,15 +1,20 @@
 """Produce (0): append record batches to partition logs with acks 0, 1 or -1.
 
 Batches stay opaque bytes: the log validates headers and CRCs, assigns offsets in place and
-writes them in one go. With acks=0 there is no response at all, as in Kafka; if a partition
-failed, the connection is closed instead, so the producer notices.
+writes them in one go. Only the leader accepts a write (NOT_LEADER_OR_FOLLOWER otherwise).
+acks=-1 answers once every partition's high watermark covers its batch: at once when it
+already does (a standalone broker is its whole ISR), else the response parks in the produce
+purgatory for the request's timeout. With acks=0 there is no response at all, as in Kafka; if
+a partition failed, the connection is closed instead, so the producer notices.
 """
 from __future__ import annotations
 
 import logging
 import struct
 
+from protocol.errors import ErrorCode
 from protocol.messages import ProduceResponse
+from replication.partition import PartitionError
 from storage.errors import StorageError
 
 from broker.handler import CloseConnection, Handler, RequestContext
@@ -17,18 +22,12 @@ from broker.handler import CloseConnection, Handler, RequestContext
 log = logging.getLogger("kafka.server.ReplicaManager")
 
 R = ProduceResponse
-UNKNOWN_SERVER_ERROR = -1
-CORRUPT_MESSAGE = 2
-UNKNOWN_TOPIC_OR_PARTITION = 3
-INVALID_TOPIC_EXCEPTION = 17
-INVALID_REQUIRED_ACKS = 21
-UNSUPPORTED_COMPRESSION_TYPE = 76
-INVALID_RECORD = 87
+E = ErrorCode
 ZSTD = 4
 _I32 = struct.Struct(">i")
 
 
-def validate_records(version: int, records) -> tuple[int, str] | None:
+def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
     """Kafka's checks on a partition's records before the log sees them (ProduceRequest
     .validateRecords): from v3 on, exactly one batch of magic 2, and no zstd before v7.
     Looks at the first batch header only; the log validates the rest."""
@@ -36,69 +35,70 @@ def validate_records(version: int, records) -> tuple[int, str] | None:
         return None
     n = len(records)
     if n == 0:
-        return INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
+        return E.INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
     if n < 23:
         return None  # too short for a batch header: the log answers CORRUPT_MESSAGE
     if records[16] != 2:
-        return INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
+        return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
                                 "batches with magic version 2")
     if records[22] & 7 > ZSTD:
-        return UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {records[22] & 7}"
+        return E.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {records[22] & 7}"
     if version < 7 and records[22] & 7 == ZSTD:
-        return UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
+        return E.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
                                               "ZStandard compression")
     first = _I32.unpack_from(records, 8)[0] + 12
     if first < 61 or first > n:
         return None  # a bad batch length: the log answers CORRUPT_MESSAGE
     rest = n - first
     if rest >= 12 and 0 <= _I32.unpack_from(records, first + 8)[0] + 12 <= rest:
-        return INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
+        return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
                                 "one record batch per partition")
     return None
 
 
 async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
-    rm = ctx.broker.replica_manager
+    rm = ctx.services.replica_manager
     acks = req.acks
     topics_out = []
     bad_acks = acks not in (-1, 0, 1)
+    waits: list[tuple] = []  # (response, partition, required offset) for acks=-1
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
-            pr = R.PartitionProduceResponse(index=pd.index, error_code=0, base_offset=-1,
+            pr = R.PartitionProduceResponse(index=pd.index, error_code=E.NONE, base_offset=-1,
                                             log_append_time_ms=-1, log_start_offset=-1)
             parts_out.append(pr)
             if bad_acks:
-                pr.error_code = INVALID_REQUIRED_ACKS
+                pr.error_code = E.INVALID_REQUIRED_ACKS
                 continue
-            part = rm.get(td.name, pd.index)
+            part = rm.get_partition(td.name, pd.index)
             if part is None:
-                pr.error_code = UNKNOWN_TOPIC_OR_PARTITION
+                pr.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
                 continue
             if part.is_internal:
-                pr.error_code = INVALID_TOPIC_EXCEPTION
+                pr.error_code = E.INVALID_TOPIC_EXCEPTION
                 pr.error_message = f"Cannot append to internal topic {td.name}"
                 continue
             if pd.records is None:
-                pr.error_code = CORRUPT_MESSAGE
+                pr.error_code = E.CORRUPT_MESSAGE
                 continue
             bad = validate_records(ctx.api_version, pd.records)
             if bad is not None:
                 pr.error_code, pr.error_message = bad
                 continue
             if len(pd.records) == 0:
-                pr.error_code = CORRUPT_MESSAGE
+                pr.error_code = E.CORRUPT_MESSAGE
                 continue
             try:
-                info = rm.append(part, pd.records)
-            except StorageError as e:
-                pr.error_code = int(e.error_code)
+                info = part.append_records_to_leader(pd.records, "client", acks)
+            except (StorageError, PartitionError) as e:
+                pr.error_code = e.error_code
                 pr.error_message = str(e) or None
                 pr.log_start_offset = part.log.log_start_offset
                 log.debug("Produce to %s-%d from %s failed: %r", td.name, pd.index, ctx.client_id, e)
                 continue
             except Exception as e:
-                pr.error_code = UNKNOWN_SERVER_ERROR
+                pr.error_code = E.UNKNOWN_SERVER_ERROR
                 log.exception("Unexpected error appending to %s-%d (client %s at %s)", td.name, pd.index,
                               ctx.client_id, ctx.client_host)
                 pr.error_message = str(e)
@@ -106,6 +106,8 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             pr.base_offset = info.first_offset
             pr.log_append_time_ms = info.log_append_time
             pr.log_start_offset = info.log_start_offset
+            if acks == -1 and part.log.high_watermark <= info.last_offset:
+                waits.append((pr, part, info.last_offset + 1))
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     if acks == 0:
         failed = [(t.name, p.index, p.error_code) for t in topics_out for p in t.partition_responses
@@ -114,6 +116,10 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             # No response is expected, so Kafka closes the connection to tell the producer.
             raise CloseConnection(f"Produce with acks=0 failed: {failed[:5]}")
         return None
+    if waits:
+        errors = await rm.wait_for_commits([(part, offset) for _, part, offset in waits], req.timeout_ms)
+        for (pr, _, _), err in zip(waits, errors):
+            pr.error_code = err
     return R(responses=topics_out, throttle_time_ms=0)
 
 

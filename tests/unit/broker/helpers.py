@@ -1,52 +1,81 @@
-"""A broker without sockets for handler unit tests: real config, standalone metadata, log
-manager and replica manager over a temporary directory, and a way to call a handler with a
-decoded request at a given version."""
+"""A broker without sockets for handler unit tests: real config, metadata cache, standalone
+controller, log manager and replica manager over a temporary directory, and a way to call a
+handler with a decoded request at a given version."""
 from __future__ import annotations
 
 import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from protocol.messages import RequestHeader
 from protocol.records import build_batch
 
+from broker.apis import ApiRegistry
 from broker.config import KafkaConfig
+from broker.controller import StandaloneController, load_controller_state
+from broker.fetch_session import FetchSessionCache
 from broker.handler import RequestContext
-from broker.metadata import BrokerInfo, StandaloneMetadata
+from broker.metadata import BrokerInfo, MetadataCache
 from broker.replica_manager import ReplicaManager
-from storage import LogConfig, LogManager
+from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
+from replication.purgatory import DelayedOperationPurgatory
+from storage import LogConfig, LogManager
+
+
+class _NoListener:
+    def on_become_leader(self, partition: Any) -> None:
+        pass
+
+    def on_become_follower(self, partition: Any) -> None:
+        pass
+
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        pass
 
 
 class LocalBroker:
-    """What handlers see as ``ctx.broker``, minus the socket server and coordinator."""
+    """The parts the Broker builds, minus the socket server and the group coordinator;
+    ``services`` is what handlers see as ``ctx.services``."""
 
     def __init__(self, log_dir: str, loop: asyncio.AbstractEventLoop, **overrides: str) -> None:
         props = {"log.dirs": log_dir, "broker.id": "0", "num.partitions": "1",
                  "listeners": "PLAINTEXT://127.0.0.1:9092", **overrides}
         self.config = KafkaConfig(props)
         self.loop = loop
-        self.metadata = StandaloneMetadata(log_dir, BrokerInfo(0, "127.0.0.1", 9092, None))
+        local = BrokerInfo(0, "127.0.0.1", 9092, None)
+        state = load_controller_state(log_dir)
+        self.metadata = MetadataCache(state.cluster_id, local)
         self.log_manager = LogManager([log_dir], LogConfig.from_properties(effective_topic_config(self.config, {})),
                                       start_cleaner=False)
-        self.log_manager.startup(cluster_id=self.metadata.cluster_id, broker_id=0)
-        self.replica_manager = ReplicaManager(self)
-        self.group_coordinator = None
+        self.log_manager.startup(cluster_id=state.cluster_id, broker_id=0)
+        self.replica_manager = ReplicaManager(
+            self.config, time.time, self.log_manager, self.metadata, DelayedOperationPurgatory("Produce", loop),
+            DelayedOperationPurgatory("Fetch", loop), _NoListener(), loop)
+        self._io = ThreadPoolExecutor(max_workers=1)
+        self.controller = StandaloneController(self.config, state, local, self.metadata, self.replica_manager,
+                                               self._io, loop)
+        self.controller.startup()
+        self.services = BrokerServices(
+            config=self.config, clock=time.time, apis=ApiRegistry.load(), metadata_cache=self.metadata,
+            controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
+            fetch_sessions=FetchSessionCache(self.config["max.incremental.fetch.session.cache.slots"]))
 
     def create_topic(self, name: str, partitions: int = 1, configs: dict[str, str] | None = None):
-        info = self.metadata.create_topic(name, partitions, 1, configs or {})
-        self.replica_manager.host_topic(info)
-        return info
+        return self.loop.run_until_complete(self.controller.create_topic(name, partitions, 1, configs or {}))
 
     def append(self, topic: str, partition: int, values: list[bytes]) -> int:
-        part = self.replica_manager.get(topic, partition)
-        return self.replica_manager.append(part, build_batch([(None, v) for v in values])).first_offset
+        part = self.replica_manager.get_partition(topic, partition)
+        return part.append_records_to_leader(build_batch([(None, v) for v in values])).first_offset
 
     def close(self) -> None:
         self.log_manager.shutdown()
+        self._io.shutdown(wait=True)
 
 
 def call(broker: LocalBroker, func: Any, api_key: int, version: int, request: Any) -> Any:
     header = RequestHeader(request_api_key=api_key, request_api_version=version, correlation_id=1,
                            client_id="unit")
-    ctx = RequestContext(broker, header, "127.0.0.1", 1, "conn-test", "PLAINTEXT")
+    ctx = RequestContext(broker.services, header, "127.0.0.1", 1, "conn-test", "PLAINTEXT")
     return broker.loop.run_until_complete(func(ctx, request))

@@ -101,7 +101,7 @@ def test_create_partitions_grows_and_refuses_shrinking(broker):
         C.CreatePartitionsTopic(name="a", count=4, assignments=None)]))
     assert r.results[0].error_code == 0
     assert sorted(broker.metadata.topic("a").partitions) == [0, 1, 2, 3]
-    assert broker.replica_manager.get("a", 3) is not None
+    assert broker.replica_manager.get_partition("a", 3) is not None
     r = call(broker, handle_create_partitions, 37, 3, C(timeout_ms=1000, validate_only=False, topics=[
         C.CreatePartitionsTopic(name="a", count=1, assignments=None),
         C.CreatePartitionsTopic(name="missing", count=3, assignments=None)]))
@@ -114,4 +114,4 @@ def test_delete_topics_by_name_and_unknown(broker):
     broker.append("a", 0, [b"x"])
     r = call(broker, handle_delete_topics, 20, 5, Dt(topic_names=["a", "missing"], timeout_ms=1000))
     assert [(x.name, x.error_code) for x in r.responses] == [("a", 0), ("missing", UNKNOWN_TOPIC_OR_PARTITION)]
-    assert broker.metadata.topic("a") is None and broker.replica_manager.get("a", 0) is None
+    assert broker.metadata.topic("a") is None and broker.replica_manager.get_partition("a", 0) is None

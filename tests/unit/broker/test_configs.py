@@ -98,7 +98,7 @@ def test_incremental_alter_set_append_subtract_delete(broker):
     assert entries(describe(broker, "t", ["retention.ms"]))["retention.ms"][:2] == ("604800000", DEFAULT_CONFIG)
     assert alter(("no.such.config", 0, "1")).error_code == INVALID_CONFIG
     # the log picked the change up
-    assert broker.replica_manager.get("t", 0).log.config.cleanup_policy == "compact"
+    assert broker.replica_manager.get_partition("t", 0).log.config.cleanup_policy == "compact"
 
 
 def test_create_topics_reports_configs_with_sources(broker):
@@ -125,7 +125,7 @@ def test_dynamic_broker_retention_reaches_topics(broker):
     value, source, syn = entries(describe(broker, "t", ["retention.ms"]))["retention.ms"]
     assert (value, source) == ("7200000", DYNAMIC_BROKER_CONFIG)
     assert syn[0] == ("log.retention.ms", "7200000", DYNAMIC_BROKER_CONFIG)
-    assert broker.replica_manager.get("t", 0).log.config.retention_ms == 7200000
+    assert broker.replica_manager.get_partition("t", 0).log.config.retention_ms == 7200000
 
 
 def test_server_properties_read_with_java_rules(tmp_path):
@@ -142,3 +142,4 @@ def test_server_properties_read_with_java_rules(tmp_path):
     assert cfg["num.partitions"] == 3 and cfg.originals["num.partitions"] == "3  "
     assert cfg.broker_id == 7
     assert "authorizer.class.name\tx" in cfg.unknown
+

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 
 from protocol.messages import FetchRequest
+from protocol.errors import ErrorCode
 from protocol.records import iter_batches
 
-from broker.fetch_session import (FETCH_SESSION_ID_NOT_FOUND, FINAL_EPOCH, INITIAL_EPOCH,
-                                  INVALID_FETCH_SESSION_EPOCH, CachedPartition, FetchSessionCache,
+from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionCache,
                                   FetchSessionError, next_epoch)
 from broker.handlers.fetch import handle_fetch
 from tests.unit.broker.helpers import LocalBroker, call
@@ -37,10 +37,10 @@ def test_unknown_session_and_wrong_epoch():
     s = cache.create([cp("a", 0)], False, 0)
     with pytest.raises(FetchSessionError) as e:
         cache.get_incremental(s.id + 1, 1, 0)
-    assert e.value.error_code == FETCH_SESSION_ID_NOT_FOUND
+    assert e.value.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND
     with pytest.raises(FetchSessionError) as e:
         cache.get_incremental(s.id, 2, 0)
-    assert e.value.error_code == INVALID_FETCH_SESSION_EPOCH
+    assert e.value.error_code == ErrorCode.INVALID_FETCH_SESSION_EPOCH
 
 
 def test_epoch_wraps_to_one():
@@ -141,7 +141,7 @@ def test_incremental_fetch_returns_only_news(broker, version):
     assert returned(r, broker) == {}
     # a stale epoch is refused without touching the session
     r = fetch(broker, version, sid, 3, [])
-    assert r.error_code == INVALID_FETCH_SESSION_EPOCH and r.responses == []
+    assert r.error_code == ErrorCode.INVALID_FETCH_SESSION_EPOCH and r.responses == []
     r = fetch(broker, version, sid, 4, [])
     assert r.error_code == 0 and returned(r, broker) == {}
 
@@ -155,7 +155,7 @@ def test_full_fetch_with_session_id_replaces_the_session(broker):
     again = fetch(broker, 12, first.session_id, INITIAL_EPOCH, [("a", 0, 1)])
     assert again.error_code == 0 and again.session_id not in (0, first.session_id)
     assert returned(again) == {("a", 0): (0, 1, 0)}
-    assert first.session_id not in broker.fetch_sessions.sessions
+    assert first.session_id not in broker.services.fetch_sessions.sessions
     r = fetch(broker, 12, again.session_id, 1, [])
     assert r.error_code == 0
 
@@ -165,12 +165,12 @@ def test_close_and_sessionless(broker):
     s = fetch(broker, 12, 0, INITIAL_EPOCH, [("a", 0, 0)])
     closed = fetch(broker, 12, s.session_id, FINAL_EPOCH, [("a", 0, 0)])
     assert closed.error_code == 0 and closed.session_id == 0 and ("a", 0) in returned(closed)
-    assert s.session_id not in broker.fetch_sessions.sessions
+    assert s.session_id not in broker.services.fetch_sessions.sessions
     r = fetch(broker, 12, s.session_id, 1, [])
-    assert r.error_code == FETCH_SESSION_ID_NOT_FOUND
+    assert r.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND
     plain = fetch(broker, 12, 0, FINAL_EPOCH, [("a", 0, 0)])
     assert plain.session_id == 0 and ("a", 0) in returned(plain)
-    assert fetch(broker, 12, 0, 5, []).error_code == FETCH_SESSION_ID_NOT_FOUND
+    assert fetch(broker, 12, 0, 5, []).error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND
 
 
 def test_errors_are_resent_until_they_clear(broker):
@@ -201,7 +201,7 @@ def test_long_poll_wakes_on_append(broker):
                 topics=[F.FetchTopic(topic="a", partitions=[F.FetchPartition(
                     partition=0, current_leader_epoch=-1, fetch_offset=0, log_start_offset=-1,
                     partition_max_bytes=1 << 20)])])
-        ctx = RequestContext(broker, RequestHeader(request_api_key=1, request_api_version=12, correlation_id=1,
+        ctx = RequestContext(broker.services, RequestHeader(request_api_key=1, request_api_version=12, correlation_id=1,
                                                    client_id="u"), "127.0.0.1", 1, "c", "PLAINTEXT")
         task = asyncio.ensure_future(handle_fetch(ctx, req))
         for _ in range(5):

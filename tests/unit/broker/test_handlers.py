@@ -19,7 +19,7 @@ P = ProduceRequest
 L = ListOffsetsRequest
 M = MetadataRequest
 NONE, CORRUPT_MESSAGE, UNKNOWN_TOPIC_OR_PARTITION, MESSAGE_TOO_LARGE = 0, 2, 3, 10
-INVALID_TOPIC_EXCEPTION, INVALID_REQUIRED_ACKS, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH = 17, 21, 74, 76
+INVALID_TOPIC_EXCEPTION, INVALID_REQUIRED_ACKS, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH = 17, 21, 74, 75
 UNKNOWN_TOPIC_ID = 100
 
 
@@ -67,19 +67,19 @@ def test_produce_errors(broker):
     bad[-2] ^= 1
     assert produce(broker, "t", bytes(bad)).error_code == CORRUPT_MESSAGE
     assert produce(broker, "t", build_batch([(None, bytes(range(256)) * 2)])).error_code == MESSAGE_TOO_LARGE
-    assert broker.replica_manager.get("t", 0).log.log_end_offset == 0
+    assert broker.replica_manager.get_partition("t", 0).log.log_end_offset == 0
 
 
 def test_produce_to_internal_topic_is_refused(broker):
     broker.create_topic("__consumer_offsets")
-    broker.replica_manager.get("__consumer_offsets", 0).is_internal = True
+    broker.replica_manager.get_partition("__consumer_offsets", 0).is_internal = True
     assert produce(broker, "__consumer_offsets", build_batch([(None, b"x")])).error_code == INVALID_TOPIC_EXCEPTION
 
 
 def test_produce_acks_zero_has_no_response(broker):
     broker.create_topic("t")
     assert produce(broker, "t", build_batch([(None, b"x")]), acks=0) is None
-    assert broker.replica_manager.get("t", 0).log.log_end_offset == 1
+    assert broker.replica_manager.get_partition("t", 0).log.log_end_offset == 1
 
 
 def test_failed_produce_with_acks_zero_closes_the_connection(broker):
@@ -108,7 +108,7 @@ def test_list_offsets_specials_and_timestamps(broker):
 def test_list_offsets_errors(broker):
     broker.create_topic("t")
     assert list_offsets(broker, "nope", -1).error_code == UNKNOWN_TOPIC_OR_PARTITION
-    epoch = broker.replica_manager.get("t", 0).leader_epoch
+    epoch = broker.replica_manager.get_partition("t", 0).leader_epoch
     assert list_offsets(broker, "t", -1, leader_epoch=epoch).error_code == NONE
     assert list_offsets(broker, "t", -1, leader_epoch=epoch + 1).error_code == UNKNOWN_LEADER_EPOCH
     if epoch > 0:
@@ -118,7 +118,7 @@ def test_list_offsets_errors(broker):
 def test_offset_for_leader_epoch_current_epoch_ends_at_log_end(broker):
     broker.create_topic("t")
     produce(broker, "t", build_batch([(None, b"a"), (None, b"b"), (None, b"c")]))
-    epoch = broker.replica_manager.get("t", 0).leader_epoch
+    epoch = broker.replica_manager.get_partition("t", 0).leader_epoch
     O = OffsetForLeaderEpochRequest
     resp = call(broker, handle_offset_for_leader_epoch, 23, 4, O(replica_id=-1, topics=[O.OffsetForLeaderTopic(
         topic="t", partitions=[O.OffsetForLeaderPartition(partition=0, current_leader_epoch=epoch,
@@ -161,7 +161,7 @@ def test_metadata_auto_creates_unless_told_not_to(broker):
     assert r.topics[0].error_code == UNKNOWN_TOPIC_OR_PARTITION and broker.metadata.topic("fresh") is None
     r = metadata(broker, ["fresh"])
     assert r.topics[0].error_code == NONE and len(r.topics[0].partitions) == 1
-    assert broker.replica_manager.get("fresh", 0) is not None
+    assert broker.replica_manager.get_partition("fresh", 0) is not None
     assert metadata(broker, ["bad name!"]).topics[0].error_code == INVALID_TOPIC_EXCEPTION
 
 
@@ -191,7 +191,7 @@ def test_produce_record_checks_by_version(broker):
     assert produce(broker, "t", one + one, version=3).error_code == INVALID_RECORD
     assert produce(broker, "t", b"", version=9).error_code == INVALID_RECORD
     assert produce(broker, "t", zstd, version=6).error_code == UNSUPPORTED_COMPRESSION_TYPE
-    assert broker.replica_manager.get("t", 0).log.log_end_offset == 0
+    assert broker.replica_manager.get_partition("t", 0).log.log_end_offset == 0
     assert (produce(broker, "t", zstd, version=7).error_code, produce(broker, "t", one + one, version=2).base_offset) \
         == (NONE, 1)
     assert produce(broker, "t", legacy, version=2).base_offset == 3  # old versions may send old formats

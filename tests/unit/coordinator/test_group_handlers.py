@@ -56,12 +56,12 @@ class _Service:
 class _Broker:
     def __init__(self, loop):
         self.group_coordinator = _Service(loop)
-        self.metadata = _Metadata()
+        self.metadata_cache = _Metadata()
 
 
 class _Ctx:
     def __init__(self, broker, version, client_id="client-1"):
-        self.broker = broker
+        self.services = broker
         self.api_version = version
         self.client_id = client_id
         self.client_host = "127.0.0.1"

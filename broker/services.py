@@ -1,0 +1,41 @@
+"""The collaborators request handlers are given (``ctx.services``): every part a handler may
+use, declared up front and built by the Broker, so no handler reaches into the Broker or
+probes for optional parts.
+
+Who may call it: the Broker builds one; handlers read it. Nothing on disk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from storage import LogManager
+
+    from broker.apis import ApiRegistry
+    from broker.config import KafkaConfig
+    from broker.controller import StandaloneController
+    from broker.fetch_session import FetchSessionCache
+    from broker.metadata import MetadataCache
+    from broker.replica_manager import ReplicaManager
+
+
+@dataclass(eq=False)
+class BrokerServices:
+    config: "KafkaConfig"
+    clock: Callable[[], float]  # wall clock in seconds (time.time); tests pass their own
+    apis: "ApiRegistry"
+    metadata_cache: "MetadataCache"
+    controller: "StandaloneController"
+    replica_manager: "ReplicaManager"
+    log_manager: "LogManager"
+    fetch_sessions: "FetchSessionCache"
+    # coordinator.GroupCoordinatorService; None only in handler unit tests without groups
+    group_coordinator: Any = None
+
+    @property
+    def broker_id(self) -> int:
+        return self.config.broker_id
+
+    def now_ms(self) -> int:
+        return int(self.clock() * 1000)

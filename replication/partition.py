@@ -1,0 +1,282 @@
+"""One replica of a partition as this broker sees it (Kafka's cluster/Partition.scala and
+Replica.scala): its role, leader and partition epochs, assignment and ISR, the fetch state of
+each follower while this broker leads, and the only code that moves the high watermark.
+
+Who may call it: the ReplicaManager (state changes), request handlers and the group
+coordinator (appends, reads) — all on the event loop. It holds no asyncio objects and reads
+time only through the injected clock, so it unit-tests without a loop. Nothing on disk is
+its own: the storage Log keeps records, the epoch cache and the high-watermark checkpoint.
+"""
+from __future__ import annotations
+
+import enum
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from protocol.errors import ErrorCode
+
+log = logging.getLogger("kafka.cluster.Partition")
+
+NO_LEADER = -1
+# The leader Kafka's controller writes while a topic is being deleted (LeaderAndIsr.LeaderDuringDelete).
+LEADER_DURING_DELETE = -2
+
+
+class Role(enum.Enum):
+    LEADER = "leader"
+    FOLLOWER = "follower"
+    NONE = "none"
+
+
+class PartitionError(Exception):
+    """A replica-state refusal; ``error_code`` is Kafka's (NOT_LEADER_OR_FOLLOWER, ...)."""
+
+    def __init__(self, error_code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.error_code = error_code
+
+
+@dataclass(frozen=True)
+class PartitionState:
+    """What a LeaderAndIsr (or StopReplica) request says about one partition; the only input
+    from which a broker starts, changes or stops hosting a replica."""
+
+    topic: str
+    index: int
+    topic_id: bytes
+    leader: int
+    leader_epoch: int
+    partition_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    is_new: bool = False
+    # stop hosting and delete the log (StopReplica delete_partition=true)
+    delete_partition: bool = False
+
+
+@dataclass(slots=True)
+class Replica:
+    """A follower's fetch state as the leader tracks it (Replica.scala)."""
+
+    broker_id: int
+    log_end_offset: int = -1
+    last_caught_up_time_ms: int = 0
+    last_fetch_leader_log_end_offset: int = -1
+    last_fetch_time_ms: int = 0
+
+    def update_fetch_state(self, fetch_offset: int, fetch_time_ms: int, leader_end_offset: int) -> None:
+        """Replica.updateFetchState: a fetch at or past the leader's LEO means caught up now;
+        one at or past the LEO the leader had at the previous fetch means caught up then."""
+        if fetch_offset >= leader_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, fetch_time_ms)
+        elif fetch_offset >= self.last_fetch_leader_log_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, self.last_fetch_time_ms)
+        self.log_end_offset = fetch_offset
+        self.last_fetch_leader_log_end_offset = leader_end_offset
+        self.last_fetch_time_ms = fetch_time_ms
+
+    def reset(self, in_isr: bool, now_ms: int) -> None:
+        """A new leader knows nothing of this follower's log yet (Replica.resetReplicaState)."""
+        self.log_end_offset = -1
+        self.last_caught_up_time_ms = now_ms if in_isr else 0
+        self.last_fetch_leader_log_end_offset = -1
+        self.last_fetch_time_ms = 0
+
+
+class PartitionListener(Protocol):
+    """Told when records land or the high watermark moves, so delayed operations re-check."""
+
+    def on_records_appended(self, partition: "Partition") -> None: ...
+    def on_high_watermark_moved(self, partition: "Partition") -> None: ...
+
+
+def _maybe_increment_log_hw(lg: Any, offset: int) -> bool:
+    """The one place the log's high watermark is written: forward only.
+    (Storage's own monotonic Log.maybe_increment_high_watermark replaces this when it lands.)"""
+    if offset <= lg.high_watermark:
+        return False
+    lg.update_high_watermark(offset)
+    return True
+
+
+class Partition:
+    """A hosted replica. ``log`` is the storage Log (the group coordinator reads it too)."""
+
+    def __init__(self, topic: str, index: int, topic_id: bytes, log_: Any, is_internal: bool,
+                 local_broker_id: int, clock: Callable[[], float], min_insync_replicas: int = 1,
+                 replica_lag_time_max_ms: int = 30000, listener: PartitionListener | None = None) -> None:
+        self.topic = topic
+        self.index = index
+        self.topic_id = topic_id
+        self.log = log_
+        self.is_internal = is_internal
+        self.local_broker_id = local_broker_id
+        self.min_insync_replicas = min_insync_replicas
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
+        self.listener = listener
+        self._clock = clock
+        self.role = Role.NONE
+        self.leader_id = NO_LEADER
+        self.leader_epoch = -1
+        self.partition_epoch = -1
+        self.assigned_replicas: tuple[int, ...] = ()
+        self.isr: tuple[int, ...] = ()
+        self.leader_epoch_start_offset = -1
+        # followers' fetch state, only while this broker leads
+        self.remote_replicas: dict[int, Replica] = {}
+
+    def __repr__(self) -> str:
+        return (f"Partition({self.topic}-{self.index}, {self.role.value}, leader={self.leader_id}, "
+                f"epoch={self.leader_epoch}, isr={list(self.isr)})")
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    @property
+    def is_leader(self) -> bool:
+        return self.role is Role.LEADER
+
+    @property
+    def high_watermark(self) -> int:
+        return self.log.high_watermark
+
+    @property
+    def effective_min_isr(self) -> int:
+        """min(min.insync.replicas, replication factor): a topic with fewer replicas than its
+        min.insync.replicas still makes progress with all of them (Partition.effectiveMinIsr)."""
+        return min(self.min_insync_replicas, len(self.remote_replicas) + 1)
+
+    # -- state changes (ReplicaManager only) ------------------------------------------------
+    def make_leader(self, state: PartitionState) -> bool:
+        """Become leader for ``state.leader_epoch``; False (nothing changed) unless that epoch is
+        newer than ours. Records (epoch, LEO) in the epoch cache and keeps the old high
+        watermark: only maybe_increment_leader_hw moves it (never HW := LEO)."""
+        if state.leader_epoch <= self.leader_epoch:
+            return False
+        now = self._now_ms()
+        lg = self.log
+        end = lg.log_end_offset
+        lg.leader_epoch_cache.assign(state.leader_epoch, end)
+        self.leader_epoch_start_offset = end
+        self._set_state(state, Role.LEADER)
+        self.remote_replicas = {}
+        for r in state.replicas:
+            if r != self.local_broker_id:
+                rep = Replica(r)
+                rep.reset(r in state.isr, now)
+                self.remote_replicas[r] = rep
+        log.info("[Partition %s-%d broker=%d] Leader %s-%d with topic id %s starts at leader epoch %d from "
+                 "offset %d with partition epoch %d, high watermark %d, ISR %s", self.topic, self.index,
+                 self.local_broker_id, self.topic, self.index, self.topic_id.hex(), state.leader_epoch, end,
+                 state.partition_epoch, lg.high_watermark, list(state.isr))
+        self.maybe_increment_leader_hw(now)
+        return True
+
+    def make_follower(self, state: PartitionState) -> bool:
+        """Follow ``state.leader``; False unless the leader epoch is newer. A follower keeps
+        no ISR and no follower state (the leader owns both)."""
+        if state.leader_epoch <= self.leader_epoch:
+            return False
+        self._set_state(state, Role.FOLLOWER)
+        self.isr = ()
+        self.remote_replicas = {}
+        self.leader_epoch_start_offset = -1
+        log.info("[Partition %s-%d broker=%d] Follower %s-%d starts at leader epoch %d from offset %d with "
+                 "partition epoch %d and high watermark %d. Current leader is %d.", self.topic, self.index,
+                 self.local_broker_id, self.topic, self.index, state.leader_epoch, self.log.log_end_offset,
+                 state.partition_epoch, self.log.high_watermark, state.leader)
+        return True
+
+    def stop(self) -> None:
+        """No longer hosted: waits on it must see leadership gone."""
+        self.role = Role.NONE
+        self.leader_id = NO_LEADER
+        self.isr = ()
+        self.remote_replicas = {}
+
+    def _set_state(self, state: PartitionState, role: Role) -> None:
+        self.role = role
+        self.leader_id = state.leader
+        self.leader_epoch = state.leader_epoch
+        self.partition_epoch = state.partition_epoch
+        self.assigned_replicas = tuple(state.replicas)
+        self.isr = tuple(state.isr)
+
+    # -- leader: appends and the high watermark ------------------------------------------------
+    def append_records_to_leader(self, records: Any, origin: str = "client", required_acks: int = 1) -> Any:
+        """Append as leader and return storage's LogAppendInfo. Raises PartitionError
+        (NOT_LEADER_OR_FOLLOWER, or NOT_ENOUGH_REPLICAS for acks=-1 with the ISR below the
+        effective min ISR: nothing is appended) or a storage error with ``error_code``."""
+        if self.role is not Role.LEADER:
+            raise PartitionError(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                                 f"Leader not local for partition {self.topic}-{self.index} on broker "
+                                 f"{self.local_broker_id}")
+        if required_acks == -1 and len(self.isr) < self.effective_min_isr:
+            raise PartitionError(ErrorCode.NOT_ENOUGH_REPLICAS,
+                                 f"The size of the current ISR {list(self.isr)} is insufficient to satisfy the "
+                                 f"min.isr requirement of {self.min_insync_replicas} for partition "
+                                 f"{self.topic}-{self.index}")
+        info = self.log.append_as_leader(records, self.leader_epoch, origin)
+        self.maybe_increment_leader_hw()
+        listener = self.listener
+        if listener is not None:
+            listener.on_records_appended(self)
+        return info
+
+    def maybe_increment_leader_hw(self, now_ms: int | None = None) -> bool:
+        """The only way the high watermark moves on a leader: to the lowest LEO over the ISR
+        (ours included, plus caught-up followers), never backwards, and not at all while the
+        ISR is below the effective min ISR (Kafka 3.7+, KAFKA-15583). Tells the listener and
+        returns True when it moved."""
+        if self.role is not Role.LEADER:
+            return False
+        lg = self.log
+        new_hw = lg.log_end_offset
+        if self.remote_replicas:
+            if len(self.isr) < self.effective_min_isr:
+                return False
+            now = self._now_ms() if now_ms is None else now_ms
+            for rep in self.remote_replicas.values():
+                if rep.broker_id in self.isr or self.is_caught_up(rep, now):
+                    if rep.log_end_offset < new_hw:
+                        new_hw = rep.log_end_offset
+        if not _maybe_increment_log_hw(lg, new_hw):
+            return False
+        listener = self.listener
+        if listener is not None:
+            listener.on_high_watermark_moved(self)
+        return True
+
+    def is_caught_up(self, replica: Replica, now_ms: int, lag_ms: int | None = None) -> bool:
+        """Replica.isCaughtUp: at the leader's LEO, or caught up within the lag time."""
+        lag = self.replica_lag_time_max_ms if lag_ms is None else lag_ms
+        return (replica.log_end_offset == self.log.log_end_offset
+                or now_ms - replica.last_caught_up_time_ms <= lag)
+
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, now_ms: int) -> bool:
+        """A follower fetched from ``fetch_offset``: record it and maybe move the HW. False
+        when ``replica_id`` is not one of our followers (Partition.updateFollowerFetchState)."""
+        rep = self.remote_replicas.get(replica_id)
+        if rep is None or self.role is not Role.LEADER:
+            return False
+        rep.update_fetch_state(fetch_offset, now_ms, self.log.log_end_offset)
+        self.maybe_increment_leader_hw(now_ms)
+        return True
+
+    def out_of_sync_replicas(self, now_ms: int) -> list[int]:
+        """ISR members (not us) that are no longer caught up: the candidates of an ISR shrink."""
+        return [r for r in self.isr if r != self.local_broker_id
+                and (rep := self.remote_replicas.get(r)) is not None and not self.is_caught_up(rep, now_ms)]
+
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> ErrorCode | None:
+        """DelayedProduce's question (Partition.checkEnoughReplicasReachOffset): None while the
+        high watermark is below ``required_offset``, else the answer for the producer."""
+        if self.role is not Role.LEADER:
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER
+        if self.log.high_watermark < required_offset:
+            return None
+        if len(self.isr) < self.effective_min_isr:
+            return ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return ErrorCode.NONE
+
