@@ -109,6 +109,7 @@ class ReplicaManager:
                 cfg, min_isr = configs[s.topic]
                 lg = self.log_manager.get_or_create_log(s.topic, s.index, cfg,
                                                         s.topic_id if s.topic_id != ZERO_UUID else None)
+                lg.update_config(cfg)  # a log loaded at startup had only the defaults (ZooKeeper mode)
                 part = Partition(s.topic, s.index, lg.topic_id or s.topic_id, lg, s.topic in INTERNAL_TOPICS,
                                  self.broker_id, self.clock, min_isr, self.config["replica.lag.time.max.ms"], self)
                 self.partitions[key] = part
