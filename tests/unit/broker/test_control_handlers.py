@@ -294,3 +294,21 @@ def test_control_apis_are_advertised_only_in_zookeeper_mode():
     assert not standalone & {4, 5, 6, 7, 43, 56}
     assert {k: zk[k] for k in (4, 5, 6, 7, 43, 56)} == {4: (0, 7), 5: (0, 4), 6: (0, 8), 7: (0, 3), 43: (0, 2),
                                                           56: (0, 3)}
+
+
+def test_topic_changes_on_a_broker_that_is_not_the_controller(broker):
+    from protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest
+    from broker.handlers.admin import handle_create_partitions, handle_create_topics, handle_delete_topics
+    broker.create_topic("existing")
+    broker.services.cluster_controller = ControllerStandIn(active=False)
+    create = CreateTopicsRequest(timeout_ms=1000, topics=[CreateTopicsRequest.CreatableTopic(
+        name="new", num_partitions=1, replication_factor=1)])
+    assert [t.error_code for t in wire_call(broker, handle_create_topics, 19, 7, create).topics] == [E.NOT_CONTROLLER]
+    delete = DeleteTopicsRequest(timeout_ms=1000, topic_names=["existing", "missing"])
+    assert [t.error_code for t in wire_call(broker, handle_delete_topics, 20, 5, delete).responses] == [
+        E.NOT_CONTROLLER, E.NOT_CONTROLLER]
+    grow = CreatePartitionsRequest(timeout_ms=1000, topics=[CreatePartitionsRequest.CreatePartitionsTopic(
+        name="existing", count=3)])
+    assert [t.error_code for t in wire_call(broker, handle_create_partitions, 37, 3, grow).results] == [
+        E.NOT_CONTROLLER]
+    assert broker.metadata.topic("new") is None and len(broker.metadata.topic("existing").partitions) == 1
