@@ -7,6 +7,7 @@ once committed, error mapping, replay by a new service, leadership epochs."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 
 from protocol.errors import ErrorCode as E
@@ -117,7 +118,11 @@ class _Cluster:
         self.elect_all()
 
 
-def _make(tmp_path, loop, clock=lambda: 1_000.0):
+@contextlib.asynccontextmanager
+async def _service(tmp_path, clock=lambda: 1_000.0, elect=True, start=False):
+    """A service over logs in `tmp_path`, this broker leading every partition unless
+    `elect` is false; stopped (and the logs closed) on exit."""
+    loop = asyncio.get_running_loop()
     lm = LogManager([str(tmp_path)], LogConfig(), start_cleaner=False)
     lm.startup(cluster_id="c", broker_id=0)
     rm = _ReplicaManager(lm, loop)
@@ -127,7 +132,15 @@ def _make(tmp_path, loop, clock=lambda: 1_000.0):
     svc = GroupCoordinatorService(config, rm, cluster, cluster.ensure_offsets_topic, loop,
                                   clock=clock)
     cluster.service = svc
-    return svc, rm, cluster, lm
+    try:
+        if start:
+            await svc.start()
+        if elect:
+            cluster.elect_all()
+        yield svc, rm, cluster
+    finally:
+        await svc.stop()
+        lm.shutdown()
 
 
 def _om(offset: int) -> OffsetAndMetadata:
@@ -141,9 +154,7 @@ async def _settle() -> None:
 
 def test_offsets_topic_is_requested_once_and_the_coordinator_found_after(tmp_path):
     async def scenario():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop())
-        await svc.start()
-        try:
+        async with _service(tmp_path, elect=False, start=True) as (svc, rm, cluster):
             assert svc.find_coordinator("g", 0)[0] == E.COORDINATOR_NOT_AVAILABLE
             assert svc.find_coordinator("g", 0)[0] == E.COORDINATOR_NOT_AVAILABLE
             await _settle()
@@ -153,19 +164,14 @@ def test_offsets_topic_is_requested_once_and_the_coordinator_found_after(tmp_pat
             # transactional ids: this broker while __transaction_state does not exist
             assert svc.find_coordinator("txn", 1) == (E.NONE, 0, "127.0.0.1", 9092)
             assert svc.find_coordinator("x", 2)[0] == E.INVALID_REQUEST
-        finally:
-            await svc.stop()
-            lm.shutdown()
 
     asyncio.run(scenario())
 
 
 def test_commit_is_answered_and_visible_only_once_committed_then_replayed(tmp_path):
     async def first_life():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop())
-        cluster.elect_all()
-        c = svc.coordinator
-        try:
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
             fut = c.commit_offsets("g", "", None, -1, {("t", 0): _om(42)}, svc.now_ms())
             part = rm.partitions[c.partition_for("g")]
             assert part.log.log_end_offset == 1 and part.log.high_watermark == 0
@@ -176,20 +182,11 @@ def test_commit_is_answered_and_visible_only_once_committed_then_replayed(tmp_pa
             rm.commit()
             assert await fut == {("t", 0): E.NONE}
             assert c.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 42
-        finally:
-            await svc.stop()
-            lm.shutdown()
 
     async def second_life():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop(), lambda: 2_000.0)
-        cluster.elect_all()
-        c = svc.coordinator
-        try:
-            err, got = c.fetch_offsets("g", None)
+        async with _service(tmp_path, clock=lambda: 2_000.0) as (svc, rm, cluster):
+            err, got = svc.coordinator.fetch_offsets("g", None)
             assert (err, got[("t", 0)].offset, got[("t", 0)].metadata) == (E.NONE, 42, "m")
-        finally:
-            await svc.stop()
-            lm.shutdown()
 
     asyncio.run(first_life())
     asyncio.run(second_life())
@@ -197,15 +194,14 @@ def test_commit_is_answered_and_visible_only_once_committed_then_replayed(tmp_pa
 
 def test_failed_writes_answer_coordinator_errors_and_change_nothing(tmp_path):
     async def scenario():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop())
-        cluster.elect_all()
-        c = svc.coordinator
-        p = c.partition_for("g")
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            p = c.partition_for("g")
 
-        async def commit(offset):
-            return (await c.commit_offsets("g", "", None, -1, {("t", 0): _om(offset)},
-                                           svc.now_ms()))[("t", 0)]
-        try:
+            async def commit(offset):
+                return (await c.commit_offsets("g", "", None, -1, {("t", 0): _om(offset)},
+                                               svc.now_ms()))[("t", 0)]
+
             pending = asyncio.ensure_future(commit(1))
             await _settle()
             rm.commit(E.REQUEST_TIMED_OUT)
@@ -221,20 +217,15 @@ def test_failed_writes_answer_coordinator_errors_and_change_nothing(tmp_path):
             del rm.partitions[p]
             assert await commit(5) == E.NOT_COORDINATOR
             assert c.fetch_offsets("g", None) == (E.NONE, {})
-        finally:
-            await svc.stop()
-            lm.shutdown()
 
     asyncio.run(scenario())
 
 
 def test_leadership_events_follow_leader_epochs(tmp_path):
     async def scenario():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop())
-        cluster.elect_all()
-        c = svc.coordinator
-        p = c.partition_for("g")
-        try:
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            p = c.partition_for("g")
             fut = c.commit_offsets("g", "", None, -1, {("t", 0): _om(7)}, svc.now_ms())
             await _settle()
             rm.commit()
@@ -249,19 +240,14 @@ def test_leadership_events_follow_leader_epochs(tmp_path):
             assert c.fetch_offsets("g", None)[1][("t", 0)].offset == 7
             svc.on_topics_deleted(["t"])
             assert c.fetch_offsets("g", None) == (E.NONE, {})
-        finally:
-            await svc.stop()
-            lm.shutdown()
 
     asyncio.run(scenario())
 
 
 def test_sync_group_waits_for_the_assignment_to_commit(tmp_path):
     async def scenario():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop())
-        cluster.elect_all()
-        c = svc.coordinator
-        try:
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
             join = await c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
                                       "consumer", [("range", b"")], svc.now_ms())
             assert join.error == E.NONE
@@ -272,26 +258,19 @@ def test_sync_group_waits_for_the_assignment_to_commit(tmp_path):
             rm.commit()
             assert (await sync).assignment == b"a"
             assert c.describe_group("g").state == "Stable"
-        finally:
-            await svc.stop()
-            lm.shutdown()
 
     asyncio.run(scenario())
 
 
 def test_parked_join_is_answered_on_stop(tmp_path):
     async def scenario():
-        svc, rm, cluster, lm = _make(tmp_path, asyncio.get_running_loop(), clock=lambda: 1.0)
-        await svc.start()
-        cluster.elect_all()
-        c = svc.coordinator
-        c.config.group_initial_rebalance_delay_ms = 60_000
-        fut = c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000, "consumer",
-                           [("range", b"")], svc.now_ms())
-        await asyncio.sleep(0.1)                  # the timer runs; the delay is not over
-        assert not fut.done()
-        await svc.stop()
-        lm.shutdown()
-        return await fut
+        async with _service(tmp_path, clock=lambda: 1.0, start=True) as (svc, rm, cluster):
+            c = svc.coordinator
+            c.config.group_initial_rebalance_delay_ms = 60_000
+            fut = c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
+                               "consumer", [("range", b"")], svc.now_ms())
+            await asyncio.sleep(0.1)                  # the timer runs; the delay is not over
+            assert not fut.done()
+        return await fut                              # stopped on leaving the block
 
     assert asyncio.run(scenario()).error == E.NOT_COORDINATOR
