@@ -36,6 +36,19 @@ def committed(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
     return {(tp.topic, tp.partition): om.offset for tp, om in offsets.items()}
 
 
+def describe_group(bootstrap: str, group: str) -> dict | None:
+    """The group as DescribeGroups reports it; None while its coordinator is not
+    available yet (the first FindCoordinator only asks for __consumer_offsets)."""
+    from kafka.errors import CoordinatorNotAvailableError
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        return admin.describe_groups([group])[group]
+    except CoordinatorNotAvailableError:
+        return None
+    finally:
+        admin.close()
+
+
 def wait_until(pred, timeout: float, what: str, step: float = 0.2):
     """Poll `pred` until it returns a truthy value (bounded)."""
     deadline = time.monotonic() + timeout
