@@ -26,6 +26,24 @@ def produce(bootstrap: str, topic: str, values: list[bytes], partitions: int | N
         p.close(timeout=10)
 
 
+def consume_and_commit(bootstrap: str, topic: str, group: str, n: int) -> None:
+    """Read `n` records of `topic` as a member of `group` (kafka-python) and commit."""
+    from kafka import KafkaConsumer
+    c = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
+                      auto_offset_reset="earliest", enable_auto_commit=False,
+                      consumer_timeout_ms=10_000)
+    got = 0
+    try:
+        for _ in c:
+            got += 1
+            if got == n:
+                break
+        c.commit()
+    finally:
+        c.close()
+    assert got == n
+
+
 def committed(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
