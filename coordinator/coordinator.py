@@ -22,7 +22,6 @@ deletion and the admin views.
 from __future__ import annotations
 
 import heapq
-import logging
 
 from protocol.errors import ErrorCode
 
@@ -32,8 +31,6 @@ from coordinator.membership import Membership
 from coordinator.offsets import OffsetManager
 from coordinator.results import (
     FetchedOffset, GroupOverview, GroupSummary, JoinResult, MemberSummary, SyncResult)
-
-log = logging.getLogger(__name__)
 
 __all__ = ["FetchedOffset", "GroupCoordinator", "GroupOverview", "GroupSummary",
            "JoinResult", "MemberSummary", "SyncResult"]
