@@ -14,6 +14,10 @@ tags, tagged/nullable/flexible versions, defaults, map keys, nested and common s
 Prose (``about``), comments, listeners, deprecations and entity types are dropped.
 The specs are Apache Kafka's (Apache License 2.0).
 
+Ahead of the imported specs, the schema carries ApiVersions v5 (KIP-1242, Kafka 4.2+:
+``ClusterId``, ``NodeId``), which Java 4.2+ clients open every connection with; an
+import from older specs drops it, so check the diff of ``ApiVersions*.json``.
+
 Who may call it: a developer, by hand. It never reads a default location: ``DIR`` is
 required, and the schema files are rewritten as a whole (stale ones removed).
 """

@@ -792,21 +792,25 @@ class AlterUserScramCredentialsResponse(Message):
 
 
 class ApiVersionsRequest(Message):
-    __slots__ = ('client_software_name', 'client_software_version')
+    __slots__ = ('client_software_name', 'client_software_version', 'cluster_id', 'node_id')
     NAME = 'ApiVersionsRequest'
     KIND = 'request'
     API_KEY = 18
-    VALID_VERSIONS = (0, 4)
+    VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (3, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('client_software_name', 'string', (3, 32767), None, None, None, 'inherit', ''),
         Field('client_software_version', 'string', (3, 32767), None, None, None, 'inherit', ''),
+        Field('cluster_id', 'string', (5, 32767), (5, 32767), None, None, 'inherit', None),
+        Field('node_id', 'int32', (5, 32767), None, None, None, 'inherit', -1),
     )
 
-    def __init__(self, *, client_software_name: str = '', client_software_version: str = '') -> None:
+    def __init__(self, *, client_software_name: str = '', client_software_version: str = '', cluster_id: str | None = None, node_id: int = -1) -> None:
         self.client_software_name = client_software_name
         self.client_software_version = client_software_version
+        self.cluster_id = cluster_id
+        self.node_id = node_id
 
 
 class ApiVersionsResponse(Message):
@@ -814,7 +818,7 @@ class ApiVersionsResponse(Message):
     NAME = 'ApiVersionsResponse'
     KIND = 'response'
     API_KEY = 18
-    VALID_VERSIONS = (0, 4)
+    VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (3, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -7558,7 +7562,7 @@ API_KEYS: dict[int, ApiSpec] = {
     15: ApiSpec(15, 'DescribeGroups', 0, 5, DescribeGroupsRequest, DescribeGroupsResponse, 5, False),
     16: ApiSpec(16, 'ListGroups', 0, 5, ListGroupsRequest, ListGroupsResponse, 3, False),
     17: ApiSpec(17, 'SaslHandshake', 0, 1, SaslHandshakeRequest, SaslHandshakeResponse, None, False),
-    18: ApiSpec(18, 'ApiVersions', 0, 4, ApiVersionsRequest, ApiVersionsResponse, 3, False),
+    18: ApiSpec(18, 'ApiVersions', 0, 5, ApiVersionsRequest, ApiVersionsResponse, 3, False),
     19: ApiSpec(19, 'CreateTopics', 0, 7, CreateTopicsRequest, CreateTopicsResponse, 5, False),
     20: ApiSpec(20, 'DeleteTopics', 0, 6, DeleteTopicsRequest, DeleteTopicsResponse, 4, False),
     21: ApiSpec(21, 'DeleteRecords', 0, 2, DeleteRecordsRequest, DeleteRecordsResponse, 2, False),

@@ -26,6 +26,8 @@ from typing import Mapping
 
 from protocol.api_keys import ApiKey
 from protocol.codec import SPECS
+from protocol.varint import read_unsigned_varint as _uvarint
+from protocol.varint import unsigned_varint as _put_uvarint
 
 from .ports import LOOPBACK
 
@@ -46,27 +48,6 @@ def load_request_specs() -> dict[int, dict]:
 
 
 # ------------------------------------------------------------------ tiny wire helpers
-def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, pos
-        shift += 7
-
-
-def _put_uvarint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        if value < 0x80:
-            out.append(value)
-            return bytes(out)
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-
-
 def _skip_tagged(buf: bytes, pos: int) -> int:
     count, pos = _uvarint(buf, pos)
     for _ in range(count):
