@@ -224,6 +224,16 @@ def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader
     return header, body
 
 
+def _checked_spec(api_key: int, api_version: int) -> M.ApiSpec:
+    """The API's spec; ``UnknownApiKey`` / ``UnsupportedVersion`` when the codec does not serve it."""
+    spec = SPECS.get(api_key)
+    if spec is None:
+        raise UnknownApiKey(api_key)
+    if not spec.min_version <= api_version <= spec.max_version:
+        raise UnsupportedVersion(api_key, api_version)
+    return spec
+
+
 _RESPONSE_DECODERS: dict[tuple[int, int], tuple[Callable, Callable]] = {}
 
 
@@ -234,11 +244,7 @@ def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | m
     """
     entry = _RESPONSE_DECODERS.get((api_key, api_version))
     if entry is None:
-        spec = SPECS.get(api_key)
-        if spec is None:
-            raise UnknownApiKey(api_key)
-        if not spec.min_version <= api_version <= spec.max_version:
-            raise UnsupportedVersion(api_key, api_version)
+        _checked_spec(api_key, api_version)
         hv = response_header_version(api_key, api_version)
         entry = (_COMPILER.decoder(ResponseHeader, hv, hv >= 1),
                  decoder_for(response_class(api_key, api_version), api_version))
@@ -263,11 +269,7 @@ def _response_encoder(api_key: int, api_version: int) -> tuple[Callable, bool]:
     """(body encoder, header is v1) for a response, validated once and cached."""
     entry = _RESPONSE_ENCODERS.get((api_key, api_version))
     if entry is None:
-        spec = SPECS.get(api_key)
-        if spec is None:
-            raise UnknownApiKey(api_key)
-        if not spec.min_version <= api_version <= spec.max_version:
-            raise UnsupportedVersion(api_key, api_version)
+        _checked_spec(api_key, api_version)
         entry = (
             encoder_for(response_class(api_key, api_version), api_version),
             response_header_version(api_key, api_version) == 1,
@@ -348,11 +350,7 @@ def encode_response_chunks(api_key: int, api_version: int, correlation_id: int, 
 def encode_request(header: RequestHeader, body: Any) -> bytes:
     """The whole request frame: 4-byte size, request header (version from the API), body."""
     api_key, api_version = header.request_api_key, header.request_api_version
-    spec = SPECS.get(api_key)
-    if spec is None:
-        raise UnknownApiKey(api_key)
-    if not spec.min_version <= api_version <= spec.max_version:
-        raise UnsupportedVersion(api_key, api_version)
+    _checked_spec(api_key, api_version)
     hv = request_header_version(api_key, api_version)
     out: list = []
     sl: list = []

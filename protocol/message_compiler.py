@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import struct
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from protocol import messages as M
 from protocol.errors import InvalidRequest
@@ -154,6 +154,22 @@ class MessageCompiler:
         return regular, tagged, absent
 
     @staticmethod
+    def fixed_runs(regular: list) -> Iterator[tuple[list, Any]]:
+        """``(run, None)`` for each run of consecutive fixed-width fields (one struct call
+        reads or writes them all), ``([], field)`` for each other field, in order."""
+        run: list = []
+        for f in regular:
+            if f.type in FIXED:
+                run.append(f)
+                continue
+            if run:
+                yield run, None
+                run = []
+            yield [], f
+        if run:
+            yield run, None
+
+    @staticmethod
     def owner(cls: type) -> type:
         """The top-level message class that defines nested struct ``cls``."""
         return getattr(M, cls.__qualname__.split(".")[0])
@@ -200,21 +216,14 @@ class MessageCompiler:
             g.emit(f"o.{f.name} = {self.default_expr(cls, f)}")
         for f in tagged:
             g.emit(f"o.{f.name} = {self.default_expr(cls, f)}")
-        i = 0
-        while i < len(regular):
-            f = regular[i]
-            if f.type in FIXED:
-                run = []
-                while i < len(regular) and regular[i].type in FIXED:
-                    run.append(regular[i])
-                    i += 1
+        for run, f in self.fixed_runs(regular):
+            if run:
                 sname = self.struct_fmt("".join(FIXED[r.type][0] for r in run))
                 targets = ", ".join(f"o.{r.name}" for r in run)
                 g.emit(f"{targets}{',' if len(run) == 1 else ''} = {sname}u(buf, pos)")
                 g.emit(f"pos += {sname}n")
-                continue
-            self._read_value(g, cls, f, version, self.field_flex(f, version, flex), flex, f"o.{f.name}")
-            i += 1
+            else:
+                self._read_value(g, cls, f, version, self.field_flex(f, version, flex), flex, f"o.{f.name}")
         if flex:
             self._read_tagged(g, cls, tagged, version, flex)
         g.emit("return o, pos")
@@ -373,19 +382,12 @@ class MessageCompiler:
         regular, tagged, _absent = self.layout(cls, version)
         g = _Gen()
         g.emit("app = out.append")
-        i = 0
-        while i < len(regular):
-            f = regular[i]
-            if f.type in FIXED:
-                run = []
-                while i < len(regular) and regular[i].type in FIXED:
-                    run.append(regular[i])
-                    i += 1
+        for run, f in self.fixed_runs(regular):
+            if run:
                 sname = self.struct_fmt("".join(FIXED[r.type][0] for r in run))
                 g.emit(f"app({sname}p({', '.join('o.' + r.name for r in run)}))")
-                continue
-            self._write_value(g, cls, f, version, self.field_flex(f, version, flex), flex, f"o.{f.name}")
-            i += 1
+            else:
+                self._write_value(g, cls, f, version, self.field_flex(f, version, flex), flex, f"o.{f.name}")
         if flex:
             if not tagged:
                 g.emit("app(b'\\x00')")
