@@ -252,6 +252,21 @@ class MessageCompiler:
             g.emit(f"{var} = _I16u(buf, pos)[0]")
             g.emit("pos += 2")
 
+    def _read_len_or_null(
+        self, g: _Gen, n: str, target: str, compact: bool, wide: bool, null_ok: bool,
+        not_null: str, what: str,
+    ) -> None:
+        """Read a length or count into ``n``; emit the null case (``target = None`` or an
+        error) and open the ``else:`` branch the caller fills for a present value."""
+        self._read_len(g, n, compact, wide)
+        g.emit(f"if {n} < 0:")
+        if null_ok:
+            g.emit(f"    if {n} != -1: raise InvalidRequest('negative {what}')")
+            g.emit(f"    {target} = None")
+        else:
+            g.emit(f"    raise InvalidRequest('null or negative {not_null}')")
+        g.emit("else:")
+
     def _read_value(
         self, g: _Gen, cls: type, f: Any, version: int, compact: bool, flex: bool, target: str,
         ftype: str | None = None, nullable: bool | None = None,
@@ -270,14 +285,8 @@ class MessageCompiler:
             return
         if t in ("string", "bytes", "records"):
             n = g.tmp("n")
-            self._read_len(g, n, compact, wide=(t != "string"))
-            g.emit(f"if {n} < 0:")
-            if null_ok:
-                g.emit(f"    if {n} != -1: raise InvalidRequest('negative length')")
-                g.emit(f"    {target} = None")
-            else:
-                g.emit(f"    raise InvalidRequest('null or negative length in non-nullable {f.name}')")
-            g.emit("else:")
+            self._read_len_or_null(g, n, target, compact, t != "string", null_ok,
+                                   f"length in non-nullable {f.name}", "length")
             g.emit(f"    if pos + {n} > end: raise InvalidRequest('{f.name}: length past the end')")
             if t == "string":
                 g.emit(f"    {target} = _str(buf[pos:pos + {n}], 'utf-8')")
@@ -290,14 +299,8 @@ class MessageCompiler:
         if t.startswith("[]"):
             elem = t[2:]
             n = g.tmp("n")
-            self._read_len(g, n, compact, wide=True)
-            g.emit(f"if {n} < 0:")
-            if null_ok:
-                g.emit(f"    if {n} != -1: raise InvalidRequest('negative array length')")
-                g.emit(f"    {target} = None")
-            else:
-                g.emit(f"    raise InvalidRequest('null or negative count in non-nullable {f.name}')")
-            g.emit("else:")
+            self._read_len_or_null(g, n, target, compact, True, null_ok,
+                                   f"count in non-nullable {f.name}", "array length")
             g.ind += 1
             if elem in FIXED:
                 code, size = FIXED[elem]
