@@ -92,7 +92,7 @@ def bench_e2e_commits(seconds: float, partitions: int) -> float:
     import socket
 
     from protocol import messages as M
-    from protocol.codec import encode_request
+    from protocol.codec import decode_response, encode_request
     from tests.integration.coordinator.helpers import create_topic
     from tests.support.kafpy_broker import KafpyBroker
     from tests.support.wire import read_frame
@@ -109,7 +109,14 @@ def bench_e2e_commits(seconds: float, partitions: int) -> float:
             sock.sendall(encode_request(header, body))
             return read_frame(sock)
 
-        call(10, 1, M.FindCoordinatorRequest(key="bench-group", key_type=0), 0)
+        # The first FindCoordinator asks for __consumer_offsets; retry until it leads.
+        for _ in range(100):
+            frame = call(10, 1, M.FindCoordinatorRequest(key="bench-group", key_type=0), 0)
+            if decode_response(10, 1, frame)[1].error_code == 0:
+                break
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("no group coordinator after 10 s")
         P = M.OffsetCommitRequest.OffsetCommitRequestPartition
         T = M.OffsetCommitRequest.OffsetCommitRequestTopic
         n = 0

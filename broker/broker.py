@@ -30,8 +30,7 @@ from broker.config import KafkaConfig
 from broker.controlled_shutdown import controlled_shutdown, controller_client_factory
 from broker.controller import ControllerState, StandaloneController, load_controller_state
 from broker.fetch_session import FetchSessionCache
-# Until the coordinator's new service lands, a bridge with its constructor wraps the old one.
-from broker.legacy_coordinator import GroupCoordinatorService
+from coordinator import GroupCoordinatorService
 from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
 from broker.replica_manager import ReplicaManager
 from broker.server import SocketServer

@@ -1,23 +1,23 @@
 """Group coordinator (classic protocol) and committed offsets in `__consumer_offsets`."""
 
 from coordinator.config import GroupCoordinatorConfig
-from coordinator.coordinator import (
-    FetchedOffset, GroupCoordinator, GroupOverview, GroupSummary, JoinResult, MemberSummary,
-    SyncResult)
+from coordinator.coordinator import GroupCoordinator
 from coordinator.group import ClassicGroup, GroupState, Member
-from coordinator.offsets_log import InMemoryOffsetsLog, OffsetsLog, OffsetsLogError
+from coordinator.offsets_log import Completion, ImmediateFuture, InMemoryOffsetsLog, OffsetsLog
 from coordinator.records import OffsetAndMetadata
+from coordinator.results import (
+    FetchedOffset, GroupOverview, GroupSummary, JoinResult, MemberSummary, SyncResult)
 
 __all__ = [
-    "ClassicGroup", "FetchedOffset", "GroupCoordinator", "GroupCoordinatorConfig",
-    "GroupCoordinatorService", "GroupOverview", "GroupState", "GroupSummary",
-    "InMemoryOffsetsLog", "JoinResult", "Member", "MemberSummary", "OffsetAndMetadata",
-    "OffsetsLog", "OffsetsLogError", "SyncResult",
+    "ClassicGroup", "Completion", "FetchedOffset", "GroupCoordinator",
+    "GroupCoordinatorConfig", "GroupCoordinatorService", "GroupOverview", "GroupState",
+    "GroupSummary", "ImmediateFuture", "InMemoryOffsetsLog", "JoinResult", "Member",
+    "MemberSummary", "OffsetAndMetadata", "OffsetsLog", "SyncResult",
 ]
 
 
 def __getattr__(name: str):
-    # The service needs asyncio and the broker's packages; import it on demand.
+    # The service needs asyncio and the broker's record builder; import it on demand.
     if name == "GroupCoordinatorService":
         from coordinator.service import GroupCoordinatorService
         return GroupCoordinatorService

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from typing import Any
+from typing import Any, Iterable
 
 from coordinator.records import OffsetAndMetadata, parse_consumer_subscription_topics
 
@@ -114,7 +114,10 @@ class ClassicGroup:
         self.pending_members: dict[str, int] = {}     # member id -> expiry deadline (KIP-394)
         self.pending_sync_members: set[str] = set()
         self.supported_protocols: Counter[str] = Counter()
+        # Committed offsets (what OffsetFetch returns), and the writes not committed yet
+        # (Kafka's pendingOffsetCommits; the latest staged one per partition).
         self.offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+        self.pending_offset_commits: dict[tuple[str, int], OffsetAndMetadata] = {}
         self.subscribed_topics: set[str] | None = None
         self.new_member_added = False
         # Timers (absolute ms); None = not scheduled.
@@ -200,6 +203,36 @@ class ClassicGroup:
                 return None
             topics |= t
         return topics
+
+    # ----------------------------------------------------------- offsets
+    @property
+    def has_offsets(self) -> bool:
+        return bool(self.offsets or self.pending_offset_commits)
+
+    def prepare_offset_commit(self, offsets: dict[tuple[str, int], OffsetAndMetadata]) -> None:
+        self.pending_offset_commits.update(offsets)
+
+    def on_offset_commit_append(self, tp: tuple[str, int], om: OffsetAndMetadata) -> None:
+        """The write of `om` is committed. Writes commit in log order, so the last one
+        wins; a partition whose offsets were removed meanwhile stays removed."""
+        if tp in self.pending_offset_commits:
+            self.offsets[tp] = om
+            if self.pending_offset_commits[tp] is om:
+                del self.pending_offset_commits[tp]
+
+    def fail_pending_offset_write(self, tp: tuple[str, int], om: OffsetAndMetadata) -> None:
+        if self.pending_offset_commits.get(tp) is om:
+            del self.pending_offset_commits[tp]
+
+    def remove_offsets(self, partitions: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+        """Forget committed and pending offsets of `partitions`; returns those that had
+        either (they need tombstones)."""
+        removed = []
+        for tp in partitions:
+            pending = self.pending_offset_commits.pop(tp, None)
+            if self.offsets.pop(tp, None) is not None or pending is not None:
+                removed.append(tp)
+        return removed
 
     # ----------------------------------------------------------- membership
     def add(self, member: Member, join_future: Any = None) -> None:

@@ -7,9 +7,6 @@ characters and that one value must be handled exactly to agree with Kafka's brok
 and tools on the partition.
 """
 
-GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
-TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
-
 _INT_MIN = -(1 << 31)
 
 

@@ -1,10 +1,16 @@
-"""The broker-side owner of the group coordinator (`broker.group_coordinator`).
+"""The broker-side owner of the group coordinator.
 
 Wires the pure state machine to the running broker: the clock, asyncio futures for
-parked JoinGroup/SyncGroup requests, a timer task calling `poll`, and persistence in
-the `__consumer_offsets` partitions this broker leads (through the replica manager,
-so appends move the high watermark and wake fetchers of that topic like any produce).
-Runs on the event loop thread only.
+parked requests and for writes, a timer task calling `poll`, and persistence in the
+`__consumer_offsets` partitions this broker leads, through the replica manager's
+Partition like any produce with acks=-1 (the write completes when the partition's high
+watermark passes it; this module never moves the high watermark itself).
+
+Who calls it: the broker constructs it with its collaborators and starts/stops it; the
+replica manager reports leadership of `__consumer_offsets` partitions through
+`on_elected`/`on_resigned` and topic deletions through `on_topics_deleted`;
+broker/handlers/group.py calls `find_coordinator`, `now_ms` and `coordinator`. Event
+loop thread only.
 """
 
 from __future__ import annotations
@@ -12,64 +18,67 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Sequence
 
-from coordinator import errors as E
+from protocol.errors import ErrorCode
+from protocol.records import build_batch, decode_batch, iter_batches
+from protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
+
 from coordinator.config import GroupCoordinatorConfig
 from coordinator.coordinator import GroupCoordinator
-from coordinator.offsets_log import OffsetsLogError, Record
-from coordinator.partitioner import (
-    GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME, partition_for)
+from coordinator.offsets_log import Record
+from coordinator.partitioner import partition_for
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
 # Longest the timer sleeps, so deadlines added meanwhile are seen within this bound.
 _TICK_S = 0.05
+# How much of a partition one read takes while loading (Kafka's offsets.load.buffer.size).
+_LOAD_BUFFER_BYTES = 5 * 1024 * 1024
 
 
 class BrokerOffsetsLog:
-    """OffsetsLog over the broker's hosted `__consumer_offsets` partitions."""
+    """OffsetsLog over the `__consumer_offsets` partitions of a replica manager.
 
-    def __init__(self, service: "GroupCoordinatorService") -> None:
-        self._service = service
+    `append` writes one batch as leader (origin "coordinator", acks=-1) and returns the
+    replica manager's wait for that batch to be committed, bounded by
+    offsets.commit.timeout.ms; an append refused at once returns a future that is
+    already done with the refusal's error. `read` replays a partition's log."""
 
-    def _partition(self, partition: int):
-        broker = self._service.broker
-        part = broker.replica_manager.get(GROUP_METADATA_TOPIC_NAME, partition)
+    def __init__(self, replica_manager: Any, loop: asyncio.AbstractEventLoop,
+                 commit_timeout_ms: int) -> None:
+        self._replica_manager = replica_manager
+        self._loop = loop
+        self._commit_timeout_ms = commit_timeout_ms
+
+    def _failed(self, error: ErrorCode) -> asyncio.Future:
+        fut = self._loop.create_future()
+        fut.set_result(error)
+        return fut
+
+    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int
+               ) -> asyncio.Future:
+        part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
         if part is None:
-            self._service.ensure_offsets_topic()
-            part = broker.replica_manager.get(GROUP_METADATA_TOPIC_NAME, partition)
-        return part
-
-    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int) -> None:
-        from protocol.records import build_batch
-        part = self._partition(partition)
-        if part is None:
-            raise OffsetsLogError(E.NOT_LEADER_OR_FOLLOWER)
-        batch = build_batch([(k, v) for k, v in records], base_timestamp=timestamp_ms)
+            return self._failed(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        batch = build_batch(list(records), base_timestamp=timestamp_ms)
         try:
-            lg = part.log
-            lg.append_as_leader(batch, part.leader_epoch, origin="coordinator")
-            # This broker is the whole ISR of the partition it leads (standalone), so the
-            # high watermark follows the log end, as the replica manager does for Produce.
-            lg.update_high_watermark(lg.log_end_offset)
-            part.wake()
-        except Exception as e:
-            code = getattr(e, "error_code", None)
+            info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
+        except Exception as e:  # noqa: BLE001 - every refusal carries its Kafka error
+            error = ErrorCode(getattr(e, "error_code", ErrorCode.UNKNOWN_SERVER_ERROR))
             log.warning("append to %s-%d failed: %s", GROUP_METADATA_TOPIC_NAME, partition, e)
-            raise OffsetsLogError(int(code) if code is not None else E.UNKNOWN_SERVER_ERROR,
-                                  str(e)) from e
+            return self._failed(error)
+        return self._replica_manager.wait_for_commit(part, info.last_offset + 1,
+                                                     self._commit_timeout_ms)
 
     def read(self, partition: int) -> Iterable[Record]:
-        from protocol.records import decode_batch, iter_batches
-        part = self._service.broker.replica_manager.get(GROUP_METADATA_TOPIC_NAME, partition)
+        part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
         if part is None:
             return
         lg = part.log
         offset, end = lg.log_start_offset, lg.log_end_offset
         while offset < end:
-            data = lg.read(offset, 1 << 20, None, True)
-            records = getattr(data, "records", None)
+            records = lg.read(offset, _LOAD_BUFFER_BYTES, None, True).records
             if records is None or records.size == 0:
                 break
             buf = records.read_bytes()
@@ -88,145 +97,131 @@ class BrokerOffsetsLog:
 
 
 class GroupCoordinatorService:
-    """Constructed by the broker at startup; see docs/INTERFACES.md ("coordinator/")."""
+    """The group coordinator of one broker. `coordinator` exists from construction, so
+    leadership reported before `start` is not lost."""
 
-    def __init__(self, config: GroupCoordinatorConfig | None = None,
+    def __init__(self, config: GroupCoordinatorConfig, replica_manager: Any,
+                 metadata_cache: Any, ensure_offsets_topic: Callable[[], Awaitable[None]],
+                 loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time) -> None:
-        self._config = config
+        self.config = config
+        self._metadata = metadata_cache
+        self._ensure_offsets_topic = ensure_offsets_topic
+        self._loop = loop
         self._clock = clock
-        self.broker: Any = None
-        self.coordinator: GroupCoordinator | None = None
-        self._task: asyncio.Task | None = None
+        self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
+                                            config.offsets_commit_timeout_ms)
+        self.coordinator = GroupCoordinator(config, self.offsets_log,
+                                            future_factory=loop.create_future,
+                                            owned_partitions=())
+        # Latest leader epoch seen per partition: older elections/resignations are stale.
+        self._epochs: dict[int, int] = {}
+        self._timer: asyncio.Task | None = None
+        self._creating_topic: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    async def start(self, broker: Any) -> None:
-        self.broker = broker
-        cfg = self._config or GroupCoordinatorConfig.from_broker_config(broker.config)
-        broker_id = getattr(broker.config, "broker_id", None)
-        if broker_id is not None:
-            cfg.broker_id = broker_id
-        loop = asyncio.get_running_loop()
-        self.coordinator = GroupCoordinator(cfg, BrokerOffsetsLog(self),
-                                            future_factory=loop.create_future,
-                                            owned_partitions=())
-        info = broker.metadata.topic(GROUP_METADATA_TOPIC_NAME)
-        if info is not None:
-            self._host_and_load(info)
-        self._task = loop.create_task(self._timer(), name="group-coordinator-timer")
+    async def start(self) -> None:
+        self._timer = self._loop.create_task(self._run_timer(), name="group-coordinator-timer")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
-            self._task = None
-        if self.coordinator is not None:
-            self.coordinator.shutdown()
-            rm = getattr(self.broker, "replica_manager", None)
-            for p in list(self.coordinator.owned_partitions):
-                part = rm.get(GROUP_METADATA_TOPIC_NAME, p) if rm is not None else None
-                if part is not None:
-                    try:
-                        part.log.flush()
-                    except Exception:
-                        log.exception("flush of %s-%d failed", GROUP_METADATA_TOPIC_NAME, p)
+        """Answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR) and stop the
+        timer. The broker calls this before draining connections."""
+        for task in (self._timer, self._creating_topic):
+            if task is not None and not task.done():
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+        self._timer = self._creating_topic = None
+        self.coordinator.shutdown()
 
-    async def _timer(self) -> None:
+    async def _run_timer(self) -> None:
         while True:
             try:
-                if getattr(self.broker, "_stopping", False) and self.coordinator.active:
-                    # The broker is shutting down and drains connections before calling
-                    # stop(): answer parked JoinGroup/SyncGroup now, or draining waits for
-                    # them (up to a rebalance timeout).
-                    self.coordinator.shutdown()
                 self.coordinator.poll(self.now_ms())
             except Exception:
                 log.exception("group coordinator timer failed")
             await asyncio.sleep(_TICK_S)
 
     # ------------------------------------------------------------------ partitions
-    def _host_and_load(self, info: Any) -> None:
-        """Load every `__consumer_offsets` partition this broker leads."""
-        me = self.coordinator.config.broker_id
-        # Groups map onto the partitions the topic really has (it may predate a change of
-        # offsets.topic.num.partitions), as Kafka does.
-        if info.partitions:
-            self.coordinator.config.offsets_topic_num_partitions = len(info.partitions)
-        rm = self.broker.replica_manager
-        if rm.get(GROUP_METADATA_TOPIC_NAME, 0) is None:
-            rm.host_topic(info)
-        now = self.now_ms()
-        loaded = 0
-        for p, pinfo in sorted(info.partitions.items()):
-            if pinfo.leader == me and p not in self.coordinator.owned_partitions:
-                loaded += self.coordinator.load_partition(p, now)
-        if loaded:
-            log.info("Loaded %d groups from %s", loaded, GROUP_METADATA_TOPIC_NAME)
+    def _is_newer_epoch(self, partition: int, leader_epoch: int) -> bool:
+        """Kafka's maybeUpdateCoordinatorEpoch: record `leader_epoch` unless an event
+        of a later epoch was seen already."""
+        current = self._epochs.get(partition)
+        if current is not None and leader_epoch < current:
+            log.info("ignoring %s-%d epoch %d: epoch %d seen already",
+                     GROUP_METADATA_TOPIC_NAME, partition, leader_epoch, current)
+            return False
+        self._epochs[partition] = leader_epoch
+        return True
 
-    def on_elected(self, partition: int) -> None:
-        """This broker became leader of `__consumer_offsets-<partition>`."""
-        self.coordinator.load_partition(partition, self.now_ms())
+    def on_elected(self, partition: int, leader_epoch: int) -> None:
+        """This broker became leader of `__consumer_offsets-<partition>`: load its groups."""
+        if not self._is_newer_epoch(partition, leader_epoch):
+            return
+        if partition in self.coordinator.owned_partitions:
+            return
+        # Groups map onto the partitions the topic really has (it may predate a change
+        # of offsets.topic.num.partitions), as Kafka does.
+        info = self._metadata.topic(GROUP_METADATA_TOPIC_NAME)
+        if info is not None and info.partitions:
+            self.config.offsets_topic_num_partitions = len(info.partitions)
+        loaded = self.coordinator.load_partition(partition, self.now_ms())
+        log.info("Loaded %d groups from %s-%d (leader epoch %d)", loaded,
+                 GROUP_METADATA_TOPIC_NAME, partition, leader_epoch)
 
-    def on_resigned(self, partition: int) -> None:
+    def on_resigned(self, partition: int, leader_epoch: int) -> None:
         """This broker stopped leading `__consumer_offsets-<partition>`."""
-        self.coordinator.unload_partition(partition)
+        if self._is_newer_epoch(partition, leader_epoch):
+            self.coordinator.unload_partition(partition)
 
-    def on_topics_deleted(self, topics: Iterable[str]) -> None:
-        """The broker deleted these topics: drop their committed offsets."""
-        if self.coordinator is not None:
-            self.coordinator.on_topics_deleted(topics, self.now_ms())
-
-    def ensure_offsets_topic(self) -> Any:
-        """The `__consumer_offsets` TopicInfo, created (compacted) if missing, as Kafka
-        does on the first FindCoordinator; None if it cannot be created."""
-        md = self.broker.metadata
-        info = md.topic(GROUP_METADATA_TOPIC_NAME)
-        if info is None:
-            cfg = self.coordinator.config
-            rf = max(1, min(cfg.offsets_topic_replication_factor, len(md.brokers())))
-            configs = {"cleanup.policy": "compact",
-                       "segment.bytes": str(cfg.offsets_topic_segment_bytes),
-                       "compression.type": "producer"}
-            try:
-                info = md.create_topic(GROUP_METADATA_TOPIC_NAME,
-                                       cfg.offsets_topic_num_partitions, rf, configs)
-            except Exception as e:
-                if md.topic(GROUP_METADATA_TOPIC_NAME) is None:
-                    log.warning("could not create %s: %s", GROUP_METADATA_TOPIC_NAME, e)
-                    return None
-                info = md.topic(GROUP_METADATA_TOPIC_NAME)
-        self._host_and_load(info)
-        return info
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        """These topics were deleted: drop their committed offsets."""
+        self.coordinator.on_topics_deleted(topics, self.now_ms())
 
     # ------------------------------------------------------------------ FindCoordinator
-    def find_coordinator(self, key: str, key_type: int) -> tuple[int, int, str, int]:
+    def _request_offsets_topic(self) -> None:
+        """Ask (once at a time) for `__consumer_offsets` to be created, as Kafka does on
+        the first FindCoordinator; its partitions arrive later through on_elected."""
+        if self._creating_topic is None or self._creating_topic.done():
+            self._creating_topic = self._loop.create_task(self._create_offsets_topic())
+
+    async def _create_offsets_topic(self) -> None:
+        try:
+            await self._ensure_offsets_topic()
+        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
+            log.warning("could not create %s: %s", GROUP_METADATA_TOPIC_NAME, e)
+
+    def _leader_for(self, topic: str, key: str) -> int | None:
+        """The broker leading the partition of `topic` that owns `key`; None when the
+        topic does not exist."""
+        info = self._metadata.topic(topic)
+        if info is None or not info.partitions:
+            return None
+        pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
+        return -1 if pinfo is None else pinfo.leader
+
+    def find_coordinator(self, key: str, key_type: int) -> tuple[ErrorCode, int, str, int]:
         """(error, node id, host, port) of the coordinator for a group (key type 0) or a
-        transactional id (1)."""
-        md = self.broker.metadata
-        brokers = {b.node_id: b for b in md.brokers()}
+        transactional id (1). COORDINATOR_NOT_AVAILABLE while the coordinator's
+        partition has no leader yet (the client retries)."""
         if key_type == 0:
-            info = self.ensure_offsets_topic()
-            if info is None:
-                return E.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-            pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
-            node = brokers.get(pinfo.leader) if pinfo is not None else None
+            leader = self._leader_for(GROUP_METADATA_TOPIC_NAME, key)
+            if leader is None:
+                self._request_offsets_topic()
         elif key_type == 1:
             # Transactions are coordinated by the leader of __transaction_state; until that
-            # topic is managed, a single broker coordinates every transactional id itself.
-            info = md.topic(TRANSACTION_STATE_TOPIC_NAME)
-            node = None
-            if info is not None and info.partitions:
-                pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
-                node = brokers.get(pinfo.leader) if pinfo is not None else None
-            if node is None:
-                node = brokers.get(self.coordinator.config.broker_id)
+            # topic is managed, this broker coordinates the ids the topic does not place.
+            leader = self._leader_for(TRANSACTION_STATE_TOPIC_NAME, key)
+            if leader is None:
+                leader = self.config.broker_id
         else:
-            return E.INVALID_REQUEST, -1, "", -1
+            return ErrorCode.INVALID_REQUEST, -1, "", -1
+        node = next((b for b in self._metadata.brokers() if b.node_id == leader), None)
         if node is None:
-            return E.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return E.NONE, node.node_id, node.host, node.port
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+        return ErrorCode.NONE, node.node_id, node.host, node.port

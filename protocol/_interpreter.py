@@ -15,40 +15,14 @@ from typing import Any
 
 from protocol import messages as M
 from protocol.errors import InvalidRequest
+from protocol.message_compiler import FIXED
+from protocol.message_compiler import in_range as _in
+from protocol.varint import read_unsigned_varint as _uvarint
+from protocol.varint import unsigned_varint as _uv_bytes
 
-_FIXED = {
-    "int8": struct.Struct(">b"), "int16": struct.Struct(">h"), "uint16": struct.Struct(">H"),
-    "int32": struct.Struct(">i"), "uint32": struct.Struct(">I"), "int64": struct.Struct(">q"),
-    "float64": struct.Struct(">d"), "bool": struct.Struct(">?"),
-}
+_FIXED = {t: struct.Struct(">" + code) for t, (code, _size) in FIXED.items()}
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
-
-
-def _in(rng: tuple[int, int] | None, v: int) -> bool:
-    return rng is not None and rng[0] <= v <= rng[1]
-
-
-def _uvarint(buf: Any, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, pos
-        shift += 7
-        if shift > 28:
-            raise InvalidRequest("varint is longer than 5 bytes")
-
-
-def _uv_bytes(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 class _Plan:

@@ -27,6 +27,7 @@ import snappy as _snappy
 import zstandard as _zstd
 
 from protocol.errors import CorruptRecord, UnsupportedCompression
+from protocol.varint import read_unsigned_varint
 
 __all__ = [
     "NONE",
@@ -182,19 +183,12 @@ def _gzip_decompress(data, max_size: int) -> bytes:
     return b"".join(out)
 
 
-def _snappy_raw_length(data, pos: int, end: int) -> int:
+def _snappy_raw_length(data) -> int:
     """Uncompressed size from a raw snappy block's varint preamble."""
-    result = 0
-    shift = 0
-    while True:
-        if pos >= end or shift > 28:
-            raise CorruptRecord("bad snappy length preamble")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result
-        shift += 7
+    try:
+        return read_unsigned_varint(data, 0)[0]
+    except (IndexError, ValueError):
+        raise CorruptRecord("bad snappy length preamble") from None
 
 
 def _snappy_decompress(data, max_size: int) -> bytes:
@@ -202,7 +196,7 @@ def _snappy_decompress(data, max_size: int) -> bytes:
     if not view:
         return b""  # what Java's SnappyOutputStream writes for no input
     if view[:8] != XERIAL_MAGIC:
-        if _snappy_raw_length(view, 0, len(view)) > max_size:
+        if _snappy_raw_length(view) > max_size:
             raise _too_big(max_size)
         return _snappy.uncompress(bytes(view))
     out = []
@@ -224,7 +218,7 @@ def _snappy_decompress(data, max_size: int) -> bytes:
             raise CorruptRecord(f"xerial snappy block of {n} bytes, {end - pos} left")
         block = bytes(view[pos : pos + n])
         pos += n
-        total += _snappy_raw_length(block, 0, n)
+        total += _snappy_raw_length(block)
         if total > max_size:
             raise _too_big(max_size)
         out.append(_snappy.uncompress(block))

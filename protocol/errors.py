@@ -168,6 +168,7 @@ class ErrorCode(IntEnum):
     DUPLICATE_VOTER = (126, False)
     VOTER_NOT_FOUND = (127, False)
     INVALID_REGULAR_EXPRESSION = (128, False)
+    REBOOTSTRAP_REQUIRED = (129, False)
 
     @classmethod
     def of(cls, code: int) -> "ErrorCode | int":

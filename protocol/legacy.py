@@ -26,7 +26,8 @@ from typing import Iterator, NamedTuple
 
 from protocol.compression import DEFAULT_MAX_DECOMPRESSED, GZIP, LZ4, NONE, SNAPPY, decompress
 from protocol.errors import CorruptRecord, UnsupportedCompression
-from protocol.records import NO_TIMESTAMP, Record, build_batch
+from protocol.batch_builder import build_batch
+from protocol.batch_header import LOG_OVERHEAD, NO_TIMESTAMP, TIMESTAMP_TYPE_MASK, Record
 
 __all__ = ["LegacyMessage", "iter_legacy_messages", "upconvert_legacy"]
 
@@ -35,10 +36,8 @@ _V0 = struct.Struct(">Ibb")  # crc, magic, attributes
 _V1 = struct.Struct(">Ibbq")  # crc, magic, attributes, timestamp
 _INT32 = struct.Struct(">i")
 
-_LOG_OVERHEAD = 12
 _MIN_SIZE = {0: 14, 1: 22}  # crc + magic + attributes (+ timestamp) + two lengths
 _LEGACY_CODECS = (NONE, GZIP, SNAPPY, LZ4)
-_TIMESTAMP_TYPE_MASK = 0x08
 
 
 class LegacyMessage(NamedTuple):
@@ -57,7 +56,7 @@ class LegacyMessage(NamedTuple):
 
     @property
     def timestamp_type(self) -> int:
-        return (self.attributes & _TIMESTAMP_TYPE_MASK) >> 3
+        return (self.attributes & TIMESTAMP_TYPE_MASK) >> 3
 
 
 def _read_bytes(buf: bytes, pos: int, end: int) -> tuple[bytes | None, int]:
@@ -79,14 +78,14 @@ def _shallow(buf: bytes, strict: bool) -> Iterator[LegacyMessage]:
     end = len(buf)
     pos = 0
     while pos < end:
-        if end - pos < _LOG_OVERHEAD:
+        if end - pos < LOG_OVERHEAD:
             if strict:
                 raise CorruptRecord(f"{end - pos} trailing bytes, not a legacy message")
             return
         offset, size = _ENTRY.unpack_from(buf, pos)
         if size < _MIN_SIZE[0]:
             raise CorruptRecord(f"legacy message size {size} too small")
-        start = pos + _LOG_OVERHEAD
+        start = pos + LOG_OVERHEAD
         stop = start + size
         if stop > end:
             if strict:
@@ -137,12 +136,12 @@ def _inner(wrapper: LegacyMessage, max_size: int) -> list[LegacyMessage]:
         if wrapper.offset - last + inner[0].offset < 0:
             # a producer's wrapper offset (often 0): keep the relative offsets
             last = wrapper.offset
-        log_append = wrapper.attributes & _TIMESTAMP_TYPE_MASK
+        log_append = wrapper.attributes & TIMESTAMP_TYPE_MASK
         inner = [
             m._replace(
                 offset=wrapper.offset - last + m.offset,
                 timestamp=wrapper.timestamp if log_append else m.timestamp,
-                attributes=m.attributes | (wrapper.attributes & _TIMESTAMP_TYPE_MASK),
+                attributes=m.attributes | (wrapper.attributes & TIMESTAMP_TYPE_MASK),
             )
             for m in inner
         ]
@@ -176,7 +175,7 @@ def _to_batch(messages: list[LegacyMessage], codec: int) -> bytes:
         # producers may send all-zero offsets; the broker assigns real ones anyway
         base = 0 if not -(1 << 63) <= base <= (1 << 63) - 1 else base
         deltas = list(range(len(messages)))
-    timestamp_type = 1 if messages[-1].attributes & _TIMESTAMP_TYPE_MASK else 0
+    timestamp_type = 1 if messages[-1].attributes & TIMESTAMP_TYPE_MASK else 0
     timestamps = [m.timestamp for m in messages]
     for ts in timestamps:
         if ts < NO_TIMESTAMP:

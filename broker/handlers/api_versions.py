@@ -15,8 +15,6 @@ from protocol.messages import ApiVersionsResponse
 
 from broker.handler import Handler, RequestContext
 
-# KIP-1242's code is newer than protocol.errors.ErrorCode knows.
-REBOOTSTRAP_REQUIRED = 129
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 
@@ -34,7 +32,7 @@ async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> A
         # As Kafka: checked only when the client names a cluster; then the node must match too.
         if req.cluster_id is not None and (req.cluster_id != ctx.services.metadata_cache.cluster_id
                                            or req.node_id != ctx.services.broker_id):
-            return ApiVersionsResponse(error_code=REBOOTSTRAP_REQUIRED, api_keys=[], throttle_time_ms=0)
+            return ApiVersionsResponse(error_code=ErrorCode.REBOOTSTRAP_REQUIRED, api_keys=[], throttle_time_ms=0)
     return ApiVersionsResponse(error_code=error, api_keys=keys, throttle_time_ms=0)
 
 

@@ -16,8 +16,9 @@ from protocol.messages import (
     JoinGroupResponse, LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse,
     OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse)
 
+from protocol.errors import ErrorCode as E
+
 from broker.handler import Handler, RequestContext
-from coordinator import errors as E
 from coordinator.records import OffsetAndMetadata
 
 log = logging.getLogger("kafka.server.KafkaApis")
@@ -194,7 +195,7 @@ async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse
                 commit_timestamp=commit_ts,
                 expire_timestamp=now + retention if retention != -1 else -1)
     if offsets:
-        errors.update(_coordinator(ctx).commit_offsets(
+        errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now))

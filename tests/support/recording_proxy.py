@@ -7,8 +7,8 @@ kept alone). `client` is the label current when the connection was
 accepted (set `proxy.client` before running each client). The only variant today is the
 compression codec of Produce requests (`produce_v9_java_lz4.bin`).
 
-With `cap_versions` (default: the versions in Kafka's JSON specs under
-`<repo>/../shared/kafka-protocol/message`, which is what this project implements at most),
+With `cap_versions` (default: the API versions this project implements,
+`protocol.codec.SPECS`),
 the proxy rewrites the broker's ApiVersions responses so clients negotiate versions within
 that range and drops APIs outside it: the recorded requests are then those the clients
 send to our broker. Pass `cap_versions=None` to record untouched traffic.
@@ -18,70 +18,36 @@ not a load-testing tool. Used by tests/data/frames/capture.py.
 """
 from __future__ import annotations
 
-import json
-import re
 import socket
 import struct
 import threading
 from pathlib import Path
 from typing import Mapping
 
-from .ports import LOOPBACK
+from protocol.api_keys import ApiKey
+from protocol.codec import SPECS
+from protocol.varint import read_unsigned_varint as _uvarint
+from protocol.varint import unsigned_varint as _put_uvarint
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SPEC_DIR = REPO_ROOT.parent / "shared" / "kafka-protocol" / "message"
+from .ports import LOOPBACK
 
 API_VERSIONS = 18
 UNSUPPORTED_VERSION = 35
 PRODUCE = 0
 CODECS = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 
-_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 
-
-def load_request_specs(spec_dir: Path = SPEC_DIR) -> dict[int, dict]:
-    """{api_key: {"name": snake_case, "max": int, "min": int, "flexible_min": int|None}}."""
-    if not spec_dir.is_dir():
-        raise FileNotFoundError(f"Kafka message specs not found at {spec_dir}")
-    apis: dict[int, dict] = {}
-    for path in spec_dir.glob("*Request.json"):
-        spec = json.loads(_COMMENT.sub("", path.read_text()))
-        if spec.get("type") != "request" or "apiKey" not in spec:
-            continue
-        lo, _, hi = spec["validVersions"].partition("-")
-        flex = spec.get("flexibleVersions", "none")
-        name = spec["name"].removesuffix("Request")
-        apis[spec["apiKey"]] = {
-            "name": re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower(),
-            "min": int(lo),
-            "max": int(hi or lo),
-            "flexible_min": None if flex == "none" else int(flex.rstrip("+")),
-        }
-    return apis
+def load_request_specs() -> dict[int, dict]:
+    """{api_key: {"name": snake_case, "max": int, "min": int, "flexible_min": int|None}}
+    for every API the project implements."""
+    return {
+        key: {"name": ApiKey(key).name.lower(), "min": spec.min_version,
+              "max": spec.max_version, "flexible_min": spec.flexible_min}
+        for key, spec in SPECS.items()
+    }
 
 
 # ------------------------------------------------------------------ tiny wire helpers
-def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, pos
-        shift += 7
-
-
-def _put_uvarint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        if value < 0x80:
-            out.append(value)
-            return bytes(out)
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-
-
 def _skip_tagged(buf: bytes, pos: int) -> int:
     count, pos = _uvarint(buf, pos)
     for _ in range(count):

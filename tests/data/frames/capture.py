@@ -8,8 +8,7 @@ client through it: Apache's console producer (each codec) and console consumer w
 plus kafka-consumer-groups --describe (Java, Kafka 4.x jars), confluent-kafka Producer (each
 codec, then an idempotent one) and Consumer with a group (librdkafka), kafka-python's
 KafkaProducer (each codec) and KafkaConsumer with a group, and aiokafka's likewise. The proxy caps the broker's
-ApiVersions answer to the versions in Kafka's JSON specs under ../shared (what this project
-implements), so the requests are those the clients send to our broker; --no-cap records the
+ApiVersions answer to the API versions this project implements (protocol.codec.SPECS), so the requests are those the clients send to our broker; --no-cap records the
 versions the clients use with Kafka 4.x itself.
 
 Old captures of the selected clients are removed first; README.md is rewritten.
@@ -243,7 +242,7 @@ recorded by `tests/support/recording_proxy.py`. Re-create them all with
   `aiokafka`.
 - variant: the compression codec of the first record batch of a Produce request
   (`none`, `gzip`, `snappy`, `lz4`, `zstd`).
-- {"ApiVersions answers were capped to the versions in Kafka's JSON specs under ../shared (what kafpy implements), so these are the versions clients use with our broker; `api_versions_*.resp.bin` hold the capped answer the client saw." if capped else "Recorded uncapped: the versions clients use with Kafka itself."}
+- {"ApiVersions answers were capped to the API versions kafpy implements (`protocol.codec.SPECS`), so these are the versions clients use with our broker; `api_versions_*.resp.bin` hold the capped answer the client saw." if capped else "Recorded uncapped: the versions clients use with Kafka itself."}
 - Payloads: `<client>-<codec>-<nnn> ` followed by a repeated pangram; topics
   `frames-java`, `frames-librdkafka`, `frames-kafka-python`, `frames-aiokafka` (one
   partition each); groups of the same names. Ids, timestamps and member ids vary between captures.

@@ -6,23 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.coordinator.helpers import committed, create_topic, produce
-
-
-def _commit_some(bootstrap: str) -> None:
-    from kafka import KafkaConsumer
-    c = KafkaConsumer("cg", bootstrap_servers=bootstrap, group_id="tool-group",
-                      auto_offset_reset="earliest", enable_auto_commit=False,
-                      consumer_timeout_ms=10_000)
-    n = 0
-    try:
-        for _ in c:
-            n += 1
-            if n == 6:
-                break
-        c.commit()
-    finally:
-        c.close()
+from tests.integration.coordinator.helpers import (
+    committed, consume_and_commit, create_topic, produce)
 
 
 @pytest.mark.parametrize("version", ["3.9", "4"])
@@ -31,7 +16,7 @@ def test_kafka_consumer_groups_tool(broker_factory, version):
     b = broker_factory({"group.initial.rebalance.delay.ms": 0})
     create_topic(b.bootstrap, "cg", 2)
     produce(b.bootstrap, "cg", [b"v%d" % i for i in range(10)], 2)
-    _commit_some(b.bootstrap)
+    consume_and_commit(b.bootstrap, "cg", "tool-group", 6)
 
     def tool(*args):
         return run_tool(version, "kafka-consumer-groups",

@@ -7,16 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from tests.integration.coordinator.helpers import create_topic, produce, wait_until
-
-
-def _describe(bootstrap: str, group: str) -> dict:
-    from kafka import KafkaAdminClient
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        return admin.describe_groups([group])[group]
-    finally:
-        admin.close()
+from tests.integration.coordinator.helpers import create_topic, describe_group, produce, wait_until
 
 
 def test_cooperative_sticky_consumers_join_one_by_one(broker_factory):
@@ -48,10 +39,10 @@ def test_cooperative_sticky_consumers_join_one_by_one(broker_factory):
             threads[-1].start()
 
             def settled(n=i + 1):
-                d = _describe(b.bootstrap, "coop-group")
-                return d["group_state"] == "Stable" and len(d["members"]) == n
+                d = describe_group(b.bootstrap, "coop-group")
+                return d is not None and d["group_state"] == "Stable" and len(d["members"]) == n
             wait_until(settled, 90, f"{i + 1} cooperative members Stable")
-        d = _describe(b.bootstrap, "coop-group")
+        d = describe_group(b.bootstrap, "coop-group")
         assert d["protocol_data"] == "cooperative-sticky"
         values = [b"c%d" % i for i in range(60)]
         produce(b.bootstrap, "coop", values, 6)
@@ -84,8 +75,8 @@ def test_static_member_restart_keeps_generation_and_partitions(broker_factory):
             await c.getmany(timeout_ms=100)
             if (a.assignment() and c.assignment()
                     and a._coordinator.generation == c._coordinator.generation):
-                d = await loop.run_in_executor(None, _describe, b.bootstrap, "static-group")
-                if d["group_state"] == "Stable" and len(d["members"]) == 2:
+                d = await loop.run_in_executor(None, describe_group, b.bootstrap, "static-group")
+                if d is not None and d["group_state"] == "Stable" and len(d["members"]) == 2:
                     break
             assert loop.time() < deadline, "group never became Stable with both members"
         generation = a._coordinator.generation
@@ -100,7 +91,7 @@ def test_static_member_restart_keeps_generation_and_partitions(broker_factory):
             await c2.getmany(timeout_ms=100)
             await a.getmany(timeout_ms=100)
             assert loop.time() < deadline, "restarted static member got no assignment"
-        d = await loop.run_in_executor(None, _describe, b.bootstrap, "static-group")
+        d = await loop.run_in_executor(None, describe_group, b.bootstrap, "static-group")
         result = (generation, c2._coordinator.generation, b_parts, set(c2.assignment()),
                   old_member, c2._coordinator.member_id, d["group_state"],
                   sorted(m.get("group_instance_id") for m in d["members"]))

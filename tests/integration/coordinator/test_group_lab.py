@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.coordinator.helpers import create_topic, produce, wait_until
+from tests.integration.coordinator.helpers import create_topic, describe_group, produce, wait_until
 from tests.support import process
 
 REPO = Path(__file__).resolve().parents[3]
@@ -35,18 +35,9 @@ class _Reader:
                 self.lines.append(line.rstrip("\n"))
 
 
-def _describe(bootstrap: str, group: str):
-    from kafka import KafkaAdminClient
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        return admin.describe_groups([group])[group]
-    finally:
-        admin.close()
-
-
 def _stable_with(bootstrap: str, n: int) -> bool:
-    d = _describe(bootstrap, "mygroup")
-    return d["group_state"] == "Stable" and len(d["members"]) == n
+    d = describe_group(bootstrap, "mygroup")
+    return d is not None and d["group_state"] == "Stable" and len(d["members"]) == n
 
 
 def _start_consumers(kind: str, bootstrap: str) -> list[_Reader]:
@@ -88,7 +79,7 @@ def test_three_console_consumers_share_partitions_and_survive_a_kill(broker_fact
         # Its partitions move once its session expires and the others rejoin.
         wait_until(lambda: _stable_with(b.bootstrap, 2), SESSION_MS / 1000 + 60,
                    "two members after the kill")
-        d = _describe(b.bootstrap, "mygroup")
+        d = describe_group(b.bootstrap, "mygroup")
         assert len(d["members"]) == 2
         if kind == "apache-cooperative":
             assert d["protocol_data"] == "cooperative-sticky"

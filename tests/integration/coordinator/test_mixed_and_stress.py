@@ -9,16 +9,7 @@ import random
 import struct
 import threading
 
-from tests.integration.coordinator.helpers import create_topic, produce, wait_until
-
-
-def _describe(bootstrap: str, group: str) -> dict:
-    from kafka import KafkaAdminClient
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        return admin.describe_groups([group])[group]
-    finally:
-        admin.close()
+from tests.integration.coordinator.helpers import create_topic, describe_group, produce, wait_until
 
 
 def test_kafka_python_and_confluent_kafka_share_one_group(broker_factory):
@@ -60,11 +51,11 @@ def test_kafka_python_and_confluent_kafka_share_one_group(broker_factory):
         t.start()
     try:
         def two_members_stable():
-            d = _describe(b.bootstrap, "mixed-group")
-            return (d["group_state"] == "Stable" and
+            d = describe_group(b.bootstrap, "mixed-group")
+            return (d is not None and d["group_state"] == "Stable" and
                     sorted(m["client_id"] for m in d["members"]) == ["kp-member", "rdkafka-member"])
         wait_until(two_members_stable, 90, "both clients in one Stable group")
-        d = _describe(b.bootstrap, "mixed-group")
+        d = describe_group(b.bootstrap, "mixed-group")
         assert d["protocol_type"] == "consumer" and d["protocol_data"] == "range"
         values = [b"m%d" % i for i in range(60)]
         produce(b.bootstrap, "mixed", values, 6)
@@ -160,10 +151,10 @@ def test_twenty_consumers_joining_and_leaving_at_random(broker_factory):
         # Settle: the survivors end up Stable, owning every partition exactly once.
         deadline = loop.time() + 120
         while True:
-            d = await loop.run_in_executor(None, _describe, b.bootstrap, "churn-group")
-            if d["group_state"] == "Stable" and len(d["members"]) == len(running):
+            d = await loop.run_in_executor(None, describe_group, b.bootstrap, "churn-group")
+            if d is not None and d["group_state"] == "Stable" and len(d["members"]) == len(running):
                 break
-            assert loop.time() < deadline, f"group never settled: {d['group_state']}"
+            assert loop.time() < deadline, f"group never settled: {d and d['group_state']}"
             await asyncio.sleep(0.5)
         try:
             return started, d

@@ -9,26 +9,10 @@ from pathlib import Path
 import pytest
 
 from coordinator.partitioner import partition_for
-from tests.integration.coordinator.helpers import committed, create_topic, produce
+from tests.integration.coordinator.helpers import (
+    committed, consume_and_commit, create_topic, produce)
 
 OVERRIDES = {"group.initial.rebalance.delay.ms": 0}
-
-
-def _consume_and_commit(bootstrap: str, topic: str, group: str, n: int) -> None:
-    from kafka import KafkaConsumer
-    c = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
-                      auto_offset_reset="earliest", enable_auto_commit=False,
-                      consumer_timeout_ms=10_000)
-    got = 0
-    try:
-        for _ in c:
-            got += 1
-            if got == n:
-                break
-        c.commit()
-    finally:
-        c.close()
-    assert got == n
 
 
 @pytest.mark.parametrize("how", ["stop", "kill -9"])
@@ -36,7 +20,7 @@ def test_offsets_survive_broker_restart(broker_factory, how):
     b = broker_factory(OVERRIDES)
     create_topic(b.bootstrap, "dur", 4)
     produce(b.bootstrap, "dur", [b"x%d" % i for i in range(40)], 4)
-    _consume_and_commit(b.bootstrap, "dur", "dur-group", 25)
+    consume_and_commit(b.bootstrap, "dur", "dur-group", 25)
     before = committed(b.bootstrap, "dur-group")
     assert sum(before.values()) == 25
     if how == "stop":
@@ -53,7 +37,7 @@ def test_offsets_survive_broker_restart(broker_factory, how):
     finally:
         admin.close()
     # and consumption resumes there
-    _consume_and_commit(b.bootstrap, "dur", "dur-group", 15)
+    consume_and_commit(b.bootstrap, "dur", "dur-group", 15)
     assert sum(committed(b.bootstrap, "dur-group").values()) == 40
 
 
@@ -62,7 +46,7 @@ def test_kafka_dump_log_offsets_decoder_reads_our_records(broker_factory):
     b = broker_factory(OVERRIDES)
     create_topic(b.bootstrap, "dumped", 2)
     produce(b.bootstrap, "dumped", [b"a", b"b", b"c", b"d"], 2)
-    _consume_and_commit(b.bootstrap, "dumped", "dump-group", 4)
+    consume_and_commit(b.bootstrap, "dumped", "dump-group", 4)
     b.stop()
     p = partition_for("dump-group", 50)
     segments = sorted((Path(b.log_dir) / f"__consumer_offsets-{p}").glob("*.log"))
@@ -90,7 +74,7 @@ def test_groups_map_onto_the_existing_offsets_topic_partition_count(broker_facto
     b = broker_factory({**OVERRIDES, "offsets.topic.num.partitions": 5})
     create_topic(b.bootstrap, "np", 1)
     produce(b.bootstrap, "np", [b"1", b"2", b"3"])
-    _consume_and_commit(b.bootstrap, "np", "np-group", 3)
+    consume_and_commit(b.bootstrap, "np", "np-group", 3)
     assert sorted(p.name for p in Path(b.log_dir).glob("__consumer_offsets-*")) == \
         [f"__consumer_offsets-{i}" for i in range(5)]
     b.stop()

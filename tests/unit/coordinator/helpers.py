@@ -25,6 +25,14 @@ def make_coordinator(log: InMemoryOffsetsLog | None = None, **cfg) -> GroupCoord
                             member_id_factory=lambda prefix: f"{prefix}-{next(counter)}")
 
 
+def commit(c: GroupCoordinator, group: str, member_id: str, instance: str | None,
+           generation: int, offsets: dict, now: int) -> dict:
+    """OffsetCommit through `c` whose write completes at once: the per-partition errors."""
+    fut = c.commit_offsets(group, member_id, instance, generation, offsets, now)
+    assert fut.done(), "the commit is still waiting for its write"
+    return fut.result()
+
+
 def join(c: GroupCoordinator, group: str = "g", member_id: str = "", *, now: int = 0,
          instance: str | None = None, v4: bool = False, skip: bool = False,
          client_id: str = "client", protocols=None, protocol_type: str = "consumer",

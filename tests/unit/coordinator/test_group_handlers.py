@@ -13,7 +13,7 @@ from protocol.codec import decode_response, encode_response
 
 from broker.handlers import group as G
 from coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
-from coordinator import errors as E
+from protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import subscription
 

@@ -1,9 +1,9 @@
 """OffsetCommit / OffsetFetch / OffsetDelete / DeleteGroups / ListGroups / DescribeGroups."""
 
 from coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
-from coordinator import errors as E
+from protocol.errors import ErrorCode as E
 
-from tests.unit.coordinator.helpers import make_coordinator, stable_group, subscription
+from tests.unit.coordinator.helpers import commit, make_coordinator, stable_group, subscription
 
 
 def om(offset, metadata="", ts=1000, epoch=-1, expire=-1):
@@ -12,7 +12,7 @@ def om(offset, metadata="", ts=1000, epoch=-1, expire=-1):
 
 def test_simple_commit_outside_a_group_creates_empty_group_and_fetches():
     c = make_coordinator()
-    res = c.commit_offsets("simple", "", None, -1, {("t", 0): om(5, "m"), ("t", 1): om(7)}, 1)
+    res = commit(c, "simple", "", None, -1, {("t", 0): om(5, "m"), ("t", 1): om(7)}, 1)
     assert res == {("t", 0): E.NONE, ("t", 1): E.NONE}
     g = c.groups["simple"]
     assert g.is_(GroupState.EMPTY) and g.protocol_type is None
@@ -28,21 +28,21 @@ def test_simple_commit_outside_a_group_creates_empty_group_and_fetches():
 
 def test_commit_with_generation_for_unknown_group_is_illegal_generation():
     c = make_coordinator()
-    assert c.commit_offsets("g", "m", None, 3, {("t", 0): om(1)}, 1) == {("t", 0): E.ILLEGAL_GENERATION}
+    assert commit(c, "g", "m", None, 3, {("t", 0): om(1)}, 1) == {("t", 0): E.ILLEGAL_GENERATION}
     assert "g" not in c.groups
 
 
 def test_commit_generation_and_member_checks_in_a_live_group():
     c = make_coordinator()
     ids, gen, t = stable_group(c, 2)
-    ok = c.commit_offsets("g", ids[0], None, gen, {("t", 0): om(10)}, t)
+    ok = commit(c, "g", ids[0], None, gen, {("t", 0): om(10)}, t)
     assert ok == {("t", 0): E.NONE}
-    assert c.commit_offsets("g", ids[0], None, gen + 1, {("t", 0): om(1)}, t) == \
+    assert commit(c, "g", ids[0], None, gen + 1, {("t", 0): om(1)}, t) == \
         {("t", 0): E.ILLEGAL_GENERATION}
-    assert c.commit_offsets("g", "stranger", None, gen, {("t", 0): om(1)}, t) == \
+    assert commit(c, "g", "stranger", None, gen, {("t", 0): om(1)}, t) == \
         {("t", 0): E.UNKNOWN_MEMBER_ID}
     # generation -1 without member id while the group has members
-    assert c.commit_offsets("g", "", None, -1, {("t", 0): om(1)}, t) == \
+    assert commit(c, "g", "", None, -1, {("t", 0): om(1)}, t) == \
         {("t", 0): E.UNKNOWN_MEMBER_ID}
     assert c.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 10
 
@@ -53,7 +53,7 @@ def test_commit_during_completing_rebalance_is_rebalance_in_progress():
     futs = [join(c, client_id="a"), join(c, client_id="b")]
     drive(c, futs)
     r = futs[0].result()
-    assert c.commit_offsets("g", r.member_id, None, r.generation_id, {("t", 0): om(1)}, 1) == \
+    assert commit(c, "g", r.member_id, None, r.generation_id, {("t", 0): om(1)}, 1) == \
         {("t", 0): E.REBALANCE_IN_PROGRESS}
 
 
@@ -63,21 +63,21 @@ def test_commit_during_preparing_rebalance_is_accepted():
     from tests.unit.coordinator.helpers import join
     join(c, member_id=ids[0], now=t)
     assert c.groups["g"].is_(GroupState.PREPARING_REBALANCE)
-    assert c.commit_offsets("g", ids[1], None, gen, {("t", 0): om(3)}, t) == {("t", 0): E.NONE}
+    assert commit(c, "g", ids[1], None, gen, {("t", 0): om(3)}, t) == {("t", 0): E.NONE}
 
 
 def test_metadata_too_large_and_append_failures():
     log = InMemoryOffsetsLog()
     c = make_coordinator(log, offset_metadata_max_bytes=4)
-    res = c.commit_offsets("s", "", None, -1, {("t", 0): om(1, "12345"), ("t", 1): om(1, "1234")}, 1)
+    res = commit(c, "s", "", None, -1, {("t", 0): om(1, "12345"), ("t", 1): om(1, "1234")}, 1)
     assert res == {("t", 0): E.OFFSET_METADATA_TOO_LARGE, ("t", 1): E.NONE}
     log.fail_with = E.NOT_LEADER_OR_FOLLOWER
-    assert c.commit_offsets("s", "", None, -1, {("t", 1): om(9)}, 2) == {("t", 1): E.NOT_COORDINATOR}
+    assert commit(c, "s", "", None, -1, {("t", 1): om(9)}, 2) == {("t", 1): E.NOT_COORDINATOR}
     log.fail_with = E.MESSAGE_TOO_LARGE
-    assert c.commit_offsets("s", "", None, -1, {("t", 1): om(9)}, 2) == \
+    assert commit(c, "s", "", None, -1, {("t", 1): om(9)}, 2) == \
         {("t", 1): E.INVALID_COMMIT_OFFSET_SIZE}
     log.fail_with = E.UNKNOWN_TOPIC_OR_PARTITION
-    assert c.commit_offsets("s", "", None, -1, {("t", 1): om(9)}, 2) == \
+    assert commit(c, "s", "", None, -1, {("t", 1): om(9)}, 2) == \
         {("t", 1): E.COORDINATOR_NOT_AVAILABLE}
     assert c.fetch_offsets("s", [("t", 1)])[1][("t", 1)].offset == 1     # unchanged
 
@@ -85,7 +85,7 @@ def test_metadata_too_large_and_append_failures():
 def test_delete_groups():
     c = make_coordinator()
     ids, gen, t = stable_group(c, 1)
-    c.commit_offsets("s", "", None, -1, {("t", 0): om(1)}, 1)
+    commit(c, "s", "", None, -1, {("t", 0): om(1)}, 1)
     res = c.delete_groups(["g", "s", "missing", ""], t)
     assert res == {"g": E.NON_EMPTY_GROUP, "s": E.NONE, "missing": E.GROUP_ID_NOT_FOUND,
                    "": E.GROUP_ID_NOT_FOUND}
@@ -99,14 +99,14 @@ def test_delete_groups():
 def test_offset_delete():
     c = make_coordinator()
     ids, gen, t = stable_group(c, 1)            # subscribed to topic "t"
-    c.commit_offsets("g", ids[0], None, gen, {("t", 0): om(1), ("u", 0): om(2)}, t)
+    commit(c, "g", ids[0], None, gen, {("t", 0): om(1), ("u", 0): om(2)}, t)
     err, res = c.delete_offsets("g", [("t", 0), ("u", 0)], t)
     assert err == E.NONE
     assert res == {("t", 0): E.GROUP_SUBSCRIBED_TO_TOPIC, ("u", 0): E.NONE}
     assert set(c.groups["g"].offsets) == {("t", 0)}
     assert c.delete_offsets("missing", [("t", 0)], t) == (E.GROUP_ID_NOT_FOUND, {})
     # An Empty simple group whose last offset goes away dies.
-    c.commit_offsets("s", "", None, -1, {("t", 0): om(1)}, 1)
+    commit(c, "s", "", None, -1, {("t", 0): om(1)}, 1)
     assert c.delete_offsets("s", [("t", 0)], 2) == (E.NONE, {("t", 0): E.NONE})
     assert "s" not in c.groups
 
@@ -122,7 +122,7 @@ def test_offset_delete_in_non_consumer_active_group_is_non_empty():
 def test_list_groups_with_states_and_types_filters():
     c = make_coordinator()
     stable_group(c, 1, group="live")
-    c.commit_offsets("s", "", None, -1, {("t", 0): om(1)}, 1)
+    commit(c, "s", "", None, -1, {("t", 0): om(1)}, 1)
     err, groups = c.list_groups()
     assert err == E.NONE
     assert sorted((g.group_id, g.protocol_type, g.state) for g in groups) == \
@@ -154,7 +154,7 @@ def test_describe_group():
 def test_offsets_expire_after_retention_once_group_is_empty():
     c = make_coordinator(offsets_retention_minutes=1)
     ids, gen, t = stable_group(c, 1)
-    c.commit_offsets("g", ids[0], None, gen, {("t", 0): om(1, ts=t), ("gone", 0): om(1, ts=t)}, t)
+    commit(c, "g", ids[0], None, gen, {("t", 0): om(1, ts=t), ("gone", 0): om(1, ts=t)}, t)
     # Stable consumer group: only topics no longer subscribed expire (by commit time).
     assert c.expire_offsets(t + 60_000) == 1
     assert set(c.groups["g"].offsets) == {("t", 0)}
@@ -166,7 +166,7 @@ def test_offsets_expire_after_retention_once_group_is_empty():
 
 def test_simple_group_offsets_expire_by_commit_time_and_explicit_expire_timestamp():
     c = make_coordinator(offsets_retention_minutes=1, offsets_retention_check_interval_ms=1000)
-    c.commit_offsets("s", "", None, -1, {("t", 0): om(1, ts=0), ("t", 1): om(1, ts=50_000),
+    commit(c, "s", "", None, -1, {("t", 0): om(1, ts=0), ("t", 1): om(1, ts=50_000),
                                          ("t", 2): om(1, ts=0, expire=10_000)}, 0)
     c.poll(0)
     c.poll(9_999)
@@ -181,8 +181,8 @@ def test_offsets_of_deleted_topics_are_removed_with_tombstones():
     log = InMemoryOffsetsLog()
     c = make_coordinator(log)
     ids, gen, t = stable_group(c, 1)
-    c.commit_offsets("g", ids[0], None, gen, {("t", 0): om(1), ("old", 0): om(2)}, t)
-    c.commit_offsets("s", "", None, -1, {("old", 1): om(3)}, t)
+    commit(c, "g", ids[0], None, gen, {("t", 0): om(1), ("old", 0): om(2)}, t)
+    commit(c, "s", "", None, -1, {("old", 1): om(3)}, t)
     assert c.on_topics_deleted(["old"], t + 1) == 2
     assert set(c.groups["g"].offsets) == {("t", 0)}
     assert "s" not in c.groups                     # empty simple group without offsets dies

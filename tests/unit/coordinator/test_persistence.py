@@ -3,14 +3,14 @@
 import struct
 
 from coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
-from coordinator import errors as E
+from protocol.errors import ErrorCode as E
 from coordinator.records import (
     GroupMetadataKey, GroupMetadataValue, MemberRecord, OffsetCommitKey,
     decode_group_metadata_value, decode_key, decode_offset_commit_value,
     encode_group_metadata_key, encode_group_metadata_value, encode_offset_commit_key,
     encode_offset_commit_value, parse_consumer_subscription_topics)
 
-from tests.unit.coordinator.helpers import make_coordinator, stable_group, subscription
+from tests.unit.coordinator.helpers import commit, make_coordinator, stable_group, subscription
 
 
 def test_offset_commit_key_and_value_layout():
@@ -63,10 +63,10 @@ def test_state_is_rebuilt_by_replaying_the_partition():
     log = InMemoryOffsetsLog()
     c = make_coordinator(log)
     ids, gen, t = stable_group(c, 2)
-    c.commit_offsets("g", ids[0], None, gen, {("t", 0): OffsetAndMetadata(11, 1, "x", t)}, t)
-    c.commit_offsets("g", ids[0], None, gen, {("t", 0): OffsetAndMetadata(12, 1, "y", t)}, t)
-    c.commit_offsets("simple", "", None, -1, {("u", 3): OffsetAndMetadata(5, -1, "", t)}, t)
-    c.commit_offsets("gone", "", None, -1, {("u", 3): OffsetAndMetadata(5, -1, "", t)}, t)
+    commit(c, "g", ids[0], None, gen, {("t", 0): OffsetAndMetadata(11, 1, "x", t)}, t)
+    commit(c, "g", ids[0], None, gen, {("t", 0): OffsetAndMetadata(12, 1, "y", t)}, t)
+    commit(c, "simple", "", None, -1, {("u", 3): OffsetAndMetadata(5, -1, "", t)}, t)
+    commit(c, "gone", "", None, -1, {("u", 3): OffsetAndMetadata(5, -1, "", t)}, t)
     assert c.delete_groups(["gone"], t) == {"gone": E.NONE}
 
     fresh = make_coordinator(log, offsets_topic_num_partitions=50)
@@ -93,7 +93,7 @@ def test_empty_group_written_after_everyone_leaves_is_loaded_empty():
     log = InMemoryOffsetsLog()
     c = make_coordinator(log)
     ids, gen, t = stable_group(c, 1)
-    c.commit_offsets("g", ids[0], None, gen, {("t", 0): OffsetAndMetadata(3, -1, "", t)}, t)
+    commit(c, "g", ids[0], None, gen, {("t", 0): OffsetAndMetadata(3, -1, "", t)}, t)
     c.leave_group("g", [(ids[0], None)], t)
     fresh = make_coordinator(log)
     fresh.load_partition(fresh.partition_for("g"), t + 1)
@@ -125,7 +125,7 @@ def test_shutdown_answers_parked_requests():
 def test_unreadable_records_are_skipped_on_replay():
     log = InMemoryOffsetsLog()
     c = make_coordinator(log)
-    c.commit_offsets("s", "", None, -1, {("t", 0): OffsetAndMetadata(4, -1, "", 1)}, 1)
+    commit(c, "s", "", None, -1, {("t", 0): OffsetAndMetadata(4, -1, "", 1)}, 1)
     p = c.partition_for("s")
     log.partitions[p].insert(0, (struct.pack(">h", 9) + b"junk", b"x", 1))
     log.partitions[p].insert(0, (encode_offset_commit_key("s", "t", 1), b"\x00\x03\x00", 1))

@@ -1,103 +1,276 @@
-"""coordinator.service on real storage and metadata, without sockets: the offsets topic is
-created on the first FindCoordinator, commits land in its logs, a new service replays
-them, and partitions move in and out with on_elected/on_resigned."""
+"""coordinator.service without sockets: real storage Logs under a small stand-in for the
+replica manager (the `get_partition` / `append_records_to_leader` / `wait_for_commit`
+interface the broker's ReplicaManager offers), whose commits the tests release by hand.
+Covers: the offsets topic requested on the first FindCoordinator, commits answered only
+once committed, error mapping, replay by a new service, leadership epochs."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from dataclasses import dataclass, field
 
-from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo, StandaloneMetadata
-from broker.replica_manager import ReplicaManager
-from broker.topic_config import effective_topic_config
-from coordinator import OffsetAndMetadata
-from coordinator import errors as E
-from coordinator.partitioner import GROUP_METADATA_TOPIC_NAME
+from protocol.errors import ErrorCode as E
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
+
+from coordinator import GroupCoordinatorConfig, OffsetAndMetadata
 from coordinator.service import GroupCoordinatorService
 from storage import LogConfig, LogManager
 
+PARTITIONS = 3
 
+
+@dataclass
+class _PartitionInfo:
+    leader: int
+    leader_epoch: int
+    replicas: list[int]
+    isr: list[int]
+
+
+@dataclass
+class _Topic:
+    partitions: dict[int, _PartitionInfo] = field(default_factory=dict)
+
+
+@dataclass
 class _Broker:
-    """The parts of broker.broker.Broker the service uses."""
-
-    def __init__(self, log_dir: str) -> None:
-        self.config = KafkaConfig.from_file(None, [
-            f"log.dirs={log_dir}", "offsets.topic.num.partitions=3",
-            "offsets.topic.replication.factor=3", "group.initial.rebalance.delay.ms=0"])
-        self.metadata = StandaloneMetadata(log_dir, BrokerInfo(0, "127.0.0.1", 9092))
-        self.log_manager = LogManager([log_dir], LogConfig.from_properties(
-            effective_topic_config(self.config, {})), start_cleaner=False)
-        self.log_manager.startup(cluster_id=self.metadata.cluster_id, broker_id=0)
-        self.replica_manager = ReplicaManager(self)
-        for info in self.metadata.topics().values():
-            self.replica_manager.host_topic(info)
-
-    def close(self) -> None:
-        self.log_manager.shutdown()
+    node_id: int
+    host: str
+    port: int
 
 
-def test_service_creates_offsets_topic_persists_and_replays(tmp_path):
-    async def first_life():
-        broker = _Broker(str(tmp_path))
-        svc = GroupCoordinatorService(clock=lambda: 1_000.0)
-        await svc.start(broker)
-        try:
-            assert broker.metadata.topic(GROUP_METADATA_TOPIC_NAME) is None
+class _Refused(Exception):
+    def __init__(self, error_code: E) -> None:
+        super().__init__(error_code.name)
+        self.error_code = error_code
+
+
+class _Partition:
+    def __init__(self, log) -> None:
+        self.log = log
+        self.refuse: E | None = None
+
+    def append_records_to_leader(self, batch, origin: str, required_acks: int):
+        assert (origin, required_acks) == ("coordinator", -1)
+        if self.refuse is not None:
+            raise _Refused(self.refuse)
+        return self.log.append_as_leader(batch, 0, origin=origin)
+
+
+class _ReplicaManager:
+    """Leads the `__consumer_offsets` partitions it is told to; a write commits (the
+    high watermark moves) only when the test calls `commit`."""
+
+    def __init__(self, log_manager: LogManager, loop: asyncio.AbstractEventLoop) -> None:
+        self.log_manager = log_manager
+        self.loop = loop
+        self.partitions: dict[int, _Partition] = {}
+        self.waits: list[tuple[_Partition, int, int, asyncio.Future]] = []
+
+    def lead(self, index: int) -> None:
+        cfg = LogConfig.from_properties({"cleanup.policy": "compact"})
+        self.partitions[index] = _Partition(
+            self.log_manager.get_or_create_log(GROUP_METADATA_TOPIC_NAME, index, cfg))
+
+    def get_partition(self, topic: str, index: int):
+        assert topic == GROUP_METADATA_TOPIC_NAME
+        return self.partitions.get(index)
+
+    def wait_for_commit(self, part, offset: int, timeout_ms: int) -> asyncio.Future:
+        fut = self.loop.create_future()
+        self.waits.append((part, offset, timeout_ms, fut))
+        return fut
+
+    def commit(self, error: E = E.NONE) -> None:
+        waits, self.waits = self.waits, []
+        for part, offset, _, fut in waits:
+            if error == E.NONE:
+                part.log.update_high_watermark(offset)
+            fut.set_result(error)
+
+
+class _Cluster:
+    """Metadata cache and controller in one: creating the offsets topic makes this
+    broker lead every partition and reports it to the service, as the broker does."""
+
+    def __init__(self, rm: _ReplicaManager) -> None:
+        self.rm = rm
+        self.topics: dict[str, _Topic] = {}
+        self.service: GroupCoordinatorService | None = None
+        self.creations = 0
+
+    def topic(self, name: str):
+        return self.topics.get(name)
+
+    def brokers(self):
+        return [_Broker(0, "127.0.0.1", 9092)]
+
+    def elect_all(self) -> None:
+        self.topics[GROUP_METADATA_TOPIC_NAME] = _Topic(
+            {p: _PartitionInfo(0, 0, [0], [0]) for p in range(PARTITIONS)})
+        for p in range(PARTITIONS):
+            self.rm.lead(p)
+            self.service.on_elected(p, 0)
+
+    async def ensure_offsets_topic(self) -> None:
+        self.creations += 1
+        self.elect_all()
+
+
+@contextlib.asynccontextmanager
+async def _service(tmp_path, clock=lambda: 1_000.0, elect=True, start=False):
+    """A service over logs in `tmp_path`, this broker leading every partition unless
+    `elect` is false; stopped (and the logs closed) on exit."""
+    loop = asyncio.get_running_loop()
+    lm = LogManager([str(tmp_path)], LogConfig(), start_cleaner=False)
+    lm.startup(cluster_id="c", broker_id=0)
+    rm = _ReplicaManager(lm, loop)
+    cluster = _Cluster(rm)
+    config = GroupCoordinatorConfig(offsets_topic_num_partitions=PARTITIONS,
+                                    group_initial_rebalance_delay_ms=0)
+    svc = GroupCoordinatorService(config, rm, cluster, cluster.ensure_offsets_topic, loop,
+                                  clock=clock)
+    cluster.service = svc
+    try:
+        if start:
+            await svc.start()
+        if elect:
+            cluster.elect_all()
+        yield svc, rm, cluster
+    finally:
+        await svc.stop()
+        lm.shutdown()
+
+
+def _om(offset: int) -> OffsetAndMetadata:
+    return OffsetAndMetadata(offset, -1, "m", 1_000_000)
+
+
+async def _settle() -> None:
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+def test_offsets_topic_is_requested_once_and_the_coordinator_found_after(tmp_path):
+    async def scenario():
+        async with _service(tmp_path, elect=False, start=True) as (svc, rm, cluster):
+            assert svc.find_coordinator("g", 0)[0] == E.COORDINATOR_NOT_AVAILABLE
+            assert svc.find_coordinator("g", 0)[0] == E.COORDINATOR_NOT_AVAILABLE
+            await _settle()
+            assert cluster.creations == 1
             assert svc.find_coordinator("g", 0) == (E.NONE, 0, "127.0.0.1", 9092)
-            info = broker.metadata.topic(GROUP_METADATA_TOPIC_NAME)
-            assert len(info.partitions) == 3 and info.is_internal
-            assert info.replication_factor == 1                # capped at the live brokers
-            assert info.configs["cleanup.policy"] == "compact"
-            assert svc.coordinator.owned_partitions == {0, 1, 2}
-            res = svc.coordinator.commit_offsets(
-                "g", "", None, -1, {("t", 0): OffsetAndMetadata(42, -1, "m", 1_000_000)},
-                svc.now_ms())
-            assert res == {("t", 0): E.NONE}
-            part = broker.replica_manager.get(GROUP_METADATA_TOPIC_NAME, svc.coordinator.partition_for("g"))
-            assert part.log.log_end_offset == 1 and part.log.high_watermark == 1
+            assert svc.coordinator.owned_partitions == set(range(PARTITIONS))
             # transactional ids: this broker while __transaction_state does not exist
             assert svc.find_coordinator("txn", 1) == (E.NONE, 0, "127.0.0.1", 9092)
             assert svc.find_coordinator("x", 2)[0] == E.INVALID_REQUEST
-        finally:
-            await svc.stop()
-            broker.close()
+
+    asyncio.run(scenario())
+
+
+def test_commit_is_answered_and_visible_only_once_committed_then_replayed(tmp_path):
+    async def first_life():
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            fut = c.commit_offsets("g", "", None, -1, {("t", 0): _om(42)}, svc.now_ms())
+            part = rm.partitions[c.partition_for("g")]
+            assert part.log.log_end_offset == 1 and part.log.high_watermark == 0
+            assert [w[1:3] for w in rm.waits] == [(1, 5000)]    # offsets.commit.timeout.ms
+            await _settle()
+            assert not fut.done()
+            assert c.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == -1
+            rm.commit()
+            assert await fut == {("t", 0): E.NONE}
+            assert c.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 42
 
     async def second_life():
-        broker = _Broker(str(tmp_path))
-        svc = GroupCoordinatorService(clock=lambda: 2_000.0)
-        await svc.start(broker)
-        try:
+        async with _service(tmp_path, clock=lambda: 2_000.0) as (svc, rm, cluster):
             err, got = svc.coordinator.fetch_offsets("g", None)
-            assert err == E.NONE
-            assert (got[("t", 0)].offset, got[("t", 0)].metadata) == (42, "m")
-            p = svc.coordinator.partition_for("g")
-            svc.on_resigned(p)
-            assert svc.coordinator.fetch_offsets("g", None)[0] == E.NOT_COORDINATOR
-            svc.on_elected(p)
-            assert svc.coordinator.fetch_offsets("g", None)[1][("t", 0)].offset == 42
-        finally:
-            await svc.stop()
-            broker.close()
-        assert svc.coordinator.list_groups()[0] == E.COORDINATOR_NOT_AVAILABLE
+            assert (err, got[("t", 0)].offset, got[("t", 0)].metadata) == (E.NONE, 42, "m")
 
     asyncio.run(first_life())
     asyncio.run(second_life())
 
 
+def test_failed_writes_answer_coordinator_errors_and_change_nothing(tmp_path):
+    async def scenario():
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            p = c.partition_for("g")
+
+            async def commit(offset):
+                return (await c.commit_offsets("g", "", None, -1, {("t", 0): _om(offset)},
+                                               svc.now_ms()))[("t", 0)]
+
+            pending = asyncio.ensure_future(commit(1))
+            await _settle()
+            rm.commit(E.REQUEST_TIMED_OUT)
+            assert await pending == E.COORDINATOR_NOT_AVAILABLE
+            pending = asyncio.ensure_future(commit(2))
+            await _settle()
+            rm.commit(E.NOT_LEADER_OR_FOLLOWER)
+            assert await pending == E.NOT_COORDINATOR
+            rm.partitions[p].refuse = E.NOT_ENOUGH_REPLICAS
+            assert await commit(3) == E.COORDINATOR_NOT_AVAILABLE
+            rm.partitions[p].refuse = E.NOT_LEADER_OR_FOLLOWER
+            assert await commit(4) == E.NOT_COORDINATOR
+            del rm.partitions[p]
+            assert await commit(5) == E.NOT_COORDINATOR
+            assert c.fetch_offsets("g", None) == (E.NONE, {})
+
+    asyncio.run(scenario())
+
+
+def test_leadership_events_follow_leader_epochs(tmp_path):
+    async def scenario():
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            p = c.partition_for("g")
+            fut = c.commit_offsets("g", "", None, -1, {("t", 0): _om(7)}, svc.now_ms())
+            await _settle()
+            rm.commit()
+            await fut
+            svc.on_resigned(p, 1)
+            assert c.fetch_offsets("g", None)[0] == E.NOT_COORDINATOR
+            svc.on_elected(p, 0)                       # stale: epoch 1 was seen
+            assert c.fetch_offsets("g", None)[0] == E.NOT_COORDINATOR
+            svc.on_elected(p, 2)
+            assert c.fetch_offsets("g", None)[1][("t", 0)].offset == 7
+            svc.on_resigned(p, 1)                      # stale resignation
+            assert c.fetch_offsets("g", None)[1][("t", 0)].offset == 7
+            svc.on_topics_deleted(["t"])
+            assert c.fetch_offsets("g", None) == (E.NONE, {})
+
+    asyncio.run(scenario())
+
+
+def test_sync_group_waits_for_the_assignment_to_commit(tmp_path):
+    async def scenario():
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            join = await c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
+                                      "consumer", [("range", b"")], svc.now_ms())
+            assert join.error == E.NONE
+            sync = c.sync_group("g", join.generation_id, join.member_id, None, None, None,
+                                {join.member_id: b"a"}, svc.now_ms())
+            await _settle()
+            assert not sync.done() and c.describe_group("g").state == "CompletingRebalance"
+            rm.commit()
+            assert (await sync).assignment == b"a"
+            assert c.describe_group("g").state == "Stable"
+
+    asyncio.run(scenario())
+
+
 def test_parked_join_is_answered_on_stop(tmp_path):
     async def scenario():
-        broker = _Broker(str(tmp_path))
-        svc = GroupCoordinatorService()
-        await svc.start(broker)
-        svc.find_coordinator("g", 0)
-        c = svc.coordinator
-        c.config.group_initial_rebalance_delay_ms = 60_000
-        fut = c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000, "consumer",
-                           [("range", b"")], svc.now_ms())
-        await asyncio.sleep(0.1)                  # the timer runs; the delay is not over
-        assert not fut.done()
-        await svc.stop()
-        broker.close()
-        return await fut
+        async with _service(tmp_path, clock=lambda: 1.0, start=True) as (svc, rm, cluster):
+            c = svc.coordinator
+            c.config.group_initial_rebalance_delay_ms = 60_000
+            fut = c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
+                               "consumer", [("range", b"")], svc.now_ms())
+            await asyncio.sleep(0.1)                  # the timer runs; the delay is not over
+            assert not fut.done()
+        return await fut                              # stopped on leaving the block
 
     assert asyncio.run(scenario()).error == E.NOT_COORDINATOR

@@ -64,7 +64,7 @@ def test_expected_captures_exist() -> None:
 def _check(path: Path) -> None:
     api, version, _client, resp = _parse(path)
     data = path.read_bytes()
-    spec = codec.SPECS[api]  # the generated table plus what the codec adds (ApiVersions v5)
+    spec = codec.SPECS[api]
     if version > spec.max_version:
         # newer than our specs: the header must still be read so the broker can answer
         if resp:

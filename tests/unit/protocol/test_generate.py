@@ -1,12 +1,16 @@
-"""The checked-in generated module matches what the generator makes from the specs."""
+"""The checked-in generated module matches what the generator makes from the in-repo schema,
+and the importer turns Kafka's JSON specs into that schema."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
-from protocol import generate
+import pytest
+
+from protocol import generate, import_specs
 from protocol import messages as M
 
 REPO = Path(__file__).resolve().parents[3]
@@ -35,7 +39,69 @@ def test_output_is_deterministic() -> None:
 
 def test_strip_comments_keeps_slashes_inside_strings() -> None:
     text = '{"a": "http://x//y", // comment\n "b": "q\\"//"} // end'
-    assert generate.strip_comments(text) == '{"a": "http://x//y", \n "b": "q\\"//"} '
+    assert import_specs.strip_comments(text) == '{"a": "http://x//y", \n "b": "q\\"//"} '
+
+
+KAFKA_REQUEST = """// Licensed to the Apache Software Foundation (ASF)
+{
+  "apiKey": 18, "type": "request", "listeners": ["broker"], "name": "ApiVersionsRequest",
+  "validVersions": "0-4", "flexibleVersions": "3+",
+  "fields": [
+    { "name": "ClientSoftwareName", "type": "string", "versions": "3+",
+      "ignorable": true, "about": "The name of the client." },
+    { "name": "Topics", "type": "[]Topic", "versions": "0+", "about": "Topics.",
+      "fields": [{ "name": "Name", "type": "string", "versions": "0+", "mapKey": true,
+                   "entityType": "topicName", "about": "The topic name." }]}
+  ]
+}
+"""
+KAFKA_RESPONSE = """{ "apiKey": 18, "type": "response", "name": "ApiVersionsResponse",
+  "validVersions": "0-4", "flexibleVersions": "3+",
+  "fields": [{ "name": "ErrorCode", "type": "int16", "versions": "0+", "about": "x" }] }
+"""
+CONTROLLER_ONLY = """{ "apiKey": 62, "type": "request", "listeners": ["controller"],
+  "name": "BrokerRegistrationRequest", "validVersions": "0", "flexibleVersions": "0+", "fields": [] }
+"""
+
+
+def test_importer_keeps_facts_and_drops_prose(tmp_path: Path) -> None:
+    kafka = tmp_path / "kafka"
+    (kafka / "message").mkdir(parents=True)
+    (kafka / "group-coordinator").mkdir()
+    (kafka / "message" / "ApiVersionsRequest.json").write_text(KAFKA_REQUEST)
+    (kafka / "message" / "ApiVersionsResponse.json").write_text(KAFKA_RESPONSE)
+    (kafka / "message" / "BrokerRegistrationRequest.json").write_text(CONTROLLER_ONLY)
+    (kafka / "message" / "BrokerRegistrationResponse.json").write_text(
+        CONTROLLER_ONLY.replace("request", "response").replace("Request", "Response"))
+    out = tmp_path / "schema"
+    out.mkdir()
+    (out / "Stale.json").write_text("{}")
+    assert import_specs.main([str(kafka), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["ApiVersionsRequest.json", "ApiVersionsResponse.json"]
+    text = (out / "ApiVersionsRequest.json").read_text()
+    assert "about" not in text and "listeners" not in text and "entityType" not in text
+    assert "ignorable" not in text and "Licensed" not in text
+    req = json.loads(text)
+    assert req == {
+        "name": "ApiVersionsRequest", "type": "request", "apiKey": 18, "validVersions": "0-4",
+        "flexibleVersions": "3+", "fields": [
+            {"name": "ClientSoftwareName", "type": "string", "versions": "3+"},
+            {"name": "Topics", "type": "[]Topic", "versions": "0+", "fields": [
+                {"name": "Name", "type": "string", "versions": "0+", "mapKey": True}]},
+        ]}
+    # the generator reads what the importer wrote
+    assert "class ApiVersionsRequest(Message):" in generate.generate(out)
+
+
+def test_importer_needs_a_spec_directory(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        import_specs.select_specs(tmp_path)
+
+
+def test_schema_round_trips_through_the_importer_format() -> None:
+    for path in sorted(generate.SCHEMA_DIR.glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        assert import_specs.dumps(json.loads(text)) == text, path.name
 
 
 def test_parse_versions() -> None:

@@ -7,6 +7,7 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 from kafka.record.memory_records import MemoryRecords, MemoryRecordsBuilder
 
 from protocol import records as r
+from protocol.batch_header import pack_batch
 from protocol.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD
 from protocol.errors import CorruptRecord, ProtocolError, UnsupportedCompression
 
@@ -207,7 +208,7 @@ def rebuild(buf, records_section=None, count=None, attributes=None):
     """Re-pack a batch with a doctored records section / count and a valid CRC."""
     h = r.parse_header(buf)
     section = buf[r.RECORDS_OFFSET:] if records_section is None else records_section
-    return r._pack_batch(
+    return pack_batch(
         section, base_offset=h.base_offset, partition_leader_epoch=h.partition_leader_epoch,
         attributes=h.attributes if attributes is None else attributes,
         last_offset_delta=h.last_offset_delta, base_timestamp=h.base_timestamp,

@@ -1,0 +1,222 @@
+"""Committed offsets of classic groups: OffsetCommit, OffsetFetch, OffsetDelete, offset
+expiry and the removal of deleted topics' offsets (Kafka's GroupMetadataManager offset
+paths; OffsetMetadataManager in the new runtime).
+
+Who calls it: GroupCoordinator is built on it, on the event loop thread. A commit is
+written to `__consumer_offsets` asynchronously and staged in the group's
+`pending_offset_commits` meanwhile; its offsets become visible, and its OffsetCommit is
+answered, only when the write is committed. OffsetFetch always returns the last
+committed offsets (a plain pending commit is not UNSTABLE_OFFSET_COMMIT; only
+transactional ones are, and this coordinator takes none).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from protocol.errors import ErrorCode
+
+from coordinator.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase
+from coordinator.errors import append_error_to_commit_error
+from coordinator.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
+from coordinator.offsets_log import completion_error
+from coordinator.persistence import log_failed_write
+from coordinator.records import OffsetAndMetadata
+from coordinator.results import UNKNOWN_MEMBER_ID, FetchedOffset
+
+TopicPartition = tuple[str, int]
+
+
+class OffsetManager(CoordinatorBase):
+    """The offsets half of GroupCoordinator."""
+
+    # ================================================================ OffsetCommit
+    def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
+                       generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
+                       now_ms: int) -> Any:
+        """A future resolved with {partition: error} once the commit is committed in
+        `__consumer_offsets` (or failed)."""
+        err = self._validate_group_status(group_id, OFFSET_COMMIT)
+        if err is not None:
+            return self._new_future({tp: err for tp in offsets})
+        group = self.groups.get(group_id)
+        if group is None or group.is_(GroupState.DEAD):
+            if generation_id >= 0:
+                return self._new_future({tp: ErrorCode.ILLEGAL_GENERATION for tp in offsets})
+            # A consumer outside group management storing offsets: a "simple" group.
+            group = self.groups[group_id] = ClassicGroup(group_id, now_ms)
+        err = self._validate_offset_commit(group, generation_id, member_id, group_instance_id)
+        if err is None and group.is_(GroupState.COMPLETING_REBALANCE):
+            err = ErrorCode.REBALANCE_IN_PROGRESS
+        if err is not None:
+            return self._new_future({tp: err for tp in offsets})
+        if group.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
+            member = group.members.get(member_id)
+            if member is not None:
+                self._schedule_heartbeat(member, now_ms)
+        return self._store_offsets(group, offsets, now_ms)
+
+    def _validate_offset_commit(self, group: ClassicGroup, generation_id: int, member_id: str,
+                                group_instance_id: str | None) -> ErrorCode | None:
+        if group.is_(GroupState.DEAD):
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if generation_id < 0 and group.is_(GroupState.EMPTY):
+            return None
+        if (generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID
+                or group_instance_id is not None):
+            err = self._validate_current_member(group, member_id, group_instance_id)
+            if err is not None:
+                return err
+            return ErrorCode.ILLEGAL_GENERATION if generation_id != group.generation_id else None
+        if not group.is_(GroupState.EMPTY):
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        return None
+
+    def _store_offsets(self, group: ClassicGroup,
+                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+        result: dict[TopicPartition, ErrorCode] = {}
+        valid: dict[TopicPartition, OffsetAndMetadata] = {}
+        limit = self.config.offset_metadata_max_bytes
+        for tp, om in offsets.items():
+            if om.metadata is not None and len(om.metadata.encode("utf-8")) > limit:
+                result[tp] = ErrorCode.OFFSET_METADATA_TOO_LARGE
+            else:
+                valid[tp] = om
+        fut = self.future_factory()
+        if not valid:
+            fut.set_result(result)
+            return fut
+        group.prepare_offset_commit(valid)
+
+        def on_written(done: Any) -> None:
+            error = completion_error(done)
+            if self._is_current(group):
+                for tp, om in valid.items():
+                    if error == ErrorCode.NONE:
+                        group.on_offset_commit_append(tp, om)
+                    else:
+                        group.fail_pending_offset_write(tp, om)
+            result.update(dict.fromkeys(valid, ErrorCode.NONE if error == ErrorCode.NONE
+                                        else append_error_to_commit_error(error)))
+            complete(fut, {tp: result[tp] for tp in offsets})
+
+        self.store.store_offsets(group.group_id, valid, now_ms).add_done_callback(on_written)
+        return fut
+
+    # ================================================================ OffsetFetch
+    def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None,
+                      require_stable: bool = False
+                      ) -> tuple[ErrorCode, dict[TopicPartition, FetchedOffset]]:
+        """Committed offsets of the group; `partitions=None` means all of them. Pending
+        commits are not shown (the last committed offset is); `require_stable` would
+        only matter for transactional commits, which this coordinator does not take."""
+        err = self._validate_group_status(group_id, OFFSET_FETCH)
+        if err is not None:
+            return err, {}
+        group = self.groups.get(group_id)
+        offsets = {} if group is None or group.is_(GroupState.DEAD) else group.offsets
+        if partitions is None:
+            return ErrorCode.NONE, {tp: FetchedOffset(om.offset, om.leader_epoch, om.metadata)
+                                    for tp, om in offsets.items()}
+        out = {}
+        for tp in partitions:
+            om = offsets.get(tp)
+            out[tp] = (FetchedOffset(-1, -1, "") if om is None
+                       else FetchedOffset(om.offset, om.leader_epoch, om.metadata))
+        return ErrorCode.NONE, out
+
+    # ================================================================ OffsetDelete
+    def delete_offsets(self, group_id: str, partitions: list[TopicPartition], now_ms: int
+                       ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        err = self._validate_group_status(group_id, "OffsetDelete")
+        if err is not None:
+            return err, {}
+        group = self.groups.get(group_id)
+        if group is None or group.is_(GroupState.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, {}
+        errors: dict[TopicPartition, ErrorCode] = {}
+        eligible: list[TopicPartition] = []
+        if group.is_(GroupState.EMPTY):
+            eligible = list(partitions)
+        elif group.protocol_type == CONSUMER_PROTOCOL_TYPE:
+            for tp in partitions:
+                if group.is_subscribed_to_topic(tp[0]):
+                    errors[tp] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    eligible.append(tp)
+        else:
+            return ErrorCode.NON_EMPTY_GROUP, {}
+        if eligible:
+            self._cleanup_group(group, lambda g: g.remove_offsets(eligible), now_ms)
+            errors.update(dict.fromkeys(eligible, ErrorCode.NONE))
+        return ErrorCode.NONE, {tp: errors[tp] for tp in partitions if tp in errors}
+
+    # ================================================================ removal
+    def _cleanup_group(self, group: ClassicGroup,
+                       selector: Callable[[ClassicGroup], list[TopicPartition]],
+                       now_ms: int) -> int:
+        """Remove the offsets `selector` picks (committed or pending), make an Empty
+        group without offsets Dead, and write the tombstones (Kafka's
+        cleanupGroupMetadata). Returns how many partitions lost their offsets."""
+        removed = selector(group)
+        if group.is_(GroupState.EMPTY) and not group.has_offsets:
+            group.transition_to(GroupState.DEAD, now_ms)
+        dead = group.is_(GroupState.DEAD)
+        if dead and self._is_current(group):
+            del self.groups[group.group_id]
+        done = self.store.store_tombstones(group.group_id, removed,
+                                           dead and group.generation_id > 0, now_ms)
+        if done is not None:
+            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        return len(removed)
+
+    def _expired_offsets(self, group: ClassicGroup, now_ms: int) -> list[TopicPartition]:
+        """Partitions whose committed offset is past offsets.retention.minutes (or its
+        explicit expire timestamp); partitions with a commit in flight never expire."""
+        retention = self.config.offsets_retention_ms
+
+        def expired(base: Callable[[OffsetAndMetadata], int],
+                    skip_topics: Iterable[str] = frozenset()) -> list[TopicPartition]:
+            out = []
+            for tp, om in group.offsets.items():
+                if tp[0] in skip_topics or tp in group.pending_offset_commits:
+                    continue
+                if om.expire_timestamp >= 0:
+                    if now_ms >= om.expire_timestamp:
+                        out.append(tp)
+                elif now_ms - base(om) >= retention:
+                    out.append(tp)
+            return out
+
+        if group.protocol_type is not None and group.is_(GroupState.EMPTY):
+            ts = group.state_timestamp
+            return expired(lambda om: om.commit_timestamp if ts is None else ts)
+        if (group.protocol_type == CONSUMER_PROTOCOL_TYPE and group.subscribed_topics is not None
+                and group.is_(GroupState.STABLE)):
+            return expired(lambda om: om.commit_timestamp, group.subscribed_topics)
+        if group.protocol_type is None:
+            return expired(lambda om: om.commit_timestamp)
+        return []
+
+    def expire_offsets(self, now_ms: int) -> int:
+        removed = 0
+        for group in list(self.groups.values()):
+            if not group.is_(GroupState.DEAD):
+                removed += self._cleanup_group(
+                    group, lambda g: g.remove_offsets(self._expired_offsets(g, now_ms)), now_ms)
+        return removed
+
+    def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
+        """Forget the committed offsets of deleted topics in every group (with
+        tombstones), as Kafka does when partitions are deleted. Returns how many."""
+        gone = set(topics)
+        removed = 0
+        for group in list(self.groups.values()):
+            if group.is_(GroupState.DEAD):
+                continue
+            victims = [tp for tp in (*group.offsets, *group.pending_offset_commits)
+                       if tp[0] in gone]
+            if victims:
+                removed += self._cleanup_group(
+                    group, lambda g, v=victims: g.remove_offsets(v), now_ms)
+        return removed
