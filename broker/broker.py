@@ -169,9 +169,9 @@ class Broker:
         if dynamic:
             cfg.dynamic.update(dynamic)
         self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
-        self._start_logs(cluster_id, lambda t: None)
-        self.cluster_controller, self.controller = self._controller_factory(
-            cfg, zk, cache, cfg.broker_id, self.clock, self.loop)
+        rm = self._start_logs(cluster_id, lambda t: None)
+        self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop)
+        await self.controller.start()  # topic configs, and following /config/changes
         await self._start_group_coordinator()
         await self._start_server()
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
@@ -290,6 +290,7 @@ class Broker:
             t.cancel()
         if self.cluster_controller is not None:
             try:
+                await self.controller.shutdown()
                 await self.cluster_controller.shutdown()
             except Exception:
                 log.exception("Error stopping the controller")

@@ -21,14 +21,15 @@ from broker.metadata import MetadataCache
 from replication import zk_data as zd
 
 if TYPE_CHECKING:
+    from broker.replica_manager import ReplicaManager
     from replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
 META_PROPERTIES = "meta.properties"
 
-# (config, zk, metadata cache, broker id, clock, loop) -> (cluster controller, admin manager)
-ControllerFactory = Callable[[KafkaConfig, "KafkaZkClient", MetadataCache, int, Callable[[], float],
+# (config, zk, metadata cache, replica manager, clock, loop) -> (cluster controller, admin manager)
+ControllerFactory = Callable[[KafkaConfig, "KafkaZkClient", MetadataCache, "ReplicaManager", Callable[[], float],
                               asyncio.AbstractEventLoop], tuple[Any, Any]]
 
 
@@ -66,10 +67,12 @@ async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> di
     return {**default, **own}
 
 
-def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: MetadataCache, broker_id: int,
-                               clock: Callable[[], float], loop: asyncio.AbstractEventLoop) -> tuple[Any, Any]:
-    """The default ControllerFactory: replication's KafkaController and ZkAdminManager."""
+def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: MetadataCache,
+                               replica_manager: "ReplicaManager", clock: Callable[[], float],
+                               loop: asyncio.AbstractEventLoop) -> tuple[Any, Any]:
+    """The default ControllerFactory: replication's KafkaController and ZkAdminManager (which
+    applies config change notifications to the replica manager's logs)."""
     from replication.controller import KafkaController
     from replication.zk_admin import ZkAdminManager
-    controller = KafkaController(config, zk, broker_id, clock, loop)
-    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop)
+    controller = KafkaController(config, zk, config.broker_id, clock, loop)
+    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, replica_manager=replica_manager)

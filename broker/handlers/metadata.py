@@ -53,7 +53,7 @@ def topic_entry(info: TopicInfo, version: int, live: set[int]) -> "R.MetadataRes
 async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
     """Create a topic with the broker's defaults through the controller, as Kafka does for Metadata."""
     s = ctx.services
-    info = await s.controller.create_topic(
+    info = await s.controller.auto_create_topic(
         name, s.config["num.partitions"], min(s.config["default.replication.factor"],
                                               len(s.metadata_cache.brokers())), {})
     log.info("Auto-created topic %s with %d partitions (client %s at %s)", name, len(info.partitions),

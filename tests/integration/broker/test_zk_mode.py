@@ -51,6 +51,14 @@ class ControllerStandIn:
 
 
 class AdminStandIn:
+    started = False
+
+    async def start(self) -> None:
+        self.started = True
+
+    async def shutdown(self) -> None:
+        self.started = False
+
     async def ensure_offsets_topic(self) -> None:
         return None
 
