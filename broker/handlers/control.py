@@ -37,11 +37,17 @@ SECURITY_PROTOCOL_NAMES = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SA
 ELECTION_PREFERRED = 0
 
 
-def is_broker_epoch_stale(ctx: RequestContext, broker_epoch: int) -> bool:
-    """Kafka's isBrokerEpochStale: -1 means the controller did not say; a newer epoch than
-    ours can arrive before this broker learns of its own re-registration, so only an older
-    one is stale."""
-    return broker_epoch != UNKNOWN_BROKER_EPOCH and broker_epoch < ctx.services.broker_epoch
+def is_broker_epoch_stale(ctx: RequestContext, req: Any, since_version: int, what: str) -> bool:
+    """Kafka's isBrokerEpochStale for a request that carries the broker epoch from
+    ``since_version``: -1 means the controller did not say; a newer epoch than ours can
+    arrive before this broker learns of its own re-registration, so only an older one is
+    stale."""
+    epoch = req.broker_epoch if ctx.api_version >= since_version else UNKNOWN_BROKER_EPOCH
+    ours = ctx.services.broker_epoch
+    if epoch == UNKNOWN_BROKER_EPOCH or epoch >= ours:
+        return False
+    log.info("Received %s request with broker epoch %d smaller than the current broker epoch %d", what, epoch, ours)
+    return True
 
 
 async def topic_configs_from_zk(ctx: RequestContext, topics: set[str]) -> dict[str, dict[str, str]]:
@@ -85,10 +91,7 @@ async def handle_leader_and_isr(ctx: RequestContext, req) -> LeaderAndIsrRespons
     s = ctx.services
     v = ctx.api_version
     entries = leader_and_isr_states(req, v)
-    broker_epoch = req.broker_epoch if v >= 2 else UNKNOWN_BROKER_EPOCH
-    if is_broker_epoch_stale(ctx, broker_epoch):
-        log.info("Received LeaderAndIsr request with broker epoch %d smaller than the current broker epoch %d",
-                 broker_epoch, s.broker_epoch)
+    if is_broker_epoch_stale(ctx, req, 2, "LeaderAndIsr"):
         return leader_and_isr_response(v, E.STALE_BROKER_EPOCH, [
             (ps.topic_name, tid, ps.partition_index, E.STALE_BROKER_EPOCH) for tid, ps in entries])
     rm = s.replica_manager
@@ -121,10 +124,7 @@ async def handle_stop_replica(ctx: RequestContext, req) -> StopReplicaResponse:
     s = ctx.services
     v = ctx.api_version
     entries = stop_replica_entries(req, v)
-    broker_epoch = req.broker_epoch if v >= 1 else UNKNOWN_BROKER_EPOCH
-    if is_broker_epoch_stale(ctx, broker_epoch):
-        log.info("Received StopReplica request with broker epoch %d smaller than the current broker epoch %d",
-                 broker_epoch, s.broker_epoch)
+    if is_broker_epoch_stale(ctx, req, 1, "StopReplica"):
         error, errors = E.STALE_BROKER_EPOCH, {}
     else:
         async with s.replica_manager.state_change_lock:
@@ -199,10 +199,7 @@ def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, l
 async def handle_update_metadata(ctx: RequestContext, req) -> UpdateMetadataResponse:
     s = ctx.services
     v = ctx.api_version
-    broker_epoch = req.broker_epoch if v >= 5 else UNKNOWN_BROKER_EPOCH
-    if is_broker_epoch_stale(ctx, broker_epoch):
-        log.info("Received UpdateMetadata request with broker epoch %d smaller than the current broker epoch %d",
-                 broker_epoch, s.broker_epoch)
+    if is_broker_epoch_stale(ctx, req, 5, "UpdateMetadata"):
         return UpdateMetadataResponse(error_code=E.STALE_BROKER_EPOCH)
     cache = s.metadata_cache
     brokers = live_brokers(req, v, s.config.advertised_listeners[0].name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import pytest
 from kazoo.client import KazooClient
@@ -70,10 +70,28 @@ def zk_broker(zookeeper, log_dir: str, loop: asyncio.AbstractEventLoop, controll
     return Broker(config, loop, controller_factory=lambda *args: (controller, AdminStandIn()))
 
 
-def raw_client(zookeeper) -> KazooClient:
-    client = KazooClient(hosts=zookeeper.connect_string)
-    client.start(timeout=15)
-    return client
+def with_broker(zookeeper, tmp_path, controller: ControllerStandIn,
+                body: Callable[[Broker, KazooClient], Awaitable[None]]) -> KazooClient:
+    """Start a broker, run ``body(broker, observer)``, shut the broker down; returns the
+    observer (a plain ZooKeeper client, still open) for checks after the shutdown."""
+    observer = KazooClient(hosts=zookeeper.connect_string)
+    observer.start(timeout=15)
+
+    async def main() -> None:
+        broker = zk_broker(zookeeper, str(tmp_path), asyncio.get_running_loop(), controller)
+        await broker.start()
+        try:
+            await body(broker, observer)
+        finally:
+            await broker.shutdown()
+
+    try:
+        asyncio.run(main())
+    except BaseException:
+        observer.stop()
+        observer.close()
+        raise
+    return observer
 
 
 async def as_controller(broker: Broker, api_key: int, body: Any, version: int) -> Any:
@@ -86,57 +104,51 @@ async def as_controller(broker: Broker, api_key: int, body: Any, version: int) -
 
 
 def test_startup_registration_and_metadata_only_from_the_controller(zookeeper, tmp_path):
-    observer = raw_client(zookeeper)
     controller = ControllerStandIn()
 
-    async def main() -> None:
-        broker = zk_broker(zookeeper, str(tmp_path), asyncio.get_running_loop(), controller)
-        await broker.start()
-        try:
-            port = broker.server.bound_ports["PLAINTEXT"]
-            data, stat = observer.get(zd.broker_path(0))
-            assert json.loads(data)["endpoints"] == [f"PLAINTEXT://127.0.0.1:{port}"]
-            assert broker.services.broker_epoch == stat.czxid
-            assert controller.calls == [("startup", stat.czxid)]
-            cluster_id = json.loads(observer.get(zd.CLUSTER_ID_PATH)[0])["id"]
-            assert broker.metadata_cache.cluster_id == cluster_id
-            assert f"cluster.id={cluster_id}" in (tmp_path / "meta.properties").read_text()
-            for path in zd.PERSISTENT_PATHS:
-                assert observer.exists(path) is not None, path
-            # nothing known, nothing hosted until the controller says so
-            md = await as_controller(broker, 3, MetadataRequest(topics=None), 12)
-            assert (md.brokers, md.topics, md.controller_id) == ([], [], -1)
-            assert broker.replica_manager.partitions == {}
+    async def body(broker: Broker, observer: KazooClient) -> None:
+        port = broker.server.bound_ports["PLAINTEXT"]
+        data, stat = observer.get(zd.broker_path(0))
+        assert json.loads(data)["endpoints"] == [f"PLAINTEXT://127.0.0.1:{port}"]
+        assert broker.services.broker_epoch == stat.czxid
+        assert controller.calls == [("startup", stat.czxid)]
+        cluster_id = json.loads(observer.get(zd.CLUSTER_ID_PATH)[0])["id"]
+        assert broker.metadata_cache.cluster_id == cluster_id
+        assert f"cluster.id={cluster_id}" in (tmp_path / "meta.properties").read_text()
+        for path in zd.PERSISTENT_PATHS:
+            assert observer.exists(path) is not None, path
+        # nothing known, nothing hosted until the controller says so
+        md = await as_controller(broker, 3, MetadataRequest(topics=None), 12)
+        assert (md.brokers, md.topics, md.controller_id) == ([], [], -1)
+        assert broker.replica_manager.partitions == {}
 
-            epoch = broker.services.broker_epoch
-            li = LI(controller_id=1, controller_epoch=1, broker_epoch=epoch, topic_states=[LI.LeaderAndIsrTopicState(
-                topic_name="t", topic_id=TID, partition_states=[LI.LeaderAndIsrPartitionState(
-                    partition_index=0, controller_epoch=1, leader=0, leader_epoch=0, isr=[0, 1], replicas=[0, 1],
-                    is_new=True)])], live_leaders=[LI.LeaderAndIsrLiveLeader(broker_id=0, host_name="127.0.0.1",
-                                                                            port=port)])
-            resp = await as_controller(broker, 4, li, 7)
-            assert [p.error_code for t in resp.topics for p in t.partition_errors] == [ErrorCode.NONE]
-            assert broker.replica_manager.get_partition("t", 0).role is Role.LEADER
-            umr = UM(controller_id=1, controller_epoch=1, broker_epoch=epoch, live_brokers=[
-                UM.UpdateMetadataBroker(id=b, endpoints=[UM.UpdateMetadataEndpoint(
-                    port=port + b, host="127.0.0.1", listener="PLAINTEXT", security_protocol=0)]) for b in (0, 1)],
-                topic_states=[UM.UpdateMetadataTopicState(topic_name="t", topic_id=TID, partition_states=[
-                    UM.UpdateMetadataPartitionState(partition_index=0, controller_epoch=1, leader=0, leader_epoch=0,
-                                                    isr=[0, 1], zk_version=0, replicas=[0, 1])])])
-            assert (await as_controller(broker, 6, umr, 8)).error_code == ErrorCode.NONE
-            md = await as_controller(broker, 3, MetadataRequest(topics=None), 12)
-            assert md.controller_id == 1
-            assert sorted(b.node_id for b in md.brokers) == [0, 1]
-            (topic,) = md.topics
-            assert (topic.name, topic.topic_id, topic.partitions[0].leader_id) == ("t", TID, 0)
-            stale = UM(controller_id=1, controller_epoch=1, broker_epoch=epoch - 1)
-            assert (await as_controller(broker, 6, stale, 8)).error_code == ErrorCode.STALE_BROKER_EPOCH
-        finally:
-            await broker.shutdown()
-        assert controller.calls[-1] == ("shutdown", 0)
+        epoch = broker.services.broker_epoch
+        li = LI(controller_id=1, controller_epoch=1, broker_epoch=epoch, topic_states=[LI.LeaderAndIsrTopicState(
+            topic_name="t", topic_id=TID, partition_states=[LI.LeaderAndIsrPartitionState(
+                partition_index=0, controller_epoch=1, leader=0, leader_epoch=0, isr=[0, 1], replicas=[0, 1],
+                is_new=True)])], live_leaders=[LI.LeaderAndIsrLiveLeader(broker_id=0, host_name="127.0.0.1",
+                                                                        port=port)])
+        resp = await as_controller(broker, 4, li, 7)
+        assert [p.error_code for t in resp.topics for p in t.partition_errors] == [ErrorCode.NONE]
+        assert broker.replica_manager.get_partition("t", 0).role is Role.LEADER
+        umr = UM(controller_id=1, controller_epoch=1, broker_epoch=epoch, live_brokers=[
+            UM.UpdateMetadataBroker(id=b, endpoints=[UM.UpdateMetadataEndpoint(
+                port=port + b, host="127.0.0.1", listener="PLAINTEXT", security_protocol=0)]) for b in (0, 1)],
+            topic_states=[UM.UpdateMetadataTopicState(topic_name="t", topic_id=TID, partition_states=[
+                UM.UpdateMetadataPartitionState(partition_index=0, controller_epoch=1, leader=0, leader_epoch=0,
+                                                isr=[0, 1], zk_version=0, replicas=[0, 1])])])
+        assert (await as_controller(broker, 6, umr, 8)).error_code == ErrorCode.NONE
+        md = await as_controller(broker, 3, MetadataRequest(topics=None), 12)
+        assert md.controller_id == 1
+        assert sorted(b.node_id for b in md.brokers) == [0, 1]
+        (topic,) = md.topics
+        assert (topic.name, topic.topic_id, topic.partitions[0].leader_id) == ("t", TID, 0)
+        stale = UM(controller_id=1, controller_epoch=1, broker_epoch=epoch - 1)
+        assert (await as_controller(broker, 6, stale, 8)).error_code == ErrorCode.STALE_BROKER_EPOCH
 
+    observer = with_broker(zookeeper, tmp_path, controller, body)
     try:
-        asyncio.run(main())
+        assert controller.calls[-1] == ("shutdown", 0)
         assert observer.exists(zd.broker_path(0)) is None
     finally:
         observer.stop()
@@ -144,32 +156,24 @@ def test_startup_registration_and_metadata_only_from_the_controller(zookeeper, t
 
 
 def test_session_expiry_registers_again_with_a_new_epoch(zookeeper, tmp_path):
-    observer = raw_client(zookeeper)
     controller = ControllerStandIn()
 
-    async def main() -> None:
-        broker = zk_broker(zookeeper, str(tmp_path), asyncio.get_running_loop(), controller)
-        await broker.start()
-        try:
-            first = broker.services.broker_epoch
-            session_id, password = broker.zk.kazoo.client_id
-            twin = KazooClient(hosts=zookeeper.connect_string, client_id=(session_id, password))
-            await asyncio.to_thread(twin.start, 15)
-            await asyncio.to_thread(twin.stop)
-            twin.close()
-            await asyncio.wait_for(controller.new_session.wait(), 60)
-            second = broker.services.broker_epoch
-            assert second > first
-            assert controller.calls[-1] == ("on_new_session", second)
-            assert observer.get(zd.broker_path(0))[1].czxid == second
-        finally:
-            await broker.shutdown()
+    async def body(broker: Broker, observer: KazooClient) -> None:
+        first = broker.services.broker_epoch
+        session_id, password = broker.zk.kazoo.client_id
+        twin = KazooClient(hosts=zookeeper.connect_string, client_id=(session_id, password))
+        await asyncio.to_thread(twin.start, 15)
+        await asyncio.to_thread(twin.stop)
+        twin.close()
+        await asyncio.wait_for(controller.new_session.wait(), 60)
+        second = broker.services.broker_epoch
+        assert second > first
+        assert controller.calls[-1] == ("on_new_session", second)
+        assert observer.get(zd.broker_path(0))[1].czxid == second
 
-    try:
-        asyncio.run(main())
-    finally:
-        observer.stop()
-        observer.close()
+    observer = with_broker(zookeeper, tmp_path, controller, body)
+    observer.stop()
+    observer.close()
 
 
 def test_log_dirs_of_another_cluster_refuse_to_start(zookeeper, tmp_path):
