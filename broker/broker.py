@@ -267,7 +267,7 @@ class Broker:
             return
         self.stopping = True
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
-        if self._registration is not None and self.config["controlled.shutdown.enable"]:
+        if self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
             try:  # while still serving: the controller moves our leaderships with requests to us
                 await controlled_shutdown(self.config, self.metadata_cache, lambda: self.services.broker_epoch,
                                           self.clock, controller_client_factory(self.config, self.loop))

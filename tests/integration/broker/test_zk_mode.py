@@ -63,10 +63,11 @@ class AdminStandIn:
         return None
 
 
-def zk_broker(zookeeper, log_dir: str, loop: asyncio.AbstractEventLoop, controller: ControllerStandIn) -> Broker:
+def zk_broker(zookeeper, log_dir: str, loop: asyncio.AbstractEventLoop, controller: ControllerStandIn,
+              **overrides: str) -> Broker:
     config = KafkaConfig({"broker.id": "0", "log.dirs": log_dir, "zookeeper.connect": zookeeper.connect_string,
                           "zookeeper.session.timeout.ms": "6000", "listeners": "PLAINTEXT://127.0.0.1:0",
-                          "controlled.shutdown.enable": "false", "num.partitions": "1"})
+                          "controlled.shutdown.enable": "false", "num.partitions": "1", **overrides})
     return Broker(config, loop, controller_factory=lambda *args: (controller, AdminStandIn()))
 
 
@@ -193,3 +194,32 @@ def test_log_dirs_of_another_cluster_refuse_to_start(zookeeper, tmp_path):
         assert controller.calls == []
 
     asyncio.run(main())
+
+
+class FailingController(ControllerStandIn):
+    async def startup(self, broker_epoch: int) -> None:
+        raise RuntimeError("controller failed to start")
+
+
+def test_a_failed_startup_unregisters_without_a_controlled_shutdown(zookeeper, tmp_path):
+    controller = FailingController()
+
+    async def main() -> float:
+        broker = zk_broker(zookeeper, str(tmp_path), asyncio.get_running_loop(), controller,
+                           **{"controlled.shutdown.enable": "true"})
+        with pytest.raises(RuntimeError, match="controller failed to start"):
+            await broker.start()
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        await broker.shutdown()
+        return loop.time() - began
+
+    # a controlled shutdown would wait out its retries (3 x 5 s by default) for a controller
+    assert asyncio.run(main()) < 4
+    observer = KazooClient(hosts=zookeeper.connect_string)
+    observer.start(timeout=15)
+    try:
+        assert observer.exists(zd.broker_path(0)) is None
+    finally:
+        observer.stop()
+        observer.close()
