@@ -240,3 +240,32 @@ def test_broker_change_and_controlled_shutdown(zookeeper):
             await c1.shutdown()
             await c_new.close()
     run(zookeeper, 3, body)
+
+
+def test_session_expiry_resigns_at_once_and_a_new_session_reelects(zookeeper):
+    from kazoo.client import KazooClient
+
+    async def body(zks: list[KafkaZkClient], epochs: list[int]) -> None:
+        (a,) = zks
+        rec = Recorder()
+        c1 = started(a, 1, rec)
+        await c1.startup(epochs[0])
+        await wait_until(lambda: c1.is_active)
+        # expire the session: a twin client with the same credentials closes it on the server
+        session_id, password = a.kazoo.client_id
+        twin = KazooClient(hosts=a.connect, client_id=(session_id, password))
+        await asyncio.to_thread(twin.start, 15)
+        await asyncio.to_thread(twin.stop)
+        twin.close()
+        await wait_until(lambda: not c1.is_active)
+        await wait_until(lambda: c1._channels is None)  # resigned: channels closed
+        await wait_until(lambda: a.session_id not in (0, session_id))
+        epoch = await a.register_broker(registration(1))
+        mark = len(rec.sent)
+        await c1.on_new_session(epoch)
+        await wait_until(lambda: c1.is_active)
+        assert c1.epoch == 2
+        umr = (await wait_until(lambda: rec.of(UMR, since=mark)))[0]
+        assert (umr.controller_epoch, umr.broker_epoch) == (2, epoch)
+        await c1.shutdown()
+    run(zookeeper, 1, body)
