@@ -31,9 +31,11 @@ RESPONSES = {LAIR: LeaderAndIsrResponse, STOP: StopReplicaResponse, UMR: UpdateM
 class Recorder:
     """Every request the controllers would send: (from controller, to broker, key, version, body)."""
 
-    def __init__(self, versions: dict[int, int] | None = None) -> None:
+    def __init__(self, versions: dict[int, int] | None = None,
+                 on_send: Callable[[int, int, Any], None] | None = None) -> None:
         self.sent: list[tuple[int, int, int, int, Any]] = []
         self.versions = versions or {LAIR: 7, STOP: 4, UMR: 8}
+        self.on_send = on_send  # (to broker, api key, decoded body)
 
     def factory(self, controller_id: int) -> Callable[[BrokerInfo], Any]:
         recorder = self
@@ -54,6 +56,8 @@ class Recorder:
                                        correlation_id=1, client_id="controller")
                 _, decoded = codec.decode_request(codec.encode_request(header, body)[4:])
                 recorder.sent.append((controller_id, self.broker.node_id, key, version, decoded))
+                if recorder.on_send is not None:
+                    recorder.on_send(self.broker.node_id, key, decoded)
                 return RESPONSES[key]()
 
             async def close(self) -> None:

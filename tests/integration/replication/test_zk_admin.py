@@ -13,12 +13,12 @@ import pytest
 from broker.config import KafkaConfig
 from broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo
 from protocol.errors import ErrorCode
-from protocol.messages import LeaderAndIsrResponse, StopReplicaResponse, UpdateMetadataResponse
 from protocol.topics import GROUP_METADATA_TOPIC_NAME
 from replication import zk_data as zd
 from replication.controller import KafkaController
 from replication.zk_admin import ZkAdminManager
 from replication.zk_client import KafkaZkClient
+from tests.integration.replication.test_controller import Recorder
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -40,27 +40,11 @@ def apply_update_metadata(cache: MetadataCache, body: Any) -> None:
     cache.update(controller_id=body.controller_id, brokers=brokers, topics=topics, deleted_topics=deleted)
 
 
-def factory(caches: dict[int, MetadataCache]):
-    responses = {4: LeaderAndIsrResponse, 5: StopReplicaResponse, 6: UpdateMetadataResponse}
-
-    class Client:
-        def __init__(self, broker: BrokerInfo) -> None:
-            self.broker = broker
-
-        async def ready(self) -> None:
-            return None
-
-        def api_version(self, key: int) -> int:
-            return {4: 7, 5: 4, 6: 8}[key]
-
-        async def send(self, key: int, body: Any, **_: Any) -> Any:
-            if key == 6:
-                apply_update_metadata(caches[self.broker.node_id], body)
-            return responses[key]()
-
-        async def close(self) -> None:
-            return None
-    return Client
+def recorder(caches: dict[int, MetadataCache]) -> Recorder:
+    def on_send(broker: int, key: int, body: Any) -> None:
+        if key == 6:
+            apply_update_metadata(caches[broker], body)
+    return Recorder(on_send=on_send)
 
 
 def test_admin_paths_against_zookeeper(zookeeper):
@@ -69,13 +53,14 @@ def test_admin_paths_against_zookeeper(zookeeper):
         zks = [KafkaZkClient(zookeeper.connect_string, session_timeout_ms=6000) for _ in range(2)]
         caches = {i: MetadataCache("c", BrokerInfo(i, "127.0.0.1", 9090 + i)) for i in (1, 2)}
         controllers, admins = [], []
+        rec = recorder(caches)
         for i, zk in enumerate(zks, start=1):
             await zk.start()
             await zk.ensure_persistent_paths()
             epoch = await zk.register_broker(zd.BrokerRegistration(i, (zd.EndPoint("PLAINTEXT", "127.0.0.1", 9090 + i),)))
             cfg = KafkaConfig({"broker.id": str(i), "auto.leader.rebalance.enable": "false",
                                "offsets.topic.num.partitions": "3"})
-            c = KafkaController(cfg, zk, i, time.time, loop, factory(caches))
+            c = KafkaController(cfg, zk, i, time.time, loop, rec.factory(i))
             await c.startup(epoch)
             if i == 1:
                 for _ in range(200):
