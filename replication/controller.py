@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from kazoo.protocol.states import WatchedEvent
@@ -32,7 +32,8 @@ from replication import controller_events as ce
 from replication import election
 from replication import zk_data as zd
 from replication.controller_channel import ControllerChannelManager, ControllerRequestBatch, broker_info
-from replication.controller_context import ControllerContext, TopicPartition, alter_partition_decision
+from replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
+                                            alter_partition_response)
 from replication.leader_and_isr import LeaderAndIsr
 from replication.network_client import NetworkClient, NetworkClientConfig
 from replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
@@ -61,6 +62,10 @@ class KafkaController:
         self._broker_epoch = -1
         self._rebalance_task: asyncio.Task | None = None
         self._started = False
+        self._simple_events: dict[type, Callable[[], Awaitable[None]]] = {
+            ce.BrokerChange: self._process_broker_change, ce.TopicChange: self._process_topic_change,
+            ce.TopicDeletion: self._process_topic_deletion,
+            ce.AutoPreferredReplicaLeaderElection: self._process_auto_rebalance}
 
     # ------------------------------------------------------------------ public API
     @property
@@ -166,16 +171,10 @@ class KafkaController:
             event.preempt()
         elif not self.is_active:
             return
-        elif isinstance(event, ce.BrokerChange):
-            await self._process_broker_change()
-        elif isinstance(event, ce.TopicChange):
-            await self._process_topic_change()
+        elif type(event) in self._simple_events:
+            await self._simple_events[type(event)]()
         elif isinstance(event, ce.PartitionModifications):
             await self._process_partition_modifications(event.topic)
-        elif isinstance(event, ce.TopicDeletion):
-            await self._process_topic_deletion()
-        elif isinstance(event, ce.AutoPreferredReplicaLeaderElection):
-            await self._process_auto_rebalance()
         elif isinstance(event, ce.AlterPartitionReceived):
             request, version = event.request
             event.callback(await self._process_alter_partition(request, version))
@@ -524,24 +523,7 @@ class KafkaController:
         epoch = ctx.broker_epochs.get(request.broker_id)
         if epoch is None or epoch != request.broker_epoch:
             return AlterPartitionResponse(error_code=ErrorCode.STALE_BROKER_EPOCH)
-        R = AlterPartitionResponse
-        by_id = {tid: t for t, tid in ctx.topic_ids.items()}
-        wanted: dict[TopicPartition, Any] = {}
-        answers: dict[TopicPartition, ErrorCode | LeaderAndIsr] = {}
-        topics_out = []
-        for t in request.topics:
-            name = t.topic_name if version < 2 else by_id.get(t.topic_id)
-            for p in t.partitions:
-                tp = (name or "", p.partition_index)
-                if name is None:
-                    answers[tp] = ErrorCode.UNKNOWN_TOPIC_ID
-                wanted[tp] = p
-            topics_out.append((t, name))
-        decisions = {tp: alter_partition_decision(ctx, tp, request.broker_id, p, version)
-                     for tp, p in wanted.items() if tp not in answers}
-        answers.update({tp: d for tp, d in decisions.items() if not isinstance(d, tuple)})
-        to_write = {tp: d[1] for tp, d in decisions.items() if isinstance(d, tuple) and d[0]}
-        answers.update({tp: d[1] for tp, d in decisions.items() if isinstance(d, tuple) and not d[0]})
+        answers, to_write = alter_partition_plan(ctx, request, version)
 
         def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | ErrorCode:
             n = to_write[tp]
@@ -555,24 +537,7 @@ class KafkaController:
             batch.add_update_metadata(ctx.live_brokers, [tp for tp, r in written.items()
                                                          if isinstance(r, LeaderAndIsr)])
             self._send(batch)
-        for tp, a in answers.items():
-            if isinstance(a, LeaderAndIsr):
-                log.debug("[Controller id=%d] ISR of %s is now %s (partition epoch %d)", self.broker_id,
-                          tp, list(a.isr), a.partition_epoch)
-        out = []
-        for t, name in topics_out:
-            parts = []
-            for p in t.partitions:
-                a = answers[(name or "", p.partition_index)]
-                if isinstance(a, LeaderAndIsr):
-                    parts.append(R.PartitionData(partition_index=p.partition_index, error_code=ErrorCode.NONE,
-                                                 leader_id=a.leader, leader_epoch=a.leader_epoch,
-                                                 isr=list(a.isr), leader_recovery_state=int(a.leader_recovery_state),
-                                                 partition_epoch=a.partition_epoch))
-                else:
-                    parts.append(R.PartitionData(partition_index=p.partition_index, error_code=a))
-            out.append(R.TopicData(topic_name=t.topic_name, topic_id=t.topic_id, partitions=parts))
-        return R(error_code=ErrorCode.NONE, topics=out)
+        return alter_partition_response(request, version, ctx, answers)
 
     async def _process_controlled_shutdown(self, broker_id: int, broker_epoch: int
                                            ) -> tuple[ErrorCode, frozenset[TopicPartition]]:
@@ -649,12 +614,7 @@ class KafkaController:
         ctx = self.ctx
         if ctx.shutting_down_broker_ids:
             return
-        ratio = self.config["leader.imbalance.per.broker.percentage"] / 100
-        todo = []
-        for broker, not_led in ctx.preferred_imbalance().items():
-            total = sum(1 for tp in ctx.all_partitions() if ctx.replicas(tp)[:1] == (broker,))
-            if total and len(not_led) / total > ratio and ctx.is_live(broker):
-                todo.extend(not_led)
+        todo = ctx.partitions_to_rebalance(self.config["leader.imbalance.per.broker.percentage"] / 100)
         if todo:
             log.info("[Controller id=%d] Starting preferred replica leader election for partitions %s",
                      self.broker_id, todo)

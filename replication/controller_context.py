@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.errors import ErrorCode
+from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
 from replication import zk_data as zd
-from replication.leader_and_isr import LEADER_DURING_DELETE, NO_LEADER, LeaderAndIsr, LeaderRecoveryState
+from replication.leader_and_isr import NO_LEADER, LeaderAndIsr, LeaderRecoveryState
 
 TopicPartition = tuple[str, int]
 
@@ -128,10 +129,15 @@ class ControllerContext:
                     out[replicas[0]].append(tp)
         return out
 
-    def topic_deletion_done(self, topic: str) -> bool:
-        return all(self.leader_and_isr(tp) is None
-                   or self.leader_and_isr(tp).leader == LEADER_DURING_DELETE
-                   for tp in self.partitions_for_topic(topic))
+    def partitions_to_rebalance(self, max_ratio: float) -> list[TopicPartition]:
+        """Partitions to give back to their live preferred leader, for every broker whose
+        share of preferred partitions led by others exceeds ``max_ratio``."""
+        todo = []
+        for broker, not_led in sorted(self.preferred_imbalance().items()):
+            total = sum(1 for tp in self.all_partitions() if self.replicas(tp)[:1] == (broker,))
+            if total and len(not_led) / total > max_ratio and self.is_live(broker):
+                todo.extend(not_led)
+        return todo
 
     def reset(self) -> None:
         """Forget everything (resignation)."""
@@ -182,4 +188,52 @@ def alter_partition_decision(ctx: ControllerContext, tp: TopicPartition, broker_
     return True, LeaderAndIsr(cur.leader, cur.leader_epoch, isr, recovery, cur.partition_epoch)
 
 
-__all__ = ["ControllerContext", "TopicPartition", "NO_LEADER", "alter_partition_decision"]
+def _topic_name(ctx: ControllerContext, topic: Any, version: int) -> str | None:
+    if version < 2:
+        return topic.topic_name
+    return next((t for t, tid in ctx.topic_ids.items() if tid == topic.topic_id), None)
+
+
+def alter_partition_plan(ctx: ControllerContext, request: AlterPartitionRequest, version: int
+                         ) -> tuple[dict[TopicPartition, ErrorCode | LeaderAndIsr],
+                                    dict[TopicPartition, LeaderAndIsr]]:
+    """(answers known now, states to write) for a whole AlterPartition whose broker epoch
+    was checked. Topics are named (v0-1) or identified (v2+)."""
+    answers: dict[TopicPartition, ErrorCode | LeaderAndIsr] = {}
+    to_write: dict[TopicPartition, LeaderAndIsr] = {}
+    for t in request.topics:
+        name = _topic_name(ctx, t, version)
+        for p in t.partitions:
+            tp = (name or "", p.partition_index)
+            d = ErrorCode.UNKNOWN_TOPIC_ID if name is None else \
+                alter_partition_decision(ctx, tp, request.broker_id, p, version)
+            if isinstance(d, tuple):
+                (to_write if d[0] else answers)[tp] = d[1]
+            else:
+                answers[tp] = d
+    return answers, to_write
+
+
+def alter_partition_response(request: AlterPartitionRequest, version: int, ctx: ControllerContext,
+                             answers: dict[TopicPartition, ErrorCode | LeaderAndIsr]) -> AlterPartitionResponse:
+    """The response, per partition the written/current state or the error."""
+    R = AlterPartitionResponse
+    out = []
+    for t in request.topics:
+        name = _topic_name(ctx, t, version)
+        parts = []
+        for p in t.partitions:
+            a = answers.get((name or "", p.partition_index), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            if isinstance(a, LeaderAndIsr):
+                parts.append(R.PartitionData(partition_index=p.partition_index, error_code=ErrorCode.NONE,
+                                             leader_id=a.leader, leader_epoch=a.leader_epoch, isr=list(a.isr),
+                                             leader_recovery_state=int(a.leader_recovery_state),
+                                             partition_epoch=a.partition_epoch))
+            else:
+                parts.append(R.PartitionData(partition_index=p.partition_index, error_code=a))
+        out.append(R.TopicData(topic_name=t.topic_name, topic_id=t.topic_id, partitions=parts))
+    return R(error_code=ErrorCode.NONE, topics=out)
+
+
+__all__ = ["ControllerContext", "TopicPartition", "NO_LEADER", "alter_partition_decision",
+           "alter_partition_plan", "alter_partition_response"]

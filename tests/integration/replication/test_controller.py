@@ -18,6 +18,7 @@ from protocol import codec
 from protocol.errors import ErrorCode
 from protocol.messages import (AlterPartitionRequest, LeaderAndIsrResponse, RequestHeader,
                                StopReplicaResponse, UpdateMetadataResponse)
+from replication import controller_events as ce
 from replication import zk_data as zd
 from replication.controller import KafkaController
 from replication.zk_client import KafkaZkClient
@@ -240,6 +241,18 @@ def test_broker_change_and_controlled_shutdown(zookeeper):
             assert {s.partition_index for s in lairs[0].ungrouped_partition_states} == {0, 1}
             umr = (await wait_until(lambda: rec.of(UMR, to=3, since=mark)))[0]
             assert sorted(x.id for x in umr.live_brokers) == [1, 2, 3]
+
+            # leader 2 takes 3 back into u-1's ISR; the imbalance check gives 3 its leadership back
+            s1 = c1.ctx.leader_and_isr(("u", 1))
+            req = AlterPartitionRequest(broker_id=2, broker_epoch=epochs[1], topics=[AlterPartitionRequest.TopicData(
+                topic_name="u", partitions=[AlterPartitionRequest.PartitionData(
+                    partition_index=1, leader_epoch=s1.leader_epoch, new_isr=[2, 3],
+                    partition_epoch=s1.partition_epoch)])])
+            assert (await c1.alter_partition(req, 1)).topics[0].partitions[0].isr == [2, 3]
+            c1._events.put(ce.AutoPreferredReplicaLeaderElection())
+            await wait_until(lambda: c1.ctx.leader_and_isr(("u", 1)).leader == 3)
+            assert await znode(a, zd.partition_state_path("u", 1)) == {
+                "controller_epoch": 1, "leader": 3, "version": 1, "leader_epoch": 2, "isr": [2, 3]}
         finally:
             await c1.shutdown()
             await c_new.close()
