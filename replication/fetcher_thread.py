@@ -99,6 +99,7 @@ class ReplicaFetcherThread:
         while self.running:
             try:
                 await self.do_work()
+                await asyncio.sleep(0)   # a leader that answers at once must not starve the loop
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - keep fetching; the round's partitions backed off

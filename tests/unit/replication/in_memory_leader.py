@@ -5,6 +5,7 @@ OffsetsForLeaderEpoch and ListOffsets from the leader's epoch cache). The leader
 follows the follower's fetch offset, as with an ISR of {leader, follower}."""
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Mapping
 
@@ -82,6 +83,13 @@ class InMemoryLeader:
         if self.fail_next is not None:
             e, self.fail_next = self.fail_next, None
             raise e
+        out = self._read(plan)
+        if plan.min_bytes > 0 and plan.max_wait_ms > 0 and not any(pd.records or pd.error_code for pd in out.values()):
+            await asyncio.sleep(plan.max_wait_ms / 1000)   # long poll (no wake-up on append)
+            out = self._read(plan)
+        return out
+
+    def _read(self, plan: FetchPlan) -> dict[TopicPartition, FetchResponse.PartitionData]:
         out = {}
         for tp, p in plan.partitions.items():
             pd = out[tp] = FetchResponse.PartitionData(partition_index=tp.partition, high_watermark=-1,
