@@ -18,7 +18,7 @@ from protocol.errors import ErrorCode
 from replication.follower_log import UNDEFINED_EPOCH
 
 __all__ = ["TopicPartition", "FetchState", "PartitionFetchState", "InitialFetchState", "BrokerEndPoint",
-           "EpochEndOffset", "ReplicaFetcherConfig", "ZERO_UUID"]
+           "EpochEndOffset", "ReplicaFetcherConfig", "ZERO_UUID", "LEADER_ERRORS"]
 
 ZERO_UUID = bytes(16)
 
@@ -125,8 +125,10 @@ class ReplicaFetcherConfig:
         )
 
 
-# Errors after which a partition backs off and its leader should be looked up again.
+# Errors after which a partition backs off and its leader should be looked up again (the
+# leader moved, or its broker cannot be reached).
 LEADER_ERRORS = frozenset({
+    ErrorCode.NETWORK_EXCEPTION, ErrorCode.REQUEST_TIMED_OUT,
     ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH,
     ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID, ErrorCode.INCONSISTENT_TOPIC_ID,
     ErrorCode.REPLICA_NOT_AVAILABLE,

@@ -10,8 +10,9 @@ Each round: partitions that are Truncating ask the leader where their epoch ends
 When nothing is ready it waits replica.fetch.backoff.ms, or less when a backed-off
 partition becomes ready sooner, or until partitions are added. A request that fails
 (connection lost, timeout, a top-level error) backs off every partition it held; errors
-that mean the leader may have moved are handed to ``on_leader_error`` so the broker can
-look the leader up again (with ZooKeeper, Kafka waits for LeaderAndIsr instead).
+that mean the leader may have moved or is unreachable (``fetch_state.LEADER_ERRORS``)
+are handed to ``on_leader_error`` so the broker can look the leader up again (with
+ZooKeeper, Kafka waits for LeaderAndIsr instead).
 
 Time comes from ``timer`` (the event loop by default), so tests can drive backoffs.
 """
@@ -24,7 +25,8 @@ from typing import Callable, Iterable, Mapping
 from protocol.errors import ErrorCode
 
 from replication.broker_connection import Timer
-from replication.fetch_state import BrokerEndPoint, InitialFetchState, PartitionFetchState, TopicPartition
+from replication.fetch_state import (LEADER_ERRORS, BrokerEndPoint, InitialFetchState, PartitionFetchState,
+                                     TopicPartition)
 from replication.fetcher import FetchOutcome, FetcherCore
 from replication.leader_endpoint import LeaderEndPoint, LeaderEndPointError
 
@@ -180,10 +182,12 @@ class ReplicaFetcherThread:
             self._leader_error(out.errors)
 
     def _leader_error(self, errors: Mapping[TopicPartition, ErrorCode | int]) -> None:
-        if self.on_leader_error is None or not errors:
+        """Hands the partitions whose error means "look the leader up again" to the callback."""
+        moved = {tp: code for tp, code in errors.items() if code in LEADER_ERRORS}
+        if self.on_leader_error is None or not moved:
             return
         try:
-            self.on_leader_error(dict(errors))
+            self.on_leader_error(moved)
         except Exception:  # noqa: BLE001 - the callback must not stop fetching
             log.exception("[%s] on_leader_error failed", self.name)
 

@@ -105,8 +105,8 @@ class Replicas:
                 assert exposed == [b for b in batches(l_) if b[0] < f.high_watermark]
             hw = f.high_watermark
             state = core.states[TP]
-            if (state.state is FetchState.FETCHING and f.log_end_offset == l_.log_end_offset
-                    and f.high_watermark == l_.high_watermark == l_.log_end_offset and state.fetch_offset == f.log_end_offset):
+            if (state.state is FetchState.FETCHING and state.fetch_offset == f.log_end_offset == l_.log_end_offset
+                    and f.high_watermark == l_.high_watermark == l_.log_end_offset):
                 break
         else:
             assert not converge, f"no agreement after {rounds} rounds: {core.states[TP]}"
