@@ -16,9 +16,11 @@ from typing import Any, Mapping, NamedTuple
 from protocol.errors import ErrorCode
 
 from replication.follower_log import UNDEFINED_EPOCH
+from replication.network_client import NetworkClientConfig
 
 __all__ = ["TopicPartition", "FetchState", "PartitionFetchState", "InitialFetchState", "BrokerEndPoint",
-           "EpochEndOffset", "ReplicaFetcherConfig", "ZERO_UUID", "LEADER_ERRORS"]
+           "EpochEndOffset", "ReplicaFetcherConfig", "ZERO_UUID", "LEADER_ERRORS",
+           "replica_client_config"]
 
 ZERO_UUID = bytes(16)
 
@@ -123,6 +125,19 @@ class ReplicaFetcherConfig:
             backoff_ms=int(props.get("replica.fetch.backoff.ms", d.backoff_ms)),
             num_fetchers=max(1, int(props.get("num.replica.fetchers", d.num_fetchers))),
         )
+
+
+def replica_client_config(props: Mapping[str, Any]) -> NetworkClientConfig:
+    """The settings of a fetcher's connection, as Kafka's ``ReplicaFetcherBlockingSend``:
+    replica.socket.timeout.ms bounds each request (the leader may hold a Fetch for
+    replica.fetch.wait.max.ms on top); reconnect backoff from the broker's settings."""
+    d = NetworkClientConfig()
+    return NetworkClientConfig(
+        request_timeout_ms=int(props.get("replica.socket.timeout.ms", d.request_timeout_ms)),
+        reconnect_backoff_ms=int(props.get("reconnect.backoff.ms", d.reconnect_backoff_ms)),
+        reconnect_backoff_max_ms=int(props.get("reconnect.backoff.max.ms", d.reconnect_backoff_max_ms)),
+        connection_setup_timeout_ms=int(props.get("socket.connection.setup.timeout.ms",
+                                                  d.connection_setup_timeout_ms)))
 
 
 # Errors after which a partition backs off and its leader should be looked up again (the

@@ -334,15 +334,21 @@ class FetcherCore:
         without (they truncate to their high watermark, ``truncate_to_high_watermark``)."""
         with_epochs: dict[TopicPartition, tuple[int, int]] = {}
         without: list[TopicPartition] = []
+        gone: list[TopicPartition] = []
         for tp, s in self.states.items():
             if not s.is_truncating(now_ms):
                 continue
             replica = self.replica_logs(tp)
-            latest = replica.latest_epoch if replica is not None else UNDEFINED_EPOCH
+            if replica is None:
+                gone.append(tp)
+                continue
+            latest = replica.latest_epoch
             if latest != UNDEFINED_EPOCH:
                 with_epochs[tp] = (s.current_leader_epoch, latest)
             else:
                 without.append(tp)
+        for tp in gone:
+            self.mark_failed(tp, "its log is gone")
         return with_epochs, without
 
     def truncate_to_high_watermark(self, tps: Iterable[TopicPartition]) -> FetchOutcome:

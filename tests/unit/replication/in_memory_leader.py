@@ -68,6 +68,12 @@ class InMemoryLeader:
         self.fail_next: Exception | None = None
         self.closed = False
 
+    def _maybe_fail(self) -> None:
+        """Raises ``fail_next`` once (a request that did not get through)."""
+        if self.fail_next is not None:
+            e, self.fail_next = self.fail_next, None
+            raise e
+
     def _check(self, tp: TopicPartition, current_leader_epoch: int) -> tuple[Log | None, int]:
         log = self.logs.get(tp)
         if log is None:
@@ -80,9 +86,7 @@ class InMemoryLeader:
 
     async def fetch(self, plan: FetchPlan) -> dict[TopicPartition, FetchResponse.PartitionData]:
         self.fetches.append(plan)
-        if self.fail_next is not None:
-            e, self.fail_next = self.fail_next, None
-            raise e
+        self._maybe_fail()
         out = self._read(plan)
         if plan.min_bytes > 0 and plan.max_wait_ms > 0 and not any(pd.records or pd.error_code for pd in out.values()):
             await asyncio.sleep(plan.max_wait_ms / 1000)   # long poll (no wake-up on append)
@@ -120,6 +124,7 @@ class InMemoryLeader:
     async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]]
                                       ) -> dict[TopicPartition, EpochEndOffset]:
         self.epoch_requests.append(dict(partitions))
+        self._maybe_fail()
         out = {}
         for tp, (current, epoch) in partitions.items():
             log, err = self._check(tp, current)

@@ -14,7 +14,7 @@ from protocol.messages import FetchResponse, RequestHeader
 from protocol.records import build_batch
 from replication.broker_connection import Disconnected
 from replication.fetch_state import (BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig,
-                                     TopicPartition)
+                                     TopicPartition, replica_client_config)
 from replication.fetcher import FetcherCore, fetch_request, response_partitions, whole_batches_size
 from replication.fetcher_thread import ReplicaFetcherThread
 from replication.follower_log import StorageFollowerLog
@@ -231,3 +231,37 @@ def test_a_failed_request_backs_off_every_partition_and_reports_them(tmp_path: P
     asyncio.run(scenario())
     assert reported == [{TP: ErrorCode.NETWORK_EXCEPTION}]
     assert follower.log_end_offset == 1 and leader.closed and len(leader.fetches) >= 2
+
+
+def test_configs_from_broker_properties() -> None:
+    props = {"replica.fetch.max.bytes": "2048", "replica.fetch.response.max.bytes": "8192",
+             "replica.fetch.min.bytes": "3", "replica.fetch.wait.max.ms": "70", "replica.fetch.backoff.ms": "90",
+             "num.replica.fetchers": "4", "replica.socket.timeout.ms": "5000"}
+    cfg = ReplicaFetcherConfig.from_properties(props, replica_id=2, broker_epoch=11)
+    assert (cfg.replica_id, cfg.broker_epoch, cfg.fetch_max_bytes, cfg.response_max_bytes, cfg.min_bytes,
+            cfg.max_wait_ms, cfg.backoff_ms, cfg.num_fetchers) == (2, 11, 2048, 8192, 3, 70, 90, 4)
+    assert replica_client_config(props).request_timeout_ms == 5000
+
+
+def test_offsets_for_leader_epoch_failure_backs_off_and_a_lost_log_stops_the_partition(tmp_path: Path) -> None:
+    follower = open_log(tmp_path, "f")
+    append(follower, 1, b"a")
+    reported: list[dict] = []
+    logs = {TP: StorageFollowerLog(follower)}
+    core = FetcherCore(ReplicaFetcherConfig(7, truncate_on_fetch=False, backoff_ms=50), logs.get)
+    add(core, 1, epoch=2)
+    leader = InMemoryLeader({}, 2)
+    leader.fail_next = Disconnected("connection to node 0 was closed")
+
+    async def scenario() -> None:
+        thread = ReplicaFetcherThread(0, LEADER, leader, core, on_leader_error=reported.append)
+        await thread.maybe_truncate()
+        assert core.states[TP].is_delayed(thread._now_ms()) and core.states[TP].state is FetchState.TRUNCATING
+        core.states[TP].delayed_until_ms = 0
+        del logs[TP]
+        await thread.maybe_truncate()
+        assert TP in core.failed and TP not in core.states
+        await thread.shutdown()
+
+    asyncio.run(scenario())
+    assert reported == [{TP: ErrorCode.NETWORK_EXCEPTION}]
