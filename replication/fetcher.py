@@ -83,13 +83,14 @@ class FetchPlan:
 
 @dataclass(slots=True)
 class FetchOutcome:
-    """What processing a response (or a truncation step) did: ``errors`` backed off and
-    need their leader looked up; ``fenced`` stopped until re-added; ``out_of_range`` wait
-    for ``handle_out_of_range``; ``truncated`` maps partitions to the offset truncated to."""
+    """What processing a response (or a truncation step) did: ``errors`` backed off (with
+    their error); ``failed`` stopped until added again (fenced leader epoch, log gone,
+    storage failure); ``out_of_range`` wait for ``handle_out_of_range``; ``truncated``
+    maps partitions to the offset truncated to."""
 
     appended_bytes: int = 0
     errors: dict[TopicPartition, ErrorCode] = field(default_factory=dict)
-    fenced: list[TopicPartition] = field(default_factory=list)
+    failed: list[TopicPartition] = field(default_factory=list)
     out_of_range: list[TopicPartition] = field(default_factory=list)
     truncated: dict[TopicPartition, int] = field(default_factory=dict)
 
@@ -278,15 +279,19 @@ class FetcherCore:
         replica = self.replica_logs(tp)
         if replica is None:
             self.mark_failed(tp, "its log is gone")
-            out.fenced.append(tp)
+            out.failed.append(tp)
             return
         if replica.log_end_offset != state.fetch_offset:
             self.mark_failed(tp, f"fetch offset {state.fetch_offset} is not the log end offset "
                                  f"{replica.log_end_offset}")
-            out.fenced.append(tp)
+            out.failed.append(tp)
             return
         records = pd.records
         size = whole_batches_size(records) if records is not None else 0
+        if size == 0 and records:
+            log.warning("[%s] Replication of %s is stuck at offset %d: the leader's answer holds no whole "
+                        "batch; replica.fetch.max.bytes (%d) may be below the batch size", self.name, tp,
+                        state.fetch_offset, self.config.fetch_max_bytes)
         try:
             if size:
                 replica.append_as_follower(records[:size] if size < len(records) else records)
@@ -304,7 +309,7 @@ class FetcherCore:
         except Exception as e:  # noqa: BLE001 - a storage failure stops this partition only
             log.exception("[%s] Unexpected error while appending to %s", self.name, tp)
             self.mark_failed(tp, f"append failed: {e}")
-            out.fenced.append(tp)
+            out.failed.append(tp)
             return
         state.fetch_offset = end
         state.lag = max(0, pd.high_watermark - end)
@@ -318,7 +323,7 @@ class FetcherCore:
             log.info("[%s] Partition %s has an older epoch (%d) than the current leader. Will await the new "
                      "leader's state before resuming fetching.", self.name, tp, request_epoch)
             self.mark_failed(tp, "fenced leader epoch")
-            out.fenced.append(tp)
+            out.failed.append(tp)
             out.errors[tp] = ErrorCode.FENCED_LEADER_EPOCH
 
     def _error(self, tp: TopicPartition, code: ErrorCode | int, out: FetchOutcome) -> None:
@@ -393,7 +398,7 @@ class FetcherCore:
             replica = self.replica_logs(tp)
             if replica is None:
                 self.mark_failed(tp, "its log is gone")
-                out.fenced.append(tp)
+                out.failed.append(tp)
                 continue
             fetch_offsets[tp] = offset_truncation_state(replica, answer.leader_epoch, answer.end_offset,
                                                         state.fetch_offset, str(tp))
@@ -416,7 +421,7 @@ class FetcherCore:
             except Exception as e:  # noqa: BLE001 - a storage failure stops this partition only
                 log.exception("[%s] Truncation of %s failed", self.name, tp)
                 self.mark_failed(tp, f"truncation failed: {e}")
-                out.fenced.append(tp)
+                out.failed.append(tp)
                 continue
             state.fetch_offset = trunc.offset
             state.last_fetched_epoch = replica.latest_epoch

@@ -174,7 +174,7 @@ class ReplicaFetcherThread:
             return
         reset = core.handle_out_of_range(tp, epoch, end, start)
         out.truncated.update(reset.truncated)
-        out.fenced += reset.fenced
+        out.failed += reset.failed
 
     # -- helpers -------------------------------------------------------------------------
     def _report(self, out: FetchOutcome) -> None:

@@ -161,7 +161,7 @@ def test_errors_back_off_and_fenced_partitions_stop_until_re_added(tmp_path: Pat
     out = asyncio.run(fetch_once(core, InMemoryLeader({}, 5), now=1100))
     assert out.errors == {TP: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
     out = asyncio.run(fetch_once(core, InMemoryLeader({TP: leader_log}, 6), now=2100))
-    assert out.fenced == [TP] and TP in core.failed and TP not in core.states
+    assert out.failed == [TP] and TP in core.failed and TP not in core.states
     add(core, 1, epoch=6)
     assert TP not in core.failed and core.states[TP].is_ready_for_fetch(2100)
 
