@@ -70,6 +70,7 @@ class ReplicaFetcherManager:
         self.on_leader_error = on_leader_error
         self.timer = timer
         self.fetcher_threads: dict[tuple[int, int], ReplicaFetcherThread] = {}
+        self._failed_of_stopped: set[TopicPartition] = set()   # failed partitions of fetchers shut down
 
     def get_fetcher_id(self, tp: TopicPartition) -> int:
         return fetcher_id_for(tp, self.config.num_fetchers)
@@ -78,6 +79,7 @@ class ReplicaFetcherManager:
         """Starts fetching each partition from its leader at its initial offset and epoch,
         moving it off any fetcher of another leader."""
         grouped: dict[tuple[int, int], dict[TopicPartition, InitialFetchState]] = {}
+        self._failed_of_stopped.difference_update(initial)
         for tp, init in initial.items():
             grouped.setdefault((init.leader.id, self.get_fetcher_id(tp)), {})[tp] = init
         for key, states in grouped.items():
@@ -104,6 +106,7 @@ class ReplicaFetcherManager:
     def remove_fetcher_for_partitions(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, PartitionFetchState]:
         """Stops fetching ``tps``; returns the fetch states they had."""
         tps = list(tps)
+        self._failed_of_stopped.difference_update(tps)
         out: dict[TopicPartition, PartitionFetchState] = {}
         for thread in self.fetcher_threads.values():
             out.update(thread.remove_partitions(tps))
@@ -118,9 +121,18 @@ class ReplicaFetcherManager:
                 return state
         return None
 
+    def failed_partitions(self) -> set[TopicPartition]:
+        """Partitions no fetcher fetches until they are added again (Kafka's
+        ``FailedPartitions``): fenced by a newer leader epoch, or their log failed."""
+        out = set(self._failed_of_stopped)
+        for thread in self.fetcher_threads.values():
+            out |= thread.core.failed
+        return out
+
     async def shutdown_idle_fetcher_threads(self) -> None:
         for key, thread in list(self.fetcher_threads.items()):
             if thread.partition_count == 0:
+                self._failed_of_stopped |= thread.core.failed
                 del self.fetcher_threads[key]
                 await thread.shutdown()
 

@@ -36,9 +36,10 @@ def test_partitions_are_fetched_by_one_task_per_leader_and_fetcher_id(tmp_path: 
             become_leader(log, b)
             append(log, b, b"%s from %d" % (str(tp).encode(), b))
     endpoints: list[InMemoryLeader] = []
+    epochs = {1: 1, 2: 2}     # each broker's leader epoch (the same for all its partitions)
 
     def factory(source: BrokerEndPoint, fetcher_id: int) -> InMemoryLeader:
-        endpoints.append(InMemoryLeader(leader_logs[source.id], source.id))
+        endpoints.append(InMemoryLeader(leader_logs[source.id], epochs[source.id]))
         return endpoints[-1]
 
     config = ReplicaFetcherConfig(replica_id=7, num_fetchers=2, backoff_ms=5, max_wait_ms=5)
@@ -66,15 +67,22 @@ def test_partitions_are_fetched_by_one_task_per_leader_and_fetcher_id(tmp_path: 
         assert manager.fetcher_threads[(1, 0)].partition_count == 1
         await until(lambda: followers[tps[0]].log_end_offset == 1
                     and followers[tps[0]].leader_epoch_cache.latest_epoch == 2)
+        # partition 2 is fenced: broker 1 moved on to epoch 3
+        epochs[1] = manager.fetcher_threads[(1, 0)].leader.leader_epoch = 3
+        append(leader_logs[1][tps[2]], 1, b"more")
+        await until(lambda: manager.failed_partitions() == {tps[2]})
         removed = manager.remove_fetcher_for_partitions([tps[1], tps[3]])
         assert set(removed) == {tps[1], tps[3]} and manager.fetch_state(tps[1]) is None
-        await manager.shutdown_idle_fetcher_threads()
-        assert sorted(manager.fetcher_threads) == [(1, 0), (2, 0)]
+        await manager.shutdown_idle_fetcher_threads()       # (1, 0) fetches nothing now
+        assert sorted(manager.fetcher_threads) == [(2, 0)] and manager.failed_partitions() == {tps[2]}
         # broker 2 moved to another port: its fetcher is replaced
         moved = BrokerEndPoint(2, "two", 9093)
         old = manager.fetcher_threads[(2, 0)]
         await manager.add_fetcher_for_partitions({tps[0]: InitialFetchState(moved, ZERO_UUID, 1, 2)})
         assert manager.fetcher_threads[(2, 0)] is not old and old.task is None and old.leader.closed
+        await manager.add_fetcher_for_partitions({tps[2]: InitialFetchState(leaders[1], ZERO_UUID, 1, 3)})
+        assert manager.failed_partitions() == set() and manager.fetch_state(tps[2]).current_leader_epoch == 3
+        await until(lambda: followers[tps[2]].log_end_offset == 2)
         await manager.shutdown()
         assert manager.fetcher_threads == {} and all(e.closed for e in endpoints)
 
