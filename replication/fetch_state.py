@@ -131,13 +131,10 @@ def replica_client_config(props: Mapping[str, Any]) -> NetworkClientConfig:
     """The settings of a fetcher's connection, as Kafka's ``ReplicaFetcherBlockingSend``:
     replica.socket.timeout.ms bounds each request (the leader may hold a Fetch for
     replica.fetch.wait.max.ms on top); reconnect backoff from the broker's settings."""
-    d = NetworkClientConfig()
-    return NetworkClientConfig(
-        request_timeout_ms=int(props.get("replica.socket.timeout.ms", d.request_timeout_ms)),
-        reconnect_backoff_ms=int(props.get("reconnect.backoff.ms", d.reconnect_backoff_ms)),
-        reconnect_backoff_max_ms=int(props.get("reconnect.backoff.max.ms", d.reconnect_backoff_max_ms)),
-        connection_setup_timeout_ms=int(props.get("socket.connection.setup.timeout.ms",
-                                                  d.connection_setup_timeout_ms)))
+    mapped = {k: v for k, v in props.items() if k != "request.timeout.ms"}
+    if "replica.socket.timeout.ms" in props:
+        mapped["request.timeout.ms"] = props["replica.socket.timeout.ms"]
+    return NetworkClientConfig.from_properties(mapped)
 
 
 # Errors after which a partition backs off and its leader should be looked up again (the
