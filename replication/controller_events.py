@@ -188,11 +188,11 @@ class ReplicaLeaderElection(RequestEvent):
     partition -> new leader or ErrorCode."""
 
     state: ClassVar[ControllerState] = ControllerState.MANUAL_LEADER_BALANCE
-    partitions: frozenset[tuple[str, int]]
+    partitions: frozenset[tuple[str, int]] | None  # None: every partition
     election_type: int = 0  # ElectLeaders' election_type: 0 preferred, 1 unclean
 
     def not_controller_answer(self) -> tuple[Any, ...]:
-        return ({tp: ErrorCode.NOT_CONTROLLER for tp in self.partitions},)
+        return ({tp: ErrorCode.NOT_CONTROLLER for tp in self.partitions or ()},)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -120,11 +120,13 @@ class KafkaZkClient:
         self._client = KazooClient(hosts=connect, timeout=session_timeout_ms / 1000)
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000
         self._clock = clock
-        self._on_session_state = on_session_state
+        self._session_listeners: list[Callable[[SessionState], None]] = (
+            [on_session_state] if on_session_state is not None else [])
         self._loop: asyncio.AbstractEventLoop | None = None
         self._had_session = False
         self._expired = False
         self._closing = False
+        self._watchers: dict[Watch, Watch] = {}
         self._client.add_listener(self._state_listener)
 
     # ------------------------------------------------------------------ lifecycle
@@ -164,8 +166,17 @@ class KafkaZkClient:
                 return
             self._expired = True
             event = SessionState.EXPIRED
-        if self._on_session_state is not None:
-            self._to_loop(self._on_session_state, event)
+        for listener in list(self._session_listeners):
+            self._to_loop(listener, event)
+
+    def add_session_listener(self, listener: Callable[[SessionState], None]) -> None:
+        """Also tell ``listener`` (on the loop) of session changes: the broker re-registers,
+        the controller resigns at once on expiry."""
+        self._session_listeners.append(listener)
+
+    def remove_session_listener(self, listener: Callable[[SessionState], None]) -> None:
+        if listener in self._session_listeners:
+            self._session_listeners.remove(listener)
 
     def _to_loop(self, fn: Callable[..., Any], *args: Any) -> None:
         if self._loop is None:
@@ -176,9 +187,14 @@ class KafkaZkClient:
             log.debug("Dropped a ZooKeeper callback: event loop closed")
 
     def _watch(self, watch: Watch | None) -> Watch | None:
+        """The kazoo watcher for ``watch``: the same object every time, so re-arming a watch
+        on a path that already has it does not make it fire twice."""
         if watch is None:
             return None
-        return lambda event: self._to_loop(watch, event)
+        wrapper = self._watchers.get(watch)
+        if wrapper is None:
+            wrapper = self._watchers[watch] = lambda event: self._to_loop(watch, event)
+        return wrapper
 
     # ------------------------------------------------------------------ bridging
     def _bridge(self, async_result: Any) -> asyncio.Future:

@@ -1,0 +1,621 @@
+"""The ZooKeeper-mode controller (Kafka's KafkaController with its partition and replica state
+machines): one broker of the cluster, elected through ``/controller``, decides leaders and ISRs,
+writes them to ZooKeeper fenced by the controller epoch, and tells the brokers with
+LeaderAndIsr / UpdateMetadata / StopReplica through ``ControllerChannelManager``.
+
+All work runs as events on one ``ControllerEventManager`` task; ZooKeeper watches and request
+handlers only queue events, so the context needs no locks. Every write as controller goes
+through ``KafkaZkClient``'s fenced ops; a ``ControllerMovedError`` makes it resign on the spot,
+as does the loss of its ZooKeeper session (the listener stops it acting before the Expire
+event runs).
+
+Who may call it: the broker (startup, new session, shutdown) and the control-request handlers
+(AlterPartition, ControlledShutdown, ElectLeaders). Nothing on disk: ZooKeeper is the store.
+Simplifications: topic deletion completes once StopReplica(delete) is queued to the live
+replicas (Kafka waits for their answers; a dead replica keeps its log); no reassignments.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from kazoo.protocol.states import WatchedEvent
+
+from protocol.errors import ErrorCode
+from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+
+from broker.config import KafkaConfig
+from broker.metadata import BrokerInfo, new_topic_id
+from replication import controller_events as ce
+from replication import election
+from replication import zk_data as zd
+from replication.controller_channel import ControllerChannelManager, ControllerRequestBatch, broker_info
+from replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
+                                            alter_partition_response)
+from replication.leader_and_isr import LeaderAndIsr
+from replication.network_client import NetworkClient, NetworkClientConfig
+from replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
+
+log = logging.getLogger("kafka.controller.KafkaController")
+
+MAX_WRITE_ATTEMPTS = 10
+PREFERRED, UNCLEAN = 0, 1
+Decide = Callable[[TopicPartition, LeaderAndIsr], LeaderAndIsr | ErrorCode | None]
+
+
+class KafkaController:
+    def __init__(self, config: KafkaConfig, zk: KafkaZkClient, broker_id: int,
+                 clock: Callable[[], float], loop: asyncio.AbstractEventLoop,
+                 channel_factory: Callable[[BrokerInfo], NetworkClient] | None = None) -> None:
+        self.config = config
+        self.zk = zk
+        self.broker_id = broker_id
+        self.clock = clock
+        self.loop = loop
+        self.ctx = ControllerContext()
+        self._channel_factory = channel_factory or self._network_client
+        self._channels: ControllerChannelManager | None = None
+        self._events = ce.ControllerEventManager(broker_id, self, clock)
+        self._active_controller_id = -1
+        self._broker_epoch = -1
+        self._rebalance_task: asyncio.Task | None = None
+        self._started = False
+        self._simple_events: dict[type, Callable[[], Awaitable[None]]] = {
+            ce.BrokerChange: self._process_broker_change, ce.TopicChange: self._process_topic_change,
+            ce.TopicDeletion: self._process_topic_deletion,
+            ce.AutoPreferredReplicaLeaderElection: self._process_auto_rebalance}
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def is_active(self) -> bool:
+        return self._active_controller_id == self.broker_id
+
+    @property
+    def epoch(self) -> int:
+        return self.ctx.epoch
+
+    @property
+    def active_controller_id(self) -> int:
+        return self._active_controller_id
+
+    async def startup(self, broker_epoch: int) -> None:
+        """Watch ``/controller`` and try to become controller (in the event task)."""
+        self._broker_epoch = broker_epoch
+        self.zk.add_session_listener(self._on_session_state)
+        self._events.start()
+        self._started = True
+        self._events.put(ce.Startup())
+
+    async def on_new_session(self, broker_epoch: int) -> None:
+        """The broker registered again after its session expired: elect again."""
+        self._broker_epoch = broker_epoch
+        self._events.put(ce.RegisterBrokerAndReelect())
+
+    async def shutdown(self) -> None:
+        if not self._started:
+            return
+        self._started = False
+        self.zk.remove_session_listener(self._on_session_state)
+        await self._events.close()
+        await self._on_resignation()
+
+    async def alter_partition(self, request: AlterPartitionRequest, api_version: int) -> AlterPartitionResponse:
+        return await self._ask(ce.AlterPartitionReceived, broker_id=request.broker_id,
+                               broker_epoch=request.broker_epoch,
+                               request=(request, api_version))
+
+    async def controlled_shutdown(self, broker_id: int, broker_epoch: int
+                                  ) -> tuple[ErrorCode, list[tuple[str, int]]]:
+        error, remaining = await self._ask(ce.ControlledShutdown, broker_id=broker_id,
+                                           broker_epoch=broker_epoch)
+        return error, sorted(remaining)
+
+    async def elect_leaders(self, election_type: int, partitions: list[tuple[str, int]] | None
+                            ) -> dict[tuple[str, int], tuple[ErrorCode, str | None]]:
+        wanted = frozenset(partitions) if partitions is not None else None
+        result = await self._ask(ce.ReplicaLeaderElection, partitions=wanted,
+                                 election_type=election_type)
+        return {tp: (r, None) if isinstance(r, ErrorCode) else r for tp, r in result.items()}
+
+    async def _ask(self, event_type: type, **fields: Any) -> Any:
+        """Queue a request event and wait for its answer (NOT_CONTROLLER when preempted)."""
+        fut = self.loop.create_future()
+
+        def answer(*args: Any) -> None:
+            if not fut.done():
+                fut.set_result(args[0] if len(args) == 1 else args)
+        event = event_type(callback=answer, **fields)
+        if not self._started:
+            event.preempt()
+        else:
+            self._events.put(event)
+        result = await fut
+        if isinstance(result, ErrorCode) and event_type is ce.AlterPartitionReceived:
+            return AlterPartitionResponse(error_code=result)
+        return result
+
+    # ------------------------------------------------------------------ event processing
+    def preempt(self, event: ce.ControllerEvent) -> None:
+        event.preempt()
+
+    async def process(self, event: ce.ControllerEvent) -> None:
+        try:
+            await self._dispatch(event)
+        except ControllerMovedError as e:
+            log.info("[Controller id=%d] Controller moved to another broker when processing %s: %s",
+                     self.broker_id, type(event).__name__, e)
+            await self._maybe_resign()
+            if isinstance(event, ce.RequestEvent):
+                event.preempt()
+        except Exception:
+            if isinstance(event, ce.RequestEvent):
+                event.preempt()
+            raise
+
+    async def _dispatch(self, event: ce.ControllerEvent) -> None:
+        if isinstance(event, (ce.Startup, ce.RegisterBrokerAndReelect)):
+            await self._elect()
+        elif isinstance(event, ce.Reelect):
+            await self._maybe_resign()
+            await self._elect()
+        elif isinstance(event, ce.ControllerChange):
+            await self._maybe_resign()
+        elif isinstance(event, ce.Expire):
+            was_active = self.is_active
+            self._active_controller_id = -1
+            if was_active or self._channels is not None:
+                await self._on_resignation()
+        elif isinstance(event, ce.RequestEvent) and not self.is_active:
+            event.preempt()
+        elif not self.is_active:
+            return
+        elif type(event) in self._simple_events:
+            await self._simple_events[type(event)]()
+        elif isinstance(event, ce.PartitionModifications):
+            await self._process_partition_modifications(event.topic)
+        elif isinstance(event, ce.AlterPartitionReceived):
+            request, version = event.request
+            event.callback(await self._process_alter_partition(request, version))
+        elif isinstance(event, ce.ControlledShutdown):
+            event.callback(*await self._process_controlled_shutdown(event.broker_id, event.broker_epoch))
+        elif isinstance(event, ce.ReplicaLeaderElection):
+            event.callback(await self._process_elect_leaders(event.election_type, event.partitions))
+
+    # ------------------------------------------------------------------ watches (on the loop)
+    def _put(self, event: ce.ControllerEvent) -> None:
+        if self._started:
+            self._events.put(event)
+
+    def _on_controller_watch(self, event: WatchedEvent) -> None:
+        self._put(ce.Reelect() if event.type == "DELETED" else ce.ControllerChange())
+
+    def _on_broker_ids_watch(self, event: WatchedEvent) -> None:
+        self._put(ce.BrokerChange())
+
+    def _on_topics_watch(self, event: WatchedEvent) -> None:
+        self._put(ce.TopicChange())
+
+    def _on_topic_watch(self, event: WatchedEvent) -> None:
+        if event.path:
+            self._put(ce.PartitionModifications(event.path.rsplit("/", 1)[1]))
+
+    def _on_delete_topics_watch(self, event: WatchedEvent) -> None:
+        self._put(ce.TopicDeletion())
+
+    def _on_session_state(self, state: SessionState) -> None:
+        if state is SessionState.EXPIRED and self._started:
+            self._active_controller_id = -1  # stop acting now; Expire cleans up
+            self._events.clear_and_put(ce.Expire())
+
+    # ------------------------------------------------------------------ election
+    async def _elect(self) -> None:
+        current = await self.zk.get_controller_id(self._on_controller_watch)
+        self._active_controller_id = -1 if current is None else current
+        if current is not None:
+            log.debug("[Controller id=%d] Broker %d has been elected as the controller, so stopping "
+                      "the election process.", self.broker_id, current)
+            return
+        try:
+            epoch, epoch_zk_version = await self.zk.register_controller_and_increment_epoch(self.broker_id)
+        except ControllerMovedError:
+            log.info("[Controller id=%d] Lost the controller election", self.broker_id)
+            current = await self.zk.get_controller_id(self._on_controller_watch)
+            self._active_controller_id = -1 if current is None else current
+            return
+        self.ctx.reset()
+        self.ctx.epoch, self.ctx.epoch_zk_version = epoch, epoch_zk_version
+        self._active_controller_id = self.broker_id
+        log.info("[Controller id=%d] %d successfully elected as the controller. Epoch incremented to %d "
+                 "and epoch zk version is now %d", self.broker_id, self.broker_id, epoch, epoch_zk_version)
+        await self._on_failover()
+
+    async def _maybe_resign(self) -> None:
+        was_active = self.is_active
+        current = await self.zk.get_controller_id(self._on_controller_watch)
+        self._active_controller_id = -1 if current is None else current
+        if was_active and not self.is_active:
+            await self._on_resignation()
+
+    async def _on_resignation(self) -> None:
+        log.info("[Controller id=%d] Resigning", self.broker_id)
+        if self._rebalance_task is not None:
+            self._rebalance_task.cancel()
+            self._rebalance_task = None
+        channels, self._channels = self._channels, None
+        if channels is not None:
+            await channels.shutdown()
+        epoch = self.ctx.epoch
+        self.ctx.reset()
+        self.ctx.epoch = epoch
+
+    async def _on_failover(self) -> None:
+        zk, ctx = self.zk, self.ctx
+        ctx.add_live_brokers(await zk.get_all_brokers_and_epochs(self._on_broker_ids_watch))
+        topics = await zk.get_all_topics(self._on_topics_watch)
+        await self._load_topics(topics)
+        ctx.leadership.update(await zk.get_partition_states(list(ctx.all_partitions())))
+        self._channels = ControllerChannelManager(self.broker_id, self._channel_factory, self.loop)
+        for b in sorted(ctx.live_brokers):
+            self._channels.add_broker(self._broker_info(b))
+        batch = self._batch()
+        batch.add_update_metadata(ctx.live_brokers, list(ctx.leadership))
+        for tp in sorted(ctx.leadership):
+            batch.add_leader_and_isr(self._live_replicas(tp), tp)
+        batch.send(self._channels)
+        await self._on_replicas_offline(batch, self._dead_replicas())
+        batch.send(self._channels)
+        await self._process_topic_deletion()
+        self._schedule_auto_rebalance()
+        log.info("[Controller id=%d] Ready to serve as the new controller with epoch %d",
+                 self.broker_id, ctx.epoch)
+
+    # ------------------------------------------------------------------ helpers
+    def _batch(self) -> ControllerRequestBatch:
+        return ControllerRequestBatch(self.ctx, self.broker_id)
+
+    def _send(self, batch: ControllerRequestBatch) -> None:
+        if self._channels is not None:
+            batch.send(self._channels)
+
+    def _broker_info(self, broker_id: int) -> BrokerInfo:
+        return broker_info(self.ctx.live_brokers[broker_id], self.config["inter.broker.listener.name"],
+                           self.config["security.inter.broker.protocol"])
+
+    def _network_client(self, broker: BrokerInfo) -> NetworkClient:
+        cfg = NetworkClientConfig(request_timeout_ms=self.config["controller.socket.timeout.ms"])
+        return NetworkClient(broker.host, broker.port, client_id=f"controller-{self.broker_id}",
+                             node_id=broker.node_id, config=cfg, loop=self.loop)
+
+    def _live_replicas(self, tp: TopicPartition) -> list[int]:
+        return [r for r in self.ctx.replicas(tp) if r in self.ctx.live_brokers]
+
+    def _dead_replicas(self) -> dict[TopicPartition, list[int]]:
+        ctx = self.ctx
+        out = {tp: ctx.offline_replicas(tp) for tp in ctx.all_partitions()}
+        return {tp: rs for tp, rs in out.items() if rs}
+
+    async def _load_topics(self, topics: Iterable[str]) -> list[str]:
+        """Read assignments (watching each topic), give topics without an id one."""
+        names = sorted(topics)
+        found = await asyncio.gather(*(self.zk.get_topic_assignment(t, self._on_topic_watch)
+                                       for t in names))
+        loaded = []
+        for topic, assignment in zip(names, found):
+            if assignment is None:
+                continue
+            if assignment.topic_id is None:
+                assignment = zd.TopicAssignment(zd.topic_id_to_str(new_topic_id()), assignment.partitions)
+                await self.zk.set_topic_assignment(topic, assignment, self.ctx.epoch_zk_version)
+                log.info("[Controller id=%d] Assigned topic id %s to topic %s", self.broker_id,
+                         assignment.topic_id, topic)
+            self.ctx.set_topic(topic, assignment, zd.topic_id_from_str(assignment.topic_id))
+            loaded.append(topic)
+        return loaded
+
+    async def _unclean_allowed(self, topic: str) -> bool:
+        overrides = await self.zk.get_entity_config(zd.ConfigType.TOPIC, topic)
+        value = overrides.get("unclean.leader.election.enable")
+        if value is None:
+            return bool(self.config["unclean.leader.election.enable"])
+        return value.strip().lower() == "true"
+
+    # ------------------------------------------------------------------ partition state writes
+    async def _update_partitions(self, tps: Iterable[TopicPartition], decide: Decide
+                                 ) -> dict[TopicPartition, LeaderAndIsr | ErrorCode]:
+        """Decide each partition's new state from its current one and write it at the
+        current partition epoch; on a version conflict re-read and decide again. Returns
+        what was written (partition epoch updated) or the decision's ErrorCode."""
+        ctx, out = self.ctx, {}
+        pending = list(tps)
+        for _ in range(MAX_WRITE_ATTEMPTS):
+            new: dict[TopicPartition, LeaderAndIsr] = {}
+            for tp in pending:
+                cur = ctx.leader_and_isr(tp)
+                decided = decide(tp, cur) if cur is not None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                if isinstance(decided, LeaderAndIsr):
+                    new[tp] = decided
+                elif decided is not None:
+                    out[tp] = decided
+            if not new:
+                break
+            result = await self.zk.update_leader_and_isr(new, ctx.epoch, ctx.epoch_zk_version)
+            for tp, r in result.finished.items():
+                if isinstance(r, Exception):
+                    log.error("[Controller id=%d] Failed to write the state of %s: %r",
+                              self.broker_id, tp, r)
+                    out[tp] = ErrorCode.UNKNOWN_SERVER_ERROR
+                else:
+                    ctx.leadership[tp] = zd.LeaderIsrAndControllerEpoch(r, ctx.epoch)
+                    out[tp] = r
+            if not result.to_retry:
+                break
+            fresh = await self.zk.get_partition_states(result.to_retry)
+            for tp, state in fresh.items():
+                if state.controller_epoch > ctx.epoch:
+                    raise ControllerMovedError(
+                        f"Aborted leader election for {tp}: the state was written by controller epoch "
+                        f"{state.controller_epoch}, newer than ours ({ctx.epoch})")
+                ctx.leadership[tp] = state
+            pending = result.to_retry
+        return out
+
+    async def _elect_partitions(self, batch: ControllerRequestBatch, tps: Iterable[TopicPartition]) -> None:
+        """NewPartition/OfflinePartition -> OnlinePartition, then LeaderAndIsr to the live
+        replicas of every partition that got a leader (Kafka's triggerOnlinePartitionStateChange)."""
+        ctx = self.ctx
+        tps = sorted(tps)
+        new = {tp: s for tp in tps if ctx.leader_and_isr(tp) is None
+               and (s := election.new_partition_state(ctx.replicas(tp), ctx.live_broker_ids)) is not None}
+        if new:
+            created = await self.zk.create_partition_states(new, ctx.epoch, ctx.epoch_zk_version)
+            for tp, r in created.items():
+                if isinstance(r, NodeExistsError):
+                    state = await self.zk.get_partition_state(*tp)
+                    if state is not None:
+                        ctx.leadership[tp] = state
+                elif isinstance(r, Exception):
+                    log.error("[Controller id=%d] Could not create the state of %s: %r",
+                              self.broker_id, tp, r)
+                else:
+                    ctx.leadership[tp] = zd.LeaderIsrAndControllerEpoch(r, ctx.epoch)
+                    batch.add_leader_and_isr(self._live_replicas(tp), tp, is_new=True)
+        offline = [tp for tp in tps if tp not in new and ctx.leader_and_isr(tp) is not None]
+        unclean = {t: await self._unclean_allowed(t) for t in {t for t, _ in offline}}
+        live = ctx.live_broker_ids
+
+        def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | None:
+            if cur.leader in live:
+                return None
+            return election.elect_offline(cur, ctx.replicas(tp), live, unclean[tp[0]])
+        for tp, r in (await self._update_partitions(offline, decide)).items():
+            if isinstance(r, LeaderAndIsr):
+                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+        for tp in offline:
+            if not ctx.is_online(tp):
+                log.error("[Controller id=%d] No live replica of %s can lead it (ISR %s)",
+                          self.broker_id, tp, ctx.leader_and_isr(tp).isr)
+
+    async def _on_replicas_offline(self, batch: ControllerRequestBatch,
+                                   dead: dict[TopicPartition, list[int]]) -> None:
+        """Elect leaders for partitions that lost theirs, then take dead replicas out of the
+        ISRs (never emptying one), telling the remaining replicas."""
+        ctx = self.ctx
+        await self._elect_partitions(batch, ctx.partitions_needing_election())
+
+        def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | None:
+            result = cur
+            for r in dead[tp]:
+                result = election.remove_replica_from_isr(result, r) or result
+            if result == cur:
+                return None
+            return LeaderAndIsr(result.leader, cur.leader_epoch + 1, result.isr,
+                                result.leader_recovery_state, cur.partition_epoch)
+        targets = [tp for tp in sorted(dead) if tp[0] not in ctx.topics_to_be_deleted]
+        for tp, r in (await self._update_partitions(targets, decide)).items():
+            if isinstance(r, LeaderAndIsr):
+                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+        batch.add_update_metadata(ctx.live_brokers)
+
+    # ------------------------------------------------------------------ brokers
+    async def _process_broker_change(self) -> None:
+        ctx, channels = self.ctx, self._channels
+        assert channels is not None
+        current = await self.zk.get_all_brokers_and_epochs(self._on_broker_ids_watch)
+        new = {b: v for b, v in current.items() if b not in ctx.live_brokers}
+        dead = sorted(b for b in ctx.live_brokers if b not in current)
+        bounced = {b: v for b, v in current.items()
+                   if b in ctx.broker_epochs and v[1] > ctx.broker_epochs[b]}
+        if not (new or dead or bounced):
+            return
+        log.info("[Controller id=%d] Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, "
+                 "all live brokers: %s", self.broker_id, sorted(new), dead, sorted(bounced), sorted(current))
+        for b in dead + sorted(bounced):
+            await channels.remove_broker(b)
+        ctx.remove_live_brokers(dead)
+        if bounced:
+            ctx.remove_live_brokers(bounced)
+            await self._on_broker_failure(sorted(bounced))
+            ctx.add_live_brokers(bounced)
+            await self._on_broker_startup(bounced)
+        if dead:
+            await self._on_broker_failure(dead)
+        if new:
+            ctx.add_live_brokers(new)
+            await self._on_broker_startup(new)
+
+    async def _on_broker_startup(self, brokers: dict[int, Any]) -> None:
+        ctx = self.ctx
+        assert self._channels is not None
+        for b in sorted(brokers):
+            self._channels.add_broker(self._broker_info(b))
+        batch = self._batch()
+        batch.add_update_metadata(ctx.live_brokers, list(ctx.leadership))
+        for b in sorted(brokers):
+            for tp in ctx.partitions_on_broker(b):
+                if tp[0] not in ctx.topics_to_be_deleted:
+                    batch.add_leader_and_isr([b], tp)
+        await self._elect_partitions(batch, ctx.partitions_needing_election())
+        self._send(batch)
+
+    async def _on_broker_failure(self, brokers: list[int]) -> None:
+        dead_set = set(brokers)
+        dead = {tp: [r for r in self.ctx.replicas(tp) if r in dead_set]
+                for tp in self.ctx.all_partitions()}
+        batch = self._batch()
+        await self._on_replicas_offline(batch, {tp: rs for tp, rs in dead.items() if rs})
+        self._send(batch)
+
+    # ------------------------------------------------------------------ topics
+    async def _process_topic_change(self) -> None:
+        ctx = self.ctx
+        topics = await self.zk.get_all_topics(self._on_topics_watch)
+        for t in ctx.all_topics - topics:
+            ctx.remove_topic(t)
+        added = await self._load_topics(topics - ctx.all_topics)
+        if not added:
+            return
+        log.info("[Controller id=%d] New topics: %s", self.broker_id, added)
+        batch = self._batch()
+        await self._elect_partitions(batch, [tp for t in added for tp in ctx.partitions_for_topic(t)])
+        batch.add_update_metadata(ctx.live_brokers)
+        self._send(batch)
+
+    async def _process_partition_modifications(self, topic: str) -> None:
+        ctx = self.ctx
+        assignment = await self.zk.get_topic_assignment(topic, self._on_topic_watch)
+        if assignment is None or topic not in ctx.assignments or topic in ctx.topics_to_be_deleted:
+            return
+        added = {p: a for p, a in assignment.partitions.items() if p not in ctx.assignments[topic]}
+        if not added:
+            return
+        log.info("[Controller id=%d] New partitions to be added %s", self.broker_id, sorted(added))
+        ctx.assignments[topic].update(added)
+        batch = self._batch()
+        await self._elect_partitions(batch, [(topic, p) for p in sorted(added)])
+        self._send(batch)
+
+    async def _process_topic_deletion(self) -> None:
+        ctx, zk = self.ctx, self.zk
+        requested = await zk.get_topic_deletions(self._on_delete_topics_watch)
+        for topic in sorted(requested):
+            if topic not in ctx.assignments or not self.config["delete.topic.enable"]:
+                log.info("[Controller id=%d] Ignoring request to delete topic %s", self.broker_id, topic)
+                await zk.delete_recursive(zd.delete_topic_path(topic), ctx.epoch_zk_version)
+                continue
+            log.info("[Topic Deletion Manager %d] Handling deletion for topic %s", self.broker_id, topic)
+            ctx.topics_to_be_deleted.add(topic)
+            batch = self._batch()
+            tps = ctx.partitions_for_topic(topic)
+            batch.add_update_metadata(ctx.live_brokers, [tp for tp in tps if tp in ctx.leadership])
+            for tp in tps:
+                batch.add_stop_replica(self._live_replicas(tp), tp, delete=True)
+            self._send(batch)
+            await zk.delete_topic(topic, ctx.epoch_zk_version)
+            ctx.remove_topic(topic)
+            log.info("[Topic Deletion Manager %d] Deletion of topic %s successfully completed",
+                     self.broker_id, topic)
+
+    # ------------------------------------------------------------------ requests
+    async def _process_alter_partition(self, request: AlterPartitionRequest, version: int) -> Any:
+        ctx = self.ctx
+        epoch = ctx.broker_epochs.get(request.broker_id)
+        if epoch is None or epoch != request.broker_epoch:
+            return AlterPartitionResponse(error_code=ErrorCode.STALE_BROKER_EPOCH)
+        answers, to_write = alter_partition_plan(ctx, request, version)
+
+        def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | ErrorCode:
+            n = to_write[tp]
+            if cur.partition_epoch != n.partition_epoch:
+                return ErrorCode.INVALID_UPDATE_VERSION
+            return n
+        written = await self._update_partitions(list(to_write), decide)
+        answers.update(written)
+        if written:
+            batch = self._batch()
+            batch.add_update_metadata(ctx.live_brokers, [tp for tp, r in written.items()
+                                                         if isinstance(r, LeaderAndIsr)])
+            self._send(batch)
+        return alter_partition_response(request, version, ctx, answers)
+
+    async def _process_controlled_shutdown(self, broker_id: int, broker_epoch: int
+                                           ) -> tuple[ErrorCode, frozenset[TopicPartition]]:
+        ctx = self.ctx
+        if broker_id not in ctx.live_brokers:
+            return ErrorCode.BROKER_NOT_AVAILABLE, frozenset()
+        if broker_epoch != -1 and broker_epoch < ctx.broker_epochs[broker_id]:
+            return ErrorCode.STALE_BROKER_EPOCH, frozenset()
+        log.info("[Controller id=%d] Shutting down broker %d", self.broker_id, broker_id)
+        ctx.shutting_down_broker_ids.add(broker_id)
+        mine = [tp for tp in ctx.partitions_on_broker(broker_id)
+                if len(ctx.replicas(tp)) > 1 and tp in ctx.leadership and tp[0] not in ctx.topics_to_be_deleted]
+        led = [tp for tp in mine if ctx.leader_and_isr(tp).leader == broker_id]
+        followed = [tp for tp in mine if tp not in led]
+        live, down = ctx.live_broker_ids, ctx.shutting_down_broker_ids
+        batch = self._batch()
+        moved = await self._update_partitions(led, lambda tp, cur: election.elect_for_controlled_shutdown(
+            cur, ctx.replicas(tp), live, down))
+        for tp, r in moved.items():
+            if isinstance(r, LeaderAndIsr):
+                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+        for tp in followed:
+            batch.add_stop_replica([broker_id], tp, delete=False)
+        await self._on_replicas_offline(batch, {tp: [broker_id] for tp in followed})
+        self._send(batch)
+        remaining = frozenset(tp for tp in ctx.partitions_led_by(broker_id) if len(ctx.replicas(tp)) > 1)
+        return ErrorCode.NONE, remaining
+
+    async def _process_elect_leaders(self, election_type: int, partitions: frozenset | None
+                                     ) -> dict[TopicPartition, Any]:
+        ctx = self.ctx
+        tps = sorted(partitions) if partitions is not None else sorted(ctx.leadership)
+        out: dict[TopicPartition, Any] = {}
+        live = ctx.live_broker_ids
+        unclean_ok = election_type == UNCLEAN
+
+        def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | ErrorCode:
+            if tp[0] in ctx.topics_to_be_deleted:
+                return ErrorCode.INVALID_TOPIC_EXCEPTION
+            if unclean_ok:
+                return election.elect_unclean(cur, ctx.replicas(tp), live)
+            return election.elect_preferred(cur, ctx.replicas(tp), live)
+        if election_type not in (PREFERRED, UNCLEAN):
+            return {tp: (ErrorCode.INVALID_REQUEST, f"Unknown election type {election_type}") for tp in tps}
+        batch = self._batch()
+        for tp, r in (await self._update_partitions(tps, decide)).items():
+            if isinstance(r, LeaderAndIsr):
+                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+                out[tp] = (ErrorCode.NONE, None)
+            elif r in (ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE):
+                kind = "Preferred" if election_type == PREFERRED else "Unclean"
+                out[tp] = (r, f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy "
+                              f"{kind}ReplicaPartitionLeaderElectionStrategy")
+            else:
+                out[tp] = (r, None)
+        self._send(batch)
+        return out
+
+    # ------------------------------------------------------------------ auto rebalance
+    def _schedule_auto_rebalance(self) -> None:
+        if not self.config["auto.leader.rebalance.enable"]:
+            return
+        interval = float(self.config["leader.imbalance.check.interval.seconds"])
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                self._put(ce.AutoPreferredReplicaLeaderElection())
+        self._rebalance_task = self.loop.create_task(tick(), name=f"auto-leader-rebalance-{self.broker_id}")
+
+    async def _process_auto_rebalance(self) -> None:
+        """Move leadership back to preferred replicas of every broker whose share of
+        partitions led by someone else exceeds leader.imbalance.per.broker.percentage."""
+        ctx = self.ctx
+        if ctx.shutting_down_broker_ids:
+            return
+        todo = ctx.partitions_to_rebalance(self.config["leader.imbalance.per.broker.percentage"] / 100)
+        if todo:
+            log.info("[Controller id=%d] Starting preferred replica leader election for partitions %s",
+                     self.broker_id, todo)
+            await self._process_elect_leaders(PREFERRED, frozenset(todo))

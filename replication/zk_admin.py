@@ -1,0 +1,312 @@
+"""The admin side of a ZooKeeper-mode broker (Kafka's AdminZkClient, ZkAdminManager,
+ZkConfigManager and the ZK AutoTopicCreationManager), with the same async methods as
+``broker.controller.StandaloneController`` so ``BrokerServices.controller`` may be either.
+
+Topic creation writes ``/config/topics/<t>`` then ``/brokers/topics/<t>`` (topic id
+included) and waits, bounded, until the metadata cache — fed by the controller's
+UpdateMetadata — shows a leader for every partition. CreateTopics, DeleteTopics and
+CreatePartitions are answered only by the active controller (others: NOT_CONTROLLER, so
+clients re-read Metadata's controller id); auto-creation (``auto_create_topic``, the offsets
+topic) and config changes work from any broker, as in Kafka. Config changes are stored whole
+and announced with a ``/config/changes`` notification; every broker follows the
+notifications and applies them to its metadata cache, dynamic broker config and logs.
+
+Who may call it: request handlers, the group coordinator and the broker (``start``,
+``shutdown``), on the event loop. Nothing on disk: ZooKeeper is the store.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from kazoo.protocol.states import WatchedEvent
+
+from protocol.errors import ErrorCode
+from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, InvalidTopicName,
+                             unify_collision_chars, validate_topic_name)
+
+from broker.config import KafkaConfig
+from broker.metadata import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
+from replication import zk_data as zd
+from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
+                                    new_partitions_assignment, validate_topic_assignment)
+from replication.controller import KafkaController
+from replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError
+
+log = logging.getLogger("kafka.server.ZkAdminManager")
+
+POLL_S = 0.05
+DEFAULT_WAIT_MS = 30000
+
+
+class ZkAdminManager:
+    def __init__(self, config: KafkaConfig, zk: KafkaZkClient, metadata_cache: MetadataCache,
+                 controller: KafkaController, clock: Callable[[], float],
+                 loop: asyncio.AbstractEventLoop, replica_manager: Any = None,
+                 wait_ms: int = DEFAULT_WAIT_MS) -> None:
+        self.config = config
+        self.zk = zk
+        self.cache = metadata_cache
+        self.controller = controller
+        self.clock = clock
+        self.loop = loop
+        self.replica_manager = replica_manager
+        self.wait_ms = wait_ms
+        self.broker_id = config.broker_id
+        self._topic_configs: dict[str, dict[str, str]] = {}
+        self._last_change = -1
+        self._changes_lock = asyncio.Lock()
+        self._creating: dict[str, asyncio.Future] = {}
+        self._pid_next = 0
+        self._pid_end = 0  # exclusive end of the current producer-id block
+        self._pid_lock = asyncio.Lock()
+        self._started = False
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Load topic and broker configs and follow ``/config/changes`` from now on."""
+        self._started = True
+        for topic in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.TOPIC)):
+            self._topic_configs[topic] = await self.zk.get_entity_config(zd.ConfigType.TOPIC, topic)
+        await self._reload_broker_configs()
+        children = await self.zk.get_children(zd.CONFIG_CHANGES_PATH, self._on_changes_watch)
+        seqs = [zd.sequence_number(c, zd.CONFIG_CHANGE_PREFIX) for c in children
+                if c.startswith(zd.CONFIG_CHANGE_PREFIX)]
+        self._last_change = max(seqs, default=-1)
+
+    async def shutdown(self) -> None:
+        self._started = False
+
+    def topic_config(self, topic: str) -> dict[str, str]:
+        """A topic's config overrides as stored in ZooKeeper (for whoever builds TopicInfos
+        from UpdateMetadata, which carries no configs)."""
+        return dict(self._topic_configs.get(topic, {}))
+
+    # ------------------------------------------------------------------ config changes
+    def _on_changes_watch(self, event: WatchedEvent) -> None:
+        if self._started:
+            self.loop.create_task(self._process_changes())
+
+    async def _process_changes(self) -> None:
+        async with self._changes_lock:
+            children = await self.zk.get_children(zd.CONFIG_CHANGES_PATH, self._on_changes_watch)
+            for child in sorted(children):
+                if not child.startswith(zd.CONFIG_CHANGE_PREFIX):
+                    continue
+                seq = zd.sequence_number(child, zd.CONFIG_CHANGE_PREFIX)
+                if seq <= self._last_change:
+                    continue
+                data, _ = await self.zk.get_data(f"{zd.CONFIG_CHANGES_PATH}/{child}")
+                self._last_change = seq
+                if data is None:
+                    continue
+                try:
+                    entity_type, _, name = zd.decode_config_change(data).partition("/")
+                except zd.ZkDataError:
+                    log.warning("Ignoring malformed config change %s", child)
+                    continue
+                if entity_type == zd.ConfigType.TOPIC:
+                    await self._apply_topic_config(name, await self.zk.get_entity_config(entity_type, name))
+                elif entity_type == zd.ConfigType.BROKER and name in (zd.DEFAULT_BROKER_ENTITY, str(self.broker_id)):
+                    await self._reload_broker_configs()
+                    self._refresh_all_topic_logs()
+
+    async def _apply_topic_config(self, topic: str, configs: dict[str, str]) -> None:
+        self._topic_configs[topic] = dict(configs)
+        info = self.cache.topic(topic)
+        if info is None:
+            return
+        new = dataclasses.replace(info, configs=dict(configs))
+        self.cache.update(topics=[new])
+        if self.replica_manager is not None:
+            self.replica_manager.update_topic_config(new)
+        log.info("Processing override for entityPath: topics/%s with config: %s", topic, configs)
+
+    async def _reload_broker_configs(self) -> None:
+        merged = await self.zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY)
+        merged.update(await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id)))
+        self.config.dynamic.clear()
+        self.config.dynamic.update(merged)
+
+    def _refresh_all_topic_logs(self) -> None:
+        if self.replica_manager is not None:
+            for info in self.cache.topics().values():
+                self.replica_manager.update_topic_config(info)
+
+    # ------------------------------------------------------------------ helpers
+    def _require_controller(self) -> None:
+        if not self.controller.is_active:
+            raise TopicError(ErrorCode.NOT_CONTROLLER, "This is not the correct controller for this cluster.")
+
+    async def _brokers(self) -> list[BrokerMetadata]:
+        brokers = await self.zk.get_all_brokers_and_epochs()
+        return [BrokerMetadata(b, reg.rack) for b, (reg, _) in sorted(brokers.items())]
+
+    async def _wait_for(self, done: Callable[[], bool], what: str) -> None:
+        deadline = self.clock() + self.wait_ms / 1000
+        while not done():
+            if self.clock() >= deadline:
+                raise TopicError(ErrorCode.REQUEST_TIMED_OUT, f"Timed out waiting for {what}.")
+            await asyncio.sleep(POLL_S)
+
+    def _has_leaders(self, name: str, count: int) -> bool:
+        info = self.cache.topic(name)
+        return info is not None and len(info.partitions) >= count and all(
+            p.leader >= 0 for p in info.partitions.values())
+
+    # ------------------------------------------------------------------ topics
+    async def create_topic(self, name: str, partitions: int, replication_factor: int, configs: dict[str, str],
+                           assignments: dict[int, list[int]] | None = None,
+                           validate_only: bool = False) -> TopicInfo:
+        """CreateTopics: only on the active controller; raises TopicError."""
+        self._require_controller()
+        return await self._create(name, partitions, replication_factor, configs, assignments, validate_only)
+
+    async def auto_create_topic(self, name: str, partitions: int, replication_factor: int,
+                                configs: dict[str, str]) -> TopicInfo:
+        """Metadata's auto-creation: from any broker, as Kafka's ZK auto-topic creation."""
+        pending = self._creating.get(name)
+        if pending is not None:
+            await asyncio.shield(pending)
+        else:
+            done = self._creating[name] = self.loop.create_future()
+            try:
+                await self._create(name, partitions, replication_factor, configs, None, False,
+                                   exists_ok=True)
+            finally:
+                self._creating.pop(name, None)
+                done.set_result(None)
+        info = self.cache.topic(name)
+        if info is None:
+            raise TopicError(ErrorCode.LEADER_NOT_AVAILABLE, f"Topic {name} is being created.")
+        return info
+
+    async def _create(self, name: str, partitions: int, replication_factor: int, configs: dict[str, str],
+                      assignments: dict[int, list[int]] | None, validate_only: bool,
+                      exists_ok: bool = False) -> TopicInfo:
+        try:
+            validate_topic_name(name)
+        except InvalidTopicName as e:
+            raise TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, str(e)) from None
+        existing = await self.zk.get_all_topics()
+        if name in existing:
+            if not exists_ok:
+                raise TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
+            await self._wait_for(lambda: self.cache.topic(name) is not None, f"topic {name}")
+            return self.cache.topic(name)
+        norm = unify_collision_chars(name)
+        for other in existing:
+            if unify_collision_chars(other) == norm:
+                raise TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION,
+                                 f"Topic '{name}' collides with existing topic: {other}")
+        brokers = await self._brokers()
+        try:
+            if assignments:
+                validate_topic_assignment(assignments)
+                live = {b.id for b in brokers}
+                for p, reps in assignments.items():
+                    if not set(reps) <= live:
+                        raise AssignmentError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                                              f"Replica assignment {reps} for partition {p} has brokers "
+                                              "that are not alive")
+                replicas = {p: list(r) for p, r in assignments.items()}
+            else:
+                replicas = assign_replicas_to_brokers(brokers, partitions, replication_factor)
+        except AssignmentError as e:
+            raise TopicError(e.error_code, str(e)) from None
+        topic_id = new_topic_id()
+        info = TopicInfo(name, topic_id, {p: PartitionInfo(-1, -1, r, []) for p, r in sorted(replicas.items())},
+                         dict(configs), name in INTERNAL_TOPICS)
+        if validate_only:
+            return info
+        await self.zk.set_or_create_entity_config(zd.ConfigType.TOPIC, name, configs)
+        try:
+            await self.zk.create_topic_assignment(name, zd.TopicAssignment.of(zd.topic_id_to_str(topic_id), replicas))
+        except NodeExistsError:
+            if not exists_ok:
+                raise TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.") from None
+        self._topic_configs[name] = dict(configs)
+        log.info("Creating topic %s with configuration %s and initial partition assignment %s",
+                 name, configs, replicas)
+        await self._wait_for(lambda: self._has_leaders(name, len(replicas)), f"leaders of topic {name}")
+        return self.cache.topic(name) or info
+
+    async def ensure_offsets_topic(self) -> None:
+        """Create ``__consumer_offsets`` if missing (from any broker), capped by the live
+        brokers as the standalone controller does; returns once its partitions have leaders."""
+        name = GROUP_METADATA_TOPIC_NAME
+        cfg = self.config
+        if self._has_leaders(name, 1):
+            return
+        live = len(await self.zk.get_children(zd.BROKER_IDS_PATH))
+        rf = max(1, min(cfg["offsets.topic.replication.factor"], live))
+        configs = {"cleanup.policy": "compact", "segment.bytes": str(cfg["offsets.topic.segment.bytes"]),
+                   "compression.type": "producer"}
+        await self.auto_create_topic(name, cfg["offsets.topic.num.partitions"], rf, configs)
+        await self._wait_for(lambda: self._has_leaders(name, 1), f"leaders of topic {name}")
+
+    async def delete_topic(self, name: str) -> TopicInfo:
+        """DeleteTopics: mark for deletion and wait until the topic leaves the cache."""
+        self._require_controller()
+        info = self.cache.topic(name)
+        if name not in await self.zk.get_all_topics() or info is None:
+            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
+        try:
+            await self.zk.create_delete_topic_path(name)
+        except NodeExistsError:
+            log.info("Topic %s is already marked for deletion", name)
+        await self._wait_for(lambda: self.cache.topic(name) is None, f"deletion of topic {name}")
+        return info
+
+    async def create_partitions(self, name: str, total: int, validate_only: bool = False) -> TopicInfo:
+        self._require_controller()
+        current = await self.zk.get_topic_assignment(name)
+        if current is None:
+            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
+        existing = {p: a.replicas for p, a in current.partitions.items()}
+        try:  # also refuses a count that is not an increase (INVALID_PARTITIONS)
+            added = new_partitions_assignment(name, existing, await self._brokers(), total)
+        except AssignmentError as e:
+            raise TopicError(e.error_code, str(e)) from None
+        info = self.cache.topic(name)
+        if validate_only:
+            return info if info is not None else TopicInfo(name, bytes(16), {}, {})
+        new = zd.TopicAssignment(current.topic_id, {**current.partitions,
+                                                    **zd.TopicAssignment.of(None, added).partitions})
+        epoch_zk_version = self.controller.ctx.epoch_zk_version if self.controller.is_active else MATCH_ANY_VERSION
+        await self.zk.set_topic_assignment(name, new, epoch_zk_version)
+        log.info("Creating %d partitions for '%s' with the following replica assignment: %s",
+                 len(added), name, added)
+        await self._wait_for(lambda: self._has_leaders(name, total), f"leaders of the new partitions of {name}")
+        return self.cache.topic(name)
+
+    # ------------------------------------------------------------------ configs
+    async def alter_topic_config(self, name: str, configs: dict[str, str]) -> None:
+        """Replace a topic's config overrides (validated by the caller), from any broker."""
+        if name not in await self.zk.get_all_topics():
+            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+        await self.zk.change_entity_config(zd.ConfigType.TOPIC, name, configs)
+        await self._apply_topic_config(name, configs)
+
+    async def alter_broker_configs(self, configs: dict[str, str], entity_name: str | None = None) -> None:
+        """Replace this broker's dynamic configs (``/config/brokers/<id>``, or ``<default>``
+        for the cluster-wide entity) and re-derive every topic's log config."""
+        entity = entity_name or str(self.broker_id)
+        await self.zk.change_entity_config(zd.ConfigType.BROKER, entity, configs)
+        await self._reload_broker_configs()
+        self._refresh_all_topic_logs()
+
+    # ------------------------------------------------------------------ producer ids
+    async def next_producer_id(self) -> int:
+        """From blocks of 1000 ids claimed in ``/latest_producer_id_block`` (CAS), so no two
+        brokers and no restart ever hand out the same id."""
+        async with self._pid_lock:
+            if self._pid_next >= self._pid_end:
+                block = await self.zk.allocate_producer_id_block(self.broker_id)
+                self._pid_next, self._pid_end = block.first_id, block.last_id + 1
+            pid = self._pid_next
+            self._pid_next += 1
+            return pid
