@@ -37,7 +37,7 @@ from broker.server import SocketServer
 from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
 from broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
-                              load_dynamic_broker_configs)
+                              load_dynamic_broker_configs, replication_managers)
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -174,6 +174,7 @@ class Broker:
         await self.controller.start()  # topic configs, and following /config/changes
         await self._start_group_coordinator()
         await self._start_server()
+        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop))
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         self.services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(self.services.broker_epoch)
@@ -283,6 +284,7 @@ class Broker:
             except Exception:
                 log.exception("Error stopping the group coordinator")
         if self.replica_manager is not None:
+            await self.replica_manager.shutdown_replication()
             self.replica_manager.shutdown()
         if self.server is not None:
             await self.server.drain_and_close()

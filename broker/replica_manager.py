@@ -5,12 +5,17 @@ watermark covers them, fetches until data arrives.
 Who may call it: the controller (``apply_partition_states``, the only way a partition is
 hosted or dropped), request handlers and the group coordinator; event loop only. Nothing on
 disk of its own: logs belong to the LogManager.
+
+In ZooKeeper mode (``start_replication``) followers fetch from their leader through the
+ReplicaFetcherManager — (re)added on every new leader epoch (KAFKA-7164), removed when the
+partition becomes leader or stops — and leaders send ISR changes through the
+AlterPartitionManager, shrinking the ISR from a check every replica.lag.time.max.ms / 2.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol
 
 from protocol.errors import ErrorCode
 from protocol.topics import INTERNAL_TOPICS
@@ -19,8 +24,14 @@ from storage import LogConfig, LogManager
 from broker.config import KafkaConfig
 from broker.metadata import MetadataCache, TopicInfo
 from broker.topic_config import effective_topic_config
-from replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState
+from replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
+from replication.follower_log import StorageFollowerLog
+from replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState, PendingIsrChange, Role
 from replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
+
+if TYPE_CHECKING:
+    from replication.alter_partition_manager import AlterPartitionManager
+    from replication.fetcher_manager import ReplicaFetcherManager
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
@@ -59,6 +70,12 @@ class ReplicaManager:
         # lock that applies control requests one at a time (Kafka's replicaStateChangeLock)
         self.controller_epoch = INITIAL_CONTROLLER_EPOCH
         self.state_change_lock = asyncio.Lock()
+        # ZooKeeper mode only (start_replication)
+        self.fetcher_manager: "ReplicaFetcherManager | None" = None
+        self.alter_partition_manager: "AlterPartitionManager | None" = None
+        self._fetcher_tail: asyncio.Task | None = None  # fetcher additions run one after another
+        self._leaderless: set[tuple[str, int]] = set()  # followers whose leader is not a live broker yet
+        self._isr_expiration: asyncio.Task | None = None
 
     # -- configs -------------------------------------------------------------------------------
     def log_config(self, overrides: dict[str, str]) -> LogConfig:
@@ -91,9 +108,13 @@ class ReplicaManager:
         errors: dict[tuple[str, int], ErrorCode] = {}
         deleted_topics: list[str] = []
         configs: dict[str, tuple[LogConfig, int]] = {}
+        new_leaders: list[tuple[str, int]] = []
+        stopped: list[tuple[str, int]] = []
+        new_followers: list[Partition] = []
         for s in states:
             key = (s.topic, s.index)
             if s.delete_partition or self.broker_id not in s.replicas:
+                stopped.append(key)
                 self._stop(key, s.delete_partition)
                 if s.leader == LEADER_DURING_DELETE and s.topic not in deleted_topics:
                     deleted_topics.append(s.topic)
@@ -111,19 +132,24 @@ class ReplicaManager:
                                                         s.topic_id if s.topic_id != ZERO_UUID else None)
                 lg.update_config(cfg)  # a log loaded at startup had only the defaults (ZooKeeper mode)
                 part = Partition(s.topic, s.index, lg.topic_id or s.topic_id, lg, s.topic in INTERNAL_TOPICS,
-                                 self.broker_id, self.clock, min_isr, self.config["replica.lag.time.max.ms"], self)
+                                 self.broker_id, self.clock, min_isr, self.config["replica.lag.time.max.ms"], self,
+                                 alter_isr=self._alter_isr if self.alter_partition_manager is not None else None,
+                                 is_broker_alive=self._is_broker_alive)
                 self.partitions[key] = part
             if s.leader == self.broker_id:
                 changed = part.make_leader(s)
                 if changed:
+                    new_leaders.append(key)
                     self._leadership_changed(part)
                     self.listener.on_become_leader(part)
             else:
                 changed = part.make_follower(s)
                 if changed:
+                    new_followers.append(part)
                     self._leadership_changed(part)
                     self.listener.on_become_follower(part)
             errors[key] = ErrorCode.NONE if changed else ErrorCode.STALE_CONTROLLER_EPOCH
+        self._update_fetchers(new_leaders + stopped, new_followers)
         if deleted_topics:
             self.listener.on_topics_deleted(deleted_topics)
         return errors
@@ -211,6 +237,10 @@ class ReplicaManager:
         deleted = update()
         if deleted:
             self.listener.on_topics_deleted(deleted)
+        if self._leaderless:
+            waiting = [p for k in self._leaderless if (p := self.partitions.get(k)) is not None]
+            self._leaderless.clear()
+            self._schedule_fetcher_add(waiting)
         return ErrorCode.NONE
 
     def _stop(self, key: tuple[str, int], delete: bool) -> None:
@@ -279,4 +309,119 @@ class ReplicaManager:
         """Answer every parked request now (the broker is stopping)."""
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
+
+    # -- replication (ZooKeeper mode) -----------------------------------------------------------
+    def start_replication(self, fetcher_manager: "ReplicaFetcherManager",
+                          alter_partition_manager: "AlterPartitionManager") -> None:
+        """Before any LeaderAndIsr: followers will fetch, leaders change their ISR."""
+        self.fetcher_manager = fetcher_manager
+        self.alter_partition_manager = alter_partition_manager
+        alter_partition_manager.start()
+        self._isr_expiration = self.loop.create_task(self._run_isr_expiration(), name="isr-expiration")
+
+    async def shutdown_replication(self) -> None:
+        for task in (self._isr_expiration, self._fetcher_tail):
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except BaseException:  # noqa: BLE001 - cancelled or already failed
+                    pass
+        if self.fetcher_manager is not None:
+            await self.fetcher_manager.shutdown()
+        if self.alter_partition_manager is not None:
+            await self.alter_partition_manager.shutdown()
+
+    def replica_log(self, tp: TopicPartition) -> StorageFollowerLog | None:
+        """The fetcher's view of a follower's log (None unless this broker follows ``tp``)."""
+        part = self.partitions.get(tp)
+        return StorageFollowerLog(part.log) if part is not None and part.role is Role.FOLLOWER else None
+
+    def maybe_shrink_isr(self) -> None:
+        """Every partition this broker leads drops its out-of-sync followers from the ISR."""
+        now = int(self.clock() * 1000)
+        for part in list(self.partitions.values()):
+            if part.is_leader:
+                part.maybe_shrink_isr(now)
+
+    async def _run_isr_expiration(self) -> None:
+        interval = self.config["replica.lag.time.max.ms"] / 2 / 1000
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                self.maybe_shrink_isr()
+            except Exception:  # noqa: BLE001 - the next check tries again
+                log.exception("ISR expiration check failed")
+
+    def _alter_isr(self, partition: Partition, pending: PendingIsrChange) -> None:
+        if self.alter_partition_manager is not None:
+            self.alter_partition_manager.submit(partition, pending)
+
+    def _is_broker_alive(self, broker_id: int) -> bool:
+        return self.metadata_cache.broker(broker_id) is not None
+
+    def _update_fetchers(self, not_following: list[tuple[str, int]], followers: list[Partition]) -> None:
+        fm = self.fetcher_manager
+        if fm is None:
+            return
+        if not_following:
+            self._leaderless.difference_update(not_following)
+            fm.remove_fetcher_for_partitions([TopicPartition(*k) for k in not_following])
+        if followers:
+            self._schedule_fetcher_add(followers)
+
+    def _schedule_fetcher_add(self, parts: list[Partition]) -> None:
+        """Add ``parts`` to the fetchers after the additions already scheduled (adding may
+        have to replace a fetcher, which waits)."""
+        if not parts or self.fetcher_manager is None:
+            return
+        prev = self._fetcher_tail
+
+        async def run() -> None:
+            if prev is not None and not prev.done():
+                await asyncio.gather(prev, return_exceptions=True)
+            await self._add_fetchers(parts)
+        self._fetcher_tail = self.loop.create_task(run())
+
+    async def _add_fetchers(self, parts: list[Partition]) -> None:
+        """Fetch each partition that is still a follower from its leader, from the log end
+        offset if the log has leader epochs, else from the high watermark
+        (ReplicaManager.initialFetchOffset). A leader not known as a live broker yet waits
+        for the next UpdateMetadata."""
+        fm = self.fetcher_manager
+        initial: dict[TopicPartition, InitialFetchState] = {}
+        for part in parts:
+            key = (part.topic, part.index)
+            if self.partitions.get(key) is not part or part.role is not Role.FOLLOWER:
+                continue
+            node = self.metadata_cache.broker(part.leader_id)
+            if node is None:
+                log.info("[ReplicaManager broker=%d] Leader %d of %s-%d is not a live broker yet: fetching "
+                         "starts with the next metadata update", self.broker_id, part.leader_id, *key)
+                self._leaderless.add(key)
+                continue
+            lg = part.log
+            offset = lg.log_end_offset if lg.leader_epoch_cache.latest_epoch >= 0 else lg.high_watermark
+            initial[TopicPartition(*key)] = InitialFetchState(BrokerEndPoint(node.node_id, node.host, node.port),
+                                                              part.topic_id, offset, part.leader_epoch)
+        if initial and fm is not None:
+            await fm.add_fetcher_for_partitions(initial)
+
+    def on_fetch_leader_error(self, errors: Mapping[TopicPartition, ErrorCode | int]) -> None:
+        """The fetcher's leader-error callback: a follower whose leader now lives at another
+        endpoint (per the metadata cache) is moved there; otherwise it keeps backing off until
+        LeaderAndIsr says more (as Kafka does in ZooKeeper mode)."""
+        fm = self.fetcher_manager
+        if fm is None:
+            return
+        moved = []
+        for tp, code in errors.items():
+            part = self.partitions.get(tp)
+            if code == ErrorCode.FENCED_LEADER_EPOCH or part is None or part.role is not Role.FOLLOWER:
+                continue
+            node = self.metadata_cache.broker(part.leader_id)
+            source = next((t.source for t in fm.fetcher_threads.values() if tp in t.core.states), None)
+            if node is not None and source != BrokerEndPoint(node.node_id, node.host, node.port):
+                moved.append(part)
+        self._schedule_fetcher_add(moved)
 

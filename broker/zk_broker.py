@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from storage.checkpoint import read_meta_properties
 
 from broker.config import KafkaConfig
-from broker.metadata import MetadataCache
+from broker.metadata import BrokerInfo, MetadataCache
 from replication import zk_data as zd
 
 if TYPE_CHECKING:
     from broker.replica_manager import ReplicaManager
+    from replication.alter_partition_manager import AlterPartitionManager
+    from replication.fetcher_manager import ReplicaFetcherManager
     from replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
@@ -65,6 +67,32 @@ async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> di
     default, own = await asyncio.gather(zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY),
                                         zk.get_entity_config(zd.ConfigType.BROKER, str(broker_id)))
     return {**default, **own}
+
+
+def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager", cache: MetadataCache,
+                         broker_epoch: Callable[[], int], loop: asyncio.AbstractEventLoop
+                         ) -> tuple["ReplicaFetcherManager", "AlterPartitionManager"]:
+    """The replica fetchers (followers fetch from their leaders over the listener the
+    metadata cache knows) and the AlterPartitionManager (ISR changes to the controller)."""
+    from replication.alter_partition_manager import AlterPartitionManager
+    from replication.fetch_state import ReplicaFetcherConfig, replica_client_config
+    from replication.fetcher_manager import ReplicaFetcherManager
+    from replication.network_client import NetworkClient, NetworkClientConfig
+    keys = ("replica.fetch.max.bytes", "replica.fetch.response.max.bytes", "replica.fetch.min.bytes",
+            "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "num.replica.fetchers",
+            "replica.socket.timeout.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
+            "socket.connection.setup.timeout.ms")
+    props = {k: config.get(k) for k in keys if config.get(k) is not None}
+    fetchers = ReplicaFetcherManager(ReplicaFetcherConfig.from_properties(props, config.broker_id),
+                                     replica_manager.replica_log, client_config=replica_client_config(props),
+                                     on_leader_error=replica_manager.on_fetch_leader_error)
+    client_config = NetworkClientConfig(request_timeout_ms=config["controller.socket.timeout.ms"])
+
+    def controller_client(node: BrokerInfo) -> NetworkClient:
+        return NetworkClient(node.host, node.port, client_id=f"broker-{config.broker_id}-alter-partition",
+                             node_id=node.node_id, config=client_config, loop=loop)
+    alter = AlterPartitionManager(config.broker_id, broker_epoch, cache, controller_client, loop)
+    return fetchers, alter
 
 
 def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: MetadataCache,

@@ -84,6 +84,32 @@ class Replica:
         self.last_fetch_time_ms = 0
 
 
+@dataclass(frozen=True, slots=True)
+class PendingIsrChange:
+    """An ISR change sent to the controller and not answered yet (Kafka's PendingExpandIsr /
+    PendingShrinkIsr). ``maximal_isr`` is what the high watermark counts meanwhile: a shrink
+    keeps the old ISR, an expansion counts the new member at once. ``leader_epoch`` and
+    ``partition_epoch`` are the state it was proposed from."""
+
+    new_isr: tuple[int, ...]
+    maximal_isr: tuple[int, ...]
+    leader_epoch: int
+    partition_epoch: int
+
+
+# AlterPartition errors after which the change is dropped (the ISR stays pending, so no other
+# change is sent, until a LeaderAndIsr brings the current state; Partition.handleAlterPartitionError)
+_WAIT_FOR_LEADER_AND_ISR = frozenset({
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID, ErrorCode.FENCED_LEADER_EPOCH,
+    ErrorCode.INVALID_UPDATE_VERSION, ErrorCode.INVALID_REQUEST, ErrorCode.NEW_LEADER_ELECTED,
+    ErrorCode.NOT_LEADER_OR_FOLLOWER,
+})
+# ... and those after which the controller certainly did not apply it: back to the committed ISR
+_REJECTED = frozenset({ErrorCode.OPERATION_NOT_ATTEMPTED, ErrorCode.INELIGIBLE_REPLICA})
+
+AlterIsr = Callable[["Partition", PendingIsrChange], None]
+
+
 class PartitionListener(Protocol):
     """Told when records land or the high watermark moves, so delayed operations re-check."""
 
@@ -105,7 +131,11 @@ class Partition:
 
     def __init__(self, topic: str, index: int, topic_id: bytes, log_: Any, is_internal: bool,
                  local_broker_id: int, clock: Callable[[], float], min_insync_replicas: int = 1,
-                 replica_lag_time_max_ms: int = 30000, listener: PartitionListener | None = None) -> None:
+                 replica_lag_time_max_ms: int = 30000, listener: PartitionListener | None = None,
+                 alter_isr: AlterIsr | None = None, is_broker_alive: Callable[[int], bool] | None = None) -> None:
+        """``alter_isr`` sends an ISR change to the controller (the AlterPartitionManager; None:
+        the ISR never changes, as standalone); ``is_broker_alive`` says whether a follower may
+        join the ISR (the metadata cache's live brokers)."""
         self.topic = topic
         self.index = index
         self.topic_id = topic_id
@@ -115,6 +145,8 @@ class Partition:
         self.min_insync_replicas = min_insync_replicas
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
         self.listener = listener
+        self.alter_isr = alter_isr
+        self.is_broker_alive = is_broker_alive or (lambda _: True)
         self._clock = clock
         self.role = Role.NONE
         self.leader_id = NO_LEADER
@@ -125,6 +157,8 @@ class Partition:
         self.leader_epoch_start_offset = -1
         # followers' fetch state, only while this broker leads
         self.remote_replicas: dict[int, Replica] = {}
+        # the one ISR change in flight to the controller
+        self.pending_isr: PendingIsrChange | None = None
 
     def __repr__(self) -> str:
         return (f"Partition({self.topic}-{self.index}, {self.role.value}, leader={self.leader_id}, "
@@ -140,6 +174,17 @@ class Partition:
     @property
     def high_watermark(self) -> int:
         return self.log.high_watermark
+
+    @property
+    def maximal_isr(self) -> tuple[int, ...]:
+        """The ISR the high watermark and acks=all count: the committed one, or a pending
+        change's maximal one."""
+        pending = self.pending_isr
+        return pending.maximal_isr if pending is not None else self.isr
+
+    @property
+    def is_under_min_isr(self) -> bool:
+        return self.role is Role.LEADER and len(self.isr) < self.effective_min_isr
 
     @property
     def effective_min_isr(self) -> int:
@@ -194,6 +239,7 @@ class Partition:
         self.leader_id = NO_LEADER
         self.isr = ()
         self.remote_replicas = {}
+        self.pending_isr = None
 
     def _set_state(self, state: PartitionState, role: Role) -> None:
         self.role = role
@@ -202,6 +248,7 @@ class Partition:
         self.partition_epoch = state.partition_epoch
         self.assigned_replicas = tuple(state.replicas)
         self.isr = tuple(state.isr)
+        self.pending_isr = None
 
     # -- leader: appends and the high watermark ------------------------------------------------
     def append_records_to_leader(self, records: Any, origin: str = "client", required_acks: int = 1) -> Any:
@@ -237,10 +284,12 @@ class Partition:
             if len(self.isr) < self.effective_min_isr:
                 return False
             now = self._now_ms() if now_ms is None else now_ms
+            maximal = self.maximal_isr
             for rep in self.remote_replicas.values():
-                if rep.broker_id in self.isr or self.is_caught_up(rep, now):
-                    if rep.log_end_offset < new_hw:
-                        new_hw = rep.log_end_offset
+                if rep.log_end_offset < new_hw and (
+                        rep.broker_id in maximal
+                        or (self.is_caught_up(rep, now) and self.is_broker_alive(rep.broker_id))):
+                    new_hw = rep.log_end_offset
         if not _maybe_increment_log_hw(lg, new_hw):
             return False
         listener = self.listener
@@ -260,14 +309,97 @@ class Partition:
         rep = self.remote_replicas.get(replica_id)
         if rep is None or self.role is not Role.LEADER:
             return False
+        previous = rep.log_end_offset
         rep.update_fetch_state(fetch_offset, now_ms, self.log.log_end_offset)
-        self.maybe_increment_leader_hw(now_ms)
+        self.maybe_expand_isr(rep)
+        if rep.log_end_offset != previous:
+            self.maybe_increment_leader_hw(now_ms)
         return True
 
     def out_of_sync_replicas(self, now_ms: int) -> list[int]:
-        """ISR members (not us) that are no longer caught up: the candidates of an ISR shrink."""
+        """ISR members (not us) that are no longer caught up, or unknown: the candidates of an
+        ISR shrink (Partition.getOutOfSyncReplicas)."""
         return [r for r in self.isr if r != self.local_broker_id
-                and (rep := self.remote_replicas.get(r)) is not None and not self.is_caught_up(rep, now_ms)]
+                and ((rep := self.remote_replicas.get(r)) is None or not self.is_caught_up(rep, now_ms))]
+
+    # -- ISR changes (the leader proposes, the controller decides) ---------------------------------
+    def maybe_expand_isr(self, rep: Replica) -> bool:
+        """Propose ``rep`` for the ISR when it has reached the high watermark and the start of
+        this leader epoch (KAFKA-7128), nothing else is in flight and its broker is alive."""
+        if (self.role is not Role.LEADER or self.alter_isr is None or self.pending_isr is not None
+                or rep.broker_id in self.isr):
+            return False
+        end = rep.log_end_offset
+        if end < self.log.high_watermark or end < self.leader_epoch_start_offset:
+            return False
+        if not self.is_broker_alive(rep.broker_id):
+            return False
+        new_isr = self.isr + (rep.broker_id,)
+        log.info("[Partition %s-%d broker=%d] Expanding ISR from %s to %s", self.topic, self.index,
+                 self.local_broker_id, list(self.isr), list(new_isr))
+        self._propose(PendingIsrChange(new_isr, new_isr, self.leader_epoch, self.partition_epoch))
+        return True
+
+    def maybe_shrink_isr(self, now_ms: int | None = None) -> bool:
+        """The periodic check (every replica.lag.time.max.ms / 2): propose the ISR without
+        the followers that are no longer caught up. The leader stays, so the ISR never empties."""
+        if self.role is not Role.LEADER or self.alter_isr is None or self.pending_isr is not None:
+            return False
+        now = self._now_ms() if now_ms is None else now_ms
+        out = self.out_of_sync_replicas(now)
+        if not out:
+            return False
+        new_isr = tuple(r for r in self.isr if r not in out)
+        lg = self.log
+        log.info("[Partition %s-%d broker=%d] Shrinking ISR from %s to %s. Leader: (highWatermark: %d, "
+                 "endOffset: %d). Out of sync replicas: %s.", self.topic, self.index, self.local_broker_id,
+                 list(self.isr), list(new_isr), lg.high_watermark, lg.log_end_offset,
+                 ", ".join(f"(brokerId: {r}, endOffset: {self.remote_replicas[r].log_end_offset if r in self.remote_replicas else -1})"
+                           for r in out))
+        self._propose(PendingIsrChange(new_isr, self.isr, self.leader_epoch, self.partition_epoch))
+        return True
+
+    def _propose(self, pending: PendingIsrChange) -> None:
+        self.pending_isr = pending
+        assert self.alter_isr is not None
+        self.alter_isr(self, pending)
+        # an expansion counts the new member at once: the HW may move now
+        self.maybe_increment_leader_hw()
+
+    def on_alter_partition_result(self, pending: PendingIsrChange, error: ErrorCode, isr: tuple[int, ...] = (),
+                                  leader_epoch: int = -1, partition_epoch: int = -1) -> bool:
+        """The controller's answer to ``pending``: adopt the ISR and partition epoch it
+        returns, or handle the error as Kafka does. True when the change should be sent again."""
+        if self.pending_isr is not pending:
+            return False  # a LeaderAndIsr replaced the state meanwhile
+        if error != ErrorCode.NONE:
+            if error in _REJECTED:
+                self.pending_isr = None
+                log.info("[Partition %s-%d broker=%d] Failed to alter partition to %s since the controller "
+                         "rejected the request with %s. Partition state has been reset to the latest committed "
+                         "state %s.", self.topic, self.index, self.local_broker_id, list(pending.new_isr),
+                         error.name, list(self.isr))
+                return False
+            if error in _WAIT_FOR_LEADER_AND_ISR:
+                log.info("[Partition %s-%d broker=%d] Failed to alter partition to %s: %s. Partition state may be "
+                         "out of sync, awaiting the latest metadata.", self.topic, self.index,
+                         self.local_broker_id, list(pending.new_isr), error.name)
+                return False
+            log.warning("[Partition %s-%d broker=%d] Failed to update ISR to %s due to unexpected %s. Retrying.",
+                        self.topic, self.index, self.local_broker_id, list(pending.new_isr), error.name)
+            return True
+        if leader_epoch != self.leader_epoch or partition_epoch < self.partition_epoch:
+            log.debug("Ignoring the ISR %s of leader epoch %d, partition epoch %d: ours are %d, %d", isr,
+                      leader_epoch, partition_epoch, self.leader_epoch, self.partition_epoch)
+            return False
+        self.pending_isr = None
+        self.isr = tuple(isr)
+        self.partition_epoch = partition_epoch
+        log.info("[Partition %s-%d broker=%d] ISR updated to %s%s and version updated to %d", self.topic,
+                 self.index, self.local_broker_id, ",".join(map(str, isr)),
+                 " (under-min-isr)" if self.is_under_min_isr else "", partition_epoch)
+        self.maybe_increment_leader_hw()
+        return False
 
     def check_enough_replicas_reach_offset(self, required_offset: int) -> ErrorCode | None:
         """DelayedProduce's question (Partition.checkEnoughReplicasReachOffset): None while the
@@ -276,7 +408,7 @@ class Partition:
             return ErrorCode.NOT_LEADER_OR_FOLLOWER
         if self.log.high_watermark < required_offset:
             return None
-        if len(self.isr) < self.effective_min_isr:
+        if len(self.maximal_isr) < self.effective_min_isr:
             return ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
         return ErrorCode.NONE
 

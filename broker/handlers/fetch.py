@@ -2,8 +2,16 @@
 ``min_bytes`` arrive or ``max_wait_ms`` passes, with incremental fetch sessions.
 
 Only the leader serves a fetch (NOT_LEADER_OR_FOLLOWER otherwise); consumers read up to the
-high watermark, followers (replica_id >= 0) up to the log end. Record data is never read into
-Python: the log returns file regions that the connection's writer sends with ``sendfile``.
+high watermark, followers (replica_id >= 0 up to v14, replica_state from v15) up to the log
+end. Record data is never read into Python: the log returns file regions that the
+connection's writer sends with ``sendfile``.
+
+A follower's fetch is the leader's side of replication (Partition.fetchRecords): a replica
+not assigned is UNKNOWN_LEADER_EPOCH (NOT_LEADER_OR_FOLLOWER without a leader epoch); a
+``last_fetched_epoch`` whose end in the leader's log is before the fetch offset (or whose
+epoch the leader does not have) gets no records but a ``diverging_epoch``, answered at once;
+otherwise the fetch offset feeds the follower's state, the ISR and the high watermark. Only
+follower fetches pay for this.
 """
 from __future__ import annotations
 
@@ -44,10 +52,11 @@ def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
 
 
 class _Read:
-    __slots__ = ("cp", "error", "hw", "lso", "log_start", "records", "size")
+    __slots__ = ("cp", "error", "hw", "lso", "log_start", "records", "size", "diverging")
 
     def __init__(self, cp: CachedPartition) -> None:
         self.cp = cp
+        self.diverging = None
         self.error = E.NONE
         self.hw = -1
         self.lso = -1
@@ -56,9 +65,52 @@ class _Read:
         self.size = 0
 
 
-def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int, is_follower: bool,
-              read_committed: bool, hard_limit: bool) -> tuple[list[_Read], int, list]:
+class _Follower:
+    """A follower's fetch: who it is, the epochs it last fetched (by session key), and
+    whether this read records its position (the first read of the request does)."""
+
+    __slots__ = ("replica_id", "last_fetched_epochs", "now_ms", "update")
+
+    def __init__(self, replica_id: int, req, uses_ids: bool, version: int, now_ms: int) -> None:
+        self.replica_id = replica_id
+        self.now_ms = now_ms
+        self.update = True
+        self.last_fetched_epochs: dict = {}
+        if version >= 12:
+            for t in req.topics:
+                key = t.topic_id if uses_ids else t.topic
+                for p in t.partitions:
+                    if p.last_fetched_epoch >= 0:
+                        self.last_fetched_epochs[(key, p.partition)] = p.last_fetched_epoch
+
+    def check(self, part, cp: CachedPartition, uses_ids: bool, r: _Read) -> bool:
+        """False when the read stops here: ``r`` has the error or the diverging epoch."""
+        if self.replica_id not in part.remote_replicas:
+            log.debug("Leader %d failed to record follower %d's position %d since the replica is not recognized "
+                      "to be one of the assigned replicas %s for %s-%d", part.local_broker_id, self.replica_id,
+                      cp.fetch_offset, list(part.assigned_replicas), cp.topic, cp.partition)
+            r.error = E.UNKNOWN_LEADER_EPOCH if cp.current_leader_epoch >= 0 else E.NOT_LEADER_OR_FOLLOWER
+            return False
+        last = self.last_fetched_epochs.get((cp.topic_id if uses_ids else cp.topic, cp.partition))
+        if last is not None:
+            epoch, end = part.log.leader_epoch_cache.end_offset_for(last)
+            if epoch < 0 or end < 0:
+                r.error = E.OFFSET_OUT_OF_RANGE
+                return False
+            if epoch < last or end < cp.fetch_offset:
+                r.diverging = R.EpochEndOffset(epoch=epoch, end_offset=end)
+                return False
+        if self.update:
+            part.update_follower_fetch_state(self.replica_id, cp.fetch_offset, self.now_ms)
+        return True
+
+
+def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int, follower: _Follower | None,
+              read_committed: bool, hard_limit: bool, uses_ids: bool) -> tuple[list[_Read], int, list, bool]:
+    """(reads, bytes read, partitions to wait on, whether to answer at once)."""
     rm = ctx.services.replica_manager
+    is_follower = follower is not None
+    now_answer = False
     results = []
     waiting = []
     total = 0
@@ -82,6 +134,9 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
         r.hw = hw
         r.lso = hw
         r.log_start = lg.log_start_offset
+        if is_follower and not follower.check(part, cp, uses_ids, r):
+            now_answer = True
+            continue
         limit = lg.log_end_offset if is_follower else hw
         fetch_offset = cp.fetch_offset
         waiting.append(part)
@@ -109,7 +164,9 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
             total += recs.size
             budget -= recs.size
             min_one = False
-    return results, total, waiting
+    if is_follower:
+        follower.update = False
+    return results, total, waiting, now_answer
 
 
 async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
@@ -167,15 +224,11 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     hard_limit = v <= 2
     deadline = now + max(req.max_wait_ms, 0)
     rm = services.replica_manager
-    if is_follower:
-        # The leader's side of replication: where each follower is feeds the ISR and the HW.
-        for cp in parts:
-            part = rm.get_partition(cp.topic, cp.partition) if cp.topic else None
-            if part is not None:
-                part.update_follower_fetch_state(replica_id, cp.fetch_offset, now)
+    follower = _Follower(replica_id, req, uses_ids, v, now) if is_follower else None
     while True:
-        results, total, waiting = _read_all(ctx, parts, max_bytes, is_follower, read_committed, hard_limit)
-        if total >= req.min_bytes or any(r.error for r in results):
+        results, total, waiting, now_answer = _read_all(ctx, parts, max_bytes, follower, read_committed,
+                                                        hard_limit, uses_ids)
+        if now_answer or total >= req.min_bytes or any(r.error for r in results):
             break
         remaining = deadline - services.now_ms()
         if remaining <= 0 or not waiting:
@@ -203,10 +256,13 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
         if bucket is None:
             bucket = by_topic[key] = []
             order.append((key, cp))
-        bucket.append(R.PartitionData(
+        pd = R.PartitionData(
             partition_index=cp.partition, error_code=r.error, high_watermark=r.hw, last_stable_offset=r.lso,
             log_start_offset=r.log_start, aborted_transactions=[] if read_committed else None,
-            preferred_read_replica=-1, records=r.records if r.records is not None else EMPTY))
+            preferred_read_replica=-1, records=r.records if r.records is not None else EMPTY)
+        if r.diverging is not None:
+            pd.diverging_epoch = r.diverging
+        bucket.append(pd)
     responses = [R.FetchableTopicResponse(topic=cp.topic, topic_id=cp.topic_id, partitions=by_topic[key])
                  for key, cp in order]
     if session is not None:
