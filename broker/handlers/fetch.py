@@ -134,9 +134,11 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
         r.hw = hw
         r.lso = hw
         r.log_start = lg.log_start_offset
-        if is_follower and not follower.check(part, cp, uses_ids, r):
-            now_answer = True
-            continue
+        if is_follower:
+            if not follower.check(part, cp, uses_ids, r):
+                now_answer = True
+                continue
+            r.hw = r.lso = lg.high_watermark  # the follower's position may just have moved it
         limit = lg.log_end_offset if is_follower else hw
         fetch_offset = cp.fetch_offset
         waiting.append(part)

@@ -1,4 +1,8 @@
-"""ListOffsets (2), OffsetForLeaderEpoch (23) and InitProducerId (22)."""
+"""ListOffsets (2), OffsetForLeaderEpoch (23) and InitProducerId (22).
+
+A new leader whose high watermark has not reached the start of its leader epoch yet does not
+know where its committed records end: it answers a client's LATEST (and a timestamp it finds
+nothing for) with OFFSET_NOT_AVAILABLE until it does (Partition.fetchOffsetForTimestamp)."""
 from __future__ import annotations
 
 import logging
@@ -53,6 +57,11 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
                 continue
             lg = part.log
             ts = p.timestamp
+            # a client asks, and this new leader's HW is behind the start of its epoch
+            hw_lagging = not is_follower and part.leader_epoch_start_offset > lg.high_watermark
+            if hw_lagging and ts == LATEST:
+                pr.error_code = E.OFFSET_NOT_AVAILABLE
+                continue
             try:
                 if ts == LATEST:
                     off = lg.log_end_offset if is_follower else lg.high_watermark
@@ -79,6 +88,8 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
                     pr.old_style_offsets = [found[0]]
                 continue
             if found is None:
+                if hw_lagging and ts >= 0:
+                    pr.error_code = E.OFFSET_NOT_AVAILABLE
                 continue  # no record at or after the timestamp: offset -1, timestamp -1
             pr.offset, pr.timestamp, pr.leader_epoch = found[0], found[1], found[2]
         topics.append(L.ListOffsetsTopicResponse(name=t.name, partitions=parts))
