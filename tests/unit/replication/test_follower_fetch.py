@@ -4,10 +4,6 @@ expands the ISR and moves the high watermark (completing an acks=all wait); also
 LATEST on a new leader whose HW is behind its epoch start."""
 from __future__ import annotations
 
-import asyncio
-
-import pytest
-
 from protocol.errors import ErrorCode
 from protocol.messages import FetchRequest, ListOffsetsRequest
 from protocol.records import build_batch
@@ -15,18 +11,10 @@ from protocol.records import build_batch
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.offsets import handle_list_offsets
 from replication.partition import PartitionState
-from tests.unit.broker.helpers import LocalBroker, call
+from tests.unit.broker.helpers import call
+from tests.unit.broker.test_replica_manager import broker  # noqa: F401 - the fixture: a broker without sockets
 
 F1, F2 = 1, 2
-
-
-@pytest.fixture
-def broker(tmp_path):
-    loop = asyncio.new_event_loop()
-    b = LocalBroker(str(tmp_path), loop)
-    yield b
-    b.close()
-    loop.close()
 
 
 def lead(broker, topic: str, epoch: int, isr=(0, F1), proposals=None):
