@@ -31,16 +31,24 @@ def setup_logging(level: str | None) -> None:
                         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
 
 
-async def run(config: KafkaConfig) -> None:
+async def run(config: KafkaConfig) -> int:
+    """Serve until a signal; 1 when startup failed (as Kafka, after stopping what started)."""
     from broker.broker import Broker
     loop = asyncio.get_running_loop()
     broker = Broker(config, loop)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await broker.start()
+    try:
+        await broker.start()
+    except Exception:
+        logging.getLogger("kafka.server.KafkaServer").error(
+            "Fatal error during KafkaServer startup. Prepare to shutdown", exc_info=True)
+        await broker.shutdown()
+        return 1
     await stop.wait()
     await broker.shutdown()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,10 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("kafka.server.KafkaConfig").info(config.banner())
     try:
         import uvloop
-        uvloop.run(run(config))
+        return uvloop.run(run(config))
     except KeyboardInterrupt:
-        pass
-    return 0
+        return 0
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ HANDLER_MODULES = [
     "broker.handlers.configs",
     "broker.handlers.group",
 ]
+# Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
+ZK_HANDLER_MODULES = ["broker.handlers.control"]
 
 
 class ApiRegistry:
@@ -34,9 +36,9 @@ class ApiRegistry:
         self._names: dict[int, str] = {}
 
     @classmethod
-    def load(cls, modules: list[str] | None = None) -> "ApiRegistry":
+    def load(cls, modules: list[str] | None = None, zk_mode: bool = False) -> "ApiRegistry":
         handlers: list[Handler] = []
-        for name in modules or HANDLER_MODULES:
+        for name in (modules or HANDLER_MODULES) + (ZK_HANDLER_MODULES if zk_mode else []):
             handlers.extend(importlib.import_module(name).HANDLERS)
         return cls(handlers)
 

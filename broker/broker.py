@@ -1,6 +1,8 @@
 """The broker: builds its parts — metadata cache, log manager, replica manager with its
-purgatories, the standalone controller, the group coordinator, the socket server — hands
-each the collaborators it uses, and owns their startup and shutdown order.
+purgatories, the standalone controller (or in ZooKeeper mode, when zookeeper.connect is set,
+the ZooKeeper client, the cluster controller and the admin manager), the group coordinator,
+the socket server — hands each the collaborators it uses, and owns their startup and
+shutdown order (in ZooKeeper mode a controlled shutdown first).
 
 Who may call it: ``broker/__main__.py`` and tests. Nothing on disk of its own; blocking file
 work (checkpoints, controller state) runs on single-thread executors, never on the loop.
@@ -13,24 +15,29 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from protocol.topics import GROUP_METADATA_TOPIC_NAME
 from replication.partition import Partition
 from replication.purgatory import DelayedOperationPurgatory
 from storage import LogConfig, LogManager
 
+from replication.zk_client import KafkaZkClient, SessionState
+from replication.zk_data import BrokerRegistration
+
 from broker.apis import ApiRegistry
 from broker.config import KafkaConfig
+from broker.controlled_shutdown import controlled_shutdown, controller_client_factory
 from broker.controller import ControllerState, StandaloneController, load_controller_state
 from broker.fetch_session import FetchSessionCache
-# Until the coordinator's new service lands, a bridge with its constructor wraps the old one.
 from coordinator import GroupCoordinatorService
-from broker.metadata import BrokerInfo, MetadataCache
+from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
 from broker.replica_manager import ReplicaManager
 from broker.server import SocketServer
 from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
+from broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
+                              load_dynamic_broker_configs)
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -74,11 +81,15 @@ class GroupCoordinatorLeadership:
 
 class Broker:
     def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 controller_factory: ControllerFactory = kafka_controller_and_admin) -> None:
+        """``controller_factory`` builds the cluster controller and admin manager of a
+        ZooKeeper-mode broker (tests pass their own)."""
         self.config = config
         self.loop = loop or asyncio.get_event_loop()
         self.clock = clock
-        self.apis = ApiRegistry.load()
+        self._controller_factory = controller_factory
+        self.apis = ApiRegistry.load(zk_mode=self.zk_mode)
         self.started = asyncio.Event()
         self.stopping = False
         self.start_time_ms = int(clock() * 1000)
@@ -92,15 +103,22 @@ class Broker:
         self.metadata_cache: MetadataCache | None = None
         self.log_manager: LogManager | None = None
         self.replica_manager: ReplicaManager | None = None
-        self.controller: StandaloneController | None = None
+        # the admin handlers' metadata writer: StandaloneController, or ZkAdminManager in ZooKeeper mode
+        self.controller: Any = None
+        self.cluster_controller: Any = None  # ZooKeeper mode: replication.controller.KafkaController
+        self.zk: KafkaZkClient | None = None
+        self._registration: BrokerRegistration | None = None
         self.group_coordinator: GroupCoordinatorService | None = None
         self.services: BrokerServices | None = None
         self.server: SocketServer | None = None
-        self.zk = None
 
     @property
     def broker_id(self) -> int:
         return self.config.broker_id
+
+    @property
+    def zk_mode(self) -> bool:
+        return bool(self.config["zookeeper.connect"])
 
     async def start(self) -> None:
         cfg = self.config
@@ -108,39 +126,84 @@ class Broker:
             Path(d).mkdir(parents=True, exist_ok=True)
         adv = cfg.advertised_listeners[0]
         local = BrokerInfo(cfg.broker_id, adv.host or _default_host(), adv.port, cfg["broker.rack"])
+        if self.zk_mode:
+            await self._start_zk_mode(local)
+        else:
+            await self._start_standalone(local)
+        self._tasks.append(self.loop.create_task(self._housekeeping()))
+        log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, self.metadata_cache.cluster_id)
+        self.started.set()
+
+    async def _start_standalone(self, local: BrokerInfo) -> None:
+        cfg = self.config
         state = load_controller_state(cfg.log_dirs[0])
         if state.broker_configs:
             cfg.dynamic.update(state.broker_configs)
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
-        self.log_manager = LogManager(cfg.log_dirs, LogConfig.from_properties(effective_topic_config(cfg, {})),
-                                      clock=self.clock, topic_configs=lambda t: self._topic_log_config(state, t))
-        self.log_manager.startup(cluster_id=state.cluster_id, broker_id=cfg.broker_id)
-        self.replica_manager = rm = ReplicaManager(
-            cfg, self.clock, self.log_manager, cache, DelayedOperationPurgatory("Produce", self.loop),
-            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop)
+        rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
-        self.group_coordinator = GroupCoordinatorService(
-            self._group_coordinator_config(), rm, cache, self.controller.ensure_offsets_topic, self.loop, self.clock)
-        self.leadership.service = self.group_coordinator
-        await self.group_coordinator.start()
+        await self._start_group_coordinator()
         # Standalone: this broker is the controller, so it hosts every partition now.
         self.controller.startup()
-        self.services = BrokerServices(
-            config=cfg, clock=self.clock, apis=self.apis, metadata_cache=cache, controller=self.controller,
-            replica_manager=rm, log_manager=self.log_manager,
-            fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
-            group_coordinator=self.group_coordinator)
-        self.server = SocketServer(self.config, self.apis, self.services, self.loop)
-        await self.server.start()
+        await self._start_server()
+        adv = cfg.advertised_listeners[0]
         # A listener on port 0 (tests) advertises the port it got.
         if adv.port == 0:
             local = BrokerInfo(local.node_id, local.host, self.server.bound_ports[adv.name], local.rack)
             self.controller.broker_endpoint_changed(local)
-        if cfg["zookeeper.connect"]:
-            await self._register_in_zookeeper(local)
-        self._tasks.append(self.loop.create_task(self._housekeeping()))
-        log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, cache.cluster_id)
-        self.started.set()
+
+    async def _start_zk_mode(self, local: BrokerInfo) -> None:
+        """KafkaServer.startup in ZooKeeper mode: the cluster id before the logs; an empty
+        metadata cache that only UpdateMetadata fills and no partition hosted until
+        LeaderAndIsr; registration once the listeners are bound, then the controller."""
+        cfg = self.config
+        self.zk = zk = KafkaZkClient(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
+                                     cfg["zookeeper.connection.timeout.ms"], self.clock, self._on_zk_session_state)
+        log.info("Connecting to zookeeper on %s", cfg["zookeeper.connect"])
+        await zk.start()
+        await zk.ensure_persistent_paths()
+        cluster_id = await zk.get_or_create_cluster_id(new_cluster_id())
+        log.info("Cluster ID = %s", cluster_id)
+        check_cluster_id(cfg.log_dirs, cluster_id)
+        dynamic = await load_dynamic_broker_configs(zk, cfg.broker_id)
+        if dynamic:
+            cfg.dynamic.update(dynamic)
+        self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
+        rm = self._start_logs(cluster_id, lambda t: None)
+        self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop)
+        await self.controller.start()  # topic configs, and following /config/changes
+        await self._start_group_coordinator()
+        await self._start_server()
+        self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
+        self.services.broker_epoch = await zk.register_broker(self._registration)
+        await self.cluster_controller.startup(self.services.broker_epoch)
+
+    def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
+        cfg = self.config
+        self.log_manager = LogManager(cfg.log_dirs, LogConfig.from_properties(effective_topic_config(cfg, {})),
+                                      clock=self.clock, topic_configs=topic_configs)
+        self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
+        self.replica_manager = ReplicaManager(
+            cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),
+            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop)
+        return self.replica_manager
+
+    async def _start_group_coordinator(self) -> None:
+        self.group_coordinator = GroupCoordinatorService(
+            self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
+            self.controller.ensure_offsets_topic, self.loop, self.clock)
+        self.leadership.service = self.group_coordinator
+        await self.group_coordinator.start()
+
+    async def _start_server(self) -> None:
+        cfg = self.config
+        self.services = BrokerServices(
+            config=cfg, clock=self.clock, apis=self.apis, metadata_cache=self.metadata_cache,
+            controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
+            fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
+            group_coordinator=self.group_coordinator, cluster_controller=self.cluster_controller, zk_client=self.zk)
+        self.server = SocketServer(self.config, self.apis, self.services, self.loop)
+        await self.server.start()
 
     def _group_coordinator_config(self):
         from coordinator.config import GroupCoordinatorConfig
@@ -153,23 +216,29 @@ class Broker:
         info = state.topics.get(topic)
         return LogConfig.from_properties(effective_topic_config(self.config, info.configs)) if info else None
 
-    async def _register_in_zookeeper(self, me: BrokerInfo) -> None:
-        from broker.zk_registration import ZkRegistration
-        cfg = self.config
-        zk = ZkRegistration(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
-                            cfg["zookeeper.connection.timeout.ms"])
-        adv = cfg.advertised_listeners[0]
-        cluster_id = self.metadata_cache.cluster_id
-        now_ms = int(self.clock() * 1000)
-        zk_cluster = await self.loop.run_in_executor(
-            None, lambda: zk.start(me.node_id, me.host, me.port, adv.name, cluster_id, now_ms, me.rack))
-        if zk_cluster != cluster_id:
-            log.warning("ZooKeeper at %s holds cluster id %s; this broker's log dirs belong to cluster %s",
-                        cfg["zookeeper.connect"], zk_cluster, cluster_id)
-        log.warning("ZooKeeper mode: this broker registers under /brokers/ids for tools, but keeps topic "
-                    "metadata standalone in %s (replication across brokers is not implemented yet)",
-                    cfg.log_dirs[0])
-        self.zk = zk
+    def _on_zk_session_state(self, state: SessionState) -> None:
+        """A new session after an expiry lost the registration: register again (a new broker
+        epoch), then let the controller elect again."""
+        if state is SessionState.EXPIRED:
+            log.warning("[KafkaServer id=%d] ZooKeeper session expired", self.config.broker_id)
+        elif state is SessionState.NEW_SESSION and not self.stopping and self._registration is not None:
+            self._tasks.append(self.loop.create_task(self._register_again()))
+
+    async def _register_again(self) -> None:
+        while not self.stopping:
+            try:
+                epoch = await self.zk.register_broker(self._registration)
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("[KafkaServer id=%d] Registering again in ZooKeeper failed; retrying",
+                              self.config.broker_id)
+                await asyncio.sleep(1.0)
+        else:
+            return
+        self.services.broker_epoch = epoch
+        await self.cluster_controller.on_new_session(epoch)
 
     async def _housekeeping(self) -> None:
         """Retention every log.retention.check.interval.ms; checkpoints (high watermarks,
@@ -198,6 +267,12 @@ class Broker:
             return
         self.stopping = True
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
+        if self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
+            try:  # while still serving: the controller moves our leaderships with requests to us
+                await controlled_shutdown(self.config, self.metadata_cache, lambda: self.services.broker_epoch,
+                                          self.clock, controller_client_factory(self.config, self.loop))
+            except Exception:
+                log.exception("Error during controlled shutdown")
         if self.server is not None:
             await self.server.stop_accepting()
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
@@ -213,10 +288,16 @@ class Broker:
             await self.server.drain_and_close()
         for t in self._tasks:
             t.cancel()
+        if self.cluster_controller is not None:
+            try:
+                await self.controller.shutdown()
+                await self.cluster_controller.shutdown()
+            except Exception:
+                log.exception("Error stopping the controller")
         self._scheduler.shutdown(wait=True)  # a checkpoint write in progress finishes first
         self._controller_io.shutdown(wait=True)
         if self.log_manager is not None:
             self.log_manager.shutdown()
         if self.zk is not None:
-            self.zk.stop()
+            await self.zk.close()
         log.info("[KafkaServer id=%d] shut down completed", self.config.broker_id)

@@ -173,6 +173,8 @@ _DEFS = [
     ConfigDef("leader.imbalance.check.interval.seconds", "long", 300),
     ConfigDef("leader.imbalance.per.broker.percentage", "int", 10),
     ConfigDef("controlled.shutdown.enable", "boolean", True),
+    ConfigDef("controlled.shutdown.max.retries", "int", 3),
+    ConfigDef("controlled.shutdown.retry.backoff.ms", "long", 5000),
     ConfigDef("controller.socket.timeout.ms", "int", 30000),
     # Fetch
     ConfigDef("fetch.max.bytes", "int", 57671680, _at_least(1024)),

@@ -231,6 +231,12 @@ class StandaloneController:
                  name, topic_id_str(info.topic_id), len(parts), info.replication_factor)
         return info
 
+    async def auto_create_topic(self, name: str, partitions: int, replication_factor: int,
+                                configs: dict[str, str]) -> TopicInfo:
+        """Metadata's auto-creation: here the same as CreateTopics (a ZooKeeper-mode admin
+        manager differs: any broker may auto-create, only the controller answers CreateTopics)."""
+        return await self.create_topic(name, partitions, replication_factor, configs)
+
     async def ensure_offsets_topic(self) -> None:
         """Create ``__consumer_offsets`` if missing, as Kafka does on the first FindCoordinator:
         offsets.topic.num.partitions partitions, offsets.topic.replication.factor capped by

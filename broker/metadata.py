@@ -3,7 +3,8 @@ controller, topics with their ids, partition states and configs.
 
 Who may call it: request handlers, the group coordinator and tools read it; exactly one
 writer feeds it through ``update`` — in standalone mode the broker's own controller
-(broker/controller.py), later UpdateMetadata from the ZooKeeper controller. It keeps nothing
+(broker/controller.py), in ZooKeeper mode UpdateMetadata from the cluster's controller
+(broker/handlers/control.py). It keeps nothing
 on disk (the controller persists its state). Event loop only.
 """
 from __future__ import annotations
@@ -85,11 +86,15 @@ class BrokerInfo:
 class MetadataCache:
     """Reads for everyone; ``update`` for the one writer."""
 
-    def __init__(self, cluster_id: str, local_broker: BrokerInfo) -> None:
+    def __init__(self, cluster_id: str, local_broker: BrokerInfo,
+                 live_brokers: Iterable[BrokerInfo] | None = None) -> None:
+        """``live_brokers`` defaults to the local broker alone (standalone); a ZooKeeper-mode
+        broker starts with none and learns them from UpdateMetadata."""
         self.cluster_id = cluster_id
         self.controller_id = -1
         self.local_broker = local_broker
-        self._brokers: dict[int, BrokerInfo] = {local_broker.node_id: local_broker}
+        self._brokers: dict[int, BrokerInfo] = {
+            b.node_id: b for b in ([local_broker] if live_brokers is None else live_brokers)}
         self._topics: dict[str, TopicInfo] = {}
         self._by_id: dict[bytes, TopicInfo] = {}
 

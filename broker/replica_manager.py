@@ -13,15 +13,22 @@ import logging
 from typing import Callable, Iterable, Protocol
 
 from protocol.errors import ErrorCode
+from protocol.topics import INTERNAL_TOPICS
 from storage import LogConfig, LogManager
 
 from broker.config import KafkaConfig
 from broker.metadata import MetadataCache, TopicInfo
 from broker.topic_config import effective_topic_config
-from replication.partition import LEADER_DURING_DELETE, Partition, PartitionState
+from replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState
 from replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
 
 log = logging.getLogger("kafka.server.ReplicaManager")
+
+ZERO_UUID = bytes(16)
+INITIAL_CONTROLLER_EPOCH = 0  # KafkaController.InitialControllerEpoch
+# StopReplica leader epochs that stop a replica whatever its current epoch (LeaderAndIsr.EpochDuringDelete, NoEpoch)
+EPOCH_DURING_DELETE = -2
+NO_EPOCH = -1
 
 
 class ReplicaStateListener(Protocol):
@@ -48,6 +55,10 @@ class ReplicaManager:
         self.listener = listener
         self.loop = loop
         self.partitions: dict[tuple[str, int], Partition] = {}
+        # ZooKeeper mode: the highest controller epoch a control request carried, and the
+        # lock that applies control requests one at a time (Kafka's replicaStateChangeLock)
+        self.controller_epoch = INITIAL_CONTROLLER_EPOCH
+        self.state_change_lock = asyncio.Lock()
 
     # -- configs -------------------------------------------------------------------------------
     def log_config(self, overrides: dict[str, str]) -> LogConfig:
@@ -69,10 +80,14 @@ class ReplicaManager:
     def get_partition(self, topic: str, index: int) -> Partition | None:
         return self.partitions.get((topic, index))
 
-    def apply_partition_states(self, states: Iterable[PartitionState]) -> dict[tuple[str, int], ErrorCode]:
+    def apply_partition_states(self, states: Iterable[PartitionState],
+                               topic_configs: dict[str, dict[str, str]] | None = None
+                               ) -> dict[tuple[str, int], ErrorCode]:
         """Become leader or follower of, or stop (and maybe delete), each partition. A state
         whose leader epoch is not newer than ours is ignored (STALE_CONTROLLER_EPOCH, as
-        Kafka answers). Returns the error per partition."""
+        Kafka answers). A log created here takes its topic's config overrides from
+        ``topic_configs`` if given there, else from the metadata cache. Returns the error
+        per partition."""
         errors: dict[tuple[str, int], ErrorCode] = {}
         deleted_topics: list[str] = []
         configs: dict[str, tuple[LogConfig, int]] = {}
@@ -87,12 +102,15 @@ class ReplicaManager:
             part = self.partitions.get(key)
             if part is None:
                 if s.topic not in configs:
-                    overrides = self.metadata_cache.topic_config(s.topic)
+                    overrides = (topic_configs or {}).get(s.topic)
+                    if overrides is None:
+                        overrides = self.metadata_cache.topic_config(s.topic)
                     configs[s.topic] = (self.log_config(overrides), self._min_isr(overrides))
                 cfg, min_isr = configs[s.topic]
-                lg = self.log_manager.get_or_create_log(s.topic, s.index, cfg, s.topic_id)
-                info = self.metadata_cache.topic(s.topic)
-                part = Partition(s.topic, s.index, s.topic_id, lg, info.is_internal if info else False,
+                lg = self.log_manager.get_or_create_log(s.topic, s.index, cfg,
+                                                        s.topic_id if s.topic_id != ZERO_UUID else None)
+                lg.update_config(cfg)  # a log loaded at startup had only the defaults (ZooKeeper mode)
+                part = Partition(s.topic, s.index, lg.topic_id or s.topic_id, lg, s.topic in INTERNAL_TOPICS,
                                  self.broker_id, self.clock, min_isr, self.config["replica.lag.time.max.ms"], self)
                 self.partitions[key] = part
             if s.leader == self.broker_id:
@@ -109,6 +127,91 @@ class ReplicaManager:
         if deleted_topics:
             self.listener.on_topics_deleted(deleted_topics)
         return errors
+
+    # -- control requests from the ZooKeeper controller --------------------------------------------
+    def _accept_controller_epoch(self, controller_id: int, controller_epoch: int, what: str) -> bool:
+        """False for a request from an older controller; otherwise remember its epoch."""
+        if controller_epoch < self.controller_epoch:
+            log.warning("Ignoring %s request from controller %d with epoch %d since its controller epoch %d is "
+                        "old. Latest known controller epoch is %d", what, controller_id, controller_epoch,
+                        controller_epoch, self.controller_epoch)
+            return False
+        self.controller_epoch = controller_epoch
+        return True
+
+    def _topic_id_of(self, topic: str, index: int) -> bytes | None:
+        part = self.partitions.get((topic, index))
+        if part is not None:
+            return part.topic_id
+        lg = self.log_manager.get_log(topic, index)
+        return lg.topic_id if lg is not None else None
+
+    def become_leader_or_follower(self, controller_id: int, controller_epoch: int, states: list[PartitionState],
+                                  topic_configs: dict[str, dict[str, str]] | None = None
+                                  ) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
+        """LeaderAndIsr (ReplicaManager.becomeLeaderOrFollower): the request's error (a stale
+        controller epoch refuses it whole) and the error per partition: a partition whose log
+        carries another topic id is INCONSISTENT_TOPIC_ID, one that does not list this broker
+        UNKNOWN_TOPIC_OR_PARTITION, one whose leader epoch is not newer STALE_CONTROLLER_EPOCH."""
+        if not self._accept_controller_epoch(controller_id, controller_epoch, "LeaderAndIsr"):
+            return ErrorCode.STALE_CONTROLLER_EPOCH, {}
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        accepted = []
+        for s in states:
+            key = (s.topic, s.index)
+            current = self._topic_id_of(s.topic, s.index)
+            if s.topic_id != ZERO_UUID and current not in (None, ZERO_UUID, s.topic_id):
+                log.error("Topic Id in memory: %s does not match the topic Id for partition %s-%d provided in the "
+                          "request: %s.", current.hex(), s.topic, s.index, s.topic_id.hex())
+                errors[key] = ErrorCode.INCONSISTENT_TOPIC_ID
+            elif self.broker_id not in s.replicas:
+                log.warning("Ignoring LeaderAndIsr request from controller %d with epoch %d for partition %s-%d as "
+                            "itself is not in assigned replica list %s", controller_id, controller_epoch, s.topic,
+                            s.index, list(s.replicas))
+                errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                accepted.append(s)
+        errors.update(self.apply_partition_states(accepted, topic_configs))
+        return ErrorCode.NONE, errors
+
+    def stop_replicas(self, controller_id: int, controller_epoch: int,
+                      stops: list[tuple[str, int, int, bool]]) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
+        """StopReplica (ReplicaManager.stopReplicas) for (topic, partition, leader epoch,
+        delete) entries: the request's error and the error per partition. A replica stops
+        when the request's leader epoch is -2 (deleting), -1 (not given) or not older than
+        ours; an older one is FENCED_LEADER_EPOCH. Not hosted is fine (a leftover log is
+        still deleted)."""
+        if not self._accept_controller_epoch(controller_id, controller_epoch, "StopReplica"):
+            return ErrorCode.STALE_CONTROLLER_EPOCH, {}
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        states = []
+        for topic, index, leader_epoch, delete in stops:
+            part = self.partitions.get((topic, index))
+            if (part is not None and leader_epoch not in (EPOCH_DURING_DELETE, NO_EPOCH)
+                    and leader_epoch < part.leader_epoch):
+                log.warning("Ignoring StopReplica request (delete=%s) from controller %d with epoch %d for "
+                            "partition %s-%d since its associated leader epoch %d is smaller than the current "
+                            "leader epoch %d", delete, controller_id, controller_epoch, topic, index, leader_epoch,
+                            part.leader_epoch)
+                errors[(topic, index)] = ErrorCode.FENCED_LEADER_EPOCH
+                continue
+            # NO_LEADER rather than LEADER_DURING_DELETE: deleted topics are announced by UpdateMetadata
+            states.append(PartitionState(topic, index, ZERO_UUID, NO_LEADER, leader_epoch, -1, (), (),
+                                         delete_partition=delete))
+        errors.update(self.apply_partition_states(states))
+        return ErrorCode.NONE, errors
+
+    def maybe_update_metadata_cache(self, controller_id: int, controller_epoch: int,
+                                    update: Callable[[], list[str]]) -> ErrorCode:
+        """UpdateMetadata: run ``update`` (it writes the metadata cache and returns the topics
+        it deleted) unless the request comes from an older controller, then tell the listener
+        (the group coordinator drops their offsets)."""
+        if not self._accept_controller_epoch(controller_id, controller_epoch, "UpdateMetadata"):
+            return ErrorCode.STALE_CONTROLLER_EPOCH
+        deleted = update()
+        if deleted:
+            self.listener.on_topics_deleted(deleted)
+        return ErrorCode.NONE
 
     def _stop(self, key: tuple[str, int], delete: bool) -> None:
         part = self.partitions.pop(key, None)

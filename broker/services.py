@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from broker.fetch_session import FetchSessionCache
     from broker.metadata import MetadataCache
     from broker.replica_manager import ReplicaManager
+    from replication.controller import KafkaController
+    from replication.zk_client import KafkaZkClient
 
 
 @dataclass(eq=False)
@@ -26,12 +28,21 @@ class BrokerServices:
     clock: Callable[[], float]  # wall clock in seconds (time.time); tests pass their own
     apis: "ApiRegistry"
     metadata_cache: "MetadataCache"
+    # the metadata writer admin handlers ask: the StandaloneController, or in ZooKeeper mode
+    # the ZkAdminManager (same async methods)
     controller: "StandaloneController"
     replica_manager: "ReplicaManager"
     log_manager: "LogManager"
     fetch_sessions: "FetchSessionCache"
     # coordinator.GroupCoordinatorService; None only in handler unit tests without groups
     group_coordinator: Any = None
+    # ZooKeeper mode only (None standalone): the cluster's controller election and state
+    # machine on this broker (ControlledShutdown, AlterPartition, ElectLeaders), the
+    # ZooKeeper client (topic configs for UpdateMetadata/LeaderAndIsr), and this broker's
+    # epoch, the czxid of its registration (control requests carrying an older one are stale)
+    cluster_controller: "KafkaController | None" = None
+    zk_client: "KafkaZkClient | None" = None
+    broker_epoch: int = -1
 
     @property
     def broker_id(self) -> int:

@@ -26,12 +26,22 @@ E = ErrorCode
 ZERO_UUID = bytes(16)
 
 
+def not_the_controller(ctx: RequestContext) -> bool:
+    """ZooKeeper mode: topic changes are answered only by the active controller; the others
+    say NOT_CONTROLLER for every topic and the client asks again where Metadata points."""
+    cc = ctx.services.cluster_controller
+    return cc is not None and not cc.is_active
+
+
 # -- CreateTopics ------------------------------------------------------------------------
 async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse:
     R = CreateTopicsResponse
     s = ctx.services
     v = ctx.api_version
     results = []
+    if not_the_controller(ctx):
+        return R(throttle_time_ms=0, topics=[R.CreatableTopicResult(name=t.name, error_code=E.NOT_CONTROLLER)
+                                             for t in req.topics])
     seen: dict[str, int] = {}
     for t in req.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
@@ -95,6 +105,9 @@ async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse
     for name, tid in wanted:
         res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=E.NONE, error_message=None)
         out.append(res)
+        if not_the_controller(ctx):
+            res.error_code = E.NOT_CONTROLLER
+            continue
         if name is None and tid == ZERO_UUID or name is not None and tid != ZERO_UUID:
             res.error_code, res.error_message = E.INVALID_REQUEST, "Neither or both topic name and id were set"
             continue
@@ -124,6 +137,9 @@ async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitions
     for t in req.topics:
         res = R.CreatePartitionsTopicResult(name=t.name, error_code=E.NONE, error_message=None)
         out.append(res)
+        if not_the_controller(ctx):
+            res.error_code = E.NOT_CONTROLLER
+            continue
         current = s.metadata_cache.topic(t.name)
         added = t.count - (len(current.partitions) if current is not None else 0)
         try:

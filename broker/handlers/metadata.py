@@ -9,7 +9,7 @@ from protocol.messages import MetadataResponse
 from protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
 from broker.handler import Handler, RequestContext
-from broker.metadata import TopicError, TopicInfo
+from broker.metadata import PartitionInfo, TopicError, TopicInfo
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -26,13 +26,26 @@ def broker_entries(ctx: RequestContext) -> list:
     return out
 
 
-def topic_entry(info: TopicInfo, version: int) -> "R.MetadataResponseTopic":
-    parts = []
-    for p in sorted(info.partitions):
-        pi = info.partitions[p]
-        parts.append(R.MetadataResponsePartition(
-            error_code=E.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
-            replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), offline_replicas=list(pi.offline_replicas)))
+def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int) -> "R.MetadataResponsePartition":
+    """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
+    LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
+    REPLICA_NOT_AVAILABLE when some are missing."""
+    replicas, isr, error = list(pi.replicas), list(pi.isr), E.NONE
+    if version == 0:
+        replicas = [r for r in replicas if r in live]
+        isr = [r for r in isr if r in live]
+        if len(replicas) < len(pi.replicas) or len(isr) < len(pi.isr):
+            error = E.REPLICA_NOT_AVAILABLE
+    leader = pi.leader
+    if leader not in live:
+        leader, error = -1, E.LEADER_NOT_AVAILABLE
+    return R.MetadataResponsePartition(
+        error_code=error, partition_index=index, leader_id=leader, leader_epoch=pi.leader_epoch,
+        replica_nodes=replicas, isr_nodes=isr, offline_replicas=list(pi.offline_replicas))
+
+
+def topic_entry(info: TopicInfo, version: int, live: set[int]) -> "R.MetadataResponseTopic":
+    parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
     return R.MetadataResponseTopic(error_code=E.NONE, name=info.name, topic_id=info.topic_id,
                                    is_internal=info.is_internal, partitions=parts)
 
@@ -40,7 +53,7 @@ def topic_entry(info: TopicInfo, version: int) -> "R.MetadataResponseTopic":
 async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
     """Create a topic with the broker's defaults through the controller, as Kafka does for Metadata."""
     s = ctx.services
-    info = await s.controller.create_topic(
+    info = await s.controller.auto_create_topic(
         name, s.config["num.partitions"], min(s.config["default.replication.factor"],
                                               len(s.metadata_cache.brokers())), {})
     log.info("Auto-created topic %s with %d partitions (client %s at %s)", name, len(info.partitions),
@@ -53,9 +66,10 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
     md = s.metadata_cache
     v = ctx.api_version
     topics_out = []
+    live = {b.node_id for b in md.brokers()}
     if req.topics is None or (v == 0 and not req.topics):
         for info in sorted(md.topics().values(), key=lambda t: t.name):
-            topics_out.append(topic_entry(info, v))
+            topics_out.append(topic_entry(info, v, live))
     else:
         allow_auto = req.allow_auto_topic_creation if v >= 4 else True
         for t in req.topics:
@@ -66,7 +80,7 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
                     topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_ID, name=None,
                                                               topic_id=t.topic_id, partitions=[]))
                     continue
-                topics_out.append(topic_entry(info, v))
+                topics_out.append(topic_entry(info, v, live))
                 continue
             info = md.topic(name)
             if info is None:
@@ -91,7 +105,7 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
                     topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name,
                                                               partitions=[]))
                     continue
-            topics_out.append(topic_entry(info, v))
+            topics_out.append(topic_entry(info, v, live))
     return R(throttle_time_ms=0, brokers=broker_entries(ctx), cluster_id=md.cluster_id,
              controller_id=md.controller_id, topics=topics_out)
 

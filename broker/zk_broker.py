@@ -1,0 +1,78 @@
+"""What a ZooKeeper-mode broker does with ZooKeeper at startup (Kafka's KafkaServer.startup):
+the cluster id, read or created before the logs start and checked against the log dirs'
+meta.properties; the dynamic broker configs; the registration under ``/brokers/ids`` whose
+czxid is the broker epoch; and the cluster controller and admin manager built over the
+ZooKeeper client.
+
+Who may call it: the Broker, at startup and after a ZooKeeper session expired. Nothing on
+disk of its own (meta.properties is read, never written, here).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import TYPE_CHECKING, Any, Callable
+
+from storage.checkpoint import read_meta_properties
+
+from broker.config import KafkaConfig
+from broker.metadata import MetadataCache
+from replication import zk_data as zd
+
+if TYPE_CHECKING:
+    from broker.replica_manager import ReplicaManager
+    from replication.zk_client import KafkaZkClient
+
+log = logging.getLogger("kafka.server.KafkaServer")
+
+META_PROPERTIES = "meta.properties"
+
+# (config, zk, metadata cache, replica manager, clock, loop) -> (cluster controller, admin manager)
+ControllerFactory = Callable[[KafkaConfig, "KafkaZkClient", MetadataCache, "ReplicaManager", Callable[[], float],
+                              asyncio.AbstractEventLoop], tuple[Any, Any]]
+
+
+class InconsistentClusterIdException(Exception):
+    """The log dirs belong to another cluster than the one ZooKeeper describes."""
+
+
+def check_cluster_id(log_dirs: list[str], cluster_id: str) -> None:
+    """Refuse to start on log dirs whose meta.properties names another cluster, with Kafka's
+    message (the broker is pointed at the wrong ZooKeeper, or ZooKeeper lost its data)."""
+    for d in log_dirs:
+        stored = read_meta_properties(os.path.join(d, META_PROPERTIES)).get("cluster.id")
+        if stored and stored != cluster_id:
+            raise InconsistentClusterIdException(
+                f"The Cluster ID {cluster_id} doesn't match stored clusterId Some({stored}) in meta.properties. "
+                f"The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.")
+
+
+def broker_registration(config: KafkaConfig, bound_ports: dict[str, int], default_host: str
+                        ) -> zd.BrokerRegistration:
+    """``/brokers/ids/<id>``: every advertised listener (a port 0 listener at the port it got,
+    one without a host at ``default_host``) with its security protocol, and the rack."""
+    protocols = dict(entry.split(":", 1) for entry in config["listener.security.protocol.map"])
+    endpoints = tuple(
+        zd.EndPoint(li.name, li.host or default_host, li.port or bound_ports.get(li.name, li.port),
+                    protocols.get(li.name, "PLAINTEXT"))
+        for li in config.advertised_listeners)
+    return zd.BrokerRegistration(config.broker_id, endpoints, rack=config["broker.rack"])
+
+
+async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> dict[str, str]:
+    """The cluster-wide default then this broker's own ``/config/brokers`` entries."""
+    default, own = await asyncio.gather(zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY),
+                                        zk.get_entity_config(zd.ConfigType.BROKER, str(broker_id)))
+    return {**default, **own}
+
+
+def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: MetadataCache,
+                               replica_manager: "ReplicaManager", clock: Callable[[], float],
+                               loop: asyncio.AbstractEventLoop) -> tuple[Any, Any]:
+    """The default ControllerFactory: replication's KafkaController and ZkAdminManager (which
+    applies config change notifications to the replica manager's logs)."""
+    from replication.controller import KafkaController
+    from replication.zk_admin import ZkAdminManager
+    controller = KafkaController(config, zk, config.broker_id, clock, loop)
+    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, replica_manager=replica_manager)
