@@ -10,9 +10,9 @@ as does the loss of its ZooKeeper session (the listener stops it acting before t
 event runs).
 
 Who may call it: the broker (startup, new session, shutdown) and the control-request handlers
-(AlterPartition, ControlledShutdown, ElectLeaders). Nothing on disk: ZooKeeper is the store.
-Simplifications: topic deletion completes once StopReplica(delete) is queued to the live
-replicas (Kafka waits for their answers; a dead replica keeps its log); no reassignments.
+(AlterPartition, ControlledShutdown, ElectLeaders, Alter/ListPartitionReassignments). Nothing on
+disk: ZooKeeper is the store. Topic deletion (replication/topic_deletion.py) and partition
+reassignment (replication/reassignment.py) are steps of their own, run by the same events.
 """
 from __future__ import annotations
 
@@ -36,12 +36,15 @@ from replication.controller_context import (ControllerContext, TopicPartition, a
                                             alter_partition_response)
 from replication.leader_and_isr import LeaderAndIsr
 from replication.network_client import NetworkClient, NetworkClientConfig
+from replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
+                                      PartitionReassignments, ReassignmentResult)
+from replication.leader_elections import LeaderElections
+from replication.topic_deletion import TopicDeletionManager
 from replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
 
 log = logging.getLogger("kafka.controller.KafkaController")
 
 MAX_WRITE_ATTEMPTS = 10
-PREFERRED, UNCLEAN = 0, 1
 Decide = Callable[[TopicPartition, LeaderAndIsr], LeaderAndIsr | ErrorCode | None]
 
 
@@ -60,12 +63,14 @@ class KafkaController:
         self._events = ce.ControllerEventManager(broker_id, self, clock)
         self._active_controller_id = -1
         self._broker_epoch = -1
-        self._rebalance_task: asyncio.Task | None = None
         self._started = False
+        self.reassignments = PartitionReassignments(self)
+        self.topic_deletion = TopicDeletionManager(self)
+        self.leader_elections = LeaderElections(self)
         self._simple_events: dict[type, Callable[[], Awaitable[None]]] = {
             ce.BrokerChange: self._process_broker_change, ce.TopicChange: self._process_topic_change,
-            ce.TopicDeletion: self._process_topic_deletion,
-            ce.AutoPreferredReplicaLeaderElection: self._process_auto_rebalance}
+            ce.TopicDeletion: self.topic_deletion.process,
+            ce.AutoPreferredReplicaLeaderElection: self.leader_elections.process_auto_rebalance}
 
     # ------------------------------------------------------------------ public API
     @property
@@ -118,6 +123,20 @@ class KafkaController:
         result = await self._ask(ce.ReplicaLeaderElection, partitions=wanted,
                                  election_type=election_type)
         return {tp: (r, None) if isinstance(r, ErrorCode) else r for tp, r in result.items()}
+
+    async def alter_partition_reassignments(
+            self, reassignments: dict[tuple[str, int], list[int] | None]) -> ReassignmentResult:
+        """AlterPartitionReassignments: partition -> target replicas, None to cancel; per
+        partition (ErrorCode, message)."""
+        return await self._ask(AlterPartitionReassignments, reassignments={
+            tp: None if r is None else tuple(r) for tp, r in reassignments.items()})
+
+    async def list_partition_reassignments(self, partitions: list[tuple[str, int]] | None
+                                           ) -> tuple[ErrorCode, dict[tuple[str, int], zd.ReplicaAssignment]]:
+        """ListPartitionReassignments: (error, partition -> replicas with adding/removing)
+        for the partitions being reassigned (all of them when ``partitions`` is None)."""
+        return await self._ask(ListPartitionReassignments,
+                               partitions=None if partitions is None else frozenset(partitions))
 
     async def _ask(self, event_type: type, **fields: Any) -> Any:
         """Queue a request event and wait for its answer (NOT_CONTROLLER when preempted)."""
@@ -180,8 +199,10 @@ class KafkaController:
             event.callback(await self._process_alter_partition(request, version))
         elif isinstance(event, ce.ControlledShutdown):
             event.callback(*await self._process_controlled_shutdown(event.broker_id, event.broker_epoch))
+        elif isinstance(event, (AlterPartitionReassignments, ListPartitionReassignments)):
+            await self.reassignments.process(event)
         elif isinstance(event, ce.ReplicaLeaderElection):
-            event.callback(await self._process_elect_leaders(event.election_type, event.partitions))
+            event.callback(await self.leader_elections.process(event.election_type, event.partitions))
 
     # ------------------------------------------------------------------ watches (on the loop)
     def _put(self, event: ce.ControllerEvent) -> None:
@@ -200,9 +221,6 @@ class KafkaController:
     def _on_topic_watch(self, event: WatchedEvent) -> None:
         if event.path:
             self._put(ce.PartitionModifications(event.path.rsplit("/", 1)[1]))
-
-    def _on_delete_topics_watch(self, event: WatchedEvent) -> None:
-        self._put(ce.TopicDeletion())
 
     def _on_session_state(self, state: SessionState) -> None:
         if state is SessionState.EXPIRED and self._started:
@@ -240,9 +258,7 @@ class KafkaController:
 
     async def _on_resignation(self) -> None:
         log.info("[Controller id=%d] Resigning", self.broker_id)
-        if self._rebalance_task is not None:
-            self._rebalance_task.cancel()
-            self._rebalance_task = None
+        self.leader_elections.cancel_auto_rebalance()
         channels, self._channels = self._channels, None
         if channels is not None:
             await channels.shutdown()
@@ -266,8 +282,9 @@ class KafkaController:
         batch.send(self._channels)
         await self._on_replicas_offline(batch, self._dead_replicas())
         batch.send(self._channels)
-        await self._process_topic_deletion()
-        self._schedule_auto_rebalance()
+        await self.reassignments.resume()
+        await self.topic_deletion.process()
+        self.leader_elections.schedule_auto_rebalance()
         log.info("[Controller id=%d] Ready to serve as the new controller with epoch %d",
                  self.broker_id, ctx.epoch)
 
@@ -458,6 +475,7 @@ class KafkaController:
                     batch.add_leader_and_isr([b], tp)
         await self._elect_partitions(batch, ctx.partitions_needing_election())
         self._send(batch)
+        await self.reassignments.resume(brokers)
 
     async def _on_broker_failure(self, brokers: list[int]) -> None:
         dead_set = set(brokers)
@@ -496,27 +514,6 @@ class KafkaController:
         await self._elect_partitions(batch, [(topic, p) for p in sorted(added)])
         self._send(batch)
 
-    async def _process_topic_deletion(self) -> None:
-        ctx, zk = self.ctx, self.zk
-        requested = await zk.get_topic_deletions(self._on_delete_topics_watch)
-        for topic in sorted(requested):
-            if topic not in ctx.assignments or not self.config["delete.topic.enable"]:
-                log.info("[Controller id=%d] Ignoring request to delete topic %s", self.broker_id, topic)
-                await zk.delete_recursive(zd.delete_topic_path(topic), ctx.epoch_zk_version)
-                continue
-            log.info("[Topic Deletion Manager %d] Handling deletion for topic %s", self.broker_id, topic)
-            ctx.topics_to_be_deleted.add(topic)
-            batch = self._batch()
-            tps = ctx.partitions_for_topic(topic)
-            batch.add_update_metadata(ctx.live_brokers, [tp for tp in tps if tp in ctx.leadership])
-            for tp in tps:
-                batch.add_stop_replica(self._live_replicas(tp), tp, delete=True)
-            self._send(batch)
-            await zk.delete_topic(topic, ctx.epoch_zk_version)
-            ctx.remove_topic(topic)
-            log.info("[Topic Deletion Manager %d] Deletion of topic %s successfully completed",
-                     self.broker_id, topic)
-
     # ------------------------------------------------------------------ requests
     async def _process_alter_partition(self, request: AlterPartitionRequest, version: int) -> Any:
         ctx = self.ctx
@@ -537,6 +534,7 @@ class KafkaController:
             batch.add_update_metadata(ctx.live_brokers, [tp for tp, r in written.items()
                                                          if isinstance(r, LeaderAndIsr)])
             self._send(batch)
+            await self.reassignments.maybe_complete(tp for tp, r in written.items() if isinstance(r, LeaderAndIsr))
         return alter_partition_response(request, version, ctx, answers)
 
     async def _process_controlled_shutdown(self, broker_id: int, broker_epoch: int
@@ -565,57 +563,3 @@ class KafkaController:
         self._send(batch)
         remaining = frozenset(tp for tp in ctx.partitions_led_by(broker_id) if len(ctx.replicas(tp)) > 1)
         return ErrorCode.NONE, remaining
-
-    async def _process_elect_leaders(self, election_type: int, partitions: frozenset | None
-                                     ) -> dict[TopicPartition, Any]:
-        ctx = self.ctx
-        tps = sorted(partitions) if partitions is not None else sorted(ctx.leadership)
-        out: dict[TopicPartition, Any] = {}
-        live = ctx.live_broker_ids
-        unclean_ok = election_type == UNCLEAN
-
-        def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | ErrorCode:
-            if tp[0] in ctx.topics_to_be_deleted:
-                return ErrorCode.INVALID_TOPIC_EXCEPTION
-            if unclean_ok:
-                return election.elect_unclean(cur, ctx.replicas(tp), live)
-            return election.elect_preferred(cur, ctx.replicas(tp), live)
-        if election_type not in (PREFERRED, UNCLEAN):
-            return {tp: (ErrorCode.INVALID_REQUEST, f"Unknown election type {election_type}") for tp in tps}
-        batch = self._batch()
-        for tp, r in (await self._update_partitions(tps, decide)).items():
-            if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr(self._live_replicas(tp), tp)
-                out[tp] = (ErrorCode.NONE, None)
-            elif r in (ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE):
-                kind = "Preferred" if election_type == PREFERRED else "Unclean"
-                out[tp] = (r, f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy "
-                              f"{kind}ReplicaPartitionLeaderElectionStrategy")
-            else:
-                out[tp] = (r, None)
-        self._send(batch)
-        return out
-
-    # ------------------------------------------------------------------ auto rebalance
-    def _schedule_auto_rebalance(self) -> None:
-        if not self.config["auto.leader.rebalance.enable"]:
-            return
-        interval = float(self.config["leader.imbalance.check.interval.seconds"])
-
-        async def tick() -> None:
-            while True:
-                await asyncio.sleep(interval)
-                self._put(ce.AutoPreferredReplicaLeaderElection())
-        self._rebalance_task = self.loop.create_task(tick(), name=f"auto-leader-rebalance-{self.broker_id}")
-
-    async def _process_auto_rebalance(self) -> None:
-        """Move leadership back to preferred replicas of every broker whose share of
-        partitions led by someone else exceeds leader.imbalance.per.broker.percentage."""
-        ctx = self.ctx
-        if ctx.shutting_down_broker_ids:
-            return
-        todo = ctx.partitions_to_rebalance(self.config["leader.imbalance.per.broker.percentage"] / 100)
-        if todo:
-            log.info("[Controller id=%d] Starting preferred replica leader election for partitions %s",
-                     self.broker_id, todo)
-            await self._process_elect_leaders(PREFERRED, frozenset(todo))

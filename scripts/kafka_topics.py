@@ -1,8 +1,8 @@
 """kafka-topics: create, list, describe, alter (partitions) and delete topics, with the
 flags, messages and output layout of Apache Kafka's TopicCommand (3.9).
 
-Also accepts the pre-3.0 `--zookeeper host:port` (Lab 1 of the course uses it): the
-brokers registered in that ZooKeeper become the bootstrap servers.
+Also accepts the pre-3.0 `--zookeeper host:port` (the course's labs use it): then the
+topics are read and written in ZooKeeper, as Kafka 2.x did (scripts/_zk_topics.py).
 """
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from typing import Any
 
 from protocol.topics import INTERNAL_TOPICS, has_collision_chars
 from scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
-from scripts._clients import (ZooKeeperBootstrapError, admin_client, broker_api_keys, error_text,
-                              is_zero_uuid, uuid_to_kafka, zookeeper_bootstrap)
+from scripts._clients import (admin_client, broker_api_keys, error_text, is_zero_uuid,
+                              uuid_to_kafka)
+from scripts._zk_topics import ZkTopicAdmin, ZooKeeperConnectError
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
 
@@ -46,7 +47,8 @@ def build_parser() -> OptionParser:
               described_as="server to connect to")
     p.accepts("zookeeper", "DEPRECATED, The connection string for the zookeeper connection in "
               "the form host:port. Multiple hosts can be given to allow fail-over. (Removed "
-              "from Kafka 3.0; kept here to read the brokers registered in ZooKeeper.)",
+              "from Kafka 3.0; kept here for the labs: topics are then read and written in "
+              "ZooKeeper.)",
               arg="required", described_as="hosts")
     p.accepts("command-config", "Property file containing configs to be passed to Admin "
               "Client. This is used only with --bootstrap-server option for describing and "
@@ -130,6 +132,9 @@ def check_args(p: OptionParser, o: OptionSet, args: list[str]) -> None:
         p.usage_and_exit("--topic or --topic-id is required to describe a topic")
     if not o.has("list") and not o.has("describe"):
         p.check_required(o, "topic")
+    if o.has("create") and o.has("zookeeper") and not o.has("replica-assignment"):
+        p.check_required(o, "partitions")  # Kafka 2.x: no cluster default without a broker
+        p.check_required(o, "replication-factor")
     if o.has("alter"):
         if o.has("config") and o.has("bootstrap-server"):
             p.usage_and_exit('Option combination "[bootstrap-server],[config]" can\'t be used '
@@ -430,9 +435,9 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
     try:
         bootstrap = o.value_of("bootstrap-server")
-        if bootstrap is None:
-            bootstrap = zookeeper_bootstrap(o.value_of("zookeeper"))
-        with admin_client(bootstrap, o.value_of("command-config"), admin_factory) as admin:
+        if bootstrap is None and admin_factory is None:
+            admin_factory = lambda _bootstrap, _config: ZkTopicAdmin(o.value_of("zookeeper"))
+        with admin_client(bootstrap or "", o.value_of("command-config"), admin_factory) as admin:
             service = TopicService(admin, out)
             for action in ACTIONS:
                 if o.has(action):
@@ -447,7 +452,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         msg = str(e) or type(e).__name__
         out.write(f"Error while executing topic command : {msg}\n")
         out.flush()
-        if not isinstance(e, (CommandError, ZooKeeperBootstrapError)):
+        if not isinstance(e, (CommandError, ZooKeeperConnectError)):
             sys.stderr.write(f"[ERROR] {type(e).__name__}: {msg}\n")
             debug_traceback()
         return 1

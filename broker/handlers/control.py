@@ -1,6 +1,7 @@
 """The ZooKeeper controller's requests to a broker and the broker's to the controller:
 LeaderAndIsr (4), StopReplica (5), UpdateMetadata (6), ControlledShutdown (7),
-ElectLeaders (43), AlterPartition (56).
+ElectLeaders (43), AlterPartitionReassignments (45), ListPartitionReassignments (46),
+AlterPartition (56).
 
 LeaderAndIsr, StopReplica and UpdateMetadata come from the active controller (over the
 network, to itself too) and are applied one at a time under the replica manager's state
@@ -20,8 +21,9 @@ import logging
 from typing import Any
 
 from protocol.errors import ErrorCode
-from protocol.messages import (AlterPartitionResponse, ControlledShutdownResponse, ElectLeadersResponse,
-                               LeaderAndIsrResponse, StopReplicaResponse, UpdateMetadataResponse)
+from protocol.messages import (AlterPartitionReassignmentsResponse, AlterPartitionResponse,
+                               ControlledShutdownResponse, ElectLeadersResponse, LeaderAndIsrResponse,
+                               ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
 from protocol.topics import INTERNAL_TOPICS
 from replication.partition import LEADER_DURING_DELETE, PartitionState
 
@@ -266,11 +268,48 @@ async def handle_elect_leaders(ctx: RequestContext, req) -> ElectLeadersResponse
         R.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()])
 
 
+async def handle_alter_partition_reassignments(ctx: RequestContext, req) -> AlterPartitionReassignmentsResponse:
+    """Answered by the active controller only (NOT_CONTROLLER elsewhere, so the admin client
+    retries there); replicas None cancels a partition's reassignment."""
+    R = AlterPartitionReassignmentsResponse
+    cc = ctx.services.cluster_controller
+    if cc is None or not cc.is_active:
+        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, error_message=None, responses=[])
+    wanted = {(t.name, p.partition_index): p.replicas for t in req.topics for p in t.partitions}
+    results = await cc.alter_partition_reassignments(wanted)
+    by_topic: dict[str, list] = {}
+    for t in req.topics:
+        for p in t.partitions:
+            code, message = results.get((t.name, p.partition_index), (E.UNKNOWN_TOPIC_OR_PARTITION, None))
+            by_topic.setdefault(t.name, []).append(R.ReassignablePartitionResponse(
+                partition_index=p.partition_index, error_code=code, error_message=message))
+    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=[
+        R.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()])
+
+
+async def handle_list_partition_reassignments(ctx: RequestContext, req) -> ListPartitionReassignmentsResponse:
+    R = ListPartitionReassignmentsResponse
+    cc = ctx.services.cluster_controller
+    if cc is None or not cc.is_active:
+        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, error_message=None, topics=[])
+    wanted = None if req.topics is None else [(t.name, p) for t in req.topics for p in t.partition_indexes]
+    error, ongoing = await cc.list_partition_reassignments(wanted)
+    by_topic: dict[str, list] = {}
+    for (t, p), a in sorted(ongoing.items()):
+        by_topic.setdefault(t, []).append(R.OngoingPartitionReassignment(
+            partition_index=p, replicas=list(a.replicas), adding_replicas=list(a.adding_replicas),
+            removing_replicas=list(a.removing_replicas)))
+    return R(throttle_time_ms=0, error_code=error, error_message=None, topics=[
+        R.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()])
+
+
 HANDLERS = [
     Handler(4, 0, 7, handle_leader_and_isr),
     Handler(5, 0, 4, handle_stop_replica),
     Handler(6, 0, 8, handle_update_metadata),
     Handler(7, 0, 3, handle_controlled_shutdown),
     Handler(43, 0, 2, handle_elect_leaders),
+    Handler(45, 0, 0, handle_alter_partition_reassignments),
+    Handler(46, 0, 0, handle_list_partition_reassignments),
     Handler(56, 0, 3, handle_alter_partition),
 ]

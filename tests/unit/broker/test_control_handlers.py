@@ -246,6 +246,16 @@ class ControllerStandIn:
         self.asked.append(request.broker_id)
         return AlterPartitionResponse(error_code=E.NONE, topics=[])
 
+    async def alter_partition_reassignments(self, reassignments):
+        self.asked.append(dict(reassignments))
+        return {tp: ((E.NONE, None) if r is not None else (E.NO_REASSIGNMENT_IN_PROGRESS, "none"))
+                for tp, r in reassignments.items()}
+
+    async def list_partition_reassignments(self, partitions):
+        from replication.zk_data import ReplicaAssignment
+        self.asked.append(partitions)
+        return E.NONE, {(TOPIC, 1): ReplicaAssignment((0, 1, 2), adding_replicas=(2,), removing_replicas=(0,))}
+
     async def elect_leaders(self, election_type: int, partitions):
         self.asked.append((election_type, sorted(partitions)))
         return {tp: ((E.NONE, None) if tp[1] == 0 else (E.ELECTION_NOT_NEEDED, "Leader election not needed"))
@@ -288,12 +298,32 @@ def test_elect_leaders_for_all_partitions_answers_those_that_needed_one(broker):
     assert [p.error_code for p in resp.replica_election_results[0].partition_result] == [E.ELECTION_NOT_NEEDED]
 
 
+def test_reassignment_requests_go_to_the_active_controller(broker):
+    from protocol.messages import AlterPartitionReassignmentsRequest as AR, ListPartitionReassignmentsRequest as LR
+    alter = AR(timeout_ms=1000, topics=[AR.ReassignableTopic(name=TOPIC, partitions=[
+        AR.ReassignablePartition(partition_index=0, replicas=[1, 2]),
+        AR.ReassignablePartition(partition_index=1, replicas=None)])])
+    listing = LR(timeout_ms=1000, topics=None)
+    broker.services.cluster_controller = ControllerStandIn(active=False)
+    assert wire_call(broker, control.handle_alter_partition_reassignments, 45, 0, alter).error_code == E.NOT_CONTROLLER
+    assert wire_call(broker, control.handle_list_partition_reassignments, 46, 0, listing).error_code == E.NOT_CONTROLLER
+    cc = broker.services.cluster_controller = ControllerStandIn(active=True)
+    resp = wire_call(broker, control.handle_alter_partition_reassignments, 45, 0, alter)
+    assert resp.error_code == E.NONE
+    assert [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in resp.responses] == [
+        (TOPIC, [(0, E.NONE), (1, E.NO_REASSIGNMENT_IN_PROGRESS)])]
+    resp = wire_call(broker, control.handle_list_partition_reassignments, 46, 0, listing)
+    assert [(t.name, [(p.partition_index, p.replicas, p.adding_replicas, p.removing_replicas) for p in t.partitions])
+            for t in resp.topics] == [(TOPIC, [(1, [0, 1, 2], [2], [0])])]
+    assert cc.asked == [{(TOPIC, 0): [1, 2], (TOPIC, 1): None}, None]
+
+
 def test_control_apis_are_advertised_only_in_zookeeper_mode():
     standalone = {k for k, _, _ in ApiRegistry.load().version_ranges()}
     zk = {k: (lo, hi) for k, lo, hi in ApiRegistry.load(zk_mode=True).version_ranges()}
-    assert not standalone & {4, 5, 6, 7, 43, 56}
-    assert {k: zk[k] for k in (4, 5, 6, 7, 43, 56)} == {4: (0, 7), 5: (0, 4), 6: (0, 8), 7: (0, 3), 43: (0, 2),
-                                                          56: (0, 3)}
+    assert not standalone & {4, 5, 6, 7, 43, 45, 46, 56}
+    assert {k: zk[k] for k in (4, 5, 6, 7, 43, 45, 46, 56)} == {
+        4: (0, 7), 5: (0, 4), 6: (0, 8), 7: (0, 3), 43: (0, 2), 45: (0, 0), 46: (0, 0), 56: (0, 3)}
 
 
 def test_topic_changes_on_a_broker_that_is_not_the_controller(broker):
