@@ -113,6 +113,10 @@ def test_acks_all_from_both_clients_reaches_every_replica(cluster):
     time.sleep(3)  # no follower drops out while idle
     for b in cluster:
         assert isr_full(b, topic), isrs(b, topic)
+    # Followers append the leader's batches unchanged: every replica's segment is the same bytes.
+    for part in range(PARTITIONS):
+        segments = {(b.log_dir / f"{topic}-{part}" / ("0" * 20 + ".log")).read_bytes() for b in cluster}
+        assert len(segments) == 1 and len(segments.pop()) > 0, f"partition {part}: replicas differ"
     got = read_all(bootstrap, topic, 600)
     for part, recs in got.items():
         assert [o for o, _ in recs] == list(range(200)), part

@@ -51,10 +51,16 @@ async def create_topic(client: NetworkClient, topic: str) -> bytes:
 
 async def produce(client: NetworkClient, topic: str, values: list[bytes]) -> int:
     batch = build_batch([(None, v) for v in values])
-    resp = await client.send(PRODUCE, ProduceRequest(acks=-1, timeout_ms=30000, topic_data=[
-        ProduceRequest.TopicProduceData(name=topic, partition_data=[
-            ProduceRequest.PartitionProduceData(index=0, records=batch)])]))
-    [part] = resp.responses[0].partition_responses
+    # Metadata can name a leader a moment before that broker acts as one (Apache Kafka answers
+    # NOT_LEADER_OR_FOLLOWER meanwhile): retry a retriable error, as producers do.
+    for _ in range(100):
+        resp = await client.send(PRODUCE, ProduceRequest(acks=-1, timeout_ms=30000, topic_data=[
+            ProduceRequest.TopicProduceData(name=topic, partition_data=[
+                ProduceRequest.PartitionProduceData(index=0, records=batch)])]))
+        [part] = resp.responses[0].partition_responses
+        if part.error_code != ErrorCode.NOT_LEADER_OR_FOLLOWER:
+            break
+        await asyncio.sleep(0.1)
     assert part.error_code == ErrorCode.NONE, part
     return part.base_offset
 
