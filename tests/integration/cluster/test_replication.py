@@ -13,24 +13,16 @@ from confluent_kafka import Producer as ConfluentProducer
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from tests.integration.cluster.test_zk_cluster import metadata, wait_until
+from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, metadata, start_cluster, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
-SESSION_TIMEOUT_MS = 6000
 PARTITIONS = 3
 
 
 @pytest.fixture
 def cluster(zookeeper, broker_factory):
-    overrides = {"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS, "default.replication.factor": 3,
-                 "offsets.topic.replication.factor": 3, "controlled.shutdown.max.retries": 1,
-                 "controlled.shutdown.retry.backoff.ms": 200, "replica.lag.time.max.ms": 10000}
-    brokers = [broker_factory({**overrides, "broker.id": i}, zookeeper=zookeeper) for i in range(3)]
-    for b in brokers:
-        wait_until(lambda b=b: (lambda md: len(md.brokers) == 3 and md.controller_id >= 0)(metadata(b)), 60,
-                   f"broker {b.bootstrap} knows the three brokers and the controller")
-    return brokers
+    return start_cluster(zookeeper, broker_factory)
 
 
 def create_topic(cluster, topic: str) -> None:

@@ -6,59 +6,21 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Callable
 
 import pytest
 
-from protocol import codec
-from protocol.messages import MetadataRequest, RequestHeader
 from tests.integration.scripts.tools import run_script
-from tests.support import wire
+from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, leaders, metadata, start_cluster, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
-SESSION_TIMEOUT_MS = 6000
 FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 10  # session timeout + a few seconds, as the brief for failover
 PARTITIONS = 13
 
 
-def metadata(broker):
-    """Metadata v12 for all topics, as the broker answers it."""
-    header = RequestHeader(request_api_key=3, request_api_version=12, correlation_id=1, client_id="cluster-test")
-    frame = codec.encode_request(header, MetadataRequest(topics=None, allow_auto_topic_creation=False))
-    return codec.decode_response(3, 12, wire.roundtrip(broker.host, broker.port, frame, timeout=5))[1]
-
-
-def wait_until(check: Callable[[], object], timeout: float, what: str) -> object:
-    deadline = time.monotonic() + timeout
-    last: object = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-        except OSError as e:
-            last = e
-        else:
-            if last:
-                return last
-        time.sleep(0.2)
-    raise AssertionError(f"{what} within {timeout:.0f}s; last: {last!r}")
-
-
-def leaders(md, topic: str) -> dict[int, int]:
-    (t,) = [t for t in md.topics if t.name == topic]
-    return {p.partition_index: p.leader_id for p in t.partitions}
-
-
 @pytest.fixture
 def cluster(zookeeper, broker_factory):
-    overrides = {"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS, "default.replication.factor": 3,
-                 "offsets.topic.replication.factor": 3, "controlled.shutdown.max.retries": 1,
-                 "controlled.shutdown.retry.backoff.ms": 200}
-    brokers = [broker_factory({**overrides, "broker.id": i}, zookeeper=zookeeper) for i in range(3)]
-    for b in brokers:
-        wait_until(lambda b=b: (lambda md: len(md.brokers) == 3 and md.controller_id >= 0)(metadata(b)), 60,
-                   f"broker {b.bootstrap} knows the three brokers and the controller")
-    return brokers
+    return start_cluster(zookeeper, broker_factory, **{"replica.lag.time.max.ms": 30000})
 
 
 def create(*args: str) -> None:

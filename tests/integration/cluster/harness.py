@@ -1,0 +1,63 @@
+"""What the cluster tests share: a ZooKeeper-mode cluster of kafpy broker processes, Metadata
+read straight off a broker, and a bounded wait. Ports, log dirs and ZooKeeper are chosen at run
+time by the suite's fixtures (tests/conftest.py), which also stop everything after a test."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from protocol import codec
+from protocol.messages import MetadataRequest, RequestHeader
+from tests.support import wire
+
+SESSION_TIMEOUT_MS = 6000
+
+# Settings every cluster test starts from: failover within seconds, replicated internal topics.
+CLUSTER_OVERRIDES = {
+    "zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS,
+    "default.replication.factor": 3,
+    "offsets.topic.replication.factor": 3,
+    "controlled.shutdown.max.retries": 1,
+    "controlled.shutdown.retry.backoff.ms": 200,
+    "replica.lag.time.max.ms": 10000,
+}
+
+
+def metadata(broker: Any, topics: list[str] | None = None):
+    """Metadata v12 as the broker answers it (all topics by default)."""
+    header = RequestHeader(request_api_key=3, request_api_version=12, correlation_id=1, client_id="cluster-test")
+    req_topics = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+    frame = codec.encode_request(header, MetadataRequest(topics=req_topics, allow_auto_topic_creation=False))
+    return codec.decode_response(3, 12, wire.roundtrip(broker.host, broker.port, frame, timeout=5))[1]
+
+
+def wait_until(check: Callable[[], object], timeout: float, what: str) -> object:
+    """Poll ``check`` until it returns something true; fail naming ``what`` and the last value."""
+    deadline = time.monotonic() + timeout
+    last: object = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except OSError as e:
+            last = e
+        else:
+            if last:
+                return last
+        time.sleep(0.2)
+    raise AssertionError(f"{what} within {timeout:.0f}s; last: {last!r}")
+
+
+def leaders(md: Any, topic: str) -> dict[int, int]:
+    (t,) = [t for t in md.topics if t.name == topic]
+    return {p.partition_index: p.leader_id for p in t.partitions}
+
+
+def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, **overrides: object) -> list:
+    """``n`` kafpy brokers (ids 0..n-1) on one ZooKeeper, returned once each knows all of them
+    and a controller."""
+    settings = {**CLUSTER_OVERRIDES, **overrides}
+    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper) for i in range(n)]
+    for b in brokers:
+        wait_until(lambda b=b: (lambda md: len(md.brokers) == n and md.controller_id >= 0)(metadata(b)), 60,
+                   f"broker {b.bootstrap} knows the {n} brokers and the controller")
+    return brokers
