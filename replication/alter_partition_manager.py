@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from protocol.errors import ErrorCode
 from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+from replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from broker.metadata import BrokerInfo, MetadataCache
@@ -89,12 +90,7 @@ class AlterPartitionManager:
 
     async def shutdown(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+        await cancel_and_wait(task)
         await self._close_client()
 
     # -- sending -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from broker.metadata import BrokerInfo
 from replication import zk_data as zd
 from replication.controller_context import ControllerContext, TopicPartition
 from replication.leader_and_isr import LEADER_DURING_DELETE
+from replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
 
@@ -86,11 +87,7 @@ class _BrokerChannel:
                     log.exception("Error in the callback of a request to broker %d", self.broker_id)
 
     async def close(self) -> None:
-        self.task.cancel()
-        try:
-            await self.task
-        except (asyncio.CancelledError, Exception):
-            pass
+        await cancel_and_wait(self.task)
         await self.client.close()
 
 

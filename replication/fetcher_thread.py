@@ -29,6 +29,7 @@ from replication.fetch_state import (LEADER_ERRORS, BrokerEndPoint, InitialFetch
                                      TopicPartition)
 from replication.fetcher import FetchOutcome, FetcherCore
 from replication.leader_endpoint import LeaderEndPoint, LeaderEndPointError
+from replication.tasks import cancel_and_wait
 
 __all__ = ["ReplicaFetcherThread", "LeaderErrorCallback"]
 
@@ -87,12 +88,7 @@ class ReplicaFetcherThread:
     async def shutdown(self) -> None:
         self.running = False
         task, self.task = self.task, None
-        if task is not None:
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+        await cancel_and_wait(task)
         await self.leader.close()
         log.info("[%s] Stopped", self.name)
 
