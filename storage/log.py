@@ -511,8 +511,7 @@ class Log:
                         if self._segments[-1].fast_append(prefix, body, n, last, ts, self._fast_roll_bytes,
                                                           self._fast_roll_ms):
                             self._next_offset = last + 1
-                            epochs = self.leader_epoch_cache._epochs
-                            if not epochs or leader_epoch > epochs[-1]:
+                            if leader_epoch > self.leader_epoch_cache.latest_epoch:
                                 self.leader_epoch_cache.assign(leader_epoch, first)
                             if entry is not None:
                                 self.producer_state.append_continuing(

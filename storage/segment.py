@@ -74,10 +74,6 @@ def reserve_length(size: int, end: int) -> int:
     return max(min(max(size // 4, _RESERVE_MIN), _RESERVE_MAX), end - size)
 # benchmarks turn this off to show what the reserve gains
 RESERVE_AHEAD = True
-_OFF_ENTRY = struct.Struct(">ii")  # .index entry: relative offset, position
-_TIME_ENTRY = struct.Struct(">qi")  # .timeindex entry: timestamp, relative offset
-_TS_ENTRY = struct.Struct(">q")
-_SCAN_CHUNK = 64 * 1024
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
@@ -207,6 +203,7 @@ class LogSegment:
         self.deleted = False
         self._reserved = 0  # the file's blocks are reserved up to here (see module docs)
         self._armed: Optional[tuple] = None  # see fast_append
+        self._index_slots = 0  # index entries fast_append may still add (see _arm)
 
     # -- sizes and offsets ------------------------------------------------------
     def _load_max_timestamp(self) -> None:
@@ -345,9 +342,10 @@ class LogSegment:
         since = self.bytes_since_last_index_entry
         max_ts_so_far = self.max_timestamp_so_far
         max_ts_offset = self.offset_of_max_timestamp
+        self._armed = None  # the index slots counted for fast_append may be used here
         oi, ti = self.offset_index, self.time_index
-        n_off = oi._entries if oi._loaded else oi.entries
-        n_time = ti._entries if ti._loaded else ti.entries
+        n_off = oi.entries
+        n_time = ti.entries
         try:
             for pos, size, last_offset, max_ts in batches:
                 if max_ts > max_ts_so_far:
@@ -390,11 +388,9 @@ class LogSegment:
                 or last_offset > arm[2]):
             self._arm(segment_ms)
             return False
-        oi = self.offset_index
-        ti = self.time_index
-        n_off = oi._entries
-        n_time = ti._entries
-        if n_off >= arm[3] or n_time >= arm[4]:
+        since = self.bytes_since_last_index_entry
+        index_entry = since > self.index_interval_bytes
+        if index_entry and self._index_slots <= 0:
             self._arm(segment_ms)
             return False
         if start + total > self._reserved:
@@ -409,15 +405,10 @@ class LogSegment:
         if max_ts > self.max_timestamp_so_far:
             self.max_timestamp_so_far = max_ts
             self.offset_of_max_timestamp = last_offset
-        since = self.bytes_since_last_index_entry
-        if since > self.index_interval_bytes:
-            base = self.base_offset
-            _OFF_ENTRY.pack_into(oi._mm, n_off * 8, last_offset - base, start)
-            oi._entries = n_off + 1
-            ts = self.max_timestamp_so_far
-            if not n_time or ts > _TS_ENTRY.unpack_from(ti._mm, (n_time - 1) * 12)[0]:
-                _TIME_ENTRY.pack_into(ti._mm, n_time * 12, ts, self.offset_of_max_timestamp - base)
-                ti._entries = n_time + 1
+        if index_entry:
+            self.offset_index.append_reserved(last_offset, start)
+            self.time_index.maybe_append_reserved(self.max_timestamp_so_far, self.offset_of_max_timestamp)
+            self._index_slots -= 1
             since = 0
         self.bytes_since_last_index_entry = since + total
         self.size = start + total
@@ -443,16 +434,15 @@ class LogSegment:
     def _arm(self, segment_ms: int) -> None:
         """Work out what ``fast_append`` may skip checking, when it can be worked out:
         (segment.ms, newest timestamp before an age roll, last offset before the
-        relative offset overflows, offset-index entries and time-index entries that fit
-        below both the index's capacity and its reserved blocks)."""
+        relative offset overflows), and how many index entries fit below both indexes'
+        capacity and their reserved blocks (``_index_slots``). Anything else that
+        changes these (a general append, truncation, a roll) forgets them."""
         self._armed = None
         rb = self.rolling_based_timestamp
-        oi, ti = self.offset_index, self.time_index
-        if (not self.size or rb is None or rb < 0 or not self._max_ts_loaded or not oi._loaded
-                or not ti._loaded or not oi._writable or not ti._writable):
+        if not self.size or rb is None or rb < 0 or not self._max_ts_loaded:
             return
-        self._armed = (segment_ms, rb + segment_ms - self.rolling_jitter_ms, self.base_offset + 0x7FFFFFFF,
-                       min(oi._max_entries - 1, oi._backed // 8), min(ti._max_entries - 1, ti._backed // 12))
+        self._index_slots = min(self.offset_index.reserved_slots(), self.time_index.reserved_slots())
+        self._armed = (segment_ms, rb + segment_ms - self.rolling_jitter_ms, self.base_offset + 0x7FFFFFFF)
 
     def _reserve_ahead(self, end: int) -> None:
         """Reserve disk blocks from the current end to past ``end`` (see module docs).
@@ -492,11 +482,7 @@ class LogSegment:
             return False
         if self.size > segment_bytes - incoming_size:
             return True
-        oi, ti = self.offset_index, self.time_index
-        if oi._loaded and ti._loaded:  # the active segment's are (make_active)
-            if oi._entries >= oi._max_entries or ti._entries >= ti._max_entries:
-                return True
-        elif self.index_full():
+        if self.index_full():
             return True
         if last_offset - self.base_offset > 0x7FFFFFFF:
             return True
