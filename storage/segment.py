@@ -316,7 +316,7 @@ class LogSegment:
 
     # -- appends -----------------------------------------------------------------
     def append(self, pieces, batches: list[tuple[int, int, int, int]], total: Optional[int] = None) -> None:
-        """Write whole batches at the end; ``batches`` = (pos, size, last offset, max ts).
+        """Write whole batches at the end; ``batches``: (pos, size, last offset, max ts, ...).
 
         ``pieces`` is a buffer or a list of buffers written with one write/writev;
         index entries every ``index.interval.bytes``.
@@ -347,7 +347,8 @@ class LogSegment:
         n_off = oi.entries
         n_time = ti.entries
         try:
-            for pos, size, last_offset, max_ts in batches:
+            for b in batches:  # (position, size, last offset, max timestamp[, ...])
+                pos, size, last_offset, max_ts = b[0], b[1], b[2], b[3]
                 if max_ts > max_ts_so_far:
                     max_ts_so_far, max_ts_offset = max_ts, last_offset
                 if since > interval:
@@ -366,13 +367,13 @@ class LogSegment:
         self.bytes_since_last_index_entry = since
         self.size = start + total
 
-    def fast_append(self, prefix: Optional[bytes], body, total: int, last_offset: int, max_ts: int,
+    def fast_append(self, pieces, total: int, last_offset: int, max_ts: int,
                     segment_bytes: int, segment_ms: int) -> bool:
         """``append`` of one batch when nothing unusual can happen; False (nothing written) otherwise.
 
-        ``prefix`` is None when ``body`` is the whole batch, already rewritten.
+        ``pieces``: the whole batch, already rewritten, or its new 16-byte prefix and the rest.
 
-        The Log's Produce hot path calls it. It declines, so that the caller takes the
+        The LocalLog's append tries it first for a single batch. It declines, so that the caller takes the
         general path, when the segment is empty or may have to roll (size, age, a nearly
         full index, relative offset overflow), or when an index entry could not be
         stored straight into its already reserved mapping. What does not change from
@@ -383,23 +384,25 @@ class LogSegment:
         does, with fewer Python steps: this runs once per batch.
         """
         arm = self._armed
+        if arm is None or arm[0] != segment_ms:
+            arm = self._arm(segment_ms)
+            if arm is None:
+                return False
         start = self.size
-        if (arm is None or arm[0] != segment_ms or start > segment_bytes - total or max_ts > arm[1]
-                or last_offset > arm[2]):
-            self._arm(segment_ms)
+        if start > segment_bytes - total or max_ts > arm[1] or last_offset > arm[2]:
             return False
         since = self.bytes_since_last_index_entry
         index_entry = since > self.index_interval_bytes
         if index_entry and self._index_slots <= 0:
-            self._arm(segment_ms)
+            self._armed = None  # count the slots again next time (append reserves more)
             return False
         if start + total > self._reserved:
             self._reserve_ahead(start + total)
         fd = self._fd
         try:
-            written = os.write(fd, body) if prefix is None else os.writev(fd, (prefix, body))
+            written = os.write(fd, pieces[0]) if len(pieces) == 1 else os.writev(fd, pieces)
             if written < total:
-                self._write_rest((body,) if prefix is None else (prefix, body), written, total)
+                self._write_rest(pieces, written, total)
         except OSError as e:
             raise self._undo_append(start, "append to", e) from e
         if max_ts > self.max_timestamp_so_far:
@@ -431,7 +434,7 @@ class LogSegment:
             pass
         return KafkaStorageError(f"{what} {self.log_path} failed: {err}")
 
-    def _arm(self, segment_ms: int) -> None:
+    def _arm(self, segment_ms: int) -> Optional[tuple]:
         """Work out what ``fast_append`` may skip checking, when it can be worked out:
         (segment.ms, newest timestamp before an age roll, last offset before the
         relative offset overflows), and how many index entries fit below both indexes'
@@ -440,9 +443,10 @@ class LogSegment:
         self._armed = None
         rb = self.rolling_based_timestamp
         if not self.size or rb is None or rb < 0 or not self._max_ts_loaded:
-            return
+            return None
         self._index_slots = min(self.offset_index.reserved_slots(), self.time_index.reserved_slots())
         self._armed = (segment_ms, rb + segment_ms - self.rolling_jitter_ms, self.base_offset + 0x7FFFFFFF)
+        return self._armed
 
     def _reserve_ahead(self, end: int) -> None:
         """Reserve disk blocks from the current end to past ``end`` (see module docs).

@@ -134,7 +134,7 @@ def test_transactions_and_last_stable_offset(tmp_path):
 
 def test_expiration(tmp_path):
     ps = ProducerStateManager(None, producer_id_expiration_ms=1000)
-    ps.update(1, 0, 0, 0, 0, 0, timestamp=5000)
+    ps.update((0, 0, 0, 2, 0, 0, 0, 0, 5000, 1, 0, 0, 1), 0, 0, 5000)  # producer 1, epoch 0, seq 0
     ps.remove_expired(5999)
     assert 1 in ps.producers
     ps.remove_expired(6000)
