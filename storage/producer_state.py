@@ -152,15 +152,18 @@ class ProducerStateManager:
             if pid < 0:
                 continue
             epoch, first_seq = h[10], h[11]
-            last_seq = (first_seq + h[6]) & INT32_MAX
             entry = self.producers.get(pid)
-            if (entry is None or entry.epoch != epoch or not entry.batches or pending and pid in pending
-                    or first_seq != entry.batches[-1].last_seq + 1
-                    and (first_seq or entry.batches[-1].last_seq != INT32_MAX)):
-                dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
-                if dup is not None:
-                    return dup
-                self.check(pid, epoch, first_seq, pending)
+            if entry is not None and entry.epoch == epoch and entry.batches and not (pending and pid in pending):
+                prev = entry.batches[-1].last_seq
+                if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):
+                    if pending is not None:
+                        pending[pid] = (epoch, (first_seq + h[6]) & INT32_MAX)
+                    continue  # continues its sequence: neither a duplicate nor out of order
+            last_seq = (first_seq + h[6]) & INT32_MAX
+            dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
+            if dup is not None:
+                return dup
+            self.check(pid, epoch, first_seq, pending)
             if pending is not None:
                 pending[pid] = (epoch, last_seq)
         return None
@@ -211,7 +214,8 @@ class ProducerStateManager:
         replicated yet (the last stable offset is at most this); None if none."""
         if not self.unreplicated_txns:
             return self.first_ongoing_offset()
-        return min(*self.ongoing_txns, *self.unreplicated_txns)
+        first = min(self.unreplicated_txns)
+        return min(first, min(self.ongoing_txns)) if self.ongoing_txns else first
 
     def first_ongoing_offset(self) -> Optional[int]:
         """First offset of the oldest open transaction; None if none."""
