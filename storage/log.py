@@ -8,13 +8,16 @@ watermark are checkpointed per log dir by the LogManager.
 The layers, as in Kafka: ``LogValidator`` checks what is appended, ``LocalLog`` owns the
 segment list and its files, and this class keeps the offsets (log start, high
 watermark, last stable), leader epochs and producer state, and runs each append through
-the one sequence in ``_append``.
+the one sequence in ``append``.
+
+Who may call it: the LogManager creates and closes it; the broker's ReplicaManager (or
+Partition), the coordinators and the handlers use it, on the event loop.
 
 Threading rule: a Log is used from one thread (the broker's event loop). The only
 other thread is the log cleaner, which reads inactive segments and then swaps cleaned
 copies in under ``self.lock``; the event loop takes the same lock around segment-list
 changes and lookups, never around I/O it does not need to guard. An append to a log
-that is not compacted takes no lock (see ``_append`` why that is safe).
+that is not compacted takes no lock (see ``append`` why that is safe).
 
 Crash recovery: after an unclean shutdown every segment from the one holding the
 recovery point is validated batch by batch (CRC, framing, increasing offsets); the log

@@ -1,4 +1,5 @@
-"""What a record set must satisfy before it reaches the log (Kafka's ``LogValidator``).
+"""What a record set must satisfy before it reaches the log, and its offsets (Kafka's
+``LogValidator``, whose ``validateMessagesAndAssignOffsets`` also assigns them).
 
 Every rule a batch of a Produce request, a coordinator write or a replicated fetch is
 checked against is written here once: framing, magic, ``max.message.bytes``, CRC,
@@ -10,8 +11,9 @@ sequence continuity, fencing) are ``ProducerStateManager.check_append``'s.
 
 It keeps nothing on disk, only settings derived from one ``LogConfig`` (the Log builds a
 new validator when its config object changes). Who may call it: the owning Log, on its
-thread. Headers stay plain tuples in ``RecordBatchHeader``'s field order: one struct
-unpack per batch, no object built, because this runs for every Produce.
+thread, under the log's lock when it takes one (offsets are assigned from its LEO).
+Headers stay plain tuples in ``RecordBatchHeader``'s field order: one struct unpack
+per batch, no object built, because this runs for every Produce.
 """
 
 from __future__ import annotations

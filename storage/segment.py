@@ -7,8 +7,9 @@ described in ``storage.index``. A segment being deleted is renamed to
 open until the last ``FileRecordsSlice`` holding it goes away, so a fetch racing with
 retention still sends the bytes it was promised.
 
-Who may call it: the owning ``Log`` on the broker's event-loop thread; the cleaner
-builds *new* segments on its own thread and hands them to the log for the swap.
+Who may call it: the owning ``LocalLog`` (and its ``Log``) on the broker's event-loop
+thread; the cleaner builds *new* segments on its own thread and hands them to the log
+for the swap.
 
 Appends never fsync (Kafka relies on the page cache and replication); ``flush()``
 does, and the log calls it on roll, on ``flush.messages``/``flush.ms`` and on close.
