@@ -25,20 +25,18 @@ segment rolls or closes; after a crash it is released on the next truncate.
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import logging
 import mmap
 import os
 import struct
-import sys
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from protocol.errors import CorruptRecord
-from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc, iter_batches
+from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc
 
 from .errors import CorruptIndexError, KafkaStorageError
+from .file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
+from .file_records import reserve_length  # noqa: F401 - bench.storage reaches it here
 from .index import OffsetIndex, TimeIndex
 from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
@@ -48,31 +46,6 @@ log = logging.getLogger(__name__)
 
 _PREFIX_LOD = struct.Struct(">qiiBIhi")  # batch header up to the last offset delta (27 bytes)
 _PREFIX_LEN = 27
-_RESERVE_MIN = 64 * 1024
-_RESERVE_MAX = 8 * 1024 * 1024
-_FALLOC_FL_KEEP_SIZE = 1
-
-
-def _load_fallocate():
-    """libc's fallocate(2), or None where there is none (then nothing is reserved)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).fallocate
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
-    fn.restype = ctypes.c_int
-    return fn
-
-
-_fallocate = _load_fallocate()
-
-
-def reserve_length(size: int, end: int) -> int:
-    """How much to reserve past ``size`` when an append would end at ``end``: a quarter
-    of the segment, 64 KiB to 8 MiB, and at least up to ``end``."""
-    return max(min(max(size // 4, _RESERVE_MIN), _RESERVE_MAX), end - size)
 # benchmarks turn this off to show what the reserve gains
 RESERVE_AHEAD = True
 
@@ -90,81 +63,6 @@ def log_filename(base_offset: int) -> str:
 
 def offset_from_filename(name: str) -> int:
     return int(name.split(".", 1)[0])
-
-
-class SegmentFile:
-    """The open descriptor of a ``.log`` file.
-
-    Shared by the segment and every ``FileRecordsSlice`` cut from it; the descriptor is
-    closed when the last of them lets go (or on an explicit ``close()`` at shutdown),
-    which is what keeps a fetch racing with retention or compaction readable.
-    """
-
-    __slots__ = ("fd", "name")
-
-    def __init__(self, path: str):
-        self.name = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-
-    def fileno(self) -> int:
-        if self.fd < 0:
-            raise ValueError(f"{self.name} is closed")
-        return self.fd
-
-    @property
-    def closed(self) -> bool:
-        return self.fd < 0
-
-    def close(self) -> None:
-        fd, self.fd = self.fd, -1
-        if fd >= 0:
-            os.close(fd)
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except OSError:
-            pass
-
-
-class FileRecordsSlice:
-    """A region of a segment file, sent with sendfile() by the broker.
-
-    Holds a reference to the segment's file object, which keeps the descriptor open
-    even if the segment is deleted meanwhile.
-    """
-
-    __slots__ = ("file", "position", "size")
-
-    def __init__(self, file: SegmentFile, position: int, size: int):
-        self.file = file
-        self.position = position
-        self.size = size
-
-    def fileno(self) -> int:
-        return self.file.fileno()
-
-    def read_bytes(self) -> bytes:
-        data = os.pread(self.file.fileno(), self.size, self.position)
-        if len(data) != self.size:
-            raise KafkaStorageError(f"short read: {len(data)} of {self.size} bytes")
-        return data
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __repr__(self) -> str:
-        return f"FileRecordsSlice({self.file.name!r}, position={self.position}, size={self.size})"
-
-
-@dataclass(slots=True)
-class BatchPosition:
-    """Where a batch sits in a segment (scan result)."""
-
-    base_offset: int
-    last_offset: int
-    position: int
-    size: int
 
 
 class LogSegment:
@@ -450,23 +348,8 @@ class LogSegment:
         return self._armed
 
     def _reserve_ahead(self, end: int) -> None:
-        """Reserve disk blocks from the current end to past ``end`` (see module docs).
-
-        Best effort: where fallocate is missing or refuses (unsupported filesystem, a
-        full disk) nothing is reserved and the write itself reports what it must.
-        """
-        start = self.size
-        length = reserve_length(start, end)
-        if _fallocate is None or not RESERVE_AHEAD:
-            self._reserved = end + length  # a cheap retry later, when turned back on
-            return
-        if _fallocate(self._fd, _FALLOC_FL_KEEP_SIZE, start, length) != 0:
-            err = ctypes.get_errno()
-            if err not in (errno.ENOSPC, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL, errno.EINTR):
-                log.debug("fallocate on %s failed: %s", self.log_path, os.strerror(err))
-            self._reserved = end + length
-            return
-        self._reserved = start + length
+        """Reserve disk blocks from the current end to past ``end`` (see module docs)."""
+        self._reserved = reserve_blocks(self._fd, self.size, end, RESERVE_AHEAD)
 
     def release_reserve(self) -> None:
         """Give back blocks reserved past the end (truncating to the size frees them)."""
