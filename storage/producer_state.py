@@ -31,6 +31,8 @@ from typing import Optional
 
 import crc32c
 
+from protocol.records import TRANSACTIONAL_MASK
+
 from .checkpoint import atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError, InvalidRecordError
 
@@ -93,6 +95,9 @@ class ProducerStateManager:
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.producers: dict[int, ProducerStateEntry] = {}
         self.ongoing_txns: dict[int, int] = {}  # first offset -> producer id
+        # completed transactions whose marker is not below the high watermark yet:
+        # first offset -> marker offset; they still hold the last stable offset back
+        self.unreplicated_txns: dict[int, int] = {}
         self.map_end_offset = 0
 
     # -- validation on the leader ------------------------------------------------------
@@ -131,19 +136,43 @@ class ProducerStateManager:
             raise OutOfOrderSequenceError(
                 f"producer {producer_id} epoch {epoch}: sequence {first_seq} after {last_seq}")
 
-    def append_continuing(self, entry: ProducerStateEntry, first_seq: int, last_seq: int,
-                          first_offset: int, last_offset: int, timestamp: int) -> None:
-        """``update`` for a non-transactional batch that simply continues ``entry``'s
-        sequence in its epoch: the Log's Produce hot path checks that and calls this."""
-        entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
-        entry.last_timestamp = timestamp
-        if last_offset >= self.map_end_offset:
-            self.map_end_offset = last_offset + 1
+    def check_append(self, batches) -> Optional[BatchMetadata]:
+        """The producer rules for a client's append, in Kafka's order: a retry of one of
+        a producer's last five batches is a duplicate (returned, nothing is written),
+        otherwise each batch must continue its producer's sequence (raises).
+
+        ``batches``: [(..., header tuple in RecordBatchHeader's order)], the header last.
+        The common case, a producer simply continuing its sequence in its epoch, costs
+        one lookup.
+        """
+        pending: Optional[dict[int, tuple[int, int]]] = {} if len(batches) > 1 else None
+        for b in batches:
+            h = b[-1]
+            pid = h[9]
+            if pid < 0:
+                continue
+            epoch, first_seq = h[10], h[11]
+            entry = self.producers.get(pid)
+            if entry is not None and entry.epoch == epoch and entry.batches and not (pending and pid in pending):
+                prev = entry.batches[-1].last_seq
+                if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):
+                    if pending is not None:
+                        pending[pid] = (epoch, (first_seq + h[6]) & INT32_MAX)
+                    continue  # continues its sequence: neither a duplicate nor out of order
+            last_seq = (first_seq + h[6]) & INT32_MAX
+            dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
+            if dup is not None:
+                return dup
+            self.check(pid, epoch, first_seq, pending)
+            if pending is not None:
+                pending[pid] = (epoch, last_seq)
+        return None
 
     # -- updates -------------------------------------------------------------------------
-    def update(self, producer_id: int, epoch: int, first_seq: int, last_seq: int,
-               first_offset: int, last_offset: int, timestamp: int,
-               is_transactional: bool = False) -> None:
+    def update(self, h, first_offset: int, last_offset: int, timestamp: int) -> None:
+        """Record a data batch of a producer as written: ``h`` is its header tuple in
+        RecordBatchHeader's order, the offsets and max timestamp those in the log."""
+        producer_id, epoch, first_seq = h[9], h[10], h[11]
         entry = self.producers.get(producer_id)
         if entry is None:
             entry = self.producers[producer_id] = ProducerStateEntry(producer_id)
@@ -151,12 +180,13 @@ class ProducerStateManager:
             entry.epoch = epoch
             entry.batches.clear()
         if first_seq >= 0:
-            entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
+            entry.batches.append(BatchMetadata(first_seq, (first_seq + h[6]) & INT32_MAX, first_offset,
+                                               last_offset, timestamp))
         entry.last_timestamp = timestamp
-        if is_transactional and entry.current_txn_first_offset < 0:
+        if h[5] & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = producer_id
-        if last_offset + 1 > self.map_end_offset:
+        if last_offset >= self.map_end_offset:
             self.map_end_offset = last_offset + 1
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
@@ -171,6 +201,7 @@ class ProducerStateManager:
         first = entry.current_txn_first_offset
         if first >= 0:
             self.ongoing_txns.pop(first, None)
+            self.unreplicated_txns[first] = marker_offset
         entry.current_txn_first_offset = -1
         entry.coordinator_epoch = coordinator_epoch
         entry.last_timestamp = timestamp
@@ -179,7 +210,24 @@ class ProducerStateManager:
         return first if first >= 0 else None
 
     def first_unstable_offset(self) -> Optional[int]:
+        """First offset of the oldest transaction that is open or whose marker is not
+        replicated yet (the last stable offset is at most this); None if none."""
+        if not self.unreplicated_txns:
+            return self.first_ongoing_offset()
+        first = min(self.unreplicated_txns)
+        return min(first, min(self.ongoing_txns)) if self.ongoing_txns else first
+
+    def first_ongoing_offset(self) -> Optional[int]:
+        """First offset of the oldest open transaction; None if none."""
         return min(self.ongoing_txns) if self.ongoing_txns else None
+
+    def on_high_watermark_updated(self, high_watermark: int) -> None:
+        """Forget completed transactions whose marker is below ``high_watermark`` (Kafka's
+        ``onHighWatermarkUpdated``): they no longer hold the last stable offset back."""
+        if self.unreplicated_txns:
+            for first, marker in list(self.unreplicated_txns.items()):
+                if marker < high_watermark:
+                    del self.unreplicated_txns[first]
 
     def remove_expired(self, now_ms: int) -> None:
         expired = [pid for pid, e in self.producers.items()
@@ -190,6 +238,7 @@ class ProducerStateManager:
     def clear(self, offset: int = 0) -> None:
         self.producers.clear()
         self.ongoing_txns.clear()
+        self.unreplicated_txns.clear()
         self.map_end_offset = offset
 
     # -- snapshots -------------------------------------------------------------------------
