@@ -229,10 +229,9 @@ class LocalLog:
         """Write batches with assigned offsets at the end, rolling first when the active
         segment is full or old (the one place the roll rules are applied); returns the
         segment written to. ``pieces`` and ``batches`` are ``LogSegment.append``'s."""
-        c = self.config
         seg = self._segments[-1]
-        if len(batches) != 1 or not seg.fast_append(pieces, total, last_offset, max_timestamp,
-                                                    c.segment_bytes, c.segment_ms):
+        if len(batches) != 1 or not seg.fast_append(pieces, total, last_offset, max_timestamp, self.config):
+            c = self.config
             if seg.size and seg.should_roll(total, max_timestamp, last_offset, c.segment_bytes,
                                             c.segment_ms, self._now_ms()):
                 seg = self.roll(first_offset)

@@ -119,6 +119,7 @@ class Log:
         self._local = LocalLog(directory, config, self._now_ms, recovery_point, self._on_roll)
         self.lock = self._local.lock
         self._validator = LogValidator(config, self._now_ms)
+        self._append_lock = self.lock if self._validator.compact else None
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA))
         self.topic_id = self._partition_metadata.read()
         if topic_id is not None and self.topic_id != topic_id:
@@ -179,6 +180,7 @@ class Log:
         self.config = config
         self._local.config = config
         self._validator = LogValidator(config, self._now_ms)
+        self._append_lock = self.lock if self._validator.compact else None
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms
 
     # ------------------------------------------------------------------ high watermark
@@ -287,54 +289,62 @@ class Log:
         with one call per layer, because it runs for every Produce.
         """
         local = self._local
-        if local.closed:
-            raise KafkaStorageError(f"log {self.dir} is closed")
         validator = self._validator
-        if validator.config is not self.config:
+        if validator.config is not self.config or local.closed:
+            if local.closed:
+                raise KafkaStorageError(f"log {self.dir} is closed")
             self.update_config(self.config)
             validator = self._validator
-        from_client = origin == "client"
         # The cleaner thread works on compacted logs only: an append to any other log
         # takes no lock (the event loop is the only appender; a roll locks the segment list).
-        lock = self.lock if validator.compact else None
+        lock = self._append_lock
         if lock is not None:
             lock.acquire()
         try:
             (buf, pieces, batches, first, last, max_ts, count,
-             append_time) = validator.validate(records, from_client, leader_epoch, local.next_offset)
-            if leader_epoch is None and first < local.next_offset:
-                raise InvalidRecordError(f"follower append at {first} below log end offset {local.next_offset}")
+             append_time) = validator.validate(records, origin == "client", leader_epoch, local.next_offset)
             ps = self.producer_state
-            if from_client:
+            if origin == "client":
                 dup = ps.check_append(batches)
                 if dup is not None:
                     return LogAppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, -1,
                                          self._log_start_offset, True, count, 0)
-            total = len(buf)
-            seg = local.append(pieces, batches, total, first, last, max_ts)
-            # side state, once the data is in the file
-            epochs = self.leader_epoch_cache
-            if leader_epoch is not None:
-                if leader_epoch > epochs.latest_epoch:
-                    epochs.assign(leader_epoch, first)
+                seg = local.append(pieces, batches, len(buf), first, last, max_ts)
+                # side state, once the data is in the file
+                if leader_epoch > self.leader_epoch_cache.latest_epoch:
+                    self.leader_epoch_cache.assign(leader_epoch, first)
+                ps.update_client_batches(batches)
             else:
-                for b in batches:
-                    h = b[4]
-                    if h[2] > epochs.latest_epoch:
-                        epochs.assign(h[2], h[0])
-            for pos, _, batch_last, ts, h in batches:
-                if h[9] >= 0:
-                    if h[5] & CONTROL_MASK:
-                        self._replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
-                    else:
-                        ps.update(h, batch_last - h[6], batch_last, ts)
+                if leader_epoch is None and first < local.next_offset:
+                    raise InvalidRecordError(f"follower append at {first} below log end offset {local.next_offset}")
+                seg = local.append(pieces, batches, len(buf), first, last, max_ts)
+                self._after_append(seg, buf, batches, leader_epoch, first)
             self._unflushed += count
             if self._unflushed >= self.config.flush_messages:
                 self.flush()
         finally:
             if lock is not None:
                 lock.release()
-        return LogAppendInfo(first, last, max_ts, append_time, self._log_start_offset, False, count, total)
+        return LogAppendInfo(first, last, max_ts, append_time, self._log_start_offset, False, count, len(buf))
+
+    def _after_append(self, seg: LogSegment, buf, batches: list, leader_epoch: Optional[int], first: int) -> None:
+        """Leader epochs and producer state after a coordinator's or a follower's append."""
+        epochs = self.leader_epoch_cache
+        if leader_epoch is not None:
+            if leader_epoch > epochs.latest_epoch:
+                epochs.assign(leader_epoch, first)
+        else:
+            for b in batches:
+                h = b[4]
+                if h[2] > epochs.latest_epoch:
+                    epochs.assign(h[2], h[0])
+        ps = self.producer_state
+        for pos, _, batch_last, ts, h in batches:
+            if h[9] >= 0:
+                if h[5] & CONTROL_MASK:
+                    self._replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
+                else:
+                    ps.update(h, batch_last - h[6], batch_last, ts)
 
     append_as_leader = append  # (records, leader_epoch, origin="client"): Kafka's appendAsLeader
 

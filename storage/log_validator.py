@@ -90,12 +90,13 @@ class LogValidator:
         plus a view of the rest of each batch, so the request is never copied.
         """
         leader = leader_epoch is not None
-        if leader and not converted and len(records) > 16 and records[16] in (0, 1) and is_legacy(records):
+        n = len(records)
+        if leader and not converted and n > 16 and records[16] < 2 and is_legacy(records):
             try:
                 records = upconvert_legacy(records)
             except ProtocolError as e:
                 raise CorruptRecordError(str(e)) from e
-        n = len(records)
+            n = len(records)
         if n == 0:
             raise InvalidRecordError("empty record set")
         max_bytes = self.max_message_bytes
@@ -119,12 +120,12 @@ class LogValidator:
                 raise CorruptRecordError(f"unsupported record batch magic {magic}")
             if blen < _MIN_BATCH_LENGTH or records_count < 0:
                 raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
-            size = blen + 12
-            if pos + size > n:
-                raise CorruptRecordError(f"record batch at {pos} claims {size} bytes, {n - pos} left")
-            if size > max_bytes:
-                raise RecordTooLargeError(f"record batch of {size} bytes exceeds max.message.bytes {max_bytes}")
-            if crc32c(view[pos + 21:pos + size]) != crc:
+            end = pos + blen + 12
+            if end > n:
+                raise CorruptRecordError(f"record batch at {pos} claims {blen + 12} bytes, {n - pos} left")
+            if end - pos > max_bytes:
+                raise RecordTooLargeError(f"record batch of {blen + 12} bytes exceeds max.message.bytes {max_bytes}")
+            if crc32c(view[pos + 21:end]) != crc:
                 raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
             if from_client:
                 # client batches; replicated (possibly compacted) ones may be empty or have gaps
@@ -134,7 +135,7 @@ class LogValidator:
                     raise InvalidRecordError("inconsistent batch offset range and record count")
                 if attrs & CONTROL_MASK:
                     raise InvalidRecordError("clients are not allowed to write control records")
-                if pid >= 0 and bseq < 0:
+                if bseq < 0 and pid >= 0:
                     raise InvalidRecordError(f"invalid sequence {bseq} for producer {pid}")
             elif lod < 0:
                 raise InvalidRecordError("negative last offset delta")
@@ -146,19 +147,20 @@ class LogValidator:
                 _PREFIX16.pack_into(view, pos, offset, blen, leader_epoch)
             else:
                 pieces.append(_PREFIX16.pack(offset, blen, leader_epoch))
-                pieces.append(view[pos + 16:pos + size])
+                pieces.append(view[pos + 16:end])
             last = offset + lod
-            batches.append((pos, size, last, ts, h))
+            batches.append((pos, end - pos, last, ts, h))
             if ts > max_ts:
                 max_ts = ts
             count += records_count
             offset = last + 1
-            pos += size
+            pos = end
         if leader and not converted:
             if self.converts:
                 return self._convert(records, batches, from_client, leader_epoch, next_offset)
             if n > self.segment_bytes:
                 raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
+            return records, pieces, batches, next_offset, offset - 1, max_ts, count, -1
         first = next_offset if leader else batches[0][4][0]
         return records, pieces, batches, first, offset - 1, max_ts, count, -1
 

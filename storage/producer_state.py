@@ -50,6 +50,8 @@ INT32_MAX = 0x7FFFFFFF
 
 @dataclass(slots=True)
 class BatchMetadata:
+    """A batch a producer wrote, as a duplicate is answered with."""
+
     first_seq: int
     last_seq: int
     first_offset: int
@@ -59,6 +61,10 @@ class BatchMetadata:
 
 @dataclass(slots=True)
 class ProducerStateEntry:
+    """One producer's state. ``batches`` holds its last five batches as plain tuples in
+    ``BatchMetadata``'s field order (one tuple per append: no object is built on the
+    Produce path); ``find_duplicate`` answers with a ``BatchMetadata``."""
+
     producer_id: int
     epoch: int = -1
     batches: deque = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
@@ -68,18 +74,18 @@ class ProducerStateEntry:
 
     @property
     def last_seq(self) -> int:
-        return self.batches[-1].last_seq if self.batches else -1
+        return self.batches[-1][1] if self.batches else -1
 
     @property
     def last_offset(self) -> int:
-        return self.batches[-1].last_offset if self.batches else -1
+        return self.batches[-1][3] if self.batches else -1
 
     def find_duplicate(self, epoch: int, first_seq: int, last_seq: int) -> Optional[BatchMetadata]:
         if epoch != self.epoch:
             return None
         for b in self.batches:
-            if b.first_seq == first_seq and b.last_seq == last_seq:
-                return b
+            if b[0] == first_seq and b[1] == last_seq:
+                return BatchMetadata(*b)
         return None
 
 
@@ -142,9 +148,19 @@ class ProducerStateManager:
         otherwise each batch must continue its producer's sequence (raises).
 
         ``batches``: [(..., header tuple in RecordBatchHeader's order)], the header last.
-        The common case, a producer simply continuing its sequence in its epoch, costs
-        one lookup.
+        The common case, one batch of a producer simply continuing its sequence in its
+        epoch, costs one lookup and is answered before anything else is set up.
         """
+        if len(batches) == 1:
+            h = batches[0][-1]
+            if h[9] < 0:
+                return None
+            entry = self.producers.get(h[9])
+            if entry is not None and entry.epoch == h[10] and entry.batches:
+                prev = entry.batches[-1][1]
+                first_seq = h[11]
+                if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):
+                    return None  # continues its sequence: neither a duplicate nor out of order
         pending: Optional[dict[int, tuple[int, int]]] = {} if len(batches) > 1 else None
         for b in batches:
             h = b[-1]
@@ -154,11 +170,11 @@ class ProducerStateManager:
             epoch, first_seq = h[10], h[11]
             entry = self.producers.get(pid)
             if entry is not None and entry.epoch == epoch and entry.batches and not (pending and pid in pending):
-                prev = entry.batches[-1].last_seq
+                prev = entry.batches[-1][1]
                 if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):
                     if pending is not None:
                         pending[pid] = (epoch, (first_seq + h[6]) & INT32_MAX)
-                    continue  # continues its sequence: neither a duplicate nor out of order
+                    continue
             last_seq = (first_seq + h[6]) & INT32_MAX
             dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
             if dup is not None:
@@ -180,14 +196,36 @@ class ProducerStateManager:
             entry.epoch = epoch
             entry.batches.clear()
         if first_seq >= 0:
-            entry.batches.append(BatchMetadata(first_seq, (first_seq + h[6]) & INT32_MAX, first_offset,
-                                               last_offset, timestamp))
+            entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, first_offset, last_offset, timestamp))
         entry.last_timestamp = timestamp
         if h[5] & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = producer_id
         if last_offset >= self.map_end_offset:
             self.map_end_offset = last_offset + 1
+
+    def update_client_batches(self, batches) -> None:
+        """``update`` for each producer batch of a client's append, as written:
+        ``batches`` as the validator gives them, (position, size, last offset, max
+        timestamp, header). A client writes no control batches (the validator refuses
+        them). One call per append; the common batch, a producer continuing in its
+        epoch, costs one lookup and one tuple."""
+        producers = self.producers
+        for _, _, last_offset, timestamp, h in batches:
+            entry = producers.get(h[9])
+            if entry is None:
+                if h[9] < 0:
+                    continue
+            elif entry.epoch == h[10] and h[11] >= 0 and not h[5] & TRANSACTIONAL_MASK:
+                first_seq = h[11]
+                lod = h[6]
+                entry.batches.append((first_seq, (first_seq + lod) & INT32_MAX, last_offset - lod, last_offset,
+                                      timestamp))
+                entry.last_timestamp = timestamp
+                if last_offset >= self.map_end_offset:
+                    self.map_end_offset = last_offset + 1
+                continue
+            self.update(h, last_offset - h[6], last_offset, timestamp)
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:
@@ -263,9 +301,9 @@ class ProducerStateManager:
             last = e.batches[-1] if e.batches else None
             body += _SNAP_ENTRY.pack(
                 pid, e.epoch,
-                last.last_seq if last else -1,
-                last.last_offset if last else -1,
-                (last.last_seq - last.first_seq) if last else 0,
+                last[1] if last else -1,
+                last[3] if last else -1,
+                (last[1] - last[0]) if last else 0,
                 e.last_timestamp,
                 e.coordinator_epoch,
                 e.current_txn_first_offset,
@@ -299,7 +337,7 @@ class ProducerStateManager:
             e = ProducerStateEntry(pid, epoch=epoch, coordinator_epoch=coord,
                                    current_txn_first_offset=txn_first, last_timestamp=ts)
             if last_seq >= 0:
-                e.batches.append(BatchMetadata(last_seq - delta, last_seq, last_off - delta, last_off, ts))
+                e.batches.append((last_seq - delta, last_seq, last_off - delta, last_off, ts))
             out.append(e)
         return out
 

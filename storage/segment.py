@@ -266,40 +266,43 @@ class LogSegment:
         self.bytes_since_last_index_entry = since
         self.size = start + total
 
-    def fast_append(self, pieces, total: int, last_offset: int, max_ts: int,
-                    segment_bytes: int, segment_ms: int) -> bool:
+    def fast_append(self, pieces, total: int, last_offset: int, max_ts: int, config) -> bool:
         """``append`` of one batch when nothing unusual can happen; False (nothing written) otherwise.
 
-        ``pieces``: the whole batch, already rewritten, or its new 16-byte prefix and the rest.
+        ``pieces``: the whole batch, already rewritten, or its new 16-byte prefix and
+        the rest; ``config``: the log's ``LogConfig`` (segment.bytes, segment.ms).
 
         The LocalLog's append tries it first for a single batch. It declines, so that the caller takes the
         general path, when the segment is empty or may have to roll (size, age, a nearly
         full index, relative offset overflow), or when an index entry could not be
         stored straight into its already reserved mapping. What does not change from
-        one append to the next (the roll deadline, the offset limit, how many index
-        entries fit in the reserved mapping) is worked out once, in ``_arm``, and
-        forgotten (``_armed = None``) by anything that changes it. Everything else (the
-        write, the index entries, the max timestamp) is exactly what ``append``
-        does, with fewer Python steps: this runs once per batch.
+        one append to the next (the size and age limits, the offset limit, how many
+        index entries fit in the reserved mapping) is worked out once per config, in
+        ``_arm``, and forgotten (``_armed = None``) by anything that changes it.
+        Everything else (the write, the index entries, the max timestamp) is exactly
+        what ``append`` does, with fewer Python steps: this runs once per batch.
         """
         arm = self._armed
-        if arm is None or arm[0] != segment_ms:
-            arm = self._arm(segment_ms)
+        if arm is None or arm[0] is not config:
+            arm = self._arm(config)
             if arm is None:
                 return False
         start = self.size
-        if start > segment_bytes - total or max_ts > arm[1] or last_offset > arm[2]:
+        end = start + total
+        if end > arm[1] or max_ts > arm[2] or last_offset > arm[3]:
             return False
         since = self.bytes_since_last_index_entry
-        index_entry = since > self.index_interval_bytes
-        if index_entry and self._index_slots <= 0:
-            self._armed = None  # count the slots again next time (append reserves more)
-            return False
-        if start + total > self._reserved:
-            self._reserve_ahead(start + total)
-        fd = self._fd
+        if since > self.index_interval_bytes:
+            if self._index_slots <= 0:
+                self._armed = None  # count the slots again next time (append reserves more)
+                return False
+            index_entry = True
+        else:
+            index_entry = False
+        if end > self._reserved:
+            self._reserve_ahead(end)
         try:
-            written = os.write(fd, pieces[0]) if len(pieces) == 1 else os.writev(fd, pieces)
+            written = os.write(self._fd, pieces[0]) if len(pieces) == 1 else os.writev(self._fd, pieces)
             if written < total:
                 self._write_rest(pieces, written, total)
         except OSError as e:
@@ -311,9 +314,10 @@ class LogSegment:
             self.offset_index.append_reserved(last_offset, start)
             self.time_index.maybe_append_reserved(self.max_timestamp_so_far, self.offset_of_max_timestamp)
             self._index_slots -= 1
-            since = 0
-        self.bytes_since_last_index_entry = since + total
-        self.size = start + total
+            self.bytes_since_last_index_entry = total
+        else:
+            self.bytes_since_last_index_entry = since + total
+        self.size = end
         return True
 
     def _write_rest(self, pieces, written: int, total: int) -> None:
@@ -333,18 +337,20 @@ class LogSegment:
             pass
         return KafkaStorageError(f"{what} {self.log_path} failed: {err}")
 
-    def _arm(self, segment_ms: int) -> Optional[tuple]:
+    def _arm(self, config) -> Optional[tuple]:
         """Work out what ``fast_append`` may skip checking, when it can be worked out:
-        (segment.ms, newest timestamp before an age roll, last offset before the
-        relative offset overflows), and how many index entries fit below both indexes'
-        capacity and their reserved blocks (``_index_slots``). Anything else that
-        changes these (a general append, truncation, a roll) forgets them."""
+        (config, largest end position before a size roll, newest timestamp before an
+        age roll, last offset before the relative offset overflows), and how many index
+        entries fit below both indexes' capacity and their reserved blocks
+        (``_index_slots``). Anything else that changes these (a general append,
+        truncation, a roll) forgets them."""
         self._armed = None
         rb = self.rolling_based_timestamp
         if not self.size or rb is None or rb < 0 or not self._max_ts_loaded:
             return None
         self._index_slots = min(self.offset_index.reserved_slots(), self.time_index.reserved_slots())
-        self._armed = (segment_ms, rb + segment_ms - self.rolling_jitter_ms, self.base_offset + 0x7FFFFFFF)
+        self._armed = (config, config.segment_bytes, rb + config.segment_ms - self.rolling_jitter_ms,
+                       self.base_offset + 0x7FFFFFFF)
         return self._armed
 
     def _reserve_ahead(self, end: int) -> None:
