@@ -34,7 +34,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from protocol.errors import ProtocolError
 from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
@@ -72,8 +72,9 @@ def parse_topic_partition(dirname: str) -> tuple[str, int]:
     return topic, int(part)
 
 
-@dataclass(slots=True)
-class LogAppendInfo:
+class LogAppendInfo(NamedTuple):
+    """What an append did (Kafka's LogAppendInfo); immutable."""
+
     first_offset: int
     last_offset: int
     max_timestamp: int
@@ -82,6 +83,11 @@ class LogAppendInfo:
     duplicate: bool = False
     records_count: int = 0
     valid_bytes: int = 0
+
+
+# builds a LogAppendInfo from a tuple of all its fields without NamedTuple's Python-level
+# __new__: the append path makes one per Produce
+_new_info = tuple.__new__
 
 
 @dataclass(slots=True)
@@ -295,6 +301,7 @@ class Log:
                 raise KafkaStorageError(f"log {self.dir} is closed")
             self.update_config(self.config)
             validator = self._validator
+        from_client = origin == "client"
         # The cleaner thread works on compacted logs only: an append to any other log
         # takes no lock (the event loop is the only appender; a roll locks the segment list).
         lock = self._append_lock
@@ -302,14 +309,15 @@ class Log:
             lock.acquire()
         try:
             (buf, pieces, batches, first, last, max_ts, count,
-             append_time) = validator.validate(records, origin == "client", leader_epoch, local.next_offset)
-            ps = self.producer_state
-            if origin == "client":
+             append_time) = validator.validate(records, from_client, leader_epoch, local.next_offset)
+            total = len(buf)
+            if from_client:
+                ps = self.producer_state
                 dup = ps.check_append(batches)
                 if dup is not None:
-                    return LogAppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, -1,
-                                         self._log_start_offset, True, count, 0)
-                seg = local.append(pieces, batches, len(buf), first, last, max_ts)
+                    return _new_info(LogAppendInfo, (dup.first_offset, dup.last_offset, dup.timestamp, -1,
+                                                     self._log_start_offset, True, count, 0))
+                local.append(pieces, batches, total, first, last, max_ts)
                 # side state, once the data is in the file
                 if leader_epoch > self.leader_epoch_cache.latest_epoch:
                     self.leader_epoch_cache.assign(leader_epoch, first)
@@ -317,7 +325,7 @@ class Log:
             else:
                 if leader_epoch is None and first < local.next_offset:
                     raise InvalidRecordError(f"follower append at {first} below log end offset {local.next_offset}")
-                seg = local.append(pieces, batches, len(buf), first, last, max_ts)
+                seg = local.append(pieces, batches, total, first, last, max_ts)
                 self._after_append(seg, buf, batches, leader_epoch, first)
             self._unflushed += count
             if self._unflushed >= self.config.flush_messages:
@@ -325,7 +333,7 @@ class Log:
         finally:
             if lock is not None:
                 lock.release()
-        return LogAppendInfo(first, last, max_ts, append_time, self._log_start_offset, False, count, len(buf))
+        return _new_info(LogAppendInfo, (first, last, max_ts, append_time, self._log_start_offset, False, count, total))
 
     def _after_append(self, seg: LogSegment, buf, batches: list, leader_epoch: Optional[int], first: int) -> None:
         """Leader epochs and producer state after a coordinator's or a follower's append."""

@@ -89,18 +89,36 @@ class LogValidator:
         in place, as Kafka does; a read-only one is written as a new 16-byte prefix
         plus a view of the rest of each batch, so the request is never copied.
         """
-        leader = leader_epoch is not None
         n = len(records)
-        if leader and not converted and n > 16 and records[16] < 2 and is_legacy(records):
-            try:
-                records = upconvert_legacy(records)
-            except ProtocolError as e:
-                raise CorruptRecordError(str(e)) from e
-            n = len(records)
+        leader = leader_epoch is not None
+        if leader and not converted:
+            if n > 16 and records[16] < 2 and is_legacy(records):
+                try:
+                    records = upconvert_legacy(records)
+                except ProtocolError as e:
+                    raise CorruptRecordError(str(e)) from e
+                n = len(records)
+            if n >= BATCH_HEADER_SIZE and not self.converts:
+                h = HEADER.unpack_from(records, 0)
+                if h[1] + 12 == n:
+                    # one batch and nothing to convert: the common Produce, without the loop
+                    view = memoryview(records)
+                    self._check_batch(h, view, 0, n, from_client)
+                    if n > self.segment_bytes:
+                        raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
+                    if view.readonly:
+                        pieces = [_PREFIX16.pack(next_offset, h[1], leader_epoch), view[16:]]
+                    else:
+                        _PREFIX16.pack_into(view, 0, next_offset, h[1], leader_epoch)
+                        pieces = [records]
+                    last = next_offset + h[6]
+                    ts = h[8]
+                    return (records, pieces, [(0, n, last, ts, h)], next_offset, last, ts if ts > -1 else -1,
+                            h[12], -1)
         if n == 0:
             raise InvalidRecordError("empty record set")
-        max_bytes = self.max_message_bytes
         unpack = HEADER.unpack_from
+        check = self._check_batch
         view = memoryview(records)
         in_place = not leader or not view.readonly
         pieces = [records] if in_place else []
@@ -115,44 +133,24 @@ class LogValidator:
                     raise CorruptRecordError(f"unsupported record batch magic {records[pos + 16]}")
                 raise CorruptRecordError(f"{n - pos} trailing bytes are not a record batch")
             h = unpack(records, pos)
-            (base, blen, _, magic, crc, attrs, lod, _, ts, pid, _, bseq, records_count) = h
-            if magic != 2:
-                raise CorruptRecordError(f"unsupported record batch magic {magic}")
-            if blen < _MIN_BATCH_LENGTH or records_count < 0:
-                raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
+            check(h, view, pos, n, from_client)
+            blen = h[1]
             end = pos + blen + 12
-            if end > n:
-                raise CorruptRecordError(f"record batch at {pos} claims {blen + 12} bytes, {n - pos} left")
-            if end - pos > max_bytes:
-                raise RecordTooLargeError(f"record batch of {blen + 12} bytes exceeds max.message.bytes {max_bytes}")
-            if crc32c(view[pos + 21:end]) != crc:
-                raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
-            if from_client:
-                # client batches; replicated (possibly compacted) ones may be empty or have gaps
-                if records_count <= 0:
-                    raise InvalidRecordError("record batch has no records")
-                if lod != records_count - 1:
-                    raise InvalidRecordError("inconsistent batch offset range and record count")
-                if attrs & CONTROL_MASK:
-                    raise InvalidRecordError("clients are not allowed to write control records")
-                if bseq < 0 and pid >= 0:
-                    raise InvalidRecordError(f"invalid sequence {bseq} for producer {pid}")
-            elif lod < 0:
-                raise InvalidRecordError("negative last offset delta")
             if not leader:
-                if base < offset and batches:
+                if h[0] < offset and batches:
                     raise InvalidRecordError("out of order offsets in follower append")
-                offset = base
+                offset = h[0]
             elif in_place:
                 _PREFIX16.pack_into(view, pos, offset, blen, leader_epoch)
             else:
                 pieces.append(_PREFIX16.pack(offset, blen, leader_epoch))
                 pieces.append(view[pos + 16:end])
-            last = offset + lod
+            last = offset + h[6]
+            ts = h[8]
             batches.append((pos, end - pos, last, ts, h))
             if ts > max_ts:
                 max_ts = ts
-            count += records_count
+            count += h[12]
             offset = last + 1
             pos = end
         if leader and not converted:
@@ -160,9 +158,38 @@ class LogValidator:
                 return self._convert(records, batches, from_client, leader_epoch, next_offset)
             if n > self.segment_bytes:
                 raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
-            return records, pieces, batches, next_offset, offset - 1, max_ts, count, -1
         first = next_offset if leader else batches[0][4][0]
         return records, pieces, batches, first, offset - 1, max_ts, count, -1
+
+    def _check_batch(self, h: tuple, view: memoryview, pos: int, n: int, from_client: bool) -> None:
+        """The rules for one batch, whose header ``h`` was read at ``pos`` of ``view``
+        (``n`` bytes): framing, magic, max.message.bytes, CRC, and a client's rules
+        (records, offset range, no control batches, sequence present)."""
+        (_, blen, _, magic, crc, attrs, lod, _, _, pid, _, bseq, records_count) = h
+        if magic != 2:
+            raise CorruptRecordError(f"unsupported record batch magic {magic}")
+        if blen < _MIN_BATCH_LENGTH or records_count < 0:
+            raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
+        end = pos + blen + 12
+        if end > n:
+            raise CorruptRecordError(f"record batch at {pos} claims {blen + 12} bytes, {n - pos} left")
+        if blen + 12 > self.max_message_bytes:
+            raise RecordTooLargeError(
+                f"record batch of {blen + 12} bytes exceeds max.message.bytes {self.max_message_bytes}")
+        if crc32c(view[pos + 21:end]) != crc:
+            raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
+        if from_client:
+            # client batches; replicated (possibly compacted) ones may be empty or have gaps
+            if records_count <= 0:
+                raise InvalidRecordError("record batch has no records")
+            if lod != records_count - 1:
+                raise InvalidRecordError("inconsistent batch offset range and record count")
+            if attrs & CONTROL_MASK:
+                raise InvalidRecordError("clients are not allowed to write control records")
+            if bseq < 0 and pid >= 0:
+                raise InvalidRecordError(f"invalid sequence {bseq} for producer {pid}")
+        elif lod < 0:
+            raise InvalidRecordError("negative last offset delta")
 
     def _convert(self, buf, batches, from_client: bool, leader_epoch: int, next_offset: int) -> tuple:
         """The leader's rules that look inside batches or change them: keys of compacted

@@ -149,7 +149,7 @@ class ProducerStateManager:
 
         ``batches``: [(..., header tuple in RecordBatchHeader's order)], the header last.
         The common case, one batch of a producer simply continuing its sequence in its
-        epoch, costs one lookup and is answered before anything else is set up.
+        epoch (so neither a duplicate nor out of order), costs one lookup.
         """
         if len(batches) == 1:
             h = batches[0][-1]
@@ -157,31 +157,23 @@ class ProducerStateManager:
                 return None
             entry = self.producers.get(h[9])
             if entry is not None and entry.epoch == h[10] and entry.batches:
-                prev = entry.batches[-1][1]
-                first_seq = h[11]
-                if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):
-                    return None  # continues its sequence: neither a duplicate nor out of order
-        pending: Optional[dict[int, tuple[int, int]]] = {} if len(batches) > 1 else None
+                if _in_sequence(entry.batches[-1][1], h[11]):
+                    return None
+        pending: dict[int, tuple[int, int]] = {}
         for b in batches:
             h = b[-1]
             pid = h[9]
             if pid < 0:
                 continue
             epoch, first_seq = h[10], h[11]
-            entry = self.producers.get(pid)
-            if entry is not None and entry.epoch == epoch and entry.batches and not (pending and pid in pending):
-                prev = entry.batches[-1][1]
-                if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):
-                    if pending is not None:
-                        pending[pid] = (epoch, (first_seq + h[6]) & INT32_MAX)
-                    continue
             last_seq = (first_seq + h[6]) & INT32_MAX
-            dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
-            if dup is not None:
-                return dup
+            if pid not in pending:
+                entry = self.producers.get(pid)
+                dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
+                if dup is not None:
+                    return dup
             self.check(pid, epoch, first_seq, pending)
-            if pending is not None:
-                pending[pid] = (epoch, last_seq)
+            pending[pid] = (epoch, last_seq)
         return None
 
     # -- updates -------------------------------------------------------------------------
@@ -210,22 +202,17 @@ class ProducerStateManager:
         timestamp, header). A client writes no control batches (the validator refuses
         them). One call per append; the common batch, a producer continuing in its
         epoch, costs one lookup and one tuple."""
-        producers = self.producers
         for _, _, last_offset, timestamp, h in batches:
-            entry = producers.get(h[9])
-            if entry is None:
-                if h[9] < 0:
-                    continue
-            elif entry.epoch == h[10] and h[11] >= 0 and not h[5] & TRANSACTIONAL_MASK:
+            entry = self.producers.get(h[9])
+            if entry is not None and entry.epoch == h[10] and not h[5] & TRANSACTIONAL_MASK:
                 first_seq = h[11]
-                lod = h[6]
-                entry.batches.append((first_seq, (first_seq + lod) & INT32_MAX, last_offset - lod, last_offset,
+                entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, last_offset - h[6], last_offset,
                                       timestamp))
                 entry.last_timestamp = timestamp
                 if last_offset >= self.map_end_offset:
                     self.map_end_offset = last_offset + 1
-                continue
-            self.update(h, last_offset - h[6], last_offset, timestamp)
+            elif h[9] >= 0:
+                self.update(h, last_offset - h[6], last_offset, timestamp)
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:

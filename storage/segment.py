@@ -103,6 +103,7 @@ class LogSegment:
         self._reserved = 0  # the file's blocks are reserved up to here (see module docs)
         self._armed: Optional[tuple] = None  # see fast_append
         self._index_slots = 0  # index entries fast_append may still add (see _arm)
+        self._time_indexed = -1  # the time index's last timestamp, while armed (see _arm)
 
     # -- sizes and offsets ------------------------------------------------------
     def _load_max_timestamp(self) -> None:
@@ -292,13 +293,9 @@ class LogSegment:
         if end > arm[1] or max_ts > arm[2] or last_offset > arm[3]:
             return False
         since = self.bytes_since_last_index_entry
-        if since > self.index_interval_bytes:
-            if self._index_slots <= 0:
-                self._armed = None  # count the slots again next time (append reserves more)
-                return False
-            index_entry = True
-        else:
-            index_entry = False
+        if since > self.index_interval_bytes and self._index_slots <= 0:
+            self._armed = None  # count the slots again next time (append reserves more)
+            return False
         if end > self._reserved:
             self._reserve_ahead(end)
         try:
@@ -310,13 +307,15 @@ class LogSegment:
         if max_ts > self.max_timestamp_so_far:
             self.max_timestamp_so_far = max_ts
             self.offset_of_max_timestamp = last_offset
-        if index_entry:
+        if since > self.index_interval_bytes:
             self.offset_index.append_reserved(last_offset, start)
-            self.time_index.maybe_append_reserved(self.max_timestamp_so_far, self.offset_of_max_timestamp)
+            if self.max_timestamp_so_far > self._time_indexed:
+                # the time index takes only a larger timestamp than its last entry's
+                self._time_indexed = self.max_timestamp_so_far
+                self.time_index.maybe_append_reserved(self._time_indexed, self.offset_of_max_timestamp)
             self._index_slots -= 1
-            self.bytes_since_last_index_entry = total
-        else:
-            self.bytes_since_last_index_entry = since + total
+            since = 0
+        self.bytes_since_last_index_entry = since + total
         self.size = end
         return True
 
@@ -342,13 +341,16 @@ class LogSegment:
         (config, largest end position before a size roll, newest timestamp before an
         age roll, last offset before the relative offset overflows), and how many index
         entries fit below both indexes' capacity and their reserved blocks
-        (``_index_slots``). Anything else that changes these (a general append,
+        (``_index_slots``), and the time index's last timestamp (``_time_indexed``: while
+        armed only ``fast_append`` adds entries, so it skips the time index when the max
+        timestamp has not grown, as with many batches in one millisecond). Anything else that changes these (a general append,
         truncation, a roll) forgets them."""
         self._armed = None
         rb = self.rolling_based_timestamp
         if not self.size or rb is None or rb < 0 or not self._max_ts_loaded:
             return None
         self._index_slots = min(self.offset_index.reserved_slots(), self.time_index.reserved_slots())
+        self._time_indexed = self.time_index.last_entry()[0]
         self._armed = (config, config.segment_bytes, rb + config.segment_ms - self.rolling_jitter_ms,
                        self.base_offset + 0x7FFFFFFF)
         return self._armed
