@@ -167,11 +167,10 @@ class ProducerStateManager:
                 continue
             epoch, first_seq = h[10], h[11]
             last_seq = (first_seq + h[6]) & INT32_MAX
-            if pid not in pending:
-                entry = self.producers.get(pid)
-                dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
-                if dup is not None:
-                    return dup
+            entry = self.producers.get(pid)  # as Kafka: duplicates of what is in the state
+            dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
+            if dup is not None:
+                return dup
             self.check(pid, epoch, first_seq, pending)
             pending[pid] = (epoch, last_seq)
         return None
