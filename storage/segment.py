@@ -271,17 +271,13 @@ class LogSegment:
         """``append`` of one batch when nothing unusual can happen; False (nothing written) otherwise.
 
         ``pieces``: the whole batch, already rewritten, or its new 16-byte prefix and
-        the rest; ``config``: the log's ``LogConfig`` (segment.bytes, segment.ms).
-
-        The LocalLog's append tries it first for a single batch. It declines, so that the caller takes the
-        general path, when the segment is empty or may have to roll (size, age, a nearly
-        full index, relative offset overflow), or when an index entry could not be
-        stored straight into its already reserved mapping. What does not change from
-        one append to the next (the size and age limits, the offset limit, how many
-        index entries fit in the reserved mapping) is worked out once per config, in
-        ``_arm``, and forgotten (``_armed = None``) by anything that changes it.
-        Everything else (the write, the index entries, the max timestamp) is exactly
-        what ``append`` does, with fewer Python steps: this runs once per batch.
+        the rest; ``config``: the log's ``LogConfig``. The LocalLog tries it first for a
+        single batch. It declines when the segment is empty or may have to roll (size,
+        age, a nearly full index, relative offset overflow) or an index entry would not
+        fit the reserved mapping. What does not change from one append to the next is
+        worked out once per config in ``_arm`` and forgotten (``_armed = None``) by
+        anything that changes it. The write, index entries and max timestamp are
+        exactly ``append``'s, in fewer Python steps: this runs once per batch.
         """
         arm = self._armed
         if arm is None or arm[0] is not config:
@@ -309,8 +305,7 @@ class LogSegment:
             self.offset_of_max_timestamp = last_offset
         if since > self.index_interval_bytes:
             self.offset_index.append_reserved(last_offset, start)
-            if self.max_timestamp_so_far > self._time_indexed:
-                # the time index takes only a larger timestamp than its last entry's
+            if self.max_timestamp_so_far > self._time_indexed:  # else the time index takes none
                 self._time_indexed = self.max_timestamp_so_far
                 self.time_index.maybe_append_reserved(self._time_indexed, self.offset_of_max_timestamp)
             self._index_slots -= 1
@@ -337,14 +332,12 @@ class LogSegment:
         return KafkaStorageError(f"{what} {self.log_path} failed: {err}")
 
     def _arm(self, config) -> Optional[tuple]:
-        """Work out what ``fast_append`` may skip checking, when it can be worked out:
-        (config, largest end position before a size roll, newest timestamp before an
-        age roll, last offset before the relative offset overflows), and how many index
-        entries fit below both indexes' capacity and their reserved blocks
-        (``_index_slots``), and the time index's last timestamp (``_time_indexed``: while
-        armed only ``fast_append`` adds entries, so it skips the time index when the max
-        timestamp has not grown, as with many batches in one millisecond). Anything else that changes these (a general append,
-        truncation, a roll) forgets them."""
+        """Work out what ``fast_append`` may skip checking: (config, largest end position
+        before a size roll, newest timestamp before an age roll, last offset before the
+        relative offset overflows), the index entries that fit the reserved mappings
+        (``_index_slots``) and the time index's last timestamp (``_time_indexed``: while
+        armed only ``fast_append`` adds entries, so it skips the time index while the
+        max timestamp has not grown, as with many batches in one millisecond)."""
         self._armed = None
         rb = self.rolling_based_timestamp
         if not self.size or rb is None or rb < 0 or not self._max_ts_loaded:
