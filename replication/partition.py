@@ -117,15 +117,6 @@ class PartitionListener(Protocol):
     def on_high_watermark_moved(self, partition: "Partition") -> None: ...
 
 
-def _maybe_increment_log_hw(lg: Any, offset: int) -> bool:
-    """The one place the log's high watermark is written: forward only.
-    (Storage's own monotonic Log.maybe_increment_high_watermark replaces this when it lands.)"""
-    if offset <= lg.high_watermark:
-        return False
-    lg.update_high_watermark(offset)
-    return True
-
-
 class Partition:
     """A hosted replica. ``log`` is the storage Log (the group coordinator reads it too)."""
 
@@ -290,7 +281,7 @@ class Partition:
                         rep.broker_id in maximal
                         or (self.is_caught_up(rep, now) and self.is_broker_alive(rep.broker_id))):
                     new_hw = rep.log_end_offset
-        if not _maybe_increment_log_hw(lg, new_hw):
+        if not lg.maybe_increment_high_watermark(new_hw):
             return False
         listener = self.listener
         if listener is not None:

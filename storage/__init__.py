@@ -1,41 +1,11 @@
 """Partition log storage in Kafka's on-disk format (see docs/INTERFACES.md, "storage/")."""
 
+from . import errors
 from .config import LogConfig
-from .errors import (
-    CorruptRecordError,
-    DuplicateSequenceError,
-    InvalidProducerEpochError,
-    InvalidTimestampError,
-    UnknownProducerIdError,
-    InvalidRecordError,
-    KafkaStorageError,
-    OffsetOutOfRangeError,
-    OutOfOrderSequenceError,
-    RecordListTooLargeError,
-    RecordTooLargeError,
-    StorageError,
-)
+from .errors import *  # noqa: F401,F403 - every storage exception, listed in errors.__all__
 from .log import FetchDataInfo, Log, LogAppendInfo
 from .log_manager import LogManager
 from .segment import FileRecordsSlice
 
-__all__ = [
-    "LogConfig",
-    "LogManager",
-    "Log",
-    "LogAppendInfo",
-    "FetchDataInfo",
-    "FileRecordsSlice",
-    "StorageError",
-    "CorruptRecordError",
-    "OffsetOutOfRangeError",
-    "RecordTooLargeError",
-    "RecordListTooLargeError",
-    "InvalidRecordError",
-    "KafkaStorageError",
-    "OutOfOrderSequenceError",
-    "InvalidProducerEpochError",
-    "InvalidTimestampError",
-    "DuplicateSequenceError",
-    "UnknownProducerIdError",
-]
+__all__ = ["LogConfig", "LogManager", "Log", "LogAppendInfo", "FetchDataInfo", "FileRecordsSlice",
+           *errors.__all__]

@@ -123,7 +123,7 @@ class LogCleaner:
     def cleanable_range(self, lg, now_ms: int, first_dirty: int):
         """(segments to rewrite, dirty segments, end offset) or None if nothing is cleanable."""
         with lg.lock:
-            segs = list(lg._segments)
+            segs = lg.segments
             lso = lg.last_stable_offset
         active = segs[-1]
         limit = min(active.base_offset, lso)
@@ -201,7 +201,8 @@ class LogCleaner:
             return False
         dirty_set = set(id(s) for s in dirty)
         groups = self._group(eligible, lg.config.segment_bytes, lg.config.segment_index_bytes)
-        last_of_producer = {pid: e.last_offset for pid, e in lg.producer_state.producers.items()}
+        with lg.lock:  # the event loop appends to compacted logs under it
+            last_of_producer = {pid: e.last_offset for pid, e in lg.producer_state.producers.items()}
         for group in groups:
             if lg.closed:
                 return False

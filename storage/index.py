@@ -201,6 +201,14 @@ class _Index:
         self._store(self._entry, self._entries * self.entry_size, a, b)
         self._entries += 1
 
+    def reserved_slots(self) -> int:
+        """How many entries ``append_reserved`` may still store: below the capacity (one
+        slot kept free, so that a full index makes the segment roll first) and inside
+        blocks already reserved. 0 unless the index is loaded and writable."""
+        if not self._loaded or not self._writable:
+            return 0
+        return min(self._max_entries - 1, self._backed // self.entry_size) - self._entries
+
     def truncate_entries(self, n: int) -> None:
         self._ensure()
         if n < self._entries:
@@ -225,16 +233,10 @@ class _Index:
             self._map(self._entries * self.entry_size)
 
     def close(self) -> None:
-        if not self._loaded:
-            return
-        self.trim()
-        if self._mm is not None:
-            self._mm.close()
-            self._mm = None
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        self._loaded = False
+        """Trim to the real entries, then release the mapping and fd."""
+        if self._loaded:
+            self.trim()
+            self.close_without_trim()
 
     def close_without_trim(self) -> None:
         """Release the mapping and fd (the file is being deleted or replaced)."""
@@ -280,6 +282,13 @@ class OffsetIndex(_Index):
             self._append_raw(rel, position)
             return
         self._store(_OFF, n * 8, rel, position)
+        self._entries = n + 1
+
+    def append_reserved(self, offset: int, position: int) -> None:
+        """``append`` without its checks, for the active segment's hot path, which has
+        counted the slot against ``reserved_slots()`` and assigns increasing offsets."""
+        n = self._entries
+        _OFF.pack_into(self._mm, n * 8, offset - self.base_offset, position)
         self._entries = n + 1
 
     def lookup(self, offset: int) -> tuple[int, int]:
@@ -360,6 +369,14 @@ class TimeIndex(_Index):
             self._entries = n + 1
             return
         self._append_raw(timestamp, rel)
+
+    def maybe_append_reserved(self, timestamp: int, offset: int) -> None:
+        """``maybe_append`` without its checks, for the active segment's hot path (see
+        ``OffsetIndex.append_reserved``): an entry only for a new largest timestamp."""
+        n = self._entries
+        if not n or timestamp > _TS.unpack_from(self._mm, (n - 1) * 12)[0]:
+            _TIME.pack_into(self._mm, n * 12, timestamp, offset - self.base_offset)
+            self._entries = n + 1
 
     def lookup(self, timestamp: int) -> tuple[int, int]:
         """(timestamp, offset) of the largest entry with ts <= ``timestamp``, else (-1, base)."""

@@ -32,6 +32,9 @@ class LeaderEpochFileCache:
             for epoch, offset in self._file.read():
                 self._epochs.append(epoch)
                 self._offsets.append(offset)
+        # the newest epoch, kept as a plain attribute (every change below sets it):
+        # the Log compares it with the leader's epoch on every append
+        self.latest_epoch = self._epochs[-1] if self._epochs else UNDEFINED_EPOCH
 
     def entries(self) -> list[tuple[int, int]]:
         return list(zip(self._epochs, self._offsets))
@@ -44,10 +47,6 @@ class LeaderEpochFileCache:
                 # the data it describes is already in the log; keep serving from memory
                 # (the file is rewritten on the next change and rebuilt by recovery)
                 log.error("writing %s failed: %s", self._file.path, e)
-
-    @property
-    def latest_epoch(self) -> int:
-        return self._epochs[-1] if self._epochs else UNDEFINED_EPOCH
 
     def earliest_entry(self) -> Optional[tuple[int, int]]:
         return (self._epochs[0], self._offsets[0]) if self._epochs else None
@@ -72,6 +71,7 @@ class LeaderEpochFileCache:
             self._offsets.pop()
         self._epochs.append(epoch)
         self._offsets.append(start_offset)
+        self.latest_epoch = epoch
         if flush:
             self._flush()
         return True
@@ -106,6 +106,7 @@ class LeaderEpochFileCache:
             self._offsets.pop()
             changed = True
         if changed:
+            self.latest_epoch = self._epochs[-1] if self._epochs else UNDEFINED_EPOCH
             self._flush()
 
     def truncate_from_start(self, start_offset: int) -> None:
@@ -123,6 +124,7 @@ class LeaderEpochFileCache:
     def clear(self) -> None:
         self._epochs.clear()
         self._offsets.clear()
+        self.latest_epoch = UNDEFINED_EPOCH
         self._flush()
 
     def flush(self) -> None:

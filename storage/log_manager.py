@@ -222,16 +222,7 @@ class LogManager:
             return
         if self.cleaner is not None:
             self.cleaner.abort(tp)
-        with lg.lock:
-            for seg in lg._segments:
-                seg.release()
-            lg.closed = True
-            target = os.path.join(d, f"{topic}-{partition}.{uuid.uuid4().hex}-delete")
-            try:
-                os.replace(lg.dir, target)
-            except OSError:
-                target = lg.dir
-            shutil.rmtree(target, ignore_errors=True)
+        lg.delete(rename_to=os.path.join(d, f"{topic}-{partition}.{uuid.uuid4().hex}-delete"))
         self._write_checkpoints(d)
 
     # ------------------------------------------------------------------ housekeeping

@@ -31,6 +31,8 @@ from typing import Optional
 
 import crc32c
 
+from protocol.records import TRANSACTIONAL_MASK
+
 from .checkpoint import atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError, InvalidRecordError
 
@@ -48,6 +50,8 @@ INT32_MAX = 0x7FFFFFFF
 
 @dataclass(slots=True)
 class BatchMetadata:
+    """A batch a producer wrote, as a duplicate is answered with."""
+
     first_seq: int
     last_seq: int
     first_offset: int
@@ -57,6 +61,10 @@ class BatchMetadata:
 
 @dataclass(slots=True)
 class ProducerStateEntry:
+    """One producer's state. ``batches`` holds its last five batches as plain tuples in
+    ``BatchMetadata``'s field order (one tuple per append: no object is built on the
+    Produce path); ``find_duplicate`` answers with a ``BatchMetadata``."""
+
     producer_id: int
     epoch: int = -1
     batches: deque = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
@@ -66,18 +74,18 @@ class ProducerStateEntry:
 
     @property
     def last_seq(self) -> int:
-        return self.batches[-1].last_seq if self.batches else -1
+        return self.batches[-1][1] if self.batches else -1
 
     @property
     def last_offset(self) -> int:
-        return self.batches[-1].last_offset if self.batches else -1
+        return self.batches[-1][3] if self.batches else -1
 
     def find_duplicate(self, epoch: int, first_seq: int, last_seq: int) -> Optional[BatchMetadata]:
         if epoch != self.epoch:
             return None
         for b in self.batches:
-            if b.first_seq == first_seq and b.last_seq == last_seq:
-                return b
+            if b[0] == first_seq and b[1] == last_seq:
+                return BatchMetadata(*b)
         return None
 
 
@@ -93,6 +101,9 @@ class ProducerStateManager:
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.producers: dict[int, ProducerStateEntry] = {}
         self.ongoing_txns: dict[int, int] = {}  # first offset -> producer id
+        # completed transactions whose marker is not below the high watermark yet:
+        # first offset -> marker offset; they still hold the last stable offset back
+        self.unreplicated_txns: dict[int, int] = {}
         self.map_end_offset = 0
 
     # -- validation on the leader ------------------------------------------------------
@@ -131,19 +142,44 @@ class ProducerStateManager:
             raise OutOfOrderSequenceError(
                 f"producer {producer_id} epoch {epoch}: sequence {first_seq} after {last_seq}")
 
-    def append_continuing(self, entry: ProducerStateEntry, first_seq: int, last_seq: int,
-                          first_offset: int, last_offset: int, timestamp: int) -> None:
-        """``update`` for a non-transactional batch that simply continues ``entry``'s
-        sequence in its epoch: the Log's Produce hot path checks that and calls this."""
-        entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
-        entry.last_timestamp = timestamp
-        if last_offset >= self.map_end_offset:
-            self.map_end_offset = last_offset + 1
+    def check_append(self, batches) -> Optional[BatchMetadata]:
+        """The producer rules for a client's append, in Kafka's order: a retry of one of
+        a producer's last five batches is a duplicate (returned, nothing is written),
+        otherwise each batch must continue its producer's sequence (raises).
+
+        ``batches``: [(..., header tuple in RecordBatchHeader's order)], the header last.
+        The common case, one batch of a producer simply continuing its sequence in its
+        epoch (so neither a duplicate nor out of order), costs one lookup.
+        """
+        if len(batches) == 1:
+            h = batches[0][-1]
+            if h[9] < 0:
+                return None
+            entry = self.producers.get(h[9])
+            if entry is not None and entry.epoch == h[10] and entry.batches:
+                if _in_sequence(entry.batches[-1][1], h[11]):
+                    return None
+        pending: dict[int, tuple[int, int]] = {}
+        for b in batches:
+            h = b[-1]
+            pid = h[9]
+            if pid < 0:
+                continue
+            epoch, first_seq = h[10], h[11]
+            last_seq = (first_seq + h[6]) & INT32_MAX
+            entry = self.producers.get(pid)  # as Kafka: duplicates of what is in the state
+            dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
+            if dup is not None:
+                return dup
+            self.check(pid, epoch, first_seq, pending)
+            pending[pid] = (epoch, last_seq)
+        return None
 
     # -- updates -------------------------------------------------------------------------
-    def update(self, producer_id: int, epoch: int, first_seq: int, last_seq: int,
-               first_offset: int, last_offset: int, timestamp: int,
-               is_transactional: bool = False) -> None:
+    def update(self, h, first_offset: int, last_offset: int, timestamp: int) -> None:
+        """Record a data batch of a producer as written: ``h`` is its header tuple in
+        RecordBatchHeader's order, the offsets and max timestamp those in the log."""
+        producer_id, epoch, first_seq = h[9], h[10], h[11]
         entry = self.producers.get(producer_id)
         if entry is None:
             entry = self.producers[producer_id] = ProducerStateEntry(producer_id)
@@ -151,13 +187,31 @@ class ProducerStateManager:
             entry.epoch = epoch
             entry.batches.clear()
         if first_seq >= 0:
-            entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
+            entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, first_offset, last_offset, timestamp))
         entry.last_timestamp = timestamp
-        if is_transactional and entry.current_txn_first_offset < 0:
+        if h[5] & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = producer_id
-        if last_offset + 1 > self.map_end_offset:
+        if last_offset >= self.map_end_offset:
             self.map_end_offset = last_offset + 1
+
+    def update_client_batches(self, batches) -> None:
+        """``update`` for each producer batch of a client's append, as written:
+        ``batches`` as the validator gives them, (position, size, last offset, max
+        timestamp, header). A client writes no control batches (the validator refuses
+        them). One call per append; the common batch, a producer continuing in its
+        epoch, costs one lookup and one tuple."""
+        for _, _, last_offset, timestamp, h in batches:
+            entry = self.producers.get(h[9])
+            if entry is not None and entry.epoch == h[10] and not h[5] & TRANSACTIONAL_MASK:
+                first_seq = h[11]
+                entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, last_offset - h[6], last_offset,
+                                      timestamp))
+                entry.last_timestamp = timestamp
+                if last_offset >= self.map_end_offset:
+                    self.map_end_offset = last_offset + 1
+            elif h[9] >= 0:
+                self.update(h, last_offset - h[6], last_offset, timestamp)
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:
@@ -171,6 +225,7 @@ class ProducerStateManager:
         first = entry.current_txn_first_offset
         if first >= 0:
             self.ongoing_txns.pop(first, None)
+            self.unreplicated_txns[first] = marker_offset
         entry.current_txn_first_offset = -1
         entry.coordinator_epoch = coordinator_epoch
         entry.last_timestamp = timestamp
@@ -179,7 +234,24 @@ class ProducerStateManager:
         return first if first >= 0 else None
 
     def first_unstable_offset(self) -> Optional[int]:
+        """First offset of the oldest transaction that is open or whose marker is not
+        replicated yet (the last stable offset is at most this); None if none."""
+        if not self.unreplicated_txns:
+            return self.first_ongoing_offset()
+        first = min(self.unreplicated_txns)
+        return min(first, min(self.ongoing_txns)) if self.ongoing_txns else first
+
+    def first_ongoing_offset(self) -> Optional[int]:
+        """First offset of the oldest open transaction; None if none."""
         return min(self.ongoing_txns) if self.ongoing_txns else None
+
+    def on_high_watermark_updated(self, high_watermark: int) -> None:
+        """Forget completed transactions whose marker is below ``high_watermark`` (Kafka's
+        ``onHighWatermarkUpdated``): they no longer hold the last stable offset back."""
+        if self.unreplicated_txns:
+            for first, marker in list(self.unreplicated_txns.items()):
+                if marker < high_watermark:
+                    del self.unreplicated_txns[first]
 
     def remove_expired(self, now_ms: int) -> None:
         expired = [pid for pid, e in self.producers.items()
@@ -190,6 +262,7 @@ class ProducerStateManager:
     def clear(self, offset: int = 0) -> None:
         self.producers.clear()
         self.ongoing_txns.clear()
+        self.unreplicated_txns.clear()
         self.map_end_offset = offset
 
     # -- snapshots -------------------------------------------------------------------------
@@ -214,9 +287,9 @@ class ProducerStateManager:
             last = e.batches[-1] if e.batches else None
             body += _SNAP_ENTRY.pack(
                 pid, e.epoch,
-                last.last_seq if last else -1,
-                last.last_offset if last else -1,
-                (last.last_seq - last.first_seq) if last else 0,
+                last[1] if last else -1,
+                last[3] if last else -1,
+                (last[1] - last[0]) if last else 0,
                 e.last_timestamp,
                 e.coordinator_epoch,
                 e.current_txn_first_offset,
@@ -250,7 +323,7 @@ class ProducerStateManager:
             e = ProducerStateEntry(pid, epoch=epoch, coordinator_epoch=coord,
                                    current_txn_first_offset=txn_first, last_timestamp=ts)
             if last_seq >= 0:
-                e.batches.append(BatchMetadata(last_seq - delta, last_seq, last_off - delta, last_off, ts))
+                e.batches.append((last_seq - delta, last_seq, last_off - delta, last_off, ts))
             out.append(e)
         return out
 

@@ -7,8 +7,9 @@ described in ``storage.index``. A segment being deleted is renamed to
 open until the last ``FileRecordsSlice`` holding it goes away, so a fetch racing with
 retention still sends the bytes it was promised.
 
-Who may call it: the owning ``Log`` on the broker's event-loop thread; the cleaner
-builds *new* segments on its own thread and hands them to the log for the swap.
+Who may call it: the owning ``LocalLog`` (and its ``Log``) on the broker's event-loop
+thread; the cleaner builds *new* segments on its own thread and hands them to the log
+for the swap.
 
 Appends never fsync (Kafka relies on the page cache and replication); ``flush()``
 does, and the log calls it on roll, on ``flush.messages``/``flush.ms`` and on close.
@@ -24,20 +25,18 @@ segment rolls or closes; after a crash it is released on the next truncate.
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import logging
 import mmap
 import os
 import struct
-import sys
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from protocol.errors import CorruptRecord
-from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc, iter_batches
+from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc
 
 from .errors import CorruptIndexError, KafkaStorageError
+from .file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
+from .file_records import reserve_length  # noqa: F401 - bench.storage reaches it here
 from .index import OffsetIndex, TimeIndex
 from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
@@ -47,37 +46,8 @@ log = logging.getLogger(__name__)
 
 _PREFIX_LOD = struct.Struct(">qiiBIhi")  # batch header up to the last offset delta (27 bytes)
 _PREFIX_LEN = 27
-_RESERVE_MIN = 64 * 1024
-_RESERVE_MAX = 8 * 1024 * 1024
-_FALLOC_FL_KEEP_SIZE = 1
-
-
-def _load_fallocate():
-    """libc's fallocate(2), or None where there is none (then nothing is reserved)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).fallocate
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
-    fn.restype = ctypes.c_int
-    return fn
-
-
-_fallocate = _load_fallocate()
-
-
-def reserve_length(size: int, end: int) -> int:
-    """How much to reserve past ``size`` when an append would end at ``end``: a quarter
-    of the segment, 64 KiB to 8 MiB, and at least up to ``end``."""
-    return max(min(max(size // 4, _RESERVE_MIN), _RESERVE_MAX), end - size)
 # benchmarks turn this off to show what the reserve gains
 RESERVE_AHEAD = True
-_OFF_ENTRY = struct.Struct(">ii")  # .index entry: relative offset, position
-_TIME_ENTRY = struct.Struct(">qi")  # .timeindex entry: timestamp, relative offset
-_TS_ENTRY = struct.Struct(">q")
-_SCAN_CHUNK = 64 * 1024
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
@@ -93,81 +63,6 @@ def log_filename(base_offset: int) -> str:
 
 def offset_from_filename(name: str) -> int:
     return int(name.split(".", 1)[0])
-
-
-class SegmentFile:
-    """The open descriptor of a ``.log`` file.
-
-    Shared by the segment and every ``FileRecordsSlice`` cut from it; the descriptor is
-    closed when the last of them lets go (or on an explicit ``close()`` at shutdown),
-    which is what keeps a fetch racing with retention or compaction readable.
-    """
-
-    __slots__ = ("fd", "name")
-
-    def __init__(self, path: str):
-        self.name = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-
-    def fileno(self) -> int:
-        if self.fd < 0:
-            raise ValueError(f"{self.name} is closed")
-        return self.fd
-
-    @property
-    def closed(self) -> bool:
-        return self.fd < 0
-
-    def close(self) -> None:
-        fd, self.fd = self.fd, -1
-        if fd >= 0:
-            os.close(fd)
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except OSError:
-            pass
-
-
-class FileRecordsSlice:
-    """A region of a segment file, sent with sendfile() by the broker.
-
-    Holds a reference to the segment's file object, which keeps the descriptor open
-    even if the segment is deleted meanwhile.
-    """
-
-    __slots__ = ("file", "position", "size")
-
-    def __init__(self, file: SegmentFile, position: int, size: int):
-        self.file = file
-        self.position = position
-        self.size = size
-
-    def fileno(self) -> int:
-        return self.file.fileno()
-
-    def read_bytes(self) -> bytes:
-        data = os.pread(self.file.fileno(), self.size, self.position)
-        if len(data) != self.size:
-            raise KafkaStorageError(f"short read: {len(data)} of {self.size} bytes")
-        return data
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __repr__(self) -> str:
-        return f"FileRecordsSlice({self.file.name!r}, position={self.position}, size={self.size})"
-
-
-@dataclass(slots=True)
-class BatchPosition:
-    """Where a batch sits in a segment (scan result)."""
-
-    base_offset: int
-    last_offset: int
-    position: int
-    size: int
 
 
 class LogSegment:
@@ -207,6 +102,8 @@ class LogSegment:
         self.deleted = False
         self._reserved = 0  # the file's blocks are reserved up to here (see module docs)
         self._armed: Optional[tuple] = None  # see fast_append
+        self._index_slots = 0  # index entries fast_append may still add (see _arm)
+        self._time_indexed = -1  # the time index's last timestamp, while armed (see _arm)
 
     # -- sizes and offsets ------------------------------------------------------
     def _load_max_timestamp(self) -> None:
@@ -319,7 +216,7 @@ class LogSegment:
 
     # -- appends -----------------------------------------------------------------
     def append(self, pieces, batches: list[tuple[int, int, int, int]], total: Optional[int] = None) -> None:
-        """Write whole batches at the end; ``batches`` = (pos, size, last offset, max ts).
+        """Write whole batches at the end; ``batches``: (pos, size, last offset, max ts, ...).
 
         ``pieces`` is a buffer or a list of buffers written with one write/writev;
         index entries every ``index.interval.bytes``.
@@ -345,11 +242,13 @@ class LogSegment:
         since = self.bytes_since_last_index_entry
         max_ts_so_far = self.max_timestamp_so_far
         max_ts_offset = self.offset_of_max_timestamp
+        self._armed = None  # the index slots counted for fast_append may be used here
         oi, ti = self.offset_index, self.time_index
-        n_off = oi._entries if oi._loaded else oi.entries
-        n_time = ti._entries if ti._loaded else ti.entries
+        n_off = oi.entries
+        n_time = ti.entries
         try:
-            for pos, size, last_offset, max_ts in batches:
+            for b in batches:  # (position, size, last offset, max timestamp[, ...])
+                pos, size, last_offset, max_ts = b[0], b[1], b[2], b[3]
                 if max_ts > max_ts_so_far:
                     max_ts_so_far, max_ts_offset = max_ts, last_offset
                 if since > interval:
@@ -368,59 +267,51 @@ class LogSegment:
         self.bytes_since_last_index_entry = since
         self.size = start + total
 
-    def fast_append(self, prefix: Optional[bytes], body, total: int, last_offset: int, max_ts: int,
-                    segment_bytes: int, segment_ms: int) -> bool:
+    def fast_append(self, pieces, total: int, last_offset: int, max_ts: int, config) -> bool:
         """``append`` of one batch when nothing unusual can happen; False (nothing written) otherwise.
 
-        ``prefix`` is None when ``body`` is the whole batch, already rewritten.
-
-        The Log's Produce hot path calls it. It declines, so that the caller takes the
-        general path, when the segment is empty or may have to roll (size, age, a nearly
-        full index, relative offset overflow), or when an index entry could not be
-        stored straight into its already reserved mapping. What does not change from
-        one append to the next (the roll deadline, the offset limit, how many index
-        entries fit in the reserved mapping) is worked out once, in ``_arm``, and
-        forgotten (``_armed = None``) by anything that changes it. Everything else (the
-        write, the index entries, the max timestamp) is exactly what ``append``
-        does, with fewer Python steps: this runs once per batch.
+        ``pieces``: the whole batch, already rewritten, or its new 16-byte prefix and
+        the rest; ``config``: the log's ``LogConfig``. The LocalLog tries it first for a
+        single batch. It declines when the segment is empty or may have to roll (size,
+        age, a nearly full index, relative offset overflow) or an index entry would not
+        fit the reserved mapping. What does not change from one append to the next is
+        worked out once per config in ``_arm`` and forgotten (``_armed = None``) by
+        anything that changes it. The write, index entries and max timestamp are
+        exactly ``append``'s, in fewer Python steps: this runs once per batch.
         """
         arm = self._armed
+        if arm is None or arm[0] is not config:
+            arm = self._arm(config)
+            if arm is None:
+                return False
         start = self.size
-        if (arm is None or arm[0] != segment_ms or start > segment_bytes - total or max_ts > arm[1]
-                or last_offset > arm[2]):
-            self._arm(segment_ms)
+        end = start + total
+        if end > arm[1] or max_ts > arm[2] or last_offset > arm[3]:
             return False
-        oi = self.offset_index
-        ti = self.time_index
-        n_off = oi._entries
-        n_time = ti._entries
-        if n_off >= arm[3] or n_time >= arm[4]:
-            self._arm(segment_ms)
+        since = self.bytes_since_last_index_entry
+        if since > self.index_interval_bytes and self._index_slots <= 0:
+            self._armed = None  # count the slots again next time (append reserves more)
             return False
-        if start + total > self._reserved:
-            self._reserve_ahead(start + total)
-        fd = self._fd
+        if end > self._reserved:
+            self._reserve_ahead(end)
         try:
-            written = os.write(fd, body) if prefix is None else os.writev(fd, (prefix, body))
+            written = os.write(self._fd, pieces[0]) if len(pieces) == 1 else os.writev(self._fd, pieces)
             if written < total:
-                self._write_rest((body,) if prefix is None else (prefix, body), written, total)
+                self._write_rest(pieces, written, total)
         except OSError as e:
             raise self._undo_append(start, "append to", e) from e
         if max_ts > self.max_timestamp_so_far:
             self.max_timestamp_so_far = max_ts
             self.offset_of_max_timestamp = last_offset
-        since = self.bytes_since_last_index_entry
         if since > self.index_interval_bytes:
-            base = self.base_offset
-            _OFF_ENTRY.pack_into(oi._mm, n_off * 8, last_offset - base, start)
-            oi._entries = n_off + 1
-            ts = self.max_timestamp_so_far
-            if not n_time or ts > _TS_ENTRY.unpack_from(ti._mm, (n_time - 1) * 12)[0]:
-                _TIME_ENTRY.pack_into(ti._mm, n_time * 12, ts, self.offset_of_max_timestamp - base)
-                ti._entries = n_time + 1
+            self.offset_index.append_reserved(last_offset, start)
+            if self.max_timestamp_so_far > self._time_indexed:  # else the time index takes none
+                self._time_indexed = self.max_timestamp_so_far
+                self.time_index.maybe_append_reserved(self._time_indexed, self.offset_of_max_timestamp)
+            self._index_slots -= 1
             since = 0
         self.bytes_since_last_index_entry = since + total
-        self.size = start + total
+        self.size = end
         return True
 
     def _write_rest(self, pieces, written: int, total: int) -> None:
@@ -440,38 +331,26 @@ class LogSegment:
             pass
         return KafkaStorageError(f"{what} {self.log_path} failed: {err}")
 
-    def _arm(self, segment_ms: int) -> None:
-        """Work out what ``fast_append`` may skip checking, when it can be worked out:
-        (segment.ms, newest timestamp before an age roll, last offset before the
-        relative offset overflows, offset-index entries and time-index entries that fit
-        below both the index's capacity and its reserved blocks)."""
+    def _arm(self, config) -> Optional[tuple]:
+        """Work out what ``fast_append`` may skip checking: (config, largest end position
+        before a size roll, newest timestamp before an age roll, last offset before the
+        relative offset overflows), the index entries that fit the reserved mappings
+        (``_index_slots``) and the time index's last timestamp (``_time_indexed``: while
+        armed only ``fast_append`` adds entries, so it skips the time index while the
+        max timestamp has not grown, as with many batches in one millisecond)."""
         self._armed = None
         rb = self.rolling_based_timestamp
-        oi, ti = self.offset_index, self.time_index
-        if (not self.size or rb is None or rb < 0 or not self._max_ts_loaded or not oi._loaded
-                or not ti._loaded or not oi._writable or not ti._writable):
-            return
-        self._armed = (segment_ms, rb + segment_ms - self.rolling_jitter_ms, self.base_offset + 0x7FFFFFFF,
-                       min(oi._max_entries - 1, oi._backed // 8), min(ti._max_entries - 1, ti._backed // 12))
+        if not self.size or rb is None or rb < 0 or not self._max_ts_loaded:
+            return None
+        self._index_slots = min(self.offset_index.reserved_slots(), self.time_index.reserved_slots())
+        self._time_indexed = self.time_index.last_entry()[0]
+        self._armed = (config, config.segment_bytes, rb + config.segment_ms - self.rolling_jitter_ms,
+                       self.base_offset + 0x7FFFFFFF)
+        return self._armed
 
     def _reserve_ahead(self, end: int) -> None:
-        """Reserve disk blocks from the current end to past ``end`` (see module docs).
-
-        Best effort: where fallocate is missing or refuses (unsupported filesystem, a
-        full disk) nothing is reserved and the write itself reports what it must.
-        """
-        start = self.size
-        length = reserve_length(start, end)
-        if _fallocate is None or not RESERVE_AHEAD:
-            self._reserved = end + length  # a cheap retry later, when turned back on
-            return
-        if _fallocate(self._fd, _FALLOC_FL_KEEP_SIZE, start, length) != 0:
-            err = ctypes.get_errno()
-            if err not in (errno.ENOSPC, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL, errno.EINTR):
-                log.debug("fallocate on %s failed: %s", self.log_path, os.strerror(err))
-            self._reserved = end + length
-            return
-        self._reserved = start + length
+        """Reserve disk blocks from the current end to past ``end`` (see module docs)."""
+        self._reserved = reserve_blocks(self._fd, self.size, end, RESERVE_AHEAD)
 
     def release_reserve(self) -> None:
         """Give back blocks reserved past the end (truncating to the size frees them)."""
@@ -492,11 +371,7 @@ class LogSegment:
             return False
         if self.size > segment_bytes - incoming_size:
             return True
-        oi, ti = self.offset_index, self.time_index
-        if oi._loaded and ti._loaded:  # the active segment's are (make_active)
-            if oi._entries >= oi._max_entries or ti._entries >= ti._max_entries:
-                return True
-        elif self.index_full():
+        if self.index_full():
             return True
         if last_offset - self.base_offset > 0x7FFFFFFF:
             return True

@@ -54,7 +54,7 @@ def reopen(lg: Log, clean=True, **kw) -> Log:
     if clean:
         lg.close()
     else:
-        for s in lg._segments:
+        for s in lg.segments:
             s.offset_index.flush()
             s.time_index.flush()
     return Log(lg.dir, lg.config, clock=lg.clock, recovery_point=kw.get("recovery_point", rp),

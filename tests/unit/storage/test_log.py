@@ -355,3 +355,20 @@ def test_max_timestamp_of_active_segment_survives_clean_restart(tmp_path):
     lg2 = reopen(lg)
     assert lg2.active_segment.largest_timestamp == 1040
     assert lg2.fetch_offset_by_timestamp(-3) == (4, 1040, 0)
+
+
+def test_maybe_increment_high_watermark_only_moves_forwards_and_up_to_the_log_end(tmp_path):
+    lg = open_log(tmp_path)
+    for i in range(3):
+        lg.append_as_leader(batch_of(2, start=i), 0)
+    assert lg.log_end_offset == 6
+    assert lg.maybe_increment_high_watermark(4) is True
+    assert lg.high_watermark == 4
+    assert lg.maybe_increment_high_watermark(3) is False  # never backwards
+    assert lg.maybe_increment_high_watermark(4) is False
+    assert lg.high_watermark == 4
+    assert lg.maybe_increment_high_watermark(100) is True  # clamped to the LEO
+    assert lg.high_watermark == 6
+    # a follower or recovery may set it backwards, within [log start, LEO]
+    assert lg.update_high_watermark(2) == 2
+    assert lg.update_high_watermark(-5) == 0

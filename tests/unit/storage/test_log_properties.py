@@ -85,7 +85,7 @@ def test_unclean_recovery_keeps_an_intact_prefix(tmp_path_factory, n, cut, flip,
     for i in range(n):
         info = lg.append_as_leader(batch_of(1 + i % 3, size=60, start=i), 0)
         originals.append((info.first_offset, info.last_offset))
-    for s in lg._segments:
+    for s in lg.segments:
         s.offset_index.flush()
         s.time_index.flush()
     segs = lg.segments

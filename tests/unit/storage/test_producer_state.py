@@ -132,9 +132,22 @@ def test_transactions_and_last_stable_offset(tmp_path):
         lg.append_as_leader(marker, 0)  # clients may not write control batches
 
 
+def test_a_completed_transaction_holds_the_lso_until_its_marker_is_below_the_hw(tmp_path):
+    # Kafka's unreplicated transactions: the marker is written, not yet replicated
+    lg = open_log(tmp_path)
+    lg.append_as_leader(idem(0, 2, transactional=True), 0)  # offsets 0-1, open txn from 0
+    lg.maybe_increment_high_watermark(2)
+    assert lg.last_stable_offset == 0
+    marker = build_control_batch(1, producer_id=PID, producer_epoch=0, coordinator_epoch=3)
+    assert lg.append_as_leader(marker, 0, origin="coordinator").first_offset == 2
+    assert lg.last_stable_offset == 0  # the marker at 2 is not below the HW yet
+    assert lg.maybe_increment_high_watermark(3) is True
+    assert lg.last_stable_offset == 3
+
+
 def test_expiration(tmp_path):
     ps = ProducerStateManager(None, producer_id_expiration_ms=1000)
-    ps.update(1, 0, 0, 0, 0, 0, timestamp=5000)
+    ps.update((0, 0, 0, 2, 0, 0, 0, 0, 5000, 1, 0, 0, 1), 0, 0, 5000)  # producer 1, epoch 0, seq 0
     ps.remove_expired(5999)
     assert 1 in ps.producers
     ps.remove_expired(6000)

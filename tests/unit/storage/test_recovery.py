@@ -31,7 +31,7 @@ def test_truncated_tail_is_cut_on_unclean_open(tmp_path):
     lg = open_log(tmp_path, segment_bytes=1000, index_interval_bytes=100)
     fill(lg, 20)
     seg = lg.active_segment
-    for s in lg._segments:
+    for s in lg.segments:
         s.offset_index.flush()
     size = seg.size
     os.truncate(seg.log_path, size - 7)  # torn last batch

@@ -1,0 +1,262 @@
+"""What a record set must satisfy before it reaches the log, and its offsets (Kafka's
+``LogValidator``, whose ``validateMessagesAndAssignOffsets`` also assigns them).
+
+Every rule a batch of a Produce request, a coordinator write or a replicated fetch is
+checked against is written here once: framing, magic, ``max.message.bytes``, CRC,
+record count and offset range, control batches, producer sequence presence, keys of
+compacted topics, timestamp bounds, ``segment.bytes`` for a whole request, increasing
+offsets of replicated batches, and the conversions a leader makes (legacy
+up-conversion, ``compression.type``, LogAppendTime). Producer-state rules (duplicates,
+sequence continuity, fencing) are ``ProducerStateManager.check_append``'s.
+
+It keeps nothing on disk, only settings derived from one ``LogConfig`` (the Log builds a
+new validator when its config object changes). Who may call it: the owning Log, on its
+thread, under the log's lock when it takes one (offsets are assigned from its LEO).
+Headers stay plain tuples in ``RecordBatchHeader``'s field order: one struct unpack
+per batch, no object built, because this runs for every Produce.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Callable, Optional
+
+from crc32c import crc32c
+
+from protocol.errors import CorruptRecord, ProtocolError
+from protocol.records import (
+    BATCH_HEADER_SIZE,
+    COMPRESSION_MASK,
+    CONTROL_MASK,
+    decode_batch,
+    is_legacy,
+    recompress_batch,
+    set_max_timestamp,
+    upconvert_legacy,
+)
+
+from .config import LONG_MAX, LogConfig
+from .errors import (
+    CorruptRecordError,
+    InvalidRecordError,
+    InvalidTimestampError,
+    RecordListTooLargeError,
+    RecordTooLargeError,
+)
+
+__all__ = ["LogValidator", "HEADER"]
+
+# the 61-byte v2 batch header, in RecordBatchHeader's field order: base offset, batch
+# length, partition leader epoch, magic, crc, attributes, last offset delta, base
+# timestamp, max timestamp, producer id, producer epoch, base sequence, records count
+HEADER = struct.Struct(">qiibIhiqqqhii")
+_MIN_BATCH_LENGTH = BATCH_HEADER_SIZE - 12
+_PREFIX16 = struct.Struct(">qii")  # base offset, batch length, partition leader epoch
+_CODECS = {"none": 0, "uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+
+
+class LogValidator:
+    """See the module docstring."""
+
+    def __init__(self, config: LogConfig, clock_ms: Callable[[], int]):
+        self.config = config
+        self._now_ms = clock_ms
+        ct = config.compression_type.strip().lower()
+        self.target_codec = None if ct == "producer" else _CODECS.get(ct)
+        self.log_append_time = config.log_append_time
+        self.compact = "compact" in config.cleanup_policy
+        before, after = config.timestamp_bounds()
+        self.ts_bounds = (before, after) if (before < LONG_MAX or after < LONG_MAX) else None
+        self.max_message_bytes = config.max_message_bytes
+        self.segment_bytes = config.segment_bytes
+        # whether a leader's append may need _convert's rules
+        self.converts = (self.target_codec is not None or self.log_append_time or self.compact
+                         or self.ts_bounds is not None)
+
+    def validate(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
+                 converted: bool = False) -> tuple:
+        """Check ``records`` and assign their offsets; raises a ``StorageError`` naming
+        the broken rule.
+
+        ``from_client``: a Produce from a client (Kafka's client rules apply).
+        ``leader_epoch``: a leader's append, whose batches get offsets from
+        ``next_offset`` on and this epoch; None: a follower's, whose batches keep
+        theirs (and must increase). Returns (the buffer to write, the pieces to write
+        it as, [(position, size, last offset, max timestamp, header)], first offset,
+        last offset, max timestamp, records, log append time or -1).
+
+        In a writable buffer the new base offset and epoch (outside the CRC) are packed
+        in place, as Kafka does; a read-only one is written as a new 16-byte prefix
+        plus a view of the rest of each batch, so the request is never copied.
+        """
+        n = len(records)
+        leader = leader_epoch is not None
+        if leader and not converted:
+            if n > 16 and records[16] < 2 and is_legacy(records):
+                try:
+                    records = upconvert_legacy(records)
+                except ProtocolError as e:
+                    raise CorruptRecordError(str(e)) from e
+                n = len(records)
+            if n >= BATCH_HEADER_SIZE and not self.converts:
+                h = HEADER.unpack_from(records, 0)
+                if h[1] + 12 == n:
+                    # one batch and nothing to convert: the common Produce, without the loop
+                    view = memoryview(records)
+                    self._check_batch(h, view, 0, n, from_client)
+                    if n > self.segment_bytes:
+                        raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
+                    if view.readonly:
+                        pieces = [_PREFIX16.pack(next_offset, h[1], leader_epoch), view[16:]]
+                    else:
+                        _PREFIX16.pack_into(view, 0, next_offset, h[1], leader_epoch)
+                        pieces = [records]
+                    last = next_offset + h[6]
+                    ts = h[8]
+                    return (records, pieces, [(0, n, last, ts, h)], next_offset, last, ts if ts > -1 else -1,
+                            h[12], -1)
+        if n == 0:
+            raise InvalidRecordError("empty record set")
+        unpack = HEADER.unpack_from
+        check = self._check_batch
+        view = memoryview(records)
+        in_place = not leader or not view.readonly
+        pieces = [records] if in_place else []
+        batches = []
+        offset = next_offset
+        max_ts = -1
+        count = 0
+        pos = 0
+        while pos < n:
+            if n - pos < BATCH_HEADER_SIZE:
+                if n - pos > 16 and records[pos + 16] != 2:
+                    raise CorruptRecordError(f"unsupported record batch magic {records[pos + 16]}")
+                raise CorruptRecordError(f"{n - pos} trailing bytes are not a record batch")
+            h = unpack(records, pos)
+            check(h, view, pos, n, from_client)
+            blen = h[1]
+            end = pos + blen + 12
+            if not leader:
+                if h[0] < offset and batches:
+                    raise InvalidRecordError("out of order offsets in follower append")
+                offset = h[0]
+            elif in_place:
+                _PREFIX16.pack_into(view, pos, offset, blen, leader_epoch)
+            else:
+                pieces.append(_PREFIX16.pack(offset, blen, leader_epoch))
+                pieces.append(view[pos + 16:end])
+            last = offset + h[6]
+            ts = h[8]
+            batches.append((pos, end - pos, last, ts, h))
+            if ts > max_ts:
+                max_ts = ts
+            count += h[12]
+            offset = last + 1
+            pos = end
+        if leader and not converted:
+            if self.converts:
+                return self._convert(records, batches, from_client, leader_epoch, next_offset)
+            if n > self.segment_bytes:
+                raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
+        first = next_offset if leader else batches[0][4][0]
+        return records, pieces, batches, first, offset - 1, max_ts, count, -1
+
+    def _check_batch(self, h: tuple, view: memoryview, pos: int, n: int, from_client: bool) -> None:
+        """The rules for one batch, whose header ``h`` was read at ``pos`` of ``view``
+        (``n`` bytes): framing, magic, max.message.bytes, CRC, and a client's rules
+        (records, offset range, no control batches, sequence present)."""
+        (_, blen, _, magic, crc, attrs, lod, _, _, pid, _, bseq, records_count) = h
+        if magic != 2:
+            raise CorruptRecordError(f"unsupported record batch magic {magic}")
+        if blen < _MIN_BATCH_LENGTH or records_count < 0:
+            raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
+        end = pos + blen + 12
+        if end > n:
+            raise CorruptRecordError(f"record batch at {pos} claims {blen + 12} bytes, {n - pos} left")
+        if blen + 12 > self.max_message_bytes:
+            raise RecordTooLargeError(
+                f"record batch of {blen + 12} bytes exceeds max.message.bytes {self.max_message_bytes}")
+        if crc32c(view[pos + 21:end]) != crc:
+            raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
+        if from_client:
+            # client batches; replicated (possibly compacted) ones may be empty or have gaps
+            if records_count <= 0:
+                raise InvalidRecordError("record batch has no records")
+            if lod != records_count - 1:
+                raise InvalidRecordError("inconsistent batch offset range and record count")
+            if attrs & CONTROL_MASK:
+                raise InvalidRecordError("clients are not allowed to write control records")
+            if bseq < 0 and pid >= 0:
+                raise InvalidRecordError(f"invalid sequence {bseq} for producer {pid}")
+        elif lod < 0:
+            raise InvalidRecordError("negative last offset delta")
+
+    def _convert(self, buf, batches, from_client: bool, leader_epoch: int, next_offset: int) -> tuple:
+        """The leader's rules that look inside batches or change them: keys of compacted
+        topics, timestamp bounds, ``compression.type``, LogAppendTime; then ``validate``
+        again on what is to be written."""
+        pairs = [(b[0], b[4]) for b in batches]  # (position, header)
+        if from_client:
+            if self.compact:
+                self._check_keys(buf, pairs)
+            if self.ts_bounds is not None and not self.log_append_time:
+                self._check_timestamps(pairs)
+        codec = self.target_codec
+        if codec is not None and any(h[5] & COMPRESSION_MASK != codec for _, h in pairs):
+            buf, pairs = self._recompress(buf, pairs, codec)
+        append_time = -1
+        if self.log_append_time:
+            buf, append_time = self._stamp_append_time(buf, pairs)
+        if len(buf) > self.segment_bytes:
+            raise RecordListTooLargeError(f"{len(buf)} bytes exceed segment.bytes {self.segment_bytes}")
+        result = self.validate(buf, False, leader_epoch, next_offset, converted=True)
+        return result[:-1] + (append_time,)
+
+    def _check_keys(self, buf, batches) -> None:
+        """Compacted topics reject records without a key (Kafka does the same)."""
+        for pos, h in batches:
+            try:
+                _, recs = decode_batch(buf, pos, verify=False)
+            except ProtocolError as e:
+                raise CorruptRecordError(str(e)) from e
+            if any(r.key is None for r in recs):
+                raise InvalidRecordError("compacted topic cannot accept message without key")
+
+    def _check_timestamps(self, batches) -> None:
+        before, after = self.ts_bounds
+        now = self._now_ms()
+        for _, h in batches:
+            # the batch's first and largest timestamps bound its records
+            for ts in (h[7], h[8]):
+                if ts >= 0 and (now - ts > before or ts - now > after):
+                    raise InvalidTimestampError(f"timestamp {ts} is out of range [{now - before}, {now + after}]")
+
+    def _recompress(self, buf, batches, codec: int) -> tuple:
+        parts = []
+        for pos, h in batches:
+            if h[5] & COMPRESSION_MASK == codec:
+                parts.append(bytes(buf[pos:pos + h[1] + 12]))
+            else:
+                try:
+                    parts.append(recompress_batch(buf, pos, codec))
+                except ProtocolError as e:
+                    raise CorruptRecordError(str(e)) from e
+        if any(len(p) > self.max_message_bytes for p in parts):
+            raise RecordTooLargeError("recompressed batch exceeds max.message.bytes")
+        new = bytearray(b"".join(parts))
+        out, pos = [], 0
+        for part in parts:
+            out.append((pos, HEADER.unpack_from(new, pos)))
+            pos += len(part)
+        return new, out
+
+    def _stamp_append_time(self, buf, pairs) -> tuple:
+        """LogAppendTime: every batch's max timestamp becomes now (its CRC is redone)."""
+        buf = buf if isinstance(buf, bytearray) else bytearray(buf)
+        now = self._now_ms()
+        try:
+            for pos, _ in pairs:
+                set_max_timestamp(buf, pos, now, 1)
+        except CorruptRecord as e:
+            raise CorruptRecordError(str(e)) from e
+        return buf, now
