@@ -25,9 +25,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.cluster.harness import wait_until
+from protocol import codec
+from protocol.errors import ErrorCode
+from protocol.messages import FindCoordinatorRequest, RequestHeader
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from tests.integration.cluster.harness import CLUSTER_OVERRIDES, metadata, start_cluster, wait_until
 from tests.integration.scripts.tools import REPO, run_script, script
-from tests.support import kafka_dist, process
+from tests.support import kafka_dist, process, wire
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_ports
 from tests.support.zookeeper import four_letter_word
@@ -327,3 +331,29 @@ def test_lab2_cluster_and_failover(lab, tools):
     time.sleep(3)  # consumers that lost their offsets would now be reading from the beginning
     assert sum(len(c.got()) for c in consumers) == count_before, "lines delivered twice after the coordinator moved"
     lab.delivered(consumers[:2], lab.send(13), 60)
+
+
+def find_coordinator(broker, group: str):
+    header = RequestHeader(request_api_key=10, request_api_version=3, correlation_id=1, client_id="lab2-test")
+    frame = codec.encode_request(header, FindCoordinatorRequest(key=group, key_type=0))
+    return codec.decode_response(10, 3, wire.roundtrip(broker.host, broker.port, frame, timeout=5))[1]
+
+
+@pytest.mark.timeout(300)
+def test_offsets_topic_waits_for_its_replication_factor(zookeeper, broker_factory):
+    """offsets.topic.replication.factor=3 with two brokers alive: FindCoordinator answers
+    COORDINATOR_NOT_AVAILABLE and no under-replicated __consumer_offsets is created (Kafka 3.x);
+    once the third broker registers the topic is created with three replicas per partition."""
+    b0, b1 = start_cluster(zookeeper, broker_factory, n=2)
+    for _ in range(10):
+        assert ErrorCode(find_coordinator(b0, GROUP).error_code) == ErrorCode.COORDINATOR_NOT_AVAILABLE
+        time.sleep(0.3)
+    assert GROUP_METADATA_TOPIC_NAME not in {t.name for t in metadata(b1).topics}
+
+    b2 = broker_factory({**CLUSTER_OVERRIDES, "broker.id": 2}, zookeeper=zookeeper)
+    wait_until(lambda: len(metadata(b0).brokers) == 3, 60, "broker 2 registered")
+    found = wait_until(lambda: (lambda r: r.error_code == 0 and r)(find_coordinator(b0, GROUP)), 60,
+                       "a coordinator for mygroup")
+    assert found.node_id in (0, 1, 2)
+    (offsets,) = [t for t in metadata(b2).topics if t.name == GROUP_METADATA_TOPIC_NAME]
+    assert offsets.partitions and all(sorted(p.replica_nodes) == [0, 1, 2] for p in offsets.partitions)
