@@ -219,11 +219,12 @@ def group_rows(broker: LabBroker, *what: str) -> list[list[str]]:
 
 
 def stable_members(broker: LabBroker, n: int) -> bool:
-    """The group is Stable with ``n`` members, each assigned at least one partition."""
+    """The group is Stable with ``n`` members, each assigned some of the 13 partitions, all
+    of them assigned."""
     state = group_rows(broker, "--state")
     members = group_rows(broker, "--members")
     return (bool(state) and "Stable" in state[0] and len(members) == n
-            and all(int(r[-1]) > 0 for r in members))
+            and all(int(r[-1]) > 0 for r in members) and sum(int(r[-1]) for r in members) == PARTITIONS)
 
 
 def committed(broker: LabBroker) -> dict[int, tuple[str, str]]:
