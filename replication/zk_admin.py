@@ -42,6 +42,19 @@ POLL_S = 0.05
 DEFAULT_WAIT_MS = 30000
 
 
+def offsets_topic_replication_factor(configured: int, live_brokers: int) -> int:
+    """The replication factor ``__consumer_offsets`` is created with: the configured one, never
+    capped. With fewer live brokers Kafka 3.x refuses (its FindCoordinator answers
+    COORDINATOR_NOT_AVAILABLE until enough brokers registered), so a cluster that is still
+    starting does not end up with an under-replicated offsets topic for good."""
+    if live_brokers < configured:
+        raise TopicError(ErrorCode.INVALID_REPLICATION_FACTOR,
+                         f"Number of alive brokers '{live_brokers}' does not meet the required replication factor "
+                         f"'{configured}' for the offsets topic (configured via 'offsets.topic.replication.factor'). "
+                         "This error can be ignored if the cluster is starting up and not all brokers are up yet.")
+    return configured
+
+
 class ZkAdminManager:
     def __init__(self, config: KafkaConfig, zk: KafkaZkClient, metadata_cache: MetadataCache,
                  controller: KafkaController, clock: Callable[[], float],
@@ -235,14 +248,15 @@ class ZkAdminManager:
         return self.cache.topic(name) or info
 
     async def ensure_offsets_topic(self) -> None:
-        """Create ``__consumer_offsets`` if missing (from any broker), capped by the live
-        brokers as the standalone controller does; returns once its partitions have leaders."""
+        """Create ``__consumer_offsets`` if missing (from any broker) with exactly
+        offsets.topic.replication.factor replicas; returns once its partitions have leaders.
+        Raises TopicError while fewer brokers are alive (see ``offsets_topic_replication_factor``)."""
         name = GROUP_METADATA_TOPIC_NAME
         cfg = self.config
         if self._has_leaders(name, 1):
             return
         live = len(await self.zk.get_children(zd.BROKER_IDS_PATH))
-        rf = max(1, min(cfg["offsets.topic.replication.factor"], live))
+        rf = offsets_topic_replication_factor(cfg["offsets.topic.replication.factor"], live)
         configs = {"cleanup.policy": "compact", "segment.bytes": str(cfg["offsets.topic.segment.bytes"]),
                    "compression.type": "producer"}
         await self.auto_create_topic(name, cfg["offsets.topic.num.partitions"], rf, configs)

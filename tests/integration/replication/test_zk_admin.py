@@ -59,7 +59,8 @@ def test_admin_paths_against_zookeeper(zookeeper):
             await zk.ensure_persistent_paths()
             epoch = await zk.register_broker(zd.BrokerRegistration(i, (zd.EndPoint("PLAINTEXT", "127.0.0.1", 9090 + i),)))
             cfg = KafkaConfig({"broker.id": str(i), "auto.leader.rebalance.enable": "false",
-                               "offsets.topic.num.partitions": "3"})
+                               "offsets.topic.num.partitions": "3",
+                               "offsets.topic.replication.factor": "2"})
             c = KafkaController(cfg, zk, i, time.time, loop, rec.factory(i))
             await c.startup(epoch)
             if i == 1:
