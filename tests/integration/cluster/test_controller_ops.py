@@ -1,14 +1,17 @@
 """The controller under operations, on three kafpy brokers and one ZooKeeper: a broker stopped
 with SIGTERM hands its leaderships over before it exits (controlled shutdown); a broker back
 from SIGKILL rejoins the ISRs and takes its preferred leaderships back through
-kafka-leader-election.sh; the cluster survives a ZooKeeper restart; every broker refuses
+kafka-leader-election.sh; the cluster survives a ZooKeeper restart and a controller whose
+session expired; every broker refuses
 requests from a controller that lost its epoch; Apache's kafka-topics.sh describes the
 cluster's topics."""
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import signal
 import threading
 import time
 from typing import Any
@@ -232,6 +235,36 @@ def test_cluster_survives_a_zookeeper_restart(cluster, zookeeper):
     produce_and_consume(cluster, topic)
     # the new controller does its job: a topic created now gets leaders on every broker
     create_topic(cluster, "after-zk-restart")
+
+
+def test_controller_whose_session_expired_resigns_and_re_registers(cluster, zookeeper):
+    """A controller frozen (SIGSTOP) past its session timeout loses its session while ZooKeeper
+    runs: another broker takes over; thawed, it finds its session expired, stops acting as
+    controller, registers again with a new broker epoch and rejoins every ISR."""
+    topic = "expired"
+    create_topic(cluster, topic)
+    with Zk(zookeeper) as zk:
+        frozen, _ = zk.controller()
+        epoch_before = zk.broker_epoch(frozen)
+        proc = cluster[frozen].proc
+        others = [b for i, b in enumerate(cluster) if i != frozen]
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            wait_until(lambda: (lambda md: md.controller_id not in (-1, frozen)
+                                and frozen not in {b.node_id for b in md.brokers}
+                                and healthy(md, topic, PARTITIONS, {0, 1, 2} - {frozen}))(metadata(others[0])),
+                       FAILOVER_S, "another controller, and the frozen broker out of the ISRs")
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        new_controller, _ = zk.controller()
+        wait_until(lambda: zk.broker_ids() == [0, 1, 2] and zk.broker_epoch(frozen) > epoch_before, FAILOVER_S,
+                   "the thawed broker registered again with a new epoch")
+        assert zk.controller()[0] == new_controller
+    for b in cluster:
+        wait_until(lambda b=b: (lambda md: md.controller_id == new_controller and len(md.brokers) == 3
+                                and healthy(md, topic, PARTITIONS, {0, 1, 2}))(metadata(b)), 60,
+                   f"broker {b.bootstrap} knows controller {new_controller} and full ISRs")
+    produce_and_consume(cluster, topic)
 
 
 # -- 4. stale controller epoch ---------------------------------------------------------------
