@@ -2,9 +2,8 @@
 with SIGTERM hands its leaderships over before it exits (controlled shutdown); a broker back
 from SIGKILL rejoins the ISRs and takes its preferred leaderships back through
 kafka-leader-election.sh; the cluster survives a ZooKeeper restart and a controller whose
-session expired; every broker refuses
-requests from a controller that lost its epoch; Apache's kafka-topics.sh describes the
-cluster's topics."""
+session expired; every broker refuses requests from a controller that lost its epoch; Apache's
+kafka-topics.sh describes the cluster's topics."""
 from __future__ import annotations
 
 import asyncio
