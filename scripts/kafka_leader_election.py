@@ -115,8 +115,14 @@ def elect(admin: Any, election: str, partitions: list[TopicPartition] | None) ->
     response = admin.elect_leaders(ELECTION_TYPES[election], by_topic, raise_errors=False)
     if getattr(response, "error_code", 0):
         raise BrokerError(response.error_code, getattr(response, "error_message", None))
-    return {(r.topic, p.partition_id): (p.error_code, p.error_message)
-            for r in response.replica_election_results for p in r.partition_result}
+    results = {(r.topic, p.partition_id): (p.error_code, p.error_message)
+               for r in response.replica_election_results for p in r.partition_result}
+    if partitions is None:
+        # Kafka's broker leaves out the partitions that needed no election when the request
+        # names none; kafka-python's admin client cannot send that null list (it names every
+        # partition it knows), so they are left out here, as LeaderElectionCommand prints them.
+        results = {tp: r for tp, r in results.items() if r[0] != ELECTION_NOT_NEEDED}
+    return results
 
 
 def run(args: list[str], admin_factory=None, out=None) -> int:

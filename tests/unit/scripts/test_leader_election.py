@@ -65,6 +65,15 @@ def test_all_topic_partitions_sends_no_list(capsys):
     assert (rc, out, admin.calls) == (0, "", [(0, None)])
 
 
+def test_all_topic_partitions_reports_only_the_partitions_that_needed_an_election(capsys):
+    # kafka-python names every partition in the request, so the broker answers ELECTION_NOT_NEEDED
+    # for those already led by their preferred replica; Kafka's command never prints them
+    admin = FakeAdmin({("t", 0): (0, None), ("t", 1): (84, None), ("u", 0): (84, None)})
+    rc, out, _ = run(["--bootstrap-server", "b:9092", "--election-type", "preferred",
+                      "--all-topic-partitions"], admin, capsys)
+    assert (rc, out) == (0, "Successfully completed leader election (PREFERRED) for partitions t-0\n")
+
+
 @pytest.mark.parametrize("args,message", [
     (["--bootstrap-server", "b", "--topic", "t", "--partition", "0"], "Missing required option(s): election-type"),
     (["--election-type", "preferred", "--all-topic-partitions"], "Missing required option(s): bootstrap-server"),
