@@ -45,7 +45,7 @@ from .errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError
 from .leader_epoch import LeaderEpochFileCache
 from .local_log import LocalLog
 from .log_validator import LogValidator
-from .producer_state import ProducerStateManager
+from .producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from .segment import FileRecordsSlice, LogSegment
 from .txn_index import AbortedTxn
 
@@ -126,6 +126,7 @@ class Log:
         self.lock = self._local.lock
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
+        self._plain = not self._validator.converts and self._append_lock is None  # see append
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA))
         self.topic_id = self._partition_metadata.read()
         if topic_id is not None and self.topic_id != topic_id:
@@ -187,6 +188,7 @@ class Log:
         self._local.config = config
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
+        self._plain = not self._validator.converts and self._append_lock is None  # see append
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms
 
     # ------------------------------------------------------------------ high watermark
@@ -302,6 +304,33 @@ class Log:
             self.update_config(self.config)
             validator = self._validator
         from_client = origin == "client"
+        if from_client and self._plain:
+            # the common Produce (one magic-2 batch, nothing to convert, no lock): one
+            # call per layer; anything else is left to the general sequence below
+            first = local.next_offset
+            one = validator.validate_batch(records, True, leader_epoch, first)
+            if one is not None:
+                pieces, last, h = one
+                ps = self.producer_state
+                dup = ps.check_and_update(h, last, h[8])
+                if dup is not None and dup is not UPDATE_AFTER_WRITE:
+                    return _new_info(LogAppendInfo, (dup.first_offset, dup.last_offset, dup.timestamp, -1,
+                                                     self._log_start_offset, True, h[12], 0))
+                total = len(records)
+                try:
+                    local.append_batch(pieces, total, last, h)
+                except BaseException:
+                    if dup is None:
+                        ps.forget_batch(h)
+                    raise
+                if leader_epoch > self.leader_epoch_cache.latest_epoch:
+                    self.leader_epoch_cache.assign(leader_epoch, first)
+                if dup is not None:
+                    ps.update(h, first, last, h[8])
+                self._unflushed += h[12]
+                if self._unflushed >= self.config.flush_messages:
+                    self.flush()
+                return _new_info(LogAppendInfo, (first, last, h[8], -1, self._log_start_offset, False, h[12], total))
         # The cleaner thread works on compacted logs only: an append to any other log
         # takes no lock (the event loop is the only appender; a roll locks the segment list).
         lock = self._append_lock
