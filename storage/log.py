@@ -36,8 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
-from protocol.errors import ProtocolError
-from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
+from protocol.records import CONTROL_MASK
 
 from .checkpoint import PartitionMetadataFile
 from .config import LogConfig
@@ -47,7 +46,6 @@ from .local_log import LocalLog
 from .log_validator import LogValidator
 from .producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from .segment import FileRecordsSlice, LogSegment
-from .txn_index import AbortedTxn
 
 __all__ = ["Log", "LogAppendInfo", "FetchDataInfo", "parse_topic_partition"]
 
@@ -250,33 +248,9 @@ class Log:
                     if h.base_offset >= end_offset:
                         break
                     if h.last_offset >= start and h.producer_id >= 0:
-                        self._replay_batch(seg, h, h.base_offset, h.last_offset, h.max_timestamp, None, pos)
+                        ps.replay_batch(seg, h, h.base_offset, h.last_offset, h.max_timestamp, None, pos)
         ps.map_end_offset = end_offset
         ps.on_high_watermark_updated(self._high_watermark)
-
-    def _replay_batch(self, seg: LogSegment, h, base: int, last: int, ts: int, buf, pos: int) -> None:
-        """Apply one written batch of a producer (``h[9]`` >= 0) to the producer state.
-
-        ``h``: a header tuple in RecordBatchHeader's order; ``base``, ``last``, ``ts``: the
-        offsets and max timestamp as written; the batch's bytes are at ``pos`` in ``buf``,
-        or in ``seg`` when ``buf`` is None (only a control batch is read)."""
-        ps = self.producer_state
-        if not h[5] & CONTROL_MASK:
-            ps.update(h, base, last, ts)
-            return
-        size = h[1] + 12
-        try:
-            data = seg.read_batch(pos, size) if buf is None else bytes(buf[pos:pos + size])
-            _, recs = decode_batch(data, 0, verify=False)
-            ctrl = parse_control_record(recs[0]) if recs else None
-        except ProtocolError:
-            ctrl = None
-        if ctrl is not None and ctrl.type in (0, 1):
-            pid = h[9]
-            first = ps.complete_txn(pid, h[10], ctrl.coordinator_epoch, base, ts)
-            if ctrl.type == 0 and first is not None:
-                lso = ps.first_ongoing_offset()
-                seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))
 
     # ------------------------------------------------------------------ appends
     def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
@@ -379,7 +353,7 @@ class Log:
         for pos, _, batch_last, ts, h in batches:
             if h[9] >= 0:
                 if h[5] & CONTROL_MASK:
-                    self._replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
+                    ps.replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
                 else:
                     ps.update(h, batch_last - h[6], batch_last, ts)
 

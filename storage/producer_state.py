@@ -31,10 +31,12 @@ from typing import Optional
 
 import crc32c
 
-from protocol.records import TRANSACTIONAL_MASK
+from protocol.errors import ProtocolError
+from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
 
 from .checkpoint import atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError, InvalidRecordError
+from .txn_index import AbortedTxn
 
 __all__ = ["BatchMetadata", "ProducerStateEntry", "ProducerStateManager", "SNAPSHOT_SUFFIX"]
 
@@ -241,6 +243,30 @@ class ProducerStateManager:
                     self.map_end_offset = last_offset + 1
             elif h[9] >= 0:
                 self.update(h, last_offset - h[6], last_offset, timestamp)
+
+    def replay_batch(self, seg, h, base: int, last: int, ts: int, buf, pos: int) -> None:
+        """Apply one written batch of a producer (``h[9]`` >= 0): ``update``, or for a
+        control batch its marker (an abort also enters ``seg``'s transaction index).
+
+        ``h``: a header tuple in RecordBatchHeader's order; ``base``, ``last``, ``ts``: the
+        offsets and max timestamp as written; the batch's bytes are at ``pos`` in ``buf``,
+        or in ``seg`` when ``buf`` is None (only a control batch is read)."""
+        if not h[5] & CONTROL_MASK:
+            self.update(h, base, last, ts)
+            return
+        size = h[1] + 12
+        try:
+            data = seg.read_batch(pos, size) if buf is None else bytes(buf[pos:pos + size])
+            _, recs = decode_batch(data, 0, verify=False)
+            ctrl = parse_control_record(recs[0]) if recs else None
+        except ProtocolError:
+            ctrl = None
+        if ctrl is not None and ctrl.type in (0, 1):
+            pid = h[9]
+            first = self.complete_txn(pid, h[10], ctrl.coordinator_epoch, base, ts)
+            if ctrl.type == 0 and first is not None:
+                lso = self.first_ongoing_offset()
+                seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:
