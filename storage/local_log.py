@@ -239,6 +239,16 @@ class LocalLog:
         self.next_offset = last_offset + 1
         return seg
 
+    def append_batch(self, pieces, total: int, last_offset: int, header: tuple) -> None:
+        """``append`` of one batch (``header`` its header tuple, ``total`` its size) at
+        the end: the Log's plain Produce path, which builds the ``batches`` list only
+        when the segment's ``fast_append`` declines."""
+        if not self._segments[-1].fast_append(pieces, total, last_offset, header[8], self.config):
+            self.append(pieces, [(0, total, last_offset, header[8], header)], total,
+                        last_offset - header[6], last_offset, header[8])
+        else:
+            self.next_offset = last_offset + 1
+
     def roll(self, new_base: Optional[int] = None) -> LogSegment:
         """Close the active segment and start a new one at ``new_base`` (default LEO)."""
         with self.lock:

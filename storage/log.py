@@ -36,8 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
-from protocol.errors import ProtocolError
-from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
+from protocol.records import CONTROL_MASK
 
 from .checkpoint import PartitionMetadataFile
 from .config import LogConfig
@@ -45,9 +44,8 @@ from .errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError
 from .leader_epoch import LeaderEpochFileCache
 from .local_log import LocalLog
 from .log_validator import LogValidator
-from .producer_state import ProducerStateManager
+from .producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from .segment import FileRecordsSlice, LogSegment
-from .txn_index import AbortedTxn
 
 __all__ = ["Log", "LogAppendInfo", "FetchDataInfo", "parse_topic_partition"]
 
@@ -126,6 +124,7 @@ class Log:
         self.lock = self._local.lock
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
+        self._plain = not self._validator.converts and self._append_lock is None  # see append
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA))
         self.topic_id = self._partition_metadata.read()
         if topic_id is not None and self.topic_id != topic_id:
@@ -187,6 +186,7 @@ class Log:
         self._local.config = config
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
+        self._plain = not self._validator.converts and self._append_lock is None  # see append
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms
 
     # ------------------------------------------------------------------ high watermark
@@ -248,33 +248,9 @@ class Log:
                     if h.base_offset >= end_offset:
                         break
                     if h.last_offset >= start and h.producer_id >= 0:
-                        self._replay_batch(seg, h, h.base_offset, h.last_offset, h.max_timestamp, None, pos)
+                        ps.replay_batch(seg, h, h.base_offset, h.last_offset, h.max_timestamp, None, pos)
         ps.map_end_offset = end_offset
         ps.on_high_watermark_updated(self._high_watermark)
-
-    def _replay_batch(self, seg: LogSegment, h, base: int, last: int, ts: int, buf, pos: int) -> None:
-        """Apply one written batch of a producer (``h[9]`` >= 0) to the producer state.
-
-        ``h``: a header tuple in RecordBatchHeader's order; ``base``, ``last``, ``ts``: the
-        offsets and max timestamp as written; the batch's bytes are at ``pos`` in ``buf``,
-        or in ``seg`` when ``buf`` is None (only a control batch is read)."""
-        ps = self.producer_state
-        if not h[5] & CONTROL_MASK:
-            ps.update(h, base, last, ts)
-            return
-        size = h[1] + 12
-        try:
-            data = seg.read_batch(pos, size) if buf is None else bytes(buf[pos:pos + size])
-            _, recs = decode_batch(data, 0, verify=False)
-            ctrl = parse_control_record(recs[0]) if recs else None
-        except ProtocolError:
-            ctrl = None
-        if ctrl is not None and ctrl.type in (0, 1):
-            pid = h[9]
-            first = ps.complete_txn(pid, h[10], ctrl.coordinator_epoch, base, ts)
-            if ctrl.type == 0 and first is not None:
-                lso = ps.first_ongoing_offset()
-                seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))
 
     # ------------------------------------------------------------------ appends
     def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
@@ -302,6 +278,33 @@ class Log:
             self.update_config(self.config)
             validator = self._validator
         from_client = origin == "client"
+        if from_client and self._plain:
+            # the common Produce (one magic-2 batch, nothing to convert, no lock): one
+            # call per layer; anything else is left to the general sequence below
+            first = local.next_offset
+            one = validator.validate_batch(records, True, leader_epoch, first)
+            if one is not None:
+                pieces, last, h = one
+                ps = self.producer_state
+                dup = ps.check_and_update(h, last, h[8])
+                if dup is not None and dup is not UPDATE_AFTER_WRITE:
+                    return _new_info(LogAppendInfo, (dup.first_offset, dup.last_offset, dup.timestamp, -1,
+                                                     self._log_start_offset, True, h[12], 0))
+                total = len(records)
+                try:
+                    local.append_batch(pieces, total, last, h)
+                except BaseException:
+                    if dup is None:
+                        ps.forget_batch(h)
+                    raise
+                if leader_epoch > self.leader_epoch_cache.latest_epoch:
+                    self.leader_epoch_cache.assign(leader_epoch, first)
+                if dup is not None:
+                    ps.update(h, first, last, h[8])
+                self._unflushed += h[12]
+                if self._unflushed >= self.config.flush_messages:
+                    self.flush()
+                return _new_info(LogAppendInfo, (first, last, h[8], -1, self._log_start_offset, False, h[12], total))
         # The cleaner thread works on compacted logs only: an append to any other log
         # takes no lock (the event loop is the only appender; a roll locks the segment list).
         lock = self._append_lock
@@ -350,7 +353,7 @@ class Log:
         for pos, _, batch_last, ts, h in batches:
             if h[9] >= 0:
                 if h[5] & CONTROL_MASK:
-                    self._replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
+                    ps.replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
                 else:
                     ps.update(h, batch_last - h[6], batch_last, ts)
 

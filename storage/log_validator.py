@@ -69,14 +69,67 @@ class LogValidator:
         self.ts_bounds = (before, after) if (before < LONG_MAX or after < LONG_MAX) else None
         self.max_message_bytes = config.max_message_bytes
         self.segment_bytes = config.segment_bytes
+        self.batch_limit = min(self.max_message_bytes, self.segment_bytes)  # one compare per batch
         # whether a leader's append may need _convert's rules
         self.converts = (self.target_codec is not None or self.log_append_time or self.compact
                          or self.ts_bounds is not None)
 
+    def validate_batch(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
+                       pos: int = 0) -> Optional[tuple]:
+        """The rules for one batch, ``records`` being exactly that batch, and its offsets:
+        the one place they are written. None when ``records`` is not one whole magic-2
+        batch (the caller decides: ``validate`` reports framing and magic, upconverts
+        legacy input); raises a ``StorageError`` for a broken rule.
+
+        Checks max.message.bytes (and a leader's segment.bytes), CRC, and a client's rules (records, offset range, no
+        control batches, sequence present); a replicated batch may be empty or have gaps.
+        A leader's batch (``leader_epoch`` not None) gets ``next_offset`` and the epoch:
+        packed in place in a writable buffer, or as a new 16-byte prefix plus a view of
+        the rest. Returns (pieces to write, last offset, header tuple). ``pos`` only names
+        the batch in messages. The Log calls it directly for a lone client batch when
+        ``converts`` is false (the common Produce: no loop, no other call), and
+        ``validate`` calls it for every batch.
+        """
+        n = len(records)
+        if n < BATCH_HEADER_SIZE:
+            return None
+        h = HEADER.unpack_from(records, 0)
+        (_, blen, _, magic, crc, attrs, lod, _, _, pid, _, bseq, records_count) = h
+        if blen + 12 != n or magic != 2:
+            return None
+        if records_count < 0:
+            raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
+        if n > self.batch_limit:
+            if n > self.max_message_bytes:
+                raise RecordTooLargeError(
+                    f"record batch of {n} bytes exceeds max.message.bytes {self.max_message_bytes}")
+            if leader_epoch is not None:
+                raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
+        view = memoryview(records)
+        if crc32c(view[21:]) != crc:
+            raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
+        if from_client:
+            if records_count <= 0:
+                raise InvalidRecordError("record batch has no records")
+            if lod != records_count - 1:
+                raise InvalidRecordError("inconsistent batch offset range and record count")
+            if attrs & CONTROL_MASK:
+                raise InvalidRecordError("clients are not allowed to write control records")
+            if bseq < 0 and pid >= 0:
+                raise InvalidRecordError(f"invalid sequence {bseq} for producer {pid}")
+        elif lod < 0:
+            raise InvalidRecordError("negative last offset delta")
+        if leader_epoch is None:
+            return [records], h[0] + lod, h
+        if view.readonly:
+            return [_PREFIX16.pack(next_offset, blen, leader_epoch), view[16:]], next_offset + lod, h
+        _PREFIX16.pack_into(view, 0, next_offset, blen, leader_epoch)
+        return [records], next_offset + lod, h
+
     def validate(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
                  converted: bool = False) -> tuple:
-        """Check ``records`` and assign their offsets; raises a ``StorageError`` naming
-        the broken rule.
+        """Check ``records`` (any number of batches) and assign their offsets; raises a
+        ``StorageError`` naming the broken rule.
 
         ``from_client``: a Produce from a client (Kafka's client rules apply).
         ``leader_epoch``: a leader's append, whose batches get offsets from
@@ -85,40 +138,21 @@ class LogValidator:
         it as, [(position, size, last offset, max timestamp, header)], first offset,
         last offset, max timestamp, records, log append time or -1).
 
-        In a writable buffer the new base offset and epoch (outside the CRC) are packed
-        in place, as Kafka does; a read-only one is written as a new 16-byte prefix
-        plus a view of the rest of each batch, so the request is never copied.
+        Each batch goes through ``validate_batch``; in a writable buffer the new base
+        offset and epoch (outside the CRC) are packed in place, as Kafka does, so the
+        request is never copied.
         """
         n = len(records)
         leader = leader_epoch is not None
-        if leader and not converted:
-            if n > 16 and records[16] < 2 and is_legacy(records):
-                try:
-                    records = upconvert_legacy(records)
-                except ProtocolError as e:
-                    raise CorruptRecordError(str(e)) from e
-                n = len(records)
-            if n >= BATCH_HEADER_SIZE and not self.converts:
-                h = HEADER.unpack_from(records, 0)
-                if h[1] + 12 == n:
-                    # one batch and nothing to convert: the common Produce, without the loop
-                    view = memoryview(records)
-                    self._check_batch(h, view, 0, n, from_client)
-                    if n > self.segment_bytes:
-                        raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
-                    if view.readonly:
-                        pieces = [_PREFIX16.pack(next_offset, h[1], leader_epoch), view[16:]]
-                    else:
-                        _PREFIX16.pack_into(view, 0, next_offset, h[1], leader_epoch)
-                        pieces = [records]
-                    last = next_offset + h[6]
-                    ts = h[8]
-                    return (records, pieces, [(0, n, last, ts, h)], next_offset, last, ts if ts > -1 else -1,
-                            h[12], -1)
+        if leader and not converted and n > 16 and records[16] < 2 and is_legacy(records):
+            try:
+                records = upconvert_legacy(records)
+            except ProtocolError as e:
+                raise CorruptRecordError(str(e)) from e
+            n = len(records)
         if n == 0:
             raise InvalidRecordError("empty record set")
-        unpack = HEADER.unpack_from
-        check = self._check_batch
+        one = self.validate_batch
         view = memoryview(records)
         in_place = not leader or not view.readonly
         pieces = [records] if in_place else []
@@ -128,24 +162,23 @@ class LogValidator:
         count = 0
         pos = 0
         while pos < n:
-            if n - pos < BATCH_HEADER_SIZE:
-                if n - pos > 16 and records[pos + 16] != 2:
-                    raise CorruptRecordError(f"unsupported record batch magic {records[pos + 16]}")
-                raise CorruptRecordError(f"{n - pos} trailing bytes are not a record batch")
-            h = unpack(records, pos)
-            check(h, view, pos, n, from_client)
-            blen = h[1]
+            left = n - pos
+            if left > 16 and records[pos + 16] != 2:
+                raise CorruptRecordError(f"unsupported record batch magic {records[pos + 16]}")
+            if left < BATCH_HEADER_SIZE:
+                raise CorruptRecordError(f"{left} trailing bytes are not a record batch")
+            blen = _PREFIX16.unpack_from(records, pos)[1]
+            if blen < _MIN_BATCH_LENGTH:
+                raise CorruptRecordError(f"record batch at {pos} has length {blen}")
             end = pos + blen + 12
+            if end > n:
+                raise CorruptRecordError(f"record batch at {pos} claims {blen + 12} bytes, {left} left")
+            part, last, h = one(view[pos:end], from_client, leader_epoch, offset, pos)
             if not leader:
                 if h[0] < offset and batches:
                     raise InvalidRecordError("out of order offsets in follower append")
-                offset = h[0]
-            elif in_place:
-                _PREFIX16.pack_into(view, pos, offset, blen, leader_epoch)
-            else:
-                pieces.append(_PREFIX16.pack(offset, blen, leader_epoch))
-                pieces.append(view[pos + 16:end])
-            last = offset + h[6]
+            elif not in_place:
+                pieces += part
             ts = h[8]
             batches.append((pos, end - pos, last, ts, h))
             if ts > max_ts:
@@ -160,36 +193,6 @@ class LogValidator:
                 raise RecordListTooLargeError(f"{n} bytes exceed segment.bytes {self.segment_bytes}")
         first = next_offset if leader else batches[0][4][0]
         return records, pieces, batches, first, offset - 1, max_ts, count, -1
-
-    def _check_batch(self, h: tuple, view: memoryview, pos: int, n: int, from_client: bool) -> None:
-        """The rules for one batch, whose header ``h`` was read at ``pos`` of ``view``
-        (``n`` bytes): framing, magic, max.message.bytes, CRC, and a client's rules
-        (records, offset range, no control batches, sequence present)."""
-        (_, blen, _, magic, crc, attrs, lod, _, _, pid, _, bseq, records_count) = h
-        if magic != 2:
-            raise CorruptRecordError(f"unsupported record batch magic {magic}")
-        if blen < _MIN_BATCH_LENGTH or records_count < 0:
-            raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
-        end = pos + blen + 12
-        if end > n:
-            raise CorruptRecordError(f"record batch at {pos} claims {blen + 12} bytes, {n - pos} left")
-        if blen + 12 > self.max_message_bytes:
-            raise RecordTooLargeError(
-                f"record batch of {blen + 12} bytes exceeds max.message.bytes {self.max_message_bytes}")
-        if crc32c(view[pos + 21:end]) != crc:
-            raise CorruptRecordError(f"record batch at {pos} is corrupt (CRC mismatch)")
-        if from_client:
-            # client batches; replicated (possibly compacted) ones may be empty or have gaps
-            if records_count <= 0:
-                raise InvalidRecordError("record batch has no records")
-            if lod != records_count - 1:
-                raise InvalidRecordError("inconsistent batch offset range and record count")
-            if attrs & CONTROL_MASK:
-                raise InvalidRecordError("clients are not allowed to write control records")
-            if bseq < 0 and pid >= 0:
-                raise InvalidRecordError(f"invalid sequence {bseq} for producer {pid}")
-        elif lod < 0:
-            raise InvalidRecordError("negative last offset delta")
 
     def _convert(self, buf, batches, from_client: bool, leader_epoch: int, next_offset: int) -> tuple:
         """The leader's rules that look inside batches or change them: keys of compacted

@@ -31,10 +31,12 @@ from typing import Optional
 
 import crc32c
 
-from protocol.records import TRANSACTIONAL_MASK
+from protocol.errors import ProtocolError
+from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
 
 from .checkpoint import atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError, InvalidRecordError
+from .txn_index import AbortedTxn
 
 __all__ = ["BatchMetadata", "ProducerStateEntry", "ProducerStateManager", "SNAPSHOT_SUFFIX"]
 
@@ -87,6 +89,10 @@ class ProducerStateEntry:
             if b[0] == first_seq and b[1] == last_seq:
                 return BatchMetadata(*b)
         return None
+
+
+# check_and_update's answer when ``update`` is due after the write
+UPDATE_AFTER_WRITE = object()
 
 
 def _in_sequence(last_seq: int, next_seq: int) -> bool:
@@ -148,17 +154,8 @@ class ProducerStateManager:
         otherwise each batch must continue its producer's sequence (raises).
 
         ``batches``: [(..., header tuple in RecordBatchHeader's order)], the header last.
-        The common case, one batch of a producer simply continuing its sequence in its
-        epoch (so neither a duplicate nor out of order), costs one lookup.
+        A lone batch goes through ``check_and_update`` instead.
         """
-        if len(batches) == 1:
-            h = batches[0][-1]
-            if h[9] < 0:
-                return None
-            entry = self.producers.get(h[9])
-            if entry is not None and entry.epoch == h[10] and entry.batches:
-                if _in_sequence(entry.batches[-1][1], h[11]):
-                    return None
         pending: dict[int, tuple[int, int]] = {}
         for b in batches:
             h = b[-1]
@@ -174,6 +171,40 @@ class ProducerStateManager:
             self.check(pid, epoch, first_seq, pending)
             pending[pid] = (epoch, last_seq)
         return None
+
+    def check_and_update(self, h, last_offset: int, timestamp: int):
+        """The producer rules for a client's lone batch (header tuple ``h``, to be written
+        with ``last_offset`` and max ``timestamp``), in one call and one lookup.
+
+        Returns None when there is nothing left to do: no producer id, or a producer
+        simply continuing its sequence in its epoch (neither a duplicate nor out of
+        order, the common Produce), whose batch is recorded here, before the write (the
+        Log calls ``forget_batch`` if the write fails); a ``BatchMetadata`` for a
+        duplicate (nothing is written); ``UPDATE_AFTER_WRITE`` when ``check_append``'s
+        rules passed and ``update`` is due once the batch is written. Raises as
+        ``check_append``."""
+        pid = h[9]
+        if pid < 0:
+            return None
+        entry = self.producers.get(pid)
+        if entry is not None and entry.epoch == h[10] and entry.batches and not h[5] & TRANSACTIONAL_MASK:
+            first_seq = h[11]
+            prev = entry.batches[-1][1]
+            if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):  # _in_sequence, inline
+                entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, last_offset - h[6], last_offset,
+                                      timestamp))
+                entry.last_timestamp = timestamp
+                if last_offset >= self.map_end_offset:
+                    self.map_end_offset = last_offset + 1
+                return None
+        dup = self.check_append(((h,),))
+        return UPDATE_AFTER_WRITE if dup is None else dup
+
+    def forget_batch(self, h) -> None:
+        """Undo ``check_and_update``'s record of batch ``h`` whose write failed."""
+        entry = self.producers.get(h[9])
+        if entry is not None and entry.batches and entry.batches[-1][0] == h[11]:
+            entry.batches.pop()
 
     # -- updates -------------------------------------------------------------------------
     def update(self, h, first_offset: int, last_offset: int, timestamp: int) -> None:
@@ -212,6 +243,30 @@ class ProducerStateManager:
                     self.map_end_offset = last_offset + 1
             elif h[9] >= 0:
                 self.update(h, last_offset - h[6], last_offset, timestamp)
+
+    def replay_batch(self, seg, h, base: int, last: int, ts: int, buf, pos: int) -> None:
+        """Apply one written batch of a producer (``h[9]`` >= 0): ``update``, or for a
+        control batch its marker (an abort also enters ``seg``'s transaction index).
+
+        ``h``: a header tuple in RecordBatchHeader's order; ``base``, ``last``, ``ts``: the
+        offsets and max timestamp as written; the batch's bytes are at ``pos`` in ``buf``,
+        or in ``seg`` when ``buf`` is None (only a control batch is read)."""
+        if not h[5] & CONTROL_MASK:
+            self.update(h, base, last, ts)
+            return
+        size = h[1] + 12
+        try:
+            data = seg.read_batch(pos, size) if buf is None else bytes(buf[pos:pos + size])
+            _, recs = decode_batch(data, 0, verify=False)
+            ctrl = parse_control_record(recs[0]) if recs else None
+        except ProtocolError:
+            ctrl = None
+        if ctrl is not None and ctrl.type in (0, 1):
+            pid = h[9]
+            first = self.complete_txn(pid, h[10], ctrl.coordinator_epoch, base, ts)
+            if ctrl.type == 0 and first is not None:
+                lso = self.first_ongoing_offset()
+                seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:

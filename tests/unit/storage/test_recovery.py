@@ -8,7 +8,7 @@ from protocol.records import iter_batches
 from storage import KafkaStorageError, LogConfig, LogManager
 from storage.log import Log
 
-from .helpers import FakeClock, batch_of, decode_all, open_log, reopen
+from .helpers import FakeClock, batch_of, decode_all, kp_batch, open_log, reopen
 
 
 def all_offsets(lg):
@@ -183,6 +183,34 @@ def test_full_disk_append_raises_and_nothing_acknowledged_is_lost(tmp_path, monk
     assert lg.append_as_leader(batch_of(1), 1).first_offset == 5
     lg2 = reopen(lg, clean=False, recovery_point=0)
     assert all_offsets(lg2) == list(range(6))
+
+
+def test_failed_write_of_an_idempotent_batch_leaves_its_sequence_unrecorded(tmp_path, monkeypatch):
+    """The plain path records a producer's batch just before writing it: a failed write
+    takes that record back, so the client's retry is written (neither a duplicate of a
+    batch that is not in the log nor out of sequence)."""
+    lg = open_log(tmp_path)
+
+    def idem(seq):
+        return bytearray(kp_batch([(b"k", b"v")], producer_id=9, producer_epoch=0, base_sequence=seq))
+    assert lg.append_as_leader(idem(0), 1).first_offset == 0  # a new producer: recorded after the write
+    real, seg_fd = os.write, lg.active_segment.file.fileno()
+
+    def enospc(fd, data):
+        if fd == seg_fd:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+    monkeypatch.setattr(os, "write", enospc)
+    with pytest.raises(KafkaStorageError):
+        lg.append_as_leader(idem(1), 1)
+    monkeypatch.setattr(os, "write", real)
+    info = lg.append_as_leader(idem(1), 1)
+    assert (info.first_offset, info.duplicate) == (1, False)
+    dup = lg.append_as_leader(idem(1), 1)
+    assert (dup.first_offset, dup.duplicate) == (1, True)
+    assert lg.append_as_leader(idem(0), 1).duplicate
+    assert lg.producer_state.producers[9].last_seq == 1
+    assert lg.log_end_offset == 2
 
 
 def test_clean_shutdown_marker_roundtrip(tmp_path):
