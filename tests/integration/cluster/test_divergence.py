@@ -185,3 +185,33 @@ def test_epoch_cache_follows_leader_changes_and_offsets_never_go_backwards(zooke
 
 def other_id(cluster, broker) -> int:
     return next(i for i, b in enumerate(cluster) if b is not broker)
+
+
+def test_fast_leader_changes_lose_nothing(zookeeper, broker_factory):
+    """Kafka's shouldSurviveFastLeaderChange: write, bounce the follower, then the leader, each
+    as soon as the ISR is full again; after every round both replicas hold exactly the records
+    written, byte for byte."""
+    topic = "fast-leader-change"
+    cluster = start_cluster(zookeeper, broker_factory, n=2)
+    create_topic(cluster, topic, 2)
+    bootstrap = [b.bootstrap for b in cluster]
+
+    def await_isr() -> None:
+        wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1]
+                               and partition0(b, topic).leader_id >= 0 for b in cluster), 60, "a leader and full ISR")
+
+    written = produce(bootstrap, topic, [b"first"], "all")
+    for i in range(4):
+        await_isr()
+        leader = cluster[partition0(cluster[0], topic).leader_id]
+        follower = next(b for b in cluster if b is not leader)
+        written += produce(bootstrap, topic, [f"message-{i}".encode()], "all")
+        follower.restart()
+        await_isr()
+        leader.restart()
+        await_isr()
+        assert written == list(range(len(written)))
+        wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
+        assert read_all(bootstrap, topic, len(written))[-1][0] == len(written) - 1
+    values = [v for _, v in read_all(bootstrap, topic, len(written))]
+    assert values == [b"first"] + [f"message-{i}".encode() for i in range(4)]
