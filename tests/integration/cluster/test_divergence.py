@@ -34,10 +34,13 @@ def partition0(broker, topic: str):
     return found[0] if found else NoMetadataYet()
 
 
-def create_topic(cluster, topic: str, rf: int) -> None:
+def create_topic(cluster, topic: str, rf: int, replicas: list[int] | None = None) -> None:
+    """One partition, min.insync.replicas=1; ``replicas`` (preferred leader first) if given."""
     admin = KafkaAdminClient(bootstrap_servers=[b.bootstrap for b in cluster], request_timeout_ms=30000)
+    new = (NewTopic(topic, -1, -1, replica_assignments={0: replicas}, topic_configs={"min.insync.replicas": "1"})
+           if replicas else NewTopic(topic, 1, rf, topic_configs={"min.insync.replicas": "1"}))
     try:
-        admin.create_topics([NewTopic(topic, 1, rf, topic_configs={"min.insync.replicas": "1"})])
+        admin.create_topics([new])
     finally:
         admin.close()
     for b in cluster:
@@ -96,14 +99,20 @@ def epoch_entries(checkpoint: str) -> list[tuple[int, int]]:
     return [tuple(map(int, line.split())) for line in lines[2:2 + int(lines[1])]]  # type: ignore[misc]
 
 
-def test_cut_off_leader_truncates_what_the_new_leader_never_had(zookeeper, broker_factory):
+@pytest.mark.parametrize("leader_is_controller", [False, True], ids=["leader", "leader-and-controller"])
+def test_cut_off_leader_truncates_what_the_new_leader_never_had(zookeeper, broker_factory, leader_is_controller):
+    """Also when the cut-off leader was the controller: the zombie's requests, sent with the
+    old controller epoch once it runs again, change nothing."""
     topic = "divergent"
     cluster = start_cluster(zookeeper, broker_factory, **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
-    create_topic(cluster, topic, 3)
+    controller = metadata(cluster[0]).controller_id
+    leader = controller if leader_is_controller else (controller + 1) % 3
+    create_topic(cluster, topic, 3, [leader] + [i for i in range(3) if i != leader])
     bootstrap = [b.bootstrap for b in cluster]
     base = [f"base-{i}".encode() for i in range(20)]
     assert produce(bootstrap, topic, base[:10], "all") == list(range(10))
     first = partition0(cluster[0], topic)
+    assert first.leader_id == leader
     old = cluster[first.leader_id]
     followers = [b for b in cluster if b is not old]
     # Connected to the leader with its metadata before the followers freeze: no request of this
