@@ -34,11 +34,12 @@ def partition0(broker, topic: str):
     return found[0] if found else NoMetadataYet()
 
 
-def create_topic(cluster, topic: str, rf: int, replicas: list[int] | None = None) -> None:
+def create_topic(cluster, topic: str, rf: int, replicas: list[int] | None = None, **configs: str) -> None:
     """One partition, min.insync.replicas=1; ``replicas`` (preferred leader first) if given."""
     admin = KafkaAdminClient(bootstrap_servers=[b.bootstrap for b in cluster], request_timeout_ms=30000)
-    new = (NewTopic(topic, -1, -1, replica_assignments={0: replicas}, topic_configs={"min.insync.replicas": "1"})
-           if replicas else NewTopic(topic, 1, rf, topic_configs={"min.insync.replicas": "1"}))
+    configs = {"min.insync.replicas": "1", **configs}
+    new = (NewTopic(topic, -1, -1, replica_assignments={0: replicas}, topic_configs=configs)
+           if replicas else NewTopic(topic, 1, rf, topic_configs=configs))
     try:
         admin.create_topics([new])
     finally:
@@ -224,3 +225,29 @@ def test_fast_leader_changes_lose_nothing(zookeeper, broker_factory):
         assert read_all(bootstrap, topic, len(written))[-1][0] == len(written) - 1
     values = [v for _, v in read_all(bootstrap, topic, len(written))]
     assert values == [b"first"] + [f"message-{i}".encode() for i in range(4)]
+
+
+def test_logs_do_not_diverge_after_an_unclean_leader_election(zookeeper, broker_factory):
+    """Kafka's logsShouldNotDivergeOnUncleanLeaderElections: the follower is stopped, the leader
+    takes an acks=1 write alone and is stopped too; the follower starts again and is elected
+    uncleanly, takes other writes at the same offsets; the old leader, started again, truncates
+    its extra record and ends with the new leader's log."""
+    topic = "unclean"
+    cluster = start_cluster(zookeeper, broker_factory, n=2)
+    create_topic(cluster, topic, 2, [0, 1], **{"unclean.leader.election.enable": "true"})
+    bootstrap = [b.bootstrap for b in cluster]
+    leader, follower = cluster
+    assert produce(bootstrap, topic, [b"both"], 1) == [0]
+    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "the follower caught up")
+    follower.stop()
+    wait_until(lambda: partition0(leader, topic).isr_nodes == [0], 30, "the ISR shrunk to the leader")
+    assert produce([leader.bootstrap], topic, [b"leader-only"], 1) == [1]
+    leader.stop()
+    follower.start()
+    wait_until(lambda: partition0(follower, topic).leader_id == 1, 30, "the follower elected uncleanly")
+    assert produce([follower.bootstrap], topic, [b"new-1", b"new-2"], 1) == [1, 2]
+    leader.start()
+    wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60, "full ISR")
+    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
+    assert b"leader-only" not in replica_files(leader, topic)[0]
+    assert [v for _, v in read_all(bootstrap, topic, 3)] == [b"both", b"new-1", b"new-2"]
