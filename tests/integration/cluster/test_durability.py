@@ -2,9 +2,9 @@
 ``replication_test.py::test_replication_with_broker_failure`` (hard bounce): three kafpy brokers,
 a topic of 3 partitions with replication factor 3 and min.insync.replicas=2, idempotent acks=all
 load from three clients at once (Apache's VerifiableProducer, librdkafka, kafka-python) while the
-leader of partition 0, one of its followers and the controller are killed with SIGKILL one at a
-time, round after round, each restarted once ZooKeeper has dropped it and the ISR waited full
-again. Afterwards every partition is read back: each offset once, in order, every acknowledged
+leader of partition 0, one of its followers and the controller are killed with SIGKILL (or, in
+the clean variant, stopped with a controlled shutdown) one at a time, round after round, each
+restarted once ZooKeeper has dropped it and the ISR waited full again. Afterwards every partition is read back: each offset once, in order, every acknowledged
 record at the offset its producer was told, and no value twice (the idempotent producers'
 retries across failovers wrote no duplicates)."""
 from __future__ import annotations
@@ -202,12 +202,15 @@ def wait_for_acks(loads: list, minimums: list[int], what: str) -> None:
                              f"failed {[x.failed if isinstance(x.failed, int) else len(x.failed) for x in loads]}")
 
 
-def hard_bounce(cluster, broker_id: int, role: str) -> None:
-    """SIGKILL, wait until the others have dropped it (and elected a new partition-0 leader
-    when it led), restart it and wait until every ISR is full again."""
+def bounce(cluster, broker_id: int, role: str, hard: bool) -> None:
+    """SIGKILL (hard) or SIGTERM (a controlled shutdown), wait until the others have dropped it
+    and elected new leaders for what it led, restart it and wait until every ISR is full again."""
     victim = cluster[broker_id]
     others = [b for b in cluster if b is not victim]
-    victim.kill()
+    if hard:
+        victim.kill()
+    else:
+        victim.stop()
     for b in others:
         wait_until(lambda b=b: (lambda md: broker_id not in {x.node_id for x in md.brokers}
                                 and md.controller_id not in (-1, broker_id)
@@ -218,7 +221,8 @@ def hard_bounce(cluster, broker_id: int, role: str) -> None:
         wait_until(lambda b=b: isr_full(b), 60, f"broker {b.bootstrap} sees every ISR full after restarting {broker_id}")
 
 
-def test_no_acknowledged_record_lost_across_hard_bounces(zookeeper, broker_factory, tmp_path):
+@pytest.mark.parametrize("hard", [True, False], ids=["hard-bounce", "clean-bounce"])
+def test_no_acknowledged_record_lost_across_bounces(zookeeper, broker_factory, tmp_path, hard):
     cluster = start_cluster(zookeeper, broker_factory)
     create_topic(cluster)
     bootstrap = [b.bootstrap for b in cluster]
@@ -233,7 +237,7 @@ def test_no_acknowledged_record_lost_across_hard_bounces(zookeeper, broker_facto
             for role in ("leader", "follower", "controller"):
                 before = [len(x.acked) for x in loads]
                 broker_id = victim_id(cluster, role)
-                hard_bounce(cluster, broker_id, role)
+                bounce(cluster, broker_id, role, hard)
                 bounced.append((role, broker_id))
                 wait_for_acks(loads, [n + 1 for n in before],
                               f"every producer acknowledged again after bouncing {role} {broker_id}")
