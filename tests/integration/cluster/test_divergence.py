@@ -251,3 +251,54 @@ def test_logs_do_not_diverge_after_an_unclean_leader_election(zookeeper, broker_
     wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
     assert b"leader-only" not in replica_files(leader, topic)[0]
     assert [v for _, v in read_all(bootstrap, topic, 3)] == [b"both", b"new-1", b"new-2"]
+
+
+def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(zookeeper, broker_factory):
+    """REPLICATION.md's "leader that lost its ZK session keeps accepting": acks=all writes parked
+    at a leader whose followers stopped fetching, then cut off past its session, must not be
+    answered as written unless they survive: once it runs again and follows the new leader,
+    every write it acknowledged is in the final log at the acknowledged offset."""
+    topic = "zombie-acks-all"
+    cluster = start_cluster(zookeeper, broker_factory, **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
+    controller = metadata(cluster[0]).controller_id
+    leader_id = (controller + 1) % 3
+    create_topic(cluster, topic, 3, [leader_id] + [i for i in range(3) if i != leader_id],
+                 **{"min.insync.replicas": "2"})
+    bootstrap = [b.bootstrap for b in cluster]
+    old = cluster[leader_id]
+    followers = [b for b in cluster if b is not old]
+    p = KafkaProducer(bootstrap_servers=bootstrap, acks="all", retries=0, linger_ms=0,
+                      request_timeout_ms=90000, max_in_flight_requests_per_connection=5)
+    try:
+        assert send(p, topic, [b"base"]) == [0]
+        for b in followers:
+            signal_broker(b, signal.SIGSTOP)
+        try:
+            time.sleep(1.0)
+            parked = [(v, p.send(topic, value=v, partition=0)) for v in (b"parked-0", b"parked-1")]
+            time.sleep(1.0)
+            signal_broker(old, signal.SIGSTOP)
+        finally:
+            for b in followers:
+                signal_broker(b, signal.SIGCONT)
+        try:
+            wait_until(lambda: partition0(followers[0], topic).leader_id not in (-1, leader_id),
+                       SESSION_TIMEOUT_MS / 1000 + 20, "a new leader from the followers")
+            assert produce([b.bootstrap for b in followers], topic, [b"new"], "all")
+        finally:
+            signal_broker(old, signal.SIGCONT)
+        outcomes = []
+        for value, fut in parked:
+            try:
+                outcomes.append((value, fut.get(timeout=90).offset))
+            except Exception as e:  # noqa: BLE001 - refused or timed out: not acknowledged
+                outcomes.append((value, type(e).__name__))
+    finally:
+        p.close(10)
+    wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1, 2] for b in cluster), 60, "full ISR")
+    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
+    final = dict(read_all(bootstrap, topic, 2))
+    assert final[0] == b"base" and b"new" in final.values(), final
+    for value, outcome in outcomes:
+        if isinstance(outcome, int):
+            assert final.get(outcome) == value, f"{value!r} acknowledged at {outcome} but lost: {final}"
