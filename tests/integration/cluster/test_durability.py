@@ -31,6 +31,7 @@ TOPIC = "durable"
 PARTITIONS = 3
 ROUNDS = 3
 RATE = 25  # records per second per producer: a few thousand records in all
+MIN_ACKED = 500  # per producer
 FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 15
 
 Acked = dict  # (partition, offset) -> value
@@ -241,6 +242,8 @@ def test_no_acknowledged_record_lost_across_bounces(zookeeper, broker_factory, t
                 bounced.append((role, broker_id))
                 wait_for_acks(loads, [n + 1 for n in before],
                               f"every producer acknowledged again after bouncing {role} {broker_id}")
+        # Clean bounces are quick: keep the load going to a few thousand records in all.
+        wait_for_acks(loads, [MIN_ACKED] * len(loads), f"{MIN_ACKED} records acknowledged to every producer")
     finally:
         for load in loads:
             load.stop()
@@ -259,5 +262,4 @@ def test_no_acknowledged_record_lost_across_bounces(zookeeper, broker_factory, t
     for load in loads:
         lost = {k: v for k, v in load.acked.items() if by_offset.get(k) != v}
         assert not lost, f"{len(lost)} acknowledged records lost or moved: {sorted(lost.items())[:10]}"
-    assert sum(len(x.acked) for x in loads) >= 1000, [len(x.acked) for x in loads]
     print(f"bounced {bounced}; acked {[len(x.acked) for x in loads]}; ends {ends}; {elapsed:.0f}s")
