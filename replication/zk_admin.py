@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from kazoo.protocol.states import WatchedEvent
+from kazoo.protocol.states import EventType, WatchedEvent
 
 from protocol.errors import ErrorCode
 from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, InvalidTopicName,
@@ -34,7 +34,7 @@ from replication import zk_data as zd
 from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
                                     new_partitions_assignment, validate_topic_assignment)
 from replication.controller import KafkaController
-from replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError
+from replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError, SessionState
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
@@ -82,6 +82,7 @@ class ZkAdminManager:
     async def start(self) -> None:
         """Load topic and broker configs and follow ``/config/changes`` from now on."""
         self._started = True
+        self.zk.add_session_listener(self._on_session_state)
         for topic in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.TOPIC)):
             self._topic_configs[topic] = await self.zk.get_entity_config(zd.ConfigType.TOPIC, topic)
         await self._reload_broker_configs()
@@ -92,6 +93,7 @@ class ZkAdminManager:
 
     async def shutdown(self) -> None:
         self._started = False
+        self.zk.remove_session_listener(self._on_session_state)
 
     def topic_config(self, topic: str) -> dict[str, str]:
         """A topic's config overrides as stored in ZooKeeper (for whoever builds TopicInfos
@@ -100,7 +102,16 @@ class ZkAdminManager:
 
     # ------------------------------------------------------------------ config changes
     def _on_changes_watch(self, event: WatchedEvent) -> None:
-        if self._started:
+        # EventType.NONE: the session ended and took the watch along; _on_session_state
+        # follows the notifications again in the next session.
+        if self._started and event.type != EventType.NONE:
+            self.loop.create_task(self._process_changes())
+
+    def _on_session_state(self, state: SessionState) -> None:
+        """A new session after an expiry has none of the old one's watches: watch
+        ``/config/changes`` again and apply what was announced meanwhile, as Kafka's
+        ZkNodeChangeNotificationListener does after a session is re-initialized."""
+        if self._started and state is SessionState.NEW_SESSION:
             self.loop.create_task(self._process_changes())
 
     async def _process_changes(self) -> None:

@@ -1,0 +1,74 @@
+"""ZkAdminManager follows ``/config/changes`` across a ZooKeeper session expiry: the expired
+session's watch event (EventType.NONE) reads nothing, the new session watches again and applies
+the notifications announced while the broker had none. ZooKeeper is a fake here."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+from kazoo.protocol.states import EventType, KazooState, WatchedEvent
+
+from broker.config import KafkaConfig
+from broker.metadata import BrokerInfo, MetadataCache
+from replication import zk_data as zd
+from replication.zk_admin import ZkAdminManager
+from replication.zk_client import SessionState
+
+
+class FakeZk:
+    """Only what ZkAdminManager reads: znodes' children and data, and session listeners."""
+
+    def __init__(self) -> None:
+        self.children: dict[str, list[str]] = {}
+        self.data: dict[str, bytes] = {}
+        self.configs: dict[tuple[str, str], dict[str, str]] = {}
+        self.watches: dict[str, object] = {}
+        self.reads = 0
+        self.listeners: list = []
+
+    def add_session_listener(self, listener) -> None:
+        self.listeners.append(listener)
+
+    def remove_session_listener(self, listener) -> None:
+        self.listeners.remove(listener)
+
+    async def get_children(self, path: str, watch=None) -> list[str]:
+        self.reads += 1
+        if watch is not None:
+            self.watches[path] = watch
+        return list(self.children.get(path, []))
+
+    async def get_data(self, path: str, watch=None):
+        return self.data.get(path), None
+
+    async def get_entity_config(self, entity_type: str, name: str) -> dict[str, str]:
+        return dict(self.configs.get((entity_type, name), {}))
+
+
+def test_config_changes_are_followed_again_in_a_new_session():
+    async def main() -> None:
+        zk = FakeZk()
+        admin = ZkAdminManager(KafkaConfig({"broker.id": "1"}), zk, MetadataCache("c", BrokerInfo(1, "h", 1)),
+                               None, time.time, asyncio.get_running_loop())
+        await admin.start()
+        watch = zk.watches.pop(zd.CONFIG_CHANGES_PATH)
+
+        reads = zk.reads
+        watch(WatchedEvent(EventType.NONE, KazooState.LOST, None))  # the session ended
+        await asyncio.sleep(0.01)
+        assert zk.reads == reads and zd.CONFIG_CHANGES_PATH not in zk.watches
+
+        # Announced while this broker had no session, so no watch fired for it.
+        zk.children[zd.CONFIG_CHANGES_PATH] = ["config_change_0000000000"]
+        zk.data[f"{zd.CONFIG_CHANGES_PATH}/config_change_0000000000"] = zd.encode_config_change("topics/t")
+        zk.configs[(zd.ConfigType.TOPIC, "t")] = {"retention.ms": "5000"}
+        for listener in zk.listeners:
+            listener(SessionState.NEW_SESSION)
+        await asyncio.sleep(0.01)
+        assert admin.topic_config("t") == {"retention.ms": "5000"}
+        assert zk.watches.get(zd.CONFIG_CHANGES_PATH) is not None, "not watching /config/changes again"
+
+        await admin.shutdown()
+        assert zk.listeners == []
+
+    asyncio.run(main())
