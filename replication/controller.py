@@ -477,8 +477,16 @@ class KafkaController:
         assert self._channels is not None
         for b in sorted(brokers):
             self._channels.add_broker(self._broker_info(b))
+        # As Kafka's onBrokerStartup: UpdateMetadata first, in batches of their own, so a new
+        # broker knows every live broker before LeaderAndIsr names one as its leader (an
+        # Apache Kafka broker refuses to follow a leader missing from its metadata cache).
+        existing = self._batch()
+        existing.add_update_metadata([b for b in ctx.live_brokers if b not in brokers])
+        self._send(existing)
+        newcomers = self._batch()
+        newcomers.add_update_metadata(sorted(brokers), list(ctx.leadership))
+        self._send(newcomers)
         batch = self._batch()
-        batch.add_update_metadata(ctx.live_brokers, list(ctx.leadership))
         for b in sorted(brokers):
             for tp in ctx.partitions_on_broker(b):
                 if tp[0] not in ctx.topics_to_be_deleted:

@@ -5,9 +5,13 @@ across both kinds with the ISR full; the Apache broker as controller drives the 
 a killed leader of either kind is replaced and every acks=all record reads back from both."""
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
+from confluent_kafka import ElectionType
+from confluent_kafka import TopicPartition as ConfluentTopicPartition
+from confluent_kafka.admin import AdminClient
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 
@@ -206,20 +210,25 @@ def isrs_everywhere(cluster: MixedCluster, topic: str, isr: list[int], alive: li
                and all(i_ == isr and lead in isr for lead, i_ in got.values()) for i in alive)
 
 
-def test_apache_controller_drives_kafpy_brokers(cluster):
-    first = "mixed-c"
-    create_topic(cluster, first)
-    wait_until(lambda: isr_full_everywhere(cluster, first), 60, "full ISR under the kafpy controller")
-    # Only the Apache broker is left: it becomes controller and leads everything.
+def move_controller_to_apache(cluster: MixedCluster, topic: str) -> None:
+    """Stop kafpy 1, kill kafpy 0: only the Apache broker is left, it becomes controller and
+    leads every partition of ``topic``; then both kafpy brokers come back under it."""
     cluster.kafpy[1].stop()
     cluster.kafpy[0].kill()
     wait_until(lambda: (lambda md: md.controller_id == APACHE_ID
-                        and set(p.leader_id for p in partitions(md, first)) == {APACHE_ID})(metadata(cluster.apache)),
+                        and set(p.leader_id for p in partitions(md, topic)) == {APACHE_ID})(metadata(cluster.apache)),
                FAILOVER_S, "the Apache broker controls the cluster and leads every partition")
     for b in cluster.kafpy:
         b.restart()
     wait_until(lambda: controller_everywhere(cluster, APACHE_ID), 60, "every broker knows the Apache controller")
-    wait_until(lambda: isr_full_everywhere(cluster, first), 60, "kafpy followers back in every ISR")
+    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "kafpy followers back in every ISR")
+
+
+def test_apache_controller_drives_kafpy_brokers(cluster):
+    first = "mixed-c"
+    create_topic(cluster, first)
+    wait_until(lambda: isr_full_everywhere(cluster, first), 60, "full ISR under the kafpy controller")
+    move_controller_to_apache(cluster, first)
     # A topic the Apache controller creates: kafpy brokers lead and follow by its LeaderAndIsr.
     topic = "mixed-c2"
     create_topic(cluster, topic)
@@ -239,4 +248,120 @@ def test_apache_controller_drives_kafpy_brokers(cluster):
     wait_until(lambda: differing_partitions(cluster, topic) == [], 10, "identical segments on every replica")
     got = read_all(cluster, topic, 300)
     assert {part: [v for _, v in recs] for part, recs in got.items()} == acked
+    assert apache_errors(cluster) == []
+
+
+class AcksAllLoad:
+    """A producer thread sending acks=all round-robin until stopped; keeps what was
+    acknowledged as partition -> offset -> value (a failed send may or may not be in the log)."""
+
+    def __init__(self, cluster: MixedCluster, topic: str) -> None:
+        self.cluster, self.topic = cluster, topic
+        self.acked: dict[int, dict[int, bytes]] = {p: {} for p in range(PARTITIONS)}
+        self.errors: list[BaseException] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def count(self) -> int:
+        return sum(map(len, self.acked.values()))
+
+    def __enter__(self) -> "AcksAllLoad":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(150)
+        assert not self._thread.is_alive(), "producer thread did not stop"
+
+    def _collect(self, pending: list) -> None:
+        for value, future in pending:
+            try:
+                md = future.get(timeout=120)
+                self.acked[md.partition][md.offset] = value
+            except Exception as e:  # noqa: BLE001 - not acknowledged
+                self.errors.append(e)
+        pending.clear()
+
+    def _run(self) -> None:
+        p = KafkaProducer(bootstrap_servers=self.cluster.bootstrap, acks="all", retries=2147483647, linger_ms=2,
+                          request_timeout_ms=10000, delivery_timeout_ms=120000,
+                          max_in_flight_requests_per_connection=1)
+        pending: list = []
+        i = 0
+        try:
+            while not self._stop.is_set():
+                value = f"d-{i}".encode()
+                pending.append((value, p.send(self.topic, value=value, partition=i % PARTITIONS)))
+                i += 1
+                if len(pending) >= 50:
+                    self._collect(pending)
+            self._collect(pending)
+        finally:
+            p.close()
+
+    def wait_for_more(self, n: int, what: str) -> None:
+        before = self.count
+        wait_until(lambda: self.count >= before + n, 90, f"{n} more acknowledged records {what}")
+
+
+def logs_differ(cluster: MixedCluster, topic: str) -> list[int]:
+    """Partitions whose whole log (every segment, in order) is not the same bytes on all three."""
+    differ = []
+    for part in range(PARTITIONS):
+        logs = {b"".join(f.read_bytes() for f in sorted((b.log_dir / f"{topic}-{part}").glob("*.log")))
+                for b in cluster.by_id.values()}
+        if len(logs) != 1:
+            differ.append(part)
+    return differ
+
+
+def elect_preferred_leaders(cluster: MixedCluster, topic: str) -> None:
+    """ElectLeaders (preferred) through the controller: each partition led by its first replica,
+    which spreads the leaders over the three brokers again."""
+    admin = AdminClient({"bootstrap.servers": ",".join(cluster.bootstrap)})
+    future = admin.elect_leaders(ElectionType.PREFERRED,
+                                 [ConfluentTopicPartition(topic, p) for p in range(PARTITIONS)])
+    future.result(timeout=30)
+    wait_until(lambda: {lead for lead, _ in states(cluster.kafpy[0], topic).values()} == {0, 1, 2}, 30,
+               "preferred leaders, one per broker")
+
+
+def kill_and_restart_leader(cluster: MixedCluster, load: AcksAllLoad, topic: str, victim_id: int) -> None:
+    """SIGKILL broker ``victim_id`` (it leads a partition of ``topic``) under the load; the
+    controller elects new leaders from the ISR, the load goes on, the broker comes back into
+    every ISR."""
+    assert victim_id in {lead for lead, _ in states(cluster.by_id[victim_id], topic).values()}
+    survivor = next(b for i, b in cluster.by_id.items() if i != victim_id)
+    cluster.by_id[victim_id].kill()
+    wait_until(lambda: (lambda st: len(st) == PARTITIONS and all(lead not in (-1, victim_id) for lead, _ in st.values()))(
+        states(survivor, topic)), FAILOVER_S, f"new leaders in place of killed broker {victim_id}")
+    load.wait_for_more(200, f"after broker {victim_id} was killed")
+    cluster.by_id[victim_id].restart()
+    wait_until(lambda: isr_full_everywhere(cluster, topic), 90, f"broker {victim_id} back in every ISR")
+    load.wait_for_more(200, f"after broker {victim_id} came back")
+
+
+def test_killed_leaders_of_either_kind_lose_no_acknowledged_record(cluster):
+    topic = "mixed-d"
+    create_topic(cluster, topic)
+    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")
+    move_controller_to_apache(cluster, topic)
+    elect_preferred_leaders(cluster, topic)
+    with AcksAllLoad(cluster, topic) as load:
+        load.wait_for_more(300, "before any kill")
+        # a kafpy leader killed: the Apache controller elects, kafpy 0 comes back under it
+        kill_and_restart_leader(cluster, load, topic, 0)
+        # the Apache broker killed, controller and leader at once: a kafpy broker takes over
+        kill_and_restart_leader(cluster, load, topic, APACHE_ID)
+        assert metadata(cluster.kafpy[0]).controller_id in (0, 1)
+    ends = end_offsets(cluster, topic)
+    got = read_all(cluster, topic, sum(ends.values()))
+    for part in range(PARTITIONS):
+        assert [o for o, _ in got[part]] == list(range(ends[part])), f"partition {part}: offsets not read once each"
+        by_offset = dict(got[part])
+        lost = {off: v for off, v in load.acked[part].items() if by_offset.get(off) != v}
+        assert not lost, f"partition {part}: acknowledged records lost or moved: {sorted(lost.items())[:5]}"
+    wait_until(lambda: logs_differ(cluster, topic) == [], 20, "every replica's log the same bytes")
     assert apache_errors(cluster) == []
