@@ -16,12 +16,12 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, metadata, wait_until
+from tests.integration.cluster.test_replication import PARTITIONS, end_offsets, read_all
 from tests.support.zk_kafka import ZkReferenceKafka
 
 pytestmark = pytest.mark.timeout(400)
 
 APACHE_ID = 2
-PARTITIONS = 3
 FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 20
 
 
@@ -142,40 +142,14 @@ def produce_acks_all(cluster: MixedCluster, topic: str, count: int, prefix: str)
     return out
 
 
-def end_offsets(cluster: MixedCluster, topic: str) -> dict[int, int]:
-    c = KafkaConsumer(bootstrap_servers=cluster.bootstrap, request_timeout_ms=20000)
-    try:
-        return {tp.partition: off for tp, off in
-                c.end_offsets([TopicPartition(topic, p) for p in range(PARTITIONS)]).items()}
-    finally:
-        c.close()
-
-
-def read_all(cluster: MixedCluster, topic: str, expected: int) -> dict[int, list[tuple[int, bytes]]]:
-    c = KafkaConsumer(bootstrap_servers=cluster.bootstrap, auto_offset_reset="earliest",
-                      enable_auto_commit=False, consumer_timeout_ms=5000, request_timeout_ms=20000)
-    try:
-        c.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
-        out: dict[int, list[tuple[int, bytes]]] = {p: [] for p in range(PARTITIONS)}
-        deadline = time.monotonic() + 60
-        n = 0
-        while n < expected and time.monotonic() < deadline:
-            for tp, recs in c.poll(timeout_ms=1000).items():
-                out[tp.partition].extend((r.offset, r.value) for r in recs)
-                n += len(recs)
-        return out
-    finally:
-        c.close()
-
-
-def differing_partitions(cluster: MixedCluster, topic: str) -> list[int]:
-    """Followers of either kind append the leader's batches unchanged, so the first segment of
-    a partition is the same bytes on all three brokers: the partitions where it is not."""
+def logs_differ(cluster: MixedCluster, topic: str) -> list[int]:
+    """Followers of either kind append the leader's batches unchanged, so a partition's whole
+    log (every segment, in order) is the same bytes on all three brokers: where it is not."""
     differ = []
     for part in range(PARTITIONS):
-        segments = {(b.log_dir / f"{topic}-{part}" / ("0" * 20 + ".log")).read_bytes()
-                    for b in cluster.by_id.values()}
-        if len(segments) != 1 or not segments.pop():
+        logs = {b"".join(f.read_bytes() for f in sorted((b.log_dir / f"{topic}-{part}").glob("*.log")))
+                for b in cluster.by_id.values()}
+        if len(logs) != 1:
             differ.append(part)
     return differ
 
@@ -187,13 +161,13 @@ def test_topic_replicates_across_both_kinds(cluster):
     lead = {part: lead for part, (lead, _) in states(cluster.apache, topic).items()}
     assert set(lead.values()) == {0, 1, 2}, lead  # a leader of each kind, followers of each kind
     acked = produce_acks_all(cluster, topic, 300, "b")
-    wait_until(lambda: end_offsets(cluster, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
+    wait_until(lambda: end_offsets(cluster.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
                "every high watermark at the leader's log end")
     wait_until(lambda: isr_full_everywhere(cluster, topic), 10, "full ISR after the load")
     time.sleep(3)  # no follower of either kind drops out while idle
     assert isr_full_everywhere(cluster, topic), {b.name: states(b, topic) for b in cluster.by_id.values()}
-    wait_until(lambda: differing_partitions(cluster, topic) == [], 10, "identical segments on every replica")
-    got = read_all(cluster, topic, 300)
+    wait_until(lambda: logs_differ(cluster, topic) == [], 10, "identical segments on every replica")
+    got = read_all(cluster.bootstrap, topic, 300)
     for part in range(PARTITIONS):
         assert [o for o, _ in got[part]] == list(range(100)), part
         assert [v for _, v in got[part]] == acked[part], part
@@ -243,10 +217,10 @@ def test_apache_controller_drives_kafpy_brokers(cluster):
     cluster.kafpy[1].restart()
     wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "broker 1 back in every ISR")
     acked = produce_acks_all(cluster, topic, 300, "c")
-    wait_until(lambda: end_offsets(cluster, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
+    wait_until(lambda: end_offsets(cluster.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
                "every high watermark at the leader's log end")
-    wait_until(lambda: differing_partitions(cluster, topic) == [], 10, "identical segments on every replica")
-    got = read_all(cluster, topic, 300)
+    wait_until(lambda: logs_differ(cluster, topic) == [], 10, "identical segments on every replica")
+    got = read_all(cluster.bootstrap, topic, 300)
     assert {part: [v for _, v in recs] for part, recs in got.items()} == acked
     assert apache_errors(cluster) == []
 
@@ -306,17 +280,6 @@ class AcksAllLoad:
         wait_until(lambda: self.count >= before + n, 90, f"{n} more acknowledged records {what}")
 
 
-def logs_differ(cluster: MixedCluster, topic: str) -> list[int]:
-    """Partitions whose whole log (every segment, in order) is not the same bytes on all three."""
-    differ = []
-    for part in range(PARTITIONS):
-        logs = {b"".join(f.read_bytes() for f in sorted((b.log_dir / f"{topic}-{part}").glob("*.log")))
-                for b in cluster.by_id.values()}
-        if len(logs) != 1:
-            differ.append(part)
-    return differ
-
-
 def elect_preferred_leaders(cluster: MixedCluster, topic: str) -> None:
     """ElectLeaders (preferred) through the controller: each partition led by its first replica,
     which spreads the leaders over the three brokers again."""
@@ -356,8 +319,8 @@ def test_killed_leaders_of_either_kind_lose_no_acknowledged_record(cluster):
         # the Apache broker killed, controller and leader at once: a kafpy broker takes over
         kill_and_restart_leader(cluster, load, topic, APACHE_ID)
         assert metadata(cluster.kafpy[0]).controller_id in (0, 1)
-    ends = end_offsets(cluster, topic)
-    got = read_all(cluster, topic, sum(ends.values()))
+    ends = end_offsets(cluster.bootstrap, topic)
+    got = read_all(cluster.bootstrap, topic, sum(ends.values()))
     for part in range(PARTITIONS):
         assert [o for o, _ in got[part]] == list(range(ends[part])), f"partition {part}: offsets not read once each"
         by_offset = dict(got[part])
