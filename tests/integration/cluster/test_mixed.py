@@ -2,17 +2,20 @@
 broker in ZooKeeper mode (id 2) form ONE cluster. The Apache broker registers and accepts the
 LeaderAndIsr/UpdateMetadata of a kafpy controller; a topic with replication factor 3 replicates
 across both kinds with the ISR full; the Apache broker as controller drives the kafpy brokers;
-a killed leader of either kind is replaced and every acks=all record reads back from both."""
+a killed leader of either kind is replaced and every acks=all record reads back from both;
+idempotent producers get producer ids on either kind and __consumer_offsets spans both."""
 from __future__ import annotations
 
 import threading
 import time
 
 import pytest
+from confluent_kafka import Consumer as ConfluentConsumer
 from confluent_kafka import ElectionType
+from confluent_kafka import Producer as ConfluentProducer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 from confluent_kafka.admin import AdminClient
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, metadata, wait_until
@@ -23,6 +26,9 @@ pytestmark = pytest.mark.timeout(400)
 
 APACHE_ID = 2
 FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 20
+# Every broker must agree on the internal topics' partition counts (a group's coordinator is
+# hash(group) % partitions); few partitions keep the Python brokers quick.
+SETTINGS = {**CLUSTER_OVERRIDES, "offsets.topic.num.partitions": 3, "transaction.state.log.num.partitions": 3}
 
 
 class MixedCluster:
@@ -69,8 +75,8 @@ def apache_factory(tmp_path_factory):
 @pytest.fixture
 def cluster(zookeeper, broker_factory, apache_factory) -> MixedCluster:
     """kafpy 0 starts first (so it is the controller), then kafpy 1, then Apache 2."""
-    kafpy = [broker_factory({**CLUSTER_OVERRIDES, "broker.id": i}, zookeeper=zookeeper) for i in range(2)]
-    apache = apache_factory(zookeeper, APACHE_ID, dict(CLUSTER_OVERRIDES))
+    kafpy = [broker_factory({**SETTINGS, "broker.id": i}, zookeeper=zookeeper) for i in range(2)]
+    apache = apache_factory(zookeeper, APACHE_ID, dict(SETTINGS))
     mixed = MixedCluster(kafpy, apache)
     for b in mixed.by_id.values():
         wait_until(lambda b=b: (lambda md: sorted(x.node_id for x in md.brokers) == [0, 1, 2]
@@ -328,3 +334,41 @@ def test_killed_leaders_of_either_kind_lose_no_acknowledged_record(cluster):
         assert not lost, f"partition {part}: acknowledged records lost or moved: {sorted(lost.items())[:5]}"
     wait_until(lambda: logs_differ(cluster, topic) == [], 20, "every replica's log the same bytes")
     assert apache_errors(cluster) == []
+
+
+def test_idempotent_producer_and_group_offsets_across_both_kinds(cluster):
+    """Producer ids come from blocks each kind allocates (kafpy in ZooKeeper, Apache through
+    AllocateProducerIds to the controller); __consumer_offsets is replicated across both."""
+    topic = "mixed-e"
+    create_topic(cluster, topic)
+    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")
+    for b in cluster.by_id.values():  # each broker's own InitProducerId
+        delivered: list = []
+        p = ConfluentProducer({"bootstrap.servers": b.bootstrap, "enable.idempotence": True, "linger.ms": 5})
+        for i in range(60):
+            p.produce(topic, value=f"e-{i}".encode(), partition=i % PARTITIONS,
+                      on_delivery=lambda err, msg: delivered.append(err))
+            p.poll(0)
+        assert p.flush(60) == 0
+        assert delivered == [None] * 60
+    consumer = ConfluentConsumer({"bootstrap.servers": ",".join(cluster.bootstrap), "group.id": "mixed-group",
+                                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    try:
+        consumer.subscribe([topic])
+        got = []
+        deadline = time.monotonic() + 60
+        while len(got) < 180 and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is not None and msg.error() is None:
+                got.append(msg.value())
+        assert sorted(got) == sorted([f"e-{i}".encode() for i in range(60)] * 3)
+        consumer.commit(asynchronous=False)
+        committed = consumer.committed([ConfluentTopicPartition(topic, p) for p in range(PARTITIONS)], timeout=30)
+        assert {tp.partition: tp.offset for tp in committed} == {p: 60 for p in range(PARTITIONS)}
+    finally:
+        consumer.close()
+    offsets_topic = "__consumer_offsets"
+    wait_until(lambda: all(len(st := states(b, offsets_topic)) == 3 and all(i == [0, 1, 2] for _, i in st.values())
+                           for b in cluster.by_id.values()), 30, "__consumer_offsets with a full ISR everywhere")
+    assert apache_errors(cluster) == []
+
