@@ -106,6 +106,14 @@ def isr_full_everywhere(cluster: MixedCluster, topic: str) -> bool:
 EXPECTED_ERRORS = ("cannot become follower since the new leader -1 is unavailable",)
 
 
+def delete_topic(cluster: MixedCluster, topic: str) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30000)
+    try:
+        admin.delete_topics([topic], timeout_ms=30000)
+    finally:
+        admin.close()
+
+
 def apache_errors(cluster: MixedCluster) -> list[str]:
     """The ERROR lines of the Apache broker's log: each one is a request of ours it refused
     or a request of its own that we answered wrongly."""
@@ -178,6 +186,21 @@ def test_topic_replicates_across_both_kinds(cluster):
         assert [o for o, _ in got[part]] == list(range(100)), part
         assert [v for _, v in got[part]] == acked[part], part
     assert apache_errors(cluster) == []
+    # The kafpy controller deletes the topic: StopReplica(delete) reaches the Apache broker too
+    # (it renames the partition dirs to *-delete and removes them later).
+    delete_topic(cluster, topic)
+    wait_until(lambda: not any((b.log_dir / f"{topic}-{p}").exists()
+                               for b in cluster.by_id.values() for p in range(PARTITIONS)), 30,
+               "every replica's directory gone")
+    # The Apache broker shuts down through the kafpy controller: its leadership moves, it leaves
+    # the ISRs, and it reports the controlled shutdown a success.
+    survivor = "mixed-b2"
+    create_topic(cluster, survivor)
+    wait_until(lambda: isr_full_everywhere(cluster, survivor), 60, "full ISR")
+    cluster.apache.stop()
+    assert "Controlled shutdown request returned successfully" in cluster.apache.log_text()
+    wait_until(lambda: isrs_everywhere(cluster, survivor, [0, 1], [0, 1]), 10, "Apache broker out of every ISR")
+    assert apache_errors(cluster) == []
 
 
 def controller_everywhere(cluster: MixedCluster, controller: int) -> bool:
@@ -228,6 +251,13 @@ def test_apache_controller_drives_kafpy_brokers(cluster):
     wait_until(lambda: logs_differ(cluster, topic) == [], 10, "identical segments on every replica")
     got = read_all(cluster.bootstrap, topic, 300)
     assert {part: [v for _, v in recs] for part, recs in got.items()} == acked
+    # The Apache controller deletes a topic: the kafpy replicas remove their partitions.
+    delete_topic(cluster, first)
+    wait_until(lambda: not any((b.log_dir / f"{first}-{p}").exists()
+                               for b in cluster.by_id.values() for p in range(PARTITIONS)), 30,
+               "every replica's directory gone")
+    wait_until(lambda: all(not partitions(metadata(b), first) for b in cluster.by_id.values()), 30,
+               "the topic gone from every broker's metadata")
     assert apache_errors(cluster) == []
 
 
