@@ -15,8 +15,8 @@ from confluent_kafka import ElectionType
 from confluent_kafka import Producer as ConfluentProducer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 from confluent_kafka.admin import AdminClient
-from kafka import KafkaProducer
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka import KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, metadata, wait_until
 from tests.integration.cluster.test_replication import PARTITIONS, end_offsets, read_all
@@ -402,3 +402,52 @@ def test_idempotent_producer_and_group_offsets_across_both_kinds(cluster):
                            for b in cluster.by_id.values()), 30, "__consumer_offsets with a full ISR everywhere")
     assert apache_errors(cluster) == []
 
+
+
+def replicas_of(broker, topic: str) -> dict[int, tuple[list[int], list[int]]]:
+    """partition -> (replicas in assignment order, ISR sorted) as ``broker`` answers Metadata."""
+    return {p.partition_index: (list(p.replica_nodes), sorted(p.isr_nodes)) for p in partitions(metadata(broker), topic)}
+
+
+def reassign_and_back(cluster: MixedCluster, topic: str, part: int, without: int) -> None:
+    """Reassign ``part`` off broker ``without`` (its replica deleted there), then onto all three
+    again (it catches up and rejoins the ISR), through the controller of the moment."""
+    full = replicas_of(cluster.apache, topic)[part][0]
+    smaller = [b for b in full if b != without]
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30000)
+    try:
+        assert admin.alter_partition_reassignments({TopicPartition(topic, part): smaller}) == {
+            TopicPartition(topic, part): None}
+        wait_until(lambda: all(replicas_of(cluster.by_id[i], topic)[part] == (smaller, sorted(smaller))
+                               for i in smaller), 60, f"{topic}-{part} on {smaller} only")
+        wait_until(lambda: not (cluster.by_id[without].log_dir / f"{topic}-{part}").exists(), 30,
+                   f"replica {topic}-{part} deleted on broker {without}")
+        assert admin.alter_partition_reassignments({TopicPartition(topic, part): full}) == {
+            TopicPartition(topic, part): None}
+        wait_until(lambda: all(replicas_of(b, topic)[part] == (full, [0, 1, 2]) for b in cluster.by_id.values()), 60,
+                   f"{topic}-{part} back on {full} with a full ISR")
+    finally:
+        admin.close()
+
+
+def test_partitions_added_and_reassigned_across_kinds(cluster):
+    topic = "mixed-g"
+    create_topic(cluster, topic)
+    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")
+    produce_acks_all(cluster, topic, 90, "g")
+    # under the kafpy controller: the Apache replica moved off and back
+    reassign_and_back(cluster, topic, 0, APACHE_ID)
+    move_controller_to_apache(cluster, topic)
+    # under the Apache controller: a kafpy replica moved off and back; a partition added
+    reassign_and_back(cluster, topic, 1, 1)
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30000)
+    try:
+        admin.create_partitions({topic: NewPartitions(total_count=PARTITIONS + 1)})
+    finally:
+        admin.close()
+    wait_until(lambda: all(len(got := replicas_of(b, topic)) == PARTITIONS + 1
+                           and got[PARTITIONS][1] == [0, 1, 2] for b in cluster.by_id.values()), 60,
+               "the added partition on every broker with a full ISR")
+    wait_until(lambda: logs_differ(cluster, topic) == [], 20, "every replica's log the same bytes")
+    assert sum(end_offsets(cluster.bootstrap, topic).values()) == 90
+    assert apache_errors(cluster) == []
