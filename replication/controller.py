@@ -117,6 +117,12 @@ class KafkaController:
                                            broker_epoch=broker_epoch)
         return error, sorted(remaining)
 
+    async def allocate_producer_ids(self, broker_id: int, broker_epoch: int) -> zd.ProducerIdBlock | ErrorCode:
+        """AllocateProducerIds (67): the next block of producer ids for a broker that asks the
+        controller for them (an Apache Kafka broker with IBP 3.0+ does; kafpy brokers claim
+        blocks in ZooKeeper themselves, which Kafka's older brokers did too)."""
+        return await self._ask(ce.AllocateProducerIds, broker_id=broker_id, broker_epoch=broker_epoch)
+
     async def elect_leaders(self, election_type: int, partitions: list[tuple[str, int]] | None
                             ) -> dict[tuple[str, int], tuple[ErrorCode, str | None]]:
         wanted = frozenset(partitions) if partitions is not None else None
@@ -199,6 +205,8 @@ class KafkaController:
             event.callback(await self._process_alter_partition(request, version))
         elif isinstance(event, ce.ControlledShutdown):
             event.callback(*await self._process_controlled_shutdown(event.broker_id, event.broker_epoch))
+        elif isinstance(event, ce.AllocateProducerIds):
+            event.callback(await self._process_allocate_producer_ids(event.broker_id, event.broker_epoch))
         elif isinstance(event, (AlterPartitionReassignments, ListPartitionReassignments)):
             await self.reassignments.process(event)
         elif isinstance(event, ce.ReplicaLeaderElection):
@@ -417,7 +425,9 @@ class KafkaController:
     async def _on_replicas_offline(self, batch: ControllerRequestBatch,
                                    dead: dict[TopicPartition, list[int]]) -> None:
         """Elect leaders for partitions that lost theirs, then take dead replicas out of the
-        ISRs (never emptying one), telling the remaining replicas."""
+        ISRs (never emptying one), telling the remaining replicas: as Kafka's OfflineReplica
+        transition, not the replica taken out (a broker shutting down is still registered; it
+        got StopReplica and must not be told to follow again)."""
         ctx = self.ctx
         await self._elect_partitions(batch, ctx.partitions_needing_election())
 
@@ -432,7 +442,7 @@ class KafkaController:
         targets = [tp for tp in sorted(dead) if tp[0] not in ctx.topics_to_be_deleted]
         for tp, r in (await self._update_partitions(targets, decide)).items():
             if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+                batch.add_leader_and_isr([b for b in self._live_replicas(tp) if b not in dead[tp]], tp)
         batch.add_update_metadata(ctx.live_brokers)
 
     # ------------------------------------------------------------------ brokers
@@ -467,8 +477,16 @@ class KafkaController:
         assert self._channels is not None
         for b in sorted(brokers):
             self._channels.add_broker(self._broker_info(b))
+        # As Kafka's onBrokerStartup: UpdateMetadata first, in batches of their own, so a new
+        # broker knows every live broker before LeaderAndIsr names one as its leader (an
+        # Apache Kafka broker refuses to follow a leader missing from its metadata cache).
+        existing = self._batch()
+        existing.add_update_metadata([b for b in ctx.live_brokers if b not in brokers])
+        self._send(existing)
+        newcomers = self._batch()
+        newcomers.add_update_metadata(sorted(brokers), list(ctx.leadership))
+        self._send(newcomers)
         batch = self._batch()
-        batch.add_update_metadata(ctx.live_brokers, list(ctx.leadership))
         for b in sorted(brokers):
             for tp in ctx.partitions_on_broker(b):
                 if tp[0] not in ctx.topics_to_be_deleted:
@@ -536,6 +554,20 @@ class KafkaController:
             self._send(batch)
             await self.reassignments.maybe_complete(tp for tp, r in written.items() if isinstance(r, LeaderAndIsr))
         return alter_partition_response(request, version, ctx, answers)
+
+    async def _process_allocate_producer_ids(self, broker_id: int, broker_epoch: int
+                                             ) -> zd.ProducerIdBlock | ErrorCode:
+        """Kafka's processAllocateProducerIds: only a live broker with its current epoch."""
+        epoch = self.ctx.broker_epochs.get(broker_id) if broker_id in self.ctx.live_brokers else None
+        if epoch is None:
+            log.warning("[Controller id=%d] Ignoring AllocateProducerIds due to unknown broker %d",
+                        self.broker_id, broker_id)
+            return ErrorCode.BROKER_ID_NOT_REGISTERED
+        if epoch != broker_epoch:
+            log.warning("[Controller id=%d] Ignoring AllocateProducerIds due to stale broker epoch %d for "
+                        "broker %d", self.broker_id, broker_epoch, broker_id)
+            return ErrorCode.STALE_BROKER_EPOCH
+        return await self.zk.allocate_producer_id_block(broker_id)
 
     async def _process_controlled_shutdown(self, broker_id: int, broker_epoch: int
                                            ) -> tuple[ErrorCode, frozenset[TopicPartition]]:

@@ -295,10 +295,21 @@ class KafkaZkClient:
         return list(results)
 
     # ------------------------------------------------------------------ startup paths
+    async def ensure_path(self, path: str) -> None:
+        """Create ``path`` and its missing parents holding no data (null), as Kafka's
+        createRecursive does: kazoo's ensure_path writes an empty array instead, which a Java
+        reader gets as empty JSON and Kafka fails to parse (``/latest_producer_id_block``)."""
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts) + 1):
+            node = "/" + "/".join(parts[:i])
+            try:
+                await self._call(lambda node=node: self._client.create_async(node, None))
+            except NodeExistsError:
+                pass
+
     async def ensure_persistent_paths(self) -> None:
         """Create what every broker ensures at startup (ZkData.PersistentZkPaths)."""
-        await asyncio.gather(*(self._call(lambda p=p: self._client.ensure_path_async(p))
-                               for p in zd.PERSISTENT_PATHS))
+        await asyncio.gather(*(self.ensure_path(p) for p in zd.PERSISTENT_PATHS))
 
     async def get_cluster_id(self) -> str | None:
         data, _ = await self.get_data(zd.CLUSTER_ID_PATH)
@@ -309,7 +320,7 @@ class KafkaZkClient:
         existing = await self.get_cluster_id()
         if existing is not None:
             return existing
-        await self._call(lambda: self._client.ensure_path_async(zd.CLUSTER_PATH))
+        await self.ensure_path(zd.CLUSTER_PATH)
         try:
             await self._call(lambda: self._client.create_async(
                 zd.CLUSTER_ID_PATH, zd.encode_cluster_id(proposed)))
@@ -560,7 +571,7 @@ class KafkaZkClient:
         while True:
             data, stat = await self.get_data(zd.PRODUCER_ID_BLOCK_PATH)
             if stat is None:
-                await self._call(lambda: self._client.ensure_path_async(zd.PRODUCER_ID_BLOCK_PATH))
+                await self.ensure_path(zd.PRODUCER_ID_BLOCK_PATH)
                 continue
             block = zd.ProducerIdBlock.next_after(zd.ProducerIdBlock.decode(data), broker_id)
             try:

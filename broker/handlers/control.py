@@ -1,14 +1,14 @@
 """The ZooKeeper controller's requests to a broker and the broker's to the controller:
 LeaderAndIsr (4), StopReplica (5), UpdateMetadata (6), ControlledShutdown (7),
 ElectLeaders (43), AlterPartitionReassignments (45), ListPartitionReassignments (46),
-AlterPartition (56).
+AlterPartition (56), AllocateProducerIds (67).
 
 LeaderAndIsr, StopReplica and UpdateMetadata come from the active controller (over the
 network, to itself too) and are applied one at a time under the replica manager's state
 change lock, with Kafka's fencing: a request whose broker epoch (when it carries one that is
 not -1) is older than this broker's registration is STALE_BROKER_EPOCH, one from an older
 controller epoch STALE_CONTROLLER_EPOCH. In ZooKeeper mode UpdateMetadata is the only writer
-of the metadata cache. ControlledShutdown, AlterPartition and ElectLeaders are answered by
+of the metadata cache. ControlledShutdown, AlterPartition, ElectLeaders and AllocateProducerIds are answered by
 the cluster controller running on this broker (NOT_CONTROLLER when it is not the active one).
 
 Registered only in ZooKeeper mode (``broker/apis.py``): a standalone broker is its own
@@ -21,7 +21,7 @@ import logging
 from typing import Any
 
 from protocol.errors import ErrorCode
-from protocol.messages import (AlterPartitionReassignmentsResponse, AlterPartitionResponse,
+from protocol.messages import (AllocateProducerIdsResponse, AlterPartitionReassignmentsResponse, AlterPartitionResponse,
                                ControlledShutdownResponse, ElectLeadersResponse, LeaderAndIsrResponse,
                                ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
 from protocol.topics import INTERNAL_TOPICS
@@ -237,6 +237,19 @@ async def handle_alter_partition(ctx: RequestContext, req) -> AlterPartitionResp
     return await cc.alter_partition(req, ctx.api_version)
 
 
+async def handle_allocate_producer_ids(ctx: RequestContext, req) -> AllocateProducerIdsResponse:
+    """A block of producer ids for a broker whose transaction coordinator asks the controller
+    (Apache Kafka's RPCProducerIdManager, IBP 3.0+)."""
+    R = AllocateProducerIdsResponse
+    cc = ctx.services.cluster_controller
+    if cc is None or not cc.is_active:
+        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
+    block = await cc.allocate_producer_ids(req.broker_id, req.broker_epoch)
+    if isinstance(block, ErrorCode):
+        return R(throttle_time_ms=0, error_code=block, producer_id_start=0, producer_id_len=0)
+    return R(throttle_time_ms=0, error_code=E.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
+
+
 async def handle_elect_leaders(ctx: RequestContext, req) -> ElectLeadersResponse:
     """Any broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
     partitions when the request names none, then answering only those that needed one."""
@@ -312,4 +325,5 @@ HANDLERS = [
     Handler(45, 0, 0, handle_alter_partition_reassignments),
     Handler(46, 0, 0, handle_list_partition_reassignments),
     Handler(56, 0, 3, handle_alter_partition),
+    Handler(67, 0, 0, handle_allocate_producer_ids),
 ]

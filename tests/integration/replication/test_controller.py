@@ -226,6 +226,13 @@ def test_broker_change_and_controlled_shutdown(zookeeper):
         stops = await wait_until(lambda: rec.of(STOP, to=3, since=mark))
         assert [(p.topic_name, p.partition_index) for p in stops[0].ungrouped_partitions] == [("u", 0)]
         assert stops[0].delete_partitions is False
+        # broker 3 follows u-0 and is taken out of its ISR: the LeaderAndIsr for that goes to
+        # the other replicas only (Kafka's OfflineReplica), 3 keeps the StopReplica
+        told = [(s.topic_name, s.partition_index) for r in rec.of(LAIR, to=3, since=mark)
+                for s in r.ungrouped_partition_states]
+        assert ("u", 0) not in told and ("u", 1) in told
+        assert ("u", 0) in [(s.topic_name, s.partition_index) for r in rec.of(LAIR, to=2, since=mark)
+                            for s in r.ungrouped_partition_states]
         assert (await c1.controlled_shutdown(3, epochs[2] - 1))[0] == ErrorCode.STALE_BROKER_EPOCH
 
         # broker 3 goes away, comes back with a new epoch: it gets its partitions again
@@ -241,6 +248,14 @@ def test_broker_change_and_controlled_shutdown(zookeeper):
             assert {s.partition_index for s in lairs[0].ungrouped_partition_states} == {0, 1}
             umr = (await wait_until(lambda: rec.of(UMR, to=3, since=mark)))[0]
             assert sorted(x.id for x in umr.live_brokers) == [1, 2, 3]
+            # UpdateMetadata reaches the returning broker before LeaderAndIsr names its leaders
+            assert [k for _, b, k, _, _ in rec.sent[mark:] if b == 3][:2] == [UMR, LAIR]
+
+            # producer id blocks for a broker that asks the controller (AllocateProducerIds)
+            block = await c1.allocate_producer_ids(3, epoch3)
+            assert (block.broker_id, block.size) == (3, 1000)
+            assert await c1.allocate_producer_ids(3, epochs[2]) == ErrorCode.STALE_BROKER_EPOCH
+            assert await c1.allocate_producer_ids(9, 1) == ErrorCode.BROKER_ID_NOT_REGISTERED
 
             # leader 2 takes 3 back into u-1's ISR; the imbalance check gives 3 its leadership back
             s1 = c1.ctx.leader_and_isr(("u", 1))

@@ -46,7 +46,9 @@ def test_persistent_paths_cluster_id_and_broker_registration(zookeeper):
         await a.ensure_persistent_paths()
         await b.ensure_persistent_paths()  # idempotent
         for path in zd.PERSISTENT_PATHS:
-            assert await a.exists(path) is not None, path
+            # no data (null), as Kafka creates them: its Java readers reject empty JSON
+            data, stat = await a.get_data(path)
+            assert stat is not None and data is None, path
         assert await a.get_cluster_id() is None
         assert await a.get_or_create_cluster_id("EfeGfqByQRWyjpXa2RWzkQ") == "EfeGfqByQRWyjpXa2RWzkQ"
         assert await b.get_or_create_cluster_id("another-id-xxxxxxxxxxx") == "EfeGfqByQRWyjpXa2RWzkQ"

@@ -256,6 +256,11 @@ class ControllerStandIn:
         self.asked.append(partitions)
         return E.NONE, {(TOPIC, 1): ReplicaAssignment((0, 1, 2), adding_replicas=(2,), removing_replicas=(0,))}
 
+    async def allocate_producer_ids(self, broker_id: int, broker_epoch: int):
+        from replication.zk_data import ProducerIdBlock
+        self.asked.append(("pids", broker_id, broker_epoch))
+        return ProducerIdBlock(broker_id, 3000) if broker_epoch == 55 else E.STALE_BROKER_EPOCH
+
     async def elect_leaders(self, election_type: int, partitions):
         self.asked.append((election_type, sorted(partitions)))
         return {tp: ((E.NONE, None) if tp[1] == 0 else (E.ELECTION_NOT_NEEDED, "Leader election not needed"))
@@ -282,6 +287,22 @@ def test_controller_requests_reach_the_cluster_controller(broker):
     resp = wire_call(broker, control.handle_controlled_shutdown, 7, 1, ControlledShutdownRequest(broker_id=2))
     assert cc.asked == [(2, 55), (2, -1)]
     assert wire_call(broker, control.handle_alter_partition, 56, 2, AlterPartitionRequest(broker_id=1)).error_code == 0
+
+
+def test_allocate_producer_ids_is_answered_by_the_active_controller(broker):
+    from protocol.messages import AllocateProducerIdsRequest
+    broker.services.cluster_controller = ControllerStandIn(active=False)
+    resp = wire_call(broker, control.handle_allocate_producer_ids, 67, 0,
+                     AllocateProducerIdsRequest(broker_id=2, broker_epoch=55))
+    assert (resp.error_code, resp.producer_id_start, resp.producer_id_len) == (E.NOT_CONTROLLER, 0, 0)
+    cc = broker.services.cluster_controller = ControllerStandIn(active=True)
+    resp = wire_call(broker, control.handle_allocate_producer_ids, 67, 0,
+                     AllocateProducerIdsRequest(broker_id=2, broker_epoch=55))
+    assert (resp.error_code, resp.producer_id_start, resp.producer_id_len) == (E.NONE, 3000, 1000)
+    resp = wire_call(broker, control.handle_allocate_producer_ids, 67, 0,
+                     AllocateProducerIdsRequest(broker_id=2, broker_epoch=54))
+    assert (resp.error_code, resp.producer_id_len) == (E.STALE_BROKER_EPOCH, 0)
+    assert cc.asked == [("pids", 2, 55), ("pids", 2, 54)]
 
 
 def test_elect_leaders_for_all_partitions_answers_those_that_needed_one(broker):
@@ -321,9 +342,9 @@ def test_reassignment_requests_go_to_the_active_controller(broker):
 def test_control_apis_are_advertised_only_in_zookeeper_mode():
     standalone = {k for k, _, _ in ApiRegistry.load().version_ranges()}
     zk = {k: (lo, hi) for k, lo, hi in ApiRegistry.load(zk_mode=True).version_ranges()}
-    assert not standalone & {4, 5, 6, 7, 43, 45, 46, 56}
-    assert {k: zk[k] for k in (4, 5, 6, 7, 43, 45, 46, 56)} == {
-        4: (0, 7), 5: (0, 4), 6: (0, 8), 7: (0, 3), 43: (0, 2), 45: (0, 0), 46: (0, 0), 56: (0, 3)}
+    assert not standalone & {4, 5, 6, 7, 43, 45, 46, 56, 67}
+    assert {k: zk[k] for k in (4, 5, 6, 7, 43, 45, 46, 56, 67)} == {
+        4: (0, 7), 5: (0, 4), 6: (0, 8), 7: (0, 3), 43: (0, 2), 45: (0, 0), 46: (0, 0), 56: (0, 3), 67: (0, 0)}
 
 
 def test_topic_changes_on_a_broker_that_is_not_the_controller(broker):
