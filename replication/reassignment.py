@@ -17,7 +17,8 @@ Whether a partition is being reassigned is read from the context's assignment (i
 removing replicas), so a new controller resumes what ZooKeeper shows in progress.
 
 Who may call it: the KafkaController's event processing only (one task). Nothing on disk:
-ZooKeeper is the store. The pure rules (`reassign_to`, `validate_target`, `is_complete`)
+ZooKeeper is the store. The pure rules (`reassign_to`, `validate_target`, `validate_zk_target`,
+`is_complete`)
 unit-test without a controller.
 """
 from __future__ import annotations
@@ -80,6 +81,12 @@ def validate_target(current: zd.ReplicaAssignment, target: Sequence[int],
                 f"Replica assignment has brokers that are not alive. Replica list: {list(adding)}, "
                 f"live broker list: {sorted(live)}")
     return None
+
+
+def validate_zk_target(current: zd.ReplicaAssignment, target: Sequence[int]) -> tuple[ErrorCode, str] | None:
+    """A target from ``/admin/reassign_partitions``: Kafka checks none (the 2.x tools did);
+    refuse the shapes that cannot work, but wait for brokers not up yet, as Kafka does."""
+    return validate_target(current, target, live=target)
 
 
 def is_complete(assignment: zd.ReplicaAssignment, isr: Collection[int]) -> bool:
@@ -189,8 +196,7 @@ class PartitionReassignments:
             current = ctx.assignment(tp)
             if current is None or tp[0] in ctx.topics_to_be_deleted:
                 failed[tp] = _unknown(tp)
-            # Kafka 2.x tools checked the brokers themselves; still refuse targets that cannot work
-            elif err := validate_target(current, target, live=target):
+            elif err := validate_zk_target(current, target):
                 failed[tp] = err
             elif (goal := reassign_to(current, target)) == current and current.is_being_reassigned:
                 running.add(tp)  # already moving there (this very request, or the API's)
