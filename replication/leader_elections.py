@@ -110,7 +110,8 @@ class LeaderElections:
         try:
             wanted = zd.decode_partition_list(data)
         except zd.ZkDataError as e:
-            log.error("[Controller id=%d] Ignoring %s: %s", c.broker_id, zd.PREFERRED_REPLICA_ELECTION_PATH, e)
+            log.error("[Controller id=%d] Ignoring %s: %s", c.broker_id,
+                      zd.PREFERRED_REPLICA_ELECTION_PATH, e)
             wanted = set()
         electable, skipped = preferred_election_targets(c.ctx, wanted)
         for tp, why in skipped.items():

@@ -16,10 +16,15 @@ needed stop at once. Cancelling (no target) reassigns to the original replicas.
 Whether a partition is being reassigned is read from the context's assignment (its adding or
 removing replicas), so a new controller resumes what ZooKeeper shows in progress.
 
+The legacy ``/admin/reassign_partitions`` znode (Kafka 2.x tools) starts reassignments through
+the same steps; partitions leave it as they complete or are refused, and it is deleted once
+empty. The latest request wins: an API reassignment of a partition removes it from the znode,
+and a znode entry replaces an API reassignment in progress (Kafka's controller refuses
+neither; only the old tools refused to write the znode while one existed).
+
 Who may call it: the KafkaController's event processing only (one task). Nothing on disk:
 ZooKeeper is the store. The pure rules (`reassign_to`, `validate_target`, `validate_zk_target`,
-`is_complete`)
-unit-test without a controller.
+`is_complete`) unit-test without a controller.
 """
 from __future__ import annotations
 

@@ -104,7 +104,8 @@ def test_reassign_partitions_znode(zookeeper):
         assert (await c1.list_partition_reassignments(None))[1].keys() == {("r", 0)}
 
         # an API reassignment of the same partition replaces it: the znode goes
-        assert await c1.alter_partition_reassignments({("r", 0): [1, 3]}) == {("r", 0): (ErrorCode.NONE, None)}
+        result = await c1.alter_partition_reassignments({("r", 0): [1, 3]})
+        assert result == {("r", 0): (ErrorCode.NONE, None)}
         await wait_until(lambda: absent(a, REASSIGN))
         assert await topic_adding(a, "r") == {"0": [3]}
 
