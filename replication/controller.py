@@ -10,8 +10,9 @@ as does the loss of its ZooKeeper session (the listener stops it acting before t
 event runs).
 
 Who may call it: the broker (startup, new session, shutdown) and the control-request handlers
-(AlterPartition, ControlledShutdown, ElectLeaders, Alter/ListPartitionReassignments). Nothing on
-disk: ZooKeeper is the store. Topic deletion (replication/topic_deletion.py) and partition
+(AlterPartition, ControlledShutdown, ElectLeaders, Alter/ListPartitionReassignments); the legacy
+``/admin/reassign_partitions`` and ``/admin/preferred_replica_election`` znodes are watched
+from failover on. Nothing on disk: ZooKeeper is the store. Topic deletion (replication/topic_deletion.py) and partition
 reassignment (replication/reassignment.py) are steps of their own, run by the same events.
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ from replication.leader_and_isr import LeaderAndIsr
 from replication.network_client import NetworkClient, NetworkClientConfig
 from replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
                                       PartitionReassignments, ReassignmentResult)
-from replication.leader_elections import LeaderElections
+from replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
 from replication.topic_deletion import TopicDeletionManager
 from replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
 
@@ -67,10 +68,12 @@ class KafkaController:
         self.reassignments = PartitionReassignments(self)
         self.topic_deletion = TopicDeletionManager(self)
         self.leader_elections = LeaderElections(self)
-        self._simple_events: dict[type, Callable[[], Awaitable[None]]] = {
+        self._simple_events: dict[type, Callable[[], Awaitable[Any]]] = {
             ce.BrokerChange: self._process_broker_change, ce.TopicChange: self._process_topic_change,
             ce.TopicDeletion: self.topic_deletion.process,
-            ce.AutoPreferredReplicaLeaderElection: self.leader_elections.process_auto_rebalance}
+            ce.AutoPreferredReplicaLeaderElection: self.leader_elections.process_auto_rebalance,
+            ce.ZkPartitionReassignment: self.reassignments.process_zk,
+            ZkPreferredReplicaElection: self.leader_elections.process_zk}
 
     # ------------------------------------------------------------------ public API
     @property
@@ -290,8 +293,9 @@ class KafkaController:
         batch.send(self._channels)
         await self._on_replicas_offline(batch, self._dead_replicas())
         batch.send(self._channels)
-        await self.reassignments.resume()
+        await self.reassignments.resume(skip=await self.reassignments.process_zk())
         await self.topic_deletion.process()
+        await self.leader_elections.process_zk()
         self.leader_elections.schedule_auto_rebalance()
         log.info("[Controller id=%d] Ready to serve as the new controller with epoch %d",
                  self.broker_id, ctx.epoch)

@@ -1,7 +1,8 @@
 """Leader elections the controller runs on request or on a timer (Kafka's
 KafkaController.onReplicaElection and checkAndTriggerAutoLeaderRebalance): ElectLeaders with
 the preferred or the unclean strategy, and the periodic move of leadership back to preferred
-replicas (auto.leader.rebalance.enable).
+replicas (auto.leader.rebalance.enable), and the legacy ``/admin/preferred_replica_election``
+znode Kafka 2.x tools write (served on creation and at failover, then deleted).
 
 Who may call it: the KafkaController's event processing only (one task); the rebalance timer
 only queues an event. Nothing on disk: ZooKeeper is the store.
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from kazoo.protocol.states import WatchedEvent
 
 from protocol.errors import ErrorCode
 
 from replication import controller_events as ce
 from replication import election
-from replication.controller_context import TopicPartition
+from replication import zk_data as zd
+from replication.controller_context import ControllerContext, TopicPartition
 from replication.leader_and_isr import LeaderAndIsr
 
 if TYPE_CHECKING:
@@ -25,6 +30,32 @@ if TYPE_CHECKING:
 log = logging.getLogger("kafka.controller.KafkaController")
 
 PREFERRED, UNCLEAN = 0, 1  # ElectLeaders' election_type
+
+
+class ZkPreferredReplicaElection(ce.ControllerEvent):
+    """``/admin/preferred_replica_election`` was created (Kafka's ReplicaLeaderElection with
+    the ZkTriggered trigger)."""
+
+    state: ClassVar[ce.ControllerState] = ce.ControllerState.MANUAL_LEADER_BALANCE
+
+
+def preferred_election_targets(ctx: ControllerContext, partitions: Iterable[TopicPartition]
+                               ) -> tuple[list[TopicPartition], dict[TopicPartition, str]]:
+    """The partitions a preferred election would move, and why each other one is skipped
+    (unknown, its topic being deleted, its preferred replica already leads), as Kafka's
+    processReplicaLeaderElection sorts them."""
+    electable, skipped = [], {}
+    for tp in sorted(set(partitions)):
+        lai = ctx.leader_and_isr(tp)
+        if not ctx.replicas(tp) or lai is None:
+            skipped[tp] = "it doesn't exist"
+        elif tp[0] in ctx.topics_to_be_deleted:
+            skipped[tp] = "its topic is being deleted"
+        elif lai.leader == ctx.replicas(tp)[0]:
+            skipped[tp] = "its preferred replica already leads"
+        else:
+            electable.append(tp)
+    return electable, skipped
 
 
 class LeaderElections:
@@ -63,6 +94,38 @@ class LeaderElections:
                 out[tp] = (r, None)
         c._send(batch)
         return out
+
+    # ------------------------------------------------------------------ /admin/preferred_replica_election
+    def on_zk_watch(self, event: WatchedEvent) -> None:
+        """The znode was created (or any change: re-read and re-arm)."""
+        self.controller._put(ZkPreferredReplicaElection())
+
+    async def process_zk(self) -> None:
+        """Elect the preferred leaders the znode lists (re-arming the watch), then delete it;
+        on creation and at failover alike."""
+        c = self.controller
+        data = await c.zk.get_admin_request(zd.PREFERRED_REPLICA_ELECTION_PATH, self.on_zk_watch)
+        if data is None:
+            return
+        try:
+            wanted = zd.decode_partition_list(data)
+        except zd.ZkDataError as e:
+            log.error("[Controller id=%d] Ignoring %s: %s", c.broker_id,
+                      zd.PREFERRED_REPLICA_ELECTION_PATH, e)
+            wanted = set()
+        electable, skipped = preferred_election_targets(c.ctx, wanted)
+        for tp, why in skipped.items():
+            log.info("[Controller id=%d] Skipping preferred replica leader election for partition %s "
+                     "since %s", c.broker_id, tp, why)
+        if electable:
+            await self.process(PREFERRED, frozenset(electable))
+        for tp in electable:
+            leader, preferred = c.ctx.leader_and_isr(tp).leader, c.ctx.replicas(tp)[0]
+            if leader != preferred:
+                log.warning("[Controller id=%d] Partition %s failed to complete preferred replica leader "
+                            "election to %d. Leader is still %d", c.broker_id, tp, preferred, leader)
+        await c.zk.delete_recursive(zd.PREFERRED_REPLICA_ELECTION_PATH, c.ctx.epoch_zk_version)
+        c._put(ZkPreferredReplicaElection())  # watch for the next one
 
     # ------------------------------------------------------------------ auto rebalance
     def schedule_auto_rebalance(self) -> None:

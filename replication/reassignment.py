@@ -16,16 +16,25 @@ needed stop at once. Cancelling (no target) reassigns to the original replicas.
 Whether a partition is being reassigned is read from the context's assignment (its adding or
 removing replicas), so a new controller resumes what ZooKeeper shows in progress.
 
+The legacy ``/admin/reassign_partitions`` znode (Kafka 2.x tools) starts reassignments through
+the same steps; partitions leave it as they complete or are refused, and it is deleted once
+empty. The latest request wins: an API reassignment of a partition removes it from the znode,
+and a znode entry replaces an API reassignment in progress (Kafka's controller refuses
+neither; only the old tools refused to write the znode while one existed).
+
 Who may call it: the KafkaController's event processing only (one task). Nothing on disk:
-ZooKeeper is the store. The pure rules (`reassign_to`, `validate_target`, `is_complete`)
-unit-test without a controller.
+ZooKeeper is the store. The pure rules (`reassign_to`, `validate_target`, `validate_zk_target`,
+`is_complete`) unit-test without a controller.
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from kazoo.exceptions import NoNodeError
+from kazoo.protocol.states import WatchedEvent
 
 from protocol.errors import ErrorCode
 
@@ -34,11 +43,12 @@ from replication import election
 from replication import zk_data as zd
 from replication.controller_context import TopicPartition
 from replication.leader_and_isr import LeaderAndIsr
-from replication.zk_client import ControllerMovedError
+from replication.zk_client import ControllerMovedError, SetDataOp
 
 if TYPE_CHECKING:
     from replication.controller import KafkaController
     from replication.controller_channel import ControllerRequestBatch
+    from replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.controller.KafkaController")
 
@@ -78,9 +88,27 @@ def validate_target(current: zd.ReplicaAssignment, target: Sequence[int],
     return None
 
 
+def validate_zk_target(current: zd.ReplicaAssignment, target: Sequence[int]) -> tuple[ErrorCode, str] | None:
+    """A target from ``/admin/reassign_partitions``: Kafka checks none (the 2.x tools did);
+    refuse the shapes that cannot work, but wait for brokers not up yet, as Kafka does."""
+    return validate_target(current, target, live=target)
+
+
 def is_complete(assignment: zd.ReplicaAssignment, isr: Collection[int]) -> bool:
     """Phase 2 may run: every target replica is in the ISR."""
     return all(r in isr for r in assignment.target_replicas)
+
+
+def _unknown(tp: TopicPartition) -> tuple[ErrorCode, str]:
+    return (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            f"Unable to find current replica assignment for partition {tp[0]}-{tp[1]}")
+
+
+async def _read_zk(zk: "KafkaZkClient", watch: Callable[[WatchedEvent], None] | None = None
+                   ) -> dict[TopicPartition, tuple[int, ...]] | None:
+    """``/admin/reassign_partitions``: partition -> target replicas, None when absent."""
+    data = await zk.get_admin_request(zd.REASSIGN_PARTITIONS_PATH, watch)
+    return None if data is None else zd.decode_partition_reassignment(data)
 
 
 # --------------------------------------------------------------------------- events
@@ -139,29 +167,96 @@ class PartitionReassignments:
     async def alter(self, reassignments: Mapping[TopicPartition, Sequence[int] | None]) -> ReassignmentResult:
         """KafkaController.handleApiPartitionReassignment + maybeTriggerPartitionReassignment."""
         ctx, out = self.ctx, {}
+        goals: dict[TopicPartition, zd.ReplicaAssignment] = {}
         for tp, target in sorted(reassignments.items()):
             current = ctx.assignment(tp)
             if current is None or tp[0] in ctx.topics_to_be_deleted:
-                out[tp] = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find current replica "
-                           f"assignment for partition {tp[0]}-{tp[1]}")
-                continue
-            if target is not None and (err := validate_target(current, target, ctx.live_broker_ids)):
+                out[tp] = _unknown(tp)
+            elif target is not None and (err := validate_target(current, target, ctx.live_broker_ids)):
                 out[tp] = err
-                continue
-            if target is None and not current.is_being_reassigned:
+            elif target is None and not current.is_being_reassigned:
                 out[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None)
-                continue
-            goal = reassign_to(current, origin_replicas(current) if target is None else target)
-            try:
-                await self.on_partition_reassignment(tp, goal)
-                out[tp] = (ErrorCode.NONE, None)
-            except ControllerMovedError:  # the controller resigns
-                raise
-            except Exception as e:  # Kafka: UNKNOWN_SERVER_ERROR for this partition only
-                log.error("[Controller id=%d] Error completing reassignment of partition %s: %r",
-                          self.controller.broker_id, tp, e)
-                out[tp] = (ErrorCode.UNKNOWN_SERVER_ERROR, None)
+            else:
+                goals[tp] = reassign_to(current, origin_replicas(current) if target is None else target)
+        # the latest reassignment wins: the API's replaces any from /admin/reassign_partitions
+        await self.remove_from_zk(lambda tp, _: tp in goals)
+        for tp, goal in goals.items():
+            out[tp] = await self._trigger(tp, goal)
         return out
+
+    async def process_zk(self) -> set[TopicPartition]:
+        """``/admin/reassign_partitions`` (KafkaController.processZkPartitionReassignment): start
+        what it lists (re-arming the watch); partitions refused leave it. Returns the partitions
+        it has running, which failover then need not resume."""
+        c, ctx = self.controller, self.ctx
+        try:
+            wanted = await _read_zk(c.zk, self.on_zk_watch)
+        except zd.ZkDataError as e:
+            log.error("[Controller id=%d] Ignoring %s: %s", c.broker_id, zd.REASSIGN_PARTITIONS_PATH, e)
+            wanted = {}
+        if wanted is None:
+            return set()
+        running, failed = set(), {}
+        for tp, target in sorted(wanted.items()):
+            current = ctx.assignment(tp)
+            if current is None or tp[0] in ctx.topics_to_be_deleted:
+                failed[tp] = _unknown(tp)
+            elif err := validate_zk_target(current, target):
+                failed[tp] = err
+            elif (goal := reassign_to(current, target)) == current and current.is_being_reassigned:
+                running.add(tp)  # already moving there (this very request, or the API's)
+            elif (result := await self._trigger(tp, goal))[0] == ErrorCode.NONE:
+                running.add(tp)
+            else:
+                failed[tp] = result
+        if failed or not wanted:
+            if failed:
+                log.warning("[Controller id=%d] Failed reassignment through zk with the following "
+                            "errors: %s", c.broker_id, failed)
+            await self.remove_from_zk(lambda tp, _: tp in failed)
+        return running
+
+    def on_zk_watch(self, event: WatchedEvent) -> None:
+        """``/admin/reassign_partitions`` was created (or any change: re-read and re-arm)."""
+        self.controller._put(ce.ZkPartitionReassignment())
+
+    async def remove_from_zk(self, remove: Callable[[TopicPartition, tuple[int, ...]], bool]) -> None:
+        """maybeRemoveFromZkReassignment: drop the partitions ``remove`` picks from
+        ``/admin/reassign_partitions``; delete it once empty (then watch for the next one)."""
+        c, zk = self.controller, self.controller.zk
+        try:
+            wanted = await _read_zk(zk)
+        except zd.ZkDataError:
+            wanted = {}
+        if wanted is None:
+            return
+        keep = {tp: r for tp, r in wanted.items() if not remove(tp, r)}
+        if not keep:
+            log.info("[Controller id=%d] No more partitions need to be reassigned. Deleting zk path %s",
+                     c.broker_id, zd.REASSIGN_PARTITIONS_PATH)
+            await zk.delete_recursive(zd.REASSIGN_PARTITIONS_PATH, self.ctx.epoch_zk_version)
+            c._put(ce.ZkPartitionReassignment())
+        elif len(keep) < len(wanted):
+            log.info("[Controller id=%d] Removing partitions %s from the list of reassigned partitions "
+                     "in zookeeper", c.broker_id, sorted(set(wanted) - set(keep)))
+            try:
+                await zk.controller_op(SetDataOp(zd.REASSIGN_PARTITIONS_PATH,
+                                                 zd.encode_partition_reassignment(keep)),
+                                       self.ctx.epoch_zk_version)
+            except NoNodeError:
+                pass
+
+    async def _trigger(self, tp: TopicPartition, goal: zd.ReplicaAssignment) -> tuple[ErrorCode, str | None]:
+        """maybeTriggerPartitionReassignment for one partition already checked."""
+        try:
+            await self.on_partition_reassignment(tp, goal)
+            return ErrorCode.NONE, None
+        except ControllerMovedError:  # the controller resigns
+            raise
+        except Exception as e:  # Kafka: UNKNOWN_SERVER_ERROR for this partition only
+            log.error("[Controller id=%d] Error completing reassignment of partition %s: %r",
+                      self.controller.broker_id, tp, e)
+            return ErrorCode.UNKNOWN_SERVER_ERROR, None
 
     async def on_partition_reassignment(self, tp: TopicPartition, reassignment: zd.ReplicaAssignment) -> None:
         c, ctx = self.controller, self.ctx
@@ -185,12 +280,14 @@ class PartitionReassignments:
                     and is_complete(assignment, lai.isr):
                 await self.on_partition_reassignment(tp, assignment)
 
-    async def resume(self, brokers: Collection[int] | None = None) -> None:
-        """On failover (every reassignment ZooKeeper shows), or when brokers come up (those
-        with replicas on them): run the reassignment again from its current step."""
+    async def resume(self, brokers: Collection[int] | None = None,
+                     skip: Collection[TopicPartition] = ()) -> None:
+        """On failover (every reassignment ZooKeeper shows but those in ``skip``), or when
+        brokers come up (those with replicas on them): run the reassignment again from its
+        current step."""
         for tp in self.in_progress():
             assignment = self.ctx.assignment(tp)
-            if brokers is None or set(assignment.replicas) & set(brokers):
+            if tp not in skip and (brokers is None or set(assignment.replicas) & set(brokers)):
                 await self.on_partition_reassignment(tp, assignment)
 
     # ------------------------------------------------------------------ helpers
@@ -241,6 +338,7 @@ class PartitionReassignments:
         await self._stop_removed(batch, tp, reassignment.removing_replicas)
         await self._write_assignment(tp, zd.ReplicaAssignment(target))
         batch.add_update_metadata(ctx.live_brokers, [tp])
+        await self.remove_from_zk(lambda p, replicas: p == tp and replicas == tuple(target))
         log.info("[Controller id=%d] Completed reassignment of %s to %s", c.broker_id, tp, list(target))
 
     async def _stop_removed(self, batch: "ControllerRequestBatch", tp: TopicPartition,

@@ -564,6 +564,19 @@ class KafkaZkClient:
         await self.delete_recursive(zd.config_entity_path(zd.ConfigType.TOPIC, topic), epoch_zk_version)
         await self.delete_recursive(zd.delete_topic_path(topic), epoch_zk_version)
 
+    # ------------------------------------------------------------------ legacy admin requests
+    async def get_admin_request(self, path: str, watch: Watch | None = None) -> bytes | None:
+        """``/admin/reassign_partitions`` or ``/admin/preferred_replica_election``'s data, None
+        when absent; ``watch`` is set with exists, so it also fires when one is created."""
+        if await self.exists(path, watch) is None:
+            return None
+        data, stat = await self.get_data(path)
+        return None if stat is None else data or b""
+
+    async def create_admin_request(self, path: str, data: bytes) -> None:
+        """As Kafka 2.x tools (not fenced): NodeExistsError while one is in progress."""
+        await self._call(lambda: self._client.create_async(path, data, makepath=True))
+
     # ------------------------------------------------------------------ producer ids
     async def allocate_producer_id_block(self, broker_id: int) -> zd.ProducerIdBlock:
         """The next block of 1000 producer ids: read ``/latest_producer_id_block`` and its
