@@ -23,6 +23,8 @@ class ZkKafkaBroker:
     """``.bootstrap``, ``.host``, ``.port``, ``.proc``, ``.start()``, ``.stop()``, ``.kill()``;
     keeps its port and log dir across restarts, like tests.support.kafpy_broker.KafpyBroker."""
 
+    host = LOOPBACK
+
     def __init__(self, broker_id: int, zookeeper_connect: str, work_dir: Path,
                  overrides: Mapping[str, object] | None = None, start_timeout: float = 120.0):
         self.broker_id = broker_id
@@ -34,10 +36,6 @@ class ZkKafkaBroker:
         self.config_path = self.work_dir / "server.properties"
         self.output_path = self.work_dir / "server.out"
         self.proc: subprocess.Popen | None = None
-
-    @property
-    def host(self) -> str:
-        return LOOPBACK
 
     @property
     def bootstrap(self) -> str:
