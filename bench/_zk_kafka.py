@@ -20,7 +20,7 @@ KAFKA_VERSION = "3.9.1"
 
 
 class ZkKafkaBroker:
-    """``.bootstrap``, ``.host``, ``.port``, ``.proc``, ``.start()``, ``.stop()``, ``.kill()``;
+    """``.bootstrap``, ``.host``, ``.port``, ``.log_dir``, ``.proc``, ``.start()``, ``.stop()``, ``.kill()``;
     keeps its port and log dir across restarts, like tests.support.kafpy_broker.KafpyBroker."""
 
     host = LOOPBACK
@@ -30,6 +30,7 @@ class ZkKafkaBroker:
         self.broker_id = broker_id
         self.zookeeper_connect = zookeeper_connect
         self.work_dir = Path(work_dir)
+        self.log_dir = self.work_dir / "data"
         self.port = free_port()
         self.overrides = dict(overrides or {})
         self.start_timeout = start_timeout
@@ -47,7 +48,7 @@ class ZkKafkaBroker:
             "zookeeper.connect": self.zookeeper_connect,
             "listeners": f"PLAINTEXT://{LOOPBACK}:{self.port}",
             "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{self.port}",
-            "log.dirs": self.work_dir / "data",
+            "log.dirs": self.log_dir,
             "group.initial.rebalance.delay.ms": 0,
             "log.flush.interval.messages": 9223372036854775807,
             **self.overrides,

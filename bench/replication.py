@@ -10,8 +10,9 @@ min.insync.replicas=2), then:
 
 - throughput: ``kafka-producer-perf-test`` with acks=all into a new topic of 6 partitions,
   replication factor 3, min.insync.replicas=2: ``--records`` x 100 B and ``--records``/5 x
-  1 KiB, after one unmeasured warm-up run (the JVM compiles its hot paths; measuring Kafka
-  cold would flatter us). The three brokers' CPU seconds during each run come from /proc.
+  1 KiB, after one unmeasured warm-up run of ``--records`` x 100 B (the JVM compiles its
+  hot paths; measuring Kafka cold would flatter us). The three brokers' CPU seconds during each run come from /proc;
+  the topic's bytes on each broker's disk are printed as a check that all three hold it.
 - latency: ``EndToEndLatency`` with acks=all on a 1-partition RF-3 topic, p50 and p99.
 - failover: a one-at-a-time acks=all producer (confluent-kafka) on partition 0 of an RF-3
   topic whose partition 0 is led by a broker other than the controller (so no controller
@@ -116,6 +117,12 @@ class Cluster:
     def cpu_seconds(self) -> float:
         return sum(cpu_seconds(b.proc.pid) for b in self.brokers if b.proc.poll() is None)
 
+    def topic_bytes(self, topic: str) -> list[int]:
+        """Bytes of ``topic``'s segment files on each broker's disk: alike on all three when
+        the followers hold what was acknowledged."""
+        return [sum(f.stat().st_size for d in b.log_dir.glob(f"{topic}-*") for f in d.glob("*.log"))
+                for b in self.brokers]
+
     def stop(self) -> None:
         for b in reversed(self.brokers):
             try:
@@ -168,6 +175,7 @@ def produce(c: Cluster, topic: str, records: int, size: int) -> dict:
         "--topic", topic, "--num-records", str(records), "--record-size", str(size), "--throughput", "-1",
         "--producer-props", f"bootstrap.servers={c.bootstrap}", "acks=all"], 600))
     res["broker_cpu_s"] = round(c.cpu_seconds() - cpu0, 2)
+    res["bytes_per_broker"] = c.topic_bytes(topic)
     return res
 
 
@@ -222,7 +230,7 @@ def run_kind(kind: str, work: Path, records: int, latency_messages: int, rep: in
     say: Callable[[str], None] = lambda s: print(f"  {LABELS[kind]:11s} rep {rep + 1}: {s}", flush=True)
     say(f"cluster up at {c.bootstrap}")
     create_topic(c, "warm-up", PARTITIONS)
-    produce(c, "warm-up", max(records // 10, 1000), 100)
+    produce(c, "warm-up", records, 100)
     for i, (count, size) in enumerate(((records, 100), (records // 5, 1024))):
         topic = f"tput-{size}"
         create_topic(c, topic, PARTITIONS)
@@ -230,7 +238,8 @@ def run_kind(kind: str, work: Path, records: int, latency_messages: int, rep: in
         results.setdefault(names[2 * i], []).append(res["mb_per_s"])
         results.setdefault(names[2 * i + 1], []).append(res["broker_cpu_s"])
         say(f"produce {count} x {size} B: {res['mb_per_s']:.2f} MB/s, {res['records_per_s']:.0f} rec/s, "
-            f"broker CPU {res['broker_cpu_s']:.1f} s")
+            f"broker CPU {res['broker_cpu_s']:.1f} s, MB on each broker's disk "
+            f"{'/'.join(f'{n / 1e6:.0f}' for n in res['bytes_per_broker'])}")
     create_topic(c, "e2e", 1)
     lat = latency(c, "e2e", latency_messages)
     results.setdefault(names[4], []).append(lat["p50_ms"])
