@@ -11,8 +11,9 @@ min.insync.replicas=2), then:
 - throughput: ``kafka-producer-perf-test`` with acks=all into a new topic of 6 partitions,
   replication factor 3, min.insync.replicas=2: ``--records`` x 100 B and ``--records``/5 x
   1 KiB, after one unmeasured warm-up run of ``--records`` x 100 B (the JVM compiles its
-  hot paths; measuring Kafka cold would flatter us). The three brokers' CPU seconds during each run come from /proc;
-  the topic's bytes on each broker's disk are printed as a check that all three hold it.
+  hot paths; measuring Kafka cold would flatter us). The three brokers' CPU seconds during
+  each run come from /proc; the topic's bytes on each broker's disk are printed as a check
+  that all three hold it.
 - latency: ``EndToEndLatency`` with acks=all on a 1-partition RF-3 topic, p50 and p99.
 - failover: a one-at-a-time acks=all producer (confluent-kafka) on partition 0 of an RF-3
   topic whose partition 0 is led by a broker other than the controller (so no controller
