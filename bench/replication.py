@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -38,10 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bench._zk_kafka import KAFKA_VERSION, ZkKafkaBroker
 from bench.cluster_failover import all_led, full_isr, until
 from bench.compare import cpu_seconds, parse_latency, parse_producer, run_perf_tool
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, leaders, metadata
+from tests.support.kafka_dist import DEFAULT_KAFKA_3 as KAFKA_VERSION
+from tests.support.zk_kafka import ZkReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.zookeeper import ZooKeeperServer
 
@@ -145,7 +147,8 @@ def start_cluster(kind: str, work: Path, cluster_box: list) -> Cluster:
         if kind == "kafpy":
             b = KafpyBroker(work_dir=work / f"broker{i}", overrides=settings)
         else:
-            b = ZkKafkaBroker(i, zk.connect_string, work / f"broker{i}", overrides=SETTINGS)
+            b = ZkReferenceKafka(zk.connect_string, i, work_dir=work / f"broker{i}",
+                                 log_dir=work / f"broker{i}" / "data", overrides=SETTINGS)
         cluster.brokers.append(b)
         b.start()
     for b in cluster.brokers:
@@ -255,6 +258,8 @@ def run_kind(kind: str, work: Path, records: int, latency_messages: int, rep: in
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Kafka's brokers log at WARN while measured (the cluster tests read INFO lines).
+    os.environ.setdefault("KAFPY_KAFKA_LOG_LEVEL", "WARN")
     ap = argparse.ArgumentParser(prog="python -m bench.replication", description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=1_000_000,
                     help="records of 100 B per throughput run; the 1 KiB run sends a fifth (default 1000000)")
