@@ -44,7 +44,7 @@ import crc32c  # noqa: E402
 from protocol import codec  # noqa: E402
 from protocol.messages import (CreateTopicsRequest, FetchRequest, InitProducerIdRequest,  # noqa: E402
                                ProduceRequest, RequestHeader)
-from protocol.records import build_batch, iter_batches  # noqa: E402
+from protocol.records import build_batch  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -203,7 +203,7 @@ def _interrupt(proc: subprocess.Popen) -> None:
 
 def strace_stop(tr: subprocess.Popen, out: Path, n: int) -> None:
     _interrupt(tr)
-    print(f"  system calls per request (strace -c; slows the broker, so no CPU figure):")
+    print("  system calls per request (strace -c; slows the broker, so no CPU figure):")
     for line in out.read_text().splitlines():
         f = line.split()
         if len(f) >= 5 and f[3].isdigit() and f[-1] not in ("total",):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from kafka import KafkaConsumer, TopicPartition
+
 from protocol import codec
 from protocol.messages import MetadataRequest, RequestHeader
 from tests.support import wire
@@ -61,3 +63,32 @@ def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, **overrides: 
         wait_until(lambda b=b: (lambda md: len(md.brokers) == n and md.controller_id >= 0)(metadata(b)), 60,
                    f"broker {b.bootstrap} knows the {n} brokers and the controller")
     return brokers
+
+
+def end_offsets(bootstrap: list[str], topic: str, partitions: int = 3) -> dict[int, int]:
+    """The high watermarks (what a consumer sees as the end), as the leaders answer."""
+    c = KafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=20000)
+    try:
+        tps = [TopicPartition(topic, p) for p in range(partitions)]
+        return {tp.partition: off for tp, off in c.end_offsets(tps).items()}
+    finally:
+        c.close()
+
+
+def read_all(bootstrap: list[str], topic: str, expected: int, partitions: int = 3
+             ) -> dict[int, list[tuple[int, bytes]]]:
+    """Every record of the topic's partitions from offset 0, (offset, value) per partition."""
+    c = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False,
+                      consumer_timeout_ms=5000, request_timeout_ms=20000)
+    try:
+        c.assign([TopicPartition(topic, p) for p in range(partitions)])
+        out: dict[int, list[tuple[int, bytes]]] = {p: [] for p in range(partitions)}
+        deadline = time.monotonic() + 60
+        n = 0
+        while n < expected and time.monotonic() < deadline:
+            for tp, recs in c.poll(timeout_ms=1000).items():
+                out[tp.partition].extend((r.offset, r.value) for r in recs)
+                n += len(recs)
+        return out
+    finally:
+        c.close()

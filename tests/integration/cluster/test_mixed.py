@@ -18,11 +18,14 @@ from confluent_kafka.admin import AdminClient
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 
-from tests.integration.cluster.harness import CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, metadata, wait_until
-from tests.integration.cluster.test_replication import PARTITIONS, end_offsets, read_all
+from tests.integration.cluster.harness import (CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, end_offsets, metadata, read_all,
+                                              wait_until)
+
 from tests.support.zk_kafka import ZkReferenceKafka
 
 pytestmark = pytest.mark.timeout(400)
+
+PARTITIONS = 3
 
 APACHE_ID = 2
 FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 20

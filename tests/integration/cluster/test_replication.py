@@ -10,10 +10,11 @@ import time
 
 import pytest
 from confluent_kafka import Producer as ConfluentProducer
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, metadata, start_cluster, wait_until
+from tests.integration.cluster.harness import (SESSION_TIMEOUT_MS, end_offsets, metadata, read_all, start_cluster,
+                                              wait_until)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -47,33 +48,6 @@ def isrs(broker, topic: str) -> dict[int, list[int]]:
 def isr_full(broker, topic: str) -> bool:
     got = isrs(broker, topic)
     return len(got) == PARTITIONS and all(isr == [0, 1, 2] for isr in got.values())
-
-
-def end_offsets(bootstrap: list[str], topic: str) -> dict[int, int]:
-    """The high watermarks (what a consumer sees as the end), as the leaders answer."""
-    c = KafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=20000)
-    try:
-        tps = [TopicPartition(topic, p) for p in range(PARTITIONS)]
-        return {tp.partition: off for tp, off in c.end_offsets(tps).items()}
-    finally:
-        c.close()
-
-
-def read_all(bootstrap: list[str], topic: str, expected: int) -> dict[int, list[tuple[int, bytes]]]:
-    c = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False,
-                      consumer_timeout_ms=5000, request_timeout_ms=20000)
-    try:
-        c.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
-        out: dict[int, list[tuple[int, bytes]]] = {p: [] for p in range(PARTITIONS)}
-        deadline = time.monotonic() + 60
-        n = 0
-        while n < expected and time.monotonic() < deadline:
-            for tp, recs in c.poll(timeout_ms=1000).items():
-                out[tp.partition].extend((r.offset, r.value) for r in recs)
-                n += len(recs)
-        return out
-    finally:
-        c.close()
 
 
 def test_acks_all_from_both_clients_reaches_every_replica(cluster):
