@@ -3,7 +3,9 @@
 Keeps ``(epoch, start offset)`` pairs in ascending order: the first offset written
 in each leader epoch. Followers use it (OffsetsForLeaderEpoch) to find where their log
 diverges. Every change is written through atomically (Kafka's text format, see
-``storage.checkpoint``). Who may call it: the owning Log's thread.
+``storage.checkpoint``); with a ``PendingFsyncs`` the write is fsynced later, in a batch
+(see there for why that keeps Kafka's crash safety). Who may call it: the owning Log's
+thread.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import bisect
 import logging
 from typing import Callable, Optional
 
-from .checkpoint import LeaderEpochCheckpointFile
+from .checkpoint import LeaderEpochCheckpointFile, PendingFsyncs
 
 __all__ = ["LeaderEpochFileCache", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
 
@@ -23,8 +25,9 @@ UNDEFINED_EPOCH_OFFSET = -1
 
 
 class LeaderEpochFileCache:
-    def __init__(self, path: Optional[str], log_end_offset: Callable[[], int]):
-        self._file = LeaderEpochCheckpointFile(path) if path else None
+    def __init__(self, path: Optional[str], log_end_offset: Callable[[], int],
+                 pending: Optional[PendingFsyncs] = None):
+        self._file = LeaderEpochCheckpointFile(path, pending) if path else None
         self._log_end_offset = log_end_offset
         self._epochs: list[int] = []
         self._offsets: list[int] = []

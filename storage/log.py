@@ -3,7 +3,8 @@
 On disk, in ``<log dir>/<topic>-<partition>/``: the segments (kept by
 ``storage.local_log.LocalLog``), ``leader-epoch-checkpoint``, ``partition.metadata`` and
 producer ``<offset>.snapshot`` files. Log start offset, recovery point and high
-watermark are checkpointed per log dir by the LogManager.
+watermark are checkpointed per log dir by the LogManager. With ``pending_fsyncs`` the
+epoch checkpoint and partition.metadata are fsynced later by the LogManager, in a batch.
 
 The layers, as in Kafka: ``LogValidator`` checks what is appended, ``LocalLog`` owns the
 segment list and its files, and this class keeps the offsets (log start, high
@@ -38,7 +39,7 @@ from typing import Callable, NamedTuple, Optional
 
 from protocol.records import CONTROL_MASK
 
-from .checkpoint import PartitionMetadataFile
+from .checkpoint import PartitionMetadataFile, PendingFsyncs
 from .config import LogConfig
 from .errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError, StorageError
 from .leader_epoch import LeaderEpochFileCache
@@ -110,6 +111,7 @@ class Log:
         high_watermark: int = 0,
         needs_recovery: bool = True,
         topic_id: Optional[bytes] = None,
+        pending_fsyncs: Optional[PendingFsyncs] = None,
     ):
         self.dir = directory
         self.topic, self.partition = parse_topic_partition(os.path.basename(directory.rstrip("/")))
@@ -125,12 +127,13 @@ class Log:
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
-        self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA))
+        self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA),
+                                                         pending_fsyncs)
         self.topic_id = self._partition_metadata.read()
         if topic_id is not None and self.topic_id != topic_id:
             self.assign_topic_id(topic_id)
         self.leader_epoch_cache = LeaderEpochFileCache(
-            os.path.join(directory, LEADER_EPOCH_CHECKPOINT), lambda: self._local.next_offset)
+            os.path.join(directory, LEADER_EPOCH_CHECKPOINT), lambda: self._local.next_offset, pending_fsyncs)
         self.producer_state = ProducerStateManager(directory, config.producer_id_expiration_ms)
         self._load(log_start_offset, needs_recovery)
         self.update_high_watermark(high_watermark)

@@ -5,7 +5,10 @@ Per log dir on disk: ``meta.properties`` (version=0, broker.id, cluster.id),
 ``replication-offset-checkpoint`` (high watermarks), ``cleaner-offset-checkpoint``
 (written by the cleaner) and, between a clean shutdown and the next startup, the
 ``.kafka_cleanshutdown`` marker that lets logs open without a recovery scan. Every
-file is written atomically (see ``storage.checkpoint``). Unrelated files and
+file is written atomically (see ``storage.checkpoint``). The partitions'
+``partition.metadata`` and ``leader-epoch-checkpoint`` are written at once but fsynced
+in one batch (``pending_fsyncs``) by the next checkpoint writer, before it writes the
+recovery points, and at shutdown before the clean-shutdown marker. Unrelated files and
 directories are ignored with a warning; ``<topic>-<partition>-delete`` directories
 (a deletion interrupted by a crash) are removed.
 
@@ -25,7 +28,7 @@ import time
 import uuid
 from typing import Callable, Optional
 
-from .checkpoint import OffsetCheckpointFile, read_meta_properties, write_meta_properties
+from .checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_properties, write_meta_properties
 from .config import LogConfig
 from .errors import KafkaStorageError
 from .log import Log, parse_topic_partition
@@ -59,6 +62,7 @@ class LogManager:
         self.topic_configs = topic_configs
         self._logs: dict[tuple[str, int], Log] = {}
         self._log_dir_of: dict[tuple[str, int], str] = {}
+        self._dir_counts = {d: 0 for d in self.log_dirs}  # logs per dir (for _pick_dir, kept as they change)
         self._lock = threading.RLock()
         self._start_cleaner = start_cleaner
         self.cleaner = None
@@ -68,6 +72,7 @@ class LogManager:
         self._ckpt_lock = threading.Lock()   # checkpoint writers take turns (see checkpoint_writer)
         self._ckpt_gen = itertools.count()
         self._ckpt_written: dict[str, int] = {}
+        self.pending_fsyncs = PendingFsyncs()  # the logs' small files, fsynced by checkpoint writers
 
     # ------------------------------------------------------------------ lifecycle
     def startup(self, cluster_id: Optional[str] = None, broker_id: Optional[int] = None) -> None:
@@ -138,9 +143,11 @@ class LogManager:
                 raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
             lg = Log(path, self._config_for(tp[0]), clock=self.clock,
                      recovery_point=recovery.get(tp, 0), log_start_offset=starts.get(tp, 0),
-                     high_watermark=hws.get(tp, 0), needs_recovery=not clean)
+                     high_watermark=hws.get(tp, 0), needs_recovery=not clean,
+                     pending_fsyncs=self.pending_fsyncs)
             self._logs[tp] = lg
             self._log_dir_of[tp] = d
+            self._dir_counts[d] += 1
         if clean:
             os.unlink(marker)
         # make the recovery points durable as loaded, so a crash now recovers correctly
@@ -183,9 +190,7 @@ class LogManager:
         return self._log_dir_of.get((topic, partition))
 
     def _pick_dir(self) -> str:
-        counts = {d: 0 for d in self.log_dirs}
-        for d in self._log_dir_of.values():
-            counts[d] = counts.get(d, 0) + 1
+        counts = self._dir_counts
         return min(self.log_dirs, key=lambda d: (counts[d], self.log_dirs.index(d)))
 
     def get_or_create_log(self, topic: str, partition: int, config: Optional[LogConfig] = None,
@@ -202,9 +207,10 @@ class LogManager:
             d = self._pick_dir()
             path = os.path.join(d, f"{topic}-{partition}")
             lg = Log(path, config or self._config_for(topic), clock=self.clock,
-                     needs_recovery=False, topic_id=topic_id)
+                     needs_recovery=False, topic_id=topic_id, pending_fsyncs=self.pending_fsyncs)
             self._logs[tp] = lg
             self._log_dir_of[tp] = d
+            self._dir_counts[d] += 1
             return lg
 
     def update_config(self, topic: str, config: LogConfig) -> None:
@@ -218,6 +224,8 @@ class LogManager:
         with self._lock:
             lg = self._logs.pop(tp, None)
             d = self._log_dir_of.pop(tp, None)
+            if d is not None:
+                self._dir_counts[d] -= 1
         if lg is None:
             return
         if self.cleaner is not None:
@@ -278,6 +286,9 @@ class LogManager:
         return rec, start, hw
 
     def _write_snapshot(self, d: str, gen: int, snap: tuple[dict, dict, dict]) -> None:
+        # epoch entries and topic ids written before the snapshot was taken become durable
+        # before the recovery points that may cover their data (see storage.checkpoint)
+        self.pending_fsyncs.flush()
         rec, start, hw = snap
         with self._ckpt_lock:
             if gen < self._ckpt_written.get(d, -1):
