@@ -35,7 +35,7 @@ from protocol.errors import ProtocolError
 from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
 
 from .checkpoint import atomic_write
-from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError, InvalidRecordError
+from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError
 from .txn_index import AbortedTxn
 
 __all__ = ["BatchMetadata", "ProducerStateEntry", "ProducerStateManager", "SNAPSHOT_SUFFIX"]
