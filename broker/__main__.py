@@ -24,6 +24,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def raise_open_file_limit() -> tuple[int, int]:
+    """Raise the soft limit on open files to the hard one, as servers do (every partition
+    holds a segment's files open); returns (soft before, soft after) for the log."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            return soft, hard
+        except (ValueError, OSError):
+            pass
+    return soft, soft
+
+
 def setup_logging(level: str | None) -> None:
     import os
     lvl = (level or os.environ.get("KAFPY_LOG_LEVEL") or "INFO").upper()
@@ -63,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("kafka.Kafka").error("Exiting Kafka due to fatal exception: %s", e)
         return 1
     logging.getLogger("kafka.server.KafkaConfig").info(config.banner())
+    before, after = raise_open_file_limit()
+    logging.getLogger("kafka.server.KafkaServer").info(
+        "Open file limit: soft %d (was %d)", after, before)
     try:
         import uvloop
         return uvloop.run(run(config))
