@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import InvalidReplicationFactorError
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
 
@@ -232,8 +233,16 @@ def test_cluster_survives_a_zookeeper_restart(cluster, zookeeper):
         assert assignment(md, topic) == before[b.bootstrap][1]
         assert set(leaders(md, topic).values()) == {0, 1, 2}
     produce_and_consume(cluster, topic)
-    # the new controller does its job: a topic created now gets leaders on every broker
-    create_topic(cluster, "after-zk-restart")
+    # the new controller does its job: a topic created now gets leaders on every broker. A
+    # broker whose session ZooKeeper expired on restart registers again a moment later, and
+    # until the controller has seen it, replication factor 3 is refused as Kafka refuses it.
+    def created() -> bool:
+        try:
+            create_topic(cluster, "after-zk-restart")
+            return True
+        except InvalidReplicationFactorError:
+            return False
+    wait_until(created, FAILOVER_S, "a replication-factor-3 topic created after the restart")
 
 
 def test_controller_whose_session_expired_resigns_and_re_registers(cluster, zookeeper):
