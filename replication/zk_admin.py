@@ -17,11 +17,13 @@ Who may call it: request handlers, the group coordinator and the broker (``start
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
 
 from protocol.errors import ErrorCode
@@ -165,6 +167,22 @@ class ZkAdminManager:
         if not self.controller.is_active:
             raise TopicError(ErrorCode.NOT_CONTROLLER, "This is not the correct controller for this cluster.")
 
+    @contextlib.contextmanager
+    def _zookeeper_errors(self, what: str, controller_only: bool = False) -> Iterator[None]:
+        """Turn a ZooKeeper failure during ``what`` into Kafka's answer instead of a broken
+        connection: NOT_CONTROLLER when this broker stopped being the controller meanwhile
+        (its session expired: the client retries with the new one), else UNKNOWN_SERVER_ERROR,
+        as Kafka's ZkAdminManager answers an exception from its ZooKeeper client."""
+        try:
+            yield
+        except KazooException as e:
+            log.warning("ZooKeeper failed during %s: %s", what, type(e).__name__)
+            if controller_only and not self.controller.is_active:
+                raise TopicError(ErrorCode.NOT_CONTROLLER,
+                                 "This is not the correct controller for this cluster.") from None
+            raise TopicError(ErrorCode.UNKNOWN_SERVER_ERROR,
+                             f"ZooKeeper failed during {what}: {type(e).__name__}") from None
+
     async def _brokers(self) -> list[BrokerMetadata]:
         brokers = await self.zk.get_all_brokers_and_epochs()
         return [BrokerMetadata(b, reg.rack) for b, (reg, _) in sorted(brokers.items())]
@@ -187,7 +205,8 @@ class ZkAdminManager:
                            validate_only: bool = False) -> TopicInfo:
         """CreateTopics: only on the active controller; raises TopicError."""
         self._require_controller()
-        return await self._create(name, partitions, replication_factor, configs, assignments, validate_only)
+        with self._zookeeper_errors(f"the creation of topic {name}", controller_only=True):
+            return await self._create(name, partitions, replication_factor, configs, assignments, validate_only)
 
     async def auto_create_topic(self, name: str, partitions: int, replication_factor: int,
                                 configs: dict[str, str]) -> TopicInfo:
@@ -198,8 +217,9 @@ class ZkAdminManager:
         else:
             done = self._creating[name] = self.loop.create_future()
             try:
-                await self._create(name, partitions, replication_factor, configs, None, False,
-                                   exists_ok=True)
+                with self._zookeeper_errors(f"the creation of topic {name}"):
+                    await self._create(name, partitions, replication_factor, configs, None, False,
+                                       exists_ok=True)
             finally:
                 self._creating.pop(name, None)
                 done.set_result(None)
@@ -277,17 +297,23 @@ class ZkAdminManager:
         """DeleteTopics: mark for deletion and wait until the topic leaves the cache."""
         self._require_controller()
         info = self.cache.topic(name)
-        if name not in await self.zk.get_all_topics() or info is None:
-            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
-        try:
-            await self.zk.create_delete_topic_path(name)
-        except NodeExistsError:
-            log.info("Topic %s is already marked for deletion", name)
+        with self._zookeeper_errors(f"the deletion of topic {name}", controller_only=True):
+            if name not in await self.zk.get_all_topics() or info is None:
+                raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                 "This server does not host this topic-partition.")
+            try:
+                await self.zk.create_delete_topic_path(name)
+            except NodeExistsError:
+                log.info("Topic %s is already marked for deletion", name)
         await self._wait_for(lambda: self.cache.topic(name) is None, f"deletion of topic {name}")
         return info
 
     async def create_partitions(self, name: str, total: int, validate_only: bool = False) -> TopicInfo:
         self._require_controller()
+        with self._zookeeper_errors(f"the creation of partitions of {name}", controller_only=True):
+            return await self._create_partitions(name, total, validate_only)
+
+    async def _create_partitions(self, name: str, total: int, validate_only: bool) -> TopicInfo:
         current = await self.zk.get_topic_assignment(name)
         if current is None:
             raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
@@ -311,17 +337,19 @@ class ZkAdminManager:
     # ------------------------------------------------------------------ configs
     async def alter_topic_config(self, name: str, configs: dict[str, str]) -> None:
         """Replace a topic's config overrides (validated by the caller), from any broker."""
-        if name not in await self.zk.get_all_topics():
-            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
-        await self.zk.change_entity_config(zd.ConfigType.TOPIC, name, configs)
+        with self._zookeeper_errors(f"the config change of topic {name}"):
+            if name not in await self.zk.get_all_topics():
+                raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+            await self.zk.change_entity_config(zd.ConfigType.TOPIC, name, configs)
         await self._apply_topic_config(name, configs)
 
     async def alter_broker_configs(self, configs: dict[str, str], entity_name: str | None = None) -> None:
         """Replace this broker's dynamic configs (``/config/brokers/<id>``, or ``<default>``
         for the cluster-wide entity) and re-derive every topic's log config."""
         entity = entity_name or str(self.broker_id)
-        await self.zk.change_entity_config(zd.ConfigType.BROKER, entity, configs)
-        await self._reload_broker_configs()
+        with self._zookeeper_errors(f"the config change of broker {entity}"):
+            await self.zk.change_entity_config(zd.ConfigType.BROKER, entity, configs)
+            await self._reload_broker_configs()
         self._refresh_all_topic_logs()
 
     # ------------------------------------------------------------------ producer ids

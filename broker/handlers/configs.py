@@ -174,7 +174,10 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
             raise _Fail(E.INVALID_CONFIG, str(e)) from None
     if validate_only:
         return
-    await ctx.services.controller.alter_broker_configs(new)
+    try:
+        await ctx.services.controller.alter_broker_configs(new)
+    except TopicError as e:
+        raise _Fail(e.error_code, e.message) from None
 
 
 class _Fail(Exception):

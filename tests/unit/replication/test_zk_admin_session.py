@@ -72,3 +72,49 @@ def test_config_changes_are_followed_again_in_a_new_session():
         assert zk.listeners == []
 
     asyncio.run(main())
+
+
+class _Controller:
+    def __init__(self, active: bool) -> None:
+        self.is_active = active
+
+
+class ExpiringZk(FakeZk):
+    """Every read fails as kazoo fails a request in flight when the session expires."""
+
+    async def get_all_topics(self) -> set[str]:
+        await self.get_children(zd.TOPICS_PATH)
+        from kazoo.exceptions import SessionExpiredError
+        raise SessionExpiredError()
+
+
+def _admin_with(zk: FakeZk, controller: _Controller) -> ZkAdminManager:
+    return ZkAdminManager(KafkaConfig({"broker.id": "1"}), zk, MetadataCache("c", BrokerInfo(1, "h", 1)),
+                          controller, time.time, asyncio.get_running_loop())
+
+
+def test_session_expiry_during_create_topic_answers_an_error_code_not_an_exception():
+    """A controller whose session expires mid-request answers NOT_CONTROLLER once it has
+    resigned, UNKNOWN_SERVER_ERROR while it still thinks it leads: a Kafka error code either way."""
+    from broker.metadata import TopicError
+    from protocol.errors import ErrorCode
+
+    async def main() -> None:
+        for active_after, code in ((False, ErrorCode.NOT_CONTROLLER), (True, ErrorCode.UNKNOWN_SERVER_ERROR)):
+            controller = _Controller(True)
+            admin = _admin_with(ExpiringZk(), controller)
+            real = admin.zk.get_children
+
+            async def resigning(path: str, watch=None, real=real, controller=controller,
+                                active_after=active_after):
+                controller.is_active = active_after
+                return await real(path, watch)
+            admin.zk.get_children = resigning
+            try:
+                await admin.create_topic("t", 1, 1, {})
+            except TopicError as e:
+                assert e.error_code == code, (active_after, e.error_code)
+            else:
+                raise AssertionError("create_topic succeeded although ZooKeeper failed")
+
+    asyncio.run(main())
