@@ -103,6 +103,11 @@ class OffsetManager(CoordinatorBase):
         self.store.store_offsets(group.group_id, valid, now_ms).add_done_callback(on_written)
         return fut
 
+    # ================================================================ transactions
+    def complete_transaction(self, producer_id: int, partitions: list[int], committed: bool) -> None:
+        """A marker of ``producer_id`` is committed on these ``__consumer_offsets``
+        partitions; transactional offsets are not taken yet, so nothing is pending."""
+
     # ================================================================ OffsetFetch
     def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None,
                       require_stable: bool = False

@@ -183,6 +183,12 @@ class GroupCoordinatorService:
         """These topics were deleted: drop their committed offsets."""
         self.coordinator.on_topics_deleted(topics, self.now_ms())
 
+    def on_transaction_completed(self, producer_id: int, partitions: list[int], committed: bool) -> None:
+        """A COMMIT (``committed``) or ABORT marker of ``producer_id`` is committed on these
+        ``__consumer_offsets`` partitions: its pending transactional offsets there become
+        visible or are dropped (broker/txn_markers.py calls this)."""
+        self.coordinator.complete_transaction(producer_id, partitions, committed)
+
     # ------------------------------------------------------------------ FindCoordinator
     def _request_offsets_topic(self) -> None:
         """Ask (once at a time) for `__consumer_offsets` to be created, as Kafka does on

@@ -1,0 +1,89 @@
+"""WriteTxnMarkers against a socket-free broker: markers close transactions, move the last
+stable offset, fill the aborted-transaction index, and are refused per Kafka's rules."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from protocol.errors import ErrorCode as E
+from protocol.messages import WriteTxnMarkersRequest
+from protocol.records import build_batch
+
+from broker.txn_markers import handle_write_txn_markers, write_txn_markers
+from tests.unit.broker.helpers import LocalBroker, call
+
+W = WriteTxnMarkersRequest
+
+
+@pytest.fixture
+def broker(tmp_path):
+    loop = asyncio.new_event_loop()
+    b = LocalBroker(str(tmp_path), loop)
+    try:
+        yield b
+    finally:
+        b.close()
+        loop.close()
+
+
+def txn_append(broker, topic: str, pid: int, epoch: int, seq: int, values: list[bytes], partition: int = 0) -> int:
+    part = broker.replica_manager.get_partition(topic, partition)
+    batch = build_batch([(None, v) for v in values], producer_id=pid, producer_epoch=epoch, base_sequence=seq,
+                        is_transactional=True)
+    return part.append_records_to_leader(batch).first_offset
+
+
+def marker(pid: int, epoch: int, commit: bool, topics: dict[str, list[int]], coordinator_epoch: int = 0):
+    return W.WritableTxnMarker(producer_id=pid, producer_epoch=epoch, transaction_result=commit,
+                               coordinator_epoch=coordinator_epoch,
+                               topics=[W.WritableTxnMarkerTopic(name=t, partition_indexes=p) for t, p in topics.items()])
+
+
+def errors(resp) -> list[list[tuple[str, int, int]]]:
+    return [[(t.name, p.partition_index, p.error_code) for t in m.topics for p in t.partitions]
+            for m in resp.markers]
+
+
+def test_commit_and_abort_move_the_lso_and_index_the_abort(broker):
+    broker.create_topic("t", partitions=2)
+    log0 = broker.replica_manager.get_partition("t", 0).log
+    first = txn_append(broker, "t", 7, 0, 0, [b"a", b"b"])
+    txn_append(broker, "t", 8, 0, 0, [b"x"], partition=1)
+    assert log0.last_stable_offset == first
+    resp = call(broker, handle_write_txn_markers, 27, 1, W(markers=[
+        marker(7, 0, False, {"t": [0]}), marker(8, 0, True, {"t": [1]})]))
+    assert errors(resp) == [[("t", 0, E.NONE)], [("t", 1, E.NONE)]]
+    assert [m.producer_id for m in resp.markers] == [7, 8]
+    assert log0.last_stable_offset == log0.log_end_offset == 3
+    assert log0.collect_aborted_transactions(0, 3) == [(7, first)]
+    log1 = broker.replica_manager.get_partition("t", 1).log
+    assert log1.last_stable_offset == 2 and log1.collect_aborted_transactions(0, 2) == []
+
+
+def test_refusals(broker):
+    broker.create_topic("t")
+    txn_append(broker, "t", 7, 3, 0, [b"a"])
+    resp = broker.loop.run_until_complete(write_txn_markers(broker.services, W(markers=[
+        marker(7, 2, True, {"t": [0], "nope": [0]}),
+        marker(7, 3, True, {"t": [5]}, coordinator_epoch=4),
+    ])))
+    assert errors(resp) == [[("t", 0, E.INVALID_PRODUCER_EPOCH), ("nope", 0, E.UNKNOWN_TOPIC_OR_PARTITION)],
+                            [("t", 5, E.UNKNOWN_TOPIC_OR_PARTITION)]]
+    ok = broker.loop.run_until_complete(write_txn_markers(broker.services, W(markers=[
+        marker(7, 3, True, {"t": [0]}, coordinator_epoch=4)])))
+    assert errors(ok) == [[("t", 0, E.NONE)]]
+    fenced = broker.loop.run_until_complete(write_txn_markers(broker.services, W(markers=[
+        marker(7, 3, False, {"t": [0]}, coordinator_epoch=3)])))
+    assert errors(fenced) == [[("t", 0, E.TRANSACTION_COORDINATOR_FENCED)]]
+
+
+def test_a_marker_bumps_the_producer_epoch(broker):
+    broker.create_topic("t")
+    txn_append(broker, "t", 7, 0, 0, [b"a"])
+    call(broker, handle_write_txn_markers, 27, 0, W(markers=[marker(7, 1, False, {"t": [0]})]))
+    part = broker.replica_manager.get_partition("t", 0)
+    assert part.log.producer_state.producers[7].epoch == 1
+    with pytest.raises(Exception) as info:
+        txn_append(broker, "t", 7, 0, 1, [b"late"])
+    assert info.value.error_code == E.INVALID_PRODUCER_EPOCH
