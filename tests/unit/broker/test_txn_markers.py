@@ -7,9 +7,11 @@ import asyncio
 import pytest
 
 from protocol.errors import ErrorCode as E
-from protocol.messages import WriteTxnMarkersRequest
+from protocol.messages import FetchRequest, ListOffsetsRequest, WriteTxnMarkersRequest
 from protocol.records import build_batch
 
+from broker.handlers.fetch import handle_fetch
+from broker.handlers.offsets import handle_list_offsets
 from broker.txn_markers import handle_write_txn_markers, write_txn_markers
 from tests.unit.broker.helpers import LocalBroker, call
 
@@ -87,3 +89,38 @@ def test_a_marker_bumps_the_producer_epoch(broker):
     with pytest.raises(Exception) as info:
         txn_append(broker, "t", 7, 0, 1, [b"late"])
     assert info.value.error_code == E.INVALID_PRODUCER_EPOCH
+
+
+# --------------------------------------------------------------------------- readers
+def fetch(broker, topic: str, offset: int, isolation: int, version: int = 12):
+    F = FetchRequest
+    req = F(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=isolation,
+            session_id=0, session_epoch=-1, topics=[F.FetchTopic(topic=topic, partitions=[F.FetchPartition(
+                partition=0, current_leader_epoch=-1, fetch_offset=offset, log_start_offset=-1,
+                partition_max_bytes=1 << 20)])], forgotten_topics_data=[], rack_id="")
+    return call(broker, handle_fetch, 1, version, req).responses[0].partitions[0]
+
+
+def latest(broker, topic: str, isolation: int) -> int:
+    L = ListOffsetsRequest
+    req = L(replica_id=-1, isolation_level=isolation, topics=[L.ListOffsetsTopic(name=topic, partitions=[
+        L.ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=-1)])])
+    return call(broker, handle_list_offsets, 2, 7, req).topics[0].partitions[0].offset
+
+
+def test_read_committed_stops_at_the_lso_and_lists_aborted_transactions(broker):
+    broker.create_topic("t")
+    broker.append("t", 0, [b"plain"])
+    first = txn_append(broker, "t", 7, 0, 0, [b"a", b"b"])
+    committed = fetch(broker, "t", 0, 1)
+    assert (committed.high_watermark, committed.last_stable_offset) == (3, first)
+    assert len(committed.records) > 0 and committed.aborted_transactions == []
+    assert fetch(broker, "t", first, 1).records == b""
+    assert len(fetch(broker, "t", first, 0).records) > 0
+    assert (latest(broker, "t", 1), latest(broker, "t", 0)) == (first, 3)
+    call(broker, handle_write_txn_markers, 27, 1, W(markers=[marker(7, 0, False, {"t": [0]})]))
+    after = fetch(broker, "t", first, 1)
+    assert after.last_stable_offset == 4 and len(after.records) > 0
+    assert [(a.producer_id, a.first_offset) for a in after.aborted_transactions] == [(7, first)]
+    assert fetch(broker, "t", first, 0).aborted_transactions is None
+    assert latest(broker, "t", 1) == 4
