@@ -7,11 +7,12 @@ import asyncio
 import pytest
 
 from protocol.errors import ErrorCode as E
-from protocol.messages import FetchRequest, ListOffsetsRequest, WriteTxnMarkersRequest
+from protocol.messages import DescribeProducersRequest, FetchRequest, ListOffsetsRequest, WriteTxnMarkersRequest
 from protocol.records import build_batch
 
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.offsets import handle_list_offsets
+from broker.handlers.producers import handle_describe_producers
 from broker.txn_markers import handle_write_txn_markers, write_txn_markers
 from tests.unit.broker.helpers import LocalBroker, call
 
@@ -124,3 +125,15 @@ def test_read_committed_stops_at_the_lso_and_lists_aborted_transactions(broker):
     assert [(a.producer_id, a.first_offset) for a in after.aborted_transactions] == [(7, first)]
     assert fetch(broker, "t", first, 0).aborted_transactions is None
     assert latest(broker, "t", 1) == 4
+
+
+def test_describe_producers_lists_the_leaders_producer_state(broker):
+    D = DescribeProducersRequest
+    broker.create_topic("t")
+    first = txn_append(broker, "t", 7, 2, 0, [b"a", b"b"])
+    req = D(topics=[D.TopicRequest(name="t", partition_indexes=[0, 3])])
+    resp = call(broker, handle_describe_producers, 61, 0, req).topics[0]
+    ok, missing = resp.partitions
+    assert missing.error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+    [p] = ok.active_producers
+    assert (p.producer_id, p.producer_epoch, p.last_sequence, p.current_txn_start_offset) == (7, 2, 1, first)
