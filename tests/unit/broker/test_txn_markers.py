@@ -7,16 +7,19 @@ import asyncio
 import pytest
 
 from protocol.errors import ErrorCode as E
-from protocol.messages import DescribeProducersRequest, FetchRequest, ListOffsetsRequest, WriteTxnMarkersRequest
+from protocol.messages import (DescribeProducersRequest, FetchRequest, ListOffsetsRequest, ProduceRequest,
+                               WriteTxnMarkersRequest)
 from protocol.records import build_batch
 
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.offsets import handle_list_offsets
+from broker.handlers.produce import handle_produce
 from broker.handlers.producers import handle_describe_producers
 from broker.txn_markers import handle_write_txn_markers, write_txn_markers
 from tests.unit.broker.helpers import LocalBroker, call
 
 W = WriteTxnMarkersRequest
+P = ProduceRequest
 
 
 @pytest.fixture
@@ -137,3 +140,18 @@ def test_describe_producers_lists_the_leaders_producer_state(broker):
     assert missing.error_code == E.UNKNOWN_TOPIC_OR_PARTITION
     [p] = ok.active_producers
     assert (p.producer_id, p.producer_epoch, p.last_sequence, p.current_txn_start_offset) == (7, 2, 1, first)
+
+
+def test_produce_of_transactional_records_needs_a_transactional_id(broker):
+    broker.create_topic("t")
+    batch = build_batch([(None, b"a")], producer_id=7, producer_epoch=1, base_sequence=0, is_transactional=True)
+
+    def produce(txn_id):
+        req = P(transactional_id=txn_id, acks=-1, timeout_ms=1000, topic_data=[P.TopicProduceData(
+            name="t", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
+        return call(broker, handle_produce, 0, 9, req).responses[0].partition_responses[0].error_code
+
+    assert produce(None) == E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    assert produce("tx") == E.NONE
+    call(broker, handle_write_txn_markers, 27, 1, W(markers=[marker(7, 2, True, {"t": [0]})]))
+    assert produce("tx") == E.INVALID_PRODUCER_EPOCH
