@@ -74,8 +74,9 @@ class OffsetManager(CoordinatorBase):
             return ErrorCode.UNKNOWN_MEMBER_ID
         return None
 
-    def _store_offsets(self, group: ClassicGroup,
-                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+    def _check_metadata_sizes(self, offsets: dict[TopicPartition, OffsetAndMetadata]
+                              ) -> tuple[dict[TopicPartition, ErrorCode], dict[TopicPartition, OffsetAndMetadata]]:
+        """(OFFSET_METADATA_TOO_LARGE per partition whose metadata is too long, the rest)."""
         result: dict[TopicPartition, ErrorCode] = {}
         valid: dict[TopicPartition, OffsetAndMetadata] = {}
         limit = self.config.offset_metadata_max_bytes
@@ -84,7 +85,12 @@ class OffsetManager(CoordinatorBase):
                 result[tp] = ErrorCode.OFFSET_METADATA_TOO_LARGE
             else:
                 valid[tp] = om
+        return result, valid
+
+    def _store_offsets(self, group: ClassicGroup,
+                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
         fut = self.future_factory()
+        result, valid = self._check_metadata_sizes(offsets)
         if not valid:
             fut.set_result(result)
             return fut
@@ -125,15 +131,8 @@ class OffsetManager(CoordinatorBase):
                 err = ErrorCode.ILLEGAL_GENERATION
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
-        result: dict[TopicPartition, ErrorCode] = {}
-        valid: dict[TopicPartition, OffsetAndMetadata] = {}
-        limit = self.config.offset_metadata_max_bytes
-        for tp, om in offsets.items():
-            if om.metadata is not None and len(om.metadata.encode("utf-8")) > limit:
-                result[tp] = ErrorCode.OFFSET_METADATA_TOO_LARGE
-            else:
-                valid[tp] = om
         fut = self.future_factory()
+        result, valid = self._check_metadata_sizes(offsets)
         if not valid:
             fut.set_result(result)
             return fut

@@ -174,38 +174,49 @@ def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
     return info is not None and partition in info.partitions
 
 
-async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
-    v = ctx.api_version
-    now = _now(ctx)
-    retention = req.retention_time_ms if 2 <= v <= 4 else -1
+def _requested_offsets(ctx: RequestContext, topics, make) -> tuple[list, dict, dict]:
+    """(partitions in request order, offsets to commit, UNKNOWN_TOPIC_OR_PARTITION errors)
+    of an OffsetCommit or TxnOffsetCommit; ``make(partition)`` builds an OffsetAndMetadata."""
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
     errors: dict[tuple[str, int], int] = {}
     order: list[tuple[str, int]] = []
-    for t in req.topics:
+    for t in topics:
         for p in t.partitions:
             tp = (t.name, p.partition_index)
             order.append(tp)
             if not _partition_exists(ctx, t.name, p.partition_index):
                 errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
-                continue
-            commit_ts = p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now
-            offsets[tp] = OffsetAndMetadata(
-                offset=p.committed_offset,
-                leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
-                metadata=p.committed_metadata if p.committed_metadata is not None else "",
-                commit_timestamp=commit_ts,
-                expire_timestamp=now + retention if retention != -1 else -1)
+            else:
+                offsets[tp] = make(p)
+    return order, offsets, errors
+
+
+def _by_topic(order: list, errors: dict, make) -> dict[str, list]:
+    topics: dict[str, list] = {}
+    for name, part in order:
+        topics.setdefault(name, []).append(make(partition_index=part, error_code=errors[(name, part)]))
+    return topics
+
+
+async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
+    v = ctx.api_version
+    now = _now(ctx)
+    retention = req.retention_time_ms if 2 <= v <= 4 else -1
+    order, offsets, errors = _requested_offsets(ctx, req.topics, lambda p: OffsetAndMetadata(
+        offset=p.committed_offset,
+        leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
+        metadata=p.committed_metadata if p.committed_metadata is not None else "",
+        commit_timestamp=p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now,
+        expire_timestamp=now + retention if retention != -1 else -1))
     if offsets:
         errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now))
-    T, P = OffsetCommitResponse.OffsetCommitResponseTopic, OffsetCommitResponse.OffsetCommitResponsePartition
-    topics: dict[str, list] = {}
-    for name, part in order:
-        topics.setdefault(name, []).append(P(partition_index=part, error_code=errors[(name, part)]))
-    return OffsetCommitResponse(throttle_time_ms=0,
-                                topics=[T(name=n, partitions=ps) for n, ps in topics.items()])
+    R = OffsetCommitResponse
+    topics = _by_topic(order, errors, R.OffsetCommitResponsePartition)
+    return R(throttle_time_ms=0, topics=[R.OffsetCommitResponseTopic(name=n, partitions=ps)
+                                         for n, ps in topics.items()])
 
 
 # --------------------------------------------------------------------- TxnOffsetCommit
@@ -213,30 +224,16 @@ async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitR
     """Offsets committed inside the producer's transaction: pending until its marker."""
     v = ctx.api_version
     now = _now(ctx)
-    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
-    errors: dict[tuple[str, int], int] = {}
-    order: list[tuple[str, int]] = []
-    for t in req.topics:
-        for p in t.partitions:
-            tp = (t.name, p.partition_index)
-            order.append(tp)
-            if not _partition_exists(ctx, t.name, p.partition_index):
-                errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
-                continue
-            offsets[tp] = OffsetAndMetadata(
-                offset=p.committed_offset, leader_epoch=p.committed_leader_epoch if v >= 2 else -1,
-                metadata=p.committed_metadata if p.committed_metadata is not None else "",
-                commit_timestamp=now)
+    order, offsets, errors = _requested_offsets(ctx, req.topics, lambda p: OffsetAndMetadata(
+        offset=p.committed_offset, leader_epoch=p.committed_leader_epoch if v >= 2 else -1,
+        metadata=p.committed_metadata if p.committed_metadata is not None else "", commit_timestamp=now))
     if offsets:
         errors.update(await _coordinator(ctx).txn_commit_offsets(
             req.group_id, req.producer_id, req.producer_epoch,
             req.member_id if v >= 3 else "", req.group_instance_id if v >= 3 else None,
             req.generation_id if v >= 3 else -1, offsets, now))
     R = TxnOffsetCommitResponse
-    topics: dict[str, list] = {}
-    for name, part in order:
-        topics.setdefault(name, []).append(R.TxnOffsetCommitResponsePartition(
-            partition_index=part, error_code=errors[(name, part)]))
+    topics = _by_topic(order, errors, R.TxnOffsetCommitResponsePartition)
     return R(throttle_time_ms=0, topics=[R.TxnOffsetCommitResponseTopic(name=n, partitions=ps)
                                          for n, ps in topics.items()])
 

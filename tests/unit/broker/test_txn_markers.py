@@ -2,8 +2,6 @@
 stable offset, fill the aborted-transaction index, and are refused per Kafka's rules."""
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from protocol.errors import ErrorCode as E
@@ -16,21 +14,11 @@ from broker.handlers.offsets import handle_list_offsets
 from broker.handlers.produce import handle_produce
 from broker.handlers.producers import handle_describe_producers
 from broker.txn_markers import handle_write_txn_markers, write_txn_markers
-from tests.unit.broker.helpers import LocalBroker, call
+from tests.unit.broker.helpers import call
+from tests.unit.broker.test_handlers import broker  # noqa: F401 - the socket-free broker fixture
 
 W = WriteTxnMarkersRequest
 P = ProduceRequest
-
-
-@pytest.fixture
-def broker(tmp_path):
-    loop = asyncio.new_event_loop()
-    b = LocalBroker(str(tmp_path), loop)
-    try:
-        yield b
-    finally:
-        b.close()
-        loop.close()
 
 
 def txn_append(broker, topic: str, pid: int, epoch: int, seq: int, values: list[bytes], partition: int = 0) -> int:
