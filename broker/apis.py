@@ -20,6 +20,8 @@ HANDLER_MODULES = [
     "broker.handlers.admin",
     "broker.handlers.configs",
     "broker.handlers.group",
+    "broker.txn_markers",
+    "broker.handlers.producers",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES = ["broker.handlers.control"]

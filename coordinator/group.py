@@ -118,6 +118,9 @@ class ClassicGroup:
         # (Kafka's pendingOffsetCommits; the latest staged one per partition).
         self.offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
         self.pending_offset_commits: dict[tuple[str, int], OffsetAndMetadata] = {}
+        # TxnOffsetCommit offsets per producer id until its transaction ends (Kafka's
+        # pendingTransactionalOffsetCommits)
+        self.pending_txn_offsets: dict[int, dict[tuple[str, int], OffsetAndMetadata]] = {}
         self.subscribed_topics: set[str] | None = None
         self.new_member_added = False
         # Timers (absolute ms); None = not scheduled.
@@ -207,7 +210,10 @@ class ClassicGroup:
     # ----------------------------------------------------------- offsets
     @property
     def has_offsets(self) -> bool:
-        return bool(self.offsets or self.pending_offset_commits)
+        return bool(self.offsets or self.pending_offset_commits or self.pending_txn_offsets)
+
+    def has_pending_txn_offset(self, tp: tuple[str, int]) -> bool:
+        return any(tp in offsets for offsets in self.pending_txn_offsets.values())
 
     def prepare_offset_commit(self, offsets: dict[tuple[str, int], OffsetAndMetadata]) -> None:
         self.pending_offset_commits.update(offsets)
@@ -230,6 +236,8 @@ class ClassicGroup:
         removed = []
         for tp in partitions:
             pending = self.pending_offset_commits.pop(tp, None)
+            for txn in self.pending_txn_offsets.values():
+                txn.pop(tp, None)
             if self.offsets.pop(tp, None) is not None or pending is not None:
                 removed.append(tp)
         return removed

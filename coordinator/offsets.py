@@ -7,7 +7,9 @@ written to `__consumer_offsets` asynchronously and staged in the group's
 `pending_offset_commits` meanwhile; its offsets become visible, and its OffsetCommit is
 answered, only when the write is committed. OffsetFetch always returns the last
 committed offsets (a plain pending commit is not UNSTABLE_OFFSET_COMMIT; only
-transactional ones are, and this coordinator takes none).
+transactional ones are). TxnOffsetCommit stages offsets per producer id in
+`pending_txn_offsets`, written as the producer's transactional batch; the producer's
+marker on the partition (`complete_transaction`) commits or drops them.
 """
 
 from __future__ import annotations
@@ -72,8 +74,9 @@ class OffsetManager(CoordinatorBase):
             return ErrorCode.UNKNOWN_MEMBER_ID
         return None
 
-    def _store_offsets(self, group: ClassicGroup,
-                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+    def _check_metadata_sizes(self, offsets: dict[TopicPartition, OffsetAndMetadata]
+                              ) -> tuple[dict[TopicPartition, ErrorCode], dict[TopicPartition, OffsetAndMetadata]]:
+        """(OFFSET_METADATA_TOO_LARGE per partition whose metadata is too long, the rest)."""
         result: dict[TopicPartition, ErrorCode] = {}
         valid: dict[TopicPartition, OffsetAndMetadata] = {}
         limit = self.config.offset_metadata_max_bytes
@@ -82,7 +85,12 @@ class OffsetManager(CoordinatorBase):
                 result[tp] = ErrorCode.OFFSET_METADATA_TOO_LARGE
             else:
                 valid[tp] = om
+        return result, valid
+
+    def _store_offsets(self, group: ClassicGroup,
+                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
         fut = self.future_factory()
+        result, valid = self._check_metadata_sizes(offsets)
         if not valid:
             fut.set_result(result)
             return fut
@@ -103,27 +111,88 @@ class OffsetManager(CoordinatorBase):
         self.store.store_offsets(group.group_id, valid, now_ms).add_done_callback(on_written)
         return fut
 
+    # ================================================================ TxnOffsetCommit
+    def txn_commit_offsets(self, group_id: str, producer_id: int, producer_epoch: int,
+                           member_id: str, group_instance_id: str | None, generation_id: int,
+                           offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+        """TxnOffsetCommit: a future resolved with {partition: error} once the offsets
+        are written to `__consumer_offsets` as a transactional batch of the producer.
+        They stay pending (OffsetFetch does not show them; with require_stable it
+        answers UNSTABLE_OFFSET_COMMIT) until the producer's marker settles them."""
+        err = self._validate_group_status(group_id, OFFSET_COMMIT)
+        if err is not None:
+            return self._new_future({tp: err for tp in offsets})
+        group = self.groups.get(group_id)
+        if group is None or group.is_(GroupState.DEAD):
+            group = self.groups[group_id] = ClassicGroup(group_id, now_ms)
+        if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
+            err = self._validate_current_member(group, member_id, group_instance_id)
+            if err is None and generation_id != group.generation_id:
+                err = ErrorCode.ILLEGAL_GENERATION
+        if err is not None:
+            return self._new_future({tp: err for tp in offsets})
+        fut = self.future_factory()
+        result, valid = self._check_metadata_sizes(offsets)
+        if not valid:
+            fut.set_result(result)
+            return fut
+        pending = group.pending_txn_offsets.setdefault(producer_id, {})
+        pending.update(valid)
+
+        def on_written(done: Any) -> None:
+            error = completion_error(done)
+            if error != ErrorCode.NONE and self._is_current(group):
+                staged = group.pending_txn_offsets.get(producer_id, {})
+                for tp, om in valid.items():
+                    if staged.get(tp) is om:
+                        del staged[tp]
+                if not staged:
+                    group.pending_txn_offsets.pop(producer_id, None)
+            result.update(dict.fromkeys(valid, ErrorCode.NONE if error == ErrorCode.NONE
+                                        else append_error_to_commit_error(error)))
+            complete(fut, {tp: result[tp] for tp in offsets})
+
+        self.store.store_offsets(group.group_id, valid, now_ms, producer_id,
+                                 producer_epoch).add_done_callback(on_written)
+        return fut
+
+    def complete_transaction(self, producer_id: int, partitions: list[int], committed: bool) -> None:
+        """A COMMIT (``committed``) or ABORT marker of ``producer_id`` is committed on
+        these `__consumer_offsets` partitions: the producer's pending transactional
+        offsets of their groups become the committed offsets, or are dropped (Kafka's
+        handleTxnCompletion). Offsets whose partitions were removed meanwhile stay removed."""
+        wanted = set(partitions)
+        for group in self.groups.values():
+            if self.partition_for(group.group_id) not in wanted:
+                continue
+            pending = group.pending_txn_offsets.pop(producer_id, None)
+            if pending and committed:
+                group.offsets.update(pending)
+
     # ================================================================ OffsetFetch
     def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None,
                       require_stable: bool = False
                       ) -> tuple[ErrorCode, dict[TopicPartition, FetchedOffset]]:
         """Committed offsets of the group; `partitions=None` means all of them. Pending
-        commits are not shown (the last committed offset is); `require_stable` would
-        only matter for transactional commits, which this coordinator does not take."""
+        commits are not shown (the last committed offset is); with `require_stable` a
+        partition with a pending transactional commit answers UNSTABLE_OFFSET_COMMIT
+        (the client retries until the transaction ends), as Kafka's new coordinator."""
         err = self._validate_group_status(group_id, OFFSET_FETCH)
         if err is not None:
             return err, {}
         group = self.groups.get(group_id)
-        offsets = {} if group is None or group.is_(GroupState.DEAD) else group.offsets
+        live = group is not None and not group.is_(GroupState.DEAD)
+        offsets = group.offsets if live else {}
+        unstable = require_stable and live and bool(group.pending_txn_offsets)
+
+        def fetched(tp: TopicPartition, om: OffsetAndMetadata | None) -> FetchedOffset:
+            if unstable and group.has_pending_txn_offset(tp):
+                return FetchedOffset(-1, -1, "", ErrorCode.UNSTABLE_OFFSET_COMMIT)
+            return FetchedOffset(-1, -1, "") if om is None else FetchedOffset(om.offset, om.leader_epoch, om.metadata)
+
         if partitions is None:
-            return ErrorCode.NONE, {tp: FetchedOffset(om.offset, om.leader_epoch, om.metadata)
-                                    for tp, om in offsets.items()}
-        out = {}
-        for tp in partitions:
-            om = offsets.get(tp)
-            out[tp] = (FetchedOffset(-1, -1, "") if om is None
-                       else FetchedOffset(om.offset, om.leader_epoch, om.metadata))
-        return ErrorCode.NONE, out
+            return ErrorCode.NONE, {tp: fetched(tp, om) for tp, om in offsets.items()}
+        return ErrorCode.NONE, {tp: fetched(tp, offsets.get(tp)) for tp in partitions}
 
     # ================================================================ OffsetDelete
     def delete_offsets(self, group_id: str, partitions: list[TopicPartition], now_ms: int

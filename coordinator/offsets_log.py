@@ -13,11 +13,31 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union
 
 from protocol.errors import ErrorCode
 
 Record = tuple[bytes, "bytes | None"]
+
+
+class TxnRecord(NamedTuple):
+    """A record of a transactional batch (TxnOffsetCommit): it counts only once its
+    producer's COMMIT marker follows."""
+
+    producer_id: int
+    key: bytes
+    value: "bytes | None"
+
+
+class TxnMarker(NamedTuple):
+    """A transaction marker as ``read`` replays it."""
+
+    producer_id: int
+    committed: bool
+
+
+LogEntry = Union[Record, TxnRecord, TxnMarker]
+NO_PRODUCER_ID = -1
 
 log = logging.getLogger(__name__)
 
@@ -83,13 +103,16 @@ def completion_error(done: Completion) -> ErrorCode:
 
 
 class OffsetsLog(Protocol):
-    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int) -> Completion:
-        """Append the key/value records (value None = tombstone) as one batch; the
-        completion resolves with ErrorCode.NONE when the batch is committed, else with
-        the append's error. Never raises."""
+    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
+        """Append the key/value records (value None = tombstone) as one batch, a
+        transactional one of (``producer_id``, ``producer_epoch``) when a producer id is
+        given; the completion resolves with ErrorCode.NONE when the batch is committed,
+        else with the append's error. Never raises."""
 
-    def read(self, partition: int) -> Iterable[Record]:
-        """Every record of the partition in offset order."""
+    def read(self, partition: int) -> Iterable[LogEntry]:
+        """Every record of the partition in offset order: plain records as (key,
+        value), transactional ones as TxnRecord, markers as TxnMarker."""
 
 
 class InMemoryOffsetsLog:
@@ -100,19 +123,22 @@ class InMemoryOffsetsLog:
 
     def __init__(self, future_factory: Callable[[], Any] = ImmediateFuture,
                  hold: bool = False) -> None:
-        self.partitions: dict[int, list[tuple[bytes, bytes | None, int]]] = {}
+        self.partitions: dict[int, list[tuple[Any, int]]] = {}  # (log entry, timestamp)
         self.fail_with: int | None = None
         self.hold = hold
         self.pending: deque[tuple[Any, int, list[tuple[bytes, bytes | None, int]]]] = deque()
         self._future_factory = future_factory
 
-    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int) -> Any:
+    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Any:
         done = self._future_factory()
         if self.fail_with is not None:
             done.set_result(ErrorCode(self.fail_with))
             return done
-        write = (done, partition, [(bytes(k), None if v is None else bytes(v), timestamp_ms)
-                                   for k, v in records])
+        entries = [(bytes(k), None if v is None else bytes(v)) for k, v in records]
+        if producer_id != NO_PRODUCER_ID:
+            entries = [TxnRecord(producer_id, k, v) for k, v in entries]
+        write = (done, partition, [(e, timestamp_ms) for e in entries])
         if self.hold:
             self.pending.append(write)
         else:
@@ -123,7 +149,11 @@ class InMemoryOffsetsLog:
         """Commit (or fail with `error`, dropping its records) the oldest pending write."""
         self._finish(self.pending.popleft(), error)
 
-    def _finish(self, write: tuple[Any, int, list[tuple[bytes, bytes | None, int]]],
+    def append_marker(self, partition: int, producer_id: int, committed: bool) -> None:
+        """A transaction marker, committed at once (what WriteTxnMarkers writes)."""
+        self.partitions.setdefault(partition, []).append((TxnMarker(producer_id, committed), 0))
+
+    def _finish(self, write: tuple[Any, int, list[tuple[Any, int]]],
                 error: int) -> None:
         done, partition, records = write
         if error == ErrorCode.NONE:
@@ -134,5 +164,5 @@ class InMemoryOffsetsLog:
         while self.pending:
             self.complete_next(error)
 
-    def read(self, partition: int) -> Iterable[Record]:
-        return [(k, v) for k, v, _ in self.partitions.get(partition, [])]
+    def read(self, partition: int) -> Iterable[LogEntry]:
+        return [e for e, _ in self.partitions.get(partition, [])]

@@ -13,7 +13,7 @@ import logging
 from typing import Any, Callable, Iterable
 
 from coordinator.group import ClassicGroup, GroupState, Member
-from coordinator.offsets_log import Completion, OffsetsLog, completion_error
+from coordinator.offsets_log import NO_PRODUCER_ID, Completion, OffsetsLog, TxnMarker, TxnRecord, completion_error
 from protocol.errors import ErrorCode
 
 from coordinator.records import (
@@ -53,10 +53,12 @@ class GroupStore:
                                  encode_group_metadata_value(value))], now_ms)
 
     def store_offsets(self, group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata],
-                      now_ms: int) -> Completion:
+                      now_ms: int, producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
+        """The offsets as one batch; a transactional one of the producer when
+        ``producer_id`` is given (TxnOffsetCommit: its marker settles them)."""
         records = [(encode_offset_commit_key(group_id, t, p), encode_offset_commit_value(om))
                    for (t, p), om in offsets.items()]
-        return self.log.append(self._partition_for(group_id), records, now_ms)
+        return self.log.append(self._partition_for(group_id), records, now_ms, producer_id, producer_epoch)
 
     def store_tombstones(self, group_id: str, partitions: Iterable[TopicPartition],
                          with_group: bool, now_ms: int) -> Completion | None:
@@ -73,14 +75,28 @@ class GroupStore:
     # ---------------------------------------------------------------- replay
     def load(self, partition: int, now_ms: int) -> dict[str, ClassicGroup]:
         """Every group of `partition` as its records leave it: the last metadata record
-        and the last committed offsets; groups without either are left out."""
+        and the last committed offsets, plus the transactional offsets of transactions
+        without a marker yet (a COMMIT marker makes them committed, an ABORT drops them);
+        groups without any of these are left out."""
         offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
+        # producer id -> group -> offsets of its open transaction
+        txns: dict[int, dict[str, dict[TopicPartition, OffsetAndMetadata]]] = {}
         metas: dict[str, GroupMetadataValue | None] = {}
-        for key_bytes, value in self.log.read(partition):
+        for entry in self.log.read(partition):
+            if isinstance(entry, TxnMarker):
+                for gid, pending in txns.pop(entry.producer_id, {}).items():
+                    if entry.committed:
+                        offsets.setdefault(gid, {}).update(pending)
+                continue
+            producer_id = entry.producer_id if isinstance(entry, TxnRecord) else NO_PRODUCER_ID
+            key_bytes, value = (entry.key, entry.value) if isinstance(entry, TxnRecord) else entry
             try:
                 key = decode_key(key_bytes)
                 if isinstance(key, OffsetCommitKey):
-                    g = offsets.setdefault(key.group, {})
+                    if producer_id != NO_PRODUCER_ID:
+                        g = txns.setdefault(producer_id, {}).setdefault(key.group, {})
+                    else:
+                        g = offsets.setdefault(key.group, {})
                     if value is None:
                         g.pop((key.topic, key.partition), None)
                     else:
@@ -90,14 +106,19 @@ class GroupStore:
                                         else decode_group_metadata_value(value))
             except ValueError as e:
                 log.warning("skipping unreadable record in partition %d: %s", partition, e)
+        open_txns: dict[str, dict[int, dict[TopicPartition, OffsetAndMetadata]]] = {}
+        for pid, by_group in txns.items():
+            for gid, pending in by_group.items():
+                open_txns.setdefault(gid, {})[pid] = pending
         groups: dict[str, ClassicGroup] = {}
-        for gid in set(offsets) | set(metas):
+        for gid in set(offsets) | set(metas) | set(open_txns):
             meta = metas.get(gid)
             group_offsets = offsets.get(gid, {})
-            if meta is None and not group_offsets:
+            if meta is None and not group_offsets and gid not in open_txns:
                 continue
             group = _build_group(gid, meta, now_ms)
             group.offsets = dict(group_offsets)
+            group.pending_txn_offsets = open_txns.get(gid, {})
             groups[gid] = group
         return groups
 

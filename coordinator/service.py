@@ -20,13 +20,14 @@ import logging
 import time
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
-from protocol.errors import ErrorCode
-from protocol.records import build_batch, decode_batch, iter_batches
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
+                              parse_control_record)
 from protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 
 from coordinator.config import GroupCoordinatorConfig
 from coordinator.coordinator import GroupCoordinator
-from coordinator.offsets_log import Record
+from coordinator.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
 from coordinator.partitioner import partition_for
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
@@ -56,12 +57,22 @@ class BrokerOffsetsLog:
         fut.set_result(error)
         return fut
 
-    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int
-               ) -> asyncio.Future:
+    def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> asyncio.Future:
         part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
         if part is None:
             return self._failed(ErrorCode.NOT_LEADER_OR_FOLLOWER)
-        batch = build_batch(list(records), base_timestamp=timestamp_ms)
+        if producer_id != NO_PRODUCER_ID:
+            # a transactional batch (TxnOffsetCommit): Kafka checks the producer epoch on
+            # coordinator appends too
+            if part.is_leader:
+                refusal = part.log.producer_state.marker_refusal(producer_id, producer_epoch, -1)
+                if refusal is not None:
+                    return self._failed(refusal)
+            batch = build_batch(list(records), base_timestamp=timestamp_ms, producer_id=producer_id,
+                                producer_epoch=producer_epoch, is_transactional=True)
+        else:
+            batch = build_batch(list(records), base_timestamp=timestamp_ms)
         try:
             info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
         except Exception as e:  # noqa: BLE001 - every refusal carries its Kafka error
@@ -71,7 +82,7 @@ class BrokerOffsetsLog:
         return self._replica_manager.wait_for_commit(part, info.last_offset + 1,
                                                      self._commit_timeout_ms)
 
-    def read(self, partition: int) -> Iterable[Record]:
+    def read(self, partition: int) -> Iterable[LogEntry]:
         part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
         if part is None:
             return
@@ -85,15 +96,33 @@ class BrokerOffsetsLog:
             last = None
             for pos, header in iter_batches(buf):
                 last = header.last_offset
-                if header.is_control:
+                if header.last_offset < offset:
                     continue
                 _, recs = decode_batch(buf, pos)
+                if header.is_control:
+                    marker = _marker(header, recs)
+                    if marker is not None:
+                        yield marker
+                    continue
+                txn = header.is_transactional
                 for r in recs:
                     if header.base_offset + r.offset_delta >= offset and r.key is not None:
-                        yield (bytes(r.key), None if r.value is None else bytes(r.value))
+                        key, value = bytes(r.key), None if r.value is None else bytes(r.value)
+                        yield TxnRecord(header.producer_id, key, value) if txn else (key, value)
             if last is None or last + 1 <= offset:
                 break
             offset = last + 1
+
+
+def _marker(header: Any, recs: list) -> TxnMarker | None:
+    """The COMMIT/ABORT marker of a control batch; None for anything else."""
+    try:
+        ctrl = parse_control_record(recs[0]) if recs else None
+    except ProtocolError:
+        return None
+    if ctrl is None or ctrl.type not in (CONTROL_ABORT, CONTROL_COMMIT):
+        return None
+    return TxnMarker(header.producer_id, ctrl.type == CONTROL_COMMIT)
 
 
 class GroupCoordinatorService:
@@ -182,6 +211,12 @@ class GroupCoordinatorService:
     def on_topics_deleted(self, topics: list[str]) -> None:
         """These topics were deleted: drop their committed offsets."""
         self.coordinator.on_topics_deleted(topics, self.now_ms())
+
+    def on_transaction_completed(self, producer_id: int, partitions: list[int], committed: bool) -> None:
+        """A COMMIT (``committed``) or ABORT marker of ``producer_id`` is committed on these
+        ``__consumer_offsets`` partitions: its pending transactional offsets there become
+        visible or are dropped (broker/txn_markers.py calls this)."""
+        self.coordinator.complete_transaction(producer_id, partitions, committed)
 
     # ------------------------------------------------------------------ FindCoordinator
     def _request_offsets_topic(self) -> None:

@@ -31,7 +31,7 @@ from typing import Optional
 
 import crc32c
 
-from protocol.errors import ProtocolError
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
 
 from .checkpoint import atomic_write
@@ -267,6 +267,20 @@ class ProducerStateManager:
             if ctrl.type == 0 and first is not None:
                 lso = self.first_ongoing_offset()
                 seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))
+
+    def marker_refusal(self, producer_id: int, epoch: int, coordinator_epoch: int) -> Optional[ErrorCode]:
+        """Why a coordinator's marker for ``producer_id`` may not be written here (Kafka's
+        appendEndTxnMarker checks), or None: INVALID_PRODUCER_EPOCH for an epoch older than
+        the producer's, TRANSACTION_COORDINATOR_FENCED for a coordinator epoch older than
+        the last marker's. A replicated marker is never refused."""
+        entry = self.producers.get(producer_id)
+        if entry is None:
+            return None
+        if epoch < entry.epoch:
+            return ErrorCode.INVALID_PRODUCER_EPOCH
+        if coordinator_epoch < entry.coordinator_epoch:
+            return ErrorCode.TRANSACTION_COORDINATOR_FENCED
+        return None
 
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:

@@ -1,6 +1,12 @@
 """Fetch (1): read whole record batches up to the high watermark, long-poll until
 ``min_bytes`` arrive or ``max_wait_ms`` passes, with incremental fetch sessions.
 
+A read_committed consumer (``isolation_level`` 1, v4+) reads up to the last stable offset
+instead, with the aborted transactions overlapping what it got (from the segments'
+.txnindex) so it can drop their records; every answer reports the LSO, and the session
+caches it like the high watermark, so an incremental fetch hears when it moves. A parked
+fetch is woken by appends and high-watermark moves, which are what move the LSO.
+
 Only the leader serves a fetch (NOT_LEADER_OR_FOLLOWER otherwise); consumers read up to the
 high watermark, followers (replica_id >= 0 up to v14, replica_state from v15) up to the log
 end. Record data is never read into Python: the log returns file regions that the
@@ -52,11 +58,12 @@ def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
 
 
 class _Read:
-    __slots__ = ("cp", "error", "hw", "lso", "log_start", "records", "size", "diverging")
+    __slots__ = ("cp", "error", "hw", "lso", "log_start", "records", "size", "diverging", "aborted")
 
     def __init__(self, cp: CachedPartition) -> None:
         self.cp = cp
         self.diverging = None
+        self.aborted: list | None = None
         self.error = E.NONE
         self.hw = -1
         self.lso = -1
@@ -132,14 +139,15 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
             continue
         hw = lg.high_watermark
         r.hw = hw
-        r.lso = hw
+        r.lso = lso = lg.last_stable_offset
         r.log_start = lg.log_start_offset
         if is_follower:
             if not follower.check(part, cp, uses_ids, r):
                 now_answer = True
                 continue
-            r.hw = r.lso = lg.high_watermark  # the follower's position may just have moved it
-        limit = lg.log_end_offset if is_follower else hw
+            r.hw = lg.high_watermark  # the follower's position may just have moved it
+            r.lso = lg.last_stable_offset
+        limit = lg.log_end_offset if is_follower else lso if read_committed else hw
         fetch_offset = cp.fetch_offset
         waiting.append(part)
         if fetch_offset >= limit and fetch_offset <= lg.log_end_offset:
@@ -148,7 +156,7 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
         if part_budget <= 0 and not min_one:
             continue
         try:
-            info = lg.read(fetch_offset, part_budget, limit, min_one)
+            info = lg.read(fetch_offset, part_budget, limit, min_one, read_committed)
         except OffsetOutOfRangeError:
             r.error = E.OFFSET_OUT_OF_RANGE
             continue
@@ -163,6 +171,9 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
         if recs is not None and recs.size > 0:
             r.records = recs
             r.size = recs.size
+            if info.aborted_transactions:
+                r.aborted = [R.AbortedTransaction(producer_id=pid, first_offset=first)
+                             for pid, first in info.aborted_transactions]
             total += recs.size
             budget -= recs.size
             min_one = False
@@ -260,7 +271,8 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
             order.append((key, cp))
         pd = R.PartitionData(
             partition_index=cp.partition, error_code=r.error, high_watermark=r.hw, last_stable_offset=r.lso,
-            log_start_offset=r.log_start, aborted_transactions=[] if read_committed else None,
+            log_start_offset=r.log_start,
+            aborted_transactions=(r.aborted or []) if read_committed else None,
             preferred_read_replica=-1, records=r.records if r.records is not None else EMPTY)
         if r.diverging is not None:
             pd.diverging_epoch = r.diverging

@@ -1,6 +1,7 @@
 """Group and offset APIs: FindCoordinator (10), JoinGroup (11), Heartbeat (12),
 LeaveGroup (13), SyncGroup (14), DescribeGroups (15), ListGroups (16),
-OffsetCommit (8), OffsetFetch (9), DeleteGroups (42), OffsetDelete (47).
+OffsetCommit (8), OffsetFetch (9), DeleteGroups (42), OffsetDelete (47),
+TxnOffsetCommit (28).
 
 Thin glue between decoded requests and `services.group_coordinator` (a
 coordinator.GroupCoordinatorService): it maps fields per version, awaits the futures
@@ -14,7 +15,7 @@ import logging
 from protocol.messages import (
     DeleteGroupsResponse, DescribeGroupsResponse, FindCoordinatorResponse, HeartbeatResponse,
     JoinGroupResponse, LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse,
-    OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse)
+    OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse, TxnOffsetCommitResponse)
 
 from protocol.errors import ErrorCode as E
 
@@ -173,38 +174,68 @@ def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
     return info is not None and partition in info.partitions
 
 
-async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
-    v = ctx.api_version
-    now = _now(ctx)
-    retention = req.retention_time_ms if 2 <= v <= 4 else -1
+def _requested_offsets(ctx: RequestContext, topics, make) -> tuple[list, dict, dict]:
+    """(partitions in request order, offsets to commit, UNKNOWN_TOPIC_OR_PARTITION errors)
+    of an OffsetCommit or TxnOffsetCommit; ``make(partition)`` builds an OffsetAndMetadata."""
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
     errors: dict[tuple[str, int], int] = {}
     order: list[tuple[str, int]] = []
-    for t in req.topics:
+    for t in topics:
         for p in t.partitions:
             tp = (t.name, p.partition_index)
             order.append(tp)
             if not _partition_exists(ctx, t.name, p.partition_index):
                 errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
-                continue
-            commit_ts = p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now
-            offsets[tp] = OffsetAndMetadata(
-                offset=p.committed_offset,
-                leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
-                metadata=p.committed_metadata if p.committed_metadata is not None else "",
-                commit_timestamp=commit_ts,
-                expire_timestamp=now + retention if retention != -1 else -1)
+            else:
+                offsets[tp] = make(p)
+    return order, offsets, errors
+
+
+def _by_topic(order: list, errors: dict, make) -> dict[str, list]:
+    topics: dict[str, list] = {}
+    for name, part in order:
+        topics.setdefault(name, []).append(make(partition_index=part, error_code=errors[(name, part)]))
+    return topics
+
+
+async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
+    v = ctx.api_version
+    now = _now(ctx)
+    retention = req.retention_time_ms if 2 <= v <= 4 else -1
+    order, offsets, errors = _requested_offsets(ctx, req.topics, lambda p: OffsetAndMetadata(
+        offset=p.committed_offset,
+        leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
+        metadata=p.committed_metadata if p.committed_metadata is not None else "",
+        commit_timestamp=p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now,
+        expire_timestamp=now + retention if retention != -1 else -1))
     if offsets:
         errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now))
-    T, P = OffsetCommitResponse.OffsetCommitResponseTopic, OffsetCommitResponse.OffsetCommitResponsePartition
-    topics: dict[str, list] = {}
-    for name, part in order:
-        topics.setdefault(name, []).append(P(partition_index=part, error_code=errors[(name, part)]))
-    return OffsetCommitResponse(throttle_time_ms=0,
-                                topics=[T(name=n, partitions=ps) for n, ps in topics.items()])
+    R = OffsetCommitResponse
+    topics = _by_topic(order, errors, R.OffsetCommitResponsePartition)
+    return R(throttle_time_ms=0, topics=[R.OffsetCommitResponseTopic(name=n, partitions=ps)
+                                         for n, ps in topics.items()])
+
+
+# --------------------------------------------------------------------- TxnOffsetCommit
+async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitResponse:
+    """Offsets committed inside the producer's transaction: pending until its marker."""
+    v = ctx.api_version
+    now = _now(ctx)
+    order, offsets, errors = _requested_offsets(ctx, req.topics, lambda p: OffsetAndMetadata(
+        offset=p.committed_offset, leader_epoch=p.committed_leader_epoch if v >= 2 else -1,
+        metadata=p.committed_metadata if p.committed_metadata is not None else "", commit_timestamp=now))
+    if offsets:
+        errors.update(await _coordinator(ctx).txn_commit_offsets(
+            req.group_id, req.producer_id, req.producer_epoch,
+            req.member_id if v >= 3 else "", req.group_instance_id if v >= 3 else None,
+            req.generation_id if v >= 3 else -1, offsets, now))
+    R = TxnOffsetCommitResponse
+    topics = _by_topic(order, errors, R.TxnOffsetCommitResponsePartition)
+    return R(throttle_time_ms=0, topics=[R.TxnOffsetCommitResponseTopic(name=n, partitions=ps)
+                                         for n, ps in topics.items()])
 
 
 # --------------------------------------------------------------------- OffsetFetch
@@ -305,4 +336,5 @@ HANDLERS = [
     Handler(16, 0, 5, handle_list_groups),
     Handler(42, 0, 2, handle_delete_groups),
     Handler(47, 0, 0, handle_offset_delete),
+    Handler(28, 0, 4, handle_txn_offset_commit),
 ]

@@ -74,7 +74,9 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
                     found = (-1, -1, -1)
                 else:
                     found = lg.fetch_offset_by_timestamp(ts)
-                    if found is not None and ts >= 0 and not is_follower and found[0] >= lg.high_watermark:
+                    # a client sees only what it may fetch: below the HW, or the LSO for read_committed
+                    fetchable = lg.last_stable_offset if read_committed else lg.high_watermark
+                    if found is not None and ts >= 0 and not is_follower and found[0] >= fetchable:
                         found = None
             except StorageError as e:
                 pr.error_code = e.error_code

@@ -24,6 +24,8 @@ log = logging.getLogger("kafka.server.ReplicaManager")
 R = ProduceResponse
 E = ErrorCode
 ZSTD = 4
+_ATTRIBUTES = 22  # the low byte of a batch header's int16 attributes
+TRANSACTIONAL_BIT = 0x10
 _I32 = struct.Struct(">i")
 
 
@@ -56,11 +58,27 @@ def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
     return None
 
 
+def _has_transactional_records(req) -> bool:
+    """Whether a partition's first batch has the transactional bit (Kafka's
+    RequestUtils.hasTransactionalRecords; v3+ carries one batch per partition). Header
+    bytes only."""
+    for td in req.topic_data:
+        for pd in td.partition_data:
+            r = pd.records
+            if r is not None and len(r) > _ATTRIBUTES and r[16] == 2 and r[_ATTRIBUTES] & TRANSACTIONAL_BIT:
+                return True
+    return False
+
+
 async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     rm = ctx.services.replica_manager
     acks = req.acks
     topics_out = []
     bad_acks = acks not in (-1, 0, 1)
+    # Transactional records need a transactional id (Kafka authorizes WRITE on it and
+    # refuses the whole request otherwise); lower producer epochs are the log's to refuse
+    # (INVALID_PRODUCER_EPOCH), and a marker moves the partition's epoch on.
+    no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
     waits: list[tuple] = []  # (response, partition, required offset) for acks=-1
     for td in req.topic_data:
         parts_out = []
@@ -70,6 +88,9 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             parts_out.append(pr)
             if bad_acks:
                 pr.error_code = E.INVALID_REQUIRED_ACKS
+                continue
+            if no_txn_id:
+                pr.error_code = E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
                 continue
             part = rm.get_partition(td.name, pd.index)
             if part is None:

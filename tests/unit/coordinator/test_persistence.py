@@ -127,8 +127,8 @@ def test_unreadable_records_are_skipped_on_replay():
     c = make_coordinator(log)
     commit(c, "s", "", None, -1, {("t", 0): OffsetAndMetadata(4, -1, "", 1)}, 1)
     p = c.partition_for("s")
-    log.partitions[p].insert(0, (struct.pack(">h", 9) + b"junk", b"x", 1))
-    log.partitions[p].insert(0, (encode_offset_commit_key("s", "t", 1), b"\x00\x03\x00", 1))
+    log.partitions[p].insert(0, ((struct.pack(">h", 9) + b"junk", b"x"), 1))
+    log.partitions[p].insert(0, ((encode_offset_commit_key("s", "t", 1), b"\x00\x03\x00"), 1))
     fresh = make_coordinator(log)
     fresh.load_partition(p, 2)
     assert fresh.fetch_offsets("s", None)[1][("t", 0)].offset == 4

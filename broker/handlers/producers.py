@@ -1,0 +1,44 @@
+"""DescribeProducers (61): the active producers of partitions this broker leads, from each
+partition's producer state (what `kafka-transactions.sh describe-producers` lists, and what
+finding a hanging transaction starts from). Only the leader answers
+(NOT_LEADER_OR_FOLLOWER otherwise), as Kafka's ReplicaManager.activeProducerState.
+"""
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import DescribeProducersResponse
+
+from broker.handler import Handler, RequestContext
+
+R = DescribeProducersResponse
+
+
+def _active_producers(log) -> list:
+    out = []
+    for pid, e in sorted(log.producer_state.producers.items()):
+        out.append(R.ProducerState(producer_id=pid, producer_epoch=e.epoch, last_sequence=e.last_seq,
+                                   last_timestamp=e.last_timestamp, coordinator_epoch=e.coordinator_epoch,
+                                   current_txn_start_offset=e.current_txn_first_offset))
+    return out
+
+
+async def handle_describe_producers(ctx: RequestContext, req) -> DescribeProducersResponse:
+    rm = ctx.services.replica_manager
+    topics = []
+    for t in req.topics:
+        parts = []
+        for index in t.partition_indexes:
+            pr = R.PartitionResponse(partition_index=index, error_code=ErrorCode.NONE)
+            part = rm.get_partition(t.name, index)
+            if part is None:
+                pr.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            elif not part.is_leader:
+                pr.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+            else:
+                pr.active_producers = _active_producers(part.log)
+            parts.append(pr)
+        topics.append(R.TopicResponse(name=t.name, partitions=parts))
+    return R(throttle_time_ms=0, topics=topics)
+
+
+HANDLERS = [Handler(61, 0, 0, handle_describe_producers)]

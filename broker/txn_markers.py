@@ -1,0 +1,113 @@
+"""WriteTxnMarkers (27): the transaction coordinator ends a transaction on the partitions
+it touched by writing one COMMIT or ABORT control batch to each, on their leaders.
+
+``write_txn_markers(services, req)`` is the whole operation; the coordinator calls it
+directly for partitions this broker leads and sends api 27 to the other leaders, whose
+handler (registered here) calls the same function. Per partition, Kafka's rules: unknown
+partition UNKNOWN_TOPIC_OR_PARTITION, not the leader NOT_LEADER_OR_FOLLOWER, a producer
+epoch older than the partition's INVALID_PRODUCER_EPOCH, a coordinator epoch older than the
+last marker's TRANSACTION_COORDINATOR_FENCED. The marker is appended with origin
+"coordinator" and acks=all: the answer waits until the high watermark passes it (as Kafka's
+appendRecords with requiredAcks -1 and request.timeout.ms). Appending closes the producer's
+transaction in the partition's producer state (an abort enters the .txnindex) and so moves
+the last stable offset. Markers on ``__consumer_offsets`` that were committed also settle
+the group coordinator's pending transactional offsets of that producer.
+
+Kafka requires ClusterAction on the cluster for this broker-to-broker API; kafpy has no
+authorizer yet, so it is served to anyone. Nothing on disk of its own; event loop only.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import ErrorCode
+from protocol.messages import WriteTxnMarkersResponse
+from protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from replication.partition import PartitionError
+from storage.errors import StorageError
+
+from broker.handler import Handler, RequestContext
+
+if TYPE_CHECKING:
+    from broker.services import BrokerServices
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+R = WriteTxnMarkersResponse
+# Kafka's request.timeout.ms default: how long a marker waits for the ISR
+MARKER_COMMIT_TIMEOUT_MS = 30000
+
+
+def _append_marker(services: "BrokerServices", topic: str, index: int, marker: Any,
+                   now_ms: int) -> tuple[ErrorCode, Any, int]:
+    """Append one marker; (error, partition, offset the high watermark must reach)."""
+    part = services.replica_manager.get_partition(topic, index)
+    if part is None:
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None, -1
+    if not part.is_leader:
+        return ErrorCode.NOT_LEADER_OR_FOLLOWER, part, -1
+    refusal = part.log.producer_state.marker_refusal(marker.producer_id, marker.producer_epoch,
+                                                     marker.coordinator_epoch)
+    if refusal is not None:
+        log.info("refusing %s marker of producer %d (epoch %d, coordinator epoch %d) on %s-%d: %s",
+                 "commit" if marker.transaction_result else "abort", marker.producer_id,
+                 marker.producer_epoch, marker.coordinator_epoch, topic, index, refusal.name)
+        return refusal, part, -1
+    batch = build_control_batch(CONTROL_COMMIT if marker.transaction_result else CONTROL_ABORT,
+                                producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
+                                coordinator_epoch=marker.coordinator_epoch, timestamp=now_ms)
+    try:
+        info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
+    except (StorageError, PartitionError) as e:
+        log.info("marker append to %s-%d failed: %s", topic, index, e)
+        return ErrorCode(e.error_code), part, -1
+    return ErrorCode.NONE, part, info.last_offset + 1
+
+
+async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMarkersResponse:
+    """Write every marker of ``req`` (a WriteTxnMarkersRequest) on this broker's partitions and
+    answer once each is committed or failed. Never raises for a partition's failure."""
+    rm = services.replica_manager
+    now_ms = services.now_ms()
+    markers_out = []
+    waits: list[tuple[Any, Any, int]] = []  # (partition result, partition, required offset)
+    for marker in req.markers:
+        topics_out = []
+        for t in marker.topics:
+            parts_out = []
+            for index in t.partition_indexes:
+                pr = R.WritableTxnMarkerPartitionResult(partition_index=index, error_code=ErrorCode.NONE)
+                parts_out.append(pr)
+                err, part, required = _append_marker(services, t.name, index, marker, now_ms)
+                pr.error_code = err
+                if err == ErrorCode.NONE and part.log.high_watermark < required:
+                    waits.append((pr, part, required))
+            topics_out.append(R.WritableTxnMarkerTopicResult(name=t.name, partitions=parts_out))
+        markers_out.append(R.WritableTxnMarkerResult(producer_id=marker.producer_id, topics=topics_out))
+    if waits:
+        errors = await rm.wait_for_commits([(part, off) for _, part, off in waits], MARKER_COMMIT_TIMEOUT_MS)
+        for (pr, _, _), err in zip(waits, errors):
+            pr.error_code = err
+    _complete_offset_commits(services, req, markers_out)
+    return R(markers=markers_out)
+
+
+def _complete_offset_commits(services: "BrokerServices", req: Any, markers_out: list) -> None:
+    """Tell the group coordinator which ``__consumer_offsets`` partitions took a marker."""
+    gc = services.group_coordinator
+    if gc is None:
+        return
+    for marker, result in zip(req.markers, markers_out):
+        partitions = [p.partition_index for t in result.topics if t.name == GROUP_METADATA_TOPIC_NAME
+                      for p in t.partitions if p.error_code == ErrorCode.NONE]
+        if partitions:
+            gc.on_transaction_completed(marker.producer_id, partitions, bool(marker.transaction_result))
+
+
+async def handle_write_txn_markers(ctx: RequestContext, req: Any) -> WriteTxnMarkersResponse:
+    return await write_txn_markers(ctx.services, req)
+
+
+HANDLERS = [Handler(27, 0, 1, handle_write_txn_markers)]
