@@ -93,3 +93,24 @@ def test_a_file_mapping_outlives_its_descriptor(tmp_path):
     m.close()
     m.close()
     assert struct.unpack(">ii", p.read_bytes()[8:]) == (7, 9)
+
+
+def test_create_logs_is_all_or_nothing(tmp_path):
+    from storage import KafkaStorageError, LogConfig, LogManager
+
+    lm = LogManager([str(tmp_path)], LogConfig(), start_cleaner=False)
+    lm.startup(cluster_id="c", broker_id=0)
+    lm.get_or_create_log("t", 0)
+    (tmp_path / "t-3").write_bytes(b"")  # a file where partition 3's directory must go
+    try:
+        lm.create_logs([("t", i, None, None) for i in range(5)])
+    except KafkaStorageError as e:
+        assert e.error_code == 56 and e.errno is not None
+    else:
+        raise AssertionError("creating t-3 should have failed")
+    assert sorted(lm.logs()) == [("t", 0)]  # the log that was there stays
+    assert sorted(n for n in os.listdir(tmp_path) if n.startswith("t-") and not n.endswith("-delete")) == ["t-0", "t-3"]
+    (tmp_path / "t-3").unlink()
+    assert len(lm.create_logs([("t", i, None, None) for i in range(5)])) == 5
+    assert sorted(lm.logs()) == [("t", i) for i in range(5)]
+    lm.shutdown()
