@@ -150,7 +150,11 @@ class StandaloneController:
     async def _persist(self) -> None:
         """Snapshot now (on the loop), write in the executor; returns once it is on disk."""
         text = _serialize(self._state)
-        await self._loop.run_in_executor(self._executor, _write_atomically, self.path, text)
+        try:
+            await self._loop.run_in_executor(self._executor, _write_atomically, self.path, text)
+        except OSError as e:  # out of descriptors, a full or failing disk: this change fails
+            log.error("Writing %s failed: %s", self.path, e)
+            raise TopicError(ErrorCode.KAFKA_STORAGE_ERROR, f"writing the cluster metadata failed: {e}") from e
 
     # -- decisions ------------------------------------------------------------------------------
     def _live_ids(self) -> list[int]:
@@ -281,7 +285,11 @@ class StandaloneController:
         info = self._topics.pop(name, None)
         if info is None:
             raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
-        await self._persist()
+        try:
+            await self._persist()
+        except TopicError:
+            self._topics[name] = info
+            raise
         self.cache.update(deleted_topics=[name])
         self.replica_manager.apply_partition_states(self._states(info, delete=True))
         log.info("Deleted topic %s with topic id %s", name, topic_id_str(info.topic_id))

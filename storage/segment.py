@@ -113,7 +113,10 @@ class LogSegment:
         # an empty segment opens its file on first use: the hot paths read ``_fd`` as a
         # plain attribute, which exists once it is open
         if name == "_fd":
-            fd = self._fd = self.file.fileno()
+            try:
+                fd = self._fd = self.file.fileno()
+            except OSError as e:  # out of descriptors: this append fails, later ones may not
+                raise KafkaStorageError(f"opening {self.log_path} failed: {e}") from e
             return fd
         raise AttributeError(name)
 
@@ -251,16 +254,19 @@ class LogSegment:
                 self._write_rest(pieces, written, total)
         except OSError as e:
             raise self._undo_append(start, "append to", e) from e
-        if not self._max_ts_loaded:
-            self._load_max_timestamp()
+        oi, ti = self.offset_index, self.time_index
+        try:  # an index not mapped yet is mapped now, which may fail (out of descriptors)
+            if not self._max_ts_loaded:
+                self._load_max_timestamp()
+            n_off = oi.entries
+            n_time = ti.entries
+        except OSError as e:
+            raise self._undo_append(start, "index load for", e) from e
         interval = self.index_interval_bytes
         since = self.bytes_since_last_index_entry
         max_ts_so_far = self.max_timestamp_so_far
         max_ts_offset = self.offset_of_max_timestamp
         self._armed = None  # the index slots counted for fast_append may be used here
-        oi, ti = self.offset_index, self.time_index
-        n_off = oi.entries
-        n_time = ti.entries
         try:
             for b in batches:  # (position, size, last offset, max timestamp[, ...])
                 pos, size, last_offset, max_ts = b[0], b[1], b[2], b[3]
