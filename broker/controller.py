@@ -232,19 +232,23 @@ class StandaloneController:
                 raise
             # the logs are made off the loop (see ReplicaManager.prepare_logs); the topic is
             # published once all of them exist
-            states = self._states(info)
-            try:
-                await self.replica_manager.prepare_logs(states, {name: info.configs})
-            except StorageError as e:
-                await self._undo(name, None, e)
-            self.cache.update(topics=[info])
-            self.replica_manager.apply_partition_states(states)
+            await self._publish(info, self._states(info), None)
         finally:
             self._creating.pop(name, None)
             done.set_result(None)
         log.info("Created topic %s with topic id %s, %d partitions and replication factor %d",
                  name, topic_id_str(info.topic_id), len(parts), info.replication_factor)
         return info
+
+    async def _publish(self, info: TopicInfo, states: list[PartitionState], previous: TopicInfo | None) -> None:
+        """Make the new partitions' logs (off the loop), then publish ``info`` and host them;
+        when the logs cannot be made, go back to ``previous`` (see ``_undo``)."""
+        try:
+            await self.replica_manager.prepare_logs(states, {info.name: info.configs})
+        except StorageError as e:
+            await self._undo(info.name, previous, e)
+        self.cache.update(topics=[info])
+        self.replica_manager.apply_partition_states(states)
 
     async def _undo(self, name: str, previous: TopicInfo | None, err: StorageError) -> None:
         """The logs of a change could not be created (none were): forget the change and
@@ -312,13 +316,7 @@ class StandaloneController:
                         info.configs, info.is_internal)
         self._topics[name] = new
         await self._persist()
-        states = self._states(new, list(range(cur, total)))
-        try:
-            await self.replica_manager.prepare_logs(states, {name: new.configs})
-        except StorageError as e:
-            await self._undo(name, info, e)
-        self.cache.update(topics=[new])
-        self.replica_manager.apply_partition_states(states)
+        await self._publish(new, self._states(new, list(range(cur, total))), info)
         log.info("Increased partition count of topic %s from %d to %d", name, cur, total)
         return new
 
