@@ -35,6 +35,7 @@ from broker.config import KafkaConfig
 from broker.metadata import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
                              new_topic_id, topic_id_str)
 from replication.partition import LEADER_DURING_DELETE, PartitionState
+from storage.errors import StorageError
 
 log = logging.getLogger("kafka.controller.KafkaController")
 
@@ -46,6 +47,8 @@ class PartitionStateApplier(Protocol):
     """What the controller needs of the ReplicaManager."""
 
     def apply_partition_states(self, states: list[PartitionState]) -> Any: ...
+    async def prepare_logs(self, states: list[PartitionState],
+                           topic_configs: dict[str, dict[str, str]] | None = None) -> None: ...
     def update_topic_config(self, info: TopicInfo) -> None: ...
 
 
@@ -147,7 +150,11 @@ class StandaloneController:
     async def _persist(self) -> None:
         """Snapshot now (on the loop), write in the executor; returns once it is on disk."""
         text = _serialize(self._state)
-        await self._loop.run_in_executor(self._executor, _write_atomically, self.path, text)
+        try:
+            await self._loop.run_in_executor(self._executor, _write_atomically, self.path, text)
+        except OSError as e:  # out of descriptors, a full or failing disk: this change fails
+            log.error("Writing %s failed: %s", self.path, e)
+            raise TopicError(ErrorCode.KAFKA_STORAGE_ERROR, f"writing the cluster metadata failed: {e}") from e
 
     # -- decisions ------------------------------------------------------------------------------
     def _live_ids(self) -> list[int]:
@@ -218,18 +225,42 @@ class StandaloneController:
         self._topics[name] = info
         done = self._creating[name] = self._loop.create_future()
         try:
-            await self._persist()
-        except BaseException:
-            self._topics.pop(name, None)
-            raise
+            try:
+                await self._persist()
+            except BaseException:
+                self._topics.pop(name, None)
+                raise
+            # the logs are made off the loop (see ReplicaManager.prepare_logs); the topic is
+            # published once all of them exist
+            await self._publish(info, self._states(info), None)
         finally:
             self._creating.pop(name, None)
             done.set_result(None)
-        self.cache.update(topics=[info])
-        self.replica_manager.apply_partition_states(self._states(info))
         log.info("Created topic %s with topic id %s, %d partitions and replication factor %d",
                  name, topic_id_str(info.topic_id), len(parts), info.replication_factor)
         return info
+
+    async def _publish(self, info: TopicInfo, states: list[PartitionState], previous: TopicInfo | None) -> None:
+        """Make the new partitions' logs (off the loop), then publish ``info`` and host them;
+        when the logs cannot be made, go back to ``previous`` (see ``_undo``)."""
+        try:
+            await self.replica_manager.prepare_logs(states, {info.name: info.configs})
+        except StorageError as e:
+            await self._undo(info.name, previous, e)
+        self.cache.update(topics=[info])
+        self.replica_manager.apply_partition_states(states)
+
+    async def _undo(self, name: str, previous: TopicInfo | None, err: StorageError) -> None:
+        """The logs of a change could not be created (none were): forget the change and
+        answer its request with the storage error. Kafka's brokers report such a failure
+        per partition (KAFKA_STORAGE_ERROR) and go on serving; so does this one."""
+        if previous is None:
+            self._topics.pop(name, None)
+        else:
+            self._topics[name] = previous
+        await self._persist()
+        log.error("Could not create the logs of topic %s: %s", name, err)
+        raise TopicError(ErrorCode.KAFKA_STORAGE_ERROR, str(err)) from err
 
     async def auto_create_topic(self, name: str, partitions: int, replication_factor: int,
                                 configs: dict[str, str]) -> TopicInfo:
@@ -258,7 +289,11 @@ class StandaloneController:
         info = self._topics.pop(name, None)
         if info is None:
             raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
-        await self._persist()
+        try:
+            await self._persist()
+        except TopicError:
+            self._topics[name] = info
+            raise
         self.cache.update(deleted_topics=[name])
         self.replica_manager.apply_partition_states(self._states(info, delete=True))
         log.info("Deleted topic %s with topic id %s", name, topic_id_str(info.topic_id))
@@ -281,8 +316,7 @@ class StandaloneController:
                         info.configs, info.is_internal)
         self._topics[name] = new
         await self._persist()
-        self.cache.update(topics=[new])
-        self.replica_manager.apply_partition_states(self._states(new, list(range(cur, total))))
+        await self._publish(new, self._states(new, list(range(cur, total))), info)
         log.info("Increased partition count of topic %s from %d to %d", name, cur, total)
         return new
 

@@ -97,6 +97,25 @@ class ReplicaManager:
     def get_partition(self, topic: str, index: int) -> Partition | None:
         return self.partitions.get((topic, index))
 
+    async def prepare_logs(self, states: list[PartitionState],
+                           topic_configs: dict[str, dict[str, str]] | None = None) -> None:
+        """Create the logs ``states`` will host in a worker thread, so that hosting many new
+        partitions (``apply_partition_states`` right after) leaves the event loop free.
+        All or nothing: raises ``KafkaStorageError`` (out of descriptors, a failing disk)
+        with none of them created."""
+        specs = []
+        configs: dict[str, LogConfig] = {}
+        for s in states:
+            if s.delete_partition or self.broker_id not in s.replicas or (s.topic, s.index) in self.partitions:
+                continue
+            if s.topic not in configs:
+                overrides = (topic_configs or {}).get(s.topic)
+                configs[s.topic] = self.log_config(
+                    overrides if overrides is not None else self.metadata_cache.topic_config(s.topic))
+            specs.append((s.topic, s.index, configs[s.topic], s.topic_id if s.topic_id != ZERO_UUID else None))
+        if specs:
+            await self.loop.run_in_executor(None, self.log_manager.create_logs, specs)
+
     def apply_partition_states(self, states: Iterable[PartitionState],
                                topic_configs: dict[str, dict[str, str]] | None = None
                                ) -> dict[tuple[str, int], ErrorCode]:

@@ -76,24 +76,45 @@ class SegmentFile:
     Shared by the segment and every ``FileRecordsSlice`` cut from it; the descriptor is
     closed when the last of them lets go (or on an explicit ``close()`` at shutdown),
     which is what keeps a fetch racing with retention or compaction readable.
+
+    An empty file is not kept open: it is created if missing and opened on the first
+    ``fileno()`` (an append), so a partition nobody wrote to holds no descriptor; a
+    broker hosting tens of thousands of partitions would run out of them otherwise.
+    ``size`` is the file's size when this was made.
     """
 
-    __slots__ = ("fd", "name")
+    __slots__ = ("fd", "name", "size", "_shut")
 
     def __init__(self, path: str):
         self.name = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self._shut = False
+        self.fd = -1
+        try:
+            self.size = os.stat(path).st_size
+        except FileNotFoundError:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644))
+            self.size = 0
+        if self.size:
+            self.fileno()
 
     def fileno(self) -> int:
         if self.fd < 0:
-            raise ValueError(f"{self.name} is closed")
+            if self._shut:
+                raise ValueError(f"{self.name} is closed")
+            self.fd = os.open(self.name, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         return self.fd
 
     @property
+    def is_open(self) -> bool:
+        """A descriptor is held now (an empty file may not have been opened yet)."""
+        return self.fd >= 0
+
+    @property
     def closed(self) -> bool:
-        return self.fd < 0
+        return self._shut
 
     def close(self) -> None:
+        self._shut = True
         fd, self.fd = self.fd, -1
         if fd >= 0:
             os.close(fd)

@@ -14,7 +14,13 @@ segment rolls and on close, so Kafka's tools and a restarted broker read exactly
 entries. A file left preallocated by a crash is recognised by its zero-filled tail: a
 real offset-index entry never has position 0 (the first batch of a segment is never
 indexed) and a real time-index entry is never all zero, so a binary search finds the
-end. Inactive indexes are mapped lazily, on first lookup.
+end.
+
+Descriptors and mappings (as Kafka's lazy indexes): an index holds no file descriptor, only
+its mapping (``storage.mapping``); the descriptor is opened for the moment a mapping is
+made, a file resized or blocks reserved. An index is mapped on first use (an empty new
+segment's never is, so an idle partition costs no mapping), and ``unload()`` drops the
+mapping of an inactive index until it is needed again.
 
 Threading: the owning segment's thread; the cleaner only builds new indexes.
 """
@@ -29,6 +35,7 @@ import threading
 from typing import Optional
 
 from .errors import CorruptIndexError
+from .mapping import FileMapping
 
 __all__ = ["OffsetIndex", "TimeIndex"]
 
@@ -50,8 +57,8 @@ class _Index:
         self.max_index_size = max(self.entry_size, max_index_size - max_index_size % self.entry_size)
         self._max_entries = self.max_index_size // self.entry_size
         self._writable = writable
-        self._fd: Optional[int] = None
-        self._mm: Optional[mmap.mmap] = None
+        self._mapping: Optional[FileMapping] = None
+        self._mm: Optional[memoryview] = None  # the mapping's bytes
         self._entries = 0
         self._loaded = False
         self.misaligned = False
@@ -70,29 +77,54 @@ class _Index:
             if not self._loaded:
                 self._open_locked()
 
-    def _open_locked(self) -> None:
-        exists = os.path.exists(self.path)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        size = os.fstat(self._fd).st_size if exists else 0
-        self.misaligned = size % self.entry_size != 0
-        size -= size % self.entry_size
-        if size:
-            mm = mmap.mmap(self._fd, size)
-            self._entries = self._find_end(mm, size // self.entry_size)
-            mm.close()
-        else:
-            self._entries = 0
-        self._loaded = True
-        self._map(self.max_index_size if self._writable else self._entries * self.entry_size)
+    def _open_fd(self) -> int:
+        return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
 
-    def _map(self, length: int) -> None:
+    def create_file(self) -> None:
+        """Create the (empty) file if missing, without loading it (a new segment)."""
+        if not self._loaded:
+            os.close(self._open_fd())
+
+    def _open_locked(self) -> None:
+        fd = self._open_fd()
+        try:
+            size = os.fstat(fd).st_size
+            self.misaligned = size % self.entry_size != 0
+            size -= size % self.entry_size
+            if size:
+                mm = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+                try:
+                    self._entries = self._find_end(mm, size // self.entry_size)
+                finally:
+                    mm.close()
+            else:
+                self._entries = 0
+            self._map(self.max_index_size if self._writable else self._entries * self.entry_size, fd)
+        finally:
+            os.close(fd)
+        self._loaded = True
+
+    def _map(self, length: int, fd: Optional[int] = None) -> None:
+        """Resize the file to ``length`` and map all of it (nothing when 0)."""
         self._backed = self._entries * self.entry_size
-        if self._mm is not None:
-            self._mm.close()
+        self._unmap()
+        own = fd is None
+        if own:
+            fd = self._open_fd()
+        try:
+            os.ftruncate(fd, length)
+            if length:
+                self._mapping = FileMapping(fd, length)
+                self._mm = self._mapping.view
+        finally:
+            if own:
+                os.close(fd)
+
+    def _unmap(self) -> None:
+        if self._mapping is not None:
             self._mm = None
-        os.ftruncate(self._fd, length)
-        if length:
-            self._mm = mmap.mmap(self._fd, length)
+            self._mapping.close()
+            self._mapping = None
 
     def _is_blank(self, mm: mmap.mmap, i: int) -> bool:
         raise NotImplementedError
@@ -134,11 +166,20 @@ class _Index:
         return self._entry.unpack_from(self._mm, i * self.entry_size)
 
     def make_writable(self) -> None:
-        """Preallocate and map for appends (the segment became active again)."""
-        self._ensure()
+        """Preallocate and map for appends (the segment became active again); an index not
+        loaded yet is mapped so when it is first used."""
         if not self._writable:
             self._writable = True
-            self._map(self.max_index_size)
+            if self._loaded:
+                self._map(self.max_index_size)
+
+    def unload(self) -> None:
+        """Drop the mapping of an inactive index (it loads again on next use); an active
+        one keeps it."""
+        if self._loaded and not self._writable:
+            with _LOAD_LOCK:
+                self._unmap()
+                self._loaded = False
 
     def _largest_lower_bound(self, target: int, key: struct.Struct, field: int) -> int:
         """Slot of the largest entry whose key <= target, -1 if none; the key is ``key``
@@ -177,21 +218,28 @@ class _Index:
     def _reserve(self, end: int) -> bool:
         start = self._backed
         length = min(max(end - start, _RESERVE_CHUNK), len(self._mm) - start)
+        fd = self._open_fd()
         try:
-            os.posix_fallocate(self._fd, start, length)
+            os.posix_fallocate(fd, start, length)
         except OSError as e:
             if e.errno in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
                 self._no_fallocate = True
                 return False
             raise
+        finally:
+            os.close(fd)
         self._backed = start + length
         return True
 
     def _pwrite(self, entry: bytes, pos: int) -> None:
         # pwrite fails with ENOSPC where a store into the mapping would SIGBUS; the
         # shared mapping sees the bytes at once (same page cache)
-        if os.pwrite(self._fd, entry, pos) != len(entry):
-            raise OSError(errno.ENOSPC, "short index write")
+        fd = self._open_fd()
+        try:
+            if os.pwrite(fd, entry, pos) != len(entry):
+                raise OSError(errno.ENOSPC, "short index write")
+        finally:
+            os.close(fd)
 
     def _append_raw(self, a: int, b: int) -> None:
         if self._entries >= self.max_entries:
@@ -221,12 +269,13 @@ class _Index:
         self.truncate_entries(0)
 
     def flush(self) -> None:
-        if self._mm is not None:
-            self._mm.flush()
+        if self._mapping is not None:
+            self._mapping.flush()
 
     def trim(self) -> None:
         """Shrink the file to its real entries (segment rolled or closing)."""
         if not self._loaded:
+            self._writable = False  # never mapped: the file is as it was found
             return
         if self._writable:
             self._writable = False
@@ -239,13 +288,8 @@ class _Index:
             self.close_without_trim()
 
     def close_without_trim(self) -> None:
-        """Release the mapping and fd (the file is being deleted or replaced)."""
-        if self._mm is not None:
-            self._mm.close()
-            self._mm = None
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        """Release the mapping (the file is being deleted or replaced)."""
+        self._unmap()
         self._loaded = False
 
     def rename(self, new_path: str) -> None:

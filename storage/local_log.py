@@ -140,6 +140,7 @@ class LocalLog:
                 if seg.size:
                     log.warning("rebuilding missing/corrupt indexes of %s", seg.log_path)
                 seg.recover(self.config.max_message_bytes)
+            seg.unload_indexes()  # mapped again on first use
             self._add_segment(seg)
         if needs_recovery:
             self._recover(on_batch)

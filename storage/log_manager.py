@@ -13,7 +13,9 @@ directories are ignored with a warning; ``<topic>-<partition>-delete`` directori
 (a deletion interrupted by a crash) are removed.
 
 Who may call it: the broker's event-loop thread; ``cleaner`` runs its own thread, and the
-writer ``checkpoint_writer`` returns may run in any thread.
+writer ``checkpoint_writer`` returns may run in any thread, as may ``create_logs`` and
+``delete_logs`` (file work that the broker keeps off its event loop; the map of logs
+changes under ``_lock``).
 A new log goes to the directory holding the fewest partitions.
 """
 
@@ -30,7 +32,7 @@ from typing import Callable, Optional
 
 from .checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_properties, write_meta_properties
 from .config import LogConfig
-from .errors import KafkaStorageError
+from .errors import KafkaStorageError, StorageError
 from .log import Log, parse_topic_partition
 
 __all__ = ["LogManager"]
@@ -206,12 +208,52 @@ class LogManager:
                 return lg
             d = self._pick_dir()
             path = os.path.join(d, f"{topic}-{partition}")
-            lg = Log(path, config or self._config_for(topic), clock=self.clock,
-                     needs_recovery=False, topic_id=topic_id, pending_fsyncs=self.pending_fsyncs)
+            existed = os.path.isdir(path)
+            try:
+                lg = Log(path, config or self._config_for(topic), clock=self.clock,
+                         needs_recovery=False, topic_id=topic_id, pending_fsyncs=self.pending_fsyncs)
+            except BaseException:
+                if not existed:  # leave no half-made directory behind to load at restart
+                    shutil.rmtree(path, ignore_errors=True)
+                raise
             self._logs[tp] = lg
             self._log_dir_of[tp] = d
             self._dir_counts[d] += 1
             return lg
+
+    def create_logs(self, specs: list[tuple[str, int, Optional[LogConfig], Optional[bytes]]]) -> list[Log]:
+        """``get_or_create_log(topic, partition, config, topic_id)`` for each spec, all or
+        nothing: when a log cannot be made (out of descriptors, a full or failing disk)
+        the logs made here are deleted again and ``KafkaStorageError`` raised, its
+        ``errno`` the cause's. Meant for a worker thread: the broker creates a topic's
+        partitions without holding its event loop (about half a millisecond each)."""
+        made: list[tuple[str, int]] = []
+        out = []
+        try:
+            for topic, partition, config, topic_id in specs:
+                new = (topic, partition) not in self._logs
+                out.append(self.get_or_create_log(topic, partition, config, topic_id))
+                if new:
+                    made.append((topic, partition))
+        except (OSError, StorageError) as e:
+            log.error("creating log %s-%d failed, dropping the %d created with it: %s",
+                      topic, partition, len(made), e)
+            self.delete_logs(made)
+            err = KafkaStorageError(f"creating log {topic}-{partition} failed: {e}")
+            err.errno = getattr(e, "errno", None)
+            raise err from e
+        return out
+
+    def delete_logs(self, keys: list[tuple[str, int]]) -> None:
+        """``delete_log`` for each (topic, partition); one checkpoint write per log dir at
+        the end. May run in a worker thread (see ``create_logs``)."""
+        dirs = set()
+        for topic, partition in keys:
+            d = self._delete_log(topic, partition)
+            if d is not None:
+                dirs.add(d)
+        for d in dirs:
+            self._write_checkpoints(d)
 
     def update_config(self, topic: str, config: LogConfig) -> None:
         for (t, _), lg in self._logs.items():
@@ -220,6 +262,12 @@ class LogManager:
 
     def delete_log(self, topic: str, partition: int) -> None:
         """Remove the partition: rename its dir to ``<tp>.<uuid>-delete``, then remove it."""
+        d = self._delete_log(topic, partition)
+        if d is not None:
+            self._write_checkpoints(d)
+
+    def _delete_log(self, topic: str, partition: int) -> Optional[str]:
+        """Unregister and remove one log; the log dir it was in, None if there was none."""
         tp = (topic, partition)
         with self._lock:
             lg = self._logs.pop(tp, None)
@@ -227,11 +275,11 @@ class LogManager:
             if d is not None:
                 self._dir_counts[d] -= 1
         if lg is None:
-            return
+            return None
         if self.cleaner is not None:
             self.cleaner.abort(tp)
         lg.delete(rename_to=os.path.join(d, f"{topic}-{partition}.{uuid.uuid4().hex}-delete"))
-        self._write_checkpoints(d)
+        return d
 
     # ------------------------------------------------------------------ housekeeping
     def run_housekeeping(self, now_ms: Optional[int] = None, checkpoint: bool = True) -> None:

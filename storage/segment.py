@@ -89,10 +89,14 @@ class LogSegment:
         stem = os.path.join(directory, log_filename(base_offset))
         self.log_path = stem + LOG_SUFFIX + file_suffix
         self.file = SegmentFile(self.log_path)
-        self._fd = self.file.fileno()
-        self.size = os.fstat(self._fd).st_size
+        if self.file.is_open:
+            self._fd = self.file.fd  # else opened on first use (see __getattr__)
+        self.size = self.file.size
         self.offset_index = OffsetIndex(stem + INDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
         self.time_index = TimeIndex(stem + TIMEINDEX_SUFFIX + file_suffix, base_offset, max_index_size, writable=active)
+        if not self.size:
+            self.offset_index.create_file()
+            self.time_index.create_file()
         self.txn_index = TransactionIndex(stem + TXN_INDEX_SUFFIX + file_suffix)
         self.bytes_since_last_index_entry = 0
         self.max_timestamp_so_far = -1
@@ -104,6 +108,17 @@ class LogSegment:
         self._armed: Optional[tuple] = None  # see fast_append
         self._index_slots = 0  # index entries fast_append may still add (see _arm)
         self._time_indexed = -1  # the time index's last timestamp, while armed (see _arm)
+
+    def __getattr__(self, name: str):
+        # an empty segment opens its file on first use: the hot paths read ``_fd`` as a
+        # plain attribute, which exists once it is open
+        if name == "_fd":
+            try:
+                fd = self._fd = self.file.fileno()
+            except OSError as e:  # out of descriptors: this append fails, later ones may not
+                raise KafkaStorageError(f"opening {self.log_path} failed: {e}") from e
+            return fd
+        raise AttributeError(name)
 
     # -- sizes and offsets ------------------------------------------------------
     def _load_max_timestamp(self) -> None:
@@ -120,7 +135,8 @@ class LogSegment:
         return self.max_timestamp_so_far
 
     def last_modified_ms(self) -> int:
-        return int(os.fstat(self._fd).st_mtime * 1000)
+        st = os.fstat(self.file.fd) if self.file.is_open else os.stat(self.log_path)
+        return int(st.st_mtime * 1000)
 
     def _pread_prefix(self, pos: int) -> tuple[int, int, int]:
         """(base offset, total size, last offset) of the batch at ``pos``."""
@@ -132,6 +148,8 @@ class LogSegment:
 
     def read_next_offset(self) -> int:
         """Offset after the last batch in this segment (base offset when empty)."""
+        if not self.size:
+            return self.base_offset
         _, pos = self.offset_index.lookup(1 << 62)
         nxt = self.base_offset
         size = self.size
@@ -236,16 +254,19 @@ class LogSegment:
                 self._write_rest(pieces, written, total)
         except OSError as e:
             raise self._undo_append(start, "append to", e) from e
-        if not self._max_ts_loaded:
-            self._load_max_timestamp()
+        oi, ti = self.offset_index, self.time_index
+        try:  # an index not mapped yet is mapped now, which may fail (out of descriptors)
+            if not self._max_ts_loaded:
+                self._load_max_timestamp()
+            n_off = oi.entries
+            n_time = ti.entries
+        except OSError as e:
+            raise self._undo_append(start, "index load for", e) from e
         interval = self.index_interval_bytes
         since = self.bytes_since_last_index_entry
         max_ts_so_far = self.max_timestamp_so_far
         max_ts_offset = self.offset_of_max_timestamp
         self._armed = None  # the index slots counted for fast_append may be used here
-        oi, ti = self.offset_index, self.time_index
-        n_off = oi.entries
-        n_time = ti.entries
         try:
             for b in batches:  # (position, size, last offset, max timestamp[, ...])
                 pos, size, last_offset, max_ts = b[0], b[1], b[2], b[3]
@@ -386,7 +407,8 @@ class LogSegment:
 
     # -- lifecycle ---------------------------------------------------------------
     def flush(self) -> None:
-        os.fsync(self._fd)
+        if self.file.is_open:
+            os.fsync(self._fd)
         self.offset_index.flush()
         self.time_index.flush()
         self.txn_index.flush()
@@ -422,6 +444,11 @@ class LogSegment:
         self.release_reserve()
         self.file.close()
 
+    def unload_indexes(self) -> None:
+        """Drop the mappings of an inactive segment's indexes until they are needed again."""
+        self.offset_index.unload()
+        self.time_index.unload()
+
     def release(self) -> None:
         """Drop index mappings; the log file closes when its last reader lets go."""
         self._armed = None
@@ -436,7 +463,7 @@ class LogSegment:
             return (path[: len(path) - len(old)] if old else path) + new
         new_log = swap(self.log_path)
         os.replace(self.log_path, new_log)
-        self.log_path = new_log
+        self.log_path = self.file.name = new_log  # an unopened file opens by name
         self.offset_index.rename(swap(self.offset_index.path))
         self.time_index.rename(swap(self.time_index.path))
         self.txn_index.rename(swap(self.txn_index.path))
@@ -506,7 +533,7 @@ class LogSegment:
         self.offset_of_max_timestamp = self.base_offset
         self._max_ts_loaded = True
         self.rolling_based_timestamp = None
-        size = os.fstat(self._fd).st_size
+        size = os.fstat(self._fd).st_size if self.file.is_open else os.stat(self.log_path).st_size
         valid = 0
         next_expected = self.base_offset if start_offset is None else start_offset
         if size:
