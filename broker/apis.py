@@ -20,6 +20,7 @@ HANDLER_MODULES = [
     "broker.handlers.admin",
     "broker.handlers.configs",
     "broker.handlers.group",
+    "broker.handlers.txn",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES = ["broker.handlers.control"]

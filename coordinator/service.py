@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 
 from protocol.errors import ErrorCode
 from protocol.records import build_batch, decode_batch, iter_batches
-from protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
 
 from coordinator.config import GroupCoordinatorConfig
 from coordinator.coordinator import GroupCoordinator
@@ -38,7 +38,8 @@ _LOAD_BUFFER_BYTES = 5 * 1024 * 1024
 
 
 class BrokerOffsetsLog:
-    """OffsetsLog over the `__consumer_offsets` partitions of a replica manager.
+    """OffsetsLog over the partitions of `topic` (`__consumer_offsets`, or
+    `__transaction_state` for the transaction coordinator) of a replica manager.
 
     `append` writes one batch as leader (origin "coordinator", acks=-1) and returns the
     replica manager's wait for that batch to be committed, bounded by
@@ -46,7 +47,8 @@ class BrokerOffsetsLog:
     already done with the refusal's error. `read` replays a partition's log."""
 
     def __init__(self, replica_manager: Any, loop: asyncio.AbstractEventLoop,
-                 commit_timeout_ms: int) -> None:
+                 commit_timeout_ms: int, topic: str = GROUP_METADATA_TOPIC_NAME) -> None:
+        self.topic = topic
         self._replica_manager = replica_manager
         self._loop = loop
         self._commit_timeout_ms = commit_timeout_ms
@@ -58,7 +60,7 @@ class BrokerOffsetsLog:
 
     def append(self, partition: int, records: Sequence[Record], timestamp_ms: int
                ) -> asyncio.Future:
-        part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
+        part = self._replica_manager.get_partition(self.topic, partition)
         if part is None:
             return self._failed(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         batch = build_batch(list(records), base_timestamp=timestamp_ms)
@@ -66,13 +68,13 @@ class BrokerOffsetsLog:
             info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
         except Exception as e:  # noqa: BLE001 - every refusal carries its Kafka error
             error = ErrorCode(getattr(e, "error_code", ErrorCode.UNKNOWN_SERVER_ERROR))
-            log.warning("append to %s-%d failed: %s", GROUP_METADATA_TOPIC_NAME, partition, e)
+            log.warning("append to %s-%d failed: %s", self.topic, partition, e)
             return self._failed(error)
         return self._replica_manager.wait_for_commit(part, info.last_offset + 1,
                                                      self._commit_timeout_ms)
 
     def read(self, partition: int) -> Iterable[Record]:
-        part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
+        part = self._replica_manager.get_partition(self.topic, partition)
         if part is None:
             return
         lg = part.log
@@ -196,32 +198,31 @@ class GroupCoordinatorService:
         except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
             log.warning("could not create %s: %s", GROUP_METADATA_TOPIC_NAME, e)
 
-    def _leader_for(self, topic: str, key: str) -> int | None:
-        """The broker leading the partition of `topic` that owns `key`; None when the
-        topic does not exist."""
-        info = self._metadata.topic(topic)
-        if info is None or not info.partitions:
-            return None
-        pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
-        return -1 if pinfo is None else pinfo.leader
-
     def find_coordinator(self, key: str, key_type: int) -> tuple[ErrorCode, int, str, int]:
-        """(error, node id, host, port) of the coordinator for a group (key type 0) or a
-        transactional id (1). COORDINATOR_NOT_AVAILABLE while the coordinator's
-        partition has no leader yet (the client retries)."""
-        if key_type == 0:
-            leader = self._leader_for(GROUP_METADATA_TOPIC_NAME, key)
-            if leader is None:
-                self._request_offsets_topic()
-        elif key_type == 1:
-            # Transactions are coordinated by the leader of __transaction_state; until that
-            # topic is managed, this broker coordinates the ids the topic does not place.
-            leader = self._leader_for(TRANSACTION_STATE_TOPIC_NAME, key)
-            if leader is None:
-                leader = self.config.broker_id
-        else:
+        """(error, node id, host, port) of the coordinator for a group (key type 0).
+        COORDINATOR_NOT_AVAILABLE while the coordinator's partition has no leader yet
+        (the client retries). Transactional ids (key type 1) are the transaction
+        coordinator's."""
+        if key_type != 0:
             return ErrorCode.INVALID_REQUEST, -1, "", -1
-        node = next((b for b in self._metadata.brokers() if b.node_id == leader), None)
-        if node is None:
+        found = coordinator_node(self._metadata, GROUP_METADATA_TOPIC_NAME, key)
+        if found is None:
+            self._request_offsets_topic()
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return ErrorCode.NONE, node.node_id, node.host, node.port
+        return found
+
+
+def coordinator_node(metadata: Any, topic: str, key: str
+                     ) -> tuple[ErrorCode, int, str, int] | None:
+    """FindCoordinator's answer for `key` owned by a partition of the internal `topic`
+    (Kafka's abs(hashCode) % partitions): (error, node id, host, port); None when the
+    topic does not exist yet."""
+    info = metadata.topic(topic)
+    if info is None or not info.partitions:
+        return None
+    pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
+    leader = -1 if pinfo is None else pinfo.leader
+    node = next((b for b in metadata.brokers() if b.node_id == leader), None)
+    if node is None:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+    return ErrorCode.NONE, node.node_id, node.host, node.port
