@@ -28,11 +28,10 @@ from coordinator.config import GroupCoordinatorConfig
 from coordinator.coordinator import GroupCoordinator
 from coordinator.offsets_log import Record
 from coordinator.partitioner import partition_for
+from coordinator.runtime import CoordinatorRuntime
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
-# Longest the timer sleeps, so deadlines added meanwhile are seen within this bound.
-_TICK_S = 0.05
 # How much of a partition one read takes while loading (Kafka's offsets.load.buffer.size).
 _LOAD_BUFFER_BYTES = 5 * 1024 * 1024
 
@@ -98,7 +97,7 @@ class BrokerOffsetsLog:
             offset = last + 1
 
 
-class GroupCoordinatorService:
+class GroupCoordinatorService(CoordinatorRuntime):
     """The group coordinator of one broker. `coordinator` exists from construction, so
     leadership reported before `start` is not lost."""
 
@@ -109,58 +108,21 @@ class GroupCoordinatorService:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
-        self._loop = loop
-        self._clock = clock
+        self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log)
         self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
                                             config.offsets_commit_timeout_ms)
         self.coordinator = GroupCoordinator(config, self.offsets_log,
                                             future_factory=loop.create_future,
                                             owned_partitions=())
-        # Latest leader epoch seen per partition: older elections/resignations are stale.
-        self._epochs: dict[int, int] = {}
-        self._timer: asyncio.Task | None = None
-        self._creating_topic: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def now_ms(self) -> int:
-        return int(self._clock() * 1000)
-
-    async def start(self) -> None:
-        self._timer = self._loop.create_task(self._run_timer(), name="group-coordinator-timer")
-
     async def stop(self) -> None:
         """Answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR) and stop the
         timer. The broker calls this before draining connections."""
-        for task in (self._timer, self._creating_topic):
-            if task is not None and not task.done():
-                task.cancel()
-                try:
-                    await task
-                except asyncio.CancelledError:
-                    pass
-        self._timer = self._creating_topic = None
+        await self._stop_tasks()
         self.coordinator.shutdown()
 
-    async def _run_timer(self) -> None:
-        while True:
-            try:
-                self.coordinator.poll(self.now_ms())
-            except Exception:
-                log.exception("group coordinator timer failed")
-            await asyncio.sleep(_TICK_S)
-
     # ------------------------------------------------------------------ partitions
-    def _is_newer_epoch(self, partition: int, leader_epoch: int) -> bool:
-        """Kafka's maybeUpdateCoordinatorEpoch: record `leader_epoch` unless an event
-        of a later epoch was seen already."""
-        current = self._epochs.get(partition)
-        if current is not None and leader_epoch < current:
-            log.info("ignoring %s-%d epoch %d: epoch %d seen already",
-                     GROUP_METADATA_TOPIC_NAME, partition, leader_epoch, current)
-            return False
-        self._epochs[partition] = leader_epoch
-        return True
-
     def on_elected(self, partition: int, leader_epoch: int) -> None:
         """This broker became leader of `__consumer_offsets-<partition>`: load its groups."""
         if not self._is_newer_epoch(partition, leader_epoch):

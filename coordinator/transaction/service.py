@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable
 from protocol.errors import ErrorCode
 from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
+from coordinator.runtime import CoordinatorRuntime
 from coordinator.service import BrokerOffsetsLog, coordinator_node
 from coordinator.transaction.config import TransactionCoordinatorConfig
 from coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
@@ -28,10 +29,7 @@ from coordinator.transaction.markers import MarkerChannel
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
 
-_TICK_S = 0.05
-
-
-class TransactionCoordinatorService:
+class TransactionCoordinatorService(CoordinatorRuntime):
     """`allocate_producer_id()` is the controller's producer id allocator (awaitable);
     `ensure_topic()` asks for `__transaction_state` to be created. `markers` is built by
     the broker (it needs the broker's own WriteTxnMarkers handler); `close_markers` stops
@@ -47,44 +45,20 @@ class TransactionCoordinatorService:
         self._ensure_topic = ensure_topic
         self._allocate = allocate_producer_id
         self._close_markers = close_markers
-        self._loop = loop
-        self._clock = clock
+        self._init_runtime("txn-coordinator", TRANSACTION_STATE_TOPIC_NAME, loop, clock, log)
         self.txn_log = BrokerOffsetsLog(replica_manager, loop, config.request_timeout_ms,
                                         topic=TRANSACTION_STATE_TOPIC_NAME)
         # one producer id allocated ahead, so the state machine never waits for one
         self._spare_ids: list[int] = []
         self.coordinator = TransactionCoordinator(config, self.txn_log, markers,
                                                   self._take_producer_id, loop.create_future)
-        self._epochs: dict[int, int] = {}
-        self._timer: asyncio.Task | None = None
-        self._creating_topic: asyncio.Task | None = None
-
-    def now_ms(self) -> int:
-        return int(self._clock() * 1000)
-
-    async def start(self) -> None:
-        self._timer = self._loop.create_task(self._run_timer(), name="txn-coordinator-timer")
 
     async def stop(self) -> None:
-        for task in (self._timer, self._creating_topic):
-            if task is not None and not task.done():
-                task.cancel()
-                try:
-                    await task
-                except asyncio.CancelledError:
-                    pass
-        self._timer = self._creating_topic = None
+        """Stop the timer and the marker sender, and forget every transactional id."""
+        await self._stop_tasks()
         if self._close_markers is not None:
             await self._close_markers()
         self.coordinator.shutdown()
-
-    async def _run_timer(self) -> None:
-        while True:
-            try:
-                self.coordinator.poll(self.now_ms())
-            except Exception:
-                log.exception("transaction coordinator timer failed")
-            await asyncio.sleep(_TICK_S)
 
     # ------------------------------------------------------------------ producer ids
     def _take_producer_id(self) -> int:
@@ -100,13 +74,6 @@ class TransactionCoordinatorService:
                                                        producer_epoch, self.now_ms())
 
     # ------------------------------------------------------------------ partitions
-    def _is_newer_epoch(self, partition: int, leader_epoch: int) -> bool:
-        current = self._epochs.get(partition)
-        if current is not None and leader_epoch < current:
-            return False
-        self._epochs[partition] = leader_epoch
-        return True
-
     def on_elected(self, partition: int, leader_epoch: int) -> None:
         """This broker leads `__transaction_state-<partition>`: load its transactional ids
         (the leader epoch is the coordinator epoch written into markers)."""
