@@ -120,7 +120,7 @@ class TxnMarkerSender:
         remaining = set(marker.partitions)
         while True:
             by_leader: dict[int, list[TopicPartition]] = defaultdict(list)
-            for tp in list(remaining):
+            for tp in sorted(remaining):
                 leader = self._leader(tp)
                 if leader is None:
                     log.info("partition %s-%d is gone: no %s marker for %s", tp[0], tp[1],
