@@ -1,7 +1,8 @@
 """`python -m tests.integration.coordinator.txn_broker <args>`: our broker for the
 transaction coordinator's tests. Where the partition side's WriteTxnMarkers
 (broker/txn_markers.py) is not in the tree yet, a stand-in appends the markers on this
-broker's partitions, so commits and aborts complete; with it in the tree, it is used."""
+broker's partitions and answers WriteTxnMarkers from other brokers, so commits and aborts
+complete; with it in the tree, it is used."""
 from __future__ import annotations
 
 import runpy
@@ -35,12 +36,21 @@ async def _write_txn_markers(services, req) -> R:
     return R(markers=out)
 
 
+async def _handle_write_txn_markers(ctx, req) -> R:
+    return await _write_txn_markers(ctx.services, req)
+
+
 try:
     import broker.txn_markers  # noqa: F401
 except ModuleNotFoundError:
+    from broker import apis
+    from broker.handler import Handler
     stand_in = types.ModuleType("broker.txn_markers")
     stand_in.write_txn_markers = _write_txn_markers
+    stand_in.HANDLERS = [Handler(27, 0, 1, _handle_write_txn_markers)]
     sys.modules["broker.txn_markers"] = stand_in
+    if "broker.txn_markers" not in apis.HANDLER_MODULES:
+        apis.HANDLER_MODULES.append("broker.txn_markers")
 
 if __name__ == "__main__":
     runpy.run_module("broker", run_name="__main__", alter_sys=True)
