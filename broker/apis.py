@@ -22,6 +22,7 @@ HANDLER_MODULES = [
     "broker.handlers.group",
     "broker.txn_markers",
     "broker.handlers.producers",
+    "broker.handlers.txn",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES = ["broker.handlers.control"]

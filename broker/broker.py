@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from replication.partition import Partition
 from replication.purgatory import DelayedOperationPurgatory
 from storage import LogConfig, LogManager
@@ -31,6 +31,9 @@ from broker.controlled_shutdown import controlled_shutdown, controller_client_fa
 from broker.controller import ControllerState, StandaloneController, load_controller_state
 from broker.fetch_session import FetchSessionCache
 from coordinator import GroupCoordinatorService
+from coordinator.transaction.config import TransactionCoordinatorConfig
+from coordinator.transaction.marker_sender import TxnMarkerSender
+from coordinator.transaction.service import TransactionCoordinatorService
 from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
 from broker.replica_manager import ReplicaManager
 from broker.server import SocketServer
@@ -59,20 +62,31 @@ def _default_host() -> str:
 
 
 class GroupCoordinatorLeadership:
-    """Forwards leadership of ``__consumer_offsets`` partitions to the group coordinator
-    (Kafka's onLeadershipChange → onElection / onResignation). The coordinator is built
-    after the replica manager it needs, so it is attached once built."""
+    """Forwards leadership of ``__consumer_offsets`` partitions to the group coordinator and
+    of ``__transaction_state`` partitions to the transaction coordinator (Kafka's
+    onLeadershipChange → onElection / onResignation). The coordinators are built after the
+    replica manager they need, so they are attached once built."""
 
     def __init__(self) -> None:
         self.service: GroupCoordinatorService | None = None
+        self.txn_service: TransactionCoordinatorService | None = None
+
+    def _service_for(self, partition: Partition) -> Any:
+        if partition.topic == GROUP_METADATA_TOPIC_NAME:
+            return self.service
+        if partition.topic == TRANSACTION_STATE_TOPIC_NAME:
+            return self.txn_service
+        return None
 
     def on_become_leader(self, partition: Partition) -> None:
-        if partition.topic == GROUP_METADATA_TOPIC_NAME and self.service is not None:
-            self.service.on_elected(partition.index, partition.leader_epoch)
+        service = self._service_for(partition)
+        if service is not None:
+            service.on_elected(partition.index, partition.leader_epoch)
 
     def on_become_follower(self, partition: Partition) -> None:
-        if partition.topic == GROUP_METADATA_TOPIC_NAME and self.service is not None:
-            self.service.on_resigned(partition.index, partition.leader_epoch)
+        service = self._service_for(partition)
+        if service is not None:
+            service.on_resigned(partition.index, partition.leader_epoch)
 
     def on_topics_deleted(self, topics: list[str]) -> None:
         if self.service is not None:
@@ -109,6 +123,7 @@ class Broker:
         self.zk: KafkaZkClient | None = None
         self._registration: BrokerRegistration | None = None
         self.group_coordinator: GroupCoordinatorService | None = None
+        self.txn_coordinator: TransactionCoordinatorService | None = None
         self.services: BrokerServices | None = None
         self.server: SocketServer | None = None
 
@@ -195,6 +210,30 @@ class Broker:
             self.controller.ensure_offsets_topic, self.loop, self.clock)
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
+        await self._start_txn_coordinator()
+
+    async def _start_txn_coordinator(self) -> None:
+        cfg = self.config
+        txn_config = TransactionCoordinatorConfig.from_broker_config(cfg)
+        txn_config.broker_id = cfg.broker_id
+        markers = TxnMarkerSender(cfg.broker_id, self.metadata_cache, self._write_txn_markers_locally,
+                                  self._txn_marker_client, self.loop, timeout_ms=cfg["request.timeout.ms"])
+        self.txn_coordinator = TransactionCoordinatorService(
+            txn_config, self.replica_manager, self.metadata_cache, self.controller.ensure_transaction_state_topic,
+            self.controller.next_producer_id, markers, self.loop, self.clock, close_markers=markers.close)
+        self.leadership.txn_service = self.txn_coordinator
+        await self.txn_coordinator.start()
+
+    async def _write_txn_markers_locally(self, request: Any) -> Any:
+        """WriteTxnMarkers for partitions this broker leads, without a connection."""
+        from broker.txn_markers import write_txn_markers
+        return await write_txn_markers(self.services, request)
+
+    def _txn_marker_client(self, node: BrokerInfo) -> Any:
+        from replication.network_client import NetworkClient, NetworkClientConfig
+        return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-txn-marker-sender",
+                             node_id=node.node_id, loop=self.loop,
+                             config=NetworkClientConfig(request_timeout_ms=self.config["request.timeout.ms"]))
 
     async def _start_server(self) -> None:
         cfg = self.config
@@ -202,7 +241,8 @@ class Broker:
             config=cfg, clock=self.clock, apis=self.apis, metadata_cache=self.metadata_cache,
             controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
-            group_coordinator=self.group_coordinator, cluster_controller=self.cluster_controller, zk_client=self.zk)
+            group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
+            cluster_controller=self.cluster_controller, zk_client=self.zk)
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
 
@@ -278,11 +318,12 @@ class Broker:
             await self.server.stop_accepting()
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
         # produces and fetches are answered now, so draining the connections waits for none.
-        if self.group_coordinator is not None:
-            try:
-                await self.group_coordinator.stop()
-            except Exception:
-                log.exception("Error stopping the group coordinator")
+        for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator)):
+            if coordinator is not None:
+                try:
+                    await coordinator.stop()
+                except Exception:
+                    log.exception("Error stopping the %s coordinator", name)
         if self.replica_manager is not None:
             await self.replica_manager.shutdown_replication()
             self.replica_manager.shutdown()

@@ -207,7 +207,11 @@ _DEFS = [
     ConfigDef("transaction.state.log.min.isr", "int", 2, _at_least(1)),
     ConfigDef("transaction.state.log.segment.bytes", "int", 104857600),
     ConfigDef("transactional.id.expiration.ms", "int", 604800000),
-    ConfigDef("transaction.max.timeout.ms", "int", 900000),
+    ConfigDef("transaction.max.timeout.ms", "int", 900000, _at_least(1)),
+    ConfigDef("request.timeout.ms", "int", 30000, _at_least(0)),  # transaction log writes and markers
+    ConfigDef("transaction.state.log.load.buffer.size", "int", 5242880, _at_least(1)),
+    ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", "int", 10000, _at_least(1)),
+    ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000, _at_least(1)),
     ConfigDef("producer.id.expiration.ms", "int", 86400000),
     ConfigDef("max.request.partition.size.limit", "int", 2000),
     # Misc accepted for compatibility with Kafka's sample files

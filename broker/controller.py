@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from protocol.errors import ErrorCode
-from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, InvalidTopicName, unify_collision_chars,
-                             validate_topic_name)
+from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME,
+                             InvalidTopicName, unify_collision_chars, validate_topic_name)
 
 from broker.config import KafkaConfig
 from broker.metadata import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
@@ -272,18 +272,31 @@ class StandaloneController:
         """Create ``__consumer_offsets`` if missing, as Kafka does on the first FindCoordinator:
         offsets.topic.num.partitions partitions, offsets.topic.replication.factor capped by
         the live brokers, compacted. Returns once it exists and its partitions are hosted."""
-        name = GROUP_METADATA_TOPIC_NAME
+        cfg = self.config
+        await self._ensure_internal_topic(GROUP_METADATA_TOPIC_NAME, cfg["offsets.topic.num.partitions"],
+                                          cfg["offsets.topic.replication.factor"],
+                                          offsets_topic_configs(cfg))
+
+    async def ensure_transaction_state_topic(self) -> None:
+        """Create ``__transaction_state`` if missing, as Kafka does on the first FindCoordinator
+        for a transactional id: transaction.state.log.num.partitions partitions, the replication
+        factor capped by the live brokers, compacted, min.insync.replicas from
+        transaction.state.log.min.isr."""
+        cfg = self.config
+        await self._ensure_internal_topic(TRANSACTION_STATE_TOPIC_NAME, cfg["transaction.state.log.num.partitions"],
+                                          cfg["transaction.state.log.replication.factor"],
+                                          transaction_state_topic_configs(cfg))
+
+    async def _ensure_internal_topic(self, name: str, partitions: int, replication_factor: int,
+                                     configs: dict[str, str]) -> None:
         pending = self._creating.get(name)
         if pending is not None:
             await asyncio.shield(pending)
             return
         if name in self._topics:
             return
-        cfg = self.config
-        rf = max(1, min(cfg["offsets.topic.replication.factor"], len(self._live_brokers)))
-        configs = {"cleanup.policy": "compact", "segment.bytes": str(cfg["offsets.topic.segment.bytes"]),
-                   "compression.type": "producer"}
-        await self.create_topic(name, cfg["offsets.topic.num.partitions"], rf, configs)
+        rf = max(1, min(replication_factor, len(self._live_brokers)))
+        await self.create_topic(name, partitions, rf, configs)
 
     async def delete_topic(self, name: str) -> TopicInfo:
         info = self._topics.pop(name, None)
@@ -359,3 +372,16 @@ class StandaloneController:
         self._producer_id_next += 1
         return pid
 
+
+def offsets_topic_configs(cfg: KafkaConfig) -> dict[str, str]:
+    """The topic configs ``__consumer_offsets`` is created with."""
+    return {"cleanup.policy": "compact", "segment.bytes": str(cfg["offsets.topic.segment.bytes"]),
+            "compression.type": "producer"}
+
+
+def transaction_state_topic_configs(cfg: KafkaConfig) -> dict[str, str]:
+    """The topic configs ``__transaction_state`` is created with (Kafka's
+    TransactionStateManager: compacted, uncompressed, its own min ISR, no unclean election)."""
+    return {"cleanup.policy": "compact", "segment.bytes": str(cfg["transaction.state.log.segment.bytes"]),
+            "compression.type": "uncompressed", "min.insync.replicas": str(cfg["transaction.state.log.min.isr"]),
+            "unclean.leader.election.enable": "false"}

@@ -36,6 +36,9 @@ class BrokerServices:
     fetch_sessions: "FetchSessionCache"
     # coordinator.GroupCoordinatorService; None only in handler unit tests without groups
     group_coordinator: Any = None
+    # coordinator.transaction.service.TransactionCoordinatorService; None only in handler
+    # unit tests without transactions
+    txn_coordinator: Any = None
     # ZooKeeper mode only (None standalone): the cluster's controller election and state
     # machine on this broker (ControlledShutdown, AlterPartition, ElectLeaders), the
     # ZooKeeper client (topic configs for UpdateMetadata/LeaderAndIsr), and this broker's

@@ -11,8 +11,30 @@ def _setting(name: str, default: int) -> Any:
     return field(default=default, metadata={"property": name})
 
 
+class PropertiesConfig:
+    """Builds a dataclass whose fields were declared with `_setting` from Kafka's
+    property names (shared by the group and transaction coordinators' configs)."""
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, Any]) -> Any:
+        """Kafka's property names; values may be strings or already typed; missing, None
+        or blank values keep Kafka's default."""
+        cfg = cls()
+        for f in fields(cls):
+            value = props.get(f.metadata["property"])
+            if value is not None and str(value).strip() != "":
+                setattr(cfg, f.name, int(str(value).strip()))
+        return cfg
+
+    @classmethod
+    def from_broker_config(cls, config: Any) -> Any:
+        """From the broker's KafkaConfig (anything with `get(property name)`)."""
+        return cls.from_properties({f.metadata["property"]: config.get(f.metadata["property"])
+                                    for f in fields(cls)})
+
+
 @dataclass
-class GroupCoordinatorConfig:
+class GroupCoordinatorConfig(PropertiesConfig):
     """Built once by the broker (`from_broker_config`); the service may later set
     `offsets_topic_num_partitions` to the partition count the topic really has."""
 
@@ -33,20 +55,3 @@ class GroupCoordinatorConfig:
     @property
     def offsets_retention_ms(self) -> int:
         return self.offsets_retention_minutes * 60_000
-
-    @classmethod
-    def from_properties(cls, props: Mapping[str, Any]) -> "GroupCoordinatorConfig":
-        """Kafka's property names; values may be strings or already typed; missing, None
-        or blank values keep Kafka's default."""
-        cfg = cls()
-        for f in fields(cls):
-            value = props.get(f.metadata["property"])
-            if value is not None and str(value).strip() != "":
-                setattr(cfg, f.name, int(str(value).strip()))
-        return cfg
-
-    @classmethod
-    def from_broker_config(cls, config: Any) -> "GroupCoordinatorConfig":
-        """From the broker's KafkaConfig (anything with `get(property name)`)."""
-        return cls.from_properties({f.metadata["property"]: config.get(f.metadata["property"])
-                                    for f in fields(cls)})

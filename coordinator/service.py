@@ -23,23 +23,23 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
                               parse_control_record)
-from protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
 
 from coordinator.config import GroupCoordinatorConfig
 from coordinator.coordinator import GroupCoordinator
 from coordinator.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
 from coordinator.partitioner import partition_for
+from coordinator.runtime import CoordinatorRuntime
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
-# Longest the timer sleeps, so deadlines added meanwhile are seen within this bound.
-_TICK_S = 0.05
 # How much of a partition one read takes while loading (Kafka's offsets.load.buffer.size).
 _LOAD_BUFFER_BYTES = 5 * 1024 * 1024
 
 
 class BrokerOffsetsLog:
-    """OffsetsLog over the `__consumer_offsets` partitions of a replica manager.
+    """OffsetsLog over the partitions of `topic` (`__consumer_offsets`, or
+    `__transaction_state` for the transaction coordinator) of a replica manager.
 
     `append` writes one batch as leader (origin "coordinator", acks=-1) and returns the
     replica manager's wait for that batch to be committed, bounded by
@@ -47,7 +47,8 @@ class BrokerOffsetsLog:
     already done with the refusal's error. `read` replays a partition's log."""
 
     def __init__(self, replica_manager: Any, loop: asyncio.AbstractEventLoop,
-                 commit_timeout_ms: int) -> None:
+                 commit_timeout_ms: int, topic: str = GROUP_METADATA_TOPIC_NAME) -> None:
+        self.topic = topic
         self._replica_manager = replica_manager
         self._loop = loop
         self._commit_timeout_ms = commit_timeout_ms
@@ -59,7 +60,7 @@ class BrokerOffsetsLog:
 
     def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
                producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> asyncio.Future:
-        part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
+        part = self._replica_manager.get_partition(self.topic, partition)
         if part is None:
             return self._failed(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         if producer_id != NO_PRODUCER_ID:
@@ -77,13 +78,13 @@ class BrokerOffsetsLog:
             info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
         except Exception as e:  # noqa: BLE001 - every refusal carries its Kafka error
             error = ErrorCode(getattr(e, "error_code", ErrorCode.UNKNOWN_SERVER_ERROR))
-            log.warning("append to %s-%d failed: %s", GROUP_METADATA_TOPIC_NAME, partition, e)
+            log.warning("append to %s-%d failed: %s", self.topic, partition, e)
             return self._failed(error)
         return self._replica_manager.wait_for_commit(part, info.last_offset + 1,
                                                      self._commit_timeout_ms)
 
     def read(self, partition: int) -> Iterable[LogEntry]:
-        part = self._replica_manager.get_partition(GROUP_METADATA_TOPIC_NAME, partition)
+        part = self._replica_manager.get_partition(self.topic, partition)
         if part is None:
             return
         lg = part.log
@@ -125,7 +126,7 @@ def _marker(header: Any, recs: list) -> TxnMarker | None:
     return TxnMarker(header.producer_id, ctrl.type == CONTROL_COMMIT)
 
 
-class GroupCoordinatorService:
+class GroupCoordinatorService(CoordinatorRuntime):
     """The group coordinator of one broker. `coordinator` exists from construction, so
     leadership reported before `start` is not lost."""
 
@@ -136,58 +137,21 @@ class GroupCoordinatorService:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
-        self._loop = loop
-        self._clock = clock
+        self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log)
         self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
                                             config.offsets_commit_timeout_ms)
         self.coordinator = GroupCoordinator(config, self.offsets_log,
                                             future_factory=loop.create_future,
                                             owned_partitions=())
-        # Latest leader epoch seen per partition: older elections/resignations are stale.
-        self._epochs: dict[int, int] = {}
-        self._timer: asyncio.Task | None = None
-        self._creating_topic: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def now_ms(self) -> int:
-        return int(self._clock() * 1000)
-
-    async def start(self) -> None:
-        self._timer = self._loop.create_task(self._run_timer(), name="group-coordinator-timer")
-
     async def stop(self) -> None:
         """Answer parked JoinGroup/SyncGroup requests (NOT_COORDINATOR) and stop the
         timer. The broker calls this before draining connections."""
-        for task in (self._timer, self._creating_topic):
-            if task is not None and not task.done():
-                task.cancel()
-                try:
-                    await task
-                except asyncio.CancelledError:
-                    pass
-        self._timer = self._creating_topic = None
+        await self._stop_tasks()
         self.coordinator.shutdown()
 
-    async def _run_timer(self) -> None:
-        while True:
-            try:
-                self.coordinator.poll(self.now_ms())
-            except Exception:
-                log.exception("group coordinator timer failed")
-            await asyncio.sleep(_TICK_S)
-
     # ------------------------------------------------------------------ partitions
-    def _is_newer_epoch(self, partition: int, leader_epoch: int) -> bool:
-        """Kafka's maybeUpdateCoordinatorEpoch: record `leader_epoch` unless an event
-        of a later epoch was seen already."""
-        current = self._epochs.get(partition)
-        if current is not None and leader_epoch < current:
-            log.info("ignoring %s-%d epoch %d: epoch %d seen already",
-                     GROUP_METADATA_TOPIC_NAME, partition, leader_epoch, current)
-            return False
-        self._epochs[partition] = leader_epoch
-        return True
-
     def on_elected(self, partition: int, leader_epoch: int) -> None:
         """This broker became leader of `__consumer_offsets-<partition>`: load its groups."""
         if not self._is_newer_epoch(partition, leader_epoch):
@@ -231,32 +195,31 @@ class GroupCoordinatorService:
         except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
             log.warning("could not create %s: %s", GROUP_METADATA_TOPIC_NAME, e)
 
-    def _leader_for(self, topic: str, key: str) -> int | None:
-        """The broker leading the partition of `topic` that owns `key`; None when the
-        topic does not exist."""
-        info = self._metadata.topic(topic)
-        if info is None or not info.partitions:
-            return None
-        pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
-        return -1 if pinfo is None else pinfo.leader
-
     def find_coordinator(self, key: str, key_type: int) -> tuple[ErrorCode, int, str, int]:
-        """(error, node id, host, port) of the coordinator for a group (key type 0) or a
-        transactional id (1). COORDINATOR_NOT_AVAILABLE while the coordinator's
-        partition has no leader yet (the client retries)."""
-        if key_type == 0:
-            leader = self._leader_for(GROUP_METADATA_TOPIC_NAME, key)
-            if leader is None:
-                self._request_offsets_topic()
-        elif key_type == 1:
-            # Transactions are coordinated by the leader of __transaction_state; until that
-            # topic is managed, this broker coordinates the ids the topic does not place.
-            leader = self._leader_for(TRANSACTION_STATE_TOPIC_NAME, key)
-            if leader is None:
-                leader = self.config.broker_id
-        else:
+        """(error, node id, host, port) of the coordinator for a group (key type 0).
+        COORDINATOR_NOT_AVAILABLE while the coordinator's partition has no leader yet
+        (the client retries). Transactional ids (key type 1) are the transaction
+        coordinator's."""
+        if key_type != 0:
             return ErrorCode.INVALID_REQUEST, -1, "", -1
-        node = next((b for b in self._metadata.brokers() if b.node_id == leader), None)
-        if node is None:
+        found = coordinator_node(self._metadata, GROUP_METADATA_TOPIC_NAME, key)
+        if found is None:
+            self._request_offsets_topic()
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return ErrorCode.NONE, node.node_id, node.host, node.port
+        return found
+
+
+def coordinator_node(metadata: Any, topic: str, key: str
+                     ) -> tuple[ErrorCode, int, str, int] | None:
+    """FindCoordinator's answer for `key` owned by a partition of the internal `topic`
+    (Kafka's abs(hashCode) % partitions): (error, node id, host, port); None when the
+    topic does not exist yet."""
+    info = metadata.topic(topic)
+    if info is None or not info.partitions:
+        return None
+    pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
+    leader = -1 if pinfo is None else pinfo.leader
+    node = next((b for b in metadata.brokers() if b.node_id == leader), None)
+    if node is None:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+    return ErrorCode.NONE, node.node_id, node.host, node.port

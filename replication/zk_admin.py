@@ -27,10 +27,11 @@ from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
 
 from protocol.errors import ErrorCode
-from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, InvalidTopicName,
+from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME, InvalidTopicName,
                              unify_collision_chars, validate_topic_name)
 
 from broker.config import KafkaConfig
+from broker.controller import offsets_topic_configs, transaction_state_topic_configs
 from broker.metadata import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
 from replication import zk_data as zd
 from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
@@ -44,7 +45,9 @@ POLL_S = 0.05
 DEFAULT_WAIT_MS = 30000
 
 
-def offsets_topic_replication_factor(configured: int, live_brokers: int) -> int:
+def offsets_topic_replication_factor(configured: int, live_brokers: int,
+                                     topic: str = "offsets topic",
+                                     setting: str = "offsets.topic.replication.factor") -> int:
     """The replication factor ``__consumer_offsets`` is created with: the configured one, never
     capped. With fewer live brokers Kafka 3.x refuses (its FindCoordinator answers
     COORDINATOR_NOT_AVAILABLE until enough brokers registered), so a cluster that is still
@@ -52,7 +55,7 @@ def offsets_topic_replication_factor(configured: int, live_brokers: int) -> int:
     if live_brokers < configured:
         raise TopicError(ErrorCode.INVALID_REPLICATION_FACTOR,
                          f"Number of alive brokers '{live_brokers}' does not meet the required replication factor "
-                         f"'{configured}' for the offsets topic (configured via 'offsets.topic.replication.factor'). "
+                         f"'{configured}' for the {topic} (configured via '{setting}'). "
                          "This error can be ignored if the cluster is starting up and not all brokers are up yet.")
     return configured
 
@@ -282,15 +285,27 @@ class ZkAdminManager:
         """Create ``__consumer_offsets`` if missing (from any broker) with exactly
         offsets.topic.replication.factor replicas; returns once its partitions have leaders.
         Raises TopicError while fewer brokers are alive (see ``offsets_topic_replication_factor``)."""
-        name = GROUP_METADATA_TOPIC_NAME
         cfg = self.config
+        await self._ensure_internal_topic(GROUP_METADATA_TOPIC_NAME, cfg["offsets.topic.num.partitions"],
+                                          cfg["offsets.topic.replication.factor"], offsets_topic_configs(cfg),
+                                          "offsets topic", "offsets.topic.replication.factor")
+
+    async def ensure_transaction_state_topic(self) -> None:
+        """Create ``__transaction_state`` if missing (from any broker) with exactly
+        transaction.state.log.replication.factor replicas, refused while fewer brokers are alive."""
+        cfg = self.config
+        await self._ensure_internal_topic(TRANSACTION_STATE_TOPIC_NAME, cfg["transaction.state.log.num.partitions"],
+                                          cfg["transaction.state.log.replication.factor"],
+                                          transaction_state_topic_configs(cfg), "transactions state topic",
+                                          "transaction.state.log.replication.factor")
+
+    async def _ensure_internal_topic(self, name: str, partitions: int, replication_factor: int,
+                                     configs: dict[str, str], label: str, setting: str) -> None:
         if self._has_leaders(name, 1):
             return
         live = len(await self.zk.get_children(zd.BROKER_IDS_PATH))
-        rf = offsets_topic_replication_factor(cfg["offsets.topic.replication.factor"], live)
-        configs = {"cleanup.policy": "compact", "segment.bytes": str(cfg["offsets.topic.segment.bytes"]),
-                   "compression.type": "producer"}
-        await self.auto_create_topic(name, cfg["offsets.topic.num.partitions"], rf, configs)
+        rf = offsets_topic_replication_factor(replication_factor, live, label, setting)
+        await self.auto_create_topic(name, partitions, rf, configs)
         await self._wait_for(lambda: self._has_leaders(name, 1), f"leaders of topic {name}")
 
     async def delete_topic(self, name: str) -> TopicInfo:

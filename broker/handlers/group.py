@@ -50,17 +50,22 @@ def _client_host(ctx: RequestContext) -> str:
 # --------------------------------------------------------------------- FindCoordinator
 async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorResponse:
     v = ctx.api_version
-    svc = _service(ctx)
     key_type = req.key_type if v >= 1 else 0
+
+    def find(key: str, key_type: int):
+        if key_type == 1:
+            return ctx.services.txn_coordinator.find_coordinator(key)
+        return _service(ctx).find_coordinator(key, key_type)
+
     if v < 4:
-        err, node, host, port = svc.find_coordinator(req.key, key_type)
+        err, node, host, port = find(req.key, key_type)
         return FindCoordinatorResponse(
             throttle_time_ms=0, error_code=err, error_message=None,
             node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
             port=port if err == E.NONE else -1)
     coordinators = []
     for key in req.coordinator_keys:
-        err, node, host, port = svc.find_coordinator(key, key_type)
+        err, node, host, port = find(key, key_type)
         coordinators.append(FindCoordinatorResponse.Coordinator(
             key=key, node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
             port=port if err == E.NONE else -1, error_code=err, error_message=None))

@@ -1,4 +1,4 @@
-"""ListOffsets (2), OffsetForLeaderEpoch (23) and InitProducerId (22).
+"""ListOffsets (2) and OffsetForLeaderEpoch (23).
 
 A new leader whose high watermark has not reached the start of its leader epoch yet does not
 know where its committed records end: it answers a client's LATEST (and a timestamp it finds
@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 from protocol.errors import ErrorCode
-from protocol.messages import InitProducerIdResponse, ListOffsetsResponse, OffsetForLeaderEpochResponse
+from protocol.messages import ListOffsetsResponse, OffsetForLeaderEpochResponse
 from storage.errors import StorageError
 
 from broker.handler import Handler, RequestContext
@@ -129,20 +129,7 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForL
     return R(throttle_time_ms=0, topics=topics)
 
 
-async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdResponse:
-    """Idempotent producers get a fresh producer id with epoch 0 (Kafka does the same when no
-    transactional id is given). Transactions are not supported: a transactional id is refused."""
-    R = InitProducerIdResponse
-    if req.transactional_id is not None:
-        log.warning("Refusing InitProducerId for transactional id %r from %s: transactions are not supported",
-                    req.transactional_id, ctx.client_id)
-        return R(throttle_time_ms=0, error_code=E.COORDINATOR_NOT_AVAILABLE, producer_id=-1, producer_epoch=-1)
-    pid = await ctx.services.controller.next_producer_id()
-    return R(throttle_time_ms=0, error_code=E.NONE, producer_id=pid, producer_epoch=0)
-
-
 HANDLERS = [
     Handler(2, 0, 10, handle_list_offsets),
     Handler(23, 0, 4, handle_offset_for_leader_epoch),
-    Handler(22, 0, 5, handle_init_producer_id),
 ]

@@ -11,7 +11,8 @@ from protocol.messages import (InitProducerIdRequest, ListOffsetsRequest, Metada
 from protocol.records import build_batch
 
 from broker.handlers.metadata import handle_metadata
-from broker.handlers.offsets import handle_init_producer_id, handle_list_offsets, handle_offset_for_leader_epoch
+from broker.handlers.offsets import handle_list_offsets, handle_offset_for_leader_epoch
+from broker.handlers.txn import handle_init_producer_id
 from broker.handlers.produce import handle_produce
 from tests.unit.broker.helpers import LocalBroker, call
 

@@ -161,8 +161,8 @@ def test_offsets_topic_is_requested_once_and_the_coordinator_found_after(tmp_pat
             assert cluster.creations == 1
             assert svc.find_coordinator("g", 0) == (E.NONE, 0, "127.0.0.1", 9092)
             assert svc.coordinator.owned_partitions == set(range(PARTITIONS))
-            # transactional ids: this broker while __transaction_state does not exist
-            assert svc.find_coordinator("txn", 1) == (E.NONE, 0, "127.0.0.1", 9092)
+            # transactional ids are the transaction coordinator's
+            assert svc.find_coordinator("txn", 1)[0] == E.INVALID_REQUEST
             assert svc.find_coordinator("x", 2)[0] == E.INVALID_REQUEST
 
     asyncio.run(scenario())

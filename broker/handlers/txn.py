@@ -1,0 +1,165 @@
+"""Transaction coordinator APIs: InitProducerId (22), AddPartitionsToTxn (24),
+AddOffsetsToTxn (25), EndTxn (26), DescribeTransactions (65), ListTransactions (66).
+
+Thin glue between decoded requests and `services.txn_coordinator` (a
+coordinator.transaction.service.TransactionCoordinatorService). InitProducerId without a
+transactional id is the idempotent producer's: a fresh producer id at epoch 0.
+
+Versions: EndTxn is served up to v4, as for brokers without transaction version 2
+(KIP-890 part 2; this broker finalizes no `transaction.version` feature, so Java 4.x
+clients use v4 and bump epochs through InitProducerId). AddPartitionsToTxn v4+ is the
+batched form partition leaders use, with verifyOnly for KIP-890 part 1. Errors newer
+than a request version are mapped as Kafka maps them (PRODUCER_FENCED is
+INVALID_PRODUCER_EPOCH before KIP-588's versions; TRANSACTION_ABORTABLE is
+INVALID_TXN_STATE before AddPartitionsToTxn v5).
+"""
+from __future__ import annotations
+
+import logging
+
+from protocol.errors import ErrorCode as E
+from protocol.messages import (
+    AddOffsetsToTxnResponse, AddPartitionsToTxnResponse, DescribeTransactionsResponse, EndTxnResponse,
+    InitProducerIdResponse, ListTransactionsResponse)
+from protocol.topics import GROUP_METADATA_TOPIC_NAME
+
+from broker.handler import Handler, RequestContext
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+A = AddPartitionsToTxnResponse
+
+
+def _fenced(error: E, version: int, first_fenced_version: int) -> E:
+    """PRODUCER_FENCED for clients that know it, else INVALID_PRODUCER_EPOCH (KIP-588)."""
+    if error == E.PRODUCER_FENCED and version < first_fenced_version:
+        return E.INVALID_PRODUCER_EPOCH
+    return error
+
+
+def _service(ctx: RequestContext):
+    return ctx.services.txn_coordinator
+
+
+# --------------------------------------------------------------------- InitProducerId
+async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdResponse:
+    R = InitProducerIdResponse
+    if req.transactional_id is None:
+        pid = await ctx.services.controller.next_producer_id()
+        return R(throttle_time_ms=0, error_code=E.NONE, producer_id=pid, producer_epoch=0)
+    v = ctx.api_version
+    pid, epoch = (req.producer_id, req.producer_epoch) if v >= 3 else (-1, -1)
+    r = await _service(ctx).init_producer_id(req.transactional_id, req.transaction_timeout_ms, pid, epoch)
+    return R(throttle_time_ms=0, error_code=_fenced(r.error, v, 4), producer_id=r.producer_id,
+             producer_epoch=r.producer_epoch)
+
+
+# --------------------------------------------------------------------- AddPartitionsToTxn
+def _topic_results(errors: dict[tuple[str, int], E]) -> list:
+    by_topic: dict[str, list] = {}
+    for (topic, p), err in errors.items():
+        by_topic.setdefault(topic, []).append(A.AddPartitionsToTxnPartitionResult(
+            partition_index=p, partition_error_code=err))
+    return [A.AddPartitionsToTxnTopicResult(name=t, results_by_partition=ps) for t, ps in by_topic.items()]
+
+
+async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, topics,
+                          verify_only: bool) -> dict[tuple[str, int], E]:
+    """Per-partition errors: partitions of unknown topics UNKNOWN_TOPIC_OR_PARTITION and
+    the rest OPERATION_NOT_ATTEMPTED, else the coordinator's answer for all of them."""
+    parts = [(t.name, p) for t in topics for p in t.partitions]
+    svc = _service(ctx)
+    if verify_only:
+        errors = svc.coordinator.verify_partitions(tid, pid, epoch, parts)
+        if ctx.api_version < 5:
+            errors = {tp: E.INVALID_TXN_STATE if e == E.TRANSACTION_ABORTABLE else e for tp, e in errors.items()}
+        return errors
+    cache = ctx.services.metadata_cache
+    unknown = set()
+    for topic, p in parts:
+        info = cache.topic(topic)
+        if info is None or p not in info.partitions:
+            unknown.add((topic, p))
+    if unknown:
+        return {tp: E.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else E.OPERATION_NOT_ATTEMPTED for tp in parts}
+    error = await svc.coordinator.add_partitions(tid, pid, epoch, parts, svc.now_ms())
+    error = _fenced(error, ctx.api_version, 2)
+    return {tp: error for tp in parts}
+
+
+async def handle_add_partitions_to_txn(ctx: RequestContext, req) -> AddPartitionsToTxnResponse:
+    if ctx.api_version < 4:
+        errors = await _add_partitions(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
+                                       req.v3_and_below_producer_epoch, req.v3_and_below_topics, False)
+        return A(throttle_time_ms=0, results_by_topic_v3_and_below=_topic_results(errors))
+    results = []
+    for txn in req.transactions:
+        errors = await _add_partitions(ctx, txn.transactional_id, txn.producer_id, txn.producer_epoch,
+                                       txn.topics, txn.verify_only)
+        results.append(A.AddPartitionsToTxnResult(transactional_id=txn.transactional_id,
+                                                  topic_results=_topic_results(errors)))
+    return A(throttle_time_ms=0, error_code=E.NONE, results_by_transaction=results)
+
+
+# --------------------------------------------------------------------- AddOffsetsToTxn
+async def handle_add_offsets_to_txn(ctx: RequestContext, req) -> AddOffsetsToTxnResponse:
+    svc = _service(ctx)
+    partition = ctx.services.group_coordinator.coordinator.partition_for(req.group_id)
+    error = await svc.coordinator.add_partitions(req.transactional_id, req.producer_id, req.producer_epoch,
+                                                 [(GROUP_METADATA_TOPIC_NAME, partition)], svc.now_ms())
+    return AddOffsetsToTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))
+
+
+# --------------------------------------------------------------------- EndTxn
+async def handle_end_txn(ctx: RequestContext, req) -> EndTxnResponse:
+    svc = _service(ctx)
+    error = await svc.coordinator.end_txn(req.transactional_id, req.producer_id, req.producer_epoch,
+                                          req.committed, svc.now_ms())
+    return EndTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))
+
+
+# --------------------------------------------------------------------- admin
+async def handle_describe_transactions(ctx: RequestContext, req) -> DescribeTransactionsResponse:
+    D = DescribeTransactionsResponse
+    states = []
+    for tid in req.transactional_ids:
+        error, txn = _service(ctx).coordinator.describe(tid)
+        if txn is None:
+            states.append(D.TransactionState(error_code=error, transactional_id=tid, transaction_state="",
+                                             transaction_timeout_ms=0, transaction_start_time_ms=-1,
+                                             producer_id=-1, producer_epoch=-1, topics=[]))
+            continue
+        by_topic: dict[str, list[int]] = {}
+        for topic, p in sorted(txn.partitions):
+            by_topic.setdefault(topic, []).append(p)
+        states.append(D.TransactionState(
+            error_code=E.NONE, transactional_id=tid, transaction_state=txn.state.state_name,
+            transaction_timeout_ms=txn.txn_timeout_ms, transaction_start_time_ms=txn.txn_start_timestamp,
+            producer_id=txn.producer_id, producer_epoch=txn.producer_epoch,
+            topics=[D.TopicData(topic=t, partitions=ps) for t, ps in by_topic.items()]))
+    return D(throttle_time_ms=0, transaction_states=states)
+
+
+async def handle_list_transactions(ctx: RequestContext, req) -> ListTransactionsResponse:
+    L = ListTransactionsResponse
+    svc = _service(ctx)
+    coordinator = svc.coordinator
+    if coordinator.loading:
+        return L(throttle_time_ms=0, error_code=E.COORDINATOR_LOAD_IN_PROGRESS, unknown_state_filters=[],
+                 transaction_states=[])
+    duration = req.duration_filter if ctx.api_version >= 1 else -1
+    unknown, found = coordinator.list_transactions(req.state_filters, req.producer_id_filters, duration,
+                                                   svc.now_ms())
+    return L(throttle_time_ms=0, error_code=E.NONE, unknown_state_filters=unknown, transaction_states=[
+        L.TransactionState(transactional_id=t.transactional_id, producer_id=t.producer_id,
+                           transaction_state=t.state.state_name) for t in found])
+
+
+HANDLERS = [
+    Handler(22, 0, 5, handle_init_producer_id),
+    Handler(24, 0, 5, handle_add_partitions_to_txn),
+    Handler(25, 0, 4, handle_add_offsets_to_txn),
+    Handler(26, 0, 4, handle_end_txn),
+    Handler(65, 0, 0, handle_describe_transactions),
+    Handler(66, 0, 1, handle_list_transactions),
+]

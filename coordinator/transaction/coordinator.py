@@ -1,0 +1,469 @@
+"""The transaction coordinator: a state machine with the clock passed in (Kafka's
+TransactionCoordinator and TransactionStateManager, transaction version 1: the epoch is
+bumped by InitProducerId, not by every transaction).
+
+Who calls it: the broker glue (broker/handlers/txn.py), the service (leadership of
+`__transaction_state` partitions, the timer calling `poll`), tests and tools, all on one
+thread, so nothing here locks. Every request method takes `now_ms` and answers through
+a completion made by `future_factory` (asyncio's on the broker).
+
+What it keeps on disk: nothing itself. Each transactional id's state goes through a
+TransactionLog (Kafka's OffsetsLog interface: one `__transaction_state` partition per
+id) in Kafka's record format; a state is applied only once its write is committed, and
+meanwhile the id answers CONCURRENT_TRANSACTIONS. After PrepareCommit/PrepareAbort is
+written the client is answered, the markers go out through a MarkerChannel, and then
+CompleteCommit/CompleteAbort is written; a failed step is retried from `poll`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from protocol.errors import ErrorCode
+
+from coordinator.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
+from coordinator.partitioner import partition_for
+from coordinator.transaction.config import TransactionCoordinatorConfig
+from coordinator.transaction.markers import MarkerChannel, TxnMarker
+from coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
+from coordinator.transaction.state import (
+    MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, TopicPartition, TransactionMetadata, TxnState,
+    TxnTransit, is_epoch_exhausted)
+
+log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
+
+E = ErrorCode
+# Wait before retrying markers or the Complete write that failed (Kafka's retry backoff).
+RETRY_BACKOFF_MS = 100
+_PREPARED = (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT)
+
+
+@dataclass(frozen=True)
+class InitProducerIdResult:
+    error: ErrorCode
+    producer_id: int = -1
+    producer_epoch: int = -1
+
+
+def _append_error(error: ErrorCode) -> ErrorCode:
+    """Kafka's mapping of a failed transaction log append to what the client sees."""
+    if error in (E.UNKNOWN_TOPIC_OR_PARTITION, E.NOT_ENOUGH_REPLICAS,
+                 E.NOT_ENOUGH_REPLICAS_AFTER_APPEND, E.REQUEST_TIMED_OUT):
+        return E.COORDINATOR_NOT_AVAILABLE
+    if error in (E.NOT_LEADER_OR_FOLLOWER, E.KAFKA_STORAGE_ERROR):
+        return E.NOT_COORDINATOR
+    if error in (E.MESSAGE_TOO_LARGE, E.RECORD_LIST_TOO_LARGE):
+        return E.UNKNOWN_SERVER_ERROR
+    return error
+
+
+class TransactionCoordinator:
+    """Transactional ids whose `__transaction_state` partition this broker leads."""
+
+    def __init__(self, config: TransactionCoordinatorConfig, txn_log: OffsetsLog,
+                 markers: MarkerChannel, new_producer_id: Callable[[], int],
+                 future_factory: Callable[[], Any] = ImmediateFuture) -> None:
+        self.config = config
+        self.log = txn_log
+        self.markers = markers
+        self._new_producer_id = new_producer_id
+        self._future = future_factory
+        self.txns: dict[str, TransactionMetadata] = {}
+        # partition -> coordinator epoch (its leader epoch) while this broker owns it
+        self.owned: dict[int, int] = {}
+        self.loading: set[int] = set()
+        self._markers_in_flight: set[str] = set()
+        self._markers_written: set[str] = set()
+        # id -> when to retry the markers or the Complete write of a prepared transaction
+        self._retry_at: dict[str, int] = {}
+        self._now_ms = 0
+        self._next_abort_check = 0
+        self._next_expiration_check = 0
+
+    # ================================================================ lookups
+    def partition_for(self, transactional_id: str) -> int:
+        return partition_for(transactional_id, self.config.transaction_state_log_num_partitions)
+
+    def _lookup(self, transactional_id: str) -> tuple[ErrorCode, int, TransactionMetadata | None]:
+        """(error, coordinator epoch, metadata or None) of an id this broker may own."""
+        partition = self.partition_for(transactional_id)
+        if partition in self.loading:
+            return E.COORDINATOR_LOAD_IN_PROGRESS, -1, None
+        epoch = self.owned.get(partition)
+        if epoch is None:
+            return E.NOT_COORDINATOR, -1, None
+        return E.NONE, epoch, self.txns.get(transactional_id)
+
+    def _done(self, value: Any) -> Completion:
+        fut = self._future()
+        fut.set_result(value)
+        return fut
+
+    def _still_owner(self, txn: TransactionMetadata, coordinator_epoch: int) -> bool:
+        return (self.owned.get(self.partition_for(txn.transactional_id)) == coordinator_epoch
+                and self.txns.get(txn.transactional_id) is txn)
+
+    def _write(self, txn: TransactionMetadata, transit: TxnTransit, coordinator_epoch: int,
+               on_done: Callable[[ErrorCode], None]) -> None:
+        """Write `transit` (already pending on `txn`); apply it once committed, drop it on
+        failure; then `on_done(error as the client sees it)`."""
+        tid = txn.transactional_id
+        value = None if transit.state == TxnState.DEAD else encode_value(transit)
+        done = self.log.append(self.partition_for(tid), [(encode_key(tid), value)], self._now_ms)
+
+        def written(d: Any) -> None:
+            error = completion_error(d)
+            if not self._still_owner(txn, coordinator_epoch):
+                txn.abort_transit()
+                on_done(E.NOT_COORDINATOR)
+                return
+            if error != E.NONE:
+                log.warning("writing %s for transactional id %s failed: %s",
+                            transit.state.state_name, tid, error.name)
+                txn.abort_transit()
+                on_done(_append_error(error))
+                return
+            txn.complete_transit()
+            if txn.state == TxnState.DEAD:
+                del self.txns[tid]
+            on_done(E.NONE)
+        done.add_done_callback(written)
+
+    # ================================================================ InitProducerId
+    def init_producer_id(self, transactional_id: str, timeout_ms: int, producer_id: int,
+                         producer_epoch: int, now_ms: int) -> Completion:
+        """A transactional producer starts (or recovers): its producer id and a bumped
+        epoch, fencing older instances. An ongoing transaction is aborted first and
+        CONCURRENT_TRANSACTIONS answered (the client retries)."""
+        self._now_ms = now_ms
+        if not transactional_id:
+            return self._done(InitProducerIdResult(E.INVALID_REQUEST))
+        if not 0 < timeout_ms <= self.config.transaction_max_timeout_ms:
+            return self._done(InitProducerIdResult(E.INVALID_TRANSACTION_TIMEOUT))
+        error, coordinator_epoch, txn = self._lookup(transactional_id)
+        if error != E.NONE:
+            return self._done(InitProducerIdResult(error))
+        if txn is None:
+            txn = TransactionMetadata(transactional_id, self._new_producer_id(),
+                                      txn_timeout_ms=timeout_ms, state=TxnState.EMPTY,
+                                      txn_last_update_timestamp=now_ms)
+            self.txns[transactional_id] = txn
+        expected = None if producer_id == -1 and producer_epoch == -1 else (producer_id,
+                                                                              producer_epoch)
+        result = self._prepare_init(txn, timeout_ms, expected, now_ms)
+        if isinstance(result, ErrorCode):
+            return self._done(InitProducerIdResult(result))
+        fut = self._future()
+        if result.state == TxnState.PREPARE_EPOCH_FENCE:
+            def fenced(err: ErrorCode) -> None:
+                _drop_fence(txn)
+                fut.set_result(InitProducerIdResult(err if err != E.NONE
+                                                    else E.CONCURRENT_TRANSACTIONS))
+            self._end_txn(transactional_id, result.producer_id, result.producer_epoch, False,
+                          False, now_ms, fenced)
+            return fut
+
+        def written(err: ErrorCode) -> None:
+            fut.set_result(InitProducerIdResult(err) if err != E.NONE else
+                           InitProducerIdResult(E.NONE, result.producer_id,
+                                                result.producer_epoch))
+        self._write(txn, result, coordinator_epoch, written)
+        return fut
+
+    def _prepare_init(self, txn: TransactionMetadata, timeout_ms: int,
+                      expected: tuple[int, int] | None, now_ms: int) -> TxnTransit | ErrorCode:
+        if txn.pending is not None:
+            return E.CONCURRENT_TRANSACTIONS
+        if expected is not None and not _is_valid_producer_id(txn, *expected):
+            return E.PRODUCER_FENCED
+        if txn.state in _PREPARED:
+            return E.CONCURRENT_TRANSACTIONS
+        if txn.state in (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT):
+            if txn.is_epoch_exhausted:
+                if expected is not None and expected[1] != txn.producer_epoch:
+                    return E.PRODUCER_FENCED
+                return txn.prepare_producer_id_rotation(self._new_producer_id(), timeout_ms,
+                                                        expected is not None, now_ms)
+            transit = txn.prepare_increment_epoch(
+                timeout_ms, None if expected is None else expected[1], now_ms)
+            return E.PRODUCER_FENCED if transit is None else transit
+        if txn.state == TxnState.ONGOING:
+            return txn.prepare_fence_epoch()
+        return E.CONCURRENT_TRANSACTIONS
+
+    # ================================================================ AddPartitionsToTxn
+    def _check_producer(self, txn: TransactionMetadata | None, producer_id: int,
+                        producer_epoch: int) -> ErrorCode:
+        if txn is None or txn.producer_id != producer_id:
+            return E.INVALID_PRODUCER_ID_MAPPING
+        if txn.producer_epoch != producer_epoch:
+            return E.PRODUCER_FENCED
+        return E.NONE
+
+    def add_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                       partitions: Iterable[TopicPartition], now_ms: int) -> Completion:
+        """Add partitions (AddPartitionsToTxn, or the group's offsets partition for
+        AddOffsetsToTxn) to the transaction, starting it if needed; ErrorCode result."""
+        self._now_ms = now_ms
+        if not transactional_id:
+            return self._done(E.INVALID_REQUEST)
+        error, coordinator_epoch, txn = self._lookup(transactional_id)
+        if error == E.NONE:
+            error = self._check_producer(txn, producer_id, producer_epoch)
+        if error != E.NONE:
+            return self._done(error)
+        added = set(partitions)
+        if txn.pending is not None or txn.state in _PREPARED:
+            return self._done(E.CONCURRENT_TRANSACTIONS)
+        if txn.state == TxnState.ONGOING and added <= txn.partitions:
+            return self._done(E.NONE)
+        if txn.state not in (TxnState.EMPTY, TxnState.ONGOING, TxnState.COMPLETE_COMMIT,
+                             TxnState.COMPLETE_ABORT):
+            return self._done(E.CONCURRENT_TRANSACTIONS)
+        fut = self._future()
+        self._write(txn, txn.prepare_add_partitions(added, now_ms), coordinator_epoch,
+                    fut.set_result)
+        return fut
+
+    def verify_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                          partitions: Iterable[TopicPartition]) -> dict[TopicPartition, ErrorCode]:
+        """KIP-890 verification for a partition leader: is each partition in the ongoing
+        transaction? TRANSACTION_ABORTABLE for one that is not (callers map it for older
+        request versions)."""
+        parts = list(partitions)
+        error, _, txn = self._lookup(transactional_id)
+        if error == E.NONE:
+            error = self._check_producer(txn, producer_id, producer_epoch)
+        if error == E.NONE and txn.state in _PREPARED:
+            error = E.CONCURRENT_TRANSACTIONS
+        if error != E.NONE:
+            return {tp: error for tp in parts}
+        return {tp: E.NONE if tp in txn.partitions else E.TRANSACTION_ABORTABLE for tp in parts}
+
+    # ================================================================ EndTxn
+    def end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                committed: bool, now_ms: int) -> Completion:
+        """Commit or abort: answered once PrepareCommit/PrepareAbort is written."""
+        self._now_ms = now_ms
+        fut = self._future()
+        self._end_txn(transactional_id, producer_id, producer_epoch, committed, True, now_ms,
+                      fut.set_result)
+        return fut
+
+    def _end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                 committed: bool, from_client: bool, now_ms: int,
+                 respond: Callable[[ErrorCode], None]) -> None:
+        error, coordinator_epoch, txn = self._lookup(transactional_id)
+        if error != E.NONE:
+            return respond(error)
+        if txn is None or txn.producer_id != producer_id:
+            return respond(E.INVALID_PRODUCER_ID_MAPPING)
+        # Clients may not bump the epoch; the coordinator's own aborts carry a bumped one.
+        if (from_client and producer_epoch != txn.producer_epoch) or producer_epoch < txn.producer_epoch:
+            return respond(E.PRODUCER_FENCED)
+        fencing = txn.pending_state == TxnState.PREPARE_EPOCH_FENCE
+        if txn.pending is not None and not (fencing and not committed):
+            return respond(E.CONCURRENT_TRANSACTIONS)
+        state = txn.state
+        if state == TxnState.ONGOING:
+            if fencing:
+                txn.pending = None
+                txn.producer_epoch, txn.last_producer_epoch = producer_epoch, NO_PRODUCER_EPOCH
+            transit = txn.prepare_abort_or_commit(
+                TxnState.PREPARE_COMMIT if committed else TxnState.PREPARE_ABORT, now_ms)
+
+            def prepared(err: ErrorCode) -> None:
+                if err != E.NONE:
+                    txn.failed_epoch_fence = txn.failed_epoch_fence or fencing
+                    respond(err)
+                    return
+                respond(E.NONE)
+                self._send_markers(txn, coordinator_epoch)
+            self._write(txn, transit, coordinator_epoch, prepared)
+            return None
+        if state == TxnState.COMPLETE_COMMIT:
+            return respond(E.NONE if committed else E.INVALID_TXN_STATE)
+        if state == TxnState.COMPLETE_ABORT:
+            return respond(E.INVALID_TXN_STATE if committed else E.NONE)
+        if state == TxnState.PREPARE_COMMIT:
+            return respond(E.CONCURRENT_TRANSACTIONS if committed else E.INVALID_TXN_STATE)
+        if state == TxnState.PREPARE_ABORT:
+            return respond(E.INVALID_TXN_STATE if committed else E.CONCURRENT_TRANSACTIONS)
+        return respond(E.INVALID_TXN_STATE)
+
+    # ================================================================ markers
+    def _send_markers(self, txn: TransactionMetadata, coordinator_epoch: int) -> None:
+        """Markers for a prepared transaction, then its Complete state."""
+        tid = txn.transactional_id
+        if (not self._still_owner(txn, coordinator_epoch) or txn.state not in _PREPARED
+                or tid in self._markers_in_flight):
+            return
+        self._retry_at.pop(tid, None)
+        if not txn.partitions:
+            self._write_complete(txn, coordinator_epoch)
+            return
+        marker = TxnMarker(tid, txn.producer_id, txn.producer_epoch,
+                           txn.state == TxnState.PREPARE_COMMIT, coordinator_epoch,
+                           tuple(sorted(txn.partitions)))
+        self._markers_in_flight.add(tid)
+
+        def sent(d: Any) -> None:
+            self._markers_in_flight.discard(tid)
+            error = completion_error(d)
+            if not self._still_owner(txn, coordinator_epoch):
+                return
+            if error != E.NONE:
+                log.warning("writing %s markers of transactional id %s failed: %s; retrying",
+                            "COMMIT" if marker.committed else "ABORT", tid, error.name)
+                self._retry_at[tid] = self._now_ms + RETRY_BACKOFF_MS
+                return
+            self._markers_written.add(tid)
+            self._write_complete(txn, coordinator_epoch)
+        self.markers.send(marker).add_done_callback(sent)
+
+    def _write_complete(self, txn: TransactionMetadata, coordinator_epoch: int) -> None:
+        tid = txn.transactional_id
+        if txn.pending is not None or txn.state not in _PREPARED:
+            return
+
+        def completed(err: ErrorCode) -> None:
+            if err == E.NONE or not self._still_owner(txn, coordinator_epoch):
+                self._markers_written.discard(tid)
+                return
+            self._retry_at[tid] = self._now_ms + RETRY_BACKOFF_MS
+        self._write(txn, txn.prepare_complete(self._now_ms), coordinator_epoch, completed)
+
+    # ================================================================ timers
+    def poll(self, now_ms: int) -> None:
+        """Retry failed completions; every transaction.abort.timed.out...interval abort
+        timed-out transactions; every ...remove.expired...interval expire ids."""
+        self._now_ms = now_ms
+        for tid, at in list(self._retry_at.items()):
+            txn = self.txns.get(tid)
+            if txn is None:
+                self._retry_at.pop(tid, None)
+            elif at <= now_ms and txn.pending is None:
+                epoch = self.owned.get(self.partition_for(tid), -1)
+                if tid in self._markers_written:
+                    self._retry_at.pop(tid, None)
+                    self._write_complete(txn, epoch)
+                else:
+                    self._send_markers(txn, epoch)
+        if now_ms >= self._next_abort_check:
+            self._next_abort_check = now_ms + self.config.abort_timed_out_transactions_interval_ms
+            self.abort_timed_out_transactions(now_ms)
+        if now_ms >= self._next_expiration_check:
+            self._next_expiration_check = (now_ms +
+                                           self.config.remove_expired_transactional_ids_interval_ms)
+            self.remove_expired_transactional_ids(now_ms)
+
+    def abort_timed_out_transactions(self, now_ms: int) -> None:
+        """Ongoing transactions older than their timeout are aborted with a bumped epoch,
+        so their producer is fenced."""
+        self._now_ms = now_ms
+        for txn in list(self.txns.values()):
+            if (txn.state != TxnState.ONGOING or txn.pending is not None
+                    or txn.txn_start_timestamp + txn.txn_timeout_ms >= now_ms):
+                continue
+            log.info("Aborting transactional id %s (producer id %d): it timed out after %d ms",
+                     txn.transactional_id, txn.producer_id, txn.txn_timeout_ms)
+            epoch = txn.producer_epoch
+            if epoch < MAX_PRODUCER_EPOCH:
+                epoch = txn.prepare_fence_epoch().producer_epoch
+            tid = txn.transactional_id
+
+            def aborted(err: ErrorCode, tid: str = tid, txn: TransactionMetadata = txn) -> None:
+                _drop_fence(txn)
+                if err != E.NONE:
+                    log.info("Aborting timed-out transactional id %s failed: %s", tid, err.name)
+            self._end_txn(tid, txn.producer_id, epoch, False, False, now_ms, aborted)
+
+    def remove_expired_transactional_ids(self, now_ms: int) -> None:
+        """Ids idle for transactional.id.expiration.ms are removed with a tombstone."""
+        self._now_ms = now_ms
+        limit = now_ms - self.config.transactional_id_expiration_ms
+        for txn in list(self.txns.values()):
+            if (txn.state.is_expiration_allowed and txn.pending is None
+                    and txn.txn_last_update_timestamp <= limit):
+                epoch = self.owned.get(self.partition_for(txn.transactional_id))
+                if epoch is not None:
+                    log.info("Expiring transactional id %s", txn.transactional_id)
+                    self._write(txn, txn.prepare_dead(), epoch, lambda err: None)
+
+    # ================================================================ partitions
+    def load_partition(self, partition: int, coordinator_epoch: int, now_ms: int) -> int:
+        """This broker leads `__transaction_state-<partition>`: replay it, then finish the
+        transactions it left prepared. Returns the number of ids loaded."""
+        self._now_ms = now_ms
+        self.unload_partition(partition)
+        self.loading.add(partition)
+        latest: dict[str, TxnTransit | None] = {}
+        try:
+            for key, value in self.log.read(partition):
+                try:
+                    latest[decode_key(key)] = None if value is None else decode_value(value)
+                except Exception as e:  # noqa: BLE001 - skip what is unreadable
+                    log.warning("skipping unreadable record in partition %d: %s", partition, e)
+        finally:
+            self.loading.discard(partition)
+        self.owned[partition] = coordinator_epoch
+        loaded = [TransactionMetadata.from_transit(tid, t) for tid, t in latest.items()
+                  if t is not None and t.state != TxnState.DEAD]
+        for txn in loaded:
+            self.txns[txn.transactional_id] = txn
+        for txn in loaded:
+            if txn.state in _PREPARED:
+                self._send_markers(txn, coordinator_epoch)
+        return len(loaded)
+
+    def unload_partition(self, partition: int) -> None:
+        self.owned.pop(partition, None)
+        for tid in [t for t in self.txns if self.partition_for(t) == partition]:
+            del self.txns[tid]
+            self._retry_at.pop(tid, None)
+            self._markers_written.discard(tid)
+
+    # ================================================================ admin
+    def describe(self, transactional_id: str) -> tuple[ErrorCode, TransactionMetadata | None]:
+        error, _, txn = self._lookup(transactional_id)
+        if error == E.NONE and txn is None:
+            error = E.TRANSACTIONAL_ID_NOT_FOUND
+        return error, txn
+
+    def list_transactions(self, states: Iterable[str], producer_ids: Iterable[int],
+                          min_duration_ms: int, now_ms: int
+                          ) -> tuple[list[str], list[TransactionMetadata]]:
+        """(unknown state names, matching transactions), as ListTransactions answers."""
+        wanted: set[TxnState] = set()
+        unknown = []
+        for name in states:
+            s = TxnState.from_name(name)
+            if s is None:
+                unknown.append(name)
+            else:
+                wanted.add(s)
+        pids = set(producer_ids)
+        found = [t for t in self.txns.values()
+                 if t.state != TxnState.DEAD and (not wanted or t.state in wanted)
+                 and (not pids or t.producer_id in pids)
+                 and (min_duration_ms < 0 or now_ms - t.txn_start_timestamp > min_duration_ms)]
+        return unknown, found
+
+    def shutdown(self) -> None:
+        for partition in list(self.owned):
+            self.unload_partition(partition)
+
+
+def _is_valid_producer_id(txn: TransactionMetadata, producer_id: int, producer_epoch: int) -> bool:
+    """Kafka's isValidProducerId: metadata just created, the same producer id, or a retry
+    after a producer id rotation this producer never heard of."""
+    return (txn.producer_epoch == NO_PRODUCER_EPOCH or producer_id == txn.producer_id
+            or (producer_id == txn.previous_producer_id and is_epoch_exhausted(producer_epoch)))
+
+
+def _drop_fence(txn: TransactionMetadata) -> None:
+    """A fence whose abort never started (the abort was refused) is not left pending."""
+    if txn.pending_state == TxnState.PREPARE_EPOCH_FENCE:
+        txn.abort_transit()

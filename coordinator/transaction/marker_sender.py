@@ -1,0 +1,168 @@
+"""Writes transaction markers on the partitions' leaders (Kafka's
+TransactionMarkerChannelManager): one WriteTxnMarkers request per leader, to this broker
+by a direct call of its WriteTxnMarkers handler, to others over a NetworkClient kept per
+broker.
+
+A send retries what failed (leader moved, not hosted yet, connection lost) after a short
+backoff until every partition has its marker or is gone from the metadata, bounded by
+`timeout_ms`: past it the send answers REQUEST_TIMED_OUT and the coordinator sends again
+later (so no task outlives a coordinator that gave the partition up for long).
+
+Who calls it: the TransactionCoordinator through `send` (MarkerChannel); the service
+builds and closes it. Event loop thread only. Nothing on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from typing import Any, Awaitable, Callable
+
+from protocol.errors import ErrorCode
+from protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
+
+from coordinator.transaction.markers import TxnMarker
+from coordinator.transaction.state import TopicPartition
+
+log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
+
+WRITE_TXN_MARKERS = 27
+E = ErrorCode
+# The partition's leader refused for a reason that will not change by retrying.
+_GIVE_UP = (E.INVALID_PRODUCER_EPOCH, E.TRANSACTION_COORDINATOR_FENCED)
+
+LocalWriter = Callable[[WriteTxnMarkersRequest], Awaitable[WriteTxnMarkersResponse]]
+
+
+def marker_request(marker: TxnMarker, partitions: list[TopicPartition]) -> WriteTxnMarkersRequest:
+    R = WriteTxnMarkersRequest
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for topic, p in partitions:
+        by_topic[topic].append(p)
+    return R(markers=[R.WritableTxnMarker(
+        producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
+        transaction_result=marker.committed, coordinator_epoch=marker.coordinator_epoch,
+        topics=[R.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
+                for t, ps in by_topic.items()])])
+
+
+def partition_errors(resp: WriteTxnMarkersResponse, producer_id: int
+                     ) -> dict[TopicPartition, ErrorCode]:
+    return {(t.name, p.partition_index): ErrorCode(p.error_code)
+            for m in resp.markers if m.producer_id == producer_id
+            for t in m.topics for p in t.partitions}
+
+
+class TxnMarkerSender:
+    """`client_factory(broker_info)` makes a NetworkClient for a broker (host, port,
+    node_id); `write_local(request)` is this broker's WriteTxnMarkers."""
+
+    def __init__(self, broker_id: int, metadata_cache: Any, write_local: LocalWriter,
+                 client_factory: Callable[[Any], Any], loop: asyncio.AbstractEventLoop,
+                 timeout_ms: int = 30_000, retry_backoff_ms: int = 100) -> None:
+        self.broker_id = broker_id
+        self._metadata = metadata_cache
+        self._write_local = write_local
+        self._client_factory = client_factory
+        self._loop = loop
+        self._timeout_s = timeout_ms / 1000
+        self._backoff_s = retry_backoff_ms / 1000
+        self._clients: dict[int, Any] = {}
+        self._tasks: set[asyncio.Task] = set()
+
+    def send(self, marker: TxnMarker) -> asyncio.Future:
+        done = self._loop.create_future()
+        task = self._loop.create_task(self._send_until_done(marker))
+        self._tasks.add(task)
+
+        def finished(t: asyncio.Task) -> None:
+            self._tasks.discard(t)
+            if done.done():
+                return
+            if t.cancelled():
+                done.cancel()
+            elif t.exception() is not None:
+                log.error("sending markers for %s failed", marker.transactional_id,
+                          exc_info=t.exception())
+                done.set_result(E.UNKNOWN_SERVER_ERROR)
+            else:
+                done.set_result(t.result())
+        task.add_done_callback(finished)
+        return done
+
+    async def close(self) -> None:
+        for t in list(self._tasks):
+            t.cancel()
+        for t in list(self._tasks):
+            try:
+                await t
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - stopping anyway
+                pass
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
+
+    # ------------------------------------------------------------------ one marker
+    async def _send_until_done(self, marker: TxnMarker) -> ErrorCode:
+        try:
+            return await asyncio.wait_for(self._send_all(marker), self._timeout_s)
+        except asyncio.TimeoutError:
+            return E.REQUEST_TIMED_OUT
+
+    def _leader(self, tp: TopicPartition) -> int | None:
+        """The partition's leader; None when the partition is gone, -1 while leaderless."""
+        info = self._metadata.topic(tp[0])
+        part = None if info is None else info.partitions.get(tp[1])
+        return None if part is None else part.leader
+
+    async def _send_all(self, marker: TxnMarker) -> ErrorCode:
+        remaining = set(marker.partitions)
+        while True:
+            by_leader: dict[int, list[TopicPartition]] = defaultdict(list)
+            for tp in sorted(remaining):
+                leader = self._leader(tp)
+                if leader is None:
+                    log.info("partition %s-%d is gone: no %s marker for %s", tp[0], tp[1],
+                             "COMMIT" if marker.committed else "ABORT", marker.transactional_id)
+                    remaining.discard(tp)
+                elif leader >= 0:
+                    by_leader[leader].append(tp)
+            results = await asyncio.gather(*(self._send_to(node, marker, tps)
+                                             for node, tps in by_leader.items()))
+            for errors in results:
+                for tp, error in errors.items():
+                    if error == E.NONE:
+                        remaining.discard(tp)
+                    elif error in _GIVE_UP:
+                        log.warning("marker for %s on %s-%d refused: %s", marker.transactional_id,
+                                    tp[0], tp[1], error.name)
+                        return error
+            if not remaining:
+                return E.NONE
+            await asyncio.sleep(self._backoff_s)
+
+    async def _send_to(self, node: int, marker: TxnMarker, partitions: list[TopicPartition]
+                       ) -> dict[TopicPartition, ErrorCode]:
+        request = marker_request(marker, partitions)
+        try:
+            if node == self.broker_id:
+                resp = await self._write_local(request)
+            else:
+                resp = await self._client(node).send(WRITE_TXN_MARKERS, request)
+            errors = partition_errors(resp, marker.producer_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - connection trouble: retried
+            log.info("WriteTxnMarkers to broker %d failed: %s; retrying", node, e)
+            errors = {}
+        return {tp: errors.get(tp, E.NETWORK_EXCEPTION) for tp in partitions}
+
+    def _client(self, node: int) -> Any:
+        client = self._clients.get(node)
+        if client is None or client.closed:
+            broker = self._metadata.broker(node)
+            if broker is None:
+                raise ConnectionError(f"broker {node} is not alive")
+            client = self._clients[node] = self._client_factory(broker)
+        return client

@@ -1,0 +1,109 @@
+"""The broker-side owner of the transaction coordinator.
+
+Wires the pure state machine to the running broker: the clock, asyncio futures, a timer
+task calling `poll`, persistence in the `__transaction_state` partitions this broker
+leads (through the replica manager's Partition with acks=-1, as the group coordinator
+writes `__consumer_offsets`), producer ids from the controller's allocator, and the
+marker sender.
+
+Who calls it: the broker builds, starts and stops it; the replica manager's listener
+reports leadership of `__transaction_state` partitions (`on_elected`/`on_resigned`);
+broker/handlers/txn.py calls the request methods. Event loop thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, Awaitable, Callable
+
+from protocol.errors import ErrorCode
+from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+
+from coordinator.runtime import CoordinatorRuntime
+from coordinator.service import BrokerOffsetsLog, coordinator_node
+from coordinator.transaction.config import TransactionCoordinatorConfig
+from coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
+from coordinator.transaction.markers import MarkerChannel
+
+log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
+
+class TransactionCoordinatorService(CoordinatorRuntime):
+    """`allocate_producer_id()` is the controller's producer id allocator (awaitable);
+    `ensure_topic()` asks for `__transaction_state` to be created. `markers` is built by
+    the broker (it needs the broker's own WriteTxnMarkers handler); `close_markers` stops
+    it."""
+
+    def __init__(self, config: TransactionCoordinatorConfig, replica_manager: Any,
+                 metadata_cache: Any, ensure_topic: Callable[[], Awaitable[None]],
+                 allocate_producer_id: Callable[[], Awaitable[int]], markers: MarkerChannel,
+                 loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.time,
+                 close_markers: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.config = config
+        self._metadata = metadata_cache
+        self._ensure_topic = ensure_topic
+        self._allocate = allocate_producer_id
+        self._close_markers = close_markers
+        self._init_runtime("txn-coordinator", TRANSACTION_STATE_TOPIC_NAME, loop, clock, log)
+        self.txn_log = BrokerOffsetsLog(replica_manager, loop, config.request_timeout_ms,
+                                        topic=TRANSACTION_STATE_TOPIC_NAME)
+        # one producer id allocated ahead, so the state machine never waits for one
+        self._spare_ids: list[int] = []
+        self.coordinator = TransactionCoordinator(config, self.txn_log, markers,
+                                                  self._take_producer_id, loop.create_future)
+
+    async def stop(self) -> None:
+        """Stop the timer and the marker sender, and forget every transactional id."""
+        await self._stop_tasks()
+        if self._close_markers is not None:
+            await self._close_markers()
+        self.coordinator.shutdown()
+
+    # ------------------------------------------------------------------ producer ids
+    def _take_producer_id(self) -> int:
+        return self._spare_ids.pop()
+
+    async def init_producer_id(self, transactional_id: str, timeout_ms: int, producer_id: int,
+                               producer_epoch: int) -> InitProducerIdResult:
+        # A call needs at most one new id (a new transactional id, or a rotation); it is
+        # taken without waiting, so no other request runs between the check and the use.
+        if not self._spare_ids:
+            self._spare_ids.append(await self._allocate())
+        return await self.coordinator.init_producer_id(transactional_id, timeout_ms, producer_id,
+                                                       producer_epoch, self.now_ms())
+
+    # ------------------------------------------------------------------ partitions
+    def on_elected(self, partition: int, leader_epoch: int) -> None:
+        """This broker leads `__transaction_state-<partition>`: load its transactional ids
+        (the leader epoch is the coordinator epoch written into markers)."""
+        if not self._is_newer_epoch(partition, leader_epoch):
+            return
+        info = self._metadata.topic(TRANSACTION_STATE_TOPIC_NAME)
+        if info is not None and info.partitions:
+            self.config.transaction_state_log_num_partitions = len(info.partitions)
+        loaded = self.coordinator.load_partition(partition, leader_epoch, self.now_ms())
+        log.info("Loaded %d transactional ids from %s-%d (coordinator epoch %d)", loaded,
+                 TRANSACTION_STATE_TOPIC_NAME, partition, leader_epoch)
+
+    def on_resigned(self, partition: int, leader_epoch: int) -> None:
+        if self._is_newer_epoch(partition, leader_epoch):
+            self.coordinator.unload_partition(partition)
+
+    # ------------------------------------------------------------------ FindCoordinator
+    def find_coordinator(self, transactional_id: str) -> tuple[ErrorCode, int, str, int]:
+        """(error, node, host, port) of the leader of the id's `__transaction_state`
+        partition; the first call creates the topic (COORDINATOR_NOT_AVAILABLE meanwhile,
+        and while fewer brokers are alive than its replication factor)."""
+        found = coordinator_node(self._metadata, TRANSACTION_STATE_TOPIC_NAME, transactional_id)
+        if found is None:
+            if self._creating_topic is None or self._creating_topic.done():
+                self._creating_topic = self._loop.create_task(self._create_topic())
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+        return found
+
+    async def _create_topic(self) -> None:
+        try:
+            await self._ensure_topic()
+        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
+            log.warning("could not create %s: %s", TRANSACTION_STATE_TOPIC_NAME, e)
