@@ -14,8 +14,7 @@ from tests.integration.cluster.harness import CLUSTER_OVERRIDES, leaders, metada
 @pytest.mark.timeout(300)
 def test_transactions_across_a_cluster(zookeeper, broker_factory):
     settings = {**CLUSTER_OVERRIDES, "transaction.state.log.num.partitions": 3}
-    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper,
-                              module="tests.integration.coordinator.txn_broker") for i in range(3)]
+    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper) for i in range(3)]
     wait_until(lambda: all(len(metadata(b).brokers) == 3 for b in brokers), 60, "every broker knows the three")
     bootstrap = ",".join(b.bootstrap for b in brokers)
     admin = AdminClient({"bootstrap.servers": bootstrap})

@@ -19,7 +19,6 @@ from tests.support.kafpy_broker import KafpyBroker
 def txn_broker(tmp_path_factory):
     work = tmp_path_factory.mktemp("kafpy-txn")
     b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150,
-                    module="tests.integration.coordinator.txn_broker",
                     overrides={"transaction.state.log.num.partitions": 5})
     b.start()
     try:
