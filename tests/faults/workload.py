@@ -9,7 +9,7 @@ import threading
 import time
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition as CTP
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaConsumer, KafkaProducer
 from kafka.structs import OffsetAndMetadata
 
 from .history import History
@@ -97,7 +97,7 @@ class ProducerWorker(Worker):
             p.close(timeout=5)
 
     def _run_confluent(self) -> None:
-        p = Producer({"bootstrap.servers": ",".join(self.bootstrap), "acks": self.acks,
+        p = Producer({"bootstrap.servers": ",".join(self.bootstrap), "log_level": 2, "acks": self.acks,
                       "enable.idempotence": self.idempotent, "linger.ms": 5,
                       "message.timeout.ms": 60000, "socket.timeout.ms": 8000})
 
@@ -159,7 +159,7 @@ class ConfluentConsumer(Worker):
         self.bootstrap, self.topic = bootstrap, topic
 
     def run(self) -> None:
-        c = Consumer({"bootstrap.servers": ",".join(self.bootstrap), "group.id": GROUP,
+        c = Consumer({"bootstrap.servers": ",".join(self.bootstrap), "log_level": 2, "group.id": GROUP,
                       "enable.auto.commit": False, "auto.offset.reset": "earliest",
                       "session.timeout.ms": 10000, "heartbeat.interval.ms": 1000})
         c.subscribe([self.topic])
@@ -193,7 +193,7 @@ class CommittedObserver(Worker):
         self.bootstrap, self.topic, self.partitions = bootstrap, topic, partitions
 
     def run(self) -> None:
-        c = Consumer({"bootstrap.servers": ",".join(self.bootstrap), "group.id": GROUP})
+        c = Consumer({"bootstrap.servers": ",".join(self.bootstrap), "log_level": 2, "group.id": GROUP})
         try:
             while not self._stop.wait(1.0):
                 try:
@@ -211,7 +211,7 @@ def read_back(bootstrap: list[str], topic: str, partitions: int, history: Histor
               timeout: float = 60) -> dict[int, list[tuple[int, str]]]:
     """Every record of every partition from offset 0 to its high watermark, recorded as one
     ``final`` event per partition."""
-    c = Consumer({"bootstrap.servers": ",".join(bootstrap), "group.id": "chaos-readback",
+    c = Consumer({"bootstrap.servers": ",".join(bootstrap), "log_level": 2, "group.id": "chaos-readback",
                   "enable.auto.commit": False, "enable.partition.eof": True})
     out: dict[int, list[tuple[int, str]]] = {p: [] for p in range(partitions)}
     try:
@@ -233,5 +233,5 @@ def read_back(bootstrap: list[str], topic: str, partitions: int, history: Histor
     return out
 
 
-__all__ = ["TopicPartition", "ProducerWorker", "KafkaPythonConsumer", "ConfluentConsumer",
+__all__ = ["ProducerWorker", "KafkaPythonConsumer", "ConfluentConsumer",
            "CommittedObserver", "read_back", "PRODUCERS", "IDEMPOTENT", "ACKS_ALL", "GROUP"]
