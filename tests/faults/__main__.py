@@ -55,11 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     work = args.dir or Path(tempfile.mkdtemp(prefix="kafpy-faults-"))
     kinds = args.kinds.split(",") if args.kinds else None
     results = []
+    failed_harness = 0
     try:
         for i in range(args.runs):
             seed = args.seed + i
-            r = run_once(seed, work, brokers=args.brokers, rate=args.rate, fault_count=args.faults,
-                         kinds=kinds, fuzz=args.fuzz if i == args.runs - 1 else 0)
+            try:
+                r = run_once(seed, work, brokers=args.brokers, rate=args.rate, fault_count=args.faults,
+                             kinds=kinds, fuzz=args.fuzz if i == args.runs - 1 else 0)
+            except Exception as e:  # noqa: BLE001 - a harness failure fails this run, not the rest
+                print(f"seed {seed}: harness failed: {e!r}"[:2000], flush=True)
+                failed_harness += 1
+                continue
             results.append(r)
             print(r.describe() if not r.verdict.ok else
                   f"seed {seed}: OK ({r.seconds:.0f}s; " + ", ".join(f["kind"] for f in r.faults) + ")",
@@ -68,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted; cleaned up", file=sys.stderr)
     print(table(results))
     print(f"histories under {work}")
-    return 0 if results and all(r.verdict.ok for r in results) else 1
+    return 0 if results and not failed_harness and all(r.verdict.ok for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tests.support.process import ProcessFailed
+
 from .cluster import Cluster
 from .history import History
 
@@ -146,7 +148,19 @@ class Injector:
         c.brokers[target].kill()
 
         def restart() -> None:
-            c.brokers[target].start()
+            # As Kafka does, a broker refuses to start while the ephemeral node of its previous
+            # life is still in ZooKeeper (its session not expired yet, e.g. ZooKeeper itself was
+            # restarted meanwhile): try again until it has expired.
+            deadline = time.monotonic() + 4 * c.session_timeout_ms / 1000
+            while True:
+                try:
+                    c.brokers[target].start()
+                    break
+                except ProcessFailed:
+                    if time.monotonic() > deadline:
+                        raise
+                    self.history.record("restart_retry", broker=target)
+                    time.sleep(1.0)
             c.expected_down.discard(target)
         return restart
 
