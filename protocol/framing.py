@@ -18,6 +18,7 @@ __all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size
 
 DEFAULT_MAX_FRAME = 104857600
 DEFAULT_BUFFER_SIZE = 256 * 1024
+INITIAL_BUFFER_SIZE = 8 * 1024  # an idle connection holds this much; a busy one grows to buffer_size
 SIZE_PREFIX = 4
 _SIZE = struct.Struct(">i")
 
@@ -51,7 +52,7 @@ class FrameReader:
     The transport receives straight into ``get_buffer()``, reports the count with
     ``buffer_updated(n)``, and the caller then takes frames with ``next_frame()`` until it
     returns None (it must do so before asking for the next buffer). Small frames are read
-    into one reusable buffer of ``buffer_size`` bytes and returned as a ``bytearray`` copy
+    into one reusable buffer (8 KiB, growing to ``buffer_size`` bytes once filled) and returned as a ``bytearray`` copy
     of their payload (the caller may keep it; record slices decoded from it stay valid). A
     frame larger than that buffer gets a ``bytearray`` of its own as soon as its prefix is
     read, and the rest of it is received directly into it: a big Produce or Fetch response
@@ -61,11 +62,13 @@ class FrameReader:
     One reader per connection; not thread-safe.
     """
 
-    __slots__ = ("limit", "_buf", "_view", "_start", "_end", "_big", "_big_got")
+    __slots__ = ("limit", "_max", "_buf", "_view", "_start", "_end", "_big", "_big_got")
 
     def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE) -> None:
         self.limit = limit
-        self._buf = bytearray(max(buffer_size, SIZE_PREFIX))
+        self._max = max(buffer_size, SIZE_PREFIX)
+        # Small at first, as thousands of idle connections must not hold buffer_size each.
+        self._buf = bytearray(min(self._max, max(INITIAL_BUFFER_SIZE, SIZE_PREFIX)))
         self._view = memoryview(self._buf)
         self._start = 0   # first unconsumed byte in _buf
         self._end = 0     # end of the received bytes in _buf
@@ -79,7 +82,11 @@ class FrameReader:
             return memoryview(big)[self._big_got:]
         if self._end == len(self._buf):
             n = self._end - self._start
-            if self._start:
+            if len(self._buf) < self._max:  # it filled up: a busy connection, grow
+                grown = bytearray(min(len(self._buf) * 4, self._max))
+                grown[:n] = self._view[self._start:self._end]
+                self._buf, self._view = grown, memoryview(grown)
+            elif self._start:
                 self._buf[:n] = self._buf[self._start:self._end]
             self._start, self._end = 0, n
         return self._view[self._end:]

@@ -47,13 +47,16 @@ class ZooKeeperServer:
     """One standalone ZooKeeper; use as a context manager or start()/stop()."""
 
     def __init__(self, data_dir: str | Path | None = None, port: int | None = None,
-                 start_timeout: float = 60.0):
+                 start_timeout: float = 60.0, host: str = LOOPBACK,
+                 command_prefix: tuple[str, ...] = ()):
         if not ZOOKEEPER_JAR.is_file():
             raise ZooKeeperMissing(f"{ZOOKEEPER_JAR} not found: install Debian's zookeeper "
                                    f"package (scripts/install-deps.sh)")
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="zk-"))
         self.port = port or free_port()
+        self.host = host  # another address when it runs in a network namespace
+        self.command_prefix = tuple(command_prefix)  # e.g. ("ip", "netns", "exec", name)
         self.start_timeout = start_timeout
         self.config_path = self.data_dir / "zoo.cfg"
         self.output_path = self.data_dir / "zookeeper.out"
@@ -61,7 +64,7 @@ class ZooKeeperServer:
 
     @property
     def connect_string(self) -> str:
-        return f"{LOOPBACK}:{self.port}"
+        return f"{self.host}:{self.port}"
 
     @property
     def name(self) -> str:
@@ -75,7 +78,7 @@ class ZooKeeperServer:
             "syncLimit=5\n"
             f"dataDir={self.data_dir / 'data'}\n"
             f"clientPort={self.port}\n"
-            f"clientPortAddress={LOOPBACK}\n"
+            f"clientPortAddress={self.host}\n"
             "maxClientCnxns=0\n"
             "admin.enableServer=false\n"
             "4lw.commands.whitelist=ruok,srvr,stat,mntr\n"
@@ -87,7 +90,7 @@ class ZooKeeperServer:
         if self.proc is not None and self.proc.poll() is None:
             return self
         self._write_config()
-        cmd = [java_executable(), "-Xmx256m", "-XX:+UseSerialGC",
+        cmd = [*self.command_prefix, java_executable(), "-Xmx256m", "-XX:+UseSerialGC",
                "-Dzookeeper.4lw.commands.whitelist=*",
                f"-Dlog4j.configuration=file:{LOG4J_CONFIG}",
                "-cp", os.pathsep.join(str(p) for p in (ZOOKEEPER_JAR, *LOG_JARS) if p.is_file()),
@@ -99,7 +102,7 @@ class ZooKeeperServer:
         finally:
             out.close()
         try:
-            process.wait_for(lambda: four_letter_word(self.port) == "imok",
+            process.wait_for(lambda: four_letter_word(self.port, host=self.host) == "imok",
                              timeout=self.start_timeout, what=f"ZooKeeper on port {self.port}",
                              proc=self.proc, log_path=self.output_path)
         except BaseException:

@@ -1,0 +1,196 @@
+"""A ZooKeeper-mode kafpy cluster whose every node runs in its own network namespace, with
+each broker's log dir on a small tmpfs (so one can be filled up). The fault harness owns it:
+``start()``, fault hooks (``kill``, ``pause``...), ``stop()`` (SIGTERM, exit codes kept) and
+``close()``, which always leaves nothing behind: processes, mounts, namespaces."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from protocol import codec
+from protocol.messages import MetadataRequest, RequestHeader
+from tests.integration.cluster.harness import CLUSTER_OVERRIDES
+from tests.support import wire
+from tests.support.kafpy_broker import KafpyBroker
+from tests.support.zookeeper import ZooKeeperServer
+
+from .netns import Network
+
+BROKER_PORT = 9092
+ZK_PORT = 2181
+
+
+class NamespacedBroker(KafpyBroker):
+    """A KafpyBroker run through ``ip netns exec``, listening on its namespace's address."""
+
+    def __init__(self, address: str, prefix: tuple[str, ...], **kwargs: Any):
+        self.address = address
+        self.prefix = prefix
+        self.paused = False
+        super().__init__(port=BROKER_PORT, **kwargs)
+
+    @property
+    def host(self) -> str:
+        return self.address
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.address}:{self.port}"
+
+    def command(self) -> list[str]:
+        return [*self.prefix, *super().command()]
+
+    def answers_api_versions(self) -> bool:
+        return bool(wire.api_versions(self.address, self.port, timeout=2.0))
+
+    def signal(self, sig: int) -> None:
+        if self.running:
+            os.killpg(self.proc.pid, sig)
+        self.paused = sig == signal.SIGSTOP
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.running else None
+
+
+def metadata(host: str, port: int, topics: list[str] | None = None, timeout: float = 3.0):
+    header = RequestHeader(request_api_key=3, request_api_version=12, correlation_id=1, client_id="chaos")
+    req = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+    frame = codec.encode_request(header, MetadataRequest(topics=req, allow_auto_topic_creation=False))
+    return codec.decode_response(3, 12, wire.roundtrip(host, port, frame, timeout=timeout))[1]
+
+
+class Cluster:
+    """ZooKeeper plus ``n`` brokers (ids 0..n-1), each in a namespace of ``network``."""
+
+    def __init__(self, work_dir: Path, n: int = 3, session_timeout_ms: int = 6000,
+                 disk_mb: int = 96) -> None:
+        self.work_dir = work_dir
+        self.n = n
+        self.session_timeout_ms = session_timeout_ms
+        self.disk_mb = disk_mb
+        self.net = Network()
+        self.zk: ZooKeeperServer | None = None
+        self.brokers: list[NamespacedBroker] = []
+        self.mounts: list[Path] = []
+        self.expected_down: set[int] = set()  # brokers the harness killed or stopped
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> "Cluster":
+        self.net.up()
+        zk_addr = self.net.add_node("zk")
+        self.zk = ZooKeeperServer(data_dir=self.work_dir / "zk", port=ZK_PORT, host=zk_addr,
+                                  command_prefix=self.net.exec_prefix("zk"))
+        self.zk.start()
+        settings = {**CLUSTER_OVERRIDES, "zookeeper.session.timeout.ms": self.session_timeout_ms,
+                    "zookeeper.connect": self.zk.connect_string, "min.insync.replicas": 2,
+                    "unclean.leader.election.enable": "false", "num.partitions": 3}
+        for i in range(self.n):
+            addr = self.net.add_node(f"b{i}")
+            work = self.work_dir / f"broker{i}"
+            logs = work / "logs"
+            logs.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.disk_mb}m", "tmpfs", str(logs)],
+                           check=True)
+            self.mounts.append(logs)
+            listener = f"PLAINTEXT://{addr}:{BROKER_PORT}"
+            self.brokers.append(NamespacedBroker(
+                addr, self.net.exec_prefix(f"b{i}"), log_dir=logs, work_dir=work,
+                overrides={**settings, "broker.id": i, "listeners": listener,
+                           "advertised.listeners": listener}))
+        for b in self.brokers:
+            b.start()
+        self.wait(lambda: all(self._knows_all(b) for b in self.brokers), 60, "cluster formed")
+        return self
+
+    def _knows_all(self, b: NamespacedBroker) -> bool:
+        md = metadata(b.host, b.port)
+        return len(md.brokers) == self.n and md.controller_id >= 0
+
+    def stop(self) -> dict[int, int | None]:
+        """SIGTERM every broker (SIGCONT first if paused); their exit codes."""
+        codes = {}
+        for i, b in enumerate(self.brokers):
+            if b.paused:
+                b.signal(signal.SIGCONT)
+            codes[i] = b.stop(timeout=30) if b.running else None
+        return codes
+
+    def close(self) -> None:
+        """Kill what still runs, unmount, remove the namespaces: safe to call twice."""
+        for b in self.brokers:
+            try:
+                if b.paused:
+                    b.signal(signal.SIGCONT)
+                b.kill()
+            except Exception:  # noqa: BLE001 - keep cleaning
+                pass
+        if self.zk is not None:
+            self.zk.kill()
+        for m in self.mounts:
+            subprocess.run(["umount", "-l", str(m)], capture_output=True)
+        self.mounts.clear()
+        self.net.down()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def bootstrap(self) -> list[str]:
+        return [b.bootstrap for b in self.brokers]
+
+    def live(self) -> list[NamespacedBroker]:
+        return [b for b in self.brokers if b.running and not b.paused]
+
+    def metadata(self, topics: list[str] | None = None):
+        """Metadata from the first live broker that answers (None if none does)."""
+        for b in self.live():
+            try:
+                return metadata(b.host, b.port, topics)
+            except (OSError, Exception):  # noqa: BLE001 - try the next broker
+                continue
+        return None
+
+    def partitions(self, md, topic: str) -> dict[int, Any]:
+        return {p.partition_index: p for t in md.topics if t.name == topic for p in t.partitions}
+
+    def healthy(self, topics: list[str]) -> bool:
+        """Every broker up, and each one's Metadata shows every partition of ``topics`` with a
+        leader and all ``n`` replicas in sync."""
+        if len(self.live()) < self.n:
+            return False
+        for b in self.brokers:
+            try:
+                md = metadata(b.host, b.port, topics)
+            except Exception:  # noqa: BLE001 - not answering: not healthy yet
+                return False
+            if md.controller_id < 0 or len(md.brokers) != self.n:
+                return False
+            for t in md.topics:
+                if t.error_code or not t.partitions:
+                    return False
+                for p in t.partitions:
+                    if p.leader_id < 0 or len(p.isr_nodes) != self.n:
+                        return False
+        return True
+
+    def unexpected_exits(self) -> list[tuple[int, int]]:
+        """(broker id, exit code) of brokers that died although nobody killed them."""
+        return [(i, b.proc.returncode) for i, b in enumerate(self.brokers)
+                if i not in self.expected_down and b.proc is not None and b.proc.poll() is not None]
+
+    @staticmethod
+    def wait(check, timeout: float, what: str) -> float:
+        """Poll ``check`` until true; the seconds it took. TimeoutError naming ``what``."""
+        start = time.monotonic()
+        while True:
+            try:
+                if check():
+                    return time.monotonic() - start
+            except Exception:  # noqa: BLE001 - a failing probe means "not yet"
+                pass
+            if time.monotonic() - start > timeout:
+                raise TimeoutError(f"{what}: not within {timeout:.0f}s")
+            time.sleep(0.25)

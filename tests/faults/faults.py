@@ -1,0 +1,209 @@
+"""Fault schedules drawn from a seed, and the Injector that applies them to a Cluster.
+
+A schedule names roles, not brokers ("the leader of partition 1", "the controller"), so the
+same seed gives the same schedule on every run; which broker plays the role is read from
+Metadata when the fault starts and recorded in the History. Faults may overlap (the next one
+can start before the previous one healed) but never hit a broker twice at once."""
+from __future__ import annotations
+
+import errno
+import os
+import random
+import signal
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tests.support.process import ProcessFailed
+
+from .cluster import Cluster
+from .history import History
+
+# kind -> (shortest, longest) duration in multiples of the ZooKeeper session timeout
+DURATIONS = {
+    "kill_leader": (0.3, 1.0),
+    "kill_follower": (0.3, 1.0),
+    "kill_controller": (0.3, 1.0),
+    "pause": (1.3, 1.7),  # SIGSTOP past the session timeout, then SIGCONT
+    "isolate_peers": (1.2, 1.8),  # cut from the other brokers, both ways
+    "isolate_peers_oneway": (1.2, 1.8),  # only what it sends to them is dropped
+    "isolate_zk": (1.2, 1.8),
+    "isolate_zk_oneway": (1.2, 1.8),
+    "isolate_all": (1.2, 1.8),  # from peers and ZooKeeper; clients still reach it
+    "kill_zookeeper": (0.5, 1.2),
+    "disk_full": (0.8, 1.5),  # its tmpfs log dir filled up
+}
+KINDS = sorted(DURATIONS)
+FILLER = "chaos-filler.bin"
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    at: float  # seconds after the fault phase starts
+    duration: float
+    pick: float  # in [0, 1): which partition / which broker when the role leaves a choice
+
+
+def schedule(seed: int, session_timeout_s: float, count: int | None = None,
+             kinds: list[str] | None = None) -> list[Fault]:
+    """1 to 3 faults (``count`` if given), each starting 0.5 s to its predecessor's duration
+    plus 2 s after it, so about half of them overlap."""
+    rng = random.Random(seed)
+    kinds = kinds or KINDS
+    out, at = [], rng.uniform(0.0, 1.0)
+    for _ in range(count or rng.randint(1, 3)):
+        kind = rng.choice(kinds)
+        lo, hi = DURATIONS[kind]
+        duration = round(rng.uniform(lo, hi) * session_timeout_s, 2)
+        out.append(Fault(kind, round(at, 2), duration, rng.random()))
+        at += rng.uniform(0.5, duration + 2.0)
+    return out
+
+
+class Injector:
+    """Applies a schedule: ``run(faults)`` returns once every fault has healed."""
+
+    def __init__(self, cluster: Cluster, history: History, topic: str, partitions: int) -> None:
+        self.cluster, self.history = cluster, history
+        self.topic, self.partitions = topic, partitions
+        self.busy: set[int] = set()  # brokers under a fault now
+        self.injected: list[str] = []  # kinds actually applied
+
+    def run(self, faults: list[Fault]) -> None:
+        steps = sorted([(f.at, 0, i) for i, f in enumerate(faults)] +
+                       [(f.at + f.duration, 1, i) for i, f in enumerate(faults)])
+        undo: dict[int, object] = {}
+        start = time.monotonic()
+        for at, is_heal, i in steps:
+            time.sleep(max(0.0, start + at - time.monotonic()))
+            self.note_crashes()
+            if is_heal:
+                if i in undo:
+                    undo.pop(i)()
+            else:
+                heal = self.inject(faults[i])
+                if heal is not None:
+                    undo[i] = heal
+        self.note_crashes()
+
+    def note_crashes(self) -> None:
+        for broker_id, code in self.cluster.unexpected_exits():
+            self.history.record("crash", broker=broker_id, code=code)
+            self.cluster.expected_down.add(broker_id)  # report once
+
+    # ------------------------------------------------------------------ roles
+    def _role(self, fault: Fault) -> int | None:
+        """The broker id the fault targets, or None when the role is vacant or busy."""
+        kind = fault.kind
+        if kind == "kill_zookeeper":
+            return -1
+        md = self.cluster.metadata([self.topic])
+        free = [i for i in range(self.cluster.n) if i not in self.busy]
+        if kind == "kill_controller":
+            choice = [md.controller_id] if md is not None else []
+        elif kind in ("kill_leader", "kill_follower"):
+            if md is None:
+                return None
+            parts = self.cluster.partitions(md, self.topic)
+            p = parts.get(int(fault.pick * self.partitions))
+            if p is None or p.leader_id < 0:
+                return None
+            choice = [p.leader_id] if kind == "kill_leader" else \
+                [r for r in sorted(p.replica_nodes) if r != p.leader_id]
+        else:
+            choice = list(range(self.cluster.n))
+        choice = [c for c in choice if c in free]
+        if not choice:
+            return None
+        return choice[int(fault.pick * 7919) % len(choice)]
+
+    def inject(self, fault: Fault):
+        """Apply ``fault``; returns the function that heals it (None when skipped)."""
+        target = self._role(fault)
+        if target is None:
+            self.history.record("fault_skipped", **_fields(fault))
+            return None
+        self.history.record("fault", target=target, **_fields(fault))
+        self.injected.append(fault.kind)
+        heal = getattr(self, f"_{fault.kind.split('_')[0]}")(fault.kind, target)
+        if target >= 0:
+            self.busy.add(target)
+
+        def undo() -> None:
+            try:
+                heal()
+            finally:
+                self.busy.discard(target)
+                self.history.record("heal", fault=fault.kind, target=target)
+        return undo
+
+    # ------------------------------------------------------------------ fault kinds
+    def _kill(self, kind: str, target: int):
+        c = self.cluster
+        if target < 0:
+            c.zk.kill()
+            return lambda: c.zk.start()
+        c.expected_down.add(target)
+        c.brokers[target].kill()
+
+        def restart() -> None:
+            # As Kafka does, a broker refuses to start while the ephemeral node of its previous
+            # life is still in ZooKeeper (its session not expired yet, e.g. ZooKeeper itself was
+            # restarted meanwhile): try again until it has expired.
+            deadline = time.monotonic() + 4 * c.session_timeout_ms / 1000
+            while True:
+                try:
+                    c.brokers[target].start()
+                    break
+                except ProcessFailed:
+                    if time.monotonic() > deadline:
+                        raise
+                    self.history.record("restart_retry", broker=target)
+                    time.sleep(1.0)
+            c.expected_down.discard(target)
+        return restart
+
+    def _pause(self, kind: str, target: int):
+        b = self.cluster.brokers[target]
+        b.signal(signal.SIGSTOP)
+        return lambda: b.signal(signal.SIGCONT)
+
+    def _isolate(self, kind: str, target: int):
+        net, node = self.cluster.net, f"b{target}"
+        peers = [f"b{i}" for i in range(self.cluster.n) if i != target]
+        if kind in ("isolate_zk", "isolate_zk_oneway"):
+            peers = ["zk"]
+        elif kind == "isolate_all":
+            peers.append("zk")
+        pairs = net.cut(node, peers, both_ways=not kind.endswith("oneway"))
+        return lambda: net.uncut(pairs)
+
+    def _disk(self, kind: str, target: int):
+        path = Path(self.cluster.brokers[target].log_dir) / FILLER
+        fill(path)
+        return lambda: path.unlink(missing_ok=True)
+
+
+def _fields(fault: Fault) -> dict:
+    d = asdict(fault)
+    d["fault"] = d.pop("kind")
+    return d
+
+
+def fill(path: Path, chunk: int = 1 << 20) -> int:
+    """Write zeros to ``path`` until the file system is full; the bytes written."""
+    block, written = b"\0" * chunk, 0
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        while True:
+            try:
+                written += os.write(fd, block)
+            except OSError as e:
+                if e.errno != errno.ENOSPC:
+                    raise
+                if len(block) == 1:
+                    return written
+                block = block[: len(block) // 16]  # fill the last pages too
+    finally:
+        os.close(fd)

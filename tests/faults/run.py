@@ -1,0 +1,128 @@
+"""One fault run from a seed: cluster up, topic, clients, the seed's fault schedule, healing,
+convergence, read-back, optional fuzzing, clean stop, log validation, then the checker. The
+History is kept in ``work_dir``; everything else (processes, mounts, namespaces) is removed
+whatever happens, Ctrl-C included."""
+from __future__ import annotations
+
+import shutil
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from kafka.admin import KafkaAdminClient, NewTopic
+
+from . import history as hist
+from .checker import Verdict, check
+from .cluster import Cluster
+from .faults import FILLER, Injector, schedule
+from .history import History
+from .validate import leftovers, validate_log_dir
+from .workload import (PRODUCERS, CommittedObserver, ConfluentConsumer, KafkaPythonConsumer,
+                       ProducerWorker, read_back)
+
+TOPIC = "chaos"
+PARTITIONS = 3
+CONVERGE_LIMIT_S = 60.0  # after the last heal: a leader and a full ISR for every partition
+
+
+@dataclass
+class RunResult:
+    seed: int
+    history: Path
+    faults: list = field(default_factory=list)
+    injected: Counter = field(default_factory=Counter)
+    verdict: Verdict = field(default_factory=Verdict)
+    fuzz_sent: int = 0
+    seconds: float = 0.0
+
+    def describe(self, limit: int = 10) -> str:
+        lines = [f"seed {self.seed}: {'OK' if self.verdict.ok else 'FAILED'} "
+                 f"({self.seconds:.0f}s, history {self.history})",
+                 "  schedule: " + "; ".join(f"{f['kind']}@{f['at']}s for {f['duration']}s"
+                                            for f in self.faults)]
+        lines += [f"  {v}" for v in self.verdict.violations[:limit]]
+        if len(self.verdict.violations) > limit:
+            lines.append(f"  ... {len(self.verdict.violations) - limit} more")
+        return "\n".join(lines)
+
+
+def create_topic(cluster: Cluster) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30000)
+    try:
+        admin.create_topics([NewTopic(TOPIC, PARTITIONS, cluster.n,
+                                      topic_configs={"min.insync.replicas": "2"})])
+    finally:
+        admin.close()
+    cluster.wait(lambda: cluster.healthy([TOPIC]), 60, f"{TOPIC} has leaders and full ISRs")
+
+
+def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
+             session_timeout_ms: int = 6000, fault_count: int | None = None,
+             kinds: list[str] | None = None, fuzz: int = 0, settle_s: float = 2.0) -> RunResult:
+    """Run seed ``seed``; never raises for what the cluster does (that is in the verdict)."""
+    started = time.monotonic()
+    run_dir = work_dir / f"seed-{seed}"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    result = RunResult(seed, run_dir / "history.jsonl")
+    h = History(result.history)
+    cluster = Cluster(run_dir, n=brokers, session_timeout_ms=session_timeout_ms)
+    plan = schedule(seed, session_timeout_ms / 1000, fault_count, kinds)
+    result.faults = [asdict(f) for f in plan]
+    h.record("schedule", seed=seed, brokers=brokers, faults=result.faults)
+    workers = []
+    try:
+        cluster.start()
+        create_topic(cluster)
+        producers = [ProducerWorker(name, h, cluster.bootstrap, TOPIC, rate).start() for name in PRODUCERS]
+        consumers = [KafkaPythonConsumer("kp-consumer", h, cluster.bootstrap, TOPIC).start(),
+                     ConfluentConsumer("ck-consumer", h, cluster.bootstrap, TOPIC).start(),
+                     CommittedObserver(h, cluster.bootstrap, TOPIC, PARTITIONS).start()]
+        workers = producers + consumers
+        time.sleep(settle_s)
+        injector = Injector(cluster, h, TOPIC, PARTITIONS)
+        try:
+            injector.run(plan)
+        finally:
+            result.injected.update(injector.injected)
+        try:
+            seconds = cluster.wait(lambda: cluster.healthy([TOPIC, "__consumer_offsets"]),
+                                   CONVERGE_LIMIT_S, "leaders and full ISRs")
+            h.record("converged", seconds=round(seconds, 2))
+        except TimeoutError as e:
+            md = cluster.metadata()
+            h.record("converge_failed", error=str(e), live=[b.bootstrap for b in cluster.live()],
+                     metadata=repr(md)[:2000])
+        time.sleep(settle_s)  # traffic on the healed cluster
+        for w in producers:
+            w.stop(90)
+        for w in consumers:
+            w.stop(30)
+        workers = []
+        injector.note_crashes()
+        read_back(cluster.bootstrap, TOPIC, PARTITIONS, h)
+        if fuzz:
+            from .fuzz import fuzz_cluster
+            result.fuzz_sent = fuzz_cluster(cluster, fuzz, seed, h)
+            injector.note_crashes()
+        for broker_id, code in cluster.stop().items():
+            if code not in (0, None):
+                h.record("unclean_exit", broker=broker_id, code=code,
+                         log=cluster.brokers[broker_id].log_text()[-1500:])
+        for i, b in enumerate(cluster.brokers):
+            for problem in validate_log_dir(b.log_dir)[:5]:
+                h.record("invalid_log", broker=i, problem=problem)
+            for name in leftovers(b.log_dir, (FILLER,)):
+                h.record("invalid_log", broker=i, problem=f"harness file {name} left behind")
+    except Exception as e:  # noqa: BLE001 - the harness failing is a failed run, reported
+        h.record("harness_error", error=repr(e))
+        raise
+    finally:
+        for w in workers:
+            w.stop(10)
+        cluster.close()
+        h.close()
+        result.seconds = time.monotonic() - started
+    result.verdict = check(hist.read(result.history))
+    return result
