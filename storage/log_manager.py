@@ -126,6 +126,7 @@ class LogManager:
         recovery = OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).read()
         starts = OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).read()
         hws = OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).read()
+        configs: dict[str, LogConfig] = {}  # one per topic, not per partition
         for name in sorted(os.listdir(d)):
             path = os.path.join(d, name)
             if not os.path.isdir(path):
@@ -143,7 +144,9 @@ class LogManager:
                 continue
             if tp in self._logs:
                 raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
-            lg = Log(path, self._config_for(tp[0]), clock=self.clock,
+            if tp[0] not in configs:
+                configs[tp[0]] = self._config_for(tp[0])
+            lg = Log(path, configs[tp[0]], clock=self.clock,
                      recovery_point=recovery.get(tp, 0), log_start_offset=starts.get(tp, 0),
                      high_watermark=hws.get(tp, 0), needs_recovery=not clean,
                      pending_fsyncs=self.pending_fsyncs)
