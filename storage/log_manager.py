@@ -269,8 +269,10 @@ class LogManager:
         if d is not None:
             self._write_checkpoints(d)
 
-    def _delete_log(self, topic: str, partition: int) -> Optional[str]:
-        """Unregister and remove one log; the log dir it was in, None if there was none."""
+    def detach_log(self, topic: str, partition: int) -> Optional[tuple[Log, str]]:
+        """Unregister a deleted partition's log (on the caller's thread, so a new log of
+        the same name is a new one) without touching its files; ``remove_detached`` does
+        that later, in a worker thread. None if there was no such log."""
         tp = (topic, partition)
         with self._lock:
             lg = self._logs.pop(tp, None)
@@ -281,6 +283,28 @@ class LogManager:
             return None
         if self.cleaner is not None:
             self.cleaner.abort(tp)
+        return lg, d
+
+    def remove_detached(self, detached: list[tuple[Log, str]]) -> None:
+        """Close, rename to ``<tp>.<uuid>-delete`` and remove each detached log; one
+        checkpoint write per log dir at the end. Runs in a worker thread; a log dir that
+        a new log of the same name needs is free once this returns."""
+        dirs = set()
+        for lg, d in detached:
+            try:
+                lg.delete(rename_to=os.path.join(d, f"{lg.topic}-{lg.partition}.{uuid.uuid4().hex}-delete"))
+            except OSError as e:
+                log.error("deleting log %s failed: %s", lg.dir, e)
+            dirs.add(d)
+        for d in dirs:
+            self._write_checkpoints(d)
+
+    def _delete_log(self, topic: str, partition: int) -> Optional[str]:
+        """Unregister and remove one log; the log dir it was in, None if there was none."""
+        found = self.detach_log(topic, partition)
+        if found is None:
+            return None
+        lg, d = found
         lg.delete(rename_to=os.path.join(d, f"{topic}-{partition}.{uuid.uuid4().hex}-delete"))
         return d
 
