@@ -566,6 +566,14 @@ class Log:
             self.flush()
             self._last_flush_ms = now_ms
 
+    def unload_inactive_indexes(self) -> None:
+        """Unmap the indexes of every segment but the active one until they are used again
+        (event loop; not for a compacted log, whose indexes the cleaner thread may be reading)."""
+        if self._validator.compact:
+            return
+        for seg in self._local.segments[:-1]:
+            seg.unload_indexes()
+
     def close(self) -> None:
         """Flush, snapshot producer state at the LEO, trim indexes, close files."""
         self._local.wait_for_background_flush()  # outside the lock: the flusher takes it

@@ -50,6 +50,18 @@ _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_C
               "cluster-metadata.json"}  # the broker's standalone metadata (broker/metadata.py)
 
 
+def descriptor_usage() -> str:
+    """"N descriptors open (limit soft S, hard H)" for the startup log line (Linux /proc)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        n = str(len(os.listdir("/proc/self/fd")) - 1)  # less the listing's own
+    except OSError:
+        n = "?"
+    return f"{n} descriptors open (limit soft {soft}, hard {hard})"
+
+
 class LogManager:
     """See the module docstring."""
 
@@ -83,8 +95,10 @@ class LogManager:
         for d in self.log_dirs:
             os.makedirs(d, exist_ok=True)
             self._check_meta(d, cluster_id, broker_id)
+        t0 = time.monotonic()
         for d in self.log_dirs:
             self._load_dir(d)
+        log.info("Loaded %d logs in %.2f s; %s", len(self._logs), time.monotonic() - t0, descriptor_usage())
         if self._start_cleaner:
             from .cleaner import LogCleaner
 
@@ -310,7 +324,9 @@ class LogManager:
 
     # ------------------------------------------------------------------ housekeeping
     def run_housekeeping(self, now_ms: Optional[int] = None, checkpoint: bool = True) -> None:
-        """Retention, removal of ``.deleted`` files, flush by time and, unless
+        """Retention, removal of ``.deleted`` files, flush by time, unmapping the indexes
+        of inactive segments (mapped again on their next lookup, as Kafka opens them
+        lazily) and, unless
         ``checkpoint`` is False (the broker writes them from a thread), checkpoints."""
         now = int(self.clock() * 1000) if now_ms is None else now_ms
         for tp, lg in list(self._logs.items()):
@@ -321,6 +337,7 @@ class LogManager:
                 lg.delete_pending_files(now)
                 lg.maybe_flush(now)
                 lg.producer_state.remove_expired(now)
+                lg.unload_inactive_indexes()
             except Exception:  # noqa: BLE001
                 log.exception("housekeeping of %s-%d failed", *tp)
         if checkpoint:
