@@ -49,6 +49,9 @@ class PartitionStateApplier(Protocol):
     def apply_partition_states(self, states: list[PartitionState]) -> Any: ...
     async def prepare_logs(self, states: list[PartitionState],
                            topic_configs: dict[str, dict[str, str]] | None = None) -> None: ...
+    async def apply_partition_states_async(self, states: list[PartitionState],
+                                           topic_configs: dict[str, dict[str, str]] | None = None,
+                                           prepared: bool = False) -> Any: ...
     def update_topic_config(self, info: TopicInfo) -> None: ...
 
 
@@ -82,22 +85,44 @@ def load_controller_state(log_dir: str) -> ControllerState:
                            int(data.get("producer_id_block_end", 0)))
 
 
-def _serialize(state: ControllerState) -> str:
-    data = {
-        "version": 1,
-        "cluster_id": state.cluster_id,
-        "producer_id_block_end": state.producer_id_block_end,
-        "broker_configs": state.broker_configs,
-        "topics": [
-            {"name": t.name, "topic_id": base64.b64encode(t.topic_id).decode(),
-             "partitions": {str(p): {"leader": pi.leader, "leader_epoch": pi.leader_epoch,
-                                     "replicas": pi.replicas, "isr": pi.isr,
-                                     "offline_replicas": pi.offline_replicas}
-                            for p, pi in sorted(t.partitions.items())},
-             "configs": t.configs}
-            for t in sorted(state.topics.values(), key=lambda t: t.name)],
-    }
-    return json.dumps(data, indent=1)
+def _topic_json(t: TopicInfo) -> str:
+    return json.dumps(
+        {"name": t.name, "topic_id": base64.b64encode(t.topic_id).decode(),
+         "partitions": {str(p): {"leader": pi.leader, "leader_epoch": pi.leader_epoch,
+                                 "replicas": pi.replicas, "isr": pi.isr,
+                                 "offline_replicas": pi.offline_replicas}
+                        for p, pi in sorted(t.partitions.items())},
+         "configs": t.configs})
+
+
+class _TopicJsonCache:
+    """Each topic's JSON, kept while its TopicInfo is the same object: the controller
+    replaces a TopicInfo on every change and never edits one, so writing the state after
+    a change encodes only the changed topic (with 20,000 partitions, encoding them all
+    on every CreateTopics held the event loop for a tenth of a second)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[TopicInfo, str]] = {}
+
+    def encode(self, topics: list[TopicInfo]) -> list[str]:
+        out, keep = [], {}
+        for t in topics:
+            hit = self._by_id.get(id(t))
+            text = hit[1] if hit is not None and hit[0] is t else _topic_json(t)
+            keep[id(t)] = (t, text)
+            out.append(text)
+        self._by_id = keep
+        return out
+
+
+def _serialize(state: ControllerState, cache: _TopicJsonCache | None = None) -> str:
+    """The state as JSON (compact: the C encoder, many times faster than an indented one)."""
+    topics = sorted(state.topics.values(), key=lambda t: t.name)
+    head = json.dumps({"version": 1, "cluster_id": state.cluster_id,
+                       "producer_id_block_end": state.producer_id_block_end,
+                       "broker_configs": state.broker_configs})
+    parts = (cache or _TopicJsonCache()).encode(topics)
+    return head[:-1] + ', "topics": [' + ",\n".join(parts) + "]}\n"
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -132,6 +157,7 @@ class StandaloneController:
         self._creating: dict[str, asyncio.Future] = {}
         self._producer_id_next = state.producer_id_block_end
         self._producer_id_write: asyncio.Future | None = None
+        self._json_cache = _TopicJsonCache()
         cache.cluster_id = state.cluster_id
 
     # -- startup -----------------------------------------------------------------------------
@@ -149,7 +175,7 @@ class StandaloneController:
     # -- persistence ---------------------------------------------------------------------------
     async def _persist(self) -> None:
         """Snapshot now (on the loop), write in the executor; returns once it is on disk."""
-        text = _serialize(self._state)
+        text = _serialize(self._state, self._json_cache)
         try:
             await self._loop.run_in_executor(self._executor, _write_atomically, self.path, text)
         except OSError as e:  # out of descriptors, a full or failing disk: this change fails
@@ -247,8 +273,9 @@ class StandaloneController:
             await self.replica_manager.prepare_logs(states, {info.name: info.configs})
         except StorageError as e:
             await self._undo(info.name, previous, e)
+        # hosted before they are announced, as Kafka's LeaderAndIsr precedes UpdateMetadata
+        await self.replica_manager.apply_partition_states_async(states, {info.name: info.configs}, prepared=True)
         self.cache.update(topics=[info])
-        self.replica_manager.apply_partition_states(states)
 
     async def _undo(self, name: str, previous: TopicInfo | None, err: StorageError) -> None:
         """The logs of a change could not be created (none were): forget the change and

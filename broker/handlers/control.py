@@ -103,7 +103,8 @@ async def handle_leader_and_isr(ctx: RequestContext, req) -> LeaderAndIsrRespons
         # a log created now takes its topic's config from ZooKeeper, as Kafka's LogManager does
         new_topics = {st.topic for st in states if rm.get_partition(st.topic, st.index) is None}
         configs = await topic_configs_from_zk(ctx, new_topics)
-        error, errors = rm.become_leader_or_follower(req.controller_id, req.controller_epoch, states, configs)
+        error, errors = await rm.become_leader_or_follower_async(req.controller_id, req.controller_epoch,
+                                                                 states, configs)
     return leader_and_isr_response(v, error, [
         (ps.topic_name, tid, ps.partition_index, error if error != E.NONE else errors.get(
             (ps.topic_name, ps.partition_index), E.NONE)) for tid, ps in entries])

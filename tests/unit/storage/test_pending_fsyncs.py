@@ -22,7 +22,7 @@ def _record_fsyncs(monkeypatch) -> list[str]:
     return synced
 
 
-def test_deferred_write_is_readable_at_once_and_fsynced_by_flush(tmp_path, monkeypatch):
+def test_metadata_is_readable_at_once_and_epochs_written_once_by_flush(tmp_path, monkeypatch):
     synced = _record_fsyncs(monkeypatch)
     pending = PendingFsyncs()
     meta = PartitionMetadataFile(str(tmp_path / "partition.metadata"), pending)
@@ -31,11 +31,14 @@ def test_deferred_write_is_readable_at_once_and_fsynced_by_flush(tmp_path, monke
     epochs.write([(0, 0)])
     epochs.write([(0, 0), (2, 10)])
     assert synced == []
-    assert meta.read() == bytes(range(16)) and epochs.read() == [(0, 0), (2, 10)]
+    # partition.metadata is in place (fsynced later); the epochs wait for the flush, which
+    # writes only their last version
+    assert meta.read() == bytes(range(16)) and epochs.read() == []
     assert len(pending) == 2 and not any(n.endswith(".tmp") for n in os.listdir(tmp_path))
     pending.flush()
-    # each file once, then their directory once
-    assert sorted(synced[:2]) == sorted([meta.path, epochs.path]) and synced[2:] == [str(tmp_path)]
+    assert epochs.read() == [(0, 0), (2, 10)]
+    # each file once (the epochs as their temp file, before the rename), then their directory once
+    assert sorted(synced[:2]) == sorted([meta.path, epochs.path + ".tmp"]) and synced[2:] == [str(tmp_path)]
     assert len(pending) == 0
     pending.flush()
     assert len(synced) == 3
@@ -75,12 +78,12 @@ def test_log_manager_makes_partition_files_durable_before_recovery_points(tmp_pa
     lm.checkpoint()
     rp = synced.index(os.path.join(str(tmp_path), RECOVERY_POINT_CHECKPOINT + ".tmp"))
     assert {os.path.join(part_dir, "partition.metadata"),
-            os.path.join(part_dir, "leader-epoch-checkpoint"), part_dir} <= set(synced[:rp])
+            os.path.join(part_dir, "leader-epoch-checkpoint.tmp"), part_dir} <= set(synced[:rp])
     assert len(lm.pending_fsyncs) == 0
     lg.leader_epoch_cache.assign(4, 0)
     lm.shutdown()  # the clean-shutdown marker comes after the pending files
     marker = synced.index(os.path.join(str(tmp_path), ".kafka_cleanshutdown"))
-    assert synced.index(os.path.join(part_dir, "leader-epoch-checkpoint"), rp + 1) < marker
+    assert synced.index(os.path.join(part_dir, "leader-epoch-checkpoint.tmp"), rp + 1) < marker
     assert LeaderEpochCheckpointFile(os.path.join(part_dir, "leader-epoch-checkpoint")).read() == [(4, 0)]
     lm2 = LogManager([str(tmp_path)], LogConfig(), start_cleaner=False)
     lm2.startup()
