@@ -2,15 +2,17 @@
 responses in request order.
 
 Reading uses a ``BufferedProtocol`` driving ``protocol.framing.FrameReader`` (the same
-reader the broker-to-broker client uses): small requests are parsed out of one reusable
-buffer; a large request (a big Produce) is received straight into its own bytearray, so its
-record batches reach the log without another copy and can be rewritten in place.
+reader the broker-to-broker client uses): every connection receives into one scratch buffer
+shared by the server, whole requests are copied out of it, and a request that is not whole
+after a read gets a buffer of exactly its size that the rest is received into (a big Produce
+reaches the log without another copy and can be rewritten in place). An idle connection so
+holds no read buffer.
 
 Writing bypasses the transport: responses go out with ``os.writev`` and record data with
-``os.sendfile`` on a ``dup()`` of the socket's fd (the transport owns the original, and may
-close it while a response is being finished). uvloop implements neither ``loop.sendfile``
-nor ``sock_sendfile`` (both raise NotImplementedError, even with ``fallback=True``), so we
-wait for writability ourselves with ``add_writer`` on that dup. The transport is never asked to write, so the two paths cannot
+``os.sendfile`` on the socket's fd. uvloop implements neither ``loop.sendfile`` nor
+``sock_sendfile`` (both raise NotImplementedError, even with ``fallback=True``), so we wait
+for writability ourselves with ``add_writer`` on a ``dup()`` of the fd, made the first time a
+connection has to wait. The transport is never asked to write, so the two paths cannot
 interleave.
 
 Each request's coroutine is started right in the read callback; most handlers finish
@@ -86,30 +88,41 @@ class SocketWriter:
                  cork: bool = TCP_CORK) -> None:
         self.loop = loop
         self.sock = sock
-        # Our own descriptor of the socket, for writing and for waiting: the transport may
-        # close its fd (abort) while a response is still being finished, and that number
-        # could then be reused by another connection.
-        self.fd = self.wait_fd = os.dup(sock.fileno())
+        # Writes go to the transport's own descriptor: the transport closes it only after
+        # calling connection_lost (uvloop and asyncio's selector loop both), and
+        # connection_lost closes this writer first, so a number reused by a newer
+        # connection is never written to. Waiting for writability needs a descriptor of our
+        # own (the event loop already polls the transport's), made the first time a
+        # response does not fit the socket buffer: most connections never need one, and an
+        # idle connection then costs one descriptor, not two.
+        self.fd = sock.fileno()
+        self.wait_fd = -1
         self.stats = stats
         self.cork = cork and hasattr(socket, "TCP_CORK")
         self.corked = False
 
     def close(self) -> None:
+        self.fd = -1
         if self.wait_fd >= 0:
             try:
                 self.loop.remove_writer(self.wait_fd)
             except Exception:
                 pass
             os.close(self.wait_fd)
-            self.fd = self.wait_fd = -1
+            self.wait_fd = -1
 
     async def _writable(self) -> None:
+        if self.wait_fd < 0:
+            if self.fd < 0:
+                raise OSError(errno.EBADF, "connection closed")
+            self.wait_fd = os.dup(self.fd)
         fut = self.loop.create_future()
         self.loop.add_writer(self.wait_fd, lambda: fut.done() or fut.set_result(None))
         try:
             await fut
         finally:
-            self.loop.remove_writer(self.wait_fd)
+            if self.wait_fd >= 0:
+                self.loop.remove_writer(self.wait_fd)
 
     async def write(self, chunks: list[Any]) -> None:
         rest = self.write_now(chunks)
@@ -228,7 +241,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.clock = server.clock
         self.transport: asyncio.Transport | None = None
         self.writer: SocketWriter | None = None
-        self.reader = FrameReader(server.max_request_size, READ_BUFFER_SIZE)
+        self.reader = FrameReader(server.max_request_size, scratch=server.scratch)
         self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
         self.response_task: asyncio.Task | None = None
         self.paused = False
@@ -520,6 +533,9 @@ class SocketServer:
         self.servers: list[asyncio.AbstractServer] = []
         self.bound_ports: dict[str, int] = {}
         self.stats = TrafficStats()
+        # Every connection receives into this one buffer (see FrameReader): an idle
+        # connection then holds no read buffer at all.
+        self.scratch = bytearray(READ_BUFFER_SIZE)
         self._idle_task: asyncio.Task | None = None
 
     async def start(self) -> None:

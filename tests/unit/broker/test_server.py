@@ -68,6 +68,7 @@ class StandIn:
         self.max_request_size = 1 << 20
         self.connections: set = set()
         self.stats = TrafficStats()
+        self.scratch = bytearray(server_mod.READ_BUFFER_SIZE)
         self.waits: dict[str, asyncio.Future] = {}
         self.calls: list[int] = []
         self.slice: Slice | None = None
