@@ -40,6 +40,8 @@ from protocol import codec
 from protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
 from protocol.framing import FrameReader
 
+from broker.acceptor import Acceptor
+from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.handler import CloseConnection, RequestContext
 
 if TYPE_CHECKING:
@@ -246,6 +248,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.response_task: asyncio.Task | None = None
         self.paused = False
         self.closed = False
+        self.admitted = False   # counted by the server's ConnectionQuotas
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
@@ -261,12 +264,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except OSError:
             pass
         self.writer = SocketWriter(self.loop, sock, self.server.stats)
-        self.server.connections.add(self)
+        self.server.acceptor.opened(self)
         log.debug("Accepted connection %s from %s:%d", self.id, *self.peer)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self.server.connections.discard(self)
+        self.server.acceptor.closed(self)
         for fut in self.queue:
             if type(fut) is not _Ready:
                 fut.cancel()
@@ -516,9 +519,10 @@ class SocketServer:
     """Listens on every configured listener; keeps the set of open connections.
 
     Made by the broker with what it needs and nothing more: the config (listeners,
-    socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms), the API
-    registry that dispatches requests, and ``services``, passed untouched to every
-    ``RequestContext``. ``clock`` (monotonic seconds) times idle connections."""
+    socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms, the
+    connection limits), the API registry that dispatches requests, and ``services``, passed
+    untouched to every ``RequestContext``. ``clock`` (monotonic seconds) times idle
+    connections."""
 
     def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
@@ -530,22 +534,27 @@ class SocketServer:
         self.max_request_size: int = config["socket.request.max.bytes"]
         self.idle_s: float = config["connections.max.idle.ms"] / 1000
         self.connections: set[KafkaConnection] = set()
-        self.servers: list[asyncio.AbstractServer] = []
         self.bound_ports: dict[str, int] = {}
         self.stats = TrafficStats()
         # Every connection receives into this one buffer (see FrameReader): an idle
         # connection then holds no read buffer at all.
         self.scratch = bytearray(READ_BUFFER_SIZE)
+        self.quotas = connection_quotas(config)
+        self.acceptor = Acceptor(self.quotas, self.connections, self._serve, loop, clock)
         self._idle_task: asyncio.Task | None = None
 
+    def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
+               port: int | None = None) -> Any:
+        """Starts accepting on ``listener`` (a coroutine): on ``sock`` when it is already
+        listening, else bound to ``host``:``port``."""
+        backlog = max(self.config["socket.listen.backlog.size"], 128)
+        return self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
+                                       sock=sock, reuse_address=None if sock else True, backlog=backlog)
+
     async def start(self) -> None:
-        cfg = self.config
-        for li in cfg.listeners:
-            host = li.host or None
-            srv = await self.loop.create_server(
-                lambda name=li.name: KafkaConnection(self, name), host=host, port=li.port,
-                reuse_address=True, backlog=max(cfg["socket.listen.backlog.size"], 128))
-            self.servers.append(srv)
+        for li in self.config.listeners:
+            srv = await self._serve(li.name, host=li.host or None, port=li.port)
+            self.acceptor.add_server(li.name, srv)
             port = srv.sockets[0].getsockname()[1]
             self.bound_ports[li.name] = port
             log.info("Awaiting socket connections on %s:%d (listener %s)", li.host or "0.0.0.0", port, li.name)
@@ -569,13 +578,7 @@ class SocketServer:
         return closed
 
     async def stop_accepting(self) -> None:
-        for srv in self.servers:
-            srv.close()
-        for srv in self.servers:
-            try:
-                await asyncio.wait_for(srv.wait_closed(), 1)
-            except Exception:
-                pass
+        await self.acceptor.stop()
         if self._idle_task:
             self._idle_task.cancel()
 
@@ -586,3 +589,15 @@ class SocketServer:
         st = self.stats
         log.info("Served %d requests; sent %d bytes, %d of them by sendfile (zero-copy %s)", st.requests,
                  st.bytes_sent, st.sendfile_bytes, "on" if ZERO_COPY else "off")
+
+
+def connection_quotas(config: "KafkaConfig") -> ConnectionQuotas:
+    """The connection limits of ``config``: max.connections (and per listener),
+    max.connections.per.ip and its overrides; the inter-broker listener is exempt from the
+    broker-wide limit."""
+    inter = config["inter.broker.listener.name"] or config["security.inter.broker.protocol"]
+    return ConnectionQuotas(
+        [li.name for li in config.listeners], max_connections=config["max.connections"],
+        max_per_ip=config["max.connections.per.ip"],
+        per_ip_overrides=parse_ip_overrides(config["max.connections.per.ip.overrides"]),
+        listener_max=getattr(config, "listener_max_connections", {}), inter_broker_listener=inter)
