@@ -249,6 +249,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.paused = False
         self.closed = False
         self.admitted = False   # counted by the server's ConnectionQuotas
+        self.batch: list[Any] | None = None   # inline responses of the read being handled
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
@@ -286,16 +287,21 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.last_active = self.clock()
         reader = self.reader
         reader.buffer_updated(nbytes)
+        # Responses computed inline for the requests of this one read are gathered and go
+        # out in one write at its end (pipelined requests: one syscall, not one each).
+        self.batch = []
         try:
             while not self.closed:
                 frame = reader.next_frame()
                 if frame is None:
-                    return
+                    break
                 self._dispatch(frame)
         except FrameTooLarge as e:
             log.warning("Closing connection from %s:%d: request size %d is outside 0..%d "
                         "(socket.request.max.bytes)", self.peer[0], self.peer[1], e.size, e.limit)
             self.abort()
+        self._flush()
+        self.batch = None
 
     def eof_received(self) -> bool | None:
         return None
@@ -327,6 +333,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # As a Task does on taking the future; another coroutine awaiting the same
             # future before our Task runs would otherwise fail.
             pending._asyncio_future_blocking = False
+        self._flush()   # the responses before this one go first
         self.queue.append(self.loop.create_task(_resume(coro, pending)))
         self._ensure_responder()
 
@@ -340,11 +347,29 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if result is None:
             return
         if isinstance(result, BaseException):
-            self.abort()
+            self._flush()
+            if self._writing():   # close once the responses before it are written
+                self.queue.append(_Ready(result))
+            else:
+                self.abort()
             return
+        batch = self.batch
+        if batch is not None:
+            batch.extend(result)
+        else:
+            self._write_inline(result)
+
+    def _flush(self) -> None:
+        batch = self.batch
+        if batch:
+            self.batch = []
+            if not self.closed:
+                self._write_inline(batch)
+
+    def _write_inline(self, chunks: list[Any]) -> None:
         assert self.writer is not None
         try:
-            rest = self.writer.write_now(result)
+            rest = self.writer.write_now(chunks)
         except OSError as e:
             self._write_failed(e)
             return
