@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import os
 import resource
 import selectors
 import shutil
