@@ -16,14 +16,16 @@ the same data back; at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 1
 broker's CPU seconds and peak RSS per run come from /proc. Medians of the repeats are
 reported, with each side's range, the ratio of the medians, and the paired view: the median
 of the two brokers' ratio within each turn and how many turns kafpy was ahead. Prints one
-table, writes ``bench/results/<ts>/compare.json``
-and a PNG chart. ``--profile`` also runs py-spy on our broker during the first repeat's
+table, writes ``bench/results/<ts>/compare.json`` and a PNG chart (when matplotlib is
+installed: ``pip install '.[bench]'``; checked before the run starts, as py-spy is for
+``--profile``). ``--profile`` also runs py-spy on our broker during the first repeat's
 produce and consume runs and saves flame graphs next to the results. Every run has a
 timeout; the command stops by itself.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -191,8 +193,7 @@ class Runner:
         if not self.profile or t.label != "kafpy":
             return None
         exe = shutil.which("py-spy")
-        if exe is None:
-            raise RuntimeError("--profile needs py-spy (pip install py-spy)")
+        assert exe is not None, "checked in main()"
         return subprocess.Popen([exe, "record", "--pid", str(t.pid), "--rate", "200", "--nonblocking",
                                  "-o", str(self.out_dir / f"flame-{name}.svg")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -331,6 +332,19 @@ def chart(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def preflight(profile: bool, both: bool) -> tuple[str | None, bool, str | None]:
+    """What the run needs, checked before anything starts (a missing tool must not cost a
+    half-hour run its results): (why it cannot run or None, whether to draw the chart, a
+    note to print)."""
+    if profile and shutil.which("py-spy") is None:
+        return "--profile needs py-spy: pip install '.[bench]' (or pip install py-spy)", False, None
+    if importlib.util.find_spec("matplotlib") is not None:
+        return None, both, None
+    note = ("matplotlib is not installed: the table and compare.json are written, the chart is not "
+            "(pip install '.[bench]' for it)") if both else None
+    return None, False, note
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=5, help="runs per scenario; medians are reported (default 5)")
@@ -341,6 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", choices=["kafpy", "kafka"], help="run one broker only (no ratios)")
     p.add_argument("--no-warmup", action="store_true", help="skip the unmeasured warm-up run on each broker")
     args = p.parse_args(argv)
+    problem, draw_chart, note = preflight(args.profile, args.only is None)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    if note:
+        print(note, flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out_dir = RESULTS / stamp
@@ -373,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = summarize(targets["kafpy"], targets["kafka"])
         data["summary"] = rows
         print_table(rows)
-        chart(rows, out_dir / "throughput.png")
+        if draw_chart:
+            chart(rows, out_dir / "throughput.png")
     path = out_dir / "compare.json"
     path.write_text(json.dumps(data, indent=1))
     print(f"\nresults: {path}")

@@ -113,6 +113,8 @@ _DEFS = [
     ConfigDef("socket.listen.backlog.size", "int", 50, _at_least(1)),
     ConfigDef("connections.max.idle.ms", "long", 600000),
     ConfigDef("max.connections", "int", INT_MAX, _at_least(0)),
+    ConfigDef("max.connections.per.ip", "int", INT_MAX, _at_least(0)),
+    ConfigDef("max.connections.per.ip.overrides", "list", []),
     # Logs
     ConfigDef("log.dirs", "list", None),
     ConfigDef("log.dir", "string", "/tmp/kafka-logs"),
@@ -228,6 +230,7 @@ _DEFS = [
 ]
 
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
+_LISTENER_MAX_CONNECTIONS = re.compile(r"^listener\.name\.([^.]+)\.max\.connections$")
 
 
 @dataclass
@@ -261,8 +264,14 @@ class KafkaConfig:
         self.unknown: list[str] = []
         for name, d in BROKER_CONFIGS.items():
             self.values[name] = d.default
+        self.listener_max_connections: dict[str, int] = {}
         for key, raw in props.items():
             d = BROKER_CONFIGS.get(key)
+            m = _LISTENER_MAX_CONNECTIONS.match(key) if d is None else None
+            if m:  # listener.name.<listener>.max.connections
+                self.listener_max_connections[m.group(1).upper()] = self._parse(
+                    ConfigDef(key, "int", INT_MAX, _at_least(0)), raw)
+                continue
             if d is None:
                 self.unknown.append(key)
                 continue
@@ -313,6 +322,13 @@ class KafkaConfig:
         else:
             self.log_retention_ms = v["log.retention.hours"] * 3_600_000
         self.log_roll_ms = v["log.roll.ms"] if v["log.roll.ms"] is not None else v["log.roll.hours"] * 3_600_000
+        for entry in v["max.connections.per.ip.overrides"]:
+            if not re.match(r"^\S+:\d+$", entry):
+                raise ConfigError(f"Invalid value {entry!r} for configuration max.connections.per.ip.overrides: "
+                                  "expected host:count")
+        if v["max.connections.per.ip"] == 0 and not v["max.connections.per.ip.overrides"]:
+            raise ConfigError("max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides "
+                              "property is set.")
         for p in v["log.cleanup.policy"]:
             if p not in ("delete", "compact"):
                 raise ConfigError(f"Invalid value {p!r} for configuration log.cleanup.policy")

@@ -2,15 +2,17 @@
 responses in request order.
 
 Reading uses a ``BufferedProtocol`` driving ``protocol.framing.FrameReader`` (the same
-reader the broker-to-broker client uses): small requests are parsed out of one reusable
-buffer; a large request (a big Produce) is received straight into its own bytearray, so its
-record batches reach the log without another copy and can be rewritten in place.
+reader the broker-to-broker client uses): every connection receives into one scratch buffer
+shared by the server, whole requests are copied out of it, and a request that is not whole
+after a read gets a buffer of exactly its size that the rest is received into (a big Produce
+reaches the log without another copy and can be rewritten in place). An idle connection so
+holds no read buffer.
 
-Writing bypasses the transport: responses go out with ``os.writev`` and record data with
-``os.sendfile`` on a ``dup()`` of the socket's fd (the transport owns the original, and may
-close it while a response is being finished). uvloop implements neither ``loop.sendfile``
-nor ``sock_sendfile`` (both raise NotImplementedError, even with ``fallback=True``), so we
-wait for writability ourselves with ``add_writer`` on that dup. The transport is never asked to write, so the two paths cannot
+Writing bypasses the transport (``broker.socket_writer``): responses go out with
+``os.writev`` and record data with ``os.sendfile`` on the socket's fd. uvloop implements
+neither ``loop.sendfile`` nor ``sock_sendfile`` (both raise NotImplementedError, even with
+``fallback=True``), so we wait for writability ourselves with ``add_writer`` on a ``dup()``
+of the fd, made the first time a connection has to wait. The transport is never asked to write, so the two paths cannot
 interleave.
 
 Each request's coroutine is started right in the read callback; most handlers finish
@@ -27,7 +29,6 @@ import asyncio
 import errno
 import itertools
 import logging
-import os
 import socket
 import time
 import types
@@ -38,7 +39,10 @@ from protocol import codec
 from protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
 from protocol.framing import FrameReader
 
+from broker.acceptor import Acceptor
+from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.handler import CloseConnection, RequestContext
+from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
     from broker.apis import ApiRegistry
@@ -47,172 +51,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("kafka.network")
 
 READ_BUFFER_SIZE = 256 * 1024
-# KAFPY_ZERO_COPY=0 sends record data by reading it into memory first: only for measuring
-# what sendfile gains (bench/fetch_zero_copy.py).
-ZERO_COPY = os.environ.get("KAFPY_ZERO_COPY", "1") != "0"
-IOV_MAX = 1024
-# KAFPY_TCP_CORK=1 corks the socket around responses with record slices. Off by default:
-# on loopback it cost more system time (two setsockopt calls per response, and uvloop's
-# socket wrapper adds a getsockname to each) than the fewer packets saved.
-TCP_CORK = os.environ.get("KAFPY_TCP_CORK", "0") == "1"
 MAX_QUEUED_REQUESTS = 100
 API_VERSIONS_KEY = 18
 _conn_ids = itertools.count()
-
-
-class _FilePart:
-    """What is left to send of a record slice: fd, position, bytes remaining."""
-
-    __slots__ = ("fd", "position", "size")
-
-    def __init__(self, fd: int, position: int, size: int) -> None:
-        self.fd = fd
-        self.position = position
-        self.size = size
-
-
-class SocketWriter:
-    """Writes byte chunks and file slices to a non-blocking socket fd, waiting for
-    writability through the event loop. One writer per connection; calls are serialised by
-    the connection (an inline write only when no response task is writing).
-
-    ``write_now`` writes what the socket takes without waiting and returns the rest, so a
-    response computed synchronously goes out from the read callback with no task at all.
-    Byte chunks are gathered into one ``writev`` up to the next file slice. With ``cork``
-    a response with file slices is sent with ``TCP_CORK`` set, so its small headers and the
-    sendfile data leave in full-sized segments instead of one packet per piece."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, sock: Any, stats: "TrafficStats",
-                 cork: bool = TCP_CORK) -> None:
-        self.loop = loop
-        self.sock = sock
-        # Our own descriptor of the socket, for writing and for waiting: the transport may
-        # close its fd (abort) while a response is still being finished, and that number
-        # could then be reused by another connection.
-        self.fd = self.wait_fd = os.dup(sock.fileno())
-        self.stats = stats
-        self.cork = cork and hasattr(socket, "TCP_CORK")
-        self.corked = False
-
-    def close(self) -> None:
-        if self.wait_fd >= 0:
-            try:
-                self.loop.remove_writer(self.wait_fd)
-            except Exception:
-                pass
-            os.close(self.wait_fd)
-            self.fd = self.wait_fd = -1
-
-    async def _writable(self) -> None:
-        fut = self.loop.create_future()
-        self.loop.add_writer(self.wait_fd, lambda: fut.done() or fut.set_result(None))
-        try:
-            await fut
-        finally:
-            self.loop.remove_writer(self.wait_fd)
-
-    async def write(self, chunks: list[Any]) -> None:
-        rest = self.write_now(chunks)
-        while rest:
-            await self._writable()
-            rest = self.write_now(rest)
-
-    async def finish(self, rest: list[Any]) -> None:
-        """Waits for writability and writes ``rest`` (what ``write_now`` left)."""
-        while rest:
-            await self._writable()
-            rest = self.write_now(rest)
-
-    def _set_cork(self, on: bool) -> None:
-        try:
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1 if on else 0)
-        except OSError:
-            self.cork = False   # not TCP (a Unix socket in tests): nothing to cork
-        self.corked = on
-
-    def write_now(self, chunks: list[Any]) -> list[Any] | None:
-        """Writes as much of ``chunks`` as the socket takes now; returns None when all is
-        written, else the unwritten rest (to pass back here once writable). Raises OSError
-        when the connection is broken."""
-        fd = self.fd
-        stats = self.stats
-        i = 0
-        n_chunks = len(chunks)
-        cork = self.cork
-        while i < n_chunks:
-            # gather byte chunks up to the next file slice
-            j = i
-            while j < n_chunks and isinstance(chunks[j], (bytes, bytearray, memoryview)):
-                j += 1
-            if j > i:
-                if cork and not self.corked and j < n_chunks:
-                    self._set_cork(True)
-                bufs = chunks[i:j] if (i or j < n_chunks) else chunks
-                k = self._writev(bufs)
-                if k is not None:
-                    return list(bufs[k:]) + list(chunks[j:])
-                i = j
-                continue
-            c = chunks[i]
-            if not ZERO_COPY and not isinstance(c, _FilePart):
-                chunks = list(chunks)
-                chunks[i] = c.read_bytes()
-                continue
-            if isinstance(c, _FilePart):
-                part = c
-            else:
-                size = c.size
-                if size <= 0:
-                    i += 1
-                    continue
-                part = _FilePart(c.fileno(), c.position, size)
-            if cork and not self.corked:
-                self._set_cork(True)
-            while part.size > 0:
-                try:
-                    n = os.sendfile(fd, part.fd, part.position, part.size)
-                except BlockingIOError:
-                    return [part] + list(chunks[i + 1:])
-                except InterruptedError:
-                    continue
-                if n == 0:
-                    # The file is shorter than promised (truncated under us): keep the frame
-                    # length honest; clients drop a partial trailing batch.
-                    log.warning("Record file shrank during a fetch; padding %d bytes", part.size)
-                    return [bytes(part.size)] + list(chunks[i + 1:])
-                part.position += n
-                part.size -= n
-                stats.sendfile_bytes += n
-                stats.bytes_sent += n
-            i += 1
-        if self.corked:
-            self._set_cork(False)
-        return None
-
-    def _writev(self, bufs: list[Any]) -> int | None:
-        """Writes ``bufs``; None when all went out, else the index of the first one not
-        (completely) written, which is replaced in ``bufs`` by its unwritten tail."""
-        fd = self.fd
-        start = 0
-        total = len(bufs)
-        while start < total:
-            batch = bufs[start:start + IOV_MAX] if (start or total > IOV_MAX) else bufs
-            try:
-                n = os.writev(fd, batch)
-            except BlockingIOError:
-                return start
-            except InterruptedError:
-                continue
-            self.stats.bytes_sent += n
-            for b in batch:
-                ln = len(b)
-                if n >= ln:
-                    n -= ln
-                    start += 1
-                else:
-                    bufs[start] = memoryview(b)[n:]
-                    return start
-        return None
 
 
 class KafkaConnection(asyncio.BufferedProtocol):
@@ -228,11 +69,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.clock = server.clock
         self.transport: asyncio.Transport | None = None
         self.writer: SocketWriter | None = None
-        self.reader = FrameReader(server.max_request_size, READ_BUFFER_SIZE)
+        self.reader = FrameReader(server.max_request_size, scratch=server.scratch)
         self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
         self.response_task: asyncio.Task | None = None
         self.paused = False
         self.closed = False
+        self.admitted = False   # counted by the server's ConnectionQuotas
+        self.batch: list[Any] | None = None   # inline responses of the read being handled
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
@@ -248,12 +91,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except OSError:
             pass
         self.writer = SocketWriter(self.loop, sock, self.server.stats)
-        self.server.connections.add(self)
+        self.server.acceptor.opened(self)
         log.debug("Accepted connection %s from %s:%d", self.id, *self.peer)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self.server.connections.discard(self)
+        self.server.acceptor.closed(self)
         for fut in self.queue:
             if type(fut) is not _Ready:
                 fut.cancel()
@@ -270,16 +113,21 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.last_active = self.clock()
         reader = self.reader
         reader.buffer_updated(nbytes)
+        # Responses computed inline for the requests of this one read are gathered and go
+        # out in one write at its end (pipelined requests: one syscall, not one each).
+        self.batch = []
         try:
             while not self.closed:
                 frame = reader.next_frame()
                 if frame is None:
-                    return
+                    break
                 self._dispatch(frame)
         except FrameTooLarge as e:
             log.warning("Closing connection from %s:%d: request size %d is outside 0..%d "
                         "(socket.request.max.bytes)", self.peer[0], self.peer[1], e.size, e.limit)
             self.abort()
+        self._flush()
+        self.batch = None
 
     def eof_received(self) -> bool | None:
         return None
@@ -311,6 +159,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # As a Task does on taking the future; another coroutine awaiting the same
             # future before our Task runs would otherwise fail.
             pending._asyncio_future_blocking = False
+        self._flush()   # the responses before this one go first
         self.queue.append(self.loop.create_task(_resume(coro, pending)))
         self._ensure_responder()
 
@@ -324,11 +173,29 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if result is None:
             return
         if isinstance(result, BaseException):
-            self.abort()
+            self._flush()
+            if self._writing():   # close once the responses before it are written
+                self.queue.append(_Ready(result))
+            else:
+                self.abort()
             return
+        batch = self.batch
+        if batch is not None:
+            batch.extend(result)
+        else:
+            self._write_inline(result)
+
+    def _flush(self) -> None:
+        batch = self.batch
+        if batch:
+            self.batch = []
+            if not self.closed:
+                self._write_inline(batch)
+
+    def _write_inline(self, chunks: list[Any]) -> None:
         assert self.writer is not None
         try:
-            rest = self.writer.write_now(result)
+            rest = self.writer.write_now(chunks)
         except OSError as e:
             self._write_failed(e)
             return
@@ -488,24 +355,14 @@ async def _resume(coro: Any, pending: Any) -> Any:
     return await _continue(coro, pending)
 
 
-class TrafficStats:
-    """Byte counters for the whole server: everything sent, and the part sent by sendfile."""
-
-    __slots__ = ("bytes_sent", "sendfile_bytes", "requests")
-
-    def __init__(self) -> None:
-        self.bytes_sent = 0
-        self.sendfile_bytes = 0
-        self.requests = 0
-
-
 class SocketServer:
     """Listens on every configured listener; keeps the set of open connections.
 
     Made by the broker with what it needs and nothing more: the config (listeners,
-    socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms), the API
-    registry that dispatches requests, and ``services``, passed untouched to every
-    ``RequestContext``. ``clock`` (monotonic seconds) times idle connections."""
+    socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms, the
+    connection limits), the API registry that dispatches requests, and ``services``, passed
+    untouched to every ``RequestContext``. ``clock`` (monotonic seconds) times idle
+    connections."""
 
     def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
@@ -517,19 +374,27 @@ class SocketServer:
         self.max_request_size: int = config["socket.request.max.bytes"]
         self.idle_s: float = config["connections.max.idle.ms"] / 1000
         self.connections: set[KafkaConnection] = set()
-        self.servers: list[asyncio.AbstractServer] = []
         self.bound_ports: dict[str, int] = {}
         self.stats = TrafficStats()
+        # Every connection receives into this one buffer (see FrameReader): an idle
+        # connection then holds no read buffer at all.
+        self.scratch = bytearray(READ_BUFFER_SIZE)
+        self.quotas = connection_quotas(config)
+        self.acceptor = Acceptor(self.quotas, self.connections, self._serve, loop, clock)
         self._idle_task: asyncio.Task | None = None
 
+    def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
+               port: int | None = None) -> Any:
+        """Starts accepting on ``listener`` (a coroutine): on ``sock`` when it is already
+        listening, else bound to ``host``:``port``."""
+        backlog = max(self.config["socket.listen.backlog.size"], 128)
+        return self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
+                                       sock=sock, reuse_address=None if sock else True, backlog=backlog)
+
     async def start(self) -> None:
-        cfg = self.config
-        for li in cfg.listeners:
-            host = li.host or None
-            srv = await self.loop.create_server(
-                lambda name=li.name: KafkaConnection(self, name), host=host, port=li.port,
-                reuse_address=True, backlog=max(cfg["socket.listen.backlog.size"], 128))
-            self.servers.append(srv)
+        for li in self.config.listeners:
+            srv = await self._serve(li.name, host=li.host or None, port=li.port)
+            self.acceptor.add_server(li.name, srv)
             port = srv.sockets[0].getsockname()[1]
             self.bound_ports[li.name] = port
             log.info("Awaiting socket connections on %s:%d (listener %s)", li.host or "0.0.0.0", port, li.name)
@@ -553,13 +418,7 @@ class SocketServer:
         return closed
 
     async def stop_accepting(self) -> None:
-        for srv in self.servers:
-            srv.close()
-        for srv in self.servers:
-            try:
-                await asyncio.wait_for(srv.wait_closed(), 1)
-            except Exception:
-                pass
+        await self.acceptor.stop()
         if self._idle_task:
             self._idle_task.cancel()
 
@@ -570,3 +429,15 @@ class SocketServer:
         st = self.stats
         log.info("Served %d requests; sent %d bytes, %d of them by sendfile (zero-copy %s)", st.requests,
                  st.bytes_sent, st.sendfile_bytes, "on" if ZERO_COPY else "off")
+
+
+def connection_quotas(config: "KafkaConfig") -> ConnectionQuotas:
+    """The connection limits of ``config``: max.connections (and per listener),
+    max.connections.per.ip and its overrides; the inter-broker listener is exempt from the
+    broker-wide limit."""
+    inter = config["inter.broker.listener.name"] or config["security.inter.broker.protocol"]
+    return ConnectionQuotas(
+        [li.name for li in config.listeners], max_connections=config["max.connections"],
+        max_per_ip=config["max.connections.per.ip"],
+        per_ip_overrides=parse_ip_overrides(config["max.connections.per.ip.overrides"]),
+        listener_max=getattr(config, "listener_max_connections", {}), inter_broker_listener=inter)

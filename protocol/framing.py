@@ -18,7 +18,6 @@ __all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size
 
 DEFAULT_MAX_FRAME = 104857600
 DEFAULT_BUFFER_SIZE = 256 * 1024
-INITIAL_BUFFER_SIZE = 8 * 1024  # an idle connection holds this much; a busy one grows to buffer_size
 SIZE_PREFIX = 4
 _SIZE = struct.Struct(">i")
 
@@ -49,87 +48,116 @@ def split_frame(data: bytes | bytearray | memoryview, limit: int = DEFAULT_MAX_F
 class FrameReader:
     """Splits a byte stream into frame payloads, shaped for ``asyncio.BufferedProtocol``.
 
-    The transport receives straight into ``get_buffer()``, reports the count with
-    ``buffer_updated(n)``, and the caller then takes frames with ``next_frame()`` until it
-    returns None (it must do so before asking for the next buffer). Small frames are read
-    into one reusable buffer (8 KiB, growing to ``buffer_size`` bytes once filled) and returned as a ``bytearray`` copy
-    of their payload (the caller may keep it; record slices decoded from it stay valid). A
-    frame larger than that buffer gets a ``bytearray`` of its own as soon as its prefix is
-    read, and the rest of it is received directly into it: a big Produce or Fetch response
-    is copied once, out of the first read, never again.
+    The transport receives straight into ``get_buffer()`` and reports the count with
+    ``buffer_updated(n)``, which takes every whole frame out at once; the caller then pops
+    them with ``next_frame()`` until it returns None. Bytes are received into a *scratch*
+    buffer of ``buffer_size`` bytes; each whole frame in it is copied out as a ``bytearray``
+    of its payload (the caller may keep it; record slices decoded from it stay valid). A
+    frame that is not whole after a read gets a ``bytearray`` of exactly its size, and the
+    rest of it is received directly into it: a big Produce is copied once, out of the first
+    read, never again. Between frames the reader holds at most 3 bytes of a size prefix, so
+    an idle connection costs no buffer.
+
+    ``scratch`` lets many readers share one scratch buffer (the broker shares one among all
+    its client connections): sound because ``buffer_updated`` leaves nothing in it, and
+    because a ``BufferedProtocol`` transport of a selector loop or uvloop fills the buffer
+    and reports it within one callback, on the loop's thread. Without it the reader makes
+    its own on first use.
 
     ``feed(data)`` is the same for callers that are handed bytes (tests, plain protocols).
     One reader per connection; not thread-safe.
     """
 
-    __slots__ = ("limit", "_max", "_buf", "_view", "_start", "_end", "_big", "_big_got")
+    __slots__ = ("limit", "_size", "_buf", "_view", "_head", "_part", "_got", "_frames", "_error")
 
-    def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE) -> None:
+    def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE,
+                 scratch: bytearray | None = None) -> None:
         self.limit = limit
-        self._max = max(buffer_size, SIZE_PREFIX)
-        # Small at first, as thousands of idle connections must not hold buffer_size each.
-        self._buf = bytearray(min(self._max, max(INITIAL_BUFFER_SIZE, SIZE_PREFIX)))
-        self._view = memoryview(self._buf)
-        self._start = 0   # first unconsumed byte in _buf
-        self._end = 0     # end of the received bytes in _buf
-        self._big: bytearray | None = None   # a large frame being received in place
-        self._big_got = 0
+        self._size = max(buffer_size, SIZE_PREFIX)
+        self._buf = scratch                                  # the scratch buffer (maybe shared)
+        self._view = memoryview(scratch) if scratch is not None else None
+        self._head = b""                                     # up to 3 bytes of a size prefix
+        self._part: bytearray | None = None                  # a frame being received in place
+        self._got = 0
+        self._frames: list[bytearray] | None = None          # whole frames, last one first
+        self._error: FrameTooLarge | None = None
 
     def get_buffer(self, sizehint: int = -1) -> memoryview:
         """Where the next received bytes go (never empty)."""
-        big = self._big
-        if big is not None:
-            return memoryview(big)[self._big_got:]
-        if self._end == len(self._buf):
-            n = self._end - self._start
-            if len(self._buf) < self._max:  # it filled up: a busy connection, grow
-                grown = bytearray(min(len(self._buf) * 4, self._max))
-                grown[:n] = self._view[self._start:self._end]
-                self._buf, self._view = grown, memoryview(grown)
-            elif self._start:
-                self._buf[:n] = self._buf[self._start:self._end]
-            self._start, self._end = 0, n
-        return self._view[self._end:]
+        part = self._part
+        if part is not None:
+            return memoryview(part)[self._got:]
+        view = self._view
+        if view is None:
+            self._buf = bytearray(self._size)
+            view = self._view = memoryview(self._buf)
+        head = self._head
+        if head:
+            n = len(head)
+            view[:n] = head
+            return view[n:]
+        return view
 
     def buffer_updated(self, nbytes: int) -> None:
-        """``nbytes`` were written at the start of the last ``get_buffer()``."""
-        if self._big is not None:
-            self._big_got += nbytes
-        else:
-            self._end += nbytes
+        """``nbytes`` were written at the start of the last ``get_buffer()``; takes out every
+        frame they complete."""
+        if self._error is not None:
+            return
+        part = self._part
+        if part is not None:
+            self._got += nbytes
+            if self._got == len(part):
+                self._part = None
+                self._push([part])
+            return
+        buf = self._buf
+        assert buf is not None
+        end = len(self._head) + nbytes
+        self._head = b""
+        start = 0
+        ready: list[bytearray] = []
+        limit = self.limit
+        while True:
+            avail = end - start
+            if avail < SIZE_PREFIX:
+                if avail:
+                    self._head = bytes(buf[start:end])
+                break
+            (size,) = _SIZE.unpack_from(buf, start)
+            if size < 0 or size > limit:
+                self._head = bytes(buf[start:end])
+                self._error = FrameTooLarge(size, limit)
+                break
+            s = start + SIZE_PREFIX
+            if avail - SIZE_PREFIX >= size:
+                ready.append(buf[s:s + size])
+                start = s + size
+                continue
+            # Not whole: the rest of this frame is received directly into its own buffer.
+            have = end - s
+            part = self._part = bytearray(size)
+            part[:have] = buf[s:end]
+            self._got = have
+            break
+        if ready:
+            self._push(ready)
+
+    def _push(self, ready: list[bytearray]) -> None:
+        ready.reverse()
+        if self._frames:
+            ready += self._frames
+        self._frames = ready
 
     def next_frame(self) -> bytearray | None:
         """The next whole frame's payload, or None until more bytes arrive.
 
-        Raises ``FrameTooLarge`` for a size prefix outside 0..limit; the stream cannot be
-        read further after that."""
-        big = self._big
-        if big is not None:
-            if self._big_got < len(big):
-                return None
-            self._big = None
-            return big
-        start = self._start
-        avail = self._end - start
-        if avail < SIZE_PREFIX:
-            if not avail:
-                self._start = self._end = 0
-            return None
-        buf = self._buf
-        (size,) = _SIZE.unpack_from(buf, start)
-        if size < 0 or size > self.limit:
-            raise FrameTooLarge(size, self.limit)
-        if avail - SIZE_PREFIX >= size:
-            s = start + SIZE_PREFIX
-            self._start = s + size
-            return buf[s:s + size]
-        if size + SIZE_PREFIX > len(buf):
-            # Receive the rest of this large frame directly into its own buffer.
-            have = avail - SIZE_PREFIX
-            big = self._big = bytearray(size)
-            big[:have] = self._view[start + SIZE_PREFIX:self._end]
-            self._big_got = have
-            self._start = self._end = 0
+        Raises ``FrameTooLarge`` for a size prefix outside 0..limit (after the frames before
+        it); the stream cannot be read further after that."""
+        frames = self._frames
+        if frames:
+            return frames.pop()
+        if self._error is not None:
+            raise self._error
         return None
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[bytearray]:
@@ -153,20 +181,16 @@ class FrameReader:
 
     @property
     def buffered(self) -> int:
-        """Bytes held for the frame not yet complete (with its prefix until that is read
-        for a large frame)."""
-        if self._big is not None:
-            return self._big_got
-        return self._end - self._start
+        """Bytes held for the frame not yet complete: its payload so far once the size prefix
+        is read, else the prefix bytes."""
+        if self._part is not None:
+            return self._got
+        return len(self._head)
 
     @property
     def pending(self) -> int:
         """Payload bytes still missing for the current frame, or -1 while its prefix is
         incomplete (or between frames)."""
-        if self._big is not None:
-            return len(self._big) - self._big_got
-        avail = self._end - self._start
-        if avail < SIZE_PREFIX:
-            return -1
-        (size,) = _SIZE.unpack_from(self._buf, self._start)
-        return max(size - (avail - SIZE_PREFIX), 0)
+        if self._part is not None:
+            return len(self._part) - self._got
+        return -1

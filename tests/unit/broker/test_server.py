@@ -15,7 +15,9 @@ import tempfile
 import pytest
 
 from broker import server as server_mod
+from broker.acceptor import Acceptor
 from broker.apis import ApiRegistry
+from broker.connection_quotas import ConnectionQuotas
 from broker.handler import CloseConnection, Handler
 from broker.config import KafkaConfig
 from broker.server import KafkaConnection, SocketServer, SocketWriter, TrafficStats
@@ -68,6 +70,9 @@ class StandIn:
         self.max_request_size = 1 << 20
         self.connections: set = set()
         self.stats = TrafficStats()
+        self.scratch = bytearray(server_mod.READ_BUFFER_SIZE)
+        unlimited = ConnectionQuotas(["PLAINTEXT"], max_connections=2**31 - 1, max_per_ip=2**31 - 1)
+        self.acceptor = Acceptor(unlimited, self.connections, None, loop, self.clock)  # type: ignore[arg-type]
         self.waits: dict[str, asyncio.Future] = {}
         self.calls: list[int] = []
         self.slice: Slice | None = None

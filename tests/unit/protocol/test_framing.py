@@ -121,3 +121,49 @@ def test_oversized_and_negative_sizes_are_refused_before_any_buffer_is_made() ->
             fresh.next_frame()
         assert info.value.limit == 1000
         assert fresh.buffered == 4     # nothing was sized by the bad prefix
+
+
+def test_readers_sharing_one_scratch_buffer_keep_their_streams_apart() -> None:
+    scratch = bytearray(64)
+    a, b = FrameReader(buffer_size=64, scratch=scratch), FrameReader(buffer_size=64, scratch=scratch)
+    sa = frame(b"alpha") + frame(b"x" * 40) + frame(b"omega")
+    sb = frame(b"bravo") * 3 + frame(b"y" * 200)
+    got_a: list[bytes] = []
+    got_b: list[bytes] = []
+    pa = pb = 0
+    # interleaved reads of 7 bytes: each read lands in the same scratch buffer
+    while pa < len(sa) or pb < len(sb):
+        for reader, stream, pos, got in ((a, sa, pa, got_a), (b, sb, pb, got_b)):
+            if pos >= len(stream):
+                continue
+            buf = reader.get_buffer(-1)
+            n = min(len(buf), 7, len(stream) - pos)
+            buf[:n] = stream[pos:pos + n]
+            reader.buffer_updated(n)
+            while (f := reader.next_frame()) is not None:
+                got.append(bytes(f))
+            if reader is a:
+                pa += n
+            else:
+                pb += n
+    assert got_a == [b"alpha", b"x" * 40, b"omega"]
+    assert got_b == [b"bravo"] * 3 + [b"y" * 200]
+
+
+def test_between_frames_a_reader_holds_only_a_partial_size_prefix() -> None:
+    scratch = bytearray(64)
+    reader = FrameReader(scratch=scratch)
+    assert reader.feed(frame(b"abc") + b"\x00\x00") == [b"abc"]
+    assert reader.buffered == 2 and reader.pending == -1
+    scratch[:] = bytes(64)             # another connection's read overwrites the scratch
+    assert reader.feed(b"\x00\x01z") == [b"z"]
+    assert reader.buffered == 0
+
+
+def test_frames_before_a_bad_size_prefix_are_returned_first() -> None:
+    reader = FrameReader(limit=100)
+    reader.get_buffer()[:13] = frame(b"ok") + struct.pack(">i", 101) + b"xyz"
+    reader.buffer_updated(13)
+    assert reader.next_frame() == b"ok"
+    with pytest.raises(FrameTooLarge):
+        reader.next_frame()
