@@ -23,6 +23,13 @@ def read_confluent(bootstrap: str, topic: str, isolation: str = "read_committed"
                    ) -> list[tuple[int, str]]:
     """(partition, value) of every record confluent-kafka returns, reading every partition
     from its start up to its end (the last stable offset under read_committed)."""
+    return [(p, v.decode()) for p, _k, v in read_records(bootstrap, topic, isolation)]
+
+
+def read_records(bootstrap: str, topic: str, isolation: str = "read_committed"
+                 ) -> list[tuple[int, bytes | None, bytes]]:
+    """(partition, key, value) of every record as read_confluent reads them, in offset
+    order within each partition."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{topic}",
                   "enable.auto.commit": False, "enable.partition.eof": True,
                   "isolation.level": isolation})
@@ -30,7 +37,7 @@ def read_confluent(bootstrap: str, topic: str, isolation: str = "read_committed"
         parts = sorted(c.list_topics(topic, timeout=30).topics[topic].partitions)
         c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in parts])
         at_end: set[int] = set()
-        got: list[tuple[int, str]] = []
+        got: list[tuple[int, bytes | None, bytes]] = []
         deadline = time.monotonic() + READ_TIMEOUT
         while len(at_end) < len(parts):
             assert time.monotonic() < deadline, f"{topic}: no end of partitions {set(parts) - at_end}"
@@ -41,7 +48,7 @@ def read_confluent(bootstrap: str, topic: str, isolation: str = "read_committed"
                 assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
                 at_end.add(m.partition())
                 continue
-            got.append((m.partition(), m.value().decode()))
+            got.append((m.partition(), m.key(), m.value()))
         return got
     finally:
         c.close()
