@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from confluent_kafka import Producer  # noqa: E402
+from confluent_kafka import KafkaException, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from bench.compare import SHARED_SETTINGS  # noqa: E402
@@ -93,12 +93,19 @@ def main() -> None:
             for name, bootstrap in targets.items():
                 create_topic(bootstrap, "txn-bench")
             results: dict[str, list[tuple[float, float]]] = {n: [] for n in targets}
+            failed: dict[str, str] = {}
             order = list(targets)
             for r in range(args.repeats):
                 for name in (order if r % 2 == 0 else order[::-1]):
-                    results[name].append(run_once(
-                        targets[name], "txn-bench", f"txn-bench-{r}", args.transactions,
-                        args.per_transaction, args.size))
+                    if name in failed:
+                        continue
+                    try:
+                        results[name].append(run_once(
+                            targets[name], "txn-bench", f"txn-bench-{r}", args.transactions,
+                            args.per_transaction, args.size))
+                    except KafkaException as e:  # a broker without transactions
+                        failed[name] = str(e.args[0])
+                        continue
                     print(f"  repeat {r + 1} {name}: {results[name][-1][0]:,.0f} records/s",
                           flush=True)
         finally:
@@ -108,6 +115,9 @@ def main() -> None:
     print(f"\ntransactional produce: {args.transactions} transactions x {args.per_transaction}"
           f" records x {args.size} B, {PARTITIONS} partitions, medians of {args.repeats}")
     print(f"{'broker':<20} {'records/s':>12} {'txn/s':>8} {'commit ms':>10} {'range records/s':>22}")
+    for name, error in failed.items():
+        print(f"{name:<20} failed: {error}")
+    results = {n: rows for n, rows in results.items() if rows}
     for name, rows in results.items():
         rate = statistics.median(r for r, _ in rows)
         lo, hi = min(r for r, _ in rows), max(r for r, _ in rows)
