@@ -11,12 +11,16 @@
 #   KAFPY_KAFKA_3_VERSION  the 3.x line (default 3.9.1)
 #   KAFPY_KAFKA_4_VERSIONS candidates for the 4.x line, newest first; the first that
 #                          resolves is used (default "4.4.0 4.3.1 4.2.0 4.1.1 4.0.0")
+#   KAFPY_STREAMS_VERSIONS candidates for Kafka Streams and its examples jar, newest first
+#                          (default "4.4.0 4.0.0"; the examples jar is not published for
+#                          every release)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${KAFPY_CACHE:-$HOME/.cache/kafpy}"
 KAFKA_3_VERSION="${KAFPY_KAFKA_3_VERSION:-3.9.1}"
 KAFKA_4_VERSIONS="${KAFPY_KAFKA_4_VERSIONS:-4.4.0 4.3.1 4.2.0 4.1.1 4.0.0}"
+STREAMS_VERSIONS="${KAFPY_STREAMS_VERSIONS:-4.4.0 4.0.0}"
 # The log4j2 SLF4J 1.x binding for Kafka 4.x (Kafka 4 publishes slf4j-api 1.7 in its poms and
 # ships log4j2 in its distribution; 3.9 brings slf4j-reload4j through its own poms).
 LOG4J2_VERSION="2.25.5"
@@ -179,4 +183,26 @@ else
     log "Spark Kafka connector: $(ls "$SPARK_DEST" | tr '\n' ' ')"
 fi
 
-log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, cache $CACHE)"
+# ---------------------------------------------------------------- Kafka Streams jars
+# kafka-streams-examples (WordCountDemo) and kafka-streams with their dependencies, for the
+# exactly-once Streams test (tests/support/kafka_dist.py kafka_streams_libs).
+gotstreams=""
+for v in $STREAMS_VERSIONS; do  # a warm run: any candidate already fetched will do
+    if [[ -f "$CACHE/kafka-streams-$v/.complete" ]]; then gotstreams="$v"; break; fi
+done
+if [[ -n "$gotstreams" ]]; then
+    log "Kafka Streams $gotstreams jars present in $CACHE/kafka-streams-$gotstreams"
+else
+    for v in $STREAMS_VERSIONS; do
+        log "fetching kafka-streams-examples:$v with mvn into $CACHE/kafka-streams-$v"
+        if fetch_jars "$CACHE/kafka-streams-$v" "org.apache.kafka:kafka-streams-examples:$v" \
+                "org.apache.kafka:kafka-streams:$v"; then
+            echo "$v" >"$CACHE/kafka-streams-$v/.complete"
+            gotstreams="$v"; break
+        fi
+        log "Kafka Streams $v did not resolve; trying the next version"
+    done
+fi
+[[ -n "$gotstreams" ]] || die "no kafka-streams-examples version resolved (tried $STREAMS_VERSIONS)"
+
+log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, Streams $gotstreams, cache $CACHE)"

@@ -478,3 +478,48 @@ def spark_kafka_jars(spark_version: str | None = None) -> list[Path]:
         raise KafkaDistMissing(f"Spark Kafka connector {spark_version} not in {d}; "
                                f"run scripts/install-deps.sh")
     return jars
+
+
+def javac_executable() -> str:
+    """`javac` next to java_executable(), else from PATH (a JDK 17+)."""
+    beside = Path(java_executable()).resolve().with_name("javac")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("javac")
+    if not found:
+        raise KafkaDistMissing("javac not found (install a JDK 17+, not only a JRE)")
+    return found
+
+
+def compile_java(source: Path, version: str) -> Path:
+    """Compile one small Java test program against Kafka `version`'s jars; returns the
+    classes dir (kept in the cache under the source's hash, so later runs skip javac)."""
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+    out = kafka_home(version) / "classes" / f"{source.stem}-{digest}"
+    if (out / f"{source.stem}.class").is_file():
+        return out
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    result = subprocess.run([javac_executable(), "-nowarn", "-cp", classpath(version),
+                             "-d", str(tmp), str(source)], capture_output=True, text=True,
+                            timeout=180)
+    if result.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ToolFailed(["javac", str(source)], result)
+    try:
+        os.replace(tmp, out)
+    except OSError:  # another run installed it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def kafka_streams_libs() -> Path:
+    """The Kafka Streams jars (kafka-streams and kafka-streams-examples with their
+    dependencies) that install-deps.sh put in `<cache>/kafka-streams-<version>/`."""
+    found = sorted(d for d in cache_dir().glob("kafka-streams-*")
+                   if (d / ".complete").is_file() and any(d.glob("kafka-streams-examples-*.jar")))
+    if not found:
+        raise KafkaDistMissing(f"Kafka Streams jars are not installed in "
+                               f"{cache_dir()}/kafka-streams-<version>; run scripts/install-deps.sh")
+    return found[-1]

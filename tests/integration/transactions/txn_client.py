@@ -1,0 +1,72 @@
+"""confluent-kafka transactional clients the tests run as processes (so they can be killed
+with SIGKILL at any point):
+
+    python -m tests.integration.transactions.txn_client copy BOOTSTRAP SOURCE SINK TXN_ID
+        consume-transform-produce: reads every partition of SOURCE from the group's committed
+        offsets up to the end offsets seen at start, writes "out-<value>" to the same partition
+        of SINK, and commits the consumed offsets with send_offsets_to_transaction, 20 records
+        a transaction. Prints "committed <n>" after each transaction and "done" at the end.
+    python -m tests.integration.transactions.txn_client hang BOOTSTRAP TOPIC TXN_ID PREFIX N
+        begins a transaction, writes N records "<PREFIX>-<i>" over TOPIC's partitions, flushes,
+        prints "open" and waits (a producer that dies in the middle of its transaction).
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+BATCH = 20
+
+
+def copy(bootstrap: str, source: str, sink: str, txn_id: str) -> None:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"{txn_id}-group",
+                         "enable.auto.commit": False, "isolation.level": "read_committed"})
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": txn_id,
+                         "transaction.timeout.ms": 10000, "linger.ms": 5})
+    producer.init_transactions(60)  # fences an earlier incarnation and aborts its transaction
+    parts = sorted(consumer.list_topics(source, timeout=30).topics[source].partitions)
+    committed = consumer.committed([TopicPartition(source, p) for p in parts], timeout=60)
+    positions = {tp.partition: max(tp.offset, 0) for tp in committed}
+    ends = {p: consumer.get_watermark_offsets(TopicPartition(source, p), timeout=30)[1]
+            for p in parts}
+    consumer.assign([TopicPartition(source, p, positions[p]) for p in parts])
+    done = 0
+    while any(positions[p] < ends[p] for p in parts):
+        records = [m for m in consumer.consume(BATCH, timeout=1.0) if not m.error()]
+        if not records:
+            continue
+        producer.begin_transaction()
+        for m in records:
+            producer.produce(sink, key=m.key(), value=b"out-" + m.value(), partition=m.partition())
+            positions[m.partition()] = m.offset() + 1
+        producer.send_offsets_to_transaction(
+            [TopicPartition(source, p, o) for p, o in positions.items()],
+            consumer.consumer_group_metadata(), 60)
+        producer.commit_transaction(60)
+        done += len(records)
+        print(f"committed {done}", flush=True)
+    consumer.close()
+    print("done", flush=True)
+
+
+def hang(bootstrap: str, topic: str, txn_id: str, prefix: str, n: int) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": txn_id,
+                         "transaction.timeout.ms": 3000})
+    producer.init_transactions(60)
+    producer.begin_transaction()
+    parts = len(producer.list_topics(topic, timeout=30).topics[topic].partitions)
+    for i in range(n):
+        producer.produce(topic, value=f"{prefix}-{i}".encode(), partition=i % parts)
+    assert producer.flush(60) == 0
+    print("open", flush=True)
+    time.sleep(3600)  # killed by the test
+
+
+if __name__ == "__main__":
+    mode, *rest = sys.argv[1:]
+    if mode == "copy":
+        copy(*rest)
+    else:
+        hang(rest[0], rest[1], rest[2], rest[3], int(rest[4]))
