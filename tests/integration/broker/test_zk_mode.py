@@ -62,6 +62,9 @@ class AdminStandIn:
     async def ensure_offsets_topic(self) -> None:
         return None
 
+    async def ensure_transaction_state_topic(self) -> None:
+        return None
+
 
 def zk_broker(zookeeper, log_dir: str, loop: asyncio.AbstractEventLoop, controller: ControllerStandIn,
               **overrides: str) -> Broker:
