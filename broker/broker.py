@@ -237,12 +237,16 @@ class Broker:
 
     async def _start_server(self) -> None:
         cfg = self.config
+        from broker.authorization import guard_registry, start_authorizer
+        authorizer = await start_authorizer(cfg, self.zk, self.controller, self.clock)
+        if authorizer is not None:
+            self.apis = guard_registry(self.apis, authorizer)
         self.services = BrokerServices(
             config=cfg, clock=self.clock, apis=self.apis, metadata_cache=self.metadata_cache,
             controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
-            cluster_controller=self.cluster_controller, zk_client=self.zk)
+            cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer)
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
 

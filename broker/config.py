@@ -216,6 +216,9 @@ _DEFS = [
     ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000, _at_least(1)),
     ConfigDef("producer.id.expiration.ms", "int", 86400000),
     ConfigDef("max.request.partition.size.limit", "int", 2000),
+    # Authorization (authorizer.class.name is below, with the compatibility keys)
+    ConfigDef("super.users", "string", ""),  # "User:admin;User:kafka", as Kafka separates them
+    ConfigDef("allow.everyone.if.no.acl.found", "boolean", False),
     # Misc accepted for compatibility with Kafka's sample files
     ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer"]),
     ConfigDef("process.roles", "list", []),

@@ -64,6 +64,7 @@ class ControllerState:
     topics: dict[str, TopicInfo] = field(default_factory=dict)
     broker_configs: dict[str, str] = field(default_factory=dict)
     producer_id_block_end: int = 0
+    acls: list[dict[str, Any]] = field(default_factory=list)  # broker.security.acl_store sections
 
 
 def load_controller_state(log_dir: str) -> ControllerState:
@@ -82,7 +83,7 @@ def load_controller_state(log_dir: str) -> ControllerState:
             partitions={int(p): PartitionInfo(**pi) for p, pi in t["partitions"].items()},
             configs=dict(t.get("configs", {})), is_internal=t["name"] in INTERNAL_TOPICS)
     return ControllerState(data["cluster_id"], topics, dict(data.get("broker_configs", {})),
-                           int(data.get("producer_id_block_end", 0)))
+                           int(data.get("producer_id_block_end", 0)), list(data.get("acls", [])))
 
 
 def _topic_json(t: TopicInfo) -> str:
@@ -120,7 +121,7 @@ def _serialize(state: ControllerState, cache: _TopicJsonCache | None = None) -> 
     topics = sorted(state.topics.values(), key=lambda t: t.name)
     head = json.dumps({"version": 1, "cluster_id": state.cluster_id,
                        "producer_id_block_end": state.producer_id_block_end,
-                       "broker_configs": state.broker_configs})
+                       "broker_configs": state.broker_configs, "acls": state.acls})
     parts = (cache or _TopicJsonCache()).encode(topics)
     return head[:-1] + ', "topics": [' + ",\n".join(parts) + "]}\n"
 
@@ -181,6 +182,15 @@ class StandaloneController:
         except OSError as e:  # out of descriptors, a full or failing disk: this change fails
             log.error("Writing %s failed: %s", self.path, e)
             raise TopicError(ErrorCode.KAFKA_STORAGE_ERROR, f"writing the cluster metadata failed: {e}") from e
+
+    async def update_acls(self, sections: list[dict[str, Any]]) -> None:
+        """The standalone ACL store's whole content, answered once on disk."""
+        self._state.acls = sections
+        await self._persist()
+
+    @property
+    def acls(self) -> list[dict[str, Any]]:
+        return self._state.acls
 
     # -- decisions ------------------------------------------------------------------------------
     def _live_ids(self) -> list[int]:

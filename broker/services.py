@@ -46,6 +46,9 @@ class BrokerServices:
     cluster_controller: "KafkaController | None" = None
     zk_client: "KafkaZkClient | None" = None
     broker_epoch: int = -1
+    # broker.security.authorizer.Authorizer when authorizer.class.name is set, else None
+    # (then nothing is checked and the ACL APIs answer SECURITY_DISABLED)
+    authorizer: Any = None
 
     @property
     def broker_id(self) -> int:

@@ -606,5 +606,26 @@ class KafkaZkClient:
             if isinstance(r, Exception) and not isinstance(r, NoNodeError):
                 raise r
 
+    # ------------------------------------------------------------------ ACLs (not as controller)
+    async def conditional_set_or_create(self, path: str, data: bytes, version: int | None) -> None:
+        """Set ``path`` at ``version``, or create it (with parents) when ``version`` is None;
+        BadVersionError / NodeExistsError when another writer got there first."""
+        if version is None:
+            await self._call(lambda: self._client.create_async(path, data, makepath=True))
+        else:
+            await self._call(lambda: self._client.set_async(path, data, version))
+
+    async def conditional_delete(self, path: str, version: int) -> None:
+        """Delete ``path`` at ``version`` (BadVersionError if it changed; gone is fine)."""
+        try:
+            await self._call(lambda: self._client.delete_async(path, version))
+        except NoNodeError:
+            pass
+
+    async def create_sequential(self, prefix_path: str, data: bytes) -> str:
+        """A persistent-sequential ``<prefix_path><seq>`` (parents created); its path."""
+        return await self._call(lambda: self._client.create_async(
+            prefix_path, data, sequence=True, makepath=True))
+
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)

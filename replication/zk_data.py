@@ -517,3 +517,61 @@ class FeatureZNode:
     def decode(cls, data: bytes | None) -> "FeatureZNode":
         obj = _required(data, "feature")
         return cls(obj.get("features") or {}, int(obj.get("status", FEATURE_STATUS_ENABLED)))
+
+
+# --------------------------------------------------------------------------- ACLs
+# ZkAclStore: literal patterns under /kafka-acl/<ResourceType>/<name>, prefixed ones under
+# /kafka-acl-extended/prefixed/<ResourceType>/<name> (resource types spelt "Topic", "Group",
+# "TransactionalId" ...). A change is announced by a persistent-sequential
+# acl_changes_<seq> child of the store's change path.
+ACL_PATH = "/kafka-acl"
+ACL_CHANGES_PATH = "/kafka-acl-changes"
+EXTENDED_ACL_PATH = "/kafka-acl-extended/prefixed"
+EXTENDED_ACL_CHANGES_PATH = "/kafka-acl-extended-changes"
+ACL_CHANGE_PREFIX = "acl_changes_"
+ACL_CHANGE_EXPIRATION_MS = 15 * 60 * 1000
+"""Notifications older than this are deleted by the broker that reads them (Kafka's 15 min)."""
+
+
+def acl_resource_path(prefixed: bool, resource_type: str, name: str) -> str:
+    return f"{EXTENDED_ACL_PATH if prefixed else ACL_PATH}/{resource_type}/{name}"
+
+
+def encode_acls(entries: Iterable[Mapping[str, str]]) -> bytes:
+    """An ACL znode: ``{"version":1,"acls":[{"principal","permissionType","operation","host"}]}``
+    with Kafka's camel-case names (``Allow``, ``IdempotentWrite``)."""
+    return _encode({"version": 1, "acls": [
+        {"principal": e["principal"], "permissionType": e["permissionType"],
+         "operation": e["operation"], "host": e["host"]} for e in entries]})
+
+
+@_decoder
+def decode_acls(data: bytes | None) -> list[dict[str, str]]:
+    obj = _decode(data) or {}
+    return [{k: str(a[k]) for k in ("principal", "permissionType", "operation", "host")}
+            for a in obj.get("acls") or []]
+
+
+def encode_literal_acl_change(resource_type: str, name: str) -> bytes:
+    """LiteralAclChangeStore's notification: ``TOPIC:name`` (Kafka's ResourceType.toString)."""
+    return f"{resource_type.upper()}:{name}".encode()
+
+
+def decode_literal_acl_change(data: bytes | None) -> tuple[str, str]:
+    """(resource type as written, name) of a literal change notification."""
+    resource_type, sep, name = (data or b"").decode().partition(":")
+    if not sep:
+        raise ZkDataError(f"not an ACL change notification: {data!r}")
+    return resource_type, name
+
+
+def encode_extended_acl_change(resource_type: str, name: str, pattern_type: str) -> bytes:
+    """ExtendedAclChangeStore's notification (Java enum names, e.g. ``TOPIC``/``PREFIXED``)."""
+    return _encode({"version": 1, "resourceType": resource_type.upper(), "name": name,
+                    "patternType": pattern_type.upper()})
+
+
+@_decoder
+def decode_extended_acl_change(data: bytes | None) -> tuple[str, str, str]:
+    obj = _required(data, "extended ACL change notification")
+    return str(obj["resourceType"]), str(obj["name"]), str(obj["patternType"])

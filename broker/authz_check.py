@@ -1,0 +1,164 @@
+"""The pieces authorization rules are made of: the per-request check (``AuthzCheck``), the
+topic filter that takes unauthorized topics out of a request and answers them with an error,
+and rules for requests judged on one resource (cluster, group).
+
+Who may call it: ``broker.authorization`` and ``broker.authorization_rules``. No state beyond
+one request.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from protocol import codec
+from protocol.errors import ErrorCode
+
+from broker.handler import RequestContext
+from broker.security.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
+from broker.security.authorizer import Authorizer
+
+ANONYMOUS = "User:ANONYMOUS"
+
+Next = Callable[[RequestContext, Any], Awaitable[Any]]
+Rule = Callable[["AuthzCheck", RequestContext, Any, Next], Awaitable[Any]]
+
+
+def principal_of(ctx: RequestContext) -> str:
+    """``Type:name`` of who sent the request (User:ANONYMOUS when the connection carries none)."""
+    p = getattr(ctx, "principal", None)
+    return ANONYMOUS if p is None else str(p)
+
+
+class AuthzCheck:
+    """One request's questions to the authorizer; ``denied`` counts refusals (Produce with
+    acks=0 closes the connection on any)."""
+
+    __slots__ = ("authorizer", "principal", "host", "denied")
+
+    def __init__(self, ctx: RequestContext, authorizer: Authorizer) -> None:
+        self.authorizer = authorizer
+        self.principal = principal_of(ctx)
+        self.host = ctx.client_host
+        self.denied = 0
+
+    def ok(self, op: AclOperation, resource_type: ResourceType, name: str) -> bool:
+        if self.authorizer.authorize(self.principal, self.host, op, resource_type, name):
+            return True
+        self.denied += 1
+        return False
+
+    def cluster(self, op: AclOperation) -> bool:
+        return self.ok(op, ResourceType.CLUSTER, CLUSTER_NAME)
+
+    def any_of_type(self, op: AclOperation, resource_type: ResourceType) -> bool:
+        return self.authorizer.authorize_by_resource_type(self.principal, self.host, op, resource_type)
+
+    def operations_bits(self, resource_type: ResourceType, name: str) -> int:
+        """Kafka's authorized-operations bit field: bit ``op`` for each allowed operation."""
+        bits = 0
+        for op in SUPPORTED_OPERATIONS[resource_type]:
+            if self.authorizer.authorize(self.principal, self.host, op, resource_type, name):
+                bits |= 1 << op
+        return bits
+
+
+def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
+    """This API's response with only its top-level ``error_code`` set."""
+    return codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)
+
+
+def nested(owner: type, struct: type, field: str) -> type:
+    """The struct class of array ``field`` of ``struct`` (generated classes hang off ``owner``)."""
+    for f in struct.FIELDS:
+        if f.name == field:
+            return getattr(owner, f.type.lstrip("[]"))
+    raise KeyError(field)
+
+
+@dataclass(frozen=True)
+class TopicPath:
+    """Where a request keeps its topics and partitions and where its response answers them:
+    ``req_index`` None means the partitions are plain ints."""
+    req_topics: str
+    req_name: str
+    req_parts: str
+    req_index: str | None
+    resp_topics: str
+    resp_name: str
+    resp_parts: str
+    resp_index: str
+    resp_error: str = "error_code"
+
+
+def _topic_name(ctx: RequestContext, t: Any, path: TopicPath) -> str | None:
+    name = getattr(t, path.req_name, None)
+    if not name:
+        tid = getattr(t, "topic_id", None)
+        info = ctx.services.metadata_cache.topic_by_id(tid) if tid else None
+        name = info.name if info is not None else None
+    return name
+
+
+async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next, path: TopicPath,
+                        allowed: Callable[[str], bool],
+                        code: ErrorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED, holder: Any = None) -> Any:
+    """Runs ``func`` on the topics ``allowed`` accepts; the others are answered ``code`` for
+    every partition the request named. ``holder`` is the struct holding the topics (the
+    request itself unless nested)."""
+    holder = req if holder is None else holder
+    topics = getattr(holder, path.req_topics)
+    if not topics:
+        return await func(ctx, req)
+    keep, denied = [], []
+    for t in topics:
+        name = _topic_name(ctx, t, path)
+        (keep if name is None or allowed(name) else denied).append((t, name))
+    if not denied:
+        return await func(ctx, req)
+    setattr(holder, path.req_topics, [t for t, _ in keep])
+    resp = await func(ctx, req)
+    if resp is None:
+        return None
+    add_topic_errors(resp, resp, path, [(t, n) for t, n in denied], code)
+    return resp
+
+
+def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: list[tuple[Any, str]],
+                     code: ErrorCode) -> None:
+    """Appends an entry per denied request topic to ``holder``'s response topics."""
+    owner = type(resp)
+    T = nested(owner, type(holder), path.resp_topics)
+    P = nested(owner, T, path.resp_parts)
+    T_fields = set(T.__slots__)
+    out = getattr(holder, path.resp_topics)
+    for t, name in denied:
+        parts = getattr(t, path.req_parts) or []
+        indexes = parts if path.req_index is None else [getattr(p, path.req_index) for p in parts]
+        entry = T(**{path.resp_name: name,
+                     path.resp_parts: [P(**{path.resp_index: i, path.resp_error: code}) for i in indexes]})
+        if "topic_id" in T_fields and getattr(t, "topic_id", None) is not None:
+            entry.topic_id = t.topic_id
+        out.append(entry)
+
+
+async def no_check(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """Served to anyone (ApiVersions, the SASL exchange)."""
+    return await func(ctx, req)
+
+
+def cluster_rule(op: AclOperation) -> Rule:
+    """Allowed only with ``op`` on the cluster; otherwise the top-level error."""
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+        if az.cluster(op):
+            return await func(ctx, req)
+        return top_error(ctx, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+    return rule
+
+
+def group_rule(op: AclOperation) -> Rule:
+    """Allowed only with ``op`` on the request's ``group_id``; otherwise the top-level error."""
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+        if az.ok(op, ResourceType.GROUP, req.group_id):
+            return await func(ctx, req)
+        return top_error(ctx, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    return rule

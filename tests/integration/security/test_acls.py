@@ -1,0 +1,123 @@
+"""ACLs on a standalone broker with the authorizer on (PLAINTEXT: every client is
+User:ANONYMOUS): Apache's kafka-acls.sh (4.x) grants and revokes produce and consume rights,
+a principal without a right is refused and nothing is written or read, and, last, with every
+right denied, a walk over every API key the broker serves shows none returns data or changes
+state. One broker for the module; the steps run in order."""
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from protocol import messages as M
+from protocol.errors import ErrorCode
+from protocol.records import build_batch
+from tests.integration.broker.raw import RawConnection, create_topic, produce_request
+from tests.integration.security.walk import ACCEPTABLE, AUTH_ERRORS, walk_every_api
+from tests.support.kafka_dist import run_tool
+from tests.support.kafpy_broker import KafpyBroker
+
+ANON = "User:ANONYMOUS"
+TOPIC, GROUP = "sensor", "alerts"
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    work = tmp_path_factory.mktemp("kafpy-acls")
+    b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150, overrides={
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "allow.everyone.if.no.acl.found": "true", "auto.create.topics.enable": "false",
+        "offsets.topic.replication.factor": "1", "group.initial.rebalance.delay.ms": "0"})
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def acls(broker, *args: str) -> str:
+    return run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, *args]).stdout
+
+
+def produce(broker, value: bytes) -> int:
+    with RawConnection("127.0.0.1", broker.port) as c:
+        resp = c.request(0, 9, produce_request(TOPIC, build_batch([(None, value)])))
+    return resp.responses[0].partition_responses[0].error_code
+
+
+def fetch(broker) -> tuple[int, bytes | None]:
+    F = M.FetchRequest
+    req = F(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0, topics=[
+        F.FetchTopic(topic=TOPIC, partitions=[F.FetchPartition(partition=0, fetch_offset=0,
+                                                               partition_max_bytes=1 << 20)])])
+    with RawConnection("127.0.0.1", broker.port) as c:
+        resp = c.request(1, 11, req)
+    p = resp.responses[0].partitions[0]
+    return p.error_code, p.records
+
+
+def end_offset(broker) -> int:
+    """The partition's log end, from the log file (ListOffsets might be refused)."""
+    from protocol.records import iter_batches
+    data = b"".join(f.read_bytes() for f in sorted((broker.log_dir / f"{TOPIC}-0").glob("*.log")))
+    return sum(h.records_count for _, h in iter_batches(data))
+
+
+def consume_with_group(broker) -> list[bytes]:
+    from kafka import KafkaConsumer
+    c = KafkaConsumer(TOPIC, bootstrap_servers=broker.bootstrap, group_id=GROUP, auto_offset_reset="earliest",
+                      consumer_timeout_ms=8000)
+    try:
+        return [m.value for m in c]
+    finally:
+        c.close()
+
+
+@pytest.mark.timeout(300)
+def test_grant_and_revoke_produce_and_consume_with_apache_kafka_acls(broker):
+    create_topic(broker.port, TOPIC)  # no ACLs yet: allow.everyone.if.no.acl.found
+    assert produce(broker, b"open") == ErrorCode.NONE
+    # an ACL for someone else: the topic now has ACLs, and ANONYMOUS has none of them
+    acls(broker, "--add", "--allow-principal", "User:alice", "--producer", "--topic", TOPIC)
+    assert produce(broker, b"refused") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    assert fetch(broker) == (ErrorCode.TOPIC_AUTHORIZATION_FAILED, None)
+    assert end_offset(broker) == 1
+    acls(broker, "--add", "--allow-principal", ANON, "--producer", "--topic", TOPIC)
+    assert produce(broker, b"granted") == ErrorCode.NONE
+    assert end_offset(broker) == 2
+    listed = acls(broker, "--list", "--topic", TOPIC)
+    assert "principal=User:alice" in listed and f"principal={ANON}" in listed and "operation=WRITE" in listed
+    # consume as a group needs READ on the topic and on the group
+    acls(broker, "--add", "--allow-principal", ANON, "--operation", "Read", "--topic", TOPIC)
+    acls(broker, "--add", "--deny-principal", ANON, "--operation", "Read", "--group", GROUP)
+    from kafka.errors import GroupAuthorizationFailedError
+    with pytest.raises(GroupAuthorizationFailedError):
+        consume_with_group(broker)
+    acls(broker, "--remove", "--force", "--deny-principal", ANON, "--operation", "Read", "--group", GROUP)
+    acls(broker, "--add", "--allow-principal", ANON, "--consumer", "--topic", TOPIC, "--group", GROUP)
+    assert consume_with_group(broker) == [b"open", b"granted"]
+    acls(broker, "--remove", "--force", "--allow-principal", ANON, "--producer", "--topic", TOPIC)
+    assert produce(broker, b"revoked") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    assert end_offset(broker) == 2
+    # kept in the metadata file beside the topics, in Kafka's JSON names
+    state = json.loads((broker.log_dir / "cluster-metadata.json").read_text())
+    assert {"resourceType": "Group", "name": GROUP, "patternType": "Literal", "acls": [
+        {"principal": ANON, "permissionType": "Allow", "operation": "Read", "host": "*"}]} in state["acls"]
+
+
+@pytest.mark.timeout(300)
+def test_every_api_refuses_an_unauthorized_principal(broker):
+    """Deny ANONYMOUS everything, then send each API the broker serves a request naming the
+    topic, the group and a transactional id: each answer is an authorization error (or the
+    connection closes) and the logs, offsets and metadata are as before."""
+    for resource in (["--topic", "*"], ["--group", "*"], ["--transactional-id", "*"], ["--cluster"]):
+        acls(broker, "--add", "--deny-principal", ANON, "--operation", "All", *resource)
+    before = (end_offset(broker), (broker.log_dir / "cluster-metadata.json").read_text())
+    state = json.loads(before[1])
+    topic_id = next(base64.b64decode(t["topic_id"]) for t in state["topics"] if t["name"] == TOPIC)
+    results = walk_every_api(broker.port, TOPIC, GROUP, topic_id)
+    leaks = {k: r for k, r in results.items() if r not in AUTH_ERRORS | ACCEPTABLE}
+    assert not leaks, leaks
+    assert results[3] == "TOPIC_AUTHORIZATION_FAILED"  # Metadata names the topic, refused
+    assert (end_offset(broker), (broker.log_dir / "cluster-metadata.json").read_text()) == before
