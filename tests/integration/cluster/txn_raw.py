@@ -37,6 +37,16 @@ def latest_offset(c: RawConnection, topic: str, partition: int, read_committed: 
     return -1 if p.error_code else p.offset
 
 
+def produce_batch(c: RawConnection, topic: str, partition: int, batch: bytes, transactional_id: str | None,
+                  version: int = 9) -> tuple[int, int]:
+    """Append one batch with acks=-1: (error code, base offset)."""
+    P = ProduceRequest
+    r = c.request(PRODUCE, version, P(transactional_id=transactional_id, acks=-1, timeout_ms=30000, topic_data=[
+        P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=partition, records=batch)])]))
+    pr = r.responses[0].partition_responses[0]
+    return pr.error_code, pr.base_offset
+
+
 class RawTxnProducer:
     """One transactional id's producer over a connection to its coordinator; produce goes
     over whatever connection the caller passes (the partition's leader)."""
@@ -73,12 +83,7 @@ class RawTxnProducer:
         seq = self._sequences.get((topic, partition), 0)
         batch = build_batch([(None, v) for v in values], producer_id=self.producer_id,
                             producer_epoch=self.epoch, base_sequence=seq, is_transactional=True)
-        P = ProduceRequest
-        r = leader.request(PRODUCE, version, P(
-            transactional_id=self.transactional_id, acks=-1, timeout_ms=30000, topic_data=[
-                P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=partition,
-                                                                                      records=batch)])]))
-        error = r.responses[0].partition_responses[0].error_code
+        error, _ = produce_batch(leader, topic, partition, batch, self.transactional_id, version)
         if error == 0:
             self._sequences[(topic, partition)] = seq + len(values)
         return error
