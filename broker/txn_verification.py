@@ -34,6 +34,7 @@ from protocol.messages import AddPartitionsToTxnRequest
 from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
 from coordinator.partitioner import partition_for
+from coordinator.transaction.clients import BrokerClients
 
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
@@ -78,14 +79,11 @@ class TxnVerifier:
         self.enabled = enabled
         self._metadata = metadata_cache
         self._local = local_coordinator
-        self._client_factory = client_factory
-        self._clients: dict[int, Any] = {}
+        self._clients = BrokerClients(metadata_cache, client_factory)
         self._guards: dict[tuple[str, int, int], object] = {}
 
     async def close(self) -> None:
-        for client in self._clients.values():
-            await client.close()
-        self._clients.clear()
+        await self._clients.close()
 
     # ------------------------------------------------------------------ guards
     def needs_verification(self, partition: Any, producer_id: int, epoch: int) -> bool:
@@ -133,7 +131,7 @@ class TxnVerifier:
                 return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
             return coordinator.verify_partitions(transactional_id, producer_id, epoch, partitions)
         try:
-            client = self._client(node)
+            client = self._clients.get(node)
             await client.ready()
             if client.api_version(ADD_PARTITIONS_TO_TXN) < 4:
                 # a coordinator that cannot verify: the batch appends unverified, as in Kafka
@@ -154,14 +152,6 @@ class TxnVerifier:
                  for t in r.topic_results for p in t.results_by_partition}
         return {tp: found.get(tp, E.INVALID_TXN_STATE) for tp in partitions}
 
-    def _client(self, node: int) -> Any:
-        client = self._clients.get(node)
-        if client is None or client.closed:
-            broker = self._metadata.broker(node)
-            if broker is None:
-                raise ConnectionError(f"broker {node} is not alive")
-            client = self._clients[node] = self._client_factory(broker)
-        return client
 
 
 def _verify_request(transactional_id: str, producer_id: int, epoch: int,
