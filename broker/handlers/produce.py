@@ -6,6 +6,8 @@ acks=-1 answers once every partition's high watermark covers its batch: at once 
 already does (a standalone broker is its whole ISR), else the response parks in the produce
 purgatory for the request's timeout. With acks=0 there is no response at all, as in Kafka; if
 a partition failed, the connection is closed instead, so the producer notices.
+A transactional batch that would start its producer's transaction on a partition waits for
+the transaction coordinator's verification first (KIP-890, broker/txn_verification.py).
 """
 from __future__ import annotations
 
@@ -165,7 +167,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             if len(pd.records) == 0:
                 pr.error_code = E.CORRUPT_MESSAGE
                 continue
-            check = verified.get((td.name, pd.index))
+            check = verified.get((td.name, pd.index)) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
             try:
