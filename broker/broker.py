@@ -39,6 +39,7 @@ from broker.replica_manager import ReplicaManager
 from broker.server import SocketServer
 from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
+from broker.txn_verification import TxnVerifier
 from broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
                               load_dynamic_broker_configs, replication_managers)
 
@@ -124,6 +125,7 @@ class Broker:
         self._registration: BrokerRegistration | None = None
         self.group_coordinator: GroupCoordinatorService | None = None
         self.txn_coordinator: TransactionCoordinatorService | None = None
+        self.txn_verifier: TxnVerifier | None = None
         self.services: BrokerServices | None = None
         self.server: SocketServer | None = None
 
@@ -218,9 +220,16 @@ class Broker:
         txn_config.broker_id = cfg.broker_id
         markers = TxnMarkerSender(cfg.broker_id, self.metadata_cache, self._write_txn_markers_locally,
                                   self._txn_marker_client, self.loop, timeout_ms=cfg["request.timeout.ms"])
+        self.txn_verifier = TxnVerifier(
+            cfg.broker_id, self.metadata_cache, lambda: self.txn_coordinator and self.txn_coordinator.coordinator,
+            lambda node: self._txn_marker_client(node, "txn-verifier"), cfg["transaction.partition.verification.enable"])
+
+        async def close_clients() -> None:
+            await markers.close()
+            await self.txn_verifier.close()
         self.txn_coordinator = TransactionCoordinatorService(
             txn_config, self.replica_manager, self.metadata_cache, self.controller.ensure_transaction_state_topic,
-            self.controller.next_producer_id, markers, self.loop, self.clock, close_markers=markers.close)
+            self.controller.next_producer_id, markers, self.loop, self.clock, close_markers=close_clients)
         self.leadership.txn_service = self.txn_coordinator
         await self.txn_coordinator.start()
 
@@ -229,9 +238,9 @@ class Broker:
         from broker.txn_markers import write_txn_markers
         return await write_txn_markers(self.services, request)
 
-    def _txn_marker_client(self, node: BrokerInfo) -> Any:
+    def _txn_marker_client(self, node: BrokerInfo, purpose: str = "txn-marker-sender") -> Any:
         from replication.network_client import NetworkClient, NetworkClientConfig
-        return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-txn-marker-sender",
+        return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-{purpose}",
                              node_id=node.node_id, loop=self.loop,
                              config=NetworkClientConfig(request_timeout_ms=self.config["request.timeout.ms"]))
 
@@ -246,6 +255,7 @@ class Broker:
             controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
+            txn_verifier=self.txn_verifier,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer)
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()

@@ -214,6 +214,7 @@ _DEFS = [
     ConfigDef("transaction.state.log.load.buffer.size", "int", 5242880, _at_least(1)),
     ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", "int", 10000, _at_least(1)),
     ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000, _at_least(1)),
+    ConfigDef("transaction.partition.verification.enable", "boolean", True),
     ConfigDef("producer.id.expiration.ms", "int", 86400000),
     ConfigDef("max.request.partition.size.limit", "int", 2000),
     # Authorization (authorizer.class.name is below, with the compatibility keys)

@@ -39,6 +39,9 @@ class BrokerServices:
     # coordinator.transaction.service.TransactionCoordinatorService; None only in handler
     # unit tests without transactions
     txn_coordinator: Any = None
+    # broker.txn_verification.TxnVerifier (KIP-890 produce-time verification); None only
+    # in handler unit tests without transactions
+    txn_verifier: Any = None
     # ZooKeeper mode only (None standalone): the cluster's controller election and state
     # machine on this broker (ControlledShutdown, AlterPartition, ElectLeaders), the
     # ZooKeeper client (topic configs for UpdateMetadata/LeaderAndIsr), and this broker's

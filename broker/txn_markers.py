@@ -10,7 +10,8 @@ last marker's TRANSACTION_COORDINATOR_FENCED. The marker is appended with origin
 "coordinator" and acks=all: the answer waits until the high watermark passes it (as Kafka's
 appendRecords with requiredAcks -1 and request.timeout.ms). Appending closes the producer's
 transaction in the partition's producer state (an abort enters the .txnindex) and so moves
-the last stable offset. Markers on ``__consumer_offsets`` that were committed also settle
+the last stable offset, and voids the producer's pending produce-time verification there
+(broker/txn_verification.py). Markers on ``__consumer_offsets`` that were committed also settle
 the group coordinator's pending transactional offsets of that producer.
 
 Kafka requires ClusterAction on the cluster for this broker-to-broker API; kafpy has no
@@ -63,6 +64,8 @@ def _append_marker(services: "BrokerServices", topic: str, index: int, marker: A
     except (StorageError, PartitionError) as e:
         log.info("marker append to %s-%d failed: %s", topic, index, e)
         return ErrorCode(e.error_code), part, -1
+    if services.txn_verifier is not None:
+        services.txn_verifier.on_marker(topic, index, marker.producer_id)
     return ErrorCode.NONE, part, info.last_offset + 1
 
 

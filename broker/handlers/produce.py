@@ -6,6 +6,8 @@ acks=-1 answers once every partition's high watermark covers its batch: at once 
 already does (a standalone broker is its whole ISR), else the response parks in the produce
 purgatory for the request's timeout. With acks=0 there is no response at all, as in Kafka; if
 a partition failed, the connection is closed instead, so the producer notices.
+A transactional batch that would start its producer's transaction on a partition waits for
+the transaction coordinator's verification first (KIP-890, broker/txn_verification.py).
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from replication.partition import PartitionError
 from storage.errors import StorageError
 
 from broker.handler import CloseConnection, Handler, RequestContext
+from broker.txn_verification import produce_error, transactional_producer
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
@@ -70,6 +73,55 @@ def _has_transactional_records(req) -> bool:
     return False
 
 
+async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
+    """Ask the transaction coordinator about the partitions where a transactional batch
+    would start the producer's transaction (broker/txn_verification.py)."""
+    verifier = ctx.services.txn_verifier
+    if verifier is None or not verifier.enabled:
+        return {}
+    rm = ctx.services.replica_manager
+    starting: list[tuple[str, int]] = []
+    producer = None
+    for td in req.topic_data:
+        for pd in td.partition_data:
+            found = transactional_producer(pd.records)
+            part = None if found is None else rm.get_partition(td.name, pd.index)
+            if part is None or not part.is_leader or not verifier.needs_verification(part, *found):
+                continue
+            producer = found
+            starting.append((td.name, pd.index))
+    if not starting:
+        return {}
+    pid, epoch = producer
+    guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
+    errors = await verifier.verify(req.transactional_id, pid, epoch, starting)
+    out = {}
+    for tp in starting:
+        error = errors.get(tp, E.NONE)
+        if error != E.NONE:
+            verifier.done(tp[0], tp[1], pid, guards[tp])
+            log.debug("Produce to %s-%d of transactional id %s not verified: %s", tp[0], tp[1],
+                      req.transactional_id, error.name)
+        out[tp] = (pid, epoch, guards[tp], error)
+    return out
+
+
+def _verified(ctx: RequestContext, part, topic: str, index: int, check: tuple, pr) -> bool:
+    """Whether the verified batch may append: the coordinator agreed and no marker ended
+    the transaction since, unless a batch verified alongside started it already (else the
+    error is set on `pr`)."""
+    verifier = ctx.services.txn_verifier
+    pid, epoch, guard, error = check
+    if (error == E.NONE and not verifier.holds(topic, index, pid, guard)
+            and verifier.needs_verification(part, pid, epoch)):
+        error = E.INVALID_TXN_STATE
+    verifier.done(topic, index, pid, guard)
+    if error != E.NONE:
+        pr.error_code, pr.error_message = produce_error(error)
+        return False
+    return True
+
+
 async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     rm = ctx.services.replica_manager
     acks = req.acks
@@ -79,6 +131,11 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     # refuses the whole request otherwise); lower producer epochs are the log's to refuse
     # (INVALID_PRODUCER_EPOCH), and a marker moves the partition's epoch on.
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
+    # KIP-890: (topic, partition) -> (producer id, guard) of batches the coordinator verified,
+    # or the error to answer; empty unless a transactional batch would start a transaction
+    verified: dict[tuple[str, int], tuple] = {}
+    if req.transactional_id is not None and not no_txn_id and not bad_acks:
+        verified = await _verify(ctx, req)
     waits: list[tuple] = []  # (response, partition, required offset) for acks=-1
     for td in req.topic_data:
         parts_out = []
@@ -109,6 +166,9 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
                 continue
             if len(pd.records) == 0:
                 pr.error_code = E.CORRUPT_MESSAGE
+                continue
+            check = verified.get((td.name, pd.index)) if verified else None
+            if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
             try:
                 info = part.append_records_to_leader(pd.records, "client", acks)

@@ -396,12 +396,23 @@ class TransactionCoordinator:
     def load_partition(self, partition: int, coordinator_epoch: int, now_ms: int) -> int:
         """This broker leads `__transaction_state-<partition>`: replay it, then finish the
         transactions it left prepared. Returns the number of ids loaded."""
-        self._now_ms = now_ms
+        self.begin_load(partition)
+        return self.complete_load(partition, coordinator_epoch, self.log.read(partition), now_ms)
+
+    def begin_load(self, partition: int) -> None:
+        """Forget the partition's ids; until `complete_load` its ids answer
+        COORDINATOR_LOAD_IN_PROGRESS (the service reads the log meanwhile)."""
         self.unload_partition(partition)
         self.loading.add(partition)
+
+    def complete_load(self, partition: int, coordinator_epoch: int,
+                      entries: Iterable[tuple[bytes, bytes | None]], now_ms: int) -> int:
+        """Apply the partition's records (key, value) in log order, own the partition,
+        and send the markers of the transactions left prepared. Returns the ids loaded."""
+        self._now_ms = now_ms
         latest: dict[str, TxnTransit | None] = {}
         try:
-            for key, value in self.log.read(partition):
+            for key, value in entries:
                 try:
                     latest[decode_key(key)] = None if value is None else decode_value(value)
                 except Exception as e:  # noqa: BLE001 - skip what is unreadable
@@ -420,6 +431,7 @@ class TransactionCoordinator:
 
     def unload_partition(self, partition: int) -> None:
         self.owned.pop(partition, None)
+        self.loading.discard(partition)
         for tid in [t for t in self.txns if self.partition_for(t) == partition]:
             del self.txns[tid]
             self._retry_at.pop(tid, None)

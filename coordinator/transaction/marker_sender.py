@@ -22,6 +22,7 @@ from typing import Any, Awaitable, Callable
 from protocol.errors import ErrorCode
 from protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
 
+from coordinator.transaction.clients import BrokerClients
 from coordinator.transaction.markers import TxnMarker
 from coordinator.transaction.state import TopicPartition
 
@@ -64,11 +65,10 @@ class TxnMarkerSender:
         self.broker_id = broker_id
         self._metadata = metadata_cache
         self._write_local = write_local
-        self._client_factory = client_factory
         self._loop = loop
         self._timeout_s = timeout_ms / 1000
         self._backoff_s = retry_backoff_ms / 1000
-        self._clients: dict[int, Any] = {}
+        self._clients = BrokerClients(metadata_cache, client_factory)
         self._tasks: set[asyncio.Task] = set()
 
     def send(self, marker: TxnMarker) -> asyncio.Future:
@@ -99,9 +99,7 @@ class TxnMarkerSender:
                 await t
             except (asyncio.CancelledError, Exception):  # noqa: BLE001 - stopping anyway
                 pass
-        for client in self._clients.values():
-            await client.close()
-        self._clients.clear()
+        await self._clients.close()
 
     # ------------------------------------------------------------------ one marker
     async def _send_until_done(self, marker: TxnMarker) -> ErrorCode:
@@ -149,7 +147,7 @@ class TxnMarkerSender:
             if node == self.broker_id:
                 resp = await self._write_local(request)
             else:
-                resp = await self._client(node).send(WRITE_TXN_MARKERS, request)
+                resp = await self._clients.get(node).send(WRITE_TXN_MARKERS, request)
             errors = partition_errors(resp, marker.producer_id)
         except asyncio.CancelledError:
             raise
@@ -158,11 +156,3 @@ class TxnMarkerSender:
             errors = {}
         return {tp: errors.get(tp, E.NETWORK_EXCEPTION) for tp in partitions}
 
-    def _client(self, node: int) -> Any:
-        client = self._clients.get(node)
-        if client is None or client.closed:
-            broker = self._metadata.broker(node)
-            if broker is None:
-                raise ConnectionError(f"broker {node} is not alive")
-            client = self._clients[node] = self._client_factory(broker)
-        return client

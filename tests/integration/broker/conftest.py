@@ -15,11 +15,13 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def shared_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafpyBroker]:
-    """One broker for a whole test module, stopped at module teardown."""
+def shared_broker(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafpyBroker]:
+    """One broker for a whole test module, stopped at module teardown; a module's
+    ``BROKER_OVERRIDES`` dict, if any, is added to its settings."""
     work = tmp_path_factory.mktemp("kafpy-shared")
     # a generous start timeout: other suites may be loading this machine's two cores
-    b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150)
+    b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150,
+                    overrides=dict(getattr(request.module, "BROKER_OVERRIDES", {})))
     b.start()
     try:
         yield b

@@ -10,6 +10,10 @@ from confluent_kafka import KafkaException, Producer
 from kafka import KafkaProducer
 
 from coordinator.partitioner import partition_for
+from protocol.errors import ErrorCode as E
+from tests.integration.broker.raw import RawConnection
+from tests.integration.cluster.harness import wait_until
+from tests.integration.cluster.txn_raw import RawTxnProducer, describe_txn, find_txn_coordinator, latest_offset
 from tests.integration.coordinator.helpers import create_topic
 from tests.support.kafka_dist import DEFAULT_KAFKA_4, run_tool
 from tests.support.kafpy_broker import KafpyBroker
@@ -87,3 +91,23 @@ def test_kafka_python_transactional_producer(txn_broker):
         p.abort_transaction()
     finally:
         p.close(timeout=10)
+
+
+def test_produce_verifies_the_partition_is_in_the_transaction(txn_broker):
+    """KIP-890 part 1: a transactional batch for a partition never added to the transaction
+    is refused (INVALID_TXN_STATE), before and after the partition's transaction, at old and
+    new Produce versions; once added, every batch appends."""
+    create_topic(txn_broker.bootstrap, "txn-verify", 2)
+    with RawConnection(txn_broker.host, txn_broker.port) as c:
+        wait_until(lambda: find_txn_coordinator(c, "tx-verify")[0] == 0, 30, "the coordinator")
+        p = RawTxnProducer(c, "tx-verify")
+        wait_until(lambda: p.init() == 0, 30, "InitProducerId")
+        assert p.produce(c, "txn-verify", 0, [b"stray"]) == E.INVALID_TXN_STATE
+        assert p.add_partitions("txn-verify", [0]) == {0: 0}
+        assert p.produce(c, "txn-verify", 0, [b"a"]) == 0
+        assert p.produce(c, "txn-verify", 0, [b"b"], version=3) == 0  # the transaction is open here
+        assert p.produce(c, "txn-verify", 1, [b"stray"], version=3) == E.INVALID_TXN_STATE
+        assert p.end(commit=True) == 0
+        wait_until(lambda: describe_txn(c, "tx-verify").transaction_state == "CompleteCommit", 30, "committed")
+        assert p.produce(c, "txn-verify", 0, [b"late"]) == E.INVALID_TXN_STATE  # its marker ended it
+        assert latest_offset(c, "txn-verify", 0, False) == 3 and latest_offset(c, "txn-verify", 1, False) == 0

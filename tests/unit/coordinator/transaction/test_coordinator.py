@@ -265,6 +265,23 @@ def test_reload_restores_state_and_finishes_prepared_transactions():
     assert T not in c.txns
 
 
+def test_requests_wait_while_a_partition_loads():
+    log = InMemoryOffsetsLog()
+    c = make(log)
+    r = init(c)
+    add(c, r.producer_id, 0)
+    c2 = TransactionCoordinator(c.config, log, Markers(), lambda: 2000)
+    c2.begin_load(0)
+    assert init(c2).error == E.COORDINATOR_LOAD_IN_PROGRESS
+    assert c2.describe(T) == (E.COORDINATOR_LOAD_IN_PROGRESS, None)
+    assert c2.complete_load(0, 4, log.read(0), now_ms=30) == 1
+    assert c2.txns[T].state == TxnState.ONGOING and c2.owned == {0: 4}
+    # resigning while loading leaves nothing loading nor owned
+    c2.begin_load(0)
+    c2.unload_partition(0)
+    assert not c2.loading and init(c2).error == E.NOT_COORDINATOR
+
+
 def test_verify_partitions():
     c = make()
     r = init(c)

@@ -1,0 +1,165 @@
+"""KIP-890 part 1 on the partition leader (Kafka's AddPartitionsToTxnManager and verification
+guards): before the first transactional batch of a producer's transaction is appended to a
+partition, the transaction coordinator confirms that the partition is in the ongoing
+transaction (AddPartitionsToTxn v4+ with verifyOnly), so a late or stray batch cannot open a
+transaction the coordinator will never end (a hanging transaction).
+
+Only a batch that would start a transaction on the partition is verified: once the
+partition's producer state has an ongoing transaction for that producer and epoch, later
+batches append at once. The coordinator is asked directly when this broker leads the
+transactional id's `__transaction_state` partition, else over a NetworkClient per broker.
+
+A guard per (topic, partition, producer id) is set when verification starts and cleared by a
+marker for that producer on the partition (`on_marker`): a batch verified before the
+transaction ended is refused (INVALID_TXN_STATE) instead of starting a new one.
+
+Errors reach the producer as Kafka answers Produce v0-v11: PRODUCER_FENCED as
+INVALID_PRODUCER_EPOCH, TRANSACTION_ABORTABLE as INVALID_TXN_STATE, and what the client
+should just retry (coordinator moving or loading, concurrent transactions, network) as
+NOT_ENOUGH_REPLICAS, which does not make it refresh its metadata.
+
+Who calls it: broker/handlers/produce.py and broker/txn_markers.py, on the event loop
+thread. Nothing on disk.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+from collections import defaultdict
+from typing import Any, Callable
+
+from protocol.errors import ErrorCode, UnsupportedVersion
+from protocol.messages import AddPartitionsToTxnRequest
+from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+
+from coordinator.partitioner import partition_for
+from coordinator.transaction.clients import BrokerClients
+
+log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
+
+E = ErrorCode
+ADD_PARTITIONS_TO_TXN = 24
+TopicPartition = tuple[str, int]
+# Batch header fields (magic 2): the low byte of the attributes, producer id and epoch.
+_ATTRIBUTES, TRANSACTIONAL_BIT = 22, 0x10
+_PRODUCER = struct.Struct(">qh")
+_PRODUCER_AT = 43
+_RETRIABLE = (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
+              E.NOT_COORDINATOR, E.CONCURRENT_TRANSACTIONS)
+PARTITION_NOT_ADDED = "Partition was not added to the transaction"
+
+
+def produce_error(error: ErrorCode) -> tuple[ErrorCode, str | None]:
+    """What a Produce (v0-v11) answers for a verification error (ReplicaManager's mapping)."""
+    if error == E.PRODUCER_FENCED:
+        return E.INVALID_PRODUCER_EPOCH, None
+    if error in (E.TRANSACTION_ABORTABLE, E.CLUSTER_AUTHORIZATION_FAILED, E.INVALID_TXN_STATE):
+        return E.INVALID_TXN_STATE, PARTITION_NOT_ADDED
+    if error in _RETRIABLE:
+        return E.NOT_ENOUGH_REPLICAS, ("Unable to verify the partition has been added to the transaction. "
+                                       f"Underlying error: {error.name}")
+    return error, None
+
+
+def transactional_producer(records: Any) -> tuple[int, int] | None:
+    """(producer id, epoch) of a partition's first batch when it is transactional (magic 2)."""
+    if records is None or len(records) < 61 or records[16] != 2 or not records[_ATTRIBUTES] & TRANSACTIONAL_BIT:
+        return None
+    return _PRODUCER.unpack_from(records, _PRODUCER_AT)
+
+
+class TxnVerifier:
+    """`local_coordinator()` is this broker's TransactionCoordinator (verify_partitions);
+    `client_factory(broker_info)` makes a NetworkClient for another broker."""
+
+    def __init__(self, broker_id: int, metadata_cache: Any, local_coordinator: Callable[[], Any],
+                 client_factory: Callable[[Any], Any], enabled: bool = True) -> None:
+        self.broker_id = broker_id
+        self.enabled = enabled
+        self._metadata = metadata_cache
+        self._local = local_coordinator
+        self._clients = BrokerClients(metadata_cache, client_factory)
+        self._guards: dict[tuple[str, int, int], object] = {}
+
+    async def close(self) -> None:
+        await self._clients.close()
+
+    # ------------------------------------------------------------------ guards
+    def needs_verification(self, partition: Any, producer_id: int, epoch: int) -> bool:
+        """Whether a transactional batch would start the producer's transaction here."""
+        entry = partition.log.producer_state.producers.get(producer_id)
+        return entry is None or entry.current_txn_first_offset < 0 or entry.epoch != epoch
+
+    def start(self, topic: str, index: int, producer_id: int) -> object:
+        """The guard of a verification starting now (an existing one is shared)."""
+        return self._guards.setdefault((topic, index, producer_id), object())
+
+    def holds(self, topic: str, index: int, producer_id: int, guard: object) -> bool:
+        """Whether `guard` is still current: no marker ended a transaction meanwhile."""
+        return self._guards.get((topic, index, producer_id)) is guard
+
+    def done(self, topic: str, index: int, producer_id: int, guard: object) -> None:
+        if self._guards.get((topic, index, producer_id)) is guard:
+            del self._guards[(topic, index, producer_id)]
+
+    def on_marker(self, topic: str, index: int, producer_id: int) -> None:
+        """A marker for the producer was appended on the partition: its verification is void."""
+        self._guards.pop((topic, index, producer_id), None)
+
+    # ------------------------------------------------------------------ verification
+    def _coordinator_node(self, transactional_id: str) -> int | None:
+        info = self._metadata.topic(TRANSACTION_STATE_TOPIC_NAME)
+        if info is None or not info.partitions:
+            return None
+        part = info.partitions.get(partition_for(transactional_id, len(info.partitions)))
+        if part is None or part.leader < 0 or (part.leader != self.broker_id
+                                               and self._metadata.broker(part.leader) is None):
+            return None
+        return part.leader
+
+    async def verify(self, transactional_id: str, producer_id: int, epoch: int,
+                     partitions: list[TopicPartition]) -> dict[TopicPartition, ErrorCode]:
+        """The coordinator's answer for each partition (NONE when it is in the transaction),
+        as the coordinator gives it; `produce_error` maps it for the producer."""
+        node = self._coordinator_node(transactional_id)
+        if node is None:
+            return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+        if node == self.broker_id:
+            coordinator = self._local()
+            if coordinator is None:
+                return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+            return coordinator.verify_partitions(transactional_id, producer_id, epoch, partitions)
+        try:
+            client = self._clients.get(node)
+            await client.ready()
+            if client.api_version(ADD_PARTITIONS_TO_TXN) < 4:
+                # a coordinator that cannot verify: the batch appends unverified, as in Kafka
+                return {tp: E.NONE for tp in partitions}
+            resp = await client.send(ADD_PARTITIONS_TO_TXN,
+                                     _verify_request(transactional_id, producer_id, epoch, partitions))
+        except asyncio.CancelledError:
+            raise
+        except UnsupportedVersion:
+            return {tp: E.NONE for tp in partitions}
+        except Exception as e:  # noqa: BLE001 - connection trouble: the producer retries
+            log.info("AddPartitionsToTxn to broker %d failed: %s", node, e)
+            return {tp: E.NETWORK_EXCEPTION for tp in partitions}
+        if resp.error_code:
+            return {tp: ErrorCode(resp.error_code) for tp in partitions}
+        found = {(t.name, p.partition_index): ErrorCode(p.partition_error_code)
+                 for r in resp.results_by_transaction if r.transactional_id == transactional_id
+                 for t in r.topic_results for p in t.results_by_partition}
+        return {tp: found.get(tp, E.INVALID_TXN_STATE) for tp in partitions}
+
+
+
+def _verify_request(transactional_id: str, producer_id: int, epoch: int,
+                    partitions: list[TopicPartition]) -> AddPartitionsToTxnRequest:
+    A = AddPartitionsToTxnRequest
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for topic, p in partitions:
+        by_topic[topic].append(p)
+    return A(transactions=[A.AddPartitionsToTxnTransaction(
+        transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch, verify_only=True,
+        topics=[A.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()])])

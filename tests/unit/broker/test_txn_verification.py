@@ -1,0 +1,81 @@
+"""Produce-time transaction verification (KIP-890 part 1) on the partition leader: the
+batch header read, the errors a producer sees, guards voided by markers, and the
+coordinator asked directly when local."""
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+from protocol.errors import ErrorCode as E
+from protocol.records import build_batch
+from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+
+from broker.txn_verification import PARTITION_NOT_ADDED, TxnVerifier, produce_error, transactional_producer
+
+
+def test_transactional_producer_reads_the_batch_header():
+    txn = build_batch([(None, b"v")], producer_id=42, producer_epoch=3, base_sequence=0, is_transactional=True)
+    plain = build_batch([(None, b"v")], producer_id=42, producer_epoch=3, base_sequence=0)
+    assert transactional_producer(txn) == (42, 3)
+    assert transactional_producer(plain) is None and transactional_producer(None) is None
+
+
+def test_errors_as_produce_v11_answers_them():
+    assert produce_error(E.TRANSACTION_ABORTABLE) == (E.INVALID_TXN_STATE, PARTITION_NOT_ADDED)
+    assert produce_error(E.PRODUCER_FENCED) == (E.INVALID_PRODUCER_EPOCH, None)
+    for retriable in (E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR, E.CONCURRENT_TRANSACTIONS,
+                      E.NETWORK_EXCEPTION, E.COORDINATOR_NOT_AVAILABLE):
+        assert produce_error(retriable)[0] == E.NOT_ENOUGH_REPLICAS
+    assert produce_error(E.INVALID_PRODUCER_ID_MAPPING) == (E.INVALID_PRODUCER_ID_MAPPING, None)
+
+
+class Metadata:
+    def __init__(self, leader: int | None) -> None:
+        self.leader = leader
+
+    def topic(self, name):
+        if self.leader is None or name != TRANSACTION_STATE_TOPIC_NAME:
+            return None
+        return SimpleNamespace(partitions={0: SimpleNamespace(leader=self.leader)})
+
+    def broker(self, node):
+        return None
+
+
+class Coordinator:
+    def __init__(self) -> None:
+        self.asked = []
+
+    def verify_partitions(self, tid, pid, epoch, parts):
+        self.asked.append((tid, pid, epoch, list(parts)))
+        return {tp: E.NONE if tp == ("t", 0) else E.TRANSACTION_ABORTABLE for tp in parts}
+
+
+def test_local_coordinator_answers_and_guards_end_with_a_marker():
+    coordinator = Coordinator()
+    v = TxnVerifier(1, Metadata(leader=1), lambda: coordinator, lambda node: None)
+    got = asyncio.run(v.verify("tid", 7, 0, [("t", 0), ("t", 1)]))
+    assert got == {("t", 0): E.NONE, ("t", 1): E.TRANSACTION_ABORTABLE}
+    assert coordinator.asked == [("tid", 7, 0, [("t", 0), ("t", 1)])]
+    guard = v.start("t", 0, 7)
+    assert v.start("t", 0, 7) is guard and v.holds("t", 0, 7, guard)
+    v.on_marker("t", 0, 7)
+    assert not v.holds("t", 0, 7, guard)
+
+
+def test_no_coordinator_is_retriable():
+    v = TxnVerifier(1, Metadata(leader=None), lambda: None, lambda node: None)
+    assert asyncio.run(v.verify("tid", 7, 0, [("t", 0)])) == {("t", 0): E.COORDINATOR_NOT_AVAILABLE}
+    v = TxnVerifier(1, Metadata(leader=2), lambda: None, lambda node: None)  # broker 2 is not alive
+    assert asyncio.run(v.verify("tid", 7, 0, [("t", 0)])) == {("t", 0): E.COORDINATOR_NOT_AVAILABLE}
+
+
+def test_only_a_batch_starting_the_transaction_needs_verification():
+    def partition(entry):
+        return SimpleNamespace(log=SimpleNamespace(producer_state=SimpleNamespace(
+            producers={} if entry is None else {7: entry})))
+    v = TxnVerifier(1, Metadata(leader=1), lambda: None, lambda node: None)
+    assert v.needs_verification(partition(None), 7, 0)
+    assert v.needs_verification(partition(SimpleNamespace(epoch=0, current_txn_first_offset=-1)), 7, 0)
+    assert v.needs_verification(partition(SimpleNamespace(epoch=0, current_txn_first_offset=5)), 7, 1)
+    assert not v.needs_verification(partition(SimpleNamespace(epoch=0, current_txn_first_offset=5)), 7, 0)
