@@ -46,6 +46,8 @@ class BrokerServices:
     cluster_controller: "KafkaController | None" = None
     zk_client: "KafkaZkClient | None" = None
     broker_epoch: int = -1
+    # broker.quotas.ClientQuotas: produce/fetch/request quotas per user and client id
+    quotas: Any = None
 
     @property
     def broker_id(self) -> int:
