@@ -24,6 +24,7 @@ HANDLER_MODULES = [
     "broker.handlers.producers",
     "broker.handlers.txn",
     "broker.handlers.acls",
+    "broker.handlers.quotas",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES = ["broker.handlers.control"]

@@ -35,6 +35,7 @@ from coordinator.transaction.config import TransactionCoordinatorConfig
 from coordinator.transaction.marker_sender import TxnMarkerSender
 from coordinator.transaction.service import TransactionCoordinatorService
 from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
+from broker.quotas import ClientQuotas
 from broker.replica_manager import ReplicaManager
 from broker.server import SocketServer
 from broker.services import BrokerServices
@@ -256,9 +257,16 @@ class Broker:
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
             txn_verifier=self.txn_verifier,
-            cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer)
+            cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
+            quotas=self._client_quotas())
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
+
+    def _client_quotas(self) -> ClientQuotas:
+        """The client quotas, fed with the controller's user and client entity configs."""
+        quotas = ClientQuotas.from_config(self.config)
+        self.controller.entity_configs.add_listener(quotas.apply_entity_config)
+        return quotas
 
     def _group_coordinator_config(self):
         from coordinator.config import GroupCoordinatorConfig

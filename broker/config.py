@@ -203,6 +203,9 @@ _DEFS = [
     ConfigDef("group.min.session.timeout.ms", "int", 6000),
     ConfigDef("group.max.session.timeout.ms", "int", 1800000),
     ConfigDef("group.max.size", "int", INT_MAX, _at_least(1)),
+    # Client quotas (rates measured over quota.window.num windows of quota.window.size.seconds)
+    ConfigDef("quota.window.num", "int", 11, _at_least(1)),
+    ConfigDef("quota.window.size.seconds", "int", 1, _at_least(1)),
     # Transactions / idempotence
     ConfigDef("transaction.state.log.num.partitions", "int", 50, _at_least(1)),
     ConfigDef("transaction.state.log.replication.factor", "short", 3, _at_least(1)),

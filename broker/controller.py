@@ -8,7 +8,8 @@ then feeds the MetadataCache and tells the ReplicaManager which partitions to ho
 cache.
 
 On disk: ``<first log dir>/cluster-metadata.json`` (cluster id, topics with ids, partition
-states and configs, broker configs, the end of the last producer-id block), rewritten
+states and configs, broker configs, user and client entity configs such as quotas, the end
+of the last producer-id block), rewritten
 atomically (temp file, fsync, rename, fsync the directory). Writes run on a single-thread
 executor so the event loop never waits on a disk; a change is answered only after its
 write completed, and writes land in the order changes were decided.
@@ -34,6 +35,7 @@ from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSAC
 from broker.config import KafkaConfig
 from broker.metadata import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
                              new_topic_id, topic_id_str)
+from broker.quotas.entity_configs import EntityConfigs
 from replication.partition import LEADER_DURING_DELETE, PartitionState
 from storage.errors import StorageError
 
@@ -65,6 +67,8 @@ class ControllerState:
     broker_configs: dict[str, str] = field(default_factory=dict)
     producer_id_block_end: int = 0
     acls: list[dict[str, Any]] = field(default_factory=list)  # broker.security.acl_store sections
+    # {"users"|"clients": {sanitized entity name: configs}}, as /config/<type>/<name> in ZooKeeper
+    entity_configs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
 
 
 def load_controller_state(log_dir: str) -> ControllerState:
@@ -83,7 +87,8 @@ def load_controller_state(log_dir: str) -> ControllerState:
             partitions={int(p): PartitionInfo(**pi) for p, pi in t["partitions"].items()},
             configs=dict(t.get("configs", {})), is_internal=t["name"] in INTERNAL_TOPICS)
     return ControllerState(data["cluster_id"], topics, dict(data.get("broker_configs", {})),
-                           int(data.get("producer_id_block_end", 0)), list(data.get("acls", [])))
+                           int(data.get("producer_id_block_end", 0)), acls=list(data.get("acls", [])),
+                           entity_configs=dict(data.get("entity_configs", {})))
 
 
 def _topic_json(t: TopicInfo) -> str:
@@ -121,7 +126,8 @@ def _serialize(state: ControllerState, cache: _TopicJsonCache | None = None) -> 
     topics = sorted(state.topics.values(), key=lambda t: t.name)
     head = json.dumps({"version": 1, "cluster_id": state.cluster_id,
                        "producer_id_block_end": state.producer_id_block_end,
-                       "broker_configs": state.broker_configs, "acls": state.acls})
+                       "broker_configs": state.broker_configs, "acls": state.acls,
+                       "entity_configs": state.entity_configs})
     parts = (cache or _TopicJsonCache()).encode(topics)
     return head[:-1] + ', "topics": [' + ",\n".join(parts) + "]}\n"
 
@@ -159,6 +165,7 @@ class StandaloneController:
         self._producer_id_next = state.producer_id_block_end
         self._producer_id_write: asyncio.Future | None = None
         self._json_cache = _TopicJsonCache()
+        self.entity_configs = EntityConfigs(state.entity_configs)
         cache.cluster_id = state.cluster_id
 
     # -- startup -----------------------------------------------------------------------------
@@ -391,6 +398,24 @@ class StandaloneController:
         self.config.dynamic.update(configs)
         for info in self._topics.values():
             self.replica_manager.update_topic_config(info)
+
+    async def alter_entity_configs(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None:
+        """Replace a user or client entity's configs (``entity_name`` sanitized, e.g.
+        ``alice/clients/c1``; validated by the caller; empty removes the entity), answered
+        once on disk; ``entity_configs`` listeners hear of it then."""
+        previous = self.entity_configs.get(entity_type, entity_name)
+        by_name = self._state.entity_configs.setdefault(entity_type, {})
+        if configs:
+            by_name[entity_name] = dict(configs)
+        else:
+            by_name.pop(entity_name, None)
+        try:
+            await self._persist()
+        except TopicError:
+            self.entity_configs.set(entity_type, entity_name, previous)
+            raise
+        self.entity_configs.set(entity_type, entity_name, configs)
+        log.info("Updated configs of %s/%s: %s", entity_type, entity_name, sorted(configs))
 
     async def next_producer_id(self) -> int:
         """Producer ids come from blocks whose end is persisted before any id of the block is

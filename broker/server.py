@@ -22,6 +22,13 @@ Fetch, a JoinGroup) goes on in a Task. Responses are written strictly in the ord
 requests arrived (clients rely on it); those that are ready together go out in one
 ``writev``. A connection with too many requests queued stops being read until its backlog
 drains.
+
+Client quotas (``broker.quotas``): when any is configured, each response is given its
+``throttle_time_ms`` and a throttled connection is muted (nothing more is read from it,
+requests already read wait) until the throttle time is over, as Kafka's
+ThrottledChannel does; the response itself goes out at once (KIP-219). The broker time a
+connection's requests take (the request quota) is the time their coroutines ran before
+first waiting, counted against the client on its next request.
 """
 from __future__ import annotations
 
@@ -42,6 +49,7 @@ from protocol.framing import FrameReader
 from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.handler import CloseConnection, RequestContext
+from broker.quotas.throttling import throttle_response
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
@@ -76,6 +84,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.closed = False
         self.admitted = False   # counted by the server's ConnectionQuotas
         self.batch: list[Any] | None = None   # inline responses of the read being handled
+        self.throttled = False   # muted by a client quota until its throttle time is over
+        self._unmute_at = 0.0    # loop time the mute ends
+        self.busy_s = 0.0        # broker time spent on requests not yet counted against a quota
+        # broker.quotas.ClientQuotas: applied to responses once some quota is configured
+        self.client_quotas = getattr(self.services, "quotas", None)
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
@@ -111,13 +124,16 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def buffer_updated(self, nbytes: int) -> None:
         self.last_active = self.clock()
+        self.reader.buffer_updated(nbytes)
+        self._handle_frames()
+
+    def _handle_frames(self) -> None:
         reader = self.reader
-        reader.buffer_updated(nbytes)
         # Responses computed inline for the requests of this one read are gathered and go
         # out in one write at its end (pipelined requests: one syscall, not one each).
         self.batch = []
         try:
-            while not self.closed:
+            while not self.closed and not self.throttled:
                 frame = reader.next_frame()
                 if frame is None:
                     break
@@ -146,15 +162,18 @@ class KafkaConnection(asyncio.BufferedProtocol):
         does wait continues in a Task from where it stopped."""
         self.server.stats.requests += 1
         coro = self._process(frame)
+        start = time.perf_counter()
         try:
             pending = coro.send(None)
         except StopIteration as e:
+            self.busy_s += time.perf_counter() - start
             self._completed(e.value)
             return
         except Exception as e:  # outside the handler (decoding): close after earlier answers
             log.exception("Error processing a request from %s:%d", self.peer[0], self.peer[1])
             self._completed(e)
             return
+        self.busy_s += time.perf_counter() - start
         if getattr(pending, "_asyncio_future_blocking", False):
             # As a Task does on taking the future; another coroutine awaiting the same
             # future before our Task runs would otherwise fail.
@@ -256,9 +275,37 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
             return e
+        quotas = self.client_quotas
+        if quotas is not None and quotas.active:
+            busy_s, self.busy_s = self.busy_s, 0.0
+            throttle_ms = throttle_response(quotas, ctx, api_key, request, response, len(frame), busy_s,
+                                            self.services.now_ms())
+            if throttle_ms > 0:
+                self.mute(throttle_ms)
         if response is None:
             return None
         return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
+
+    def mute(self, throttle_ms: int) -> None:
+        """Reads nothing more from this client for ``throttle_ms`` (a quota's throttle time);
+        a longer throttle already running is kept."""
+        if self.closed or self.transport is None:
+            return
+        if not self.throttled:
+            self.throttled = True
+            self.transport.pause_reading()
+        until = self.loop.time() + throttle_ms / 1000
+        if until > self._unmute_at:
+            self._unmute_at = until
+            self.loop.call_at(until, self._unmute, until)
+
+    def _unmute(self, until: float) -> None:
+        if self.closed or not self.throttled or until != self._unmute_at:
+            return
+        self.throttled = False
+        if not self.paused and self.transport is not None:
+            self.transport.resume_reading()
+        self._handle_frames()   # requests read before the mute
 
     async def _respond(self, rest: list[Any] | None) -> None:
         """Writes queued responses in request order, first ``rest`` (what an inline write
@@ -296,7 +343,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     chunks.extend(result)
                 if self.paused and len(queue) < MAX_QUEUED_REQUESTS // 2 and self.transport is not None:
                     self.paused = False
-                    self.transport.resume_reading()
+                    if not self.throttled:
+                        self.transport.resume_reading()
                 if chunks and not self.closed:
                     rest = writer.write_now(chunks)
                     self.last_active = self.clock()

@@ -52,6 +52,8 @@ class BrokerServices:
     # broker.security.authorizer.Authorizer when authorizer.class.name is set, else None
     # (then nothing is checked and the ACL APIs answer SECURITY_DISABLED)
     authorizer: Any = None
+    # broker.quotas.ClientQuotas: produce/fetch/request quotas per user and client id
+    quotas: Any = None
 
     @property
     def broker_id(self) -> int:

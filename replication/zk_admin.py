@@ -9,7 +9,8 @@ CreatePartitions are answered only by the active controller (others: NOT_CONTROL
 clients re-read Metadata's controller id); auto-creation (``auto_create_topic``, the offsets
 topic) and config changes work from any broker, as in Kafka. Config changes are stored whole
 and announced with a ``/config/changes`` notification; every broker follows the
-notifications and applies them to its metadata cache, dynamic broker config and logs.
+notifications and applies them to its metadata cache, dynamic broker config and logs, and
+user and client entity configs (quotas) to ``entity_configs``.
 
 Who may call it: request handlers, the group coordinator and the broker (``start``,
 ``shutdown``), on the event loop. Nothing on disk: ZooKeeper is the store.
@@ -32,6 +33,7 @@ from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSAC
 
 from broker.config import KafkaConfig
 from broker.controller import offsets_topic_configs, transaction_state_topic_configs
+from broker.quotas.entity_configs import EntityConfigs
 from broker.metadata import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
 from replication import zk_data as zd
 from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
@@ -75,6 +77,7 @@ class ZkAdminManager:
         self.wait_ms = wait_ms
         self.broker_id = config.broker_id
         self._topic_configs: dict[str, dict[str, str]] = {}
+        self.entity_configs = EntityConfigs()
         self._last_change = -1
         self._changes_lock = asyncio.Lock()
         self._creating: dict[str, asyncio.Future] = {}
@@ -91,6 +94,7 @@ class ZkAdminManager:
         for topic in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.TOPIC)):
             self._topic_configs[topic] = await self.zk.get_entity_config(zd.ConfigType.TOPIC, topic)
         await self._reload_broker_configs()
+        await self._load_entity_configs()
         children = await self.zk.get_children(zd.CONFIG_CHANGES_PATH, self._on_changes_watch)
         seqs = [zd.sequence_number(c, zd.CONFIG_CHANGE_PREFIX) for c in children
                 if c.startswith(zd.CONFIG_CHANGE_PREFIX)]
@@ -142,6 +146,8 @@ class ZkAdminManager:
                 elif entity_type == zd.ConfigType.BROKER and name in (zd.DEFAULT_BROKER_ENTITY, str(self.broker_id)):
                     await self._reload_broker_configs()
                     self._refresh_all_topic_logs()
+                elif entity_type in (zd.ConfigType.USER, zd.ConfigType.CLIENT):
+                    self.entity_configs.set(entity_type, name, await self.zk.get_entity_config(entity_type, name))
 
     async def _apply_topic_config(self, topic: str, configs: dict[str, str]) -> None:
         self._topic_configs[topic] = dict(configs)
@@ -159,6 +165,24 @@ class ZkAdminManager:
         merged.update(await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id)))
         self.config.dynamic.clear()
         self.config.dynamic.update(merged)
+
+    async def _load_entity_configs(self) -> None:
+        """Every ``/config/users/<u>``, ``/config/users/<u>/clients/<c>`` and
+        ``/config/clients/<c>`` (names as stored: sanitized)."""
+        for user in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.USER)):
+            configs = await self.zk.get_entity_config(zd.ConfigType.USER, user)
+            if configs:
+                self.entity_configs.set(zd.ConfigType.USER, user, configs)
+            clients_path = f"{zd.config_entity_path(zd.ConfigType.USER, user)}/{zd.ConfigType.CLIENT}"
+            for client in await self.zk.get_children(clients_path):
+                name = f"{user}/{zd.ConfigType.CLIENT}/{client}"
+                configs = await self.zk.get_entity_config(zd.ConfigType.USER, name)
+                if configs:
+                    self.entity_configs.set(zd.ConfigType.USER, name, configs)
+        for client in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.CLIENT)):
+            configs = await self.zk.get_entity_config(zd.ConfigType.CLIENT, client)
+            if configs:
+                self.entity_configs.set(zd.ConfigType.CLIENT, client, configs)
 
     def _refresh_all_topic_logs(self) -> None:
         if self.replica_manager is not None:
@@ -368,6 +392,14 @@ class ZkAdminManager:
         self._refresh_all_topic_logs()
 
     # ------------------------------------------------------------------ producer ids
+    async def alter_entity_configs(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None:
+        """Replace a user or client entity's configs (``entity_name`` sanitized, e.g.
+        ``alice/clients/c1``; validated by the caller), from any broker: stored whole in
+        ``/config/<type>/<name>`` and announced on ``/config/changes`` (AdminZkClient.changeConfigs)."""
+        with self._zookeeper_errors(f"the config change of {entity_type}/{entity_name}"):
+            await self.zk.change_entity_config(entity_type, entity_name, configs)
+        self.entity_configs.set(entity_type, entity_name, configs)
+
     async def next_producer_id(self) -> int:
         """From blocks of 1000 ids claimed in ``/latest_producer_id_block`` (CAS), so no two
         brokers and no restart ever hand out the same id."""

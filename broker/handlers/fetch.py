@@ -233,6 +233,9 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
 
     max_bytes = req.max_bytes if v >= 3 else 2147483647
     max_bytes = min(max_bytes, services.config["fetch.max.bytes"]) if v >= 3 else max_bytes
+    quotas = services.quotas
+    if quotas is not None and quotas.active and not is_follower:   # no bigger answer than the quota allows
+        max_bytes = int(min(max_bytes, quotas.fetch_max_bytes(ctx)))
     read_committed = v >= 4 and req.isolation_level == 1
     hard_limit = v <= 2
     deadline = now + max(req.max_wait_ms, 0)
