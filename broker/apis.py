@@ -23,6 +23,7 @@ HANDLER_MODULES = [
     "broker.txn_markers",
     "broker.handlers.producers",
     "broker.handlers.txn",
+    "broker.security.handlers",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES = ["broker.handlers.control"]

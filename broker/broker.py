@@ -36,6 +36,7 @@ from coordinator.transaction.marker_sender import TxnMarkerSender
 from coordinator.transaction.service import TransactionCoordinatorService
 from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
 from broker.replica_manager import ReplicaManager
+from broker.security.credentials import user_configs_store
 from broker.server import SocketServer
 from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
@@ -242,7 +243,8 @@ class Broker:
             controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
-            cluster_controller=self.cluster_controller, zk_client=self.zk)
+            cluster_controller=self.cluster_controller, zk_client=self.zk,
+            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
 

@@ -32,10 +32,11 @@ class RequestContext:
     header, and who is asking."""
 
     __slots__ = ("services", "header", "api_version", "client_id", "client_host", "client_port",
-                 "connection_id", "listener", "principal")
+                 "connection_id", "listener", "principal", "session")
 
     def __init__(self, services: "BrokerServices", header: Any, client_host: str, client_port: int,
-                 connection_id: str, listener: str, principal: KafkaPrincipal = ANONYMOUS) -> None:
+                 connection_id: str, listener: str, principal: KafkaPrincipal = ANONYMOUS,
+                 session: Any = None) -> None:
         self.services = services
         self.header = header
         self.api_version: int = header.request_api_version
@@ -45,3 +46,4 @@ class RequestContext:
         self.connection_id = connection_id
         self.listener = listener
         self.principal = principal  # who the connection authenticated as (User:ANONYMOUS if not)
+        self.session = session  # the connection's broker.security.session.AuthSession (None in unit tests)

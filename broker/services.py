@@ -46,6 +46,9 @@ class BrokerServices:
     cluster_controller: "KafkaController | None" = None
     zk_client: "KafkaZkClient | None" = None
     broker_epoch: int = -1
+    # SCRAM credentials and other per-user configs (broker.security.credentials): in
+    # ZooKeeper or, standalone, in a file under log.dirs; None only in handler unit tests
+    user_configs: Any = None
 
     @property
     def broker_id(self) -> int:

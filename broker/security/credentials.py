@@ -125,3 +125,8 @@ class FileUserConfigs(_Cached):
             self._configs.pop(user, None)
         _write_atomically(self.path, json.dumps({"version": 1, "users": self._configs}, indent=1, sort_keys=True))
         self._cache[user] = _scram_of(config)
+
+
+def user_configs_store(zk: "KafkaZkClient | None", log_dir: str) -> UserConfigs:
+    """ZooKeeper's ``/config/users`` in ZooKeeper mode, else the standalone file."""
+    return ZkUserConfigs(zk) if zk is not None else FileUserConfigs(log_dir)
