@@ -163,10 +163,12 @@ class Broker:
         self.controller.startup()
         await self._start_server()
         adv = cfg.advertised_listeners[0]
-        # A listener on port 0 (tests) advertises the port it got.
-        if adv.port == 0:
-            local = BrokerInfo(local.node_id, local.host, self.server.bound_ports[adv.name], local.rack)
-            self.controller.broker_endpoint_changed(local)
+        # Every listener's endpoint (clients are answered with their own listener's); a
+        # listener on port 0 (tests) advertises the port it got.
+        endpoints = {li.name: (li.host or local.host, li.port or self.server.bound_ports.get(li.name, li.port))
+                     for li in cfg.advertised_listeners}
+        local = BrokerInfo(local.node_id, local.host, endpoints[adv.name][1], local.rack, endpoints)
+        self.controller.broker_endpoint_changed(local)
 
     async def _start_zk_mode(self, local: BrokerInfo) -> None:
         """KafkaServer.startup in ZooKeeper mode: the cluster id before the logs; an empty

@@ -54,8 +54,13 @@ async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorRe
 
     def find(key: str, key_type: int):
         if key_type == 1:
-            return ctx.services.txn_coordinator.find_coordinator(key)
-        return _service(ctx).find_coordinator(key, key_type)
+            err, node, host, port = ctx.services.txn_coordinator.find_coordinator(key)
+        else:
+            err, node, host, port = _service(ctx).find_coordinator(key, key_type)
+        broker = ctx.services.metadata_cache.broker(node) if node >= 0 else None
+        if broker is not None:   # the endpoint of the listener this request came in on
+            host, port = broker.endpoint(ctx.listener)
+        return err, node, host, port
 
     if v < 4:
         err, node, host, port = find(req.key, key_type)
