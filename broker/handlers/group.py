@@ -57,7 +57,7 @@ async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorRe
             err, node, host, port = ctx.services.txn_coordinator.find_coordinator(key)
         else:
             err, node, host, port = _service(ctx).find_coordinator(key, key_type)
-        broker = ctx.services.metadata_cache.broker(node) if node >= 0 else None
+        broker = next((b for b in ctx.services.metadata_cache.brokers() if b.node_id == node), None)
         if broker is not None:   # the endpoint of the listener this request came in on
             host, port = broker.endpoint(ctx.listener)
         return err, node, host, port
