@@ -25,6 +25,7 @@ HANDLER_MODULES = [
     "broker.handlers.txn",
     "broker.handlers.acls",
     "broker.handlers.quotas",
+    "broker.security.handlers",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES = ["broker.handlers.control"]

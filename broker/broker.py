@@ -37,6 +37,7 @@ from coordinator.transaction.service import TransactionCoordinatorService
 from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
 from broker.quotas import ClientQuotas
 from broker.replica_manager import ReplicaManager
+from broker.security.credentials import user_configs_store
 from broker.server import SocketServer
 from broker.services import BrokerServices
 from broker.topic_config import effective_topic_config
@@ -165,10 +166,12 @@ class Broker:
         self.controller.startup()
         await self._start_server()
         adv = cfg.advertised_listeners[0]
-        # A listener on port 0 (tests) advertises the port it got.
-        if adv.port == 0:
-            local = BrokerInfo(local.node_id, local.host, self.server.bound_ports[adv.name], local.rack)
-            self.controller.broker_endpoint_changed(local)
+        # Every listener's endpoint (clients are answered with their own listener's); a
+        # listener on port 0 (tests) advertises the port it got.
+        endpoints = {li.name: (li.host or local.host, li.port or self.server.bound_ports.get(li.name, li.port))
+                     for li in cfg.advertised_listeners}
+        local = BrokerInfo(local.node_id, local.host, endpoints[adv.name][1], local.rack, endpoints)
+        self.controller.broker_endpoint_changed(local)
 
     async def _start_zk_mode(self, local: BrokerInfo) -> None:
         """KafkaServer.startup in ZooKeeper mode: the cluster id before the logs; an empty
@@ -258,7 +261,8 @@ class Broker:
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
             txn_verifier=self.txn_verifier,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
-            quotas=self._client_quotas())
+            quotas=self._client_quotas(),
+            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
 

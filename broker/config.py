@@ -85,6 +85,7 @@ def _one_of(*opts: str) -> Callable[[Any], bool]:
     return lambda v: v in opts
 
 
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", "none")
 
 _DEFS = [
@@ -233,8 +234,36 @@ _DEFS = [
     ConfigDef("share.coordinator.state.topic.min.isr", "int", 2),
     ConfigDef("metric.reporters", "list", []),
     ConfigDef("authorizer.class.name", "string", ""),
-    ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT"),
+    ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",
+              _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
+    # TLS (each may be prefixed listener.name.<listener>.)
+    ConfigDef("ssl.keystore.type", "string", "JKS"),
+    ConfigDef("ssl.keystore.location", "string", None),
+    ConfigDef("ssl.keystore.password", "password", None, sensitive=True),
+    ConfigDef("ssl.key.password", "password", None, sensitive=True),
+    ConfigDef("ssl.keystore.certificate.chain", "password", None, sensitive=True),
+    ConfigDef("ssl.keystore.key", "password", None, sensitive=True),
+    ConfigDef("ssl.truststore.type", "string", "JKS"),
+    ConfigDef("ssl.truststore.location", "string", None),
+    ConfigDef("ssl.truststore.password", "password", None, sensitive=True),
+    ConfigDef("ssl.truststore.certificates", "password", None, sensitive=True),
+    ConfigDef("ssl.client.auth", "string", "none", _one_of("none", "requested", "required")),
+    ConfigDef("ssl.protocol", "string", "TLSv1.3"),
+    ConfigDef("ssl.enabled.protocols", "list", ["TLSv1.2", "TLSv1.3"]),
+    ConfigDef("ssl.cipher.suites", "list", []),
+    ConfigDef("ssl.endpoint.identification.algorithm", "string", "https"),
+    ConfigDef("ssl.principal.mapping.rules", "string", "DEFAULT"),
+    # SASL (sasl.enabled.mechanisms and the JAAS config may be listener-prefixed too)
+    ConfigDef("sasl.enabled.mechanisms", "list", ["GSSAPI"]),
+    ConfigDef("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI"),
+    ConfigDef("sasl.jaas.config", "password", None, sensitive=True),
+    ConfigDef("sasl.server.max.receive.size", "int", 524288, _at_least(1)),
+    ConfigDef("connections.max.reauth.ms", "long", 0, _at_least(0)),
+    ConfigDef("connection.failed.authentication.delay.ms", "int", 100, _at_least(0)),
+    ConfigDef("principal.builder.class", "class", None),
 ]
+
+LISTENER_PREFIX = "listener.name."
 
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
 _LISTENER_MAX_CONNECTIONS = re.compile(r"^listener\.name\.([^.]+)\.max\.connections$")
@@ -280,6 +309,8 @@ class KafkaConfig:
                     ConfigDef(key, "int", INT_MAX, _at_least(0)), raw)
                 continue
             if d is None:
+                if key.startswith(LISTENER_PREFIX):
+                    continue   # read per listener with listener_config()
                 self.unknown.append(key)
                 continue
             self.values[key] = self._parse(d, raw)
@@ -322,6 +353,7 @@ class KafkaConfig:
             raise ConfigError(f"Invalid value for configuration listeners: {e}") from None
         if not self.listeners:
             raise ConfigError("Invalid value for configuration listeners: no listener given")
+        self._derive_security()
         if v["log.retention.ms"] is not None:
             self.log_retention_ms = v["log.retention.ms"]
         elif v["log.retention.minutes"] is not None:
@@ -339,6 +371,42 @@ class KafkaConfig:
         for p in v["log.cleanup.policy"]:
             if p not in ("delete", "compact"):
                 raise ConfigError(f"Invalid value {p!r} for configuration log.cleanup.policy")
+
+    def _derive_security(self) -> None:
+        """listener.security.protocol.map and the inter-broker listener, checked as Kafka
+        checks them: every listener named in the map, not both inter-broker keys set."""
+        v = self.values
+        try:
+            pairs = [e.split(":", 1) for e in v["listener.security.protocol.map"]]
+            self.security_protocols: dict[str, str] = {n.strip().upper(): p.strip().upper() for n, p in pairs}
+        except ValueError:
+            raise ConfigError("Invalid value for configuration listener.security.protocol.map: "
+                              "expected NAME:PROTOCOL pairs") from None
+        for proto in self.security_protocols.values():
+            if proto not in SECURITY_PROTOCOLS:
+                raise ConfigError(f"Invalid value for configuration listener.security.protocol.map: "
+                                  f"unknown security protocol {proto}")
+        for li in self.listeners + self.advertised_listeners:
+            if li.name not in self.security_protocols:
+                raise ConfigError(f"No security protocol defined for listener {li.name}")
+        if "inter.broker.listener.name" in self.originals and "security.inter.broker.protocol" in self.originals:
+            raise ConfigError("Only one of inter.broker.listener.name and security.inter.broker.protocol "
+                              "should be set.")
+        name = v["inter.broker.listener.name"] or v["security.inter.broker.protocol"]
+        self.inter_broker_listener_name: str = name.upper()
+
+    def security_protocol(self, listener_name: str) -> str:
+        """The security protocol of a listener (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)."""
+        return self.security_protocols.get(listener_name.upper(), "PLAINTEXT")
+
+    def listener_config(self, listener_name: str, key: str) -> Any:
+        """``listener.name.<listener>.<key>`` when set, else the broker-wide ``key``; typed
+        as ``key`` is (a SASL JAAS key such as ``plain.sasl.jaas.config`` as sasl.jaas.config)."""
+        raw = self.originals.get(f"{LISTENER_PREFIX}{listener_name.lower()}.{key}")
+        base = key if key in BROKER_CONFIGS else key.split(".", 1)[1]
+        if raw is None:
+            return self.values.get(key) if key in BROKER_CONFIGS else None
+        return self._parse(BROKER_CONFIGS[base], raw)
 
     def __getitem__(self, key: str) -> Any:
         if key in self.dynamic:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from broker.security.principal import ANONYMOUS, KafkaPrincipal
+
 if TYPE_CHECKING:
     from broker.services import BrokerServices
 
@@ -30,10 +32,11 @@ class RequestContext:
     header, and who is asking."""
 
     __slots__ = ("services", "header", "api_version", "client_id", "client_host", "client_port",
-                 "connection_id", "listener")
+                 "connection_id", "listener", "principal", "session")
 
     def __init__(self, services: "BrokerServices", header: Any, client_host: str, client_port: int,
-                 connection_id: str, listener: str) -> None:
+                 connection_id: str, listener: str, principal: KafkaPrincipal = ANONYMOUS,
+                 session: Any = None) -> None:
         self.services = services
         self.header = header
         self.api_version: int = header.request_api_version
@@ -42,3 +45,5 @@ class RequestContext:
         self.client_port = client_port
         self.connection_id = connection_id
         self.listener = listener
+        self.principal = principal  # who the connection authenticated as (User:ANONYMOUS if not)
+        self.session = session  # the connection's broker.security.session.AuthSession (None in unit tests)

@@ -81,6 +81,13 @@ class BrokerInfo:
     host: str
     port: int
     rack: str | None = None
+    # every listener's (host, port) when known; host/port above are the inter-broker one
+    endpoints: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False)
+
+    def endpoint(self, listener: str) -> tuple[str, int]:
+        """Where clients of ``listener`` reach this broker (Kafka answers Metadata and
+        FindCoordinator with the endpoint of the listener the request came in on)."""
+        return self.endpoints.get(listener, (self.host, self.port))
 
 
 class MetadataCache:

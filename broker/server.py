@@ -13,7 +13,14 @@ Writing bypasses the transport (``broker.socket_writer``): responses go out with
 neither ``loop.sendfile`` nor ``sock_sendfile`` (both raise NotImplementedError, even with
 ``fallback=True``), so we wait for writability ourselves with ``add_writer`` on a ``dup()``
 of the fd, made the first time a connection has to wait. The transport is never asked to write, so the two paths cannot
-interleave.
+interleave. On a TLS listener (SSL, SASL_SSL) none of that applies: the SSL transport does
+the writing and record data is read into memory first (``broker.security.tls_writer``).
+
+Security hooks (``broker.security``): each connection gets an ``AuthSession`` when it is
+made; before a request is dispatched the session says whether it may be served yet
+(SASL: only ApiVersions and the SASL requests until authenticated) and gives the
+principal put on the ``RequestContext``; after a failed login the answer is sent and the
+connection closed.
 
 Each request's coroutine is started right in the read callback; most handlers finish
 without waiting, and their response is written there and then when nothing is queued ahead
@@ -50,6 +57,9 @@ from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.handler import CloseConnection, RequestContext
 from broker.quotas.throttling import throttle_response
+from broker.security.principal import ANONYMOUS
+from broker.security.session import AuthSession, ListenerSecurity
+from broker.security.tls_writer import TransportWriter
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
@@ -92,6 +102,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
+        self.session: AuthSession | None = None
 
     # -- transport callbacks -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -103,7 +114,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
-        self.writer = SocketWriter(self.loop, sock, self.server.stats)
+        security = self.server.security.get(self.listener)
+        if security is not None:
+            self.session = security.new_session(transport, self.clock)
+        if transport.get_extra_info("ssl_object") is not None:
+            self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[assignment]
+        else:
+            self.writer = SocketWriter(self.loop, sock, self.server.stats)
         self.server.acceptor.opened(self)
         log.debug("Accepted connection %s from %s:%d", self.id, *self.peer)
 
@@ -118,6 +135,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.response_task.cancel()
         if self.writer is not None:
             self.writer.close()
+
+    def pause_writing(self) -> None:   # only a TLS transport's writer minds these
+        getattr(self.writer, "pause_writing", _nothing)()
+
+    def resume_writing(self) -> None:
+        getattr(self.writer, "resume_writing", _nothing)()
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self.reader.get_buffer(sizehint)
@@ -193,6 +216,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         if isinstance(result, BaseException):
             self._flush()
+            if isinstance(result, _SendThenClose):   # its answer first, then close
+                self.queue.append(_Ready(result))
+                self._ensure_responder()
+                return
             if self._writing():   # close once the responses before it are written
                 self.queue.append(_Ready(result))
             else:
@@ -242,6 +269,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         """Decode, run the handler, encode. Returns response chunks, None (no response),
         or the exception that should close the connection."""
         apis = self.apis
+        session = self.session
+        if session is not None and session.raw_tokens:
+            return await _raw_sasl_token(session, frame)
         try:
             header, request = codec.decode_request(frame)
         except UnsupportedVersion as e:
@@ -254,6 +284,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.warning("Closing connection from %s:%d: invalid request: %s", self.peer[0], self.peer[1], e)
             return e
         api_key = header.request_api_key
+        if session is not None and not session.admits(api_key):
+            log.info("Closing connection from %s:%d: %s not allowed in SASL state %s (client %s)", self.peer[0],
+                     self.peer[1], apis.name(api_key), session.state, header.client_id)
+            return CloseConnection("request before authentication")
         handler = apis.handler_for(api_key, header.request_api_version)
         if handler is None:
             if api_key == API_VERSIONS_KEY:
@@ -262,7 +296,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.warning("Closing connection from %s:%d: %s (client %s)", self.peer[0], self.peer[1], err,
                         header.client_id)
             return err
-        ctx = RequestContext(self.services, header, self.peer[0], self.peer[1], self.id, self.listener)
+        ctx = RequestContext(self.services, header, self.peer[0], self.peer[1], self.id, self.listener,
+                             session.principal if session is not None else ANONYMOUS, session)
         try:
             response = await handler.func(ctx, request)
         except asyncio.CancelledError:
@@ -284,7 +319,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.mute(throttle_ms)
         if response is None:
             return None
-        return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
+        chunks = codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
+        if session is not None and session.failed:
+            return _SendThenClose(chunks)
+        return chunks
 
     def mute(self, throttle_ms: int) -> None:
         """Reads nothing more from this client for ``throttle_ms`` (a quota's throttle time);
@@ -338,6 +376,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     if result is None:
                         continue
                     if isinstance(result, BaseException):
+                        if isinstance(result, _SendThenClose):
+                            chunks.extend(result.chunks)
                         close = True
                         break
                     chunks.extend(result)
@@ -369,6 +409,27 @@ class KafkaConnection(asyncio.BufferedProtocol):
             except Exception:
                 return
             await asyncio.sleep(0)
+
+
+class _SendThenClose(Exception):
+    """A response after which the connection closes (a failed SASL login)."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        super().__init__("closing after a failed authentication")
+        self.chunks = chunks
+
+
+async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any:
+    """SaslHandshake v0: frames are bare SASL tokens, answered with bare tokens; a failure
+    closes the connection without an answer (v0 has no way to say why)."""
+    error, _message, token, _lifetime = await session.authenticate(bytes(frame))
+    if error:
+        return CloseConnection("SASL authentication failed")
+    return [len(token).to_bytes(4, "big") + token]
+
+
+def _nothing() -> None:
+    return None
 
 
 class _Ready:
@@ -429,6 +490,9 @@ class SocketServer:
         self.scratch = bytearray(READ_BUFFER_SIZE)
         self.quotas = connection_quotas(config)
         self.acceptor = Acceptor(self.quotas, self.connections, self._serve, loop, clock)
+        # per listener name; raises ConfigError for a TLS listener without a usable keystore
+        self.security: dict[str, ListenerSecurity] = {
+            li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
         self._idle_task: asyncio.Task | None = None
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
@@ -437,15 +501,19 @@ class SocketServer:
         listening, else bound to ``host``:``port``."""
         backlog = max(self.config["socket.listen.backlog.size"], 128)
         return self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
-                                       sock=sock, reuse_address=None if sock else True, backlog=backlog)
+                                       sock=sock, reuse_address=None if sock else True, backlog=backlog,
+                                       ssl=self.security[listener].ssl_context)
 
     async def start(self) -> None:
+        user_configs = getattr(self.services, "user_configs", None)
         for li in self.config.listeners:
+            self.security[li.name].user_configs = user_configs
             srv = await self._serve(li.name, host=li.host or None, port=li.port)
             self.acceptor.add_server(li.name, srv)
             port = srv.sockets[0].getsockname()[1]
             self.bound_ports[li.name] = port
-            log.info("Awaiting socket connections on %s:%d (listener %s)", li.host or "0.0.0.0", port, li.name)
+            log.info("Awaiting socket connections on %s:%d (listener %s, %s)", li.host or "0.0.0.0", port, li.name,
+                     self.security[li.name].protocol)
         self._idle_task = self.loop.create_task(self._close_idle())
 
     async def _close_idle(self) -> None:

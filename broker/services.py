@@ -54,6 +54,9 @@ class BrokerServices:
     authorizer: Any = None
     # broker.quotas.ClientQuotas: produce/fetch/request quotas per user and client id
     quotas: Any = None
+    # SCRAM credentials and other per-user configs (broker.security.credentials): in
+    # ZooKeeper or, standalone, in a file under log.dirs; None only in handler unit tests
+    user_configs: Any = None
 
     @property
     def broker_id(self) -> int:

@@ -189,7 +189,8 @@ async def handle_describe_cluster(ctx: RequestContext, req) -> DescribeClusterRe
     if ctx.api_version >= 1 and req.endpoint_type != 1:
         return R(throttle_time_ms=0, error_code=E.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
                  endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
-    brokers = [R.DescribeClusterBroker(broker_id=x.node_id, host=x.host, port=x.port, rack=x.rack)
+    brokers = [R.DescribeClusterBroker(broker_id=x.node_id, host=x.endpoint(ctx.listener)[0],
+                                       port=x.endpoint(ctx.listener)[1], rack=x.rack)
                for x in md.brokers()]
     return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
              controller_id=md.controller_id, brokers=brokers)

@@ -155,8 +155,17 @@ def live_brokers(req: Any, version: int, listener: str) -> list[BrokerInfo]:
         if chosen is None and b.endpoints:
             chosen = b.endpoints[0]
         if chosen is not None:
-            out.append(BrokerInfo(b.id, chosen.host, chosen.port, b.rack if version >= 2 else None))
+            endpoints = {ep.listener: (ep.host, ep.port) for ep in b.endpoints} if version >= 3 else {}
+            out.append(BrokerInfo(b.id, chosen.host, chosen.port, b.rack if version >= 2 else None, endpoints))
     return out
+
+
+def _inter_broker_listener(config: Any) -> str:
+    """The listener other brokers are reached through: inter.broker.listener.name (or the
+    one named by security.inter.broker.protocol) when it is advertised, else the first."""
+    names = [li.name for li in config.advertised_listeners]
+    name = getattr(config, "inter_broker_listener_name", None)
+    return name if name in names else names[0]
 
 
 def update_metadata_states(req: Any, version: int) -> dict[str, tuple[bytes, list[Any]]]:
@@ -205,7 +214,7 @@ async def handle_update_metadata(ctx: RequestContext, req) -> UpdateMetadataResp
     if is_broker_epoch_stale(ctx, req, 5, "UpdateMetadata"):
         return UpdateMetadataResponse(error_code=E.STALE_BROKER_EPOCH)
     cache = s.metadata_cache
-    brokers = live_brokers(req, v, s.config.advertised_listeners[0].name)
+    brokers = live_brokers(req, v, _inter_broker_listener(s.config))
     by_topic = update_metadata_states(req, v)
     rm = s.replica_manager
     async with rm.state_change_lock:

@@ -54,8 +54,13 @@ async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorRe
 
     def find(key: str, key_type: int):
         if key_type == 1:
-            return ctx.services.txn_coordinator.find_coordinator(key)
-        return _service(ctx).find_coordinator(key, key_type)
+            err, node, host, port = ctx.services.txn_coordinator.find_coordinator(key)
+        else:
+            err, node, host, port = _service(ctx).find_coordinator(key, key_type)
+        broker = next((b for b in ctx.services.metadata_cache.brokers() if b.node_id == node), None)
+        if broker is not None:   # the endpoint of the listener this request came in on
+            host, port = broker.endpoint(ctx.listener)
+        return err, node, host, port
 
     if v < 4:
         err, node, host, port = find(req.key, key_type)

@@ -22,7 +22,8 @@ R = MetadataResponse
 def broker_entries(ctx: RequestContext) -> list:
     out = []
     for b in ctx.services.metadata_cache.brokers():
-        out.append(R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack))
+        host, port = b.endpoint(ctx.listener)
+        out.append(R.MetadataResponseBroker(node_id=b.node_id, host=host, port=port, rack=b.rack))
     return out
 
 

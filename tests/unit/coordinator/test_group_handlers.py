@@ -32,6 +32,9 @@ class _Metadata:
     def topic(self, name):
         return _Topic(3) if name == "t" else None
 
+    def brokers(self):
+        return []
+
 
 class _Service:
     """What the handlers use of coordinator.service.GroupCoordinatorService."""

@@ -1,0 +1,234 @@
+"""Per-connection authentication: who the connection is and what it may send yet.
+
+``ListenerSecurity`` is one listener's settings (its security protocol, TLS context, SASL
+mechanisms and users, ``connections.max.reauth.ms``), built once at startup by the socket
+server. ``AuthSession`` is one connection's state machine (Kafka's
+``SaslServerAuthenticator`` states), made when the connection is accepted:
+
+    PLAINTEXT / SSL:  AUTHENTICATED at once (User:ANONYMOUS, or the certificate's principal)
+    SASL_*:           HANDSHAKE --SaslHandshake v1--> AUTHENTICATE --SaslAuthenticate--> AUTHENTICATED
+                      HANDSHAKE --SaslHandshake v0--> RAW_TOKENS (bare SASL tokens, no Kafka header)
+                      AUTHENTICATED --SaslHandshake (connections.max.reauth.ms > 0)--> AUTHENTICATE
+                      any failure --> FAILED (the answer is sent, then the connection closed)
+
+What may be sent, as Kafka allows it: in HANDSHAKE only ApiVersions and SaslHandshake, in
+AUTHENTICATE only SaslAuthenticate; anything else closes the connection without an answer.
+Once a session has expired (KIP-368), only SaslHandshake (re-authentication) is served.
+Time comes from ``clock`` (monotonic seconds), so tests drive expiry.
+"""
+from __future__ import annotations
+
+import logging
+import ssl
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from protocol.errors import ErrorCode
+
+from broker.security.jaas import parse_jaas_config, plain_users
+from broker.security.plain import PlainServer
+from broker.security.principal import ANONYMOUS, KafkaPrincipal
+from broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError, client_message
+from broker.security.scram import HASHES, ScramServer
+from broker.security.ssl_principal import NoMatchingRule, SslPrincipalMapper, distinguished_name
+
+if TYPE_CHECKING:
+    from broker.config import KafkaConfig
+    from broker.security.credentials import UserConfigs
+
+log = logging.getLogger("kafka.security")
+
+API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE = 18, 17, 36
+HANDSHAKE, AUTHENTICATE, RAW_TOKENS, AUTHENTICATED, FAILED = (
+    "HANDSHAKE", "AUTHENTICATE", "RAW_TOKENS", "AUTHENTICATED", "FAILED")
+SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+TLS_PROTOCOLS = ("SSL", "SASL_SSL")
+SERVED_MECHANISMS = ("PLAIN", *HASHES)
+
+
+@dataclass
+class ListenerSecurity:
+    """One listener's security settings; ``user_configs`` is set by the broker once its
+    metadata store is up (SCRAM logins and the credential APIs need it)."""
+
+    name: str
+    protocol: str
+    ssl_context: ssl.SSLContext | None = None
+    mechanisms: list[str] = field(default_factory=list)
+    plain_users: dict[str, str] = field(default_factory=dict)
+    reauth_ms: int = 0
+    failed_auth_delay_ms: int = 100
+    principal_mapper: SslPrincipalMapper = field(default_factory=SslPrincipalMapper)
+    user_configs: "UserConfigs | None" = None
+
+    @property
+    def sasl(self) -> bool:
+        return self.protocol in SASL_PROTOCOLS
+
+    @classmethod
+    def from_config(cls, config: "KafkaConfig", listener: str) -> "ListenerSecurity":
+        from broker.config import ConfigError
+        from broker.security.ssl_factory import server_context
+        protocol = config.security_protocol(listener)
+        get = lambda key: config.listener_config(listener, key)   # noqa: E731
+        sec = cls(listener, protocol, reauth_ms=get("connections.max.reauth.ms"),
+                  failed_auth_delay_ms=get("connection.failed.authentication.delay.ms"))
+        if protocol in TLS_PROTOCOLS:
+            sec.ssl_context = server_context(get, listener)
+            try:
+                sec.principal_mapper = SslPrincipalMapper(get("ssl.principal.mapping.rules"))
+            except ValueError as e:
+                raise ConfigError(f"Invalid value for ssl.principal.mapping.rules: {e}") from None
+        if protocol in SASL_PROTOCOLS:
+            sec.mechanisms = list(get("sasl.enabled.mechanisms"))
+            unknown = [m for m in sec.mechanisms if m not in SERVED_MECHANISMS]
+            if unknown:
+                raise ConfigError(f"Listener {listener}: SASL mechanisms {unknown} are not supported "
+                                  f"(supported: {', '.join(SERVED_MECHANISMS)}); set sasl.enabled.mechanisms")
+            if "PLAIN" in sec.mechanisms:
+                text = get("plain.sasl.jaas.config") or get("sasl.jaas.config")
+                if not text:
+                    raise ConfigError(f"Listener {listener}: PLAIN needs listener.name.{listener.lower()}"
+                                      ".plain.sasl.jaas.config")
+                try:
+                    sec.plain_users = plain_users(parse_jaas_config(text))
+                except ValueError as e:
+                    raise ConfigError(f"Invalid JAAS config for listener {listener}: {e}") from None
+        return sec
+
+    def new_session(self, transport: Any, clock: Callable[[], float]) -> "AuthSession":
+        return AuthSession(self, clock, self._tls_principal(transport))
+
+    def _tls_principal(self, transport: Any) -> KafkaPrincipal:
+        if self.ssl_context is None or transport is None:
+            return ANONYMOUS
+        ssl_object = transport.get_extra_info("ssl_object")
+        cert = ssl_object.getpeercert() if ssl_object is not None else None
+        if not cert or "subject" not in cert:
+            return ANONYMOUS
+        try:
+            return KafkaPrincipal.user(self.principal_mapper.principal_name(distinguished_name(cert["subject"])))
+        except NoMatchingRule as e:
+            log.warning("Client certificate: %s; connection is User:ANONYMOUS", e)
+            return ANONYMOUS
+
+
+class AuthSession:
+    """One connection's authentication state (see the module docstring). The socket server
+    asks ``admits`` before each request and reads ``principal``; the SaslHandshake and
+    SaslAuthenticate handlers drive it."""
+
+    def __init__(self, listener: ListenerSecurity, clock: Callable[[], float],
+                 tls_principal: KafkaPrincipal = ANONYMOUS) -> None:
+        self.listener = listener
+        self.clock = clock
+        self.principal = tls_principal
+        self.state = HANDSHAKE if listener.sasl else AUTHENTICATED
+        self.mechanism: str | None = None
+        self.expires_at: float | None = None
+        self.reauthenticating = False
+        self._server: PlainServer | ScramServer | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.state == FAILED
+
+    @property
+    def raw_tokens(self) -> bool:
+        return self.state == RAW_TOKENS
+
+    def admits(self, api_key: int) -> bool:
+        state = self.state
+        if state == AUTHENTICATED:
+            if self.expires_at is not None and self.clock() >= self.expires_at and api_key != SASL_HANDSHAKE:
+                log.info("Closing a connection of %s: its session expired (connections.max.reauth.ms) "
+                         "without re-authentication", self.principal)
+                return False
+            return True
+        if state == HANDSHAKE:
+            return api_key in (API_VERSIONS, SASL_HANDSHAKE)
+        if state == AUTHENTICATE:
+            return api_key == SASL_AUTHENTICATE
+        return False
+
+    # -- SaslHandshake ---------------------------------------------------------------------
+    def handshake(self, version: int, mechanism: str) -> tuple[int, list[str]]:
+        """(error code, enabled mechanisms) for a SaslHandshake; on an error the session has
+        FAILED and the connection closes after the answer."""
+        enabled = list(self.listener.mechanisms)
+        if not self.listener.sasl:
+            return ErrorCode.ILLEGAL_SASL_STATE, enabled
+        if self.state == AUTHENTICATED:
+            if self.listener.reauth_ms <= 0 or version < 1:
+                return ErrorCode.ILLEGAL_SASL_STATE, enabled
+            if mechanism != self.mechanism:
+                log.info("Re-authentication of %s with %s instead of %s refused", self.principal, mechanism,
+                         self.mechanism)
+                self.state = FAILED
+                return ErrorCode.ILLEGAL_SASL_STATE, enabled
+            self.reauthenticating = True
+        elif self.state != HANDSHAKE:
+            self.state = FAILED
+            return ErrorCode.ILLEGAL_SASL_STATE, enabled
+        if mechanism not in enabled:
+            log.info("Unsupported SASL mechanism %s requested (enabled: %s)", mechanism, enabled)
+            self.state = FAILED
+            return ErrorCode.UNSUPPORTED_SASL_MECHANISM, enabled
+        self.mechanism = mechanism
+        self._server = self._new_server(mechanism)
+        self.state = AUTHENTICATE if version >= 1 else RAW_TOKENS
+        return ErrorCode.NONE, enabled
+
+    def _new_server(self, mechanism: str) -> PlainServer | ScramServer:
+        if mechanism == "PLAIN":
+            return PlainServer(self.listener.plain_users.get)
+        store = self.listener.user_configs
+        return ScramServer(mechanism, (lambda u: store.credential(u, mechanism)) if store else (lambda u: None))
+
+    # -- SaslAuthenticate ------------------------------------------------------------------
+    async def authenticate(self, token: bytes) -> tuple[int, str | None, bytes, int]:
+        """(error code, error message, response token, session lifetime ms) for one
+        SaslAuthenticate (or one raw token). On failure the session has FAILED."""
+        server = self._server
+        assert server is not None and self.mechanism is not None
+        try:
+            if isinstance(server, ScramServer) and self.listener.user_configs is not None and not server.complete:
+                user = _scram_user(token)
+                if user is not None:
+                    await self.listener.user_configs.refresh(user)
+            response = server.evaluate(bytes(token))
+            if server.complete:
+                principal = KafkaPrincipal.user(server.authorization_id or "")
+                if self.reauthenticating and principal != self.principal:
+                    raise SaslAuthenticationError(
+                        f"Cannot change principals during re-authentication from {self.principal}: {principal}")
+        except (SaslAuthenticationError, SaslExchangeError) as e:
+            log.info("Failed %s with SASL mechanism %s on listener %s: %s",
+                     "re-authentication" if self.reauthenticating else "authentication", self.mechanism,
+                     self.listener.name, e)
+            self.state = FAILED
+            return (ErrorCode.SASL_AUTHENTICATION_FAILED,
+                    client_message(e, self.mechanism, self.reauthenticating), b"", 0)
+        lifetime = 0
+        if server.complete:
+            self.principal = principal
+            self.state = AUTHENTICATED
+            self.reauthenticating = False
+            self._server = None
+            if self.listener.reauth_ms > 0:
+                lifetime = self.listener.reauth_ms
+                self.expires_at = self.clock() + lifetime / 1000
+            log.debug("Authenticated %s with %s on listener %s", principal, self.mechanism, self.listener.name)
+        return ErrorCode.NONE, None, response, lifetime
+
+
+def _scram_user(client_first: bytes) -> str | None:
+    """The user name in a SCRAM client-first message, to load its credential; None if the
+    message is not one (the SCRAM server then reports it)."""
+    from broker.security.scram import sasl_name_to_username
+    try:
+        bare = client_first.decode().split(",", 2)[2]
+        name = bare.split(",", 1)[0]
+        return sasl_name_to_username(name[2:]) if name.startswith("n=") else None
+    except (UnicodeDecodeError, IndexError, SaslExchangeError):
+        return None
