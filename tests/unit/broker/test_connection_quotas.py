@@ -88,6 +88,7 @@ def test_the_config_keys_have_kafkas_defaults_and_checks() -> None:
     with pytest.raises(ConfigError):
         KafkaConfig({"listener.name.plaintext.max.connections": "-1"})
     c = KafkaConfig({"listeners": "CLIENT://:9092,INTERNAL://:9093", "inter.broker.listener.name": "INTERNAL",
+                     "listener.security.protocol.map": "CLIENT:PLAINTEXT,INTERNAL:PLAINTEXT",
                      "listener.name.client.max.connections": "5", "max.connections": "10",
                      "max.connections.per.ip": "0", "max.connections.per.ip.overrides": "127.0.0.1:3"})
     assert not c.unknown
@@ -96,4 +97,5 @@ def test_the_config_keys_have_kafkas_defaults_and_checks() -> None:
     assert q.max_for("127.0.0.1") == 3 and q.max_for("10.1.1.1") == 0
     assert q.protected("INTERNAL") and not q.protected("CLIENT")
     # without inter.broker.listener.name, the listener named after security.inter.broker.protocol
-    assert connection_quotas(KafkaConfig({"listeners": "PLAINTEXT://:1,EXTERNAL://:2"})).protected("PLAINTEXT")
+    assert connection_quotas(KafkaConfig({"listeners": "PLAINTEXT://:1,EXTERNAL://:2",
+                                           "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT"})).protected("PLAINTEXT")

@@ -71,6 +71,7 @@ class StandIn:
         self.connections: set = set()
         self.stats = TrafficStats()
         self.scratch = bytearray(server_mod.READ_BUFFER_SIZE)
+        self.security: dict = {}   # PLAINTEXT: no AuthSession
         unlimited = ConnectionQuotas(["PLAINTEXT"], max_connections=2**31 - 1, max_per_ip=2**31 - 1)
         self.acceptor = Acceptor(unlimited, self.connections, None, loop, self.clock)  # type: ignore[arg-type]
         self.waits: dict[str, asyncio.Future] = {}
