@@ -41,6 +41,7 @@ from protocol.framing import FrameReader
 
 from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
+from broker.error_responses import error_code_for, error_response
 from broker.handler import CloseConnection, RequestContext
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
@@ -221,7 +222,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
-        or the exception that should close the connection."""
+        or the exception that should close the connection. A handler that fails is
+        answered with Kafka's error response (``broker.error_responses``)."""
         apis = self.apis
         try:
             header, request = codec.decode_request(frame)
@@ -255,7 +257,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except Exception as e:  # a bug in a handler must not take the broker down
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
-            return e
+            return _error_answer(api_key, header, request, e)
         if response is None:
             return None
         return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
@@ -321,6 +323,19 @@ class KafkaConnection(asyncio.BufferedProtocol):
             except Exception:
                 return
             await asyncio.sleep(0)
+
+
+def _error_answer(api_key: int, header: Any, request: Any, exc: Exception) -> Any:
+    """What answers a request whose handler raised ``exc``: Kafka's error response (every
+    error field set), or ``exc`` itself (close the connection) where Kafka has none."""
+    try:
+        response = error_response(api_key, header.request_api_version, request, error_code_for(exc))
+        if response is None:
+            return exc
+        return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
+    except Exception:
+        log.exception("Could not build the error response to api %d v%d", api_key, header.request_api_version)
+        return exc
 
 
 class _Ready:
