@@ -26,10 +26,12 @@ def broker_entries(ctx: RequestContext) -> list:
     return out
 
 
-def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int) -> "R.MetadataResponsePartition":
+def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int,
+                    offline_here: int | None = None) -> "R.MetadataResponsePartition":
     """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
     LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
-    REPLICA_NOT_AVAILABLE when some are missing."""
+    REPLICA_NOT_AVAILABLE when some are missing. ``offline_here``: this broker's id when
+    its replica is in a failed log dir (listed offline before the controller says so)."""
     replicas, isr, error = list(pi.replicas), list(pi.isr), E.NONE
     if version == 0:
         replicas = [r for r in replicas if r in live]
@@ -39,13 +41,24 @@ def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int)
     leader = pi.leader
     if leader not in live:
         leader, error = -1, E.LEADER_NOT_AVAILABLE
+    offline = list(pi.offline_replicas)
+    if offline_here is not None and offline_here not in offline:
+        offline.append(offline_here)
     return R.MetadataResponsePartition(
         error_code=error, partition_index=index, leader_id=leader, leader_epoch=pi.leader_epoch,
-        replica_nodes=replicas, isr_nodes=isr, offline_replicas=list(pi.offline_replicas))
+        replica_nodes=replicas, isr_nodes=isr, offline_replicas=offline)
 
 
-def topic_entry(info: TopicInfo, version: int, live: set[int]) -> "R.MetadataResponseTopic":
-    parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
+def topic_entry(info: TopicInfo, version: int, live: set[int],
+                offline: tuple[set[tuple[str, int]], int] | None = None) -> "R.MetadataResponseTopic":
+    """``offline``: (the partitions in this broker's failed log dirs, this broker's id)."""
+    if offline and offline[0]:
+        gone, me = offline
+        name = info.name
+        parts = [partition_entry(p, info.partitions[p], live, version, me if (name, p) in gone else None)
+                 for p in sorted(info.partitions)]
+    else:
+        parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
     return R.MetadataResponseTopic(error_code=E.NONE, name=info.name, topic_id=info.topic_id,
                                    is_internal=info.is_internal, partitions=parts)
 
@@ -67,9 +80,10 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
     v = ctx.api_version
     topics_out = []
     live = {b.node_id for b in md.brokers()}
+    offline = (s.replica_manager.offline_partitions, s.broker_id)
     if req.topics is None or (v == 0 and not req.topics):
         for info in sorted(md.topics().values(), key=lambda t: t.name):
-            topics_out.append(topic_entry(info, v, live))
+            topics_out.append(topic_entry(info, v, live, offline))
     else:
         allow_auto = req.allow_auto_topic_creation if v >= 4 else True
         for t in req.topics:
@@ -80,7 +94,7 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
                     topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_ID, name=None,
                                                               topic_id=t.topic_id, partitions=[]))
                     continue
-                topics_out.append(topic_entry(info, v, live))
+                topics_out.append(topic_entry(info, v, live, offline))
                 continue
             info = md.topic(name)
             if info is None:
@@ -105,7 +119,7 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
                     topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name,
                                                               partitions=[]))
                     continue
-            topics_out.append(topic_entry(info, v, live))
+            topics_out.append(topic_entry(info, v, live, offline))
     return R(throttle_time_ms=0, brokers=broker_entries(ctx), cluster_id=md.cluster_id,
              controller_id=md.controller_id, topics=topics_out)
 
