@@ -190,6 +190,7 @@ class Broker:
         await self._start_group_coordinator()
         await self._start_server()
         rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop))
+        rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         self.services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(self.services.broker_epoch)

@@ -107,7 +107,7 @@ class ReplicaManager:
         # partitions of failed log dirs (Kafka's HostedPartition.Offline), until restart
         self.offline_partitions: set[tuple[str, int]] = set()
         # ZooKeeper mode: writes the log dir event notification for the controller
-        self.log_dir_event_notifier: Callable[[], Awaitable[None]] | None = None
+        self.log_dir_event_notifier: Callable[[], Awaitable[object]] | None = None
         self.halt: Callable[[], None] = halt
         channel = log_manager.failure_channel
         channel.listener = lambda d: loop.call_soon_threadsafe(self.handle_log_dir_failure, d)
@@ -174,7 +174,9 @@ class ReplicaManager:
         specs = []
         configs: dict[str, LogConfig] = {}
         for s in states:
-            if s.delete_partition or self.broker_id not in s.replicas or (s.topic, s.index) in self.partitions:
+            key = (s.topic, s.index)
+            if s.delete_partition or self.broker_id not in s.replicas or key in self.partitions \
+                    or key in self.offline_partitions:  # answered KAFKA_STORAGE_ERROR when applied
                 continue
             if s.topic not in configs:
                 overrides = (topic_configs or {}).get(s.topic)

@@ -149,9 +149,16 @@ def test_a_failed_log_dir_takes_its_partitions_offline(two_dir_broker):
     assert offline and online
     failure = KafkaStorageError("append failed")
     failure.__cause__ = OSError(errno.ENOSPC, "No space left on device")
+    told = []
+
+    async def notify() -> None:  # ZooKeeper mode: the log dir event notification
+        told.append(True)
+    rm.log_dir_event_notifier = notify
     lm.get_log("t", offline[0]).on_storage_error(failure)  # what a failing append reports
-    b.loop.run_until_complete(asyncio.sleep(0))
+    lm.get_log("t", offline[0]).on_storage_error(failure)
+    b.loop.run_until_complete(asyncio.sleep(0.01))
     assert rm.offline_partitions == {("t", p) for p in offline} and not b.halted
+    assert told == [True]
     P = ProduceRequest
     produce = call(b, handle_produce, 0, 9, P(acks=1, timeout_ms=1000, topic_data=[P.TopicProduceData(
         name="t", partition_data=[P.PartitionProduceData(index=p, records=build_batch([(None, b"x")]))
