@@ -42,7 +42,7 @@ from protocol.framing import FrameReader
 from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.error_responses import error_code_for, error_response
-from broker.handler import CloseConnection, RequestContext
+from broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
@@ -260,6 +260,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return _error_answer(api_key, header, request, e)
         if response is None:
             return None
+        if isinstance(response, PreEncodedResponse):
+            return response.encode_chunks(header.request_api_version, header.correlation_id)
         return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
 
     async def _respond(self, rest: list[Any] | None) -> None:
