@@ -198,7 +198,8 @@ class Broker:
     def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
         cfg = self.config
         self.log_manager = LogManager(cfg.log_dirs, LogConfig.from_properties(effective_topic_config(cfg, {})),
-                                      clock=self.clock, topic_configs=topic_configs)
+                                      clock=self.clock, topic_configs=topic_configs,
+                                      recovery_threads_per_data_dir=cfg["num.recovery.threads.per.data.dir"])
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         self.replica_manager = ReplicaManager(
             cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),

@@ -71,7 +71,7 @@ class LogManager:
 
     def __init__(self, log_dirs: list[str], default_config: LogConfig, clock: Callable[[], float] = time.time,
                  topic_configs: Optional[Callable[[str], Optional[LogConfig]]] = None,
-                 start_cleaner: bool = True):
+                 start_cleaner: bool = True, recovery_threads_per_data_dir: int = 1):
         if isinstance(log_dirs, str):
             log_dirs = [d for d in log_dirs.split(",") if d]
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -83,6 +83,7 @@ class LogManager:
         self._dir_counts = {d: 0 for d in self.log_dirs}  # logs per dir (for _pick_dir, kept as they change)
         self._lock = threading.RLock()
         self._start_cleaner = start_cleaner
+        self.recovery_threads_per_data_dir = max(1, recovery_threads_per_data_dir)
         self.cleaner = None
         self.cluster_id: Optional[str] = None
         self.broker_id: Optional[int] = None
@@ -102,8 +103,7 @@ class LogManager:
             os.makedirs(d, exist_ok=True)
             self._check_meta(d, cluster_id, broker_id)
         t0 = time.monotonic()
-        for d in self.log_dirs:
-            self._load_dir(d)
+        self._load_dirs()
         log.info("Loaded %d logs in %.2f s; %s", len(self._logs), time.monotonic() - t0, descriptor_usage())
         if self._start_cleaner:
             from .cleaner import LogCleaner
@@ -140,13 +140,45 @@ class LogManager:
                 return cfg
         return self.default_config
 
-    def _load_dir(self, d: str) -> None:
-        marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
-        clean = os.path.exists(marker)
+    def _load_dirs(self) -> None:
+        """Open (and, after a crash, recover) every log of every dir, as Kafka's loadLogs:
+        ``num.recovery.threads.per.data.dir`` threads per dir, all dirs at once (opening a
+        log is file work: reading indexes and snapshots, a recovery scan). Logs are
+        registered afterwards, in dir and name order; a log that cannot load fails startup."""
+        jobs: list[tuple[str, tuple[str, int], Callable[[], Log]]] = []
+        markers = []
+        for d in self.log_dirs:
+            marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
+            clean = os.path.exists(marker)
+            markers.append((d, marker if clean else None))
+            jobs.extend((d, tp, make) for tp, make in self._log_loaders(d, clean))
+        threads = self.recovery_threads_per_data_dir * len(self.log_dirs)
+        if threads > 1 and len(jobs) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(threads, len(jobs)), thread_name_prefix="log-recovery") as pool:
+                futures = [pool.submit(make) for _, _, make in jobs]
+                logs = [f.result() for f in futures]
+        else:
+            logs = [make() for _, _, make in jobs]
+        for (d, tp, _), lg in zip(jobs, logs):
+            if tp in self._logs:
+                raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
+            self._register(tp, lg, d)
+        for d, marker in markers:
+            if marker is not None:
+                os.unlink(marker)
+            # make the recovery points durable as loaded, so a crash now recovers correctly
+            self._write_checkpoints(d)
+
+    def _log_loaders(self, d: str, clean: bool) -> list[tuple[tuple[str, int], Callable[[], Log]]]:
+        """For each partition directory of ``d``: its (topic, partition) and the function
+        that opens its log. Leftover ``-delete``/``-stray`` directories are removed."""
         recovery = OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).read()
         starts = OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).read()
         hws = OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).read()
         configs: dict[str, LogConfig] = {}  # one per topic, not per partition
+        out: list[tuple[tuple[str, int], Callable[[], Log]]] = []
         for name in sorted(os.listdir(d)):
             path = os.path.join(d, name)
             if not os.path.isdir(path):
@@ -162,19 +194,15 @@ class LogManager:
             except ValueError:
                 log.warning("ignoring unexpected directory %s in log dir %s", name, d)
                 continue
-            if tp in self._logs:
-                raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
             if tp[0] not in configs:
                 configs[tp[0]] = self._config_for(tp[0])
-            lg = Log(path, configs[tp[0]], clock=self.clock,
-                     recovery_point=recovery.get(tp, 0), log_start_offset=starts.get(tp, 0),
-                     high_watermark=hws.get(tp, 0), needs_recovery=not clean,
-                     pending_fsyncs=self.pending_fsyncs)
-            self._register(tp, lg, d)
-        if clean:
-            os.unlink(marker)
-        # make the recovery points durable as loaded, so a crash now recovers correctly
-        self._write_checkpoints(d)
+
+            def make(path: str = path, tp: tuple[str, int] = tp, cfg: LogConfig = configs[tp[0]]) -> Log:
+                return Log(path, cfg, clock=self.clock, recovery_point=recovery.get(tp, 0),
+                           log_start_offset=starts.get(tp, 0), high_watermark=hws.get(tp, 0),
+                           needs_recovery=not clean, pending_fsyncs=self.pending_fsyncs)
+            out.append((tp, make))
+        return out
 
     def shutdown(self) -> None:
         """Stop the cleaner, close every log (flush, snapshots), checkpoints, clean markers."""
