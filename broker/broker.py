@@ -196,6 +196,7 @@ class Broker:
         await self._start_group_coordinator()
         await self._start_server()
         rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop))
+        rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         self.services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(self.services.broker_epoch)
@@ -203,7 +204,8 @@ class Broker:
     def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
         cfg = self.config
         self.log_manager = LogManager(cfg.log_dirs, LogConfig.from_properties(effective_topic_config(cfg, {})),
-                                      clock=self.clock, topic_configs=topic_configs)
+                                      clock=self.clock, topic_configs=topic_configs,
+                                      recovery_threads_per_data_dir=cfg["num.recovery.threads.per.data.dir"])
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         self.replica_manager = ReplicaManager(
             cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),

@@ -19,6 +19,16 @@ class CloseConnection(Exception):
     does so for a failed Produce with acks=0, so the producer notices and refreshes metadata)."""
 
 
+class PreEncodedResponse:
+    """A response body that encodes itself from parts its handler cached (a full Metadata):
+    the server sends ``encode_chunks(api_version, correlation_id)`` (the whole frame)."""
+
+    __slots__ = ()
+
+    def encode_chunks(self, api_version: int, correlation_id: int) -> list:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class Handler:
     api_key: int

@@ -104,6 +104,7 @@ class MetadataCache:
             b.node_id: b for b in ([local_broker] if live_brokers is None else live_brokers)}
         self._topics: dict[str, TopicInfo] = {}
         self._by_id: dict[bytes, TopicInfo] = {}
+        self.generation = 0  # counts updates: readers may cache what they derive from one
 
     # -- reads -------------------------------------------------------------------------
     def brokers(self) -> list[BrokerInfo]:
@@ -134,6 +135,7 @@ class MetadataCache:
                topics: Iterable[TopicInfo] = (), deleted_topics: Iterable[str] = ()) -> None:
         """Apply one metadata change: brokers replace the live set, topics are added or
         replaced, deleted topics go."""
+        self.generation += 1
         if controller_id is not None:
             self.controller_id = controller_id
         if brokers is not None:

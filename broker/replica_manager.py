@@ -10,13 +10,20 @@ In ZooKeeper mode (``start_replication``) followers fetch from their leader thro
 ReplicaFetcherManager — (re)added on every new leader epoch (KAFKA-7164), removed when the
 partition becomes leader or stops — and leaders send ISR changes through the
 AlterPartitionManager, shrinking the ISR from a check every replica.lag.time.max.ms / 2.
+
+A log dir whose disk fails (``storage.log_dir_failure``) takes its partitions offline
+(``handle_log_dir_failure``, Kafka's): they are no longer hosted, requests for them answer
+KAFKA_STORAGE_ERROR (``partition_error``), ZooKeeper mode tells the controller
+(``log_dir_event_notifier``), and with no log dir left the broker halts.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from protocol.errors import ErrorCode
 from protocol.topics import INTERNAL_TOPICS
@@ -45,6 +52,13 @@ NO_EPOCH = -1
 
 
 HOSTING_SLICE = 25  # partitions hosted between two turns of the event loop
+
+
+def halt() -> None:
+    """Kafka's Exit.halt(1): no clean shutdown, nothing more written to the failed disks."""
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def _log_failure(fut) -> None:
@@ -90,6 +104,13 @@ class ReplicaManager:
         # deleted and created again must see its old directory renamed away first)
         self._log_io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-io")
         self._detached: list = []  # logs of deleted partitions whose files go in the next job
+        # partitions of failed log dirs (Kafka's HostedPartition.Offline), until restart
+        self.offline_partitions: set[tuple[str, int]] = set()
+        # ZooKeeper mode: writes the log dir event notification for the controller
+        self.log_dir_event_notifier: Callable[[], Awaitable[object]] | None = None
+        self.halt: Callable[[], None] = halt
+        channel = log_manager.failure_channel
+        channel.listener = lambda d: loop.call_soon_threadsafe(self.handle_log_dir_failure, d)
 
     # -- configs -------------------------------------------------------------------------------
     def log_config(self, overrides: dict[str, str]) -> LogConfig:
@@ -111,6 +132,39 @@ class ReplicaManager:
     def get_partition(self, topic: str, index: int) -> Partition | None:
         return self.partitions.get((topic, index))
 
+    def partition_error(self, topic: str, index: int) -> ErrorCode:
+        """What a request for a partition ``get_partition`` does not know answers:
+        KAFKA_STORAGE_ERROR for one in a failed log dir, else UNKNOWN_TOPIC_OR_PARTITION."""
+        if (topic, index) in self.offline_partitions:
+            return ErrorCode.KAFKA_STORAGE_ERROR
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+    def handle_log_dir_failure(self, log_dir: str) -> None:
+        """Kafka's ReplicaManager.handleLogDirFailure (event loop): the partitions of
+        ``log_dir`` go offline (fetchers removed, leaderships given up locally, logs closed
+        without writing); with every log dir failed the broker halts; in ZooKeeper mode
+        the controller is told, and moves their leaderships."""
+        lm = self.log_manager
+        gone = lm.handle_log_dir_failure(log_dir)
+        self.offline_partitions.update(gone)
+        for key in gone:
+            self._stop(key, delete=False)
+        self._update_fetchers(gone, [])
+        if not lm.live_log_dirs:
+            log.error("Shutdown broker because all log dirs in %s have failed", ", ".join(lm.log_dirs))
+            self.halt()
+            return
+        log.error("[ReplicaManager broker=%d] Stopped serving replicas in dir %s (%d partitions offline)",
+                  self.broker_id, log_dir, len(gone))
+        if self.log_dir_event_notifier is not None:
+            self.loop.create_task(self._notify_log_dir_event(log_dir))
+
+    async def _notify_log_dir_event(self, log_dir: str) -> None:
+        try:
+            await self.log_dir_event_notifier()
+        except Exception:  # noqa: BLE001 - the partitions stay offline; a restart reports them
+            log.exception("Telling the controller of the failed log dir %s failed", log_dir)
+
     async def prepare_logs(self, states: list[PartitionState],
                            topic_configs: dict[str, dict[str, str]] | None = None) -> None:
         """Create the logs ``states`` will host in a worker thread, so that hosting many new
@@ -120,7 +174,9 @@ class ReplicaManager:
         specs = []
         configs: dict[str, LogConfig] = {}
         for s in states:
-            if s.delete_partition or self.broker_id not in s.replicas or (s.topic, s.index) in self.partitions:
+            key = (s.topic, s.index)
+            if s.delete_partition or self.broker_id not in s.replicas or key in self.partitions \
+                    or key in self.offline_partitions:  # answered KAFKA_STORAGE_ERROR when applied
                 continue
             if s.topic not in configs:
                 overrides = (topic_configs or {}).get(s.topic)

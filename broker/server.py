@@ -55,7 +55,8 @@ from protocol.framing import FrameReader
 
 from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
-from broker.handler import CloseConnection, RequestContext
+from broker.error_responses import error_code_for, error_response
+from broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from broker.quotas.throttling import throttle_response
 from broker.security.principal import ANONYMOUS
 from broker.security.session import AuthSession, ListenerSecurity
@@ -267,7 +268,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
-        or the exception that should close the connection."""
+        or the exception that should close the connection. A handler that fails is
+        answered with Kafka's error response (``broker.error_responses``)."""
         apis = self.apis
         session = self.session
         if session is not None and session.raw_tokens:
@@ -309,7 +311,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except Exception as e:  # a bug in a handler must not take the broker down
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
-            return e
+            return _error_answer(api_key, header, request, e)
         quotas = self.client_quotas
         if quotas is not None and quotas.active:
             busy_s, self.busy_s = self.busy_s, 0.0
@@ -319,7 +321,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.mute(throttle_ms)
         if response is None:
             return None
-        chunks = codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
+        if isinstance(response, PreEncodedResponse):
+            chunks = response.encode_chunks(header.request_api_version, header.correlation_id)
+        else:
+            chunks = codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id,
+                                                  response)
         if session is not None and session.failed:
             return _SendThenClose(chunks)
         return chunks
@@ -430,6 +436,19 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
 
 def _nothing() -> None:
     return None
+
+
+def _error_answer(api_key: int, header: Any, request: Any, exc: Exception) -> Any:
+    """What answers a request whose handler raised ``exc``: Kafka's error response (every
+    error field set), or ``exc`` itself (close the connection) where Kafka has none."""
+    try:
+        response = error_response(api_key, header.request_api_version, request, error_code_for(exc))
+        if response is None:
+            return exc
+        return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
+    except Exception:
+        log.exception("Could not build the error response to api %d v%d", api_key, header.request_api_version)
+        return exc
 
 
 class _Ready:

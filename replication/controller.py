@@ -40,6 +40,7 @@ from replication.network_client import NetworkClient, NetworkClientConfig
 from replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
                                       PartitionReassignments, ReassignmentResult)
 from replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
+from replication.log_dir_events import LeaderAndIsrResponseReceived, LogDirEvents
 from replication.topic_deletion import TopicDeletionManager
 from replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
 
@@ -68,12 +69,14 @@ class KafkaController:
         self.reassignments = PartitionReassignments(self)
         self.topic_deletion = TopicDeletionManager(self)
         self.leader_elections = LeaderElections(self)
+        self.log_dir_events = LogDirEvents(self)
         self._simple_events: dict[type, Callable[[], Awaitable[Any]]] = {
             ce.BrokerChange: self._process_broker_change, ce.TopicChange: self._process_topic_change,
             ce.TopicDeletion: self.topic_deletion.process,
             ce.AutoPreferredReplicaLeaderElection: self.leader_elections.process_auto_rebalance,
             ce.ZkPartitionReassignment: self.reassignments.process_zk,
-            ZkPreferredReplicaElection: self.leader_elections.process_zk}
+            ZkPreferredReplicaElection: self.leader_elections.process_zk,
+            ce.LogDirEventNotification: self.log_dir_events.process}
 
     # ------------------------------------------------------------------ public API
     @property
@@ -212,6 +215,8 @@ class KafkaController:
             event.callback(await self._process_allocate_producer_ids(event.broker_id, event.broker_epoch))
         elif isinstance(event, (AlterPartitionReassignments, ListPartitionReassignments)):
             await self.reassignments.process(event)
+        elif isinstance(event, LeaderAndIsrResponseReceived):
+            await self.log_dir_events.process_response(event)
         elif isinstance(event, ce.ReplicaLeaderElection):
             event.callback(await self.leader_elections.process(event.election_type, event.partitions))
 
@@ -293,6 +298,7 @@ class KafkaController:
         batch.send(self._channels)
         await self._on_replicas_offline(batch, self._dead_replicas())
         batch.send(self._channels)
+        await self.log_dir_events.clear_at_failover()
         await self.reassignments.resume(skip=await self.reassignments.process_zk())
         await self.topic_deletion.process()
         await self.leader_elections.process_zk()
@@ -302,7 +308,8 @@ class KafkaController:
 
     # ------------------------------------------------------------------ helpers
     def _batch(self) -> ControllerRequestBatch:
-        return ControllerRequestBatch(self.ctx, self.broker_id)
+        return ControllerRequestBatch(self.ctx, self.broker_id,
+                                      leader_and_isr_callback=self.log_dir_events.on_leader_and_isr_response)
 
     def _send(self, batch: ControllerRequestBatch) -> None:
         if self._channels is not None:
@@ -412,9 +419,9 @@ class KafkaController:
                     batch.add_leader_and_isr(self._live_replicas(tp), tp, is_new=True)
         offline = [tp for tp in tps if tp not in new and ctx.leader_and_isr(tp) is not None]
         unclean = {t: await self._unclean_allowed(t) for t in {t for t, _ in offline}}
-        live = ctx.live_broker_ids
 
         def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | None:
+            live = ctx.live_broker_ids_for(tp)  # less replicas in failed log dirs
             if cur.leader in live:
                 return None
             return election.elect_offline(cur, ctx.replicas(tp), live, unclean[tp[0]])

@@ -16,6 +16,7 @@ Who may call it: the KafkaController, from its event task. Nothing on disk.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -159,6 +160,8 @@ class ControllerRequestBatch:
     update_metadata_brokers: set[int] = field(default_factory=set)
     update_metadata_partitions: set[TopicPartition] = field(default_factory=set)
     stop_replica_callbacks: dict[int, Callback] = field(default_factory=dict)
+    # told (broker id, response) of every LeaderAndIsr answer (replicas in failed log dirs)
+    leader_and_isr_callback: Callable[[int, Any], None] | None = None
 
     def add_leader_and_isr(self, broker_ids: Iterable[int], tp: TopicPartition,
                            is_new: bool = False) -> None:
@@ -197,7 +200,8 @@ class ControllerRequestBatch:
         for b, entries in sorted(self.leader_and_isr.items()):
             build = _leader_and_isr_builder(self.controller_id, epoch, ctx.broker_epochs.get(b, -1),
                                             entries, ctx)
-            channels.send(b, LEADER_AND_ISR, build)
+            cb = self.leader_and_isr_callback
+            channels.send(b, LEADER_AND_ISR, build, None if cb is None else functools.partial(cb, b))
         if self.update_metadata_brokers:
             brokers = [ctx.live_brokers[b] for b in sorted(ctx.live_brokers)]
             states = [_um_state(ctx, tp) for tp in sorted(self.update_metadata_partitions)]

@@ -34,6 +34,8 @@ class ControllerContext:
     assignments: dict[str, dict[int, zd.ReplicaAssignment]] = field(default_factory=dict)
     leadership: dict[TopicPartition, zd.LeaderIsrAndControllerEpoch] = field(default_factory=dict)
     topics_to_be_deleted: set[str] = field(default_factory=set)
+    # replicas a live broker answered KAFKA_STORAGE_ERROR for (in a failed log dir)
+    replicas_on_offline_dirs: dict[int, set[TopicPartition]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ brokers
     @property
@@ -56,6 +58,7 @@ class ControllerContext:
 
     def remove_live_brokers(self, broker_ids: Iterable[int]) -> None:
         for broker_id in broker_ids:
+            self.replicas_on_offline_dirs.pop(broker_id, None)  # a restart brings its dirs back
             self.live_brokers.pop(broker_id, None)
             self.broker_epochs.pop(broker_id, None)
             self.shutting_down_broker_ids.discard(broker_id)
@@ -73,6 +76,8 @@ class ControllerContext:
         self.topic_ids.pop(topic, None)
         for p in self.assignments.pop(topic, {}):
             self.leadership.pop((topic, p), None)
+            for offline in self.replicas_on_offline_dirs.values():
+                offline.discard((topic, p))
         self.topics_to_be_deleted.discard(topic)
 
     def all_partitions(self) -> Iterator[TopicPartition]:
@@ -102,13 +107,22 @@ class ControllerContext:
         return sorted(tp for tp, s in self.leadership.items()
                       if s.leader_and_isr.leader == broker_id)
 
+    def is_replica_online(self, broker_id: int, tp: TopicPartition) -> bool:
+        """Kafka's isReplicaOnline: a live broker whose log dir holding ``tp`` works."""
+        return broker_id in self.live_brokers and tp not in self.replicas_on_offline_dirs.get(broker_id, ())
+
+    def live_broker_ids_for(self, tp: TopicPartition) -> set[int]:
+        """``live_broker_ids`` less the brokers whose replica of ``tp`` is in a failed log
+        dir (who may lead ``tp``)."""
+        return {b for b in self.live_broker_ids if tp not in self.replicas_on_offline_dirs.get(b, ())}
+
     def offline_replicas(self, tp: TopicPartition) -> list[int]:
-        return [r for r in self.replicas(tp) if r not in self.live_brokers]
+        return [r for r in self.replicas(tp) if not self.is_replica_online(r, tp)]
 
     def is_online(self, tp: TopicPartition) -> bool:
-        """A partition is online while its leader is a live broker."""
+        """A partition is online while its leader is a live broker with its replica online."""
         lai = self.leader_and_isr(tp)
-        return lai is not None and lai.leader in self.live_brokers and lai.leader >= 0
+        return lai is not None and lai.leader >= 0 and self.is_replica_online(lai.leader, tp)
 
     def partitions_needing_election(self) -> list[TopicPartition]:
         """New partitions (no state yet) and offline ones (leader dead or none), skipping
@@ -148,6 +162,7 @@ class ControllerContext:
         self.assignments.clear()
         self.leadership.clear()
         self.topics_to_be_deleted.clear()
+        self.replicas_on_offline_dirs.clear()
         self.epoch_zk_version = -1
 
 

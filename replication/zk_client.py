@@ -598,6 +598,26 @@ class KafkaZkClient:
             return block
 
     # ------------------------------------------------------------------ notifications
+    async def propagate_log_dir_event(self, broker_id: int) -> str:
+        """A broker's log dir failed: sequential ``/log_dir_event_notification/log_dir_event_<seq>``
+        for the controller (KafkaZkClient.propagateLogDirEvent); returns the created path."""
+        return await self._call(lambda: self._client.create_async(
+            f"{zd.LOG_DIR_EVENT_NOTIFICATION_PATH}/{zd.LOG_DIR_EVENT_PREFIX}",
+            zd.encode_log_dir_event(broker_id), sequence=True, makepath=True))
+
+    async def get_log_dir_events(self, watch: Watch | None = None) -> dict[str, int | None]:
+        """Each log dir event notification and the broker it names (None if unreadable)."""
+        children = sorted(c for c in await self.get_children(zd.LOG_DIR_EVENT_NOTIFICATION_PATH, watch)
+                          if c.startswith(zd.LOG_DIR_EVENT_PREFIX))
+        out: dict[str, int | None] = {}
+        for c in children:
+            data, stat = await self.get_data(f"{zd.LOG_DIR_EVENT_NOTIFICATION_PATH}/{c}")
+            try:
+                out[c] = None if stat is None else zd.decode_log_dir_event(data)
+            except zd.ZkDataError:
+                out[c] = None
+        return out
+
     async def delete_children(self, parent: str, children: Iterable[str], epoch_zk_version: int) -> None:
         """Drop processed sequential notifications (isr_change_, log_dir_event_) as controller."""
         results = await self._controller_ops(

@@ -418,6 +418,13 @@ class LocalLog:
         self.delete_pending_files(0, force=True)
         self.closed = True
 
+    def close_handlers(self) -> None:
+        """Drop every segment's index mappings and mark the log closed, writing nothing
+        (the log dir failed); the files close when their last reader lets go."""
+        for seg in self._segments:
+            seg.release()
+        self.closed = True
+
     def delete(self, rename_to: Optional[str] = None) -> None:
         """Release every file and remove the directory, renamed to ``rename_to`` first
         when given (so a crash halfway leaves a name the LogManager will not load)."""

@@ -136,6 +136,8 @@ class Log:
             os.path.join(directory, LEADER_EPOCH_CHECKPOINT), lambda: self._local.next_offset, pending_fsyncs)
         self.producer_state = ProducerStateManager(directory, config.producer_id_expiration_ms)
         self._pending_fsyncs = pending_fsyncs  # the snapshot taken on close is fsynced in their batch
+        # told of a storage error of an append or flush (the LogManager's log dir failure check)
+        self.on_storage_error: Optional[Callable[[BaseException], None]] = None
         self._load(log_start_offset, needs_recovery)
         self.update_high_watermark(high_watermark)
 
@@ -259,6 +261,16 @@ class Log:
 
     # ------------------------------------------------------------------ appends
     def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
+        """``_append``; a storage error (a failing disk) is reported to ``on_storage_error``
+        before it is raised."""
+        try:
+            return self._append(records, leader_epoch, origin)
+        except KafkaStorageError as e:
+            if self.on_storage_error is not None:
+                self.on_storage_error(e)
+            raise
+
+    def _append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
         """Every append's one sequence: validate, producer checks, offsets and epoch,
         write (and roll), leader epochs, producer state, flush.
 
@@ -396,6 +408,8 @@ class Log:
         ``aborted_transactions`` with (producer id, first offset) pairs overlapping the
         returned range."""
         with self.lock:
+            if self._local.closed:
+                raise KafkaStorageError(f"log {self.dir} is closed")
             leo = self._local.next_offset
             if offset < self._log_start_offset or offset > leo:
                 raise OffsetOutOfRangeError(
@@ -557,7 +571,13 @@ class Log:
     # ------------------------------------------------------------------ flushing
     def flush(self, offset: Optional[int] = None) -> None:
         """fsync segments holding data below ``offset`` (default LEO); advance the recovery point."""
-        if self._local.flush(self._local.next_offset if offset is None else offset):
+        try:
+            flushed = self._local.flush(self._local.next_offset if offset is None else offset)
+        except KafkaStorageError as e:
+            if self.on_storage_error is not None:
+                self.on_storage_error(e)
+            raise
+        if flushed:
             self._unflushed = 0
             self._last_flush_ms = self._now_ms()
 
@@ -588,6 +608,12 @@ class Log:
             except (OSError, StorageError) as e:
                 log.warning("flush on close of %s failed: %s", self.dir, e)
             self._local.close()
+
+    def close_handlers(self) -> None:
+        """Close the log without writing anything (its log dir failed; Kafka's
+        closeHandlers): appends and reads raise ``KafkaStorageError`` from now on."""
+        with self.lock:
+            self._local.close_handlers()
 
     def delete(self, rename_to: Optional[str] = None) -> None:
         """Remove the log and its directory (topic deleted), renamed to ``rename_to`` first if given."""

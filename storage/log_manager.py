@@ -16,7 +16,10 @@ Who may call it: the broker's event-loop thread; ``cleaner`` runs its own thread
 writer ``checkpoint_writer`` returns may run in any thread, as may ``create_logs`` and
 ``delete_logs`` (file work that the broker keeps off its event loop; the map of logs
 changes under ``_lock``).
-A new log goes to the directory holding the fewest partitions.
+A new log goes to the online directory holding the fewest partitions. A directory whose
+disk fails (``storage.log_dir_failure``) goes offline for good: ``handle_log_dir_failure``
+closes its logs without writing and forgets them; its partitions stay offline until
+restart, and nothing is written there any more (no checkpoints, no clean-shutdown marker).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_propertie
 from .config import LogConfig
 from .errors import KafkaStorageError, StorageError
 from .log import Log, parse_topic_partition
+from .log_dir_failure import LogDirFailureChannel, is_log_dir_failure
 
 __all__ = ["LogManager"]
 
@@ -67,7 +71,7 @@ class LogManager:
 
     def __init__(self, log_dirs: list[str], default_config: LogConfig, clock: Callable[[], float] = time.time,
                  topic_configs: Optional[Callable[[str], Optional[LogConfig]]] = None,
-                 start_cleaner: bool = True):
+                 start_cleaner: bool = True, recovery_threads_per_data_dir: int = 1):
         if isinstance(log_dirs, str):
             log_dirs = [d for d in log_dirs.split(",") if d]
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -79,6 +83,7 @@ class LogManager:
         self._dir_counts = {d: 0 for d in self.log_dirs}  # logs per dir (for _pick_dir, kept as they change)
         self._lock = threading.RLock()
         self._start_cleaner = start_cleaner
+        self.recovery_threads_per_data_dir = max(1, recovery_threads_per_data_dir)
         self.cleaner = None
         self.cluster_id: Optional[str] = None
         self.broker_id: Optional[int] = None
@@ -87,6 +92,8 @@ class LogManager:
         self._ckpt_gen = itertools.count()
         self._ckpt_written: dict[str, int] = {}
         self.pending_fsyncs = PendingFsyncs()  # the logs' small files, fsynced by checkpoint writers
+        self.failure_channel = LogDirFailureChannel()
+        self.offline_logs: dict[tuple[str, int], str] = {}  # partitions of failed dirs -> their dir
 
     # ------------------------------------------------------------------ lifecycle
     def startup(self, cluster_id: Optional[str] = None, broker_id: Optional[int] = None) -> None:
@@ -96,8 +103,7 @@ class LogManager:
             os.makedirs(d, exist_ok=True)
             self._check_meta(d, cluster_id, broker_id)
         t0 = time.monotonic()
-        for d in self.log_dirs:
-            self._load_dir(d)
+        self._load_dirs()
         log.info("Loaded %d logs in %.2f s; %s", len(self._logs), time.monotonic() - t0, descriptor_usage())
         if self._start_cleaner:
             from .cleaner import LogCleaner
@@ -134,13 +140,45 @@ class LogManager:
                 return cfg
         return self.default_config
 
-    def _load_dir(self, d: str) -> None:
-        marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
-        clean = os.path.exists(marker)
+    def _load_dirs(self) -> None:
+        """Open (and, after a crash, recover) every log of every dir, as Kafka's loadLogs:
+        ``num.recovery.threads.per.data.dir`` threads per dir, all dirs at once (opening a
+        log is file work: reading indexes and snapshots, a recovery scan). Logs are
+        registered afterwards, in dir and name order; a log that cannot load fails startup."""
+        jobs: list[tuple[str, tuple[str, int], Callable[[], Log]]] = []
+        markers = []
+        for d in self.log_dirs:
+            marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
+            clean = os.path.exists(marker)
+            markers.append((d, marker if clean else None))
+            jobs.extend((d, tp, make) for tp, make in self._log_loaders(d, clean))
+        threads = self.recovery_threads_per_data_dir * len(self.log_dirs)
+        if threads > 1 and len(jobs) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(threads, len(jobs)), thread_name_prefix="log-recovery") as pool:
+                futures = [pool.submit(make) for _, _, make in jobs]
+                logs = [f.result() for f in futures]
+        else:
+            logs = [make() for _, _, make in jobs]
+        for (d, tp, _), lg in zip(jobs, logs):
+            if tp in self._logs:
+                raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
+            self._register(tp, lg, d)
+        for d, marker in markers:
+            if marker is not None:
+                os.unlink(marker)
+            # make the recovery points durable as loaded, so a crash now recovers correctly
+            self._write_checkpoints(d)
+
+    def _log_loaders(self, d: str, clean: bool) -> list[tuple[tuple[str, int], Callable[[], Log]]]:
+        """For each partition directory of ``d``: its (topic, partition) and the function
+        that opens its log. Leftover ``-delete``/``-stray`` directories are removed."""
         recovery = OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT)).read()
         starts = OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT)).read()
         hws = OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).read()
         configs: dict[str, LogConfig] = {}  # one per topic, not per partition
+        out: list[tuple[tuple[str, int], Callable[[], Log]]] = []
         for name in sorted(os.listdir(d)):
             path = os.path.join(d, name)
             if not os.path.isdir(path):
@@ -156,21 +194,15 @@ class LogManager:
             except ValueError:
                 log.warning("ignoring unexpected directory %s in log dir %s", name, d)
                 continue
-            if tp in self._logs:
-                raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
             if tp[0] not in configs:
                 configs[tp[0]] = self._config_for(tp[0])
-            lg = Log(path, configs[tp[0]], clock=self.clock,
-                     recovery_point=recovery.get(tp, 0), log_start_offset=starts.get(tp, 0),
-                     high_watermark=hws.get(tp, 0), needs_recovery=not clean,
-                     pending_fsyncs=self.pending_fsyncs)
-            self._logs[tp] = lg
-            self._log_dir_of[tp] = d
-            self._dir_counts[d] += 1
-        if clean:
-            os.unlink(marker)
-        # make the recovery points durable as loaded, so a crash now recovers correctly
-        self._write_checkpoints(d)
+
+            def make(path: str = path, tp: tuple[str, int] = tp, cfg: LogConfig = configs[tp[0]]) -> Log:
+                return Log(path, cfg, clock=self.clock, recovery_point=recovery.get(tp, 0),
+                           log_start_offset=starts.get(tp, 0), high_watermark=hws.get(tp, 0),
+                           needs_recovery=not clean, pending_fsyncs=self.pending_fsyncs)
+            out.append((tp, make))
+        return out
 
     def shutdown(self) -> None:
         """Stop the cleaner, close every log (flush, snapshots), checkpoints, clean markers."""
@@ -185,7 +217,7 @@ class LogManager:
                 except Exception:  # noqa: BLE001 - keep closing the others
                     log.exception("closing log %s failed", tp)
                     failed.add(self._log_dir_of[tp])
-            for d in self.log_dirs:
+            for d in self.live_log_dirs:
                 self._write_checkpoints(d)
                 if d not in failed:
                     # Kafka's CleanShutdownFileHandler content
@@ -210,7 +242,10 @@ class LogManager:
 
     def _pick_dir(self) -> str:
         counts = self._dir_counts
-        return min(self.log_dirs, key=lambda d: (counts[d], self.log_dirs.index(d)))
+        live = self.live_log_dirs
+        if not live:
+            raise KafkaStorageError(f"no log dir is online ({', '.join(self.log_dirs)} have failed)")
+        return min(live, key=lambda d: (counts[d], self.log_dirs.index(d)))
 
     def get_or_create_log(self, topic: str, partition: int, config: Optional[LogConfig] = None,
                           topic_id: Optional[bytes] = None) -> Log:
@@ -223,20 +258,61 @@ class LogManager:
                 if topic_id is not None and lg.topic_id != topic_id:
                     lg.assign_topic_id(topic_id)
                 return lg
+            if tp in self.offline_logs:
+                raise KafkaStorageError(f"cannot create log {topic}-{partition}: its log dir "
+                                        f"{self.offline_logs[tp]} is offline")
             d = self._pick_dir()
             path = os.path.join(d, f"{topic}-{partition}")
             existed = os.path.isdir(path)
             try:
                 lg = Log(path, config or self._config_for(topic), clock=self.clock,
                          needs_recovery=False, topic_id=topic_id, pending_fsyncs=self.pending_fsyncs)
-            except BaseException:
+            except BaseException as e:
                 if not existed:  # leave no half-made directory behind to load at restart
                     shutil.rmtree(path, ignore_errors=True)
+                self.maybe_fail_dir(d, e, f"creating log {topic}-{partition}")
                 raise
-            self._logs[tp] = lg
-            self._log_dir_of[tp] = d
-            self._dir_counts[d] += 1
+            self._register(tp, lg, d)
             return lg
+
+    def _register(self, tp: tuple[str, int], lg: Log, d: str) -> None:
+        self._logs[tp] = lg
+        self._log_dir_of[tp] = d
+        self._dir_counts[d] += 1
+        lg.on_storage_error = lambda e: self.maybe_fail_dir(d, e, f"writing log {tp[0]}-{tp[1]}")
+
+    # ------------------------------------------------------------------ failed log dirs
+    def maybe_fail_dir(self, d: str, exc: BaseException, what: str) -> None:
+        """Report ``d`` offline to ``failure_channel`` when ``exc`` is a disk failure."""
+        if is_log_dir_failure(exc):
+            self.failure_channel.maybe_add_offline_log_dir(d, f"Error while {what} in dir {d}", exc)
+
+    @property
+    def live_log_dirs(self) -> list[str]:
+        return [d for d in self.log_dirs if not self.failure_channel.is_offline(d)]
+
+    def handle_log_dir_failure(self, d: str) -> list[tuple[str, int]]:
+        """Kafka's LogManager.handleLogDirFailure: close the logs of the failed dir ``d``
+        without writing, forget them (remembered in ``offline_logs``); the partitions
+        that went offline. The caller (the replica manager, on the event loop) takes them
+        offline and shuts the broker down when no dir is left."""
+        with self._lock:
+            gone = [tp for tp, ld in self._log_dir_of.items() if ld == d]
+            for tp in gone:
+                lg = self._logs.pop(tp)
+                del self._log_dir_of[tp]
+                self._dir_counts[d] -= 1
+                self.offline_logs[tp] = d
+                if self.cleaner is not None:
+                    self.cleaner.abort(tp)
+                try:
+                    lg.close_handlers()
+                except Exception:  # noqa: BLE001 - a failed disk; the others still close
+                    log.exception("closing log %s in failed dir %s", lg.dir, d)
+        log.warning("Logs for partitions %s are offline and logs for future partitions are offline due "
+                    "to failure on log directory %s", ",".join(f"{t}-{p}" for t, p in gone[:20])
+                    + (f" (and {len(gone) - 20} more)" if len(gone) > 20 else ""), d)
+        return gone
 
     def create_logs(self, specs: list[tuple[str, int, Optional[LogConfig], Optional[bytes]]]) -> list[Log]:
         """``get_or_create_log(topic, partition, config, topic_id)`` for each spec, all or
@@ -356,7 +432,7 @@ class LogManager:
         these files from its scheduler thread, too). Writers take turns on a lock, and a
         snapshot never overwrites the files of a newer one.
         """
-        snaps = [(d, next(self._ckpt_gen), self._snapshot(d)) for d in self.log_dirs]
+        snaps = [(d, next(self._ckpt_gen), self._snapshot(d)) for d in self.live_log_dirs]
 
         def write() -> None:
             for d, gen, snap in snaps:
@@ -365,6 +441,8 @@ class LogManager:
         return write
 
     def _write_checkpoints(self, d: str) -> None:
+        if self.failure_channel.is_offline(d):
+            return
         self._write_snapshot(d, next(self._ckpt_gen), self._snapshot(d))
 
     def _snapshot(self, d: str) -> tuple[dict, dict, dict]:
@@ -391,5 +469,6 @@ class LogManager:
                 OffsetCheckpointFile(os.path.join(d, REPLICATION_OFFSET_CHECKPOINT)).write(hw)
             except OSError as e:
                 log.error("writing checkpoints in %s failed: %s", d, e)
+                self.maybe_fail_dir(d, e, "writing checkpoints")
                 return
             self._ckpt_written[d] = gen

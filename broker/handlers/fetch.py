@@ -128,7 +128,8 @@ def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int,
         results.append(r)
         part = rm.get_partition(cp.topic, cp.partition) if cp.topic else None
         if part is None:
-            r.error = E.UNKNOWN_TOPIC_ID if (cp.topic_id != ZERO_UUID and not cp.topic) else E.UNKNOWN_TOPIC_OR_PARTITION
+            r.error = (E.UNKNOWN_TOPIC_ID if (cp.topic_id != ZERO_UUID and not cp.topic)
+                       else rm.partition_error(cp.topic, cp.partition))
             continue
         if not part.is_leader:
             r.error = E.NOT_LEADER_OR_FOLLOWER

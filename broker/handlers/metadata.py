@@ -3,6 +3,7 @@ unknown topics when ``auto.create.topics.enable`` is on and the request allows i
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import MetadataResponse
@@ -10,6 +11,7 @@ from protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_na
 
 from broker.handler import Handler, RequestContext
 from broker.metadata import PartitionInfo, TopicError, TopicInfo
+from broker.metadata_responses import EncodedMetadataResponse, entry_cache, layout
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -27,10 +29,12 @@ def broker_entries(ctx: RequestContext) -> list:
     return out
 
 
-def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int) -> "R.MetadataResponsePartition":
+def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int,
+                    offline_here: int | None = None) -> "R.MetadataResponsePartition":
     """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
     LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
-    REPLICA_NOT_AVAILABLE when some are missing."""
+    REPLICA_NOT_AVAILABLE when some are missing. ``offline_here``: this broker's id when
+    its replica is in a failed log dir (listed offline before the controller says so)."""
     replicas, isr, error = list(pi.replicas), list(pi.isr), E.NONE
     if version == 0:
         replicas = [r for r in replicas if r in live]
@@ -40,13 +44,24 @@ def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int)
     leader = pi.leader
     if leader not in live:
         leader, error = -1, E.LEADER_NOT_AVAILABLE
+    offline = list(pi.offline_replicas)
+    if offline_here is not None and offline_here not in offline:
+        offline.append(offline_here)
     return R.MetadataResponsePartition(
         error_code=error, partition_index=index, leader_id=leader, leader_epoch=pi.leader_epoch,
-        replica_nodes=replicas, isr_nodes=isr, offline_replicas=list(pi.offline_replicas))
+        replica_nodes=replicas, isr_nodes=isr, offline_replicas=offline)
 
 
-def topic_entry(info: TopicInfo, version: int, live: set[int]) -> "R.MetadataResponseTopic":
-    parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
+def topic_entry(info: TopicInfo, version: int, live: set[int],
+                offline: tuple[set[tuple[str, int]], int] | None = None) -> "R.MetadataResponseTopic":
+    """``offline``: (the partitions in this broker's failed log dirs, this broker's id)."""
+    if offline and offline[0]:
+        gone, me = offline
+        name = info.name
+        parts = [partition_entry(p, info.partitions[p], live, version, me if (name, p) in gone else None)
+                 for p in sorted(info.partitions)]
+    else:
+        parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
     return R.MetadataResponseTopic(error_code=E.NONE, name=info.name, topic_id=info.topic_id,
                                    is_internal=info.is_internal, partitions=parts)
 
@@ -63,52 +78,70 @@ async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
 
 
 async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
+    """Topic entries come from ``broker.metadata_responses``: built and encoded once per
+    metadata change, not per request (a full Metadata of 20,000 partitions would otherwise
+    hold the event loop for a quarter of a second)."""
     s = ctx.services
     md = s.metadata_cache
     v = ctx.api_version
-    topics_out = []
-    live = {b.node_id for b in md.brokers()}
+    live = frozenset(b.node_id for b in md.brokers())
+    gone = s.replica_manager.offline_partitions
+    offline = (gone, s.broker_id)
+    key = (live, len(gone))
+    cache = entry_cache(md)
+
+    def build(info: TopicInfo) -> "R.MetadataResponseTopic":
+        return topic_entry(info, v, live, offline)
     if req.topics is None or (v == 0 and not req.topics):
-        for info in sorted(md.topics().values(), key=lambda t: t.name):
-            topics_out.append(topic_entry(info, v, live))
+        topics_out, encoded = cache.all_topics(v, md, key, build)
     else:
+        topics_out, parts = [], []
         allow_auto = req.allow_auto_topic_creation if v >= 4 else True
         for t in req.topics:
-            name = t.name
-            if name is None:
-                info = md.topic_by_id(t.topic_id) if t.topic_id != ZERO_UUID else None
-                if info is None:
-                    topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_ID, name=None,
-                                                              topic_id=t.topic_id, partitions=[]))
-                    continue
-                topics_out.append(topic_entry(info, v, live))
-                continue
-            info = md.topic(name)
-            if info is None:
-                try:
-                    validate_topic_name(name)
-                except InvalidTopicName:
-                    topics_out.append(R.MetadataResponseTopic(error_code=E.INVALID_TOPIC_EXCEPTION, name=name,
-                                                              partitions=[]))
-                    continue
-                if allow_auto and s.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS:
-                    try:
-                        info = await auto_create(ctx, name)
-                    except TopicError as e:
-                        # a concurrent request may be creating it: answer what the cache says
-                        info = md.topic(name)
-                        if info is None:
-                            code = (E.LEADER_NOT_AVAILABLE if e.error_code == E.TOPIC_ALREADY_EXISTS
-                                    else e.error_code)
-                            topics_out.append(R.MetadataResponseTopic(error_code=code, name=name, partitions=[]))
-                            continue
-                else:
-                    topics_out.append(R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name,
-                                                              partitions=[]))
-                    continue
-            topics_out.append(topic_entry(info, v, live))
-    return R(throttle_time_ms=0, brokers=broker_entries(ctx), cluster_id=md.cluster_id,
-             controller_id=md.controller_id, topics=topics_out)
+            info = await _requested_topic(ctx, t, allow_auto)
+            if isinstance(info, TopicInfo):
+                entry, data = cache.entry(v, info, key, build)
+            else:
+                entry, data = info, layout(v).topic_bytes(info)
+            topics_out.append(entry)
+            parts.append(data)
+        encoded = b"".join(parts)
+    resp = EncodedMetadataResponse(throttle_time_ms=0, brokers=broker_entries(ctx), cluster_id=md.cluster_id,
+                                   controller_id=md.controller_id, topics=topics_out)
+    resp.topic_bytes = encoded
+    return resp
+
+
+async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "TopicInfo | R.MetadataResponseTopic":
+    """The topic a request names (by name or id), auto-created if allowed, or the error
+    entry that answers for it."""
+    s = ctx.services
+    md = s.metadata_cache
+    name = t.name
+    if name is None:
+        info = md.topic_by_id(t.topic_id) if t.topic_id != ZERO_UUID else None
+        if info is None:
+            return R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_ID, name=None, topic_id=t.topic_id,
+                                           partitions=[])
+        return info
+    info = md.topic(name)
+    if info is not None:
+        return info
+    try:
+        validate_topic_name(name)
+    except InvalidTopicName:
+        return R.MetadataResponseTopic(error_code=E.INVALID_TOPIC_EXCEPTION, name=name, partitions=[])
+    if not (allow_auto and s.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS):
+        return R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
+    try:
+        return await auto_create(ctx, name)
+    except TopicError as e:
+        # a concurrent request may be creating it: answer what the cache says
+        info = md.topic(name)
+        if info is not None:
+            return info
+        code = E.LEADER_NOT_AVAILABLE if e.error_code == E.TOPIC_ALREADY_EXISTS else e.error_code
+        return R.MetadataResponseTopic(error_code=code, name=name, partitions=[])
 
 
 HANDLERS = [Handler(3, 0, 12, handle_metadata)]

@@ -49,7 +49,7 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
             if part is None:
-                pr.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
+                pr.error_code = rm.partition_error(t.name, p.partition_index)
                 continue
             err = _check_leader(part, p.current_leader_epoch if v >= 4 else -1)
             if err:
@@ -114,7 +114,7 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForL
             parts.append(e)
             part = rm.get_partition(t.topic, p.partition)
             if part is None:
-                e.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
+                e.error_code = rm.partition_error(t.topic, p.partition)
                 continue
             err = _check_leader(part, p.current_leader_epoch if ctx.api_version >= 2 else -1)
             if err:

@@ -151,7 +151,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
                 continue
             part = rm.get_partition(td.name, pd.index)
             if part is None:
-                pr.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
+                pr.error_code = rm.partition_error(td.name, pd.index)
                 continue
             if part.is_internal:
                 pr.error_code = E.INVALID_TOPIC_EXCEPTION

@@ -33,10 +33,12 @@ class Recorder:
     """Every request the controllers would send: (from controller, to broker, key, version, body)."""
 
     def __init__(self, versions: dict[int, int] | None = None,
-                 on_send: Callable[[int, int, Any], None] | None = None) -> None:
+                 on_send: Callable[[int, int, Any], None] | None = None,
+                 respond: Callable[[int, int, Any], Any] | None = None) -> None:
         self.sent: list[tuple[int, int, int, int, Any]] = []
         self.versions = versions or {LAIR: 7, STOP: 4, UMR: 8}
         self.on_send = on_send  # (to broker, api key, decoded body)
+        self.respond = respond  # (to broker, api key, decoded body) -> the response (else an empty one)
 
     def factory(self, controller_id: int) -> Callable[[BrokerInfo], Any]:
         recorder = self
@@ -59,6 +61,8 @@ class Recorder:
                 recorder.sent.append((controller_id, self.broker.node_id, key, version, decoded))
                 if recorder.on_send is not None:
                     recorder.on_send(self.broker.node_id, key, decoded)
+                if recorder.respond is not None:
+                    return recorder.respond(self.broker.node_id, key, decoded)
                 return RESPONSES[key]()
 
             async def close(self) -> None:
@@ -301,3 +305,52 @@ def test_session_expiry_resigns_at_once_and_a_new_session_reelects(zookeeper):
         assert (umr.controller_epoch, umr.broker_epoch) == (2, epoch)
         await c1.shutdown()
     run(zookeeper, 1, body)
+
+
+def test_a_failed_log_dir_moves_leadership_off_its_replicas(zookeeper):
+    """Broker 3 writes a log dir event; the controller asks it (LeaderAndIsr) which replicas
+    are offline, elects another leader for the one it led and takes it out of the ISR."""
+    failed: set[tuple[str, int]] = set()  # broker 3's replicas in its failed dir, once it fails
+    R = LeaderAndIsrResponse
+
+    def respond(to: int, key: int, body: Any) -> Any:
+        if key != LAIR:
+            return RESPONSES[key]()
+        return R(error_code=0, topics=[R.LeaderAndIsrTopicError(topic_id=t.topic_id, partition_errors=[
+            R.LeaderAndIsrPartitionError(partition_index=p.partition_index, error_code=int(
+                ErrorCode.KAFKA_STORAGE_ERROR if to == 3 and (t.topic_name, p.partition_index) in failed
+                else ErrorCode.NONE)) for p in t.partition_states]) for t in body.topic_states])
+
+    async def body(zks: list[KafkaZkClient], epochs: list[int]) -> None:
+        a, _, c = zks
+        rec = Recorder(respond=respond)
+        c1 = started(a, 1, rec)
+        await c1.startup(epochs[0])
+        try:
+            await wait_until(lambda: c1.is_active)
+            await a.create_topic_assignment("d", zd.TopicAssignment.of("AAAAAAAAAAAAAAAAAAAAAg",
+                                                                       {0: [2, 3], 1: [3, 2]}))
+            await wait_until(lambda: znode(a, zd.partition_state_path("d", 1)))
+            assert (await znode(a, zd.partition_state_path("d", 1)))["leader"] == 3
+            mark = len(rec.sent)
+            failed.add(("d", 1))
+            await c.propagate_log_dir_event(3)
+            await wait_until(lambda: c1.ctx.leader_and_isr(("d", 1)).leader == 2)
+            assert await znode(a, zd.partition_state_path("d", 1)) == {
+                "controller_epoch": 1, "leader": 2, "version": 1, "leader_epoch": 1, "isr": [2]}
+            assert (await znode(a, zd.partition_state_path("d", 0)))["isr"] == [2, 3]  # its dir works
+            assert c1.ctx.replicas_on_offline_dirs == {3: {("d", 1)}}
+            asked = [(t.topic_name, p.partition_index) for r in rec.of(LAIR, to=3, since=mark)
+                     for t in r.topic_states for p in t.partition_states]
+            assert {("d", 0), ("d", 1)} <= set(asked)
+            assert await wait_until(lambda: _no_events(a))
+            umr = await wait_until(lambda: [u for u in rec.of(UMR, since=mark) for t in u.topic_states
+                                            for p in t.partition_states if p.offline_replicas == [3]])
+            assert umr
+        finally:
+            await c1.shutdown()
+    run(zookeeper, 3, body)
+
+
+async def _no_events(zk: KafkaZkClient) -> bool:
+    return await zk.get_log_dir_events() == {}

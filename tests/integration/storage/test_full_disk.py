@@ -1,25 +1,13 @@
-"""A real full disk: a small tmpfs (we mount it; the tests run as root)."""
+"""A real full disk: a small tmpfs (the ``small_fs`` fixture)."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 
 import pytest
 
 from storage import KafkaStorageError, LogConfig, LogManager
 from tests.unit.storage.helpers import decode_all, kp_batch
-
-
-@pytest.fixture
-def small_fs(tmp_path):
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], check=True)
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def test_appends_fail_cleanly_when_the_disk_fills(small_fs):

@@ -45,9 +45,9 @@ class LocalBroker:
         self.config = KafkaConfig(props)
         self.loop = loop
         local = BrokerInfo(0, "127.0.0.1", 9092, None)
-        state = load_controller_state(log_dir)
+        state = load_controller_state(log_dir.split(",")[0])
         self.metadata = MetadataCache(state.cluster_id, local)
-        self.log_manager = LogManager([log_dir], LogConfig.from_properties(effective_topic_config(self.config, {})),
+        self.log_manager = LogManager(log_dir.split(","), LogConfig.from_properties(effective_topic_config(self.config, {})),
                                       start_cleaner=False)
         self.log_manager.startup(cluster_id=state.cluster_id, broker_id=0)
         self.replica_manager = ReplicaManager(

@@ -119,3 +119,66 @@ def test_partition_state_is_frozen():
     s = PartitionState("t", 0, b"", 0, 0, 0, (0,), (0,))
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.leader = 1  # type: ignore[misc]
+
+
+@pytest.fixture
+def two_dir_broker(tmp_path):
+    loop = asyncio.new_event_loop()
+    b = LocalBroker(f"{tmp_path / 'd0'},{tmp_path / 'd1'}", loop)
+    b.halted = []
+    b.replica_manager.halt = lambda: b.halted.append(True)  # instead of ending the process
+    yield b
+    b.close()
+    loop.close()
+
+
+def test_a_failed_log_dir_takes_its_partitions_offline(two_dir_broker):
+    import errno
+    from protocol.messages import FetchRequest, ListOffsetsRequest, MetadataRequest
+    from broker.handlers.fetch import handle_fetch
+    from broker.handlers.metadata import handle_metadata
+    from broker.handlers.offsets import handle_list_offsets
+    from storage.errors import KafkaStorageError
+
+    b = two_dir_broker
+    rm, lm = b.replica_manager, b.log_manager
+    b.create_topic("t", 4)
+    d0 = lm.log_dirs[0]
+    offline = sorted(p for p in range(4) if lm.log_dir_of("t", p) == d0)
+    online = sorted(set(range(4)) - set(offline))
+    assert offline and online
+    failure = KafkaStorageError("append failed")
+    failure.__cause__ = OSError(errno.ENOSPC, "No space left on device")
+    told = []
+
+    async def notify() -> None:  # ZooKeeper mode: the log dir event notification
+        told.append(True)
+    rm.log_dir_event_notifier = notify
+    lm.get_log("t", offline[0]).on_storage_error(failure)  # what a failing append reports
+    lm.get_log("t", offline[0]).on_storage_error(failure)
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    assert rm.offline_partitions == {("t", p) for p in offline} and not b.halted
+    assert told == [True]
+    P = ProduceRequest
+    produce = call(b, handle_produce, 0, 9, P(acks=1, timeout_ms=1000, topic_data=[P.TopicProduceData(
+        name="t", partition_data=[P.PartitionProduceData(index=p, records=build_batch([(None, b"x")]))
+                                  for p in range(4)])]))
+    errors = {r.index: r.error_code for r in produce.responses[0].partition_responses}
+    assert errors == {p: ErrorCode.KAFKA_STORAGE_ERROR if p in offline else ErrorCode.NONE for p in range(4)}
+    F = FetchRequest
+    fetch = call(b, handle_fetch, 1, 12, F(replica_id=-1, max_wait_ms=0, max_bytes=1 << 20, session_epoch=-1,
+                                           topics=[F.FetchTopic(topic="t", partitions=[
+                                               F.FetchPartition(partition=p, partition_max_bytes=1 << 16)
+                                               for p in range(4)])]))
+    assert {p.partition_index: p.error_code for p in fetch.responses[0].partitions} == errors
+    L = ListOffsetsRequest
+    offsets = call(b, handle_list_offsets, 2, 7, L(replica_id=-1, topics=[L.ListOffsetsTopic(
+        name="t", partitions=[L.ListOffsetsPartition(partition_index=p, timestamp=-1) for p in range(4)])]))
+    assert {p.partition_index: p.error_code for p in offsets.topics[0].partitions} == errors
+    md = call(b, handle_metadata, 3, 12, MetadataRequest(topics=None))
+    assert {p.partition_index: p.offline_replicas for p in md.topics[0].partitions} == \
+        {p: [0] if p in offline else [] for p in range(4)}
+    # the last log dir failing halts the broker, as Kafka does
+    lm.get_log("t", online[0]).on_storage_error(failure)
+    b.loop.run_until_complete(asyncio.sleep(0))
+    assert b.halted == [True]

@@ -241,11 +241,14 @@ def test_close_connection_from_a_handler_that_does_not_wait(h):
     assert h.transport.aborted
 
 
-def test_a_failing_handler_closes_the_connection(h):
-    h.feed(request(1, "c") + request(2, "bug"))
+def test_a_failing_handler_is_answered_with_unknown_server_error_and_the_connection_stays(h):
+    h.feed(request(1, "c") + request(2, "bug") + request(3, "wait:a") + request(4, "bug"))
+    h.stand_in.waits["a"].set_result(None)
     h.settle()
-    assert [c for c, _ in h.responses(1)] == [1]
-    assert h.transport.aborted
+    answers = h.responses(4)
+    assert [c for c, _ in answers] == [1, 2, 3, 4]
+    assert [b.error_code for _, b in answers] == [0, -1, 0, -1]
+    assert not h.transport.aborted
 
 
 def test_connection_lost_cancels_waiting_handlers(h):

@@ -77,3 +77,28 @@ def test_alter_partition_rules():
     assert decide(version=1) == ErrorCode.OPERATION_NOT_ATTEMPTED
     assert decide(version=2, leader_recovery_state=1, isr=(1,)) == ErrorCode.INVALID_REQUEST
     assert alter_partition_decision(ctx, ("t", 9), 1, P(), 2) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+
+def test_replicas_in_failed_log_dirs_are_offline_until_the_broker_restarts():
+    from protocol.messages import LeaderAndIsrResponse as R
+    from replication.log_dir_events import partition_errors, update_offline_dirs
+
+    ctx = context()
+    v4 = R(error_code=0, partition_errors=[R.LeaderAndIsrPartitionError(topic_name="t", partition_index=0,
+                                                                        error_code=ErrorCode.KAFKA_STORAGE_ERROR)])
+    v5 = R(error_code=0, topics=[R.LeaderAndIsrTopicError(topic_id=b"\1" * 16, partition_errors=[
+        R.LeaderAndIsrPartitionError(partition_index=0, error_code=0),
+        R.LeaderAndIsrPartitionError(partition_index=1, error_code=ErrorCode.KAFKA_STORAGE_ERROR)])])
+    assert partition_errors(ctx, v4) == {("t", 0): ErrorCode.KAFKA_STORAGE_ERROR}
+    assert partition_errors(ctx, v5) == {("t", 0): 0, ("t", 1): ErrorCode.KAFKA_STORAGE_ERROR}
+    # broker 1 leads t-0 from a failed dir: t-0 needs a leader that is not 1
+    assert update_offline_dirs(ctx, 1, partition_errors(ctx, v4)) == {("t", 0)}
+    assert update_offline_dirs(ctx, 1, partition_errors(ctx, v4)) == set()  # not new
+    assert not ctx.is_online(("t", 0)) and ctx.offline_replicas(("t", 0)) == [1]
+    assert ctx.live_broker_ids_for(("t", 0)) == {2, 3} and ctx.live_broker_ids_for(("t", 1)) == {1, 2, 3}
+    assert ("t", 0) in ctx.partitions_needing_election()
+    # a later answer saying the replica works takes it back; a restart forgets the dirs
+    assert update_offline_dirs(ctx, 1, {("t", 0): 0, ("t", 1): ErrorCode.KAFKA_STORAGE_ERROR}) == {("t", 1)}
+    assert ctx.replicas_on_offline_dirs == {1: {("t", 1)}}
+    ctx.remove_live_brokers([1])
+    assert ctx.replicas_on_offline_dirs == {}
