@@ -20,6 +20,7 @@ from replication.partition import Role
 
 from broker.broker import Broker
 from broker.config import KafkaConfig
+from broker.quotas.entity_configs import EntityConfigs
 from broker.zk_broker import InconsistentClusterIdException
 
 pytestmark = pytest.mark.timeout(120)
@@ -51,7 +52,11 @@ class ControllerStandIn:
 
 
 class AdminStandIn:
+    """The parts of ZkAdminManager the broker wires at startup, doing nothing."""
     started = False
+
+    def __init__(self) -> None:
+        self.entity_configs = EntityConfigs()
 
     async def start(self) -> None:
         self.started = True
@@ -64,6 +69,9 @@ class AdminStandIn:
 
     async def ensure_transaction_state_topic(self) -> None:
         return None
+
+    async def next_producer_id(self) -> int:
+        raise AssertionError("no producer ids in these tests")
 
 
 def zk_broker(zookeeper, log_dir: str, loop: asyncio.AbstractEventLoop, controller: ControllerStandIn,
