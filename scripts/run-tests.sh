@@ -16,9 +16,14 @@ if ((${#args[@]} == 0)); then
     args=(tests)
 fi
 
-echo "[run-tests] $PYTHON -m pytest -q -ra --durations=15 --timeout=300 ${args[*]}" >&2
+# Two workers (KAFPY_TEST_WORKERS, 0 = none): most integration tests wait on real processes
+# (ZooKeeper sessions, JVM start-up, failover timeouts), so two run side by side in little more
+# time than one. --dist loadfile keeps each file's tests, and its module-scoped brokers, on one
+# worker.
+workers=(-n "${KAFPY_TEST_WORKERS:-2}" --dist loadfile)
+echo "[run-tests] $PYTHON -m pytest -q -ra --durations=15 --timeout=300 ${workers[*]} ${args[*]}" >&2
 set +e
-"$PYTHON" -m pytest -q -ra --durations=15 --timeout=300 -p no:cacheprovider "${args[@]}"
+"$PYTHON" -m pytest -q -ra --durations=15 --timeout=300 -p no:cacheprovider "${workers[@]}" "${args[@]}"
 rc=$?
 set -e
 
