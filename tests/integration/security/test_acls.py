@@ -14,6 +14,8 @@ from protocol import messages as M
 from protocol.errors import ErrorCode
 from protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection, create_topic, produce_request
+from tests.integration.security import raw_acls
+from tests.integration.security.raw_acls import create_acl, delete_acls
 from tests.integration.security.walk import ACCEPTABLE, AUTH_ERRORS, walk_every_api
 from tests.support.kafka_dist import run_tool
 from tests.support.kafpy_broker import KafpyBroker
@@ -54,7 +56,7 @@ def fetch(broker) -> tuple[int, bytes | None]:
     with RawConnection("127.0.0.1", broker.port) as c:
         resp = c.request(1, 11, req)
     p = resp.responses[0].partitions[0]
-    return p.error_code, p.records
+    return p.error_code, bytes(p.records) if p.records else None
 
 
 def end_offset(broker) -> int:
@@ -104,6 +106,37 @@ def test_grant_and_revoke_produce_and_consume_with_apache_kafka_acls(broker):
     state = json.loads((broker.log_dir / "cluster-metadata.json").read_text())
     assert {"resourceType": "Group", "name": GROUP, "patternType": "Literal", "acls": [
         {"principal": ANON, "permissionType": "Allow", "operation": "Read", "host": "*"}]} in state["acls"]
+
+
+def session_fetch(conn: RawConnection, session_id: int, epoch: int, offset: int = 0):
+    """Fetch v12 in a session: the full fetch (epoch 0) names the partition, later ones none."""
+    F = M.FetchRequest
+    topics = [F.FetchTopic(topic=TOPIC, partitions=[F.FetchPartition(
+        partition=0, fetch_offset=offset, partition_max_bytes=1 << 20, current_leader_epoch=-1,
+        last_fetched_epoch=-1, log_start_offset=-1)])] if epoch == 0 else []
+    return conn.request(1, 12, F(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
+                                 session_id=session_id, session_epoch=epoch, topics=topics,
+                                 forgotten_topics_data=[], rack_id=""))
+
+
+@pytest.mark.timeout(120)
+def test_revoked_read_stops_an_incremental_fetch_session_that_holds_the_topic(broker):
+    """As Kafka: every partition of the session is checked on every fetch, not only those the
+    request names."""
+    with RawConnection("127.0.0.1", broker.port) as c:
+        full = session_fetch(c, 0, 0)
+        assert full.error_code == ErrorCode.NONE and full.session_id != 0
+        (p,) = full.responses[0].partitions
+        assert p.error_code == ErrorCode.NONE and p.records
+        create_acl(broker, raw_acls.TOPIC, TOPIC, raw_acls.READ, raw_acls.DENY)
+        try:
+            inc = session_fetch(c, full.session_id, 1)
+        finally:
+            assert delete_acls(broker, raw_acls.TOPIC, TOPIC) >= 1
+            create_acl(broker, raw_acls.TOPIC, TOPIC, raw_acls.READ, raw_acls.ALLOW)
+        assert inc.error_code == ErrorCode.NONE
+        assert [(t.topic, [(q.partition_index, q.error_code, bytes(q.records or b"")) for q in t.partitions])
+                for t in inc.responses] == [(TOPIC, [(0, ErrorCode.TOPIC_AUTHORIZATION_FAILED, b"")])]
 
 
 @pytest.mark.timeout(300)

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import messages as M
 from protocol.errors import ErrorCode
-from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import metadata, wait_until
+from tests.integration.security.raw_acls import DENY, DESCRIBE, LITERAL, PREFIXED, TOPIC, create_acl, delete_acls
 from tests.support.zk_kafka import ZkReferenceKafka
 
 pytestmark = pytest.mark.timeout(300)
 
-ANON = "User:ANONYMOUS"
 AUTHORIZER = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
               "allow.everyone.if.no.acl.found": "true", "auto.create.topics.enable": "false",
               "zookeeper.session.timeout.ms": 6000}
-TOPIC, DESCRIBE, DENY, LITERAL, PREFIXED = 2, 8, 2, 3, 4
 
 
 @pytest.fixture
@@ -37,23 +34,11 @@ def apache(zookeeper, tmp_path_factory):
 
 
 def deny_describe(broker, name: str, pattern_type: int) -> None:
-    C = M.CreateAclsRequest
-    with RawConnection(broker.host, broker.port) as c:
-        resp = c.request(30, 3, C(creations=[C.AclCreation(
-            resource_type=TOPIC, resource_name=name, resource_pattern_type=pattern_type, principal=ANON,
-            host="*", operation=DESCRIBE, permission_type=DENY)]))
-    assert [r.error_code for r in resp.results] == [ErrorCode.NONE], resp.results
+    create_acl(broker, TOPIC, name, DESCRIBE, DENY, pattern_type)
 
 
 def delete(broker, name: str, pattern_type: int) -> int:
-    D = M.DeleteAclsRequest
-    with RawConnection(broker.host, broker.port) as c:
-        resp = c.request(31, 3, D(filters=[D.DeleteAclsFilter(
-            resource_type_filter=TOPIC, resource_name_filter=name, pattern_type_filter=pattern_type,
-            principal_filter=None, host_filter=None, operation=1, permission_type=1)]))
-    (result,) = resp.filter_results
-    assert result.error_code == ErrorCode.NONE, result.error_message
-    return len(result.matching_acls)
+    return delete_acls(broker, TOPIC, name, pattern_type)
 
 
 def describe_error(broker, topic: str) -> int:
