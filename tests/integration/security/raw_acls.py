@@ -33,3 +33,14 @@ def delete_acls(broker, resource_type: int, name: str, pattern_type: int = LITER
     (result,) = resp.filter_results
     assert result.error_code == ErrorCode.NONE, result.error_message
     return len(result.matching_acls)
+
+
+def topic_acls(broker) -> set[tuple[str, str, str, int, int]]:
+    """Every literal topic ACL: (topic, principal, host, operation, permission)."""
+    with RawConnection(broker.host, broker.port) as c:
+        resp = c.request(29, 3, M.DescribeAclsRequest(
+            resource_type_filter=TOPIC, resource_name_filter=None, pattern_type_filter=LITERAL,
+            principal_filter=None, host_filter=None, operation=ANY, permission_type=ANY))
+    assert resp.error_code == ErrorCode.NONE, resp.error_message
+    return {(r.resource_name, a.principal, a.host, a.operation, a.permission_type)
+            for r in resp.resources for a in r.acls}
