@@ -62,6 +62,24 @@ class AuthzCheck:
         return bits
 
 
+def topic_permission(ctx: RequestContext, op: AclOperation) -> Callable[[str], bool] | None:
+    """For a handler that must judge topics the request does not name (an incremental fetch
+    session's partitions): None without an authorizer, else ``topic -> allowed``, decided
+    once per topic per request (each decision is the authorizer's cached dict lookup)."""
+    authorizer = getattr(ctx.services, "authorizer", None)
+    if authorizer is None:
+        return None
+    az = AuthzCheck(ctx, authorizer)
+    decided: dict[str, bool] = {}
+
+    def allowed(topic: str) -> bool:
+        d = decided.get(topic)
+        if d is None:
+            d = decided[topic] = az.ok(op, ResourceType.TOPIC, topic)
+        return d
+    return allowed
+
+
 def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
     """This API's response with only its top-level ``error_code`` set."""
     return codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)

@@ -359,6 +359,11 @@ class Broker:
             await self.server.drain_and_close()
         for t in self._tasks:
             t.cancel()
+        if self.services is not None and self.services.authorizer is not None:
+            try:  # no request is left to ask it; its ZooKeeper notification reads end here
+                await self.services.authorizer.close()
+            except Exception:
+                log.exception("Error closing the authorizer")
         if self.cluster_controller is not None:
             try:
                 await self.controller.shutdown()

@@ -3,8 +3,9 @@
 # Debian's ZooKeeper and kcat, Apache Kafka's jars (3.9 and the newest 4.x served) and
 # Spark's Kafka connector. Idempotent: a warm run only checks markers and returns.
 #
-# Jars go to ${KAFPY_CACHE:-$HOME/.cache/kafpy}/kafka-<version>/libs/ and
-# ${KAFPY_CACHE}/spark-kafka-<spark version>/ (read by tests/support/kafka_dist.py).
+# Jars go to ${KAFPY_CACHE:-$HOME/.cache/kafpy}/kafka-<version>/libs/,
+# ${KAFPY_CACHE}/spark-kafka-<spark version>/ (read by tests/support/kafka_dist.py) and
+# ${KAFPY_CACHE}/connect-mirror-<version>/ (MirrorMaker 2).
 #
 # Environment:
 #   KAFPY_CACHE            where the jars go (default ~/.cache/kafpy)
@@ -205,4 +206,25 @@ else
 fi
 [[ -n "$gotstreams" ]] || die "no kafka-streams-examples version resolved (tried $STREAMS_VERSIONS)"
 
-log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, Streams $gotstreams, cache $CACHE)"
+# ---------------------------------------------------------------- MirrorMaker 2 jars
+# connect-mirror and connect-mirror-client (Kafka's libs above lack them) with their
+# dependencies, for the MirrorMaker 2 test (tests/integration/security/mirror_maker.py):
+# the 4.x line when Maven Central has it, else the 3.x line.
+gotmirror=""
+for v in "$got4" "$KAFKA_3_VERSION"; do
+    if [[ -f "$CACHE/connect-mirror-$v/.complete" ]]; then gotmirror="$v"; break; fi
+done
+if [[ -z "$gotmirror" ]]; then
+    for v in "$got4" "$KAFKA_3_VERSION"; do
+        log "fetching connect-mirror:$v with mvn into $CACHE/connect-mirror-$v"
+        if fetch_jars "$CACHE/connect-mirror-$v" "org.apache.kafka:connect-mirror:$v" \
+                "org.apache.kafka:connect-mirror-client:$v"; then
+            echo "$v" >"$CACHE/connect-mirror-$v/.complete"
+            gotmirror="$v"; break
+        fi
+        log "connect-mirror $v did not resolve; trying the next version"
+    done
+fi
+[[ -n "$gotmirror" ]] || die "no connect-mirror version resolved (tried $got4 $KAFKA_3_VERSION)"
+
+log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, Streams $gotstreams, MirrorMaker $gotmirror, cache $CACHE)"

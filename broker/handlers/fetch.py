@@ -27,9 +27,11 @@ from protocol.errors import ErrorCode
 from protocol.messages import FetchResponse
 from storage.errors import OffsetOutOfRangeError, StorageError
 
+from broker.authz_check import topic_permission
 from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionError,
                                   next_epoch)
 from broker.handler import Handler, RequestContext
+from broker.security.acl import AclOperation
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
@@ -110,6 +112,26 @@ class _Follower:
         if self.update:
             part.update_follower_fetch_state(self.replica_id, cp.fetch_offset, self.now_ms)
         return True
+
+
+def _authorized(ctx: RequestContext, parts: list[CachedPartition], is_follower: bool
+                ) -> tuple[list[CachedPartition], list[_Read]]:
+    """(partitions a consumer may READ, answers TOPIC_AUTHORIZATION_FAILED for the rest):
+    every partition served, the session's included, as Kafka checks them on every fetch.
+    Followers were judged (CLUSTER_ACTION) before the handler; without an authorizer this is
+    one attribute test."""
+    readable = None if is_follower else topic_permission(ctx, AclOperation.READ)
+    if readable is None:
+        return parts, []
+    allowed, denied = [], []
+    for cp in parts:
+        if not cp.topic or readable(cp.topic):
+            allowed.append(cp)
+        else:
+            r = _Read(cp)
+            r.error = E.TOPIC_AUTHORIZATION_FAILED
+            denied.append(r)
+    return allowed, denied
 
 
 def _read_all(ctx: RequestContext, parts: list[CachedPartition], max_bytes: int, follower: _Follower | None,
@@ -242,6 +264,7 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     deadline = now + max(req.max_wait_ms, 0)
     rm = services.replica_manager
     follower = _Follower(replica_id, req, uses_ids, v, now) if is_follower else None
+    parts, denied = _authorized(ctx, parts, is_follower)
     while True:
         results, total, waiting, now_answer = _read_all(ctx, parts, max_bytes, follower, read_committed,
                                                         hard_limit, uses_ids)
@@ -251,6 +274,8 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
         if remaining <= 0 or not waiting:
             break
         await rm.wait_for_fetch(waiting, remaining)
+    if denied:
+        results.extend(denied)
 
     by_topic: dict = {}
     order = []

@@ -126,9 +126,14 @@ class ZkAclStore:
             on_change(pattern, entries)
 
     async def close(self) -> None:
+        """Stops reading notifications: later watch events are ignored (a ZooKeeper watch
+        cannot be taken back) and the reads in flight are cancelled and awaited."""
         self._closed = True
-        for task in self._processing.values():
+        tasks = [t for t in self._processing.values() if not t.done()]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._processing.clear()
 
     @staticmethod
     def _seq(child: str) -> int:
