@@ -44,6 +44,8 @@ log "java $JAVA_MAJOR and mvn found"
 need_apt=()
 [[ -x /usr/share/zookeeper/bin/zkServer.sh ]] || need_apt+=(zookeeper)
 command -v kcat >/dev/null || need_apt+=(kcat)
+command -v openssl >/dev/null || need_apt+=(openssl)            # the TLS tests make their certificates
+command -v ip >/dev/null || need_apt+=(iproute2)               # the fault tests' network namespaces
 if ((${#need_apt[@]})); then
     command -v apt-get >/dev/null || die "missing ${need_apt[*]} and no apt-get to install them"
     log "apt-get install ${need_apt[*]}"
@@ -52,7 +54,7 @@ if ((${#need_apt[@]})); then
     $SUDO apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}" >&2
 else
-    log "zookeeper and kcat already installed"
+    log "zookeeper, kcat, openssl and ip already installed"
 fi
 
 # ---------------------------------------------------------------- Python packages
