@@ -67,7 +67,7 @@ class BrokerOffsetsLog:
             # a transactional batch (TxnOffsetCommit): Kafka checks the producer epoch on
             # coordinator appends too
             if part.is_leader:
-                refusal = part.log.producer_state.marker_refusal(producer_id, producer_epoch, -1)
+                refusal = part.log.producer_state.epoch_refusal(producer_id, producer_epoch)
                 if refusal is not None:
                     return self._failed(refusal)
             batch = build_batch(list(records), base_timestamp=timestamp_ms, producer_id=producer_id,

@@ -285,6 +285,12 @@ class ProducerStateManager:
             return ErrorCode.TRANSACTION_COORDINATOR_FENCED
         return None
 
+    def epoch_refusal(self, producer_id: int, epoch: int) -> Optional[ErrorCode]:
+        """INVALID_PRODUCER_EPOCH for a batch of ``producer_id`` older than its epoch (a
+        coordinator's transactional append, TxnOffsetCommit: no coordinator epoch to check)."""
+        entry = self.producers.get(producer_id)
+        return ErrorCode.INVALID_PRODUCER_EPOCH if entry is not None and epoch < entry.epoch else None
+
     def complete_txn(self, producer_id: int, epoch: int, coordinator_epoch: int,
                      marker_offset: int, timestamp: int) -> Optional[int]:
         """A commit/abort marker: close the producer's open transaction; its first offset."""

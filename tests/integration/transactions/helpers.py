@@ -29,10 +29,15 @@ def read_confluent(bootstrap: str, topic: str, isolation: str = "read_committed"
 def read_records(bootstrap: str, topic: str, isolation: str = "read_committed"
                  ) -> list[tuple[int, bytes | None, bytes]]:
     """(partition, key, value) of every record as read_confluent reads them, in offset
-    order within each partition."""
+    order within each partition.
+
+    librdkafka reports a partition's end only when a fetch at the end offset comes back
+    with the end unchanged; with its default 500 ms fetch wait, a topic a transactional
+    writer commits to more often than that never ends (the reader chases the writer), so
+    fetches here wait briefly."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{topic}",
                   "enable.auto.commit": False, "enable.partition.eof": True,
-                  "isolation.level": isolation})
+                  "isolation.level": isolation, "fetch.wait.max.ms": 10})
     try:
         parts = sorted(c.list_topics(topic, timeout=30).topics[topic].partitions)
         c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in parts])

@@ -4,6 +4,7 @@ import struct
 import crc32c
 import pytest
 
+from protocol.errors import ErrorCode
 from protocol.records import build_control_batch
 from storage.errors import InvalidProducerEpochError, OutOfOrderSequenceError
 from storage.producer_state import ProducerStateManager
@@ -130,6 +131,20 @@ def test_transactions_and_last_stable_offset(tmp_path):
     assert lg.last_stable_offset == 4
     with pytest.raises(Exception):
         lg.append_as_leader(marker, 0)  # clients may not write control batches
+
+
+def test_a_coordinator_append_after_a_marker_checks_only_the_producer_epoch(tmp_path):
+    # TxnOffsetCommit writes the producer's next transaction after a marker that carried a
+    # coordinator epoch: only an older producer epoch is refused
+    lg = open_log(tmp_path)
+    lg.append_as_leader(idem(0, 1, epoch=2, transactional=True), 0)
+    marker = build_control_batch(0, producer_id=PID, producer_epoch=2, coordinator_epoch=3)
+    lg.append_as_leader(marker, 0, origin="coordinator")
+    ps = lg.producer_state
+    assert ps.epoch_refusal(PID, 2) is None
+    assert ps.epoch_refusal(PID + 1, 0) is None
+    assert ps.epoch_refusal(PID, 1) == ErrorCode.INVALID_PRODUCER_EPOCH
+    assert ps.marker_refusal(PID, 2, 2) == ErrorCode.TRANSACTION_COORDINATOR_FENCED
 
 
 def test_a_completed_transaction_holds_the_lso_until_its_marker_is_below_the_hw(tmp_path):
