@@ -58,7 +58,7 @@ from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.handler import CloseConnection, RequestContext
 from broker.quotas.throttling import throttle_response
 from broker.security.principal import ANONYMOUS
-from broker.security.session import AuthSession, ListenerSecurity
+from broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from broker.security.tls_writer import TransportWriter
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
@@ -287,6 +287,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if session is not None and not session.admits(api_key):
             log.info("Closing connection from %s:%d: %s not allowed in SASL state %s (client %s)", self.peer[0],
                      self.peer[1], apis.name(api_key), session.state, header.client_id)
+            refusal = illegal_sasl_state_response(api_key, header.request_api_version) \
+                if session.answers_refusal() else None
+            if refusal is not None:
+                return _SendThenClose(codec.encode_response_chunks(
+                    api_key, header.request_api_version, header.correlation_id, refusal))
             return CloseConnection("request before authentication")
         handler = apis.handler_for(api_key, header.request_api_version)
         if handler is None:
@@ -412,7 +417,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
 
 class _SendThenClose(Exception):
-    """A response after which the connection closes (a failed SASL login)."""
+    """A response after which the connection closes (a failed SASL login, a request out of
+    order in the SASL exchange)."""
 
     def __init__(self, chunks: list[Any]) -> None:
         super().__init__("closing after a failed authentication")

@@ -8,6 +8,8 @@ assigned to their partition (no group join) except one group consumer per client
 the refused clients all tried at once."""
 from __future__ import annotations
 
+import socket
+import struct
 import time
 import uuid
 from pathlib import Path
@@ -19,6 +21,7 @@ from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechani
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KpTopicPartition
 
+from tests.support import wire
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_ports
 
@@ -26,6 +29,7 @@ JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
         'username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
 LISTENERS = ("PLAINTEXT", "SSL", "MTLS", "SASL_PLAINTEXT", "SASL_SSL")
 EXPECTED = [b"v%d" % i for i in range(20)]
+SASL_HANDSHAKE = 17
 WAIT_S = 30.0   # upper bound for a client to get what it waits for; never reached when all is well
 
 
@@ -189,3 +193,36 @@ def test_untrusted_and_missing_certificates_and_plaintext_on_tls_are_refused(bro
         assert "brokers are down" in refused and "SERVED" not in refused
     assert "SSL handshake failed" in ssl_port["untrusted server"] and "SERVED" not in ssl_port["untrusted server"]
     assert _roundtrip_kafka_python(ports["SSL"], security_protocol="SSL", ssl_cafile=str(certs / "ca.pem")) == EXPECTED
+
+
+def _sasl_exchange(port: int, frames: list[bytes]) -> list[bytes | None]:
+    """Sends ``frames`` one at a time on one connection; each one's response frame, or None
+    once the broker has closed the connection without answering."""
+    answers: list[bytes | None] = []
+    with socket.create_connection((LOOPBACK, port), timeout=WAIT_S) as sock:
+        for i, frame in enumerate(frames):
+            try:
+                sock.sendall(frame)
+                answers.append(wire.read_frame(sock))
+            except (ConnectionError, OSError):
+                answers += [None] * (len(frames) - i)
+                break
+    return answers
+
+
+def test_requests_out_of_order_in_the_sasl_exchange_close_the_connection_as_kafka_does(broker):
+    """SaslServerAuthenticator: before SaslHandshake only one ApiVersions and SaslHandshake
+    are read, anything else closes without an answer; after it only SaslAuthenticate, anything
+    else is answered ILLEGAL_SASL_STATE (34) and closed."""
+    b, ports = broker
+    port = ports["SASL_PLAINTEXT"]
+    versions = wire.encode_request(wire.API_VERSIONS, 0, 1)
+    metadata = wire.encode_request(wire.METADATA, 0, 2, struct.pack(">i", 0))
+    handshake = wire.encode_request(SASL_HANDSHAKE, 1, 3, struct.pack(">h", 5) + b"PLAIN")
+    assert _sasl_exchange(port, [metadata, versions]) == [None, None]
+    first, second = _sasl_exchange(port, [versions, versions])
+    assert first is not None and first[4:6] == b"\0\0" and second is None
+    ok, refused, after = _sasl_exchange(port, [handshake, versions, versions])
+    assert ok is not None and ok[4:6] == b"\0\0"
+    assert refused is not None and struct.unpack(">ih", refused[:6]) == (1, 34) and after is None
+    assert _sasl_exchange(port, [handshake, metadata])[1] is None
