@@ -57,10 +57,12 @@ from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.handler import CloseConnection, RequestContext
 from broker.quotas.throttling import throttle_response
+from broker.security.client import ClientSecurity
 from broker.security.principal import ANONYMOUS
 from broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from broker.security.tls_writer import TransportWriter
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
+from replication.network_client import use_inter_broker_security
 
 if TYPE_CHECKING:
     from broker.apis import ApiRegistry
@@ -499,6 +501,8 @@ class SocketServer:
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
+        # the other side: this broker's connections to the others use the inter-broker listener's
+        use_inter_broker_security(ClientSecurity.inter_broker(config))
         self._idle_task: asyncio.Task | None = None
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
