@@ -1,27 +1,34 @@
 """One broker with PLAINTEXT, SSL, SSL with client certificates required, SASL_PLAINTEXT and
 SASL_SSL listeners (PLAIN from the JAAS config, SCRAM users made through
-AlterUserScramCredentials), tried with kafka-python and confluent-kafka (librdkafka): every
-client kind over every listener type, then each way a connection is refused.
+AlterUserScramCredentials and Apache's kafka-configs), tried with kafka-python, confluent-kafka
+(librdkafka), aiokafka and Apache's console producer (3.9) and consumer (4.x): every client
+kind over every listener type, then each way a connection is refused.
 
 Lean by design: one broker for the module, certificates made once per session, consumers
 assigned to their partition (no group join) except one group consumer per client kind, and
 the refused clients all tried at once."""
 from __future__ import annotations
 
+import asyncio
 import socket
+import ssl
 import struct
+import subprocess
 import time
 import uuid
 from pathlib import Path
 from typing import Iterator
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KpTopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import TopicPartition as AioTopicPartition
 
-from tests.support import wire
+from tests.support import process, wire
+from tests.support.kafka_dist import popen_tool, run_tool
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_ports
 
@@ -226,3 +233,71 @@ def test_requests_out_of_order_in_the_sasl_exchange_close_the_connection_as_kafk
     assert ok is not None and ok[4:6] == b"\0\0"
     assert refused is not None and struct.unpack(">ih", refused[:6]) == (1, 34) and after is None
     assert _sasl_exchange(port, [handshake, metadata])[1] is None
+
+
+def _java_config(path: Path, certs: Path, sasl_user: str | None = None) -> Path:
+    lines = ["ssl.truststore.type=PEM", f"ssl.truststore.location={certs / 'ca.pem'}"]
+    if sasl_user is None:
+        lines.append("security.protocol=SSL")
+    else:
+        lines += ["security.protocol=SASL_SSL", "sasl.mechanism=SCRAM-SHA-256",
+                  "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                  f'username="{sasl_user}" password="dora-secret";']
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+async def _aiokafka_roundtrip(ports: dict[str, int], certs: Path) -> list[bytes]:
+    """aiokafka produces over SASL_SSL as dora (SCRAM-SHA-256) and reads back over SSL."""
+    topic = f"aio-{uuid.uuid4().hex[:8]}"
+    ctx = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    p = AIOKafkaProducer(bootstrap_servers=f"{LOOPBACK}:{ports['SASL_SSL']}", security_protocol="SASL_SSL",
+                         ssl_context=ctx, sasl_mechanism="SCRAM-SHA-256", sasl_plain_username="dora",
+                         sasl_plain_password="dora-secret")
+    await p.start()
+    try:
+        for v in EXPECTED:
+            await p.send(topic, v, partition=0)
+        await p.flush()
+    finally:
+        await p.stop()
+    c = AIOKafkaConsumer(bootstrap_servers=f"{LOOPBACK}:{ports['SSL']}", security_protocol="SSL", ssl_context=ctx,
+                         auto_offset_reset="earliest")
+    await c.start()
+    try:
+        c.assign([AioTopicPartition(topic, 0)])
+        values: list[bytes] = []
+        async with asyncio.timeout(WAIT_S):
+            while len(values) < len(EXPECTED):
+                for records in (await c.getmany(timeout_ms=500)).values():
+                    values += [r.value for r in records]
+        return values
+    finally:
+        await c.stop()
+
+
+def test_a_user_made_with_kafka_configs_logs_in_with_java_clients_and_aiokafka(broker, certs, tmp_path):
+    """Apache's kafka-configs makes dora's SCRAM-SHA-256 credential; the 3.9 console producer
+    writes as dora over SASL_SSL while the 4.x console consumer reads over SSL; aiokafka does
+    the same."""
+    b, ports = broker
+    run_tool("4", "kafka-configs", ["--bootstrap-server", b.bootstrap, "--alter", "--add-config",
+                                    "SCRAM-SHA-256=[iterations=4096,password=dora-secret]",
+                                    "--entity-type", "users", "--entity-name", "dora"])
+    topic = f"java-{uuid.uuid4().hex[:8]}"
+    consumer = popen_tool("4", "kafka-console-consumer", [
+        "--bootstrap-server", f"{LOOPBACK}:{ports['SSL']}", "--topic", topic, "--from-beginning",
+        "--max-messages", "3", "--timeout-ms", "20000",
+        "--consumer.config", _java_config(tmp_path / "ssl.properties", certs)], stdin=subprocess.DEVNULL)
+    try:
+        producer = run_tool("3.9", "kafka-console-producer", [
+            "--bootstrap-server", f"{LOOPBACK}:{ports['SASL_SSL']}", "--topic", topic,
+            "--producer.config", _java_config(tmp_path / "sasl.properties", certs, "dora")],
+            input="j1\nj2\nj3\n", check=False)
+        out, err = consumer.communicate(timeout=60)
+    finally:
+        if consumer.poll() is None:
+            process.terminate(consumer)
+    assert producer.returncode == 0, producer.stderr[-2000:]
+    assert [line for line in out.splitlines() if line.startswith("j")] == ["j1", "j2", "j3"], err[-2000:]
+    assert asyncio.run(_aiokafka_roundtrip(ports, certs)) == EXPECTED
