@@ -26,6 +26,7 @@ from broker.handler import CloseConnection, Handler, RequestContext
 from broker.security.acl import AclOperation as Op, CLUSTER_NAME, ResourceType
 from broker.security.acl_store import LocalAclStore, ZkAclStore
 from broker.security.authorizer import Authorizer, create_authorizer
+from broker.security.credential_rules import credential_rules
 
 __all__ = ["guard_registry", "RULES"]
 
@@ -150,6 +151,7 @@ RULES: dict[int, Rule] = {
     **group_rules(),
     **txn_rules(),
     **admin_rules(),
+    **credential_rules(),   # DescribeUserScramCredentials, AlterUserScramCredentials
 }
 
 

@@ -58,10 +58,12 @@ from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from broker.error_responses import error_code_for, error_response
 from broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from broker.quotas.throttling import throttle_response
+from broker.security.client import ClientSecurity
 from broker.security.principal import ANONYMOUS
-from broker.security.session import AuthSession, ListenerSecurity
+from broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from broker.security.tls_writer import TransportWriter
 from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
+from replication.network_client import use_inter_broker_security
 
 if TYPE_CHECKING:
     from broker.apis import ApiRegistry
@@ -289,6 +291,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if session is not None and not session.admits(api_key):
             log.info("Closing connection from %s:%d: %s not allowed in SASL state %s (client %s)", self.peer[0],
                      self.peer[1], apis.name(api_key), session.state, header.client_id)
+            refusal = illegal_sasl_state_response(api_key, header.request_api_version) \
+                if session.answers_refusal() else None
+            if refusal is not None:
+                return _SendThenClose(codec.encode_response_chunks(
+                    api_key, header.request_api_version, header.correlation_id, refusal))
             return CloseConnection("request before authentication")
         handler = apis.handler_for(api_key, header.request_api_version)
         if handler is None:
@@ -418,7 +425,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
 
 class _SendThenClose(Exception):
-    """A response after which the connection closes (a failed SASL login)."""
+    """A response after which the connection closes (a failed SASL login, a request out of
+    order in the SASL exchange)."""
 
     def __init__(self, chunks: list[Any]) -> None:
         super().__init__("closing after a failed authentication")
@@ -512,6 +520,8 @@ class SocketServer:
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
+        # the other side: this broker's connections to the others use the inter-broker listener's
+        use_inter_broker_security(ClientSecurity.inter_broker(config))
         self._idle_task: asyncio.Task | None = None
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,

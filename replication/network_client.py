@@ -20,6 +20,11 @@ one destination node, as ``ReplicaFetcherBlockingSend`` and the controller's
   ``RequestTimedOut`` and the connection is closed.
 - ``close()`` fails every pending request with ``Disconnected``.
 
+- Security: ``security`` (else the process's inter-broker security, installed once by the
+  broker with ``use_inter_broker_security``: a broker talks to other brokers only over its
+  inter-broker listener) gives the TLS context the connection is opened with, and the SASL
+  exchange run right after ApiVersions, before any other request (Kafka's client channel).
+
 Time comes from ``timer`` (the event loop by default: ``time()`` and ``call_later()``), so
 tests drive timeouts and backoff with a manual clock; ``connector`` opens connections
 (``loop.create_connection`` by default), so tests use an in-memory transport.
@@ -31,8 +36,9 @@ import itertools
 import logging
 import math
 import random
+import ssl
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Mapping
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from protocol import codec
 from protocol.errors import ErrorCode, UnsupportedVersion
@@ -51,6 +57,23 @@ RECONNECT_BACKOFF_JITTER = 0.2        # ... and RECONNECT_BACKOFF_JITTER
 RESPONSE_BUFFER_SIZE = 64 * 1024
 
 Connector = Callable[[Callable[[], BrokerConnection]], Awaitable[tuple[Any, BrokerConnection]]]
+
+
+class ConnectionSecurity(Protocol):
+    """What a connection needs of its listener's security (``broker.security.client.ClientSecurity``)."""
+
+    ssl_context: ssl.SSLContext | None
+
+    async def authenticate(self, exchange: Callable[[int, Any], Awaitable[Any]]) -> None: ...
+
+
+_inter_broker_security: ConnectionSecurity | None = None
+
+
+def use_inter_broker_security(security: ConnectionSecurity | None) -> None:
+    """Sets the security of every NetworkClient made without one (the broker, at startup)."""
+    global _inter_broker_security
+    _inter_broker_security = security
 
 
 @dataclass(frozen=True)
@@ -124,7 +147,8 @@ class NetworkClient:
     def __init__(self, host: str, port: int, *, client_id: str, node_id: int = -1,
                  listener_name: str | None = None, config: NetworkClientConfig | None = None,
                  loop: asyncio.AbstractEventLoop | None = None, timer: Timer | None = None,
-                 connector: Connector | None = None, rand: Callable[[], float] = random.random) -> None:
+                 connector: Connector | None = None, rand: Callable[[], float] = random.random,
+                 security: ConnectionSecurity | None = None) -> None:
         self.host = host
         self.port = port
         self.client_id = client_id
@@ -133,6 +157,7 @@ class NetworkClient:
         self.config = config or NetworkClientConfig()
         self.loop = loop or asyncio.get_running_loop()
         self.timer: Timer = timer or self.loop
+        self.security = security if security is not None else _inter_broker_security
         self._connector = connector or self._connect_tcp
         self.backoff = ExponentialBackoff(self.config.reconnect_backoff_ms, RECONNECT_BACKOFF_MULTIPLIER,
                                           self.config.reconnect_backoff_max_ms, RECONNECT_BACKOFF_JITTER, rand)
@@ -229,7 +254,9 @@ class NetworkClient:
             task.exception()   # retrieved here; every waiter gets it through the shield
 
     async def _connect_tcp(self, factory: Callable[[], BrokerConnection]) -> tuple[Any, BrokerConnection]:
-        return await self.loop.create_connection(factory, self.host, self.port)
+        ctx = self.security.ssl_context if self.security is not None else None
+        return await self.loop.create_connection(factory, self.host, self.port, ssl=ctx,
+                                                 server_hostname=self.host if ctx is not None else None)
 
     def _new_connection(self) -> BrokerConnection:
         return BrokerConnection(self.loop, self.timer, self.destination,
@@ -266,7 +293,12 @@ class NetworkClient:
     async def _open(self) -> tuple[BrokerConnection, dict[int, int]]:
         _transport, conn = await self._connector(self._new_connection)
         try:
-            return conn, await self._negotiate(conn)
+            versions = await self._negotiate(conn)
+            if self.security is not None:
+                timeout = self.config.request_timeout_ms / 1000
+                await self.security.authenticate(lambda key, body: conn.send(
+                    self._header(key, versions[key]), body, timeout=timeout))
+            return conn, versions
         except BaseException as e:
             conn.close(e if isinstance(e, Exception) else None)
             raise

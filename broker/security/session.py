@@ -11,9 +11,13 @@ server. ``AuthSession`` is one connection's state machine (Kafka's
                       AUTHENTICATED --SaslHandshake (connections.max.reauth.ms > 0)--> AUTHENTICATE
                       any failure --> FAILED (the answer is sent, then the connection closed)
 
-What may be sent, as Kafka allows it: in HANDSHAKE only ApiVersions and SaslHandshake, in
-AUTHENTICATE only SaslAuthenticate; anything else closes the connection without an answer.
-Once a session has expired (KIP-368), only SaslHandshake (re-authentication) is served.
+What may be sent, as Kafka's ``SaslServerAuthenticator`` allows it: in HANDSHAKE one
+ApiVersions, then SaslHandshake; any other request (or a second ApiVersions) closes the
+connection without an answer (Kafka throws InvalidRequestException / IllegalStateException,
+which send nothing). In AUTHENTICATE only SaslAuthenticate; anything else is answered with
+ILLEGAL_SASL_STATE, then the connection closed (Kafka's IllegalSaslStateException with the
+request's error response: ``illegal_sasl_state_response``). Once a session has expired
+(KIP-368), only SaslHandshake (re-authentication) is served.
 Time comes from ``clock`` (monotonic seconds), so tests drive expiry.
 """
 from __future__ import annotations
@@ -127,6 +131,7 @@ class AuthSession:
         self.mechanism: str | None = None
         self.expires_at: float | None = None
         self.reauthenticating = False
+        self.versions_seen = False   # one ApiVersions is served before SaslHandshake
         self._server: PlainServer | ScramServer | None = None
 
     @property
@@ -138,6 +143,8 @@ class AuthSession:
         return self.state == RAW_TOKENS
 
     def admits(self, api_key: int) -> bool:
+        """Whether a request of ``api_key`` is served now (an ApiVersions before the
+        handshake is counted: a second one is not)."""
         state = self.state
         if state == AUTHENTICATED:
             if self.expires_at is not None and self.clock() >= self.expires_at and api_key != SASL_HANDSHAKE:
@@ -146,10 +153,20 @@ class AuthSession:
                 return False
             return True
         if state == HANDSHAKE:
-            return api_key in (API_VERSIONS, SASL_HANDSHAKE)
+            if api_key == API_VERSIONS:
+                if self.versions_seen:
+                    return False
+                self.versions_seen = True
+                return True
+            return api_key == SASL_HANDSHAKE
         if state == AUTHENTICATE:
             return api_key == SASL_AUTHENTICATE
         return False
+
+    def answers_refusal(self) -> bool:
+        """Whether a request ``admits`` refused gets ILLEGAL_SASL_STATE before the close (in
+        AUTHENTICATE, as Kafka answers it) rather than no answer at all."""
+        return self.state == AUTHENTICATE
 
     # -- SaslHandshake ---------------------------------------------------------------------
     def handshake(self, version: int, mechanism: str) -> tuple[int, list[str]]:
@@ -232,3 +249,16 @@ def _scram_user(client_first: bytes) -> str | None:
         return sasl_name_to_username(name[2:]) if name.startswith("n=") else None
     except (UnicodeDecodeError, IndexError, SaslExchangeError):
         return None
+
+
+def illegal_sasl_state_response(api_key: int, api_version: int) -> Any:
+    """The response to a request sent where SaslAuthenticate was expected: its top-level
+    ``error_code`` set to ILLEGAL_SASL_STATE, or None for an API (or version) whose response
+    has no top-level error code (Kafka would set the error on each resource; kafpy closes
+    without an answer there, which such a client sees as the same failed connection)."""
+    from protocol import codec
+    cls = codec.response_class(api_key, api_version)
+    for f in cls.FIELDS:
+        if f.name == "error_code" and f.versions[0] <= api_version <= f.versions[1]:
+            return cls(error_code=ErrorCode.ILLEGAL_SASL_STATE)
+    return None

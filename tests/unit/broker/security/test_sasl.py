@@ -6,7 +6,7 @@ from broker.security import scram
 from broker.security.jaas import parse_jaas_config, plain_users
 from broker.security.plain import PlainServer
 from broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError, client_message
-from broker.security.session import AUTHENTICATED, FAILED, ListenerSecurity
+from broker.security.session import AUTHENTICATED, FAILED, ListenerSecurity, illegal_sasl_state_response
 from broker.security.ssl_principal import SslPrincipalMapper, distinguished_name
 
 
@@ -94,3 +94,15 @@ def test_session_fails_on_bad_password_and_unknown_mechanism():
     assert (code, message, s.state) == (58, "Authentication failed: Invalid username or password", FAILED)
     s2, _ = _session()
     assert s2.handshake(1, "GSSAPI")[0] == 33 and s2.failed
+
+
+def test_session_refuses_out_of_order_requests_as_kafka_does():
+    s, _ = _session()
+    assert s.admits(18) and not s.admits(18)   # one ApiVersions before the handshake
+    assert not s.answers_refusal()             # refused there without an answer
+    s.handshake(1, "PLAIN")
+    assert not s.admits(18) and s.answers_refusal()
+    refusal = illegal_sasl_state_response(18, 3)
+    assert refusal.error_code == 34
+    assert illegal_sasl_state_response(3, 12) is None   # no top-level error code: closed unanswered
+    assert illegal_sasl_state_response(1, 4) is None and illegal_sasl_state_response(1, 7).error_code == 34
