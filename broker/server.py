@@ -19,7 +19,8 @@ of it (no Task, no extra trip through the event loop). A handler that waits (a l
 Fetch, a JoinGroup) goes on in a Task. Responses are written strictly in the order the
 requests arrived (clients rely on it); those that are ready together go out in one
 ``writev``. A connection with too many requests queued stops being read until its backlog
-drains.
+drains; so does one whose next request does not fit in ``queued.max.request.bytes``
+(Kafka's memory pool, off by default) until requests in flight release theirs.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from protocol import codec
 from protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
 from protocol.framing import FrameReader
+from protocol.memory_pool import MemoryPool
 
 from broker.handler import CloseConnection, RequestContext
 
@@ -228,10 +230,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.clock = server.clock
         self.transport: asyncio.Transport | None = None
         self.writer: SocketWriter | None = None
-        self.reader = FrameReader(server.max_request_size, READ_BUFFER_SIZE)
+        self.reader = FrameReader(server.max_request_size, READ_BUFFER_SIZE, server.memory_pool)
         self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
         self.response_task: asyncio.Task | None = None
-        self.paused = False
+        self.paused = False  # too many requests queued
+        self.muted = False  # the memory pool refused the next request
         self.closed = False
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
@@ -262,18 +265,26 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.response_task.cancel()
         if self.writer is not None:
             self.writer.close()
+        self.reader.close()
+        if self.muted:
+            self.server.memory_pool.forget(self._memory_freed)
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self.reader.get_buffer(sizehint)
 
     def buffer_updated(self, nbytes: int) -> None:
         self.last_active = self.clock()
+        self.reader.buffer_updated(nbytes)
+        self._read_frames()
+
+    def _read_frames(self) -> None:
         reader = self.reader
-        reader.buffer_updated(nbytes)
         try:
             while not self.closed:
                 frame = reader.next_frame()
                 if frame is None:
+                    if reader.memory_blocked:
+                        self._mute()
                     return
                 self._dispatch(frame)
         except FrameTooLarge as e:
@@ -283,6 +294,23 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def eof_received(self) -> bool | None:
         return None
+
+    def _mute(self) -> None:
+        """No memory for the next request: stop reading until requests in flight free some."""
+        if not self.muted and self.transport is not None:
+            self.muted = True
+            if not self.paused:
+                self.transport.pause_reading()
+        self.server.memory_pool.when_available(self._memory_freed)
+
+    def _memory_freed(self) -> None:
+        if self.closed:
+            return
+        self._read_frames()
+        if self.muted and not self.reader.memory_blocked and self.transport is not None:
+            self.muted = False
+            if not self.paused:
+                self.transport.resume_reading()
 
     # -- request handling ----------------------------------------------------------------
     def abort(self) -> None:
@@ -297,7 +325,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         response is written right here when nothing is queued before it. A handler that
         does wait continues in a Task from where it stopped."""
         self.server.stats.requests += 1
-        coro = self._process(frame)
+        coro = self._process(frame) if self.server.memory_pool is None else self._process_pooled(frame)
         try:
             pending = coro.send(None)
         except StopIteration as e:
@@ -351,6 +379,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if e.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
             log.warning("Error writing to %s:%d: %s", self.peer[0], self.peer[1], e)
         self.abort()
+
+    async def _process_pooled(self, frame: bytearray) -> Any:
+        """``_process``, then the request's bytes go back to the memory pool."""
+        size = len(frame)
+        try:
+            return await self._process(frame)
+        finally:
+            self.server.memory_pool.release(size)
 
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
@@ -429,7 +465,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     chunks.extend(result)
                 if self.paused and len(queue) < MAX_QUEUED_REQUESTS // 2 and self.transport is not None:
                     self.paused = False
-                    self.transport.resume_reading()
+                    if not self.muted:
+                        self.transport.resume_reading()
                 if chunks and not self.closed:
                     rest = writer.write_now(chunks)
                     self.last_active = self.clock()
@@ -505,7 +542,9 @@ class SocketServer:
     Made by the broker with what it needs and nothing more: the config (listeners,
     socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms), the API
     registry that dispatches requests, and ``services``, passed untouched to every
-    ``RequestContext``. ``clock`` (monotonic seconds) times idle connections."""
+    ``RequestContext``. ``clock`` (monotonic seconds) times idle connections. With
+    queued.max.request.bytes > 0, the requests received and not yet answered share that
+    many bytes (``memory_pool``)."""
 
     def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
@@ -515,6 +554,9 @@ class SocketServer:
         self.loop = loop
         self.clock = clock
         self.max_request_size: int = config["socket.request.max.bytes"]
+        queued = config["queued.max.request.bytes"]
+        # Kafka's server memory pool; none (unbounded) unless queued.max.request.bytes > 0
+        self.memory_pool = MemoryPool(queued, self.max_request_size) if queued > 0 else None
         self.idle_s: float = config["connections.max.idle.ms"] / 1000
         self.connections: set[KafkaConnection] = set()
         self.servers: list[asyncio.AbstractServer] = []

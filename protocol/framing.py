@@ -10,8 +10,12 @@ buffer is sized by it.
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
 from protocol.errors import FrameTooLarge, TruncatedFrame
+
+if TYPE_CHECKING:
+    from protocol.memory_pool import MemoryPool
 
 __all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size", "frame", "split_frame",
            "FrameReader"]
@@ -60,12 +64,23 @@ class FrameReader:
 
     ``feed(data)`` is the same for callers that are handed bytes (tests, plain protocols).
     One reader per connection; not thread-safe.
+
+    With a ``pool`` (the broker's ``queued.max.request.bytes``), each frame's size is taken
+    from it before the frame is held (a large one: before its buffer exists); the caller
+    owns every frame returned and gives ``len(frame)`` back when done with it. While the pool
+    refuses, ``next_frame()`` returns None and ``memory_blocked`` is true: stop reading, and
+    call ``next_frame()`` again once the pool has memory. ``close()`` gives back what a frame
+    still incomplete holds.
     """
 
-    __slots__ = ("limit", "_max", "_buf", "_view", "_start", "_end", "_big", "_big_got")
+    __slots__ = ("limit", "pool", "memory_blocked", "_max", "_buf", "_view", "_start", "_end", "_big",
+                 "_big_got")
 
-    def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE) -> None:
+    def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE,
+                 pool: "MemoryPool | None" = None) -> None:
         self.limit = limit
+        self.pool = pool
+        self.memory_blocked = False
         self._max = max(buffer_size, SIZE_PREFIX)
         # Small at first, as thousands of idle connections must not hold buffer_size each.
         self._buf = bytearray(min(self._max, max(INITIAL_BUFFER_SIZE, SIZE_PREFIX)))
@@ -119,7 +134,12 @@ class FrameReader:
         (size,) = _SIZE.unpack_from(buf, start)
         if size < 0 or size > self.limit:
             raise FrameTooLarge(size, self.limit)
-        if avail - SIZE_PREFIX >= size:
+        whole = avail - SIZE_PREFIX >= size
+        if self.pool is not None and (whole or size + SIZE_PREFIX > len(buf)):
+            self.memory_blocked = not self.pool.try_allocate(size)
+            if self.memory_blocked:
+                return None
+        if whole:
             s = start + SIZE_PREFIX
             self._start = s + size
             return buf[s:s + size]
@@ -150,6 +170,12 @@ class FrameReader:
             dst[:n] = src[pos:pos + n]
             self.buffer_updated(n)
             pos += n
+
+    def close(self) -> None:
+        """The connection is gone: give the pool back what an incomplete large frame holds."""
+        if self._big is not None and self.pool is not None:
+            self.pool.release(len(self._big))
+        self._big = None
 
     @property
     def buffered(self) -> int:

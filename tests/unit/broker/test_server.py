@@ -66,6 +66,7 @@ class StandIn:
         self.services = object()
         self.clock = lambda: 0.0
         self.max_request_size = 1 << 20
+        self.memory_pool = None  # queued.max.request.bytes unset
         self.connections: set = set()
         self.stats = TrafficStats()
         self.waits: dict[str, asyncio.Future] = {}
@@ -111,7 +112,7 @@ def fetch_request(corr: int) -> bytes:
 
 
 class Harness:
-    def __init__(self, sndbuf: int | None = None) -> None:
+    def __init__(self, sndbuf: int | None = None, memory_pool=None) -> None:
         self.loop = asyncio.new_event_loop()
         self.ours, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         if sndbuf is not None:
@@ -119,6 +120,7 @@ class Harness:
         self.ours.setblocking(False)
         self.peer.settimeout(5)
         self.stand_in = StandIn(self.loop)
+        self.stand_in.memory_pool = memory_pool
         self.conn = KafkaConnection(self.stand_in, "PLAINTEXT")  # type: ignore[arg-type]
         self.transport = Transport(self.ours)
         self.conn.connection_made(self.transport)  # type: ignore[arg-type]
