@@ -20,6 +20,11 @@ OPEN = {
     248: "idempotent confluent producer: 'ck-idem:143','ck-idem:144' at offsets 155-156 and again at "
          "462-463 of partition 2, 'ck-idem:141' at 173 and (re-batched with :142) at 174 of partition 1, "
          "after the partitions' leader (also the controller) was cut one way from ZooKeeper",
+    281: "same as 248 with a follower's disk full: the kept logs show the second copies under producer "
+         "epoch 1 from sequence 0, the first under epoch 0 (sequences 302-306): librdkafka bumped its "
+         "epoch and re-sent possibly persisted records (its known behaviour, confluentinc/librdkafka#4953); "
+         "the broker accepts a new epoch from sequence 0 as Kafka does. To settle: judge idempotence per "
+         "producer epoch from the kept logs",
     259: "no convergence within 60 s: a broker cut one way from ZooKeeper, leader of chaos-2 at epoch 1 "
          "meanwhile, re-registers and follows chaos-2 at epoch 2 from offset 156, but the leader never "
          "adds it back to chaos-2's ISR (other partitions rejoin at once)",
