@@ -28,4 +28,8 @@ OPEN = {
     259: "no convergence within 60 s: a broker cut one way from ZooKeeper, leader of chaos-2 at epoch 1 "
          "meanwhile, re-registers and follows chaos-2 at epoch 2 from offset 156, but the leader never "
          "adds it back to chaos-2's ISR (other partitions rejoin at once)",
+    271: "as 259, after a pause past the session timeout: broker 0, leader of chaos-0 before, follows it "
+         "at epoch 2 from offset 635 ('Fetching', not 'Truncating') and never rejoins its ISR; in both the "
+         "stuck replica is the partition's previous leader, so suspect its divergent tail (appended while "
+         "cut off) not being truncated when it resumes fetching",
 }
