@@ -111,13 +111,20 @@ class UpdateLeaderAndIsrResult:
     to_retry: list[TopicPartition] = field(default_factory=list)
 
 
+# Reconnect at least every second, as ZooKeeper's own client does; kazoo's default backoff
+# doubles up to an hour, so a broker cut from ZooKeeper for some seconds stayed away for tens
+# of seconds after the cut healed (and learned of its expired session only then).
+CONNECTION_RETRY = {"max_tries": -1, "delay": 0.1, "backoff": 2, "max_delay": 1.0}
+
+
 class KafkaZkClient:
     def __init__(self, connect: str, session_timeout_ms: int = 18000,
                  connection_timeout_ms: int | None = None,
                  clock: Callable[[], float] = time.time,
                  on_session_state: Callable[[SessionState], None] | None = None) -> None:
         self.connect = connect
-        self._client = KazooClient(hosts=connect, timeout=session_timeout_ms / 1000)
+        self._client = KazooClient(hosts=connect, timeout=session_timeout_ms / 1000,
+                                   connection_retry=CONNECTION_RETRY)
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000
         self._clock = clock
         self._session_listeners: list[Callable[[SessionState], None]] = (

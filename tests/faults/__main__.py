@@ -1,7 +1,8 @@
-"""``python -m tests.faults [--runs N] [--seed S] [--fuzz N] ...``: fault runs with seeds S,
-S+1, ..., then (with --fuzz) a fuzz of N requests on the last run's cluster; prints each
-failing run (seed, schedule, first violations) and a summary table. Exit 1 on any violation.
-Needs root (network namespaces, tmpfs mounts)."""
+"""``python -m tests.faults [--regression] [--runs N] [--seed S] [--fuzz N] ...``: the regression
+seeds (with --regression, see regressions.py), then fault runs with seeds S, S+1, ..., then (with
+--fuzz) a fuzz of N requests on the last run's cluster; prints each failing run (seed, schedule,
+first violations) and a summary table. Exit 1 on any violation. Needs root (network namespaces,
+tmpfs mounts)."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from .faults import KINDS
+from .regressions import REGRESSIONS
 from .run import RunResult, run_once
 
 
@@ -42,7 +44,9 @@ def table(results: list[RunResult]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.faults", description=__doc__)
-    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--regression", action="store_true",
+                    help=f"run the regression seeds {sorted(REGRESSIONS)} first")
+    ap.add_argument("--runs", type=int, default=None, help="seeded runs (default 1, 0 with --regression)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--brokers", type=int, default=3, choices=range(3, 6))
     ap.add_argument("--faults", type=int, default=None, help="faults per run (default 1 to 3)")
@@ -54,14 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     work = args.dir or Path(tempfile.mkdtemp(prefix="kafpy-faults-"))
     kinds = args.kinds.split(",") if args.kinds else None
+    runs = args.runs if args.runs is not None else (0 if args.regression else 1)
+    seeds = (sorted(REGRESSIONS) if args.regression else []) + [args.seed + i for i in range(runs)]
     results = []
     failed_harness = 0
     try:
-        for i in range(args.runs):
-            seed = args.seed + i
+        for i, seed in enumerate(seeds):
             try:
                 r = run_once(seed, work, brokers=args.brokers, rate=args.rate, fault_count=args.faults,
-                             kinds=kinds, fuzz=args.fuzz if i == args.runs - 1 else 0)
+                             kinds=kinds, fuzz=args.fuzz if i == len(seeds) - 1 else 0)
             except Exception as e:  # noqa: BLE001 - a harness failure fails this run, not the rest
                 print(f"seed {seed}: harness failed: {e!r}"[:2000], flush=True)
                 failed_harness += 1

@@ -11,8 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kazoo.client import KazooClient
+
 from protocol import codec
 from protocol.messages import MetadataRequest, RequestHeader
+from replication.zk_data import broker_path
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES
 from tests.support import wire
 from tests.support.kafpy_broker import KafpyBroker
@@ -55,6 +58,13 @@ class NamespacedBroker(KafpyBroker):
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.running else None
+
+    def output_mark(self) -> int:
+        """Where its output file ends now (for ``output_since``)."""
+        return self._output_size()
+
+    def output_since(self, mark: int) -> str:
+        return self._output_since(mark)
 
 
 def metadata(host: str, port: int, topics: list[str] | None = None, timeout: float = 3.0):
@@ -175,6 +185,22 @@ class Cluster:
                     if p.leader_id < 0 or len(p.isr_nodes) != self.n:
                         return False
         return True
+
+    def registered_since(self, broker_id: int, since_ms: int) -> bool:
+        """True when ``/brokers/ids/<id>`` exists and ZooKeeper created it at or after
+        ``since_ms`` (wall clock: ZooKeeper runs on this machine), i.e. it is the registration
+        of a process started after then, not the leftover of a killed one whose session has
+        not expired yet. False while ZooKeeper does not answer."""
+        zk = KazooClient(hosts=self.zk.connect_string, timeout=2.0)
+        try:
+            zk.start(timeout=2.0)
+            stat = zk.exists(broker_path(broker_id))
+            return stat is not None and stat.ctime >= since_ms
+        except Exception:  # noqa: BLE001 - ZooKeeper down or restarting: not registered (yet)
+            return False
+        finally:
+            zk.stop()
+            zk.close()
 
     def unexpected_exits(self) -> list[tuple[int, int]]:
         """(broker id, exit code) of brokers that died although nobody killed them."""

@@ -10,6 +10,7 @@ import errno
 import os
 import random
 import signal
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -35,6 +36,9 @@ DURATIONS = {
 }
 KINDS = sorted(DURATIONS)
 FILLER = "chaos-filler.bin"
+# Why a restarted broker may exit on its own, in its output: start it again (see _restart)
+RETRYABLE = ("BrokerIdInUseError", "Connection time-out")
+RESTART_LIMIT_S = 90.0
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ class Injector:
         self.topic, self.partitions = topic, partitions
         self.busy: set[int] = set()  # brokers under a fault now
         self.injected: list[str] = []  # kinds actually applied
+        self.restarts: list[threading.Thread] = []  # broker restarts under way
+        self.errors: list[BaseException] = []  # raised by a restart thread
 
     def run(self, faults: list[Fault]) -> None:
         steps = sorted([(f.at, 0, i) for i, f in enumerate(faults)] +
@@ -85,7 +91,11 @@ class Injector:
                 heal = self.inject(faults[i])
                 if heal is not None:
                     undo[i] = heal
+        for t in self.restarts:
+            t.join()
         self.note_crashes()
+        if self.errors:
+            raise self.errors[0]
 
     def note_crashes(self) -> None:
         for broker_id, code in self.cluster.unexpected_exits():
@@ -133,9 +143,19 @@ class Injector:
         def undo() -> None:
             try:
                 heal()
+            except Exception as e:  # noqa: BLE001 - re-raised by run()
+                self.errors.append(e)
             finally:
                 self.busy.discard(target)
                 self.history.record("heal", fault=fault.kind, target=target)
+        if fault.kind.startswith("kill_") and target >= 0:
+            # A broker restart may have to wait for ZooKeeper (healed by a later step of the
+            # schedule) and for its old session to expire: it must not hold the schedule up.
+            def undo_in_background() -> None:
+                t = threading.Thread(target=undo, name=f"restart-broker-{target}", daemon=True)
+                self.restarts.append(t)
+                t.start()
+            return undo_in_background
         return undo
 
     # ------------------------------------------------------------------ fault kinds
@@ -146,23 +166,38 @@ class Injector:
             return lambda: c.zk.start()
         c.expected_down.add(target)
         c.brokers[target].kill()
+        return lambda: self._restart(target)
 
-        def restart() -> None:
-            # As Kafka does, a broker refuses to start while the ephemeral node of its previous
-            # life is still in ZooKeeper (its session not expired yet, e.g. ZooKeeper itself was
-            # restarted meanwhile): try again until it has expired.
-            deadline = time.monotonic() + 4 * c.session_timeout_ms / 1000
-            while True:
-                try:
-                    c.brokers[target].start()
-                    break
-                except ProcessFailed:
-                    if time.monotonic() > deadline:
-                        raise
-                    self.history.record("restart_retry", broker=target)
-                    time.sleep(1.0)
-            c.expected_down.discard(target)
-        return restart
+    def _restart(self, target: int) -> None:
+        """Start broker ``target`` again; done once it is registered in ZooKeeper by the new
+        process. As Kafka does, a broker exits when the ephemeral node of its previous life is
+        still there (its session not expired yet: ZooKeeper was restarted meanwhile, and
+        sessions survive that) or when ZooKeeper does not answer in time; what a supervisor
+        does then is done here: start it again, until the old session has expired. Any other
+        exit is a crash."""
+        c, b = self.cluster, self.cluster.brokers[target]
+        deadline = time.monotonic() + RESTART_LIMIT_S
+        while True:
+            since_ms, mark = int(time.time() * 1000), b.output_mark()
+            try:
+                b.start()
+                c.wait(lambda: not b.running or c.registered_since(target, since_ms), 60,
+                       f"broker {target} registered in ZooKeeper")
+            except ProcessFailed:
+                pass
+            if b.running:
+                break
+            output = b.output_since(mark)
+            if not any(reason in output for reason in RETRYABLE):
+                self.history.record("crash", broker=target, code=b.proc.returncode, when="restart",
+                                    log=output[-1500:])
+                return  # stays in expected_down: reported once, here
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"broker {target} not registered again within {RESTART_LIMIT_S:.0f}s")
+            self.history.record("restart_retry", broker=target,
+                                reason=next(r for r in RETRYABLE if r in output))
+            time.sleep(1.0)
+        c.expected_down.discard(target)
 
     def _pause(self, kind: str, target: int):
         b = self.cluster.brokers[target]

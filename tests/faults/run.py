@@ -121,8 +121,26 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
     finally:
         for w in workers:
             w.stop(10)
+        kept = keep_logs(cluster, run_dir)
         cluster.close()
         h.close()
         result.seconds = time.monotonic() - started
     result.verdict = check(hist.read(result.history))
+    if result.verdict.ok:
+        for d in kept:
+            shutil.rmtree(d, ignore_errors=True)
     return result
+
+
+def keep_logs(cluster: Cluster, run_dir: Path) -> list[Path]:
+    """Copies of the brokers' log dirs (their tmpfs goes at close), so that a failed run's
+    batches (producer ids, epochs, sequences) can be read afterwards; removed when it passed."""
+    kept = []
+    for i, b in enumerate(cluster.brokers):
+        dest = run_dir / f"broker{i}" / "logs-kept"
+        try:
+            shutil.copytree(b.log_dir, dest, ignore=shutil.ignore_patterns(FILLER), dirs_exist_ok=True)
+        except OSError:  # a full or half-written dir: keep what was copied
+            pass
+        kept.append(dest)
+    return kept

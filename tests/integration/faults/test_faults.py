@@ -1,22 +1,18 @@
 """CI-sized proof under faults (issue 15): a few seeded fault runs against a 3-broker cluster in
 network namespaces, each checked against Kafka's promises, and a short fuzz on the last one's
-cluster. ``python -m tests.faults --runs 100 --fuzz 1000000`` is the long run. A seed that once
-found a defect stays here as a regression test."""
+cluster. ``python -m tests.faults --regression --runs 100 --fuzz 1000000`` is the long run. A
+seed that once found a defect stays in tests/faults/regressions.py; the cheap ones run here."""
 from __future__ import annotations
 
 import pytest
 
 from tests.faults.faults import KINDS, schedule
+from tests.faults.regressions import CI_SEEDS, REGRESSIONS
 from tests.faults.run import run_once
 
 pytestmark = pytest.mark.timeout(300)
 
-# seed -> why it is here
-SEEDS = {
-    8: "a broker cut from its peers both ways, then a partition leader killed meanwhile",
-    12: "a leader killed, a broker cut one way from ZooKeeper, then ZooKeeper killed, overlapping",
-    46: "a full log disk on a leader",
-}
+SEEDS = {seed: REGRESSIONS[seed] for seed in CI_SEEDS}  # seed -> why it is here
 
 
 def test_schedules_are_reproducible_and_cover_every_kind():

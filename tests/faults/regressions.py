@@ -1,0 +1,35 @@
+"""Seeds that once found a defect (in the broker or in this harness), each with what it does:
+``python -m tests.faults --regression`` runs them all; the CI-sized suite
+(tests/integration/faults) runs the cheap ones, named in CI_SEEDS."""
+from __future__ import annotations
+
+REGRESSIONS = {
+    8: "a broker cut from its peers both ways, then a partition leader killed meanwhile",
+    12: "a leader killed, a broker cut one way from ZooKeeper, then ZooKeeper killed, overlapping",
+    46: "a full log disk on a leader",
+    203: "ZooKeeper killed, then a broker cut from it past its session: it took 24 s to come back "
+         "after the cut healed (the ZooKeeper client's reconnect backoff grew to tens of seconds)",
+    107: "pause, then the controller killed, then ZooKeeper killed and restarted before it: the "
+         "restarted controller exits (BrokerIdInUseError) until its previous session expires",
+}
+CI_SEEDS = (8, 12, 46)  # 107 and 203 take ~40 s each: the long command runs them
+
+# Seeds that fail today, with what they showed; each moves to REGRESSIONS once fixed
+# (``python -m tests.faults --runs 1 --seed N`` replays one).
+OPEN = {
+    248: "idempotent confluent producer: 'ck-idem:143','ck-idem:144' at offsets 155-156 and again at "
+         "462-463 of partition 2, 'ck-idem:141' at 173 and (re-batched with :142) at 174 of partition 1, "
+         "after the partitions' leader (also the controller) was cut one way from ZooKeeper",
+    281: "same as 248 with a follower's disk full: the kept logs show the second copies under producer "
+         "epoch 1 from sequence 0, the first under epoch 0 (sequences 302-306): librdkafka bumped its "
+         "epoch and re-sent possibly persisted records (its known behaviour, confluentinc/librdkafka#4953); "
+         "the broker accepts a new epoch from sequence 0 as Kafka does. To settle: judge idempotence per "
+         "producer epoch from the kept logs",
+    259: "no convergence within 60 s: a broker cut one way from ZooKeeper, leader of chaos-2 at epoch 1 "
+         "meanwhile, re-registers and follows chaos-2 at epoch 2 from offset 156, but the leader never "
+         "adds it back to chaos-2's ISR (other partitions rejoin at once)",
+    271: "as 259, after a pause past the session timeout: broker 0, leader of chaos-0 before, follows it "
+         "at epoch 2 from offset 635 ('Fetching', not 'Truncating') and never rejoins its ISR; in both the "
+         "stuck replica is the partition's previous leader, so suspect its divergent tail (appended while "
+         "cut off) not being truncated when it resumes fetching",
+}
