@@ -46,7 +46,6 @@ import itertools
 import logging
 import socket
 import time
-import types
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -57,6 +56,7 @@ from protocol.memory_pool import MemoryPool
 
 from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
+from broker.eager_coroutine import resume
 from broker.error_responses import error_code_for, error_response
 from broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from broker.quotas.throttling import throttle_response
@@ -238,7 +238,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # future before our Task runs would otherwise fail.
             pending._asyncio_future_blocking = False
         self._flush()   # the responses before this one go first
-        self.queue.append(self.loop.create_task(_resume(coro, pending)))
+        self.queue.append(self.loop.create_task(resume(coro, pending)))
         self._ensure_responder()
 
     def _completed(self, result: Any) -> None:
@@ -505,29 +505,6 @@ class _Ready:
 
     def __init__(self, result: Any) -> None:
         self.result = result
-
-
-@types.coroutine
-def _continue(coro: Any, pending: Any) -> Any:
-    """Drives ``coro`` on from its first suspension: re-yields what it was waiting on to the
-    Task, passes the Task's wake-ups (and cancellation) back in."""
-    if getattr(pending, "_asyncio_future_blocking", None) is not None:
-        # _dispatch cleared the flag; the Task takes the yield as a future only when set.
-        pending._asyncio_future_blocking = True
-    try:
-        while True:
-            try:
-                value = yield pending
-            except BaseException as e:
-                pending = coro.throw(e)
-            else:
-                pending = coro.send(value)
-    except StopIteration as e:
-        return e.value
-
-
-async def _resume(coro: Any, pending: Any) -> Any:
-    return await _continue(coro, pending)
 
 
 class SocketServer:
