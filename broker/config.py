@@ -108,6 +108,7 @@ _DEFS = [
     ConfigDef("num.io.threads", "int", 8, _at_least(1)),
     ConfigDef("background.threads", "int", 10, _at_least(1)),
     ConfigDef("queued.max.requests", "int", 500, _at_least(1)),
+    ConfigDef("queued.max.request.bytes", "long", -1),
     ConfigDef("socket.send.buffer.bytes", "int", 102400),
     ConfigDef("socket.receive.buffer.bytes", "int", 102400),
     ConfigDef("socket.request.max.bytes", "int", 104857600, _at_least(1)),

@@ -28,7 +28,8 @@ of it (no Task, no extra trip through the event loop). A handler that waits (a l
 Fetch, a JoinGroup) goes on in a Task. Responses are written strictly in the order the
 requests arrived (clients rely on it); those that are ready together go out in one
 ``writev``. A connection with too many requests queued stops being read until its backlog
-drains.
+drains; so does one whose next request does not fit in ``queued.max.request.bytes``
+(Kafka's memory pool, off by default) until requests in flight give theirs back.
 
 Client quotas (``broker.quotas``): when any is configured, each response is given its
 ``throttle_time_ms`` and a throttled connection is muted (nothing more is read from it,
@@ -45,16 +46,17 @@ import itertools
 import logging
 import socket
 import time
-import types
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
 from protocol import codec
 from protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
 from protocol.framing import FrameReader
+from protocol.memory_pool import MemoryPool
 
 from broker.acceptor import Acceptor
 from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
+from broker.eager_coroutine import resume
 from broker.error_responses import error_code_for, error_response
 from broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from broker.quotas.throttling import throttle_response
@@ -90,10 +92,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.clock = server.clock
         self.transport: asyncio.Transport | None = None
         self.writer: SocketWriter | None = None
-        self.reader = FrameReader(server.max_request_size, scratch=server.scratch)
+        self.pool: MemoryPool | None = server.memory_pool
+        self.reader = FrameReader(server.max_request_size, scratch=server.scratch, pool=self.pool)
         self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
         self.response_task: asyncio.Task | None = None
-        self.paused = False
+        self.paused = False     # too many requests queued
         self.closed = False
         self.admitted = False   # counted by the server's ConnectionQuotas
         self.batch: list[Any] | None = None   # inline responses of the read being handled
@@ -138,6 +141,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.response_task.cancel()
         if self.writer is not None:
             self.writer.close()
+        if self.pool is not None:
+            self.reader.close()
+            self.pool.forget(self._memory_available)
 
     def pause_writing(self) -> None:   # only a TLS transport's writer minds these
         getattr(self.writer, "pause_writing", _nothing)()
@@ -170,9 +176,36 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.abort()
         self._flush()
         self.batch = None
+        if self.reader.memory_blocked and not self.closed:
+            self._wait_for_memory()
 
     def eof_received(self) -> bool | None:
         return None
+
+    def _resume_reading(self) -> None:
+        """Reads again unless something still holds reading back: the request backlog, a
+        quota's throttle, the memory pool."""
+        if not (self.paused or self.throttled or self.reader.memory_blocked or self.closed) \
+                and self.transport is not None:
+            self.transport.resume_reading()
+
+    def _wait_for_memory(self) -> None:
+        """The pool refused the next request: read nothing more until requests in flight
+        give memory back (the read already received waits in the reader)."""
+        assert self.pool is not None and self.transport is not None
+        self.transport.pause_reading()
+        self.pool.when_available(self._memory_available)
+
+    def _memory_available(self) -> None:
+        # Called from inside MemoryPool.release, maybe in another connection's handling:
+        # carry on from the event loop instead, where nothing is half done.
+        self.loop.call_soon(self._memory_freed)
+
+    def _memory_freed(self) -> None:
+        if self.closed:
+            return
+        self._handle_frames()   # takes up the read the pool refused (or waits again)
+        self._resume_reading()
 
     # -- request handling ----------------------------------------------------------------
     def abort(self) -> None:
@@ -187,7 +220,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         response is written right here when nothing is queued before it. A handler that
         does wait continues in a Task from where it stopped."""
         self.server.stats.requests += 1
-        coro = self._process(frame)
+        coro = self._process(frame) if self.pool is None else self._process_pooled(frame)
         start = time.perf_counter()
         try:
             pending = coro.send(None)
@@ -205,7 +238,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # future before our Task runs would otherwise fail.
             pending._asyncio_future_blocking = False
         self._flush()   # the responses before this one go first
-        self.queue.append(self.loop.create_task(_resume(coro, pending)))
+        self.queue.append(self.loop.create_task(resume(coro, pending)))
         self._ensure_responder()
 
     def _completed(self, result: Any) -> None:
@@ -267,6 +300,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if e.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
             log.warning("Error writing to %s:%d: %s", self.peer[0], self.peer[1], e)
         self.abort()
+
+    async def _process_pooled(self, frame: bytes | bytearray) -> Any:
+        """``_process``, then the request's bytes go back to the memory pool (also when the
+        connection goes away and its Task is cancelled)."""
+        try:
+            return await self._process(frame)
+        finally:
+            self.pool.release(len(frame))  # type: ignore[union-attr]
 
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
@@ -354,9 +395,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if self.closed or not self.throttled or until != self._unmute_at:
             return
         self.throttled = False
-        if not self.paused and self.transport is not None:
-            self.transport.resume_reading()
         self._handle_frames()   # requests read before the mute
+        self._resume_reading()
 
     async def _respond(self, rest: list[Any] | None) -> None:
         """Writes queued responses in request order, first ``rest`` (what an inline write
@@ -396,8 +436,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     chunks.extend(result)
                 if self.paused and len(queue) < MAX_QUEUED_REQUESTS // 2 and self.transport is not None:
                     self.paused = False
-                    if not self.throttled:
-                        self.transport.resume_reading()
+                    self._resume_reading()
                 if chunks and not self.closed:
                     rest = writer.write_now(chunks)
                     self.last_active = self.clock()
@@ -468,29 +507,6 @@ class _Ready:
         self.result = result
 
 
-@types.coroutine
-def _continue(coro: Any, pending: Any) -> Any:
-    """Drives ``coro`` on from its first suspension: re-yields what it was waiting on to the
-    Task, passes the Task's wake-ups (and cancellation) back in."""
-    if getattr(pending, "_asyncio_future_blocking", None) is not None:
-        # _dispatch cleared the flag; the Task takes the yield as a future only when set.
-        pending._asyncio_future_blocking = True
-    try:
-        while True:
-            try:
-                value = yield pending
-            except BaseException as e:
-                pending = coro.throw(e)
-            else:
-                pending = coro.send(value)
-    except StopIteration as e:
-        return e.value
-
-
-async def _resume(coro: Any, pending: Any) -> Any:
-    return await _continue(coro, pending)
-
-
 class SocketServer:
     """Listens on every configured listener; keeps the set of open connections.
 
@@ -498,7 +514,8 @@ class SocketServer:
     socket.request.max.bytes, socket.listen.backlog.size, connections.max.idle.ms, the
     connection limits), the API registry that dispatches requests, and ``services``, passed
     untouched to every ``RequestContext``. ``clock`` (monotonic seconds) times idle
-    connections."""
+    connections. With queued.max.request.bytes > 0 the requests received and not yet
+    answered share that many bytes (``memory_pool``, Kafka's non-strict pool)."""
 
     def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
@@ -508,6 +525,9 @@ class SocketServer:
         self.loop = loop
         self.clock = clock
         self.max_request_size: int = config["socket.request.max.bytes"]
+        queued = config["queued.max.request.bytes"]
+        # raises, as Kafka does at startup, when below socket.request.max.bytes
+        self.memory_pool = MemoryPool(queued, self.max_request_size) if queued > 0 else None
         self.idle_s: float = config["connections.max.idle.ms"] / 1000
         self.connections: set[KafkaConnection] = set()
         self.bound_ports: dict[str, int] = {}

@@ -10,8 +10,12 @@ buffer is sized by it.
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
 from protocol.errors import FrameTooLarge, TruncatedFrame
+
+if TYPE_CHECKING:
+    from protocol.memory_pool import MemoryPool
 
 __all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size", "frame", "split_frame",
            "FrameReader"]
@@ -66,13 +70,27 @@ class FrameReader:
 
     ``feed(data)`` is the same for callers that are handed bytes (tests, plain protocols).
     One reader per connection; not thread-safe.
+
+    With a ``pool`` (the broker's ``queued.max.request.bytes``) each frame's size is taken
+    from it before the frame is held: before a whole frame is copied out of the scratch
+    buffer, before a partial frame's buffer exists. The caller owns every frame returned and
+    gives ``len(frame)`` back to the pool when done with it. When the pool refuses, the bytes
+    of that read from the refused frame on (at most one read) are kept in a buffer of the
+    reader's own and ``memory_blocked`` is true: the caller stops reading and calls
+    ``next_frame()`` again once the pool has memory, which takes up where it stopped.
+    ``close()`` gives back what the reader still holds. Without a pool the only cost is one
+    ``None`` test per frame.
     """
 
-    __slots__ = ("limit", "_size", "_buf", "_view", "_head", "_part", "_got", "_frames", "_error")
+    __slots__ = ("limit", "pool", "memory_blocked", "_size", "_buf", "_view", "_head", "_part", "_got",
+                 "_frames", "_error", "_held")
 
     def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE,
-                 scratch: bytearray | None = None) -> None:
+                 scratch: bytearray | None = None, pool: "MemoryPool | None" = None) -> None:
         self.limit = limit
+        self.pool = pool
+        self.memory_blocked = False
+        self._held: bytearray | None = None                  # a read the pool refused, from that frame on
         self._size = max(buffer_size, SIZE_PREFIX)
         self._buf = scratch                                  # the scratch buffer (maybe shared)
         self._view = memoryview(scratch) if scratch is not None else None
@@ -114,9 +132,18 @@ class FrameReader:
         assert buf is not None
         end = len(self._head) + nbytes
         self._head = b""
+        if self._held is not None:   # fed while blocked (a caller that did not stop reading)
+            self._held += buf[:end]
+            return
+        self._take(buf, end)
+
+    def _take(self, buf: bytearray, end: int) -> None:
+        """Takes out every frame in ``buf[:end]`` (the scratch buffer, or the read kept
+        while the pool refused), with each one's size from the pool when there is one."""
         start = 0
         ready: list[bytearray] = []
         limit = self.limit
+        pool = self.pool
         while True:
             avail = end - start
             if avail < SIZE_PREFIX:
@@ -127,6 +154,10 @@ class FrameReader:
             if size < 0 or size > limit:
                 self._head = bytes(buf[start:end])
                 self._error = FrameTooLarge(size, limit)
+                break
+            if pool is not None and not pool.try_allocate(size):
+                self._held = buf[start:end]
+                self.memory_blocked = True
                 break
             s = start + SIZE_PREFIX
             if avail - SIZE_PREFIX >= size:
@@ -158,7 +189,28 @@ class FrameReader:
             return frames.pop()
         if self._error is not None:
             raise self._error
+        held = self._held
+        if held is not None and not self.pool.out_of_memory:  # type: ignore[union-attr]
+            self._held = None
+            self.memory_blocked = False
+            self._take(held, len(held))
+            return self.next_frame()
         return None
+
+    def close(self) -> None:
+        """The connection is gone: gives the pool back what the reader holds (frames taken
+        and not yet returned, the partial frame's buffer) and drops the kept read."""
+        pool = self.pool
+        if pool is not None:
+            taken = sum(len(f) for f in self._frames or ())
+            if self._part is not None:
+                taken += len(self._part)
+            if taken:
+                pool.release(taken)
+        self._frames = None
+        self._part = None
+        self._held = None
+        self.memory_blocked = False
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[bytearray]:
         """Takes ``data`` (copied in); returns every frame it completes, in order."""
@@ -182,9 +234,11 @@ class FrameReader:
     @property
     def buffered(self) -> int:
         """Bytes held for the frame not yet complete: its payload so far once the size prefix
-        is read, else the prefix bytes."""
+        is read, else the prefix bytes; while ``memory_blocked``, the read kept."""
         if self._part is not None:
             return self._got
+        if self._held is not None:
+            return len(self._held)
         return len(self._head)
 
     @property

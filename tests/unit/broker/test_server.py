@@ -71,6 +71,7 @@ class StandIn:
         self.connections: set = set()
         self.stats = TrafficStats()
         self.scratch = bytearray(server_mod.READ_BUFFER_SIZE)
+        self.memory_pool = None   # queued.max.request.bytes off, as by default
         self.security: dict = {}   # PLAINTEXT: no AuthSession
         unlimited = ConnectionQuotas(["PLAINTEXT"], max_connections=2**31 - 1, max_per_ip=2**31 - 1)
         self.acceptor = Acceptor(unlimited, self.connections, None, loop, self.clock)  # type: ignore[arg-type]
@@ -117,7 +118,7 @@ def fetch_request(corr: int) -> bytes:
 
 
 class Harness:
-    def __init__(self, sndbuf: int | None = None) -> None:
+    def __init__(self, sndbuf: int | None = None, memory_pool=None) -> None:
         self.loop = asyncio.new_event_loop()
         self.ours, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         if sndbuf is not None:
@@ -125,6 +126,7 @@ class Harness:
         self.ours.setblocking(False)
         self.peer.settimeout(5)
         self.stand_in = StandIn(self.loop)
+        self.stand_in.memory_pool = memory_pool
         self.conn = KafkaConnection(self.stand_in, "PLAINTEXT")  # type: ignore[arg-type]
         self.transport = Transport(self.ours)
         self.conn.connection_made(self.transport)  # type: ignore[arg-type]
