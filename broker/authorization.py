@@ -23,6 +23,7 @@ from broker.apis import ApiRegistry
 from broker.authorization_rules import group_rules, txn_rules, admin_rules
 from broker.authz_check import AuthzCheck, Next, Rule, TopicPath, cluster_rule, filter_topics, no_check
 from broker.handler import CloseConnection, Handler, RequestContext
+from broker.metadata_responses import EncodedMetadataResponse
 from broker.security.acl import AclOperation as Op, CLUSTER_NAME, ResourceType
 from broker.security.acl_store import LocalAclStore, ZkAclStore
 from broker.security.authorizer import Authorizer, create_authorizer
@@ -103,11 +104,11 @@ async def metadata(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) ->
             else:
                 keep.append(t)
         req.topics = keep
+    resp = await func(ctx, req)
+    if isinstance(resp, EncodedMetadataResponse):
+        resp = resp.plain()   # changed below: not the cache's shared, pre-encoded entries
     if explicit and not req.topics and ctx.api_version == 0:
-        resp = await func(ctx, req)  # v0's empty list asks for every topic: none of them is wanted
-        resp.topics = []
-    else:
-        resp = await func(ctx, req)
+        resp.topics = []  # v0's empty list asks for every topic: none of them is wanted
     T = type(resp).MetadataResponseTopic
     topics = []
     for t in resp.topics:

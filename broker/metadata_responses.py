@@ -15,6 +15,8 @@ Keeps nothing on disk. Who may call it: the Metadata handler, on the event loop.
 """
 from __future__ import annotations
 
+import copy
+
 import struct
 import weakref
 from typing import Any, Callable
@@ -71,6 +73,15 @@ class EncodedMetadataResponse(R, PreEncodedResponse):
     encoded in ``topic_bytes``; the server sends ``encode_chunks``."""
 
     __slots__ = ("topic_bytes",)
+
+    def plain(self) -> MetadataResponse:
+        """A MetadataResponse of its own with copies of the topic entries, for a caller that
+        changes the answer (the authorizer filters topics and fills in authorized
+        operations): the entries here are shared with the cache and ``topic_bytes`` would
+        no longer match them."""
+        out = R(**{f: getattr(self, f) for f in R.__slots__})
+        out.topics = [copy.copy(t) for t in self.topics]
+        return out
 
     def encode_chunks(self, api_version: int, correlation_id: int) -> list:
         lay = layout(api_version)
