@@ -153,7 +153,10 @@ def test_cut_off_leader_truncates_what_the_new_leader_never_had(zookeeper, broke
     wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1, 2] for b in cluster), 60,
                "the old leader back in the ISR")
     leader = cluster[new_leader.leader_id]
-    wait_until(lambda: len({replica_files(b, topic) for b in cluster}) == 1, 30,
+    # the leader-epoch-checkpoint file is rewritten with the periodic checkpoint flush (its
+    # content is rebuilt from the log on recovery), so wait for the new epoch to reach it
+    wait_until(lambda: len(files := {replica_files(b, topic) for b in cluster}) == 1
+               and epoch_entries(next(iter(files))[1])[-1] == (new_leader.leader_epoch, 20), 30,
                "every replica with the new leader's segment bytes and leader-epoch cache")
     segment, checkpoint = replica_files(leader, topic)
     assert b"acks1-" not in segment
@@ -186,7 +189,9 @@ def test_epoch_cache_follows_leader_changes_and_offsets_never_go_backwards(zooke
     wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60, "full ISR")
     offsets += produce(bootstrap, topic, [b"v4"], "all")
     assert offsets == [0, 1, 2, 3, 4]
-    wait_until(lambda: len({replica_files(b, topic) for b in cluster}) == 1, 30, "identical replicas")
+    wait_until(lambda: len(files := {replica_files(b, topic) for b in cluster}) == 1
+               and len(epoch_entries(next(iter(files))[1])) == 5, 30,
+               "identical replicas, their leader-epoch checkpoints flushed")
     entries = epoch_entries(replica_files(cluster[0], topic)[1])
     assert [o for _, o in entries] == [0, 1, 2, 3, 4], entries
     assert [e for e, _ in entries] == sorted(set(e for e, _ in entries)), entries
