@@ -71,8 +71,12 @@ def offset_truncation_state(replica: FollowerLog, leader_epoch: int, leader_end_
 
 
 def truncate(replica: FollowerLog, state: OffsetTruncationState) -> bool:
-    """Truncates ``replica`` to ``state.offset``; True if anything was removed."""
-    if state.offset >= replica.log_end_offset:
-        return False
+    """Truncates ``replica`` to ``state.offset``; True if records were removed. Called even
+    when the offset is the log end (as Kafka's fetcher does): the log then drops only
+    leader-epoch entries that start there, such as the epoch of a former leader that appended
+    nothing in it. Kept, that entry would be the next fetch's last fetched epoch, which the
+    leader answers with the same diverging epoch again, for ever: the replica would fetch
+    nothing and never rejoin the ISR."""
+    end = replica.log_end_offset
     replica.truncate_to(state.offset)
-    return True
+    return state.offset < end

@@ -456,10 +456,15 @@ class Log:
 
     # ------------------------------------------------------------------ truncation
     def truncate_to(self, offset: int) -> bool:
-        """Remove everything at and above ``offset`` (follower catching up with its leader)."""
+        """Remove everything at and above ``offset`` (follower catching up with its leader);
+        True if records went. At or past the log end no record goes, but leader-epoch entries
+        starting at the log end still do (Kafka's UnifiedLog.truncateTo): a broker that led an
+        epoch without appending to it keeps that epoch's entry, which no leader has, and would
+        otherwise send it as its last fetched epoch for ever."""
         with self.lock:
             local = self._local
             if offset >= local.next_offset:
+                self.leader_epoch_cache.truncate_from_end(local.next_offset)
                 return False
             if offset < local.segments[0].base_offset:
                 self.truncate_fully_and_start_at(offset)

@@ -307,3 +307,33 @@ def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(zooke
     for value, outcome in outcomes:
         if isinstance(outcome, int):
             assert final.get(outcome) == value, f"{value!r} acknowledged at {outcome} but lost: {final}"
+
+
+def test_a_leader_cut_off_before_any_write_in_its_epoch_rejoins_the_isr(zookeeper, broker_factory):
+    """Fault seeds 259 and 271: a replica elected leader is cut off (SIGSTOP past its ZooKeeper
+    session) before any write in its epoch, so its epoch cache ends with an epoch no other
+    replica has, starting at its log end. Following the leader elected meanwhile, it drops
+    that entry and rejoins the ISR."""
+    topic = "empty-epoch"
+    cluster = start_cluster(zookeeper, broker_factory, **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
+    controller = metadata(cluster[0]).controller_id
+    first, second = (controller + 1) % 3, (controller + 2) % 3
+    create_topic(cluster, topic, 3, [first, second, controller])
+    assert produce([b.bootstrap for b in cluster], topic, [b"base"], "all") == [0]
+    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 10, "every replica with the record")
+    cluster[first].stop()     # controlled shutdown: ``second`` leads a new epoch at once
+    wait_until(lambda: partition0(cluster[controller], topic).leader_id == second, 30, "the second replica leads")
+    signal_broker(cluster[second], signal.SIGSTOP)
+    try:
+        wait_until(lambda: partition0(cluster[controller], topic).leader_id == controller,
+                   SESSION_TIMEOUT_MS / 1000 + 20, "the controller's replica leads")
+    finally:
+        signal_broker(cluster[second], signal.SIGCONT)
+    wait_until(lambda: sorted(partition0(cluster[controller], topic).isr_nodes) == sorted([second, controller]),
+               30, "the cut-off leader back in the ISR")
+    survivors = [cluster[second], cluster[controller]]
+    assert produce([b.bootstrap for b in survivors], topic, [b"after"], "all") == [1]
+    wait_until(lambda: len({replica_files(b, topic) for b in survivors}) == 1, 30,
+               "both replicas with the same segment bytes and leader-epoch cache")
+    epochs = [e for e, _ in epoch_entries(replica_files(cluster[second], topic)[1])]
+    assert epochs == [0, partition0(cluster[controller], topic).leader_epoch] == [0, 2], epochs

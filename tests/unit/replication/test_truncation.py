@@ -56,8 +56,9 @@ def test_rule(leader: tuple[int, int], expected: OffsetTruncationState) -> None:
 def test_follower_without_an_epoch_that_old_takes_the_leaders_offset_and_truncate_is_a_no_op_at_the_end() -> None:
     replica = ScriptedLog([(3, 10)], leo=15)
     assert offset_truncation_state(replica, 1, 8, initial_fetch_offset=10) == OffsetTruncationState(8, True)
-    assert not truncate(replica, OffsetTruncationState(15, True)) and replica.truncated_to == []
-    assert truncate(replica, OffsetTruncationState(8, True)) and replica.truncated_to == [8]
+    # at the end nothing goes, but the log is still asked (it drops epochs starting there)
+    assert not truncate(replica, OffsetTruncationState(15, True)) and replica.truncated_to == [15]
+    assert truncate(replica, OffsetTruncationState(8, True)) and replica.truncated_to == [15, 8]
 
 
 # --------------------------------------------------------------------------- two real logs
@@ -188,6 +189,36 @@ def test_should_survive_fast_leader_change(replicas: Replicas) -> None:
     else:
         assert [r[TP] for r in endpoint.epoch_requests] == [(4, 3), (4, 1)]
         assert all(p.partitions[TP].last_fetched_epoch == UNDEFINED_EPOCH for p in endpoint.fetches)
+
+
+def test_a_leader_that_appended_nothing_in_its_epoch_drops_that_epoch_when_it_follows(replicas: Replicas) -> None:
+    """Fault seeds 259 and 271: b led epoch 1 without appending, so its cache ends with (1, 2)
+    at its log end, an epoch the next leader never had. Following a in epoch 2, b is told to
+    truncate to 2, its log end: nothing goes but that entry, else its next fetch names epoch 1
+    again, gets the same diverging epoch, and so on for ever."""
+    replicas.lead("a", 0, b"m0", b"m1")
+    replicas.follow("b", "a", 0)
+    replicas.lead("b", 1)                         # cut off before any write
+    assert replicas.epochs("b") == [(0, 0), (1, 2)]
+    replicas.lead("a", 2, b"m2")
+    endpoint = replicas.follow("b", "a", 2)
+    replicas.assert_identical()
+    assert replicas.epochs("b") == replicas.epochs("a") == [(0, 0), (2, 2)]
+    if replicas.truncate_on_fetch:
+        assert [p.partitions[TP].last_fetched_epoch for p in endpoint.fetches[:2]] == [1, 0]
+
+
+def test_truncating_at_or_past_the_log_end_drops_only_epochs_starting_there(tmp_path: Path) -> None:
+    """As Kafka's UnifiedLog.truncateTo: no record goes, the entries starting at the log end do."""
+    log = open_log(tmp_path, "l")
+    append(log, 0, b"m0")
+    become_leader(log, 3)
+    assert log.leader_epoch_cache.entries() == [(0, 0), (3, 1)]
+    assert not log.truncate_to(5) and log.leader_epoch_cache.entries() == [(0, 0)]
+    become_leader(log, 4)
+    append(log, 4, b"m1")
+    assert not log.truncate_to(2) and log.leader_epoch_cache.entries() == [(0, 0), (4, 1)]
+    assert log.log_end_offset == 2
 
 
 def test_log_without_epochs_truncates_to_its_high_watermark(tmp_path: Path) -> None:
