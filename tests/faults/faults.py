@@ -38,6 +38,8 @@ KINDS = sorted(DURATIONS)
 FILLER = "chaos-filler.bin"
 # Why a restarted broker may exit on its own, in its output: start it again (see _restart)
 RETRYABLE = ("BrokerIdInUseError", "Connection time-out")
+# what a broker logs when it halts because every log dir failed (a full disk), as Kafka does
+HALTED_ON_FAILED_DIRS = "Shutdown broker because all log dirs"
 RESTART_LIMIT_S = 90.0
 
 
@@ -74,6 +76,7 @@ class Injector:
         self.busy: set[int] = set()  # brokers under a fault now
         self.injected: list[str] = []  # kinds actually applied
         self.restarts: list[threading.Thread] = []  # broker restarts under way
+        self.disk_full: dict[int, int] = {}  # broker id -> its output mark when its disk filled
         self.errors: list[BaseException] = []  # raised by a restart thread
 
     def run(self, faults: list[Fault]) -> None:
@@ -99,7 +102,13 @@ class Injector:
 
     def note_crashes(self) -> None:
         for broker_id, code in self.cluster.unexpected_exits():
-            self.history.record("crash", broker=broker_id, code=code)
+            mark = self.disk_full.get(broker_id)
+            if mark is not None and HALTED_ON_FAILED_DIRS in self.cluster.brokers[broker_id].output_since(mark):
+                # Kafka's answer to its only log dir failing: the broker halts; its disk heal
+                # starts it again, as an operator would once space is freed
+                self.history.record("halted", broker=broker_id, code=code, reason=HALTED_ON_FAILED_DIRS)
+            else:
+                self.history.record("crash", broker=broker_id, code=code)
             self.cluster.expected_down.add(broker_id)  # report once
 
     # ------------------------------------------------------------------ roles
@@ -148,8 +157,8 @@ class Injector:
             finally:
                 self.busy.discard(target)
                 self.history.record("heal", fault=fault.kind, target=target)
-        if fault.kind.startswith("kill_") and target >= 0:
-            # A broker restart may have to wait for ZooKeeper (healed by a later step of the
+        if (fault.kind.startswith("kill_") or fault.kind == "disk_full") and target >= 0:
+            # A broker restart (after a kill, or a halt on a full disk) may have to wait for ZooKeeper (healed by a later step of the
             # schedule) and for its old session to expire: it must not hold the schedule up.
             def undo_in_background() -> None:
                 t = threading.Thread(target=undo, name=f"restart-broker-{target}", daemon=True)
@@ -215,9 +224,18 @@ class Injector:
         return lambda: net.uncut(pairs)
 
     def _disk(self, kind: str, target: int):
-        path = Path(self.cluster.brokers[target].log_dir) / FILLER
+        b = self.cluster.brokers[target]
+        path = Path(b.log_dir) / FILLER
+        self.disk_full[target] = b.output_mark()
         fill(path)
-        return lambda: path.unlink(missing_ok=True)
+
+        def heal() -> None:
+            path.unlink(missing_ok=True)
+            self.note_crashes()
+            self.disk_full.pop(target, None)
+            if target in self.cluster.expected_down and not b.running:
+                self._restart(target)   # it halted on the full disk: started again, space freed
+        return heal
 
 
 def _fields(fault: Fault) -> dict:
