@@ -24,9 +24,8 @@ Rule = Callable[["AuthzCheck", RequestContext, Any, Next], Awaitable[Any]]
 
 
 def principal_of(ctx: RequestContext) -> str:
-    """``Type:name`` of who sent the request (User:ANONYMOUS when the connection carries none)."""
-    p = getattr(ctx, "principal", None)
-    return ANONYMOUS if p is None else str(p)
+    """``Type:name`` of who sent the request (User:ANONYMOUS before authentication)."""
+    return str(ctx.principal)
 
 
 class AuthzCheck:
@@ -66,7 +65,7 @@ def topic_permission(ctx: RequestContext, op: AclOperation) -> Callable[[str], b
     """For a handler that must judge topics the request does not name (an incremental fetch
     session's partitions): None without an authorizer, else ``topic -> allowed``, decided
     once per topic per request (each decision is the authorizer's cached dict lookup)."""
-    authorizer = getattr(ctx.services, "authorizer", None)
+    authorizer = ctx.services.authorizer
     if authorizer is None:
         return None
     az = AuthzCheck(ctx, authorizer)

@@ -28,14 +28,12 @@ log = logging.getLogger("kafka.server.ClientQuotaManager")
 # from the request quota. LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown,
 # WriteTxnMarkers, AlterPartition, and Envelope.
 EXEMPT_API_KEYS = frozenset({4, 5, 6, 7, 27, 56, 58})
-ANONYMOUS_USER = "ANONYMOUS"
 
 
 def principal_user(ctx: Any) -> str:
     """The user name quotas are kept for: the principal's name once the connection has one
     (``ctx.principal``), ANONYMOUS before authentication, as Kafka's session does."""
-    principal = getattr(ctx, "principal", None)
-    return principal.name if principal is not None else ANONYMOUS_USER
+    return ctx.principal.name
 
 
 class ClientQuotas:
