@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tests.support import wire
 from tests.support.process import ProcessFailed
 
 from .cluster import Cluster
@@ -253,12 +254,44 @@ class Injector:
         return heal
 
     def _slow(self, kind: str, target: int):
+        b = self.cluster.brokers[target]
         self.cluster.slow_down_disk(target)
+        probe = Responsiveness(b.host, b.port)
+        probe.start()
 
         def heal() -> None:
             # the broker may have died meanwhile: heal_disk only moves back what still runs
-            self.history.record("disk_healed", broker=target, throttled_ios=self.cluster.heal_disk(target))
+            throttled = self.cluster.heal_disk(target)
+            self.history.record("disk_healed", broker=target, throttled_ios=throttled, **probe.finish())
         return heal
+
+
+class Responsiveness(threading.Thread):
+    """ApiVersions to one broker every 0.2 s until ``finish()``: the slowest answer and the
+    unanswered count, so that an event loop stalled on a slow disk shows in the history."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(name=f"probe-{host}", daemon=True)
+        self.host, self.port = host, port
+        self.done = threading.Event()
+        self.slowest, self.probes, self.unanswered = 0.0, 0, 0
+
+    def run(self) -> None:
+        while not self.done.wait(0.2):
+            started = time.monotonic()
+            self.probes += 1
+            try:
+                wire.api_versions(self.host, self.port, timeout=5.0)
+            except Exception:  # noqa: BLE001 - no answer in 5 s (or a closed socket)
+                self.unanswered += 1
+                continue
+            self.slowest = max(self.slowest, time.monotonic() - started)
+
+    def finish(self) -> dict:
+        self.done.set()
+        self.join()
+        return {"probes": self.probes, "unanswered": self.unanswered,
+                "slowest_api_versions_ms": round(self.slowest * 1000, 1)}
 
 
 def _fields(fault: Fault) -> dict:
