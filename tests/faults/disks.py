@@ -155,7 +155,12 @@ class Throttle:
 
 class LogDisk:
     """An ext4 file system of ``size_mb`` on a loop device, mounted at ``mount_point``; the
-    backing file is ``/dev/shm/<name>.img``. ``close()`` unmounts, detaches, deletes."""
+    backing file is ``/dev/shm/<name>.img``. ``close()`` unmounts, detaches, deletes.
+
+    The file system is mounted under a shared bind mount of ``mount_point``'s parent (the
+    holder): ``ip netns exec`` gives every process it starts (of this run or of another on
+    the machine) a mount namespace copied from this one, and without a shared parent the
+    unmount does not reach those copies, which keep the loop device busy until they end."""
 
     def __init__(self, name: str, mount_point: Path, size_mb: int) -> None:
         self.name = name
@@ -163,6 +168,7 @@ class LogDisk:
         self.size_mb = size_mb
         self.image = SHM / f"{name}.img"
         self.loop: str | None = None
+        self.holder: Path | None = None  # bind-mounted and shared while set
         self.mounted = False
         self.throttle: Throttle | None = None
 
@@ -175,6 +181,11 @@ class LogDisk:
         run("mkfs.ext4", "-q", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard",
             self.loop)
         self.mount_point.mkdir(parents=True, exist_ok=True)
+        holder = str(self.mount_point.parent)
+        run("mount", "--bind", holder, holder)
+        self.holder = self.mount_point.parent
+        run("mount", "--make-private", holder)  # a peer group of its own
+        run("mount", "--make-shared", holder)
         run("mount", "-t", "ext4", self.loop, str(self.mount_point))
         self.mounted = True
         (self.mount_point / "lost+found").rmdir()  # only fsck uses it; a log dir holds partitions
@@ -219,6 +230,9 @@ class LogDisk:
             if self.loop:
                 run("losetup", "-d", self.loop, check=False)  # with a lazy umount: at its end
                 self.loop = None
+            if self.holder is not None:
+                run("umount", "-l", str(self.holder), check=False)
+                self.holder = None
             self.image.unlink(missing_ok=True)
 
 
@@ -240,6 +254,8 @@ def sweep_stale() -> None:
         for device, mount_point in mounts:
             if device == loop["name"]:
                 run("umount", "-l", mount_point, check=False)
+                if os.path.ismount(os.path.dirname(mount_point)):  # its holder
+                    run("umount", "-l", os.path.dirname(mount_point), check=False)
         run("losetup", "-d", loop["name"], check=False)
     for image in SHM.glob(f"{PREFIX}*.img"):
         pid = owner_pid(image.name)

@@ -60,7 +60,7 @@ def fsyncs(disk: LogDisk, count: int, slow: bool) -> int:
 
 def test_a_log_disk_fills_up_throttles_the_fsyncs_of_its_processes_and_leaves_nothing(tmp_path):
     name = f"{PREFIX}{os.getpid():x}-t0"
-    disk = LogDisk(name, tmp_path / "logs", 16)
+    disk = LogDisk(name, tmp_path / "b0" / "logs", 16)
     try:
         disk.create()
         assert os.listdir(disk.mount_point) == []  # a log dir holds partitions only
@@ -78,19 +78,20 @@ def test_a_log_disk_fills_up_throttles_the_fsyncs_of_its_processes_and_leaves_no
         disk.close()
         disk.close()
     assert leftovers(name) == []
+    assert not os.path.ismount(tmp_path / "b0") and not os.path.ismount(tmp_path / "b0" / "logs")
 
 
 def test_sweep_removes_what_a_dead_run_left(tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
     name = f"{PREFIX}{int(dead.stdout):x}-b0"
-    disk = LogDisk(name, tmp_path / "logs", 16).create()
+    disk = LogDisk(name, tmp_path / "b0" / "logs", 16).create()
     keeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
     try:
         disk.slow_down([keeper.pid])  # a run that died with a broker under a slow disk
         sweep_stale()
         assert leftovers(name) == []
-        assert not os.path.ismount(tmp_path / "logs")
+        assert not os.path.ismount(tmp_path / "b0") and not os.path.ismount(tmp_path / "b0" / "logs")
         assert (BLKIO / "cgroup.procs").read_text().split().count(str(keeper.pid)) == 1
     finally:
         keeper.kill()
