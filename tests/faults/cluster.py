@@ -154,9 +154,11 @@ class Cluster:
 
     def slow_down_disk(self, broker_id: int) -> None:
         """Throttle broker ``broker_id``'s log disk for its processes (every thread) until
-        ``heal_disk``."""
-        b = self.brokers[broker_id]
-        self.disks[broker_id].slow_down(disks.group_pids(b.pid) if b.pid is not None else [])
+        ``heal_disk``, and evict its files' clean pages from the page cache, so that reads
+        of anything but the newest data wait for the slow disk too."""
+        b, disk = self.brokers[broker_id], self.disks[broker_id]
+        disk.slow_down(disks.group_pids(b.pid) if b.pid is not None else [])
+        disk.drop_cache()
 
     def heal_disk(self, broker_id: int) -> int:
         """End a slow disk (also when the broker is gone); the I/O requests it throttled."""

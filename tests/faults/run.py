@@ -1,7 +1,7 @@
 """One fault run from a seed: cluster up, topic, clients, the seed's fault schedule, healing,
 convergence, read-back, optional fuzzing, clean stop, log validation, then the checker. The
-History is kept in ``work_dir``; everything else (processes, mounts, namespaces) is removed
-whatever happens, Ctrl-C included."""
+History is kept in ``work_dir``; everything else (processes, disks, cgroups, namespaces) is
+removed whatever happens, Ctrl-C included."""
 from __future__ import annotations
 
 import shutil
