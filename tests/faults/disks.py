@@ -127,8 +127,12 @@ class Throttle:
         self.device = device
         self.homes: dict[int, Path] = {}  # pid -> the cgroup it came from
         self.cgroup.mkdir()
-        for file, line in limits.files(device).items():
-            (self.cgroup / file).write_text(line + "\n")
+        try:
+            for file, line in limits.files(device).items():
+                (self.cgroup / file).write_text(line + "\n")
+        except BaseException:
+            remove_cgroup(self.cgroup)
+            raise
 
     def add(self, pids: list[int]) -> None:
         for pid in pids:
