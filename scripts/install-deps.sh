@@ -46,6 +46,9 @@ need_apt=()
 command -v kcat >/dev/null || need_apt+=(kcat)
 command -v openssl >/dev/null || need_apt+=(openssl)            # the TLS tests make their certificates
 command -v ip >/dev/null || need_apt+=(iproute2)               # the fault tests' network namespaces
+# the fault tests' log disks: an ext4 file system on a loop device each (sbin: not on a user's PATH)
+PATH="$PATH:/usr/sbin:/sbin" command -v losetup >/dev/null || need_apt+=(mount)
+PATH="$PATH:/usr/sbin:/sbin" command -v mkfs.ext4 >/dev/null || need_apt+=(e2fsprogs)
 if ((${#need_apt[@]})); then
     command -v apt-get >/dev/null || die "missing ${need_apt[*]} and no apt-get to install them"
     log "apt-get install ${need_apt[*]}"
@@ -54,7 +57,7 @@ if ((${#need_apt[@]})); then
     $SUDO apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}" >&2
 else
-    log "zookeeper, kcat, openssl and ip already installed"
+    log "zookeeper, kcat, openssl, ip, losetup and mkfs.ext4 already installed"
 fi
 
 # ---------------------------------------------------------------- Python packages

@@ -2,7 +2,9 @@
 seeds (with --regression, see regressions.py), then fault runs with seeds S, S+1, ..., then (with
 --fuzz) a fuzz of N requests on the last run's cluster; prints each failing run (seed, schedule,
 first violations) and a summary table. Exit 1 on any violation. Needs root (network namespaces,
-tmpfs mounts)."""
+loop devices, mounts, blkio cgroups). A kept seed (regressions.py) draws its faults from the
+kinds it was found with (under --regression always, with --runs unless --kinds is given), so
+that it replays the same schedule."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +14,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from .faults import KINDS
+from .faults import KIND_LISTS, KINDS
 from .regressions import REGRESSIONS
 from .run import RunResult, run_once
 
@@ -42,6 +44,19 @@ def table(results: list[RunResult]) -> str:
     return "\n".join(f"| {k:<{width}} | {v:>12} |" for k, v in rows)
 
 
+def parse_kinds(text: str | None) -> list[str] | None:
+    """``--kinds``: a name from KIND_LISTS or comma-separated kinds (None: each seed's default)."""
+    if text is None:
+        return None
+    if text in KIND_LISTS:
+        return KIND_LISTS[text]
+    kinds = text.split(",")
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown fault kinds {unknown}; known: {','.join(KINDS)}")
+    return kinds
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.faults", description=__doc__)
     ap.add_argument("--regression", action="store_true",
@@ -50,23 +65,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--brokers", type=int, default=3, choices=range(3, 6))
     ap.add_argument("--faults", type=int, default=None, help="faults per run (default 1 to 3)")
-    ap.add_argument("--kinds", default=None, help=f"comma-separated subset of {','.join(KINDS)}")
+    ap.add_argument("--kinds", type=parse_kinds, default=None,
+                    help=f"comma-separated subset of {','.join(KINDS)}, or one of "
+                         f"{', '.join(KIND_LISTS)} (default: all, a kept seed its own)")
     ap.add_argument("--rate", type=float, default=40.0, help="records/s per producer")
     ap.add_argument("--fuzz", type=int, default=0, help="fuzz requests after the last run")
     ap.add_argument("--dir", type=Path, default=None, help="where histories go (a temp dir)")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     work = args.dir or Path(tempfile.mkdtemp(prefix="kafpy-faults-"))
-    kinds = args.kinds.split(",") if args.kinds else None
     runs = args.runs if args.runs is not None else (0 if args.regression else 1)
-    seeds = (sorted(REGRESSIONS) if args.regression else []) + [args.seed + i for i in range(runs)]
+    kept = sorted(REGRESSIONS) if args.regression else []
+    seeds = kept + [args.seed + i for i in range(runs)]
     results = []
     failed_harness = 0
     try:
         for i, seed in enumerate(seeds):
             try:
                 r = run_once(seed, work, brokers=args.brokers, rate=args.rate, fault_count=args.faults,
-                             kinds=kinds, fuzz=args.fuzz if i == len(seeds) - 1 else 0)
+                             kinds=None if i < len(kept) else args.kinds,
+                             fuzz=args.fuzz if i == len(seeds) - 1 else 0)
             except Exception as e:  # noqa: BLE001 - a harness failure fails this run, not the rest
                 print(f"seed {seed}: harness failed: {e!r}"[:2000], flush=True)
                 failed_harness += 1

@@ -1,12 +1,12 @@
 """A ZooKeeper-mode kafpy cluster whose every node runs in its own network namespace, with
-each broker's log dir on a small tmpfs (so one can be filled up). The fault harness owns it:
-``start()``, fault hooks (``kill``, ``pause``...), ``stop()`` (SIGTERM, exit codes kept) and
-``close()``, which always leaves nothing behind: processes, mounts, namespaces."""
+each broker's log dir on a small ext4 file system of its own (disks.py: one can be filled up or
+slowed down). The fault harness owns it: ``start()``, fault hooks (``kill``, ``pause``...),
+``stop()`` (SIGTERM, exit codes kept) and ``close()``, which always leaves nothing behind:
+processes, mounts, loop devices, cgroups, namespaces."""
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,9 @@ from tests.support import wire
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.zookeeper import ZooKeeperServer
 
-from .netns import Network
+from . import disks
+from .disks import LogDisk
+from .netns import PREFIX, Network
 
 BROKER_PORT = 9092
 ZK_PORT = 2181
@@ -86,11 +88,12 @@ class Cluster:
         self.net = Network()
         self.zk: ZooKeeperServer | None = None
         self.brokers: list[NamespacedBroker] = []
-        self.mounts: list[Path] = []
+        self.disks: list[LogDisk] = []  # broker id -> its log disk
         self.expected_down: set[int] = set()  # brokers the harness killed or stopped
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> "Cluster":
+        disks.sweep_stale()
         self.net.up()
         zk_addr = self.net.add_node("zk")
         self.zk = ZooKeeperServer(data_dir=self.work_dir / "zk", port=ZK_PORT, host=zk_addr,
@@ -103,10 +106,8 @@ class Cluster:
             addr = self.net.add_node(f"b{i}")
             work = self.work_dir / f"broker{i}"
             logs = work / "logs"
-            logs.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.disk_mb}m", "tmpfs", str(logs)],
-                           check=True)
-            self.mounts.append(logs)
+            self.disks.append(LogDisk(f"{PREFIX}{self.net.tag}-b{i}", logs, self.disk_mb))
+            self.disks[-1].create()
             listener = f"PLAINTEXT://{addr}:{BROKER_PORT}"
             self.brokers.append(NamespacedBroker(
                 addr, self.net.exec_prefix(f"b{i}"), log_dir=logs, work_dir=work,
@@ -131,7 +132,7 @@ class Cluster:
         return codes
 
     def close(self) -> None:
-        """Kill what still runs, unmount, remove the namespaces: safe to call twice."""
+        """Kill what still runs, remove the disks and the namespaces: safe to call twice."""
         for b in self.brokers:
             try:
                 if b.paused:
@@ -141,10 +142,27 @@ class Cluster:
                 pass
         if self.zk is not None:
             self.zk.kill()
-        for m in self.mounts:
-            subprocess.run(["umount", "-l", str(m)], capture_output=True)
-        self.mounts.clear()
-        self.net.down()
+        try:
+            for d in self.disks:
+                try:
+                    d.close()
+                except Exception:  # noqa: BLE001 - keep cleaning; sweep_stale gets the rest
+                    pass
+            self.disks.clear()
+        finally:
+            self.net.down()
+
+    def slow_down_disk(self, broker_id: int) -> None:
+        """Throttle broker ``broker_id``'s log disk for its processes (every thread) until
+        ``heal_disk``, and evict its files' clean pages from the page cache, so that reads
+        of anything but the newest data wait for the slow disk too."""
+        b, disk = self.brokers[broker_id], self.disks[broker_id]
+        disk.slow_down(disks.group_pids(b.pid) if b.pid is not None else [])
+        disk.drop_cache()
+
+    def heal_disk(self, broker_id: int) -> int:
+        """End a slow disk (also when the broker is gone); the I/O requests it throttled."""
+        return self.disks[broker_id].heal()
 
     # ------------------------------------------------------------------ state
     @property

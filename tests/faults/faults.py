@@ -15,10 +15,12 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tests.support import wire
 from tests.support.process import ProcessFailed
 
 from .cluster import Cluster
 from .history import History
+from .regressions import KINDS_FOUND_WITH, OPEN, REGRESSIONS
 
 # kind -> (shortest, longest) duration in multiples of the ZooKeeper session timeout
 DURATIONS = {
@@ -32,9 +34,14 @@ DURATIONS = {
     "isolate_zk_oneway": (1.2, 1.8),
     "isolate_all": (1.2, 1.8),  # from peers and ZooKeeper; clients still reach it
     "kill_zookeeper": (0.5, 1.2),
-    "disk_full": (0.8, 1.5),  # its tmpfs log dir filled up
+    "disk_full": (0.8, 1.5),  # its log disk filled up
+    "slow_disk": (1.2, 2.0),  # a leader's log disk throttled (disks.Limits), past the session timeout
 }
 KINDS = sorted(DURATIONS)
+# rng.choice over a longer list draws other kinds for the same seed: a kept seed (regressions.py)
+# draws from the list it was found with, named in KIND_LISTS
+KINDS_BEFORE_SLOW_DISK = [k for k in KINDS if k != "slow_disk"]
+KIND_LISTS = {"all": KINDS, "before_slow_disk": KINDS_BEFORE_SLOW_DISK}
 FILLER = "chaos-filler.bin"
 # Why a restarted broker may exit on its own, in its output: start it again (see _restart)
 RETRYABLE = ("BrokerIdInUseError", "Connection time-out")
@@ -65,6 +72,15 @@ def schedule(seed: int, session_timeout_s: float, count: int | None = None,
         out.append(Fault(kind, round(at, 2), duration, rng.random()))
         at += rng.uniform(0.5, duration + 2.0)
     return out
+
+
+def kinds_for(seed: int) -> list[str]:
+    """The kinds seed ``seed`` draws from: a kept seed (in REGRESSIONS or OPEN) the list it
+    was found with (before slow_disk unless KINDS_FOUND_WITH says otherwise), so that its
+    schedule stays what it was; any other seed every kind."""
+    if seed in REGRESSIONS or seed in OPEN:
+        return KIND_LISTS[KINDS_FOUND_WITH.get(seed, "before_slow_disk")]
+    return KINDS
 
 
 class Injector:
@@ -121,14 +137,14 @@ class Injector:
         free = [i for i in range(self.cluster.n) if i not in self.busy]
         if kind == "kill_controller":
             choice = [md.controller_id] if md is not None else []
-        elif kind in ("kill_leader", "kill_follower"):
+        elif kind in ("kill_leader", "kill_follower", "slow_disk"):
             if md is None:
                 return None
             parts = self.cluster.partitions(md, self.topic)
             p = parts.get(int(fault.pick * self.partitions))
             if p is None or p.leader_id < 0:
                 return None
-            choice = [p.leader_id] if kind == "kill_leader" else \
+            choice = [p.leader_id] if kind in ("kill_leader", "slow_disk") else \
                 [r for r in sorted(p.replica_nodes) if r != p.leader_id]
         else:
             choice = list(range(self.cluster.n))
@@ -236,6 +252,46 @@ class Injector:
             if target in self.cluster.expected_down and not b.running:
                 self._restart(target)   # it halted on the full disk: started again, space freed
         return heal
+
+    def _slow(self, kind: str, target: int):
+        b = self.cluster.brokers[target]
+        self.cluster.slow_down_disk(target)
+        probe = Responsiveness(b.host, b.port)
+        probe.start()
+
+        def heal() -> None:
+            # the broker may have died meanwhile: heal_disk only moves back what still runs
+            throttled = self.cluster.heal_disk(target)
+            self.history.record("disk_healed", broker=target, throttled_ios=throttled, **probe.finish())
+        return heal
+
+
+class Responsiveness(threading.Thread):
+    """ApiVersions to one broker every 0.2 s until ``finish()``: the slowest answer and the
+    unanswered count, so that an event loop stalled on a slow disk shows in the history."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(name=f"probe-{host}", daemon=True)
+        self.host, self.port = host, port
+        self.done = threading.Event()
+        self.slowest, self.probes, self.unanswered = 0.0, 0, 0
+
+    def run(self) -> None:
+        while not self.done.wait(0.2):
+            started = time.monotonic()
+            self.probes += 1
+            try:
+                wire.api_versions(self.host, self.port, timeout=5.0)
+            except Exception:  # noqa: BLE001 - no answer in 5 s (or a closed socket)
+                self.unanswered += 1
+                continue
+            self.slowest = max(self.slowest, time.monotonic() - started)
+
+    def finish(self) -> dict:
+        self.done.set()
+        self.join()
+        return {"probes": self.probes, "unanswered": self.unanswered,
+                "slowest_api_versions_ms": round(self.slowest * 1000, 1)}
 
 
 def _fields(fault: Fault) -> dict:

@@ -30,3 +30,8 @@ OPEN = {
          "the broker accepts a new epoch from sequence 0 as Kafka does. To settle: judge idempotence per "
          "producer epoch from the kept logs",
 }
+
+# Which list of fault kinds (tests/faults/faults.py KIND_LISTS) a kept seed was found with, so
+# that its schedule stays the same when a kind is added; a seed not named here was found
+# before slow_disk existed ("before_slow_disk")
+KINDS_FOUND_WITH: dict[int, str] = {}

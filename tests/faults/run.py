@@ -1,7 +1,7 @@
 """One fault run from a seed: cluster up, topic, clients, the seed's fault schedule, healing,
 convergence, read-back, optional fuzzing, clean stop, log validation, then the checker. The
-History is kept in ``work_dir``; everything else (processes, mounts, namespaces) is removed
-whatever happens, Ctrl-C included."""
+History is kept in ``work_dir``; everything else (processes, disks, cgroups, namespaces) is
+removed whatever happens, Ctrl-C included."""
 from __future__ import annotations
 
 import shutil
@@ -15,7 +15,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from . import history as hist
 from .checker import Verdict, check
 from .cluster import Cluster
-from .faults import FILLER, Injector, schedule
+from .faults import FILLER, Injector, kinds_for, schedule
 from .history import History
 from .validate import leftovers, validate_log_dir
 from .workload import (PRODUCERS, CommittedObserver, ConfluentConsumer, KafkaPythonConsumer,
@@ -60,7 +60,8 @@ def create_topic(cluster: Cluster) -> None:
 def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
              session_timeout_ms: int = 6000, fault_count: int | None = None,
              kinds: list[str] | None = None, fuzz: int = 0, settle_s: float = 2.0) -> RunResult:
-    """Run seed ``seed``; never raises for what the cluster does (that is in the verdict)."""
+    """Run seed ``seed``; never raises for what the cluster does (that is in the verdict).
+    Its faults are drawn from ``kinds``, by default ``kinds_for(seed)``."""
     started = time.monotonic()
     run_dir = work_dir / f"seed-{seed}"
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -68,9 +69,10 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
     result = RunResult(seed, run_dir / "history.jsonl")
     h = History(result.history)
     cluster = Cluster(run_dir, n=brokers, session_timeout_ms=session_timeout_ms)
+    kinds = kinds_for(seed) if kinds is None else kinds
     plan = schedule(seed, session_timeout_ms / 1000, fault_count, kinds)
     result.faults = [asdict(f) for f in plan]
-    h.record("schedule", seed=seed, brokers=brokers, faults=result.faults)
+    h.record("schedule", seed=seed, brokers=brokers, kinds=kinds, faults=result.faults)
     workers = []
     try:
         cluster.start()
@@ -133,7 +135,7 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
 
 
 def keep_logs(cluster: Cluster, run_dir: Path) -> list[Path]:
-    """Copies of the brokers' log dirs (their tmpfs goes at close), so that a failed run's
+    """Copies of the brokers' log dirs (their disks go at close), so that a failed run's
     batches (producer ids, epochs, sequences) can be read afterwards; removed when it passed."""
     kept = []
     for i, b in enumerate(cluster.brokers):
