@@ -2,7 +2,9 @@
 User:ANONYMOUS): Apache's kafka-acls.sh (4.x) grants and revokes produce and consume rights,
 a principal without a right is refused and nothing is written or read, and, last, with every
 right denied, a walk over every API key the broker serves shows none returns data or changes
-state. One broker for the module; the steps run in order."""
+state. One broker for the module, made with the topic and its first record; the tests run in
+order on it, but each one holds without the others (a file's tests may be split between test
+processes), so none relies on what an earlier one created."""
 from __future__ import annotations
 
 import base64
@@ -37,6 +39,9 @@ def broker(tmp_path_factory):
         "transaction.state.log.num.partitions": "1"})
     b.start()
     try:
+        # no ACLs yet: allow.everyone.if.no.acl.found lets ANONYMOUS create and write
+        create_topic(b.port, TOPIC)
+        assert produce(b, b"open") == ErrorCode.NONE
         yield b
     finally:
         b.stop()
@@ -108,8 +113,7 @@ def consume_with_group(broker) -> list[bytes]:
 
 @pytest.mark.timeout(300)
 def test_grant_and_revoke_produce_and_consume_with_apache_kafka_acls(broker):
-    create_topic(broker.port, TOPIC)  # no ACLs yet: allow.everyone.if.no.acl.found
-    assert produce(broker, b"open") == ErrorCode.NONE
+    assert end_offset(broker) == 1  # the fixture's "open", written before any ACL existed
     # an ACL for someone else: the topic now has ACLs, and ANONYMOUS has none of them
     acls(broker, "--add", "--allow-principal", "User:alice", "--producer", "--topic", TOPIC)
     assert produce(broker, b"refused") == ErrorCode.TOPIC_AUTHORIZATION_FAILED

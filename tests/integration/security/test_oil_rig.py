@@ -8,7 +8,9 @@ Apache's console producer and consumer; nothing it was refused is written or rea
 One standalone broker for the module: a PLAINTEXT listener (User:ANONYMOUS, which no ACL names:
 refused everything) for the readiness probe, and the SASL_PLAINTEXT listener the users log in
 on. The admin's own credential is made before the broker starts, as ``kafka-storage format
---add-scram`` would."""
+--add-scram`` would; the admin's setup runs once per module broker (``rig_set_up``) and every
+test that needs the users, topic and ACLs asks for it, so none relies on an earlier test
+(a file's tests may be split between test processes)."""
 from __future__ import annotations
 
 import asyncio
@@ -91,24 +93,31 @@ def _consume(bootstrap: str, user: str, expected: int) -> list[bytes]:
         c.close()
 
 
-def test_admin_sets_up_the_rig(rig):
+@pytest.fixture(scope="module")
+def rig_set_up(rig: tuple[KafpyBroker, str]) -> dict[str, object]:
+    """The admin makes the two users (AlterUserScramCredentials), the topic and the ACLs with
+    librdkafka's admin client; what each step answered, for test_admin_sets_up_the_rig."""
     b, bootstrap = rig
     admin = AdminClient(_rd(bootstrap, "admin"))
     creds = [UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
                                           PASSWORDS[u].encode()) for u in ("rig-sensor", "alerts-app")]
-    assert {u: _error(f) for u, f in admin.alter_user_scram_credentials(creds).items()} == {
-        "rig-sensor": "NONE", "alerts-app": "NONE"}
-    assert _error(admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC]) == "NONE"
+    users = {u: _error(f) for u, f in admin.alter_user_scram_credentials(creds).items()}
+    topic = _error(admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC])
     acls = [AclBinding(ResourceType.TOPIC, TOPIC, ResourcePatternType.LITERAL, f"User:{user}", "*", op,
                        AclPermissionType.ALLOW)
             for user, ops in (("rig-sensor", (AclOperation.WRITE, AclOperation.DESCRIBE)),
                               ("alerts-app", (AclOperation.READ, AclOperation.DESCRIBE))) for op in ops]
     acls.append(AclBinding(ResourceType.GROUP, GROUP, ResourcePatternType.LITERAL, "User:alerts-app", "*",
                            AclOperation.READ, AclPermissionType.ALLOW))
-    for f in admin.create_acls(acls).values():
-        f.result(30)
+    return {"users": users, "topic": topic, "acls": [_error(f) for f in admin.create_acls(acls).values()]}
 
 
+def test_admin_sets_up_the_rig(rig_set_up):
+    assert rig_set_up == {"users": {"rig-sensor": "NONE", "alerts-app": "NONE"}, "topic": "NONE",
+                          "acls": ["NONE"] * 5}
+
+
+@pytest.mark.usefixtures("rig_set_up")
 def test_each_user_does_only_its_job_with_kafka_python(rig):
     b, bootstrap = rig
     p = KafkaProducer(**_kp(bootstrap, "rig-sensor"))
@@ -133,6 +142,7 @@ def test_each_user_does_only_its_job_with_kafka_python(rig):
         admin.close()
 
 
+@pytest.mark.usefixtures("rig_set_up")
 def test_only_the_admin_manages_credentials(rig):
     b, bootstrap = rig
     sensor = AdminClient(_rd(bootstrap, "rig-sensor"))
@@ -160,6 +170,7 @@ def _client_config(path: Path, user: str) -> Path:
     return path
 
 
+@pytest.mark.usefixtures("rig_set_up")
 def test_java_console_tools_are_refused_as_the_wrong_user(rig, tmp_path):
     """Four console tools at once: the right users produce and consume, the wrong ones are
     told they are not authorized."""
@@ -190,6 +201,7 @@ def test_java_console_tools_are_refused_as_the_wrong_user(rig, tmp_path):
     # refused, as Kafka refuses it (KIP-679)
     assert "ClusterAuthorizationException: Cluster authorization failed." in out["produce as alerts-app"][1]
     assert "Not authorized to access group: alerts" in out["consume as rig-sensor"][1]
-    # the group's offsets are past the readings kafka-python consumed: the Java reading follows
+    # the group's offsets are past the readings kafka-python consumed (when that test ran on this
+    # broker; else the topic holds only this one): the Java reading follows
     assert [line for line in out["consume as alerts-app"][0].splitlines() if "=" not in line
             and not line.startswith("Option")] == ["java-reading"]
