@@ -123,7 +123,7 @@ def check(events: Iterable[dict]) -> Verdict:
     epochs = ProducerEpochs(batches)
     for p, e in sorted(batches.items()):
         v.violations += sequence_problems(p, e["ranges"])[:5]
-    copies: Counter[str] = Counter()
+    copies: Counter[tuple[str, bool]] = Counter()  # told so far, per producer and judgement
     for value, places in where.items():
         if len(places) < 2:
             continue
@@ -135,8 +135,8 @@ def check(events: Iterable[dict]) -> Verdict:
         same = len(places) - 1 if None in writers else len(places) - len(set(writers))
         v.duplicates += same
         v.duplicates_across_epochs += len(places) - 1 - same
-        copies[name] += 1
-        if copies[name] > 3:
+        copies[(name, same > 0)] += 1
+        if copies[(name, same > 0)] > 3:
             continue
         told = f"idempotent {name} wrote {value!r} {len(places)} times: {_places(places, writers)}"
         if same:
@@ -145,12 +145,13 @@ def check(events: Iterable[dict]) -> Verdict:
             v.notes.append(told + " (across producer epochs: allowed)")
     for p, recs in final.items():
         last: dict[tuple[str, tuple[int, int] | None], tuple[int, int]] = {}
+        unattributed = 0
         for off, value in recs:
             name, n = _seq(value)
             if name not in IDEMPOTENT:
                 continue
             writer = epochs.writer(p, off)
-            if writer is None and epochs.covers(p, off):
+            if writer is None and epochs.covers(p, off) and (unattributed := unattributed + 1) <= 3:
                 v.violations.append(f"partition {p}: idempotent {value!r} at {off} is in no idempotent "
                                     f"batch of broker {batches[p]['broker']}'s log")
             key = (name, writer)

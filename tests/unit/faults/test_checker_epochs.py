@@ -92,3 +92,12 @@ def test_epochs_only_go_forward_and_start_at_sequence_zero():
     assert len(late) == 1 and "a new epoch not from sequence 0" in late[0]
     back = sequence_problems(0, [[7, 1, 0, 0, 4], [7, 0, 5, 5, 9]])
     assert len(back) == 1 and "after epoch 1 (INVALID_PRODUCER_EPOCH expected)" in back[0]
+
+
+def test_a_same_epoch_copy_is_told_after_many_allowed_ones():
+    values = [f"ck-idem:{n}" for n in range(5)] * 2 + ["ck-idem:9", "ck-idem:9"]
+    ranges = [[1000, 0, 0, 0, 4], [1000, 1, 0, 5, 9], [1000, 1, 5, 10, 10], [1000, 1, 5, 11, 11]]
+    v = check([final(0, values), batches(0, ranges, 12)])
+    assert (v.duplicates, v.duplicates_across_epochs) == (1, 5)
+    assert len(v.notes) == 3
+    assert any("wrote 'ck-idem:9' 2 times" in x for x in v.violations)
