@@ -2,7 +2,8 @@
 that dies still leaves what it saw). Every event has ``t`` (seconds since the run began) and
 ``kind``: send, ack, error (producers), consume, commit (group consumers), committed (the
 group's offsets as OffsetFetch answers them), fault, heal, converged, crash, final (the log of a
-partition read back after healing), schedule."""
+partition read back after healing), batches (a partition's idempotent batch headers as ranges,
+read from a stopped replica's files), schedule."""
 from __future__ import annotations
 
 import json

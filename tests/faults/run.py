@@ -17,7 +17,7 @@ from .checker import Verdict, check
 from .cluster import Cluster
 from .faults import FILLER, Injector, kinds_for, schedule
 from .history import History
-from .validate import leftovers, validate_log_dir
+from .validate import leftovers, record_producer_batches, validate_log_dir
 from .workload import (PRODUCERS, CommittedObserver, ConfluentConsumer, KafkaPythonConsumer,
                        ProducerWorker, read_back)
 
@@ -103,7 +103,7 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
             w.stop(30)
         workers = []
         injector.note_crashes()
-        read_back(cluster.bootstrap, TOPIC, PARTITIONS, h)
+        final = read_back(cluster.bootstrap, TOPIC, PARTITIONS, h)
         if fuzz:
             from .fuzz import fuzz_cluster
             result.fuzz_sent = fuzz_cluster(cluster, fuzz, seed, h)
@@ -117,6 +117,7 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
                 h.record("invalid_log", broker=i, problem=problem)
             for name in leftovers(b.log_dir, (FILLER,)):
                 h.record("invalid_log", broker=i, problem=f"harness file {name} left behind")
+        record_producer_batches(h, [b.log_dir for b in cluster.brokers], TOPIC, final)
     except Exception as e:  # noqa: BLE001 - the harness failing is a failed run, reported
         h.record("harness_error", error=repr(e))
         raise
