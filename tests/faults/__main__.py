@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .faults import KIND_LISTS, KINDS
 from .regressions import REGRESSIONS
-from .run import RunResult, run_once
+from .run import RunResult, result_from_history, run_once
 
 
 def table(results: list[RunResult]) -> str:
@@ -73,7 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=40.0, help="records/s per producer")
     ap.add_argument("--fuzz", type=int, default=0, help="fuzz requests after the last run")
     ap.add_argument("--dir", type=Path, default=None, help="where histories go (a temp dir)")
+    ap.add_argument("--summarize", type=Path, nargs="+", metavar="DIR",
+                    help="run nothing: judge every history.jsonl under these dirs again and "
+                         "print the table")
     args = ap.parse_args(argv)
+    if args.summarize:
+        return summarize(args.summarize)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     work = args.dir or Path(tempfile.mkdtemp(prefix="kafpy-faults-"))
     runs = args.runs if args.runs is not None else (0 if args.regression else 1)
@@ -100,6 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     print(f"histories under {work}")
     return 0 if results and not failed_harness and all(r.verdict.ok for r in results) else 1
+
+
+def summarize(dirs: list[Path]) -> int:
+    """The table over histories kept from earlier runs, judged by today's checker."""
+    paths = sorted(p for d in dirs for p in d.rglob("history.jsonl"))
+    results = [result_from_history(p) for p in paths]
+    for r in results:
+        if not r.verdict.ok:
+            print(r.describe())
+    print(table(results))
+    return 0 if results and all(r.verdict.ok for r in results) else 1
 
 
 if __name__ == "__main__":

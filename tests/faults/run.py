@@ -135,6 +135,20 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
     return result
 
 
+def result_from_history(path: Path) -> RunResult:
+    """A finished run's result read back from its history file alone, judged by today's
+    checker: what ``--summarize`` tables over runs made earlier (or by other commands)."""
+    events = list(hist.read(path))
+    schedule_event = next((e for e in events if e["kind"] == "schedule"), {})
+    result = RunResult(schedule_event.get("seed", -1), path, faults=schedule_event.get("faults", []))
+    result.injected.update(e["fault"] for e in events if e["kind"] == "fault")
+    result.fuzz_sent = sum(e.get("sent", 0) for e in events if e["kind"] == "fuzz")
+    if events:
+        result.seconds = events[-1]["t"]
+    result.verdict = check(events)
+    return result
+
+
 def keep_logs(cluster: Cluster, run_dir: Path) -> list[Path]:
     """Copies of the brokers' log dirs (their disks go at close), so that a failed run's
     batches (producer ids, epochs, sequences) can be read afterwards; removed when it passed."""
