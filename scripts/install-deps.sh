@@ -126,6 +126,30 @@ fetch_jars() {
     rm -rf "$work"
 }
 
+# fetch_first NAME "VERSIONS" GROUP:ARTIFACT...: sets $fetched to the first candidate version
+# whose jars are already in $CACHE/NAME-<version> (a warm run: any will do), else to the first
+# that Maven Central resolves (each GROUP:ARTIFACT at that version, with its dependencies);
+# empty when none does.
+fetch_first() {
+    local name="$1" versions="$2"; shift 2
+    local v a coords
+    fetched=""
+    for v in $versions; do
+        if [[ -f "$CACHE/$name-$v/.complete" ]]; then
+            log "$name $v jars present in $CACHE/$name-$v"; fetched="$v"; return 0
+        fi
+    done
+    for v in $versions; do
+        coords=()
+        for a in "$@"; do coords+=("$a:$v"); done
+        log "fetching ${coords[0]} with mvn into $CACHE/$name-$v"
+        if fetch_jars "$CACHE/$name-$v" "${coords[@]}"; then
+            echo "$v" >"$CACHE/$name-$v/.complete"; fetched="$v"; return 0
+        fi
+        log "$name $v did not resolve; trying the next version"
+    done
+}
+
 kafka_artifacts() {
     local v="$1" a
     for a in kafka_2.13 kafka-tools kafka-clients kafka-storage kafka-server-common \
@@ -192,44 +216,18 @@ fi
 # ---------------------------------------------------------------- Kafka Streams jars
 # kafka-streams-examples (WordCountDemo) and kafka-streams with their dependencies, for the
 # exactly-once Streams test (tests/support/kafka_dist.py kafka_streams_libs).
-gotstreams=""
-for v in $STREAMS_VERSIONS; do  # a warm run: any candidate already fetched will do
-    if [[ -f "$CACHE/kafka-streams-$v/.complete" ]]; then gotstreams="$v"; break; fi
-done
-if [[ -n "$gotstreams" ]]; then
-    log "Kafka Streams $gotstreams jars present in $CACHE/kafka-streams-$gotstreams"
-else
-    for v in $STREAMS_VERSIONS; do
-        log "fetching kafka-streams-examples:$v with mvn into $CACHE/kafka-streams-$v"
-        if fetch_jars "$CACHE/kafka-streams-$v" "org.apache.kafka:kafka-streams-examples:$v" \
-                "org.apache.kafka:kafka-streams:$v"; then
-            echo "$v" >"$CACHE/kafka-streams-$v/.complete"
-            gotstreams="$v"; break
-        fi
-        log "Kafka Streams $v did not resolve; trying the next version"
-    done
-fi
+fetch_first kafka-streams "$STREAMS_VERSIONS" org.apache.kafka:kafka-streams-examples \
+    org.apache.kafka:kafka-streams
+gotstreams="$fetched"
 [[ -n "$gotstreams" ]] || die "no kafka-streams-examples version resolved (tried $STREAMS_VERSIONS)"
 
 # ---------------------------------------------------------------- MirrorMaker 2 jars
 # connect-mirror and connect-mirror-client (Kafka's libs above lack them) with their
 # dependencies, for the MirrorMaker 2 test (tests/integration/security/mirror_maker.py):
 # the 4.x line when Maven Central has it, else the 3.x line.
-gotmirror=""
-for v in "$got4" "$KAFKA_3_VERSION"; do
-    if [[ -f "$CACHE/connect-mirror-$v/.complete" ]]; then gotmirror="$v"; break; fi
-done
-if [[ -z "$gotmirror" ]]; then
-    for v in "$got4" "$KAFKA_3_VERSION"; do
-        log "fetching connect-mirror:$v with mvn into $CACHE/connect-mirror-$v"
-        if fetch_jars "$CACHE/connect-mirror-$v" "org.apache.kafka:connect-mirror:$v" \
-                "org.apache.kafka:connect-mirror-client:$v"; then
-            echo "$v" >"$CACHE/connect-mirror-$v/.complete"
-            gotmirror="$v"; break
-        fi
-        log "connect-mirror $v did not resolve; trying the next version"
-    done
-fi
+fetch_first connect-mirror "$got4 $KAFKA_3_VERSION" org.apache.kafka:connect-mirror \
+    org.apache.kafka:connect-mirror-client
+gotmirror="$fetched"
 [[ -n "$gotmirror" ]] || die "no connect-mirror version resolved (tried $got4 $KAFKA_3_VERSION)"
 
 log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, Streams $gotstreams, MirrorMaker $gotmirror, cache $CACHE)"
