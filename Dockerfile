@@ -6,7 +6,8 @@ FROM python:3.11-slim
 
 WORKDIR /opt/kafpy
 # Only what `pip install .` and the start scripts need (.dockerignore keeps the rest out).
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
+COPY kafpy ./kafpy
 COPY broker ./broker
 COPY coordinator ./coordinator
 COPY protocol ./protocol

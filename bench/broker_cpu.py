@@ -4,7 +4,7 @@
                                [--partitions 6] [--batch-kib 16] [--acks 1]
                                [--profile | --syscalls] [--env K=V ...]
 
-Starts our broker as a child process (``python -m broker``, uvloop, as users run it), creates
+Starts our broker as a child process (``python -m kafpy.broker``, uvloop, as users run it), creates
 a topic, and drives it from this process over one loopback connection with pre-encoded
 requests, ``--window`` of them in flight (so the broker sees pipelined requests, as from a
 Java producer with max.in.flight 5):
@@ -41,10 +41,10 @@ sys.path.insert(0, str(REPO))
 
 import crc32c  # noqa: E402
 
-from protocol import codec  # noqa: E402
-from protocol.messages import (CreateTopicsRequest, FetchRequest, InitProducerIdRequest,  # noqa: E402
+from kafpy.protocol import codec  # noqa: E402
+from kafpy.protocol.messages import (CreateTopicsRequest, FetchRequest, InitProducerIdRequest,  # noqa: E402
                                ProduceRequest, RequestHeader)
-from protocol.records import build_batch  # noqa: E402
+from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")

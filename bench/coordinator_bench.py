@@ -13,8 +13,8 @@ import itertools
 import sys
 import time
 
-from coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog, OffsetAndMetadata
-from coordinator.records import encode_offset_commit_key, encode_offset_commit_value
+from kafpy.coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.records import encode_offset_commit_key, encode_offset_commit_value
 
 
 def _coordinator() -> GroupCoordinator:
@@ -91,8 +91,8 @@ def bench_e2e_commits(seconds: float, partitions: int) -> float:
     """Synchronous OffsetCommit v8 requests on one connection (one in flight)."""
     import socket
 
-    from protocol import messages as M
-    from protocol.codec import decode_response, encode_request
+    from kafpy.protocol import messages as M
+    from kafpy.protocol.codec import decode_response, encode_request
     from tests.integration.coordinator.helpers import create_topic
     from tests.support.kafpy_broker import KafpyBroker
     from tests.support.wire import read_frame

@@ -24,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from protocol import codec  # noqa: E402
-from protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
-from protocol.records import build_batch, iter_batches, Record  # noqa: E402
+from kafpy.protocol import codec  # noqa: E402
+from kafpy.protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
+from kafpy.protocol.records import build_batch, iter_batches, Record  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
 from bench.compare import cpu_seconds  # noqa: E402
@@ -108,7 +108,7 @@ def run_mode(zero_copy: bool, mb: int, rounds: int) -> dict:
                     overrides={"auto.create.topics.enable": "true", "num.partitions": "1"}).start()
     try:
         c = Client(b.port)
-        from protocol.messages import MetadataRequest
+        from kafpy.protocol.messages import MetadataRequest
         c.call(3, 12, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="zc")],
                                       allow_auto_topic_creation=True))
         end = fill(c, "zc", mb)

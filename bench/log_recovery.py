@@ -13,9 +13,9 @@ import os
 import tempfile
 import time
 
-from protocol.records import build_batch
-from storage import LogConfig, LogManager
-from storage.log_manager import CLEAN_SHUTDOWN_FILE
+from kafpy.protocol.records import build_batch
+from kafpy.storage import LogConfig, LogManager
+from kafpy.storage.log_manager import CLEAN_SHUTDOWN_FILE
 
 
 def main() -> None:

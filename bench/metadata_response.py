@@ -15,12 +15,12 @@ import statistics
 import time
 import types
 
-from broker.config import KafkaConfig
-from broker.handler import RequestContext
-from broker.handlers.metadata import handle_metadata
-from broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
-from protocol import codec
-from protocol.messages import MetadataRequest, RequestHeader
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.handler import RequestContext
+from kafpy.broker.handlers.metadata import handle_metadata
+from kafpy.broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
+from kafpy.protocol import codec
+from kafpy.protocol.messages import MetadataRequest, RequestHeader
 
 PER_TOPIC = 100
 

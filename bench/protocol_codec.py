@@ -5,8 +5,8 @@
 Messages: Produce request (1 topic x 6 partitions x 16 KiB records), Fetch request
 (6 partitions) and Fetch response (6 x 16 KiB, also as zero-copy chunks with record
 slices), Metadata request (3 topics) and response (3 brokers, 10 topics x 13 partitions,
-3 replicas). "compiled" is ``protocol.codec`` (generated per-version functions),
-"interpreter" is ``protocol._interpreter`` walking the same tables; both on the message
+3 replicas). "compiled" is ``kafpy.protocol.codec`` (generated per-version functions),
+"interpreter" is ``kafpy.protocol._interpreter`` walking the same tables; both on the message
 body only ("x" = interpreter time / compiled time), plus the full entry points
 (``decode_request``/``decode_response`` and ``encode_request``/``encode_response``, header
 and size prefix included) of the compiled codec. Process CPU time, best of N repeats.
@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from protocol import codec  # noqa: E402
-from protocol import messages as M  # noqa: E402
-from protocol._interpreter import INTERPRETER  # noqa: E402
+from kafpy.protocol import codec  # noqa: E402
+from kafpy.protocol import messages as M  # noqa: E402
+from kafpy.protocol._interpreter import INTERPRETER  # noqa: E402
 
 RECORDS = bytes(range(256)) * 64  # 16 KiB
 

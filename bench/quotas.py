@@ -27,10 +27,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from protocol import codec  # noqa: E402
-from protocol.messages import (AlterClientQuotasRequest, CreateTopicsRequest, FetchRequest,  # noqa: E402
+from kafpy.protocol import codec  # noqa: E402
+from kafpy.protocol.messages import (AlterClientQuotasRequest, CreateTopicsRequest, FetchRequest,  # noqa: E402
                                ProduceRequest, RequestHeader)
-from protocol.records import build_batch  # noqa: E402
+from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
 

@@ -10,8 +10,8 @@ import argparse
 import random
 import time
 
-from protocol import records as r
-from protocol.compression import CODEC_NAMES, compress, decompress
+from kafpy.protocol import records as r
+from kafpy.protocol.compression import CODEC_NAMES, compress, decompress
 
 
 def best_of(fn, repeat: int) -> float:

@@ -36,10 +36,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from protocol import codec  # noqa: E402
-from protocol.messages import (ApiVersionsRequest, MetadataRequest, ProduceRequest,  # noqa: E402
+from kafpy.protocol import codec  # noqa: E402
+from kafpy.protocol.messages import (ApiVersionsRequest, MetadataRequest, ProduceRequest,  # noqa: E402
                                RequestHeader)
-from protocol.records import build_batch  # noqa: E402
+from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafka_dist import ReferenceKafka  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 

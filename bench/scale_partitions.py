@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.messages import CreateTopicsRequest, MetadataRequest  # noqa: E402
-from protocol.records import build_batch  # noqa: E402
+from kafpy.protocol.messages import CreateTopicsRequest, MetadataRequest  # noqa: E402
+from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.integration.broker.raw import CREATE_TOPICS, PRODUCE, RawConnection, produce_request  # noqa: E402
 from tests.support.kafka_dist import ReferenceKafka  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402

@@ -13,7 +13,7 @@ PLAINTEXT rate.
 
 What TLS costs on consume: on PLAINTEXT both brokers send record data with sendfile
 (zero-copy); through TLS kafpy reads the log into memory and writes it through the SSL
-transport (``broker.security.tls_writer``, OpenSSL through Python's ssl module), as Kafka
+transport (``kafpy.broker.security.tls_writer``, OpenSSL through Python's ssl module), as Kafka
 copies it through its SSLEngine. The machine's load moves these figures a lot: compare the
 shares within one run rather than absolute rates across runs.
 """

@@ -29,11 +29,11 @@ sys.path.insert(0, str(REPO))
 
 import crc32c  # noqa: E402
 
-from broker.apis import ApiRegistry  # noqa: E402
-from broker.server import KafkaConnection, SocketServer  # noqa: E402
-from protocol import codec  # noqa: E402
-from protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
-from protocol.records import build_batch  # noqa: E402
+from kafpy.broker.apis import ApiRegistry  # noqa: E402
+from kafpy.broker.server import KafkaConnection, SocketServer  # noqa: E402
+from kafpy.protocol import codec  # noqa: E402
+from kafpy.protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
+from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.unit.broker.helpers import LocalBroker  # noqa: E402
 
 TOPIC = "bench-inproc"

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from spark_jobs import generate, sensor_alerts, session
+from kafpy.spark_jobs import generate, sensor_alerts, session
 from tests.support.kafpy_broker import KafpyBroker
 
 

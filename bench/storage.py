@@ -25,10 +25,10 @@ import shutil
 import tempfile
 import time
 
-from protocol.records import build_batch
-from storage import LogConfig
-from storage import segment as segment_mod
-from storage.log import Log
+from kafpy.protocol.records import build_batch
+from kafpy.storage import LogConfig
+from kafpy.storage import segment as segment_mod
+from kafpy.storage.log import Log
 
 
 def make_batch(batch_kib: int, seq: int, pid: int) -> bytes:
@@ -79,7 +79,7 @@ def main(argv=None) -> None:
     count = max(1, args.mb * 1024 * 1024 // size)
     # Sequences must advance for an idempotent producer: prebuild a window of batches
     # and give each its sequence by rebuilding cheaply (patch base sequence + CRC).
-    from protocol.records import compute_crc, parse_header
+    from kafpy.protocol.records import compute_crc, parse_header
     import struct
 
     template = bytearray(sample)

@@ -1,4 +1,4 @@
-"""``python -m broker server.properties [--override key=value ...]``: run one broker until
+"""``python -m kafpy.broker server.properties [--override key=value ...]``: run one broker until
 SIGTERM or SIGINT, then shut down cleanly (stop accepting, answer requests in flight, flush
 logs, write clean-shutdown markers)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import logging
 import signal
 import sys
 
-from broker.config import ConfigError, KafkaConfig
+from kafpy.broker.config import ConfigError, KafkaConfig
 
 USAGE = "kafka-server-start.sh [-daemon] server.properties [--override property=value]*"
 
@@ -47,7 +47,7 @@ def setup_logging(level: str | None) -> None:
 
 async def run(config: KafkaConfig) -> int:
     """Serve until a signal; 1 when startup failed (as Kafka, after stopping what started)."""
-    from broker.broker import Broker
+    from kafpy.broker.broker import Broker
     loop = asyncio.get_running_loop()
     broker = Broker(config, loop)
     stop = asyncio.Event()

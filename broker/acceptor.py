@@ -24,7 +24,7 @@ import socket
 from collections import deque
 from typing import Any, Awaitable, Callable, Protocol
 
-from broker.connection_quotas import ConnectionQuotas
+from kafpy.broker.connection_quotas import ConnectionQuotas
 
 log = logging.getLogger("kafka.network")
 

@@ -5,30 +5,30 @@ from __future__ import annotations
 import importlib
 import logging
 
-from broker.handler import Handler
+from kafpy.broker.handler import Handler
 
 log = logging.getLogger(__name__)
 
 # Handler modules, each exporting HANDLERS. A module that is missing (not written yet) is an
 # error at startup, not a silent gap in ApiVersions.
 HANDLER_MODULES = [
-    "broker.handlers.api_versions",
-    "broker.handlers.metadata",
-    "broker.handlers.produce",
-    "broker.handlers.fetch",
-    "broker.handlers.offsets",
-    "broker.handlers.admin",
-    "broker.handlers.configs",
-    "broker.handlers.group",
-    "broker.txn_markers",
-    "broker.handlers.producers",
-    "broker.handlers.txn",
-    "broker.handlers.acls",
-    "broker.handlers.quotas",
-    "broker.security.handlers",
+    "kafpy.broker.handlers.api_versions",
+    "kafpy.broker.handlers.metadata",
+    "kafpy.broker.handlers.produce",
+    "kafpy.broker.handlers.fetch",
+    "kafpy.broker.handlers.offsets",
+    "kafpy.broker.handlers.admin",
+    "kafpy.broker.handlers.configs",
+    "kafpy.broker.handlers.group",
+    "kafpy.broker.txn_markers",
+    "kafpy.broker.handlers.producers",
+    "kafpy.broker.handlers.txn",
+    "kafpy.broker.handlers.acls",
+    "kafpy.broker.handlers.quotas",
+    "kafpy.broker.security.handlers",
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
-ZK_HANDLER_MODULES = ["broker.handlers.control"]
+ZK_HANDLER_MODULES = ["kafpy.broker.handlers.control"]
 
 
 class ApiRegistry:
@@ -60,7 +60,7 @@ class ApiRegistry:
     def name(self, api_key: int) -> str:
         if not self._names:
             try:
-                from protocol.messages import API_KEYS
+                from kafpy.protocol.messages import API_KEYS
                 self._names = {k: v.name for k, v in API_KEYS.items()}
             except Exception:
                 pass

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from broker.apis import ApiRegistry
-from broker.authorization_rules import group_rules, txn_rules, admin_rules
-from broker.authz_check import AuthzCheck, Next, Rule, TopicPath, cluster_rule, filter_topics, no_check
-from broker.handler import CloseConnection, Handler, RequestContext
-from broker.metadata_responses import EncodedMetadataResponse
-from broker.security.acl import AclOperation as Op, CLUSTER_NAME, ResourceType
-from broker.security.acl_store import LocalAclStore, ZkAclStore
-from broker.security.authorizer import Authorizer, create_authorizer
-from broker.security.credential_rules import credential_rules
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.authorization_rules import group_rules, txn_rules, admin_rules
+from kafpy.broker.authz_check import AuthzCheck, Next, Rule, TopicPath, cluster_rule, filter_topics, no_check
+from kafpy.broker.handler import CloseConnection, Handler, RequestContext
+from kafpy.broker.metadata_responses import EncodedMetadataResponse
+from kafpy.broker.security.acl import AclOperation as Op, CLUSTER_NAME, ResourceType
+from kafpy.broker.security.acl_store import LocalAclStore, ZkAclStore
+from kafpy.broker.security.authorizer import Authorizer, create_authorizer
+from kafpy.broker.security.credential_rules import credential_rules
 
 __all__ = ["guard_registry", "RULES"]
 

@@ -1,19 +1,19 @@
 """Authorization rules for groups, transactions and admin requests (the operations Kafka's
-KafkaApis checks for each), used by ``broker.authorization.RULES``.
+KafkaApis checks for each), used by ``kafpy.broker.authorization.RULES``.
 
-Who may call it: ``broker.authorization``. Pure functions of one request.
+Who may call it: ``kafpy.broker.authorization``. Pure functions of one request.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
 
-from broker.authz_check import (AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_topics,
+from kafpy.broker.authz_check import (AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_topics,
                                 group_rule, top_error)
-from broker.handler import RequestContext
-from broker.security.acl import CLUSTER_NAME, AclOperation as Op, ResourceType
+from kafpy.broker.handler import RequestContext
+from kafpy.broker.security.acl import CLUSTER_NAME, AclOperation as Op, ResourceType
 
 TOPIC_FAILED = ErrorCode.TOPIC_AUTHORIZATION_FAILED
 GROUP_FAILED = ErrorCode.GROUP_AUTHORIZATION_FAILED

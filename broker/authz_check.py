@@ -2,7 +2,7 @@
 topic filter that takes unauthorized topics out of a request and answers them with an error,
 and rules for requests judged on one resource (cluster, group).
 
-Who may call it: ``broker.authorization`` and ``broker.authorization_rules``. No state beyond
+Who may call it: ``kafpy.broker.authorization`` and ``kafpy.broker.authorization_rules``. No state beyond
 one request.
 """
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from protocol import codec
-from protocol.errors import ErrorCode
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
 
-from broker.handler import RequestContext
-from broker.security.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
-from broker.security.authorizer import Authorizer
+from kafpy.broker.handler import RequestContext
+from kafpy.broker.security.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
+from kafpy.broker.security.authorizer import Authorizer
 
 ANONYMOUS = "User:ANONYMOUS"
 

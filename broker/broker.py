@@ -17,32 +17,32 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
-from replication.partition import Partition
-from replication.purgatory import DelayedOperationPurgatory
-from storage import LogConfig, LogManager
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
+from kafpy.replication.partition import Partition
+from kafpy.replication.purgatory import DelayedOperationPurgatory
+from kafpy.storage import LogConfig, LogManager
 
-from replication.zk_client import KafkaZkClient, SessionState
-from replication.zk_data import BrokerRegistration
+from kafpy.replication.zk_client import KafkaZkClient, SessionState
+from kafpy.replication.zk_data import BrokerRegistration
 
-from broker.apis import ApiRegistry
-from broker.config import KafkaConfig
-from broker.controlled_shutdown import controlled_shutdown, controller_client_factory
-from broker.controller import ControllerState, StandaloneController, load_controller_state
-from broker.fetch_session import FetchSessionCache
-from coordinator import GroupCoordinatorService
-from coordinator.transaction.config import TransactionCoordinatorConfig
-from coordinator.transaction.marker_sender import TxnMarkerSender
-from coordinator.transaction.service import TransactionCoordinatorService
-from broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
-from broker.quotas import ClientQuotas
-from broker.replica_manager import ReplicaManager
-from broker.security.credentials import user_configs_store
-from broker.server import SocketServer
-from broker.services import BrokerServices
-from broker.topic_config import effective_topic_config
-from broker.txn_verification import TxnVerifier
-from broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
+from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
+from kafpy.broker.fetch_session import FetchSessionCache
+from kafpy.coordinator import GroupCoordinatorService
+from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
+from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
+from kafpy.coordinator.transaction.service import TransactionCoordinatorService
+from kafpy.broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
+from kafpy.broker.quotas import ClientQuotas
+from kafpy.broker.replica_manager import ReplicaManager
+from kafpy.broker.security.credentials import user_configs_store
+from kafpy.broker.server import SocketServer
+from kafpy.broker.services import BrokerServices
+from kafpy.broker.topic_config import effective_topic_config
+from kafpy.broker.txn_verification import TxnVerifier
+from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
                               load_dynamic_broker_configs, replication_managers)
 
 log = logging.getLogger("kafka.server.KafkaServer")
@@ -241,18 +241,18 @@ class Broker:
 
     async def _write_txn_markers_locally(self, request: Any) -> Any:
         """WriteTxnMarkers for partitions this broker leads, without a connection."""
-        from broker.txn_markers import write_txn_markers
+        from kafpy.broker.txn_markers import write_txn_markers
         return await write_txn_markers(self.services, request)
 
     def _txn_marker_client(self, node: BrokerInfo, purpose: str = "txn-marker-sender") -> Any:
-        from replication.network_client import NetworkClient, NetworkClientConfig
+        from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
         return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-{purpose}",
                              node_id=node.node_id, loop=self.loop,
                              config=NetworkClientConfig(request_timeout_ms=self.config["request.timeout.ms"]))
 
     async def _start_server(self) -> None:
         cfg = self.config
-        from broker.authorization import guard_registry, start_authorizer
+        from kafpy.broker.authorization import guard_registry, start_authorizer
         authorizer = await start_authorizer(cfg, self.zk, self.controller, self.clock)
         if authorizer is not None:
             self.apis = guard_registry(self.apis, authorizer)
@@ -275,7 +275,7 @@ class Broker:
         return quotas
 
     def _group_coordinator_config(self):
-        from coordinator.config import GroupCoordinatorConfig
+        from kafpy.coordinator.config import GroupCoordinatorConfig
         gc = GroupCoordinatorConfig.from_broker_config(self.config)
         gc.broker_id = self.config.broker_id
         return gc

@@ -1,6 +1,6 @@
 """Broker configuration: ``server.properties`` with Apache Kafka's names and defaults.
 
-``KafkaConfig.from_file`` reads a Java properties file (``broker.properties``), applies ``--override k=v`` pairs,
+``KafkaConfig.from_file`` reads a Java properties file (``kafpy.broker.properties``), applies ``--override k=v`` pairs,
 converts every known key to its type and checks it. Unknown keys are logged and ignored (Kafka
 does the same); a known key with a value that does not parse refuses to start with a
 ``ConfigError`` naming the key. Only the broker's startup code constructs it; afterwards it is
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from broker.properties import load_properties
+from kafpy.broker.properties import load_properties
 
 log = logging.getLogger(__name__)
 

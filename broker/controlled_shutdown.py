@@ -14,12 +14,12 @@ import asyncio
 import logging
 from typing import Awaitable, Callable
 
-from protocol.errors import ErrorCode
-from protocol.messages import ControlledShutdownRequest
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import ControlledShutdownRequest
 
-from broker.config import KafkaConfig
-from broker.metadata import MetadataCache
-from replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import MetadataCache
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
 log = logging.getLogger("kafka.server.KafkaServer")
 

@@ -28,16 +28,16 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from protocol.errors import ErrorCode
-from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME,
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME,
                              InvalidTopicName, unify_collision_chars, validate_topic_name)
 
-from broker.config import KafkaConfig
-from broker.metadata import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
                              new_topic_id, topic_id_str)
-from broker.quotas.entity_configs import EntityConfigs
-from replication.partition import LEADER_DURING_DELETE, PartitionState
-from storage.errors import StorageError
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
+from kafpy.storage.errors import StorageError
 
 log = logging.getLogger("kafka.controller.KafkaController")
 

@@ -1,7 +1,7 @@
 """The response that answers a request whose handler failed, as Kafka's
 ``AbstractRequest.getErrorResponse`` builds it.
 
-Who may call it: the socket server (``broker.server``) when a handler raises anything but
+Who may call it: the socket server (``kafpy.broker.server``) when a handler raises anything but
 ``CloseConnection``. Kafka hand-writes ``getErrorResponse`` in every request class; the
 rule they all follow is the same, so it is built here from the generated schemas instead:
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol import codec
-from protocol.errors import ErrorCode
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
 
 PRODUCE_KEY = 0
 # Fields that name what an entry answers for, copied from the request's entry; the names

@@ -15,7 +15,7 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 INITIAL_EPOCH = 0
 FINAL_EPOCH = -1

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from broker.security.principal import ANONYMOUS, KafkaPrincipal
+from kafpy.broker.security.principal import ANONYMOUS, KafkaPrincipal
 
 if TYPE_CHECKING:
-    from broker.services import BrokerServices
+    from kafpy.broker.services import BrokerServices
 
 
 class CloseConnection(Exception):

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 
 class TopicError(Exception):

@@ -21,12 +21,12 @@ import struct
 import weakref
 from typing import Any, Callable
 
-from protocol import codec
-from protocol.messages import MetadataResponse
-from protocol.varint import unsigned_varint
+from kafpy.protocol import codec
+from kafpy.protocol.messages import MetadataResponse
+from kafpy.protocol.varint import unsigned_varint
 
-from broker.handler import PreEncodedResponse
-from broker.metadata import MetadataCache, TopicInfo
+from kafpy.broker.handler import PreEncodedResponse
+from kafpy.broker.metadata import MetadataCache, TopicInfo
 
 METADATA = 3
 R = MetadataResponse

@@ -11,7 +11,7 @@ ReplicaFetcherManager — (re)added on every new leader epoch (KAFKA-7164), remo
 partition becomes leader or stops — and leaders send ISR changes through the
 AlterPartitionManager, shrinking the ISR from a check every replica.lag.time.max.ms / 2.
 
-A log dir whose disk fails (``storage.log_dir_failure``) takes its partitions offline
+A log dir whose disk fails (``kafpy.storage.log_dir_failure``) takes its partitions offline
 (``handle_log_dir_failure``, Kafka's): they are no longer hosted, requests for them answer
 KAFKA_STORAGE_ERROR (``partition_error``), ZooKeeper mode tells the controller
 (``log_dir_event_notifier``), and with no log dir left the broker halts.
@@ -25,22 +25,22 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Protocol
 
-from protocol.errors import ErrorCode
-from protocol.topics import INTERNAL_TOPICS
-from storage import LogConfig, LogManager
-from storage.errors import StorageError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.topics import INTERNAL_TOPICS
+from kafpy.storage import LogConfig, LogManager
+from kafpy.storage.errors import StorageError
 
-from broker.config import KafkaConfig
-from broker.metadata import MetadataCache, TopicInfo
-from broker.topic_config import effective_topic_config
-from replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
-from replication.follower_log import StorageFollowerLog
-from replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState, PendingIsrChange, Role
-from replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import MetadataCache, TopicInfo
+from kafpy.broker.topic_config import effective_topic_config
+from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
+from kafpy.replication.follower_log import StorageFollowerLog
+from kafpy.replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState, PendingIsrChange, Role
+from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
 
 if TYPE_CHECKING:
-    from replication.alter_partition_manager import AlterPartitionManager
-    from replication.fetcher_manager import ReplicaFetcherManager
+    from kafpy.replication.alter_partition_manager import AlterPartitionManager
+    from kafpy.replication.fetcher_manager import ReplicaFetcherManager
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 

@@ -1,22 +1,22 @@
 """The socket server: accepts connections, frames requests, dispatches them, writes
 responses in request order.
 
-Reading uses a ``BufferedProtocol`` driving ``protocol.framing.FrameReader`` (the same
+Reading uses a ``BufferedProtocol`` driving ``kafpy.protocol.framing.FrameReader`` (the same
 reader the broker-to-broker client uses): every connection receives into one scratch buffer
 shared by the server, whole requests are copied out of it, and a request that is not whole
 after a read gets a buffer of exactly its size that the rest is received into (a big Produce
 reaches the log without another copy and can be rewritten in place). An idle connection so
 holds no read buffer.
 
-Writing bypasses the transport (``broker.socket_writer``): responses go out with
+Writing bypasses the transport (``kafpy.broker.socket_writer``): responses go out with
 ``os.writev`` and record data with ``os.sendfile`` on the socket's fd. uvloop implements
 neither ``loop.sendfile`` nor ``sock_sendfile`` (both raise NotImplementedError, even with
 ``fallback=True``), so we wait for writability ourselves with ``add_writer`` on a ``dup()``
 of the fd, made the first time a connection has to wait. The transport is never asked to write, so the two paths cannot
 interleave. On a TLS listener (SSL, SASL_SSL) none of that applies: the SSL transport does
-the writing and record data is read into memory first (``broker.security.tls_writer``).
+the writing and record data is read into memory first (``kafpy.broker.security.tls_writer``).
 
-Security hooks (``broker.security``): each connection gets an ``AuthSession`` when it is
+Security hooks (``kafpy.broker.security``): each connection gets an ``AuthSession`` when it is
 made; before a request is dispatched the session says whether it may be served yet
 (SASL: only ApiVersions and the SASL requests until authenticated) and gives the
 principal put on the ``RequestContext``; after a failed login the answer is sent and the
@@ -31,7 +31,7 @@ requests arrived (clients rely on it); those that are ready together go out in o
 drains; so does one whose next request does not fit in ``queued.max.request.bytes``
 (Kafka's memory pool, off by default) until requests in flight give theirs back.
 
-Client quotas (``broker.quotas``): when any is configured, each response is given its
+Client quotas (``kafpy.broker.quotas``): when any is configured, each response is given its
 ``throttle_time_ms`` and a throttled connection is muted (nothing more is read from it,
 requests already read wait) until the throttle time is over, as Kafka's
 ThrottledChannel does; the response itself goes out at once (KIP-219). The broker time a
@@ -49,27 +49,27 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
-from protocol import codec
-from protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
-from protocol.framing import FrameReader
-from protocol.memory_pool import MemoryPool
+from kafpy.protocol import codec
+from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
+from kafpy.protocol.framing import FrameReader
+from kafpy.protocol.memory_pool import MemoryPool
 
-from broker.acceptor import Acceptor
-from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
-from broker.eager_coroutine import resume
-from broker.error_responses import error_code_for, error_response
-from broker.handler import CloseConnection, PreEncodedResponse, RequestContext
-from broker.quotas.throttling import throttle_response
-from broker.security.client import ClientSecurity
-from broker.security.principal import ANONYMOUS
-from broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
-from broker.security.tls_writer import TransportWriter
-from broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
-from replication.network_client import use_inter_broker_security
+from kafpy.broker.acceptor import Acceptor
+from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
+from kafpy.broker.eager_coroutine import resume
+from kafpy.broker.error_responses import error_code_for, error_response
+from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
+from kafpy.broker.quotas.throttling import throttle_response
+from kafpy.broker.security.client import ClientSecurity
+from kafpy.broker.security.principal import ANONYMOUS
+from kafpy.broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
+from kafpy.broker.security.tls_writer import TransportWriter
+from kafpy.broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
+from kafpy.replication.network_client import use_inter_broker_security
 
 if TYPE_CHECKING:
-    from broker.apis import ApiRegistry
-    from broker.config import KafkaConfig
+    from kafpy.broker.apis import ApiRegistry
+    from kafpy.broker.config import KafkaConfig
 
 log = logging.getLogger("kafka.network")
 
@@ -312,7 +312,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     async def _process(self, frame: bytes | bytearray) -> Any:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
         or the exception that should close the connection. A handler that fails is
-        answered with Kafka's error response (``broker.error_responses``)."""
+        answered with Kafka's error response (``kafpy.broker.error_responses``)."""
         apis = self.apis
         session = self.session
         if session is not None and session.raw_tokens:

@@ -10,16 +10,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from storage import LogManager
+    from kafpy.storage import LogManager
 
-    from broker.apis import ApiRegistry
-    from broker.config import KafkaConfig
-    from broker.controller import StandaloneController
-    from broker.fetch_session import FetchSessionCache
-    from broker.metadata import MetadataCache
-    from broker.replica_manager import ReplicaManager
-    from replication.controller import KafkaController
-    from replication.zk_client import KafkaZkClient
+    from kafpy.broker.apis import ApiRegistry
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.controller import StandaloneController
+    from kafpy.broker.fetch_session import FetchSessionCache
+    from kafpy.broker.metadata import MetadataCache
+    from kafpy.broker.replica_manager import ReplicaManager
+    from kafpy.replication.controller import KafkaController
+    from kafpy.replication.zk_client import KafkaZkClient
 
 
 @dataclass(eq=False)

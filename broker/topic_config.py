@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from broker.config import COMPRESSION_TYPES, KafkaConfig, LONG_MAX
+from kafpy.broker.config import COMPRESSION_TYPES, KafkaConfig, LONG_MAX
 
 # DescribeConfigs ConfigSource values
 UNKNOWN = 0
@@ -113,7 +113,7 @@ def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int
 
 def validate_topic_configs(configs: dict[str, str | None]) -> None:
     """Raise InvalidConfig for an unknown name or a value that does not parse."""
-    from broker.config import PARSERS
+    from kafpy.broker.config import PARSERS
     for name, value in configs.items():
         d = TOPIC_CONFIGS.get(name)
         if d is None:

@@ -22,17 +22,17 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from protocol.errors import ErrorCode
-from protocol.messages import WriteTxnMarkersResponse
-from protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
-from replication.partition import PartitionError
-from storage.errors import StorageError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import WriteTxnMarkersResponse
+from kafpy.protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.replication.partition import PartitionError
+from kafpy.storage.errors import StorageError
 
-from broker.handler import Handler, RequestContext
+from kafpy.broker.handler import Handler, RequestContext
 
 if TYPE_CHECKING:
-    from broker.services import BrokerServices
+    from kafpy.broker.services import BrokerServices
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -29,12 +29,12 @@ import struct
 from collections import defaultdict
 from typing import Any, Callable
 
-from protocol.errors import ErrorCode, UnsupportedVersion
-from protocol.messages import AddPartitionsToTxnRequest
-from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
+from kafpy.protocol.messages import AddPartitionsToTxnRequest
+from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
-from coordinator.partitioner import partition_for
-from coordinator.transaction.clients import BrokerClients
+from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.transaction.clients import BrokerClients
 
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 

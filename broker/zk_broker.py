@@ -14,17 +14,17 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
-from storage.checkpoint import read_meta_properties
+from kafpy.storage.checkpoint import read_meta_properties
 
-from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo, MetadataCache
-from replication import zk_data as zd
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication import zk_data as zd
 
 if TYPE_CHECKING:
-    from broker.replica_manager import ReplicaManager
-    from replication.alter_partition_manager import AlterPartitionManager
-    from replication.fetcher_manager import ReplicaFetcherManager
-    from replication.zk_client import KafkaZkClient
+    from kafpy.broker.replica_manager import ReplicaManager
+    from kafpy.replication.alter_partition_manager import AlterPartitionManager
+    from kafpy.replication.fetcher_manager import ReplicaFetcherManager
+    from kafpy.replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -74,10 +74,10 @@ def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager",
                          ) -> tuple["ReplicaFetcherManager", "AlterPartitionManager"]:
     """The replica fetchers (followers fetch from their leaders over the listener the
     metadata cache knows) and the AlterPartitionManager (ISR changes to the controller)."""
-    from replication.alter_partition_manager import AlterPartitionManager
-    from replication.fetch_state import ReplicaFetcherConfig, replica_client_config
-    from replication.fetcher_manager import ReplicaFetcherManager
-    from replication.network_client import NetworkClient, NetworkClientConfig
+    from kafpy.replication.alter_partition_manager import AlterPartitionManager
+    from kafpy.replication.fetch_state import ReplicaFetcherConfig, replica_client_config
+    from kafpy.replication.fetcher_manager import ReplicaFetcherManager
+    from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
     keys = ("replica.fetch.max.bytes", "replica.fetch.response.max.bytes", "replica.fetch.min.bytes",
             "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "num.replica.fetchers",
             "replica.socket.timeout.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
@@ -100,7 +100,7 @@ def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: 
                                loop: asyncio.AbstractEventLoop) -> tuple[Any, Any]:
     """The default ControllerFactory: replication's KafkaController and ZkAdminManager (which
     applies config change notifications to the replica manager's logs)."""
-    from replication.controller import KafkaController
-    from replication.zk_admin import ZkAdminManager
+    from kafpy.replication.controller import KafkaController
+    from kafpy.replication.zk_admin import ZkAdminManager
     controller = KafkaController(config, zk, config.broker_id, clock, loop)
     return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, replica_manager=replica_manager)

@@ -1,11 +1,11 @@
 """Group coordinator (classic protocol) and committed offsets in `__consumer_offsets`."""
 
-from coordinator.config import GroupCoordinatorConfig
-from coordinator.coordinator import GroupCoordinator
-from coordinator.group import ClassicGroup, GroupState, Member
-from coordinator.offsets_log import Completion, ImmediateFuture, InMemoryOffsetsLog, OffsetsLog
-from coordinator.records import OffsetAndMetadata
-from coordinator.results import (
+from kafpy.coordinator.config import GroupCoordinatorConfig
+from kafpy.coordinator.coordinator import GroupCoordinator
+from kafpy.coordinator.group import ClassicGroup, GroupState, Member
+from kafpy.coordinator.offsets_log import Completion, ImmediateFuture, InMemoryOffsetsLog, OffsetsLog
+from kafpy.coordinator.records import OffsetAndMetadata
+from kafpy.coordinator.results import (
     FetchedOffset, GroupOverview, GroupSummary, JoinResult, MemberSummary, SyncResult)
 
 __all__ = [
@@ -19,6 +19,6 @@ __all__ = [
 def __getattr__(name: str):
     # The service needs asyncio and the broker's record builder; import it on demand.
     if name == "GroupCoordinatorService":
-        from coordinator.service import GroupCoordinatorService
+        from kafpy.coordinator.service import GroupCoordinatorService
         return GroupCoordinatorService
     raise AttributeError(name)

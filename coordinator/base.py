@@ -12,13 +12,13 @@ import heapq
 import uuid
 from typing import Any, Callable, Iterable
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from coordinator.config import GroupCoordinatorConfig
-from coordinator.group import ClassicGroup, Member
-from coordinator.offsets_log import ImmediateFuture, OffsetsLog
-from coordinator.partitioner import partition_for
-from coordinator.persistence import GroupStore
+from kafpy.coordinator.config import GroupCoordinatorConfig
+from kafpy.coordinator.group import ClassicGroup, Member
+from kafpy.coordinator.offsets_log import ImmediateFuture, OffsetsLog
+from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.persistence import GroupStore
 
 # API names for group-id validation (Kafka accepts "" for these).
 OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS = (

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import heapq
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from coordinator.base import DELETE_GROUPS, DESCRIBE_GROUPS
-from coordinator.group import GroupState
-from coordinator.membership import Membership
-from coordinator.offsets import OffsetManager
-from coordinator.results import (
+from kafpy.coordinator.base import DELETE_GROUPS, DESCRIBE_GROUPS
+from kafpy.coordinator.group import GroupState
+from kafpy.coordinator.membership import Membership
+from kafpy.coordinator.offsets import OffsetManager
+from kafpy.coordinator.results import (
     FetchedOffset, GroupOverview, GroupSummary, JoinResult, MemberSummary, SyncResult)
 
 __all__ = ["FetchedOffset", "GroupCoordinator", "GroupOverview", "GroupSummary",

@@ -1,6 +1,6 @@
 """How a failed write to `__consumer_offsets` becomes the error a group API answers.
 
-The codes themselves are `protocol.errors.ErrorCode`; this module only keeps Kafka's
+The codes themselves are `kafpy.protocol.errors.ErrorCode`; this module only keeps Kafka's
 translation (GroupCoordinatorService.handleOperationException and
 GroupMetadataManager.appendGroupMetadataErrorToResponseError): a client must see a
 coordinator error it knows how to retry (find the coordinator again, or wait), never a
@@ -9,7 +9,7 @@ produce error about a topic it did not write to.
 
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 # The partition is unavailable for now: retry against the same coordinator later.
 _UNAVAILABLE = frozenset({

@@ -12,7 +12,7 @@ import enum
 from collections import Counter
 from typing import Any, Iterable
 
-from coordinator.records import OffsetAndMetadata, parse_consumer_subscription_topics
+from kafpy.coordinator.records import OffsetAndMetadata, parse_consumer_subscription_topics
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from coordinator.base import CoordinatorBase
-from coordinator.errors import append_error_to_group_error
-from coordinator.group import ClassicGroup, GroupState, Member, complete
-from coordinator.offsets_log import completion_error
-from coordinator.persistence import log_failed_write
-from coordinator.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
+from kafpy.coordinator.base import CoordinatorBase
+from kafpy.coordinator.errors import append_error_to_group_error
+from kafpy.coordinator.group import ClassicGroup, GroupState, Member, complete
+from kafpy.coordinator.offsets_log import completion_error
+from kafpy.coordinator.persistence import log_failed_write
+from kafpy.coordinator.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from coordinator.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase
-from coordinator.errors import append_error_to_commit_error
-from coordinator.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
-from coordinator.offsets_log import completion_error
-from coordinator.persistence import log_failed_write
-from coordinator.records import OffsetAndMetadata
-from coordinator.results import UNKNOWN_MEMBER_ID, FetchedOffset
+from kafpy.coordinator.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase
+from kafpy.coordinator.errors import append_error_to_commit_error
+from kafpy.coordinator.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
+from kafpy.coordinator.offsets_log import completion_error
+from kafpy.coordinator.persistence import log_failed_write
+from kafpy.coordinator.records import OffsetAndMetadata
+from kafpy.coordinator.results import UNKNOWN_MEMBER_ID, FetchedOffset
 
 TopicPartition = tuple[str, int]
 

@@ -5,7 +5,7 @@ asynchronous, as Kafka's are: `append` returns a completion (a future made by th
 future factory) that resolves with `ErrorCode.NONE` once the batch is committed (the
 partition's high watermark passed it, as for a produce with acks=-1) or with the
 error that stopped it. The state machine attaches callbacks and stays free of I/O.
-The broker's implementation is `coordinator.service.BrokerOffsetsLog`;
+The broker's implementation is `kafpy.coordinator.service.BrokerOffsetsLog`;
 `InMemoryOffsetsLog` serves tests and tools and keeps nothing on disk.
 """
 
@@ -15,7 +15,7 @@ import logging
 from collections import deque
 from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 Record = tuple[bytes, "bytes | None"]
 

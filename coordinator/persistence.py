@@ -12,11 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Iterable
 
-from coordinator.group import ClassicGroup, GroupState, Member
-from coordinator.offsets_log import NO_PRODUCER_ID, Completion, OffsetsLog, TxnMarker, TxnRecord, completion_error
-from protocol.errors import ErrorCode
+from kafpy.coordinator.group import ClassicGroup, GroupState, Member
+from kafpy.coordinator.offsets_log import NO_PRODUCER_ID, Completion, OffsetsLog, TxnMarker, TxnRecord, completion_error
+from kafpy.protocol.errors import ErrorCode
 
-from coordinator.records import (
+from kafpy.coordinator.records import (
     GroupMetadataKey, GroupMetadataValue, MemberRecord, OffsetAndMetadata, OffsetCommitKey,
     decode_group_metadata_value, decode_key, decode_offset_commit_value,
     encode_group_metadata_key, encode_group_metadata_value, encode_offset_commit_key,

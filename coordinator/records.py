@@ -17,9 +17,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from protocol import messages as M
-from protocol.codec import decode_data, encode_data
-from protocol.errors import ProtocolError
+from kafpy.protocol import messages as M
+from kafpy.protocol.codec import decode_data, encode_data
+from kafpy.protocol.errors import ProtocolError
 
 _I16 = struct.Struct(">h")
 

@@ -1,11 +1,11 @@
 """What the coordinator's request methods answer, for broker/handlers/group.py to turn
-into responses. Plain data; error fields are `protocol.errors.ErrorCode` values."""
+into responses. Plain data; error fields are `kafpy.protocol.errors.ErrorCode` values."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 UNKNOWN_MEMBER_ID = ""
 

@@ -20,16 +20,16 @@ import logging
 import time
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
+from kafpy.protocol.errors import ErrorCode, ProtocolError
+from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
                               parse_control_record)
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
-from coordinator.config import GroupCoordinatorConfig
-from coordinator.coordinator import GroupCoordinator
-from coordinator.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
-from coordinator.partitioner import partition_for
-from coordinator.runtime import CoordinatorRuntime
+from kafpy.coordinator.config import GroupCoordinatorConfig
+from kafpy.coordinator.coordinator import GroupCoordinator
+from kafpy.coordinator.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
+from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.runtime import CoordinatorRuntime
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 

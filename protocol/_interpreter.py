@@ -1,7 +1,7 @@
-"""A generic table-walking codec, kept as the baseline ``protocol.codec`` is measured against.
+"""A generic table-walking codec, kept as the baseline ``kafpy.protocol.codec`` is measured against.
 
 Who may call it: ``bench/protocol_codec.py`` and the tests (as a second, independently
-written decoder/encoder of the same tables). The broker uses ``protocol.codec``.
+written decoder/encoder of the same tables). The broker uses ``kafpy.protocol.codec``.
 
 Per (class, version) it precomputes a plan: one (field name, reader, writer, argument)
 step per field, so the walk itself does no version checks. This is as fast as a generic
@@ -13,12 +13,12 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from protocol import messages as M
-from protocol.errors import InvalidRequest
-from protocol.message_compiler import FIXED
-from protocol.message_compiler import in_range as _in
-from protocol.varint import read_unsigned_varint as _uvarint
-from protocol.varint import unsigned_varint as _uv_bytes
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import InvalidRequest
+from kafpy.protocol.message_compiler import FIXED
+from kafpy.protocol.message_compiler import in_range as _in
+from kafpy.protocol.varint import read_unsigned_varint as _uvarint
+from kafpy.protocol.varint import unsigned_varint as _uv_bytes
 
 _FIXED = {t: struct.Struct(">" + code) for t, (code, _size) in FIXED.items()}
 _I16 = struct.Struct(">h")

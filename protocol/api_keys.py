@@ -1,5 +1,5 @@
 """Kafka API keys by name (``ApiKey.PRODUCE == 0``), generated with the messages."""
 
-from protocol.messages import API_KEYS, ApiKey, ApiSpec
+from kafpy.protocol.messages import API_KEYS, ApiKey, ApiSpec
 
 __all__ = ["ApiKey", "API_KEYS", "ApiSpec"]

@@ -12,7 +12,7 @@ import struct
 import time
 from typing import Iterable, NamedTuple
 
-from protocol.batch_header import (
+from kafpy.protocol.batch_header import (
     COMPRESSION_MASK,
     CONTROL_MASK,
     NO_PARTITION_LEADER_EPOCH,
@@ -27,10 +27,10 @@ from protocol.batch_header import (
     pack_batch,
     parse_header,
 )
-from protocol.compression import CODEC_NAMES, DEFAULT_MAX_DECOMPRESSED, NONE, compress
-from protocol.errors import CorruptRecord, UnsupportedCompression
-from protocol.record_decoder import batch_records_bytes, check_record_framing
-from protocol.varint import varlong
+from kafpy.protocol.compression import CODEC_NAMES, DEFAULT_MAX_DECOMPRESSED, NONE, compress
+from kafpy.protocol.errors import CorruptRecord, UnsupportedCompression
+from kafpy.protocol.record_decoder import batch_records_bytes, check_record_framing
+from kafpy.protocol.varint import varlong
 
 __all__ = [
     "build_batch", "ControlRecord", "build_control_batch", "parse_control_record", "recompress_batch",

@@ -3,7 +3,7 @@
 The broker keeps batches as opaque bytes: on the Produce and Fetch paths only the
 61-byte batch header is read (``parse_header``), the CRC-32C checked (``verify_crc``)
 and the base offset / partition leader epoch rewritten in place. Nothing here touches
-individual records. ``protocol.records`` is the public face of this module and of the
+individual records. ``kafpy.protocol.records`` is the public face of this module and of the
 decoder and builder.
 
 Batch layout (big endian; offsets from the batch start)::
@@ -30,7 +30,7 @@ from typing import Iterator, NamedTuple, Sequence
 
 import crc32c as _crc32c_mod
 
-from protocol.errors import CorruptRecord
+from kafpy.protocol.errors import CorruptRecord
 
 _crc32c = _crc32c_mod.crc32c
 

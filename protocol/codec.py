@@ -5,7 +5,7 @@ Who may call it: the broker (``decode_request``, ``encode_response``,
 the coordinators (``encode_data``/``decode_data`` for ``__consumer_offsets`` and
 ``__transaction_state`` keys and values).
 
-The per-(class, version) functions come from ``protocol.message_compiler`` (generated
+The per-(class, version) functions come from ``kafpy.protocol.message_compiler`` (generated
 source, built once; why, measured, is written there). This module picks them by API key
 and version, adds the headers and size prefix, and caches the pairs it uses.
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable
 
-from protocol import messages as M
-from protocol.errors import (
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import (
     ErrorCode,
     InvalidRequest,
     ProtocolError,
@@ -33,9 +33,9 @@ from protocol.errors import (
     UnknownApiKey,
     UnsupportedVersion,
 )
-from protocol.message_compiler import COMPILER as _COMPILER
-from protocol.message_compiler import is_flexible as _is_flexible
-from protocol.messages import API_KEYS, RequestHeader, ResponseHeader, Struct
+from kafpy.protocol.message_compiler import COMPILER as _COMPILER
+from kafpy.protocol.message_compiler import is_flexible as _is_flexible
+from kafpy.protocol.messages import API_KEYS, RequestHeader, ResponseHeader, Struct
 
 __all__ = [
     "decode_request",

@@ -26,8 +26,8 @@ import lz4.frame as _lz4f
 import snappy as _snappy
 import zstandard as _zstd
 
-from protocol.errors import CorruptRecord, UnsupportedCompression
-from protocol.varint import read_unsigned_varint
+from kafpy.protocol.errors import CorruptRecord, UnsupportedCompression
+from kafpy.protocol.varint import read_unsigned_varint
 
 __all__ = [
     "NONE",

@@ -4,7 +4,7 @@ Who may call it: everyone. ``ErrorCode`` carries Kafka's numbers and names (as i
 Kafka's ``Errors`` enum) and ``.retriable``, which is True exactly where Kafka's
 exception class derives from ``RetriableException``.
 
-The exceptions are what ``protocol.codec``, ``protocol.framing`` and ``protocol.records``
+The exceptions are what ``kafpy.protocol.codec``, ``kafpy.protocol.framing`` and ``kafpy.protocol.records``
 raise on bad input; each carries the ``ErrorCode`` a broker would answer with, so a
 caller can turn any ``ProtocolError`` into a response without a lookup table.
 """

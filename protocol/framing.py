@@ -12,10 +12,10 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING
 
-from protocol.errors import FrameTooLarge, TruncatedFrame
+from kafpy.protocol.errors import FrameTooLarge, TruncatedFrame
 
 if TYPE_CHECKING:
-    from protocol.memory_pool import MemoryPool
+    from kafpy.protocol.memory_pool import MemoryPool
 
 __all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size", "frame", "split_frame",
            "FrameReader"]

@@ -1,11 +1,11 @@
 """Generate ``protocol/messages.py`` from Kafka's JSON message specs.
 
-Run ``python -m protocol.generate`` to rewrite the checked-in module and
-``python -m protocol.generate --check`` to exit 1 when it is stale (CI does this
+Run ``python -m kafpy.protocol.generate`` to rewrite the checked-in module and
+``python -m kafpy.protocol.generate --check`` to exit 1 when it is stale (CI does this
 through ``tests/unit/protocol/test_generate.py``).
 
 Input: the repository's own schema, ``protocol/schema/<Name>.json`` (one file per
-message, built from Kafka's JSON specs by ``python -m protocol.import_specs DIR``): every
+message, built from Kafka's JSON specs by ``python -m kafpy.protocol.import_specs DIR``): every
 request/response the broker serves, the request/response headers, the consumer protocol
 subscription/assignment data and the records of ``__consumer_offsets`` and
 ``__transaction_state``.
@@ -13,7 +13,7 @@ subscription/assignment data and the records of ``__consumer_offsets`` and
 The output carries names, types, versions, nullable versions, defaults, tags, tagged
 versions and flexible versions. It is a pure function of the schema files, so it is
 byte-for-byte deterministic. The classes it builds on (``Field``, ``ApiSpec``,
-``Struct``, ``Message``) are hand-written in ``protocol.message_base``.
+``Struct``, ``Message``) are hand-written in ``kafpy.protocol.message_base``.
 """
 
 from __future__ import annotations
@@ -209,12 +209,12 @@ def load_schemas(schema_dir: Path = SCHEMA_DIR) -> list[dict]:
 
 
 PREAMBLE = '''\
-"""Kafka protocol messages, generated from ``protocol/schema/`` by ``python -m protocol.generate``.
+"""Kafka protocol messages, generated from ``protocol/schema/`` by ``python -m kafpy.protocol.generate``.
 Do not edit.
 
 One class per message; nested structs are attributes of their message class, named by
 the spec's struct type. ``FIELDS`` of each class lists its fields as ``Field`` entries
-in spec order (``protocol.codec`` compiles encoders/decoders from them). Version ranges
+in spec order (``kafpy.protocol.codec`` compiles encoders/decoders from them). Version ranges
 are ``(low, high)`` tuples, ``None`` for "none"; ``0x7fff`` means "and later".
 """
 # fmt: off
@@ -225,8 +225,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from protocol.message_base import UNSET as _UNSET
-from protocol.message_base import ZERO_UUID, ApiSpec, Field, Message, Struct
+from kafpy.protocol.message_base import UNSET as _UNSET
+from kafpy.protocol.message_base import ZERO_UUID, ApiSpec, Field, Message, Struct
 '''
 
 
@@ -343,7 +343,7 @@ def generate(schema_dir: Path = SCHEMA_DIR) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m protocol.generate", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m kafpy.protocol.generate", description=__doc__)
     ap.add_argument("--check", action="store_true", help="exit 1 when the output is stale")
     ap.add_argument("--schema-dir", type=Path, default=SCHEMA_DIR)
     ap.add_argument("--output", type=Path, default=OUTPUT)
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(f"{args.output} is stale; run python -m protocol.generate", file=sys.stderr)
+            print(f"{args.output} is stale; run python -m kafpy.protocol.generate", file=sys.stderr)
             return 1
         return 0
     args.output.write_text(text, encoding="utf-8")

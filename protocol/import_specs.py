@@ -1,9 +1,9 @@
 """Import Apache Kafka's JSON message specs into the repository's own schema form.
 
-Run once per Kafka upgrade: ``python -m protocol.import_specs DIR``, where ``DIR`` holds
+Run once per Kafka upgrade: ``python -m kafpy.protocol.import_specs DIR``, where ``DIR`` holds
 Kafka's specs as ``message/*.json`` (clients' messages), ``group-coordinator/*.json`` and
 ``transaction-coordinator/*.json`` (the records of ``__consumer_offsets`` and
-``__transaction_state``). Then ``python -m protocol.generate`` rewrites
+``__transaction_state``). Then ``python -m kafpy.protocol.generate`` rewrites
 ``protocol/messages.py`` from ``protocol/schema/``.
 
 What is kept: every request/response whose request lists the ``zkBroker`` or ``broker``
@@ -156,7 +156,7 @@ def write_schemas(specs: list[dict], out_dir: Path = SCHEMA_DIR) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m protocol.import_specs", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m kafpy.protocol.import_specs", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("spec_dir", type=Path, help="Kafka's specs: message/, group-coordinator/, ...")
     ap.add_argument("--out", type=Path, default=SCHEMA_DIR, help="schema directory to rewrite")

@@ -24,10 +24,10 @@ import struct
 import zlib
 from typing import Iterator, NamedTuple
 
-from protocol.compression import DEFAULT_MAX_DECOMPRESSED, GZIP, LZ4, NONE, SNAPPY, decompress
-from protocol.errors import CorruptRecord, UnsupportedCompression
-from protocol.batch_builder import build_batch
-from protocol.batch_header import LOG_OVERHEAD, NO_TIMESTAMP, TIMESTAMP_TYPE_MASK, Record
+from kafpy.protocol.compression import DEFAULT_MAX_DECOMPRESSED, GZIP, LZ4, NONE, SNAPPY, decompress
+from kafpy.protocol.errors import CorruptRecord, UnsupportedCompression
+from kafpy.protocol.batch_builder import build_batch
+from kafpy.protocol.batch_header import LOG_OVERHEAD, NO_TIMESTAMP, TIMESTAMP_TYPE_MASK, Record
 
 __all__ = ["LegacyMessage", "iter_legacy_messages", "upconvert_legacy"]
 

@@ -1,7 +1,7 @@
 """The classes generated messages build on: ``Field``, ``ApiSpec``, ``Struct``, ``Message``.
 
-Who may call it: ``protocol.messages`` (generated) imports them and re-exports them, so
-callers keep writing ``protocol.messages.Field``. Hand-written so the generator emits
+Who may call it: ``kafpy.protocol.messages`` (generated) imports them and re-exports them, so
+callers keep writing ``kafpy.protocol.messages.Field``. Hand-written so the generator emits
 only the per-message tables.
 """
 

@@ -1,15 +1,15 @@
 """Compiles the encoder and decoder functions of each (message class, version).
 
-Who may call it: ``protocol.codec`` (its one ``COMPILER``); nothing else should build
+Who may call it: ``kafpy.protocol.codec`` (its one ``COMPILER``); nothing else should build
 functions, so each is built once and shared.
 
 How: for each (struct class, version) we generate the source of one decoder and one
-encoder function from the ``FIELDS`` tables of ``protocol.messages`` and ``exec`` it
+encoder function from the ``FIELDS`` tables of ``kafpy.protocol.messages`` and ``exec`` it
 once, on first use. Consecutive fixed-width fields become a single
 ``struct.Struct.unpack_from``/``pack`` call and absent fields a constant assignment.
 Why not a generic interpreter walking the tables: ``python -m bench.protocol_codec``
 measures both on the same messages (the interpreter, with precomputed per-version plans,
-is ``protocol._interpreter``). CPython 3.11.7, shared 2-core machine, CPU us per message
+is ``kafpy.protocol._interpreter``). CPython 3.11.7, shared 2-core machine, CPU us per message
 body, compiled vs interpreter:
 
     Produce request 6 x 16 KiB, v9: decode 9.5 vs 27.2 (2.9x), encode 8.5 vs 31.8 (3.8x)
@@ -32,9 +32,9 @@ import struct
 import threading
 from typing import Any, Callable, Iterator
 
-from protocol import messages as M
-from protocol.errors import InvalidRequest
-from protocol.varint import read_unsigned_varint, unsigned_varint
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import InvalidRequest
+from kafpy.protocol.varint import read_unsigned_varint, unsigned_varint
 
 __all__ = ["COMPILER", "MessageCompiler", "FIXED", "in_range", "is_flexible"]
 

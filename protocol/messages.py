@@ -1,9 +1,9 @@
-"""Kafka protocol messages, generated from ``protocol/schema/`` by ``python -m protocol.generate``.
+"""Kafka protocol messages, generated from ``protocol/schema/`` by ``python -m kafpy.protocol.generate``.
 Do not edit.
 
 One class per message; nested structs are attributes of their message class, named by
 the spec's struct type. ``FIELDS`` of each class lists its fields as ``Field`` entries
-in spec order (``protocol.codec`` compiles encoders/decoders from them). Version ranges
+in spec order (``kafpy.protocol.codec`` compiles encoders/decoders from them). Version ranges
 are ``(low, high)`` tuples, ``None`` for "none"; ``0x7fff`` means "and later".
 """
 # fmt: off
@@ -14,8 +14,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from protocol.message_base import UNSET as _UNSET
-from protocol.message_base import ZERO_UUID, ApiSpec, Field, Message, Struct
+from kafpy.protocol.message_base import UNSET as _UNSET
+from kafpy.protocol.message_base import ZERO_UUID, ApiSpec, Field, Message, Struct
 
 
 

@@ -8,7 +8,7 @@ Pure functions; any thread may call them.
 
 from __future__ import annotations
 
-from protocol.batch_header import (
+from kafpy.protocol.batch_header import (
     COMPRESSION_MASK,
     LOG_OVERHEAD,
     MIN_BATCH_LENGTH,
@@ -18,9 +18,9 @@ from protocol.batch_header import (
     parse_header,
     verify_crc,
 )
-from protocol.compression import DEFAULT_MAX_DECOMPRESSED, decompress
-from protocol.errors import CorruptRecord
-from protocol.varint import read_varlong
+from kafpy.protocol.compression import DEFAULT_MAX_DECOMPRESSED, decompress
+from kafpy.protocol.errors import CorruptRecord
+from kafpy.protocol.varint import read_varlong
 
 __all__ = ["decode_batch", "decode_records", "batch_records_bytes", "check_record_framing"]
 

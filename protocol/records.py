@@ -2,12 +2,12 @@
 
 The public face of three modules, so callers import from here only:
 
-- ``protocol.batch_header``: layout constants, ``RecordBatchHeader``, ``parse_header``,
+- ``kafpy.protocol.batch_header``: layout constants, ``RecordBatchHeader``, ``parse_header``,
   ``iter_batches``, the CRC and the in-place setters: all the Produce and Fetch paths
   use (only the 61-byte header is read; batches stay opaque bytes).
-- ``protocol.record_decoder``: ``decode_batch`` / ``decode_records``, for the places that
+- ``kafpy.protocol.record_decoder``: ``decode_batch`` / ``decode_records``, for the places that
   must see records (compaction, recompression, the coordinators' logs, tests, tools).
-- ``protocol.batch_builder``: ``build_batch``, transaction markers, ``recompress_batch``.
+- ``kafpy.protocol.batch_builder``: ``build_batch``, transaction markers, ``recompress_batch``.
 
 Legacy message sets (magic 0 and 1) are recognised by ``is_legacy`` and converted to
 v2 batches by ``upconvert_legacy``: Kafka 3.x up-converts old produce requests when the
@@ -19,14 +19,14 @@ may call it; the in-place setters write only the batch they are given.
 
 from __future__ import annotations
 
-from protocol.batch_builder import (
+from kafpy.protocol.batch_builder import (
     ControlRecord,
     build_batch,
     build_control_batch,
     parse_control_record,
     recompress_batch,
 )
-from protocol.batch_header import (
+from kafpy.protocol.batch_header import (
     ATTRIBUTES_OFFSET,
     BASE_OFFSET_OFFSET,
     BASE_SEQUENCE_OFFSET,
@@ -65,8 +65,8 @@ from protocol.batch_header import (
     set_partition_leader_epoch,
     verify_crc,
 )
-from protocol.compression import compress, decompress
-from protocol.record_decoder import decode_batch, decode_records
+from kafpy.protocol.compression import compress, decompress
+from kafpy.protocol.record_decoder import decode_batch, decode_records
 
 __all__ = [
     "BATCH_HEADER_SIZE",
@@ -126,7 +126,7 @@ def is_legacy(buf: bytes | bytearray | memoryview, pos: int = 0) -> bool:
 
 
 def upconvert_legacy(buf: bytes | bytearray | memoryview, strict: bool = True) -> bytes:
-    """Convert a magic 0/1 message set to v2 batches (see ``protocol.legacy``)."""
-    from protocol.legacy import upconvert_legacy as _upconvert
+    """Convert a magic 0/1 message set to v2 batches (see ``kafpy.protocol.legacy``)."""
+    from kafpy.protocol.legacy import upconvert_legacy as _upconvert
 
     return _upconvert(buf, strict=strict)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"

@@ -4,7 +4,7 @@ Unsigned varints (at most 5 bytes, 32 bits) are the lengths, counts and tags of 
 message versions; zigzag varlongs (at most 10 bytes) are the fields of the records in a
 v2 batch (Kafka's int32 varints there read the same way, so one reader serves both).
 
-Who may call it: ``protocol.codec``'s compiled functions, ``protocol._interpreter``,
+Who may call it: ``kafpy.protocol.codec``'s compiled functions, ``kafpy.protocol._interpreter``,
 the record batch code, the snappy preamble check and the tests' wire tools. Pure
 functions. A varint longer than its limit raises ``ValueError`` (each caller turns it
 into its own ``ProtocolError``); bytes that end early raise ``IndexError``.

@@ -19,13 +19,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
-from replication.tasks import cancel_and_wait
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
-    from broker.metadata import BrokerInfo, MetadataCache
-    from replication.partition import Partition, PendingIsrChange
+    from kafpy.broker.metadata import BrokerInfo, MetadataCache
+    from kafpy.replication.partition import Partition, PendingIsrChange
 
 __all__ = ["AlterPartitionManager", "alter_partition_request"]
 

@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 _RANDOM = random.Random()
 

@@ -1,7 +1,7 @@
 """One outgoing connection to another broker: pipelined requests, responses matched by
 correlation id in request order, per-request timeouts.
 
-Who may call it: ``replication.network_client.NetworkClient``, which opens, negotiates and
+Who may call it: ``kafpy.replication.network_client.NetworkClient``, which opens, negotiates and
 replaces these connections; tests drive it through an in-memory transport. It stands where
 Kafka's ``KafkaChannel`` and ``InFlightRequests`` stand under ``NetworkClient``.
 
@@ -12,7 +12,7 @@ stream can no longer be trusted and the connection is closed. A request that tim
 closes the connection too (Kafka's NetworkClient disconnects the node): its future fails
 with ``RequestTimedOut``, every other pending one with ``Disconnected``.
 
-Responses are framed by ``protocol.framing.FrameReader`` straight from the transport's
+Responses are framed by ``kafpy.protocol.framing.FrameReader`` straight from the transport's
 buffer, so a large Fetch response is received into its own buffer and its record sets are
 slices of it. Writes go to the transport as single frames; requests between brokers are
 small and few in flight, so there is no write-side backpressure here.
@@ -26,10 +26,10 @@ import struct
 from collections import deque
 from typing import Any, Callable, Protocol
 
-from protocol import codec
-from protocol.errors import ErrorCode, ProtocolError, TruncatedFrame
-from protocol.framing import DEFAULT_BUFFER_SIZE, FrameReader
-from protocol.messages import RequestHeader
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode, ProtocolError, TruncatedFrame
+from kafpy.protocol.framing import DEFAULT_BUFFER_SIZE, FrameReader
+from kafpy.protocol.messages import RequestHeader
 
 log = logging.getLogger("kafka.network.BrokerConnection")
 

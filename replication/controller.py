@@ -24,25 +24,25 @@ from typing import Any
 
 from kazoo.protocol.states import WatchedEvent
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
 
-from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo, new_topic_id
-from replication import controller_events as ce
-from replication import election
-from replication import zk_data as zd
-from replication.controller_channel import ControllerChannelManager, ControllerRequestBatch, broker_info
-from replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import BrokerInfo, new_topic_id
+from kafpy.replication import controller_events as ce
+from kafpy.replication import election
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller_channel import ControllerChannelManager, ControllerRequestBatch, broker_info
+from kafpy.replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
                                             alter_partition_response)
-from replication.leader_and_isr import LeaderAndIsr
-from replication.network_client import NetworkClient, NetworkClientConfig
-from replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
+from kafpy.replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
                                       PartitionReassignments, ReassignmentResult)
-from replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
-from replication.log_dir_events import LeaderAndIsrResponseReceived, LogDirEvents
-from replication.topic_deletion import TopicDeletionManager
-from replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
+from kafpy.replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
+from kafpy.replication.log_dir_events import LeaderAndIsrResponseReceived, LogDirEvents
+from kafpy.replication.topic_deletion import TopicDeletionManager
+from kafpy.replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
 
 log = logging.getLogger("kafka.controller.KafkaController")
 

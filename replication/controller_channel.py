@@ -22,14 +22,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.errors import UnsupportedVersion
-from protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
+from kafpy.protocol.errors import UnsupportedVersion
+from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
 
-from broker.metadata import BrokerInfo
-from replication import zk_data as zd
-from replication.controller_context import ControllerContext, TopicPartition
-from replication.leader_and_isr import LEADER_DURING_DELETE
-from replication.tasks import cancel_and_wait
+from kafpy.broker.metadata import BrokerInfo
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller_context import ControllerContext, TopicPartition
+from kafpy.replication.leader_and_isr import LEADER_DURING_DELETE
+from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
 

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
-from replication import zk_data as zd
-from replication.leader_and_isr import NO_LEADER, LeaderAndIsr, LeaderRecoveryState
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+from kafpy.replication import zk_data as zd
+from kafpy.replication.leader_and_isr import NO_LEADER, LeaderAndIsr, LeaderRecoveryState
 
 TopicPartition = tuple[str, int]
 

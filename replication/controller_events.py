@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, Protocol
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 log = logging.getLogger("kafka.controller.ControllerEventManager")
 

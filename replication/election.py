@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from protocol.errors import ErrorCode
-from replication.leader_and_isr import NO_LEADER, LeaderAndIsr
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication.leader_and_isr import NO_LEADER, LeaderAndIsr
 
 
 # --------------------------------------------------------------------------- leader choice

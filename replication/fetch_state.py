@@ -13,10 +13,10 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from replication.follower_log import UNDEFINED_EPOCH
-from replication.network_client import NetworkClientConfig
+from kafpy.replication.follower_log import UNDEFINED_EPOCH
+from kafpy.replication.network_client import NetworkClientConfig
 
 __all__ = ["TopicPartition", "FetchState", "PartitionFetchState", "InitialFetchState", "BrokerEndPoint",
            "EpochEndOffset", "ReplicaFetcherConfig", "ZERO_UUID", "LEADER_ERRORS",

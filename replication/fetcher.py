@@ -1,7 +1,7 @@
 """The replica fetcher's core, without I/O: what to fetch from one leader, and what to do
 with the answer.
 
-Who may call it: ``replication.fetcher_thread.ReplicaFetcherThread`` (one core per source
+Who may call it: ``kafpy.replication.fetcher_thread.ReplicaFetcherThread`` (one core per source
 broker and fetcher id), which does the sending; tests drive it directly. It is Kafka's
 ``AbstractFetcherThread`` + ``ReplicaFetcherThread`` minus the thread:
 
@@ -11,7 +11,7 @@ broker and fetcher id), which does the sending; tests drive it directly. It is K
   version the leader end point negotiated.
 - ``process_fetch_response`` appends the leader's batches unchanged, then sets the
   follower's HW to min(leader HW, own LEO) and raises its log start offset to the
-  leader's. A ``diverging_epoch`` truncates instead (``replication.truncation``), without
+  leader's. A ``diverging_epoch`` truncates instead (``kafpy.replication.truncation``), without
   touching the HW (KAFKA-14704). Errors back the partition off (replica.fetch.backoff.ms)
   and are reported so the caller can look the leader up again; FENCED_LEADER_EPOCH stops
   fetching the partition until it is added again with a new epoch; OFFSET_OUT_OF_RANGE is
@@ -31,14 +31,14 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from protocol.errors import ErrorCode
-from protocol.messages import FetchRequest, FetchResponse
-from storage.errors import CorruptRecordError, InvalidRecordError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import FetchRequest, FetchResponse
+from kafpy.storage.errors import CorruptRecordError, InvalidRecordError
 
-from replication.fetch_state import (LEADER_ERRORS, ZERO_UUID, EpochEndOffset, FetchState, InitialFetchState,
+from kafpy.replication.fetch_state import (LEADER_ERRORS, ZERO_UUID, EpochEndOffset, FetchState, InitialFetchState,
                                      PartitionFetchState, ReplicaFetcherConfig, TopicPartition)
-from replication.follower_log import UNDEFINED_EPOCH, FollowerLog
-from replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
+from kafpy.replication.follower_log import UNDEFINED_EPOCH, FollowerLog
+from kafpy.replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
 
 __all__ = ["FetchPlan", "PartitionFetch", "FetchOutcome", "FetcherCore", "fetch_request", "response_partitions",
            "whole_batches_size", "READ_UNCOMMITTED", "FINAL_EPOCH"]

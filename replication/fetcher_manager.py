@@ -18,14 +18,14 @@ from __future__ import annotations
 import logging
 from typing import Callable, Iterable, Mapping
 
-from replication.broker_connection import Timer
-from replication.fetch_state import (BrokerEndPoint, InitialFetchState, PartitionFetchState, ReplicaFetcherConfig,
+from kafpy.replication.broker_connection import Timer
+from kafpy.replication.fetch_state import (BrokerEndPoint, InitialFetchState, PartitionFetchState, ReplicaFetcherConfig,
                                      TopicPartition)
-from replication.fetcher import FetcherCore
-from replication.fetcher_thread import LeaderErrorCallback, ReplicaFetcherThread
-from replication.follower_log import FollowerLog
-from replication.leader_endpoint import LeaderEndPoint, RemoteLeaderEndPoint
-from replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.replication.fetcher import FetcherCore
+from kafpy.replication.fetcher_thread import LeaderErrorCallback, ReplicaFetcherThread
+from kafpy.replication.follower_log import FollowerLog
+from kafpy.replication.leader_endpoint import LeaderEndPoint, RemoteLeaderEndPoint
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
 __all__ = ["ReplicaFetcherManager", "fetcher_id_for", "java_string_hash"]
 

@@ -1,7 +1,7 @@
 """One replica fetcher: an asyncio task that keeps the partitions it follows from one
 leader broker up to date (Kafka's ``ReplicaFetcherThread`` loop, ``doWork``).
 
-Who may call it: ``replication.fetcher_manager.ReplicaFetcherManager``, which makes one per
+Who may call it: ``kafpy.replication.fetcher_manager.ReplicaFetcherManager``, which makes one per
 (source broker, fetcher id) and adds and removes its partitions; tests drive it with an
 in-memory leader.
 
@@ -22,14 +22,14 @@ import asyncio
 import logging
 from typing import Callable, Iterable, Mapping
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from replication.broker_connection import Timer
-from replication.fetch_state import (LEADER_ERRORS, BrokerEndPoint, InitialFetchState, PartitionFetchState,
+from kafpy.replication.broker_connection import Timer
+from kafpy.replication.fetch_state import (LEADER_ERRORS, BrokerEndPoint, InitialFetchState, PartitionFetchState,
                                      TopicPartition)
-from replication.fetcher import FetchOutcome, FetcherCore
-from replication.leader_endpoint import LeaderEndPoint, LeaderEndPointError
-from replication.tasks import cancel_and_wait
+from kafpy.replication.fetcher import FetchOutcome, FetcherCore
+from kafpy.replication.leader_endpoint import LeaderEndPoint, LeaderEndPointError
+from kafpy.replication.tasks import cancel_and_wait
 
 __all__ = ["ReplicaFetcherThread", "LeaderErrorCallback"]
 

@@ -1,19 +1,19 @@
 """What the replica fetcher needs of a follower's local log, and the adapter over ``storage.Log``.
 
-Who may call it: ``replication.fetcher`` and ``replication.truncation`` (through the
+Who may call it: ``kafpy.replication.fetcher`` and ``kafpy.replication.truncation`` (through the
 ``FollowerLog`` protocol); whoever hosts a follower partition hands the fetcher one
 ``FollowerLog`` per partition (``StorageFollowerLog`` over the partition's ``storage.Log``).
 
 The protocol mirrors the parts of Kafka's ``UnifiedLog`` that ``ReplicaFetcherThread``
-uses. Leader epochs follow ``storage.leader_epoch``: ``UNDEFINED_EPOCH`` (-1) where Kafka
+uses. Leader epochs follow ``kafpy.storage.leader_epoch``: ``UNDEFINED_EPOCH`` (-1) where Kafka
 has an empty ``Option``.
 """
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from storage.leader_epoch import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-from storage.log import Log
+from kafpy.storage.leader_epoch import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+from kafpy.storage.log import Log
 
 __all__ = ["FollowerLog", "StorageFollowerLog", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
 

@@ -1,7 +1,7 @@
 """The fetcher's side of a partition leader: Fetch, OffsetsForLeaderEpoch and ListOffsets
 as the follower sends them (Kafka's ``LeaderEndPoint`` and ``RemoteLeaderEndPoint``).
 
-Who may call it: ``replication.fetcher_thread.ReplicaFetcherThread``; the fetcher manager
+Who may call it: ``kafpy.replication.fetcher_thread.ReplicaFetcherThread``; the fetcher manager
 makes one ``RemoteLeaderEndPoint`` per fetcher thread, over its own ``NetworkClient``.
 Tests implement ``LeaderEndPoint`` in memory.
 
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Mapping, Protocol
 
-from protocol.errors import ErrorCode
-from protocol.messages import (FetchResponse, ListOffsetsRequest, ListOffsetsResponse, OffsetForLeaderEpochRequest,
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (FetchResponse, ListOffsetsRequest, ListOffsetsResponse, OffsetForLeaderEpochRequest,
                                OffsetForLeaderEpochResponse)
 
-from replication.fetch_state import EpochEndOffset, TopicPartition
-from replication.fetcher import LAST_NAME_BASED_FETCH_VERSION, READ_UNCOMMITTED, FetchPlan, fetch_request, \
+from kafpy.replication.fetch_state import EpochEndOffset, TopicPartition
+from kafpy.replication.fetcher import LAST_NAME_BASED_FETCH_VERSION, READ_UNCOMMITTED, FetchPlan, fetch_request, \
     response_partitions
-from replication.network_client import NetworkClient
+from kafpy.replication.network_client import NetworkClient
 
 __all__ = ["LeaderEndPoint", "LeaderEndPointError", "RemoteLeaderEndPoint", "EARLIEST_TIMESTAMP",
            "LATEST_TIMESTAMP"]

@@ -9,7 +9,7 @@ one destination node, as ``ReplicaFetcherBlockingSend`` and the controller's
   Requests are pipelined on the connection; callers may await their responses
   concurrently.
 - On every new connection it sends ApiVersions first and keeps, per API, the highest
-  version both sides support, capped by what ``protocol.codec`` knows
+  version both sides support, capped by what ``kafpy.protocol.codec`` knows
   (``api_version(api_key)``, Kafka's ``NodeApiVersions.latestUsableVersion``).
 - A connection attempt waits out the reconnect backoff of Kafka's
   ``ClusterConnectionStates``: reconnect.backoff.ms after a disconnect, doubling with
@@ -40,11 +40,11 @@ import ssl
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
-from protocol import codec
-from protocol.errors import ErrorCode, UnsupportedVersion
-from protocol.messages import RequestHeader
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
+from kafpy.protocol.messages import RequestHeader
 
-from replication.broker_connection import (API_VERSIONS_KEY, MAX_RESPONSE_BYTES, BrokerConnection,
+from kafpy.replication.broker_connection import (API_VERSIONS_KEY, MAX_RESPONSE_BYTES, BrokerConnection,
                                            Disconnected, NetworkError, RequestTimedOut, Timer)
 
 log = logging.getLogger("kafka.clients.NetworkClient")
@@ -60,7 +60,7 @@ Connector = Callable[[Callable[[], BrokerConnection]], Awaitable[tuple[Any, Brok
 
 
 class ConnectionSecurity(Protocol):
-    """What a connection needs of its listener's security (``broker.security.client.ClientSecurity``)."""
+    """What a connection needs of its listener's security (``kafpy.broker.security.client.ClientSecurity``)."""
 
     ssl_context: ssl.SSLContext | None
 

@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 log = logging.getLogger("kafka.cluster.Partition")
 

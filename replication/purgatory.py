@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Hashable, Iterable, Protocol
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 log = logging.getLogger("kafka.server.DelayedOperationPurgatory")
 

@@ -36,19 +36,19 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from kazoo.exceptions import NoNodeError
 from kazoo.protocol.states import WatchedEvent
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from replication import controller_events as ce
-from replication import election
-from replication import zk_data as zd
-from replication.controller_context import TopicPartition
-from replication.leader_and_isr import LeaderAndIsr
-from replication.zk_client import ControllerMovedError, SetDataOp
+from kafpy.replication import controller_events as ce
+from kafpy.replication import election
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller_context import TopicPartition
+from kafpy.replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.zk_client import ControllerMovedError, SetDataOp
 
 if TYPE_CHECKING:
-    from replication.controller import KafkaController
-    from replication.controller_channel import ControllerRequestBatch
-    from replication.zk_client import KafkaZkClient
+    from kafpy.replication.controller import KafkaController
+    from kafpy.replication.controller_channel import ControllerRequestBatch
+    from kafpy.replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.controller.KafkaController")
 

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from kazoo.protocol.states import WatchedEvent
 
-from replication import controller_events as ce
-from replication import zk_data as zd
+from kafpy.replication import controller_events as ce
+from kafpy.replication import zk_data as zd
 
 if TYPE_CHECKING:
-    from replication.controller import KafkaController
+    from kafpy.replication.controller import KafkaController
 
 log = logging.getLogger("kafka.controller.TopicDeletionManager")
 

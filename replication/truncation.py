@@ -1,6 +1,6 @@
 """Where a follower truncates its log to after a leader change (KIP-101, KIP-279).
 
-Who may call it: ``replication.fetcher.FetcherCore``, with the leader's answer about one
+Who may call it: ``kafpy.replication.fetcher.FetcherCore``, with the leader's answer about one
 partition: a ``diverging_epoch`` in a Fetch response (truncation on fetch, KIP-595's
 follower side, used by Kafka's fetchers since 2.7) or an OffsetsForLeaderEpoch result.
 Both are ``(E, O)``: the largest epoch E <= the one asked about that the leader has, and
@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from replication.follower_log import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, FollowerLog
+from kafpy.replication.follower_log import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, FollowerLog
 
 __all__ = ["OffsetTruncationState", "offset_truncation_state", "truncate"]
 

@@ -1,6 +1,6 @@
 """The admin side of a ZooKeeper-mode broker (Kafka's AdminZkClient, ZkAdminManager,
 ZkConfigManager and the ZK AutoTopicCreationManager), with the same async methods as
-``broker.controller.StandaloneController`` so ``BrokerServices.controller`` may be either.
+``kafpy.broker.controller.StandaloneController`` so ``BrokerServices.controller`` may be either.
 
 Topic creation writes ``/config/topics/<t>`` then ``/brokers/topics/<t>`` (topic id
 included) and waits, bounded, until the metadata cache — fed by the controller's
@@ -27,19 +27,19 @@ from typing import Any
 from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
 
-from protocol.errors import ErrorCode
-from protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME, InvalidTopicName,
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME, InvalidTopicName,
                              unify_collision_chars, validate_topic_name)
 
-from broker.config import KafkaConfig
-from broker.controller import offsets_topic_configs, transaction_state_topic_configs
-from broker.quotas.entity_configs import EntityConfigs
-from broker.metadata import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
-from replication import zk_data as zd
-from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.controller import offsets_topic_configs, transaction_state_topic_configs
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.broker.metadata import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
+from kafpy.replication import zk_data as zd
+from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
                                     new_partitions_assignment, validate_topic_assignment)
-from replication.controller import KafkaController
-from replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError, SessionState
+from kafpy.replication.controller import KafkaController
+from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError, SessionState
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 

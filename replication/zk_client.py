@@ -33,9 +33,9 @@ from kazoo.exceptions import (BadVersionError, ConnectionLoss, NodeExistsError, 
                               OperationTimeoutError, RolledBackError)
 from kazoo.protocol.states import WatchedEvent, ZnodeStat
 
-from replication import zk_data as zd
-from replication.leader_and_isr import LeaderAndIsr
-from replication.zk_ops import (MATCH_ANY_VERSION, BrokerIdInUseError, CheckOp, ControllerMovedError,
+from kafpy.replication import zk_data as zd
+from kafpy.replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.zk_ops import (MATCH_ANY_VERSION, BrokerIdInUseError, CheckOp, ControllerMovedError,
                                  CreateOp, DeleteOp, Op, SessionState, SetDataOp, TopicPartition,
                                  UpdateLeaderAndIsrResult)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from replication.leader_and_isr import LeaderAndIsr, LeaderRecoveryState
+from kafpy.replication.leader_and_isr import LeaderAndIsr, LeaderRecoveryState
 
 TopicPartition = tuple[str, int]
 

@@ -9,7 +9,7 @@ from enum import Enum
 
 from kazoo.exceptions import NodeExistsError
 
-from replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.leader_and_isr import LeaderAndIsr
 
 MATCH_ANY_VERSION = -1
 """Expected version meaning "any" (ZkVersion.MatchAnyVersion); as an epoch zk version it

@@ -11,7 +11,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from broker.properties import load_properties
+from kafpy.broker.properties import load_properties
 
 # Java property names whose kafka-python keyword differs from the dotted->underscored name.
 _RENAMES = {

@@ -22,15 +22,15 @@ import logging
 from types import SimpleNamespace
 from typing import Any, Awaitable, TypeVar
 
-from protocol.errors import ErrorCode
-from protocol.topics import INTERNAL_TOPICS, InvalidTopicName, unify_collision_chars, validate_topic_name
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, unify_collision_chars, validate_topic_name
 
-from broker.metadata import new_topic_id
-from broker.topic_config import InvalidConfig, validate_topic_configs
-from replication import zk_data as zd
-from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
+from kafpy.broker.metadata import new_topic_id
+from kafpy.broker.topic_config import InvalidConfig, validate_topic_configs
+from kafpy.replication import zk_data as zd
+from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
                                     new_partitions_assignment, validate_topic_assignment)
-from replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError
+from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError
 
 T = TypeVar("T")
 

@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
 # kafka-acls: runs scripts/kafka_acls.py from this checkout, from any working directory.
-exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" scripts.kafka_acls "$@"
+exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" kafpy.scripts.kafka_acls "$@"

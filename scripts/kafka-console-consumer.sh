@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
 # kafka-console-consumer: runs scripts/kafka_console_consumer.py from this checkout, from any working directory.
-exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" scripts.kafka_console_consumer "$@"
+exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" kafpy.scripts.kafka_console_consumer "$@"

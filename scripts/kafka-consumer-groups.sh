@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
 # kafka-consumer-groups: runs scripts/kafka_consumer_groups.py from this checkout, from any working directory.
-exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" scripts.kafka_consumer_groups "$@"
+exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" kafpy.scripts.kafka_consumer_groups "$@"

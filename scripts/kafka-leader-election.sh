@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
 # kafka-leader-election: runs scripts/kafka_leader_election.py from this checkout, from any working directory.
-exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" scripts.kafka_leader_election "$@"
+exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" kafpy.scripts.kafka_leader_election "$@"

@@ -22,10 +22,10 @@ if [ "$DAEMON_MODE" = "true" ]; then
   mkdir -p "$LOG_DIR"
   CONSOLE_OUTPUT_FILE="$LOG_DIR/kafkaServer.out"
   if command -v setsid >/dev/null 2>&1; then
-    nohup setsid "$RUN_MODULE" broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
+    nohup setsid "$RUN_MODULE" kafpy.broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
   else
-    nohup "$RUN_MODULE" broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
+    nohup "$RUN_MODULE" kafpy.broker "$@" > "$CONSOLE_OUTPUT_FILE" 2>&1 < /dev/null &
   fi
 else
-  exec "$RUN_MODULE" broker "$@"
+  exec "$RUN_MODULE" kafpy.broker "$@"
 fi

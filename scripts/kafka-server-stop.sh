@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kafka-server-stop.sh [--process-role=...] [--node-id=...]
 # Sends SIGTERM (or $SIGNAL) to every broker of this project (processes whose command line
-# runs "-m broker", or the kafpy-server entry point). --process-role and --node-id are accepted and ignored: every kafpy
+# runs "-m kafpy.broker", or the kafpy-server entry point). --process-role and --node-id are accepted and ignored: every kafpy
 # broker is a combined broker.
 SIGNAL=${SIGNAL:-TERM}
 

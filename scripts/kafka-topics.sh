@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
 # kafka-topics: runs scripts/kafka_topics.py from this checkout, from any working directory.
-exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" scripts.kafka_topics "$@"
+exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/kafpy-run-module.sh" kafpy.scripts.kafka_topics "$@"

@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from broker.properties import load_properties
-from broker.security.acl import (CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, AccessControlEntry, AclBinding,
+from kafpy.broker.properties import load_properties
+from kafpy.broker.security.acl import (CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, AccessControlEntry, AclBinding,
                                  AclBindingFilter, AclOperation, AclPermissionType, PatternType, ResourcePattern,
                                  ResourceType)
-from scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
-from scripts._clients import BrokerError
-from scripts.kafka_acls_client import AclAdminClient
+from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
+from kafpy.scripts._clients import BrokerError
+from kafpy.scripts.kafka_acls_client import AclAdminClient
 
 Op = AclOperation
 Filter = tuple[ResourceType, str, PatternType]  # a resource pattern filter: type, name, pattern type
@@ -315,5 +315,10 @@ def run(args: list[str], out: TextIO | None = None, stdin: TextIO | None = None)
     return 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (also ``python -m`` this module)."""
+    return tool_main(run, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(tool_main(run))
+    sys.exit(main())

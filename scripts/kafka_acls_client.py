@@ -18,12 +18,12 @@ import ssl
 import struct
 from typing import Any
 
-from protocol import codec
-from protocol import messages as M
-from protocol.errors import ErrorCode
-from scripts._clients import BrokerError
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
+from kafpy.scripts._clients import BrokerError
 
-from broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
+from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
                                  PatternType, ResourcePattern, ResourceType)
 
 DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS = 29, 30, 31

@@ -13,9 +13,9 @@ import re
 import sys
 from typing import Any
 
-from broker.properties import load_properties
-from scripts._cli import debug_traceback, tool_main, OptionException, OptionParser, OptionSet
-from scripts._clients import BrokerError, admin_client, zookeeper_bootstrap
+from kafpy.broker.properties import load_properties
+from kafpy.scripts._cli import debug_traceback, tool_main, OptionException, OptionParser, OptionSet
+from kafpy.scripts._clients import BrokerError, admin_client, zookeeper_bootstrap
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
                     "client-metrics"]
@@ -371,5 +371,10 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (also ``python -m`` this module)."""
+    return tool_main(run, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(tool_main(run))
+    sys.exit(main())

@@ -15,10 +15,10 @@ import time
 import uuid
 from typing import Any, BinaryIO, Callable
 
-from broker.properties import load_properties
-from scripts._cli import (tool_main, OptionParser, OptionSet, UsageExit,
+from kafpy.broker.properties import load_properties
+from kafpy.scripts._cli import (tool_main, OptionParser, OptionSet, UsageExit,
                           parse_key_value_args)
-from scripts._clients import java_props_to_kwargs
+from kafpy.scripts._clients import java_props_to_kwargs
 
 FORMATTER_PROPERTY_HELP = (
     "The properties to initialize the message formatter. Default properties include: \n"

@@ -12,10 +12,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator, TextIO
 
-from broker.properties import load_properties
-from scripts._cli import (tool_main, OptionParser, OptionSet,
+from kafpy.broker.properties import load_properties
+from kafpy.scripts._cli import (tool_main, OptionParser, OptionSet,
                           parse_key_value_args)
-from scripts._clients import java_props_to_kwargs
+from kafpy.scripts._clients import java_props_to_kwargs
 
 
 class ReaderError(Exception):

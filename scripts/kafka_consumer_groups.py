@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sys
 
-from scripts._cli import UsageExit, debug_traceback, tool_main
-from scripts._clients import admin_client
-from scripts.consumer_group import delete, describe, reset_offsets
-from scripts.consumer_group.options import build_parser, check_args
-from scripts.consumer_group.service import GroupService, UsageError
+from kafpy.scripts._cli import UsageExit, debug_traceback, tool_main
+from kafpy.scripts._clients import admin_client
+from kafpy.scripts.consumer_group import delete, describe, reset_offsets
+from kafpy.scripts.consumer_group.options import build_parser, check_args
+from kafpy.scripts.consumer_group.service import GroupService, UsageError
 
 
 def run(args: list[str], admin_factory=None, out=None) -> int:
@@ -50,5 +50,10 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (also ``python -m`` this module)."""
+    return tool_main(run, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(tool_main(run))
+    sys.exit(main())

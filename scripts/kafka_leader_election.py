@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
-from scripts._clients import BrokerError, admin_client, java_hashmap_order, topic_partition_hash
+from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
+from kafpy.scripts._clients import BrokerError, admin_client, java_hashmap_order, topic_partition_hash
 
 ELECTION_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
 ELECTION_NOT_NEEDED = 84
@@ -161,5 +161,10 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (also ``python -m`` this module)."""
+    return tool_main(run, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(tool_main(run))
+    sys.exit(main())

@@ -11,9 +11,9 @@ import json
 import sys
 from typing import Any
 
-from replication.assignment import AssignmentError, BrokerMetadata, assign_replicas_to_brokers
-from scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
-from scripts._clients import admin_client, error_text
+from kafpy.replication.assignment import AssignmentError, BrokerMetadata, assign_replicas_to_brokers
+from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
+from kafpy.scripts._clients import admin_client, error_text
 
 TopicPartition = tuple[str, int]
 ACTIONS = ("generate", "execute", "verify", "cancel", "list")
@@ -302,5 +302,10 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (also ``python -m`` this module)."""
+    return tool_main(run, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(tool_main(run))
+    sys.exit(main())

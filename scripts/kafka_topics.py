@@ -10,11 +10,11 @@ import re
 import sys
 from typing import Any
 
-from protocol.topics import INTERNAL_TOPICS, has_collision_chars
-from scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
-from scripts._clients import (admin_client, broker_api_keys, error_text, is_zero_uuid,
+from kafpy.protocol.topics import INTERNAL_TOPICS, has_collision_chars
+from kafpy.scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
+from kafpy.scripts._clients import (admin_client, broker_api_keys, error_text, is_zero_uuid,
                               uuid_to_kafka)
-from scripts._zk_topics import ZkTopicAdmin, ZooKeeperConnectError
+from kafpy.scripts._zk_topics import ZkTopicAdmin, ZooKeeperConnectError
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
 
@@ -458,5 +458,10 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (also ``python -m`` this module)."""
+    return tool_main(run, argv)
+
+
 if __name__ == "__main__":
-    sys.exit(tool_main(run))
+    sys.exit(main())

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kafpy-run-module.sh MODULE [args...]: runs `python -m MODULE` from this checkout, from any
+# kafpy-run-module.sh MODULE [args...]: runs `python -m MODULE` (kafpy.broker, kafpy.scripts.*) from this checkout, from any
 # working directory (what kafka-run-class.sh is to Apache Kafka's scripts).
 # The interpreter: $PYTHON if set; else python3 when a virtual environment is active; else
 # the checkout's own .venv (so a new terminal works without activating it); else python3.

@@ -1,6 +1,6 @@
 """PySpark jobs over Spark's stock Kafka source and sink (spark-sql-kafka-0-10).
 
-Each job runs as `python -m spark_jobs.<name> --bootstrap-servers ... [--checkpoint ...]`:
+Each job runs as `python -m kafpy.spark_jobs.<name> --bootstrap-servers ... [--checkpoint ...]`:
 - `sensor_alerts`: oil-rig readings -> alerts over thresholds and per-rig window aggregates;
 - `pageview_counts`: clickstream -> page views per user and event-time window;
 - `batch_export`: a per-partition offset range of a topic -> Parquet (batch read).

@@ -102,7 +102,7 @@ def export(spark, args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m spark_jobs.batch_export",
+        prog="python -m kafpy.spark_jobs.batch_export",
         description="Write a range of a Kafka topic (per-partition start/end offsets) to "
                     "Parquet with a batch read.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)

@@ -1,7 +1,7 @@
 """Data generators for the Spark jobs: realistic JSON records to a Kafka topic at a set rate.
 
-    python -m spark_jobs.generate sensor    --bootstrap-servers HOST:PORT [--rate N] ...
-    python -m spark_jobs.generate pageviews --bootstrap-servers HOST:PORT [--rate N] ...
+    python -m kafpy.spark_jobs.generate sensor    --bootstrap-servers HOST:PORT [--rate N] ...
+    python -m kafpy.spark_jobs.generate pageviews --bootstrap-servers HOST:PORT [--rate N] ...
 
 The records come from seeded pure functions (`sensor_readings`, `page_views`), so a run is
 reproducible and tests can compute the expected output from the same list. Event times
@@ -111,7 +111,7 @@ def produce(bootstrap_servers: str, topic: str, records: Iterable[dict], *,
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m spark_jobs.generate",
+    p = argparse.ArgumentParser(prog="python -m kafpy.spark_jobs.generate",
                                 description="Produce sample records for the Spark jobs.")
     sub = p.add_subparsers(dest="kind", required=True)
 

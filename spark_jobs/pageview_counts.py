@@ -104,7 +104,7 @@ def start_queries(spark, args) -> list:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m spark_jobs.pageview_counts",
+        prog="python -m kafpy.spark_jobs.pageview_counts",
         description="Count page views per user and event-time window from a clickstream "
                     "topic; late views beyond the watermark are dropped.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)

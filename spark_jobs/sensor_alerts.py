@@ -211,7 +211,7 @@ def start_queries(spark, args) -> list:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m spark_jobs.sensor_alerts",
+        prog="python -m kafpy.spark_jobs.sensor_alerts",
         description="Read oil-rig sensor readings (JSON) from Kafka; write readings over a "
                     "threshold to an alerts topic and per-rig event-time window aggregates "
                     "to a stats topic (and optionally both to Parquet).",

@@ -34,8 +34,8 @@ import threading
 import time
 from typing import Callable, Optional
 
-from protocol.errors import ProtocolError
-from protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
+from kafpy.protocol.errors import ProtocolError
+from kafpy.protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
 
 from .checkpoint import OffsetCheckpointFile
 from .segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment

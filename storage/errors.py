@@ -7,7 +7,7 @@ lookup table.
 
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
 __all__ = [
     "StorageError",

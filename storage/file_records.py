@@ -4,7 +4,7 @@ Keeps nothing of its own on disk: ``SegmentFile`` is the open descriptor of a ``
 file, shared by its segment and every ``FileRecordsSlice`` cut from it (a region the
 broker sends with sendfile), so a fetch racing with retention or compaction still
 reads what it was promised. Also here: Linux's fallocate(2), with which a segment
-reserves disk blocks ahead of its end (see ``storage.segment``).
+reserves disk blocks ahead of its end (see ``kafpy.storage.segment``).
 
 Who may call it: the segment that owns the file, and the broker's network code for
 the slices it sends (any thread; a slice only reads).

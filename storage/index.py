@@ -17,7 +17,7 @@ indexed) and a real time-index entry is never all zero, so a binary search finds
 end.
 
 Descriptors and mappings (as Kafka's lazy indexes): an index holds no file descriptor, only
-its mapping (``storage.mapping``); the descriptor is opened for the moment a mapping is
+its mapping (``kafpy.storage.mapping``); the descriptor is opened for the moment a mapping is
 made, a file resized or blocks reserved. An index is mapped on first use (an empty new
 segment's never is, so an idle partition costs no mapping), and ``unload()`` drops the
 mapping of an inactive index until it is needed again.

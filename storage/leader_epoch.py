@@ -3,7 +3,7 @@
 Keeps ``(epoch, start offset)`` pairs in ascending order: the first offset written
 in each leader epoch. Followers use it (OffsetsForLeaderEpoch) to find where their log
 diverges. Every change is written through atomically (Kafka's text format, see
-``storage.checkpoint``); with a ``PendingFsyncs`` the write is fsynced later, in a batch
+``kafpy.storage.checkpoint``); with a ``PendingFsyncs`` the write is fsynced later, in a batch
 (see there for why that keeps Kafka's crash safety). Who may call it: the owning Log's
 thread.
 """

@@ -1,7 +1,7 @@
 """One partition's log: its segments plus its offsets and side state (Kafka's ``UnifiedLog``).
 
 On disk, in ``<log dir>/<topic>-<partition>/``: the segments (kept by
-``storage.local_log.LocalLog``), ``leader-epoch-checkpoint``, ``partition.metadata`` and
+``kafpy.storage.local_log.LocalLog``), ``leader-epoch-checkpoint``, ``partition.metadata`` and
 producer ``<offset>.snapshot`` files. Log start offset, recovery point and high
 watermark are checkpointed per log dir by the LogManager. With ``pending_fsyncs`` the
 epoch checkpoint and partition.metadata are fsynced later by the LogManager, in a batch.
@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
-from protocol.records import CONTROL_MASK
+from kafpy.protocol.records import CONTROL_MASK
 
 from .checkpoint import PartitionMetadataFile, PendingFsyncs
 from .config import LogConfig

@@ -5,7 +5,7 @@ Per log dir on disk: ``meta.properties`` (version=0, broker.id, cluster.id),
 ``replication-offset-checkpoint`` (high watermarks), ``cleaner-offset-checkpoint``
 (written by the cleaner) and, between a clean shutdown and the next startup, the
 ``.kafka_cleanshutdown`` marker that lets logs open without a recovery scan. Every
-file is written atomically (see ``storage.checkpoint``). The partitions'
+file is written atomically (see ``kafpy.storage.checkpoint``). The partitions'
 ``partition.metadata`` and ``leader-epoch-checkpoint`` are written at once but fsynced
 in one batch (``pending_fsyncs``) by the next checkpoint writer, before it writes the
 recovery points, and at shutdown before the clean-shutdown marker. Unrelated files and
@@ -17,7 +17,7 @@ writer ``checkpoint_writer`` returns may run in any thread, as may ``create_logs
 ``delete_logs`` (file work that the broker keeps off its event loop; the map of logs
 changes under ``_lock``).
 A new log goes to the online directory holding the fewest partitions. A directory whose
-disk fails (``storage.log_dir_failure``) goes offline for good: ``handle_log_dir_failure``
+disk fails (``kafpy.storage.log_dir_failure``) goes offline for good: ``handle_log_dir_failure``
 closes its logs without writing and forgets them; its partitions stay offline until
 restart, and nothing is written there any more (no checkpoints, no clean-shutdown marker).
 """

@@ -23,8 +23,8 @@ from typing import Callable, Optional
 
 from crc32c import crc32c
 
-from protocol.errors import CorruptRecord, ProtocolError
-from protocol.records import (
+from kafpy.protocol.errors import CorruptRecord, ProtocolError
+from kafpy.protocol.records import (
     BATCH_HEADER_SIZE,
     COMPRESSION_MASK,
     CONTROL_MASK,

@@ -7,7 +7,7 @@ mapping valid after its file is closed; here libc's mmap(2) is called directly a
 descriptor closed by the caller right after, leaving one mapping and no descriptor, as the
 JVM does. Where libc cannot be reached (not Linux) ``mmap.mmap`` is used instead.
 
-Nothing on disk of its own. Who may call it: ``storage.index``, on the thread owning the
+Nothing on disk of its own. Who may call it: ``kafpy.storage.index``, on the thread owning the
 index. The caller must not use ``view`` (or anything cut from it) after ``close()``: the
 memory is gone then, and unlike ``mmap.mmap`` nothing refuses the access.
 """

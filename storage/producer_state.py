@@ -31,8 +31,8 @@ from typing import Optional
 
 import crc32c
 
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
+from kafpy.protocol.errors import ErrorCode, ProtocolError
+from kafpy.protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
 
 from .checkpoint import PendingFsyncs, atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError

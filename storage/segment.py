@@ -2,7 +2,7 @@
 
 On disk: ``<20-digit base offset>.log`` holds record batches exactly as appended
 (magic 2, offsets already assigned), back to back; nothing else. The indexes are
-described in ``storage.index``. A segment being deleted is renamed to
+described in ``kafpy.storage.index``. A segment being deleted is renamed to
 ``.log.deleted`` (and its indexes likewise) and unlinked later; its file object stays
 open until the last ``FileRecordsSlice`` holding it goes away, so a fetch racing with
 retention still sends the bytes it was promised.
@@ -31,8 +31,8 @@ import os
 import struct
 from typing import Callable, Optional
 
-from protocol.errors import CorruptRecord
-from protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc
+from kafpy.protocol.errors import CorruptRecord
+from kafpy.protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc
 
 from .errors import CorruptIndexError, KafkaStorageError
 from .file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
@@ -608,7 +608,7 @@ class LogSegment:
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int):
         """(offset, timestamp, leader epoch) of the first record with ts >= ``timestamp``
         and offset >= ``starting_offset`` in this segment, or None."""
-        from protocol.records import decode_batch
+        from kafpy.protocol.records import decode_batch
 
         _ts, idx_offset = self.time_index.lookup(timestamp)
         _o, pos = self.offset_index.lookup(max(idx_offset, starting_offset))

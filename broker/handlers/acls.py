@@ -2,20 +2,20 @@
 
 Without an authorizer, or with one that keeps no ACLs, every result is SECURITY_DISABLED,
 as Kafka answers (MirrorMaker 2's topic-ACL sync tolerates exactly that). Who may call these
-(ALTER / DESCRIBE on the cluster) is checked by ``broker.authorization`` before they run.
+(ALTER / DESCRIBE on the cluster) is checked by ``kafpy.broker.authorization`` before they run.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
 
-from broker.handler import Handler, RequestContext
-from broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation,
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation,
                                  AclPermissionType, PatternType, ResourcePattern, ResourceType,
                                  validate_binding)
-from broker.security.authorizer import AclManagementDisabled
+from kafpy.broker.security.authorizer import AclManagementDisabled
 
 NO_AUTHORIZER = "No Authorizer is configured."
 

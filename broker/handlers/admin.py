@@ -7,18 +7,18 @@ import logging
 import os
 import shutil
 
-from protocol.errors import ErrorCode
-from protocol.messages import (CreatePartitionsResponse, CreateTopicsResponse, DeleteRecordsResponse,
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (CreatePartitionsResponse, CreateTopicsResponse, DeleteRecordsResponse,
                                DeleteTopicsResponse, DescribeClusterResponse, DescribeLogDirsResponse,
                                DescribeTopicPartitionsResponse)
-from storage.errors import StorageError
+from kafpy.storage.errors import StorageError
 
-from protocol.topics import INTERNAL_TOPICS
+from kafpy.protocol.topics import INTERNAL_TOPICS
 
-from broker.handler import Handler, RequestContext
-from broker.metadata import TopicError
-from broker.handlers.configs import topic_config_entry
-from broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_topic_configs
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.metadata import TopicError
+from kafpy.broker.handlers.configs import topic_config_entry
+from kafpy.broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_topic_configs
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -1,7 +1,7 @@
 """ApiVersions (18): the version ranges of every API this broker implements, read from the
 same registry that dispatches requests.
 
-Versions 0-5: v5 (KIP-1242, beyond our checked-in specs; ``protocol.codec`` carries it) lets
+Versions 0-5: v5 (KIP-1242, beyond our checked-in specs; ``kafpy.protocol.codec`` carries it) lets
 a client name the cluster and node it means to reach; when it names a cluster,
 another cluster id or node id answers REBOOTSTRAP_REQUIRED, so a client whose metadata points
 at the wrong broker starts over.
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from protocol.errors import ErrorCode
-from protocol.messages import ApiVersionsResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import ApiVersionsResponse
 
-from broker.handler import Handler, RequestContext
+from kafpy.broker.handler import Handler, RequestContext
 
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 

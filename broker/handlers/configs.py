@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
 
-from broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
-from broker.handler import Handler, RequestContext
-from broker.metadata import TopicError
-from broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
+from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.metadata import TopicError
+from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
                                  STATIC_BROKER_CONFIG, TOPIC_CONFIGS, InvalidConfig, broker_default,
                                  format_value, validate_topic_configs)
 

@@ -20,15 +20,15 @@ import asyncio
 import logging
 from typing import Any
 
-from protocol.errors import ErrorCode
-from protocol.messages import (AllocateProducerIdsResponse, AlterPartitionReassignmentsResponse, AlterPartitionResponse,
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (AllocateProducerIdsResponse, AlterPartitionReassignmentsResponse, AlterPartitionResponse,
                                ControlledShutdownResponse, ElectLeadersResponse, LeaderAndIsrResponse,
                                ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
-from protocol.topics import INTERNAL_TOPICS
-from replication.partition import LEADER_DURING_DELETE, PartitionState
+from kafpy.protocol.topics import INTERNAL_TOPICS
+from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
 
-from broker.handler import Handler, RequestContext
-from broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import logging
 
-from protocol.errors import ErrorCode
-from protocol.messages import FetchResponse
-from storage.errors import OffsetOutOfRangeError, StorageError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import FetchResponse
+from kafpy.storage.errors import OffsetOutOfRangeError, StorageError
 
-from broker.authz_check import topic_permission
-from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionError,
+from kafpy.broker.authz_check import topic_permission
+from kafpy.broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionError,
                                   next_epoch)
-from broker.handler import Handler, RequestContext
-from broker.security.acl import AclOperation
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.security.acl import AclOperation
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import logging
 
-from protocol.messages import (
+from kafpy.protocol.messages import (
     DeleteGroupsResponse, DescribeGroupsResponse, FindCoordinatorResponse, HeartbeatResponse,
     JoinGroupResponse, LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse,
     OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse, TxnOffsetCommitResponse)
 
-from protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode as E
 
-from broker.handler import Handler, RequestContext
-from coordinator.records import OffsetAndMetadata
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.coordinator.records import OffsetAndMetadata
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from protocol.errors import ErrorCode
-from protocol.messages import MetadataResponse
-from protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import MetadataResponse
+from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
-from broker.handler import Handler, RequestContext
-from broker.metadata import PartitionInfo, TopicError, TopicInfo
-from broker.metadata_responses import EncodedMetadataResponse, entry_cache, layout
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.metadata import PartitionInfo, TopicError, TopicInfo
+from kafpy.broker.metadata_responses import EncodedMetadataResponse, entry_cache, layout
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -78,7 +78,7 @@ async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
 
 
 async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
-    """Topic entries come from ``broker.metadata_responses``: built and encoded once per
+    """Topic entries come from ``kafpy.broker.metadata_responses``: built and encoded once per
     metadata change, not per request (a full Metadata of 20,000 partitions would otherwise
     hold the event loop for a quarter of a second)."""
     s = ctx.services

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import logging
 
-from protocol.errors import ErrorCode
-from protocol.messages import ListOffsetsResponse, OffsetForLeaderEpochResponse
-from storage.errors import StorageError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import ListOffsetsResponse, OffsetForLeaderEpochResponse
+from kafpy.storage.errors import StorageError
 
-from broker.handler import Handler, RequestContext
+from kafpy.broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import logging
 import struct
 
-from protocol.errors import ErrorCode
-from protocol.messages import ProduceResponse
-from replication.partition import PartitionError
-from storage.errors import StorageError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import ProduceResponse
+from kafpy.replication.partition import PartitionError
+from kafpy.storage.errors import StorageError
 
-from broker.handler import CloseConnection, Handler, RequestContext
-from broker.txn_verification import produce_error, transactional_producer
+from kafpy.broker.handler import CloseConnection, Handler, RequestContext
+from kafpy.broker.txn_verification import produce_error, transactional_producer
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 

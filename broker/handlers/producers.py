@@ -5,10 +5,10 @@ finding a hanging transaction starts from). Only the leader answers
 """
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
-from protocol.messages import DescribeProducersResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import DescribeProducersResponse
 
-from broker.handler import Handler, RequestContext
+from kafpy.broker.handler import Handler, RequestContext
 
 R = DescribeProducersResponse
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
 
-from broker.handler import Handler, RequestContext
-from broker.metadata import TopicError
-from broker.quotas.entity import (CLIENT_ID_TYPE, CLIENTS, DEFAULT, IP_TYPE, QUOTA_KEYS, USER_TYPE, USERS,
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.metadata import TopicError
+from kafpy.broker.quotas.entity import (CLIENT_ID_TYPE, CLIENTS, DEFAULT, IP_TYPE, QUOTA_KEYS, USER_TYPE, USERS,
                                   QuotaEntity, format_quota_value, quota_values)
 
 log = logging.getLogger(__name__)

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import logging
 
-from protocol.errors import ErrorCode as E
-from protocol.messages import (
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.messages import (
     AddOffsetsToTxnResponse, AddPartitionsToTxnResponse, DescribeTransactionsResponse, EndTxnResponse,
     InitProducerIdResponse, ListTransactionsResponse)
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
-from broker.handler import Handler, RequestContext
+from kafpy.broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -1,5 +1,5 @@
 """Client quotas: produce and fetch byte rates and request time per user and client id,
 enforced with Kafka's throttling (see ``client_quotas``)."""
-from broker.quotas.client_quotas import ClientQuotas
+from kafpy.broker.quotas.client_quotas import ClientQuotas
 
 __all__ = ["ClientQuotas"]

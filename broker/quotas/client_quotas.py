@@ -18,9 +18,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from broker.quotas.entity import (CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, QuotaEntity,
+from kafpy.broker.quotas.entity import (CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, QuotaEntity,
                                   quota_values)
-from broker.quotas.manager import ClientQuotaManager
+from kafpy.broker.quotas.manager import ClientQuotaManager
 
 log = logging.getLogger("kafka.server.ClientQuotaManager")
 

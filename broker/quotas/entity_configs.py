@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from broker.quotas.entity import CLIENTS, USERS
+from kafpy.broker.quotas.entity import CLIENTS, USERS
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,12 @@ Keeps the configured limits of each entity and one ``Rate`` per metric-tag pair 
 the other). ``record`` adds a request's value and answers the throttle time the request
 earns; pure, the time is passed in. Kafka keeps a rate sensor only while it is used and
 drops it after an hour idle: so do we, swept on ``record``. Nothing on disk. Who may call
-it: ``broker.quotas.ClientQuotas`` (built by the broker), tests.
+it: ``kafpy.broker.quotas.ClientQuotas`` (built by the broker), tests.
 """
 from __future__ import annotations
 
-from broker.quotas.entity import QuotaEntity, entity_level, limit_for_tags, resolve
-from broker.quotas.rate import Rate, throttle_time_ms
+from kafpy.broker.quotas.entity import QuotaEntity, entity_level, limit_for_tags, resolve
+from kafpy.broker.quotas.rate import Rate, throttle_time_ms
 
 INACTIVE_SENSOR_EXPIRATION_MS = 3600 * 1000
 

@@ -5,7 +5,7 @@ A rate keeps ``samples`` windows of ``window_ms`` each (``quota.window.num`` = 1
 ``quota.window.size.seconds`` = 1 by default): the value recorded in the live windows,
 divided by the time they span, never taken as less than ``samples - 1`` whole windows (so
 a client's first burst is not measured over a few milliseconds). Pure: every call is given
-the time; nothing on disk. Who may call it: ``broker.quotas.manager`` only.
+the time; nothing on disk. Who may call it: ``kafpy.broker.quotas.manager`` only.
 """
 from __future__ import annotations
 

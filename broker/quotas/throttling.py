@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.quotas.client_quotas import ClientQuotas
+from kafpy.broker.quotas.client_quotas import ClientQuotas
 
 PRODUCE = 0
 FETCH = 1

@@ -21,9 +21,9 @@ from typing import Any
 
 from kazoo.exceptions import BadVersionError, NodeExistsError
 
-from broker.security.acl import (AccessControlEntry, AclOperation, AclPermissionType, PatternType,
+from kafpy.broker.security.acl import (AccessControlEntry, AclOperation, AclPermissionType, PatternType,
                                  ResourcePattern, ResourceType)
-from replication import zk_data as zd
+from kafpy.replication import zk_data as zd
 
 log = logging.getLogger("kafka.security.authorizer.AclAuthorizer")
 
@@ -91,7 +91,7 @@ class LocalAclStore:
 
 
 class ZkAclStore:
-    """ACLs in ZooKeeper (``zk`` is a ``replication.zk_client.KafkaZkClient``); ``clock`` in
+    """ACLs in ZooKeeper (``zk`` is a ``kafpy.replication.zk_client.KafkaZkClient``); ``clock`` in
     seconds ages notifications for purging."""
 
     def __init__(self, zk: Any, clock: Callable[[], float]) -> None:

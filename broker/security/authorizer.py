@@ -15,7 +15,7 @@ serves and calls ``authorize`` on the event loop for every check (it must not bl
 ``create_acls``/``delete_acls``/``acls`` back the ACL APIs; the base class answers them with
 SECURITY_DISABLED (``AclManagementDisabled``), as Kafka does for an authorizer without ACLs.
 
-Who may call it: the broker builds one (``create_authorizer``); ``broker.authorization`` and
+Who may call it: the broker builds one (``create_authorizer``); ``kafpy.broker.authorization`` and
 the ACL handlers use it. Nothing on disk itself: the store persists.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import logging
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
-from broker.security.acl import (IMPLIED_BY, WILDCARD, WILDCARD_PRINCIPAL, AccessControlEntry, AclBinding,
+from kafpy.broker.security.acl import (IMPLIED_BY, WILDCARD, WILDCARD_PRINCIPAL, AccessControlEntry, AclBinding,
                                  AclBindingFilter, AclOperation, AclPermissionType, PatternType,
                                  ResourcePattern, ResourceType)
 

@@ -8,7 +8,7 @@ broker's certificate, its keystore as the client certificate (needed when the li
 ``ssl.client.auth=required``), ``sasl.mechanism.inter.broker.protocol`` with the username and
 password of the listener's ``listener.name.<l>.<mechanism>.sasl.jaas.config`` (PLAIN's
 ``username``/``password`` options, or ScramLoginModule's). ``ClientSecurity`` keeps that,
-built once at startup; ``replication.network_client`` applies it on every connection:
+built once at startup; ``kafpy.replication.network_client`` applies it on every connection:
 ``ssl_context`` for the TLS handshake, then ``authenticate`` after ApiVersions.
 """
 from __future__ import annotations
@@ -17,17 +17,17 @@ import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
 
-from broker.security.jaas import parse_jaas_config
-from broker.security.plain import plain_client_message
-from broker.security.sasl_errors import SaslAuthenticationError
-from broker.security.scram import HASHES, ScramClient
-from broker.security.session import SASL_AUTHENTICATE, SASL_HANDSHAKE, SASL_PROTOCOLS, TLS_PROTOCOLS
+from kafpy.broker.security.jaas import parse_jaas_config
+from kafpy.broker.security.plain import plain_client_message
+from kafpy.broker.security.sasl_errors import SaslAuthenticationError
+from kafpy.broker.security.scram import HASHES, ScramClient
+from kafpy.broker.security.session import SASL_AUTHENTICATE, SASL_HANDSHAKE, SASL_PROTOCOLS, TLS_PROTOCOLS
 
 if TYPE_CHECKING:
-    from broker.config import KafkaConfig
+    from kafpy.broker.config import KafkaConfig
 
 Exchange = Callable[[int, Any], Awaitable[Any]]
 """Sends one request (api key, body) on the connection being set up; its response body."""
@@ -47,8 +47,8 @@ class ClientSecurity:
     @classmethod
     def inter_broker(cls, config: "KafkaConfig") -> "ClientSecurity | None":
         """From the inter-broker listener's settings; None when it is PLAINTEXT."""
-        from broker.config import ConfigError
-        from broker.security.ssl_factory import client_context
+        from kafpy.broker.config import ConfigError
+        from kafpy.broker.security.ssl_factory import client_context
         listener = config.inter_broker_listener_name
         protocol = config.security_protocol(listener)
         if protocol == "PLAINTEXT":

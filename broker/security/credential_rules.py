@@ -3,18 +3,18 @@ DescribeUserScramCredentials (50) needs DESCRIBE on the cluster, AlterUserScramC
 (51) ALTER on the cluster; refused, every user named in the request is answered
 CLUSTER_AUTHORIZATION_FAILED (Kafka's ``getErrorResponse`` of each request).
 
-Who may call it: ``broker.authorization_rules`` puts these rules in the per-API table.
+Who may call it: ``kafpy.broker.authorization_rules`` puts these rules in the per-API table.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
 
-from broker.authz_check import AuthzCheck, Next, Rule
-from broker.handler import RequestContext
-from broker.security.acl import AclOperation as Op
+from kafpy.broker.authz_check import AuthzCheck, Next, Rule
+from kafpy.broker.handler import RequestContext
+from kafpy.broker.security.acl import AclOperation as Op
 
 REFUSED = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
 MESSAGE = "Cluster authorization failed."

@@ -20,11 +20,11 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Protocol
 
-from broker.controller import _write_atomically
-from broker.security.scram import HASHES, ScramCredential
+from kafpy.broker.controller import _write_atomically
+from kafpy.broker.security.scram import HASHES, ScramCredential
 
 if TYPE_CHECKING:
-    from replication.zk_client import KafkaZkClient
+    from kafpy.replication.zk_client import KafkaZkClient
 
 USERS = "users"
 USER_CONFIGS_FILE = "user-configs.json"
@@ -81,7 +81,7 @@ class ZkUserConfigs(_Cached):
         self._cache[user] = _scram_of(await self._config(user))
 
     async def users(self) -> list[str]:
-        from replication.zk_data import config_entity_type_path
+        from kafpy.replication.zk_data import config_entity_type_path
         return sorted(desanitize(u) for u in await self.zk.get_children(config_entity_type_path(USERS)))
 
     async def scram_configs(self, user: str) -> dict[str, ScramCredential]:

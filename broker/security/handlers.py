@@ -13,11 +13,11 @@ import asyncio
 from collections import Counter
 from typing import Any
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
 
-from broker.handler import Handler, RequestContext
-from broker.security.scram import (MAX_ITERATIONS, MECHANISM_NUMBERS, MECHANISM_TYPES, MIN_ITERATIONS,
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.security.scram import (MAX_ITERATIONS, MECHANISM_NUMBERS, MECHANISM_TYPES, MIN_ITERATIONS,
                                    credential_from_salted_password)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hmac
 from typing import Callable
 
-from broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError
+from kafpy.broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError
 
 MECHANISM = "PLAIN"
 

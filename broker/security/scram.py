@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError
+from kafpy.broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError
 
 HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 # Kafka's ScramMechanism: both mechanisms take 4096..16384 iterations.

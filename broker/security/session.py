@@ -27,18 +27,18 @@ import ssl
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from broker.security.jaas import parse_jaas_config, plain_users
-from broker.security.plain import PlainServer
-from broker.security.principal import ANONYMOUS, KafkaPrincipal
-from broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError, client_message
-from broker.security.scram import HASHES, ScramServer
-from broker.security.ssl_principal import NoMatchingRule, SslPrincipalMapper, distinguished_name
+from kafpy.broker.security.jaas import parse_jaas_config, plain_users
+from kafpy.broker.security.plain import PlainServer
+from kafpy.broker.security.principal import ANONYMOUS, KafkaPrincipal
+from kafpy.broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError, client_message
+from kafpy.broker.security.scram import HASHES, ScramServer
+from kafpy.broker.security.ssl_principal import NoMatchingRule, SslPrincipalMapper, distinguished_name
 
 if TYPE_CHECKING:
-    from broker.config import KafkaConfig
-    from broker.security.credentials import UserConfigs
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.security.credentials import UserConfigs
 
 log = logging.getLogger("kafka.security")
 
@@ -71,8 +71,8 @@ class ListenerSecurity:
 
     @classmethod
     def from_config(cls, config: "KafkaConfig", listener: str) -> "ListenerSecurity":
-        from broker.config import ConfigError
-        from broker.security.ssl_factory import server_context
+        from kafpy.broker.config import ConfigError
+        from kafpy.broker.security.ssl_factory import server_context
         protocol = config.security_protocol(listener)
         get = lambda key: config.listener_config(listener, key)   # noqa: E731
         sec = cls(listener, protocol, reauth_ms=get("connections.max.reauth.ms"),
@@ -242,7 +242,7 @@ class AuthSession:
 def _scram_user(client_first: bytes) -> str | None:
     """The user name in a SCRAM client-first message, to load its credential; None if the
     message is not one (the SCRAM server then reports it)."""
-    from broker.security.scram import sasl_name_to_username
+    from kafpy.broker.security.scram import sasl_name_to_username
     try:
         bare = client_first.decode().split(",", 2)[2]
         name = bare.split(",", 1)[0]
@@ -256,7 +256,7 @@ def illegal_sasl_state_response(api_key: int, api_version: int) -> Any:
     ``error_code`` set to ILLEGAL_SASL_STATE, or None for an API (or version) whose response
     has no top-level error code (Kafka would set the error on each resource; kafpy closes
     without an answer there, which such a client sees as the same failed connection)."""
-    from protocol import codec
+    from kafpy.protocol import codec
     cls = codec.response_class(api_key, api_version)
     for f in cls.FIELDS:
         if f.name == "error_code" and f.versions[0] <= api_version <= f.versions[1]:

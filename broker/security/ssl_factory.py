@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from broker.config import ConfigError
+from kafpy.broker.config import ConfigError
 
 Getter = Callable[[str], Any]
 

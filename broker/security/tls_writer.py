@@ -7,7 +7,7 @@ listeners the broker reads each record slice of a Fetch response into memory
 it through the transport, which encrypts and sends it. The cost is one read copy plus the
 encryption; bench/security.py measures it against PLAINTEXT.
 
-Same interface as ``broker.server.SocketWriter`` (``write_now``, ``finish``, ``write``,
+Same interface as ``kafpy.broker.server.SocketWriter`` (``write_now``, ``finish``, ``write``,
 ``close``), so the connection need not know which it has. Back-pressure: once the
 transport's buffer passes its high-water mark (``pause_writing``), ``write_now`` hands the
 rest back and ``finish`` waits for ``resume_writing``.

@@ -1,10 +1,10 @@
 """Transaction coordinator: transactional ids, their producer ids and epochs, and the
 transactions' states in `__transaction_state`."""
 
-from coordinator.transaction.config import TransactionCoordinatorConfig
-from coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
-from coordinator.transaction.markers import MarkerChannel, TxnMarker
-from coordinator.transaction.state import TransactionMetadata, TxnState
+from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
+from kafpy.coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
+from kafpy.coordinator.transaction.markers import MarkerChannel, TxnMarker
+from kafpy.coordinator.transaction.state import TransactionMetadata, TxnState
 
 __all__ = ["InitProducerIdResult", "MarkerChannel", "TransactionCoordinator",
            "TransactionCoordinatorConfig", "TransactionMetadata", "TxnMarker", "TxnState"]

@@ -21,14 +21,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from coordinator.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
-from coordinator.partitioner import partition_for
-from coordinator.transaction.config import TransactionCoordinatorConfig
-from coordinator.transaction.markers import MarkerChannel, TxnMarker
-from coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
-from coordinator.transaction.state import (
+from kafpy.coordinator.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
+from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
+from kafpy.coordinator.transaction.markers import MarkerChannel, TxnMarker
+from kafpy.coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
+from kafpy.coordinator.transaction.state import (
     MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, TopicPartition, TransactionMetadata, TxnState,
     TxnTransit, is_epoch_exhausted)
 

@@ -19,12 +19,12 @@ import logging
 from collections import defaultdict
 from typing import Any, Awaitable, Callable
 
-from protocol.errors import ErrorCode
-from protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
 
-from coordinator.transaction.clients import BrokerClients
-from coordinator.transaction.markers import TxnMarker
-from coordinator.transaction.state import TopicPartition
+from kafpy.coordinator.transaction.clients import BrokerClients
+from kafpy.coordinator.transaction.markers import TxnMarker
+from kafpy.coordinator.transaction.state import TopicPartition
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
 

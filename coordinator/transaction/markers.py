@@ -3,7 +3,7 @@
 `MarkerChannel.send(marker)` returns a completion resolved with `ErrorCode.NONE` once
 the marker is written in every partition of the transaction (or the partition is
 gone), or with the error that stopped it (the coordinator retries later). The broker's
-implementation is `coordinator.transaction.marker_sender.TxnMarkerSender`.
+implementation is `kafpy.coordinator.transaction.marker_sender.TxnMarkerSender`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from coordinator.offsets_log import Completion
-from coordinator.transaction.state import TopicPartition
+from kafpy.coordinator.offsets_log import Completion
+from kafpy.coordinator.transaction.state import TopicPartition
 
 
 @dataclass(frozen=True)

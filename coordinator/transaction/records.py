@@ -14,10 +14,10 @@ from __future__ import annotations
 import struct
 from itertools import groupby
 
-from protocol import messages as M
-from protocol.codec import decode_data, encode_data
+from kafpy.protocol import messages as M
+from kafpy.protocol.codec import decode_data, encode_data
 
-from coordinator.transaction.state import TxnState, TxnTransit
+from kafpy.coordinator.transaction.state import TxnState, TxnTransit
 
 _I16 = struct.Struct(">h")
 KEY_VERSION = 0

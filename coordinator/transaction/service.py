@@ -18,14 +18,14 @@ import logging
 import time
 from typing import Any, Awaitable, Callable
 
-from protocol.errors import ErrorCode
-from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
-from coordinator.runtime import CoordinatorRuntime
-from coordinator.service import BrokerOffsetsLog, coordinator_node
-from coordinator.transaction.config import TransactionCoordinatorConfig
-from coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
-from coordinator.transaction.markers import MarkerChannel
+from kafpy.coordinator.runtime import CoordinatorRuntime
+from kafpy.coordinator.service import BrokerOffsetsLog, coordinator_node
+from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
+from kafpy.coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
+from kafpy.coordinator.transaction.markers import MarkerChannel
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
 # Records read from the log between two yields to the event loop while loading.

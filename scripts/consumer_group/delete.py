@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scripts.consumer_group.service import GroupService, fmt, java_exception, parse_topic_args, str_order
+from kafpy.scripts.consumer_group.service import GroupService, fmt, java_exception, parse_topic_args, str_order
 
 
 def delete(svc: GroupService) -> None:

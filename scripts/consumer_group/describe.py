@@ -9,7 +9,7 @@ import sys
 from collections import defaultdict
 from typing import Any
 
-from scripts.consumer_group.service import MISSING, GroupService, fmt, latest
+from kafpy.scripts.consumer_group.service import MISSING, GroupService, fmt, latest
 
 
 def assignment_partitions(member: dict) -> list[tuple[str, int]]:

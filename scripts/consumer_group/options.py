@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from scripts._cli import OptionParser, OptionSet
+from kafpy.scripts._cli import OptionParser, OptionSet
 
 STATES = ["PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
           "Assigning", "Reconciling"]

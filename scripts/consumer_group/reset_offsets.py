@@ -11,8 +11,8 @@ import re
 import sys
 from collections import defaultdict
 
-from scripts.consumer_group.options import SCENARIOS
-from scripts.consumer_group.service import (GroupService, UsageError, earliest, fmt, java_exception,
+from kafpy.scripts.consumer_group.options import SCENARIOS
+from kafpy.scripts.consumer_group.service import (GroupService, UsageError, earliest, fmt, java_exception,
                                             latest, parse_topic_args, str_order, tp_order)
 
 

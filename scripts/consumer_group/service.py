@@ -11,10 +11,10 @@ import sys
 import time
 from typing import Any
 
-from scripts._cli import OptionSet
-from scripts._clients import (error_name, error_text, java_exception_name, java_hashmap_order,
+from kafpy.scripts._cli import OptionSet
+from kafpy.scripts._clients import (error_name, error_text, java_exception_name, java_hashmap_order,
                               java_string_hash, topic_partition_hash)
-from scripts.consumer_group.options import STATES
+from kafpy.scripts.consumer_group.options import STATES
 
 MISSING = "-"
 

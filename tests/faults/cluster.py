@@ -13,9 +13,9 @@ from typing import Any
 
 from kazoo.client import KazooClient
 
-from protocol import codec
-from protocol.messages import MetadataRequest, RequestHeader
-from replication.zk_data import broker_path
+from kafpy.protocol import codec
+from kafpy.protocol.messages import MetadataRequest, RequestHeader
+from kafpy.replication.zk_data import broker_path
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES
 from tests.support import wire
 from tests.support.kafpy_broker import KafpyBroker

@@ -22,9 +22,9 @@ from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from protocol import codec
-from protocol.messages import RequestHeader
-from protocol.records import build_batch
+from kafpy.protocol import codec
+from kafpy.protocol.messages import RequestHeader
+from kafpy.protocol.records import build_batch
 from tests.support import wire
 
 from .history import History

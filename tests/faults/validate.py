@@ -14,8 +14,8 @@ from pathlib import Path
 
 from typing import Sequence
 
-from protocol.errors import ProtocolError
-from protocol.records import iter_batches, verify_crc
+from kafpy.protocol.errors import ProtocolError
+from kafpy.protocol.records import iter_batches, verify_crc
 
 from .history import History
 

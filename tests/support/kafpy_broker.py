@@ -1,7 +1,7 @@
-"""Runs OUR broker (`python -m broker ...`) as a child process for integration tests.
+"""Runs OUR broker (`python -m kafpy.broker ...`) as a child process for integration tests.
 
 Command line (the contract in docs/INTERFACES.md):
-    python -m broker <repo>/config/server.properties \
+    python -m kafpy.broker <repo>/config/server.properties \
         --override listeners=PLAINTEXT://127.0.0.1:<port> \
         --override advertised.listeners=PLAINTEXT://127.0.0.1:<port> \
         --override log.dirs=<log_dir> [--override k=v ...]

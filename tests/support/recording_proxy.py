@@ -8,7 +8,7 @@ accepted (set `proxy.client` before running each client). The only variant today
 compression codec of Produce requests (`produce_v9_java_lz4.bin`).
 
 With `cap_versions` (default: the API versions this project implements,
-`protocol.codec.SPECS`),
+`kafpy.protocol.codec.SPECS`),
 the proxy rewrites the broker's ApiVersions responses so clients negotiate versions within
 that range and drops APIs outside it: the recorded requests are then those the clients
 send to our broker. Pass `cap_versions=None` to record untouched traffic.
@@ -24,10 +24,10 @@ import threading
 from pathlib import Path
 from typing import Mapping
 
-from protocol.api_keys import ApiKey
-from protocol.codec import SPECS
-from protocol.varint import read_unsigned_varint as _uvarint
-from protocol.varint import unsigned_varint as _put_uvarint
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.codec import SPECS
+from kafpy.protocol.varint import read_unsigned_varint as _uvarint
+from kafpy.protocol.varint import unsigned_varint as _put_uvarint
 
 from .ports import LOOPBACK
 

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath, Path
 import pytest
 import yaml
 
-from broker.properties import load_properties
+from kafpy.broker.properties import load_properties
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
@@ -54,9 +54,11 @@ def test_image_builds_from_python_slim_and_starts_the_broker_script():
     assert re.search(r"\bpip install( --?[\w-]+)* \.(\s|$)", df["RUN"]), df["RUN"]
     assert (REPO / "scripts" / "kafka-server-start.sh").is_file()
     # every package pyproject.toml installs, and the configs, are copied into the image
-    copied = re.findall(r"^COPY (\S+) ", (REPO / "Dockerfile").read_text(), re.M)
-    packages = re.search(r"include = \[([^\]]*)\]", (REPO / "pyproject.toml").read_text()).group(1)
-    assert {p.strip(' "*') for p in packages.split(",")} | {"config"} <= set(copied), copied
+    copied = [src for line in re.findall(r"^COPY (.+) \S+$", (REPO / "Dockerfile").read_text(), re.M)
+              for src in line.split()]
+    floors = re.search(r"^FLOORS = \[([^\]]*)\]", (REPO / "setup.py").read_text(), re.M).group(1)
+    needed = {p.strip(' "') for p in floors.split(",")} | {"kafpy", "setup.py", "config"}
+    assert needed <= set(copied), copied
     assert df["ENTRYPOINT"] == '["scripts/kafka-server-start.sh"]'
     assert (REPO / "config" / "server.properties").is_file() and "config/server.properties" in df["CMD"]
 

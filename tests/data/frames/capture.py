@@ -242,7 +242,7 @@ recorded by `tests/support/recording_proxy.py`. Re-create them all with
   `aiokafka`.
 - variant: the compression codec of the first record batch of a Produce request
   (`none`, `gzip`, `snappy`, `lz4`, `zstd`).
-- {"ApiVersions answers were capped to the API versions kafpy implements (`protocol.codec.SPECS`), so these are the versions clients use with our broker; `api_versions_*.resp.bin` hold the capped answer the client saw." if capped else "Recorded uncapped: the versions clients use with Kafka itself."}
+- {"ApiVersions answers were capped to the API versions kafpy implements (`kafpy.protocol.codec.SPECS`), so these are the versions clients use with our broker; `api_versions_*.resp.bin` hold the capped answer the client saw." if capped else "Recorded uncapped: the versions clients use with Kafka itself."}
 - Payloads: `<client>-<codec>-<nnn> ` followed by a repeated pangram; topics
   `frames-java`, `frames-librdkafka`, `frames-kafka-python`, `frames-aiokafka` (one
   partition each); groups of the same names. Ids, timestamps and member ids vary between captures.

@@ -8,8 +8,8 @@ import struct
 import time
 from typing import Any
 
-from protocol import codec
-from protocol.messages import CreateTopicsRequest, ProduceRequest, RequestHeader
+from kafpy.protocol import codec
+from kafpy.protocol.messages import CreateTopicsRequest, ProduceRequest, RequestHeader
 
 PRODUCE = 0
 CREATE_TOPICS = 19

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from protocol.messages import (ApiVersionsRequest, DescribeConfigsRequest, FetchRequest,
+from kafpy.protocol.messages import (ApiVersionsRequest, DescribeConfigsRequest, FetchRequest,
                                FindCoordinatorRequest, InitProducerIdRequest, ListOffsetsRequest, MetadataRequest,
                                OffsetForLeaderEpochRequest, ProduceRequest)
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import (RawConnection, create_topic, produce_request, produce_with_client,
                                            read_all)

@@ -9,7 +9,7 @@ import time
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
-from protocol.messages import InitProducerIdRequest
+from kafpy.protocol.messages import InitProducerIdRequest
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic, produce_request, read_all
 
@@ -44,7 +44,7 @@ def first_partition(resp):
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("version", [3, 9, 11])
 def test_replayed_produce_is_acknowledged_once(shared_broker, version):
-    from protocol import codec
+    from kafpy.protocol import codec
     topic = topic_name("idem")
     create_topic(shared_broker.port, topic)
     with RawConnection("127.0.0.1", shared_broker.port) as c:
@@ -91,7 +91,7 @@ def test_replayed_produce_is_acknowledged_once(shared_broker, version):
 def test_duplicate_survives_restart(broker):
     """Producer state is recovered with the log: a replay after a clean restart is still
     acknowledged with the original offset."""
-    from protocol import codec
+    from kafpy.protocol import codec
     topic = topic_name("idem-restart")
     create_topic(broker.port, topic)
     with RawConnection("127.0.0.1", broker.port) as c:

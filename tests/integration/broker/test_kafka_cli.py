@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.records import iter_batches
+from kafpy.protocol.records import iter_batches
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import create_topic
 from tests.support.kafka_dist import run_tool

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.messages import (AlterClientQuotasRequest, DescribeClientQuotasRequest, RequestHeader)
-from protocol import codec
-from protocol.records import build_batch
+from kafpy.protocol.messages import (AlterClientQuotasRequest, DescribeClientQuotasRequest, RequestHeader)
+from kafpy.protocol import codec
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic, produce_request
 from tests.support.kafka_dist import run_tool

@@ -9,8 +9,8 @@ from typing import Iterator
 
 import pytest
 
-from protocol.messages import CreateTopicsRequest, DeleteTopicsRequest
-from protocol.records import build_batch
+from kafpy.protocol.messages import CreateTopicsRequest, DeleteTopicsRequest
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import CREATE_TOPICS, PRODUCE, RawConnection, produce_request
 from tests.support.kafpy_broker import KafpyBroker
 

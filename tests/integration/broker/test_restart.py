@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic, produce_request, read_all
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import time
 
-from protocol.messages import (DescribeProducersRequest, FindCoordinatorRequest, MetadataRequest,
+from kafpy.protocol.messages import (DescribeProducersRequest, FindCoordinatorRequest, MetadataRequest,
                                OffsetFetchRequest, ProduceRequest, TxnOffsetCommitRequest, WriteTxnMarkersRequest)
-from protocol.records import build_batch
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.records import build_batch
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
-from coordinator.partitioner import partition_for
+from kafpy.coordinator.partitioner import partition_for
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic
 

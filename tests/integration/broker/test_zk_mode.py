@@ -12,16 +12,16 @@ from typing import Any, Awaitable, Callable
 import pytest
 from kazoo.client import KazooClient
 
-from protocol.errors import ErrorCode
-from protocol.messages import LeaderAndIsrRequest, MetadataRequest, UpdateMetadataRequest
-from replication import zk_data as zd
-from replication.network_client import NetworkClient
-from replication.partition import Role
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import LeaderAndIsrRequest, MetadataRequest, UpdateMetadataRequest
+from kafpy.replication import zk_data as zd
+from kafpy.replication.network_client import NetworkClient
+from kafpy.replication.partition import Role
 
-from broker.broker import Broker
-from broker.config import KafkaConfig
-from broker.quotas.entity_configs import EntityConfigs
-from broker.zk_broker import InconsistentClusterIdException
+from kafpy.broker.broker import Broker
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.broker.zk_broker import InconsistentClusterIdException
 
 pytestmark = pytest.mark.timeout(120)
 

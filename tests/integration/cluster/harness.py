@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from kafka import KafkaConsumer, TopicPartition
 
-from protocol import codec
-from protocol.messages import MetadataRequest, RequestHeader
+from kafpy.protocol import codec
+from kafpy.protocol.messages import MetadataRequest, RequestHeader
 from tests.support import wire
 
 SESSION_TIMEOUT_MS = 6000

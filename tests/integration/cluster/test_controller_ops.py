@@ -21,9 +21,9 @@ from kafka.errors import InvalidReplicationFactorError, NotControllerError, Topi
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
 
-from protocol.errors import ErrorCode
-from protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
-from replication.network_client import NetworkClient
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
+from kafpy.replication.network_client import NetworkClient
 from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, leaders, metadata, start_cluster, wait_until
 from tests.integration.scripts.tools import run_script
 from tests.support.kafka_dist import VERSIONS, run_tool

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from protocol import codec
-from protocol.errors import ErrorCode
-from protocol.messages import FindCoordinatorRequest, RequestHeader
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import FindCoordinatorRequest, RequestHeader
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, metadata, start_cluster, wait_until
 from tests.integration.scripts.tools import REPO, run_script, script
 from tests.support import kafka_dist, process, wire

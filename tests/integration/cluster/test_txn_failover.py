@@ -14,7 +14,7 @@ import pytest
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.admin import NewTopic
 
-from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
 from tests.integration.cluster.txn_raw import RawTxnProducer, describe_txn, find_txn_coordinator, latest_offset

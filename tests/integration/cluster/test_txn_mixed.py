@@ -12,8 +12,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 
-from coordinator.partitioner import partition_for
-from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.coordinator.partitioner import partition_for
+from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import leaders, metadata, wait_until
 from tests.integration.cluster.test_mixed import (APACHE_ID, PARTITIONS, SETTINGS, apache_errors,  # noqa: F401

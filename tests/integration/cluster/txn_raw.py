@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.messages import (AddPartitionsToTxnRequest, DescribeTransactionsRequest, EndTxnRequest,
+from kafpy.protocol.messages import (AddPartitionsToTxnRequest, DescribeTransactionsRequest, EndTxnRequest,
                                FindCoordinatorRequest, InitProducerIdRequest, ListOffsetsRequest,
                                ProduceRequest)
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 
 from tests.integration.broker.raw import PRODUCE, RawConnection
 

@@ -7,8 +7,8 @@ import socket
 import threading
 import time
 
-from protocol import messages as M
-from protocol.codec import decode_response, encode_request
+from kafpy.protocol import messages as M
+from kafpy.protocol.codec import decode_response, encode_request
 from tests.support.wire import read_frame
 
 

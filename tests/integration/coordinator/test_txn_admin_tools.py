@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection, create_topic
 from tests.integration.cluster.harness import wait_until
 from tests.integration.cluster.txn_raw import RawTxnProducer, find_txn_coordinator, latest_offset, produce_batch

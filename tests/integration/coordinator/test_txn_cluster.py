@@ -7,7 +7,7 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, leaders, metadata, wait_until
 
 

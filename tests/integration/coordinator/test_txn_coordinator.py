@@ -9,8 +9,8 @@ import pytest
 from confluent_kafka import KafkaException, Producer
 from kafka import KafkaProducer
 
-from coordinator.partitioner import partition_for
-from protocol.errors import ErrorCode as E
+from kafpy.coordinator.partitioner import partition_for
+from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import wait_until
 from tests.integration.cluster.txn_raw import RawTxnProducer, describe_txn, find_txn_coordinator, latest_offset

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from protocol.errors import ErrorCode
-from replication import zk_data as zd
-from replication.leader_and_isr import LeaderAndIsr
-from replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication import zk_data as zd
+from kafpy.replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient
 from tests.integration.replication.test_controller import Recorder, run, started, wait_until, znode
 from tests.integration.replication.test_reassign_controller import isr_request
 

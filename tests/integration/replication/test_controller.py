@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo
-from protocol import codec
-from protocol.errors import ErrorCode
-from protocol.messages import (AlterPartitionRequest, LeaderAndIsrResponse, RequestHeader,
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import BrokerInfo
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (AlterPartitionRequest, LeaderAndIsrResponse, RequestHeader,
                                StopReplicaResponse, UpdateMetadataResponse)
-from replication import controller_events as ce
-from replication import zk_data as zd
-from replication.controller import KafkaController
-from replication.zk_client import KafkaZkClient
+from kafpy.replication import controller_events as ce
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller import KafkaController
+from kafpy.replication.zk_client import KafkaZkClient
 
 pytestmark = pytest.mark.timeout(120)
 

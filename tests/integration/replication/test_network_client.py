@@ -8,12 +8,12 @@ import uuid
 
 import pytest
 
-from protocol import codec
-from protocol.errors import ErrorCode
-from protocol.messages import CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest
-from protocol.records import build_batch, decode_batch, iter_batches
-from replication.broker_connection import Disconnected
-from replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest
+from kafpy.protocol.records import build_batch, decode_batch, iter_batches
+from kafpy.replication.broker_connection import Disconnected
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 from tests.support import wire
 from tests.support.ports import LOOPBACK
 

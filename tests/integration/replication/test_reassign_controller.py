@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterPartitionRequest
-from replication import zk_data as zd
-from replication.zk_client import KafkaZkClient
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest
+from kafpy.replication import zk_data as zd
+from kafpy.replication.zk_client import KafkaZkClient
 from tests.integration.replication.test_controller import (LAIR, STOP, Recorder, run, started,
                                                            wait_until, znode)
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo
-from protocol.errors import ErrorCode
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
-from replication import zk_data as zd
-from replication.controller import KafkaController
-from replication.zk_admin import ZkAdminManager
-from replication.zk_client import KafkaZkClient
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller import KafkaController
+from kafpy.replication.zk_admin import ZkAdminManager
+from kafpy.replication.zk_client import KafkaZkClient
 from tests.integration.replication.test_controller import Recorder
 
 pytestmark = pytest.mark.timeout(120)

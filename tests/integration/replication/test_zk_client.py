@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 import pytest
 from kazoo.client import KazooClient
 
-from replication import zk_data as zd
-from replication.leader_and_isr import LeaderAndIsr
-from replication.zk_client import (BrokerIdInUseError, ControllerMovedError, CreateOp, KafkaZkClient,
+from kafpy.replication import zk_data as zd
+from kafpy.replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.zk_client import (BrokerIdInUseError, ControllerMovedError, CreateOp, KafkaZkClient,
                                    NodeExistsError, SessionState)
 
 pytestmark = pytest.mark.timeout(120)

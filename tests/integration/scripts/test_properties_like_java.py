@@ -7,7 +7,7 @@ import json
 import shutil
 import subprocess
 
-from broker.properties import load_properties
+from kafpy.broker.properties import load_properties
 from tests.integration.scripts.tools import REPO
 from tests.unit.broker.test_properties import CASES
 

@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 from kazoo.client import KazooClient
 
-from replication import zk_data as zd
+from kafpy.replication import zk_data as zd
 from tests.integration.scripts.tools import run_script
 
 

@@ -2,8 +2,8 @@
 ACLs without starting a JVM tool."""
 from __future__ import annotations
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
 from tests.integration.broker.raw import RawConnection
 
 ANON = "User:ANONYMOUS"

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from protocol import messages as M
-from protocol.errors import ErrorCode
-from protocol.records import build_batch
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection, create_topic, produce_request
 from tests.integration.security import raw_acls
 from tests.integration.security.raw_acls import create_acl, delete_acls
@@ -96,7 +96,7 @@ def fetch(broker) -> tuple[int, bytes | None]:
 
 def end_offset(broker) -> int:
     """The partition's log end, from the log file (ListOffsets might be refused)."""
-    from protocol.records import iter_batches
+    from kafpy.protocol.records import iter_batches
     data = b"".join(f.read_bytes() for f in sorted((broker.log_dir / f"{TOPIC}-0").glob("*.log")))
     return sum(h.records_count for _, h in iter_batches(data))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 from tests.integration.cluster.harness import metadata, wait_until
 from tests.integration.security.raw_acls import DENY, DESCRIBE, LITERAL, PREFIXED, TOPIC, create_acl, delete_acls
 from tests.support.zk_kafka import ZkReferenceKafka

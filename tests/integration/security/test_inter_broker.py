@@ -12,7 +12,7 @@ from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
 
-from broker.security.scram import new_credential
+from kafpy.broker.security.scram import new_credential
 from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, CLUSTER_OVERRIDES, metadata, read_all, wait_until
 from tests.support.ports import LOOPBACK, free_ports
 

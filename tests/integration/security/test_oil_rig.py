@@ -27,8 +27,8 @@ from kafka.admin import KafkaAdminClient
 from kafka.admin import NewTopic as KpNewTopic
 from kafka.errors import ClusterAuthorizationFailedError, GroupAuthorizationFailedError, TopicAuthorizationFailedError
 
-from broker.security.credentials import FileUserConfigs
-from broker.security.scram import new_credential
+from kafpy.broker.security.credentials import FileUserConfigs
+from kafpy.broker.security.scram import new_credential
 from tests.support import process
 from tests.support.kafka_dist import popen_tool
 from tests.support.kafpy_broker import KafpyBroker

@@ -7,9 +7,9 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-from protocol import codec
-from protocol.errors import ErrorCode
-from protocol.records import build_batch
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection
 from tests.support.wire import api_versions
 

@@ -9,7 +9,7 @@ from typing import Iterator
 
 import pytest
 
-from spark_jobs import session
+from kafpy.spark_jobs import session
 from tests.support.kafpy_broker import KafpyBroker
 
 

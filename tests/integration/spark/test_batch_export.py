@@ -7,7 +7,7 @@ import pytest
 
 from kafka import KafkaProducer
 
-from spark_jobs import batch_export
+from kafpy.spark_jobs import batch_export
 
 from .helpers import create_topic, read_topic
 

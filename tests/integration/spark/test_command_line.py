@@ -1,4 +1,4 @@
-"""A job started the way users start it: `python -m spark_jobs.<job>` in its own process,
+"""A job started the way users start it: `python -m kafpy.spark_jobs.<job>` in its own process,
 which finds the connector jars and builds its own SparkSession."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_batch_export_from_the_command_line(spark, kafka, tmp_path):
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     result = subprocess.run(
-        [sys.executable, "-m", "spark_jobs.batch_export", "--bootstrap-servers",
+        [sys.executable, "-m", "kafpy.spark_jobs.batch_export", "--bootstrap-servers",
          kafka.bootstrap, "--topic", topic, "--partition", "0:2:7", "--output-dir", str(out),
          "--log-level", "ERROR"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=540)

@@ -8,7 +8,7 @@ import pytest
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
-from protocol.records import iter_batches
+from kafpy.protocol.records import iter_batches
 
 from .helpers import create_topic, read_topic
 

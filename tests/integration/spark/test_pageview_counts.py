@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from spark_jobs import generate, pageview_counts
+from kafpy.spark_jobs import generate, pageview_counts
 
 from .helpers import produce_json, read_json_values
 

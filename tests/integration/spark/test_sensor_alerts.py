@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from protocol.records import iter_batches
-from spark_jobs import generate, sensor_alerts
-from spark_jobs.sensor_alerts import Thresholds
+from kafpy.protocol.records import iter_batches
+from kafpy.spark_jobs import generate, sensor_alerts
+from kafpy.spark_jobs.sensor_alerts import Thresholds
 
 from .helpers import produce_json, produce_raw, read_json_values
 

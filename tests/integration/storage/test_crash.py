@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from storage import LogConfig, LogManager
+from kafpy.storage import LogConfig, LogManager
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -19,7 +19,7 @@ CHILD = textwrap.dedent(
     """
     import hashlib, sys, time
     from kafka.record.default_records import DefaultRecordBatchBuilder
-    from storage import LogConfig, LogManager
+    from kafpy.storage import LogConfig, LogManager
 
     lm = LogManager([sys.argv[1]], LogConfig(segment_bytes=64 * 1024, index_interval_bytes=512),
                     start_cleaner=False)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
-from protocol.messages import FetchRequest, ListOffsetsRequest, MetadataRequest
-from protocol.records import build_batch
+from kafpy.protocol.messages import FetchRequest, ListOffsetsRequest, MetadataRequest
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic, produce_request, read_all
 from tests.support.kafpy_broker import KafpyBroker
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from storage import KafkaStorageError, LogConfig, LogManager
+from kafpy.storage import KafkaStorageError, LogConfig, LogManager
 from tests.unit.storage.helpers import decode_all, kp_batch
 
 
@@ -58,7 +58,7 @@ def test_appends_fail_cleanly_when_the_disk_fills(small_fs):
 
 
 def test_index_append_on_a_full_disk_raises_instead_of_crashing(small_fs):
-    from storage.index import OffsetIndex
+    from kafpy.storage.index import OffsetIndex
 
     idx = OffsetIndex(str(small_fs / "00000000000000000000.index"), 0, max_index_size=512 * 1024,
                       writable=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol.records import build_control_batch, iter_batches
-from storage import LogConfig, LogManager
-from storage.log import Log
+from kafpy.protocol.records import build_control_batch, iter_batches
+from kafpy.storage import LogConfig, LogManager
+from kafpy.storage.log import Log
 from tests.support.kafka_dist import ReferenceKafka, run_tool
 from tests.unit.storage.helpers import FakeClock, decode_all, kp_batch
 
@@ -172,7 +172,7 @@ def test_we_read_segments_written_by_apache_kafka(tmp_path):
 
 
 def test_kafka_dump_log_reads_our_compacted_segments(tmp_path):
-    from storage.cleaner import LogCleaner
+    from kafpy.storage.cleaner import LogCleaner
 
     cfg = LogConfig(cleanup_policy="compact", segment_bytes=2048, min_cleanable_dirty_ratio=0.0,
                     index_interval_bytes=128)

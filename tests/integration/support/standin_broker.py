@@ -1,4 +1,4 @@
-"""A stand-in for `python -m broker`, used only to test the broker fixture's mechanics.
+"""A stand-in for `python -m kafpy.broker`, used only to test the broker fixture's mechanics.
 
 Accepts the same command line, answers ApiVersions v0 (one entry: key 18, 0..3) on the
 `listeners` port, records its arguments in `<log.dirs>/standin-args.txt`, exits 0 on SIGTERM.

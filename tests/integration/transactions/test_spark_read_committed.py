@@ -20,7 +20,7 @@ def spark_session() -> Iterator[object]:
     """The Spark session of the test run (started here when no other test started one)."""
     from pyspark.sql import SparkSession
 
-    from spark_jobs import session
+    from kafpy.spark_jobs import session
     existing = SparkSession.getActiveSession()
     s = session.build_session("kafpy-txn-tests", log_level="ERROR")
     try:

@@ -8,20 +8,20 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from protocol.messages import RequestHeader
-from protocol.records import build_batch
+from kafpy.protocol.messages import RequestHeader
+from kafpy.protocol.records import build_batch
 
-from broker.apis import ApiRegistry
-from broker.config import KafkaConfig
-from broker.controller import StandaloneController, load_controller_state
-from broker.fetch_session import FetchSessionCache
-from broker.handler import RequestContext
-from broker.metadata import BrokerInfo, MetadataCache
-from broker.replica_manager import ReplicaManager
-from broker.services import BrokerServices
-from broker.topic_config import effective_topic_config
-from replication.purgatory import DelayedOperationPurgatory
-from storage import LogConfig, LogManager
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.controller import StandaloneController, load_controller_state
+from kafpy.broker.fetch_session import FetchSessionCache
+from kafpy.broker.handler import RequestContext
+from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.broker.replica_manager import ReplicaManager
+from kafpy.broker.services import BrokerServices
+from kafpy.broker.topic_config import effective_topic_config
+from kafpy.replication.purgatory import DelayedOperationPurgatory
+from kafpy.storage import LogConfig, LogManager
 
 
 class _NoListener:

@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from broker.acceptor import Acceptor
-from broker.connection_quotas import ConnectionQuotas
+from kafpy.broker.acceptor import Acceptor
+from kafpy.broker.connection_quotas import ConnectionQuotas
 
 INT_MAX = 2**31 - 1
 

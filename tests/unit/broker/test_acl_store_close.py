@@ -2,8 +2,8 @@
 firing afterwards starts nothing (a ZooKeeper watch cannot be taken back)."""
 import asyncio
 
-from broker.security.acl_store import ZkAclStore
-from replication import zk_data as zd
+from kafpy.broker.security.acl_store import ZkAclStore
+from kafpy.replication import zk_data as zd
 
 
 class StallingZk:

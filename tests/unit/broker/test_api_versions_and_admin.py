@@ -6,16 +6,16 @@ import asyncio
 
 import pytest
 
-from protocol.messages import (ApiVersionsRequest, CreatePartitionsRequest, DeleteTopicsRequest,
+from kafpy.protocol.messages import (ApiVersionsRequest, CreatePartitionsRequest, DeleteTopicsRequest,
                                DescribeTopicPartitionsRequest)
 
-from protocol import codec
-from protocol.messages import RequestHeader
+from kafpy.protocol import codec
+from kafpy.protocol.messages import RequestHeader
 
-from broker.apis import ApiRegistry
-from broker.handlers.admin import (handle_create_partitions, handle_delete_topics,
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.handlers.admin import (handle_create_partitions, handle_delete_topics,
                                    handle_describe_topic_partitions)
-from broker.handlers.api_versions import handle_api_versions
+from kafpy.broker.handlers.api_versions import handle_api_versions
 from tests.unit.broker.helpers import LocalBroker, call
 
 UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS, INVALID_REQUEST = 3, 37, 42

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation as Op,
+from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation as Op,
                                  AclPermissionType as Perm, PatternType, ResourcePattern, ResourceType as RT,
                                  validate_binding)
-from broker.security.acl_store import LocalAclStore
-from broker.security.authorizer import AclAuthorizer, create_authorizer
+from kafpy.broker.security.acl_store import LocalAclStore
+from kafpy.broker.security.authorizer import AclAuthorizer, create_authorizer
 
 ALICE, BOB = "User:alice", "User:bob"
 

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from protocol.messages import CreateTopicsRequest, DescribeConfigsRequest, IncrementalAlterConfigsRequest
+from kafpy.protocol.messages import CreateTopicsRequest, DescribeConfigsRequest, IncrementalAlterConfigsRequest
 
-from broker.handlers.admin import handle_create_topics
-from broker.handlers.configs import handle_describe_configs, handle_incremental_alter_configs
-from broker.topic_config import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG
+from kafpy.broker.handlers.admin import handle_create_topics
+from kafpy.broker.handlers.configs import handle_describe_configs, handle_incremental_alter_configs
+from kafpy.broker.topic_config import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG
 from tests.unit.broker.helpers import LocalBroker, call
 
 TOPIC, BROKER = 2, 4
@@ -115,8 +115,8 @@ def test_create_topics_reports_configs_with_sources(broker):
 
 
 def test_dynamic_broker_retention_reaches_topics(broker):
-    from protocol.messages import IncrementalAlterConfigsRequest as IA
-    from broker.topic_config import DYNAMIC_BROKER_CONFIG
+    from kafpy.protocol.messages import IncrementalAlterConfigsRequest as IA
+    from kafpy.broker.topic_config import DYNAMIC_BROKER_CONFIG
     broker.create_topic("t")
     resp = call(broker, handle_incremental_alter_configs, 44, 1, IA(validate_only=False, resources=[
         IA.AlterConfigsResource(resource_type=BROKER, resource_name="0", configs=[
@@ -131,7 +131,7 @@ def test_dynamic_broker_retention_reaches_topics(broker):
 def test_server_properties_read_with_java_rules(tmp_path):
     """Escapes are decoded (Kafka reads the file with java.util.Properties.load) and typed
     values are trimmed as Kafka's ConfigDef trims them."""
-    from broker.config import KafkaConfig
+    from kafpy.broker.config import KafkaConfig
 
     path = tmp_path / "server.properties"
     path.write_bytes(b"broker.rack=rack\\u002d\\u00e9\nlog.dirs=/tmp/a,\\\n    /tmp/b\n"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from broker.config import ConfigError, KafkaConfig
-from broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
-from broker.server import connection_quotas
+from kafpy.broker.config import ConfigError, KafkaConfig
+from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
+from kafpy.broker.server import connection_quotas
 
 INT_MAX = 2**31 - 1
 

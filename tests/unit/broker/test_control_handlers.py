@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from protocol import codec
-from protocol.errors import ErrorCode as E
-from protocol.messages import (AlterPartitionRequest, ControlledShutdownRequest, ElectLeadersRequest,
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.messages import (AlterPartitionRequest, ControlledShutdownRequest, ElectLeadersRequest,
                                LeaderAndIsrRequest, MetadataRequest, RequestHeader, StopReplicaRequest,
                                UpdateMetadataRequest)
 
-from broker.apis import ApiRegistry
-from broker.handler import RequestContext
-from broker.handlers import control
-from broker.handlers.metadata import handle_metadata
-from replication.partition import Role
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.handler import RequestContext
+from kafpy.broker.handlers import control
+from kafpy.broker.handlers.metadata import handle_metadata
+from kafpy.replication.partition import Role
 from tests.unit.broker.helpers import LocalBroker
 
 LI = LeaderAndIsrRequest
@@ -242,7 +242,7 @@ class ControllerStandIn:
         return E.NONE, [(TOPIC, 3)]
 
     async def alter_partition(self, request: Any, api_version: int):
-        from protocol.messages import AlterPartitionResponse
+        from kafpy.protocol.messages import AlterPartitionResponse
         self.asked.append(request.broker_id)
         return AlterPartitionResponse(error_code=E.NONE, topics=[])
 
@@ -252,12 +252,12 @@ class ControllerStandIn:
                 for tp, r in reassignments.items()}
 
     async def list_partition_reassignments(self, partitions):
-        from replication.zk_data import ReplicaAssignment
+        from kafpy.replication.zk_data import ReplicaAssignment
         self.asked.append(partitions)
         return E.NONE, {(TOPIC, 1): ReplicaAssignment((0, 1, 2), adding_replicas=(2,), removing_replicas=(0,))}
 
     async def allocate_producer_ids(self, broker_id: int, broker_epoch: int):
-        from replication.zk_data import ProducerIdBlock
+        from kafpy.replication.zk_data import ProducerIdBlock
         self.asked.append(("pids", broker_id, broker_epoch))
         return ProducerIdBlock(broker_id, 3000) if broker_epoch == 55 else E.STALE_BROKER_EPOCH
 
@@ -290,7 +290,7 @@ def test_controller_requests_reach_the_cluster_controller(broker):
 
 
 def test_allocate_producer_ids_is_answered_by_the_active_controller(broker):
-    from protocol.messages import AllocateProducerIdsRequest
+    from kafpy.protocol.messages import AllocateProducerIdsRequest
     broker.services.cluster_controller = ControllerStandIn(active=False)
     resp = wire_call(broker, control.handle_allocate_producer_ids, 67, 0,
                      AllocateProducerIdsRequest(broker_id=2, broker_epoch=55))
@@ -320,7 +320,7 @@ def test_elect_leaders_for_all_partitions_answers_those_that_needed_one(broker):
 
 
 def test_reassignment_requests_go_to_the_active_controller(broker):
-    from protocol.messages import AlterPartitionReassignmentsRequest as AR, ListPartitionReassignmentsRequest as LR
+    from kafpy.protocol.messages import AlterPartitionReassignmentsRequest as AR, ListPartitionReassignmentsRequest as LR
     alter = AR(timeout_ms=1000, topics=[AR.ReassignableTopic(name=TOPIC, partitions=[
         AR.ReassignablePartition(partition_index=0, replicas=[1, 2]),
         AR.ReassignablePartition(partition_index=1, replicas=None)])])
@@ -348,8 +348,8 @@ def test_control_apis_are_advertised_only_in_zookeeper_mode():
 
 
 def test_topic_changes_on_a_broker_that_is_not_the_controller(broker):
-    from protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest
-    from broker.handlers.admin import handle_create_partitions, handle_create_topics, handle_delete_topics
+    from kafpy.protocol.messages import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest
+    from kafpy.broker.handlers.admin import handle_create_partitions, handle_create_topics, handle_delete_topics
     broker.create_topic("existing")
     broker.services.cluster_controller = ControllerStandIn(active=False)
     create = CreateTopicsRequest(timeout_ms=1000, topics=[CreateTopicsRequest.CreatableTopic(

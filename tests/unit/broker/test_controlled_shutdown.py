@@ -7,12 +7,12 @@ import asyncio
 import logging
 from typing import Any
 
-from protocol.errors import ErrorCode
-from protocol.messages import ControlledShutdownResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import ControlledShutdownResponse
 
-from broker.config import KafkaConfig
-from broker.controlled_shutdown import controlled_shutdown
-from broker.metadata import BrokerInfo, MetadataCache
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.controlled_shutdown import controlled_shutdown
+from kafpy.broker.metadata import BrokerInfo, MetadataCache
 
 R = ControlledShutdownResponse
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from broker.error_responses import error_code_for, error_response
-from protocol import codec
-from protocol import messages as M
-from protocol.errors import ErrorCode as E, InvalidRequest
-from storage.errors import KafkaStorageError
+from kafpy.broker.error_responses import error_code_for, error_response
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode as E, InvalidRequest
+from kafpy.storage.errors import KafkaStorageError
 
 ERR = E.UNKNOWN_SERVER_ERROR
 

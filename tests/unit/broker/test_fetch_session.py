@@ -6,13 +6,13 @@ import asyncio
 
 import pytest
 
-from protocol.messages import FetchRequest
-from protocol.errors import ErrorCode
-from protocol.records import iter_batches
+from kafpy.protocol.messages import FetchRequest
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.records import iter_batches
 
-from broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionCache,
+from kafpy.broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartition, FetchSessionCache,
                                   FetchSessionError, next_epoch)
-from broker.handlers.fetch import handle_fetch
+from kafpy.broker.handlers.fetch import handle_fetch
 from tests.unit.broker.helpers import LocalBroker, call
 
 FETCH = 1
@@ -194,8 +194,8 @@ def test_long_poll_wakes_on_append(broker):
     broker.create_topic("a", 1)
 
     async def run():
-        from broker.handler import RequestContext
-        from protocol.messages import RequestHeader
+        from kafpy.broker.handler import RequestContext
+        from kafpy.protocol.messages import RequestHeader
         req = F(replica_id=-1, max_wait_ms=30000, min_bytes=1, max_bytes=1 << 20, isolation_level=0,
                 session_id=0, session_epoch=FINAL_EPOCH, rack_id="", forgotten_topics_data=[],
                 topics=[F.FetchTopic(topic="a", partitions=[F.FetchPartition(

@@ -6,14 +6,14 @@ import asyncio
 
 import pytest
 
-from protocol.messages import (InitProducerIdRequest, ListOffsetsRequest, MetadataRequest,
+from kafpy.protocol.messages import (InitProducerIdRequest, ListOffsetsRequest, MetadataRequest,
                                OffsetForLeaderEpochRequest, ProduceRequest)
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 
-from broker.handlers.metadata import handle_metadata
-from broker.handlers.offsets import handle_list_offsets, handle_offset_for_leader_epoch
-from broker.handlers.txn import handle_init_producer_id
-from broker.handlers.produce import handle_produce
+from kafpy.broker.handlers.metadata import handle_metadata
+from kafpy.broker.handlers.offsets import handle_list_offsets, handle_offset_for_leader_epoch
+from kafpy.broker.handlers.txn import handle_init_producer_id
+from kafpy.broker.handlers.produce import handle_produce
 from tests.unit.broker.helpers import LocalBroker, call
 
 P = ProduceRequest
@@ -84,7 +84,7 @@ def test_produce_acks_zero_has_no_response(broker):
 
 
 def test_failed_produce_with_acks_zero_closes_the_connection(broker):
-    from broker.handler import CloseConnection
+    from kafpy.broker.handler import CloseConnection
     with pytest.raises(CloseConnection):
         produce(broker, "nope", build_batch([(None, b"x")]), acks=0)
 

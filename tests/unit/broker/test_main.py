@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import resource
 
-from broker.__main__ import raise_open_file_limit
+from kafpy.broker.__main__ import raise_open_file_limit
 
 
 def test_soft_open_file_limit_is_raised_to_the_hard_one():

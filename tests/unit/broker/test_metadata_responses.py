@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from broker.handlers.metadata import handle_metadata
-from broker.metadata_responses import EncodedMetadataResponse
-from protocol import codec
-from protocol.messages import MetadataRequest, MetadataResponse
+from kafpy.broker.handlers.metadata import handle_metadata
+from kafpy.broker.metadata_responses import EncodedMetadataResponse
+from kafpy.protocol import codec
+from kafpy.protocol.messages import MetadataRequest, MetadataResponse
 from tests.unit.broker.helpers import LocalBroker, call
 
 M = MetadataRequest

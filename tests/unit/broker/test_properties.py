@@ -1,4 +1,4 @@
-"""broker.properties against the rules of java.util.Properties.load.
+"""kafpy.broker.properties against the rules of java.util.Properties.load.
 
 Each expected value follows from Java's LineReader/loadConvert; the same inputs are checked
 against a real JVM in tests/integration/scripts/test_properties_like_java.py.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from broker.properties import load_properties, parse_properties
+from kafpy.broker.properties import load_properties, parse_properties
 
 # name -> (file bytes, expected properties, or the ValueError message)
 CASES: dict[str, tuple[bytes, dict[str, str] | str]] = {

@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from protocol.errors import ErrorCode
-from protocol.messages import ProduceRequest
-from protocol.records import build_batch
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import ProduceRequest
+from kafpy.protocol.records import build_batch
 
-from broker.handlers.produce import handle_produce
+from kafpy.broker.handlers.produce import handle_produce
 from tests.unit.broker.helpers import LocalBroker, call
 
 F1 = 1
@@ -29,14 +29,14 @@ def broker(tmp_path):
 def _follow(broker, topic: str, epoch: int = 1) -> None:
     """Make this broker a follower of F1 for topic-0 (what a LeaderAndIsr would say)."""
     part = broker.replica_manager.get_partition(topic, 0)
-    from replication.partition import PartitionState
+    from kafpy.replication.partition import PartitionState
     broker.replica_manager.apply_partition_states([PartitionState(
         topic, 0, part.topic_id, F1, epoch, 1, (0, F1), (0, F1))])
 
 
 def _isr_of_two(broker, topic: str, epoch: int = 1):
     """Lead topic-0 with a follower F1 in the ISR, so the HW waits for F1."""
-    from replication.partition import PartitionState
+    from kafpy.replication.partition import PartitionState
     part = broker.replica_manager.get_partition(topic, 0)
     broker.replica_manager.apply_partition_states([PartitionState(
         topic, 0, part.topic_id, 0, epoch, 1, (0, F1), (0, F1))])
@@ -47,7 +47,7 @@ def test_apply_partition_states_hosts_and_drops(broker):
     info = broker.create_topic("a", 2)
     rm = broker.replica_manager
     assert rm.get_partition("a", 1).is_leader
-    from replication.partition import PartitionState
+    from kafpy.replication.partition import PartitionState
     stale = rm.apply_partition_states([PartitionState("a", 0, info.topic_id, 0, 0, 0, (0,), (0,))])
     assert stale == {("a", 0): ErrorCode.STALE_CONTROLLER_EPOCH}
     broker.loop.run_until_complete(broker.controller.delete_topic("a"))
@@ -107,7 +107,7 @@ def test_produce_acks_all_min_isr_up_front(broker):
     broker.create_topic("t", configs={"min.insync.replicas": "2"})
     part = broker.replica_manager.get_partition("t", 0)
     assert part.min_insync_replicas == 2
-    from replication.partition import PartitionState
+    from kafpy.replication.partition import PartitionState
     broker.replica_manager.apply_partition_states([PartitionState(
         "t", 0, part.topic_id, 0, 1, 1, (0, F1), (0,))])
     r = _produce(broker, "t", -1)
@@ -115,7 +115,7 @@ def test_produce_acks_all_min_isr_up_front(broker):
 
 
 def test_partition_state_is_frozen():
-    from replication.partition import PartitionState
+    from kafpy.replication.partition import PartitionState
     s = PartitionState("t", 0, b"", 0, 0, 0, (0,), (0,))
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.leader = 1  # type: ignore[misc]
@@ -134,11 +134,11 @@ def two_dir_broker(tmp_path):
 
 def test_a_failed_log_dir_takes_its_partitions_offline(two_dir_broker):
     import errno
-    from protocol.messages import FetchRequest, ListOffsetsRequest, MetadataRequest
-    from broker.handlers.fetch import handle_fetch
-    from broker.handlers.metadata import handle_metadata
-    from broker.handlers.offsets import handle_list_offsets
-    from storage.errors import KafkaStorageError
+    from kafpy.protocol.messages import FetchRequest, ListOffsetsRequest, MetadataRequest
+    from kafpy.broker.handlers.fetch import handle_fetch
+    from kafpy.broker.handlers.metadata import handle_metadata
+    from kafpy.broker.handlers.offsets import handle_list_offsets
+    from kafpy.storage.errors import KafkaStorageError
 
     b = two_dir_broker
     rm, lm = b.replica_manager, b.log_manager

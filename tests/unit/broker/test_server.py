@@ -14,15 +14,15 @@ import tempfile
 
 import pytest
 
-from broker import server as server_mod
-from broker.acceptor import Acceptor
-from broker.apis import ApiRegistry
-from broker.connection_quotas import ConnectionQuotas
-from broker.handler import CloseConnection, Handler
-from broker.config import KafkaConfig
-from broker.server import KafkaConnection, SocketServer, SocketWriter, TrafficStats
-from protocol import codec
-from protocol.messages import ApiVersionsRequest, ApiVersionsResponse, FetchResponse, RequestHeader
+from kafpy.broker import server as server_mod
+from kafpy.broker.acceptor import Acceptor
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.connection_quotas import ConnectionQuotas
+from kafpy.broker.handler import CloseConnection, Handler
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.server import KafkaConnection, SocketServer, SocketWriter, TrafficStats
+from kafpy.protocol import codec
+from kafpy.protocol.messages import ApiVersionsRequest, ApiVersionsResponse, FetchResponse, RequestHeader
 
 API_VERSIONS = 18
 FETCH = 1
@@ -111,7 +111,7 @@ def request(corr: int, client_id: str, api_key: int = API_VERSIONS, version: int
 
 
 def fetch_request(corr: int) -> bytes:
-    from protocol.messages import FetchRequest
+    from kafpy.protocol.messages import FetchRequest
     return request(corr, "c", FETCH, 12, FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20,
                                                        isolation_level=0, session_id=0, session_epoch=-1,
                                                        topics=[], forgotten_topics_data=[], rack_id=""))

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import struct
 
-from protocol.memory_pool import MemoryPool
-from protocol.messages import ApiVersionsRequest
+from kafpy.protocol.memory_pool import MemoryPool
+from kafpy.protocol.messages import ApiVersionsRequest
 from tests.unit.broker.test_server import Harness, request
 
 BIG = ApiVersionsRequest(client_software_name="x" * 600_000, client_software_version="1")

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.errors import ErrorCode as E
-from protocol.messages import (DescribeProducersRequest, FetchRequest, ListOffsetsRequest, ProduceRequest,
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.messages import (DescribeProducersRequest, FetchRequest, ListOffsetsRequest, ProduceRequest,
                                WriteTxnMarkersRequest)
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 
-from broker.handlers.fetch import handle_fetch
-from broker.handlers.offsets import handle_list_offsets
-from broker.handlers.produce import handle_produce
-from broker.handlers.producers import handle_describe_producers
-from broker.txn_markers import handle_write_txn_markers, write_txn_markers
+from kafpy.broker.handlers.fetch import handle_fetch
+from kafpy.broker.handlers.offsets import handle_list_offsets
+from kafpy.broker.handlers.produce import handle_produce
+from kafpy.broker.handlers.producers import handle_describe_producers
+from kafpy.broker.txn_markers import handle_write_txn_markers, write_txn_markers
 from tests.unit.broker.helpers import call
 from tests.unit.broker.test_handlers import broker  # noqa: F401 - the socket-free broker fixture
 

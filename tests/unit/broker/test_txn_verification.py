@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from protocol.errors import ErrorCode as E
-from protocol.records import build_batch
-from protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.records import build_batch
+from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
-from broker.txn_verification import PARTITION_NOT_ADDED, TxnVerifier, produce_error, transactional_producer
+from kafpy.broker.txn_verification import PARTITION_NOT_ADDED, TxnVerifier, produce_error, transactional_producer
 
 
 def test_transactional_producer_reads_the_batch_header():

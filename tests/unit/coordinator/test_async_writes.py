@@ -2,9 +2,9 @@
 and answers meanwhile, and what a commit or a failure changes (Kafka's
 pendingOffsetCommits and the completion callbacks of storeGroup/storeOffsets)."""
 
-from protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode as E
 
-from coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
 
 from tests.unit.coordinator.helpers import drive, join, make_coordinator, stable_group, sync
 

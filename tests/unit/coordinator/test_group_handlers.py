@@ -8,12 +8,12 @@ import itertools
 
 import pytest
 
-from protocol import messages as M
-from protocol.codec import decode_response, encode_response
+from kafpy.protocol import messages as M
+from kafpy.protocol.codec import decode_response, encode_response
 
-from broker.handlers import group as G
-from coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
-from protocol.errors import ErrorCode as E
+from kafpy.broker.handlers import group as G
+from kafpy.coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
+from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import subscription
 

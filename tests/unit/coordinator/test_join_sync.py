@@ -1,7 +1,7 @@
 """JoinGroup / SyncGroup / Heartbeat / LeaveGroup transitions and error paths."""
 
-from coordinator import GroupState
-from protocol.errors import ErrorCode as E
+from kafpy.coordinator import GroupState
+from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import (
     drive, join, make_coordinator, stable_group, subscription, sync)

@@ -1,7 +1,7 @@
 """Remaining transitions and error paths of the classic group state machine."""
 
-from coordinator import GroupState
-from protocol.errors import ErrorCode as E
+from kafpy.coordinator import GroupState
+from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import commit, drive, join, make_coordinator, stable_group, subscription, sync
 

@@ -1,7 +1,7 @@
 """OffsetCommit / OffsetFetch / OffsetDelete / DeleteGroups / ListGroups / DescribeGroups."""
 
-from coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
-from protocol.errors import ErrorCode as E
+from kafpy.coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import commit, make_coordinator, stable_group, subscription
 

@@ -1,4 +1,4 @@
-"""coordinator.service without sockets: real storage Logs under a small stand-in for the
+"""kafpy.coordinator.service without sockets: real storage Logs under a small stand-in for the
 replica manager (the `get_partition` / `append_records_to_leader` / `wait_for_commit`
 interface the broker's ReplicaManager offers), whose commits the tests release by hand.
 Covers: the offsets topic requested on the first FindCoordinator, commits answered only
@@ -10,12 +10,12 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
-from protocol.errors import ErrorCode as E
-from protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
-from coordinator import GroupCoordinatorConfig, OffsetAndMetadata
-from coordinator.service import GroupCoordinatorService
-from storage import LogConfig, LogManager
+from kafpy.coordinator import GroupCoordinatorConfig, OffsetAndMetadata
+from kafpy.coordinator.service import GroupCoordinatorService
+from kafpy.storage import LogConfig, LogManager
 
 PARTITIONS = 3
 

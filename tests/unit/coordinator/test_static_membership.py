@@ -1,7 +1,7 @@
 """Static membership (group.instance.id, KIP-345): replacement and fencing."""
 
-from coordinator import GroupState
-from protocol.errors import ErrorCode as E
+from kafpy.coordinator import GroupState
+from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import drive, join, make_coordinator, subscription, sync
 

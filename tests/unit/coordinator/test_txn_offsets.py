@@ -3,9 +3,9 @@ UNSTABLE_OFFSET_COMMIT for require_stable fetches meanwhile, member checks, and 
 transactional offsets and markers when a partition is loaded."""
 from __future__ import annotations
 
-from protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode as E
 
-from coordinator import InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator import InMemoryOffsetsLog, OffsetAndMetadata
 from tests.unit.coordinator.helpers import make_coordinator, stable_group
 
 TP = ("t", 0)

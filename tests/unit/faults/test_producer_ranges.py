@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from protocol.records import build_batch
+from kafpy.protocol.records import build_batch
 from tests.faults.history import History, read
 from tests.faults.validate import producer_ranges, record_producer_batches
 

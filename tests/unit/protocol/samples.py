@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from protocol import messages as M
+from kafpy.protocol import messages as M
 
 _INTS = {
     "int8": -7,

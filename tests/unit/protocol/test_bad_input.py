@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from protocol import codec
-from protocol import messages as M
-from protocol.errors import (
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import (
     ErrorCode,
     InvalidRequest,
     ProtocolError,

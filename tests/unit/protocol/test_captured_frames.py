@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol import codec
-from protocol import messages as M
-from protocol.errors import UnsupportedVersion
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import UnsupportedVersion
 
 FRAMES = Path(__file__).resolve().parents[2] / "data" / "frames"
 NAME = re.compile(r"^(?P<api>.+?)_v(?P<version>\d+)_(?P<client>.+?)(?P<resp>\.resp)?\.bin$")

@@ -6,9 +6,9 @@ import struct
 
 import pytest
 
-from protocol import codec
-from protocol import messages as M
-from protocol.errors import ErrorCode, UnknownApiKey, UnsupportedVersion
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode, UnknownApiKey, UnsupportedVersion
 
 
 class FakeSlice:

@@ -11,8 +11,8 @@ import snappy
 import zstandard
 from kafka import codec as kp_codec
 
-from protocol import compression as c
-from protocol.errors import CorruptRecord, ProtocolError, UnsupportedCompression
+from kafpy.protocol import compression as c
+from kafpy.protocol.errors import CorruptRecord, ProtocolError, UnsupportedCompression
 
 CODECS = [c.NONE, c.GZIP, c.SNAPPY, c.LZ4, c.ZSTD]
 

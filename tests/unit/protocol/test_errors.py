@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from protocol import errors as E
+from kafpy.protocol import errors as E
 
 
 def test_codes_names_and_retriable() -> None:

@@ -5,8 +5,8 @@ import struct
 
 import pytest
 
-from protocol.errors import FrameTooLarge, ProtocolError, TruncatedFrame
-from protocol.framing import DEFAULT_MAX_FRAME, FrameReader, frame, read_size, split_frame
+from kafpy.protocol.errors import FrameTooLarge, ProtocolError, TruncatedFrame
+from kafpy.protocol.framing import DEFAULT_MAX_FRAME, FrameReader, frame, read_size, split_frame
 
 
 def test_read_size_limits() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol import generate, import_specs
-from protocol import messages as M
+from kafpy.protocol import generate, import_specs
+from kafpy.protocol import messages as M
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -20,16 +20,16 @@ def test_checked_in_output_is_current(tmp_path: Path) -> None:
     out = tmp_path / "messages.py"
     assert generate.main(["--output", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == (REPO / "protocol" / "messages.py").read_text(encoding="utf-8"), (
-        "protocol/messages.py is stale: run python -m protocol.generate"
+        "protocol/messages.py is stale: run python -m kafpy.protocol.generate"
     )
 
 
 def test_check_flag_exit_codes(tmp_path: Path) -> None:
     out = tmp_path / "messages.py"
     out.write_text("# stale\n", encoding="utf-8")
-    cmd = [sys.executable, "-m", "protocol.generate", "--check", "--output", str(out)]
+    cmd = [sys.executable, "-m", "kafpy.protocol.generate", "--check", "--output", str(out)]
     assert subprocess.run(cmd, cwd=REPO, capture_output=True).returncode == 1
-    subprocess.run([sys.executable, "-m", "protocol.generate", "--output", str(out)], cwd=REPO, check=True)
+    subprocess.run([sys.executable, "-m", "kafpy.protocol.generate", "--output", str(out)], cwd=REPO, check=True)
     assert subprocess.run(cmd, cwd=REPO, capture_output=True).returncode == 0
 
 
@@ -148,7 +148,7 @@ def test_constructor_defaults_and_fresh_mutables() -> None:
 
 
 def test_api_key_enum() -> None:
-    from protocol.api_keys import ApiKey
+    from kafpy.protocol.api_keys import ApiKey
 
     assert ApiKey.PRODUCE == 0 and ApiKey.API_VERSIONS == 18 and ApiKey.OFFSET_FOR_LEADER_EPOCH == 23
     assert {int(k) for k in ApiKey} == set(M.API_KEYS)

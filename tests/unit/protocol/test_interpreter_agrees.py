@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import codec
-from protocol import messages as M
-from protocol._interpreter import INTERPRETER
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol._interpreter import INTERPRETER
 
 from .samples import all_api_versions, sample
 

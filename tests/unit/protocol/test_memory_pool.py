@@ -6,8 +6,8 @@ import struct
 
 import pytest
 
-from protocol.framing import FrameReader
-from protocol.memory_pool import MemoryPool
+from kafpy.protocol.framing import FrameReader
+from kafpy.protocol.memory_pool import MemoryPool
 
 
 def framed(payload: bytes) -> bytes:

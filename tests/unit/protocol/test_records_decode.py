@@ -6,10 +6,10 @@ import pytest
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords, MemoryRecordsBuilder
 
-from protocol import records as r
-from protocol.batch_header import pack_batch
-from protocol.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD
-from protocol.errors import CorruptRecord, ProtocolError, UnsupportedCompression
+from kafpy.protocol import records as r
+from kafpy.protocol.batch_header import pack_batch
+from kafpy.protocol.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD
+from kafpy.protocol.errors import CorruptRecord, ProtocolError, UnsupportedCompression
 
 CODECS = [NONE, GZIP, SNAPPY, LZ4, ZSTD]
 BASE_TS = 1_700_000_000_000

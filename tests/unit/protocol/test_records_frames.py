@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol import records as r
-from protocol.codec import decode_request, decode_response
+from kafpy.protocol import records as r
+from kafpy.protocol.codec import decode_request, decode_response
 
 FRAMES = Path(__file__).resolve().parents[2] / "data" / "frames"
 CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}

@@ -4,8 +4,8 @@ import random
 
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
-from protocol import records as r
-from protocol.errors import ProtocolError
+from kafpy.protocol import records as r
+from kafpy.protocol.errors import ProtocolError
 
 SEED = 20261125
 ROUNDS_V2 = 10_000

@@ -5,8 +5,8 @@ import struct
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder, DefaultRecordBatch
 
-from protocol import records as r
-from protocol.errors import CorruptRecord, ProtocolError
+from kafpy.protocol import records as r
+from kafpy.protocol.errors import CorruptRecord, ProtocolError
 
 
 def kp_batch(n=3, compression=0, producer_id=-1, producer_epoch=-1, base_sequence=-1,

@@ -12,7 +12,7 @@ import subprocess
 import lz4.frame
 import pytest
 
-from protocol import records as r
+from kafpy.protocol import records as r
 from tests.support import kafka_dist
 
 JAVA = r"""
@@ -231,7 +231,7 @@ def test_we_read_kafkas_batches(java_run):
 def test_we_upconvert_kafkas_legacy_message_sets(java_run):
     """Kafka's magic 0/1 writer, magic 0 lz4 with its KAFKA-3160 header checksum included."""
     _, _, _, legacy = java_run
-    from protocol.legacy import iter_legacy_messages
+    from kafpy.protocol.legacy import iter_legacy_messages
 
     shallow = list(iter_legacy_messages(legacy))
     assert [(m.magic, codec) for m, codec, _ in shallow][:1] == [(0, 0)]

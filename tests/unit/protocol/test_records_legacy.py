@@ -8,10 +8,10 @@ import pytest
 from kafka.record.default_records import DefaultRecordBatch
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
-from protocol import compression as c
-from protocol import legacy
-from protocol import records as r
-from protocol.errors import CorruptRecord, UnsupportedCompression
+from kafpy.protocol import compression as c
+from kafpy.protocol import legacy
+from kafpy.protocol import records as r
+from kafpy.protocol.errors import CorruptRecord, UnsupportedCompression
 
 
 def kp_legacy(magic, codec, n=6, ts=1_600_000_000_000):

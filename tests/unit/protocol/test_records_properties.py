@@ -3,7 +3,7 @@
 from hypothesis import given, settings, strategies as st
 from kafka.record.default_records import DefaultRecordBatch
 
-from protocol import records as r
+from kafpy.protocol import records as r
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
 blobs = st.one_of(st.none(), st.binary(max_size=300))

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from kafka.protocol.api_message import ApiMessage
 
-from protocol import codec
-from protocol import messages as M
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
 
 from .samples import owner, present, sample
 

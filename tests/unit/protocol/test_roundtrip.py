@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import codec
-from protocol import messages as M
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
 
 from .samples import all_api_versions, data_messages, sample
 

@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import codec
-from protocol import messages as M
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
 
 from .samples import strategy
 

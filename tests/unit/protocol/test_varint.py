@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.varint import read_unsigned_varint, read_varlong, unsigned_varint, varlong
+from kafpy.protocol.varint import read_unsigned_varint, read_varlong, unsigned_varint, varlong
 
 
 @pytest.mark.parametrize("n,encoded", [

@@ -9,16 +9,16 @@ import asyncio
 from pathlib import Path
 from typing import Mapping
 
-from protocol.errors import ErrorCode
-from protocol.messages import FetchResponse
-from protocol.records import build_batch, iter_batches
-from storage.config import LogConfig
-from storage.errors import OffsetOutOfRangeError
-from storage.log import Log
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import FetchResponse
+from kafpy.protocol.records import build_batch, iter_batches
+from kafpy.storage.config import LogConfig
+from kafpy.storage.errors import OffsetOutOfRangeError
+from kafpy.storage.log import Log
 
-from replication.fetch_state import EpochEndOffset, TopicPartition
-from replication.fetcher import FetchPlan
-from replication.leader_endpoint import LeaderEndPointError
+from kafpy.replication.fetch_state import EpochEndOffset, TopicPartition
+from kafpy.replication.fetcher import FetchPlan
+from kafpy.replication.leader_endpoint import LeaderEndPointError
 
 TP = TopicPartition("topic", 0)
 

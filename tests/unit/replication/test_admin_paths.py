@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-from protocol.errors import ErrorCode
-from replication import controller_events as ce
-from replication import zk_data as zd
-from replication.controller_context import ControllerContext
-from replication.leader_and_isr import LeaderAndIsr
-from replication.leader_elections import ZkPreferredReplicaElection, preferred_election_targets
-from replication.reassignment import validate_zk_target
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication import controller_events as ce
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller_context import ControllerContext
+from kafpy.replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.leader_elections import ZkPreferredReplicaElection, preferred_election_targets
+from kafpy.replication.reassignment import validate_zk_target
 
 
 def context() -> ControllerContext:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterPartitionResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionResponse
 
-from broker.metadata import BrokerInfo, MetadataCache
-from replication.alter_partition_manager import AlterPartitionManager, alter_partition_request
-from replication.partition import PendingIsrChange
+from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication.alter_partition_manager import AlterPartitionManager, alter_partition_request
+from kafpy.replication.partition import PendingIsrChange
 
 TID = b"\x07" * 16
 R = AlterPartitionResponse

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from protocol.errors import ErrorCode
-from replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
                                     new_partitions_assignment, rack_alternated_broker_list,
                                     validate_topic_assignment)
 

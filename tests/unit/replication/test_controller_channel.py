@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from broker.metadata import BrokerInfo
-from protocol import codec
-from protocol.messages import RequestHeader
-from replication import zk_data as zd
-from replication.controller_channel import (LEADER_AND_ISR, STOP_REPLICA, UPDATE_METADATA,
+from kafpy.broker.metadata import BrokerInfo
+from kafpy.protocol import codec
+from kafpy.protocol.messages import RequestHeader
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller_channel import (LEADER_AND_ISR, STOP_REPLICA, UPDATE_METADATA,
                                             ControllerChannelManager, ControllerRequestBatch, broker_info)
-from replication.controller_context import ControllerContext
-from replication.leader_and_isr import LeaderAndIsr
+from kafpy.replication.controller_context import ControllerContext
+from kafpy.replication.leader_and_isr import LeaderAndIsr
 
 
 def reg(b: int) -> zd.BrokerRegistration:
@@ -111,7 +111,7 @@ class FlakyClient:
 
 
 def test_channel_sends_in_order_retries_and_drops_removed_brokers(monkeypatch):
-    monkeypatch.setattr("replication.controller_channel.RETRY_BACKOFF_S", 0.001)
+    monkeypatch.setattr("kafpy.replication.controller_channel.RETRY_BACKOFF_S", 0.001)
 
     async def main() -> None:
         log: list = []

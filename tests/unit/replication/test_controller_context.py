@@ -1,11 +1,11 @@
 """ControllerContext's queries and the AlterPartition decision rules (pure, no ZooKeeper)."""
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
-from protocol.messages import AlterPartitionRequest
-from replication import zk_data as zd
-from replication.controller_context import ControllerContext, alter_partition_decision
-from replication.leader_and_isr import LeaderAndIsr
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest
+from kafpy.replication import zk_data as zd
+from kafpy.replication.controller_context import ControllerContext, alter_partition_decision
+from kafpy.replication.leader_and_isr import LeaderAndIsr
 
 P = AlterPartitionRequest.PartitionData
 B = AlterPartitionRequest.BrokerState
@@ -80,8 +80,8 @@ def test_alter_partition_rules():
 
 
 def test_replicas_in_failed_log_dirs_are_offline_until_the_broker_restarts():
-    from protocol.messages import LeaderAndIsrResponse as R
-    from replication.log_dir_events import partition_errors, update_offline_dirs
+    from kafpy.protocol.messages import LeaderAndIsrResponse as R
+    from kafpy.replication.log_dir_events import partition_errors, update_offline_dirs
 
     ctx = context()
     v4 = R(error_code=0, partition_errors=[R.LeaderAndIsrPartitionError(topic_name="t", partition_index=0,

@@ -4,8 +4,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from protocol.errors import ErrorCode
-from replication import controller_events as ce
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication import controller_events as ce
 
 
 class RecordingProcessor:

@@ -1,9 +1,9 @@
 """Kafka's leader elections (Election.scala) on plain values, cases from REPLICATION.md §2."""
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
-from replication import election
-from replication.leader_and_isr import NO_LEADER, LeaderAndIsr, LeaderRecoveryState
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication import election
+from kafpy.replication.leader_and_isr import NO_LEADER, LeaderAndIsr, LeaderRecoveryState
 
 RECOVERING = LeaderRecoveryState.RECOVERING
 

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from protocol import codec
-from protocol.errors import ErrorCode
-from protocol.messages import FetchResponse, RequestHeader
-from protocol.records import build_batch
-from replication.broker_connection import Disconnected
-from replication.fetch_state import (BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig,
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import FetchResponse, RequestHeader
+from kafpy.protocol.records import build_batch
+from kafpy.replication.broker_connection import Disconnected
+from kafpy.replication.fetch_state import (BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig,
                                      TopicPartition, replica_client_config)
-from replication.fetcher import FetcherCore, fetch_request, response_partitions, whole_batches_size
-from replication.fetcher_thread import ReplicaFetcherThread
-from replication.follower_log import StorageFollowerLog
+from kafpy.replication.fetcher import FetcherCore, fetch_request, response_partitions, whole_batches_size
+from kafpy.replication.fetcher_thread import ReplicaFetcherThread
+from kafpy.replication.follower_log import StorageFollowerLog
 
 from .in_memory_leader import TP, InMemoryLeader, append, batches, become_leader, open_log
 

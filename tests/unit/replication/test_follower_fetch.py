@@ -4,13 +4,13 @@ expands the ISR and moves the high watermark (completing an acks=all wait); also
 LATEST on a new leader whose HW is behind its epoch start."""
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
-from protocol.messages import FetchRequest, ListOffsetsRequest
-from protocol.records import build_batch
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import FetchRequest, ListOffsetsRequest
+from kafpy.protocol.records import build_batch
 
-from broker.handlers.fetch import handle_fetch
-from broker.handlers.offsets import handle_list_offsets
-from replication.partition import PartitionState
+from kafpy.broker.handlers.fetch import handle_fetch
+from kafpy.broker.handlers.offsets import handle_list_offsets
+from kafpy.replication.partition import PartitionState
 from tests.unit.broker.helpers import call
 from tests.unit.broker.test_replica_manager import broker  # noqa: F401 - the fixture: a broker without sockets
 

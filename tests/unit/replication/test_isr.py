@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.errors import ErrorCode
-from protocol.records import build_batch
-from storage import LogConfig
-from storage.log import Log
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.records import build_batch
+from kafpy.storage import LogConfig
+from kafpy.storage.log import Log
 
-from replication.partition import Partition, PartitionState, PendingIsrChange
+from kafpy.replication.partition import Partition, PartitionState, PendingIsrChange
 
 ME, F1, F2 = 0, 1, 2
 LAG_MS = 10000

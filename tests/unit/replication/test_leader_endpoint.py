@@ -8,14 +8,14 @@ from typing import Any, Callable
 
 import pytest
 
-from protocol import codec
-from protocol.errors import ErrorCode
-from protocol.messages import (ApiVersionsResponse, FetchResponse, ListOffsetsResponse, OffsetForLeaderEpochResponse)
-from replication.broker_connection import BrokerConnection
-from replication.fetch_state import EpochEndOffset, TopicPartition
-from replication.fetcher import FetchPlan, PartitionFetch
-from replication.leader_endpoint import LeaderEndPointError, RemoteLeaderEndPoint
-from replication.network_client import NetworkClient
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (ApiVersionsResponse, FetchResponse, ListOffsetsResponse, OffsetForLeaderEpochResponse)
+from kafpy.replication.broker_connection import BrokerConnection
+from kafpy.replication.fetch_state import EpochEndOffset, TopicPartition
+from kafpy.replication.fetcher import FetchPlan, PartitionFetch
+from kafpy.replication.leader_endpoint import LeaderEndPointError, RemoteLeaderEndPoint
+from kafpy.replication.network_client import NetworkClient
 
 API_VERSIONS, FETCH, LIST_OFFSETS, OFFSET_FOR_LEADER_EPOCH = 18, 1, 2, 23
 TP = TopicPartition("topic", 0)

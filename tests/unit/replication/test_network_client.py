@@ -10,13 +10,13 @@ from typing import Any, Callable
 
 import pytest
 
-from protocol import codec
-from protocol.errors import ErrorCode, UnsupportedVersion
-from protocol.messages import (ApiVersionsResponse, FetchRequest, FetchResponse, MetadataRequest,
+from kafpy.protocol import codec
+from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
+from kafpy.protocol.messages import (ApiVersionsResponse, FetchRequest, FetchResponse, MetadataRequest,
                                MetadataResponse, ProduceRequest)
-from replication.broker_connection import (BrokerConnection, CorrelationIdMismatch, Disconnected,
+from kafpy.replication.broker_connection import (BrokerConnection, CorrelationIdMismatch, Disconnected,
                                            RequestTimedOut)
-from replication.network_client import (ExponentialBackoff, NetworkClient, NetworkClientConfig,
+from kafpy.replication.network_client import (ExponentialBackoff, NetworkClient, NetworkClientConfig,
                                         usable_versions)
 
 API_VERSIONS, METADATA, FETCH, PRODUCE, LIST_OFFSETS = 18, 3, 1, 0, 2

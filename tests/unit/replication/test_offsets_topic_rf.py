@@ -2,9 +2,9 @@
 configured one, refused (never capped) while fewer brokers are alive, as Kafka 3.x does."""
 import pytest
 
-from broker.metadata import TopicError
-from protocol.errors import ErrorCode
-from replication.zk_admin import offsets_topic_replication_factor
+from kafpy.broker.metadata import TopicError
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication.zk_admin import offsets_topic_replication_factor
 
 
 def test_enough_live_brokers_give_the_configured_factor():

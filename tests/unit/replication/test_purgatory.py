@@ -1,9 +1,9 @@
 """DelayedOperationPurgatory, DelayedProduce and DelayedFetch with a hand-driven timer."""
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode
 
-from replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
+from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
 
 
 class ManualTimer:

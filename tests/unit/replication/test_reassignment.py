@@ -2,9 +2,9 @@
 checks Kafka applies to a target, and when phase 2 may run."""
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
-from replication.reassignment import is_complete, origin_replicas, reassign_to, validate_target
-from replication.zk_data import ReplicaAssignment
+from kafpy.protocol.errors import ErrorCode
+from kafpy.replication.reassignment import is_complete, origin_replicas, reassign_to, validate_target
+from kafpy.replication.zk_data import ReplicaAssignment
 
 
 def test_reassign_to_puts_target_first_and_splits_adding_and_removing():

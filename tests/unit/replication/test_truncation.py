@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from replication.fetch_state import BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig, ZERO_UUID
-from replication.fetcher import FetcherCore
-from replication.fetcher_thread import ReplicaFetcherThread
-from replication.follower_log import UNDEFINED_EPOCH, StorageFollowerLog
-from replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
-from storage.log import Log
+from kafpy.replication.fetch_state import BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig, ZERO_UUID
+from kafpy.replication.fetcher import FetcherCore
+from kafpy.replication.fetcher_thread import ReplicaFetcherThread
+from kafpy.replication.follower_log import UNDEFINED_EPOCH, StorageFollowerLog
+from kafpy.replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
+from kafpy.storage.log import Log
 
 from .in_memory_leader import TP, InMemoryLeader, append, batches, become_leader, open_log
 

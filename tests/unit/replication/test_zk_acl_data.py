@@ -1,5 +1,5 @@
 """ACL znodes and change notifications in Kafka's ZooKeeper format."""
-from replication import zk_data as zd
+from kafpy.replication import zk_data as zd
 
 
 def test_acl_node_round_trip_and_paths():

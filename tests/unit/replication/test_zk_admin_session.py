@@ -8,11 +8,11 @@ import time
 
 from kazoo.protocol.states import EventType, KazooState, WatchedEvent
 
-from broker.config import KafkaConfig
-from broker.metadata import BrokerInfo, MetadataCache
-from replication import zk_data as zd
-from replication.zk_admin import ZkAdminManager
-from replication.zk_client import SessionState
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication import zk_data as zd
+from kafpy.replication.zk_admin import ZkAdminManager
+from kafpy.replication.zk_client import SessionState
 
 
 class FakeZk:
@@ -96,8 +96,8 @@ def _admin_with(zk: FakeZk, controller: _Controller) -> ZkAdminManager:
 def test_session_expiry_during_create_topic_answers_an_error_code_not_an_exception():
     """A controller whose session expires mid-request answers NOT_CONTROLLER once it has
     resigned, UNKNOWN_SERVER_ERROR while it still thinks it leads: a Kafka error code either way."""
-    from broker.metadata import TopicError
-    from protocol.errors import ErrorCode
+    from kafpy.broker.metadata import TopicError
+    from kafpy.protocol.errors import ErrorCode
 
     async def main() -> None:
         for active_after, code in ((False, ErrorCode.NOT_CONTROLLER), (True, ErrorCode.UNKNOWN_SERVER_ERROR)):

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from replication import zk_data as zd
-from replication.leader_and_isr import LeaderAndIsr, LeaderRecoveryState
+from kafpy.replication import zk_data as zd
+from kafpy.replication.leader_and_isr import LeaderAndIsr, LeaderRecoveryState
 
 
 def same_json(a: bytes, b: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kazoo.exceptions import ConnectionLoss
 from kazoo.retry import KazooRetry
 
-from replication.zk_client import CONNECTION_RETRY, KafkaZkClient
+from kafpy.replication.zk_client import CONNECTION_RETRY, KafkaZkClient
 
 
 def test_reconnect_waits_stay_near_a_second_after_a_long_outage():

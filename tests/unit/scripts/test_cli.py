@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts._cli import OptionException, OptionParser, UsageExit, parse_key_value_args
+from kafpy.scripts._cli import OptionException, OptionParser, UsageExit, parse_key_value_args
 
 
 def parser():

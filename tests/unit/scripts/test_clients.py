@@ -1,8 +1,8 @@
-"""scripts._clients.admin_client: the command config reaches the factory, and the client is
+"""kafpy.scripts._clients.admin_client: the command config reaches the factory, and the client is
 closed whatever happens, without a failing close hiding the command's own error."""
 import pytest
 
-from scripts._clients import admin_client
+from kafpy.scripts._clients import admin_client
 
 
 class Admin:

@@ -4,8 +4,8 @@ import io
 import pytest
 from kafka import TopicPartition
 
-from scripts import kafka_console_consumer as cc
-from scripts._cli import UsageExit
+from kafpy.scripts import kafka_console_consumer as cc
+from kafpy.scripts._cli import UsageExit
 from tests.unit.scripts.fakes import FakeConsumer, Rec
 
 

@@ -3,7 +3,7 @@ import io
 
 import pytest
 
-from scripts import kafka_console_producer as cp
+from kafpy.scripts import kafka_console_producer as cp
 from tests.unit.scripts.fakes import FakeProducer
 
 

@@ -1,10 +1,10 @@
 """kafka-acls' command line to ACLs, and Kafka's text for them (no broker)."""
 import pytest
 
-from broker.security.acl import AccessControlEntry, AclOperation as Op, AclPermissionType as P, PatternType, \
+from kafpy.broker.security.acl import AccessControlEntry, AclOperation as Op, AclPermissionType as P, PatternType, \
     ResourceType as R
-from scripts._cli import UsageExit
-from scripts.kafka_acls import build_parser, check_args, entry_text, filter_to_entries, pattern_text
+from kafpy.scripts._cli import UsageExit
+from kafpy.scripts.kafka_acls import build_parser, check_args, entry_text, filter_to_entries, pattern_text
 
 BS = ["--bootstrap-server", "localhost:9092"]
 

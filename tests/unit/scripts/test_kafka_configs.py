@@ -3,7 +3,7 @@ import io
 
 import pytest
 
-from scripts import kafka_configs as kc
+from kafpy.scripts import kafka_configs as kc
 
 ENTRIES = {
     "cleanup.policy": {"value": "compact", "config_source": "DYNAMIC_TOPIC_CONFIG",

@@ -3,10 +3,10 @@ import io
 
 import pytest
 
-from scripts import kafka_consumer_groups as kcg
-from scripts.consumer_group import reset_offsets
-from scripts._cli import UsageExit
-from scripts._clients import java_hashmap_order, java_string_hash, topic_partition_hash
+from kafpy.scripts import kafka_consumer_groups as kcg
+from kafpy.scripts.consumer_group import reset_offsets
+from kafpy.scripts._cli import UsageExit
+from kafpy.scripts._clients import java_hashmap_order, java_string_hash, topic_partition_hash
 from tests.unit.scripts.fakes import FakeAdmin
 
 MEMBER = {"member_id": "consumer-1-abc", "client_id": "consumer-1", "client_host": "/127.0.0.1",

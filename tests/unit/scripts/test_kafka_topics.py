@@ -3,8 +3,8 @@ import io
 
 import pytest
 
-from scripts import kafka_topics as kt
-from scripts._cli import UsageExit
+from kafpy.scripts import kafka_topics as kt
+from kafpy.scripts._cli import UsageExit
 from tests.unit.scripts.fakes import FakeAdmin
 
 CONFIGS = {"my-topic": {

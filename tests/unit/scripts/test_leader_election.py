@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts import kafka_leader_election as le
+from kafpy.scripts import kafka_leader_election as le
 
 
 class FakeAdmin:

@@ -8,7 +8,7 @@ import json
 import kafka.errors as Errors
 from kafka import TopicPartition
 
-from scripts import kafka_reassign_partitions as rp
+from kafpy.scripts import kafka_reassign_partitions as rp
 
 
 class FakeAdmin:

@@ -7,8 +7,8 @@ import types
 
 import pytest
 
-from spark_jobs import generate
-from spark_jobs.sensor_alerts import Thresholds
+from kafpy.spark_jobs import generate
+from kafpy.spark_jobs.sensor_alerts import Thresholds
 
 
 def test_sensor_readings_deterministic_and_shaped():

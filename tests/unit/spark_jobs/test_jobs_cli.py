@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_jobs import batch_export, pageview_counts, sensor_alerts
-from spark_jobs.sensor_alerts import Thresholds
+from kafpy.spark_jobs import batch_export, pageview_counts, sensor_alerts
+from kafpy.spark_jobs.sensor_alerts import Thresholds
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[3]
     ("generate", ["sensor", "pageviews"]),
 ])
 def test_help(module, words):
-    out = subprocess.run([sys.executable, "-m", f"spark_jobs.{module}", "--help"], cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", f"kafpy.spark_jobs.{module}", "--help"], cwd=REPO,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     for w in words:

@@ -1,4 +1,4 @@
-"""spark_jobs.session without a JVM: connector jar cache, Maven fetch, settings."""
+"""kafpy.spark_jobs.session without a JVM: connector jar cache, Maven fetch, settings."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_jobs import session
+from kafpy.spark_jobs import session
 
 
 def test_artifact_name_strips_versions():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from storage import LogConfig
-from storage.log import Log
+from kafpy.storage import LogConfig
+from kafpy.storage.log import Log
 
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 

@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from storage import segment as segment_mod
-from storage.errors import CorruptRecordError, OutOfOrderSequenceError, InvalidProducerEpochError
-from storage.log import Log
+from kafpy.storage import segment as segment_mod
+from kafpy.storage.errors import CorruptRecordError, OutOfOrderSequenceError, InvalidProducerEpochError
+from kafpy.storage.log import Log
 
 from .helpers import FakeClock, batch_of, kp_batch, open_log
 

@@ -1,6 +1,6 @@
 import os
 
-from storage.checkpoint import (
+from kafpy.storage.checkpoint import (
     LeaderEpochCheckpointFile,
     OffsetCheckpointFile,
     PartitionMetadataFile,

@@ -1,7 +1,7 @@
 import os
 
-from storage import LogConfig, LogManager
-from storage.cleaner import CLEANER_CHECKPOINT
+from kafpy.storage import LogConfig, LogManager
+from kafpy.storage.cleaner import CLEANER_CHECKPOINT
 
 from .helpers import FakeClock, decode_all, kp_batch
 
@@ -12,7 +12,7 @@ def make(tmp_path, clock, **cfg):
     base.update(cfg)
     lm = LogManager([str(tmp_path / "d")], LogConfig(**base), clock=clock, start_cleaner=False)
     lm.startup()
-    from storage.cleaner import LogCleaner
+    from kafpy.storage.cleaner import LogCleaner
 
     cleaner = LogCleaner(lm, clock=clock)
     return lm, lm.get_or_create_log("compacted", 0), cleaner
@@ -27,7 +27,7 @@ def contents(lg):
             break
         recs = decode_all(res.records.read_bytes())
         out += [(o, k, v) for o, k, v, _ in recs if o >= off]
-        from protocol.records import iter_batches
+        from kafpy.protocol.records import iter_batches
 
         off = [h for _, h in iter_batches(res.records.read_bytes())][-1].last_offset + 1
     return out
@@ -143,7 +143,7 @@ def test_interrupted_swap_is_completed_on_load(tmp_path):
     expected = {k: v for _, k, v in contents(lg)}
     for seg in lg.segments:
         seg.offset_index.flush()
-    from storage.log import Log
+    from kafpy.storage.log import Log
 
     lg2 = Log(lg.dir, lg.config, clock=clock, needs_recovery=True)
     assert not any(n.endswith(".swap") for n in os.listdir(lg.dir))
@@ -198,7 +198,7 @@ def test_cleaner_thread_races_appends_reads_and_retention(tmp_path):
                      retention_bytes=20_000, file_delete_delay_ms=0)
     lm = LogManager([str(tmp_path / "d")], base, clock=clock, start_cleaner=False)
     lm.startup()
-    from storage.cleaner import LogCleaner
+    from kafpy.storage.cleaner import LogCleaner
 
     cleaner = LogCleaner(lm, clock=clock)
     lg = lm.get_or_create_log("race", 0)

@@ -1,4 +1,4 @@
-from storage import LogConfig
+from kafpy.storage import LogConfig
 
 
 def test_topic_names_and_defaults():

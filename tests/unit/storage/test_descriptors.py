@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import struct
 
-from storage.index import OffsetIndex
-from storage.mapping import FileMapping
+from kafpy.storage.index import OffsetIndex
+from kafpy.storage.mapping import FileMapping
 from tests.unit.storage.helpers import batch_of, open_log, reopen
 
 
@@ -96,7 +96,7 @@ def test_a_file_mapping_outlives_its_descriptor(tmp_path):
 
 
 def test_create_logs_is_all_or_nothing(tmp_path):
-    from storage import KafkaStorageError, LogConfig, LogManager
+    from kafpy.storage import KafkaStorageError, LogConfig, LogManager
 
     lm = LogManager([str(tmp_path)], LogConfig(), start_cleaner=False)
     lm.startup(cluster_id="c", broker_id=0)

@@ -1,9 +1,9 @@
 """Housekeeping unmaps the indexes of inactive segments; they map again on their next lookup."""
 from __future__ import annotations
 
-from protocol.records import build_batch
-from storage import LogConfig
-from storage.log_manager import LogManager, descriptor_usage
+from kafpy.protocol.records import build_batch
+from kafpy.storage import LogConfig
+from kafpy.storage.log_manager import LogManager, descriptor_usage
 
 
 def test_housekeeping_unloads_inactive_indexes_and_lookups_map_them_again(tmp_path):

@@ -3,8 +3,8 @@ import struct
 
 import pytest
 
-from storage.errors import CorruptIndexError
-from storage.index import OffsetIndex, TimeIndex
+from kafpy.storage.errors import CorruptIndexError
+from kafpy.storage.index import OffsetIndex, TimeIndex
 
 
 def test_offset_index_lookup_and_preallocation(tmp_path):

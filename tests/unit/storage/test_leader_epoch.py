@@ -1,4 +1,4 @@
-from storage.leader_epoch import LeaderEpochFileCache
+from kafpy.storage.leader_epoch import LeaderEpochFileCache
 
 
 def make(tmp_path, leo):

@@ -2,15 +2,15 @@ import os
 
 import pytest
 
-from protocol.records import iter_batches, parse_header, decode_batch
-from storage import (
+from kafpy.protocol.records import iter_batches, parse_header, decode_batch
+from kafpy.storage import (
     CorruptRecordError,
     InvalidRecordError,
     OffsetOutOfRangeError,
     RecordListTooLargeError,
     RecordTooLargeError,
 )
-from storage.log import parse_topic_partition
+from kafpy.storage.log import parse_topic_partition
 
 from .helpers import FakeClock, batch_of, decode_all, kp_batch, open_log, reopen
 
@@ -332,7 +332,7 @@ def test_clean_reopen_keeps_everything(tmp_path):
 
 
 def test_create_time_bounds(tmp_path):
-    from storage.errors import InvalidTimestampError
+    from kafpy.storage.errors import InvalidTimestampError
 
     clock = FakeClock(1_800_000_000_000)
     lg = open_log(tmp_path, clock=clock, message_timestamp_before_max_ms=1000,
@@ -343,7 +343,7 @@ def test_create_time_bounds(tmp_path):
     assert e.value.error_code == 32
     with pytest.raises(InvalidTimestampError):
         lg.append_as_leader(batch_of(1, timestamp=clock.ms + 501), 0)
-    from storage import LogConfig
+    from kafpy.storage import LogConfig
 
     assert LogConfig.from_properties({"message.timestamp.difference.max.ms": "7"}).timestamp_bounds() == (7, 7)
 

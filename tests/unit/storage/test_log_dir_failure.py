@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from storage import KafkaStorageError, LogConfig, LogManager
-from storage.log_dir_failure import LogDirFailureChannel, failure_errno, is_log_dir_failure
-from storage.log_manager import CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT
+from kafpy.storage import KafkaStorageError, LogConfig, LogManager
+from kafpy.storage.log_dir_failure import LogDirFailureChannel, failure_errno, is_log_dir_failure
+from kafpy.storage.log_manager import CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT
 from tests.unit.storage.helpers import kp_batch
 
 

@@ -2,7 +2,7 @@
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from protocol.records import decode_batch, iter_batches
+from kafpy.protocol.records import decode_batch, iter_batches
 
 from .helpers import batch_of, open_log, reopen
 
@@ -77,7 +77,7 @@ def test_reads_match_model(tmp_path_factory, ops):
 def test_unclean_recovery_keeps_an_intact_prefix(tmp_path_factory, n, cut, flip, bit):
     import os
 
-    from storage.log import Log
+    from kafpy.storage.log import Log
 
     tmp = tmp_path_factory.mktemp("crash")
     lg = open_log(tmp, segment_bytes=1200, index_interval_bytes=200)

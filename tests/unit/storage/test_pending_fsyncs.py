@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from storage import LogConfig
-from storage.checkpoint import LeaderEpochCheckpointFile, PartitionMetadataFile, PendingFsyncs
-from storage.log_manager import RECOVERY_POINT_CHECKPOINT, LogManager
+from kafpy.storage import LogConfig
+from kafpy.storage.checkpoint import LeaderEpochCheckpointFile, PartitionMetadataFile, PendingFsyncs
+from kafpy.storage.log_manager import RECOVERY_POINT_CHECKPOINT, LogManager
 
 
 def _record_fsyncs(monkeypatch) -> list[str]:

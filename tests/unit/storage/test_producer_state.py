@@ -4,10 +4,10 @@ import struct
 import crc32c
 import pytest
 
-from protocol.errors import ErrorCode
-from protocol.records import build_control_batch
-from storage.errors import InvalidProducerEpochError, OutOfOrderSequenceError
-from storage.producer_state import ProducerStateManager
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.records import build_control_batch
+from kafpy.storage.errors import InvalidProducerEpochError, OutOfOrderSequenceError
+from kafpy.storage.producer_state import ProducerStateManager
 
 from .helpers import FakeClock, batch_of, open_log, reopen
 
@@ -111,7 +111,7 @@ def test_corrupt_snapshot_is_deleted_and_state_rebuilt(tmp_path):
     raw = bytearray(open(p, "rb").read())
     raw[-1] ^= 1
     open(p, "wb").write(raw)
-    from storage.log import Log
+    from kafpy.storage.log import Log
 
     lg2 = Log(lg.dir, lg.config, clock=FakeClock(), needs_recovery=False)
     assert not os.path.exists(p)

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from protocol.records import iter_batches
-from storage import KafkaStorageError, LogConfig, LogManager
-from storage.log import Log
+from kafpy.protocol.records import iter_batches
+from kafpy.storage import KafkaStorageError, LogConfig, LogManager
+from kafpy.storage.log import Log
 
 from .helpers import FakeClock, batch_of, decode_all, kp_batch, open_log, reopen
 
@@ -65,7 +65,7 @@ def test_clean_open_does_not_scan(tmp_path, monkeypatch):
     lg = open_log(tmp_path, segment_bytes=1000)
     fill(lg, 20)
     lg.close()
-    from storage.segment import LogSegment
+    from kafpy.storage.segment import LogSegment
 
     called = []
     monkeypatch.setattr(LogSegment, "recover", lambda self, *a, **k: called.append(self) or 0)
@@ -77,7 +77,7 @@ def test_unclean_open_scans_only_from_recovery_point(tmp_path, monkeypatch):
     lg = open_log(tmp_path, segment_bytes=1000)
     fill(lg, 30)
     rp = lg.segments[-2].base_offset
-    from storage.segment import LogSegment
+    from kafpy.storage.segment import LogSegment
 
     real = LogSegment.recover
     scanned = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage import LogConfig, LogManager
+from kafpy.storage import LogConfig, LogManager
 from tests.unit.storage.helpers import kp_batch
 
 

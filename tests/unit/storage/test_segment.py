@@ -1,8 +1,8 @@
 import os
 
-from protocol.records import iter_batches, parse_header, set_base_offset
+from kafpy.protocol.records import iter_batches, parse_header, set_base_offset
 
-from storage.segment import LogSegment, log_filename
+from kafpy.storage.segment import LogSegment, log_filename
 
 from .helpers import batch_of
 

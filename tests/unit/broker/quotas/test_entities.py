@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from broker.handlers.quotas import InvalidQuotaRequest, altered_configs, describe_entities, parse_entity
-from broker.quotas.client_quotas import ClientQuotas
-from broker.quotas.entity import DEFAULT, QuotaEntity, resolve, sanitize
-from broker.quotas.entity_configs import EntityConfigs
+from kafpy.broker.handlers.quotas import InvalidQuotaRequest, altered_configs, describe_entities, parse_entity
+from kafpy.broker.quotas.client_quotas import ClientQuotas
+from kafpy.broker.quotas.entity import DEFAULT, QuotaEntity, resolve, sanitize
+from kafpy.broker.quotas.entity_configs import EntityConfigs
 
 
 def test_paths_are_sanitized_and_read_back():

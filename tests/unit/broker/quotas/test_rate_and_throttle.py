@@ -1,9 +1,9 @@
 """Kafka's windowed rate and throttle time, with the time passed in."""
 from __future__ import annotations
 
-from broker.quotas.manager import ClientQuotaManager
-from broker.quotas.entity import QuotaEntity
-from broker.quotas.rate import Rate, throttle_time_ms
+from kafpy.broker.quotas.manager import ClientQuotaManager
+from kafpy.broker.quotas.entity import QuotaEntity
+from kafpy.broker.quotas.rate import Rate, throttle_time_ms
 
 
 def test_a_first_burst_is_measured_over_samples_minus_one_windows():

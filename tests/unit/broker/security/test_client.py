@@ -3,12 +3,12 @@ import asyncio
 
 import pytest
 
-from protocol import messages as M
+from kafpy.protocol import messages as M
 
-from broker.security.client import ClientSecurity
-from broker.security.sasl_errors import SaslAuthenticationError
-from broker.security.scram import new_credential
-from broker.security.session import AUTHENTICATED, ListenerSecurity
+from kafpy.broker.security.client import ClientSecurity
+from kafpy.broker.security.sasl_errors import SaslAuthenticationError
+from kafpy.broker.security.scram import new_credential
+from kafpy.broker.security.session import AUTHENTICATED, ListenerSecurity
 
 
 class _Credentials:

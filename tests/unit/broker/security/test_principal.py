@@ -1,6 +1,6 @@
 import pytest
 
-from broker.security.principal import ANONYMOUS, KafkaPrincipal
+from kafpy.broker.security.principal import ANONYMOUS, KafkaPrincipal
 
 
 def test_str_and_parse_round_trip():

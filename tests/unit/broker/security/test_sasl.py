@@ -2,12 +2,12 @@ import asyncio
 
 import pytest
 
-from broker.security import scram
-from broker.security.jaas import parse_jaas_config, plain_users
-from broker.security.plain import PlainServer
-from broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError, client_message
-from broker.security.session import AUTHENTICATED, FAILED, ListenerSecurity, illegal_sasl_state_response
-from broker.security.ssl_principal import SslPrincipalMapper, distinguished_name
+from kafpy.broker.security import scram
+from kafpy.broker.security.jaas import parse_jaas_config, plain_users
+from kafpy.broker.security.plain import PlainServer
+from kafpy.broker.security.sasl_errors import SaslAuthenticationError, SaslExchangeError, client_message
+from kafpy.broker.security.session import AUTHENTICATED, FAILED, ListenerSecurity, illegal_sasl_state_response
+from kafpy.broker.security.ssl_principal import SslPrincipalMapper, distinguished_name
 
 
 def test_scram_sha256_server_matches_rfc7677_example(monkeypatch):

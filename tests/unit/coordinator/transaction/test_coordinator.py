@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
-from coordinator import ImmediateFuture, InMemoryOffsetsLog
-from coordinator.transaction import (
+from kafpy.coordinator import ImmediateFuture, InMemoryOffsetsLog
+from kafpy.coordinator.transaction import (
     TransactionCoordinator, TransactionCoordinatorConfig, TxnMarker, TxnState)
-from coordinator.transaction.records import decode_key, decode_value
-from protocol.errors import ErrorCode as E
+from kafpy.coordinator.transaction.records import decode_key, decode_value
+from kafpy.protocol.errors import ErrorCode as E
 
 T = "txn-1"
 TP = ("orders", 0)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from coordinator.transaction.marker_sender import TxnMarkerSender
-from coordinator.transaction.markers import TxnMarker
-from protocol.errors import ErrorCode as E
-from protocol.messages import WriteTxnMarkersResponse as R
+from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
+from kafpy.coordinator.transaction.markers import TxnMarker
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.messages import WriteTxnMarkersResponse as R
 
 
 class _Metadata:
