@@ -32,6 +32,7 @@ from typing import Any, Callable
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.coordinator.partitioner import partition_for
 from kafpy.coordinator.transaction.clients import BrokerClients
@@ -39,7 +40,6 @@ from kafpy.coordinator.transaction.clients import BrokerClients
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
 E = ErrorCode
-ADD_PARTITIONS_TO_TXN = 24
 TopicPartition = tuple[str, int]
 # Batch header fields (magic 2): the low byte of the attributes, producer id and epoch.
 _ATTRIBUTES, TRANSACTIONAL_BIT = 22, 0x10
@@ -133,10 +133,10 @@ class TxnVerifier:
         try:
             client = self._clients.get(node)
             await client.ready()
-            if client.api_version(ADD_PARTITIONS_TO_TXN) < 4:
+            if client.api_version(ApiKey.ADD_PARTITIONS_TO_TXN) < 4:
                 # a coordinator that cannot verify: the batch appends unverified, as in Kafka
                 return {tp: E.NONE for tp in partitions}
-            resp = await client.send(ADD_PARTITIONS_TO_TXN,
+            resp = await client.send(ApiKey.ADD_PARTITIONS_TO_TXN,
                                      _verify_request(transactional_id, producer_id, epoch, partitions))
         except asyncio.CancelledError:
             raise

@@ -16,6 +16,7 @@ import struct
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ProduceResponse
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.partition import PartitionError
 from kafpy.storage.errors import StorageError
 
@@ -204,4 +205,4 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     return R(responses=topics_out, throttle_time_ms=0)
 
 
-HANDLERS = [Handler(0, 0, 11, handle_produce)]
+HANDLERS = [Handler(ApiKey.PRODUCE, 0, 11, handle_produce)]
