@@ -41,18 +41,6 @@ ERROR_FIELDS = frozenset({"error_code", "partition_error_code"})
 _PRIMITIVES = frozenset({"string", "int8", "int16", "int32", "int64", "uuid"})
 
 
-def error_code_for(exc: BaseException) -> ErrorCode:
-    """The code Kafka would map ``exc`` to: its own ``error_code`` when it carries one
-    (protocol and storage errors do), else UNKNOWN_SERVER_ERROR."""
-    code = getattr(exc, "error_code", None)
-    if isinstance(code, int) and not isinstance(code, bool):
-        try:
-            return ErrorCode(code)
-        except ValueError:
-            pass
-    return ErrorCode.UNKNOWN_SERVER_ERROR
-
-
 def error_response(api_key: int, version: int, request: Any, error: ErrorCode) -> Any | None:
     """The response to ``request`` (``api_key`` at ``version``) with ``error`` in every
     error field, or None when Kafka would close the connection instead."""

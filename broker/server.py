@@ -50,7 +50,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol import codec
-from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
+from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion, error_code_for
 from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
 from kafpy.protocol.api_keys import ApiKey
@@ -58,7 +58,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from kafpy.broker.eager_coroutine import resume
-from kafpy.broker.error_responses import error_code_for, error_response
+from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from kafpy.broker.quotas.throttling import throttle_response
 from kafpy.broker.security.client import ClientSecurity

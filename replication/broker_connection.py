@@ -27,7 +27,7 @@ from collections import deque
 from typing import Any, Callable, Protocol
 
 from kafpy.protocol import codec
-from kafpy.protocol.errors import ErrorCode, ProtocolError, TruncatedFrame
+from kafpy.protocol.errors import ErrorCode, KafkaError, ProtocolError, TruncatedFrame
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.framing import DEFAULT_BUFFER_SIZE, FrameReader
 from kafpy.protocol.messages import RequestHeader
@@ -48,7 +48,7 @@ class Timer(Protocol):
     def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
-class NetworkError(Exception):
+class NetworkError(KafkaError):
     """Base of the broker-to-broker client's errors; ``error_code`` is what Kafka reports."""
 
     error_code: ErrorCode = ErrorCode.NETWORK_EXCEPTION

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Mapping, Protocol
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.protocol.messages import (FetchResponse, ListOffsetsRequest, ListOffsetsResponse, OffsetForLeaderEpochRequest,
                                OffsetForLeaderEpochResponse)
 from kafpy.protocol.api_keys import ApiKey
@@ -31,12 +31,12 @@ EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 
 
-class LeaderEndPointError(Exception):
+class LeaderEndPointError(KafkaError):
     """The leader answered a whole request, or a single-partition one, with an error."""
 
     def __init__(self, error_code: ErrorCode | int, message: str = "") -> None:
         super().__init__(message or f"{error_code!r}")
-        self.error_code = error_code
+        self.error_code = ErrorCode.of_known(error_code)
 
 
 class LeaderEndPoint(Protocol):

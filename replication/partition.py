@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -29,12 +29,12 @@ class Role(enum.Enum):
     NONE = "none"
 
 
-class PartitionError(Exception):
+class PartitionError(KafkaError):
     """A replica-state refusal; ``error_code`` is Kafka's (NOT_LEADER_OR_FOLLOWER, ...)."""
 
     def __init__(self, error_code: ErrorCode, message: str) -> None:
         super().__init__(message)
-        self.error_code = error_code
+        self.error_code = ErrorCode(error_code)
 
 
 @dataclass(frozen=True)
