@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import struct
 from collections import defaultdict
 from typing import Any, Callable
 
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
+from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZE, MAGIC_OFFSET, PRODUCER_ID_AND_EPOCH,
+                                    PRODUCER_ID_OFFSET, TRANSACTIONAL_MASK)
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
 
@@ -41,10 +42,6 @@ log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
 E = ErrorCode
 TopicPartition = tuple[str, int]
-# Batch header fields (magic 2): the low byte of the attributes, producer id and epoch.
-_ATTRIBUTES, TRANSACTIONAL_BIT = 22, 0x10
-_PRODUCER = struct.Struct(">qh")
-_PRODUCER_AT = 43
 _RETRIABLE = (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
               E.NOT_COORDINATOR, E.CONCURRENT_TRANSACTIONS)
 PARTITION_NOT_ADDED = "Partition was not added to the transaction"
@@ -64,9 +61,10 @@ def produce_error(error: ErrorCode) -> tuple[ErrorCode, str | None]:
 
 def transactional_producer(records: Any) -> tuple[int, int] | None:
     """(producer id, epoch) of a partition's first batch when it is transactional (magic 2)."""
-    if records is None or len(records) < 61 or records[16] != 2 or not records[_ATTRIBUTES] & TRANSACTIONAL_BIT:
+    if (records is None or len(records) < BATCH_HEADER_SIZE or records[MAGIC_OFFSET] != 2
+            or not records[ATTRIBUTES_LOW_BYTE_OFFSET] & TRANSACTIONAL_MASK):
         return None
-    return _PRODUCER.unpack_from(records, _PRODUCER_AT)
+    return PRODUCER_ID_AND_EPOCH.unpack_from(records, PRODUCER_ID_OFFSET)
 
 
 class TxnVerifier:
