@@ -1,6 +1,7 @@
 """One replica of a partition as this broker sees it (Kafka's cluster/Partition.scala and
 Replica.scala): its role, leader and partition epochs, assignment and ISR, the fetch state of
-each follower while this broker leads, and the only code that moves the high watermark.
+each follower while this broker leads, and the code that moves a leader's high watermark (a
+follower takes its leader's in ``replication/fetcher.py``, through ``FollowerLog``).
 
 Who may call it: the ReplicaManager (state changes), request handlers and the group
 coordinator (appends, reads) — all on the event loop. It holds no asyncio objects and reads

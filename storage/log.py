@@ -201,9 +201,10 @@ class Log:
     def update_high_watermark(self, offset: int) -> int:
         """Set the HW, clamped to [log start, LEO], forwards or backwards; the value kept.
 
-        For whoever knows the HW rather than computes it: a follower taking its
-        leader's, recovery, the standalone broker (no replicas: HW = LEO). A leader
-        moves its HW with ``maybe_increment_high_watermark`` instead."""
+        For whoever knows the HW rather than computes it: a follower taking its leader's
+        (``replication/fetcher.py``, through ``FollowerLog``) and this log's own load (the
+        checkpointed HW). A leader, a standalone broker's included, moves its HW with
+        ``maybe_increment_high_watermark`` (``replication/partition.py``) instead."""
         self._high_watermark = min(max(offset, self._log_start_offset), self._local.next_offset)
         self.producer_state.on_high_watermark_updated(self._high_watermark)
         return self._high_watermark
