@@ -49,7 +49,7 @@ class ApiRegistry:
             if h.api_key in self.by_key:
                 raise ValueError(f"two handlers for api key {h.api_key.name}")
             self.by_key[int(h.api_key)] = h
-        self._ranges = sorted((h.api_key, h.min_version, h.max_version) for h in handlers)
+        self._ranges = sorted((int(h.api_key), h.min_version, h.max_version) for h in handlers)
         self._names: dict[int, str] = {}
 
     @classmethod
