@@ -48,6 +48,7 @@ RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 META_PROPERTIES = "meta.properties"
+CLOSE_THREADS = 8  # logs closed at once at shutdown (see _close_logs)
 _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
               REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
               ".lock", "bootstrap.checkpoint",
@@ -210,13 +211,7 @@ class LogManager:
             self.cleaner.shutdown()
             self.cleaner = None
         with self._lock:
-            failed = set()
-            for tp, lg in list(self._logs.items()):
-                try:
-                    lg.close()
-                except Exception:  # noqa: BLE001 - keep closing the others
-                    log.exception("closing log %s failed", tp)
-                    failed.add(self._log_dir_of[tp])
+            failed = self._close_logs()
             for d in self.live_log_dirs:
                 self._write_checkpoints(d)
                 if d not in failed:
@@ -229,6 +224,34 @@ class LogManager:
 
                     fsync_dir(d)
             self._started = False
+
+    def _close_logs(self) -> set[str]:
+        """Close every log (flush, producer-state snapshot, trimmed indexes), up to
+        ``CLOSE_THREADS`` at once as Kafka closes them on a pool per log dir: closing waits
+        on the disk (an fsync per log), and concurrent fsyncs are committed together, so
+        5,000 logs close in a fraction of the time they take one after another. The dirs
+        where a close failed (they get no clean-shutdown marker)."""
+        items = list(self._logs.items())
+        total, t0 = len(items), time.monotonic()
+
+        def close(item: tuple[tuple[str, int], Log]) -> Optional[str]:
+            tp, lg = item
+            try:
+                lg.close()
+                return None
+            except Exception:  # noqa: BLE001 - keep closing the others
+                log.exception("closing log %s failed", tp)
+                return self._log_dir_of[tp]
+
+        if len(items) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(CLOSE_THREADS, len(items)), thread_name_prefix="log-close") as pool:
+                failed = {d for d in pool.map(close, items) if d is not None}
+        else:
+            failed = {d for d in map(close, items) if d is not None}
+        log.info("Closed %d logs in %.2f s", total, time.monotonic() - t0)
+        return failed
 
     # ------------------------------------------------------------------ logs
     def get_log(self, topic: str, partition: int) -> Optional[Log]:
