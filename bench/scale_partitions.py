@@ -132,7 +132,8 @@ def wait_for_all_leaders(port: int, topics: int, timeout: float = 900) -> None:
 def wait_for_leader(c: RawConnection, topic: str) -> None:
     """Kafka answers CreateTopics before its partitions are hosted; wait for a leader."""
     M = MetadataRequest
-    for _ in range(600):
+    deadline = time.monotonic() + 900  # Kafka hosting 5,000 new partitions on a busy machine: minutes
+    while time.monotonic() < deadline:
         resp = c.request(METADATA, 9, M(topics=[M.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False))
         parts = resp.topics[0].partitions if resp.topics else []
         if parts and all(p.leader_id >= 0 for p in parts) and not resp.topics[0].error_code:
