@@ -10,7 +10,7 @@ for dir in /proc/[0-9]*; do
   pid=${dir#/proc/}
   [ "$pid" = "$$" ] && continue
   [ -r "$dir/cmdline" ] || continue
-  if tr '\0' '\n' < "$dir/cmdline" 2>/dev/null | awk '(prev == "-m" && $0 == "broker") || (NR <= 2 && $0 ~ /(^|\/)kafpy-server$/) { found = 1 } { prev = $0 } END { exit !found }'; then
+  if tr '\0' '\n' < "$dir/cmdline" 2>/dev/null | awk '(prev == "-m" && $0 == "kafpy.broker") || (NR <= 2 && $0 ~ /(^|\/)kafpy-server$/) { found = 1 } { prev = $0 } END { exit !found }'; then
     PIDS="$PIDS $pid"
   fi
 done
