@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from kafka import KafkaConsumer, TopicPartition
@@ -85,7 +86,12 @@ def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[
     """``n`` kafpy brokers (ids 0..n-1) on one ZooKeeper, returned once each knows all of them
     and a controller; ``env`` is added to their environment (e.g. ``ISR_CHECK_LOGGING``)."""
     settings = {**CLUSTER_OVERRIDES, **overrides}
-    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper, env=env) for i in range(n)]
+    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper, env=env, start=False)
+               for i in range(n)]
+    # Started side by side, not one after another: a start is mostly the interpreter loading
+    # and the broker registering in ZooKeeper, and the tests find the controller by asking.
+    with ThreadPoolExecutor(n) as pool:
+        list(pool.map(lambda b: b.start(), brokers))
     for b in brokers:
         wait_until(lambda b=b: (lambda md: len(md.brokers) == n and md.controller_id >= 0)(metadata(b)), 60,
                    f"broker {b.bootstrap} knows the {n} brokers and the controller")
