@@ -133,3 +133,26 @@ def test_progress_counts_every_log_whatever_the_threads(tmp_path, caplog, thread
     caplog.set_level(logging.INFO, logger="kafpy.storage.log_manager")
     _start(dirs, recovery_threads_per_data_dir=threads).shutdown()
     assert any(r.getMessage().startswith(f"Loaded all 7 logs in log dir {dirs[0]} in ") for r in caplog.records)
+
+
+def test_a_clean_shutdown_leaves_trimmed_indexes_with_the_largest_timestamp(tmp_path) -> None:
+    """What lets the start skip the segments: each active segment's time index ends with its
+    largest timestamp (written at close) and no index keeps its preallocated tail."""
+    dirs = [str(tmp_path / "a")]
+    lm = LogManager(dirs, LogConfig(), start_cleaner=False, clock=FakeClock())
+    lm.startup(cluster_id="c", broker_id=0)
+    lg = lm.get_or_create_log("t", 0)
+    for i in range(3):  # small batches: below index.interval.bytes, so no entry before close
+        lg.append_as_leader(kp_batch([(b"k", b"v")], timestamp=1_700_000_000_000 + 10 * i), 0)
+    lm.shutdown()
+    seg_dir = os.path.join(dirs[0], "t-0")
+    with open(os.path.join(seg_dir, "0" * 20 + ".timeindex"), "rb") as f:
+        assert f.read() == (1_700_000_000_020).to_bytes(8, "big") + (2).to_bytes(4, "big")
+    assert os.path.getsize(os.path.join(seg_dir, "0" * 20 + ".index")) == 0
+    lm = _start(dirs)
+    try:
+        seg = lm.get_log("t", 0).active_segment
+        assert seg.largest_timestamp == 1_700_000_000_020
+        assert lm.segments_recovered == 0
+    finally:
+        lm.shutdown()
