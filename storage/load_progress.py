@@ -56,7 +56,7 @@ class LoadProgress:
             if now < self._next_report:
                 return
             self._next_report = now + self.interval_s
-            for d, total in self._total.items():
-                if self._loaded[d] < total:
-                    log.info("Loaded %d/%d logs in log dir %s (%.1f s so far)", self._loaded[d], total, d,
+            for d, dir_total in self._total.items():
+                if self._loaded[d] < dir_total:
+                    log.info("Loaded %d/%d logs in log dir %s (%.1f s so far)", self._loaded[d], dir_total, d,
                              now - self._started)
