@@ -493,9 +493,12 @@ class ReplicaManager:
     def maybe_shrink_isr(self) -> None:
         """Every partition this broker leads drops its out-of-sync followers from the ISR."""
         now = int(self.clock() * 1000)
+        led = shrinking = 0
         for part in list(self.partitions.values()):
             if part.is_leader:
-                part.maybe_shrink_isr(now)
+                led += 1
+                shrinking += part.maybe_shrink_isr(now)
+        log.debug("ISR expiration check of %d partitions led: %d shrinking", led, shrinking)
 
     async def _run_isr_expiration(self) -> None:
         interval = self.config["replica.lag.time.max.ms"] / 2 / 1000

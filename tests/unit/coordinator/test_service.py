@@ -144,6 +144,18 @@ def _om(offset: int) -> OffsetAndMetadata:
     return OffsetAndMetadata(offset, -1, "m", 1_000_000)
 
 
+def _count_polls(coordinator) -> asyncio.Event:
+    """An event set each time the service's timer has polled ``coordinator``."""
+    polled = asyncio.Event()
+    poll = coordinator.poll
+
+    def counted(now_ms: int) -> None:
+        poll(now_ms)
+        polled.set()
+    coordinator.poll = counted
+    return polled
+
+
 async def _settle() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
@@ -275,9 +287,12 @@ def test_parked_join_is_answered_on_stop(tmp_path):
         async with _service(tmp_path, clock=lambda: 1.0, start=True) as (svc, rm, cluster):
             c = svc.coordinator
             c.config.group_initial_rebalance_delay_ms = 60_000
+            polled = _count_polls(c)
             fut = c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
                                "consumer", [("range", b"")], svc.now_ms())
-            await asyncio.sleep(0.1)                  # the timer runs; the delay is not over
+            for _ in range(2):                        # the timer runs; the delay is not over
+                await asyncio.wait_for(polled.wait(), 5)
+                polled.clear()
             assert not fut.done()
         return await fut                              # stopped on leaving the block
 
