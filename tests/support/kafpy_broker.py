@@ -32,7 +32,7 @@ class KafpyBroker:
                  overrides: Mapping[str, object] | None = None,
                  config: str | Path = DEFAULT_CONFIG, work_dir: str | Path | None = None,
                  start_timeout: float = 60.0, python: str = sys.executable,
-                 env: Mapping[str, str] | None = None, module: str = "broker"):
+                 env: Mapping[str, str] | None = None, module: str = "kafpy.broker"):
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kafpy-"))
         self.log_dir = Path(log_dir) if log_dir else self.work_dir / "logs"
         self._auto_port = port is None
