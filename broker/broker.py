@@ -10,6 +10,7 @@ work (checkpoints, controller state) runs on single-thread executors, never on t
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import socket
 import time
@@ -34,9 +35,9 @@ from kafpy.coordinator import GroupCoordinatorService
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
 from kafpy.coordinator.transaction.service import TransactionCoordinatorService
-from kafpy.broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, new_cluster_id
 from kafpy.broker.quotas import ClientQuotas
-from kafpy.broker.replica_manager import ReplicaManager
+from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.broker.security.credentials import user_configs_store
 from kafpy.broker.server import SocketServer
 from kafpy.broker.services import BrokerServices
@@ -209,7 +210,8 @@ class Broker:
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         self.replica_manager = ReplicaManager(
             cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),
-            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop)
+            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop,
+            functools.partial(effective_topic_config, cfg))
         return self.replica_manager
 
     async def _start_group_coordinator(self) -> None:

@@ -18,7 +18,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ControlledShutdownRequest
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import MetadataCache
+from kafpy.replication.metadata_cache import MetadataCache
 from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
 log = logging.getLogger("kafka.server.KafkaServer")

@@ -26,7 +26,7 @@ from kafpy.protocol.messages import MetadataResponse
 from kafpy.protocol.varint import unsigned_varint
 
 from kafpy.broker.handler import PreEncodedResponse
-from kafpy.broker.metadata import MetadataCache, TopicInfo
+from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 
 METADATA = 3
 R = MetadataResponse

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from kafpy.broker.config import KafkaConfig
     from kafpy.broker.controller import StandaloneController
     from kafpy.broker.fetch_session import FetchSessionCache
-    from kafpy.broker.metadata import MetadataCache
-    from kafpy.broker.replica_manager import ReplicaManager
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.zk_client import KafkaZkClient
 

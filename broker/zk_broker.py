@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any, Callable
 from kafpy.storage.checkpoint import read_meta_properties
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication import zk_data as zd
 
 if TYPE_CHECKING:
-    from kafpy.broker.replica_manager import ReplicaManager
+    from kafpy.replication.replica_manager import ReplicaManager
     from kafpy.replication.alter_partition_manager import AlterPartitionManager
     from kafpy.replication.fetcher_manager import ReplicaFetcherManager
     from kafpy.replication.zk_client import KafkaZkClient
@@ -103,4 +104,5 @@ def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: 
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.zk_admin import ZkAdminManager
     controller = KafkaController(config, zk, config.broker_id, clock, loop)
-    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, replica_manager=replica_manager)
+    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, EntityConfigs(),
+                                      replica_manager=replica_manager)

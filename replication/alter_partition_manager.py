@@ -24,7 +24,7 @@ from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionRespons
 from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
-    from kafpy.broker.metadata import BrokerInfo, MetadataCache
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
     from kafpy.replication.partition import Partition, PendingIsrChange
 
 __all__ = ["AlterPartitionManager", "alter_partition_request"]

@@ -27,8 +27,8 @@ from kazoo.protocol.states import WatchedEvent
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
 
-from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo, new_topic_id
+from kafpy.replication.config import BrokerConfigView
+from kafpy.replication.metadata_cache import BrokerInfo, new_topic_id
 from kafpy.replication import controller_events as ce
 from kafpy.replication import election
 from kafpy.replication import zk_data as zd
@@ -51,7 +51,7 @@ Decide = Callable[[TopicPartition, LeaderAndIsr], LeaderAndIsr | ErrorCode | Non
 
 
 class KafkaController:
-    def __init__(self, config: KafkaConfig, zk: KafkaZkClient, broker_id: int,
+    def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, broker_id: int,
                  clock: Callable[[], float], loop: asyncio.AbstractEventLoop,
                  channel_factory: Callable[[BrokerInfo], NetworkClient] | None = None) -> None:
         self.config = config

@@ -25,7 +25,7 @@ from typing import Any
 from kafpy.protocol.errors import UnsupportedVersion
 from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
 
-from kafpy.broker.metadata import BrokerInfo
+from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_context import ControllerContext, TopicPartition
 from kafpy.replication.leader_and_isr import LEADER_DURING_DELETE

@@ -51,7 +51,7 @@ META_PROPERTIES = "meta.properties"
 _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
               REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
               ".lock", "bootstrap.checkpoint",
-              "cluster-metadata.json"}  # the broker's standalone metadata (broker/metadata.py)
+              "cluster-metadata.json"}  # the broker's standalone metadata (replication/metadata_cache.py)
 
 
 def descriptor_usage() -> str:

@@ -10,7 +10,7 @@ from kafpy.protocol.messages import MetadataResponse
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import PartitionInfo, TopicError, TopicInfo
+from kafpy.replication.metadata_cache import PartitionInfo, TopicError, TopicInfo
 from kafpy.broker.metadata_responses import EncodedMetadataResponse, entry_cache, layout
 
 log = logging.getLogger("kafka.server.KafkaApis")

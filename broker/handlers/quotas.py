@@ -12,7 +12,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import TopicError
+from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.quotas.entity import (CLIENT_ID_TYPE, CLIENTS, DEFAULT, IP_TYPE, QUOTA_KEYS, USER_TYPE, USERS,
                                   QuotaEntity, format_quota_value, quota_values)
 

@@ -95,3 +95,20 @@ def test_list_offsets_latest_waits_for_hw_to_reach_epoch_start(broker):
     fetch(broker, F1, 1, epoch=2)
     got = latest()
     assert got.error_code == ErrorCode.NONE and got.offset == 1
+
+
+def test_a_fetch_past_the_leaders_end_records_no_position(broker):
+    """Issue 22, defect 2: the leader reads first and records a follower's position only for
+    a read that succeeded (Kafka's readFromLog, then updateFollowerFetchState): a follower
+    asking past the leader's end gets OFFSET_OUT_OF_RANGE and is not counted as holding
+    records the leader does not have (no HW move, no ISR expansion)."""
+    broker.create_topic("t")
+    proposals: list = []
+    part = lead(broker, "t", 1, isr=(0,), proposals=proposals)
+    part.append_records_to_leader(build_batch([(None, b"a"), (None, b"b")]))
+    pd = fetch(broker, F1, 5, epoch=1)
+    assert pd.error_code == ErrorCode.OFFSET_OUT_OF_RANGE
+    assert part.remote_replicas[F1].log_end_offset == -1
+    assert proposals == []
+    pd = fetch(broker, F1, 2, epoch=1)  # at the log end: a read that succeeds, recorded
+    assert pd.error_code == ErrorCode.NONE and part.remote_replicas[F1].log_end_offset == 2

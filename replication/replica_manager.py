@@ -30,9 +30,8 @@ from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.storage import LogConfig, LogManager
 from kafpy.storage.errors import StorageError
 
-from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import MetadataCache, TopicInfo
-from kafpy.broker.topic_config import effective_topic_config
+from kafpy.replication.config import BrokerConfigView, EffectiveTopicConfig
+from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
 from kafpy.replication.follower_log import StorageFollowerLog
 from kafpy.replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState, PendingIsrChange, Role
@@ -76,11 +75,14 @@ class ReplicaStateListener(Protocol):
 
 
 class ReplicaManager:
-    def __init__(self, config: KafkaConfig, clock: Callable[[], float], log_manager: LogManager,
+    def __init__(self, config: BrokerConfigView, clock: Callable[[], float], log_manager: LogManager,
                  metadata_cache: MetadataCache, produce_purgatory: DelayedOperationPurgatory,
                  fetch_purgatory: DelayedOperationPurgatory, listener: ReplicaStateListener,
-                 loop: asyncio.AbstractEventLoop) -> None:
+                 loop: asyncio.AbstractEventLoop, topic_config: EffectiveTopicConfig) -> None:
+        """``topic_config`` completes a topic's config overrides with the broker's defaults
+        (the broker's ``effective_topic_config`` over its config)."""
         self.config = config
+        self.topic_config = topic_config
         self.broker_id = config.broker_id
         self.clock = clock
         self.log_manager = log_manager
@@ -114,10 +116,10 @@ class ReplicaManager:
 
     # -- configs -------------------------------------------------------------------------------
     def log_config(self, overrides: dict[str, str]) -> LogConfig:
-        return LogConfig.from_properties(effective_topic_config(self.config, overrides))
+        return LogConfig.from_properties(self.topic_config(overrides))
 
     def _min_isr(self, overrides: dict[str, str]) -> int:
-        return int(effective_topic_config(self.config, overrides).get("min.insync.replicas", "1"))
+        return int(self.topic_config(overrides).get("min.insync.replicas", "1"))
 
     def update_topic_config(self, info: TopicInfo) -> None:
         cfg = self.log_config(info.configs)
