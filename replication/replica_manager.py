@@ -1,9 +1,11 @@
 """The partitions this broker hosts (Kafka's ReplicaManager): which replicas exist and in what
-role, appends to leaders, and the waits that hang off them — acks=-1 produces until the high
-watermark covers them, fetches until data arrives.
+role, and the one way records go in and out of their logs — ``append_records`` (produce,
+transaction markers, the coordinators' writes; with acks=-1 it waits until the high watermark
+covers the appends) and ``fetch_messages`` (consumer and follower fetches, the follower's
+fetch state, the wait for ``min_bytes``).
 
 Who may call it: the controller (``apply_partition_states``, the only way a partition is
-hosted or dropped), request handlers and the group coordinator; event loop only. Nothing on
+hosted or dropped), request handlers and the coordinators; event loop only. Nothing on
 disk of its own: logs belong to the LogManager.
 
 In ZooKeeper mode (``start_replication``) followers fetch from their leader through the
@@ -23,18 +25,22 @@ import logging
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.storage import LogConfig, LogManager
 from kafpy.storage.errors import StorageError
+from kafpy.storage.log import LogAppendInfo
 
 from kafpy.replication.config import BrokerConfigView, EffectiveTopicConfig
 from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
 from kafpy.replication.follower_log import StorageFollowerLog
-from kafpy.replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState, PendingIsrChange, Role
+from kafpy.replication.log_read import FetchParams, FetchPartition, LogReadResult, read_partitions
+from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionError, PartitionState,
+                                         PendingIsrChange, Role)
 from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
 
 if TYPE_CHECKING:
@@ -72,6 +78,17 @@ class ReplicaStateListener(Protocol):
     def on_become_follower(self, partition: Partition) -> None:
         """Also called when a partition this broker led stops being hosted."""
     def on_topics_deleted(self, topics: list[str]) -> None: ...
+
+
+@dataclass(slots=True)
+class AppendResult:
+    """One partition's outcome of ``append_records`` (Kafka's PartitionResponse): the
+    error with its message, else the append's LogAppendInfo."""
+
+    error: ErrorCode = ErrorCode.NONE
+    error_message: str | None = None
+    info: LogAppendInfo | None = None
+    log_start_offset: int = -1
 
 
 class ReplicaManager:
@@ -420,39 +437,96 @@ class ReplicaManager:
         self.produce_purgatory.check_and_complete(partition)
         self.fetch_purgatory.check_and_complete(partition)
 
-    # -- acks=-1 ------------------------------------------------------------------------------------
-    def wait_for_commits(self, entries: list[tuple[Partition, int]], timeout_ms: int) -> "asyncio.Future[list[ErrorCode]]":
-        """One future for a whole produce request: per entry, NONE once the partition's high
-        watermark reaches the offset, NOT_LEADER_OR_FOLLOWER if leadership is lost,
-        NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below min.insync.replicas,
-        REQUEST_TIMED_OUT after ``timeout_ms``."""
+    # -- the way in: appends ---------------------------------------------------------------
+    def append_records(self, timeout_ms: int, required_acks: int, origin: str,
+                       entries: Sequence[tuple[str, int, Any]], internal_topics_allowed: bool = False,
+                       on_appended: Callable[[str, int, LogAppendInfo], None] | None = None
+                       ) -> "asyncio.Future[list[AppendResult]]":
+        """Kafka's appendRecords: append each (topic, partition, records) as leader now, in
+        order, and return a future of one ``AppendResult`` per entry, done at once unless
+        ``required_acks`` is -1 and a high watermark has yet to pass an append: then once
+        each has (NONE), leadership is lost (NOT_LEADER_OR_FOLLOWER), the ISR shrank below
+        min.insync.replicas (NOT_ENOUGH_REPLICAS_AFTER_APPEND) or ``timeout_ms`` passed
+        (REQUEST_TIMED_OUT). ``origin`` is "client" or "coordinator" (markers, offsets);
+        internal topics take only the latter's appends with ``internal_topics_allowed``.
+        ``on_appended`` hears of each append that succeeded, before any wait."""
+        results: list[AppendResult] = []
+        waits: list[tuple[Partition, int]] = []
+        waiting: list[AppendResult] = []
+        for topic, index, records in entries:
+            r = AppendResult()
+            results.append(r)
+            part = self.partitions.get((topic, index))
+            if part is None:
+                r.error = self.partition_error(topic, index)
+                continue
+            if part.is_internal and not internal_topics_allowed:
+                r.error = ErrorCode.INVALID_TOPIC_EXCEPTION
+                r.error_message = f"Cannot append to internal topic {topic}"
+                continue
+            try:
+                info = part.append_records_to_leader(records, origin, required_acks)
+            except (StorageError, PartitionError) as e:
+                r.error = ErrorCode(e.error_code)
+                r.error_message = str(e) or None
+                r.log_start_offset = part.log.log_start_offset
+                log.debug("Append to %s-%d (%s) failed: %r", topic, index, origin, e)
+                continue
+            except Exception as e:  # noqa: BLE001 - answered UNKNOWN_SERVER_ERROR, logged
+                log.exception("Unexpected error appending to %s-%d (%s)", topic, index, origin)
+                r.error = ErrorCode.UNKNOWN_SERVER_ERROR
+                r.error_message = str(e)
+                continue
+            r.info = info
+            r.log_start_offset = info.log_start_offset
+            if on_appended is not None:
+                on_appended(topic, index, info)
+            if required_acks == -1 and part.log.high_watermark <= info.last_offset:
+                waits.append((part, info.last_offset + 1))
+                waiting.append(r)
         fut: asyncio.Future = self.loop.create_future()
+        if not waits:
+            fut.set_result(results)
+            return fut
 
-        def done(results: list[ErrorCode]) -> None:
+        def done(errors: list[ErrorCode]) -> None:
+            for r, error in zip(waiting, errors):
+                r.error = error
             if not fut.done():
                 fut.set_result(results)
 
-        op = DelayedProduce(entries, done)
-        self.produce_purgatory.try_complete_else_watch(op, dict.fromkeys(p for p, _ in entries), timeout_ms)
+        self.produce_purgatory.try_complete_else_watch(DelayedProduce(waits, done),
+                                                       dict.fromkeys(p for p, _ in waits), timeout_ms)
         return fut
 
-    def wait_for_commit(self, partition: Partition, required_offset: int, timeout_ms: int) -> "asyncio.Future[ErrorCode]":
-        """As wait_for_commits, for one partition (the group coordinator's offset commits)."""
-        fut: asyncio.Future = self.loop.create_future()
+    # -- the way out: reads ---------------------------------------------------------------------
+    async def fetch_messages(self, params: FetchParams, partitions: Sequence[FetchPartition]
+                             ) -> list[LogReadResult]:
+        """Kafka's fetchMessages: read every partition (a follower's position recorded after
+        its read succeeded, ``kafpy.replication.log_read``), and unless that already answers
+        (``min_bytes`` read, an error, a diverging epoch) wait up to ``max_wait_ms`` for
+        appends or high-watermark moves and read again. One result per partition, in order."""
+        deadline = params.fetch_time_ms + max(params.max_wait_ms, 0)
+        update = params.replica_id >= 0
+        while True:
+            results, total, waiting, now_answer = read_partitions(self.get_partition, self.partition_error, params,
+                                                                  partitions, update)
+            update = False
+            if now_answer or total >= params.min_bytes or any(r.error for r in results):
+                return results
+            remaining = deadline - int(self.clock() * 1000)
+            if remaining <= 0 or not waiting:
+                return results
+            await self._wait_for_fetch(waiting, remaining)
 
-        def done(results: list[ErrorCode]) -> None:
-            if not fut.done():
-                fut.set_result(results[0])
+    def read_from_log(self, params: FetchParams, partitions: Sequence[FetchPartition]) -> list[LogReadResult]:
+        """Kafka's readFromLog: what ``partitions`` hold now, without waiting and without
+        recording a follower's position (the coordinators load their partitions with it,
+        reading to the log end)."""
+        return read_partitions(self.get_partition, self.partition_error, params, partitions, False)[0]
 
-        op = DelayedProduce([(partition, required_offset)], done)
-        self.produce_purgatory.try_complete_else_watch(op, (partition,), timeout_ms)
-        return fut
-
-    # -- fetch waiting -----------------------------------------------------------------------------
-    async def wait_for_fetch(self, parts: list[Partition], timeout_ms: int) -> None:
+    async def _wait_for_fetch(self, parts: list[Partition], timeout_ms: int) -> None:
         """Sleep until one of ``parts`` gets records or a new high watermark, or the timeout passes."""
-        if timeout_ms <= 0 or not parts:
-            return
         fut = self.loop.create_future()
         op = DelayedFetch(lambda: fut.done() or fut.set_result(None))
         self.fetch_purgatory.try_complete_else_watch(op, dict.fromkeys(parts), timeout_ms)

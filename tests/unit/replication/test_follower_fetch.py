@@ -53,14 +53,14 @@ def test_follower_fetch_reads_to_log_end_and_moves_hw(broker):
     broker.create_topic("t")
     proposals: list = []
     part = lead(broker, "t", 1, proposals=proposals)
-    info = part.append_records_to_leader(build_batch([(None, b"a"), (None, b"b")]), "client", -1)
-    waiting = broker.replica_manager.wait_for_commit(part, info.last_offset + 1, 30000)
+    waiting = broker.replica_manager.append_records(30000, -1, "client",
+                                                    [("t", 0, build_batch([(None, b"a"), (None, b"b")]))])
     pd = fetch(broker, F1, 0, epoch=1)
     assert pd.high_watermark == 0 and len(pd.records) > 0  # a follower reads past the HW
     assert not waiting.done()
     pd = fetch(broker, F1, 2, epoch=1, last_fetched_epoch=1)
     assert part.high_watermark == 2 and pd.high_watermark == 2
-    assert broker.loop.run_until_complete(waiting) == ErrorCode.NONE
+    assert broker.loop.run_until_complete(waiting)[0].error == ErrorCode.NONE
     # F2 reaches the HW and the epoch start: proposed for the ISR, counted at once
     fetch(broker, F2, 2, epoch=1, last_fetched_epoch=1)
     assert [p.new_isr for p in proposals] == [(0, F1, F2)]
