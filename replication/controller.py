@@ -36,7 +36,7 @@ from kafpy.replication.controller_channel import ControllerChannelManager, Contr
 from kafpy.replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
                                             alter_partition_response)
 from kafpy.replication.leader_and_isr import LeaderAndIsr
-from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, NetworkClientConfig
 from kafpy.replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
                                       PartitionReassignments, ReassignmentResult)
 from kafpy.replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
@@ -53,8 +53,11 @@ Decide = Callable[[TopicPartition, LeaderAndIsr], LeaderAndIsr | ErrorCode | Non
 class KafkaController:
     def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, broker_id: int,
                  clock: Callable[[], float], loop: asyncio.AbstractEventLoop,
-                 channel_factory: Callable[[BrokerInfo], NetworkClient] | None = None) -> None:
+                 channel_factory: Callable[[BrokerInfo], NetworkClient] | None = None,
+                 security: ConnectionSecurity | None = None) -> None:
+        """``security``: the inter-broker listener's, for the channels to the brokers."""
         self.config = config
+        self.security = security
         self.zk = zk
         self.broker_id = broker_id
         self.clock = clock
@@ -322,7 +325,7 @@ class KafkaController:
     def _network_client(self, broker: BrokerInfo) -> NetworkClient:
         cfg = NetworkClientConfig(request_timeout_ms=self.config["controller.socket.timeout.ms"])
         return NetworkClient(broker.host, broker.port, client_id=f"controller-{self.broker_id}",
-                             node_id=broker.node_id, config=cfg, loop=self.loop)
+                             node_id=broker.node_id, config=cfg, loop=self.loop, security=self.security)
 
     def _live_replicas(self, tp: TopicPartition) -> list[int]:
         return [r for r in self.ctx.replicas(tp) if r in self.ctx.live_brokers]

@@ -2,8 +2,9 @@
 Replica.scala): its role, leader and partition epochs, assignment and ISR, the fetch state of
 each follower while this broker leads, and the only code that moves the high watermark.
 
-Who may call it: the ReplicaManager (state changes), request handlers and the group
-coordinator (appends, reads) — all on the event loop. It holds no asyncio objects and reads
+Who may call it: the ReplicaManager (state changes, and the appends and reads of its
+``append_records`` and ``fetch_messages``), request handlers and the coordinators (state
+reads) — all on the event loop. It holds no asyncio objects and reads
 time only through the injected clock, so it unit-tests without a loop. Nothing on disk is
 its own: the storage Log keeps records, the epoch cache and the high-watermark checkpoint.
 """
@@ -12,9 +13,12 @@ from __future__ import annotations
 import enum
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from kafpy.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafpy.storage.log import Log, LogAppendInfo
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -120,7 +124,7 @@ class PartitionListener(Protocol):
 class Partition:
     """A hosted replica. ``log`` is the storage Log (the group coordinator reads it too)."""
 
-    def __init__(self, topic: str, index: int, topic_id: bytes, log_: Any, is_internal: bool,
+    def __init__(self, topic: str, index: int, topic_id: bytes, log_: "Log", is_internal: bool,
                  local_broker_id: int, clock: Callable[[], float], min_insync_replicas: int = 1,
                  replica_lag_time_max_ms: int = 30000, listener: PartitionListener | None = None,
                  alter_isr: AlterIsr | None = None, is_broker_alive: Callable[[int], bool] | None = None) -> None:
@@ -130,7 +134,7 @@ class Partition:
         self.topic = topic
         self.index = index
         self.topic_id = topic_id
-        self.log = log_
+        self.log: "Log" = log_
         self.is_internal = is_internal
         self.local_broker_id = local_broker_id
         self.min_insync_replicas = min_insync_replicas
@@ -242,7 +246,8 @@ class Partition:
         self.pending_isr = None
 
     # -- leader: appends and the high watermark ------------------------------------------------
-    def append_records_to_leader(self, records: Any, origin: str = "client", required_acks: int = 1) -> Any:
+    def append_records_to_leader(self, records: bytes | memoryview, origin: str = "client",
+                                 required_acks: int = 1) -> "LogAppendInfo":
         """Append as leader and return storage's LogAppendInfo. Raises PartitionError
         (NOT_LEADER_OR_FOLLOWER, or NOT_ENOUGH_REPLICAS for acks=-1 with the ISR below the
         effective min ISR: nothing is appended) or a storage error with ``error_code``."""
