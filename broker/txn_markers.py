@@ -92,8 +92,8 @@ async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMar
             appends.append((pending, rm.append_records(MARKER_COMMIT_TIMEOUT_MS, -1, "coordinator", entries,
                                                        internal_topics_allowed=True, on_appended=on_appended)))
     for pending, fut in appends:
-        for pr, r in zip(pending, await fut):
-            pr.error_code = r.error
+        for pr, (error, _, _, _) in zip(pending, await fut):
+            pr.error_code = error
     _complete_offset_commits(services, req, markers_out)
     return R(markers=markers_out)
 

@@ -87,11 +87,10 @@ class BrokerOffsetsLog:
         return fut
 
     def _error(self, partition: int, appended: asyncio.Future) -> ErrorCode:
-        [result] = appended.result()
-        if result.error:
-            log.warning("append to %s-%d failed: %s", self.topic, partition,
-                        result.error_message or result.error.name)
-        return result.error
+        [(error, message, _, _)] = appended.result()
+        if error:
+            log.warning("append to %s-%d failed: %s", self.topic, partition, message or error.name)
+        return error
 
     def read(self, partition: int) -> Iterable[LogEntry]:
         part = self._replica_manager.get_partition(self.topic, partition)

@@ -117,8 +117,10 @@ AlterIsr = Callable[["Partition", PendingIsrChange], None]
 class PartitionListener(Protocol):
     """Told when records land or the high watermark moves, so delayed operations re-check."""
 
-    def on_records_appended(self, partition: "Partition") -> None: ...
-    def on_high_watermark_moved(self, partition: "Partition") -> None: ...
+    def on_records_appended(self, partition: "Partition") -> None:
+        """Records were appended as leader and the high watermark did not move."""
+    def on_high_watermark_moved(self, partition: "Partition") -> None:
+        """Also after an append that moved it: waiting fetches re-check here too."""
 
 
 class Partition:
@@ -261,10 +263,12 @@ class Partition:
                                  f"min.isr requirement of {self.min_insync_replicas} for partition "
                                  f"{self.topic}-{self.index}")
         info = self.log.append_as_leader(records, self.leader_epoch, origin)
-        self.maybe_increment_leader_hw()
-        listener = self.listener
-        if listener is not None:
-            listener.on_records_appended(self)
+        # as Kafka's appendRecords: a moved HW completes the waits (its listener call), else
+        # only fetches waiting for records are tried
+        if not self.maybe_increment_leader_hw():
+            listener = self.listener
+            if listener is not None:
+                listener.on_records_appended(self)
         return info
 
     def maybe_increment_leader_hw(self, now_ms: int | None = None) -> bool:

@@ -25,7 +25,6 @@ import logging
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
@@ -80,15 +79,11 @@ class ReplicaStateListener(Protocol):
     def on_topics_deleted(self, topics: list[str]) -> None: ...
 
 
-@dataclass(slots=True)
-class AppendResult:
-    """One partition's outcome of ``append_records`` (Kafka's PartitionResponse): the
-    error with its message, else the append's LogAppendInfo."""
-
-    error: ErrorCode = ErrorCode.NONE
-    error_message: str | None = None
-    info: LogAppendInfo | None = None
-    log_start_offset: int = -1
+# One partition's outcome of ``append_records`` (Kafka's PartitionResponse): (error, error
+# message, the append's LogAppendInfo or None when it failed, log start offset). A plain
+# tuple: a Produce makes one per partition on the hot path.
+AppendResult = tuple[ErrorCode, "str | None", "LogAppendInfo | None", int]
+NONE = ErrorCode.NONE
 
 
 class ReplicaManager:
@@ -443,7 +438,8 @@ class ReplicaManager:
                        on_appended: Callable[[str, int, LogAppendInfo], None] | None = None
                        ) -> "asyncio.Future[list[AppendResult]]":
         """Kafka's appendRecords: append each (topic, partition, records) as leader now, in
-        order, and return a future of one ``AppendResult`` per entry, done at once unless
+        order, and return a future of one ``AppendResult`` (error, error message, LogAppendInfo
+        or None, log start offset) per entry, done at once unless
         ``required_acks`` is -1 and a high watermark has yet to pass an append: then once
         each has (NONE), leadership is lost (NOT_LEADER_OR_FOLLOWER), the ISR shrank below
         min.insync.replicas (NOT_ENOUGH_REPLICAS_AFTER_APPEND) or ``timeout_ms`` passed
@@ -452,46 +448,40 @@ class ReplicaManager:
         ``on_appended`` hears of each append that succeeded, before any wait."""
         results: list[AppendResult] = []
         waits: list[tuple[Partition, int]] = []
-        waiting: list[AppendResult] = []
+        waiting: list[int] = []  # the indexes in results of the appends waiting for the HW
+        partitions = self.partitions
         for topic, index, records in entries:
-            r = AppendResult()
-            results.append(r)
-            part = self.partitions.get((topic, index))
+            part = partitions.get((topic, index))
             if part is None:
-                r.error = self.partition_error(topic, index)
+                results.append((self.partition_error(topic, index), None, None, -1))
                 continue
             if part.is_internal and not internal_topics_allowed:
-                r.error = ErrorCode.INVALID_TOPIC_EXCEPTION
-                r.error_message = f"Cannot append to internal topic {topic}"
+                results.append((ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot append to internal topic {topic}", None, -1))
                 continue
             try:
                 info = part.append_records_to_leader(records, origin, required_acks)
             except (StorageError, PartitionError) as e:
-                r.error = ErrorCode(e.error_code)
-                r.error_message = str(e) or None
-                r.log_start_offset = part.log.log_start_offset
                 log.debug("Append to %s-%d (%s) failed: %r", topic, index, origin, e)
+                results.append((ErrorCode(e.error_code), str(e) or None, None, part.log.log_start_offset))
                 continue
             except Exception as e:  # noqa: BLE001 - answered UNKNOWN_SERVER_ERROR, logged
                 log.exception("Unexpected error appending to %s-%d (%s)", topic, index, origin)
-                r.error = ErrorCode.UNKNOWN_SERVER_ERROR
-                r.error_message = str(e)
+                results.append((ErrorCode.UNKNOWN_SERVER_ERROR, str(e), None, -1))
                 continue
-            r.info = info
-            r.log_start_offset = info.log_start_offset
             if on_appended is not None:
                 on_appended(topic, index, info)
             if required_acks == -1 and part.log.high_watermark <= info.last_offset:
                 waits.append((part, info.last_offset + 1))
-                waiting.append(r)
+                waiting.append(len(results))
+            results.append((NONE, None, info, info.log_start_offset))
         fut: asyncio.Future = self.loop.create_future()
         if not waits:
             fut.set_result(results)
             return fut
 
         def done(errors: list[ErrorCode]) -> None:
-            for r, error in zip(waiting, errors):
-                r.error = error
+            for i, error in zip(waiting, errors):
+                results[i] = (error, *results[i][1:])
             if not fut.done():
                 fut.set_result(results)
 

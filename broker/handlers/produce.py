@@ -174,15 +174,14 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     if entries:
         results = await rm.append_records(req.timeout_ms, acks, "client", entries)
-        for pr, r in zip(appended, results):
-            info = r.info
+        for pr, (error, message, info, log_start_offset) in zip(appended, results):
             if info is not None:
                 pr.base_offset = info.first_offset
                 pr.log_append_time_ms = info.log_append_time
-            pr.log_start_offset = r.log_start_offset
-            if r.error:
-                pr.error_code = r.error
-                pr.error_message = r.error_message
+            pr.log_start_offset = log_start_offset
+            if error:
+                pr.error_code = error
+                pr.error_message = message
     if acks == 0:
         failed = [(t.name, p.index, p.error_code) for t in topics_out for p in t.partition_responses
                   if p.error_code]

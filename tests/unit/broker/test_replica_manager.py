@@ -64,8 +64,8 @@ def _parked_commit(broker, timeout_ms: int):
 
 
 def _error(broker, fut) -> ErrorCode:
-    [result] = broker.loop.run_until_complete(fut)
-    return result.error
+    [(error, _, _, _)] = broker.loop.run_until_complete(fut)
+    return error
 
 
 def test_append_records_acks_all_completes_when_hw_passes(broker):
@@ -98,9 +98,9 @@ def test_append_records_answers_each_partition(broker):
                                                                      ("f", 0, batch), ("t", 0, batch)])
     assert fut.done()
     ok, unknown, follower, again = fut.result()
-    assert (ok.error, ok.info.first_offset, again.info.first_offset) == (ErrorCode.NONE, 0, 1)
-    assert unknown.error == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and unknown.info is None
-    assert follower.error == ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert (ok[0], ok[2].first_offset, again[2].first_offset) == (ErrorCode.NONE, 0, 1)
+    assert unknown == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None, None, -1)
+    assert follower[0] == ErrorCode.NOT_LEADER_OR_FOLLOWER and follower[2] is None
 
 
 def _produce(broker, topic, acks, timeout_ms=30000):

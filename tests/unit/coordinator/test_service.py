@@ -16,7 +16,6 @@ from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.coordinator import GroupCoordinatorConfig, OffsetAndMetadata
 from kafpy.coordinator.service import GroupCoordinatorService
 from kafpy.replication.log_read import FetchParams, read_partitions
-from kafpy.replication.replica_manager import AppendResult
 from kafpy.storage import LogConfig, LogManager
 
 PARTITIONS = 3
@@ -77,7 +76,7 @@ class _ReplicaManager:
         part = self.get_partition(topic, index)
         fut = self.loop.create_future()
         if part.refuse is not None:
-            fut.set_result([AppendResult(part.refuse, part.refuse.name)])
+            fut.set_result([(part.refuse, part.refuse.name, None, -1)])
             return fut
         info = part.log.append_as_leader(batch, 0, origin=origin)
         self.waits.append((part, info.last_offset + 1, timeout_ms, fut))
@@ -91,7 +90,7 @@ class _ReplicaManager:
         for part, offset, _, fut in waits:
             if error == E.NONE:
                 part.log.update_high_watermark(offset)
-            fut.set_result([AppendResult(error)])
+            fut.set_result([(error, None, None, -1)])
 
 
 class _Cluster:

@@ -60,7 +60,7 @@ def test_follower_fetch_reads_to_log_end_and_moves_hw(broker):
     assert not waiting.done()
     pd = fetch(broker, F1, 2, epoch=1, last_fetched_epoch=1)
     assert part.high_watermark == 2 and pd.high_watermark == 2
-    assert broker.loop.run_until_complete(waiting)[0].error == ErrorCode.NONE
+    assert broker.loop.run_until_complete(waiting)[0][0] == ErrorCode.NONE
     # F2 reaches the HW and the epoch start: proposed for the ISR, counted at once
     fetch(broker, F2, 2, epoch=1, last_fetched_epoch=1)
     assert [p.new_isr for p in proposals] == [(0, F1, F2)]
