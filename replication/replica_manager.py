@@ -37,8 +37,9 @@ from kafpy.replication.config import BrokerConfigView, EffectiveTopicConfig
 from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
 from kafpy.replication.follower_log import StorageFollowerLog
+from kafpy.replication.log_append import AppendResult, append_to_local_log
 from kafpy.replication.log_read import FetchParams, FetchPartition, LogReadResult, read_partitions
-from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionError, PartitionState,
+from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState,
                                          PendingIsrChange, Role)
 from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
 
@@ -77,13 +78,6 @@ class ReplicaStateListener(Protocol):
     def on_become_follower(self, partition: Partition) -> None:
         """Also called when a partition this broker led stops being hosted."""
     def on_topics_deleted(self, topics: list[str]) -> None: ...
-
-
-# One partition's outcome of ``append_records`` (Kafka's PartitionResponse): (error, error
-# message, the append's LogAppendInfo or None when it failed, log start offset). A plain
-# tuple: a Produce makes one per partition on the hot path.
-AppendResult = tuple[ErrorCode, "str | None", "LogAppendInfo | None", int]
-NONE = ErrorCode.NONE
 
 
 class ReplicaManager:
@@ -446,34 +440,8 @@ class ReplicaManager:
         (REQUEST_TIMED_OUT). ``origin`` is "client" or "coordinator" (markers, offsets);
         internal topics take only the latter's appends with ``internal_topics_allowed``.
         ``on_appended`` hears of each append that succeeded, before any wait."""
-        results: list[AppendResult] = []
-        waits: list[tuple[Partition, int]] = []
-        waiting: list[int] = []  # the indexes in results of the appends waiting for the HW
-        partitions = self.partitions
-        for topic, index, records in entries:
-            part = partitions.get((topic, index))
-            if part is None:
-                results.append((self.partition_error(topic, index), None, None, -1))
-                continue
-            if part.is_internal and not internal_topics_allowed:
-                results.append((ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot append to internal topic {topic}", None, -1))
-                continue
-            try:
-                info = part.append_records_to_leader(records, origin, required_acks)
-            except (StorageError, PartitionError) as e:
-                log.debug("Append to %s-%d (%s) failed: %r", topic, index, origin, e)
-                results.append((ErrorCode(e.error_code), str(e) or None, None, part.log.log_start_offset))
-                continue
-            except Exception as e:  # noqa: BLE001 - answered UNKNOWN_SERVER_ERROR, logged
-                log.exception("Unexpected error appending to %s-%d (%s)", topic, index, origin)
-                results.append((ErrorCode.UNKNOWN_SERVER_ERROR, str(e), None, -1))
-                continue
-            if on_appended is not None:
-                on_appended(topic, index, info)
-            if required_acks == -1 and part.log.high_watermark <= info.last_offset:
-                waits.append((part, info.last_offset + 1))
-                waiting.append(len(results))
-            results.append((NONE, None, info, info.log_start_offset))
+        results, waits, waiting = append_to_local_log(self.partitions, self.partition_error, entries, origin,
+                                                      required_acks, internal_topics_allowed, on_appended)
         fut: asyncio.Future = self.loop.create_future()
         if not waits:
             fut.set_result(results)

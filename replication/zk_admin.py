@@ -22,7 +22,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
