@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
@@ -54,6 +54,9 @@ class FetchIsolation(enum.Enum):
     TXN_COMMITTED = 2
 
 
+LOG_END, TXN_COMMITTED = FetchIsolation.LOG_END, FetchIsolation.TXN_COMMITTED
+
+
 @dataclass(slots=True)
 class PartitionFetchInfo:
     """A ``FetchPartition`` for a read that has no fetch session (the coordinators' loads)."""
@@ -66,22 +69,29 @@ class PartitionFetchInfo:
     current_leader_epoch: int = -1
 
 
-@dataclass(frozen=True, slots=True)
 class FetchParams:
-    """A Fetch's request-wide parameters (Kafka's FetchParams). ``replica_id`` >= 0 is a
-    follower (whose isolation is LOG_END); ``last_fetched_epochs`` its last fetched epoch per
-    (topic id when ``uses_topic_ids`` else name, partition); ``hard_max_bytes`` (Fetch v0-2)
-    forbids answering one batch larger than the limits."""
+    """A Fetch's request-wide parameters (Kafka's FetchParams), not changed once made.
+    ``replica_id`` >= 0 is a follower (whose isolation is LOG_END); ``last_fetched_epochs``
+    its last fetched epoch per (topic id when ``uses_topic_ids`` else name, partition);
+    ``hard_max_bytes`` (Fetch v0-2) forbids answering one batch larger than the limits. A
+    plain class: every Fetch makes one, and a frozen dataclass's __init__ costs microseconds."""
 
-    replica_id: int
-    max_wait_ms: int
-    min_bytes: int
-    max_bytes: int
-    isolation: FetchIsolation = FetchIsolation.HIGH_WATERMARK
-    hard_max_bytes: bool = False
-    uses_topic_ids: bool = False
-    fetch_time_ms: int = 0
-    last_fetched_epochs: Mapping[tuple[str | bytes, int], int] = field(default_factory=dict)
+    __slots__ = ("replica_id", "max_wait_ms", "min_bytes", "max_bytes", "isolation", "hard_max_bytes",
+                 "uses_topic_ids", "fetch_time_ms", "last_fetched_epochs")
+
+    def __init__(self, replica_id: int, max_wait_ms: int, min_bytes: int, max_bytes: int,
+                 isolation: FetchIsolation = FetchIsolation.HIGH_WATERMARK, hard_max_bytes: bool = False,
+                 uses_topic_ids: bool = False, fetch_time_ms: int = 0,
+                 last_fetched_epochs: Mapping[tuple[str | bytes, int], int] | None = None) -> None:
+        self.replica_id = replica_id
+        self.max_wait_ms = max_wait_ms
+        self.min_bytes = min_bytes
+        self.max_bytes = max_bytes
+        self.isolation = isolation
+        self.hard_max_bytes = hard_max_bytes
+        self.uses_topic_ids = uses_topic_ids
+        self.fetch_time_ms = fetch_time_ms
+        self.last_fetched_epochs = last_fetched_epochs if last_fetched_epochs is not None else {}
 
     @property
     def is_from_follower(self) -> bool:
@@ -138,8 +148,8 @@ def read_partitions(get_partition: Callable[[str, int], Partition | None],
     waiting) only after its read succeeded."""
     is_follower = params.replica_id >= 0
     isolation = params.isolation
-    read_committed = isolation is FetchIsolation.TXN_COMMITTED
-    to_log_end = isolation is FetchIsolation.LOG_END
+    read_committed = isolation is TXN_COMMITTED
+    to_log_end = isolation is LOG_END
     now_answer = False
     results = []
     waiting = []
