@@ -12,7 +12,7 @@ from kafpy.broker.handlers.fetch import handle_fetch
 from kafpy.broker.handlers.offsets import handle_list_offsets
 from kafpy.replication.partition import PartitionState
 from tests.unit.broker.helpers import call
-from tests.unit.broker.test_replica_manager import broker  # noqa: F401 - the fixture: a broker without sockets
+from tests.unit.replication.test_replica_manager import broker  # noqa: F401 - the fixture: a broker without sockets
 
 F1, F2 = 1, 2
 
