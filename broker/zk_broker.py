@@ -106,7 +106,7 @@ def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager",
 def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: MetadataCache,
                                replica_manager: "ReplicaManager", clock: Callable[[], float],
                                loop: asyncio.AbstractEventLoop, security: "ClientSecurity | None"
-                               ) -> tuple["KafkaController", "ZkAdminManager"]:
+                               ) -> tuple["KafkaController", "ZkAdminManager[EntityConfigs]"]:
     """The default ControllerFactory: replication's KafkaController and ZkAdminManager (which
     applies config change notifications to the replica manager's logs)."""
     from kafpy.replication.controller import KafkaController

@@ -22,7 +22,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
@@ -73,10 +73,13 @@ class EntityConfigStore(Protocol):
     def set(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None: ...
 
 
-class ZkAdminManager:
+EntityConfigStoreT = TypeVar("EntityConfigStoreT", bound=EntityConfigStore)
+
+
+class ZkAdminManager(Generic[EntityConfigStoreT]):
     def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, metadata_cache: MetadataCache,
                  controller: KafkaController, clock: Callable[[], float],
-                 loop: asyncio.AbstractEventLoop, entity_configs: EntityConfigStore,
+                 loop: asyncio.AbstractEventLoop, entity_configs: EntityConfigStoreT,
                  replica_manager: "ReplicaManager | None" = None, wait_ms: int = DEFAULT_WAIT_MS) -> None:
         """``entity_configs`` is the broker's store of user and client configs, filled here
         from ZooKeeper (the broker's quotas listen to it)."""
@@ -90,7 +93,7 @@ class ZkAdminManager:
         self.wait_ms = wait_ms
         self.broker_id = config.broker_id
         self._topic_configs: dict[str, dict[str, str]] = {}
-        self.entity_configs = entity_configs
+        self.entity_configs: EntityConfigStoreT = entity_configs
         self._last_change = -1
         self._changes_lock = asyncio.Lock()
         self._creating: dict[str, asyncio.Future] = {}
