@@ -30,14 +30,14 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
                         entries: Sequence[tuple[str, int, Any]], origin: str, required_acks: int,
                         internal_topics_allowed: bool,
                         on_appended: Callable[[str, int, LogAppendInfo], None] | None
-                        ) -> tuple[list[AppendResult], list[tuple[Partition, int]], list[int]]:
+                        ) -> tuple[list[AppendResult], list[tuple[Partition, int]] | None, list[int] | None]:
     """(one result per entry, (partition, offset its HW must reach) for each append that
-    waits, the indexes of those in the results). Unknown partitions answer
+    waits, the indexes of those in the results; both None when none waits). Unknown partitions answer
     ``partition_error``; internal topics take appends only with ``internal_topics_allowed``;
     a refusal of the partition or of storage is that partition's error, the others go on."""
     results: list[AppendResult] = []
-    waits: list[tuple[Partition, int]] = []
-    waiting: list[int] = []  # the indexes in results of the appends waiting for the HW
+    waits: list[tuple[Partition, int]] | None = None
+    waiting: list[int] | None = None  # the indexes in results of the appends waiting for the HW
     for topic, index, records in entries:
         part = partitions.get((topic, index))
         if part is None:
@@ -59,6 +59,8 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
         if on_appended is not None:
             on_appended(topic, index, info)
         if required_acks == -1 and part.log.high_watermark <= info.last_offset:
+            if waits is None:
+                waits, waiting = [], []
             waits.append((part, info.last_offset + 1))
             waiting.append(len(results))
         results.append((NONE, None, info, info.log_start_offset))
