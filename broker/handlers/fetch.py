@@ -33,6 +33,12 @@ E = ErrorCode
 LOG_END, HIGH_WATERMARK, TXN_COMMITTED = FetchIsolation.LOG_END, FetchIsolation.HIGH_WATERMARK, FetchIsolation.TXN_COMMITTED
 ZERO_UUID = bytes(16)
 EMPTY = b""
+# The default (absent) tagged fields every partition's answer carries, shared: the encoder
+# only reads them, and three objects fewer per partition is ~1 us per partition and Fetch.
+# A partition with a diverging epoch gets its own object.
+NO_DIVERGING_EPOCH = R.EpochEndOffset()
+NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
+NO_SNAPSHOT_ID = R.SnapshotId()
 
 
 def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
@@ -172,10 +178,10 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
         pd = R.PartitionData(
             partition_index=cp.partition, error_code=r.error, high_watermark=r.hw, last_stable_offset=r.lso,
             log_start_offset=r.log_start,
+            diverging_epoch=r.diverging if r.diverging is not None else NO_DIVERGING_EPOCH,
+            current_leader=NO_CURRENT_LEADER, snapshot_id=NO_SNAPSHOT_ID,
             aborted_transactions=(r.aborted or []) if read_committed else None,
             preferred_read_replica=-1, records=r.records if r.records is not None else EMPTY)
-        if r.diverging is not None:
-            pd.diverging_epoch = r.diverging
         bucket.append(pd)
     responses = [R.FetchableTopicResponse(topic=cp.topic, topic_id=cp.topic_id, partitions=by_topic[key])
                  for key, cp in order]

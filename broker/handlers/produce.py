@@ -28,6 +28,9 @@ ZSTD = 4
 _ATTRIBUTES = 22  # the low byte of a batch header's int16 attributes
 TRANSACTIONAL_BIT = 0x10
 _I32 = struct.Struct(">i")
+# The default (absent) current leader every partition's answer carries, shared: the encoder
+# only reads it, and a Produce makes one answer per partition.
+NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
 
 
 def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
@@ -140,7 +143,8 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
         parts_out = []
         for pd in td.partition_data:
             pr = R.PartitionProduceResponse(index=pd.index, error_code=E.NONE, base_offset=-1,
-                                            log_append_time_ms=-1, log_start_offset=-1)
+                                            log_append_time_ms=-1, log_start_offset=-1,
+                                            current_leader=NO_CURRENT_LEADER)
             parts_out.append(pr)
             if bad_acks:
                 pr.error_code = E.INVALID_REQUIRED_ACKS
