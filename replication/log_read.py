@@ -1,9 +1,9 @@
 """Reads for a Fetch (Kafka's ReplicaManager.readFromLog with Partition.fetchRecords): what
 each partition answers, and the follower's fetch state recorded after a read that succeeded.
 
-Who may call it: ``ReplicaManager`` only (``fetch_messages``, ``read_from_log``; event loop). Nothing on disk of its
-own; record data is never read into Python: a read returns the log's file region, which the
-connection's writer sends with ``sendfile``.
+Who may call it: ``ReplicaManager`` only (``fetch_messages``, ``read_from_log``; event
+loop). Nothing on disk of its own; record data is never read into Python: a read returns
+the log's file region, which the connection's writer sends with ``sendfile``.
 
 A follower's read (``FetchParams.replica_id >= 0``) is the leader's side of replication: a
 replica not assigned is UNKNOWN_LEADER_EPOCH (NOT_LEADER_OR_FOLLOWER without a leader
@@ -28,9 +28,8 @@ from kafpy.replication.partition import Partition
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
-ZERO_UUID = bytes(16)
-
 E = ErrorCode
+ZERO_UUID = bytes(16)
 
 
 class FetchPartition(Protocol):
