@@ -92,10 +92,6 @@ class FetchParams:
         self.fetch_time_ms = fetch_time_ms
         self.last_fetched_epochs = last_fetched_epochs if last_fetched_epochs is not None else {}
 
-    @property
-    def is_from_follower(self) -> bool:
-        return self.replica_id >= 0
-
 
 class LogReadResult:
     """What one partition answers: an error, or offsets and maybe records (a file region),
