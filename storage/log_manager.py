@@ -53,7 +53,7 @@ CLOSE_THREADS = 8  # logs closed at once at shutdown (see _close_logs)
 _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
               REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
               ".lock", "bootstrap.checkpoint",
-              "cluster-metadata.json"}  # the broker's standalone metadata (broker/metadata.py)
+              "cluster-metadata.json"}  # the broker's standalone metadata (replication/metadata_cache.py)
 
 
 def descriptor_usage() -> str:

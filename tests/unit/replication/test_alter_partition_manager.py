@@ -8,7 +8,7 @@ import logging
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionResponse
 
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication.alter_partition_manager import AlterPartitionManager, alter_partition_request
 from kafpy.replication.partition import PendingIsrChange
 
