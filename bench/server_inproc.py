@@ -8,7 +8,7 @@ through ``get_buffer``/``buffer_updated`` in 64 KiB pieces as the event loop wou
 writer's fd on /dev/null (``writev`` and ``sendfile`` still happen, but cost nothing on the
 network side). ``--window`` requests are fed before the loop is let run, as pipelined
 requests arrive. Prints the best of ``--repeats`` runs of CPU microseconds
-(``time.process_time``) per Produce (idempotent, acks=1, one batch per partition) and per
+(``time.process_time``) per Produce (idempotent, ``--acks`` 1 or -1, one batch per partition) and per
 Fetch (every partition, whole batches), so server and hot-path changes can be compared on a
 busy machine: the figure leaves out the kernel's network work and the client entirely.
 """
@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--partitions", type=int, default=6)
     ap.add_argument("--batch-kib", type=int, default=16)
     ap.add_argument("--fetch-kib", type=int, default=64)
+    ap.add_argument("--acks", type=int, default=1, choices=(-1, 1))
     ap.add_argument("--uvloop", action="store_true", help="run on uvloop (default: asyncio's loop)")
     args = ap.parse_args(argv)
 
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                     ProduceRequest.PartitionProduceData(index=p, records=batch) for p in range(args.partitions)])
                 corr += 1
                 frames.append(codec.encode_request(header(corr, 0, 9), ProduceRequest(
-                    transactional_id=None, acks=1, timeout_ms=30000, topic_data=[td]))[4:])
+                    transactional_id=None, acks=args.acks, timeout_ms=30000, topic_data=[td]))[4:])
             frames = [struct.pack(">i", len(f)) + f for f in frames]
             produce_cpu.append(loop.run_until_complete(run(conn, frames, args.window)))
 
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         sent = conn.server.stats
         print(f"server in process ({'uvloop' if args.uvloop else 'asyncio'}), best of {args.repeats} x "
               f"{args.requests} requests, window {args.window}")
-        print(f"  Produce v9 acks=1, {args.partitions} x {len(tpl) / 1024:.1f} KiB: "
+        print(f"  Produce v9 acks={args.acks}, {args.partitions} x {len(tpl) / 1024:.1f} KiB: "
               f"{1e6 * min(produce_cpu) / args.requests:7.1f} us/request CPU "
               f"(all runs: {', '.join(f'{1e6 * c / args.requests:.0f}' for c in produce_cpu)})")
         print(f"  Fetch v12, {args.partitions} x {args.fetch_kib} KiB:  "

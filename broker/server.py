@@ -107,6 +107,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
         self.session: AuthSession | None = None
+        # The session when its SASL state decides what may be sent (a SASL listener), else
+        # None: on PLAINTEXT and SSL it is AUTHENTICATED from the start and never changes, so
+        # requests there skip its checks.
+        self.sasl_session: AuthSession | None = None
 
     # -- transport callbacks -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -121,6 +125,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         security = self.server.security.get(self.listener)
         if security is not None:
             self.session = security.new_session(transport, self.clock)
+            if security.sasl:
+                self.sasl_session = self.session
         if transport.get_extra_info("ssl_object") is not None:
             self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[assignment]
         else:
@@ -219,18 +225,24 @@ class KafkaConnection(asyncio.BufferedProtocol):
         does wait continues in a Task from where it stopped."""
         self.server.stats.requests += 1
         coro = self._process(frame) if self.pool is None else self._process_pooled(frame)
-        start = time.perf_counter()
+        # The request quota's broker time is measured only once some quota is configured.
+        quotas = self.client_quotas
+        timed = quotas is not None and quotas.active
+        if timed:
+            start = time.perf_counter()
         try:
             pending = coro.send(None)
         except StopIteration as e:
-            self.busy_s += time.perf_counter() - start
+            if timed:
+                self.busy_s += time.perf_counter() - start
             self._completed(e.value)
             return
         except Exception as e:  # outside the handler (decoding): close after earlier answers
             log.exception("Error processing a request from %s:%d", self.peer[0], self.peer[1])
             self._completed(e)
             return
-        self.busy_s += time.perf_counter() - start
+        if timed:
+            self.busy_s += time.perf_counter() - start
         if getattr(pending, "_asyncio_future_blocking", False):
             # As a Task does on taking the future; another coroutine awaiting the same
             # future before our Task runs would otherwise fail.
@@ -313,8 +325,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         answered with Kafka's error response (``kafpy.broker.error_responses``)."""
         apis = self.apis
         session = self.session
-        if session is not None and session.raw_tokens:
-            return await _raw_sasl_token(session, frame)
+        sasl = self.sasl_session
+        if sasl is not None and sasl.raw_tokens:
+            return await _raw_sasl_token(sasl, frame)
         try:
             header, request = codec.decode_request(frame)
         except UnsupportedVersion as e:
@@ -327,11 +340,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.warning("Closing connection from %s:%d: invalid request: %s", self.peer[0], self.peer[1], e)
             return e
         api_key = header.request_api_key
-        if session is not None and not session.admits(api_key):
+        if sasl is not None and not sasl.admits(api_key):
             log.info("Closing connection from %s:%d: %s not allowed in SASL state %s (client %s)", self.peer[0],
-                     self.peer[1], apis.name(api_key), session.state, header.client_id)
+                     self.peer[1], apis.name(api_key), sasl.state, header.client_id)
             refusal = illegal_sasl_state_response(api_key, header.request_api_version) \
-                if session.answers_refusal() else None
+                if sasl.answers_refusal() else None
             if refusal is not None:
                 return _SendThenClose(codec.encode_response_chunks(
                     api_key, header.request_api_version, header.correlation_id, refusal))
@@ -372,7 +385,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         else:
             chunks = codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id,
                                                   response)
-        if session is not None and session.failed:
+        if sasl is not None and sasl.failed:
             return _SendThenClose(chunks)
         return chunks
 
