@@ -2,7 +2,7 @@
 own perf tools.
 
     python -m bench.compare [--repeats 5] [--quick] [--profile] [--kafka-version 4]
-                            [--only kafpy|kafka] [--no-warmup]
+                            [--only kafpy|kafka] [--no-warmup] [--rows TEXT ...]
 
 Both brokers run at once (single node, log dirs on the same disk) with the same settings:
 Apache's ``config/server.properties`` values and Kafka's defaults for what it leaves out
@@ -12,7 +12,11 @@ repeat, the two take turns, the one going first alternating, so the load that ot
 puts on the machine falls on both alike instead of on whichever ran second. A scenario is
 ``kafka-producer-perf-test`` (2,000,000 x 100 B and 200,000 x 1 KiB; acks=1 and acks=all; no
 compression and lz4; a topic with 6 partitions), then ``kafka-consumer-perf-test`` reading
-the same data back; at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B). The
+the same data back; at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B).
+``--rows TEXT`` keeps only the scenarios whose name holds one of the texts (``--rows "1024B
+acks=1 none"``) and skips the latency runs. The producer runs with ``--print-metrics``: its
+``request-latency-avg`` (how long the broker took to answer a Produce, as the client saw it)
+is kept with each produce run. The
 broker's CPU seconds and peak RSS per run come from /proc. Medians of the repeats are
 reported, with each side's range, the ratio of the medians, and the paired view: the median
 of the two brokers' ratio within each turn and how many turns kafpy was ahead. Prints one
@@ -106,6 +110,8 @@ def peak_rss_mb(pid: int) -> float:
 
 
 # -- tool output parsing ------------------------------------------------------------------
+REQUEST_LATENCY_RE = re.compile(r"^producer-metrics:request-latency-avg:\{client-id=[^}]*\}\s*:\s*([\d.]+)",
+                                re.MULTILINE)
 PRODUCER_RE = re.compile(r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
                          r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th")
 
@@ -116,8 +122,12 @@ def parse_producer(out: str) -> dict:
         pass
     if m is None:
         raise RuntimeError(f"producer perf test printed no summary:\n{out[-2000:]}")
-    return {"records": int(m.group(1)), "records_per_s": float(m.group(2)), "mb_per_s": float(m.group(3)),
-            "avg_ms": float(m.group(4)), "p99_ms": float(m.group(8))}
+    res = {"records": int(m.group(1)), "records_per_s": float(m.group(2)), "mb_per_s": float(m.group(3)),
+           "avg_ms": float(m.group(4)), "p99_ms": float(m.group(8))}
+    latency = REQUEST_LATENCY_RE.search(out)
+    if latency is not None:
+        res["request_latency_avg_ms"] = float(latency.group(1))
+    return res
 
 
 def parse_consumer(out: str) -> dict:
@@ -161,8 +171,10 @@ class Target:
 
 
 class Runner:
-    def __init__(self, version: str, repeats: int, quick: bool, profile: bool, out_dir: Path) -> None:
+    def __init__(self, version: str, repeats: int, quick: bool, profile: bool, out_dir: Path,
+                 rows: list[str] | None = None) -> None:
         self.version = version
+        self.rows = rows
         self.repeats = repeats
         self.quick = quick
         self.profile = profile
@@ -204,7 +216,7 @@ class Runner:
         spy = self.py_spy(t, f"produce-{profile_name}") if profile_name else None
         prod = self.measured(t, lambda: parse_producer(self.tool("kafka-producer-perf-test", [
             "--topic", topic, "--num-records", str(sc.records), "--record-size", str(sc.size),
-            "--throughput", "-1", "--producer-props", f"bootstrap.servers={t.bootstrap}",
+            "--throughput", "-1", "--print-metrics", "--producer-props", f"bootstrap.servers={t.bootstrap}",
             f"acks={sc.acks}", f"compression.type={sc.compression}"], 900)))
         self._stop_spy(spy)
         spy = self.py_spy(t, f"consume-{profile_name}") if profile_name else None
@@ -231,7 +243,8 @@ class Runner:
         t.results.setdefault(f"consume {sc.name}", []).append(cons)
         print(f"  {t.label:6s} {sc.name:32s} rep {rep + 1}: produce {prod['mb_per_s']:8.2f} MB/s  "
               f"consume {cons['mb_per_s']:8.2f} MB/s  cpu {prod['broker_cpu_s']:5.2f} s  "
-              f"rss {prod['broker_peak_rss_mb']:7.1f} MB", flush=True)
+              f"rss {prod['broker_peak_rss_mb']:7.1f} MB  "
+              f"produce answered in {prod.get('request_latency_avg_ms', float('nan')):.2f} ms", flush=True)
 
     def run_latency(self, t: Target, rep: int) -> None:
         topic = self.create_topic(t, partitions=1)
@@ -248,10 +261,14 @@ class Runner:
                 self.warm_up(t)
         turn = 0
         for sc in scenarios(self.quick):
+            if self.rows and not any(r in sc.name for r in self.rows):
+                continue
             for rep in range(self.repeats):
                 for t in (targets if turn % 2 == 0 else targets[::-1]):
                     self.run_scenario(t, sc, rep)
                 turn += 1
+        if self.rows:
+            return
         for rep in range(self.repeats):
             for t in (targets if turn % 2 == 0 else targets[::-1]):
                 self.run_latency(t, rep)
@@ -286,6 +303,8 @@ def summarize(ours: Target, theirs: Target) -> list[dict]:
             metrics = [("p50 ms", "p50_ms", False), ("p99 ms", "p99_ms", False), ("p99.9 ms", "p999_ms", False)]
         else:
             metrics = [("MB/s", "mb_per_s", True)]
+            if all("request_latency_avg_ms" in r for r in runs + other):
+                metrics.append(("answer ms", "request_latency_avg_ms", False))
         metrics += [("broker CPU s", "broker_cpu_s", False), ("peak RSS MB", "broker_peak_rss_mb", False)]
         for label, key, higher_better in metrics:
             a, b = median_of(runs, key), median_of(other, key)
@@ -354,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
                    "both brokers: 3.9 or 4 (default 4)")
     p.add_argument("--only", choices=["kafpy", "kafka"], help="run one broker only (no ratios)")
     p.add_argument("--no-warmup", action="store_true", help="skip the unmeasured warm-up run on each broker")
+    p.add_argument("--rows", action="append", metavar="TEXT",
+                   help="only the scenarios whose name holds TEXT (repeatable), e.g. '1024B acks=1 none'; "
+                        "no latency runs")
     args = p.parse_args(argv)
     problem, draw_chart, note = preflight(args.profile, args.only is None)
     if problem:
@@ -365,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out_dir = RESULTS / stamp
     out_dir.mkdir(parents=True, exist_ok=True)
-    runner = Runner(args.kafka_version, args.repeats, args.quick, args.profile, out_dir)
+    runner = Runner(args.kafka_version, args.repeats, args.quick, args.profile, out_dir, args.rows)
     targets: dict[str, Target] = {}
     work = Path(tempfile.mkdtemp(prefix="kafpy-bench-", dir=str(REPO / "bench" / "results")))
     brokers: list = []

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.compare import Target, parse_consumer, parse_latency, parse_producer, print_table, summarize
+from bench.compare import Runner, Target, parse_consumer, parse_latency, parse_producer, print_table, summarize
 
 PRODUCER_OUT = """\
 512345 records sent, 102469.0 records/sec (9.77 MB/sec), 3.1 ms avg latency, 210.0 ms max latency.
@@ -23,6 +23,17 @@ def test_parse_producer_takes_the_final_summary():
     r = parse_producer(PRODUCER_OUT)
     assert r == {"records": 2000000, "records_per_s": 350877.192982, "mb_per_s": 33.46, "avg_ms": 12.34,
                  "p99_ms": 45.0}
+
+
+def test_parse_producer_keeps_the_brokers_answer_time_from_the_printed_metrics():
+    out = PRODUCER_OUT + """
+Metric Name                                                                   Value
+producer-metrics:request-latency-avg:{client-id=perf-producer-client}       : 2.718
+producer-metrics:request-latency-max:{client-id=perf-producer-client}       : 31.000
+producer-node-metrics:request-latency-avg:{client-id=perf-producer-client, node-id=node-1} : 9.000
+"""
+    assert parse_producer(out)["request_latency_avg_ms"] == 2.718
+    assert "request_latency_avg_ms" not in parse_producer(PRODUCER_OUT)
 
 
 def test_parse_consumer_keeps_the_tools_rebalance_and_fetch_split():
@@ -74,3 +85,27 @@ def test_summary_skips_runs_only_one_broker_has_and_prints(capsys):
     print_table(rows)
     out = capsys.readouterr().out
     assert "produce x" in out and "1.500" in out and "1/1" in out
+
+
+def test_rows_keep_only_the_named_scenarios_and_skip_the_latency_runs(tmp_path):
+    ran = []
+
+    class Recording(Runner):
+        def run_scenario(self, t, sc, rep):
+            ran.append((t.label, sc.name, rep))
+
+        def run_latency(self, t, rep):
+            ran.append((t.label, "latency", rep))
+
+    runner = Recording("4", 2, True, False, tmp_path, rows=["1024B acks=1 none"])
+    runner.run_all([Target("kafpy", "", 0, None), Target("kafka", "", 0, None)], warm_up=False)
+    assert ran == [("kafpy", "20k x 1024B acks=1 none", 0), ("kafka", "20k x 1024B acks=1 none", 0),
+                   ("kafka", "20k x 1024B acks=1 none", 1), ("kafpy", "20k x 1024B acks=1 none", 1)]
+
+
+def test_summary_adds_the_answer_time_when_every_run_has_it():
+    run = {"mb_per_s": 30.0, "broker_cpu_s": 1.0, "broker_peak_rss_mb": 60.0, "request_latency_avg_ms": 2.0}
+    other = dict(run, request_latency_avg_ms=4.0)
+    rows = {r["metric"]: r for r in summarize(Target("kafpy", "", 0, None, {"produce x": [run]}),
+                                              Target("kafka", "", 0, None, {"produce x": [other]}))}
+    assert rows["answer ms"]["ratio"] == 0.5 and rows["answer ms"]["turns_ahead"] == "1/1"
