@@ -57,12 +57,15 @@ class Acceptor:
         self.waiting: dict[str, deque[Connection]] = {}
         self.paused: dict[str, list[int]] = {}   # listener -> dup()s of its listening sockets
         self.stopped = False
+        self.created = 0        # connections accepted and closed, ever (the socket-server metrics)
+        self.closed_count = 0
 
     def add_server(self, listener: str, srv: asyncio.AbstractServer) -> None:
         self.servers.setdefault(listener, []).append(srv)
 
     # -- connections ------------------------------------------------------------------
     def opened(self, conn: Connection) -> None:
+        self.created += 1
         listener = conn.listener
         if self.waiting.get(listener) or not self.quotas.slot_available(listener):
             if conn.transport is not None:
@@ -73,6 +76,7 @@ class Acceptor:
         self._admit(conn)
 
     def closed(self, conn: Connection) -> None:
+        self.closed_count += 1
         if not conn.admitted:
             q = self.waiting.get(conn.listener)
             if q and conn in q:

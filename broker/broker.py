@@ -130,6 +130,7 @@ class Broker:
         self.txn_verifier: TxnVerifier | None = None
         self.services: BrokerServices | None = None
         self.server: SocketServer | None = None
+        self.http_server: Any = None   # web.broker_routes.BrokerHttp when kafpy.http.listeners is set
 
     @property
     def broker_id(self) -> int:
@@ -266,7 +267,30 @@ class Broker:
             quotas=self._client_quotas(),
             user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
+        if cfg["kafpy.metrics.enable"]:
+            self.server.observer = self._request_observer()
         await self.server.start()
+        await self._start_http()
+
+    def _request_observer(self) -> Any:
+        """Per-request metrics and the request logger (metrics.observer)."""
+        from kafpy.metrics.observer import RequestObserver
+        from kafpy.metrics.request_logger import RequestLogger
+        cache = self.metadata_cache
+
+        def topic_name(topic_id: bytes) -> str | None:
+            info = cache.topic_by_id(topic_id)
+            return info.name if info is not None else None
+        return RequestObserver(self.apis.name, topic_name,
+                               RequestLogger(lambda: self.config["kafpy.request.logger.slow.ms"]))
+
+    async def _start_http(self) -> None:
+        """The HTTP listeners (kafpy.http.listeners): /metrics and the status page. aiohttp
+        and prometheus_client are imported only here, so a broker without them pays nothing."""
+        if not self.config["kafpy.http.listeners"]:
+            return
+        from kafpy.web.broker_routes import start_http_server
+        self.http_server = await start_http_server(self)
 
     def _client_quotas(self) -> ClientQuotas:
         """The client quotas, fed with the controller's user and client entity configs."""
@@ -344,6 +368,11 @@ class Broker:
                 log.exception("Error during controlled shutdown")
         if self.server is not None:
             await self.server.stop_accepting()
+        if self.http_server is not None:
+            try:
+                await self.http_server.stop()
+            except Exception:
+                log.exception("Error stopping the HTTP listeners")
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
         # produces and fetches are answered now, so draining the connections waits for none.
         for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator)):

@@ -262,6 +262,12 @@ _DEFS = [
     ConfigDef("connections.max.reauth.ms", "long", 0, _at_least(0)),
     ConfigDef("connection.failed.authentication.delay.ms", "int", 100, _at_least(0)),
     ConfigDef("principal.builder.class", "class", None),
+    # kafpy's own: the HTTP listeners (/metrics, the status page), per-request metrics, the
+    # request logger's slow-request threshold (config/server.properties explains each)
+    ConfigDef("kafpy.http.listeners", "list", []),
+    ConfigDef("kafpy.http.max.request.bytes", "int", 1048576, _at_least(0)),
+    ConfigDef("kafpy.metrics.enable", "boolean", True),
+    ConfigDef("kafpy.request.logger.slow.ms", "long", -1, dynamic=True),
 ]
 
 LISTENER_PREFIX = "listener.name."
@@ -355,6 +361,11 @@ class KafkaConfig:
         if not self.listeners:
             raise ConfigError("Invalid value for configuration listeners: no listener given")
         self._derive_security()
+        try:
+            from kafpy.web.listeners import parse_http_listeners
+            parse_http_listeners(v["kafpy.http.listeners"])
+        except ValueError as e:
+            raise ConfigError(f"Invalid value for configuration kafpy.http.listeners: {e}") from None
         if v["log.retention.ms"] is not None:
             self.log_retention_ms = v["log.retention.ms"]
         elif v["log.retention.minutes"] is not None:

@@ -70,6 +70,7 @@ from kafpy.replication.network_client import use_inter_broker_security
 if TYPE_CHECKING:
     from kafpy.broker.apis import ApiRegistry
     from kafpy.broker.config import KafkaConfig
+    from kafpy.metrics.observer import RequestObserver
 
 log = logging.getLogger("kafka.network")
 
@@ -109,6 +110,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
         self.session: AuthSession | None = None
+        # metrics.observer.RequestObserver (per-request metrics, request log), or None
+        self.observer: "RequestObserver | None" = getattr(server, "observer", None)
 
     # -- transport callbacks -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -348,6 +351,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return err
         ctx = RequestContext(self.services, header, self.peer[0], self.peer[1], self.id, self.listener,
                              session.principal if session is not None else ANONYMOUS, session)
+        observer = self.observer
+        started = time.perf_counter() if observer is not None else 0.0
         try:
             response = await handler.func(ctx, request)
         except asyncio.CancelledError:
@@ -359,7 +364,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except Exception as e:  # a bug in a handler must not take the broker down
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
+            if observer is not None:
+                _observe(observer, ctx, api_key, request, e, started)
             return _error_answer(api_key, header, request, e)
+        if observer is not None:
+            _observe(observer, ctx, api_key, request, response, started)
         quotas = self.client_quotas
         if quotas is not None and quotas.active:
             busy_s, self.busy_s = self.busy_s, 0.0
@@ -481,6 +490,15 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
     return [len(token).to_bytes(4, "big") + token]
 
 
+def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Any, response: Any,
+             started: float) -> None:
+    """The per-request hook (metrics, request log); a failure in it never fails the request."""
+    try:
+        observer.completed(ctx, api_key, request, response, time.perf_counter() - started)
+    except Exception:
+        log.exception("Recording metrics of api %d failed", api_key)
+
+
 def _nothing() -> None:
     return None
 
@@ -543,6 +561,8 @@ class SocketServer:
         # the other side: this broker's connections to the others use the inter-broker listener's
         use_inter_broker_security(ClientSecurity.inter_broker(config))
         self._idle_task: asyncio.Task | None = None
+        # metrics.observer.RequestObserver: told of every request answered (None: no metrics)
+        self.observer: "RequestObserver | None" = None
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
                port: int | None = None) -> Any:

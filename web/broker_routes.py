@@ -1,0 +1,50 @@
+"""What a broker serves over HTTP, put together: the server of ``kafpy.http.listeners`` with
+``/metrics`` and the status page mounted.
+
+Who may call it: ``Broker._start_http`` (only when the listener is configured: importing
+this module imports aiohttp and prometheus_client).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from kafpy.web.metrics_endpoint import MetricsEndpoint
+from kafpy.web.server import HttpServer, build_http_server
+
+
+class BrokerHttp:
+    """The broker's HTTP server and the components mounted on it; ``mount`` lets a later
+    component (the Schema Registry, the REST Proxy) add its routes before ``start``."""
+
+    def __init__(self, server: HttpServer, metrics: MetricsEndpoint, status: Any) -> None:
+        self.server = server
+        self.metrics = metrics
+        self.status = status
+
+    @property
+    def bound_ports(self) -> dict[str, int]:
+        return self.server.bound_ports
+
+    async def stop(self) -> None:
+        self.metrics.stop()
+        if self.status is not None:
+            self.status.stop()
+        await self.server.stop()
+
+
+async def start_http_server(broker: Any) -> BrokerHttp:
+    server = build_http_server(broker.config)
+    metrics = MetricsEndpoint(broker, broker.loop)
+    server.mount(metrics.routes())
+    status = None
+    try:
+        from kafpy.web.status_page import StatusPage  # noqa: F401
+    except ImportError:   # not there yet
+        StatusPage = None   # type: ignore[assignment,misc]
+    if StatusPage is not None:
+        status = StatusPage(broker, metrics)
+        server.mount(status.routes())
+        status.start()
+    metrics.start()
+    await server.start()
+    return BrokerHttp(server, metrics, status)
