@@ -100,16 +100,21 @@ _MESSAGE_TOO_LARGE = 10
 _RECORD_LIST_TOO_LARGE = 18
 
 
+_HEADER = struct.Struct(">8xi4xb")   # batch length, magic
+
+
 def record_count(records: Any) -> int:
-    """Records in a partition's batches, read from the v2 batch headers (no decoding)."""
+    """Records in a partition's batches, read from the v2 batch headers (no decoding). A
+    v0/v1 message set (rare: clients older than 0.11) counts as one."""
     n = len(records)
     pos = 0
     count = 0
     while pos + 61 <= n:
-        if records[pos + 16] != 2:
-            return count + 1   # an old message set: counted as one, as it is rare
+        length, magic = _HEADER.unpack_from(records, pos)
+        if magic != 2:
+            return count + 1
         count += _I32.unpack_from(records, pos + _RECORDS_COUNT)[0]
-        pos += _I32.unpack_from(records, pos + _BATCH_LENGTH)[0] + 12
+        pos += length + 12
     return count
 
 
@@ -135,34 +140,42 @@ class TopicMetrics:
 
     def on_produce(self, request: Any, response: Any) -> None:
         """A Produce answered (``response`` None for acks=0: every partition counted as
-        appended)."""
-        errors: dict[tuple[str, int], int] = {}
+        appended). Sums per topic first: one update of each counter per topic."""
+        failed: dict[tuple[str, int], int] | None = None
         if response is not None:
             for tr in response.responses:
                 for pr in tr.partition_responses:
                     if pr.error_code:
-                        errors[(tr.name, pr.index)] = pr.error_code
+                        if failed is None:
+                            failed = {}
+                        failed[(tr.name, pr.index)] = pr.error_code
         total = self.total
         for td in request.topic_data:
-            c = self._topic(td.name)
-            for pd in td.partition_data:
+            name = td.name
+            c = self.topics.get(name) or self._topic(name)
+            parts = td.partition_data
+            size_in = msgs = 0
+            for pd in parts:
                 records = pd.records
-                size = len(records) if records is not None else 0
-                c.total_produce += 1
-                total.total_produce += 1
-                err = errors.get((td.name, pd.index)) if errors else None
-                if err is None:
-                    msgs = record_count(records) if size else 0
-                    c.bytes_in += size
-                    c.messages_in += msgs
-                    total.bytes_in += size
-                    total.messages_in += msgs
-                else:
-                    c.failed_produce += 1
-                    total.failed_produce += 1
-                    if err in (_MESSAGE_TOO_LARGE, _RECORD_LIST_TOO_LARGE):
-                        c.bytes_rejected += size
-                        total.bytes_rejected += size
+                if failed is not None:
+                    err = failed.get((name, pd.index))
+                    if err is not None:
+                        c.failed_produce += 1
+                        total.failed_produce += 1
+                        if records and err in (_MESSAGE_TOO_LARGE, _RECORD_LIST_TOO_LARGE):
+                            c.bytes_rejected += len(records)
+                            total.bytes_rejected += len(records)
+                        continue
+                if not records:
+                    continue
+                size_in += len(records)
+                msgs += record_count(records)
+            c.total_produce += len(parts)
+            total.total_produce += len(parts)
+            c.bytes_in += size_in
+            c.messages_in += msgs
+            total.bytes_in += size_in
+            total.messages_in += msgs
 
     def on_fetch(self, response: Any, from_follower: bool, topic_name: Any) -> None:
         """A Fetch answered: bytes out per topic (consumers only, as Kafka's BytesOutPerSec
