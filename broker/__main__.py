@@ -43,6 +43,13 @@ def setup_logging(level: str | None) -> None:
     lvl = (level or os.environ.get("KAFPY_LOG_LEVEL") or "INFO").upper()
     logging.basicConfig(level=getattr(logging, lvl, logging.INFO), stream=sys.stdout,
                         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+    # identical warnings repeated within a minute: logged once, then counted (flushed by run)
+    from kafpy.metrics.log_rate_limit import install
+    global _repeated_warnings
+    _repeated_warnings = install()
+
+
+_repeated_warnings = None
 
 
 async def run(config: KafkaConfig) -> int:
@@ -53,6 +60,7 @@ async def run(config: KafkaConfig) -> int:
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    flusher = loop.create_task(_repeated_warnings.run()) if _repeated_warnings is not None else None
     try:
         await broker.start()
     except Exception:
@@ -62,6 +70,9 @@ async def run(config: KafkaConfig) -> int:
         return 1
     await stop.wait()
     await broker.shutdown()
+    if flusher is not None:
+        flusher.cancel()
+        _repeated_warnings.flush()
     return 0
 
 
