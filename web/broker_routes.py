@@ -10,13 +10,14 @@ from typing import Any
 
 from kafpy.web.metrics_endpoint import MetricsEndpoint
 from kafpy.web.server import HttpServer, build_http_server
+from kafpy.web.status_page import StatusPage
 
 
 class BrokerHttp:
     """The broker's HTTP server and the components mounted on it; ``mount`` lets a later
     component (the Schema Registry, the REST Proxy) add its routes before ``start``."""
 
-    def __init__(self, server: HttpServer, metrics: MetricsEndpoint, status: Any) -> None:
+    def __init__(self, server: HttpServer, metrics: MetricsEndpoint, status: StatusPage) -> None:
         self.server = server
         self.metrics = metrics
         self.status = status
@@ -27,8 +28,7 @@ class BrokerHttp:
 
     async def stop(self) -> None:
         self.metrics.stop()
-        if self.status is not None:
-            self.status.stop()
+        self.status.stop()
         await self.server.stop()
 
 
@@ -36,15 +36,9 @@ async def start_http_server(broker: Any) -> BrokerHttp:
     server = build_http_server(broker.config)
     metrics = MetricsEndpoint(broker, broker.loop)
     server.mount(metrics.routes())
-    status = None
-    try:
-        from kafpy.web.status_page import StatusPage  # noqa: F401
-    except ImportError:   # not there yet
-        StatusPage = None   # type: ignore[assignment,misc]
-    if StatusPage is not None:
-        status = StatusPage(broker, metrics)
-        server.mount(status.routes())
-        status.start()
+    status = StatusPage(broker, metrics)
+    server.mount(status.routes())
+    status.start()
     metrics.start()
     await server.start()
     return BrokerHttp(server, metrics, status)
