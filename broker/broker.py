@@ -158,7 +158,7 @@ class Broker:
         cfg = self.config
         state = load_controller_state(cfg.log_dirs[0])
         if state.broker_configs:
-            cfg.dynamic.update(state.broker_configs)
+            cfg.set_dynamic({}, state.broker_configs)
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
         rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
@@ -187,9 +187,7 @@ class Broker:
         cluster_id = await zk.get_or_create_cluster_id(new_cluster_id())
         log.info("Cluster ID = %s", cluster_id)
         check_cluster_id(cfg.log_dirs, cluster_id)
-        dynamic = await load_dynamic_broker_configs(zk, cfg.broker_id)
-        if dynamic:
-            cfg.dynamic.update(dynamic)
+        cfg.set_dynamic(*await load_dynamic_broker_configs(zk, cfg.broker_id))
         self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
         rm = self._start_logs(cluster_id, lambda t: None)
         self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop)

@@ -303,7 +303,9 @@ class KafkaConfig:
     def __init__(self, props: dict[str, str]) -> None:
         self.originals: dict[str, str] = dict(props)
         self.values: dict[str, Any] = {}
-        self.dynamic: dict[str, str] = {}
+        self.dynamic: dict[str, str] = {}           # the two layers below, merged (what reads see)
+        self.dynamic_default: dict[str, str] = {}   # /config/brokers/<default>: every broker's
+        self.dynamic_broker: dict[str, str] = {}    # /config/brokers/<id>: this broker's own
         self.unknown: list[str] = []
         for name, d in BROKER_CONFIGS.items():
             self.values[name] = d.default
@@ -419,6 +421,15 @@ class KafkaConfig:
         if raw is None:
             return self.values.get(key) if key in BROKER_CONFIGS else None
         return self._parse(BROKER_CONFIGS[base], raw)
+
+    def set_dynamic(self, default: dict[str, str], own: dict[str, str]) -> None:
+        """The dynamic broker configs: the cluster-wide ``<default>`` entity's and this
+        broker's own (which wins), as Kafka's DynamicBrokerConfig layers them."""
+        self.dynamic_default = dict(default)
+        self.dynamic_broker = dict(own)
+        self.dynamic.clear()
+        self.dynamic.update(default)
+        self.dynamic.update(own)
 
     def __getitem__(self, key: str) -> Any:
         if key in self.dynamic:
