@@ -35,13 +35,15 @@ class RequestObserver:
         header = ctx.header
         if isinstance(response, BaseException):
             error = getattr(response, "error_code", UNKNOWN_SERVER_ERROR)
+        elif api_key == PRODUCE:   # no top-level error: partitions' errors are counted per topic
+            error = 0
+            self.topics.on_produce(request, response)
+        elif api_key == FETCH and response is not None:
+            error = response.error_code
+            replica_id = request.replica_state.replica_id if header.request_api_version >= 15 \
+                else request.replica_id
+            self.topics.on_fetch(response, replica_id >= 0, self.topic_name)
         else:
             error = getattr(response, "error_code", 0) if response is not None else 0
-            if api_key == PRODUCE:
-                self.topics.on_produce(request, response)
-            elif api_key == FETCH and response is not None:
-                replica_id = request.replica_state.replica_id if header.request_api_version >= 15 \
-                    else request.replica_id
-                self.topics.on_fetch(response, replica_id >= 0, self.topic_name)
         self.requests.record(api_key, header.request_api_version, elapsed_s, int(error))
         self.request_logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)
