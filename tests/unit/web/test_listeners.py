@@ -28,3 +28,12 @@ def test_the_broker_config_checks_them_at_startup():
     assert KafkaConfig({"kafpy.http.listeners": "http://:8080"})["kafpy.http.listeners"] == ["http://:8080"]
     with pytest.raises(ConfigError, match="kafpy.http.listeners"):
         KafkaConfig({"kafpy.http.listeners": "http://:x"})
+
+
+def test_a_broker_without_the_listener_imports_no_http_library():
+    import subprocess
+    import sys
+    code = ("import sys, kafpy.broker.broker, kafpy.broker.server, kafpy.metrics.observer; "
+            "print(sorted(m for m in ('aiohttp', 'prometheus_client') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
