@@ -121,8 +121,10 @@ class StatusPage:
                  f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC; reloads every {REFRESH_S} s.</p>"]
         parts.append(self._brokers())
         parts.append(self._throughput())
-        parts.append(self._topics())
+        topics, partitions = self._topics()
+        parts.append(topics)
         parts.append(self._groups())
+        parts.append(partitions)
         parts.append("</body></html>")
         return "".join(parts)
 
@@ -160,7 +162,8 @@ class StatusPage:
                           f"{sparkline(rates)}</div>")
         return "<h2>Throughput</h2><div class='charts'>" + "".join(charts) + "</div>"
 
-    def _topics(self) -> str:
+    def _topics(self) -> tuple[str, str]:
+        """The topics' summary, and the partitions table (under-replicated and offline first)."""
         cache = self.broker.metadata_cache
         live = {br.node_id for br in cache.brokers()}
         summary, urp_rows, rows = [], [], []
@@ -190,7 +193,7 @@ class StatusPage:
                 f"<p>Under-replicated partitions: <span id='urp-count'>{urp_total}</span>; "
                 f"offline: <span id='offline-count'>{offline_total}</span></p>"
                 "<table id='topics'><tr><th>topic</th><th>partitions</th><th>replication factor</th>"
-                "<th>under-replicated</th><th>offline</th></tr>" + "".join(summary) + "</table>"
+                "<th>under-replicated</th><th>offline</th></tr>" + "".join(summary) + "</table>",
                 "<h2>Partitions</h2><table id='partitions'><tr><th>topic</th><th>partition</th><th>leader</th>"
                 "<th>replicas</th><th>ISR</th></tr>" + "".join(listed) + "</table>"
                 + (f"<p class='muted'>{more} more partitions not listed.</p>" if more else ""))
