@@ -101,6 +101,10 @@ class Acceptor:
                 pass
         return True
 
+    def limits_changed(self) -> None:
+        """The connection limits were altered: admit the connections now within them."""
+        self._admit_waiting()
+
     def _admit_waiting(self) -> None:
         for listener, q in self.waiting.items():
             while q and self.quotas.slot_available(listener):

@@ -114,9 +114,9 @@ _DEFS = [
     ConfigDef("socket.request.max.bytes", "int", 104857600, _at_least(1)),
     ConfigDef("socket.listen.backlog.size", "int", 50, _at_least(1)),
     ConfigDef("connections.max.idle.ms", "long", 600000),
-    ConfigDef("max.connections", "int", INT_MAX, _at_least(0)),
-    ConfigDef("max.connections.per.ip", "int", INT_MAX, _at_least(0)),
-    ConfigDef("max.connections.per.ip.overrides", "list", []),
+    ConfigDef("max.connections", "int", INT_MAX, _at_least(0), dynamic=True),
+    ConfigDef("max.connections.per.ip", "int", INT_MAX, _at_least(0), dynamic=True),
+    ConfigDef("max.connections.per.ip.overrides", "list", [], dynamic=True),
     # Logs
     ConfigDef("log.dirs", "list", None),
     ConfigDef("log.dir", "string", "/tmp/kafka-logs"),
@@ -306,6 +306,9 @@ class KafkaConfig:
         self.dynamic: dict[str, str] = {}           # the two layers below, merged (what reads see)
         self.dynamic_default: dict[str, str] = {}   # /config/brokers/<default>: every broker's
         self.dynamic_broker: dict[str, str] = {}    # /config/brokers/<id>: this broker's own
+        # called after the dynamic configs changed (Kafka's Reconfigurable): parts that read a
+        # config once at startup (the connection limits) apply the new values
+        self.reconfigure_listeners: list[Callable[[], None]] = []
         self.unknown: list[str] = []
         for name, d in BROKER_CONFIGS.items():
             self.values[name] = d.default
@@ -430,6 +433,11 @@ class KafkaConfig:
         self.dynamic.clear()
         self.dynamic.update(default)
         self.dynamic.update(own)
+        for listener in list(self.reconfigure_listeners):
+            try:
+                listener()
+            except Exception:   # one part failing to reconfigure must not stop the others
+                log.exception("Applying the dynamic broker configs failed")
 
     def __getitem__(self, key: str) -> Any:
         if key in self.dynamic:

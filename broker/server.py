@@ -555,6 +555,7 @@ class SocketServer:
         self.scratch = bytearray(READ_BUFFER_SIZE)
         self.quotas = connection_quotas(config)
         self.acceptor = Acceptor(self.quotas, self.connections, self._serve, loop, clock)
+        config.reconfigure_listeners.append(self._connection_limits_changed)
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
@@ -563,6 +564,18 @@ class SocketServer:
         self._idle_task: asyncio.Task | None = None
         # metrics.observer.RequestObserver: told of every request answered (None: no metrics)
         self.observer: "RequestObserver | None" = None
+
+    def _connection_limits_changed(self) -> None:
+        """max.connections, max.connections.per.ip and its overrides altered dynamically:
+        new connections are held to the new limits (open ones are kept, as in Kafka), and
+        connections waiting for a slot are admitted if the limit rose."""
+        q = self.quotas
+        new = (self.config["max.connections"], self.config["max.connections.per.ip"],
+               parse_ip_overrides(self.config["max.connections.per.ip.overrides"]))
+        if new != (q.max_connections, q.max_per_ip, q.per_ip_overrides):
+            q.max_connections, q.max_per_ip, q.per_ip_overrides = new
+            log.info("Connection limits now max.connections=%d, max.connections.per.ip=%d, overrides %s", *new)
+            self.acceptor.limits_changed()
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
                port: int | None = None) -> Any:

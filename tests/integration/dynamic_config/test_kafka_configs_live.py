@@ -9,10 +9,12 @@ cluster, as Kafka's ZooKeeper mode does it:
   only, and reports DYNAMIC_BROKER_CONFIG;
 - ``--entity-type broker-loggers`` changes a logger's level on that broker at once
   (``kafka.request.logger`` at DEBUG logs every request), and describes the levels;
-- the slow-request threshold of the request logger is itself a dynamic broker config."""
+- the slow-request threshold of the request logger is itself a dynamic broker config;
+- ``max.connections.per.ip.overrides`` holds new connections to the new limit at once."""
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from confluent_kafka import Producer
@@ -20,6 +22,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.client import KazooClient
 
 from tests.integration.cluster.harness import start_cluster, wait_until
+from kafpy.protocol import codec
+from kafpy.protocol.messages import ApiVersionsRequest, RequestHeader
 from tests.support.kafka_dist import run_tool
 
 pytestmark = pytest.mark.timeout(600)
@@ -48,6 +52,22 @@ def _produce(bootstrap: str, partition: int, size: int) -> str | None:
     p.produce(TOPIC, value=b"x" * size, partition=partition, on_delivery=lambda err, msg: errors.append(err))
     p.flush(30)
     return errors[0].name() if errors and errors[0] is not None else None
+
+
+def _answers_from(source: str, broker) -> socket.socket | None:
+    """A connection from ``source`` (another loopback address) that got its ApiVersions
+    answer, or None when the broker closed it."""
+    s = socket.create_connection((broker.host, broker.port), timeout=10, source_address=(source, 0))
+    frame = codec.encode_request(RequestHeader(request_api_key=18, request_api_version=0, correlation_id=1,
+                                               client_id="limits"), ApiVersionsRequest())
+    try:
+        s.sendall(frame)
+        if s.recv(4):
+            return s
+    except OSError:
+        pass
+    s.close()
+    return None
 
 
 def test_broker_configs_and_loggers_change_on_a_running_cluster(zookeeper, broker_factory):
@@ -112,3 +132,16 @@ def test_broker_configs_and_loggers_change_on_a_running_cluster(zookeeper, broke
         wait_until(lambda b=b, m=m: (AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=10) and
                                      "Slow request (over 0 ms)" in b.log_text()[m:]), 60,
                    f"{b.name} logs slow requests at INFO")
+
+    # connection limits: one connection from 127.0.0.2 on every broker from now on
+    held = [_answers_from("127.0.0.2", b) for b in brokers]
+    assert all(held)
+    configs(*bs, "--entity-type", "brokers", "--entity-default", "--alter", "--add-config",
+            "max.connections.per.ip.overrides=[127.0.0.2:1]")
+    for b in brokers:
+        wait_until(lambda b=b: _answers_from("127.0.0.2", b) is None, 30,
+                   f"{b.name} refuses a second connection from 127.0.0.2")
+    assert all(_answers_from("127.0.0.3", b) for b in brokers)   # other addresses keep the default
+    for s in held:
+        s.close()
+
