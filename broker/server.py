@@ -367,8 +367,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if observer is not None:
                 _observe(observer, ctx, api_key, request, e, started)
             return _error_answer(api_key, header, request, e)
-        if observer is not None:
-            _observe(observer, ctx, api_key, request, response, started)
+        throttle_ms = 0
         quotas = self.client_quotas
         if quotas is not None and quotas.active:
             busy_s, self.busy_s = self.busy_s, 0.0
@@ -376,6 +375,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                                             self.services.now_ms())
             if throttle_ms > 0:
                 self.mute(throttle_ms)
+        if observer is not None:
+            _observe(observer, ctx, api_key, request, response, started, throttle_ms)
         if response is None:
             return None
         if isinstance(response, PreEncodedResponse):
@@ -491,10 +492,10 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
 
 
 def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Any, response: Any,
-             started: float) -> None:
+             started: float, throttle_ms: int = 0) -> None:
     """The per-request hook (metrics, request log); a failure in it never fails the request."""
     try:
-        observer.completed(ctx, api_key, request, response, time.perf_counter() - started)
+        observer.completed(ctx, api_key, request, response, time.perf_counter() - started, throttle_ms)
     except Exception:
         log.exception("Recording metrics of api %d failed", api_key)
 

@@ -97,6 +97,12 @@ class KafkaCollector:
             count.add_sample(cname, {"request": request}, res.count)
         yield pct
         yield count
+        throttle = _gauge("kafka_server_quota_throttle_time",
+                          "kafka.server:type={Produce,Fetch,Request},user=*,client-id=* throttle-time (ms, average "
+                          "over the throttled responses since the previous scrape)")
+        for (resource, user, client), avg in sorted(requests.take_throttle().items()):
+            throttle.add_sample(throttle.name, {"resource": resource, "user": user, "clientId": client}, avg)
+        yield throttle
 
     # ---------------------------------------------------------------- socket server
     def _socket_server(self, server: Any) -> Iterator[Metric]:

@@ -29,9 +29,10 @@ class RequestObserver:
         self.topic_name = topic_name
         self.request_logger = request_logger
 
-    def completed(self, ctx: Any, api_key: int, request: Any, response: Any, elapsed_s: float) -> None:
+    def completed(self, ctx: Any, api_key: int, request: Any, response: Any, elapsed_s: float,
+                  throttle_ms: int = 0) -> None:
         """A request answered with ``response`` (None: no answer, as acks=0) or failed with it
-        (an exception)."""
+        (an exception), its client throttled for ``throttle_ms`` by a quota."""
         header = ctx.header
         if isinstance(response, BaseException):
             error = getattr(response, "error_code", UNKNOWN_SERVER_ERROR)
@@ -46,4 +47,8 @@ class RequestObserver:
         else:
             error = getattr(response, "error_code", 0) if response is not None else 0
         self.requests.record(api_key, header.request_api_version, elapsed_s, int(error))
+        if throttle_ms:
+            resource = "Produce" if api_key == PRODUCE else "Fetch" if api_key == FETCH else "Request"
+            self.requests.throttled(resource, getattr(ctx.principal, "name", str(ctx.principal)), header.client_id,
+                                    throttle_ms)
         self.request_logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)

@@ -67,6 +67,24 @@ class RequestMetrics:
         self.requests: dict[tuple[int, int], int] = {}      # (api key, version) -> count
         self.errors: dict[tuple[int, int], int] = {}        # (api key, error code) -> count
         self.total_ms: dict[int, TimeReservoir] = {}
+        # (resource, user, client id) -> [throttle ms, responses] since the last scrape
+        self.throttle: dict[tuple[str, str, str], list[int]] = {}
+
+    def throttled(self, resource: str, user: str, client_id: str | None, throttle_ms: int) -> None:
+        """A response whose client a quota throttled (Kafka's throttle-time sensor)."""
+        key = (resource, user, client_id or "")
+        entry = self.throttle.get(key)
+        if entry is None:
+            entry = self.throttle[key] = [0, 0]
+        entry[0] += throttle_ms
+        entry[1] += 1
+
+    def take_throttle(self) -> dict[tuple[str, str, str], float]:
+        """Average throttle time per (resource, user, client) since the previous call; the
+        clients throttled before but not since report 0, then are forgotten."""
+        out = {key: (ms / n if n else 0.0) for key, (ms, n) in self.throttle.items()}
+        self.throttle = {key: [0, 0] for key, (ms, n) in self.throttle.items() if n}
+        return out
 
     def record(self, api_key: int, version: int, total_s: float, error_code: int) -> None:
         key = (api_key, version)

@@ -87,3 +87,13 @@ def test_bytes_out_counts_consumers_not_followers_and_resolves_topic_ids():
     b = t.topics["b"]
     assert b.bytes_out == 100
     assert b.total_fetch == 3 and b.failed_fetch == 1
+
+
+def test_throttle_time_averages_per_client_since_the_last_scrape():
+    m = RequestMetrics()
+    m.throttled("Produce", "alice", "p1", 100)
+    m.throttled("Produce", "alice", "p1", 300)
+    m.throttled("Fetch", "", None, 50)
+    assert m.take_throttle() == {("Produce", "alice", "p1"): 200.0, ("Fetch", "", ""): 50.0}
+    assert m.take_throttle() == {("Produce", "alice", "p1"): 0.0, ("Fetch", "", ""): 0.0}
+    assert m.take_throttle() == {}
