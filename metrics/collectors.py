@@ -227,11 +227,17 @@ class KafkaCollector:
         yield total
 
     def _transactions(self, service: Any) -> Iterator[Metric]:
-        coordinator = getattr(service, "coordinator", None)
-        ids = getattr(coordinator, "transactions", None) or getattr(coordinator, "txn_metadata", None)
-        if ids is not None:
-            yield _gauge("kafka_coordinator_transaction_transactionstatemanager_transactionalidcount",
-                         "Transactional ids this broker coordinates", len(ids))
+        """Transactional ids this broker coordinates, by state. Kafka has no MBean for this
+        (its transaction coordinator exports only marker queue sizes), so the name is
+        kafpy's own."""
+        txns = service.coordinator.txns
+        states: dict[str, int] = {}
+        for t in list(txns.values()):
+            states[t.state.name] = states.get(t.state.name, 0) + 1
+        m = _gauge("kafpy_transaction_coordinator_transactions", "Transactional ids coordinated here, by state")
+        for state, n in sorted(states.items()):
+            m.add_sample(m.name, {"state": state}, n)
+        yield m
 
     # ---------------------------------------------------------------- ZooKeeper
     def _zookeeper(self, b: Any) -> Iterator[Metric]:

@@ -20,8 +20,8 @@ unbounded query parameters) and the server bounds the rest:
 """
 from __future__ import annotations
 
-import asyncio
 import logging
+import socket
 import ssl
 from typing import Any, Awaitable, Callable
 
@@ -81,10 +81,12 @@ class HttpServer:
         await self._runner.setup()
         for li in self.listeners:
             ctx = self.ssl_context(li) if li.scheme == "https" and self.ssl_context is not None else None
-            site = web.TCPSite(self._runner, li.host or None, li.port, ssl_context=ctx, reuse_address=True)
+            # our own listening socket, so the port it got (port 0 in tests) is known
+            family = socket.AF_INET6 if ":" in li.host else socket.AF_INET
+            sock = socket.create_server((li.host, li.port), family=family, reuse_port=False, backlog=128)
+            site = web.SockSite(self._runner, sock, ssl_context=ctx)
             await site.start()
-            server: Any = site._server   # aiohttp keeps the asyncio server here; its socket has the bound port
-            port = server.sockets[0].getsockname()[1] if server is not None and server.sockets else li.port
+            port = sock.getsockname()[1]
             self.bound_ports[li.scheme] = port
             log.info("HTTP listener %s bound to port %d", li, port)
 

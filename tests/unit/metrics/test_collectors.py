@@ -8,6 +8,7 @@ from types import SimpleNamespace as NS
 from prometheus_client import CollectorRegistry, generate_latest
 
 from kafpy.coordinator.group import GroupState
+from kafpy.coordinator.transaction.state import TxnState
 from kafpy.metrics.collectors import KafkaCollector
 from kafpy.metrics.observer import RequestObserver
 from kafpy.metrics.request_logger import RequestLogger
@@ -36,7 +37,9 @@ def _broker() -> NS:
     server = NS(observer=observer, connections=conns, bound_ports={"PLAINTEXT": 9092},
                 acceptor=NS(created=5, closed_count=4))
     return NS(metadata_cache=cache, replica_manager=rm, server=server, cluster_controller=None,
-              group_coordinator=NS(coordinator=NS(groups={"g": group})), txn_coordinator=None, zk=None)
+              group_coordinator=NS(coordinator=NS(groups={"g": group})),
+              txn_coordinator=NS(coordinator=NS(txns={"a": NS(state=TxnState.ONGOING), "b": NS(state=TxnState.ONGOING),
+                                                      "c": NS(state=TxnState.COMPLETE_COMMIT)})), zk=None)
 
 
 def _scrape() -> str:
@@ -79,6 +82,7 @@ def test_logs_groups_and_lag():
     assert s["kafka_coordinator_group_groupmetadatamanager_numgroupsstable"] == 1
     assert s['kafka_consumergroup_lag{consumergroup="g",partition="0",topic="t"}'] == 10
     assert s['kafka_consumergroup_lag_sum{consumergroup="g"}'] == 10
+    assert s['kafpy_transaction_coordinator_transactions{state="ONGOING"}'] == 2
 
 
 def test_the_dashboard_only_asks_for_exported_names():
