@@ -28,7 +28,6 @@ class RepeatedWarningFilter(logging.Filter):
         self.clock = clock
         self._window_start = clock()
         self._seen: dict[tuple[str, int, str], int] = {}   # -> identical records held back
-        self._records: dict[tuple[str, int, str], logging.LogRecord] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.WARNING or getattr(record, "repeated_summary", False):
@@ -40,7 +39,6 @@ class RepeatedWarningFilter(logging.Filter):
         if held is None:
             if len(self._seen) < MAX_KEYS:
                 self._seen[key] = 0
-                self._records[key] = record
             return True
         self._seen[key] = held + 1
         return False
@@ -48,8 +46,7 @@ class RepeatedWarningFilter(logging.Filter):
     def flush(self) -> None:
         """Logs one line per message held back in the window that ends now, then starts
         a new window."""
-        seen, records = self._seen, self._records
-        self._seen, self._records = {}, {}
+        seen, self._seen = self._seen, {}
         elapsed = self.clock() - self._window_start
         self._window_start = self.clock()
         for key, held in seen.items():
