@@ -141,6 +141,12 @@ class KafkaCollector:
                   ("AtMinIsrPartitionCount", at_min), ("OfflineReplicaCount", len(rm.offline_partitions)))
         for mbean, v in values:
             yield _gauge(gauge_name("server", "ReplicaManager", mbean), f"kafka.server:type=ReplicaManager,name={mbean}", v)
+        # counted by the partitions hosted now: a partition no longer hosted takes its count along
+        for attr, mbean in (("isr_shrinks", "IsrShrinksPerSec"), ("isr_expands", "IsrExpandsPerSec")):
+            name = meter_name("server", "ReplicaManager", mbean)
+            m = _counter(name, f"kafka.server:type=ReplicaManager,name={mbean}")
+            m.add_sample(name, {}, sum(getattr(p, attr, 0) for p in partitions))
+            yield m
 
     # ---------------------------------------------------------------- controller
     def _controller(self, b: Any) -> Iterator[Metric]:

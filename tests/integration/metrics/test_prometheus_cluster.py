@@ -4,7 +4,7 @@ ZooKeeper cluster under load, and its HTTP API shows what happened under Kafka's
 - messages-in per topic match what the producer sent (the total, and the rate while it ran);
 - a consumer group's lag is what it has not committed, and falls to 0 when it catches up;
 - with a broker killed, under-replicated partitions rise to the number of partitions it held
-  a replica of, and return to 0 once it is back;
+  a replica of, and return to 0 once it is back (the leaders counting an ISR expand each);
 - exactly one active controller."""
 from __future__ import annotations
 
@@ -110,6 +110,10 @@ def test_prometheus_sees_messages_in_lag_and_under_replicated_partitions(cluster
     assert prom.value(urp) == 0
     victim.kill()
     wait_value(prom, urp, lambda v: v == held, 90, f"under-replicated partitions rise to the {held} it held")
+    expands = "sum(kafka_server_replicamanager_isrexpands_total)"
+    before = prom.value(expands) or 0
     victim.start()
     wait_value(prom, urp, lambda v: v == 0, 120, "under-replicated partitions return to 0")
+    # the leaders took the restarted broker back into each ISR with AlterPartition
+    wait_value(prom, expands, lambda v: v >= before + held, 30, "ISR expands counted for each of its partitions")
     wait_until(lambda: prom.targets_up() == 3, 30, "the restarted broker is scraped again")

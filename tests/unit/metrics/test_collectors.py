@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 def _partition(leader: bool, isr: tuple, replicas: tuple, min_isr: int = 2) -> NS:
     log = NS(size_in_bytes=lambda: 1234, log_start_offset=0, log_end_offset=40, segments=[1, 2], high_watermark=40)
-    return NS(is_leader=leader, isr=isr, assigned_replicas=replicas, effective_min_isr=min_isr,
+    return NS(is_leader=leader, isr=isr, assigned_replicas=replicas, effective_min_isr=min_isr, isr_shrinks=2,
+              isr_expands=1,
               is_under_min_isr=leader and len(isr) < min_isr, log=log, high_watermark=40)
 
 
@@ -60,6 +61,8 @@ def test_replica_manager_and_controller_gauges():
     assert s["kafka_server_replicamanager_underreplicatedpartitions"] == 1
     assert s["kafka_server_replicamanager_underminisrpartitioncount"] == 1
     assert s["kafka_server_replicamanager_offlinereplicacount"] == 1
+    assert s["kafka_server_replicamanager_isrshrinks_total"] == 6
+    assert s["kafka_server_replicamanager_isrexpands_total"] == 3
     assert s["kafka_controller_kafkacontroller_activecontrollercount"] == 1
     assert s["kafka_controller_kafkacontroller_offlinepartitionscount"] == 1
     assert s["kafka_controller_kafkacontroller_preferredreplicaimbalancecount"] == 1
