@@ -51,4 +51,6 @@ class RequestObserver:
             resource = "Produce" if api_key == PRODUCE else "Fetch" if api_key == FETCH else "Request"
             self.requests.throttled(resource, getattr(ctx.principal, "name", str(ctx.principal)), header.client_id,
                                     throttle_ms)
-        self.request_logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)
+        logger = self.request_logger
+        if logger.wanted(elapsed_s):
+            logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)

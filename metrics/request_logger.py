@@ -24,6 +24,13 @@ class RequestLogger:
     def __init__(self, threshold: Any) -> None:
         self.threshold = threshold   # () -> slow-request threshold in ms, < 0 for none
 
+    def wanted(self, elapsed_s: float) -> bool:
+        """Whether a request that took ``elapsed_s`` gets a line (cheap: asked per request)."""
+        if log.isEnabledFor(logging.DEBUG):
+            return True
+        slow_ms = self.threshold()
+        return 0 <= slow_ms <= elapsed_s * 1000.0
+
     def completed(self, ctx: Any, api_name: str, total_ms: float, request: Any) -> None:
         debug = log.isEnabledFor(logging.DEBUG)
         slow_ms = self.threshold()

@@ -119,6 +119,7 @@ _RECORD_LIST_TOO_LARGE = 18
 
 
 _HEADER = struct.Struct(">8xi4xb40xi")   # batch length (8), magic (16), records count (57)
+_HEADER_UNPACK = _HEADER.unpack_from
 
 
 def record_count(records: Any) -> int:
@@ -186,8 +187,12 @@ class TopicMetrics:
                         continue
                 if not records:
                     continue
-                size_in += len(records)
-                msgs += record_count(records)
+                n = len(records)
+                size_in += n
+                if n >= 61:
+                    length, magic, count = _HEADER_UNPACK(records)
+                    # one v2 batch (what producers send since Produce v3): its count, else walk
+                    msgs += count if magic == 2 and length + 12 == n else record_count(records)
             c.total_produce += len(parts)
             total.total_produce += len(parts)
             c.bytes_in += size_in
