@@ -10,6 +10,7 @@ HTTP server.
 from __future__ import annotations
 
 import asyncio
+import time
 
 INTERVAL_S = 0.25
 SLOW_S = 0.1
@@ -51,3 +52,27 @@ class EventLoopLagProbe:
         value = max(self.max_lag_s, 0.0)
         self.last_max_s, self.max_lag_s = value, 0.0
         return value
+
+
+class LoopIdleRatio:
+    """The share of wall time the event loop's thread did not spend on the CPU since the
+    previous read: kafpy's loop is both Kafka's network processors and its request
+    handlers, so it stands for both of Kafka's idle percentages
+    (NetworkProcessorAvgIdlePercent, RequestHandlerAvgIdlePercent). Read on the loop's
+    thread (``time.thread_time`` is per thread)."""
+
+    def __init__(self, clock=time.monotonic, cpu=time.thread_time) -> None:
+        self.clock = clock
+        self.cpu = cpu
+        self._wall = clock()
+        self._cpu = cpu()
+
+    def read(self) -> float:
+        wall, cpu = self.clock(), self.cpu()
+        elapsed = wall - self._wall
+        busy = cpu - self._cpu
+        self._wall, self._cpu = wall, cpu
+        if elapsed <= 0:
+            return 1.0
+        return min(max(1.0 - busy / elapsed, 0.0), 1.0)
+

@@ -14,12 +14,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, ProcessCol
 from prometheus_client.core import Metric
 
 from kafpy.metrics.collectors import KafkaCollector
-from kafpy.metrics.event_loop import EventLoopLagProbe
+from kafpy.metrics.event_loop import EventLoopLagProbe, LoopIdleRatio
 
 
 class _LoopLagCollector:
     def __init__(self, probe: EventLoopLagProbe) -> None:
         self.probe = probe
+        self.idle = LoopIdleRatio()
 
     def describe(self) -> list:
         return []
@@ -31,6 +32,14 @@ class _LoopLagCollector:
         c = Metric("kafpy_event_loop_slow", "Event-loop probes that ran over 100 ms late", "counter")
         c.add_sample("kafpy_event_loop_slow_total", {}, self.probe.slow_probes)
         yield c
+        idle = self.idle.read()   # scrapes run on the loop's thread
+        for name, mbean in (("kafka_network_socketserver_networkprocessoravgidle_percent",
+                             "kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent"),
+                            ("kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent",
+                             "kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent")):
+            m = Metric(name, f"{mbean} (the event loop's idle share since the previous scrape)", "gauge")
+            m.add_sample(name, {}, idle)
+            yield m
 
 
 class MetricsEndpoint:
