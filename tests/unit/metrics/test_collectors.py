@@ -91,7 +91,7 @@ def test_logs_groups_and_lag():
 def test_the_dashboard_only_asks_for_exported_names():
     exported = {re.split(r"[{ ]", line)[0] for line in _scrape().splitlines() if line and not line.startswith("#")}
     exported |= {"up", "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds",
-                 "kafpy_event_loop_lag_seconds"}
+                 "kafpy_event_loop_lag_seconds", "kafka_network_socketserver_networkprocessoravgidle_percent"}
     dashboard = json.loads((REPO / "monitoring" / "grafana" / "dashboards" / "kafpy-overview.json").read_text())
     wanted = set()
     for panel in dashboard["panels"]:
