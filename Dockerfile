@@ -8,6 +8,8 @@ WORKDIR /opt/kafpy
 # Only what `pip install .` and the start scripts need (.dockerignore keeps the rest out).
 COPY pyproject.toml setup.py README.md ./
 COPY kafpy ./kafpy
+COPY metrics ./metrics
+COPY web ./web
 COPY broker ./broker
 COPY coordinator ./coordinator
 COPY protocol ./protocol

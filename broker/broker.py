@@ -138,6 +138,7 @@ class Broker:
         self.txn_verifier: TxnVerifier | None = None
         self.services: BrokerServices | None = None
         self.server: SocketServer | None = None
+        self.http_server: Any = None   # broker.http_routes.BrokerHttp when kafpy.http.listeners is set
 
     @property
     def broker_id(self) -> int:
@@ -167,7 +168,7 @@ class Broker:
         cfg = self.config
         state = load_controller_state(cfg.log_dirs[0])
         if state.broker_configs:
-            cfg.dynamic.update(state.broker_configs)
+            cfg.set_dynamic({}, state.broker_configs)
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
         rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
@@ -196,9 +197,7 @@ class Broker:
         cluster_id = await zk.get_or_create_cluster_id(new_cluster_id())
         log.info("Cluster ID = %s", cluster_id)
         check_cluster_id(cfg.log_dirs, cluster_id)
-        dynamic = await load_dynamic_broker_configs(zk, cfg.broker_id)
-        if dynamic:
-            cfg.dynamic.update(dynamic)
+        cfg.set_dynamic(*await load_dynamic_broker_configs(zk, cfg.broker_id))
         self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
         rm = self._start_logs(cluster_id, lambda t: None)
         self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop,
@@ -279,7 +278,43 @@ class Broker:
             quotas=self._client_quotas(),
             user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
+        self._observe_requests_when_read()
+        cfg.reconfigure_listeners.append(self._observe_requests_when_read)
         await self.server.start()
+        await self._start_http()
+
+    def _observe_requests_when_read(self) -> None:
+        """Install the per-request observer (metrics.observer) once something reads what it
+        records: an HTTP listener serving /metrics, a slow-request threshold, or
+        kafka.request.logger at DEBUG. Until then requests pay nothing for it (a feature costs
+        nothing where it is not used). Called at start and on every dynamic change; once
+        installed it stays."""
+        cfg = self.config
+        if self.server.observer is not None or not cfg["kafpy.metrics.enable"]:
+            return
+        if (cfg["kafpy.http.listeners"] or cfg["kafpy.request.logger.slow.ms"] >= 0
+                or logging.getLogger("kafka.request.logger").isEnabledFor(logging.DEBUG)):
+            self.server.observer = self._request_observer()
+
+    def _request_observer(self) -> Any:
+        """Per-request metrics and the request logger (metrics.observer)."""
+        from kafpy.metrics.observer import RequestObserver
+        from kafpy.metrics.request_logger import RequestLogger
+        cache = self.metadata_cache
+
+        def topic_name(topic_id: bytes) -> str | None:
+            info = cache.topic_by_id(topic_id)
+            return info.name if info is not None else None
+        return RequestObserver(self.apis.name, topic_name,
+                               RequestLogger(lambda: self.config["kafpy.request.logger.slow.ms"]))
+
+    async def _start_http(self) -> None:
+        """The HTTP listeners (kafpy.http.listeners): /metrics and the status page. aiohttp
+        and prometheus_client are imported only here, so a broker without them pays nothing."""
+        if not self.config["kafpy.http.listeners"]:
+            return
+        from kafpy.broker.http_routes import start_http_server
+        self.http_server = await start_http_server(self)
 
     def _client_quotas(self) -> ClientQuotas:
         """The client quotas, fed with the controller's user and client entity configs."""
@@ -358,6 +393,11 @@ class Broker:
                 log.exception("Error during controlled shutdown")
         if self.server is not None:
             await self.server.stop_accepting()
+        if self.http_server is not None:
+            try:
+                await self.http_server.stop()
+            except Exception:
+                log.exception("Error stopping the HTTP listeners")
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
         # produces and fetches are answered now, so draining the connections waits for none.
         for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator)):

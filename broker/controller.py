@@ -390,13 +390,13 @@ class StandaloneController:
         self.replica_manager.update_topic_config(new)
         log.info("Updated configs of topic %s: %s", name, configs)
 
-    async def alter_broker_configs(self, configs: dict[str, str]) -> None:
+    async def alter_broker_configs(self, configs: dict[str, str], entity_name: str | None = None) -> None:
         """Replace the dynamic broker configs (validated by the caller) and re-derive every
-        topic's log config from them."""
+        topic's log config from them. A standalone broker is the whole cluster: the
+        ``<default>`` entity and its own are one set."""
         self._state.broker_configs = dict(configs)
         await self._persist()
-        self.config.dynamic.clear()
-        self.config.dynamic.update(configs)
+        self.config.set_dynamic({}, configs)
         for info in self._topics.values():
             self.replica_manager.update_topic_config(info)
 

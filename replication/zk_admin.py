@@ -185,11 +185,10 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
         """The dynamic broker configs (``<default>`` then this broker's); turning
         unclean.leader.election.enable on has the controller elect at once, as Kafka's
         DynamicLogConfig.reconfigure does."""
-        merged = await self.zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY)
-        merged.update(await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id)))
+        default = await self.zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY)
+        own = await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id))
         was_unclean = bool(self.config[UNCLEAN_LEADER_ELECTION_ENABLE])
-        self.config.dynamic.clear()
-        self.config.dynamic.update(merged)
+        self.config.set_dynamic(default, own)
         if not was_unclean and self.config[UNCLEAN_LEADER_ELECTION_ENABLE]:
             self.controller.enable_default_unclean_leader_election()
 

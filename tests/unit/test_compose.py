@@ -68,8 +68,11 @@ def test_three_brokers_as_the_lab_configures_them():
     ids = set()
     for name, svc in BROKERS.items():
         n = int(name.split("-")[1])
-        (config,) = svc["command"]
+        config, *overrides = svc["command"]
         assert config == f"config/server-{n}.properties"
+        # the only override: the HTTP listener (/metrics, status page), published like the listener
+        assert overrides == ["--override", f"kafpy.http.listeners=http://:808{n}"]
+        assert 8080 + n in published(COMPOSE["services"]["zookeeper"])
         props = load_properties(REPO / config)
         ids.add(int(props["broker.id"]))
         assert int(props["broker.id"]) == n
