@@ -18,3 +18,17 @@ if not _os.path.isfile(_os.path.join(_here, "broker", "__init__.py")):
     _checkout = _os.path.dirname(_here)
     if _os.path.isfile(_os.path.join(_checkout, "broker", "__init__.py")):
         __path__.append(_checkout)  # type: ignore[name-defined]  # noqa: F821
+
+# The public API, imported on first use: the broker process imports this package too and
+# must not pay for what only a caller of the embedded API needs.
+_LAZY = {"EmbeddedBroker": "kafpy.embedded", "EmbeddedCluster": "kafpy.embedded",
+         "create_topics": "kafpy.embedded"}
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kafpy' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(module), name)
