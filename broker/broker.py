@@ -15,14 +15,13 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafpy.replication.partition import Partition
 from kafpy.replication.purgatory import DelayedOperationPurgatory
 from kafpy.storage import LogConfig, LogManager
 
-from kafpy.replication.zk_client import KafkaZkClient, SessionState
 from kafpy.replication.zk_data import BrokerRegistration
 
 from kafpy.broker.apis import ApiRegistry
@@ -44,6 +43,9 @@ from kafpy.broker.topic_config import effective_topic_config
 from kafpy.broker.txn_verification import TxnVerifier
 from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
                               load_dynamic_broker_configs, replication_managers)
+
+if TYPE_CHECKING:  # imported where used: a standalone broker never loads kazoo (start time)
+    from kafpy.replication.zk_client import KafkaZkClient, SessionState
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -177,6 +179,7 @@ class Broker:
         """KafkaServer.startup in ZooKeeper mode: the cluster id before the logs; an empty
         metadata cache that only UpdateMetadata fills and no partition hosted until
         LeaderAndIsr; registration once the listeners are bound, then the controller."""
+        from kafpy.replication.zk_client import KafkaZkClient
         cfg = self.config
         self.zk = zk = KafkaZkClient(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
                                      cfg["zookeeper.connection.timeout.ms"], self.clock, self._on_zk_session_state)
@@ -288,6 +291,7 @@ class Broker:
     def _on_zk_session_state(self, state: SessionState) -> None:
         """A new session after an expiry lost the registration: register again (a new broker
         epoch), then let the controller elect again."""
+        from kafpy.replication.zk_client import SessionState
         if state is SessionState.EXPIRED:
             log.warning("[KafkaServer id=%d] ZooKeeper session expired", self.config.broker_id)
         elif state is SessionState.NEW_SESSION and not self.stopping and self._registration is not None:
