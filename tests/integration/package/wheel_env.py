@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,9 +45,15 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, env: dict[str, str] | None
 
 def build(out_dir: Path) -> tuple[Path, Path]:
     """``python -m build`` (sdist, then the wheel from the sdist, in an isolated build env
-    with setuptools from the pip cache or index): (wheel, sdist)."""
-    run([sys.executable, "-m", "build", "--outdir", str(out_dir),
-         str(REPO_ROOT)], cwd=out_dir, timeout=300)
+    with setuptools from the pip cache or index): (wheel, sdist).
+
+    Built from a copy of the checkout, since building writes ``kafpy.egg-info`` into the
+    source folder, and an egg-info in a checkout registers the installed plugin there."""
+    source = out_dir / "source"
+    shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", "results", ".pytest_cache"))
+    run([sys.executable, "-m", "build", "--outdir", str(out_dir), str(source)],
+        cwd=out_dir, timeout=300)
     [wheel] = out_dir.glob("kafpy-*.whl")
     [sdist] = out_dir.glob("kafpy-*.tar.gz")
     return wheel, sdist
