@@ -22,6 +22,7 @@ deletion and the admin views.
 from __future__ import annotations
 
 import heapq
+from typing import Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -29,6 +30,7 @@ from kafpy.coordinator.base import DELETE_GROUPS, DESCRIBE_GROUPS
 from kafpy.coordinator.group import GroupState
 from kafpy.coordinator.membership import Membership
 from kafpy.coordinator.offsets import OffsetManager
+from kafpy.coordinator.offsets_log import LogEntry
 from kafpy.coordinator.results import (
     FetchedOffset, GroupOverview, GroupSummary, JoinResult, MemberSummary, SyncResult)
 
@@ -120,9 +122,22 @@ class GroupCoordinator(Membership, OffsetManager):
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Become coordinator of `partition`: replay it into groups. Returns how many
         groups were loaded."""
+        self.begin_load(partition)
+        return self.complete_load(partition, self.log.read(partition), now_ms)
+
+    def begin_load(self, partition: int) -> None:
+        """Until `complete_load`, groups of `partition` answer COORDINATOR_LOAD_IN_PROGRESS
+        (the service reads the log meanwhile, off the LeaderAndIsr path)."""
         self.loading_partitions.add(partition)
+
+    def complete_load(self, partition: int, entries: Iterable[LogEntry], now_ms: int) -> int:
+        """Replay `partition`'s records (`entries`, in log order) into groups and own it.
+        Returns how many groups were loaded; 0 when the load was abandoned meanwhile
+        (`unload_partition`: the partition is no longer loading)."""
+        if partition not in self.loading_partitions:
+            return 0
         try:
-            loaded = self.store.load(partition, now_ms)
+            loaded = self.store.replay(partition, entries, now_ms)
             for gid, group in loaded.items():
                 old = self.groups.get(gid)
                 if old is not None:
@@ -139,8 +154,10 @@ class GroupCoordinator(Membership, OffsetManager):
 
     def unload_partition(self, partition: int) -> None:
         """Stop coordinating `partition` (leadership moved or shutdown). Writes still in
-        flight for its groups complete later without touching any group."""
+        flight for its groups complete later without touching any group; a load in
+        progress is abandoned."""
         self.owned_partitions.discard(partition)
+        self.loading_partitions.discard(partition)
         for gid, group in list(self.groups.items()):
             if self.partition_for(gid) == partition:
                 self._fail_parked(group, ErrorCode.NOT_COORDINATOR)

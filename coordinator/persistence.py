@@ -13,7 +13,8 @@ import logging
 from typing import Any, Callable, Iterable
 
 from kafpy.coordinator.group import ClassicGroup, GroupState, Member
-from kafpy.coordinator.offsets_log import NO_PRODUCER_ID, Completion, OffsetsLog, TxnMarker, TxnRecord, completion_error
+from kafpy.coordinator.offsets_log import (NO_PRODUCER_ID, Completion, LogEntry, OffsetsLog, TxnMarker, TxnRecord,
+                                           completion_error)
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.records import (
@@ -74,15 +75,19 @@ class GroupStore:
 
     # ---------------------------------------------------------------- replay
     def load(self, partition: int, now_ms: int) -> dict[str, ClassicGroup]:
-        """Every group of `partition` as its records leave it: the last metadata record
-        and the last committed offsets, plus the transactional offsets of transactions
-        without a marker yet (a COMMIT marker makes them committed, an ABORT drops them);
-        groups without any of these are left out."""
+        """Every group of `partition`, replayed from its log (see `replay`)."""
+        return self.replay(partition, self.log.read(partition), now_ms)
+
+    def replay(self, partition: int, entries: Iterable[LogEntry], now_ms: int) -> dict[str, ClassicGroup]:
+        """Every group of `partition` as its records (`entries`, in log order) leave it: the
+        last metadata record and the last committed offsets, plus the transactional offsets
+        of transactions without a marker yet (a COMMIT marker makes them committed, an ABORT
+        drops them); groups without any of these are left out."""
         offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
         # producer id -> group -> offsets of its open transaction
         txns: dict[int, dict[str, dict[TopicPartition, OffsetAndMetadata]]] = {}
         metas: dict[str, GroupMetadataValue | None] = {}
-        for entry in self.log.read(partition):
+        for entry in entries:
             if isinstance(entry, TxnMarker):
                 for gid, pending in txns.pop(entry.producer_id, {}).items():
                     if entry.committed:

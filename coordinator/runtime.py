@@ -1,7 +1,11 @@
 """What the group and transaction coordinator services share on a running broker: the
 clock, the timer task calling the state machine's `poll`, the tasks stopped with the
-service, and the leader epochs of the internal topic's partitions (Kafka's
-maybeUpdateCoordinatorEpoch: leadership events older than one already seen are stale).
+service, the leader epochs of the internal topic's partitions (Kafka's
+maybeUpdateCoordinatorEpoch: leadership events older than one already seen are stale),
+and the background loads of the partitions this broker becomes leader of (Kafka's
+scheduleLoadGroupAndOffsets / loadTransactionsForTxnTopicPartition): the log is read in
+slices by a task, so a large partition does not stall the event loop inside LeaderAndIsr
+handling, and its keys answer COORDINATOR_LOAD_IN_PROGRESS meanwhile.
 
 Who calls it: subclasses only (coordinator/service.py, coordinator/transaction/service.py),
 on the event loop thread. Nothing on disk.
@@ -11,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 # Longest the timer sleeps, so deadlines added meanwhile are seen within this bound.
 TICK_S = 0.05
+# Records read from the log between two yields to the event loop while loading.
+LOAD_SLICE = 1000
 
 
 class CoordinatorRuntime:
@@ -29,6 +35,7 @@ class CoordinatorRuntime:
         self._epochs: dict[int, int] = {}
         self._timer: asyncio.Task | None = None
         self._creating_topic: asyncio.Task | None = None
+        self._loads: dict[int, asyncio.Task] = {}
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)
@@ -45,6 +52,10 @@ class CoordinatorRuntime:
                 except asyncio.CancelledError:
                     pass
         self._timer = self._creating_topic = None
+        loads = list(self._loads.values())
+        for partition in list(self._loads):
+            self._cancel_load(partition)
+        await asyncio.gather(*loads, return_exceptions=True)
 
     async def _run_timer(self) -> None:
         while True:
@@ -63,3 +74,32 @@ class CoordinatorRuntime:
             return False
         self._epochs[partition] = leader_epoch
         return True
+
+    def _schedule_load(self, partition: int, read: Callable[[], Iterable[Any]],
+                       complete: Callable[[list[Any]], None]) -> None:
+        """Read `partition` (`read()`'s entries) in a task that yields to the loop every
+        LOAD_SLICE entries, then hand them to `complete`, unless the load was cancelled
+        meanwhile (a resignation, a newer election, stop). Replaces a load in progress."""
+        self._cancel_load(partition)
+        task = self._loop.create_task(self._load(read, complete), name=f"{self._name}-load-{partition}")
+        self._loads[partition] = task
+
+        def forget(t: asyncio.Task) -> None:
+            if self._loads.get(partition) is t:
+                del self._loads[partition]
+            if not t.cancelled() and t.exception() is not None:
+                self._log.error("loading %s-%d failed", self._topic, partition, exc_info=t.exception())
+        task.add_done_callback(forget)
+
+    async def _load(self, read: Callable[[], Iterable[Any]], complete: Callable[[list[Any]], None]) -> None:
+        entries = []
+        for entry in read():
+            entries.append(entry)
+            if len(entries) % LOAD_SLICE == 0:
+                await asyncio.sleep(0)
+        complete(entries)
+
+    def _cancel_load(self, partition: int) -> None:
+        task = self._loads.pop(partition, None)
+        if task is not None and not task.done():
+            task.cancel()

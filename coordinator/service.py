@@ -8,7 +8,8 @@ watermark passes it; this module never moves the high watermark itself).
 
 Who calls it: the broker constructs it with its collaborators and starts/stops it; the
 replica manager reports leadership of `__consumer_offsets` partitions through
-`on_elected`/`on_resigned` and topic deletions through `on_topics_deleted`;
+`on_elected`/`on_resigned` (a partition is loaded by a background task, see runtime.py)
+and topic deletions through `on_topics_deleted`;
 broker/handlers/group.py calls `find_coordinator`, `now_ms` and `coordinator`. Event
 loop thread only.
 """
@@ -153,23 +154,36 @@ class GroupCoordinatorService(CoordinatorRuntime):
 
     # ------------------------------------------------------------------ partitions
     def on_elected(self, partition: int, leader_epoch: int) -> None:
-        """This broker became leader of `__consumer_offsets-<partition>`: load its groups."""
+        """This broker became leader of `__consumer_offsets-<partition>`: load its groups
+        in the background (Kafka's scheduleLoadGroupAndOffsets); its groups answer
+        COORDINATOR_LOAD_IN_PROGRESS meanwhile. Already owned or loading (a leader epoch
+        bumped without a leader change): nothing to do. A resignation meanwhile cancels
+        the load, so a later election starts from the log again."""
         if not self._is_newer_epoch(partition, leader_epoch):
             return
-        if partition in self.coordinator.owned_partitions:
+        c = self.coordinator
+        if partition in c.owned_partitions or partition in c.loading_partitions:
             return
         # Groups map onto the partitions the topic really has (it may predate a change
         # of offsets.topic.num.partitions), as Kafka does.
         info = self._metadata.topic(GROUP_METADATA_TOPIC_NAME)
         if info is not None and info.partitions:
             self.config.offsets_topic_num_partitions = len(info.partitions)
-        loaded = self.coordinator.load_partition(partition, self.now_ms())
-        log.info("Loaded %d groups from %s-%d (leader epoch %d)", loaded,
-                 GROUP_METADATA_TOPIC_NAME, partition, leader_epoch)
+        c.begin_load(partition)
+        started_ms = self.now_ms()
+
+        def complete(entries: list) -> None:
+            loaded = c.complete_load(partition, entries, self.now_ms())
+            log.info("Finished loading offsets and group metadata from %s-%d in %d milliseconds "
+                     "for epoch %d: %d groups", GROUP_METADATA_TOPIC_NAME, partition,
+                     self.now_ms() - started_ms, leader_epoch, loaded)
+        self._schedule_load(partition, lambda: self.offsets_log.read(partition), complete)
 
     def on_resigned(self, partition: int, leader_epoch: int) -> None:
-        """This broker stopped leading `__consumer_offsets-<partition>`."""
+        """This broker stopped leading `__consumer_offsets-<partition>`: a load in
+        progress is cancelled, the partition's groups unloaded."""
         if self._is_newer_epoch(partition, leader_epoch):
+            self._cancel_load(partition)
             self.coordinator.unload_partition(partition)
 
     def on_topics_deleted(self, topics: list[str]) -> None:

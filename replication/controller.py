@@ -12,8 +12,14 @@ event runs).
 Who may call it: the broker (startup, new session, shutdown) and the control-request handlers
 (AlterPartition, ControlledShutdown, ElectLeaders, Alter/ListPartitionReassignments); the legacy
 ``/admin/reassign_partitions`` and ``/admin/preferred_replica_election`` znodes are watched
-from failover on. Nothing on disk: ZooKeeper is the store. Topic deletion (replication/topic_deletion.py) and partition
-reassignment (replication/reassignment.py) are steps of their own, run by the same events.
+from failover on. Nothing on disk: ZooKeeper is the store.
+
+Every event is dispatched from one table (``_event_handlers``: event type -> handler, as
+Kafka's ``process(event)`` match). Topic deletion, partition reassignment, requested and
+periodic leader elections and failed log dirs are helpers of their own
+(topic_deletion.py, reassignment.py, leader_elections.py, log_dir_events.py), run by the
+same events; they see the controller through ``ControllerOps`` (controller_ops.py) and
+never import this module.
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_channel import ControllerChannelManager, ControllerRequestBatch, broker_info
 from kafpy.replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
                                             alter_partition_response)
+from kafpy.replication.controller_ops import Decide
 from kafpy.replication.leader_and_isr import LeaderAndIsr
 from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 from kafpy.replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
@@ -47,7 +54,12 @@ from kafpy.replication.zk_client import ControllerMovedError, KafkaZkClient, Nod
 log = logging.getLogger("kafka.controller.KafkaController")
 
 MAX_WRITE_ATTEMPTS = 10
-Decide = Callable[[TopicPartition, LeaderAndIsr], LeaderAndIsr | ErrorCode | None]
+EventHandler = Callable[[Any], Awaitable[None]]
+
+
+def _answer(event: ce.RequestEvent, *answer: Any) -> None:
+    if event.callback is not None:
+        event.callback(*answer)
 
 
 class KafkaController:
@@ -70,13 +82,7 @@ class KafkaController:
         self.topic_deletion = TopicDeletionManager(self)
         self.leader_elections = LeaderElections(self)
         self.log_dir_events = LogDirEvents(self)
-        self._simple_events: dict[type, Callable[[], Awaitable[Any]]] = {
-            ce.BrokerChange: self._process_broker_change, ce.TopicChange: self._process_topic_change,
-            ce.TopicDeletion: self.topic_deletion.process,
-            ce.AutoPreferredReplicaLeaderElection: self.leader_elections.process_auto_rebalance,
-            ce.ZkPartitionReassignment: self.reassignments.process_zk,
-            ZkPreferredReplicaElection: self.leader_elections.process_zk,
-            ce.LogDirEventNotification: self.log_dir_events.process}
+        self._handlers = self._event_handlers()
 
     # ------------------------------------------------------------------ public API
     @property
@@ -111,6 +117,18 @@ class KafkaController:
         self.zk.remove_session_listener(self._on_session_state)
         await self._events.close()
         await self._on_resignation()
+
+    def enable_default_unclean_leader_election(self) -> None:
+        """The broker's unclean.leader.election.enable was turned on (a dynamic config
+        change): the active controller elects leaders for offline partitions at once."""
+        if self.is_active:
+            self.put(ce.UncleanLeaderElectionEnable())
+
+    def enable_topic_unclean_leader_election(self, topic: str) -> None:
+        """A topic's unclean.leader.election.enable was set to true (its config change
+        notification): the active controller elects leaders for its offline partitions."""
+        if self.is_active:
+            self.put(ce.TopicUncleanLeaderElectionEnable(topic))
 
     async def alter_partition(self, request: AlterPartitionRequest, api_version: int) -> AlterPartitionResponse:
         return await self._ask(ce.AlterPartitionReceived, broker_id=request.broker_id,
@@ -186,57 +204,100 @@ class KafkaController:
             raise
 
     async def _dispatch(self, event: ce.ControllerEvent) -> None:
-        if isinstance(event, (ce.Startup, ce.RegisterBrokerAndReelect)):
-            await self._elect()
-        elif isinstance(event, ce.Reelect):
-            await self._maybe_resign()
-            await self._elect()
-        elif isinstance(event, ce.ControllerChange):
-            await self._maybe_resign()
-        elif isinstance(event, ce.Expire):
-            was_active = self.is_active
-            self._active_controller_id = -1
-            if was_active or self._channels is not None:
-                await self._on_resignation()
-        elif isinstance(event, ce.RequestEvent) and not self.is_active:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            await handler(event)
+        elif isinstance(event, ce.RequestEvent):
             event.preempt()
-        elif not self.is_active:
-            return
-        elif type(event) in self._simple_events:
-            await self._simple_events[type(event)]()
-        elif isinstance(event, ce.PartitionModifications):
-            await self._process_partition_modifications(event.topic)
-        elif isinstance(event, ce.AlterPartitionReceived):
-            request, version = event.request
-            event.callback(await self._process_alter_partition(request, version))
-        elif isinstance(event, ce.ControlledShutdown):
-            event.callback(*await self._process_controlled_shutdown(event.broker_id, event.broker_epoch))
-        elif isinstance(event, ce.AllocateProducerIds):
-            event.callback(await self._process_allocate_producer_ids(event.broker_id, event.broker_epoch))
-        elif isinstance(event, (AlterPartitionReassignments, ListPartitionReassignments)):
-            await self.reassignments.process(event)
-        elif isinstance(event, LeaderAndIsrResponseReceived):
-            await self.log_dir_events.process_response(event)
-        elif isinstance(event, ce.ReplicaLeaderElection):
-            event.callback(await self.leader_elections.process(event.election_type, event.partitions))
+        else:
+            log.debug("[Controller id=%d] Ignoring %s", self.broker_id, type(event).__name__)
+
+    def _event_handlers(self) -> dict[type[ce.ControllerEvent], EventHandler]:
+        """Event type -> handler, as Kafka's ``KafkaController.process`` match. Work only the
+        active controller does goes through ``_when_active``."""
+        active = self._when_active
+        return {
+            ce.Startup: self._process_startup,
+            ce.RegisterBrokerAndReelect: self._process_startup,
+            ce.Reelect: self._process_reelect,
+            ce.ControllerChange: self._process_controller_change,
+            ce.Expire: self._process_expire,
+            ce.BrokerChange: active(lambda _: self._process_broker_change()),
+            ce.TopicChange: active(lambda _: self._process_topic_change()),
+            ce.PartitionModifications: active(lambda e: self._process_partition_modifications(e.topic)),
+            ce.TopicDeletion: active(lambda _: self.topic_deletion.process()),
+            ce.UncleanLeaderElectionEnable: active(lambda _: self._process_unclean_leader_election_enable()),
+            ce.TopicUncleanLeaderElectionEnable: active(
+                lambda e: self._process_topic_unclean_leader_election_enable(e.topic)),
+            ce.AutoPreferredReplicaLeaderElection: active(lambda _: self.leader_elections.process_auto_rebalance()),
+            ZkPreferredReplicaElection: active(lambda _: self.leader_elections.process_zk()),
+            ce.ReplicaLeaderElection: active(self._answer_replica_leader_election),
+            ce.ZkPartitionReassignment: active(lambda _: self.reassignments.process_zk()),
+            AlterPartitionReassignments: active(self.reassignments.process),
+            ListPartitionReassignments: active(self.reassignments.process),
+            ce.LogDirEventNotification: active(lambda _: self.log_dir_events.process()),
+            LeaderAndIsrResponseReceived: active(self.log_dir_events.process_response),
+            ce.AlterPartitionReceived: active(self._answer_alter_partition),
+            ce.ControlledShutdown: active(self._answer_controlled_shutdown),
+            ce.AllocateProducerIds: active(self._answer_allocate_producer_ids),
+        }
+
+    def _when_active(self, handler: EventHandler) -> EventHandler:
+        """``handler`` on the active controller; elsewhere a request event is answered
+        NOT_CONTROLLER and any other dropped (Kafka's ``if (!isActive) return``)."""
+        async def run(event: Any) -> None:
+            if self.is_active:
+                await handler(event)
+            elif isinstance(event, ce.RequestEvent):
+                event.preempt()
+        return run
+
+    async def _process_startup(self, _: ce.ControllerEvent) -> None:
+        await self._elect()
+
+    async def _process_reelect(self, _: ce.Reelect) -> None:
+        await self._maybe_resign()
+        await self._elect()
+
+    async def _process_controller_change(self, _: ce.ControllerChange) -> None:
+        await self._maybe_resign()
+
+    async def _process_expire(self, _: ce.Expire) -> None:
+        was_active = self.is_active
+        self._active_controller_id = -1
+        if was_active or self._channels is not None:
+            await self._on_resignation()
+
+    async def _answer_alter_partition(self, event: ce.AlterPartitionReceived) -> None:
+        request, version = event.request
+        _answer(event, await self._process_alter_partition(request, version))
+
+    async def _answer_controlled_shutdown(self, event: ce.ControlledShutdown) -> None:
+        _answer(event, *await self._process_controlled_shutdown(event.broker_id, event.broker_epoch))
+
+    async def _answer_allocate_producer_ids(self, event: ce.AllocateProducerIds) -> None:
+        _answer(event, await self._process_allocate_producer_ids(event.broker_id, event.broker_epoch))
+
+    async def _answer_replica_leader_election(self, event: ce.ReplicaLeaderElection) -> None:
+        _answer(event, await self.leader_elections.process(event.election_type, event.partitions))
 
     # ------------------------------------------------------------------ watches (on the loop)
-    def _put(self, event: ce.ControllerEvent) -> None:
+    def put(self, event: ce.ControllerEvent) -> None:
         if self._started:
             self._events.put(event)
 
     def _on_controller_watch(self, event: WatchedEvent) -> None:
-        self._put(ce.Reelect() if event.type == "DELETED" else ce.ControllerChange())
+        self.put(ce.Reelect() if event.type == "DELETED" else ce.ControllerChange())
 
     def _on_broker_ids_watch(self, event: WatchedEvent) -> None:
-        self._put(ce.BrokerChange())
+        self.put(ce.BrokerChange())
 
     def _on_topics_watch(self, event: WatchedEvent) -> None:
-        self._put(ce.TopicChange())
+        self.put(ce.TopicChange())
 
     def _on_topic_watch(self, event: WatchedEvent) -> None:
         if event.path:
-            self._put(ce.PartitionModifications(event.path.rsplit("/", 1)[1]))
+            self.put(ce.PartitionModifications(event.path.rsplit("/", 1)[1]))
 
     def _on_session_state(self, state: SessionState) -> None:
         if state is SessionState.EXPIRED and self._started:
@@ -291,12 +352,12 @@ class KafkaController:
         self._channels = ControllerChannelManager(self.broker_id, self._channel_factory, self.loop)
         for b in sorted(ctx.live_brokers):
             self._channels.add_broker(self._broker_info(b))
-        batch = self._batch()
+        batch = self.new_batch()
         batch.add_update_metadata(ctx.live_brokers, list(ctx.leadership))
         for tp in sorted(ctx.leadership):
-            batch.add_leader_and_isr(self._live_replicas(tp), tp)
+            batch.add_leader_and_isr(self.live_replicas(tp), tp)
         batch.send(self._channels)
-        await self._on_replicas_offline(batch, self._dead_replicas())
+        await self.on_replicas_offline(batch, self._dead_replicas())
         batch.send(self._channels)
         await self.log_dir_events.clear_at_failover()
         await self.reassignments.resume(skip=await self.reassignments.process_zk())
@@ -307,11 +368,11 @@ class KafkaController:
                  self.broker_id, ctx.epoch)
 
     # ------------------------------------------------------------------ helpers
-    def _batch(self) -> ControllerRequestBatch:
+    def new_batch(self) -> ControllerRequestBatch:
         return ControllerRequestBatch(self.ctx, self.broker_id,
                                       leader_and_isr_callback=self.log_dir_events.on_leader_and_isr_response)
 
-    def _send(self, batch: ControllerRequestBatch) -> None:
+    def send(self, batch: ControllerRequestBatch) -> None:
         if self._channels is not None:
             batch.send(self._channels)
 
@@ -324,7 +385,7 @@ class KafkaController:
         return NetworkClient(broker.host, broker.port, client_id=f"controller-{self.broker_id}",
                              node_id=broker.node_id, config=cfg, loop=self.loop)
 
-    def _live_replicas(self, tp: TopicPartition) -> list[int]:
+    def live_replicas(self, tp: TopicPartition) -> list[int]:
         return [r for r in self.ctx.replicas(tp) if r in self.ctx.live_brokers]
 
     def _dead_replicas(self) -> dict[TopicPartition, list[int]]:
@@ -358,7 +419,7 @@ class KafkaController:
         return value.strip().lower() == "true"
 
     # ------------------------------------------------------------------ partition state writes
-    async def _update_partitions(self, tps: Iterable[TopicPartition], decide: Decide
+    async def update_partitions(self, tps: Iterable[TopicPartition], decide: Decide
                                  ) -> dict[TopicPartition, LeaderAndIsr | ErrorCode]:
         """Decide each partition's new state from its current one and write it at the
         current partition epoch; on a version conflict re-read and decide again. Returns
@@ -416,7 +477,7 @@ class KafkaController:
                               self.broker_id, tp, r)
                 else:
                     ctx.leadership[tp] = zd.LeaderIsrAndControllerEpoch(r, ctx.epoch)
-                    batch.add_leader_and_isr(self._live_replicas(tp), tp, is_new=True)
+                    batch.add_leader_and_isr(self.live_replicas(tp), tp, is_new=True)
         offline = [tp for tp in tps if tp not in new and ctx.leader_and_isr(tp) is not None]
         unclean = {t: await self._unclean_allowed(t) for t in {t for t, _ in offline}}
 
@@ -425,15 +486,15 @@ class KafkaController:
             if cur.leader in live:
                 return None
             return election.elect_offline(cur, ctx.replicas(tp), live, unclean[tp[0]])
-        for tp, r in (await self._update_partitions(offline, decide)).items():
+        for tp, r in (await self.update_partitions(offline, decide)).items():
             if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+                batch.add_leader_and_isr(self.live_replicas(tp), tp)
         for tp in offline:
             if not ctx.is_online(tp):
                 log.error("[Controller id=%d] No live replica of %s can lead it (ISR %s)",
                           self.broker_id, tp, ctx.leader_and_isr(tp).isr)
 
-    async def _on_replicas_offline(self, batch: ControllerRequestBatch,
+    async def on_replicas_offline(self, batch: ControllerRequestBatch,
                                    dead: dict[TopicPartition, list[int]]) -> None:
         """Elect leaders for partitions that lost theirs, then take dead replicas out of the
         ISRs (never emptying one), telling the remaining replicas: as Kafka's OfflineReplica
@@ -451,9 +512,9 @@ class KafkaController:
             return LeaderAndIsr(result.leader, cur.leader_epoch + 1, result.isr,
                                 result.leader_recovery_state, cur.partition_epoch)
         targets = [tp for tp in sorted(dead) if tp[0] not in ctx.topics_to_be_deleted]
-        for tp, r in (await self._update_partitions(targets, decide)).items():
+        for tp, r in (await self.update_partitions(targets, decide)).items():
             if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr([b for b in self._live_replicas(tp) if b not in dead[tp]], tp)
+                batch.add_leader_and_isr([b for b in self.live_replicas(tp) if b not in dead[tp]], tp)
         batch.add_update_metadata(ctx.live_brokers)
 
     # ------------------------------------------------------------------ brokers
@@ -491,28 +552,28 @@ class KafkaController:
         # As Kafka's onBrokerStartup: UpdateMetadata first, in batches of their own, so a new
         # broker knows every live broker before LeaderAndIsr names one as its leader (an
         # Apache Kafka broker refuses to follow a leader missing from its metadata cache).
-        existing = self._batch()
+        existing = self.new_batch()
         existing.add_update_metadata([b for b in ctx.live_brokers if b not in brokers])
-        self._send(existing)
-        newcomers = self._batch()
+        self.send(existing)
+        newcomers = self.new_batch()
         newcomers.add_update_metadata(sorted(brokers), list(ctx.leadership))
-        self._send(newcomers)
-        batch = self._batch()
+        self.send(newcomers)
+        batch = self.new_batch()
         for b in sorted(brokers):
             for tp in ctx.partitions_on_broker(b):
                 if tp[0] not in ctx.topics_to_be_deleted:
                     batch.add_leader_and_isr([b], tp)
         await self._elect_partitions(batch, ctx.partitions_needing_election())
-        self._send(batch)
+        self.send(batch)
         await self.reassignments.resume(brokers)
 
     async def _on_broker_failure(self, brokers: list[int]) -> None:
         dead_set = set(brokers)
         dead = {tp: [r for r in self.ctx.replicas(tp) if r in dead_set]
                 for tp in self.ctx.all_partitions()}
-        batch = self._batch()
-        await self._on_replicas_offline(batch, {tp: rs for tp, rs in dead.items() if rs})
-        self._send(batch)
+        batch = self.new_batch()
+        await self.on_replicas_offline(batch, {tp: rs for tp, rs in dead.items() if rs})
+        self.send(batch)
 
     # ------------------------------------------------------------------ topics
     async def _process_topic_change(self) -> None:
@@ -524,10 +585,10 @@ class KafkaController:
         if not added:
             return
         log.info("[Controller id=%d] New topics: %s", self.broker_id, added)
-        batch = self._batch()
+        batch = self.new_batch()
         await self._elect_partitions(batch, [tp for t in added for tp in ctx.partitions_for_topic(t)])
         batch.add_update_metadata(ctx.live_brokers)
-        self._send(batch)
+        self.send(batch)
 
     async def _process_partition_modifications(self, topic: str) -> None:
         ctx = self.ctx
@@ -539,9 +600,27 @@ class KafkaController:
             return
         log.info("[Controller id=%d] New partitions to be added %s", self.broker_id, sorted(added))
         ctx.assignments[topic].update(added)
-        batch = self._batch()
+        batch = self.new_batch()
         await self._elect_partitions(batch, [(topic, p) for p in sorted(added)])
-        self._send(batch)
+        self.send(batch)
+
+    # ------------------------------------------------------------------ unclean leader election
+    async def _process_unclean_leader_election_enable(self) -> None:
+        """Kafka's processUncleanLeaderElectionEnable: elect leaders for every offline
+        partition now (each topic's own setting still decides whether it may go unclean)."""
+        await self._trigger_online_partition_state_change(self.ctx.partitions_needing_election())
+
+    async def _process_topic_unclean_leader_election_enable(self, topic: str) -> None:
+        """Kafka's processTopicUncleanLeaderElectionEnable: the same for one topic."""
+        await self._trigger_online_partition_state_change(
+            [tp for tp in self.ctx.partitions_needing_election() if tp[0] == topic])
+
+    async def _trigger_online_partition_state_change(self, tps: list[TopicPartition]) -> None:
+        if not tps:
+            return
+        batch = self.new_batch()
+        await self._elect_partitions(batch, tps)
+        self.send(batch)
 
     # ------------------------------------------------------------------ requests
     async def _process_alter_partition(self, request: AlterPartitionRequest, version: int) -> Any:
@@ -556,13 +635,13 @@ class KafkaController:
             if cur.partition_epoch != n.partition_epoch:
                 return ErrorCode.INVALID_UPDATE_VERSION
             return n
-        written = await self._update_partitions(list(to_write), decide)
+        written = await self.update_partitions(list(to_write), decide)
         answers.update(written)
         if written:
-            batch = self._batch()
+            batch = self.new_batch()
             batch.add_update_metadata(ctx.live_brokers, [tp for tp, r in written.items()
                                                          if isinstance(r, LeaderAndIsr)])
-            self._send(batch)
+            self.send(batch)
             await self.reassignments.maybe_complete(tp for tp, r in written.items() if isinstance(r, LeaderAndIsr))
         return alter_partition_response(request, version, ctx, answers)
 
@@ -594,15 +673,15 @@ class KafkaController:
         led = [tp for tp in mine if ctx.leader_and_isr(tp).leader == broker_id]
         followed = [tp for tp in mine if tp not in led]
         live, down = ctx.live_broker_ids, ctx.shutting_down_broker_ids
-        batch = self._batch()
-        moved = await self._update_partitions(led, lambda tp, cur: election.elect_for_controlled_shutdown(
+        batch = self.new_batch()
+        moved = await self.update_partitions(led, lambda tp, cur: election.elect_for_controlled_shutdown(
             cur, ctx.replicas(tp), live, down))
         for tp, r in moved.items():
             if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr(self._live_replicas(tp), tp)
+                batch.add_leader_and_isr(self.live_replicas(tp), tp)
         for tp in followed:
             batch.add_stop_replica([broker_id], tp, delete=False)
-        await self._on_replicas_offline(batch, {tp: [broker_id] for tp in followed})
-        self._send(batch)
+        await self.on_replicas_offline(batch, {tp: [broker_id] for tp in followed})
+        self.send(batch)
         remaining = frozenset(tp for tp in ctx.partitions_led_by(broker_id) if len(ctx.replicas(tp)) > 1)
         return ErrorCode.NONE, remaining

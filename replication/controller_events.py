@@ -163,8 +163,18 @@ class PartitionModifications(ControllerEvent):
 
 @dataclass(frozen=True)
 class TopicUncleanLeaderElectionEnable(ControllerEvent):
+    """A topic's unclean.leader.election.enable was set to true: elect leaders for its
+    offline partitions now."""
+
     state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
     topic: str
+
+
+class UncleanLeaderElectionEnable(ControllerEvent):
+    """The broker's unclean.leader.election.enable was turned on dynamically: elect leaders
+    for every offline partition now."""
+
+    state = ControllerState.UNCLEAN_LEADER_ELECTION_ENABLE
 
 
 @dataclass(frozen=True, kw_only=True)

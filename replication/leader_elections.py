@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from kazoo.protocol.states import WatchedEvent
 
@@ -22,10 +22,8 @@ from kafpy.replication import controller_events as ce
 from kafpy.replication import election
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_context import ControllerContext, TopicPartition
+from kafpy.replication.controller_ops import ControllerOps
 from kafpy.replication.leader_and_isr import LeaderAndIsr
-
-if TYPE_CHECKING:
-    from kafpy.replication.controller import KafkaController
 
 log = logging.getLogger("kafka.controller.KafkaController")
 
@@ -59,7 +57,7 @@ def preferred_election_targets(ctx: ControllerContext, partitions: Iterable[Topi
 
 
 class LeaderElections:
-    def __init__(self, controller: "KafkaController") -> None:
+    def __init__(self, controller: ControllerOps) -> None:
         self.controller = controller
         self._rebalance_task: asyncio.Task | None = None
 
@@ -81,10 +79,10 @@ class LeaderElections:
             return election.elect_preferred(cur, ctx.replicas(tp), live)
         if election_type not in (PREFERRED, UNCLEAN):
             return {tp: (ErrorCode.INVALID_REQUEST, f"Unknown election type {election_type}") for tp in tps}
-        batch = c._batch()
-        for tp, r in (await c._update_partitions(tps, decide)).items():
+        batch = c.new_batch()
+        for tp, r in (await c.update_partitions(tps, decide)).items():
             if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr(c._live_replicas(tp), tp)
+                batch.add_leader_and_isr(c.live_replicas(tp), tp)
                 out[tp] = (ErrorCode.NONE, None)
             elif r in (ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE):
                 kind = "Preferred" if election_type == PREFERRED else "Unclean"
@@ -92,13 +90,13 @@ class LeaderElections:
                               f"{kind}ReplicaPartitionLeaderElectionStrategy")
             else:
                 out[tp] = (r, None)
-        c._send(batch)
+        c.send(batch)
         return out
 
     # ------------------------------------------------------------------ /admin/preferred_replica_election
     def on_zk_watch(self, event: WatchedEvent) -> None:
         """The znode was created (or any change: re-read and re-arm)."""
-        self.controller._put(ZkPreferredReplicaElection())
+        self.controller.put(ZkPreferredReplicaElection())
 
     async def process_zk(self) -> None:
         """Elect the preferred leaders the znode lists (re-arming the watch), then delete it;
@@ -125,7 +123,7 @@ class LeaderElections:
                 log.warning("[Controller id=%d] Partition %s failed to complete preferred replica leader "
                             "election to %d. Leader is still %d", c.broker_id, tp, preferred, leader)
         await c.zk.delete_recursive(zd.PREFERRED_REPLICA_ELECTION_PATH, c.ctx.epoch_zk_version)
-        c._put(ZkPreferredReplicaElection())  # watch for the next one
+        c.put(ZkPreferredReplicaElection())  # watch for the next one
 
     # ------------------------------------------------------------------ auto rebalance
     def schedule_auto_rebalance(self) -> None:
@@ -137,7 +135,7 @@ class LeaderElections:
         async def tick() -> None:
             while True:
                 await asyncio.sleep(interval)
-                c._put(ce.AutoPreferredReplicaLeaderElection())
+                c.put(ce.AutoPreferredReplicaLeaderElection())
         self._rebalance_task = c.loop.create_task(tick(), name=f"auto-leader-rebalance-{c.broker_id}")
 
     def cancel_auto_rebalance(self) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from kazoo.protocol.states import WatchedEvent
 
@@ -25,9 +25,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.replication import controller_events as ce
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_context import ControllerContext, TopicPartition
-
-if TYPE_CHECKING:
-    from kafpy.replication.controller import KafkaController
+from kafpy.replication.controller_ops import ControllerOps
 
 log = logging.getLogger("kafka.controller.KafkaController")
 
@@ -74,19 +72,19 @@ def update_offline_dirs(ctx: ControllerContext, broker_id: int,
 
 
 class LogDirEvents:
-    def __init__(self, controller: "KafkaController") -> None:
+    def __init__(self, controller: ControllerOps) -> None:
         self.controller = controller
 
     def on_watch(self, event: WatchedEvent) -> None:
         """``/log_dir_event_notification`` changed (on the loop): queue the event."""
-        self.controller._put(ce.LogDirEventNotification())
+        self.controller.put(ce.LogDirEventNotification())
 
     def on_leader_and_isr_response(self, broker_id: int, response: Any) -> None:
         """A LeaderAndIsr answer (on the loop, from the channel): queue its errors."""
         errors = partition_errors(self.controller.ctx, response)
         if any(e == ErrorCode.KAFKA_STORAGE_ERROR for e in errors.values()) or \
                 broker_id in self.controller.ctx.replicas_on_offline_dirs:
-            self.controller._put(LeaderAndIsrResponseReceived(broker_id, errors))
+            self.controller.put(LeaderAndIsrResponseReceived(broker_id, errors))
 
     async def clear_at_failover(self) -> None:
         """A new controller sends LeaderAndIsr for every partition anyway: drop the old
@@ -107,12 +105,12 @@ class LogDirEvents:
         try:
             brokers = sorted({b for b in events.values() if b is not None and b in ctx.live_brokers})
             log.info("[Controller id=%d] Handling log directory failure for brokers %s", c.broker_id, brokers)
-            batch = c._batch()
+            batch = c.new_batch()
             for b in brokers:
                 for tp in ctx.partitions_on_broker(b):
                     if tp[0] not in ctx.topics_to_be_deleted:
                         batch.add_leader_and_isr([b], tp)
-            c._send(batch)
+            c.send(batch)
         finally:
             await c.zk.delete_children(zd.LOG_DIR_EVENT_NOTIFICATION_PATH, events, ctx.epoch_zk_version)
 
@@ -127,6 +125,6 @@ class LogDirEvents:
             return
         log.info("[Controller id=%d] Mark replicas %s on broker %d as offline", c.broker_id,
                  ", ".join(f"{t}-{p}" for t, p in sorted(new)), event.broker_id)
-        batch = c._batch()
-        await c._on_replicas_offline(batch, {tp: [event.broker_id] for tp in sorted(new)})
-        c._send(batch)
+        batch = c.new_batch()
+        await c.on_replicas_offline(batch, {tp: [event.broker_id] for tp in sorted(new)})
+        c.send(batch)

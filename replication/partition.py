@@ -76,12 +76,21 @@ class Replica:
         self.last_fetch_leader_log_end_offset = leader_end_offset
         self.last_fetch_time_ms = fetch_time_ms
 
-    def reset(self, in_isr: bool, now_ms: int) -> None:
-        """A new leader knows nothing of this follower's log yet (Replica.resetReplicaState)."""
-        self.log_end_offset = -1
+    def reset(self, in_isr: bool, now_ms: int, is_new_leader: bool = True,
+              leader_end_offset: int = -1) -> None:
+        """At the start of a leader epoch (Replica.resetReplicaState). A new leader knows
+        nothing of this follower's log yet; a leader re-elected in a new epoch keeps the log
+        end offset it last heard of (so acks=all does not wait for every follower to fetch
+        again) and only restarts the caught-up clock from ``leader_end_offset``. Either way
+        a follower outside the ISR is not counted as caught up until it fetches."""
         self.last_caught_up_time_ms = now_ms if in_isr else 0
-        self.last_fetch_leader_log_end_offset = -1
-        self.last_fetch_time_ms = 0
+        if is_new_leader:
+            self.log_end_offset = -1
+            self.last_fetch_leader_log_end_offset = -1
+            self.last_fetch_time_ms = 0
+        else:
+            self.last_fetch_leader_log_end_offset = leader_end_offset
+            self.last_fetch_time_ms = now_ms if in_isr else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,20 +196,25 @@ class Partition:
     def make_leader(self, state: PartitionState) -> bool:
         """Become leader for ``state.leader_epoch``; False (nothing changed) unless that epoch is
         newer than ours. Records (epoch, LEO) in the epoch cache and keeps the old high
-        watermark: only maybe_increment_leader_hw moves it (never HW := LEO)."""
+        watermark: only maybe_increment_leader_hw moves it (never HW := LEO). A leader that
+        stays leader in the new epoch (the controller took a dead follower out of the ISR,
+        a reassignment bumped the epoch) keeps what it knows of its followers' logs, as
+        Kafka's Partition.makeLeader with isNewLeader false."""
         if state.leader_epoch <= self.leader_epoch:
             return False
         now = self._now_ms()
+        is_new_leader = self.role is not Role.LEADER
         lg = self.log
         end = lg.log_end_offset
         lg.leader_epoch_cache.assign(state.leader_epoch, end)
         self.leader_epoch_start_offset = end
         self._set_state(state, Role.LEADER)
+        known = {} if is_new_leader else self.remote_replicas
         self.remote_replicas = {}
         for r in state.replicas:
             if r != self.local_broker_id:
-                rep = Replica(r)
-                rep.reset(r in state.isr, now)
+                rep = known.get(r) or Replica(r)
+                rep.reset(r in state.isr, now, is_new_leader or r not in known, end)
                 self.remote_replicas[r] = rep
         log.info("[Partition %s-%d broker=%d] Leader %s-%d with topic id %s starts at leader epoch %d from "
                  "offset %d with partition epoch %d, high watermark %d, ISR %s", self.topic, self.index,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from kazoo.exceptions import NoNodeError
 from kazoo.protocol.states import WatchedEvent
@@ -41,14 +41,11 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.replication import controller_events as ce
 from kafpy.replication import election
 from kafpy.replication import zk_data as zd
-from kafpy.replication.controller_context import TopicPartition
+from kafpy.replication.controller_channel import ControllerRequestBatch
+from kafpy.replication.controller_context import ControllerContext, TopicPartition
+from kafpy.replication.controller_ops import ControllerOps
 from kafpy.replication.leader_and_isr import LeaderAndIsr
-from kafpy.replication.zk_client import ControllerMovedError, SetDataOp
-
-if TYPE_CHECKING:
-    from kafpy.replication.controller import KafkaController
-    from kafpy.replication.controller_channel import ControllerRequestBatch
-    from kafpy.replication.zk_client import KafkaZkClient
+from kafpy.replication.zk_client import ControllerMovedError, KafkaZkClient, SetDataOp
 
 log = logging.getLogger("kafka.controller.KafkaController")
 
@@ -104,7 +101,7 @@ def _unknown(tp: TopicPartition) -> tuple[ErrorCode, str]:
             f"Unable to find current replica assignment for partition {tp[0]}-{tp[1]}")
 
 
-async def _read_zk(zk: "KafkaZkClient", watch: Callable[[WatchedEvent], None] | None = None
+async def _read_zk(zk: KafkaZkClient, watch: Callable[[WatchedEvent], None] | None = None
                    ) -> dict[TopicPartition, tuple[int, ...]] | None:
     """``/admin/reassign_partitions``: partition -> target replicas, None when absent."""
     data = await zk.get_admin_request(zd.REASSIGN_PARTITIONS_PATH, watch)
@@ -141,11 +138,11 @@ class PartitionReassignments:
     """The controller's reassignment steps; uses the controller's context, fenced state
     writes and request batches."""
 
-    def __init__(self, controller: "KafkaController") -> None:
+    def __init__(self, controller: ControllerOps) -> None:
         self.controller = controller
 
     @property
-    def ctx(self):  # noqa: ANN201 - the controller's ControllerContext
+    def ctx(self) -> ControllerContext:
         return self.controller.ctx
 
     def in_progress(self) -> list[TopicPartition]:
@@ -218,7 +215,7 @@ class PartitionReassignments:
 
     def on_zk_watch(self, event: WatchedEvent) -> None:
         """``/admin/reassign_partitions`` was created (or any change: re-read and re-arm)."""
-        self.controller._put(ce.ZkPartitionReassignment())
+        self.controller.put(ce.ZkPartitionReassignment())
 
     async def remove_from_zk(self, remove: Callable[[TopicPartition, tuple[int, ...]], bool]) -> None:
         """maybeRemoveFromZkReassignment: drop the partitions ``remove`` picks from
@@ -235,7 +232,7 @@ class PartitionReassignments:
             log.info("[Controller id=%d] No more partitions need to be reassigned. Deleting zk path %s",
                      c.broker_id, zd.REASSIGN_PARTITIONS_PATH)
             await zk.delete_recursive(zd.REASSIGN_PARTITIONS_PATH, self.ctx.epoch_zk_version)
-            c._put(ce.ZkPartitionReassignment())
+            c.put(ce.ZkPartitionReassignment())
         elif len(keep) < len(wanted):
             log.info("[Controller id=%d] Removing partitions %s from the list of reassigned partitions "
                      "in zookeeper", c.broker_id, sorted(set(wanted) - set(keep)))
@@ -260,7 +257,7 @@ class PartitionReassignments:
 
     async def on_partition_reassignment(self, tp: TopicPartition, reassignment: zd.ReplicaAssignment) -> None:
         c, ctx = self.controller, self.ctx
-        batch = c._batch()
+        batch = c.new_batch()
         await self._update_current(batch, tp, reassignment)
         lai = ctx.leader_and_isr(tp)
         if lai is None or not is_complete(reassignment, lai.isr):
@@ -270,7 +267,7 @@ class PartitionReassignments:
             await self._bump_leader_epoch(batch, tp, reassignment.replicas)
         else:
             await self._complete(batch, tp, reassignment)
-        c._send(batch)
+        c.send(batch)
 
     async def maybe_complete(self, tps: Iterable[TopicPartition]) -> None:
         """After ISR changes: finish the reassignments whose targets all joined the ISR."""
@@ -291,7 +288,7 @@ class PartitionReassignments:
                 await self.on_partition_reassignment(tp, assignment)
 
     # ------------------------------------------------------------------ helpers
-    async def _update_current(self, batch: "ControllerRequestBatch", tp: TopicPartition,
+    async def _update_current(self, batch: ControllerRequestBatch, tp: TopicPartition,
                               reassignment: zd.ReplicaAssignment) -> None:
         """Record the new reassignment (znode, then context); stop replicas a replaced
         reassignment was adding that the new one does not need."""
@@ -309,15 +306,15 @@ class PartitionReassignments:
         znode = zd.TopicAssignment(zd.topic_id_to_str(ctx.topic_ids[topic]), dict(ctx.assignments[topic]))
         await self.controller.zk.set_topic_assignment(topic, znode, ctx.epoch_zk_version)
 
-    async def _bump_leader_epoch(self, batch: "ControllerRequestBatch", tp: TopicPartition,
+    async def _bump_leader_epoch(self, batch: ControllerRequestBatch, tp: TopicPartition,
                                  replicas: Iterable[int]) -> None:
         """updateLeaderEpochAndSendRequest: same leader and ISR at the next leader epoch."""
-        written = await self.controller._update_partitions(
+        written = await self.controller.update_partitions(
             [tp], lambda _, cur: cur.new_leader_and_isr(cur.leader, cur.isr))
         if isinstance(written.get(tp), LeaderAndIsr):
             batch.add_leader_and_isr([r for r in replicas if r in self.ctx.live_brokers], tp)
 
-    async def _complete(self, batch: "ControllerRequestBatch", tp: TopicPartition,
+    async def _complete(self, batch: ControllerRequestBatch, tp: TopicPartition,
                         reassignment: zd.ReplicaAssignment) -> None:
         c, ctx = self.controller, self.ctx
         target = reassignment.target_replicas
@@ -327,21 +324,21 @@ class PartitionReassignments:
             await self._bump_leader_epoch(batch, tp, target)
         else:
             live = ctx.live_broker_ids
-            moved = await c._update_partitions([tp], lambda _, lai: election.elect_for_reassignment(
+            moved = await c.update_partitions([tp], lambda _, lai: election.elect_for_reassignment(
                 lai, target, live))
             if not isinstance(moved.get(tp), LeaderAndIsr):  # stays in phase 1; retried later
                 ctx.assignments[tp[0]][tp[1]] = reassignment
                 log.error("[Controller id=%d] No live replica of %s in its ISR can lead it after "
                           "reassignment to %s", c.broker_id, tp, list(target))
                 return
-            batch.add_leader_and_isr(c._live_replicas(tp), tp)
+            batch.add_leader_and_isr(c.live_replicas(tp), tp)
         await self._stop_removed(batch, tp, reassignment.removing_replicas)
         await self._write_assignment(tp, zd.ReplicaAssignment(target))
         batch.add_update_metadata(ctx.live_brokers, [tp])
         await self.remove_from_zk(lambda p, replicas: p == tp and replicas == tuple(target))
         log.info("[Controller id=%d] Completed reassignment of %s to %s", c.broker_id, tp, list(target))
 
-    async def _stop_removed(self, batch: "ControllerRequestBatch", tp: TopicPartition,
+    async def _stop_removed(self, batch: ControllerRequestBatch, tp: TopicPartition,
                             removed: Sequence[int]) -> None:
         """OfflineReplica (out of the ISR, never emptying it) then deletion of the replica."""
         if not removed:
@@ -353,7 +350,7 @@ class PartitionReassignments:
             if not isr or isr == list(cur.isr) or cur.leader in gone:
                 return None
             return cur.new_leader_and_isr(cur.leader, isr)
-        for _, written in (await c._update_partitions([tp], shrink)).items():
+        for _, written in (await c.update_partitions([tp], shrink)).items():
             if isinstance(written, LeaderAndIsr):
-                batch.add_leader_and_isr(c._live_replicas(tp), tp)
+                batch.add_leader_and_isr(c.live_replicas(tp), tp)
         batch.add_stop_replica(sorted(gone), tp, delete=True)

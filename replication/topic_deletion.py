@@ -12,26 +12,22 @@ ZooKeeper is the store.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
-
 from kazoo.protocol.states import WatchedEvent
 
 from kafpy.replication import controller_events as ce
 from kafpy.replication import zk_data as zd
-
-if TYPE_CHECKING:
-    from kafpy.replication.controller import KafkaController
+from kafpy.replication.controller_ops import ControllerOps
 
 log = logging.getLogger("kafka.controller.TopicDeletionManager")
 
 
 class TopicDeletionManager:
-    def __init__(self, controller: "KafkaController") -> None:
+    def __init__(self, controller: ControllerOps) -> None:
         self.controller = controller
 
     def on_watch(self, event: WatchedEvent) -> None:
         """``/admin/delete_topics`` changed (on the loop): queue a TopicDeletion event."""
-        self.controller._put(ce.TopicDeletion())
+        self.controller.put(ce.TopicDeletion())
 
     async def process(self) -> None:
         """Handle every deletion request (and watch for the next ones)."""
@@ -45,12 +41,12 @@ class TopicDeletionManager:
                 continue
             log.info("[Topic Deletion Manager %d] Handling deletion for topic %s", c.broker_id, topic)
             ctx.topics_to_be_deleted.add(topic)
-            batch = c._batch()
+            batch = c.new_batch()
             tps = ctx.partitions_for_topic(topic)
             batch.add_update_metadata(ctx.live_brokers, [tp for tp in tps if tp in ctx.leadership])
             for tp in tps:
-                batch.add_stop_replica(c._live_replicas(tp), tp, delete=True)
-            c._send(batch)
+                batch.add_stop_replica(c.live_replicas(tp), tp, delete=True)
+            c.send(batch)
             await zk.delete_topic(topic, ctx.epoch_zk_version)
             ctx.remove_topic(topic)
             log.info("[Topic Deletion Manager %d] Deletion of topic %s successfully completed",

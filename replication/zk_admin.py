@@ -44,6 +44,7 @@ from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeEx
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
 POLL_S = 0.05
+UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
 DEFAULT_WAIT_MS = 30000
 
 
@@ -142,7 +143,11 @@ class ZkAdminManager:
                     log.warning("Ignoring malformed config change %s", child)
                     continue
                 if entity_type == zd.ConfigType.TOPIC:
-                    await self._apply_topic_config(name, await self.zk.get_entity_config(entity_type, name))
+                    configs = await self.zk.get_entity_config(entity_type, name)
+                    await self._apply_topic_config(name, configs)
+                    if configs.get(UNCLEAN_LEADER_ELECTION_ENABLE, "").strip().lower() == "true":
+                        # Kafka's TopicConfigHandler: the controller elects for the topic at once
+                        self.controller.enable_topic_unclean_leader_election(name)
                 elif entity_type == zd.ConfigType.BROKER and name in (zd.DEFAULT_BROKER_ENTITY, str(self.broker_id)):
                     await self._reload_broker_configs()
                     self._refresh_all_topic_logs()
@@ -161,10 +166,16 @@ class ZkAdminManager:
         log.info("Processing override for entityPath: topics/%s with config: %s", topic, configs)
 
     async def _reload_broker_configs(self) -> None:
+        """The dynamic broker configs (``<default>`` then this broker's); turning
+        unclean.leader.election.enable on has the controller elect at once, as Kafka's
+        DynamicLogConfig.reconfigure does."""
         merged = await self.zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY)
         merged.update(await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id)))
+        was_unclean = bool(self.config[UNCLEAN_LEADER_ELECTION_ENABLE])
         self.config.dynamic.clear()
         self.config.dynamic.update(merged)
+        if not was_unclean and self.config[UNCLEAN_LEADER_ELECTION_ENABLE]:
+            self.controller.enable_default_unclean_leader_election()
 
     async def _load_entity_configs(self) -> None:
         """Every ``/config/users/<u>``, ``/config/users/<u>/clients/<c>`` and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kafka-server-start.sh [-daemon] server.properties [--override property=value]*
-# Runs this checkout's broker (python -m broker, through kafpy-run-module.sh) like Apache
+# Runs this checkout's broker (python -m kafpy.broker, through kafpy-run-module.sh) like Apache
 # Kafka's script runs kafka.Kafka.
 # -daemon: detach, output to $LOG_DIR/kafkaServer.out (LOG_DIR defaults to <repo>/logs).
 if [ $# -lt 1 ];

@@ -28,8 +28,6 @@ from kafpy.coordinator.transaction.coordinator import InitProducerIdResult, Tran
 from kafpy.coordinator.transaction.markers import MarkerChannel
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
-# Records read from the log between two yields to the event loop while loading.
-LOAD_SLICE = 1000
 
 class TransactionCoordinatorService(CoordinatorRuntime):
     """`allocate_producer_id()` is the controller's producer id allocator (awaitable);
@@ -52,17 +50,12 @@ class TransactionCoordinatorService(CoordinatorRuntime):
                                         topic=TRANSACTION_STATE_TOPIC_NAME)
         # one producer id allocated ahead, so the state machine never waits for one
         self._spare_ids: list[int] = []
-        self._loads: dict[int, asyncio.Task] = {}
         self.coordinator = TransactionCoordinator(config, self.txn_log, markers,
                                                   self._take_producer_id, loop.create_future)
 
     async def stop(self) -> None:
         """Stop the timer and the marker sender, and forget every transactional id."""
         await self._stop_tasks()
-        loads = list(self._loads.values())
-        for partition in list(self._loads):
-            self._cancel_load(partition)
-        await asyncio.gather(*loads, return_exceptions=True)
         if self._close_markers is not None:
             await self._close_markers()
         self.coordinator.shutdown()
@@ -91,28 +84,13 @@ class TransactionCoordinatorService(CoordinatorRuntime):
         info = self._metadata.topic(TRANSACTION_STATE_TOPIC_NAME)
         if info is not None and info.partitions:
             self.config.transaction_state_log_num_partitions = len(info.partitions)
-        self._cancel_load(partition)
         self.coordinator.begin_load(partition)
-        task = self._loop.create_task(self._load(partition, leader_epoch),
-                                      name=f"txn-load-{partition}")
-        self._loads[partition] = task
-        task.add_done_callback(lambda t: self._loads.pop(partition, None)
-                               if self._loads.get(partition) is t else None)
 
-    async def _load(self, partition: int, leader_epoch: int) -> None:
-        entries = []
-        for entry in self.txn_log.read(partition):
-            entries.append(entry)
-            if len(entries) % LOAD_SLICE == 0:
-                await asyncio.sleep(0)
-        loaded = self.coordinator.complete_load(partition, leader_epoch, entries, self.now_ms())
-        log.info("Loaded %d transactional ids from %s-%d (coordinator epoch %d)", loaded,
-                 TRANSACTION_STATE_TOPIC_NAME, partition, leader_epoch)
-
-    def _cancel_load(self, partition: int) -> None:
-        task = self._loads.pop(partition, None)
-        if task is not None and not task.done():
-            task.cancel()
+        def complete(entries: list) -> None:
+            loaded = self.coordinator.complete_load(partition, leader_epoch, entries, self.now_ms())
+            log.info("Loaded %d transactional ids from %s-%d (coordinator epoch %d)", loaded,
+                     TRANSACTION_STATE_TOPIC_NAME, partition, leader_epoch)
+        self._schedule_load(partition, lambda: self.txn_log.read(partition), complete)
 
     def on_resigned(self, partition: int, leader_epoch: int) -> None:
         if self._is_newer_epoch(partition, leader_epoch):

@@ -14,6 +14,7 @@ from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
 from kafpy.coordinator import GroupCoordinatorConfig, OffsetAndMetadata
+from kafpy.coordinator.runtime import LOAD_SLICE
 from kafpy.coordinator.service import GroupCoordinatorService
 from kafpy.storage import LogConfig, LogManager
 
@@ -137,6 +138,7 @@ async def _service(tmp_path, clock=lambda: 1_000.0, elect=True, start=False):
             await svc.start()
         if elect:
             cluster.elect_all()
+            await _loaded(svc)
         yield svc, rm, cluster
     finally:
         await svc.stop()
@@ -150,6 +152,15 @@ def _om(offset: int) -> OffsetAndMetadata:
 async def _settle() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
+
+
+async def _loaded(svc: GroupCoordinatorService) -> None:
+    """Let the background loads finish (they only yield to the loop, never wait)."""
+    for _ in range(100):
+        if not svc.coordinator.loading_partitions:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"still loading {svc.coordinator.loading_partitions}")
 
 
 def test_offsets_topic_is_requested_once_and_the_coordinator_found_after(tmp_path):
@@ -235,6 +246,8 @@ def test_leadership_events_follow_leader_epochs(tmp_path):
             svc.on_elected(p, 0)                       # stale: epoch 1 was seen
             assert c.fetch_offsets("g", None)[0] == E.NOT_COORDINATOR
             svc.on_elected(p, 2)
+            assert c.fetch_offsets("g", None)[0] == E.COORDINATOR_LOAD_IN_PROGRESS
+            await _loaded(svc)
             assert c.fetch_offsets("g", None)[1][("t", 0)].offset == 7
             svc.on_resigned(p, 1)                      # stale resignation
             assert c.fetch_offsets("g", None)[1][("t", 0)].offset == 7
@@ -274,3 +287,43 @@ def test_parked_join_is_answered_on_stop(tmp_path):
         return await fut                              # stopped on leaving the block
 
     assert asyncio.run(scenario()).error == E.NOT_COORDINATOR
+
+
+def test_a_new_leader_loads_in_the_background_and_answers_load_in_progress_meanwhile(tmp_path):
+    """Issue 22, defect 4: LeaderAndIsr handling only starts the load of a
+    `__consumer_offsets` partition; until it is done the partition's groups get
+    COORDINATOR_LOAD_IN_PROGRESS (FindCoordinator still answers), and a resignation during
+    the load leaves nothing behind (Kafka's scheduleLoadGroupAndOffsets)."""
+    async def scenario():
+        async with _service(tmp_path) as (svc, rm, cluster):
+            c = svc.coordinator
+            p = c.partition_for("g")
+            n = 3 * LOAD_SLICE                                # the load yields twice at least
+            many = {("t", i): _om(i) for i in range(n)}
+            fut = c.commit_offsets("g", "", None, -1, many, svc.now_ms())
+            await _settle()
+            rm.commit()
+            await fut
+            svc.on_resigned(p, 1)
+
+            svc.on_elected(p, 2)                              # returns before reading the log
+            assert c.fetch_offsets("g", None)[0] == E.COORDINATOR_LOAD_IN_PROGRESS
+            join = await c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
+                                      "consumer", [("range", b"")], svc.now_ms())
+            assert join.error == E.COORDINATOR_LOAD_IN_PROGRESS
+            assert svc.find_coordinator("g", 0)[0] == E.NONE
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert p in c.loading_partitions                   # reading, slice by slice
+            svc.on_resigned(p, 3)                              # mid-load: abandoned
+            await _settle()
+            assert p not in c.owned_partitions and p not in c.loading_partitions
+            assert c.fetch_offsets("g", None)[0] == E.NOT_COORDINATOR and "g" not in c.groups
+
+            svc.on_elected(p, 4)
+            svc.on_elected(p, 5)                              # epoch bump while loading: one load
+            await _loaded(svc)
+            err, got = c.fetch_offsets("g", None)
+            assert err == E.NONE and len(got) == n and got[("t", n - 1)].offset == n - 1
+
+    asyncio.run(scenario())

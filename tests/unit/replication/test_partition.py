@@ -190,3 +190,47 @@ def test_replica_reset():
     assert (r.log_end_offset, r.last_caught_up_time_ms) == (-1, 100)
     r.reset(in_isr=False, now_ms=200)
     assert r.last_caught_up_time_ms == 0
+
+
+def test_epoch_bump_keeps_the_followers_log_end_offsets(make, clock):
+    """Issue 22, defect 5: the controller takes a dead follower out of the ISR with a new
+    leader epoch, same leader. The leader keeps the other follower's position, so the high
+    watermark (and acks=all) moves at once instead of waiting for that follower's next fetch."""
+    p, _ = make()
+    p.make_leader(state(replicas=(ME, F1, F2), isr=(ME, F1, F2)))
+    now = int(clock() * 1000)
+    p.append_records_to_leader(batch(5))
+    p.update_follower_fetch_state(F1, 5, now)
+    p.update_follower_fetch_state(F2, 5, now)
+    assert p.high_watermark == 5
+    p.append_records_to_leader(batch(5))  # LEO 10; F2 dies before fetching it
+    p.update_follower_fetch_state(F1, 10, now)
+    assert p.high_watermark == 5 and p.check_enough_replicas_reach_offset(10) is None
+    clock.t += 1
+    assert p.make_leader(state(epoch=1, replicas=(ME, F1, F2), isr=(ME, F1), pe=1))
+    assert p.remote_replicas[F1].log_end_offset == 10
+    assert p.high_watermark == 10
+    assert p.check_enough_replicas_reach_offset(10) == ErrorCode.NONE
+    # F2, out of the ISR, is known where it was but not counted as caught up
+    assert p.remote_replicas[F2].log_end_offset == 5
+    assert p.remote_replicas[F2].last_caught_up_time_ms == 0
+
+
+def test_a_new_leader_knows_nothing_of_its_followers(make, clock):
+    p, _ = make()
+    p.make_leader(state(replicas=(ME, F1), isr=(ME, F1)))
+    p.append_records_to_leader(batch(3))
+    p.update_follower_fetch_state(F1, 3, int(clock() * 1000))
+    assert p.make_follower(state(leader=F1, epoch=1, replicas=(ME, F1), isr=(ME, F1)))
+    assert p.make_leader(state(epoch=2, replicas=(ME, F1), isr=(ME, F1)))
+    assert p.remote_replicas[F1].log_end_offset == -1
+
+
+def test_replica_reset_for_a_reelected_leader():
+    r = Replica(1, log_end_offset=5, last_caught_up_time_ms=9, last_fetch_leader_log_end_offset=4,
+                last_fetch_time_ms=8)
+    r.reset(in_isr=True, now_ms=100, is_new_leader=False, leader_end_offset=7)
+    assert (r.log_end_offset, r.last_caught_up_time_ms, r.last_fetch_leader_log_end_offset,
+            r.last_fetch_time_ms) == (5, 100, 7, 100)
+    r.reset(in_isr=False, now_ms=200, is_new_leader=False, leader_end_offset=7)
+    assert (r.log_end_offset, r.last_caught_up_time_ms, r.last_fetch_time_ms) == (5, 0, 0)
