@@ -43,7 +43,7 @@ def test_examples_pass_as_a_users_project(tmp_path):
     shutil.copytree(EXAMPLES, project, ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "KAFPY_"))}
     env["PYTHONPATH"] = str(REPO_ROOT)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "kafpy.pytest_plugin",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:kafpy", "-p", "kafpy.pytest_plugin",
                            "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'basetemp'}"],
                           cwd=project, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]

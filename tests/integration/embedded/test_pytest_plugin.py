@@ -2,8 +2,9 @@
 
 The project (tests/data/plugin_project) uses only the plugin's fixtures with kafka-python,
 confluent-kafka and aiokafka; the wheel's acceptance test runs the same project from an
-installed kafpy. Here the plugin comes from this checkout (``-p kafpy.pytest_plugin``, since
-the suite blocks the installed one).
+installed kafpy. Here the plugin comes from this checkout: ``-p no:kafpy`` blocks an
+installed entry point (which may be another checkout's, and would register the same module a
+second time), ``-p kafpy.pytest_plugin`` loads this one.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def run_project(tmp_path: Path, *args: str, extra_test: str | None = None,
     notes.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "KAFPY_"))}
     env.update(PYTHONPATH=str(REPO_ROOT), KAFPY_PLUGIN_NOTES=str(notes))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "kafpy.pytest_plugin",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:kafpy", "-p", "kafpy.pytest_plugin",
                            "-p", "no:cacheprovider", "-q", "-rA",
                            f"--basetemp={tmp_path / 'basetemp'}", *args],
                           cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
