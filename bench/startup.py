@@ -12,7 +12,8 @@ once the record was consumed. Clients are imported before the clock starts. Then
 single kafpy broker, where its start goes: interpreter start, the broker's imports, log
 recovery of the empty dir and the listener start (from the broker's own log).
 
-Prints a table of medians (the README shows it); raw figures go to bench/results/.
+Prints a table of medians with the best round in brackets (the README shows it); raw
+figures go to bench/results/.
 """
 from __future__ import annotations
 
@@ -191,14 +192,21 @@ def median(rows: list[dict[str, Any]], key: str) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def best(rows: list[dict[str, Any]], key: str) -> float:
+    values = [r[key] for r in rows if key in r]
+    return min(values) if values else float("nan")
+
+
 def print_table(results: dict[str, list[dict[str, Any]]]) -> None:
+    """Medians, and in brackets the best round (the least disturbed by other load)."""
     print()
     print("| setup | answers | first produce acked | first record consumed | peak RSS |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for key, rows in results.items():
         label = RUNNERS[key][0]
-        print(f"| {label} | {median(rows, 'ready'):.2f} s | {median(rows, 'produce'):.2f} s | "
-              f"{median(rows, 'consume'):.2f} s | {median(rows, 'rss_mb'):.0f} MB |")
+        cells = [f"{median(rows, k):.2f} s ({best(rows, k):.2f})"
+                 for k in ("ready", "produce", "consume")]
+        print(f"| {label} | {' | '.join(cells)} | {median(rows, 'rss_mb'):.0f} MB |")
 
 
 def main(argv: list[str] | None = None) -> int:
