@@ -34,6 +34,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -418,7 +419,6 @@ class EmbeddedCluster:
         for b in self.brokers:
             b.zookeeper_connect = self.zookeeper.connect_string
         errors: list[BaseException] = []
-        import threading
 
         def start(b: EmbeddedBroker) -> None:
             try:
@@ -445,7 +445,7 @@ class EmbeddedCluster:
             admin.close()
 
     def stop(self) -> None:
-        """Stop every broker (SIGTERM, in parallel order from the last), then ZooKeeper."""
+        """Stop every broker (SIGTERM, one by one from the last), then ZooKeeper."""
         try:
             for b in reversed(self.brokers):
                 try:
