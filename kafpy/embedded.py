@@ -24,7 +24,8 @@ see their connections reset while the broker runs) for brokers made with ``cutta
 
 The broker's output (its log) is ``<work_dir>/broker.log`` (`output_path`, `log_text()`),
 its Kafka data ``<work_dir>/data`` (`log_dir`); a work dir this module made is deleted by
-`close()` (and on leaving the ``with`` block) unless ``keep_files=True``.
+`close()` and on leaving the ``with`` block, unless ``keep_files=True`` or the block raised
+(then its path is printed to stderr).
 """
 from __future__ import annotations
 
@@ -340,7 +341,11 @@ class EmbeddedBroker:
             self.close()
             raise
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        """Close; when the block raised, keep the files (and say where) for the post-mortem."""
+        if exc is not None and not self.keep_files:
+            self.keep_files = True
+            sys.stderr.write(f"kafpy: {self.name} failed a test; its log is {self.output_path}\n")
         self.close()
 
     # ------------------------------------------------------------------ its log
@@ -487,7 +492,11 @@ class EmbeddedCluster:
             self.close()
             raise
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        """Close; when the block raised, keep the files (and say where) for the post-mortem."""
+        if exc is not None and not self.keep_files:
+            self.keep_files = True
+            sys.stderr.write(f"kafpy: cluster failed a test; its logs are in {self.work_dir}\n")
         self.close()
 
 

@@ -108,3 +108,15 @@ def test_cluster_survives_the_loss_of_a_broker(tmp_path):
         producer.close()
         survivors = ",".join(b.bootstrap_servers for b in cluster.brokers[1:])
         assert consume_all(survivors, "replicated", 2) == [b"one", b"two"]
+
+
+def test_a_failing_with_block_keeps_the_log_and_says_where(capfd):
+    with pytest.raises(ZeroDivisionError):
+        with EmbeddedBroker() as broker:
+            1 / 0
+    assert not broker.running
+    assert broker.output_path.is_file()
+    assert str(broker.output_path) in capfd.readouterr().err
+    broker.keep_files = False
+    broker.close()
+    assert not broker.work_dir.exists()
