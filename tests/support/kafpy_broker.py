@@ -13,6 +13,7 @@ and the test's overrides are all the broker gets.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Mapping
@@ -69,3 +70,10 @@ class KafpyBroker(EmbeddedBroker):
 
     def cwd(self) -> Path:
         return REPO_ROOT
+
+    def environment(self) -> dict[str, str]:
+        """The checkout first on the path, whichever interpreter runs the broker."""
+        env = super().environment()
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        return env
