@@ -55,3 +55,33 @@ def test_topic_names_are_legal_and_unique(nodeid):
     names = {unique_topic_name(nodeid) for _ in range(50)}
     assert len(names) == 50
     assert all(LEGAL_TOPIC.match(n) for n in names), names
+
+
+def _fixture_names(path) -> set[str]:
+    import ast
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and any(
+                "fixture" in ast.unparse(d) for d in node.decorator_list):
+            names.add(node.name)
+    return names
+
+
+def test_plugin_fixtures_do_not_clash_with_the_suites_and_the_suite_blocks_the_plugin():
+    """Installed editable, the plugin must not shadow tests/conftest.py's fixtures; the suite
+    keeps it out (-p no:kafpy) so that another checkout's installed copy is never loaded."""
+    from pathlib import Path
+
+    import kafpy.pytest_plugin as plugin
+
+    repo = Path(__file__).resolve().parents[2]
+    ours = _fixture_names(Path(plugin.__file__))
+    assert ours == {"kafpy_broker", "kafpy_cluster", "kafpy_topic", "kafpy_topic_factory",
+                    "kafka_bootstrap_servers"}
+    suite = set()
+    for conftest in repo.joinpath("tests").rglob("conftest.py"):
+        suite |= _fixture_names(conftest)
+    assert suite and not ours & suite
+    assert 'addopts = "-p no:kafpy"' in (repo / "pyproject.toml").read_text()
+    assert 'kafpy = "kafpy.pytest_plugin"' in (repo / "pyproject.toml").read_text()
