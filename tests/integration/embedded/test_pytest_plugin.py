@@ -78,3 +78,27 @@ def test_bad_config_line_is_a_usage_error(tmp_path):
     proc, _ = run_project(tmp_path, "--kafpy-config", "no-equals-sign", "-k", "unique")
     assert proc.returncode != 0
     assert "is not KEY=VALUE" in proc.stdout + proc.stderr
+
+
+CLUSTER_TEST = '''
+from kafka import KafkaAdminClient, KafkaProducer
+
+
+def test_cluster_replicates(kafpy_cluster):
+    assert len(kafpy_cluster.brokers) == 3
+    kafpy_cluster.create_topic("replicated", partitions=2, replication_factor=3)
+    admin = KafkaAdminClient(bootstrap_servers=kafpy_cluster.bootstrap_servers)
+    [topic] = admin.describe_topics(["replicated"])
+    admin.close()
+    assert all(sorted(p["replica_nodes"]) == [0, 1, 2] for p in topic["partitions"])
+    producer = KafkaProducer(bootstrap_servers=kafpy_cluster.bootstrap_servers, acks="all")
+    producer.send("replicated", b"x").get(timeout=60)
+    producer.close()
+'''
+
+
+def test_cluster_fixture(tmp_path):
+    proc, _ = run_project(tmp_path, "-k", "cluster_replicates", extra_test=CLUSTER_TEST)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    assert "1 passed" in proc.stdout
+    assert not list((tmp_path / "basetemp").glob("kafpy-cluster*/broker0"))
