@@ -29,13 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from kafpy.protocol.api_keys import ApiKey  # noqa: E402
 from kafpy.protocol.messages import CreateTopicsRequest, MetadataRequest  # noqa: E402
 from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.integration.broker.raw import CREATE_TOPICS, PRODUCE, RawConnection, produce_request  # noqa: E402
 from tests.support.kafka_dist import ReferenceKafka  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
-METADATA = 3
 PER_TOPIC = 100
 
 
@@ -99,7 +99,7 @@ def wait_for_leader(c: RawConnection, topic: str) -> None:
     """Kafka answers CreateTopics before its partitions are hosted; wait for a leader."""
     M = MetadataRequest
     for _ in range(600):
-        resp = c.request(METADATA, 9, M(topics=[M.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False))
+        resp = c.request(ApiKey.METADATA, 9, M(topics=[M.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False))
         parts = resp.topics[0].partitions if resp.topics else []
         if parts and all(p.leader_id >= 0 for p in parts) and not resp.topics[0].error_code:
             return
@@ -123,7 +123,7 @@ def measure(label: str, broker, size: int) -> dict:
         M = MetadataRequest
         meta = []
         for _ in range(10):
-            frame = c.frame(METADATA, 9, M(topics=None, allow_auto_topic_creation=False))
+            frame = c.frame(ApiKey.METADATA, 9, M(topics=None, allow_auto_topic_creation=False))
             t = time.perf_counter()
             c.send_raw(frame)
             c.read_frame()  # the broker's time and the transfer, not the client's decoding

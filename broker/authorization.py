@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.authorization_rules import group_rules, txn_rules, admin_rules
@@ -130,25 +131,25 @@ async def metadata(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) ->
 
 
 # -- the table -------------------------------------------------------------------------------
-RULES: dict[int, Rule] = {
-    0: produce,
-    1: fetch,
-    2: list_offsets,
-    3: metadata,
-    18: no_check,  # ApiVersions
-    17: no_check,  # SaslHandshake
-    36: no_check,  # SaslAuthenticate
-    23: offset_for_leader_epoch,
+RULES: dict[ApiKey, Rule] = {
+    ApiKey.PRODUCE: produce,
+    ApiKey.FETCH: fetch,
+    ApiKey.LIST_OFFSETS: list_offsets,
+    ApiKey.METADATA: metadata,
+    ApiKey.API_VERSIONS: no_check,
+    ApiKey.SASL_HANDSHAKE: no_check,
+    ApiKey.SASL_AUTHENTICATE: no_check,
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch,
     # controller and broker-to-broker requests
-    4: cluster_rule(Op.CLUSTER_ACTION),   # LeaderAndIsr
-    5: cluster_rule(Op.CLUSTER_ACTION),   # StopReplica
-    6: cluster_rule(Op.CLUSTER_ACTION),   # UpdateMetadata
-    7: cluster_rule(Op.CLUSTER_ACTION),   # ControlledShutdown
-    56: cluster_rule(Op.CLUSTER_ACTION),  # AlterPartition
-    67: cluster_rule(Op.CLUSTER_ACTION),  # AllocateProducerIds
-    43: cluster_rule(Op.ALTER),           # ElectLeaders
-    45: cluster_rule(Op.ALTER),           # AlterPartitionReassignments
-    46: cluster_rule(Op.DESCRIBE),        # ListPartitionReassignments
+    ApiKey.LEADER_AND_ISR: cluster_rule(Op.CLUSTER_ACTION),
+    ApiKey.STOP_REPLICA: cluster_rule(Op.CLUSTER_ACTION),
+    ApiKey.UPDATE_METADATA: cluster_rule(Op.CLUSTER_ACTION),
+    ApiKey.CONTROLLED_SHUTDOWN: cluster_rule(Op.CLUSTER_ACTION),
+    ApiKey.ALTER_PARTITION: cluster_rule(Op.CLUSTER_ACTION),
+    ApiKey.ALLOCATE_PRODUCER_IDS: cluster_rule(Op.CLUSTER_ACTION),
+    ApiKey.ELECT_LEADERS: cluster_rule(Op.ALTER),
+    ApiKey.ALTER_PARTITION_REASSIGNMENTS: cluster_rule(Op.ALTER),
+    ApiKey.LIST_PARTITION_REASSIGNMENTS: cluster_rule(Op.DESCRIBE),
     **group_rules(),
     **txn_rules(),
     **admin_rules(),

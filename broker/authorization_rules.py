@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.authz_check import (AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_topics,
                                 group_rule, top_error)
@@ -129,10 +130,20 @@ async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
 
 
-def group_rules() -> dict[int, Rule]:
-    return {8: offset_commit, 9: offset_fetch, 10: find_coordinator,
-            11: group_rule(Op.READ), 12: group_rule(Op.READ), 13: group_rule(Op.READ), 14: group_rule(Op.READ),
-            15: describe_groups, 16: list_groups, 42: delete_groups, 47: offset_delete}
+def group_rules() -> dict[ApiKey, Rule]:
+    return {
+        ApiKey.OFFSET_COMMIT: offset_commit,
+        ApiKey.OFFSET_FETCH: offset_fetch,
+        ApiKey.FIND_COORDINATOR: find_coordinator,
+        ApiKey.JOIN_GROUP: group_rule(Op.READ),
+        ApiKey.HEARTBEAT: group_rule(Op.READ),
+        ApiKey.LEAVE_GROUP: group_rule(Op.READ),
+        ApiKey.SYNC_GROUP: group_rule(Op.READ),
+        ApiKey.DESCRIBE_GROUPS: describe_groups,
+        ApiKey.LIST_GROUPS: list_groups,
+        ApiKey.DELETE_GROUPS: delete_groups,
+        ApiKey.OFFSET_DELETE: offset_delete,
+    }
 
 
 # -- transactions ----------------------------------------------------------------------------
@@ -210,9 +221,17 @@ async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: Any, func:
     return resp
 
 
-def txn_rules() -> dict[int, Rule]:
-    return {22: init_producer_id, 24: add_partitions_to_txn, 25: add_offsets_to_txn, 26: end_txn,
-            28: txn_offset_commit, 65: describe_transactions, 66: list_transactions, 27: write_txn_markers}
+def txn_rules() -> dict[ApiKey, Rule]:
+    return {
+        ApiKey.INIT_PRODUCER_ID: init_producer_id,
+        ApiKey.ADD_PARTITIONS_TO_TXN: add_partitions_to_txn,
+        ApiKey.ADD_OFFSETS_TO_TXN: add_offsets_to_txn,
+        ApiKey.END_TXN: end_txn,
+        ApiKey.TXN_OFFSET_COMMIT: txn_offset_commit,
+        ApiKey.DESCRIBE_TRANSACTIONS: describe_transactions,
+        ApiKey.LIST_TRANSACTIONS: list_transactions,
+        ApiKey.WRITE_TXN_MARKERS: write_txn_markers,
+    }
 
 
 # -- topics, configs, cluster ----------------------------------------------------------------
@@ -337,9 +356,20 @@ async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next)
     return M.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
 
 
-def admin_rules() -> dict[int, Rule]:
-    return {19: create_topics, 20: delete_topics, 37: create_partitions, 21: delete_records, 61: describe_producers,
-            32: describe_configs, 33: _alter_configs(M.AlterConfigsResponse.AlterConfigsResourceResponse),
-            44: _alter_configs(M.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
-            60: describe_cluster, 35: describe_log_dirs, 75: describe_topic_partitions,
-            29: describe_acls, 30: create_acls, 31: delete_acls}
+def admin_rules() -> dict[ApiKey, Rule]:
+    return {
+        ApiKey.CREATE_TOPICS: create_topics,
+        ApiKey.DELETE_TOPICS: delete_topics,
+        ApiKey.CREATE_PARTITIONS: create_partitions,
+        ApiKey.DELETE_RECORDS: delete_records,
+        ApiKey.DESCRIBE_PRODUCERS: describe_producers,
+        ApiKey.DESCRIBE_CONFIGS: describe_configs,
+        ApiKey.ALTER_CONFIGS: _alter_configs(M.AlterConfigsResponse.AlterConfigsResourceResponse),
+        ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(M.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
+        ApiKey.DESCRIBE_CLUSTER: describe_cluster,
+        ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs,
+        ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions,
+        ApiKey.DESCRIBE_ACLS: describe_acls,
+        ApiKey.CREATE_ACLS: create_acls,
+        ApiKey.DELETE_ACLS: delete_acls,
+    }

@@ -16,6 +16,7 @@ from typing import Awaitable, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ControlledShutdownRequest
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.metadata import MetadataCache
@@ -23,7 +24,6 @@ from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
-CONTROLLED_SHUTDOWN_KEY = 7
 
 ClientFactory = Callable[[str, int, int], NetworkClient]  # (host, port, controller id) -> client
 
@@ -54,7 +54,7 @@ async def controlled_shutdown(config: KafkaConfig, cache: MetadataCache, broker_
                     client = client_factory(node.host, node.port, node.node_id)
                     target = (node.node_id, node.host, node.port)
                 try:
-                    resp = await client.send(CONTROLLED_SHUTDOWN_KEY, ControlledShutdownRequest(
+                    resp = await client.send(ApiKey.CONTROLLED_SHUTDOWN, ControlledShutdownRequest(
                         broker_id=broker_id, broker_epoch=broker_epoch()))
                     remaining = [(r.topic_name, r.partition_index) for r in resp.remaining_partitions]
                     if resp.error_code != ErrorCode.NONE:

@@ -25,8 +25,8 @@ from typing import Any
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
-PRODUCE_KEY = 0
 # Fields that name what an entry answers for, copied from the request's entry; the names
 # of one group are the same fact (a Fetch request's ``partition`` is its response's
 # ``partition_index``).
@@ -41,22 +41,10 @@ ERROR_FIELDS = frozenset({"error_code", "partition_error_code"})
 _PRIMITIVES = frozenset({"string", "int8", "int16", "int32", "int64", "uuid"})
 
 
-def error_code_for(exc: BaseException) -> ErrorCode:
-    """The code Kafka would map ``exc`` to: its own ``error_code`` when it carries one
-    (protocol and storage errors do), else UNKNOWN_SERVER_ERROR."""
-    code = getattr(exc, "error_code", None)
-    if isinstance(code, int) and not isinstance(code, bool):
-        try:
-            return ErrorCode(code)
-        except ValueError:
-            pass
-    return ErrorCode.UNKNOWN_SERVER_ERROR
-
-
 def error_response(api_key: int, version: int, request: Any, error: ErrorCode) -> Any | None:
     """The response to ``request`` (``api_key`` at ``version``) with ``error`` in every
     error field, or None when Kafka would close the connection instead."""
-    if api_key == PRODUCE_KEY and getattr(request, "acks", 1) == 0:
+    if api_key == ApiKey.PRODUCE and getattr(request, "acks", 1) == 0:
         return None
     cls = codec.response_class(api_key, version)
     return _mirror(cls, cls, version, request, error)

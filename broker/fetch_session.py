@@ -15,7 +15,7 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 INITIAL_EPOCH = 0
 FINAL_EPOCH = -1
@@ -45,10 +45,12 @@ class FetchSession:
     partitions: "OrderedDict[tuple, CachedPartition]" = field(default_factory=OrderedDict)
 
 
-class FetchSessionError(Exception):
+class FetchSessionError(KafkaError):
+    """A fetch session Kafka refuses (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH, ...)."""
+
     def __init__(self, error_code: ErrorCode) -> None:
         super().__init__(error_code)
-        self.error_code = error_code
+        self.error_code = ErrorCode(error_code)
 
 
 def next_epoch(epoch: int) -> int:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from kafpy.protocol.api_keys import ApiKey
+
 from kafpy.broker.security.principal import ANONYMOUS, KafkaPrincipal
 
 if TYPE_CHECKING:
@@ -31,7 +33,9 @@ class PreEncodedResponse:
 
 @dataclass(frozen=True)
 class Handler:
-    api_key: int
+    """One API's handler and the versions it serves, registered under its ``ApiKey``."""
+
+    api_key: ApiKey
     min_version: int
     max_version: int
     func: Callable[["RequestContext", Any], Awaitable[Any]]

@@ -14,15 +14,15 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 
-class TopicError(Exception):
+class TopicError(KafkaError):
     """A topic operation Kafka refuses; ``error_code`` is Kafka's code."""
 
     def __init__(self, error_code: ErrorCode, message: str) -> None:
         super().__init__(message)
-        self.error_code = error_code
+        self.error_code = ErrorCode(error_code)
         self.message = message
 
 

@@ -24,11 +24,11 @@ from typing import Any, Callable
 from kafpy.protocol import codec
 from kafpy.protocol.messages import MetadataResponse
 from kafpy.protocol.varint import unsigned_varint
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import PreEncodedResponse
 from kafpy.broker.metadata import MetadataCache, TopicInfo
 
-METADATA = 3
 R = MetadataResponse
 _INT32 = struct.Struct(">i")
 
@@ -38,10 +38,10 @@ class _Layout:
 
     def __init__(self, version: int) -> None:
         self.version = version
-        self.flexible = codec.SPECS[METADATA].flexible_min is not None and version >= codec.SPECS[METADATA].flexible_min
+        self.flexible = codec.SPECS[ApiKey.METADATA].flexible_min is not None and version >= codec.SPECS[ApiKey.METADATA].flexible_min
         self.len_size = 1 if self.flexible else 4   # an empty array's length prefix
-        empty = codec.encode_response(METADATA, version, 0, R(topics=[]))
-        one = codec.encode_response(METADATA, version, 0, R(topics=[R.MetadataResponseTopic(name="x")]))
+        empty = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[]))
+        one = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[R.MetadataResponseTopic(name="x")]))
         i = 4  # past the size prefix, which differs
         while empty[i] == one[i]:
             i += 1
@@ -51,7 +51,7 @@ class _Layout:
 
     def topic_bytes(self, entry: Any) -> bytes:
         """``entry`` (a MetadataResponseTopic) encoded as an element of the topics array."""
-        e = codec.encode_response(METADATA, self.version, 0, R(topics=[entry]))
+        e = codec.encode_response(ApiKey.METADATA, self.version, 0, R(topics=[entry]))
         return e[self.topics_at:len(e) - self.tail]
 
     def array_length(self, n: int) -> bytes:
@@ -87,7 +87,7 @@ class EncodedMetadataResponse(R, PreEncodedResponse):
         lay = layout(api_version)
         topics, self.topics = self.topics, []
         try:
-            e = codec.encode_response(METADATA, api_version, correlation_id, self)
+            e = codec.encode_response(ApiKey.METADATA, api_version, correlation_id, self)
         finally:
             self.topics = topics
         cut = len(e) - lay.tail

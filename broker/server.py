@@ -50,14 +50,15 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol import codec
-from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
+from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion, error_code_for
 from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from kafpy.broker.eager_coroutine import resume
-from kafpy.broker.error_responses import error_code_for, error_response
+from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from kafpy.broker.quotas.throttling import throttle_response
 from kafpy.broker.security.client import ClientSecurity
@@ -75,7 +76,6 @@ log = logging.getLogger("kafka.network")
 
 READ_BUFFER_SIZE = 256 * 1024
 MAX_QUEUED_REQUESTS = 100
-API_VERSIONS_KEY = 18
 _conn_ids = itertools.count()
 
 
@@ -321,7 +321,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             header, request = codec.decode_request(frame)
         except UnsupportedVersion as e:
             hdr = getattr(e, "header", None)
-            if hdr is not None and hdr.request_api_key == API_VERSIONS_KEY:
+            if hdr is not None and hdr.request_api_key == ApiKey.API_VERSIONS:
                 return [codec.unsupported_api_versions_response(hdr.correlation_id, apis.version_ranges())]
             log.warning("Closing connection from %s:%d: %s", self.peer[0], self.peer[1], e)
             return e
@@ -340,7 +340,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return CloseConnection("request before authentication")
         handler = apis.handler_for(api_key, header.request_api_version)
         if handler is None:
-            if api_key == API_VERSIONS_KEY:
+            if api_key == ApiKey.API_VERSIONS:
                 return [codec.unsupported_api_versions_response(header.correlation_id, apis.version_ranges())]
             err = UnsupportedVersion(api_key, header.request_api_version)
             log.warning("Closing connection from %s:%d: %s (client %s)", self.peer[0], self.peer[1], err,

@@ -26,6 +26,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import WriteTxnMarkersResponse
 from kafpy.protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.partition import PartitionError
 from kafpy.storage.errors import StorageError
 
@@ -113,4 +114,4 @@ async def handle_write_txn_markers(ctx: RequestContext, req: Any) -> WriteTxnMar
     return await write_txn_markers(ctx.services, req)
 
 
-HANDLERS = [Handler(27, 0, 1, handle_write_txn_markers)]
+HANDLERS = [Handler(ApiKey.WRITE_TXN_MARKERS, 0, 1, handle_write_txn_markers)]

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import struct
 from collections import defaultdict
 from typing import Any, Callable
 
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
+from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZE, MAGIC_OFFSET, PRODUCER_ID_AND_EPOCH,
+                                    PRODUCER_ID_OFFSET, TRANSACTIONAL_MASK)
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.coordinator.partitioner import partition_for
 from kafpy.coordinator.transaction.clients import BrokerClients
@@ -39,12 +41,7 @@ from kafpy.coordinator.transaction.clients import BrokerClients
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
 E = ErrorCode
-ADD_PARTITIONS_TO_TXN = 24
 TopicPartition = tuple[str, int]
-# Batch header fields (magic 2): the low byte of the attributes, producer id and epoch.
-_ATTRIBUTES, TRANSACTIONAL_BIT = 22, 0x10
-_PRODUCER = struct.Struct(">qh")
-_PRODUCER_AT = 43
 _RETRIABLE = (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
               E.NOT_COORDINATOR, E.CONCURRENT_TRANSACTIONS)
 PARTITION_NOT_ADDED = "Partition was not added to the transaction"
@@ -64,9 +61,10 @@ def produce_error(error: ErrorCode) -> tuple[ErrorCode, str | None]:
 
 def transactional_producer(records: Any) -> tuple[int, int] | None:
     """(producer id, epoch) of a partition's first batch when it is transactional (magic 2)."""
-    if records is None or len(records) < 61 or records[16] != 2 or not records[_ATTRIBUTES] & TRANSACTIONAL_BIT:
+    if (records is None or len(records) < BATCH_HEADER_SIZE or records[MAGIC_OFFSET] != 2
+            or not records[ATTRIBUTES_LOW_BYTE_OFFSET] & TRANSACTIONAL_MASK):
         return None
-    return _PRODUCER.unpack_from(records, _PRODUCER_AT)
+    return PRODUCER_ID_AND_EPOCH.unpack_from(records, PRODUCER_ID_OFFSET)
 
 
 class TxnVerifier:
@@ -133,10 +131,10 @@ class TxnVerifier:
         try:
             client = self._clients.get(node)
             await client.ready()
-            if client.api_version(ADD_PARTITIONS_TO_TXN) < 4:
+            if client.api_version(ApiKey.ADD_PARTITIONS_TO_TXN) < 4:
                 # a coordinator that cannot verify: the batch appends unverified, as in Kafka
                 return {tp: E.NONE for tp in partitions}
-            resp = await client.send(ADD_PARTITIONS_TO_TXN,
+            resp = await client.send(ApiKey.ADD_PARTITIONS_TO_TXN,
                                      _verify_request(transactional_id, producer_id, epoch, partitions))
         except asyncio.CancelledError:
             raise

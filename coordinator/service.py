@@ -21,7 +21,7 @@ import logging
 import time
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
-from kafpy.protocol.errors import ErrorCode, ProtocolError
+from kafpy.protocol.errors import ErrorCode, ProtocolError, error_code_for
 from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
                               parse_control_record)
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
@@ -77,8 +77,8 @@ class BrokerOffsetsLog:
             batch = build_batch(list(records), base_timestamp=timestamp_ms)
         try:
             info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
-        except Exception as e:  # noqa: BLE001 - every refusal carries its Kafka error
-            error = ErrorCode(getattr(e, "error_code", ErrorCode.UNKNOWN_SERVER_ERROR))
+        except Exception as e:  # noqa: BLE001 - every refusal is a KafkaError carrying its code
+            error = error_code_for(e)
             log.warning("append to %s-%d failed: %s", self.topic, partition, e)
             return self._failed(error)
         return self._replica_manager.wait_for_commit(part, info.last_offset + 1,

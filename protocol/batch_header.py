@@ -19,6 +19,21 @@ Batch layout (big endian; offsets from the batch start)::
 The partition leader epoch and base offset precede the CRC'd region, which is why the
 broker may assign them without recomputing the checksum.
 
+This is the layout's one declaration: ``HEADER_FORMAT`` (the fields in order), the byte
+offsets (``*_OFFSET``), the structs of the whole header and of its leading fields, and the
+indexes of the fields in a header tuple (``h[MAX_TIMESTAMP_FIELD]``) all live here, and
+``RecordBatchHeader`` names the same fields in the same order. Nothing else declares them.
+
+Two ways to read a header, one per kind of caller. Most code takes a ``RecordBatchHeader``
+(``parse_header``, ``iter_batches``) and reads its attributes. The per-batch hot paths
+(Produce validation, the log's append, producer state, the follower's append) keep the
+plain tuple ``HEADER_STRUCT.unpack_from`` returns and index it with the field constants:
+a module constant index costs about a nanosecond more than a literal one, while building a
+``RecordBatchHeader`` costs ~100 ns per batch and each attribute read ~4 ns more. They call
+the structs' methods through module-level bound methods (``_unpack = HEADER_STRUCT.unpack_from``):
+CPython 3.11 compiles a method call on a name bound by ``from ... import`` to an attribute
+load that builds a bound method on every call (~35 ns).
+
 Pure functions of their arguments (no module state): any thread may call them; the
 in-place setters write only the batch they are given.
 """
@@ -70,8 +85,33 @@ DELETE_HORIZON_MASK = 0x40
 CONTROL_ABORT = 0
 CONTROL_COMMIT = 1
 
-_HEADER = struct.Struct(">qiibIhiqqqhii")
+# The 61 header bytes as struct codes, in RecordBatchHeader's field order.
+HEADER_FORMAT = ">qiibIhiqqqhii"
+HEADER_STRUCT = _HEADER = struct.Struct(HEADER_FORMAT)
 assert _HEADER.size == BATCH_HEADER_SIZE
+
+# Indexes of the fields in a header tuple (HEADER_STRUCT's, or a RecordBatchHeader).
+(BASE_OFFSET_FIELD, BATCH_LENGTH_FIELD, PARTITION_LEADER_EPOCH_FIELD, MAGIC_FIELD, CRC_FIELD, ATTRIBUTES_FIELD,
+ LAST_OFFSET_DELTA_FIELD, BASE_TIMESTAMP_FIELD, MAX_TIMESTAMP_FIELD, PRODUCER_ID_FIELD, PRODUCER_EPOCH_FIELD,
+ BASE_SEQUENCE_FIELD, RECORDS_COUNT_FIELD) = range(13)
+
+
+def fields_struct(first: int, stop: int) -> struct.Struct:
+    """The struct of the header fields ``first`` up to ``stop`` (field indexes), to unpack at
+    the byte offset of ``first``. From ``BASE_OFFSET_FIELD`` its tuples index like a header's."""
+    return struct.Struct(">" + HEADER_FORMAT[1 + first:1 + stop])
+
+
+# base offset, batch length (LOG_OVERHEAD bytes): enough to step from batch to batch
+OFFSET_AND_LENGTH = fields_struct(BASE_OFFSET_FIELD, BATCH_LENGTH_FIELD + 1)
+# up to the partition leader epoch (16 bytes): what a leader assigns, outside the CRC
+PREFIX_THROUGH_EPOCH = fields_struct(BASE_OFFSET_FIELD, PARTITION_LEADER_EPOCH_FIELD + 1)
+# up to the last offset delta (27 bytes): a batch's offsets and size, as a segment scan needs
+PREFIX_THROUGH_LAST_OFFSET_DELTA = fields_struct(BASE_OFFSET_FIELD, LAST_OFFSET_DELTA_FIELD + 1)
+# producer id and epoch, at PRODUCER_ID_OFFSET: who wrote a transactional batch
+PRODUCER_ID_AND_EPOCH = fields_struct(PRODUCER_ID_FIELD, PRODUCER_EPOCH_FIELD + 1)
+# the low byte of the int16 attributes: compression codec and the flag bits (masks below)
+ATTRIBUTES_LOW_BYTE_OFFSET = ATTRIBUTES_OFFSET + 1
 _LENGTH_AND_EPOCH_AND_MAGIC = struct.Struct(">iib")
 _INT64 = struct.Struct(">q")
 _INT32 = struct.Struct(">i")

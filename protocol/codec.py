@@ -35,7 +35,7 @@ from kafpy.protocol.errors import (
 )
 from kafpy.protocol.message_compiler import COMPILER as _COMPILER
 from kafpy.protocol.message_compiler import is_flexible as _is_flexible
-from kafpy.protocol.messages import API_KEYS, RequestHeader, ResponseHeader, Struct
+from kafpy.protocol.messages import API_KEYS, ApiKey, RequestHeader, ResponseHeader, Struct
 
 __all__ = [
     "decode_request",
@@ -57,8 +57,6 @@ __all__ = [
     "ApiVersionsRequestV5",
 ]
 
-API_VERSIONS_KEY = 18
-CONTROLLED_SHUTDOWN_KEY = 7
 _I32 = struct.Struct(">i")
 
 # What the codec serves: the generated API table (ApiVersions v5, KIP-1242, is in the
@@ -165,14 +163,14 @@ def request_header_version(api_key: int, api_version: int) -> int:
         return 1
     if spec.flexible_min is not None and api_version >= spec.flexible_min:
         return 2
-    if api_key == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
+    if api_key == ApiKey.CONTROLLED_SHUTDOWN and api_version == 0:
         return 0
     return 1
 
 
 def response_header_version(api_key: int, api_version: int) -> int:
     """1 for flexible versions, else 0; ApiVersions responses always use v0."""
-    if api_key == API_VERSIONS_KEY:
+    if api_key == ApiKey.API_VERSIONS:
         return 0
     spec = SPECS.get(api_key)
     if spec is not None and spec.flexible_min is not None and api_version >= spec.flexible_min:
@@ -399,5 +397,5 @@ def unsupported_api_versions_response(correlation_id: int, supported: list[tuple
             for k, lo, hi in supported
         ],
     )
-    return encode_response(API_VERSIONS_KEY, 0, correlation_id, resp)
+    return encode_response(ApiKey.API_VERSIONS, 0, correlation_id, resp)
 

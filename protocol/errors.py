@@ -4,9 +4,12 @@ Who may call it: everyone. ``ErrorCode`` carries Kafka's numbers and names (as i
 Kafka's ``Errors`` enum) and ``.retriable``, which is True exactly where Kafka's
 exception class derives from ``RetriableException``.
 
-The exceptions are what ``kafpy.protocol.codec``, ``kafpy.protocol.framing`` and ``kafpy.protocol.records``
-raise on bad input; each carries the ``ErrorCode`` a broker would answer with, so a
-caller can turn any ``ProtocolError`` into a response without a lookup table.
+``KafkaError`` is the base of every exception that carries the ``ErrorCode`` a request is
+answered with (Kafka's ``ApiException``): protocol, storage, partition, topic, fetch-session,
+network errors all derive from it, and ``error_code_for(exc)`` (Kafka's
+``Errors.forException``) is how any exception becomes a code. The ``ProtocolError`` family
+below is what ``kafpy.protocol.codec``, ``kafpy.protocol.framing`` and
+``kafpy.protocol.records`` raise on bad input.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 
 __all__ = [
     "ErrorCode",
+    "KafkaError",
+    "error_code_for",
     "ProtocolError",
     "FrameTooLarge",
     "TruncatedFrame",
@@ -178,8 +183,35 @@ class ErrorCode(IntEnum):
         except ValueError:
             return code
 
+    @classmethod
+    def of_known(cls, code: int) -> "ErrorCode":
+        """The member for ``code``; UNKNOWN_SERVER_ERROR for a code this version does not know,
+        as Kafka's ``Errors.forCode`` does."""
+        try:
+            return cls(code)
+        except ValueError:
+            return cls.UNKNOWN_SERVER_ERROR
 
-class ProtocolError(Exception):
+
+class KafkaError(Exception):
+    """An error Kafka answers a request with: ``error_code`` is the code the response carries.
+
+    A subclass whose code is fixed sets it as a class attribute (``error_code =
+    ErrorCode.CORRUPT_MESSAGE``); one whose code varies sets it on the instance, always as an
+    ``ErrorCode`` (``ErrorCode.of_known`` turns a code read off the wire into one). Callers
+    read it through ``isinstance(e, KafkaError)`` / ``e.error_code`` or ``error_code_for``.
+    """
+
+    error_code: ErrorCode = ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+def error_code_for(exc: BaseException) -> ErrorCode:
+    """The code a request that failed with ``exc`` is answered with (Kafka's
+    ``Errors.forException``): a ``KafkaError``'s own, else UNKNOWN_SERVER_ERROR."""
+    return exc.error_code if isinstance(exc, KafkaError) else ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+class ProtocolError(KafkaError):
     """Base of every error raised while decoding or encoding protocol bytes."""
 
     error_code: ErrorCode = ErrorCode.INVALID_REQUEST

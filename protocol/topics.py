@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
@@ -20,7 +20,7 @@ LEGAL_TOPIC_CHARS = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_TOPIC_NAME_LENGTH = 249
 
 
-class InvalidTopicName(ValueError):
+class InvalidTopicName(KafkaError, ValueError):
     """A name Kafka refuses; ``error_code`` is INVALID_TOPIC_EXCEPTION."""
 
     error_code = ErrorCode.INVALID_TOPIC_EXCEPTION

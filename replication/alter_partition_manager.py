@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ __all__ = ["AlterPartitionManager", "alter_partition_request"]
 
 log = logging.getLogger("kafka.server.DefaultAlterPartitionManager")
 
-ALTER_PARTITION_KEY = 56
 MAX_VERSION = 3
 LAST_NAME_BASED_VERSION = 1
 ZERO_UUID = bytes(16)
@@ -121,11 +121,11 @@ class AlterPartitionManager:
             return live
         try:
             await client.ready()
-            version = min(client.api_version(ALTER_PARTITION_KEY), MAX_VERSION)
+            version = min(client.api_version(ApiKey.ALTER_PARTITION), MAX_VERSION)
             if any(p.topic_id == ZERO_UUID for p, _ in live.values()):
                 version = min(version, LAST_NAME_BASED_VERSION)
             request = alter_partition_request(self.broker_id, self.broker_epoch(), list(live.values()), version)
-            response: AlterPartitionResponse = await client.send(ALTER_PARTITION_KEY, request, version=version)
+            response: AlterPartitionResponse = await client.send(ApiKey.ALTER_PARTITION, request, version=version)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - not sent or no answer: send it again

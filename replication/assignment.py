@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 _RANDOM = random.Random()
 
@@ -32,12 +32,12 @@ class BrokerMetadata:
     rack: str | None = None
 
 
-class AssignmentError(Exception):
+class AssignmentError(KafkaError):
     """An assignment Kafka refuses; ``error_code`` is what CreateTopics/CreatePartitions answer."""
 
     def __init__(self, error_code: ErrorCode, message: str) -> None:
         super().__init__(message)
-        self.error_code = error_code
+        self.error_code = ErrorCode(error_code)
 
 
 def assign_replicas_to_brokers(brokers: Iterable[BrokerMetadata | int], n_partitions: int,

@@ -27,13 +27,13 @@ from collections import deque
 from typing import Any, Callable, Protocol
 
 from kafpy.protocol import codec
-from kafpy.protocol.errors import ErrorCode, ProtocolError, TruncatedFrame
+from kafpy.protocol.errors import ErrorCode, KafkaError, ProtocolError, TruncatedFrame
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.framing import DEFAULT_BUFFER_SIZE, FrameReader
 from kafpy.protocol.messages import RequestHeader
 
 log = logging.getLogger("kafka.network.BrokerConnection")
 
-API_VERSIONS_KEY = 18
 MAX_RESPONSE_BYTES = 2**31 - 1   # clients take responses of any size (Kafka: NetworkReceive.UNLIMITED)
 _CORRELATION = struct.Struct(">i")
 _ERROR_AFTER_V0_HEADER = struct.Struct(">ih")
@@ -48,7 +48,7 @@ class Timer(Protocol):
     def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
-class NetworkError(Exception):
+class NetworkError(KafkaError):
     """Base of the broker-to-broker client's errors; ``error_code`` is what Kafka reports."""
 
     error_code: ErrorCode = ErrorCode.NETWORK_EXCEPTION
@@ -100,7 +100,7 @@ def decode_response(api_key: int, api_version: int, frame: bytearray | bytes) ->
     """The body of a response frame. A broker that does not know the ApiVersions version
     we asked for answers UNSUPPORTED_VERSION at v0 (so old clients can read it); that answer
     is decoded as v0, as Kafka's ``ApiVersionsResponse.parse`` does."""
-    if (api_key == API_VERSIONS_KEY and api_version > 0 and len(frame) >= 6
+    if (api_key == ApiKey.API_VERSIONS and api_version > 0 and len(frame) >= 6
             and _ERROR_AFTER_V0_HEADER.unpack_from(frame, 0)[1] == ErrorCode.UNSUPPORTED_VERSION):
         api_version = 0
     return codec.decode_response(api_key, api_version, frame)[1]

@@ -24,6 +24,7 @@ from typing import Any
 
 from kafpy.protocol.errors import UnsupportedVersion
 from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.metadata import BrokerInfo
 from kafpy.replication import zk_data as zd
@@ -33,9 +34,6 @@ from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
 
-LEADER_AND_ISR = 4
-STOP_REPLICA = 5
-UPDATE_METADATA = 6
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 RETRY_BACKOFF_S = 0.1
 
@@ -201,16 +199,16 @@ class ControllerRequestBatch:
             build = _leader_and_isr_builder(self.controller_id, epoch, ctx.broker_epochs.get(b, -1),
                                             entries, ctx)
             cb = self.leader_and_isr_callback
-            channels.send(b, LEADER_AND_ISR, build, None if cb is None else functools.partial(cb, b))
+            channels.send(b, ApiKey.LEADER_AND_ISR, build, None if cb is None else functools.partial(cb, b))
         if self.update_metadata_brokers:
             brokers = [ctx.live_brokers[b] for b in sorted(ctx.live_brokers)]
             states = [_um_state(ctx, tp) for tp in sorted(self.update_metadata_partitions)]
             states = [s for s in states if s is not None]
             for b in sorted(self.update_metadata_brokers):
-                channels.send(b, UPDATE_METADATA, _update_metadata_builder(
+                channels.send(b, ApiKey.UPDATE_METADATA, _update_metadata_builder(
                     self.controller_id, epoch, ctx.broker_epochs.get(b, -1), brokers, states))
         for b, parts in sorted(self.stop_replica.items()):
-            channels.send(b, STOP_REPLICA, _stop_replica_builder(
+            channels.send(b, ApiKey.STOP_REPLICA, _stop_replica_builder(
                 self.controller_id, epoch, ctx.broker_epochs.get(b, -1), dict(parts)),
                 self.stop_replica_callbacks.get(b))
         self.leader_and_isr = {}

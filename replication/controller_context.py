@@ -169,7 +169,8 @@ class ControllerContext:
 def alter_partition_decision(ctx: ControllerContext, tp: TopicPartition, broker_id: int,
                              request: Any, version: int
                              ) -> ErrorCode | tuple[bool, LeaderAndIsr]:
-    """One partition of an AlterPartition (REPLICATION.md section 2): an error, (False,
+    """One partition of an AlterPartition, checked in the order Kafka's ZooKeeper-mode
+    controller checks it (``KafkaController``'s AlterPartition handling): an error, (False,
     current state) for a request already applied, or (True, state to write) — the leader's
     ISR at the same leader epoch, written at the current partition epoch.
 

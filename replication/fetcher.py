@@ -27,12 +27,12 @@ work is finding where the last whole batch ends.
 from __future__ import annotations
 
 import logging
-import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchRequest, FetchResponse
+from kafpy.protocol.records import BATCH_LENGTH_FIELD, LOG_OVERHEAD, OFFSET_AND_LENGTH
 from kafpy.storage.errors import CorruptRecordError, InvalidRecordError
 
 from kafpy.replication.fetch_state import (LEADER_ERRORS, ZERO_UUID, EpochEndOffset, FetchState, InitialFetchState,
@@ -48,9 +48,8 @@ log = logging.getLogger("kafka.server.ReplicaFetcherThread")
 READ_UNCOMMITTED = 0
 FINAL_EPOCH = -1          # a full fetch outside any fetch session
 LAST_NAME_BASED_FETCH_VERSION = 12
-_BATCH_PREFIX = struct.Struct(">qi")   # base offset, batch length
-_LOG_OVERHEAD = 12
 
+_unpack_offset_and_length = OFFSET_AND_LENGTH.unpack_from  # bound once: one call per batch
 
 @dataclass(slots=True)
 class PartitionFetch:
@@ -138,8 +137,8 @@ def whole_batches_size(records: Any) -> int:
     last one short at the size limit; Kafka's followers ignore that tail too)."""
     n = len(records)
     pos = 0
-    while n - pos >= _BATCH_PREFIX.size:
-        end = pos + _LOG_OVERHEAD + _BATCH_PREFIX.unpack_from(records, pos)[1]
+    while n - pos >= LOG_OVERHEAD:
+        end = pos + LOG_OVERHEAD + _unpack_offset_and_length(records, pos)[BATCH_LENGTH_FIELD]
         if end > n:
             break
         pos = end

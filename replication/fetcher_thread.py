@@ -22,7 +22,7 @@ import asyncio
 import logging
 from typing import Callable, Iterable, Mapping
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, error_code_for
 
 from kafpy.replication.broker_connection import Timer
 from kafpy.replication.fetch_state import (LEADER_ERRORS, BrokerEndPoint, InitialFetchState, PartitionFetchState,
@@ -36,11 +36,6 @@ __all__ = ["ReplicaFetcherThread", "LeaderErrorCallback"]
 log = logging.getLogger("kafka.server.ReplicaFetcherThread")
 
 LeaderErrorCallback = Callable[[Mapping[TopicPartition, "ErrorCode | int"]], None]
-
-
-def _error_code(e: BaseException) -> ErrorCode | int:
-    code = getattr(e, "error_code", None)
-    return code if code is not None else ErrorCode.UNKNOWN_SERVER_ERROR
 
 
 class ReplicaFetcherThread:
@@ -122,7 +117,7 @@ class ReplicaFetcherThread:
             except Exception as e:  # noqa: BLE001 - network or leader error: back off, retry
                 log.info("[%s] OffsetsForLeaderEpoch for %d partitions failed: %s", self.name, len(with_epochs), e)
                 core.delay_partitions(with_epochs, self._now_ms())
-                self._leader_error({tp: _error_code(e) for tp in with_epochs})
+                self._leader_error({tp: error_code_for(e) for tp in with_epochs})
             else:
                 self._report(core.process_epoch_end_offsets(with_epochs, answers, self._now_ms()))
         if without:
@@ -143,7 +138,7 @@ class ReplicaFetcherThread:
             raise
         except Exception as e:  # noqa: BLE001 - network or top-level error: back off, retry
             core.fetch_failed(plan, self._now_ms(), e)
-            self._leader_error({tp: _error_code(e) for tp in plan.partitions})
+            self._leader_error({tp: error_code_for(e) for tp in plan.partitions})
             return
         out = core.process_fetch_response(plan, data, self._now_ms())
         for tp in out.out_of_range:
@@ -166,7 +161,7 @@ class ReplicaFetcherThread:
                 return
             log.info("[%s] Resetting the fetch offset of %s after OFFSET_OUT_OF_RANGE failed: %s", self.name, tp, e)
             core.delay_partitions([tp], self._now_ms())
-            out.errors[tp] = _error_code(e)
+            out.errors[tp] = error_code_for(e)
             return
         reset = core.handle_out_of_range(tp, epoch, end, start)
         out.truncated.update(reset.truncated)

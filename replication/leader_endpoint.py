@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Mapping, Protocol
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.protocol.messages import (FetchResponse, ListOffsetsRequest, ListOffsetsResponse, OffsetForLeaderEpochRequest,
                                OffsetForLeaderEpochResponse)
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.replication.fetch_state import EpochEndOffset, TopicPartition
 from kafpy.replication.fetcher import LAST_NAME_BASED_FETCH_VERSION, READ_UNCOMMITTED, FetchPlan, fetch_request, \
@@ -26,19 +27,16 @@ from kafpy.replication.network_client import NetworkClient
 __all__ = ["LeaderEndPoint", "LeaderEndPointError", "RemoteLeaderEndPoint", "EARLIEST_TIMESTAMP",
            "LATEST_TIMESTAMP"]
 
-FETCH_KEY = 1
-LIST_OFFSETS_KEY = 2
-OFFSET_FOR_LEADER_EPOCH_KEY = 23
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 
 
-class LeaderEndPointError(Exception):
+class LeaderEndPointError(KafkaError):
     """The leader answered a whole request, or a single-partition one, with an error."""
 
     def __init__(self, error_code: ErrorCode | int, message: str = "") -> None:
         super().__init__(message or f"{error_code!r}")
-        self.error_code = error_code
+        self.error_code = ErrorCode.of_known(error_code)
 
 
 class LeaderEndPoint(Protocol):
@@ -80,12 +78,12 @@ class RemoteLeaderEndPoint:
     async def fetch(self, plan: FetchPlan) -> dict[TopicPartition, FetchResponse.PartitionData]:
         client = self.client
         await client.ready()
-        version = client.api_version(FETCH_KEY)
+        version = client.api_version(ApiKey.FETCH)
         if not plan.uses_topic_ids:
             version = min(version, LAST_NAME_BASED_FETCH_VERSION)
         # The leader may hold the request for max_wait_ms: allow that on top of the timeout.
         timeout_ms = client.config.request_timeout_ms + max(plan.max_wait_ms, 0)
-        resp = await client.send(FETCH_KEY, fetch_request(plan, version), version=version, timeout_ms=timeout_ms)
+        resp = await client.send(ApiKey.FETCH, fetch_request(plan, version), version=version, timeout_ms=timeout_ms)
         if resp.error_code != ErrorCode.NONE:
             raise LeaderEndPointError(ErrorCode.of(resp.error_code), f"Fetch from {client.destination} failed: "
                                       f"{ErrorCode.of(resp.error_code)!r}")
@@ -103,7 +101,7 @@ class RemoteLeaderEndPoint:
             t.partitions.append(OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
                 partition=tp.partition, current_leader_epoch=current, leader_epoch=epoch))
         resp: OffsetForLeaderEpochResponse = await self.client.send(
-            OFFSET_FOR_LEADER_EPOCH_KEY,
+            ApiKey.OFFSET_FOR_LEADER_EPOCH,
             OffsetForLeaderEpochRequest(replica_id=self.replica_id, topics=list(topics.values())))
         out: dict[TopicPartition, EpochEndOffset] = {}
         for tr in resp.topics:
@@ -122,12 +120,12 @@ class RemoteLeaderEndPoint:
     async def _list_offset(self, tp: TopicPartition, current_leader_epoch: int, timestamp: int) -> tuple[int, int]:
         client = self.client
         await client.ready()
-        version = client.api_version(LIST_OFFSETS_KEY)
+        version = client.api_version(ApiKey.LIST_OFFSETS)
         req = ListOffsetsRequest(replica_id=self.replica_id, isolation_level=READ_UNCOMMITTED, topics=[
             ListOffsetsRequest.ListOffsetsTopic(name=tp.topic, partitions=[ListOffsetsRequest.ListOffsetsPartition(
                 partition_index=tp.partition, current_leader_epoch=current_leader_epoch, timestamp=timestamp,
                 max_num_offsets=1)])])
-        resp: ListOffsetsResponse = await client.send(LIST_OFFSETS_KEY, req, version=version)
+        resp: ListOffsetsResponse = await client.send(ApiKey.LIST_OFFSETS, req, version=version)
         for t in resp.topics:
             for p in t.partitions:
                 if t.name != tp.topic or p.partition_index != tp.partition:

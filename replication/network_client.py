@@ -41,15 +41,15 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from kafpy.protocol import codec
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import RequestHeader
 
-from kafpy.replication.broker_connection import (API_VERSIONS_KEY, MAX_RESPONSE_BYTES, BrokerConnection,
-                                           Disconnected, NetworkError, RequestTimedOut, Timer)
+from kafpy.replication.broker_connection import (MAX_RESPONSE_BYTES, BrokerConnection, Disconnected, NetworkError,
+                                                 RequestTimedOut, Timer)
 
 log = logging.getLogger("kafka.clients.NetworkClient")
 
-PRODUCE_KEY = 0
 CLIENT_SOFTWARE_NAME = "kafpy"
 CLIENT_SOFTWARE_VERSION = "0.1.0"
 RECONNECT_BACKOFF_MULTIPLIER = 2      # Kafka's CommonClientConfigs.RECONNECT_BACKOFF_MULTIPLIER
@@ -179,7 +179,7 @@ class NetworkClient:
         c = self.connection
         return c is not None and not c.closed
 
-    def api_version(self, api_key: int) -> int:
+    def api_version(self, api_key: ApiKey) -> int:
         """The version requests of ``api_key`` are sent at: the highest both sides support."""
         if self.versions is None:
             raise NetworkError(f"no API versions from {self.destination} yet: not connected")
@@ -213,7 +213,7 @@ class NetworkClient:
                 raise Disconnected(f"the client of {self.destination} is closed") from None
             raise
 
-    async def send(self, api_key: int, body: Any, *, version: int | None = None,
+    async def send(self, api_key: ApiKey, body: Any, *, version: int | None = None,
                    timeout_ms: int | None = None) -> Any:
         """Sends a request (at ``version``, else the negotiated one) and returns the decoded
         response body; None for Produce with acks=0, which has no response.
@@ -224,7 +224,7 @@ class NetworkClient:
         assert conn is not None
         if version is None:
             version = self.api_version(api_key)
-        expect_response = not (api_key == PRODUCE_KEY and getattr(body, "acks", 1) == 0)
+        expect_response = not (api_key == ApiKey.PRODUCE and getattr(body, "acks", 1) == 0)
         timeout = (self.config.request_timeout_ms if timeout_ms is None else timeout_ms) / 1000
         fut = conn.send(self._header(api_key, version), body, expect_response=expect_response, timeout=timeout)
         return await fut
@@ -306,15 +306,15 @@ class NetworkClient:
     async def _negotiate(self, conn: BrokerConnection) -> dict[int, int]:
         """ApiVersions at the highest version we know; when the broker answers
         UNSUPPORTED_VERSION, again at the highest it named (as Kafka's client does)."""
-        lo, version = self._ours[API_VERSIONS_KEY]
+        lo, version = self._ours[ApiKey.API_VERSIONS]
         timeout = self.config.request_timeout_ms / 1000
         for _ in range(2):
-            body = codec.request_class(API_VERSIONS_KEY, version)(
+            body = codec.request_class(ApiKey.API_VERSIONS, version)(
                 client_software_name=CLIENT_SOFTWARE_NAME, client_software_version=CLIENT_SOFTWARE_VERSION)
-            resp = await conn.send(self._header(API_VERSIONS_KEY, version), body, timeout=timeout)
+            resp = await conn.send(self._header(ApiKey.API_VERSIONS, version), body, timeout=timeout)
             ranges = [(k.api_key, k.min_version, k.max_version) for k in resp.api_keys]
             if resp.error_code == ErrorCode.UNSUPPORTED_VERSION:
-                theirs = usable_versions({API_VERSIONS_KEY: (lo, version)}, ranges).get(API_VERSIONS_KEY)
+                theirs = usable_versions({ApiKey.API_VERSIONS: (lo, version)}, ranges).get(ApiKey.API_VERSIONS)
                 if theirs is None or theirs == version:
                     break
                 version = theirs
@@ -323,7 +323,7 @@ class NetworkClient:
                 raise NetworkError(f"ApiVersions v{version} to {self.destination} failed: "
                                    f"{ErrorCode.of(resp.error_code)!r}")
             return usable_versions(self._ours, ranges)
-        raise UnsupportedVersion(API_VERSIONS_KEY, version)
+        raise UnsupportedVersion(ApiKey.API_VERSIONS, version)
 
     def _failed(self) -> None:
         """A connection attempt failed or a connection closed: Kafka's

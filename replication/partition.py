@@ -1,6 +1,7 @@
 """One replica of a partition as this broker sees it (Kafka's cluster/Partition.scala and
 Replica.scala): its role, leader and partition epochs, assignment and ISR, the fetch state of
-each follower while this broker leads, and the only code that moves the high watermark.
+each follower while this broker leads, and the code that moves a leader's high watermark (a
+follower takes its leader's in ``replication/fetcher.py``, through ``FollowerLog``).
 
 Who may call it: the ReplicaManager (state changes), request handlers and the group
 coordinator (appends, reads) — all on the event loop. It holds no asyncio objects and reads
@@ -14,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -29,12 +30,12 @@ class Role(enum.Enum):
     NONE = "none"
 
 
-class PartitionError(Exception):
+class PartitionError(KafkaError):
     """A replica-state refusal; ``error_code`` is Kafka's (NOT_LEADER_OR_FOLLOWER, ...)."""
 
     def __init__(self, error_code: ErrorCode, message: str) -> None:
         super().__init__(message)
-        self.error_code = error_code
+        self.error_code = ErrorCode(error_code)
 
 
 @dataclass(frozen=True)

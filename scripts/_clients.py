@@ -11,6 +11,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.broker.properties import load_properties
 
 # Java property names whose kafka-python keyword differs from the dotted->underscored name.
@@ -180,17 +181,19 @@ def admin_client(bootstrap: str, command_config_path: str | None,
             pass
 
 
-class BrokerError(Exception):
-    """An error code a broker answered with; str() is the broker's message."""
+class BrokerError(KafkaError):
+    """An error code a broker answered with; str() is the broker's message. ``code`` keeps the
+    number as the broker sent it (a newer broker's code this version does not name)."""
 
     def __init__(self, error_code: int, message: str | None = None) -> None:
         super().__init__(error_text(error_code, message))
-        self.error_code = error_code
+        self.code = int(error_code)
+        self.error_code = ErrorCode.of_known(error_code)
 
     def java_name(self) -> str:
         """The Java exception Kafka's clients raise for this code, e.g.
         org.apache.kafka.common.errors.InvalidConfigurationException."""
-        return "org.apache.kafka.common.errors." + java_exception_name(error_name(self.error_code))
+        return "org.apache.kafka.common.errors." + java_exception_name(error_name(self.code))
 
 
 def _int32(v: int) -> int:

@@ -20,14 +20,13 @@ from typing import Any
 
 from kafpy.protocol import codec
 from kafpy.protocol import messages as M
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._clients import BrokerError
 
 from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
                                  PatternType, ResourcePattern, ResourceType)
 
-DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS = 29, 30, 31
-SASL_HANDSHAKE, SASL_AUTHENTICATE, API_VERSIONS = 17, 36, 18
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 
@@ -96,7 +95,7 @@ class AclAdminClient:
         return resp
 
     def _api_versions(self) -> dict[int, int]:
-        resp = self.request(API_VERSIONS, 0, M.ApiVersionsRequest())
+        resp = self.request(ApiKey.API_VERSIONS, 0, M.ApiVersionsRequest())
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code)
         return {k.api_key: k.max_version for k in resp.api_keys}
@@ -112,19 +111,19 @@ class AclAdminClient:
         if mechanism != "PLAIN":
             raise ValueError(f"kafka-acls supports SASL mechanism PLAIN only, not {mechanism}")
         options = dict(_JAAS_OPTION.findall(self.props.get("sasl.jaas.config", "")))
-        v = self._version(SASL_HANDSHAKE, 1)
-        resp = self.request(SASL_HANDSHAKE, v, M.SaslHandshakeRequest(mechanism="PLAIN"))
+        v = self._version(ApiKey.SASL_HANDSHAKE, 1)
+        resp = self.request(ApiKey.SASL_HANDSHAKE, v, M.SaslHandshakeRequest(mechanism="PLAIN"))
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code)
         token = f"\0{options.get('username', '')}\0{options.get('password', '')}".encode()
-        resp = self.request(SASL_AUTHENTICATE, self._version(SASL_AUTHENTICATE, 2),
+        resp = self.request(ApiKey.SASL_AUTHENTICATE, self._version(ApiKey.SASL_AUTHENTICATE, 2),
                             M.SaslAuthenticateRequest(auth_bytes=token))
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code, resp.error_message)
 
     # -- the ACL requests --------------------------------------------------------------
     def describe(self, f: AclBindingFilter) -> list[AclBinding]:
-        resp = self.request(DESCRIBE_ACLS, self._version(DESCRIBE_ACLS, 3), M.DescribeAclsRequest(
+        resp = self.request(ApiKey.DESCRIBE_ACLS, self._version(ApiKey.DESCRIBE_ACLS, 3), M.DescribeAclsRequest(
             resource_type_filter=f.resource_type, resource_name_filter=f.name, pattern_type_filter=f.pattern_type,
             principal_filter=f.principal, host_filter=f.host, operation=f.operation,
             permission_type=f.permission_type))
@@ -138,7 +137,7 @@ class AclAdminClient:
 
     def create(self, bindings: list[AclBinding]) -> None:
         C = M.CreateAclsRequest
-        resp = self.request(CREATE_ACLS, self._version(CREATE_ACLS, 3), C(creations=[C.AclCreation(
+        resp = self.request(ApiKey.CREATE_ACLS, self._version(ApiKey.CREATE_ACLS, 3), C(creations=[C.AclCreation(
             resource_type=b.pattern.resource_type, resource_name=b.pattern.name,
             resource_pattern_type=b.pattern.pattern_type, principal=b.entry.principal, host=b.entry.host,
             operation=b.entry.operation, permission_type=b.entry.permission_type) for b in bindings]))
@@ -148,7 +147,7 @@ class AclAdminClient:
 
     def delete(self, filters: list[AclBindingFilter]) -> None:
         D = M.DeleteAclsRequest
-        resp = self.request(DELETE_ACLS, self._version(DELETE_ACLS, 3), D(filters=[D.DeleteAclsFilter(
+        resp = self.request(ApiKey.DELETE_ACLS, self._version(ApiKey.DELETE_ACLS, 3), D(filters=[D.DeleteAclsFilter(
             resource_type_filter=f.resource_type, resource_name_filter=f.name, pattern_type_filter=f.pattern_type,
             principal_filter=f.principal, host_filter=f.host, operation=f.operation,
             permission_type=f.permission_type) for f in filters]))

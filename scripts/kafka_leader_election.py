@@ -7,11 +7,11 @@ import json
 import sys
 from typing import Any
 
+from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError, admin_client, java_hashmap_order, topic_partition_hash
 
 ELECTION_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
-ELECTION_NOT_NEEDED = 84
 TopicPartition = tuple[str, int]
 
 
@@ -93,8 +93,8 @@ def tp_text(tps: list[TopicPartition]) -> str:
 def report(election: str, results: dict[TopicPartition, tuple[int, str | None]], out) -> int:
     """Print the outcome as LeaderElectionCommand.electLeaders does; the number failed."""
     succeeded = [tp for tp, (code, _) in results.items() if code == 0]
-    noop = [tp for tp, (code, _) in results.items() if code == ELECTION_NOT_NEEDED]
-    failed = {tp: r for tp, r in results.items() if r[0] not in (0, ELECTION_NOT_NEEDED)}
+    noop = [tp for tp, (code, _) in results.items() if code == ErrorCode.ELECTION_NOT_NEEDED]
+    failed = {tp: r for tp, r in results.items() if r[0] not in (ErrorCode.NONE, ErrorCode.ELECTION_NOT_NEEDED)}
     if succeeded:
         out.write(f"Successfully completed leader election ({election}) for partitions {tp_text(succeeded)}\n")
     if noop:
@@ -121,7 +121,7 @@ def elect(admin: Any, election: str, partitions: list[TopicPartition] | None) ->
         # Kafka's broker leaves out the partitions that needed no election when the request
         # names none; kafka-python's admin client cannot send that null list (it names every
         # partition it knows), so they are left out here, as LeaderElectionCommand prints them.
-        results = {tp: r for tp, r in results.items() if r[0] != ELECTION_NOT_NEEDED}
+        results = {tp: r for tp, r in results.items() if r[0] != ErrorCode.ELECTION_NOT_NEEDED}
     return results
 
 

@@ -1,13 +1,13 @@
 """Exceptions raised by the partition log storage.
 
-Who may call it: everyone. Each exception carries ``error_code`` (a protocol
-``ErrorCode``), so the broker turns a storage failure into a response without a
+Who may call it: everyone. Each exception is a ``KafkaError`` carrying ``error_code`` (a
+protocol ``ErrorCode``), so the broker turns a storage failure into a response without a
 lookup table.
 """
 
 from __future__ import annotations
 
-from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.errors import ErrorCode, KafkaError
 
 __all__ = [
     "StorageError",
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-class StorageError(Exception):
+class StorageError(KafkaError):
     """Base class; ``error_code`` is what a broker answers with."""
 
     error_code: ErrorCode = ErrorCode.UNKNOWN_SERVER_ERROR

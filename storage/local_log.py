@@ -29,6 +29,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
+from kafpy.protocol.records import LAST_OFFSET_DELTA_FIELD, MAX_TIMESTAMP_FIELD
+
 from .config import LogConfig
 from .errors import CorruptIndexError, KafkaStorageError
 from .segment import (
@@ -244,9 +246,9 @@ class LocalLog:
         """``append`` of one batch (``header`` its header tuple, ``total`` its size) at
         the end: the Log's plain Produce path, which builds the ``batches`` list only
         when the segment's ``fast_append`` declines."""
-        if not self._segments[-1].fast_append(pieces, total, last_offset, header[8], self.config):
-            self.append(pieces, [(0, total, last_offset, header[8], header)], total,
-                        last_offset - header[6], last_offset, header[8])
+        if not self._segments[-1].fast_append(pieces, total, last_offset, header[MAX_TIMESTAMP_FIELD], self.config):
+            self.append(pieces, [(0, total, last_offset, header[MAX_TIMESTAMP_FIELD], header)], total,
+                        last_offset - header[LAST_OFFSET_DELTA_FIELD], last_offset, header[MAX_TIMESTAMP_FIELD])
         else:
             self.next_offset = last_offset + 1
 

@@ -37,7 +37,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
-from kafpy.protocol.records import CONTROL_MASK
+from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_OFFSET_FIELD, CONTROL_MASK, LAST_OFFSET_DELTA_FIELD,
+                                    MAX_TIMESTAMP_FIELD, PARTITION_LEADER_EPOCH_FIELD, PRODUCER_ID_FIELD,
+                                    RECORDS_COUNT_FIELD)
 
 from .checkpoint import PartitionMetadataFile, PendingFsyncs
 from .config import LogConfig
@@ -199,9 +201,10 @@ class Log:
     def update_high_watermark(self, offset: int) -> int:
         """Set the HW, clamped to [log start, LEO], forwards or backwards; the value kept.
 
-        For whoever knows the HW rather than computes it: a follower taking its
-        leader's, recovery, the standalone broker (no replicas: HW = LEO). A leader
-        moves its HW with ``maybe_increment_high_watermark`` instead."""
+        For whoever knows the HW rather than computes it: a follower taking its leader's
+        (``replication/fetcher.py``, through ``FollowerLog``) and this log's own load (the
+        checkpointed HW). A leader, a standalone broker's included, moves its HW with
+        ``maybe_increment_high_watermark`` (``replication/partition.py``) instead."""
         self._high_watermark = min(max(offset, self._log_start_offset), self._local.next_offset)
         self.producer_state.on_high_watermark_updated(self._high_watermark)
         return self._high_watermark
@@ -303,10 +306,10 @@ class Log:
             if one is not None:
                 pieces, last, h = one
                 ps = self.producer_state
-                dup = ps.check_and_update(h, last, h[8])
+                dup = ps.check_and_update(h, last, h[MAX_TIMESTAMP_FIELD])
                 if dup is not None and dup is not UPDATE_AFTER_WRITE:
                     return _new_info(LogAppendInfo, (dup.first_offset, dup.last_offset, dup.timestamp, -1,
-                                                     self._log_start_offset, True, h[12], 0))
+                                                     self._log_start_offset, True, h[RECORDS_COUNT_FIELD], 0))
                 total = len(records)
                 try:
                     local.append_batch(pieces, total, last, h)
@@ -317,11 +320,12 @@ class Log:
                 if leader_epoch > self.leader_epoch_cache.latest_epoch:
                     self.leader_epoch_cache.assign(leader_epoch, first)
                 if dup is not None:
-                    ps.update(h, first, last, h[8])
-                self._unflushed += h[12]
+                    ps.update(h, first, last, h[MAX_TIMESTAMP_FIELD])
+                self._unflushed += h[RECORDS_COUNT_FIELD]
                 if self._unflushed >= self.config.flush_messages:
                     self.flush()
-                return _new_info(LogAppendInfo, (first, last, h[8], -1, self._log_start_offset, False, h[12], total))
+                return _new_info(LogAppendInfo, (first, last, h[MAX_TIMESTAMP_FIELD], -1, self._log_start_offset, False,
+                                                 h[RECORDS_COUNT_FIELD], total))
         # The cleaner thread works on compacted logs only: an append to any other log
         # takes no lock (the event loop is the only appender; a roll locks the segment list).
         lock = self._append_lock
@@ -364,15 +368,15 @@ class Log:
         else:
             for b in batches:
                 h = b[4]
-                if h[2] > epochs.latest_epoch:
-                    epochs.assign(h[2], h[0])
+                if h[PARTITION_LEADER_EPOCH_FIELD] > epochs.latest_epoch:
+                    epochs.assign(h[PARTITION_LEADER_EPOCH_FIELD], h[BASE_OFFSET_FIELD])
         ps = self.producer_state
         for pos, _, batch_last, ts, h in batches:
-            if h[9] >= 0:
-                if h[5] & CONTROL_MASK:
-                    ps.replay_batch(seg, h, batch_last - h[6], batch_last, ts, buf, pos)
+            if h[PRODUCER_ID_FIELD] >= 0:
+                if h[ATTRIBUTES_FIELD] & CONTROL_MASK:
+                    ps.replay_batch(seg, h, batch_last - h[LAST_OFFSET_DELTA_FIELD], batch_last, ts, buf, pos)
                 else:
-                    ps.update(h, batch_last - h[6], batch_last, ts)
+                    ps.update(h, batch_last - h[LAST_OFFSET_DELTA_FIELD], batch_last, ts)
 
     append_as_leader = append  # (records, leader_epoch, origin="client"): Kafka's appendAsLeader
 

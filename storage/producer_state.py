@@ -32,7 +32,9 @@ from typing import Optional
 import crc32c
 
 from kafpy.protocol.errors import ErrorCode, ProtocolError
-from kafpy.protocol.records import CONTROL_MASK, TRANSACTIONAL_MASK, decode_batch, parse_control_record
+from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_SEQUENCE_FIELD, BATCH_LENGTH_FIELD, CONTROL_MASK,
+                                    LAST_OFFSET_DELTA_FIELD, LOG_OVERHEAD, PRODUCER_EPOCH_FIELD, PRODUCER_ID_FIELD,
+                                    TRANSACTIONAL_MASK, decode_batch, parse_control_record)
 
 from .checkpoint import PendingFsyncs, atomic_write
 from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError
@@ -162,11 +164,11 @@ class ProducerStateManager:
         pending: dict[int, tuple[int, int]] = {}
         for b in batches:
             h = b[-1]
-            pid = h[9]
+            pid = h[PRODUCER_ID_FIELD]
             if pid < 0:
                 continue
-            epoch, first_seq = h[10], h[11]
-            last_seq = (first_seq + h[6]) & INT32_MAX
+            epoch, first_seq = h[PRODUCER_EPOCH_FIELD], h[BASE_SEQUENCE_FIELD]
+            last_seq = (first_seq + h[LAST_OFFSET_DELTA_FIELD]) & INT32_MAX
             entry = self.producers.get(pid)  # as Kafka: duplicates of what is in the state
             dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
             if dup is not None:
@@ -186,15 +188,17 @@ class ProducerStateManager:
         duplicate (nothing is written); ``UPDATE_AFTER_WRITE`` when ``check_append``'s
         rules passed and ``update`` is due once the batch is written. Raises as
         ``check_append``."""
-        pid = h[9]
+        pid = h[PRODUCER_ID_FIELD]
         if pid < 0:
             return None
         entry = self.producers.get(pid)
-        if entry is not None and entry.epoch == h[10] and entry.batches and not h[5] & TRANSACTIONAL_MASK:
-            first_seq = h[11]
+        if (entry is not None and entry.epoch == h[PRODUCER_EPOCH_FIELD] and entry.batches
+                and not h[ATTRIBUTES_FIELD] & TRANSACTIONAL_MASK):
+            first_seq = h[BASE_SEQUENCE_FIELD]
             prev = entry.batches[-1][1]
             if first_seq == prev + 1 or (first_seq == 0 and prev == INT32_MAX):  # _in_sequence, inline
-                entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, last_offset - h[6], last_offset,
+                lod = h[LAST_OFFSET_DELTA_FIELD]
+                entry.batches.append((first_seq, (first_seq + lod) & INT32_MAX, last_offset - lod, last_offset,
                                       timestamp))
                 entry.last_timestamp = timestamp
                 if last_offset >= self.map_end_offset:
@@ -205,15 +209,15 @@ class ProducerStateManager:
 
     def forget_batch(self, h) -> None:
         """Undo ``check_and_update``'s record of batch ``h`` whose write failed."""
-        entry = self.producers.get(h[9])
-        if entry is not None and entry.batches and entry.batches[-1][0] == h[11]:
+        entry = self.producers.get(h[PRODUCER_ID_FIELD])
+        if entry is not None and entry.batches and entry.batches[-1][0] == h[BASE_SEQUENCE_FIELD]:
             entry.batches.pop()
 
     # -- updates -------------------------------------------------------------------------
     def update(self, h, first_offset: int, last_offset: int, timestamp: int) -> None:
         """Record a data batch of a producer as written: ``h`` is its header tuple in
         RecordBatchHeader's order, the offsets and max timestamp those in the log."""
-        producer_id, epoch, first_seq = h[9], h[10], h[11]
+        producer_id, epoch, first_seq = h[PRODUCER_ID_FIELD], h[PRODUCER_EPOCH_FIELD], h[BASE_SEQUENCE_FIELD]
         entry = self.producers.get(producer_id)
         if entry is None:
             entry = self.producers[producer_id] = ProducerStateEntry(producer_id)
@@ -221,9 +225,10 @@ class ProducerStateManager:
             entry.epoch = epoch
             entry.batches.clear()
         if first_seq >= 0:
-            entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, first_offset, last_offset, timestamp))
+            last_seq = (first_seq + h[LAST_OFFSET_DELTA_FIELD]) & INT32_MAX
+            entry.batches.append((first_seq, last_seq, first_offset, last_offset, timestamp))
         entry.last_timestamp = timestamp
-        if h[5] & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
+        if h[ATTRIBUTES_FIELD] & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = producer_id
         if last_offset >= self.map_end_offset:
@@ -236,28 +241,30 @@ class ProducerStateManager:
         them). One call per append; the common batch, a producer continuing in its
         epoch, costs one lookup and one tuple."""
         for _, _, last_offset, timestamp, h in batches:
-            entry = self.producers.get(h[9])
-            if entry is not None and entry.epoch == h[10] and not h[5] & TRANSACTIONAL_MASK:
-                first_seq = h[11]
-                entry.batches.append((first_seq, (first_seq + h[6]) & INT32_MAX, last_offset - h[6], last_offset,
+            entry = self.producers.get(h[PRODUCER_ID_FIELD])
+            if (entry is not None and entry.epoch == h[PRODUCER_EPOCH_FIELD]
+                    and not h[ATTRIBUTES_FIELD] & TRANSACTIONAL_MASK):
+                first_seq = h[BASE_SEQUENCE_FIELD]
+                lod = h[LAST_OFFSET_DELTA_FIELD]
+                entry.batches.append((first_seq, (first_seq + lod) & INT32_MAX, last_offset - lod, last_offset,
                                       timestamp))
                 entry.last_timestamp = timestamp
                 if last_offset >= self.map_end_offset:
                     self.map_end_offset = last_offset + 1
-            elif h[9] >= 0:
-                self.update(h, last_offset - h[6], last_offset, timestamp)
+            elif h[PRODUCER_ID_FIELD] >= 0:
+                self.update(h, last_offset - h[LAST_OFFSET_DELTA_FIELD], last_offset, timestamp)
 
     def replay_batch(self, seg, h, base: int, last: int, ts: int, buf, pos: int) -> None:
-        """Apply one written batch of a producer (``h[9]`` >= 0): ``update``, or for a
+        """Apply one written batch of a producer (``h[PRODUCER_ID_FIELD]`` >= 0): ``update``, or for a
         control batch its marker (an abort also enters ``seg``'s transaction index).
 
         ``h``: a header tuple in RecordBatchHeader's order; ``base``, ``last``, ``ts``: the
         offsets and max timestamp as written; the batch's bytes are at ``pos`` in ``buf``,
         or in ``seg`` when ``buf`` is None (only a control batch is read)."""
-        if not h[5] & CONTROL_MASK:
+        if not h[ATTRIBUTES_FIELD] & CONTROL_MASK:
             self.update(h, base, last, ts)
             return
-        size = h[1] + 12
+        size = h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
         try:
             data = seg.read_batch(pos, size) if buf is None else bytes(buf[pos:pos + size])
             _, recs = decode_batch(data, 0, verify=False)
@@ -265,8 +272,8 @@ class ProducerStateManager:
         except ProtocolError:
             ctrl = None
         if ctrl is not None and ctrl.type in (0, 1):
-            pid = h[9]
-            first = self.complete_txn(pid, h[10], ctrl.coordinator_epoch, base, ts)
+            pid = h[PRODUCER_ID_FIELD]
+            first = self.complete_txn(pid, h[PRODUCER_EPOCH_FIELD], ctrl.coordinator_epoch, base, ts)
             if ctrl.type == 0 and first is not None:
                 lso = self.first_ongoing_offset()
                 seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))

@@ -28,11 +28,11 @@ from __future__ import annotations
 import logging
 import mmap
 import os
-import struct
 from typing import Callable, Optional
 
 from kafpy.protocol.errors import CorruptRecord
-from kafpy.protocol.records import BATCH_HEADER_SIZE, parse_header, verify_crc
+from kafpy.protocol.records import (BASE_OFFSET_FIELD, BATCH_HEADER_SIZE, BATCH_LENGTH_FIELD, LAST_OFFSET_DELTA_FIELD,
+                                    LOG_OVERHEAD, PREFIX_THROUGH_LAST_OFFSET_DELTA, parse_header, verify_crc)
 
 from .errors import CorruptIndexError, KafkaStorageError
 from .file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
@@ -44,8 +44,8 @@ __all__ = ["LogSegment", "SegmentFile", "FileRecordsSlice", "BatchPosition", "lo
 
 log = logging.getLogger(__name__)
 
-_PREFIX_LOD = struct.Struct(">qiiBIhi")  # batch header up to the last offset delta (27 bytes)
-_PREFIX_LEN = 27
+_PREFIX_LOD = PREFIX_THROUGH_LAST_OFFSET_DELTA  # a batch's offsets and size
+_PREFIX_LEN = _PREFIX_LOD.size
 # benchmarks turn this off to show what the reserve gains
 RESERVE_AHEAD = True
 
@@ -143,8 +143,9 @@ class LogSegment:
         b = os.pread(self._fd, _PREFIX_LEN, pos)
         if len(b) < _PREFIX_LEN:
             raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
-        base, length, _epoch, _magic, _crc, _attr, lod = _PREFIX_LOD.unpack(b)
-        return base, length + 12, base + lod
+        prefix = _PREFIX_LOD.unpack(b)
+        base = prefix[BASE_OFFSET_FIELD]
+        return base, prefix[BATCH_LENGTH_FIELD] + LOG_OVERHEAD, base + prefix[LAST_OFFSET_DELTA_FIELD]
 
     def read_next_offset(self) -> int:
         """Offset after the last batch in this segment (base offset when empty)."""
@@ -182,15 +183,15 @@ class LogSegment:
                     raise CorruptRecord(f"truncated batch header at {pos} in {self.log_path}")
             prefix = _PREFIX_LOD.unpack_from(buf, rel)
             yield pos, prefix
-            pos += prefix[1] + 12
+            pos += prefix[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
 
     def translate_offset(self, offset: int, start_position: int = 0) -> Optional[BatchPosition]:
         """First batch whose last offset >= ``offset`` (index lookup, then header scan)."""
         _, pos = self.offset_index.lookup(offset)
         for pos, prefix in self._prefixes_from(max(pos, start_position)):
-            base, length, lod = prefix[0], prefix[1], prefix[6]
+            base, length, lod = prefix[BASE_OFFSET_FIELD], prefix[BATCH_LENGTH_FIELD], prefix[LAST_OFFSET_DELTA_FIELD]
             if base + lod >= offset:
-                return BatchPosition(base, base + lod, pos, length + 12)
+                return BatchPosition(base, base + lod, pos, length + LOG_OVERHEAD)
         return None
 
     def _boundary_at_or_before(self, start: int, limit: int) -> tuple[int, int]:
@@ -202,7 +203,7 @@ class LogSegment:
         end = idx_pos if idx_pos > start else start
         first_size = 0
         for pos, prefix in self._prefixes_from(end):
-            total = prefix[1] + 12
+            total = prefix[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
             if pos == start:
                 first_size = total
             if pos + total > limit:
@@ -562,7 +563,7 @@ class LogSegment:
                     h = parse_header(view, valid)
                 except CorruptRecord:
                     break
-                total = h.batch_length + 12
+                total = h.batch_length + LOG_OVERHEAD
                 if valid + total > size:
                     break
                 try:

@@ -10,6 +10,7 @@ from typing import Any
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation,
@@ -109,7 +110,7 @@ async def handle_delete_acls(ctx: RequestContext, req: M.DeleteAclsRequest) -> M
 
 
 HANDLERS = [
-    Handler(29, 0, 3, handle_describe_acls),
-    Handler(30, 0, 3, handle_create_acls),
-    Handler(31, 0, 3, handle_delete_acls),
+    Handler(ApiKey.DESCRIBE_ACLS, 0, 3, handle_describe_acls),
+    Handler(ApiKey.CREATE_ACLS, 0, 3, handle_create_acls),
+    Handler(ApiKey.DELETE_ACLS, 0, 3, handle_delete_acls),
 ]

@@ -14,6 +14,7 @@ from kafpy.protocol.messages import (CreatePartitionsResponse, CreateTopicsRespo
 from kafpy.storage.errors import StorageError
 
 from kafpy.protocol.topics import INTERNAL_TOPICS
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.metadata import TopicError
@@ -269,12 +270,12 @@ async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsR
 
 
 HANDLERS = [
-    Handler(19, 0, 7, handle_create_topics),
-    Handler(20, 0, 6, handle_delete_topics),
-    Handler(37, 0, 3, handle_create_partitions),
-    Handler(21, 0, 2, handle_delete_records),
-    Handler(60, 0, 1, handle_describe_cluster),
-    Handler(75, 0, 0, handle_describe_topic_partitions),
-    Handler(35, 0, 4, handle_describe_log_dirs),
+    Handler(ApiKey.CREATE_TOPICS, 0, 7, handle_create_topics),
+    Handler(ApiKey.DELETE_TOPICS, 0, 6, handle_delete_topics),
+    Handler(ApiKey.CREATE_PARTITIONS, 0, 3, handle_create_partitions),
+    Handler(ApiKey.DELETE_RECORDS, 0, 2, handle_delete_records),
+    Handler(ApiKey.DESCRIBE_CLUSTER, 0, 1, handle_describe_cluster),
+    Handler(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0, 0, handle_describe_topic_partitions),
+    Handler(ApiKey.DESCRIBE_LOG_DIRS, 0, 4, handle_describe_log_dirs),
 ]
 

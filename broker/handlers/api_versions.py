@@ -12,6 +12,7 @@ import re
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ApiVersionsResponse
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 
@@ -36,4 +37,4 @@ async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> A
     return ApiVersionsResponse(error_code=error, api_keys=keys, throttle_time_ms=0)
 
 
-HANDLERS = [Handler(18, 0, 5, handle_api_versions)]
+HANDLERS = [Handler(ApiKey.API_VERSIONS, 0, 5, handle_api_versions)]

@@ -6,6 +6,7 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafpy.broker.handler import Handler, RequestContext
@@ -265,7 +266,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
 
 
 HANDLERS = [
-    Handler(32, 0, 4, handle_describe_configs),
-    Handler(33, 0, 2, handle_alter_configs),
-    Handler(44, 0, 1, handle_incremental_alter_configs),
+    Handler(ApiKey.DESCRIBE_CONFIGS, 0, 4, handle_describe_configs),
+    Handler(ApiKey.ALTER_CONFIGS, 0, 2, handle_alter_configs),
+    Handler(ApiKey.INCREMENTAL_ALTER_CONFIGS, 0, 1, handle_incremental_alter_configs),
 ]

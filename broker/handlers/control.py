@@ -25,6 +25,7 @@ from kafpy.protocol.messages import (AllocateProducerIdsResponse, AlterPartition
                                ControlledShutdownResponse, ElectLeadersResponse, LeaderAndIsrResponse,
                                ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
 from kafpy.protocol.topics import INTERNAL_TOPICS
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
 
 from kafpy.broker.handler import Handler, RequestContext
@@ -327,13 +328,13 @@ async def handle_list_partition_reassignments(ctx: RequestContext, req) -> ListP
 
 
 HANDLERS = [
-    Handler(4, 0, 7, handle_leader_and_isr),
-    Handler(5, 0, 4, handle_stop_replica),
-    Handler(6, 0, 8, handle_update_metadata),
-    Handler(7, 0, 3, handle_controlled_shutdown),
-    Handler(43, 0, 2, handle_elect_leaders),
-    Handler(45, 0, 0, handle_alter_partition_reassignments),
-    Handler(46, 0, 0, handle_list_partition_reassignments),
-    Handler(56, 0, 3, handle_alter_partition),
-    Handler(67, 0, 0, handle_allocate_producer_ids),
+    Handler(ApiKey.LEADER_AND_ISR, 0, 7, handle_leader_and_isr),
+    Handler(ApiKey.STOP_REPLICA, 0, 4, handle_stop_replica),
+    Handler(ApiKey.UPDATE_METADATA, 0, 8, handle_update_metadata),
+    Handler(ApiKey.CONTROLLED_SHUTDOWN, 0, 3, handle_controlled_shutdown),
+    Handler(ApiKey.ELECT_LEADERS, 0, 2, handle_elect_leaders),
+    Handler(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, 0, handle_alter_partition_reassignments),
+    Handler(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, 0, handle_list_partition_reassignments),
+    Handler(ApiKey.ALTER_PARTITION, 0, 3, handle_alter_partition),
+    Handler(ApiKey.ALLOCATE_PRODUCER_IDS, 0, 0, handle_allocate_producer_ids),
 ]

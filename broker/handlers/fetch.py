@@ -25,6 +25,7 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchResponse
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.storage.errors import OffsetOutOfRangeError, StorageError
 
 from kafpy.broker.authz_check import topic_permission
@@ -323,4 +324,4 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     return R(throttle_time_ms=0, error_code=top_error, session_id=out_session, responses=responses)
 
 
-HANDLERS = [Handler(1, 0, 17, handle_fetch)]
+HANDLERS = [Handler(ApiKey.FETCH, 0, 17, handle_fetch)]

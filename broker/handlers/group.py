@@ -18,6 +18,7 @@ from kafpy.protocol.messages import (
     OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse, TxnOffsetCommitResponse)
 
 from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.records import OffsetAndMetadata
@@ -335,16 +336,16 @@ async def handle_offset_delete(ctx: RequestContext, req) -> OffsetDeleteResponse
 
 
 HANDLERS = [
-    Handler(8, 0, 9, handle_offset_commit),
-    Handler(9, 0, 9, handle_offset_fetch),
-    Handler(10, 0, 6, handle_find_coordinator),
-    Handler(11, 0, 9, handle_join_group),
-    Handler(12, 0, 4, handle_heartbeat),
-    Handler(13, 0, 5, handle_leave_group),
-    Handler(14, 0, 5, handle_sync_group),
-    Handler(15, 0, 5, handle_describe_groups),
-    Handler(16, 0, 5, handle_list_groups),
-    Handler(42, 0, 2, handle_delete_groups),
-    Handler(47, 0, 0, handle_offset_delete),
-    Handler(28, 0, 4, handle_txn_offset_commit),
+    Handler(ApiKey.OFFSET_COMMIT, 0, 9, handle_offset_commit),
+    Handler(ApiKey.OFFSET_FETCH, 0, 9, handle_offset_fetch),
+    Handler(ApiKey.FIND_COORDINATOR, 0, 6, handle_find_coordinator),
+    Handler(ApiKey.JOIN_GROUP, 0, 9, handle_join_group),
+    Handler(ApiKey.HEARTBEAT, 0, 4, handle_heartbeat),
+    Handler(ApiKey.LEAVE_GROUP, 0, 5, handle_leave_group),
+    Handler(ApiKey.SYNC_GROUP, 0, 5, handle_sync_group),
+    Handler(ApiKey.DESCRIBE_GROUPS, 0, 5, handle_describe_groups),
+    Handler(ApiKey.LIST_GROUPS, 0, 5, handle_list_groups),
+    Handler(ApiKey.DELETE_GROUPS, 0, 2, handle_delete_groups),
+    Handler(ApiKey.OFFSET_DELETE, 0, 0, handle_offset_delete),
+    Handler(ApiKey.TXN_OFFSET_COMMIT, 0, 4, handle_txn_offset_commit),
 ]

@@ -8,6 +8,7 @@ from typing import Any
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import MetadataResponse
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.metadata import PartitionInfo, TopicError, TopicInfo
@@ -144,4 +145,4 @@ async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "To
         return R.MetadataResponseTopic(error_code=code, name=name, partitions=[])
 
 
-HANDLERS = [Handler(3, 0, 12, handle_metadata)]
+HANDLERS = [Handler(ApiKey.METADATA, 0, 12, handle_metadata)]

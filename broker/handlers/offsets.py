@@ -9,6 +9,7 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ListOffsetsResponse, OffsetForLeaderEpochResponse
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.storage.errors import StorageError
 
 from kafpy.broker.handler import Handler, RequestContext
@@ -130,6 +131,6 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForL
 
 
 HANDLERS = [
-    Handler(2, 0, 10, handle_list_offsets),
-    Handler(23, 0, 4, handle_offset_for_leader_epoch),
+    Handler(ApiKey.LIST_OFFSETS, 0, 10, handle_list_offsets),
+    Handler(ApiKey.OFFSET_FOR_LEADER_EPOCH, 0, 4, handle_offset_for_leader_epoch),
 ]

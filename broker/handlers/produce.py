@@ -16,6 +16,10 @@ import struct
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ProduceResponse
+from kafpy.protocol.compression import ZSTD
+from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZE, BATCH_LENGTH_OFFSET,
+                                    COMPRESSION_MASK, LOG_OVERHEAD, MAGIC_OFFSET, TRANSACTIONAL_MASK)
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.partition import PartitionError
 from kafpy.storage.errors import StorageError
 
@@ -26,9 +30,6 @@ log = logging.getLogger("kafka.server.ReplicaManager")
 
 R = ProduceResponse
 E = ErrorCode
-ZSTD = 4
-_ATTRIBUTES = 22  # the low byte of a batch header's int16 attributes
-TRANSACTIONAL_BIT = 0x10
 _I32 = struct.Struct(">i")
 
 
@@ -41,21 +42,22 @@ def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
     n = len(records)
     if n == 0:
         return E.INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
-    if n < 23:
+    if n <= ATTRIBUTES_LOW_BYTE_OFFSET:
         return None  # too short for a batch header: the log answers CORRUPT_MESSAGE
-    if records[16] != 2:
+    if records[MAGIC_OFFSET] != 2:
         return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
                                 "batches with magic version 2")
-    if records[22] & 7 > ZSTD:
-        return E.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {records[22] & 7}"
-    if version < 7 and records[22] & 7 == ZSTD:
+    codec = records[ATTRIBUTES_LOW_BYTE_OFFSET] & COMPRESSION_MASK
+    if codec > ZSTD:
+        return E.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {codec}"
+    if version < 7 and codec == ZSTD:
         return E.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
                                               "ZStandard compression")
-    first = _I32.unpack_from(records, 8)[0] + 12
-    if first < 61 or first > n:
+    first = _I32.unpack_from(records, BATCH_LENGTH_OFFSET)[0] + LOG_OVERHEAD
+    if first < BATCH_HEADER_SIZE or first > n:
         return None  # a bad batch length: the log answers CORRUPT_MESSAGE
     rest = n - first
-    if rest >= 12 and 0 <= _I32.unpack_from(records, first + 8)[0] + 12 <= rest:
+    if rest >= LOG_OVERHEAD and 0 <= _I32.unpack_from(records, first + BATCH_LENGTH_OFFSET)[0] + LOG_OVERHEAD <= rest:
         return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
                                 "one record batch per partition")
     return None
@@ -68,7 +70,8 @@ def _has_transactional_records(req) -> bool:
     for td in req.topic_data:
         for pd in td.partition_data:
             r = pd.records
-            if r is not None and len(r) > _ATTRIBUTES and r[16] == 2 and r[_ATTRIBUTES] & TRANSACTIONAL_BIT:
+            if (r is not None and len(r) > ATTRIBUTES_LOW_BYTE_OFFSET and r[MAGIC_OFFSET] == 2
+                    and r[ATTRIBUTES_LOW_BYTE_OFFSET] & TRANSACTIONAL_MASK):
                 return True
     return False
 
@@ -204,4 +207,4 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     return R(responses=topics_out, throttle_time_ms=0)
 
 
-HANDLERS = [Handler(0, 0, 11, handle_produce)]
+HANDLERS = [Handler(ApiKey.PRODUCE, 0, 11, handle_produce)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import DescribeProducersResponse
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 
@@ -41,4 +42,4 @@ async def handle_describe_producers(ctx: RequestContext, req) -> DescribeProduce
     return R(throttle_time_ms=0, topics=topics)
 
 
-HANDLERS = [Handler(61, 0, 0, handle_describe_producers)]
+HANDLERS = [Handler(ApiKey.DESCRIBE_PRODUCERS, 0, 0, handle_describe_producers)]

@@ -10,6 +10,7 @@ from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.metadata import TopicError
@@ -150,6 +151,6 @@ async def handle_alter_client_quotas(ctx: RequestContext, req) -> AlterClientQuo
 
 
 HANDLERS = [
-    Handler(48, 0, 1, handle_describe_client_quotas),
-    Handler(49, 0, 1, handle_alter_client_quotas),
+    Handler(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, 1, handle_describe_client_quotas),
+    Handler(ApiKey.ALTER_CLIENT_QUOTAS, 0, 1, handle_alter_client_quotas),
 ]

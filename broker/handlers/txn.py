@@ -22,6 +22,7 @@ from kafpy.protocol.messages import (
     AddOffsetsToTxnResponse, AddPartitionsToTxnResponse, DescribeTransactionsResponse, EndTxnResponse,
     InitProducerIdResponse, ListTransactionsResponse)
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 
@@ -156,10 +157,10 @@ async def handle_list_transactions(ctx: RequestContext, req) -> ListTransactions
 
 
 HANDLERS = [
-    Handler(22, 0, 5, handle_init_producer_id),
-    Handler(24, 0, 5, handle_add_partitions_to_txn),
-    Handler(25, 0, 4, handle_add_offsets_to_txn),
-    Handler(26, 0, 4, handle_end_txn),
-    Handler(65, 0, 0, handle_describe_transactions),
-    Handler(66, 0, 1, handle_list_transactions),
+    Handler(ApiKey.INIT_PRODUCER_ID, 0, 5, handle_init_producer_id),
+    Handler(ApiKey.ADD_PARTITIONS_TO_TXN, 0, 5, handle_add_partitions_to_txn),
+    Handler(ApiKey.ADD_OFFSETS_TO_TXN, 0, 4, handle_add_offsets_to_txn),
+    Handler(ApiKey.END_TXN, 0, 4, handle_end_txn),
+    Handler(ApiKey.DESCRIBE_TRANSACTIONS, 0, 0, handle_describe_transactions),
+    Handler(ApiKey.LIST_TRANSACTIONS, 0, 1, handle_list_transactions),
 ]

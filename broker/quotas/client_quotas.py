@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kafpy.protocol.api_keys import ApiKey
+
 from kafpy.broker.quotas.entity import (CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, QuotaEntity,
                                   quota_values)
 from kafpy.broker.quotas.manager import ClientQuotaManager
@@ -27,7 +29,9 @@ log = logging.getLogger("kafka.server.ClientQuotaManager")
 # Requests brokers and the controller send each other: Kafka exempts them (ClusterAction)
 # from the request quota. LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown,
 # WriteTxnMarkers, AlterPartition, and Envelope.
-EXEMPT_API_KEYS = frozenset({4, 5, 6, 7, 27, 56, 58})
+EXEMPT_API_KEYS = frozenset({ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA,
+                             ApiKey.CONTROLLED_SHUTDOWN, ApiKey.WRITE_TXN_MARKERS, ApiKey.ALTER_PARTITION,
+                             ApiKey.ENVELOPE})
 
 
 def principal_user(ctx: Any) -> str:

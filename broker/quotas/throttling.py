@@ -15,18 +15,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafpy.broker.quotas.client_quotas import ClientQuotas
+from kafpy.protocol.api_keys import ApiKey
 
-PRODUCE = 0
-FETCH = 1
+from kafpy.broker.quotas.client_quotas import ClientQuotas
 
 
 def throttle_response(quotas: ClientQuotas, ctx: Any, api_key: int, request: Any, response: Any,
                       request_size: int, busy_s: float, now_ms: int) -> int:
-    if api_key == PRODUCE:
+    if api_key == ApiKey.PRODUCE:
         bandwidth = quotas.produce_throttle_ms(ctx, request_size, now_ms)
         time_ms = 0 if request.acks == 0 else quotas.request_throttle_ms(ctx, api_key, busy_s, now_ms)
-    elif api_key == FETCH:
+    elif api_key == ApiKey.FETCH:
         if _is_follower(ctx, request):
             return 0
         time_ms = quotas.request_throttle_ms(ctx, api_key, busy_s, now_ms)

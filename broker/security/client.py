@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kafpy.protocol import messages as M
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.security.jaas import parse_jaas_config
 from kafpy.broker.security.plain import plain_client_message
 from kafpy.broker.security.sasl_errors import SaslAuthenticationError
 from kafpy.broker.security.scram import HASHES, ScramClient
-from kafpy.broker.security.session import SASL_AUTHENTICATE, SASL_HANDSHAKE, SASL_PROTOCOLS, TLS_PROTOCOLS
+from kafpy.broker.security.session import SASL_PROTOCOLS, TLS_PROTOCOLS
 
 if TYPE_CHECKING:
     from kafpy.broker.config import KafkaConfig
@@ -76,7 +77,7 @@ class ClientSecurity:
         nothing without SASL. Raises SaslAuthenticationError when the other broker refuses."""
         if self.mechanism is None:
             return
-        resp = await exchange(SASL_HANDSHAKE, M.SaslHandshakeRequest(mechanism=self.mechanism))
+        resp = await exchange(ApiKey.SASL_HANDSHAKE, M.SaslHandshakeRequest(mechanism=self.mechanism))
         if resp.error_code != ErrorCode.NONE:
             raise SaslAuthenticationError(f"SaslHandshake with {self.mechanism} refused: "
                                           f"{ErrorCode.of(resp.error_code)!r} (enabled: {resp.mechanisms})")
@@ -89,7 +90,7 @@ class ClientSecurity:
 
 
 async def _token(exchange: Exchange, token: bytes) -> bytes:
-    resp = await exchange(SASL_AUTHENTICATE, M.SaslAuthenticateRequest(auth_bytes=token))
+    resp = await exchange(ApiKey.SASL_AUTHENTICATE, M.SaslAuthenticateRequest(auth_bytes=token))
     if resp.error_code != ErrorCode.NONE:
         raise SaslAuthenticationError(resp.error_message or repr(ErrorCode.of(resp.error_code)))
     return bytes(resp.auth_bytes)

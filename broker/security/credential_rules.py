@@ -11,6 +11,7 @@ from typing import Any
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.authz_check import AuthzCheck, Next, Rule
 from kafpy.broker.handler import RequestContext
@@ -38,5 +39,8 @@ async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req:
                       for u in users])
 
 
-def credential_rules() -> dict[int, Rule]:
-    return {50: describe_user_scram_credentials, 51: alter_user_scram_credentials}
+def credential_rules() -> dict[ApiKey, Rule]:
+    return {
+        ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: describe_user_scram_credentials,
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS: alter_user_scram_credentials,
+    }

@@ -15,6 +15,7 @@ from typing import Any
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.scram import (MAX_ITERATIONS, MECHANISM_NUMBERS, MECHANISM_TYPES, MIN_ITERATIONS,
@@ -136,8 +137,8 @@ def _versions(api_key: int) -> tuple[int, int]:
 
 
 HANDLERS = [
-    Handler(17, *_versions(17), handle_sasl_handshake),
-    Handler(36, *_versions(36), handle_sasl_authenticate),
-    Handler(50, *_versions(50), handle_describe_user_scram_credentials),
-    Handler(51, *_versions(51), handle_alter_user_scram_credentials),
+    Handler(ApiKey.SASL_HANDSHAKE, *_versions(ApiKey.SASL_HANDSHAKE), handle_sasl_handshake),
+    Handler(ApiKey.SASL_AUTHENTICATE, *_versions(ApiKey.SASL_AUTHENTICATE), handle_sasl_authenticate),
+    Handler(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, *_versions(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS), handle_describe_user_scram_credentials),
+    Handler(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, *_versions(ApiKey.ALTER_USER_SCRAM_CREDENTIALS), handle_alter_user_scram_credentials),
 ]

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.security.jaas import parse_jaas_config, plain_users
 from kafpy.broker.security.plain import PlainServer
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.security")
 
-API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE = 18, 17, 36
 HANDSHAKE, AUTHENTICATE, RAW_TOKENS, AUTHENTICATED, FAILED = (
     "HANDSHAKE", "AUTHENTICATE", "RAW_TOKENS", "AUTHENTICATED", "FAILED")
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
@@ -147,20 +147,20 @@ class AuthSession:
         handshake is counted: a second one is not)."""
         state = self.state
         if state == AUTHENTICATED:
-            if self.expires_at is not None and self.clock() >= self.expires_at and api_key != SASL_HANDSHAKE:
+            if self.expires_at is not None and self.clock() >= self.expires_at and api_key != ApiKey.SASL_HANDSHAKE:
                 log.info("Closing a connection of %s: its session expired (connections.max.reauth.ms) "
                          "without re-authentication", self.principal)
                 return False
             return True
         if state == HANDSHAKE:
-            if api_key == API_VERSIONS:
+            if api_key == ApiKey.API_VERSIONS:
                 if self.versions_seen:
                     return False
                 self.versions_seen = True
                 return True
-            return api_key == SASL_HANDSHAKE
+            return api_key == ApiKey.SASL_HANDSHAKE
         if state == AUTHENTICATE:
-            return api_key == SASL_AUTHENTICATE
+            return api_key == ApiKey.SASL_AUTHENTICATE
         return False
 
     def answers_refusal(self) -> bool:

@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
+from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.coordinator.transaction.clients import BrokerClients
 from kafpy.coordinator.transaction.markers import TxnMarker
@@ -28,7 +29,6 @@ from kafpy.coordinator.transaction.state import TopicPartition
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
 
-WRITE_TXN_MARKERS = 27
 E = ErrorCode
 # The partition's leader refused for a reason that will not change by retrying.
 _GIVE_UP = (E.INVALID_PRODUCER_EPOCH, E.TRANSACTION_COORDINATOR_FENCED)
@@ -147,7 +147,7 @@ class TxnMarkerSender:
             if node == self.broker_id:
                 resp = await self._write_local(request)
             else:
-                resp = await self._clients.get(node).send(WRITE_TXN_MARKERS, request)
+                resp = await self._clients.get(node).send(ApiKey.WRITE_TXN_MARKERS, request)
             errors = partition_errors(resp, marker.producer_id)
         except asyncio.CancelledError:
             raise

@@ -259,7 +259,7 @@ def test_logs_do_not_diverge_after_an_unclean_leader_election(zookeeper, broker_
 
 
 def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(zookeeper, broker_factory):
-    """REPLICATION.md's "leader that lost its ZK session keeps accepting": acks=all writes parked
+    """A leader that lost its ZooKeeper session keeps accepting (as Kafka's does): acks=all writes parked
     at a leader whose followers stopped fetching, then cut off past its session, must not be
     answered as written unless they survive: once it runs again and follows the new leader,
     every write it acknowledged is in the final log at the acknowledged offset."""

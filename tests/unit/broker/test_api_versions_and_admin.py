@@ -40,7 +40,8 @@ def test_api_versions_lists_exactly_the_registry(broker):
     assert resp.error_code == 0
     assert [(k.api_key, k.min_version, k.max_version) for k in resp.api_keys] == broker.apis.version_ranges()
     ranges = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
-    # what old librdkafka and kafka-python's version probing need (DESIGN.md section 4)
+    # what old librdkafka and kafka-python's version probing need (Produce v7+, Fetch v11+,
+    # ListOffsets v10+, ApiVersions up to v5)
     assert ranges[0][0] == 0 and ranges[0][1] >= 7 and ranges[1][0] == 0 and ranges[1][1] >= 11
     assert ranges[18] == (0, 5) and ranges[2][1] >= 10
 

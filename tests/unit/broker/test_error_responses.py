@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafpy.broker.error_responses import error_code_for, error_response
+from kafpy.broker.error_responses import error_response
+from kafpy.protocol.errors import error_code_for
 from kafpy.protocol import codec
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode as E, InvalidRequest

@@ -22,10 +22,8 @@ from kafpy.broker.handler import CloseConnection, Handler
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.server import KafkaConnection, SocketServer, SocketWriter, TrafficStats
 from kafpy.protocol import codec
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import ApiVersionsRequest, ApiVersionsResponse, FetchResponse, RequestHeader
-
-API_VERSIONS = 18
-FETCH = 1
 
 
 class Slice:
@@ -78,7 +76,7 @@ class StandIn:
         self.waits: dict[str, asyncio.Future] = {}
         self.calls: list[int] = []
         self.slice: Slice | None = None
-        self.apis = ApiRegistry([Handler(API_VERSIONS, 0, 4, self.api_versions), Handler(FETCH, 12, 12, self.fetch)])
+        self.apis = ApiRegistry([Handler(ApiKey.API_VERSIONS, 0, 4, self.api_versions), Handler(ApiKey.FETCH, 12, 12, self.fetch)])
 
     async def api_versions(self, ctx, req):
         self.calls.append(ctx.header.correlation_id)
@@ -102,7 +100,7 @@ class StandIn:
             FetchResponse.FetchableTopicResponse(topic="t", topic_id=bytes(16), partitions=[part])])
 
 
-def request(corr: int, client_id: str, api_key: int = API_VERSIONS, version: int = 3, body=None) -> bytes:
+def request(corr: int, client_id: str, api_key: int = ApiKey.API_VERSIONS, version: int = 3, body=None) -> bytes:
     header = RequestHeader(request_api_key=api_key, request_api_version=version, correlation_id=corr,
                            client_id=client_id)
     if body is None:
@@ -112,7 +110,7 @@ def request(corr: int, client_id: str, api_key: int = API_VERSIONS, version: int
 
 def fetch_request(corr: int) -> bytes:
     from kafpy.protocol.messages import FetchRequest
-    return request(corr, "c", FETCH, 12, FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20,
+    return request(corr, "c", ApiKey.FETCH, 12, FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20,
                                                        isolation_level=0, session_id=0, session_epoch=-1,
                                                        topics=[], forgotten_topics_data=[], rack_id=""))
 
@@ -147,7 +145,7 @@ class Harness:
                 await asyncio.sleep(0)
         self.loop.run_until_complete(spin())
 
-    def responses(self, count: int, api_key: int = API_VERSIONS, version: int = 3) -> list:
+    def responses(self, count: int, api_key: int = ApiKey.API_VERSIONS, version: int = 3) -> list:
         out = []
         for _ in range(count):
             size = struct.unpack(">i", self._read(4))[0]
@@ -276,7 +274,7 @@ def test_backpressure_pauses_and_resumes_reading(h):
 
 def test_unsupported_api_versions_version_is_answered_with_the_ranges(h):
     # a version newer than ours: header v2 (no tagged fields), as the Java client sends it
-    payload = struct.pack(">hhih", API_VERSIONS, 99, 9, 1) + b"c" + b"\0"
+    payload = struct.pack(">hhih", ApiKey.API_VERSIONS, 99, 9, 1) + b"c" + b"\0"
     h.feed(struct.pack(">i", len(payload)) + payload)
     size = struct.unpack(">i", h._read(4))[0]
     corr, error = struct.unpack(">ih", h._read(size)[:6])
@@ -290,7 +288,7 @@ def test_record_slices_go_out_with_sendfile_between_the_bytes(h):
         f.flush()
         h.stand_in.slice = Slice(f, 100, len(payload))
         h.feed(fetch_request(3) + request(4, "c"))
-        [(corr, resp)] = h.responses(1, FETCH, 12)
+        [(corr, resp)] = h.responses(1, ApiKey.FETCH, 12)
         assert corr == 3
         assert bytes(resp.responses[0].partitions[0].records) == payload
         assert [c for c, _ in h.responses(1)] == [4]
@@ -323,12 +321,12 @@ def test_partial_writes_finish_in_order_once_the_peer_reads():
 
             h.peer.setblocking(False)
             h.loop.run_until_complete(asyncio.wait_for(read_all(), 10))
-            corr1, r1 = codec.decode_response(FETCH, 12, got[0])
-            corr3, r3 = codec.decode_response(FETCH, 12, got[2])
+            corr1, r1 = codec.decode_response(ApiKey.FETCH, 12, got[0])
+            corr3, r3 = codec.decode_response(ApiKey.FETCH, 12, got[2])
             assert (corr1, corr3) == (1, 3)
             assert bytes(r1.responses[0].partitions[0].records) == payload
             assert bytes(r3.responses[0].partitions[0].records) == payload
-            assert [codec.decode_response(API_VERSIONS, 3, g)[0] for g in (got[1], got[3])] == [2, 4]
+            assert [codec.decode_response(ApiKey.API_VERSIONS, 3, g)[0] for g in (got[1], got[3])] == [2, 4]
     finally:
         h.close()
 
@@ -400,7 +398,7 @@ def test_the_server_takes_its_collaborators_and_closes_idle_connections_by_its_c
         seen.append(ctx)
         return ApiVersionsResponse(error_code=0, api_keys=[], throttle_time_ms=0)
 
-    apis = ApiRegistry([Handler(API_VERSIONS, 0, 4, api_versions)])
+    apis = ApiRegistry([Handler(ApiKey.API_VERSIONS, 0, 4, api_versions)])
     config = KafkaConfig({"connections.max.idle.ms": "1000", "socket.request.max.bytes": "4096"})
     server = SocketServer(config, apis, services, loop, clock=lambda: now[0])
     assert server.max_request_size == 4096

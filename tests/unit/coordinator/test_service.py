@@ -16,6 +16,7 @@ from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.coordinator import GroupCoordinatorConfig, OffsetAndMetadata
 from kafpy.coordinator.runtime import LOAD_SLICE
 from kafpy.coordinator.service import GroupCoordinatorService
+from kafpy.replication.partition import PartitionError
 from kafpy.storage import LogConfig, LogManager
 
 PARTITIONS = 3
@@ -41,12 +42,6 @@ class _Broker:
     port: int
 
 
-class _Refused(Exception):
-    def __init__(self, error_code: E) -> None:
-        super().__init__(error_code.name)
-        self.error_code = error_code
-
-
 class _Partition:
     def __init__(self, log) -> None:
         self.log = log
@@ -55,7 +50,7 @@ class _Partition:
     def append_records_to_leader(self, batch, origin: str, required_acks: int):
         assert (origin, required_acks) == ("coordinator", -1)
         if self.refuse is not None:
-            raise _Refused(self.refuse)
+            raise PartitionError(self.refuse, self.refuse.name)
         return self.log.append_as_leader(batch, 0, origin=origin)
 
 

@@ -11,8 +11,8 @@ from kafpy.broker.metadata import BrokerInfo
 from kafpy.protocol import codec
 from kafpy.protocol.messages import RequestHeader
 from kafpy.replication import zk_data as zd
-from kafpy.replication.controller_channel import (LEADER_AND_ISR, STOP_REPLICA, UPDATE_METADATA,
-                                            ControllerChannelManager, ControllerRequestBatch, broker_info)
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.replication.controller_channel import (ControllerChannelManager, ControllerRequestBatch, broker_info)
 from kafpy.replication.controller_context import ControllerContext
 from kafpy.replication.leader_and_isr import LeaderAndIsr
 
@@ -55,7 +55,7 @@ def test_batch_encodes_at_every_version(lair, umr, stop):
     batch.add_leader_and_isr([2, 3], ("t", 1))  # 3 is not live: skipped
     batch.add_stop_replica([2], ("t", 1), delete=False)
     batch.add_stop_replica([2], ("t", 0), delete=True)
-    ch = Channels({LEADER_AND_ISR: lair, UPDATE_METADATA: umr, STOP_REPLICA: stop})
+    ch = Channels({ApiKey.LEADER_AND_ISR: lair, ApiKey.UPDATE_METADATA: umr, ApiKey.STOP_REPLICA: stop})
     batch.send(ch)
     assert [(b, k) for b, k, _ in ch.sent] == [(1, 4), (2, 4), (1, 6), (2, 6), (2, 5)]
     assert batch.is_empty()

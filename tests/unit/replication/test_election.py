@@ -1,4 +1,5 @@
-"""Kafka's leader elections (Election.scala) on plain values, cases from REPLICATION.md §2."""
+"""Kafka's leader elections (Election.scala) on plain values, the cases of Kafka's controller
+(KafkaController.scala: offline partitions, reassignment, preferred, controlled shutdown)."""
 from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode

@@ -1,4 +1,4 @@
-"""Znode codecs against the JSON Apache Kafka 3.9.1 (and 2.8) wrote, as dumped in REPLICATION.md §1."""
+"""Znode codecs against the JSON Apache Kafka 3.9.1 (and 2.8) wrote, as dumped from its ZooKeeper."""
 from __future__ import annotations
 
 import json
