@@ -167,7 +167,8 @@ class EmbeddedBroker:
 
     @property
     def pid(self) -> int | None:
-        return self.proc.pid if self.running else None
+        """The broker process's id while it runs."""
+        return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
 
     @property
     def running(self) -> bool:

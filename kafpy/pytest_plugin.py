@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import shutil
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Mapping
 
 import pytest
 
@@ -194,10 +194,15 @@ def kafpy_topic(kafpy_topic_factory: Callable[..., str]) -> str:
     return kafpy_topic_factory()
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+@pytest.hookimpl(hookwrapper=True)  # the old-style wrapper: any pytest a user may have
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
+                              ) -> Generator[None, Any, None]:
+    """Note a failure (for --kafpy-keep-logs) and attach the broker's log tail to it."""
     outcome = yield
-    report = outcome.get_result()
+    _attach_logs(item, outcome.get_result())
+
+
+def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
     if not report.failed:
         return
     item.config.stash[_failed] = True
