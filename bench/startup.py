@@ -56,11 +56,15 @@ def peak_rss_mb(pids: list[int]) -> float:
     return total / 1024
 
 
-def first_record(bootstrap: str, replication: int) -> tuple[float, float, float]:
-    """Create the topic, produce one record, consume it: the seconds each step ended at,
-    measured from the call."""
+def first_record(bootstrap: str, replication: int,
+                 create: Callable[[], object] | None = None) -> tuple[float, float, float]:
+    """Create the topic (``create``, else through ``bootstrap``), produce one record, consume
+    it: the seconds each step ended at, measured from the call."""
     t0 = time.perf_counter()
-    create_topics(bootstrap, [TOPIC], 1, replication)
+    if create is not None:
+        create()
+    else:
+        create_topics(bootstrap, [TOPIC], 1, replication)
     created = time.perf_counter() - t0
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=0)
     producer.send(TOPIC, b"first").get(timeout=60)
@@ -101,7 +105,8 @@ def run_cluster(work: Path) -> dict[str, float]:
     try:
         cluster.start()
         ready = time.perf_counter() - t0
-        created, produced, consumed = first_record(cluster.bootstrap_servers, 3)
+        created, produced, consumed = first_record(
+            cluster.bootstrap_servers, 3, lambda: cluster.create_topic(TOPIC, 1, 3))
         pids = [b.proc.pid for b in cluster.brokers]  # type: ignore[union-attr]
         rss = peak_rss_mb(pids)
         zk_rss = peak_rss_mb([cluster.zookeeper.proc.pid])  # type: ignore[union-attr]

@@ -121,3 +121,47 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
             raise ConnectionError(f"connection closed after {len(buf)} of {n} bytes")
         buf += chunk
     return bytes(buf)
+
+
+def partition_leaders(host: str, port: int, topic: str, timeout: float = 2.0) -> dict[int, int]:
+    """{partition: leader id} of ``topic`` in this broker's own metadata; an unknown topic
+    reads as {} (Metadata v4 with allow_auto_topic_creation false: probing creates nothing),
+    a partition without a leader as -1."""
+    client_id = b"kafpy-probe"
+    name = topic.encode()
+    header = struct.pack(">hhih", 3, 4, 9, len(client_id)) + client_id
+    body = struct.pack(">ih", 1, len(name)) + name + b"\x00"
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.settimeout(timeout)
+        sock.sendall(struct.pack(">i", len(header) + len(body)) + header + body)
+        (size,) = struct.unpack(">i", _recv_exact(sock, 4))
+        resp = _recv_exact(sock, size)
+    pos = 8  # correlation id, throttle time
+    (brokers,) = struct.unpack_from(">i", resp, pos)
+    pos += 4
+    for _ in range(brokers):  # node id, host, port, rack
+        pos = _skip_string(resp, pos + 4) + 4
+        pos = _skip_string(resp, pos)
+    pos = _skip_string(resp, pos) + 4  # cluster id, controller id
+    (topics,) = struct.unpack_from(">i", resp, pos)
+    pos += 4
+    leaders: dict[int, int] = {}
+    for _ in range(topics):
+        (error_code,) = struct.unpack_from(">h", resp, pos)
+        pos = _skip_string(resp, pos + 2) + 1  # name, is_internal
+        (partitions,) = struct.unpack_from(">i", resp, pos)
+        pos += 4
+        for _ in range(partitions):
+            _p_error, index, leader, replicas = struct.unpack_from(">hiii", resp, pos)
+            pos += 14 + 4 * replicas
+            (isr,) = struct.unpack_from(">i", resp, pos)
+            pos += 4 + 4 * isr
+            if error_code == 0:
+                leaders[index] = leader
+    return leaders
+
+
+def _skip_string(buf: bytes, pos: int) -> int:
+    """The position after a nullable int16-length string."""
+    (length,) = struct.unpack_from(">h", buf, pos)
+    return pos + 2 + max(length, 0)

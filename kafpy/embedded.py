@@ -73,6 +73,10 @@ CLUSTER_DEFAULTS: Mapping[str, str] = {
     "transaction.state.log.replication.factor": "3",
     "transaction.state.log.min.isr": "2",
     "default.replication.factor": "3",
+    # A follower that fetches before its leader has taken the partition (a new topic) is
+    # told NOT_LEADER and waits this long (Kafka's 1 s): the first acks=all produce to a new
+    # topic waited for it.
+    "replica.fetch.backoff.ms": "100",
 }
 """What a three-broker cluster changes on top of `TEST_DEFAULTS`: internal and
 auto-created topics replicated on every broker, so that one broker may be killed."""
@@ -400,8 +404,8 @@ class EmbeddedCluster:
                                          start_timeout=start_timeout)
         ports = free_ports(size)
         defaults = {**TEST_DEFAULTS, **CLUSTER_DEFAULTS}
-        if size < 3:
-            defaults.update({k: str(size) for k in CLUSTER_DEFAULTS})
+        if size < 3:  # replicate on every broker there is
+            defaults.update({k: str(size) for k in CLUSTER_DEFAULTS if k.endswith("factor")})
             defaults["transaction.state.log.min.isr"] = "1"
         self.brokers = [
             EmbeddedBroker(config, port=ports[i], work_dir=self.work_dir / f"broker{i}",
@@ -474,9 +478,20 @@ class EmbeddedCluster:
 
     def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 3,
                      config: Mapping[str, object] | None = None, timeout: float = 30.0) -> str:
-        """Create a topic replicated ``replication_factor`` times, wait for every leader."""
+        """Create a topic replicated ``replication_factor`` times; return once every broker
+        knows each partition's leader, so that a client may ask any of them right away."""
         create_topics(self.bootstrap_servers, [name], partitions, replication_factor, config,
                       timeout)
+
+        def everywhere() -> bool:
+            for b in self.brokers:
+                if b.running:
+                    leaders = _process.partition_leaders(b.host, b.port, name)
+                    if len(leaders) < partitions or min(leaders.values()) < 0:
+                        return False
+            return True
+        _process.wait_for(everywhere, timeout=timeout, what=f"leaders of {name} on every broker",
+                          interval=0.02)
         return name
 
     def log_text(self) -> str:

@@ -37,6 +37,8 @@ def test_cluster_brokers_get_ids_ports_and_replicated_internal_topics(tmp_path):
     small = EmbeddedCluster(2, work_dir=tmp_path / "small").brokers[0].settings()
     assert small["offsets.topic.replication.factor"] == "2"
     assert small["transaction.state.log.min.isr"] == "1"
+    assert small["default.replication.factor"] == "2"
+    assert small["replica.fetch.backoff.ms"] == CLUSTER_DEFAULTS["replica.fetch.backoff.ms"]
 
 
 def test_properties_file_escapes_what_java_properties_would_misread(tmp_path):
