@@ -18,7 +18,7 @@ import types
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.handlers.metadata import handle_metadata
-from kafpy.broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
 from kafpy.protocol import codec
 from kafpy.protocol.messages import MetadataRequest, RequestHeader
 

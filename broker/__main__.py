@@ -39,10 +39,17 @@ def raise_open_file_limit() -> tuple[int, int]:
 
 
 def setup_logging(level: str | None) -> None:
+    """The root level (``--log-level``, else KAFPY_LOG_LEVEL, else INFO), and per-logger
+    levels from KAFPY_LOG_LEVELS, ``name=LEVEL`` pairs separated by commas (as log4j's
+    ``log4j.logger.<name>=LEVEL`` lines: e.g. ``kafka.server.ReplicaManager=DEBUG``)."""
     import os
     lvl = (level or os.environ.get("KAFPY_LOG_LEVEL") or "INFO").upper()
     logging.basicConfig(level=getattr(logging, lvl, logging.INFO), stream=sys.stdout,
                         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+    for pair in filter(None, (p.strip() for p in os.environ.get("KAFPY_LOG_LEVELS", "").split(","))):
+        name, _, value = pair.partition("=")
+        if isinstance(logging.getLevelName(value.strip().upper()), int):
+            logging.getLogger(name.strip()).setLevel(value.strip().upper())
 
 
 async def run(config: KafkaConfig) -> int:

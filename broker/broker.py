@@ -10,32 +10,36 @@ work (checkpoints, controller state) runs on single-thread executors, never on t
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
-from kafpy.replication.partition import Partition
-from kafpy.replication.purgatory import DelayedOperationPurgatory
 from kafpy.storage import LogConfig, LogManager
 
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, new_cluster_id
+from kafpy.replication.partition import Partition
+from kafpy.replication.purgatory import DelayedOperationPurgatory
+from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.replication.zk_data import BrokerRegistration
 
+from kafpy.coordinator import GroupCoordinatorService
+from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
+from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
+from kafpy.coordinator.transaction.service import TransactionCoordinatorService
+
+from kafpy.broker.admin_controller import AdminController
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
-from kafpy.coordinator import GroupCoordinatorService
-from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
-from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
-from kafpy.coordinator.transaction.service import TransactionCoordinatorService
-from kafpy.broker.metadata import BrokerInfo, MetadataCache, new_cluster_id
 from kafpy.broker.quotas import ClientQuotas
-from kafpy.broker.replica_manager import ReplicaManager
+from kafpy.broker.security.client import ClientSecurity
 from kafpy.broker.security.credentials import user_configs_store
 from kafpy.broker.server import SocketServer
 from kafpy.broker.services import BrokerServices
@@ -44,7 +48,9 @@ from kafpy.broker.txn_verification import TxnVerifier
 from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
                               load_dynamic_broker_configs, replication_managers)
 
-if TYPE_CHECKING:  # imported where used: a standalone broker never loads kazoo (start time)
+if TYPE_CHECKING:
+    from kafpy.replication.controller import KafkaController
+    # imported where used: a standalone broker never loads kazoo (start time)
     from kafpy.replication.zk_client import KafkaZkClient, SessionState
 
 log = logging.getLogger("kafka.server.KafkaServer")
@@ -123,8 +129,9 @@ class Broker:
         self.log_manager: LogManager | None = None
         self.replica_manager: ReplicaManager | None = None
         # the admin handlers' metadata writer: StandaloneController, or ZkAdminManager in ZooKeeper mode
-        self.controller: Any = None
-        self.cluster_controller: Any = None  # ZooKeeper mode: replication.controller.KafkaController
+        self.controller: AdminController | None = None
+        self.cluster_controller: "KafkaController | None" = None  # ZooKeeper mode
+        self.inter_broker_security: ClientSecurity | None = None
         self.zk: KafkaZkClient | None = None
         self._registration: BrokerRegistration | None = None
         self.group_coordinator: GroupCoordinatorService | None = None
@@ -143,6 +150,8 @@ class Broker:
 
     async def start(self) -> None:
         cfg = self.config
+        # this broker's connections to the others use the inter-broker listener's security
+        self.inter_broker_security = ClientSecurity.inter_broker(cfg)
         for d in cfg.log_dirs:
             Path(d).mkdir(parents=True, exist_ok=True)
         adv = cfg.advertised_listeners[0]
@@ -194,11 +203,13 @@ class Broker:
             cfg.dynamic.update(dynamic)
         self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
         rm = self._start_logs(cluster_id, lambda t: None)
-        self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop)
+        self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop,
+                                                                            self.inter_broker_security)
         await self.controller.start()  # topic configs, and following /config/changes
         await self._start_group_coordinator()
         await self._start_server()
-        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop))
+        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop,
+                                                   self.inter_broker_security))
         rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         self.services.broker_epoch = await zk.register_broker(self._registration)
@@ -212,7 +223,8 @@ class Broker:
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         self.replica_manager = ReplicaManager(
             cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),
-            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop)
+            DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop,
+            functools.partial(effective_topic_config, cfg))
         return self.replica_manager
 
     async def _start_group_coordinator(self) -> None:
@@ -250,7 +262,7 @@ class Broker:
     def _txn_marker_client(self, node: BrokerInfo, purpose: str = "txn-marker-sender") -> Any:
         from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
         return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-{purpose}",
-                             node_id=node.node_id, loop=self.loop,
+                             node_id=node.node_id, loop=self.loop, security=self.inter_broker_security,
                              config=NetworkClientConfig(request_timeout_ms=self.config["request.timeout.ms"]))
 
     async def _start_server(self) -> None:
@@ -343,7 +355,8 @@ class Broker:
         if self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
             try:  # while still serving: the controller moves our leaderships with requests to us
                 await controlled_shutdown(self.config, self.metadata_cache, lambda: self.services.broker_epoch,
-                                          self.clock, controller_client_factory(self.config, self.loop))
+                                          self.clock, controller_client_factory(self.config, self.loop,
+                                                                                self.inter_broker_security))
             except Exception:
                 log.exception("Error during controlled shutdown")
         if self.server is not None:

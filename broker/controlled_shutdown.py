@@ -19,8 +19,8 @@ from kafpy.protocol.messages import ControlledShutdownRequest
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import MetadataCache
-from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.replication.metadata_cache import MetadataCache
+from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, NetworkClientConfig
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -86,11 +86,13 @@ async def controlled_shutdown(config: KafkaConfig, cache: MetadataCache, broker_
             await client.close()
 
 
-def controller_client_factory(config: KafkaConfig, loop: asyncio.AbstractEventLoop) -> ClientFactory:
-    """NetworkClients to the controller, bounded by controller.socket.timeout.ms."""
+def controller_client_factory(config: KafkaConfig, loop: asyncio.AbstractEventLoop,
+                              security: "ConnectionSecurity | None" = None) -> ClientFactory:
+    """NetworkClients to the controller, bounded by controller.socket.timeout.ms, over the
+    inter-broker listener's ``security``."""
     client_config = NetworkClientConfig(request_timeout_ms=config["controller.socket.timeout.ms"])
 
     def make(host: str, port: int, controller_id: int) -> NetworkClient:
         return NetworkClient(host, port, client_id=f"broker-{config.broker_id}-controlled-shutdown",
-                             node_id=controller_id, config=client_config, loop=loop)
+                             node_id=controller_id, config=client_config, loop=loop, security=security)
     return make

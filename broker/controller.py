@@ -33,7 +33,8 @@ from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, T
                              InvalidTopicName, unify_collision_chars, validate_topic_name)
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
+from kafpy.replication.internal_topics import offsets_topic_configs, transaction_state_topic_configs
+from kafpy.replication.metadata_cache import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
                              new_topic_id, topic_id_str)
 from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
@@ -434,16 +435,3 @@ class StandaloneController:
         self._producer_id_next += 1
         return pid
 
-
-def offsets_topic_configs(cfg: KafkaConfig) -> dict[str, str]:
-    """The topic configs ``__consumer_offsets`` is created with."""
-    return {"cleanup.policy": "compact", "segment.bytes": str(cfg["offsets.topic.segment.bytes"]),
-            "compression.type": "producer"}
-
-
-def transaction_state_topic_configs(cfg: KafkaConfig) -> dict[str, str]:
-    """The topic configs ``__transaction_state`` is created with (Kafka's
-    TransactionStateManager: compacted, uncompressed, its own min ISR, no unclean election)."""
-    return {"cleanup.policy": "compact", "segment.bytes": str(cfg["transaction.state.log.segment.bytes"]),
-            "compression.type": "uncompressed", "min.insync.replicas": str(cfg["transaction.state.log.min.isr"]),
-            "unclean.leader.election.enable": "false"}

@@ -27,7 +27,7 @@ from kafpy.protocol.varint import unsigned_varint
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import PreEncodedResponse
-from kafpy.broker.metadata import MetadataCache, TopicInfo
+from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 
 R = MetadataResponse
 _INT32 = struct.Struct(">i")

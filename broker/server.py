@@ -61,12 +61,10 @@ from kafpy.broker.eager_coroutine import resume
 from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from kafpy.broker.quotas.throttling import throttle_response
-from kafpy.broker.security.client import ClientSecurity
 from kafpy.broker.security.principal import ANONYMOUS
 from kafpy.broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from kafpy.broker.security.tls_writer import TransportWriter
 from kafpy.broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
-from kafpy.replication.network_client import use_inter_broker_security
 
 if TYPE_CHECKING:
     from kafpy.broker.apis import ApiRegistry
@@ -540,8 +538,6 @@ class SocketServer:
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
-        # the other side: this broker's connections to the others use the inter-broker listener's
-        use_inter_broker_security(ClientSecurity.inter_broker(config))
         self._idle_task: asyncio.Task | None = None
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,

@@ -7,41 +7,53 @@ Who may call it: the Broker builds one; handlers read it. Nothing on disk.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 if TYPE_CHECKING:
     from kafpy.storage import LogManager
 
-    from kafpy.broker.apis import ApiRegistry
-    from kafpy.broker.config import KafkaConfig
-    from kafpy.broker.controller import StandaloneController
-    from kafpy.broker.fetch_session import FetchSessionCache
-    from kafpy.broker.metadata import MetadataCache
-    from kafpy.broker.replica_manager import ReplicaManager
+    from kafpy.coordinator.service import GroupCoordinatorService
+    from kafpy.coordinator.transaction.service import TransactionCoordinatorService
     from kafpy.replication.controller import KafkaController
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
     from kafpy.replication.zk_client import KafkaZkClient
+
+    from kafpy.broker.admin_controller import AdminController
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.fetch_session import FetchSessionCache
+    from kafpy.broker.quotas import ClientQuotas
+    from kafpy.broker.security.authorizer import Authorizer
+    from kafpy.broker.security.credentials import UserConfigs
+    from kafpy.broker.txn_verification import TxnVerifier
+
+
+class ApiVersionRanges(Protocol):
+    """What handlers read of the handler registry (``kafpy.broker.apis.ApiRegistry``): the
+    (api key, min version, max version) ApiVersions advertises. A Protocol so that this
+    module, which handlers import, does not import the registry, which imports handlers."""
+
+    def version_ranges(self) -> list[tuple[int, int, int]]: ...
 
 
 @dataclass(eq=False)
 class BrokerServices:
     config: "KafkaConfig"
     clock: Callable[[], float]  # wall clock in seconds (time.time); tests pass their own
-    apis: "ApiRegistry"
+    apis: ApiVersionRanges
     metadata_cache: "MetadataCache"
     # the metadata writer admin handlers ask: the StandaloneController, or in ZooKeeper mode
-    # the ZkAdminManager (same async methods)
-    controller: "StandaloneController"
+    # the ZkAdminManager
+    controller: "AdminController"
     replica_manager: "ReplicaManager"
     log_manager: "LogManager"
     fetch_sessions: "FetchSessionCache"
-    # coordinator.GroupCoordinatorService; None only in handler unit tests without groups
-    group_coordinator: Any = None
-    # coordinator.transaction.service.TransactionCoordinatorService; None only in handler
-    # unit tests without transactions
-    txn_coordinator: Any = None
-    # broker.txn_verification.TxnVerifier (KIP-890 produce-time verification); None only
-    # in handler unit tests without transactions
-    txn_verifier: Any = None
+    # None only in handler unit tests without groups
+    group_coordinator: "GroupCoordinatorService | None" = None
+    # None only in handler unit tests without transactions
+    txn_coordinator: "TransactionCoordinatorService | None" = None
+    # KIP-890 produce-time verification; None only in handler unit tests without transactions
+    txn_verifier: "TxnVerifier | None" = None
     # ZooKeeper mode only (None standalone): the cluster's controller election and state
     # machine on this broker (ControlledShutdown, AlterPartition, ElectLeaders), the
     # ZooKeeper client (topic configs for UpdateMetadata/LeaderAndIsr), and this broker's
@@ -49,14 +61,14 @@ class BrokerServices:
     cluster_controller: "KafkaController | None" = None
     zk_client: "KafkaZkClient | None" = None
     broker_epoch: int = -1
-    # broker.security.authorizer.Authorizer when authorizer.class.name is set, else None
-    # (then nothing is checked and the ACL APIs answer SECURITY_DISABLED)
-    authorizer: Any = None
-    # broker.quotas.ClientQuotas: produce/fetch/request quotas per user and client id
-    quotas: Any = None
-    # SCRAM credentials and other per-user configs (broker.security.credentials): in
-    # ZooKeeper or, standalone, in a file under log.dirs; None only in handler unit tests
-    user_configs: Any = None
+    # set when authorizer.class.name is, else None (then nothing is checked and the ACL
+    # APIs answer SECURITY_DISABLED)
+    authorizer: "Authorizer | None" = None
+    # produce/fetch/request quotas per user and client id
+    quotas: "ClientQuotas | None" = None
+    # SCRAM credentials and other per-user configs: in ZooKeeper or, standalone, in a file
+    # under log.dirs; None only in handler unit tests
+    user_configs: "UserConfigs | None" = None
 
     @property
     def broker_id(self) -> int:

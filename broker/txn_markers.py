@@ -19,6 +19,7 @@ authorizer yet, so it is served to anyone. Nothing on disk of its own; event loo
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +28,6 @@ from kafpy.protocol.messages import WriteTxnMarkersResponse
 from kafpy.protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.replication.partition import PartitionError
-from kafpy.storage.errors import StorageError
 
 from kafpy.broker.handler import Handler, RequestContext
 
@@ -42,58 +41,60 @@ R = WriteTxnMarkersResponse
 MARKER_COMMIT_TIMEOUT_MS = 30000
 
 
-def _append_marker(services: "BrokerServices", topic: str, index: int, marker: Any,
-                   now_ms: int) -> tuple[ErrorCode, Any, int]:
-    """Append one marker; (error, partition, offset the high watermark must reach)."""
+def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: Any) -> ErrorCode | None:
+    """Why a leader refuses ``marker`` before appending (a fenced producer or coordinator
+    epoch); None to append. Unknown partitions and lost leadership are append_records' to
+    answer."""
     part = services.replica_manager.get_partition(topic, index)
-    if part is None:
-        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None, -1
-    if not part.is_leader:
-        return ErrorCode.NOT_LEADER_OR_FOLLOWER, part, -1
+    if part is None or not part.is_leader:
+        return None
     refusal = part.log.producer_state.marker_refusal(marker.producer_id, marker.producer_epoch,
                                                      marker.coordinator_epoch)
     if refusal is not None:
         log.info("refusing %s marker of producer %d (epoch %d, coordinator epoch %d) on %s-%d: %s",
                  "commit" if marker.transaction_result else "abort", marker.producer_id,
                  marker.producer_epoch, marker.coordinator_epoch, topic, index, refusal.name)
-        return refusal, part, -1
-    batch = build_control_batch(CONTROL_COMMIT if marker.transaction_result else CONTROL_ABORT,
-                                producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
-                                coordinator_epoch=marker.coordinator_epoch, timestamp=now_ms)
-    try:
-        info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
-    except (StorageError, PartitionError) as e:
-        log.info("marker append to %s-%d failed: %s", topic, index, e)
-        return ErrorCode(e.error_code), part, -1
-    if services.txn_verifier is not None:
-        services.txn_verifier.on_marker(topic, index, marker.producer_id)
-    return ErrorCode.NONE, part, info.last_offset + 1
+    return refusal
 
 
 async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMarkersResponse:
     """Write every marker of ``req`` (a WriteTxnMarkersRequest) on this broker's partitions and
     answer once each is committed or failed. Never raises for a partition's failure."""
     rm = services.replica_manager
+    verifier = services.txn_verifier
     now_ms = services.now_ms()
     markers_out = []
-    waits: list[tuple[Any, Any, int]] = []  # (partition result, partition, required offset)
+    appends: list[tuple[list, asyncio.Future]] = []  # (partition results, their append_records future)
     for marker in req.markers:
         topics_out = []
+        entries: list[tuple[str, int, bytes]] = []
+        pending: list = []
+        batch = build_control_batch(CONTROL_COMMIT if marker.transaction_result else CONTROL_ABORT,
+                                    producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
+                                    coordinator_epoch=marker.coordinator_epoch, timestamp=now_ms)
         for t in marker.topics:
             parts_out = []
             for index in t.partition_indexes:
                 pr = R.WritableTxnMarkerPartitionResult(partition_index=index, error_code=ErrorCode.NONE)
                 parts_out.append(pr)
-                err, part, required = _append_marker(services, t.name, index, marker, now_ms)
-                pr.error_code = err
-                if err == ErrorCode.NONE and part.log.high_watermark < required:
-                    waits.append((pr, part, required))
+                refusal = _marker_refusal(services, t.name, index, marker)
+                if refusal is not None:
+                    pr.error_code = refusal
+                    continue
+                entries.append((t.name, index, batch))
+                pending.append(pr)
             topics_out.append(R.WritableTxnMarkerTopicResult(name=t.name, partitions=parts_out))
         markers_out.append(R.WritableTxnMarkerResult(producer_id=marker.producer_id, topics=topics_out))
-    if waits:
-        errors = await rm.wait_for_commits([(part, off) for _, part, off in waits], MARKER_COMMIT_TIMEOUT_MS)
-        for (pr, _, _), err in zip(waits, errors):
-            pr.error_code = err
+        if entries:
+            pid = marker.producer_id
+            on_appended = None if verifier is None else (lambda topic, index, _info, pid=pid:
+                                                         verifier.on_marker(topic, index, pid))
+            # one marker's appends at a time, in request order: the next marker's checks see them
+            appends.append((pending, rm.append_records(MARKER_COMMIT_TIMEOUT_MS, -1, "coordinator", entries,
+                                                       internal_topics_allowed=True, on_appended=on_appended)))
+    for pending, fut in appends:
+        for pr, (error, _, _, _) in zip(pending, await fut):
+            pr.error_code = error
     _complete_offset_commits(services, req, markers_out)
     return R(markers=markers_out)
 

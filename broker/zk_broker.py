@@ -12,16 +12,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.storage.checkpoint import read_meta_properties
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication import zk_data as zd
 
 if TYPE_CHECKING:
-    from kafpy.broker.replica_manager import ReplicaManager
+    from kafpy.broker.admin_controller import AdminController
+    from kafpy.broker.security.client import ClientSecurity
+    from kafpy.replication.controller import KafkaController
+    from kafpy.replication.zk_admin import ZkAdminManager
+    from kafpy.replication.replica_manager import ReplicaManager
     from kafpy.replication.alter_partition_manager import AlterPartitionManager
     from kafpy.replication.fetcher_manager import ReplicaFetcherManager
     from kafpy.replication.zk_client import KafkaZkClient
@@ -31,8 +36,10 @@ log = logging.getLogger("kafka.server.KafkaServer")
 META_PROPERTIES = "meta.properties"
 
 # (config, zk, metadata cache, replica manager, clock, loop) -> (cluster controller, admin manager)
+# (config, ZooKeeper client, metadata cache, replica manager, clock, loop, inter-broker security)
 ControllerFactory = Callable[[KafkaConfig, "KafkaZkClient", MetadataCache, "ReplicaManager", Callable[[], float],
-                              asyncio.AbstractEventLoop], tuple[Any, Any]]
+                              asyncio.AbstractEventLoop, "ClientSecurity | None"],
+                             tuple["KafkaController", "AdminController"]]
 
 
 class InconsistentClusterIdException(Exception):
@@ -70,7 +77,8 @@ async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> di
 
 
 def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager", cache: MetadataCache,
-                         broker_epoch: Callable[[], int], loop: asyncio.AbstractEventLoop
+                         broker_epoch: Callable[[], int], loop: asyncio.AbstractEventLoop,
+                         security: "ClientSecurity | None"
                          ) -> tuple["ReplicaFetcherManager", "AlterPartitionManager"]:
     """The replica fetchers (followers fetch from their leaders over the listener the
     metadata cache knows) and the AlterPartitionManager (ISR changes to the controller)."""
@@ -85,22 +93,24 @@ def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager",
     props = {k: config.get(k) for k in keys if config.get(k) is not None}
     fetchers = ReplicaFetcherManager(ReplicaFetcherConfig.from_properties(props, config.broker_id),
                                      replica_manager.replica_log, client_config=replica_client_config(props),
-                                     on_leader_error=replica_manager.on_fetch_leader_error)
+                                     on_leader_error=replica_manager.on_fetch_leader_error, security=security)
     client_config = NetworkClientConfig(request_timeout_ms=config["controller.socket.timeout.ms"])
 
     def controller_client(node: BrokerInfo) -> NetworkClient:
         return NetworkClient(node.host, node.port, client_id=f"broker-{config.broker_id}-alter-partition",
-                             node_id=node.node_id, config=client_config, loop=loop)
+                             node_id=node.node_id, config=client_config, loop=loop, security=security)
     alter = AlterPartitionManager(config.broker_id, broker_epoch, cache, controller_client, loop)
     return fetchers, alter
 
 
 def kafka_controller_and_admin(config: KafkaConfig, zk: "KafkaZkClient", cache: MetadataCache,
                                replica_manager: "ReplicaManager", clock: Callable[[], float],
-                               loop: asyncio.AbstractEventLoop) -> tuple[Any, Any]:
+                               loop: asyncio.AbstractEventLoop, security: "ClientSecurity | None"
+                               ) -> tuple["KafkaController", "ZkAdminManager[EntityConfigs]"]:
     """The default ControllerFactory: replication's KafkaController and ZkAdminManager (which
     applies config change notifications to the replica manager's logs)."""
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.zk_admin import ZkAdminManager
-    controller = KafkaController(config, zk, config.broker_id, clock, loop)
-    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, replica_manager=replica_manager)
+    controller = KafkaController(config, zk, config.broker_id, clock, loop, security=security)
+    return controller, ZkAdminManager(config, zk, cache, controller, clock, loop, EntityConfigs(),
+                                      replica_manager=replica_manager)

@@ -1,5 +1,10 @@
 """Group coordinator (classic protocol) and committed offsets in `__consumer_offsets`."""
 
+if not __name__.startswith("kafpy."):
+    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
+    # would load a second time beside its kafpy.* self.
+    raise ImportError(f"import kafpy.{__name__}, not {__name__}")
+
 from kafpy.coordinator.config import GroupCoordinatorConfig
 from kafpy.coordinator.coordinator import GroupCoordinator
 from kafpy.coordinator.group import ClassicGroup, GroupState, Member

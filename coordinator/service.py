@@ -21,10 +21,11 @@ import logging
 import time
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
-from kafpy.protocol.errors import ErrorCode, ProtocolError, error_code_for
+from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
                               parse_control_record)
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFetchInfo
 
 from kafpy.coordinator.config import GroupCoordinatorConfig
 from kafpy.coordinator.coordinator import GroupCoordinator
@@ -36,6 +37,9 @@ log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
 # How much of a partition one read takes while loading (Kafka's offsets.load.buffer.size).
 _LOAD_BUFFER_BYTES = 5 * 1024 * 1024
+# a load reads what the partition's log holds, up to its end (Kafka's loader: FetchIsolation.LOG_END)
+_LOAD_PARAMS = FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=_LOAD_BUFFER_BYTES,
+                           isolation=FetchIsolation.LOG_END)
 
 
 class BrokerOffsetsLog:
@@ -75,14 +79,19 @@ class BrokerOffsetsLog:
                                 producer_epoch=producer_epoch, is_transactional=True)
         else:
             batch = build_batch(list(records), base_timestamp=timestamp_ms)
-        try:
-            info = part.append_records_to_leader(batch, origin="coordinator", required_acks=-1)
-        except Exception as e:  # noqa: BLE001 - every refusal is a KafkaError carrying its code
-            error = error_code_for(e)
-            log.warning("append to %s-%d failed: %s", self.topic, partition, e)
-            return self._failed(error)
-        return self._replica_manager.wait_for_commit(part, info.last_offset + 1,
-                                                     self._commit_timeout_ms)
+        appended = self._replica_manager.append_records(self._commit_timeout_ms, -1, "coordinator",
+                                                        [(self.topic, partition, batch)], internal_topics_allowed=True)
+        if appended.done():  # refused at once, or already committed: answered now
+            return self._failed(self._error(partition, appended))
+        fut = self._loop.create_future()
+        appended.add_done_callback(lambda done: fut.done() or fut.set_result(self._error(partition, done)))
+        return fut
+
+    def _error(self, partition: int, appended: asyncio.Future) -> ErrorCode:
+        [(error, message, _, _)] = appended.result()
+        if error:
+            log.warning("append to %s-%d failed: %s", self.topic, partition, message or error.name)
+        return error
 
     def read(self, partition: int) -> Iterable[LogEntry]:
         part = self._replica_manager.get_partition(self.topic, partition)
@@ -90,9 +99,12 @@ class BrokerOffsetsLog:
             return
         lg = part.log
         offset, end = lg.log_start_offset, lg.log_end_offset
+        rm = self._replica_manager
         while offset < end:
-            records = lg.read(offset, _LOAD_BUFFER_BYTES, None, True).records
-            if records is None or records.size == 0:
+            [result] = rm.read_from_log(_LOAD_PARAMS, [PartitionFetchInfo(self.topic, partition, offset,
+                                                                           _LOAD_BUFFER_BYTES)])
+            records = result.records
+            if result.error or records is None or records.size == 0:
                 break
             buf = records.read_bytes()
             last = None

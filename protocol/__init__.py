@@ -6,5 +6,10 @@
 - ``kafpy.protocol.errors``: Kafka's error codes and the exceptions raised on bad input.
 - ``kafpy.protocol.records`` / ``kafpy.protocol.compression``: record batches.
 
-Nothing is imported here, so ``import protocol.errors`` stays cheap.
+Nothing is imported here, so ``import kafpy.protocol.errors`` stays cheap.
 """
+
+if not __name__.startswith("kafpy."):
+    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
+    # would load a second time beside its kafpy.* self.
+    raise ImportError(f"import kafpy.{__name__}, not {__name__}")

@@ -25,7 +25,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
-    from kafpy.broker.metadata import BrokerInfo, MetadataCache
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
     from kafpy.replication.partition import Partition, PendingIsrChange
 
 __all__ = ["AlterPartitionManager", "alter_partition_request"]

@@ -33,8 +33,8 @@ from kazoo.protocol.states import WatchedEvent
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
 
-from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo, new_topic_id
+from kafpy.replication.config import BrokerConfigView
+from kafpy.replication.metadata_cache import BrokerInfo, new_topic_id
 from kafpy.replication import controller_events as ce
 from kafpy.replication import election
 from kafpy.replication import zk_data as zd
@@ -43,7 +43,7 @@ from kafpy.replication.controller_context import (ControllerContext, TopicPartit
                                             alter_partition_response)
 from kafpy.replication.controller_ops import Decide
 from kafpy.replication.leader_and_isr import LeaderAndIsr
-from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, NetworkClientConfig
 from kafpy.replication.reassignment import (AlterPartitionReassignments, ListPartitionReassignments,
                                       PartitionReassignments, ReassignmentResult)
 from kafpy.replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
@@ -63,10 +63,13 @@ def _answer(event: ce.RequestEvent, *answer: Any) -> None:
 
 
 class KafkaController:
-    def __init__(self, config: KafkaConfig, zk: KafkaZkClient, broker_id: int,
+    def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, broker_id: int,
                  clock: Callable[[], float], loop: asyncio.AbstractEventLoop,
-                 channel_factory: Callable[[BrokerInfo], NetworkClient] | None = None) -> None:
+                 channel_factory: Callable[[BrokerInfo], NetworkClient] | None = None,
+                 security: ConnectionSecurity | None = None) -> None:
+        """``security``: the inter-broker listener's, for the channels to the brokers."""
         self.config = config
+        self.security = security
         self.zk = zk
         self.broker_id = broker_id
         self.clock = clock
@@ -383,7 +386,7 @@ class KafkaController:
     def _network_client(self, broker: BrokerInfo) -> NetworkClient:
         cfg = NetworkClientConfig(request_timeout_ms=self.config["controller.socket.timeout.ms"])
         return NetworkClient(broker.host, broker.port, client_id=f"controller-{self.broker_id}",
-                             node_id=broker.node_id, config=cfg, loop=self.loop)
+                             node_id=broker.node_id, config=cfg, loop=self.loop, security=self.security)
 
     def live_replicas(self, tp: TopicPartition) -> list[int]:
         return [r for r in self.ctx.replicas(tp) if r in self.ctx.live_brokers]

@@ -26,7 +26,7 @@ from kafpy.protocol.errors import UnsupportedVersion
 from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
 from kafpy.protocol.api_keys import ApiKey
 
-from kafpy.broker.metadata import BrokerInfo
+from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_context import ControllerContext, TopicPartition
 from kafpy.replication.leader_and_isr import LEADER_DURING_DELETE

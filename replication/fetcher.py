@@ -405,7 +405,7 @@ class FetcherCore:
 
     def _apply_truncation(self, fetch_offsets: Mapping[TopicPartition, OffsetTruncationState],
                           out: FetchOutcome) -> None:
-        """Truncates, then moves each partition's fetch offset (Kafka's
+        """Truncates, then moves each partition's fetch offset to its log end (Kafka's
         ``updateFetchOffsetAndMaybeMarkTruncationComplete``): Fetching when done, or always
         with truncation on fetch (the next Fetch's last_fetched_epoch continues the search)."""
         for tp, trunc in fetch_offsets.items():
@@ -422,7 +422,10 @@ class FetcherCore:
                 self.mark_failed(tp, f"truncation failed: {e}")
                 out.failed.append(tp)
                 continue
-            state.fetch_offset = trunc.offset
+            # the log end, not the target: a target inside a batch (or a compacted gap) takes
+            # the whole batch away, and fetching from the target would have the leader credit
+            # records this log does not have (Kafka fetches from the log end offset too)
+            state.fetch_offset = replica.log_end_offset
             state.last_fetched_epoch = replica.latest_epoch
             done = self.config.truncate_on_fetch or trunc.truncation_completed
             state.state = FetchState.FETCHING if done else FetchState.TRUNCATING

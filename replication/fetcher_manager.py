@@ -25,7 +25,7 @@ from kafpy.replication.fetcher import FetcherCore
 from kafpy.replication.fetcher_thread import LeaderErrorCallback, ReplicaFetcherThread
 from kafpy.replication.follower_log import FollowerLog
 from kafpy.replication.leader_endpoint import LeaderEndPoint, RemoteLeaderEndPoint
-from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
+from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, NetworkClientConfig
 
 __all__ = ["ReplicaFetcherManager", "fetcher_id_for", "java_string_hash"]
 
@@ -62,8 +62,11 @@ class ReplicaFetcherManager:
     def __init__(self, config: ReplicaFetcherConfig, replica_logs: Callable[[TopicPartition], FollowerLog | None], *,
                  client_config: NetworkClientConfig | None = None,
                  leader_endpoint_factory: LeaderEndPointFactory | None = None,
-                 on_leader_error: LeaderErrorCallback | None = None, timer: Timer | None = None) -> None:
+                 on_leader_error: LeaderErrorCallback | None = None, timer: Timer | None = None,
+                 security: ConnectionSecurity | None = None) -> None:
+        """``security``: the inter-broker listener's, for the connections to the leaders."""
         self.config = config
+        self.security = security
         self.replica_logs = replica_logs
         self.client_config = client_config
         self.leader_endpoint_factory = leader_endpoint_factory or self._remote_leader
@@ -149,5 +152,6 @@ class ReplicaFetcherManager:
 
     def _remote_leader(self, source: BrokerEndPoint, fetcher_id: int) -> LeaderEndPoint:
         client = NetworkClient(source.host, source.port, client_id=f"broker-{self.config.replica_id}-fetcher-"
-                               f"{fetcher_id}", node_id=source.id, config=self.client_config, timer=self.timer)
+                               f"{fetcher_id}", node_id=source.id, config=self.client_config, timer=self.timer,
+                               security=self.security)
         return RemoteLeaderEndPoint(client, self.config.replica_id, self.config.broker_epoch)

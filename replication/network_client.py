@@ -20,10 +20,10 @@ one destination node, as ``ReplicaFetcherBlockingSend`` and the controller's
   ``RequestTimedOut`` and the connection is closed.
 - ``close()`` fails every pending request with ``Disconnected``.
 
-- Security: ``security`` (else the process's inter-broker security, installed once by the
-  broker with ``use_inter_broker_security``: a broker talks to other brokers only over its
-  inter-broker listener) gives the TLS context the connection is opened with, and the SASL
-  exchange run right after ApiVersions, before any other request (Kafka's client channel).
+- Security: ``security`` (a broker passes its inter-broker listener's to every client it
+  makes for another broker; None is PLAINTEXT) gives the TLS context the connection is opened
+  with, and the SASL exchange run right after ApiVersions, before any other request (Kafka's
+  client channel).
 
 Time comes from ``timer`` (the event loop by default: ``time()`` and ``call_later()``), so
 tests drive timeouts and backoff with a manual clock; ``connector`` opens connections
@@ -65,15 +65,6 @@ class ConnectionSecurity(Protocol):
     ssl_context: ssl.SSLContext | None
 
     async def authenticate(self, exchange: Callable[[int, Any], Awaitable[Any]]) -> None: ...
-
-
-_inter_broker_security: ConnectionSecurity | None = None
-
-
-def use_inter_broker_security(security: ConnectionSecurity | None) -> None:
-    """Sets the security of every NetworkClient made without one (the broker, at startup)."""
-    global _inter_broker_security
-    _inter_broker_security = security
 
 
 @dataclass(frozen=True)
@@ -157,7 +148,7 @@ class NetworkClient:
         self.config = config or NetworkClientConfig()
         self.loop = loop or asyncio.get_running_loop()
         self.timer: Timer = timer or self.loop
-        self.security = security if security is not None else _inter_broker_security
+        self.security = security
         self._connector = connector or self._connect_tcp
         self.backoff = ExponentialBackoff(self.config.reconnect_backoff_ms, RECONNECT_BACKOFF_MULTIPLIER,
                                           self.config.reconnect_backoff_max_ms, RECONNECT_BACKOFF_JITTER, rand)

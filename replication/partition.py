@@ -3,8 +3,9 @@ Replica.scala): its role, leader and partition epochs, assignment and ISR, the f
 each follower while this broker leads, and the code that moves a leader's high watermark (a
 follower takes its leader's in ``replication/fetcher.py``, through ``FollowerLog``).
 
-Who may call it: the ReplicaManager (state changes), request handlers and the group
-coordinator (appends, reads) — all on the event loop. It holds no asyncio objects and reads
+Who may call it: the ReplicaManager (state changes, and the appends and reads of its
+``append_records`` and ``fetch_messages``), request handlers and the coordinators (state
+reads) — all on the event loop. It holds no asyncio objects and reads
 time only through the injected clock, so it unit-tests without a loop. Nothing on disk is
 its own: the storage Log keeps records, the epoch cache and the high-watermark checkpoint.
 """
@@ -13,9 +14,12 @@ from __future__ import annotations
 import enum
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from kafpy.protocol.errors import ErrorCode, KafkaError
+
+if TYPE_CHECKING:
+    from kafpy.storage.log import Log, LogAppendInfo
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -123,14 +127,16 @@ AlterIsr = Callable[["Partition", PendingIsrChange], None]
 class PartitionListener(Protocol):
     """Told when records land or the high watermark moves, so delayed operations re-check."""
 
-    def on_records_appended(self, partition: "Partition") -> None: ...
-    def on_high_watermark_moved(self, partition: "Partition") -> None: ...
+    def on_records_appended(self, partition: "Partition") -> None:
+        """Records were appended as leader and the high watermark did not move."""
+    def on_high_watermark_moved(self, partition: "Partition") -> None:
+        """Also after an append that moved it: waiting fetches re-check here too."""
 
 
 class Partition:
     """A hosted replica. ``log`` is the storage Log (the group coordinator reads it too)."""
 
-    def __init__(self, topic: str, index: int, topic_id: bytes, log_: Any, is_internal: bool,
+    def __init__(self, topic: str, index: int, topic_id: bytes, log_: "Log", is_internal: bool,
                  local_broker_id: int, clock: Callable[[], float], min_insync_replicas: int = 1,
                  replica_lag_time_max_ms: int = 30000, listener: PartitionListener | None = None,
                  alter_isr: AlterIsr | None = None, is_broker_alive: Callable[[int], bool] | None = None) -> None:
@@ -140,7 +146,7 @@ class Partition:
         self.topic = topic
         self.index = index
         self.topic_id = topic_id
-        self.log = log_
+        self.log: "Log" = log_
         self.is_internal = is_internal
         self.local_broker_id = local_broker_id
         self.min_insync_replicas = min_insync_replicas
@@ -257,7 +263,8 @@ class Partition:
         self.pending_isr = None
 
     # -- leader: appends and the high watermark ------------------------------------------------
-    def append_records_to_leader(self, records: Any, origin: str = "client", required_acks: int = 1) -> Any:
+    def append_records_to_leader(self, records: bytes | memoryview, origin: str = "client",
+                                 required_acks: int = 1) -> "LogAppendInfo":
         """Append as leader and return storage's LogAppendInfo. Raises PartitionError
         (NOT_LEADER_OR_FOLLOWER, or NOT_ENOUGH_REPLICAS for acks=-1 with the ISR below the
         effective min ISR: nothing is appended) or a storage error with ``error_code``."""
@@ -271,10 +278,12 @@ class Partition:
                                  f"min.isr requirement of {self.min_insync_replicas} for partition "
                                  f"{self.topic}-{self.index}")
         info = self.log.append_as_leader(records, self.leader_epoch, origin)
-        self.maybe_increment_leader_hw()
-        listener = self.listener
-        if listener is not None:
-            listener.on_records_appended(self)
+        # as Kafka's appendRecords: a moved HW completes the waits (its listener call), else
+        # only fetches waiting for records are tried
+        if not self.maybe_increment_leader_hw():
+            listener = self.listener
+            if listener is not None:
+                listener.on_records_appended(self)
         return info
 
     def maybe_increment_leader_hw(self, now_ms: int | None = None) -> bool:

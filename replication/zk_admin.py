@@ -22,7 +22,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
@@ -31,15 +31,17 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME, InvalidTopicName,
                              unify_collision_chars, validate_topic_name)
 
-from kafpy.broker.config import KafkaConfig
-from kafpy.broker.controller import offsets_topic_configs, transaction_state_topic_configs
-from kafpy.broker.quotas.entity_configs import EntityConfigs
-from kafpy.broker.metadata import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
+from kafpy.replication.config import BrokerConfigView
+from kafpy.replication.internal_topics import offsets_topic_configs, transaction_state_topic_configs
+from kafpy.replication.metadata_cache import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
 from kafpy.replication import zk_data as zd
 from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
                                     new_partitions_assignment, validate_topic_assignment)
 from kafpy.replication.controller import KafkaController
 from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError, SessionState
+
+if TYPE_CHECKING:
+    from kafpy.replication.replica_manager import ReplicaManager
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
@@ -63,11 +65,25 @@ def offsets_topic_replication_factor(configured: int, live_brokers: int,
     return configured
 
 
-class ZkAdminManager:
-    def __init__(self, config: KafkaConfig, zk: KafkaZkClient, metadata_cache: MetadataCache,
+class EntityConfigStore(Protocol):
+    """Where user and client entity configs read from ZooKeeper go (the broker's
+    EntityConfigs, which tells its listeners)."""
+
+    def get(self, entity_type: str, entity_name: str) -> dict[str, str]: ...
+
+    def set(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None: ...
+
+
+EntityConfigStoreT = TypeVar("EntityConfigStoreT", bound=EntityConfigStore)
+
+
+class ZkAdminManager(Generic[EntityConfigStoreT]):
+    def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, metadata_cache: MetadataCache,
                  controller: KafkaController, clock: Callable[[], float],
-                 loop: asyncio.AbstractEventLoop, replica_manager: Any = None,
-                 wait_ms: int = DEFAULT_WAIT_MS) -> None:
+                 loop: asyncio.AbstractEventLoop, entity_configs: EntityConfigStoreT,
+                 replica_manager: "ReplicaManager | None" = None, wait_ms: int = DEFAULT_WAIT_MS) -> None:
+        """``entity_configs`` is the broker's store of user and client configs, filled here
+        from ZooKeeper (the broker's quotas listen to it)."""
         self.config = config
         self.zk = zk
         self.cache = metadata_cache
@@ -78,7 +94,7 @@ class ZkAdminManager:
         self.wait_ms = wait_ms
         self.broker_id = config.broker_id
         self._topic_configs: dict[str, dict[str, str]] = {}
-        self.entity_configs = EntityConfigs()
+        self.entity_configs: EntityConfigStoreT = entity_configs
         self._last_change = -1
         self._changes_lock = asyncio.Lock()
         self._creating: dict[str, asyncio.Future] = {}

@@ -25,7 +25,7 @@ from typing import Any, Awaitable, TypeVar
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, unify_collision_chars, validate_topic_name
 
-from kafpy.broker.metadata import new_topic_id
+from kafpy.replication.metadata_cache import new_topic_id
 from kafpy.broker.topic_config import InvalidConfig, validate_topic_configs
 from kafpy.replication import zk_data as zd
 from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,

@@ -15,6 +15,9 @@
 #   KAFPY_STREAMS_VERSIONS candidates for Kafka Streams and its examples jar, newest first
 #                          (default "4.4.0 4.0.0"; the examples jar is not published for
 #                          every release)
+#   PYTHON                 the interpreter to install into; default as the launch scripts
+#                          choose it (scripts/kafpy-python.sh): the active virtual environment,
+#                          else the checkout's .venv, created when missing
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +28,8 @@ STREAMS_VERSIONS="${KAFPY_STREAMS_VERSIONS:-4.4.0 4.0.0}"
 # The log4j2 SLF4J 1.x binding for Kafka 4.x (Kafka 4 publishes slf4j-api 1.7 in its poms and
 # ships log4j2 in its distribution; 3.9 brings slf4j-reload4j through its own poms).
 LOG4J2_VERSION="2.25.5"
-PYTHON="${PYTHON:-python3}"
+. "$REPO/scripts/kafpy-python.sh"
+PYTHON=$(kafpy_python "$REPO" --create)
 START=$(date +%s)
 
 log() { echo "[install-deps] $*" >&2; }
@@ -62,8 +66,10 @@ fi
 
 # ---------------------------------------------------------------- Python packages
 # Reinstall when pyproject.toml changed, the editable install points at another checkout,
-# or a test dependency does not import.
-PY_MARK="$CACHE/pip-$( (cat "$REPO/pyproject.toml"; echo "$REPO"; "$PYTHON" -VV) | sha256sum | cut -c1-16)"
+# the interpreter is another one (its prefix: each venv has its own), or a test dependency
+# does not import.
+PY_MARK="$CACHE/pip-$( (cat "$REPO/pyproject.toml"; echo "$REPO"; "$PYTHON" -VV;
+                        "$PYTHON" -c 'import sys; print(sys.prefix)') | sha256sum | cut -c1-16)"
 py_ok() {
     [[ -f "$PY_MARK" ]] || return 1
     # from / so that a stray kafpy.egg-info in the checkout does not shadow the installed one
@@ -76,6 +82,7 @@ import pyspark, confluent_kafka, aiokafka, kafka, kazoo, crc32c, lz4, snappy, zs
 import uvloop, pytest, pytest_timeout, hypothesis  # noqa
 EOF
 }
+log "python: $PYTHON"
 if py_ok; then
     log "python packages already installed (kafpy editable from $REPO)"
 else

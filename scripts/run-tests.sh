@@ -3,11 +3,17 @@
 #   bash scripts/run-tests.sh                      # everything
 #   bash scripts/run-tests.sh tests/unit -k codec  # a subset
 # Exits with pytest's code, except that "no tests collected" (5) is a failure too.
+# The interpreter is the launch scripts' (scripts/kafpy-python.sh): $PYTHON, else the active
+# virtual environment's, else the checkout's .venv, created when missing; never the system's
+# python3 itself, which Debian's PEP 668 marking makes refuse `pip install`.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-PYTHON="${PYTHON:-python3}"
+. "$REPO/scripts/kafpy-python.sh"
+PYTHON=$(kafpy_python "$REPO" --create)
+export PYTHON   # install-deps.sh installs into the same interpreter
+echo "[run-tests] python: $PYTHON" >&2
 
 bash "$REPO/scripts/install-deps.sh"
 

@@ -282,10 +282,19 @@ class _Index:
             self._map(self._entries * self.entry_size)
 
     def close(self) -> None:
-        """Trim to the real entries, then release the mapping and fd."""
-        if self._loaded:
-            self.trim()
-            self.close_without_trim()
+        """Trim to the real entries and release the mapping (a writable index is unmapped
+        first and then cut, not mapped again at its trimmed size only to be unmapped)."""
+        if not self._loaded:
+            self._writable = False
+            return
+        writable, self._writable = self._writable, False
+        self.close_without_trim()
+        if writable:
+            fd = self._open_fd()
+            try:
+                os.ftruncate(fd, self._entries * self.entry_size)
+            finally:
+                os.close(fd)
 
     def close_without_trim(self) -> None:
         """Release the mapping (the file is being deleted or replaced)."""
@@ -394,7 +403,13 @@ class TimeIndex(_Index):
         ts, rel = self.entry(self._entries - 1)
         return ts, self.base_offset + rel
 
-    def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False) -> None:
+    def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False,
+                     closing: bool = False) -> None:
+        """An entry for a new largest timestamp. ``closing``: the segment rolls or closes and
+        the index is trimmed right after, so the entry goes in with pwrite, without reserving
+        blocks or storing through the mapping (a store into a fresh page faults a block in,
+        which waits behind the journal while other logs fsync: milliseconds per partition
+        at shutdown)."""
         if not self._loaded:
             self._open()
         n = self._entries
@@ -409,7 +424,10 @@ class TimeIndex(_Index):
             if skip_full_check:
                 return
         elif self._writable:
-            self._store(_TIME, n * 12, timestamp, rel)
+            if closing:
+                self._pwrite(_TIME.pack(timestamp, rel), n * 12)
+            else:
+                self._store(_TIME, n * 12, timestamp, rel)
             self._entries = n + 1
             return
         self._append_raw(timestamp, rel)

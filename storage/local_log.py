@@ -78,6 +78,8 @@ class LocalLog:
         self.next_offset = 0
         self.recovery_point = recovery_point
         self.closed = False
+        # segments read through at load (index rebuild, recovery scan): 0 after a clean shutdown
+        self.segments_recovered = 0
 
     # ------------------------------------------------------------------ segment list
     @property
@@ -142,6 +144,7 @@ class LocalLog:
                 if seg.size:
                     log.warning("rebuilding missing/corrupt indexes of %s", seg.log_path)
                 seg.recover(self.config.max_message_bytes)
+                self.segments_recovered += 1
             seg.unload_indexes()  # mapped again on first use
             self._add_segment(seg)
         if needs_recovery:
@@ -213,6 +216,7 @@ class LocalLog:
             upper = self._bases[i + 1] if i + 1 < len(self._bases) else None
             truncated = seg.recover(self.config.max_message_bytes, on_batch, start_offset=expected,
                                     end_offset=upper)
+            self.segments_recovered += 1
             if seg.size:
                 expected = seg.read_next_offset()
             if truncated:

@@ -140,6 +140,9 @@ class Log:
         self._pending_fsyncs = pending_fsyncs  # the snapshot taken on close is fsynced in their batch
         # told of a storage error of an append or flush (the LogManager's log dir failure check)
         self.on_storage_error: Optional[Callable[[BaseException], None]] = None
+        # batch headers read at load to rebuild producer state past the latest snapshot
+        # (0 after a clean shutdown, which snapshots at the log end)
+        self.producer_batches_replayed = 0
         self._load(log_start_offset, needs_recovery)
         self.update_high_watermark(high_watermark)
 
@@ -173,6 +176,11 @@ class Log:
     @property
     def closed(self) -> bool:
         return self._local.closed
+
+    @property
+    def segments_recovered(self) -> int:
+        """Segments read through when this log was loaded (indexes rebuilt, recovery)."""
+        return self._local.segments_recovered
 
     @property
     def segments(self) -> list[LogSegment]:
@@ -257,6 +265,7 @@ class Log:
                 for pos, h in seg.iter_batch_headers(found.position):
                     if h.base_offset >= end_offset:
                         break
+                    self.producer_batches_replayed += 1
                     if h.last_offset >= start and h.producer_id >= 0:
                         ps.replay_batch(seg, h, h.base_offset, h.last_offset, h.max_timestamp, None, pos)
         ps.map_end_offset = end_offset

@@ -36,6 +36,7 @@ from typing import Callable, Optional
 from .checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_properties, write_meta_properties
 from .config import LogConfig
 from .errors import KafkaStorageError, StorageError
+from .load_progress import LoadProgress
 from .log import Log, parse_topic_partition
 from .log_dir_failure import LogDirFailureChannel, is_log_dir_failure
 
@@ -48,10 +49,11 @@ RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 META_PROPERTIES = "meta.properties"
+CLOSE_THREADS = 8  # logs closed at once at shutdown (see _close_logs)
 _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
               REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
               ".lock", "bootstrap.checkpoint",
-              "cluster-metadata.json"}  # the broker's standalone metadata (broker/metadata.py)
+              "cluster-metadata.json"}  # the broker's standalone metadata (replication/metadata_cache.py)
 
 
 def descriptor_usage() -> str:
@@ -71,7 +73,8 @@ class LogManager:
 
     def __init__(self, log_dirs: list[str], default_config: LogConfig, clock: Callable[[], float] = time.time,
                  topic_configs: Optional[Callable[[str], Optional[LogConfig]]] = None,
-                 start_cleaner: bool = True, recovery_threads_per_data_dir: int = 1):
+                 start_cleaner: bool = True, recovery_threads_per_data_dir: int = 1,
+                 load_progress_interval_s: float = 5.0, monotonic: Callable[[], float] = time.monotonic):
         if isinstance(log_dirs, str):
             log_dirs = [d for d in log_dirs.split(",") if d]
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -84,6 +87,11 @@ class LogManager:
         self._lock = threading.RLock()
         self._start_cleaner = start_cleaner
         self.recovery_threads_per_data_dir = max(1, recovery_threads_per_data_dir)
+        self.load_progress_interval_s = load_progress_interval_s  # see LoadProgress
+        self._monotonic = monotonic
+        # read at the last startup, summed over the logs: what a clean shutdown spares the next start
+        self.segments_recovered = 0
+        self.producer_batches_replayed = 0
         self.cleaner = None
         self.cluster_id: Optional[str] = None
         self.broker_id: Optional[int] = None
@@ -102,9 +110,11 @@ class LogManager:
         for d in self.log_dirs:
             os.makedirs(d, exist_ok=True)
             self._check_meta(d, cluster_id, broker_id)
-        t0 = time.monotonic()
+        t0 = self._monotonic()
         self._load_dirs()
-        log.info("Loaded %d logs in %.2f s; %s", len(self._logs), time.monotonic() - t0, descriptor_usage())
+        log.info("Loaded %d logs in %.2f s (%d segments recovered, %d batches replayed into producer state); %s",
+                 len(self._logs), self._monotonic() - t0, self.segments_recovered,
+                 self.producer_batches_replayed, descriptor_usage())
         if self._start_cleaner:
             from .cleaner import LogCleaner
 
@@ -147,20 +157,31 @@ class LogManager:
         registered afterwards, in dir and name order; a log that cannot load fails startup."""
         jobs: list[tuple[str, tuple[str, int], Callable[[], Log]]] = []
         markers = []
+        progress = LoadProgress(self.load_progress_interval_s, self._monotonic)
         for d in self.log_dirs:
             marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
             clean = os.path.exists(marker)
             markers.append((d, marker if clean else None))
-            jobs.extend((d, tp, make) for tp, make in self._log_loaders(d, clean))
+            loaders = self._log_loaders(d, clean)
+            progress.start_dir(d, len(loaders), clean)
+            jobs.extend((d, tp, make) for tp, make in loaders)
+
+        def load(d: str, make: Callable[[], Log]) -> Log:
+            lg = make()
+            progress.loaded(d)
+            return lg
+
         threads = self.recovery_threads_per_data_dir * len(self.log_dirs)
         if threads > 1 and len(jobs) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(max_workers=min(threads, len(jobs)), thread_name_prefix="log-recovery") as pool:
-                futures = [pool.submit(make) for _, _, make in jobs]
+                futures = [pool.submit(load, d, make) for d, _, make in jobs]
                 logs = [f.result() for f in futures]
         else:
-            logs = [make() for _, _, make in jobs]
+            logs = [load(d, make) for d, _, make in jobs]
+        self.segments_recovered = sum(lg.segments_recovered for lg in logs)
+        self.producer_batches_replayed = sum(lg.producer_batches_replayed for lg in logs)
         for (d, tp, _), lg in zip(jobs, logs):
             if tp in self._logs:
                 raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
@@ -210,13 +231,7 @@ class LogManager:
             self.cleaner.shutdown()
             self.cleaner = None
         with self._lock:
-            failed = set()
-            for tp, lg in list(self._logs.items()):
-                try:
-                    lg.close()
-                except Exception:  # noqa: BLE001 - keep closing the others
-                    log.exception("closing log %s failed", tp)
-                    failed.add(self._log_dir_of[tp])
+            failed = self._close_logs()
             for d in self.live_log_dirs:
                 self._write_checkpoints(d)
                 if d not in failed:
@@ -229,6 +244,34 @@ class LogManager:
 
                     fsync_dir(d)
             self._started = False
+
+    def _close_logs(self) -> set[str]:
+        """Close every log (flush, producer-state snapshot, trimmed indexes), up to
+        ``CLOSE_THREADS`` at once as Kafka closes them on a pool per log dir: closing waits
+        on the disk (an fsync per log), and concurrent fsyncs are committed together, so
+        5,000 logs close in a fraction of the time they take one after another. The dirs
+        where a close failed (they get no clean-shutdown marker)."""
+        items = list(self._logs.items())
+        total, t0 = len(items), time.monotonic()
+
+        def close(item: tuple[tuple[str, int], Log]) -> Optional[str]:
+            tp, lg = item
+            try:
+                lg.close()
+                return None
+            except Exception:  # noqa: BLE001 - keep closing the others
+                log.exception("closing log %s failed", tp)
+                return self._log_dir_of[tp]
+
+        if len(items) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(CLOSE_THREADS, len(items)), thread_name_prefix="log-close") as pool:
+                failed = {d for d in pool.map(close, items) if d is not None}
+        else:
+            failed = {d for d in map(close, items) if d is not None}
+        log.info("Closed %d logs in %.2f s", total, time.monotonic() - t0)
+        return failed
 
     # ------------------------------------------------------------------ logs
     def get_log(self, topic: str, partition: int) -> Optional[Log]:

@@ -420,7 +420,7 @@ class LogSegment:
         self._load_max_timestamp()
         if self.max_timestamp_so_far >= 0:
             self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp,
-                                         skip_full_check=True)
+                                         skip_full_check=True, closing=True)
         self.offset_index.trim()
         self.time_index.trim()
         self.release_reserve()
@@ -437,7 +437,7 @@ class LogSegment:
         if self._max_ts_loaded and self.max_timestamp_so_far >= 0 and self.size:
             try:
                 self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp,
-                                             skip_full_check=True)
+                                             skip_full_check=True, closing=True)
             except (OSError, CorruptIndexError) as e:
                 log.warning("final time index entry for %s failed: %s", self.log_path, e)
         self.offset_index.close()

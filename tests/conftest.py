@@ -166,3 +166,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
         body = "\n".join(text.splitlines()[-LOG_LINES_ON_FAILURE:])
         report.sections.append((f"{name} log (last {LOG_LINES_ON_FAILURE} lines)", body))
 
+
+
+# --------------------------------------------------------------------------- xdist scheduling
+# Directories whose test files share a session fixture too costly to make twice: with
+# `--dist loadfile` each of them is one work unit, so the files run on one worker and start
+# that fixture once (a SparkSession takes 25-35 s of JVM start on the 2-core machine).
+SHARED_SESSION_DIRS = ("tests/integration/spark/",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadfile``, with each of SHARED_SESSION_DIRS one work unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedSessionScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            for prefix in SHARED_SESSION_DIRS:
+                if nodeid.startswith(prefix):
+                    return prefix
+            return super()._split_scope(nodeid)
+
+    return SharedSessionScheduling(config, log)

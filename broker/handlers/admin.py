@@ -17,7 +17,7 @@ from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import TopicError
+from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.handlers.configs import topic_config_entry
 from kafpy.broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_topic_configs
 

@@ -10,7 +10,7 @@ from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import TopicError
+from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
                                  STATIC_BROKER_CONFIG, TOPIC_CONFIGS, InvalidConfig, broker_default,
                                  format_value, validate_topic_configs)

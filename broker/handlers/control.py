@@ -29,7 +29,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

@@ -11,7 +11,7 @@ from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_to
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import PartitionInfo, TopicError, TopicInfo
+from kafpy.replication.metadata_cache import PartitionInfo, TopicError, TopicInfo
 from kafpy.broker.metadata_responses import EncodedMetadataResponse, entry_cache, layout
 
 log = logging.getLogger("kafka.server.KafkaApis")

@@ -20,8 +20,6 @@ from kafpy.protocol.compression import ZSTD
 from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZE, BATCH_LENGTH_OFFSET,
                                     COMPRESSION_MASK, LOG_OVERHEAD, MAGIC_OFFSET, TRANSACTIONAL_MASK)
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.replication.partition import PartitionError
-from kafpy.storage.errors import StorageError
 
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.txn_verification import produce_error, transactional_producer
@@ -31,6 +29,9 @@ log = logging.getLogger("kafka.server.ReplicaManager")
 R = ProduceResponse
 E = ErrorCode
 _I32 = struct.Struct(">i")
+# The default (absent) current leader every partition's answer carries, shared: the encoder
+# only reads it, and a Produce makes one answer per partition.
+NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
 
 
 def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
@@ -139,12 +140,14 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     verified: dict[tuple[str, int], tuple] = {}
     if req.transactional_id is not None and not no_txn_id and not bad_acks:
         verified = await _verify(ctx, req)
-    waits: list[tuple] = []  # (response, partition, required offset) for acks=-1
+    entries: list[tuple[str, int, bytes]] = []  # what passed the checks, appended in one go
+    appended: list = []  # their responses, in the same order
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
             pr = R.PartitionProduceResponse(index=pd.index, error_code=E.NONE, base_offset=-1,
-                                            log_append_time_ms=-1, log_start_offset=-1)
+                                            log_append_time_ms=-1, log_start_offset=-1,
+                                            current_leader=NO_CURRENT_LEADER)
             parts_out.append(pr)
             if bad_acks:
                 pr.error_code = E.INVALID_REQUIRED_ACKS
@@ -152,7 +155,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             if no_txn_id:
                 pr.error_code = E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
                 continue
-            part = rm.get_partition(td.name, pd.index)
+            part = rm.get_partition(td.name, pd.index)  # as Kafka: unknown partitions first
             if part is None:
                 pr.error_code = rm.partition_error(td.name, pd.index)
                 continue
@@ -173,26 +176,19 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             check = verified.get((td.name, pd.index)) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
-            try:
-                info = part.append_records_to_leader(pd.records, "client", acks)
-            except (StorageError, PartitionError) as e:
-                pr.error_code = e.error_code
-                pr.error_message = str(e) or None
-                pr.log_start_offset = part.log.log_start_offset
-                log.debug("Produce to %s-%d from %s failed: %r", td.name, pd.index, ctx.client_id, e)
-                continue
-            except Exception as e:
-                pr.error_code = E.UNKNOWN_SERVER_ERROR
-                log.exception("Unexpected error appending to %s-%d (client %s at %s)", td.name, pd.index,
-                              ctx.client_id, ctx.client_host)
-                pr.error_message = str(e)
-                continue
-            pr.base_offset = info.first_offset
-            pr.log_append_time_ms = info.log_append_time
-            pr.log_start_offset = info.log_start_offset
-            if acks == -1 and part.log.high_watermark <= info.last_offset:
-                waits.append((pr, part, info.last_offset + 1))
+            entries.append((td.name, pd.index, pd.records))
+            appended.append(pr)
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
+    if entries:
+        results = await rm.append_records(req.timeout_ms, acks, "client", entries)
+        for pr, (error, message, info, log_start_offset) in zip(appended, results):
+            if info is not None:
+                pr.base_offset = info.first_offset
+                pr.log_append_time_ms = info.log_append_time
+            pr.log_start_offset = log_start_offset
+            if error:
+                pr.error_code = error
+                pr.error_message = message
     if acks == 0:
         failed = [(t.name, p.index, p.error_code) for t in topics_out for p in t.partition_responses
                   if p.error_code]
@@ -200,10 +196,6 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             # No response is expected, so Kafka closes the connection to tell the producer.
             raise CloseConnection(f"Produce with acks=0 failed: {failed[:5]}")
         return None
-    if waits:
-        errors = await rm.wait_for_commits([(part, offset) for _, part, offset in waits], req.timeout_ms)
-        for (pr, _, _), err in zip(waits, errors):
-            pr.error_code = err
     return R(responses=topics_out, throttle_time_ms=0)
 
 

@@ -13,7 +13,7 @@ from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuo
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.metadata import TopicError
+from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.quotas.entity import (CLIENT_ID_TYPE, CLIENTS, DEFAULT, IP_TYPE, QUOTA_KEYS, USER_TYPE, USERS,
                                   QuotaEntity, format_quota_value, quota_values)
 

@@ -95,7 +95,7 @@ def test_error_code_for_reads_the_kafka_error(make, code):
 
 
 def test_codes_given_per_instance_become_error_codes():
-    from kafpy.broker.metadata import TopicError
+    from kafpy.replication.metadata_cache import TopicError
     from kafpy.replication.leader_endpoint import LeaderEndPointError
     from kafpy.replication.partition import PartitionError
 

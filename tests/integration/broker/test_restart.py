@@ -3,6 +3,7 @@ produce load with acks=1 and acks=-1 loses no acknowledged record, offsets conti
 the log ends, and a consumer group resumes from its committed offset."""
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -92,7 +93,12 @@ def test_kill_under_load_keeps_acknowledged_records(broker, acks):
         ld.join(30)
     assert all(not ld.errors for ld in loaders), [ld.errors for ld in loaders]
 
+    mark = len(broker.log_text())
     broker.start()
+    restarted = broker.log_text()[mark:]
+    assert "since no clean shutdown file was found" in restarted
+    loaded = re.search(r"Loaded \d+ logs in [0-9.]+ s \((\d+) segments recovered", restarted)
+    assert loaded and int(loaded.group(1)) > 0, loaded  # the crash is recovered from
     for ld in loaders:
         records = read_all(broker.bootstrap, topic, ld.partition)
         by_offset = {o: v for o, _, v in records}
@@ -145,7 +151,13 @@ def test_clean_restart_keeps_topics_configs_and_data(broker):
     finally:
         p.close(10)
 
+    mark = len(broker.log_text())
     broker.restart()
+    # the clean shutdown left what the start needed: no segment was read again
+    restarted = broker.log_text()[mark:]
+    assert "since clean shutdown file was found" in restarted
+    loaded = re.search(r"Loaded (\d+) logs in [0-9.]+ s \((\d+) segments recovered, (\d+) batches replayed", restarted)
+    assert loaded and int(loaded.group(1)) >= 6 and loaded.group(2, 3) == ("0", "0"), loaded
 
     admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
     try:

@@ -3,7 +3,9 @@ read straight off a broker, and a bounded wait. Ports, log dirs and ZooKeeper ar
 time by the suite's fixtures (tests/conftest.py), which also stop everything after a test."""
 from __future__ import annotations
 
+import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from kafka import KafkaConsumer, TopicPartition
@@ -49,16 +51,47 @@ def wait_until(check: Callable[[], object], timeout: float, what: str) -> object
     raise AssertionError(f"{what} within {timeout:.0f}s; last: {last!r}")
 
 
+# A kafpy broker started with this environment logs each ISR expiration check (every
+# replica.lag.time.max.ms / 2): how a test sees that a leader looked at its followers and
+# dropped none, instead of sleeping and hoping a check fell inside the sleep.
+ISR_CHECK_LOGGING = {"KAFPY_LOG_LEVELS": "kafka.server.ReplicaManager=DEBUG"}
+_ISR_CHECK = re.compile(r"ISR expiration check of (\d+) partitions led: (\d+) shrinking")
+
+
+def isr_checks(broker: Any) -> list[tuple[int, int]]:
+    """(partitions led, partitions shrinking) of each ISR expiration check ``broker`` logged."""
+    return [(int(a), int(b)) for a, b in _ISR_CHECK.findall(broker.log_text())]
+
+
+def wait_for_isr_checks(brokers: list, n: int = 1) -> list[tuple[int, int]]:
+    """Wait until each of ``brokers`` (started with ``ISR_CHECK_LOGGING``) has run ``n`` more
+    ISR expiration checks than it had; the checks run meanwhile, over all the brokers."""
+    before = [len(isr_checks(b)) for b in brokers]
+    interval_s = CLUSTER_OVERRIDES["replica.lag.time.max.ms"] / 2 / 1000
+    new: list[tuple[int, int]] = []
+    for b, seen in zip(brokers, before):
+        checks = wait_until(lambda b=b, seen=seen: (lambda c: len(c) >= seen + n and c)(isr_checks(b)),
+                            n * interval_s + 15, f"{n} more ISR expiration checks on {b.bootstrap}")
+        new += checks[seen:]
+    return new
+
+
 def leaders(md: Any, topic: str) -> dict[int, int]:
     (t,) = [t for t in md.topics if t.name == topic]
     return {p.partition_index: p.leader_id for p in t.partitions}
 
 
-def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, **overrides: object) -> list:
+def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[str, str] | None = None,
+                  **overrides: object) -> list:
     """``n`` kafpy brokers (ids 0..n-1) on one ZooKeeper, returned once each knows all of them
-    and a controller."""
+    and a controller; ``env`` is added to their environment (e.g. ``ISR_CHECK_LOGGING``)."""
     settings = {**CLUSTER_OVERRIDES, **overrides}
-    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper) for i in range(n)]
+    brokers = [broker_factory({**settings, "broker.id": i}, zookeeper=zookeeper, env=env, start=False)
+               for i in range(n)]
+    # Started side by side, not one after another: a start is mostly the interpreter loading
+    # and the broker registering in ZooKeeper, and the tests find the controller by asking.
+    with ThreadPoolExecutor(n) as pool:
+        list(pool.map(lambda b: b.start(), brokers))
     for b in brokers:
         wait_until(lambda b=b: (lambda md: len(md.brokers) == n and md.controller_id >= 0)(metadata(b)), 60,
                    f"broker {b.bootstrap} knows the {n} brokers and the controller")

@@ -156,9 +156,12 @@ def test_sigterm_moves_leaderships_before_the_broker_exits(cluster):
     t = threading.Thread(target=poll, daemon=True)
     t.start()
     try:
-        time.sleep(0.5)
+        # every survivor read while the victim runs, then again after it exited
+        wait_until(lambda: sum(alive for alive, _, _ in snapshots) >= 2 * len(survivors), 15,
+                   "two rounds of Metadata reads while the victim runs")
         code = victim.stop()
-        time.sleep(1)
+        wait_until(lambda: sum(not alive for alive, _, _ in snapshots) >= 2 * len(survivors), 15,
+                   "two rounds of Metadata reads after the victim exited")
     finally:
         stop.set()
         t.join(10)

@@ -54,6 +54,41 @@ def signal_broker(broker, sig: int) -> None:
     os.killpg(broker.proc.pid, sig)
 
 
+def unread_from(broker, port: int) -> int:
+    """Bytes waiting unread in ``broker``'s TCP connections to ``port`` (/proc/net/tcp's
+    rx_queue of the sockets among the process's descriptors)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{broker.proc.pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{broker.proc.pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    total = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[9] in inodes and int(fields[2].rsplit(":", 1)[1], 16) == port:
+                    total += int(fields[4].split(":")[1], 16)
+    return total
+
+
+def wait_for_parked_fetches_answered(followers: list, leader) -> None:
+    """The followers are frozen: wait until the fetch each had parked at ``leader`` has been
+    answered (its bytes wait unread in the follower's socket), so that no record appended to
+    the leader from now on is on its way to them. A follower frozen between two fetches had
+    none parked; nothing arrives for it, and the wait ends after replica.fetch.wait.max.ms
+    (500 ms) has passed three times over."""
+    deadline = time.monotonic() + 1.5
+    waiting = list(followers)
+    while waiting and time.monotonic() < deadline:
+        waiting = [b for b in waiting if not unread_from(b, leader.port)]
+        if waiting:
+            time.sleep(0.02)
+
+
 def producer(bootstrap: list[str], acks) -> KafkaProducer:
     return KafkaProducer(bootstrap_servers=bootstrap, acks=acks, linger_ms=0, request_timeout_ms=15000,
                          retries=2147483647, delivery_timeout_ms=60000, max_in_flight_requests_per_connection=1)
@@ -129,7 +164,7 @@ def test_cut_off_leader_truncates_what_the_new_leader_never_had(zookeeper, broke
         for b in followers:
             signal_broker(b, signal.SIGSTOP)
         try:
-            time.sleep(1.0)
+            wait_for_parked_fetches_answered(followers, old)
             lost = [f"acks1-{i}".encode() for i in range(5)]
             assert send(acks1, topic, lost) == list(range(20, 25))
             signal_broker(old, signal.SIGSTOP)
@@ -279,9 +314,11 @@ def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(zooke
         for b in followers:
             signal_broker(b, signal.SIGSTOP)
         try:
-            time.sleep(1.0)
+            wait_for_parked_fetches_answered(followers, old)
             parked = [(v, p.send(topic, value=v, partition=0)) for v in (b"parked-0", b"parked-1")]
-            time.sleep(1.0)
+            # the old leader appended both (acks=all: they wait there for the frozen followers)
+            wait_until(lambda: all(v in replica_files(old, topic)[0] for v, _ in parked), 10,
+                       "the old leader holds the parked records")
             signal_broker(old, signal.SIGSTOP)
         finally:
             for b in followers:

@@ -20,10 +20,10 @@ import re
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from kafka.partitioner.default import murmur2
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
@@ -329,9 +329,24 @@ def test_lab2_cluster_and_failover(lab, tools):
     wait_until(lambda: (coordinator_id(survivor) not in (None, old)) and stable_members(survivor, 2), FAILOVER_S + 60,
                f"mygroup moved off killed coordinator {old} and is stable again")
     assert wait_until(lambda: all_committed(survivor), 30, "mygroup's committed offsets on the new coordinator") == offsets
-    time.sleep(3)  # consumers that lost their offsets would now be reading from the beginning
-    assert sum(len(c.got()) for c in consumers) == count_before, "lines delivered twice after the coordinator moved"
-    lab.delivered(consumers[:2], lab.send(13), 60)
+    # Consumers that had lost their offsets would read their partitions from the beginning
+    # again, before any later line of those partitions: once new lines on every partition
+    # have reached them, every partition has been read past the move, and no line came twice.
+    fresh = lab.send(lines_covering_every_partition(len(lab.sent)))
+    lab.delivered(consumers[:2], fresh, 60)
+    received = [v for c in consumers for v in c.got()]
+    assert len(received) == count_before + len(fresh) and len(set(received)) == len(received), \
+        "lines delivered twice after the coordinator moved"
+
+
+def lines_covering_every_partition(sent: int) -> int:
+    """How many lines ``Lab.send`` must write next (keys ``key-m<n>``, n after ``sent``) so
+    that the default partitioner (murmur2 of the key) puts at least one on every partition."""
+    n, covered = 0, set()
+    while len(covered) < PARTITIONS:
+        n += 1
+        covered.add((murmur2(f"key-m{sent + n}".encode()) & 0x7FFFFFFF) % PARTITIONS)
+    return n
 
 
 def find_coordinator(broker, group: str):
@@ -346,9 +361,11 @@ def test_offsets_topic_waits_for_its_replication_factor(zookeeper, broker_factor
     COORDINATOR_NOT_AVAILABLE and no under-replicated __consumer_offsets is created (Kafka 3.x);
     once the third broker registers the topic is created with three replicas per partition."""
     b0, b1 = start_cluster(zookeeper, broker_factory, n=2)
-    for _ in range(10):
-        assert ErrorCode(find_coordinator(b0, GROUP).error_code) == ErrorCode.COORDINATOR_NOT_AVAILABLE
-        time.sleep(0.3)
+    assert ErrorCode(find_coordinator(b0, GROUP).error_code) == ErrorCode.COORDINATOR_NOT_AVAILABLE
+    # the request made the broker try to create the topic, and it refused (as Kafka 3.x does)
+    wait_until(lambda: "Number of alive brokers '2' does not meet the required replication factor '3'"
+               in b0.log_text(), 30, "the broker refusing an under-replicated offsets topic")
+    assert ErrorCode(find_coordinator(b0, GROUP).error_code) == ErrorCode.COORDINATOR_NOT_AVAILABLE
     assert GROUP_METADATA_TOPIC_NAME not in {t.name for t in metadata(b1).topics}
 
     b2 = broker_factory({**CLUSTER_OVERRIDES, "broker.id": 2}, zookeeper=zookeeper)

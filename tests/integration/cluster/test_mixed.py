@@ -18,8 +18,8 @@ from confluent_kafka.admin import AdminClient
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 
-from tests.integration.cluster.harness import (CLUSTER_OVERRIDES, SESSION_TIMEOUT_MS, end_offsets, metadata, read_all,
-                                              wait_until)
+from tests.integration.cluster.harness import (CLUSTER_OVERRIDES, ISR_CHECK_LOGGING, SESSION_TIMEOUT_MS, end_offsets,
+                                              metadata, read_all, wait_for_isr_checks, wait_until)
 
 from tests.support.zk_kafka import ZkReferenceKafka
 
@@ -78,7 +78,8 @@ def apache_factory(tmp_path_factory):
 @pytest.fixture
 def cluster(zookeeper, broker_factory, apache_factory) -> MixedCluster:
     """kafpy 0 starts first (so it is the controller), then kafpy 1, then Apache 2."""
-    kafpy = [broker_factory({**SETTINGS, "broker.id": i}, zookeeper=zookeeper) for i in range(2)]
+    kafpy = [broker_factory({**SETTINGS, "broker.id": i}, zookeeper=zookeeper, env=ISR_CHECK_LOGGING)
+             for i in range(2)]
     apache = apache_factory(zookeeper, APACHE_ID, dict(SETTINGS))
     mixed = MixedCluster(kafpy, apache)
     for b in mixed.by_id.values():
@@ -181,7 +182,12 @@ def test_topic_replicates_across_both_kinds(cluster):
     wait_until(lambda: end_offsets(cluster.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
                "every high watermark at the leader's log end")
     wait_until(lambda: isr_full_everywhere(cluster, topic), 10, "full ISR after the load")
-    time.sleep(3)  # no follower of either kind drops out while idle
+    # Idle now, no follower of either kind drops out: each kafpy leader runs its ISR expiration
+    # check twice and shrinks nothing; those two checks are one check interval apart, and the
+    # Apache leader checks at the same interval (replica.lag.time.max.ms / 2), so it has run one
+    # meanwhile too.
+    checks = wait_for_isr_checks(cluster.kafpy, 2)
+    assert all(shrinking == 0 for _, shrinking in checks), checks
     assert isr_full_everywhere(cluster, topic), {b.name: states(b, topic) for b in cluster.by_id.values()}
     wait_until(lambda: logs_differ(cluster, topic) == [], 10, "identical segments on every replica")
     got = read_all(cluster.bootstrap, topic, 300)

@@ -6,15 +6,14 @@ restarted broker rejoins every ISR."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from confluent_kafka import Producer as ConfluentProducer
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from tests.integration.cluster.harness import (SESSION_TIMEOUT_MS, end_offsets, metadata, read_all, start_cluster,
-                                              wait_until)
+from tests.integration.cluster.harness import (ISR_CHECK_LOGGING, SESSION_TIMEOUT_MS, end_offsets, metadata,
+                                              read_all, start_cluster, wait_for_isr_checks, wait_until)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -23,7 +22,7 @@ PARTITIONS = 3
 
 @pytest.fixture
 def cluster(zookeeper, broker_factory):
-    return start_cluster(zookeeper, broker_factory)
+    return start_cluster(zookeeper, broker_factory, env=ISR_CHECK_LOGGING)
 
 
 def create_topic(cluster, topic: str) -> None:
@@ -76,7 +75,9 @@ def test_acks_all_from_both_clients_reaches_every_replica(cluster):
                "every partition's high watermark at the leader's log end")
     for b in cluster:
         wait_until(lambda b=b: isr_full(b, topic), 10, f"broker {b.bootstrap} sees the full ISR")
-    time.sleep(3)  # no follower drops out while idle
+    # idle now: every leader's next ISR expiration check looks at its followers and drops none
+    checks = wait_for_isr_checks(cluster)
+    assert checks and all(led > 0 and shrinking == 0 for led, shrinking in checks), checks
     for b in cluster:
         assert isr_full(b, topic), isrs(b, topic)
     # Followers append the leader's batches unchanged: every replica's segment is the same bytes.

@@ -15,6 +15,7 @@ from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import wait_until
 from tests.integration.cluster.txn_raw import RawTxnProducer, describe_txn, find_txn_coordinator, latest_offset
 from tests.integration.coordinator.helpers import create_topic
+from tests.integration.transactions.helpers import read_confluent, read_kafka_python
 from tests.support.kafka_dist import DEFAULT_KAFKA_4, run_tool
 from tests.support.kafpy_broker import KafpyBroker
 
@@ -88,9 +89,18 @@ def test_kafka_python_transactional_producer(txn_broker):
         p.commit_transaction()
         p.begin_transaction()
         p.send("txn-kp", b"two")
+        p.flush()  # in the log before the abort (kafka-python drops an unsent batch on abort)
         p.abort_transaction()
     finally:
         p.close(timeout=10)
+    # offsets 0 one, 1 commit marker, 2 two, 3 abort marker: the aborted record is in the
+    # log, read_uncommitted returns it, read_committed skips it (the abort marker ends it)
+    assert read_confluent(bootstrap, "txn-kp", "read_uncommitted") == [(0, "one"), (0, "two")]
+    assert read_confluent(bootstrap, "txn-kp", "read_committed") == [(0, "one")]
+    assert read_kafka_python(bootstrap, "txn-kp", "read_committed") == [(0, "one")]
+    with RawConnection(txn_broker.host, txn_broker.port) as c:
+        assert latest_offset(c, "txn-kp", 0, read_committed=False) == 4
+        assert latest_offset(c, "txn-kp", 0, read_committed=True) == 4
 
 
 def test_produce_verifies_the_partition_is_in_the_transaction(txn_broker):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo
+from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (AlterPartitionRequest, LeaderAndIsrResponse, RequestHeader,

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.protocol.messages import AlterPartitionRequest
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller import KafkaController

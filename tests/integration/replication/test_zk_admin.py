@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.replication import zk_data as zd
@@ -68,7 +69,7 @@ def test_admin_paths_against_zookeeper(zookeeper):
                     if c.is_active:
                         break
                     await asyncio.sleep(0.05)
-            a = ZkAdminManager(cfg, zk, caches[i], c, time.time, loop, wait_ms=15000)
+            a = ZkAdminManager(cfg, zk, caches[i], c, time.time, loop, EntityConfigs(), wait_ms=15000)
             await a.start()
             controllers.append(c)
             admins.append(a)

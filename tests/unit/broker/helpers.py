@@ -4,6 +4,7 @@ handler with a decoded request at a given version."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -16,8 +17,8 @@ from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controller import StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.broker.handler import RequestContext
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
-from kafpy.broker.replica_manager import ReplicaManager
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.broker.services import BrokerServices
 from kafpy.broker.topic_config import effective_topic_config
 from kafpy.replication.purgatory import DelayedOperationPurgatory
@@ -52,7 +53,8 @@ class LocalBroker:
         self.log_manager.startup(cluster_id=state.cluster_id, broker_id=0)
         self.replica_manager = ReplicaManager(
             self.config, time.time, self.log_manager, self.metadata, DelayedOperationPurgatory("Produce", loop),
-            DelayedOperationPurgatory("Fetch", loop), _NoListener(), loop)
+            DelayedOperationPurgatory("Fetch", loop), _NoListener(), loop,
+            functools.partial(effective_topic_config, self.config))
         self._io = ThreadPoolExecutor(max_workers=1)
         self.controller = StandaloneController(self.config, state, local, self.metadata, self.replica_manager,
                                                self._io, loop)

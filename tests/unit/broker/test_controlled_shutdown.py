@@ -12,7 +12,7 @@ from kafpy.protocol.messages import ControlledShutdownResponse
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 
 R = ControlledShutdownResponse
 

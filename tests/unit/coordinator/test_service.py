@@ -1,6 +1,6 @@
 """kafpy.coordinator.service without sockets: real storage Logs under a small stand-in for the
-replica manager (the `get_partition` / `append_records_to_leader` / `wait_for_commit`
-interface the broker's ReplicaManager offers), whose commits the tests release by hand.
+replica manager (the `get_partition` / `append_records` / `read_from_log` interface the
+broker's ReplicaManager offers), whose commits the tests release by hand.
 Covers: the offsets topic requested on the first FindCoordinator, commits answered only
 once committed, error mapping, replay by a new service, leadership epochs."""
 
@@ -16,7 +16,7 @@ from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.coordinator import GroupCoordinatorConfig, OffsetAndMetadata
 from kafpy.coordinator.runtime import LOAD_SLICE
 from kafpy.coordinator.service import GroupCoordinatorService
-from kafpy.replication.partition import PartitionError
+from kafpy.replication.log_read import FetchParams, read_partitions
 from kafpy.storage import LogConfig, LogManager
 
 PARTITIONS = 3
@@ -43,15 +43,12 @@ class _Broker:
 
 
 class _Partition:
+    is_leader = True
+    leader_epoch = 0
+
     def __init__(self, log) -> None:
         self.log = log
         self.refuse: E | None = None
-
-    def append_records_to_leader(self, batch, origin: str, required_acks: int):
-        assert (origin, required_acks) == ("coordinator", -1)
-        if self.refuse is not None:
-            raise PartitionError(self.refuse, self.refuse.name)
-        return self.log.append_as_leader(batch, 0, origin=origin)
 
 
 class _ReplicaManager:
@@ -73,17 +70,28 @@ class _ReplicaManager:
         assert topic == GROUP_METADATA_TOPIC_NAME
         return self.partitions.get(index)
 
-    def wait_for_commit(self, part, offset: int, timeout_ms: int) -> asyncio.Future:
+    def append_records(self, timeout_ms: int, required_acks: int, origin: str, entries, internal_topics_allowed=False,
+                       on_appended=None) -> asyncio.Future:
+        assert (required_acks, origin, internal_topics_allowed) == (-1, "coordinator", True)
+        [(topic, index, batch)] = entries
+        part = self.get_partition(topic, index)
         fut = self.loop.create_future()
-        self.waits.append((part, offset, timeout_ms, fut))
+        if part.refuse is not None:
+            fut.set_result([(part.refuse, part.refuse.name, None, -1)])
+            return fut
+        info = part.log.append_as_leader(batch, 0, origin=origin)
+        self.waits.append((part, info.last_offset + 1, timeout_ms, fut))
         return fut
+
+    def read_from_log(self, params: FetchParams, partitions) -> list:
+        return read_partitions(self.get_partition, lambda *_: E.NOT_LEADER_OR_FOLLOWER, params, partitions, False)[0]
 
     def commit(self, error: E = E.NONE) -> None:
         waits, self.waits = self.waits, []
         for part, offset, _, fut in waits:
             if error == E.NONE:
                 part.log.update_high_watermark(offset)
-            fut.set_result(error)
+            fut.set_result([(error, None, None, -1)])
 
 
 class _Cluster:
@@ -142,6 +150,18 @@ async def _service(tmp_path, clock=lambda: 1_000.0, elect=True, start=False):
 
 def _om(offset: int) -> OffsetAndMetadata:
     return OffsetAndMetadata(offset, -1, "m", 1_000_000)
+
+
+def _count_polls(coordinator) -> asyncio.Event:
+    """An event set each time the service's timer has polled ``coordinator``."""
+    polled = asyncio.Event()
+    poll = coordinator.poll
+
+    def counted(now_ms: int) -> None:
+        poll(now_ms)
+        polled.set()
+    coordinator.poll = counted
+    return polled
 
 
 async def _settle() -> None:
@@ -275,9 +295,12 @@ def test_parked_join_is_answered_on_stop(tmp_path):
         async with _service(tmp_path, clock=lambda: 1.0, start=True) as (svc, rm, cluster):
             c = svc.coordinator
             c.config.group_initial_rebalance_delay_ms = 60_000
+            polled = _count_polls(c)
             fut = c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
                                "consumer", [("range", b"")], svc.now_ms())
-            await asyncio.sleep(0.1)                  # the timer runs; the delay is not over
+            for _ in range(2):                        # the timer runs; the delay is not over
+                await asyncio.wait_for(polled.wait(), 5)
+                polled.clear()
             assert not fut.done()
         return await fut                              # stopped on leaving the block
 

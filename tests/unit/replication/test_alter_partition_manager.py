@@ -3,11 +3,12 @@ and answers from a script; partitions are stand-ins that record the answers they
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionResponse
 
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication.alter_partition_manager import AlterPartitionManager, alter_partition_request
 from kafpy.replication.partition import PendingIsrChange
 
@@ -91,17 +92,54 @@ def run(script: list, version: int = 3, controller: int = 1):
             return clients[-1]
         m = AlterPartitionManager(0, lambda: 42, cache, factory, loop, retry_backoff_ms=1)
         parts = [FakePartition(0), FakePartition(1)]
+        lookups = _NoControllerLog()
         m.start()
         for p in parts:
             m.submit(p, p.propose((0, 1, 2)))
-        for _ in range(200):
-            if not script:
-                break
-            await asyncio.sleep(0.005)
-        await asyncio.sleep(0.01)
-        await m.shutdown()
+        try:
+            if controller < 0:
+                # nothing can be sent: wait until the manager looked for a controller, backed
+                # off and looked again (so it did consider the changes)
+                await _until(lambda: lookups.count >= 2, "two controller lookups")
+            else:
+                # the script is used up and its last answer applied: nothing pending any more
+                await _until(lambda: not script and all(p.pending_isr is None for p in parts),
+                             "every change answered")
+        finally:
+            lookups.close()
+            await m.shutdown()
         return parts, clients
     return asyncio.run(main())
+
+
+class _NoControllerLog(logging.Handler):
+    """Counts the manager's "No controller known" lines (it looked, found none, will retry)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.count = 0
+        self._logger = logging.getLogger("kafka.server.DefaultAlterPartitionManager")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.DEBUG)
+        self._logger.addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("No controller known"):
+            self.count += 1
+
+    def close(self) -> None:
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
+        super().close()
+
+
+async def _until(condition, what: str, timeout: float = 5.0) -> None:
+    """Let the manager run until ``condition()`` holds (its retry backoff is 1 ms here)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"{what} within {timeout} s"
+        await asyncio.sleep(0.001)
 
 
 def test_batched_request_and_adopted_answers():

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kafpy.broker.metadata import BrokerInfo
+from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.protocol import codec
 from kafpy.protocol.messages import RequestHeader
 from kafpy.replication import zk_data as zd

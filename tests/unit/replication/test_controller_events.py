@@ -18,6 +18,7 @@ class RecordingProcessor:
         self.max_running = 0
         self.gate: asyncio.Event | None = None
         self.fail_on: type | None = None
+        self.processed_one = asyncio.Event()  # set whenever an event was processed
 
     async def process(self, event: ce.ControllerEvent) -> None:
         self.running += 1
@@ -29,6 +30,7 @@ class RecordingProcessor:
             if self.fail_on is not None and isinstance(event, self.fail_on):
                 raise RuntimeError("boom")
             self.processed.append(event)
+            self.processed_one.set()
         finally:
             self.running -= 1
 
@@ -124,10 +126,7 @@ def test_watch_threads_hand_events_to_the_loop():
         thread = threading.Thread(target=mgr.put_threadsafe, args=(ce.Reelect(),))
         thread.start()
         thread.join()
-        for _ in range(100):
-            if proc.processed:
-                break
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(proc.processed_one.wait(), 5)
         assert proc.processed == [ce.Reelect()]
     run_with_manager(body)
 
@@ -138,8 +137,10 @@ def test_close_preempts_what_is_queued_and_waits_for_the_running_event():
         await running.await_processing()
         waiting = mgr.put(ce.LogDirEventNotification())
         closing = asyncio.ensure_future(mgr.close())
-        await asyncio.sleep(0.01)
-        assert not closing.done() and waiting.done.done()
+        await asyncio.wait_for(asyncio.shield(waiting.done), 5)   # the queued event is preempted
+        for _ in range(5):                                          # and close, given turns, waits on
+            await asyncio.sleep(0)
+        assert not closing.done()                                   # the running one
         proc.gate.set()
         await asyncio.wait_for(closing, 5)
         assert proc.processed == [ce.IsrChangeNotification()]

@@ -265,3 +265,22 @@ def test_offsets_for_leader_epoch_failure_backs_off_and_a_lost_log_stops_the_par
 
     asyncio.run(scenario())
     assert reported == [{TP: ErrorCode.NETWORK_EXCEPTION}]
+
+
+def test_after_truncating_inside_a_batch_fetches_from_the_log_end(tmp_path: Path) -> None:
+    """Issue 22, defect 3: a truncation target inside a batch removes the whole batch, so the
+    follower's log ends before the target; it must fetch from its log end (as Kafka's
+    truncateToEpochEndOffsets does), else the leader credits it with records it lacks."""
+    follower = open_log(tmp_path, "f")
+    append(follower, 1, b"a", b"b", b"c")  # offsets 0-2 in one batch
+    core = make_core(follower)
+    add(core, 3, epoch=2)
+    plan, _ = core.build_fetch(0)
+    pd = FetchResponse.PartitionData(partition_index=0, high_watermark=0, log_start_offset=0, records=b"",
+                                     diverging_epoch=FetchResponse.EpochEndOffset(epoch=1, end_offset=1))
+    out = core.process_fetch_response(plan, {TP: pd}, 0)
+    assert TP in out.truncated
+    assert follower.log_end_offset == 0
+    assert (core.states[TP].fetch_offset, core.states[TP].state) == (0, FetchState.FETCHING)
+    plan, _ = core.build_fetch(0)
+    assert plan.partitions[TP].fetch_offset == 0

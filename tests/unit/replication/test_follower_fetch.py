@@ -12,7 +12,7 @@ from kafpy.broker.handlers.fetch import handle_fetch
 from kafpy.broker.handlers.offsets import handle_list_offsets
 from kafpy.replication.partition import PartitionState
 from tests.unit.broker.helpers import call
-from tests.unit.broker.test_replica_manager import broker  # noqa: F401 - the fixture: a broker without sockets
+from tests.unit.replication.test_replica_manager import broker  # noqa: F401 - the fixture: a broker without sockets
 
 F1, F2 = 1, 2
 
@@ -53,14 +53,14 @@ def test_follower_fetch_reads_to_log_end_and_moves_hw(broker):
     broker.create_topic("t")
     proposals: list = []
     part = lead(broker, "t", 1, proposals=proposals)
-    info = part.append_records_to_leader(build_batch([(None, b"a"), (None, b"b")]), "client", -1)
-    waiting = broker.replica_manager.wait_for_commit(part, info.last_offset + 1, 30000)
+    waiting = broker.replica_manager.append_records(30000, -1, "client",
+                                                    [("t", 0, build_batch([(None, b"a"), (None, b"b")]))])
     pd = fetch(broker, F1, 0, epoch=1)
     assert pd.high_watermark == 0 and len(pd.records) > 0  # a follower reads past the HW
     assert not waiting.done()
     pd = fetch(broker, F1, 2, epoch=1, last_fetched_epoch=1)
     assert part.high_watermark == 2 and pd.high_watermark == 2
-    assert broker.loop.run_until_complete(waiting) == ErrorCode.NONE
+    assert broker.loop.run_until_complete(waiting)[0][0] == ErrorCode.NONE
     # F2 reaches the HW and the epoch start: proposed for the ISR, counted at once
     fetch(broker, F2, 2, epoch=1, last_fetched_epoch=1)
     assert [p.new_isr for p in proposals] == [(0, F1, F2)]
@@ -95,3 +95,20 @@ def test_list_offsets_latest_waits_for_hw_to_reach_epoch_start(broker):
     fetch(broker, F1, 1, epoch=2)
     got = latest()
     assert got.error_code == ErrorCode.NONE and got.offset == 1
+
+
+def test_a_fetch_past_the_leaders_end_records_no_position(broker):
+    """Issue 22, defect 2: the leader reads first and records a follower's position only for
+    a read that succeeded (Kafka's readFromLog, then updateFollowerFetchState): a follower
+    asking past the leader's end gets OFFSET_OUT_OF_RANGE and is not counted as holding
+    records the leader does not have (no HW move, no ISR expansion)."""
+    broker.create_topic("t")
+    proposals: list = []
+    part = lead(broker, "t", 1, isr=(0,), proposals=proposals)
+    part.append_records_to_leader(build_batch([(None, b"a"), (None, b"b")]))
+    pd = fetch(broker, F1, 5, epoch=1)
+    assert pd.error_code == ErrorCode.OFFSET_OUT_OF_RANGE
+    assert part.remote_replicas[F1].log_end_offset == -1
+    assert proposals == []
+    pd = fetch(broker, F1, 2, epoch=1)  # at the log end: a read that succeeds, recorded
+    assert pd.error_code == ErrorCode.NONE and part.remote_replicas[F1].log_end_offset == 2

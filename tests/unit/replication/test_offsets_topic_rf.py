@@ -2,7 +2,7 @@
 configured one, refused (never capped) while fewer brokers are alive, as Kafka 3.x does."""
 import pytest
 
-from kafpy.broker.metadata import TopicError
+from kafpy.replication.metadata_cache import TopicError
 from kafpy.protocol.errors import ErrorCode
 from kafpy.replication.zk_admin import offsets_topic_replication_factor
 

@@ -9,7 +9,8 @@ import time
 from kazoo.protocol.states import EventType, KazooState, WatchedEvent
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import BrokerInfo, MetadataCache
+from kafpy.broker.quotas.entity_configs import EntityConfigs
+from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication import zk_data as zd
 from kafpy.replication.zk_admin import ZkAdminManager
 from kafpy.replication.zk_client import SessionState
@@ -49,7 +50,7 @@ def test_config_changes_are_followed_again_in_a_new_session():
     async def main() -> None:
         zk = FakeZk()
         admin = ZkAdminManager(KafkaConfig({"broker.id": "1"}), zk, MetadataCache("c", BrokerInfo(1, "h", 1)),
-                               None, time.time, asyncio.get_running_loop())
+                               None, time.time, asyncio.get_running_loop(), EntityConfigs())
         await admin.start()
         watch = zk.watches.pop(zd.CONFIG_CHANGES_PATH)
 
@@ -90,13 +91,13 @@ class ExpiringZk(FakeZk):
 
 def _admin_with(zk: FakeZk, controller: _Controller) -> ZkAdminManager:
     return ZkAdminManager(KafkaConfig({"broker.id": "1"}), zk, MetadataCache("c", BrokerInfo(1, "h", 1)),
-                          controller, time.time, asyncio.get_running_loop())
+                          controller, time.time, asyncio.get_running_loop(), EntityConfigs())
 
 
 def test_session_expiry_during_create_topic_answers_an_error_code_not_an_exception():
     """A controller whose session expires mid-request answers NOT_CONTROLLER once it has
     resigned, UNKNOWN_SERVER_ERROR while it still thinks it leads: a Kafka error code either way."""
-    from kafpy.broker.metadata import TopicError
+    from kafpy.replication.metadata_cache import TopicError
     from kafpy.protocol.errors import ErrorCode
 
     async def main() -> None:

@@ -89,7 +89,7 @@ def _without_options(table: str, names: set[str]) -> list[str]:
 def test_help_is_kafka_3_9_help(tool, module, extra):
     """Our usage tables equal the ones Kafka 3.9.1's tools print (captured in data/),
     apart from options only we have."""
-    mod = importlib.import_module(f"scripts.{module}")
+    mod = importlib.import_module(f"kafpy.scripts.{module}")
     ours = _without_options(mod.build_parser().format_help(), extra)
     theirs = (DATA / f"kafka-3.9.1-{tool}-help.txt").read_text().splitlines()
     assert ours == theirs

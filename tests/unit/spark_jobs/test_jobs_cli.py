@@ -30,7 +30,7 @@ def test_help(module, words):
 
 
 def test_help_does_not_import_pyspark():
-    code = ("import sys\nfrom spark_jobs import sensor_alerts, pageview_counts, batch_export\n"
+    code = ("import sys\nfrom kafpy.spark_jobs import sensor_alerts, pageview_counts, batch_export\n"
             "for m in (sensor_alerts, pageview_counts, batch_export): m.build_parser()\n"
             "print('pyspark' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,

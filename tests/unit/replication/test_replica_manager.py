@@ -55,30 +55,52 @@ def test_apply_partition_states_hosts_and_drops(broker):
 
 
 def _parked_commit(broker, timeout_ms: int):
-    """An acks=-1 append on t-0 whose follower F1 has not fetched: (partition, wait future, offset)."""
+    """An acks=-1 append_records on t-0 whose follower F1 has not fetched: (partition, the
+    future of its results, the offset the HW must reach)."""
     broker.create_topic("t")
     part = _isr_of_two(broker, "t")
-    info = part.append_records_to_leader(build_batch([(None, b"x")]), "coordinator", -1)
-    return part, broker.replica_manager.wait_for_commit(part, info.last_offset + 1, timeout_ms), info.last_offset + 1
+    fut = broker.replica_manager.append_records(timeout_ms, -1, "client", [("t", 0, build_batch([(None, b"x")]))])
+    return part, fut, part.log.log_end_offset
 
 
-def test_wait_for_commit_completes_when_hw_passes(broker):
+def _error(broker, fut) -> ErrorCode:
+    [(error, _, _, _)] = broker.loop.run_until_complete(fut)
+    return error
+
+
+def test_append_records_acks_all_completes_when_hw_passes(broker):
     part, fut, required = _parked_commit(broker, 10_000)
     broker.loop.run_until_complete(asyncio.sleep(0))
     assert not fut.done()
     part.update_follower_fetch_state(F1, required, 0)
-    assert broker.loop.run_until_complete(fut) == ErrorCode.NONE
+    assert _error(broker, fut) == ErrorCode.NONE
 
 
-def test_wait_for_commit_times_out(broker):
+def test_append_records_acks_all_times_out(broker):
     _, fut, _ = _parked_commit(broker, 20)
-    assert broker.loop.run_until_complete(fut) == ErrorCode.REQUEST_TIMED_OUT
+    assert _error(broker, fut) == ErrorCode.REQUEST_TIMED_OUT
 
 
 def test_leadership_loss_completes_waits(broker):
     _, fut, _ = _parked_commit(broker, 10_000)
     _follow(broker, "t", epoch=2)
-    assert broker.loop.run_until_complete(fut) == ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert _error(broker, fut) == ErrorCode.NOT_LEADER_OR_FOLLOWER
+
+
+def test_append_records_answers_each_partition(broker):
+    """Unknown partitions, internal topics (unless allowed) and followers answer their
+    errors; the others append, acks=1 answered at once with the append's offsets."""
+    broker.create_topic("t")
+    broker.create_topic("f")
+    _follow(broker, "f")
+    batch = build_batch([(None, b"x")])
+    fut = broker.replica_manager.append_records(30000, 1, "client", [("t", 0, batch), ("nope", 0, batch),
+                                                                     ("f", 0, batch), ("t", 0, batch)])
+    assert fut.done()
+    ok, unknown, follower, again = fut.result()
+    assert (ok[0], ok[2].first_offset, again[2].first_offset) == (ErrorCode.NONE, 0, 1)
+    assert unknown == (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None, None, -1)
+    assert follower[0] == ErrorCode.NOT_LEADER_OR_FOLLOWER and follower[2] is None
 
 
 def _produce(broker, topic, acks, timeout_ms=30000):

@@ -1,9 +1,11 @@
 """The partitions this broker hosts (Kafka's ReplicaManager): which replicas exist and in what
-role, appends to leaders, and the waits that hang off them — acks=-1 produces until the high
-watermark covers them, fetches until data arrives.
+role, and the one way records go in and out of their logs — ``append_records`` (produce,
+transaction markers, the coordinators' writes; with acks=-1 it waits until the high watermark
+covers the appends) and ``fetch_messages`` (consumer and follower fetches, the follower's
+fetch state, the wait for ``min_bytes``).
 
 Who may call it: the controller (``apply_partition_states``, the only way a partition is
-hosted or dropped), request handlers and the group coordinator; event loop only. Nothing on
+hosted or dropped), request handlers and the coordinators; event loop only. Nothing on
 disk of its own: logs belong to the LogManager.
 
 In ZooKeeper mode (``start_replication``) followers fetch from their leader through the
@@ -23,19 +25,22 @@ import logging
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.storage import LogConfig, LogManager
 from kafpy.storage.errors import StorageError
+from kafpy.storage.log import LogAppendInfo
 
-from kafpy.broker.config import KafkaConfig
-from kafpy.broker.metadata import MetadataCache, TopicInfo
-from kafpy.broker.topic_config import effective_topic_config
+from kafpy.replication.config import BrokerConfigView, EffectiveTopicConfig
+from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
 from kafpy.replication.follower_log import StorageFollowerLog
-from kafpy.replication.partition import LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState, PendingIsrChange, Role
+from kafpy.replication.log_append import AppendResult, append_to_local_log
+from kafpy.replication.log_read import FetchParams, FetchPartition, LogReadResult, read_partitions
+from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState,
+                                         PendingIsrChange, Role)
 from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
 
 if TYPE_CHECKING:
@@ -76,11 +81,14 @@ class ReplicaStateListener(Protocol):
 
 
 class ReplicaManager:
-    def __init__(self, config: KafkaConfig, clock: Callable[[], float], log_manager: LogManager,
+    def __init__(self, config: BrokerConfigView, clock: Callable[[], float], log_manager: LogManager,
                  metadata_cache: MetadataCache, produce_purgatory: DelayedOperationPurgatory,
                  fetch_purgatory: DelayedOperationPurgatory, listener: ReplicaStateListener,
-                 loop: asyncio.AbstractEventLoop) -> None:
+                 loop: asyncio.AbstractEventLoop, topic_config: EffectiveTopicConfig) -> None:
+        """``topic_config`` completes a topic's config overrides with the broker's defaults
+        (the broker's ``effective_topic_config`` over its config)."""
         self.config = config
+        self.topic_config = topic_config
         self.broker_id = config.broker_id
         self.clock = clock
         self.log_manager = log_manager
@@ -114,10 +122,10 @@ class ReplicaManager:
 
     # -- configs -------------------------------------------------------------------------------
     def log_config(self, overrides: dict[str, str]) -> LogConfig:
-        return LogConfig.from_properties(effective_topic_config(self.config, overrides))
+        return LogConfig.from_properties(self.topic_config(overrides))
 
     def _min_isr(self, overrides: dict[str, str]) -> int:
-        return int(effective_topic_config(self.config, overrides).get("min.insync.replicas", "1"))
+        return int(self.topic_config(overrides).get("min.insync.replicas", "1"))
 
     def update_topic_config(self, info: TopicInfo) -> None:
         cfg = self.log_config(info.configs)
@@ -418,39 +426,65 @@ class ReplicaManager:
         self.produce_purgatory.check_and_complete(partition)
         self.fetch_purgatory.check_and_complete(partition)
 
-    # -- acks=-1 ------------------------------------------------------------------------------------
-    def wait_for_commits(self, entries: list[tuple[Partition, int]], timeout_ms: int) -> "asyncio.Future[list[ErrorCode]]":
-        """One future for a whole produce request: per entry, NONE once the partition's high
-        watermark reaches the offset, NOT_LEADER_OR_FOLLOWER if leadership is lost,
-        NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below min.insync.replicas,
-        REQUEST_TIMED_OUT after ``timeout_ms``."""
+    # -- the way in: appends ---------------------------------------------------------------
+    def append_records(self, timeout_ms: int, required_acks: int, origin: str,
+                       entries: Sequence[tuple[str, int, Any]], internal_topics_allowed: bool = False,
+                       on_appended: Callable[[str, int, LogAppendInfo], None] | None = None
+                       ) -> "asyncio.Future[list[AppendResult]]":
+        """Kafka's appendRecords: append each (topic, partition, records) as leader now, in
+        order, and return a future of one ``AppendResult`` (error, error message, LogAppendInfo
+        or None, log start offset) per entry, done at once unless
+        ``required_acks`` is -1 and a high watermark has yet to pass an append: then once
+        each has (NONE), leadership is lost (NOT_LEADER_OR_FOLLOWER), the ISR shrank below
+        min.insync.replicas (NOT_ENOUGH_REPLICAS_AFTER_APPEND) or ``timeout_ms`` passed
+        (REQUEST_TIMED_OUT). ``origin`` is "client" or "coordinator" (markers, offsets);
+        internal topics take only the latter's appends with ``internal_topics_allowed``.
+        ``on_appended`` hears of each append that succeeded, before any wait."""
+        results, waits, waiting = append_to_local_log(self.partitions, self.partition_error, entries, origin,
+                                                      required_acks, internal_topics_allowed, on_appended)
         fut: asyncio.Future = self.loop.create_future()
+        if not waits:
+            fut.set_result(results)
+            return fut
 
-        def done(results: list[ErrorCode]) -> None:
+        def done(errors: list[ErrorCode]) -> None:
+            for i, error in zip(waiting, errors):
+                results[i] = (error, *results[i][1:])
             if not fut.done():
                 fut.set_result(results)
 
-        op = DelayedProduce(entries, done)
-        self.produce_purgatory.try_complete_else_watch(op, dict.fromkeys(p for p, _ in entries), timeout_ms)
+        self.produce_purgatory.try_complete_else_watch(DelayedProduce(waits, done),
+                                                       dict.fromkeys(p for p, _ in waits), timeout_ms)
         return fut
 
-    def wait_for_commit(self, partition: Partition, required_offset: int, timeout_ms: int) -> "asyncio.Future[ErrorCode]":
-        """As wait_for_commits, for one partition (the group coordinator's offset commits)."""
-        fut: asyncio.Future = self.loop.create_future()
+    # -- the way out: reads ---------------------------------------------------------------------
+    async def fetch_messages(self, params: FetchParams, partitions: Sequence[FetchPartition]
+                             ) -> list[LogReadResult]:
+        """Kafka's fetchMessages: read every partition (a follower's position recorded after
+        its read succeeded, ``kafpy.replication.log_read``), and unless that already answers
+        (``min_bytes`` read, an error, a diverging epoch) wait up to ``max_wait_ms`` for
+        appends or high-watermark moves and read again. One result per partition, in order."""
+        deadline = params.fetch_time_ms + max(params.max_wait_ms, 0)
+        update = params.replica_id >= 0
+        while True:
+            results, total, waiting, now_answer = read_partitions(self.get_partition, self.partition_error, params,
+                                                                  partitions, update)
+            update = False
+            if now_answer or total >= params.min_bytes or any(r.error for r in results):
+                return results
+            remaining = deadline - int(self.clock() * 1000)
+            if remaining <= 0 or not waiting:
+                return results
+            await self._wait_for_fetch(waiting, remaining)
 
-        def done(results: list[ErrorCode]) -> None:
-            if not fut.done():
-                fut.set_result(results[0])
+    def read_from_log(self, params: FetchParams, partitions: Sequence[FetchPartition]) -> list[LogReadResult]:
+        """Kafka's readFromLog: what ``partitions`` hold now, without waiting and without
+        recording a follower's position (the coordinators load their partitions with it,
+        reading to the log end)."""
+        return read_partitions(self.get_partition, self.partition_error, params, partitions, False)[0]
 
-        op = DelayedProduce([(partition, required_offset)], done)
-        self.produce_purgatory.try_complete_else_watch(op, (partition,), timeout_ms)
-        return fut
-
-    # -- fetch waiting -----------------------------------------------------------------------------
-    async def wait_for_fetch(self, parts: list[Partition], timeout_ms: int) -> None:
+    async def _wait_for_fetch(self, parts: list[Partition], timeout_ms: int) -> None:
         """Sleep until one of ``parts`` gets records or a new high watermark, or the timeout passes."""
-        if timeout_ms <= 0 or not parts:
-            return
         fut = self.loop.create_future()
         op = DelayedFetch(lambda: fut.done() or fut.set_result(None))
         self.fetch_purgatory.try_complete_else_watch(op, dict.fromkeys(parts), timeout_ms)
@@ -493,9 +527,12 @@ class ReplicaManager:
     def maybe_shrink_isr(self) -> None:
         """Every partition this broker leads drops its out-of-sync followers from the ISR."""
         now = int(self.clock() * 1000)
+        led = shrinking = 0
         for part in list(self.partitions.values()):
             if part.is_leader:
-                part.maybe_shrink_isr(now)
+                led += 1
+                shrinking += part.maybe_shrink_isr(now)
+        log.debug("ISR expiration check of %d partitions led: %d shrinking", led, shrinking)
 
     async def _run_isr_expiration(self) -> None:
         interval = self.config["replica.lag.time.max.ms"] / 2 / 1000

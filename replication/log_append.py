@@ -1,0 +1,67 @@
+"""Appends for ``ReplicaManager.append_records`` (Kafka's ReplicaManager.appendToLocalLog):
+each partition appended as leader in order, its outcome, and which appends wait for the
+high watermark (acks=-1).
+
+Who may call it: ``ReplicaManager`` only (event loop). Nothing on disk of its own; batches
+stay opaque bytes (the log validates and assigns offsets in place).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Mapping, Sequence
+
+from kafpy.protocol.errors import ErrorCode
+from kafpy.storage.errors import StorageError
+from kafpy.storage.log import LogAppendInfo
+
+from kafpy.replication.partition import Partition, PartitionError
+
+log = logging.getLogger("kafka.server.ReplicaManager")
+
+# One partition's outcome (Kafka's PartitionResponse): (error, error message, the append's
+# LogAppendInfo or None when it failed, log start offset). A plain tuple: a Produce makes
+# one per partition on the hot path.
+AppendResult = tuple[ErrorCode, "str | None", "LogAppendInfo | None", int]
+NONE = ErrorCode.NONE
+
+
+def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
+                        partition_error: Callable[[str, int], ErrorCode],
+                        entries: Sequence[tuple[str, int, Any]], origin: str, required_acks: int,
+                        internal_topics_allowed: bool,
+                        on_appended: Callable[[str, int, LogAppendInfo], None] | None
+                        ) -> tuple[list[AppendResult], list[tuple[Partition, int]] | None, list[int] | None]:
+    """(one result per entry, (partition, offset its HW must reach) for each append that
+    waits, the indexes of those in the results; both None when none waits). Unknown partitions answer
+    ``partition_error``; internal topics take appends only with ``internal_topics_allowed``;
+    a refusal of the partition or of storage is that partition's error, the others go on."""
+    results: list[AppendResult] = []
+    waits: list[tuple[Partition, int]] | None = None
+    waiting: list[int] | None = None  # the indexes in results of the appends waiting for the HW
+    for topic, index, records in entries:
+        part = partitions.get((topic, index))
+        if part is None:
+            results.append((partition_error(topic, index), None, None, -1))
+            continue
+        if part.is_internal and not internal_topics_allowed:
+            results.append((ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot append to internal topic {topic}", None, -1))
+            continue
+        try:
+            info = part.append_records_to_leader(records, origin, required_acks)
+        except (StorageError, PartitionError) as e:
+            log.debug("Append to %s-%d (%s) failed: %r", topic, index, origin, e)
+            results.append((ErrorCode(e.error_code), str(e) or None, None, part.log.log_start_offset))
+            continue
+        except Exception as e:  # noqa: BLE001 - answered UNKNOWN_SERVER_ERROR, logged
+            log.exception("Unexpected error appending to %s-%d (%s)", topic, index, origin)
+            results.append((ErrorCode.UNKNOWN_SERVER_ERROR, str(e), None, -1))
+            continue
+        if on_appended is not None:
+            on_appended(topic, index, info)
+        if required_acks == -1 and part.log.high_watermark <= info.last_offset:
+            if waits is None:
+                waits, waiting = [], []
+            waits.append((part, info.last_offset + 1))
+            waiting.append(len(results))
+        results.append((NONE, None, info, info.log_start_offset))
+    return results, waits, waiting
