@@ -15,4 +15,7 @@ for floor in FLOORS:
         packages.append(f"kafpy.{pkg}")
         package_dir[f"kafpy.{pkg}"] = pkg.replace(".", "/")
 
-setup(packages=packages, package_dir=package_dir, package_data={"kafpy": ["py.typed"]})
+# Kafka's message schemas, from which protocol/messages.py is generated (kafpy.protocol.generate)
+package_data = {"kafpy": ["py.typed"], "kafpy.protocol": ["schema/*.json"]}
+
+setup(packages=packages, package_dir=package_dir, package_data=package_data)

@@ -25,7 +25,6 @@ from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, new_clus
 from kafpy.replication.partition import Partition
 from kafpy.replication.purgatory import DelayedOperationPurgatory
 from kafpy.replication.replica_manager import ReplicaManager
-from kafpy.replication.zk_client import KafkaZkClient, SessionState
 from kafpy.replication.zk_data import BrokerRegistration
 
 from kafpy.coordinator import GroupCoordinatorService
@@ -51,6 +50,8 @@ from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, chec
 
 if TYPE_CHECKING:
     from kafpy.replication.controller import KafkaController
+    # imported where used: a standalone broker never loads kazoo (start time)
+    from kafpy.replication.zk_client import KafkaZkClient, SessionState
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -188,6 +189,7 @@ class Broker:
         """KafkaServer.startup in ZooKeeper mode: the cluster id before the logs; an empty
         metadata cache that only UpdateMetadata fills and no partition hosted until
         LeaderAndIsr; registration once the listeners are bound, then the controller."""
+        from kafpy.replication.zk_client import KafkaZkClient
         cfg = self.config
         self.zk = zk = KafkaZkClient(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
                                      cfg["zookeeper.connection.timeout.ms"], self.clock, self._on_zk_session_state)
@@ -336,6 +338,7 @@ class Broker:
     def _on_zk_session_state(self, state: SessionState) -> None:
         """A new session after an expiry lost the registration: register again (a new broker
         epoch), then let the controller elect again."""
+        from kafpy.replication.zk_client import SessionState
         if state is SessionState.EXPIRED:
             log.warning("[KafkaServer id=%d] ZooKeeper session expired", self.config.broker_id)
         elif state is SessionState.NEW_SESSION and not self.stopping and self._registration is not None:
