@@ -149,6 +149,7 @@ RULES: dict[int, Rule] = {
     43: cluster_rule(Op.ALTER),           # ElectLeaders
     45: cluster_rule(Op.ALTER),           # AlterPartitionReassignments
     46: cluster_rule(Op.DESCRIBE),        # ListPartitionReassignments
+    57: cluster_rule(Op.ALTER),           # UpdateFeatures
     **group_rules(),
     **txn_rules(),
     **admin_rules(),

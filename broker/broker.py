@@ -28,6 +28,7 @@ from kafpy.replication.zk_data import BrokerRegistration
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
+from kafpy.broker.features import StandaloneFeatures, ZkFeatures
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.coordinator import GroupCoordinatorService
@@ -129,6 +130,7 @@ class Broker:
         self.txn_coordinator: TransactionCoordinatorService | None = None
         self.txn_verifier: TxnVerifier | None = None
         self.services: BrokerServices | None = None
+        self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
 
     @property
@@ -161,6 +163,8 @@ class Broker:
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
         rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
+        self.features = StandaloneFeatures(state.finalized_features, state.features_epoch,
+                                           self.controller.persist_features)
         await self._start_group_coordinator()
         # Standalone: this broker is the controller, so it hosts every partition now.
         self.controller.startup()
@@ -185,6 +189,8 @@ class Broker:
         await zk.ensure_persistent_paths()
         cluster_id = await zk.get_or_create_cluster_id(new_cluster_id())
         log.info("Cluster ID = %s", cluster_id)
+        self.features = ZkFeatures(zk)
+        await self.features.start()
         check_cluster_id(cfg.log_dirs, cluster_id)
         dynamic = await load_dynamic_broker_configs(zk, cfg.broker_id)
         if dynamic:
@@ -264,7 +270,7 @@ class Broker:
             txn_verifier=self.txn_verifier,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
-            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
+            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         await self.server.start()
 

@@ -57,6 +57,9 @@ class BrokerServices:
     # SCRAM credentials and other per-user configs (broker.security.credentials): in
     # ZooKeeper or, standalone, in a file under log.dirs; None only in handler unit tests
     user_configs: Any = None
+    # broker.features.StandaloneFeatures or ZkFeatures: the finalized feature levels
+    # (ApiVersions, UpdateFeatures); None only in handler unit tests (no features finalized)
+    features: Any = None
 
     @property
     def broker_id(self) -> int:
