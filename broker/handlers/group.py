@@ -155,8 +155,13 @@ async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResp
     groups = []
     for gid in req.groups:
         s = coord.describe_group(gid)
+        message = None
+        if ctx.api_version >= 6 and s.error == E.NONE and s.state == "Dead" and not s.members:
+            # v6 (KIP-1043) names a group that does not exist instead of describing it Dead
+            s.error, message = E.GROUP_ID_NOT_FOUND, f"Group {gid} not found."
         groups.append(D(
-            error_code=s.error, group_id=gid, group_state=s.state, protocol_type=s.protocol_type,
+            error_code=s.error, error_message=message, group_id=gid, group_state=s.state,
+            protocol_type=s.protocol_type,
             protocol_data=s.protocol,
             members=[DM(member_id=m.member_id, group_instance_id=m.group_instance_id,
                         client_id=m.client_id, client_host=m.client_host,
@@ -342,7 +347,7 @@ HANDLERS = [
     Handler(12, 0, 4, handle_heartbeat),
     Handler(13, 0, 5, handle_leave_group),
     Handler(14, 0, 5, handle_sync_group),
-    Handler(15, 0, 5, handle_describe_groups),
+    Handler(15, 0, 6, handle_describe_groups),
     Handler(16, 0, 5, handle_list_groups),
     Handler(42, 0, 2, handle_delete_groups),
     Handler(47, 0, 0, handle_offset_delete),
