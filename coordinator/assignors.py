@@ -61,24 +61,37 @@ class UniformAssignor(PartitionAssignor):
                 if t in partitions:
                     subscribers.setdefault(t, []).append(m.member_id)
         # each member's fair share: the partitions it can have over the members that
-        # can have them, rounded up (equal subscriptions give ceil(P / M))
+        # can have them, rounded down (equal subscriptions give floor(P / M)); the
+        # partitions left over let that many members keep one more
         share: dict[str, float] = dict.fromkeys(out, 0.0)
         for t, subs in subscribers.items():
             for mid in subs:
                 share[mid] += partitions[t] / len(subs)
-        quota = {mid: int(-(-s // 1)) for mid, s in share.items()}
+        quota = {mid: int(s + 1e-9) for mid, s in share.items()}
+        extras = sum(partitions[t] for t in subscribers) - sum(quota.values())
         counts = dict.fromkeys(out, 0)
         taken: set[tuple[TopicId, int]] = set()
         by_id = {m.member_id: m for m in members}
-        for mid in sorted(out):   # sticky: keep what is still valid, up to the quota
-            for t, parts in sorted((current.get(mid) or {}).items()):
-                if t not in by_id[mid].topic_ids or t not in partitions:
-                    continue
-                for p in sorted(parts):
-                    if p < partitions[t] and (t, p) not in taken and counts[mid] < quota[mid]:
-                        out[mid].setdefault(t, set()).add(p)
-                        taken.add((t, p))
-                        counts[mid] += 1
+
+        def still_valid(mid: str) -> list[tuple[TopicId, int]]:
+            return [(t, p) for t, parts in sorted((current.get(mid) or {}).items())
+                    if t in by_id[mid].topic_ids and t in partitions
+                    for p in sorted(parts) if p < partitions[t] and (t, p) not in taken]
+
+        def give(mid: str, t: TopicId, p: int) -> None:
+            out[mid].setdefault(t, set()).add(p)
+            taken.add((t, p))
+            counts[mid] += 1
+
+        for mid in sorted(out):   # sticky: keep what is still valid, up to the share
+            for t, p in still_valid(mid):
+                if counts[mid] < quota[mid]:
+                    give(mid, t, p)
+        for mid in sorted(out):   # ... and one more while the leftovers allow
+            for t, p in still_valid(mid)[:1]:
+                if extras > 0 and counts[mid] == quota[mid]:
+                    give(mid, t, p)
+                    extras -= 1
         for t in sorted(subscribers):
             subs = sorted(subscribers[t])
             for p in range(partitions[t]):
