@@ -129,8 +129,28 @@ async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
 
 
+async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """READ on the group, and DESCRIBE on every topic named in the subscription."""
+    if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
+        return top_error(ctx, GROUP_FAILED, member_epoch=-1, heartbeat_interval_ms=0)
+    if req.subscribed_topic_names and not all(
+            az.ok(Op.DESCRIBE, ResourceType.TOPIC, t) for t in req.subscribed_topic_names):
+        return top_error(ctx, TOPIC_FAILED, member_epoch=-1, heartbeat_interval_ms=0)
+    return await func(ctx, req)
+
+
+async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    D = M.ConsumerGroupDescribeResponse.DescribedGroup
+    return await filter_items(ctx, req, func, "group_ids", lambda g: g,
+                              lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
+                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
+                                              group_epoch=-1, assignment_epoch=-1,
+                                              assignor_name="", members=[]))
+
+
 def group_rules() -> dict[int, Rule]:
     return {8: offset_commit, 9: offset_fetch, 10: find_coordinator,
+            68: consumer_group_heartbeat, 69: consumer_group_describe,
             11: group_rule(Op.READ), 12: group_rule(Op.READ), 13: group_rule(Op.READ), 14: group_rule(Op.READ),
             15: describe_groups, 16: list_groups, 42: delete_groups, 47: offset_delete}
 

@@ -221,7 +221,8 @@ class Broker:
     async def _start_group_coordinator(self) -> None:
         self.group_coordinator = GroupCoordinatorService(
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
-            self.controller.ensure_offsets_topic, self.loop, self.clock)
+            self.controller.ensure_offsets_topic, self.loop, self.clock,
+            consumer_config=self._consumer_group_config())
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
@@ -285,6 +286,14 @@ class Broker:
         gc = GroupCoordinatorConfig.from_broker_config(self.config)
         gc.broker_id = self.config.broker_id
         return gc
+
+    def _consumer_group_config(self):
+        """The consumer protocol's settings, or None when
+        group.coordinator.rebalance.protocols leaves it out (classic groups only)."""
+        from kafpy.coordinator.consumer_config import ConsumerGroupConfig
+        if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
+            return None
+        return ConsumerGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""

@@ -92,6 +92,31 @@ class StaticTopics:
         return self.by_name.values()
 
 
+class MetadataCacheTopics:
+    """A TopicsView over the broker's metadata cache (anything with `topic(name)`,
+    `topic_by_id(id)` and `topics()` giving objects with `name`, `topic_id`,
+    `partitions` and `is_internal`)."""
+
+    def __init__(self, cache: Any) -> None:
+        self._cache = cache
+
+    @staticmethod
+    def _meta(info: Any) -> TopicMeta | None:
+        if info is None:
+            return None
+        return TopicMeta(info.name, info.topic_id, len(info.partitions),
+                         bool(getattr(info, "is_internal", False)))
+
+    def topic(self, name: str) -> TopicMeta | None:
+        return self._meta(self._cache.topic(name))
+
+    def topic_by_id(self, topic_id: bytes) -> TopicMeta | None:
+        return self._meta(self._cache.topic_by_id(topic_id))
+
+    def all_topics(self) -> Iterable[TopicMeta]:
+        return [self._meta(t) for t in self._cache.topics().values()]
+
+
 @dataclass
 class HeartbeatResult:
     error: int = ErrorCode.NONE
@@ -199,8 +224,6 @@ class ConsumerGroupCoordinator:
             return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -2."
         if member_epoch != JOIN_EPOCH and not member_id:
             return "MemberId can't be empty."
-        if names is not None and regex is not None:
-            return "SubscribedTopicNames and SubscribedTopicRegex cannot be used together."
         if server_assignor is not None and server_assignor not in self.assignors:
             return None   # answered UNSUPPORTED_ASSIGNOR by the caller
         return None
@@ -212,6 +235,8 @@ class ConsumerGroupCoordinator:
                                         rebalance_timeout_ms, names, regex, server_assignor,
                                         owned, api_version)
         if reason is not None:
+            log.info("ConsumerGroupHeartbeat of %s in group %s refused: %s", member_id,
+                     group_id, reason)
             return _error(ErrorCode.INVALID_REQUEST, reason)
         err = self.classic._validate_group_status(group_id, "ConsumerGroupHeartbeat")
         if err is not None:
@@ -220,7 +245,7 @@ class ConsumerGroupCoordinator:
             return _error(ErrorCode.UNSUPPORTED_ASSIGNOR,
                           f"ServerAssignor {server_assignor} is not supported. Supported assignors: "
                           f"{', '.join(self.assignors)}.")
-        if regex is not None and self._pattern(regex) is None:
+        if regex and self._pattern(regex) is None:
             return _error(ErrorCode.INVALID_REGULAR_EXPRESSION,
                           f"SubscribedTopicRegex `{regex}` is not a valid regular expression.")
         group = self.groups.get(group_id)
@@ -264,10 +289,12 @@ class ConsumerGroupCoordinator:
             member.rack_id = rack_id
         if rebalance_timeout_ms != -1:
             member.rebalance_timeout_ms = rebalance_timeout_ms
+        # Both may be given (the member subscribes to their union); an empty regex
+        # clears a regex subscription.
         if names is not None:
-            member.subscribed_topic_names, member.subscribed_topic_regex = list(names), None
+            member.subscribed_topic_names = list(names)
         if regex is not None:
-            member.subscribed_topic_regex, member.subscribed_topic_names = regex, []
+            member.subscribed_topic_regex = regex or None
         if server_assignor is not None or member_epoch == JOIN_EPOCH:
             member.server_assignor = server_assignor
         bump = False

@@ -254,12 +254,15 @@ async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitR
 
 
 # --------------------------------------------------------------------- OffsetFetch
-def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: bool):
-    """(error, [(topic, [(partition, FetchedOffset)])]) in request order."""
+def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: bool,
+                 member_id: str | None = None, member_epoch: int = -1):
+    """(error, [(topic, [(partition, FetchedOffset)])]) in request order. v9+ names the
+    member (a consumer-protocol group checks its epoch)."""
     wanted = None
     if topics is not None:
         wanted = [(t.name, p) for t in topics for p in t.partition_indexes]
-    err, got = _coordinator(ctx).fetch_offsets(group_id, wanted, require_stable)
+    err, got = _coordinator(ctx).fetch_offsets(group_id, wanted, require_stable,
+                                               member_id, member_epoch)
     by_topic: dict[str, list] = {}
     if err != E.NONE:
         return err, by_topic
@@ -275,7 +278,9 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
     if v >= 8:
         groups = []
         for g in req.groups:
-            err, by_topic = _fetch_group(ctx, g.group_id, g.topics, req.require_stable)
+            err, by_topic = _fetch_group(ctx, g.group_id, g.topics, req.require_stable,
+                                         g.member_id if v >= 9 else None,
+                                         g.member_epoch if v >= 9 else -1)
             groups.append(R.OffsetFetchResponseGroup(
                 group_id=g.group_id, error_code=err,
                 topics=[R.OffsetFetchResponseTopics(name=t, partitions=[
