@@ -1,0 +1,94 @@
+"""Kafka 4's consumer group protocol on the three-broker ZooKeeper cluster (which Apache
+Kafka never offered: its new coordinator needs KRaft): a confluent-kafka member with
+`group.protocol=consumer` reads a 3-partition topic while the broker coordinating its
+group is killed (SIGKILL). The group's state and offsets are in the replicated
+`__consumer_offsets`; the new leader of its partition loads them and the member carries
+on: every record read, the committed offsets never go back."""
+from __future__ import annotations
+
+import threading
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from kafpy.coordinator.partitioner import partition_for
+from tests.integration.cluster.harness import metadata, start_cluster, wait_until
+
+TOPIC, GROUP, PARTITIONS, RECORDS = "cg-failover", "cg-failover-group", 3, 600
+OVERRIDES = {
+    "group.consumer.heartbeat.interval.ms": 500,
+    "group.consumer.min.heartbeat.interval.ms": 500,
+    "group.consumer.session.timeout.ms": 10000,
+    "group.consumer.min.session.timeout.ms": 6000,
+    "offsets.topic.num.partitions": 5,
+    "min.insync.replicas": 1,
+}
+
+
+def _produce(bootstrap: str, start: int, end: int) -> None:
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True})
+    for i in range(start, end):
+        p.produce(TOPIC, value=b"r%d" % i, partition=i % PARTITIONS)
+        p.poll(0)
+    assert p.flush(60) == 0
+
+
+def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_factory):
+    brokers = start_cluster(zookeeper, broker_factory, **OVERRIDES)
+    bootstrap = ",".join(b.bootstrap for b in brokers)
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3)])[TOPIC].result(60)
+    _produce(bootstrap, 0, RECORDS // 2)
+
+    seen: set[bytes] = set()
+    commits: list[dict[int, int]] = []
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def member() -> None:
+        c = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP, "group.protocol": "consumer",
+                      "auto.offset.reset": "earliest", "enable.auto.commit": False})
+        c.subscribe([TOPIC])
+        try:
+            while not stop.is_set():
+                msg = c.poll(0.2)
+                if msg is None or msg.error() is not None:
+                    if msg is not None and msg.error().fatal():
+                        errors.append(str(msg.error()))
+                        return
+                    continue
+                seen.add(msg.value())
+                try:
+                    got = c.commit(message=msg, asynchronous=False)
+                    commits.append({tp.partition: tp.offset for tp in got})
+                except Exception as e:  # noqa: BLE001 - retried by the next record's commit
+                    errors.append(f"commit: {e}")
+        finally:
+            c.close()
+
+    t = threading.Thread(target=member, daemon=True)
+    t.start()
+    wait_until(lambda: len(seen) >= RECORDS // 4, 90, "the member reads before the kill")
+    offsets_md = metadata(brokers[0], ["__consumer_offsets"]).topics[0]
+    n = len(offsets_md.partitions)
+    coordinator = {p.partition_index: p.leader_id for p in offsets_md.partitions}[partition_for(GROUP, n)]
+    brokers[coordinator].kill()
+    survivors = ",".join(b.bootstrap for i, b in enumerate(brokers) if i != coordinator)
+    _produce(survivors, RECORDS // 2, RECORDS)
+    wait_until(lambda: len(seen) == RECORDS or not t.is_alive(), 180,
+               f"every record read after broker {coordinator} (the coordinator) was killed")
+    stop.set()
+    t.join(30)
+    assert len(seen) == RECORDS, (len(seen), errors[-5:])
+    assert not [e for e in errors if not e.startswith("commit")], errors
+    last: dict[int, int] = {}
+    for c in commits:
+        for p, off in c.items():
+            assert off >= last.get(p, -1), f"partition {p}: committed {off} after {last[p]}"
+            last[p] = off
+    check = Consumer({"bootstrap.servers": survivors, "group.id": GROUP})
+    try:
+        final = check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=30)
+    finally:
+        check.close()
+    assert {tp.partition: tp.offset for tp in final} == {p: RECORDS // PARTITIONS for p in range(PARTITIONS)}
