@@ -1,18 +1,23 @@
 """Kafka 4's consumer group protocol on the three-broker ZooKeeper cluster (which Apache
-Kafka never offered: its new coordinator needs KRaft): a confluent-kafka member with
-`group.protocol=consumer` reads a 3-partition topic while the broker coordinating its
-group is killed (SIGKILL). The group's state and offsets are in the replicated
+Kafka never offered: its new coordinator needs KRaft): a confluent-kafka member, or
+Apache 4.4's Java console consumer, with `group.protocol=consumer` reads a 3-partition
+topic while the broker coordinating its group is killed (SIGKILL). The group's state and offsets are in the replicated
 `__consumer_offsets`; the new leader of its partition loads them and the member carries
 on: every record read, the committed offsets never go back."""
 from __future__ import annotations
 
+import subprocess
 import threading
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+import pytest
+
 from kafpy.coordinator.partitioner import partition_for
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
+from tests.support import process
+from tests.support.kafka_dist import popen_tool
 
 TOPIC, GROUP, PARTITIONS, RECORDS = "cg-failover", "cg-failover-group", 3, 600
 OVERRIDES = {
@@ -33,7 +38,26 @@ def _produce(bootstrap: str, start: int, end: int) -> None:
     assert p.flush(60) == 0
 
 
-def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_factory):
+def _java_member(bootstrap: str, seen: set[bytes], errors: list[str], stop: threading.Event) -> None:
+    proc = popen_tool("4", "kafka-console-consumer", [
+        "--bootstrap-server", bootstrap, "--topic", TOPIC, "--group", GROUP, "--from-beginning",
+        "--consumer-property", "group.protocol=consumer",
+        "--consumer-property", "auto.commit.interval.ms=200"], stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        for line in proc.stdout:
+            if line.startswith("r"):
+                seen.add(line.strip().encode())
+            if stop.is_set():
+                break
+        else:
+            errors.append(f"console consumer exited {proc.wait()}")
+    finally:
+        process.terminate(proc, timeout=30)
+
+
+@pytest.mark.parametrize("client", ["confluent", "java"])
+def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_factory, client):
     brokers = start_cluster(zookeeper, broker_factory, **OVERRIDES)
     bootstrap = ",".join(b.bootstrap for b in brokers)
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -66,8 +90,26 @@ def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_fact
         finally:
             c.close()
 
-    t = threading.Thread(target=member, daemon=True)
+    def watch_commits() -> None:
+        """The group's committed offsets, read every half second (they must never go back)."""
+        while not stop.is_set():
+            check = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP})
+            try:
+                got = check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=5)
+                commits.append({tp.partition: tp.offset for tp in got if tp.offset >= 0})
+            except Exception:  # noqa: BLE001 - the coordinator is moving
+                pass
+            finally:
+                check.close()
+            stop.wait(0.5)
+
+    if client == "confluent":
+        t = threading.Thread(target=member, daemon=True)
+    else:
+        t = threading.Thread(target=_java_member, args=(bootstrap, seen, errors, stop), daemon=True)
     t.start()
+    watcher = threading.Thread(target=watch_commits, daemon=True)
+    watcher.start()
     wait_until(lambda: len(seen) >= RECORDS // 4, 90, "the member reads before the kill")
     offsets_md = metadata(brokers[0], ["__consumer_offsets"]).topics[0]
     n = len(offsets_md.partitions)
@@ -77,8 +119,11 @@ def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_fact
     _produce(survivors, RECORDS // 2, RECORDS)
     wait_until(lambda: len(seen) == RECORDS or not t.is_alive(), 180,
                f"every record read after broker {coordinator} (the coordinator) was killed")
+    wait_until(lambda: sum(last_committed(survivors).values()) == RECORDS, 60,
+               "every record's offset committed")
     stop.set()
-    t.join(30)
+    t.join(60)
+    watcher.join(30)
     assert len(seen) == RECORDS, (len(seen), errors[-5:])
     assert not [e for e in errors if not e.startswith("commit")], errors
     last: dict[int, int] = {}
@@ -86,9 +131,13 @@ def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_fact
         for p, off in c.items():
             assert off >= last.get(p, -1), f"partition {p}: committed {off} after {last[p]}"
             last[p] = off
-    check = Consumer({"bootstrap.servers": survivors, "group.id": GROUP})
+    assert last_committed(survivors) == {p: RECORDS // PARTITIONS for p in range(PARTITIONS)}
+
+
+def last_committed(bootstrap: str) -> dict[int, int]:
+    check = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP})
     try:
         final = check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=30)
     finally:
         check.close()
-    assert {tp.partition: tp.offset for tp in final} == {p: RECORDS // PARTITIONS for p in range(PARTITIONS)}
+    return {tp.partition: tp.offset for tp in final}
