@@ -622,6 +622,24 @@ class ConsumerGroupCoordinator:
         done.add_done_callback(_log_failure(group.group_id))
         return ErrorCode.NONE
 
+    def release_empty_group(self, group_id: str, now_ms: int) -> bool:
+        """A classic member joins: an empty consumer group gives way to a classic group
+        that keeps its committed offsets (its records are tombstoned). False when the
+        group has members."""
+        group = self.groups[group_id]
+        if group.members:
+            return False
+        del self.groups[group_id]
+        from kafpy.coordinator.group import ClassicGroup
+        classic = ClassicGroup(group_id, now_ms)
+        classic.offsets, classic.pending_offset_commits = group.offsets, group.pending_offset_commits
+        classic.pending_txn_offsets = group.pending_txn_offsets
+        self.classic.groups[group_id] = classic
+        done = self.classic.log.append(self.classic.partition_for(group_id),
+                                       R.group_tombstones(group_id), now_ms)
+        done.add_done_callback(_log_failure(group_id))
+        return True
+
     # ================================================================ offsets
     def validate_offset_commit(self, group: ConsumerGroup, member_id: str, member_epoch: int,
                                transactional: bool = False) -> ErrorCode | None:

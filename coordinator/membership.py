@@ -68,8 +68,9 @@ class Membership(CoordinatorBase):
         if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
                 <= self.config.group_max_session_timeout_ms):
             return self._new_future(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, member_id))
-        if group_id in self.consumer_groups:
-            # a consumer-protocol group: classic members cannot join it (no migration yet)
+        if group_id in self.consumer_groups and not self.consumer.release_empty_group(group_id, now_ms):
+            # a live consumer-protocol group: classic members cannot join it (no migration
+            # yet); an empty one becomes a classic group with its offsets
             return self._new_future(JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id))
         protocols = [(name, bytes(meta)) for name, meta in protocols]
         is_unknown = member_id == UNKNOWN_MEMBER_ID

@@ -220,6 +220,16 @@ def test_classic_and_consumer_groups_do_not_mix():
     fut = c.classic.join_group("g", "", None, False, False, "c", "h", 10_000, 10_000,
                                "consumer", [("range", b"")], 0)
     assert fut.result().error == E.INCONSISTENT_GROUP_PROTOCOL
+    commit(c.classic, "g", "m1", None, 1, {("t", 0): OffsetAndMetadata(4, -1, "", 0)}, 1)
+    hb(c, "m1", -1, 2)
+    # empty now: a classic member takes the group over, offsets included
+    fut = c.classic.join_group("g", "", None, False, False, "c", "h", 10_000, 10_000,
+                               "consumer", [("range", b"")], 3)
+    assert "g" not in c.groups and "g" in c.classic.groups
+    assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 4
+    # and a consumer-protocol member cannot join the live classic group
+    c.classic.poll(10_000)
+    assert hb(c, "m2", 0, 10_001).error == E.GROUP_ID_NOT_FOUND
 
 
 def test_state_is_rebuilt_from_the_log_after_failover():
