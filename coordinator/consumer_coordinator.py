@@ -42,6 +42,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator import consumer_records as R
 from kafpy.coordinator.assignors import MemberSubscription, PartitionAssignor, assignors_from_config
 from kafpy.coordinator.consumer_config import ConsumerGroupConfig
+from kafpy.coordinator.consumer_migration import ClassicMembers
 from kafpy.coordinator.consumer_group import (
     JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
     ConsumerGroupState, MemberState, copy_assignment)
@@ -150,9 +151,9 @@ def _error(error: ErrorCode, message: str | None = None, member_id: str | None =
     return HeartbeatResult(error, message, member_id, epoch)
 
 
-class ConsumerGroupCoordinator:
+class ConsumerGroupCoordinator(ClassicMembers):
     """All consumer-protocol groups of the `__consumer_offsets` partitions the attached
-    classic coordinator owns."""
+    classic coordinator owns (with classic members of such groups: consumer_migration.py)."""
 
     def __init__(self, classic: Any, config: ConsumerGroupConfig, topics: TopicsView,
                  member_id_factory: Callable[[], str] | None = None) -> None:
@@ -166,6 +167,7 @@ class ConsumerGroupCoordinator:
         self._new_member_id = member_id_factory or (lambda: uuid.uuid4().hex[:22])
         self._wakeups: list[int] = []
         self._regex_cache: dict[str, re.Pattern | None] = {}
+        self._downgraded: list = []
         classic.consumer = self
 
     # ================================================================ ConsumerGroupHeartbeat
@@ -189,6 +191,7 @@ class ConsumerGroupCoordinator:
             fut.set_result(answer)
             return fut
         done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
+        self._store_downgraded(now_ms)
 
         def on_written(d: Any) -> None:
             error = completion_error(d)
@@ -251,16 +254,20 @@ class ConsumerGroupCoordinator:
         group = self.groups.get(group_id)
         if member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
             return self._leave(group, group_id, member_id, member_epoch, instance_id, now_ms)
+        records: list = []
         if group is None:
             classic = self.classic.groups.get(group_id)
-            if classic is not None and classic.members:
-                return _error(ErrorCode.GROUP_ID_NOT_FOUND,
-                              f"Group {group_id} is not a consumer group.")
             if member_epoch != JOIN_EPOCH:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                               f"Member {member_id} is not a member of group {group_id}.")
-            group = self._create_group(group_id, classic)
-        records: list = []
+            if classic is not None and classic.members:
+                # online upgrade of a live classic group (migration policy permitting)
+                group = self._upgrade(classic, now_ms, records)
+                if group is None:
+                    return _error(ErrorCode.GROUP_ID_NOT_FOUND,
+                                  f"Group {group_id} is not a consumer group.")
+            else:
+                group = self._create_group(group_id, classic)
         member = group.members.get(member_id) if member_id else None
         if member_epoch == JOIN_EPOCH:
             if member is None and len(group.members) >= self.config.max_size:
@@ -407,7 +414,7 @@ class ConsumerGroupCoordinator:
         if instance_id is not None and member_id not in group.members:
             member_id = group.static_members.get(instance_id, member_id)
         member = group.members.get(member_id)
-        if member is None:
+        if member is None or member.uses_classic_protocol:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                           f"Member {member_id} is not a member of group {group_id}.")
         records: list = []
@@ -419,6 +426,7 @@ class ConsumerGroupCoordinator:
             records.append(R.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)
+            self._maybe_downgrade(group, now_ms, records)
         return records, HeartbeatResult(ErrorCode.NONE, None, member_id, epoch, 0, None)
 
     def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None:
@@ -530,6 +538,8 @@ class ConsumerGroupCoordinator:
         return deadline
 
     def _session_timeout(self, member: ConsumerGroupMember) -> int:
+        if member.uses_classic_protocol:
+            return member.classic_session_timeout_ms
         return self.config.session_timeout_ms
 
     def _schedule_session(self, member: ConsumerGroupMember, now_ms: int) -> None:
@@ -553,10 +563,13 @@ class ConsumerGroupCoordinator:
                              member.member_id, group.group_id,
                              "expired its session" if expired else "not revoked in time")
                     self._remove_member(group, member, records)
+                    if not member.uses_classic_protocol and group.group_id in self.groups:
+                        self._maybe_downgrade(group, now_ms, records)
             if records:
                 done = self.classic.log.append(self.classic.partition_for(group.group_id),
                                                records, now_ms)
                 done.add_done_callback(_log_failure(group.group_id))
+                self._store_downgraded(now_ms)
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedConsumerGroup:
@@ -653,7 +666,8 @@ class ConsumerGroupCoordinator:
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
         if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
+            return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
+                    else ErrorCode.STALE_MEMBER_EPOCH)
         return None
 
     def validate_offset_fetch(self, group: ConsumerGroup, member_id: str | None,

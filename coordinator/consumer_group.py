@@ -80,6 +80,14 @@ class ConsumerGroupMember:
     revocation_deadline: int | None = None
     # what the last heartbeat response carried (None: nothing sent yet)
     last_sent: Assignment | None = None
+    # a member speaking the classic protocol inside a consumer group (migration):
+    # its JoinGroup protocols (name, metadata) and session timeout; None otherwise
+    classic_protocols: list[tuple[str, bytes]] | None = None
+    classic_session_timeout_ms: int = 0
+
+    @property
+    def uses_classic_protocol(self) -> bool:
+        return self.classic_protocols is not None
 
     def metadata_key(self) -> tuple:
         return (self.instance_id, self.rack_id, self.client_id, self.client_host,

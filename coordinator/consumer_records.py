@@ -75,11 +75,19 @@ def group_metadata(group_id: str, epoch: int, metadata_hash: int) -> tuple[bytes
 
 
 def member_metadata(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, bytes]:
-    return _key(MEMBER_METADATA, group_id, m.member_id), _value(M.ConsumerGroupMemberMetadataValue(
+    V = M.ConsumerGroupMemberMetadataValue
+    classic = None
+    if m.classic_protocols is not None:
+        classic = V.ClassicMemberMetadata(
+            session_timeout_ms=m.classic_session_timeout_ms,
+            supported_protocols=[V.ClassicProtocol(name=n, metadata=bytes(md))
+                                 for n, md in m.classic_protocols])
+    return _key(MEMBER_METADATA, group_id, m.member_id), _value(V(
         instance_id=m.instance_id, rack_id=m.rack_id, client_id=m.client_id,
         client_host=m.client_host, subscribed_topic_names=list(m.subscribed_topic_names),
         subscribed_topic_regex=m.subscribed_topic_regex,
-        rebalance_timeout_ms=m.rebalance_timeout_ms, server_assignor=m.server_assignor))
+        rebalance_timeout_ms=m.rebalance_timeout_ms, server_assignor=m.server_assignor,
+        classic_member_metadata=classic))
 
 
 def target_metadata(group_id: str, assignment_epoch: int, now_ms: int) -> tuple[bytes, bytes]:
@@ -141,6 +149,12 @@ def apply_member_metadata(m: ConsumerGroupMember, v) -> None:
     m.subscribed_topic_names = list(v.subscribed_topic_names)
     m.subscribed_topic_regex = v.subscribed_topic_regex
     m.rebalance_timeout_ms, m.server_assignor = v.rebalance_timeout_ms, v.server_assignor
+    classic = v.classic_member_metadata
+    if classic is not None:
+        m.classic_session_timeout_ms = classic.session_timeout_ms
+        m.classic_protocols = [(p.name, bytes(p.metadata)) for p in classic.supported_protocols]
+    else:
+        m.classic_protocols = None
 
 
 def current_assignment_of(v) -> tuple[int, int, MemberState, Assignment, Assignment]:

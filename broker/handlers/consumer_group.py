@@ -92,7 +92,8 @@ async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGr
             subscribed_topic_names=sorted(dm.member.subscribed_topic_names),
             subscribed_topic_regex=dm.member.subscribed_topic_regex,
             assignment=assignment(dm.member.assigned), target_assignment=assignment(dm.target),
-            member_type=1) for dm in d.members]   # 1: consumer protocol member (v1+)
+            # v1+: 0 a classic member (of a migrating group), 1 a consumer-protocol one
+            member_type=0 if dm.member.uses_classic_protocol else 1) for dm in d.members]
         ops = _GROUP_OPERATIONS if req.include_authorized_operations else _NO_OPERATIONS
         groups.append(R.DescribedGroup(
             error_code=d.error, error_message=d.message, group_id=gid, group_state=d.state,

@@ -15,7 +15,8 @@ from kafpy.coordinator.consumer_group import MemberState
 from kafpy.coordinator.consumer_records import CONSUMER_KEY_VERSIONS
 from kafpy.protocol.errors import ErrorCode as E
 
-from tests.unit.coordinator.helpers import commit, make_coordinator
+from kafpy.coordinator import GroupState
+from tests.unit.coordinator.helpers import commit, drive, join, make_coordinator, sync
 
 SESSION = 10_000
 
@@ -214,22 +215,83 @@ def test_offset_commit_and_fetch_are_validated_by_member_epoch():
     assert "g" not in c.groups and classic.fetch_offsets("g", None) == (E.NONE, {})
 
 
-def test_classic_and_consumer_groups_do_not_mix():
-    c, _ = setup()
-    hb(c, "m1", 0)
-    fut = c.classic.join_group("g", "", None, False, False, "c", "h", 10_000, 10_000,
-                               "consumer", [("range", b"")], 0)
-    assert fut.result().error == E.INCONSISTENT_GROUP_PROTOCOL
-    commit(c.classic, "g", "m1", None, 1, {("t", 0): OffsetAndMetadata(4, -1, "", 0)}, 1)
-    hb(c, "m1", -1, 2)
-    # empty now: a classic member takes the group over, offsets included
-    fut = c.classic.join_group("g", "", None, False, False, "c", "h", 10_000, 10_000,
-                               "consumer", [("range", b"")], 3)
-    assert "g" not in c.groups and "g" in c.classic.groups
-    assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 4
-    # and a consumer-protocol member cannot join the live classic group
-    c.classic.poll(10_000)
-    assert hb(c, "m2", 0, 10_001).error == E.GROUP_ID_NOT_FOUND
+def _classic_assignment(c, member_id, generation, now):
+    """SyncGroup of a classic member: the partitions of topic t it was given."""
+    from kafpy.coordinator.consumer_migration import decode_assignment
+    r = sync(c.classic, "g", member_id, generation, now=now).result()
+    assert r.error == E.NONE, r
+    return sorted(p for t, p in decode_assignment(r.assignment) if t == "t")
+
+
+def test_a_classic_member_joins_a_consumer_group_and_it_downgrades_when_the_last_leaves():
+    c, _ = setup(topics=(("t", 4),))
+    m1 = hb(c, "m1", 0)
+    assert parts(m1.assignment) == [0, 1, 2, 3]
+    r = join(c.classic, now=1).result()           # eager classic member: owns nothing
+    assert r.error == E.NONE and r.leader == "" and r.members == []
+    classic_id, gen = r.member_id, r.generation_id
+    assert c.groups["g"].members[classic_id].uses_classic_protocol
+    # it waits for m1 to release: nothing yet, and Heartbeat asks it to rejoin
+    assert _classic_assignment(c, classic_id, gen, 2) == []
+    assert c.classic.heartbeat("g", classic_id, None, gen, 3) == E.REBALANCE_IN_PROGRESS
+    kept = parts(hb(c, "m1", 1, 4).assignment)
+    assert len(kept) == 2
+    hb(c, "m1", 1, 5, owned={tid("t"): set(kept)})
+    r = join(c.classic, member_id=classic_id, now=6).result()
+    got = _classic_assignment(c, classic_id, r.generation_id, 7)
+    assert sorted(got + kept) == [0, 1, 2, 3] and not set(got) & set(kept)
+    assert c.classic.heartbeat("g", classic_id, None, r.generation_id, 8) == E.NONE
+    # commits of the classic member are checked against its epoch as a generation
+    om = OffsetAndMetadata(1, -1, "", 0)
+    assert commit(c.classic, "g", classic_id, None, r.generation_id + 1, {("t", 0): om}, 9) == \
+        {("t", 0): E.ILLEGAL_GENERATION}
+    assert commit(c.classic, "g", classic_id, None, r.generation_id, {("t", 0): om}, 9) == \
+        {("t", 0): E.NONE}
+    # the last consumer-protocol member leaves: the group is classic again and rebalances
+    hb(c, "m1", -1, 10)
+    assert "g" not in c.groups
+    group = c.classic.groups["g"]
+    assert group.is_(GroupState.PREPARING_REBALANCE) and classic_id in group.members
+    assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 1
+
+
+def test_a_stable_classic_group_upgrades_when_a_consumer_protocol_member_joins():
+    c, _ = setup(topics=(("t", 4),))
+    futs = [join(c.classic, client_id=f"c{i}") for i in range(2)]
+    now = drive(c.classic, futs)
+    rs = [f.result() for f in futs]
+    leader = next(r for r in rs if r.member_id == r.leader)
+    from kafpy.coordinator.consumer_migration import ClassicMembers
+    assignments = {rs[0].member_id: ClassicMembers._assignment_bytes(c, {tid("t"): {0, 1}}),
+                   rs[1].member_id: ClassicMembers._assignment_bytes(c, {tid("t"): {2, 3}})}
+    for r in rs:
+        sync(c.classic, "g", r.member_id, r.generation_id, now=now,
+             assignments=assignments if r is leader else None)
+    assert c.classic.groups["g"].is_(GroupState.STABLE)
+    new = hb(c, "m-new", 0, now + 1)
+    assert new.error == E.NONE and "g" not in c.classic.groups
+    group = c.groups["g"]
+    assert {m for m, x in group.members.items() if x.uses_classic_protocol} == {r.member_id for r in rs}
+    # the classic members keep their partitions until they rejoin and give some up
+    assert parts(new.assignment) == []
+    assert c.classic.heartbeat("g", rs[0].member_id, None, rs[0].generation_id, now + 2) == \
+        E.REBALANCE_IN_PROGRESS
+    for r in rs:   # eager members: they revoke everything, then rejoin
+        j = join(c.classic, member_id=r.member_id, now=now + 3).result()
+        assert j.error == E.NONE
+    new = hb(c, "m-new", new.member_epoch, now + 4, owned={})
+    owners = [p for x in group.members.values() for ps in x.assigned.values() for p in ps]
+    assert len(owners) == len(set(owners))
+    assert parts(new.assignment)
+
+
+def test_migration_policy_disabled_keeps_protocols_apart():
+    c, _ = setup(migration_policy="disabled")
+    futs = [join(c.classic)]
+    now = drive(c.classic, futs)
+    r = futs[0].result()
+    sync(c.classic, "g", r.member_id, r.generation_id, now=now, assignments={r.member_id: b""})
+    assert hb(c, "m1", 0, now + 1).error == E.GROUP_ID_NOT_FOUND
 
 
 def test_state_is_rebuilt_from_the_log_after_failover():
@@ -287,3 +349,13 @@ def test_member_picks_the_range_assignor():
 def test_assignors_from_config(value):
     c, _ = setup(assignors=value)
     assert c.default_assignor in ("uniform", "range")
+
+
+def test_an_empty_consumer_group_gives_way_to_a_classic_member():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    commit(c.classic, "g", "m1", None, 1, {("t", 0): OffsetAndMetadata(4, -1, "", 0)}, 1)
+    hb(c, "m1", -1, 2)
+    join(c.classic, now=3)
+    assert "g" not in c.groups and "g" in c.classic.groups
+    assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 4
