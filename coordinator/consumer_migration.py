@@ -2,8 +2,8 @@
 Kafka 4.x does it under `group.consumer.migration.policy` (`bidirectional` by default,
 `upgrade`, `downgrade`, `disabled`):
 
-- upgrade: a consumer-protocol member joining a non-empty, Stable classic group turns it
-  into a consumer group; the classic members stay members, keep their partitions and
+- upgrade: a consumer-protocol member joining a non-empty classic group turns it into a
+  consumer group; the classic members stay members, keep their partitions and
   epochs (their generation), and go on speaking JoinGroup/SyncGroup/Heartbeat;
 - classic members of a consumer group: the broker assigns their partitions as anyone's
   (their subscription comes from their JoinGroup metadata). Heartbeat answers
@@ -114,9 +114,12 @@ class ClassicMembers:
 
     # ---------------------------------------------------------------- upgrade
     def _upgrade(self, classic: ClassicGroup, now_ms: int, records: list) -> ConsumerGroup | None:
-        """The consumer group a Stable classic group becomes (None when the policy, its
-        state or its protocol type does not allow it)."""
-        if (not self._allows("upgrade") or not classic.is_(GroupState.STABLE)
+        """The consumer group a live classic group becomes (None when the policy, its
+        state or its protocol type does not allow it). A group in the middle of a
+        rebalance converts too, as Kafka's does: its members keep the assignment of the
+        last generation, and their parked JoinGroup/SyncGroup are answered
+        REBALANCE_IN_PROGRESS (they rejoin as classic members of the consumer group)."""
+        if (not self._allows("upgrade") or classic.is_(GroupState.DEAD)
                 or classic.protocol_type != CONSUMER_PROTOCOL_TYPE
                 or classic.size >= self.config.max_size):
             return None
@@ -125,7 +128,8 @@ class ClassicMembers:
         group.pending_txn_offsets = classic.pending_txn_offsets
         group.group_epoch = group.assignment_epoch = classic.generation_id
         for m in classic.members.values():
-            topics, _ = decode_subscription(m.metadata(classic.protocol_name or ""))
+            chosen = dict(m.protocols).get(classic.protocol_name or "", m.protocols[0][1])
+            topics, _ = decode_subscription(chosen)
             member = ConsumerGroupMember(
                 m.member_id, m.group_instance_id, None, m.client_id, m.client_host, topics, None,
                 m.rebalance_timeout_ms, None, classic.generation_id, classic.generation_id,
@@ -205,8 +209,8 @@ class ClassicMembers:
                                JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id))
         records: list = []
         member = group.members.get(member_id) if member_id else None
-        if member_id and member is None and instance_id is None:
-            return self._write(group_id, [], now_ms, JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id))
+        # A member id the client names but the group does not know is the one handed
+        # out with MEMBER_ID_REQUIRED (KIP-394): it joins under it.
         if member is not None and member.classic_protocols is None:
             return self._write(group_id, [], now_ms,
                                JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id))

@@ -359,3 +359,12 @@ def test_an_empty_consumer_group_gives_way_to_a_classic_member():
     join(c.classic, now=3)
     assert "g" not in c.groups and "g" in c.classic.groups
     assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 4
+
+
+def test_a_classic_member_needing_a_member_id_first_joins_with_it():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    r = join(c.classic, v4=True, now=1).result()
+    assert r.error == E.MEMBER_ID_REQUIRED and r.member_id
+    r2 = join(c.classic, member_id=r.member_id, v4=True, now=2).result()
+    assert r2.error == E.NONE and r2.member_id in c.groups["g"].members
