@@ -11,8 +11,8 @@ from kafpy.coordinator.config import PropertiesConfig, _setting
 class ConsumerGroupConfig(PropertiesConfig):
     """Built once by the broker (`from_broker_config`). `assignors` is
     `group.consumer.assignors` as given ("uniform,range"; the first is the default
-    for members that name none); `migration_policy` is read but only `disabled`
-    behaviour exists (see README: choosing a group protocol)."""
+    for members that name none); `migration_policy` is
+    `group.consumer.migration.policy` (consumer_migration.py)."""
 
     session_timeout_ms: int = _setting("group.consumer.session.timeout.ms", 45_000)
     min_session_timeout_ms: int = _setting("group.consumer.min.session.timeout.ms", 45_000)
