@@ -27,13 +27,12 @@ computed at, so a topic created, deleted or grown bumps the epoch.
 """
 from __future__ import annotations
 
-import hashlib
 import heapq
 import logging
 import re
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Callable
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import encode_data
@@ -47,75 +46,14 @@ from kafpy.coordinator.consumer_group import (
     JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
     ConsumerGroupState, MemberState, copy_assignment)
 from kafpy.coordinator.errors import append_error_to_group_error
-from kafpy.coordinator.group import complete
+from kafpy.coordinator.group import ClassicGroup, complete
+from kafpy.coordinator.consumer_topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.offsets_log import TxnMarker, TxnRecord, completion_error
+from kafpy.coordinator.persistence import log_failed_write
+from kafpy.coordinator.records import encode_offset_commit_key
+from kafpy.coordinator.results import GroupSummary, MemberSummary
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
-
-
-@dataclass(frozen=True)
-class TopicMeta:
-    name: str
-    topic_id: bytes
-    num_partitions: int
-    internal: bool = False
-
-
-class TopicsView(Protocol):
-    """The topics the coordinator may assign (the broker's metadata cache)."""
-
-    def topic(self, name: str) -> TopicMeta | None: ...
-    def topic_by_id(self, topic_id: bytes) -> TopicMeta | None: ...
-    def all_topics(self) -> Iterable[TopicMeta]: ...
-
-
-class StaticTopics:
-    """A TopicsView over a dict (tests, tools): name -> TopicMeta."""
-
-    def __init__(self, topics: Iterable[TopicMeta] = ()) -> None:
-        self.by_name = {t.name: t for t in topics}
-
-    def add(self, name: str, partitions: int, topic_id: bytes | None = None) -> TopicMeta:
-        meta = TopicMeta(name, topic_id or uuid.uuid4().bytes, partitions)
-        self.by_name[name] = meta
-        return meta
-
-    def remove(self, name: str) -> None:
-        self.by_name.pop(name, None)
-
-    def topic(self, name: str) -> TopicMeta | None:
-        return self.by_name.get(name)
-
-    def topic_by_id(self, topic_id: bytes) -> TopicMeta | None:
-        return next((t for t in self.by_name.values() if t.topic_id == topic_id), None)
-
-    def all_topics(self) -> Iterable[TopicMeta]:
-        return self.by_name.values()
-
-
-class MetadataCacheTopics:
-    """A TopicsView over the broker's metadata cache (anything with `topic(name)`,
-    `topic_by_id(id)` and `topics()` giving objects with `name`, `topic_id`,
-    `partitions` and `is_internal`)."""
-
-    def __init__(self, cache: Any) -> None:
-        self._cache = cache
-
-    @staticmethod
-    def _meta(info: Any) -> TopicMeta | None:
-        if info is None:
-            return None
-        return TopicMeta(info.name, info.topic_id, len(info.partitions),
-                         bool(getattr(info, "is_internal", False)))
-
-    def topic(self, name: str) -> TopicMeta | None:
-        return self._meta(self._cache.topic(name))
-
-    def topic_by_id(self, topic_id: bytes) -> TopicMeta | None:
-        return self._meta(self._cache.topic_by_id(topic_id))
-
-    def all_topics(self) -> Iterable[TopicMeta]:
-        return [self._meta(t) for t in self._cache.topics().values()]
 
 
 @dataclass
@@ -311,11 +249,11 @@ class ConsumerGroupCoordinator(ClassicMembers):
                 tuple(member.subscribed_topic_names), member.subscribed_topic_regex,
                 member.server_assignor))
         subscribed = self._subscribed_topics(group)
-        metadata_hash = _metadata_hash(subscribed)
-        if bump or metadata_hash != group.metadata_hash:
+        topics_hash = metadata_hash(subscribed)
+        if bump or topics_hash != group.metadata_hash:
             group.group_epoch += 1
-            group.metadata_hash = metadata_hash
-            records.append(R.group_metadata(group.group_id, group.group_epoch, metadata_hash))
+            group.metadata_hash = topics_hash
+            records.append(R.group_metadata(group.group_id, group.group_epoch, topics_hash))
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
         sent_before = member.last_sent
@@ -568,7 +506,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
             if records:
                 done = self.classic.log.append(self.classic.partition_for(group.group_id),
                                                records, now_ms)
-                done.add_done_callback(_log_failure(group.group_id))
+                done.add_done_callback(log_failed_write("consumer group records", group.group_id))
                 self._store_downgraded(now_ms)
 
     # ================================================================ describe, list, delete
@@ -592,7 +530,6 @@ class ConsumerGroupCoordinator(ClassicMembers):
         """DescribeGroups of a consumer group, as Kafka answers it: protocol type
         "consumer", the assignor as protocol, each member's subscription and assignment
         in the classic consumer protocol's encodings (v3 / v0)."""
-        from kafpy.coordinator.results import GroupSummary, MemberSummary
         group = self.groups[group_id]
         S, A = M.ConsumerProtocolSubscription, M.ConsumerProtocolAssignment
 
@@ -628,11 +565,10 @@ class ConsumerGroupCoordinator(ClassicMembers):
         group.deleted = True
         del self.groups[group.group_id]
         records: list = list(R.group_tombstones(group.group_id))
-        from kafpy.coordinator.records import encode_offset_commit_key
         records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
                        for t, p in {**group.offsets, **group.pending_offset_commits}]
         done = self.classic.log.append(self.classic.partition_for(group.group_id), records, now_ms)
-        done.add_done_callback(_log_failure(group.group_id))
+        done.add_done_callback(log_failed_write("consumer group records", group.group_id))
         return ErrorCode.NONE
 
     def release_empty_group(self, group_id: str, now_ms: int) -> bool:
@@ -643,14 +579,13 @@ class ConsumerGroupCoordinator(ClassicMembers):
         if group.members:
             return False
         del self.groups[group_id]
-        from kafpy.coordinator.group import ClassicGroup
         classic = ClassicGroup(group_id, now_ms)
         classic.offsets, classic.pending_offset_commits = group.offsets, group.pending_offset_commits
         classic.pending_txn_offsets = group.pending_txn_offsets
         self.classic.groups[group_id] = classic
         done = self.classic.log.append(self.classic.partition_for(group_id),
                                        R.group_tombstones(group_id), now_ms)
-        done.add_done_callback(_log_failure(group_id))
+        done.add_done_callback(log_failed_write("consumer group records", group_id))
         return True
 
     # ================================================================ offsets
@@ -744,20 +679,3 @@ class ConsumerGroupCoordinator(ClassicMembers):
     def unload_partition(self, partition: int) -> None:
         for gid in [g for g in self.groups if self.classic.partition_for(g) == partition]:
             del self.groups[gid]
-
-
-def _metadata_hash(topics: Mapping[str, TopicMeta]) -> int:
-    """A stable 64-bit hash of the subscribed topics' names, ids and partition counts."""
-    h = hashlib.blake2b(digest_size=8)
-    for name in sorted(topics):
-        t = topics[name]
-        h.update(name.encode() + b"\0" + t.topic_id + t.num_partitions.to_bytes(4, "big"))
-    return int.from_bytes(h.digest(), "big", signed=True) if topics else 0
-
-
-def _log_failure(group_id: str) -> Callable[[Any], None]:
-    def on_done(done: Any) -> None:
-        error = completion_error(done)
-        if error != ErrorCode.NONE:
-            log.warning("failed to write consumer group %s: %s", group_id, error.name)
-    return on_done

@@ -30,7 +30,11 @@ from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.coordinator import consumer_records as R
 from kafpy.coordinator.consumer_group import (Assignment, ConsumerGroup, ConsumerGroupMember,
                                               MemberState, copy_assignment)
-from kafpy.coordinator.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member
+from kafpy.coordinator.consumer_topics import metadata_hash
+from kafpy.coordinator.errors import append_error_to_group_error
+from kafpy.coordinator.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member, complete
+from kafpy.coordinator.offsets_log import completion_error
+from kafpy.coordinator.persistence import log_failed_write
 from kafpy.coordinator.records import encode_group_metadata_key
 from kafpy.coordinator.results import JoinResult, SyncResult
 
@@ -90,9 +94,6 @@ class ClassicMembers:
     def _write(self, group_id: str, records: list, now_ms: int, answer: Any) -> Any:
         """A future resolved with `answer` once `records` are committed (or with the
         error translated for the classic APIs)."""
-        from kafpy.coordinator.errors import append_error_to_group_error
-        from kafpy.coordinator.group import complete
-        from kafpy.coordinator.offsets_log import completion_error
         fut = self.classic.future_factory()
         if not records:
             fut.set_result(answer)
@@ -185,14 +186,13 @@ class ClassicMembers:
     def _store_downgraded(self, now_ms: int) -> None:
         """Write the classic metadata of groups downgraded since the last call (after
         their consumer records' tombstones, which the caller appended first)."""
-        from kafpy.coordinator.consumer_coordinator import _log_failure
         downgraded, self._downgraded = self._downgraded, []
         for classic in downgraded:
             if self.classic.groups.get(classic.group_id) is not classic:
                 continue
             done = self.classic.store.store_group(
                 classic, {m.member_id: m.assignment for m in classic.members.values()}, now_ms)
-            done.add_done_callback(_log_failure(classic.group_id))
+            done.add_done_callback(log_failed_write("group metadata", classic.group_id))
 
     # ---------------------------------------------------------------- classic APIs
     def classic_join(self, group_id: str, member_id: str, instance_id: str | None,
@@ -248,13 +248,12 @@ class ClassicMembers:
         member.classic_protocols = [(n, bytes(m)) for n, m in protocols]
         records.append(R.member_metadata(group_id, member))
         subscribed = self._subscribed_topics(group)
-        from kafpy.coordinator.consumer_coordinator import _metadata_hash
-        metadata_hash = _metadata_hash(subscribed)
+        topics_hash = metadata_hash(subscribed)
         if (new_member or subscription_before != (tuple(topics), None)
-                or metadata_hash != group.metadata_hash):
+                or topics_hash != group.metadata_hash):
             group.group_epoch += 1
-            group.metadata_hash = metadata_hash
-            records.append(R.group_metadata(group_id, group.group_epoch, metadata_hash))
+            group.metadata_hash = topics_hash
+            records.append(R.group_metadata(group_id, group.group_epoch, topics_hash))
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
         # An eager member gave everything up before joining; a cooperative one lists
@@ -318,7 +317,6 @@ class ClassicMembers:
             results.append((mid, iid, ErrorCode.NONE))
         if records:
             done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-            from kafpy.coordinator.consumer_coordinator import _log_failure
-            done.add_done_callback(_log_failure(group_id))
+            done.add_done_callback(log_failed_write("consumer group records", group_id))
             self._store_downgraded(now_ms)
         return ErrorCode.NONE, results

@@ -146,8 +146,8 @@ class GroupCoordinatorService(CoordinatorRuntime):
                                             owned_partitions=())
         if consumer_config is not None:
             # consumer-protocol groups (KIP-848) beside the classic ones
-            from kafpy.coordinator.consumer_coordinator import (ConsumerGroupCoordinator,
-                                                                MetadataCacheTopics)
+            from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
+            from kafpy.coordinator.consumer_topics import MetadataCacheTopics
             ConsumerGroupCoordinator(self.coordinator, consumer_config,
                                      MetadataCacheTopics(metadata_cache))
 

@@ -10,7 +10,8 @@ import pytest
 from kafpy.coordinator import InMemoryOffsetsLog, OffsetAndMetadata
 from kafpy.coordinator.assignors import MemberSubscription, RangeAssignor, UniformAssignor
 from kafpy.coordinator.consumer_config import ConsumerGroupConfig
-from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator, StaticTopics
+from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
+from kafpy.coordinator.consumer_topics import StaticTopics
 from kafpy.coordinator.consumer_group import MemberState
 from kafpy.coordinator.consumer_records import CONSUMER_KEY_VERSIONS
 from kafpy.protocol.errors import ErrorCode as E
