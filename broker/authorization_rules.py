@@ -279,7 +279,7 @@ async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: Any, func
     return await filter_topics(az, ctx, req, func, path, _topic(az, Op.READ))
 
 
-CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER = 2, 4, 8
+CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_GROUP = 2, 4, 8, 32
 
 
 def _config_allowed(az: AuthzCheck, op: Op, resource: Any) -> bool:
@@ -287,11 +287,13 @@ def _config_allowed(az: AuthzCheck, op: Op, resource: Any) -> bool:
         return az.ok(op, ResourceType.TOPIC, resource.resource_name)
     if resource.resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER):
         return az.cluster(op)
+    if resource.resource_type == CONFIG_GROUP:
+        return az.ok(op, ResourceType.GROUP, resource.resource_name)
     return True  # unknown types are answered by the handler
 
 
 def _config_error(resp: Any, resource: Any, entry: type) -> Any:
-    code = TOPIC_FAILED if resource.resource_type == CONFIG_TOPIC else CLUSTER_FAILED
+    code = {CONFIG_TOPIC: TOPIC_FAILED, CONFIG_GROUP: GROUP_FAILED}.get(resource.resource_type, CLUSTER_FAILED)
     return entry(error_code=code, error_message=None, resource_type=resource.resource_type,
                  resource_name=resource.resource_name)
 

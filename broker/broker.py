@@ -29,6 +29,7 @@ from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
 from kafpy.broker.features import StandaloneFeatures, ZkFeatures
+from kafpy.broker.group_configs import overrides_lookup
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.coordinator import GroupCoordinatorService
@@ -222,7 +223,8 @@ class Broker:
         self.group_coordinator = GroupCoordinatorService(
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
             self.controller.ensure_offsets_topic, self.loop, self.clock,
-            consumer_config=self._consumer_group_config())
+            consumer_config=self._consumer_group_config(),
+            group_configs=overrides_lookup(self.controller.entity_configs))
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()

@@ -32,7 +32,7 @@ import logging
 import re
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import encode_data
@@ -94,10 +94,14 @@ class ConsumerGroupCoordinator(ClassicMembers):
     classic coordinator owns (with classic members of such groups: consumer_migration.py)."""
 
     def __init__(self, classic: Any, config: ConsumerGroupConfig, topics: TopicsView,
-                 member_id_factory: Callable[[], str] | None = None) -> None:
+                 member_id_factory: Callable[[], str] | None = None,
+                 group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
+        """`group_configs(group_id)`: the group's overrides (`consumer.session.timeout.ms`,
+        `consumer.heartbeat.interval.ms`, set with kafka-configs --entity-type groups)."""
         self.classic = classic
         self.config = config
         self.topics = topics
+        self._group_configs = group_configs or (lambda _gid: {})
         self.assignors: dict[str, PartitionAssignor] = {
             a.name: a for a in assignors_from_config(config.assignors)}
         self.default_assignor = next(iter(self.assignors))
@@ -258,14 +262,14 @@ class ConsumerGroupCoordinator(ClassicMembers):
             self._compute_target(group, subscribed, records, now_ms)
         sent_before = member.last_sent
         self._reconcile(group, member, owned, records, now_ms)
-        self._schedule_session(member, now_ms)
+        self._schedule_session(member, now_ms, group.group_id)
         full = owned is not None or member_epoch == JOIN_EPOCH
         assignment = None
         if full or sent_before is None or member.assigned != sent_before:
             assignment = copy_assignment(member.assigned)
             member.last_sent = assignment
         return records, HeartbeatResult(ErrorCode.NONE, None, member.member_id, member.member_epoch,
-                                        self.config.heartbeat_interval_ms, assignment)
+                                        self._heartbeat_interval(group.group_id), assignment)
 
     def _create_group(self, group_id: str, classic: Any) -> ConsumerGroup:
         """A new consumer group; the committed offsets of an empty classic group of the
@@ -475,13 +479,26 @@ class ConsumerGroupCoordinator(ClassicMembers):
         self.classic._wake(deadline)
         return deadline
 
-    def _session_timeout(self, member: ConsumerGroupMember) -> int:
+    def _override(self, group_id: str | None, name: str, default: int) -> int:
+        if group_id is None:
+            return default
+        try:
+            return int(self._group_configs(group_id).get(name, default))
+        except (TypeError, ValueError):
+            return default
+
+    def _heartbeat_interval(self, group_id: str) -> int:
+        return self._override(group_id, "consumer.heartbeat.interval.ms",
+                              self.config.heartbeat_interval_ms)
+
+    def _session_timeout(self, member: ConsumerGroupMember, group_id: str | None = None) -> int:
         if member.uses_classic_protocol:
             return member.classic_session_timeout_ms
-        return self.config.session_timeout_ms
+        return self._override(group_id, "consumer.session.timeout.ms", self.config.session_timeout_ms)
 
-    def _schedule_session(self, member: ConsumerGroupMember, now_ms: int) -> None:
-        member.session_deadline = self._wake(now_ms + self._session_timeout(member))
+    def _schedule_session(self, member: ConsumerGroupMember, now_ms: int,
+                          group_id: str | None = None) -> None:
+        member.session_deadline = self._wake(now_ms + self._session_timeout(member, group_id))
 
     def poll(self, now_ms: int) -> None:
         """Remove members whose session expired or who did not revoke in time."""
@@ -666,7 +683,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
         for (gid, _), m in members.items():
             if gid in groups:
                 groups[gid].add_member(m)
-                self._schedule_session(m, now_ms)
+                self._schedule_session(m, now_ms, gid)
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:
                 continue

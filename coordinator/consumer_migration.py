@@ -140,7 +140,7 @@ class ClassicMembers:
             member.assigned = self._ids(decode_assignment(m.assignment))
             group.add_member(member)
             group.target[member.member_id] = copy_assignment(member.assigned)
-            self._schedule_session(member, now_ms)
+            self._schedule_session(member, now_ms, group.group_id)
             records.append(R.member_metadata(group.group_id, member))
             records.append(R.target_member(group.group_id, member.member_id, member.assigned))
             records.append(R.current_assignment(group.group_id, member))
@@ -267,7 +267,7 @@ class ClassicMembers:
             if member.state == MemberState.UNREVOKED_PARTITIONS and not any(
                     ps & member.pending_revocation.get(t, set()) for t, ps in owned.items()):
                 self._reconcile(group, member, owned, records, now_ms)
-        self._schedule_session(member, now_ms)
+        self._schedule_session(member, now_ms, group_id)
         return self._write(group_id, records, now_ms, JoinResult(
             ErrorCode.NONE, member.member_id, member.member_epoch, CONSUMER_PROTOCOL_TYPE,
             protocols[0][0], leader="", skip_assignment=False, members=[]))
@@ -283,7 +283,7 @@ class ClassicMembers:
         if protocol_type is not None and protocol_type != CONSUMER_PROTOCOL_TYPE:
             return self._write(group_id, [], now_ms, SyncResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
         name = protocol_name or member.classic_protocols[0][0]
-        self._schedule_session(member, now_ms)
+        self._schedule_session(member, now_ms, group_id)
         return self._write(group_id, [], now_ms, SyncResult(
             ErrorCode.NONE, CONSUMER_PROTOCOL_TYPE, name, self._assignment_bytes(member.assigned)))
 
@@ -295,7 +295,7 @@ class ClassicMembers:
             return ErrorCode.UNKNOWN_MEMBER_ID
         if generation_id != member.member_epoch:
             return ErrorCode.ILLEGAL_GENERATION
-        self._schedule_session(member, now_ms)
+        self._schedule_session(member, now_ms, group_id)
         if member.state != MemberState.STABLE or member.member_epoch != group.assignment_epoch \
                 or group.group_epoch != group.assignment_epoch:
             return ErrorCode.REBALANCE_IN_PROGRESS

@@ -134,7 +134,8 @@ class GroupCoordinatorService(CoordinatorRuntime):
                  metadata_cache: Any, ensure_offsets_topic: Callable[[], Awaitable[None]],
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
-                 consumer_config: Any = None) -> None:
+                 consumer_config: Any = None,
+                 group_configs: Callable[[str], Any] | None = None) -> None:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
@@ -149,7 +150,8 @@ class GroupCoordinatorService(CoordinatorRuntime):
             from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
             from kafpy.coordinator.consumer_topics import MetadataCacheTopics
             ConsumerGroupCoordinator(self.coordinator, consumer_config,
-                                     MetadataCacheTopics(metadata_cache))
+                                     MetadataCacheTopics(metadata_cache),
+                                     group_configs=group_configs)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:

@@ -369,3 +369,18 @@ def test_a_classic_member_needing_a_member_id_first_joins_with_it():
     assert r.error == E.MEMBER_ID_REQUIRED and r.member_id
     r2 = join(c.classic, member_id=r.member_id, v4=True, now=2).result()
     assert r2.error == E.NONE and r2.member_id in c.groups["g"].members
+
+
+def test_per_group_overrides_of_session_timeout_and_heartbeat_interval():
+    overrides = {"g": {"consumer.session.timeout.ms": "20000", "consumer.heartbeat.interval.ms": "2500"}}
+    classic = make_coordinator()
+    view = StaticTopics()
+    view.add("t", 3, topic_id=tid("t"))
+    c = ConsumerGroupCoordinator(classic, ConsumerGroupConfig(session_timeout_ms=SESSION),
+                                 view, group_configs=lambda gid: overrides.get(gid, {}))
+    assert hb(c, "m1", 0, 0).heartbeat_interval_ms == 2500
+    assert hb(c, "x1", 0, 0, group="other").heartbeat_interval_ms == 5000
+    classic.poll(SESSION + 1)
+    assert "m1" in c.groups["g"].members and "x1" not in c.groups["other"].members
+    classic.poll(20_000)
+    assert "m1" not in c.groups["g"].members
