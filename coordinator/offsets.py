@@ -314,7 +314,29 @@ class OffsetManager(CoordinatorBase):
             if not group.is_(GroupState.DEAD):
                 removed += self._cleanup_group(
                     group, lambda g: g.remove_offsets(self._expired_offsets(g, now_ms)), now_ms)
+        for cgroup in list(self.consumer_groups.values()):
+            removed += self._expire_consumer_group_offsets(cgroup, now_ms)
         return removed
+
+    def _expire_consumer_group_offsets(self, group: Any, now_ms: int) -> int:
+        """A consumer-protocol group's offsets past retention of topics no member
+        subscribes to (all of them once it is empty); an empty group left without
+        offsets is deleted, as Kafka's cleanupGroupMetadata does."""
+        subscribed: set[str] = set()
+        for m in group.members.values():
+            subscribed |= self.consumer._member_topics(m)
+        retention = self.config.offsets_retention_ms
+        expired = [tp for tp, om in group.offsets.items()
+                   if tp[0] not in subscribed and tp not in group.pending_offset_commits
+                   and (now_ms >= om.expire_timestamp if om.expire_timestamp >= 0
+                        else now_ms - om.commit_timestamp >= retention)]
+        gone = group.remove_offsets(expired)
+        done = self.store.store_tombstones(group.group_id, gone, False, now_ms)
+        if done is not None:
+            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        if not group.members and not group.has_offsets:
+            self.consumer.delete_group(group, now_ms)
+        return len(gone)
 
     def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
         """Forget the committed offsets of deleted topics in every group (with
@@ -329,4 +351,12 @@ class OffsetManager(CoordinatorBase):
             if victims:
                 removed += self._cleanup_group(
                     group, lambda g, v=victims: g.remove_offsets(v), now_ms)
+        for cgroup in list(self.consumer_groups.values()):
+            victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
+                       if tp[0] in gone]
+            gone_now = cgroup.remove_offsets(victims)
+            done = self.store.store_tombstones(cgroup.group_id, gone_now, False, now_ms)
+            if done is not None:
+                done.add_done_callback(log_failed_write("tombstones", cgroup.group_id))
+            removed += len(gone_now)
         return removed

@@ -384,3 +384,24 @@ def test_per_group_overrides_of_session_timeout_and_heartbeat_interval():
     assert "m1" in c.groups["g"].members and "x1" not in c.groups["other"].members
     classic.poll(20_000)
     assert "m1" not in c.groups["g"].members
+
+
+def test_offsets_of_deleted_topics_leave_consumer_groups_too():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    commit(c.classic, "g", "m1", None, 1, {("t", 0): OffsetAndMetadata(3, -1, "", 0),
+                                          ("u", 0): OffsetAndMetadata(5, -1, "", 0)}, 1)
+    assert c.classic.on_topics_deleted(["t"], 2) == 1
+    assert set(c.classic.fetch_offsets("g", None)[1]) == {("u", 0)}
+
+
+def test_offsets_of_an_empty_consumer_group_expire_and_the_group_goes():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    commit(c.classic, "g", "m1", None, 1, {("t", 0): OffsetAndMetadata(3, -1, "", 0)}, 1)
+    retention = c.classic.config.offsets_retention_ms
+    assert c.classic.expire_offsets(retention + 5) == 0          # a member subscribes to t
+    hb(c, "m1", -1, 2)
+    assert c.classic.expire_offsets(retention - 1) == 0
+    assert c.classic.expire_offsets(retention + 5) == 1
+    assert "g" not in c.groups
