@@ -16,8 +16,11 @@ Partitions are keyed by topic id (16 bytes) as the protocol carries them.
   contiguous ranges, the first ones one partition more when it does not divide, so that
   co-partitioned topics line up member by member.
 
-Rack-aware placement (Kafka prefers a member on a replica's rack) is not applied: the
-assignment is valid and balanced without it.
+Rack-aware placement: when members name their rack (`client.rack`) and `racks` gives
+each partition's replica racks, a partition handed out goes, among the members that may
+take it without unbalancing the group, to one on a rack holding a replica of it
+(consumers then fetch from a same-rack follower, KIP-392). Balance and stickiness come
+first, as in Kafka's assignors.
 """
 from __future__ import annotations
 
@@ -41,17 +44,27 @@ class PartitionAssignor:
     name = ""
 
     def assign(self, members: list[MemberSubscription], partitions: Mapping[TopicId, int],
-               current: Mapping[str, Assignment]) -> dict[str, Assignment]:
+               current: Mapping[str, Assignment],
+               racks: Mapping[TopicId, list[frozenset[str]]] | None = None) -> dict[str, Assignment]:
         """The target assignment of every member (members without partitions map to
         an empty dict). `partitions`: partition count per topic id; `current`: the
-        previous target assignment per member id (for stickiness)."""
+        previous target assignment per member id (for stickiness); `racks`: the racks
+        of each partition's replicas, when members name racks."""
         raise NotImplementedError
+
+
+def _on_rack(racks: Mapping[TopicId, list[frozenset[str]]] | None, t: TopicId, p: int,
+             rack: str | None) -> bool:
+    if not racks or rack is None:
+        return False
+    per = racks.get(t) or []
+    return p < len(per) and rack in per[p]
 
 
 class UniformAssignor(PartitionAssignor):
     name = "uniform"
 
-    def assign(self, members, partitions, current):
+    def assign(self, members, partitions, current, racks=None):
         out: dict[str, Assignment] = {m.member_id: {} for m in members}
         if not members:
             return out
@@ -92,21 +105,33 @@ class UniformAssignor(PartitionAssignor):
                 if extras > 0 and counts[mid] == quota[mid]:
                     give(mid, t, p)
                     extras -= 1
+        if racks:   # partitions to a member on a replica's rack, within the shares
+            for t in sorted(subscribers):
+                for p in range(partitions[t]):
+                    if (t, p) in taken:
+                        continue
+                    local = [m for m in sorted(subscribers[t])
+                             if _on_rack(racks, t, p, by_id[m].rack_id)
+                             and (counts[m] < quota[m] or (counts[m] == quota[m] and extras > 0))]
+                    if local:
+                        mid = min(local, key=lambda m: (counts[m], m))
+                        if counts[mid] == quota[mid]:
+                            extras -= 1
+                        give(mid, t, p)
         for t in sorted(subscribers):
             subs = sorted(subscribers[t])
             for p in range(partitions[t]):
                 if (t, p) in taken:
                     continue
                 mid = min(subs, key=lambda m: (counts[m], m))
-                out[mid].setdefault(t, set()).add(p)
-                counts[mid] += 1
+                give(mid, t, p)
         return out
 
 
 class RangeAssignor(PartitionAssignor):
     name = "range"
 
-    def assign(self, members, partitions, current):
+    def assign(self, members, partitions, current, racks=None):
         out: dict[str, Assignment] = {m.member_id: {} for m in members}
         for t in sorted(partitions):
             subs = sorted(m.member_id for m in members if t in m.topic_ids)

@@ -413,7 +413,10 @@ class ConsumerGroupCoordinator(ClassicMembers):
             subscribed[n].topic_id for n in self._member_topics(m) if n in subscribed), m.rack_id)
             for m in group.members.values()]
         partitions = {t.topic_id: t.num_partitions for t in subscribed.values()}
-        target = assignor.assign(members, partitions, group.target)
+        racks = None
+        if any(m.rack_id for m in members):
+            racks = {t: self.topics.partition_racks(t) for t in partitions}
+        target = assignor.assign(members, partitions, group.target, racks)
         for mid, a in target.items():
             if group.target.get(mid) != a:
                 records.append(R.target_member(group.group_id, mid, a))

@@ -27,6 +27,9 @@ class TopicsView(Protocol):
     def topic(self, name: str) -> TopicMeta | None: ...
     def topic_by_id(self, topic_id: bytes) -> TopicMeta | None: ...
     def all_topics(self) -> Iterable[TopicMeta]: ...
+    def partition_racks(self, topic_id: bytes) -> list[frozenset[str]]:
+        """The racks of each partition's replicas (asked only when members name racks)."""
+        ...
 
 
 class StaticTopics:
@@ -34,6 +37,7 @@ class StaticTopics:
 
     def __init__(self, topics: Iterable[TopicMeta] = ()) -> None:
         self.by_name = {t.name: t for t in topics}
+        self.racks: dict[bytes, list[frozenset[str]]] = {}
 
     def add(self, name: str, partitions: int, topic_id: bytes | None = None) -> TopicMeta:
         meta = TopicMeta(name, topic_id or uuid.uuid4().bytes, partitions)
@@ -51,6 +55,9 @@ class StaticTopics:
 
     def all_topics(self) -> Iterable[TopicMeta]:
         return self.by_name.values()
+
+    def partition_racks(self, topic_id: bytes) -> list[frozenset[str]]:
+        return self.racks.get(topic_id, [])
 
 
 class MetadataCacheTopics:
@@ -76,6 +83,14 @@ class MetadataCacheTopics:
 
     def all_topics(self) -> Iterable[TopicMeta]:
         return [self._meta(t) for t in self._cache.topics().values()]
+
+    def partition_racks(self, topic_id: bytes) -> list[frozenset[str]]:
+        info = self._cache.topic_by_id(topic_id)
+        if info is None:
+            return []
+        rack = {b.node_id: b.rack for b in self._cache.brokers() if b.rack}
+        return [frozenset(rack[r] for r in info.partitions[p].replicas if r in rack)
+                if p in info.partitions else frozenset() for p in range(len(info.partitions))]
 
 
 def metadata_hash(topics: Mapping[str, TopicMeta]) -> int:

@@ -405,3 +405,13 @@ def test_offsets_of_an_empty_consumer_group_expire_and_the_group_goes():
     assert c.classic.expire_offsets(retention - 1) == 0
     assert c.classic.expire_offsets(retention + 5) == 1
     assert "g" not in c.groups
+
+
+def test_uniform_assignor_prefers_a_member_on_a_replica_rack():
+    a = UniformAssignor()
+    members = [MemberSubscription("a", frozenset({b"A"}), "r1"),
+               MemberSubscription("b", frozenset({b"A"}), "r2")]
+    racks = {b"A": [frozenset({"r2"}), frozenset({"r2"}), frozenset({"r1"}), frozenset({"r1"})]}
+    out = a.assign(members, {b"A": 4}, {}, racks)
+    assert out == {"a": {b"A": {2, 3}}, "b": {b"A": {0, 1}}}
+    assert sorted(len(x[b"A"]) for x in a.assign(members, {b"A": 4}, {}).values()) == [2, 2]
