@@ -415,3 +415,14 @@ def test_uniform_assignor_prefers_a_member_on_a_replica_rack():
     out = a.assign(members, {b"A": 4}, {}, racks)
     assert out == {"a": {b"A": {2, 3}}, "b": {b"A": {0, 1}}}
     assert sorted(len(x[b"A"]) for x in a.assign(members, {b"A": 4}, {}).values()) == [2, 2]
+
+
+def test_a_steady_heartbeat_writes_nothing_and_sends_no_assignment():
+    log = InMemoryOffsetsLog()
+    c, _ = setup(log=log)
+    r = hb(c, "m1", 0)
+    p = c.classic.partition_for("g")
+    written = len(log.partitions[p])
+    r = hb(c, "m1", r.member_epoch, 1)
+    assert r.error == E.NONE and r.assignment is None
+    assert len(log.partitions[p]) == written
