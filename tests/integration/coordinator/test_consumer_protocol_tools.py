@@ -73,3 +73,24 @@ def test_kafka_consumer_groups_describes_a_consumer_protocol_group_as_kafka(brok
         listed_row = next(line.split() for line in listed.splitlines() if line.startswith(group))
         views[name] = (sorted(offsets), members, state, listed_row)
     assert views["kafpy"] == views["kafka"]
+
+
+def test_kafka_consumer_groups_resets_and_deletes_an_empty_consumer_protocol_group(broker_factory):
+    from tests.integration.coordinator.test_consumer_protocol import _committed, _confluent_read_all
+    b = broker_factory(CONSUMER_GROUP_BROKER)
+    topic, group = "reset-848", "reset-848-group"
+    _topic_with_records(b.bootstrap, topic)
+    assert len(_confluent_read_all(b.bootstrap, topic, group)) == RECORDS
+
+    def tool(*args: str) -> str:
+        return run_tool("4", "kafka-consumer-groups", ["--bootstrap-server", b.bootstrap, *args],
+                        timeout=120).stdout
+
+    assert "Empty" in tool("--describe", "--group", group, "--state")
+    tool("--reset-offsets", "--group", group, "--topic", topic, "--to-earliest", "--execute")
+    assert _committed(b.bootstrap, topic, group) == {0: 0, 1: 0, 2: 0}
+    # the members read everything again from the reset offsets
+    assert len(_confluent_read_all(b.bootstrap, topic, group)) == RECORDS
+    out = tool("--delete", "--group", group)
+    assert "successful" in out.lower(), out
+    assert group not in tool("--list").split()
