@@ -212,15 +212,16 @@ class ConsumerGroupCoordinator(ClassicMembers):
                 group = self._create_group(group_id, classic)
         member = group.members.get(member_id) if member_id else None
         if member_epoch == JOIN_EPOCH:
+            # an upgrade done above is written even when this member is refused
             if member is None and len(group.members) >= self.config.max_size:
-                return _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
-                              f"The consumer group has reached its maximum capacity of "
-                              f"{self.config.max_size} members.")
+                return records, _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                                       f"The consumer group has reached its maximum capacity "
+                                       f"of {self.config.max_size} members.")
             if not member_id:
                 member_id = self._new_member_id()
             member = self._join(group, member, member_id, instance_id, records)
             if isinstance(member, HeartbeatResult):
-                return member
+                return records, member
         else:
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
