@@ -145,3 +145,35 @@ def test_two_confluent_members_share_the_partitions(broker_factory):
     for t in threads:
         t.join(30)
     assert not overlap
+
+
+def test_regex_subscription_picks_up_a_topic_created_later(broker_factory):
+    """A confluent-kafka member subscribed to `^regex-.*` with the consumer protocol: the
+    broker resolves the expression (SubscribedTopicRegex) and assigns a topic created
+    after the member joined."""
+    b = broker_factory(CONSUMER_GROUP_BROKER)
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    admin.create_topics([NewTopic("regex-a", 2, 1), NewTopic("other-x", 1, 1)])["regex-a"].result(60)
+    p = Producer({"bootstrap.servers": b.bootstrap})
+    c = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "regex-group", "group.protocol": "consumer",
+                  "auto.offset.reset": "earliest", "topic.metadata.refresh.interval.ms": 1000})
+    seen: set[tuple[str, bytes]] = set()
+    try:
+        c.subscribe(["^regex-.*"])
+        p.produce("regex-a", value=b"a1")
+        p.produce("other-x", value=b"x1")
+        p.flush(30)
+
+        def poll_until(want) -> bool:
+            msg = c.poll(0.2)
+            if msg is not None and msg.error() is None:
+                seen.add((msg.topic(), msg.value()))
+            return want <= seen
+        wait_until(lambda: poll_until({("regex-a", b"a1")}), 60, "the regex's first topic read")
+        admin.create_topics([NewTopic("regex-b", 1, 1)])["regex-b"].result(60)
+        p.produce("regex-b", value=b"b1")
+        p.flush(30)
+        wait_until(lambda: poll_until({("regex-b", b"b1")}), 90, "the topic created later read")
+    finally:
+        c.close()
+    assert ("other-x", b"x1") not in seen
