@@ -479,8 +479,9 @@ class ConsumerGroupCoordinator(ClassicMembers):
 
     # ================================================================ timers
     def _wake(self, deadline: int) -> int:
+        """Note a deadline; `poll` (called with the classic coordinator's) scans the
+        consumer groups only once the earliest one is due."""
         heapq.heappush(self._wakeups, deadline)
-        self.classic._wake(deadline)
         return deadline
 
     def _override(self, group_id: str | None, name: str, default: int) -> int:
