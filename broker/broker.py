@@ -36,6 +36,8 @@ from kafpy.broker.admin_controller import AdminController
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
+from kafpy.broker.features import StandaloneFeatures, ZkFeatures
+from kafpy.broker.group_configs import overrides_lookup
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.broker.quotas import ClientQuotas
@@ -138,6 +140,7 @@ class Broker:
         self.txn_coordinator: TransactionCoordinatorService | None = None
         self.txn_verifier: TxnVerifier | None = None
         self.services: BrokerServices | None = None
+        self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
         self.http_server: Any = None   # broker.http_routes.BrokerHttp when kafpy.http.listeners is set
 
@@ -173,6 +176,8 @@ class Broker:
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
         rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
+        self.features = StandaloneFeatures(state.finalized_features, state.features_epoch,
+                                           self.controller.persist_features)
         await self._start_group_coordinator()
         # Standalone: this broker is the controller, so it hosts every partition now.
         self.controller.startup()
@@ -198,6 +203,8 @@ class Broker:
         await zk.ensure_persistent_paths()
         cluster_id = await zk.get_or_create_cluster_id(new_cluster_id())
         log.info("Cluster ID = %s", cluster_id)
+        self.features = ZkFeatures(zk)
+        await self.features.start()
         check_cluster_id(cfg.log_dirs, cluster_id)
         cfg.set_dynamic(*await load_dynamic_broker_configs(zk, cfg.broker_id))
         self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
@@ -229,7 +236,9 @@ class Broker:
     async def _start_group_coordinator(self) -> None:
         self.group_coordinator = GroupCoordinatorService(
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
-            self.controller.ensure_offsets_topic, self.loop, self.clock)
+            self.controller.ensure_offsets_topic, self.loop, self.clock,
+            consumer_config=self._consumer_group_config(),
+            group_configs=overrides_lookup(self.controller.entity_configs))
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
@@ -278,7 +287,7 @@ class Broker:
             txn_verifier=self.txn_verifier,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
-            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
+            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         self._observe_requests_when_read()
         cfg.reconfigure_listeners.append(self._observe_requests_when_read)
@@ -329,6 +338,14 @@ class Broker:
         gc = GroupCoordinatorConfig.from_broker_config(self.config)
         gc.broker_id = self.config.broker_id
         return gc
+
+    def _consumer_group_config(self):
+        """The consumer protocol's settings, or None when
+        group.coordinator.rebalance.protocols leaves it out (classic groups only)."""
+        from kafpy.coordinator.consumer_config import ConsumerGroupConfig
+        if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
+            return None
+        return ConsumerGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""

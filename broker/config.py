@@ -227,6 +227,17 @@ _DEFS = [
     ConfigDef("allow.everyone.if.no.acl.found", "boolean", False),
     # Misc accepted for compatibility with Kafka's sample files
     ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer"]),
+    # Consumer-protocol groups (KIP-848; coordinator/consumer_config.py)
+    ConfigDef("group.consumer.session.timeout.ms", "int", 45000, _at_least(1)),
+    ConfigDef("group.consumer.min.session.timeout.ms", "int", 45000, _at_least(1)),
+    ConfigDef("group.consumer.max.session.timeout.ms", "int", 60000, _at_least(1)),
+    ConfigDef("group.consumer.heartbeat.interval.ms", "int", 5000, _at_least(1)),
+    ConfigDef("group.consumer.min.heartbeat.interval.ms", "int", 5000, _at_least(1)),
+    ConfigDef("group.consumer.max.heartbeat.interval.ms", "int", 15000, _at_least(1)),
+    ConfigDef("group.consumer.max.size", "int", 2147483647, _at_least(1)),
+    ConfigDef("group.consumer.assignors", "list", ["uniform", "range"]),
+    ConfigDef("group.consumer.migration.policy", "string", "bidirectional",
+              _one_of("disabled", "upgrade", "downgrade", "bidirectional")),
     ConfigDef("process.roles", "list", []),
     ConfigDef("controller.quorum.voters", "list", []),
     ConfigDef("controller.listener.names", "string", None),

@@ -167,7 +167,7 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
                 elif entity_type == zd.ConfigType.BROKER and name in (zd.DEFAULT_BROKER_ENTITY, str(self.broker_id)):
                     await self._reload_broker_configs()
                     self._refresh_all_topic_logs()
-                elif entity_type in (zd.ConfigType.USER, zd.ConfigType.CLIENT):
+                elif entity_type in (zd.ConfigType.USER, zd.ConfigType.CLIENT, zd.ConfigType.GROUP):
                     self.entity_configs.set(entity_type, name, await self.zk.get_entity_config(entity_type, name))
 
     async def _apply_topic_config(self, topic: str, configs: dict[str, str]) -> None:
@@ -205,10 +205,11 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
                 configs = await self.zk.get_entity_config(zd.ConfigType.USER, name)
                 if configs:
                     self.entity_configs.set(zd.ConfigType.USER, name, configs)
-        for client in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.CLIENT)):
-            configs = await self.zk.get_entity_config(zd.ConfigType.CLIENT, client)
-            if configs:
-                self.entity_configs.set(zd.ConfigType.CLIENT, client, configs)
+        for entity_type in (zd.ConfigType.CLIENT, zd.ConfigType.GROUP):
+            for name in await self.zk.get_children(zd.config_entity_type_path(entity_type)):
+                configs = await self.zk.get_entity_config(entity_type, name)
+                if configs:
+                    self.entity_configs.set(entity_type, name, configs)
 
     def _refresh_all_topic_logs(self) -> None:
         if self.replica_manager is not None:

@@ -13,6 +13,7 @@ from kafpy.replication.zk_data import DEFAULT_BROKER_ENTITY
 from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafpy.broker import group_configs
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG,
@@ -170,6 +171,11 @@ async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsRe
                 is_sensitive=False, synonyms=[], config_type=CONFIG_TYPE_IDS.get("string", 0), documentation=None)
                 for name, level in sorted(broker_loggers.current_loggers().items())
                 if keys is None or name in keys]
+        elif r.resource_type == group_configs.GROUP_RESOURCE:
+            res.configs = group_configs.describe(
+                ctx.services.config,
+                ctx.services.controller.entity_configs.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name),
+                keys, D.DescribeConfigsResourceResult)
         else:
             res.error_code = E.INVALID_REQUEST
             res.error_message = f"Unsupported resource type {r.resource_type}"
@@ -291,6 +297,9 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
             elif r.resource_type == BROKER_LOGGER:
                 _alter_loggers(ctx, r, req.validate_only)
                 continue
+            elif r.resource_type == group_configs.GROUP_RESOURCE:
+                await _alter_group(ctx, r, req.validate_only)
+                continue
             else:
                 raise _Fail(E.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
             names = [c.name for c in r.configs]
@@ -330,6 +339,33 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
     return R(throttle_time_ms=0, responses=out)
+
+
+async def _alter_group(ctx: RequestContext, r, validate_only: bool) -> None:
+    """IncrementalAlterConfigs of a GROUP resource: set or delete overrides."""
+    if not r.resource_name:
+        raise _Fail(E.INVALID_REQUEST, "Group name must not be empty")
+    entity = ctx.services.controller.entity_configs
+    current = entity.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name)
+    for c in r.configs:
+        if c.name not in group_configs.GROUP_CONFIGS:
+            raise _Fail(E.INVALID_CONFIG, f"Unknown group config name: {c.name}")
+        if c.config_operation == OP_SET:
+            current[c.name] = c.value
+        elif c.config_operation == OP_DELETE:
+            current.pop(c.name, None)
+        else:
+            raise _Fail(E.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
+    try:
+        group_configs.validate(ctx.services.config, current)
+    except group_configs.InvalidGroupConfig as e:
+        raise _Fail(E.INVALID_CONFIG, str(e)) from None
+    if not validate_only:
+        try:
+            await ctx.services.controller.alter_entity_configs(
+                group_configs.GROUP_ENTITY_TYPE, r.resource_name, current)
+        except TopicError as e:
+            raise _Fail(e.error_code, e.message) from None
 
 
 HANDLERS = [
