@@ -1,0 +1,52 @@
+"""The Schema Registry put together: state, ``_schemas`` store, service and routes.
+
+Who may call: whatever serves HTTP. Inside a broker, the HTTP stack mounts
+``RegistryApp.routes()`` (``HttpServer.mount``) and awaits ``start``/``stop`` with its own;
+``standalone_app`` serves the registry on an aiohttp application of its own (tests, tools).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from kafpy.registry.kafka_store import KafkaStore
+from kafpy.registry.rest import MAX_REQUEST_BYTES, Handler, RegistryResource
+from kafpy.registry.service import SchemaRegistry
+from kafpy.registry.state import RegistryState
+
+
+class RegistryApp:
+    """Keeps one registry's state, store, service and REST resource."""
+
+    def __init__(self, bootstrap: str, *, topic: str = "_schemas", replication_factor: int = 3,
+                 max_request_bytes: int = MAX_REQUEST_BYTES, client_config: dict | None = None) -> None:
+        self.state = RegistryState()
+        self.store = KafkaStore(bootstrap, self.state, topic, replication_factor, client_config=client_config)
+        self.registry = SchemaRegistry(self.state, self.store.write)
+        self.resource = RegistryResource(self.registry, max_request_bytes)
+
+    def routes(self) -> list[tuple[str, str, Handler]]:
+        return self.resource.routes()
+
+    async def start(self) -> None:
+        await self.store.start()
+
+    async def stop(self) -> None:
+        await self.store.stop()
+
+
+def standalone_app(registry: RegistryApp, max_request_bytes: int = MAX_REQUEST_BYTES) -> web.Application:
+    """An aiohttp application serving only ``registry`` (started and stopped with it)."""
+    app = web.Application(client_max_size=max_request_bytes)
+    for method, path, handler in registry.routes():
+        app.router.add_route(method, path, handler)
+
+    async def on_startup(_: Any) -> None:
+        await registry.start()
+
+    async def on_cleanup(_: Any) -> None:
+        await registry.stop()
+    app.on_startup.append(on_startup)
+    app.on_cleanup.append(on_cleanup)
+    return app
