@@ -10,8 +10,9 @@ from typing import Any
 
 from aiohttp import web
 
+from kafpy.registry.election import Identity, LeaderElector
 from kafpy.registry.kafka_store import KafkaStore
-from kafpy.registry.rest import MAX_REQUEST_BYTES, Handler, RegistryResource
+from kafpy.registry.rest import MAX_REQUEST_BYTES, Forwarder, Handler, RegistryResource
 from kafpy.registry.service import SchemaRegistry
 from kafpy.registry.state import RegistryState
 
@@ -20,19 +21,38 @@ class RegistryApp:
     """Keeps one registry's state, store, service and REST resource."""
 
     def __init__(self, bootstrap: str, *, topic: str = "_schemas", replication_factor: int = 3,
-                 max_request_bytes: int = MAX_REQUEST_BYTES, client_config: dict | None = None) -> None:
+                 max_request_bytes: int = MAX_REQUEST_BYTES, client_config: dict | None = None,
+                 identity: Identity | None = None, session_timeout_ms: int = 10000) -> None:
+        """``identity`` (the URL this instance is reached at) turns on primary election: every
+        instance given one joins the group and forwards writes to the primary. Without one the
+        instance is alone and writes itself."""
         self.state = RegistryState()
         self.store = KafkaStore(bootstrap, self.state, topic, replication_factor, client_config=client_config)
-        self.registry = SchemaRegistry(self.state, self.store.write)
-        self.resource = RegistryResource(self.registry, max_request_bytes)
+        self.elector: LeaderElector | None = None
+        forwarder = None
+        if identity is not None:
+            self.elector = LeaderElector(bootstrap, identity, self.store.catch_up,
+                                         session_timeout_ms=session_timeout_ms, client_config=client_config)
+            forwarder = Forwarder(self.elector)
+        elector = self.elector
+        self.registry = SchemaRegistry(self.state, self.store.write,
+                                       (lambda: elector.is_primary) if elector is not None else (lambda: True))
+        self.forwarder = forwarder
+        self.resource = RegistryResource(self.registry, max_request_bytes, forwarder)
 
     def routes(self) -> list[tuple[str, str, Handler]]:
         return self.resource.routes()
 
     async def start(self) -> None:
         await self.store.start()
+        if self.elector is not None:
+            await self.elector.start()
 
     async def stop(self) -> None:
+        if self.elector is not None:
+            await self.elector.stop()
+        if self.forwarder is not None:
+            await self.forwarder.close()
         await self.store.stop()
 
 

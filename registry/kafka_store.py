@@ -120,6 +120,12 @@ class KafkaStore:
             raise RestError(RegistryErrorCode.STORE_ERROR, f"Error while writing to the Kafka store: {e}") from None
         await self.wait_for_offset(meta.offset + len(batch_records) - 1)
 
+    async def catch_up(self) -> None:
+        """Writes a NOOP and waits to read it back: every record appended before it (a former
+        primary's acknowledged registrations) is then in ``state``."""
+        from kafpy.registry.records import noop_key
+        await self.write([(noop_key(), None)])
+
     async def stop(self) -> None:
         if self._reader is not None:
             self._reader.cancel()

@@ -58,15 +58,54 @@ def schema_json(sv: SchemaValue, with_subject: bool = True) -> dict:
     return out
 
 
+class Forwarder:
+    """Sends a write received by a secondary to the primary the elector names, and answers
+    with the primary's answer (50003 when it cannot be reached, 50004 when none is known)."""
+
+    def __init__(self, elector: Any, timeout_s: float = 30.0) -> None:
+        self.elector = elector
+        self.timeout_s = timeout_s
+        self._session: Any = None
+
+    def is_primary(self) -> bool:
+        return bool(self.elector.is_primary)
+
+    async def forward(self, request: web.Request, max_bytes: int) -> web.StreamResponse:
+        import aiohttp
+        url = self.elector.primary_url
+        if url is None or self.elector.primary == self.elector.identity:
+            raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "Primary not known")
+        body = await request.content.read(max_bytes + 1)
+        if len(body) > max_bytes:
+            raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
+        if self._session is None:
+            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+        headers = {k: v for k, v in request.headers.items() if k.lower() in ("content-type", "accept", "authorization")}
+        try:
+            async with self._session.request(request.method, url + request.path_qs, data=body, headers=headers) as r:
+                payload = await r.read()
+                return web.Response(status=r.status, body=payload,
+                                    headers={"Content-Type": r.headers.get("Content-Type", CONTENT_TYPE)})
+        except (aiohttp.ClientError, TimeoutError) as e:
+            raise RestError(RegistryErrorCode.REQUEST_FORWARDING_FAILED,
+                            f"Error while forwarding the request to the primary {url}: {e}") from None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
 class RegistryResource:
     """The handlers over one ``SchemaRegistry``."""
 
-    def __init__(self, registry: SchemaRegistry, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
+    def __init__(self, registry: SchemaRegistry, max_request_bytes: int = MAX_REQUEST_BYTES,
+                 forwarder: "Forwarder | None" = None) -> None:
         self.registry = registry
         self.max_request_bytes = max_request_bytes
+        self.forwarder = forwarder
 
     def routes(self) -> list[tuple[str, str, Handler]]:
-        h = self._handle
+        h, w = self._handle, self._write
         return [
             ("GET", "/", h(self.root)),
             ("GET", "/schemas", h(self.list_schemas)),
@@ -77,26 +116,39 @@ class RegistryResource:
             ("GET", "/schemas/ids/{id}/versions", h(self.versions_of_id)),
             ("GET", "/subjects", h(self.list_subjects)),
             ("POST", "/subjects/{subject}", h(self.lookup)),
-            ("DELETE", "/subjects/{subject}", h(self.delete_subject)),
+            ("DELETE", "/subjects/{subject}", w(self.delete_subject)),
             ("GET", "/subjects/{subject}/versions", h(self.list_versions)),
-            ("POST", "/subjects/{subject}/versions", h(self.register)),
+            ("POST", "/subjects/{subject}/versions", w(self.register)),
             ("GET", "/subjects/{subject}/versions/{version}", h(self.get_version)),
             ("GET", "/subjects/{subject}/versions/{version}/schema", h(self.get_raw_version)),
             ("GET", "/subjects/{subject}/versions/{version}/referencedby", h(self.referenced_by)),
-            ("DELETE", "/subjects/{subject}/versions/{version}", h(self.delete_version)),
+            ("DELETE", "/subjects/{subject}/versions/{version}", w(self.delete_version)),
             ("POST", "/compatibility/subjects/{subject}/versions/{version}", h(self.compatibility)),
             ("POST", "/compatibility/subjects/{subject}/versions", h(self.compatibility)),
             ("GET", "/config", h(self.get_config)),
-            ("PUT", "/config", h(self.put_config)),
+            ("PUT", "/config", w(self.put_config)),
             ("GET", "/config/{subject}", h(self.get_config)),
-            ("PUT", "/config/{subject}", h(self.put_config)),
-            ("DELETE", "/config/{subject}", h(self.delete_config)),
+            ("PUT", "/config/{subject}", w(self.put_config)),
+            ("DELETE", "/config/{subject}", w(self.delete_config)),
             ("GET", "/mode", h(self.get_mode)),
-            ("PUT", "/mode", h(self.put_mode)),
+            ("PUT", "/mode", w(self.put_mode)),
             ("GET", "/mode/{subject}", h(self.get_mode)),
-            ("PUT", "/mode/{subject}", h(self.put_mode)),
-            ("DELETE", "/mode/{subject}", h(self.delete_mode)),
+            ("PUT", "/mode/{subject}", w(self.put_mode)),
+            ("DELETE", "/mode/{subject}", w(self.delete_mode)),
         ]
+
+    def _write(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
+        """A write: served here on the primary, forwarded to it from any other instance."""
+        local = self._handle(fn)
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            if self.forwarder is None or self.forwarder.is_primary():
+                return await local(request)
+            try:
+                return await self.forwarder.forward(request, self.max_request_bytes)
+            except RestError as e:
+                return error_reply(e)
+        return handler
 
     def _handle(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
         async def handler(request: web.Request) -> web.StreamResponse:

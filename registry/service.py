@@ -42,10 +42,18 @@ def parse_version(raw: str | int) -> int | str:
 class SchemaRegistry:
     """Register, look up, delete, configure; see the module docstring for who calls it."""
 
-    def __init__(self, state: RegistryState, write: Writer) -> None:
+    def __init__(self, state: RegistryState, write: Writer, is_primary: Callable[[], bool] = lambda: True) -> None:
         self.state = state
-        self.write = write
+        self._append = write
+        self.is_primary = is_primary
         self._write_lock = asyncio.Lock()
+
+    async def write(self, batch: list[Record]) -> None:
+        """Appends ``batch``; refused (50004) unless this instance is the primary, so that two
+        instances never hand out ids at once."""
+        if not self.is_primary():
+            raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "This instance is not the primary")
+        await self._append(batch)
 
     # ---------------------------------------------------------------- schemas
     def parse_request(self, body: dict) -> ParsedSchema:
