@@ -22,6 +22,7 @@ COMPATIBILITY_LEVELS = ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "F
                         "FULL", "FULL_TRANSITIVE")
 MODES = ("READWRITE", "READONLY", "IMPORT")
 MAX_VERSION = 2**31 - 1
+PARSED_CACHE_SIZE = 1000
 Record = tuple[bytes, bytes | None]
 Writer = Callable[[list[Record]], Awaitable[None]]
 
@@ -47,6 +48,7 @@ class SchemaRegistry:
         self._append = write
         self.is_primary = is_primary
         self._write_lock = asyncio.Lock()
+        self._parsed: dict[tuple[str, str], ParsedSchema] = {}
 
     async def write(self, batch: list[Record]) -> None:
         """Appends ``batch``; refused (50004) unless this instance is the primary, so that two
@@ -65,7 +67,21 @@ class SchemaRegistry:
             raise RestError(RegistryErrorCode.INVALID_SCHEMA,
                             "Invalid schema: references must be a list of {name, subject, version}")
         references = [{"name": r["name"], "subject": r["subject"], "version": r["version"]} for r in references]
-        return parse(schema_type, body.get("schema"), references, self._resolve_reference)
+        return self._parse(schema_type, body.get("schema"), references)
+
+    def _parse(self, schema_type: str, text: Any, references: list[dict]) -> ParsedSchema:
+        """Parses, remembering schemas without references (their meaning cannot change; a
+        reference's target can, after a hard delete and a new registration)."""
+        if references or not isinstance(text, str):
+            return parse(schema_type, text, references, self._resolve_reference)
+        key = (schema_type, text)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            parsed = parse(schema_type, text, references, self._resolve_reference)
+            if len(self._parsed) >= PARSED_CACHE_SIZE:
+                self._parsed.pop(next(iter(self._parsed)))
+            self._parsed[key] = parsed
+        return parsed
 
     def _resolve_reference(self, ref: dict) -> ParsedSchema:
         sv = self.state.subjects.get(ref["subject"], {}).get(ref["version"])
@@ -76,7 +92,7 @@ class SchemaRegistry:
         return self.parsed(sv)
 
     def parsed(self, sv: SchemaValue) -> ParsedSchema:
-        return parse(sv.schema_type, sv.schema, sv.references or [], self._resolve_reference)
+        return self._parse(sv.schema_type, sv.schema, sv.references or [])
 
     async def register(self, subject: str, body: dict, normalize: bool = False) -> int:
         _check_subject(subject)
