@@ -26,19 +26,28 @@ class RegistryApp:
         """``identity`` (the URL this instance is reached at) turns on primary election: every
         instance given one joins the group and forwards writes to the primary. Without one the
         instance is alone and writes itself."""
+        self.bootstrap = bootstrap
+        self.client_config = client_config
+        self.session_timeout_ms = session_timeout_ms
         self.state = RegistryState()
         self.store = KafkaStore(bootstrap, self.state, topic, replication_factor, client_config=client_config)
         self.elector: LeaderElector | None = None
-        forwarder = None
+        self.forwarder: Forwarder | None = None
+        self.started = False
+        self.registry = SchemaRegistry(self.state, self.store.write, self._is_primary)
+        self.resource = RegistryResource(self.registry, max_request_bytes, None, lambda: self.started)
         if identity is not None:
-            self.elector = LeaderElector(bootstrap, identity, self.store.catch_up,
-                                         session_timeout_ms=session_timeout_ms, client_config=client_config)
-            forwarder = Forwarder(self.elector)
-        elector = self.elector
-        self.registry = SchemaRegistry(self.state, self.store.write,
-                                       (lambda: elector.is_primary) if elector is not None else (lambda: True))
-        self.forwarder = forwarder
-        self.resource = RegistryResource(self.registry, max_request_bytes, forwarder)
+            self.elect_with(identity)
+
+    def elect_with(self, identity: Identity) -> None:
+        """Joins the primary election as ``identity`` (the URL other instances forward
+        to); called before ``start``, once the listener's port is known."""
+        self.elector = LeaderElector(self.bootstrap, identity, self.store.catch_up,
+                                     session_timeout_ms=self.session_timeout_ms, client_config=self.client_config)
+        self.forwarder = self.resource.forwarder = Forwarder(self.elector)
+
+    def _is_primary(self) -> bool:
+        return self.elector is None or self.elector.is_primary
 
     def routes(self) -> list[tuple[str, str, Handler]]:
         return self.resource.routes()
@@ -47,6 +56,7 @@ class RegistryApp:
         await self.store.start()
         if self.elector is not None:
             await self.elector.start()
+        self.started = True
 
     async def stop(self) -> None:
         if self.elector is not None:

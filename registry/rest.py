@@ -99,10 +99,11 @@ class RegistryResource:
     """The handlers over one ``SchemaRegistry``."""
 
     def __init__(self, registry: SchemaRegistry, max_request_bytes: int = MAX_REQUEST_BYTES,
-                 forwarder: "Forwarder | None" = None) -> None:
+                 forwarder: "Forwarder | None" = None, ready: Callable[[], bool] = lambda: True) -> None:
         self.registry = registry
         self.max_request_bytes = max_request_bytes
         self.forwarder = forwarder
+        self.ready = ready   # False until _schemas has been read: answers would be wrong before
 
     def routes(self) -> list[tuple[str, str, Handler]]:
         h, w = self._handle, self._write
@@ -142,7 +143,7 @@ class RegistryResource:
         local = self._handle(fn)
 
         async def handler(request: web.Request) -> web.StreamResponse:
-            if self.forwarder is None or self.forwarder.is_primary():
+            if self.forwarder is None or self.forwarder.is_primary() or not self.ready():
                 return await local(request)
             try:
                 return await self.forwarder.forward(request, self.max_request_bytes)
@@ -152,6 +153,9 @@ class RegistryResource:
 
     def _handle(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
         async def handler(request: web.Request) -> web.StreamResponse:
+            if not self.ready():
+                return error_reply(RestError(RegistryErrorCode.STORE_ERROR,
+                                             "The Schema Registry is starting: _schemas is still being read"))
             try:
                 result = await fn(request)
             except RestError as e:
