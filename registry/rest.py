@@ -108,7 +108,6 @@ class RegistryResource:
     def routes(self) -> list[tuple[str, str, Handler]]:
         h, w = self._handle, self._write
         return [
-            ("GET", "/", h(self.root)),
             ("GET", "/schemas", h(self.list_schemas)),
             ("GET", "/schemas/types", h(self.types)),
             ("GET", "/schemas/ids/{id}", h(self.get_by_id)),
@@ -193,9 +192,6 @@ class RegistryResource:
             raise RestError(RegistryErrorCode.BAD_REQUEST, "Schema id must be an integer") from None
 
     # ---------------------------------------------------------------- handlers
-    async def root(self, request: web.Request) -> Any:
-        return {}
-
     async def types(self, request: web.Request) -> Any:
         return list(SUPPORTED_TYPES)
 
