@@ -4,8 +4,8 @@ check one schema as reader against another as writer.
 
 AVRO is parsed by fastavro (the full Avro specification, names, defaults' presence) and
 checked by ``avro_compat``; JSON by jsonschema (the draft the schema names, draft 7 when it
-names none) and ``json_compat``. PROTOBUF is not served: no Python library parses ``.proto``
-text without protoc, so such registrations get 42201 rather than being stored unchecked.
+names none) and ``json_compat``; PROTOBUF by protoc (grpcio-tools, in process) and
+``protobuf_schema``.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from kafpy.registry import avro_compat, json_compat
 from kafpy.registry.errors import invalid_schema
 
 AVRO, JSON, PROTOBUF = "AVRO", "JSON", "PROTOBUF"
-SUPPORTED_TYPES = (JSON, AVRO)
+SUPPORTED_TYPES = (JSON, PROTOBUF, AVRO)
 
 
 @dataclass
@@ -27,7 +27,7 @@ class ParsedSchema:
     canonical: str
     parsed: Any
     references: list[dict] = field(default_factory=list)
-    named: dict[str, dict] = field(default_factory=dict)   # Avro: types the references define
+    named: dict[str, Any] = field(default_factory=dict)   # Avro: types the references define; Protobuf: files
 
     def incompatibilities(self, writer: "ParsedSchema") -> list[str]:
         """Why this schema, as reader, cannot read what ``writer`` wrote."""
@@ -36,6 +36,9 @@ class ParsedSchema:
         if self.schema_type == AVRO:
             names = {**writer.named, **self.named}
             return avro_compat.reader_writer_incompatibilities(self.parsed, writer.parsed, names)
+        if self.schema_type == PROTOBUF:
+            from kafpy.registry import protobuf_schema
+            return protobuf_schema.incompatibilities(self.parsed, writer.parsed)
         return json_compat.incompatibilities(self.parsed, writer.parsed)
 
 
@@ -108,6 +111,22 @@ def parse_json_schema(text: str, references: list[dict], resolve: Callable[[dict
     return ParsedSchema(JSON, _compact(obj), obj, list(references))
 
 
+def parse_protobuf(text: str, references: list[dict], resolve: Callable[[dict], "ParsedSchema"]) -> ParsedSchema:
+    """``named`` keeps the files the schema imports (import path -> text), its references'
+    own imports included, for protoc."""
+    from kafpy.registry.protobuf_schema import ProtobufError, compile_proto
+    files: dict[str, str] = {}
+    for ref in references:
+        dep = resolve(ref)
+        files.update(dep.named)
+        files[ref["name"]] = dep.canonical
+    try:
+        descriptor = compile_proto(text, files)
+    except ProtobufError as e:
+        raise invalid_schema(str(e)) from None
+    return ParsedSchema(PROTOBUF, text.strip(), descriptor, list(references), files)  # type: ignore[arg-type]
+
+
 def parse(schema_type: str, text: str, references: list[dict],
           resolve: Callable[[dict], ParsedSchema]) -> ParsedSchema:
     """``resolve`` returns the ParsedSchema a reference ({name, subject, version}) names."""
@@ -118,5 +137,5 @@ def parse(schema_type: str, text: str, references: list[dict],
     if schema_type == JSON:
         return parse_json_schema(text, references, resolve)
     if schema_type == PROTOBUF:
-        raise invalid_schema("PROTOBUF schemas are not supported by this registry")
+        return parse_protobuf(text, references, resolve)
     raise invalid_schema(f"unknown schema type {schema_type!r}")

@@ -141,3 +141,18 @@ def test_state_survives_a_new_registry_and_is_confluents_json(registry, broker):
     keys = [json.loads(m.key()) for m in consume_all(broker.bootstrap, "_schemas", 2)]
     assert {"keytype": "SCHEMA", "subject": "persist-value", "version": 1, "magic": 1} in keys
     assert {"keytype": "CONFIG", "subject": None, "magic": 0} in keys
+
+
+def test_protobuf_schemas_through_the_client(registry):
+    client = SchemaRegistryClient({"url": registry.url})
+    subject = f"pb-{uuid.uuid4().hex[:6]}-value"
+    v1 = 'syntax = "proto3";\npackage ex;\nmessage Payment { string id = 1; double amount = 2; }\n'
+    sid = client.register_schema(subject, Schema(v1, "PROTOBUF"))
+    got = client.get_schema(sid)
+    assert got.schema_type == "PROTOBUF" and "message Payment" in got.schema_str
+    v2 = v1.replace("double amount = 2;", "double amount = 2; string region = 3;")
+    assert client.test_compatibility(subject, Schema(v2, "PROTOBUF")) is True
+    bad = v1.replace("string id = 1;", "int32 id = 1;")
+    with pytest.raises(SchemaRegistryError) as e:
+        client.register_schema(subject, Schema(bad, "PROTOBUF"))
+    assert e.value.http_status_code == 409

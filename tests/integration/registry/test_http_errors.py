@@ -45,4 +45,4 @@ def test_bad_input_answers(registry):
     status, body, _ = call(f"{base}/compatibility/subjects/s/versions/latest?verbose=true", "POST",
                            json.dumps({"schema": '"int"'}).encode())
     assert status == 200 and body["is_compatible"] is False and body["messages"]
-    assert call(f"{base}/schemas/types")[1] == ["JSON", "AVRO"]
+    assert call(f"{base}/schemas/types")[1] == ["JSON", "PROTOBUF", "AVRO"]

@@ -81,7 +81,7 @@ def test_backward_breaking_refused_with_409_nothing_written(sr, log):
 def test_invalid_schema_422(sr):
     assert code_of(lambda: run(sr.register("s", {"schema": "{not json"}))) == (42201, 422)
     assert code_of(lambda: run(sr.register("s", {"schema": '{"type":"record","name":"X"}'}))) == (42201, 422)
-    assert code_of(lambda: run(sr.register("s", {"schema": "{}", "schemaType": "PROTOBUF"}))) == (42201, 422)
+    assert code_of(lambda: run(sr.register("s", {"schema": "message {", "schemaType": "PROTOBUF"}))) == (42201, 422)
 
 
 def test_lookups_and_404s(sr):
@@ -179,3 +179,18 @@ def test_state_replays_to_the_same(sr, log):
     run(sr.set_mode("s", "READONLY"))
     replay = log.replay()
     assert replay.compatibility("s") == "FULL" and replay.mode("s") == "READONLY" and replay.max_id == 1
+
+
+def test_protobuf_registration_references_and_compatibility(sr):
+    pb = lambda text, refs=None: {"schemaType": "PROTOBUF", "schema": text, "references": refs or []}
+    user = 'syntax = "proto3"; package ex; message User { string name = 1; }'
+    assert run(sr.register("user", pb(user))) == 1
+    assert run(sr.register("user", pb('syntax = "proto3"; package ex; message User { string name = 1; int64 age = 2; }'))) == 2
+    # a field's type changed across kinds: refused
+    assert code_of(lambda: run(sr.register("user", pb('syntax = "proto3"; package ex; message User { double name = 1; }')))) == (409, 409)
+    # wire-compatible scalars (int32 -> int64) accepted
+    run(sr.register("n", pb('syntax = "proto3"; message N { int32 v = 1; }')))
+    run(sr.register("n", pb('syntax = "proto3"; message N { int64 v = 1; }')))
+    order = 'syntax = "proto3"; import "ex/user.proto"; message Order { ex.User buyer = 1; }'
+    assert run(sr.register("order", pb(order, [{"name": "ex/user.proto", "subject": "user", "version": 1}]))) == 5
+    assert code_of(lambda: run(sr.register("order2", pb(order)))) == (42201, 422)   # import unresolved
