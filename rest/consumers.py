@@ -36,33 +36,37 @@ class ConsumerManager:
     """Keeps the instances by (group, name) and expires idle ones."""
 
     def __init__(self, bootstrap: str, client_config: dict | None = None, max_instances: int = 100,
-                 instance_timeout_s: float = 300.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 instance_timeout_s: float = 300.0, clock: Callable[[], float] = time.monotonic,
+                 consumer_factory: Callable[..., Any] | None = None) -> None:
         self.bootstrap = bootstrap
         self.client_config = dict(client_config or {})
         self.max_instances = max_instances
         self.instance_timeout_s = instance_timeout_s
         self.clock = clock
+        self.consumer_factory = consumer_factory
         self.instances: dict[tuple[str, str], ConsumerInstance] = {}
         self._reaper: asyncio.Task | None = None
 
     async def create(self, group: str, body: dict) -> ConsumerInstance:
-        from aiokafka import AIOKafkaConsumer
         name = body.get("name") or f"rest-consumer-{next(_ids)}"
         fmt = body.get("format", "binary")
         if fmt not in ("binary", "json", "avro", "jsonschema"):
             raise RestError(E.INVALID_CONSUMER_CONFIG, f"Invalid format type: {fmt}")
         if (group, name) in self.instances:
             raise RestError(E.CONSUMER_ALREADY_EXISTS,
-                            f"Consumer with specified consumer ID already exists in the specified consumer group.")
+                            "Consumer with specified consumer ID already exists in the specified consumer group.")
         if len(self.instances) >= self.max_instances:
             raise RestError(E.TOO_MANY_CONSUMERS, "Too many consumer instances")
         reset = body.get("auto.offset.reset", "latest")
         if reset not in ("earliest", "latest", "none"):
             raise RestError(E.INVALID_CONSUMER_CONFIG, f"Invalid value {reset} for auto.offset.reset")
         auto_commit = str(body.get("auto.commit.enable", "true")).lower() == "true"
-        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, group_id=group, client_id=name,
-                                    enable_auto_commit=auto_commit, auto_offset_reset=reset,
-                                    **self.client_config)
+        if self.consumer_factory is None:
+            from aiokafka import AIOKafkaConsumer
+            self.consumer_factory = AIOKafkaConsumer
+        consumer = self.consumer_factory(bootstrap_servers=self.bootstrap, group_id=group, client_id=name,
+                                         enable_auto_commit=auto_commit, auto_offset_reset=reset,
+                                         **self.client_config)
         await consumer.start()
         instance = ConsumerInstance(group, name, fmt, consumer, auto_commit, self.clock())
         self.instances[(group, name)] = instance
@@ -97,12 +101,19 @@ class ConsumerManager:
     async def _expire_idle(self) -> None:
         while True:
             await asyncio.sleep(min(self.instance_timeout_s / 4, 30))
-            now = self.clock()
-            for key, instance in list(self.instances.items()):
-                if now - instance.last_used > self.instance_timeout_s and not instance.lock.locked():
-                    log.info("Consumer instance %s/%s expired", *key)
-                    self.instances.pop(key, None)
-                    await self._close(instance)
+            await self.expire_idle()
+
+    async def expire_idle(self) -> list[tuple[str, str]]:
+        """Closes the instances no request touched for ``instance_timeout_s``."""
+        now = self.clock()
+        expired = []
+        for key, instance in list(self.instances.items()):
+            if now - instance.last_used > self.instance_timeout_s and not instance.lock.locked():
+                log.info("Consumer instance %s/%s expired", *key)
+                self.instances.pop(key, None)
+                await self._close(instance)
+                expired.append(key)
+        return expired
 
     async def stop(self) -> None:
         if self._reaper is not None:
