@@ -68,7 +68,57 @@ def parse_avro(text: str, references: list[dict], resolve: Callable[[dict], "Par
         parsed = fastavro.parse_schema(obj, named_schemas=known, _write_hint=False)
     except (SchemaParseException, UnknownType, ValueError, TypeError, KeyError, AttributeError) as e:
         raise invalid_schema(str(e) or type(e).__name__) from None
-    return ParsedSchema(AVRO, _compact(obj), parsed, list(references), named)
+    return ParsedSchema(AVRO, _compact(avro_ordered(obj)), parsed, list(references), named)
+
+
+_AVRO_ORDER = {
+    "record": ("type", "name", "namespace", "doc", "fields"),
+    "error": ("type", "name", "namespace", "doc", "fields"),
+    "enum": ("type", "name", "namespace", "doc", "symbols", "default"),
+    "fixed": ("type", "name", "namespace", "doc", "size"),
+    "array": ("type", "items"),
+    "map": ("type", "values"),
+}
+_FIELD_ORDER = ("name", "type", "doc", "default", "order")
+
+
+def avro_ordered(obj: Any) -> Any:
+    """``obj`` with properties in the order Avro's ``Schema.toString`` writes them (a bare
+    primitive name for ``{"type": "int"}``, aliases last), so that two texts of one schema
+    differing only in property order or wrapping are one schema, as in Confluent's."""
+    if isinstance(obj, list):
+        return [avro_ordered(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    kind = obj.get("type")
+    if isinstance(kind, (dict, list)) and len(obj) == 1:
+        return avro_ordered(kind)
+    if isinstance(kind, str) and kind in avro_compat.PRIMITIVES and len(obj) == 1:
+        return kind
+    order = _AVRO_ORDER.get(kind, ("type",)) if isinstance(kind, str) else ("type",)
+    out: dict[str, Any] = {}
+    for key in order + tuple(k for k in obj if k not in order and k != "aliases") + ("aliases",):
+        if key not in obj:
+            continue
+        value = obj[key]
+        if key == "fields" and isinstance(value, list):
+            value = [_ordered_field(f) for f in value]
+        elif key in ("items", "values") or (key == "type" and not isinstance(value, str)):
+            value = avro_ordered(value)
+        out[key] = value
+    return out
+
+
+def _ordered_field(field: Any) -> Any:
+    if not isinstance(field, dict):
+        return field
+    out = {k: field[k] for k in _FIELD_ORDER if k in field}
+    out.update({k: v for k, v in field.items() if k not in _FIELD_ORDER and k != "aliases"})
+    if "aliases" in field:
+        out["aliases"] = field["aliases"]
+    if "type" in out:
+        out["type"] = avro_ordered(out["type"])
+    return out
 
 
 def _check_avro_shape(obj: Any) -> None:

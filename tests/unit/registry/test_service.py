@@ -194,3 +194,12 @@ def test_protobuf_registration_references_and_compatibility(sr):
     order = 'syntax = "proto3"; import "ex/user.proto"; message Order { ex.User buyer = 1; }'
     assert run(sr.register("order", pb(order, [{"name": "ex/user.proto", "subject": "user", "version": 1}]))) == 5
     assert code_of(lambda: run(sr.register("order2", pb(order)))) == (42201, 422)   # import unresolved
+
+
+def test_avro_property_order_and_wrapping_do_not_make_a_new_schema(sr):
+    a = {"type": "record", "name": "P", "fields": [{"name": "id", "type": "string"}]}
+    b = {"fields": [{"type": {"type": "string"}, "name": "id"}], "name": "P", "type": "record"}
+    assert run(sr.register("p", {"schema": json.dumps(a)})) == 1
+    assert run(sr.register("p", {"schema": json.dumps(b)})) == 1
+    assert sr.lookup("p", {"schema": json.dumps(b)}).version == 1
+    assert sr.schema_by_id(1).schema == '{"type":"record","name":"P","fields":[{"name":"id","type":"string"}]}'
