@@ -11,7 +11,9 @@ COPY kafpy ./kafpy
 COPY broker ./broker
 COPY coordinator ./coordinator
 COPY protocol ./protocol
+COPY registry ./registry
 COPY replication ./replication
+COPY rest ./rest
 COPY scripts ./scripts
 COPY spark_jobs ./spark_jobs
 COPY storage ./storage
