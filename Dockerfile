@@ -13,7 +13,9 @@ COPY web ./web
 COPY broker ./broker
 COPY coordinator ./coordinator
 COPY protocol ./protocol
+COPY registry ./registry
 COPY replication ./replication
+COPY rest ./rest
 COPY scripts ./scripts
 COPY spark_jobs ./spark_jobs
 COPY storage ./storage

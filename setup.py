@@ -6,7 +6,8 @@ pyproject.toml; only this mapping needs code, since it lists every subpackage.
 """
 from setuptools import find_packages, setup
 
-FLOORS = ["broker", "protocol", "storage", "replication", "coordinator", "metrics", "web", "scripts", "spark_jobs"]
+FLOORS = ["broker", "protocol", "storage", "replication", "coordinator", "metrics", "web", "registry", "rest", "scripts",
+          "spark_jobs"]
 
 packages = ["kafpy"]
 package_dir = {"kafpy": "kafpy"}

@@ -89,6 +89,9 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", "none")
 
 _DEFS = [
+    # kafpy's own: the Schema Registry and REST Proxy on the HTTP listener (kafpy.rest.mount)
+    ConfigDef("kafpy.schema.registry.enable", "boolean", False),
+    ConfigDef("kafpy.rest.proxy.enable", "boolean", False),
     # Server basics
     ConfigDef("broker.id", "int", -1, _at_least(-1)),
     ConfigDef("node.id", "int", -1),
