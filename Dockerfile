@@ -8,10 +8,14 @@ WORKDIR /opt/kafpy
 # Only what `pip install .` and the start scripts need (.dockerignore keeps the rest out).
 COPY pyproject.toml setup.py README.md ./
 COPY kafpy ./kafpy
+COPY metrics ./metrics
+COPY web ./web
 COPY broker ./broker
 COPY coordinator ./coordinator
 COPY protocol ./protocol
+COPY registry ./registry
 COPY replication ./replication
+COPY rest ./rest
 COPY scripts ./scripts
 COPY spark_jobs ./spark_jobs
 COPY storage ./storage

@@ -6,7 +6,8 @@ pyproject.toml; only this mapping needs code, since it lists every subpackage.
 """
 from setuptools import find_packages, setup
 
-FLOORS = ["broker", "protocol", "storage", "replication", "coordinator", "scripts", "spark_jobs"]
+FLOORS = ["broker", "protocol", "storage", "replication", "coordinator", "metrics", "web", "registry", "rest", "scripts",
+          "spark_jobs"]
 
 packages = ["kafpy"]
 package_dir = {"kafpy": "kafpy"}
@@ -15,4 +16,7 @@ for floor in FLOORS:
         packages.append(f"kafpy.{pkg}")
         package_dir[f"kafpy.{pkg}"] = pkg.replace(".", "/")
 
-setup(packages=packages, package_dir=package_dir, package_data={"kafpy": ["py.typed"]})
+# Kafka's message schemas, from which protocol/messages.py is generated (kafpy.protocol.generate)
+package_data = {"kafpy": ["py.typed"], "kafpy.protocol": ["schema/*.json"]}
+
+setup(packages=packages, package_dir=package_dir, package_data=package_data)

@@ -2,7 +2,7 @@
 
     python -m bench.broker_cpu [--produces 3000] [--fetches 3000] [--window 8]
                                [--partitions 6] [--batch-kib 16] [--acks 1]
-                               [--profile | --syscalls] [--env K=V ...]
+                               [--profile | --syscalls] [--env K=V ...] [--override K=V ...]
 
 Starts our broker as a child process (``python -m kafpy.broker``, uvloop, as users run it), creates
 a topic, and drives it from this process over one loopback connection with pre-encoded
@@ -252,11 +252,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--syscalls", action="store_true", help="count the broker's system calls with strace")
     ap.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for the broker")
+    ap.add_argument("--override", action="append", default=[], metavar="K=V",
+                    help="broker config override (e.g. kafpy.metrics.enable=false)")
     args = ap.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="kafpy-bench-cpu-"))
     env = dict(kv.split("=", 1) for kv in args.env)
-    broker = KafpyBroker(work_dir=work, env=env, overrides={"log.flush.interval.messages": "9223372036854775807"})
+    overrides = {"log.flush.interval.messages": "9223372036854775807", **dict(kv.split("=", 1) for kv in args.override)}
+    broker = KafpyBroker(work_dir=work, env=env, overrides=overrides)
     try:
         broker.start()
         pid = broker.proc.pid

@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fetch-kib", type=int, default=64)
     ap.add_argument("--acks", type=int, default=1, choices=(-1, 1))
     ap.add_argument("--uvloop", action="store_true", help="run on uvloop (default: asyncio's loop)")
+    ap.add_argument("--metrics", action="store_true",
+                    help="with the per-request metrics observer the broker installs when kafpy.metrics.enable is true")
     args = ap.parse_args(argv)
 
     if args.uvloop:
@@ -129,7 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     broker.apis = ApiRegistry.load()  # type: ignore[attr-defined]
     broker.create_topic(TOPIC, args.partitions)
     sock = NullSocket()
-    conn = KafkaConnection(SocketServer(broker.config, broker.apis, broker.services, loop), "PLAINTEXT")  # type: ignore[attr-defined]
+    server = SocketServer(broker.config, broker.apis, broker.services, loop)  # type: ignore[attr-defined]
+    if args.metrics:
+        from kafpy.metrics.observer import RequestObserver
+        from kafpy.metrics.request_logger import RequestLogger
+        server.observer = RequestObserver(broker.apis.name, lambda topic_id: None,
+                                          RequestLogger(lambda: broker.config["kafpy.request.logger.slow.ms"]))
+    conn = KafkaConnection(server, "PLAINTEXT")
     conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
     pid, epoch = 1000, 0
     tpl = bytearray(build_batch([(b"key-%06d" % i, os.urandom(1000)) for i in range(args.batch_kib)],

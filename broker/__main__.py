@@ -50,6 +50,13 @@ def setup_logging(level: str | None) -> None:
         name, _, value = pair.partition("=")
         if isinstance(logging.getLevelName(value.strip().upper()), int):
             logging.getLogger(name.strip()).setLevel(value.strip().upper())
+    # identical warnings repeated within a minute: logged once, then counted (flushed by run)
+    from kafpy.metrics.log_rate_limit import install
+    global _repeated_warnings
+    _repeated_warnings = install()
+
+
+_repeated_warnings = None
 
 
 async def run(config: KafkaConfig) -> int:
@@ -60,6 +67,7 @@ async def run(config: KafkaConfig) -> int:
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    flusher = loop.create_task(_repeated_warnings.run()) if _repeated_warnings is not None else None
     try:
         await broker.start()
     except Exception:
@@ -69,6 +77,9 @@ async def run(config: KafkaConfig) -> int:
         return 1
     await stop.wait()
     await broker.shutdown()
+    if flusher is not None:
+        flusher.cancel()
+        _repeated_warnings.flush()
     return 0
 
 

@@ -57,12 +57,15 @@ class Acceptor:
         self.waiting: dict[str, deque[Connection]] = {}
         self.paused: dict[str, list[int]] = {}   # listener -> dup()s of its listening sockets
         self.stopped = False
+        self.created = 0        # connections accepted and closed, ever (the socket-server metrics)
+        self.closed_count = 0
 
     def add_server(self, listener: str, srv: asyncio.AbstractServer) -> None:
         self.servers.setdefault(listener, []).append(srv)
 
     # -- connections ------------------------------------------------------------------
     def opened(self, conn: Connection) -> None:
+        self.created += 1
         listener = conn.listener
         if self.waiting.get(listener) or not self.quotas.slot_available(listener):
             if conn.transport is not None:
@@ -73,6 +76,7 @@ class Acceptor:
         self._admit(conn)
 
     def closed(self, conn: Connection) -> None:
+        self.closed_count += 1
         if not conn.admitted:
             q = self.waiting.get(conn.listener)
             if q and conn in q:
@@ -96,6 +100,10 @@ class Acceptor:
             while self.quotas.over_broker_limit() and self._close_least_recently_used():
                 pass
         return True
+
+    def limits_changed(self) -> None:
+        """The connection limits were altered: admit the connections now within them."""
+        self._admit_waiting()
 
     def _admit_waiting(self) -> None:
         for listener, q in self.waiting.items():

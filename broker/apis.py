@@ -22,6 +22,8 @@ HANDLER_MODULES = [
     "kafpy.broker.handlers.admin",
     "kafpy.broker.handlers.configs",
     "kafpy.broker.handlers.group",
+    "kafpy.broker.handlers.features",
+    "kafpy.broker.handlers.consumer_group",
     "kafpy.broker.txn_markers",
     "kafpy.broker.handlers.producers",
     "kafpy.broker.handlers.txn",

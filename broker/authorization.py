@@ -150,6 +150,7 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.ELECT_LEADERS: cluster_rule(Op.ALTER),
     ApiKey.ALTER_PARTITION_REASSIGNMENTS: cluster_rule(Op.ALTER),
     ApiKey.LIST_PARTITION_REASSIGNMENTS: cluster_rule(Op.DESCRIBE),
+    ApiKey.UPDATE_FEATURES: cluster_rule(Op.ALTER),
     **group_rules(),
     **txn_rules(),
     **admin_rules(),

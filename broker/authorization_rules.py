@@ -130,11 +130,32 @@ async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
 
 
+async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """READ on the group, and DESCRIBE on every topic named in the subscription."""
+    if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
+        return top_error(ctx, GROUP_FAILED, member_epoch=-1, heartbeat_interval_ms=0)
+    if req.subscribed_topic_names and not all(
+            az.ok(Op.DESCRIBE, ResourceType.TOPIC, t) for t in req.subscribed_topic_names):
+        return top_error(ctx, TOPIC_FAILED, member_epoch=-1, heartbeat_interval_ms=0)
+    return await func(ctx, req)
+
+
+async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    D = M.ConsumerGroupDescribeResponse.DescribedGroup
+    return await filter_items(ctx, req, func, "group_ids", lambda g: g,
+                              lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
+                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
+                                              group_epoch=-1, assignment_epoch=-1,
+                                              assignor_name="", members=[]))
+
+
 def group_rules() -> dict[ApiKey, Rule]:
     return {
         ApiKey.OFFSET_COMMIT: offset_commit,
         ApiKey.OFFSET_FETCH: offset_fetch,
         ApiKey.FIND_COORDINATOR: find_coordinator,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT: consumer_group_heartbeat,
+        ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe,
         ApiKey.JOIN_GROUP: group_rule(Op.READ),
         ApiKey.HEARTBEAT: group_rule(Op.READ),
         ApiKey.LEAVE_GROUP: group_rule(Op.READ),
@@ -278,7 +299,7 @@ async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: Any, func
     return await filter_topics(az, ctx, req, func, path, _topic(az, Op.READ))
 
 
-CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER = 2, 4, 8
+CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_GROUP = 2, 4, 8, 32
 
 
 def _config_allowed(az: AuthzCheck, op: Op, resource: Any) -> bool:
@@ -286,11 +307,13 @@ def _config_allowed(az: AuthzCheck, op: Op, resource: Any) -> bool:
         return az.ok(op, ResourceType.TOPIC, resource.resource_name)
     if resource.resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER):
         return az.cluster(op)
+    if resource.resource_type == CONFIG_GROUP:
+        return az.ok(op, ResourceType.GROUP, resource.resource_name)
     return True  # unknown types are answered by the handler
 
 
 def _config_error(resp: Any, resource: Any, entry: type) -> Any:
-    code = TOPIC_FAILED if resource.resource_type == CONFIG_TOPIC else CLUSTER_FAILED
+    code = {CONFIG_TOPIC: TOPIC_FAILED, CONFIG_GROUP: GROUP_FAILED}.get(resource.resource_type, CLUSTER_FAILED)
     return entry(error_code=code, error_message=None, resource_type=resource.resource_type,
                  resource_name=resource.resource_name)
 

@@ -25,7 +25,6 @@ from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, new_clus
 from kafpy.replication.partition import Partition
 from kafpy.replication.purgatory import DelayedOperationPurgatory
 from kafpy.replication.replica_manager import ReplicaManager
-from kafpy.replication.zk_client import KafkaZkClient, SessionState
 from kafpy.replication.zk_data import BrokerRegistration
 
 from kafpy.coordinator import GroupCoordinatorService
@@ -37,6 +36,8 @@ from kafpy.broker.admin_controller import AdminController
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
+from kafpy.broker.features import StandaloneFeatures, ZkFeatures
+from kafpy.broker.group_configs import overrides_lookup
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.broker.quotas import ClientQuotas
@@ -51,6 +52,8 @@ from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, chec
 
 if TYPE_CHECKING:
     from kafpy.replication.controller import KafkaController
+    # imported where used: a standalone broker never loads kazoo (start time)
+    from kafpy.replication.zk_client import KafkaZkClient, SessionState
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -137,7 +140,9 @@ class Broker:
         self.txn_coordinator: TransactionCoordinatorService | None = None
         self.txn_verifier: TxnVerifier | None = None
         self.services: BrokerServices | None = None
+        self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
+        self.http_server: Any = None   # broker.http_routes.BrokerHttp when kafpy.http.listeners is set
 
     @property
     def broker_id(self) -> int:
@@ -167,10 +172,12 @@ class Broker:
         cfg = self.config
         state = load_controller_state(cfg.log_dirs[0])
         if state.broker_configs:
-            cfg.dynamic.update(state.broker_configs)
+            cfg.set_dynamic({}, state.broker_configs)
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
         rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)
+        self.features = StandaloneFeatures(state.finalized_features, state.features_epoch,
+                                           self.controller.persist_features)
         await self._start_group_coordinator()
         # Standalone: this broker is the controller, so it hosts every partition now.
         self.controller.startup()
@@ -187,6 +194,7 @@ class Broker:
         """KafkaServer.startup in ZooKeeper mode: the cluster id before the logs; an empty
         metadata cache that only UpdateMetadata fills and no partition hosted until
         LeaderAndIsr; registration once the listeners are bound, then the controller."""
+        from kafpy.replication.zk_client import KafkaZkClient
         cfg = self.config
         self.zk = zk = KafkaZkClient(cfg["zookeeper.connect"], cfg["zookeeper.session.timeout.ms"],
                                      cfg["zookeeper.connection.timeout.ms"], self.clock, self._on_zk_session_state)
@@ -195,10 +203,10 @@ class Broker:
         await zk.ensure_persistent_paths()
         cluster_id = await zk.get_or_create_cluster_id(new_cluster_id())
         log.info("Cluster ID = %s", cluster_id)
+        self.features = ZkFeatures(zk)
+        await self.features.start()
         check_cluster_id(cfg.log_dirs, cluster_id)
-        dynamic = await load_dynamic_broker_configs(zk, cfg.broker_id)
-        if dynamic:
-            cfg.dynamic.update(dynamic)
+        cfg.set_dynamic(*await load_dynamic_broker_configs(zk, cfg.broker_id))
         self.metadata_cache = cache = MetadataCache(cluster_id, local, live_brokers=[])
         rm = self._start_logs(cluster_id, lambda t: None)
         self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop,
@@ -228,7 +236,9 @@ class Broker:
     async def _start_group_coordinator(self) -> None:
         self.group_coordinator = GroupCoordinatorService(
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
-            self.controller.ensure_offsets_topic, self.loop, self.clock)
+            self.controller.ensure_offsets_topic, self.loop, self.clock,
+            consumer_config=self._consumer_group_config(),
+            group_configs=overrides_lookup(self.controller.entity_configs))
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
@@ -277,9 +287,45 @@ class Broker:
             txn_verifier=self.txn_verifier,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
-            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]))
+            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
+        self._observe_requests_when_read()
+        cfg.reconfigure_listeners.append(self._observe_requests_when_read)
         await self.server.start()
+        await self._start_http()
+
+    def _observe_requests_when_read(self) -> None:
+        """Install the per-request observer (metrics.observer) once something reads what it
+        records: an HTTP listener serving /metrics, a slow-request threshold, or
+        kafka.request.logger at DEBUG. Until then requests pay nothing for it (a feature costs
+        nothing where it is not used). Called at start and on every dynamic change; once
+        installed it stays."""
+        cfg = self.config
+        if self.server.observer is not None or not cfg["kafpy.metrics.enable"]:
+            return
+        if (cfg["kafpy.http.listeners"] or cfg["kafpy.request.logger.slow.ms"] >= 0
+                or logging.getLogger("kafka.request.logger").isEnabledFor(logging.DEBUG)):
+            self.server.observer = self._request_observer()
+
+    def _request_observer(self) -> Any:
+        """Per-request metrics and the request logger (metrics.observer)."""
+        from kafpy.metrics.observer import RequestObserver
+        from kafpy.metrics.request_logger import RequestLogger
+        cache = self.metadata_cache
+
+        def topic_name(topic_id: bytes) -> str | None:
+            info = cache.topic_by_id(topic_id)
+            return info.name if info is not None else None
+        return RequestObserver(self.apis.name, topic_name,
+                               RequestLogger(lambda: self.config["kafpy.request.logger.slow.ms"]))
+
+    async def _start_http(self) -> None:
+        """The HTTP listeners (kafpy.http.listeners): /metrics and the status page. aiohttp
+        and prometheus_client are imported only here, so a broker without them pays nothing."""
+        if not self.config["kafpy.http.listeners"]:
+            return
+        from kafpy.broker.http_routes import start_http_server
+        self.http_server = await start_http_server(self)
 
     def _client_quotas(self) -> ClientQuotas:
         """The client quotas, fed with the controller's user and client entity configs."""
@@ -293,6 +339,14 @@ class Broker:
         gc.broker_id = self.config.broker_id
         return gc
 
+    def _consumer_group_config(self):
+        """The consumer protocol's settings, or None when
+        group.coordinator.rebalance.protocols leaves it out (classic groups only)."""
+        from kafpy.coordinator.consumer_config import ConsumerGroupConfig
+        if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
+            return None
+        return ConsumerGroupConfig.from_broker_config(self.config)
+
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""
         info = state.topics.get(topic)
@@ -301,6 +355,7 @@ class Broker:
     def _on_zk_session_state(self, state: SessionState) -> None:
         """A new session after an expiry lost the registration: register again (a new broker
         epoch), then let the controller elect again."""
+        from kafpy.replication.zk_client import SessionState
         if state is SessionState.EXPIRED:
             log.warning("[KafkaServer id=%d] ZooKeeper session expired", self.config.broker_id)
         elif state is SessionState.NEW_SESSION and not self.stopping and self._registration is not None:
@@ -358,6 +413,11 @@ class Broker:
                 log.exception("Error during controlled shutdown")
         if self.server is not None:
             await self.server.stop_accepting()
+        if self.http_server is not None:
+            try:
+                await self.http_server.stop()
+            except Exception:
+                log.exception("Error stopping the HTTP listeners")
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
         # produces and fetches are answered now, so draining the connections waits for none.
         for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator)):

@@ -89,6 +89,9 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", "none")
 
 _DEFS = [
+    # kafpy's own: the Schema Registry and REST Proxy on the HTTP listener (kafpy.rest.mount)
+    ConfigDef("kafpy.schema.registry.enable", "boolean", False),
+    ConfigDef("kafpy.rest.proxy.enable", "boolean", False),
     # Server basics
     ConfigDef("broker.id", "int", -1, _at_least(-1)),
     ConfigDef("node.id", "int", -1),
@@ -114,9 +117,9 @@ _DEFS = [
     ConfigDef("socket.request.max.bytes", "int", 104857600, _at_least(1)),
     ConfigDef("socket.listen.backlog.size", "int", 50, _at_least(1)),
     ConfigDef("connections.max.idle.ms", "long", 600000),
-    ConfigDef("max.connections", "int", INT_MAX, _at_least(0)),
-    ConfigDef("max.connections.per.ip", "int", INT_MAX, _at_least(0)),
-    ConfigDef("max.connections.per.ip.overrides", "list", []),
+    ConfigDef("max.connections", "int", INT_MAX, _at_least(0), dynamic=True),
+    ConfigDef("max.connections.per.ip", "int", INT_MAX, _at_least(0), dynamic=True),
+    ConfigDef("max.connections.per.ip.overrides", "list", [], dynamic=True),
     # Logs
     ConfigDef("log.dirs", "list", None),
     ConfigDef("log.dir", "string", "/tmp/kafka-logs"),
@@ -227,6 +230,17 @@ _DEFS = [
     ConfigDef("allow.everyone.if.no.acl.found", "boolean", False),
     # Misc accepted for compatibility with Kafka's sample files
     ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer"]),
+    # Consumer-protocol groups (KIP-848; coordinator/consumer_config.py)
+    ConfigDef("group.consumer.session.timeout.ms", "int", 45000, _at_least(1)),
+    ConfigDef("group.consumer.min.session.timeout.ms", "int", 45000, _at_least(1)),
+    ConfigDef("group.consumer.max.session.timeout.ms", "int", 60000, _at_least(1)),
+    ConfigDef("group.consumer.heartbeat.interval.ms", "int", 5000, _at_least(1)),
+    ConfigDef("group.consumer.min.heartbeat.interval.ms", "int", 5000, _at_least(1)),
+    ConfigDef("group.consumer.max.heartbeat.interval.ms", "int", 15000, _at_least(1)),
+    ConfigDef("group.consumer.max.size", "int", 2147483647, _at_least(1)),
+    ConfigDef("group.consumer.assignors", "list", ["uniform", "range"]),
+    ConfigDef("group.consumer.migration.policy", "string", "bidirectional",
+              _one_of("disabled", "upgrade", "downgrade", "bidirectional")),
     ConfigDef("process.roles", "list", []),
     ConfigDef("controller.quorum.voters", "list", []),
     ConfigDef("controller.listener.names", "string", None),
@@ -262,6 +276,12 @@ _DEFS = [
     ConfigDef("connections.max.reauth.ms", "long", 0, _at_least(0)),
     ConfigDef("connection.failed.authentication.delay.ms", "int", 100, _at_least(0)),
     ConfigDef("principal.builder.class", "class", None),
+    # kafpy's own: the HTTP listeners (/metrics, the status page), per-request metrics, the
+    # request logger's slow-request threshold (config/server.properties explains each)
+    ConfigDef("kafpy.http.listeners", "list", []),
+    ConfigDef("kafpy.http.max.request.bytes", "int", 1048576, _at_least(0)),
+    ConfigDef("kafpy.metrics.enable", "boolean", True),
+    ConfigDef("kafpy.request.logger.slow.ms", "long", -1, dynamic=True),
 ]
 
 LISTENER_PREFIX = "listener.name."
@@ -297,7 +317,12 @@ class KafkaConfig:
     def __init__(self, props: dict[str, str]) -> None:
         self.originals: dict[str, str] = dict(props)
         self.values: dict[str, Any] = {}
-        self.dynamic: dict[str, str] = {}
+        self.dynamic: dict[str, str] = {}           # the two layers below, merged (what reads see)
+        self.dynamic_default: dict[str, str] = {}   # /config/brokers/<default>: every broker's
+        self.dynamic_broker: dict[str, str] = {}    # /config/brokers/<id>: this broker's own
+        # called after the dynamic configs changed (Kafka's Reconfigurable): parts that read a
+        # config once at startup (the connection limits) apply the new values
+        self.reconfigure_listeners: list[Callable[[], None]] = []
         self.unknown: list[str] = []
         for name, d in BROKER_CONFIGS.items():
             self.values[name] = d.default
@@ -355,6 +380,11 @@ class KafkaConfig:
         if not self.listeners:
             raise ConfigError("Invalid value for configuration listeners: no listener given")
         self._derive_security()
+        try:
+            from kafpy.web.listeners import parse_http_listeners
+            parse_http_listeners(v["kafpy.http.listeners"])
+        except ValueError as e:
+            raise ConfigError(f"Invalid value for configuration kafpy.http.listeners: {e}") from None
         if v["log.retention.ms"] is not None:
             self.log_retention_ms = v["log.retention.ms"]
         elif v["log.retention.minutes"] is not None:
@@ -408,6 +438,25 @@ class KafkaConfig:
         if raw is None:
             return self.values.get(key) if key in BROKER_CONFIGS else None
         return self._parse(BROKER_CONFIGS[base], raw)
+
+    def set_dynamic(self, default: dict[str, str], own: dict[str, str]) -> None:
+        """The dynamic broker configs: the cluster-wide ``<default>`` entity's and this
+        broker's own (which wins), as Kafka's DynamicBrokerConfig layers them."""
+        self.dynamic_default = dict(default)
+        self.dynamic_broker = dict(own)
+        self.dynamic.clear()
+        self.dynamic.update(default)
+        self.dynamic.update(own)
+        self.reconfigured()
+
+    def reconfigured(self) -> None:
+        """Tell the parts that registered in ``reconfigure_listeners`` that dynamic configs
+        (or, from broker-loggers, log levels) changed."""
+        for listener in list(self.reconfigure_listeners):
+            try:
+                listener()
+            except Exception:   # one part failing to reconfigure must not stop the others
+                log.exception("Applying the dynamic broker configs failed")
 
     def __getitem__(self, key: str) -> Any:
         if key in self.dynamic:

@@ -70,6 +70,10 @@ class ControllerState:
     acls: list[dict[str, Any]] = field(default_factory=list)  # broker.security.acl_store sections
     # {"users"|"clients": {sanitized entity name: configs}}, as /config/<type>/<name> in ZooKeeper
     entity_configs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    # finalized feature levels (broker/features.py) and their epoch; None: never written
+    # (the broker then finalizes the defaults)
+    finalized_features: dict[str, int] | None = None
+    features_epoch: int = 0
 
 
 def load_controller_state(log_dir: str) -> ControllerState:
@@ -89,7 +93,9 @@ def load_controller_state(log_dir: str) -> ControllerState:
             configs=dict(t.get("configs", {})), is_internal=t["name"] in INTERNAL_TOPICS)
     return ControllerState(data["cluster_id"], topics, dict(data.get("broker_configs", {})),
                            int(data.get("producer_id_block_end", 0)), acls=list(data.get("acls", [])),
-                           entity_configs=dict(data.get("entity_configs", {})))
+                           entity_configs=dict(data.get("entity_configs", {})),
+                           finalized_features=data.get("finalized_features"),
+                           features_epoch=int(data.get("features_epoch", 0)))
 
 
 def _topic_json(t: TopicInfo) -> str:
@@ -128,7 +134,9 @@ def _serialize(state: ControllerState, cache: _TopicJsonCache | None = None) -> 
     head = json.dumps({"version": 1, "cluster_id": state.cluster_id,
                        "producer_id_block_end": state.producer_id_block_end,
                        "broker_configs": state.broker_configs, "acls": state.acls,
-                       "entity_configs": state.entity_configs})
+                       "entity_configs": state.entity_configs,
+                       "finalized_features": state.finalized_features,
+                       "features_epoch": state.features_epoch})
     parts = (cache or _TopicJsonCache()).encode(topics)
     return head[:-1] + ', "topics": [' + ",\n".join(parts) + "]}\n"
 
@@ -195,6 +203,15 @@ class StandaloneController:
         """The standalone ACL store's whole content, answered once on disk."""
         self._state.acls = sections
         await self._persist()
+
+    async def persist_features(self, levels: dict[str, int], epoch: int) -> None:
+        """The finalized feature levels (broker/features.py), answered once on disk."""
+        self._state.finalized_features, self._state.features_epoch = levels, epoch
+        await self._persist()
+
+    @property
+    def finalized_features(self) -> tuple[dict[str, int] | None, int]:
+        return self._state.finalized_features, self._state.features_epoch
 
     @property
     def acls(self) -> list[dict[str, Any]]:
@@ -390,13 +407,13 @@ class StandaloneController:
         self.replica_manager.update_topic_config(new)
         log.info("Updated configs of topic %s: %s", name, configs)
 
-    async def alter_broker_configs(self, configs: dict[str, str]) -> None:
+    async def alter_broker_configs(self, configs: dict[str, str], entity_name: str | None = None) -> None:
         """Replace the dynamic broker configs (validated by the caller) and re-derive every
-        topic's log config from them."""
+        topic's log config from them. A standalone broker is the whole cluster: the
+        ``<default>`` entity and its own are one set."""
         self._state.broker_configs = dict(configs)
         await self._persist()
-        self.config.dynamic.clear()
-        self.config.dynamic.update(configs)
+        self.config.set_dynamic({}, configs)
         for info in self._topics.values():
             self.replica_manager.update_topic_config(info)
 

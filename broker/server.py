@@ -69,6 +69,7 @@ from kafpy.broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 if TYPE_CHECKING:
     from kafpy.broker.apis import ApiRegistry
     from kafpy.broker.config import KafkaConfig
+    from kafpy.metrics.observer import RequestObserver
 
 log = logging.getLogger("kafka.network")
 
@@ -111,6 +112,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # None: on PLAINTEXT and SSL it is AUTHENTICATED from the start and never changes, so
         # requests there skip its checks.
         self.sasl_session: AuthSession | None = None
+        # metrics.observer.RequestObserver (per-request metrics, request log), or None
+        self.observer: "RequestObserver | None" = getattr(server, "observer", None)
 
     # -- transport callbacks -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -359,6 +362,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return err
         ctx = RequestContext(self.services, header, self.peer[0], self.peer[1], self.id, self.listener,
                              session.principal if session is not None else ANONYMOUS, session)
+        observer = self.observer
+        started = time.perf_counter() if observer is not None else 0.0
         try:
             response = await handler.func(ctx, request)
         except asyncio.CancelledError:
@@ -370,7 +375,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except Exception as e:  # a bug in a handler must not take the broker down
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
+            if observer is not None:
+                _observe(observer, ctx, api_key, request, e, started)
             return _error_answer(api_key, header, request, e)
+        throttle_ms = 0
         quotas = self.client_quotas
         if quotas is not None and quotas.active:
             busy_s, self.busy_s = self.busy_s, 0.0
@@ -378,6 +386,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                                             self.services.now_ms())
             if throttle_ms > 0:
                 self.mute(throttle_ms)
+        if observer is not None:
+            _observe(observer, ctx, api_key, request, response, started, throttle_ms)
         if response is None:
             return None
         if isinstance(response, PreEncodedResponse):
@@ -492,6 +502,15 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
     return [len(token).to_bytes(4, "big") + token]
 
 
+def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Any, response: Any,
+             started: float, throttle_ms: int = 0) -> None:
+    """The per-request hook (metrics, request log); a failure in it never fails the request."""
+    try:
+        observer.completed(ctx, api_key, request, response, time.perf_counter() - started, throttle_ms)
+    except Exception:
+        log.exception("Recording metrics of api %d failed", api_key)
+
+
 def _nothing() -> None:
     return None
 
@@ -548,10 +567,37 @@ class SocketServer:
         self.scratch = bytearray(READ_BUFFER_SIZE)
         self.quotas = connection_quotas(config)
         self.acceptor = Acceptor(self.quotas, self.connections, self._serve, loop, clock)
+        config.reconfigure_listeners.append(self._connection_limits_changed)
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
         self._idle_task: asyncio.Task | None = None
+        # metrics.observer.RequestObserver: told of every request answered (None: no metrics)
+        self._observer: "RequestObserver | None" = None
+
+    @property
+    def observer(self) -> "RequestObserver | None":
+        """The per-request hook (metrics.observer), or None: then requests pay nothing for it."""
+        return self._observer
+
+    @observer.setter
+    def observer(self, observer: "RequestObserver | None") -> None:
+        # connections copy it when made (one attribute read per request); open ones are told
+        self._observer = observer
+        for c in self.connections:
+            c.observer = observer
+
+    def _connection_limits_changed(self) -> None:
+        """max.connections, max.connections.per.ip and its overrides altered dynamically:
+        new connections are held to the new limits (open ones are kept, as in Kafka), and
+        connections waiting for a slot are admitted if the limit rose."""
+        q = self.quotas
+        new = (self.config["max.connections"], self.config["max.connections.per.ip"],
+               parse_ip_overrides(self.config["max.connections.per.ip.overrides"]))
+        if new != (q.max_connections, q.max_per_ip, q.per_ip_overrides):
+            q.max_connections, q.max_per_ip, q.per_ip_overrides = new
+            log.info("Connection limits now max.connections=%d, max.connections.per.ip=%d, overrides %s", *new)
+            self.acceptor.limits_changed()
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
                port: int | None = None) -> Any:

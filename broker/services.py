@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from kafpy.broker.admin_controller import AdminController
     from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.features import StandaloneFeatures, ZkFeatures
     from kafpy.broker.fetch_session import FetchSessionCache
     from kafpy.broker.quotas import ClientQuotas
     from kafpy.broker.security.authorizer import Authorizer
@@ -69,6 +70,9 @@ class BrokerServices:
     # SCRAM credentials and other per-user configs: in ZooKeeper or, standalone, in a file
     # under log.dirs; None only in handler unit tests
     user_configs: "UserConfigs | None" = None
+    # broker.features.StandaloneFeatures or ZkFeatures: the finalized feature levels
+    # (ApiVersions, UpdateFeatures); None only in handler unit tests (no features finalized)
+    features: "StandaloneFeatures | ZkFeatures | None" = None
 
     @property
     def broker_id(self) -> int:

@@ -69,11 +69,11 @@ def broker_registration(config: KafkaConfig, bound_ports: dict[str, int], defaul
     return zd.BrokerRegistration(config.broker_id, endpoints, rack=config["broker.rack"])
 
 
-async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> dict[str, str]:
-    """The cluster-wide default then this broker's own ``/config/brokers`` entries."""
+async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> tuple[dict[str, str], dict[str, str]]:
+    """The cluster-wide default and this broker's own ``/config/brokers`` entries."""
     default, own = await asyncio.gather(zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY),
                                         zk.get_entity_config(zd.ConfigType.BROKER, str(broker_id)))
-    return {**default, **own}
+    return default, own
 
 
 def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager", cache: MetadataCache,

@@ -38,6 +38,10 @@ class CoordinatorBase:
         self.store = GroupStore(offsets_log, self.partition_for)
         self.future_factory = future_factory
         self.groups: dict[str, ClassicGroup] = {}
+        # Consumer-protocol groups (KIP-848) by id, kept by the ConsumerGroupCoordinator
+        # attached as `consumer` (consumer_coordinator.py); None: classic groups only.
+        self.consumer_groups: dict[str, Any] = {}
+        self.consumer: Any = None
         n = config.offsets_topic_num_partitions
         self.owned_partitions: set[int] = set(range(n) if owned_partitions is None
                                               else owned_partitions)
@@ -70,7 +74,8 @@ class CoordinatorBase:
     def _is_current(self, group: ClassicGroup) -> bool:
         """Whether `group` is still the live one of its id (a write completing after an
         unload, reload or deletion must not touch it)."""
-        return self.groups.get(group.group_id) is group
+        return (self.groups.get(group.group_id) is group
+                or self.consumer_groups.get(group.group_id) is group)
 
     def _new_future(self, result: Any = None) -> Any:
         fut = self.future_factory()

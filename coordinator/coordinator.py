@@ -50,7 +50,9 @@ class GroupCoordinator(Membership, OffsetManager):
                 result[gid] = err
                 continue
             group = self.groups.get(gid)
-            if group is None or group.is_(GroupState.DEAD):
+            if gid in self.consumer_groups:
+                result[gid] = self.consumer.delete_group(self.consumer_groups[gid], now_ms)
+            elif group is None or group.is_(GroupState.DEAD):
                 result[gid] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
                 group.transition_to(GroupState.DEAD, now_ms)
@@ -68,19 +70,25 @@ class GroupCoordinator(Membership, OffsetManager):
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         err = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading_partitions else ErrorCode.NONE
-        if types and "classic" not in {t.lower() for t in types}:
-            return err, []
+        kinds = {t.lower() for t in types} if types else {"classic", "consumer"}
         wanted = {s.lower() for s in states} if states else None
-        out = [GroupOverview(g.group_id, g.protocol_type or "", g.state.value)
-               for g in self.groups.values()
-               if not g.is_(GroupState.DEAD)
-               and (wanted is None or g.state.value.lower() in wanted)]
+        out = []
+        if "classic" in kinds:
+            out = [GroupOverview(g.group_id, g.protocol_type or "", g.state.value)
+                   for g in self.groups.values()
+                   if not g.is_(GroupState.DEAD)
+                   and (wanted is None or g.state.value.lower() in wanted)]
+        if self.consumer is not None and "consumer" in kinds:
+            out += [GroupOverview(gid, "consumer", state, "consumer")
+                    for gid, state in self.consumer.overviews(wanted)]
         return err, out
 
     def describe_group(self, group_id: str) -> GroupSummary:
         err = self._validate_group_status(group_id, DESCRIBE_GROUPS)
         if err is not None:
             return GroupSummary(group_id, err, "", "", "")
+        if group_id in self.consumer_groups:
+            return self.consumer.describe_as_classic(group_id)
         group = self.groups.get(group_id)
         if group is None:
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
@@ -102,6 +110,8 @@ class GroupCoordinator(Membership, OffsetManager):
         """Fire every timer due at `now_ms`: member and rebalance timers of every group
         (membership.py), then offset expiry every offsets.retention.check.interval.ms."""
         self._last_poll_ms = max(self._last_poll_ms, now_ms)
+        if self.consumer is not None:
+            self.consumer.poll(now_ms)
         if self._next_offsets_expiry is not None:
             if not self._wakeups or self._wakeups[0] > now_ms:
                 return
@@ -147,6 +157,8 @@ class GroupCoordinator(Membership, OffsetManager):
                     self._schedule_heartbeat(m, now_ms)
                 if group.size > self.config.group_max_size:
                     self._prepare_rebalance(group, now_ms)
+            if self.consumer is not None:
+                self.consumer.load_partition(partition, now_ms)
             self.owned_partitions.add(partition)
             return len(loaded)
         finally:
@@ -158,6 +170,8 @@ class GroupCoordinator(Membership, OffsetManager):
         progress is abandoned."""
         self.owned_partitions.discard(partition)
         self.loading_partitions.discard(partition)
+        if self.consumer is not None:
+            self.consumer.unload_partition(partition)
         for gid, group in list(self.groups.items()):
             if self.partition_for(gid) == partition:
                 self._fail_parked(group, ErrorCode.NOT_COORDINATOR)

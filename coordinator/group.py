@@ -98,7 +98,57 @@ class Member:
         raise ValueError("member supports none of the candidate protocols")
 
 
-class ClassicGroup:
+class GroupOffsets:
+    """The committed offsets of a group, of either protocol (classic here, consumer in
+    consumer_group.py): what OffsetFetch returns, and the writes not committed yet."""
+
+    group_id: str
+
+    def _init_offsets(self) -> None:
+            # Committed offsets (what OffsetFetch returns), and the writes not committed yet
+            # (Kafka's pendingOffsetCommits; the latest staged one per partition).
+            self.offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+            self.pending_offset_commits: dict[tuple[str, int], OffsetAndMetadata] = {}
+            # TxnOffsetCommit offsets per producer id until its transaction ends (Kafka's
+            # pendingTransactionalOffsetCommits)
+            self.pending_txn_offsets: dict[int, dict[tuple[str, int], OffsetAndMetadata]] = {}
+
+    @property
+    def has_offsets(self) -> bool:
+        return bool(self.offsets or self.pending_offset_commits or self.pending_txn_offsets)
+
+    def has_pending_txn_offset(self, tp: tuple[str, int]) -> bool:
+        return any(tp in offsets for offsets in self.pending_txn_offsets.values())
+
+    def prepare_offset_commit(self, offsets: dict[tuple[str, int], OffsetAndMetadata]) -> None:
+        self.pending_offset_commits.update(offsets)
+
+    def on_offset_commit_append(self, tp: tuple[str, int], om: OffsetAndMetadata) -> None:
+        """The write of `om` is committed. Writes commit in log order, so the last one
+        wins; a partition whose offsets were removed meanwhile stays removed."""
+        if tp in self.pending_offset_commits:
+            self.offsets[tp] = om
+            if self.pending_offset_commits[tp] is om:
+                del self.pending_offset_commits[tp]
+
+    def fail_pending_offset_write(self, tp: tuple[str, int], om: OffsetAndMetadata) -> None:
+        if self.pending_offset_commits.get(tp) is om:
+            del self.pending_offset_commits[tp]
+
+    def remove_offsets(self, partitions: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+        """Forget committed and pending offsets of `partitions`; returns those that had
+        either (they need tombstones)."""
+        removed = []
+        for tp in partitions:
+            pending = self.pending_offset_commits.pop(tp, None)
+            for txn in self.pending_txn_offsets.values():
+                txn.pop(tp, None)
+            if self.offsets.pop(tp, None) is not None or pending is not None:
+                removed.append(tp)
+        return removed
+
+
+class ClassicGroup(GroupOffsets):
     """Membership, generation, selected protocol and committed offsets of one group."""
 
     def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY) -> None:
@@ -114,13 +164,7 @@ class ClassicGroup:
         self.pending_members: dict[str, int] = {}     # member id -> expiry deadline (KIP-394)
         self.pending_sync_members: set[str] = set()
         self.supported_protocols: Counter[str] = Counter()
-        # Committed offsets (what OffsetFetch returns), and the writes not committed yet
-        # (Kafka's pendingOffsetCommits; the latest staged one per partition).
-        self.offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
-        self.pending_offset_commits: dict[tuple[str, int], OffsetAndMetadata] = {}
-        # TxnOffsetCommit offsets per producer id until its transaction ends (Kafka's
-        # pendingTransactionalOffsetCommits)
-        self.pending_txn_offsets: dict[int, dict[tuple[str, int], OffsetAndMetadata]] = {}
+        self._init_offsets()
         self.subscribed_topics: set[str] | None = None
         self.new_member_added = False
         # Timers (absolute ms); None = not scheduled.
@@ -206,41 +250,6 @@ class ClassicGroup:
                 return None
             topics |= t
         return topics
-
-    # ----------------------------------------------------------- offsets
-    @property
-    def has_offsets(self) -> bool:
-        return bool(self.offsets or self.pending_offset_commits or self.pending_txn_offsets)
-
-    def has_pending_txn_offset(self, tp: tuple[str, int]) -> bool:
-        return any(tp in offsets for offsets in self.pending_txn_offsets.values())
-
-    def prepare_offset_commit(self, offsets: dict[tuple[str, int], OffsetAndMetadata]) -> None:
-        self.pending_offset_commits.update(offsets)
-
-    def on_offset_commit_append(self, tp: tuple[str, int], om: OffsetAndMetadata) -> None:
-        """The write of `om` is committed. Writes commit in log order, so the last one
-        wins; a partition whose offsets were removed meanwhile stays removed."""
-        if tp in self.pending_offset_commits:
-            self.offsets[tp] = om
-            if self.pending_offset_commits[tp] is om:
-                del self.pending_offset_commits[tp]
-
-    def fail_pending_offset_write(self, tp: tuple[str, int], om: OffsetAndMetadata) -> None:
-        if self.pending_offset_commits.get(tp) is om:
-            del self.pending_offset_commits[tp]
-
-    def remove_offsets(self, partitions: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
-        """Forget committed and pending offsets of `partitions`; returns those that had
-        either (they need tombstones)."""
-        removed = []
-        for tp in partitions:
-            pending = self.pending_offset_commits.pop(tp, None)
-            for txn in self.pending_txn_offsets.values():
-                txn.pop(tp, None)
-            if self.offsets.pop(tp, None) is not None or pending is not None:
-                removed.append(tp)
-        return removed
 
     # ----------------------------------------------------------- membership
     def add(self, member: Member, join_future: Any = None) -> None:

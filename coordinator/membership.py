@@ -68,6 +68,16 @@ class Membership(CoordinatorBase):
         if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
                 <= self.config.group_max_session_timeout_ms):
             return self._new_future(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, member_id))
+        if group_id in self.consumer_groups and not self.consumer.release_empty_group(group_id, now_ms):
+            # a live consumer-protocol group: the classic member joins it (migration,
+            # consumer_migration.py); an empty one becomes a classic group with its offsets
+            if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
+                    <= self.config.group_max_session_timeout_ms):
+                return self._new_future(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, member_id))
+            return self.consumer.classic_join(
+                group_id, member_id, group_instance_id, require_known_member_id, client_id,
+                client_host, rebalance_timeout_ms, session_timeout_ms, protocol_type,
+                protocols, now_ms)
         protocols = [(name, bytes(meta)) for name, meta in protocols]
         is_unknown = member_id == UNKNOWN_MEMBER_ID
         group = self.groups.get(group_id)
@@ -384,6 +394,9 @@ class Membership(CoordinatorBase):
             return self._new_future(SyncResult(ErrorCode.REBALANCE_IN_PROGRESS))
         if err is not None:
             return self._new_future(SyncResult(err))
+        if group_id in self.consumer_groups:
+            return self.consumer.classic_sync(group_id, generation_id, member_id, protocol_type,
+                                              protocol_name, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return self._new_future(SyncResult(ErrorCode.UNKNOWN_MEMBER_ID))
@@ -450,6 +463,8 @@ class Membership(CoordinatorBase):
             return ErrorCode.NONE
         if err is not None:
             return err
+        if group_id in self.consumer_groups:
+            return self.consumer.classic_heartbeat(group_id, member_id, generation_id, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
@@ -474,6 +489,8 @@ class Membership(CoordinatorBase):
         err = self._validate_group_status(group_id, "LeaveGroup")
         if err is not None:
             return err, []
+        if group_id in self.consumer_groups:
+            return self.consumer.classic_leave(group_id, members, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.NONE, [(mid, iid, ErrorCode.UNKNOWN_MEMBER_ID) for mid, iid in members]

@@ -41,6 +41,13 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
+        consumer_group = self.consumer_groups.get(group_id)
+        if consumer_group is not None:
+            # a consumer-protocol group: the member epoch must be the member's current one
+            err = self.consumer.validate_offset_commit(consumer_group, member_id, generation_id)
+            if err is not None:
+                return self._new_future({tp: err for tp in offsets})
+            return self._store_offsets(consumer_group, offsets, now_ms)
         group = self.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             if generation_id >= 0:
@@ -122,13 +129,19 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
-        group = self.groups.get(group_id)
-        if group is None or group.is_(GroupState.DEAD):
-            group = self.groups[group_id] = ClassicGroup(group_id, now_ms)
-        if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
-            err = self._validate_current_member(group, member_id, group_instance_id)
-            if err is None and generation_id != group.generation_id:
-                err = ErrorCode.ILLEGAL_GENERATION
+        group = self.consumer_groups.get(group_id)
+        if group is not None:
+            err = self.consumer.validate_offset_commit(group, member_id, generation_id,
+                                                       transactional=True)
+        else:
+            group = self.groups.get(group_id)
+            if group is None or group.is_(GroupState.DEAD):
+                group = self.groups[group_id] = ClassicGroup(group_id, now_ms)
+            if (generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID
+                    or group_instance_id is not None):
+                err = self._validate_current_member(group, member_id, group_instance_id)
+                if err is None and generation_id != group.generation_id:
+                    err = ErrorCode.ILLEGAL_GENERATION
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         fut = self.future_factory()
@@ -171,7 +184,8 @@ class OffsetManager(CoordinatorBase):
 
     # ================================================================ OffsetFetch
     def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None,
-                      require_stable: bool = False
+                      require_stable: bool = False, member_id: str | None = None,
+                      member_epoch: int = -1
                       ) -> tuple[ErrorCode, dict[TopicPartition, FetchedOffset]]:
         """Committed offsets of the group; `partitions=None` means all of them. Pending
         commits are not shown (the last committed offset is); with `require_stable` a
@@ -180,8 +194,16 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_FETCH)
         if err is not None:
             return err, {}
-        group = self.groups.get(group_id)
-        live = group is not None and not group.is_(GroupState.DEAD)
+        group: Any = self.consumer_groups.get(group_id)
+        if group is not None:
+            # OffsetFetch v9+ names the member; a consumer group checks its epoch
+            err = self.consumer.validate_offset_fetch(group, member_id, member_epoch)
+            if err is not None:
+                return err, {}
+            live = True
+        else:
+            group = self.groups.get(group_id)
+            live = group is not None and not group.is_(GroupState.DEAD)
         offsets = group.offsets if live else {}
         unstable = require_stable and live and bool(group.pending_txn_offsets)
 
@@ -200,6 +222,9 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, "OffsetDelete")
         if err is not None:
             return err, {}
+        if group_id in self.consumer_groups:
+            return self._delete_consumer_group_offsets(self.consumer_groups[group_id],
+                                                       partitions, now_ms)
         group = self.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             return ErrorCode.GROUP_ID_NOT_FOUND, {}
@@ -219,6 +244,22 @@ class OffsetManager(CoordinatorBase):
             self._cleanup_group(group, lambda g: g.remove_offsets(eligible), now_ms)
             errors.update(dict.fromkeys(eligible, ErrorCode.NONE))
         return ErrorCode.NONE, {tp: errors[tp] for tp in partitions if tp in errors}
+
+    def _delete_consumer_group_offsets(self, group: Any, partitions: list[TopicPartition],
+                                       now_ms: int
+                                       ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
+        subscribed: set[str] = set()
+        for m in group.members.values():
+            subscribed |= self.consumer._member_topics(m)
+        errors = {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp[0] in subscribed}
+        eligible = [tp for tp in partitions if tp not in errors]
+        removed = group.remove_offsets(eligible)
+        errors.update(dict.fromkeys(eligible, ErrorCode.NONE))
+        done = self.store.store_tombstones(group.group_id, removed, False, now_ms)
+        if done is not None:
+            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        return ErrorCode.NONE, errors
 
     # ================================================================ removal
     def _cleanup_group(self, group: ClassicGroup,
@@ -273,7 +314,29 @@ class OffsetManager(CoordinatorBase):
             if not group.is_(GroupState.DEAD):
                 removed += self._cleanup_group(
                     group, lambda g: g.remove_offsets(self._expired_offsets(g, now_ms)), now_ms)
+        for cgroup in list(self.consumer_groups.values()):
+            removed += self._expire_consumer_group_offsets(cgroup, now_ms)
         return removed
+
+    def _expire_consumer_group_offsets(self, group: Any, now_ms: int) -> int:
+        """A consumer-protocol group's offsets past retention of topics no member
+        subscribes to (all of them once it is empty); an empty group left without
+        offsets is deleted, as Kafka's cleanupGroupMetadata does."""
+        subscribed: set[str] = set()
+        for m in group.members.values():
+            subscribed |= self.consumer._member_topics(m)
+        retention = self.config.offsets_retention_ms
+        expired = [tp for tp, om in group.offsets.items()
+                   if tp[0] not in subscribed and tp not in group.pending_offset_commits
+                   and (now_ms >= om.expire_timestamp if om.expire_timestamp >= 0
+                        else now_ms - om.commit_timestamp >= retention)]
+        gone = group.remove_offsets(expired)
+        done = self.store.store_tombstones(group.group_id, gone, False, now_ms)
+        if done is not None:
+            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        if not group.members and not group.has_offsets:
+            self.consumer.delete_group(group, now_ms)
+        return len(gone)
 
     def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
         """Forget the committed offsets of deleted topics in every group (with
@@ -288,4 +351,12 @@ class OffsetManager(CoordinatorBase):
             if victims:
                 removed += self._cleanup_group(
                     group, lambda g, v=victims: g.remove_offsets(v), now_ms)
+        for cgroup in list(self.consumer_groups.values()):
+            victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
+                       if tp[0] in gone]
+            gone_now = cgroup.remove_offsets(victims)
+            done = self.store.store_tombstones(cgroup.group_id, gone_now, False, now_ms)
+            if done is not None:
+                done.add_done_callback(log_failed_write("tombstones", cgroup.group_id))
+            removed += len(gone_now)
         return removed

@@ -114,8 +114,15 @@ def _decode(cls: type, version: int, data: bytes):
         raise ValueError(f"bad {cls.__name__} v{version}: {e}") from e
 
 
-def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey:
+# Keys of consumer-protocol group records (coordinator/consumer_records.py reads them).
+CONSUMER_GROUP_KEY_VERSIONS = frozenset({3, 4, 5, 6, 7, 8, 16})
+
+
+def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
+    """The key of a classic group's record; None for a consumer-protocol group's."""
     version, data = _split(buf)
+    if version in CONSUMER_GROUP_KEY_VERSIONS:
+        return None
     if version in (0, 1):
         k = _decode(M.OffsetCommitKey, version, data)
         return OffsetCommitKey(k.group, k.topic, k.partition)

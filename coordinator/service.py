@@ -146,7 +146,9 @@ class GroupCoordinatorService(CoordinatorRuntime):
     def __init__(self, config: GroupCoordinatorConfig, replica_manager: Any,
                  metadata_cache: Any, ensure_offsets_topic: Callable[[], Awaitable[None]],
                  loop: asyncio.AbstractEventLoop,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 consumer_config: Any = None,
+                 group_configs: Callable[[str], Any] | None = None) -> None:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
@@ -156,6 +158,13 @@ class GroupCoordinatorService(CoordinatorRuntime):
         self.coordinator = GroupCoordinator(config, self.offsets_log,
                                             future_factory=loop.create_future,
                                             owned_partitions=())
+        if consumer_config is not None:
+            # consumer-protocol groups (KIP-848) beside the classic ones
+            from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
+            from kafpy.coordinator.consumer_topics import MetadataCacheTopics
+            ConsumerGroupCoordinator(self.coordinator, consumer_config,
+                                     MetadataCacheTopics(metadata_cache),
+                                     group_configs=group_configs)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:

@@ -22,9 +22,24 @@ from __future__ import annotations
 import struct
 import zlib
 
-import lz4.frame as _lz4f
-import snappy as _snappy
-import zstandard as _zstd
+# The codecs' modules are imported on first use (``_lz4f()``...): a broker whose clients
+# never compress never loads them, which shortens its start. After the first call each
+# lookup is a sys.modules hit, nothing beside the codec's own cost.
+
+
+def _lz4f():
+    import lz4.frame
+    return lz4.frame
+
+
+def _snappy():
+    import snappy
+    return snappy
+
+
+def _zstd():
+    import zstandard
+    return zstandard
 
 from kafpy.protocol.errors import CorruptRecord, UnsupportedCompression
 from kafpy.protocol.varint import read_unsigned_varint
@@ -102,16 +117,16 @@ def compress(codec: int, data: bytes | bytearray | memoryview, level: int | None
     if codec == SNAPPY:
         return _xerial_compress(data)
     if codec == LZ4:
-        return _lz4f.compress(
+        return _lz4f().compress(
             data,
             compression_level=_LZ4_LEVEL if level is None else level,
-            block_size=_lz4f.BLOCKSIZE_MAX64KB,
+            block_size=_lz4f().BLOCKSIZE_MAX64KB,
             block_linked=False,
             content_checksum=False,
             block_checksum=False,
             store_size=False,
         )
-    return _zstd.ZstdCompressor(level=_ZSTD_LEVEL if level is None else level).compress(data)
+    return _zstd().ZstdCompressor(level=_ZSTD_LEVEL if level is None else level).compress(data)
 
 
 def _xerial_compress(data: bytes | bytearray | memoryview) -> bytes:
@@ -120,7 +135,7 @@ def _xerial_compress(data: bytes | bytearray | memoryview) -> bytes:
         return b""  # Java's SnappyOutputStream writes its header only with the first block
     parts = [_XERIAL_HEADER.pack(XERIAL_MAGIC, _XERIAL_VERSION, _XERIAL_COMPAT_VERSION)]
     pack = _INT32.pack
-    raw = _snappy.compress
+    raw = _snappy().compress
     for start in range(0, len(view), _XERIAL_BLOCK):
         block = raw(bytes(view[start : start + _XERIAL_BLOCK]))
         parts.append(pack(len(block)))
@@ -198,7 +213,7 @@ def _snappy_decompress(data, max_size: int) -> bytes:
     if view[:8] != XERIAL_MAGIC:
         if _snappy_raw_length(view) > max_size:
             raise _too_big(max_size)
-        return _snappy.uncompress(bytes(view))
+        return _snappy().uncompress(bytes(view))
     out = []
     total = 0
     pos = 0
@@ -221,7 +236,7 @@ def _snappy_decompress(data, max_size: int) -> bytes:
         total += _snappy_raw_length(block)
         if total > max_size:
             raise _too_big(max_size)
-        out.append(_snappy.uncompress(block))
+        out.append(_snappy().uncompress(block))
     return b"".join(out)
 
 
@@ -241,7 +256,7 @@ def _lz4_frames(rest: bytes, max_size: int) -> bytes:
     out = []
     total = 0
     while True:
-        d = _lz4f.LZ4FrameDecompressor()
+        d = _lz4f().LZ4FrameDecompressor()
         chunk = d.decompress(rest, max_length=max_size - total + 1)
         total += len(chunk)
         if total > max_size:
@@ -276,7 +291,7 @@ def _zstd_decompress(data, max_size: int) -> bytes:
     # decompression object notices truncation but cannot bound its output.  So: bound
     # first, then decode frame by frame and insist that each one ends.
     rest = bytes(data)
-    dctx = _zstd.ZstdDecompressor()
+    dctx = _zstd().ZstdDecompressor()
     probe = dctx.stream_reader(rest, read_across_frames=True).read(max_size + 1)
     if len(probe) > max_size:
         raise _too_big(max_size)

@@ -915,15 +915,17 @@ class ConsumerGroupCurrentMemberAssignmentValue(Message):
     )
 
     class TopicPartitions(Struct):
-        __slots__ = ('topic_id', 'partitions')
+        __slots__ = ('topic_id', 'partitions', 'assignment_epochs')
         FIELDS = (
             Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+            Field('assignment_epochs', '[]int32', (0, 32767), (0, 32767), 0, (0, 32767), 'inherit', None),
         )
 
-        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET) -> None:
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[int] = _UNSET, assignment_epochs: list[int] | None = None) -> None:
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
+            self.assignment_epochs = assignment_epochs
 
     def __init__(self, *, member_epoch: int = 0, previous_member_epoch: int = 0, state: int = 0, assigned_partitions: list[ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions] = _UNSET, partitions_pending_revocation: list[ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions] = _UNSET) -> None:
         self.member_epoch = member_epoch
@@ -938,7 +940,7 @@ class ConsumerGroupDescribeRequest(Message):
     NAME = 'ConsumerGroupDescribeRequest'
     KIND = 'request'
     API_KEY = 69
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -956,7 +958,7 @@ class ConsumerGroupDescribeResponse(Message):
     NAME = 'ConsumerGroupDescribeResponse'
     KIND = 'response'
     API_KEY = 69
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -999,7 +1001,7 @@ class ConsumerGroupDescribeResponse(Message):
             self.authorized_operations = authorized_operations
 
     class Member(Struct):
-        __slots__ = ('member_id', 'instance_id', 'rack_id', 'member_epoch', 'client_id', 'client_host', 'subscribed_topic_names', 'subscribed_topic_regex', 'assignment', 'target_assignment')
+        __slots__ = ('member_id', 'instance_id', 'rack_id', 'member_epoch', 'client_id', 'client_host', 'subscribed_topic_names', 'subscribed_topic_regex', 'assignment', 'target_assignment', 'member_type')
         FIELDS = (
             Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
             Field('instance_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
@@ -1011,9 +1013,10 @@ class ConsumerGroupDescribeResponse(Message):
             Field('subscribed_topic_regex', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
             Field('assignment', 'Assignment', (0, 32767), None, None, None, 'inherit', 'Assignment'),
             Field('target_assignment', 'Assignment', (0, 32767), None, None, None, 'inherit', 'Assignment'),
+            Field('member_type', 'int8', (1, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, member_id: str = '', instance_id: str | None = None, rack_id: str | None = None, member_epoch: int = 0, client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] = _UNSET, subscribed_topic_regex: str | None = None, assignment: ConsumerGroupDescribeResponse.Assignment = _UNSET, target_assignment: ConsumerGroupDescribeResponse.Assignment = _UNSET) -> None:
+        def __init__(self, *, member_id: str = '', instance_id: str | None = None, rack_id: str | None = None, member_epoch: int = 0, client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] = _UNSET, subscribed_topic_regex: str | None = None, assignment: ConsumerGroupDescribeResponse.Assignment = _UNSET, target_assignment: ConsumerGroupDescribeResponse.Assignment = _UNSET, member_type: int = -1) -> None:
             self.member_id = member_id
             self.instance_id = instance_id
             self.rack_id = rack_id
@@ -1024,6 +1027,7 @@ class ConsumerGroupDescribeResponse(Message):
             self.subscribed_topic_regex = subscribed_topic_regex
             self.assignment = ConsumerGroupDescribeResponse.Assignment() if assignment is _UNSET else assignment
             self.target_assignment = ConsumerGroupDescribeResponse.Assignment() if target_assignment is _UNSET else target_assignment
+            self.member_type = member_type
 
     class TopicPartitions(Struct):
         __slots__ = ('topic_id', 'topic_name', 'partitions')
@@ -1050,7 +1054,7 @@ class ConsumerGroupHeartbeatRequest(Message):
     API_KEY = 68
     VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
@@ -1225,7 +1229,7 @@ class ConsumerGroupMetadataKey(Message):
 
 
 class ConsumerGroupMetadataValue(Message):
-    __slots__ = ('epoch',)
+    __slots__ = ('epoch', 'metadata_hash')
     NAME = 'ConsumerGroupMetadataValue'
     KIND = 'data'
     API_KEY = None
@@ -1234,10 +1238,12 @@ class ConsumerGroupMetadataValue(Message):
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('metadata_hash', 'int64', (0, 32767), None, 0, (0, 32767), 'inherit', 0),
     )
 
-    def __init__(self, *, epoch: int = 0) -> None:
+    def __init__(self, *, epoch: int = 0, metadata_hash: int = 0) -> None:
         self.epoch = epoch
+        self.metadata_hash = metadata_hash
 
 
 class ConsumerGroupPartitionMetadataKey(Message):
@@ -1296,6 +1302,44 @@ class ConsumerGroupPartitionMetadataValue(Message):
 
     def __init__(self, *, topics: list[ConsumerGroupPartitionMetadataValue.TopicMetadata] = _UNSET) -> None:
         self.topics = [] if topics is _UNSET else topics
+
+
+class ConsumerGroupRegularExpressionKey(Message):
+    __slots__ = ('group_id', 'regular_expression')
+    NAME = 'ConsumerGroupRegularExpressionKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (16, 16)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (16, 16), None, None, None, 'inherit', ''),
+        Field('regular_expression', 'string', (16, 16), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '', regular_expression: str = '') -> None:
+        self.group_id = group_id
+        self.regular_expression = regular_expression
+
+
+class ConsumerGroupRegularExpressionValue(Message):
+    __slots__ = ('topics', 'version', 'timestamp')
+    NAME = 'ConsumerGroupRegularExpressionValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+        Field('version', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, topics: list[str] = _UNSET, version: int = 0, timestamp: int = 0) -> None:
+        self.topics = [] if topics is _UNSET else topics
+        self.version = version
+        self.timestamp = timestamp
 
 
 class ConsumerGroupTargetAssignmentMemberKey(Message):
@@ -1360,7 +1404,7 @@ class ConsumerGroupTargetAssignmentMetadataKey(Message):
 
 
 class ConsumerGroupTargetAssignmentMetadataValue(Message):
-    __slots__ = ('assignment_epoch',)
+    __slots__ = ('assignment_epoch', 'assignment_timestamp')
     NAME = 'ConsumerGroupTargetAssignmentMetadataValue'
     KIND = 'data'
     API_KEY = None
@@ -1369,10 +1413,12 @@ class ConsumerGroupTargetAssignmentMetadataValue(Message):
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('assignment_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('assignment_timestamp', 'int64', (0, 32767), None, 0, (0, 32767), 'inherit', 0),
     )
 
-    def __init__(self, *, assignment_epoch: int = 0) -> None:
+    def __init__(self, *, assignment_epoch: int = 0, assignment_timestamp: int = 0) -> None:
         self.assignment_epoch = assignment_epoch
+        self.assignment_timestamp = assignment_timestamp
 
 
 class ConsumerProtocolAssignment(Message):
@@ -2598,7 +2644,7 @@ class DescribeGroupsRequest(Message):
     NAME = 'DescribeGroupsRequest'
     KIND = 'request'
     API_KEY = 15
-    VALID_VERSIONS = (0, 5)
+    VALID_VERSIONS = (0, 6)
     FLEXIBLE_VERSIONS = (5, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -2616,7 +2662,7 @@ class DescribeGroupsResponse(Message):
     NAME = 'DescribeGroupsResponse'
     KIND = 'response'
     API_KEY = 15
-    VALID_VERSIONS = (0, 5)
+    VALID_VERSIONS = (0, 6)
     FLEXIBLE_VERSIONS = (5, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -2625,9 +2671,10 @@ class DescribeGroupsResponse(Message):
     )
 
     class DescribedGroup(Struct):
-        __slots__ = ('error_code', 'group_id', 'group_state', 'protocol_type', 'protocol_data', 'members', 'authorized_operations')
+        __slots__ = ('error_code', 'error_message', 'group_id', 'group_state', 'protocol_type', 'protocol_data', 'members', 'authorized_operations')
         FIELDS = (
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (6, 32767), (6, 32767), None, None, 'inherit', None),
             Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
             Field('group_state', 'string', (0, 32767), None, None, None, 'inherit', ''),
             Field('protocol_type', 'string', (0, 32767), None, None, None, 'inherit', ''),
@@ -2636,8 +2683,9 @@ class DescribeGroupsResponse(Message):
             Field('authorized_operations', 'int32', (3, 32767), None, None, None, 'inherit', -2147483648),
         )
 
-        def __init__(self, *, error_code: int = 0, group_id: str = '', group_state: str = '', protocol_type: str = '', protocol_data: str = '', members: list[DescribeGroupsResponse.DescribedGroupMember] = _UNSET, authorized_operations: int = -2147483648) -> None:
+        def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', protocol_type: str = '', protocol_data: str = '', members: list[DescribeGroupsResponse.DescribedGroupMember] = _UNSET, authorized_operations: int = -2147483648) -> None:
             self.error_code = error_code
+            self.error_message = error_message
             self.group_id = group_id
             self.group_state = group_state
             self.protocol_type = protocol_type
@@ -7381,6 +7429,8 @@ MESSAGES: dict[str, type[Message]] = {
     'ConsumerGroupMetadataValue': ConsumerGroupMetadataValue,
     'ConsumerGroupPartitionMetadataKey': ConsumerGroupPartitionMetadataKey,
     'ConsumerGroupPartitionMetadataValue': ConsumerGroupPartitionMetadataValue,
+    'ConsumerGroupRegularExpressionKey': ConsumerGroupRegularExpressionKey,
+    'ConsumerGroupRegularExpressionValue': ConsumerGroupRegularExpressionValue,
     'ConsumerGroupTargetAssignmentMemberKey': ConsumerGroupTargetAssignmentMemberKey,
     'ConsumerGroupTargetAssignmentMemberValue': ConsumerGroupTargetAssignmentMemberValue,
     'ConsumerGroupTargetAssignmentMetadataKey': ConsumerGroupTargetAssignmentMetadataKey,
@@ -7559,7 +7609,7 @@ API_KEYS: dict[int, ApiSpec] = {
     12: ApiSpec(12, 'Heartbeat', 0, 4, HeartbeatRequest, HeartbeatResponse, 4, False),
     13: ApiSpec(13, 'LeaveGroup', 0, 5, LeaveGroupRequest, LeaveGroupResponse, 4, False),
     14: ApiSpec(14, 'SyncGroup', 0, 5, SyncGroupRequest, SyncGroupResponse, 4, False),
-    15: ApiSpec(15, 'DescribeGroups', 0, 5, DescribeGroupsRequest, DescribeGroupsResponse, 5, False),
+    15: ApiSpec(15, 'DescribeGroups', 0, 6, DescribeGroupsRequest, DescribeGroupsResponse, 5, False),
     16: ApiSpec(16, 'ListGroups', 0, 5, ListGroupsRequest, ListGroupsResponse, 3, False),
     17: ApiSpec(17, 'SaslHandshake', 0, 1, SaslHandshakeRequest, SaslHandshakeResponse, None, False),
     18: ApiSpec(18, 'ApiVersions', 0, 5, ApiVersionsRequest, ApiVersionsResponse, 3, False),
@@ -7606,8 +7656,8 @@ API_KEYS: dict[int, ApiSpec] = {
     65: ApiSpec(65, 'DescribeTransactions', 0, 0, DescribeTransactionsRequest, DescribeTransactionsResponse, 0, False),
     66: ApiSpec(66, 'ListTransactions', 0, 1, ListTransactionsRequest, ListTransactionsResponse, 0, False),
     67: ApiSpec(67, 'AllocateProducerIds', 0, 0, AllocateProducerIdsRequest, AllocateProducerIdsResponse, 0, False),
-    68: ApiSpec(68, 'ConsumerGroupHeartbeat', 0, 1, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, True),
-    69: ApiSpec(69, 'ConsumerGroupDescribe', 0, 0, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, False),
+    68: ApiSpec(68, 'ConsumerGroupHeartbeat', 0, 1, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, False),
+    69: ApiSpec(69, 'ConsumerGroupDescribe', 0, 1, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, False),
     71: ApiSpec(71, 'GetTelemetrySubscriptions', 0, 0, GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse, 0, False),
     72: ApiSpec(72, 'PushTelemetry', 0, 0, PushTelemetryRequest, PushTelemetryResponse, 0, False),
     74: ApiSpec(74, 'ListClientMetricsResources', 0, 0, ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse, 0, False),

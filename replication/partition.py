@@ -166,6 +166,10 @@ class Partition:
         self.remote_replicas: dict[int, Replica] = {}
         # the one ISR change in flight to the controller
         self.pending_isr: PendingIsrChange | None = None
+        # ISR changes this replica committed as leader (Kafka's IsrShrinksPerSec and
+        # IsrExpandsPerSec, read by the metrics collector)
+        self.isr_shrinks = 0
+        self.isr_expands = 0
 
     def __repr__(self) -> str:
         return (f"Partition({self.topic}-{self.index}, {self.role.value}, leader={self.leader_id}, "
@@ -408,6 +412,10 @@ class Partition:
                       leader_epoch, partition_epoch, self.leader_epoch, self.partition_epoch)
             return False
         self.pending_isr = None
+        if len(isr) < len(self.isr):
+            self.isr_shrinks += 1
+        elif len(isr) > len(self.isr):
+            self.isr_expands += 1
         self.isr = tuple(isr)
         self.partition_epoch = partition_epoch
         log.info("[Partition %s-%d broker=%d] ISR updated to %s%s and version updated to %d", self.topic,

@@ -167,7 +167,7 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
                 elif entity_type == zd.ConfigType.BROKER and name in (zd.DEFAULT_BROKER_ENTITY, str(self.broker_id)):
                     await self._reload_broker_configs()
                     self._refresh_all_topic_logs()
-                elif entity_type in (zd.ConfigType.USER, zd.ConfigType.CLIENT):
+                elif entity_type in (zd.ConfigType.USER, zd.ConfigType.CLIENT, zd.ConfigType.GROUP):
                     self.entity_configs.set(entity_type, name, await self.zk.get_entity_config(entity_type, name))
 
     async def _apply_topic_config(self, topic: str, configs: dict[str, str]) -> None:
@@ -185,11 +185,10 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
         """The dynamic broker configs (``<default>`` then this broker's); turning
         unclean.leader.election.enable on has the controller elect at once, as Kafka's
         DynamicLogConfig.reconfigure does."""
-        merged = await self.zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY)
-        merged.update(await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id)))
+        default = await self.zk.get_entity_config(zd.ConfigType.BROKER, zd.DEFAULT_BROKER_ENTITY)
+        own = await self.zk.get_entity_config(zd.ConfigType.BROKER, str(self.broker_id))
         was_unclean = bool(self.config[UNCLEAN_LEADER_ELECTION_ENABLE])
-        self.config.dynamic.clear()
-        self.config.dynamic.update(merged)
+        self.config.set_dynamic(default, own)
         if not was_unclean and self.config[UNCLEAN_LEADER_ELECTION_ENABLE]:
             self.controller.enable_default_unclean_leader_election()
 
@@ -206,10 +205,11 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
                 configs = await self.zk.get_entity_config(zd.ConfigType.USER, name)
                 if configs:
                     self.entity_configs.set(zd.ConfigType.USER, name, configs)
-        for client in await self.zk.get_children(zd.config_entity_type_path(zd.ConfigType.CLIENT)):
-            configs = await self.zk.get_entity_config(zd.ConfigType.CLIENT, client)
-            if configs:
-                self.entity_configs.set(zd.ConfigType.CLIENT, client, configs)
+        for entity_type in (zd.ConfigType.CLIENT, zd.ConfigType.GROUP):
+            for name in await self.zk.get_children(zd.config_entity_type_path(entity_type)):
+                configs = await self.zk.get_entity_config(entity_type, name)
+                if configs:
+                    self.entity_configs.set(entity_type, name, configs)
 
     def _refresh_all_topic_logs(self) -> None:
         if self.replica_manager is not None:

@@ -55,6 +55,7 @@ class ConfigType:
     USER = "users"
     BROKER = "brokers"
     IP = "ips"
+    GROUP = "groups"      # Kafka 4.x group configs (consumer.session.timeout.ms ...)
     ALL = (TOPIC, CLIENT, USER, BROKER, IP)
 
 

@@ -53,6 +53,9 @@ command -v ip >/dev/null || need_apt+=(iproute2)               # the fault tests
 # the fault tests' log disks: an ext4 file system on a loop device each (sbin: not on a user's PATH)
 PATH="$PATH:/usr/sbin:/sbin" command -v losetup >/dev/null || need_apt+=(mount)
 PATH="$PATH:/usr/sbin:/sbin" command -v mkfs.ext4 >/dev/null || need_apt+=(e2fsprogs)
+command -v prometheus >/dev/null || need_apt+=(prometheus)      # the metrics tests scrape a cluster with it
+command -v chromium >/dev/null || need_apt+=(chromium)          # the status page's browser test
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 if ((${#need_apt[@]})); then
     command -v apt-get >/dev/null || die "missing ${need_apt[*]} and no apt-get to install them"
     log "apt-get install ${need_apt[*]}"
@@ -61,7 +64,7 @@ if ((${#need_apt[@]})); then
     $SUDO apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}" >&2
 else
-    log "zookeeper, kcat, openssl, ip, losetup and mkfs.ext4 already installed"
+    log "zookeeper, kcat, openssl, ip, losetup, mkfs.ext4, prometheus and chromium already installed"
 fi
 
 # ---------------------------------------------------------------- Python packages
@@ -80,6 +83,7 @@ url = json.loads(d.read_text("direct_url.json") or "{}").get("url", "")
 assert url.rstrip("/") == "file://" + sys.argv[1].rstrip("/"), url
 import pyspark, confluent_kafka, aiokafka, kafka, kazoo, crc32c, lz4, snappy, zstandard  # noqa
 import uvloop, pytest, pytest_timeout, hypothesis  # noqa
+import aiohttp, prometheus_client, selenium  # noqa
 EOF
 }
 log "python: $PYTHON"

@@ -8,10 +8,16 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
 from kafpy.protocol.api_keys import ApiKey
 
+from kafpy.replication.zk_data import DEFAULT_BROKER_ENTITY
+
+from kafpy.broker import broker_loggers
+from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafpy.broker import group_configs
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import TopicError
-from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
+from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG,
+                                 DYNAMIC_DEFAULT_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
                                  STATIC_BROKER_CONFIG, TOPIC_CONFIGS, InvalidConfig, broker_default,
                                  format_value, validate_topic_configs)
 
@@ -43,7 +49,8 @@ def broker_synonyms(cfg: KafkaConfig, bkey: str) -> list[tuple[str, str | None, 
     default, and kafka-topics --describe does not show it."""
     names = BROKER_SYNONYMS.get(bkey, (bkey,))
     out: list[tuple[str, str | None, int]] = []
-    out += [(n, cfg.dynamic[n], DYNAMIC_BROKER_CONFIG) for n in names if n in cfg.dynamic]
+    out += [(n, cfg.dynamic_broker[n], DYNAMIC_BROKER_CONFIG) for n in names if n in cfg.dynamic_broker]
+    out += [(n, cfg.dynamic_default[n], DYNAMIC_DEFAULT_BROKER_CONFIG) for n in names if n in cfg.dynamic_default]
     out += [(n, cfg.originals[n], STATIC_BROKER_CONFIG) for n in names if n in cfg.originals]
     for n in names:
         d = BROKER_CONFIGS.get(n)
@@ -85,19 +92,36 @@ def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synon
     return out
 
 
-def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool) -> list:
+def _broker_sources(cfg: KafkaConfig, cname: str) -> list[tuple[str, int]]:
+    """(value, source) of every layer that sets ``cname``, the one in force first: this
+    broker's dynamic config, the cluster-wide default, server.properties, the default."""
+    out = []
+    if cname in cfg.dynamic_broker:
+        out.append((cfg.dynamic_broker[cname], DYNAMIC_BROKER_CONFIG))
+    if cname in cfg.dynamic_default:
+        out.append((cfg.dynamic_default[cname], DYNAMIC_DEFAULT_BROKER_CONFIG))
+    if cname in cfg.originals:
+        out.append((format_value(cfg.values[cname]), STATIC_BROKER_CONFIG))
+    out.append((format_value(BROKER_CONFIGS[cname].default), DEFAULT_CONFIG))
+    return out
+
+
+def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, entity_default: bool = False) -> list:
+    """A broker's configs; for the cluster-wide default entity (resource name ""), only
+    the configs set on it, as Kafka answers."""
     out = []
     for cname in sorted(BROKER_CONFIGS):
         if keys is not None and cname not in keys:
             continue
+        if entity_default and cname not in cfg.dynamic_default:
+            continue
         d = BROKER_CONFIGS[cname]
-        if cname in cfg.dynamic:
-            value, source = cfg.dynamic[cname], DYNAMIC_BROKER_CONFIG
-        elif cname in cfg.originals:
-            value, source = format_value(cfg.values[cname]), STATIC_BROKER_CONFIG
-        else:
-            value, source = format_value(d.default), DEFAULT_CONFIG
-        syn = [D.DescribeConfigsSynonym(name=cname, value=value, source=source)] if synonyms else []
+        layers = _broker_sources(cfg, cname)
+        if entity_default:
+            layers = [layer for layer in layers if layer[1] == DYNAMIC_DEFAULT_BROKER_CONFIG]
+        value, source = layers[0]
+        syn = [D.DescribeConfigsSynonym(name=cname, value=None if d.sensitive else v, source=s)
+               for v, s in layers] if synonyms else []
         out.append(D.DescribeConfigsResourceResult(
             name=cname, value=None if d.sensitive else value, read_only=not d.dynamic,
             is_default=source == DEFAULT_CONFIG, config_source=source, is_sensitive=d.sensitive,
@@ -136,9 +160,22 @@ async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsRe
             if err:
                 res.error_code, res.error_message = E.INVALID_REQUEST, err
                 continue
-            res.configs = _broker_entries(ctx.services.config, keys, synonyms)
+            res.configs = _broker_entries(ctx.services.config, keys, synonyms, entity_default=r.resource_name == "")
         elif r.resource_type == BROKER_LOGGER:
-            res.configs = []
+            err = _check_broker_name(ctx, r.resource_name)
+            if err:
+                res.error_code, res.error_message = E.INVALID_REQUEST, err
+                continue
+            res.configs = [D.DescribeConfigsResourceResult(
+                name=name, value=level, read_only=False, is_default=False, config_source=DYNAMIC_BROKER_LOGGER_CONFIG,
+                is_sensitive=False, synonyms=[], config_type=CONFIG_TYPE_IDS.get("string", 0), documentation=None)
+                for name, level in sorted(broker_loggers.current_loggers().items())
+                if keys is None or name in keys]
+        elif r.resource_type == group_configs.GROUP_RESOURCE:
+            res.configs = group_configs.describe(
+                ctx.services.config,
+                ctx.services.controller.entity_configs.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name),
+                keys, D.DescribeConfigsResourceResult)
         else:
             res.error_code = E.INVALID_REQUEST
             res.error_message = f"Unsupported resource type {r.resource_type}"
@@ -176,9 +213,43 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
     if validate_only:
         return
     try:
-        await ctx.services.controller.alter_broker_configs(new)
+        if name == "":   # --entity-default: /config/brokers/<default>, read by every broker
+            await ctx.services.controller.alter_broker_configs(new, entity_name=DEFAULT_BROKER_ENTITY)
+        else:
+            await ctx.services.controller.alter_broker_configs(new)
     except TopicError as e:
         raise _Fail(e.error_code, e.message) from None
+
+
+def _alter_loggers(ctx: RequestContext, r, validate_only: bool) -> None:
+    """kafka-configs --entity-type broker-loggers --alter: set (or, deleted, reset) the
+    levels of this broker's loggers; every entry is checked before any is applied."""
+    err = _check_broker_name(ctx, r.resource_name)
+    if err:
+        raise _Fail(E.INVALID_REQUEST, err)
+    try:
+        for c in r.configs:
+            broker_loggers.check_logger_exists(c.name)
+            if c.config_operation == OP_SET:
+                if c.value is None:
+                    raise _Fail(E.INVALID_CONFIG, f"Null value not supported for : {c.name}")
+                broker_loggers.check_level(c.name, c.value)
+            elif c.config_operation == OP_DELETE:
+                if c.name == broker_loggers.ROOT_LOGGER:
+                    raise _Fail(E.INVALID_CONFIG, "Removing the log level of the root logger is not allowed")
+            else:
+                raise _Fail(E.INVALID_REQUEST, f"Operation {c.config_operation} is not allowed for broker loggers")
+        if validate_only:
+            return
+        for c in r.configs:
+            if c.config_operation == OP_SET:
+                broker_loggers.set_level(c.name, c.value)
+            else:
+                broker_loggers.unset_level(c.name)
+            log.info("Updated the log level of %s to %s", c.name, c.value if c.config_operation == OP_SET else "the root logger's")
+        ctx.services.config.reconfigured()   # e.g. kafka.request.logger=DEBUG needs the request observer
+    except broker_loggers.LoggerConfigError as e:
+        raise _Fail(E.INVALID_CONFIG, str(e)) from None
 
 
 class _Fail(Exception):
@@ -220,9 +291,14 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
                 current = ctx.services.metadata_cache.topic_config(r.resource_name)
                 defs = TOPIC_CONFIGS
             elif r.resource_type == BROKER:
-                current = dict(ctx.services.config.dynamic)
+                cfg = ctx.services.config
+                current = dict(cfg.dynamic_default if r.resource_name == "" else cfg.dynamic_broker)
                 defs = BROKER_CONFIGS  # type: ignore[assignment]
             elif r.resource_type == BROKER_LOGGER:
+                _alter_loggers(ctx, r, req.validate_only)
+                continue
+            elif r.resource_type == group_configs.GROUP_RESOURCE:
+                await _alter_group(ctx, r, req.validate_only)
                 continue
             else:
                 raise _Fail(E.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
@@ -263,6 +339,33 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
     return R(throttle_time_ms=0, responses=out)
+
+
+async def _alter_group(ctx: RequestContext, r, validate_only: bool) -> None:
+    """IncrementalAlterConfigs of a GROUP resource: set or delete overrides."""
+    if not r.resource_name:
+        raise _Fail(E.INVALID_REQUEST, "Group name must not be empty")
+    entity = ctx.services.controller.entity_configs
+    current = entity.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name)
+    for c in r.configs:
+        if c.name not in group_configs.GROUP_CONFIGS:
+            raise _Fail(E.INVALID_CONFIG, f"Unknown group config name: {c.name}")
+        if c.config_operation == OP_SET:
+            current[c.name] = c.value
+        elif c.config_operation == OP_DELETE:
+            current.pop(c.name, None)
+        else:
+            raise _Fail(E.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
+    try:
+        group_configs.validate(ctx.services.config, current)
+    except group_configs.InvalidGroupConfig as e:
+        raise _Fail(E.INVALID_CONFIG, str(e)) from None
+    if not validate_only:
+        try:
+            await ctx.services.controller.alter_entity_configs(
+                group_configs.GROUP_ENTITY_TYPE, r.resource_name, current)
+        except TopicError as e:
+            raise _Fail(e.error_code, e.message) from None
 
 
 HANDLERS = [

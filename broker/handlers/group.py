@@ -156,8 +156,13 @@ async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResp
     groups = []
     for gid in req.groups:
         s = coord.describe_group(gid)
+        message = None
+        if ctx.api_version >= 6 and s.error == E.NONE and s.state == "Dead" and not s.members:
+            # v6 (KIP-1043) names a group that does not exist instead of describing it Dead
+            s.error, message = E.GROUP_ID_NOT_FOUND, f"Group {gid} not found."
         groups.append(D(
-            error_code=s.error, group_id=gid, group_state=s.state, protocol_type=s.protocol_type,
+            error_code=s.error, error_message=message, group_id=gid, group_state=s.state,
+            protocol_type=s.protocol_type,
             protocol_data=s.protocol,
             members=[DM(member_id=m.member_id, group_instance_id=m.group_instance_id,
                         client_id=m.client_id, client_host=m.client_host,
@@ -250,12 +255,15 @@ async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitR
 
 
 # --------------------------------------------------------------------- OffsetFetch
-def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: bool):
-    """(error, [(topic, [(partition, FetchedOffset)])]) in request order."""
+def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: bool,
+                 member_id: str | None = None, member_epoch: int = -1):
+    """(error, [(topic, [(partition, FetchedOffset)])]) in request order. v9+ names the
+    member (a consumer-protocol group checks its epoch)."""
     wanted = None
     if topics is not None:
         wanted = [(t.name, p) for t in topics for p in t.partition_indexes]
-    err, got = _coordinator(ctx).fetch_offsets(group_id, wanted, require_stable)
+    err, got = _coordinator(ctx).fetch_offsets(group_id, wanted, require_stable,
+                                               member_id, member_epoch)
     by_topic: dict[str, list] = {}
     if err != E.NONE:
         return err, by_topic
@@ -271,7 +279,9 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
     if v >= 8:
         groups = []
         for g in req.groups:
-            err, by_topic = _fetch_group(ctx, g.group_id, g.topics, req.require_stable)
+            err, by_topic = _fetch_group(ctx, g.group_id, g.topics, req.require_stable,
+                                         g.member_id if v >= 9 else None,
+                                         g.member_epoch if v >= 9 else -1)
             groups.append(R.OffsetFetchResponseGroup(
                 group_id=g.group_id, error_code=err,
                 topics=[R.OffsetFetchResponseTopics(name=t, partitions=[
@@ -343,7 +353,7 @@ HANDLERS = [
     Handler(ApiKey.HEARTBEAT, 0, 4, handle_heartbeat),
     Handler(ApiKey.LEAVE_GROUP, 0, 5, handle_leave_group),
     Handler(ApiKey.SYNC_GROUP, 0, 5, handle_sync_group),
-    Handler(ApiKey.DESCRIBE_GROUPS, 0, 5, handle_describe_groups),
+    Handler(ApiKey.DESCRIBE_GROUPS, 0, 6, handle_describe_groups),
     Handler(ApiKey.LIST_GROUPS, 0, 5, handle_list_groups),
     Handler(ApiKey.DELETE_GROUPS, 0, 2, handle_delete_groups),
     Handler(ApiKey.OFFSET_DELETE, 0, 0, handle_offset_delete),

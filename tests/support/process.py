@@ -1,94 +1,12 @@
-"""Helpers to run and stop the long-lived processes that tests start (brokers, ZooKeeper).
-
-Every wait here is bounded; a process that dies while being waited for raises at once with
-the tail of its output, so a failing start is reported instead of timing out silently.
-"""
+"""Process helpers for tests: kafpy's own (kafpy._process, shared with kafpy.embedded) plus
+a line reader for children whose output a test reads as it comes."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import time
-from pathlib import Path
-from typing import Callable
 
+from kafpy._process import ProcessFailed, bind_failed, kill, tail, terminate, wait_for
 
-class ProcessFailed(RuntimeError):
-    """A started process exited early or did not become ready in time."""
-
-
-def tail(path: Path | str | None, lines: int = 60) -> str:
-    """The last `lines` lines of a text file ('' when absent)."""
-    if path is None:
-        return ""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return ""
-    text = data[-256 * 1024:].decode("utf-8", "replace")
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def bind_failed(output: str) -> bool:
-    """True when a server's output says its listening port was taken (Python or Java)."""
-    text = output.lower()
-    return "address already in use" in text or "eaddrinuse" in text
-
-
-def wait_for(ready: Callable[[], bool], *, timeout: float, what: str,
-             proc: subprocess.Popen | None = None, log_path: Path | str | None = None,
-             interval: float = 0.1) -> None:
-    """Poll `ready()` until it returns True; raise ProcessFailed on timeout or early exit.
-
-    Exceptions from `ready()` count as "not yet".
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc is not None and proc.poll() is not None:
-            raise ProcessFailed(f"{what}: process exited with {proc.returncode} before it was "
-                                f"ready; output tail:\n{tail(log_path)}")
-        try:
-            if ready():
-                return
-        except Exception:  # noqa: BLE001 - a probe failing means "not ready yet"
-            pass
-        if time.monotonic() >= deadline:
-            raise ProcessFailed(f"{what}: not ready after {timeout:.0f} s; output tail:\n"
-                                f"{tail(log_path)}")
-        time.sleep(interval)
-
-
-def terminate(proc: subprocess.Popen, timeout: float = 30.0, sig: int = signal.SIGTERM) -> int:
-    """Send `sig` (SIGTERM), wait up to `timeout`, then SIGKILL. Returns the exit code.
-
-    Signals the process group when the process leads one (started with
-    start_new_session=True), so helper children go too.
-    """
-    if proc.poll() is not None:
-        return proc.returncode
-    _signal(proc, sig)
-    try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _signal(proc, signal.SIGKILL)
-        return proc.wait(timeout=30)
-
-
-def kill(proc: subprocess.Popen) -> int:
-    """SIGKILL at once (a crash, as far as the process can tell)."""
-    if proc.poll() is None:
-        _signal(proc, signal.SIGKILL)
-    return proc.wait(timeout=30)
-
-
-def _signal(proc: subprocess.Popen, sig: int) -> None:
-    try:
-        if os.getpgid(proc.pid) == proc.pid:
-            os.killpg(proc.pid, sig)
-        else:
-            proc.send_signal(sig)
-    except ProcessLookupError:
-        pass
+__all__ = ["LineReader", "ProcessFailed", "bind_failed", "kill", "tail", "terminate", "wait_for"]
 
 
 class LineReader:

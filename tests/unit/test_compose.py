@@ -57,7 +57,7 @@ def test_image_builds_from_python_slim_and_starts_the_broker_script():
     copied = [src for line in re.findall(r"^COPY (.+) \S+$", (REPO / "Dockerfile").read_text(), re.M)
               for src in line.split()]
     floors = re.search(r"^FLOORS = \[([^\]]*)\]", (REPO / "setup.py").read_text(), re.M).group(1)
-    needed = {p.strip(' "') for p in floors.split(",")} | {"kafpy", "setup.py", "config"}
+    needed = {p.strip(' "\n') for p in floors.split(",")} | {"kafpy", "setup.py", "config"}
     assert needed <= set(copied), copied
     assert df["ENTRYPOINT"] == '["scripts/kafka-server-start.sh"]'
     assert (REPO / "config" / "server.properties").is_file() and "config/server.properties" in df["CMD"]
@@ -68,8 +68,11 @@ def test_three_brokers_as_the_lab_configures_them():
     ids = set()
     for name, svc in BROKERS.items():
         n = int(name.split("-")[1])
-        (config,) = svc["command"]
+        config, *overrides = svc["command"]
         assert config == f"config/server-{n}.properties"
+        # the only override: the HTTP listener (/metrics, status page), published like the listener
+        assert overrides == ["--override", f"kafpy.http.listeners=http://:808{n}"]
+        assert 8080 + n in published(COMPOSE["services"]["zookeeper"])
         props = load_properties(REPO / config)
         ids.add(int(props["broker.id"]))
         assert int(props["broker.id"]) == n

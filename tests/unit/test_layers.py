@@ -1,7 +1,7 @@
 """The project's floors, read from its imports: no arrow running back up, no circle.
 
 Floors, bottom to top: ``protocol`` < ``storage`` < ``replication`` < ``coordinator`` <
-``broker`` < (``scripts``, ``spark_jobs``, ``bench``, ``kafpy``'s own modules). A module may
+``metrics`` < (``web``, ``registry``, ``rest``) < ``broker`` < (``scripts``, ``spark_jobs``, ``bench``, ``kafpy``'s own modules). A module may
 import its own floor and the floors below. Every import counts: module-level, inside a
 function, under ``if TYPE_CHECKING:``; ``kafpy.X...`` names the folder ``X/`` of the
 checkout. The graph is built with ``ast`` from the files, nothing is imported.
@@ -12,8 +12,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FLOORS = {"protocol": 0, "storage": 1, "replication": 2, "coordinator": 3, "broker": 4,
-          "scripts": 5, "spark_jobs": 5, "bench": 5, "kafpy": 5}
+FLOORS = {"protocol": 0, "storage": 1, "replication": 2, "coordinator": 3, "metrics": 4, "web": 5,
+          "registry": 5, "rest": 5, "broker": 6, "scripts": 7, "spark_jobs": 7, "bench": 7, "kafpy": 7}
 
 
 def _module_name(path: Path) -> str:

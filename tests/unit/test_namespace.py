@@ -5,7 +5,8 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-FLOORS = ("broker", "protocol", "storage", "replication", "coordinator", "scripts", "spark_jobs")
+FLOORS = ("broker", "protocol", "storage", "replication", "coordinator", "metrics", "web", "registry", "rest",
+          "scripts", "spark_jobs")
 BARE = re.compile(rf"^\s*(from|import)\s+({'|'.join(FLOORS)})(\.|\s|$)", re.M)
 
 

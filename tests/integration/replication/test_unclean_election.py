@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.protocol.messages import AlterPartitionRequest
 from kafpy.replication import zk_data as zd
@@ -39,7 +40,8 @@ def test_enabling_unclean_election_elects_offline_partitions_at_once(zookeeper):
         cfg, loop = config(1), asyncio.get_running_loop()  # one config, as on a broker
         c1 = KafkaController(cfg, a, 1, time.time, loop, Recorder().factory(1))
         await c1.startup(epochs[0])
-        admin = ZkAdminManager(cfg, a, MetadataCache("c", BrokerInfo(1, "127.0.0.1", 9091)), c1, time.time, loop)
+        admin = ZkAdminManager(cfg, a, MetadataCache("c", BrokerInfo(1, "127.0.0.1", 9091)), c1, time.time, loop,
+                               EntityConfigs())
         await admin.start()
         try:
             await wait_until(lambda: c1.is_active)

@@ -19,6 +19,7 @@ from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.broker.handler import RequestContext
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication.replica_manager import ReplicaManager
+from kafpy.broker.features import StandaloneFeatures
 from kafpy.broker.services import BrokerServices
 from kafpy.broker.topic_config import effective_topic_config
 from kafpy.replication.purgatory import DelayedOperationPurgatory
@@ -62,7 +63,9 @@ class LocalBroker:
         self.services = BrokerServices(
             config=self.config, clock=time.time, apis=ApiRegistry.load(), metadata_cache=self.metadata,
             controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
-            fetch_sessions=FetchSessionCache(self.config["max.incremental.fetch.session.cache.slots"]))
+            fetch_sessions=FetchSessionCache(self.config["max.incremental.fetch.session.cache.slots"]),
+            features=StandaloneFeatures(state.finalized_features, state.features_epoch,
+                                        self.controller.persist_features))
 
     def create_topic(self, name: str, partitions: int = 1, configs: dict[str, str] | None = None):
         return self.loop.run_until_complete(self.controller.create_topic(name, partitions, 1, configs or {}))

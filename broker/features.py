@@ -1,0 +1,197 @@
+"""Feature flags (KIP-584): what this broker supports and what the cluster finalized.
+
+Kafka 4.x clients read both from ApiVersions (v3+ tagged fields) to decide what to use;
+`kafka-features.sh describe` prints them. A feature's finalized level is one number per
+cluster (Kafka sends it as min = max level); a level of 0 means "off" and is not listed.
+
+Where the finalized levels live: on the ZooKeeper cluster in the `/feature` znode, as
+Kafka's ZooKeeper mode kept them (`{"features": {name: {"min_version_level": l,
+"max_version_level": l}}, "version": 2, "status": 1}`; its znode version is the
+features epoch), created with the defaults by the first broker that finds it missing and
+watched by every broker; on a standalone broker in its `cluster-metadata.json` (the
+controller's state file), with an epoch counted there.
+
+Who calls it: the broker builds one store at startup (`StandaloneFeatures` or
+`ZkFeatures`) and hands it to the handlers as `services.features`; ApiVersions reads
+`current()`; UpdateFeatures calls `update()`. Event loop thread only.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Mapping
+
+from kazoo.exceptions import NodeExistsError
+
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode, KafkaError
+from kafpy.replication import zk_data as zd
+
+log = logging.getLogger("kafka.server.FinalizedFeatureCache")
+
+GROUP_VERSION = "group.version"
+TRANSACTION_VERSION = "transaction.version"
+SHARE_VERSION = "share.version"
+STREAMS_VERSION = "streams.version"
+
+#: name -> (min, max) level this broker implements. group.version 1 is the consumer group
+#: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version stops at 1
+#: (KIP-890 part 2's per-transaction epoch bump is not offered). share.version and
+#: streams.version stay at 0 until share groups and Streams groups exist: a feature whose
+#: maximum is 0 is not advertised, as Kafka leaves out what it cannot enable.
+SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
+    GROUP_VERSION: (0, 1),
+    TRANSACTION_VERSION: (0, 1),
+    SHARE_VERSION: (0, 0),
+    STREAMS_VERSION: (0, 0),
+}
+
+#: What a new cluster starts with (Kafka 4.4 finalizes the latest production levels).
+DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1}
+
+#: APIs a feature level gates: served and advertised only from that level on.
+GATED_APIS: dict[int, tuple[str, int]] = {
+    ApiKey.CONSUMER_GROUP_HEARTBEAT: (GROUP_VERSION, 1),
+    ApiKey.CONSUMER_GROUP_DESCRIBE: (GROUP_VERSION, 1),
+}
+
+
+class FeatureUpdateError(KafkaError):
+    """An UpdateFeatures entry refused; `error_code` is Kafka's (INVALID_UPDATE_VERSION)."""
+
+    def __init__(self, error_code: int, message: str) -> None:
+        super().__init__(message)
+        self.error_code = ErrorCode.of_known(error_code)
+
+
+@dataclass(frozen=True)
+class FinalizedFeatures:
+    """The cluster's finalized levels (levels above 0 only) and their epoch (-1: none yet)."""
+
+    levels: Mapping[str, int] = field(default_factory=dict)
+    epoch: int = -1
+
+    def level(self, name: str) -> int:
+        return int(self.levels.get(name, 0))
+
+    def enables(self, api_key: int) -> bool:
+        gate = GATED_APIS.get(api_key)
+        return gate is None or self.level(gate[0]) >= gate[1]
+
+
+def supported_features() -> dict[str, tuple[int, int]]:
+    """What ApiVersions lists as supported (features whose maximum level is above 0)."""
+    return {k: v for k, v in SUPPORTED_FEATURES.items() if v[1] > 0}
+
+
+def validate_level(name: str, level: int) -> str | None:
+    """Why `name` cannot be finalized at `level` (None when it can)."""
+    supported = SUPPORTED_FEATURES.get(name)
+    if supported is None:
+        return f"Feature {name} is not supported by this broker"
+    if not supported[0] <= level <= supported[1]:
+        return (f"Feature {name} level {level} is outside the supported range "
+                f"[{supported[0]}, {supported[1]}]")
+    return None
+
+
+def _clean(levels: Mapping[str, int]) -> dict[str, int]:
+    return {k: int(v) for k, v in sorted(levels.items()) if int(v) > 0}
+
+
+class StandaloneFeatures:
+    """Finalized features of a standalone broker, kept in its metadata file through
+    `persist(levels, epoch)` (the StandaloneController's writer)."""
+
+    def __init__(self, levels: Mapping[str, int] | None, epoch: int,
+                 persist: Callable[[dict[str, int], int], Awaitable[None]]) -> None:
+        if levels is None:          # a broker whose metadata predates features
+            levels, epoch = DEFAULT_FINALIZED, max(epoch, 0)
+        self._current = FinalizedFeatures(_clean(levels), epoch)
+        self._persist = persist
+
+    def current(self) -> FinalizedFeatures:
+        return self._current
+
+    async def update(self, changes: Mapping[str, int], validate_only: bool = False) -> None:
+        """Set each feature's level (0 removes it); all checked before any is applied."""
+        for name, level in changes.items():
+            reason = validate_level(name, level)
+            if reason is not None:
+                raise FeatureUpdateError(95, reason)   # INVALID_UPDATE_VERSION
+        if validate_only:
+            return
+        levels = dict(self._current.levels)
+        levels.update(changes)
+        new = FinalizedFeatures(_clean(levels), self._current.epoch + 1)
+        await self._persist(dict(new.levels), new.epoch)
+        self._current = new
+
+
+class ZkFeatures:
+    """Finalized features in ZooKeeper's `/feature`, read at start and again whenever
+    its watch fires. `zk` is the broker's KafkaZkClient."""
+
+    PATH = "/feature"
+
+    def __init__(self, zk: Any) -> None:
+        self._zk = zk
+        self._current = FinalizedFeatures({}, -1)
+
+    def current(self) -> FinalizedFeatures:
+        return self._current
+
+    async def start(self) -> None:
+        """Read `/feature`, creating it with the defaults when no broker has yet."""
+        data, _ = await self._zk.get_data(self.PATH)
+        if data is None:
+            try:
+                await self._zk.conditional_set_or_create(self.PATH, _znode(DEFAULT_FINALIZED), None)
+            except NodeExistsError:
+                pass
+        await self._refresh()
+
+    def _on_change(self, _event: Any) -> None:
+        asyncio.get_running_loop().create_task(self._refresh())
+
+    async def _refresh(self) -> None:
+        data, stat = await self._zk.get_data(self.PATH, watch=self._on_change)
+        if data is None or stat is None:
+            self._current = FinalizedFeatures({}, -1)
+            await self._zk.exists(self.PATH, watch=self._on_change)
+            return
+        try:
+            znode = zd.FeatureZNode.decode(data)
+        except Exception as e:  # noqa: BLE001 - a foreign znode must not stop the broker
+            log.warning("unreadable %s znode: %s", self.PATH, e)
+            return
+        enabled = znode.status == zd.FEATURE_STATUS_ENABLED
+        levels = {name: int(v.get("max_version_level", 0)) for name, v in znode.features.items()}
+        self._current = FinalizedFeatures(_clean(levels) if enabled else {}, stat.version)
+        log.info("Updated finalized features to %s (epoch %d)", dict(self._current.levels),
+                 stat.version)
+
+    async def update(self, changes: Mapping[str, int], validate_only: bool = False) -> None:
+        """Set the levels in `/feature` at the version read (a concurrent writer makes
+        this fail with BadVersionError: the caller answers and the client retries)."""
+        for name, level in changes.items():
+            reason = validate_level(name, level)
+            if reason is not None:
+                raise FeatureUpdateError(95, reason)
+        if validate_only:
+            return
+        data, stat = await self._zk.get_data(self.PATH)
+        levels = {}
+        if data is not None:
+            levels = {n: int(v.get("max_version_level", 0))
+                      for n, v in zd.FeatureZNode.decode(data).features.items()}
+        levels.update(changes)
+        await self._zk.conditional_set_or_create(self.PATH, _znode(levels),
+                                                 None if stat is None else stat.version)
+        await self._refresh()
+
+
+def _znode(levels: Mapping[str, int]) -> bytes:
+    return zd.FeatureZNode({n: {"min_version_level": lv, "max_version_level": lv}
+                            for n, lv in _clean(levels).items()}).encode()

@@ -1,0 +1,109 @@
+"""The consumer group protocol of Kafka 4 (KIP-848): ConsumerGroupHeartbeat (68) and
+ConsumerGroupDescribe (69), v0-1.
+
+Thin glue between decoded requests and the ConsumerGroupCoordinator attached to the
+group coordinator (`services.group_coordinator.coordinator.consumer`; None when
+`group.coordinator.rebalance.protocols` leaves "consumer" out). Both APIs need the
+cluster's group.version at 1 (broker/features.py); below it, or without the
+coordinator, they answer UNSUPPORTED_VERSION as Kafka does.
+"""
+from __future__ import annotations
+
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.messages import ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatResponse
+
+from kafpy.broker.features import GROUP_VERSION
+from kafpy.broker.handler import Handler, RequestContext
+
+_NO_OPERATIONS = -2147483648
+# READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS on a group without an authorizer
+_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
+_UNSUPPORTED = "The new consumer group protocol is not enabled on this cluster (group.version)."
+
+
+def _consumer_coordinator(ctx: RequestContext):
+    service = ctx.services.group_coordinator
+    consumer = getattr(service.coordinator, "consumer", None) if service is not None else None
+    features = ctx.services.features
+    if features is not None and features.current().level(GROUP_VERSION) < 1:
+        return None
+    return consumer
+
+
+def _client_host(ctx: RequestContext) -> str:
+    host = ctx.client_host or ""
+    return host if host.startswith("/") else "/" + host
+
+
+async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerGroupHeartbeatResponse:
+    R = ConsumerGroupHeartbeatResponse
+    consumer = _consumer_coordinator(ctx)
+    if consumer is None:
+        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                 member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
+    owned = None
+    if req.topic_partitions is not None:
+        owned = {bytes(tp.topic_id): set(tp.partitions) for tp in req.topic_partitions}
+    fut = consumer.heartbeat(
+        req.group_id, req.member_id, req.member_epoch, instance_id=req.instance_id,
+        rack_id=req.rack_id, rebalance_timeout_ms=req.rebalance_timeout_ms,
+        subscribed_topic_names=req.subscribed_topic_names,
+        subscribed_topic_regex=req.subscribed_topic_regex if ctx.api_version >= 1 else None,
+        server_assignor=req.server_assignor, owned=owned, client_id=ctx.client_id or "",
+        client_host=_client_host(ctx), api_version=ctx.api_version,
+        now_ms=ctx.services.group_coordinator.now_ms())
+    r = await fut
+    assignment = None
+    if r.error == E.NONE and r.assignment is not None:
+        assignment = R.Assignment(topic_partitions=[
+            R.TopicPartitions(topic_id=t, partitions=sorted(ps))
+            for t, ps in sorted(r.assignment.items()) if ps])
+    return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
+             member_id=r.member_id if r.error == E.NONE else None,
+             member_epoch=r.member_epoch if r.error == E.NONE else -1,
+             heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == E.NONE else 0,
+             assignment=assignment)
+
+
+async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGroupDescribeResponse:
+    R = ConsumerGroupDescribeResponse
+    consumer = _consumer_coordinator(ctx)
+    groups = []
+    for gid in req.group_ids:
+        if consumer is None:
+            groups.append(R.DescribedGroup(error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                           group_id=gid, group_state="", group_epoch=-1,
+                                           assignment_epoch=-1, assignor_name="", members=[]))
+            continue
+        d = consumer.describe(gid)
+
+        def assignment(a):
+            out = []
+            for t, ps in sorted(a.items()):
+                meta = consumer.topics.topic_by_id(t)
+                if meta is not None and ps:
+                    out.append(R.TopicPartitions(topic_id=t, topic_name=meta.name, partitions=sorted(ps)))
+            return R.Assignment(topic_partitions=out)
+
+        members = [R.Member(
+            member_id=dm.member.member_id, instance_id=dm.member.instance_id, rack_id=dm.member.rack_id,
+            member_epoch=dm.member.member_epoch, client_id=dm.member.client_id,
+            client_host=dm.member.client_host,
+            subscribed_topic_names=sorted(dm.member.subscribed_topic_names),
+            subscribed_topic_regex=dm.member.subscribed_topic_regex,
+            assignment=assignment(dm.member.assigned), target_assignment=assignment(dm.target),
+            # v1+: 0 a classic member (of a migrating group), 1 a consumer-protocol one
+            member_type=0 if dm.member.uses_classic_protocol else 1) for dm in d.members]
+        ops = _GROUP_OPERATIONS if req.include_authorized_operations else _NO_OPERATIONS
+        groups.append(R.DescribedGroup(
+            error_code=d.error, error_message=d.message, group_id=gid, group_state=d.state,
+            group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, assignor_name=d.assignor,
+            members=members, authorized_operations=ops if d.error == E.NONE else _NO_OPERATIONS))
+    return R(throttle_time_ms=0, groups=groups)
+
+
+HANDLERS = [
+    Handler(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, 1, handle_consumer_group_heartbeat),
+    Handler(ApiKey.CONSUMER_GROUP_DESCRIBE, 0, 1, handle_consumer_group_describe),
+]

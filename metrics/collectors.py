@@ -1,0 +1,256 @@
+"""The Prometheus collector of a broker: every metric read when scraped, under Kafka's names
+(``metrics.names``).
+
+Who may call it: ``prometheus_client``'s registry, on the event loop thread (the HTTP
+listener serves on the broker's loop), so the broker's state is read between two of its
+callbacks and never half changed. It keeps nothing but the broker; each scrape's work is
+bounded by the number of partitions, groups and connections.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from prometheus_client.core import Metric
+
+from kafpy.metrics.lag import consumer_lag, local_end_offset
+from kafpy.metrics.names import gauge_name, histogram_names, meter_name
+from kafpy.metrics.request_metrics import TOPIC_METERS
+
+
+def _gauge(name: str, doc: str, value: float | None = None, labels: dict[str, str] | None = None) -> Metric:
+    m = Metric(name, doc, "gauge")
+    if value is not None:
+        m.add_sample(name, labels or {}, value)
+    return m
+
+
+def _counter(name: str, doc: str) -> Metric:
+    """A counter whose samples are named ``name`` (ending in _total, as the JMX exporter's
+    rule names it)."""
+    base = name[:-len("_total")] if name.endswith("_total") else name
+    return Metric(base, doc, "counter")
+
+
+class KafkaCollector:
+    """Reads ``broker`` (a ``kafpy.broker.broker.Broker``): its config, metadata cache,
+    replica manager, controller, coordinators, socket server and request observer."""
+
+    def __init__(self, broker: Any) -> None:
+        self.broker = broker
+
+    def describe(self) -> list:
+        return []   # collected only when scraped
+
+    def collect(self) -> Iterator[Metric]:
+        b = self.broker
+        if b.metadata_cache is None or b.replica_manager is None:
+            return
+        server = b.server
+        observer = server.observer if server is not None else None
+        if observer is not None:
+            yield from self._topic_metrics(observer.topics)
+            yield from self._request_metrics(observer.requests, observer.names)
+        if server is not None:
+            yield from self._socket_server(server)
+        yield from self._replica_manager(b.replica_manager)
+        yield from self._controller(b)
+        yield from self._logs(b.replica_manager)
+        if b.group_coordinator is not None:
+            yield from self._groups(b.group_coordinator.coordinator, b.replica_manager)
+        if b.txn_coordinator is not None:
+            yield from self._transactions(b.txn_coordinator)
+        yield from self._zookeeper(b)
+
+    # ---------------------------------------------------------------- per request
+    def _topic_metrics(self, topics: Any) -> Iterator[Metric]:
+        for attr, mbean in TOPIC_METERS:
+            name = meter_name("server", "BrokerTopicMetrics", mbean)
+            m = _counter(name, f"kafka.server:type=BrokerTopicMetrics,name={mbean}")
+            m.add_sample(name, {}, getattr(topics.total, attr))
+            for topic, c in list(topics.topics.items()):
+                m.add_sample(name, {"topic": topic}, getattr(c, attr))
+            yield m
+
+    def _request_metrics(self, requests: Any, names: Any) -> Iterator[Metric]:
+        from kafpy.protocol.errors import ErrorCode
+        name = meter_name("network", "RequestMetrics", "RequestsPerSec")
+        m = _counter(name, "kafka.network:type=RequestMetrics,name=RequestsPerSec")
+        for (api, version), n in sorted(requests.requests.items()):
+            m.add_sample(name, {"request": names(api), "version": str(version)}, n)
+        yield m
+        name = meter_name("network", "RequestMetrics", "ErrorsPerSec")
+        m = _counter(name, "kafka.network:type=RequestMetrics,name=ErrorsPerSec")
+        for (api, code), n in sorted(requests.errors.items()):
+            try:
+                error = ErrorCode(code).name
+            except ValueError:
+                error = str(code)
+            m.add_sample(name, {"request": names(api), "error": error}, n)
+        yield m
+        pname, cname = histogram_names("network", "RequestMetrics", "TotalTimeMs")
+        pct = _gauge(pname, "kafka.network:type=RequestMetrics,name=TotalTimeMs percentiles (ms)")
+        count = Metric(cname, "kafka.network:type=RequestMetrics,name=TotalTimeMs count", "untyped")
+        for api, res in sorted(requests.total_ms.items()):
+            request = names(api)
+            for q, v in res.percentiles():
+                pct.add_sample(pname, {"request": request, "quantile": q}, v)
+            count.add_sample(cname, {"request": request}, res.count)
+        yield pct
+        yield count
+        throttle = _gauge("kafka_server_quota_throttle_time",
+                          "kafka.server:type={Produce,Fetch,Request},user=*,client-id=* throttle-time (ms, average "
+                          "over the throttled responses since the previous scrape)")
+        for (resource, user, client), avg in sorted(requests.take_throttle().items()):
+            throttle.add_sample(throttle.name, {"resource": resource, "user": user, "clientId": client}, avg)
+        yield throttle
+
+    # ---------------------------------------------------------------- socket server
+    def _socket_server(self, server: Any) -> Iterator[Metric]:
+        per_listener: dict[str, int] = {}
+        queued = 0
+        for c in list(server.connections):
+            per_listener[c.listener] = per_listener.get(c.listener, 0) + 1
+            queued += len(c.queue)
+        name = "kafka_server_socket_server_metrics_connection_count"
+        m = _gauge(name, "kafka.server:type=socket-server-metrics,listener=*,networkProcessor=*,connection-count")
+        for li in server.bound_ports:
+            m.add_sample(name, {"listener": li, "networkProcessor": "0"}, per_listener.get(li, 0))
+        yield m
+        acc = server.acceptor
+        for attr, suffix, what in (("created", "connection_creation_total", "connection-creation-total"),
+                                   ("closed_count", "connection_close_total", "connection-close-total")):
+            name = "kafka_server_socket_server_metrics_" + suffix
+            m = _counter(name, f"kafka.server:type=socket-server-metrics,{what}")
+            m.add_sample(name, {}, getattr(acc, attr, 0))
+            yield m
+        yield _gauge(gauge_name("network", "RequestChannel", "RequestQueueSize"),
+                     "kafka.network:type=RequestChannel,name=RequestQueueSize (requests read, not yet answered)", queued)
+        yield _gauge(gauge_name("network", "RequestChannel", "ResponseQueueSize"),
+                     "kafka.network:type=RequestChannel,name=ResponseQueueSize",
+                     sum(1 for c in list(server.connections) if c._writing()))
+
+    # ---------------------------------------------------------------- replica manager
+    def _replica_manager(self, rm: Any) -> Iterator[Metric]:
+        partitions = list(rm.partitions.values())
+        leaders = [p for p in partitions if p.is_leader]
+        under = sum(1 for p in leaders if len(p.isr) < len(p.assigned_replicas))
+        under_min = sum(1 for p in leaders if p.is_under_min_isr)
+        at_min = sum(1 for p in leaders if len(p.isr) == p.effective_min_isr)
+        values = (("PartitionCount", len(partitions)), ("LeaderCount", len(leaders)),
+                  ("UnderReplicatedPartitions", under), ("UnderMinIsrPartitionCount", under_min),
+                  ("AtMinIsrPartitionCount", at_min), ("OfflineReplicaCount", len(rm.offline_partitions)))
+        for mbean, v in values:
+            yield _gauge(gauge_name("server", "ReplicaManager", mbean), f"kafka.server:type=ReplicaManager,name={mbean}", v)
+        # counted by the partitions hosted now: a partition no longer hosted takes its count along
+        for attr, mbean in (("isr_shrinks", "IsrShrinksPerSec"), ("isr_expands", "IsrExpandsPerSec")):
+            name = meter_name("server", "ReplicaManager", mbean)
+            m = _counter(name, f"kafka.server:type=ReplicaManager,name={mbean}")
+            m.add_sample(name, {}, sum(getattr(p, attr, 0) for p in partitions))
+            yield m
+
+    # ---------------------------------------------------------------- controller
+    def _controller(self, b: Any) -> Iterator[Metric]:
+        cache = b.metadata_cache
+        cc = b.cluster_controller
+        active = (cc.is_active if cc is not None else True)   # standalone: this broker is the controller
+        live = {br.node_id for br in cache.brokers()}
+        topics = list(cache.topics().values())
+        offline = imbalance = partitions = 0
+        if active:
+            for t in topics:
+                for p in t.partitions.values():
+                    partitions += 1
+                    if p.leader < 0 or p.leader not in live:
+                        offline += 1
+                    elif p.replicas and p.leader != p.replicas[0]:
+                        imbalance += 1
+        values = (("ActiveControllerCount", 1 if active else 0), ("OfflinePartitionsCount", offline),
+                  ("PreferredReplicaImbalanceCount", imbalance),
+                  ("GlobalTopicCount", len(topics) if active else 0), ("GlobalPartitionCount", partitions),
+                  ("ActiveBrokerCount", len(live) if active else 0))
+        for mbean, v in values:
+            yield _gauge(gauge_name("controller", "KafkaController", mbean),
+                         f"kafka.controller:type=KafkaController,name={mbean}", v)
+        stats = getattr(cc, "stats", None)
+        if stats is not None:
+            for attr, mbean in (("leader_elections", "LeaderElectionRateAndTimeMs"),
+                                ("unclean_leader_elections", "UncleanLeaderElectionsPerSec")):
+                name = meter_name("controller", "ControllerStats", mbean) if mbean.endswith("PerSec") \
+                    else histogram_names("controller", "ControllerStats", mbean)[1]
+                m = _counter(name, f"kafka.controller:type=ControllerStats,name={mbean}")
+                m.add_sample(name, {}, getattr(stats, attr, 0))
+                yield m
+
+    # ---------------------------------------------------------------- logs
+    def _logs(self, rm: Any) -> Iterator[Metric]:
+        gauges = {mbean: _gauge(gauge_name("log", "Log", mbean), f"kafka.log:type=Log,name={mbean},topic=*,partition=*")
+                  for mbean in ("Size", "LogStartOffset", "LogEndOffset", "NumLogSegments")}
+        for (topic, index), p in list(rm.partitions.items()):
+            lg = p.log
+            if lg is None:
+                continue
+            labels = {"topic": topic, "partition": str(index)}
+            try:
+                values = (("Size", lg.size_in_bytes()), ("LogStartOffset", lg.log_start_offset),
+                          ("LogEndOffset", lg.log_end_offset), ("NumLogSegments", len(lg.segments)))
+            except Exception:   # a log closed under us (a deleted partition)
+                continue
+            for mbean, v in values:
+                m = gauges[mbean]
+                m.add_sample(m.name, labels, v)
+        yield from gauges.values()
+
+    # ---------------------------------------------------------------- coordinators
+    def _groups(self, coordinator: Any, rm: Any) -> Iterator[Metric]:
+        from kafpy.coordinator.group import GroupState
+        groups = coordinator.groups
+        states = {s: 0 for s in GroupState}
+        offsets = 0
+        for g in list(groups.values()):
+            states[g.state] += 1
+            offsets += len(g.offsets)
+        base = ("coordinator.group", "GroupMetadataManager")
+        yield _gauge(gauge_name(*base, "NumGroups"), "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroups",
+                     sum(n for s, n in states.items() if s is not GroupState.DEAD))
+        for s, n in states.items():
+            mbean = "NumGroups" + s.value
+            yield _gauge(gauge_name(*base, mbean), f"kafka.coordinator.group:type=GroupMetadataManager,name={mbean}", n)
+        yield _gauge(gauge_name(*base, "NumOffsets"), "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets",
+                     offsets)
+        lag = _gauge("kafka_consumergroup_lag", "Consumer group lag per partition (high watermark - committed offset)")
+        current = _gauge("kafka_consumergroup_current_offset", "Consumer group committed offset per partition")
+        sums: dict[str, int] = {}
+        for pl in consumer_lag(groups, local_end_offset(rm)):
+            labels = {"consumergroup": pl.group, "topic": pl.topic, "partition": str(pl.partition)}
+            lag.add_sample(lag.name, labels, pl.lag)
+            current.add_sample(current.name, labels, pl.committed)
+            sums[pl.group] = sums.get(pl.group, 0) + pl.lag
+        yield lag
+        yield current
+        total = _gauge("kafka_consumergroup_lag_sum", "Consumer group lag summed over its partitions")
+        for g, n in sums.items():
+            total.add_sample(total.name, {"consumergroup": g}, n)
+        yield total
+
+    def _transactions(self, service: Any) -> Iterator[Metric]:
+        """Transactional ids this broker coordinates, by state. Kafka has no MBean for this
+        (its transaction coordinator exports only marker queue sizes), so the name is
+        kafpy's own."""
+        txns = service.coordinator.txns
+        states: dict[str, int] = {}
+        for t in list(txns.values()):
+            states[t.state.name] = states.get(t.state.name, 0) + 1
+        m = _gauge("kafpy_transaction_coordinator_transactions", "Transactional ids coordinated here, by state")
+        for state, n in sorted(states.items()):
+            m.add_sample(m.name, {"state": state}, n)
+        yield m
+
+    # ---------------------------------------------------------------- ZooKeeper
+    def _zookeeper(self, b: Any) -> Iterator[Metric]:
+        zk = b.zk
+        if zk is None:
+            return
+        connected = 1 if zk.kazoo.connected else 0
+        yield _gauge("kafka_server_sessionexpirelistener_sessionstate_connected",
+                     "1 while the ZooKeeper session is connected (kafka.server:type=SessionExpireListener,name=SessionState)",
+                     connected)

@@ -1,0 +1,49 @@
+"""Consumer lag per group and partition, computed on the broker as kafka-lag-exporter and
+Burrow report it: the partition's end (its high watermark: what a read_uncommitted consumer
+can reach) minus the group's committed offset.
+
+Who may call it: the Prometheus collector and the status page, at scrape or page time. The
+group coordinator of this broker knows the committed offsets of the groups it coordinates;
+the high watermark is read from this broker's replica of the partition (the leader's, or a
+follower's, which trails the leader's by at most one fetch). A partition this broker has no
+replica of is left out rather than guessed; every group is reported by its coordinator, so
+on a cluster where each broker hosts a replica of every partition (replication factor =
+brokers) the union of the brokers' reports is complete.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    group: str
+    topic: str
+    partition: int
+    committed: int
+    end_offset: int
+
+    @property
+    def lag(self) -> int:
+        return max(self.end_offset - self.committed, 0)
+
+
+def consumer_lag(groups: dict[str, Any], end_offset: Callable[[str, int], int | None]) -> Iterator[PartitionLag]:
+    """Lag of every committed offset of ``groups`` (group id -> a group with ``offsets``,
+    (topic, partition) -> committed offset) whose partition ``end_offset`` knows."""
+    for group_id, group in list(groups.items()):
+        for (topic, partition), om in list(group.offsets.items()):
+            end = end_offset(topic, partition)
+            if end is not None and om.offset >= 0:
+                yield PartitionLag(group_id, topic, partition, om.offset, end)
+
+
+def local_end_offset(replica_manager: Any) -> Callable[[str, int], int | None]:
+    """The high watermark of this broker's replica of a partition, or None."""
+    def end(topic: str, partition: int) -> int | None:
+        p = replica_manager.get_partition(topic, partition)
+        if p is None or p.log is None:
+            return None
+        return p.high_watermark
+    return end

@@ -1,0 +1,58 @@
+"""The socket server's one per-request hook: ``RequestObserver.completed`` records request
+metrics, topic metrics for Produce and Fetch, and the request log line.
+
+Who may call it: ``broker.server.KafkaConnection`` after a handler answered (or raised);
+nothing else. Built by the broker when ``kafpy.metrics.enable`` is true (the default);
+with it false the server has no observer and pays nothing.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.metrics.request_logger import RequestLogger
+from kafpy.metrics.request_metrics import RequestMetrics, TopicMetrics
+
+# plain ints for the per-request comparisons (an IntEnum member compares slower than an int)
+PRODUCE = int(ApiKey.PRODUCE)
+FETCH = int(ApiKey.FETCH)
+UNKNOWN_SERVER_ERROR = -1
+
+
+class RequestObserver:
+    """Keeps the broker's ``RequestMetrics`` and ``TopicMetrics``; ``names`` gives an API's
+    name (Kafka's: "Produce", "Fetch", ...), ``topic_name`` a topic's name from its id."""
+
+    def __init__(self, names: Callable[[int], str], topic_name: Callable[[bytes], str | None],
+                 request_logger: RequestLogger) -> None:
+        self.requests = RequestMetrics()
+        self.topics = TopicMetrics()
+        self.names = names
+        self.topic_name = topic_name
+        self.request_logger = request_logger
+
+    def completed(self, ctx: Any, api_key: int, request: Any, response: Any, elapsed_s: float,
+                  throttle_ms: int = 0) -> None:
+        """A request answered with ``response`` (None: no answer, as acks=0) or failed with it
+        (an exception), its client throttled for ``throttle_ms`` by a quota."""
+        header = ctx.header
+        if isinstance(response, BaseException):
+            error = getattr(response, "error_code", UNKNOWN_SERVER_ERROR)
+        elif api_key == PRODUCE:   # no top-level error: partitions' errors are counted per topic
+            error = 0
+            self.topics.on_produce(request, response)
+        elif api_key == FETCH and response is not None:
+            error = response.error_code
+            replica_id = request.replica_state.replica_id if header.request_api_version >= 15 \
+                else request.replica_id
+            self.topics.on_fetch(response, replica_id >= 0, self.topic_name)
+        else:
+            error = getattr(response, "error_code", 0) if response is not None else 0
+        self.requests.record(api_key, header.request_api_version, elapsed_s, int(error))
+        if throttle_ms:
+            resource = "Produce" if api_key == PRODUCE else "Fetch" if api_key == FETCH else "Request"
+            self.requests.throttled(resource, getattr(ctx.principal, "name", str(ctx.principal)), header.client_id,
+                                    throttle_ms)
+        logger = self.request_logger
+        if logger.wanted(elapsed_s):
+            logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)

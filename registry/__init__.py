@@ -1,0 +1,23 @@
+"""The Schema Registry: Confluent's REST API over a compacted ``_schemas`` topic.
+
+The registry is a *client* of the cluster, as Confluent's is: it reads and writes ``_schemas``
+through a Kafka client (aiokafka), never through the broker's in-process services, so it runs
+the same inside a broker (mounted on the broker's HTTP stack) or beside one, and nothing in
+``kafpy.broker`` imports it except the one place that mounts it.
+
+Modules:
+- ``errors``: Confluent's error codes and HTTP statuses;
+- ``avro_compat``: Avro's schema-resolution rules (reader/writer compatibility);
+- ``json_compat``: the JSON Schema compatibility rules;
+- ``schema_types``: one provider per schema type (parse, canonical form, compatibility);
+- ``records``: the ``_schemas`` key/value JSON of Confluent's KafkaStore;
+- ``state``: the registry's state, a pure function of the ``_schemas`` records read;
+- ``service``: the operations (register, look up, delete...) checked before anything is written;
+- ``kafka_store``: reading and writing ``_schemas`` with aiokafka;
+- ``rest``: the aiohttp routes.
+"""
+
+if not __name__.startswith("kafpy."):
+    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
+    # would load a second time beside its kafpy.* self.
+    raise ImportError(f"import kafpy.{__name__}, not {__name__}")

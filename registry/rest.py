@@ -1,0 +1,306 @@
+"""Confluent Schema Registry's REST API as aiohttp handlers.
+
+``RegistryResource.routes()`` gives (method, path, handler) triples, the shape the broker's
+HTTP stack mounts (``HttpServer.mount``); ``standalone_app`` wires them on an application of
+their own for tools and tests. Paths are Confluent's, at the root (``/subjects``,
+``/schemas``, ``/config``, ``/mode``, ``/compatibility``), so clients take the listener's URL
+as their ``schema.registry.url``.
+
+Content types: requests may send ``application/vnd.schemaregistry.v1+json``,
+``application/vnd.schemaregistry+json``, ``application/json`` or ``application/octet-stream``
+(anything else is 415); answers are ``application/vnd.schemaregistry.v1+json``. Errors are
+Confluent's ``{"error_code", "message"}``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from kafpy.registry.errors import RegistryErrorCode, RestError
+from kafpy.registry.records import SchemaValue
+from kafpy.registry.schema_types import SUPPORTED_TYPES
+from kafpy.registry.service import SchemaRegistry
+
+log = logging.getLogger("kafka.schemaregistry.rest")
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+ACCEPTED_TYPES = {"application/vnd.schemaregistry.v1+json", "application/vnd.schemaregistry+json",
+                  "application/json", "application/octet-stream", ""}
+MAX_REQUEST_BYTES = 1 << 20
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def reply(body: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, body=json.dumps(body).encode(), content_type=CONTENT_TYPE.split(";")[0])
+
+
+def error_reply(e: RestError) -> web.Response:
+    return reply({"error_code": e.code, "message": e.message}, e.status)
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    return request.query.get(name, "false").lower() == "true"
+
+
+def schema_json(sv: SchemaValue, with_subject: bool = True) -> dict:
+    out: dict[str, Any] = {}
+    if with_subject:
+        out.update(subject=sv.subject, version=sv.version)
+    out["id"] = sv.id
+    if sv.schema_type != "AVRO":
+        out["schemaType"] = sv.schema_type
+    if sv.references:
+        out["references"] = sv.references
+    out["schema"] = sv.schema
+    return out
+
+
+class Forwarder:
+    """Sends a write received by a secondary to the primary the elector names, and answers
+    with the primary's answer (50003 when it cannot be reached, 50004 when none is known)."""
+
+    def __init__(self, elector: Any, timeout_s: float = 30.0) -> None:
+        self.elector = elector
+        self.timeout_s = timeout_s
+        self._session: Any = None
+
+    def is_primary(self) -> bool:
+        return bool(self.elector.is_primary)
+
+    async def forward(self, request: web.Request, max_bytes: int) -> web.StreamResponse:
+        import aiohttp
+        url = self.elector.primary_url
+        if url is None or self.elector.primary == self.elector.identity:
+            raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "Primary not known")
+        body = await request.content.read(max_bytes + 1)
+        if len(body) > max_bytes:
+            raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
+        if self._session is None:
+            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+        headers = {k: v for k, v in request.headers.items() if k.lower() in ("content-type", "accept", "authorization")}
+        try:
+            async with self._session.request(request.method, url + request.path_qs, data=body, headers=headers) as r:
+                payload = await r.read()
+                return web.Response(status=r.status, body=payload,
+                                    headers={"Content-Type": r.headers.get("Content-Type", CONTENT_TYPE)})
+        except (aiohttp.ClientError, TimeoutError) as e:
+            raise RestError(RegistryErrorCode.REQUEST_FORWARDING_FAILED,
+                            f"Error while forwarding the request to the primary {url}: {e}") from None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+class RegistryResource:
+    """The handlers over one ``SchemaRegistry``."""
+
+    def __init__(self, registry: SchemaRegistry, max_request_bytes: int = MAX_REQUEST_BYTES,
+                 forwarder: "Forwarder | None" = None, ready: Callable[[], bool] = lambda: True) -> None:
+        self.registry = registry
+        self.max_request_bytes = max_request_bytes
+        self.forwarder = forwarder
+        self.ready = ready   # False until _schemas has been read: answers would be wrong before
+
+    def routes(self) -> list[tuple[str, str, Handler]]:
+        h, w = self._handle, self._write
+        return [
+            ("GET", "/schemas", h(self.list_schemas)),
+            ("GET", "/schemas/types", h(self.types)),
+            ("GET", "/schemas/ids/{id}", h(self.get_by_id)),
+            ("GET", "/schemas/ids/{id}/schema", h(self.get_raw_by_id)),
+            ("GET", "/schemas/ids/{id}/subjects", h(self.subjects_of_id)),
+            ("GET", "/schemas/ids/{id}/versions", h(self.versions_of_id)),
+            ("GET", "/subjects", h(self.list_subjects)),
+            ("POST", "/subjects/{subject}", h(self.lookup)),
+            ("DELETE", "/subjects/{subject}", w(self.delete_subject)),
+            ("GET", "/subjects/{subject}/versions", h(self.list_versions)),
+            ("POST", "/subjects/{subject}/versions", w(self.register)),
+            ("GET", "/subjects/{subject}/versions/{version}", h(self.get_version)),
+            ("GET", "/subjects/{subject}/versions/{version}/schema", h(self.get_raw_version)),
+            ("GET", "/subjects/{subject}/versions/{version}/referencedby", h(self.referenced_by)),
+            ("DELETE", "/subjects/{subject}/versions/{version}", w(self.delete_version)),
+            ("POST", "/compatibility/subjects/{subject}/versions/{version}", h(self.compatibility)),
+            ("POST", "/compatibility/subjects/{subject}/versions", h(self.compatibility)),
+            ("GET", "/config", h(self.get_config)),
+            ("PUT", "/config", w(self.put_config)),
+            ("GET", "/config/{subject}", h(self.get_config)),
+            ("PUT", "/config/{subject}", w(self.put_config)),
+            ("DELETE", "/config/{subject}", w(self.delete_config)),
+            ("GET", "/mode", h(self.get_mode)),
+            ("PUT", "/mode", w(self.put_mode)),
+            ("GET", "/mode/{subject}", h(self.get_mode)),
+            ("PUT", "/mode/{subject}", w(self.put_mode)),
+            ("DELETE", "/mode/{subject}", w(self.delete_mode)),
+        ]
+
+    def _write(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
+        """A write: served here on the primary, forwarded to it from any other instance."""
+        local = self._handle(fn)
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            if self.forwarder is None or self.forwarder.is_primary() or not self.ready():
+                return await local(request)
+            try:
+                return await self.forwarder.forward(request, self.max_request_bytes)
+            except RestError as e:
+                return error_reply(e)
+        return handler
+
+    def _handle(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            if not self.ready():
+                return error_reply(RestError(RegistryErrorCode.STORE_ERROR,
+                                             "The Schema Registry is starting: _schemas is still being read"))
+            try:
+                result = await fn(request)
+            except RestError as e:
+                return error_reply(e)
+            except web.HTTPException:
+                raise
+            except Exception:   # a bug must not take the listener down; Confluent's 500 shape
+                log.exception("Error handling %s %s", request.method, request.path)
+                return error_reply(RestError(50001, "Error in the backend data store"))
+            return result if isinstance(result, web.StreamResponse) else reply(result)
+        return handler
+
+    async def _body(self, request: web.Request) -> dict:
+        ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if ctype not in ACCEPTED_TYPES:
+            raise RestError(RegistryErrorCode.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
+        if request.content_length is not None and request.content_length > self.max_request_bytes:
+            raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
+        raw = await request.content.read(self.max_request_bytes + 1)
+        if len(raw) > self.max_request_bytes:
+            raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError as e:
+            raise RestError(RegistryErrorCode.BAD_REQUEST, f"Unexpected character: {e}") from None
+        if not isinstance(body, dict):
+            raise RestError(RegistryErrorCode.BAD_REQUEST, "Request body must be a JSON object")
+        return body
+
+    @staticmethod
+    def _id(request: web.Request) -> int:
+        try:
+            return int(request.match_info["id"])
+        except ValueError:
+            raise RestError(RegistryErrorCode.BAD_REQUEST, "Schema id must be an integer") from None
+
+    # ---------------------------------------------------------------- handlers
+    async def types(self, request: web.Request) -> Any:
+        return list(SUPPORTED_TYPES)
+
+    async def list_schemas(self, request: web.Request) -> Any:
+        deleted = _flag(request, "deleted")
+        state = self.registry.state
+        return [schema_json(sv) for s in state.subject_names(deleted) for sv in state.versions(s, deleted)]
+
+    async def get_by_id(self, request: web.Request) -> Any:
+        return schema_json(self.registry.schema_by_id(self._id(request)), with_subject=False)
+
+    async def get_raw_by_id(self, request: web.Request) -> Any:
+        sv = self.registry.schema_by_id(self._id(request))
+        return web.Response(body=sv.schema.encode(), content_type=CONTENT_TYPE)
+
+    async def subjects_of_id(self, request: web.Request) -> Any:
+        sid, deleted = self._id(request), _flag(request, "deleted")
+        self.registry.schema_by_id(sid)
+        state = self.registry.state
+        return sorted({sv.subject for s in state.subject_names(deleted) for sv in state.versions(s, deleted) if sv.id == sid})
+
+    async def versions_of_id(self, request: web.Request) -> Any:
+        sid, deleted = self._id(request), _flag(request, "deleted")
+        self.registry.schema_by_id(sid)
+        state = self.registry.state
+        return [{"subject": sv.subject, "version": sv.version} for s in state.subject_names(deleted)
+                for sv in state.versions(s, deleted) if sv.id == sid]
+
+    async def list_subjects(self, request: web.Request) -> Any:
+        prefix = request.query.get("subjectPrefix", "")
+        return [s for s in self.registry.state.subject_names(_flag(request, "deleted")) if s.startswith(prefix)]
+
+    async def list_versions(self, request: web.Request) -> Any:
+        subject = request.match_info["subject"]
+        versions = self.registry.state.versions(subject, _flag(request, "deleted"))
+        if not versions:
+            from kafpy.registry.errors import subject_not_found
+            raise subject_not_found(subject)
+        return [sv.version for sv in versions]
+
+    async def register(self, request: web.Request) -> Any:
+        body = await self._body(request)
+        schema_id = await self.registry.register(request.match_info["subject"], body, _flag(request, "normalize"))
+        return {"id": schema_id}
+
+    async def lookup(self, request: web.Request) -> Any:
+        body = await self._body(request)
+        return schema_json(self.registry.lookup(request.match_info["subject"], body, _flag(request, "deleted")))
+
+    async def get_version(self, request: web.Request) -> Any:
+        sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
+        return schema_json(sv)
+
+    async def get_raw_version(self, request: web.Request) -> Any:
+        sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
+        return web.Response(body=sv.schema.encode(), content_type=CONTENT_TYPE)
+
+    async def referenced_by(self, request: web.Request) -> Any:
+        sv = self.registry.version(request.match_info["subject"], request.match_info["version"])
+        state = self.registry.state
+        return sorted({other.id for s in state.subject_names() for other in state.versions(s)
+                       for r in (other.references or []) if r["subject"] == sv.subject and r["version"] == sv.version})
+
+    async def delete_subject(self, request: web.Request) -> Any:
+        return await self.registry.delete_subject(request.match_info["subject"], _flag(request, "permanent"))
+
+    async def delete_version(self, request: web.Request) -> Any:
+        return await self.registry.delete_version(request.match_info["subject"], request.match_info["version"],
+                                                  _flag(request, "permanent"))
+
+    async def compatibility(self, request: web.Request) -> Any:
+        body = await self._body(request)
+        messages = self.registry.check_compatibility(request.match_info["subject"],
+                                                     request.match_info.get("version"), body)
+        out: dict[str, Any] = {"is_compatible": not messages}
+        if _flag(request, "verbose"):
+            out["messages"] = messages
+        return out
+
+    async def get_config(self, request: web.Request) -> Any:
+        subject = request.match_info.get("subject")
+        state = self.registry.state
+        if subject is not None and subject not in state.configs and not _flag(request, "defaultToGlobal"):
+            raise RestError(RegistryErrorCode.SUBJECT_LEVEL_COMPATIBILITY_NOT_CONFIGURED,
+                            f"Subject '{subject}' does not have subject-level compatibility configured")
+        return {"compatibilityLevel": state.compatibility(subject)}
+
+    async def put_config(self, request: web.Request) -> Any:
+        body = await self._body(request)
+        level = body.get("compatibility", body.get("compatibilityLevel"))
+        level = level.upper() if isinstance(level, str) else level
+        return {"compatibility": await self.registry.set_compatibility(request.match_info.get("subject"), level)}
+
+    async def delete_config(self, request: web.Request) -> Any:
+        return {"compatibilityLevel": await self.registry.delete_compatibility(request.match_info["subject"])}
+
+    async def get_mode(self, request: web.Request) -> Any:
+        subject = request.match_info.get("subject")
+        state = self.registry.state
+        if subject is not None and subject not in state.modes and not _flag(request, "defaultToGlobal"):
+            raise RestError(RegistryErrorCode.SUBJECT_LEVEL_MODE_NOT_CONFIGURED,
+                            f"Subject '{subject}' does not have subject-level mode configured")
+        return {"mode": state.mode(subject)}
+
+    async def put_mode(self, request: web.Request) -> Any:
+        body = await self._body(request)
+        mode = body.get("mode")
+        mode = mode.upper() if isinstance(mode, str) else mode
+        return {"mode": await self.registry.set_mode(request.match_info.get("subject"), mode, _flag(request, "force"))}
+
+    async def delete_mode(self, request: web.Request) -> Any:
+        return {"mode": await self.registry.delete_mode(request.match_info["subject"])}

@@ -1,0 +1,282 @@
+"""The Schema Registry's operations, each checked in full before its records are written.
+
+Who may call: ``rest`` (one per request). ``SchemaRegistry`` keeps the ``RegistryState`` the
+store feeds and a ``write`` function: ``write(records)`` appends the records to ``_schemas``
+in one batch and returns once they have been read back into the state, so a caller that
+gets an answer can read what it wrote, and a check is never made against stale state
+(writes are serialized by one lock, as Confluent's primary serializes them).
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+from kafpy.registry import records
+from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, schema_not_found,
+                                   subject_not_found, version_not_found)
+from kafpy.registry.records import SchemaValue
+from kafpy.registry.schema_types import AVRO, ParsedSchema, parse
+from kafpy.registry.state import RegistryState
+
+COMPATIBILITY_LEVELS = ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
+                        "FULL", "FULL_TRANSITIVE")
+MODES = ("READWRITE", "READONLY", "IMPORT")
+MAX_VERSION = 2**31 - 1
+PARSED_CACHE_SIZE = 1000
+Record = tuple[bytes, bytes | None]
+Writer = Callable[[list[Record]], Awaitable[None]]
+
+
+def parse_version(raw: str | int) -> int | str:
+    """A version path segment: 1..2^31-1, "latest" or -1 (latest); else 42202."""
+    if raw in ("latest", "-1", -1):
+        return "latest"
+    try:
+        v = int(raw)
+    except (TypeError, ValueError):
+        raise invalid_version(raw) from None
+    if not 1 <= v <= MAX_VERSION:
+        raise invalid_version(raw)
+    return v
+
+
+class SchemaRegistry:
+    """Register, look up, delete, configure; see the module docstring for who calls it."""
+
+    def __init__(self, state: RegistryState, write: Writer, is_primary: Callable[[], bool] = lambda: True) -> None:
+        self.state = state
+        self._append = write
+        self.is_primary = is_primary
+        self._write_lock = asyncio.Lock()
+        self._parsed: dict[tuple[str, str], ParsedSchema] = {}
+
+    async def write(self, batch: list[Record]) -> None:
+        """Appends ``batch``; refused (50004) unless this instance is the primary, so that two
+        instances never hand out ids at once."""
+        if not self.is_primary():
+            raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "This instance is not the primary")
+        await self._append(batch)
+
+    # ---------------------------------------------------------------- schemas
+    def parse_request(self, body: dict) -> ParsedSchema:
+        schema_type = body.get("schemaType") or AVRO
+        references = body.get("references") or []
+        if not isinstance(references, list) or not all(
+                isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("subject"), str)
+                and isinstance(r.get("version"), int) for r in references):
+            raise RestError(RegistryErrorCode.INVALID_SCHEMA,
+                            "Invalid schema: references must be a list of {name, subject, version}")
+        references = [{"name": r["name"], "subject": r["subject"], "version": r["version"]} for r in references]
+        return self._parse(schema_type, body.get("schema"), references)
+
+    def _parse(self, schema_type: str, text: Any, references: list[dict]) -> ParsedSchema:
+        """Parses, remembering schemas without references (their meaning cannot change; a
+        reference's target can, after a hard delete and a new registration)."""
+        if references or not isinstance(text, str):
+            return parse(schema_type, text, references, self._resolve_reference)
+        key = (schema_type, text)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            parsed = parse(schema_type, text, references, self._resolve_reference)
+            if len(self._parsed) >= PARSED_CACHE_SIZE:
+                self._parsed.pop(next(iter(self._parsed)))
+            self._parsed[key] = parsed
+        return parsed
+
+    def _resolve_reference(self, ref: dict) -> ParsedSchema:
+        sv = self.state.subjects.get(ref["subject"], {}).get(ref["version"])
+        if sv is None:
+            raise RestError(RegistryErrorCode.INVALID_SCHEMA,
+                            f"Invalid schema: reference {ref['name']} to {ref['subject']} version "
+                            f"{ref['version']} not found")
+        return self.parsed(sv)
+
+    def parsed(self, sv: SchemaValue) -> ParsedSchema:
+        return self._parse(sv.schema_type, sv.schema, sv.references or [])
+
+    async def register(self, subject: str, body: dict, normalize: bool = False) -> int:
+        _check_subject(subject)
+        async with self._write_lock:
+            mode = self.state.mode(subject)
+            if mode == "READONLY":
+                raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED,
+                                f"Subject {subject} is in read-only mode")
+            schema = self.parse_request(body)
+            wanted_id = body.get("id")
+            wanted_version = body.get("version")
+            if (wanted_id is not None or wanted_version is not None) and mode != "IMPORT":
+                raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED,
+                                f"Subject {subject} is not in import mode")
+            live = self.state.versions(subject)
+            for sv in live:
+                if sv.schema_type == schema.schema_type and sv.schema == schema.canonical \
+                        and (sv.references or []) == schema.references:
+                    return sv.id
+            if mode != "IMPORT":
+                messages = self.incompatibilities(schema, live, self.state.compatibility(subject))
+                if messages:
+                    raise RestError(RegistryErrorCode.INCOMPATIBLE_SCHEMA,
+                                    "Schema being registered is incompatible with an earlier schema for "
+                                    f"subject \"{subject}\", details: {messages}")
+            existing_id = self.state.find_id(schema.schema_type, schema.canonical, schema.references)
+            if wanted_id is not None:
+                if not isinstance(wanted_id, int) or wanted_id < 1:
+                    raise RestError(RegistryErrorCode.INVALID_SCHEMA, "Invalid schema: id must be positive")
+                other = self.state.schemas_by_id.get(wanted_id)
+                if other is not None and (other.schema, other.schema_type) != (schema.canonical, schema.schema_type):
+                    raise RestError(RegistryErrorCode.ID_DOES_NOT_MATCH,
+                                    f"Schema already registered with id {wanted_id} instead of input id")
+                schema_id = wanted_id
+            else:
+                schema_id = existing_id if existing_id is not None else self.state.max_id + 1
+            all_versions = self.state.subjects.get(subject, {})
+            version = (max(all_versions) if all_versions else 0) + 1
+            if wanted_version is not None:
+                version = parse_version(wanted_version) if not isinstance(wanted_version, int) else wanted_version
+                if version in all_versions:
+                    raise RestError(RegistryErrorCode.INVALID_VERSION, f"Version {version} already exists")
+            value = SchemaValue(subject, version, schema_id, schema.canonical, schema.schema_type,
+                                schema.references or None)
+            await self.write([(records.schema_key(subject, version), value.to_bytes())])
+            return schema_id
+
+    def incompatibilities(self, schema: ParsedSchema, live: list[SchemaValue], level: str) -> list[str]:
+        """Why ``schema`` may not follow ``live`` (oldest first) under ``level``."""
+        if level == "NONE" or not live:
+            return []
+        previous = live if level.endswith("_TRANSITIVE") else live[-1:]
+        messages: list[str] = []
+        for sv in reversed(previous):
+            old = self.parsed(sv)
+            if level.startswith(("BACKWARD", "FULL")):
+                messages += schema.incompatibilities(old)
+            if level.startswith(("FORWARD", "FULL")):
+                messages += old.incompatibilities(schema)
+        return messages
+
+    def lookup(self, subject: str, body: dict, deleted: bool = False) -> SchemaValue:
+        if not self.state.versions(subject, include_deleted=True):
+            raise subject_not_found(subject)
+        schema = self.parse_request(body)
+        for sv in reversed(self.state.versions(subject, include_deleted=deleted)):
+            if sv.schema_type == schema.schema_type and sv.schema == schema.canonical \
+                    and (sv.references or []) == schema.references:
+                return sv
+        raise schema_not_found()
+
+    def schema_by_id(self, schema_id: int) -> SchemaValue:
+        sv = self.state.schemas_by_id.get(schema_id)
+        if sv is None:
+            raise schema_not_found(f"Schema {schema_id} not found")
+        return sv
+
+    def version(self, subject: str, raw_version: str, deleted: bool = False) -> SchemaValue:
+        version = parse_version(raw_version)
+        if not self.state.versions(subject, include_deleted=True):
+            raise subject_not_found(subject)
+        versions = self.state.versions(subject, include_deleted=deleted)
+        if version == "latest":
+            if not versions:
+                raise subject_not_found(subject)
+            return versions[-1]
+        for sv in versions:
+            if sv.version == version:
+                return sv
+        raise version_not_found(subject, version)
+
+    def check_compatibility(self, subject: str, raw_version: str | None, body: dict) -> list[str]:
+        schema = self.parse_request(body)
+        level = self.state.compatibility(subject)
+        if raw_version is None:
+            return self.incompatibilities(schema, self.state.versions(subject), level)
+        target = self.version(subject, raw_version)
+        return self.incompatibilities(schema, [target], level.replace("_TRANSITIVE", ""))
+
+    # ---------------------------------------------------------------- deletes
+    async def delete_subject(self, subject: str, permanent: bool) -> list[int]:
+        async with self._write_lock:
+            self._check_writable(subject)
+            every = self.state.versions(subject, include_deleted=True)
+            if not every:
+                raise subject_not_found(subject)
+            live = [sv for sv in every if not sv.deleted]
+            if permanent:
+                if live:
+                    raise RestError(RegistryErrorCode.SUBJECT_NOT_SOFT_DELETED,
+                                    f"Subject '{subject}' was not deleted first before being permanently deleted")
+                batch: list[Record] = [(records.schema_key(subject, sv.version), None) for sv in every]
+                await self.write(batch)
+                return [sv.version for sv in every]
+            if not live:
+                raise RestError(RegistryErrorCode.SUBJECT_SOFT_DELETED,
+                                f"Subject '{subject}' was soft deleted.Set permanent=true to delete permanently")
+            batch = [(records.delete_subject_key(subject), records.delete_subject_value(subject, live[-1].version))]
+            if subject in self.state.configs:
+                batch.append((records.config_key(subject), None))
+            if subject in self.state.modes:
+                batch.append((records.mode_key(subject), None))
+            await self.write(batch)
+            return [sv.version for sv in live]
+
+    async def delete_version(self, subject: str, raw_version: str, permanent: bool) -> int:
+        async with self._write_lock:
+            self._check_writable(subject)
+            sv = self.version(subject, raw_version, deleted=permanent)
+            if permanent:
+                if not sv.deleted:
+                    raise RestError(RegistryErrorCode.SCHEMAVERSION_NOT_SOFT_DELETED,
+                                    f"Subject '{subject}' Version {sv.version} was not deleted first before "
+                                    "being permanently deleted")
+                await self.write([(records.schema_key(subject, sv.version), None)])
+                return sv.version
+            gone = SchemaValue(sv.subject, sv.version, sv.id, sv.schema, sv.schema_type, sv.references, True)
+            await self.write([(records.schema_key(subject, sv.version), gone.to_bytes())])
+            return sv.version
+
+    def _check_writable(self, subject: str | None) -> None:
+        if self.state.mode(subject) == "READONLY":
+            raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED, f"Subject {subject} is in read-only mode")
+
+    # ---------------------------------------------------------------- config and mode
+    async def set_compatibility(self, subject: str | None, level: Any) -> str:
+        if level not in COMPATIBILITY_LEVELS:
+            raise RestError(RegistryErrorCode.INVALID_COMPATIBILITY_LEVEL,
+                            "Invalid compatibility level. Valid values are none, backward, forward, full, "
+                            "backward_transitive, forward_transitive, and full_transitive")
+        async with self._write_lock:
+            await self.write([(records.config_key(subject), records.config_value(level))])
+        return level
+
+    async def delete_compatibility(self, subject: str) -> str:
+        async with self._write_lock:
+            if subject not in self.state.configs:
+                raise subject_not_found(subject)
+            level = self.state.configs[subject]
+            await self.write([(records.config_key(subject), None)])
+            return level
+
+    async def set_mode(self, subject: str | None, mode: Any, force: bool = False) -> str:
+        if mode not in MODES:
+            raise RestError(RegistryErrorCode.INVALID_MODE,
+                            "Invalid mode. Valid values are READWRITE, READONLY, IMPORT")
+        async with self._write_lock:
+            if mode == "IMPORT" and not force:
+                scope = self.state.versions(subject) if subject is not None else self.state.subject_names()
+                if scope:
+                    raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED,
+                                    "Cannot import since found existing subjects")
+            await self.write([(records.mode_key(subject), records.mode_value(mode))])
+        return mode
+
+    async def delete_mode(self, subject: str) -> str:
+        async with self._write_lock:
+            if subject not in self.state.modes:
+                raise subject_not_found(subject)
+            mode = self.state.modes[subject]
+            await self.write([(records.mode_key(subject), None)])
+            return mode
+
+
+def _check_subject(subject: str) -> None:
+    if not subject or any(ord(c) < 32 for c in subject) or len(subject) > 10000:
+        raise RestError(RegistryErrorCode.INVALID_SUBJECT, f"Invalid subject {subject!r}")

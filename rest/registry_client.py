@@ -1,0 +1,51 @@
+"""A small asyncio client of a Schema Registry (Confluent's REST API) for the REST Proxy's
+embedded formats: registers a schema under a subject, fetches one by id; both cached, since
+ids never change meaning."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kafpy.registry.errors import RestError
+
+CT = "application/vnd.schemaregistry.v1+json"
+
+
+class RegistryClient:
+    """Keeps one aiohttp session and the schemas seen, by id and by (subject, text)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+        self._session: Any = None
+        self._by_id: dict[int, tuple[str, str]] = {}
+        self._ids: dict[tuple[str, str, str], int] = {}
+
+    async def _call(self, method: str, path: str, body: dict | None = None) -> Any:
+        import aiohttp
+        if self._session is None:
+            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
+        async with self._session.request(method, self.url + path, data=json.dumps(body) if body else None,
+                                         headers={"Content-Type": CT}) as r:
+            payload = await r.json(content_type=None)
+            if r.status != 200:
+                raise RestError(payload.get("error_code", r.status) if isinstance(payload, dict) else r.status,
+                                payload.get("message", str(payload)) if isinstance(payload, dict) else str(payload))
+            return payload
+
+    async def register(self, subject: str, schema_type: str, schema: str) -> int:
+        key = (subject, schema_type, schema)
+        if key not in self._ids:
+            body = {"schema": schema} if schema_type == "AVRO" else {"schema": schema, "schemaType": schema_type}
+            self._ids[key] = (await self._call("POST", f"/subjects/{subject}/versions", body))["id"]
+            self._by_id.setdefault(self._ids[key], (schema_type, schema))
+        return self._ids[key]
+
+    async def schema(self, schema_id: int) -> tuple[str, str]:
+        if schema_id not in self._by_id:
+            got = await self._call("GET", f"/schemas/ids/{schema_id}")
+            self._by_id[schema_id] = (got.get("schemaType", "AVRO"), got["schema"])
+        return self._by_id[schema_id]
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()

@@ -1,0 +1,326 @@
+"""Confluent REST Proxy's v2 API: produce with the embedded formats, topics and partitions
+read, consumer instances (subscribe, assign, seek, records, commit, delete).
+
+Who may call: ``app`` mounts ``V2Resource.routes()``. Requests take the v2 content types
+(``application/vnd.kafka.{binary,json,avro,jsonschema}.v2+json`` for produce and records,
+``application/vnd.kafka.v2+json`` or ``application/json`` elsewhere); answers are
+``application/vnd.kafka.v2+json`` (records: the consumer's format type).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from kafpy.registry.errors import RestError
+from kafpy.rest import errors as E
+from kafpy.rest.cluster import ClusterClients
+from kafpy.rest.consumers import ConsumerManager
+from kafpy.rest.formats import Encoder, decode
+from kafpy.rest.registry_client import RegistryClient
+
+log = logging.getLogger("kafka.rest.v2")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+PLAIN_TYPES = {E.V2_JSON, "application/json", "application/vnd.kafka+json", "application/octet-stream", ""}
+MAX_RECORDS_BYTES = 64 * 1024 * 1024
+
+
+def handle(fn: Callable[[web.Request], Awaitable[Any]], content_type: str = E.V2_JSON) -> Handler:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        try:
+            result = await fn(request)
+        except RestError as e:
+            return E.error_reply(e, content_type)
+        except web.HTTPException:
+            raise
+        except Exception as e:   # Kafka client errors: Confluent's 50002
+            log.exception("Error handling %s %s", request.method, request.path)
+            return E.error_reply(RestError(E.KAFKA_ERROR, f"Kafka error: {e}"), content_type)
+        if isinstance(result, web.StreamResponse):
+            return result
+        return E.reply(result, content_type=content_type) if result is not None else web.Response(status=204)
+    return handler
+
+
+async def read_json(request: web.Request, allowed: set[str], max_bytes: int, required: bool = True) -> Any:
+    ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if ctype not in allowed:
+        raise RestError(E.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
+    raw = await request.content.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise RestError(E.PAYLOAD_TOO_LARGE, "Request entity too large")
+    if not raw:
+        if required:
+            raise RestError(E.UNPROCESSABLE, "Request body is missing")
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError as e:
+        raise RestError(E.BAD_REQUEST, f"Unexpected character: {e}") from None
+
+
+def partitions_of(body: dict, key: str = "partitions") -> list[tuple[str, int]]:
+    items = body.get(key)
+    if not isinstance(items, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("topic"), str) and isinstance(p.get("partition"), int) for p in items):
+        raise RestError(E.UNPROCESSABLE, f"{key} must be a list of {{topic, partition}}")
+    return [(p["topic"], p["partition"]) for p in items]
+
+
+class V2Resource:
+    """The v2 handlers over the cluster clients, the consumer instances and the registry."""
+
+    def __init__(self, cluster: ClusterClients, consumers: ConsumerManager, registry: RegistryClient | None,
+                 max_request_bytes: int = 1 << 20) -> None:
+        self.cluster = cluster
+        self.consumers = consumers
+        self.registry = registry
+        self.max_request_bytes = max_request_bytes
+
+    def routes(self) -> list[tuple[str, str, Handler]]:
+        inst = "/consumers/{group}/instances/{instance}"
+        return [
+            ("GET", "/topics", handle(self.list_topics)),
+            ("GET", "/topics/{topic}", handle(self.get_topic)),
+            ("POST", "/topics/{topic}", handle(self.produce)),
+            ("GET", "/topics/{topic}/partitions", handle(self.list_partitions)),
+            ("GET", "/topics/{topic}/partitions/{partition}", handle(self.get_partition)),
+            ("POST", "/topics/{topic}/partitions/{partition}", handle(self.produce)),
+            ("GET", "/brokers", handle(self.list_brokers)),
+            ("POST", "/consumers/{group}", handle(self.create_consumer)),
+            ("DELETE", inst, handle(self.delete_consumer)),
+            ("POST", inst + "/subscription", handle(self.subscribe)),
+            ("GET", inst + "/subscription", handle(self.get_subscription)),
+            ("DELETE", inst + "/subscription", handle(self.unsubscribe)),
+            ("POST", inst + "/assignments", handle(self.assign)),
+            ("GET", inst + "/assignments", handle(self.get_assignments)),
+            ("POST", inst + "/positions", handle(self.seek)),
+            ("POST", inst + "/positions/beginning", handle(self.seek_to_beginning)),
+            ("POST", inst + "/positions/end", handle(self.seek_to_end)),
+            ("GET", inst + "/records", self.records),
+            ("POST", inst + "/offsets", handle(self.commit)),
+            ("GET", inst + "/offsets", handle(self.committed)),
+        ]
+
+    # ---------------------------------------------------------------- topics and produce
+    async def list_topics(self, request: web.Request) -> Any:
+        md = await self.cluster.metadata(None)
+        return sorted(t["topic"] for t in md["topics"] if t["error_code"] == 0)
+
+    async def list_brokers(self, request: web.Request) -> Any:
+        md = await self.cluster.metadata([])
+        return {"brokers": sorted(b["node_id"] for b in md["brokers"])}
+
+    async def get_topic(self, request: web.Request) -> Any:
+        topic = request.match_info["topic"]
+        parts = await self.cluster.partitions(topic)
+        return {"name": topic, "configs": await self._topic_configs(topic),
+                "partitions": [self._partition_json(p) for p in parts]}
+
+    async def _topic_configs(self, topic: str) -> dict:
+        from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+        (resp,) = await self.cluster.admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])
+        (res,) = resp.to_object()["resources"]
+        return {c["config_names"]: c["config_value"] for c in res["config_entries"] if not c.get("is_default", False)}
+
+    @staticmethod
+    def _partition_json(p: dict) -> dict:
+        return {"partition": p["partition"], "leader": p["leader"],
+                "replicas": [{"broker": r, "leader": r == p["leader"], "in_sync": r in p["isr"]} for r in p["replicas"]]}
+
+    async def list_partitions(self, request: web.Request) -> Any:
+        return [self._partition_json(p) for p in await self.cluster.partitions(request.match_info["topic"])]
+
+    async def get_partition(self, request: web.Request) -> Any:
+        topic, partition = request.match_info["topic"], self._int(request.match_info["partition"])
+        for p in await self.cluster.partitions(topic):
+            if p["partition"] == partition:
+                return self._partition_json(p)
+        raise RestError(E.PARTITION_NOT_FOUND, "Partition not found.")
+
+    @staticmethod
+    def _int(raw: str) -> int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise RestError(E.BAD_REQUEST, f"Not a number: {raw}") from None
+
+    async def produce(self, request: web.Request) -> Any:
+        ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        fmt = E.EMBEDDED.get(ctype)
+        if fmt is None:
+            raise RestError(E.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
+        body = await read_json(request, {ctype}, self.max_request_bytes)
+        records = body.get("records") if isinstance(body, dict) else None
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+            raise RestError(E.UNPROCESSABLE, "records must be a list of objects")
+        topic = request.match_info["topic"]
+        fixed = request.match_info.get("partition")
+        parts = await self.cluster.partitions(topic, auto_create=True)
+        if fixed is not None:
+            await self.cluster.check_partition(topic, self._int(fixed))
+        encoder = Encoder(fmt, self.registry)
+        key_id = await encoder.schema_id(topic, "key", body)
+        value_id = await encoder.schema_id(topic, "value", body)
+        encoded = []   # every record encoded before any is sent: a bad one sends none
+        for r in records:
+            partition = self._int(fixed) if fixed is not None else r.get("partition")
+            if partition is not None and not any(p["partition"] == partition for p in parts):
+                raise RestError(E.PARTITION_NOT_FOUND, "Partition not found.")
+            encoded.append((await encoder.encode(r.get("key"), key_id, "key"),
+                            await encoder.encode(r.get("value"), value_id, "value"), partition))
+        futures = [await self.cluster.producer.send(topic, value=v, key=k, partition=p) for k, v, p in encoded]
+        offsets = []
+        for result in await asyncio.gather(*futures, return_exceptions=True):
+            if isinstance(result, BaseException):
+                offsets.append({"partition": None, "offset": None, "error_code": E.KAFKA_ERROR, "error": str(result)})
+            else:
+                offsets.append({"partition": result.partition, "offset": result.offset,
+                                "error_code": None, "error": None})
+        return {"key_schema_id": key_id, "value_schema_id": value_id, "offsets": offsets}
+
+    # ---------------------------------------------------------------- consumers
+    async def create_consumer(self, request: web.Request) -> Any:
+        body = await read_json(request, PLAIN_TYPES, self.max_request_bytes, required=False)
+        if not isinstance(body, dict):
+            raise RestError(E.UNPROCESSABLE, "Request body must be an object")
+        group = request.match_info["group"]
+        instance = await self.consumers.create(group, body)
+        base = f"{request.scheme}://{request.host}/consumers/{group}/instances/{instance.name}"
+        return {"instance_id": instance.name, "base_uri": base}
+
+    def _instance(self, request: web.Request) -> Any:
+        return self.consumers.get(request.match_info["group"], request.match_info["instance"])
+
+    async def delete_consumer(self, request: web.Request) -> Any:
+        await self.consumers.delete(request.match_info["group"], request.match_info["instance"])
+        return None
+
+    async def subscribe(self, request: web.Request) -> Any:
+        instance = self._instance(request)
+        body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
+        topics, pattern = body.get("topics"), body.get("topic_pattern")
+        if (topics is None) == (pattern is None):
+            raise RestError(E.UNPROCESSABLE, "Subscription must give either topics or topic_pattern")
+        if instance.consumer.assignment() and not instance.consumer.subscription():
+            raise RestError(E.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
+        if pattern is not None:
+            instance.consumer.subscribe(pattern=pattern)
+        else:
+            if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+                raise RestError(E.UNPROCESSABLE, "topics must be a list of names")
+            instance.consumer.subscribe(topics=topics)
+        return None
+
+    async def get_subscription(self, request: web.Request) -> Any:
+        return {"topics": sorted(self._instance(request).consumer.subscription())}
+
+    async def unsubscribe(self, request: web.Request) -> Any:
+        self._instance(request).consumer.unsubscribe()
+        return None
+
+    async def assign(self, request: web.Request) -> Any:
+        from aiokafka import TopicPartition
+        instance = self._instance(request)
+        tps = partitions_of(await read_json(request, PLAIN_TYPES, self.max_request_bytes))
+        if instance.consumer.subscription():
+            raise RestError(E.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
+        instance.consumer.assign([TopicPartition(t, p) for t, p in tps])
+        return None
+
+    async def get_assignments(self, request: web.Request) -> Any:
+        return {"partitions": [{"topic": tp.topic, "partition": tp.partition}
+                               for tp in sorted(self._instance(request).consumer.assignment())]}
+
+    async def seek(self, request: web.Request) -> Any:
+        from aiokafka import TopicPartition
+        instance = self._instance(request)
+        body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
+        for o in body.get("offsets") or []:
+            tp = TopicPartition(o["topic"], o["partition"])
+            self._check_assigned(instance, tp)
+            instance.consumer.seek(tp, int(o["offset"]))
+        return None
+
+    @staticmethod
+    def _check_assigned(instance: Any, tp: Any) -> None:
+        if tp not in instance.consumer.assignment():
+            raise RestError(E.ILLEGAL_STATE, f"No current assignment for partition {tp.topic}-{tp.partition}")
+
+    async def seek_to_beginning(self, request: web.Request) -> Any:
+        return await self._seek_to(request, "seek_to_beginning")
+
+    async def seek_to_end(self, request: web.Request) -> Any:
+        return await self._seek_to(request, "seek_to_end")
+
+    async def _seek_to(self, request: web.Request, how: str) -> Any:
+        from aiokafka import TopicPartition
+        instance = self._instance(request)
+        tps = [TopicPartition(t, p) for t, p in partitions_of(await read_json(request, PLAIN_TYPES, self.max_request_bytes))]
+        for tp in tps:
+            self._check_assigned(instance, tp)
+        await getattr(instance.consumer, how)(*tps)
+        return None
+
+    async def records(self, request: web.Request) -> web.StreamResponse:
+        try:
+            instance = self._instance(request)
+        except RestError as e:
+            return E.error_reply(e)
+        accept = request.headers.get("Accept", "").split(",")[0].split(";")[0].strip().lower()
+        want = E.EMBEDDED.get(accept)
+        content_type = accept if want is not None else E.V2_JSON
+        if want is not None and want != instance.fmt:
+            return E.error_reply(RestError(E.CONSUMER_FORMAT_MISMATCH,
+                                           "The requested embedded data format does not match the deserializer "
+                                           "for this consumer instance"), content_type)
+        return await handle(lambda r: self._records(r, instance),
+                            {v: k for k, v in E.EMBEDDED.items()}[instance.fmt])(request)
+
+    async def _records(self, request: web.Request, instance: Any) -> Any:
+        timeout_ms = min(self._int(request.query.get("timeout", "1000")), 30000)
+        max_bytes = min(self._int(request.query.get("max_bytes", str(MAX_RECORDS_BYTES))), MAX_RECORDS_BYTES)
+        async with instance.lock:
+            if not instance.consumer.assignment() and not instance.consumer.subscription():
+                raise RestError(E.ILLEGAL_STATE, "Consumer is not subscribed to any topics or assigned any partitions")
+            batches = await instance.consumer.getmany(timeout_ms=max(timeout_ms, 0), max_records=1000)
+            out, size = [], 0
+            for tp, msgs in sorted(batches.items()):
+                for i, m in enumerate(msgs):
+                    size += len(m.key or b"") + len(m.value or b"")
+                    if out and size > max_bytes:   # leave the rest to the next request
+                        instance.consumer.seek(tp, m.offset)
+                        break
+                    out.append({"topic": m.topic,
+                                "key": await decode(instance.fmt, m.key, self.registry),
+                                "value": await decode(instance.fmt, m.value, self.registry),
+                                "partition": m.partition, "offset": m.offset})
+            return out
+
+    async def commit(self, request: web.Request) -> Any:
+        from aiokafka import TopicPartition
+        from aiokafka.structs import OffsetAndMetadata
+        instance = self._instance(request)
+        body = await read_json(request, PLAIN_TYPES, self.max_request_bytes, required=False)
+        offsets = body.get("offsets") if isinstance(body, dict) else None
+        async with instance.lock:
+            if offsets:
+                await instance.consumer.commit({TopicPartition(o["topic"], o["partition"]):
+                                                OffsetAndMetadata(int(o["offset"]), o.get("metadata") or "")
+                                                for o in offsets})
+            else:
+                await instance.consumer.commit()
+        return web.Response(status=200)
+
+    async def committed(self, request: web.Request) -> Any:
+        from aiokafka import TopicPartition
+        instance = self._instance(request)
+        body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
+        out = []
+        for t, p in partitions_of(body):
+            offset = await instance.consumer.committed(TopicPartition(t, p))
+            out.append({"topic": t, "partition": p, "offset": offset if offset is not None else -1, "metadata": ""})
+        return {"offsets": out}

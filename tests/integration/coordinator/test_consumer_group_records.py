@@ -1,0 +1,26 @@
+"""The records kafpy writes for a consumer-protocol group, read by Apache Kafka 4.4's
+`kafka-dump-log --offsets-decoder` (the tool decodes each key by its record type and
+each value by its version: anything it cannot read it prints as an error)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kafpy.coordinator.partitioner import partition_for
+from tests.integration.coordinator.test_consumer_protocol import (
+    CONSUMER_GROUP_BROKER, _confluent_read_all, _topic_with_records)
+from tests.support.kafka_dist import run_tool
+
+
+def test_kafka_dump_log_decodes_consumer_group_records(broker_factory):
+    b = broker_factory({**CONSUMER_GROUP_BROKER, "offsets.topic.num.partitions": 3})
+    _topic_with_records(b.bootstrap, "dumped")
+    _confluent_read_all(b.bootstrap, "dumped", "dumped-group")
+    b.stop()
+    part = Path(b.log_dir) / f"__consumer_offsets-{partition_for('dumped-group', 3)}"
+    segments = sorted(str(p) for p in part.glob("*.log"))
+    out = run_tool("4", "kafka-dump-log", ["--offsets-decoder", "--files", ",".join(segments)],
+                   timeout=120).stdout
+    assert "dumped-group" in out
+    for kind in ('"type":"3"', '"type":"5"', '"type":"6"', '"type":"7"', '"type":"8"', '"type":"1"'):
+        assert kind in out, (kind, out[-3000:])
+    assert "Error" not in out and "Unknown" not in out, out[-3000:]

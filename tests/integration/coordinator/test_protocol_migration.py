@@ -1,0 +1,148 @@
+"""Online migration of a live group between the classic and the consumer protocols
+(KIP-848, `group.consumer.migration.policy=bidirectional`), with confluent-kafka members
+while a producer runs: three classic members (cooperative-sticky) are replaced one at a
+time by consumer-protocol members, then back. Every record is consumed at least once,
+and no partition is owned by two members at once, as the members' own assignment and
+revocation callbacks report it."""
+from __future__ import annotations
+
+import threading
+import time
+
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from tests.integration.coordinator.helpers import wait_until
+from tests.integration.coordinator.test_consumer_protocol import CONSUMER_GROUP_BROKER
+
+TOPIC, GROUP, PARTITIONS = "migrating", "migrating-group", 6
+
+
+class Ownership:
+    """Who owns which partition, from the members' callbacks; overlaps are recorded."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.owner: dict[int, str] = {}
+        self.overlaps: list[str] = []
+
+    def assigned(self, member: str, partitions) -> None:
+        with self.lock:
+            for tp in partitions:
+                holder = self.owner.get(tp.partition)
+                if holder is not None and holder != member:
+                    self.overlaps.append(f"{member} got {tp.partition} owned by {holder}")
+                self.owner[tp.partition] = member
+
+    def revoked(self, member: str, partitions) -> None:
+        with self.lock:
+            for tp in partitions:
+                if self.owner.get(tp.partition) == member:
+                    del self.owner[tp.partition]
+
+    def of(self, member: str) -> set[int]:
+        with self.lock:
+            return {p for p, m in self.owner.items() if m == member}
+
+
+class Member(threading.Thread):
+    def __init__(self, name: str, bootstrap: str, protocol: str, ownership: Ownership,
+                 seen: set[bytes]) -> None:
+        super().__init__(daemon=True)
+        self.name_, self.protocol, self.ownership, self.seen = name, protocol, ownership, seen
+        conf = {"bootstrap.servers": bootstrap, "group.id": GROUP, "auto.offset.reset": "earliest",
+                "client.id": name, "auto.commit.interval.ms": 200,
+                "error_cb": lambda e: self.errors.append(str(e)) if e.fatal() else None}
+        if protocol == "consumer":
+            conf["group.protocol"] = "consumer"
+        else:
+            conf.update({"partition.assignment.strategy": "cooperative-sticky",
+                         "session.timeout.ms": 10000, "heartbeat.interval.ms": 500})
+        self.consumer = Consumer(conf)
+        self.stop = threading.Event()
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        c = self.consumer
+        c.subscribe([TOPIC], on_assign=lambda _c, ps: self.ownership.assigned(self.name_, ps),
+                    on_revoke=lambda _c, ps: self.ownership.revoked(self.name_, ps),
+                    on_lost=lambda _c, ps: self.ownership.revoked(self.name_, ps))
+        try:
+            while not self.stop.is_set():
+                msg = c.poll(0.2)
+                if msg is None:
+                    continue
+                if msg.error() is not None:
+                    if msg.error().fatal():
+                        self.errors.append(str(msg.error()))
+                        return
+                    continue
+                self.seen.add(msg.value())
+        finally:
+            c.close()   # commits and revokes (the callback runs) before leaving
+
+    def halt(self) -> None:
+        self.stop.set()
+        self.join(60)
+        assert not self.is_alive(), f"{self.name_} did not stop"
+
+
+def _group_state(admin: AdminClient) -> str:
+    try:
+        (d,) = admin.describe_consumer_groups([GROUP])[GROUP].result(10),
+        return str(d.state).split(".")[-1]
+    except Exception as e:  # noqa: BLE001 - coordinator moving or group gone
+        return f"error: {e}"
+
+
+def test_members_move_to_the_consumer_protocol_and_back_one_at_a_time(broker_factory):
+    b = broker_factory({**CONSUMER_GROUP_BROKER, "group.initial.rebalance.delay.ms": 0})
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)])[TOPIC].result(60)
+    produced: list[bytes] = []
+    stop_producing = threading.Event()
+
+    def produce() -> None:
+        p = Producer({"bootstrap.servers": b.bootstrap, "linger.ms": 5})
+        i = 0
+        while not stop_producing.is_set():
+            value = b"m%d" % i
+            p.produce(TOPIC, value=value, partition=i % PARTITIONS)
+            produced.append(value)
+            i += 1
+            p.poll(0)
+            time.sleep(0.005)
+        assert p.flush(30) == 0
+
+    producer = threading.Thread(target=produce, daemon=True)
+    producer.start()
+    ownership, seen = Ownership(), set()
+    members = {n: Member(n, b.bootstrap, "classic", ownership, seen) for n in ("a", "b", "c")}
+    for m in members.values():
+        m.start()
+
+    def settled(protocol_names: dict[str, str]) -> bool:
+        owned = [ownership.of(n) for n in protocol_names]
+        return (all(owned) and sum(len(o) for o in owned) == PARTITIONS
+                and _group_state(admin).lower() == "stable")
+
+    wait_until(lambda: settled({n: "classic" for n in members}), 90, "three classic members share the topic")
+    for protocol in ("consumer", "classic"):
+        for name in ("a", "b", "c"):
+            members[name].halt()
+            members[name] = Member(name, b.bootstrap, protocol, ownership, seen)
+            members[name].start()
+            try:
+                wait_until(lambda: settled({n: "" for n in members}), 120,
+                           f"member {name} back with the {protocol} protocol and the group stable")
+            except AssertionError as e:
+                raise AssertionError(f"{e}: owners {ownership.owner}, state {_group_state(admin)}, "
+                                     f"errors {[m.errors for m in members.values()]}") from None
+    stop_producing.set()
+    producer.join(60)
+    wait_until(lambda: seen >= set(produced), 90, "every produced record consumed")
+    for m in members.values():
+        m.halt()
+    errors = [e for m in members.values() for e in m.errors]
+    assert not errors, errors
+    assert not ownership.overlaps, ownership.overlaps[:5]

@@ -1,0 +1,159 @@
+"""The package as a user gets it: ``python -m build``'s wheel and sdist, installed into clean
+venvs (issue 22's first acceptance line and issue 26's).
+
+One wheel per session (module fixture); the full check (broker, tools, Spark job, the plugin's
+example project with three clients, also under ``-n 2``) runs on the interpreter running the
+suite, the install-and-produce check on every other Python 3.10+ installed here.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from kafpy import __version__
+from kafpy._ports import LOOPBACK, free_port
+from kafpy._process import answers_api_versions, terminate, wait_for
+
+from .wheel_env import (REPO_ROOT, TEST_PROJECT_DEPS, Venv, build, clean_env, interpreters,
+                        project_dependencies, run)
+
+CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+OTHER_PYTHONS = {v: p for v, p in interpreters().items() if v != CURRENT}
+# Packages of a user's own project named like the repository's folders: if anything of
+# kafpy imported them, the import would raise.
+SHADOWS = ("storage", "protocol", "scripts", "broker", "replication", "coordinator")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return build(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture
+def user_folder(tmp_path: Path) -> Path:
+    """A project folder of the user's, with packages named like the repository's folders."""
+    folder = tmp_path / "project"
+    for name in SHADOWS:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "__init__.py").write_text(
+            f"raise ImportError('the user\\'s own {name} package was imported')\n")
+    return folder
+
+
+def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist):
+    wheel, sdist = dist
+    assert wheel.name == f"kafpy-{__version__}-py3-none-any.whl"
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names} == {"kafpy", f"kafpy-{__version__}.dist-info"}
+    for module in ("kafpy/py.typed", "kafpy/embedded.py", "kafpy/pytest_plugin.py",
+                   "kafpy/broker/__main__.py", "kafpy/spark_jobs/batch_export.py",
+                   "kafpy/protocol/schema/ProduceRequest.json"):
+        assert module in names
+    dist_info = zipfile.ZipFile(wheel)
+    entry_points = dist_info.read(f"kafpy-{__version__}.dist-info/entry_points.txt").decode()
+    assert "[pytest11]\nkafpy = kafpy.pytest_plugin" in entry_points
+    assert "kafka-topics.sh = kafpy.scripts.kafka_topics:main" in entry_points
+    metadata = dist_info.read(f"kafpy-{__version__}.dist-info/METADATA").decode()
+    assert "Requires-Python: >=3.10" in metadata
+    assert "Programming Language :: Python :: 3.13" in metadata
+    sdist_names = tarfile.open(sdist).getnames()
+    top = f"kafpy-{__version__}"
+    for member in ("setup.py", "pyproject.toml", "CHANGELOG.md", "config/server.properties",
+                   "broker/__main__.py", "kafpy/__init__.py"):
+        assert f"{top}/{member}" in sdist_names
+
+
+def start_broker(cmd: list[str], cwd: Path, port: int, log: Path) -> subprocess.Popen:
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=clean_env(), stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for(lambda: answers_api_versions(LOOPBACK, port), timeout=60, what=cmd[0],
+                 proc=proc, log_path=log)
+    except BaseException:
+        terminate(proc)
+        raise
+    return proc
+
+
+def test_installed_wheel_runs_broker_tools_spark_job_and_plugin_from_any_folder(
+        dist, tmp_path, user_folder):
+    wheel, _ = dist
+    venv = Venv(tmp_path / "venv", sys.executable)
+    venv.pip_install(*project_dependencies(), *TEST_PROJECT_DEPS)
+    before = venv.top_level()
+    venv.pip_install("--no-deps", str(wheel))
+    assert venv.top_level() - before == {"kafpy", f"kafpy-{__version__}.dist-info"}
+    run([venv.python, "-m", "pip", "check"], cwd=user_folder, timeout=120)
+
+    # no repository path anywhere: kafpy is the installed one, whatever the cwd holds
+    where = run([venv.python, "-c", "import sys, kafpy.storage.log as m; print(m.__file__); "
+                 "print(sys.path)"], cwd=user_folder, timeout=60).stdout
+    assert str(venv.site_packages()) in where.splitlines()[0]
+    assert str(REPO_ROOT) not in where
+
+    # the broker, as a module and as the console script, and a tool against it
+    port = free_port()
+    props = user_folder / "server.properties"
+    props.write_text(f"listeners=PLAINTEXT://{LOOPBACK}:{port}\n"
+                     f"log.dirs={tmp_path / 'data'}\noffsets.topic.num.partitions=1\n")
+    broker = start_broker([venv.python, "-m", "kafpy.broker", str(props)], user_folder, port,
+                          tmp_path / "broker.log")
+    try:
+        topics = str(venv.bin / "kafka-topics.sh")
+        created = run([topics, "--bootstrap-server", f"{LOOPBACK}:{port}", "--create",
+                       "--topic", "orders", "--partitions", "2"], cwd=user_folder, timeout=120)
+        assert "Created topic orders." in created.stdout
+        listed = run([topics, "--bootstrap-server", f"{LOOPBACK}:{port}", "--list"],
+                     cwd=user_folder, timeout=120)
+        assert listed.stdout.split() == ["orders"]
+    finally:
+        assert terminate(broker) == 0
+    port = free_port()
+    server = start_broker([str(venv.bin / "kafpy-server"), str(props), "--override",
+                           f"listeners=PLAINTEXT://{LOOPBACK}:{port}"], user_folder, port,
+                          tmp_path / "server.log")
+    assert terminate(server) == 0
+
+    spark_help = run([venv.python, "-m", "kafpy.spark_jobs.batch_export", "--help"],
+                     cwd=user_folder, timeout=60)
+    assert spark_help.stdout.startswith("usage:")
+
+    # a user's test project with only the plugin's fixtures, serial and with two workers
+    project = user_folder / "tests_of_mine"
+    shutil.copytree(REPO_ROOT / "tests" / "data" / "plugin_project", project)
+    for args in ([], ["-n", "2"]):
+        result = run([venv.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                     cwd=project, timeout=300, check=False)
+        assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+        assert "6 passed" in result.stdout
+
+
+EMBEDDED_PRODUCE = """
+import sys
+from kafka import KafkaProducer
+from kafpy import EmbeddedBroker
+with EmbeddedBroker() as broker:
+    broker.create_topic("versions", partitions=2)
+    producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, acks="all")
+    meta = producer.send("versions", sys.version.encode(), partition=1).get(timeout=30)
+    producer.close()
+    print("acknowledged at", meta.partition, meta.offset)
+"""
+
+
+@pytest.mark.parametrize("version", sorted(OTHER_PYTHONS) or ["none"],
+                         ids=lambda v: f"python{v}")
+def test_wheel_installs_and_produces_on_each_python(dist, tmp_path, user_folder, version):
+    assert OTHER_PYTHONS, "no other Python 3.10+ found (pyenv's are expected here)"
+    wheel, _ = dist
+    venv = Venv(tmp_path / "venv", OTHER_PYTHONS[version])
+    venv.pip_install(str(wheel))
+    out = run([venv.python, "-c", EMBEDDED_PRODUCE], cwd=user_folder, timeout=180)
+    assert "acknowledged at 1 0" in out.stdout

@@ -1,0 +1,48 @@
+"""The registry's HTTP answers to bad input, as Confluent's: 415 for a wrong content type,
+413 past the request bound, 400 for a body that is not JSON, 422/404 bodies with
+``error_code``; and the registry keeps serving afterwards."""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+CT = "application/vnd.schemaregistry.v1+json"
+
+
+def call(url: str, method: str = "GET", body: bytes | None = None, ctype: str = CT) -> tuple[int, object, str]:
+    req = urllib.request.Request(url, data=body, method=method, headers={"Content-Type": ctype} if body is not None else {})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read() or b"null"), resp.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null"), e.headers.get("Content-Type", "")
+
+
+def test_bad_input_answers(registry):
+    base = registry.url
+    schema = json.dumps({"schema": '"string"'}).encode()
+    status, body, _ = call(f"{base}/subjects/s/versions", "POST", schema, "text/plain")
+    assert status == 415 and body["error_code"] == 415
+    status, body, _ = call(f"{base}/subjects/s/versions", "POST", b"{nope")
+    assert status == 400 and body["error_code"] == 400
+    big = json.dumps({"schema": json.dumps({"type": "enum", "name": "E", "symbols": [f"S{i}" for i in range(200000)]})}).encode()
+    status, body, _ = call(f"{base}/subjects/s/versions", "POST", big)
+    assert status == 413
+    status, body, _ = call(f"{base}/subjects/s/versions/abc")
+    assert (status, body["error_code"]) == (422, 42202)
+    status, body, _ = call(f"{base}/schemas/ids/12345")
+    assert (status, body["error_code"]) == (404, 40403)
+    status, body, _ = call(f"{base}/config", "PUT", json.dumps({"compatibility": "SIDEWAYS"}).encode())
+    assert (status, body["error_code"]) == (422, 42203)
+    status, body, _ = call(f"{base}/mode", "PUT", json.dumps({"mode": "WHATEVER"}).encode())
+    assert (status, body["error_code"]) == (422, 42204)
+    status, body, _ = call(f"{base}/config/s")
+    assert (status, body["error_code"]) == (404, 40408)
+    status, body, ctype = call(f"{base}/subjects/s/versions", "POST", schema)
+    assert status == 200 and body == {"id": 1} and ctype.startswith(CT)
+    assert call(f"{base}/subjects")[1] == ["s"]
+    status, body, _ = call(f"{base}/compatibility/subjects/s/versions/latest?verbose=true", "POST",
+                           json.dumps({"schema": '"int"'}).encode())
+    assert status == 200 and body["is_compatible"] is False and body["messages"]
+    assert call(f"{base}/schemas/types")[1] == ["JSON", "PROTOBUF", "AVRO"]

@@ -1,0 +1,102 @@
+"""Features (KIP-584) as Kafka 4.4 advertises them: supported and finalized levels in
+ApiVersions v3+, UpdateFeatures upgrading and downgrading them, the standalone
+broker keeping them in its metadata file, and the APIs group.version gates."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kafpy.protocol.messages import ApiVersionsRequest, UpdateFeaturesRequest
+
+from kafpy.broker.apis import ApiRegistry
+from kafpy.broker.controller import load_controller_state
+from kafpy.broker.features import (DEFAULT_FINALIZED, GROUP_VERSION, FinalizedFeatures,
+                                   StandaloneFeatures, supported_features)
+from kafpy.broker.handlers.api_versions import handle_api_versions
+from kafpy.broker.handlers.features import handle_update_features
+from tests.unit.broker.helpers import LocalBroker, call
+
+INVALID_UPDATE_VERSION = 95
+
+
+@pytest.fixture
+def broker(tmp_path):
+    loop = asyncio.new_event_loop()
+    b = LocalBroker(str(tmp_path), loop)
+    b.apis = ApiRegistry.load()
+    try:
+        yield b
+    finally:
+        b.close()
+        loop.close()
+
+
+def _versions(broker, version=3):
+    return call(broker, handle_api_versions, 18, version,
+                ApiVersionsRequest(client_software_name="unit-test", client_software_version="1.0"))
+
+
+def _update(broker, version, **levels):
+    U = UpdateFeaturesRequest.FeatureUpdateKey
+    updates = [U(feature=n.replace("_", "."), max_version_level=lv,
+                 upgrade_type=1 if lv > 0 else 2, allow_downgrade=lv == 0)
+               for n, lv in levels.items()]
+    return call(broker, handle_update_features, 57, version,
+                UpdateFeaturesRequest(timeout_ms=1000, feature_updates=updates))
+
+
+def test_api_versions_v3_lists_supported_and_finalized_features(broker):
+    resp = _versions(broker)
+    supported = {f.name: (f.min_version, f.max_version) for f in resp.supported_features}
+    assert supported == supported_features()
+    assert supported[GROUP_VERSION] == (0, 1)
+    assert "streams.version" not in supported      # room kept, nothing to enable yet
+    finalized = {f.name: (f.min_version_level, f.max_version_level) for f in resp.finalized_features}
+    assert finalized == {GROUP_VERSION: (1, 1)} and resp.finalized_features_epoch == 0
+
+
+def test_api_versions_before_v3_carries_no_features(broker):
+    resp = _versions(broker, 2)
+    assert resp.supported_features == [] and resp.finalized_features == []
+
+
+def test_update_features_downgrade_needs_a_downgrade_type(broker):
+    U = UpdateFeaturesRequest.FeatureUpdateKey
+    resp = call(broker, handle_update_features, 57, 1, UpdateFeaturesRequest(
+        feature_updates=[U(feature=GROUP_VERSION, max_version_level=0, upgrade_type=1)]))
+    assert resp.error_code == 0 and resp.results[0].error_code == INVALID_UPDATE_VERSION
+    assert broker.services.features.current().level(GROUP_VERSION) == 1
+
+
+def test_update_features_refuses_unsupported_levels(broker):
+    resp = _update(broker, 2, group_version=7)
+    assert resp.error_code == INVALID_UPDATE_VERSION
+    resp = _update(broker, 1, no_such_feature=1)
+    assert resp.results[0].error_code == INVALID_UPDATE_VERSION
+
+
+def test_update_features_persists_and_bumps_the_epoch(broker, tmp_path):
+    assert _update(broker, 1, transaction_version=1).results[0].error_code == 0
+    resp = _versions(broker)
+    finalized = {f.name: f.max_version_level for f in resp.finalized_features}
+    assert finalized == {GROUP_VERSION: 1, "transaction.version": 1}
+    assert resp.finalized_features_epoch == 1
+    state = load_controller_state(str(tmp_path))
+    assert state.finalized_features == finalized and state.features_epoch == 1
+
+
+def test_group_version_zero_hides_the_consumer_group_apis(broker):
+    assert _update(broker, 2, group_version=0).error_code == 0
+    resp = _versions(broker)
+    keys = {k.api_key for k in resp.api_keys}
+    assert 68 not in keys and 69 not in keys and 11 in keys
+    assert resp.finalized_features == []
+
+
+def test_a_metadata_file_from_before_features_gets_the_defaults():
+    async def never(levels, epoch):
+        raise AssertionError("nothing is written until an update")
+    store = StandaloneFeatures(None, 0, never)
+    assert dict(store.current().levels) == DEFAULT_FINALIZED
+    assert FinalizedFeatures({}).enables(68) is False and FinalizedFeatures({}).enables(11)

@@ -1,0 +1,100 @@
+"""The scrape of a broker (faked: its parts as plain objects) under Kafka's names, and the
+Grafana dashboard asking only for names the broker exports."""
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+from prometheus_client import CollectorRegistry, generate_latest
+
+from kafpy.coordinator.group import GroupState
+from kafpy.coordinator.transaction.state import TxnState
+from kafpy.metrics.collectors import KafkaCollector
+from kafpy.metrics.observer import RequestObserver
+from kafpy.metrics.request_logger import RequestLogger
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _partition(leader: bool, isr: tuple, replicas: tuple, min_isr: int = 2) -> NS:
+    log = NS(size_in_bytes=lambda: 1234, log_start_offset=0, log_end_offset=40, segments=[1, 2], high_watermark=40)
+    return NS(is_leader=leader, isr=isr, assigned_replicas=replicas, effective_min_isr=min_isr, isr_shrinks=2,
+              isr_expands=1,
+              is_under_min_isr=leader and len(isr) < min_isr, log=log, high_watermark=40)
+
+
+def _broker() -> NS:
+    parts = {("t", 0): _partition(True, (0, 1, 2), (0, 1, 2)), ("t", 1): _partition(True, (0,), (0, 1, 2)),
+             ("t", 2): _partition(False, (), (1, 0, 2))}
+    rm = NS(partitions=parts, offline_partitions={("u", 0)}, get_partition=lambda t, p: parts.get((t, p)))
+    topic = NS(partitions={0: NS(leader=0, replicas=[0, 1, 2], isr=[0, 1, 2]), 1: NS(leader=0, replicas=[1, 0, 2], isr=[0]),
+                           2: NS(leader=-1, replicas=[1], isr=[])})
+    cache = NS(brokers=lambda: [NS(node_id=0)], topics=lambda: {"t": topic}, controller_id=0)
+    group = NS(state=GroupState.STABLE, offsets={("t", 0): NS(offset=30), ("t", 1): NS(offset=40)}, members={})
+    observer = RequestObserver(lambda k: {0: "Produce", 1: "Fetch"}[k], lambda t: None, RequestLogger(lambda: -1))
+    observer.requests.record(0, 9, 0.003, 0)
+    observer.requests.record(1, 12, 0.5, 6)
+    conns = [NS(listener="PLAINTEXT", queue=[1, 2], _writing=lambda: False)]
+    server = NS(observer=observer, connections=conns, bound_ports={"PLAINTEXT": 9092},
+                acceptor=NS(created=5, closed_count=4))
+    return NS(metadata_cache=cache, replica_manager=rm, server=server, cluster_controller=None,
+              group_coordinator=NS(coordinator=NS(groups={"g": group})),
+              txn_coordinator=NS(coordinator=NS(txns={"a": NS(state=TxnState.ONGOING), "b": NS(state=TxnState.ONGOING),
+                                                      "c": NS(state=TxnState.COMPLETE_COMMIT)})), zk=None)
+
+
+def _scrape() -> str:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(KafkaCollector(_broker()))
+    return generate_latest(registry).decode()
+
+
+def _samples(text: str) -> dict[str, float]:
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+            if line and not line.startswith("#")}
+
+
+def test_replica_manager_and_controller_gauges():
+    s = _samples(_scrape())
+    assert s["kafka_server_replicamanager_partitioncount"] == 3
+    assert s["kafka_server_replicamanager_leadercount"] == 2
+    assert s["kafka_server_replicamanager_underreplicatedpartitions"] == 1
+    assert s["kafka_server_replicamanager_underminisrpartitioncount"] == 1
+    assert s["kafka_server_replicamanager_offlinereplicacount"] == 1
+    assert s["kafka_server_replicamanager_isrshrinks_total"] == 6
+    assert s["kafka_server_replicamanager_isrexpands_total"] == 3
+    assert s["kafka_controller_kafkacontroller_activecontrollercount"] == 1
+    assert s["kafka_controller_kafkacontroller_offlinepartitionscount"] == 1
+    assert s["kafka_controller_kafkacontroller_preferredreplicaimbalancecount"] == 1
+
+
+def test_request_metrics_carry_request_version_and_error_labels():
+    s = _samples(_scrape())
+    assert s['kafka_network_requestmetrics_requests_total{request="Produce",version="9"}'] == 1
+    assert s['kafka_network_requestmetrics_errors_total{error="NOT_LEADER_OR_FOLLOWER",request="Fetch"}'] == 1
+    assert s['kafka_network_requestmetrics_totaltimems{quantile="0.99",request="Fetch"}'] == 500
+    assert s['kafka_network_requestmetrics_totaltimems_count{request="Produce"}'] == 1
+    assert s["kafka_network_requestchannel_requestqueuesize"] == 2
+    assert s['kafka_server_socket_server_metrics_connection_count{listener="PLAINTEXT",networkProcessor="0"}'] == 1
+
+
+def test_logs_groups_and_lag():
+    s = _samples(_scrape())
+    assert s['kafka_log_log_size{partition="0",topic="t"}'] == 1234
+    assert s['kafka_log_log_logendoffset{partition="1",topic="t"}'] == 40
+    assert s["kafka_coordinator_group_groupmetadatamanager_numgroupsstable"] == 1
+    assert s['kafka_consumergroup_lag{consumergroup="g",partition="0",topic="t"}'] == 10
+    assert s['kafka_consumergroup_lag_sum{consumergroup="g"}'] == 10
+    assert s['kafpy_transaction_coordinator_transactions{state="ONGOING"}'] == 2
+
+
+def test_the_dashboard_only_asks_for_exported_names():
+    exported = {re.split(r"[{ ]", line)[0] for line in _scrape().splitlines() if line and not line.startswith("#")}
+    exported |= {"up", "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds",
+                 "kafpy_event_loop_lag_seconds", "kafka_network_socketserver_networkprocessoravgidle_percent"}
+    dashboard = json.loads((REPO / "monitoring" / "grafana" / "dashboards" / "kafpy-overview.json").read_text())
+    wanted = set()
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            wanted |= {n for n in re.findall(r"\b([a-z_]+)\{", target["expr"])}
+    assert wanted and wanted <= exported, wanted - exported
