@@ -122,3 +122,40 @@ def test_basic_auth_with_sasl_users_and_acls(broker_factory):
                  "application/vnd.schemaregistry.v1+json")[0] == 403
     assert SchemaRegistryClient({"url": url, "basic.auth.user.info": "admin:admin-secret"}).get_schema(
         schema_id).schema_type == "AVRO"
+
+
+def test_registry_and_proxy_over_an_ssl_inter_broker_listener(broker_factory, tmp_path_factory):
+    """The inter-broker listener is SSL with client certificates required and PLAINTEXT's
+    User:ANONYMOUS has no right: the registry and the proxy work only if their clients use the
+    broker's keystore and trust store (their principal is the broker's certificate's,
+    User:CN=localhost); the HTTP listener is https with the same keystore."""
+    from tests.integration.security.certs import make_certs
+    certs = make_certs(tmp_path_factory.mktemp("certs"))
+    plain_port, ssl_port, http_port = free_ports(3)
+    listeners = f"PLAINTEXT://{LOOPBACK}:{plain_port},SSL://{LOOPBACK}:{ssl_port}"
+    broker_factory({
+        "listeners": listeners, "advertised.listeners": listeners, "inter.broker.listener.name": "SSL",
+        "ssl.keystore.type": "PEM", "ssl.keystore.location": certs / "server-keystore.pem",
+        "ssl.truststore.type": "PEM", "ssl.truststore.location": certs / "ca.pem",
+        "listener.name.ssl.ssl.client.auth": "required",
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer", "super.users": "User:CN=localhost",
+        "allow.everyone.if.no.acl.found": "false", "offsets.topic.replication.factor": "1",
+        "kafpy.http.listeners": f"https://{LOOPBACK}:{http_port}",
+        "kafpy.schema.registry.enable": "true", "kafpy.rest.proxy.enable": "true"}, port=plain_port)
+    url = f"https://{LOOPBACK}:{http_port}"
+    client = SchemaRegistryClient({"url": url, "ssl.ca.location": str(certs / "ca.pem")})
+
+    def register():
+        try:
+            return client.register_schema("secured-value", Schema(SCHEMA, "AVRO"))
+        except SchemaRegistryError:
+            return None   # 50001 until the registry has read _schemas through the SSL listener
+    schema_id = _until("the registry registers over SSL", register)
+    assert client.get_schema(schema_id).schema_type == "AVRO"
+    import ssl
+    ctx = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    req = urllib.request.Request(f"{url}/topics/secured", method="POST",
+                                 data=json.dumps({"records": [{"value": {"rig": "a"}}]}).encode(),
+                                 headers={"Content-Type": "application/vnd.kafka.json.v2+json"})
+    with urllib.request.urlopen(req, timeout=30, context=ctx) as r:
+        assert json.loads(r.read())["offsets"][0]["error_code"] is None
