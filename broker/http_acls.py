@@ -9,7 +9,8 @@ The mapping, following Confluent's REST Proxy (which passes the caller's princip
 Kafka, so Kafka's own rules for produce, consume and admin apply) and its Schema Registry's
 topic-based ACL authorizer (a subject's rights are its topic's rights):
 
-- REST produce (v2 ``POST /topics/{t}[/partitions/{p}]``, v3 ``.../records``): WRITE on the topic.
+- REST produce (v2 ``POST /topics/{t}[/partitions/{p}]``, v3 ``.../records``): WRITE on the topic;
+  v2's, which creates a missing topic, also CREATE on the cluster or the topic when it is missing.
 - Topic and partition metadata (v2 and v3 ``GET``): DESCRIBE on the topic; topic configs:
   DESCRIBE_CONFIGS; v3 create: CREATE on the topic; v3 delete: DELETE on the topic.
 - v2 consumer instances (every ``/consumers/{group}...`` route): READ on the group;
@@ -108,6 +109,10 @@ ROUTE_NEEDS: dict[tuple[str, str], Callable[[Mapping[str, str]], list[Need]]] = 
     ("PUT", "/mode/{subject}"): _subject(Op.WRITE),
     ("DELETE", "/mode/{subject}"): _subject(Op.WRITE),
 }
+
+AUTO_CREATING_ROUTES = {("POST", "/topics/{topic}"), ("POST", "/topics/{topic}/partitions/{partition}")}
+"""v2 produce creates a missing topic, as a producer's Metadata does: that also needs CREATE on
+the cluster or on the topic (Kafka's rule for auto-creation), checked when the topic is missing."""
 
 BODY_ROUTES = {("POST", _INST + "/subscription"), ("POST", _INST + "/assignments"), ("POST", _C + "/topics")}
 """Routes whose body names topics: ``body_needs`` adds their rights."""

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from aiohttp import web
 
-from kafpy.broker.http_acls import BODY_ROUTES, body_needs, route_needs
+from kafpy.broker.http_acls import AUTO_CREATING_ROUTES, BODY_ROUTES, CLUSTER_NAME, body_needs, route_needs
+from kafpy.broker.security.acl import AclOperation, ResourceType
 from kafpy.broker.security.scram import HASHES, ScramCredential, credential_from_salted_password, salted_password
 from kafpy.web.basic_auth import BasicAuth
 
@@ -81,8 +82,9 @@ class SaslUsers:
 class AclCheck:
     """Authorizes one HTTP request with the broker's authorizer and ``http_acls``' mapping."""
 
-    def __init__(self, authorizer: "Authorizer") -> None:
+    def __init__(self, authorizer: "Authorizer", topic_exists: Callable[[str], bool] = lambda _: True) -> None:
         self.authorizer = authorizer
+        self.topic_exists = topic_exists
 
     async def authorize(self, request: web.Request, principal: str) -> bool:
         resource = request.match_info.route.resource
@@ -99,15 +101,24 @@ class AclCheck:
             except ValueError:
                 pass   # the handler answers the malformed body
         host = request.remote or ""
-        return all(self.authorizer.authorize(principal, host, op, rt, name) for rt, name, op in needs)
+        if not all(self.authorizer.authorize(principal, host, op, rt, name) for rt, name, op in needs):
+            return False
+        if (method, template) in AUTO_CREATING_ROUTES and not self.topic_exists(request.match_info["topic"]):
+            return (self.authorizer.authorize(principal, host, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
+                    or self.authorizer.authorize(principal, host, AclOperation.CREATE, ResourceType.TOPIC,
+                                                 request.match_info["topic"]))
+        return True
 
 
 def basic_auth(config: Any, plain_users: dict[str, str], user_configs: "UserConfigs | None",
-               authorizer: "Authorizer | None") -> BasicAuth | None:
-    """The BasicAuth of ``config``; None when ``kafpy.http.authentication.method`` is NONE."""
+               authorizer: "Authorizer | None",
+               topic_exists: Callable[[str], bool] = lambda _: True) -> BasicAuth | None:
+    """The BasicAuth of ``config``; None when ``kafpy.http.authentication.method`` is NONE.
+    ``topic_exists`` answers from the broker's metadata cache."""
     if config["kafpy.http.authentication.method"] != "BASIC":
         return None
     users = SaslUsers(plain_users, user_configs)
-    return BasicAuth(users.authenticate, AclCheck(authorizer).authorize if authorizer is not None else None,
+    check = AclCheck(authorizer, topic_exists) if authorizer is not None else None
+    return BasicAuth(users.authenticate, check.authorize if check is not None else None,
                      realm=config["kafpy.http.authentication.realm"],
                      skip_paths=frozenset(config["kafpy.http.authentication.skip.paths"]))

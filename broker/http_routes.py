@@ -89,7 +89,8 @@ def _basic_auth(broker: Any) -> BasicAuth | None:
         plain.update(security.plain_users)
     services = broker.services
     return basic_auth(broker.config, plain, getattr(services, "user_configs", None),
-                      getattr(services, "authorizer", None))
+                      getattr(services, "authorizer", None),
+                      lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 
 async def start_http_server(broker: Any) -> BrokerHttp:

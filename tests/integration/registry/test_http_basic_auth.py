@@ -96,6 +96,12 @@ def test_basic_auth_with_sasl_users_and_acls(broker_factory):
         _http("POST", produce, records, alice)))
     assert json.loads(body)["offsets"][0]["error_code"] is None, body
     assert _http("GET", f"{url}/status", user=alice)[0] == 200
+    # producing to a missing topic creates it: WRITE alone is not enough, CREATE is needed too
+    _allow(admin, ResourceType.TOPIC, "fresh", "User:alice", AclOperation.WRITE)
+    assert _until("alice may write fresh", lambda: _http("POST", f"{url}/topics/fresh", records, alice)[0] == 403
+                  and admin.list_topics(timeout=30).topics.get("fresh") is None)
+    _allow(admin, ResourceType.TOPIC, "fresh", "User:alice", AclOperation.CREATE)
+    _until("alice may create fresh", lambda: _http("POST", f"{url}/topics/fresh", records, alice)[0] == 200)
 
     # a SCRAM user registers a schema for readings-value only with WRITE on readings
     client = SchemaRegistryClient({"url": url, "basic.auth.user.info": "bob:bob-secret"})
