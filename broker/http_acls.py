@@ -136,6 +136,7 @@ def body_needs(method: str, template: str, body: Any) -> list[Need]:
         parts = body.get("partitions")
         if not isinstance(parts, list):
             return []
-        return [(RT.TOPIC, p["topic"], Op.READ) for p in parts if isinstance(p, dict) and isinstance(p.get("topic"), str)]
+        return [(RT.TOPIC, p["topic"], Op.READ) for p in parts
+                if isinstance(p, dict) and isinstance(p.get("topic"), str)]
     name = body.get("topic_name")
     return [(RT.TOPIC, name, Op.CREATE)] if isinstance(name, str) else []
