@@ -280,6 +280,10 @@ _DEFS = [
     # request logger's slow-request threshold (config/server.properties explains each)
     ConfigDef("kafpy.http.listeners", "list", []),
     ConfigDef("kafpy.http.max.request.bytes", "int", 1048576, _at_least(0)),
+    # HTTP Basic authentication against the broker's SASL users (kafpy.broker.http_auth)
+    ConfigDef("kafpy.http.authentication.method", "string", "NONE", _one_of("NONE", "BASIC")),
+    ConfigDef("kafpy.http.authentication.realm", "string", "kafpy"),
+    ConfigDef("kafpy.http.authentication.skip.paths", "list", ["/metrics"]),
     ConfigDef("kafpy.metrics.enable", "boolean", True),
     ConfigDef("kafpy.request.logger.slow.ms", "long", -1, dynamic=True),
 ]

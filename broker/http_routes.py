@@ -12,14 +12,16 @@ import ssl
 from typing import Any
 
 from kafpy.web.metrics_endpoint import MetricsEndpoint
+from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.server import HttpServer
 from kafpy.web.status_page import StatusPage
 
 log = logging.getLogger("kafka.http")
 
 
-def build_http_server(config: Any) -> HttpServer:
-    """The HTTP server of ``config`` (a KafkaConfig whose kafpy.http.listeners is not empty)."""
+def build_http_server(config: Any, auth: BasicAuth | None = None) -> HttpServer:
+    """The HTTP server of ``config`` (a KafkaConfig whose kafpy.http.listeners is not empty);
+    ``auth`` checks every request's HTTP Basic credentials."""
     from kafpy.web.listeners import HttpListener, parse_http_listeners
 
     def tls(li: HttpListener) -> ssl.SSLContext:
@@ -27,7 +29,7 @@ def build_http_server(config: Any) -> HttpServer:
         return server_context(lambda key: config.listener_config(li.name, key), li.name)
 
     listeners = parse_http_listeners(config["kafpy.http.listeners"])
-    return HttpServer(listeners, config["kafpy.http.max.request.bytes"], tls)
+    return HttpServer(listeners, config["kafpy.http.max.request.bytes"], tls, auth)
 
 
 class BrokerHttp:
@@ -53,37 +55,57 @@ class BrokerHttp:
         await self.server.stop()
 
 
-def _own_plaintext_address(broker: Any) -> tuple[str, str] | None:
-    """(bootstrap, advertised host) of this broker's first PLAINTEXT listener: the Schema
-    Registry and REST Proxy are Kafka clients of the cluster, and their clients speak
-    PLAINTEXT only."""
+def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
+    """(bootstrap, advertised host, aiokafka client settings) through which the Schema Registry
+    and the REST Proxy, Kafka clients of the cluster, reach it: this broker's inter-broker
+    listener with the security the broker's own inter-broker client uses (TLS trust store and
+    client certificate, the SASL mechanism and the JAAS username/password), so they work on a
+    cluster that has only SSL or SASL listeners; their principal is the broker's own."""
+    from kafpy.broker.security.client import ClientSecurity
     cfg = broker.config
-    for li in cfg.listeners:
-        if cfg.security_protocol(li.name) == "PLAINTEXT":
-            port = broker.server.bound_ports.get(li.name, li.port)
-            advertised = next((a.host for a in cfg.advertised_listeners if a.name == li.name), None)
-            host = advertised or li.host or "localhost"
-            return f"{host}:{port}", host
-    return None
+    name = cfg.inter_broker_listener_name
+    li = next(li for li in cfg.listeners if li.name == name)
+    port = broker.server.bound_ports.get(li.name, li.port)
+    advertised = next((a.host for a in cfg.advertised_listeners if a.name == li.name), None)
+    host = advertised or li.host or "localhost"
+    security = ClientSecurity.inter_broker(cfg)
+    client: dict[str, Any] = {}
+    if security is not None:
+        client["security_protocol"] = security.protocol
+        if security.ssl_context is not None:
+            client["ssl_context"] = security.ssl_context
+        if security.mechanism is not None:
+            client.update(sasl_mechanism=security.mechanism, sasl_plain_username=security.username,
+                          sasl_plain_password=security.password)
+    return f"{host}:{port}", host, client
+
+
+def _basic_auth(broker: Any) -> BasicAuth | None:
+    """kafpy.http.authentication.method=BASIC: logins are the SASL users of the broker's
+    listeners (PLAIN's JAAS users, SCRAM credentials), rights its ACLs."""
+    from kafpy.broker.http_auth import basic_auth
+    plain: dict[str, str] = {}
+    for security in broker.server.security.values():
+        plain.update(security.plain_users)
+    services = broker.services
+    return basic_auth(broker.config, plain, getattr(services, "user_configs", None),
+                      getattr(services, "authorizer", None),
+                      lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 
 async def start_http_server(broker: Any) -> BrokerHttp:
     cfg = broker.config
-    server = build_http_server(cfg)
+    server = build_http_server(cfg, _basic_auth(broker))
     metrics = MetricsEndpoint(broker, broker.loop)
     server.mount(metrics.routes())
     status = StatusPage(broker, metrics)
     server.mount(status.routes())
     ecosystem = None
     if cfg.get("kafpy.schema.registry.enable", False) or cfg.get("kafpy.rest.proxy.enable", False):
-        own = _own_plaintext_address(broker)
-        if own is None:
-            log.warning("kafpy.schema.registry.enable / kafpy.rest.proxy.enable need a PLAINTEXT "
-                        "listener on this broker; neither is served")
-        else:
-            from kafpy.rest.mount import Ecosystem
-            ecosystem = Ecosystem.from_config(cfg, own[0])
-            server.mount(ecosystem.routes())
+        from kafpy.rest.mount import Ecosystem
+        own = _own_client(broker)
+        ecosystem = Ecosystem.from_config(cfg, own[0], own[2])
+        server.mount(ecosystem.routes())
     status.start()
     metrics.start()
     await server.start()

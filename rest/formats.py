@@ -5,7 +5,9 @@ and back on consume.
 - json: any JSON <-> its UTF-8 text;
 - avro / jsonschema: Confluent's wire format, a zero magic byte, the schema id (4 bytes, big
   endian), then the Avro binary encoding / the JSON text; the schema is registered under
-  ``<topic>-key`` / ``<topic>-value`` (TopicNameStrategy) or named by id.
+  ``<topic>-key`` / ``<topic>-value`` (TopicNameStrategy) or named by id. Avro values are
+  in Avro's JSON encoding both ways (``kafpy.rest.avro_json``: ``{"string": "x"}`` for a
+  union), as Confluent's proxy reads and writes them.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any
 
 from kafpy.registry.errors import RestError
 from kafpy.rest import errors as E
+from kafpy.rest.avro_json import read_json, to_datum
 from kafpy.rest.registry_client import RegistryClient
 
 SCHEMA_TYPES = {"avro": "AVRO", "jsonschema": "JSON"}
@@ -66,10 +69,10 @@ class Encoder:
             import fastavro
             parsed = self._parsed.get(schema_id)
             if parsed is None:
-                parsed = self._parsed[schema_id] = fastavro.parse_schema(json.loads(text))
+                parsed = self._parsed[schema_id] = _parse_avro(text)
             out = io.BytesIO()
             try:
-                fastavro.schemaless_writer(out, parsed, value)
+                fastavro.schemaless_writer(out, parsed[0], to_datum(parsed[0], value, parsed[1]))
             except (ValueError, TypeError, KeyError, AttributeError) as e:
                 raise RestError(E.JSON_CONVERSION, f"Conversion of JSON to Avro failed: {e}") from None
             return header + out.getvalue()
@@ -97,16 +100,16 @@ async def decode(fmt: str, raw: bytes | None, registry: RegistryClient | None) -
     (schema_id,) = struct.unpack(">I", raw[1:5])
     schema_type, text = await registry.schema(schema_id)
     if fmt == "avro":
-        import fastavro
-        return _jsonable(fastavro.schemaless_reader(io.BytesIO(raw[5:]), fastavro.parse_schema(json.loads(text))))
+        schema, named = _parse_avro(text)
+        try:
+            return read_json(schema, raw[5:], named)
+        except ValueError as e:
+            raise RestError(E.KAFKA_ERROR, f"Cannot deserialize a record as Avro: {e}") from None
     return json.loads(raw[5:])
 
 
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, bytes):
-        return v.decode("latin-1")
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_jsonable(x) for x in v]
-    return v
+def _parse_avro(text: str) -> tuple[Any, dict[str, Any]]:
+    """fastavro's parsed schema and its named types (full name -> schema)."""
+    import fastavro
+    named: dict[str, Any] = {}
+    return fastavro.parse_schema(json.loads(text), named_schemas=named), named

@@ -41,10 +41,12 @@ class Ecosystem:
         self._task: asyncio.Task | None = None
 
     @classmethod
-    def from_config(cls, config: Any, bootstrap: str) -> "Ecosystem":
+    def from_config(cls, config: Any, bootstrap: str, client_config: dict | None = None) -> "Ecosystem":
+        """``client_config``: the aiokafka security settings of the clients reaching ``bootstrap``."""
         return cls(bootstrap, registry=bool(config.get("kafpy.schema.registry.enable", False)),
                    rest_proxy=bool(config.get("kafpy.rest.proxy.enable", False)),
-                   max_request_bytes=int(config.get("kafpy.http.max.request.bytes", 1 << 20)))
+                   max_request_bytes=int(config.get("kafpy.http.max.request.bytes", 1 << 20)),
+                   client_config=client_config)
 
     def routes(self) -> list:
         out: list = []

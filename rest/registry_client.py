@@ -1,14 +1,22 @@
 """A small asyncio client of a Schema Registry (Confluent's REST API) for the REST Proxy's
 embedded formats: registers a schema under a subject, fetches one by id; both cached, since
-ids never change meaning."""
+ids never change meaning.
+
+When the HTTP stack checks logins (``kafpy.http.authentication.method=BASIC``) the proxy calls
+the registry with its own caller's credentials, as Confluent's proxy can
+(``CALLER_AUTHORIZATION``, set by the v2 handlers for the request they serve): the caller
+needs the registry rights on the subjects its records use."""
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Any
 
 from kafpy.registry.errors import RestError
 
 CT = "application/vnd.schemaregistry.v1+json"
+CALLER_AUTHORIZATION: ContextVar[str | None] = ContextVar("CALLER_AUTHORIZATION", default=None)
+"""The ``Authorization`` header of the HTTP request being served, passed on to the registry."""
 
 
 class RegistryClient:
@@ -24,8 +32,12 @@ class RegistryClient:
         import aiohttp
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
+        headers = {"Content-Type": CT}
+        authorization = CALLER_AUTHORIZATION.get()
+        if authorization is not None:
+            headers["Authorization"] = authorization
         async with self._session.request(method, self.url + path, data=json.dumps(body) if body else None,
-                                         headers={"Content-Type": CT}) as r:
+                                         headers=headers) as r:
             payload = await r.json(content_type=None)
             if r.status != 200:
                 raise RestError(payload.get("error_code", r.status) if isinstance(payload, dict) else r.status,

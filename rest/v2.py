@@ -20,7 +20,7 @@ from kafpy.rest import errors as E
 from kafpy.rest.cluster import ClusterClients
 from kafpy.rest.consumers import ConsumerManager
 from kafpy.rest.formats import Encoder, decode
-from kafpy.rest.registry_client import RegistryClient
+from kafpy.rest.registry_client import CALLER_AUTHORIZATION, RegistryClient
 
 log = logging.getLogger("kafka.rest.v2")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -49,7 +49,9 @@ async def read_json(request: web.Request, allowed: set[str], max_bytes: int, req
     ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if ctype not in allowed:
         raise RestError(E.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
-    raw = await request.content.read(max_bytes + 1)
+    raw = request.get("body")   # read already when the HTTP stack's ACL check needed it
+    if raw is None:
+        raw = await request.content.read(max_bytes + 1)
     if len(raw) > max_bytes:
         raise RestError(E.PAYLOAD_TOO_LARGE, "Request entity too large")
     if not raw:
@@ -162,6 +164,7 @@ class V2Resource:
         parts = await self.cluster.partitions(topic, auto_create=True)
         if fixed is not None:
             await self.cluster.check_partition(topic, self._int(fixed))
+        CALLER_AUTHORIZATION.set(request.headers.get("Authorization"))
         encoder = Encoder(fmt, self.registry)
         key_id = await encoder.schema_id(topic, "key", body)
         value_id = await encoder.schema_id(topic, "value", body)
@@ -281,6 +284,7 @@ class V2Resource:
                             {v: k for k, v in E.EMBEDDED.items()}[instance.fmt])(request)
 
     async def _records(self, request: web.Request, instance: Any) -> Any:
+        CALLER_AUTHORIZATION.set(request.headers.get("Authorization"))
         timeout_ms = min(self._int(request.query.get("timeout", "1000")), 30000)
         max_bytes = min(self._int(request.query.get("max_bytes", str(MAX_RECORDS_BYTES))), MAX_RECORDS_BYTES)
         async with instance.lock:

@@ -15,6 +15,8 @@ unbounded query parameters) and the server bounds the rest:
 
 - request bodies over ``kafpy.http.max.request.bytes`` are refused (413) before being read;
 - at most ``MAX_CONCURRENT`` requests are handled at once, the others answered 503;
+- with ``auth`` (``kafpy.web.basic_auth.BasicAuth``) every request but those of its open paths
+  needs HTTP Basic credentials, checked before the route's handler runs;
 - only the mounted routes exist: no file is ever served from disk, so no path can escape,
   and a path with ``..`` or ``//`` segments is answered 404 before routing.
 """
@@ -27,6 +29,7 @@ from typing import Awaitable, Callable
 
 from aiohttp import web
 
+from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.listeners import HttpListener
 
 log = logging.getLogger("kafka.http.HttpServer")
@@ -40,11 +43,12 @@ class HttpServer:
     scheme -> port, so tests may listen on port 0)."""
 
     def __init__(self, listeners: list[HttpListener], max_request_bytes: int,
-                 ssl_context: Callable[[HttpListener], ssl.SSLContext] | None = None) -> None:
+                 ssl_context: Callable[[HttpListener], ssl.SSLContext] | None = None,
+                 auth: BasicAuth | None = None) -> None:
         self.listeners = listeners
         self.ssl_context = ssl_context
-        self.app = web.Application(client_max_size=max_request_bytes,
-                                   middlewares=[self._bounded, self._no_escapes])
+        middlewares = [self._bounded, self._no_escapes] + ([auth.middleware] if auth is not None else [])
+        self.app = web.Application(client_max_size=max_request_bytes, middlewares=middlewares)
         self._in_flight = 0
         self._runner: web.AppRunner | None = None
         self.bound_ports: dict[str, int] = {}

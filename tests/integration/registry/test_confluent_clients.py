@@ -156,3 +156,59 @@ def test_protobuf_schemas_through_the_client(registry):
     with pytest.raises(SchemaRegistryError) as e:
         client.register_schema(subject, Schema(bad, "PROTOBUF"))
     assert e.value.http_status_code == 409
+
+
+READING_PROTO = '''syntax = "proto3";
+package kafpy.test;
+import "google/protobuf/timestamp.proto";
+message Reading {
+  string rig = 1;
+  double pressure = 2;
+  google.protobuf.Timestamp at = 3;
+  repeated string tags = 4;
+}
+'''
+
+
+def _compiled_reading(tmp_path):
+    """The generated Python module of READING_PROTO (protoc in process, as the registry has it)."""
+    import importlib.util
+    import sys
+
+    import grpc_tools
+    from grpc_tools import protoc
+    (tmp_path / "reading.proto").write_text(READING_PROTO)
+    include = str(__import__("pathlib").Path(grpc_tools.__file__).parent / "_proto")
+    assert protoc.main(["protoc", f"-I{tmp_path}", f"-I{include}", f"--python_out={tmp_path}",
+                        str(tmp_path / "reading.proto")]) == 0
+    spec = importlib.util.spec_from_file_location(f"reading_pb2_{uuid.uuid4().hex[:6]}", tmp_path / "reading_pb2.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_protobuf_serializer_round_trip(registry, broker, tmp_path):
+    """confluent-kafka's ProtobufSerializer registers the schema, whose import of the
+    well-known google/protobuf/timestamp.proto the registry resolves itself, as Confluent's
+    does, and the deserializer reads the records back."""
+    from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+    pb = _compiled_reading(tmp_path)
+    client = SchemaRegistryClient({"url": registry.url})
+    topic = f"readings-{uuid.uuid4().hex[:6]}"
+    ser = ProtobufSerializer(pb.Reading, client, {"use.deprecated.format": False})
+    de = ProtobufDeserializer(pb.Reading, {"use.deprecated.format": False})
+    ctx = SerializationContext(topic, MessageField.VALUE)
+    readings = [pb.Reading(rig=f"r{i}", pressure=1.5 * i, tags=["a", str(i)]) for i in range(3)]
+    readings[0].at.seconds = 1700000000
+    produce(broker.bootstrap, topic, [ser(r, ctx) for r in readings])
+    got = [de(m.value(), ctx) for m in consume_all(broker.bootstrap, topic, 3)]
+    assert got == readings
+    latest = client.get_latest_version(f"{topic}-value")
+    assert latest.schema.schema_type == "PROTOBUF"
+    # the client sends no reference for a well-known type: the registry resolves the import itself
+    import base64
+
+    from google.protobuf import descriptor_pb2
+    stored = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(latest.schema.schema_str))
+    assert latest.schema.references == [] and list(stored.dependency) == ["google/protobuf/timestamp.proto"]

@@ -118,6 +118,36 @@ def test_quickstart_avro_through_the_registry(rest_proxy):
     assert call(inst, "DELETE")[0] == 204
 
 
+def test_avro_values_in_avros_json_encoding(rest_proxy):
+    """Unions are objects naming their branch both ways ({"string": ...}), bytes are code
+    points 0-255, as Confluent's proxy reads and writes Avro (Avro's JsonDecoder/JsonEncoder)."""
+    base = rest_proxy.url
+    topic = f"avrounion-{uuid.uuid4().hex[:6]}"
+    ct = "application/vnd.kafka.avro.v2+json"
+    schema = json.dumps({"type": "record", "name": "User", "namespace": "io.acme", "fields": [
+        {"name": "name", "type": "string"}, {"name": "email", "type": ["null", "string"], "default": None},
+        {"name": "home", "type": ["null", {"type": "record", "name": "Address",
+                                            "fields": [{"name": "city", "type": "string"}]}]},
+        {"name": "tag", "type": "bytes"}]})
+    values = [{"name": "a", "email": {"string": "a@example.com"}, "home": {"io.acme.Address": {"city": "Oslo"}},
+               "tag": "\u00ff\u0000"},
+              {"name": "b", "email": None, "home": None, "tag": ""}]
+    status, body = call(f"{base}/topics/{topic}", "POST",
+                        {"value_schema": schema, "records": [{"value": v} for v in values]}, ct)
+    assert status == 200, body
+    sid = body["value_schema_id"]
+    for bad in ({**values[0], "email": "a@example.com"}, {**values[0], "email": {"int": 1}},
+                {**values[0], "home": {"Address": {"city": "Oslo"}}}):   # a named branch needs its full name
+        status, answer = call(f"{base}/topics/{topic}", "POST", {"value_schema_id": sid, "records": [{"value": bad}]}, ct)
+        assert (status, answer["error_code"]) == (422, 42203), bad
+    group = f"union_{uuid.uuid4().hex[:6]}"
+    inst = call(f"{base}/consumers/{group}", "POST",
+                {"name": "c", "format": "avro", "auto.offset.reset": "earliest"})[1]["base_uri"]
+    call(f"{inst}/subscription", "POST", {"topics": [topic]})
+    assert [r["value"] for r in read_until(f"{inst}/records", ct, 2)] == values
+    assert call(inst, "DELETE")[0] == 204
+
+
 def test_jsonschema_embedded_format(rest_proxy):
     base = rest_proxy.url
     topic = f"jstest-{uuid.uuid4().hex[:6]}"
