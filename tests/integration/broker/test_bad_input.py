@@ -14,7 +14,7 @@ import pytest
 
 from kafpy.protocol.messages import (ApiVersionsRequest, DescribeConfigsRequest, FetchRequest,
                                FindCoordinatorRequest, InitProducerIdRequest, ListOffsetsRequest, MetadataRequest,
-                               OffsetForLeaderEpochRequest, ProduceRequest)
+                               OffsetForLeaderEpochRequest)
 from kafpy.protocol.records import build_batch
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import (RawConnection, create_topic, produce_request, produce_with_client,

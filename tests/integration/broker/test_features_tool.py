@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from tests.support.kafka_dist import run_tool
 

@@ -6,7 +6,6 @@ returns."""
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
