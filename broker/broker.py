@@ -216,10 +216,19 @@ class Broker:
         await self._start_server()
         rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop,
                                                    self.inter_broker_security))
+        cfg.reconfigure_listeners.append(self._replica_fetchers_changed)
         rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         self.services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(self.services.broker_epoch)
+
+    def _replica_fetchers_changed(self) -> None:
+        """num.replica.fetchers altered dynamically: resize the fetcher pool (in the
+        background: it waits for fetchers to stop) when the count differs."""
+        fm = self.replica_manager.fetcher_manager
+        size = max(1, self.config["num.replica.fetchers"])
+        if fm is not None and fm.config.num_fetchers != size:
+            self._tasks.append(self.loop.create_task(fm.resize_thread_pool(size), name="resize-replica-fetchers"))
 
     def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
         cfg = self.config

@@ -175,7 +175,7 @@ _DEFS = [
     ConfigDef("replica.fetch.backoff.ms", "int", 1000),
     ConfigDef("replica.socket.timeout.ms", "int", 30000),
     ConfigDef("replica.high.watermark.checkpoint.interval.ms", "long", 5000),
-    ConfigDef("num.replica.fetchers", "int", 1),
+    ConfigDef("num.replica.fetchers", "int", 1, _at_least(1), dynamic=True),
     ConfigDef("auto.leader.rebalance.enable", "boolean", True),
     ConfigDef("leader.imbalance.check.interval.seconds", "long", 300),
     ConfigDef("leader.imbalance.per.broker.percentage", "int", 10),
