@@ -256,17 +256,18 @@ _DEFS = [
     ConfigDef("authorizer.class.name", "string", ""),
     ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",
               _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
-    # TLS (each may be prefixed listener.name.<listener>.)
-    ConfigDef("ssl.keystore.type", "string", "JKS"),
-    ConfigDef("ssl.keystore.location", "string", None),
-    ConfigDef("ssl.keystore.password", "password", None, sensitive=True),
-    ConfigDef("ssl.key.password", "password", None, sensitive=True),
-    ConfigDef("ssl.keystore.certificate.chain", "password", None, sensitive=True),
-    ConfigDef("ssl.keystore.key", "password", None, sensitive=True),
-    ConfigDef("ssl.truststore.type", "string", "JKS"),
-    ConfigDef("ssl.truststore.location", "string", None),
-    ConfigDef("ssl.truststore.password", "password", None, sensitive=True),
-    ConfigDef("ssl.truststore.certificates", "password", None, sensitive=True),
+    # TLS (each may be prefixed listener.name.<listener>.; the stores are dynamic, per listener
+    # and per broker only: broker/dynamic_config.py)
+    ConfigDef("ssl.keystore.type", "string", "JKS", dynamic=True),
+    ConfigDef("ssl.keystore.location", "string", None, dynamic=True),
+    ConfigDef("ssl.keystore.password", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.key.password", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.keystore.certificate.chain", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.keystore.key", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.truststore.type", "string", "JKS", dynamic=True),
+    ConfigDef("ssl.truststore.location", "string", None, dynamic=True),
+    ConfigDef("ssl.truststore.password", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.truststore.certificates", "password", None, sensitive=True, dynamic=True),
     ConfigDef("ssl.client.auth", "string", "none", _one_of("none", "requested", "required")),
     ConfigDef("ssl.protocol", "string", "TLSv1.3"),
     ConfigDef("ssl.enabled.protocols", "list", ["TLSv1.2", "TLSv1.3"]),
@@ -436,9 +437,10 @@ class KafkaConfig:
         return self.security_protocols.get(listener_name.upper(), "PLAINTEXT")
 
     def listener_config(self, listener_name: str, key: str) -> Any:
-        """``listener.name.<listener>.<key>`` when set, else the broker-wide ``key``; typed
+        """``listener.name.<listener>.<key>`` when set (dynamically or not), else the broker-wide ``key``; typed
         as ``key`` is (a SASL JAAS key such as ``plain.sasl.jaas.config`` as sasl.jaas.config)."""
-        raw = self.originals.get(f"{LISTENER_PREFIX}{listener_name.lower()}.{key}")
+        name = f"{LISTENER_PREFIX}{listener_name.lower()}.{key}"
+        raw = self.dynamic.get(name, self.originals.get(name))   # a dynamic value wins (the stores)
         base = key if key in BROKER_CONFIGS else key.split(".", 1)[1]
         if raw is None:
             return self.values.get(key) if key in BROKER_CONFIGS else None

@@ -558,6 +558,7 @@ class SocketServer:
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
+        config.reconfigure_listeners.append(self._listener_stores_changed)
         self._idle_task: asyncio.Task | None = None
         # metrics.observer.RequestObserver: told of every request answered (None: no metrics)
         self._observer: "RequestObserver | None" = None
@@ -585,6 +586,13 @@ class SocketServer:
             q.max_connections, q.max_per_ip, q.per_ip_overrides = new
             log.info("Connection limits now max.connections=%d, max.connections.per.ip=%d, overrides %s", *new)
             self.acceptor.limits_changed()
+
+    def _listener_stores_changed(self) -> None:
+        """A TLS listener's keystore or truststore altered dynamically: new connections
+        get the new certificate (ssl_reconfig), open ones keep theirs, as in Kafka."""
+        for name, sec in self.security.items():
+            if sec.ssl_reconfig is not None:
+                sec.ssl_reconfig.reconfigure(lambda key, name=name: self.config.listener_config(name, key))
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
                port: int | None = None) -> Any:
