@@ -5,8 +5,8 @@ before it is stored (Kafka's ``DynamicBrokerConfig.validate`` and its reconfigur
 A dynamic name is either a key of ``BROKER_CONFIGS`` marked ``dynamic`` or a listener's TLS
 store setting, ``listener.name.<listener>.ssl.keystore.location`` and the others of
 ``RECONFIGURABLE_SSL_CONFIGS``. As in Kafka, the stores change only per listener and per
-broker (every broker has its own certificate), the log cleaner's thread count moves by at
-most a factor of two at a time, and a new keystore must load before it is accepted.
+broker (every broker has its own certificate), thread counts (the pools and the log
+cleaner's) move by at most a factor of two at a time, and a new keystore must load before it is accepted.
 
 Who may call it: the AlterConfigs / IncrementalAlterConfigs handlers, on the broker that
 received the request, before the change goes to ZooKeeper (or the metadata file).
@@ -18,7 +18,13 @@ from typing import Mapping
 from kafpy.broker.config import BROKER_CONFIGS, LISTENER_PREFIX, ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker.security.ssl_reconfig import RECONFIGURABLE_SSL_CONFIGS
 
-__all__ = ["listener_key", "config_def", "validate_broker_update"]
+__all__ = ["listener_key", "config_def", "validate_broker_update", "THREAD_POOL_CONFIGS"]
+
+# Kafka's DynamicThreadPool and the socket server's num.network.threads. Only the replica
+# fetchers are a pool in kafpy (asyncio serves requests); the others are accepted, checked
+# and reported as Kafka does, and change nothing.
+THREAD_POOL_CONFIGS = ("num.io.threads", "num.network.threads", "num.replica.fetchers",
+                       "num.recovery.threads.per.data.dir", "background.threads")
 
 
 def listener_key(name: str) -> tuple[str, str] | None:
@@ -50,6 +56,9 @@ def validate_broker_update(cfg: KafkaConfig, new: Mapping[str, str], per_broker:
     if stores and not per_broker:
         raise ConfigError("Cannot update these configs at default cluster level, broker id must be specified: "
                           f"[{', '.join(stores)}]")
+    for key in THREAD_POOL_CONFIGS:
+        if key in new and int(new[key]) != cfg[key]:
+            _check_thread_count(key, new[key], cfg[key])
     if "log.cleaner.threads" in new:
         threads, current = int(new["log.cleaner.threads"]), cfg["log.cleaner.threads"]
         if threads < 1:
@@ -60,6 +69,18 @@ def validate_broker_update(cfg: KafkaConfig, new: Mapping[str, str], per_broker:
             raise ConfigError(f"Log cleaner threads cannot be increased to more than double the current value "
                               f"{current}")
     _validate_stores(cfg, new, stores)
+
+
+def _check_thread_count(key: str, raw: str, current: int) -> None:
+    """Kafka's DynamicThreadPool rule: a pool grows or shrinks by at most a factor of two."""
+    n = int(raw)
+    msg = f"Dynamic thread count update validation failed for {key}={raw}"
+    if n <= 0:
+        raise ConfigError(f"{msg}, value should be at least 1")
+    if n < current // 2:
+        raise ConfigError(f"{msg}, value should be at least half the current value {current}")
+    if n > current * 2:
+        raise ConfigError(f"{msg}, value should not be greater than double the current value {current}")
 
 
 def _validate_stores(cfg: KafkaConfig, new: Mapping[str, str], stores: list[str]) -> None:

@@ -76,7 +76,7 @@ def test_dynamic_names() -> None:
     assert config_def("listener.name.internal.ssl.truststore.password").sensitive
     assert config_def("num.replica.fetchers").dynamic and config_def("log.cleaner.threads").dynamic
     assert config_def("ssl.keystore.location").dynamic            # reported read_only=false, as Kafka
-    assert not config_def("num.network.threads").dynamic
+    assert not config_def("socket.request.max.bytes").dynamic
     assert config_def("listener.name.x.no.such") is None
 
 
@@ -93,6 +93,15 @@ def test_stores_change_per_listener_and_per_broker_only(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a TLS listener"):
         validate_broker_update(cfg, {"listener.name.plaintext.ssl.keystore.location": str(new)}, per_broker=True)
     validate_broker_update(cfg, {key: str(new)}, per_broker=True)
+
+
+def test_thread_pools_move_by_at_most_a_factor_of_two() -> None:
+    cfg = _config(**{"num.io.threads": "8"})
+    validate_broker_update(cfg, {"num.io.threads": "16", "num.replica.fetchers": "2"}, per_broker=False)
+    with pytest.raises(ConfigError, match="num.io.threads=3, value should be at least half the current value 8"):
+        validate_broker_update(cfg, {"num.io.threads": "3"}, per_broker=False)
+    with pytest.raises(ConfigError, match="background.threads=0, value should be at least 1"):
+        validate_broker_update(cfg, {"background.threads": "0"}, per_broker=False)
 
 
 def test_cleaner_threads_move_by_at_most_a_factor_of_two() -> None:
@@ -134,11 +143,15 @@ def test_alter_and_describe_through_the_handlers(broker) -> None:  # noqa: F811
             D.DescribeConfigsResource(resource_type=BROKER, resource_name=str(broker.config.broker_id),
                                       configuration_keys=keys)], include_synonyms=True)).results[0].configs}
 
-    got = describe(["num.replica.fetchers", "log.cleaner.threads", "ssl.keystore.location", "num.io.threads"])
-    assert [got[k].read_only for k in ("num.replica.fetchers", "log.cleaner.threads", "ssl.keystore.location",
-                                       "num.io.threads")] == [False, False, False, True]
+    names = ["num.replica.fetchers", "log.cleaner.threads", "ssl.keystore.location", "num.io.threads", "log.dirs"]
+    got = describe(names)
+    assert [got[k].read_only for k in names] == [False, False, False, False, True]
     assert alter("", ("num.replica.fetchers", "2"), ("log.cleaner.threads", "2")).error_code == 0
     assert broker.config["num.replica.fetchers"] == 2 and broker.config["log.cleaner.threads"] == 2
+    bad = alter("", ("num.replica.fetchers", "5"))
+    assert bad.error_code == INVALID_REQUEST and bad.error_message == (
+        "Dynamic thread count update validation failed for num.replica.fetchers=5, value should not be greater "
+        "than double the current value 2")
     bad = alter("", ("log.cleaner.threads", "5"))
     assert bad.error_code == INVALID_REQUEST and "more than double" in bad.error_message
     bad = alter("", ("ssl.keystore.location", "/x.pem"))
