@@ -1,6 +1,6 @@
 """``num.replica.fetchers`` altered with Apache's kafka-configs.sh on a running three-broker
 ZooKeeper cluster: every broker resizes its fetcher pool without a restart (Kafka's
-``resizeThreadPool``), each followed partition moving to the fetcher Kafka's hash gives it
+``resizeThreadPool``; a pool at most doubles per change, as Kafka checks), each followed partition moving to the fetcher Kafka's hash gives it
 for the new count, and replication goes on (records written with acks=all afterwards are
 replicated to full ISRs)."""
 from __future__ import annotations
@@ -36,19 +36,25 @@ def test_num_replica_fetchers_resizes_every_brokers_pool(zookeeper, broker_facto
                all(len(p.isr_nodes) == 3 for p in _partitions(brokers[0])), 60, "full ISRs")
     marks = [len(b.log_text()) for b in brokers]
 
-    configs("--bootstrap-server", brokers[0].bootstrap, "--entity-type", "brokers", "--entity-default", "--alter",
-            "--add-config", "num.replica.fetchers=3")
+    alter = ["--bootstrap-server", brokers[0].bootstrap, "--entity-type", "brokers", "--entity-default", "--alter",
+             "--add-config"]
+    # a pool at most doubles per change, as Kafka's DynamicThreadPool checks
+    bad = run_tool("4", "kafka-configs", [*alter, "num.replica.fetchers=3"], timeout=120, check=False)
+    assert bad.returncode != 0 and ("Dynamic thread count update validation failed for num.replica.fetchers=3, "
+                                    "value should not be greater than double the current value 1") in bad.stderr
+    configs(*alter, "num.replica.fetchers=2")
     leaders = {p.partition_index: p.leader_id for p in _partitions(brokers[0])}
     for i, (b, mark) in enumerate(zip(brokers, marks)):
-        # the fetchers Kafka's hash asks for with 3 per leader; those of ids 1 and 2 are new
-        expected = {(fetcher_id_for(TopicPartition(TOPIC, p), 3), leader) for p, leader in leaders.items() if leader != i}
+        # the fetchers Kafka's hash asks for with 2 per leader; those of id 1 are new (each broker
+        # follows 4 of the 6 partitions, so some of each parity: the hash alternates with it)
+        expected = {(fetcher_id_for(TopicPartition(TOPIC, p), 2), leader) for p, leader in leaders.items() if leader != i}
         new = {f"[ReplicaFetcherThread-{fid}-{leader}] Starting" for fid, leader in expected if fid > 0}
         assert new, expected
         wait_until(lambda b=b, mark=mark, new=new: (
-            "Resizing fetcher thread pool size from 1 to 3" in b.log_text()[mark:]
+            "Resizing fetcher thread pool size from 1 to 2" in b.log_text()[mark:]
             and all(line in b.log_text()[mark:] for line in new)), 60,
-            f"{b.name} resized its fetcher pool to 3 per leader")
-    assert "num.replica.fetchers=3 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:num.replica.fetchers=3" in \
+            f"{b.name} resized its fetcher pool to 2 per leader")
+    assert "num.replica.fetchers=2 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:num.replica.fetchers=2" in \
         configs("--bootstrap-server", brokers[1].bootstrap, "--entity-type", "brokers", "--entity-name", "1",
                 "--describe", "--all")
 
