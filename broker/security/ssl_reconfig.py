@@ -2,8 +2,8 @@
 (Kafka's ``SslFactory.reconfigure`` behind ``DynamicListenerConfig``).
 
 An asyncio server is bound to the ``ssl.SSLContext`` it was started with, so that context
-stays: its SNI callback (called by OpenSSL for every handshake, with or without a server
-name) hands each new connection the context in force, built from the listener's current
+stays: once the stores first change, its SNI callback (called by OpenSSL for every
+handshake, with or without a server name) hands each new connection the context in force, built from the listener's current
 ``ssl.*`` settings. Connections already open keep the certificate they were made with, as
 in Kafka. The verify mode (``ssl.client.auth``, not dynamic) stays the first context's;
 certificate, key and trusted CAs come from the one in force.
@@ -54,7 +54,6 @@ class ReconfigurableServerSsl:
         self.context = server_context(get, listener)
         self.current = self.context
         self._fingerprint = _fingerprint(get)
-        self.context.sni_callback = self._select
 
     def _select(self, conn: Any, _server_name: str | None, ctx: ssl.SSLContext) -> None:
         current = self.current
@@ -69,6 +68,7 @@ class ReconfigurableServerSsl:
             return False
         self.current = server_context(get, self.listener)
         self._fingerprint = fingerprint
+        self.context.sni_callback = self._select   # from now on; until then handshakes pay nothing
         log.info("Listener %s: new TLS connections use the reconfigured keystore %s", self.listener,
                  get("ssl.keystore.location") or "(inline PEM)")
         return True
