@@ -274,6 +274,11 @@ _DEFS = [
     ConfigDef("ssl.cipher.suites", "list", []),
     ConfigDef("ssl.endpoint.identification.algorithm", "string", "https"),
     ConfigDef("ssl.principal.mapping.rules", "string", "DEFAULT"),
+    # the secret that encrypts dynamic password configs in ZooKeeper (broker/password_encoder.py)
+    ConfigDef("password.encoder.secret", "password", None, sensitive=True),
+    ConfigDef("password.encoder.old.secret", "password", None, sensitive=True),
+    ConfigDef("password.encoder.iterations", "int", 4096, _at_least(1024)),
+    ConfigDef("password.encoder.key.length", "int", 128, _one_of(128, 192, 256)),
     # SASL (sasl.enabled.mechanisms and the JAAS config may be listener-prefixed too)
     ConfigDef("sasl.enabled.mechanisms", "list", ["GSSAPI"]),
     ConfigDef("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI"),
@@ -448,13 +453,37 @@ class KafkaConfig:
 
     def set_dynamic(self, default: dict[str, str], own: dict[str, str]) -> None:
         """The dynamic broker configs: the cluster-wide ``<default>`` entity's and this
-        broker's own (which wins), as Kafka's DynamicBrokerConfig layers them."""
+        broker's own (which wins), as Kafka's DynamicBrokerConfig layers them. Passwords
+        stored encrypted are decrypted here; one that does not decrypt is left out."""
         self.dynamic_default = dict(default)
-        self.dynamic_broker = dict(own)
+        self.dynamic_broker = self._decoded(own)
         self.dynamic.clear()
         self.dynamic.update(default)
-        self.dynamic.update(own)
+        self.dynamic.update(self.dynamic_broker)
         self.reconfigured()
+
+    def _decoded(self, configs: dict[str, str]) -> dict[str, str]:
+        from kafpy.broker import password_encoder
+        out = {}
+        for key, value in configs.items():
+            if password_encoder.is_encoded(value):
+                try:
+                    value = self._decode_password(value)
+                except password_encoder.PasswordDecodeError as e:
+                    log.error("Dynamic password config %s could not be decoded, ignoring it: %s", key, e)
+                    continue
+            out[key] = value
+        return out
+
+    def _decode_password(self, value: str) -> str:
+        from kafpy.broker import password_encoder
+        for secret in (self.values["password.encoder.secret"], self.values["password.encoder.old.secret"]):
+            if secret:
+                try:
+                    return password_encoder.decode(value, secret)
+                except password_encoder.PasswordDecodeError:
+                    continue
+        raise password_encoder.PasswordDecodeError("password.encoder.secret is not set or does not match")
 
     def reconfigured(self) -> None:
         """Tell the parts that registered in ``reconfigure_listeners`` that dynamic configs

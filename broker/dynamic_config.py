@@ -18,7 +18,7 @@ from typing import Mapping
 from kafpy.broker.config import BROKER_CONFIGS, LISTENER_PREFIX, ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker.security.ssl_reconfig import RECONFIGURABLE_SSL_CONFIGS
 
-__all__ = ["listener_key", "config_def", "validate_broker_update", "THREAD_POOL_CONFIGS"]
+__all__ = ["listener_key", "config_def", "validate_broker_update", "to_persistent", "THREAD_POOL_CONFIGS"]
 
 # Kafka's DynamicThreadPool and the socket server's num.network.threads. Only the replica
 # fetchers are a pool in kafpy (asyncio serves requests); the others are accepted, checked
@@ -107,3 +107,24 @@ def _validate_stores(cfg: KafkaConfig, new: Mapping[str, str], stores: list[str]
             server_context(get, name)
         except ConfigError as e:
             raise ConfigError(f"Validation of dynamic config update of SSLFactory failed: {e}") from None
+
+
+def to_persistent(cfg: KafkaConfig, new: Mapping[str, str], per_broker: bool, encrypt: bool) -> dict[str, str]:
+    """What is stored for ``new``: password configs only per broker and, in ZooKeeper
+    (``encrypt``), encrypted with password.encoder.secret, as Kafka's ZooKeeper mode keeps
+    them (Kafka's toPersistentProps; raises ConfigError with its messages)."""
+    from kafpy.broker import password_encoder
+    out = dict(new)
+    for key, value in new.items():
+        d = config_def(key)
+        if d is None or d.type != "password":
+            continue
+        if not per_broker:
+            raise ConfigError("Password config can be defined only at broker level")
+        if encrypt:
+            secret = cfg.values["password.encoder.secret"]
+            if not secret:
+                raise ConfigError("Password encoder secret not configured")
+            out[key] = password_encoder.encode(value, secret, cfg.values["password.encoder.iterations"],
+                                               cfg.values["password.encoder.key.length"])
+    return out

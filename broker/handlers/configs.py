@@ -14,7 +14,7 @@ from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
-from kafpy.broker.dynamic_config import config_def, listener_key, validate_broker_update
+from kafpy.broker.dynamic_config import config_def, listener_key, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG,
@@ -229,6 +229,11 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
         raise _Fail(E.INVALID_REQUEST, str(e)) from None
     if validate_only:
         return
+    try:   # passwords: per broker only; in ZooKeeper encrypted (standalone keeps its file private)
+        new = to_persistent(ctx.services.config, new, per_broker=name != "",
+                            encrypt=getattr(ctx.services, "zk_client", None) is not None)
+    except ConfigError as e:
+        raise _Fail(E.INVALID_REQUEST, str(e)) from None
     try:
         if name == "":   # --entity-default: /config/brokers/<default>, read by every broker
             await ctx.services.controller.alter_broker_configs(new, entity_name=DEFAULT_BROKER_ENTITY)

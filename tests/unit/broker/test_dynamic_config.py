@@ -156,3 +156,30 @@ def test_alter_and_describe_through_the_handlers(broker) -> None:  # noqa: F811
     assert bad.error_code == INVALID_REQUEST and "more than double" in bad.error_message
     bad = alter("", ("ssl.keystore.location", "/x.pem"))
     assert bad.error_code == INVALID_REQUEST and "listener prefix" in bad.error_message
+
+
+def test_passwords_are_stored_encrypted_per_broker_only() -> None:
+    from kafpy.broker import password_encoder
+    from kafpy.broker.dynamic_config import to_persistent
+    key = "listener.name.ssl.ssl.keystore.password"
+    plain = _config()
+    with pytest.raises(ConfigError, match="^Password encoder secret not configured$"):
+        to_persistent(plain, {key: "s3cret"}, per_broker=True, encrypt=True)
+    assert to_persistent(plain, {key: "s3cret"}, per_broker=True, encrypt=False) == {key: "s3cret"}   # standalone
+    cfg = _config(**{"password.encoder.secret": "encoder-secret"})
+    with pytest.raises(ConfigError, match="^Password config can be defined only at broker level$"):
+        to_persistent(cfg, {key: "s3cret"}, per_broker=False, encrypt=True)
+    stored = to_persistent(cfg, {key: "s3cret", "num.io.threads": "8"}, per_broker=True, encrypt=True)
+    assert stored["num.io.threads"] == "8" and "s3cret" not in stored[key]
+    assert password_encoder.is_encoded(stored[key])
+    assert "keyFactoryAlgorithm:PBKDF2WithHmacSHA512" in stored[key] and "passwordLength:6" in stored[key]
+    with pytest.raises(password_encoder.PasswordDecodeError):
+        password_encoder.decode(stored[key], "another-secret")
+    # read back from ZooKeeper: decrypted with the secret, or with the old one after a rotation
+    cfg.set_dynamic({}, stored)
+    assert cfg.dynamic_broker[key] == "s3cret" and cfg.listener_config("SSL", "ssl.keystore.password") == "s3cret"
+    rotated = _config(**{"password.encoder.secret": "new", "password.encoder.old.secret": "encoder-secret"})
+    rotated.set_dynamic({}, stored)
+    assert rotated.dynamic_broker[key] == "s3cret"
+    plain.set_dynamic({}, stored)            # no secret: the password is left out, not used encrypted
+    assert key not in plain.dynamic_broker and plain.dynamic_broker["num.io.threads"] == "8"
