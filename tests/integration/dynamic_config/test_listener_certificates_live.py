@@ -4,9 +4,12 @@ three-broker ZooKeeper cluster (``--entity-name <id>``,
 each broker's new TLS connections present its new certificate without a restart, a
 connection opened before keeps working, Kafka clients connect over TLS with it,
 DescribeConfigs reports the listener-prefixed key as DYNAMIC_BROKER_CONFIG, and the
-cluster-wide default entity, an unprefixed key and a keystore that does not load are refused."""
+cluster-wide default entity, an unprefixed key and a keystore that does not load are refused;
+a store password is kept in ZooKeeper encrypted with password.encoder.secret, and refused
+by a broker without one."""
 from __future__ import annotations
 
+import json
 import socket
 import ssl
 import subprocess
@@ -14,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
+from kazoo.client import KazooClient
 
 from kafpy.protocol import codec
 from kafpy.protocol.messages import ApiVersionsRequest, RequestHeader
@@ -68,7 +72,8 @@ def test_listener_keystore_changes_per_broker_without_restart(zookeeper, broker_
         brokers.append(broker_factory({
             **CLUSTER_OVERRIDES, "broker.id": i, "listeners": listeners, "advertised.listeners": listeners,
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL", "inter.broker.listener.name": "PLAINTEXT",
-            "ssl.keystore.type": "PEM", "ssl.keystore.location": certs / "server-keystore.pem"},
+            "ssl.keystore.type": "PEM", "ssl.keystore.location": certs / "server-keystore.pem",
+            **({"password.encoder.secret": "encoder-secret"} if i != 2 else {})},
             port=plain, zookeeper=zookeeper))
         tls_ports.append(secured)
     for b in brokers:
@@ -110,4 +115,21 @@ def test_listener_keystore_changes_per_broker_without_restart(zookeeper, broker_
     for args, message in refused:
         r = configs(*bs, *args, check=False)
         assert r.returncode != 0 and message in r.stdout + r.stderr, (args, r.stdout, r.stderr)
+    assert _subject_cn(certs, tls_ports[0]) == "kafpy-renewed-0"
+
+    # store passwords: kept in ZooKeeper encrypted with password.encoder.secret, refused without one
+    configs(*bs, "--entity-name", "0", "--alter", "--add-config", "listener.name.ssl.ssl.key.password=not-in-zk")
+    zk = KazooClient(hosts=zookeeper.connect_string)
+    zk.start(timeout=30)
+    try:
+        stored = json.loads(zk.get("/config/brokers/0")[0])["config"]["listener.name.ssl.ssl.key.password"]
+    finally:
+        zk.stop()
+    assert stored.startswith("encryptedPassword:") and "not-in-zk" not in stored
+    r = configs("--bootstrap-server", brokers[2].bootstrap, "--entity-type", "brokers", "--entity-name", "2",
+                "--alter", "--add-config", "listener.name.ssl.ssl.key.password=x", check=False)
+    assert r.returncode != 0 and "Password encoder secret not configured" in r.stdout + r.stderr
+    # broker 0 decrypted it and rebuilt its TLS context with it (a second reconfiguration)
+    wait_until(lambda: brokers[0].log_text().count("new TLS connections use the reconfigured keystore") == 2, 30,
+               "broker 0 applies the decrypted password")
     assert _subject_cn(certs, tls_ports[0]) == "kafpy-renewed-0"
