@@ -55,6 +55,7 @@ from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
 from kafpy.protocol.api_keys import ApiKey
 
+from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from kafpy.broker.eager_coroutine import resume
@@ -591,8 +592,12 @@ class SocketServer:
         """A TLS listener's keystore or truststore altered dynamically: new connections
         get the new certificate (ssl_reconfig), open ones keep theirs, as in Kafka."""
         for name, sec in self.security.items():
-            if sec.ssl_reconfig is not None:
+            if sec.ssl_reconfig is None:
+                continue
+            try:   # checked before it was stored; a store changed on disk since then keeps the old one
                 sec.ssl_reconfig.reconfigure(lambda key, name=name: self.config.listener_config(name, key))
+            except ConfigError as e:
+                log.error("Listener %s keeps its TLS certificate: %s", name, e)
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
                port: int | None = None) -> Any:
