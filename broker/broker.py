@@ -216,17 +216,35 @@ class Broker:
         await self._start_server()
         rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop,
                                                    self.inter_broker_security))
+        cfg.reconfigure_listeners.append(self._replica_fetchers_changed)
         rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         self.services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(self.services.broker_epoch)
 
+    def _replica_fetchers_changed(self) -> None:
+        """num.replica.fetchers altered dynamically: resize the fetcher pool (in the
+        background: it waits for fetchers to stop) when the count differs."""
+        fm = self.replica_manager.fetcher_manager
+        size = max(1, self.config["num.replica.fetchers"])
+        if fm is not None and fm.config.num_fetchers != size:
+            self._tasks.append(self.loop.create_task(fm.resize_thread_pool(size), name="resize-replica-fetchers"))
+
+    def _log_cleaner_changed(self) -> None:
+        """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically."""
+        cleaner = self.log_manager.cleaner
+        if cleaner is not None:
+            cleaner.reconfigure(self.config["log.cleaner.threads"], self.config["log.cleaner.backoff.ms"])
+
     def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
         cfg = self.config
         self.log_manager = LogManager(cfg.log_dirs, LogConfig.from_properties(effective_topic_config(cfg, {})),
                                       clock=self.clock, topic_configs=topic_configs,
-                                      recovery_threads_per_data_dir=cfg["num.recovery.threads.per.data.dir"])
+                                      recovery_threads_per_data_dir=cfg["num.recovery.threads.per.data.dir"],
+                                      start_cleaner=cfg["log.cleaner.enable"], cleaner_threads=cfg["log.cleaner.threads"],
+                                      cleaner_backoff_ms=cfg["log.cleaner.backoff.ms"])
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
+        cfg.reconfigure_listeners.append(self._log_cleaner_changed)
         self.replica_manager = ReplicaManager(
             cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),
             DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop,

@@ -107,9 +107,9 @@ _DEFS = [
     ConfigDef("host.name", "string", ""),
     ConfigDef("advertised.host.name", "string", None),
     ConfigDef("advertised.port", "int", None),
-    ConfigDef("num.network.threads", "int", 3, _at_least(1)),
-    ConfigDef("num.io.threads", "int", 8, _at_least(1)),
-    ConfigDef("background.threads", "int", 10, _at_least(1)),
+    ConfigDef("num.network.threads", "int", 3, _at_least(1), dynamic=True),
+    ConfigDef("num.io.threads", "int", 8, _at_least(1), dynamic=True),
+    ConfigDef("background.threads", "int", 10, _at_least(1), dynamic=True),
     ConfigDef("queued.max.requests", "int", 500, _at_least(1)),
     ConfigDef("queued.max.request.bytes", "long", -1),
     ConfigDef("socket.send.buffer.bytes", "int", 102400),
@@ -127,7 +127,7 @@ _DEFS = [
     ConfigDef("default.replication.factor", "int", 1, _at_least(1)),
     ConfigDef("auto.create.topics.enable", "boolean", True),
     ConfigDef("delete.topic.enable", "boolean", True),
-    ConfigDef("num.recovery.threads.per.data.dir", "int", 1, _at_least(1)),
+    ConfigDef("num.recovery.threads.per.data.dir", "int", 1, _at_least(1), dynamic=True),
     ConfigDef("log.flush.interval.messages", "long", LONG_MAX, _at_least(1), dynamic=True),
     ConfigDef("log.flush.interval.ms", "long", None, dynamic=True),
     ConfigDef("log.flush.scheduler.interval.ms", "long", LONG_MAX),
@@ -139,14 +139,19 @@ _DEFS = [
     ConfigDef("log.segment.bytes", "int", 1073741824, _at_least(14), dynamic=True),
     ConfigDef("log.roll.hours", "int", 168, _at_least(1)),
     ConfigDef("log.roll.ms", "long", None, dynamic=True),
-    ConfigDef("log.roll.jitter.ms", "long", None),
+    ConfigDef("log.roll.jitter.ms", "long", None, dynamic=True),
     ConfigDef("log.index.interval.bytes", "int", 4096, _at_least(0), dynamic=True),
     ConfigDef("log.index.size.max.bytes", "int", 10485760, _at_least(4), dynamic=True),
     ConfigDef("log.segment.delete.delay.ms", "long", 60000, _at_least(0), dynamic=True),
     ConfigDef("log.cleanup.policy", "list", ["delete"], dynamic=True),
     ConfigDef("log.cleaner.enable", "boolean", True),
-    ConfigDef("log.cleaner.threads", "int", 1, _at_least(0)),
-    ConfigDef("log.cleaner.backoff.ms", "long", 15000, _at_least(0)),
+    ConfigDef("log.cleaner.threads", "int", 1, _at_least(0), dynamic=True),
+    ConfigDef("log.cleaner.backoff.ms", "long", 15000, _at_least(0), dynamic=True),
+    # dynamic in Kafka too; accepted and reported, the cleaner does not throttle or size buffers by them
+    ConfigDef("log.cleaner.dedupe.buffer.size", "long", 134217728, dynamic=True),
+    ConfigDef("log.cleaner.io.buffer.size", "int", 524288, _at_least(0), dynamic=True),
+    ConfigDef("log.cleaner.io.buffer.load.factor", "double", 0.9, dynamic=True),
+    ConfigDef("log.cleaner.io.max.bytes.per.second", "double", 1.7976931348623157e308, dynamic=True),
     ConfigDef("log.cleaner.delete.retention.ms", "long", 86400000, _at_least(0), dynamic=True),
     ConfigDef("log.cleaner.min.cleanable.ratio", "double", 0.5, dynamic=True),
     ConfigDef("log.cleaner.min.compaction.lag.ms", "long", 0, _at_least(0), dynamic=True),
@@ -175,7 +180,7 @@ _DEFS = [
     ConfigDef("replica.fetch.backoff.ms", "int", 1000),
     ConfigDef("replica.socket.timeout.ms", "int", 30000),
     ConfigDef("replica.high.watermark.checkpoint.interval.ms", "long", 5000),
-    ConfigDef("num.replica.fetchers", "int", 1),
+    ConfigDef("num.replica.fetchers", "int", 1, _at_least(1), dynamic=True),
     ConfigDef("auto.leader.rebalance.enable", "boolean", True),
     ConfigDef("leader.imbalance.check.interval.seconds", "long", 300),
     ConfigDef("leader.imbalance.per.broker.percentage", "int", 10),
@@ -251,23 +256,29 @@ _DEFS = [
     ConfigDef("authorizer.class.name", "string", ""),
     ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",
               _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
-    # TLS (each may be prefixed listener.name.<listener>.)
-    ConfigDef("ssl.keystore.type", "string", "JKS"),
-    ConfigDef("ssl.keystore.location", "string", None),
-    ConfigDef("ssl.keystore.password", "password", None, sensitive=True),
-    ConfigDef("ssl.key.password", "password", None, sensitive=True),
-    ConfigDef("ssl.keystore.certificate.chain", "password", None, sensitive=True),
-    ConfigDef("ssl.keystore.key", "password", None, sensitive=True),
-    ConfigDef("ssl.truststore.type", "string", "JKS"),
-    ConfigDef("ssl.truststore.location", "string", None),
-    ConfigDef("ssl.truststore.password", "password", None, sensitive=True),
-    ConfigDef("ssl.truststore.certificates", "password", None, sensitive=True),
+    # TLS (each may be prefixed listener.name.<listener>.; the stores are dynamic, per listener
+    # and per broker only: broker/dynamic_config.py)
+    ConfigDef("ssl.keystore.type", "string", "JKS", dynamic=True),
+    ConfigDef("ssl.keystore.location", "string", None, dynamic=True),
+    ConfigDef("ssl.keystore.password", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.key.password", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.keystore.certificate.chain", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.keystore.key", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.truststore.type", "string", "JKS", dynamic=True),
+    ConfigDef("ssl.truststore.location", "string", None, dynamic=True),
+    ConfigDef("ssl.truststore.password", "password", None, sensitive=True, dynamic=True),
+    ConfigDef("ssl.truststore.certificates", "password", None, sensitive=True, dynamic=True),
     ConfigDef("ssl.client.auth", "string", "none", _one_of("none", "requested", "required")),
     ConfigDef("ssl.protocol", "string", "TLSv1.3"),
     ConfigDef("ssl.enabled.protocols", "list", ["TLSv1.2", "TLSv1.3"]),
     ConfigDef("ssl.cipher.suites", "list", []),
     ConfigDef("ssl.endpoint.identification.algorithm", "string", "https"),
     ConfigDef("ssl.principal.mapping.rules", "string", "DEFAULT"),
+    # the secret that encrypts dynamic password configs in ZooKeeper (broker/password_encoder.py)
+    ConfigDef("password.encoder.secret", "password", None, sensitive=True),
+    ConfigDef("password.encoder.old.secret", "password", None, sensitive=True),
+    ConfigDef("password.encoder.iterations", "int", 4096, _at_least(1024)),
+    ConfigDef("password.encoder.key.length", "int", 128, _one_of(128, 192, 256)),
     # SASL (sasl.enabled.mechanisms and the JAAS config may be listener-prefixed too)
     ConfigDef("sasl.enabled.mechanisms", "list", ["GSSAPI"]),
     ConfigDef("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI"),
@@ -435,9 +446,10 @@ class KafkaConfig:
         return self.security_protocols.get(listener_name.upper(), "PLAINTEXT")
 
     def listener_config(self, listener_name: str, key: str) -> Any:
-        """``listener.name.<listener>.<key>`` when set, else the broker-wide ``key``; typed
+        """``listener.name.<listener>.<key>`` when set (dynamically or not), else the broker-wide ``key``; typed
         as ``key`` is (a SASL JAAS key such as ``plain.sasl.jaas.config`` as sasl.jaas.config)."""
-        raw = self.originals.get(f"{LISTENER_PREFIX}{listener_name.lower()}.{key}")
+        name = f"{LISTENER_PREFIX}{listener_name.lower()}.{key}"
+        raw = self.dynamic.get(name, self.originals.get(name))   # a dynamic value wins (the stores)
         base = key if key in BROKER_CONFIGS else key.split(".", 1)[1]
         if raw is None:
             return self.values.get(key) if key in BROKER_CONFIGS else None
@@ -445,13 +457,37 @@ class KafkaConfig:
 
     def set_dynamic(self, default: dict[str, str], own: dict[str, str]) -> None:
         """The dynamic broker configs: the cluster-wide ``<default>`` entity's and this
-        broker's own (which wins), as Kafka's DynamicBrokerConfig layers them."""
+        broker's own (which wins), as Kafka's DynamicBrokerConfig layers them. Passwords
+        stored encrypted are decrypted here; one that does not decrypt is left out."""
         self.dynamic_default = dict(default)
-        self.dynamic_broker = dict(own)
+        self.dynamic_broker = self._decoded(own)
         self.dynamic.clear()
         self.dynamic.update(default)
-        self.dynamic.update(own)
+        self.dynamic.update(self.dynamic_broker)
         self.reconfigured()
+
+    def _decoded(self, configs: dict[str, str]) -> dict[str, str]:
+        from kafpy.broker import password_encoder
+        out = {}
+        for key, value in configs.items():
+            if password_encoder.is_encoded(value):
+                try:
+                    value = self._decode_password(value)
+                except password_encoder.PasswordDecodeError as e:
+                    log.error("Dynamic password config %s could not be decoded, ignoring it: %s", key, e)
+                    continue
+            out[key] = value
+        return out
+
+    def _decode_password(self, value: str) -> str:
+        from kafpy.broker import password_encoder
+        for secret in (self.values["password.encoder.secret"], self.values["password.encoder.old.secret"]):
+            if secret:
+                try:
+                    return password_encoder.decode(value, secret)
+                except password_encoder.PasswordDecodeError:
+                    continue
+        raise password_encoder.PasswordDecodeError("password.encoder.secret is not set or does not match")
 
     def reconfigured(self) -> None:
         """Tell the parts that registered in ``reconfigure_listeners`` that dynamic configs

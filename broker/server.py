@@ -55,6 +55,7 @@ from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
 from kafpy.protocol.api_keys import ApiKey
 
+from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from kafpy.broker.eager_coroutine import resume
@@ -571,6 +572,7 @@ class SocketServer:
         # per listener name; raises ConfigError for a TLS listener without a usable keystore
         self.security: dict[str, ListenerSecurity] = {
             li.name: ListenerSecurity.from_config(config, li.name) for li in config.listeners}
+        config.reconfigure_listeners.append(self._listener_stores_changed)
         self._idle_task: asyncio.Task | None = None
         # metrics.observer.RequestObserver: told of every request answered (None: no metrics)
         self._observer: "RequestObserver | None" = None
@@ -598,6 +600,17 @@ class SocketServer:
             q.max_connections, q.max_per_ip, q.per_ip_overrides = new
             log.info("Connection limits now max.connections=%d, max.connections.per.ip=%d, overrides %s", *new)
             self.acceptor.limits_changed()
+
+    def _listener_stores_changed(self) -> None:
+        """A TLS listener's keystore or truststore altered dynamically: new connections
+        get the new certificate (ssl_reconfig), open ones keep theirs, as in Kafka."""
+        for name, sec in self.security.items():
+            if sec.ssl_reconfig is None:
+                continue
+            try:   # checked before it was stored; a store changed on disk since then keeps the old one
+                sec.ssl_reconfig.reconfigure(lambda key, name=name: self.config.listener_config(name, key))
+            except ConfigError as e:
+                log.error("Listener %s keeps its TLS certificate: %s", name, e)
 
     def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
                port: int | None = None) -> Any:

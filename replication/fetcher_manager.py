@@ -12,9 +12,16 @@ asyncio task with its own connection to the leader (client id
 ``broker-<id>-fetcher-<fetcher id>``, as Kafka's). A fetcher whose leader broker moved to
 another host or port is replaced; idle fetchers are stopped by
 ``shutdown_idle_fetcher_threads``.
+
+``resize_thread_pool`` (num.replica.fetchers altered dynamically, Kafka's
+``resizeThreadPool``) takes every partition off its fetcher and adds it again at the offset
+it had reached, so the hash spreads them over the new number of fetchers; fetchers left
+without partitions stop.
 """
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 from typing import Callable, Iterable, Mapping
 
@@ -74,6 +81,8 @@ class ReplicaFetcherManager:
         self.timer = timer
         self.fetcher_threads: dict[tuple[int, int], ReplicaFetcherThread] = {}
         self._failed_of_stopped: set[TopicPartition] = set()   # failed partitions of fetchers shut down
+        # adding partitions and resizing await fetcher shutdowns: one at a time (Kafka's lock)
+        self._lock = asyncio.Lock()
 
     def get_fetcher_id(self, tp: TopicPartition) -> int:
         return fetcher_id_for(tp, self.config.num_fetchers)
@@ -81,6 +90,10 @@ class ReplicaFetcherManager:
     async def add_fetcher_for_partitions(self, initial: Mapping[TopicPartition, InitialFetchState]) -> None:
         """Starts fetching each partition from its leader at its initial offset and epoch,
         moving it off any fetcher of another leader."""
+        async with self._lock:
+            await self._add_fetcher_for_partitions(initial)
+
+    async def _add_fetcher_for_partitions(self, initial: Mapping[TopicPartition, InitialFetchState]) -> None:
         grouped: dict[tuple[int, int], dict[TopicPartition, InitialFetchState]] = {}
         self._failed_of_stopped.difference_update(initial)
         for tp, init in initial.items():
@@ -132,7 +145,31 @@ class ReplicaFetcherManager:
             out |= thread.core.failed
         return out
 
+    async def resize_thread_pool(self, new_size: int) -> None:
+        """num.replica.fetchers changed: spread every followed partition over ``new_size``
+        fetchers per leader, each resuming at its fetch offset and leader epoch."""
+        new_size = max(1, new_size)
+        async with self._lock:
+            current = self.config.num_fetchers
+            log.info("[ReplicaFetcherManager on broker %d] Resizing fetcher thread pool size from %d to %d",
+                     self.config.replica_id, current, new_size)
+            self.config = dataclasses.replace(self.config, num_fetchers=new_size)
+            if new_size != current:
+                failed = self.failed_partitions()
+                moved: dict[TopicPartition, InitialFetchState] = {}
+                for thread in self.fetcher_threads.values():
+                    for tp, st in thread.remove_partitions(list(thread.core.states)).items():
+                        moved[tp] = InitialFetchState(thread.source, st.topic_id, st.fetch_offset,
+                                                      st.current_leader_epoch)
+                await self._add_fetcher_for_partitions(moved)
+                self._failed_of_stopped |= failed - set(moved)
+            await self._shutdown_idle()
+
     async def shutdown_idle_fetcher_threads(self) -> None:
+        async with self._lock:
+            await self._shutdown_idle()
+
+    async def _shutdown_idle(self) -> None:
         for key, thread in list(self.fetcher_threads.items()):
             if thread.partition_count == 0:
                 self._failed_of_stopped |= thread.core.failed

@@ -1,7 +1,10 @@
 """Log compaction: keep the latest record per key in ``cleanup.policy=compact`` logs.
 
-Runs on its own daemon thread (never on the event loop). For the dirtiest compacted
-log whose dirty ratio (bytes after the cleaner checkpoint / all cleanable bytes) is at
+Runs on ``log.cleaner.threads`` daemon threads (never on the event loop), named
+``kafka-log-cleaner-thread-<n>`` as Kafka's; each takes the dirtiest compacted log no other
+thread is cleaning. ``reconfigure`` (the dynamic cleaner configs) starts the missing threads
+and tells the surplus ones to stop after their current pass, so the event loop that calls
+it never waits for a cleaning to finish. For the dirtiest compacted log whose dirty ratio (bytes after the cleaner checkpoint / all cleanable bytes) is at
 least ``min.cleanable.dirty.ratio``, it:
 
 1. maps every key in the dirty range to its last offset (the dirty range ends below the
@@ -50,43 +53,72 @@ CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 class LogCleaner:
     """See the module docstring."""
 
-    def __init__(self, manager, clock: Callable[[], float] = time.time, backoff_ms: int = 15000):
+    def __init__(self, manager, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
+                 threads: int = 1):
         self.manager = manager
         self.clock = clock
         self.backoff_ms = backoff_ms
-        self._stop = threading.Event()
+        self.num_threads = threads
         self._wake = threading.Event()
-        self._thread: Optional[threading.Thread] = None
+        # the running threads, each with the event that stops it
+        self._threads: list[tuple[threading.Thread, threading.Event]] = []
+        self._lock = threading.Lock()   # the choice of a log, _in_progress and the checkpoints
+        self._in_progress: set = set()  # partitions a thread is cleaning now
         self._aborted: set = set()
         self._checkpoints: dict[str, dict[tuple[str, int], int]] = {}
         self.stats = {"cleaned_logs": 0, "bytes_read": 0, "bytes_written": 0}
 
-    # ------------------------------------------------------------------ thread
+    # ------------------------------------------------------------------ threads
     def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="kafka-log-cleaner", daemon=True)
-            self._thread.start()
+        while len(self._threads) < self.num_threads:
+            stop = threading.Event()
+            t = threading.Thread(target=self._run, args=(stop,), name=f"kafka-log-cleaner-thread-{len(self._threads)}",
+                                 daemon=True)
+            self._threads.append((t, stop))
+            t.start()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    @property
+    def thread_names(self) -> list[str]:
+        return [t.name for t, _ in self._threads]
+
+    def reconfigure(self, threads: int, backoff_ms: int) -> None:
+        """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically: new threads
+        start now, surplus ones stop after the pass they are in (not waited for)."""
+        if (threads, backoff_ms) == (self.num_threads, self.backoff_ms):
+            return
+        log.info("Log cleaner threads %d -> %d, backoff %d ms -> %d ms", self.num_threads, threads,
+                 self.backoff_ms, backoff_ms)
+        self.num_threads, self.backoff_ms = threads, backoff_ms
+        while len(self._threads) > threads:
+            t, stop = self._threads.pop()
+            stop.set()
+        self._wake.set()   # sleeping threads pick up the new backoff
+        self.start()
+
+    def _run(self, stop: threading.Event) -> None:
+        name = threading.current_thread().name
+        log.info("[%s]: Starting", name)
+        while not stop.is_set():
             try:
                 cleaned = self.clean_once()
             except Exception:  # noqa: BLE001 - a bad log must not kill the cleaner
                 log.exception("log cleaner pass failed")
                 cleaned = False
-            if not cleaned:
+            if not cleaned and not stop.is_set():
                 self._wake.wait(self.backoff_ms / 1000.0)
                 self._wake.clear()
+        log.info("[%s]: Stopped", name)
 
     def wakeup(self) -> None:
         self._wake.set()
 
     def shutdown(self) -> None:
-        self._stop.set()
+        threads, self._threads = self._threads, []
+        for _, stop in threads:
+            stop.set()
         self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=60)
-            self._thread = None
+        for t, _ in threads:
+            t.join(timeout=60)
 
     def abort(self, tp) -> None:
         self._aborted.add(tp)
@@ -149,11 +181,28 @@ class LogCleaner:
         return (sum(s.size for s in dirty) / total) if total else 0.0
 
     def clean_once(self, now_ms: Optional[int] = None, force: bool = False) -> bool:
-        """Clean the dirtiest eligible log; True if one was cleaned."""
+        """Clean the dirtiest eligible log no other thread is cleaning; True if one was cleaned."""
         now = self._now_ms() if now_ms is None else now_ms
+        with self._lock:
+            best = self._dirtiest(now, force)
+            if best is None:
+                return False
+            _, tp, lg, first_dirty, (eligible, dirty, end) = best
+            self._in_progress.add(tp)
+        try:
+            if self.clean_log(lg, eligible, dirty, first_dirty, end, now):
+                with self._lock:
+                    self._save_checkpoint(tp, end)
+                    self.stats["cleaned_logs"] += 1
+        finally:
+            with self._lock:
+                self._in_progress.discard(tp)
+        return True
+
+    def _dirtiest(self, now: int, force: bool):
         best = None
         for tp, lg in self.manager.logs().items():
-            if lg.closed or not lg.config.compact or tp in self._aborted:
+            if lg.closed or not lg.config.compact or tp in self._aborted or tp in self._in_progress:
                 continue
             first_dirty = self._dirty_start(tp, lg)
             rng = self.cleanable_range(lg, now, first_dirty)
@@ -166,13 +215,7 @@ class LogCleaner:
                 continue
             if best is None or ratio > best[0]:
                 best = (ratio, tp, lg, first_dirty, rng)
-        if best is None:
-            return False
-        _, tp, lg, first_dirty, (eligible, dirty, end) = best
-        if self.clean_log(lg, eligible, dirty, first_dirty, end, now):
-            self._save_checkpoint(tp, end)
-            self.stats["cleaned_logs"] += 1
-        return True
+        return best
 
     # ------------------------------------------------------------------ cleaning
     def _build_offset_map(self, dirty, first_dirty: int, end: int) -> dict:

@@ -74,7 +74,8 @@ class LogManager:
     def __init__(self, log_dirs: list[str], default_config: LogConfig, clock: Callable[[], float] = time.time,
                  topic_configs: Optional[Callable[[str], Optional[LogConfig]]] = None,
                  start_cleaner: bool = True, recovery_threads_per_data_dir: int = 1,
-                 load_progress_interval_s: float = 5.0, monotonic: Callable[[], float] = time.monotonic):
+                 load_progress_interval_s: float = 5.0, monotonic: Callable[[], float] = time.monotonic,
+                 cleaner_threads: int = 1, cleaner_backoff_ms: int = 15000):
         if isinstance(log_dirs, str):
             log_dirs = [d for d in log_dirs.split(",") if d]
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -86,6 +87,7 @@ class LogManager:
         self._dir_counts = {d: 0 for d in self.log_dirs}  # logs per dir (for _pick_dir, kept as they change)
         self._lock = threading.RLock()
         self._start_cleaner = start_cleaner
+        self.cleaner_threads, self.cleaner_backoff_ms = cleaner_threads, cleaner_backoff_ms  # log.cleaner.*
         self.recovery_threads_per_data_dir = max(1, recovery_threads_per_data_dir)
         self.load_progress_interval_s = load_progress_interval_s  # see LoadProgress
         self._monotonic = monotonic
@@ -118,7 +120,8 @@ class LogManager:
         if self._start_cleaner:
             from .cleaner import LogCleaner
 
-            self.cleaner = LogCleaner(self, clock=self.clock)
+            self.cleaner = LogCleaner(self, clock=self.clock, backoff_ms=self.cleaner_backoff_ms,
+                                      threads=self.cleaner_threads)
             self.cleaner.start()
         self._started = True
 

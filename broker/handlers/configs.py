@@ -14,6 +14,7 @@ from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
+from kafpy.broker.dynamic_config import config_def, listener_key, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG,
@@ -126,6 +127,18 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
             name=cname, value=None if d.sensitive else value, read_only=not d.dynamic,
             is_default=source == DEFAULT_CONFIG, config_source=source, is_sensitive=d.sensitive,
             synonyms=syn, config_type=CONFIG_TYPE_IDS.get(d.type, 0), documentation=None))
+    # listener-prefixed TLS store settings altered dynamically, under their full names
+    layer = cfg.dynamic_default if entity_default else cfg.dynamic_broker
+    source = DYNAMIC_DEFAULT_BROKER_CONFIG if entity_default else DYNAMIC_BROKER_CONFIG
+    for cname in sorted(k for k in layer if listener_key(k)):
+        if keys is not None and cname not in keys:
+            continue
+        d = config_def(cname)
+        value = None if d.sensitive else layer[cname]
+        out.append(D.DescribeConfigsResourceResult(
+            name=cname, value=value, read_only=False, is_default=False, config_source=source,
+            is_sensitive=d.sensitive, synonyms=[D.DescribeConfigsSynonym(name=cname, value=value, source=source)]
+            if synonyms else [], config_type=CONFIG_TYPE_IDS.get(d.type, 0), documentation=None))
     return out
 
 
@@ -202,7 +215,7 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
     if err:
         raise _Fail(E.INVALID_REQUEST, err)
     for k, val in new.items():
-        d = BROKER_CONFIGS.get(k)
+        d = config_def(k)
         if d is None or not d.dynamic:
             raise _Fail(E.INVALID_CONFIG if d is None else E.INVALID_REQUEST,
                         f"Cannot update these configs dynamically: [{k}]")
@@ -210,8 +223,17 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
             KafkaConfig._parse(d, val)
         except ConfigError as e:
             raise _Fail(E.INVALID_CONFIG, str(e)) from None
+    try:
+        validate_broker_update(ctx.services.config, new, per_broker=name != "")
+    except ConfigError as e:
+        raise _Fail(E.INVALID_REQUEST, str(e)) from None
     if validate_only:
         return
+    try:   # passwords: per broker only; in ZooKeeper encrypted (standalone keeps its file private)
+        new = to_persistent(ctx.services.config, new, per_broker=name != "",
+                            encrypt=getattr(ctx.services, "zk_client", None) is not None)
+    except ConfigError as e:
+        raise _Fail(E.INVALID_REQUEST, str(e)) from None
     try:
         if name == "":   # --entity-default: /config/brokers/<default>, read by every broker
             await ctx.services.controller.alter_broker_configs(new, entity_name=DEFAULT_BROKER_ENTITY)
@@ -250,6 +272,14 @@ def _alter_loggers(ctx: RequestContext, r, validate_only: bool) -> None:
         ctx.services.config.reconfigured()   # e.g. kafka.request.logger=DEBUG needs the request observer
     except broker_loggers.LoggerConfigError as e:
         raise _Fail(E.INVALID_CONFIG, str(e)) from None
+
+
+class _BrokerDefs:
+    """BROKER_CONFIGS as IncrementalAlterConfigs looks names up, listener-prefixed TLS store
+    settings included."""
+
+    def get(self, name: str):
+        return config_def(name)
 
 
 class _Fail(Exception):
@@ -293,7 +323,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
             elif r.resource_type == BROKER:
                 cfg = ctx.services.config
                 current = dict(cfg.dynamic_default if r.resource_name == "" else cfg.dynamic_broker)
-                defs = BROKER_CONFIGS  # type: ignore[assignment]
+                defs = _BrokerDefs()  # type: ignore[assignment]
             elif r.resource_type == BROKER_LOGGER:
                 _alter_loggers(ctx, r, req.validate_only)
                 continue

@@ -40,6 +40,7 @@ from kafpy.broker.security.ssl_principal import NoMatchingRule, SslPrincipalMapp
 if TYPE_CHECKING:
     from kafpy.broker.config import KafkaConfig
     from kafpy.broker.security.credentials import UserConfigs
+    from kafpy.broker.security.ssl_reconfig import ReconfigurableServerSsl
 
 log = logging.getLogger("kafka.security")
 
@@ -58,6 +59,7 @@ class ListenerSecurity:
     name: str
     protocol: str
     ssl_context: ssl.SSLContext | None = None
+    ssl_reconfig: "ReconfigurableServerSsl | None" = None   # TLS listeners: swaps certificates for new connections
     mechanisms: list[str] = field(default_factory=list)
     plain_users: dict[str, str] = field(default_factory=dict)
     reauth_ms: int = 0
@@ -72,13 +74,14 @@ class ListenerSecurity:
     @classmethod
     def from_config(cls, config: "KafkaConfig", listener: str) -> "ListenerSecurity":
         from kafpy.broker.config import ConfigError
-        from kafpy.broker.security.ssl_factory import server_context
+        from kafpy.broker.security.ssl_reconfig import ReconfigurableServerSsl
         protocol = config.security_protocol(listener)
         get = lambda key: config.listener_config(listener, key)   # noqa: E731
         sec = cls(listener, protocol, reauth_ms=get("connections.max.reauth.ms"),
                   failed_auth_delay_ms=get("connection.failed.authentication.delay.ms"))
         if protocol in TLS_PROTOCOLS:
-            sec.ssl_context = server_context(get, listener)
+            sec.ssl_reconfig = ReconfigurableServerSsl(get, listener)
+            sec.ssl_context = sec.ssl_reconfig.context
             try:
                 sec.principal_mapper = SslPrincipalMapper(get("ssl.principal.mapping.rules"))
             except ValueError as e:

@@ -87,3 +87,44 @@ def test_partitions_are_fetched_by_one_task_per_leader_and_fetcher_id(tmp_path: 
         assert manager.fetcher_threads == {} and all(e.closed for e in endpoints)
 
     asyncio.run(scenario())
+
+
+def test_resizing_the_pool_spreads_partitions_by_the_new_count_and_keeps_their_offsets(tmp_path: Path) -> None:
+    tps = [TopicPartition("hello", p) for p in range(4)]
+    leader = BrokerEndPoint(1, "one", 9092)
+    leader_logs: dict[TopicPartition, Log] = {}
+    followers: dict[TopicPartition, Log] = {}
+    for tp in tps:
+        followers[tp] = open_log(tmp_path, "follower", tp)
+        log = leader_logs[tp] = open_log(tmp_path, "leader", tp)
+        become_leader(log, 1)
+        append(log, 1, b"first")
+    config = ReplicaFetcherConfig(replica_id=7, num_fetchers=1, backoff_ms=5, max_wait_ms=5)
+    manager = ReplicaFetcherManager(config, lambda tp: StorageFollowerLog(followers[tp]) if tp in followers else None,
+                                    leader_endpoint_factory=lambda source, fid: InMemoryLeader(leader_logs, 1))
+
+    async def until(condition) -> None:
+        for _ in range(400):
+            if condition():
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("timed out")
+
+    async def scenario() -> None:
+        await manager.add_fetcher_for_partitions({tp: InitialFetchState(leader, ZERO_UUID, 0, 1) for tp in tps})
+        await until(lambda: all(followers[tp].log_end_offset == 1 for tp in tps))
+        assert sorted(manager.fetcher_threads) == [(1, 0)]
+        await manager.resize_thread_pool(4)
+        # "hello"-0..3 with 4 fetchers: ids 2, 1, 0, 3 (see the JVM's values above)
+        assert sorted(manager.fetcher_threads) == [(1, 0), (1, 1), (1, 2), (1, 3)]
+        assert manager.fetcher_threads[(1, 2)].core.states.keys() == {tps[0]}
+        assert all(manager.fetch_state(tp).fetch_offset == 1 for tp in tps)   # resumed where they were
+        for tp in tps:
+            append(leader_logs[tp], 1, b"second")
+        await until(lambda: all(followers[tp].log_end_offset == 2 for tp in tps))
+        await manager.resize_thread_pool(2)       # ids 0, 1, 0, 1: fetchers 2 and 3 stop
+        assert sorted(manager.fetcher_threads) == [(1, 0), (1, 1)] and manager.config.num_fetchers == 2
+        assert all(manager.fetch_state(tp).fetch_offset == 2 for tp in tps)
+        await manager.shutdown()
+
+    asyncio.run(scenario())

@@ -243,3 +243,42 @@ def test_cleaner_thread_races_appends_reads_and_retention(tmp_path):
         off = recs[-1][0] + 1
     assert seen == latest
     lm.shutdown()
+
+
+def test_cleaner_threads_follow_reconfiguration_and_never_share_a_log(tmp_path):
+    import threading
+    import time
+
+    clock = FakeClock()
+    base = LogConfig(cleanup_policy="compact", segment_bytes=600, min_cleanable_dirty_ratio=0.0)
+    lm = LogManager([str(tmp_path / "d")], base, clock=clock, cleaner_threads=1, cleaner_backoff_ms=10)
+    lm.startup()
+    cleaner = lm.cleaner
+
+    def running() -> set:
+        return {t.name for t in threading.enumerate() if t.name.startswith("kafka-log-cleaner-thread-")}
+
+    def until(cond) -> None:
+        deadline = time.monotonic() + 10
+        while not cond():
+            assert time.monotonic() < deadline, "timed out"
+            time.sleep(0.01)
+
+    until(lambda: running() == {"kafka-log-cleaner-thread-0"})
+    cleaner.reconfigure(3, 10)
+    assert cleaner.thread_names == [f"kafka-log-cleaner-thread-{i}" for i in range(3)]
+    until(lambda: len(running()) == 3)
+    # many dirty logs, three threads: every log is cleaned, none by two threads at once
+    logs = [lm.get_or_create_log("bg", p) for p in range(6)]
+    for lg in logs:
+        for _ in range(10):
+            lg.append_as_leader(kp_batch([(b"k", b"v" * 100)], timestamp=clock.ms), 0)
+        lg.update_high_watermark(lg.log_end_offset)
+    cleaner.wakeup()
+    until(lambda: cleaner.stats["cleaned_logs"] >= 6 and not cleaner._in_progress)
+    for lg in logs:   # the latest record of the cleaned segments and the active segment's one
+        assert [o for o, _, _ in contents(lg)] == [8, 9]
+    cleaner.reconfigure(1, 10)
+    until(lambda: running() == {"kafka-log-cleaner-thread-0"})
+    lm.shutdown()
+    until(lambda: not running())
