@@ -131,7 +131,14 @@ class StandaloneFeatures:
 
 class ZkFeatures:
     """Finalized features in ZooKeeper's `/feature`, read at start and again whenever
-    its watch fires. `zk` is the broker's KafkaZkClient."""
+    its watch fires. `zk` is the broker's KafkaZkClient.
+
+    `/feature` is created empty, as Kafka 3.9's controller creates it, and holds only the
+    levels an operator set (`kafka-features upgrade/downgrade`, a level 0 kept explicitly):
+    Apache Kafka 3.9 brokers read it too and halt on any feature they do not support
+    (FeatureCacheUpdateException), so a mixed cluster must not find `group.version` there
+    unless someone put it there. Where `/feature` is silent, kafpy's defaults
+    (`DEFAULT_FINALIZED`) are the effective levels its brokers serve and advertise."""
 
     PATH = "/feature"
 
@@ -147,7 +154,7 @@ class ZkFeatures:
         data, _ = await self._zk.get_data(self.PATH)
         if data is None:
             try:
-                await self._zk.conditional_set_or_create(self.PATH, _znode(DEFAULT_FINALIZED), None)
+                await self._zk.conditional_set_or_create(self.PATH, _znode({}), None)
             except NodeExistsError:
                 pass
         await self._refresh()
@@ -167,7 +174,8 @@ class ZkFeatures:
             log.warning("unreadable %s znode: %s", self.PATH, e)
             return
         enabled = znode.status == zd.FEATURE_STATUS_ENABLED
-        levels = {name: int(v.get("max_version_level", 0)) for name, v in znode.features.items()}
+        stored = {name: int(v.get("max_version_level", 0)) for name, v in znode.features.items()}
+        levels = {**DEFAULT_FINALIZED, **stored}
         self._current = FinalizedFeatures(_clean(levels) if enabled else {}, stat.version)
         log.info("Updated finalized features to %s (epoch %d)", dict(self._current.levels),
                  stat.version)
@@ -193,5 +201,6 @@ class ZkFeatures:
 
 
 def _znode(levels: Mapping[str, int]) -> bytes:
-    return zd.FeatureZNode({n: {"min_version_level": lv, "max_version_level": lv}
-                            for n, lv in _clean(levels).items()}).encode()
+    # every level set explicitly is kept, 0 too: absent means kafpy's default (ZkFeatures)
+    return zd.FeatureZNode({n: {"min_version_level": int(lv), "max_version_level": int(lv)}
+                            for n, lv in sorted(levels.items())}).encode()
