@@ -15,6 +15,10 @@ from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.zookeeper import ZooKeeperServer
 
+# tests/data holds projects that tests run in a child pytest of their own (the plugin project
+# uses the installed plugin's fixtures): never collected by this suite
+collect_ignore = ["data"]
+
 LOG_LINES_ON_FAILURE = 200
 
 
