@@ -136,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         from kafpy.metrics.request_logger import RequestLogger
         server.observer = RequestObserver(broker.apis.name, lambda topic_id: None,
                                           RequestLogger(lambda: broker.config["kafpy.request.logger.slow.ms"]))
+        broker.replica_manager.topic_stats = server.observer.topics   # as Broker installs it
     conn = KafkaConnection(server, "PLAINTEXT")
     conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
     pid, epoch = 1000, 0

@@ -1,0 +1,107 @@
+"""Kafka's ``BrokerTopicStats``: BrokerTopicMetrics meters per topic and for all topics,
+counted where the data is already in hand (the append path for produces, the Fetch answer
+for bytes out), read by the Prometheus collector and the status page when they are read.
+
+Who may call it: ``append_to_local_log`` (appends of clients' produces, as leader), the
+request observer (Fetch answers), readers at scrape time; all on the event loop thread, so
+plain ints and no lock. ReplicaManager holds one only while something reads metrics
+(``ReplicaManager.topic_stats``); until then appends pay a single ``is None`` test.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+_MESSAGE_TOO_LARGE = 10
+_RECORD_LIST_TOO_LARGE = 18
+
+
+class TopicCounters:
+    """One topic's (or all topics') BrokerTopicMetrics meters."""
+
+    __slots__ = ("messages_in", "bytes_in", "bytes_out", "bytes_rejected", "failed_produce", "failed_fetch",
+                 "total_produce", "total_fetch")
+
+    def __init__(self) -> None:
+        self.messages_in = self.bytes_in = self.bytes_out = self.bytes_rejected = 0
+        self.failed_produce = self.failed_fetch = self.total_produce = self.total_fetch = 0
+
+
+# (attribute, Kafka's MBean name) in the order they are exported
+TOPIC_METERS = (("messages_in", "MessagesInPerSec"), ("bytes_in", "BytesInPerSec"),
+                ("bytes_out", "BytesOutPerSec"), ("bytes_rejected", "BytesRejectedPerSec"),
+                ("failed_produce", "FailedProduceRequestsPerSec"), ("failed_fetch", "FailedFetchRequestsPerSec"),
+                ("total_produce", "TotalProduceRequestsPerSec"), ("total_fetch", "TotalFetchRequestsPerSec"))
+
+
+class BrokerTopicStats:
+    """The meters of every topic a client produced to or fetched from here (``topics``) and
+    of all of them (``total``), counted as Kafka's ReplicaManager counts them: a leader's
+    appends of clients' produces (not followers' appends, not the coordinators' own writes),
+    bytes sent to consumers (not to followers), and per partition the produce and fetch
+    requests and those that failed."""
+
+    def __init__(self) -> None:
+        self.total = TopicCounters()
+        self.topics: dict[str, TopicCounters] = {}
+
+    def topic(self, name: str) -> TopicCounters:
+        c = self.topics.get(name)
+        if c is None:
+            c = self.topics[name] = TopicCounters()
+        return c
+
+    def forget(self, topics: list[str]) -> None:
+        for t in topics:
+            self.topics.pop(t, None)
+
+    # -- produce (append_to_local_log) ------------------------------------------------------
+    def appended(self, topic: str, records_count: int, size: int) -> None:
+        """A client's ``size`` bytes of records appended to a partition of ``topic`` as its
+        leader (a retried batch the log found a duplicate of counts too, as in Kafka)."""
+        c = self.topics.get(topic) or self.topic(topic)
+        total = self.total
+        c.total_produce += 1
+        c.messages_in += records_count
+        c.bytes_in += size
+        total.total_produce += 1
+        total.messages_in += records_count
+        total.bytes_in += size
+
+    def append_failed(self, topic: str | None, error_code: int, size: int) -> None:
+        """An append of ``size`` bytes refused with ``error_code``; ``topic`` None for a
+        partition not hosted here (counted for all topics only: a client naming unknown
+        topics must not grow the table)."""
+        total = self.total
+        total.total_produce += 1
+        total.failed_produce += 1
+        rejected = error_code in (_MESSAGE_TOO_LARGE, _RECORD_LIST_TOO_LARGE)
+        if rejected:
+            total.bytes_rejected += size
+        if topic is not None:
+            c = self.topic(topic)
+            c.total_produce += 1
+            c.failed_produce += 1
+            if rejected:
+                c.bytes_rejected += size
+
+    # -- fetch (the request observer, from the answer) ---------------------------------------
+    def on_fetch(self, response: Any, from_follower: bool, topic_name: Callable[[bytes], str | None]) -> None:
+        """A Fetch answered: bytes out per topic (consumers only, as Kafka's BytesOutPerSec
+        excludes replication), failed and total fetch requests per topic. ``topic_name``
+        maps a topic id to its name (Fetch v13+ answers by id)."""
+        total = self.total
+        for tr in response.responses:
+            name = tr.topic or topic_name(tr.topic_id)
+            if not name:
+                continue
+            c = self.topics.get(name) or self.topic(name)
+            for pr in tr.partitions:
+                c.total_fetch += 1
+                total.total_fetch += 1
+                if pr.error_code:
+                    c.failed_fetch += 1
+                    total.failed_fetch += 1
+                elif not from_follower and pr.records is not None:
+                    size = len(pr.records)
+                    c.bytes_out += size
+                    total.bytes_out += size
