@@ -48,17 +48,21 @@ class RequestObserver:
             # every partition's error, NONE included (Kafka's ProduceResponse.errorCounts);
             # messages and bytes in were counted on the append path (BrokerTopicStats)
             errors = self.requests.record(api_key, version, elapsed_s, None).errors
-            for tr in response.responses:
-                for pr in tr.partition_responses:
-                    code = pr.error_code
+            codes = [pr.error_code for tr in response.responses for pr in tr.partition_responses]
+            if any(codes):
+                for code in codes:
                     errors[code] = errors.get(code, 0) + 1
+            elif codes:   # the common answer: one count for all
+                errors[0] = errors.get(0, 0) + len(codes)
         elif api_key == FETCH:
             # the top-level error and every partition's (Kafka's FetchResponse.errorCounts)
             errors = self.requests.record(api_key, version, elapsed_s, response.error_code).errors
-            for tr in response.responses:
-                for pr in tr.partitions:
-                    code = pr.error_code
+            codes = [pr.error_code for tr in response.responses for pr in tr.partitions]
+            if any(codes):
+                for code in codes:
                     errors[code] = errors.get(code, 0) + 1
+            elif codes:
+                errors[0] = errors.get(0, 0) + len(codes)
             replica_id = request.replica_state.replica_id if version >= 15 else request.replica_id
             self.topics.on_fetch(response, replica_id >= 0, self.topic_name)
         else:
