@@ -23,7 +23,7 @@ from typing import Any
 
 from kafpy.replication.topic_stats import TOPIC_METERS, BrokerTopicStats, TopicCounters
 
-__all__ = ["RESERVOIR", "QUANTILES", "TimeHistogram", "ApiRequestStats", "RequestMetrics",
+__all__ = ["RESERVOIR", "QUANTILES", "TimeHistogram", "sample_percentiles", "ApiRequestStats", "RequestMetrics",
            "BrokerTopicStats", "TopicCounters", "TOPIC_METERS"]
 
 # observations a percentile window holds at least before it rolls over (Kafka's histograms
@@ -87,6 +87,16 @@ class TimeHistogram:
         if self.count - self._newer[0] >= RESERVOIR:
             self._older, self._newer = self._newer, (self.count, counts[:])
         return out
+
+
+def sample_percentiles(values: Any) -> list[tuple[str, float]]:
+    """(quantile label, value) for Kafka's percentiles of a sample of recent observations
+    (the controller's and ZooKeeper's timers, which are rare enough to keep their values)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if not n:
+        return []
+    return [(label, ordered[min(n - 1, max(0, int(q * n + 0.999999) - 1))]) for q, label in QUANTILES]
 
 
 class ApiRequestStats:

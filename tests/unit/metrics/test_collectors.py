@@ -99,3 +99,62 @@ def test_the_dashboard_only_asks_for_exported_names():
         for target in panel["targets"]:
             wanted |= {n for n in re.findall(r"\b([a-z_]+)\{", target["expr"])}
     assert wanted and wanted <= exported, wanted - exported
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Processor:
+    def __init__(self, clock: _Clock) -> None:
+        self.clock = clock
+
+    async def process(self, event) -> None:
+        self.clock.now += 0.25       # every event takes 250 ms
+
+    def preempt(self, event) -> None:
+        pass
+
+
+def _controller_scrape() -> dict[str, float]:
+    """A broker whose controller processed a BrokerChange (queued 2 s) and a TopicChange
+    (queued behind it for its 250 ms), with one unclean election and one event still queued."""
+    import asyncio
+
+    from kafpy.replication import controller_events as ce
+
+    clock = _Clock()
+    mgr = ce.ControllerEventManager(1, _Processor(clock), clock)
+
+    async def run() -> None:
+        mgr.put(ce.BrokerChange())
+        clock.now += 2.0
+        last = mgr.put(ce.TopicChange())
+        mgr.start()
+        await asyncio.wait_for(last.done, 5)
+        await mgr.close()
+    asyncio.run(run())
+    mgr._queue.append(object())   # one event waiting
+    b = _broker()
+    b.cluster_controller = NS(is_active=True, event_manager=mgr, stats=ce.ControllerStats(unclean_leader_elections=1))
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(KafkaCollector(b))
+    return _samples(generate_latest(registry).decode())
+
+
+def test_controller_stats_and_event_queue_under_strimzi_names():
+    s = _controller_scrape()
+    # BrokerChange is Kafka's LeaderElectionRateAndTimeMs timer
+    assert s["kafka_controller_controllerstats_leaderelectionrateandtimems_count"] == 1
+    assert s['kafka_controller_controllerstats_leaderelectionrateandtimems{quantile="0.99"}'] == 250.0
+    assert s["kafka_controller_controllerstats_topicchangerateandtimems_count"] == 1
+    assert s["kafka_controller_controllerstats_partitionreassignmentrateandtimems_count"] == 0
+    assert s["kafka_controller_controllerstats_uncleanleaderelections_total"] == 1
+    assert s["kafka_controller_controllereventmanager_eventqueuetimems_count"] == 2
+    assert s['kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.999"}'] == 2000.0
+    assert s['kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.50"}'] == 250.0
+    assert s["kafka_controller_controllereventmanager_eventqueuesize"] == 1
