@@ -15,6 +15,7 @@ from prometheus_client.core import Metric
 from kafpy.metrics.lag import consumer_lag, local_end_offset
 from kafpy.metrics.names import gauge_name, histogram_names, meter_name
 from kafpy.metrics.request_metrics import TOPIC_METERS, sample_percentiles
+from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
 
 
 def _gauge(name: str, doc: str, value: float | None = None, labels: dict[str, str] | None = None) -> Metric:
@@ -76,6 +77,7 @@ class KafkaCollector:
         if b.txn_coordinator is not None:
             yield from self._transactions(b.txn_coordinator)
         yield from self._zookeeper(b)
+        yield from _timer(("log", "LogFlushStats", "LogFlushRateAndTimeMs"), LOG_FLUSH_STATS)
 
     # ---------------------------------------------------------------- per request
     def _topic_metrics(self, topics: Any) -> Iterator[Metric]:
@@ -282,3 +284,4 @@ class KafkaCollector:
         yield _gauge("kafka_server_sessionexpirelistener_sessionstate_connected",
                      "1 while the ZooKeeper session is connected (kafka.server:type=SessionExpireListener,name=SessionState)",
                      connected)
+        yield from _timer(("server", "ZooKeeperClientMetrics", "ZooKeeperRequestLatencyMs"), zk.request_latency)

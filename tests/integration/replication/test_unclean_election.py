@@ -69,6 +69,7 @@ def test_enabling_unclean_election_elects_offline_partitions_at_once(zookeeper):
                                              entity_name=zd.DEFAULT_BROKER_ENTITY)
             await wait_until(lambda: c1.ctx.leader_and_isr(("v", 0)).leader == 3)
             assert c1.stats.unclean_leader_elections == 2
+            assert a.request_latency.count > 0 and max(a.request_latency.recent) < 30_000   # ZooKeeperRequestLatencyMs
             assert c1.event_manager.rate_and_time[ce.ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE].count == 1
         finally:
             await admin.shutdown()

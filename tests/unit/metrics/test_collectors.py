@@ -158,3 +158,45 @@ def test_controller_stats_and_event_queue_under_strimzi_names():
     assert s['kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.999"}'] == 2000.0
     assert s['kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.50"}'] == 250.0
     assert s["kafka_controller_controllereventmanager_eventqueuesize"] == 1
+
+
+def _scrape_of(b) -> dict[str, float]:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(KafkaCollector(b))
+    return _samples(generate_latest(registry).decode())
+
+
+def test_log_flush_time_counts_real_flushes(tmp_path):
+    import asyncio
+
+    from tests.unit.broker.helpers import LocalBroker
+    name = "kafka_log_logflushstats_logflushrateandtimems_count"
+    before = _scrape_of(_broker())[name]
+    loop = asyncio.new_event_loop()
+    lb = LocalBroker(str(tmp_path), loop)
+    try:
+        lb.create_topic("f", 1)
+        lb.append("f", 0, [b"a", b"b"])
+        lb.replica_manager.get_partition("f", 0).log.flush()
+        lb.replica_manager.get_partition("f", 0).log.flush()    # nothing new: no fsync, not counted
+    finally:
+        lb.close()
+        loop.close()
+    s = _scrape_of(_broker())
+    assert s[name] == before + 1
+    assert s['kafka_log_logflushstats_logflushrateandtimems{quantile="0.50"}'] >= 0.0
+
+
+def test_zookeeper_request_latency_percentiles():
+    import time
+
+    from kafpy.replication.zk_client import ZooKeeperRequestLatency
+    latency = ZooKeeperRequestLatency()
+    for _ in range(3):
+        latency.record(time.perf_counter() - 0.004)     # requests of ~4 ms
+    b = _broker()
+    b.zk = NS(kazoo=NS(connected=True), request_latency=latency)
+    s = _scrape_of(b)
+    assert s["kafka_server_sessionexpirelistener_sessionstate_connected"] == 1
+    assert s["kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count"] == 3
+    assert 4.0 <= s['kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms{quantile="0.99"}'] < 1000.0
