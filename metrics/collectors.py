@@ -14,7 +14,7 @@ from prometheus_client.core import Metric
 
 from kafpy.metrics.lag import consumer_lag, local_end_offset
 from kafpy.metrics.names import gauge_name, histogram_names, meter_name
-from kafpy.metrics.request_metrics import TOPIC_METERS, sample_percentiles
+from kafpy.metrics.request_metrics import QUANTILES, TOPIC_METERS, sample_percentiles
 from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
 
 
@@ -39,9 +39,10 @@ def _timer(mbean: tuple[str, str, str], stats: Any) -> Iterator[Metric]:
     pname, cname = histogram_names(domain, type_, name)
     where = f"kafka.{domain}:type={type_},name={name}"
     pct = _gauge(pname, f"{where} percentiles (ms)")
-    if stats is not None:
-        for q, v in sample_percentiles(stats.recent):
-            pct.add_sample(pname, {"quantile": q}, v)
+    # an empty histogram reports 0 for every percentile, as Kafka's (Yammer's) do
+    values = sample_percentiles(stats.recent) if stats is not None else []
+    for q, v in values or [(label, 0.0) for _, label in QUANTILES]:
+        pct.add_sample(pname, {"quantile": q}, v)
     yield pct
     count = Metric(cname, f"{where} count", "untyped")
     count.add_sample(cname, {}, stats.count if stats is not None else 0)

@@ -91,6 +91,7 @@ def test_logs_groups_and_lag():
 
 def test_the_dashboard_only_asks_for_exported_names():
     exported = {re.split(r"[{ ]", line)[0] for line in _scrape().splitlines() if line and not line.startswith("#")}
+    exported |= {re.split(r"[{ ]", key)[0] for key in _controller_scrape()}   # with a controller and ZooKeeper
     exported |= {"up", "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds",
                  "kafpy_event_loop_lag_seconds", "kafka_network_socketserver_networkprocessoravgidle_percent"}
     dashboard = json.loads((REPO / "monitoring" / "grafana" / "dashboards" / "kafpy-overview.json").read_text())
@@ -126,6 +127,7 @@ def _controller_scrape() -> dict[str, float]:
     import asyncio
 
     from kafpy.replication import controller_events as ce
+    from kafpy.replication.zk_client import ZooKeeperRequestLatency
 
     clock = _Clock()
     mgr = ce.ControllerEventManager(1, _Processor(clock), clock)
@@ -141,6 +143,7 @@ def _controller_scrape() -> dict[str, float]:
     mgr._queue.append(object())   # one event waiting
     b = _broker()
     b.cluster_controller = NS(is_active=True, event_manager=mgr, stats=ce.ControllerStats(unclean_leader_elections=1))
+    b.zk = NS(kazoo=NS(connected=True), request_latency=ZooKeeperRequestLatency())
     registry = CollectorRegistry(auto_describe=False)
     registry.register(KafkaCollector(b))
     return _samples(generate_latest(registry).decode())
