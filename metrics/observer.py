@@ -57,14 +57,9 @@ class RequestObserver:
         elif api_key == FETCH:
             # the top-level error and every partition's (Kafka's FetchResponse.errorCounts)
             errors = self.requests.record(api_key, version, elapsed_s, response.error_code).errors
-            codes = [pr.error_code for tr in response.responses for pr in tr.partitions]
-            if any(codes):
-                for code in codes:
-                    errors[code] = errors.get(code, 0) + 1
-            elif codes:
-                errors[0] = errors.get(0, 0) + len(codes)
             replica_id = request.replica_state.replica_id if version >= 15 else request.replica_id
-            self.topics.on_fetch(response, replica_id >= 0, self.topic_name)
+            # bytes out per topic and every partition's error code in one pass
+            self.topics.on_fetch(response, replica_id >= 0, self.topic_name, errors)
         else:
             self.requests.record(api_key, version, elapsed_s, int(getattr(response, "error_code", 0)))
         if throttle_ms:

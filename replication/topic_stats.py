@@ -95,18 +95,27 @@ class BrokerTopicStats:
             c.bytes_rejected += size
 
     # -- fetch (the request observer, from the answer) ---------------------------------------
-    def on_fetch(self, response: Any, from_follower: bool, topic_name: Callable[[bytes], str | None]) -> None:
+    def on_fetch(self, response: Any, from_follower: bool, topic_name: Callable[[bytes], str | None],
+                 error_counts: dict[int, int] | None = None) -> None:
         """A Fetch answered: bytes out per topic (consumers only, as Kafka's BytesOutPerSec
         excludes replication), failed and total fetch requests per topic. ``topic_name``
-        maps a topic id to its name (Fetch v13+ answers by id)."""
+        maps a topic id to its name (Fetch v13+ answers by id; an unknown one counts for all
+        topics only). ``error_counts`` (Kafka's ErrorsPerSec for Fetch) takes every
+        partition's error code, NONE included, in the same pass."""
+        ok = 0
         for tr in response.responses:
             name = tr.topic or topic_name(tr.topic_id)
-            if not name:
-                continue
-            c = self.topics.get(name) or self.topic(name)
+            c = (self.topics.get(name) or self.topic(name)) if name else self.unattributed
             for pr in tr.partitions:
                 c.total_fetch += 1
-                if pr.error_code:
+                code = pr.error_code
+                if code:
                     c.failed_fetch += 1
-                elif not from_follower and pr.records is not None:
+                    if error_counts is not None:
+                        error_counts[code] = error_counts.get(code, 0) + 1
+                    continue
+                ok += 1
+                if not from_follower and pr.records is not None:
                     c.bytes_out += len(pr.records)
+        if ok and error_counts is not None:
+            error_counts[0] = error_counts.get(0, 0) + ok
