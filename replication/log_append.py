@@ -41,6 +41,10 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
     where each append's record count and size are already known."""
     if origin != "client":
         stats = None   # the coordinators' own writes are not BrokerTopicMetrics' produces
+    # appends summed per run of one topic's partitions (a Produce lists them together), so
+    # stats takes one call per topic rather than one per partition
+    counted: str | None = None
+    n_parts = n_msgs = n_bytes = 0
     results: list[AppendResult] = []
     waits: list[tuple[Partition, int]] | None = None
     waiting: list[int] | None = None  # the indexes in results of the appends waiting for the HW
@@ -72,7 +76,13 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
                 stats.append_failed(topic, ErrorCode.UNKNOWN_SERVER_ERROR, 0)
             continue
         if stats is not None:
-            stats.appended(topic, info.records_count, len(records))   # Kafka: records.sizeInBytes
+            if topic != counted:
+                if counted is not None:
+                    stats.appended(counted, n_parts, n_msgs, n_bytes)
+                counted, n_parts, n_msgs, n_bytes = topic, 0, 0, 0
+            n_parts += 1
+            n_msgs += info.records_count
+            n_bytes += len(records)   # Kafka: records.sizeInBytes
         if on_appended is not None:
             on_appended(topic, index, info)
         if required_acks == -1 and part.log.high_watermark <= info.last_offset:
@@ -81,4 +91,6 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
             waits.append((part, info.last_offset + 1))
             waiting.append(len(results))
         results.append((NONE, None, info, info.log_start_offset))
+    if counted is not None:
+        stats.appended(counted, n_parts, n_msgs, n_bytes)   # type: ignore[union-attr]
     return results, waits, waiting

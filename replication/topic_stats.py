@@ -76,11 +76,12 @@ class BrokerTopicStats:
         return out
 
     # -- produce (append_to_local_log) ------------------------------------------------------
-    def appended(self, topic: str, records_count: int, size: int) -> None:
-        """A client's ``size`` bytes of records appended to a partition of ``topic`` as its
-        leader (a retried batch the log found a duplicate of counts too, as in Kafka)."""
+    def appended(self, topic: str, partitions: int, records_count: int, size: int) -> None:
+        """A client's ``size`` bytes of ``records_count`` records appended to ``partitions``
+        partitions of ``topic`` as their leader (a retried batch the log found a duplicate
+        of counts too, as in Kafka)."""
         c = self.topics.get(topic) or self.topic(topic)
-        c.total_produce += 1
+        c.total_produce += partitions
         c.messages_in += records_count
         c.bytes_in += size
 

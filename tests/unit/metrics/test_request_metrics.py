@@ -104,6 +104,15 @@ def test_appends_count_messages_bytes_and_failures_per_topic(broker):
     assert (t.messages_in, t.total_produce, t.failed_produce) == (5, 3, 2)
 
 
+def test_appends_of_interleaved_topics_count_for_each(broker):
+    broker.create_topic("b", 1)
+    stats = broker.replica_manager.topic_stats
+    _append(broker, "client", [("a", 0, _batch(2)), ("b", 0, _batch(3)), ("a", 1, _batch(4))])
+    assert (stats.topics["a"].messages_in, stats.topics["a"].total_produce) == (6, 2)
+    assert (stats.topics["b"].messages_in, stats.topics["b"].total_produce) == (3, 1)
+    assert stats.total.messages_in == 9
+
+
 def test_the_coordinators_own_appends_are_not_counted(broker):
     _append(broker, "coordinator", [("a", 0, _batch(2))])
     assert broker.replica_manager.topic_stats.total.messages_in == 0
