@@ -12,7 +12,7 @@ from kafpy.metrics.observer import RequestObserver
 from kafpy.metrics.request_logger import RequestLogger
 from kafpy.metrics.request_metrics import (RESERVOIR, BrokerTopicStats, RequestMetrics, TimeHistogram,
                                            bucket_of)
-from kafpy.protocol.messages import FetchResponse, ProduceRequest, ProduceResponse
+from kafpy.protocol.messages import FetchResponse, ProduceRequest
 from kafpy.protocol.records import build_batch
 from tests.unit.broker.helpers import LocalBroker, call
 
