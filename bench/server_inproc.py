@@ -2,6 +2,7 @@
 
     python -m bench.server_inproc [--requests 2000] [--repeats 5] [--window 8]
                                   [--partitions 6] [--batch-kib 16] [--fetch-kib 64]
+                                  [--uvloop] [--metrics | --metrics-ab]
 
 A ``KafkaConnection`` over a real log directory and the real handlers, fed request frames
 through ``get_buffer``/``buffer_updated`` in 64 KiB pieces as the event loop would, with its
@@ -118,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--uvloop", action="store_true", help="run on uvloop (default: asyncio's loop)")
     ap.add_argument("--metrics", action="store_true",
                     help="with the per-request metrics observer the broker installs when kafpy.metrics.enable is true")
+    ap.add_argument("--metrics-ab", action="store_true",
+                    help="alternate the metrics observer off and on between repeats in this one process "
+                         "(both see the same load and memory layout) and print both")
     args = ap.parse_args(argv)
 
     if args.uvloop:
@@ -132,11 +136,17 @@ def main(argv: list[str] | None = None) -> int:
     broker.create_topic(TOPIC, args.partitions)
     sock = NullSocket()
     server = SocketServer(broker.config, broker.apis, broker.services, loop)  # type: ignore[attr-defined]
-    if args.metrics:
+    observer = None
+    if args.metrics or args.metrics_ab:
         from kafpy.metrics.observer import RequestObserver
         from kafpy.metrics.request_logger import RequestLogger
-        server.observer = RequestObserver(broker.apis.name, lambda topic_id: None,
-                                          RequestLogger(lambda: broker.config["kafpy.request.logger.slow.ms"]))
+        observer = RequestObserver(broker.apis.name, lambda topic_id: None,
+                                   RequestLogger(lambda: broker.config["kafpy.request.logger.slow.ms"]))
+
+    def metrics_on(on: bool) -> None:
+        server.observer = observer if on else None
+        broker.replica_manager.topic_stats = observer.topics if on else None   # as Broker installs them
+    metrics_on(args.metrics)
     conn = KafkaConnection(server, "PLAINTEXT")
     conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
     pid, epoch = 1000, 0
@@ -149,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     fetch_cpu = []
     try:
         for rep in range(args.repeats):
+            if args.metrics_ab:   # off, on, on, off, ...: a drift over the runs (the log grows) cancels out
+                metrics_on(rep % 4 in (1, 2))
             frames = []
             for _ in range(args.requests):
                 struct.pack_into(">i", tpl, 53, seq * count)
@@ -188,6 +200,18 @@ def main(argv: list[str] | None = None) -> int:
               f"{1e6 * min(fetch_cpu) / args.requests:7.1f} us/request CPU "
               f"(all runs: {', '.join(f'{1e6 * c / args.requests:.0f}' for c in fetch_cpu)}); "
               f"{sent.sendfile_bytes / (args.requests * args.repeats) / 1024:.0f} KiB sendfile/request")
+        if args.metrics_ab:
+            for name, cpu in (("Produce", produce_cpu), ("Fetch", fetch_cpu)):
+                runs = list(enumerate(cpu))[4:]   # the first four warm up
+                off = sorted(c for i, c in runs if i % 4 not in (1, 2))
+                on = sorted(c for i, c in runs if i % 4 in (1, 2))
+                if not off or not on:
+                    continue
+                med_off, med_on = off[len(off) // 2], on[len(on) // 2]
+                print(f"  {name} metrics off / on, medians of {len(off)} / {len(on)} alternated runs: "
+                      f"{1e6 * med_off / args.requests:.1f} / {1e6 * med_on / args.requests:.1f} us "
+                      f"({100 * (med_on / med_off - 1):+.1f} %); best {1e6 * off[0] / args.requests:.1f} / "
+                      f"{1e6 * on[0] / args.requests:.1f} us")
     finally:
         conn.connection_lost(None)
         sock.close()

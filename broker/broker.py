@@ -323,7 +323,9 @@ class Broker:
             return
         if (cfg["kafpy.http.listeners"] or cfg["kafpy.request.logger.slow.ms"] >= 0
                 or logging.getLogger("kafka.request.logger").isEnabledFor(logging.DEBUG)):
-            self.server.observer = self._request_observer()
+            observer = self._request_observer()
+            self.replica_manager.topic_stats = observer.topics   # produces counted as appended
+            self.server.observer = observer
 
     def _request_observer(self) -> Any:
         """Per-request metrics and the request logger (metrics.observer)."""

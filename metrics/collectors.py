@@ -14,7 +14,8 @@ from prometheus_client.core import Metric
 
 from kafpy.metrics.lag import consumer_lag, local_end_offset
 from kafpy.metrics.names import gauge_name, histogram_names, meter_name
-from kafpy.metrics.request_metrics import TOPIC_METERS
+from kafpy.metrics.request_metrics import QUANTILES, TOPIC_METERS, sample_percentiles
+from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
 
 
 def _gauge(name: str, doc: str, value: float | None = None, labels: dict[str, str] | None = None) -> Metric:
@@ -29,6 +30,23 @@ def _counter(name: str, doc: str) -> Metric:
     rule names it)."""
     base = name[:-len("_total")] if name.endswith("_total") else name
     return Metric(base, doc, "counter")
+
+
+def _timer(mbean: tuple[str, str, str], stats: Any) -> Iterator[Metric]:
+    """A Kafka timer or histogram kept as a ``TimeStats`` (count, recent values; None: never
+    observed): its percentiles and its count, as the JMX exporter names them."""
+    domain, type_, name = mbean
+    pname, cname = histogram_names(domain, type_, name)
+    where = f"kafka.{domain}:type={type_},name={name}"
+    pct = _gauge(pname, f"{where} percentiles (ms)")
+    # an empty histogram reports 0 for every percentile, as Kafka's (Yammer's) do
+    values = sample_percentiles(stats.recent) if stats is not None else []
+    for q, v in values or [(label, 0.0) for _, label in QUANTILES]:
+        pct.add_sample(pname, {"quantile": q}, v)
+    yield pct
+    count = Metric(cname, f"{where} count", "untyped")
+    count.add_sample(cname, {}, stats.count if stats is not None else 0)
+    yield count
 
 
 class KafkaCollector:
@@ -60,6 +78,7 @@ class KafkaCollector:
         if b.txn_coordinator is not None:
             yield from self._transactions(b.txn_coordinator)
         yield from self._zookeeper(b)
+        yield from _timer(("log", "LogFlushStats", "LogFlushRateAndTimeMs"), LOG_FLUSH_STATS)
 
     # ---------------------------------------------------------------- per request
     def _topic_metrics(self, topics: Any) -> Iterator[Metric]:
@@ -171,15 +190,27 @@ class KafkaCollector:
         for mbean, v in values:
             yield _gauge(gauge_name("controller", "KafkaController", mbean),
                          f"kafka.controller:type=KafkaController,name={mbean}", v)
-        stats = getattr(cc, "stats", None)
-        if stats is not None:
-            for attr, mbean in (("leader_elections", "LeaderElectionRateAndTimeMs"),
-                                ("unclean_leader_elections", "UncleanLeaderElectionsPerSec")):
-                name = meter_name("controller", "ControllerStats", mbean) if mbean.endswith("PerSec") \
-                    else histogram_names("controller", "ControllerStats", mbean)[1]
-                m = _counter(name, f"kafka.controller:type=ControllerStats,name={mbean}")
-                m.add_sample(name, {}, getattr(stats, attr, 0))
-                yield m
+        if cc is not None:
+            yield from self._controller_stats(cc)
+
+    def _controller_stats(self, cc: Any) -> Iterator[Metric]:
+        """ControllerStats (a RateAndTimeMs timer per controller state, LeaderElection for
+        broker changes; unclean elections) and the ControllerEventManager's queue; every
+        broker has them, as in Kafka (counts stay 0 where no controller ran)."""
+        from kafpy.replication.controller_events import ControllerState
+        events = cc.event_manager
+        for state in ControllerState:
+            mbean = state.rate_and_time_metric_name
+            if mbean is None:
+                continue
+            yield from _timer(("controller", "ControllerStats", mbean), events.rate_and_time.get(state))
+        name = meter_name("controller", "ControllerStats", "UncleanLeaderElectionsPerSec")
+        m = _counter(name, "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec")
+        m.add_sample(name, {}, cc.stats.unclean_leader_elections)
+        yield m
+        yield from _timer(("controller", "ControllerEventManager", "EventQueueTimeMs"), events.event_queue_time)
+        yield _gauge(gauge_name("controller", "ControllerEventManager", "EventQueueSize"),
+                     "kafka.controller:type=ControllerEventManager,name=EventQueueSize", events.queue_size)
 
     # ---------------------------------------------------------------- logs
     def _logs(self, rm: Any) -> Iterator[Metric]:
@@ -254,3 +285,4 @@ class KafkaCollector:
         yield _gauge("kafka_server_sessionexpirelistener_sessionstate_connected",
                      "1 while the ZooKeeper session is connected (kafka.server:type=SessionExpireListener,name=SessionState)",
                      connected)
+        yield from _timer(("server", "ZooKeeperClientMetrics", "ZooKeeperRequestLatencyMs"), zk.request_latency)

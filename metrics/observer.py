@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.metrics.request_logger import RequestLogger
-from kafpy.metrics.request_metrics import RequestMetrics, TopicMetrics
+from kafpy.metrics.request_metrics import BrokerTopicStats, RequestMetrics
 
 # plain ints for the per-request comparisons (an IntEnum member compares slower than an int)
 PRODUCE = int(ApiKey.PRODUCE)
@@ -20,13 +20,15 @@ UNKNOWN_SERVER_ERROR = -1
 
 
 class RequestObserver:
-    """Keeps the broker's ``RequestMetrics`` and ``TopicMetrics``; ``names`` gives an API's
-    name (Kafka's: "Produce", "Fetch", ...), ``topic_name`` a topic's name from its id."""
+    """Keeps the broker's ``RequestMetrics`` and ``BrokerTopicStats`` (``topics``: the broker
+    hands the same object to its ReplicaManager, which counts produces as it appends them);
+    ``names`` gives an API's name (Kafka's: "Produce", "Fetch", ...), ``topic_name`` a
+    topic's name from its id."""
 
     def __init__(self, names: Callable[[int], str], topic_name: Callable[[bytes], str | None],
                  request_logger: RequestLogger) -> None:
         self.requests = RequestMetrics()
-        self.topics = TopicMetrics()
+        self.topics = BrokerTopicStats()
         self.names = names
         self.topic_name = topic_name
         self.request_logger = request_logger
@@ -36,19 +38,30 @@ class RequestObserver:
         """A request answered with ``response`` (None: no answer, as acks=0) or failed with it
         (an exception), its client throttled for ``throttle_ms`` by a quota."""
         header = ctx.header
+        version = header.request_api_version
         if isinstance(response, BaseException):
-            error = getattr(response, "error_code", UNKNOWN_SERVER_ERROR)
-        elif api_key == PRODUCE:   # no top-level error: partitions' errors are counted per topic
-            error = 0
-            self.topics.on_produce(request, response)
-        elif api_key == FETCH and response is not None:
-            error = response.error_code
-            replica_id = request.replica_state.replica_id if header.request_api_version >= 15 \
-                else request.replica_id
-            self.topics.on_fetch(response, replica_id >= 0, self.topic_name)
+            self.requests.record(api_key, version, elapsed_s,
+                                 int(getattr(response, "error_code", UNKNOWN_SERVER_ERROR)))
+        elif response is None:   # acks=0: no answer, so no error counts (as Kafka's NoOpResponse)
+            self.requests.record(api_key, version, elapsed_s, None)
+        elif api_key == PRODUCE:
+            # every partition's error, NONE included (Kafka's ProduceResponse.errorCounts);
+            # messages and bytes in were counted on the append path (BrokerTopicStats)
+            errors = self.requests.record(api_key, version, elapsed_s, None).errors
+            codes = [pr.error_code for tr in response.responses for pr in tr.partition_responses]
+            if any(codes):
+                for code in codes:
+                    errors[code] = errors.get(code, 0) + 1
+            elif codes:   # the common answer: one count for all
+                errors[0] = errors.get(0, 0) + len(codes)
+        elif api_key == FETCH:
+            # the top-level error and every partition's (Kafka's FetchResponse.errorCounts)
+            errors = self.requests.record(api_key, version, elapsed_s, response.error_code).errors
+            replica_id = request.replica_state.replica_id if version >= 15 else request.replica_id
+            # bytes out per topic and every partition's error code in one pass
+            self.topics.on_fetch(response, replica_id >= 0, self.topic_name, errors)
         else:
-            error = getattr(response, "error_code", 0) if response is not None else 0
-        self.requests.record(api_key, header.request_api_version, elapsed_s, int(error))
+            self.requests.record(api_key, version, elapsed_s, int(getattr(response, "error_code", 0)))
         if throttle_ms:
             resource = "Produce" if api_key == PRODUCE else "Fetch" if api_key == FETCH else "Request"
             self.requests.throttled(resource, getattr(ctx.principal, "name", str(ctx.principal)), header.client_id,

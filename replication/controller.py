@@ -78,6 +78,7 @@ class KafkaController:
         self._channel_factory = channel_factory or self._network_client
         self._channels: ControllerChannelManager | None = None
         self._events = ce.ControllerEventManager(broker_id, self, clock)
+        self.stats = ce.ControllerStats()
         self._active_controller_id = -1
         self._broker_epoch = -1
         self._started = False
@@ -99,6 +100,12 @@ class KafkaController:
     @property
     def active_controller_id(self) -> int:
         return self._active_controller_id
+
+    @property
+    def event_manager(self) -> ce.ControllerEventManager:
+        """The event queue and its timers (read by metrics: EventQueueSize, EventQueueTimeMs,
+        the per-state RateAndTimeMs)."""
+        return self._events
 
     async def startup(self, broker_epoch: int) -> None:
         """Watch ``/controller`` and try to become controller (in the event task)."""
@@ -484,14 +491,21 @@ class KafkaController:
         offline = [tp for tp in tps if tp not in new and ctx.leader_and_isr(tp) is not None]
         unclean = {t: await self._unclean_allowed(t) for t in {t for t, _ in offline}}
 
+        went_unclean: set[TopicPartition] = set()
+
         def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | None:
             live = ctx.live_broker_ids_for(tp)  # less replicas in failed log dirs
             if cur.leader in live:
                 return None
-            return election.elect_offline(cur, ctx.replicas(tp), live, unclean[tp[0]])
+            result = election.elect_offline(cur, ctx.replicas(tp), live, unclean[tp[0]])
+            if result is not None and result.leader not in cur.isr:
+                went_unclean.add(tp)
+            return result
         for tp, r in (await self.update_partitions(offline, decide)).items():
             if isinstance(r, LeaderAndIsr):
                 batch.add_leader_and_isr(self.live_replicas(tp), tp)
+                if tp in went_unclean:
+                    self.stats.unclean_leader_elections += 1
         for tp in offline:
             if not ctx.is_online(tp):
                 log.error("[Controller id=%d] No live replica of %s can lead it (ISR %s)",

@@ -57,8 +57,14 @@ class ControllerState(Enum):
         """Kafka's ``<Name>RateAndTimeMs`` timer (none for IDLE and controller shutdown)."""
         if self in (ControllerState.IDLE, ControllerState.CONTROLLER_SHUTDOWN):
             return None
+        if self in _LEGACY_TIMER_NAMES:   # names Kafka kept from before ControllerState existed
+            return _LEGACY_TIMER_NAMES[self]
         camel = "".join(w.capitalize() for w in self.name.split("_"))
         return f"{camel}RateAndTimeMs"
+
+
+_LEGACY_TIMER_NAMES = {ControllerState.BROKER_CHANGE: "LeaderElectionRateAndTimeMs",
+                       ControllerState.ALTER_PARTITION_REASSIGNMENT: "PartitionReassignmentRateAndTimeMs"}
 
 
 # --------------------------------------------------------------------------- events
@@ -291,24 +297,39 @@ def _finish(fut: asyncio.Future) -> None:
         fut.set_result(None)
 
 
+RECENT_TIMES = 1024   # observations a TimeStats keeps for percentiles (Kafka's reservoir size)
+
+
 @dataclass
 class TimeStats:
-    """Count, total, max and last of a timed quantity in milliseconds."""
+    """Count, total, max and last of a timed quantity in milliseconds, and its most recent
+    observations (for the percentiles of Kafka's timers, computed when metrics are read:
+    controller events are rare, so a bounded deque costs nothing that matters)."""
 
     count: int = 0
     total_ms: float = 0.0
     max_ms: float = 0.0
     last_ms: float = 0.0
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_TIMES))
 
     def record(self, ms: float) -> None:
         self.count += 1
         self.total_ms += ms
         self.max_ms = max(self.max_ms, ms)
         self.last_ms = ms
+        self.recent.append(ms)
 
     @property
     def mean_ms(self) -> float:
         return self.total_ms / self.count if self.count else 0.0
+
+
+@dataclass
+class ControllerStats:
+    """Kafka's ``kafka.controller:type=ControllerStats`` counters the controller keeps beside
+    its event manager's timers (``ControllerEventManager.rate_and_time``); read by metrics."""
+
+    unclean_leader_elections: int = 0
 
 
 class ControllerEventManager:

@@ -18,7 +18,7 @@ from kafpy.protocol.errors import ErrorCode
 
 from kafpy.replication.controller_channel import ControllerRequestBatch
 from kafpy.replication.controller_context import ControllerContext, TopicPartition
-from kafpy.replication.controller_events import ControllerEvent
+from kafpy.replication.controller_events import ControllerEvent, ControllerStats
 from kafpy.replication.leader_and_isr import LeaderAndIsr
 from kafpy.replication.zk_client import KafkaZkClient
 
@@ -41,6 +41,7 @@ class ControllerOps(Protocol):
     config: ControllerConfig
     broker_id: int
     loop: asyncio.AbstractEventLoop
+    stats: ControllerStats
 
     def put(self, event: ControllerEvent) -> None:
         """Queue ``event`` behind the others (dropped once the controller stopped)."""

@@ -70,12 +70,16 @@ class LeaderElections:
         out: dict[TopicPartition, Any] = {}
         live = ctx.live_broker_ids
         unclean_ok = election_type == UNCLEAN
+        went_unclean: set[TopicPartition] = set()   # counted once written (ControllerStats)
 
         def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | ErrorCode:
             if tp[0] in ctx.topics_to_be_deleted:
                 return ErrorCode.INVALID_TOPIC_EXCEPTION
             if unclean_ok:
-                return election.elect_unclean(cur, ctx.replicas(tp), live)
+                result = election.elect_unclean(cur, ctx.replicas(tp), live)
+                if isinstance(result, LeaderAndIsr) and result.leader not in cur.isr:
+                    went_unclean.add(tp)
+                return result
             return election.elect_preferred(cur, ctx.replicas(tp), live)
         if election_type not in (PREFERRED, UNCLEAN):
             return {tp: (ErrorCode.INVALID_REQUEST, f"Unknown election type {election_type}") for tp in tps}
@@ -84,6 +88,8 @@ class LeaderElections:
             if isinstance(r, LeaderAndIsr):
                 batch.add_leader_and_isr(c.live_replicas(tp), tp)
                 out[tp] = (ErrorCode.NONE, None)
+                if tp in went_unclean:
+                    c.stats.unclean_leader_elections += 1
             elif r in (ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE):
                 kind = "Preferred" if election_type == PREFERRED else "Unclean"
                 out[tp] = (r, f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy "

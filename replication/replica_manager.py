@@ -38,6 +38,7 @@ from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, TopicPartition
 from kafpy.replication.follower_log import StorageFollowerLog
 from kafpy.replication.log_append import AppendResult, append_to_local_log
+from kafpy.replication.topic_stats import BrokerTopicStats
 from kafpy.replication.log_read import FetchParams, FetchPartition, LogReadResult, read_partitions
 from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState,
                                          PendingIsrChange, Role)
@@ -98,6 +99,8 @@ class ReplicaManager:
         self.listener = listener
         self.loop = loop
         self.partitions: dict[tuple[str, int], Partition] = {}
+        # BrokerTopicMetrics counted on appends, set while something reads metrics (None: not counted)
+        self.topic_stats: BrokerTopicStats | None = None
         # ZooKeeper mode: the highest controller epoch a control request carried, and the
         # lock that applies control requests one at a time (Kafka's replicaStateChangeLock)
         self.controller_epoch = INITIAL_CONTROLLER_EPOCH
@@ -441,7 +444,8 @@ class ReplicaManager:
         internal topics take only the latter's appends with ``internal_topics_allowed``.
         ``on_appended`` hears of each append that succeeded, before any wait."""
         results, waits, waiting = append_to_local_log(self.partitions, self.partition_error, entries, origin,
-                                                      required_acks, internal_topics_allowed, on_appended)
+                                                      required_acks, internal_topics_allowed, on_appended,
+                                                      self.topic_stats)
         fut: asyncio.Future = self.loop.create_future()
         if not waits:
             fut.set_result(results)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -58,6 +59,23 @@ Watch = Callable[[WatchedEvent], None]
 CONNECTION_RETRY = {"max_tries": -1, "delay": 0.1, "backoff": 2, "max_delay": 1.0}
 
 
+class ZooKeeperRequestLatency:
+    """Count and recent latencies (ms) of ZooKeeper requests (Kafka's ZooKeeperClientMetrics
+    histogram). Recorded in kazoo's thread: a counter increment and a bounded deque's append
+    are each atomic under the GIL; readers (metrics, at scrape time) tolerate one request
+    less."""
+
+    RECENT = 1024
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.recent: deque[float] = deque(maxlen=self.RECENT)
+
+    def record(self, started: float) -> None:
+        self.recent.append((time.perf_counter() - started) * 1000.0)
+        self.count += 1
+
+
 class KafkaZkClient:
     def __init__(self, connect: str, session_timeout_ms: int = 18000,
                  connection_timeout_ms: int | None = None,
@@ -72,6 +90,8 @@ class KafkaZkClient:
             [on_session_state] if on_session_state is not None else [])
         self._loop: asyncio.AbstractEventLoop | None = None
         self._had_session = False
+        # kafka.server:type=ZooKeeperClientMetrics,name=ZooKeeperRequestLatencyMs
+        self.request_latency = ZooKeeperRequestLatency()
         self._expired = False
         self._closing = False
         self._watchers: dict[Watch, Watch] = {}
@@ -145,8 +165,12 @@ class KafkaZkClient:
         return wrapper
 
     # ------------------------------------------------------------------ bridging
-    def _bridge(self, async_result: Any) -> asyncio.Future:
+    def _bridge(self, async_result: Any, started: float) -> asyncio.Future:
+        """A future of kazoo's ``async_result``; the request's latency (from ``started``, a
+        ``time.perf_counter()`` value taken before it was sent) is recorded in kazoo's thread
+        as the answer arrives, so a busy event loop does not add to it."""
         loop = self._loop
+        latency = self.request_latency
         assert loop is not None, "start() first"
         fut = loop.create_future()
 
@@ -159,6 +183,7 @@ class KafkaZkClient:
                 fut.set_result(value)
 
         def on_done(result: Any) -> None:
+            latency.record(started)
             try:
                 loop.call_soon_threadsafe(settle, result.exception, result.value)
             except RuntimeError:
@@ -170,7 +195,8 @@ class KafkaZkClient:
         """Run one kazoo async request, again after a connection loss (not after expiry)."""
         for attempt in range(MAX_CONNECTION_RETRIES):
             try:
-                return await self._bridge(start())
+                started = time.perf_counter()
+                return await self._bridge(start(), started)
             except (ConnectionLoss, OperationTimeoutError):
                 if attempt == MAX_CONNECTION_RETRIES - 1:
                     raise

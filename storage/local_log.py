@@ -26,6 +26,7 @@ import os
 import random
 import shutil
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
@@ -33,6 +34,7 @@ from kafpy.protocol.records import LAST_OFFSET_DELTA_FIELD, MAX_TIMESTAMP_FIELD
 
 from .config import LogConfig
 from .errors import CorruptIndexError, KafkaStorageError
+from .log_flush_stats import LOG_FLUSH_STATS
 from .segment import (
     CLEANED_SUFFIX,
     DELETED_SUFFIX,
@@ -282,6 +284,7 @@ class LocalLog:
         with self.lock:
             if offset <= self.recovery_point:
                 return False
+            started = time.perf_counter()
             try:
                 for seg in self.segments_from(self.recovery_point):
                     if seg.base_offset >= offset:
@@ -289,6 +292,7 @@ class LocalLog:
                     seg.flush()
             except OSError as e:
                 raise KafkaStorageError(f"flush of {self.dir} failed: {e}") from e
+            LOG_FLUSH_STATS.record(started)
             self.recovery_point = offset
             return True
 
@@ -296,12 +300,14 @@ class LocalLog:
         """fsync a just-rolled segment off the event loop (as Kafka schedules it), then
         advance the recovery point to the new segment's base offset."""
         def work() -> None:
+            started = time.perf_counter()
             try:
                 seg.flush()
             except (OSError, ValueError) as e:  # deleted or closed meanwhile
                 if not seg.deleted and not self.closed:
                     log.error("flush of rolled segment %s failed: %s", seg.log_path, e)
                 return
+            LOG_FLUSH_STATS.record(started)
             with self.lock:
                 if up_to > self.recovery_point and not self.closed:
                     self.recovery_point = up_to

@@ -110,6 +110,12 @@ def test_prometheus_sees_messages_in_lag_and_under_replicated_partitions(cluster
     assert prom.value(urp) == 0
     victim.kill()
     wait_value(prom, urp, lambda v: v == held, 90, f"under-replicated partitions rise to the {held} it held")
+    # the controller timed the broker changes (Kafka's LeaderElectionRateAndTimeMs), all clean
+    elections = "sum(kafka_controller_controllerstats_leaderelectionrateandtimems_count)"
+    wait_value(prom, elections, lambda v: v >= 1, 30, "the broker changes are timed")
+    assert prom.value("sum(kafka_controller_controllerstats_uncleanleaderelections_total)") == 0
+    assert prom.value("sum(kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count)") > 0
+    assert prom.value('sum(kafka_network_requestmetrics_errors_total{request="Produce",error="NONE"})') >= PARTITIONS
     expands = "sum(kafka_server_replicamanager_isrexpands_total)"
     before = prom.value(expands) or 0
     victim.start()

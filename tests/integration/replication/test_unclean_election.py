@@ -15,6 +15,7 @@ import pytest
 from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.protocol.messages import AlterPartitionRequest
+from kafpy.replication import controller_events as ce
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller import KafkaController
 from kafpy.replication.zk_admin import ZkAdminManager
@@ -54,17 +55,22 @@ def test_enabling_unclean_election_elects_offline_partitions_at_once(zookeeper):
             await wait_until(lambda: 2 not in c1.ctx.live_brokers)
             assert c1.ctx.leader_and_isr(("w", 0)).leader == -1
             assert c1.ctx.leader_and_isr(("v", 0)).leader == -1
+            assert c1.stats.unclean_leader_elections == 0   # UncleanLeaderElectionsPerSec
 
             # kafka-configs --alter --entity-type topics --entity-name w
             await admin.alter_topic_config("w", {"unclean.leader.election.enable": "true"})
             await wait_until(lambda: c1.ctx.leader_and_isr(("w", 0)).leader == 3)
             assert (await znode(a, zd.partition_state_path("w", 0)))["isr"] == [3]
             assert c1.ctx.leader_and_isr(("v", 0)).leader == -1  # its topic still says no
+            assert c1.stats.unclean_leader_elections == 1
 
             # kafka-configs --alter --entity-type brokers --entity-default
             await admin.alter_broker_configs({"unclean.leader.election.enable": "true"},
                                              entity_name=zd.DEFAULT_BROKER_ENTITY)
             await wait_until(lambda: c1.ctx.leader_and_isr(("v", 0)).leader == 3)
+            assert c1.stats.unclean_leader_elections == 2
+            assert a.request_latency.count > 0 and max(a.request_latency.recent) < 30_000   # ZooKeeperRequestLatencyMs
+            assert c1.event_manager.rate_and_time[ce.ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE].count == 1
         finally:
             await admin.shutdown()
             await c1.shutdown()

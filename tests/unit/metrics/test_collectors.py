@@ -72,7 +72,8 @@ def test_request_metrics_carry_request_version_and_error_labels():
     s = _samples(_scrape())
     assert s['kafka_network_requestmetrics_requests_total{request="Produce",version="9"}'] == 1
     assert s['kafka_network_requestmetrics_errors_total{error="NOT_LEADER_OR_FOLLOWER",request="Fetch"}'] == 1
-    assert s['kafka_network_requestmetrics_totaltimems{quantile="0.99",request="Fetch"}'] == 500
+    # the upper bound of 500 ms's log-scale bucket (8 per doubling: within 9%)
+    assert 500 <= s['kafka_network_requestmetrics_totaltimems{quantile="0.99",request="Fetch"}'] <= 545
     assert s['kafka_network_requestmetrics_totaltimems_count{request="Produce"}'] == 1
     assert s["kafka_network_requestchannel_requestqueuesize"] == 2
     assert s['kafka_server_socket_server_metrics_connection_count{listener="PLAINTEXT",networkProcessor="0"}'] == 1
@@ -90,6 +91,7 @@ def test_logs_groups_and_lag():
 
 def test_the_dashboard_only_asks_for_exported_names():
     exported = {re.split(r"[{ ]", line)[0] for line in _scrape().splitlines() if line and not line.startswith("#")}
+    exported |= {re.split(r"[{ ]", key)[0] for key in _controller_scrape()}   # with a controller and ZooKeeper
     exported |= {"up", "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds",
                  "kafpy_event_loop_lag_seconds", "kafka_network_socketserver_networkprocessoravgidle_percent"}
     dashboard = json.loads((REPO / "monitoring" / "grafana" / "dashboards" / "kafpy-overview.json").read_text())
@@ -98,3 +100,106 @@ def test_the_dashboard_only_asks_for_exported_names():
         for target in panel["targets"]:
             wanted |= {n for n in re.findall(r"\b([a-z_]+)\{", target["expr"])}
     assert wanted and wanted <= exported, wanted - exported
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Processor:
+    def __init__(self, clock: _Clock) -> None:
+        self.clock = clock
+
+    async def process(self, event) -> None:
+        self.clock.now += 0.25       # every event takes 250 ms
+
+    def preempt(self, event) -> None:
+        pass
+
+
+def _controller_scrape() -> dict[str, float]:
+    """A broker whose controller processed a BrokerChange (queued 2 s) and a TopicChange
+    (queued behind it for its 250 ms), with one unclean election and one event still queued."""
+    import asyncio
+
+    from kafpy.replication import controller_events as ce
+    from kafpy.replication.zk_client import ZooKeeperRequestLatency
+
+    clock = _Clock()
+    mgr = ce.ControllerEventManager(1, _Processor(clock), clock)
+
+    async def run() -> None:
+        mgr.put(ce.BrokerChange())
+        clock.now += 2.0
+        last = mgr.put(ce.TopicChange())
+        mgr.start()
+        await asyncio.wait_for(last.done, 5)
+        await mgr.close()
+    asyncio.run(run())
+    mgr._queue.append(object())   # one event waiting
+    b = _broker()
+    b.cluster_controller = NS(is_active=True, event_manager=mgr, stats=ce.ControllerStats(unclean_leader_elections=1))
+    b.zk = NS(kazoo=NS(connected=True), request_latency=ZooKeeperRequestLatency())
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(KafkaCollector(b))
+    return _samples(generate_latest(registry).decode())
+
+
+def test_controller_stats_and_event_queue_under_strimzi_names():
+    s = _controller_scrape()
+    # BrokerChange is Kafka's LeaderElectionRateAndTimeMs timer
+    assert s["kafka_controller_controllerstats_leaderelectionrateandtimems_count"] == 1
+    assert s['kafka_controller_controllerstats_leaderelectionrateandtimems{quantile="0.99"}'] == 250.0
+    assert s["kafka_controller_controllerstats_topicchangerateandtimems_count"] == 1
+    assert s["kafka_controller_controllerstats_partitionreassignmentrateandtimems_count"] == 0
+    assert s["kafka_controller_controllerstats_uncleanleaderelections_total"] == 1
+    assert s["kafka_controller_controllereventmanager_eventqueuetimems_count"] == 2
+    assert s['kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.999"}'] == 2000.0
+    assert s['kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.50"}'] == 250.0
+    assert s["kafka_controller_controllereventmanager_eventqueuesize"] == 1
+
+
+def _scrape_of(b) -> dict[str, float]:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(KafkaCollector(b))
+    return _samples(generate_latest(registry).decode())
+
+
+def test_log_flush_time_counts_real_flushes(tmp_path):
+    import asyncio
+
+    from tests.unit.broker.helpers import LocalBroker
+    name = "kafka_log_logflushstats_logflushrateandtimems_count"
+    before = _scrape_of(_broker())[name]
+    loop = asyncio.new_event_loop()
+    lb = LocalBroker(str(tmp_path), loop)
+    try:
+        lb.create_topic("f", 1)
+        lb.append("f", 0, [b"a", b"b"])
+        lb.replica_manager.get_partition("f", 0).log.flush()
+        lb.replica_manager.get_partition("f", 0).log.flush()    # nothing new: no fsync, not counted
+    finally:
+        lb.close()
+        loop.close()
+    s = _scrape_of(_broker())
+    assert s[name] == before + 1
+    assert s['kafka_log_logflushstats_logflushrateandtimems{quantile="0.50"}'] >= 0.0
+
+
+def test_zookeeper_request_latency_percentiles():
+    import time
+
+    from kafpy.replication.zk_client import ZooKeeperRequestLatency
+    latency = ZooKeeperRequestLatency()
+    for _ in range(3):
+        latency.record(time.perf_counter() - 0.004)     # requests of ~4 ms
+    b = _broker()
+    b.zk = NS(kazoo=NS(connected=True), request_latency=latency)
+    s = _scrape_of(b)
+    assert s["kafka_server_sessionexpirelistener_sessionstate_connected"] == 1
+    assert s["kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count"] == 3
+    assert 4.0 <= s['kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms{quantile="0.99"}'] < 1000.0

@@ -1,8 +1,20 @@
-"""Per-request counters: requests by version, errors by code, time percentiles, and the
-BrokerTopicMetrics counted from Produce and Fetch answers."""
-from kafpy.metrics.request_metrics import RESERVOIR, RequestMetrics, TimeReservoir, TopicMetrics, record_count
-from kafpy.protocol.messages import FetchResponse, ProduceRequest, ProduceResponse
+"""Per-request counters (requests by version, errors by code, time percentiles from log-scale
+buckets) and the BrokerTopicMetrics counted on the append path and from Fetch answers."""
+import asyncio
+import math
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from kafpy.broker.handlers.produce import handle_produce
+from kafpy.metrics.observer import RequestObserver
+from kafpy.metrics.request_logger import RequestLogger
+from kafpy.metrics.request_metrics import (RESERVOIR, BrokerTopicStats, RequestMetrics, TimeHistogram,
+                                           bucket_of)
+from kafpy.protocol.messages import FetchResponse, ProduceRequest
 from kafpy.protocol.records import build_batch
+from tests.unit.broker.helpers import LocalBroker, call
 
 
 def test_requests_and_errors_are_counted_per_type_version_and_code():
@@ -16,60 +28,134 @@ def test_requests_and_errors_are_counted_per_type_version_and_code():
     assert abs(m.total_ms[0].sum - 7.0) < 1e-9
 
 
-def test_percentiles_come_from_the_most_recent_observations():
-    r = TimeReservoir()
-    for v in range(RESERVOIR):
-        r.add(1000.0)            # old, all pushed out below
-    for v in range(1, RESERVOIR + 1):
-        r.add(float(v))
-    p = dict(r.percentiles())
+def test_buckets_are_log_scale_and_ordered():
+    assert bucket_of(0.0) == 0 and bucket_of(0.0005) == 0
+    values = [0.001 * 1.05 ** i for i in range(400)]
+    buckets = [bucket_of(v) for v in values]
+    assert buckets == sorted(buckets)
+    assert bucket_of(10 ** 9) == bucket_of(10 ** 12)     # the last bucket takes everything above
+
+
+def test_percentiles_are_within_a_bucket_of_the_true_values():
+    rng = random.Random(7)
+    values = [rng.lognormvariate(0, 1.5) for _ in range(RESERVOIR)]
+    h = TimeHistogram()
+    for v in values:
+        h.add(v)
+    exact = sorted(values)
+    p = dict(h.percentiles())
     assert set(p) == {"0.50", "0.75", "0.95", "0.98", "0.99", "0.999"}
-    assert p["0.50"] == RESERVOIR // 2 + 1
-    assert p["0.999"] <= RESERVOIR
-    assert r.count == 2 * RESERVOIR
+    for label, q in (("0.50", 0.5), ("0.75", 0.75), ("0.95", 0.95), ("0.99", 0.99)):
+        true = exact[math.ceil(q * len(exact)) - 1]
+        assert true * 0.99 <= p[label] <= true * 1.10, (label, true, p[label])
+    assert h.count == RESERVOIR
 
 
-def test_an_empty_reservoir_has_no_percentiles():
-    assert TimeReservoir().percentiles() == []
+def test_percentiles_forget_old_windows():
+    h = TimeHistogram()
+    for _ in range(RESERVOIR):
+        h.add(1000.0)
+    h.percentiles()                  # the first window is full: a second one starts
+    for _ in range(RESERVOIR):
+        h.add(1.0)
+    assert dict(h.percentiles())["0.75"] == pytest.approx(1000.0, rel=0.1)   # both windows still in
+    for _ in range(RESERVOIR):
+        h.add(1.0)
+    p = dict(h.percentiles())
+    assert p["0.999"] == pytest.approx(1.0, rel=0.1)                         # the slow ones are gone
+    assert h.count == 3 * RESERVOIR
+
+
+def test_an_empty_histogram_has_no_percentiles():
+    assert TimeHistogram().percentiles() == []
 
 
 def _batch(n: int) -> bytes:
     return bytes(build_batch([(None, b"v%d" % i) for i in range(n)]))
 
 
-def test_record_count_reads_batch_headers():
-    two = _batch(3) + _batch(4)
-    assert record_count(two) == 7
-    assert record_count(b"") == 0
+@pytest.fixture
+def broker(tmp_path):
+    loop = asyncio.new_event_loop()
+    b = LocalBroker(str(tmp_path), loop, **{"message.max.bytes": "200"})
+    b.create_topic("a", 3)
+    b.replica_manager.topic_stats = BrokerTopicStats()
+    yield b
+    b.close()
+    loop.close()
 
 
-def _produce(topic: str, batches: dict[int, bytes]) -> ProduceRequest:
-    P = ProduceRequest
-    return P(acks=1, timeout_ms=1000, topic_data=[P.TopicProduceData(name=topic, partition_data=[
-        P.PartitionProduceData(index=i, records=r) for i, r in batches.items()])])
+def _append(broker, origin: str, entries):
+    fut = broker.replica_manager.append_records(1000, 1, origin, entries)
+    return broker.loop.run_until_complete(fut)
 
 
-def _answer(topic: str, errors: dict[int, int]) -> ProduceResponse:
-    R = ProduceResponse
-    return R(responses=[R.TopicProduceResponse(name=topic, partition_responses=[
-        R.PartitionProduceResponse(index=i, error_code=e) for i, e in errors.items()])])
-
-
-def test_messages_and_bytes_in_count_appended_partitions_only():
-    t = TopicMetrics()
-    ok, failed, big = _batch(5), _batch(2), _batch(1)
-    t.on_produce(_produce("a", {0: ok, 1: failed, 2: big}), _answer("a", {0: 0, 1: 6, 2: 10}))
-    a = t.topics["a"]
+def test_appends_count_messages_bytes_and_failures_per_topic(broker):
+    stats = broker.replica_manager.topic_stats
+    ok, big = _batch(5), bytes(build_batch([(None, b"x" * 300)]))
+    results = _append(broker, "client", [("a", 0, ok), ("a", 1, big), ("nope", 0, _batch(1))])
+    assert [int(r[0]) for r in results] == [0, 10, 3]
+    a = stats.topics["a"]
     assert (a.messages_in, a.bytes_in) == (5, len(ok))
-    assert a.failed_produce == 2 and a.total_produce == 3
-    assert a.bytes_rejected == len(big)             # MESSAGE_TOO_LARGE
-    assert t.total.messages_in == 5 and t.total.total_produce == 3
+    assert a.total_produce == 2 and a.failed_produce == 1
+    assert a.bytes_rejected == len(big)              # MESSAGE_TOO_LARGE
+    assert "nope" not in stats.topics                 # unknown topics count for all topics only
+    t = stats.total
+    assert (t.messages_in, t.total_produce, t.failed_produce) == (5, 3, 2)
 
 
-def test_acks_zero_counts_every_partition_as_appended():
-    t = TopicMetrics()
-    t.on_produce(_produce("a", {0: _batch(3)}), None)
-    assert t.topics["a"].messages_in == 3
+def test_appends_of_interleaved_topics_count_for_each(broker):
+    broker.create_topic("b", 1)
+    stats = broker.replica_manager.topic_stats
+    _append(broker, "client", [("a", 0, _batch(2)), ("b", 0, _batch(3)), ("a", 1, _batch(4))])
+    assert (stats.topics["a"].messages_in, stats.topics["a"].total_produce) == (6, 2)
+    assert (stats.topics["b"].messages_in, stats.topics["b"].total_produce) == (3, 1)
+    assert stats.total.messages_in == 9
+
+
+def test_the_coordinators_own_appends_are_not_counted(broker):
+    _append(broker, "coordinator", [("a", 0, _batch(2))])
+    assert broker.replica_manager.topic_stats.total.messages_in == 0
+
+
+def test_without_stats_appends_count_nothing(broker):
+    broker.replica_manager.topic_stats = None
+    assert int(_append(broker, "client", [("a", 0, _batch(2))])[0][0]) == 0
+
+
+def _observer() -> RequestObserver:
+    return RequestObserver(lambda api: str(api), lambda tid: None, RequestLogger(lambda: -1))
+
+
+def _ctx(api_key: int, version: int):
+    return SimpleNamespace(header=SimpleNamespace(request_api_key=api_key, request_api_version=version,
+                                                  client_id="c", correlation_id=1), principal=None)
+
+
+def test_produce_errors_count_every_partition_as_kafka_does(broker):
+    """Kafka's ErrorsPerSec takes ProduceResponse.errorCounts: one per partition, NONE too."""
+    P = ProduceRequest
+    request = P(acks=1, timeout_ms=1000, topic_data=[P.TopicProduceData(name="a", partition_data=[
+        P.PartitionProduceData(index=i, records=_batch(1)) for i in (0, 1, 7)])])
+    response = call(broker, handle_produce, 0, 9, request)
+    obs = _observer()
+    obs.completed(_ctx(0, 9), 0, request, response, 0.001)
+    assert obs.requests.errors == {(0, 0): 2, (0, 3): 1}    # two appended, one UNKNOWN_TOPIC_OR_PARTITION
+    assert obs.requests.requests == {(0, 9): 1}
+    obs.completed(_ctx(0, 9), 0, request, None, 0.001)      # acks=0: no answer, no error counts
+    assert obs.requests.errors == {(0, 0): 2, (0, 3): 1}
+    assert obs.requests.requests == {(0, 9): 2}
+
+
+def test_fetch_errors_count_the_top_level_and_every_partition():
+    F = FetchResponse
+    response = F(error_code=0, responses=[F.FetchableTopicResponse(topic="a", partitions=[
+        F.PartitionData(partition_index=0, error_code=0, records=b"x"),
+        F.PartitionData(partition_index=1, error_code=6, records=None)])])
+    obs = _observer()
+    obs.completed(_ctx(1, 12), 1, SimpleNamespace(replica_id=-1), response, 0.002)
+    assert obs.requests.errors == {(1, 0): 2, (1, 6): 1}
+    assert obs.topics.topics["a"].bytes_out == 1
 
 
 def _fetch(topic: str, topic_id: bytes, parts: dict[int, tuple[int, bytes | None]]) -> FetchResponse:
@@ -79,7 +165,7 @@ def _fetch(topic: str, topic_id: bytes, parts: dict[int, tuple[int, bytes | None
 
 
 def test_bytes_out_counts_consumers_not_followers_and_resolves_topic_ids():
-    t = TopicMetrics()
+    t = BrokerTopicStats()
     tid = b"\x01" * 16
     names = {tid: "b"}.get
     t.on_fetch(_fetch("", tid, {0: (0, b"x" * 100), 1: (1, None)}), False, names)
