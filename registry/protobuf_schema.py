@@ -2,6 +2,10 @@
 serializer sends) compiled by protoc (grpcio-tools' in-process compiler, so no binary to
 install) into descriptors, and Confluent's Protobuf compatibility rules checked on them.
 
+Either form is stored as the ``.proto`` text ``proto_printer`` writes from the descriptor, as
+Confluent's registry stores it, so both forms of one schema are one schema (one id); the
+descriptor is given back base64-encoded only when asked (``?format=serialized``).
+
 Why protoc and not a Python parser: a schema is valid when protoc accepts it (imports,
 options, proto2/proto3 rules); a re-implemented parser would accept and refuse otherwise.
 
@@ -67,6 +71,24 @@ def compile_proto(text: str, dependencies: dict[str, str]) -> Any:
         with open(out, "rb") as f:
             fds.ParseFromString(f.read())
     return fds.file[0]
+
+
+def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
+    """(the ``.proto`` text stored for ``text``, its FileDescriptorProto). A descriptor sent
+    base64-encoded is printed and the print compiled, so protoc checks it as it checks text."""
+    from kafpy.registry.proto_printer import to_proto_text
+    sent_descriptor = _descriptor_from_base64(text) is not None
+    fd = compile_proto(text, dependencies)
+    try:
+        printed = to_proto_text(fd)
+    except ValueError as e:
+        raise ProtobufError(str(e)) from None
+    return printed, (compile_proto(printed, dependencies) if sent_descriptor else fd)
+
+
+def serialized(fd: Any) -> str:
+    """``fd`` base64-encoded, the ``format=serialized`` answer confluent-kafka's deserializer asks for."""
+    return base64.standard_b64encode(fd.SerializeToString()).decode("ascii")
 
 
 def _messages(fd: Any) -> dict[str, Any]:

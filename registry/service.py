@@ -15,7 +15,7 @@ from kafpy.registry import records
 from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, schema_not_found,
                                    subject_not_found, version_not_found)
 from kafpy.registry.records import SchemaValue
-from kafpy.registry.schema_types import AVRO, ParsedSchema, parse
+from kafpy.registry.schema_types import AVRO, PROTOBUF, ParsedSchema, parse
 from kafpy.registry.state import RegistryState
 
 COMPATIBILITY_LEVELS = ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
@@ -93,6 +93,15 @@ class SchemaRegistry:
 
     def parsed(self, sv: SchemaValue) -> ParsedSchema:
         return self._parse(sv.schema_type, sv.schema, sv.references or [])
+
+    def schema_text(self, sv: SchemaValue, fmt: str | None) -> str:
+        """The schema as answered: the stored text, or for ``format=serialized`` a Protobuf
+        schema's base64 FileDescriptorProto (other formats and types get the stored text, as
+        in Confluent's)."""
+        if fmt == "serialized" and sv.schema_type == PROTOBUF:
+            from kafpy.registry import protobuf_schema
+            return protobuf_schema.serialized(self.parsed(sv).parsed)
+        return sv.schema
 
     async def register(self, subject: str, body: dict, normalize: bool = False) -> int:
         _check_subject(subject)

@@ -206,9 +206,19 @@ def test_protobuf_serializer_round_trip(registry, broker, tmp_path):
     assert got == readings
     latest = client.get_latest_version(f"{topic}-value")
     assert latest.schema.schema_type == "PROTOBUF"
-    # the client sends no reference for a well-known type: the registry resolves the import itself
+    # the client sends no reference for a well-known type: the registry resolves the import itself;
+    # it stores and answers .proto text, as Confluent's, and the descriptor for format=serialized
     import base64
 
     from google.protobuf import descriptor_pb2
-    stored = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(latest.schema.schema_str))
-    assert latest.schema.references == [] and list(stored.dependency) == ["google/protobuf/timestamp.proto"]
+    assert latest.schema.references == []
+    assert latest.schema.schema_str.startswith('syntax = "proto3";\npackage kafpy.test;\n\n'
+                                               'import "google/protobuf/timestamp.proto";\n')
+    assert "  .google.protobuf.Timestamp at = 3;" in latest.schema.schema_str.splitlines()
+    served = client.get_version(f"{topic}-value", latest.version, fmt="serialized")
+    stored = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(served.schema.schema_str))
+    assert list(stored.dependency) == ["google/protobuf/timestamp.proto"]
+    assert [m.name for m in stored.message_type] == ["Reading"]
+    # the same schema sent as text is the same schema: same id, no new version
+    assert client.register_schema(f"{topic}-value", Schema(READING_PROTO, "PROTOBUF")) == latest.schema_id
+    assert client.get_versions(f"{topic}-value") == [latest.version]
