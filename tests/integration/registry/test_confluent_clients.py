@@ -150,6 +150,21 @@ def test_protobuf_schemas_through_the_client(registry):
     sid = client.register_schema(subject, Schema(v1, "PROTOBUF"))
     got = client.get_schema(sid)
     assert got.schema_type == "PROTOBUF" and "message Payment" in got.schema_str
+    # stored and answered as the text protoc's descriptor prints to, the descriptor when asked
+    assert got.schema_str == 'syntax = "proto3";\npackage ex;\n\nmessage Payment {\n  string id = 1;\n  double amount = 2;\n}\n'
+    import base64
+    import urllib.request
+
+    from google.protobuf import descriptor_pb2
+    # a client of its own: the client's cache of schemas by id does not key on the format
+    serialized = SchemaRegistryClient({"url": registry.url}).get_schema(sid, fmt="serialized").schema_str
+    assert [f.name for f in descriptor_pb2.FileDescriptorProto.FromString(
+        base64.b64decode(serialized)).message_type[0].field] == ["id", "amount"]
+    with urllib.request.urlopen(f"{registry.url}/schemas/ids/{sid}/schema?format=serialized") as raw:
+        assert raw.read().decode() == serialized
+    with urllib.request.urlopen(f"{registry.url}/schemas/ids/{sid}/schema") as raw:
+        assert raw.read().decode() == got.schema_str
+    assert client.register_schema(subject, Schema(serialized, "PROTOBUF")) == sid
     v2 = v1.replace("double amount = 2;", "double amount = 2; string region = 3;")
     assert client.test_compatibility(subject, Schema(v2, "PROTOBUF")) is True
     bad = v1.replace("string id = 1;", "int32 id = 1;")

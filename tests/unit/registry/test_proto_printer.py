@@ -151,3 +151,18 @@ def test_a_descriptor_protoc_refuses_is_invalid():
     with pytest.raises(RestError) as e:
         run(sr.register("s", body))
     assert e.value.code == 42201 and not log.records
+
+
+def test_a_descriptor_an_earlier_kafpy_stored_is_the_same_schema():
+    """``_schemas`` written before schemas were stored as text holds base64 descriptors: the
+    same schema registered again (either form) keeps its id and version."""
+    from kafpy.registry import records
+    from kafpy.registry.records import SchemaValue
+    log = _Log()
+    sr = SchemaRegistry(log.state, log.write)
+    old = base64.b64encode(compile_proto(PROTO3, {}).SerializeToString()).decode()
+    run(log.write([(records.schema_key("old-value", 1), SchemaValue("old-value", 1, 7, old, "PROTOBUF").to_bytes())]))
+    assert run(sr.register("old-value", {"schemaType": "PROTOBUF", "schema": PROTO3})) == 7
+    assert run(sr.register("new-value", {"schemaType": "PROTOBUF", "schema": PROTO3})) == 7
+    assert sr.lookup("old-value", {"schemaType": "PROTOBUF", "schema": old}).version == 1
+    assert len(log.records) == 2
