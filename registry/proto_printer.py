@@ -53,10 +53,8 @@ def _quote_bytes(raw: bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _option_value(fd: Any, value: Any) -> str | None:
-    """An option's value as .proto text; None for message-typed options (not printed)."""
-    if fd.type == fd.TYPE_MESSAGE:
-        return None
+def _option_value(fd: Any, value: Any) -> str:
+    """A scalar option's value as .proto text."""
     if fd.type == fd.TYPE_ENUM:
         return fd.enum_type.values_by_number[value].name
     if fd.type == fd.TYPE_BOOL:
@@ -80,9 +78,13 @@ def _options(options: Any, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     for fd, value in options.ListFields():
         if fd.name in skip or _is_repeated(fd):
             continue
+        name = f"({fd.full_name})" if fd.is_extension else fd.name
+        if fd.type == fd.TYPE_MESSAGE:   # e.g. editions' ``features``: one option per field set
+            out += [(f"{name}.{sub}", text) for sub, text in _options(value)]
+            continue
         text = _option_value(fd, value)
         if text is not None:
-            out.append((f"({fd.full_name})" if fd.is_extension else fd.name, text))
+            out.append((name, text))
     return out
 
 
@@ -92,6 +94,7 @@ class _Printer:
         self.d = descriptor_pb2
         self.fd = fd
         self.proto3 = fd.syntax == "proto3"
+        self.editions = fd.syntax == "editions"   # labels only for repeated; presence is a feature
         self.lines: list[str] = []
 
     def emit(self, depth: int, text: str) -> None:
@@ -99,7 +102,11 @@ class _Printer:
 
     def file(self) -> str:
         fd = self.fd
-        self.emit(0, f'syntax = "{fd.syntax or "proto2"}";')
+        if self.editions:
+            edition = self.d.Edition.Name(fd.edition).removeprefix("EDITION_")
+            self.emit(0, f'edition = "{edition}";')
+        else:
+            self.emit(0, f'syntax = "{fd.syntax or "proto2"}";')
         if fd.package:
             self.emit(0, f"package {fd.package};")
         if fd.dependency:
@@ -203,6 +210,8 @@ class _Printer:
             prefix = ""
             if label == "LABEL_REPEATED":
                 prefix = "repeated "
+            elif self.editions:
+                prefix = ""
             elif label == "LABEL_REQUIRED":
                 prefix = "required "
             elif not in_oneof and (f.proto3_optional or not self.proto3):

@@ -59,6 +59,17 @@ message Account {
 extend Account { optional string note = 100; }
 '''
 
+EDITION = '''edition = "2023";
+package ed;
+option features.field_presence = IMPLICIT;
+message Meter {
+  string id = 1;
+  int32 reading = 2 [features.field_presence = EXPLICIT];
+  int64 serial = 3 [features.field_presence = LEGACY_REQUIRED];
+  repeated int32 samples = 4 [features.repeated_field_encoding = EXPANDED];
+}
+'''
+
 
 def _normalized(fd):
     """``fd`` without what printing does not keep: the file name, default json_names."""
@@ -78,7 +89,7 @@ def _normalized(fd):
     return fd
 
 
-@pytest.mark.parametrize("source", [PROTO3, PROTO2], ids=["proto3", "proto2"])
+@pytest.mark.parametrize("source", [PROTO3, PROTO2, EDITION], ids=["proto3", "proto2", "edition2023"])
 def test_printed_text_compiles_to_the_same_descriptor(source):
     original = compile_proto(source, {})
     printed = to_proto_text(original)
