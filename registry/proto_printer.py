@@ -10,7 +10,7 @@ printed (protoc makes both again). Groups are not supported (protoc has deprecat
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 _SCALARS = {
     "TYPE_DOUBLE": "double", "TYPE_FLOAT": "float", "TYPE_INT64": "int64", "TYPE_UINT64": "uint64",
@@ -78,7 +78,7 @@ def _options(options: Any, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     for fd, value in options.ListFields():
         if fd.name in skip or _is_repeated(fd):
             continue
-        name = f"({fd.full_name})" if fd.is_extension else fd.name
+        name = f"(.{fd.full_name})" if fd.is_extension else fd.name
         if fd.type == fd.TYPE_MESSAGE:   # e.g. editions' ``features``: one option per field set
             out += [(f"{name}.{sub}", text) for sub, text in _options(value)]
             continue
@@ -89,13 +89,37 @@ def _options(options: Any, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
 
 
 class _Printer:
-    def __init__(self, fd: Any) -> None:
+    def __init__(self, fd: Any, imports: Sequence[Any]) -> None:
         from google.protobuf import descriptor_pb2
         self.d = descriptor_pb2
         self.fd = fd
+        self.imports = imports
+        self._pool: Any = None
         self.proto3 = fd.syntax == "proto3"
         self.editions = fd.syntax == "editions"   # labels only for repeated; presence is a feature
         self.lines: list[str] = []
+
+    def read(self, options: Any) -> Any:
+        """``options`` with custom options readable: a descriptor's options hold them as unknown
+        fields, which a pool knowing the file and its imports (where they are declared) reads."""
+        if not options.ByteSize():
+            return options
+        if self._pool is None:
+            from google.protobuf import descriptor_pool
+            self._pool = descriptor_pool.DescriptorPool()
+            try:
+                for f in [*self.imports, self.fd]:
+                    self._pool.AddSerializedFile(f.SerializeToString())
+            except (TypeError, ValueError, KeyError):
+                self._pool = False   # imports unknown: custom options stay unread
+        if self._pool is False:
+            return options
+        from google.protobuf import message_factory
+        try:
+            cls = message_factory.GetMessageClass(self._pool.FindMessageTypeByName(options.DESCRIPTOR.full_name))
+        except KeyError:   # descriptor.proto not imported: no custom option can be set
+            return options
+        return cls.FromString(options.SerializeToString())
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append(_INDENT * depth + text if text else "")
@@ -115,7 +139,7 @@ class _Printer:
             for i, dep in enumerate(fd.dependency):
                 kind = "public " if i in public else "weak " if i in weak else ""
                 self.emit(0, f"import {kind}{_quote(dep)};")
-        opts = _options(fd.options)
+        opts = _options(self.read(fd.options))
         if opts:
             self.emit(0, "")
             for name, value in opts:
@@ -134,17 +158,17 @@ class _Printer:
 
     def enum(self, depth: int, enum: Any) -> None:
         self.emit(depth, f"enum {enum.name} {{")
-        for name, value in _options(enum.options):
+        for name, value in _options(self.read(enum.options)):
             self.emit(depth + 1, f"option {name} = {value};")
         for v in enum.value:
-            self.emit(depth + 1, f"{v.name} = {v.number}{self.bracketed(_options(v.options))};")
+            self.emit(depth + 1, f"{v.name} = {v.number}{self.bracketed(_options(self.read(v.options)))};")
         self.reserved(depth + 1, enum.reserved_range, enum.reserved_name, inclusive_end=True)
         self.emit(depth, "}")
 
     def message(self, depth: int, msg: Any) -> None:
         self.emit(depth, f"message {msg.name} {{")
         inner = depth + 1
-        for name, value in _options(msg.options, skip=("map_entry",)):
+        for name, value in _options(self.read(msg.options), skip=("map_entry",)):
             self.emit(inner, f"option {name} = {value};")
         maps = {f".{self.scope(msg)}.{n.name}": n for n in msg.nested_type if n.options.map_entry}
         printed_oneofs: set[int] = set()
@@ -185,7 +209,7 @@ class _Printer:
     def oneof(self, depth: int, msg: Any, index: int, maps: dict[str, Any]) -> None:
         decl = msg.oneof_decl[index]
         self.emit(depth, f"oneof {decl.name} {{")
-        for name, value in _options(decl.options):
+        for name, value in _options(self.read(decl.options)):
             self.emit(depth + 1, f"option {name} = {value};")
         for f in msg.field:
             if f.HasField("oneof_index") and f.oneof_index == index:
@@ -228,7 +252,7 @@ class _Printer:
                 opts.append(("default", f.default_value))
         if f.HasField("json_name") and f.json_name != default_json_name(f.name):
             opts.append(("json_name", _quote(f.json_name)))
-        opts += _options(f.options)
+        opts += _options(self.read(f.options))
         return f"{head} {f.name} = {f.number}{self.bracketed(opts)};"
 
     @staticmethod
@@ -260,18 +284,20 @@ class _Printer:
 
     def service(self, service: Any) -> None:
         self.emit(0, f"service {service.name} {{")
-        for name, value in _options(service.options):
+        for name, value in _options(self.read(service.options)):
             self.emit(1, f"option {name} = {value};")
         for m in service.method:
             ins = "stream " if m.client_streaming else ""
             outs = "stream " if m.server_streaming else ""
-            opts = _options(m.options)
+            opts = _options(self.read(m.options))
             body = " {\n" + "".join(f"{_INDENT * 2}option {n} = {v};\n" for n, v in opts) + f"{_INDENT}}}" \
                 if opts else ";"
             self.emit(1, f"rpc {m.name}({ins}{m.input_type}) returns ({outs}{m.output_type}){body}")
         self.emit(0, "}")
 
 
-def to_proto_text(fd: Any) -> str:
-    """The ``.proto`` source of ``fd`` (a ``FileDescriptorProto``); ValueError for groups."""
-    return _Printer(fd).file()
+def to_proto_text(fd: Any, imports: Sequence[Any] = ()) -> str:
+    """The ``.proto`` source of ``fd`` (a ``FileDescriptorProto``); ``imports`` are the
+    descriptors of the files it imports, directly or not, dependencies first (needed only to
+    print custom options). ValueError for groups."""
+    return _Printer(fd, imports).file()

@@ -47,10 +47,26 @@ def _descriptor_from_base64(text: str) -> Any | None:
 
 def compile_proto(text: str, dependencies: dict[str, str]) -> Any:
     """The FileDescriptorProto of ``text``; ``dependencies`` maps import paths to .proto text."""
-    from google.protobuf import descriptor_pb2
     fd = _descriptor_from_base64(text)
-    if fd is not None:
-        return fd
+    return fd if fd is not None else _protoc(text, dependencies)[-1]
+
+
+def compile_with_imports(text: str, dependencies: dict[str, str]) -> tuple[Any, list[Any]]:
+    """(the FileDescriptorProto of ``text``, those of every file it imports, directly or not,
+    dependencies first): what a descriptor pool needs to read custom options."""
+    fd = _descriptor_from_base64(text)
+    if fd is None:
+        files = _protoc(text, dependencies)
+        return files[-1], files[:-1]
+    if not fd.dependency:
+        return fd, []
+    stub = 'syntax = "proto3";\n' + "".join(f'import "{dep}";\n' for dep in fd.dependency)
+    return fd, _protoc(stub, dependencies)[:-1]
+
+
+def _protoc(text: str, dependencies: dict[str, str]) -> list[Any]:
+    """protoc's descriptors of ``text`` and of the files it imports (``text``'s last)."""
+    from google.protobuf import descriptor_pb2
     import importlib.resources
 
     from grpc_tools import protoc
@@ -64,13 +80,14 @@ def compile_proto(text: str, dependencies: dict[str, str]) -> Any:
             with open(full, "w", encoding="utf-8") as f:
                 f.write(body)
         out = os.path.join(tmp, "out.pb")
-        code = protoc.main(["protoc", f"-I{tmp}", f"-I{well_known}", f"--descriptor_set_out={out}", MAIN_FILE])
+        code = protoc.main(["protoc", f"-I{tmp}", f"-I{well_known}", "--include_imports",
+                            f"--descriptor_set_out={out}", MAIN_FILE])
         if code != 0 or not os.path.exists(out):
             raise ProtobufError("protoc refused the schema")
         fds = descriptor_pb2.FileDescriptorSet()
         with open(out, "rb") as f:
             fds.ParseFromString(f.read())
-    return fds.file[0]
+    return list(fds.file)
 
 
 def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
@@ -78,9 +95,9 @@ def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
     base64-encoded is printed and the print compiled, so protoc checks it as it checks text."""
     from kafpy.registry.proto_printer import to_proto_text
     sent_descriptor = _descriptor_from_base64(text) is not None
-    fd = compile_proto(text, dependencies)
+    fd, imports = compile_with_imports(text, dependencies)
     try:
-        printed = to_proto_text(fd)
+        printed = to_proto_text(fd, imports)
     except ValueError as e:
         raise ProtobufError(str(e)) from None
     return printed, (compile_proto(printed, dependencies) if sent_descriptor else fd)

@@ -10,7 +10,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 
 from kafpy.registry.proto_printer import default_json_name, to_proto_text
-from kafpy.registry.protobuf_schema import compile_proto
+from kafpy.registry.protobuf_schema import compile_proto, compile_with_imports
 from kafpy.registry.service import SchemaRegistry
 from kafpy.registry.state import RegistryState
 
@@ -71,6 +71,14 @@ message Meter {
 '''
 
 
+OPTIONS = '''syntax = "proto3";
+package meta;
+import "google/protobuf/descriptor.proto";
+extend google.protobuf.FieldOptions { string pii = 50001; }
+extend google.protobuf.MessageOptions { int32 retention_days = 50002; }
+'''
+
+
 def _normalized(fd):
     """``fd`` without what printing does not keep: the file name, default json_names."""
     fd = descriptor_pb2.FileDescriptorProto.FromString(fd.SerializeToString())
@@ -89,13 +97,35 @@ def _normalized(fd):
     return fd
 
 
-@pytest.mark.parametrize("source", [PROTO3, PROTO2, EDITION], ids=["proto3", "proto2", "edition2023"])
+@pytest.mark.parametrize("source", [PROTO3, PROTO2, EDITION, OPTIONS], ids=["proto3", "proto2", "edition2023", "extend"])
 def test_printed_text_compiles_to_the_same_descriptor(source):
     original = compile_proto(source, {})
     printed = to_proto_text(original)
     again = compile_proto(printed, {})
     assert _normalized(again) == _normalized(original), printed
     assert to_proto_text(again) == printed
+
+
+USES_OPTIONS = '''syntax = "proto3";
+package app;
+import "meta/options.proto";
+message Customer {
+  option (meta.retention_days) = 30;
+  string email = 1 [(meta.pii) = "email", deprecated = true];
+}
+'''
+
+
+def test_custom_options_declared_in_an_import_are_kept():
+    deps = {"meta/options.proto": OPTIONS}
+    fd, imports = compile_with_imports(USES_OPTIONS, deps)
+    printed = to_proto_text(fd, imports)
+    assert "  option (.meta.retention_days) = 30;" in printed.splitlines()
+    assert '  string email = 1 [deprecated = true, (.meta.pii) = "email"];' in printed.splitlines()
+    again, _ = compile_with_imports(printed, deps)
+    assert _normalized(again) == _normalized(fd)
+    sent = base64.b64encode(fd.SerializeToString()).decode()
+    assert to_proto_text(*compile_with_imports(sent, deps)) == printed
 
 
 def test_printed_text_reads_as_proto_source():
