@@ -66,9 +66,9 @@ def compile_with_imports(text: str, dependencies: dict[str, str]) -> tuple[Any, 
 
 def _protoc(text: str, dependencies: dict[str, str]) -> list[Any]:
     """protoc's descriptors of ``text`` and of the files it imports (``text``'s last)."""
-    from google.protobuf import descriptor_pb2
     import importlib.resources
 
+    from google.protobuf import descriptor_pb2
     from grpc_tools import protoc
     well_known = str(importlib.resources.files("grpc_tools") / "_proto")
     with tempfile.TemporaryDirectory(prefix="kafpy-proto-") as tmp:
