@@ -60,7 +60,8 @@ def compile_with_imports(text: str, dependencies: dict[str, str]) -> tuple[Any, 
         return files[-1], files[:-1]
     if not fd.dependency:
         return fd, []
-    stub = 'syntax = "proto3";\n' + "".join(f'import "{dep}";\n' for dep in fd.dependency)
+    # public imports: protoc warns of unused plain ones, on the process's stderr
+    stub = 'syntax = "proto3";\n' + "".join(f'import public "{dep}";\n' for dep in fd.dependency)
     return fd, _protoc(stub, dependencies)[:-1]
 
 
