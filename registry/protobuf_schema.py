@@ -2,6 +2,10 @@
 serializer sends) compiled by protoc (grpcio-tools' in-process compiler, so no binary to
 install) into descriptors, and Confluent's Protobuf compatibility rules checked on them.
 
+Either form is stored as the ``.proto`` text ``proto_printer`` writes from the descriptor, as
+Confluent's registry stores it, so both forms of one schema are one schema (one id); the
+descriptor is given back base64-encoded only when asked (``?format=serialized``).
+
 Why protoc and not a Python parser: a schema is valid when protoc accepts it (imports,
 options, proto2/proto3 rules); a re-implemented parser would accept and refuse otherwise.
 
@@ -43,12 +47,29 @@ def _descriptor_from_base64(text: str) -> Any | None:
 
 def compile_proto(text: str, dependencies: dict[str, str]) -> Any:
     """The FileDescriptorProto of ``text``; ``dependencies`` maps import paths to .proto text."""
-    from google.protobuf import descriptor_pb2
     fd = _descriptor_from_base64(text)
-    if fd is not None:
-        return fd
+    return fd if fd is not None else _protoc(text, dependencies)[-1]
+
+
+def compile_with_imports(text: str, dependencies: dict[str, str]) -> tuple[Any, list[Any]]:
+    """(the FileDescriptorProto of ``text``, those of every file it imports, directly or not,
+    dependencies first): what a descriptor pool needs to read custom options."""
+    fd = _descriptor_from_base64(text)
+    if fd is None:
+        files = _protoc(text, dependencies)
+        return files[-1], files[:-1]
+    if not fd.dependency:
+        return fd, []
+    # public imports: protoc warns of unused plain ones, on the process's stderr
+    stub = 'syntax = "proto3";\n' + "".join(f'import public "{dep}";\n' for dep in fd.dependency)
+    return fd, _protoc(stub, dependencies)[:-1]
+
+
+def _protoc(text: str, dependencies: dict[str, str]) -> list[Any]:
+    """protoc's descriptors of ``text`` and of the files it imports (``text``'s last)."""
     import importlib.resources
 
+    from google.protobuf import descriptor_pb2
     from grpc_tools import protoc
     well_known = str(importlib.resources.files("grpc_tools") / "_proto")
     with tempfile.TemporaryDirectory(prefix="kafpy-proto-") as tmp:
@@ -60,13 +81,32 @@ def compile_proto(text: str, dependencies: dict[str, str]) -> Any:
             with open(full, "w", encoding="utf-8") as f:
                 f.write(body)
         out = os.path.join(tmp, "out.pb")
-        code = protoc.main(["protoc", f"-I{tmp}", f"-I{well_known}", f"--descriptor_set_out={out}", MAIN_FILE])
+        code = protoc.main(["protoc", f"-I{tmp}", f"-I{well_known}", "--include_imports",
+                            f"--descriptor_set_out={out}", MAIN_FILE])
         if code != 0 or not os.path.exists(out):
             raise ProtobufError("protoc refused the schema")
         fds = descriptor_pb2.FileDescriptorSet()
         with open(out, "rb") as f:
             fds.ParseFromString(f.read())
-    return fds.file[0]
+    return list(fds.file)
+
+
+def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
+    """(the ``.proto`` text stored for ``text``, its FileDescriptorProto). A descriptor sent
+    base64-encoded is printed and the print compiled, so protoc checks it as it checks text."""
+    from kafpy.registry.proto_printer import to_proto_text
+    sent_descriptor = _descriptor_from_base64(text) is not None
+    fd, imports = compile_with_imports(text, dependencies)
+    try:
+        printed = to_proto_text(fd, imports)
+    except ValueError as e:
+        raise ProtobufError(str(e)) from None
+    return printed, (compile_proto(printed, dependencies) if sent_descriptor else fd)
+
+
+def serialized(fd: Any) -> str:
+    """``fd`` base64-encoded, the ``format=serialized`` answer confluent-kafka's deserializer asks for."""
+    return base64.standard_b64encode(fd.SerializeToString()).decode("ascii")
 
 
 def _messages(fd: Any) -> dict[str, Any]:

@@ -45,7 +45,8 @@ def _flag(request: web.Request, name: str) -> bool:
     return request.query.get(name, "false").lower() == "true"
 
 
-def schema_json(sv: SchemaValue, with_subject: bool = True) -> dict:
+def schema_json(sv: SchemaValue, with_subject: bool = True, text: str | None = None) -> dict:
+    """Confluent's answer for one schema; ``text`` replaces the stored text (``?format=``)."""
     out: dict[str, Any] = {}
     if with_subject:
         out.update(subject=sv.subject, version=sv.version)
@@ -54,7 +55,7 @@ def schema_json(sv: SchemaValue, with_subject: bool = True) -> dict:
         out["schemaType"] = sv.schema_type
     if sv.references:
         out["references"] = sv.references
-    out["schema"] = sv.schema
+    out["schema"] = sv.schema if text is None else text
     return out
 
 
@@ -200,12 +201,16 @@ class RegistryResource:
         state = self.registry.state
         return [schema_json(sv) for s in state.subject_names(deleted) for sv in state.versions(s, deleted)]
 
+    def _text(self, request: web.Request, sv: SchemaValue) -> str:
+        return self.registry.schema_text(sv, request.query.get("format"))
+
     async def get_by_id(self, request: web.Request) -> Any:
-        return schema_json(self.registry.schema_by_id(self._id(request)), with_subject=False)
+        sv = self.registry.schema_by_id(self._id(request))
+        return schema_json(sv, with_subject=False, text=self._text(request, sv))
 
     async def get_raw_by_id(self, request: web.Request) -> Any:
         sv = self.registry.schema_by_id(self._id(request))
-        return web.Response(body=sv.schema.encode(), content_type=CONTENT_TYPE)
+        return web.Response(body=self._text(request, sv).encode(), content_type=CONTENT_TYPE)
 
     async def subjects_of_id(self, request: web.Request) -> Any:
         sid, deleted = self._id(request), _flag(request, "deleted")
@@ -243,11 +248,11 @@ class RegistryResource:
 
     async def get_version(self, request: web.Request) -> Any:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
-        return schema_json(sv)
+        return schema_json(sv, text=self._text(request, sv))
 
     async def get_raw_version(self, request: web.Request) -> Any:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
-        return web.Response(body=sv.schema.encode(), content_type=CONTENT_TYPE)
+        return web.Response(body=self._text(request, sv).encode(), content_type=CONTENT_TYPE)
 
     async def referenced_by(self, request: web.Request) -> Any:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"])

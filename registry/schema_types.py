@@ -164,17 +164,17 @@ def parse_json_schema(text: str, references: list[dict], resolve: Callable[[dict
 def parse_protobuf(text: str, references: list[dict], resolve: Callable[[dict], "ParsedSchema"]) -> ParsedSchema:
     """``named`` keeps the files the schema imports (import path -> text), its references'
     own imports included, for protoc."""
-    from kafpy.registry.protobuf_schema import ProtobufError, compile_proto
+    from kafpy.registry.protobuf_schema import ProtobufError, canonicalize
     files: dict[str, str] = {}
     for ref in references:
         dep = resolve(ref)
         files.update(dep.named)
         files[ref["name"]] = dep.canonical
     try:
-        descriptor = compile_proto(text, files)
+        canonical, descriptor = canonicalize(text, files)
     except ProtobufError as e:
         raise invalid_schema(str(e)) from None
-    return ParsedSchema(PROTOBUF, text.strip(), descriptor, list(references), files)  # type: ignore[arg-type]
+    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)  # type: ignore[arg-type]
 
 
 def parse(schema_type: str, text: str, references: list[dict],

@@ -15,7 +15,7 @@ from kafpy.registry import records
 from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, schema_not_found,
                                    subject_not_found, version_not_found)
 from kafpy.registry.records import SchemaValue
-from kafpy.registry.schema_types import AVRO, ParsedSchema, parse
+from kafpy.registry.schema_types import AVRO, PROTOBUF, ParsedSchema, parse
 from kafpy.registry.state import RegistryState
 
 COMPATIBILITY_LEVELS = ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
@@ -94,6 +94,15 @@ class SchemaRegistry:
     def parsed(self, sv: SchemaValue) -> ParsedSchema:
         return self._parse(sv.schema_type, sv.schema, sv.references or [])
 
+    def schema_text(self, sv: SchemaValue, fmt: str | None) -> str:
+        """The schema as answered: the stored text, or for ``format=serialized`` a Protobuf
+        schema's base64 FileDescriptorProto (other formats and types get the stored text, as
+        in Confluent's)."""
+        if fmt == "serialized" and sv.schema_type == PROTOBUF:
+            from kafpy.registry import protobuf_schema
+            return protobuf_schema.serialized(self.parsed(sv).parsed)
+        return sv.schema
+
     async def register(self, subject: str, body: dict, normalize: bool = False) -> int:
         _check_subject(subject)
         async with self._write_lock:
@@ -109,8 +118,7 @@ class SchemaRegistry:
                                 f"Subject {subject} is not in import mode")
             live = self.state.versions(subject)
             for sv in live:
-                if sv.schema_type == schema.schema_type and sv.schema == schema.canonical \
-                        and (sv.references or []) == schema.references:
+                if self._same(sv, schema):
                     return sv.id
             if mode != "IMPORT":
                 messages = self.incompatibilities(schema, live, self.state.compatibility(subject))
@@ -118,7 +126,7 @@ class SchemaRegistry:
                     raise RestError(RegistryErrorCode.INCOMPATIBLE_SCHEMA,
                                     "Schema being registered is incompatible with an earlier schema for "
                                     f"subject \"{subject}\", details: {messages}")
-            existing_id = self.state.find_id(schema.schema_type, schema.canonical, schema.references)
+            existing_id = self._existing_id(schema)
             if wanted_id is not None:
                 if not isinstance(wanted_id, int) or wanted_id < 1:
                     raise RestError(RegistryErrorCode.INVALID_SCHEMA, "Invalid schema: id must be positive")
@@ -140,6 +148,23 @@ class SchemaRegistry:
             await self.write([(records.schema_key(subject, version), value.to_bytes())])
             return schema_id
 
+    def _same(self, sv: SchemaValue, schema: ParsedSchema) -> bool:
+        """Whether ``sv`` stores ``schema``; a Protobuf schema an earlier kafpy stored as a base64
+        descriptor is compared by its printed text."""
+        if sv.schema_type != schema.schema_type or (sv.references or []) != schema.references:
+            return False
+        if sv.schema == schema.canonical:
+            return True
+        return sv.schema_type == PROTOBUF and _is_serialized(sv.schema) and self.parsed(sv).canonical == schema.canonical
+
+    def _existing_id(self, schema: ParsedSchema) -> int | None:
+        """The id this schema already has under any subject (see ``_same`` for old Protobuf records)."""
+        found = self.state.find_id(schema.schema_type, schema.canonical, schema.references)
+        if found is None and schema.schema_type == PROTOBUF:
+            found = next((sv.id for sv in list(self.state.schemas_by_id.values())
+                          if _is_serialized(sv.schema) and self._same(sv, schema)), None)
+        return found
+
     def incompatibilities(self, schema: ParsedSchema, live: list[SchemaValue], level: str) -> list[str]:
         """Why ``schema`` may not follow ``live`` (oldest first) under ``level``."""
         if level == "NONE" or not live:
@@ -159,8 +184,7 @@ class SchemaRegistry:
             raise subject_not_found(subject)
         schema = self.parse_request(body)
         for sv in reversed(self.state.versions(subject, include_deleted=deleted)):
-            if sv.schema_type == schema.schema_type and sv.schema == schema.canonical \
-                    and (sv.references or []) == schema.references:
+            if self._same(sv, schema):
                 return sv
         raise schema_not_found()
 
@@ -275,6 +299,11 @@ class SchemaRegistry:
             mode = self.state.modes[subject]
             await self.write([(records.mode_key(subject), None)])
             return mode
+
+
+def _is_serialized(text: str) -> bool:
+    """A base64 descriptor rather than .proto text (which always has spaces or braces)."""
+    return bool(text) and not any(c.isspace() or c in "{;" for c in text)
 
 
 def _check_subject(subject: str) -> None:

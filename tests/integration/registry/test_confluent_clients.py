@@ -150,6 +150,21 @@ def test_protobuf_schemas_through_the_client(registry):
     sid = client.register_schema(subject, Schema(v1, "PROTOBUF"))
     got = client.get_schema(sid)
     assert got.schema_type == "PROTOBUF" and "message Payment" in got.schema_str
+    # stored and answered as the text protoc's descriptor prints to, the descriptor when asked
+    assert got.schema_str == 'syntax = "proto3";\npackage ex;\n\nmessage Payment {\n  string id = 1;\n  double amount = 2;\n}\n'
+    import base64
+    import urllib.request
+
+    from google.protobuf import descriptor_pb2
+    # a client of its own: the client's cache of schemas by id does not key on the format
+    serialized = SchemaRegistryClient({"url": registry.url}).get_schema(sid, fmt="serialized").schema_str
+    assert [f.name for f in descriptor_pb2.FileDescriptorProto.FromString(
+        base64.b64decode(serialized)).message_type[0].field] == ["id", "amount"]
+    with urllib.request.urlopen(f"{registry.url}/schemas/ids/{sid}/schema?format=serialized") as raw:
+        assert raw.read().decode() == serialized
+    with urllib.request.urlopen(f"{registry.url}/schemas/ids/{sid}/schema") as raw:
+        assert raw.read().decode() == got.schema_str
+    assert client.register_schema(subject, Schema(serialized, "PROTOBUF")) == sid
     v2 = v1.replace("double amount = 2;", "double amount = 2; string region = 3;")
     assert client.test_compatibility(subject, Schema(v2, "PROTOBUF")) is True
     bad = v1.replace("string id = 1;", "int32 id = 1;")
@@ -206,9 +221,19 @@ def test_protobuf_serializer_round_trip(registry, broker, tmp_path):
     assert got == readings
     latest = client.get_latest_version(f"{topic}-value")
     assert latest.schema.schema_type == "PROTOBUF"
-    # the client sends no reference for a well-known type: the registry resolves the import itself
+    # the client sends no reference for a well-known type: the registry resolves the import itself;
+    # it stores and answers .proto text, as Confluent's, and the descriptor for format=serialized
     import base64
 
     from google.protobuf import descriptor_pb2
-    stored = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(latest.schema.schema_str))
-    assert latest.schema.references == [] and list(stored.dependency) == ["google/protobuf/timestamp.proto"]
+    assert latest.schema.references == []
+    assert latest.schema.schema_str.startswith('syntax = "proto3";\npackage kafpy.test;\n\n'
+                                               'import "google/protobuf/timestamp.proto";\n')
+    assert "  .google.protobuf.Timestamp at = 3;" in latest.schema.schema_str.splitlines()
+    served = client.get_version(f"{topic}-value", latest.version, fmt="serialized")
+    stored = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(served.schema.schema_str))
+    assert list(stored.dependency) == ["google/protobuf/timestamp.proto"]
+    assert [m.name for m in stored.message_type] == ["Reading"]
+    # the same schema sent as text is the same schema: same id, no new version
+    assert client.register_schema(f"{topic}-value", Schema(READING_PROTO, "PROTOBUF")) == latest.schema_id
+    assert client.get_versions(f"{topic}-value") == [latest.version]
