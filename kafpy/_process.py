@@ -77,6 +77,32 @@ def terminate(proc: subprocess.Popen, timeout: float = 30.0, sig: int = signal.S
         return proc.wait(timeout=30)
 
 
+class ChildProcess:
+    """What every long-lived child the tests and kafpy.embedded start shares: SIGKILL, its
+    output file read back, and use as a context manager (start; stop, then clean up).
+    A subclass has ``proc`` (a Popen, or None before start), ``output_path``, and its own
+    ``start()``, ``stop()`` and ``cleanup()``."""
+
+    proc: "subprocess.Popen | None"
+    output_path: Path
+
+    def kill(self) -> int | None:
+        return kill(self.proc) if self.proc is not None else None
+
+    def log_text(self) -> str:
+        try:
+            return self.output_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def __enter__(self):
+        return self.start()  # type: ignore[attr-defined]
+
+    def __exit__(self, *exc) -> None:
+        self.stop()  # type: ignore[attr-defined]
+        self.cleanup()  # type: ignore[attr-defined]
+
+
 def kill(proc: subprocess.Popen) -> int:
     """SIGKILL at once (a crash, as far as the process can tell)."""
     if proc.poll() is None:

@@ -77,7 +77,7 @@ def four_letter_word(port: int, word: str = "ruok", host: str = LOOPBACK,
         return b"".join(chunks).decode(errors="replace")
 
 
-class ZooKeeperServer:
+class ZooKeeperServer(process.ChildProcess):
     """One standalone ZooKeeper; use as a context manager or start()/stop()."""
 
     def __init__(self, data_dir: str | Path | None = None, port: int | None = None,
@@ -150,22 +150,6 @@ class ZooKeeperServer:
     def stop(self, timeout: float = 20.0) -> int | None:
         return process.terminate(self.proc, timeout=timeout) if self.proc is not None else None
 
-    def kill(self) -> int | None:
-        return process.kill(self.proc) if self.proc is not None else None
-
-    def log_text(self) -> str:
-        try:
-            return self.output_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
     def cleanup(self) -> None:
         if self._own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)
-
-    def __enter__(self) -> "ZooKeeperServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-        self.cleanup()

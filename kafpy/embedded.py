@@ -105,7 +105,31 @@ def write_properties(path: Path, settings: Mapping[str, object]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-class EmbeddedBroker:
+class _KeepsFilesOnFailure:
+    """Use as a context manager: start; close at the end, keeping the files (and saying
+    where) when the block raised, for the post-mortem. A subclass has ``start()``,
+    ``close()``, ``keep_files`` and ``_where_its_logs_are()``."""
+
+    keep_files: bool
+
+    def __enter__(self):
+        try:
+            return self.start()  # type: ignore[attr-defined]
+        except BaseException:
+            self.close()  # type: ignore[attr-defined]
+            raise
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc is not None and not self.keep_files:
+            self.keep_files = True
+            sys.stderr.write(f"kafpy: {self._where_its_logs_are()}\n")
+        self.close()  # type: ignore[attr-defined]
+
+    def _where_its_logs_are(self) -> str:
+        raise NotImplementedError
+
+
+class EmbeddedBroker(_KeepsFilesOnFailure):
     """One kafpy broker process on loopback: its port, work dir, settings and child process.
 
     ``config`` holds broker settings by Kafka's names (``{"log.segment.bytes": 1 << 20}``),
@@ -339,19 +363,8 @@ class EmbeddedBroker:
             self._proxy.close()
             self._proxy = None
 
-    def __enter__(self) -> "EmbeddedBroker":
-        try:
-            return self.start()
-        except BaseException:
-            self.close()
-            raise
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        """Close; when the block raised, keep the files (and say where) for the post-mortem."""
-        if exc is not None and not self.keep_files:
-            self.keep_files = True
-            sys.stderr.write(f"kafpy: {self.name} failed a test; its log is {self.output_path}\n")
-        self.close()
+    def _where_its_logs_are(self) -> str:
+        return f"{self.name} failed a test; its log is {self.output_path}"
 
     # ------------------------------------------------------------------ its log
     def log_text(self) -> str:
@@ -384,7 +397,7 @@ class EmbeddedBroker:
         return name
 
 
-class EmbeddedCluster:
+class EmbeddedCluster(_KeepsFilesOnFailure):
     """ZooKeeper and ``size`` kafpy brokers (ids 0..size-1) replicating each other.
 
     Needs a ZooKeeper server (Debian's ``zookeeper`` package and a JVM; ZooKeeperMissing
@@ -501,19 +514,8 @@ class EmbeddedCluster:
         return [(b.name, b.log_text()) for b in self.brokers] + [
             (self.zookeeper.name, self.zookeeper.log_text())]
 
-    def __enter__(self) -> "EmbeddedCluster":
-        try:
-            return self.start()
-        except BaseException:
-            self.close()
-            raise
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        """Close; when the block raised, keep the files (and say where) for the post-mortem."""
-        if exc is not None and not self.keep_files:
-            self.keep_files = True
-            sys.stderr.write(f"kafpy: cluster failed a test; its logs are in {self.work_dir}\n")
-        self.close()
+    def _where_its_logs_are(self) -> str:
+        return f"cluster failed a test; its logs are in {self.work_dir}"
 
 
 def create_topics(bootstrap_servers: str, names: Iterable[str], partitions: int = 1,

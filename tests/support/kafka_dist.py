@@ -22,6 +22,8 @@ import zipfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from kafpy._process import ChildProcess
+
 from . import process, wire
 from .ports import LOOPBACK, free_ports
 
@@ -294,7 +296,7 @@ def random_cluster_id() -> str:
             return cid
 
 
-class ReferenceKafka:
+class ReferenceKafka(ChildProcess):
     """A real single-node Apache Kafka broker (KRaft, combined broker+controller).
 
     Keeps partition data in `log_dir` (Kafka's own layout, for interop tests), and the KRaft
@@ -440,26 +442,10 @@ class ReferenceKafka:
             code = process.terminate(self.proc, timeout=timeout)
         return code
 
-    def kill(self) -> int | None:
-        return process.kill(self.proc) if self.proc is not None else None
-
-    def log_text(self) -> str:
-        try:
-            return self.output_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
     def cleanup(self) -> None:
         """Remove the work dir if this object created it (after stop)."""
         if self._own_work_dir:
             shutil.rmtree(self.work_dir, ignore_errors=True)
-
-    def __enter__(self) -> "ReferenceKafka":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-        self.cleanup()
 
     def run_tool(self, tool: str, args: Sequence[str] = (), **kw) -> subprocess.CompletedProcess:
         """run_tool for this broker's version (add --bootstrap-server yourself)."""
