@@ -25,6 +25,7 @@ required, and the schema files are rewritten as a whole (stale ones removed).
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
 from pathlib import Path
@@ -33,7 +34,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 BROKER_LISTENERS = {"zkBroker", "broker"}
 EXTRA_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
-COORDINATOR_DIRS = ("group-coordinator", "transaction-coordinator")
+COORDINATOR_DIRS = ("group-coordinator", "transaction-coordinator", "share-coordinator")
 MESSAGE_KEYS = ("name", "type", "apiKey", "validVersions", "flexibleVersions", "latestVersionUnstable")
 FIELD_KEYS = (
     "name", "type", "versions", "taggedVersions", "tag", "nullableVersions", "flexibleVersions",
@@ -96,9 +97,27 @@ def select_specs(root: Path) -> list[dict]:
             specs[responses[key]["name"]] = responses[key]
     for sub in COORDINATOR_DIRS:
         for path in sorted((root / sub).glob("*.json")):
-            spec = load_kafka_spec(path)
+            spec = to_key_version_form(load_kafka_spec(path))
             specs[spec["name"]] = spec
     return [specs[k] for k in sorted(specs)]
+
+
+def to_key_version_form(spec: dict) -> dict:
+    """Kafka 4.x writes a coordinator record's spec as ``coordinator-key``/``coordinator-value``
+    with the record type in ``apiKey``; the schema keeps Kafka 3.x's form, where a key is
+    ``data`` whose only version is the record type (the int16 written before the key), and a
+    value is ``data`` with its own versions. Specs already in that form pass unchanged."""
+    kind = spec.get("type")
+    if kind not in ("coordinator-key", "coordinator-value"):
+        return spec
+    out = {k: v for k, v in spec.items() if k != "apiKey"}
+    out["type"] = "data"
+    if kind == "coordinator-key":
+        record_type = str(spec["apiKey"])
+        out["validVersions"] = record_type
+        out["fields"] = [dict(f, versions=record_type) if f.get("versions") == "0" else f
+                         for f in spec.get("fields", [])]
+    return out
 
 
 def _facts(obj: dict, keys: tuple[str, ...]) -> dict:
@@ -142,15 +161,18 @@ def dumps(schema: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_schemas(specs: list[dict], out_dir: Path = SCHEMA_DIR) -> list[Path]:
-    """Write one ``<Name>.json`` per spec, removing schema files no longer selected."""
+def write_schemas(specs: list[dict], out_dir: Path = SCHEMA_DIR, only: list[str] | None = None) -> list[Path]:
+    """Write one ``<Name>.json`` per spec, removing schema files no longer selected; with
+    ``only`` (shell patterns of names), write just the specs matching them and remove nothing."""
+    if only:
+        specs = [s for s in specs if any(fnmatch.fnmatchcase(s["name"], pat) for pat in only)]
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for spec in specs:
         path = out_dir / f"{spec['name']}.json"
         path.write_text(dumps(schema_of(spec)), encoding="utf-8")
         written.append(path)
-    for stale in set(out_dir.glob("*.json")) - set(written):
+    for stale in (set() if only else set(out_dir.glob("*.json")) - set(written)):
         stale.unlink()
     return written
 
@@ -160,8 +182,10 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("spec_dir", type=Path, help="Kafka's specs: message/, group-coordinator/, ...")
     ap.add_argument("--out", type=Path, default=SCHEMA_DIR, help="schema directory to rewrite")
+    ap.add_argument("--only", nargs="+", metavar="PATTERN",
+                    help="import just the specs whose names match these shell patterns (e.g. 'Share*')")
     args = ap.parse_args(argv)
-    written = write_schemas(select_specs(args.spec_dir), args.out)
+    written = write_schemas(select_specs(args.spec_dir), args.out, args.only)
     print(f"wrote {len(written)} schemas to {args.out}")
     return 0
 

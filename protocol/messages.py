@@ -714,6 +714,94 @@ class AlterReplicaLogDirsResponse(Message):
         self.results = [] if results is _UNSET else results
 
 
+class AlterShareGroupOffsetsRequest(Message):
+    __slots__ = ('group_id', 'topics')
+    NAME = 'AlterShareGroupOffsetsRequest'
+    KIND = 'request'
+    API_KEY = 91
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('topics', '[]AlterShareGroupOffsetsRequestTopic', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class AlterShareGroupOffsetsRequestPartition(Struct):
+        __slots__ = ('partition_index', 'start_offset')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, partition_index: int = 0, start_offset: int = 0) -> None:
+            self.partition_index = partition_index
+            self.start_offset = start_offset
+
+    class AlterShareGroupOffsetsRequestTopic(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]AlterShareGroupOffsetsRequestPartition', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[AlterShareGroupOffsetsRequest.AlterShareGroupOffsetsRequestPartition] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, group_id: str = '', topics: list[AlterShareGroupOffsetsRequest.AlterShareGroupOffsetsRequestTopic] = _UNSET) -> None:
+        self.group_id = group_id
+        self.topics = [] if topics is _UNSET else topics
+
+
+class AlterShareGroupOffsetsResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'responses')
+    NAME = 'AlterShareGroupOffsetsResponse'
+    KIND = 'response'
+    API_KEY = 91
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('responses', '[]AlterShareGroupOffsetsResponseTopic', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class AlterShareGroupOffsetsResponsePartition(Struct):
+        __slots__ = ('partition_index', 'error_code', 'error_message')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = None) -> None:
+            self.partition_index = partition_index
+            self.error_code = error_code
+            self.error_message = error_message
+
+    class AlterShareGroupOffsetsResponseTopic(Struct):
+        __slots__ = ('topic_name', 'topic_id', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('partitions', '[]AlterShareGroupOffsetsResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponsePartition] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.topic_id = topic_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, responses: list[AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic] = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+        self.responses = [] if responses is _UNSET else responses
+
+
 class AlterUserScramCredentialsRequest(Message):
     __slots__ = ('deletions', 'upsertions')
     NAME = 'AlterUserScramCredentialsRequest'
@@ -2077,6 +2165,70 @@ class DeleteRecordsResponse(Message):
         self.topics = [] if topics is _UNSET else topics
 
 
+class DeleteShareGroupOffsetsRequest(Message):
+    __slots__ = ('group_id', 'topics')
+    NAME = 'DeleteShareGroupOffsetsRequest'
+    KIND = 'request'
+    API_KEY = 92
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('topics', '[]DeleteShareGroupOffsetsRequestTopic', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class DeleteShareGroupOffsetsRequestTopic(Struct):
+        __slots__ = ('topic_name',)
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, topic_name: str = '') -> None:
+            self.topic_name = topic_name
+
+    def __init__(self, *, group_id: str = '', topics: list[DeleteShareGroupOffsetsRequest.DeleteShareGroupOffsetsRequestTopic] = _UNSET) -> None:
+        self.group_id = group_id
+        self.topics = [] if topics is _UNSET else topics
+
+
+class DeleteShareGroupOffsetsResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'responses')
+    NAME = 'DeleteShareGroupOffsetsResponse'
+    KIND = 'response'
+    API_KEY = 92
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('responses', '[]DeleteShareGroupOffsetsResponseTopic', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class DeleteShareGroupOffsetsResponseTopic(Struct):
+        __slots__ = ('topic_name', 'topic_id', 'error_code', 'error_message')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, error_code: int = 0, error_message: str | None = None) -> None:
+            self.topic_name = topic_name
+            self.topic_id = topic_id
+            self.error_code = error_code
+            self.error_message = error_message
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, responses: list[DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic] = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+        self.responses = [] if responses is _UNSET else responses
+
+
 class DeleteShareGroupStateRequest(Message):
     __slots__ = ('group_id', 'topics')
     NAME = 'DeleteShareGroupStateRequest'
@@ -2084,7 +2236,7 @@ class DeleteShareGroupStateRequest(Message):
     API_KEY = 86
     VALID_VERSIONS = (0, 0)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('topics', '[]DeleteStateData', (0, 32767), None, None, None, 'inherit', ()),
@@ -3028,6 +3180,109 @@ class DescribeQuorumResponse(Message):
         self.error_message = error_message
         self.topics = [] if topics is _UNSET else topics
         self.nodes = [] if nodes is _UNSET else nodes
+
+
+class DescribeShareGroupOffsetsRequest(Message):
+    __slots__ = ('groups',)
+    NAME = 'DescribeShareGroupOffsetsRequest'
+    KIND = 'request'
+    API_KEY = 90
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('groups', '[]DescribeShareGroupOffsetsRequestGroup', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class DescribeShareGroupOffsetsRequestGroup(Struct):
+        __slots__ = ('group_id', 'topics')
+        FIELDS = (
+            Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('topics', '[]DescribeShareGroupOffsetsRequestTopic', (0, 32767), (0, 32767), None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, group_id: str = '', topics: list[DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic] | None = _UNSET) -> None:
+            self.group_id = group_id
+            self.topics = [] if topics is _UNSET else topics
+
+    class DescribeShareGroupOffsetsRequestTopic(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[int] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, groups: list[DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestGroup] = _UNSET) -> None:
+        self.groups = [] if groups is _UNSET else groups
+
+
+class DescribeShareGroupOffsetsResponse(Message):
+    __slots__ = ('throttle_time_ms', 'groups')
+    NAME = 'DescribeShareGroupOffsetsResponse'
+    KIND = 'response'
+    API_KEY = 90
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('groups', '[]DescribeShareGroupOffsetsResponseGroup', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class DescribeShareGroupOffsetsResponseGroup(Struct):
+        __slots__ = ('group_id', 'topics', 'error_code', 'error_message')
+        FIELDS = (
+            Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('topics', '[]DescribeShareGroupOffsetsResponseTopic', (0, 32767), None, None, None, 'inherit', ()),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, group_id: str = '', topics: list[DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseTopic] = _UNSET, error_code: int = 0, error_message: str | None = None) -> None:
+            self.group_id = group_id
+            self.topics = [] if topics is _UNSET else topics
+            self.error_code = error_code
+            self.error_message = error_message
+
+    class DescribeShareGroupOffsetsResponsePartition(Struct):
+        __slots__ = ('partition_index', 'start_offset', 'leader_epoch', 'lag', 'error_code', 'error_message')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('lag', 'int64', (1, 32767), None, None, None, 'inherit', -1),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, partition_index: int = 0, start_offset: int = 0, leader_epoch: int = 0, lag: int = -1, error_code: int = 0, error_message: str | None = None) -> None:
+            self.partition_index = partition_index
+            self.start_offset = start_offset
+            self.leader_epoch = leader_epoch
+            self.lag = lag
+            self.error_code = error_code
+            self.error_message = error_message
+
+    class DescribeShareGroupOffsetsResponseTopic(Struct):
+        __slots__ = ('topic_name', 'topic_id', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('partitions', '[]DescribeShareGroupOffsetsResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponsePartition] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.topic_id = topic_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup] = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.groups = [] if groups is _UNSET else groups
 
 
 class DescribeTopicPartitionsRequest(Message):
@@ -4050,7 +4305,7 @@ class InitializeShareGroupStateRequest(Message):
     API_KEY = 83
     VALID_VERSIONS = (0, 0)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('topics', '[]InitializeStateData', (0, 32767), None, None, None, 'inherit', ()),
@@ -5485,7 +5740,7 @@ class ReadShareGroupStateRequest(Message):
     API_KEY = 84
     VALID_VERSIONS = (0, 0)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('topics', '[]ReadStateData', (0, 32767), None, None, None, 'inherit', ()),
@@ -5584,9 +5839,9 @@ class ReadShareGroupStateSummaryRequest(Message):
     NAME = 'ReadShareGroupStateSummaryRequest'
     KIND = 'request'
     API_KEY = 87
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('topics', '[]ReadStateSummaryData', (0, 32767), None, None, None, 'inherit', ()),
@@ -5624,7 +5879,7 @@ class ReadShareGroupStateSummaryResponse(Message):
     NAME = 'ReadShareGroupStateSummaryResponse'
     KIND = 'response'
     API_KEY = 87
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -5632,21 +5887,25 @@ class ReadShareGroupStateSummaryResponse(Message):
     )
 
     class PartitionResult(Struct):
-        __slots__ = ('partition', 'error_code', 'error_message', 'state_epoch', 'start_offset')
+        __slots__ = ('partition', 'error_code', 'error_message', 'state_epoch', 'leader_epoch', 'start_offset', 'delivery_complete_count')
         FIELDS = (
             Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
             Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
             Field('state_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('delivery_complete_count', 'int32', (1, 32767), None, None, None, 'inherit', -1),
         )
 
-        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None, state_epoch: int = 0, start_offset: int = 0) -> None:
+        def __init__(self, *, partition: int = 0, error_code: int = 0, error_message: str | None = None, state_epoch: int = 0, leader_epoch: int = 0, start_offset: int = 0, delivery_complete_count: int = -1) -> None:
             self.partition = partition
             self.error_code = error_code
             self.error_message = error_message
             self.state_epoch = state_epoch
+            self.leader_epoch = leader_epoch
             self.start_offset = start_offset
+            self.delivery_complete_count = delivery_complete_count
 
     class ReadStateSummaryResult(Struct):
         __slots__ = ('topic_id', 'partitions')
@@ -5852,17 +6111,18 @@ class SaslHandshakeResponse(Message):
 
 
 class ShareAcknowledgeRequest(Message):
-    __slots__ = ('group_id', 'member_id', 'share_session_epoch', 'topics')
+    __slots__ = ('group_id', 'member_id', 'share_session_epoch', 'is_renew_ack', 'topics')
     NAME = 'ShareAcknowledgeRequest'
     KIND = 'request'
     API_KEY = 79
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         Field('member_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         Field('share_session_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('is_renew_ack', 'bool', (2, 32767), None, None, None, 'inherit', False),
         Field('topics', '[]AcknowledgeTopic', (0, 32767), None, None, None, 'inherit', ()),
     )
 
@@ -5901,25 +6161,27 @@ class ShareAcknowledgeRequest(Message):
             self.last_offset = last_offset
             self.acknowledge_types = [] if acknowledge_types is _UNSET else acknowledge_types
 
-    def __init__(self, *, group_id: str | None = None, member_id: str | None = '', share_session_epoch: int = 0, topics: list[ShareAcknowledgeRequest.AcknowledgeTopic] = _UNSET) -> None:
+    def __init__(self, *, group_id: str | None = None, member_id: str | None = '', share_session_epoch: int = 0, is_renew_ack: bool = False, topics: list[ShareAcknowledgeRequest.AcknowledgeTopic] = _UNSET) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
+        self.is_renew_ack = is_renew_ack
         self.topics = [] if topics is _UNSET else topics
 
 
 class ShareAcknowledgeResponse(Message):
-    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'responses', 'node_endpoints')
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'acquisition_lock_timeout_ms', 'responses', 'node_endpoints')
     NAME = 'ShareAcknowledgeResponse'
     KIND = 'response'
     API_KEY = 79
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('acquisition_lock_timeout_ms', 'int32', (2, 32767), None, None, None, 'inherit', 0),
         Field('responses', '[]ShareAcknowledgeTopicResponse', (0, 32767), None, None, None, 'inherit', ()),
         Field('node_endpoints', '[]NodeEndpoint', (0, 32767), None, None, None, 'inherit', ()),
     )
@@ -5976,22 +6238,23 @@ class ShareAcknowledgeResponse(Message):
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, responses: list[ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse] = _UNSET, node_endpoints: list[ShareAcknowledgeResponse.NodeEndpoint] = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, acquisition_lock_timeout_ms: int = 0, responses: list[ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse] = _UNSET, node_endpoints: list[ShareAcknowledgeResponse.NodeEndpoint] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
+        self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
         self.responses = [] if responses is _UNSET else responses
         self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
 
 
 class ShareFetchRequest(Message):
-    __slots__ = ('group_id', 'member_id', 'share_session_epoch', 'max_wait_ms', 'min_bytes', 'max_bytes', 'topics', 'forgotten_topics_data')
+    __slots__ = ('group_id', 'member_id', 'share_session_epoch', 'max_wait_ms', 'min_bytes', 'max_bytes', 'max_records', 'batch_size', 'share_acquire_mode', 'is_renew_ack', 'topics', 'forgotten_topics_data')
     NAME = 'ShareFetchRequest'
     KIND = 'request'
     API_KEY = 78
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
         Field('member_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
@@ -5999,6 +6262,10 @@ class ShareFetchRequest(Message):
         Field('max_wait_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         Field('min_bytes', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         Field('max_bytes', 'int32', (0, 32767), None, None, None, 'inherit', 2147483647),
+        Field('max_records', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+        Field('batch_size', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+        Field('share_acquire_mode', 'int8', (2, 32767), None, None, None, 'inherit', 0),
+        Field('is_renew_ack', 'bool', (2, 32767), None, None, None, 'inherit', False),
         Field('topics', '[]FetchTopic', (0, 32767), None, None, None, 'inherit', ()),
         Field('forgotten_topics_data', '[]ForgottenTopic', (0, 32767), None, None, None, 'inherit', ()),
     )
@@ -6020,7 +6287,7 @@ class ShareFetchRequest(Message):
         __slots__ = ('partition_index', 'partition_max_bytes', 'acknowledgement_batches')
         FIELDS = (
             Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
-            Field('partition_max_bytes', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('partition_max_bytes', 'int32', (0, 0), None, None, None, 'inherit', 0),
             Field('acknowledgement_batches', '[]AcknowledgementBatch', (0, 32767), None, None, None, 'inherit', ()),
         )
 
@@ -6051,29 +6318,34 @@ class ShareFetchRequest(Message):
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, group_id: str | None = None, member_id: str | None = '', share_session_epoch: int = 0, max_wait_ms: int = 0, min_bytes: int = 0, max_bytes: int = 2147483647, topics: list[ShareFetchRequest.FetchTopic] = _UNSET, forgotten_topics_data: list[ShareFetchRequest.ForgottenTopic] = _UNSET) -> None:
+    def __init__(self, *, group_id: str | None = None, member_id: str | None = '', share_session_epoch: int = 0, max_wait_ms: int = 0, min_bytes: int = 0, max_bytes: int = 2147483647, max_records: int = 0, batch_size: int = 0, share_acquire_mode: int = 0, is_renew_ack: bool = False, topics: list[ShareFetchRequest.FetchTopic] = _UNSET, forgotten_topics_data: list[ShareFetchRequest.ForgottenTopic] = _UNSET) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
         self.max_wait_ms = max_wait_ms
         self.min_bytes = min_bytes
         self.max_bytes = max_bytes
+        self.max_records = max_records
+        self.batch_size = batch_size
+        self.share_acquire_mode = share_acquire_mode
+        self.is_renew_ack = is_renew_ack
         self.topics = [] if topics is _UNSET else topics
         self.forgotten_topics_data = [] if forgotten_topics_data is _UNSET else forgotten_topics_data
 
 
 class ShareFetchResponse(Message):
-    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'responses', 'node_endpoints')
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'acquisition_lock_timeout_ms', 'responses', 'node_endpoints')
     NAME = 'ShareFetchResponse'
     KIND = 'response'
     API_KEY = 78
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('acquisition_lock_timeout_ms', 'int32', (1, 32767), None, None, None, 'inherit', 0),
         Field('responses', '[]ShareFetchableTopicResponse', (0, 32767), None, None, None, 'inherit', ()),
         Field('node_endpoints', '[]NodeEndpoint', (0, 32767), None, None, None, 'inherit', ()),
     )
@@ -6126,7 +6398,7 @@ class ShareFetchResponse(Message):
             Field('acknowledge_error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
             Field('acknowledge_error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
             Field('current_leader', 'LeaderIdAndEpoch', (0, 32767), None, None, None, 'inherit', 'LeaderIdAndEpoch'),
-            Field('records', 'records', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('records', 'records', (0, 32767), (0, 0), None, None, 'inherit', None),
             Field('acquired_records', '[]AcquiredRecords', (0, 32767), None, None, None, 'inherit', ()),
         )
 
@@ -6151,10 +6423,11 @@ class ShareFetchResponse(Message):
             self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, responses: list[ShareFetchResponse.ShareFetchableTopicResponse] = _UNSET, node_endpoints: list[ShareFetchResponse.NodeEndpoint] = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, acquisition_lock_timeout_ms: int = 0, responses: list[ShareFetchResponse.ShareFetchableTopicResponse] = _UNSET, node_endpoints: list[ShareFetchResponse.NodeEndpoint] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
+        self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
         self.responses = [] if responses is _UNSET else responses
         self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
 
@@ -6215,9 +6488,9 @@ class ShareGroupDescribeRequest(Message):
     NAME = 'ShareGroupDescribeRequest'
     KIND = 'request'
     API_KEY = 77
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_ids', '[]string', (0, 32767), None, None, None, 'inherit', ()),
         Field('include_authorized_operations', 'bool', (0, 32767), None, None, None, 'inherit', False),
@@ -6233,7 +6506,7 @@ class ShareGroupDescribeResponse(Message):
     NAME = 'ShareGroupDescribeResponse'
     KIND = 'response'
     API_KEY = 77
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6319,9 +6592,9 @@ class ShareGroupHeartbeatRequest(Message):
     NAME = 'ShareGroupHeartbeatRequest'
     KIND = 'request'
     API_KEY = 76
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
@@ -6343,7 +6616,7 @@ class ShareGroupHeartbeatResponse(Message):
     NAME = 'ShareGroupHeartbeatResponse'
     KIND = 'response'
     API_KEY = 76
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (1, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6443,7 +6716,7 @@ class ShareGroupMetadataKey(Message):
 
 
 class ShareGroupMetadataValue(Message):
-    __slots__ = ('epoch',)
+    __slots__ = ('epoch', 'metadata_hash')
     NAME = 'ShareGroupMetadataValue'
     KIND = 'data'
     API_KEY = None
@@ -6452,10 +6725,12 @@ class ShareGroupMetadataValue(Message):
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('metadata_hash', 'int64', (0, 32767), None, None, None, 'inherit', 0),
     )
 
-    def __init__(self, *, epoch: int = 0) -> None:
+    def __init__(self, *, epoch: int = 0, metadata_hash: int = 0) -> None:
         self.epoch = epoch
+        self.metadata_hash = metadata_hash
 
 
 class ShareGroupPartitionMetadataKey(Message):
@@ -6533,7 +6808,7 @@ class ShareGroupStatePartitionMetadataKey(Message):
 
 
 class ShareGroupStatePartitionMetadataValue(Message):
-    __slots__ = ('initialized_topics', 'deleting_topics')
+    __slots__ = ('initializing_topics', 'initialized_topics', 'deleting_topics')
     NAME = 'ShareGroupStatePartitionMetadataValue'
     KIND = 'data'
     API_KEY = None
@@ -6541,6 +6816,7 @@ class ShareGroupStatePartitionMetadataValue(Message):
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
+        Field('initializing_topics', '[]TopicPartitionsInfo', (0, 32767), None, None, None, 'inherit', ()),
         Field('initialized_topics', '[]TopicPartitionsInfo', (0, 32767), None, None, None, 'inherit', ()),
         Field('deleting_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
     )
@@ -6569,7 +6845,8 @@ class ShareGroupStatePartitionMetadataValue(Message):
             self.topic_name = topic_name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, initialized_topics: list[ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo] = _UNSET, deleting_topics: list[ShareGroupStatePartitionMetadataValue.TopicInfo] = _UNSET) -> None:
+    def __init__(self, *, initializing_topics: list[ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo] = _UNSET, initialized_topics: list[ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo] = _UNSET, deleting_topics: list[ShareGroupStatePartitionMetadataValue.TopicInfo] = _UNSET) -> None:
+        self.initializing_topics = [] if initializing_topics is _UNSET else initializing_topics
         self.initialized_topics = [] if initialized_topics is _UNSET else initialized_topics
         self.deleting_topics = [] if deleting_topics is _UNSET else deleting_topics
 
@@ -6636,7 +6913,7 @@ class ShareGroupTargetAssignmentMetadataKey(Message):
 
 
 class ShareGroupTargetAssignmentMetadataValue(Message):
-    __slots__ = ('assignment_epoch',)
+    __slots__ = ('assignment_epoch', 'assignment_timestamp')
     NAME = 'ShareGroupTargetAssignmentMetadataValue'
     KIND = 'data'
     API_KEY = None
@@ -6645,10 +6922,136 @@ class ShareGroupTargetAssignmentMetadataValue(Message):
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('assignment_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('assignment_timestamp', 'int64', (0, 32767), None, 0, (0, 32767), 'inherit', 0),
     )
 
-    def __init__(self, *, assignment_epoch: int = 0) -> None:
+    def __init__(self, *, assignment_epoch: int = 0, assignment_timestamp: int = 0) -> None:
         self.assignment_epoch = assignment_epoch
+        self.assignment_timestamp = assignment_timestamp
+
+
+class ShareSnapshotKey(Message):
+    __slots__ = ('group_id', 'topic_id', 'partition')
+    NAME = 'ShareSnapshotKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (0, 0), None, None, None, 'inherit', ''),
+        Field('topic_id', 'uuid', (0, 0), None, None, None, 'inherit', ZERO_UUID),
+        Field('partition', 'int32', (0, 0), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, group_id: str = '', topic_id: bytes = ZERO_UUID, partition: int = 0) -> None:
+        self.group_id = group_id
+        self.topic_id = topic_id
+        self.partition = partition
+
+
+class ShareSnapshotValue(Message):
+    __slots__ = ('snapshot_epoch', 'state_epoch', 'leader_epoch', 'start_offset', 'delivery_complete_count', 'create_timestamp', 'write_timestamp', 'state_batches')
+    NAME = 'ShareSnapshotValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('snapshot_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('state_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('delivery_complete_count', 'int32', (0, 32767), None, 0, (0, 32767), 'inherit', -1),
+        Field('create_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('write_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('state_batches', '[]StateBatch', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class StateBatch(Struct):
+        __slots__ = ('first_offset', 'last_offset', 'delivery_state', 'delivery_count')
+        FIELDS = (
+            Field('first_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('last_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('delivery_state', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+            Field('delivery_count', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, delivery_state: int = 0, delivery_count: int = 0) -> None:
+            self.first_offset = first_offset
+            self.last_offset = last_offset
+            self.delivery_state = delivery_state
+            self.delivery_count = delivery_count
+
+    def __init__(self, *, snapshot_epoch: int = 0, state_epoch: int = 0, leader_epoch: int = 0, start_offset: int = 0, delivery_complete_count: int = -1, create_timestamp: int = 0, write_timestamp: int = 0, state_batches: list[ShareSnapshotValue.StateBatch] = _UNSET) -> None:
+        self.snapshot_epoch = snapshot_epoch
+        self.state_epoch = state_epoch
+        self.leader_epoch = leader_epoch
+        self.start_offset = start_offset
+        self.delivery_complete_count = delivery_complete_count
+        self.create_timestamp = create_timestamp
+        self.write_timestamp = write_timestamp
+        self.state_batches = [] if state_batches is _UNSET else state_batches
+
+
+class ShareUpdateKey(Message):
+    __slots__ = ('group_id', 'topic_id', 'partition')
+    NAME = 'ShareUpdateKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (1, 1)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (1, 1), None, None, None, 'inherit', ''),
+        Field('topic_id', 'uuid', (1, 1), None, None, None, 'inherit', ZERO_UUID),
+        Field('partition', 'int32', (1, 1), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, group_id: str = '', topic_id: bytes = ZERO_UUID, partition: int = 0) -> None:
+        self.group_id = group_id
+        self.topic_id = topic_id
+        self.partition = partition
+
+
+class ShareUpdateValue(Message):
+    __slots__ = ('snapshot_epoch', 'leader_epoch', 'start_offset', 'delivery_complete_count', 'state_batches')
+    NAME = 'ShareUpdateValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('snapshot_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('delivery_complete_count', 'int32', (0, 32767), None, 0, (0, 32767), 'inherit', -1),
+        Field('state_batches', '[]StateBatch', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class StateBatch(Struct):
+        __slots__ = ('first_offset', 'last_offset', 'delivery_state', 'delivery_count')
+        FIELDS = (
+            Field('first_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('last_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('delivery_state', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+            Field('delivery_count', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, first_offset: int = 0, last_offset: int = 0, delivery_state: int = 0, delivery_count: int = 0) -> None:
+            self.first_offset = first_offset
+            self.last_offset = last_offset
+            self.delivery_state = delivery_state
+            self.delivery_count = delivery_count
+
+    def __init__(self, *, snapshot_epoch: int = 0, leader_epoch: int = 0, start_offset: int = 0, delivery_complete_count: int = -1, state_batches: list[ShareUpdateValue.StateBatch] = _UNSET) -> None:
+        self.snapshot_epoch = snapshot_epoch
+        self.leader_epoch = leader_epoch
+        self.start_offset = start_offset
+        self.delivery_complete_count = delivery_complete_count
+        self.state_batches = [] if state_batches is _UNSET else state_batches
 
 
 class StopReplicaRequest(Message):
@@ -6756,6 +7159,982 @@ class StopReplicaResponse(Message):
     def __init__(self, *, error_code: int = 0, partition_errors: list[StopReplicaResponse.StopReplicaPartitionError] = _UNSET) -> None:
         self.error_code = error_code
         self.partition_errors = [] if partition_errors is _UNSET else partition_errors
+
+
+class StreamsGroupCurrentMemberAssignmentKey(Message):
+    __slots__ = ('group_id', 'member_id')
+    NAME = 'StreamsGroupCurrentMemberAssignmentKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (22, 22)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (22, 22), None, None, None, 'inherit', ''),
+        Field('member_id', 'string', (22, 22), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
+        self.group_id = group_id
+        self.member_id = member_id
+
+
+class StreamsGroupCurrentMemberAssignmentValue(Message):
+    __slots__ = ('member_epoch', 'previous_member_epoch', 'state', 'active_tasks', 'standby_tasks', 'warmup_tasks', 'active_tasks_pending_revocation', 'standby_tasks_pending_revocation', 'warmup_tasks_pending_revocation')
+    NAME = 'StreamsGroupCurrentMemberAssignmentValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('member_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('previous_member_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('state', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+        Field('active_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('standby_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('warmup_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('active_tasks_pending_revocation', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('standby_tasks_pending_revocation', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('warmup_tasks_pending_revocation', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class TaskIds(Struct):
+        __slots__ = ('subtopology_id', 'partitions', 'assignment_epochs')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+            Field('assignment_epochs', '[]int32', (0, 32767), (0, 32767), 0, (0, 32767), 'inherit', None),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partitions: list[int] = _UNSET, assignment_epochs: list[int] | None = None) -> None:
+            self.subtopology_id = subtopology_id
+            self.partitions = [] if partitions is _UNSET else partitions
+            self.assignment_epochs = assignment_epochs
+
+    def __init__(self, *, member_epoch: int = 0, previous_member_epoch: int = 0, state: int = 0, active_tasks: list[StreamsGroupCurrentMemberAssignmentValue.TaskIds] = _UNSET, standby_tasks: list[StreamsGroupCurrentMemberAssignmentValue.TaskIds] = _UNSET, warmup_tasks: list[StreamsGroupCurrentMemberAssignmentValue.TaskIds] = _UNSET, active_tasks_pending_revocation: list[StreamsGroupCurrentMemberAssignmentValue.TaskIds] = _UNSET, standby_tasks_pending_revocation: list[StreamsGroupCurrentMemberAssignmentValue.TaskIds] = _UNSET, warmup_tasks_pending_revocation: list[StreamsGroupCurrentMemberAssignmentValue.TaskIds] = _UNSET) -> None:
+        self.member_epoch = member_epoch
+        self.previous_member_epoch = previous_member_epoch
+        self.state = state
+        self.active_tasks = [] if active_tasks is _UNSET else active_tasks
+        self.standby_tasks = [] if standby_tasks is _UNSET else standby_tasks
+        self.warmup_tasks = [] if warmup_tasks is _UNSET else warmup_tasks
+        self.active_tasks_pending_revocation = [] if active_tasks_pending_revocation is _UNSET else active_tasks_pending_revocation
+        self.standby_tasks_pending_revocation = [] if standby_tasks_pending_revocation is _UNSET else standby_tasks_pending_revocation
+        self.warmup_tasks_pending_revocation = [] if warmup_tasks_pending_revocation is _UNSET else warmup_tasks_pending_revocation
+
+
+class StreamsGroupDescribeRequest(Message):
+    __slots__ = ('group_ids', 'include_authorized_operations', 'include_topology_description')
+    NAME = 'StreamsGroupDescribeRequest'
+    KIND = 'request'
+    API_KEY = 89
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_ids', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+        Field('include_authorized_operations', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        Field('include_topology_description', 'bool', (1, 32767), None, None, None, 'inherit', False),
+    )
+
+    def __init__(self, *, group_ids: list[str] = _UNSET, include_authorized_operations: bool = False, include_topology_description: bool = False) -> None:
+        self.group_ids = [] if group_ids is _UNSET else group_ids
+        self.include_authorized_operations = include_authorized_operations
+        self.include_topology_description = include_topology_description
+
+
+class StreamsGroupDescribeResponse(Message):
+    __slots__ = ('throttle_time_ms', 'groups')
+    NAME = 'StreamsGroupDescribeResponse'
+    KIND = 'response'
+    API_KEY = 89
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('groups', '[]DescribedGroup', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class Assignment(Struct):
+        __slots__ = ('active_tasks', 'standby_tasks', 'warmup_tasks')
+        FIELDS = (
+            Field('active_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+            Field('standby_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+            Field('warmup_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, active_tasks: list[StreamsGroupDescribeResponse.TaskIds] = _UNSET, standby_tasks: list[StreamsGroupDescribeResponse.TaskIds] = _UNSET, warmup_tasks: list[StreamsGroupDescribeResponse.TaskIds] = _UNSET) -> None:
+            self.active_tasks = [] if active_tasks is _UNSET else active_tasks
+            self.standby_tasks = [] if standby_tasks is _UNSET else standby_tasks
+            self.warmup_tasks = [] if warmup_tasks is _UNSET else warmup_tasks
+
+    class DescribedGroup(Struct):
+        __slots__ = ('error_code', 'error_message', 'group_id', 'group_state', 'group_epoch', 'assignment_epoch', 'topology', 'members', 'authorized_operations', 'topology_description', 'topology_description_status', 'assignor_name')
+        FIELDS = (
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('group_state', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('group_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('assignment_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('topology', 'Topology', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('members', '[]Member', (0, 32767), None, None, None, 'inherit', ()),
+            Field('authorized_operations', 'int32', (0, 32767), None, None, None, 'inherit', -2147483648),
+            Field('topology_description', 'TopologyDescription', (1, 32767), (1, 32767), None, None, 'inherit', None),
+            Field('topology_description_status', 'int8', (1, 32767), None, None, None, 'inherit', 0),
+            Field('assignor_name', 'string', (1, 32767), (1, 32767), None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', group_epoch: int = 0, assignment_epoch: int = 0, topology: StreamsGroupDescribeResponse.Topology | None = None, members: list[StreamsGroupDescribeResponse.Member] = _UNSET, authorized_operations: int = -2147483648, topology_description: StreamsGroupDescribeResponse.TopologyDescription | None = None, topology_description_status: int = 0, assignor_name: str | None = None) -> None:
+            self.error_code = error_code
+            self.error_message = error_message
+            self.group_id = group_id
+            self.group_state = group_state
+            self.group_epoch = group_epoch
+            self.assignment_epoch = assignment_epoch
+            self.topology = topology
+            self.members = [] if members is _UNSET else members
+            self.authorized_operations = authorized_operations
+            self.topology_description = topology_description
+            self.topology_description_status = topology_description_status
+            self.assignor_name = assignor_name
+
+    class Endpoint(Struct):
+        __slots__ = ('host', 'port')
+        FIELDS = (
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, host: str = '', port: int = 0) -> None:
+            self.host = host
+            self.port = port
+
+    class KeyValue(Struct):
+        __slots__ = ('key', 'value')
+        FIELDS = (
+            Field('key', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('value', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, key: str = '', value: str = '') -> None:
+            self.key = key
+            self.value = value
+
+    class Member(Struct):
+        __slots__ = ('member_id', 'member_epoch', 'instance_id', 'rack_id', 'client_id', 'client_host', 'topology_epoch', 'process_id', 'user_endpoint', 'client_tags', 'task_offsets', 'task_end_offsets', 'assignment', 'target_assignment', 'is_classic')
+        FIELDS = (
+            Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('member_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('instance_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('rack_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('client_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('client_host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('topology_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('process_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('user_endpoint', 'Endpoint', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('client_tags', '[]KeyValue', (0, 32767), None, None, None, 'inherit', ()),
+            Field('task_offsets', '[]TaskOffset', (0, 32767), None, None, None, 'inherit', ()),
+            Field('task_end_offsets', '[]TaskOffset', (0, 32767), None, None, None, 'inherit', ()),
+            Field('assignment', 'Assignment', (0, 32767), None, None, None, 'inherit', 'Assignment'),
+            Field('target_assignment', 'Assignment', (0, 32767), None, None, None, 'inherit', 'Assignment'),
+            Field('is_classic', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        )
+
+        def __init__(self, *, member_id: str = '', member_epoch: int = 0, instance_id: str | None = None, rack_id: str | None = None, client_id: str = '', client_host: str = '', topology_epoch: int = 0, process_id: str = '', user_endpoint: StreamsGroupDescribeResponse.Endpoint | None = None, client_tags: list[StreamsGroupDescribeResponse.KeyValue] = _UNSET, task_offsets: list[StreamsGroupDescribeResponse.TaskOffset] = _UNSET, task_end_offsets: list[StreamsGroupDescribeResponse.TaskOffset] = _UNSET, assignment: StreamsGroupDescribeResponse.Assignment = _UNSET, target_assignment: StreamsGroupDescribeResponse.Assignment = _UNSET, is_classic: bool = False) -> None:
+            self.member_id = member_id
+            self.member_epoch = member_epoch
+            self.instance_id = instance_id
+            self.rack_id = rack_id
+            self.client_id = client_id
+            self.client_host = client_host
+            self.topology_epoch = topology_epoch
+            self.process_id = process_id
+            self.user_endpoint = user_endpoint
+            self.client_tags = [] if client_tags is _UNSET else client_tags
+            self.task_offsets = [] if task_offsets is _UNSET else task_offsets
+            self.task_end_offsets = [] if task_end_offsets is _UNSET else task_end_offsets
+            self.assignment = StreamsGroupDescribeResponse.Assignment() if assignment is _UNSET else assignment
+            self.target_assignment = StreamsGroupDescribeResponse.Assignment() if target_assignment is _UNSET else target_assignment
+            self.is_classic = is_classic
+
+    class Subtopology(Struct):
+        __slots__ = ('subtopology_id', 'source_topics', 'repartition_sink_topics', 'state_changelog_topics', 'repartition_source_topics')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('source_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_sink_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('state_changelog_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_source_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', source_topics: list[str] = _UNSET, repartition_sink_topics: list[str] = _UNSET, state_changelog_topics: list[StreamsGroupDescribeResponse.TopicInfo] = _UNSET, repartition_source_topics: list[StreamsGroupDescribeResponse.TopicInfo] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.repartition_sink_topics = [] if repartition_sink_topics is _UNSET else repartition_sink_topics
+            self.state_changelog_topics = [] if state_changelog_topics is _UNSET else state_changelog_topics
+            self.repartition_source_topics = [] if repartition_source_topics is _UNSET else repartition_source_topics
+
+    class TaskIds(Struct):
+        __slots__ = ('subtopology_id', 'partitions')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partitions: list[int] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    class TaskOffset(Struct):
+        __slots__ = ('subtopology_id', 'partition', 'offset')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partition: int = 0, offset: int = 0) -> None:
+            self.subtopology_id = subtopology_id
+            self.partition = partition
+            self.offset = offset
+
+    class TopicInfo(Struct):
+        __slots__ = ('name', 'partitions', 'replication_factor', 'topic_configs')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replication_factor', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('topic_configs', '[]KeyValue', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', partitions: int = 0, replication_factor: int = 0, topic_configs: list[StreamsGroupDescribeResponse.KeyValue] = _UNSET) -> None:
+            self.name = name
+            self.partitions = partitions
+            self.replication_factor = replication_factor
+            self.topic_configs = [] if topic_configs is _UNSET else topic_configs
+
+    class Topology(Struct):
+        __slots__ = ('epoch', 'subtopologies')
+        FIELDS = (
+            Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('subtopologies', '[]Subtopology', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, epoch: int = 0, subtopologies: list[StreamsGroupDescribeResponse.Subtopology] | None = None) -> None:
+            self.epoch = epoch
+            self.subtopologies = subtopologies
+
+    class TopologyDescription(Struct):
+        __slots__ = ('subtopologies', 'global_stores')
+        FIELDS = (
+            Field('subtopologies', '[]TopologyDescriptionSubtopology', (1, 32767), None, None, None, 'inherit', ()),
+            Field('global_stores', '[]TopologyDescriptionGlobalStore', (1, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopologies: list[StreamsGroupDescribeResponse.TopologyDescriptionSubtopology] = _UNSET, global_stores: list[StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore] = _UNSET) -> None:
+            self.subtopologies = [] if subtopologies is _UNSET else subtopologies
+            self.global_stores = [] if global_stores is _UNSET else global_stores
+
+    class TopologyDescriptionGlobalStore(Struct):
+        __slots__ = ('source', 'processor')
+        FIELDS = (
+            Field('source', 'TopologyDescriptionNode', (1, 32767), None, None, None, 'inherit', 'TopologyDescriptionNode'),
+            Field('processor', 'TopologyDescriptionNode', (1, 32767), None, None, None, 'inherit', 'TopologyDescriptionNode'),
+        )
+
+        def __init__(self, *, source: StreamsGroupDescribeResponse.TopologyDescriptionNode = _UNSET, processor: StreamsGroupDescribeResponse.TopologyDescriptionNode = _UNSET) -> None:
+            self.source = StreamsGroupDescribeResponse.TopologyDescriptionNode() if source is _UNSET else source
+            self.processor = StreamsGroupDescribeResponse.TopologyDescriptionNode() if processor is _UNSET else processor
+
+    class TopologyDescriptionNode(Struct):
+        __slots__ = ('name', 'node_type', 'source_topics', 'sink_topic', 'stores', 'successors')
+        FIELDS = (
+            Field('name', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('node_type', 'int8', (1, 32767), None, None, None, 'inherit', 0),
+            Field('source_topics', '[]string', (1, 32767), None, None, None, 'inherit', ()),
+            Field('sink_topic', 'string', (1, 32767), (1, 32767), None, None, 'inherit', None),
+            Field('stores', '[]string', (1, 32767), None, None, None, 'inherit', ()),
+            Field('successors', '[]string', (1, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', node_type: int = 0, source_topics: list[str] = _UNSET, sink_topic: str | None = None, stores: list[str] = _UNSET, successors: list[str] = _UNSET) -> None:
+            self.name = name
+            self.node_type = node_type
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.sink_topic = sink_topic
+            self.stores = [] if stores is _UNSET else stores
+            self.successors = [] if successors is _UNSET else successors
+
+    class TopologyDescriptionSubtopology(Struct):
+        __slots__ = ('subtopology_id', 'nodes')
+        FIELDS = (
+            Field('subtopology_id', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('nodes', '[]TopologyDescriptionNode', (1, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', nodes: list[StreamsGroupDescribeResponse.TopologyDescriptionNode] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.nodes = [] if nodes is _UNSET else nodes
+
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[StreamsGroupDescribeResponse.DescribedGroup] = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.groups = [] if groups is _UNSET else groups
+
+
+class StreamsGroupHeartbeatRequest(Message):
+    __slots__ = ('group_id', 'member_id', 'member_epoch', 'endpoint_information_epoch', 'instance_id', 'rack_id', 'rebalance_timeout_ms', 'topology', 'active_tasks', 'standby_tasks', 'warmup_tasks', 'process_id', 'user_endpoint', 'client_tags', 'task_offsets', 'task_end_offsets', 'shutdown_application')
+    NAME = 'StreamsGroupHeartbeatRequest'
+    KIND = 'request'
+    API_KEY = 88
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('member_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('endpoint_information_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('instance_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('rack_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('rebalance_timeout_ms', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('topology', 'Topology', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('active_tasks', '[]TaskIds', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('standby_tasks', '[]TaskIds', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('warmup_tasks', '[]TaskIds', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('process_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('user_endpoint', 'Endpoint', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('client_tags', '[]KeyValue', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('task_offsets', '[]TaskOffset', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('task_end_offsets', '[]TaskOffset', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('shutdown_application', 'bool', (0, 32767), None, None, None, 'inherit', False),
+    )
+
+    class CopartitionGroup(Struct):
+        __slots__ = ('source_topics', 'source_topic_regex', 'repartition_source_topics')
+        FIELDS = (
+            Field('source_topics', '[]int16', (0, 32767), None, None, None, 'inherit', ()),
+            Field('source_topic_regex', '[]int16', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_source_topics', '[]int16', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, source_topics: list[int] = _UNSET, source_topic_regex: list[int] = _UNSET, repartition_source_topics: list[int] = _UNSET) -> None:
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.source_topic_regex = [] if source_topic_regex is _UNSET else source_topic_regex
+            self.repartition_source_topics = [] if repartition_source_topics is _UNSET else repartition_source_topics
+
+    class Endpoint(Struct):
+        __slots__ = ('host', 'port')
+        FIELDS = (
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, host: str = '', port: int = 0) -> None:
+            self.host = host
+            self.port = port
+
+    class KeyValue(Struct):
+        __slots__ = ('key', 'value')
+        FIELDS = (
+            Field('key', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('value', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, key: str = '', value: str = '') -> None:
+            self.key = key
+            self.value = value
+
+    class Subtopology(Struct):
+        __slots__ = ('subtopology_id', 'source_topics', 'source_topic_regex', 'state_changelog_topics', 'repartition_sink_topics', 'repartition_source_topics', 'copartition_groups')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('source_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('source_topic_regex', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('state_changelog_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_sink_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_source_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
+            Field('copartition_groups', '[]CopartitionGroup', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', source_topics: list[str] = _UNSET, source_topic_regex: list[str] = _UNSET, state_changelog_topics: list[StreamsGroupHeartbeatRequest.TopicInfo] = _UNSET, repartition_sink_topics: list[str] = _UNSET, repartition_source_topics: list[StreamsGroupHeartbeatRequest.TopicInfo] = _UNSET, copartition_groups: list[StreamsGroupHeartbeatRequest.CopartitionGroup] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.source_topic_regex = [] if source_topic_regex is _UNSET else source_topic_regex
+            self.state_changelog_topics = [] if state_changelog_topics is _UNSET else state_changelog_topics
+            self.repartition_sink_topics = [] if repartition_sink_topics is _UNSET else repartition_sink_topics
+            self.repartition_source_topics = [] if repartition_source_topics is _UNSET else repartition_source_topics
+            self.copartition_groups = [] if copartition_groups is _UNSET else copartition_groups
+
+    class TaskIds(Struct):
+        __slots__ = ('subtopology_id', 'partitions')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partitions: list[int] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    class TaskOffset(Struct):
+        __slots__ = ('subtopology_id', 'partition', 'offset')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partition: int = 0, offset: int = 0) -> None:
+            self.subtopology_id = subtopology_id
+            self.partition = partition
+            self.offset = offset
+
+    class TopicInfo(Struct):
+        __slots__ = ('name', 'partitions', 'replication_factor', 'topic_configs')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replication_factor', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('topic_configs', '[]KeyValue', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', partitions: int = 0, replication_factor: int = 0, topic_configs: list[StreamsGroupHeartbeatRequest.KeyValue] = _UNSET) -> None:
+            self.name = name
+            self.partitions = partitions
+            self.replication_factor = replication_factor
+            self.topic_configs = [] if topic_configs is _UNSET else topic_configs
+
+    class Topology(Struct):
+        __slots__ = ('epoch', 'subtopologies')
+        FIELDS = (
+            Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('subtopologies', '[]Subtopology', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, epoch: int = 0, subtopologies: list[StreamsGroupHeartbeatRequest.Subtopology] = _UNSET) -> None:
+            self.epoch = epoch
+            self.subtopologies = [] if subtopologies is _UNSET else subtopologies
+
+    def __init__(self, *, group_id: str = '', member_id: str = '', member_epoch: int = 0, endpoint_information_epoch: int = 0, instance_id: str | None = None, rack_id: str | None = None, rebalance_timeout_ms: int = -1, topology: StreamsGroupHeartbeatRequest.Topology | None = None, active_tasks: list[StreamsGroupHeartbeatRequest.TaskIds] | None = None, standby_tasks: list[StreamsGroupHeartbeatRequest.TaskIds] | None = None, warmup_tasks: list[StreamsGroupHeartbeatRequest.TaskIds] | None = None, process_id: str | None = None, user_endpoint: StreamsGroupHeartbeatRequest.Endpoint | None = None, client_tags: list[StreamsGroupHeartbeatRequest.KeyValue] | None = None, task_offsets: list[StreamsGroupHeartbeatRequest.TaskOffset] | None = None, task_end_offsets: list[StreamsGroupHeartbeatRequest.TaskOffset] | None = None, shutdown_application: bool = False) -> None:
+        self.group_id = group_id
+        self.member_id = member_id
+        self.member_epoch = member_epoch
+        self.endpoint_information_epoch = endpoint_information_epoch
+        self.instance_id = instance_id
+        self.rack_id = rack_id
+        self.rebalance_timeout_ms = rebalance_timeout_ms
+        self.topology = topology
+        self.active_tasks = active_tasks
+        self.standby_tasks = standby_tasks
+        self.warmup_tasks = warmup_tasks
+        self.process_id = process_id
+        self.user_endpoint = user_endpoint
+        self.client_tags = client_tags
+        self.task_offsets = task_offsets
+        self.task_end_offsets = task_end_offsets
+        self.shutdown_application = shutdown_application
+
+
+class StreamsGroupHeartbeatResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'member_id', 'member_epoch', 'heartbeat_interval_ms', 'acceptable_recovery_lag_legacy', 'task_offset_interval_ms', 'acceptable_recovery_lag', 'status', 'active_tasks', 'standby_tasks', 'warmup_tasks', 'topology_description_required', 'endpoint_information_epoch', 'partitions_by_user_endpoint')
+    NAME = 'StreamsGroupHeartbeatResponse'
+    KIND = 'response'
+    API_KEY = 88
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('member_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('heartbeat_interval_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('acceptable_recovery_lag_legacy', 'int32', (0, 0), None, None, None, 'inherit', 0),
+        Field('task_offset_interval_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('acceptable_recovery_lag', 'int64', (1, 32767), None, None, None, 'inherit', -1),
+        Field('status', '[]Status', (0, 32767), (0, 32767), None, None, 'inherit', ()),
+        Field('active_tasks', '[]TaskIds', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('standby_tasks', '[]TaskIds', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('warmup_tasks', '[]TaskIds', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('topology_description_required', 'bool', (1, 32767), None, None, None, 'inherit', False),
+        Field('endpoint_information_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('partitions_by_user_endpoint', '[]EndpointToPartitions', (0, 32767), (0, 32767), None, None, 'inherit', None),
+    )
+
+    class Endpoint(Struct):
+        __slots__ = ('host', 'port')
+        FIELDS = (
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, host: str = '', port: int = 0) -> None:
+            self.host = host
+            self.port = port
+
+    class EndpointToPartitions(Struct):
+        __slots__ = ('user_endpoint', 'active_partitions', 'standby_partitions')
+        FIELDS = (
+            Field('user_endpoint', 'Endpoint', (0, 32767), None, None, None, 'inherit', 'Endpoint'),
+            Field('active_partitions', '[]TopicPartition', (0, 32767), None, None, None, 'inherit', ()),
+            Field('standby_partitions', '[]TopicPartition', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, user_endpoint: StreamsGroupHeartbeatResponse.Endpoint = _UNSET, active_partitions: list[StreamsGroupHeartbeatResponse.TopicPartition] = _UNSET, standby_partitions: list[StreamsGroupHeartbeatResponse.TopicPartition] = _UNSET) -> None:
+            self.user_endpoint = StreamsGroupHeartbeatResponse.Endpoint() if user_endpoint is _UNSET else user_endpoint
+            self.active_partitions = [] if active_partitions is _UNSET else active_partitions
+            self.standby_partitions = [] if standby_partitions is _UNSET else standby_partitions
+
+    class Status(Struct):
+        __slots__ = ('status_code', 'status_detail')
+        FIELDS = (
+            Field('status_code', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+            Field('status_detail', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, status_code: int = 0, status_detail: str = '') -> None:
+            self.status_code = status_code
+            self.status_detail = status_detail
+
+    class TaskIds(Struct):
+        __slots__ = ('subtopology_id', 'partitions')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partitions: list[int] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    class TopicPartition(Struct):
+        __slots__ = ('topic', 'partitions')
+        FIELDS = (
+            Field('topic', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic: str = '', partitions: list[int] = _UNSET) -> None:
+            self.topic = topic
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, member_id: str = '', member_epoch: int = 0, heartbeat_interval_ms: int = 0, acceptable_recovery_lag_legacy: int = 0, task_offset_interval_ms: int = 0, acceptable_recovery_lag: int = -1, status: list[StreamsGroupHeartbeatResponse.Status] | None = _UNSET, active_tasks: list[StreamsGroupHeartbeatResponse.TaskIds] | None = None, standby_tasks: list[StreamsGroupHeartbeatResponse.TaskIds] | None = None, warmup_tasks: list[StreamsGroupHeartbeatResponse.TaskIds] | None = None, topology_description_required: bool = False, endpoint_information_epoch: int = 0, partitions_by_user_endpoint: list[StreamsGroupHeartbeatResponse.EndpointToPartitions] | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+        self.member_id = member_id
+        self.member_epoch = member_epoch
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.acceptable_recovery_lag_legacy = acceptable_recovery_lag_legacy
+        self.task_offset_interval_ms = task_offset_interval_ms
+        self.acceptable_recovery_lag = acceptable_recovery_lag
+        self.status = [] if status is _UNSET else status
+        self.active_tasks = active_tasks
+        self.standby_tasks = standby_tasks
+        self.warmup_tasks = warmup_tasks
+        self.topology_description_required = topology_description_required
+        self.endpoint_information_epoch = endpoint_information_epoch
+        self.partitions_by_user_endpoint = partitions_by_user_endpoint
+
+
+class StreamsGroupMemberMetadataKey(Message):
+    __slots__ = ('group_id', 'member_id')
+    NAME = 'StreamsGroupMemberMetadataKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (19, 19)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (19, 19), None, None, None, 'inherit', ''),
+        Field('member_id', 'string', (19, 19), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
+        self.group_id = group_id
+        self.member_id = member_id
+
+
+class StreamsGroupMemberMetadataValue(Message):
+    __slots__ = ('instance_id', 'rack_id', 'client_id', 'client_host', 'rebalance_timeout_ms', 'topology_epoch', 'process_id', 'user_endpoint', 'client_tags')
+    NAME = 'StreamsGroupMemberMetadataValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('instance_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+        Field('rack_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+        Field('client_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('client_host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('rebalance_timeout_ms', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('topology_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('process_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('user_endpoint', 'Endpoint', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('client_tags', '[]KeyValue', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class Endpoint(Struct):
+        __slots__ = ('host', 'port')
+        FIELDS = (
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, host: str = '', port: int = 0) -> None:
+            self.host = host
+            self.port = port
+
+    class KeyValue(Struct):
+        __slots__ = ('key', 'value')
+        FIELDS = (
+            Field('key', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('value', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, key: str = '', value: str = '') -> None:
+            self.key = key
+            self.value = value
+
+    def __init__(self, *, instance_id: str | None = '', rack_id: str | None = '', client_id: str = '', client_host: str = '', rebalance_timeout_ms: int = -1, topology_epoch: int = 0, process_id: str = '', user_endpoint: StreamsGroupMemberMetadataValue.Endpoint | None = None, client_tags: list[StreamsGroupMemberMetadataValue.KeyValue] = _UNSET) -> None:
+        self.instance_id = instance_id
+        self.rack_id = rack_id
+        self.client_id = client_id
+        self.client_host = client_host
+        self.rebalance_timeout_ms = rebalance_timeout_ms
+        self.topology_epoch = topology_epoch
+        self.process_id = process_id
+        self.user_endpoint = user_endpoint
+        self.client_tags = [] if client_tags is _UNSET else client_tags
+
+
+class StreamsGroupMetadataKey(Message):
+    __slots__ = ('group_id',)
+    NAME = 'StreamsGroupMetadataKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (17, 17)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (17, 17), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '') -> None:
+        self.group_id = group_id
+
+
+class StreamsGroupMetadataValue(Message):
+    __slots__ = ('epoch', 'metadata_hash', 'validated_topology_epoch', 'last_assignment_configs', 'stored_description_topology_epoch', 'failed_description_topology_epoch')
+    NAME = 'StreamsGroupMetadataValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('metadata_hash', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('validated_topology_epoch', 'int32', (0, 32767), None, 0, (0, 32767), 'inherit', -1),
+        Field('last_assignment_configs', '[]LastAssignmentConfig', (0, 32767), (0, 32767), 1, (0, 32767), 'inherit', None),
+        Field('stored_description_topology_epoch', 'int32', (0, 32767), None, 2, (0, 32767), 'inherit', -1),
+        Field('failed_description_topology_epoch', 'int32', (0, 32767), None, 3, (0, 32767), 'inherit', -1),
+    )
+
+    class LastAssignmentConfig(Struct):
+        __slots__ = ('key', 'value')
+        FIELDS = (
+            Field('key', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('value', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, key: str = '', value: str = '') -> None:
+            self.key = key
+            self.value = value
+
+    def __init__(self, *, epoch: int = 0, metadata_hash: int = 0, validated_topology_epoch: int = -1, last_assignment_configs: list[StreamsGroupMetadataValue.LastAssignmentConfig] | None = None, stored_description_topology_epoch: int = -1, failed_description_topology_epoch: int = -1) -> None:
+        self.epoch = epoch
+        self.metadata_hash = metadata_hash
+        self.validated_topology_epoch = validated_topology_epoch
+        self.last_assignment_configs = last_assignment_configs
+        self.stored_description_topology_epoch = stored_description_topology_epoch
+        self.failed_description_topology_epoch = failed_description_topology_epoch
+
+
+class StreamsGroupTargetAssignmentMemberKey(Message):
+    __slots__ = ('group_id', 'member_id')
+    NAME = 'StreamsGroupTargetAssignmentMemberKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (21, 21)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (21, 21), None, None, None, 'inherit', ''),
+        Field('member_id', 'string', (21, 21), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '', member_id: str = '') -> None:
+        self.group_id = group_id
+        self.member_id = member_id
+
+
+class StreamsGroupTargetAssignmentMemberValue(Message):
+    __slots__ = ('active_tasks', 'standby_tasks', 'warmup_tasks')
+    NAME = 'StreamsGroupTargetAssignmentMemberValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('active_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('standby_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+        Field('warmup_tasks', '[]TaskIds', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class TaskIds(Struct):
+        __slots__ = ('subtopology_id', 'partitions')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', partitions: list[int] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, active_tasks: list[StreamsGroupTargetAssignmentMemberValue.TaskIds] = _UNSET, standby_tasks: list[StreamsGroupTargetAssignmentMemberValue.TaskIds] = _UNSET, warmup_tasks: list[StreamsGroupTargetAssignmentMemberValue.TaskIds] = _UNSET) -> None:
+        self.active_tasks = [] if active_tasks is _UNSET else active_tasks
+        self.standby_tasks = [] if standby_tasks is _UNSET else standby_tasks
+        self.warmup_tasks = [] if warmup_tasks is _UNSET else warmup_tasks
+
+
+class StreamsGroupTargetAssignmentMetadataKey(Message):
+    __slots__ = ('group_id',)
+    NAME = 'StreamsGroupTargetAssignmentMetadataKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (20, 20)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (20, 20), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '') -> None:
+        self.group_id = group_id
+
+
+class StreamsGroupTargetAssignmentMetadataValue(Message):
+    __slots__ = ('assignment_epoch', 'assignment_timestamp')
+    NAME = 'StreamsGroupTargetAssignmentMetadataValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('assignment_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('assignment_timestamp', 'int64', (0, 32767), None, 0, (0, 32767), 'inherit', 0),
+    )
+
+    def __init__(self, *, assignment_epoch: int = 0, assignment_timestamp: int = 0) -> None:
+        self.assignment_epoch = assignment_epoch
+        self.assignment_timestamp = assignment_timestamp
+
+
+class StreamsGroupTopologyDescriptionUpdateRequest(Message):
+    __slots__ = ('group_id', 'member_id', 'topology_epoch', 'topology_description')
+    NAME = 'StreamsGroupTopologyDescriptionUpdateRequest'
+    KIND = 'request'
+    API_KEY = 93
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('member_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('topology_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('topology_description', 'TopologyDescription', (0, 32767), None, None, None, 'inherit', 'TopologyDescription'),
+    )
+
+    class TopologyDescription(Struct):
+        __slots__ = ('subtopologies', 'global_stores')
+        FIELDS = (
+            Field('subtopologies', '[]TopologyDescriptionSubtopology', (0, 32767), None, None, None, 'inherit', ()),
+            Field('global_stores', '[]TopologyDescriptionGlobalStore', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopologies: list[StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology] = _UNSET, global_stores: list[StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore] = _UNSET) -> None:
+            self.subtopologies = [] if subtopologies is _UNSET else subtopologies
+            self.global_stores = [] if global_stores is _UNSET else global_stores
+
+    class TopologyDescriptionGlobalStore(Struct):
+        __slots__ = ('source', 'processor')
+        FIELDS = (
+            Field('source', 'TopologyDescriptionNode', (0, 32767), None, None, None, 'inherit', 'TopologyDescriptionNode'),
+            Field('processor', 'TopologyDescriptionNode', (0, 32767), None, None, None, 'inherit', 'TopologyDescriptionNode'),
+        )
+
+        def __init__(self, *, source: StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode = _UNSET, processor: StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode = _UNSET) -> None:
+            self.source = StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode() if source is _UNSET else source
+            self.processor = StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode() if processor is _UNSET else processor
+
+    class TopologyDescriptionNode(Struct):
+        __slots__ = ('name', 'node_type', 'source_topics', 'sink_topic', 'stores', 'successors')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('node_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+            Field('source_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('sink_topic', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('stores', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('successors', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', node_type: int = 0, source_topics: list[str] = _UNSET, sink_topic: str | None = None, stores: list[str] = _UNSET, successors: list[str] = _UNSET) -> None:
+            self.name = name
+            self.node_type = node_type
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.sink_topic = sink_topic
+            self.stores = [] if stores is _UNSET else stores
+            self.successors = [] if successors is _UNSET else successors
+
+    class TopologyDescriptionSubtopology(Struct):
+        __slots__ = ('subtopology_id', 'nodes')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('nodes', '[]TopologyDescriptionNode', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', nodes: list[StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.nodes = [] if nodes is _UNSET else nodes
+
+    def __init__(self, *, group_id: str = '', member_id: str = '', topology_epoch: int = 0, topology_description: StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription = _UNSET) -> None:
+        self.group_id = group_id
+        self.member_id = member_id
+        self.topology_epoch = topology_epoch
+        self.topology_description = StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription() if topology_description is _UNSET else topology_description
+
+
+class StreamsGroupTopologyDescriptionUpdateResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message')
+    NAME = 'StreamsGroupTopologyDescriptionUpdateResponse'
+    KIND = 'response'
+    API_KEY = 93
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+    )
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+
+
+class StreamsGroupTopologyKey(Message):
+    __slots__ = ('group_id',)
+    NAME = 'StreamsGroupTopologyKey'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (23, 23)
+    FLEXIBLE_VERSIONS = None
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('group_id', 'string', (23, 23), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, group_id: str = '') -> None:
+        self.group_id = group_id
+
+
+class StreamsGroupTopologyValue(Message):
+    __slots__ = ('epoch', 'subtopologies')
+    NAME = 'StreamsGroupTopologyValue'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('subtopologies', '[]Subtopology', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class CopartitionGroup(Struct):
+        __slots__ = ('source_topics', 'source_topic_regex', 'repartition_source_topics')
+        FIELDS = (
+            Field('source_topics', '[]int16', (0, 32767), None, None, None, 'inherit', ()),
+            Field('source_topic_regex', '[]int16', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_source_topics', '[]int16', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, source_topics: list[int] = _UNSET, source_topic_regex: list[int] = _UNSET, repartition_source_topics: list[int] = _UNSET) -> None:
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.source_topic_regex = [] if source_topic_regex is _UNSET else source_topic_regex
+            self.repartition_source_topics = [] if repartition_source_topics is _UNSET else repartition_source_topics
+
+    class Subtopology(Struct):
+        __slots__ = ('subtopology_id', 'source_topics', 'source_topic_regex', 'state_changelog_topics', 'repartition_sink_topics', 'repartition_source_topics', 'copartition_groups')
+        FIELDS = (
+            Field('subtopology_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('source_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('source_topic_regex', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('state_changelog_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_sink_topics', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+            Field('repartition_source_topics', '[]TopicInfo', (0, 32767), None, None, None, 'inherit', ()),
+            Field('copartition_groups', '[]CopartitionGroup', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, subtopology_id: str = '', source_topics: list[str] = _UNSET, source_topic_regex: list[str] = _UNSET, state_changelog_topics: list[StreamsGroupTopologyValue.TopicInfo] = _UNSET, repartition_sink_topics: list[str] = _UNSET, repartition_source_topics: list[StreamsGroupTopologyValue.TopicInfo] = _UNSET, copartition_groups: list[StreamsGroupTopologyValue.CopartitionGroup] = _UNSET) -> None:
+            self.subtopology_id = subtopology_id
+            self.source_topics = [] if source_topics is _UNSET else source_topics
+            self.source_topic_regex = [] if source_topic_regex is _UNSET else source_topic_regex
+            self.state_changelog_topics = [] if state_changelog_topics is _UNSET else state_changelog_topics
+            self.repartition_sink_topics = [] if repartition_sink_topics is _UNSET else repartition_sink_topics
+            self.repartition_source_topics = [] if repartition_source_topics is _UNSET else repartition_source_topics
+            self.copartition_groups = [] if copartition_groups is _UNSET else copartition_groups
+
+    class TopicConfig(Struct):
+        __slots__ = ('key', 'value')
+        FIELDS = (
+            Field('key', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('value', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, key: str = '', value: str = '') -> None:
+            self.key = key
+            self.value = value
+
+    class TopicInfo(Struct):
+        __slots__ = ('name', 'partitions', 'replication_factor', 'topic_configs')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replication_factor', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('topic_configs', '[]TopicConfig', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', partitions: int = 0, replication_factor: int = 0, topic_configs: list[StreamsGroupTopologyValue.TopicConfig] = _UNSET) -> None:
+            self.name = name
+            self.partitions = partitions
+            self.replication_factor = replication_factor
+            self.topic_configs = [] if topic_configs is _UNSET else topic_configs
+
+    def __init__(self, *, epoch: int = 0, subtopologies: list[StreamsGroupTopologyValue.Subtopology] = _UNSET) -> None:
+        self.epoch = epoch
+        self.subtopologies = [] if subtopologies is _UNSET else subtopologies
 
 
 class SyncGroupRequest(Message):
@@ -7205,29 +8584,31 @@ class WriteShareGroupStateRequest(Message):
     NAME = 'WriteShareGroupStateRequest'
     KIND = 'request'
     API_KEY = 85
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('topics', '[]WriteStateData', (0, 32767), None, None, None, 'inherit', ()),
     )
 
     class PartitionData(Struct):
-        __slots__ = ('partition', 'state_epoch', 'leader_epoch', 'start_offset', 'state_batches')
+        __slots__ = ('partition', 'state_epoch', 'leader_epoch', 'start_offset', 'delivery_complete_count', 'state_batches')
         FIELDS = (
             Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('state_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('start_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('delivery_complete_count', 'int32', (1, 32767), None, None, None, 'inherit', -1),
             Field('state_batches', '[]StateBatch', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, partition: int = 0, state_epoch: int = 0, leader_epoch: int = 0, start_offset: int = 0, state_batches: list[WriteShareGroupStateRequest.StateBatch] = _UNSET) -> None:
+        def __init__(self, *, partition: int = 0, state_epoch: int = 0, leader_epoch: int = 0, start_offset: int = 0, delivery_complete_count: int = -1, state_batches: list[WriteShareGroupStateRequest.StateBatch] = _UNSET) -> None:
             self.partition = partition
             self.state_epoch = state_epoch
             self.leader_epoch = leader_epoch
             self.start_offset = start_offset
+            self.delivery_complete_count = delivery_complete_count
             self.state_batches = [] if state_batches is _UNSET else state_batches
 
     class StateBatch(Struct):
@@ -7266,7 +8647,7 @@ class WriteShareGroupStateResponse(Message):
     NAME = 'WriteShareGroupStateResponse'
     KIND = 'response'
     API_KEY = 85
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -7413,6 +8794,8 @@ MESSAGES: dict[str, type[Message]] = {
     'AlterPartitionResponse': AlterPartitionResponse,
     'AlterReplicaLogDirsRequest': AlterReplicaLogDirsRequest,
     'AlterReplicaLogDirsResponse': AlterReplicaLogDirsResponse,
+    'AlterShareGroupOffsetsRequest': AlterShareGroupOffsetsRequest,
+    'AlterShareGroupOffsetsResponse': AlterShareGroupOffsetsResponse,
     'AlterUserScramCredentialsRequest': AlterUserScramCredentialsRequest,
     'AlterUserScramCredentialsResponse': AlterUserScramCredentialsResponse,
     'ApiVersionsRequest': ApiVersionsRequest,
@@ -7453,6 +8836,8 @@ MESSAGES: dict[str, type[Message]] = {
     'DeleteGroupsResponse': DeleteGroupsResponse,
     'DeleteRecordsRequest': DeleteRecordsRequest,
     'DeleteRecordsResponse': DeleteRecordsResponse,
+    'DeleteShareGroupOffsetsRequest': DeleteShareGroupOffsetsRequest,
+    'DeleteShareGroupOffsetsResponse': DeleteShareGroupOffsetsResponse,
     'DeleteShareGroupStateRequest': DeleteShareGroupStateRequest,
     'DeleteShareGroupStateResponse': DeleteShareGroupStateResponse,
     'DeleteTopicsRequest': DeleteTopicsRequest,
@@ -7475,6 +8860,8 @@ MESSAGES: dict[str, type[Message]] = {
     'DescribeProducersResponse': DescribeProducersResponse,
     'DescribeQuorumRequest': DescribeQuorumRequest,
     'DescribeQuorumResponse': DescribeQuorumResponse,
+    'DescribeShareGroupOffsetsRequest': DescribeShareGroupOffsetsRequest,
+    'DescribeShareGroupOffsetsResponse': DescribeShareGroupOffsetsResponse,
     'DescribeTopicPartitionsRequest': DescribeTopicPartitionsRequest,
     'DescribeTopicPartitionsResponse': DescribeTopicPartitionsResponse,
     'DescribeTransactionsRequest': DescribeTransactionsRequest,
@@ -7573,8 +8960,30 @@ MESSAGES: dict[str, type[Message]] = {
     'ShareGroupTargetAssignmentMemberValue': ShareGroupTargetAssignmentMemberValue,
     'ShareGroupTargetAssignmentMetadataKey': ShareGroupTargetAssignmentMetadataKey,
     'ShareGroupTargetAssignmentMetadataValue': ShareGroupTargetAssignmentMetadataValue,
+    'ShareSnapshotKey': ShareSnapshotKey,
+    'ShareSnapshotValue': ShareSnapshotValue,
+    'ShareUpdateKey': ShareUpdateKey,
+    'ShareUpdateValue': ShareUpdateValue,
     'StopReplicaRequest': StopReplicaRequest,
     'StopReplicaResponse': StopReplicaResponse,
+    'StreamsGroupCurrentMemberAssignmentKey': StreamsGroupCurrentMemberAssignmentKey,
+    'StreamsGroupCurrentMemberAssignmentValue': StreamsGroupCurrentMemberAssignmentValue,
+    'StreamsGroupDescribeRequest': StreamsGroupDescribeRequest,
+    'StreamsGroupDescribeResponse': StreamsGroupDescribeResponse,
+    'StreamsGroupHeartbeatRequest': StreamsGroupHeartbeatRequest,
+    'StreamsGroupHeartbeatResponse': StreamsGroupHeartbeatResponse,
+    'StreamsGroupMemberMetadataKey': StreamsGroupMemberMetadataKey,
+    'StreamsGroupMemberMetadataValue': StreamsGroupMemberMetadataValue,
+    'StreamsGroupMetadataKey': StreamsGroupMetadataKey,
+    'StreamsGroupMetadataValue': StreamsGroupMetadataValue,
+    'StreamsGroupTargetAssignmentMemberKey': StreamsGroupTargetAssignmentMemberKey,
+    'StreamsGroupTargetAssignmentMemberValue': StreamsGroupTargetAssignmentMemberValue,
+    'StreamsGroupTargetAssignmentMetadataKey': StreamsGroupTargetAssignmentMetadataKey,
+    'StreamsGroupTargetAssignmentMetadataValue': StreamsGroupTargetAssignmentMetadataValue,
+    'StreamsGroupTopologyDescriptionUpdateRequest': StreamsGroupTopologyDescriptionUpdateRequest,
+    'StreamsGroupTopologyDescriptionUpdateResponse': StreamsGroupTopologyDescriptionUpdateResponse,
+    'StreamsGroupTopologyKey': StreamsGroupTopologyKey,
+    'StreamsGroupTopologyValue': StreamsGroupTopologyValue,
     'SyncGroupRequest': SyncGroupRequest,
     'SyncGroupResponse': SyncGroupResponse,
     'TransactionLogKey': TransactionLogKey,
@@ -7662,17 +9071,23 @@ API_KEYS: dict[int, ApiSpec] = {
     72: ApiSpec(72, 'PushTelemetry', 0, 0, PushTelemetryRequest, PushTelemetryResponse, 0, False),
     74: ApiSpec(74, 'ListClientMetricsResources', 0, 0, ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse, 0, False),
     75: ApiSpec(75, 'DescribeTopicPartitions', 0, 0, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, 0, False),
-    76: ApiSpec(76, 'ShareGroupHeartbeat', 0, 0, ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, 0, True),
-    77: ApiSpec(77, 'ShareGroupDescribe', 0, 0, ShareGroupDescribeRequest, ShareGroupDescribeResponse, 0, True),
-    78: ApiSpec(78, 'ShareFetch', 0, 0, ShareFetchRequest, ShareFetchResponse, 0, True),
-    79: ApiSpec(79, 'ShareAcknowledge', 0, 0, ShareAcknowledgeRequest, ShareAcknowledgeResponse, 0, True),
+    76: ApiSpec(76, 'ShareGroupHeartbeat', 1, 1, ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, 0, False),
+    77: ApiSpec(77, 'ShareGroupDescribe', 1, 1, ShareGroupDescribeRequest, ShareGroupDescribeResponse, 0, False),
+    78: ApiSpec(78, 'ShareFetch', 1, 2, ShareFetchRequest, ShareFetchResponse, 0, False),
+    79: ApiSpec(79, 'ShareAcknowledge', 1, 2, ShareAcknowledgeRequest, ShareAcknowledgeResponse, 0, False),
     80: ApiSpec(80, 'AddRaftVoter', 0, 0, AddRaftVoterRequest, AddRaftVoterResponse, 0, False),
     81: ApiSpec(81, 'RemoveRaftVoter', 0, 0, RemoveRaftVoterRequest, RemoveRaftVoterResponse, 0, False),
-    83: ApiSpec(83, 'InitializeShareGroupState', 0, 0, InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, 0, True),
-    84: ApiSpec(84, 'ReadShareGroupState', 0, 0, ReadShareGroupStateRequest, ReadShareGroupStateResponse, 0, True),
-    85: ApiSpec(85, 'WriteShareGroupState', 0, 0, WriteShareGroupStateRequest, WriteShareGroupStateResponse, 0, True),
-    86: ApiSpec(86, 'DeleteShareGroupState', 0, 0, DeleteShareGroupStateRequest, DeleteShareGroupStateResponse, 0, True),
-    87: ApiSpec(87, 'ReadShareGroupStateSummary', 0, 0, ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse, 0, True),
+    83: ApiSpec(83, 'InitializeShareGroupState', 0, 0, InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, 0, False),
+    84: ApiSpec(84, 'ReadShareGroupState', 0, 0, ReadShareGroupStateRequest, ReadShareGroupStateResponse, 0, False),
+    85: ApiSpec(85, 'WriteShareGroupState', 0, 1, WriteShareGroupStateRequest, WriteShareGroupStateResponse, 0, False),
+    86: ApiSpec(86, 'DeleteShareGroupState', 0, 0, DeleteShareGroupStateRequest, DeleteShareGroupStateResponse, 0, False),
+    87: ApiSpec(87, 'ReadShareGroupStateSummary', 0, 1, ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse, 0, False),
+    88: ApiSpec(88, 'StreamsGroupHeartbeat', 0, 1, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse, 0, False),
+    89: ApiSpec(89, 'StreamsGroupDescribe', 0, 1, StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, 0, False),
+    90: ApiSpec(90, 'DescribeShareGroupOffsets', 0, 1, DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse, 0, False),
+    91: ApiSpec(91, 'AlterShareGroupOffsets', 0, 0, AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse, 0, False),
+    92: ApiSpec(92, 'DeleteShareGroupOffsets', 0, 0, DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse, 0, False),
+    93: ApiSpec(93, 'StreamsGroupTopologyDescriptionUpdate', 0, 0, StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse, 0, False),
 }
 
 
@@ -7758,3 +9173,9 @@ class ApiKey(IntEnum):
     WRITE_SHARE_GROUP_STATE = 85
     DELETE_SHARE_GROUP_STATE = 86
     READ_SHARE_GROUP_STATE_SUMMARY = 87
+    STREAMS_GROUP_HEARTBEAT = 88
+    STREAMS_GROUP_DESCRIBE = 89
+    DESCRIBE_SHARE_GROUP_OFFSETS = 90
+    ALTER_SHARE_GROUP_OFFSETS = 91
+    DELETE_SHARE_GROUP_OFFSETS = 92
+    STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE = 93
