@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from kafpy.storage import LogManager
 
     from kafpy.coordinator.service import GroupCoordinatorService
+    from kafpy.coordinator.share.persister import SharePersister
     from kafpy.coordinator.transaction.service import TransactionCoordinatorService
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.metadata_cache import MetadataCache
@@ -73,6 +74,14 @@ class BrokerServices:
     # broker.features.StandaloneFeatures or ZkFeatures: the finalized feature levels
     # (ApiVersions, UpdateFeatures); None only in handler unit tests (no features finalized)
     features: "StandaloneFeatures | ZkFeatures | None" = None
+    # share groups (KIP-932): the persister through which share partitions read and write
+    # their durable state (coordinator/share/persister.py); the share coordinator this
+    # broker runs for the `__share_group_state` partitions it leads (the persister RPCs'
+    # handlers use it); the share partitions this broker leads and the share sessions
+    # (ShareFetch, ShareAcknowledge). None only in handler unit tests without share groups.
+    share_persister: "SharePersister | None" = None
+    share_coordinator: object | None = None
+    share_partitions: object | None = None
 
     @property
     def broker_id(self) -> int:
