@@ -48,6 +48,6 @@ def test_kafka_features_describe_and_update_standalone(broker_factory):
     assert _features(b.bootstrap)["group.version"]["FinalizedVersionLevel"] == "1"
 
 
-def test_kafka_features_on_the_zookeeper_cluster(broker_factory, zookeeper):
+def test_kafka_features_on_the_zookeeper_cluster(zookeeper, broker_factory):
     b = broker_factory({"zookeeper.connect": zookeeper.connect_string})
     _check_describe_and_update(b.bootstrap)
