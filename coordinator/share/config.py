@@ -25,10 +25,3 @@ class ShareCoordinatorConfig(PropertiesConfig):
     # how long a write of `__share_group_state` may wait for the in-sync replicas
     write_timeout_ms: int = _setting("share.coordinator.write.timeout.ms", 5000)
 
-
-def share_group_state_topic_configs(segment_bytes: int, min_isr: int) -> dict[str, str]:
-    """The topic configs `__share_group_state` is created with: as Kafka 4.4's
-    ShareCoordinatorService.shareGroupStateTopicConfigs, a delete-policy topic kept forever
-    (the coordinator prunes what snapshots made redundant; it is not compacted)."""
-    return {"cleanup.policy": "delete", "retention.ms": "-1", "compression.type": "producer",
-            "segment.bytes": str(segment_bytes), "min.insync.replicas": str(min_isr)}
