@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -194,8 +195,8 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
 
 def test_same_answers_as_apache_kafka(reference_kafka, share_broker):
     """The conversation above, against Apache Kafka 4.4 (KRaft) and kafpy: the same answers."""
-    ref = reference_kafka
-    create_topic(ref.bootstrap, "share-coord-ref", 2)
+    ref = SimpleNamespace(host="127.0.0.1", port=reference_kafka.port)
+    create_topic(reference_kafka.bootstrap, "share-coord-ref", 2)
     md = metadata(ref, ["share-coord-ref"])
     key = SharePartitionKey("sg-ref", uuid.UUID(bytes=bytes(md.topics[0].topic_id)), 0)
     wait_for_coordinator(ref.host, ref.port, key)
