@@ -6,13 +6,17 @@ partition's next leader loads it and answers the last acknowledged state: no ack
 write is lost, and writes go on there."""
 from __future__ import annotations
 
+import asyncio
 import uuid
+from types import SimpleNamespace
 
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
+from kafpy.broker.share_persister import BrokerSharePersister
 from kafpy.coordinator.share.persister import SharePartitionKey
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
@@ -47,6 +51,45 @@ def _coordinator(broker, key: SharePartitionKey, not_on: int = -1) -> int:
     return co.node_id
 
 
+class _ClusterView:
+    """What the broker's SharePersister reads of its metadata cache, read afresh from a
+    broker's Metadata each time (so a persister outside the cluster follows a failover)."""
+
+    def __init__(self, broker) -> None:
+        self._broker = broker
+
+    def topic(self, name: str):
+        try:
+            md = metadata(self._broker, [name])
+        except OSError:
+            return None
+        (t,) = md.topics
+        self._brokers = {b.node_id: SimpleNamespace(node_id=b.node_id, host=b.host, port=b.port)
+                         for b in md.brokers}
+        return SimpleNamespace(partitions={p.partition_index: SimpleNamespace(leader=p.leader_id)
+                                           for p in t.partitions})
+
+    def broker(self, node: int):
+        return self._brokers.get(node)
+
+
+def _remote_read(via, key: SharePartitionKey, leader_epoch: int):
+    """ReadShareGroupState through the broker's SharePersister as another broker runs it
+    (no local coordinator, the RPC over a NetworkClient), retrying as it does."""
+    async def run():
+        loop = asyncio.get_running_loop()
+        persister = BrokerSharePersister(
+            -1, _ClusterView(via), lambda: None,
+            lambda b: NetworkClient(b.host, b.port, client_id="share-persister-test", node_id=b.node_id, loop=loop,
+                                    config=NetworkClientConfig(request_timeout_ms=5000)),
+            loop, max_wait_ms=60_000)
+        try:
+            return await persister.read_state(key, leader_epoch)
+        finally:
+            await persister.close()
+    return asyncio.run(run())
+
+
 @pytest.mark.timeout(150)
 def test_state_survives_killing_the_coordinator(zookeeper, broker_factory):
     brokers = start_cluster(zookeeper, broker_factory, **{
@@ -72,7 +115,16 @@ def test_state_survives_killing_the_coordinator(zookeeper, broker_factory):
         assert read(c, key, 1).error_code == E.NOT_COORDINATOR
         assert write(c, key, 0, 1, 0, []).error_code == E.NOT_COORDINATOR
 
+    r = _remote_read(other, key, 1)
+    assert (r.error_code, r.state_epoch, r.start_offset) == expected[:3]
+    assert [(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count) for b in r.batches] == expected[3]
+
     coord.kill()
+    # the persister finds the new coordinator by itself (NOT_COORDINATOR, connection errors,
+    # loading: retried with backoff) and reads the last acknowledged state there
+    r = _remote_read(other, key, 2)
+    assert (r.error_code, r.state_epoch, r.start_offset) == expected[:3]
+    assert [(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count) for b in r.batches] == expected[3]
     new_id = _coordinator(other, key, not_on=coord_id)
     new = brokers[new_id]
     with RawConnection(new.host, new.port) as c:
