@@ -1,0 +1,116 @@
+"""ShareCoordinatorService without a broker: a request is answered only once its record is
+committed, a failed append changes nothing, and writes of one share partition are serialized
+so a snapshot includes every update before it. A fake log stands for `__share_group_state`
+(its appends complete when the test says)."""
+from __future__ import annotations
+
+import asyncio
+import uuid
+from types import SimpleNamespace
+
+from kafpy.coordinator.share.config import ShareCoordinatorConfig
+from kafpy.coordinator.share.persister import ACKNOWLEDGED, SharePartitionKey, StateBatch
+from kafpy.coordinator.share.service import ShareCoordinatorService
+from kafpy.coordinator.share.shard import ShareCoordinatorShard
+from kafpy.protocol.errors import ErrorCode as E
+
+TOPIC = uuid.UUID(int=42)
+KEY = SharePartitionKey("g", TOPIC, 0)
+
+
+class _Metadata:
+    def topic(self, name):
+        return None
+
+    def topic_by_id(self, topic_id):
+        return SimpleNamespace(partitions={0: None}) if topic_id == TOPIC.bytes else None
+
+
+class _Log:
+    """Appends parked until `commit`/`fail`; `records` is what was committed, in order."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.pending: list[tuple[asyncio.Future, list]] = []
+        self.records: list = []
+
+    def append(self, partition, records, now_ms):
+        fut = self.loop.create_future()
+        self.pending.append((fut, records))
+        return fut
+
+    def settle(self, error=E.NONE):
+        fut, records = self.pending.pop(0)
+        if error == E.NONE:
+            self.records.extend(records)
+        fut.set_result(error)
+
+    def read(self, partition):
+        return iter(self.records)
+
+
+async def _service(per_snapshot=500):
+    loop = asyncio.get_running_loop()
+    cfg = ShareCoordinatorConfig()
+    cfg.snapshot_update_records_per_snapshot = per_snapshot
+    cfg.state_topic_num_partitions = 1
+    s = ShareCoordinatorService(cfg, None, _Metadata(), None, loop, clock=lambda: 1.0)
+    s.state_log = _Log(loop)
+    s.coordinator.complete_load(0, [])
+    return s
+
+
+async def _settle_all(log, task, error=E.NONE):
+    while not task.done():
+        await asyncio.sleep(0)
+        while log.pending:
+            log.settle(error)
+            await asyncio.sleep(0)
+    return task.result()
+
+
+def test_answered_after_commit_and_a_failed_append_changes_nothing():
+    async def run():
+        s = await _service()
+        init = asyncio.ensure_future(s.initialize_state(KEY, 0, 0))
+        await asyncio.sleep(0)
+        assert not init.done() and len(s.state_log.pending) == 1
+        assert await _settle_all(s.state_log, init) == (E.NONE, None)
+        shard = s.coordinator.shards[0]
+        write = asyncio.ensure_future(s.write_state(KEY, 0, 1, 5, [StateBatch(5, 6, ACKNOWLEDGED, 1)]))
+        error, _ = await _settle_all(s.state_log, write, E.NOT_ENOUGH_REPLICAS)
+        assert error == E.COORDINATOR_NOT_AVAILABLE
+        assert shard.states[KEY].start_offset == 0 and shard.states[KEY].leader_epoch == -1
+        write = asyncio.ensure_future(s.write_state(KEY, 0, 1, 5, [StateBatch(5, 6, ACKNOWLEDGED, 1)]))
+        error, _ = await _settle_all(s.state_log, write, E.NOT_LEADER_OR_FOLLOWER)
+        assert error == E.NOT_COORDINATOR
+    asyncio.run(run())
+
+
+def test_concurrent_writes_of_one_key_are_serialized_into_the_snapshot():
+    async def run():
+        s = await _service(per_snapshot=2)
+        await _settle_all(s.state_log, asyncio.ensure_future(s.initialize_state(KEY, 0, 0)))
+        writes = [asyncio.ensure_future(s.write_state(KEY, 0, 0, 0, [StateBatch(i, i, ACKNOWLEDGED, 1)]))
+                  for i in range(5)]
+        await asyncio.sleep(0)
+        assert len(s.state_log.pending) == 1  # the next waits for this one's commit
+        done = await _settle_all(s.state_log, asyncio.ensure_future(asyncio.gather(*writes)))
+        assert [e for e, _ in done] == [E.NONE] * 5
+        live = s.coordinator.shards[0].states[KEY]
+        replayed = ShareCoordinatorShard(s.config, lambda _t: 1)
+        replayed.replay_all(s.state_log.records)
+        assert replayed.states[KEY] == live
+        assert live.batches == [StateBatch(i, i, ACKNOWLEDGED, 1) for i in range(5)]
+        assert live.snapshot_epoch == 1  # the third write was a snapshot holding the two before it
+        assert not s._key_locks
+    asyncio.run(run())
+
+
+def test_not_coordinator_while_not_owned_and_after_unload():
+    async def run():
+        s = await _service()
+        s.on_resigned(0, 5)
+        assert (await s.read_state(KEY, 0)).error_code == E.NOT_COORDINATOR
+        assert (await s.read_summary(KEY)).error_code == E.NOT_COORDINATOR
+    asyncio.run(run())
