@@ -197,8 +197,8 @@ class ShareCoordinatorShard:
             return StateSummary(error_code=ErrorCode.INVALID_REQUEST,
                                 error_message="Request partition id is negative.")
         current = self.states.get(key)
-        if current is None:
-            return StateSummary(state_epoch=0, leader_epoch=-1)
+        if current is None:   # Kafka answers the defaults, without an error
+            return StateSummary(state_epoch=0, leader_epoch=0)
         return StateSummary(state_epoch=current.state_epoch, leader_epoch=current.leader_epoch,
                             start_offset=current.start_offset,
                             delivery_complete_count=current.delivery_complete_count)

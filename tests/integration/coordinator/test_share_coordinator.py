@@ -100,6 +100,12 @@ def conversation(host: str, port: int, key: SharePartitionKey, unknown: SharePar
     on (error codes, state epochs, start offsets, batches)."""
     out: list[tuple] = []
     with RawConnection(host, port) as c:
+        s = summary(c, key)
+        out.append(("summary uninitialized", s.error_code, s.state_epoch, s.leader_epoch, s.start_offset,
+                    s.delivery_complete_count))
+        out.append(("delete uninitialized", delete(c, key).error_code))
+        out.append(("find malformed key", c.request(FIND_COORDINATOR, 6, M.FindCoordinatorRequest(
+            key_type=2, coordinator_keys=["no-partition"])).coordinators[0].error_code))
         out.append(("read uninitialized", read(c, key, 0).error_code))
         out.append(("write uninitialized", write(c, key, 0, 0, 0, []).error_code))
         out.append(("initialize", initialize(c, key, 0, 5).error_code))
@@ -121,6 +127,9 @@ def conversation(host: str, port: int, key: SharePartitionKey, unknown: SharePar
 
 
 EXPECTED = [
+    ("summary uninitialized", E.NONE, 0, 0, -1, -1),
+    ("delete uninitialized", E.NONE),
+    ("find malformed key", E.INVALID_REQUEST),
     ("read uninitialized", E.INVALID_REQUEST),
     ("write uninitialized", E.INVALID_REQUEST),
     ("initialize", E.NONE),
@@ -166,9 +175,6 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
             assert write(c, key, 1, 2, 20 + i, [(20 + i, 20 + i, 2, 1)]).error_code == E.NONE
         before = read(c, key, 2)
         assert (before.start_offset, batches(before)) == (24, [(24, 24, 2, 1)])
-        # a key type 2 that is not "group:topicId:partition"
-        assert c.request(FIND_COORDINATOR, 6, M.FindCoordinatorRequest(
-            key_type=2, coordinator_keys=["no-partition"])).coordinators[0].error_code == E.INVALID_REQUEST
         doomed = SharePartitionKey("sg-deleted", key.topic_id, 1)
         wait_for_coordinator(b.host, b.port, doomed)
         assert initialize(c, doomed, 0, 0).error_code == E.NONE
