@@ -79,6 +79,15 @@ def delete(c: RawConnection, key: SharePartitionKey) -> Any:
     return r.results[0].partitions[0]
 
 
+def earliest_offset(c: RawConnection, topic: str, partition: int) -> int:
+    L = M.ListOffsetsRequest
+    r = c.request(2, 5, L(replica_id=-1, isolation_level=0, topics=[L.ListOffsetsTopic(
+        name=topic, partitions=[L.ListOffsetsPartition(partition_index=partition, timestamp=-2)])]))
+    p = r.topics[0].partitions[0]
+    assert p.error_code == E.NONE, p
+    return p.offset
+
+
 def batches(p: Any) -> list[tuple[int, int, int, int]]:
     return [(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count) for b in p.state_batches]
 
@@ -152,7 +161,8 @@ def share_broker(tmp_path_factory):
     work = tmp_path_factory.mktemp("kafpy-share-coord")
     b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150,
                     overrides={"share.coordinator.state.topic.num.partitions": STATE_PARTITIONS,
-                               "share.coordinator.snapshot.update.records.per.snapshot": 2})
+                               "share.coordinator.snapshot.update.records.per.snapshot": 2,
+                               "share.coordinator.state.topic.prune.interval.ms": 300})
     b.start()
     try:
         yield b
@@ -181,6 +191,12 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
         assert delete(c, doomed).error_code == E.NONE
         assert read(c, doomed, 0).error_code == E.INVALID_REQUEST
 
+    # the records the last snapshots made redundant are pruned from the partition's start
+    state_partition = partition_for(str(key), STATE_PARTITIONS)
+    with RawConnection(b.host, b.port) as c:
+        wait_until(lambda: earliest_offset(c, "__share_group_state", state_partition) > 0, 30,
+                   "__share_group_state pruned")
+
     b.stop()
     b.start()
     wait_for_coordinator(b.host, b.port, key)
@@ -190,7 +206,7 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
             (E.NONE, 1, 24, [(24, 24, 2, 1)])
         assert read(c, doomed, 0).error_code == E.INVALID_REQUEST
 
-    segment = (Path(b.log_dir) / f"__share_group_state-{partition_for(str(key), STATE_PARTITIONS)}"
+    segment = (Path(b.log_dir) / f"__share_group_state-{state_partition}"
                / "00000000000000000000.log")
     dumped = run_tool(DEFAULT_KAFKA_4, "kafka-dump-log",
                       ["--files", str(segment), "--share-group-state-decoder", "--print-data-log"]).stdout

@@ -27,22 +27,44 @@ class _Metadata:
 
 
 class _Log:
-    """Appends parked until `commit`/`fail`; `records` is what was committed, in order."""
+    """Appends parked until `settle`; `records` is what was committed, in order. Also the
+    replica manager's partition (`log_end_offset`, `delete_records_before`)."""
 
     def __init__(self, loop):
         self.loop = loop
         self.pending: list[tuple[asyncio.Future, list]] = []
         self.records: list = []
+        self.log_end_offset = 0
+        self.log_start_offset = 0
+        self.is_leader = True
+
+    @property
+    def log(self):
+        return self
+
+    @property
+    def high_watermark(self):
+        return len(self.records)
+
+    def get_partition(self, topic, partition):
+        return self
+
+    def delete_records_before(self, offset):
+        self.log_start_offset = max(self.log_start_offset, offset)
+        return self.log_start_offset
 
     def append(self, partition, records, now_ms):
         fut = self.loop.create_future()
         self.pending.append((fut, records))
+        self.log_end_offset += len(records)   # the leader's log takes it at once
         return fut
 
     def settle(self, error=E.NONE):
         fut, records = self.pending.pop(0)
         if error == E.NONE:
             self.records.extend(records)
+        else:   # the failed records stay in the log (a new leader truncates them), unreplayed
+            self.records.extend([None] * len(records))
         fut.set_result(error)
 
     def read(self, partition):
@@ -54,8 +76,9 @@ async def _service(per_snapshot=500):
     cfg = ShareCoordinatorConfig()
     cfg.snapshot_update_records_per_snapshot = per_snapshot
     cfg.state_topic_num_partitions = 1
-    s = ShareCoordinatorService(cfg, None, _Metadata(), None, loop, clock=lambda: 1.0)
-    s.state_log = _Log(loop)
+    log = _Log(loop)
+    s = ShareCoordinatorService(cfg, log, _Metadata(), None, loop, clock=lambda: 1.0)
+    s.state_log = log
     s.coordinator.complete_load(0, [])
     return s
 
@@ -99,7 +122,7 @@ def test_concurrent_writes_of_one_key_are_serialized_into_the_snapshot():
         assert [e for e, _ in done] == [E.NONE] * 5
         live = s.coordinator.shards[0].states[KEY]
         replayed = ShareCoordinatorShard(s.config, lambda _t: 1)
-        replayed.replay_all(s.state_log.records)
+        replayed.replay_all([r for r in s.state_log.records if r is not None])
         assert replayed.states[KEY] == live
         assert live.batches == [StateBatch(i, i, ACKNOWLEDGED, 1) for i in range(5)]
         assert live.snapshot_epoch == 1  # the third write was a snapshot holding the two before it
@@ -113,4 +136,28 @@ def test_not_coordinator_while_not_owned_and_after_unload():
         s.on_resigned(0, 5)
         assert (await s.read_state(KEY, 0)).error_code == E.NOT_COORDINATOR
         assert (await s.read_summary(KEY)).error_code == E.NOT_COORDINATOR
+    asyncio.run(run())
+
+
+def test_prune_moves_the_log_start_to_the_oldest_snapshot_still_needed():
+    async def run():
+        s = await _service(per_snapshot=2)
+        other = SharePartitionKey("g2", TOPIC, 0)
+        for key in (KEY, other):   # snapshots at offsets 0 and 1
+            await _settle_all(s.state_log, asyncio.ensure_future(s.initialize_state(key, 0, 0)))
+        for i in range(3):         # KEY: updates at 2, 3, snapshot at 4
+            await _settle_all(s.state_log, asyncio.ensure_future(
+                s.write_state(KEY, 0, 0, i, [StateBatch(i, i, ACKNOWLEDGED, 1)])))
+        shard = s.coordinator.shards[0]
+        assert shard.base_offsets == {KEY: 4, other: 1}
+        assert s.prune() == {0: 1}   # `other` still needs its snapshot at offset 1
+        assert s.prune() == {}       # nothing new
+        await _settle_all(s.state_log, asyncio.ensure_future(s.delete_state(other)))
+        assert s.prune() == {0: 4}
+        # the log from the new start replays to the same state
+        replayed = ShareCoordinatorShard(s.config, lambda _t: 1)
+        replayed.replay_all(s.state_log.records[4:], 4)
+        assert replayed.states == shard.states
+        await _settle_all(s.state_log, asyncio.ensure_future(s.delete_state(KEY)))
+        assert s.prune() == {0: 7}   # no share partition left: all 7 records are redundant
     asyncio.run(run())
