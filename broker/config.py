@@ -257,6 +257,7 @@ _DEFS = [
     ConfigDef("share.coordinator.snapshot.update.records.per.snapshot", "int", 500, _at_least(0)),
     ConfigDef("share.coordinator.write.timeout.ms", "int", 5000, _at_least(1)),
     ConfigDef("share.coordinator.state.topic.prune.interval.ms", "long", 300000, _at_least(1)),
+    ConfigDef("share.coordinator.cold.partition.snapshot.interval.ms", "int", 300000, _at_least(1)),
     ConfigDef("metric.reporters", "list", []),
     ConfigDef("authorizer.class.name", "string", ""),
     ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",

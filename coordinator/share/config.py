@@ -26,6 +26,9 @@ class ShareCoordinatorConfig(PropertiesConfig):
     # deleted from the start of each partition this broker leads
     state_topic_prune_interval_ms: int = _setting("share.coordinator.state.topic.prune.interval.ms",
                                                   5 * 60 * 1000)
+    # how often a share partition whose last record is an update gets a snapshot
+    cold_partition_snapshot_interval_ms: int = _setting(
+        "share.coordinator.cold.partition.snapshot.interval.ms", 5 * 60 * 1000)
     # how long a write of `__share_group_state` may wait for the in-sync replicas
     write_timeout_ms: int = _setting("share.coordinator.write.timeout.ms", 5000)
 

@@ -63,7 +63,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
         self._replica_manager = replica_manager
         self.state_log = BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms,
                                           topic=SHARE_GROUP_STATE_TOPIC_NAME)
-        self._pruner: asyncio.Task | None = None
+        self._periodic: list[asyncio.Task] = []
         self._pruned: dict[int, int] = {}
         self.coordinator = ShareCoordinator(config, self._partition_count)
         # key -> (lock, requests holding or waiting for it)
@@ -75,24 +75,56 @@ class ShareCoordinatorService(CoordinatorRuntime):
 
     async def start(self) -> None:
         await super().start()
-        self._pruner = self._loop.create_task(self._prune_periodically(), name="share-coordinator-prune")
+        cfg = self.config
+        self._periodic = [
+            self._loop.create_task(self._every(cfg.state_topic_prune_interval_ms, self._prune),
+                                   name="share-coordinator-prune"),
+            self._loop.create_task(self._every(cfg.cold_partition_snapshot_interval_ms, self.snapshot_cold_partitions),
+                                   name="share-coordinator-cold-snapshots")]
 
     async def stop(self) -> None:
-        if self._pruner is not None:
-            self._pruner.cancel()
-            await asyncio.gather(self._pruner, return_exceptions=True)
-            self._pruner = None
+        for task in self._periodic:
+            task.cancel()
+        await asyncio.gather(*self._periodic, return_exceptions=True)
+        self._periodic = []
         await self._stop_tasks()
         self.coordinator.shutdown()
 
-    # ------------------------------------------------------------------ pruning
-    async def _prune_periodically(self) -> None:
+    async def _every(self, interval_ms: int, job: Callable[[], Awaitable[Any]]) -> None:
         while True:
-            await asyncio.sleep(self.config.state_topic_prune_interval_ms / 1000)
+            await asyncio.sleep(interval_ms / 1000)
             try:
-                self.prune()
+                await job()
             except Exception:
-                log.exception("pruning %s failed", SHARE_GROUP_STATE_TOPIC_NAME)
+                log.exception("%s failed", job.__name__)
+
+    # ------------------------------------------------------------------ housekeeping
+    async def _prune(self) -> None:
+        self.prune()
+
+    async def snapshot_cold_partitions(self) -> int:
+        """A snapshot for each share partition whose last record is an update (Kafka's
+        cold-partition snapshots), so pruning can pass the records before it. Returns how
+        many were written."""
+        keys = [k for shard in list(self.coordinator.shards.values())
+                for k, n in shard.updates_since_snapshot.items() if n > 0]
+        results = await asyncio.gather(*(self._run(k, lambda s, k=k: s.cold_snapshot(k, self.now_ms()))
+                                         for k in keys))
+        return sum(1 for r in results if r.error == ErrorCode.NONE and r.records)
+
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        """Topics were deleted: the state of their share partitions is deleted too (Kafka's
+        onTopicsDeleted), in the background."""
+        keys = [k for shard in list(self.coordinator.shards.values()) for k in shard.keys_of_deleted_topics()]
+        if keys:
+            task = self._loop.create_task(self._delete_all(keys), name="share-coordinator-topics-deleted")
+            self._periodic.append(task)
+            task.add_done_callback(lambda t: t in self._periodic and self._periodic.remove(t))
+
+    async def _delete_all(self, keys: list[SharePartitionKey]) -> None:
+        for key, (error, _) in zip(keys, await asyncio.gather(*(self.delete_state(k) for k in keys))):
+            if error != ErrorCode.NONE:
+                log.warning("could not delete the share state of %s: %s", key, error.name)
 
     def prune(self) -> dict[int, int]:
         """Kafka's share-group state topic prune job: move the log start of each partition

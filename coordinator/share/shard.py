@@ -217,6 +217,24 @@ class ShareCoordinatorShard:
                                     current.delivery_complete_count, now_ms)
         return ShardResult(records=[record], read=read)
 
+    def cold_snapshot(self, key: SharePartitionKey, now_ms: int) -> ShardResult:
+        """Kafka's cold-partition snapshot: a ShareSnapshot of a share partition whose last
+        record is an update (it may have stopped writing), so the records before it become
+        redundant and can be pruned. Nothing when its last record is a snapshot."""
+        current = self.states.get(key)
+        if current is None or self.updates_since_snapshot.get(key, 0) == 0:
+            return ShardResult()
+        snapshot = ShareGroupOffset(
+            snapshot_epoch=current.snapshot_epoch + 1, state_epoch=current.state_epoch,
+            leader_epoch=current.leader_epoch, start_offset=current.start_offset,
+            batches=list(current.batches), delivery_complete_count=current.delivery_complete_count,
+            create_timestamp=now_ms, write_timestamp=now_ms)
+        return ShardResult(records=[(encode_key(SHARE_SNAPSHOT, key), encode_snapshot(snapshot))])
+
+    def keys_of_deleted_topics(self) -> list[SharePartitionKey]:
+        """The share partitions whose topic the cluster no longer has."""
+        return [k for k in self.states if self._partition_counts(k.topic_id) is None]
+
     def read_summary(self, key: SharePartitionKey) -> StateSummary:
         if key.partition < 0:
             return StateSummary(error_code=ErrorCode.INVALID_REQUEST,

@@ -161,3 +161,29 @@ def test_prune_moves_the_log_start_to_the_oldest_snapshot_still_needed():
         await _settle_all(s.state_log, asyncio.ensure_future(s.delete_state(KEY)))
         assert s.prune() == {0: 7}   # no share partition left: all 7 records are redundant
     asyncio.run(run())
+
+
+def test_cold_partitions_get_a_snapshot_and_deleted_topics_lose_their_state():
+    async def run():
+        s = await _service()
+        other = SharePartitionKey("g2", TOPIC, 0)
+        for key in (KEY, other):
+            await _settle_all(s.state_log, asyncio.ensure_future(s.initialize_state(key, 0, 0)))
+        await _settle_all(s.state_log, asyncio.ensure_future(
+            s.write_state(KEY, 0, 0, 3, [StateBatch(3, 4, ACKNOWLEDGED, 1)])))
+        shard = s.coordinator.shards[0]
+        before = shard.states[KEY]
+        assert await _settle_all(s.state_log, asyncio.ensure_future(s.snapshot_cold_partitions())) == 1
+        after = shard.states[KEY]
+        assert (after.snapshot_epoch, after.start_offset, after.batches) == (1, 3, before.batches)
+        assert shard.base_offsets[KEY] == 3 and shard.updates_since_snapshot[KEY] == 0
+        assert await s.snapshot_cold_partitions() == 0   # nothing cold any more
+        # the topic goes away: both share partitions' state is deleted
+        s._metadata.topic_by_id = lambda _id: None
+        s.on_topics_deleted(["t"])
+        while s._periodic or s.state_log.pending:
+            await asyncio.sleep(0)
+            while s.state_log.pending:
+                s.state_log.settle()
+        assert shard.states == {}
+    asyncio.run(run())
