@@ -252,6 +252,12 @@ _DEFS = [
     ConfigDef("metadata.log.dir", "string", None),
     ConfigDef("share.coordinator.state.topic.replication.factor", "short", 3),
     ConfigDef("share.coordinator.state.topic.min.isr", "int", 2),
+    # share partitions (broker/share/): acquisition lock, delivery attempts, in-flight
+    # records per share partition, share sessions per broker (Kafka 4.4's defaults)
+    ConfigDef("group.share.record.lock.duration.ms", "int", 30000, _at_least(1000)),
+    ConfigDef("group.share.delivery.count.limit", "int", 5, _at_least(2)),
+    ConfigDef("group.share.partition.max.record.locks", "int", 2000, _at_least(100)),
+    ConfigDef("group.share.max.share.sessions", "int", 2000, _at_least(1)),
     ConfigDef("metric.reporters", "list", []),
     ConfigDef("authorizer.class.name", "string", ""),
     ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",

@@ -280,6 +280,17 @@ class SharePartition:
             self._advance_start()
         return changed
 
+    def move_start_offset(self, offset: int) -> list[InFlightRun]:
+        """Records below `offset` are gone from the log (retention): skip them."""
+        if offset > self.start_offset:
+            self.start_offset = offset
+            self.end_offset = max(self.end_offset, offset)
+            self.runs = [r for r in self.runs if r.last >= offset]
+            if self.runs and self.runs[0].first < offset:
+                self.runs[0].first = offset
+            self._advance_start()
+        return []
+
     # -- persisting ----------------------------------------------------------------------
     def state_batches(self, runs: Iterable[InFlightRun]) -> list[StateBatch]:
         """`runs` as the persister's batches (ACQUIRED is kept as AVAILABLE: a lock does not
