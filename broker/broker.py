@@ -256,7 +256,9 @@ class Broker:
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
             self.controller.ensure_offsets_topic, self.loop, self.clock,
             consumer_config=self._consumer_group_config(),
-            group_configs=overrides_lookup(self.controller.entity_configs))
+            group_configs=overrides_lookup(self.controller.entity_configs),
+            share_config=self._share_group_config(),
+            share_persister=lambda: self.services.share_persister if self.services else None)
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
@@ -379,6 +381,12 @@ class Broker:
         if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
             return None
         return ConsumerGroupConfig.from_broker_config(self.config)
+
+    def _share_group_config(self):
+        """Share groups' settings (KIP-932): always on; the share.version feature gates
+        their APIs."""
+        from kafpy.coordinator.share_config import ShareGroupConfig
+        return ShareGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""
