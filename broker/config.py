@@ -268,9 +268,13 @@ _DEFS = [
     ConfigDef("controller.quorum.voters", "list", []),
     ConfigDef("controller.listener.names", "string", None),
     ConfigDef("metadata.log.dir", "string", None),
-    ConfigDef("share.coordinator.state.topic.replication.factor", "short", 3),
-    ConfigDef("share.coordinator.state.topic.min.isr", "int", 2),
-    # share sessions per broker (broker/share/; Kafka 4.4's default)
+    ConfigDef("share.coordinator.state.topic.replication.factor", "short", 3, _at_least(1)),
+    ConfigDef("share.coordinator.state.topic.min.isr", "int", 2, _at_least(1)),
+    ConfigDef("share.coordinator.state.topic.num.partitions", "int", 50, _at_least(1)),
+    ConfigDef("share.coordinator.state.topic.segment.bytes", "int", 104857600, _at_least(1)),
+    ConfigDef("share.coordinator.snapshot.update.records.per.snapshot", "int", 500, _at_least(0)),
+    ConfigDef("share.coordinator.write.timeout.ms", "int", 5000, _at_least(1)),
+    # share sessions per broker (broker/share/; Kafka 4.4\'s default)
     ConfigDef("group.share.max.share.sessions", "int", 2000, _at_least(1)),
     ConfigDef("metric.reporters", "list", []),
     ConfigDef("authorizer.class.name", "string", ""),
