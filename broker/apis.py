@@ -28,6 +28,7 @@ HANDLER_MODULES = [
     "kafpy.broker.txn_markers",
     "kafpy.broker.handlers.producers",
     "kafpy.broker.handlers.txn",
+    "kafpy.broker.handlers.share_state",
     "kafpy.broker.handlers.acls",
     "kafpy.broker.handlers.quotas",
     "kafpy.broker.security.handlers",

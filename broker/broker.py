@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafpy.storage import LogConfig, LogManager
 
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, new_cluster_id
@@ -28,6 +28,8 @@ from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.replication.zk_data import BrokerRegistration
 
 from kafpy.coordinator import GroupCoordinatorService
+from kafpy.coordinator.share.config import ShareCoordinatorConfig
+from kafpy.coordinator.share.service import ShareCoordinatorService
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
 from kafpy.coordinator.transaction.service import TransactionCoordinatorService
@@ -45,6 +47,7 @@ from kafpy.broker.security.client import ClientSecurity
 from kafpy.broker.security.credentials import user_configs_store
 from kafpy.broker.server import SocketServer
 from kafpy.broker.services import BrokerServices
+from kafpy.broker.share_persister import BrokerSharePersister
 from kafpy.broker.topic_config import effective_topic_config
 from kafpy.broker.txn_verification import TxnVerifier
 from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
@@ -76,19 +79,23 @@ def _default_host() -> str:
 
 class GroupCoordinatorLeadership:
     """Forwards leadership of ``__consumer_offsets`` partitions to the group coordinator and
-    of ``__transaction_state`` partitions to the transaction coordinator (Kafka's
+    of ``__transaction_state`` partitions to the transaction coordinator, and of
+    ``__share_group_state`` partitions to the share coordinator (Kafka's
     onLeadershipChange → onElection / onResignation). The coordinators are built after the
     replica manager they need, so they are attached once built."""
 
     def __init__(self) -> None:
         self.service: GroupCoordinatorService | None = None
         self.txn_service: TransactionCoordinatorService | None = None
+        self.share_service: ShareCoordinatorService | None = None
 
     def _service_for(self, partition: Partition) -> Any:
         if partition.topic == GROUP_METADATA_TOPIC_NAME:
             return self.service
         if partition.topic == TRANSACTION_STATE_TOPIC_NAME:
             return self.txn_service
+        if partition.topic == SHARE_GROUP_STATE_TOPIC_NAME:
+            return self.share_service
         return None
 
     def on_become_leader(self, partition: Partition) -> None:
@@ -139,6 +146,8 @@ class Broker:
         self.group_coordinator: GroupCoordinatorService | None = None
         self.txn_coordinator: TransactionCoordinatorService | None = None
         self.txn_verifier: TxnVerifier | None = None
+        self.share_coordinator: ShareCoordinatorService | None = None
+        self.share_persister: BrokerSharePersister | None = None
         self.services: BrokerServices | None = None
         self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
@@ -262,6 +271,21 @@ class Broker:
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
+        await self._start_share_coordinator()
+
+    async def _start_share_coordinator(self) -> None:
+        """The share coordinator of the `__share_group_state` partitions this broker leads,
+        and the persister through which this broker's share partitions reach any of them."""
+        cfg = self.config
+        self.share_coordinator = ShareCoordinatorService(
+            ShareCoordinatorConfig.from_broker_config(cfg), self.replica_manager, self.metadata_cache,
+            self.controller.ensure_share_group_state_topic, self.loop, self.clock)
+        self.leadership.share_service = self.share_coordinator
+        self.share_persister = BrokerSharePersister(
+            cfg.broker_id, self.metadata_cache, lambda: self.share_coordinator,
+            lambda node: self._txn_marker_client(node, "share-persister"), self.loop,
+            max_wait_ms=cfg["request.timeout.ms"])
+        await self.share_coordinator.start()
 
     async def _start_txn_coordinator(self) -> None:
         cfg = self.config
@@ -305,6 +329,7 @@ class Broker:
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
             txn_verifier=self.txn_verifier,
+            share_persister=self.share_persister, share_coordinator=self.share_coordinator,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
             user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
@@ -448,12 +473,15 @@ class Broker:
                 log.exception("Error stopping the HTTP listeners")
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
         # produces and fetches are answered now, so draining the connections waits for none.
-        for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator)):
+        for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator),
+                                  ("share", self.share_coordinator)):
             if coordinator is not None:
                 try:
                     await coordinator.stop()
                 except Exception:
                     log.exception("Error stopping the %s coordinator", name)
+        if self.share_persister is not None:
+            await self.share_persister.close()
         if self.replica_manager is not None:
             await self.replica_manager.shutdown_replication()
             self.replica_manager.shutdown()
