@@ -333,11 +333,24 @@ class Broker:
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
             user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
+        self._start_share_partitions()
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         self._observe_requests_when_read()
         cfg.reconfigure_listeners.append(self._observe_requests_when_read)
         await self.server.start()
         await self._start_http()
+
+    def _start_share_partitions(self) -> None:
+        """The share partitions this broker leads (ShareFetch, ShareAcknowledge), writing
+        through `services.share_persister` (in memory until a share coordinator sets it)."""
+        from kafpy.broker.share.share_partition_manager import SharePartitionManager
+        from kafpy.coordinator.share.persister import InMemoryPersister
+        services = self.services
+        if services.share_persister is None:
+            services.share_persister = InMemoryPersister()
+        services.share_partitions = SharePartitionManager(
+            self.replica_manager, self.metadata_cache, services.share_persister, self.config,
+            overrides_lookup(self.controller.entity_configs), self.clock, self.loop)
 
     def _observe_requests_when_read(self) -> None:
         """Install the per-request observer (metrics.observer) once something reads what it
@@ -480,6 +493,8 @@ class Broker:
                     await coordinator.stop()
                 except Exception:
                     log.exception("Error stopping the %s coordinator", name)
+        if self.services is not None and self.services.share_partitions is not None:
+            self.services.share_partitions.shutdown()
         if self.share_persister is not None:
             await self.share_persister.close()
         if self.replica_manager is not None:
