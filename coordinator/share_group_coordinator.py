@@ -391,21 +391,150 @@ class ShareGroupCoordinator:
             return out
         return run()
 
-    def forget_partitions(self, group_id: str, partitions: dict[bytes, set[int]], now_ms: int) -> None:
-        """Offsets deleted: the partitions are no longer initialized (a later heartbeat of a
-        subscribed member initializes them again)."""
+    # ================================================================ share group offsets
+    def offsets_group_error(self, group_id: str, api: str) -> tuple[ErrorCode, str | None] | None:
+        """Why an offsets request cannot be served for `group_id` here (coordinator
+        errors; GROUP_ID_NOT_FOUND for a missing or non-share group)."""
+        err = self.classic._validate_group_status(group_id, api)
+        if err is not None:
+            return err, None
+        if group_id not in self.groups:
+            if group_id in self.classic.groups or group_id in self.classic.consumer_groups:
+                return ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group."
+            return ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
+        return None
+
+    async def describe_offsets(self, group_id: str, topics: list[tuple[str, list[int]]] | None
+                               ) -> list[tuple[TopicMeta | str, int, Any]]:
+        """DescribeShareGroupOffsets of one share group: (topic, partition, StateSummary
+        or an ErrorCode) for the requested partitions, or for every initialized one
+        when `topics` is None. A partition without share state has start offset -1."""
+        from kafpy.coordinator.share.persister import StateSummary
+        group = self.groups.get(group_id)
+        wanted: list[tuple[TopicMeta | str, int]] = []
+        if topics is None:
+            for t, tp in sorted((group.initialized if group else {}).items(),
+                                key=lambda kv: kv[1].name):
+                meta = self.topics.topic_by_id(t)
+                if meta is not None:
+                    wanted.extend((meta, p) for p in sorted(tp.partitions))
+        else:
+            for name, partitions in topics:
+                meta = self.topics.topic(name)
+                wanted.extend((meta if meta is not None else name, p) for p in partitions)
+        persister = self._persister()
+        out: list[tuple[TopicMeta | str, int, Any]] = []
+        for meta, p in wanted:
+            if isinstance(meta, str) or p >= meta.num_partitions or p < 0:
+                out.append((meta, p, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+            elif group is None or not group.is_initialized(meta.topic_id, p) or persister is None:
+                out.append((meta, p, StateSummary()))
+            else:
+                try:
+                    summary = await persister.read_summary(
+                        SharePartitionKey(group_id, topic_uuid(meta.topic_id), p), 0)
+                except Exception as e:  # noqa: BLE001 - answered as that partition's error
+                    log.warning("Failed to read summary of the share partition %s-%d: %s",
+                                meta.name, p, e)
+                    summary = StateSummary(error_code=ErrorCode.UNKNOWN_SERVER_ERROR)
+                out.append((meta, p, summary))
+        return out
+
+    async def alter_offsets(self, group_id: str, topics: dict[str, dict[int, int]], now_ms: int
+                            ) -> tuple[ErrorCode, str | None, list[tuple[str, bytes, int, ErrorCode]]]:
+        """AlterShareGroupOffsets (kafka-share-groups --reset-offsets): only on an empty
+        group, created when missing as Kafka does; each partition's share state is
+        initialized anew at its start offset (a new state epoch). Returns the top-level
+        error and message and (topic, topic id, partition, error) per partition."""
+        err = self.classic._validate_group_status(group_id, "AlterShareGroupOffsets")
+        if err is not None:
+            return err, None, []
         group = self.groups.get(group_id)
         if group is None:
-            return
-        for t, ps in partitions.items():
-            tp = group.initialized.get(t)
-            if tp is not None:
-                tp.partitions -= ps
-                if not tp.partitions:
-                    del group.initialized[t]
-        done = self.classic.log.append(self.classic.partition_for(group_id),
-                                       [R.state_partition_metadata(group)], now_ms)
-        done.add_done_callback(log_failed_write("share group records", group_id))
+            if group_id in self.classic.groups or group_id in self.classic.consumer_groups:
+                return ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group.", []
+            group = ShareGroup(group_id)
+            self.groups[group_id] = group
+        if group.members:
+            return ErrorCode.NON_EMPTY_GROUP, "The group is not empty.", []
+        results: list[tuple[str, bytes, int, ErrorCode]] = []
+        todo: dict[bytes, dict[int, int]] = {}
+        for name, offsets in topics.items():
+            meta = self.topics.topic(name)
+            for p, offset in sorted(offsets.items()):
+                if meta is None or not 0 <= p < meta.num_partitions:
+                    results.append((name, b"\0" * 16 if meta is None else meta.topic_id, p,
+                                    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                else:
+                    todo.setdefault(meta.topic_id, {})[p] = offset
+                    group.mark_initializing(meta.topic_id, name, {p})
+        records: list = []
+        self._bump(group, records, group.metadata_hash)
+        records.append(R.state_partition_metadata(group))
+        self.classic.log.append(self.classic.partition_for(group_id), records, now_ms
+                                ).add_done_callback(log_failed_write("share group records", group_id))
+        persister = self._persister()
+        ok: dict[bytes, set[int]] = {}
+        failed: dict[bytes, set[int]] = {}
+        for t, offsets in todo.items():
+            meta = self.topics.topic_by_id(t)
+            for p, offset in sorted(offsets.items()):
+                error = ErrorCode.NONE
+                if persister is not None:
+                    try:
+                        error = ErrorCode.of_known(await persister.initialize_state(
+                            SharePartitionKey(group_id, topic_uuid(t), p), group.group_epoch, offset))
+                    except Exception as e:  # noqa: BLE001 - answered as that partition's error
+                        log.warning("Unable to initialize share group state %s-%d: %s", group_id, p, e)
+                        error = ErrorCode.UNKNOWN_SERVER_ERROR
+                (ok if error == ErrorCode.NONE else failed).setdefault(t, set()).add(p)
+                results.append((meta.name if meta else "", t, p, error))
+        self.complete_initialization(group_id, ok, failed, now_ms)
+        return ErrorCode.NONE, None, results
+
+    async def delete_offsets(self, group_id: str, topic_names: list[str], now_ms: int
+                             ) -> tuple[ErrorCode, str | None, list[tuple[str, bytes, ErrorCode]]]:
+        """DeleteShareGroupOffsets: only on an empty group; the topics' share state is
+        deleted through the persister and they are no longer initialized."""
+        problem = self.offsets_group_error(group_id, "DeleteShareGroupOffsets")
+        if problem is not None:
+            return problem[0], problem[1], []
+        group = self.groups[group_id]
+        if group.members:
+            return ErrorCode.NON_EMPTY_GROUP, "The group is not empty.", []
+        results: list[tuple[str, bytes, ErrorCode]] = []
+        todo: dict[bytes, set[int]] = {}
+        for name in topic_names:
+            meta = self.topics.topic(name)
+            known = meta is not None and (meta.topic_id in group.initialized
+                                          or meta.topic_id in group.initializing)
+            if not known:
+                results.append((name, meta.topic_id if meta else b"\0" * 16,
+                                ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                continue
+            ps = set(group.initialized[meta.topic_id].partitions) if meta.topic_id in group.initialized else set()
+            if meta.topic_id in group.initializing:
+                ps |= group.initializing[meta.topic_id].partitions
+            todo[meta.topic_id] = ps
+            group.deleting[meta.topic_id] = name
+        if todo:
+            self.classic.log.append(self.classic.partition_for(group_id),
+                                    [R.state_partition_metadata(group)], now_ms
+                                    ).add_done_callback(log_failed_write("share group records", group_id))
+        errors = await self.delete_state(group_id, todo)
+        for t, ps in todo.items():
+            name = group.deleting.get(t, "")
+            failed = [e for (tt, _), e in errors.items() if tt == t and e != ErrorCode.NONE]
+            if not failed:
+                group.deleting.pop(t, None)
+                group.initialized.pop(t, None)
+                group.initializing.pop(t, None)
+            results.append((name, t, ErrorCode.of_known(failed[0]) if failed else ErrorCode.NONE))
+        if todo:
+            self.classic.log.append(self.classic.partition_for(group_id),
+                                    [R.state_partition_metadata(group)], now_ms
+                                    ).add_done_callback(log_failed_write("share group records", group_id))
+        return ErrorCode.NONE, None, results
 
     # ================================================================ timers
     def _wake(self, deadline: int) -> int:
