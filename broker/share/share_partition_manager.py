@@ -32,6 +32,7 @@ from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFet
 from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
 
+from kafpy.broker.group_configs import share_config
 from kafpy.broker.share.share_session import ShareSessionCache
 from kafpy.broker.share.log_batches import BatchScan, scan_batches
 from kafpy.broker.share.share_partition import (AckBatch, AcquiredRange, AcquireMode, InFlightRun,
@@ -47,6 +48,7 @@ DELIVERY_COUNT_LIMIT = "share.delivery.count.limit"
 PARTITION_MAX_RECORD_LOCKS = "share.partition.max.record.locks"
 AUTO_OFFSET_RESET = "share.auto.offset.reset"
 ISOLATION_LEVEL = "share.isolation.level"
+RENEW_ACKNOWLEDGE_ENABLE = "share.renew.acknowledge.enable"
 
 
 class ShareError(KafkaError):
@@ -129,25 +131,24 @@ class SharePartitionManager:
         return int(self.clock() * 1000)
 
     # -- group configs --------------------------------------------------------------------
-    def _group_value(self, group_id: str, name: str, default: Any) -> str:
-        v = self.group_configs(group_id).get(name) if self.group_configs else None
-        return str(v) if v is not None else str(default)
+    def _group_value(self, group_id: str, name: str) -> str:
+        """The group's `share.*` config: its override, else the broker's `group.share.*`."""
+        return share_config(self.group_configs(group_id), self.config, name)
 
     def partition_config(self, group_id: str) -> SharePartitionConfig:
-        cfg = self.config
         return SharePartitionConfig(
-            record_lock_duration_ms=int(self._group_value(group_id, RECORD_LOCK_DURATION,
-                                                          cfg["group.share.record.lock.duration.ms"])),
-            delivery_count_limit=int(self._group_value(group_id, DELIVERY_COUNT_LIMIT,
-                                                       cfg["group.share.delivery.count.limit"])),
-            max_in_flight_records=int(self._group_value(group_id, PARTITION_MAX_RECORD_LOCKS,
-                                                        cfg["group.share.partition.max.record.locks"])))
+            record_lock_duration_ms=int(self._group_value(group_id, RECORD_LOCK_DURATION)),
+            delivery_count_limit=int(self._group_value(group_id, DELIVERY_COUNT_LIMIT)),
+            max_in_flight_records=int(self._group_value(group_id, PARTITION_MAX_RECORD_LOCKS)))
 
     def record_lock_duration_ms(self, group_id: str) -> int:
-        return self.partition_config(group_id).record_lock_duration_ms
+        return int(self._group_value(group_id, RECORD_LOCK_DURATION))
 
     def read_committed(self, group_id: str) -> bool:
-        return self._group_value(group_id, ISOLATION_LEVEL, "read_uncommitted").strip() == "read_committed"
+        return self._group_value(group_id, ISOLATION_LEVEL).strip() == "read_committed"
+
+    def renew_enabled(self, group_id: str) -> bool:
+        return self._group_value(group_id, RENEW_ACKNOWLEDGE_ENABLE).strip().lower() == "true"
 
     # -- loading --------------------------------------------------------------------------
     def _leader(self, ref: SharePartitionRef) -> Any:
@@ -211,7 +212,7 @@ class SharePartitionManager:
     def _reset_offset(self, group_id: str, part: Any) -> int:
         """Where an uninitialized share partition starts (`share.auto.offset.reset`)."""
         lg = part.log
-        reset = self._group_value(group_id, AUTO_OFFSET_RESET, "latest").strip().lower()
+        reset = self._group_value(group_id, AUTO_OFFSET_RESET).strip().lower()
         if reset == "earliest":
             return lg.log_start_offset
         if reset.startswith("by_duration:"):
@@ -331,7 +332,7 @@ class SharePartitionManager:
             sp = await self.share_partition(group_id, ref)
         except ShareError as e:
             return e.error_code
-        if not renew_allowed and any(4 in b.types for b in batches):
+        if (not renew_allowed or not self.renew_enabled(group_id)) and any(4 in b.types for b in batches):
             return E.INVALID_REQUEST
         error, changed = sp.acknowledge(member_id, batches, self.now_ms())
         if error:
