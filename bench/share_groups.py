@@ -3,7 +3,8 @@
     python -m bench.share_groups [--consumers 1,4,16] [--records 100000]
                                  [--latency-records 3000] [--rate 1000] [--only kafpy|kafka]
 
-Both brokers run at once (single node, bench/compare.py's shared settings). Per consumer
+Both brokers run at once (single node, bench/compare.py's shared settings), each warmed
+up first with one unmeasured small run. Per consumer
 count and broker (the broker going first alternating), `bench/ShareBench.java` (Kafka
 4.4's KafkaShareConsumer, implicit acknowledgement, default client settings) runs N
 consumers of a new share group on a new one-partition topic:
@@ -85,6 +86,8 @@ def main() -> None:
             brokers[f"Apache Kafka {k.version}"] = k
         results: dict[tuple[str, int], tuple[float, float, float, int]] = {}
         try:
+            for name, broker in brokers.items():    # unmeasured: the JVM compiles its hot paths
+                run_once(broker.bootstrap, 1, args.records // 5, 200, args.rate)
             for i, n in enumerate(counts):
                 order = list(brokers.items())
                 if i % 2:
