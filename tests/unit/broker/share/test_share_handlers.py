@@ -43,6 +43,7 @@ def env():
         b.append("t", 0, [b"a", b"b", b"c"])
         b.append("t", 0, [b"d", b"e"])
         try:
+            b.overrides = overrides
             yield b, info.topic_id, clock, persister
         finally:
             b.services.share_partitions.shutdown()
@@ -159,3 +160,28 @@ def test_unknown_topic_id(env):
     b, _, _, _ = env
     r = fetch(b, uuid.uuid4().bytes, "m1", 0)
     assert r.responses[0].partitions[0].error_code == E.UNKNOWN_TOPIC_ID
+
+
+def test_latest_reset_starts_at_the_end(env):
+    b, tid, _, _ = env
+    b.overrides["share.auto.offset.reset"] = "latest"
+    assert acquired(fetch(b, tid, "m1", 0)) == []
+    b.append("t", 0, [b"f"])
+    assert acquired(fetch(b, tid, "m1", 1)) == [(5, 5, 1)]
+
+
+def test_read_committed_archives_aborted_records(env):
+    from kafpy.protocol.batch_builder import build_batch, build_control_batch
+    from kafpy.protocol.batch_header import CONTROL_ABORT
+    b, tid, _, _ = env
+    b.overrides["share.isolation.level"] = "read_committed"
+    part = b.replica_manager.get_partition("t", 0)
+    part.append_records_to_leader(build_batch([(None, b"x"), (None, b"y")], producer_id=9, producer_epoch=0,
+                                              base_sequence=0, is_transactional=True))
+    part.append_records_to_leader(build_control_batch(CONTROL_ABORT, producer_id=9, producer_epoch=0),
+                                  origin="coordinator")
+    b.append("t", 0, [b"z"])
+    r = fetch(b, tid, "m1", 0)
+    assert acquired(r) == [(0, 4, 1), (8, 8, 1)]
+    fetch(b, tid, "m1", 1, acks=[(0, 4, [1]), (8, 8, [1])])
+    assert b.services.share_partitions.partitions[(GROUP, "t", 0)].start_offset == 9
