@@ -24,6 +24,8 @@ HANDLER_MODULES = [
     "kafpy.broker.handlers.group",
     "kafpy.broker.handlers.features",
     "kafpy.broker.handlers.consumer_group",
+    "kafpy.broker.handlers.share_group",
+    "kafpy.broker.handlers.share",
     "kafpy.broker.txn_markers",
     "kafpy.broker.handlers.producers",
     "kafpy.broker.handlers.txn",

@@ -267,7 +267,9 @@ class Broker:
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
             self.controller.ensure_offsets_topic, self.loop, self.clock,
             consumer_config=self._consumer_group_config(),
-            group_configs=overrides_lookup(self.controller.entity_configs))
+            group_configs=overrides_lookup(self.controller.entity_configs),
+            share_config=self._share_group_config(),
+            share_persister=lambda: self.services.share_persister if self.services else None)
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
@@ -333,11 +335,21 @@ class Broker:
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
             user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
+        self._start_share_partitions()
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         self._observe_requests_when_read()
         cfg.reconfigure_listeners.append(self._observe_requests_when_read)
         await self.server.start()
         await self._start_http()
+
+    def _start_share_partitions(self) -> None:
+        """The share partitions this broker leads (ShareFetch, ShareAcknowledge), writing
+        their state through `services.share_persister`."""
+        from kafpy.broker.share.share_partition_manager import SharePartitionManager
+        services = self.services
+        services.share_partitions = SharePartitionManager(
+            self.replica_manager, self.metadata_cache, services.share_persister, self.config,
+            overrides_lookup(self.controller.entity_configs), self.clock, self.loop)
 
     def _observe_requests_when_read(self) -> None:
         """Install the per-request observer (metrics.observer) once something reads what it
@@ -393,6 +405,12 @@ class Broker:
         if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
             return None
         return ConsumerGroupConfig.from_broker_config(self.config)
+
+    def _share_group_config(self):
+        """Share groups' settings (KIP-932): always on; the share.version feature gates
+        their APIs."""
+        from kafpy.coordinator.share_config import ShareGroupConfig
+        return ShareGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""
@@ -474,6 +492,8 @@ class Broker:
                     await coordinator.stop()
                 except Exception:
                     log.exception("Error stopping the %s coordinator", name)
+        if self.services is not None and self.services.share_partitions is not None:
+            self.services.share_partitions.shutdown()
         if self.share_persister is not None:
             await self.share_persister.close()
         if self.replica_manager is not None:

@@ -155,7 +155,9 @@ class GroupCoordinatorService(CoordinatorRuntime):
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
                  consumer_config: Any = None,
-                 group_configs: Callable[[str], Any] | None = None) -> None:
+                 group_configs: Callable[[str], Any] | None = None,
+                 share_config: Any = None,
+                 share_persister: Callable[[], Any] | None = None) -> None:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
@@ -172,6 +174,13 @@ class GroupCoordinatorService(CoordinatorRuntime):
             ConsumerGroupCoordinator(self.coordinator, consumer_config,
                                      MetadataCacheTopics(metadata_cache),
                                      group_configs=group_configs)
+        if share_config is not None:
+            # share groups (KIP-932); `share_persister()` is the broker's SharePersister
+            from kafpy.coordinator.consumer_topics import MetadataCacheTopics
+            from kafpy.coordinator.share_group_coordinator import ShareGroupCoordinator
+            ShareGroupCoordinator(self.coordinator, share_config, MetadataCacheTopics(metadata_cache),
+                                  persister=share_persister, run_async=loop.create_task,
+                                  group_configs=group_configs, clock_ms=self.now_ms)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:
