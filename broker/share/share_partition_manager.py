@@ -356,6 +356,20 @@ class SharePartitionManager:
                 await self._persist(sp, changed)
                 self._notify((group_id, ref.topic, ref.partition))
 
+    def on_connection_closed(self, connection_id: str) -> None:
+        """The client's connection closed: its share sessions end, and what their members
+        hold is released at once rather than when the locks run out (as Kafka 4.4 does)."""
+        for session in self.sessions.on_connection_closed(connection_id):
+            refs = []
+            for (tid, p), name in session.partitions.items():
+                if not name:
+                    info = self.metadata_cache.topic_by_id(tid)
+                    name = info.name if info is not None else ""
+                if name:
+                    refs.append(SharePartitionRef(name, tid, p))
+            if refs:
+                self.loop.create_task(self.release_member(session.key.group_id, session.key.member_id, refs))
+
     # -- locks and persistence ------------------------------------------------------------
     def _schedule_expiry(self, key: PartitionKey, sp: SharePartition) -> None:
         """A timer for the earliest lock deadline of `sp` (one per partition, moved earlier

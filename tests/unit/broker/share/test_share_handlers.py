@@ -185,3 +185,12 @@ def test_read_committed_archives_aborted_records(env):
     assert acquired(r) == [(0, 4, 1), (8, 8, 1)]
     fetch(b, tid, "m1", 1, acks=[(0, 4, [1]), (8, 8, [1])])
     assert b.services.share_partitions.partitions[(GROUP, "t", 0)].start_offset == 9
+
+
+def test_a_closed_connection_ends_its_sessions_and_releases(env):
+    b, tid, _, _ = env
+    fetch(b, tid, "m1", 0)                     # opened on connection "conn-test"
+    b.services.share_partitions.on_connection_closed("conn-test")
+    b.loop.run_until_complete(asyncio.sleep(0))
+    assert acquired(fetch(b, tid, "m2", 0)) == [(0, 4, 2)]
+    assert fetch(b, tid, "m1", 1).error_code == E.SHARE_SESSION_NOT_FOUND
