@@ -194,3 +194,20 @@ def test_a_closed_connection_ends_its_sessions_and_releases(env):
     b.loop.run_until_complete(asyncio.sleep(0))
     assert acquired(fetch(b, tid, "m2", 0)) == [(0, 4, 2)]
     assert fetch(b, tid, "m1", 1).error_code == E.SHARE_SESSION_NOT_FOUND
+
+
+def test_not_leader_answers_the_current_leader_and_its_endpoint(env):
+    import dataclasses
+    from kafpy.replication.metadata_cache import BrokerInfo, PartitionInfo
+    from kafpy.replication.partition import PartitionState
+    b, tid, _, _ = env
+    fetch(b, tid, "m1", 0)
+    b.replica_manager.apply_partition_states([PartitionState("t", 0, tid, 1, 1, 1, (0, 1), (0, 1))])
+    info = b.metadata.topic("t")
+    b.metadata.update(brokers=[b.metadata.broker(0), BrokerInfo(1, "127.0.0.1", 9093)],
+                      topics=[dataclasses.replace(info, partitions={0: PartitionInfo(1, 1, [0, 1], [0, 1])})])
+    r = fetch(b, tid, "m1", 1)
+    p = r.responses[0].partitions[0]
+    assert p.error_code == E.NOT_LEADER_OR_FOLLOWER
+    assert (p.current_leader.leader_id, p.current_leader.leader_epoch) == (1, 1)
+    assert [(n.node_id, n.port) for n in r.node_endpoints] == [(1, 9093)]
