@@ -125,6 +125,7 @@ class SharePartitionManager:
         self._write_locks: dict[PartitionKey, asyncio.Lock] = {}
         self._waiters: dict[PartitionKey, list[asyncio.Future]] = {}
         self._timers: dict[PartitionKey, tuple[int, asyncio.TimerHandle]] = {}
+        self._unwritten: set[PartitionKey] = set()      # the last write of these failed
         self.sessions = ShareSessionCache(config["group.share.max.share.sessions"])
 
     def now_ms(self) -> int:
@@ -408,8 +409,15 @@ class SharePartitionManager:
             return E.UNKNOWN_TOPIC_OR_PARTITION
         pkey = SharePartitionKey(sp.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), sp.partition)
         async with lock:
-            batches = sp.state_batches(changed)
+            # after a failed write the next one carries the whole in-flight state, so
+            # nothing the failed one held is missing from the durable state
+            runs = list(sp.runs) if key in self._unwritten else changed
+            batches = sp.state_batches(runs)
             code = await self.persister.write_state(pkey, sp.state_epoch, sp.leader_epoch, sp.start_offset, batches)
+            if code:
+                self._unwritten.add(key)
+            else:
+                self._unwritten.discard(key)
         if code:
             log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
             if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH):

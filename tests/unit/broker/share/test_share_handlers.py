@@ -211,3 +211,22 @@ def test_not_leader_answers_the_current_leader_and_its_endpoint(env):
     assert p.error_code == E.NOT_LEADER_OR_FOLLOWER
     assert (p.current_leader.leader_id, p.current_leader.leader_epoch) == (1, 1)
     assert [(n.node_id, n.port) for n in r.node_endpoints] == [(1, 9093)]
+
+
+def test_after_a_failed_write_the_next_carries_the_whole_state(env):
+    b, tid, _, persister = env
+    fetch(b, tid, "m1", 0)
+    real = persister.write_state
+    calls = []
+
+    async def failing(*args, **kw):
+        calls.append(args)
+        return E.COORDINATOR_NOT_AVAILABLE
+    persister.write_state = failing
+    r = ack(b, tid, "m1", 1, [(2, 2, [3])])
+    assert r.responses[0].partitions[0].error_code == E.COORDINATOR_NOT_AVAILABLE
+    persister.write_state = real
+    assert ack(b, tid, "m1", 2, [(4, 4, [1])]).responses[0].partitions[0].error_code == 0
+    st = persister.states[SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)]
+    assert [(x.first_offset, x.last_offset, x.delivery_state) for x in st.batches] == \
+        [(0, 1, 0), (2, 2, 4), (3, 3, 0), (4, 4, 2)]
