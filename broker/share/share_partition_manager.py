@@ -125,6 +125,7 @@ class SharePartitionManager:
         self._write_locks: dict[PartitionKey, asyncio.Lock] = {}
         self._waiters: dict[PartitionKey, list[asyncio.Future]] = {}
         self._timers: dict[PartitionKey, tuple[int, asyncio.TimerHandle]] = {}
+        self._unwritten: set[PartitionKey] = set()      # the last write of these failed
         self.sessions = ShareSessionCache(config["group.share.max.share.sessions"])
 
     def now_ms(self) -> int:
@@ -356,6 +357,20 @@ class SharePartitionManager:
                 await self._persist(sp, changed)
                 self._notify((group_id, ref.topic, ref.partition))
 
+    def on_connection_closed(self, connection_id: str) -> None:
+        """The client's connection closed: its share sessions end, and what their members
+        hold is released at once rather than when the locks run out (as Kafka 4.4 does)."""
+        for session in self.sessions.on_connection_closed(connection_id):
+            refs = []
+            for (tid, p), name in session.partitions.items():
+                if not name:
+                    info = self.metadata_cache.topic_by_id(tid)
+                    name = info.name if info is not None else ""
+                if name:
+                    refs.append(SharePartitionRef(name, tid, p))
+            if refs:
+                self.loop.create_task(self.release_member(session.key.group_id, session.key.member_id, refs))
+
     # -- locks and persistence ------------------------------------------------------------
     def _schedule_expiry(self, key: PartitionKey, sp: SharePartition) -> None:
         """A timer for the earliest lock deadline of `sp` (one per partition, moved earlier
@@ -394,8 +409,15 @@ class SharePartitionManager:
             return E.UNKNOWN_TOPIC_OR_PARTITION
         pkey = SharePartitionKey(sp.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), sp.partition)
         async with lock:
-            batches = sp.state_batches(changed)
+            # after a failed write the next one carries the whole in-flight state, so
+            # nothing the failed one held is missing from the durable state
+            runs = list(sp.runs) if key in self._unwritten else changed
+            batches = sp.state_batches(runs)
             code = await self.persister.write_state(pkey, sp.state_epoch, sp.leader_epoch, sp.start_offset, batches)
+            if code:
+                self._unwritten.add(key)
+            else:
+                self._unwritten.discard(key)
         if code:
             log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
             if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH):
