@@ -90,12 +90,15 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next
 async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     rtype = ResourceType.TRANSACTIONAL_ID if getattr(req, "key_type", 0) == 1 else ResourceType.GROUP
     code = TXN_FAILED if rtype == ResourceType.TRANSACTIONAL_ID else GROUP_FAILED
+    allowed = lambda k: az.ok(Op.DESCRIBE, rtype, k)  # noqa: E731
+    if getattr(req, "key_type", 0) == 2:   # a share coordinator: brokers only (CLUSTER_ACTION)
+        code, allowed = CLUSTER_FAILED, lambda _k: az.cluster(Op.CLUSTER_ACTION)
     if ctx.api_version < 4:
-        if az.ok(Op.DESCRIBE, rtype, req.key):
+        if allowed(req.key):
             return await func(ctx, req)
         return top_error(ctx, code, node_id=-1, host="", port=-1)
     C = M.FindCoordinatorResponse.Coordinator
-    return await filter_items(ctx, req, func, "coordinator_keys", lambda k: k, lambda k: az.ok(Op.DESCRIBE, rtype, k),
+    return await filter_items(ctx, req, func, "coordinator_keys", lambda k: k, allowed,
                               "coordinators", lambda _r, k: C(key=k, node_id=-1, host="", port=-1, error_code=code))
 
 

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafpy.storage import LogConfig, LogManager
 
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, new_cluster_id
@@ -28,6 +28,8 @@ from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.replication.zk_data import BrokerRegistration
 
 from kafpy.coordinator import GroupCoordinatorService
+from kafpy.coordinator.share.config import ShareCoordinatorConfig
+from kafpy.coordinator.share.service import ShareCoordinatorService
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
 from kafpy.coordinator.transaction.service import TransactionCoordinatorService
@@ -45,6 +47,7 @@ from kafpy.broker.security.client import ClientSecurity
 from kafpy.broker.security.credentials import user_configs_store
 from kafpy.broker.server import SocketServer
 from kafpy.broker.services import BrokerServices
+from kafpy.broker.share_persister import BrokerSharePersister
 from kafpy.broker.topic_config import effective_topic_config
 from kafpy.broker.txn_verification import TxnVerifier
 from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
@@ -76,19 +79,23 @@ def _default_host() -> str:
 
 class GroupCoordinatorLeadership:
     """Forwards leadership of ``__consumer_offsets`` partitions to the group coordinator and
-    of ``__transaction_state`` partitions to the transaction coordinator (Kafka's
+    of ``__transaction_state`` partitions to the transaction coordinator, and of
+    ``__share_group_state`` partitions to the share coordinator (Kafka's
     onLeadershipChange → onElection / onResignation). The coordinators are built after the
     replica manager they need, so they are attached once built."""
 
     def __init__(self) -> None:
         self.service: GroupCoordinatorService | None = None
         self.txn_service: TransactionCoordinatorService | None = None
+        self.share_service: ShareCoordinatorService | None = None
 
     def _service_for(self, partition: Partition) -> Any:
         if partition.topic == GROUP_METADATA_TOPIC_NAME:
             return self.service
         if partition.topic == TRANSACTION_STATE_TOPIC_NAME:
             return self.txn_service
+        if partition.topic == SHARE_GROUP_STATE_TOPIC_NAME:
+            return self.share_service
         return None
 
     def on_become_leader(self, partition: Partition) -> None:
@@ -104,6 +111,8 @@ class GroupCoordinatorLeadership:
     def on_topics_deleted(self, topics: list[str]) -> None:
         if self.service is not None:
             self.service.on_topics_deleted(topics)
+        if self.share_service is not None:
+            self.share_service.on_topics_deleted(topics)
 
 
 class Broker:
@@ -139,6 +148,8 @@ class Broker:
         self.group_coordinator: GroupCoordinatorService | None = None
         self.txn_coordinator: TransactionCoordinatorService | None = None
         self.txn_verifier: TxnVerifier | None = None
+        self.share_coordinator: ShareCoordinatorService | None = None
+        self.share_persister: BrokerSharePersister | None = None
         self.services: BrokerServices | None = None
         self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
@@ -256,10 +267,27 @@ class Broker:
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
             self.controller.ensure_offsets_topic, self.loop, self.clock,
             consumer_config=self._consumer_group_config(),
-            group_configs=overrides_lookup(self.controller.entity_configs))
+            group_configs=overrides_lookup(self.controller.entity_configs),
+            share_config=self._share_group_config(),
+            share_persister=lambda: self.services.share_persister if self.services else None)
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
+        await self._start_share_coordinator()
+
+    async def _start_share_coordinator(self) -> None:
+        """The share coordinator of the `__share_group_state` partitions this broker leads,
+        and the persister through which this broker's share partitions reach any of them."""
+        cfg = self.config
+        self.share_coordinator = ShareCoordinatorService(
+            ShareCoordinatorConfig.from_broker_config(cfg), self.replica_manager, self.metadata_cache,
+            self.controller.ensure_share_group_state_topic, self.loop, self.clock)
+        self.leadership.share_service = self.share_coordinator
+        self.share_persister = BrokerSharePersister(
+            cfg.broker_id, self.metadata_cache, lambda: self.share_coordinator,
+            lambda node: self._txn_marker_client(node, "share-persister"), self.loop,
+            max_wait_ms=cfg["request.timeout.ms"])
+        await self.share_coordinator.start()
 
     async def _start_txn_coordinator(self) -> None:
         cfg = self.config
@@ -303,14 +331,25 @@ class Broker:
             fetch_sessions=FetchSessionCache(cfg["max.incremental.fetch.session.cache.slots"]),
             group_coordinator=self.group_coordinator, txn_coordinator=self.txn_coordinator,
             txn_verifier=self.txn_verifier,
+            share_persister=self.share_persister, share_coordinator=self.share_coordinator,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
             user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
+        self._start_share_partitions()
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         self._observe_requests_when_read()
         cfg.reconfigure_listeners.append(self._observe_requests_when_read)
         await self.server.start()
         await self._start_http()
+
+    def _start_share_partitions(self) -> None:
+        """The share partitions this broker leads (ShareFetch, ShareAcknowledge), writing
+        their state through `services.share_persister`."""
+        from kafpy.broker.share.share_partition_manager import SharePartitionManager
+        services = self.services
+        services.share_partitions = SharePartitionManager(
+            self.replica_manager, self.metadata_cache, services.share_persister, self.config,
+            overrides_lookup(self.controller.entity_configs), self.clock, self.loop)
 
     def _observe_requests_when_read(self) -> None:
         """Install the per-request observer (metrics.observer) once something reads what it
@@ -366,6 +405,12 @@ class Broker:
         if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
             return None
         return ConsumerGroupConfig.from_broker_config(self.config)
+
+    def _share_group_config(self):
+        """Share groups' settings (KIP-932): always on; the share.version feature gates
+        their APIs."""
+        from kafpy.coordinator.share_config import ShareGroupConfig
+        return ShareGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""
@@ -440,12 +485,17 @@ class Broker:
                 log.exception("Error stopping the HTTP listeners")
         # The coordinator answers parked JoinGroup/SyncGroup requests first, and parked
         # produces and fetches are answered now, so draining the connections waits for none.
-        for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator)):
+        for name, coordinator in (("group", self.group_coordinator), ("transaction", self.txn_coordinator),
+                                  ("share", self.share_coordinator)):
             if coordinator is not None:
                 try:
                     await coordinator.stop()
                 except Exception:
                     log.exception("Error stopping the %s coordinator", name)
+        if self.services is not None and self.services.share_partitions is not None:
+            self.services.share_partitions.shutdown()
+        if self.share_persister is not None:
+            await self.share_persister.close()
         if self.replica_manager is not None:
             await self.replica_manager.shutdown_replication()
             self.replica_manager.shutdown()

@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME,
+from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, SHARE_GROUP_STATE_TOPIC_NAME,
+                             TRANSACTION_STATE_TOPIC_NAME,
                              InvalidTopicName, unify_collision_chars, validate_topic_name)
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.replication.internal_topics import offsets_topic_configs, transaction_state_topic_configs
+from kafpy.replication.internal_topics import (offsets_topic_configs, share_group_state_topic_configs,
+                                               transaction_state_topic_configs)
 from kafpy.replication.metadata_cache import (BrokerInfo, MetadataCache, PartitionInfo, TopicError, TopicInfo, new_cluster_id,
                              new_topic_id, topic_id_str)
 from kafpy.broker.quotas.entity_configs import EntityConfigs
@@ -348,6 +350,14 @@ class StandaloneController:
         await self._ensure_internal_topic(TRANSACTION_STATE_TOPIC_NAME, cfg["transaction.state.log.num.partitions"],
                                           cfg["transaction.state.log.replication.factor"],
                                           transaction_state_topic_configs(cfg))
+
+    async def ensure_share_group_state_topic(self) -> None:
+        """Create ``__share_group_state`` if missing, as Kafka does on the first FindCoordinator
+        for a share partition key (see ensure_transaction_state_topic)."""
+        cfg = self.config
+        await self._ensure_internal_topic(SHARE_GROUP_STATE_TOPIC_NAME, cfg["share.coordinator.state.topic.num.partitions"],
+                                          cfg["share.coordinator.state.topic.replication.factor"],
+                                          share_group_state_topic_configs(cfg))
 
     async def _ensure_internal_topic(self, name: str, partitions: int, replication_factor: int,
                                      configs: dict[str, str]) -> None:

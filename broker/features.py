@@ -37,23 +37,28 @@ STREAMS_VERSION = "streams.version"
 
 #: name -> (min, max) level this broker implements. group.version 1 is the consumer group
 #: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version stops at 1
-#: (KIP-890 part 2's per-transaction epoch bump is not offered). share.version and
-#: streams.version stay at 0 until share groups and Streams groups exist: a feature whose
-#: maximum is 0 is not advertised, as Kafka leaves out what it cannot enable.
+#: (KIP-890 part 2's per-transaction epoch bump is not offered). share.version 1-2 is
+#: share groups (KIP-932), as Kafka 4.4's ShareVersion SV_1/SV_2. streams.version stays
+#: at 0 until Streams groups exist: a feature whose maximum is 0 is not advertised, as
+#: Kafka leaves out what it cannot enable.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),
     TRANSACTION_VERSION: (0, 1),
-    SHARE_VERSION: (0, 0),
+    SHARE_VERSION: (0, 2),
     STREAMS_VERSION: (0, 0),
 }
 
 #: What a new cluster starts with (Kafka 4.4 finalizes the latest production levels).
-DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1}
+DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, SHARE_VERSION: 2}
 
 #: APIs a feature level gates: served and advertised only from that level on.
 GATED_APIS: dict[int, tuple[str, int]] = {
     ApiKey.CONSUMER_GROUP_HEARTBEAT: (GROUP_VERSION, 1),
     ApiKey.CONSUMER_GROUP_DESCRIBE: (GROUP_VERSION, 1),
+    **{k: (SHARE_VERSION, 1) for k in (
+        ApiKey.SHARE_GROUP_HEARTBEAT, ApiKey.SHARE_GROUP_DESCRIBE, ApiKey.SHARE_FETCH,
+        ApiKey.SHARE_ACKNOWLEDGE, ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS,
+        ApiKey.ALTER_SHARE_GROUP_OFFSETS, ApiKey.DELETE_SHARE_GROUP_OFFSETS)},
 }
 
 

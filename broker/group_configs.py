@@ -1,6 +1,10 @@
 """Per-group configs (Kafka 4.x's GROUP config resource, `kafka-configs --entity-type
 groups`): overrides of a consumer-protocol group's session timeout and heartbeat
-interval, bounded by the broker's `group.consumer.min/max.*` settings.
+interval, bounded by the broker's `group.consumer.min/max.*` settings, and a share
+group's (`share.*`: session, heartbeat, record lock duration, delivery count limit,
+record locks, bounded by `group.share.min/max.*`; `share.auto.offset.reset`,
+`share.isolation.level`, `share.renew.acknowledge.enable`). The share partitions read
+the `share.*` ones through `overrides_lookup` (the values as strings) with `share_config`.
 
 Kept as entity configs of type "groups", where the user and client quotas are kept:
 ZooKeeper's `/config/groups/<group>` (announced on `/config/changes`) on a cluster,
@@ -12,13 +16,14 @@ resource type 32) and the broker, which hands `overrides` to the group coordinat
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping
 
 GROUP_RESOURCE = 32
 GROUP_ENTITY_TYPE = "groups"
 GROUP_CONFIG_SOURCE = 8          # DescribeConfigs' GROUP_CONFIG
 DEFAULT_CONFIG_SOURCE = 5
-TYPE_INT = 3
+TYPE_BOOLEAN, TYPE_STRING, TYPE_INT = 1, 2, 3
 
 SESSION_TIMEOUT = "consumer.session.timeout.ms"
 HEARTBEAT_INTERVAL = "consumer.heartbeat.interval.ms"
@@ -29,7 +34,59 @@ GROUP_CONFIGS: dict[str, tuple[str, str, str]] = {
     HEARTBEAT_INTERVAL: ("group.consumer.heartbeat.interval.ms",
                          "group.consumer.min.heartbeat.interval.ms",
                          "group.consumer.max.heartbeat.interval.ms"),
+    "share.session.timeout.ms": ("group.share.session.timeout.ms",
+                                 "group.share.min.session.timeout.ms",
+                                 "group.share.max.session.timeout.ms"),
+    "share.heartbeat.interval.ms": ("group.share.heartbeat.interval.ms",
+                                    "group.share.min.heartbeat.interval.ms",
+                                    "group.share.max.heartbeat.interval.ms"),
+    "share.record.lock.duration.ms": ("group.share.record.lock.duration.ms",
+                                      "group.share.min.record.lock.duration.ms",
+                                      "group.share.max.record.lock.duration.ms"),
+    "share.delivery.count.limit": ("group.share.delivery.count.limit",
+                                   "group.share.min.delivery.count.limit",
+                                   "group.share.max.delivery.count.limit"),
+    "share.partition.max.record.locks": ("group.share.partition.max.record.locks",
+                                         "group.share.min.partition.max.record.locks",
+                                         "group.share.max.partition.max.record.locks"),
 }
+SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset"
+SHARE_ISOLATION_LEVEL = "share.isolation.level"
+SHARE_RENEW_ACKNOWLEDGE_ENABLE = "share.renew.acknowledge.enable"
+#: group configs that are not bounded ints: name -> (Kafka's default, config type)
+OTHER_GROUP_CONFIGS: dict[str, tuple[str, int]] = {
+    SHARE_AUTO_OFFSET_RESET: ("latest", TYPE_STRING),
+    SHARE_ISOLATION_LEVEL: ("read_uncommitted", TYPE_STRING),
+    SHARE_RENEW_ACKNOWLEDGE_ENABLE: ("true", TYPE_BOOLEAN),
+}
+#: every group config name, in the order DescribeConfigs lists them
+ALL_GROUP_CONFIGS = [*GROUP_CONFIGS, *OTHER_GROUP_CONFIGS]
+_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I)
+
+
+def _other_problem(name: str, value: str) -> str | None:
+    """Why `value` is refused for a non-int group config (Kafka's validators)."""
+    v = str(value).strip()
+    if name == SHARE_AUTO_OFFSET_RESET:
+        low = v.lower()
+        if low in ("earliest", "latest"):
+            return None
+        if low.startswith("by_duration:"):
+            if _DURATION.fullmatch(v[len("by_duration:"):]) and v[len("by_duration:"):] not in ("P", "PT"):
+                return None
+            return (f"Invalid value {v} for configuration {name}: Unable to parse duration "
+                    f"string '{v[len('by_duration:'):]}' for by_duration: ISO8601 format expected")
+        return (f"Invalid value {v} for configuration {name}: Invalid value `{v}` for "
+                f"configuration share.auto.offset.reset. The value must be either 'earliest', "
+                f"'latest' or of the format 'by_duration:<PnDTnHnMn.nS.>'.")
+    if name == SHARE_ISOLATION_LEVEL:
+        if v.lower() in ("read_committed", "read_uncommitted"):
+            return None
+        return (f"Invalid value {v} for configuration {name}: String must be one of: "
+                f"read_committed, read_uncommitted")
+    if v.lower() in ("true", "false"):
+        return None
+    return f"Invalid value {v} for configuration {name}: Expected value to be either true or false"
 
 
 class InvalidGroupConfig(Exception):
@@ -40,6 +97,11 @@ def validate(broker_config: Any, configs: Mapping[str, str]) -> None:
     """Raise InvalidGroupConfig unless every entry is a known group config within the
     broker's bounds (Kafka's GroupConfig.validate)."""
     for name, value in configs.items():
+        if name in OTHER_GROUP_CONFIGS:
+            problem = _other_problem(name, value)
+            if problem is not None:
+                raise InvalidGroupConfig(problem)
+            continue
         bounds = GROUP_CONFIGS.get(name)
         if bounds is None:
             raise InvalidGroupConfig(f"Unknown group config name: {name}")
@@ -66,7 +128,25 @@ def describe(broker_config: Any, overrides: Mapping[str, str], keys: list[str] |
         out.append(entry(name=name, value=value, read_only=False,
                          config_source=GROUP_CONFIG_SOURCE if overridden else DEFAULT_CONFIG_SOURCE,
                          is_sensitive=False, synonyms=[], config_type=TYPE_INT, documentation=None))
+    for name, (default, kind) in OTHER_GROUP_CONFIGS.items():
+        if keys is not None and name not in keys:
+            continue
+        overridden = name in overrides
+        out.append(entry(name=name, value=overrides[name] if overridden else default, read_only=False,
+                         config_source=GROUP_CONFIG_SOURCE if overridden else DEFAULT_CONFIG_SOURCE,
+                         is_sensitive=False, synonyms=[], config_type=kind, documentation=None))
     return out
+
+
+def share_config(overrides: Mapping[str, str], broker_config: Any, name: str) -> str:
+    """A share group's effective `share.*` config: its override, else the broker's
+    setting (`group.share.*`), else Kafka's default. For the share partitions."""
+    if name in overrides:
+        return str(overrides[name])
+    bounds = GROUP_CONFIGS.get(name)
+    if bounds is not None:
+        return str(broker_config[bounds[0]])
+    return OTHER_GROUP_CONFIGS[name][0]
 
 
 def overrides_lookup(entity_configs: Any) -> Callable[[str], Mapping[str, str]]:

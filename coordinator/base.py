@@ -42,6 +42,9 @@ class CoordinatorBase:
         # attached as `consumer` (consumer_coordinator.py); None: classic groups only.
         self.consumer_groups: dict[str, Any] = {}
         self.consumer: Any = None
+        # share groups (KIP-932): share_group_coordinator.ShareGroupCoordinator attaches itself
+        self.share_groups: dict[str, Any] = {}
+        self.share: Any = None
         n = config.offsets_topic_num_partitions
         self.owned_partitions: set[int] = set(range(n) if owned_partitions is None
                                               else owned_partitions)

@@ -116,12 +116,14 @@ def _decode(cls: type, version: int, data: bytes):
 
 # Keys of consumer-protocol group records (coordinator/consumer_records.py reads them).
 CONSUMER_GROUP_KEY_VERSIONS = frozenset({3, 4, 5, 6, 7, 8, 16})
+# Keys of share group records (coordinator/share_records.py reads them).
+SHARE_GROUP_KEY_VERSIONS = frozenset(range(9, 16))
 
 
 def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
-    """The key of a classic group's record; None for a consumer-protocol group's."""
+    """The key of a classic group's record; None for a consumer-protocol or share group's."""
     version, data = _split(buf)
-    if version in CONSUMER_GROUP_KEY_VERSIONS:
+    if version in CONSUMER_GROUP_KEY_VERSIONS or version in SHARE_GROUP_KEY_VERSIONS:
         return None
     if version in (0, 1):
         k = _decode(M.OffsetCommitKey, version, data)

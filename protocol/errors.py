@@ -174,6 +174,7 @@ class ErrorCode(IntEnum):
     VOTER_NOT_FOUND = (127, False)
     INVALID_REGULAR_EXPRESSION = (128, False)
     REBOOTSTRAP_REQUIRED = (129, False)
+    SHARE_SESSION_LIMIT_REACHED = (133, True)
 
     @classmethod
     def of(cls, code: int) -> "ErrorCode | int":

@@ -15,6 +15,15 @@ def offsets_topic_configs(cfg: BrokerConfigView) -> dict[str, str]:
             "compression.type": "producer"}
 
 
+def share_group_state_topic_configs(cfg: BrokerConfigView) -> dict[str, str]:
+    """The topic configs ``__share_group_state`` is created with (Kafka 4.4's
+    ShareCoordinatorService.shareGroupStateTopicConfigs): a delete-policy topic kept forever,
+    not compacted (the share coordinator prunes what its snapshots made redundant)."""
+    return {"cleanup.policy": "delete", "retention.ms": "-1", "compression.type": "producer",
+            "segment.bytes": str(cfg["share.coordinator.state.topic.segment.bytes"]),
+            "min.insync.replicas": str(cfg["share.coordinator.state.topic.min.isr"])}
+
+
 def transaction_state_topic_configs(cfg: BrokerConfigView) -> dict[str, str]:
     """The topic configs ``__transaction_state`` is created with (Kafka's
     TransactionStateManager: compacted, uncompressed, its own min ISR, no unclean election)."""

@@ -28,11 +28,13 @@ from kazoo.exceptions import KazooException
 from kazoo.protocol.states import EventType, WatchedEvent
 
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, TRANSACTION_STATE_TOPIC_NAME, InvalidTopicName,
+from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, SHARE_GROUP_STATE_TOPIC_NAME,
+                             TRANSACTION_STATE_TOPIC_NAME, InvalidTopicName,
                              unify_collision_chars, validate_topic_name)
 
 from kafpy.replication.config import BrokerConfigView
-from kafpy.replication.internal_topics import offsets_topic_configs, transaction_state_topic_configs
+from kafpy.replication.internal_topics import (offsets_topic_configs, share_group_state_topic_configs,
+                                               transaction_state_topic_configs)
 from kafpy.replication.metadata_cache import MetadataCache, PartitionInfo, TopicError, TopicInfo, new_topic_id
 from kafpy.replication import zk_data as zd
 from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
@@ -349,6 +351,15 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
                                           cfg["transaction.state.log.replication.factor"],
                                           transaction_state_topic_configs(cfg), "transactions state topic",
                                           "transaction.state.log.replication.factor")
+
+    async def ensure_share_group_state_topic(self) -> None:
+        """Create ``__share_group_state`` if missing (from any broker) with exactly
+        share.coordinator.state.topic.replication.factor replicas, refused while fewer brokers are alive."""
+        cfg = self.config
+        await self._ensure_internal_topic(SHARE_GROUP_STATE_TOPIC_NAME, cfg["share.coordinator.state.topic.num.partitions"],
+                                          cfg["share.coordinator.state.topic.replication.factor"],
+                                          share_group_state_topic_configs(cfg), "share group state topic",
+                                          "share.coordinator.state.topic.replication.factor")
 
     async def _ensure_internal_topic(self, name: str, partitions: int, replication_factor: int,
                                      configs: dict[str, str], label: str, setting: str) -> None:

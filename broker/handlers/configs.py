@@ -378,7 +378,7 @@ async def _alter_group(ctx: RequestContext, r, validate_only: bool) -> None:
     entity = ctx.services.controller.entity_configs
     current = entity.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name)
     for c in r.configs:
-        if c.name not in group_configs.GROUP_CONFIGS:
+        if c.name not in group_configs.ALL_GROUP_CONFIGS:
             raise _Fail(E.INVALID_CONFIG, f"Unknown group config name: {c.name}")
         if c.config_operation == OP_SET:
             current[c.name] = c.value

@@ -56,6 +56,8 @@ async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorRe
     def find(key: str, key_type: int):
         if key_type == 1:
             err, node, host, port = ctx.services.txn_coordinator.find_coordinator(key)
+        elif key_type == 2:
+            err, node, host, port = _share_coordinator(ctx, key)
         else:
             err, node, host, port = _service(ctx).find_coordinator(key, key_type)
         broker = next((b for b in ctx.services.metadata_cache.brokers() if b.node_id == node), None)
@@ -76,6 +78,18 @@ async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorRe
             key=key, node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
             port=port if err == E.NONE else -1, error_code=err, error_message=None))
     return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
+
+
+def _share_coordinator(ctx: RequestContext, key: str) -> tuple[E, int, str, int]:
+    """Key type 2 (SHARE): "group:topicId:partition" (Kafka's SharePartitionKey.validate:
+    three parts, a topic id and an int partition, else INVALID_REQUEST)."""
+    parts = key.rsplit(":", 2)
+    if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2].lstrip("-").isdigit():
+        return E.INVALID_REQUEST, -1, "", -1
+    service = ctx.services.share_coordinator
+    if service is None:
+        return E.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+    return service.find_coordinator(key)
 
 
 # --------------------------------------------------------------------- JoinGroup

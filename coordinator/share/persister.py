@@ -16,6 +16,7 @@ answers errors as Kafka error codes in the result, never by raising.
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -50,7 +51,11 @@ class SharePartitionKey:
     partition: int
 
     def __str__(self) -> str:
-        return f"{self.group_id}:{self.topic_id}:{self.partition}"
+        # Kafka's SharePartitionKey.asCoordinatorKey: the topic id as Kafka prints a Uuid
+        # (URL-safe base64, no padding), which is what FindCoordinator keys and the
+        # `__share_group_state` partition hash are computed over
+        topic = base64.urlsafe_b64encode(self.topic_id.bytes).decode().rstrip("=")
+        return f"{self.group_id}:{topic}:{self.partition}"
 
 
 @dataclass

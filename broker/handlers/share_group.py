@@ -1,0 +1,197 @@
+"""Share groups (KIP-932): ShareGroupHeartbeat (76) and ShareGroupDescribe (77), v1, and
+the share group offsets admin APIs: DescribeShareGroupOffsets (90, v0-1),
+AlterShareGroupOffsets (91) and DeleteShareGroupOffsets (92), which read and change
+share-partition state through the persister.
+
+Thin glue between decoded requests and the ShareGroupCoordinator attached to the group
+coordinator (`services.group_coordinator.coordinator.share`). All need the cluster's
+share.version at 1 or more (broker/features.py gates them in ApiVersions); below it they
+answer UNSUPPORTED_VERSION as Kafka does.
+"""
+from __future__ import annotations
+
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.messages import (
+    AlterShareGroupOffsetsResponse, DeleteShareGroupOffsetsResponse, DescribeShareGroupOffsetsResponse,
+    ShareGroupDescribeResponse, ShareGroupHeartbeatResponse)
+
+from kafpy.broker.features import SHARE_VERSION
+from kafpy.broker.handler import Handler, RequestContext
+
+_NO_OPERATIONS = -2147483648
+# READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS on a group without an authorizer
+_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
+_UNSUPPORTED = "The share group protocol is not enabled on this cluster (share.version)."
+
+
+def share_coordinator(ctx: RequestContext):
+    """The ShareGroupCoordinator, or None when share.version is below 1."""
+    service = ctx.services.group_coordinator
+    share = getattr(service.coordinator, "share", None) if service is not None else None
+    features = ctx.services.features
+    if features is not None and features.current().level(SHARE_VERSION) < 1:
+        return None
+    return share
+
+
+def _client_host(ctx: RequestContext) -> str:
+    host = ctx.client_host or ""
+    return host if host.startswith("/") else "/" + host
+
+
+async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHeartbeatResponse:
+    R = ShareGroupHeartbeatResponse
+    share = share_coordinator(ctx)
+    if share is None:
+        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                 member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
+    r = await share.heartbeat(req.group_id, req.member_id, req.member_epoch, rack_id=req.rack_id,
+                              subscribed_topic_names=req.subscribed_topic_names,
+                              client_id=ctx.client_id or "", client_host=_client_host(ctx),
+                              now_ms=ctx.services.group_coordinator.now_ms())
+    ok = r.error == E.NONE
+    assignment = None
+    if ok and r.assignment is not None:
+        assignment = R.Assignment(topic_partitions=[
+            R.TopicPartitions(topic_id=t, partitions=sorted(ps))
+            for t, ps in sorted(r.assignment.items()) if ps])
+    return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
+             member_id=r.member_id if ok else None, member_epoch=r.member_epoch if ok else -1,
+             heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0, assignment=assignment)
+
+
+async def handle_share_group_describe(ctx: RequestContext, req) -> ShareGroupDescribeResponse:
+    R = ShareGroupDescribeResponse
+    share = share_coordinator(ctx)
+    groups = []
+    for gid in req.group_ids:
+        if share is None:
+            groups.append(R.DescribedGroup(error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                           group_id=gid, group_state="", group_epoch=-1,
+                                           assignment_epoch=-1, assignor_name="", members=[]))
+            continue
+        d = share.describe(gid)
+
+        def assignment(a):
+            out = []
+            for t, ps in sorted(a.items()):
+                meta = share.topics.topic_by_id(t)
+                if meta is not None and ps:
+                    out.append(R.TopicPartitions(topic_id=t, topic_name=meta.name, partitions=sorted(ps)))
+            return R.Assignment(topic_partitions=out)
+
+        members = [R.Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
+                            client_id=m.client_id, client_host=m.client_host,
+                            subscribed_topic_names=sorted(m.subscribed_topic_names),
+                            assignment=assignment(m.assigned)) for m in d.members]
+        ops = _GROUP_OPERATIONS if req.include_authorized_operations else _NO_OPERATIONS
+        groups.append(R.DescribedGroup(
+            error_code=d.error, error_message=d.message, group_id=gid, group_state=d.state,
+            group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch,
+            assignor_name=d.assignor if d.error == E.NONE else "", members=members,
+            authorized_operations=ops if d.error == E.NONE else _NO_OPERATIONS))
+    return R(throttle_time_ms=0, groups=groups)
+
+
+HANDLERS = [
+    Handler(ApiKey.SHARE_GROUP_HEARTBEAT, 1, 1, handle_share_group_heartbeat),
+    Handler(ApiKey.SHARE_GROUP_DESCRIBE, 1, 1, handle_share_group_describe),
+]
+
+
+# ---------------------------------------------------------------- share group offsets (90-92)
+def _end_offset(ctx: RequestContext, topic: str, partition: int) -> int | None:
+    """The partition's high watermark when this broker leads it (for the lag)."""
+    p = ctx.services.replica_manager.get_partition(topic, partition)
+    if p is None or not p.is_leader:
+        return None
+    return p.high_watermark
+
+
+async def handle_describe_share_group_offsets(ctx: RequestContext, req) -> DescribeShareGroupOffsetsResponse:
+    R = DescribeShareGroupOffsetsResponse
+    share = share_coordinator(ctx)
+    groups = []
+    for g in req.groups:
+        problem = ((E.UNSUPPORTED_VERSION, _UNSUPPORTED) if share is None
+                   else share.offsets_group_error(g.group_id, "DescribeShareGroupOffsets"))
+        # Kafka reads the named partitions' state whether or not the group exists; only
+        # "every partition" (Topics null) needs the group
+        if problem is not None and (problem[0] != E.GROUP_ID_NOT_FOUND or g.topics is None):
+            groups.append(R.DescribeShareGroupOffsetsResponseGroup(
+                group_id=g.group_id, topics=[], error_code=problem[0], error_message=problem[1]))
+            continue
+        wanted = None if g.topics is None else [(t.topic_name, list(t.partitions)) for t in g.topics]
+        by_topic: dict[str, R.DescribeShareGroupOffsetsResponseTopic] = {}
+        for meta, p, summary in await share.describe_offsets(g.group_id, wanted):
+            name = meta if isinstance(meta, str) else meta.name
+            topic = by_topic.get(name)
+            if topic is None:
+                topic = by_topic[name] = R.DescribeShareGroupOffsetsResponseTopic(
+                    topic_name=name, topic_id=b"\0" * 16 if isinstance(meta, str) else meta.topic_id,
+                    partitions=[])
+            if isinstance(summary, int):
+                topic.partitions.append(R.DescribeShareGroupOffsetsResponsePartition(
+                    partition_index=p, start_offset=-1, leader_epoch=-1, lag=-1,
+                    error_code=summary, error_message=None))
+                continue
+            lag = -1
+            if summary.error_code == E.NONE and summary.start_offset >= 0:
+                end = _end_offset(ctx, name, p)
+                if end is not None:
+                    done = max(summary.delivery_complete_count, 0)
+                    lag = max(end - summary.start_offset - done, 0)
+            topic.partitions.append(R.DescribeShareGroupOffsetsResponsePartition(
+                partition_index=p, start_offset=summary.start_offset if summary.error_code == E.NONE else -1,
+                leader_epoch=summary.leader_epoch if summary.error_code == E.NONE else -1,
+                lag=lag, error_code=summary.error_code, error_message=summary.error_message))
+        groups.append(R.DescribeShareGroupOffsetsResponseGroup(
+            group_id=g.group_id, topics=list(by_topic.values()), error_code=E.NONE, error_message=None))
+    return R(throttle_time_ms=0, groups=groups)
+
+
+async def handle_alter_share_group_offsets(ctx: RequestContext, req) -> AlterShareGroupOffsetsResponse:
+    R = AlterShareGroupOffsetsResponse
+    share = share_coordinator(ctx)
+    if share is None:
+        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                 responses=[])
+    topics = {t.topic_name: {p.partition_index: p.start_offset for p in t.partitions} for t in req.topics}
+    error, message, results = await share.alter_offsets(req.group_id, topics,
+                                                        ctx.services.group_coordinator.now_ms())
+    if error != E.NONE:
+        return R(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
+    by_topic: dict[str, R.AlterShareGroupOffsetsResponseTopic] = {}
+    for name, topic_id, p, err in results:
+        topic = by_topic.setdefault(name, R.AlterShareGroupOffsetsResponseTopic(
+            topic_name=name, topic_id=topic_id, partitions=[]))
+        topic.partitions.append(R.AlterShareGroupOffsetsResponsePartition(
+            partition_index=p, error_code=err, error_message=None if err == E.NONE else err.name))
+    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=list(by_topic.values()))
+
+
+async def handle_delete_share_group_offsets(ctx: RequestContext, req) -> DeleteShareGroupOffsetsResponse:
+    R = DeleteShareGroupOffsetsResponse
+    share = share_coordinator(ctx)
+    if share is None:
+        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                 responses=[])
+    error, message, results = await share.delete_offsets(
+        req.group_id, [t.topic_name for t in req.topics], ctx.services.group_coordinator.now_ms())
+    if error != E.NONE:
+        return R(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
+    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=[
+        R.DeleteShareGroupOffsetsResponseTopic(
+            topic_name=name, topic_id=topic_id, error_code=err,
+            error_message=None if err == E.NONE else _TOPIC_MESSAGES.get(err, err.name))
+        for name, topic_id, err in results])
+
+
+_TOPIC_MESSAGES = {E.UNKNOWN_TOPIC_OR_PARTITION: "This server does not host this topic-partition."}
+
+HANDLERS += [
+    Handler(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, 0, 1, handle_describe_share_group_offsets),
+    Handler(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0, handle_alter_share_group_offsets),
+    Handler(ApiKey.DELETE_SHARE_GROUP_OFFSETS, 0, 0, handle_delete_share_group_offsets),
+]

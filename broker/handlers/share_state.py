@@ -1,0 +1,172 @@
+"""The persister RPCs a share partition's leader sends to the share coordinator (KIP-932):
+InitializeShareGroupState (83), ReadShareGroupState (84), WriteShareGroupState (85),
+DeleteShareGroupState (86) and ReadShareGroupStateSummary (87).
+
+Thin glue between the requests and `services.share_coordinator` (a
+coordinator.share.service.ShareCoordinatorService): each partition of a request is one call,
+all run concurrently, each answering with Kafka's error code in its own result. As in Kafka,
+an empty group id or an empty topic list answers an empty result list. Inter-broker APIs:
+CLUSTER_ACTION is required when an authorizer is set (`share_state_rule`).
+"""
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any, Awaitable, Callable
+
+from kafpy.protocol import messages as M
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode as E
+
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.coordinator.share.persister import SharePartitionKey, StateBatch
+
+
+def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
+    return SharePartitionKey(req.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), part.partition)
+
+
+async def _per_partition(ctx: RequestContext, req: Any, resp_cls: type,
+                         answer: Callable[[Any, Any, Any], Awaitable[Any]],
+                         unavailable: Callable[[Any, E, str], Any]) -> Any:
+    """The response with one result per requested partition: `answer(service, topic,
+    partition)` for each, or `unavailable(partition, ...)` without a share coordinator."""
+    if not req.group_id or not req.topics:
+        return resp_cls(results=[])
+    service = ctx.services.share_coordinator
+    result_cls = getattr(resp_cls, resp_cls.FIELDS[0].type.lstrip("[]"))
+    results = []
+    for topic in req.topics:
+        if service is None:
+            parts = [unavailable(p, E.COORDINATOR_NOT_AVAILABLE, "Share coordinator is not available.")
+                     for p in topic.partitions]
+        else:
+            parts = list(await asyncio.gather(*(answer(service, topic, p) for p in topic.partitions)))
+        results.append(result_cls(topic_id=topic.topic_id, partitions=parts))
+    return resp_cls(results=results)
+
+
+def _batches(part: Any) -> list[StateBatch]:
+    return [StateBatch(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
+            for b in part.state_batches or []]
+
+
+# ------------------------------------------------------------------ 83
+async def handle_initialize_share_group_state(ctx: RequestContext, req: Any) -> Any:
+    R = M.InitializeShareGroupStateResponse
+
+    def result(p: Any, error: E, message: str | None) -> Any:
+        return R.PartitionResult(partition=p.partition, error_code=error,
+                                 error_message=None if error == E.NONE else message)
+
+    async def answer(service: Any, topic: Any, p: Any) -> Any:
+        error, message = await service.initialize_state(_key(req, topic, p), p.state_epoch, p.start_offset)
+        return result(p, error, message)
+    return await _per_partition(ctx, req, R, answer, result)
+
+
+# ------------------------------------------------------------------ 84
+async def handle_read_share_group_state(ctx: RequestContext, req: Any) -> Any:
+    R = M.ReadShareGroupStateResponse
+
+    def failed(p: Any, error: E, message: str | None) -> Any:
+        return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
+                                 state_epoch=0, start_offset=-1, state_batches=[])
+
+    async def answer(service: Any, topic: Any, p: Any) -> Any:
+        r = await service.read_state(_key(req, topic, p), p.leader_epoch)
+        if r.error_code != E.NONE:
+            return failed(p, E(r.error_code), r.error_message)
+        return R.PartitionResult(
+            partition=p.partition, error_code=E.NONE, error_message=None, state_epoch=r.state_epoch,
+            start_offset=r.start_offset,
+            state_batches=[R.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
+                                        delivery_state=b.delivery_state, delivery_count=b.delivery_count)
+                           for b in r.batches])
+    return await _per_partition(ctx, req, R, answer, failed)
+
+
+# ------------------------------------------------------------------ 85
+async def handle_write_share_group_state(ctx: RequestContext, req: Any) -> Any:
+    R = M.WriteShareGroupStateResponse
+
+    def result(p: Any, error: E, message: str | None) -> Any:
+        return R.PartitionResult(partition=p.partition, error_code=error,
+                                 error_message=None if error == E.NONE else message)
+
+    async def answer(service: Any, topic: Any, p: Any) -> Any:
+        dcc = p.delivery_complete_count if ctx.api_version >= 1 else -1
+        error, message = await service.write_state(_key(req, topic, p), p.state_epoch, p.leader_epoch,
+                                                   p.start_offset, _batches(p), dcc)
+        return result(p, error, message)
+    return await _per_partition(ctx, req, R, answer, result)
+
+
+# ------------------------------------------------------------------ 86
+async def handle_delete_share_group_state(ctx: RequestContext, req: Any) -> Any:
+    R = M.DeleteShareGroupStateResponse
+
+    def result(p: Any, error: E, message: str | None) -> Any:
+        return R.PartitionResult(partition=p.partition, error_code=error,
+                                 error_message=None if error == E.NONE else message)
+
+    async def answer(service: Any, topic: Any, p: Any) -> Any:
+        error, message = await service.delete_state(_key(req, topic, p))
+        return result(p, error, message)
+    return await _per_partition(ctx, req, R, answer, result)
+
+
+# ------------------------------------------------------------------ 87
+async def handle_read_share_group_state_summary(ctx: RequestContext, req: Any) -> Any:
+    R = M.ReadShareGroupStateSummaryResponse
+
+    def failed(p: Any, error: E, message: str | None) -> Any:
+        return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
+                                 state_epoch=0, leader_epoch=-1, start_offset=-1, delivery_complete_count=-1)
+
+    async def answer(service: Any, topic: Any, p: Any) -> Any:
+        s = await service.read_summary(_key(req, topic, p))
+        if s.error_code != E.NONE:
+            return failed(p, E(s.error_code), s.error_message)
+        return R.PartitionResult(partition=p.partition, error_code=E.NONE, error_message=None,
+                                 state_epoch=s.state_epoch, leader_epoch=s.leader_epoch,
+                                 start_offset=s.start_offset, delivery_complete_count=s.delivery_complete_count)
+    return await _per_partition(ctx, req, R, answer, failed)
+
+
+# ------------------------------------------------------------------ authorization
+_FAILED = {
+    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (M.InitializeShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE: (M.ReadShareGroupStateResponse,
+                                    {"state_epoch": 0, "start_offset": -1, "state_batches": []}),
+    ApiKey.WRITE_SHARE_GROUP_STATE: (M.WriteShareGroupStateResponse, {}),
+    ApiKey.DELETE_SHARE_GROUP_STATE: (M.DeleteShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (M.ReadShareGroupStateSummaryResponse,
+                                            {"state_epoch": 0, "leader_epoch": -1, "start_offset": -1,
+                                             "delivery_complete_count": -1}),
+}
+
+
+async def share_state_rule(az: Any, ctx: RequestContext, req: Any, func: Any) -> Any:
+    """CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED in every partition
+    (Kafka's getErrorResponse of these requests)."""
+    from kafpy.broker.security.acl import AclOperation
+    if az.cluster(AclOperation.CLUSTER_ACTION):
+        return await func(ctx, req)
+    resp_cls, extra = _FAILED[ApiKey(ctx.header.request_api_key)]
+    result_cls = getattr(resp_cls, resp_cls.FIELDS[0].type.lstrip("[]"))
+    error = E.CLUSTER_AUTHORIZATION_FAILED
+    return resp_cls(results=[result_cls(topic_id=t.topic_id, partitions=[
+        resp_cls.PartitionResult(partition=p.partition, error_code=error, error_message=error.name, **extra)
+        for p in t.partitions]) for t in req.topics])
+
+
+SHARE_STATE_APIS = tuple(_FAILED)
+
+HANDLERS = [
+    Handler(ApiKey.INITIALIZE_SHARE_GROUP_STATE, 0, 0, handle_initialize_share_group_state),
+    Handler(ApiKey.READ_SHARE_GROUP_STATE, 0, 0, handle_read_share_group_state),
+    Handler(ApiKey.WRITE_SHARE_GROUP_STATE, 0, 1, handle_write_share_group_state),
+    Handler(ApiKey.DELETE_SHARE_GROUP_STATE, 0, 0, handle_delete_share_group_state),
+    Handler(ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, 0, 1, handle_read_share_group_state_summary),
+]
