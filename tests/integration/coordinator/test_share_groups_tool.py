@@ -3,11 +3,13 @@ Kafka 4.4 in one test: `kafka-configs` sets the group's `share.auto.offset.reset
 `kafka-console-share-consumer` reads every record of a 3-partition topic, and
 `kafka-share-groups.sh` (--list, --describe --members/--state/--offsets, --reset-offsets,
 --delete-offsets, --delete) prints the same on both brokers once member ids, hosts,
-ports and broker ids are masked."""
+ports and broker ids are masked; our own scripts/kafka-share-groups prints what Apache's
+prints against kafpy."""
 from __future__ import annotations
 
 import re
 import subprocess
+import sys
 
 from tests.integration.coordinator.helpers import create_topic, produce, wait_until
 from tests.support.kafka_dist import popen_tool, run_tool
@@ -32,8 +34,19 @@ def _describe(bootstrap: str, group: str, *flags: str) -> list[list[str]]:
     return _mask(_tool(bootstrap, "--describe", "--group", group, *flags))
 
 
-def _session(bootstrap: str, topic: str, group: str) -> dict:
-    """Everything the tools print about one share group's life on one broker."""
+def _ours_prints_the_same(bootstrap: str, *args: str) -> None:
+    """Our scripts/kafka-share-groups prints what Apache's prints, on the same broker."""
+    ours = subprocess.run([sys.executable, "-m", "kafpy.scripts.kafka_share_groups",
+                           "--bootstrap-server", bootstrap, *args],
+                          capture_output=True, text=True, timeout=60)
+    theirs = run_tool("4", "kafka-share-groups", ["--bootstrap-server", bootstrap, *args],
+                      timeout=90, check=False)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), args
+
+
+def _session(bootstrap: str, topic: str, group: str, ours: bool = False) -> dict:
+    """Everything the tools print about one share group's life on one broker (and, when
+    `ours`, what our own kafka-share-groups prints beside Apache's)."""
     create_topic(bootstrap, topic, PARTITIONS)
     produce(bootstrap, topic, [b"v%02d" % i for i in range(RECORDS)], PARTITIONS)
     seen: dict = {}
@@ -66,6 +79,11 @@ def _session(bootstrap: str, topic: str, group: str) -> dict:
         seen["members"] = wait_until(
             lambda: (rows := _describe(bootstrap, group, "--members"))[1:] and
             rows[1][-2] == str(PARTITIONS) and rows, 60, "the member's assignment")
+        if ours:
+            for args in (["--list", "--state"], ["--describe", "--group", group, "--members", "--verbose"],
+                         ["--describe", "--group", group, "--state", "--verbose"],
+                         ["--describe", "--group", group, "--offsets", "--verbose"]):
+                _ours_prints_the_same(bootstrap, *args)
         busy = run_tool("4", "kafka-share-groups", [
             "--bootstrap-server", bootstrap, "--reset-offsets", "--group", group, "--topic", topic,
             "--to-earliest", "--execute"], timeout=90, check=False)
@@ -76,6 +94,9 @@ def _session(bootstrap: str, topic: str, group: str) -> dict:
     wait_until(lambda: "no active members" in run_tool("4", "kafka-share-groups", [
         "--bootstrap-server", bootstrap, "--describe", "--group", group, "--members"],
         timeout=90).stderr, 60, "the member to leave")
+    if ours:
+        _ours_prints_the_same(bootstrap, "--reset-offsets", "--group", group, "--topic", topic,
+                              "--to-latest", "--dry-run")
     seen["reset"] = sorted(_mask(_tool(bootstrap, "--reset-offsets", "--group", group, "--topic", topic,
                                        "--to-earliest", "--execute")))
     seen["after_reset"] = sorted(_describe(bootstrap, group, "--offsets"))
@@ -90,8 +111,8 @@ def _session(bootstrap: str, topic: str, group: str) -> dict:
 
 def test_kafka_share_groups_tools_print_as_against_kafka(broker_factory, reference_kafka):
     ours = broker_factory()
-    views = {name: _session(bootstrap, "share-tools", "share-tools-group")
-             for name, bootstrap in (("kafka", reference_kafka.bootstrap), ("kafpy", ours.bootstrap))}
+    views = {name: _session(bootstrap, "share-tools", "share-tools-group", ours=name == "kafpy")
+             for name, bootstrap in (("kafpy", ours.bootstrap), ("kafka", reference_kafka.bootstrap))}
     assert views["kafpy"]["read"] == sorted("v%02d" % i for i in range(RECORDS))
     for key in views["kafka"]:
         assert views["kafpy"][key] == views["kafka"][key], key
