@@ -111,6 +111,8 @@ class GroupCoordinatorLeadership:
     def on_topics_deleted(self, topics: list[str]) -> None:
         if self.service is not None:
             self.service.on_topics_deleted(topics)
+        if self.share_service is not None:
+            self.share_service.on_topics_deleted(topics)
 
 
 class Broker:
