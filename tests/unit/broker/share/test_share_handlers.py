@@ -243,3 +243,10 @@ def test_moved_or_deleted_partitions_are_forgotten(env):
     assert (GROUP, "t", 0) in mgr.partitions
     mgr.on_topics_deleted(["t"])
     assert mgr.partitions == {}
+
+
+def test_unsupported_when_share_version_is_off(env):
+    b, tid, _, _ = env
+    b.loop.run_until_complete(b.services.features.update({"share.version": 0}))
+    assert fetch(b, tid, "m1", 0).error_code == E.UNSUPPORTED_VERSION
+    assert ack(b, tid, "m1", 1, []).error_code == E.UNSUPPORTED_VERSION
