@@ -193,6 +193,8 @@ class ConsumerGroupCoordinator(ClassicMembers):
         if regex and self._pattern(regex) is None:
             return _error(ErrorCode.INVALID_REGULAR_EXPRESSION,
                           f"SubscribedTopicRegex `{regex}` is not a valid regular expression.")
+        if group_id in self.classic.share_groups:
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         group = self.groups.get(group_id)
         if member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
             return self._leave(group, group_id, member_id, member_epoch, instance_id, now_ms)

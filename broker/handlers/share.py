@@ -95,10 +95,19 @@ def _fetch_error(code: ErrorCode, message: str | None = None) -> ShareFetchRespo
              responses=[], node_endpoints=[])
 
 
+def _share_groups_enabled(ctx: RequestContext) -> bool:
+    """share.version >= 1 finalized (Kafka answers UNSUPPORTED_VERSION otherwise)."""
+    services = ctx.services
+    if services.share_partitions is None:
+        return False
+    features = services.features
+    return features is None or features.current().enables(ctx.header.request_api_key)
+
+
 async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> ShareFetchResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if mgr is None:
+    if not _share_groups_enabled(ctx):
         return _fetch_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
@@ -190,7 +199,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
                                    ) -> ShareAcknowledgeResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if mgr is None:
+    if not _share_groups_enabled(ctx):
         return _ack_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:

@@ -425,12 +425,27 @@ class SharePartitionManager:
         return E.of_known(code)
 
     def on_partition_moved(self, topic: str, partition: int) -> None:
-        """This broker stopped leading the partition: forget its share partitions."""
+        """This broker stopped leading the partition: forget its share partitions (a later
+        leadership loads them again from the persister)."""
+        if not self.partitions:
+            return
         for key in [k for k in self.partitions if k[1] == topic and k[2] == partition]:
-            self.partitions.pop(key, None)
-            timer = self._timers.pop(key, None)
-            if timer is not None:
-                timer[1].cancel()
+            self._forget(key)
+
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        if not self.partitions:
+            return
+        gone = set(topics)
+        for key in [k for k in self.partitions if k[1] in gone]:
+            self._forget(key)
+
+    def _forget(self, key: PartitionKey) -> None:
+        self.partitions.pop(key, None)
+        self._unwritten.discard(key)
+        self._write_locks.pop(key, None)
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer[1].cancel()
 
     def shutdown(self) -> None:
         for _, handle in self._timers.values():

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from kafpy.coordinator import InMemoryOffsetsLog
 from kafpy.coordinator.consumer_topics import StaticTopics
 from kafpy.coordinator.share.persister import InMemoryPersister, SharePartitionKey
@@ -19,6 +21,16 @@ from kafpy.protocol.errors import ErrorCode as E
 from tests.unit.coordinator.helpers import join, make_coordinator
 
 SESSION = 10_000
+_HARNESSES: list = []
+
+
+@pytest.fixture(autouse=True)
+def _close_unrun_persister_calls():
+    """Persister calls a test left unrun are closed, not leaked."""
+    yield
+    while _HARNESSES:
+        for coro in _HARNESSES.pop().pending:
+            coro.close()
 
 
 def tid(name):
@@ -36,6 +48,7 @@ class Harness:
             self.view.add(name, n, topic_id=tid(name))
         self.persister = persister if persister is not None else InMemoryPersister()
         self.pending = []
+        _HARNESSES.append(self)
         self.now = 0
         config = ShareGroupConfig(**{"session_timeout_ms": SESSION, "heartbeat_interval_ms": 1000,
                                      **cfg})
@@ -198,3 +211,63 @@ def test_state_is_rebuilt_from_the_log():
     r = h2.hb("m1", g.members["m1"].member_epoch, 200)
     assert r.error == E.NONE
     assert not h2.pending and not h.pending
+
+
+def test_classic_and_consumer_members_cannot_join_a_share_group():
+    from kafpy.coordinator.consumer_config import ConsumerGroupConfig
+    from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
+    h = Harness()
+    h.hb("m1", 0)
+    consumer = ConsumerGroupCoordinator(h.classic, ConsumerGroupConfig(), h.view)
+    fut = consumer.heartbeat("g", "c1", 0, rebalance_timeout_ms=5000, subscribed_topic_names=["t"],
+                             owned={}, now_ms=1)
+    assert fut.result().error == E.GROUP_ID_NOT_FOUND
+    assert join(h.classic, "g").result().error == E.INCONSISTENT_GROUP_PROTOCOL
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_alter_describe_and_delete_share_group_offsets():
+    h = Harness()
+    # altering creates the (empty) group, as Kafka does, and initializes the state
+    err, _, results = run(h.share.alter_offsets("g", {"t": {0: 5, 1: 7}, "nope": {0: 1}}, 1))
+    assert err == E.NONE
+    assert sorted((n, p, e) for n, _, p, e in results) == [
+        ("nope", 0, E.UNKNOWN_TOPIC_OR_PARTITION), ("t", 0, E.NONE), ("t", 1, E.NONE)]
+    g = h.share.groups["g"]
+    assert g.initialized[tid("t")].partitions == {0, 1} and g.state.value == "Empty"
+    described = run(h.share.describe_offsets("g", None))
+    assert [(m.name, p, s.start_offset) for m, p, s in described] == [("t", 0, 5), ("t", 1, 7)]
+    named = run(h.share.describe_offsets("g", [("t", [2]), ("zz", [0])]))
+    assert named[0][2].start_offset == -1 and named[1][2] == E.UNKNOWN_TOPIC_OR_PARTITION
+    # not while a member is in the group
+    h.hb("m1", 0, 2)
+    assert run(h.share.alter_offsets("g", {"t": {0: 1}}, 3))[0] == E.NON_EMPTY_GROUP
+    assert run(h.share.delete_offsets("g", ["t"], 3))[0] == E.NON_EMPTY_GROUP
+    h.hb("m1", -1, 4)
+    h.run_persister()
+    err, _, results = run(h.share.delete_offsets("g", ["t", "zz"], 5))
+    assert err == E.NONE and sorted((n, e) for n, _, e in results) == [
+        ("t", E.NONE), ("zz", E.UNKNOWN_TOPIC_OR_PARTITION)]
+    assert tid("t") not in g.initialized and h.persister.states == {}
+    assert run(h.share.delete_offsets("other", ["t"], 6))[0] == E.GROUP_ID_NOT_FOUND
+
+
+def test_group_configs_validate_share_configs():
+    from kafpy.broker import group_configs as gc
+    broker = {"group.share.min.record.lock.duration.ms": 15000,
+              "group.share.max.record.lock.duration.ms": 60000,
+              "group.share.record.lock.duration.ms": 30000}
+    gc.validate(broker, {"share.auto.offset.reset": "by_duration:PT1H",
+                         "share.isolation.level": "read_committed",
+                         "share.record.lock.duration.ms": "20000"})
+    for bad in ({"share.auto.offset.reset": "first"}, {"share.isolation.level": "x"},
+                {"share.record.lock.duration.ms": "1000"}, {"share.renew.acknowledge.enable": "yes"}):
+        with pytest.raises(gc.InvalidGroupConfig):
+            gc.validate(broker, bad)
+    assert gc.share_config({}, broker, "share.record.lock.duration.ms") == "30000"
+    assert gc.share_config({"share.auto.offset.reset": "earliest"}, broker,
+                           "share.auto.offset.reset") == "earliest"
+    assert gc.share_config({}, broker, "share.auto.offset.reset") == "latest"

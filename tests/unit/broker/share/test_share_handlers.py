@@ -230,3 +230,23 @@ def test_after_a_failed_write_the_next_carries_the_whole_state(env):
     st = persister.states[SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)]
     assert [(x.first_offset, x.last_offset, x.delivery_state) for x in st.batches] == \
         [(0, 1, 0), (2, 2, 4), (3, 3, 0), (4, 4, 2)]
+
+
+def test_moved_or_deleted_partitions_are_forgotten(env):
+    b, tid, _, _ = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    assert (GROUP, "t", 0) in mgr.partitions
+    mgr.on_partition_moved("t", 0)
+    assert mgr.partitions == {} and mgr._timers == {}
+    fetch(b, tid, "m2", 0)            # loaded again from the persister
+    assert (GROUP, "t", 0) in mgr.partitions
+    mgr.on_topics_deleted(["t"])
+    assert mgr.partitions == {}
+
+
+def test_unsupported_when_share_version_is_off(env):
+    b, tid, _, _ = env
+    b.loop.run_until_complete(b.services.features.update({"share.version": 0}))
+    assert fetch(b, tid, "m1", 0).error_code == E.UNSUPPORTED_VERSION
+    assert ack(b, tid, "m1", 1, []).error_code == E.UNSUPPORTED_VERSION
