@@ -36,19 +36,20 @@ SHARE_VERSION = "share.version"
 STREAMS_VERSION = "streams.version"
 
 #: name -> (min, max) level this broker implements. group.version 1 is the consumer group
-#: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version stops at 1
-#: (KIP-890 part 2's per-transaction epoch bump is not offered). share.version and
+#: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version 2 is KIP-890
+#: part 2 (Produce v12 adds partitions, EndTxn v5 bumps the epoch at every end): clients
+#: use it only where it is finalized. share.version and
 #: streams.version stay at 0 until share groups and Streams groups exist: a feature whose
 #: maximum is 0 is not advertised, as Kafka leaves out what it cannot enable.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),
-    TRANSACTION_VERSION: (0, 1),
+    TRANSACTION_VERSION: (0, 2),
     SHARE_VERSION: (0, 0),
     STREAMS_VERSION: (0, 0),
 }
 
 #: What a new cluster starts with (Kafka 4.4 finalizes the latest production levels).
-DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1}
+DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, TRANSACTION_VERSION: 2}
 
 #: APIs a feature level gates: served and advertised only from that level on.
 GATED_APIS: dict[int, tuple[str, int]] = {

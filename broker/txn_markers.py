@@ -14,6 +14,9 @@ the last stable offset, and voids the producer's pending produce-time verificati
 (broker/txn_verification.py). Markers on ``__consumer_offsets`` that were committed also settle
 the group coordinator's pending transactional offsets of that producer.
 
+v2 (KIP-1228) carries the transaction's version; the markers of a version 2 transaction
+already carry its bumped epoch, which fences the previous epoch's late batches.
+
 Kafka requires ClusterAction on the cluster for this broker-to-broker API; kafpy has no
 authorizer yet, so it is served to anyone. Nothing on disk of its own; event loop only.
 """
@@ -115,4 +118,4 @@ async def handle_write_txn_markers(ctx: RequestContext, req: Any) -> WriteTxnMar
     return await write_txn_markers(ctx.services, req)
 
 
-HANDLERS = [Handler(ApiKey.WRITE_TXN_MARKERS, 0, 1, handle_write_txn_markers)]
+HANDLERS = [Handler(ApiKey.WRITE_TXN_MARKERS, 0, 2, handle_write_txn_markers)]

@@ -51,9 +51,11 @@ def test_api_versions_v3_lists_supported_and_finalized_features(broker):
     supported = {f.name: (f.min_version, f.max_version) for f in resp.supported_features}
     assert supported == supported_features()
     assert supported[GROUP_VERSION] == (0, 1)
+    assert supported["transaction.version"] == (0, 2)
     assert "streams.version" not in supported      # room kept, nothing to enable yet
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in resp.finalized_features}
-    assert finalized == {GROUP_VERSION: (1, 1)} and resp.finalized_features_epoch == 0
+    assert finalized == {GROUP_VERSION: (1, 1), "transaction.version": (2, 2)}
+    assert resp.finalized_features_epoch == 0
 
 
 def test_api_versions_before_v3_carries_no_features(broker):
@@ -77,7 +79,10 @@ def test_update_features_refuses_unsupported_levels(broker):
 
 
 def test_update_features_persists_and_bumps_the_epoch(broker, tmp_path):
-    assert _update(broker, 1, transaction_version=1).results[0].error_code == 0
+    U = UpdateFeaturesRequest.FeatureUpdateKey
+    pin = UpdateFeaturesRequest(timeout_ms=1000, feature_updates=[U(   # a safe downgrade
+        feature="transaction.version", max_version_level=1, upgrade_type=2)])
+    assert call(broker, handle_update_features, 57, 1, pin).results[0].error_code == 0
     resp = _versions(broker)
     finalized = {f.name: f.max_version_level for f in resp.finalized_features}
     assert finalized == {GROUP_VERSION: 1, "transaction.version": 1}
@@ -91,7 +96,7 @@ def test_group_version_zero_hides_the_consumer_group_apis(broker):
     resp = _versions(broker)
     keys = {k.api_key for k in resp.api_keys}
     assert 68 not in keys and 69 not in keys and 11 in keys
-    assert resp.finalized_features == []
+    assert [f.name for f in resp.finalized_features] == ["transaction.version"]
 
 
 def test_a_metadata_file_from_before_features_gets_the_defaults():
