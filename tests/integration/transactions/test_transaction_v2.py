@@ -7,7 +7,9 @@ at every end), Produce v12+ and TxnOffsetCommit v5 with no AddPartitionsToTxn no
 AddOffsetsToTxn from the client (the brokers add the partitions). read_committed readers
 see exactly the committed records, the group's offsets are those of the committed
 transactions, and a late batch of an epoch an EndTxn already bumped past is refused
-with INVALID_PRODUCER_EPOCH.
+with INVALID_PRODUCER_EPOCH. Pinned to transaction.version 1 with `kafka-features.sh
+downgrade`, the same client goes back to version 1 (EndTxn v4, AddPartitionsToTxn from
+the client) and the same records are read.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from kafpy.protocol.batch_builder import build_batch
 from kafpy.protocol.codec import decode_request, decode_response, encode_request
 from kafpy.protocol.errors import ErrorCode
 from tests.integration.coordinator.helpers import create_topic
-from tests.support.kafka_dist import ReferenceKafka
+from tests.support.kafka_dist import ReferenceKafka, run_tool
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.recording_proxy import RecordingProxy
@@ -102,6 +104,53 @@ def test_java_44_producer_uses_transaction_version_2(proxied):
                            first_end.producer_id, first_end.producer_epoch)
     assert produce == ErrorCode.INVALID_PRODUCER_EPOCH
     assert Counter(read_confluent(proxy.bootstrap, topic)) == committed
+
+
+def test_transaction_version_pinned_to_1_with_kafka_features(proxied):
+    broker, proxy = proxied
+    prefix, group = "tv1", "tv1-group"
+    topic = f"{prefix}-topic"
+    create_topic(proxy.bootstrap, topic, PARTITIONS)
+    _set_transaction_version(proxy.bootstrap, "downgrade", 1, broker.port)
+    try:
+        proxy.client = "java-tv1"
+        out = run_java_program("4", "TxnProducer", [
+            proxy.bootstrap, "commit-abort", topic, str(PARTITIONS), str(TRANSACTIONS), prefix, group])
+        proxy.client = "reader"
+    finally:
+        _set_transaction_version(proxy.bootstrap, "upgrade", 2, broker.port)
+    assert out[-1] == f"committed {TRANSACTIONS - 1}"
+    sent = _requests(proxy, "java-tv1")
+    assert sent["end_txn"] == {4} and max(sent["produce"]) <= 11, sent
+    assert max(sent["txn_offset_commit"]) <= 4 and sent["add_offsets_to_txn"], sent
+    assert [v for v in sent["add_partitions_to_txn"] if v <= 3], sent
+    committed = Counter((p, f"{prefix}-t{t}-p{p}") for t in (0, 2, 3) for p in range(PARTITIONS))
+    assert Counter(read_confluent(proxy.bootstrap, topic)) == committed
+    assert _committed_offset(proxy.bootstrap, group, topic) == TRANSACTIONS
+
+
+def _set_transaction_version(bootstrap: str, action: str, level: int, port: int) -> None:
+    """`kafka-features.sh <action> --feature transaction.version=<level>`, then wait until
+    the broker's ApiVersions finalizes it (Apache applies it from its metadata log)."""
+    run_tool("4", "kafka-features", ["--bootstrap-server", bootstrap, action,
+                                     "--feature", f"transaction.version={level}"], timeout=120)
+    deadline = time.monotonic() + 30
+    while _finalized(port).get("transaction.version", 0) != level:
+        assert time.monotonic() < deadline, f"transaction.version never reached {level}"
+        time.sleep(0.1)
+
+
+def _finalized(port: int) -> dict[str, int]:
+    A = M.ApiVersionsRequest
+    header = M.RequestHeader(request_api_key=ApiKey.API_VERSIONS, request_api_version=3,
+                             correlation_id=1, client_id="tv-probe")
+    body = A(client_software_name="tv-probe", client_software_version="1")
+    deadline = time.monotonic() + 30
+    with socket.create_connection((LOOPBACK, port), timeout=30) as s:
+        s.sendall(encode_request(header, body))
+        size = struct.unpack(">i", _recv(s, 4, deadline))[0]
+        _corr, resp = decode_response(ApiKey.API_VERSIONS, 3, _recv(s, size, deadline))
+    return {f.name: f.max_version_level for f in resp.finalized_features}
 
 
 def _committed_offset(bootstrap: str, group: str, topic: str) -> int:
