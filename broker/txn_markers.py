@@ -52,7 +52,7 @@ def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: 
     if part is None or not part.is_leader:
         return None
     refusal = part.log.producer_state.marker_refusal(marker.producer_id, marker.producer_epoch,
-                                                     marker.coordinator_epoch)
+                                                     marker.coordinator_epoch, marker.transaction_version)
     if refusal is not None:
         log.info("refusing %s marker of producer %d (epoch %d, coordinator epoch %d) on %s-%d: %s",
                  "commit" if marker.transaction_result else "abort", marker.producer_id,
