@@ -399,7 +399,11 @@ class TransactionCoordinator:
             txn.pending = None
             txn.producer_epoch, txn.last_producer_epoch = producer_epoch, NO_PRODUCER_EPOCH
         elif txn.is_epoch_exhausted:
-            next_producer_id = self._new_producer_id()
+            try:
+                next_producer_id = self._new_producer_id()
+            except Exception as e:  # noqa: BLE001 - as Kafka's producer id manager: retriable
+                log.info("no new producer id for %s yet: %s", txn.transactional_id, e)
+                return respond(E.COORDINATOR_LOAD_IN_PROGRESS)
         transit = txn.prepare_abort_or_commit(
             TxnState.PREPARE_COMMIT if committed else TxnState.PREPARE_ABORT, now_ms,
             TV_2, next_producer_id, no_partition_added)

@@ -65,7 +65,20 @@ class TransactionCoordinatorService(CoordinatorRuntime):
 
     # ------------------------------------------------------------------ producer ids
     def _take_producer_id(self) -> int:
+        """The spare id; none left (a coordinator abort whose epoch ran out) raises, and
+        the next one is fetched meanwhile."""
+        if not self._spare_ids:
+            self._loop.create_task(self._refill_producer_id())
+            raise RuntimeError("no producer id allocated yet")
         return self._spare_ids.pop()
+
+    async def _refill_producer_id(self) -> None:
+        try:
+            pid = await self._allocate()
+        except Exception as e:  # noqa: BLE001 - the next call asks again
+            log.warning("could not allocate a producer id: %s", e)
+            return
+        self._spare_ids.append(pid)
 
     async def init_producer_id(self, transactional_id: str, timeout_ms: int, producer_id: int,
                                producer_epoch: int) -> InitProducerIdResult:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 
 from kafpy.coordinator import InMemoryOffsetsLog
-from kafpy.coordinator.transaction import TransactionCoordinator, TransactionCoordinatorConfig, TxnState
+from kafpy.coordinator.transaction import (TransactionCoordinator, TransactionCoordinatorConfig,
+                                           TransactionMetadata, TxnState)
 from kafpy.coordinator.transaction.records import decode_value, encode_value, value_version
 from kafpy.coordinator.transaction.state import MAX_PRODUCER_EPOCH
 from kafpy.protocol.errors import ErrorCode as E
@@ -176,3 +177,16 @@ def test_log_value_version_follows_the_finalized_transaction_version():
     assert v1[:2] == b"\x00\x01" and v0[:2] == b"\x00\x00"
     assert decode_value(v1).client_transaction_version == 2
     assert decode_value(v0).client_transaction_version == 0
+
+
+def test_no_producer_id_at_hand_is_retriable():
+    def none_left() -> int:
+        raise RuntimeError("no producer id allocated yet")
+    c = TransactionCoordinator(TransactionCoordinatorConfig(transaction_state_log_num_partitions=1),
+                               InMemoryOffsetsLog(), Markers(), none_left)
+    c.load_partition(0, coordinator_epoch=5, now_ms=0)
+    c.txns[T] = txn = TransactionMetadata(T, 1000, producer_epoch=MAX_PRODUCER_EPOCH - 1,
+                                          state=TxnState.ONGOING, partitions={TP},
+                                          client_transaction_version=2)
+    assert end(c, 1000, MAX_PRODUCER_EPOCH - 1).error == E.COORDINATOR_LOAD_IN_PROGRESS
+    assert (txn.state, txn.producer_epoch, txn.pending) == (TxnState.ONGOING, MAX_PRODUCER_EPOCH - 1, None)
