@@ -4,6 +4,8 @@ broker keeping them in its metadata file, and the APIs group.version gates."""
 from __future__ import annotations
 
 import asyncio
+import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,7 +14,7 @@ from kafpy.protocol.messages import ApiVersionsRequest, UpdateFeaturesRequest
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.controller import load_controller_state
 from kafpy.broker.features import (DEFAULT_FINALIZED, GROUP_VERSION, FinalizedFeatures,
-                                   StandaloneFeatures, supported_features)
+                                   StandaloneFeatures, ZkFeatures, supported_features)
 from kafpy.broker.handlers.api_versions import handle_api_versions
 from kafpy.broker.handlers.features import handle_update_features
 from tests.unit.broker.helpers import LocalBroker, call
@@ -105,3 +107,37 @@ def test_a_metadata_file_from_before_features_gets_the_defaults():
     store = StandaloneFeatures(None, 0, never)
     assert dict(store.current().levels) == DEFAULT_FINALIZED
     assert FinalizedFeatures({}).enables(68) is False and FinalizedFeatures({}).enables(11)
+
+
+class FakeZk:
+    """The KafkaZkClient calls ZkFeatures makes, over one in-memory znode."""
+
+    def __init__(self) -> None:
+        self.data: bytes | None = None
+        self.version = -1
+
+    async def get_data(self, path, watch=None):
+        if self.data is None:
+            return None, None
+        return self.data, SimpleNamespace(version=self.version)
+
+    async def exists(self, path, watch=None):
+        return self.data is not None
+
+    async def conditional_set_or_create(self, path, data, expected_version):
+        assert expected_version is None or expected_version == self.version
+        self.data, self.version = data, self.version + 1
+
+
+def test_zookeeper_mode_serves_transaction_version_2_without_writing_it():
+    zk = FakeZk()
+    store = ZkFeatures(zk)
+    asyncio.run(store.start())
+    assert store.current().level("transaction.version") == 2
+    assert store.current().level(GROUP_VERSION) == 1
+    # /feature keeps only what an operator sets: Apache 3.9 brokers of a mixed cluster read it
+    assert json.loads(zk.data)["features"] == {}
+    asyncio.run(store.update({"transaction.version": 1}))
+    assert store.current().level("transaction.version") == 1
+    assert json.loads(zk.data)["features"] == {
+        "transaction.version": {"min_version_level": 1, "max_version_level": 1}}
