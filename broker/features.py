@@ -139,13 +139,26 @@ class ZkFeatures:
     Apache Kafka 3.9 brokers read it too and halt on any feature they do not support
     (FeatureCacheUpdateException), so a mixed cluster must not find `group.version` there
     unless someone put it there. Where `/feature` is silent, kafpy's defaults
-    (`DEFAULT_FINALIZED`) are the effective levels its brokers serve and advertise."""
+    (`DEFAULT_FINALIZED`) are the effective levels its brokers serve and advertise.
+
+    Clients must be able to use what is advertised on every broker: transaction version
+    2 changes what a transactional client sends to every leader and coordinator, so its
+    default is capped by what every registered broker supports (`/brokers/ids/<id>`
+    lists the features a kafpy broker supports; Apache Kafka 3.9's ZooKeeper brokers
+    list none). Next to Apache 3.9 brokers the default is then version 0. An operator's level in `/feature` is used as set, and
+    `update` refuses one a registered broker does not support, as Kafka's controller does
+    (such a broker would halt on reading it)."""
 
     PATH = "/feature"
+    #: defaults capped by the brokers' registrations (see the class docstring)
+    CAPPED_DEFAULTS = (TRANSACTION_VERSION,)
 
     def __init__(self, zk: Any) -> None:
         self._zk = zk
         self._current = FinalizedFeatures({}, -1)
+        self._stored: dict[str, int] | None = None   # None: /feature absent or disabled
+        self._epoch = -1
+        self._caps: dict[str, int] = {}
 
     def current(self) -> FinalizedFeatures:
         return self._current
@@ -158,14 +171,48 @@ class ZkFeatures:
                 await self._zk.conditional_set_or_create(self.PATH, _znode({}), None)
             except NodeExistsError:
                 pass
+        await self._refresh_brokers()
         await self._refresh()
 
     def _on_change(self, _event: Any) -> None:
         asyncio.get_running_loop().create_task(self._refresh())
 
+    def _on_brokers_change(self, _event: Any) -> None:
+        asyncio.get_running_loop().create_task(self._refresh_brokers())
+
+    async def _refresh_brokers(self) -> None:
+        """Cap the defaults by what each registered broker says it supports."""
+        ids = await self._zk.get_children(zd.BROKER_IDS_PATH, watch=self._on_brokers_change)
+        if not ids:
+            await self._zk.exists(zd.BROKER_IDS_PATH, watch=self._on_brokers_change)
+        caps: dict[str, int] = {}
+        for broker_id in ids:
+            data, _ = await self._zk.get_data(zd.broker_path(int(broker_id)))
+            if data is None:
+                continue                    # gone meanwhile
+            try:
+                supported = zd.BrokerRegistration.decode(int(broker_id), data).features
+            except Exception:  # noqa: BLE001 - unreadable: a broker that supports nothing
+                supported = {}
+            for name in SUPPORTED_FEATURES:
+                top = int((supported.get(name) or {}).get("max_version", 0))
+                caps[name] = min(caps.get(name, top), top)
+        if caps != self._caps:
+            log.info("Brokers registered support at most %s", caps)
+        self._caps = caps
+        self._publish()
+
+    def _publish(self) -> None:
+        if self._stored is None:
+            return
+        defaults = {n: min(lv, self._caps.get(n, lv)) if n in self.CAPPED_DEFAULTS else lv
+                    for n, lv in DEFAULT_FINALIZED.items()}
+        self._current = FinalizedFeatures(_clean({**defaults, **self._stored}), self._epoch)
+
     async def _refresh(self) -> None:
         data, stat = await self._zk.get_data(self.PATH, watch=self._on_change)
         if data is None or stat is None:
+            self._stored = None
             self._current = FinalizedFeatures({}, -1)
             await self._zk.exists(self.PATH, watch=self._on_change)
             return
@@ -174,10 +221,14 @@ class ZkFeatures:
         except Exception as e:  # noqa: BLE001 - a foreign znode must not stop the broker
             log.warning("unreadable %s znode: %s", self.PATH, e)
             return
-        enabled = znode.status == zd.FEATURE_STATUS_ENABLED
-        stored = {name: int(v.get("max_version_level", 0)) for name, v in znode.features.items()}
-        levels = {**DEFAULT_FINALIZED, **stored}
-        self._current = FinalizedFeatures(_clean(levels) if enabled else {}, stat.version)
+        if znode.status != zd.FEATURE_STATUS_ENABLED:
+            self._stored = None
+            self._current = FinalizedFeatures({}, stat.version)
+            return
+        self._stored = {name: int(v.get("max_version_level", 0))
+                        for name, v in znode.features.items()}
+        self._epoch = stat.version
+        self._publish()
         log.info("Updated finalized features to %s (epoch %d)", dict(self._current.levels),
                  stat.version)
 
@@ -186,6 +237,9 @@ class ZkFeatures:
         this fail with BadVersionError: the caller answers and the client retries)."""
         for name, level in changes.items():
             reason = validate_level(name, level)
+            if reason is None and level > self._caps.get(name, level):
+                reason = (f"Feature {name} level {level} is not supported by every registered "
+                          f"broker (at most {self._caps[name]})")
             if reason is not None:
                 raise FeatureUpdateError(95, reason)
         if validate_only:

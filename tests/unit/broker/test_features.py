@@ -14,7 +14,8 @@ from kafpy.protocol.messages import ApiVersionsRequest, UpdateFeaturesRequest
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.controller import load_controller_state
 from kafpy.broker.features import (DEFAULT_FINALIZED, GROUP_VERSION, FinalizedFeatures,
-                                   StandaloneFeatures, ZkFeatures, supported_features)
+                                   FeatureUpdateError, StandaloneFeatures, ZkFeatures,
+                                   supported_features)
 from kafpy.broker.handlers.api_versions import handle_api_versions
 from kafpy.broker.handlers.features import handle_update_features
 from tests.unit.broker.helpers import LocalBroker, call
@@ -110,34 +111,81 @@ def test_a_metadata_file_from_before_features_gets_the_defaults():
 
 
 class FakeZk:
-    """The KafkaZkClient calls ZkFeatures makes, over one in-memory znode."""
+    """The KafkaZkClient calls ZkFeatures makes, over in-memory znodes (path -> data,
+    version); watches are kept and fired by `fire()`."""
 
     def __init__(self) -> None:
-        self.data: bytes | None = None
-        self.version = -1
+        self.nodes: dict[str, tuple[bytes, int]] = {}
+        self.watches: list = []
 
     async def get_data(self, path, watch=None):
-        if self.data is None:
+        if watch is not None:
+            self.watches.append(watch)
+        if path not in self.nodes:
             return None, None
-        return self.data, SimpleNamespace(version=self.version)
+        data, version = self.nodes[path]
+        return data, SimpleNamespace(version=version)
+
+    async def get_children(self, path, watch=None):
+        if watch is not None:
+            self.watches.append(watch)
+        return sorted({p[len(path) + 1:].split("/")[0] for p in self.nodes if p.startswith(path + "/")})
 
     async def exists(self, path, watch=None):
-        return self.data is not None
+        if watch is not None:
+            self.watches.append(watch)
+        return path in self.nodes
 
     async def conditional_set_or_create(self, path, data, expected_version):
-        assert expected_version is None or expected_version == self.version
-        self.data, self.version = data, self.version + 1
+        version = self.nodes.get(path, (None, -1))[1]
+        assert expected_version is None or expected_version == version
+        self.nodes[path] = (data, version + 1)
+
+    def feature_levels(self) -> dict:
+        return json.loads(self.nodes["/feature"][0])["features"]
+
+    def register(self, broker_id: int, features: dict) -> None:
+        reg = {"version": 5, "endpoints": [f"PLAINTEXT://127.0.0.1:{9092 + broker_id}"],
+               "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"}, "host": "127.0.0.1",
+               "port": 9092 + broker_id, "jmx_port": -1, "features": features, "timestamp": "1"}
+        self.nodes[f"/brokers/ids/{broker_id}"] = (json.dumps(reg).encode(), 0)
+
+
+KAFPY_SUPPORTED = {name: {"min_version": low, "max_version": high}
+                   for name, (low, high) in supported_features().items()}
+
+
+async def _started(zk: FakeZk) -> ZkFeatures:
+    store = ZkFeatures(zk)
+    await store.start()
+    return store
 
 
 def test_zookeeper_mode_serves_transaction_version_2_without_writing_it():
     zk = FakeZk()
-    store = ZkFeatures(zk)
-    asyncio.run(store.start())
+    zk.register(0, KAFPY_SUPPORTED)
+    store = asyncio.run(_started(zk))
     assert store.current().level("transaction.version") == 2
     assert store.current().level(GROUP_VERSION) == 1
     # /feature keeps only what an operator sets: Apache 3.9 brokers of a mixed cluster read it
-    assert json.loads(zk.data)["features"] == {}
+    assert zk.feature_levels() == {}
     asyncio.run(store.update({"transaction.version": 1}))
     assert store.current().level("transaction.version") == 1
-    assert json.loads(zk.data)["features"] == {
-        "transaction.version": {"min_version_level": 1, "max_version_level": 1}}
+    assert zk.feature_levels() == {"transaction.version": {"min_version_level": 1, "max_version_level": 1}}
+
+
+def test_zookeeper_mode_caps_transaction_version_by_what_every_broker_supports():
+    zk = FakeZk()
+    zk.register(0, KAFPY_SUPPORTED)
+    zk.register(2, {})     # an Apache 3.9 broker in ZooKeeper mode lists no feature
+    store = asyncio.run(_started(zk))
+    assert store.current().level("transaction.version") == 0
+    assert store.current().level(GROUP_VERSION) == 1     # only transaction.version is capped
+    # a level the Apache broker does not support is refused (it would halt on it)
+    with pytest.raises(FeatureUpdateError):
+        asyncio.run(store.update({"transaction.version": 1}))
+    assert zk.feature_levels() == {}
+    # once it is gone, the default is back
+    del zk.nodes["/brokers/ids/2"]
+    asyncio.run(store._refresh_brokers())
+    assert store.current().level("transaction.version") == 2
