@@ -141,6 +141,9 @@ class FakeZk:
         assert expected_version is None or expected_version == version
         self.nodes[path] = (data, version + 1)
 
+    def add_session_listener(self, listener) -> None:
+        pass
+
     def feature_levels(self) -> dict:
         return json.loads(self.nodes["/feature"][0])["features"]
 
