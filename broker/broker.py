@@ -38,7 +38,7 @@ from kafpy.broker.admin_controller import AdminController
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
-from kafpy.broker.features import StandaloneFeatures, ZkFeatures
+from kafpy.broker.features import TRANSACTION_VERSION, StandaloneFeatures, ZkFeatures
 from kafpy.broker.group_configs import overrides_lookup
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
@@ -301,7 +301,7 @@ class Broker:
         markers = TxnMarkerSender(cfg.broker_id, self.metadata_cache, self._write_txn_markers_locally,
                                   self._txn_marker_client, self.loop, timeout_ms=cfg["request.timeout.ms"])
         self.txn_verifier = TxnVerifier(
-            cfg.broker_id, self.metadata_cache, lambda: self.txn_coordinator and self.txn_coordinator.coordinator,
+            cfg.broker_id, self.metadata_cache, lambda: self.txn_coordinator,
             lambda node: self._txn_marker_client(node, "txn-verifier"), cfg["transaction.partition.verification.enable"])
 
         async def close_clients() -> None:
@@ -309,7 +309,8 @@ class Broker:
             await self.txn_verifier.close()
         self.txn_coordinator = TransactionCoordinatorService(
             txn_config, self.replica_manager, self.metadata_cache, self.controller.ensure_transaction_state_topic,
-            self.controller.next_producer_id, markers, self.loop, self.clock, close_markers=close_clients)
+            self.controller.next_producer_id, markers, self.loop, self.clock, close_markers=close_clients,
+            transaction_version=lambda: self.features.current().level(TRANSACTION_VERSION) if self.features else 0)
         self.leadership.txn_service = self.txn_coordinator
         await self.txn_coordinator.start()
 
@@ -524,6 +525,8 @@ class Broker:
         self._controller_io.shutdown(wait=True)
         if self.log_manager is not None:
             self.log_manager.shutdown()
+        if isinstance(self.features, ZkFeatures):
+            self.features.close()
         if self.zk is not None:
             await self.zk.close()
         log.info("[KafkaServer id=%d] shut down completed", self.config.broker_id)

@@ -36,20 +36,21 @@ SHARE_VERSION = "share.version"
 STREAMS_VERSION = "streams.version"
 
 #: name -> (min, max) level this broker implements. group.version 1 is the consumer group
-#: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version stops at 1
-#: (KIP-890 part 2's per-transaction epoch bump is not offered). share.version 1-2 is
-#: share groups (KIP-932), as Kafka 4.4's ShareVersion SV_1/SV_2. streams.version stays
-#: at 0 until Streams groups exist: a feature whose maximum is 0 is not advertised, as
-#: Kafka leaves out what it cannot enable.
+#: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version 2 is KIP-890
+#: part 2 (Produce v12 adds partitions, EndTxn v5 bumps the epoch at every end): clients
+#: use it only where it is finalized. share.version 1-2 is share groups (KIP-932), as
+#: Kafka 4.4's ShareVersion SV_1/SV_2. streams.version stays at 0 until Streams groups
+#: exist: a feature whose maximum is 0 is not advertised, as Kafka leaves out what it
+#: cannot enable.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),
-    TRANSACTION_VERSION: (0, 1),
+    TRANSACTION_VERSION: (0, 2),
     SHARE_VERSION: (0, 2),
     STREAMS_VERSION: (0, 0),
 }
 
 #: What a new cluster starts with (Kafka 4.4 finalizes the latest production levels).
-DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, SHARE_VERSION: 2}
+DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, TRANSACTION_VERSION: 2, SHARE_VERSION: 2}
 
 #: APIs a feature level gates: served and advertised only from that level on.
 GATED_APIS: dict[int, tuple[str, int]] = {
@@ -138,18 +139,39 @@ class ZkFeatures:
     """Finalized features in ZooKeeper's `/feature`, read at start and again whenever
     its watch fires. `zk` is the broker's KafkaZkClient.
 
+    A ZooKeeper watch lives as long as the session that set it: when the session expires,
+    kazoo fires the watch once (the read it triggers fails with SessionExpiredError) and
+    the new session has none. So `/feature` is read again, and the watch armed again, on
+    every new session (Kafka's FinalizedFeatureChangeListener re-registers its handler on
+    session re-initialization the same way).
+
     `/feature` is created empty, as Kafka 3.9's controller creates it, and holds only the
     levels an operator set (`kafka-features upgrade/downgrade`, a level 0 kept explicitly):
     Apache Kafka 3.9 brokers read it too and halt on any feature they do not support
     (FeatureCacheUpdateException), so a mixed cluster must not find `group.version` there
     unless someone put it there. Where `/feature` is silent, kafpy's defaults
-    (`DEFAULT_FINALIZED`) are the effective levels its brokers serve and advertise."""
+    (`DEFAULT_FINALIZED`) are the effective levels its brokers serve and advertise.
+
+    Clients must be able to use what is advertised on every broker: transaction version
+    2 changes what a transactional client sends to every leader and coordinator, so its
+    default is capped by what every registered broker supports (`/brokers/ids/<id>`
+    lists the features a kafpy broker supports; Apache Kafka 3.9's ZooKeeper brokers
+    list none). Next to Apache 3.9 brokers the default is then version 0. An operator's
+    level in `/feature` is used as set, and `update` refuses one a registered broker does
+    not support, as Kafka's controller does (such a broker would halt on reading it)."""
 
     PATH = "/feature"
+    #: defaults capped by the brokers' registrations (see the class docstring)
+    CAPPED_DEFAULTS = (TRANSACTION_VERSION,)
 
     def __init__(self, zk: Any) -> None:
         self._zk = zk
         self._current = FinalizedFeatures({}, -1)
+        self._refreshing: asyncio.Task | None = None
+        self._again = False
+        self._stored: dict[str, int] | None = None   # None: /feature absent or disabled
+        self._epoch = -1
+        self._caps: dict[str, int] = {}
 
     def current(self) -> FinalizedFeatures:
         return self._current
@@ -162,14 +184,82 @@ class ZkFeatures:
                 await self._zk.conditional_set_or_create(self.PATH, _znode({}), None)
             except NodeExistsError:
                 pass
+        self._zk.add_session_listener(self._on_session_state)
         await self._refresh()
 
+    def close(self) -> None:
+        """Stop following `/feature` (the broker's shutdown)."""
+        self._zk.remove_session_listener(self._on_session_state)
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+
+    def _on_session_state(self, state: Any) -> None:
+        from kafpy.replication.zk_client import SessionState
+        if state is SessionState.NEW_SESSION:
+            log.info("New ZooKeeper session: reading %s and watching it again", self.PATH)
+            self._schedule_refresh()
+
     def _on_change(self, _event: Any) -> None:
-        asyncio.get_running_loop().create_task(self._refresh())
+        self._schedule_refresh()
+
+    def _schedule_refresh(self) -> None:
+        """One read at a time; a change seen meanwhile is read once the current one ends
+        (an older read must not land after a newer one)."""
+        if self._refreshing is not None and not self._refreshing.done():
+            self._again = True
+            return
+        self._refreshing = asyncio.get_running_loop().create_task(self._refresh_logged())
+
+    async def _refresh_logged(self) -> None:
+        while True:
+            self._again = False
+            try:
+                await self._refresh()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the next session or event reads again
+                log.info("Reading %s failed (%s); it is read again on the next session",
+                         self.PATH, type(e).__name__)
+            if not self._again:
+                return
+
+    def _on_brokers_change(self, _event: Any) -> None:
+        asyncio.get_running_loop().create_task(self._refresh_brokers())
+
+    async def _refresh_brokers(self) -> None:
+        """Cap the defaults by what each registered broker says it supports."""
+        ids = await self._zk.get_children(zd.BROKER_IDS_PATH, watch=self._on_brokers_change)
+        if not ids:
+            await self._zk.exists(zd.BROKER_IDS_PATH, watch=self._on_brokers_change)
+        caps: dict[str, int] = {}
+        for broker_id in ids:
+            data, _ = await self._zk.get_data(zd.broker_path(int(broker_id)))
+            if data is None:
+                continue                    # gone meanwhile
+            try:
+                supported = zd.BrokerRegistration.decode(int(broker_id), data).features
+            except Exception:  # noqa: BLE001 - unreadable: a broker that supports nothing
+                supported = {}
+            for name in SUPPORTED_FEATURES:
+                top = int((supported.get(name) or {}).get("max_version", 0))
+                caps[name] = min(caps.get(name, top), top)
+        if caps != self._caps:
+            log.info("Brokers registered support at most %s", caps)
+        self._caps = caps
+        self._publish()
+
+    def _publish(self) -> None:
+        if self._stored is None:
+            return
+        defaults = {n: min(lv, self._caps.get(n, lv)) if n in self.CAPPED_DEFAULTS else lv
+                    for n, lv in DEFAULT_FINALIZED.items()}
+        self._current = FinalizedFeatures(_clean({**defaults, **self._stored}), self._epoch)
 
     async def _refresh(self) -> None:
+        await self._refresh_brokers()   # a new session needs its watch again too
         data, stat = await self._zk.get_data(self.PATH, watch=self._on_change)
         if data is None or stat is None:
+            self._stored = None
             self._current = FinalizedFeatures({}, -1)
             await self._zk.exists(self.PATH, watch=self._on_change)
             return
@@ -178,10 +268,14 @@ class ZkFeatures:
         except Exception as e:  # noqa: BLE001 - a foreign znode must not stop the broker
             log.warning("unreadable %s znode: %s", self.PATH, e)
             return
-        enabled = znode.status == zd.FEATURE_STATUS_ENABLED
-        stored = {name: int(v.get("max_version_level", 0)) for name, v in znode.features.items()}
-        levels = {**DEFAULT_FINALIZED, **stored}
-        self._current = FinalizedFeatures(_clean(levels) if enabled else {}, stat.version)
+        if znode.status != zd.FEATURE_STATUS_ENABLED:
+            self._stored = None
+            self._current = FinalizedFeatures({}, stat.version)
+            return
+        self._stored = {name: int(v.get("max_version_level", 0))
+                        for name, v in znode.features.items()}
+        self._epoch = stat.version
+        self._publish()
         log.info("Updated finalized features to %s (epoch %d)", dict(self._current.levels),
                  stat.version)
 
@@ -190,6 +284,9 @@ class ZkFeatures:
         this fail with BadVersionError: the caller answers and the client retries)."""
         for name, level in changes.items():
             reason = validate_level(name, level)
+            if reason is None and level > self._caps.get(name, level):
+                reason = (f"Feature {name} level {level} is not supported by every registered "
+                          f"broker (at most {self._caps[name]})")
             if reason is not None:
                 raise FeatureUpdateError(95, reason)
         if validate_only:

@@ -14,6 +14,9 @@ the last stable offset, and voids the producer's pending produce-time verificati
 (broker/txn_verification.py). Markers on ``__consumer_offsets`` that were committed also settle
 the group coordinator's pending transactional offsets of that producer.
 
+v2 (KIP-1228) carries the transaction's version; the markers of a version 2 transaction
+already carry its bumped epoch, which fences the previous epoch's late batches.
+
 Kafka requires ClusterAction on the cluster for this broker-to-broker API; kafpy has no
 authorizer yet, so it is served to anyone. Nothing on disk of its own; event loop only.
 """
@@ -49,7 +52,7 @@ def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: 
     if part is None or not part.is_leader:
         return None
     refusal = part.log.producer_state.marker_refusal(marker.producer_id, marker.producer_epoch,
-                                                     marker.coordinator_epoch)
+                                                     marker.coordinator_epoch, marker.transaction_version)
     if refusal is not None:
         log.info("refusing %s marker of producer %d (epoch %d, coordinator epoch %d) on %s-%d: %s",
                  "commit" if marker.transaction_result else "abort", marker.producer_id,
@@ -115,4 +118,4 @@ async def handle_write_txn_markers(ctx: RequestContext, req: Any) -> WriteTxnMar
     return await write_txn_markers(ctx.services, req)
 
 
-HANDLERS = [Handler(ApiKey.WRITE_TXN_MARKERS, 0, 1, handle_write_txn_markers)]
+HANDLERS = [Handler(ApiKey.WRITE_TXN_MARKERS, 0, 2, handle_write_txn_markers)]

@@ -9,6 +9,12 @@ partition's producer state has an ongoing transaction for that producer and epoc
 batches append at once. The coordinator is asked directly when this broker leads the
 transactional id's `__transaction_state` partition, else over a NetworkClient per broker.
 
+Transaction version 2 (KIP-890 part 2): a Produce v12 or TxnOffsetCommit v5 comes from a
+client that no longer sends AddPartitionsToTxn, so the same call adds the partition to the
+transaction instead of only checking it (`verify(..., add=True)`: AddPartitionsToTxn v5
+without verifyOnly, Kafka's AddPartitionsToTxnManager with the addPartition operation),
+whatever transaction.partition.verification.enable says.
+
 A guard per (topic, partition, producer id) is set when verification starts and cleared by a
 marker for that producer on the partition (`on_marker`): a batch verified before the
 transaction ended is refused (INVALID_TXN_STATE) instead of starting a new one.
@@ -37,6 +43,7 @@ from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.coordinator.partitioner import partition_for
 from kafpy.coordinator.transaction.clients import BrokerClients
+from kafpy.coordinator.transaction.state import TV_2
 
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
@@ -68,7 +75,7 @@ def transactional_producer(records: Any) -> tuple[int, int] | None:
 
 
 class TxnVerifier:
-    """`local_coordinator()` is this broker's TransactionCoordinator (verify_partitions);
+    """`local_coordinator()` is this broker's TransactionCoordinatorService (or None);
     `client_factory(broker_info)` makes a NetworkClient for another broker."""
 
     def __init__(self, broker_id: int, metadata_cache: Any, local_coordinator: Callable[[], Any],
@@ -117,16 +124,23 @@ class TxnVerifier:
         return part.leader
 
     async def verify(self, transactional_id: str, producer_id: int, epoch: int,
-                     partitions: list[TopicPartition]) -> dict[TopicPartition, ErrorCode]:
-        """The coordinator's answer for each partition (NONE when it is in the transaction),
-        as the coordinator gives it; `produce_error` maps it for the producer."""
+                     partitions: list[TopicPartition], add: bool = False
+                     ) -> dict[TopicPartition, ErrorCode]:
+        """The coordinator's answer for each partition (NONE when it is in the transaction,
+        or, with `add`, once it was added to a version 2 transaction), as the coordinator
+        gives it; `produce_error` maps it for the producer."""
         node = self._coordinator_node(transactional_id)
         if node is None:
             return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
         if node == self.broker_id:
-            coordinator = self._local()
-            if coordinator is None:
+            service = self._local()
+            if service is None:
                 return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+            coordinator = service.coordinator
+            if add:
+                error = await coordinator.add_partitions(transactional_id, producer_id, epoch,
+                                                         partitions, service.now_ms(), TV_2)
+                return {tp: error for tp in partitions}
             return coordinator.verify_partitions(transactional_id, producer_id, epoch, partitions)
         try:
             client = self._clients.get(node)
@@ -135,7 +149,8 @@ class TxnVerifier:
                 # a coordinator that cannot verify: the batch appends unverified, as in Kafka
                 return {tp: E.NONE for tp in partitions}
             resp = await client.send(ApiKey.ADD_PARTITIONS_TO_TXN,
-                                     _verify_request(transactional_id, producer_id, epoch, partitions))
+                                     _verify_request(transactional_id, producer_id, epoch, partitions,
+                                                     verify_only=not add))
         except asyncio.CancelledError:
             raise
         except UnsupportedVersion:
@@ -153,11 +168,12 @@ class TxnVerifier:
 
 
 def _verify_request(transactional_id: str, producer_id: int, epoch: int,
-                    partitions: list[TopicPartition]) -> AddPartitionsToTxnRequest:
+                    partitions: list[TopicPartition], verify_only: bool = True
+                    ) -> AddPartitionsToTxnRequest:
     A = AddPartitionsToTxnRequest
     by_topic: dict[str, list[int]] = defaultdict(list)
     for topic, p in partitions:
         by_topic[topic].append(p)
     return A(transactions=[A.AddPartitionsToTxnTransaction(
-        transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch, verify_only=True,
+        transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch, verify_only=verify_only,
         topics=[A.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()])])

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from kafpy.storage.checkpoint import read_meta_properties
 
 from kafpy.broker.config import KafkaConfig
+from kafpy.broker.features import supported_features
 from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication import zk_data as zd
@@ -60,13 +61,17 @@ def check_cluster_id(log_dirs: list[str], cluster_id: str) -> None:
 def broker_registration(config: KafkaConfig, bound_ports: dict[str, int], default_host: str
                         ) -> zd.BrokerRegistration:
     """``/brokers/ids/<id>``: every advertised listener (a port 0 listener at the port it got,
-    one without a host at ``default_host``) with its security protocol, and the rack."""
+    one without a host at ``default_host``) with its security protocol, the rack, and the
+    features this broker supports (what ZkFeatures caps the cluster's defaults by)."""
     protocols = dict(entry.split(":", 1) for entry in config["listener.security.protocol.map"])
     endpoints = tuple(
         zd.EndPoint(li.name, li.host or default_host, li.port or bound_ports.get(li.name, li.port),
                     protocols.get(li.name, "PLAINTEXT"))
         for li in config.advertised_listeners)
-    return zd.BrokerRegistration(config.broker_id, endpoints, rack=config["broker.rack"])
+    features = {name: {"min_version": low, "max_version": high}
+                for name, (low, high) in supported_features().items()}
+    return zd.BrokerRegistration(config.broker_id, endpoints, rack=config["broker.rack"],
+                                 features=features)
 
 
 async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> tuple[dict[str, str], dict[str, str]]:

@@ -3623,7 +3623,7 @@ class EndTxnRequest(Message):
     API_KEY = 26
     VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (3, 32767)
-    LATEST_VERSION_UNSTABLE = True
+    LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('transactional_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('producer_id', 'int64', (0, 32767), None, None, None, 'inherit', 0),
@@ -5561,7 +5561,7 @@ class ProduceRequest(Message):
     NAME = 'ProduceRequest'
     KIND = 'request'
     API_KEY = 0
-    VALID_VERSIONS = (0, 11)
+    VALID_VERSIONS = (0, 12)
     FLEXIBLE_VERSIONS = (9, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -5605,7 +5605,7 @@ class ProduceResponse(Message):
     NAME = 'ProduceResponse'
     KIND = 'response'
     API_KEY = 0
-    VALID_VERSIONS = (0, 11)
+    VALID_VERSIONS = (0, 12)
     FLEXIBLE_VERSIONS = (9, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -8217,7 +8217,7 @@ class TransactionLogKey(Message):
 
 
 class TransactionLogValue(Message):
-    __slots__ = ('producer_id', 'previous_producer_id', 'next_producer_id', 'producer_epoch', 'transaction_timeout_ms', 'transaction_status', 'transaction_partitions', 'transaction_last_update_timestamp_ms', 'transaction_start_timestamp_ms', 'client_transaction_version')
+    __slots__ = ('producer_id', 'previous_producer_id', 'next_producer_id', 'producer_epoch', 'next_producer_epoch', 'transaction_timeout_ms', 'transaction_status', 'transaction_partitions', 'transaction_last_update_timestamp_ms', 'transaction_start_timestamp_ms', 'client_transaction_version')
     NAME = 'TransactionLogValue'
     KIND = 'data'
     API_KEY = None
@@ -8229,6 +8229,7 @@ class TransactionLogValue(Message):
         Field('previous_producer_id', 'int64', (1, 32767), None, 0, (1, 32767), 'inherit', -1),
         Field('next_producer_id', 'int64', (1, 32767), None, 1, (1, 32767), 'inherit', -1),
         Field('producer_epoch', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('next_producer_epoch', 'int16', (1, 32767), None, 3, (1, 32767), 'inherit', -1),
         Field('transaction_timeout_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         Field('transaction_status', 'int8', (0, 32767), None, None, None, 'inherit', 0),
         Field('transaction_partitions', '[]PartitionsSchema', (0, 32767), (0, 32767), None, None, 'inherit', ()),
@@ -8248,11 +8249,12 @@ class TransactionLogValue(Message):
             self.topic = topic
             self.partition_ids = [] if partition_ids is _UNSET else partition_ids
 
-    def __init__(self, *, producer_id: int = 0, previous_producer_id: int = -1, next_producer_id: int = -1, producer_epoch: int = 0, transaction_timeout_ms: int = 0, transaction_status: int = 0, transaction_partitions: list[TransactionLogValue.PartitionsSchema] | None = _UNSET, transaction_last_update_timestamp_ms: int = 0, transaction_start_timestamp_ms: int = 0, client_transaction_version: int = 0) -> None:
+    def __init__(self, *, producer_id: int = 0, previous_producer_id: int = -1, next_producer_id: int = -1, producer_epoch: int = 0, next_producer_epoch: int = -1, transaction_timeout_ms: int = 0, transaction_status: int = 0, transaction_partitions: list[TransactionLogValue.PartitionsSchema] | None = _UNSET, transaction_last_update_timestamp_ms: int = 0, transaction_start_timestamp_ms: int = 0, client_transaction_version: int = 0) -> None:
         self.producer_id = producer_id
         self.previous_producer_id = previous_producer_id
         self.next_producer_id = next_producer_id
         self.producer_epoch = producer_epoch
+        self.next_producer_epoch = next_producer_epoch
         self.transaction_timeout_ms = transaction_timeout_ms
         self.transaction_status = transaction_status
         self.transaction_partitions = [] if transaction_partitions is _UNSET else transaction_partitions
@@ -8266,7 +8268,7 @@ class TxnOffsetCommitRequest(Message):
     NAME = 'TxnOffsetCommitRequest'
     KIND = 'request'
     API_KEY = 28
-    VALID_VERSIONS = (0, 4)
+    VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (3, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -8322,7 +8324,7 @@ class TxnOffsetCommitResponse(Message):
     NAME = 'TxnOffsetCommitResponse'
     KIND = 'response'
     API_KEY = 28
-    VALID_VERSIONS = (0, 4)
+    VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (3, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -8687,7 +8689,7 @@ class WriteTxnMarkersRequest(Message):
     NAME = 'WriteTxnMarkersRequest'
     KIND = 'request'
     API_KEY = 27
-    VALID_VERSIONS = (0, 1)
+    VALID_VERSIONS = (0, 2)
     FLEXIBLE_VERSIONS = (1, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -8695,21 +8697,23 @@ class WriteTxnMarkersRequest(Message):
     )
 
     class WritableTxnMarker(Struct):
-        __slots__ = ('producer_id', 'producer_epoch', 'transaction_result', 'topics', 'coordinator_epoch')
+        __slots__ = ('producer_id', 'producer_epoch', 'transaction_result', 'topics', 'coordinator_epoch', 'transaction_version')
         FIELDS = (
             Field('producer_id', 'int64', (0, 32767), None, None, None, 'inherit', 0),
             Field('producer_epoch', 'int16', (0, 32767), None, None, None, 'inherit', 0),
             Field('transaction_result', 'bool', (0, 32767), None, None, None, 'inherit', False),
             Field('topics', '[]WritableTxnMarkerTopic', (0, 32767), None, None, None, 'inherit', ()),
             Field('coordinator_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('transaction_version', 'int8', (2, 32767), None, None, None, 'inherit', 0),
         )
 
-        def __init__(self, *, producer_id: int = 0, producer_epoch: int = 0, transaction_result: bool = False, topics: list[WriteTxnMarkersRequest.WritableTxnMarkerTopic] = _UNSET, coordinator_epoch: int = 0) -> None:
+        def __init__(self, *, producer_id: int = 0, producer_epoch: int = 0, transaction_result: bool = False, topics: list[WriteTxnMarkersRequest.WritableTxnMarkerTopic] = _UNSET, coordinator_epoch: int = 0, transaction_version: int = 0) -> None:
             self.producer_id = producer_id
             self.producer_epoch = producer_epoch
             self.transaction_result = transaction_result
             self.topics = [] if topics is _UNSET else topics
             self.coordinator_epoch = coordinator_epoch
+            self.transaction_version = transaction_version
 
     class WritableTxnMarkerTopic(Struct):
         __slots__ = ('name', 'partition_indexes')
@@ -8731,7 +8735,7 @@ class WriteTxnMarkersResponse(Message):
     NAME = 'WriteTxnMarkersResponse'
     KIND = 'response'
     API_KEY = 27
-    VALID_VERSIONS = (0, 1)
+    VALID_VERSIONS = (0, 2)
     FLEXIBLE_VERSIONS = (1, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -9003,7 +9007,7 @@ MESSAGES: dict[str, type[Message]] = {
 }
 
 API_KEYS: dict[int, ApiSpec] = {
-    0: ApiSpec(0, 'Produce', 0, 11, ProduceRequest, ProduceResponse, 9, False),
+    0: ApiSpec(0, 'Produce', 0, 12, ProduceRequest, ProduceResponse, 9, False),
     1: ApiSpec(1, 'Fetch', 0, 17, FetchRequest, FetchResponse, 12, False),
     2: ApiSpec(2, 'ListOffsets', 0, 10, ListOffsetsRequest, ListOffsetsResponse, 6, False),
     3: ApiSpec(3, 'Metadata', 0, 12, MetadataRequest, MetadataResponse, 9, False),
@@ -9029,9 +9033,9 @@ API_KEYS: dict[int, ApiSpec] = {
     23: ApiSpec(23, 'OffsetForLeaderEpoch', 0, 4, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, 4, False),
     24: ApiSpec(24, 'AddPartitionsToTxn', 0, 5, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, False),
     25: ApiSpec(25, 'AddOffsetsToTxn', 0, 4, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 3, False),
-    26: ApiSpec(26, 'EndTxn', 0, 5, EndTxnRequest, EndTxnResponse, 3, True),
-    27: ApiSpec(27, 'WriteTxnMarkers', 0, 1, WriteTxnMarkersRequest, WriteTxnMarkersResponse, 1, False),
-    28: ApiSpec(28, 'TxnOffsetCommit', 0, 4, TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, False),
+    26: ApiSpec(26, 'EndTxn', 0, 5, EndTxnRequest, EndTxnResponse, 3, False),
+    27: ApiSpec(27, 'WriteTxnMarkers', 0, 2, WriteTxnMarkersRequest, WriteTxnMarkersResponse, 1, False),
+    28: ApiSpec(28, 'TxnOffsetCommit', 0, 5, TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, False),
     29: ApiSpec(29, 'DescribeAcls', 0, 3, DescribeAclsRequest, DescribeAclsResponse, 2, False),
     30: ApiSpec(30, 'CreateAcls', 0, 3, CreateAclsRequest, CreateAclsResponse, 2, False),
     31: ApiSpec(31, 'DeleteAcls', 0, 3, DeleteAclsRequest, DeleteAclsResponse, 2, False),

@@ -278,15 +278,24 @@ class ProducerStateManager:
                 lso = self.first_ongoing_offset()
                 seg.txn_index.append(AbortedTxn(pid, first, base, min(lso, base) if lso is not None else base))
 
-    def marker_refusal(self, producer_id: int, epoch: int, coordinator_epoch: int) -> Optional[ErrorCode]:
+    def marker_refusal(self, producer_id: int, epoch: int, coordinator_epoch: int,
+                       transaction_version: int = 0) -> Optional[ErrorCode]:
         """Why a coordinator's marker for ``producer_id`` may not be written here (Kafka's
         appendEndTxnMarker checks), or None: INVALID_PRODUCER_EPOCH for an epoch older than
         the producer's, TRANSACTION_COORDINATOR_FENCED for a coordinator epoch older than
-        the last marker's. A replicated marker is never refused."""
+        the last marker's. A replicated marker is never refused.
+
+        A transaction version 2 marker carries the epoch bumped past its transaction's
+        batches, so its epoch must be above the producer's: the same epoch is refused when
+        a transaction of that epoch is open here (a newer transaction the marker must not
+        end), and allowed as a retry of a marker already written otherwise."""
         entry = self.producers.get(producer_id)
         if entry is None:
             return None
         if epoch < entry.epoch:
+            return ErrorCode.INVALID_PRODUCER_EPOCH
+        if (transaction_version >= 2 and epoch == entry.epoch
+                and entry.current_txn_first_offset >= 0 and epoch != 32767):
             return ErrorCode.INVALID_PRODUCER_EPOCH
         if coordinator_epoch < entry.coordinator_epoch:
             return ErrorCode.TRANSACTION_COORDINATOR_FENCED

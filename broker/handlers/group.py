@@ -19,6 +19,7 @@ from kafpy.protocol.messages import (
 
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.records import OffsetAndMetadata
@@ -250,6 +251,27 @@ async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse
 
 
 # --------------------------------------------------------------------- TxnOffsetCommit
+async def _add_offsets_partition(ctx: RequestContext, req) -> E:
+    """TxnOffsetCommit v5 (transaction version 2): the client sent no AddOffsetsToTxn, so
+    the group's `__consumer_offsets` partition is added to the transaction first, as
+    Kafka's group coordinator does through AddPartitionsToTxnManager. Errors as the
+    client sees them: PRODUCER_FENCED as INVALID_PRODUCER_EPOCH, what to retry as
+    COORDINATOR_NOT_AVAILABLE."""
+    verifier = ctx.services.txn_verifier
+    if verifier is None:
+        return E.NONE
+    partition = (GROUP_METADATA_TOPIC_NAME, _coordinator(ctx).partition_for(req.group_id))
+    errors = await verifier.verify(req.transactional_id, req.producer_id, req.producer_epoch,
+                                   [partition], add=True)
+    error = errors.get(partition, E.NONE)
+    if error == E.PRODUCER_FENCED:
+        return E.INVALID_PRODUCER_EPOCH
+    if error in (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR,
+                 E.CONCURRENT_TRANSACTIONS):
+        return E.COORDINATOR_NOT_AVAILABLE
+    return error
+
+
 async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitResponse:
     """Offsets committed inside the producer's transaction: pending until its marker."""
     v = ctx.api_version
@@ -257,6 +279,11 @@ async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitR
     order, offsets, errors = _requested_offsets(ctx, req.topics, lambda p: OffsetAndMetadata(
         offset=p.committed_offset, leader_epoch=p.committed_leader_epoch if v >= 2 else -1,
         metadata=p.committed_metadata if p.committed_metadata is not None else "", commit_timestamp=now))
+    if offsets and v >= 5:
+        added = await _add_offsets_partition(ctx, req)
+        if added != E.NONE:
+            errors.update({tp: added for tp in offsets})
+            offsets = {}
     if offsets:
         errors.update(await _coordinator(ctx).txn_commit_offsets(
             req.group_id, req.producer_id, req.producer_epoch,
@@ -371,5 +398,5 @@ HANDLERS = [
     Handler(ApiKey.LIST_GROUPS, 0, 5, handle_list_groups),
     Handler(ApiKey.DELETE_GROUPS, 0, 2, handle_delete_groups),
     Handler(ApiKey.OFFSET_DELETE, 0, 0, handle_offset_delete),
-    Handler(ApiKey.TXN_OFFSET_COMMIT, 0, 4, handle_txn_offset_commit),
+    Handler(ApiKey.TXN_OFFSET_COMMIT, 0, 5, handle_txn_offset_commit),
 ]

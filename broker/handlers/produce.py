@@ -7,7 +7,9 @@ already does (a standalone broker is its whole ISR), else the response parks in 
 purgatory for the request's timeout. With acks=0 there is no response at all, as in Kafka; if
 a partition failed, the connection is closed instead, so the producer notices.
 A transactional batch that would start its producer's transaction on a partition waits for
-the transaction coordinator's verification first (KIP-890, broker/txn_verification.py).
+the transaction coordinator's verification first (KIP-890, broker/txn_verification.py);
+from v12 (transaction version 2) the coordinator adds the partition to the transaction
+instead, as the client no longer sends AddPartitionsToTxn.
 """
 from __future__ import annotations
 
@@ -81,7 +83,8 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     """Ask the transaction coordinator about the partitions where a transactional batch
     would start the producer's transaction (broker/txn_verification.py)."""
     verifier = ctx.services.txn_verifier
-    if verifier is None or not verifier.enabled:
+    add = ctx.api_version >= 12
+    if verifier is None or not (verifier.enabled or add):
         return {}
     rm = ctx.services.replica_manager
     starting: list[tuple[str, int]] = []
@@ -98,7 +101,7 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
         return {}
     pid, epoch = producer
     guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
-    errors = await verifier.verify(req.transactional_id, pid, epoch, starting)
+    errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
     out = {}
     for tp in starting:
         error = errors.get(tp, E.NONE)
@@ -199,4 +202,4 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     return R(responses=topics_out, throttle_time_ms=0)
 
 
-HANDLERS = [Handler(ApiKey.PRODUCE, 0, 11, handle_produce)]
+HANDLERS = [Handler(ApiKey.PRODUCE, 0, 12, handle_produce)]

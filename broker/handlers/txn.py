@@ -5,10 +5,11 @@ Thin glue between decoded requests and `services.txn_coordinator` (a
 coordinator.transaction.service.TransactionCoordinatorService). InitProducerId without a
 transactional id is the idempotent producer's: a fresh producer id at epoch 0.
 
-Versions: EndTxn is served up to v4, as for brokers without transaction version 2
-(KIP-890 part 2; this broker finalizes no `transaction.version` feature, so Java 4.x
-clients use v4 and bump epochs through InitProducerId). AddPartitionsToTxn v4+ is the
-batched form partition leaders use, with verifyOnly for KIP-890 part 1. Errors newer
+Versions: EndTxn v5 is transaction version 2 (KIP-890 part 2: the epoch bumped at every
+end, the new producer id and epoch in the answer); v0-4 keep version 1, where epochs
+move only in InitProducerId. AddPartitionsToTxn v4+ is the batched form partition
+leaders use: verifyOnly for KIP-890 part 1, and without it to add the partitions a
+Produce v12 or TxnOffsetCommit v5 of a version 2 transaction wrote to. Errors newer
 than a request version are mapped as Kafka maps them (PRODUCER_FENCED is
 INVALID_PRODUCER_EPOCH before KIP-588's versions; TRANSACTION_ABORTABLE is
 INVALID_TXN_STATE before AddPartitionsToTxn v5).
@@ -25,6 +26,7 @@ from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.coordinator.transaction.state import TV_0, TV_2
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -83,7 +85,9 @@ async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, t
             unknown.add((topic, p))
     if unknown:
         return {tp: E.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else E.OPERATION_NOT_ATTEMPTED for tp in parts}
-    error = await svc.coordinator.add_partitions(tid, pid, epoch, parts, svc.now_ms())
+    # Kafka's transactionVersionForAddPartitionsToTxn: the brokers' versions add for TV2
+    tv = TV_2 if ctx.api_version >= 4 else TV_0
+    error = await svc.coordinator.add_partitions(tid, pid, epoch, parts, svc.now_ms(), tv)
     error = _fenced(error, ctx.api_version, 2)
     return {tp: error for tp in parts}
 
@@ -113,10 +117,11 @@ async def handle_add_offsets_to_txn(ctx: RequestContext, req) -> AddOffsetsToTxn
 
 # --------------------------------------------------------------------- EndTxn
 async def handle_end_txn(ctx: RequestContext, req) -> EndTxnResponse:
-    svc = _service(ctx)
-    error = await svc.coordinator.end_txn(req.transactional_id, req.producer_id, req.producer_epoch,
-                                          req.committed, svc.now_ms())
-    return EndTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))
+    v = ctx.api_version
+    r = await _service(ctx).end_txn(req.transactional_id, req.producer_id, req.producer_epoch,
+                                    req.committed, TV_2 if v >= 5 else TV_0)
+    return EndTxnResponse(throttle_time_ms=0, error_code=_fenced(r.error, v, 2),
+                          producer_id=r.producer_id, producer_epoch=r.producer_epoch)
 
 
 # --------------------------------------------------------------------- admin
@@ -160,7 +165,7 @@ HANDLERS = [
     Handler(ApiKey.INIT_PRODUCER_ID, 0, 5, handle_init_producer_id),
     Handler(ApiKey.ADD_PARTITIONS_TO_TXN, 0, 5, handle_add_partitions_to_txn),
     Handler(ApiKey.ADD_OFFSETS_TO_TXN, 0, 4, handle_add_offsets_to_txn),
-    Handler(ApiKey.END_TXN, 0, 4, handle_end_txn),
+    Handler(ApiKey.END_TXN, 0, 5, handle_end_txn),
     Handler(ApiKey.DESCRIBE_TRANSACTIONS, 0, 0, handle_describe_transactions),
     Handler(ApiKey.LIST_TRANSACTIONS, 0, 1, handle_list_transactions),
 ]

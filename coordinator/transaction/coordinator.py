@@ -1,6 +1,10 @@
 """The transaction coordinator: a state machine with the clock passed in (Kafka's
-TransactionCoordinator and TransactionStateManager, transaction version 1: the epoch is
-bumped by InitProducerId, not by every transaction).
+TransactionCoordinator and TransactionStateManager). Each transaction keeps the version
+its client speaks: version 0/1 (EndTxn v0-4, AddPartitionsToTxn v0-3 from the client)
+bumps the epoch only in InitProducerId; version 2 (KIP-890 part 2: EndTxn v5+, and the
+partitions added by the partition leaders' AddPartitionsToTxn v4+ for Produce v12 and
+TxnOffsetCommit v5) bumps it at every commit or abort, answers EndTxn with the new
+producer id and epoch, and moves an exhausted epoch to a new producer id.
 
 Who calls it: the broker glue (broker/handlers/txn.py), the service (leadership of
 `__transaction_state` partitions, the timer calling `poll`), tests and tools, all on one
@@ -27,10 +31,11 @@ from kafpy.coordinator.offsets_log import Completion, ImmediateFuture, OffsetsLo
 from kafpy.coordinator.partitioner import partition_for
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.markers import MarkerChannel, TxnMarker
-from kafpy.coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
+from kafpy.coordinator.transaction.records import (decode_key, decode_value, encode_key,
+                                                   encode_value, value_version)
 from kafpy.coordinator.transaction.state import (
-    MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, TopicPartition, TransactionMetadata, TxnState,
-    TxnTransit, is_epoch_exhausted)
+    MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TV_0, TV_2, TopicPartition,
+    TransactionMetadata, TxnState, TxnTransit, is_epoch_exhausted, supports_epoch_bump)
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
 
@@ -47,6 +52,18 @@ class InitProducerIdResult:
     producer_epoch: int = -1
 
 
+@dataclass(frozen=True)
+class EndTxnResult:
+    """EndTxn's answer; v5+ carries the producer id and epoch the client goes on with."""
+
+    error: ErrorCode
+    producer_id: int = -1
+    producer_epoch: int = -1
+
+
+Respond = Callable[[ErrorCode], None]
+
+
 def _append_error(error: ErrorCode) -> ErrorCode:
     """Kafka's mapping of a failed transaction log append to what the client sees."""
     if error in (E.UNKNOWN_TOPIC_OR_PARTITION, E.NOT_ENOUGH_REPLICAS,
@@ -60,12 +77,16 @@ def _append_error(error: ErrorCode) -> ErrorCode:
 
 
 class TransactionCoordinator:
-    """Transactional ids whose `__transaction_state` partition this broker leads."""
+    """Transactional ids whose `__transaction_state` partition this broker leads.
+    `transaction_version()` is the cluster's finalized transaction.version (it picks the
+    TransactionLogValue version written)."""
 
     def __init__(self, config: TransactionCoordinatorConfig, txn_log: OffsetsLog,
                  markers: MarkerChannel, new_producer_id: Callable[[], int],
-                 future_factory: Callable[[], Any] = ImmediateFuture) -> None:
+                 future_factory: Callable[[], Any] = ImmediateFuture,
+                 transaction_version: Callable[[], int] = lambda: TV_0) -> None:
         self.config = config
+        self._transaction_version = transaction_version
         self.log = txn_log
         self.markers = markers
         self._new_producer_id = new_producer_id
@@ -110,7 +131,8 @@ class TransactionCoordinator:
         """Write `transit` (already pending on `txn`); apply it once committed, drop it on
         failure; then `on_done(error as the client sees it)`."""
         tid = txn.transactional_id
-        value = None if transit.state == TxnState.DEAD else encode_value(transit)
+        value = (None if transit.state == TxnState.DEAD
+                 else encode_value(transit, value_version(self._transaction_version())))
         done = self.log.append(self.partition_for(tid), [(encode_key(tid), value)], self._now_ms)
 
         def written(d: Any) -> None:
@@ -203,9 +225,12 @@ class TransactionCoordinator:
         return E.NONE
 
     def add_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                       partitions: Iterable[TopicPartition], now_ms: int) -> Completion:
+                       partitions: Iterable[TopicPartition], now_ms: int,
+                       client_transaction_version: int = TV_0) -> Completion:
         """Add partitions (AddPartitionsToTxn, or the group's offsets partition for
-        AddOffsetsToTxn) to the transaction, starting it if needed; ErrorCode result."""
+        AddOffsetsToTxn) to the transaction, starting it if needed; ErrorCode result.
+        A transaction started here takes `client_transaction_version` (2 when a partition
+        leader adds what a Produce v12 or TxnOffsetCommit v5 wrote)."""
         self._now_ms = now_ms
         if not transactional_id:
             return self._done(E.INVALID_REQUEST)
@@ -223,8 +248,8 @@ class TransactionCoordinator:
                              TxnState.COMPLETE_ABORT):
             return self._done(E.CONCURRENT_TRANSACTIONS)
         fut = self._future()
-        self._write(txn, txn.prepare_add_partitions(added, now_ms), coordinator_epoch,
-                    fut.set_result)
+        self._write(txn, txn.prepare_add_partitions(added, now_ms, client_transaction_version),
+                    coordinator_epoch, fut.set_result)
         return fut
 
     def verify_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
@@ -244,21 +269,42 @@ class TransactionCoordinator:
 
     # ================================================================ EndTxn
     def end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                committed: bool, now_ms: int) -> Completion:
-        """Commit or abort: answered once PrepareCommit/PrepareAbort is written."""
+                committed: bool, now_ms: int,
+                client_transaction_version: int = TV_0) -> Completion:
+        """Commit or abort: answered (an EndTxnResult) once PrepareCommit/PrepareAbort is
+        written, or at once for a retry of an end already made."""
         self._now_ms = now_ms
         fut = self._future()
+        if not transactional_id:
+            fut.set_result(EndTxnResult(E.INVALID_REQUEST))
+            return fut
+
+        def respond(error: ErrorCode) -> None:
+            txn = self.txns.get(transactional_id)
+            if error != E.NONE or txn is None:
+                fut.set_result(EndTxnResult(error))
+            else:
+                fut.set_result(EndTxnResult(E.NONE, *_client_producer(txn)))
         self._end_txn(transactional_id, producer_id, producer_epoch, committed, True, now_ms,
-                      fut.set_result)
+                      respond, client_transaction_version)
         return fut
 
     def _end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                 committed: bool, from_client: bool, now_ms: int,
-                 respond: Callable[[ErrorCode], None]) -> None:
+                 committed: bool, from_client: bool, now_ms: int, respond: Respond,
+                 client_transaction_version: int | None = None) -> None:
+        """`client_transaction_version` None: the coordinator's own abort, in the
+        transaction's version."""
         error, coordinator_epoch, txn = self._lookup(transactional_id)
         if error != E.NONE:
             return respond(error)
-        if txn is None or txn.producer_id != producer_id:
+        if txn is None:
+            return respond(E.INVALID_PRODUCER_ID_MAPPING)
+        tv = (txn.client_transaction_version if client_transaction_version is None
+              else client_transaction_version)
+        if supports_epoch_bump(tv):
+            return self._end_txn_v2(txn, coordinator_epoch, producer_id, producer_epoch,
+                                    committed, from_client, now_ms, respond)
+        if txn.producer_id != producer_id:
             return respond(E.INVALID_PRODUCER_ID_MAPPING)
         # Clients may not bump the epoch; the coordinator's own aborts carry a bumped one.
         if (from_client and producer_epoch != txn.producer_epoch) or producer_epoch < txn.producer_epoch:
@@ -293,6 +339,84 @@ class TransactionCoordinator:
             return respond(E.INVALID_TXN_STATE if committed else E.CONCURRENT_TRANSACTIONS)
         return respond(E.INVALID_TXN_STATE)
 
+    def _end_txn_v2(self, txn: TransactionMetadata, coordinator_epoch: int, producer_id: int,
+                    producer_epoch: int, committed: bool, from_client: bool, now_ms: int,
+                    respond: Respond) -> None:
+        """Transaction version 2 (Kafka's endTransaction): the same epoch ends the
+        transaction; the previous epoch is a retry of an end already made (answered
+        again, with the epoch the client goes on with); anything else is fenced."""
+        fencing = txn.pending_state == TxnState.PREPARE_EPOCH_FENCE
+        # the client retries an end whose epoch bump ran out and moved to a new producer id
+        retry_on_overflow = (not fencing and txn.previous_producer_id == producer_id
+                             and producer_epoch == MAX_PRODUCER_EPOCH - 1
+                             and txn.producer_epoch == 0)
+        retry_on_bump = not fencing and txn.producer_epoch == producer_epoch + 1
+        is_retry = retry_on_overflow or retry_on_bump
+        state = txn.state
+        if fencing:
+            valid = ((not from_client or producer_epoch == txn.producer_epoch)
+                     and producer_epoch >= txn.producer_epoch)
+        elif state in _PREPARED:
+            valid = retry_on_bump
+        elif state in (TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT):
+            valid = is_retry or producer_epoch == txn.producer_epoch
+        else:
+            valid = producer_epoch == txn.producer_epoch
+        if txn.producer_id != producer_id and not retry_on_overflow:
+            return respond(E.INVALID_PRODUCER_ID_MAPPING)
+        if not valid:
+            return respond(E.PRODUCER_FENCED)
+        if txn.pending is not None and not (fencing and not committed):
+            return respond(E.CONCURRENT_TRANSACTIONS)
+
+        def prepare(no_partition_added: bool) -> None:
+            self._prepare_end(txn, coordinator_epoch, committed, fencing, producer_epoch,
+                              now_ms, respond, no_partition_added)
+        if state == TxnState.ONGOING:
+            return prepare(False)
+        if state == TxnState.COMPLETE_COMMIT:
+            if committed:
+                return respond(E.NONE if is_retry else E.INVALID_TXN_STATE)
+            return respond(E.INVALID_TXN_STATE) if is_retry else prepare(True)
+        if state == TxnState.COMPLETE_ABORT:
+            if committed:
+                return respond(E.INVALID_TXN_STATE)
+            return respond(E.NONE) if is_retry else prepare(True)
+        if state == TxnState.EMPTY and not committed:
+            return prepare(True)    # an abort before anything was added: bumps the epoch
+        if state == TxnState.PREPARE_COMMIT:
+            return respond(E.CONCURRENT_TRANSACTIONS if committed else E.INVALID_TXN_STATE)
+        if state == TxnState.PREPARE_ABORT:
+            return respond(E.INVALID_TXN_STATE if committed else E.CONCURRENT_TRANSACTIONS)
+        return respond(E.INVALID_TXN_STATE)
+
+    def _prepare_end(self, txn: TransactionMetadata, coordinator_epoch: int, committed: bool,
+                     fencing: bool, producer_epoch: int, now_ms: int, respond: Respond,
+                     no_partition_added: bool) -> None:
+        """Write a version 2 PrepareCommit/PrepareAbort, answer, then send the markers."""
+        next_producer_id = NO_PRODUCER_ID
+        if fencing:
+            txn.pending = None
+            txn.producer_epoch, txn.last_producer_epoch = producer_epoch, NO_PRODUCER_EPOCH
+        elif txn.is_epoch_exhausted:
+            try:
+                next_producer_id = self._new_producer_id()
+            except Exception as e:  # noqa: BLE001 - as Kafka's producer id manager: retriable
+                log.info("no new producer id for %s yet: %s", txn.transactional_id, e)
+                return respond(E.COORDINATOR_LOAD_IN_PROGRESS)
+        transit = txn.prepare_abort_or_commit(
+            TxnState.PREPARE_COMMIT if committed else TxnState.PREPARE_ABORT, now_ms,
+            TV_2, next_producer_id, no_partition_added)
+
+        def prepared(err: ErrorCode) -> None:
+            if err != E.NONE:
+                txn.failed_epoch_fence = txn.failed_epoch_fence or fencing
+                respond(err)
+                return
+            respond(E.NONE)
+            self._send_markers(txn, coordinator_epoch)
+        self._write(txn, transit, coordinator_epoch, prepared)
+
     # ================================================================ markers
     def _send_markers(self, txn: TransactionMetadata, coordinator_epoch: int) -> None:
         """Markers for a prepared transaction, then its Complete state."""
@@ -306,7 +430,7 @@ class TransactionCoordinator:
             return
         marker = TxnMarker(tid, txn.producer_id, txn.producer_epoch,
                            txn.state == TxnState.PREPARE_COMMIT, coordinator_epoch,
-                           tuple(sorted(txn.partitions)))
+                           tuple(sorted(txn.partitions)), txn.client_transaction_version)
         self._markers_in_flight.add(tid)
 
         def sent(d: Any) -> None:
@@ -473,6 +597,15 @@ def _is_valid_producer_id(txn: TransactionMetadata, producer_id: int, producer_e
     after a producer id rotation this producer never heard of."""
     return (txn.producer_epoch == NO_PRODUCER_EPOCH or producer_id == txn.producer_id
             or (producer_id == txn.previous_producer_id and is_epoch_exhausted(producer_epoch)))
+
+
+def _client_producer(txn: TransactionMetadata) -> tuple[int, int]:
+    """The producer id and epoch EndTxn v5 answers: those of the Complete state (a new
+    producer id at epoch 0 when the bump ran out of epochs)."""
+    if (txn.state in _PREPARED and supports_epoch_bump(txn.client_transaction_version)
+            and txn.next_producer_id != NO_PRODUCER_ID):
+        return txn.next_producer_id, 0
+    return txn.producer_id, txn.producer_epoch
 
 
 def _drop_fence(txn: TransactionMetadata) -> None:

@@ -44,6 +44,7 @@ def marker_request(marker: TxnMarker, partitions: list[TopicPartition]) -> Write
     return R(markers=[R.WritableTxnMarker(
         producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
         transaction_result=marker.committed, coordinator_epoch=marker.coordinator_epoch,
+        transaction_version=marker.transaction_version,
         topics=[R.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
                 for t, ps in by_topic.items()])])
 

@@ -25,6 +25,8 @@ class TxnMarker:
     committed: bool
     coordinator_epoch: int
     partitions: tuple[TopicPartition, ...]
+    # the transaction's version (WriteTxnMarkers v2, KIP-1228): 2 bumped the epoch
+    transaction_version: int = 0
 
 
 class MarkerChannel(Protocol):

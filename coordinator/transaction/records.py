@@ -1,9 +1,10 @@
 """Keys and values of `__transaction_state` records, in Kafka's formats.
 
 Key: int16 version 0 + TransactionLogKey (the transactional id). Value: int16 version +
-TransactionLogValue; written at version 0 as a Kafka broker without transaction
-version 2 writes it (so `kafka-dump-log --transaction-log-decoder` reads it), read at
-0 or 1. A tombstone (value None) removes an expired transactional id. Empty
+TransactionLogValue, written as Kafka 4.x writes it: version 0 while the cluster's
+`transaction.version` is 0, else version 1 with the tagged PreviousProducerId,
+NextProducerId and ClientTransactionVersion (what a coordinator taking over needs to
+finish a version 2 transaction whose epoch ran out); read at 0 or 1. A tombstone (value None) removes an expired transactional id. Empty
 transactions are written with null partitions, as Kafka does.
 
 Who calls it: the TransactionCoordinator (writes) and its loader (replay). Pure.
@@ -37,7 +38,13 @@ def decode_key(data: bytes) -> str:
     return decode_data(M.TransactionLogKey, version, memoryview(data)[2:]).transactional_id
 
 
-def encode_value(t: TxnTransit) -> bytes:
+def value_version(transaction_version_level: int) -> int:
+    """The TransactionLogValue version Kafka writes at a finalized transaction.version
+    (TransactionVersion.transactionLogValueVersion)."""
+    return 1 if transaction_version_level >= 1 else 0
+
+
+def encode_value(t: TxnTransit, version: int = VALUE_VERSION) -> bytes:
     if t.state == TxnState.EMPTY:
         partitions = None
     else:
@@ -46,13 +53,16 @@ def encode_value(t: TxnTransit) -> bytes:
             topic=topic, partition_ids=[p for _, p in group])
             for topic, group in groupby(ordered, key=lambda tp: tp[0])]
     value = M.TransactionLogValue(
-        producer_id=t.producer_id, previous_producer_id=t.previous_producer_id,
-        next_producer_id=t.next_producer_id, producer_epoch=t.producer_epoch,
+        producer_id=t.producer_id,
+        previous_producer_id=t.previous_producer_id if version >= 1 else -1,
+        next_producer_id=t.next_producer_id if version >= 1 else -1,
+        producer_epoch=t.producer_epoch,
         transaction_timeout_ms=t.txn_timeout_ms, transaction_status=int(t.state),
         transaction_partitions=partitions,
         transaction_last_update_timestamp_ms=t.txn_last_update_timestamp,
-        transaction_start_timestamp_ms=t.txn_start_timestamp)
-    return _I16.pack(VALUE_VERSION) + encode_data(value, VALUE_VERSION)
+        transaction_start_timestamp_ms=t.txn_start_timestamp,
+        client_transaction_version=t.client_transaction_version)
+    return _I16.pack(version) + encode_data(value, version)
 
 
 def decode_value(data: bytes) -> TxnTransit:
@@ -73,4 +83,5 @@ def decode_value(data: bytes) -> TxnTransit:
         producer_epoch=v.producer_epoch, last_producer_epoch=-1,
         txn_timeout_ms=v.transaction_timeout_ms, state=TxnState(v.transaction_status),
         partitions=partitions, txn_start_timestamp=v.transaction_start_timestamp_ms,
-        txn_last_update_timestamp=v.transaction_last_update_timestamp_ms)
+        txn_last_update_timestamp=v.transaction_last_update_timestamp_ms,
+        client_transaction_version=v.client_transaction_version if version >= 1 else 0)

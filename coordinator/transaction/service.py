@@ -24,7 +24,8 @@ from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from kafpy.coordinator.runtime import CoordinatorRuntime
 from kafpy.coordinator.service import BrokerOffsetsLog, coordinator_node
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
-from kafpy.coordinator.transaction.coordinator import InitProducerIdResult, TransactionCoordinator
+from kafpy.coordinator.transaction.coordinator import (EndTxnResult, InitProducerIdResult,
+                                                       TransactionCoordinator)
 from kafpy.coordinator.transaction.markers import MarkerChannel
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
@@ -33,13 +34,14 @@ class TransactionCoordinatorService(CoordinatorRuntime):
     """`allocate_producer_id()` is the controller's producer id allocator (awaitable);
     `ensure_topic()` asks for `__transaction_state` to be created. `markers` is built by
     the broker (it needs the broker's own WriteTxnMarkers handler); `close_markers` stops
-    it."""
+    it. `transaction_version()` is the finalized transaction.version feature level."""
 
     def __init__(self, config: TransactionCoordinatorConfig, replica_manager: Any,
                  metadata_cache: Any, ensure_topic: Callable[[], Awaitable[None]],
                  allocate_producer_id: Callable[[], Awaitable[int]], markers: MarkerChannel,
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.time,
-                 close_markers: Callable[[], Awaitable[None]] | None = None) -> None:
+                 close_markers: Callable[[], Awaitable[None]] | None = None,
+                 transaction_version: Callable[[], int] = lambda: 0) -> None:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_topic = ensure_topic
@@ -51,7 +53,8 @@ class TransactionCoordinatorService(CoordinatorRuntime):
         # one producer id allocated ahead, so the state machine never waits for one
         self._spare_ids: list[int] = []
         self.coordinator = TransactionCoordinator(config, self.txn_log, markers,
-                                                  self._take_producer_id, loop.create_future)
+                                                  self._take_producer_id, loop.create_future,
+                                                  transaction_version)
 
     async def stop(self) -> None:
         """Stop the timer and the marker sender, and forget every transactional id."""
@@ -62,7 +65,20 @@ class TransactionCoordinatorService(CoordinatorRuntime):
 
     # ------------------------------------------------------------------ producer ids
     def _take_producer_id(self) -> int:
+        """The spare id; none left (a coordinator abort whose epoch ran out) raises, and
+        the next one is fetched meanwhile."""
+        if not self._spare_ids:
+            self._loop.create_task(self._refill_producer_id())
+            raise RuntimeError("no producer id allocated yet")
         return self._spare_ids.pop()
+
+    async def _refill_producer_id(self) -> None:
+        try:
+            pid = await self._allocate()
+        except Exception as e:  # noqa: BLE001 - the next call asks again
+            log.warning("could not allocate a producer id: %s", e)
+            return
+        self._spare_ids.append(pid)
 
     async def init_producer_id(self, transactional_id: str, timeout_ms: int, producer_id: int,
                                producer_epoch: int) -> InitProducerIdResult:
@@ -72,6 +88,14 @@ class TransactionCoordinatorService(CoordinatorRuntime):
             self._spare_ids.append(await self._allocate())
         return await self.coordinator.init_producer_id(transactional_id, timeout_ms, producer_id,
                                                        producer_epoch, self.now_ms())
+
+    async def end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                      committed: bool, client_transaction_version: int) -> EndTxnResult:
+        # a version 2 end may move an exhausted epoch to a new producer id
+        if client_transaction_version >= 2 and not self._spare_ids:
+            self._spare_ids.append(await self._allocate())
+        return await self.coordinator.end_txn(transactional_id, producer_id, producer_epoch,
+                                              committed, self.now_ms(), client_transaction_version)
 
     # ------------------------------------------------------------------ partitions
     def on_elected(self, partition: int, leader_epoch: int) -> None:

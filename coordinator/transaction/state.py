@@ -5,6 +5,11 @@ A change is made in two steps, as in Kafka: `prepare_*` builds the next state as
 CONCURRENT_TRANSACTIONS); once the transit is written to `__transaction_state`,
 `complete_transit` applies it, and a failed write clears it with `abort_transit`.
 
+Transaction version 2 (KIP-890 part 2; `client_transaction_version` 2, set by the
+request that started or ended the transaction): every commit or abort bumps the epoch
+(`prepare_abort_or_commit`), and an exhausted epoch moves to `next_producer_id` at
+epoch 0 when the transaction completes (`prepare_complete`).
+
 Who calls it: the TransactionCoordinator only, on one thread. Nothing on disk here.
 """
 
@@ -17,6 +22,13 @@ NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
 # Kafka's TransactionMetadata.isEpochExhausted: the last epoch is kept for fencing bumps.
 MAX_PRODUCER_EPOCH = 32767
+# Kafka's TransactionVersion levels: 0 and 1 end a transaction at the same epoch, 2 bumps it.
+TV_0, TV_1, TV_2 = 0, 1, 2
+
+
+def supports_epoch_bump(transaction_version: int) -> bool:
+    """Whether a transaction of this version bumps the epoch at every end (KIP-890 part 2)."""
+    return transaction_version >= TV_2
 
 TopicPartition = tuple[str, int]
 
@@ -74,6 +86,7 @@ class TxnTransit:
     partitions: frozenset[TopicPartition]
     txn_start_timestamp: int
     txn_last_update_timestamp: int
+    client_transaction_version: int = TV_0
 
 
 @dataclass(eq=False)
@@ -91,6 +104,7 @@ class TransactionMetadata:
     partitions: set[TopicPartition] = field(default_factory=set)
     txn_start_timestamp: int = -1
     txn_last_update_timestamp: int = -1
+    client_transaction_version: int = TV_0
     pending: TxnTransit | None = None
     # Kafka's hasFailedEpochFence: a fence whose write failed is not bumped again.
     failed_epoch_fence: bool = False
@@ -107,7 +121,7 @@ class TransactionMetadata:
         return TxnTransit(self.producer_id, self.previous_producer_id, self.next_producer_id,
                           self.producer_epoch, self.last_producer_epoch, self.txn_timeout_ms,
                           self.state, frozenset(self.partitions), self.txn_start_timestamp,
-                          self.txn_last_update_timestamp)
+                          self.txn_last_update_timestamp, self.client_transaction_version)
 
     @classmethod
     def from_transit(cls, transactional_id: str, t: TxnTransit) -> "TransactionMetadata":
@@ -123,12 +137,14 @@ class TransactionMetadata:
         self.partitions = set(t.partitions)
         self.txn_start_timestamp = t.txn_start_timestamp
         self.txn_last_update_timestamp = t.txn_last_update_timestamp
+        self.client_transaction_version = t.client_transaction_version
 
     # ------------------------------------------------------------------ transitions
     def _prepare(self, state: TxnState, *, producer_id: int | None = None,
                  producer_epoch: int | None = None, last_producer_epoch: int | None = None,
                  timeout_ms: int | None = None, partitions: frozenset | None = None,
-                 start: int | None = None, now_ms: int) -> TxnTransit:
+                 start: int | None = None, next_producer_id: int | None = None,
+                 client_transaction_version: int | None = None, now_ms: int) -> TxnTransit:
         if self.pending is not None:
             raise RuntimeError(f"{self.transactional_id}: transition to {self.pending.state.name} "
                                "already in progress")
@@ -137,13 +153,17 @@ class TransactionMetadata:
             base, state=state,
             producer_id=self.producer_id if producer_id is None else producer_id,
             previous_producer_id=self.producer_id,
+            next_producer_id=self.next_producer_id if next_producer_id is None else next_producer_id,
             producer_epoch=self.producer_epoch if producer_epoch is None else producer_epoch,
             last_producer_epoch=(self.last_producer_epoch if last_producer_epoch is None
                                  else last_producer_epoch),
             txn_timeout_ms=self.txn_timeout_ms if timeout_ms is None else timeout_ms,
             partitions=base.partitions if partitions is None else partitions,
             txn_start_timestamp=self.txn_start_timestamp if start is None else start,
-            txn_last_update_timestamp=now_ms)
+            txn_last_update_timestamp=now_ms,
+            client_transaction_version=(self.client_transaction_version
+                                        if client_transaction_version is None
+                                        else client_transaction_version))
         self.pending = t
         return t
 
@@ -183,19 +203,47 @@ class TransactionMetadata:
                              last_producer_epoch=NO_PRODUCER_EPOCH,
                              now_ms=self.txn_last_update_timestamp)
 
-    def prepare_add_partitions(self, added: set[TopicPartition], now_ms: int) -> TxnTransit:
+    def prepare_add_partitions(self, added: set[TopicPartition], now_ms: int,
+                               client_transaction_version: int = TV_0) -> TxnTransit:
+        """Ongoing with `added`; a transaction starting now takes the client's version."""
         start = now_ms if self.state in (TxnState.EMPTY, TxnState.COMPLETE_ABORT,
                                          TxnState.COMPLETE_COMMIT) else self.txn_start_timestamp
         return self._prepare(TxnState.ONGOING, partitions=frozenset(self.partitions | added),
-                             start=start, now_ms=now_ms)
+                             start=start, client_transaction_version=client_transaction_version,
+                             now_ms=now_ms)
 
-    def prepare_abort_or_commit(self, state: TxnState, now_ms: int) -> TxnTransit:
-        return self._prepare(state, now_ms=now_ms)
+    def prepare_abort_or_commit(self, state: TxnState, now_ms: int,
+                                client_transaction_version: int = TV_0,
+                                next_producer_id: int = NO_PRODUCER_ID,
+                                no_partition_added: bool = False) -> TxnTransit:
+        """PrepareCommit/PrepareAbort. Transaction version 2 writes it with the epoch
+        bumped (the markers carry it, fencing the previous epoch's late batches) and the
+        last epoch kept for retries; `next_producer_id` is the id an exhausted epoch moves
+        to. An abort with no partition added starts (and ends) the transaction now."""
+        epoch, last_epoch = self.producer_epoch, self.last_producer_epoch
+        if supports_epoch_bump(client_transaction_version):
+            # MAX_PRODUCER_EPOCH is only reached by a fence; its abort keeps it
+            if not (epoch >= MAX_PRODUCER_EPOCH and state == TxnState.PREPARE_ABORT):
+                epoch += 1
+            last_epoch = self.producer_epoch
+        return self._prepare(state, producer_epoch=epoch, last_producer_epoch=last_epoch,
+                             start=now_ms if no_partition_added else None,
+                             next_producer_id=next_producer_id,
+                             client_transaction_version=client_transaction_version,
+                             now_ms=now_ms)
 
     def prepare_complete(self, now_ms: int) -> TxnTransit:
+        """CompleteCommit/CompleteAbort, after the markers. A version 2 transaction whose
+        epoch ran out continues as `next_producer_id` at epoch 0."""
         state = (TxnState.COMPLETE_COMMIT if self.state == TxnState.PREPARE_COMMIT
                  else TxnState.COMPLETE_ABORT)
-        return self._prepare(state, partitions=frozenset(), now_ms=now_ms)
+        producer_id, epoch = self.producer_id, self.producer_epoch
+        if (supports_epoch_bump(self.client_transaction_version)
+                and self.next_producer_id != NO_PRODUCER_ID):
+            producer_id, epoch = self.next_producer_id, 0
+        return self._prepare(state, producer_id=producer_id, producer_epoch=epoch,
+                             next_producer_id=NO_PRODUCER_ID, partitions=frozenset(),
+                             now_ms=now_ms)
 
     def prepare_dead(self) -> TxnTransit:
         return self._prepare(TxnState.DEAD, partitions=frozenset(),

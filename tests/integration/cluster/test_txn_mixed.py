@@ -3,7 +3,9 @@ kafpy controller; see test_mixed.py): a transactional producer whose coordinator
 Apache broker writes to partitions led by both kinds, and so does one whose coordinator is a
 kafpy broker. Markers cross both ways (WriteTxnMarkers), and so does each leader's
 produce-time verification (AddPartitionsToTxn verifyOnly); read_committed consumers see
-exactly the committed records."""
+exactly the committed records. The kafpy brokers do not offer transaction version 2 next to
+an Apache 3.9 broker that cannot serve it (kafpy's default is capped by the brokers'
+registered features), so a Java 4.x client would stay on version 1 everywhere."""
 from __future__ import annotations
 
 import time
@@ -13,6 +15,7 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 
 from kafpy.coordinator.partitioner import partition_for
+from kafpy.protocol.messages import ApiVersionsRequest
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import leaders, metadata, wait_until
@@ -58,6 +61,8 @@ def test_transactions_cross_both_kinds(cluster):
     bootstrap = ",".join(cluster.bootstrap)
     with RawConnection(cluster.kafpy[0].host, cluster.kafpy[0].port) as c:
         wait_until(lambda: find_txn_coordinator(c, "tx-probe")[0] == 0, 60, "__transaction_state created")
+        versions = c.request(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
+        assert "transaction.version" not in {f.name for f in versions.finalized_features}
     state = leaders(metadata(cluster.kafpy[0], [TRANSACTION_STATE_TOPIC_NAME]), TRANSACTION_STATE_TOPIC_NAME)
     create_topic(cluster, TOPIC)
     wait_until(lambda: isr_full_everywhere(cluster, TOPIC), 60, "full ISR on every broker")

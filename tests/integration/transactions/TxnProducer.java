@@ -4,14 +4,21 @@
 //   java TxnProducer <bootstrap> commit-abort <topic> <partitions> <transactions> <prefix>
 //       transaction t sends one record "<prefix>-t<t>-p<p>" to each partition p; even
 //       transactions are committed, odd ones aborted; the last one is always committed.
+//   java TxnProducer <bootstrap> commit-abort <topic> <partitions> <transactions> <prefix> <group>
+//       the same, and each transaction also commits offset t+1 of partition 0 of <topic>
+//       for consumer group <group> (sendOffsetsToTransaction).
 //   java TxnProducer <bootstrap> zombie <topic> <prefix>
 //       two producers with one transactional id: the second fences the first; prints
 //       "fenced <exception class>" when the first one's late send or commit is refused.
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 public class TxnProducer {
@@ -29,14 +36,15 @@ public class TxnProducer {
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
         if (args[1].equals("commit-abort")) {
-            commitAbort(bootstrap, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]), args[5]);
+            commitAbort(bootstrap, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]), args[5],
+                        args.length > 6 ? args[6] : null);
         } else {
             zombie(bootstrap, args[2], args[3]);
         }
     }
 
     static void commitAbort(String bootstrap, String topic, int partitions, int transactions,
-                            String prefix) throws Exception {
+                            String prefix, String group) throws Exception {
         try (KafkaProducer<String, String> p = producer(bootstrap, prefix + "-txn")) {
             p.initTransactions();
             for (int t = 0; t < transactions; t++) {
@@ -44,6 +52,10 @@ public class TxnProducer {
                 for (int part = 0; part < partitions; part++) {
                     String v = prefix + "-t" + t + "-p" + part;
                     p.send(new ProducerRecord<>(topic, part, v, v));
+                }
+                if (group != null) {
+                    p.sendOffsetsToTransaction(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(t + 1)),
+                                               new ConsumerGroupMetadata(group));
                 }
                 p.flush();  // the records are in the log before the outcome is decided
                 if (t % 2 == 1 && t != transactions - 1) {

@@ -1,12 +1,16 @@
 """Consume-transform-produce with the consumed offsets committed in the producer's
 transaction (sendOffsetsToTransaction), killed with SIGKILL at random points and restarted:
 the output topic, read with read_committed, holds each input record's result exactly once.
-Java: Kafka's TransactionalMessageCopier (with its random aborts); Python: confluent-kafka."""
+Java: Kafka's TransactionalMessageCopier (with its random aborts) of Kafka 3.9 (transaction
+version 1) and 4.x (version 2: an epoch bump per transaction, offsets partitions added by
+TxnOffsetCommit v5); Python: confluent-kafka (version 1)."""
 from __future__ import annotations
 
 import random
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.support import process
@@ -34,15 +38,17 @@ def _kill_at_random_points(start, log: Path, rng: random.Random) -> int:
     return killed
 
 
-def test_java_copier_killed_and_restarted(txn_broker, tmp_path):
-    source, sink = "ctp-java-in", "ctp-java-out"
+@pytest.mark.parametrize("client", ["3.9", "4"], ids=lambda v: f"java{v}")
+def test_java_copier_killed_and_restarted(txn_broker, tmp_path, client):
+    name = f"ctp-java{client.replace('.', '')}"
+    source, sink = f"{name}-in", f"{name}-out"
     create_topic(txn_broker.bootstrap, source, 1)
     create_topic(txn_broker.bootstrap, sink, 1)
     values = [f"j{i}" for i in range(1500)]
     produce(txn_broker.bootstrap, source, [v.encode() for v in values])
     seed = random.randrange(1 << 30)
     assert _kill_at_random_points(
-        lambda err: start_java_copier(err, "4", txn_broker.bootstrap, source, sink, "ctp-java"),
+        lambda err: start_java_copier(err, client, txn_broker.bootstrap, source, sink, name),
         tmp_path / "copier.err", random.Random(seed)) >= 1
     got = Counter(v for _, v in read_confluent(txn_broker.bootstrap, sink))
     assert got == Counter(values), f"seed {seed}: missing {Counter(values) - got}, " \

@@ -4,6 +4,8 @@ broker keeping them in its metadata file, and the APIs group.version gates."""
 from __future__ import annotations
 
 import asyncio
+import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,7 +14,8 @@ from kafpy.protocol.messages import ApiVersionsRequest, UpdateFeaturesRequest
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.controller import load_controller_state
 from kafpy.broker.features import (DEFAULT_FINALIZED, GROUP_VERSION, FinalizedFeatures,
-                                   StandaloneFeatures, supported_features)
+                                   FeatureUpdateError, StandaloneFeatures, ZkFeatures,
+                                   supported_features)
 from kafpy.broker.handlers.api_versions import handle_api_versions
 from kafpy.broker.handlers.features import handle_update_features
 from tests.unit.broker.helpers import LocalBroker, call
@@ -51,9 +54,10 @@ def test_api_versions_v3_lists_supported_and_finalized_features(broker):
     supported = {f.name: (f.min_version, f.max_version) for f in resp.supported_features}
     assert supported == supported_features()
     assert supported[GROUP_VERSION] == (0, 1)
+    assert supported["transaction.version"] == (0, 2)
     assert "streams.version" not in supported      # room kept, nothing to enable yet
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in resp.finalized_features}
-    assert finalized == {GROUP_VERSION: (1, 1), "share.version": (2, 2)}
+    assert finalized == {GROUP_VERSION: (1, 1), "transaction.version": (2, 2), "share.version": (2, 2)}
     assert resp.finalized_features_epoch == 0
     assert supported["share.version"] == (0, 2)
 
@@ -79,7 +83,10 @@ def test_update_features_refuses_unsupported_levels(broker):
 
 
 def test_update_features_persists_and_bumps_the_epoch(broker, tmp_path):
-    assert _update(broker, 1, transaction_version=1).results[0].error_code == 0
+    U = UpdateFeaturesRequest.FeatureUpdateKey
+    pin = UpdateFeaturesRequest(timeout_ms=1000, feature_updates=[U(   # a safe downgrade
+        feature="transaction.version", max_version_level=1, upgrade_type=2)])
+    assert call(broker, handle_update_features, 57, 1, pin).results[0].error_code == 0
     resp = _versions(broker)
     finalized = {f.name: f.max_version_level for f in resp.finalized_features}
     assert finalized == {GROUP_VERSION: 1, "transaction.version": 1, "share.version": 2}
@@ -93,7 +100,7 @@ def test_group_version_zero_hides_the_consumer_group_apis(broker):
     resp = _versions(broker)
     keys = {k.api_key for k in resp.api_keys}
     assert 68 not in keys and 69 not in keys and 11 in keys
-    assert [f.name for f in resp.finalized_features] == ["share.version"]
+    assert sorted(f.name for f in resp.finalized_features) == ["share.version", "transaction.version"]
 
 
 def test_share_version_gates_the_share_group_apis(broker):
@@ -110,3 +117,87 @@ def test_a_metadata_file_from_before_features_gets_the_defaults():
     store = StandaloneFeatures(None, 0, never)
     assert dict(store.current().levels) == DEFAULT_FINALIZED
     assert FinalizedFeatures({}).enables(68) is False and FinalizedFeatures({}).enables(11)
+
+
+class FakeZk:
+    """The KafkaZkClient calls ZkFeatures makes, over in-memory znodes (path -> data,
+    version); watches are kept and fired by `fire()`."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, tuple[bytes, int]] = {}
+        self.watches: list = []
+
+    async def get_data(self, path, watch=None):
+        if watch is not None:
+            self.watches.append(watch)
+        if path not in self.nodes:
+            return None, None
+        data, version = self.nodes[path]
+        return data, SimpleNamespace(version=version)
+
+    async def get_children(self, path, watch=None):
+        if watch is not None:
+            self.watches.append(watch)
+        return sorted({p[len(path) + 1:].split("/")[0] for p in self.nodes if p.startswith(path + "/")})
+
+    async def exists(self, path, watch=None):
+        if watch is not None:
+            self.watches.append(watch)
+        return path in self.nodes
+
+    async def conditional_set_or_create(self, path, data, expected_version):
+        version = self.nodes.get(path, (None, -1))[1]
+        assert expected_version is None or expected_version == version
+        self.nodes[path] = (data, version + 1)
+
+    def add_session_listener(self, listener) -> None:
+        pass
+
+    def feature_levels(self) -> dict:
+        return json.loads(self.nodes["/feature"][0])["features"]
+
+    def register(self, broker_id: int, features: dict) -> None:
+        reg = {"version": 5, "endpoints": [f"PLAINTEXT://127.0.0.1:{9092 + broker_id}"],
+               "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"}, "host": "127.0.0.1",
+               "port": 9092 + broker_id, "jmx_port": -1, "features": features, "timestamp": "1"}
+        self.nodes[f"/brokers/ids/{broker_id}"] = (json.dumps(reg).encode(), 0)
+
+
+KAFPY_SUPPORTED = {name: {"min_version": low, "max_version": high}
+                   for name, (low, high) in supported_features().items()}
+
+
+async def _started(zk: FakeZk) -> ZkFeatures:
+    store = ZkFeatures(zk)
+    await store.start()
+    return store
+
+
+def test_zookeeper_mode_serves_transaction_version_2_without_writing_it():
+    zk = FakeZk()
+    zk.register(0, KAFPY_SUPPORTED)
+    store = asyncio.run(_started(zk))
+    assert store.current().level("transaction.version") == 2
+    assert store.current().level(GROUP_VERSION) == 1
+    # /feature keeps only what an operator sets: Apache 3.9 brokers of a mixed cluster read it
+    assert zk.feature_levels() == {}
+    asyncio.run(store.update({"transaction.version": 1}))
+    assert store.current().level("transaction.version") == 1
+    assert zk.feature_levels() == {"transaction.version": {"min_version_level": 1, "max_version_level": 1}}
+
+
+def test_zookeeper_mode_caps_transaction_version_by_what_every_broker_supports():
+    zk = FakeZk()
+    zk.register(0, KAFPY_SUPPORTED)
+    zk.register(2, {})     # an Apache 3.9 broker in ZooKeeper mode lists no feature
+    store = asyncio.run(_started(zk))
+    assert store.current().level("transaction.version") == 0
+    assert store.current().level(GROUP_VERSION) == 1     # only transaction.version is capped
+    # a level the Apache broker does not support is refused (it would halt on it)
+    with pytest.raises(FeatureUpdateError):
+        asyncio.run(store.update({"transaction.version": 1}))
+    assert zk.feature_levels() == {}
+    # once it is gone, the default is back
+    del zk.nodes["/brokers/ids/2"]
+    asyncio.run(store._refresh_brokers())
+    assert store.current().level("transaction.version") == 2

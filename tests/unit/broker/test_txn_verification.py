@@ -10,7 +10,8 @@ from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.records import build_batch
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
-from kafpy.broker.txn_verification import PARTITION_NOT_ADDED, TxnVerifier, produce_error, transactional_producer
+from kafpy.broker.txn_verification import (PARTITION_NOT_ADDED, TxnVerifier, _verify_request, produce_error,
+                                           transactional_producer)
 
 
 def test_transactional_producer_reads_the_batch_header():
@@ -50,10 +51,24 @@ class Coordinator:
         self.asked.append((tid, pid, epoch, list(parts)))
         return {tp: E.NONE if tp == ("t", 0) else E.TRANSACTION_ABORTABLE for tp in parts}
 
+    async def add_partitions(self, tid, pid, epoch, parts, now_ms, tv):
+        self.asked.append(("add", tid, pid, epoch, list(parts), now_ms, tv))
+        return E.PRODUCER_FENCED if epoch < 3 else E.NONE
+
+
+class Service:
+    """The TransactionCoordinatorService's face the verifier uses."""
+
+    def __init__(self, coordinator) -> None:
+        self.coordinator = coordinator
+
+    def now_ms(self) -> int:
+        return 42
+
 
 def test_local_coordinator_answers_and_guards_end_with_a_marker():
     coordinator = Coordinator()
-    v = TxnVerifier(1, Metadata(leader=1), lambda: coordinator, lambda node: None)
+    v = TxnVerifier(1, Metadata(leader=1), lambda: Service(coordinator), lambda node: None)
     got = asyncio.run(v.verify("tid", 7, 0, [("t", 0), ("t", 1)]))
     assert got == {("t", 0): E.NONE, ("t", 1): E.TRANSACTION_ABORTABLE}
     assert coordinator.asked == [("tid", 7, 0, [("t", 0), ("t", 1)])]
@@ -79,3 +94,20 @@ def test_only_a_batch_starting_the_transaction_needs_verification():
     assert v.needs_verification(partition(SimpleNamespace(epoch=0, current_txn_first_offset=-1)), 7, 0)
     assert v.needs_verification(partition(SimpleNamespace(epoch=0, current_txn_first_offset=5)), 7, 1)
     assert not v.needs_verification(partition(SimpleNamespace(epoch=0, current_txn_first_offset=5)), 7, 0)
+
+
+def test_transaction_version_2_adds_the_partitions_instead_of_verifying():
+    coordinator = Coordinator()
+    v = TxnVerifier(1, Metadata(leader=1), lambda: Service(coordinator), lambda node: None,
+                    enabled=False)
+    got = asyncio.run(v.verify("tid", 7, 3, [("t", 0), ("t", 1)], add=True))
+    assert got == {("t", 0): E.NONE, ("t", 1): E.NONE}
+    assert coordinator.asked == [("add", "tid", 7, 3, [("t", 0), ("t", 1)], 42, 2)]
+    # a late batch of the epoch before the last end is fenced by the coordinator
+    assert asyncio.run(v.verify("tid", 7, 2, [("t", 0)], add=True)) == {("t", 0): E.PRODUCER_FENCED}
+    assert produce_error(E.PRODUCER_FENCED)[0] == E.INVALID_PRODUCER_EPOCH
+
+
+def test_add_request_to_another_broker_is_not_verify_only():
+    assert _verify_request("tid", 7, 3, [("t", 0)], verify_only=False).transactions[0].verify_only is False
+    assert _verify_request("tid", 7, 3, [("t", 0)]).transactions[0].verify_only is True

@@ -192,3 +192,19 @@ def test_aborted_transactions_are_indexed_and_reported(tmp_path):
     lg2.truncate_to(4)
     assert lg2.read(0, 1 << 20, fetch_aborted=True).aborted_transactions == []
     assert not os.path.exists(seg.txn_index.path)
+
+
+def test_a_version_2_marker_must_be_past_an_open_transactions_epoch(tmp_path):
+    lg = open_log(tmp_path)
+    lg.append_as_leader(idem(0, 1, epoch=4, transactional=True), 0)
+    ps = lg.producer_state
+    # transaction version 2: the marker of epoch 4's transaction carries epoch 5
+    assert ps.marker_refusal(PID, 5, 1, transaction_version=2) is None
+    # a marker of the open transaction's own epoch would end a transaction it does not own
+    assert ps.marker_refusal(PID, 4, 1, transaction_version=2) == ErrorCode.INVALID_PRODUCER_EPOCH
+    assert ps.marker_refusal(PID, 4, 1) is None                  # version 1 markers keep the epoch
+    lg.append_as_leader(build_control_batch(1, producer_id=PID, producer_epoch=5, coordinator_epoch=1),
+                        0, origin="coordinator")
+    # nothing open any more: the same marker again is a retry
+    assert ps.marker_refusal(PID, 5, 1, transaction_version=2) is None
+    assert ps.marker_refusal(PID, 4, 1, transaction_version=2) == ErrorCode.INVALID_PRODUCER_EPOCH

@@ -61,7 +61,7 @@ def add(c, pid, epoch, parts=(TP,), tid=T, now=10):
 def end(c, pid, epoch, commit=True, tid=T, now=20):
     fut = c.end_txn(tid, pid, epoch, commit, now)
     assert fut.done()
-    return fut.result()
+    return fut.result().error
 
 
 def states(log, partition=0):
@@ -133,7 +133,7 @@ def test_failed_complete_write_is_retried_without_new_markers():
     log.complete_next()
     done = c.end_txn(T, pid, 0, True, 2)
     log.complete_next()
-    assert done.result() == E.NONE and len(markers.sent) == 1
+    assert done.result().error == E.NONE and len(markers.sent) == 1
     log.complete_next(E.NOT_ENOUGH_REPLICAS)  # the CompleteCommit write
     assert c.txns[T].state == TxnState.PREPARE_COMMIT
     c.poll(10_000)
