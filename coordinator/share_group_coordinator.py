@@ -536,6 +536,28 @@ class ShareGroupCoordinator:
                                     ).add_done_callback(log_failed_write("share group records", group_id))
         return ErrorCode.NONE, None, results
 
+    def on_topics_deleted(self, topics: set[str], now_ms: int) -> None:
+        """Deleted topics leave every share group's state metadata (Kafka's
+        maybeCleanupShareGroupState): their share state is deleted through the persister
+        and the next heartbeats assign without them (the metadata hash moves)."""
+        for group in list(self.groups.values()):
+            doomed = {t: tp for t, tp in {**group.initializing, **group.initialized}.items()
+                      if tp.name in topics}
+            if not doomed:
+                continue
+            partitions: dict[bytes, set[int]] = {}
+            for t in doomed:
+                for d in (group.initialized, group.initializing):
+                    tp = d.pop(t, None)
+                    if tp is not None:
+                        partitions.setdefault(t, set()).update(tp.partitions)
+            self.classic.log.append(self.classic.partition_for(group.group_id),
+                                    [R.state_partition_metadata(group)], now_ms
+                                    ).add_done_callback(log_failed_write("share group records",
+                                                                         group.group_id))
+            if self._run_async is not None and self._persister() is not None:
+                self._run_async(self.delete_state(group.group_id, partitions))
+
     # ================================================================ timers
     def _wake(self, deadline: int) -> int:
         heapq.heappush(self._wakeups, deadline)

@@ -271,3 +271,19 @@ def test_group_configs_validate_share_configs():
     assert gc.share_config({"share.auto.offset.reset": "earliest"}, broker,
                            "share.auto.offset.reset") == "earliest"
     assert gc.share_config({}, broker, "share.auto.offset.reset") == "latest"
+
+
+def test_a_deleted_topic_leaves_the_share_groups_and_its_state_is_deleted():
+    h = Harness(topics=(("t", 2), ("u", 1)))
+    r = h.hb("m1", 0, topics=["t", "u"])
+    h.run_persister()
+    r = h.hb("m1", r.member_epoch, 1)
+    assert parts(r.assignment) == [0, 1] and parts(r.assignment, "u") == [0]
+    h.view.remove("u")
+    h.classic.on_topics_deleted(["u"], 2)
+    h.run_persister()
+    g = h.share.groups["g"]
+    assert tid("u") not in g.initialized
+    assert {k.partition for k in h.persister.states} == {0, 1} and len(h.persister.states) == 2
+    r = h.hb("m1", r.member_epoch, 3)
+    assert r.assignment == {tid("t"): {0, 1}}
