@@ -287,3 +287,11 @@ def test_a_deleted_topic_leaves_the_share_groups_and_its_state_is_deleted():
     assert {k.partition for k in h.persister.states} == {0, 1} and len(h.persister.states) == 2
     r = h.hb("m1", r.member_epoch, 3)
     assert r.assignment == {tid("t"): {0, 1}}
+
+
+def test_describe_groups_sees_a_share_group_as_no_classic_group():
+    h = Harness()
+    h.hb("m1", 0)
+    s = h.classic.describe_group("g")
+    assert (s.state, s.protocol_type, s.members) == ("Dead", "", [])
+    assert s.message == "Group g is not a classic group."
