@@ -46,6 +46,9 @@ from kafpy.coordinator.share_group import (
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
+#: Kafka's member ids are 22 characters (a Uuid); longer than a UUID's 36 is refused
+MAX_MEMBER_ID_LENGTH = 36
+
 
 @dataclass
 class HeartbeatResult:
@@ -137,19 +140,19 @@ class ShareGroupCoordinator:
         """Why the request is INVALID_REQUEST (Kafka's throwIfShareGroupHeartbeatRequestIsInvalid)."""
         if not group_id:
             return "GroupId can't be empty."
-        if not member_id:
-            return "MemberId can't be empty."
+        if not member_id or len(member_id) > MAX_MEMBER_ID_LENGTH:
+            return ""           # Kafka 4.4 answers these without a message
         if member_epoch == JOIN_EPOCH and not names:
             return "SubscribedTopicNames must be set in first request."
         if member_epoch < LEAVE_EPOCH:
-            return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -1."
+            return "MemberEpoch is invalid."
         return None
 
     def _heartbeat(self, group_id, member_id, member_epoch, rack_id, names, client_id,
                    client_host, now_ms):
         reason = self._validate_request(group_id, member_id, member_epoch, names)
         if reason is not None:
-            return _error(ErrorCode.INVALID_REQUEST, reason)
+            return _error(ErrorCode.INVALID_REQUEST, reason or None)
         err = self.classic._validate_group_status(group_id, "ShareGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id, member_epoch)
@@ -242,7 +245,7 @@ class ShareGroupCoordinator:
 
     def _leave(self, group: ShareGroup | None, group_id: str, member_id: str, now_ms: int):
         if group is None:
-            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Share group {group_id} not found.")
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         member = group.members.get(member_id)
         if member is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,

@@ -141,7 +141,11 @@ def test_fencing_unknown_member_and_errors():
     assert h.hb("m1", 1, 5, group="nope").error == E.GROUP_ID_NOT_FOUND
     assert h.hb("", 0, 5).error == E.INVALID_REQUEST
     assert h.hb("m9", 0, 5, topics=[]).error == E.INVALID_REQUEST
-    assert h.hb("m9", -2, 5).error == E.INVALID_REQUEST
+    r = h.hb("m9", -2, 5)
+    assert (r.error, r.message) == (E.INVALID_REQUEST, "MemberEpoch is invalid.")
+    assert h.hb("x" * 40, 0, 5).error == E.INVALID_REQUEST
+    r = h.hb("m1", -1, 5, group="nope")
+    assert (r.error, r.message) == (E.GROUP_ID_NOT_FOUND, "Group nope not found.")
 
 
 def test_group_max_size():
