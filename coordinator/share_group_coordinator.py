@@ -208,9 +208,13 @@ class ShareGroupCoordinator:
         topics_hash = metadata_hash(subscribed)
         if bump or topics_hash != group.metadata_hash:
             self._bump(group, records, topics_hash)
+        to_init = self._uninitialized(group, subscribed, records)
+        if to_init:
+            # as Kafka 4.4 does: partitions starting to initialize move the epoch (and
+            # their completion moves it again, assigning them)
+            self._bump(group, records, topics_hash)
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
-        to_init = self._uninitialized(group, subscribed, records)
         self._reconcile(group, member, records)
         self._schedule_session(member, now_ms, group_id)
         assignment = None
