@@ -91,7 +91,6 @@ class ShareGroupCoordinator:
                  persister: Callable[[], Any] | None = None,
                  run_async: Callable[[Awaitable], Any] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
-                 member_id_factory: Callable[[], str] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.classic = classic
         self.config = config
@@ -99,7 +98,6 @@ class ShareGroupCoordinator:
         self._persister = persister or (lambda: None)
         self._run_async = run_async
         self._group_configs = group_configs or (lambda _gid: {})
-        self._new_member_id = member_id_factory or (lambda: str(uuid.uuid4()))
         self.groups: dict[str, ShareGroup] = classic.share_groups
         self._wakeups: list[int] = []
         self._clock_ms = clock_ms or (lambda: classic._last_poll_ms)
