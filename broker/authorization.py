@@ -22,6 +22,7 @@ from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.authorization_rules import group_rules, txn_rules, admin_rules
+from kafpy.broker.handlers.share import SHARE_APIS, share_rule
 from kafpy.broker.handlers.share_state import SHARE_STATE_APIS, share_state_rule
 from kafpy.broker.authz_check import AuthzCheck, Next, Rule, TopicPath, cluster_rule, filter_topics, no_check
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
@@ -153,6 +154,7 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.LIST_PARTITION_REASSIGNMENTS: cluster_rule(Op.DESCRIBE),
     ApiKey.UPDATE_FEATURES: cluster_rule(Op.ALTER),
     **{key: share_state_rule for key in SHARE_STATE_APIS},   # the share coordinator's persister RPCs
+    **{key: share_rule for key in SHARE_APIS},               # ShareFetch, ShareAcknowledge
     **group_rules(),
     **txn_rules(),
     **admin_rules(),

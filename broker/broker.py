@@ -88,6 +88,7 @@ class GroupCoordinatorLeadership:
         self.service: GroupCoordinatorService | None = None
         self.txn_service: TransactionCoordinatorService | None = None
         self.share_service: ShareCoordinatorService | None = None
+        self.share_partitions: Any = None     # broker.share's SharePartitionManager
 
     def _service_for(self, partition: Partition) -> Any:
         if partition.topic == GROUP_METADATA_TOPIC_NAME:
@@ -107,10 +108,16 @@ class GroupCoordinatorLeadership:
         service = self._service_for(partition)
         if service is not None:
             service.on_resigned(partition.index, partition.leader_epoch)
+        if self.share_partitions is not None:
+            self.share_partitions.on_partition_moved(partition.topic, partition.index)
 
     def on_topics_deleted(self, topics: list[str]) -> None:
         if self.service is not None:
             self.service.on_topics_deleted(topics)
+        if self.share_service is not None:
+            self.share_service.on_topics_deleted(topics)
+        if self.share_partitions is not None:
+            self.share_partitions.on_topics_deleted(topics)
 
 
 class Broker:
@@ -342,15 +349,13 @@ class Broker:
 
     def _start_share_partitions(self) -> None:
         """The share partitions this broker leads (ShareFetch, ShareAcknowledge), writing
-        through `services.share_persister` (in memory until a share coordinator sets it)."""
+        their state through `services.share_persister`."""
         from kafpy.broker.share.share_partition_manager import SharePartitionManager
-        from kafpy.coordinator.share.persister import InMemoryPersister
         services = self.services
-        if services.share_persister is None:
-            services.share_persister = InMemoryPersister()
         services.share_partitions = SharePartitionManager(
             self.replica_manager, self.metadata_cache, services.share_persister, self.config,
             overrides_lookup(self.controller.entity_configs), self.clock, self.loop)
+        self.leadership.share_partitions = services.share_partitions
 
     def _observe_requests_when_read(self) -> None:
         """Install the per-request observer (metrics.observer) once something reads what it

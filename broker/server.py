@@ -141,6 +141,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server.acceptor.closed(self)
+        share_partitions = getattr(self.services, "share_partitions", None)
+        if share_partitions is not None:   # its share sessions end with it (Kafka 4.4)
+            share_partitions.on_connection_closed(self.id)
         for fut in self.queue:
             if type(fut) is not _Ready:
                 fut.cancel()

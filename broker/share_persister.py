@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from typing import Any, Awaitable, Callable
 
 from kafpy.protocol import messages as M

@@ -93,7 +93,9 @@ class BrokerOffsetsLog:
             log.warning("append to %s-%d failed: %s", self.topic, partition, message or error.name)
         return error
 
-    def read(self, partition: int) -> Iterable[LogEntry]:
+    def read(self, partition: int, with_offsets: bool = False) -> Iterable[LogEntry]:
+        """The partition's entries in log order; `with_offsets` yields plain records as
+        (offset, key, value) (the share coordinator tracks which records are redundant)."""
         part = self._replica_manager.get_partition(self.topic, partition)
         if part is None:
             return
@@ -122,7 +124,12 @@ class BrokerOffsetsLog:
                 for r in recs:
                     if header.base_offset + r.offset_delta >= offset and r.key is not None:
                         key, value = bytes(r.key), None if r.value is None else bytes(r.value)
-                        yield TxnRecord(header.producer_id, key, value) if txn else (key, value)
+                        if txn:
+                            yield TxnRecord(header.producer_id, key, value)
+                        elif with_offsets:
+                            yield header.base_offset + r.offset_delta, key, value
+                        else:
+                            yield key, value
             if last is None or last + 1 <= offset:
                 break
             offset = last + 1

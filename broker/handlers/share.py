@@ -20,9 +20,11 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (ShareAcknowledgeRequest, ShareAcknowledgeResponse, ShareFetchRequest,
                                      ShareFetchResponse)
 
+from kafpy.broker.authz_check import topic_permission
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.security.acl import AclOperation, ResourceType
 from kafpy.broker.share.share_partition import AckBatch, AcquireMode
-from kafpy.broker.share.share_partition_manager import ShareFetchParams, SharePartitionRef
+from kafpy.broker.share.share_partition_manager import ShareFetchParams, ShareFetchResult, SharePartitionRef
 from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareSession, ShareSessionError,
                                               ShareSessionKey, next_epoch)
 
@@ -51,10 +53,14 @@ async def _acknowledge(ctx: RequestContext, group_id: str, member_id: str,
                        acks: dict[tuple[bytes, int], tuple[str, list[AckBatch]]],
                        renew_allowed: bool) -> dict[tuple[bytes, int], ErrorCode]:
     mgr = ctx.services.share_partitions
+    readable = topic_permission(ctx, AclOperation.READ)
     out = {}
     for (tid, p), (name, batches) in acks.items():
         if not name:
             out[(tid, p)] = E.UNKNOWN_TOPIC_ID
+            continue
+        if readable is not None and not readable(name):
+            out[(tid, p)] = E.TOPIC_AUTHORIZATION_FAILED
             continue
         out[(tid, p)] = await mgr.acknowledge(group_id, member_id, SharePartitionRef(name, tid, p), batches,
                                               renew_allowed)
@@ -89,10 +95,19 @@ def _fetch_error(code: ErrorCode, message: str | None = None) -> ShareFetchRespo
              responses=[], node_endpoints=[])
 
 
+def _share_groups_enabled(ctx: RequestContext) -> bool:
+    """share.version >= 1 finalized (Kafka answers UNSUPPORTED_VERSION otherwise)."""
+    services = ctx.services
+    if services.share_partitions is None:
+        return False
+    features = services.features
+    return features is None or features.current().enables(ctx.header.request_api_key)
+
+
 async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> ShareFetchResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if mgr is None:
+    if not _share_groups_enabled(ctx):
         return _fetch_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
@@ -133,11 +148,15 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         results = []
     else:
         refs = [r for r in _refs(ctx, session) if r.topic]
+        readable = topic_permission(ctx, AclOperation.READ)
+        denied = [r for r in refs if readable is not None and not readable(r.topic)]
+        refs = [r for r in refs if r not in denied]
         max_records = req.max_records if req.max_records > 0 else DEFAULT_MAX_RECORDS
         mode = AcquireMode(req.share_acquire_mode) if v >= 2 and req.share_acquire_mode in (0, 1) \
             else AcquireMode.BATCH_OPTIMIZED
         params = ShareFetchParams(req.max_wait_ms, req.min_bytes, req.max_bytes, max_records, mode)
         results = await mgr.fetch(group_id, member_id, refs, params)
+        results += [ShareFetchResult(r, E.TOPIC_AUTHORIZATION_FAILED) for r in denied]
     by_topic: dict[bytes, list] = {}
     leaders: set[int] = set()
     seen = set()
@@ -180,7 +199,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
                                    ) -> ShareAcknowledgeResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if mgr is None:
+    if not _share_groups_enabled(ctx):
         return _ack_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
@@ -220,6 +239,18 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
                         for tid, parts in by_topic.items()],
              node_endpoints=_node_endpoints(ctx, leaders, A.NodeEndpoint))
 
+
+async def share_rule(az: Any, ctx: RequestContext, req: Any, func: Any) -> Any:
+    """READ on the group, else GROUP_AUTHORIZATION_FAILED for the whole request; READ on each
+    topic is checked by the handlers, on every partition they serve (a share session serves
+    partitions the request does not name)."""
+    if az.ok(AclOperation.READ, ResourceType.GROUP, req.group_id or ""):
+        return await func(ctx, req)
+    failed = _fetch_error if ctx.header.request_api_key == ApiKey.SHARE_FETCH else _ack_error
+    return failed(E.GROUP_AUTHORIZATION_FAILED)
+
+
+SHARE_APIS = (ApiKey.SHARE_FETCH, ApiKey.SHARE_ACKNOWLEDGE)
 
 HANDLERS = [
     Handler(ApiKey.SHARE_FETCH, 1, 2, handle_share_fetch),

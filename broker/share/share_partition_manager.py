@@ -32,6 +32,7 @@ from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFet
 from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
 
+from kafpy.broker.group_configs import share_config
 from kafpy.broker.share.share_session import ShareSessionCache
 from kafpy.broker.share.log_batches import BatchScan, scan_batches
 from kafpy.broker.share.share_partition import (AckBatch, AcquiredRange, AcquireMode, InFlightRun,
@@ -47,6 +48,7 @@ DELIVERY_COUNT_LIMIT = "share.delivery.count.limit"
 PARTITION_MAX_RECORD_LOCKS = "share.partition.max.record.locks"
 AUTO_OFFSET_RESET = "share.auto.offset.reset"
 ISOLATION_LEVEL = "share.isolation.level"
+RENEW_ACKNOWLEDGE_ENABLE = "share.renew.acknowledge.enable"
 
 
 class ShareError(KafkaError):
@@ -123,31 +125,31 @@ class SharePartitionManager:
         self._write_locks: dict[PartitionKey, asyncio.Lock] = {}
         self._waiters: dict[PartitionKey, list[asyncio.Future]] = {}
         self._timers: dict[PartitionKey, tuple[int, asyncio.TimerHandle]] = {}
+        self._unwritten: set[PartitionKey] = set()      # the last write of these failed
         self.sessions = ShareSessionCache(config["group.share.max.share.sessions"])
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
 
     # -- group configs --------------------------------------------------------------------
-    def _group_value(self, group_id: str, name: str, default: Any) -> str:
-        v = self.group_configs(group_id).get(name) if self.group_configs else None
-        return str(v) if v is not None else str(default)
+    def _group_value(self, group_id: str, name: str) -> str:
+        """The group's `share.*` config: its override, else the broker's `group.share.*`."""
+        return share_config(self.group_configs(group_id), self.config, name)
 
     def partition_config(self, group_id: str) -> SharePartitionConfig:
-        cfg = self.config
         return SharePartitionConfig(
-            record_lock_duration_ms=int(self._group_value(group_id, RECORD_LOCK_DURATION,
-                                                          cfg["group.share.record.lock.duration.ms"])),
-            delivery_count_limit=int(self._group_value(group_id, DELIVERY_COUNT_LIMIT,
-                                                       cfg["group.share.delivery.count.limit"])),
-            max_in_flight_records=int(self._group_value(group_id, PARTITION_MAX_RECORD_LOCKS,
-                                                        cfg["group.share.partition.max.record.locks"])))
+            record_lock_duration_ms=int(self._group_value(group_id, RECORD_LOCK_DURATION)),
+            delivery_count_limit=int(self._group_value(group_id, DELIVERY_COUNT_LIMIT)),
+            max_in_flight_records=int(self._group_value(group_id, PARTITION_MAX_RECORD_LOCKS)))
 
     def record_lock_duration_ms(self, group_id: str) -> int:
-        return self.partition_config(group_id).record_lock_duration_ms
+        return int(self._group_value(group_id, RECORD_LOCK_DURATION))
 
     def read_committed(self, group_id: str) -> bool:
-        return self._group_value(group_id, ISOLATION_LEVEL, "read_uncommitted").strip() == "read_committed"
+        return self._group_value(group_id, ISOLATION_LEVEL).strip() == "read_committed"
+
+    def renew_enabled(self, group_id: str) -> bool:
+        return self._group_value(group_id, RENEW_ACKNOWLEDGE_ENABLE).strip().lower() == "true"
 
     # -- loading --------------------------------------------------------------------------
     def _leader(self, ref: SharePartitionRef) -> Any:
@@ -211,7 +213,7 @@ class SharePartitionManager:
     def _reset_offset(self, group_id: str, part: Any) -> int:
         """Where an uninitialized share partition starts (`share.auto.offset.reset`)."""
         lg = part.log
-        reset = self._group_value(group_id, AUTO_OFFSET_RESET, "latest").strip().lower()
+        reset = self._group_value(group_id, AUTO_OFFSET_RESET).strip().lower()
         if reset == "earliest":
             return lg.log_start_offset
         if reset.startswith("by_duration:"):
@@ -331,7 +333,7 @@ class SharePartitionManager:
             sp = await self.share_partition(group_id, ref)
         except ShareError as e:
             return e.error_code
-        if not renew_allowed and any(4 in b.types for b in batches):
+        if (not renew_allowed or not self.renew_enabled(group_id)) and any(4 in b.types for b in batches):
             return E.INVALID_REQUEST
         error, changed = sp.acknowledge(member_id, batches, self.now_ms())
         if error:
@@ -354,6 +356,20 @@ class SharePartitionManager:
             if changed:
                 await self._persist(sp, changed)
                 self._notify((group_id, ref.topic, ref.partition))
+
+    def on_connection_closed(self, connection_id: str) -> None:
+        """The client's connection closed: its share sessions end, and what their members
+        hold is released at once rather than when the locks run out (as Kafka 4.4 does)."""
+        for session in self.sessions.on_connection_closed(connection_id):
+            refs = []
+            for (tid, p), name in session.partitions.items():
+                if not name:
+                    info = self.metadata_cache.topic_by_id(tid)
+                    name = info.name if info is not None else ""
+                if name:
+                    refs.append(SharePartitionRef(name, tid, p))
+            if refs:
+                self.loop.create_task(self.release_member(session.key.group_id, session.key.member_id, refs))
 
     # -- locks and persistence ------------------------------------------------------------
     def _schedule_expiry(self, key: PartitionKey, sp: SharePartition) -> None:
@@ -393,8 +409,15 @@ class SharePartitionManager:
             return E.UNKNOWN_TOPIC_OR_PARTITION
         pkey = SharePartitionKey(sp.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), sp.partition)
         async with lock:
-            batches = sp.state_batches(changed)
+            # after a failed write the next one carries the whole in-flight state, so
+            # nothing the failed one held is missing from the durable state
+            runs = list(sp.runs) if key in self._unwritten else changed
+            batches = sp.state_batches(runs)
             code = await self.persister.write_state(pkey, sp.state_epoch, sp.leader_epoch, sp.start_offset, batches)
+            if code:
+                self._unwritten.add(key)
+            else:
+                self._unwritten.discard(key)
         if code:
             log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
             if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH):
@@ -402,12 +425,27 @@ class SharePartitionManager:
         return E.of_known(code)
 
     def on_partition_moved(self, topic: str, partition: int) -> None:
-        """This broker stopped leading the partition: forget its share partitions."""
+        """This broker stopped leading the partition: forget its share partitions (a later
+        leadership loads them again from the persister)."""
+        if not self.partitions:
+            return
         for key in [k for k in self.partitions if k[1] == topic and k[2] == partition]:
-            self.partitions.pop(key, None)
-            timer = self._timers.pop(key, None)
-            if timer is not None:
-                timer[1].cancel()
+            self._forget(key)
+
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        if not self.partitions:
+            return
+        gone = set(topics)
+        for key in [k for k in self.partitions if k[1] in gone]:
+            self._forget(key)
+
+    def _forget(self, key: PartitionKey) -> None:
+        self.partitions.pop(key, None)
+        self._unwritten.discard(key)
+        self._write_locks.pop(key, None)
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer[1].cancel()
 
     def shutdown(self) -> None:
         for _, handle in self._timers.values():

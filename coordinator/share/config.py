@@ -22,6 +22,13 @@ class ShareCoordinatorConfig(PropertiesConfig):
     # a ShareSnapshot after this many ShareUpdate records of one share partition
     snapshot_update_records_per_snapshot: int = _setting(
         "share.coordinator.snapshot.update.records.per.snapshot", 500)
+    # how often the records every share partition's last snapshot made redundant are
+    # deleted from the start of each partition this broker leads
+    state_topic_prune_interval_ms: int = _setting("share.coordinator.state.topic.prune.interval.ms",
+                                                  5 * 60 * 1000)
+    # how often a share partition whose last record is an update gets a snapshot
+    cold_partition_snapshot_interval_ms: int = _setting(
+        "share.coordinator.cold.partition.snapshot.interval.ms", 5 * 60 * 1000)
     # how long a write of `__share_group_state` may wait for the in-sync replicas
     write_timeout_ms: int = _setting("share.coordinator.write.timeout.ms", 5000)
 

@@ -16,7 +16,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.partitioner import partition_for
 from kafpy.coordinator.share.config import ShareCoordinatorConfig
 from kafpy.coordinator.share.persister import SharePartitionKey
-from kafpy.coordinator.share.shard import PartitionCounts, Record, ShareCoordinatorShard
+from kafpy.coordinator.share.shard import PartitionCounts, ShareCoordinatorShard
 
 
 class ShareCoordinator:
@@ -50,11 +50,12 @@ class ShareCoordinator:
         self.shards.pop(partition, None)
         self.loading_partitions.add(partition)
 
-    def complete_load(self, partition: int, records: Iterable[Record]) -> int:
-        """The partition's records replayed into a new shard, which now answers; returns
-        how many share partitions it holds."""
+    def complete_load(self, partition: int, entries: Iterable[tuple[int, bytes, bytes | None]]) -> int:
+        """The partition's records, as (log offset, key, value) in log order, replayed into a
+        new shard, which now answers; returns how many share partitions it holds."""
         shard = ShareCoordinatorShard(self.config, self._partition_counts)
-        shard.replay_all(records)
+        for log_offset, key, value in entries:
+            shard.replay(key, value, log_offset)
         self.loading_partitions.discard(partition)
         self.shards[partition] = shard
         return len(shard.states)

@@ -60,8 +60,11 @@ class ShareCoordinatorService(CoordinatorRuntime):
         self._metadata = metadata_cache
         self._ensure_topic = ensure_topic
         self._init_runtime("share-coordinator", SHARE_GROUP_STATE_TOPIC_NAME, loop, clock, log)
+        self._replica_manager = replica_manager
         self.state_log = BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms,
                                           topic=SHARE_GROUP_STATE_TOPIC_NAME)
+        self._periodic: list[asyncio.Task] = []
+        self._pruned: dict[int, int] = {}
         self.coordinator = ShareCoordinator(config, self._partition_count)
         # key -> (lock, requests holding or waiting for it)
         self._key_locks: dict[SharePartitionKey, list] = {}
@@ -70,9 +73,76 @@ class ShareCoordinatorService(CoordinatorRuntime):
         info = self._metadata.topic_by_id(topic_id.bytes)
         return None if info is None else len(info.partitions)
 
+    async def start(self) -> None:
+        await super().start()
+        cfg = self.config
+        self._periodic = [
+            self._loop.create_task(self._every(cfg.state_topic_prune_interval_ms, self._prune),
+                                   name="share-coordinator-prune"),
+            self._loop.create_task(self._every(cfg.cold_partition_snapshot_interval_ms, self.snapshot_cold_partitions),
+                                   name="share-coordinator-cold-snapshots")]
+
     async def stop(self) -> None:
+        for task in self._periodic:
+            task.cancel()
+        await asyncio.gather(*self._periodic, return_exceptions=True)
+        self._periodic = []
         await self._stop_tasks()
         self.coordinator.shutdown()
+
+    async def _every(self, interval_ms: int, job: Callable[[], Awaitable[Any]]) -> None:
+        while True:
+            await asyncio.sleep(interval_ms / 1000)
+            try:
+                await job()
+            except Exception:
+                log.exception("%s failed", job.__name__)
+
+    # ------------------------------------------------------------------ housekeeping
+    async def _prune(self) -> None:
+        self.prune()
+
+    async def snapshot_cold_partitions(self) -> int:
+        """A snapshot for each share partition whose last record is an update (Kafka's
+        cold-partition snapshots), so pruning can pass the records before it. Returns how
+        many were written."""
+        keys = [k for shard in list(self.coordinator.shards.values())
+                for k, n in shard.updates_since_snapshot.items() if n > 0]
+        results = await asyncio.gather(*(self._run(k, lambda s, k=k: s.cold_snapshot(k, self.now_ms()))
+                                         for k in keys))
+        return sum(1 for r in results if r.error == ErrorCode.NONE and r.records)
+
+    def on_topics_deleted(self, topics: list[str]) -> None:
+        """Topics were deleted: the state of their share partitions is deleted too (Kafka's
+        onTopicsDeleted), in the background."""
+        keys = [k for shard in list(self.coordinator.shards.values()) for k in shard.keys_of_deleted_topics()]
+        if keys:
+            task = self._loop.create_task(self._delete_all(keys), name="share-coordinator-topics-deleted")
+            self._periodic.append(task)
+            task.add_done_callback(lambda t: t in self._periodic and self._periodic.remove(t))
+
+    async def _delete_all(self, keys: list[SharePartitionKey]) -> None:
+        for key, (error, _) in zip(keys, await asyncio.gather(*(self.delete_state(k) for k in keys))):
+            if error != ErrorCode.NONE:
+                log.warning("could not delete the share state of %s: %s", key, error.name)
+
+    def prune(self) -> dict[int, int]:
+        """Kafka's share-group state topic prune job: move the log start of each partition
+        this broker leads to its shard's redundant offset (every record below it replaced by
+        a later snapshot), so the topic (cleanup.policy=delete, retention.ms=-1) does not
+        grow forever. Returns the new log start offsets moved."""
+        moved: dict[int, int] = {}
+        for partition, shard in list(self.coordinator.shards.items()):
+            offset = shard.redundant_offset()
+            if offset is None or offset <= self._pruned.get(partition, 0):
+                continue
+            part = self._replica_manager.get_partition(SHARE_GROUP_STATE_TOPIC_NAME, partition)
+            if part is None or not part.is_leader:
+                continue
+            offset = min(offset, part.log.high_watermark)
+            moved[partition] = self._pruned[partition] = part.log.delete_records_before(offset)
+            log.info("Pruned %s-%d till offset %d", SHARE_GROUP_STATE_TOPIC_NAME, partition, offset)
+        return moved
 
     # ------------------------------------------------------------------ partitions
     def on_elected(self, partition: int, leader_epoch: int) -> None:
@@ -89,10 +159,11 @@ class ShareCoordinatorService(CoordinatorRuntime):
 
         def complete(entries: list) -> None:
             loaded = c.complete_load(partition, [e for e in entries if isinstance(e, tuple)])
+            self._pruned.pop(partition, None)
             log.info("Finished loading %s-%d in %d milliseconds for epoch %d: %d share partitions",
                      SHARE_GROUP_STATE_TOPIC_NAME, partition, self.now_ms() - started_ms,
                      leader_epoch, loaded)
-        self._schedule_load(partition, lambda: self.state_log.read(partition), complete)
+        self._schedule_load(partition, lambda: self.state_log.read(partition, with_offsets=True), complete)
 
     def on_resigned(self, partition: int, leader_epoch: int) -> None:
         if self._is_newer_epoch(partition, leader_epoch):
@@ -146,6 +217,13 @@ class ShareCoordinatorService(CoordinatorRuntime):
             return StateSummary(error_code=error, error_message=error.name)
         return shard.read_summary(key)
 
+    def _log_end_offset(self, partition: int) -> int | None:
+        """Where the next append to `partition` lands: the append runs synchronously right
+        after this read (nothing else appends in between on this loop), so the records'
+        offsets are known without the append reporting them."""
+        part = self._replica_manager.get_partition(SHARE_GROUP_STATE_TOPIC_NAME, partition)
+        return None if part is None else part.log.log_end_offset
+
     async def _run(self, key: SharePartitionKey,
                    build: Callable[[ShareCoordinatorShard], ShardResult]) -> ShardResult:
         """`build`'s answer on the key's shard; its records appended and, once committed,
@@ -162,13 +240,14 @@ class ShareCoordinatorService(CoordinatorRuntime):
                 if result.error != ErrorCode.NONE or not result.records:
                     return result
                 partition = self.coordinator.partition_for(key)
+                base_offset = self._log_end_offset(partition)
                 appended = await self.state_log.append(partition, result.records, self.now_ms())
                 if appended != ErrorCode.NONE:
                     error = _APPEND_ERRORS.get(appended, appended)
                     return ShardResult(error, error.name)
                 if self.coordinator.shards.get(partition) is not shard:
                     return ShardResult(ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR.name)
-                shard.replay_all(result.records)
+                shard.replay_all(result.records, base_offset)
                 return result
         finally:
             entry[1] -= 1

@@ -70,19 +70,28 @@ class ShareCoordinatorShard:
         self._partition_counts = partition_counts
         self.states: dict[SharePartitionKey, ShareGroupOffset] = {}
         self.updates_since_snapshot: dict[SharePartitionKey, int] = {}
+        # the log offset each share partition's state is rebuilt from (its last snapshot),
+        # and the offset after the last record replayed: what `redundant_offset` reads
+        self.base_offsets: dict[SharePartitionKey, int] = {}
+        self.next_offset: int | None = None
 
     # ------------------------------------------------------------------ replay
-    def replay_all(self, records: Iterable[Record]) -> None:
-        for key, value in records:
-            self.replay(key, value)
+    def replay_all(self, records: Iterable[Record], base_offset: int | None = None) -> None:
+        """Records in log order; `base_offset` is the first one's log offset when known."""
+        for i, (key, value) in enumerate(records):
+            self.replay(key, value, None if base_offset is None else base_offset + i)
 
-    def replay(self, key_bytes: bytes, value: bytes | None) -> None:
-        """Apply one committed record (in log order). Unreadable records are skipped."""
+    def replay(self, key_bytes: bytes, value: bytes | None, log_offset: int | None = None) -> None:
+        """Apply one committed record (in log order; `log_offset` is where it is in the log,
+        when known). Unreadable records are skipped."""
+        if log_offset is not None:
+            self.next_offset = log_offset + 1
         try:
             record_type, key = decode_key(key_bytes)
             if value is None:
                 self.states.pop(key, None)
                 self.updates_since_snapshot.pop(key, None)
+                self.base_offsets.pop(key, None)
                 return
             offset = decode_value(record_type, value)
         except ValueError as e:
@@ -91,6 +100,7 @@ class ShareCoordinatorShard:
         if record_type == SHARE_SNAPSHOT:
             self.states[key] = offset
             self.updates_since_snapshot[key] = 0
+            self._set_base(key, log_offset)
             return
         current = self.states.get(key)
         if current is None:
@@ -98,6 +108,7 @@ class ShareCoordinatorShard:
             # the state
             self.states[key] = offset
             self.updates_since_snapshot[key] = 1
+            self._set_base(key, log_offset)
             return
         start = offset.start_offset if offset.start_offset >= 0 else current.start_offset
         self.states[key] = ShareGroupOffset(
@@ -107,6 +118,20 @@ class ShareCoordinatorShard:
             delivery_complete_count=offset.delivery_complete_count,
             create_timestamp=current.create_timestamp, write_timestamp=current.write_timestamp)
         self.updates_since_snapshot[key] = self.updates_since_snapshot.get(key, 0) + 1
+
+    def _set_base(self, key: SharePartitionKey, log_offset: int | None) -> None:
+        if log_offset is None:
+            self.base_offsets.pop(key, None)   # unknown: nothing below it may be pruned
+        else:
+            self.base_offsets[key] = log_offset
+
+    def redundant_offset(self) -> int | None:
+        """Kafka's lastRedundantOffset: every record below it is replaced by a later snapshot
+        (or belongs to a deleted share partition), so the log may start there. None while a
+        share partition's base offset is unknown or nothing was replayed with offsets."""
+        if self.next_offset is None or len(self.base_offsets) != len(self.states):
+            return None
+        return min(self.base_offsets.values(), default=self.next_offset)
 
     # ------------------------------------------------------------------ validation
     def _unknown_partition(self, key: SharePartitionKey) -> bool:
@@ -192,13 +217,31 @@ class ShareCoordinatorShard:
                                     current.delivery_complete_count, now_ms)
         return ShardResult(records=[record], read=read)
 
+    def cold_snapshot(self, key: SharePartitionKey, now_ms: int) -> ShardResult:
+        """Kafka's cold-partition snapshot: a ShareSnapshot of a share partition whose last
+        record is an update (it may have stopped writing), so the records before it become
+        redundant and can be pruned. Nothing when its last record is a snapshot."""
+        current = self.states.get(key)
+        if current is None or self.updates_since_snapshot.get(key, 0) == 0:
+            return ShardResult()
+        snapshot = ShareGroupOffset(
+            snapshot_epoch=current.snapshot_epoch + 1, state_epoch=current.state_epoch,
+            leader_epoch=current.leader_epoch, start_offset=current.start_offset,
+            batches=list(current.batches), delivery_complete_count=current.delivery_complete_count,
+            create_timestamp=now_ms, write_timestamp=now_ms)
+        return ShardResult(records=[(encode_key(SHARE_SNAPSHOT, key), encode_snapshot(snapshot))])
+
+    def keys_of_deleted_topics(self) -> list[SharePartitionKey]:
+        """The share partitions whose topic the cluster no longer has."""
+        return [k for k in self.states if self._partition_counts(k.topic_id) is None]
+
     def read_summary(self, key: SharePartitionKey) -> StateSummary:
         if key.partition < 0:
             return StateSummary(error_code=ErrorCode.INVALID_REQUEST,
                                 error_message="Request partition id is negative.")
         current = self.states.get(key)
-        if current is None:
-            return StateSummary(state_epoch=0, leader_epoch=-1)
+        if current is None:   # Kafka answers the defaults, without an error
+            return StateSummary(state_epoch=0, leader_epoch=0)
         return StateSummary(state_epoch=current.state_epoch, leader_epoch=current.leader_epoch,
                             start_offset=current.start_offset,
                             delivery_complete_count=current.delivery_complete_count)

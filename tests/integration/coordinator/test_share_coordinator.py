@@ -79,6 +79,15 @@ def delete(c: RawConnection, key: SharePartitionKey) -> Any:
     return r.results[0].partitions[0]
 
 
+def earliest_offset(c: RawConnection, topic: str, partition: int) -> int:
+    L = M.ListOffsetsRequest
+    r = c.request(2, 5, L(replica_id=-1, isolation_level=0, topics=[L.ListOffsetsTopic(
+        name=topic, partitions=[L.ListOffsetsPartition(partition_index=partition, timestamp=-2)])]))
+    p = r.topics[0].partitions[0]
+    assert p.error_code == E.NONE, p
+    return p.offset
+
+
 def batches(p: Any) -> list[tuple[int, int, int, int]]:
     return [(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count) for b in p.state_batches]
 
@@ -100,6 +109,12 @@ def conversation(host: str, port: int, key: SharePartitionKey, unknown: SharePar
     on (error codes, state epochs, start offsets, batches)."""
     out: list[tuple] = []
     with RawConnection(host, port) as c:
+        s = summary(c, key)
+        out.append(("summary uninitialized", s.error_code, s.state_epoch, s.leader_epoch, s.start_offset,
+                    s.delivery_complete_count))
+        out.append(("delete uninitialized", delete(c, key).error_code))
+        out.append(("find malformed key", c.request(FIND_COORDINATOR, 6, M.FindCoordinatorRequest(
+            key_type=2, coordinator_keys=["no-partition"])).coordinators[0].error_code))
         out.append(("read uninitialized", read(c, key, 0).error_code))
         out.append(("write uninitialized", write(c, key, 0, 0, 0, []).error_code))
         out.append(("initialize", initialize(c, key, 0, 5).error_code))
@@ -121,6 +136,9 @@ def conversation(host: str, port: int, key: SharePartitionKey, unknown: SharePar
 
 
 EXPECTED = [
+    ("summary uninitialized", E.NONE, 0, 0, -1, -1),
+    ("delete uninitialized", E.NONE),
+    ("find malformed key", E.INVALID_REQUEST),
     ("read uninitialized", E.INVALID_REQUEST),
     ("write uninitialized", E.INVALID_REQUEST),
     ("initialize", E.NONE),
@@ -143,7 +161,8 @@ def share_broker(tmp_path_factory):
     work = tmp_path_factory.mktemp("kafpy-share-coord")
     b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150,
                     overrides={"share.coordinator.state.topic.num.partitions": STATE_PARTITIONS,
-                               "share.coordinator.snapshot.update.records.per.snapshot": 2})
+                               "share.coordinator.snapshot.update.records.per.snapshot": 2,
+                               "share.coordinator.state.topic.prune.interval.ms": 300})
     b.start()
     try:
         yield b
@@ -166,14 +185,17 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
             assert write(c, key, 1, 2, 20 + i, [(20 + i, 20 + i, 2, 1)]).error_code == E.NONE
         before = read(c, key, 2)
         assert (before.start_offset, batches(before)) == (24, [(24, 24, 2, 1)])
-        # a key type 2 that is not "group:topicId:partition"
-        assert c.request(FIND_COORDINATOR, 6, M.FindCoordinatorRequest(
-            key_type=2, coordinator_keys=["no-partition"])).coordinators[0].error_code == E.INVALID_REQUEST
         doomed = SharePartitionKey("sg-deleted", key.topic_id, 1)
         wait_for_coordinator(b.host, b.port, doomed)
         assert initialize(c, doomed, 0, 0).error_code == E.NONE
         assert delete(c, doomed).error_code == E.NONE
         assert read(c, doomed, 0).error_code == E.INVALID_REQUEST
+
+    # the records the last snapshots made redundant are pruned from the partition's start
+    state_partition = partition_for(str(key), STATE_PARTITIONS)
+    with RawConnection(b.host, b.port) as c:
+        wait_until(lambda: earliest_offset(c, "__share_group_state", state_partition) > 0, 30,
+                   "__share_group_state pruned")
 
     b.stop()
     b.start()
@@ -184,7 +206,7 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
             (E.NONE, 1, 24, [(24, 24, 2, 1)])
         assert read(c, doomed, 0).error_code == E.INVALID_REQUEST
 
-    segment = (Path(b.log_dir) / f"__share_group_state-{partition_for(str(key), STATE_PARTITIONS)}"
+    segment = (Path(b.log_dir) / f"__share_group_state-{state_partition}"
                / "00000000000000000000.log")
     dumped = run_tool(DEFAULT_KAFKA_4, "kafka-dump-log",
                       ["--files", str(segment), "--share-group-state-decoder", "--print-data-log"]).stdout

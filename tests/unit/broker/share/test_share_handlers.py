@@ -43,6 +43,7 @@ def env():
         b.append("t", 0, [b"a", b"b", b"c"])
         b.append("t", 0, [b"d", b"e"])
         try:
+            b.overrides = overrides
             yield b, info.topic_id, clock, persister
         finally:
             b.services.share_partitions.shutdown()
@@ -159,3 +160,93 @@ def test_unknown_topic_id(env):
     b, _, _, _ = env
     r = fetch(b, uuid.uuid4().bytes, "m1", 0)
     assert r.responses[0].partitions[0].error_code == E.UNKNOWN_TOPIC_ID
+
+
+def test_latest_reset_starts_at_the_end(env):
+    b, tid, _, _ = env
+    b.overrides["share.auto.offset.reset"] = "latest"
+    assert acquired(fetch(b, tid, "m1", 0)) == []
+    b.append("t", 0, [b"f"])
+    assert acquired(fetch(b, tid, "m1", 1)) == [(5, 5, 1)]
+
+
+def test_read_committed_archives_aborted_records(env):
+    from kafpy.protocol.batch_builder import build_batch, build_control_batch
+    from kafpy.protocol.batch_header import CONTROL_ABORT
+    b, tid, _, _ = env
+    b.overrides["share.isolation.level"] = "read_committed"
+    part = b.replica_manager.get_partition("t", 0)
+    part.append_records_to_leader(build_batch([(None, b"x"), (None, b"y")], producer_id=9, producer_epoch=0,
+                                              base_sequence=0, is_transactional=True))
+    part.append_records_to_leader(build_control_batch(CONTROL_ABORT, producer_id=9, producer_epoch=0),
+                                  origin="coordinator")
+    b.append("t", 0, [b"z"])
+    r = fetch(b, tid, "m1", 0)
+    assert acquired(r) == [(0, 4, 1), (8, 8, 1)]
+    fetch(b, tid, "m1", 1, acks=[(0, 4, [1]), (8, 8, [1])])
+    assert b.services.share_partitions.partitions[(GROUP, "t", 0)].start_offset == 9
+
+
+def test_a_closed_connection_ends_its_sessions_and_releases(env):
+    b, tid, _, _ = env
+    fetch(b, tid, "m1", 0)                     # opened on connection "conn-test"
+    b.services.share_partitions.on_connection_closed("conn-test")
+    b.loop.run_until_complete(asyncio.sleep(0))
+    assert acquired(fetch(b, tid, "m2", 0)) == [(0, 4, 2)]
+    assert fetch(b, tid, "m1", 1).error_code == E.SHARE_SESSION_NOT_FOUND
+
+
+def test_not_leader_answers_the_current_leader_and_its_endpoint(env):
+    import dataclasses
+    from kafpy.replication.metadata_cache import BrokerInfo, PartitionInfo
+    from kafpy.replication.partition import PartitionState
+    b, tid, _, _ = env
+    fetch(b, tid, "m1", 0)
+    b.replica_manager.apply_partition_states([PartitionState("t", 0, tid, 1, 1, 1, (0, 1), (0, 1))])
+    info = b.metadata.topic("t")
+    b.metadata.update(brokers=[b.metadata.broker(0), BrokerInfo(1, "127.0.0.1", 9093)],
+                      topics=[dataclasses.replace(info, partitions={0: PartitionInfo(1, 1, [0, 1], [0, 1])})])
+    r = fetch(b, tid, "m1", 1)
+    p = r.responses[0].partitions[0]
+    assert p.error_code == E.NOT_LEADER_OR_FOLLOWER
+    assert (p.current_leader.leader_id, p.current_leader.leader_epoch) == (1, 1)
+    assert [(n.node_id, n.port) for n in r.node_endpoints] == [(1, 9093)]
+
+
+def test_after_a_failed_write_the_next_carries_the_whole_state(env):
+    b, tid, _, persister = env
+    fetch(b, tid, "m1", 0)
+    real = persister.write_state
+    calls = []
+
+    async def failing(*args, **kw):
+        calls.append(args)
+        return E.COORDINATOR_NOT_AVAILABLE
+    persister.write_state = failing
+    r = ack(b, tid, "m1", 1, [(2, 2, [3])])
+    assert r.responses[0].partitions[0].error_code == E.COORDINATOR_NOT_AVAILABLE
+    persister.write_state = real
+    assert ack(b, tid, "m1", 2, [(4, 4, [1])]).responses[0].partitions[0].error_code == 0
+    st = persister.states[SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)]
+    assert [(x.first_offset, x.last_offset, x.delivery_state) for x in st.batches] == \
+        [(0, 1, 0), (2, 2, 4), (3, 3, 0), (4, 4, 2)]
+
+
+def test_moved_or_deleted_partitions_are_forgotten(env):
+    b, tid, _, _ = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    assert (GROUP, "t", 0) in mgr.partitions
+    mgr.on_partition_moved("t", 0)
+    assert mgr.partitions == {} and mgr._timers == {}
+    fetch(b, tid, "m2", 0)            # loaded again from the persister
+    assert (GROUP, "t", 0) in mgr.partitions
+    mgr.on_topics_deleted(["t"])
+    assert mgr.partitions == {}
+
+
+def test_unsupported_when_share_version_is_off(env):
+    b, tid, _, _ = env
+    b.loop.run_until_complete(b.services.features.update({"share.version": 0}))
+    assert fetch(b, tid, "m1", 0).error_code == E.UNSUPPORTED_VERSION
+    assert ack(b, tid, "m1", 1, []).error_code == E.UNSUPPORTED_VERSION
