@@ -4,9 +4,9 @@ the replicated ShareGroup* records, and the member heartbeats on at its epoch wi
 assignment, unfenced."""
 from __future__ import annotations
 
+from confluent_kafka.admin import AdminClient, NewTopic
+
 from kafpy.coordinator.partitioner import partition_for
-from kafpy.protocol import messages as M
-from kafpy.protocol.api_keys import ApiKey
 from kafpy.scripts.kafka_console_share_consumer import ShareConsumer
 from kafpy.scripts.share_group_client import ShareGroupAdmin
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
@@ -20,13 +20,9 @@ OVERRIDES = {"group.share.heartbeat.interval.ms": 500, "group.share.min.heartbea
 def test_a_share_group_moves_with_its_coordinator(zookeeper, broker_factory):
     brokers = start_cluster(zookeeper, broker_factory, **OVERRIDES)
     bootstrap = ",".join(b.bootstrap for b in brokers)
+    topics_admin = AdminClient({"bootstrap.servers": bootstrap})
+    topics_admin.create_topics([NewTopic(TOPIC, 3, 3)])[TOPIC].result(60)
     with ShareGroupAdmin(bootstrap) as admin:
-        R = M.CreateTopicsRequest
-        resp = admin.bootstrap.request(ApiKey.CREATE_TOPICS, 5, R(
-            topics=[R.CreatableTopic(name=TOPIC, num_partitions=3, replication_factor=3,
-                                     assignments=[], configs=[])], timeout_ms=30000, validate_only=False))
-        # answered by any broker: kafpy forwards to the controller (NOT_CONTROLLER not expected)
-        assert resp.topics[0].error_code == 0, resp
         member = ShareConsumer(admin, GROUP, TOPIC, "failover-test", 1)
 
         def assigned():
