@@ -301,3 +301,16 @@ def test_describe_groups_sees_a_share_group_as_no_classic_group():
     s = h.classic.describe_group("g")
     assert (s.state, s.protocol_type, s.members) == ("Dead", "", [])
     assert s.message == "Group g is not a classic group."
+
+
+def test_per_group_session_timeout_and_heartbeat_interval():
+    h = Harness()
+    h.share._group_configs = lambda gid: ({"share.heartbeat.interval.ms": "2500",
+                                           "share.session.timeout.ms": "50000"} if gid == "g" else {})
+    r = h.hb("m1", 0)
+    assert r.heartbeat_interval_ms == 2500
+    assert h.hb("o1", 0, group="other").heartbeat_interval_ms == 1000
+    h.classic.poll(SESSION + 1)                  # the broker's session would have expired
+    assert "m1" in h.share.groups["g"].members and "o1" not in h.share.groups["other"].members
+    h.classic.poll(50_001)
+    assert not h.share.groups["g"].members
