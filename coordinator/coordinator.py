@@ -96,7 +96,8 @@ class GroupCoordinator(Membership, OffsetManager):
             return self.consumer.describe_as_classic(group_id)
         if group_id in self.share_groups:
             # Kafka describes a share group to DescribeGroups as a dead group of no protocol
-            return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
+            return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "",
+                                message=f"Group {group_id} is not a classic group.")
         group = self.groups.get(group_id)
         if group is None:
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")

@@ -359,4 +359,6 @@ class OffsetManager(CoordinatorBase):
             if done is not None:
                 done.add_done_callback(log_failed_write("tombstones", cgroup.group_id))
             removed += len(gone_now)
+        if self.share is not None:
+            self.share.on_topics_deleted(gone, now_ms)
         return removed

@@ -49,6 +49,8 @@ class GroupSummary:
     protocol_type: str
     protocol: str
     members: list[MemberSummary] = field(default_factory=list)
+    # why a group described Dead does not exist as a classic group (DescribeGroups v6+)
+    message: str | None = None
 
 
 @dataclass

@@ -46,6 +46,9 @@ from kafpy.coordinator.share_group import (
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
+#: Kafka's member ids are 22 characters (a Uuid); longer than a UUID's 36 is refused
+MAX_MEMBER_ID_LENGTH = 36
+
 
 @dataclass
 class HeartbeatResult:
@@ -88,7 +91,6 @@ class ShareGroupCoordinator:
                  persister: Callable[[], Any] | None = None,
                  run_async: Callable[[Awaitable], Any] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
-                 member_id_factory: Callable[[], str] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.classic = classic
         self.config = config
@@ -96,7 +98,6 @@ class ShareGroupCoordinator:
         self._persister = persister or (lambda: None)
         self._run_async = run_async
         self._group_configs = group_configs or (lambda _gid: {})
-        self._new_member_id = member_id_factory or (lambda: str(uuid.uuid4()))
         self.groups: dict[str, ShareGroup] = classic.share_groups
         self._wakeups: list[int] = []
         self._clock_ms = clock_ms or (lambda: classic._last_poll_ms)
@@ -137,19 +138,19 @@ class ShareGroupCoordinator:
         """Why the request is INVALID_REQUEST (Kafka's throwIfShareGroupHeartbeatRequestIsInvalid)."""
         if not group_id:
             return "GroupId can't be empty."
-        if not member_id:
-            return "MemberId can't be empty."
+        if not member_id or len(member_id) > MAX_MEMBER_ID_LENGTH:
+            return ""           # Kafka 4.4 answers these without a message
         if member_epoch == JOIN_EPOCH and not names:
             return "SubscribedTopicNames must be set in first request."
         if member_epoch < LEAVE_EPOCH:
-            return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -1."
+            return "MemberEpoch is invalid."
         return None
 
     def _heartbeat(self, group_id, member_id, member_epoch, rack_id, names, client_id,
                    client_host, now_ms):
         reason = self._validate_request(group_id, member_id, member_epoch, names)
         if reason is not None:
-            return _error(ErrorCode.INVALID_REQUEST, reason)
+            return _error(ErrorCode.INVALID_REQUEST, reason or None)
         err = self.classic._validate_group_status(group_id, "ShareGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id, member_epoch)
@@ -205,9 +206,13 @@ class ShareGroupCoordinator:
         topics_hash = metadata_hash(subscribed)
         if bump or topics_hash != group.metadata_hash:
             self._bump(group, records, topics_hash)
+        to_init = self._uninitialized(group, subscribed, records)
+        if to_init:
+            # as Kafka 4.4 does: partitions starting to initialize move the epoch (and
+            # their completion moves it again, assigning them)
+            self._bump(group, records, topics_hash)
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
-        to_init = self._uninitialized(group, subscribed, records)
         self._reconcile(group, member, records)
         self._schedule_session(member, now_ms, group_id)
         assignment = None
@@ -242,7 +247,7 @@ class ShareGroupCoordinator:
 
     def _leave(self, group: ShareGroup | None, group_id: str, member_id: str, now_ms: int):
         if group is None:
-            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Share group {group_id} not found.")
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         member = group.members.get(member_id)
         if member is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
@@ -535,6 +540,28 @@ class ShareGroupCoordinator:
                                     [R.state_partition_metadata(group)], now_ms
                                     ).add_done_callback(log_failed_write("share group records", group_id))
         return ErrorCode.NONE, None, results
+
+    def on_topics_deleted(self, topics: set[str], now_ms: int) -> None:
+        """Deleted topics leave every share group's state metadata (Kafka's
+        maybeCleanupShareGroupState): their share state is deleted through the persister
+        and the next heartbeats assign without them (the metadata hash moves)."""
+        for group in list(self.groups.values()):
+            doomed = {t: tp for t, tp in {**group.initializing, **group.initialized}.items()
+                      if tp.name in topics}
+            if not doomed:
+                continue
+            partitions: dict[bytes, set[int]] = {}
+            for t in doomed:
+                for d in (group.initialized, group.initializing):
+                    tp = d.pop(t, None)
+                    if tp is not None:
+                        partitions.setdefault(t, set()).update(tp.partitions)
+            self.classic.log.append(self.classic.partition_for(group.group_id),
+                                    [R.state_partition_metadata(group)], now_ms
+                                    ).add_done_callback(log_failed_write("share group records",
+                                                                         group.group_id))
+            if self._run_async is not None and self._persister() is not None:
+                self._run_async(self.delete_state(group.group_id, partitions))
 
     # ================================================================ timers
     def _wake(self, deadline: int) -> int:

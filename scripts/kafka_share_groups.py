@@ -11,9 +11,10 @@ from typing import Any, TextIO
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionParser, UsageExit, debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError, java_hashmap_order, topic_partition_hash
+from kafpy.scripts.consumer_group.reset_offsets import parse_datetime
 from kafpy.scripts.share_group_client import ShareGroupAdmin
 
-_RESETS = ["to-offset", "to-earliest", "to-latest"]
+_RESETS = ["to-offset", "to-earliest", "to-latest", "to-datetime", "to-current"]
 
 
 def build_parser() -> OptionParser:
@@ -37,6 +38,10 @@ def build_parser() -> OptionParser:
     p.accepts("execute", "Execute operation. Supported operations: reset-offsets.")
     p.accepts("to-offset", "Reset offsets to a specific offset.", arg="required",
               described_as="offset", type=int, type_name="Long")
+    p.accepts("to-datetime", "Reset offsets to offset from datetime. Format: "
+              "'YYYY-MM-DDTHH:mm:SS.sss'", arg="required", described_as="datetime")
+    p.accepts("to-current", "Reset offsets to current offset.")
+    p.accepts("all-groups", "Apply to all share groups.")
     p.accepts("to-earliest", "Reset offsets to earliest offset.")
     p.accepts("to-latest", "Reset offsets to latest offset.")
     p.accepts("members", "Describe members of the group.")
@@ -90,8 +95,17 @@ class ShareGroupCommand:
             return True
         return False
 
+    def groups(self) -> list[str]:
+        """--group values, or every share group with --all-groups (sorted, as Kafka's)."""
+        if self.o.has("all-groups"):
+            return sorted(g.group_id for g in self.admin.list_groups())
+        return self.o.values_of("group")
+
     def describe(self) -> None:
-        group = self.o.value_of("group")
+        for group in self.groups():
+            self.describe_group(group)
+
+    def describe_group(self, group: str) -> None:
         d, address, node_id = self._description(group)
         verbose = self.o.has("verbose")
         if self.o.has("members"):
@@ -189,9 +203,19 @@ class ShareGroupCommand:
             elif name in topics:
                 partitions += [(name, p.partition_index) for p in topics[name].partitions]
         target: dict[tuple[str, int], int] = {}
+        current: dict[tuple[str, int], int] = {}
+        if self.o.has("to-current"):
+            offsets = self.admin.describe_offsets(group)
+            current = {(t.topic_name, p.partition_index): p.start_offset
+                       for t in offsets.topics for p in t.partitions}
         for t, p in partitions:
-            if self.o.has("to-offset"):
-                target[(t, p)] = self.o.value_of("to-offset")
+            if self.o.has("to-offset") or self.o.has("to-current"):
+                wanted = (self.o.value_of("to-offset") if self.o.has("to-offset")
+                          else current.get((t, p), -1))
+                target[(t, p)] = self._within_log(t, p, wanted)
+            elif self.o.has("to-datetime"):
+                found = self.admin.list_offset(t, p, parse_datetime(self.o.value_of("to-datetime")))
+                target[(t, p)] = found if found >= 0 else self.admin.list_offset(t, p, -1)
             else:
                 target[(t, p)] = self.admin.list_offset(t, p, -2 if self.o.has("to-earliest") else -1)
         if self.o.has("execute") and target:
@@ -209,6 +233,20 @@ class ShareGroupCommand:
         self.out.write("\n")
         return 0
 
+    def _within_log(self, topic: str, partition: int, offset: int) -> int:
+        """`offset` moved into the log's range, warning as Kafka's offsets resetter does."""
+        end = self.admin.list_offset(topic, partition, -1)
+        start = self.admin.list_offset(topic, partition, -2)
+        if offset > end:
+            self.err.write(f"WARN New offset ({offset}) is higher than latest offset for topic "
+                           f"partition {topic}-{partition}. Value will be set to {end}\n")
+            return end
+        if offset < start:
+            self.err.write(f"WARN New offset ({offset}) is lower than earliest offset for topic "
+                           f"partition {topic}-{partition}. Value will be set to {start}\n")
+            return start
+        return offset
+
     def delete_offsets(self) -> None:
         group = self.o.value_of("group")
         topics = self.o.values_of("topic")
@@ -224,7 +262,7 @@ class ShareGroupCommand:
         self.out.write("\n")
 
     def delete(self) -> None:
-        groups = self.o.values_of("group")
+        groups = self.groups()
         shared = {g.group_id for g in self.admin.list_groups()}
         failed: dict[str, tuple[str, str]] = {}
         for g in groups:
@@ -255,7 +293,8 @@ def run(args: list[str], out: TextIO | None = None, err: TextIO | None = None) -
         p.usage_and_exit("Command must include exactly one action: --list, --describe, --delete, "
                          "--reset-offsets, --delete-offsets.")
     p.check_required(o, "bootstrap-server")
-    if actions[0] != "list" and not o.has("group"):
+    if actions[0] != "list" and not o.has("group") and not (
+            o.has("all-groups") and actions[0] in ("describe", "delete")):
         p.usage_and_exit(f"Option [{actions[0]}] takes one of these options: [group]")
     if actions[0] == "reset-offsets" and sum(o.has(r) for r in _RESETS) != 1:
         p.usage_and_exit("One of the reset scopes should be defined: --to-offset, --to-earliest, --to-latest.")

@@ -1,10 +1,10 @@
-"""The requests kafka-share-groups needs, sent raw through the project's codec over blocking
+"""The requests kafka-share-groups and kafka-console-share-consumer need, sent raw through the project's codec over blocking
 connections (kafka-python knows no share group API): Metadata, FindCoordinator,
 ListGroups (type share), ShareGroupDescribe, DescribeShareGroupOffsets,
 AlterShareGroupOffsets, DeleteShareGroupOffsets, DeleteGroups and ListOffsets, each at the
 highest version both sides support. PLAINTEXT connections.
 
-Who may call it: scripts.kafka_share_groups. Keeps nothing on disk.
+Who may call it: scripts.kafka_share_groups, scripts.kafka_console_share_consumer. Keeps nothing on disk.
 """
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from kafpy.scripts._clients import BrokerError
 _VERSIONS = {ApiKey.METADATA: 12, ApiKey.FIND_COORDINATOR: 4, ApiKey.LIST_GROUPS: 5,
              ApiKey.SHARE_GROUP_DESCRIBE: 1, ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: 1,
              ApiKey.ALTER_SHARE_GROUP_OFFSETS: 0, ApiKey.DELETE_SHARE_GROUP_OFFSETS: 0,
-             ApiKey.DELETE_GROUPS: 2, ApiKey.LIST_OFFSETS: 7}
+             ApiKey.DELETE_GROUPS: 2, ApiKey.LIST_OFFSETS: 7,
+             # kafka-console-share-consumer's member
+             ApiKey.SHARE_GROUP_HEARTBEAT: 1, ApiKey.SHARE_FETCH: 1, ApiKey.SHARE_ACKNOWLEDGE: 1}
 
 
 class _Connection:

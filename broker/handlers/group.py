@@ -174,7 +174,7 @@ async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResp
         message = None
         if ctx.api_version >= 6 and s.error == E.NONE and s.state == "Dead" and not s.members:
             # v6 (KIP-1043) names a group that does not exist instead of describing it Dead
-            s.error, message = E.GROUP_ID_NOT_FOUND, f"Group {gid} not found."
+            s.error, message = E.GROUP_ID_NOT_FOUND, s.message or f"Group {gid} not found."
         groups.append(D(
             error_code=s.error, error_message=message, group_id=gid, group_state=s.state,
             protocol_type=s.protocol_type,

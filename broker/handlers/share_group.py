@@ -57,7 +57,7 @@ async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHe
             R.TopicPartitions(topic_id=t, partitions=sorted(ps))
             for t, ps in sorted(r.assignment.items()) if ps])
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-             member_id=r.member_id if ok else None, member_epoch=r.member_epoch if ok else -1,
+             member_id=r.member_id if ok else None, member_epoch=r.member_epoch if ok else 0,
              heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0, assignment=assignment)
 
 

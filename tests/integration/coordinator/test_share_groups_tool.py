@@ -4,7 +4,7 @@ Kafka 4.4 in one test: `kafka-configs` sets the group's `share.auto.offset.reset
 `kafka-share-groups.sh` (--list, --describe --members/--state/--offsets, --reset-offsets,
 --delete-offsets, --delete) prints the same on both brokers once member ids, hosts,
 ports and broker ids are masked; our own scripts/kafka-share-groups prints what Apache's
-prints against kafpy."""
+prints against kafpy, and our kafka-console-share-consumer reads every record."""
 from __future__ import annotations
 
 import re
@@ -106,6 +106,16 @@ def _session(bootstrap: str, topic: str, group: str, ours: bool = False) -> dict
     seen["missing"] = _mask(run_tool("4", "kafka-share-groups", [
         "--bootstrap-server", bootstrap, "--describe", "--group", group + "-none"],
         timeout=90, check=False).stdout)[:1]
+    if ours:
+        # our console share consumer, in a group of its own
+        _tool(bootstrap, "--entity-type", "groups", "--entity-name", group + "-ours", "--alter",
+              "--add-config", "share.auto.offset.reset=earliest", tool="kafka-configs")
+        read = subprocess.run([sys.executable, "-m", "kafpy.scripts.kafka_console_share_consumer",
+                               "--bootstrap-server", bootstrap, "--topic", topic, "--group", group + "-ours",
+                               "--max-messages", str(RECORDS), "--timeout-ms", "30000"],
+                              capture_output=True, text=True, timeout=90)
+        assert sorted(read.stdout.split()) == seen["read"], read.stderr
+        assert f"Processed a total of {RECORDS} messages" in read.stderr
     return seen
 
 

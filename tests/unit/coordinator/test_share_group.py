@@ -85,7 +85,8 @@ def parts(assignment, topic="t"):
 def test_partitions_are_assigned_once_their_share_state_is_initialized():
     h = Harness()
     r = h.hb("m1", 0)
-    assert r.error == E.NONE and r.member_id == "m1" and r.member_epoch == 1
+    # the join and the partitions starting to initialize each move the epoch, as on Kafka 4.4
+    assert r.error == E.NONE and r.member_id == "m1" and r.member_epoch == 2
     assert parts(r.assignment) == [] and r.heartbeat_interval_ms == 1000
     g = h.share.groups["g"]
     assert set(g.initializing[tid("t")].partitions) == {0, 1, 2}
@@ -93,11 +94,11 @@ def test_partitions_are_assigned_once_their_share_state_is_initialized():
     assert not g.initializing and g.initialized[tid("t")].partitions == {0, 1, 2}
     key = SharePartitionKey("g", topic_uuid(tid("t")), 1)
     assert h.persister.states[key].start_offset == -1
-    r = h.hb("m1", 1, 10)
-    assert r.member_epoch == 2 and parts(r.assignment) == [0, 1, 2]
+    r = h.hb("m1", 2, 10)
+    assert r.member_epoch == 3 and parts(r.assignment) == [0, 1, 2]
     # nothing changed: no assignment resent
-    r = h.hb("m1", 2, 20)
-    assert r.member_epoch == 2 and r.assignment is None
+    r = h.hb("m1", 3, 20)
+    assert r.member_epoch == 3 and r.assignment is None
     assert g.state.value == "Stable"
 
 
@@ -136,12 +137,17 @@ def test_fencing_unknown_member_and_errors():
     h = Harness()
     h.join_ready("m1")
     assert h.hb("m1", 7, 5).error == E.FENCED_MEMBER_EPOCH
-    assert h.hb("m1", 1, 5).error == E.NONE          # the previous epoch is fine
+    assert h.hb("m1", 2, 5).error == E.NONE          # the previous epoch is fine
+    assert h.hb("m1", 1, 5).error == E.FENCED_MEMBER_EPOCH
     assert h.hb("zz", 2, 5).error == E.UNKNOWN_MEMBER_ID
     assert h.hb("m1", 1, 5, group="nope").error == E.GROUP_ID_NOT_FOUND
     assert h.hb("", 0, 5).error == E.INVALID_REQUEST
     assert h.hb("m9", 0, 5, topics=[]).error == E.INVALID_REQUEST
-    assert h.hb("m9", -2, 5).error == E.INVALID_REQUEST
+    r = h.hb("m9", -2, 5)
+    assert (r.error, r.message) == (E.INVALID_REQUEST, "MemberEpoch is invalid.")
+    assert h.hb("x" * 40, 0, 5).error == E.INVALID_REQUEST
+    r = h.hb("m1", -1, 5, group="nope")
+    assert (r.error, r.message) == (E.GROUP_ID_NOT_FOUND, "Group nope not found.")
 
 
 def test_group_max_size():
@@ -271,3 +277,40 @@ def test_group_configs_validate_share_configs():
     assert gc.share_config({"share.auto.offset.reset": "earliest"}, broker,
                            "share.auto.offset.reset") == "earliest"
     assert gc.share_config({}, broker, "share.auto.offset.reset") == "latest"
+
+
+def test_a_deleted_topic_leaves_the_share_groups_and_its_state_is_deleted():
+    h = Harness(topics=(("t", 2), ("u", 1)))
+    r = h.hb("m1", 0, topics=["t", "u"])
+    h.run_persister()
+    r = h.hb("m1", r.member_epoch, 1)
+    assert parts(r.assignment) == [0, 1] and parts(r.assignment, "u") == [0]
+    h.view.remove("u")
+    h.classic.on_topics_deleted(["u"], 2)
+    h.run_persister()
+    g = h.share.groups["g"]
+    assert tid("u") not in g.initialized
+    assert {k.partition for k in h.persister.states} == {0, 1} and len(h.persister.states) == 2
+    r = h.hb("m1", r.member_epoch, 3)
+    assert r.assignment == {tid("t"): {0, 1}}
+
+
+def test_describe_groups_sees_a_share_group_as_no_classic_group():
+    h = Harness()
+    h.hb("m1", 0)
+    s = h.classic.describe_group("g")
+    assert (s.state, s.protocol_type, s.members) == ("Dead", "", [])
+    assert s.message == "Group g is not a classic group."
+
+
+def test_per_group_session_timeout_and_heartbeat_interval():
+    h = Harness()
+    h.share._group_configs = lambda gid: ({"share.heartbeat.interval.ms": "2500",
+                                           "share.session.timeout.ms": "50000"} if gid == "g" else {})
+    r = h.hb("m1", 0)
+    assert r.heartbeat_interval_ms == 2500
+    assert h.hb("o1", 0, group="other").heartbeat_interval_ms == 1000
+    h.classic.poll(SESSION + 1)                  # the broker's session would have expired
+    assert "m1" in h.share.groups["g"].members and "o1" not in h.share.groups["other"].members
+    h.classic.poll(50_001)
+    assert not h.share.groups["g"].members
