@@ -175,7 +175,7 @@ class ClassicMembers:
             classic.add(member)
             self.classic._schedule_heartbeat(member, now_ms)
             records.extend(R.member_tombstones(group.group_id, m.member_id))
-        records.extend(R.group_tombstones(group.group_id))
+        records.extend(R.group_tombstones(group.group_id, group.resolved_regexes))
         classic.subscribed_topics = classic.compute_subscribed_topics()
         del self.groups[group.group_id]
         self.classic.groups[group.group_id] = classic

@@ -426,3 +426,59 @@ def test_a_steady_heartbeat_writes_nothing_and_sends_no_assignment():
     r = hb(c, "m1", r.member_epoch, 1)
     assert r.error == E.NONE and r.assignment is None
     assert len(log.partitions[p]) == written
+
+
+def _regex_records(log, c, group="g"):
+    """The ConsumerGroupRegularExpression records written so far: (regex, topics or None)."""
+    from kafpy.coordinator import consumer_records as R
+    out = []
+    for (k, v), _ in log.partitions[c.classic.partition_for(group)]:
+        if isinstance(k, bytes) and int.from_bytes(k[:2], "big") == R.REGULAR_EXPRESSION:
+            _, _, regex, value = R.decode_record(k, v)
+            out.append((regex, None if value is None else sorted(value.topics)))
+    return out
+
+
+def test_resolved_regexes_are_written_refreshed_tombstoned_and_replayed():
+    log = InMemoryOffsetsLog()
+    c, view = setup(topics=(("orders-1", 2), ("other", 1)), log=log)
+    r1 = hb(c, "m1", 0, regex="orders-.*", topics=None)
+    assert _regex_records(log, c) == [("orders-.*", ["orders-1"])]
+    resolved = c.groups["g"].resolved_regexes["orders-.*"]
+    assert resolved.topics == {"orders-1"} and resolved.timestamp_ms == 0
+    # a second member on the same regex writes nothing new; an unrelated topic neither
+    r2 = hb(c, "m2", 0, 1, regex="orders-.*", topics=None)
+    view.add("unrelated", 1, topic_id=tid("unrelated"))
+    hb(c, "m1", r1.member_epoch, 2)
+    assert len(_regex_records(log, c)) == 1
+    # a matching topic created: resolved again, written, the epoch moves
+    epoch = c.groups["g"].group_epoch
+    view.add("orders-2", 1, topic_id=tid("orders-2"))
+    hb(c, "m1", r1.member_epoch, 3)
+    assert _regex_records(log, c)[-1] == ("orders-.*", ["orders-1", "orders-2"])
+    assert c.groups["g"].group_epoch == epoch + 1
+    assert c.groups["g"].resolved_regexes["orders-.*"].timestamp_ms == 3
+    # failover: the resolved regex comes back from the log
+    c2, _ = setup(topics=(("orders-1", 2), ("other", 1), ("orders-2", 1)), log=log)
+    c2.classic.unload_partition(c2.classic.partition_for("g"))
+    c2.classic.load_partition(c2.classic.partition_for("g"), 100)
+    assert c2.groups["g"].resolved_regexes["orders-.*"].topics == {"orders-1", "orders-2"}
+    # one member moves to names: the regex stays (m2 uses it); when m2 leaves it goes
+    hb(c, "m1", c.groups["g"].members["m1"].member_epoch, 4, topics=["other"], regex="")
+    assert "orders-.*" in c.groups["g"].resolved_regexes
+    hb(c, "m2", c.groups["g"].members["m2"].member_epoch, 5, topics=None)
+    hb(c, "m2", -1, 6)
+    assert _regex_records(log, c)[-1] == ("orders-.*", None)
+    assert c.groups["g"].resolved_regexes == {}
+    assert r2.error == E.NONE
+
+
+def test_a_member_expiring_tombstones_its_regex():
+    log = InMemoryOffsetsLog()
+    c, _ = setup(topics=(("orders-1", 2),), log=log)
+    hb(c, "m1", 0, regex="orders-.*", topics=None)
+    c.groups["g"].members["m1"].session_deadline = 0
+    # the member's session expires: its regex goes with it
+    c.poll(SESSION + 1)
+    assert _regex_records(log, c)[-1] == ("orders-.*", None)
+    assert c.classic.delete_groups(["g"], SESSION + 2) == {"g": E.NONE}
