@@ -263,7 +263,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
                 tuple(member.subscribed_topic_names), member.subscribed_topic_regex,
                 member.server_assignor))
         subscribed = self._subscribed_topics(group)
-        topics_hash = metadata_hash(subscribed)
+        topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
         if bump or topics_hash != group.metadata_hash:
             group.group_epoch += 1
             group.metadata_hash = topics_hash
@@ -470,7 +470,8 @@ class ConsumerGroupCoordinator(ClassicMembers):
         assignor = self.assignors.get(group.preferred_assignor(self.default_assignor),
                                       self.assignors[self.default_assignor])
         members = [MemberSubscription(m.member_id, frozenset(
-            subscribed[n].topic_id for n in self._member_topics(group, m) if n in subscribed), m.rack_id)
+            subscribed[n].topic_id for n in self._member_topics(group, m) if n in subscribed),
+            m.rack_id, m.instance_id)
             for m in group.members.values()]
         partitions = {t.topic_id: t.num_partitions for t in subscribed.values()}
         racks = None

@@ -248,7 +248,7 @@ class ClassicMembers:
         member.classic_protocols = [(n, bytes(m)) for n, m in protocols]
         records.append(R.member_metadata(group_id, member))
         subscribed = self._subscribed_topics(group)
-        topics_hash = metadata_hash(subscribed)
+        topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
         if (new_member or subscription_before != (tuple(topics), None)
                 or topics_hash != group.metadata_hash):
             group.group_epoch += 1

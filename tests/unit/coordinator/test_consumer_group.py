@@ -482,3 +482,45 @@ def test_a_member_expiring_tombstones_its_regex():
     c.poll(SESSION + 1)
     assert _regex_records(log, c)[-1] == ("orders-.*", None)
     assert c.classic.delete_groups(["g"], SESSION + 2) == {"g": E.NONE}
+
+
+def test_range_assignor_orders_static_members_first_by_instance_id():
+    """Kafka 4.4's RangeAssignor.sortMemberIds: static members by instance id, then the
+    dynamic ones by member id; co-partitioned topics line up member by member."""
+    a = RangeAssignor()
+    members = [MemberSubscription("a-dynamic", frozenset({b"A", b"B"})),
+               MemberSubscription("z-static", frozenset({b"A", b"B"}), instance_id="i1"),
+               MemberSubscription("m-static", frozenset({b"A", b"B"}), instance_id="i2")]
+    out = a.assign(members, {b"A": 5, b"B": 5}, {})
+    assert out["z-static"] == {b"A": {0, 1}, b"B": {0, 1}}
+    assert out["m-static"] == {b"A": {2, 3}, b"B": {2, 3}}
+    assert out["a-dynamic"] == {b"A": {4}, b"B": {4}}
+
+
+def test_range_assignor_ignores_racks_as_kafka_does():
+    """Kafka 4.4's server-side RangeAssignor does not read racksForPartition: the same
+    ranges with or without racks."""
+    a = RangeAssignor()
+    members = [MemberSubscription("a", frozenset({b"A"}), "r1"),
+               MemberSubscription("b", frozenset({b"A"}), "r2")]
+    racks = {b"A": [frozenset({"r2"}), frozenset({"r2"}), frozenset({"r1"}), frozenset({"r1"})]}
+    assert a.assign(members, {b"A": 4}, {}, racks) == a.assign(members, {b"A": 4}, {}) == \
+        {"a": {b"A": {0, 1}}, "b": {b"A": {2, 3}}}
+
+
+def test_a_replica_moving_to_another_rack_bumps_the_group_epoch():
+    """Kafka 4.4 (KIP-1101) hashes each partition's replica racks into the group's
+    metadata hash: a rack change gives the group a new epoch and assignment."""
+    c, view = setup()
+    r = hb(c, "m1", 0, assignor="range")
+    epoch = c.groups["g"].group_epoch
+    r = hb(c, "m1", r.member_epoch, 1)
+    assert c.groups["g"].group_epoch == epoch          # nothing changed
+    view.racks[tid("t")] = [frozenset({"r1"}), frozenset({"r2"}), frozenset({"r1"})]
+    r = hb(c, "m1", r.member_epoch, 2)
+    assert c.groups["g"].group_epoch == epoch + 1
+    r = hb(c, "m1", r.member_epoch, 3)
+    assert c.groups["g"].group_epoch == epoch + 1
+    view.racks[tid("t")] = [frozenset({"r1"}), frozenset({"r1"}), frozenset({"r1"})]
+    hb(c, "m1", r.member_epoch, 4)
+    assert c.groups["g"].group_epoch == epoch + 2
