@@ -468,6 +468,8 @@ class Broker:
         self._controller_io.shutdown(wait=True)
         if self.log_manager is not None:
             self.log_manager.shutdown()
+        if isinstance(self.features, ZkFeatures):
+            self.features.close()
         if self.zk is not None:
             await self.zk.close()
         log.info("[KafkaServer id=%d] shut down completed", self.config.broker_id)

@@ -133,6 +133,12 @@ class ZkFeatures:
     """Finalized features in ZooKeeper's `/feature`, read at start and again whenever
     its watch fires. `zk` is the broker's KafkaZkClient.
 
+    A ZooKeeper watch lives as long as the session that set it: when the session expires,
+    kazoo fires the watch once (the read it triggers fails with SessionExpiredError) and
+    the new session has none. So `/feature` is read again, and the watch armed again, on
+    every new session (Kafka's FinalizedFeatureChangeListener re-registers its handler on
+    session re-initialization the same way).
+
     `/feature` is created empty, as Kafka 3.9's controller creates it, and holds only the
     levels an operator set (`kafka-features upgrade/downgrade`, a level 0 kept explicitly):
     Apache Kafka 3.9 brokers read it too and halt on any feature they do not support
@@ -145,6 +151,8 @@ class ZkFeatures:
     def __init__(self, zk: Any) -> None:
         self._zk = zk
         self._current = FinalizedFeatures({}, -1)
+        self._refreshing: asyncio.Task | None = None
+        self._again = False
 
     def current(self) -> FinalizedFeatures:
         return self._current
@@ -157,10 +165,44 @@ class ZkFeatures:
                 await self._zk.conditional_set_or_create(self.PATH, _znode({}), None)
             except NodeExistsError:
                 pass
+        self._zk.add_session_listener(self._on_session_state)
         await self._refresh()
 
+    def close(self) -> None:
+        """Stop following `/feature` (the broker's shutdown)."""
+        self._zk.remove_session_listener(self._on_session_state)
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+
+    def _on_session_state(self, state: Any) -> None:
+        from kafpy.replication.zk_client import SessionState
+        if state is SessionState.NEW_SESSION:
+            log.info("New ZooKeeper session: reading %s and watching it again", self.PATH)
+            self._schedule_refresh()
+
     def _on_change(self, _event: Any) -> None:
-        asyncio.get_running_loop().create_task(self._refresh())
+        self._schedule_refresh()
+
+    def _schedule_refresh(self) -> None:
+        """One read at a time; a change seen meanwhile is read once the current one ends
+        (an older read must not land after a newer one)."""
+        if self._refreshing is not None and not self._refreshing.done():
+            self._again = True
+            return
+        self._refreshing = asyncio.get_running_loop().create_task(self._refresh_logged())
+
+    async def _refresh_logged(self) -> None:
+        while True:
+            self._again = False
+            try:
+                await self._refresh()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the next session or event reads again
+                log.info("Reading %s failed (%s); it is read again on the next session",
+                         self.PATH, type(e).__name__)
+            if not self._again:
+                return
 
     async def _refresh(self) -> None:
         data, stat = await self._zk.get_data(self.PATH, watch=self._on_change)
