@@ -162,7 +162,7 @@ class ZkFeatures:
 
     PATH = "/feature"
     #: defaults capped by the brokers' registrations (see the class docstring)
-    CAPPED_DEFAULTS = (TRANSACTION_VERSION,)
+    CAPPED_DEFAULTS = (TRANSACTION_VERSION, SHARE_VERSION)
 
     def __init__(self, zk: Any) -> None:
         self._zk = zk

@@ -12,15 +12,22 @@ Partitions are keyed by topic id (16 bytes) as the protocol carries them.
   of its previous target while it is still subscribed and under its share; the rest go,
   one at a time, to the subscribed member holding the fewest. With every member
   subscribed to the same topics, counts differ by at most one.
-- `range` (Kafka's RangeAssignor): per topic, members sorted by member id take
-  contiguous ranges, the first ones one partition more when it does not divide, so that
-  co-partitioned topics line up member by member.
+- `range` (Kafka's RangeAssignor): per topic, the subscribed members take contiguous
+  ranges in Kafka's order (static members first, by instance id, then the others by
+  member id), the first ones one partition more when it does not divide, so that
+  co-partitioned topics line up member by member. Not sticky and not rack-aware: Kafka
+  4.4's server-side RangeAssignor reads neither the previous assignment nor
+  racksForPartition, and a placement that differed from it would move partitions
+  between the same members differently on kafpy and on Kafka.
 
-Rack-aware placement: when members name their rack (`client.rack`) and `racks` gives
-each partition's replica racks, a partition handed out goes, among the members that may
+Racks: members name theirs (`client.rack`, RackId) and `racks` gives each partition's
+replica racks (Kafka's SubscribedTopicDescriber.racksForPartition); a change of the
+replicas' racks moves the group's metadata hash, hence a new assignment, as in Kafka 4.4
+(KIP-1101). `uniform` uses them: a partition handed out goes, among the members that may
 take it without unbalancing the group, to one on a rack holding a replica of it
-(consumers then fetch from a same-rack follower, KIP-392). Balance and stickiness come
-first, as in Kafka's assignors.
+(consumers then fetch from a same-rack follower, KIP-392); balance and stickiness come
+first. (Kafka 4.4's UniformAssignor ignores racks; this preference changes which member
+gets a partition, never how many each gets.)
 """
 from __future__ import annotations
 
@@ -38,6 +45,7 @@ class MemberSubscription:
     member_id: str
     topic_ids: frozenset[TopicId]
     rack_id: str | None = None
+    instance_id: str | None = None
 
 
 class PartitionAssignor:
@@ -131,10 +139,18 @@ class UniformAssignor(PartitionAssignor):
 class RangeAssignor(PartitionAssignor):
     name = "range"
 
+    @staticmethod
+    def order(members: list[MemberSubscription]) -> list[MemberSubscription]:
+        """Kafka's sortMemberIds: static members by instance id, then the others by
+        member id."""
+        return sorted(members, key=lambda m: (m.instance_id is None, m.instance_id or "",
+                                              m.member_id))
+
     def assign(self, members, partitions, current, racks=None):
         out: dict[str, Assignment] = {m.member_id: {} for m in members}
+        ordered = self.order(members)
         for t in sorted(partitions):
-            subs = sorted(m.member_id for m in members if t in m.topic_ids)
+            subs = [m.member_id for m in ordered if t in m.topic_ids]
             if not subs:
                 continue
             n = partitions[t]

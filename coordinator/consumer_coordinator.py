@@ -21,7 +21,13 @@ coordinator rebuilt from the log.
 
 Topics are read through `topics` (a TopicsView); a member's subscription is its topic
 names plus the topics its regular expression matches (Python's `re.fullmatch`; RE2/J
-syntax as Kafka uses is nearly the same: see README). Each heartbeat compares a hash of
+syntax as Kafka uses is nearly the same: see README). The group keeps each subscribed
+expression resolved (`ConsumerGroup.resolved_regexes`, written as Kafka 4.4's
+ConsumerGroupRegularExpression records): resolved when a member first brings it,
+resolved again when the set of topics changed since, tombstoned once no member uses
+it. Kafka resolves them off the heartbeat path, at most every 10 s; here it is done on
+the heartbeat (one pass over the topic names, only when they changed), so a topic
+created or deleted is followed at the next heartbeat. Each heartbeat compares a hash of
 the subscribed topics (ids and partition counts) with the one the group epoch was
 computed at, so a topic created, deleted or grown bumps the epoch.
 """
@@ -44,7 +50,7 @@ from kafpy.coordinator.consumer_config import ConsumerGroupConfig
 from kafpy.coordinator.consumer_migration import ClassicMembers
 from kafpy.coordinator.consumer_group import (
     JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
-    ConsumerGroupState, MemberState, copy_assignment)
+    ConsumerGroupState, MemberState, ResolvedRegex, copy_assignment)
 from kafpy.coordinator.errors import append_error_to_group_error
 from kafpy.coordinator.group import ClassicGroup, complete
 from kafpy.coordinator.consumer_topics import TopicMeta, TopicsView, metadata_hash
@@ -109,6 +115,8 @@ class ConsumerGroupCoordinator(ClassicMembers):
         self._new_member_id = member_id_factory or (lambda: uuid.uuid4().hex[:22])
         self._wakeups: list[int] = []
         self._regex_cache: dict[str, re.Pattern | None] = {}
+        self._topic_names: frozenset[str] | None = None
+        self._topics_version = 0
         self._downgraded: list = []
         classic.consumer = self
 
@@ -250,13 +258,14 @@ class ConsumerGroupCoordinator(ClassicMembers):
         if server_assignor is not None or member_epoch == JOIN_EPOCH:
             member.server_assignor = server_assignor
         bump = False
+        self._refresh_regexes(group, records, now_ms)
         if member.metadata_key() != before or member_epoch == JOIN_EPOCH:
             records.append(R.member_metadata(group.group_id, member))
             bump = (member.member_id not in group.target or subscription_before != (
                 tuple(member.subscribed_topic_names), member.subscribed_topic_regex,
                 member.server_assignor))
         subscribed = self._subscribed_topics(group)
-        topics_hash = metadata_hash(subscribed)
+        topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
         if bump or topics_hash != group.metadata_hash:
             group.group_epoch += 1
             group.metadata_hash = topics_hash
@@ -377,6 +386,10 @@ class ConsumerGroupCoordinator(ClassicMembers):
     def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None:
         group.remove_member(member.member_id)
         records.extend(R.member_tombstones(group.group_id, member.member_id))
+        regex = member.subscribed_topic_regex
+        if regex in group.resolved_regexes and regex not in group.subscribed_regexes():
+            del group.resolved_regexes[regex]
+            records.append(R.regular_expression_tombstone(group.group_id, regex))
         group.group_epoch += 1
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
 
@@ -389,19 +402,65 @@ class ConsumerGroupCoordinator(ClassicMembers):
                 self._regex_cache[regex] = None
         return self._regex_cache[regex]
 
-    def _member_topics(self, member: ConsumerGroupMember) -> set[str]:
+    def _current_topic_names(self) -> tuple[frozenset[str], int]:
+        """The names of the non-internal topics and a version that moves whenever
+        they change (Kafka resolves against a metadata image and its offset)."""
+        names = frozenset(t.name for t in self.topics.all_topics() if not t.internal)
+        if names != self._topic_names:
+            self._topic_names = names
+            self._topics_version += 1
+        return names, self._topics_version
+
+    def _refresh_regexes(self, group: ConsumerGroup, records: list, now_ms: int) -> None:
+        """Keep the group's resolved regular expressions current (Kafka's
+        maybeUpdateRegularExpressions and handleRegularExpressionsResult): tombstone
+        the ones no member uses, resolve new ones, and resolve the others again when
+        the topics changed; a record is written when an expression is new or matches
+        other topics than before (a change of the matched topics moves the group's
+        metadata hash, hence its epoch)."""
+        used = group.subscribed_regexes()
+        for regex in [r for r in group.resolved_regexes if r not in used]:
+            del group.resolved_regexes[regex]
+            records.append(R.regular_expression_tombstone(group.group_id, regex))
+        if not used:
+            return
+        names, version = self._current_topic_names()
+        for regex in sorted(used):
+            old = group.resolved_regexes.get(regex)
+            if old is not None and old.version == version:
+                continue
+            pattern = self._pattern(regex)
+            topics = frozenset(n for n in names if pattern.fullmatch(n)) if pattern else frozenset()
+            resolved = ResolvedRegex(topics, version, now_ms)
+            if old is not None and old.topics == topics:
+                # the same topics: only the version moves, nothing to write
+                resolved = ResolvedRegex(topics, version, old.timestamp_ms)
+            else:
+                records.append(R.regular_expression(group.group_id, regex, resolved))
+            group.resolved_regexes[regex] = resolved
+
+    def _member_topics(self, group: ConsumerGroup, member: ConsumerGroupMember) -> set[str]:
+        """The topic names `member` subscribes to: its names and what its expression
+        resolved to."""
         names = set(member.subscribed_topic_names)
         if member.subscribed_topic_regex is not None:
-            pattern = self._pattern(member.subscribed_topic_regex)
-            if pattern is not None:
-                names.update(t.name for t in self.topics.all_topics()
-                             if not t.internal and pattern.fullmatch(t.name))
+            resolved = group.resolved_regexes.get(member.subscribed_topic_regex)
+            if resolved is not None:
+                names.update(resolved.topics)
         return names
+
+    def subscribed_topic_names(self, group: ConsumerGroup) -> set[str]:
+        """Every topic name some member of `group` subscribes to (OffsetDelete and
+        offset expiry spare these)."""
+        out: set[str] = set()
+        for m in group.members.values():
+            out |= self._member_topics(group, m)
+        return out
 
     def _subscribed_topics(self, group: ConsumerGroup) -> dict[str, TopicMeta]:
         out: dict[str, TopicMeta] = {}
         for m in group.members.values():
-            for name in self._member_topics(m):
+            for name in self._member_topics(group, m):
                 if name not in out:
                     meta = self.topics.topic(name)
                     if meta is not None:
@@ -413,7 +472,8 @@ class ConsumerGroupCoordinator(ClassicMembers):
         assignor = self.assignors.get(group.preferred_assignor(self.default_assignor),
                                       self.assignors[self.default_assignor])
         members = [MemberSubscription(m.member_id, frozenset(
-            subscribed[n].topic_id for n in self._member_topics(m) if n in subscribed), m.rack_id)
+            subscribed[n].topic_id for n in self._member_topics(group, m) if n in subscribed),
+            m.rack_id, m.instance_id)
             for m in group.members.values()]
         partitions = {t.topic_id: t.num_partitions for t in subscribed.values()}
         racks = None
@@ -567,7 +627,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
 
         members = []
         for m in group.members.values():
-            sub = S(topics=sorted(self._member_topics(m)), user_data=None,
+            sub = S(topics=sorted(self._member_topics(group, m)), user_data=None,
                     owned_partitions=named(m.assigned, S.TopicPartition),
                     generation_id=m.member_epoch, rack_id=m.rack_id)
             asg = A(assigned_partitions=named(m.assigned, A.TopicPartition), user_data=None)
@@ -588,7 +648,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
             return ErrorCode.NON_EMPTY_GROUP
         group.deleted = True
         del self.groups[group.group_id]
-        records: list = list(R.group_tombstones(group.group_id))
+        records: list = list(R.group_tombstones(group.group_id, group.resolved_regexes))
         records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
                        for t, p in {**group.offsets, **group.pending_offset_commits}]
         done = self.classic.log.append(self.classic.partition_for(group.group_id), records, now_ms)
@@ -608,7 +668,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
         classic.pending_txn_offsets = group.pending_txn_offsets
         self.classic.groups[group_id] = classic
         done = self.classic.log.append(self.classic.partition_for(group_id),
-                                       R.group_tombstones(group_id), now_ms)
+                                       R.group_tombstones(group_id, group.resolved_regexes), now_ms)
         done.add_done_callback(log_failed_write("consumer group records", group_id))
         return True
 
@@ -669,7 +729,13 @@ class ConsumerGroupCoordinator(ClassicMembers):
                 g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
                 continue
             g = groups.setdefault(gid, ConsumerGroup(gid))
-            if kind == R.TARGET_METADATA:
+            if kind == R.REGULAR_EXPRESSION:
+                if v is None:
+                    g.resolved_regexes.pop(mid, None)
+                else:
+                    g.resolved_regexes[mid] = R.resolved_regex_of(v)
+                    self._topics_version = max(self._topics_version, v.version)
+            elif kind == R.TARGET_METADATA:
                 if v is not None:
                     g.assignment_epoch = v.assignment_epoch
             elif kind == R.TARGET_MEMBER:

@@ -47,6 +47,17 @@ class ConsumerGroupState(enum.Enum):
     DEAD = "Dead"
 
 
+@dataclass(frozen=True)
+class ResolvedRegex:
+    """A subscribed regular expression resolved against the topics (Kafka's
+    ResolvedRegularExpression, kept in a ConsumerGroupRegularExpression record):
+    the matching topic names, the topics version it was resolved at and when."""
+
+    topics: frozenset[str]
+    version: int
+    timestamp_ms: int
+
+
 def copy_assignment(a: Assignment | None) -> Assignment:
     return {t: set(ps) for t, ps in (a or {}).items() if ps}
 
@@ -108,6 +119,7 @@ class ConsumerGroup(GroupOffsets):
         self.static_members: dict[str, str] = {}        # instance id -> member id
         self.target: dict[str, Assignment] = {}          # member id -> target assignment
         self.metadata_hash = 0
+        self.resolved_regexes: dict[str, ResolvedRegex] = {}   # regex -> its topics
         self.deleted = False
         self._owners: dict[tuple[TopicId, int], str] = {}
         self._init_offsets()
@@ -125,6 +137,10 @@ class ConsumerGroup(GroupOffsets):
             if m.member_epoch != self.assignment_epoch or m.state != MemberState.STABLE:
                 return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
+
+    def subscribed_regexes(self) -> set[str]:
+        """The regular expressions the members subscribe to."""
+        return {m.subscribed_topic_regex for m in self.members.values() if m.subscribed_topic_regex}
 
     def owner(self, topic_id: TopicId, partition: int) -> str | None:
         return self._owners.get((topic_id, partition))

@@ -175,7 +175,7 @@ class ClassicMembers:
             classic.add(member)
             self.classic._schedule_heartbeat(member, now_ms)
             records.extend(R.member_tombstones(group.group_id, m.member_id))
-        records.extend(R.group_tombstones(group.group_id))
+        records.extend(R.group_tombstones(group.group_id, group.resolved_regexes))
         classic.subscribed_topics = classic.compute_subscribed_topics()
         del self.groups[group.group_id]
         self.classic.groups[group.group_id] = classic
@@ -248,7 +248,7 @@ class ClassicMembers:
         member.classic_protocols = [(n, bytes(m)) for n, m in protocols]
         records.append(R.member_metadata(group_id, member))
         subscribed = self._subscribed_topics(group)
-        topics_hash = metadata_hash(subscribed)
+        topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
         if (new_member or subscription_before != (tuple(topics), None)
                 or topics_hash != group.metadata_hash):
             group.group_epoch += 1

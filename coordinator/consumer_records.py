@@ -20,7 +20,8 @@ from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
 
-from kafpy.coordinator.consumer_group import Assignment, ConsumerGroupMember, MemberState
+from kafpy.coordinator.consumer_group import (
+    Assignment, ConsumerGroupMember, MemberState, ResolvedRegex)
 
 _I16 = struct.Struct(">h")
 
@@ -49,10 +50,12 @@ _VALUES = {
 
 
 def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
+    """The key of `kind`; `member_id` is the regular expression for a
+    ConsumerGroupRegularExpression key."""
     cls = _KEYS[kind]
     fields = {"group_id": group_id}
     if member_id is not None:
-        fields["member_id"] = member_id
+        fields["regular_expression" if kind == REGULAR_EXPRESSION else "member_id"] = member_id
     return _I16.pack(kind) + encode_data(cls(**fields), kind)
 
 
@@ -109,6 +112,15 @@ def current_assignment(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, by
         partitions_pending_revocation=_partitions(V.TopicPartitions, m.pending_revocation)))
 
 
+def regular_expression(group_id: str, regex: str, resolved: ResolvedRegex) -> tuple[bytes, bytes]:
+    return _key(REGULAR_EXPRESSION, group_id, regex), _value(M.ConsumerGroupRegularExpressionValue(
+        topics=sorted(resolved.topics), version=resolved.version, timestamp=resolved.timestamp_ms))
+
+
+def regular_expression_tombstone(group_id: str, regex: str) -> tuple[bytes, None]:
+    return _key(REGULAR_EXPRESSION, group_id, regex), None
+
+
 def member_tombstones(group_id: str, member_id: str) -> list[tuple[bytes, None]]:
     """What removing a member writes, in Kafka's order."""
     return [(_key(CURRENT_ASSIGNMENT, group_id, member_id), None),
@@ -116,16 +128,19 @@ def member_tombstones(group_id: str, member_id: str) -> list[tuple[bytes, None]]
             (_key(MEMBER_METADATA, group_id, member_id), None)]
 
 
-def group_tombstones(group_id: str) -> list[tuple[bytes, None]]:
-    """What deleting an empty group writes (its offsets' tombstones come separately)."""
+def group_tombstones(group_id: str, regexes: Iterable[str] = ()) -> list[tuple[bytes, None]]:
+    """What deleting an empty group writes, in Kafka's order (its offsets' tombstones
+    come separately): `regexes` are the group's resolved regular expressions."""
     return [(_key(TARGET_METADATA, group_id), None),
             (_key(PARTITION_METADATA, group_id), None),
+            *(regular_expression_tombstone(group_id, r) for r in sorted(regexes)),
             (_key(GROUP_METADATA, group_id), None)]
 
 
 # ---------------------------------------------------------------- replay
 def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None, object | None]:
-    """(key version, group id, member id or None, decoded value or None for a
+    """(key version, group id, member id (the regular expression of a
+    ConsumerGroupRegularExpression record) or None, decoded value or None for a
     tombstone). Raises ValueError for bytes that do not parse."""
     if len(key) < 2:
         raise ValueError("record key shorter than its version")
@@ -140,6 +155,8 @@ def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None
             v = decode_data(_VALUES[kind], version, bytes(value[2:]))
     except (ProtocolError, struct.error, UnicodeDecodeError) as e:
         raise ValueError(f"bad consumer group record (key version {kind}): {e}") from e
+    if kind == REGULAR_EXPRESSION:
+        return kind, k.group_id, k.regular_expression, v
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
@@ -164,6 +181,10 @@ def current_assignment_of(v) -> tuple[int, int, MemberState, Assignment, Assignm
         state = MemberState.UNKNOWN
     return (v.member_epoch, v.previous_member_epoch, state,
             _assignment(v.assigned_partitions), _assignment(v.partitions_pending_revocation))
+
+
+def resolved_regex_of(v) -> ResolvedRegex:
+    return ResolvedRegex(frozenset(v.topics), v.version, v.timestamp)
 
 
 def target_of(v) -> Assignment:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 
 @dataclass(frozen=True)
@@ -85,18 +85,25 @@ class MetadataCacheTopics:
         return [self._meta(t) for t in self._cache.topics().values()]
 
     def partition_racks(self, topic_id: bytes) -> list[frozenset[str]]:
-        info = self._cache.topic_by_id(topic_id)
+        rack = {b.node_id: b.rack for b in self._cache.brokers() if b.rack}
+        info = self._cache.topic_by_id(topic_id) if rack else None
         if info is None:
             return []
-        rack = {b.node_id: b.rack for b in self._cache.brokers() if b.rack}
         return [frozenset(rack[r] for r in info.partitions[p].replicas if r in rack)
                 if p in info.partitions else frozenset() for p in range(len(info.partitions))]
 
 
-def metadata_hash(topics: Mapping[str, TopicMeta]) -> int:
-    """A stable 64-bit hash of the subscribed topics' names, ids and partition counts."""
+def metadata_hash(topics: Mapping[str, TopicMeta],
+                  partition_racks: Callable[[bytes], list[frozenset[str]]] | None = None) -> int:
+    """A stable 64-bit hash of the subscribed topics' names, ids and partition counts,
+    and of their replicas' racks when brokers have racks (Kafka 4.4's topic hash covers
+    each partition's racks, KIP-1101, so moving a replica to another rack reassigns)."""
     h = hashlib.blake2b(digest_size=8)
     for name in sorted(topics):
         t = topics[name]
         h.update(name.encode() + b"\0" + t.topic_id + t.num_partitions.to_bytes(4, "big"))
+        racks = partition_racks(t.topic_id) if partition_racks is not None else []
+        if any(racks):
+            for p, rs in enumerate(racks):
+                h.update(p.to_bytes(4, "big") + ",".join(sorted(rs)).encode() + b"\0")
     return int.from_bytes(h.digest(), "big", signed=True) if topics else 0

@@ -277,15 +277,18 @@ class Membership(CoordinatorBase):
         was_empty = group.is_(GroupState.EMPTY)
         group.transition_to(GroupState.PREPARING_REBALANCE, now_ms)
         delay = self.config.group_initial_rebalance_delay_ms
-        if was_empty and delay > 0:
+        if was_empty:
+            # Kafka's initial rebalance (InitialDelayedJoin): the join completes on a
+            # timer, extended while members keep arriving. With a delay of 0 the timer
+            # is due at once but fires only on the next timer tick, as Kafka's 0 ms
+            # timer runs after the requests already queued: members joining together
+            # land in one generation instead of rebalancing a generation that completed
+            # with the first of them alone (whose members would only learn of it from
+            # their next heartbeat).
             group.initial_delay_active = True
             group.initial_last_delay_ms = delay
             group.initial_remaining_ms = max(group.rebalance_timeout_ms - delay, 0)
             group.join_deadline = self._wake(now_ms + delay)
-        elif was_empty:
-            group.initial_delay_active = False
-            group.join_deadline = None
-            self._on_complete_join(group, now_ms)
         else:
             group.initial_delay_active = False
             group.join_deadline = self._wake(now_ms + group.rebalance_timeout_ms)

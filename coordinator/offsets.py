@@ -249,9 +249,7 @@ class OffsetManager(CoordinatorBase):
                                        now_ms: int
                                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
-        subscribed: set[str] = set()
-        for m in group.members.values():
-            subscribed |= self.consumer._member_topics(m)
+        subscribed = self.consumer.subscribed_topic_names(group)
         errors = {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp[0] in subscribed}
         eligible = [tp for tp in partitions if tp not in errors]
         removed = group.remove_offsets(eligible)
@@ -322,9 +320,7 @@ class OffsetManager(CoordinatorBase):
         """A consumer-protocol group's offsets past retention of topics no member
         subscribes to (all of them once it is empty); an empty group left without
         offsets is deleted, as Kafka's cleanupGroupMetadata does."""
-        subscribed: set[str] = set()
-        for m in group.members.values():
-            subscribed |= self.consumer._member_topics(m)
+        subscribed = self.consumer.subscribed_topic_names(group)
         retention = self.config.offsets_retention_ms
         expired = [tp for tp, om in group.offsets.items()
                    if tp[0] not in subscribed and tp not in group.pending_offset_commits

@@ -1,19 +1,23 @@
 """Online migration of a live group between the classic and the consumer protocols
-(KIP-848, `group.consumer.migration.policy=bidirectional`), with confluent-kafka members
-while a producer runs: three classic members (cooperative-sticky) are replaced one at a
-time by consumer-protocol members, then back. Every record is consumed at least once,
-and no partition is owned by two members at once, as the members' own assignment and
-revocation callbacks report it."""
+(KIP-848, `group.consumer.migration.policy=bidirectional`) while a producer runs: three
+classic members (cooperative-sticky) are replaced one at a time by consumer-protocol
+members, then back. Members `a` and `c` are confluent-kafka (librdkafka) consumers,
+member `b` a Java 4.4 KafkaConsumer (MigrationMember.java, compiled by the test). Every
+record is consumed at least once, and no partition is owned by two members at once, as
+the members' own assignment and revocation callbacks report it."""
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.integration.coordinator.helpers import wait_until
 from tests.integration.coordinator.test_consumer_protocol import CONSUMER_GROUP_BROKER
+from tests.support.kafka_dist import classpath, compile_java, java_executable
 
 TOPIC, GROUP, PARTITIONS = "migrating", "migrating-group", 6
 
@@ -26,19 +30,19 @@ class Ownership:
         self.owner: dict[int, str] = {}
         self.overlaps: list[str] = []
 
-    def assigned(self, member: str, partitions) -> None:
+    def assigned(self, member: str, partitions: list[int]) -> None:
         with self.lock:
-            for tp in partitions:
-                holder = self.owner.get(tp.partition)
+            for p in partitions:
+                holder = self.owner.get(p)
                 if holder is not None and holder != member:
-                    self.overlaps.append(f"{member} got {tp.partition} owned by {holder}")
-                self.owner[tp.partition] = member
+                    self.overlaps.append(f"{member} got {p} owned by {holder}")
+                self.owner[p] = member
 
-    def revoked(self, member: str, partitions) -> None:
+    def revoked(self, member: str, partitions: list[int]) -> None:
         with self.lock:
-            for tp in partitions:
-                if self.owner.get(tp.partition) == member:
-                    del self.owner[tp.partition]
+            for p in partitions:
+                if self.owner.get(p) == member:
+                    del self.owner[p]
 
     def of(self, member: str) -> set[int]:
         with self.lock:
@@ -64,9 +68,11 @@ class Member(threading.Thread):
 
     def run(self) -> None:
         c = self.consumer
-        c.subscribe([TOPIC], on_assign=lambda _c, ps: self.ownership.assigned(self.name_, ps),
-                    on_revoke=lambda _c, ps: self.ownership.revoked(self.name_, ps),
-                    on_lost=lambda _c, ps: self.ownership.revoked(self.name_, ps))
+        def numbers(ps) -> list[int]:
+            return [tp.partition for tp in ps]
+        c.subscribe([TOPIC], on_assign=lambda _c, ps: self.ownership.assigned(self.name_, numbers(ps)),
+                    on_revoke=lambda _c, ps: self.ownership.revoked(self.name_, numbers(ps)),
+                    on_lost=lambda _c, ps: self.ownership.revoked(self.name_, numbers(ps)))
         try:
             while not self.stop.is_set():
                 msg = c.poll(0.2)
@@ -85,6 +91,65 @@ class Member(threading.Thread):
         self.stop.set()
         self.join(60)
         assert not self.is_alive(), f"{self.name_} did not stop"
+
+
+class JavaMember:
+    """A Java 4.4 KafkaConsumer member (MigrationMember.java) in its own JVM; its
+    listener's and polls' report lines, read by a thread, feed the same Ownership and
+    seen set as the confluent-kafka members."""
+
+    SOURCE = Path(__file__).with_name("MigrationMember.java")
+
+    def __init__(self, name: str, bootstrap: str, protocol: str, ownership: Ownership,
+                 seen: set[bytes]) -> None:
+        self.name_, self.protocol, self.ownership, self.seen = name, protocol, ownership, seen
+        self.errors: list[str] = []
+        self.closed = False
+        self.read = 0
+        classes = compile_java(self.SOURCE, "4")
+        self.proc = subprocess.Popen(
+            [java_executable(), "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+             "-cp", f"{classes}:{classpath('4')}", "MigrationMember", bootstrap, GROUP, TOPIC,
+             protocol, name],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            bufsize=1, start_new_session=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+
+    def start(self) -> None:
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            kind, _, rest = line.rstrip("\n").partition(" ")
+            if kind == "assigned":
+                self.ownership.assigned(self.name_, [int(p) for p in rest.split(",") if p])
+            elif kind in ("revoked", "lost"):
+                self.ownership.revoked(self.name_, [int(p) for p in rest.split(",") if p])
+            elif kind == "records":
+                values = rest.split()
+                self.seen.update(v.encode() for v in values)
+                self.read += len(values)
+            elif kind == "error":
+                self.errors.append(rest)
+            elif kind == "closed":
+                self.closed = True
+
+    def halt(self) -> None:
+        try:
+            self.proc.stdin.write("stop\n")
+            self.proc.stdin.close()
+            self.proc.wait(60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(10)
+        self.reader.join(10)
+        assert self.closed, f"{self.name_} (Java) did not close: exit {self.proc.returncode}"
+
+
+def _member(name: str, bootstrap: str, protocol: str, ownership: Ownership, seen: set[bytes]):
+    kind = JavaMember if name == "b" else Member
+    return kind(name, bootstrap, protocol, ownership, seen)
 
 
 def _group_state(admin: AdminClient) -> str:
@@ -117,7 +182,7 @@ def test_members_move_to_the_consumer_protocol_and_back_one_at_a_time(broker_fac
     producer = threading.Thread(target=produce, daemon=True)
     producer.start()
     ownership, seen = Ownership(), set()
-    members = {n: Member(n, b.bootstrap, "classic", ownership, seen) for n in ("a", "b", "c")}
+    members = {n: _member(n, b.bootstrap, "classic", ownership, seen) for n in ("a", "b", "c")}
     for m in members.values():
         m.start()
 
@@ -129,8 +194,11 @@ def test_members_move_to_the_consumer_protocol_and_back_one_at_a_time(broker_fac
     wait_until(lambda: settled({n: "classic" for n in members}), 90, "three classic members share the topic")
     for protocol in ("consumer", "classic"):
         for name in ("a", "b", "c"):
+            if name == "b":
+                # the Java member read its share before it goes
+                wait_until(lambda: members["b"].read > 0, 60, "the Java member reading")
             members[name].halt()
-            members[name] = Member(name, b.bootstrap, protocol, ownership, seen)
+            members[name] = _member(name, b.bootstrap, protocol, ownership, seen)
             members[name].start()
             try:
                 wait_until(lambda: settled({n: "" for n in members}), 120,

@@ -426,3 +426,101 @@ def test_a_steady_heartbeat_writes_nothing_and_sends_no_assignment():
     r = hb(c, "m1", r.member_epoch, 1)
     assert r.error == E.NONE and r.assignment is None
     assert len(log.partitions[p]) == written
+
+
+def _regex_records(log, c, group="g"):
+    """The ConsumerGroupRegularExpression records written so far: (regex, topics or None)."""
+    from kafpy.coordinator import consumer_records as R
+    out = []
+    for (k, v), _ in log.partitions[c.classic.partition_for(group)]:
+        if isinstance(k, bytes) and int.from_bytes(k[:2], "big") == R.REGULAR_EXPRESSION:
+            _, _, regex, value = R.decode_record(k, v)
+            out.append((regex, None if value is None else sorted(value.topics)))
+    return out
+
+
+def test_resolved_regexes_are_written_refreshed_tombstoned_and_replayed():
+    log = InMemoryOffsetsLog()
+    c, view = setup(topics=(("orders-1", 2), ("other", 1)), log=log)
+    r1 = hb(c, "m1", 0, regex="orders-.*", topics=None)
+    assert _regex_records(log, c) == [("orders-.*", ["orders-1"])]
+    resolved = c.groups["g"].resolved_regexes["orders-.*"]
+    assert resolved.topics == {"orders-1"} and resolved.timestamp_ms == 0
+    # a second member on the same regex writes nothing new; an unrelated topic neither
+    r2 = hb(c, "m2", 0, 1, regex="orders-.*", topics=None)
+    view.add("unrelated", 1, topic_id=tid("unrelated"))
+    hb(c, "m1", r1.member_epoch, 2)
+    assert len(_regex_records(log, c)) == 1
+    # a matching topic created: resolved again, written, the epoch moves
+    epoch = c.groups["g"].group_epoch
+    view.add("orders-2", 1, topic_id=tid("orders-2"))
+    hb(c, "m1", r1.member_epoch, 3)
+    assert _regex_records(log, c)[-1] == ("orders-.*", ["orders-1", "orders-2"])
+    assert c.groups["g"].group_epoch == epoch + 1
+    assert c.groups["g"].resolved_regexes["orders-.*"].timestamp_ms == 3
+    # failover: the resolved regex comes back from the log
+    c2, _ = setup(topics=(("orders-1", 2), ("other", 1), ("orders-2", 1)), log=log)
+    c2.classic.unload_partition(c2.classic.partition_for("g"))
+    c2.classic.load_partition(c2.classic.partition_for("g"), 100)
+    assert c2.groups["g"].resolved_regexes["orders-.*"].topics == {"orders-1", "orders-2"}
+    # one member moves to names: the regex stays (m2 uses it); when m2 leaves it goes
+    hb(c, "m1", c.groups["g"].members["m1"].member_epoch, 4, topics=["other"], regex="")
+    assert "orders-.*" in c.groups["g"].resolved_regexes
+    hb(c, "m2", c.groups["g"].members["m2"].member_epoch, 5, topics=None)
+    hb(c, "m2", -1, 6)
+    assert _regex_records(log, c)[-1] == ("orders-.*", None)
+    assert c.groups["g"].resolved_regexes == {}
+    assert r2.error == E.NONE
+
+
+def test_a_member_expiring_tombstones_its_regex():
+    log = InMemoryOffsetsLog()
+    c, _ = setup(topics=(("orders-1", 2),), log=log)
+    hb(c, "m1", 0, regex="orders-.*", topics=None)
+    c.groups["g"].members["m1"].session_deadline = 0
+    # the member's session expires: its regex goes with it
+    c.poll(SESSION + 1)
+    assert _regex_records(log, c)[-1] == ("orders-.*", None)
+    assert c.classic.delete_groups(["g"], SESSION + 2) == {"g": E.NONE}
+
+
+def test_range_assignor_orders_static_members_first_by_instance_id():
+    """Kafka 4.4's RangeAssignor.sortMemberIds: static members by instance id, then the
+    dynamic ones by member id; co-partitioned topics line up member by member."""
+    a = RangeAssignor()
+    members = [MemberSubscription("a-dynamic", frozenset({b"A", b"B"})),
+               MemberSubscription("z-static", frozenset({b"A", b"B"}), instance_id="i1"),
+               MemberSubscription("m-static", frozenset({b"A", b"B"}), instance_id="i2")]
+    out = a.assign(members, {b"A": 5, b"B": 5}, {})
+    assert out["z-static"] == {b"A": {0, 1}, b"B": {0, 1}}
+    assert out["m-static"] == {b"A": {2, 3}, b"B": {2, 3}}
+    assert out["a-dynamic"] == {b"A": {4}, b"B": {4}}
+
+
+def test_range_assignor_ignores_racks_as_kafka_does():
+    """Kafka 4.4's server-side RangeAssignor does not read racksForPartition: the same
+    ranges with or without racks."""
+    a = RangeAssignor()
+    members = [MemberSubscription("a", frozenset({b"A"}), "r1"),
+               MemberSubscription("b", frozenset({b"A"}), "r2")]
+    racks = {b"A": [frozenset({"r2"}), frozenset({"r2"}), frozenset({"r1"}), frozenset({"r1"})]}
+    assert a.assign(members, {b"A": 4}, {}, racks) == a.assign(members, {b"A": 4}, {}) == \
+        {"a": {b"A": {0, 1}}, "b": {b"A": {2, 3}}}
+
+
+def test_a_replica_moving_to_another_rack_bumps_the_group_epoch():
+    """Kafka 4.4 (KIP-1101) hashes each partition's replica racks into the group's
+    metadata hash: a rack change gives the group a new epoch and assignment."""
+    c, view = setup()
+    r = hb(c, "m1", 0, assignor="range")
+    epoch = c.groups["g"].group_epoch
+    r = hb(c, "m1", r.member_epoch, 1)
+    assert c.groups["g"].group_epoch == epoch          # nothing changed
+    view.racks[tid("t")] = [frozenset({"r1"}), frozenset({"r2"}), frozenset({"r1"})]
+    r = hb(c, "m1", r.member_epoch, 2)
+    assert c.groups["g"].group_epoch == epoch + 1
+    r = hb(c, "m1", r.member_epoch, 3)
+    assert c.groups["g"].group_epoch == epoch + 1
+    view.racks[tid("t")] = [frozenset({"r1"}), frozenset({"r1"}), frozenset({"r1"})]
+    hb(c, "m1", r.member_epoch, 4)
+    assert c.groups["g"].group_epoch == epoch + 2

@@ -73,7 +73,17 @@ class _Ctx:
 def _run(coro_fn):
     async def main():
         broker = _Broker(asyncio.get_running_loop())
-        return await coro_fn(broker)
+        service = broker.group_coordinator
+
+        async def timer():       # the service's timer: a join completes on a tick
+            while True:
+                service.coordinator.poll(service.clock)
+                await asyncio.sleep(0.005)
+        ticking = asyncio.get_running_loop().create_task(timer())
+        try:
+            return await coro_fn(broker)
+        finally:
+            ticking.cancel()
     return asyncio.run(main())
 
 

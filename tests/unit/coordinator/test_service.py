@@ -274,7 +274,7 @@ def test_leadership_events_follow_leader_epochs(tmp_path):
 
 def test_sync_group_waits_for_the_assignment_to_commit(tmp_path):
     async def scenario():
-        async with _service(tmp_path) as (svc, rm, cluster):
+        async with _service(tmp_path, start=True) as (svc, rm, cluster):
             c = svc.coordinator
             join = await c.join_group("g", "", None, False, False, "c", "/h", 30000, 10000,
                                       "consumer", [("range", b"")], svc.now_ms())
