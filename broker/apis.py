@@ -24,6 +24,7 @@ HANDLER_MODULES = [
     "kafpy.broker.handlers.group",
     "kafpy.broker.handlers.features",
     "kafpy.broker.handlers.consumer_group",
+    "kafpy.broker.handlers.streams_group",
     "kafpy.broker.txn_markers",
     "kafpy.broker.handlers.producers",
     "kafpy.broker.handlers.txn",

@@ -256,6 +256,7 @@ class Broker:
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
             self.controller.ensure_offsets_topic, self.loop, self.clock,
             consumer_config=self._consumer_group_config(),
+            streams_config=self._streams_group_config(),
             group_configs=overrides_lookup(self.controller.entity_configs))
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
@@ -366,6 +367,14 @@ class Broker:
         if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
             return None
         return ConsumerGroupConfig.from_broker_config(self.config)
+
+    def _streams_group_config(self):
+        """The Streams protocol's settings (KIP-1071), or None when
+        group.coordinator.rebalance.protocols leaves it out."""
+        from kafpy.coordinator.streams_config import StreamsGroupConfig
+        if "streams" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
+            return None
+        return StreamsGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""

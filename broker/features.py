@@ -44,16 +44,18 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),
     TRANSACTION_VERSION: (0, 1),
     SHARE_VERSION: (0, 0),
-    STREAMS_VERSION: (0, 0),
+    STREAMS_VERSION: (0, 1),      # 1: Streams groups (KIP-1071), as Kafka 4.4
 }
 
 #: What a new cluster starts with (Kafka 4.4 finalizes the latest production levels).
-DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1}
+DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, STREAMS_VERSION: 1}
 
 #: APIs a feature level gates: served and advertised only from that level on.
 GATED_APIS: dict[int, tuple[str, int]] = {
     ApiKey.CONSUMER_GROUP_HEARTBEAT: (GROUP_VERSION, 1),
     ApiKey.CONSUMER_GROUP_DESCRIBE: (GROUP_VERSION, 1),
+    ApiKey.STREAMS_GROUP_HEARTBEAT: (STREAMS_VERSION, 1),
+    ApiKey.STREAMS_GROUP_DESCRIBE: (STREAMS_VERSION, 1),
 }
 
 

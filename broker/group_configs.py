@@ -29,6 +29,13 @@ GROUP_CONFIGS: dict[str, tuple[str, str, str]] = {
     HEARTBEAT_INTERVAL: ("group.consumer.heartbeat.interval.ms",
                          "group.consumer.min.heartbeat.interval.ms",
                          "group.consumer.max.heartbeat.interval.ms"),
+    # Streams groups (KIP-1071)
+    "streams.session.timeout.ms": ("group.streams.session.timeout.ms",
+                                   "group.streams.min.session.timeout.ms",
+                                   "group.streams.max.session.timeout.ms"),
+    "streams.heartbeat.interval.ms": ("group.streams.heartbeat.interval.ms",
+                                      "group.streams.min.heartbeat.interval.ms",
+                                      "group.streams.max.heartbeat.interval.ms"),
 }
 
 

@@ -52,6 +52,8 @@ class GroupCoordinator(Membership, OffsetManager):
             group = self.groups.get(gid)
             if gid in self.consumer_groups:
                 result[gid] = self.consumer.delete_group(self.consumer_groups[gid], now_ms)
+            elif gid in self.streams_groups:
+                result[gid] = self.streams.delete_group(self.streams_groups[gid], now_ms)
             elif group is None or group.is_(GroupState.DEAD):
                 result[gid] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -70,7 +72,7 @@ class GroupCoordinator(Membership, OffsetManager):
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         err = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading_partitions else ErrorCode.NONE
-        kinds = {t.lower() for t in types} if types else {"classic", "consumer"}
+        kinds = {t.lower() for t in types} if types else {"classic", "consumer", "streams"}
         wanted = {s.lower() for s in states} if states else None
         out = []
         if "classic" in kinds:
@@ -81,6 +83,9 @@ class GroupCoordinator(Membership, OffsetManager):
         if self.consumer is not None and "consumer" in kinds:
             out += [GroupOverview(gid, "consumer", state, "consumer")
                     for gid, state in self.consumer.overviews(wanted)]
+        if self.streams is not None and "streams" in kinds:
+            out += [GroupOverview(gid, "streams", state, "streams")
+                    for gid, state in self.streams.overviews(wanted)]
         return err, out
 
     def describe_group(self, group_id: str) -> GroupSummary:
@@ -89,6 +94,9 @@ class GroupCoordinator(Membership, OffsetManager):
             return GroupSummary(group_id, err, "", "", "")
         if group_id in self.consumer_groups:
             return self.consumer.describe_as_classic(group_id)
+        if group_id in self.streams_groups:
+            # Kafka's describeGroups answers only classic (and consumer) groups
+            return GroupSummary(group_id, ErrorCode.GROUP_ID_NOT_FOUND, GroupState.DEAD.value, "", "")
         group = self.groups.get(group_id)
         if group is None:
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
@@ -112,6 +120,8 @@ class GroupCoordinator(Membership, OffsetManager):
         self._last_poll_ms = max(self._last_poll_ms, now_ms)
         if self.consumer is not None:
             self.consumer.poll(now_ms)
+        if self.streams is not None:
+            self.streams.poll(now_ms)
         if self._next_offsets_expiry is not None:
             if not self._wakeups or self._wakeups[0] > now_ms:
                 return
@@ -159,6 +169,8 @@ class GroupCoordinator(Membership, OffsetManager):
                     self._prepare_rebalance(group, now_ms)
             if self.consumer is not None:
                 self.consumer.load_partition(partition, now_ms)
+            if self.streams is not None:
+                self.streams.load_partition(partition, now_ms)
             self.owned_partitions.add(partition)
             return len(loaded)
         finally:
@@ -172,6 +184,8 @@ class GroupCoordinator(Membership, OffsetManager):
         self.loading_partitions.discard(partition)
         if self.consumer is not None:
             self.consumer.unload_partition(partition)
+        if self.streams is not None:
+            self.streams.unload_partition(partition)
         for gid, group in list(self.groups.items()):
             if self.partition_for(gid) == partition:
                 self._fail_parked(group, ErrorCode.NOT_COORDINATOR)

@@ -32,6 +32,17 @@ TopicPartition = tuple[str, int]
 class OffsetManager(CoordinatorBase):
     """The offsets half of GroupCoordinator."""
 
+    def _epoch_group(self, group_id: str) -> tuple[Any, Any]:
+        """(group, coordinator validating its member epochs) of a consumer-protocol or
+        Streams group; (None, None) for a classic one."""
+        group = self.consumer_groups.get(group_id)
+        if group is not None:
+            return group, self.consumer
+        group = self.streams_groups.get(group_id)
+        if group is not None:
+            return group, self.streams
+        return None, None
+
     # ================================================================ OffsetCommit
     def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
                        generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
@@ -41,10 +52,10 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
-        consumer_group = self.consumer_groups.get(group_id)
+        consumer_group, epochs = self._epoch_group(group_id)
         if consumer_group is not None:
-            # a consumer-protocol group: the member epoch must be the member's current one
-            err = self.consumer.validate_offset_commit(consumer_group, member_id, generation_id)
+            # a consumer-protocol or Streams group: the member epoch must be the member's current one
+            err = epochs.validate_offset_commit(consumer_group, member_id, generation_id)
             if err is not None:
                 return self._new_future({tp: err for tp in offsets})
             return self._store_offsets(consumer_group, offsets, now_ms)
@@ -129,10 +140,10 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
-        group = self.consumer_groups.get(group_id)
+        group, epochs = self._epoch_group(group_id)
         if group is not None:
-            err = self.consumer.validate_offset_commit(group, member_id, generation_id,
-                                                       transactional=True)
+            err = epochs.validate_offset_commit(group, member_id, generation_id,
+                                                transactional=True)
         else:
             group = self.groups.get(group_id)
             if group is None or group.is_(GroupState.DEAD):
@@ -194,10 +205,10 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_FETCH)
         if err is not None:
             return err, {}
-        group: Any = self.consumer_groups.get(group_id)
+        group, epochs = self._epoch_group(group_id)
         if group is not None:
-            # OffsetFetch v9+ names the member; a consumer group checks its epoch
-            err = self.consumer.validate_offset_fetch(group, member_id, member_epoch)
+            # OffsetFetch v9+ names the member; a consumer or Streams group checks its epoch
+            err = epochs.validate_offset_fetch(group, member_id, member_epoch)
             if err is not None:
                 return err, {}
             live = True
@@ -225,6 +236,9 @@ class OffsetManager(CoordinatorBase):
         if group_id in self.consumer_groups:
             return self._delete_consumer_group_offsets(self.consumer_groups[group_id],
                                                        partitions, now_ms)
+        if group_id in self.streams_groups:
+            return self._delete_consumer_group_offsets(self.streams_groups[group_id],
+                                                       partitions, now_ms)
         group = self.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             return ErrorCode.GROUP_ID_NOT_FOUND, {}
@@ -250,8 +264,12 @@ class OffsetManager(CoordinatorBase):
                                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
         subscribed: set[str] = set()
-        for m in group.members.values():
-            subscribed |= self.consumer._member_topics(m)
+        if group.group_id in self.streams_groups:
+            if group.members:
+                subscribed = self.streams.subscribed_topics(group)
+        else:
+            for m in group.members.values():
+                subscribed |= self.consumer._member_topics(m)
         errors = {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp[0] in subscribed}
         eligible = [tp for tp in partitions if tp not in errors]
         removed = group.remove_offsets(eligible)

@@ -148,6 +148,7 @@ class GroupCoordinatorService(CoordinatorRuntime):
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
                  consumer_config: Any = None,
+                 streams_config: Any = None,
                  group_configs: Callable[[str], Any] | None = None) -> None:
         self.config = config
         self._metadata = metadata_cache
@@ -165,6 +166,13 @@ class GroupCoordinatorService(CoordinatorRuntime):
             ConsumerGroupCoordinator(self.coordinator, consumer_config,
                                      MetadataCacheTopics(metadata_cache),
                                      group_configs=group_configs)
+        if streams_config is not None:
+            # Streams groups (KIP-1071)
+            from kafpy.coordinator.consumer_topics import MetadataCacheTopics
+            from kafpy.coordinator.streams_coordinator import StreamsGroupCoordinator
+            StreamsGroupCoordinator(self.coordinator, streams_config,
+                                    MetadataCacheTopics(metadata_cache),
+                                    group_configs=group_configs)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:

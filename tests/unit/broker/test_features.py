@@ -51,9 +51,11 @@ def test_api_versions_v3_lists_supported_and_finalized_features(broker):
     supported = {f.name: (f.min_version, f.max_version) for f in resp.supported_features}
     assert supported == supported_features()
     assert supported[GROUP_VERSION] == (0, 1)
-    assert "streams.version" not in supported      # room kept, nothing to enable yet
+    assert supported["streams.version"] == (0, 1)   # Streams groups (KIP-1071)
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in resp.finalized_features}
-    assert finalized == {GROUP_VERSION: (1, 1)} and resp.finalized_features_epoch == 0
+    # Kafka 4.4 finalizes streams.version 1 by default (StreamsVersion.LATEST_PRODUCTION)
+    assert finalized == {GROUP_VERSION: (1, 1), "streams.version": (1, 1)}
+    assert resp.finalized_features_epoch == 0
 
 
 def test_api_versions_before_v3_carries_no_features(broker):
@@ -80,7 +82,7 @@ def test_update_features_persists_and_bumps_the_epoch(broker, tmp_path):
     assert _update(broker, 1, transaction_version=1).results[0].error_code == 0
     resp = _versions(broker)
     finalized = {f.name: f.max_version_level for f in resp.finalized_features}
-    assert finalized == {GROUP_VERSION: 1, "transaction.version": 1}
+    assert finalized == {GROUP_VERSION: 1, "streams.version": 1, "transaction.version": 1}
     assert resp.finalized_features_epoch == 1
     state = load_controller_state(str(tmp_path))
     assert state.finalized_features == finalized and state.features_epoch == 1
@@ -91,7 +93,14 @@ def test_group_version_zero_hides_the_consumer_group_apis(broker):
     resp = _versions(broker)
     keys = {k.api_key for k in resp.api_keys}
     assert 68 not in keys and 69 not in keys and 11 in keys
-    assert resp.finalized_features == []
+    assert {f.name for f in resp.finalized_features} == {"streams.version"}
+
+
+def test_streams_version_zero_hides_the_streams_group_apis(broker):
+    assert 88 in {k.api_key for k in _versions(broker).api_keys}
+    assert _update(broker, 2, streams_version=0).error_code == 0
+    keys = {k.api_key for k in _versions(broker).api_keys}
+    assert 88 not in keys and 89 not in keys and 68 in keys
 
 
 def test_a_metadata_file_from_before_features_gets_the_defaults():
