@@ -509,3 +509,14 @@ def kafka_streams_libs() -> Path:
         raise KafkaDistMissing(f"Kafka Streams jars are not installed in "
                                f"{cache_dir()}/kafka-streams-<version>; run scripts/install-deps.sh")
     return found[-1]
+
+
+def kafka_streams_4_libs() -> Path:
+    """Kafka Streams 4.4 with its dependencies (no examples jar is published for it),
+    which install-deps.sh put in `<cache>/kafka-streams-lib-<version>/`."""
+    found = sorted(d for d in cache_dir().glob("kafka-streams-lib-*")
+                   if (d / ".complete").is_file() and any(d.glob("kafka-streams-4*.jar")))
+    if not found:
+        raise KafkaDistMissing(f"Kafka Streams 4.x jars are not installed in "
+                               f"{cache_dir()}/kafka-streams-lib-<version>; run scripts/install-deps.sh")
+    return found[-1]
