@@ -186,7 +186,8 @@ class OffsetManager(CoordinatorBase):
         offsets of their groups become the committed offsets, or are dropped (Kafka's
         handleTxnCompletion). Offsets whose partitions were removed meanwhile stay removed."""
         wanted = set(partitions)
-        for group in self.groups.values():
+        for group in [*self.groups.values(), *self.consumer_groups.values(),
+                      *self.streams_groups.values()]:
             if self.partition_for(group.group_id) not in wanted:
                 continue
             pending = group.pending_txn_offsets.pop(producer_id, None)

@@ -55,7 +55,7 @@ def _feed(bootstrap: str, lines: list[str]) -> None:
             for line in lines[i:i + 50]:
                 producer.send(SOURCE, line.encode())
             producer.flush()
-            time.sleep(0.2)
+            time.sleep(0.3)
     finally:
         producer.close()
 
@@ -167,18 +167,23 @@ def test_word_count_exactly_once_survives_a_kill(broker_factory, tmp_path):
     bootstrap = b.bootstrap
     create_topic(bootstrap, SOURCE, 2)
     create_topic(bootstrap, SINK, 2)
-    lines = _lines(1500, 16)
+    lines = _lines(1800, 16)
     want = Counter(w for line in lines for w in line.split())
     produce(bootstrap, SOURCE, [line.encode() for line in lines[:300]], partitions=2)
     app = WordCount(bootstrap, tmp_path / "eos", "exactly_once_v2").start()
     feeder = threading.Thread(target=_feed, args=(bootstrap, lines[300:]), daemon=True)
+
+    def updates() -> int:
+        return sum(len(v) for v in _counts(bootstrap).values())
     try:
         deadline = time.monotonic() + 120
-        while sum(len(v) for v in _counts(bootstrap).values()) < 1200:
+        while updates() == 0:
             assert app.alive() and time.monotonic() < deadline, app.tail()
-            if not feeder.is_alive() and sum(len(v) for v in _counts(bootstrap).values()) > 0:
-                feeder.start() if feeder.ident is None else None
             time.sleep(0.3)
+        feeder.start()  # the rest arrives while the application runs: it dies mid-stream
+        while updates() < 1500:
+            assert app.alive() and time.monotonic() < deadline, app.tail()
+            time.sleep(0.2)
         assert feeder.is_alive(), "the input was complete before the crash"
         app.kill()
         app.start()
