@@ -124,6 +124,7 @@ TOOL_CLASSES: dict[str, tuple[str, ...]] = {
     "kafka-configs": ("org.apache.kafka.tools.ConfigCommand", "kafka.admin.ConfigCommand"),
     "kafka-consumer-groups": ("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
                               "kafka.admin.ConsumerGroupCommand"),
+    "kafka-streams-groups": ("org.apache.kafka.tools.streams.StreamsGroupCommand",),
     "kafka-producer-perf-test": ("org.apache.kafka.tools.ProducerPerformance",),
     "kafka-consumer-perf-test": ("org.apache.kafka.tools.ConsumerPerformance",
                                  "kafka.tools.ConsumerPerformance"),
