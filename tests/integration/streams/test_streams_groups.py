@@ -8,6 +8,7 @@ update lost or repeated), and `kafka-streams-groups.sh` describes the group."""
 from __future__ import annotations
 
 import random
+import re
 import struct
 import subprocess
 import threading
@@ -121,17 +122,30 @@ def _wait_for_counts(bootstrap: str, app: WordCount, want: Counter, timeout: flo
         time.sleep(0.5)
 
 
-def _word_count(bootstrap: str, work: Path, lines: list[str]) -> dict[str, int]:
-    """Run the word count over `lines` (at-least-once, no crash); its final counts."""
+def _normalized(text: str, bootstrap: str) -> str:
+    """A tool's output with what differs between two runs (ids, addresses) replaced."""
+    text = text.replace(bootstrap, "HOST")
+    text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "UUID", text)
+    text = re.sub(r"\b[A-Za-z0-9_-]{22}\b", "MEMBER", text)
+    text = re.sub(r"HOST \(\d+\)", "HOST (ID)", text)
+    return text
+
+
+def _word_count(bootstrap: str, work: Path, lines: list[str]) -> tuple[dict[str, int], list[str]]:
+    """Run the word count over `lines` (at-least-once, no crash); its final counts and
+    how `kafka-streams-groups.sh --describe` shows the group meanwhile."""
     create_topic(bootstrap, SOURCE, 2)
     create_topic(bootstrap, SINK, 2)
     produce(bootstrap, SOURCE, [line.encode() for line in lines], partitions=2)
     app = WordCount(bootstrap, work, "at_least_once").start()
     try:
         got = _wait_for_counts(bootstrap, app, Counter(w for ln in lines for w in ln.split()), 120)
+        described = [_normalized(run_tool("4", "kafka-streams-groups", [
+            "--bootstrap-server", bootstrap, "--describe", "--group", "wordcount-kip1071", opt],
+            timeout=120).stdout, bootstrap) for opt in ("--members", "--state", "--offsets")]
     finally:
         app.stop()
-    return {w: v[-1] for w, v in got.items()}
+    return {w: v[-1] for w, v in got.items()}, described
 
 
 def test_word_count_with_the_streams_protocol_as_on_apache_kafka(broker_factory, reference_kafka,
@@ -139,7 +153,7 @@ def test_word_count_with_the_streams_protocol_as_on_apache_kafka(broker_factory,
     lines = _lines(400, 7)
     want = dict(Counter(w for ln in lines for w in ln.split()))
     ours = broker_factory(STREAMS_BROKER)
-    results: dict[str, dict[str, int]] = {}
+    results: dict[str, tuple[dict[str, int], list[str]]] = {}
     errors: list[BaseException] = []
 
     def run(name: str, bootstrap: str) -> None:
@@ -154,7 +168,10 @@ def test_word_count_with_the_streams_protocol_as_on_apache_kafka(broker_factory,
     for t in threads:
         t.join(300)
     assert not errors, errors
-    assert results == {"kafpy": want, "kafka": want}
+    assert {n: r[0] for n, r in results.items()} == {"kafpy": want, "kafka": want}
+    # members (one, all four tasks active), state (Stable, sticky assignor), offsets (no lag)
+    assert results["kafpy"][1] == results["kafka"][1]
+    assert "Stable" in results["kafpy"][1][1], results["kafpy"][1]
     # the group as Apache's tool shows it, on both brokers
     for bootstrap in (ours.bootstrap, reference_kafka.bootstrap):
         listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
