@@ -7,6 +7,7 @@ restarted: the counts it writes are still exactly 1, 2, ..., n for every word (n
 update lost or repeated), and `kafka-streams-groups.sh` describes the group."""
 from __future__ import annotations
 
+import io
 import random
 import re
 import struct
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from kafka import KafkaProducer
 
+from kafpy.scripts import kafka_streams_groups
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.integration.transactions.helpers import read_records
 from tests.support import process
@@ -131,9 +133,17 @@ def _normalized(text: str, bootstrap: str) -> str:
     return text
 
 
+def _ours(args: list[str]) -> str:
+    """Our kafka-streams-groups (scripts/kafka_streams_groups.py), run in-process."""
+    out = io.StringIO()
+    assert kafka_streams_groups.run(args, out) == 0, out.getvalue()
+    return out.getvalue()
+
+
 def _word_count(bootstrap: str, work: Path, lines: list[str]) -> tuple[dict[str, int], list[str]]:
     """Run the word count over `lines` (at-least-once, no crash); its final counts and
-    how `kafka-streams-groups.sh --describe` shows the group meanwhile."""
+    how `kafka-streams-groups.sh --describe` shows the group meanwhile (Apache's tool,
+    then ours)."""
     create_topic(bootstrap, SOURCE, 2)
     create_topic(bootstrap, SINK, 2)
     produce(bootstrap, SOURCE, [line.encode() for line in lines], partitions=2)
@@ -143,6 +153,9 @@ def _word_count(bootstrap: str, work: Path, lines: list[str]) -> tuple[dict[str,
         described = [_normalized(run_tool("4", "kafka-streams-groups", [
             "--bootstrap-server", bootstrap, "--describe", "--group", "wordcount-kip1071", opt],
             timeout=120).stdout, bootstrap) for opt in ("--members", "--state", "--offsets")]
+        described += [_normalized(_ours(["--bootstrap-server", bootstrap, "--describe", "--group",
+                                         "wordcount-kip1071", opt]), bootstrap)
+                      for opt in ("--members", "--state", "--offsets")]
     finally:
         app.stop()
     return {w: v[-1] for w, v in got.items()}, described
@@ -170,7 +183,9 @@ def test_word_count_with_the_streams_protocol_as_on_apache_kafka(broker_factory,
     assert not errors, errors
     assert {n: r[0] for n, r in results.items()} == {"kafpy": want, "kafka": want}
     # members (one, all four tasks active), state (Stable, sticky assignor), offsets (no lag)
+    # Apache's tool and ours, each against both brokers, print the same
     assert results["kafpy"][1] == results["kafka"][1]
+    assert results["kafpy"][1][:3] == results["kafpy"][1][3:]
     assert "Stable" in results["kafpy"][1][1], results["kafpy"][1]
     # the group as Apache's tool shows it, on both brokers
     for bootstrap in (ours.bootstrap, reference_kafka.bootstrap):
