@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kafka import KafkaProducer
 
+from kafpy.coordinator.partitioner import partition_for
 from kafpy.scripts import kafka_streams_groups
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.integration.transactions.helpers import read_records
@@ -228,3 +229,18 @@ def test_word_count_exactly_once_survives_a_kill(broker_factory, tmp_path):
     finally:
         app.stop()
     assert {w: got[w] for w in want} == {w: list(range(1, n + 1)) for w, n in want.items()}
+    # the group left empty by the closed application is deleted with its internal topics
+    deleted = _ours(["--bootstrap-server", bootstrap, "--delete", "--group", "wordcount-kip1071"])
+    assert "('wordcount-kip1071') was successful" in deleted, deleted
+    assert "internal topics of the streams groups ('wordcount-kip1071') was successful" in deleted
+    listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
+                      timeout=120).stdout
+    assert "wordcount-kip1071" not in listed, listed
+    # Apache's kafka-dump-log reads the Streams* records kafpy wrote
+    b.stop()
+    part = Path(b.log_dir) / f"__consumer_offsets-{partition_for('wordcount-kip1071', 50)}"
+    out = run_tool("4", "kafka-dump-log", ["--offsets-decoder", "--files", ",".join(
+        sorted(str(f) for f in part.glob("*.log")))], timeout=120).stdout
+    for kind in (17, 19, 20, 21, 22, 23):
+        assert f'"type":"{kind}"' in out, (kind, out[-3000:])
+    assert "Error" not in out and "Unknown" not in out, out[-3000:]
