@@ -67,13 +67,14 @@ def _feed(bootstrap: str, lines: list[str]) -> None:
 class WordCount:
     """WordCountDemo in a child JVM with group.protocol=streams, restartable."""
 
-    def __init__(self, bootstrap: str, work: Path, guarantee: str) -> None:
+    def __init__(self, bootstrap: str, work: Path, guarantee: str, replication_factor: int = 1
+                 ) -> None:
         work.mkdir(parents=True, exist_ok=True)
         props = work / "wordcount.properties"
         props.write_text("".join(f"{k}={v}\n" for k, v in {
             "bootstrap.servers": bootstrap, "application.id": "wordcount-kip1071",
             "group.protocol": "streams", "processing.guarantee": guarantee,
-            "state.dir": work / "state", "replication.factor": 1,
+            "state.dir": work / "state", "replication.factor": replication_factor,
             "commit.interval.ms": 200, "num.stream.threads": 1}.items()))
         log4j = kafka_home("4") / "libs"
         cp = [f"{kafka_streams_4_libs()}/*",
