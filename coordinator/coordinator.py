@@ -95,8 +95,9 @@ class GroupCoordinator(Membership, OffsetManager):
         if group_id in self.consumer_groups:
             return self.consumer.describe_as_classic(group_id)
         if group_id in self.streams_groups:
-            # Kafka's describeGroups answers only classic (and consumer) groups
-            return GroupSummary(group_id, ErrorCode.GROUP_ID_NOT_FOUND, GroupState.DEAD.value, "", "")
+            # Kafka's describeGroups describes a group of another type as a Dead classic
+            # group (v6+: GROUP_ID_NOT_FOUND, as the handler answers for a missing one)
+            return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
         group = self.groups.get(group_id)
         if group is None:
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
