@@ -68,6 +68,9 @@ class Membership(CoordinatorBase):
         if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
                 <= self.config.group_max_session_timeout_ms):
             return self._new_future(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, member_id))
+        if group_id in self.streams_groups:
+            # Kafka's getOrMaybeCreateClassicGroup: "Group <id> is not a classic group."
+            return self._new_future(JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, member_id))
         if group_id in self.consumer_groups and not self.consumer.release_empty_group(group_id, now_ms):
             # a live consumer-protocol group: the classic member joins it (migration,
             # consumer_migration.py); an empty one becomes a classic group with its offsets

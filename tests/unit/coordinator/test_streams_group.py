@@ -19,7 +19,7 @@ from kafpy.coordinator.streams_topology import (
     STALE_TOPOLOGY, CopartitionGroup, StreamsTopology, Subtopology, TopicInfo, configure)
 from kafpy.protocol.errors import ErrorCode as E
 
-from tests.unit.coordinator.helpers import commit, make_coordinator
+from tests.unit.coordinator.helpers import commit, join, make_coordinator
 
 SESSION = 10_000
 CHANGELOG = TopicInfo("app-store-changelog", 0, 0, (("cleanup.policy", "compact"),))
@@ -245,6 +245,8 @@ def test_list_describe_and_delete():
     assert [(g.group_id, g.group_type, g.state) for g in groups] == [("g", "streams", "Stable")]
     assert c.classic.list_groups(types=["consumer"])[1] == []
     assert c.classic.describe_group("g").state == "Dead"      # not a classic group
+    joined = join(c.classic, "g", "", now=1).result()
+    assert joined.error == E.GROUP_ID_NOT_FOUND and "g" not in c.classic.groups
     d = c.describe("g")
     assert d.error == E.NONE and d.topology == WORD_COUNT and len(d.members) == 1
     assert c.classic.delete_groups(["g"], 1) == {"g": E.NON_EMPTY_GROUP}
