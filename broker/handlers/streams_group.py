@@ -22,6 +22,7 @@ from typing import Any
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse
+from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
 from kafpy.broker.features import STREAMS_VERSION
 from kafpy.broker.handler import Handler, RequestContext
@@ -69,6 +70,29 @@ def _task_ids(cls: Any, t: TaskSet) -> list:
     return [cls(subtopology_id=s, partitions=sorted(ps)) for s, ps in sorted(t.items()) if ps]
 
 
+def _invalid_topology(topology: Any) -> str | None:
+    """Why a topology is STREAMS_INVALID_TOPOLOGY before it reaches the coordinator
+    (Kafka's KafkaApis: Kafka's own internal topics, then illegal names)."""
+    names: list[str] = []
+    for s in topology.subtopologies:
+        names += [*s.source_topics, *s.repartition_sink_topics,
+                  *(t.name for t in s.repartition_source_topics),
+                  *(t.name for t in s.state_changelog_topics)]
+    names = list(dict.fromkeys(names))
+    internal = [n for n in names if n in INTERNAL_TOPICS]
+    if internal:
+        return f"Use of Kafka internal topics {','.join(internal)} in a Kafka Streams topology is prohibited."
+    invalid = []
+    for n in names:
+        try:
+            validate_topic_name(n)
+        except InvalidTopicName:
+            invalid.append(n)
+    if invalid:
+        return f"Topic names {','.join(invalid)} are not valid topic names."
+    return None
+
+
 def create_internal_topics(ctx: RequestContext, topics: list[TopicInfo]) -> None:
     """Create the missing internal topics in the background (each once at a time)."""
     s = ctx.services
@@ -99,6 +123,12 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
     if streams is None:
         return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id="", member_epoch=-1, heartbeat_interval_ms=0, status=None)
+    if req.topology is not None:
+        reason = _invalid_topology(req.topology)
+        if reason is not None:
+            return R(throttle_time_ms=0, error_code=E.STREAMS_INVALID_TOPOLOGY,
+                     error_message=reason, member_id=req.member_id, member_epoch=-1,
+                     heartbeat_interval_ms=0, status=None)
     endpoint = None
     if req.user_endpoint is not None:
         endpoint = (req.user_endpoint.host, req.user_endpoint.port)

@@ -281,3 +281,19 @@ def test_state_is_rebuilt_from_the_log_after_failover():
     assert "g" not in c2.classic.groups
     r = hb(c2, "m1", 2, 101)
     assert r.error == E.NONE and r.member_epoch == 2
+
+
+def test_kafka_internal_topics_and_illegal_names_make_an_invalid_topology():
+    from kafpy.broker.handlers.streams_group import _invalid_topology
+    from kafpy.protocol.messages import StreamsGroupHeartbeatRequest as Q
+
+    def topology(*sources):
+        return Q.Topology(epoch=1, subtopologies=[Q.Subtopology(
+            subtopology_id="0", source_topics=list(sources), source_topic_regex=[],
+            state_changelog_topics=[], repartition_sink_topics=[], repartition_source_topics=[],
+            copartition_groups=[])])
+    assert _invalid_topology(topology("in")) is None
+    assert _invalid_topology(topology("__consumer_offsets")) == (
+        "Use of Kafka internal topics __consumer_offsets in a Kafka Streams topology is prohibited.")
+    assert _invalid_topology(topology("in", "bad name")) == (
+        "Topic names bad name are not valid topic names.")
