@@ -254,6 +254,7 @@ _DEFS = [
     ConfigDef("group.streams.min.heartbeat.interval.ms", "int", 5000, _at_least(1)),
     ConfigDef("group.streams.max.heartbeat.interval.ms", "int", 15000, _at_least(1)),
     ConfigDef("group.streams.max.size", "int", 2147483647, _at_least(1)),
+    ConfigDef("group.streams.initial.rebalance.delay.ms", "int", 3000, _at_least(0)),
     ConfigDef("group.streams.num.standby.replicas", "int", 0, _at_least(0)),
     ConfigDef("group.streams.max.standby.replicas", "int", 2, _at_least(0)),
     ConfigDef("group.streams.acceptable.recovery.lag", "int", 10000, _at_least(0)),

@@ -20,6 +20,8 @@ class StreamsGroupConfig(PropertiesConfig):
     min_heartbeat_interval_ms: int = _setting("group.streams.min.heartbeat.interval.ms", 5_000)
     max_heartbeat_interval_ms: int = _setting("group.streams.max.heartbeat.interval.ms", 15_000)
     max_size: int = _setting("group.streams.max.size", 2_147_483_647)
+    # a new group's first target waits this long for more members (ASSIGNMENT_DELAYED)
+    initial_rebalance_delay_ms: int = _setting("group.streams.initial.rebalance.delay.ms", 3_000)
     num_standby_replicas: int = _setting("group.streams.num.standby.replicas", 0)
     max_standby_replicas: int = _setting("group.streams.max.standby.replicas", 2)
     # what the heartbeat response tells members (Kafka's defaults)

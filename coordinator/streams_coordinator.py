@@ -42,7 +42,7 @@ from kafpy.coordinator.streams_group import (
     JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, MemberState, StreamsGroup, StreamsGroupMember,
     StreamsGroupState, Tasks)
 from kafpy.coordinator.streams_topology import (
-    SHUTDOWN_APPLICATION, STALE_TOPOLOGY, StreamsTopology, TopicInfo, configure,
+    ASSIGNMENT_DELAYED, SHUTDOWN_APPLICATION, STALE_TOPOLOGY, StreamsTopology, TopicInfo, configure,
     task_partitions, topics_hash_input)
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
@@ -181,7 +181,13 @@ class StreamsGroupCoordinator:
                               f"Group {group_id} is not a streams group.")
             group = self._create_group(group_id)
         member = group.members.get(member_id)
+        new_member = member is None
         if member_epoch == JOIN_EPOCH:
+            if not group.members and self.config.initial_rebalance_delay_ms > 0:
+                # Kafka's initial rebalance delay: a group starting (again) from no
+                # members waits for the others before its first assignment
+                group.initial_delay_deadline = self._wake(
+                    now_ms + self.config.initial_rebalance_delay_ms)
             if member is None and len(group.members) >= self.config.max_size:
                 return _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
                               f"The streams group has reached its maximum capacity of "
@@ -189,6 +195,8 @@ class StreamsGroupCoordinator:
             member = self._join(group, member, member_id, instance_id, records)
             if isinstance(member, HeartbeatResult):
                 return member
+            # a static member taking its instance back inherits a target: not new
+            new_member = new_member and member.member_id not in group.target
         else:
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
@@ -218,17 +226,19 @@ class StreamsGroupCoordinator:
                 group.configured = None
                 records.append(R.topology(group.group_id, topology))
                 bump = True
-        if member.metadata_key() != before or member_epoch == JOIN_EPOCH:
+        if member.metadata_key() != before or new_member:
             records.append(R.member_metadata(group.group_id, member))
-            bump = bump or member.member_id not in group.target or (
-                before[6] != member.process_id)
+            # what the assignor reads: the members and their processes
+            bump = bump or new_member or before[6] != member.process_id
         if shutdown_application and not group.shutdown_requested:
             group.shutdown_requested = True
             log.info("[GroupCoordinator] Member %s of streams group %s requested the shutdown "
                      "of the application.", member.member_id, group.group_id)
         to_create = self._configure(group, bump, records)
+        if group.initial_delay_deadline is not None and now_ms >= group.initial_delay_deadline:
+            self._end_initial_delay(group, records, now_ms)
         if group.group_epoch > group.assignment_epoch:
-            self._compute_target(group, records, now_ms)
+            self._compute_target(group, records, now_ms, delayed=group.initial_delay_deadline is not None)
         sent_before = member.last_sent
         self._reconcile(group, member, owned, records, now_ms)
         self._schedule_session(member, now_ms, group.group_id)
@@ -371,6 +381,9 @@ class StreamsGroupCoordinator:
 
     def _status(self, group: StreamsGroup, member: StreamsGroupMember) -> list[tuple[int, str]]:
         out = []
+        if group.initial_delay_deadline is not None:
+            out.append((ASSIGNMENT_DELAYED,
+                        "Assignment delayed due to the configured initial rebalance delay."))
         if group.shutdown_requested:
             out.append((SHUTDOWN_APPLICATION, _SHUTDOWN_DETAIL))
         if group.topology is not None and member.topology_epoch != group.topology.epoch:
@@ -385,15 +398,34 @@ class StreamsGroupCoordinator:
                                   self.config.num_standby_replicas),
                    self.config.max_standby_replicas)
 
-    def _compute_target(self, group: StreamsGroup, records: list, now_ms: int) -> None:
+    def _end_initial_delay(self, group: StreamsGroup, records: list, now_ms: int) -> None:
+        """The initial rebalance delay is over: a new group epoch, and its target."""
+        group.initial_delay_deadline = None
+        if not group.members:
+            return
+        group.group_epoch += 1
+        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash,
+                                        group.validated_topology_epoch))
+        self._compute_target(group, records, now_ms)
+
+    def _compute_target(self, group: StreamsGroup, records: list, now_ms: int,
+                        delayed: bool = False) -> None:
+        """The target of every member at the group epoch. `delayed` (the initial
+        rebalance delay runs): members keep the target they have, new ones get none, so
+        that they take an epoch without tasks moving yet."""
         configured = group.configured
         counts = configured.task_counts if configured is not None and configured.ready else {}
+        if delayed:
+            counts = {}
         stateful = [s.subtopology_id for s in group.topology.subtopologies
                     if s.state_changelog_topics] if group.topology is not None else []
         members = [AssignmentMember(m.member_id, m.process_id or m.member_id)
                    for m in group.members.values()]
-        target = assign(members, counts, group.target, stateful,
-                        self._num_standby_replicas(group.group_id))
+        if delayed:
+            target = {m.member_id: group.target.get(m.member_id, Tasks()) for m in members}
+        else:
+            target = assign(members, counts, group.target, stateful,
+                            self._num_standby_replicas(group.group_id))
         for mid, t in target.items():
             if group.target.get(mid) != t:
                 records.append(R.target_member(group.group_id, mid, t))
@@ -510,6 +542,9 @@ class StreamsGroupCoordinator:
             heapq.heappop(self._wakeups)
         for group in list(self.groups.values()):
             records: list = []
+            if group.initial_delay_deadline is not None and group.initial_delay_deadline <= now_ms:
+                # members hear of the delayed first assignment on their next heartbeat
+                self._end_initial_delay(group, records, now_ms)
             for member in list(group.members.values()):
                 expired = member.session_deadline is not None and member.session_deadline <= now_ms
                 late = (member.state == MemberState.UNREVOKED_TASKS

@@ -122,6 +122,8 @@ class StreamsGroup(GroupOffsets):
         self.target: dict[str, Tasks] = {}
         self.endpoint_information_epoch = 0
         self.shutdown_requested = False
+        # while set (absolute ms), the first target assignment waits for more members
+        self.initial_delay_deadline: int | None = None
         self.deleted = False
         self._owners: dict[tuple[str, int], str] = {}
         self._init_offsets()

@@ -40,7 +40,7 @@ def setup(topics=(("in", 2),), log=None, internal=True, **cfg):
         view.add("app-store-repartition", 2, topic_id=b"r" * 16)
         view.add("app-store-changelog", 2, topic_id=b"c" * 16)
     config = StreamsGroupConfig(**{"session_timeout_ms": SESSION, "heartbeat_interval_ms": 1000,
-                                   **cfg})
+                                   "initial_rebalance_delay_ms": 0, **cfg})
     return StreamsGroupCoordinator(classic, config, view), view
 
 
@@ -297,3 +297,18 @@ def test_kafka_internal_topics_and_illegal_names_make_an_invalid_topology():
         "Use of Kafka internal topics __consumer_offsets in a Kafka Streams topology is prohibited.")
     assert _invalid_topology(topology("in", "bad name")) == (
         "Topic names bad name are not valid topic names.")
+
+
+def test_a_new_group_waits_the_initial_rebalance_delay_for_more_members():
+    c, _ = setup(initial_rebalance_delay_ms=3000)
+    r = hb(c, "m1", 0)
+    # an epoch without tasks meanwhile (ASSIGNMENT_DELAYED)
+    assert r.member_epoch == 1 and active(r) == [] and r.status[0][0] == 5
+    r2 = hb(c, "m2", 0, 1000)
+    assert r2.member_epoch == 2 and r2.status[0][0] == 5 and active(r2) == []
+    c.poll(3000)            # the delay ends: one target for both members
+    group = c.groups["g"]
+    assert group.assignment_epoch == group.group_epoch == 3
+    r = hb(c, "m1", r.member_epoch, 3100)
+    r2 = hb(c, "m2", r2.member_epoch, 3200)
+    assert r.status == [] and len(active(r)) == 2 and len(active(r2)) == 2
