@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import heapq
 import logging
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
