@@ -333,17 +333,22 @@ class OffsetManager(CoordinatorBase):
             if not group.is_(GroupState.DEAD):
                 removed += self._cleanup_group(
                     group, lambda g: g.remove_offsets(self._expired_offsets(g, now_ms)), now_ms)
-        for cgroup in list(self.consumer_groups.values()):
+        for cgroup in [*self.consumer_groups.values(), *self.streams_groups.values()]:
             removed += self._expire_consumer_group_offsets(cgroup, now_ms)
         return removed
 
     def _expire_consumer_group_offsets(self, group: Any, now_ms: int) -> int:
-        """A consumer-protocol group's offsets past retention of topics no member
-        subscribes to (all of them once it is empty); an empty group left without
+        """A consumer-protocol (or Streams) group's offsets past retention of topics no
+        member subscribes to (all of them once it is empty); an empty group left without
         offsets is deleted, as Kafka's cleanupGroupMetadata does."""
+        streams = group.group_id in self.streams_groups
         subscribed: set[str] = set()
-        for m in group.members.values():
-            subscribed |= self.consumer._member_topics(m)
+        if streams:
+            if group.members:
+                subscribed = self.streams.subscribed_topics(group)
+        else:
+            for m in group.members.values():
+                subscribed |= self.consumer._member_topics(m)
         retention = self.config.offsets_retention_ms
         expired = [tp for tp, om in group.offsets.items()
                    if tp[0] not in subscribed and tp not in group.pending_offset_commits
@@ -354,7 +359,7 @@ class OffsetManager(CoordinatorBase):
         if done is not None:
             done.add_done_callback(log_failed_write("tombstones", group.group_id))
         if not group.members and not group.has_offsets:
-            self.consumer.delete_group(group, now_ms)
+            (self.streams if streams else self.consumer).delete_group(group, now_ms)
         return len(gone)
 
     def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
@@ -370,7 +375,7 @@ class OffsetManager(CoordinatorBase):
             if victims:
                 removed += self._cleanup_group(
                     group, lambda g, v=victims: g.remove_offsets(v), now_ms)
-        for cgroup in list(self.consumer_groups.values()):
+        for cgroup in [*self.consumer_groups.values(), *self.streams_groups.values()]:
             victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
                        if tp[0] in gone]
             gone_now = cgroup.remove_offsets(victims)

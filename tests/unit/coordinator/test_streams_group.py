@@ -312,3 +312,14 @@ def test_a_new_group_waits_the_initial_rebalance_delay_for_more_members():
     r = hb(c, "m1", r.member_epoch, 3100)
     r2 = hb(c, "m2", r2.member_epoch, 3200)
     assert r.status == [] and len(active(r)) == 2 and len(active(r2)) == 2
+
+
+def test_offsets_of_an_empty_group_expire_and_the_group_goes():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    commit(c.classic, "g", "m1", None, 1, {("in", 0): OffsetAndMetadata(5, -1, "", 0)}, 1)
+    retention = c.classic.config.offsets_retention_ms
+    assert c.classic.expire_offsets(retention + 10) == 0      # a member reads "in"
+    hb(c, "m1", -1, 2)
+    assert c.classic.expire_offsets(retention + 10) == 1
+    assert "g" not in c.groups
