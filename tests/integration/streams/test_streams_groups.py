@@ -1,10 +1,11 @@
 """Kafka Streams 4.4 with `group.protocol=streams` (KIP-1071) against kafpy, side by side
 with Apache Kafka 4.4 in the same test: Kafka's WordCountDemo (4.0.0's examples jar on
 the 4.4.0 streams jar, whose StreamsConfig reads the group protocol from the properties
-file) counts the words of a generated input to the exact counts on both brokers. On
-kafpy the application, with exactly_once_v2, is then killed with SIGKILL mid-stream and
-restarted: the counts it writes are still exactly 1, 2, ..., n for every word (no
-update lost or repeated), and `kafka-streams-groups.sh` describes the group."""
+file), with exactly_once_v2, counts the words of an input fed while it runs, is killed
+with SIGKILL mid-stream and restarted. On both brokers the counts it writes are exactly
+1, 2, ..., n for every word (no update lost or repeated across the crash);
+`kafka-streams-groups.sh` (Apache's and ours) describes the group alike on both, and
+deletes it; Apache's `kafka-dump-log` decodes the Streams* records kafpy wrote."""
 from __future__ import annotations
 
 import io
@@ -16,7 +17,9 @@ import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Iterator
 
+import pytest
 from kafka import KafkaProducer
 
 from kafpy.coordinator.partitioner import partition_for
@@ -24,10 +27,11 @@ from kafpy.scripts import kafka_streams_groups
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.integration.transactions.helpers import read_records
 from tests.support import process
-from tests.support.kafka_dist import (java_executable, kafka_home, kafka_streams_4_libs,
-                                      kafka_streams_libs, run_tool)
+from tests.support.kafka_dist import (ReferenceKafka, java_executable, kafka_home,
+                                      kafka_streams_4_libs, kafka_streams_libs, run_tool)
 
 SOURCE, SINK = "streams-plaintext-input", "streams-wordcount-output"  # fixed in WordCountDemo
+APP = "wordcount-kip1071"
 WORDS = [f"w{i:02d}" for i in range(12)]
 STREAMS_BROKER = {
     # a killed instance's tasks move once its session expires
@@ -72,7 +76,7 @@ class WordCount:
         work.mkdir(parents=True, exist_ok=True)
         props = work / "wordcount.properties"
         props.write_text("".join(f"{k}={v}\n" for k, v in {
-            "bootstrap.servers": bootstrap, "application.id": "wordcount-kip1071",
+            "bootstrap.servers": bootstrap, "application.id": APP,
             "group.protocol": "streams", "processing.guarantee": guarantee,
             "state.dir": work / "state", "replication.factor": replication_factor,
             "commit.interval.ms": 200, "num.stream.threads": 1}.items()))
@@ -142,70 +146,28 @@ def _ours(args: list[str]) -> str:
     return out.getvalue()
 
 
-def _word_count(bootstrap: str, work: Path, lines: list[str]) -> tuple[dict[str, int], list[str]]:
-    """Run the word count over `lines` (at-least-once, no crash); its final counts and
-    how `kafka-streams-groups.sh --describe` shows the group meanwhile (Apache's tool,
-    then ours)."""
+def _describe(bootstrap: str) -> list[str]:
+    """How Apache's kafka-streams-groups.sh, then ours, describe the group (--members,
+    --state, --offsets), with ids and addresses normalized."""
+    opts = ("--members", "--state", "--offsets")
+    args = ["--bootstrap-server", bootstrap, "--describe", "--group", APP]
+    out = [run_tool("4", "kafka-streams-groups", [*args, o], timeout=120).stdout for o in opts]
+    out += [_ours([*args, o]) for o in opts]
+    return [_normalized(o, bootstrap) for o in out]
+
+
+def _word_count_with_a_kill(bootstrap: str, work: Path, lines: list[str]) -> tuple[dict, list[str]]:
+    """WordCountDemo with exactly_once_v2 over `lines`: a fifth produced up front, the rest
+    fed while it runs; killed (SIGKILL) once it has written 1500 count updates and
+    restarted. Returns every word's count updates, and how the tools describe the group
+    once the counts are complete."""
     create_topic(bootstrap, SOURCE, 2)
     create_topic(bootstrap, SINK, 2)
-    produce(bootstrap, SOURCE, [line.encode() for line in lines], partitions=2)
-    app = WordCount(bootstrap, work, "at_least_once").start()
-    try:
-        got = _wait_for_counts(bootstrap, app, Counter(w for ln in lines for w in ln.split()), 120)
-        described = [_normalized(run_tool("4", "kafka-streams-groups", [
-            "--bootstrap-server", bootstrap, "--describe", "--group", "wordcount-kip1071", opt],
-            timeout=120).stdout, bootstrap) for opt in ("--members", "--state", "--offsets")]
-        described += [_normalized(_ours(["--bootstrap-server", bootstrap, "--describe", "--group",
-                                         "wordcount-kip1071", opt]), bootstrap)
-                      for opt in ("--members", "--state", "--offsets")]
-    finally:
-        app.stop()
-    return {w: v[-1] for w, v in got.items()}, described
-
-
-def test_word_count_with_the_streams_protocol_as_on_apache_kafka(broker_factory, reference_kafka,
-                                                                  tmp_path):
-    lines = _lines(400, 7)
-    want = dict(Counter(w for ln in lines for w in ln.split()))
-    ours = broker_factory(STREAMS_BROKER)
-    results: dict[str, tuple[dict[str, int], list[str]]] = {}
-    errors: list[BaseException] = []
-
-    def run(name: str, bootstrap: str) -> None:
-        try:
-            results[name] = _word_count(bootstrap, tmp_path / name, lines)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-    threads = [threading.Thread(target=run, args=(n, b)) for n, b in
-               (("kafpy", ours.bootstrap), ("kafka", reference_kafka.bootstrap))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(300)
-    assert not errors, errors
-    assert {n: r[0] for n, r in results.items()} == {"kafpy": want, "kafka": want}
-    # members (one, all four tasks active), state (Stable, sticky assignor), offsets (no lag)
-    # Apache's tool and ours, each against both brokers, print the same
-    assert results["kafpy"][1] == results["kafka"][1]
-    assert results["kafpy"][1][:3] == results["kafpy"][1][3:]
-    assert "Stable" in results["kafpy"][1][1], results["kafpy"][1]
-    # the group as Apache's tool shows it, on both brokers
-    for bootstrap in (ours.bootstrap, reference_kafka.bootstrap):
-        listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
-                          timeout=120).stdout
-        assert "wordcount-kip1071" in listed, listed
-
-
-def test_word_count_exactly_once_survives_a_kill(broker_factory, tmp_path):
-    b = broker_factory(STREAMS_BROKER)
-    bootstrap = b.bootstrap
-    create_topic(bootstrap, SOURCE, 2)
-    create_topic(bootstrap, SINK, 2)
-    lines = _lines(1800, 16)
+    head = len(lines) // 6
+    produce(bootstrap, SOURCE, [line.encode() for line in lines[:head]], partitions=2)
     want = Counter(w for line in lines for w in line.split())
-    produce(bootstrap, SOURCE, [line.encode() for line in lines[:300]], partitions=2)
-    app = WordCount(bootstrap, tmp_path / "eos", "exactly_once_v2").start()
-    feeder = threading.Thread(target=_feed, args=(bootstrap, lines[300:]), daemon=True)
+    app = WordCount(bootstrap, work, "exactly_once_v2").start()
+    feeder = threading.Thread(target=_feed, args=(bootstrap, lines[head:]), daemon=True)
 
     def updates() -> int:
         return sum(len(v) for v in _counts(bootstrap).values())
@@ -223,23 +185,68 @@ def test_word_count_exactly_once_survives_a_kill(broker_factory, tmp_path):
         app.start()
         feeder.join(120)
         got = _wait_for_counts(bootstrap, app, want, 150)
-        described = run_tool("4", "kafka-streams-groups", [
-            "--bootstrap-server", bootstrap, "--describe", "--group", "wordcount-kip1071",
-            "--members"], timeout=120).stdout
-        assert "wordcount-kip1071" in described, described
+        described = _describe(bootstrap)
     finally:
         app.stop()
-    assert {w: got[w] for w in want} == {w: list(range(1, n + 1)) for w, n in want.items()}
-    # the group left empty by the closed application is deleted with its internal topics
-    deleted = _ours(["--bootstrap-server", bootstrap, "--delete", "--group", "wordcount-kip1071"])
-    assert "('wordcount-kip1071') was successful" in deleted, deleted
-    assert "internal topics of the streams groups ('wordcount-kip1071') was successful" in deleted
-    listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
-                      timeout=120).stdout
-    assert "wordcount-kip1071" not in listed, listed
+    return got, described
+
+
+@pytest.fixture(scope="module")
+def apache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceKafka]:
+    """Apache Kafka 4.4 with the same Streams group settings as kafpy gets (a killed
+    instance's tasks move after 6 s, not Kafka's default 45)."""
+    base = tmp_path_factory.mktemp("apache-streams")
+    kafka = ReferenceKafka("4", log_dir=base / "data", work_dir=base, overrides=STREAMS_BROKER)
+    try:
+        kafka.start()
+        yield kafka
+    finally:
+        kafka.stop()
+
+
+def test_word_count_exactly_once_survives_a_kill_as_on_apache_kafka(broker_factory, apache,
+                                                                    tmp_path):
+    lines = _lines(1800, 16)
+    want = Counter(w for line in lines for w in line.split())
+    ours = broker_factory(STREAMS_BROKER)
+    results: dict[str, tuple[dict, list[str]]] = {}
+    errors: list[BaseException] = []
+
+    def run(name: str, bootstrap: str) -> None:
+        try:
+            results[name] = _word_count_with_a_kill(bootstrap, tmp_path / name, lines)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run, args=(n, b)) for n, b in
+               (("kafpy", ours.bootstrap), ("kafka", apache.bootstrap))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(400)
+    assert not errors, errors
+    exact = {w: list(range(1, n + 1)) for w, n in want.items()}
+    for name, (got, _) in results.items():
+        assert {w: got[w] for w in want} == exact, name
+    # members (one, every task active), state (Stable, sticky), offsets: Apache's tool and
+    # ours print the same, against either broker
+    described = {name: r[1] for name, r in results.items()}
+    assert described["kafpy"] == described["kafka"], described
+    assert described["kafpy"][:3] == described["kafpy"][3:], described["kafpy"]
+    assert "Stable" in described["kafpy"][1], described["kafpy"]
+    for bootstrap in (ours.bootstrap, apache.bootstrap):
+        # the group left empty by the closed application goes with its internal topics
+        listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
+                          timeout=120).stdout
+        assert APP in listed, listed
+        deleted = _ours(["--bootstrap-server", bootstrap, "--delete", "--group", APP])
+        assert f"('{APP}') was successful" in deleted, deleted
+        assert f"internal topics of the streams groups ('{APP}') was successful" in deleted
+        listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
+                          timeout=120).stdout
+        assert APP not in listed, listed
     # Apache's kafka-dump-log reads the Streams* records kafpy wrote
-    b.stop()
-    part = Path(b.log_dir) / f"__consumer_offsets-{partition_for('wordcount-kip1071', 50)}"
+    ours.stop()
+    part = Path(ours.log_dir) / f"__consumer_offsets-{partition_for(APP, 50)}"
     out = run_tool("4", "kafka-dump-log", ["--offsets-decoder", "--files", ",".join(
         sorted(str(f) for f in part.glob("*.log")))], timeout=120).stdout
     for kind in (17, 19, 20, 21, 22, 23):
