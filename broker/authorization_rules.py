@@ -152,7 +152,7 @@ async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any,
 async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     """READ on the group, and DESCRIBE on every topic the topology names."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
-        return top_error(ctx, GROUP_FAILED, member_id=req.member_id, member_epoch=-1,
+        return top_error(ctx, GROUP_FAILED, member_id="", member_epoch=0,
                          heartbeat_interval_ms=0)
     if req.topology is not None:
         names = {t for s in req.topology.subtopologies for t in (
@@ -160,7 +160,7 @@ async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any,
             *(x.name for x in s.repartition_source_topics),
             *(x.name for x in s.state_changelog_topics))}
         if not all(az.ok(Op.DESCRIBE, ResourceType.TOPIC, t) for t in names):
-            return top_error(ctx, TOPIC_FAILED, member_id=req.member_id, member_epoch=-1,
+            return top_error(ctx, TOPIC_FAILED, member_id="", member_epoch=0,
                              heartbeat_interval_ms=0)
     return await func(ctx, req)
 

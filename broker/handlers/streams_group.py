@@ -122,12 +122,12 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
     streams = _streams_coordinator(ctx)
     if streams is None:
         return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                 member_id="", member_epoch=-1, heartbeat_interval_ms=0, status=None)
+                 member_id="", member_epoch=0, heartbeat_interval_ms=0, status=None)
     if req.topology is not None:
         reason = _invalid_topology(req.topology)
         if reason is not None:
             return R(throttle_time_ms=0, error_code=E.STREAMS_INVALID_TOPOLOGY,
-                     error_message=reason, member_id=req.member_id, member_epoch=-1,
+                     error_message=reason, member_id="", member_epoch=0,
                      heartbeat_interval_ms=0, status=None)
     endpoint = None
     if req.user_endpoint is not None:
@@ -149,8 +149,9 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
     ok = r.error == E.NONE
     lag = streams.config.acceptable_recovery_lag
     out = R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-            member_id=(r.member_id or req.member_id) if ok else (req.member_id or ""),
-            member_epoch=r.member_epoch if ok else -1,
+            # an error carries the data's defaults, as Kafka's error responses do
+            member_id=(r.member_id or req.member_id) if ok else "",
+            member_epoch=r.member_epoch if ok else 0,
             heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0,
             acceptable_recovery_lag_legacy=min(lag, 2**31 - 1), acceptable_recovery_lag=lag,
             task_offset_interval_ms=streams.config.task_offset_interval_ms,
