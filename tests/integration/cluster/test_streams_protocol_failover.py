@@ -1,6 +1,7 @@
 """Kafka Streams 4.4 with `group.protocol=streams` (KIP-1071) on the three-broker ZooKeeper
 cluster (Apache Kafka offers Streams groups only in KRaft mode): WordCountDemo with
-exactly_once_v2 counts words while the broker coordinating its group is killed
+exactly_once_v2, in two instances sharing the tasks, counts words while the broker
+coordinating its group is killed
 (SIGKILL). The group's topology, members and assignment are in the replicated
 `__consumer_offsets`; the new leader of its partition loads them, the application carries
 on, and the counts it wrote are exactly 1, 2, ..., n for every word."""
@@ -29,13 +30,18 @@ def test_word_count_carries_on_when_the_coordinator_is_killed(zookeeper, broker_
         f.result(60)
     lines = _lines(900, 23)
     want = Counter(w for line in lines for w in line.split())
+    # two instances: the tasks are shared, and move when the second one joins
     app = WordCount(bootstrap, tmp_path / "app", "exactly_once_v2", replication_factor=3).start()
+    other = WordCount(bootstrap, tmp_path / "other", "exactly_once_v2", replication_factor=3)
     feeder = threading.Thread(target=_feed, args=(bootstrap, lines[:300]), daemon=True)
     try:
         feeder.start()
+        wait_until(lambda: sum(len(v) for v in _counts(bootstrap).values()) >= 200 or not app.alive(),
+                   120, "the application counts before the second instance starts")
+        other.start()
         wait_until(lambda: sum(len(v) for v in _counts(bootstrap).values()) >= 400 or not app.alive(),
                    120, "the application counts before the kill")
-        assert app.alive(), app.tail()
+        assert app.alive() and other.alive(), app.tail() + other.tail()
         feeder.join(60)
         offsets_md = metadata(brokers[0], ["__consumer_offsets"]).topics[0]
         n = len(offsets_md.partitions)
@@ -45,6 +51,8 @@ def test_word_count_carries_on_when_the_coordinator_is_killed(zookeeper, broker_
         survivors = ",".join(b.bootstrap for i, b in enumerate(brokers) if i != coordinator)
         _feed(survivors, lines[300:])
         got = _wait_for_counts(survivors, app, want, 180)
+        assert other.alive(), other.tail()
     finally:
         app.stop()
+        other.stop()
     assert {w: got[w] for w in want} == {w: list(range(1, n + 1)) for w, n in want.items()}
