@@ -203,7 +203,7 @@ class StreamsGroupCoordinator:
             fenced = self._check_epoch(member, member_epoch, owned)
             if fenced is not None:
                 return fenced
-        before = member.metadata_key()
+        before, process_before = member.metadata_key(), member.process_id
         member.client_id, member.client_host = client_id, client_host
         if instance_id is not None:
             member.instance_id = instance_id
@@ -228,7 +228,7 @@ class StreamsGroupCoordinator:
         if member.metadata_key() != before or new_member:
             records.append(R.member_metadata(group.group_id, member))
             # what the assignor reads: the members and their processes
-            bump = bump or new_member or before[6] != member.process_id
+            bump = bump or new_member or process_before != member.process_id
         if shutdown_application and not group.shutdown_requested:
             group.shutdown_requested = True
             log.info("[GroupCoordinator] Member %s of streams group %s requested the shutdown "
