@@ -63,7 +63,9 @@ def _tasks(kind: str, tasks: list) -> str:
 
 
 def _assignments(a: Any) -> str:
-    parts = [_tasks("ACTIVE", a.active_tasks)]
+    parts = []
+    if a.active_tasks:
+        parts.append(_tasks("ACTIVE", a.active_tasks))
     if a.standby_tasks:
         parts.append(_tasks("STANDBY", a.standby_tasks))
     if a.warmup_tasks:
@@ -74,15 +76,11 @@ def _assignments(a: Any) -> str:
 def describe(client: StreamsGroupsClient, o: OptionSet, out: TextIO) -> int:
     group_id = o.value_of("group")
     g, coordinator = client.describe(group_id)
-    if g.error_code == ErrorCode.GROUP_ID_NOT_FOUND:
-        out.write(f"Error: Executing streams group command failed due to Streams group "
-                  f"'{group_id}' does not exist.\n")
-        return 1
     if g.error_code != ErrorCode.NONE:
         raise BrokerError(g.error_code, g.error_message)
     if g.group_state in ("Empty", "Dead") and not o.has("state"):
         out.write(f"\nStreams group '{group_id}' has no active members.\n")
-    gw = max(len("GROUP"), len(group_id))
+    gw = max(15, len(group_id))
     if o.has("state"):
         out.write(_row([gw, 25, 15, 25], ["GROUP", "COORDINATOR (ID)", "ASSIGNOR", "STATE",
                                                  "#MEMBERS"]) + "\n")
@@ -92,14 +90,14 @@ def describe(client: StreamsGroupsClient, o: OptionSet, out: TextIO) -> int:
         rows = [[group_id, m.member_id, m.process_id, m.client_id, _assignments(m.assignment)]
                 for m in g.members]
         header = ["GROUP", "MEMBER", "PROCESS", "CLIENT-ID", "ASSIGNMENTS"]
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+        widths = [max([15] + [len(r[i]) for r in rows]) for i in range(4)]
         out.write(_row(widths, header) + "\n")
         for r in rows:
             out.write(_row(widths, r) + "\n")
     else:
         committed = client.committed(group_id)
         ends = client.end_offsets(sorted(committed))
-        tw = max([len("TOPIC")] + [len(t) for t, _ in committed])
+        tw = max([15] + [len(t) for t, _ in committed])
         out.write(_row([gw, tw, 10], ["GROUP", "TOPIC", "PARTITION", "OFFSET-LAG"]) + "\n")
         for (t, p), off in sorted(committed.items()):
             lag = ends[(t, p)] - off if (t, p) in ends else "-"
@@ -107,9 +105,20 @@ def describe(client: StreamsGroupsClient, o: OptionSet, out: TextIO) -> int:
     return 0
 
 
+def _delete_failed(out: TextIO, group_id: str, reason: str) -> int:
+    # Kafka's tool reports a group it could not delete and still exits 0
+    out.write(f"\nError: Deletion of some streams groups failed:\n* Group '{group_id}' could "
+              f"not be deleted due to: {reason}\n")
+    return 0
+
+
 def delete(client: StreamsGroupsClient, o: OptionSet, out: TextIO) -> int:
     group_id = o.value_of("group")
     g, _ = client.describe(group_id)
+    if g.error_code == ErrorCode.NONE and g.group_state not in ("Empty", "Dead"):
+        # checked before asking, as Kafka's tool does
+        return _delete_failed(out, group_id, f"{BrokerError(ErrorCode.NON_EMPTY_GROUP).java_name()}: "
+                                             f"Streams group '{group_id}' is not EMPTY.")
     internal = []
     if g.error_code == ErrorCode.NONE and g.topology is not None:
         for s in g.topology.subtopologies or []:
@@ -117,9 +126,8 @@ def delete(client: StreamsGroupsClient, o: OptionSet, out: TextIO) -> int:
             internal += [t.name for t in s.state_changelog_topics]
     error = client.delete_group(group_id)
     if error != ErrorCode.NONE:
-        out.write(f"Deletion of some streams groups failed:\n* Group '{group_id}' could not be "
-                  f"deleted due to: {error_text(error)}\n")
-        return 1
+        e = BrokerError(error)
+        return _delete_failed(out, group_id, f"{e.java_name()}: {e}")
     out.write(f"Deletion of requested streams groups ('{group_id}') was successful.\n")
     if internal:
         failed = {t: e for t, e in client.delete_topics(sorted(set(internal))).items()
@@ -143,14 +151,24 @@ def run(args: list[str], out: TextIO | None = None) -> int:
     try:
         with StreamsGroupsClient(o.value_of("bootstrap-server"), props) as client:
             if o.has("list"):
-                for gid, state in client.list_groups():
-                    out.write(f"{gid} {state}\n" if o.has("state") else f"{gid}\n")
+                groups = client.list_groups()
+                if not o.has("state"):
+                    out.writelines(f"{gid}\n" for gid, _ in groups)
+                    return 0
+                width = max([15] + [len(gid) for gid, _ in groups])
+                out.write(_row([width], ["GROUP", "STATE"]) + "\n")
+                out.writelines(_row([width], [gid, state]) + "\n" for gid, state in groups)
                 return 0
             if o.has("describe"):
                 return describe(client, o, out)
             return delete(client, o, out)
     except (UsageExit, BrokenPipeError):
         raise
+    except BrokerError as e:
+        out.write(f"\nError: Executing streams group command failed due to {e.java_name()}: {e}\n")
+        out.flush()
+        debug_traceback()
+        return 1
     except Exception as e:
         out.write(f"\nError: Executing streams group command failed due to {e}\n")
         out.flush()

@@ -27,7 +27,7 @@ from kafpy.scripts import kafka_streams_groups
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.integration.transactions.helpers import read_records
 from tests.support import process
-from tests.support.kafka_dist import (ReferenceKafka, java_executable, kafka_home,
+from tests.support.kafka_dist import (ReferenceKafka, java_command, java_executable, kafka_home,
                                       kafka_streams_4_libs, kafka_streams_libs, run_tool)
 
 SOURCE, SINK = "streams-plaintext-input", "streams-wordcount-output"  # fixed in WordCountDemo
@@ -233,6 +233,14 @@ def test_word_count_exactly_once_survives_a_kill_as_on_apache_kafka(broker_facto
     assert described["kafpy"] == described["kafka"], described
     assert described["kafpy"][:3] == described["kafpy"][3:], described["kafpy"]
     assert "Stable" in described["kafpy"][1], described["kafpy"]
+    # listing with states and describing an unknown group: our tool prints what Apache's does
+    for args in (["--list", "--state"], ["--describe", "--group", "nope"]):
+        apache_out = subprocess.run(java_command("4", "kafka-streams-groups", [
+            "--bootstrap-server", ours.bootstrap, *args]), capture_output=True, text=True,
+            timeout=120).stdout
+        out = io.StringIO()
+        kafka_streams_groups.run(["--bootstrap-server", ours.bootstrap, *args], out)
+        assert out.getvalue() == apache_out, (args, apache_out)
     for bootstrap in (ours.bootstrap, apache.bootstrap):
         # the group left empty by the closed application goes with its internal topics
         listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
