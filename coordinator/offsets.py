@@ -266,8 +266,7 @@ class OffsetManager(CoordinatorBase):
         """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
         subscribed: set[str] = set()
         if group.group_id in self.streams_groups:
-            if group.members:
-                subscribed = self.streams.subscribed_topics(group)
+            subscribed = self.streams.subscribed_topic_names(group)
         else:
             for m in group.members.values():
                 subscribed |= self.consumer._member_topics(m)
@@ -344,8 +343,7 @@ class OffsetManager(CoordinatorBase):
         streams = group.group_id in self.streams_groups
         subscribed: set[str] = set()
         if streams:
-            if group.members:
-                subscribed = self.streams.subscribed_topics(group)
+            subscribed = self.streams.subscribed_topic_names(group)
         else:
             for m in group.members.values():
                 subscribed |= self.consumer._member_topics(m)

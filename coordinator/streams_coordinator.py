@@ -598,9 +598,13 @@ class StreamsGroupCoordinator:
         done.add_done_callback(log_failed_write("streams group records", group.group_id))
         return ErrorCode.NONE
 
-    def subscribed_topics(self, group: StreamsGroup) -> set[str]:
-        """The topics the group's tasks read (their offsets are not deleted under it)."""
-        return group.topology.source_topic_names() if group.topology is not None else set()
+    @staticmethod
+    def subscribed_topic_names(group: StreamsGroup) -> set[str]:
+        """The topics the tasks of a group with members read: OffsetDelete refuses them
+        and their offsets do not expire (none once the group is empty)."""
+        if not group.members or group.topology is None:
+            return set()
+        return group.topology.source_topic_names()
 
     # ================================================================ offsets
     @staticmethod
