@@ -1,7 +1,7 @@
 """kafka-streams-groups: list, describe (offsets, members, state) and delete Streams groups
 (KIP-1071), with the options and column layout of Apache Kafka 4.4's StreamsGroupCommand.
-Deleting a group deletes its internal topics (repartition and changelog) too, as Kafka's
-tool does. Built on raw requests (scripts.streams_groups_client).
+With `--delete-all-internal-topics`, deleting a group deletes its internal topics
+(repartition and changelog topics) too, as Kafka's tool does. Built on raw requests (scripts.streams_groups_client).
 
 Who may call it: scripts/kafka-streams-groups.sh. Prints to stdout, usage errors to stderr.
 """
@@ -29,6 +29,8 @@ def build_parser() -> OptionParser:
     a("describe", "Describe streams group and list offset lag related to given group.")
     a("delete", "Pass in groups to delete topic partition offsets and ownership information "
       "over the entire streams group.")
+    a("delete-all-internal-topics", "Delete all internal topics linked to the streams group. "
+      "Supported operations: delete.")
     a("members", "Describe members of the group. This option may be used with the "
       "'--describe' option only.")
     a("offsets", "Describe the group and list all topic partitions in the group along with "
@@ -120,7 +122,7 @@ def delete(client: StreamsGroupsClient, o: OptionSet, out: TextIO) -> int:
         return _delete_failed(out, group_id, f"{BrokerError(ErrorCode.NON_EMPTY_GROUP).java_name()}: "
                                              f"Streams group '{group_id}' is not EMPTY.")
     internal = []
-    if g.error_code == ErrorCode.NONE and g.topology is not None:
+    if o.has("delete-all-internal-topics") and g.error_code == ErrorCode.NONE and g.topology is not None:
         for s in g.topology.subtopologies or []:
             internal += [t.name for t in s.repartition_source_topics]
             internal += [t.name for t in s.state_changelog_topics]
