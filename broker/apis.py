@@ -26,6 +26,7 @@ HANDLER_MODULES = [
     "kafpy.broker.handlers.consumer_group",
     "kafpy.broker.handlers.share_group",
     "kafpy.broker.handlers.share",
+    "kafpy.broker.handlers.streams_group",
     "kafpy.broker.txn_markers",
     "kafpy.broker.handlers.producers",
     "kafpy.broker.handlers.txn",

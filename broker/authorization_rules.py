@@ -152,6 +152,30 @@ async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any,
                                               assignor_name="", members=[]))
 
 
+async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """READ on the group, and DESCRIBE on every topic the topology names."""
+    if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
+        return top_error(ctx, GROUP_FAILED, member_id="", member_epoch=0,
+                         heartbeat_interval_ms=0)
+    if req.topology is not None:
+        names = {t for s in req.topology.subtopologies for t in (
+            *s.source_topics, *s.repartition_sink_topics,
+            *(x.name for x in s.repartition_source_topics),
+            *(x.name for x in s.state_changelog_topics))}
+        if not all(az.ok(Op.DESCRIBE, ResourceType.TOPIC, t) for t in names):
+            return top_error(ctx, TOPIC_FAILED, member_id="", member_epoch=0,
+                             heartbeat_interval_ms=0)
+    return await func(ctx, req)
+
+
+async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    D = M.StreamsGroupDescribeResponse.DescribedGroup
+    return await filter_items(ctx, req, func, "group_ids", lambda g: g,
+                              lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
+                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
+                                              group_epoch=-1, assignment_epoch=-1, members=[]))
+
+
 def group_rules() -> dict[ApiKey, Rule]:
     return {
         ApiKey.OFFSET_COMMIT: offset_commit,
@@ -159,6 +183,8 @@ def group_rules() -> dict[ApiKey, Rule]:
         ApiKey.FIND_COORDINATOR: find_coordinator,
         ApiKey.CONSUMER_GROUP_HEARTBEAT: consumer_group_heartbeat,
         ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe,
+        ApiKey.STREAMS_GROUP_HEARTBEAT: streams_group_heartbeat,
+        ApiKey.STREAMS_GROUP_DESCRIBE: streams_group_describe,
         ApiKey.JOIN_GROUP: group_rule(Op.READ),
         ApiKey.HEARTBEAT: group_rule(Op.READ),
         ApiKey.LEAVE_GROUP: group_rule(Op.READ),

@@ -274,7 +274,8 @@ class Broker:
             consumer_config=self._consumer_group_config(),
             group_configs=overrides_lookup(self.controller.entity_configs),
             share_config=self._share_group_config(),
-            share_persister=lambda: self.services.share_persister if self.services else None)
+            share_persister=lambda: self.services.share_persister if self.services else None,
+            streams_config=self._streams_group_config())
         self.leadership.service = self.group_coordinator
         await self.group_coordinator.start()
         await self._start_txn_coordinator()
@@ -418,6 +419,13 @@ class Broker:
         their APIs."""
         from kafpy.coordinator.share_config import ShareGroupConfig
         return ShareGroupConfig.from_broker_config(self.config)
+    def _streams_group_config(self):
+        """The Streams protocol's settings (KIP-1071), or None when
+        group.coordinator.rebalance.protocols leaves it out."""
+        from kafpy.coordinator.streams_config import StreamsGroupConfig
+        if "streams" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
+            return None
+        return StreamsGroupConfig.from_broker_config(self.config)
 
     def _topic_log_config(self, state: ControllerState, topic: str) -> LogConfig | None:
         """The LogConfig of a topic the controller knows (logs loaded at startup use it)."""

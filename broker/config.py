@@ -234,7 +234,7 @@ _DEFS = [
     ConfigDef("super.users", "string", ""),  # "User:admin;User:kafka", as Kafka separates them
     ConfigDef("allow.everyone.if.no.acl.found", "boolean", False),
     # Misc accepted for compatibility with Kafka's sample files
-    ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer"]),
+    ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer", "streams"]),
     # Consumer-protocol groups (KIP-848; coordinator/consumer_config.py)
     ConfigDef("group.consumer.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.consumer.min.session.timeout.ms", "int", 45000, _at_least(1)),
@@ -264,6 +264,19 @@ _DEFS = [
     ConfigDef("group.share.partition.max.record.locks", "int", 2000, _at_least(100)),
     ConfigDef("group.share.min.partition.max.record.locks", "int", 100, _at_least(100)),
     ConfigDef("group.share.max.partition.max.record.locks", "int", 4000, _at_least(100)),
+    # Streams groups (KIP-1071; coordinator/streams_config.py)
+    ConfigDef("group.streams.session.timeout.ms", "int", 45000, _at_least(1)),
+    ConfigDef("group.streams.min.session.timeout.ms", "int", 45000, _at_least(1)),
+    ConfigDef("group.streams.max.session.timeout.ms", "int", 60000, _at_least(1)),
+    ConfigDef("group.streams.heartbeat.interval.ms", "int", 5000, _at_least(1)),
+    ConfigDef("group.streams.min.heartbeat.interval.ms", "int", 5000, _at_least(1)),
+    ConfigDef("group.streams.max.heartbeat.interval.ms", "int", 15000, _at_least(1)),
+    ConfigDef("group.streams.max.size", "int", 2147483647, _at_least(1)),
+    ConfigDef("group.streams.initial.rebalance.delay.ms", "int", 3000, _at_least(0)),
+    ConfigDef("group.streams.num.standby.replicas", "int", 0, _at_least(0)),
+    ConfigDef("group.streams.max.standby.replicas", "int", 2, _at_least(0)),
+    ConfigDef("group.streams.acceptable.recovery.lag", "int", 10000, _at_least(0)),
+    ConfigDef("group.streams.task.offset.interval.ms", "int", 60000, _at_least(1)),
     ConfigDef("process.roles", "list", []),
     ConfigDef("controller.quorum.voters", "list", []),
     ConfigDef("controller.listener.names", "string", None),

@@ -39,18 +39,18 @@ STREAMS_VERSION = "streams.version"
 #: protocol (KIP-848: ConsumerGroupHeartbeat/Describe); transaction.version 2 is KIP-890
 #: part 2 (Produce v12 adds partitions, EndTxn v5 bumps the epoch at every end): clients
 #: use it only where it is finalized. share.version 1-2 is share groups (KIP-932), as
-#: Kafka 4.4's ShareVersion SV_1/SV_2. streams.version stays at 0 until Streams groups
-#: exist: a feature whose maximum is 0 is not advertised, as Kafka leaves out what it
-#: cannot enable.
+#: Kafka 4.4's ShareVersion SV_1/SV_2; streams.version 1 is Streams groups (KIP-1071). A
+#: feature whose maximum is 0 is not advertised, as Kafka leaves out what it cannot enable.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),
     TRANSACTION_VERSION: (0, 2),
     SHARE_VERSION: (0, 2),
-    STREAMS_VERSION: (0, 0),
+    STREAMS_VERSION: (0, 1),      # 1: Streams groups (KIP-1071), as Kafka 4.4
 }
 
 #: What a new cluster starts with (Kafka 4.4 finalizes the latest production levels).
-DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, TRANSACTION_VERSION: 2, SHARE_VERSION: 2}
+DEFAULT_FINALIZED: dict[str, int] = {GROUP_VERSION: 1, TRANSACTION_VERSION: 2, SHARE_VERSION: 2,
+                                     STREAMS_VERSION: 1}
 
 #: APIs a feature level gates: served and advertised only from that level on.
 GATED_APIS: dict[int, tuple[str, int]] = {
@@ -60,6 +60,8 @@ GATED_APIS: dict[int, tuple[str, int]] = {
         ApiKey.SHARE_GROUP_HEARTBEAT, ApiKey.SHARE_GROUP_DESCRIBE, ApiKey.SHARE_FETCH,
         ApiKey.SHARE_ACKNOWLEDGE, ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS,
         ApiKey.ALTER_SHARE_GROUP_OFFSETS, ApiKey.DELETE_SHARE_GROUP_OFFSETS)},
+    ApiKey.STREAMS_GROUP_HEARTBEAT: (STREAMS_VERSION, 1),
+    ApiKey.STREAMS_GROUP_DESCRIBE: (STREAMS_VERSION, 1),
 }
 
 
@@ -162,7 +164,7 @@ class ZkFeatures:
 
     PATH = "/feature"
     #: defaults capped by the brokers' registrations (see the class docstring)
-    CAPPED_DEFAULTS = (TRANSACTION_VERSION, SHARE_VERSION)
+    CAPPED_DEFAULTS = (TRANSACTION_VERSION, SHARE_VERSION, STREAMS_VERSION)
 
     def __init__(self, zk: Any) -> None:
         self._zk = zk

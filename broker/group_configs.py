@@ -49,6 +49,13 @@ GROUP_CONFIGS: dict[str, tuple[str, str, str]] = {
     "share.partition.max.record.locks": ("group.share.partition.max.record.locks",
                                          "group.share.min.partition.max.record.locks",
                                          "group.share.max.partition.max.record.locks"),
+    # Streams groups (KIP-1071)
+    "streams.session.timeout.ms": ("group.streams.session.timeout.ms",
+                                   "group.streams.min.session.timeout.ms",
+                                   "group.streams.max.session.timeout.ms"),
+    "streams.heartbeat.interval.ms": ("group.streams.heartbeat.interval.ms",
+                                      "group.streams.min.heartbeat.interval.ms",
+                                      "group.streams.max.heartbeat.interval.ms"),
 }
 SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset"
 SHARE_ISOLATION_LEVEL = "share.isolation.level"

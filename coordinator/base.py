@@ -45,6 +45,10 @@ class CoordinatorBase:
         # share groups (KIP-932): share_group_coordinator.ShareGroupCoordinator attaches itself
         self.share_groups: dict[str, Any] = {}
         self.share: Any = None
+        # Streams groups (KIP-1071) by id, kept by the StreamsGroupCoordinator attached
+        # as `streams` (streams_coordinator.py); None: no Streams groups.
+        self.streams_groups: dict[str, Any] = {}
+        self.streams: Any = None
         n = config.offsets_topic_num_partitions
         self.owned_partitions: set[int] = set(range(n) if owned_partitions is None
                                               else owned_partitions)
@@ -78,7 +82,8 @@ class CoordinatorBase:
         """Whether `group` is still the live one of its id (a write completing after an
         unload, reload or deletion must not touch it)."""
         return (self.groups.get(group.group_id) is group
-                or self.consumer_groups.get(group.group_id) is group)
+                or self.consumer_groups.get(group.group_id) is group
+                or self.streams_groups.get(group.group_id) is group)
 
     def _new_future(self, result: Any = None) -> Any:
         fut = self.future_factory()

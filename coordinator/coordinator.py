@@ -54,6 +54,8 @@ class GroupCoordinator(Membership, OffsetManager):
                 result[gid] = self.consumer.delete_group(self.consumer_groups[gid], now_ms)
             elif gid in self.share_groups:
                 result[gid] = self.share.delete_group(self.share_groups[gid], now_ms)
+            elif gid in self.streams_groups:
+                result[gid] = self.streams.delete_group(self.streams_groups[gid], now_ms)
             elif group is None or group.is_(GroupState.DEAD):
                 result[gid] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -72,7 +74,7 @@ class GroupCoordinator(Membership, OffsetManager):
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
         err = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading_partitions else ErrorCode.NONE
-        kinds = {t.lower() for t in types} if types else {"classic", "consumer", "share"}
+        kinds = {t.lower() for t in types} if types else {"classic", "consumer", "share", "streams"}
         wanted = {s.lower() for s in states} if states else None
         out = []
         if "classic" in kinds:
@@ -86,6 +88,9 @@ class GroupCoordinator(Membership, OffsetManager):
         if self.share is not None and "share" in kinds:
             out += [GroupOverview(gid, "share", state, "share")
                     for gid, state in self.share.overviews(wanted)]
+        if self.streams is not None and "streams" in kinds:
+            out += [GroupOverview(gid, "streams", state, "streams")
+                    for gid, state in self.streams.overviews(wanted)]
         return err, out
 
     def describe_group(self, group_id: str) -> GroupSummary:
@@ -98,6 +103,10 @@ class GroupCoordinator(Membership, OffsetManager):
             # Kafka describes a share group to DescribeGroups as a dead group of no protocol
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "",
                                 message=f"Group {group_id} is not a classic group.")
+        if group_id in self.streams_groups:
+            # Kafka's describeGroups describes a group of another type as a Dead classic
+            # group (v6+: GROUP_ID_NOT_FOUND, as the handler answers for a missing one)
+            return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
         group = self.groups.get(group_id)
         if group is None:
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "")
@@ -123,6 +132,8 @@ class GroupCoordinator(Membership, OffsetManager):
             self.consumer.poll(now_ms)
         if self.share is not None:
             self.share.poll(now_ms)
+        if self.streams is not None:
+            self.streams.poll(now_ms)
         if self._next_offsets_expiry is not None:
             if not self._wakeups or self._wakeups[0] > now_ms:
                 return
@@ -172,6 +183,8 @@ class GroupCoordinator(Membership, OffsetManager):
                 self.consumer.load_partition(partition, now_ms)
             if self.share is not None:
                 self.share.load_partition(partition, now_ms)
+            if self.streams is not None:
+                self.streams.load_partition(partition, now_ms)
             self.owned_partitions.add(partition)
             return len(loaded)
         finally:
@@ -187,6 +200,8 @@ class GroupCoordinator(Membership, OffsetManager):
             self.consumer.unload_partition(partition)
         if self.share is not None:
             self.share.unload_partition(partition)
+        if self.streams is not None:
+            self.streams.unload_partition(partition)
         for gid, group in list(self.groups.items()):
             if self.partition_for(gid) == partition:
                 self._fail_parked(group, ErrorCode.NOT_COORDINATOR)

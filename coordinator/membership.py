@@ -71,6 +71,9 @@ class Membership(CoordinatorBase):
         if group_id in self.share_groups:
             # the id is a share group's (KIP-932): a classic member cannot join it
             return self._new_future(JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id))
+        if group_id in self.streams_groups:
+            # Kafka's getOrMaybeCreateClassicGroup: "Group <id> is not a classic group."
+            return self._new_future(JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, member_id))
         if group_id in self.consumer_groups and not self.consumer.release_empty_group(group_id, now_ms):
             # a live consumer-protocol group: the classic member joins it (migration,
             # consumer_migration.py); an empty one becomes a classic group with its offsets

@@ -32,6 +32,17 @@ TopicPartition = tuple[str, int]
 class OffsetManager(CoordinatorBase):
     """The offsets half of GroupCoordinator."""
 
+    def _epoch_group(self, group_id: str) -> tuple[Any, Any]:
+        """(group, coordinator validating its member epochs) of a consumer-protocol or
+        Streams group; (None, None) for a classic one."""
+        group = self.consumer_groups.get(group_id)
+        if group is not None:
+            return group, self.consumer
+        group = self.streams_groups.get(group_id)
+        if group is not None:
+            return group, self.streams
+        return None, None
+
     # ================================================================ OffsetCommit
     def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
                        generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
@@ -41,10 +52,10 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
-        consumer_group = self.consumer_groups.get(group_id)
+        consumer_group, epochs = self._epoch_group(group_id)
         if consumer_group is not None:
-            # a consumer-protocol group: the member epoch must be the member's current one
-            err = self.consumer.validate_offset_commit(consumer_group, member_id, generation_id)
+            # a consumer-protocol or Streams group: the member epoch must be the member's current one
+            err = epochs.validate_offset_commit(consumer_group, member_id, generation_id)
             if err is not None:
                 return self._new_future({tp: err for tp in offsets})
             return self._store_offsets(consumer_group, offsets, now_ms)
@@ -129,10 +140,10 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
-        group = self.consumer_groups.get(group_id)
+        group, epochs = self._epoch_group(group_id)
         if group is not None:
-            err = self.consumer.validate_offset_commit(group, member_id, generation_id,
-                                                       transactional=True)
+            err = epochs.validate_offset_commit(group, member_id, generation_id,
+                                                transactional=True)
         else:
             group = self.groups.get(group_id)
             if group is None or group.is_(GroupState.DEAD):
@@ -175,7 +186,8 @@ class OffsetManager(CoordinatorBase):
         offsets of their groups become the committed offsets, or are dropped (Kafka's
         handleTxnCompletion). Offsets whose partitions were removed meanwhile stay removed."""
         wanted = set(partitions)
-        for group in self.groups.values():
+        for group in [*self.groups.values(), *self.consumer_groups.values(),
+                      *self.streams_groups.values()]:
             if self.partition_for(group.group_id) not in wanted:
                 continue
             pending = group.pending_txn_offsets.pop(producer_id, None)
@@ -194,10 +206,10 @@ class OffsetManager(CoordinatorBase):
         err = self._validate_group_status(group_id, OFFSET_FETCH)
         if err is not None:
             return err, {}
-        group: Any = self.consumer_groups.get(group_id)
+        group, epochs = self._epoch_group(group_id)
         if group is not None:
-            # OffsetFetch v9+ names the member; a consumer group checks its epoch
-            err = self.consumer.validate_offset_fetch(group, member_id, member_epoch)
+            # OffsetFetch v9+ names the member; a consumer or Streams group checks its epoch
+            err = epochs.validate_offset_fetch(group, member_id, member_epoch)
             if err is not None:
                 return err, {}
             live = True
@@ -225,6 +237,9 @@ class OffsetManager(CoordinatorBase):
         if group_id in self.consumer_groups:
             return self._delete_consumer_group_offsets(self.consumer_groups[group_id],
                                                        partitions, now_ms)
+        if group_id in self.streams_groups:
+            return self._delete_consumer_group_offsets(self.streams_groups[group_id],
+                                                       partitions, now_ms)
         group = self.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             return ErrorCode.GROUP_ID_NOT_FOUND, {}
@@ -249,7 +264,8 @@ class OffsetManager(CoordinatorBase):
                                        now_ms: int
                                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
-        subscribed = self.consumer.subscribed_topic_names(group)
+        owner = self.streams if group.group_id in self.streams_groups else self.consumer
+        subscribed = owner.subscribed_topic_names(group)
         errors = {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp[0] in subscribed}
         eligible = [tp for tp in partitions if tp not in errors]
         removed = group.remove_offsets(eligible)
@@ -312,15 +328,16 @@ class OffsetManager(CoordinatorBase):
             if not group.is_(GroupState.DEAD):
                 removed += self._cleanup_group(
                     group, lambda g: g.remove_offsets(self._expired_offsets(g, now_ms)), now_ms)
-        for cgroup in list(self.consumer_groups.values()):
+        for cgroup in [*self.consumer_groups.values(), *self.streams_groups.values()]:
             removed += self._expire_consumer_group_offsets(cgroup, now_ms)
         return removed
 
     def _expire_consumer_group_offsets(self, group: Any, now_ms: int) -> int:
-        """A consumer-protocol group's offsets past retention of topics no member
-        subscribes to (all of them once it is empty); an empty group left without
+        """A consumer-protocol (or Streams) group's offsets past retention of topics no
+        member subscribes to (all of them once it is empty); an empty group left without
         offsets is deleted, as Kafka's cleanupGroupMetadata does."""
-        subscribed = self.consumer.subscribed_topic_names(group)
+        streams = group.group_id in self.streams_groups
+        subscribed = (self.streams if streams else self.consumer).subscribed_topic_names(group)
         retention = self.config.offsets_retention_ms
         expired = [tp for tp, om in group.offsets.items()
                    if tp[0] not in subscribed and tp not in group.pending_offset_commits
@@ -331,7 +348,7 @@ class OffsetManager(CoordinatorBase):
         if done is not None:
             done.add_done_callback(log_failed_write("tombstones", group.group_id))
         if not group.members and not group.has_offsets:
-            self.consumer.delete_group(group, now_ms)
+            (self.streams if streams else self.consumer).delete_group(group, now_ms)
         return len(gone)
 
     def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
@@ -347,7 +364,7 @@ class OffsetManager(CoordinatorBase):
             if victims:
                 removed += self._cleanup_group(
                     group, lambda g, v=victims: g.remove_offsets(v), now_ms)
-        for cgroup in list(self.consumer_groups.values()):
+        for cgroup in [*self.consumer_groups.values(), *self.streams_groups.values()]:
             victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
                        if tp[0] in gone]
             gone_now = cgroup.remove_offsets(victims)

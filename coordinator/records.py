@@ -114,16 +114,19 @@ def _decode(cls: type, version: int, data: bytes):
         raise ValueError(f"bad {cls.__name__} v{version}: {e}") from e
 
 
-# Keys of consumer-protocol group records (coordinator/consumer_records.py reads them).
+# Keys of consumer-protocol group records (coordinator/consumer_records.py reads them)
+# and of Streams group records (coordinator/streams_records.py).
 CONSUMER_GROUP_KEY_VERSIONS = frozenset({3, 4, 5, 6, 7, 8, 16})
 # Keys of share group records (coordinator/share_records.py reads them).
 SHARE_GROUP_KEY_VERSIONS = frozenset(range(9, 16))
+STREAMS_GROUP_KEY_VERSIONS = frozenset({17, 19, 20, 21, 22, 23})
 
 
 def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
     """The key of a classic group's record; None for a consumer-protocol or share group's."""
     version, data = _split(buf)
-    if version in CONSUMER_GROUP_KEY_VERSIONS or version in SHARE_GROUP_KEY_VERSIONS:
+    if (version in CONSUMER_GROUP_KEY_VERSIONS or version in SHARE_GROUP_KEY_VERSIONS
+            or version in STREAMS_GROUP_KEY_VERSIONS):
         return None
     if version in (0, 1):
         k = _decode(M.OffsetCommitKey, version, data)

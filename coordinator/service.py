@@ -157,7 +157,8 @@ class GroupCoordinatorService(CoordinatorRuntime):
                  consumer_config: Any = None,
                  group_configs: Callable[[str], Any] | None = None,
                  share_config: Any = None,
-                 share_persister: Callable[[], Any] | None = None) -> None:
+                 share_persister: Callable[[], Any] | None = None,
+                 streams_config: Any = None) -> None:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
@@ -181,6 +182,13 @@ class GroupCoordinatorService(CoordinatorRuntime):
             ShareGroupCoordinator(self.coordinator, share_config, MetadataCacheTopics(metadata_cache),
                                   persister=share_persister, run_async=loop.create_task,
                                   group_configs=group_configs, clock_ms=self.now_ms)
+        if streams_config is not None:
+            # Streams groups (KIP-1071)
+            from kafpy.coordinator.consumer_topics import MetadataCacheTopics
+            from kafpy.coordinator.streams_coordinator import StreamsGroupCoordinator
+            StreamsGroupCoordinator(self.coordinator, streams_config,
+                                    MetadataCacheTopics(metadata_cache),
+                                    group_configs=group_configs)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:

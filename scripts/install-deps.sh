@@ -231,6 +231,10 @@ fetch_first kafka-streams "$STREAMS_VERSIONS" org.apache.kafka:kafka-streams-exa
     org.apache.kafka:kafka-streams
 gotstreams="$fetched"
 [[ -n "$gotstreams" ]] || die "no kafka-streams-examples version resolved (tried $STREAMS_VERSIONS)"
+# Kafka Streams 4.4 itself (its examples jar is not published), for the Streams group test
+# (KIP-1071, group.protocol=streams): tests/support/kafka_dist.py kafka_streams_4_libs.
+fetch_first kafka-streams-lib "4.4.0" org.apache.kafka:kafka-streams
+[[ -n "$fetched" ]] || die "kafka-streams 4.4.0 did not resolve"
 
 # ---------------------------------------------------------------- MirrorMaker 2 jars
 # connect-mirror and connect-mirror-client (Kafka's libs above lack them) with their

@@ -126,6 +126,7 @@ TOOL_CLASSES: dict[str, tuple[str, ...]] = {
                               "kafka.admin.ConsumerGroupCommand"),
     "kafka-share-groups": ("org.apache.kafka.tools.consumer.group.ShareGroupCommand",),
     "kafka-console-share-consumer": ("org.apache.kafka.tools.consumer.ConsoleShareConsumer",),
+    "kafka-streams-groups": ("org.apache.kafka.tools.streams.StreamsGroupCommand",),
     "kafka-producer-perf-test": ("org.apache.kafka.tools.ProducerPerformance",),
     "kafka-consumer-perf-test": ("org.apache.kafka.tools.ConsumerPerformance",
                                  "kafka.tools.ConsumerPerformance"),
@@ -510,4 +511,15 @@ def kafka_streams_libs() -> Path:
     if not found:
         raise KafkaDistMissing(f"Kafka Streams jars are not installed in "
                                f"{cache_dir()}/kafka-streams-<version>; run scripts/install-deps.sh")
+    return found[-1]
+
+
+def kafka_streams_4_libs() -> Path:
+    """Kafka Streams 4.4 with its dependencies (no examples jar is published for it),
+    which install-deps.sh put in `<cache>/kafka-streams-lib-<version>/`."""
+    found = sorted(d for d in cache_dir().glob("kafka-streams-lib-*")
+                   if (d / ".complete").is_file() and any(d.glob("kafka-streams-4*.jar")))
+    if not found:
+        raise KafkaDistMissing(f"Kafka Streams 4.x jars are not installed in "
+                               f"{cache_dir()}/kafka-streams-lib-<version>; run scripts/install-deps.sh")
     return found[-1]

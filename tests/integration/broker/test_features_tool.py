@@ -32,6 +32,8 @@ def _check_describe_and_update(bootstrap: str) -> None:
     group = rows["group.version"]
     assert (group["SupportedMinVersion"], group["SupportedMaxVersion"]) == ("0", "1")
     assert group["FinalizedVersionLevel"] == "1"
+    streams = rows["streams.version"]     # Streams groups (KIP-1071), on as on Kafka 4.4
+    assert (streams["SupportedMaxVersion"], streams["FinalizedVersionLevel"]) == ("1", "1")
     epoch = int(group["Epoch"])
     _set(bootstrap, "downgrade", 0)
     rows = _features(bootstrap)

@@ -55,9 +55,11 @@ def test_api_versions_v3_lists_supported_and_finalized_features(broker):
     assert supported == supported_features()
     assert supported[GROUP_VERSION] == (0, 1)
     assert supported["transaction.version"] == (0, 2)
-    assert "streams.version" not in supported      # room kept, nothing to enable yet
+    assert supported["streams.version"] == (0, 1)   # Streams groups (KIP-1071)
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in resp.finalized_features}
-    assert finalized == {GROUP_VERSION: (1, 1), "transaction.version": (2, 2), "share.version": (2, 2)}
+    # Kafka 4.4 finalizes streams.version 1 by default (StreamsVersion.LATEST_PRODUCTION)
+    assert finalized == {GROUP_VERSION: (1, 1), "transaction.version": (2, 2), "share.version": (2, 2),
+                         "streams.version": (1, 1)}
     assert resp.finalized_features_epoch == 0
     assert supported["share.version"] == (0, 2)
 
@@ -89,7 +91,8 @@ def test_update_features_persists_and_bumps_the_epoch(broker, tmp_path):
     assert call(broker, handle_update_features, 57, 1, pin).results[0].error_code == 0
     resp = _versions(broker)
     finalized = {f.name: f.max_version_level for f in resp.finalized_features}
-    assert finalized == {GROUP_VERSION: 1, "transaction.version": 1, "share.version": 2}
+    assert finalized == {GROUP_VERSION: 1, "transaction.version": 1, "share.version": 2,
+                         "streams.version": 1}
     assert resp.finalized_features_epoch == 1
     state = load_controller_state(str(tmp_path))
     assert state.finalized_features == finalized and state.features_epoch == 1
@@ -100,7 +103,8 @@ def test_group_version_zero_hides_the_consumer_group_apis(broker):
     resp = _versions(broker)
     keys = {k.api_key for k in resp.api_keys}
     assert 68 not in keys and 69 not in keys and 11 in keys
-    assert sorted(f.name for f in resp.finalized_features) == ["share.version", "transaction.version"]
+    assert sorted(f.name for f in resp.finalized_features) == ["share.version", "streams.version",
+                                                               "transaction.version"]
 
 
 def test_share_version_gates_the_share_group_apis(broker):
@@ -109,6 +113,13 @@ def test_share_version_gates_the_share_group_apis(broker):
     assert _update(broker, 2, share_version=0).error_code == 0
     keys = {k.api_key for k in _versions(broker).api_keys}
     assert not keys & {76, 77, 78, 79, 90, 91, 92} and 68 in keys
+
+
+def test_streams_version_zero_hides_the_streams_group_apis(broker):
+    assert 88 in {k.api_key for k in _versions(broker).api_keys}
+    assert _update(broker, 2, streams_version=0).error_code == 0
+    keys = {k.api_key for k in _versions(broker).api_keys}
+    assert 88 not in keys and 89 not in keys and 68 in keys
 
 
 def test_a_metadata_file_from_before_features_gets_the_defaults():

@@ -13,7 +13,8 @@ def test_codes_names_and_retriable() -> None:
     assert not E.ErrorCode.MESSAGE_TOO_LARGE.retriable
     assert E.ErrorCode.INVALID_REGULAR_EXPRESSION == 128
     codes = [int(c) for c in E.ErrorCode]
-    assert codes == list(range(-1, 130)) + [133]   # 130-132 are Kafka 4.x codes kafpy does not use yet
+    assert codes == list(range(-1, 134))
+    assert E.ErrorCode.STREAMS_INVALID_TOPOLOGY == 130
     assert E.ErrorCode.of(3) is E.ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and E.ErrorCode.of(9999) == 9999
 
 

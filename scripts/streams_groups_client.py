@@ -1,0 +1,139 @@
+"""The requests kafka-streams-groups needs, sent raw through the project's codec
+(kafka-python's admin client knows no Streams group APIs): FindCoordinator, ListGroups,
+StreamsGroupDescribe, OffsetFetch, DeleteGroups and DeleteTopics to the group's
+coordinator or the bootstrap broker, ListOffsets to each partition's leader (found with
+Metadata). Connections and versions as AclAdminClient makes them (one blocking
+connection per broker, versions from ApiVersions, TLS and SASL/PLAIN from
+``--command-config``).
+
+Who may call it: scripts.kafka_streams_groups. Keeps nothing on disk.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from kafpy.protocol import messages as M
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode
+from kafpy.scripts._clients import BrokerError
+from kafpy.scripts.kafka_acls_client import AclAdminClient
+
+_LATEST = -1
+
+
+class StreamsGroupsClient:
+    """Admin requests about Streams groups; `close()` (or `with`) ends every connection."""
+
+    def __init__(self, bootstrap: str, props: dict[str, str] | None = None,
+                 timeout: float = 30.0) -> None:
+        self.props, self.timeout = dict(props or {}), timeout
+        self.bootstrap = AclAdminClient(bootstrap, self.props, timeout)
+        self._brokers: dict[str, AclAdminClient] = {}
+
+    def close(self) -> None:
+        for c in [self.bootstrap, *self._brokers.values()]:
+            c.close()
+
+    def __enter__(self) -> "StreamsGroupsClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, client: AclAdminClient, api_key: int, body: Any) -> Any:
+        ours = type(body).VALID_VERSIONS[1]
+        return client.request(api_key, client._version(api_key, ours), body)
+
+    def _broker(self, host: str, port: int) -> AclAdminClient:
+        address = f"{host}:{port}"
+        if address not in self._brokers:
+            self._brokers[address] = AclAdminClient(address, self.props, self.timeout)
+        return self._brokers[address]
+
+    # -- the coordinator -------------------------------------------------------------
+    def coordinator(self, group: str) -> tuple[AclAdminClient, str]:
+        """A connection to `group`'s coordinator and its "host:port (id)" text."""
+        resp = self._call(self.bootstrap, ApiKey.FIND_COORDINATOR,
+                          M.FindCoordinatorRequest(key=group, key_type=0, coordinator_keys=[group]))
+        c = resp.coordinators[0] if getattr(resp, "coordinators", None) else resp
+        if c.error_code != ErrorCode.NONE:
+            raise BrokerError(c.error_code, c.error_message)
+        return self._broker(c.host, c.port), f"{c.host}:{c.port} ({c.node_id})"
+
+    # -- the requests ----------------------------------------------------------------
+    def list_groups(self, states: list[str] | None = None) -> list[tuple[str, str]]:
+        """(group id, state) of every Streams group the cluster's brokers coordinate."""
+        out: dict[str, str] = {}
+        for node in self._all_brokers():
+            resp = self._call(node, ApiKey.LIST_GROUPS, M.ListGroupsRequest(
+                states_filter=states or [], types_filter=["streams"]))
+            if resp.error_code != ErrorCode.NONE:
+                raise BrokerError(resp.error_code)
+            out.update((g.group_id, g.group_state) for g in resp.groups)
+        return sorted(out.items())
+
+    def describe(self, group: str) -> tuple[Any, str]:
+        node, coordinator = self.coordinator(group)
+        resp = self._call(node, ApiKey.STREAMS_GROUP_DESCRIBE,
+                          M.StreamsGroupDescribeRequest(group_ids=[group]))
+        return resp.groups[0], coordinator
+
+    def committed(self, group: str) -> dict[tuple[str, int], int]:
+        node, _ = self.coordinator(group)
+        G = M.OffsetFetchRequest.OffsetFetchRequestGroup
+        resp = self._call(node, ApiKey.OFFSET_FETCH, M.OffsetFetchRequest(
+            groups=[G(group_id=group, topics=None)], require_stable=False))
+        g = resp.groups[0]
+        if g.error_code != ErrorCode.NONE:
+            raise BrokerError(g.error_code)
+        return {(t.name, p.partition_index): p.committed_offset
+                for t in g.topics for p in t.partitions if p.committed_offset >= 0}
+
+    def end_offsets(self, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """Log end offsets, asked of each partition's leader."""
+        leaders = self._leaders(sorted({t for t, _ in partitions}))
+        by_leader: dict[Any, list[tuple[str, int]]] = {}
+        for tp in partitions:
+            if tp in leaders:
+                by_leader.setdefault(leaders[tp], []).append(tp)
+        out: dict[tuple[str, int], int] = {}
+        T, P = M.ListOffsetsRequest.ListOffsetsTopic, M.ListOffsetsRequest.ListOffsetsPartition
+        for address, tps in by_leader.items():
+            topics: dict[str, list] = {}
+            for t, p in tps:
+                topics.setdefault(t, []).append(P(partition_index=p, timestamp=_LATEST))
+            resp = self._call(self._broker(*address), ApiKey.LIST_OFFSETS, M.ListOffsetsRequest(
+                replica_id=-1, topics=[T(name=t, partitions=ps) for t, ps in topics.items()]))
+            for t in resp.topics:
+                for p in t.partitions:
+                    if p.error_code == ErrorCode.NONE:
+                        out[(t.name, p.partition_index)] = p.offset
+        return out
+
+    def delete_group(self, group: str) -> int:
+        node, _ = self.coordinator(group)
+        resp = self._call(node, ApiKey.DELETE_GROUPS, M.DeleteGroupsRequest(groups_names=[group]))
+        return resp.results[0].error_code
+
+    def delete_topics(self, topics: list[str]) -> dict[str, int]:
+        S = M.DeleteTopicsRequest.DeleteTopicState
+        resp = self._call(self.bootstrap, ApiKey.DELETE_TOPICS, M.DeleteTopicsRequest(
+            topics=[S(name=t) for t in topics], topic_names=list(topics), timeout_ms=30000))
+        return {r.name: r.error_code for r in resp.responses}
+
+    # -- cluster metadata ------------------------------------------------------------
+    def _metadata(self, topics: list[str] | None) -> Any:
+        T = M.MetadataRequest.MetadataRequestTopic
+        return self._call(self.bootstrap, ApiKey.METADATA, M.MetadataRequest(
+            topics=None if topics is None else [T(name=t) for t in topics],
+            allow_auto_topic_creation=False))
+
+    def _all_brokers(self) -> list[AclAdminClient]:
+        md = self._metadata([])
+        return [self._broker(b.host, b.port) for b in md.brokers] or [self.bootstrap]
+
+    def _leaders(self, topics: list[str]) -> dict[tuple[str, int], tuple[str, int]]:
+        md = self._metadata(topics)
+        address = {b.node_id: (b.host, b.port) for b in md.brokers}
+        return {(t.name, p.partition_index): address[p.leader_id]
+                for t in md.topics for p in t.partitions if p.leader_id in address}
