@@ -27,6 +27,7 @@ from kazoo.exceptions import NodeExistsError
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.replication import zk_data as zd
+from kafpy.replication.zk_ops import SessionState
 
 log = logging.getLogger("kafka.server.FinalizedFeatureCache")
 
@@ -195,8 +196,7 @@ class ZkFeatures:
         if self._refreshing is not None:
             self._refreshing.cancel()
 
-    def _on_session_state(self, state: Any) -> None:
-        from kafpy.replication.zk_client import SessionState
+    def _on_session_state(self, state: SessionState) -> None:
         if state is SessionState.NEW_SESSION:
             log.info("New ZooKeeper session: reading %s and watching it again", self.PATH)
             self._schedule_refresh()

@@ -292,6 +292,12 @@ class Membership(CoordinatorBase):
             group.initial_last_delay_ms = delay
             group.initial_remaining_ms = max(group.rebalance_timeout_ms - delay, 0)
             group.join_deadline = self._wake(now_ms + delay)
+            # With no delay, the member starting the group counts as one just added:
+            # the join completes on the first tick with nobody new since the previous
+            # one (a quiet tick), long enough for members that asked for the
+            # coordinator together to connect to it and join (librdkafka's members
+            # come within some 50 ms of each other).
+            group.new_member_added = delay == 0
         else:
             group.initial_delay_active = False
             group.join_deadline = self._wake(now_ms + group.rebalance_timeout_ms)

@@ -56,8 +56,9 @@ def test_initial_delay_extends_while_members_keep_arriving():
 def test_second_member_after_generation_one_forces_everyone_to_rejoin():
     c = make_coordinator(group_initial_rebalance_delay_ms=0)
     f1 = join(c, client_id="a")
+    c.poll(0)                  # no delay: generation 1 on the first tick with nobody new
     assert not f1.done()
-    c.poll(0)                                          # no delay: generation 1 on the next tick
+    c.poll(50)
     r1 = f1.result()
     assert r1.generation_id == 1 and r1.leader == r1.member_id
     f2 = join(c, client_id="b", now=5)
@@ -360,15 +361,24 @@ def test_leave_of_member_parked_in_join_answers_it():
 
 
 def test_members_joining_together_with_no_delay_share_the_first_generation():
-    """group.initial.rebalance.delay.ms=0: the join completes on the next timer tick
-    (Kafka's 0 ms timer), extended while members keep arriving, so members joining
-    together land in generation 1 instead of rebalancing one the first completed alone."""
+    """group.initial.rebalance.delay.ms=0: the join completes on the first timer tick
+    with nobody new since the previous one, so members joining together land in
+    generation 1 instead of rebalancing one the first completed alone."""
     c = make_coordinator(group_initial_rebalance_delay_ms=0)
     futs = [join(c, client_id="a", now=0), join(c, client_id="b", now=1)]
-    c.poll(50)                       # a new member arrived since the join began: extend
+    c.poll(50)                       # members arrived since the join began: extend
     futs.append(join(c, client_id="c", now=60))
     c.poll(100)                      # and again
     assert not any(f.done() for f in futs)
     c.poll(150)                      # a tick with nobody new: complete
     assert [f.result().generation_id for f in futs] == [1, 1, 1]
     assert len(c.groups["g"].members) == 3
+
+
+def test_a_lone_member_with_no_delay_completes_after_one_quiet_tick():
+    c = make_coordinator(group_initial_rebalance_delay_ms=0)
+    f = join(c, client_id="a", now=0)
+    c.poll(10)
+    assert not f.done()
+    c.poll(60)
+    assert f.result().generation_id == 1
