@@ -117,11 +117,11 @@ class SharePartition:
         self.end_offset = start_offset
         self.runs: list[InFlightRun] = []
         for b in sorted(batches, key=lambda b: b.first_offset):
-            if b.last_offset < start_offset:
-                continue
+            first = max(b.first_offset, start_offset, self.runs[-1].last + 1 if self.runs else 0)
+            if b.last_offset < first:
+                continue        # below the start offset, or covered by an earlier batch
             state = RecordState(b.delivery_state) if b.delivery_state in (0, 2, 4) else RecordState.AVAILABLE
-            self.runs.append(InFlightRun(max(b.first_offset, start_offset), b.last_offset, state,
-                                         b.delivery_count))
+            self.runs.append(InFlightRun(first, b.last_offset, state, b.delivery_count))
         self._advance_start()
 
     # -- reading -------------------------------------------------------------------------
@@ -294,11 +294,19 @@ class SharePartition:
     # -- persisting ----------------------------------------------------------------------
     def state_batches(self, runs: Iterable[InFlightRun]) -> list[StateBatch]:
         """`runs` as the persister's batches (ACQUIRED is kept as AVAILABLE: a lock does not
-        outlive its leader), clipped to the start offset."""
+        outlive its leader), clipped to the start offset. A run that a change joined to its
+        neighbour is written as the joined run, once."""
+        live = {id(r) for r in self.runs}
         out = []
+        seen: set[int] = set()
         for r in runs:
-            if r.last < self.start_offset:
+            if id(r) not in live:
+                joined = self._covering(r.first, r.first)
+                if joined and joined[0].first <= r.first <= joined[0].last:
+                    r = joined[0]
+            if r.last < self.start_offset or id(r) in seen:
                 continue
+            seen.add(id(r))
             state = RecordState.AVAILABLE if r.state is RecordState.ACQUIRED else r.state
             out.append(StateBatch(max(r.first, self.start_offset), r.last, int(state), r.delivery_count))
         return out

@@ -3,7 +3,8 @@ ShareAcknowledge do with them (Kafka's SharePartitionManager with DelayedShareFe
 
 It keeps one SharePartition per (group, topic, partition) used here, loaded from the
 SharePersister on first use (an uninitialized one starts where the group's
-`share.auto.offset.reset` says) and dropped when the partition's leader epoch moves on.
+`share.auto.offset.reset` says) and dropped when the partition's leader epoch moves on,
+when a write is fenced, or when the group has no share session left on this broker.
 Records are read with ReplicaManager.read_from_log as opaque batches; only their headers
 are looked at, to acquire whole batches and archive control batches and, for
 `share.isolation.level=read_committed`, aborted transactions. Every change of the start
@@ -359,8 +360,12 @@ class SharePartitionManager:
 
     def on_connection_closed(self, connection_id: str) -> None:
         """The client's connection closed: its share sessions end, and what their members
-        hold is released at once rather than when the locks run out (as Kafka 4.4 does)."""
-        for session in self.sessions.on_connection_closed(connection_id):
+        hold is released at once rather than when the locks run out (as Kafka 4.4 does).
+        A group left without a share session here is then empty on this broker: its share
+        partitions are dropped (`on_group_empty`)."""
+        sessions, groups = self.sessions.on_connection_closed(connection_id)
+        releases = []
+        for session in sessions:
             refs = []
             for (tid, p), name in session.partitions.items():
                 if not name:
@@ -369,7 +374,31 @@ class SharePartitionManager:
                 if name:
                     refs.append(SharePartitionRef(name, tid, p))
             if refs:
-                self.loop.create_task(self.release_member(session.key.group_id, session.key.member_id, refs))
+                releases.append((session.key.group_id, session.key.member_id, refs))
+        if releases or groups:
+            self.loop.create_task(self._after_connection_closed(releases, groups))
+
+    async def _after_connection_closed(self, releases: list[tuple[str, str, list[SharePartitionRef]]],
+                                       groups: set[str]) -> None:
+        for group_id, member_id, refs in releases:
+            await self.release_member(group_id, member_id, refs)
+        for group_id in groups:
+            if not self.sessions.has_sessions(group_id):   # none opened while releasing
+                self.on_group_empty(group_id)
+
+    def on_group_empty(self, group_id: str) -> None:
+        """No member of `group_id` has a share session on this broker any more (Kafka's
+        ShareGroupListener.onGroupEmpty): forget its share partitions, so the next fetch
+        reads their state from the persister again. This is how an offsets reset or a
+        delete of the (then empty) group reaches every partition leader, the share
+        coordinator's broker or not: each sees its consumers' connections close. Any
+        write still in flight with the old state epoch is fenced by the coordinator."""
+        dropped = [k for k in self.partitions if k[0] == group_id]
+        for key in dropped:
+            self._forget(key)
+        if dropped:
+            log.debug("Group %s has no share sessions left: dropped %d share partitions", group_id,
+                      len(dropped))
 
     # -- locks and persistence ------------------------------------------------------------
     def _schedule_expiry(self, key: PartitionKey, sp: SharePartition) -> None:

@@ -250,3 +250,37 @@ def test_unsupported_when_share_version_is_off(env):
     b.loop.run_until_complete(b.services.features.update({"share.version": 0}))
     assert fetch(b, tid, "m1", 0).error_code == E.UNSUPPORTED_VERSION
     assert ack(b, tid, "m1", 1, []).error_code == E.UNSUPPORTED_VERSION
+
+
+def _reset_to_earliest(persister, tid):
+    """What AlterShareGroupOffsets does to the durable state: a new state epoch at 0."""
+    key = SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)
+    epoch = persister.states[key].state_epoch + 1
+    return persister.initialize_state(key, epoch, 0)
+
+
+def test_the_group_empty_on_this_broker_drops_its_share_partitions(env):
+    """Kafka 4.4's ShareGroupListener.onGroupEmpty: once the last connection holding one
+    of the group's share sessions closes, its cached share partitions are dropped, so the
+    next fetch reads the state again (after an offsets reset, from the new start)."""
+    b, tid, _, persister = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    assert ack(b, tid, "m1", -1, [(0, 4, [1])]).error_code == 0     # session closed, all done
+    b.loop.run_until_complete(_reset_to_earliest(persister, tid))
+    assert acquired(fetch(b, tid, "m2", 0)) == []                   # the group still has a session
+    mgr.on_connection_closed("conn-test")
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    assert mgr.partitions == {} and len(mgr.sessions) == 0
+    assert acquired(fetch(b, tid, "m3", 0)) == [(0, 4, 1)]          # the reset state, read again
+
+
+def test_a_group_with_sessions_left_keeps_its_share_partitions(env):
+    b, tid, _, _ = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    mgr.sessions.sessions[next(iter(mgr.sessions.sessions))].connection_id = "other"
+    fetch(b, tid, "m2", 0)
+    mgr.on_connection_closed("conn-test")
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    assert (GROUP, "t", 0) in mgr.partitions
