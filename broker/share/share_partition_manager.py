@@ -11,9 +11,11 @@ are looked at, to acquire whole batches and archive control batches and, for
 offset or of a delivery state is written with `write_state`, awaited before the request
 that caused it is answered (as Kafka does); a lock that runs out is released by a timer.
 
-A fetch that acquires nothing waits up to its max wait for an append to one of its
-partitions (the fetch purgatory, as Fetch waits) or for records to become available
-again (a release, a lock running out).
+As Fetch does, nothing is acquired until the partitions hold `min_bytes` from their next
+fetch offsets (counted on the log, as Kafka's DelayedShareFetch counts them) or the max
+wait passed; a fetch that is short of them, or that acquired nothing, waits for an append
+to one of its partitions (the fetch purgatory) or for records to become available again
+(a release, a lock running out).
 
 Who calls it: the ShareFetch/ShareAcknowledge handlers (broker/handlers/share.py), on the
 event loop; the broker builds one as `services.share_partitions`.
@@ -227,58 +229,72 @@ class SharePartitionManager:
     # -- fetching -------------------------------------------------------------------------
     async def fetch(self, group_id: str, member_id: str, refs: Sequence[SharePartitionRef],
                     params: ShareFetchParams) -> list[ShareFetchResult]:
-        """Acquire records for `member_id` from `refs`, waiting up to max_wait_ms when none are."""
+        """Acquire records for `member_id` from `refs`. As Fetch (Kafka's DelayedShareFetch),
+        nothing is acquired until the partitions hold `min_bytes` from their next fetch
+        offsets or `max_wait_ms` passed; then whatever can be acquired answers, and a fetch
+        that acquired nothing waits on until the max wait."""
         deadline = self.now_ms() + max(params.max_wait_ms, 0)
+        per_partition_bytes = max(params.max_bytes // max(len(refs), 1), 1)
         while True:
             results = [ShareFetchResult(ref) for ref in refs]
-            remaining = params.max_records
-            per_partition_bytes = max(params.max_bytes // max(len(refs), 1), 1)
+            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []     # LogReadResults
             waiting_parts = []
+            total_bytes = 0
             for r in results:
                 try:
                     sp = await self.share_partition(group_id, r.ref)
                     part = self._leader(r.ref)
-                    if remaining > 0:
-                        got = await self._acquire(sp, part, member_id, r, per_partition_bytes, remaining,
-                                                  params.mode)
-                        remaining -= got
                     waiting_parts.append(part)
+                    read = await self._read(sp, part, r.ref, per_partition_bytes)
+                    if read is not None:
+                        reads.append((r, sp, read))
+                        total_bytes += len(read.records)
                 except ShareError as e:
                     r.error, r.error_message = e.error_code, e.message
                     if e.error_code == E.NOT_LEADER_OR_FOLLOWER:
                         r.leader = self.current_leader(r.ref)
-            if (remaining < params.max_records or any(r.error for r in results)
-                    or not waiting_parts):
+            failed = any(r.error for r in results)
+            timed_out = deadline - self.now_ms() <= 0
+            remaining = params.max_records
+            if reads and (total_bytes >= params.min_bytes or timed_out or failed):
+                for r, sp, read in reads:
+                    if remaining <= 0:
+                        break
+                    remaining -= await self._take(sp, member_id, r, read, remaining, params.mode)
+            if remaining < params.max_records or failed or not waiting_parts or timed_out:
                 return results
-            left = deadline - self.now_ms()
-            if left <= 0:
-                return results
-            await self._wait(group_id, waiting_parts, refs, left)
+            await self._wait(group_id, waiting_parts, refs, deadline - self.now_ms())
 
-    async def _acquire(self, sp: SharePartition, part: Any, member_id: str, result: ShareFetchResult,
-                       max_bytes: int, max_records: int, mode: AcquireMode) -> int:
-        """Read from the share partition's next fetch offset and acquire; the count acquired."""
+    async def _read(self, sp: SharePartition, part: Any, ref: SharePartitionRef, max_bytes: int) -> Any:
+        """The log's records from the share partition's next fetch offset (opaque batches,
+        up to `max_bytes`), or None when nothing could be acquired there now."""
         if not sp.can_acquire():
-            return 0
+            return None
         read_committed = self.read_committed(sp.group_id)
         offset = sp.next_fetch_offset()
         lg = part.log
         limit = lg.last_stable_offset if read_committed else lg.high_watermark
         if offset >= limit:
-            return 0
+            return None
         if offset < lg.log_start_offset:
             # retention moved the log start past records not yet delivered: they are gone
             changed = sp.move_start_offset(lg.log_start_offset)
             await self._persist(sp, changed, force=True)
             offset = sp.next_fetch_offset()
-        ref = result.ref
         fp = PartitionFetchInfo(ref.topic, ref.partition, offset, max_bytes, ref.topic_id)
         isolation = FetchIsolation.TXN_COMMITTED if read_committed else FetchIsolation.HIGH_WATERMARK
         read = self.replica_manager.read_from_log(FetchParams(-1, 0, 1, max_bytes, isolation), [fp])[0]
         if read.error:
             raise ShareError(read.error)
-        if read.records is None:
-            return 0
+        if read.records is None or not len(read.records):
+            return None
+        return read
+
+    async def _take(self, sp: SharePartition, member_id: str, result: ShareFetchResult, read: Any,
+                    max_records: int, mode: AcquireMode) -> int:
+        """Acquire for `member_id` what `read` holds that is available; the count acquired.
+        (The share partition may have moved since the read: only AVAILABLE records are
+        taken, so a read another fetch acquired from meanwhile is still safe to use.)"""
         aborted = [(a.producer_id, a.first_offset) for a in read.aborted] if read.aborted else None
         scan = scan_batches(read.records, aborted)
         acquired, changed = sp.acquire(member_id, scan.batches, max_records, self.now_ms(), mode, scan.skipped)

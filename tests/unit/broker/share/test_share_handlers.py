@@ -51,10 +51,10 @@ def env():
             loop.close()
 
 
-def fetch(b, tid, member, epoch, acks=(), max_wait=0, version=2, forget=False):
+def fetch(b, tid, member, epoch, acks=(), max_wait=0, version=2, forget=False, min_bytes=1):
     part = FR.FetchPartition(partition_index=0, acknowledgement_batches=[
         FR.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=list(t)) for f, l, t in acks])
-    req = FR(group_id=GROUP, member_id=member, share_session_epoch=epoch, max_wait_ms=max_wait, min_bytes=1,
+    req = FR(group_id=GROUP, member_id=member, share_session_epoch=epoch, max_wait_ms=max_wait, min_bytes=min_bytes,
              max_bytes=1 << 20, max_records=500, batch_size=500,
              topics=[FR.FetchTopic(topic_id=tid, partitions=[part])], forgotten_topics_data=[])
     return call(b, handle_share_fetch, 78, version, req)
@@ -154,6 +154,38 @@ def test_long_poll_wakes_on_append(env):
     r = fetch(b, tid, "m1", 1, max_wait=5000)
     loop.run_until_complete(task)
     assert acquired(r) == [(5, 5, 1)]
+
+
+def test_min_bytes_waits_without_acquiring_until_enough_bytes(env):
+    """As Fetch (and Kafka's DelayedShareFetch): fewer bytes than min_bytes wait, nothing
+    acquired meanwhile, until an append brings enough."""
+    b, tid, _, _ = env
+    mgr = b.services.share_partitions
+    held = []
+
+    async def later():
+        await asyncio.sleep(0.05)
+        held.append([r.state for r in mgr.partitions[(GROUP, "t", 0)].runs])
+        b.append("t", 0, [b"x" * 2000])
+        b.replica_manager.fetch_purgatory.check_and_complete(b.replica_manager.get_partition("t", 0))
+
+    task = b.loop.create_task(later())
+    r = fetch(b, tid, "m1", 0, max_wait=5000, min_bytes=1500)
+    b.loop.run_until_complete(task)
+    assert held == [[]] and acquired(r) == [(0, 5, 1)]
+
+
+def test_min_bytes_not_reached_by_max_wait_answers_what_there_is(env):
+    b, tid, clock, _ = env
+
+    async def later():
+        await asyncio.sleep(0.02)
+        clock.t += 1.0                # max_wait passed
+
+    task = b.loop.create_task(later())
+    r = fetch(b, tid, "m1", 0, max_wait=100, min_bytes=1 << 20)
+    b.loop.run_until_complete(task)
+    assert acquired(r) == [(0, 4, 1)]
 
 
 def test_unknown_topic_id(env):
