@@ -150,11 +150,14 @@ class SharePartition:
     # -- acquiring -----------------------------------------------------------------------
     def acquire(self, member_id: str, log_batches: Sequence[tuple[int, int]], max_records: int,
                 now_ms: int, mode: AcquireMode = AcquireMode.BATCH_OPTIMIZED,
-                archived: Sequence[tuple[int, int]] = ()) -> tuple[list[AcquiredRange], list[InFlightRun]]:
+                archived: Sequence[tuple[int, int]] = (), batch_size: int = 0
+                ) -> tuple[list[AcquiredRange], list[InFlightRun]]:
         """Acquire for `member_id` what is AVAILABLE in `log_batches` ((first, last) offsets of
         the batches a log read returned, in order), up to `max_records` (rounded up to the
         batch's end in BATCH_OPTIMIZED mode) and, for records never delivered, the in-flight
         limit. `archived` ranges (aborted transactions, read_committed) are archived instead.
+        `batch_size` (ShareFetch's BatchSize, 0: none) splits the acquired ranges as Kafka
+        does: a range that holds `batch_size` records or more ends at the next log batch.
         Returns (the acquired ranges, the runs changed)."""
         deadline = now_ms + self.config.record_lock_duration_ms
         limit = self.config.delivery_count_limit
@@ -196,7 +199,9 @@ class SharePartition:
                 n = run.last - run.first + 1
                 count += n
                 if acquired and acquired[-1].last_offset + 1 == run.first \
-                        and acquired[-1].delivery_count == run.delivery_count:
+                        and acquired[-1].delivery_count == run.delivery_count \
+                        and not (batch_size > 0 and run.first == first
+                                 and run.first - acquired[-1].first_offset >= batch_size):
                     prev = acquired.pop()
                     acquired.append(AcquiredRange(prev.first_offset, run.last, run.delivery_count))
                 else:

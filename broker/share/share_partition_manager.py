@@ -92,6 +92,7 @@ class ShareFetchParams:
     max_bytes: int
     max_records: int
     mode: AcquireMode = AcquireMode.BATCH_OPTIMIZED
+    batch_size: int = 0          # ShareFetch's BatchSize (0: acquired ranges not split)
 
 
 _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:[.,](\d{0,9}))?S)?)?",
@@ -260,7 +261,7 @@ class SharePartitionManager:
                 for r, sp, read in reads:
                     if remaining <= 0:
                         break
-                    remaining -= await self._take(sp, member_id, r, read, remaining, params.mode)
+                    remaining -= await self._take(sp, member_id, r, read, remaining, params)
             if remaining < params.max_records or failed or not waiting_parts or timed_out:
                 return results
             await self._wait(group_id, waiting_parts, refs, deadline - self.now_ms())
@@ -291,13 +292,15 @@ class SharePartitionManager:
         return read
 
     async def _take(self, sp: SharePartition, member_id: str, result: ShareFetchResult, read: Any,
-                    max_records: int, mode: AcquireMode) -> int:
+                    max_records: int, params: ShareFetchParams) -> int:
         """Acquire for `member_id` what `read` holds that is available; the count acquired.
         (The share partition may have moved since the read: only AVAILABLE records are
         taken, so a read another fetch acquired from meanwhile is still safe to use.)"""
         aborted = [(a.producer_id, a.first_offset) for a in read.aborted] if read.aborted else None
         scan = scan_batches(read.records, aborted)
-        acquired, changed = sp.acquire(member_id, scan.batches, max_records, self.now_ms(), mode, scan.skipped)
+        batch_size = params.batch_size if params.mode is AcquireMode.BATCH_OPTIMIZED else 0
+        acquired, changed = sp.acquire(member_id, scan.batches, max_records, self.now_ms(), params.mode,
+                                       scan.skipped, batch_size)
         if changed and any(r.state is not RecordState.ACQUIRED for r in changed):
             await self._persist(sp, changed)
         if not acquired:

@@ -51,11 +51,11 @@ def env():
             loop.close()
 
 
-def fetch(b, tid, member, epoch, acks=(), max_wait=0, version=2, forget=False, min_bytes=1):
+def fetch(b, tid, member, epoch, acks=(), max_wait=0, version=2, forget=False, min_bytes=1, batch_size=500):
     part = FR.FetchPartition(partition_index=0, acknowledgement_batches=[
         FR.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=list(t)) for f, l, t in acks])
     req = FR(group_id=GROUP, member_id=member, share_session_epoch=epoch, max_wait_ms=max_wait, min_bytes=min_bytes,
-             max_bytes=1 << 20, max_records=500, batch_size=500,
+             max_bytes=1 << 20, max_records=500, batch_size=batch_size,
              topics=[FR.FetchTopic(topic_id=tid, partitions=[part])], forgotten_topics_data=[])
     return call(b, handle_share_fetch, 78, version, req)
 
@@ -186,6 +186,11 @@ def test_min_bytes_not_reached_by_max_wait_answers_what_there_is(env):
     r = fetch(b, tid, "m1", 0, max_wait=100, min_bytes=1 << 20)
     b.loop.run_until_complete(task)
     assert acquired(r) == [(0, 4, 1)]
+
+
+def test_batch_size_splits_the_acquired_records(env):
+    b, tid, _, _ = env
+    assert acquired(fetch(b, tid, "m1", 0, batch_size=3)) == [(0, 2, 1), (3, 4, 1)]
 
 
 def test_unknown_topic_id(env):
