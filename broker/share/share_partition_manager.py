@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -36,6 +37,7 @@ from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
 
 from kafpy.broker.group_configs import share_config
+from kafpy.broker.share.share_metrics import ShareGroupMetrics
 from kafpy.broker.share.share_session import ShareSessionCache
 from kafpy.broker.share.log_batches import BatchScan, scan_batches
 from kafpy.broker.share.share_partition import (AckBatch, AcquiredRange, AcquireMode, InFlightRun,
@@ -131,6 +133,7 @@ class SharePartitionManager:
         self._timers: dict[PartitionKey, tuple[int, asyncio.TimerHandle]] = {}
         self._unwritten: set[PartitionKey] = set()      # the last write of these failed
         self.sessions = ShareSessionCache(config["group.share.max.share.sessions"])
+        self.metrics = ShareGroupMetrics()
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -178,7 +181,9 @@ class SharePartitionManager:
             loading = self.loop.create_future()
             self._loading[key] = loading
             try:
+                started = time.perf_counter()
                 sp = await self._load(group_id, ref, part)
+                self.metrics.partition_load.record((time.perf_counter() - started) * 1000.0)
                 self.partitions[key] = sp
                 loading.set_result(sp)
             except BaseException as e:
@@ -358,6 +363,8 @@ class SharePartitionManager:
         error, changed = sp.acknowledge(member_id, batches, self.now_ms())
         if error:
             return error
+        for b in batches:
+            self.metrics.record_acknowledgements(b.types)
         key = (group_id, ref.topic, ref.partition)
         if any(4 in b.types for b in batches):
             self._schedule_expiry(key, sp)

@@ -112,6 +112,9 @@ def test_release_is_redelivered_and_reject_is_not(env):
     fetch(b, tid, "m1", 0)
     r = fetch(b, tid, "m1", 1, acks=[(0, 4, [1, 2, 3, 1, 1])])
     assert r.responses[0].partitions[0].acknowledge_error_code == 0
+    metrics = b.services.share_partitions.metrics
+    assert metrics.acknowledgements == {"Accept": 3, "Release": 1, "Reject": 1, "Renew": 0}
+    assert metrics.partition_load.count == 1
     assert acquired(r) == [(1, 1, 2)]
     fetch(b, tid, "m1", 2, acks=[(1, 1, [3])])
     assert acquired(fetch(b, tid, "m2", 0)) == []
