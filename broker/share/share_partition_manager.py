@@ -475,8 +475,10 @@ class SharePartitionManager:
                 self._unwritten.discard(key)
         if code:
             log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
-            if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH):
-                self.partitions.pop(key, None)   # another leader owns it now: reload next time
+            if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH) and self.partitions.get(key) is sp:
+                # another leader owns it now, or its state was reset or deleted (a leader
+                # whose consumers stayed connected learns it here): reload next time
+                self._forget(key)
         return E.of_known(code)
 
     def on_partition_moved(self, topic: str, partition: int) -> None:

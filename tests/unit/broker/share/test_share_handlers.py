@@ -324,3 +324,17 @@ def test_a_group_with_sessions_left_keeps_its_share_partitions(env):
     mgr.on_connection_closed("conn-test")
     b.loop.run_until_complete(asyncio.sleep(0.01))
     assert (GROUP, "t", 0) in mgr.partitions
+
+
+def test_a_fenced_write_drops_the_share_partition_and_the_next_fetch_reloads(env):
+    """A leader that did not see the group empty (its consumer stayed connected) learns
+    of an offsets reset from its next write: FENCED_STATE_EPOCH, the share partition is
+    dropped with its timers, and the next fetch reads the reset state (Kafka 4.4)."""
+    b, tid, _, persister = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    b.loop.run_until_complete(_reset_to_earliest(persister, tid))
+    r = ack(b, tid, "m1", 1, [(0, 4, [1])])
+    assert r.responses[0].partitions[0].error_code == E.FENCED_STATE_EPOCH
+    assert mgr.partitions == {} and mgr._timers == {}
+    assert acquired(fetch(b, tid, "m1", 2)) == [(0, 4, 1)]
