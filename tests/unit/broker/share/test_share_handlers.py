@@ -338,3 +338,14 @@ def test_a_fenced_write_drops_the_share_partition_and_the_next_fetch_reloads(env
     assert r.responses[0].partitions[0].error_code == E.FENCED_STATE_EPOCH
     assert mgr.partitions == {} and mgr._timers == {}
     assert acquired(fetch(b, tid, "m1", 2)) == [(0, 4, 1)]
+
+
+def test_a_deleted_and_recreated_group_starts_again_at_its_reset(env):
+    b, tid, _, persister = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    assert ack(b, tid, "m1", 1, [(0, 4, [1])]).responses[0].partitions[0].error_code == 0
+    mgr.on_connection_closed("conn-test")                  # the group empty on this broker
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    b.loop.run_until_complete(persister.delete_state(SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)))
+    assert acquired(fetch(b, tid, "m2", 0)) == [(0, 4, 1)]  # share.auto.offset.reset=earliest again
