@@ -241,18 +241,27 @@ class SharePartitionManager:
         that acquired nothing waits on until the max wait."""
         deadline = self.now_ms() + max(params.max_wait_ms, 0)
         per_partition_bytes = max(params.max_bytes // max(len(refs), 1), 1)
+        # any record satisfies min_bytes <= 1 (the clients' default): acquire as it is read
+        eager = params.min_bytes <= 1
         while True:
             results = [ShareFetchResult(ref) for ref in refs]
             reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []     # LogReadResults
             waiting_parts = []
             total_bytes = 0
+            remaining = params.max_records
             for r in results:
                 try:
                     sp = await self.share_partition(group_id, r.ref)
                     part = self._leader(r.ref)
                     waiting_parts.append(part)
+                    if remaining <= 0:
+                        continue
                     read = await self._read(sp, part, r.ref, per_partition_bytes)
-                    if read is not None:
+                    if read is None:
+                        continue
+                    if eager:
+                        remaining -= await self._take(sp, member_id, r, read, remaining, params)
+                    else:
                         reads.append((r, sp, read))
                         total_bytes += len(read.records)
                 except ShareError as e:
@@ -261,7 +270,6 @@ class SharePartitionManager:
                         r.leader = self.current_leader(r.ref)
             failed = any(r.error for r in results)
             timed_out = deadline - self.now_ms() <= 0
-            remaining = params.max_records
             if reads and (total_bytes >= params.min_bytes or timed_out or failed):
                 for r, sp, read in reads:
                     if remaining <= 0:
