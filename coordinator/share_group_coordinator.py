@@ -655,6 +655,8 @@ class ShareGroupCoordinator:
                 group.initialized.clear()
                 group.initializing.clear()
                 group.deleting.clear()
+                self.classic.log.append(self.classic.partition_for(gid), [R.state_partition_metadata(group)],
+                                        now_ms).add_done_callback(log_failed_write("share group records", gid))
         return failed
 
     @staticmethod
