@@ -78,6 +78,7 @@ class InFlightRun:
     delivery_count: int
     member_id: str | None = None
     deadline_ms: int = 0
+    joined: "InFlightRun | None" = None     # the run this one was joined to (then dropped)
 
     def copy(self, first: int, last: int) -> "InFlightRun":
         return InFlightRun(first, last, self.state, self.delivery_count, self.member_id, self.deadline_ms)
@@ -301,14 +302,11 @@ class SharePartition:
         """`runs` as the persister's batches (ACQUIRED is kept as AVAILABLE: a lock does not
         outlive its leader), clipped to the start offset. A run that a change joined to its
         neighbour is written as the joined run, once."""
-        live = {id(r) for r in self.runs}
         out = []
         seen: set[int] = set()
         for r in runs:
-            if id(r) not in live:
-                joined = self._covering(r.first, r.first)
-                if joined and joined[0].first <= r.first <= joined[0].last:
-                    r = joined[0]
+            while r.joined is not None:
+                r = r.joined
             if r.last < self.start_offset or id(r) in seen:
                 continue
             seen.add(id(r))
@@ -418,6 +416,7 @@ class SharePartition:
             if (p.last + 1 == r.first and p.state == r.state and p.state is not RecordState.ACQUIRED
                     and p.delivery_count == r.delivery_count):
                 p.last = r.last
+                r.joined = p
             else:
                 out.append(r)
         self.runs = out
