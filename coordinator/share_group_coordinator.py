@@ -19,7 +19,8 @@ persister calls to `run_async`; when they finish, `complete_initialization` mark
 initialized and bumps the group epoch, so the next heartbeats assign them. The state is
 initialized with start offset -1, as Kafka 4.4's coordinator does: the share partition's
 leader then applies the group's `share.auto.offset.reset` when it first reads it.
-Deleting a group (or its offsets) deletes that state through the persister.
+Deleting a group (or its offsets) deletes that state through the persister, before the
+answer (DeleteGroups answers the persister's error and keeps the group when it fails).
 """
 from __future__ import annotations
 
@@ -622,9 +623,53 @@ class ShareGroupCoordinator:
         return [(g.group_id, g.state.value) for g in self.groups.values()
                 if not g.deleted and (states is None or g.state.value.lower() in states)]
 
+    async def delete_groups_state(self, group_ids: list[str], now_ms: int) -> dict[str, ErrorCode]:
+        """The first step of DeleteGroups (Kafka's deleteShareGroups): the share state of
+        each empty share group named here is deleted through the persister, and only then
+        may `delete_group` delete the group. Returns {group id: the persister's error} for
+        the groups whose state could not be deleted (DeleteGroups answers that error and
+        keeps them); the ids that are not empty share groups of this coordinator are left
+        to DeleteGroups' own checks."""
+        failed: dict[str, ErrorCode] = {}
+        for gid in group_ids:
+            group = self.groups.get(gid)
+            if (group is None or group.deleted or group.members
+                    or self.classic._validate_group_status(gid, "DeleteGroups") is not None):
+                continue
+            partitions = self._state_partitions(group)
+            if not partitions:
+                continue
+            for t, tp in {**group.initializing, **group.initialized}.items():
+                group.deleting[t] = tp.name
+            self.classic.log.append(self.classic.partition_for(gid), [R.state_partition_metadata(group)],
+                                    now_ms).add_done_callback(log_failed_write("share group records", gid))
+            errors = await self.delete_state(gid, partitions)
+            bad = [e for e in errors.values() if e != ErrorCode.NONE]
+            if bad:
+                failed[gid] = ErrorCode.of_known(bad[0])
+                log.error("Error deleting share group %s due to error %s", gid, failed[gid].name)
+                continue
+            if self.groups.get(gid) is group:
+                # the state is gone: should a member join before the group is deleted,
+                # its heartbeat initializes the partitions anew
+                group.initialized.clear()
+                group.initializing.clear()
+                group.deleting.clear()
+                self.classic.log.append(self.classic.partition_for(gid), [R.state_partition_metadata(group)],
+                                        now_ms).add_done_callback(log_failed_write("share group records", gid))
+        return failed
+
+    @staticmethod
+    def _state_partitions(group: ShareGroup) -> dict[bytes, set[int]]:
+        partitions = {t: set(tp.partitions) for t, tp in group.initialized.items()}
+        for t, tp in group.initializing.items():
+            partitions.setdefault(t, set()).update(tp.partitions)
+        return partitions
+
     def delete_group(self, group: ShareGroup, now_ms: int) -> ErrorCode:
-        """DeleteGroups of a share group: only an empty one; its share state is deleted
-        through the persister in the background."""
+        """DeleteGroups of a share group: only an empty one. Its share state is deleted
+        first (`delete_groups_state`); what is left (a caller that skipped that step) is
+        deleted through the persister in the background."""
         if group.members:
             return ErrorCode.NON_EMPTY_GROUP
         group.deleted = True
@@ -632,9 +677,7 @@ class ShareGroupCoordinator:
         records = list(R.group_tombstones(group.group_id))
         done = self.classic.log.append(self.classic.partition_for(group.group_id), records, now_ms)
         done.add_done_callback(log_failed_write("share group records", group.group_id))
-        partitions = {t: set(tp.partitions) for t, tp in group.initialized.items()}
-        for t, tp in group.initializing.items():
-            partitions.setdefault(t, set()).update(tp.partitions)
+        partitions = self._state_partitions(group)
         if partitions and self._run_async is not None and self._persister() is not None:
             self._run_async(self.delete_state(group.group_id, partitions))
         return ErrorCode.NONE

@@ -77,6 +77,9 @@ class KafkaCollector:
             yield from self._groups(b.group_coordinator.coordinator, b.replica_manager)
         if b.txn_coordinator is not None:
             yield from self._transactions(b.txn_coordinator)
+        share_partitions = getattr(getattr(b, "services", None), "share_partitions", None)
+        if share_partitions is not None:
+            yield from self._share_groups(share_partitions)
         yield from self._zookeeper(b)
         yield from _timer(("log", "LogFlushStats", "LogFlushRateAndTimeMs"), LOG_FLUSH_STATS)
 
@@ -275,6 +278,21 @@ class KafkaCollector:
         for state, n in sorted(states.items()):
             m.add_sample(m.name, {"state": state}, n)
         yield m
+
+    def _share_groups(self, mgr: Any) -> Iterator[Metric]:
+        """Kafka 4.4's ShareGroupMetrics and SharePartitionMetrics (in-flight records of
+        each share partition this broker leads)."""
+        name = meter_name("server", "ShareGroupMetrics", "RecordAcknowledgementsPerSec")
+        m = _counter(name, "kafka.server:type=ShareGroupMetrics,name=RecordAcknowledgementsPerSec")
+        for ack_type, n in mgr.metrics.acknowledgements.items():
+            m.add_sample(name, {"ackType": ack_type}, n)
+        yield m
+        yield from _timer(("server", "ShareGroupMetrics", "PartitionLoadTimeMs"), mgr.metrics.partition_load)
+        name = gauge_name("server", "SharePartitionMetrics", "InFlightMessageCount")
+        g = _gauge(name, "kafka.server:type=SharePartitionMetrics,name=InFlightMessageCount")
+        for (group, topic, partition), sp in list(mgr.partitions.items()):
+            g.add_sample(name, {"group": group, "topic": topic, "partition": str(partition)}, sp.in_flight_count())
+        yield g
 
     # ---------------------------------------------------------------- ZooKeeper
     def _zookeeper(self, b: Any) -> Iterator[Metric]:

@@ -355,7 +355,11 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
 # --------------------------------------------------------------------- DeleteGroups
 async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse:
     names = list(dict.fromkeys(req.groups_names))
-    result = _coordinator(ctx).delete_groups(names, _now(ctx))
+    coordinator = _coordinator(ctx)
+    # share groups: their share state is deleted first, a failure answered as Kafka does
+    failed = {} if coordinator.share is None else await coordinator.share.delete_groups_state(names, _now(ctx))
+    result = coordinator.delete_groups([g for g in names if g not in failed], _now(ctx))
+    result.update(failed)
     R = DeleteGroupsResponse.DeletableGroupResult
     return DeleteGroupsResponse(throttle_time_ms=0,
                                 results=[R(group_id=g, error_code=result[g]) for g in names])

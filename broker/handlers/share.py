@@ -154,7 +154,8 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         max_records = req.max_records if req.max_records > 0 else DEFAULT_MAX_RECORDS
         mode = AcquireMode(req.share_acquire_mode) if v >= 2 and req.share_acquire_mode in (0, 1) \
             else AcquireMode.BATCH_OPTIMIZED
-        params = ShareFetchParams(req.max_wait_ms, req.min_bytes, req.max_bytes, max_records, mode)
+        params = ShareFetchParams(req.max_wait_ms, req.min_bytes, req.max_bytes, max_records, mode,
+                                  max(req.batch_size, 0))
         results = await mgr.fetch(group_id, member_id, refs, params)
         results += [ShareFetchResult(r, E.TOPIC_AUTHORIZATION_FAILED) for r in denied]
     by_topic: dict[bytes, list] = {}

@@ -78,6 +78,7 @@ class InFlightRun:
     delivery_count: int
     member_id: str | None = None
     deadline_ms: int = 0
+    joined: "InFlightRun | None" = None     # the run this one was joined to (then dropped)
 
     def copy(self, first: int, last: int) -> "InFlightRun":
         return InFlightRun(first, last, self.state, self.delivery_count, self.member_id, self.deadline_ms)
@@ -117,11 +118,11 @@ class SharePartition:
         self.end_offset = start_offset
         self.runs: list[InFlightRun] = []
         for b in sorted(batches, key=lambda b: b.first_offset):
-            if b.last_offset < start_offset:
-                continue
+            first = max(b.first_offset, start_offset, self.runs[-1].last + 1 if self.runs else 0)
+            if b.last_offset < first:
+                continue        # below the start offset, or covered by an earlier batch
             state = RecordState(b.delivery_state) if b.delivery_state in (0, 2, 4) else RecordState.AVAILABLE
-            self.runs.append(InFlightRun(max(b.first_offset, start_offset), b.last_offset, state,
-                                         b.delivery_count))
+            self.runs.append(InFlightRun(first, b.last_offset, state, b.delivery_count))
         self._advance_start()
 
     # -- reading -------------------------------------------------------------------------
@@ -150,11 +151,14 @@ class SharePartition:
     # -- acquiring -----------------------------------------------------------------------
     def acquire(self, member_id: str, log_batches: Sequence[tuple[int, int]], max_records: int,
                 now_ms: int, mode: AcquireMode = AcquireMode.BATCH_OPTIMIZED,
-                archived: Sequence[tuple[int, int]] = ()) -> tuple[list[AcquiredRange], list[InFlightRun]]:
+                archived: Sequence[tuple[int, int]] = (), batch_size: int = 0
+                ) -> tuple[list[AcquiredRange], list[InFlightRun]]:
         """Acquire for `member_id` what is AVAILABLE in `log_batches` ((first, last) offsets of
         the batches a log read returned, in order), up to `max_records` (rounded up to the
         batch's end in BATCH_OPTIMIZED mode) and, for records never delivered, the in-flight
         limit. `archived` ranges (aborted transactions, read_committed) are archived instead.
+        `batch_size` (ShareFetch's BatchSize, 0: none) splits the acquired ranges as Kafka
+        does: a range that holds `batch_size` records or more ends at the next log batch.
         Returns (the acquired ranges, the runs changed)."""
         deadline = now_ms + self.config.record_lock_duration_ms
         limit = self.config.delivery_count_limit
@@ -196,7 +200,9 @@ class SharePartition:
                 n = run.last - run.first + 1
                 count += n
                 if acquired and acquired[-1].last_offset + 1 == run.first \
-                        and acquired[-1].delivery_count == run.delivery_count:
+                        and acquired[-1].delivery_count == run.delivery_count \
+                        and not (batch_size > 0 and run.first == first
+                                 and run.first - acquired[-1].first_offset >= batch_size):
                     prev = acquired.pop()
                     acquired.append(AcquiredRange(prev.first_offset, run.last, run.delivery_count))
                 else:
@@ -294,11 +300,16 @@ class SharePartition:
     # -- persisting ----------------------------------------------------------------------
     def state_batches(self, runs: Iterable[InFlightRun]) -> list[StateBatch]:
         """`runs` as the persister's batches (ACQUIRED is kept as AVAILABLE: a lock does not
-        outlive its leader), clipped to the start offset."""
+        outlive its leader), clipped to the start offset. A run that a change joined to its
+        neighbour is written as the joined run, once."""
         out = []
+        seen: set[int] = set()
         for r in runs:
-            if r.last < self.start_offset:
+            while r.joined is not None:
+                r = r.joined
+            if r.last < self.start_offset or id(r) in seen:
                 continue
+            seen.add(id(r))
             state = RecordState.AVAILABLE if r.state is RecordState.ACQUIRED else r.state
             out.append(StateBatch(max(r.first, self.start_offset), r.last, int(state), r.delivery_count))
         return out
@@ -405,6 +416,7 @@ class SharePartition:
             if (p.last + 1 == r.first and p.state == r.state and p.state is not RecordState.ACQUIRED
                     and p.delivery_count == r.delivery_count):
                 p.last = r.last
+                r.joined = p
             else:
                 out.append(r)
         self.runs = out

@@ -3,16 +3,19 @@ ShareAcknowledge do with them (Kafka's SharePartitionManager with DelayedShareFe
 
 It keeps one SharePartition per (group, topic, partition) used here, loaded from the
 SharePersister on first use (an uninitialized one starts where the group's
-`share.auto.offset.reset` says) and dropped when the partition's leader epoch moves on.
+`share.auto.offset.reset` says) and dropped when the partition's leader epoch moves on,
+when a write is fenced, or when the group has no share session left on this broker.
 Records are read with ReplicaManager.read_from_log as opaque batches; only their headers
 are looked at, to acquire whole batches and archive control batches and, for
 `share.isolation.level=read_committed`, aborted transactions. Every change of the start
 offset or of a delivery state is written with `write_state`, awaited before the request
 that caused it is answered (as Kafka does); a lock that runs out is released by a timer.
 
-A fetch that acquires nothing waits up to its max wait for an append to one of its
-partitions (the fetch purgatory, as Fetch waits) or for records to become available
-again (a release, a lock running out).
+As Fetch does, nothing is acquired until the partitions hold `min_bytes` from their next
+fetch offsets (counted on the log, as Kafka's DelayedShareFetch counts them) or the max
+wait passed; a fetch that is short of them, or that acquired nothing, waits for an append
+to one of its partitions (the fetch purgatory) or for records to become available again
+(a release, a lock running out).
 
 Who calls it: the ShareFetch/ShareAcknowledge handlers (broker/handlers/share.py), on the
 event loop; the broker builds one as `services.share_partitions`.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -33,6 +37,7 @@ from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
 
 from kafpy.broker.group_configs import share_config
+from kafpy.broker.share.share_metrics import ShareGroupMetrics
 from kafpy.broker.share.share_session import ShareSessionCache
 from kafpy.broker.share.log_batches import BatchScan, scan_batches
 from kafpy.broker.share.share_partition import (AckBatch, AcquiredRange, AcquireMode, InFlightRun,
@@ -89,6 +94,7 @@ class ShareFetchParams:
     max_bytes: int
     max_records: int
     mode: AcquireMode = AcquireMode.BATCH_OPTIMIZED
+    batch_size: int = 0          # ShareFetch's BatchSize (0: acquired ranges not split)
 
 
 _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:[.,](\d{0,9}))?S)?)?",
@@ -127,6 +133,7 @@ class SharePartitionManager:
         self._timers: dict[PartitionKey, tuple[int, asyncio.TimerHandle]] = {}
         self._unwritten: set[PartitionKey] = set()      # the last write of these failed
         self.sessions = ShareSessionCache(config["group.share.max.share.sessions"])
+        self.metrics = ShareGroupMetrics()
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -174,7 +181,9 @@ class SharePartitionManager:
             loading = self.loop.create_future()
             self._loading[key] = loading
             try:
+                started = time.perf_counter()
                 sp = await self._load(group_id, ref, part)
+                self.metrics.partition_load.record((time.perf_counter() - started) * 1000.0)
                 self.partitions[key] = sp
                 loading.set_result(sp)
             except BaseException as e:
@@ -226,61 +235,85 @@ class SharePartitionManager:
     # -- fetching -------------------------------------------------------------------------
     async def fetch(self, group_id: str, member_id: str, refs: Sequence[SharePartitionRef],
                     params: ShareFetchParams) -> list[ShareFetchResult]:
-        """Acquire records for `member_id` from `refs`, waiting up to max_wait_ms when none are."""
+        """Acquire records for `member_id` from `refs`. As Fetch (Kafka's DelayedShareFetch),
+        nothing is acquired until the partitions hold `min_bytes` from their next fetch
+        offsets or `max_wait_ms` passed; then whatever can be acquired answers, and a fetch
+        that acquired nothing waits on until the max wait."""
         deadline = self.now_ms() + max(params.max_wait_ms, 0)
+        per_partition_bytes = max(params.max_bytes // max(len(refs), 1), 1)
+        # any record satisfies min_bytes <= 1 (the clients' default): acquire as it is read
+        eager = params.min_bytes <= 1
         while True:
             results = [ShareFetchResult(ref) for ref in refs]
-            remaining = params.max_records
-            per_partition_bytes = max(params.max_bytes // max(len(refs), 1), 1)
+            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []     # LogReadResults
             waiting_parts = []
+            total_bytes = 0
+            remaining = params.max_records
             for r in results:
                 try:
                     sp = await self.share_partition(group_id, r.ref)
                     part = self._leader(r.ref)
-                    if remaining > 0:
-                        got = await self._acquire(sp, part, member_id, r, per_partition_bytes, remaining,
-                                                  params.mode)
-                        remaining -= got
                     waiting_parts.append(part)
+                    if remaining <= 0:
+                        continue
+                    read = await self._read(sp, part, r.ref, per_partition_bytes)
+                    if read is None:
+                        continue
+                    if eager:
+                        remaining -= await self._take(sp, member_id, r, read, remaining, params)
+                    else:
+                        reads.append((r, sp, read))
+                        total_bytes += len(read.records)
                 except ShareError as e:
                     r.error, r.error_message = e.error_code, e.message
                     if e.error_code == E.NOT_LEADER_OR_FOLLOWER:
                         r.leader = self.current_leader(r.ref)
-            if (remaining < params.max_records or any(r.error for r in results)
-                    or not waiting_parts):
+            failed = any(r.error for r in results)
+            timed_out = deadline - self.now_ms() <= 0
+            if reads and (total_bytes >= params.min_bytes or timed_out or failed):
+                for r, sp, read in reads:
+                    if remaining <= 0:
+                        break
+                    remaining -= await self._take(sp, member_id, r, read, remaining, params)
+            if remaining < params.max_records or failed or not waiting_parts or timed_out:
                 return results
-            left = deadline - self.now_ms()
-            if left <= 0:
-                return results
-            await self._wait(group_id, waiting_parts, refs, left)
+            await self._wait(group_id, waiting_parts, refs, deadline - self.now_ms())
 
-    async def _acquire(self, sp: SharePartition, part: Any, member_id: str, result: ShareFetchResult,
-                       max_bytes: int, max_records: int, mode: AcquireMode) -> int:
-        """Read from the share partition's next fetch offset and acquire; the count acquired."""
+    async def _read(self, sp: SharePartition, part: Any, ref: SharePartitionRef, max_bytes: int) -> Any:
+        """The log's records from the share partition's next fetch offset (opaque batches,
+        up to `max_bytes`), or None when nothing could be acquired there now."""
         if not sp.can_acquire():
-            return 0
+            return None
         read_committed = self.read_committed(sp.group_id)
         offset = sp.next_fetch_offset()
         lg = part.log
         limit = lg.last_stable_offset if read_committed else lg.high_watermark
         if offset >= limit:
-            return 0
+            return None
         if offset < lg.log_start_offset:
             # retention moved the log start past records not yet delivered: they are gone
             changed = sp.move_start_offset(lg.log_start_offset)
             await self._persist(sp, changed, force=True)
             offset = sp.next_fetch_offset()
-        ref = result.ref
         fp = PartitionFetchInfo(ref.topic, ref.partition, offset, max_bytes, ref.topic_id)
         isolation = FetchIsolation.TXN_COMMITTED if read_committed else FetchIsolation.HIGH_WATERMARK
         read = self.replica_manager.read_from_log(FetchParams(-1, 0, 1, max_bytes, isolation), [fp])[0]
         if read.error:
             raise ShareError(read.error)
-        if read.records is None:
-            return 0
+        if read.records is None or not len(read.records):
+            return None
+        return read
+
+    async def _take(self, sp: SharePartition, member_id: str, result: ShareFetchResult, read: Any,
+                    max_records: int, params: ShareFetchParams) -> int:
+        """Acquire for `member_id` what `read` holds that is available; the count acquired.
+        (The share partition may have moved since the read: only AVAILABLE records are
+        taken, so a read another fetch acquired from meanwhile is still safe to use.)"""
         aborted = [(a.producer_id, a.first_offset) for a in read.aborted] if read.aborted else None
         scan = scan_batches(read.records, aborted)
-        acquired, changed = sp.acquire(member_id, scan.batches, max_records, self.now_ms(), mode, scan.skipped)
+        batch_size = params.batch_size if params.mode is AcquireMode.BATCH_OPTIMIZED else 0
+        acquired, changed = sp.acquire(member_id, scan.batches, max_records, self.now_ms(), params.mode,
+                                       scan.skipped, batch_size)
         if changed and any(r.state is not RecordState.ACQUIRED for r in changed):
             await self._persist(sp, changed)
         if not acquired:
@@ -338,6 +371,8 @@ class SharePartitionManager:
         error, changed = sp.acknowledge(member_id, batches, self.now_ms())
         if error:
             return error
+        for b in batches:
+            self.metrics.record_acknowledgements(b.types)
         key = (group_id, ref.topic, ref.partition)
         if any(4 in b.types for b in batches):
             self._schedule_expiry(key, sp)
@@ -359,8 +394,12 @@ class SharePartitionManager:
 
     def on_connection_closed(self, connection_id: str) -> None:
         """The client's connection closed: its share sessions end, and what their members
-        hold is released at once rather than when the locks run out (as Kafka 4.4 does)."""
-        for session in self.sessions.on_connection_closed(connection_id):
+        hold is released at once rather than when the locks run out (as Kafka 4.4 does).
+        A group left without a share session here is then empty on this broker: its share
+        partitions are dropped (`on_group_empty`)."""
+        sessions, groups = self.sessions.on_connection_closed(connection_id)
+        releases = []
+        for session in sessions:
             refs = []
             for (tid, p), name in session.partitions.items():
                 if not name:
@@ -369,7 +408,31 @@ class SharePartitionManager:
                 if name:
                     refs.append(SharePartitionRef(name, tid, p))
             if refs:
-                self.loop.create_task(self.release_member(session.key.group_id, session.key.member_id, refs))
+                releases.append((session.key.group_id, session.key.member_id, refs))
+        if releases or groups:
+            self.loop.create_task(self._after_connection_closed(releases, groups))
+
+    async def _after_connection_closed(self, releases: list[tuple[str, str, list[SharePartitionRef]]],
+                                       groups: set[str]) -> None:
+        for group_id, member_id, refs in releases:
+            await self.release_member(group_id, member_id, refs)
+        for group_id in groups:
+            if not self.sessions.has_sessions(group_id):   # none opened while releasing
+                self.on_group_empty(group_id)
+
+    def on_group_empty(self, group_id: str) -> None:
+        """No member of `group_id` has a share session on this broker any more (Kafka's
+        ShareGroupListener.onGroupEmpty): forget its share partitions, so the next fetch
+        reads their state from the persister again. This is how an offsets reset or a
+        delete of the (then empty) group reaches every partition leader, the share
+        coordinator's broker or not: each sees its consumers' connections close. Any
+        write still in flight with the old state epoch is fenced by the coordinator."""
+        dropped = [k for k in self.partitions if k[0] == group_id]
+        for key in dropped:
+            self._forget(key)
+        if dropped:
+            log.debug("Group %s has no share sessions left: dropped %d share partitions", group_id,
+                      len(dropped))
 
     # -- locks and persistence ------------------------------------------------------------
     def _schedule_expiry(self, key: PartitionKey, sp: SharePartition) -> None:
@@ -420,8 +483,10 @@ class SharePartitionManager:
                 self._unwritten.discard(key)
         if code:
             log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
-            if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH):
-                self.partitions.pop(key, None)   # another leader owns it now: reload next time
+            if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH) and self.partitions.get(key) is sp:
+                # another leader owns it now, or its state was reset or deleted (a leader
+                # whose consumers stayed connected learns it here): reload next time
+                self._forget(key)
         return E.of_known(code)
 
     def on_partition_moved(self, topic: str, partition: int) -> None:

@@ -8,6 +8,10 @@ the answer moves on by one. Errors as Kafka answers them: SHARE_SESSION_NOT_FOUN
 session for the key), INVALID_SHARE_SESSION_EPOCH (the wrong epoch),
 SHARE_SESSION_LIMIT_REACHED (`group.share.max.share.sessions` sessions exist).
 
+The cache also remembers which groups each connection opened sessions for, so that when
+a connection closes the SharePartitionManager can tell whether a group has no session
+left on this broker (Kafka's ShareGroupListener.onGroupEmpty).
+
 Who calls it: the ShareFetch/ShareAcknowledge handlers, on the event loop. In memory only.
 """
 from __future__ import annotations
@@ -54,18 +58,23 @@ class ShareSessionCache:
     def __init__(self, max_sessions: int = 2000) -> None:
         self.max_sessions = max_sessions
         self.sessions: dict[ShareSessionKey, ShareSession] = {}
+        self._members_per_group: dict[str, int] = {}
+        self._connection_groups: dict[str, set[str]] = {}
 
     def __len__(self) -> int:
         return len(self.sessions)
 
     def open(self, key: ShareSessionKey, now_ms: int, connection_id: str | None = None) -> ShareSession:
         """Epoch 0: a new session for `key`, replacing the member's old one."""
-        old = self.sessions.pop(key, None)
-        if old is None and len(self.sessions) >= self.max_sessions:
+        if key not in self.sessions and len(self.sessions) >= self.max_sessions:
             raise ShareSessionError(ErrorCode.SHARE_SESSION_LIMIT_REACHED,
                                     "The limit of share sessions has been reached.")
+        self.remove(key)
         session = ShareSession(key, connection_id=connection_id, last_used_ms=now_ms)
         self.sessions[key] = session
+        self._members_per_group[key.group_id] = self._members_per_group.get(key.group_id, 0) + 1
+        if connection_id is not None:
+            self._connection_groups.setdefault(connection_id, set()).add(key.group_id)
         return session
 
     def get(self, key: ShareSessionKey, epoch: int, now_ms: int) -> ShareSession:
@@ -81,11 +90,24 @@ class ShareSessionCache:
         return session
 
     def remove(self, key: ShareSessionKey) -> ShareSession | None:
-        return self.sessions.pop(key, None)
+        session = self.sessions.pop(key, None)
+        if session is not None:
+            n = self._members_per_group.get(key.group_id, 0) - 1
+            if n > 0:
+                self._members_per_group[key.group_id] = n
+            else:
+                self._members_per_group.pop(key.group_id, None)
+        return session
 
-    def on_connection_closed(self, connection_id: str) -> list[ShareSession]:
-        """Drop the sessions opened on a connection that closed (their member is gone)."""
+    def has_sessions(self, group_id: str) -> bool:
+        """Whether any member of `group_id` has a share session on this broker."""
+        return group_id in self._members_per_group
+
+    def on_connection_closed(self, connection_id: str) -> tuple[list[ShareSession], set[str]]:
+        """Drop the sessions opened on a connection that closed (their member is gone).
+        Returns them and the groups the connection ever opened a session for (also those
+        whose session a final epoch already closed), for the group-empty check."""
         gone = [s for s in self.sessions.values() if s.connection_id == connection_id]
         for s in gone:
-            del self.sessions[s.key]
-        return gone
+            self.remove(s.key)
+        return gone, self._connection_groups.pop(connection_id, set())

@@ -2,7 +2,7 @@
 Kafka 4.4 in one test: `kafka-configs` sets the group's `share.auto.offset.reset`,
 `kafka-console-share-consumer` reads every record of a 3-partition topic, and
 `kafka-share-groups.sh` (--list, --describe --members/--state/--offsets, --reset-offsets,
---delete-offsets, --delete) prints the same on both brokers once member ids, hosts,
+after which every record is read again, --delete-offsets, --delete) prints the same on both brokers once member ids, hosts,
 ports and broker ids are masked; our own scripts/kafka-share-groups prints what Apache's
 prints against kafpy, and our kafka-console-share-consumer reads every record."""
 from __future__ import annotations
@@ -100,6 +100,13 @@ def _session(bootstrap: str, topic: str, group: str, ours: bool = False) -> dict
     seen["reset"] = sorted(_mask(_tool(bootstrap, "--reset-offsets", "--group", group, "--topic", topic,
                                        "--to-earliest", "--execute")))
     seen["after_reset"] = sorted(_describe(bootstrap, group, "--offsets"))
+    # the share partitions' leader read the reset state again: every record once more
+    read = _tool(bootstrap, "--topic", topic, "--group", group, "--max-messages", str(RECORDS),
+                 "--timeout-ms", "30000", tool="kafka-console-share-consumer")
+    seen["read_after_reset"] = sorted(read.split())
+    wait_until(lambda: "no active members" in run_tool("4", "kafka-share-groups", [
+        "--bootstrap-server", bootstrap, "--describe", "--group", group, "--members"],
+        timeout=90).stderr, 60, "the member to leave")
     seen["delete_offsets"] = _mask(_tool(bootstrap, "--delete-offsets", "--group", group, "--topic", topic))
     seen["delete"] = _mask(_tool(bootstrap, "--delete", "--group", group))
     seen["list_after"] = _tool(bootstrap, "--list").split()
@@ -124,5 +131,6 @@ def test_kafka_share_groups_tools_print_as_against_kafka(broker_factory, referen
     views = {name: _session(bootstrap, "share-tools", "share-tools-group", ours=name == "kafpy")
              for name, bootstrap in (("kafpy", ours.bootstrap), ("kafka", reference_kafka.bootstrap))}
     assert views["kafpy"]["read"] == sorted("v%02d" % i for i in range(RECORDS))
+    assert views["kafpy"]["read_after_reset"] == views["kafpy"]["read"]
     for key in views["kafka"]:
         assert views["kafpy"][key] == views["kafka"][key], key

@@ -194,6 +194,26 @@ def test_list_and_delete_groups_delete_the_share_state():
     assert "g" not in h.share.groups
 
 
+def test_delete_groups_answers_after_the_share_state_is_deleted():
+    """Kafka's deleteShareGroups: DeleteGroups deletes an empty share group's state first
+    and answers the persister's error (the group stays) when it could not."""
+    h = Harness()
+    h.join_ready("m1")
+    h.join_ready("m2", group="g2")
+    h.hb("m1", -1, 7)
+    h.hb("m2", -1, 7, group="g2")
+    real = h.persister.delete_state
+
+    async def failing(key):
+        return E.COORDINATOR_NOT_AVAILABLE if key.group_id == "g2" else await real(key)
+    h.persister.delete_state = failing
+    failed = run(h.share.delete_groups_state(["g", "g2", "nope"], 8))
+    assert failed == {"g2": E.COORDINATOR_NOT_AVAILABLE}
+    assert {k.group_id for k in h.persister.states} == {"g2"}       # g's state is gone already
+    assert h.classic.delete_groups(["g", "nope"], 8) == {"g": E.NONE, "nope": E.GROUP_ID_NOT_FOUND}
+    assert not h.pending and "g" not in h.share.groups and "g2" in h.share.groups
+
+
 def test_state_is_rebuilt_from_the_log():
     log = InMemoryOffsetsLog()
     h = Harness(log=log)

@@ -203,3 +203,21 @@ def test_zookeeper_request_latency_percentiles():
     assert s["kafka_server_sessionexpirelistener_sessionstate_connected"] == 1
     assert s["kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count"] == 3
     assert 4.0 <= s['kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms{quantile="0.99"}'] < 1000.0
+
+
+def test_share_group_metrics_under_kafka_names():
+    from kafpy.broker.share.share_metrics import ShareGroupMetrics
+    metrics = ShareGroupMetrics()
+    metrics.record_acknowledgements([1, 1, 0, 3])
+    metrics.partition_load.record(12.0)
+    b = _broker()
+    b.services = NS(share_partitions=NS(metrics=metrics,
+                                        partitions={("sg", "t", 0): NS(in_flight_count=lambda: 7)}))
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(KafkaCollector(b))
+    s = _samples(generate_latest(registry).decode())
+    assert s['kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Accept"}'] == 2
+    assert s['kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Reject"}'] == 1
+    assert s['kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Release"}'] == 0
+    assert s["kafka_server_sharegroupmetrics_partitionloadtimems_count"] == 1
+    assert s['kafka_server_sharepartitionmetrics_inflightmessagecount{group="sg",partition="0",topic="t"}'] == 7

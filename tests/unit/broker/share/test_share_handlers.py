@@ -51,11 +51,11 @@ def env():
             loop.close()
 
 
-def fetch(b, tid, member, epoch, acks=(), max_wait=0, version=2, forget=False):
+def fetch(b, tid, member, epoch, acks=(), max_wait=0, version=2, forget=False, min_bytes=1, batch_size=500):
     part = FR.FetchPartition(partition_index=0, acknowledgement_batches=[
         FR.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=list(t)) for f, l, t in acks])
-    req = FR(group_id=GROUP, member_id=member, share_session_epoch=epoch, max_wait_ms=max_wait, min_bytes=1,
-             max_bytes=1 << 20, max_records=500, batch_size=500,
+    req = FR(group_id=GROUP, member_id=member, share_session_epoch=epoch, max_wait_ms=max_wait, min_bytes=min_bytes,
+             max_bytes=1 << 20, max_records=500, batch_size=batch_size,
              topics=[FR.FetchTopic(topic_id=tid, partitions=[part])], forgotten_topics_data=[])
     return call(b, handle_share_fetch, 78, version, req)
 
@@ -112,6 +112,9 @@ def test_release_is_redelivered_and_reject_is_not(env):
     fetch(b, tid, "m1", 0)
     r = fetch(b, tid, "m1", 1, acks=[(0, 4, [1, 2, 3, 1, 1])])
     assert r.responses[0].partitions[0].acknowledge_error_code == 0
+    metrics = b.services.share_partitions.metrics
+    assert metrics.acknowledgements == {"Accept": 3, "Release": 1, "Reject": 1, "Renew": 0}
+    assert metrics.partition_load.count == 1
     assert acquired(r) == [(1, 1, 2)]
     fetch(b, tid, "m1", 2, acks=[(1, 1, [3])])
     assert acquired(fetch(b, tid, "m2", 0)) == []
@@ -154,6 +157,43 @@ def test_long_poll_wakes_on_append(env):
     r = fetch(b, tid, "m1", 1, max_wait=5000)
     loop.run_until_complete(task)
     assert acquired(r) == [(5, 5, 1)]
+
+
+def test_min_bytes_waits_without_acquiring_until_enough_bytes(env):
+    """As Fetch (and Kafka's DelayedShareFetch): fewer bytes than min_bytes wait, nothing
+    acquired meanwhile, until an append brings enough."""
+    b, tid, _, _ = env
+    mgr = b.services.share_partitions
+    held = []
+
+    async def later():
+        await asyncio.sleep(0.05)
+        held.append([r.state for r in mgr.partitions[(GROUP, "t", 0)].runs])
+        b.append("t", 0, [b"x" * 2000])
+        b.replica_manager.fetch_purgatory.check_and_complete(b.replica_manager.get_partition("t", 0))
+
+    task = b.loop.create_task(later())
+    r = fetch(b, tid, "m1", 0, max_wait=5000, min_bytes=1500)
+    b.loop.run_until_complete(task)
+    assert held == [[]] and acquired(r) == [(0, 5, 1)]
+
+
+def test_min_bytes_not_reached_by_max_wait_answers_what_there_is(env):
+    b, tid, clock, _ = env
+
+    async def later():
+        await asyncio.sleep(0.02)
+        clock.t += 1.0                # max_wait passed
+
+    task = b.loop.create_task(later())
+    r = fetch(b, tid, "m1", 0, max_wait=100, min_bytes=1 << 20)
+    b.loop.run_until_complete(task)
+    assert acquired(r) == [(0, 4, 1)]
+
+
+def test_batch_size_splits_the_acquired_records(env):
+    b, tid, _, _ = env
+    assert acquired(fetch(b, tid, "m1", 0, batch_size=3)) == [(0, 2, 1), (3, 4, 1)]
 
 
 def test_unknown_topic_id(env):
@@ -250,3 +290,62 @@ def test_unsupported_when_share_version_is_off(env):
     b.loop.run_until_complete(b.services.features.update({"share.version": 0}))
     assert fetch(b, tid, "m1", 0).error_code == E.UNSUPPORTED_VERSION
     assert ack(b, tid, "m1", 1, []).error_code == E.UNSUPPORTED_VERSION
+
+
+def _reset_to_earliest(persister, tid):
+    """What AlterShareGroupOffsets does to the durable state: a new state epoch at 0."""
+    key = SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)
+    epoch = persister.states[key].state_epoch + 1
+    return persister.initialize_state(key, epoch, 0)
+
+
+def test_the_group_empty_on_this_broker_drops_its_share_partitions(env):
+    """Kafka 4.4's ShareGroupListener.onGroupEmpty: once the last connection holding one
+    of the group's share sessions closes, its cached share partitions are dropped, so the
+    next fetch reads the state again (after an offsets reset, from the new start)."""
+    b, tid, _, persister = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    assert ack(b, tid, "m1", -1, [(0, 4, [1])]).error_code == 0     # session closed, all done
+    b.loop.run_until_complete(_reset_to_earliest(persister, tid))
+    assert acquired(fetch(b, tid, "m2", 0)) == []                   # the group still has a session
+    mgr.on_connection_closed("conn-test")
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    assert mgr.partitions == {} and len(mgr.sessions) == 0
+    assert acquired(fetch(b, tid, "m3", 0)) == [(0, 4, 1)]          # the reset state, read again
+
+
+def test_a_group_with_sessions_left_keeps_its_share_partitions(env):
+    b, tid, _, _ = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    mgr.sessions.sessions[next(iter(mgr.sessions.sessions))].connection_id = "other"
+    fetch(b, tid, "m2", 0)
+    mgr.on_connection_closed("conn-test")
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    assert (GROUP, "t", 0) in mgr.partitions
+
+
+def test_a_fenced_write_drops_the_share_partition_and_the_next_fetch_reloads(env):
+    """A leader that did not see the group empty (its consumer stayed connected) learns
+    of an offsets reset from its next write: FENCED_STATE_EPOCH, the share partition is
+    dropped with its timers, and the next fetch reads the reset state (Kafka 4.4)."""
+    b, tid, _, persister = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    b.loop.run_until_complete(_reset_to_earliest(persister, tid))
+    r = ack(b, tid, "m1", 1, [(0, 4, [1])])
+    assert r.responses[0].partitions[0].error_code == E.FENCED_STATE_EPOCH
+    assert mgr.partitions == {} and mgr._timers == {}
+    assert acquired(fetch(b, tid, "m1", 2)) == [(0, 4, 1)]
+
+
+def test_a_deleted_and_recreated_group_starts_again_at_its_reset(env):
+    b, tid, _, persister = env
+    mgr = b.services.share_partitions
+    fetch(b, tid, "m1", 0)
+    assert ack(b, tid, "m1", 1, [(0, 4, [1])]).responses[0].partitions[0].error_code == 0
+    mgr.on_connection_closed("conn-test")                  # the group empty on this broker
+    b.loop.run_until_complete(asyncio.sleep(0.01))
+    b.loop.run_until_complete(persister.delete_state(SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)))
+    assert acquired(fetch(b, tid, "m2", 0)) == [(0, 4, 1)]  # share.auto.offset.reset=earliest again

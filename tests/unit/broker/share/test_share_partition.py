@@ -141,3 +141,33 @@ def test_state_batches_write_acquired_as_available():
     p = sp()
     _, changed = p.acquire("m1", [(0, 4)], 500, now_ms=0)
     assert p.state_batches(changed) == [StateBatch(0, 4, 0, 1)]
+
+
+def test_runs_joined_by_a_change_are_written_once():
+    """Releasing two acquired batches joins their runs: the state written covers each
+    offset once (no overlapping batches for the persister)."""
+    p = sp()
+    p.acquire("m1", [(0, 2), (3, 4)], 500, now_ms=0)
+    changed = p.release_member("m1")
+    assert p.state_batches(changed) == [StateBatch(0, 4, 0, 1)]
+    # a change next to an unchanged neighbour writes the joined run
+    p.acquire("m1", [(0, 2), (3, 4)], 500, now_ms=0)
+    p.acknowledge("m1", [AckBatch(0, 2, [2])], now_ms=1)
+    _, changed = p.acknowledge("m1", [AckBatch(3, 4, [2])], now_ms=1)
+    assert p.state_batches(changed) == [StateBatch(0, 4, 0, 2)]
+
+
+def test_overlapping_loaded_batches_are_read_once():
+    p = sp(start_offset=0, batches=[StateBatch(0, 4, 0, 1), StateBatch(3, 4, 0, 1)])
+    got, _ = p.acquire("m1", [(0, 2), (3, 4)], 500, now_ms=0)
+    assert got == [AcquiredRange(0, 4, 2)]
+
+
+def test_batch_size_splits_acquired_ranges_at_log_batches():
+    """ShareFetch's BatchSize as Kafka 4.4 applies it: a new range starts at the first log
+    batch at least `batch_size` records past the range's first offset."""
+    p = sp()
+    got, _ = p.acquire("m1", [(0, 2), (3, 4), (5, 9), (10, 10)], 500, now_ms=0, batch_size=4)
+    assert got == [AcquiredRange(0, 4, 1), AcquiredRange(5, 9, 1), AcquiredRange(10, 10, 1)]
+    q = sp()
+    assert q.acquire("m1", [(0, 2), (3, 4)], 500, now_ms=0, batch_size=0)[0] == [AcquiredRange(0, 4, 1)]
