@@ -67,6 +67,9 @@ class AdminStandIn:
     async def ensure_offsets_topic(self) -> None:
         return None
 
+    async def ensure_share_group_state_topic(self) -> None:
+        return None
+
     async def ensure_transaction_state_topic(self) -> None:
         return None
 
