@@ -93,7 +93,9 @@ def _check(p: OptionParser, o: OptionSet) -> None:
             p.usage_and_exit("Option [reset-offsets] takes one of these options: "
                              "[all-groups], [group]")
         if o.has("dry-run") and o.has("execute"):
-            p.usage_and_exit("Option [reset-offsets] only accepts one of [execute, dry-run]")
+            p.usage_and_exit("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
+        if not o.has("dry-run") and not o.has("execute"):
+            p.usage_and_exit("Option [reset-offsets] takes the option: [execute] or [dry-run]")
     if o.has("delete-offsets") and not o.has("group"):
         p.usage_and_exit("Option [delete-offsets] takes the option: [group]")
 

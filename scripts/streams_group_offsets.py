@@ -1,7 +1,7 @@
 """kafka-streams-groups --reset-offsets and --delete-offsets, as Apache Kafka 4.4's
 StreamsGroupCommand does them: the scope (--all-input-topics: the committed offsets of the
 topology's source topics; --input-topic t[:p,...]: partitions that must all have a committed
-offset), the scenarios of Kafka's GroupOffsetsResetter, --dry-run (the default) or --execute
+offset), the scenarios of Kafka's GroupOffsetsResetter, --dry-run or --execute
 (an admin's OffsetCommit, which only an empty group takes; with --delete-all-internal-topics
 or --delete-internal-topic the internal topics go too), the plan printed as a table or a CSV
 export; and OffsetDelete of a group's input topics with Kafka's status table.
@@ -28,6 +28,8 @@ SCENARIOS = ["to-offset", "to-earliest", "to-latest", "shift-by", "to-datetime",
 _SCENARIO_ORDER = ["by-duration", "from-file", "shift-by", "to-current", "to-datetime",
                    "to-earliest", "to-latest", "to-offset"]
 TopicPartition = tuple[str, int]
+#: the Java client's text of UNKNOWN_TOPIC_OR_PARTITION (Metadata carries no message)
+_UNKNOWN_TOPIC = "This server does not host this topic-partition."
 
 
 class ResetError(Exception):
@@ -77,8 +79,10 @@ def _parse_input_topics(client: StreamsGroupsClient, args: list[str]) -> list[To
     if whole:
         found, errors = client.partitions(whole)
         if errors:
-            t, code = sorted(errors.items())[0]
-            raise BrokerError(code, f"This server does not host this topic-partition.")
+            # Kafka's tool fails with the admin client's exception, unwrapped
+            code = sorted(errors.items())[0][1]
+            raise ResetError(_UNKNOWN_TOPIC if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                             else str(BrokerError(code)))
         out += found
     return out
 
@@ -91,7 +95,7 @@ class StreamsOffsetsResetter:
         self.client, self.parser, self.o, self.out = client, parser, o, out
         self.err = err or sys.stderr
         self.clock = clock
-        self.dry_run = o.has("dry-run") or not o.has("execute")
+        self.dry_run = not o.has("execute")
 
     def run(self) -> dict[str, dict[TopicPartition, int]]:
         groups = ([g for g, _ in self.client.list_groups()] if self.o.has("all-groups")
