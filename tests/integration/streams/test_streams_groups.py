@@ -233,6 +233,22 @@ def _offsets_tools_alike(bootstrap: str) -> dict[str, str]:
     return seen
 
 
+def _standby_override(bootstrap: str) -> list[tuple[int, str]]:
+    """Apache's kafka-configs setting the group's `streams.num.standby.replicas` within and
+    outside its bounds (0 to group.streams.max.standby.replicas): exit code and message."""
+    out = []
+    for value in ("1", "3", "-1"):
+        done = run_tool("4", "kafka-configs", [
+            "--bootstrap-server", bootstrap, "--entity-type", "groups", "--entity-name", APP,
+            "--alter", "--add-config", f"streams.num.standby.replicas={value}"],
+            timeout=120, check=False)
+        said = [ln for ln in (done.stdout + done.stderr).splitlines()
+                if "streams.num.standby.replicas" in ln and "args" not in ln
+                or ln.startswith("Completed updating")]
+        out.append((done.returncode, "\n".join(said).replace(bootstrap, "HOST")))
+    return out
+
+
 @pytest.fixture(scope="module")
 def apache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceKafka]:
     """Apache Kafka 4.4 with the same Streams group settings as kafpy gets (a killed
@@ -288,6 +304,10 @@ def test_word_count_exactly_once_survives_a_kill_as_on_apache_kafka(broker_facto
     offsets = {b: _offsets_tools_alike(b) for b in (ours.bootstrap, apache.bootstrap)}
     for name in ("earliest", "other", "execute", "delete", "delete-again"):
         assert offsets[ours.bootstrap][name] == offsets[apache.bootstrap][name], (name, offsets)
+    # the group's standby replicas: set and refused alike
+    standby = [_standby_override(b) for b in (ours.bootstrap, apache.bootstrap)]
+    assert standby[0] == standby[1], standby
+    assert [code for code, _ in standby[0]] == [0, 1, 1], standby
     for bootstrap in (ours.bootstrap, apache.bootstrap):
         # the group left empty by the closed application goes with its internal topics
         listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],
