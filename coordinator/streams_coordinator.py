@@ -89,7 +89,9 @@ class StreamsGroupCoordinator:
     def __init__(self, classic: Any, config: StreamsGroupConfig, topics: TopicsView,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         """`group_configs(group_id)`: the group's overrides (`streams.session.timeout.ms`,
-        `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`)."""
+        `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`,
+        `streams.initial.rebalance.delay.ms`, `streams.assignment.interval.ms`,
+        `streams.acceptable.recovery.lag`, `streams.task.offset.interval.ms`)."""
         self.classic = classic
         self.config = config
         self.topics = topics
@@ -188,11 +190,12 @@ class StreamsGroupCoordinator:
         member = group.members.get(member_id)
         new_member = member is None
         if member_epoch == JOIN_EPOCH:
-            if not group.members and self.config.initial_rebalance_delay_ms > 0:
+            delay = self._override(group_id, "streams.initial.rebalance.delay.ms",
+                                   self.config.initial_rebalance_delay_ms)
+            if not group.members and delay > 0:
                 # Kafka's initial rebalance delay: a group starting (again) from no
                 # members waits for the others before its first assignment
-                group.initial_delay_deadline = self._wake(
-                    now_ms + self.config.initial_rebalance_delay_ms)
+                group.initial_delay_deadline = self._wake(now_ms + delay)
             if member is None and len(group.members) >= self.config.max_size:
                 return _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
                               f"The streams group has reached its maximum capacity of "

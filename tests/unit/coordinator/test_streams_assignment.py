@@ -1,7 +1,7 @@
 """Streams group assignment settings with the clock passed in: the assignment interval
 (`group.streams.assignment.interval.ms`, per group `streams.assignment.interval.ms`: a new
 target at most that often, ASSIGNMENT_DELAYED meanwhile), the per-group standby replicas
-override, and the task offsets members report steering standby placement as Kafka 4.4's
+and initial rebalance delay overrides, and the task offsets members report steering standby placement as Kafka 4.4's
 sticky assignor does (no warm-up tasks, as on Kafka 4.4)."""
 from __future__ import annotations
 
@@ -106,3 +106,15 @@ def test_the_previous_active_owner_keeps_a_standby_copy_when_its_task_moves():
     moved = active(out["b"])
     assert len(moved) == 1 and set(moved) <= set(standby(out["a"]))
     assert not out["a"].warmup and not out["b"].warmup
+
+
+def test_the_group_may_override_its_initial_rebalance_delay():
+    overrides = {"g": {"streams.initial.rebalance.delay.ms": "500"}}
+    c, _ = setup(initial_rebalance_delay_ms=3000)
+    c._group_configs = lambda gid: overrides.get(gid, {})
+    r = beat(c, "m1", 0, 1_000)
+    assert r.status[0][0] == ASSIGNMENT_DELAYED and active(r) == []
+    assert c.groups["g"].initial_delay_deadline == 1_500
+    c.poll(1_500)                                  # the delay is over: the first target
+    r = beat(c, "m1", r.member_epoch, 1_600, owned=Tasks())
+    assert len(active(r)) == 4 and r.status == []
