@@ -1,8 +1,8 @@
 """Streams group assignment settings with the clock passed in: the assignment interval
 (`group.streams.assignment.interval.ms`, per group `streams.assignment.interval.ms`: a new
 target at most that often, ASSIGNMENT_DELAYED meanwhile), the per-group standby replicas
-and initial rebalance delay overrides, and the task offsets members report steering standby placement as Kafka 4.4's
-sticky assignor does (no warm-up tasks, as on Kafka 4.4)."""
+and initial rebalance delay overrides, and the task offsets members report steering
+standby placement as Kafka 4.4's sticky assignor does (no warm-up tasks, as on Kafka 4.4)."""
 from __future__ import annotations
 
 from kafpy.coordinator.streams_assignor import AssignmentMember, assign
