@@ -3,7 +3,9 @@ groups`): overrides of a consumer-protocol group's session timeout and heartbeat
 interval, bounded by the broker's `group.consumer.min/max.*` settings, and a share
 group's (`share.*`: session, heartbeat, record lock duration, delivery count limit,
 record locks, bounded by `group.share.min/max.*`; `share.auto.offset.reset`,
-`share.isolation.level`, `share.renew.acknowledge.enable`). The share partitions read
+`share.isolation.level`, `share.renew.acknowledge.enable`), and a Streams group's
+(`streams.*`: session, heartbeat, standby and warm-up replicas, assignment interval,
+acceptable recovery lag, bounded by `group.streams.*`). The share partitions read
 the `share.*` ones through `overrides_lookup` (the values as strings) with `share_config`.
 
 Kept as entity configs of type "groups", where the user and client quotas are kept:
@@ -23,12 +25,15 @@ GROUP_RESOURCE = 32
 GROUP_ENTITY_TYPE = "groups"
 GROUP_CONFIG_SOURCE = 8          # DescribeConfigs' GROUP_CONFIG
 DEFAULT_CONFIG_SOURCE = 5
-TYPE_BOOLEAN, TYPE_STRING, TYPE_INT = 1, 2, 3
+TYPE_BOOLEAN, TYPE_STRING, TYPE_INT, TYPE_LONG = 1, 2, 3, 5
 
 SESSION_TIMEOUT = "consumer.session.timeout.ms"
 HEARTBEAT_INTERVAL = "consumer.heartbeat.interval.ms"
-#: group config -> (broker default, broker minimum, broker maximum)
-GROUP_CONFIGS: dict[str, tuple[str, str, str]] = {
+#: A bound of a group config: a broker setting's name, a fixed number (Kafka's ConfigDef
+#: `atLeast`), or None (unbounded).
+Bound = str | int | None
+#: group config -> (broker default, minimum, maximum)
+GROUP_CONFIGS: dict[str, tuple[str, Bound, Bound]] = {
     SESSION_TIMEOUT: ("group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms",
                       "group.consumer.max.session.timeout.ms"),
     HEARTBEAT_INTERVAL: ("group.consumer.heartbeat.interval.ms",
@@ -56,7 +61,20 @@ GROUP_CONFIGS: dict[str, tuple[str, str, str]] = {
     "streams.heartbeat.interval.ms": ("group.streams.heartbeat.interval.ms",
                                       "group.streams.min.heartbeat.interval.ms",
                                       "group.streams.max.heartbeat.interval.ms"),
+    "streams.num.standby.replicas": ("group.streams.num.standby.replicas", 0,
+                                     "group.streams.max.standby.replicas"),
+    "streams.initial.rebalance.delay.ms": ("group.streams.initial.rebalance.delay.ms", 0, None),
+    "streams.assignment.interval.ms": ("group.streams.assignment.interval.ms",
+                                       "group.streams.min.assignment.interval.ms",
+                                       "group.streams.max.assignment.interval.ms"),
+    "streams.task.offset.interval.ms": ("group.streams.task.offset.interval.ms",
+                                        "group.streams.min.task.offset.interval.ms", None),
+    "streams.num.warmup.replicas": ("group.streams.num.warmup.replicas", 0,
+                                    "group.streams.max.warmup.replicas"),
+    "streams.acceptable.recovery.lag": ("group.streams.acceptable.recovery.lag", 0, None),
 }
+#: the bounded group configs Kafka types LONG (the others are INT)
+LONG_GROUP_CONFIGS = {"streams.acceptable.recovery.lag"}
 SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset"
 SHARE_ISOLATION_LEVEL = "share.isolation.level"
 SHARE_RENEW_ACKNOWLEDGE_ENABLE = "share.renew.acknowledge.enable"
@@ -112,15 +130,34 @@ def validate(broker_config: Any, configs: Mapping[str, str]) -> None:
         bounds = GROUP_CONFIGS.get(name)
         if bounds is None:
             raise InvalidGroupConfig(f"Unknown group config name: {name}")
+        kind = "LONG" if name in LONG_GROUP_CONFIGS else "INT"
         try:
             number = int(str(value).strip())
         except ValueError:
             raise InvalidGroupConfig(f"Invalid value {value} for configuration {name}: "
-                                     f"Not a number of type INT") from None
-        low, high = int(broker_config[bounds[1]]), int(broker_config[bounds[2]])
-        if not low <= number <= high:
-            raise InvalidGroupConfig(f"{name} must be greater than or equal to {bounds[1]} "
-                                     f"({low}) and less than or equal to {bounds[2]} ({high})")
+                                     f"Not a number of type {kind}") from None
+        problem = _bound_problem(broker_config, name, number, bounds[1], bounds[2])
+        if problem is not None:
+            raise InvalidGroupConfig(problem)
+
+
+def _bound_problem(broker_config: Any, name: str, number: int, low: Bound, high: Bound
+                   ) -> str | None:
+    """Kafka 4.4's GroupConfig checks: a fixed minimum is the ConfigDef's `atLeast`
+    (checked first, with ConfigDef's message); then the broker's bounds
+    (validateIntRange / validateIntMin / validateIntMax)."""
+    if isinstance(low, int) and number < low:
+        return f"Invalid value {number} for configuration {name}: Value must be at least {low}"
+    broker_low = int(broker_config[low]) if isinstance(low, str) else None
+    broker_high = int(broker_config[high]) if isinstance(high, str) else None
+    if broker_low is not None and broker_high is not None:
+        if not broker_low <= number <= broker_high:
+            return f"{name} must be in the range {broker_low} to {broker_high} inclusive."
+    elif broker_low is not None and number < broker_low:
+        return f"{name} must be greater than or equal to {broker_low}"
+    elif broker_high is not None and number > broker_high:
+        return f"{name} must be less than or equal to {broker_high}"
+    return None
 
 
 def describe(broker_config: Any, overrides: Mapping[str, str], keys: list[str] | None,
@@ -134,7 +171,9 @@ def describe(broker_config: Any, overrides: Mapping[str, str], keys: list[str] |
         value = overrides[name] if overridden else str(broker_config[bounds[0]])
         out.append(entry(name=name, value=value, read_only=False,
                          config_source=GROUP_CONFIG_SOURCE if overridden else DEFAULT_CONFIG_SOURCE,
-                         is_sensitive=False, synonyms=[], config_type=TYPE_INT, documentation=None))
+                         is_sensitive=False, synonyms=[],
+                         config_type=TYPE_LONG if name in LONG_GROUP_CONFIGS else TYPE_INT,
+                         documentation=None))
     for name, (default, kind) in OTHER_GROUP_CONFIGS.items():
         if keys is not None and name not in keys:
             continue

@@ -9,9 +9,10 @@ from kafpy.coordinator.config import PropertiesConfig, _setting
 @dataclass
 class StreamsGroupConfig(PropertiesConfig):
     """Built once by the broker (`from_broker_config`). A group may override the session
-    timeout, heartbeat interval and standby replicas with IncrementalAlterConfigs on its
-    GROUP resource (`streams.session.timeout.ms`, `streams.heartbeat.interval.ms`,
-    `streams.num.standby.replicas`)."""
+    timeout, heartbeat interval, standby replicas, assignment interval, acceptable recovery
+    lag and task offset interval with IncrementalAlterConfigs on its GROUP resource
+    (`streams.session.timeout.ms`, `streams.heartbeat.interval.ms`,
+    `streams.num.standby.replicas`, `streams.assignment.interval.ms`, ...)."""
 
     session_timeout_ms: int = _setting("group.streams.session.timeout.ms", 45_000)
     min_session_timeout_ms: int = _setting("group.streams.min.session.timeout.ms", 45_000)
@@ -27,3 +28,8 @@ class StreamsGroupConfig(PropertiesConfig):
     # what the heartbeat response tells members (Kafka's defaults)
     acceptable_recovery_lag: int = _setting("group.streams.acceptable.recovery.lag", 10_000)
     task_offset_interval_ms: int = _setting("group.streams.task.offset.interval.ms", 60_000)
+    # Kafka 4.4 keeps these for warm-up tasks, which its sticky assignor does not place yet
+    num_warmup_replicas: int = _setting("group.streams.num.warmup.replicas", 2)
+    max_warmup_replicas: int = _setting("group.streams.max.warmup.replicas", 20)
+    # a new target assignment at most this often (0: at every group epoch)
+    assignment_interval_ms: int = _setting("group.streams.assignment.interval.ms", 1_000)

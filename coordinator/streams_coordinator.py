@@ -46,6 +46,7 @@ from kafpy.coordinator.streams_topology import (
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
+_INTERVAL_DELAYED = "Assignment delayed due to the configured assignment interval."
 _SHUTDOWN_DETAIL = "A KafkaStreams instance encountered a fatal error and requested a shutdown for the entire application."
 
 
@@ -88,7 +89,9 @@ class StreamsGroupCoordinator:
     def __init__(self, classic: Any, config: StreamsGroupConfig, topics: TopicsView,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         """`group_configs(group_id)`: the group's overrides (`streams.session.timeout.ms`,
-        `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`)."""
+        `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`,
+        `streams.initial.rebalance.delay.ms`, `streams.assignment.interval.ms`,
+        `streams.acceptable.recovery.lag`, `streams.task.offset.interval.ms`)."""
         self.classic = classic
         self.config = config
         self.topics = topics
@@ -104,13 +107,17 @@ class StreamsGroupCoordinator:
                   topology: StreamsTopology | None = None, owned: Tasks | None = None,
                   process_id: str | None = None, user_endpoint: tuple[str, int] | None = None,
                   client_tags: dict[str, str] | None = None, shutdown_application: bool = False,
-                  client_id: str = "", client_host: str = "", now_ms: int) -> Any:
-        """A future resolved with a HeartbeatResult once the group's changes are written."""
+                  client_id: str = "", client_host: str = "",
+                  task_offsets: dict[tuple[str, int], int] | None = None,
+                  task_end_offsets: dict[tuple[str, int], int] | None = None, now_ms: int) -> Any:
+        """A future resolved with a HeartbeatResult once the group's changes are written.
+        `task_offsets` / `task_end_offsets`: what the member reports of its tasks' state
+        (None: unchanged since its last heartbeat)."""
         fut = self.classic.future_factory()
         result = self._heartbeat(group_id, member_id, member_epoch, endpoint_information_epoch,
                                  instance_id, rack_id, rebalance_timeout_ms, topology, owned,
                                  process_id, user_endpoint, client_tags, shutdown_application,
-                                 client_id, client_host, now_ms)
+                                 client_id, client_host, now_ms, task_offsets, task_end_offsets)
         if isinstance(result, HeartbeatResult):
             fut.set_result(result)
             return fut
@@ -157,7 +164,8 @@ class StreamsGroupCoordinator:
 
     def _heartbeat(self, group_id, member_id, member_epoch, endpoint_epoch, instance_id, rack_id,
                    rebalance_timeout_ms, topology, owned, process_id, user_endpoint, client_tags,
-                   shutdown_application, client_id, client_host, now_ms):
+                   shutdown_application, client_id, client_host, now_ms, task_offsets=None,
+                   task_end_offsets=None):
         reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
                                         rebalance_timeout_ms, topology, owned, process_id)
         if reason is not None:
@@ -182,11 +190,12 @@ class StreamsGroupCoordinator:
         member = group.members.get(member_id)
         new_member = member is None
         if member_epoch == JOIN_EPOCH:
-            if not group.members and self.config.initial_rebalance_delay_ms > 0:
+            delay = self._override(group_id, "streams.initial.rebalance.delay.ms",
+                                   self.config.initial_rebalance_delay_ms)
+            if not group.members and delay > 0:
                 # Kafka's initial rebalance delay: a group starting (again) from no
                 # members waits for the others before its first assignment
-                group.initial_delay_deadline = self._wake(
-                    now_ms + self.config.initial_rebalance_delay_ms)
+                group.initial_delay_deadline = self._wake(now_ms + delay)
             if member is None and len(group.members) >= self.config.max_size:
                 return _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
                               f"The streams group has reached its maximum capacity of "
@@ -217,6 +226,10 @@ class StreamsGroupCoordinator:
             member.user_endpoint = user_endpoint
         if client_tags is not None:
             member.client_tags = dict(client_tags)
+        if task_offsets is not None:
+            member.task_offsets = dict(task_offsets)
+        if task_end_offsets is not None:
+            member.task_end_offsets = dict(task_end_offsets)
         bump = False
         if topology is not None:
             member.topology_epoch = topology.epoch
@@ -236,8 +249,14 @@ class StreamsGroupCoordinator:
         to_create = self._configure(group, bump, records)
         if group.initial_delay_deadline is not None and now_ms >= group.initial_delay_deadline:
             self._end_initial_delay(group, records, now_ms)
+        interval_delayed = False
         if group.group_epoch > group.assignment_epoch:
-            self._compute_target(group, records, now_ms, delayed=group.initial_delay_deadline is not None)
+            if group.initial_delay_deadline is not None:
+                self._compute_target(group, records, now_ms, delayed=True)
+            elif self._may_compute_target(group, now_ms):
+                self._compute_target(group, records, now_ms)
+            else:
+                interval_delayed = True
         sent_before = member.last_sent
         self._reconcile(group, member, owned, records, now_ms)
         self._schedule_session(member, now_ms, group.group_id)
@@ -249,9 +268,12 @@ class StreamsGroupCoordinator:
         partitions_by_endpoint = None
         if endpoint_epoch < group.endpoint_information_epoch:
             partitions_by_endpoint = self._partitions_by_endpoint(group)
+        status = self._status(group, member)
+        if interval_delayed:
+            status.insert(0, (ASSIGNMENT_DELAYED, _INTERVAL_DELAYED))
         return records, HeartbeatResult(
             ErrorCode.NONE, None, member.member_id, member.member_epoch,
-            self._heartbeat_interval(group.group_id), self._status(group, member), tasks,
+            self._heartbeat_interval(group.group_id), status, tasks,
             group.endpoint_information_epoch, partitions_by_endpoint, to_create)
 
     def _live_classic(self, group_id: str) -> bool:
@@ -397,6 +419,26 @@ class StreamsGroupCoordinator:
                                   self.config.num_standby_replicas),
                    self.config.max_standby_replicas)
 
+    def assignment_interval_ms(self, group_id: str) -> int:
+        """`streams.assignment.interval.ms` of the group, else the broker's setting."""
+        return self._override(group_id, "streams.assignment.interval.ms",
+                              self.config.assignment_interval_ms)
+
+    def _may_compute_target(self, group: StreamsGroup, now_ms: int) -> bool:
+        """Kafka 4.4's canComputeNextTargetAssignment: a new target at most once per
+        assignment interval (the first one, and any with the interval at 0, at once)."""
+        interval = self.assignment_interval_ms(group.group_id)
+        return (group.assignment_timestamp == 0 or interval == 0
+                or now_ms >= group.assignment_timestamp + interval)
+
+    def acceptable_recovery_lag(self, group_id: str) -> int:
+        return self._override(group_id, "streams.acceptable.recovery.lag",
+                              self.config.acceptable_recovery_lag)
+
+    def task_offset_interval_ms(self, group_id: str) -> int:
+        return self._override(group_id, "streams.task.offset.interval.ms",
+                              self.config.task_offset_interval_ms)
+
     def _end_initial_delay(self, group: StreamsGroup, records: list, now_ms: int) -> None:
         """The initial rebalance delay is over: a new group epoch, and its target."""
         group.initial_delay_deadline = None
@@ -424,12 +466,14 @@ class StreamsGroupCoordinator:
             target = {m.member_id: group.target.get(m.member_id, Tasks()) for m in members}
         else:
             target = assign(members, counts, group.target, stateful,
-                            self._num_standby_replicas(group.group_id))
+                            self._num_standby_replicas(group.group_id),
+                            {m.member_id: m.task_offsets for m in group.members.values()})
         for mid, t in target.items():
             if group.target.get(mid) != t:
                 records.append(R.target_member(group.group_id, mid, t))
         group.target = target
         group.assignment_epoch = group.group_epoch
+        group.assignment_timestamp = now_ms
         records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
 
     def _reconcile(self, group: StreamsGroup, member: StreamsGroupMember, owned: Tasks | None,
@@ -668,6 +712,7 @@ class StreamsGroupCoordinator:
             elif kind == R.TARGET_METADATA:
                 if v is not None:
                     g.assignment_epoch = v.assignment_epoch
+                    g.assignment_timestamp = v.assignment_timestamp
             elif kind == R.TARGET_MEMBER:
                 if v is None:
                     g.target.pop(mid, None)

@@ -96,6 +96,10 @@ class StreamsGroupMember:
     revocation_deadline: int | None = None
     last_sent: Tasks | None = None
     endpoint_epoch_sent: int = -1
+    # what the member last reported of its tasks' state (changelog offset sums and their
+    # end offsets by (subtopology, partition)); kept in memory only, as Kafka keeps them
+    task_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+    task_end_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
 
     uses_classic_protocol = False
 
@@ -113,6 +117,8 @@ class StreamsGroup(GroupOffsets):
         self.group_id = group_id
         self.group_epoch = 0
         self.assignment_epoch = 0
+        # when the current target was computed (ms; 0: never), for the assignment interval
+        self.assignment_timestamp = 0
         self.metadata_hash = 0
         self.validated_topology_epoch = -1
         self.topology: StreamsTopology | None = None

@@ -1,5 +1,6 @@
 """kafka-streams-groups: list, describe (offsets, members, state) and delete Streams groups
-(KIP-1071), with the options and column layout of Apache Kafka 4.4's StreamsGroupCommand.
+(KIP-1071), reset and delete their offsets (scripts.streams_group_offsets), with the
+options and column layout of Apache Kafka 4.4's StreamsGroupCommand.
 With `--delete-all-internal-topics`, deleting a group deletes its internal topics
 (repartition and changelog topics) too, as Kafka's tool does. Built on raw requests (scripts.streams_groups_client).
 
@@ -14,7 +15,11 @@ from kafpy.broker.properties import load_properties
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError, error_text
+from kafpy.scripts.streams_group_offsets import (ResetError, StreamsOffsetsResetter,
+                                                 delete_offsets, print_reset)
 from kafpy.scripts.streams_groups_client import StreamsGroupsClient
+
+ACTIONS = ("list", "describe", "delete", "reset-offsets", "delete-offsets")
 
 
 def build_parser() -> OptionParser:
@@ -39,18 +44,60 @@ def build_parser() -> OptionParser:
       "specified with '--list', it displays the state of all groups.", arg="optional",
       described_as="state")
     a("verbose", "Use with --describe --state  to show group epoch and target assignment epoch.")
+    a("all-groups", "Apply to all streams groups.")
+    a("input-topic", "The input topic whose committed offset should be deleted or reset. In "
+      "--reset-offsets case, partitions can be specified using this format: `topic:0,1,2`, "
+      "where 0,1,2 are the partitions to be included. Multiple input topics can be specified. "
+      "Supported operations: delete-offsets, reset-offsets.", arg="required", described_as="topic")
+    a("all-input-topics", "Consider all input topics used in the topology of the group. "
+      "Supported operations: delete-offsets, reset-offsets.")
+    a("reset-offsets", "Reset offsets of streams group. The instances should be inactive.")
+    a("delete-offsets", "Delete offsets of streams group. Supports one streams group at a "
+      "time, and multiple topics.")
+    a("dry-run", "Only show results without executing changes on streams group. Supported "
+      "operation: reset-offsets.")
+    a("execute", "Execute the offset reset operation. Supported operation: reset-offsets.")
+    a("export", "Generate offset reset information in CSV format for export to a file. "
+      "Supported operation: reset-offsets.")
+    a("to-offset", "Reset offsets to a specific offset.", arg="required", described_as="offset",
+      type=int)
+    a("from-file", "Reset offsets to values defined in CSV file.", arg="required",
+      described_as="path to CSV file")
+    a("to-datetime", "Reset offsets to offset from datetime. Format: 'YYYY-MM-DDThh:mm:ss.sss'",
+      arg="required", described_as="datetime")
+    a("by-duration", "Reset offsets by duration from current timestamp. Format: 'PnDTnHnMnS'",
+      arg="required", described_as="duration")
+    a("to-earliest", "Reset offsets to earliest offset.")
+    a("to-latest", "Reset offsets to latest offset.")
+    a("to-current", "Reset offsets to current offset.")
+    a("shift-by", "Reset offsets shifting current offset by 'n', where 'n' can be positive or "
+      "negative.", arg="required", described_as="number-of-offsets", type=int)
+    a("delete-internal-topic", "Delete specified internal topic of the streams group. "
+      "Supported operation: reset-offsets.This option is applicable only when --execute is "
+      "used.", arg="required", described_as="topic")
     return p
 
 
 def _check(p: OptionParser, o: OptionSet) -> None:
-    actions = [a for a in ("list", "describe", "delete") if o.has(a)]
+    actions = [a for a in ACTIONS if o.has(a)]
     if len(actions) != 1:
-        p.usage_and_exit("Command must include exactly one action: --list, --describe, --delete.")
+        p.usage_and_exit("Command must include exactly one action: --list, --describe, --delete, "
+                         "--reset-offsets, or --delete-offsets.")
     if not o.has("bootstrap-server"):
         p.usage_and_exit("Missing required argument \"[bootstrap-server]\"")
     if (o.has("describe") or o.has("delete")) and not o.has("group"):
         p.usage_and_exit("Option [describe] takes the option: [group]" if o.has("describe")
                          else "Option [delete] takes the option: [group]")
+    if o.has("reset-offsets"):
+        if not o.has("group") and not o.has("all-groups"):
+            p.usage_and_exit("Option [reset-offsets] takes one of these options: "
+                             "[all-groups], [group]")
+        if o.has("dry-run") and o.has("execute"):
+            p.usage_and_exit("Option [reset-offsets] only accepts one of [execute] and [dry-run]")
+        if not o.has("dry-run") and not o.has("execute"):
+            p.usage_and_exit("Option [reset-offsets] takes the option: [execute] or [dry-run]")
+    if o.has("delete-offsets") and not o.has("group"):
+        p.usage_and_exit("Option [delete-offsets] takes the option: [group]")
 
 
 def _row(widths: list[int], values: list[Any]) -> str:
@@ -163,9 +210,17 @@ def run(args: list[str], out: TextIO | None = None) -> int:
                 return 0
             if o.has("describe"):
                 return describe(client, o, out)
+            if o.has("reset-offsets"):
+                print_reset(o, StreamsOffsetsResetter(client, p, o, out).run(), out)
+                return 0
+            if o.has("delete-offsets"):
+                return delete_offsets(client, p, o, out)
             return delete(client, o, out)
     except (UsageExit, BrokenPipeError):
         raise
+    except ResetError as e:
+        out.write(f"\nError: Executing streams group command failed due to {e}\n")
+        return 1
     except BrokerError as e:
         out.write(f"\nError: Executing streams group command failed due to {e.java_name()}: {e}\n")
         out.flush()

@@ -1,8 +1,8 @@
 """The requests kafka-streams-groups needs, sent raw through the project's codec
 (kafka-python's admin client knows no Streams group APIs): FindCoordinator, ListGroups,
-StreamsGroupDescribe, OffsetFetch, DeleteGroups and DeleteTopics to the group's
-coordinator or the bootstrap broker, ListOffsets to each partition's leader (found with
-Metadata). Connections and versions as AclAdminClient makes them (one blocking
+StreamsGroupDescribe, OffsetFetch, OffsetCommit (an admin's, without a member epoch),
+OffsetDelete, DeleteGroups and DeleteTopics to the group's coordinator or the bootstrap
+broker, ListOffsets to each partition's leader (found with Metadata). Connections and versions as AclAdminClient makes them (one blocking
 connection per broker, versions from ApiVersions, TLS and SASL/PLAIN from
 ``--command-config``).
 
@@ -91,6 +91,13 @@ class StreamsGroupsClient:
 
     def end_offsets(self, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
         """Log end offsets, asked of each partition's leader."""
+        return self.log_offsets(partitions, _LATEST)
+
+    def log_offsets(self, partitions: list[tuple[str, int]], timestamp: int
+                    ) -> dict[tuple[str, int], int]:
+        """ListOffsets at `timestamp` (-1 latest, -2 earliest) of each partition, asked of
+        its leader; a partition without an answer (no offset at or after a time: -1) is
+        left out or given as -1."""
         leaders = self._leaders(sorted({t for t, _ in partitions}))
         by_leader: dict[Any, list[tuple[str, int]]] = {}
         for tp in partitions:
@@ -101,7 +108,7 @@ class StreamsGroupsClient:
         for address, tps in by_leader.items():
             topics: dict[str, list] = {}
             for t, p in tps:
-                topics.setdefault(t, []).append(P(partition_index=p, timestamp=_LATEST))
+                topics.setdefault(t, []).append(P(partition_index=p, timestamp=timestamp))
             resp = self._call(self._broker(*address), ApiKey.LIST_OFFSETS, M.ListOffsetsRequest(
                 replica_id=-1, topics=[T(name=t, partitions=ps) for t, ps in topics.items()]))
             for t in resp.topics:
@@ -109,6 +116,48 @@ class StreamsGroupsClient:
                     if p.error_code == ErrorCode.NONE:
                         out[(t.name, p.partition_index)] = p.offset
         return out
+
+    def alter_offsets(self, group: str, offsets: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+        """OffsetCommit of an admin (no member, epoch -1): only an empty group takes it.
+        Returns each partition's error code."""
+        node, _ = self.coordinator(group)
+        T = M.OffsetCommitRequest.OffsetCommitRequestTopic
+        P = M.OffsetCommitRequest.OffsetCommitRequestPartition
+        topics: dict[str, list] = {}
+        for (t, p), off in sorted(offsets.items()):
+            topics.setdefault(t, []).append(P(partition_index=p, committed_offset=off,
+                                              committed_leader_epoch=-1, commit_timestamp=-1,
+                                              committed_metadata=""))
+        resp = self._call(node, ApiKey.OFFSET_COMMIT, M.OffsetCommitRequest(
+            group_id=group, generation_id_or_member_epoch=-1, member_id="",
+            group_instance_id=None, retention_time_ms=-1,
+            topics=[T(name=t, partitions=ps) for t, ps in topics.items()]))
+        return {(t.name, p.partition_index): p.error_code for t in resp.topics for p in t.partitions}
+
+    def delete_offsets(self, group: str, partitions: list[tuple[str, int]]
+                       ) -> tuple[int, dict[tuple[str, int], int]]:
+        """OffsetDelete: the group's error code and each partition's."""
+        node, _ = self.coordinator(group)
+        T = M.OffsetDeleteRequest.OffsetDeleteRequestTopic
+        P = M.OffsetDeleteRequest.OffsetDeleteRequestPartition
+        topics: dict[str, list] = {}
+        for t, p in partitions:
+            topics.setdefault(t, []).append(P(partition_index=p))
+        resp = self._call(node, ApiKey.OFFSET_DELETE, M.OffsetDeleteRequest(
+            group_id=group, topics=[T(name=t, partitions=ps) for t, ps in topics.items()]))
+        return resp.error_code, {(t.name, p.partition_index): p.error_code
+                                 for t in resp.topics for p in t.partitions}
+
+    def partitions(self, topics: list[str]) -> tuple[list[tuple[str, int]], dict[str, int]]:
+        """The partitions of `topics` (Metadata), and the error of each topic not found."""
+        md = self._metadata(topics)
+        found, errors = [], {}
+        for t in md.topics:
+            if t.error_code != ErrorCode.NONE:
+                errors[t.name] = t.error_code
+            else:
+                found += [(t.name, p.partition_index) for p in t.partitions]
+        return sorted(found), errors
 
     def delete_group(self, group: str) -> int:
         node, _ = self.coordinator(group)

@@ -66,6 +66,18 @@ def _owned(req: Any) -> Tasks | None:
                  _task_set(req.warmup_tasks))
 
 
+def _task_offsets(items: Any) -> dict[tuple[str, int], int] | None:
+    """TaskOffsets / TaskEndOffsets of a heartbeat (None: unchanged since the last one)."""
+    if items is None:
+        return None
+    return {(o.subtopology_id, o.partition): o.offset for o in items}
+
+
+def _task_offset_list(cls: Any, offsets: dict[tuple[str, int], int]) -> list:
+    return [cls(subtopology_id=s, partition=p, offset=off)
+            for (s, p), off in sorted(offsets.items())]
+
+
 def _task_ids(cls: Any, t: TaskSet) -> list:
     return [cls(subtopology_id=s, partitions=sorted(ps)) for s, ps in sorted(t.items()) if ps]
 
@@ -142,19 +154,21 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
         owned=_owned(req), process_id=req.process_id, user_endpoint=endpoint,
         client_tags=tags, shutdown_application=req.shutdown_application,
         client_id=ctx.client_id or "", client_host=_client_host(ctx),
+        task_offsets=_task_offsets(req.task_offsets),
+        task_end_offsets=_task_offsets(req.task_end_offsets),
         now_ms=ctx.services.group_coordinator.now_ms())
     r = await fut
     if r.topics_to_create:
         create_internal_topics(ctx, r.topics_to_create)
     ok = r.error == E.NONE
-    lag = streams.config.acceptable_recovery_lag
+    lag = streams.acceptable_recovery_lag(req.group_id)
     out = R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
             # an error carries the data's defaults, as Kafka's error responses do
             member_id=(r.member_id or req.member_id) if ok else "",
             member_epoch=r.member_epoch if ok else 0,
             heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0,
             acceptable_recovery_lag_legacy=min(lag, 2**31 - 1), acceptable_recovery_lag=lag,
-            task_offset_interval_ms=streams.config.task_offset_interval_ms,
+            task_offset_interval_ms=streams.task_offset_interval_ms(req.group_id),
             status=[R.Status(status_code=c, status_detail=d) for c, d in r.status] if ok else None,
             endpoint_information_epoch=r.endpoint_information_epoch)
     if ok and r.tasks is not None:
@@ -214,7 +228,9 @@ async def handle_streams_group_describe(ctx: RequestContext, req) -> StreamsGrou
             user_endpoint=None if m.user_endpoint is None else R.Endpoint(
                 host=m.user_endpoint[0], port=m.user_endpoint[1]),
             client_tags=[R.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())],
-            task_offsets=[], task_end_offsets=[], assignment=assignment(m.tasks),
+            task_offsets=_task_offset_list(R.TaskOffset, m.task_offsets),
+            task_end_offsets=_task_offset_list(R.TaskOffset, m.task_end_offsets),
+            assignment=assignment(m.tasks),
             target_assignment=assignment(target), is_classic=False) for m, target in d.members]
         ops = _GROUP_OPERATIONS if req.include_authorized_operations else _NO_OPERATIONS
         group = R.DescribedGroup(

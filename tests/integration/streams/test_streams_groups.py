@@ -5,6 +5,7 @@ file), with exactly_once_v2, counts the words of an input fed while it runs, is 
 with SIGKILL mid-stream and restarted. On both brokers the counts it writes are exactly
 1, 2, ..., n for every word (no update lost or repeated across the crash);
 `kafka-streams-groups.sh` (Apache's and ours) describes the group alike on both, and
+resets and deletes its offsets alike on both (`--reset-offsets`, `--delete-offsets`), and
 deletes it; Apache's `kafka-dump-log` decodes the Streams* records kafpy wrote."""
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from kafka import KafkaProducer
 
 from kafpy.coordinator.partitioner import partition_for
 from kafpy.scripts import kafka_streams_groups
+from kafpy.scripts.streams_groups_client import StreamsGroupsClient
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.integration.transactions.helpers import read_records
 from tests.support import process
@@ -191,6 +193,62 @@ def _word_count_with_a_kill(bootstrap: str, work: Path, lines: list[str]) -> tup
     return got, described
 
 
+def _offsets_tools_alike(bootstrap: str) -> dict[str, str]:
+    """--reset-offsets (dry runs, then executed) and --delete-offsets of the empty group by
+    Apache's kafka-streams-groups.sh and ours against `bootstrap`: both print the same, and
+    what they execute is what the group's committed offsets then show. Returns the outputs
+    that do not depend on the broker's data, to be compared across brokers."""
+    base = ["--bootstrap-server", bootstrap, "--group", APP]
+    seen: dict[str, str] = {}
+    for name, args in (
+            ("earliest", ["--reset-offsets", "--all-input-topics", "--to-earliest", "--dry-run"]),
+            ("latest", ["--reset-offsets", "--input-topic", SOURCE, "--to-latest", "--dry-run"]),
+            ("shift", ["--reset-offsets", "--input-topic", f"{SOURCE}:1", "--shift-by", "-3",
+                       "--dry-run"]),
+            ("other", ["--reset-offsets", "--input-topic", "nope", "--to-earliest",
+                       "--dry-run"])):
+        apache = run_tool("4", "kafka-streams-groups", [*base, *args], timeout=120, check=False)
+        out = io.StringIO()
+        code = kafka_streams_groups.run([*base, *args], out)
+        assert (code, out.getvalue()) == (apache.returncode, apache.stdout), (args, apache)
+        seen[name] = apache.stdout
+    assert "0" in seen["earliest"] and SOURCE in seen["earliest"], seen
+    assert "does not host this topic-partition" in seen["other"], seen
+    # executed: Apache's tool sets partition 0, ours partition 1; the group then shows both
+    execute = ["--reset-offsets", "--execute", "--to-offset", "7", "--input-topic"]
+    seen["execute"] = run_tool("4", "kafka-streams-groups", [*base, *execute, f"{SOURCE}:0"],
+                               timeout=120).stdout
+    assert _ours([*base, *execute, f"{SOURCE}:1"]) == seen["execute"].replace(
+        f"{SOURCE:<30} 0", f"{SOURCE:<30} 1")
+    with StreamsGroupsClient(bootstrap) as client:
+        committed = client.committed(APP)
+        assert committed[(SOURCE, 0)] == committed[(SOURCE, 1)] == 7, committed
+        # --delete-offsets of the input topic: Apache's tool, then ours (nothing left)
+        delete = ["--delete-offsets", "--input-topic", SOURCE]
+        seen["delete"] = run_tool("4", "kafka-streams-groups", [*base, *delete],
+                                  timeout=120).stdout
+        assert "Request succeeded for deleting offsets" in seen["delete"], seen["delete"]
+        assert not [tp for tp in client.committed(APP) if tp[0] == SOURCE]
+    seen["delete-again"] = _ours([*base, *delete])
+    return seen
+
+
+def _standby_override(bootstrap: str) -> list[tuple[int, str]]:
+    """Apache's kafka-configs setting the group's `streams.num.standby.replicas` within and
+    outside its bounds (0 to group.streams.max.standby.replicas): exit code and message."""
+    out = []
+    for value in ("1", "3", "-1"):
+        done = run_tool("4", "kafka-configs", [
+            "--bootstrap-server", bootstrap, "--entity-type", "groups", "--entity-name", APP,
+            "--alter", "--add-config", f"streams.num.standby.replicas={value}"],
+            timeout=120, check=False)
+        said = [ln for ln in (done.stdout + done.stderr).splitlines()
+                if "streams.num.standby.replicas" in ln and "args" not in ln
+                or ln.startswith("Completed updating")]
+        out.append((done.returncode, "\n".join(said).replace(bootstrap, "HOST")))
+    return out
+
+
 @pytest.fixture(scope="module")
 def apache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceKafka]:
     """Apache Kafka 4.4 with the same Streams group settings as kafpy gets (a killed
@@ -241,6 +299,15 @@ def test_word_count_exactly_once_survives_a_kill_as_on_apache_kafka(broker_facto
         out = io.StringIO()
         kafka_streams_groups.run(["--bootstrap-server", ours.bootstrap, *args], out)
         assert out.getvalue() == apache_out, (args, apache_out)
+    # resetting and deleting the empty group's offsets: Apache's tool and ours alike, on
+    # either broker
+    offsets = {b: _offsets_tools_alike(b) for b in (ours.bootstrap, apache.bootstrap)}
+    for name in ("earliest", "other", "execute", "delete", "delete-again"):
+        assert offsets[ours.bootstrap][name] == offsets[apache.bootstrap][name], (name, offsets)
+    # the group's standby replicas: set and refused alike
+    standby = [_standby_override(b) for b in (ours.bootstrap, apache.bootstrap)]
+    assert standby[0] == standby[1], standby
+    assert [code for code, _ in standby[0]] == [0, 1, 1], standby
     for bootstrap in (ours.bootstrap, apache.bootstrap):
         # the group left empty by the closed application goes with its internal topics
         listed = run_tool("4", "kafka-streams-groups", ["--bootstrap-server", bootstrap, "--list"],

@@ -1,7 +1,8 @@
 """StreamsGroupHeartbeat and StreamsGroupDescribe through their handlers, on a broker
 without sockets: internal topics created in the background, tasks and the partitions of
 each member's endpoint in the response (encoded and read back as a client would),
-invalid topologies, and both APIs off with streams.version 0."""
+invalid topologies, the task offsets members report (kept, described), and both APIs off
+with streams.version 0."""
 from __future__ import annotations
 
 import asyncio
@@ -59,8 +60,10 @@ def _topology(*sources: str) -> Q.Topology:
                       copartition_groups=[])])
 
 
-def _heartbeat(broker, epoch: int, topology=None, owned=None, endpoint_epoch=-1, version=1):
+def _heartbeat(broker, epoch: int, topology=None, owned=None, endpoint_epoch=-1, version=1,
+               task_offsets=None, task_end_offsets=None):
     req = Q(group_id="app", member_id="m1", member_epoch=epoch,
+            task_offsets=task_offsets, task_end_offsets=task_end_offsets,
             endpoint_information_epoch=endpoint_epoch, rebalance_timeout_ms=30000,
             topology=topology, process_id="p1",
             user_endpoint=Q.Endpoint(host="h1", port=7070), client_tags=[],
@@ -109,3 +112,22 @@ def test_invalid_topologies_and_streams_version_zero(broker):
     assert _heartbeat(broker, 0, _topology("in")).error_code == E.UNSUPPORTED_VERSION
     d = call(broker, handle_streams_group_describe, DESCRIBE, 0, D(group_ids=["app"]))
     assert d.groups[0].error_code == E.UNSUPPORTED_VERSION
+
+
+def test_reported_task_offsets_are_kept_and_described(broker):
+    broker.create_topic("in", 2)
+    broker.create_topic("app-rep", 2)
+    broker.create_topic("app-store-changelog", 2)
+    r = _heartbeat(broker, 0, _topology("in"))
+    offsets = [Q.TaskOffset(subtopology_id="1", partition=0, offset=42)]
+    ends = [Q.TaskOffset(subtopology_id="1", partition=0, offset=50)]
+    r = _heartbeat(broker, r.member_epoch, owned=[], task_offsets=offsets, task_end_offsets=ends)
+    assert r.error_code == E.NONE and r.task_offset_interval_ms == 60_000
+    # a heartbeat without them (null: unchanged) keeps what was reported
+    r = _heartbeat(broker, r.member_epoch, owned=[])
+    d = call(broker, handle_streams_group_describe, DESCRIBE, 1, D(group_ids=["app"]))
+    frame = codec.encode_response(DESCRIBE, 1, 1, d)
+    (member,) = codec.decode_response(DESCRIBE, 1, frame[4:])[1].groups[0].members
+    assert [(o.subtopology_id, o.partition, o.offset) for o in member.task_offsets] == [("1", 0, 42)]
+    assert [(o.subtopology_id, o.partition, o.offset) for o in member.task_end_offsets] == [
+        ("1", 0, 50)]

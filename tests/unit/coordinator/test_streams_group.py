@@ -40,7 +40,8 @@ def setup(topics=(("in", 2),), log=None, internal=True, **cfg):
         view.add("app-store-repartition", 2, topic_id=b"r" * 16)
         view.add("app-store-changelog", 2, topic_id=b"c" * 16)
     config = StreamsGroupConfig(**{"session_timeout_ms": SESSION, "heartbeat_interval_ms": 1000,
-                                   "initial_rebalance_delay_ms": 0, **cfg})
+                                   "initial_rebalance_delay_ms": 0, "assignment_interval_ms": 0,
+                                   **cfg})
     return StreamsGroupCoordinator(classic, config, view), view
 
 
