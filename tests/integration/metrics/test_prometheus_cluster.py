@@ -102,9 +102,11 @@ def test_prometheus_sees_messages_in_lag_and_under_replicated_partitions(cluster
     wait_value(prom, lag, lambda v: v == 0, 60, "the group's lag falls to 0 once it caught up")
 
     # kill a broker: every partition it held a replica of becomes under-replicated
-    victim = brokers[2]
+    # (not the controller: the broker change must be timed by a controller that lives on)
     md = metadata(brokers[0])
-    held = sum(1 for t in md.topics for p in t.partitions if 2 in p.replica_nodes)
+    victim_id = max(i for i in range(len(brokers)) if i != md.controller_id)
+    victim = brokers[victim_id]
+    held = sum(1 for t in md.topics for p in t.partitions if victim_id in p.replica_nodes)
     assert held > PARTITIONS   # the topic and __consumer_offsets
     urp = "sum(kafka_server_replicamanager_underreplicatedpartitions)"
     assert prom.value(urp) == 0
