@@ -101,12 +101,16 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
         return {}
     pid, epoch = producer
     guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
-    errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
+    try:
+        errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
+    except BaseException:   # the connection went away: these verifications are over
+        for tp, guard in guards.items():
+            verifier.done(tp[0], tp[1], pid, guard)
+        raise
     out = {}
     for tp in starting:
         error = errors.get(tp, E.NONE)
         if error != E.NONE:
-            verifier.done(tp[0], tp[1], pid, guards[tp])
             log.debug("Produce to %s-%d of transactional id %s not verified: %s", tp[0], tp[1],
                       req.transactional_id, error.name)
         out[tp] = (pid, epoch, guards[tp], error)
@@ -124,7 +128,7 @@ def _verified(ctx: RequestContext, part, topic: str, index: int, check: tuple, p
         error = E.INVALID_TXN_STATE
     verifier.done(topic, index, pid, guard)
     if error != E.NONE:
-        pr.error_code, pr.error_message = produce_error(error)
+        pr.error_code, pr.error_message = produce_error(error, ctx.api_version)
         return False
     return True
 
@@ -138,7 +142,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     # refuses the whole request otherwise); lower producer epochs are the log's to refuse
     # (INVALID_PRODUCER_EPOCH), and a marker moves the partition's epoch on.
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
-    # KIP-890: (topic, partition) -> (producer id, guard) of batches the coordinator verified,
+    # KIP-890: (topic, partition) -> (producer id, epoch, guard, error) of the batches verified,
     # or the error to answer; empty unless a transactional batch would start a transaction
     verified: dict[tuple[str, int], tuple] = {}
     if req.transactional_id is not None and not no_txn_id and not bad_acks:
@@ -176,12 +180,14 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             if len(pd.records) == 0:
                 pr.error_code = E.CORRUPT_MESSAGE
                 continue
-            check = verified.get((td.name, pd.index)) if verified else None
+            check = verified.pop((td.name, pd.index), None) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
             entries.append((td.name, pd.index, pd.records))
             appended.append(pr)
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
+    for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
+        ctx.services.txn_verifier.done(topic, index, pid, guard)
     if entries:
         results = await rm.append_records(req.timeout_ms, acks, "client", entries)
         for pr, (error, message, info, log_start_offset) in zip(appended, results):
