@@ -17,12 +17,17 @@ whatever transaction.partition.verification.enable says.
 
 A guard per (topic, partition, producer id) is set when verification starts and voided by a
 marker for that producer on the partition (`on_marker`): a batch verified before the
-transaction ended is refused (INVALID_TXN_STATE) instead of starting a new one. Requests
-of one producer may be verified at the same time (pipelined Produce requests, each its own
-task here, where Kafka reads one request of a connection at a time), so they share the
-guard and it is dropped only when the last of them is done: one request's failed or
-finished verification must not void another's (Kafka's VerificationStateEntry likewise
-stays until a transactional batch or marker is appended).
+transaction ended is refused (INVALID_TXN_STATE) instead of starting a new one.
+
+Pipelined Produce requests of one producer run as tasks of their own here, where Kafka
+reads the next request of a connection only once the previous one is answered. So that
+the batches of a producer still reach each partition in the order sent (else a later
+batch appended while an earlier one waits for the coordinator is out of sequence), the
+requests of a producer with batches to verify take turns (`wait_turn`/`end_turn`), in
+arrival order: a turn ends once the request's batches are appended or refused, and by
+then an earlier batch may have started the transaction, so the next one appends without
+asking. A guard shared anyway is dropped only when the last of its holders is done: one
+verification that failed must not void another's.
 
 Errors reach the producer as Kafka 4.4 answers each Produce version (`produce_error`):
 PRODUCER_FENCED as INVALID_PRODUCER_EPOCH; TRANSACTION_ABORTABLE as INVALID_TXN_STATE up to
@@ -109,6 +114,8 @@ class TxnVerifier:
         self._local = local_coordinator
         self._clients = BrokerClients(metadata_cache, client_factory)
         self._guards: dict[tuple[str, int, int], _Guard] = {}
+        # producer id -> the turn of its latest request with batches to verify
+        self._turns: dict[int, asyncio.Future] = {}
 
     async def close(self) -> None:
         await self._clients.close()
@@ -118,6 +125,30 @@ class TxnVerifier:
         """Whether a transactional batch would start the producer's transaction here."""
         entry = partition.log.producer_state.producers.get(producer_id)
         return entry is None or entry.current_txn_first_offset < 0 or entry.epoch != epoch
+
+    async def wait_turn(self, producer_id: int) -> asyncio.Future:
+        """Wait until the producer's earlier requests with batches to verify have ended
+        their turns; returns this request's turn, for `end_turn`."""
+        turn = asyncio.get_running_loop().create_future()
+        before = self._turns.get(producer_id)
+        self._turns[producer_id] = turn
+        if before is None or before.done():
+            return turn
+        try:
+            await asyncio.shield(before)
+        except asyncio.CancelledError:
+            # the requests after this one still wait for the one before it
+            before.add_done_callback(lambda _: self.end_turn(producer_id, turn))
+            raise
+        return turn
+
+    def end_turn(self, producer_id: int, turn: asyncio.Future) -> None:
+        """The request's batches are appended or refused: the next request goes on (once
+        the calling task yields, so after what it appends in the same step)."""
+        if not turn.done():
+            turn.set_result(None)
+        if self._turns.get(producer_id) is turn:
+            del self._turns[producer_id]
 
     def start(self, topic: str, index: int, producer_id: int) -> object:
         """The guard of a verification starting now (an existing one is shared); every

@@ -13,6 +13,7 @@ instead, as the client no longer sends AddPartitionsToTxn.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import struct
 
@@ -87,7 +88,7 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     if verifier is None or not (verifier.enabled or add):
         return {}
     rm = ctx.services.replica_manager
-    starting: list[tuple[str, int]] = []
+    parts: dict[tuple[str, int], object] = {}
     producer = None
     for td in req.topic_data:
         for pd in td.partition_data:
@@ -96,17 +97,26 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
             if part is None or not part.is_leader or not verifier.needs_verification(part, *found):
                 continue
             producer = found
-            starting.append((td.name, pd.index))
-    if not starting:
+            parts[(td.name, pd.index)] = part
+    if not parts:
         return {}
     pid, epoch = producer
-    guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
+    # the producer's earlier requests go first (and may start the transaction meanwhile)
+    turn = await verifier.wait_turn(pid)
     try:
-        errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
-    except BaseException:   # the connection went away: these verifications are over
-        for tp, guard in guards.items():
-            verifier.done(tp[0], tp[1], pid, guard)
-        raise
+        starting = [tp for tp, part in parts.items() if verifier.needs_verification(part, pid, epoch)]
+        if not starting:
+            return {}
+        guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
+        try:
+            errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
+        except BaseException:   # the connection went away: these verifications are over
+            for tp, guard in guards.items():
+                verifier.done(tp[0], tp[1], pid, guard)
+            raise
+    finally:
+        # the turn ends once this task yields, so after the appends it makes in this step
+        asyncio.get_running_loop().call_soon(verifier.end_turn, pid, turn)
     out = {}
     for tp in starting:
         error = errors.get(tp, E.NONE)

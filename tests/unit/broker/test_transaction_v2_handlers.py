@@ -43,6 +43,12 @@ class Verifier:
     def needs_verification(self, part, pid, epoch) -> bool:
         return True
 
+    async def wait_turn(self, pid):
+        return None
+
+    def end_turn(self, pid, turn) -> None:
+        pass
+
     def start(self, topic, index, pid) -> object:
         return (topic, index, pid)
 

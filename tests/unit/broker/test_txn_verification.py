@@ -169,3 +169,34 @@ def test_a_failed_verification_does_not_void_the_guard_of_a_concurrent_one():
         v.done("t", 0, 7, guard)
         assert v.start("t", 0, 7) is not guard
     asyncio.run(run())
+
+
+def test_requests_of_a_producer_take_turns_in_arrival_order():
+    """Pipelined requests of one producer with batches to verify go on one at a time,
+    first come first served (so their batches reach each partition in sequence order),
+    each once the one before ended its turn; another producer does not wait."""
+    async def run() -> None:
+        v = TxnVerifier(1, Metadata(leader=1), lambda: None, lambda node: None)
+        order: list[str] = []
+
+        async def request(name: str, pid: int, release: asyncio.Event) -> None:
+            turn = await v.wait_turn(pid)
+            order.append(f"{name} goes")
+            await release.wait()
+            v.end_turn(pid, turn)
+        events = {n: asyncio.Event() for n in ("r1", "r2", "r3", "other")}
+        tasks = [asyncio.create_task(request(n, 9 if n == "other" else 7, events[n]))
+                 for n in ("r1", "r2", "r3", "other")]
+        await asyncio.sleep(0)
+        assert order == ["r1 goes", "other goes"]
+        events["r3"].set()        # r3 is done early, but still after r2
+        events["r1"].set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert order == ["r1 goes", "other goes", "r2 goes"]
+        events["r2"].set()
+        events["other"].set()
+        await asyncio.gather(*tasks)
+        assert order == ["r1 goes", "other goes", "r2 goes", "r3 goes"]
+        assert v._turns == {}
+    asyncio.run(run())
