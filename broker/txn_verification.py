@@ -24,9 +24,9 @@ reads the next request of a connection only once the previous one is answered. S
 the batches of a producer still reach each partition in the order sent (else a later
 batch appended while an earlier one waits for the coordinator is out of sequence), the
 requests of a producer with batches to verify take turns (`wait_turn`/`end_turn`), in
-arrival order: a turn ends once the request's batches are appended or refused, and by
-then an earlier batch may have started the transaction, so the next one appends without
-asking. A guard shared anyway is dropped only when the last of its holders is done: one
+arrival order, and so do its other requests while some wait (`turn_pending`): a turn
+ends once the request's batches are appended or refused, and by then an earlier batch
+may have started the transaction, so the next one appends without asking. A guard shared anyway is dropped only when the last of its holders is done: one
 verification that failed must not void another's.
 
 Errors reach the producer as Kafka 4.4 answers each Produce version (`produce_error`):
@@ -125,6 +125,12 @@ class TxnVerifier:
         """Whether a transactional batch would start the producer's transaction here."""
         entry = partition.log.producer_state.producers.get(producer_id)
         return entry is None or entry.current_txn_first_offset < 0 or entry.epoch != epoch
+
+    def turn_pending(self, producer_id: int) -> bool:
+        """Whether requests of the producer are waiting or taking their turn: a later one
+        must queue behind them even with nothing to verify."""
+        turn = self._turns.get(producer_id)
+        return turn is not None and not turn.done()
 
     async def wait_turn(self, producer_id: int) -> asyncio.Future:
         """Wait until the producer's earlier requests with batches to verify have ended

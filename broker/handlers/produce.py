@@ -88,17 +88,20 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     if verifier is None or not (verifier.enabled or add):
         return {}
     rm = ctx.services.replica_manager
-    parts: dict[tuple[str, int], object] = {}
+    parts: dict[tuple[str, int], object] = {}   # the transactional batches' partitions led here
     producer = None
+    starting: list[tuple[str, int]] = []
     for td in req.topic_data:
         for pd in td.partition_data:
             found = transactional_producer(pd.records)
             part = None if found is None else rm.get_partition(td.name, pd.index)
-            if part is None or not part.is_leader or not verifier.needs_verification(part, *found):
+            if part is None or not part.is_leader:
                 continue
             producer = found
             parts[(td.name, pd.index)] = part
-    if not parts:
+            if verifier.needs_verification(part, *found):
+                starting.append((td.name, pd.index))
+    if producer is None or not (starting or verifier.turn_pending(producer[0])):
         return {}
     pid, epoch = producer
     # the producer's earlier requests go first (and may start the transaction meanwhile)

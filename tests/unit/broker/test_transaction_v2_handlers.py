@@ -43,6 +43,9 @@ class Verifier:
     def needs_verification(self, part, pid, epoch) -> bool:
         return True
 
+    def turn_pending(self, pid) -> bool:
+        return False
+
     async def wait_turn(self, pid):
         return None
 

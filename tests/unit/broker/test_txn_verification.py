@@ -189,6 +189,9 @@ def test_requests_of_a_producer_take_turns_in_arrival_order():
                  for n in ("r1", "r2", "r3", "other")]
         await asyncio.sleep(0)
         assert order == ["r1 goes", "other goes"]
+        # a request with nothing to verify queues too while these wait (else its batches
+        # would append before theirs)
+        assert v.turn_pending(7) and v.turn_pending(9) and not v.turn_pending(8)
         events["r3"].set()        # r3 is done early, but still after r2
         events["r1"].set()
         for _ in range(5):
@@ -198,5 +201,5 @@ def test_requests_of_a_producer_take_turns_in_arrival_order():
         events["other"].set()
         await asyncio.gather(*tasks)
         assert order == ["r1 goes", "other goes", "r2 goes", "r3 goes"]
-        assert v._turns == {}
+        assert v._turns == {} and not v.turn_pending(7)
     asyncio.run(run())
