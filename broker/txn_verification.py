@@ -15,14 +15,25 @@ transaction instead of only checking it (`verify(..., add=True)`: AddPartitionsT
 without verifyOnly, Kafka's AddPartitionsToTxnManager with the addPartition operation),
 whatever transaction.partition.verification.enable says.
 
-A guard per (topic, partition, producer id) is set when verification starts and cleared by a
+A guard per (topic, partition, producer id) is set when verification starts and voided by a
 marker for that producer on the partition (`on_marker`): a batch verified before the
 transaction ended is refused (INVALID_TXN_STATE) instead of starting a new one.
 
-Errors reach the producer as Kafka answers Produce v0-v11: PRODUCER_FENCED as
-INVALID_PRODUCER_EPOCH, TRANSACTION_ABORTABLE as INVALID_TXN_STATE, and what the client
-should just retry (coordinator moving or loading, concurrent transactions, network) as
-NOT_ENOUGH_REPLICAS, which does not make it refresh its metadata.
+Pipelined Produce requests of one producer run as tasks of their own here, where Kafka
+reads the next request of a connection only once the previous one is answered. So that
+the batches of a producer still reach each partition in the order sent (else a later
+batch appended while an earlier one waits for the coordinator is out of sequence), the
+requests of a producer with batches to verify take turns (`wait_turn`/`end_turn`), in
+arrival order, and so do its other requests while some wait (`turn_pending`): a turn
+ends once the request's batches are appended or refused, and by then an earlier batch
+may have started the transaction, so the next one appends without asking. A guard shared anyway is dropped only when the last of its holders is done: one
+verification that failed must not void another's.
+
+Errors reach the producer as Kafka 4.4 answers each Produce version (`produce_error`):
+PRODUCER_FENCED as INVALID_PRODUCER_EPOCH; TRANSACTION_ABORTABLE as INVALID_TXN_STATE up to
+v10 (v11+ clients know it); what the client should just retry (coordinator moving or
+loading, network) as NOT_ENOUGH_REPLICAS, which does not make it refresh its metadata, and
+so CONCURRENT_TRANSACTIONS up to v11, while v12+ clients get it as it is.
 
 Who calls it: broker/handlers/produce.py and broker/txn_markers.py, on the event loop
 thread. Nothing on disk.
@@ -50,17 +61,25 @@ log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 E = ErrorCode
 TopicPartition = tuple[str, int]
 _RETRIABLE = (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
-              E.NOT_COORDINATOR, E.CONCURRENT_TRANSACTIONS)
+              E.NOT_COORDINATOR)
 PARTITION_NOT_ADDED = "Partition was not added to the transaction"
+# Kafka's produceRequestVersionToTransactionSupportedOperation: v11 knows TRANSACTION_ABORTABLE
+# (genericErrorSupported), v12 lets the leader add the partition (addPartition, epoch bumps)
+PRODUCE_GENERIC_ERROR_VERSION = 11
+PRODUCE_ADD_PARTITION_VERSION = 12
 
 
-def produce_error(error: ErrorCode) -> tuple[ErrorCode, str | None]:
-    """What a Produce (v0-v11) answers for a verification error (ReplicaManager's mapping)."""
+def produce_error(error: ErrorCode, api_version: int) -> tuple[ErrorCode, str | None]:
+    """What a Produce of `api_version` answers for a verification error (Kafka 4.4's
+    AddPartitionsToTxnManager then ReplicaManager mappings)."""
     if error == E.PRODUCER_FENCED:
         return E.INVALID_PRODUCER_EPOCH, None
-    if error in (E.TRANSACTION_ABORTABLE, E.CLUSTER_AUTHORIZATION_FAILED, E.INVALID_TXN_STATE):
+    if error == E.TRANSACTION_ABORTABLE and api_version < PRODUCE_GENERIC_ERROR_VERSION:
+        error = E.INVALID_TXN_STATE
+    if error in (E.CLUSTER_AUTHORIZATION_FAILED, E.INVALID_TXN_STATE):
         return E.INVALID_TXN_STATE, PARTITION_NOT_ADDED
-    if error in _RETRIABLE:
+    if error in _RETRIABLE or (error == E.CONCURRENT_TRANSACTIONS
+                               and api_version < PRODUCE_ADD_PARTITION_VERSION):
         return E.NOT_ENOUGH_REPLICAS, ("Unable to verify the partition has been added to the transaction. "
                                        f"Underlying error: {error.name}")
     return error, None
@@ -74,6 +93,15 @@ def transactional_producer(records: Any) -> tuple[int, int] | None:
     return PRODUCER_ID_AND_EPOCH.unpack_from(records, PRODUCER_ID_OFFSET)
 
 
+class _Guard:
+    """A verification guard; `holders` counts the verifications sharing it."""
+
+    __slots__ = ("holders",)
+
+    def __init__(self) -> None:
+        self.holders = 0
+
+
 class TxnVerifier:
     """`local_coordinator()` is this broker's TransactionCoordinatorService (or None);
     `client_factory(broker_info)` makes a NetworkClient for another broker."""
@@ -85,7 +113,9 @@ class TxnVerifier:
         self._metadata = metadata_cache
         self._local = local_coordinator
         self._clients = BrokerClients(metadata_cache, client_factory)
-        self._guards: dict[tuple[str, int, int], object] = {}
+        self._guards: dict[tuple[str, int, int], _Guard] = {}
+        # producer id -> the turn of its latest request with batches to verify
+        self._turns: dict[int, asyncio.Future] = {}
 
     async def close(self) -> None:
         await self._clients.close()
@@ -96,16 +126,52 @@ class TxnVerifier:
         entry = partition.log.producer_state.producers.get(producer_id)
         return entry is None or entry.current_txn_first_offset < 0 or entry.epoch != epoch
 
+    def turn_pending(self, producer_id: int) -> bool:
+        """Whether requests of the producer are waiting or taking their turn: a later one
+        must queue behind them even with nothing to verify."""
+        turn = self._turns.get(producer_id)
+        return turn is not None and not turn.done()
+
+    async def wait_turn(self, producer_id: int) -> asyncio.Future:
+        """Wait until the producer's earlier requests with batches to verify have ended
+        their turns; returns this request's turn, for `end_turn`."""
+        turn = asyncio.get_running_loop().create_future()
+        before = self._turns.get(producer_id)
+        self._turns[producer_id] = turn
+        if before is None or before.done():
+            return turn
+        try:
+            await asyncio.shield(before)
+        except asyncio.CancelledError:
+            # the requests after this one still wait for the one before it
+            before.add_done_callback(lambda _: self.end_turn(producer_id, turn))
+            raise
+        return turn
+
+    def end_turn(self, producer_id: int, turn: asyncio.Future) -> None:
+        """The request's batches are appended or refused: the next request goes on (once
+        the calling task yields, so after what it appends in the same step)."""
+        if not turn.done():
+            turn.set_result(None)
+        if self._turns.get(producer_id) is turn:
+            del self._turns[producer_id]
+
     def start(self, topic: str, index: int, producer_id: int) -> object:
-        """The guard of a verification starting now (an existing one is shared)."""
-        return self._guards.setdefault((topic, index, producer_id), object())
+        """The guard of a verification starting now (an existing one is shared); every
+        `start` is paired with one `done`."""
+        guard = self._guards.setdefault((topic, index, producer_id), _Guard())
+        guard.holders += 1
+        return guard
 
     def holds(self, topic: str, index: int, producer_id: int, guard: object) -> bool:
         """Whether `guard` is still current: no marker ended a transaction meanwhile."""
         return self._guards.get((topic, index, producer_id)) is guard
 
     def done(self, topic: str, index: int, producer_id: int, guard: object) -> None:
-        if self._guards.get((topic, index, producer_id)) is guard:
+        """One verification sharing `guard` is over; the last one drops it."""
+        assert isinstance(guard, _Guard)
+        guard.holders -= 1
+        if guard.holders <= 0 and self._guards.get((topic, index, producer_id)) is guard:
             del self._guards[(topic, index, producer_id)]
 
     def on_marker(self, topic: str, index: int, producer_id: int) -> None:

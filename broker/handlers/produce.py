@@ -13,6 +13,7 @@ instead, as the client no longer sends AddPartitionsToTxn.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import struct
 
@@ -87,26 +88,42 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     if verifier is None or not (verifier.enabled or add):
         return {}
     rm = ctx.services.replica_manager
-    starting: list[tuple[str, int]] = []
+    parts: dict[tuple[str, int], object] = {}   # the transactional batches' partitions led here
     producer = None
+    starting: list[tuple[str, int]] = []
     for td in req.topic_data:
         for pd in td.partition_data:
             found = transactional_producer(pd.records)
             part = None if found is None else rm.get_partition(td.name, pd.index)
-            if part is None or not part.is_leader or not verifier.needs_verification(part, *found):
+            if part is None or not part.is_leader:
                 continue
             producer = found
-            starting.append((td.name, pd.index))
-    if not starting:
+            parts[(td.name, pd.index)] = part
+            if verifier.needs_verification(part, *found):
+                starting.append((td.name, pd.index))
+    if producer is None or not (starting or verifier.turn_pending(producer[0])):
         return {}
     pid, epoch = producer
-    guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
-    errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
+    # the producer's earlier requests go first (and may start the transaction meanwhile)
+    turn = await verifier.wait_turn(pid)
+    try:
+        starting = [tp for tp, part in parts.items() if verifier.needs_verification(part, pid, epoch)]
+        if not starting:
+            return {}
+        guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
+        try:
+            errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
+        except BaseException:   # the connection went away: these verifications are over
+            for tp, guard in guards.items():
+                verifier.done(tp[0], tp[1], pid, guard)
+            raise
+    finally:
+        # the turn ends once this task yields, so after the appends it makes in this step
+        asyncio.get_running_loop().call_soon(verifier.end_turn, pid, turn)
     out = {}
     for tp in starting:
         error = errors.get(tp, E.NONE)
         if error != E.NONE:
-            verifier.done(tp[0], tp[1], pid, guards[tp])
             log.debug("Produce to %s-%d of transactional id %s not verified: %s", tp[0], tp[1],
                       req.transactional_id, error.name)
         out[tp] = (pid, epoch, guards[tp], error)
@@ -124,7 +141,7 @@ def _verified(ctx: RequestContext, part, topic: str, index: int, check: tuple, p
         error = E.INVALID_TXN_STATE
     verifier.done(topic, index, pid, guard)
     if error != E.NONE:
-        pr.error_code, pr.error_message = produce_error(error)
+        pr.error_code, pr.error_message = produce_error(error, ctx.api_version)
         return False
     return True
 
@@ -138,7 +155,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     # refuses the whole request otherwise); lower producer epochs are the log's to refuse
     # (INVALID_PRODUCER_EPOCH), and a marker moves the partition's epoch on.
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
-    # KIP-890: (topic, partition) -> (producer id, guard) of batches the coordinator verified,
+    # KIP-890: (topic, partition) -> (producer id, epoch, guard, error) of the batches verified,
     # or the error to answer; empty unless a transactional batch would start a transaction
     verified: dict[tuple[str, int], tuple] = {}
     if req.transactional_id is not None and not no_txn_id and not bad_acks:
@@ -176,12 +193,14 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             if len(pd.records) == 0:
                 pr.error_code = E.CORRUPT_MESSAGE
                 continue
-            check = verified.get((td.name, pd.index)) if verified else None
+            check = verified.pop((td.name, pd.index), None) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
             entries.append((td.name, pd.index, pd.records))
             appended.append(pr)
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
+    for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
+        ctx.services.txn_verifier.done(topic, index, pid, guard)
     if entries:
         results = await rm.append_records(req.timeout_ms, acks, "client", entries)
         for pr, (error, message, info, log_start_offset) in zip(appended, results):

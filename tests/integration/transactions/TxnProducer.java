@@ -7,6 +7,10 @@
 //   java TxnProducer <bootstrap> commit-abort <topic> <partitions> <transactions> <prefix> <group>
 //       the same, and each transaction also commits offset t+1 of partition 0 of <topic>
 //       for consumer group <group> (sendOffsetsToTransaction).
+//   java TxnProducer <bootstrap> burst <topic> <partitions> <transactions> <records> <prefix> <group>
+//       each transaction sends <records> records "<prefix>-t<t>-p<p>-r<r>" to each partition
+//       p, one batch each (so several Produce requests of the producer are in flight at
+//       once, as Kafka Streams' are), commits offset t+1 for <group>, and commits.
 //   java TxnProducer <bootstrap> zombie <topic> <prefix>
 //       two producers with one transactional id: the second fences the first; prints
 //       "fenced <exception class>" when the first one's late send or commit is refused.
@@ -23,7 +27,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 public class TxnProducer {
     static KafkaProducer<String, String> producer(String bootstrap, String txnId) {
+        return producer(bootstrap, txnId, null);
+    }
+
+    /** `batchSize` (when set) small enough for one record a batch. */
+    static KafkaProducer<String, String> producer(String bootstrap, String txnId, String batchSize) {
         Properties p = new Properties();
+        if (batchSize != null) {
+            p.put("batch.size", batchSize);
+        }
         p.put("bootstrap.servers", bootstrap);
         p.put("transactional.id", txnId);
         p.put("transaction.timeout.ms", "10000");
@@ -38,6 +50,9 @@ public class TxnProducer {
         if (args[1].equals("commit-abort")) {
             commitAbort(bootstrap, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]), args[5],
                         args.length > 6 ? args[6] : null);
+        } else if (args[1].equals("burst")) {
+            burst(bootstrap, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                  Integer.parseInt(args[5]), args[6], args[7]);
         } else {
             zombie(bootstrap, args[2], args[3]);
         }
@@ -65,6 +80,26 @@ public class TxnProducer {
                     p.commitTransaction();
                     System.out.println("committed " + t);
                 }
+            }
+        }
+    }
+
+    static void burst(String bootstrap, String topic, int partitions, int transactions, int records,
+                      String prefix, String group) throws Exception {
+        try (KafkaProducer<String, String> p = producer(bootstrap, prefix + "-txn", "1")) {
+            p.initTransactions();
+            for (int t = 0; t < transactions; t++) {
+                p.beginTransaction();
+                for (int r = 0; r < records; r++) {
+                    for (int part = 0; part < partitions; part++) {
+                        String v = prefix + "-t" + t + "-p" + part + "-r" + r;
+                        p.send(new ProducerRecord<>(topic, part, v, v));
+                    }
+                }
+                p.sendOffsetsToTransaction(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(t + 1)),
+                                           new ConsumerGroupMetadata(group));
+                p.commitTransaction();
+                System.out.println("committed " + t);
             }
         }
     }

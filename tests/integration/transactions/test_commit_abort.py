@@ -79,3 +79,20 @@ def test_confluent_zombie_is_fenced(txn_broker):
     assert read_confluent(txn_broker.bootstrap, topic) == [(1, "zc-new")]
     assert "zc-old-after" not in {v for _, v in read_confluent(
         txn_broker.bootstrap, topic, "read_uncommitted")}
+
+
+def test_java_pipelined_produce_requests_start_each_transaction(txn_broker):
+    """Transaction version 2 under a Kafka Streams-like load: one record a batch, so
+    several Produce v12 requests of the producer are in flight at once and each asks
+    the broker to add the same partitions to the transaction just begun (one of them
+    while another's add is being written, which is retried). Every transaction commits."""
+    prefix, transactions, records = "burst", 8, 5
+    topic = f"{prefix}-topic"
+    create_topic(txn_broker.bootstrap, topic, PARTITIONS)
+    out = run_java_program("4", "TxnProducer", [
+        txn_broker.bootstrap, "burst", topic, str(PARTITIONS), str(transactions), str(records),
+        prefix, f"{prefix}-group"])
+    assert out == [f"committed {t}" for t in range(transactions)]
+    assert Counter(read_confluent(txn_broker.bootstrap, topic)) == Counter(
+        (p, f"{prefix}-t{t}-p{p}-r{r}") for t in range(transactions) for p in range(PARTITIONS)
+        for r in range(records))

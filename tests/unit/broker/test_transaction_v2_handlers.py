@@ -43,6 +43,15 @@ class Verifier:
     def needs_verification(self, part, pid, epoch) -> bool:
         return True
 
+    def turn_pending(self, pid) -> bool:
+        return False
+
+    async def wait_turn(self, pid):
+        return None
+
+    def end_turn(self, pid, turn) -> None:
+        pass
+
     def start(self, topic, index, pid) -> object:
         return (topic, index, pid)
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
+from kafpy.coordinator import InMemoryOffsetsLog
+from kafpy.coordinator.transaction import TransactionCoordinator, TransactionCoordinatorConfig
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.records import build_batch
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
 from kafpy.broker.txn_verification import (PARTITION_NOT_ADDED, TxnVerifier, _verify_request, produce_error,
                                            transactional_producer)
+from tests.unit.coordinator.transaction.test_coordinator import Markers
 
 
 def test_transactional_producer_reads_the_batch_header():
@@ -21,13 +24,24 @@ def test_transactional_producer_reads_the_batch_header():
     assert transactional_producer(plain) is None and transactional_producer(None) is None
 
 
-def test_errors_as_produce_v11_answers_them():
-    assert produce_error(E.TRANSACTION_ABORTABLE) == (E.INVALID_TXN_STATE, PARTITION_NOT_ADDED)
-    assert produce_error(E.PRODUCER_FENCED) == (E.INVALID_PRODUCER_EPOCH, None)
-    for retriable in (E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR, E.CONCURRENT_TRANSACTIONS,
-                      E.NETWORK_EXCEPTION, E.COORDINATOR_NOT_AVAILABLE):
-        assert produce_error(retriable)[0] == E.NOT_ENOUGH_REPLICAS
-    assert produce_error(E.INVALID_PRODUCER_ID_MAPPING) == (E.INVALID_PRODUCER_ID_MAPPING, None)
+def test_errors_as_each_produce_version_answers_them():
+    """Kafka 4.4: AddPartitionsToTxnManager (by transaction supported operation), then
+    ReplicaManager's mapping for the producer."""
+    assert produce_error(E.TRANSACTION_ABORTABLE, 10) == (E.INVALID_TXN_STATE, PARTITION_NOT_ADDED)
+    assert produce_error(E.TRANSACTION_ABORTABLE, 11) == (E.TRANSACTION_ABORTABLE, None)
+    assert produce_error(E.TRANSACTION_ABORTABLE, 12) == (E.TRANSACTION_ABORTABLE, None)
+    for version in (10, 11, 12):
+        assert produce_error(E.PRODUCER_FENCED, version) == (E.INVALID_PRODUCER_EPOCH, None)
+        assert produce_error(E.INVALID_TXN_STATE, version) == (E.INVALID_TXN_STATE, PARTITION_NOT_ADDED)
+        assert produce_error(E.CLUSTER_AUTHORIZATION_FAILED, version) == (E.INVALID_TXN_STATE,
+                                                                          PARTITION_NOT_ADDED)
+        for retriable in (E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR, E.NETWORK_EXCEPTION,
+                          E.COORDINATOR_NOT_AVAILABLE):
+            assert produce_error(retriable, version)[0] == E.NOT_ENOUGH_REPLICAS
+        assert produce_error(E.INVALID_PRODUCER_ID_MAPPING, version) == (E.INVALID_PRODUCER_ID_MAPPING, None)
+    # before the partition leader adds partitions, the client must not see it; v12+ retries it
+    assert produce_error(E.CONCURRENT_TRANSACTIONS, 11)[0] == E.NOT_ENOUGH_REPLICAS
+    assert produce_error(E.CONCURRENT_TRANSACTIONS, 12) == (E.CONCURRENT_TRANSACTIONS, None)
 
 
 class Metadata:
@@ -57,13 +71,14 @@ class Coordinator:
 
 
 class Service:
-    """The TransactionCoordinatorService's face the verifier uses."""
+    """The TransactionCoordinatorService's face the verifier uses (the clock passed in)."""
 
-    def __init__(self, coordinator) -> None:
+    def __init__(self, coordinator, now_ms: int = 42) -> None:
         self.coordinator = coordinator
+        self.now = now_ms
 
     def now_ms(self) -> int:
-        return 42
+        return self.now
 
 
 def test_local_coordinator_answers_and_guards_end_with_a_marker():
@@ -105,9 +120,86 @@ def test_transaction_version_2_adds_the_partitions_instead_of_verifying():
     assert coordinator.asked == [("add", "tid", 7, 3, [("t", 0), ("t", 1)], 42, 2)]
     # a late batch of the epoch before the last end is fenced by the coordinator
     assert asyncio.run(v.verify("tid", 7, 2, [("t", 0)], add=True)) == {("t", 0): E.PRODUCER_FENCED}
-    assert produce_error(E.PRODUCER_FENCED)[0] == E.INVALID_PRODUCER_EPOCH
+    assert produce_error(E.PRODUCER_FENCED, 12)[0] == E.INVALID_PRODUCER_EPOCH
 
 
 def test_add_request_to_another_broker_is_not_verify_only():
     assert _verify_request("tid", 7, 3, [("t", 0)], verify_only=False).transactions[0].verify_only is False
     assert _verify_request("tid", 7, 3, [("t", 0)]).transactions[0].verify_only is True
+
+
+def test_a_failed_verification_does_not_void_the_guard_of_a_concurrent_one():
+    """Two pipelined Produce v12 requests of one producer start its transaction on one
+    partition at once. The first one's add writes Ongoing; the second one's add meanwhile
+    gets CONCURRENT_TRANSACTIONS and is done. The first one's batch must still append
+    (before, that second `done` dropped the shared guard, and the first batch was refused
+    with INVALID_TXN_STATE "Partition was not added to the transaction")."""
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        log = InMemoryOffsetsLog(loop.create_future, hold=True)
+        coordinator = TransactionCoordinator(
+            TransactionCoordinatorConfig(transaction_state_log_num_partitions=1), log, Markers(),
+            lambda: 7, loop.create_future, transaction_version=lambda: 2)
+        coordinator.load_partition(0, coordinator_epoch=1, now_ms=0)
+        init = coordinator.init_producer_id("tid", 60_000, -1, -1, now_ms=0)
+        log.complete_next()
+        assert (await init).producer_id == 7
+        service = Service(coordinator, now_ms=10)
+        v = TxnVerifier(1, Metadata(leader=1), lambda: service, lambda node: None, enabled=False)
+        tp = ("t", 0)
+
+        first_guard = v.start("t", 0, 7)
+        first = loop.create_task(v.verify("tid", 7, 0, [tp], add=True))
+        await asyncio.sleep(0)          # its Ongoing write is pending
+        assert len(log.pending) == 1
+        second_guard = v.start("t", 0, 7)
+        assert await v.verify("tid", 7, 0, [tp], add=True) == {tp: E.CONCURRENT_TRANSACTIONS}
+        v.done("t", 0, 7, second_guard)
+
+        log.complete_next()
+        assert await first == {tp: E.NONE}
+        assert v.holds("t", 0, 7, first_guard)
+        v.done("t", 0, 7, first_guard)
+        assert not v.holds("t", 0, 7, first_guard)   # the last one done drops it
+        # a marker still voids a guard verifications share
+        guard = v.start("t", 0, 7)
+        assert v.start("t", 0, 7) is guard
+        v.on_marker("t", 0, 7)
+        assert not v.holds("t", 0, 7, guard)
+        v.done("t", 0, 7, guard)
+        assert v.start("t", 0, 7) is not guard
+    asyncio.run(run())
+
+
+def test_requests_of_a_producer_take_turns_in_arrival_order():
+    """Pipelined requests of one producer with batches to verify go on one at a time,
+    first come first served (so their batches reach each partition in sequence order),
+    each once the one before ended its turn; another producer does not wait."""
+    async def run() -> None:
+        v = TxnVerifier(1, Metadata(leader=1), lambda: None, lambda node: None)
+        order: list[str] = []
+
+        async def request(name: str, pid: int, release: asyncio.Event) -> None:
+            turn = await v.wait_turn(pid)
+            order.append(f"{name} goes")
+            await release.wait()
+            v.end_turn(pid, turn)
+        events = {n: asyncio.Event() for n in ("r1", "r2", "r3", "other")}
+        tasks = [asyncio.create_task(request(n, 9 if n == "other" else 7, events[n]))
+                 for n in ("r1", "r2", "r3", "other")]
+        await asyncio.sleep(0)
+        assert order == ["r1 goes", "other goes"]
+        # a request with nothing to verify queues too while these wait (else its batches
+        # would append before theirs)
+        assert v.turn_pending(7) and v.turn_pending(9) and not v.turn_pending(8)
+        events["r3"].set()        # r3 is done early, but still after r2
+        events["r1"].set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert order == ["r1 goes", "other goes", "r2 goes"]
+        events["r2"].set()
+        events["other"].set()
+        await asyncio.gather(*tasks)
+        assert order == ["r1 goes", "other goes", "r2 goes", "r3 goes"]
+        assert v._turns == {} and not v.turn_pending(7)
+    asyncio.run(run())
