@@ -656,50 +656,31 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 else ErrorCode.STALE_MEMBER_EPOCH)
 
     # ================================================================ partitions
+    RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
+
+    def _new_group(self, group_id: str) -> ConsumerGroup:
+        return ConsumerGroup(group_id)
+
+    def _new_member(self, member_id: str) -> ConsumerGroupMember:
+        return ConsumerGroupMember(member_id)
+
+    def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
+        (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
+         m.pending_revocation) = R.current_assignment_of(v)
+
+    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.REGULAR_EXPRESSION:
+            if v is None:
+                g.resolved_regexes.pop(key, None)
+            else:
+                g.resolved_regexes[key] = R.resolved_regex_of(v)
+                self._topics_version = max(self._topics_version, v.version)
+
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the consumer group records of `partition`; the classic coordinator
         has loaded the same partition's offsets already (into classic groups, moved
         here for the ids that turn out to be consumer groups)."""
-        groups: dict[str, ConsumerGroup] = {}
-        members: dict[tuple[str, str], ConsumerGroupMember] = {}
-        for kind, gid, mid, v in self._group_records(partition, R.CONSUMER_KEY_VERSIONS,
-                                                     R.decode_record):
-            if kind == R.GROUP_METADATA:
-                if v is None:
-                    self._forget_group(groups, members, gid)
-                    continue
-                g = groups.setdefault(gid, ConsumerGroup(gid))
-                g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
-                continue
-            g = groups.setdefault(gid, ConsumerGroup(gid))
-            if kind == R.REGULAR_EXPRESSION:
-                if v is None:
-                    g.resolved_regexes.pop(mid, None)
-                else:
-                    g.resolved_regexes[mid] = R.resolved_regex_of(v)
-                    self._topics_version = max(self._topics_version, v.version)
-            elif kind == R.TARGET_METADATA:
-                if v is not None:
-                    g.assignment_epoch = v.assignment_epoch
-            elif kind == R.TARGET_MEMBER:
-                if v is None:
-                    g.target.pop(mid, None)
-                else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
-                if v is None:
-                    members.pop((gid, mid), None)
-                else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), ConsumerGroupMember(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
-                if v is not None:
-                    m = members.setdefault((gid, mid), ConsumerGroupMember(mid))
-                    (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
-                     m.pending_revocation) = R.current_assignment_of(v)
-        for (gid, _), m in members.items():
-            if gid in groups:
-                groups[gid].add_member(m)
-                self._schedule_session(m, now_ms, gid)
+        groups = self._replay(partition, now_ms)
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:
                 continue

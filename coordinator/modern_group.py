@@ -89,14 +89,80 @@ class ModernGroupCoordinator:
             except ValueError as e:
                 log.warning("skipping unreadable record in partition %d: %s", partition, e)
 
-    @staticmethod
-    def _forget_group(groups: dict[str, Any], members: dict[tuple[str, str], Any],
-                      group_id: str) -> None:
-        """For `load_partition`: a group metadata tombstone drops the group replayed so
-        far and its members."""
-        groups.pop(group_id, None)
-        for k in [k for k in members if k[0] == group_id]:
-            del members[k]
+    def _replay(self, partition: int, now_ms: int) -> dict[str, Any]:
+        """For `load_partition`: the groups the records of `partition` leave (a group
+        metadata tombstone drops a group and its members), members attached with their
+        session timers started. The records every kind has are replayed here; the
+        kind's own go to `_replay_group_record`, those in `SKIPPED_ON_REPLAY` nowhere."""
+        R = self.RECORDS
+        groups: dict[str, Any] = {}
+        members: dict[tuple[str, str], Any] = {}
+        for kind, gid, mid, v in self._group_records(partition, self.KEY_VERSIONS, R.decode_record):
+            if kind == R.GROUP_METADATA:
+                if v is None:
+                    groups.pop(gid, None)
+                    for k in [k for k in members if k[0] == gid]:
+                        del members[k]
+                    continue
+                self._replay_group_metadata(groups.setdefault(gid, self._new_group(gid)), v)
+                continue
+            if kind in self.SKIPPED_ON_REPLAY:
+                continue
+            g = groups.setdefault(gid, self._new_group(gid))
+            if kind == R.TARGET_METADATA:
+                if v is not None:
+                    self._replay_target_metadata(g, v)
+            elif kind == R.TARGET_MEMBER:
+                if v is None:
+                    g.target.pop(mid, None)
+                else:
+                    g.target[mid] = R.target_of(v)
+            elif kind == R.MEMBER_METADATA:
+                if v is None:
+                    members.pop((gid, mid), None)
+                else:
+                    R.apply_member_metadata(members.setdefault((gid, mid), self._new_member(mid)), v)
+            elif kind == R.CURRENT_ASSIGNMENT:
+                if v is not None:
+                    self._replay_current_assignment(
+                        members.setdefault((gid, mid), self._new_member(mid)), v)
+            else:
+                self._replay_group_record(g, kind, mid, v)
+        for (gid, _), m in members.items():
+            if gid in groups:
+                self._attach_member(groups[gid], m)
+                self._schedule_session(m, now_ms, gid)
+        return groups
+
+    # the hooks of `_replay`: a subclass sets RECORDS (its records module), KEY_VERSIONS,
+    # makes its groups and members, and replays its own kinds of records
+    RECORDS: Any
+    KEY_VERSIONS: Collection[int]
+    SKIPPED_ON_REPLAY: Collection[int] = frozenset()
+
+    def _new_group(self, group_id: str) -> Any:
+        raise NotImplementedError
+
+    def _new_member(self, member_id: str) -> Any:
+        raise NotImplementedError
+
+    def _schedule_session(self, member: Any, now_ms: int, group_id: str) -> None:
+        raise NotImplementedError
+
+    def _replay_group_metadata(self, group: Any, v: Any) -> None:
+        group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
+
+    def _replay_target_metadata(self, group: Any, v: Any) -> None:
+        group.assignment_epoch = v.assignment_epoch
+
+    def _replay_current_assignment(self, member: Any, v: Any) -> None:
+        self.RECORDS.apply_current_assignment(member, v)
+
+    def _replay_group_record(self, group: Any, kind: int, key: str | None, v: Any) -> None:
+        """A record of the kind's own (`key`: its member id or other key field)."""
+
+    def _attach_member(self, group: Any, member: Any) -> None:
+        group.add_member(member)
 
     def _adopt_offsets(self, group: Any) -> None:
         """For `load_partition`: the offsets the classic coordinator loaded for this id

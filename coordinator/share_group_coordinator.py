@@ -654,45 +654,24 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         return ErrorCode.NONE
 
     # ================================================================ partitions
+    RECORDS, KEY_VERSIONS, SKIPPED_ON_REPLAY = R, R.SHARE_KEY_VERSIONS, {R.PARTITION_METADATA}
+
+    def _new_group(self, group_id: str) -> ShareGroup:
+        return ShareGroup(group_id)
+
+    def _new_member(self, member_id: str) -> ShareGroupMember:
+        return ShareGroupMember(member_id)
+
+    def _attach_member(self, group: ShareGroup, member: ShareGroupMember) -> None:
+        group.members[member.member_id] = member
+
+    def _replay_group_record(self, g: ShareGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.STATE_PARTITION_METADATA and v is not None:
+            R.apply_state_partition_metadata(g, v)
+
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the share group records of `partition`."""
-        groups: dict[str, ShareGroup] = {}
-        members: dict[tuple[str, str], ShareGroupMember] = {}
-        for kind, gid, mid, v in self._group_records(partition, R.SHARE_KEY_VERSIONS,
-                                                     R.decode_record):
-            if kind == R.GROUP_METADATA:
-                if v is None:
-                    self._forget_group(groups, members, gid)
-                    continue
-                g = groups.setdefault(gid, ShareGroup(gid))
-                g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
-                continue
-            if kind == R.PARTITION_METADATA:
-                continue
-            g = groups.setdefault(gid, ShareGroup(gid))
-            if kind == R.TARGET_METADATA:
-                if v is not None:
-                    g.assignment_epoch = v.assignment_epoch
-            elif kind == R.TARGET_MEMBER:
-                if v is None:
-                    g.target.pop(mid, None)
-                else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
-                if v is None:
-                    members.pop((gid, mid), None)
-                else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), ShareGroupMember(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
-                if v is not None:
-                    R.apply_current_assignment(members.setdefault((gid, mid), ShareGroupMember(mid)), v)
-            elif kind == R.STATE_PARTITION_METADATA:
-                if v is not None:
-                    R.apply_state_partition_metadata(g, v)
-        for (gid, _), m in members.items():
-            if gid in groups:
-                groups[gid].members[m.member_id] = m
-                self._schedule_session(m, now_ms, gid)
+        groups = self._replay(partition, now_ms)
         loaded = 0
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:

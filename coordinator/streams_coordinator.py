@@ -628,45 +628,30 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         return group.topology.source_topic_names()
 
     # ================================================================ partitions
+    RECORDS, KEY_VERSIONS = R, R.STREAMS_KEY_VERSIONS
+
+    def _new_group(self, group_id: str) -> StreamsGroup:
+        return StreamsGroup(group_id)
+
+    def _new_member(self, member_id: str) -> StreamsGroupMember:
+        return StreamsGroupMember(member_id)
+
+    def _replay_group_metadata(self, g: StreamsGroup, v: Any) -> None:
+        g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
+        g.validated_topology_epoch = v.validated_topology_epoch
+
+    def _replay_target_metadata(self, g: StreamsGroup, v: Any) -> None:
+        g.assignment_epoch = v.assignment_epoch
+        g.assignment_timestamp = v.assignment_timestamp
+
+    def _replay_group_record(self, g: StreamsGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.TOPOLOGY:
+            g.topology = None if v is None else R.topology_of(v)
+
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the Streams group records of `partition` (the classic coordinator has
         loaded its offsets already, into classic groups moved here by id)."""
-        groups: dict[str, StreamsGroup] = {}
-        members: dict[tuple[str, str], StreamsGroupMember] = {}
-        for kind, gid, mid, v in self._group_records(partition, R.STREAMS_KEY_VERSIONS,
-                                                     R.decode_record):
-            if kind == R.GROUP_METADATA:
-                if v is None:
-                    self._forget_group(groups, members, gid)
-                    continue
-                g = groups.setdefault(gid, StreamsGroup(gid))
-                g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
-                g.validated_topology_epoch = v.validated_topology_epoch
-                continue
-            g = groups.setdefault(gid, StreamsGroup(gid))
-            if kind == R.TOPOLOGY:
-                g.topology = None if v is None else R.topology_of(v)
-            elif kind == R.TARGET_METADATA:
-                if v is not None:
-                    g.assignment_epoch = v.assignment_epoch
-                    g.assignment_timestamp = v.assignment_timestamp
-            elif kind == R.TARGET_MEMBER:
-                if v is None:
-                    g.target.pop(mid, None)
-                else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
-                if v is None:
-                    members.pop((gid, mid), None)
-                else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), StreamsGroupMember(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
-                if v is not None:
-                    R.apply_current_assignment(members.setdefault((gid, mid), StreamsGroupMember(mid)), v)
-        for (gid, _), m in members.items():
-            if gid in groups:
-                groups[gid].add_member(m)
-                self._schedule_session(m, now_ms, gid)
+        groups = self._replay(partition, now_ms)
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:
                 continue
