@@ -657,12 +657,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
-
-    def _new_group(self, group_id: str) -> ConsumerGroup:
-        return ConsumerGroup(group_id)
-
-    def _new_member(self, member_id: str) -> ConsumerGroupMember:
-        return ConsumerGroupMember(member_id)
+    GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
 
     def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
         (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,

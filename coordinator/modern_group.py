@@ -104,11 +104,11 @@ class ModernGroupCoordinator:
                     for k in [k for k in members if k[0] == gid]:
                         del members[k]
                     continue
-                self._replay_group_metadata(groups.setdefault(gid, self._new_group(gid)), v)
+                self._replay_group_metadata(groups.setdefault(gid, self.GROUP(gid)), v)
                 continue
             if kind in self.SKIPPED_ON_REPLAY:
                 continue
-            g = groups.setdefault(gid, self._new_group(gid))
+            g = groups.setdefault(gid, self.GROUP(gid))
             if kind == R.TARGET_METADATA:
                 if v is not None:
                     self._replay_target_metadata(g, v)
@@ -121,11 +121,11 @@ class ModernGroupCoordinator:
                 if v is None:
                     members.pop((gid, mid), None)
                 else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), self._new_member(mid)), v)
+                    R.apply_member_metadata(members.setdefault((gid, mid), self.MEMBER(mid)), v)
             elif kind == R.CURRENT_ASSIGNMENT:
                 if v is not None:
                     self._replay_current_assignment(
-                        members.setdefault((gid, mid), self._new_member(mid)), v)
+                        members.setdefault((gid, mid), self.MEMBER(mid)), v)
             else:
                 self._replay_group_record(g, kind, mid, v)
         for (gid, _), m in members.items():
@@ -134,17 +134,13 @@ class ModernGroupCoordinator:
                 self._schedule_session(m, now_ms, gid)
         return groups
 
-    # the hooks of `_replay`: a subclass sets RECORDS (its records module), KEY_VERSIONS,
-    # makes its groups and members, and replays its own kinds of records
+    # the hooks of `_replay`: a subclass names its records module, their key versions,
+    # its group and member classes (made from an id), and replays its own kinds of records
     RECORDS: Any
     KEY_VERSIONS: Collection[int]
+    GROUP: Callable[[str], Any]
+    MEMBER: Callable[[str], Any]
     SKIPPED_ON_REPLAY: Collection[int] = frozenset()
-
-    def _new_group(self, group_id: str) -> Any:
-        raise NotImplementedError
-
-    def _new_member(self, member_id: str) -> Any:
-        raise NotImplementedError
 
     def _schedule_session(self, member: Any, now_ms: int, group_id: str) -> None:
         raise NotImplementedError

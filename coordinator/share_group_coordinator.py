@@ -655,12 +655,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS, SKIPPED_ON_REPLAY = R, R.SHARE_KEY_VERSIONS, {R.PARTITION_METADATA}
-
-    def _new_group(self, group_id: str) -> ShareGroup:
-        return ShareGroup(group_id)
-
-    def _new_member(self, member_id: str) -> ShareGroupMember:
-        return ShareGroupMember(member_id)
+    GROUP, MEMBER = ShareGroup, ShareGroupMember
 
     def _attach_member(self, group: ShareGroup, member: ShareGroupMember) -> None:
         group.members[member.member_id] = member

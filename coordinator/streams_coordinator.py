@@ -629,12 +629,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
 
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS = R, R.STREAMS_KEY_VERSIONS
-
-    def _new_group(self, group_id: str) -> StreamsGroup:
-        return StreamsGroup(group_id)
-
-    def _new_member(self, member_id: str) -> StreamsGroupMember:
-        return StreamsGroupMember(member_id)
+    GROUP, MEMBER = StreamsGroup, StreamsGroupMember
 
     def _replay_group_metadata(self, g: StreamsGroup, v: Any) -> None:
         g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
