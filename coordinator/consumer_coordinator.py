@@ -33,7 +33,6 @@ computed at, so a topic created, deleted or grown bumps the epoch.
 """
 from __future__ import annotations
 
-import heapq
 import logging
 import re
 import uuid
@@ -54,8 +53,8 @@ from kafpy.coordinator.consumer_group import (
 from kafpy.coordinator.errors import append_error_to_group_error
 from kafpy.coordinator.group import ClassicGroup, complete
 from kafpy.coordinator.consumer_topics import TopicMeta, TopicsView, metadata_hash
-from kafpy.coordinator.offsets_log import TxnMarker, TxnRecord, completion_error
-from kafpy.coordinator.persistence import log_failed_write
+from kafpy.coordinator.modern_group import ModernGroupCoordinator
+from kafpy.coordinator.offsets_log import completion_error
 from kafpy.coordinator.records import encode_offset_commit_key
 from kafpy.coordinator.results import GroupSummary, MemberSummary
 
@@ -95,9 +94,12 @@ def _error(error: ErrorCode, message: str | None = None, member_id: str | None =
     return HeartbeatResult(error, message, member_id, epoch)
 
 
-class ConsumerGroupCoordinator(ClassicMembers):
+class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     """All consumer-protocol groups of the `__consumer_offsets` partitions the attached
-    classic coordinator owns (with classic members of such groups: consumer_migration.py)."""
+    classic coordinator owns (with classic members of such groups: consumer_migration.py;
+    the plumbing shared with share and Streams groups: modern_group.py)."""
+
+    RECORDS_NAME = "consumer group records"
 
     def __init__(self, classic: Any, config: ConsumerGroupConfig, topics: TopicsView,
                  member_id_factory: Callable[[], str] | None = None,
@@ -540,20 +542,6 @@ class ConsumerGroupCoordinator(ClassicMembers):
             records.append(R.current_assignment(group.group_id, member))
 
     # ================================================================ timers
-    def _wake(self, deadline: int) -> int:
-        """Note a deadline; `poll` (called with the classic coordinator's) scans the
-        consumer groups only once the earliest one is due."""
-        heapq.heappush(self._wakeups, deadline)
-        return deadline
-
-    def _override(self, group_id: str | None, name: str, default: int) -> int:
-        if group_id is None:
-            return default
-        try:
-            return int(self._group_configs(group_id).get(name, default))
-        except (TypeError, ValueError):
-            return default
-
     def _heartbeat_interval(self, group_id: str) -> int:
         return self._override(group_id, "consumer.heartbeat.interval.ms",
                               self.config.heartbeat_interval_ms)
@@ -569,10 +557,8 @@ class ConsumerGroupCoordinator(ClassicMembers):
 
     def poll(self, now_ms: int) -> None:
         """Remove members whose session expired or who did not revoke in time."""
-        if not self._wakeups or self._wakeups[0] > now_ms:
+        if not self._take_due(now_ms):
             return
-        while self._wakeups and self._wakeups[0] <= now_ms:
-            heapq.heappop(self._wakeups)
         for group in list(self.groups.values()):
             records: list = []
             for member in list(group.members.values()):
@@ -588,9 +574,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
                     if not member.uses_classic_protocol and group.group_id in self.groups:
                         self._maybe_downgrade(group, now_ms, records)
             if records:
-                done = self.classic.log.append(self.classic.partition_for(group.group_id),
-                                               records, now_ms)
-                done.add_done_callback(log_failed_write("consumer group records", group.group_id))
+                self._append(group.group_id, records, now_ms)
                 self._store_downgraded(now_ms)
 
     # ================================================================ describe, list, delete
@@ -637,11 +621,6 @@ class ConsumerGroupCoordinator(ClassicMembers):
         return GroupSummary(group_id, ErrorCode.NONE, group.state.value, "consumer",
                             group.preferred_assignor(self.default_assignor), members)
 
-    def overviews(self, states: set[str] | None) -> list[tuple[str, str]]:
-        """(group id, state) of every live consumer group, lower-case states filter."""
-        return [(g.group_id, g.state.value) for g in self.groups.values()
-                if not g.deleted and (states is None or g.state.value.lower() in states)]
-
     def delete_group(self, group: ConsumerGroup, now_ms: int) -> ErrorCode:
         """DeleteGroups of a consumer group: only an empty one, with its offsets."""
         if group.members:
@@ -651,8 +630,7 @@ class ConsumerGroupCoordinator(ClassicMembers):
         records: list = list(R.group_tombstones(group.group_id, group.resolved_regexes))
         records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
                        for t, p in {**group.offsets, **group.pending_offset_commits}]
-        done = self.classic.log.append(self.classic.partition_for(group.group_id), records, now_ms)
-        done.add_done_callback(log_failed_write("consumer group records", group.group_id))
+        self._append(group.group_id, records, now_ms)
         return ErrorCode.NONE
 
     def release_empty_group(self, group_id: str, now_ms: int) -> bool:
@@ -667,105 +645,40 @@ class ConsumerGroupCoordinator(ClassicMembers):
         classic.offsets, classic.pending_offset_commits = group.offsets, group.pending_offset_commits
         classic.pending_txn_offsets = group.pending_txn_offsets
         self.classic.groups[group_id] = classic
-        done = self.classic.log.append(self.classic.partition_for(group_id),
-                                       R.group_tombstones(group_id, group.resolved_regexes), now_ms)
-        done.add_done_callback(log_failed_write("consumer group records", group_id))
+        self._append(group_id, R.group_tombstones(group_id, group.resolved_regexes), now_ms)
         return True
 
     # ================================================================ offsets
-    def validate_offset_commit(self, group: ConsumerGroup, member_id: str, member_epoch: int,
-                               transactional: bool = False) -> ErrorCode | None:
-        """Kafka's ConsumerGroup.validateOffsetCommit: without a member epoch only an
-        empty group takes commits (admin, or a consumer outside group management)."""
-        if member_epoch < 0 and not group.members:
-            return None
-        if transactional and member_epoch < 0 and not member_id:
-            return None
-        member = group.members.get(member_id)
-        if member is None:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        if member_epoch != member.member_epoch:
-            return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
-                    else ErrorCode.STALE_MEMBER_EPOCH)
-        return None
-
-    def validate_offset_fetch(self, group: ConsumerGroup, member_id: str | None,
-                              member_epoch: int) -> ErrorCode | None:
-        """Kafka's validateOffsetFetch: no member id and epoch -1 is an admin fetch."""
-        if member_id is None and member_epoch < 0:
-            return None
-        member = group.members.get(member_id or "")
-        if member is None:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
-        return None
+    def _stale_epoch_error(self, member: ConsumerGroupMember) -> ErrorCode:
+        """Kafka's ConsumerGroup.validateOffsetCommit: a classic member's wrong
+        generation is ILLEGAL_GENERATION (the offset checks are modern_group.py's)."""
+        return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
+                else ErrorCode.STALE_MEMBER_EPOCH)
 
     # ================================================================ partitions
+    RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
+    GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
+
+    def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
+        (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
+         m.pending_revocation) = R.current_assignment_of(v)
+
+    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.REGULAR_EXPRESSION:
+            if v is None:
+                g.resolved_regexes.pop(key, None)
+            else:
+                g.resolved_regexes[key] = R.resolved_regex_of(v)
+                self._topics_version = max(self._topics_version, v.version)
+
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the consumer group records of `partition`; the classic coordinator
         has loaded the same partition's offsets already (into classic groups, moved
         here for the ids that turn out to be consumer groups)."""
-        groups: dict[str, ConsumerGroup] = {}
-        members: dict[tuple[str, str], ConsumerGroupMember] = {}
-        for entry in self.classic.log.read(partition):
-            if isinstance(entry, (TxnMarker, TxnRecord)):
-                continue
-            key, value = entry
-            if len(key) < 2 or int.from_bytes(key[:2], "big", signed=True) not in R.CONSUMER_KEY_VERSIONS:
-                continue
-            try:
-                kind, gid, mid, v = R.decode_record(key, value)
-            except ValueError as e:
-                log.warning("skipping unreadable record in partition %d: %s", partition, e)
-                continue
-            if kind == R.GROUP_METADATA:
-                if v is None:
-                    groups.pop(gid, None)
-                    for k in [k for k in members if k[0] == gid]:
-                        del members[k]
-                    continue
-                g = groups.setdefault(gid, ConsumerGroup(gid))
-                g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
-                continue
-            g = groups.setdefault(gid, ConsumerGroup(gid))
-            if kind == R.REGULAR_EXPRESSION:
-                if v is None:
-                    g.resolved_regexes.pop(mid, None)
-                else:
-                    g.resolved_regexes[mid] = R.resolved_regex_of(v)
-                    self._topics_version = max(self._topics_version, v.version)
-            elif kind == R.TARGET_METADATA:
-                if v is not None:
-                    g.assignment_epoch = v.assignment_epoch
-            elif kind == R.TARGET_MEMBER:
-                if v is None:
-                    g.target.pop(mid, None)
-                else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
-                if v is None:
-                    members.pop((gid, mid), None)
-                else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), ConsumerGroupMember(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
-                if v is not None:
-                    m = members.setdefault((gid, mid), ConsumerGroupMember(mid))
-                    (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
-                     m.pending_revocation) = R.current_assignment_of(v)
-        for (gid, _), m in members.items():
-            if gid in groups:
-                groups[gid].add_member(m)
-                self._schedule_session(m, now_ms, gid)
+        groups = self._replay(partition, now_ms)
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:
                 continue
-            classic = self.classic.groups.pop(gid, None)
-            if classic is not None:
-                g.offsets, g.pending_txn_offsets = classic.offsets, classic.pending_txn_offsets
+            self._adopt_offsets(g)
             self.groups[gid] = g
         return len(groups)
-
-    def unload_partition(self, partition: int) -> None:
-        for gid in [g for g in self.groups if self.classic.partition_for(g) == partition]:
-            del self.groups[gid]

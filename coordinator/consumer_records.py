@@ -13,17 +13,14 @@ Who calls it: ConsumerGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-import struct
 from typing import Iterable
 
 from kafpy.protocol import messages as M
-from kafpy.protocol.codec import decode_data, encode_data
-from kafpy.protocol.errors import ProtocolError
 
 from kafpy.coordinator.consumer_group import (
     Assignment, ConsumerGroupMember, MemberState, ResolvedRegex)
-
-_I16 = struct.Struct(">h")
+from kafpy.coordinator.modern_records import assignment as _assignment, decode, encode_key
+from kafpy.coordinator.modern_records import encode_value as _value, topic_partitions as _partitions
 
 GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
 TARGET_METADATA, TARGET_MEMBER, CURRENT_ASSIGNMENT, REGULAR_EXPRESSION = 6, 7, 8, 16
@@ -56,19 +53,7 @@ def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
     fields = {"group_id": group_id}
     if member_id is not None:
         fields["regular_expression" if kind == REGULAR_EXPRESSION else "member_id"] = member_id
-    return _I16.pack(kind) + encode_data(cls(**fields), kind)
-
-
-def _value(obj) -> bytes:
-    return _I16.pack(0) + encode_data(obj, 0)
-
-
-def _partitions(cls, a: Assignment) -> list:
-    return [cls(topic_id=t, partitions=sorted(ps)) for t, ps in sorted(a.items()) if ps]
-
-
-def _assignment(items: Iterable) -> Assignment:
-    return {bytes(tp.topic_id): set(tp.partitions) for tp in items if tp.partitions}
+    return encode_key(kind, cls(**fields))
 
 
 # ---------------------------------------------------------------- records
@@ -142,19 +127,7 @@ def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None
     """(key version, group id, member id (the regular expression of a
     ConsumerGroupRegularExpression record) or None, decoded value or None for a
     tombstone). Raises ValueError for bytes that do not parse."""
-    if len(key) < 2:
-        raise ValueError("record key shorter than its version")
-    kind = _I16.unpack_from(key, 0)[0]
-    if kind not in _KEYS:
-        raise ValueError(f"not a consumer group record: key version {kind}")
-    try:
-        k = decode_data(_KEYS[kind], kind, bytes(key[2:]))
-        v = None
-        if value is not None:
-            version = _I16.unpack_from(value, 0)[0]
-            v = decode_data(_VALUES[kind], version, bytes(value[2:]))
-    except (ProtocolError, struct.error, UnicodeDecodeError) as e:
-        raise ValueError(f"bad consumer group record (key version {kind}): {e}") from e
+    kind, k, v = decode(_KEYS, _VALUES, "consumer group", key, value)
     if kind == REGULAR_EXPRESSION:
         return kind, k.group_id, k.regular_expression, v
     return kind, k.group_id, getattr(k, "member_id", None), v

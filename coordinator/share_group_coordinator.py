@@ -24,7 +24,6 @@ answer (DeleteGroups answers the persister's error and keeps the group when it f
 """
 from __future__ import annotations
 
-import heapq
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -37,8 +36,8 @@ from kafpy.coordinator import share_assignor
 from kafpy.coordinator.consumer_topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.errors import append_error_to_group_error
 from kafpy.coordinator.group import complete
-from kafpy.coordinator.offsets_log import TxnMarker, TxnRecord, completion_error
-from kafpy.coordinator.persistence import log_failed_write
+from kafpy.coordinator.modern_group import ModernGroupCoordinator
+from kafpy.coordinator.offsets_log import completion_error
 from kafpy.coordinator.share.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey
 from kafpy.coordinator.share_config import ShareGroupConfig
 from kafpy.coordinator.share_group import (
@@ -82,11 +81,14 @@ def topic_uuid(topic_id: bytes) -> uuid.UUID:
     return uuid.UUID(bytes=bytes(topic_id))
 
 
-class ShareGroupCoordinator:
+class ShareGroupCoordinator(ModernGroupCoordinator):
     """All share groups of the `__consumer_offsets` partitions the attached classic
-    coordinator owns. `persister()` gives the SharePersister (or None: no durable share
+    coordinator owns (the plumbing shared with consumer and Streams groups:
+    modern_group.py). `persister()` gives the SharePersister (or None: no durable share
     state, partitions count as initialized at once); `run_async(coro)` runs a persister
     call on the event loop (the service passes `loop.create_task`)."""
+
+    RECORDS_NAME = "share group records"
 
     def __init__(self, classic: Any, config: ShareGroupConfig, topics: TopicsView,
                  persister: Callable[[], Any] | None = None,
@@ -367,8 +369,7 @@ class ShareGroupCoordinator:
         records = [R.state_partition_metadata(group)]
         if ok:
             self._bump(group, records, group.metadata_hash)
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-        done.add_done_callback(log_failed_write("share group records", group_id))
+        self._append(group_id, records, now_ms)
 
     def initialized_partitions(self, group_id: str) -> dict[bytes, set[int]]:
         group = self.groups.get(group_id)
@@ -477,8 +478,7 @@ class ShareGroupCoordinator:
         records: list = []
         self._bump(group, records, group.metadata_hash)
         records.append(R.state_partition_metadata(group))
-        self.classic.log.append(self.classic.partition_for(group_id), records, now_ms
-                                ).add_done_callback(log_failed_write("share group records", group_id))
+        self._append(group_id, records, now_ms)
         persister = self._persister()
         ok: dict[bytes, set[int]] = {}
         failed: dict[bytes, set[int]] = {}
@@ -524,9 +524,7 @@ class ShareGroupCoordinator:
             todo[meta.topic_id] = ps
             group.deleting[meta.topic_id] = name
         if todo:
-            self.classic.log.append(self.classic.partition_for(group_id),
-                                    [R.state_partition_metadata(group)], now_ms
-                                    ).add_done_callback(log_failed_write("share group records", group_id))
+            self._append(group_id, [R.state_partition_metadata(group)], now_ms)
         errors = await self.delete_state(group_id, todo)
         for t, ps in todo.items():
             name = group.deleting.get(t, "")
@@ -537,9 +535,7 @@ class ShareGroupCoordinator:
                 group.initializing.pop(t, None)
             results.append((name, t, ErrorCode.of_known(failed[0]) if failed else ErrorCode.NONE))
         if todo:
-            self.classic.log.append(self.classic.partition_for(group_id),
-                                    [R.state_partition_metadata(group)], now_ms
-                                    ).add_done_callback(log_failed_write("share group records", group_id))
+            self._append(group_id, [R.state_partition_metadata(group)], now_ms)
         return ErrorCode.NONE, None, results
 
     def on_topics_deleted(self, topics: set[str], now_ms: int) -> None:
@@ -557,24 +553,11 @@ class ShareGroupCoordinator:
                     tp = d.pop(t, None)
                     if tp is not None:
                         partitions.setdefault(t, set()).update(tp.partitions)
-            self.classic.log.append(self.classic.partition_for(group.group_id),
-                                    [R.state_partition_metadata(group)], now_ms
-                                    ).add_done_callback(log_failed_write("share group records",
-                                                                         group.group_id))
+            self._append(group.group_id, [R.state_partition_metadata(group)], now_ms)
             if self._run_async is not None and self._persister() is not None:
                 self._run_async(self.delete_state(group.group_id, partitions))
 
     # ================================================================ timers
-    def _wake(self, deadline: int) -> int:
-        heapq.heappush(self._wakeups, deadline)
-        return deadline
-
-    def _override(self, group_id: str, name: str, default: int) -> int:
-        try:
-            return int(self._group_configs(group_id).get(name, default))
-        except (TypeError, ValueError):
-            return default
-
     def _heartbeat_interval(self, group_id: str) -> int:
         return self._override(group_id, "share.heartbeat.interval.ms", self.config.heartbeat_interval_ms)
 
@@ -586,10 +569,8 @@ class ShareGroupCoordinator:
 
     def poll(self, now_ms: int) -> None:
         """Remove members whose session expired."""
-        if not self._wakeups or self._wakeups[0] > now_ms:
+        if not self._take_due(now_ms):
             return
-        while self._wakeups and self._wakeups[0] <= now_ms:
-            heapq.heappop(self._wakeups)
         for group in list(self.groups.values()):
             records: list = []
             for member in list(group.members.values()):
@@ -598,9 +579,7 @@ class ShareGroupCoordinator:
                              "session expired.", group.group_id, member.member_id)
                     self._remove_member(group, member, records)
             if records:
-                done = self.classic.log.append(self.classic.partition_for(group.group_id),
-                                               records, now_ms)
-                done.add_done_callback(log_failed_write("share group records", group.group_id))
+                self._append(group.group_id, records, now_ms)
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedShareGroup:
@@ -617,11 +596,6 @@ class ShareGroupCoordinator:
         return DescribedShareGroup(group_id, ErrorCode.NONE, None, group.state.value,
                                    group.group_epoch, group.assignment_epoch, share_assignor.NAME,
                                    list(group.members.values()))
-
-    def overviews(self, states: set[str] | None) -> list[tuple[str, str]]:
-        """(group id, state) of every live share group, lower-case states filter."""
-        return [(g.group_id, g.state.value) for g in self.groups.values()
-                if not g.deleted and (states is None or g.state.value.lower() in states)]
 
     async def delete_groups_state(self, group_ids: list[str], now_ms: int) -> dict[str, ErrorCode]:
         """The first step of DeleteGroups (Kafka's deleteShareGroups): the share state of
@@ -641,8 +615,7 @@ class ShareGroupCoordinator:
                 continue
             for t, tp in {**group.initializing, **group.initialized}.items():
                 group.deleting[t] = tp.name
-            self.classic.log.append(self.classic.partition_for(gid), [R.state_partition_metadata(group)],
-                                    now_ms).add_done_callback(log_failed_write("share group records", gid))
+            self._append(gid, [R.state_partition_metadata(group)], now_ms)
             errors = await self.delete_state(gid, partitions)
             bad = [e for e in errors.values() if e != ErrorCode.NONE]
             if bad:
@@ -655,8 +628,7 @@ class ShareGroupCoordinator:
                 group.initialized.clear()
                 group.initializing.clear()
                 group.deleting.clear()
-                self.classic.log.append(self.classic.partition_for(gid), [R.state_partition_metadata(group)],
-                                        now_ms).add_done_callback(log_failed_write("share group records", gid))
+                self._append(gid, [R.state_partition_metadata(group)], now_ms)
         return failed
 
     @staticmethod
@@ -675,64 +647,26 @@ class ShareGroupCoordinator:
         group.deleted = True
         del self.groups[group.group_id]
         records = list(R.group_tombstones(group.group_id))
-        done = self.classic.log.append(self.classic.partition_for(group.group_id), records, now_ms)
-        done.add_done_callback(log_failed_write("share group records", group.group_id))
+        self._append(group.group_id, records, now_ms)
         partitions = self._state_partitions(group)
         if partitions and self._run_async is not None and self._persister() is not None:
             self._run_async(self.delete_state(group.group_id, partitions))
         return ErrorCode.NONE
 
     # ================================================================ partitions
+    RECORDS, KEY_VERSIONS, SKIPPED_ON_REPLAY = R, R.SHARE_KEY_VERSIONS, {R.PARTITION_METADATA}
+    GROUP, MEMBER = ShareGroup, ShareGroupMember
+
+    def _attach_member(self, group: ShareGroup, member: ShareGroupMember) -> None:
+        group.members[member.member_id] = member
+
+    def _replay_group_record(self, g: ShareGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.STATE_PARTITION_METADATA and v is not None:
+            R.apply_state_partition_metadata(g, v)
+
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the share group records of `partition`."""
-        groups: dict[str, ShareGroup] = {}
-        members: dict[tuple[str, str], ShareGroupMember] = {}
-        for entry in self.classic.log.read(partition):
-            if isinstance(entry, (TxnMarker, TxnRecord)):
-                continue
-            key, value = entry
-            if len(key) < 2 or int.from_bytes(key[:2], "big", signed=True) not in R.SHARE_KEY_VERSIONS:
-                continue
-            try:
-                kind, gid, mid, v = R.decode_record(key, value)
-            except ValueError as e:
-                log.warning("skipping unreadable record in partition %d: %s", partition, e)
-                continue
-            if kind == R.GROUP_METADATA:
-                if v is None:
-                    groups.pop(gid, None)
-                    for k in [k for k in members if k[0] == gid]:
-                        del members[k]
-                    continue
-                g = groups.setdefault(gid, ShareGroup(gid))
-                g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
-                continue
-            if kind == R.PARTITION_METADATA:
-                continue
-            g = groups.setdefault(gid, ShareGroup(gid))
-            if kind == R.TARGET_METADATA:
-                if v is not None:
-                    g.assignment_epoch = v.assignment_epoch
-            elif kind == R.TARGET_MEMBER:
-                if v is None:
-                    g.target.pop(mid, None)
-                else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
-                if v is None:
-                    members.pop((gid, mid), None)
-                else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), ShareGroupMember(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
-                if v is not None:
-                    R.apply_current_assignment(members.setdefault((gid, mid), ShareGroupMember(mid)), v)
-            elif kind == R.STATE_PARTITION_METADATA:
-                if v is not None:
-                    R.apply_state_partition_metadata(g, v)
-        for (gid, _), m in members.items():
-            if gid in groups:
-                groups[gid].members[m.member_id] = m
-                self._schedule_session(m, now_ms, gid)
+        groups = self._replay(partition, now_ms)
         loaded = 0
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:
@@ -744,7 +678,3 @@ class ShareGroupCoordinator:
             loaded += 1
             log.info("Loaded share group %s with %d members.", gid, len(g.members))
         return loaded
-
-    def unload_partition(self, partition: int) -> None:
-        for gid in [g for g in self.groups if self.classic.partition_for(g) == partition]:
-            del self.groups[gid]

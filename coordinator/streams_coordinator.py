@@ -21,7 +21,6 @@ no tasks.
 """
 from __future__ import annotations
 
-import heapq
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -32,8 +31,8 @@ from kafpy.coordinator import streams_records as R
 from kafpy.coordinator.consumer_topics import TopicsView, metadata_hash
 from kafpy.coordinator.errors import append_error_to_group_error
 from kafpy.coordinator.group import complete
-from kafpy.coordinator.offsets_log import TxnMarker, TxnRecord, completion_error
-from kafpy.coordinator.persistence import log_failed_write
+from kafpy.coordinator.modern_group import ModernGroupCoordinator
+from kafpy.coordinator.offsets_log import completion_error
 from kafpy.coordinator.records import encode_offset_commit_key
 from kafpy.coordinator.streams_assignor import NAME as ASSIGNOR_NAME, AssignmentMember, assign
 from kafpy.coordinator.streams_config import StreamsGroupConfig
@@ -82,9 +81,12 @@ def _error(error: ErrorCode, message: str | None = None) -> HeartbeatResult:
     return HeartbeatResult(error, message)
 
 
-class StreamsGroupCoordinator:
+class StreamsGroupCoordinator(ModernGroupCoordinator):
     """All Streams groups of the `__consumer_offsets` partitions the attached classic
-    coordinator owns."""
+    coordinator owns (the plumbing shared with consumer and share groups:
+    modern_group.py)."""
+
+    RECORDS_NAME = "streams group records"
 
     def __init__(self, classic: Any, config: StreamsGroupConfig, topics: TopicsView,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
@@ -553,18 +555,6 @@ class StreamsGroupCoordinator:
         return out
 
     # ================================================================ timers
-    def _wake(self, deadline: int) -> int:
-        heapq.heappush(self._wakeups, deadline)
-        return deadline
-
-    def _override(self, group_id: str | None, name: str, default: int) -> int:
-        if group_id is None:
-            return default
-        try:
-            return int(self._group_configs(group_id).get(name, default))
-        except (TypeError, ValueError):
-            return default
-
     def _heartbeat_interval(self, group_id: str) -> int:
         return self._override(group_id, "streams.heartbeat.interval.ms",
                               self.config.heartbeat_interval_ms)
@@ -574,15 +564,10 @@ class StreamsGroupCoordinator:
                                  self.config.session_timeout_ms)
         member.session_deadline = self._wake(now_ms + timeout)
 
-    def next_deadline(self) -> int | None:
-        return self._wakeups[0] if self._wakeups else None
-
     def poll(self, now_ms: int) -> None:
         """Remove members whose session expired or who did not revoke in time."""
-        if not self._wakeups or self._wakeups[0] > now_ms:
+        if not self._take_due(now_ms):
             return
-        while self._wakeups and self._wakeups[0] <= now_ms:
-            heapq.heappop(self._wakeups)
         for group in list(self.groups.values()):
             records: list = []
             if group.initial_delay_deadline is not None and group.initial_delay_deadline <= now_ms:
@@ -599,9 +584,7 @@ class StreamsGroupCoordinator:
                              "expired its session" if expired else "not revoked in time")
                     self._remove_member(group, member, records)
             if records:
-                done = self.classic.log.append(self.classic.partition_for(group.group_id),
-                                               records, now_ms)
-                done.add_done_callback(log_failed_write("streams group records", group.group_id))
+                self._append(group.group_id, records, now_ms)
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedStreamsGroup:
@@ -624,11 +607,6 @@ class StreamsGroupCoordinator:
     def assignor_name(self) -> str:
         return ASSIGNOR_NAME
 
-    def overviews(self, states: set[str] | None) -> list[tuple[str, str]]:
-        """(group id, state) of every live Streams group, lower-case states filter."""
-        return [(g.group_id, g.state.value) for g in self.groups.values()
-                if not g.deleted and (states is None or g.state.value.lower() in states)]
-
     def delete_group(self, group: StreamsGroup, now_ms: int) -> ErrorCode:
         """DeleteGroups of a Streams group: only an empty one, with its offsets."""
         if group.members:
@@ -638,8 +616,7 @@ class StreamsGroupCoordinator:
         records: list = list(R.group_tombstones(group.group_id))
         records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
                        for t, p in {**group.offsets, **group.pending_offset_commits}]
-        done = self.classic.log.append(self.classic.partition_for(group.group_id), records, now_ms)
-        done.add_done_callback(log_failed_write("streams group records", group.group_id))
+        self._append(group.group_id, records, now_ms)
         return ErrorCode.NONE
 
     @staticmethod
@@ -650,95 +627,29 @@ class StreamsGroupCoordinator:
             return set()
         return group.topology.source_topic_names()
 
-    # ================================================================ offsets
-    @staticmethod
-    def validate_offset_commit(group: StreamsGroup, member_id: str, member_epoch: int,
-                               transactional: bool = False) -> ErrorCode | None:
-        """Kafka's StreamsGroup.validateOffsetCommit: without a member epoch only an
-        empty group takes commits (admin tools)."""
-        if member_epoch < 0 and not group.members:
-            return None
-        if transactional and member_epoch < 0 and not member_id:
-            return None
-        member = group.members.get(member_id)
-        if member is None:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
-        return None
-
-    @staticmethod
-    def validate_offset_fetch(group: StreamsGroup, member_id: str | None,
-                              member_epoch: int) -> ErrorCode | None:
-        if member_id is None and member_epoch < 0:
-            return None
-        member = group.members.get(member_id or "")
-        if member is None:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
-        return None
-
     # ================================================================ partitions
+    RECORDS, KEY_VERSIONS = R, R.STREAMS_KEY_VERSIONS
+    GROUP, MEMBER = StreamsGroup, StreamsGroupMember
+
+    def _replay_group_metadata(self, g: StreamsGroup, v: Any) -> None:
+        g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
+        g.validated_topology_epoch = v.validated_topology_epoch
+
+    def _replay_target_metadata(self, g: StreamsGroup, v: Any) -> None:
+        g.assignment_epoch = v.assignment_epoch
+        g.assignment_timestamp = v.assignment_timestamp
+
+    def _replay_group_record(self, g: StreamsGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.TOPOLOGY:
+            g.topology = None if v is None else R.topology_of(v)
+
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the Streams group records of `partition` (the classic coordinator has
         loaded its offsets already, into classic groups moved here by id)."""
-        groups: dict[str, StreamsGroup] = {}
-        members: dict[tuple[str, str], StreamsGroupMember] = {}
-        for entry in self.classic.log.read(partition):
-            if isinstance(entry, (TxnMarker, TxnRecord)):
-                continue
-            key, value = entry
-            if len(key) < 2 or int.from_bytes(key[:2], "big", signed=True) not in R.STREAMS_KEY_VERSIONS:
-                continue
-            try:
-                kind, gid, mid, v = R.decode_record(key, value)
-            except ValueError as e:
-                log.warning("skipping unreadable record in partition %d: %s", partition, e)
-                continue
-            if kind == R.GROUP_METADATA:
-                if v is None:
-                    groups.pop(gid, None)
-                    for k in [k for k in members if k[0] == gid]:
-                        del members[k]
-                    continue
-                g = groups.setdefault(gid, StreamsGroup(gid))
-                g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
-                g.validated_topology_epoch = v.validated_topology_epoch
-                continue
-            g = groups.setdefault(gid, StreamsGroup(gid))
-            if kind == R.TOPOLOGY:
-                g.topology = None if v is None else R.topology_of(v)
-            elif kind == R.TARGET_METADATA:
-                if v is not None:
-                    g.assignment_epoch = v.assignment_epoch
-                    g.assignment_timestamp = v.assignment_timestamp
-            elif kind == R.TARGET_MEMBER:
-                if v is None:
-                    g.target.pop(mid, None)
-                else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
-                if v is None:
-                    members.pop((gid, mid), None)
-                else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), StreamsGroupMember(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
-                if v is not None:
-                    R.apply_current_assignment(members.setdefault((gid, mid), StreamsGroupMember(mid)), v)
-        for (gid, _), m in members.items():
-            if gid in groups:
-                groups[gid].add_member(m)
-                self._schedule_session(m, now_ms, gid)
+        groups = self._replay(partition, now_ms)
         for gid, g in groups.items():
             if g.group_epoch == 0 and not g.members:
                 continue
-            classic = self.classic.groups.pop(gid, None)
-            if classic is not None:
-                g.offsets, g.pending_txn_offsets = classic.offsets, classic.pending_txn_offsets
+            self._adopt_offsets(g)
             self.groups[gid] = g
         return len(groups)
-
-    def unload_partition(self, partition: int) -> None:
-        for gid in [g for g in self.groups if self.classic.partition_for(g) == partition]:
-            del self.groups[gid]

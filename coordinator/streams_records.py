@@ -11,17 +11,13 @@ Who calls it: StreamsGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-import struct
 from typing import Any, Iterable
 
 from kafpy.protocol import messages as M
-from kafpy.protocol.codec import decode_data, encode_data
-from kafpy.protocol.errors import ProtocolError
 
+from kafpy.coordinator.modern_records import decode, encode_key, encode_value as _value
 from kafpy.coordinator.streams_group import MemberState, StreamsGroupMember, Tasks, TaskSet
 from kafpy.coordinator.streams_topology import StreamsTopology, from_request
-
-_I16 = struct.Struct(">h")
 
 GROUP_METADATA, MEMBER_METADATA, TARGET_METADATA = 17, 19, 20
 TARGET_MEMBER, CURRENT_ASSIGNMENT, TOPOLOGY = 21, 22, 23
@@ -49,11 +45,7 @@ def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
     fields = {"group_id": group_id}
     if member_id is not None:
         fields["member_id"] = member_id
-    return _I16.pack(kind) + encode_data(_KEYS[kind](**fields), kind)
-
-
-def _value(obj: Any) -> bytes:
-    return _I16.pack(0) + encode_data(obj, 0)
+    return encode_key(kind, _KEYS[kind](**fields))
 
 
 def _task_ids(cls: Any, t: TaskSet) -> list:
@@ -146,18 +138,7 @@ def group_tombstones(group_id: str) -> list[tuple[bytes, None]]:
 def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None, Any]:
     """(key version, group id, member id or None, decoded value or None for a
     tombstone). Raises ValueError for bytes that do not parse."""
-    if len(key) < 2:
-        raise ValueError("record key shorter than its version")
-    kind = _I16.unpack_from(key, 0)[0]
-    if kind not in _KEYS:
-        raise ValueError(f"not a streams group record: key version {kind}")
-    try:
-        k = decode_data(_KEYS[kind], kind, bytes(key[2:]))
-        v = None
-        if value is not None:
-            v = decode_data(_VALUES[kind], _I16.unpack_from(value, 0)[0], bytes(value[2:]))
-    except (ProtocolError, struct.error, UnicodeDecodeError) as e:
-        raise ValueError(f"bad streams group record (key version {kind}): {e}") from e
+    kind, k, v = decode(_KEYS, _VALUES, "streams group", key, value)
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 

@@ -15,25 +15,14 @@ from kafpy.protocol.messages import ConsumerGroupDescribeResponse, ConsumerGroup
 
 from kafpy.broker.features import GROUP_VERSION
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.handlers.modern_group import (
+    authorized_operations, client_host, described_assignment, heartbeat_assignment, modern_coordinator)
 
-_NO_OPERATIONS = -2147483648
-# READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS on a group without an authorizer
-_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
 _UNSUPPORTED = "The new consumer group protocol is not enabled on this cluster (group.version)."
 
 
 def _consumer_coordinator(ctx: RequestContext):
-    service = ctx.services.group_coordinator
-    consumer = getattr(service.coordinator, "consumer", None) if service is not None else None
-    features = ctx.services.features
-    if features is not None and features.current().level(GROUP_VERSION) < 1:
-        return None
-    return consumer
-
-
-def _client_host(ctx: RequestContext) -> str:
-    host = ctx.client_host or ""
-    return host if host.startswith("/") else "/" + host
+    return modern_coordinator(ctx, "consumer", GROUP_VERSION)
 
 
 async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerGroupHeartbeatResponse:
@@ -51,14 +40,10 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerG
         subscribed_topic_names=req.subscribed_topic_names,
         subscribed_topic_regex=req.subscribed_topic_regex if ctx.api_version >= 1 else None,
         server_assignor=req.server_assignor, owned=owned, client_id=ctx.client_id or "",
-        client_host=_client_host(ctx), api_version=ctx.api_version,
+        client_host=client_host(ctx), api_version=ctx.api_version,
         now_ms=ctx.services.group_coordinator.now_ms())
     r = await fut
-    assignment = None
-    if r.error == E.NONE and r.assignment is not None:
-        assignment = R.Assignment(topic_partitions=[
-            R.TopicPartitions(topic_id=t, partitions=sorted(ps))
-            for t, ps in sorted(r.assignment.items()) if ps])
+    assignment = heartbeat_assignment(R, r.assignment) if r.error == E.NONE else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
              member_id=r.member_id if r.error == E.NONE else None,
              member_epoch=r.member_epoch if r.error == E.NONE else -1,
@@ -79,12 +64,7 @@ async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGr
         d = consumer.describe(gid)
 
         def assignment(a):
-            out = []
-            for t, ps in sorted(a.items()):
-                meta = consumer.topics.topic_by_id(t)
-                if meta is not None and ps:
-                    out.append(R.TopicPartitions(topic_id=t, topic_name=meta.name, partitions=sorted(ps)))
-            return R.Assignment(topic_partitions=out)
+            return described_assignment(R, consumer.topics.topic_by_id, a)
 
         members = [R.Member(
             member_id=dm.member.member_id, instance_id=dm.member.instance_id, rack_id=dm.member.rack_id,
@@ -95,11 +75,10 @@ async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGr
             assignment=assignment(dm.member.assigned), target_assignment=assignment(dm.target),
             # v1+: 0 a classic member (of a migrating group), 1 a consumer-protocol one
             member_type=0 if dm.member.uses_classic_protocol else 1) for dm in d.members]
-        ops = _GROUP_OPERATIONS if req.include_authorized_operations else _NO_OPERATIONS
         groups.append(R.DescribedGroup(
             error_code=d.error, error_message=d.message, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, assignor_name=d.assignor,
-            members=members, authorized_operations=ops if d.error == E.NONE else _NO_OPERATIONS))
+            members=members, authorized_operations=authorized_operations(req, d.error)))
     return R(throttle_time_ms=0, groups=groups)
 
 

@@ -26,14 +26,12 @@ from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_to
 
 from kafpy.broker.features import STREAMS_VERSION
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.handlers.modern_group import authorized_operations, client_host, modern_coordinator
 from kafpy.coordinator.streams_group import Tasks, TaskSet
 from kafpy.coordinator.streams_topology import TopicInfo, from_request
 
 log = logging.getLogger("kafka.server.AutoTopicCreationManager")
 
-_NO_OPERATIONS = -2147483648
-# READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS on a group without an authorizer
-_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
 _UNSUPPORTED = "The streams group protocol is not enabled on this cluster (streams.version)."
 
 # internal topics being created, per broker (its services), so that the heartbeats of
@@ -42,17 +40,7 @@ _creating: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionar
 
 
 def _streams_coordinator(ctx: RequestContext) -> Any:
-    service = ctx.services.group_coordinator
-    streams = getattr(service.coordinator, "streams", None) if service is not None else None
-    features = ctx.services.features
-    if features is not None and features.current().level(STREAMS_VERSION) < 1:
-        return None
-    return streams
-
-
-def _client_host(ctx: RequestContext) -> str:
-    host = ctx.client_host or ""
-    return host if host.startswith("/") else "/" + host
+    return modern_coordinator(ctx, "streams", STREAMS_VERSION)
 
 
 def _task_set(items: Any) -> TaskSet:
@@ -153,7 +141,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
         topology=None if req.topology is None else from_request(req.topology),
         owned=_owned(req), process_id=req.process_id, user_endpoint=endpoint,
         client_tags=tags, shutdown_application=req.shutdown_application,
-        client_id=ctx.client_id or "", client_host=_client_host(ctx),
+        client_id=ctx.client_id or "", client_host=client_host(ctx),
         task_offsets=_task_offsets(req.task_offsets),
         task_end_offsets=_task_offsets(req.task_end_offsets),
         now_ms=ctx.services.group_coordinator.now_ms())
@@ -232,11 +220,10 @@ async def handle_streams_group_describe(ctx: RequestContext, req) -> StreamsGrou
             task_end_offsets=_task_offset_list(R.TaskOffset, m.task_end_offsets),
             assignment=assignment(m.tasks),
             target_assignment=assignment(target), is_classic=False) for m, target in d.members]
-        ops = _GROUP_OPERATIONS if req.include_authorized_operations else _NO_OPERATIONS
         group = R.DescribedGroup(
             error_code=E.NONE, error_message=None, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, topology=topology,
-            members=members, authorized_operations=ops)
+            members=members, authorized_operations=authorized_operations(req, E.NONE))
         if ctx.api_version >= 1:
             group.assignor_name = streams.assignor_name
         groups.append(group)
