@@ -172,6 +172,13 @@ class ModernGroupCoordinator:
             del self.groups[gid]
 
     # ================================================================ list
+    def _missing_group_message(self, group_id: str, kind: str) -> str:
+        """What a describe of an id that is no live group of this kind answers with
+        GROUP_ID_NOT_FOUND: Kafka names a classic or consumer group's id as of another type."""
+        if group_id in self.classic.groups or group_id in self.classic.consumer_groups:
+            return f"Group {group_id} is not a {kind} group."
+        return f"Group {group_id} not found."
+
     def overviews(self, states: set[str] | None) -> list[tuple[str, str]]:
         """(group id, state) of every live group of this kind, lower-case states filter."""
         return [(g.group_id, g.state.value) for g in self.groups.values()

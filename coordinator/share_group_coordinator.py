@@ -588,11 +588,8 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return DescribedShareGroup(group_id, err)
         group = self.groups.get(group_id)
         if group is None or group.deleted:
-            if group_id in self.classic.groups or group_id in self.classic.consumer_groups:
-                return DescribedShareGroup(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
-                                           f"Group {group_id} is not a share group.")
             return DescribedShareGroup(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
-                                       f"Group {group_id} not found.")
+                                       self._missing_group_message(group_id, "share"))
         return DescribedShareGroup(group_id, ErrorCode.NONE, None, group.state.value,
                                    group.group_epoch, group.assignment_epoch, share_assignor.NAME,
                                    list(group.members.values()))

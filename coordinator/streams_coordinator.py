@@ -593,11 +593,8 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             return DescribedStreamsGroup(group_id, err)
         group = self.groups.get(group_id)
         if group is None or group.deleted:
-            if group_id in self.classic.groups or group_id in self.classic.consumer_groups:
-                return DescribedStreamsGroup(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
-                                             f"Group {group_id} is not a streams group.")
             return DescribedStreamsGroup(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
-                                         f"Group {group_id} not found.")
+                                         self._missing_group_message(group_id, "streams"))
         return DescribedStreamsGroup(
             group_id, ErrorCode.NONE, None, group.state.value, group.group_epoch,
             group.assignment_epoch, group.topology,
