@@ -13,8 +13,8 @@ import itertools
 import sys
 import time
 
-from kafpy.coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog, OffsetAndMetadata
-from kafpy.coordinator.records import encode_offset_commit_key, encode_offset_commit_value
+from kafpy.coordinator.group import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group.records import encode_offset_commit_key, encode_offset_commit_value
 
 
 def _coordinator() -> GroupCoordinator:

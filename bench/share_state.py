@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from bench.compare import SHARED_SETTINGS  # noqa: E402
-from kafpy.coordinator.share.persister import SharePartitionKey  # noqa: E402
+from kafpy.coordinator.share_state.persister import SharePartitionKey  # noqa: E402
 from kafpy.protocol.errors import ErrorCode as E  # noqa: E402
 from tests.integration.broker.raw import RawConnection  # noqa: E402
 from tests.integration.cluster.harness import metadata, wait_until  # noqa: E402

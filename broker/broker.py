@@ -27,9 +27,9 @@ from kafpy.replication.purgatory import DelayedOperationPurgatory
 from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.replication.zk_data import BrokerRegistration
 
-from kafpy.coordinator import GroupCoordinatorService
-from kafpy.coordinator.share.config import ShareCoordinatorConfig
-from kafpy.coordinator.share.service import ShareCoordinatorService
+from kafpy.coordinator.group import GroupCoordinatorService
+from kafpy.coordinator.share_state.config import ShareCoordinatorConfig
+from kafpy.coordinator.share_state.service import ShareCoordinatorService
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.marker_sender import TxnMarkerSender
 from kafpy.coordinator.transaction.service import TransactionCoordinatorService
@@ -401,7 +401,7 @@ class Broker:
         return quotas
 
     def _group_coordinator_config(self):
-        from kafpy.coordinator.config import GroupCoordinatorConfig
+        from kafpy.coordinator.group.config import GroupCoordinatorConfig
         gc = GroupCoordinatorConfig.from_broker_config(self.config)
         gc.broker_id = self.config.broker_id
         return gc
@@ -409,7 +409,7 @@ class Broker:
     def _consumer_group_config(self):
         """The consumer protocol's settings, or None when
         group.coordinator.rebalance.protocols leaves it out (classic groups only)."""
-        from kafpy.coordinator.consumer_config import ConsumerGroupConfig
+        from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
         if "consumer" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
             return None
         return ConsumerGroupConfig.from_broker_config(self.config)
@@ -417,12 +417,12 @@ class Broker:
     def _share_group_config(self):
         """Share groups' settings (KIP-932): always on; the share.version feature gates
         their APIs."""
-        from kafpy.coordinator.share_config import ShareGroupConfig
+        from kafpy.coordinator.group.share.config import ShareGroupConfig
         return ShareGroupConfig.from_broker_config(self.config)
     def _streams_group_config(self):
         """The Streams protocol's settings (KIP-1071), or None when
         group.coordinator.rebalance.protocols leaves it out."""
-        from kafpy.coordinator.streams_config import StreamsGroupConfig
+        from kafpy.coordinator.group.streams.config import StreamsGroupConfig
         if "streams" not in [p.strip().lower() for p in self.config["group.coordinator.rebalance.protocols"]]:
             return None
         return StreamsGroupConfig.from_broker_config(self.config)

@@ -235,7 +235,7 @@ _DEFS = [
     ConfigDef("allow.everyone.if.no.acl.found", "boolean", False),
     # Misc accepted for compatibility with Kafka's sample files
     ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer", "streams"]),
-    # Consumer-protocol groups (KIP-848; coordinator/consumer_config.py)
+    # Consumer-protocol groups (KIP-848; coordinator/group/consumer/config.py)
     ConfigDef("group.consumer.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.consumer.min.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.consumer.max.session.timeout.ms", "int", 60000, _at_least(1)),
@@ -246,7 +246,7 @@ _DEFS = [
     ConfigDef("group.consumer.assignors", "list", ["uniform", "range"]),
     ConfigDef("group.consumer.migration.policy", "string", "bidirectional",
               _one_of("disabled", "upgrade", "downgrade", "bidirectional")),
-    # Share groups (KIP-932; coordinator/share_config.py, broker/group_configs.py bounds)
+    # Share groups (KIP-932; coordinator/group/share/config.py, broker/group_configs.py bounds)
     ConfigDef("group.share.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.share.min.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.share.max.session.timeout.ms", "int", 60000, _at_least(1)),
@@ -264,7 +264,7 @@ _DEFS = [
     ConfigDef("group.share.partition.max.record.locks", "int", 2000, _at_least(100)),
     ConfigDef("group.share.min.partition.max.record.locks", "int", 100, _at_least(100)),
     ConfigDef("group.share.max.partition.max.record.locks", "int", 4000, _at_least(100)),
-    # Streams groups (KIP-1071; coordinator/streams_config.py)
+    # Streams groups (KIP-1071; coordinator/group/streams/config.py)
     ConfigDef("group.streams.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.streams.min.session.timeout.ms", "int", 45000, _at_least(1)),
     ConfigDef("group.streams.max.session.timeout.ms", "int", 60000, _at_least(1)),

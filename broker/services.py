@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 if TYPE_CHECKING:
     from kafpy.storage import LogManager
 
-    from kafpy.coordinator.service import GroupCoordinatorService
-    from kafpy.coordinator.share.persister import SharePersister
+    from kafpy.coordinator.group.service import GroupCoordinatorService
+    from kafpy.coordinator.share_state.persister import SharePersister
     from kafpy.coordinator.transaction.service import TransactionCoordinatorService
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.metadata_cache import MetadataCache
@@ -75,7 +75,7 @@ class BrokerServices:
     # (ApiVersions, UpdateFeatures); None only in handler unit tests (no features finalized)
     features: "StandaloneFeatures | ZkFeatures | None" = None
     # share groups (KIP-932): the persister through which share partitions read and write
-    # their durable state (coordinator/share/persister.py); the share coordinator this
+    # their durable state (coordinator/share_state/persister.py); the share coordinator this
     # broker runs for the `__share_group_state` partitions it leads (the persister RPCs'
     # handlers use it); the share partitions this broker leads and the share sessions
     # (ShareFetch, ShareAcknowledge). None only in handler unit tests without share groups.

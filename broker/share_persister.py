@@ -27,9 +27,9 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import SHARE_GROUP_STATE_TOPIC_NAME
 
-from kafpy.coordinator.partitioner import partition_for
-from kafpy.coordinator.share.persister import ReadStateResult, SharePartitionKey, StateBatch, StateSummary
-from kafpy.coordinator.share.shard import UNINITIALIZED_READ, UNINITIALIZED_WRITE
+from kafpy.coordinator.group.partitioner import partition_for
+from kafpy.coordinator.share_state.persister import ReadStateResult, SharePartitionKey, StateBatch, StateSummary
+from kafpy.coordinator.share_state.shard import UNINITIALIZED_READ, UNINITIALIZED_WRITE
 from kafpy.coordinator.transaction.clients import BrokerClients
 
 log = logging.getLogger("kafka.server.share.persister.PersisterStateManager")

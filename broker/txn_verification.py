@@ -52,7 +52,7 @@ from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZ
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.clients import BrokerClients
 from kafpy.coordinator.transaction.state import TV_2
 

@@ -7,7 +7,7 @@ scheduleLoadGroupAndOffsets / loadTransactionsForTxnTopicPartition): the log is 
 slices by a task, so a large partition does not stall the event loop inside LeaderAndIsr
 handling, and its keys answer COORDINATOR_LOAD_IN_PROGRESS meanwhile.
 
-Who calls it: subclasses only (coordinator/service.py, coordinator/transaction/service.py),
+Who calls it: subclasses only (coordinator/group/service.py, coordinator/transaction/service.py),
 on the event loop thread. Nothing on disk.
 """
 

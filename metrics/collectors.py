@@ -236,7 +236,7 @@ class KafkaCollector:
 
     # ---------------------------------------------------------------- coordinators
     def _groups(self, coordinator: Any, rm: Any) -> Iterator[Metric]:
-        from kafpy.coordinator.group import GroupState
+        from kafpy.coordinator.group.classic.group import GroupState
         groups = coordinator.groups
         states = {s: 0 for s in GroupState}
         offsets = 0

@@ -22,7 +22,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.coordinator.records import OffsetAndMetadata
+from kafpy.coordinator.group.records import OffsetAndMetadata
 
 log = logging.getLogger("kafka.server.KafkaApis")
 

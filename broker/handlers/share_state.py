@@ -3,7 +3,7 @@ InitializeShareGroupState (83), ReadShareGroupState (84), WriteShareGroupState (
 DeleteShareGroupState (86) and ReadShareGroupStateSummary (87).
 
 Thin glue between the requests and `services.share_coordinator` (a
-coordinator.share.service.ShareCoordinatorService): each partition of a request is one call,
+coordinator.share_state.service.ShareCoordinatorService): each partition of a request is one call,
 all run concurrently, each answering with Kafka's error code in its own result. As in Kafka,
 an empty group id or an empty topic list answers an empty result list. Inter-broker APIs:
 CLUSTER_ACTION is required when an authorizer is set (`share_state_rule`).
@@ -19,7 +19,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
 
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.coordinator.share.persister import SharePartitionKey, StateBatch
+from kafpy.coordinator.share_state.persister import SharePartitionKey, StateBatch
 
 
 def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:

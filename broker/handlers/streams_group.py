@@ -27,8 +27,8 @@ from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_to
 from kafpy.broker.features import STREAMS_VERSION
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.handlers.modern_group import authorized_operations, client_host, modern_coordinator
-from kafpy.coordinator.streams_group import Tasks, TaskSet
-from kafpy.coordinator.streams_topology import TopicInfo, from_request
+from kafpy.coordinator.group.streams.group import Tasks, TaskSet
+from kafpy.coordinator.group.streams.topology import TopicInfo, from_request
 
 log = logging.getLogger("kafka.server.AutoTopicCreationManager")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Iterable, Sequence
 
-from kafpy.coordinator.share.persister import StateBatch
+from kafpy.coordinator.share_state.persister import StateBatch
 from kafpy.protocol.errors import ErrorCode
 
 

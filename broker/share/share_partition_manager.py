@@ -30,7 +30,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from kafpy.coordinator.share.persister import SharePartitionKey, SharePersister, UNINITIALIZED_START_OFFSET
+from kafpy.coordinator.share_state.persister import SharePartitionKey, SharePersister, UNINITIALIZED_START_OFFSET
 from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFetchInfo
 from kafpy.replication.purgatory import DelayedFetch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafpy.coordinator.config import PropertiesConfig, _setting
+from kafpy.coordinator.group.config import PropertiesConfig, _setting
 
 
 @dataclass

@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
+from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.markers import MarkerChannel, TxnMarker
 from kafpy.coordinator.transaction.records import (decode_key, decode_value, encode_key,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from kafpy.coordinator.offsets_log import Completion
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.transaction.state import TopicPartition
 
 

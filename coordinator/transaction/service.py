@@ -22,7 +22,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
 from kafpy.coordinator.runtime import CoordinatorRuntime
-from kafpy.coordinator.service import BrokerOffsetsLog, coordinator_node
+from kafpy.coordinator.group.service import BrokerOffsetsLog, coordinator_node
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.coordinator import (EndTxnResult, InitProducerIdResult,
                                                        TransactionCoordinator)

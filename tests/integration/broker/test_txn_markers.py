@@ -11,7 +11,7 @@ from kafpy.protocol.messages import (DescribeProducersRequest, FindCoordinatorRe
 from kafpy.protocol.records import build_batch
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic
 

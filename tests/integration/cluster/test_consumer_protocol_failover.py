@@ -14,7 +14,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 import pytest
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
 from tests.support import process
 from tests.support.kafka_dist import popen_tool

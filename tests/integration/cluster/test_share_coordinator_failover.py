@@ -15,7 +15,7 @@ from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
 from kafpy.broker.share_persister import BrokerSharePersister
-from kafpy.coordinator.share.persister import SharePartitionKey
+from kafpy.coordinator.share_state.persister import SharePartitionKey
 from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.scripts.kafka_console_share_consumer import ShareConsumer
 from kafpy.scripts.share_group_client import ShareGroupAdmin
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until

@@ -12,7 +12,7 @@ from collections import Counter
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
 from tests.integration.streams.test_streams_groups import (
     SINK, SOURCE, STREAMS_BROKER, WordCount, _counts, _feed, _lines, _wait_for_counts)

@@ -14,7 +14,7 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.protocol.messages import ApiVersionsRequest
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from tests.integration.broker.raw import RawConnection

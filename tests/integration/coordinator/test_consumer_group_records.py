@@ -8,7 +8,7 @@ from pathlib import Path
 
 from confluent_kafka import Consumer
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from tests.integration.coordinator.test_consumer_protocol import (
     CONSUMER_GROUP_BROKER, _confluent_read_all, _topic_with_records)
 from tests.support.kafka_dist import run_tool

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from tests.integration.coordinator.helpers import (
     committed, consume_and_commit, create_topic, produce)
 

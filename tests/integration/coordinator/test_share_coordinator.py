@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kafpy.coordinator.partitioner import partition_for
-from kafpy.coordinator.share.persister import SharePartitionKey
+from kafpy.coordinator.group.partitioner import partition_for
+from kafpy.coordinator.share_state.persister import SharePartitionKey
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection

@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka import KafkaException, Producer
 from kafka import KafkaProducer
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import wait_until

@@ -23,7 +23,7 @@ from typing import Iterator
 import pytest
 from kafka import KafkaProducer
 
-from kafpy.coordinator.partitioner import partition_for
+from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.scripts import kafka_streams_groups
 from kafpy.scripts.streams_groups_client import StreamsGroupsClient
 from tests.integration.coordinator.helpers import create_topic, produce

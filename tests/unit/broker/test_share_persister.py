@@ -9,9 +9,9 @@ import uuid
 from dataclasses import dataclass, field
 
 from kafpy.broker.share_persister import BrokerSharePersister
-from kafpy.coordinator.share.persister import (UNINITIALIZED_START_OFFSET, ReadStateResult, SharePartitionKey,
+from kafpy.coordinator.share_state.persister import (UNINITIALIZED_START_OFFSET, ReadStateResult, SharePartitionKey,
                                                StateBatch)
-from kafpy.coordinator.share.shard import UNINITIALIZED_READ, UNINITIALIZED_WRITE
+from kafpy.coordinator.share_state.shard import UNINITIALIZED_READ, UNINITIALIZED_WRITE
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E

@@ -9,7 +9,7 @@ import uuid
 from types import SimpleNamespace
 
 from kafpy.broker.handlers import share_state as H
-from kafpy.coordinator.share.persister import ReadStateResult, StateBatch, StateSummary
+from kafpy.coordinator.share_state.persister import ReadStateResult, StateBatch, StateSummary
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode as E
 

@@ -13,11 +13,11 @@ import pytest
 
 from kafpy.broker.handlers.streams_group import (handle_streams_group_describe,
                                                  handle_streams_group_heartbeat)
-from kafpy.coordinator import GroupCoordinator, InMemoryOffsetsLog
-from kafpy.coordinator.config import GroupCoordinatorConfig
-from kafpy.coordinator.consumer_topics import MetadataCacheTopics
-from kafpy.coordinator.streams_config import StreamsGroupConfig
-from kafpy.coordinator.streams_coordinator import StreamsGroupCoordinator
+from kafpy.coordinator.group import GroupCoordinator, InMemoryOffsetsLog
+from kafpy.coordinator.group.config import GroupCoordinatorConfig
+from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
+from kafpy.coordinator.group.streams.config import StreamsGroupConfig
+from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import StreamsGroupDescribeRequest as D

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from kafpy.coordinator import InMemoryOffsetsLog
+from kafpy.coordinator.group import InMemoryOffsetsLog
 from kafpy.coordinator.transaction import TransactionCoordinator, TransactionCoordinatorConfig
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.records import build_batch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import struct
 
-from kafpy.coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
+from kafpy.coordinator.group import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
 
 
 def subscription(*topics: str, user_data: bytes | None = None) -> bytes:

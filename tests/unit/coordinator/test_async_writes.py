@@ -4,7 +4,7 @@ pendingOffsetCommits and the completion callbacks of storeGroup/storeOffsets).""
 
 from kafpy.protocol.errors import ErrorCode as E
 
-from kafpy.coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
 
 from tests.unit.coordinator.helpers import drive, join, make_coordinator, stable_group, sync
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from kafpy.coordinator import InMemoryOffsetsLog, OffsetAndMetadata
-from kafpy.coordinator.assignors import MemberSubscription, RangeAssignor, UniformAssignor
-from kafpy.coordinator.consumer_config import ConsumerGroupConfig
-from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
-from kafpy.coordinator.consumer_topics import StaticTopics
-from kafpy.coordinator.consumer_group import MemberState
-from kafpy.coordinator.consumer_records import CONSUMER_KEY_VERSIONS
+from kafpy.coordinator.group import InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group.consumer.assignors import MemberSubscription, RangeAssignor, UniformAssignor
+from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+from kafpy.coordinator.group.consumer.topics import StaticTopics
+from kafpy.coordinator.group.consumer.group import MemberState
+from kafpy.coordinator.group.consumer.records import CONSUMER_KEY_VERSIONS
 from kafpy.protocol.errors import ErrorCode as E
 
-from kafpy.coordinator import GroupState
+from kafpy.coordinator.group import GroupState
 from tests.unit.coordinator.helpers import commit, drive, join, make_coordinator, sync
 
 SESSION = 10_000
@@ -218,7 +218,7 @@ def test_offset_commit_and_fetch_are_validated_by_member_epoch():
 
 def _classic_assignment(c, member_id, generation, now):
     """SyncGroup of a classic member: the partitions of topic t it was given."""
-    from kafpy.coordinator.consumer_migration import decode_assignment
+    from kafpy.coordinator.group.consumer.migration import decode_assignment
     r = sync(c.classic, "g", member_id, generation, now=now).result()
     assert r.error == E.NONE, r
     return sorted(p for t, p in decode_assignment(r.assignment) if t == "t")
@@ -262,7 +262,7 @@ def test_a_stable_classic_group_upgrades_when_a_consumer_protocol_member_joins()
     now = drive(c.classic, futs)
     rs = [f.result() for f in futs]
     leader = next(r for r in rs if r.member_id == r.leader)
-    from kafpy.coordinator.consumer_migration import ClassicMembers
+    from kafpy.coordinator.group.consumer.migration import ClassicMembers
     assignments = {rs[0].member_id: ClassicMembers._assignment_bytes(c, {tid("t"): {0, 1}}),
                    rs[1].member_id: ClassicMembers._assignment_bytes(c, {tid("t"): {2, 3}})}
     for r in rs:
@@ -430,7 +430,7 @@ def test_a_steady_heartbeat_writes_nothing_and_sends_no_assignment():
 
 def _regex_records(log, c, group="g"):
     """The ConsumerGroupRegularExpression records written so far: (regex, topics or None)."""
-    from kafpy.coordinator import consumer_records as R
+    from kafpy.coordinator.group.consumer import records as R
     out = []
     for (k, v), _ in log.partitions[c.classic.partition_for(group)]:
         if isinstance(k, bytes) and int.from_bytes(k[:2], "big") == R.REGULAR_EXPRESSION:

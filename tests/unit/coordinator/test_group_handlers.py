@@ -12,7 +12,7 @@ from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_response, encode_response
 
 from kafpy.broker.handlers import group as G
-from kafpy.coordinator import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
+from kafpy.coordinator.group import GroupCoordinator, GroupCoordinatorConfig, InMemoryOffsetsLog
 from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import subscription

@@ -1,6 +1,6 @@
 """JoinGroup / SyncGroup / Heartbeat / LeaveGroup transitions and error paths."""
 
-from kafpy.coordinator import GroupState
+from kafpy.coordinator.group import GroupState
 from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import (

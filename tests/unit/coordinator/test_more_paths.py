@@ -1,6 +1,6 @@
 """Remaining transitions and error paths of the classic group state machine."""
 
-from kafpy.coordinator import GroupState
+from kafpy.coordinator.group import GroupState
 from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import commit, drive, join, make_coordinator, stable_group, subscription, sync

@@ -1,6 +1,6 @@
 """OffsetCommit / OffsetFetch / OffsetDelete / DeleteGroups / ListGroups / DescribeGroups."""
 
-from kafpy.coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
 from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import commit, make_coordinator, stable_group, subscription

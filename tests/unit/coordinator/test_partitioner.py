@@ -1,4 +1,4 @@
-from kafpy.coordinator.partitioner import java_string_hash, kafka_abs, partition_for
+from kafpy.coordinator.group.partitioner import java_string_hash, kafka_abs, partition_for
 
 # (group id, Java String.hashCode(), partition of 50), computed with Java 17.
 JAVA = [

@@ -2,9 +2,9 @@
 
 import struct
 
-from kafpy.coordinator import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group import GroupState, InMemoryOffsetsLog, OffsetAndMetadata
 from kafpy.protocol.errors import ErrorCode as E
-from kafpy.coordinator.records import (
+from kafpy.coordinator.group.records import (
     GroupMetadataKey, GroupMetadataValue, MemberRecord, OffsetCommitKey,
     decode_group_metadata_value, decode_key, decode_offset_commit_value,
     encode_group_metadata_key, encode_group_metadata_value, encode_offset_commit_key,

@@ -1,4 +1,4 @@
-"""kafpy.coordinator.service without sockets: real storage Logs under a small stand-in for the
+"""kafpy.coordinator.group.service without sockets: real storage Logs under a small stand-in for the
 replica manager (the `get_partition` / `append_records` / `read_from_log` interface the
 broker's ReplicaManager offers), whose commits the tests release by hand.
 Covers: the offsets topic requested on the first FindCoordinator, commits answered only
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
-from kafpy.coordinator import GroupCoordinatorConfig, OffsetAndMetadata
+from kafpy.coordinator.group import GroupCoordinatorConfig, OffsetAndMetadata
 from kafpy.coordinator.runtime import LOAD_SLICE
-from kafpy.coordinator.service import GroupCoordinatorService
+from kafpy.coordinator.group.service import GroupCoordinatorService
 from kafpy.replication.log_read import FetchParams, read_partitions
 from kafpy.storage import LogConfig, LogManager
 

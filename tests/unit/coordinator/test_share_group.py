@@ -9,13 +9,13 @@ import asyncio
 
 import pytest
 
-from kafpy.coordinator import InMemoryOffsetsLog
-from kafpy.coordinator.consumer_topics import StaticTopics
-from kafpy.coordinator.share.persister import InMemoryPersister, SharePartitionKey
-from kafpy.coordinator.share_assignor import assign
-from kafpy.coordinator.share_config import ShareGroupConfig
-from kafpy.coordinator.share_group_coordinator import ShareGroupCoordinator, topic_uuid
-from kafpy.coordinator.share_records import SHARE_KEY_VERSIONS
+from kafpy.coordinator.group import InMemoryOffsetsLog
+from kafpy.coordinator.group.consumer.topics import StaticTopics
+from kafpy.coordinator.share_state.persister import InMemoryPersister, SharePartitionKey
+from kafpy.coordinator.group.share.assignor import assign
+from kafpy.coordinator.group.share.config import ShareGroupConfig
+from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator, topic_uuid
+from kafpy.coordinator.group.share.records import SHARE_KEY_VERSIONS
 from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import join, make_coordinator
@@ -240,8 +240,8 @@ def test_state_is_rebuilt_from_the_log():
 
 
 def test_classic_and_consumer_members_cannot_join_a_share_group():
-    from kafpy.coordinator.consumer_config import ConsumerGroupConfig
-    from kafpy.coordinator.consumer_coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+    from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
     h = Harness()
     h.hb("m1", 0)
     consumer = ConsumerGroupCoordinator(h.classic, ConsumerGroupConfig(), h.view)

@@ -1,6 +1,6 @@
 """Static membership (group.instance.id, KIP-345): replacement and fencing."""
 
-from kafpy.coordinator import GroupState
+from kafpy.coordinator.group import GroupState
 from kafpy.protocol.errors import ErrorCode as E
 
 from tests.unit.coordinator.helpers import drive, join, make_coordinator, subscription, sync

@@ -5,9 +5,9 @@ and initial rebalance delay overrides, and the task offsets members report steer
 standby placement as Kafka 4.4's sticky assignor does (no warm-up tasks, as on Kafka 4.4)."""
 from __future__ import annotations
 
-from kafpy.coordinator.streams_assignor import AssignmentMember, assign
-from kafpy.coordinator.streams_group import Tasks
-from kafpy.coordinator.streams_topology import ASSIGNMENT_DELAYED
+from kafpy.coordinator.group.streams.assignor import AssignmentMember, assign
+from kafpy.coordinator.group.streams.group import Tasks
+from kafpy.coordinator.group.streams.topology import ASSIGNMENT_DELAYED
 
 from tests.unit.coordinator.test_streams_group import WORD_COUNT, active, setup
 

@@ -6,15 +6,15 @@ expiry, offsets validated by member epoch, and the state rebuilt from the Stream
 records in `__consumer_offsets`."""
 from __future__ import annotations
 
-from kafpy.coordinator import InMemoryOffsetsLog, OffsetAndMetadata
-from kafpy.coordinator.consumer_topics import StaticTopics
-from kafpy.coordinator.records import decode_key
-from kafpy.coordinator.streams_assignor import AssignmentMember, assign
-from kafpy.coordinator.streams_config import StreamsGroupConfig
-from kafpy.coordinator.streams_coordinator import StreamsGroupCoordinator
-from kafpy.coordinator.streams_group import MemberState, Tasks
-from kafpy.coordinator.streams_records import STREAMS_KEY_VERSIONS
-from kafpy.coordinator.streams_topology import (
+from kafpy.coordinator.group import InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group.consumer.topics import StaticTopics
+from kafpy.coordinator.group.records import decode_key
+from kafpy.coordinator.group.streams.assignor import AssignmentMember, assign
+from kafpy.coordinator.group.streams.config import StreamsGroupConfig
+from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
+from kafpy.coordinator.group.streams.group import MemberState, Tasks
+from kafpy.coordinator.group.streams.records import STREAMS_KEY_VERSIONS
+from kafpy.coordinator.group.streams.topology import (
     INCORRECTLY_PARTITIONED_TOPICS, MISSING_INTERNAL_TOPICS, MISSING_SOURCE_TOPICS,
     STALE_TOPOLOGY, CopartitionGroup, StreamsTopology, Subtopology, TopicInfo, configure)
 from kafpy.protocol.errors import ErrorCode as E

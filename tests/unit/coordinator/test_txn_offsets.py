@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode as E
 
-from kafpy.coordinator import InMemoryOffsetsLog, OffsetAndMetadata
+from kafpy.coordinator.group import InMemoryOffsetsLog, OffsetAndMetadata
 from tests.unit.coordinator.helpers import make_coordinator, stable_group
 
 TP = ("t", 0)

@@ -7,7 +7,7 @@ from types import SimpleNamespace as NS
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from kafpy.coordinator.group import GroupState
+from kafpy.coordinator.group.classic.group import GroupState
 from kafpy.coordinator.transaction.state import TxnState
 from kafpy.metrics.collectors import KafkaCollector
 from kafpy.metrics.observer import RequestObserver

@@ -11,7 +11,7 @@ import pytest
 
 from kafpy.broker.handlers.share import handle_share_acknowledge, handle_share_fetch
 from kafpy.broker.share.share_partition_manager import SharePartitionManager
-from kafpy.coordinator.share.persister import InMemoryPersister, SharePartitionKey
+from kafpy.coordinator.share_state.persister import InMemoryPersister, SharePartitionKey
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import ShareAcknowledgeRequest as AR, ShareFetchRequest as FR
 from tests.unit.broker.helpers import LocalBroker, call

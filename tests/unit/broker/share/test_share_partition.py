@@ -2,7 +2,7 @@
 the start offset, in-flight limit and acquire modes (clock passed in)."""
 from kafpy.broker.share.share_partition import (AckBatch, AcquireMode, AcquiredRange, RecordState,
                                                 SharePartition, SharePartitionConfig)
-from kafpy.coordinator.share.persister import StateBatch
+from kafpy.coordinator.share_state.persister import StateBatch
 from kafpy.protocol.errors import ErrorCode
 
 CFG = SharePartitionConfig(record_lock_duration_ms=1000, delivery_count_limit=3, max_in_flight_records=100)

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from kafpy.coordinator import ImmediateFuture, InMemoryOffsetsLog
+from kafpy.coordinator.group import ImmediateFuture, InMemoryOffsetsLog
 from kafpy.coordinator.transaction import (
     TransactionCoordinator, TransactionCoordinatorConfig, TxnMarker, TxnState)
 from kafpy.coordinator.transaction.records import decode_key, decode_value

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from kafpy.coordinator import InMemoryOffsetsLog
+from kafpy.coordinator.group import InMemoryOffsetsLog
 from kafpy.coordinator.transaction import (TransactionCoordinator, TransactionCoordinatorConfig,
                                            TransactionMetadata, TxnState)
 from kafpy.coordinator.transaction.records import decode_value, encode_value, value_version

@@ -1,0 +1,116 @@
+"""What every part of the group coordinator shares: its settings, the groups it owns,
+the `__consumer_offsets` partitions it coordinates, and its timer heap.
+
+Who uses it: `GroupCoordinator` is built from `Membership` (membership.py) and
+`OffsetManager` (offsets.py), which both derive from `CoordinatorBase`; nothing else
+should. Single-threaded (event loop), so nothing locks.
+"""
+
+from __future__ import annotations
+
+import heapq
+import uuid
+from typing import Any, Callable, Iterable
+
+from kafpy.protocol.errors import ErrorCode
+
+from kafpy.coordinator.group.config import GroupCoordinatorConfig
+from kafpy.coordinator.group.classic.group import ClassicGroup, Member
+from kafpy.coordinator.group.offsets_log import ImmediateFuture, OffsetsLog
+from kafpy.coordinator.group.partitioner import partition_for
+from kafpy.coordinator.group.persistence import GroupStore
+
+# API names for group-id validation (Kafka accepts "" for these).
+OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS = (
+    "OffsetCommit", "OffsetFetch", "DescribeGroups", "DeleteGroups")
+_EMPTY_ID_OK = {OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS}
+
+
+class CoordinatorBase:
+    """State and small helpers of the coordinator; see GroupCoordinator."""
+
+    def __init__(self, config: GroupCoordinatorConfig, offsets_log: OffsetsLog,
+                 future_factory: Callable[[], Any] = ImmediateFuture,
+                 owned_partitions: Iterable[int] | None = None,
+                 member_id_factory: Callable[[str], str] | None = None) -> None:
+        self.config = config
+        self.log = offsets_log
+        self.store = GroupStore(offsets_log, self.partition_for)
+        self.future_factory = future_factory
+        self.groups: dict[str, ClassicGroup] = {}
+        # Consumer-protocol groups (KIP-848) by id, kept by the ConsumerGroupCoordinator
+        # attached as `consumer` (consumer_coordinator.py); None: classic groups only.
+        self.consumer_groups: dict[str, Any] = {}
+        self.consumer: Any = None
+        # share groups (KIP-932): share_group_coordinator.ShareGroupCoordinator attaches itself
+        self.share_groups: dict[str, Any] = {}
+        self.share: Any = None
+        # Streams groups (KIP-1071) by id, kept by the StreamsGroupCoordinator attached
+        # as `streams` (streams_coordinator.py); None: no Streams groups.
+        self.streams_groups: dict[str, Any] = {}
+        self.streams: Any = None
+        n = config.offsets_topic_num_partitions
+        self.owned_partitions: set[int] = set(range(n) if owned_partitions is None
+                                              else owned_partitions)
+        self.loading_partitions: set[int] = set()
+        self.active = True
+        self._member_id_factory = member_id_factory or (
+            lambda prefix: f"{prefix}-{uuid.uuid4()}")
+        self._next_offsets_expiry: int | None = None
+        # Every deadline ever set, as a min-heap: `poll` scans the groups only when the
+        # earliest one is due (entries of deadlines since cleared just cost one scan).
+        self._wakeups: list[int] = []
+        # The latest time `poll` was given: a write completing later acts at least then.
+        self._last_poll_ms = 0
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self.config.offsets_topic_num_partitions)
+
+    def _validate_group_status(self, group_id: str | None, api: str) -> ErrorCode | None:
+        if group_id is None or (group_id == "" and api not in _EMPTY_ID_OK):
+            return ErrorCode.INVALID_GROUP_ID
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        p = self.partition_for(group_id)
+        if p in self.loading_partitions:
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        if p not in self.owned_partitions:
+            return ErrorCode.NOT_COORDINATOR
+        return None
+
+    def _is_current(self, group: ClassicGroup) -> bool:
+        """Whether `group` is still the live one of its id (a write completing after an
+        unload, reload or deletion must not touch it)."""
+        return (self.groups.get(group.group_id) is group
+                or self.consumer_groups.get(group.group_id) is group
+                or self.streams_groups.get(group.group_id) is group)
+
+    def _new_future(self, result: Any = None) -> Any:
+        fut = self.future_factory()
+        if result is not None:
+            fut.set_result(result)
+        return fut
+
+    def _completion_time(self, request_ms: int) -> int:
+        """The time a write's completion acts at: the request's, or the timer's if later."""
+        return max(request_ms, self._last_poll_ms)
+
+    def _wake(self, deadline: int) -> int:
+        heapq.heappush(self._wakeups, deadline)
+        return deadline
+
+    def _schedule_heartbeat(self, member: Member, now_ms: int, timeout_ms: int | None = None) -> None:
+        member.heartbeat_deadline = self._wake(
+            now_ms + (member.session_timeout_ms if timeout_ms is None else timeout_ms))
+
+    @staticmethod
+    def _validate_current_member(group: ClassicGroup, member_id: str,
+                                 group_instance_id: str | None) -> ErrorCode | None:
+        if group_instance_id is not None:
+            current = group.static_members.get(group_instance_id)
+            if current is None:
+                return ErrorCode.UNKNOWN_MEMBER_ID
+            if current != member_id:
+                return ErrorCode.FENCED_INSTANCE_ID
+            return None
+        return None if group.has(member_id) else ErrorCode.UNKNOWN_MEMBER_ID

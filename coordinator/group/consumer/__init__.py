@@ -1,0 +1,1 @@
+"""Consumer-protocol groups of Kafka 4 (KIP-848): ConsumerGroupHeartbeat and ConsumerGroupDescribe."""

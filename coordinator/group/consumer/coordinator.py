@@ -1,0 +1,684 @@
+"""The consumer group protocol of Kafka 4 (KIP-848): ConsumerGroupHeartbeat and
+ConsumerGroupDescribe, a state machine with the clock passed in.
+
+Who calls it: the broker glue (broker/handlers/consumer_group.py) for requests; the
+classic GroupCoordinator it is attached to (`classic.consumer`) for loading and
+unloading `__consumer_offsets` partitions, timers (`poll`), shutdown, and the offset
+APIs, which validate a consumer group member's epoch here (`validate_offset_commit`,
+`validate_offset_fetch`). One thread (the event loop), so nothing locks.
+
+The group lives beside the classic groups: `classic.consumer_groups` maps its id to a
+ConsumerGroup (consumer_group.py), whose committed offsets the classic OffsetManager
+reads and writes like any group's. Partition ownership of the coordinator, its
+loading state and the `__consumer_offsets` log are the classic coordinator's.
+
+A heartbeat may change the group; every change is written to `__consumer_offsets` as
+one batch in Kafka 4.4's records (consumer_records.py) and the heartbeat is answered
+when that batch is committed. The in-memory state moves at once (the next heartbeat
+sees it) and is not rolled back when the write fails: the member is answered with
+the coordinator error, finds the coordinator again and rejoins from a state the new
+coordinator rebuilt from the log.
+
+Topics are read through `topics` (a TopicsView); a member's subscription is its topic
+names plus the topics its regular expression matches (Python's `re.fullmatch`; RE2/J
+syntax as Kafka uses is nearly the same: see README). The group keeps each subscribed
+expression resolved (`ConsumerGroup.resolved_regexes`, written as Kafka 4.4's
+ConsumerGroupRegularExpression records): resolved when a member first brings it,
+resolved again when the set of topics changed since, tombstoned once no member uses
+it. Kafka resolves them off the heartbeat path, at most every 10 s; here it is done on
+the heartbeat (one pass over the topic names, only when they changed), so a topic
+created or deleted is followed at the next heartbeat. Each heartbeat compares a hash of
+the subscribed topics (ids and partition counts) with the one the group epoch was
+computed at, so a topic created, deleted or grown bumps the epoch.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from kafpy.protocol import messages as M
+from kafpy.protocol.codec import encode_data
+from kafpy.protocol.errors import ErrorCode
+
+from kafpy.coordinator.group.consumer import records as R
+from kafpy.coordinator.group.consumer.assignors import MemberSubscription, PartitionAssignor, assignors_from_config
+from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+from kafpy.coordinator.group.consumer.migration import ClassicMembers
+from kafpy.coordinator.group.consumer.group import (
+    JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
+    ConsumerGroupState, MemberState, ResolvedRegex, copy_assignment)
+from kafpy.coordinator.group.errors import append_error_to_group_error
+from kafpy.coordinator.group.classic.group import ClassicGroup, complete
+from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
+from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.offsets_log import completion_error
+from kafpy.coordinator.group.records import encode_offset_commit_key
+from kafpy.coordinator.group.results import GroupSummary, MemberSummary
+
+log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
+
+
+@dataclass
+class HeartbeatResult:
+    error: int = ErrorCode.NONE
+    message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    assignment: Assignment | None = None     # None: unchanged since the last answer
+
+
+@dataclass
+class DescribedMember:
+    member: ConsumerGroupMember
+    target: Assignment
+
+
+@dataclass
+class DescribedConsumerGroup:
+    group_id: str
+    error: int = ErrorCode.NONE
+    message: str | None = None
+    state: str = ConsumerGroupState.DEAD.value
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor: str = ""
+    members: list[DescribedMember] = field(default_factory=list)
+
+
+def _error(error: ErrorCode, message: str | None = None, member_id: str | None = None,
+           epoch: int = 0) -> HeartbeatResult:
+    return HeartbeatResult(error, message, member_id, epoch)
+
+
+class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
+    """All consumer-protocol groups of the `__consumer_offsets` partitions the attached
+    classic coordinator owns (with classic members of such groups: consumer_migration.py;
+    the plumbing shared with share and Streams groups: modern_group.py)."""
+
+    RECORDS_NAME = "consumer group records"
+
+    def __init__(self, classic: Any, config: ConsumerGroupConfig, topics: TopicsView,
+                 member_id_factory: Callable[[], str] | None = None,
+                 group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
+        """`group_configs(group_id)`: the group's overrides (`consumer.session.timeout.ms`,
+        `consumer.heartbeat.interval.ms`, set with kafka-configs --entity-type groups)."""
+        self.classic = classic
+        self.config = config
+        self.topics = topics
+        self._group_configs = group_configs or (lambda _gid: {})
+        self.assignors: dict[str, PartitionAssignor] = {
+            a.name: a for a in assignors_from_config(config.assignors)}
+        self.default_assignor = next(iter(self.assignors))
+        self.groups: dict[str, ConsumerGroup] = classic.consumer_groups
+        self._new_member_id = member_id_factory or (lambda: uuid.uuid4().hex[:22])
+        self._wakeups: list[int] = []
+        self._regex_cache: dict[str, re.Pattern | None] = {}
+        self._topic_names: frozenset[str] | None = None
+        self._topics_version = 0
+        self._downgraded: list = []
+        classic.consumer = self
+
+    # ================================================================ ConsumerGroupHeartbeat
+    def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
+                  instance_id: str | None = None, rack_id: str | None = None,
+                  rebalance_timeout_ms: int = -1, subscribed_topic_names: list[str] | None = None,
+                  subscribed_topic_regex: str | None = None, server_assignor: str | None = None,
+                  owned: Assignment | None = None, client_id: str = "", client_host: str = "",
+                  api_version: int = 1, now_ms: int) -> Any:
+        """A future resolved with a HeartbeatResult once the group's changes are written."""
+        fut = self.classic.future_factory()
+        result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
+                                 rebalance_timeout_ms, subscribed_topic_names,
+                                 subscribed_topic_regex, server_assignor, owned, client_id,
+                                 client_host, api_version, now_ms)
+        if isinstance(result, HeartbeatResult):
+            fut.set_result(result)
+            return fut
+        records, answer = result
+        if not records:
+            fut.set_result(answer)
+            return fut
+        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
+        self._store_downgraded(now_ms)
+
+        def on_written(d: Any) -> None:
+            error = completion_error(d)
+            if error != ErrorCode.NONE:
+                complete(fut, _error(append_error_to_group_error(error), None, answer.member_id,
+                                     answer.member_epoch))
+            else:
+                complete(fut, answer)
+        done.add_done_callback(on_written)
+        return fut
+
+    def _validate_request(self, group_id: str, member_id: str, member_epoch: int,
+                          instance_id: str | None, rebalance_timeout_ms: int,
+                          names: list[str] | None, regex: str | None,
+                          server_assignor: str | None, owned: Assignment | None,
+                          api_version: int) -> str | None:
+        """Why the request is INVALID_REQUEST (Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid)."""
+        if not group_id:
+            return "GroupId can't be empty."
+        if member_epoch == JOIN_EPOCH:
+            if api_version >= 1 and not member_id:
+                return "MemberId can't be empty."
+            if rebalance_timeout_ms == -1:
+                return "RebalanceTimeoutMs must be provided in first request."
+            if owned is None:
+                return "TopicPartitions must be empty when (re-)joining."
+            if names is None and regex is None:
+                return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request."
+        elif member_epoch == STATIC_LEAVE_EPOCH:
+            if instance_id is None:
+                return "InstanceId can't be null."
+        elif member_epoch < STATIC_LEAVE_EPOCH:
+            return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -2."
+        if member_epoch != JOIN_EPOCH and not member_id:
+            return "MemberId can't be empty."
+        if server_assignor is not None and server_assignor not in self.assignors:
+            return None   # answered UNSUPPORTED_ASSIGNOR by the caller
+        return None
+
+    def _heartbeat(self, group_id, member_id, member_epoch, instance_id, rack_id,
+                   rebalance_timeout_ms, names, regex, server_assignor, owned, client_id,
+                   client_host, api_version, now_ms):
+        reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
+                                        rebalance_timeout_ms, names, regex, server_assignor,
+                                        owned, api_version)
+        if reason is not None:
+            log.info("ConsumerGroupHeartbeat of %s in group %s refused: %s", member_id,
+                     group_id, reason)
+            return _error(ErrorCode.INVALID_REQUEST, reason)
+        err = self.classic._validate_group_status(group_id, "ConsumerGroupHeartbeat")
+        if err is not None:
+            return _error(err, None, member_id or None, member_epoch)
+        if server_assignor is not None and server_assignor not in self.assignors:
+            return _error(ErrorCode.UNSUPPORTED_ASSIGNOR,
+                          f"ServerAssignor {server_assignor} is not supported. Supported assignors: "
+                          f"{', '.join(self.assignors)}.")
+        if regex and self._pattern(regex) is None:
+            return _error(ErrorCode.INVALID_REGULAR_EXPRESSION,
+                          f"SubscribedTopicRegex `{regex}` is not a valid regular expression.")
+        if group_id in self.classic.share_groups:
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
+        group = self.groups.get(group_id)
+        if member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
+            return self._leave(group, group_id, member_id, member_epoch, instance_id, now_ms)
+        records: list = []
+        if group is None:
+            classic = self.classic.groups.get(group_id)
+            if member_epoch != JOIN_EPOCH:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID,
+                              f"Member {member_id} is not a member of group {group_id}.")
+            if classic is not None and classic.members:
+                # online upgrade of a live classic group (migration policy permitting)
+                group = self._upgrade(classic, now_ms, records)
+                if group is None:
+                    return _error(ErrorCode.GROUP_ID_NOT_FOUND,
+                                  f"Group {group_id} is not a consumer group.")
+            else:
+                group = self._create_group(group_id, classic)
+        member = group.members.get(member_id) if member_id else None
+        if member_epoch == JOIN_EPOCH:
+            # an upgrade done above is written even when this member is refused
+            if member is None and len(group.members) >= self.config.max_size:
+                return records, _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                                       f"The consumer group has reached its maximum capacity "
+                                       f"of {self.config.max_size} members.")
+            if not member_id:
+                member_id = self._new_member_id()
+            member = self._join(group, member, member_id, instance_id, records)
+            if isinstance(member, HeartbeatResult):
+                return records, member
+        else:
+            if member is None:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID,
+                              f"Member {member_id} is not a member of group {group_id}.")
+            fenced = self._check_epoch(member, member_epoch, owned)
+            if fenced is not None:
+                return fenced
+        before = member.metadata_key()
+        subscription_before = (tuple(member.subscribed_topic_names),
+                               member.subscribed_topic_regex, member.server_assignor)
+        member.client_id, member.client_host = client_id, client_host
+        if instance_id is not None:
+            member.instance_id = instance_id
+        if rack_id is not None:
+            member.rack_id = rack_id
+        if rebalance_timeout_ms != -1:
+            member.rebalance_timeout_ms = rebalance_timeout_ms
+        # Both may be given (the member subscribes to their union); an empty regex
+        # clears a regex subscription.
+        if names is not None:
+            member.subscribed_topic_names = list(names)
+        if regex is not None:
+            member.subscribed_topic_regex = regex or None
+        if server_assignor is not None or member_epoch == JOIN_EPOCH:
+            member.server_assignor = server_assignor
+        bump = False
+        self._refresh_regexes(group, records, now_ms)
+        if member.metadata_key() != before or member_epoch == JOIN_EPOCH:
+            records.append(R.member_metadata(group.group_id, member))
+            bump = (member.member_id not in group.target or subscription_before != (
+                tuple(member.subscribed_topic_names), member.subscribed_topic_regex,
+                member.server_assignor))
+        subscribed = self._subscribed_topics(group)
+        topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
+        if bump or topics_hash != group.metadata_hash:
+            group.group_epoch += 1
+            group.metadata_hash = topics_hash
+            records.append(R.group_metadata(group.group_id, group.group_epoch, topics_hash))
+        if group.group_epoch > group.assignment_epoch:
+            self._compute_target(group, subscribed, records, now_ms)
+        sent_before = member.last_sent
+        self._reconcile(group, member, owned, records, now_ms)
+        self._schedule_session(member, now_ms, group.group_id)
+        full = owned is not None or member_epoch == JOIN_EPOCH
+        assignment = None
+        if full or sent_before is None or member.assigned != sent_before:
+            assignment = copy_assignment(member.assigned)
+            member.last_sent = assignment
+        return records, HeartbeatResult(ErrorCode.NONE, None, member.member_id, member.member_epoch,
+                                        self._heartbeat_interval(group.group_id), assignment)
+
+    def _create_group(self, group_id: str, classic: Any) -> ConsumerGroup:
+        """A new consumer group; the committed offsets of an empty classic group of the
+        same id (a simple consumer's, or one whose members all left) come along."""
+        group = ConsumerGroup(group_id)
+        if classic is not None:
+            group.offsets = classic.offsets
+            group.pending_offset_commits = classic.pending_offset_commits
+            group.pending_txn_offsets = classic.pending_txn_offsets
+            del self.classic.groups[group_id]
+        self.groups[group_id] = group
+        return group
+
+    def _join(self, group: ConsumerGroup, member: ConsumerGroupMember | None, member_id: str,
+              instance_id: str | None, records: list) -> ConsumerGroupMember | HeartbeatResult:
+        """A member (re)joining at epoch 0. A static member taking its instance id back
+        inherits the previous member's epoch and assignment (no rebalance); a dynamic
+        member rejoining under its id starts over with its partitions revoked."""
+        if instance_id is not None:
+            old_id = group.static_members.get(instance_id)
+            if old_id is not None and old_id != member_id:
+                old = group.members[old_id]
+                if old.member_epoch != STATIC_LEAVE_EPOCH:
+                    return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
+                                  f"Static member {old_id} with instance id {instance_id} "
+                                  f"is not released yet.")
+                target = group.target.pop(old_id, {})
+                assigned = copy_assignment(old.assigned)
+                group.remove_member(old_id)
+                records.extend(R.member_tombstones(group.group_id, old_id))
+                new = ConsumerGroupMember(member_id, instance_id,
+                                          member_epoch=old.previous_member_epoch,
+                                          previous_member_epoch=old.previous_member_epoch,
+                                          state=MemberState.STABLE,
+                                          assigned=assigned)
+                new.subscribed_topic_names = list(old.subscribed_topic_names)
+                new.subscribed_topic_regex = old.subscribed_topic_regex
+                new.rebalance_timeout_ms, new.server_assignor = old.rebalance_timeout_ms, old.server_assignor
+                new.rack_id = old.rack_id
+                group.add_member(new)
+                group.target[member_id] = target
+                records.append(R.target_member(group.group_id, member_id, target))
+                records.append(R.current_assignment(group.group_id, new))
+                return new
+        if member is not None:
+            # A dynamic member rejoining with epoch 0 lost its partitions (Kafka fences
+            # it and lets it start again).
+            group.set_member_assignment(member, {}, {})
+            member.member_epoch = member.previous_member_epoch = 0
+            member.state = MemberState.STABLE
+            member.last_sent = None
+            return member
+        member = ConsumerGroupMember(member_id, instance_id)
+        group.add_member(member)
+        return member
+
+    @staticmethod
+    def _check_epoch(member: ConsumerGroupMember, epoch: int, owned: Assignment | None
+                     ) -> HeartbeatResult | None:
+        """Kafka's throwIfMemberEpochIsInvalid: a newer epoch than the coordinator gave
+        is fenced; an older one only if it is the previous epoch and the member owns
+        nothing it was not given (a lost response)."""
+        if epoch > member.member_epoch:
+            return _error(ErrorCode.FENCED_MEMBER_EPOCH,
+                          f"The consumer group member has a greater member epoch ({epoch}) than "
+                          f"the one known by the group coordinator ({member.member_epoch}). "
+                          f"The member must abandon all its partitions and rejoin.")
+        if epoch < member.member_epoch:
+            ok = (epoch == member.previous_member_epoch and owned is not None
+                  and all(ps <= member.assigned.get(t, set()) for t, ps in owned.items()))
+            if not ok:
+                return _error(ErrorCode.FENCED_MEMBER_EPOCH,
+                              f"The consumer group member has a smaller member epoch ({epoch}) "
+                              f"than the one known by the group coordinator "
+                              f"({member.member_epoch}). The member must abandon all its "
+                              f"partitions and rejoin.")
+        return None
+
+    def _leave(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
+               instance_id: str | None, now_ms: int):
+        if group is None:
+            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
+                          f"Member {member_id} is not a member of group {group_id}.")
+        if instance_id is not None and member_id not in group.members:
+            member_id = group.static_members.get(instance_id, member_id)
+        member = group.members.get(member_id)
+        if member is None or member.uses_classic_protocol:
+            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
+                          f"Member {member_id} is not a member of group {group_id}.")
+        records: list = []
+        if epoch == STATIC_LEAVE_EPOCH:
+            # a static member going away for a while keeps its partitions until its
+            # session expires or its instance comes back
+            member.previous_member_epoch = member.member_epoch
+            member.member_epoch = STATIC_LEAVE_EPOCH
+            records.append(R.current_assignment(group.group_id, member))
+        else:
+            self._remove_member(group, member, records)
+            self._maybe_downgrade(group, now_ms, records)
+        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, epoch, 0, None)
+
+    def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None:
+        group.remove_member(member.member_id)
+        records.extend(R.member_tombstones(group.group_id, member.member_id))
+        regex = member.subscribed_topic_regex
+        if regex in group.resolved_regexes and regex not in group.subscribed_regexes():
+            del group.resolved_regexes[regex]
+            records.append(R.regular_expression_tombstone(group.group_id, regex))
+        group.group_epoch += 1
+        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
+
+    # ================================================================ assignment
+    def _pattern(self, regex: str) -> re.Pattern | None:
+        if regex not in self._regex_cache:
+            try:
+                self._regex_cache[regex] = re.compile(regex)
+            except re.error:
+                self._regex_cache[regex] = None
+        return self._regex_cache[regex]
+
+    def _current_topic_names(self) -> tuple[frozenset[str], int]:
+        """The names of the non-internal topics and a version that moves whenever
+        they change (Kafka resolves against a metadata image and its offset)."""
+        names = frozenset(t.name for t in self.topics.all_topics() if not t.internal)
+        if names != self._topic_names:
+            self._topic_names = names
+            self._topics_version += 1
+        return names, self._topics_version
+
+    def _refresh_regexes(self, group: ConsumerGroup, records: list, now_ms: int) -> None:
+        """Keep the group's resolved regular expressions current (Kafka's
+        maybeUpdateRegularExpressions and handleRegularExpressionsResult): tombstone
+        the ones no member uses, resolve new ones, and resolve the others again when
+        the topics changed; a record is written when an expression is new or matches
+        other topics than before (a change of the matched topics moves the group's
+        metadata hash, hence its epoch)."""
+        used = group.subscribed_regexes()
+        for regex in [r for r in group.resolved_regexes if r not in used]:
+            del group.resolved_regexes[regex]
+            records.append(R.regular_expression_tombstone(group.group_id, regex))
+        if not used:
+            return
+        names, version = self._current_topic_names()
+        for regex in sorted(used):
+            old = group.resolved_regexes.get(regex)
+            if old is not None and old.version == version:
+                continue
+            pattern = self._pattern(regex)
+            topics = frozenset(n for n in names if pattern.fullmatch(n)) if pattern else frozenset()
+            resolved = ResolvedRegex(topics, version, now_ms)
+            if old is not None and old.topics == topics:
+                # the same topics: only the version moves, nothing to write
+                resolved = ResolvedRegex(topics, version, old.timestamp_ms)
+            else:
+                records.append(R.regular_expression(group.group_id, regex, resolved))
+            group.resolved_regexes[regex] = resolved
+
+    def _member_topics(self, group: ConsumerGroup, member: ConsumerGroupMember) -> set[str]:
+        """The topic names `member` subscribes to: its names and what its expression
+        resolved to."""
+        names = set(member.subscribed_topic_names)
+        if member.subscribed_topic_regex is not None:
+            resolved = group.resolved_regexes.get(member.subscribed_topic_regex)
+            if resolved is not None:
+                names.update(resolved.topics)
+        return names
+
+    def subscribed_topic_names(self, group: ConsumerGroup) -> set[str]:
+        """Every topic name some member of `group` subscribes to (OffsetDelete and
+        offset expiry spare these)."""
+        out: set[str] = set()
+        for m in group.members.values():
+            out |= self._member_topics(group, m)
+        return out
+
+    def _subscribed_topics(self, group: ConsumerGroup) -> dict[str, TopicMeta]:
+        out: dict[str, TopicMeta] = {}
+        for m in group.members.values():
+            for name in self._member_topics(group, m):
+                if name not in out:
+                    meta = self.topics.topic(name)
+                    if meta is not None:
+                        out[name] = meta
+        return out
+
+    def _compute_target(self, group: ConsumerGroup, subscribed: dict[str, TopicMeta],
+                        records: list, now_ms: int) -> None:
+        assignor = self.assignors.get(group.preferred_assignor(self.default_assignor),
+                                      self.assignors[self.default_assignor])
+        members = [MemberSubscription(m.member_id, frozenset(
+            subscribed[n].topic_id for n in self._member_topics(group, m) if n in subscribed),
+            m.rack_id, m.instance_id)
+            for m in group.members.values()]
+        partitions = {t.topic_id: t.num_partitions for t in subscribed.values()}
+        racks = None
+        if any(m.rack_id for m in members):
+            racks = {t: self.topics.partition_racks(t) for t in partitions}
+        target = assignor.assign(members, partitions, group.target, racks)
+        for mid, a in target.items():
+            if group.target.get(mid) != a:
+                records.append(R.target_member(group.group_id, mid, a))
+        group.target = target
+        group.assignment_epoch = group.group_epoch
+        records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
+
+    def _reconcile(self, group: ConsumerGroup, member: ConsumerGroupMember,
+                   owned: Assignment | None, records: list, now_ms: int) -> None:
+        """Move the member towards its target (Kafka's CurrentAssignmentBuilder): first
+        revoke what it must give up (it stays at its epoch until it reports them gone),
+        then take the new epoch with the partitions nobody else holds; the others
+        follow on later heartbeats as their owners release them."""
+        if member.member_epoch == STATIC_LEAVE_EPOCH:
+            return
+        target = group.target.get(member.member_id, {})
+        epoch = group.assignment_epoch
+        if member.state == MemberState.UNREVOKED_PARTITIONS:
+            still_owned = owned is None or any(
+                ps & member.pending_revocation.get(t, set()) for t, ps in owned.items())
+            if still_owned:
+                return
+        elif member.state == MemberState.STABLE and member.member_epoch == epoch:
+            return
+        keep: Assignment = {}
+        revoke: Assignment = {}
+        for t, ps in member.assigned.items():
+            wanted = target.get(t, set())
+            if ps & wanted:
+                keep[t] = ps & wanted
+            if ps - wanted:
+                revoke[t] = ps - wanted
+        changed_from = (member.member_epoch, member.previous_member_epoch, member.state,
+                        copy_assignment(member.assigned), copy_assignment(member.pending_revocation))
+        if revoke:
+            group.set_member_assignment(member, keep, revoke)
+            member.state = MemberState.UNREVOKED_PARTITIONS
+            member.revocation_deadline = self._wake(now_ms + max(member.rebalance_timeout_ms, 0))
+        else:
+            unreleased = False
+            for t, ps in target.items():
+                for p in ps:
+                    if p in keep.get(t, set()):
+                        continue
+                    holder = group.owner(t, p)
+                    if holder is None or holder == member.member_id:
+                        keep.setdefault(t, set()).add(p)
+                    else:
+                        unreleased = True
+            group.set_member_assignment(member, keep, {})
+            if member.member_epoch != epoch:
+                member.previous_member_epoch, member.member_epoch = member.member_epoch, epoch
+            member.state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
+            member.revocation_deadline = None
+        now = (member.member_epoch, member.previous_member_epoch, member.state,
+               member.assigned, member.pending_revocation)
+        if now != changed_from:
+            records.append(R.current_assignment(group.group_id, member))
+
+    # ================================================================ timers
+    def _heartbeat_interval(self, group_id: str) -> int:
+        return self._override(group_id, "consumer.heartbeat.interval.ms",
+                              self.config.heartbeat_interval_ms)
+
+    def _session_timeout(self, member: ConsumerGroupMember, group_id: str | None = None) -> int:
+        if member.uses_classic_protocol:
+            return member.classic_session_timeout_ms
+        return self._override(group_id, "consumer.session.timeout.ms", self.config.session_timeout_ms)
+
+    def _schedule_session(self, member: ConsumerGroupMember, now_ms: int,
+                          group_id: str | None = None) -> None:
+        member.session_deadline = self._wake(now_ms + self._session_timeout(member, group_id))
+
+    def poll(self, now_ms: int) -> None:
+        """Remove members whose session expired or who did not revoke in time."""
+        if not self._take_due(now_ms):
+            return
+        for group in list(self.groups.values()):
+            records: list = []
+            for member in list(group.members.values()):
+                expired = member.session_deadline is not None and member.session_deadline <= now_ms
+                late = (member.state == MemberState.UNREVOKED_PARTITIONS
+                        and member.revocation_deadline is not None
+                        and member.revocation_deadline <= now_ms)
+                if expired or late:
+                    log.info("[GroupCoordinator] Member %s in group %s has %s; removing it.",
+                             member.member_id, group.group_id,
+                             "expired its session" if expired else "not revoked in time")
+                    self._remove_member(group, member, records)
+                    if not member.uses_classic_protocol and group.group_id in self.groups:
+                        self._maybe_downgrade(group, now_ms, records)
+            if records:
+                self._append(group.group_id, records, now_ms)
+                self._store_downgraded(now_ms)
+
+    # ================================================================ describe, list, delete
+    def describe(self, group_id: str) -> DescribedConsumerGroup:
+        err = self.classic._validate_group_status(group_id, "ConsumerGroupDescribe")
+        if err is not None:
+            return DescribedConsumerGroup(group_id, err)
+        group = self.groups.get(group_id)
+        if group is None or group.deleted:
+            if group_id in self.classic.groups:
+                return DescribedConsumerGroup(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
+                                              f"Group {group_id} is not a consumer group.")
+            return DescribedConsumerGroup(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
+                                          f"Group {group_id} not found.")
+        return DescribedConsumerGroup(
+            group_id, ErrorCode.NONE, None, group.state.value, group.group_epoch,
+            group.assignment_epoch, group.preferred_assignor(self.default_assignor),
+            [DescribedMember(m, group.target.get(m.member_id, {})) for m in group.members.values()])
+
+    def describe_as_classic(self, group_id: str) -> Any:
+        """DescribeGroups of a consumer group, as Kafka answers it: protocol type
+        "consumer", the assignor as protocol, each member's subscription and assignment
+        in the classic consumer protocol's encodings (v3 / v0)."""
+        group = self.groups[group_id]
+        S, A = M.ConsumerProtocolSubscription, M.ConsumerProtocolAssignment
+
+        def named(a: Assignment, cls: Any) -> list:
+            out = []
+            for t, ps in sorted(a.items()):
+                meta = self.topics.topic_by_id(t)
+                if meta is not None:
+                    out.append(cls(topic=meta.name, partitions=sorted(ps)))
+            return out
+
+        members = []
+        for m in group.members.values():
+            sub = S(topics=sorted(self._member_topics(group, m)), user_data=None,
+                    owned_partitions=named(m.assigned, S.TopicPartition),
+                    generation_id=m.member_epoch, rack_id=m.rack_id)
+            asg = A(assigned_partitions=named(m.assigned, A.TopicPartition), user_data=None)
+            members.append(MemberSummary(m.member_id, m.instance_id, m.client_id, m.client_host,
+                                         (3).to_bytes(2, "big") + encode_data(sub, 3),
+                                         (0).to_bytes(2, "big") + encode_data(asg, 0)))
+        return GroupSummary(group_id, ErrorCode.NONE, group.state.value, "consumer",
+                            group.preferred_assignor(self.default_assignor), members)
+
+    def delete_group(self, group: ConsumerGroup, now_ms: int) -> ErrorCode:
+        """DeleteGroups of a consumer group: only an empty one, with its offsets."""
+        if group.members:
+            return ErrorCode.NON_EMPTY_GROUP
+        group.deleted = True
+        del self.groups[group.group_id]
+        records: list = list(R.group_tombstones(group.group_id, group.resolved_regexes))
+        records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
+                       for t, p in {**group.offsets, **group.pending_offset_commits}]
+        self._append(group.group_id, records, now_ms)
+        return ErrorCode.NONE
+
+    def release_empty_group(self, group_id: str, now_ms: int) -> bool:
+        """A classic member joins: an empty consumer group gives way to a classic group
+        that keeps its committed offsets (its records are tombstoned). False when the
+        group has members."""
+        group = self.groups[group_id]
+        if group.members:
+            return False
+        del self.groups[group_id]
+        classic = ClassicGroup(group_id, now_ms)
+        classic.offsets, classic.pending_offset_commits = group.offsets, group.pending_offset_commits
+        classic.pending_txn_offsets = group.pending_txn_offsets
+        self.classic.groups[group_id] = classic
+        self._append(group_id, R.group_tombstones(group_id, group.resolved_regexes), now_ms)
+        return True
+
+    # ================================================================ offsets
+    def _stale_epoch_error(self, member: ConsumerGroupMember) -> ErrorCode:
+        """Kafka's ConsumerGroup.validateOffsetCommit: a classic member's wrong
+        generation is ILLEGAL_GENERATION (the offset checks are modern_group.py's)."""
+        return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
+                else ErrorCode.STALE_MEMBER_EPOCH)
+
+    # ================================================================ partitions
+    RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
+    GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
+
+    def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
+        (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
+         m.pending_revocation) = R.current_assignment_of(v)
+
+    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
+        if kind == R.REGULAR_EXPRESSION:
+            if v is None:
+                g.resolved_regexes.pop(key, None)
+            else:
+                g.resolved_regexes[key] = R.resolved_regex_of(v)
+                self._topics_version = max(self._topics_version, v.version)
+
+    def load_partition(self, partition: int, now_ms: int) -> int:
+        """Replay the consumer group records of `partition`; the classic coordinator
+        has loaded the same partition's offsets already (into classic groups, moved
+        here for the ids that turn out to be consumer groups)."""
+        groups = self._replay(partition, now_ms)
+        for gid, g in groups.items():
+            if g.group_epoch == 0 and not g.members:
+                continue
+            self._adopt_offsets(g)
+            self.groups[gid] = g
+        return len(groups)

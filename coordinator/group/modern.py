@@ -1,0 +1,219 @@
+"""What the broker-assigned ("modern", in Kafka 4.x's words) group coordinators share:
+ConsumerGroupCoordinator (KIP-848), ShareGroupCoordinator and StreamsGroupCoordinator.
+
+Each keeps its groups beside the classic ones, in the `__consumer_offsets` partitions the
+attached classic GroupCoordinator (`self.classic`) owns, and writes its records through
+that coordinator's log. This base holds the plumbing that is the same for the three:
+the session timer heap (`_wake`, `_take_due`, `next_deadline`), per-group config
+overrides, writing a batch of records with failures logged, reading one kind's records
+back when a partition is loaded, unloading, listing and the member-epoch check of
+OffsetFetch/OffsetCommit. What a group kind means (its heartbeat, its records, its
+replay) stays in its own coordinator. One thread (the event loop), so nothing locks.
+"""
+from __future__ import annotations
+
+import heapq
+import logging
+from typing import Any, Callable, Collection, Iterator, Mapping
+
+from kafpy.protocol.errors import ErrorCode
+
+from kafpy.coordinator.group.offsets_log import TxnMarker, TxnRecord
+from kafpy.coordinator.group.persistence import log_failed_write
+
+log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
+
+
+class ModernGroupCoordinator:
+    """Base of the three modern group coordinators. A subclass sets, in its __init__,
+    `classic` (the classic GroupCoordinator), `groups` (id -> group), `_wakeups` (a heap
+    of deadlines) and `_group_configs` (group id -> its config overrides), and names its
+    records in `RECORDS_NAME` (how a failed write is logged)."""
+
+    RECORDS_NAME = "group records"
+    classic: Any
+    groups: dict[str, Any]
+    _wakeups: list[int]
+    _group_configs: Callable[[str], Mapping[str, str]]
+
+    # ================================================================ timers
+    def _wake(self, deadline: int) -> int:
+        """Note a deadline; `poll` (called with the classic coordinator's) scans the
+        groups only once the earliest one is due."""
+        heapq.heappush(self._wakeups, deadline)
+        return deadline
+
+    def next_deadline(self) -> int | None:
+        return self._wakeups[0] if self._wakeups else None
+
+    def _take_due(self, now_ms: int) -> bool:
+        """For `poll`: forget the deadlines that are due; False when none is."""
+        if not self._wakeups or self._wakeups[0] > now_ms:
+            return False
+        while self._wakeups and self._wakeups[0] <= now_ms:
+            heapq.heappop(self._wakeups)
+        return True
+
+    def _override(self, group_id: str | None, name: str, default: int) -> int:
+        """The group's integer override of `name` (kafka-configs --entity-type groups),
+        else `default` (also when unreadable)."""
+        if group_id is None:
+            return default
+        try:
+            return int(self._group_configs(group_id).get(name, default))
+        except (TypeError, ValueError):
+            return default
+
+    # ================================================================ the log
+    def _append(self, group_id: str, records: list, now_ms: int) -> Any:
+        """Write `records` to the group's partition; a failure is only logged (the
+        in-memory state has moved already, a new coordinator rebuilds from the log)."""
+        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
+        done.add_done_callback(log_failed_write(self.RECORDS_NAME, group_id))
+        return done
+
+    def _group_records(self, partition: int, key_versions: Collection[int],
+                       decode: Callable[[bytes, bytes | None], tuple]) -> Iterator[tuple]:
+        """For `load_partition`: the (kind, group id, member id, value) of each record of
+        `partition` whose key version is one of `key_versions`, decoded by `decode`;
+        transaction markers and other kinds' records are passed over, an unreadable one
+        is logged and skipped."""
+        for entry in self.classic.log.read(partition):
+            if isinstance(entry, (TxnMarker, TxnRecord)):
+                continue
+            key, value = entry
+            if len(key) < 2 or int.from_bytes(key[:2], "big", signed=True) not in key_versions:
+                continue
+            try:
+                yield decode(key, value)
+            except ValueError as e:
+                log.warning("skipping unreadable record in partition %d: %s", partition, e)
+
+    def _replay(self, partition: int, now_ms: int) -> dict[str, Any]:
+        """For `load_partition`: the groups the records of `partition` leave (a group
+        metadata tombstone drops a group and its members), members attached with their
+        session timers started. The records every kind has are replayed here; the
+        kind's own go to `_replay_group_record`, those in `SKIPPED_ON_REPLAY` nowhere."""
+        R = self.RECORDS
+        groups: dict[str, Any] = {}
+        members: dict[tuple[str, str], Any] = {}
+        for kind, gid, mid, v in self._group_records(partition, self.KEY_VERSIONS, R.decode_record):
+            if kind == R.GROUP_METADATA:
+                if v is None:
+                    groups.pop(gid, None)
+                    for k in [k for k in members if k[0] == gid]:
+                        del members[k]
+                    continue
+                self._replay_group_metadata(groups.setdefault(gid, self.GROUP(gid)), v)
+                continue
+            if kind in self.SKIPPED_ON_REPLAY:
+                continue
+            g = groups.setdefault(gid, self.GROUP(gid))
+            if kind == R.TARGET_METADATA:
+                if v is not None:
+                    self._replay_target_metadata(g, v)
+            elif kind == R.TARGET_MEMBER:
+                if v is None:
+                    g.target.pop(mid, None)
+                else:
+                    g.target[mid] = R.target_of(v)
+            elif kind == R.MEMBER_METADATA:
+                if v is None:
+                    members.pop((gid, mid), None)
+                else:
+                    R.apply_member_metadata(members.setdefault((gid, mid), self.MEMBER(mid)), v)
+            elif kind == R.CURRENT_ASSIGNMENT:
+                if v is not None:
+                    self._replay_current_assignment(
+                        members.setdefault((gid, mid), self.MEMBER(mid)), v)
+            else:
+                self._replay_group_record(g, kind, mid, v)
+        for (gid, _), m in members.items():
+            if gid in groups:
+                self._attach_member(groups[gid], m)
+                self._schedule_session(m, now_ms, gid)
+        return groups
+
+    # the hooks of `_replay`: a subclass names its records module, their key versions,
+    # its group and member classes (made from an id), and replays its own kinds of records
+    RECORDS: Any
+    KEY_VERSIONS: Collection[int]
+    GROUP: Callable[[str], Any]
+    MEMBER: Callable[[str], Any]
+    SKIPPED_ON_REPLAY: Collection[int] = frozenset()
+
+    def _schedule_session(self, member: Any, now_ms: int, group_id: str) -> None:
+        raise NotImplementedError
+
+    def _replay_group_metadata(self, group: Any, v: Any) -> None:
+        group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
+
+    def _replay_target_metadata(self, group: Any, v: Any) -> None:
+        group.assignment_epoch = v.assignment_epoch
+
+    def _replay_current_assignment(self, member: Any, v: Any) -> None:
+        self.RECORDS.apply_current_assignment(member, v)
+
+    def _replay_group_record(self, group: Any, kind: int, key: str | None, v: Any) -> None:
+        """A record of the kind's own (`key`: its member id or other key field)."""
+
+    def _attach_member(self, group: Any, member: Any) -> None:
+        group.add_member(member)
+
+    def _adopt_offsets(self, group: Any) -> None:
+        """For `load_partition`: the offsets the classic coordinator loaded for this id
+        (into a classic group) become the group's."""
+        classic = self.classic.groups.pop(group.group_id, None)
+        if classic is not None:
+            group.offsets, group.pending_txn_offsets = classic.offsets, classic.pending_txn_offsets
+
+    def unload_partition(self, partition: int) -> None:
+        for gid in [g for g in self.groups if self.classic.partition_for(g) == partition]:
+            del self.groups[gid]
+
+    # ================================================================ list
+    def _missing_group_message(self, group_id: str, kind: str) -> str:
+        """What a describe of an id that is no live group of this kind answers with
+        GROUP_ID_NOT_FOUND: Kafka names a classic or consumer group's id as of another type."""
+        if group_id in self.classic.groups or group_id in self.classic.consumer_groups:
+            return f"Group {group_id} is not a {kind} group."
+        return f"Group {group_id} not found."
+
+    def overviews(self, states: set[str] | None) -> list[tuple[str, str]]:
+        """(group id, state) of every live group of this kind, lower-case states filter."""
+        return [(g.group_id, g.state.value) for g in self.groups.values()
+                if not g.deleted and (states is None or g.state.value.lower() in states)]
+
+    # ================================================================ offsets
+    def _stale_epoch_error(self, member: Any) -> ErrorCode:
+        """OffsetCommit's error for a member's wrong epoch."""
+        return ErrorCode.STALE_MEMBER_EPOCH
+
+    def validate_offset_commit(self, group: Any, member_id: str, member_epoch: int,
+                               transactional: bool = False) -> ErrorCode | None:
+        """Kafka's validateOffsetCommit (called by the OffsetManager): without a member
+        epoch only an empty group takes commits (admin, or a consumer outside group
+        management)."""
+        if member_epoch < 0 and not group.members:
+            return None
+        if transactional and member_epoch < 0 and not member_id:
+            return None
+        member = group.members.get(member_id)
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        if member_epoch != member.member_epoch:
+            return self._stale_epoch_error(member)
+        return None
+
+    def validate_offset_fetch(self, group: Any, member_id: str | None,
+                              member_epoch: int) -> ErrorCode | None:
+        """Kafka's validateOffsetFetch (called by the OffsetManager): no member id and
+        epoch -1 is an admin fetch."""
+        if member_id is None and member_epoch < 0:
+            return None
+        member = group.members.get(member_id or "")
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        if member_epoch != member.member_epoch:
+            return ErrorCode.STALE_MEMBER_EPOCH
+        return None

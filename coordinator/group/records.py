@@ -1,0 +1,170 @@
+"""Keys and values of `__consumer_offsets` records, in Kafka's formats.
+
+Key versions 0/1 are offset commits (OffsetCommitKey), 2 is group metadata
+(GroupMetadataKey). Values are written as Kafka 2.3+ brokers write them:
+OffsetCommitValue v3 (v1 when an explicit expire timestamp exists, from
+OffsetCommit v2-v4 retention_time_ms) and GroupMetadataValue v3, so Kafka's own
+`kafka-dump-log --offsets-decoder` and brokers read them. Every version 0-4 of
+both values is readable (v4 is the flexible encoding).
+
+Encoded with the generated classes of protocol.messages (`encode_data`/`decode_data`
+of protocol.codec), behind a two-byte version prefix as Kafka writes them. The
+coordinator keeps its own small dataclasses in memory; this module converts.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from kafpy.protocol import messages as M
+from kafpy.protocol.codec import decode_data, encode_data
+from kafpy.protocol.errors import ProtocolError
+
+_I16 = struct.Struct(">h")
+
+
+@dataclass
+class OffsetCommitKey:
+    group: str
+    topic: str
+    partition: int
+
+
+@dataclass
+class GroupMetadataKey:
+    group: str
+
+
+@dataclass
+class OffsetAndMetadata:
+    """One committed offset as kept in memory and in OffsetCommitValue."""
+    offset: int
+    leader_epoch: int = -1
+    metadata: str = ""
+    commit_timestamp: int = -1
+    expire_timestamp: int = -1   # only from OffsetCommit v2-v4 with retention_time_ms
+
+
+@dataclass
+class MemberRecord:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    rebalance_timeout: int
+    session_timeout: int
+    subscription: bytes
+    assignment: bytes
+
+
+@dataclass
+class GroupMetadataValue:
+    protocol_type: str
+    generation: int
+    protocol: str | None
+    leader: str | None
+    current_state_timestamp: int = -1
+    members: list[MemberRecord] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- encoding
+
+def encode_offset_commit_key(group: str, topic: str, partition: int) -> bytes:
+    return _I16.pack(1) + encode_data(
+        M.OffsetCommitKey(group=group, topic=topic, partition=partition), 1)
+
+
+def encode_group_metadata_key(group: str) -> bytes:
+    return _I16.pack(2) + encode_data(M.GroupMetadataKey(group=group), 2)
+
+
+def encode_offset_commit_value(om: OffsetAndMetadata) -> bytes:
+    # v1 only carries an explicit expire timestamp (OffsetCommit v2-v4 retention_time_ms).
+    version = 1 if om.expire_timestamp >= 0 else 3
+    return _I16.pack(version) + encode_data(M.OffsetCommitValue(
+        offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
+        commit_timestamp=om.commit_timestamp, expire_timestamp=om.expire_timestamp), version)
+
+
+def encode_group_metadata_value(v: GroupMetadataValue) -> bytes:
+    MM = M.GroupMetadataValue.MemberMetadata
+    return _I16.pack(3) + encode_data(M.GroupMetadataValue(
+        protocol_type=v.protocol_type, generation=v.generation, protocol=v.protocol,
+        leader=v.leader, current_state_timestamp=v.current_state_timestamp,
+        members=[MM(member_id=m.member_id, group_instance_id=m.group_instance_id,
+                    client_id=m.client_id, client_host=m.client_host,
+                    rebalance_timeout=m.rebalance_timeout, session_timeout=m.session_timeout,
+                    subscription=m.subscription, assignment=m.assignment)
+                 for m in v.members]), 3)
+
+
+# ---------------------------------------------------------------- decoding
+
+def _split(buf: bytes) -> tuple[int, bytes]:
+    if len(buf) < 2:
+        raise ValueError("record shorter than its version prefix")
+    return _I16.unpack_from(buf, 0)[0], bytes(buf[2:])
+
+
+def _decode(cls: type, version: int, data: bytes):
+    try:
+        return decode_data(cls, version, data)
+    except ProtocolError as e:
+        raise ValueError(f"bad {cls.__name__} v{version}: {e}") from e
+
+
+# Keys of consumer-protocol group records (coordinator/group/consumer/records.py reads them)
+# and of Streams group records (coordinator/group/streams/records.py).
+CONSUMER_GROUP_KEY_VERSIONS = frozenset({3, 4, 5, 6, 7, 8, 16})
+# Keys of share group records (coordinator/group/share/records.py reads them).
+SHARE_GROUP_KEY_VERSIONS = frozenset(range(9, 16))
+STREAMS_GROUP_KEY_VERSIONS = frozenset({17, 19, 20, 21, 22, 23})
+
+
+def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
+    """The key of a classic group's record; None for a consumer-protocol or share group's."""
+    version, data = _split(buf)
+    if (version in CONSUMER_GROUP_KEY_VERSIONS or version in SHARE_GROUP_KEY_VERSIONS
+            or version in STREAMS_GROUP_KEY_VERSIONS):
+        return None
+    if version in (0, 1):
+        k = _decode(M.OffsetCommitKey, version, data)
+        return OffsetCommitKey(k.group, k.topic, k.partition)
+    if version == 2:
+        return GroupMetadataKey(_decode(M.GroupMetadataKey, 2, data).group)
+    raise ValueError(f"unknown __consumer_offsets key version {version}")
+
+
+def decode_offset_commit_value(buf: bytes) -> OffsetAndMetadata:
+    version, data = _split(buf)
+    v = _decode(M.OffsetCommitValue, version, data)
+    return OffsetAndMetadata(v.offset, v.leader_epoch if version >= 3 else -1, v.metadata,
+                             v.commit_timestamp, v.expire_timestamp if version == 1 else -1)
+
+
+def decode_group_metadata_value(buf: bytes) -> GroupMetadataValue:
+    version, data = _split(buf)
+    v = _decode(M.GroupMetadataValue, version, data)
+    out = GroupMetadataValue(v.protocol_type, v.generation, v.protocol, v.leader,
+                             v.current_state_timestamp if version >= 2 else -1)
+    for m in v.members:
+        rebalance = m.rebalance_timeout if version >= 1 and m.rebalance_timeout >= 0 \
+            else m.session_timeout
+        out.members.append(MemberRecord(
+            m.member_id, m.group_instance_id if version >= 3 else None, m.client_id,
+            m.client_host, rebalance, m.session_timeout, bytes(m.subscription or b""),
+            bytes(m.assignment or b"")))
+    return out
+
+
+def parse_consumer_subscription_topics(metadata: bytes) -> set[str] | None:
+    """Topics of a ConsumerProtocolSubscription (read as v0, the prefix of every
+    version, as Kafka does), or None when the bytes do not parse."""
+    try:
+        version, data = _split(metadata)
+        if version < 0:
+            return None
+        return set(decode_data(M.ConsumerProtocolSubscription, 0, data).topics)
+    except (ValueError, ProtocolError, UnicodeDecodeError, struct.error):
+        return None
