@@ -28,6 +28,8 @@ class RegistryErrorCode(IntEnum):
     ID_DOES_NOT_MATCH = 42207
     INVALID_SUBJECT = 42208
     BAD_REQUEST = 400
+    NOT_FOUND = 404
+    NOT_ACCEPTABLE = 406
     UNSUPPORTED_MEDIA_TYPE = 415
     PAYLOAD_TOO_LARGE = 413
     STORE_ERROR = 50001
@@ -75,3 +77,11 @@ def invalid_version(version: object) -> RestError:
     return RestError(RegistryErrorCode.INVALID_VERSION,
                      f"The specified version '{version}' is not a valid version id. Allowed values are "
                      "between [1, 2^31-1] and the string \"latest\"")
+
+
+def reference_exists(subject: str, version: int) -> RestError:
+    """42206: a version other schemas still reference may not be deleted (the key as
+    Confluent's ``SchemaKey.toString`` writes it)."""
+    return RestError(RegistryErrorCode.REFERENCE_EXISTS,
+                     f"One or more references exist to the schema {{magic=1,keytype=SCHEMA,subject={subject},"
+                     f"version={version}}}.")

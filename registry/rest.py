@@ -30,6 +30,9 @@ CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 ACCEPTED_TYPES = {"application/vnd.schemaregistry.v1+json", "application/vnd.schemaregistry+json",
                   "application/json", "application/octet-stream", ""}
 MAX_REQUEST_BYTES = 1 << 20
+SUBJECT_SEGMENT = "{subject:[^/]+}"   # aiohttp's default excludes { and }
+PRODUCED_TYPES = ("application/vnd.schemaregistry.v1+json", "application/vnd.schemaregistry+json",
+                  "application/json")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -43,6 +46,25 @@ def error_reply(e: RestError) -> web.Response:
 
 def _flag(request: web.Request, name: str) -> bool:
     return request.query.get(name, "false").lower() == "true"
+
+
+def acceptable(accept: str) -> bool:
+    """Whether an ``Accept`` header admits one of the types answered (Jersey's 406 otherwise);
+    no header, ``*/*`` and ``application/*`` admit them all, a range with ``q=0`` none."""
+    if not accept.strip():
+        return True
+    for item in accept.split(","):
+        media, *params = [p.strip() for p in item.split(";")]
+        media = media.lower()
+        q = next((p[2:] for p in params if p.lower().startswith("q=")), "1")
+        try:
+            if float(q) <= 0:
+                continue
+        except ValueError:
+            continue
+        if media in ("*/*", "*", "application/*") or media in PRODUCED_TYPES:
+            return True
+    return False
 
 
 def schema_json(sv: SchemaValue, with_subject: bool = True, text: str | None = None) -> dict:
@@ -107,8 +129,11 @@ class RegistryResource:
         self.ready = ready   # False until _schemas has been read: answers would be wrong before
 
     def routes(self) -> list[tuple[str, str, Handler]]:
+        """Subjects may hold any character but ``/`` unencoded: ``%2F`` (a Protobuf
+        dependency's ``pkg/address.proto``), ``{`` and ``}`` route as part of the subject."""
         h, w = self._handle, self._write
-        return [
+        return [(method, path.replace("{subject}", SUBJECT_SEGMENT), handler) for method, path, handler in [
+
             ("GET", "/schemas", h(self.list_schemas)),
             ("GET", "/schemas/types", h(self.types)),
             ("GET", "/schemas/ids/{id}", h(self.get_by_id)),
@@ -136,7 +161,7 @@ class RegistryResource:
             ("GET", "/mode/{subject}", h(self.get_mode)),
             ("PUT", "/mode/{subject}", w(self.put_mode)),
             ("DELETE", "/mode/{subject}", w(self.delete_mode)),
-        ]
+        ]]
 
     def _write(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
         """A write: served here on the primary, forwarded to it from any other instance."""
@@ -153,6 +178,8 @@ class RegistryResource:
 
     def _handle(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
         async def handler(request: web.Request) -> web.StreamResponse:
+            if not acceptable(request.headers.get("Accept", "")):
+                return error_reply(RestError(RegistryErrorCode.NOT_ACCEPTABLE, "HTTP 406 Not Acceptable"))
             if not self.ready():
                 return error_reply(RestError(RegistryErrorCode.STORE_ERROR,
                                              "The Schema Registry is starting: _schemas is still being read"))
@@ -189,8 +216,8 @@ class RegistryResource:
     def _id(request: web.Request) -> int:
         try:
             return int(request.match_info["id"])
-        except ValueError:
-            raise RestError(RegistryErrorCode.BAD_REQUEST, "Schema id must be an integer") from None
+        except ValueError:   # Jersey matches an Integer path parameter or answers 404
+            raise RestError(RegistryErrorCode.NOT_FOUND, "HTTP 404 Not Found") from None
 
     # ---------------------------------------------------------------- handlers
     async def types(self, request: web.Request) -> Any:
@@ -244,7 +271,8 @@ class RegistryResource:
 
     async def lookup(self, request: web.Request) -> Any:
         body = await self._body(request)
-        return schema_json(self.registry.lookup(request.match_info["subject"], body, _flag(request, "deleted")))
+        return schema_json(self.registry.lookup(request.match_info["subject"], body, _flag(request, "deleted"),
+                                                _flag(request, "normalize")))
 
     async def get_version(self, request: web.Request) -> Any:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
@@ -256,9 +284,7 @@ class RegistryResource:
 
     async def referenced_by(self, request: web.Request) -> Any:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"])
-        state = self.registry.state
-        return sorted({other.id for s in state.subject_names() for other in state.versions(s)
-                       for r in (other.references or []) if r["subject"] == sv.subject and r["version"] == sv.version})
+        return sorted(self.registry.state.referrers(sv.subject, sv.version))
 
     async def delete_subject(self, request: web.Request) -> Any:
         return await self.registry.delete_subject(request.match_info["subject"], _flag(request, "permanent"))
@@ -269,8 +295,13 @@ class RegistryResource:
 
     async def compatibility(self, request: web.Request) -> Any:
         body = await self._body(request)
-        messages = self.registry.check_compatibility(request.match_info["subject"],
-                                                     request.match_info.get("version"), body)
+        try:
+            messages = self.registry.check_compatibility(request.match_info["subject"],
+                                                         request.match_info.get("version"), body)
+        except RestError as e:   # Confluent answers an invalid schema in the verdict when verbose
+            if e.code != RegistryErrorCode.INVALID_SCHEMA or not _flag(request, "verbose"):
+                raise
+            messages = [e.message]
         out: dict[str, Any] = {"is_compatible": not messages}
         if _flag(request, "verbose"):
             out["messages"] = messages

@@ -9,13 +9,14 @@ gets an answer can read what it wrote, and a check is never made against stale s
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, Awaitable, Callable
 
 from kafpy.registry import records
-from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, schema_not_found,
-                                   subject_not_found, version_not_found)
+from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, reference_exists,
+                                   schema_not_found, subject_not_found, version_not_found)
 from kafpy.registry.records import SchemaValue
-from kafpy.registry.schema_types import AVRO, PROTOBUF, ParsedSchema, parse
+from kafpy.registry.schema_types import AVRO, JSON, PROTOBUF, ParsedSchema, parse
 from kafpy.registry.state import RegistryState
 
 COMPATIBILITY_LEVELS = ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
@@ -66,8 +67,33 @@ class SchemaRegistry:
                 and isinstance(r.get("version"), int) for r in references):
             raise RestError(RegistryErrorCode.INVALID_SCHEMA,
                             "Invalid schema: references must be a list of {name, subject, version}")
-        references = [{"name": r["name"], "subject": r["subject"], "version": r["version"]} for r in references]
+        references = [{"name": r["name"], "subject": r["subject"], "version": self._reference_version(r)}
+                      for r in references]
         return self._parse(schema_type, body.get("schema"), references)
+
+    def _reference_version(self, ref: dict) -> int:
+        """A reference's version; -1 names the subject's latest live version and is stored as
+        that number, as Confluent's ``AbstractSchemaProvider.resolveReferences`` does."""
+        version: int = ref["version"]
+        if version != -1:
+            return version
+        live = self.state.versions(ref["subject"])
+        if not live:
+            raise RestError(RegistryErrorCode.INVALID_SCHEMA,
+                            f"Invalid schema: No schema reference found for subject \"{ref['subject']}\" "
+                            "and version -1")
+        return live[-1].version
+
+    def normalized(self, schema: ParsedSchema) -> ParsedSchema:
+        """``schema`` in the canonical form ``?normalize=true`` asks for: JSON Schema with
+        its keys sorted at every level, references sorted and without duplicates (Confluent's
+        ``JsonSchema.normalize``); Avro and Protobuf texts are already stored canonical."""
+        refs = sorted({json.dumps(r, sort_keys=True) for r in schema.references})
+        references = [json.loads(r) for r in refs]
+        if schema.schema_type != JSON:
+            return ParsedSchema(schema.schema_type, schema.canonical, schema.parsed, references, schema.named)
+        canonical = json.dumps(schema.parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return ParsedSchema(JSON, canonical, schema.parsed, references, schema.named)
 
     def _parse(self, schema_type: str, text: Any, references: list[dict]) -> ParsedSchema:
         """Parses, remembering schemas without references (their meaning cannot change; a
@@ -111,6 +137,8 @@ class SchemaRegistry:
                 raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED,
                                 f"Subject {subject} is in read-only mode")
             schema = self.parse_request(body)
+            if normalize:
+                schema = self.normalized(schema)
             wanted_id = body.get("id")
             wanted_version = body.get("version")
             if (wanted_id is not None or wanted_version is not None) and mode != "IMPORT":
@@ -118,7 +146,7 @@ class SchemaRegistry:
                                 f"Subject {subject} is not in import mode")
             live = self.state.versions(subject)
             for sv in live:
-                if self._same(sv, schema):
+                if self._same(sv, schema, normalize):
                     return sv.id
             if mode != "IMPORT":
                 messages = self.incompatibilities(schema, live, self.state.compatibility(subject))
@@ -148,10 +176,16 @@ class SchemaRegistry:
             await self.write([(records.schema_key(subject, version), value.to_bytes())])
             return schema_id
 
-    def _same(self, sv: SchemaValue, schema: ParsedSchema) -> bool:
+    def _same(self, sv: SchemaValue, schema: ParsedSchema, normalize: bool = False) -> bool:
         """Whether ``sv`` stores ``schema``; a Protobuf schema an earlier kafpy stored as a base64
-        descriptor is compared by its printed text."""
-        if sv.schema_type != schema.schema_type or (sv.references or []) != schema.references:
+        descriptor is compared by its printed text. With ``normalize`` both sides are compared
+        in their normalized forms (``?normalize=true``)."""
+        if sv.schema_type != schema.schema_type:
+            return False
+        if normalize:
+            stored = self.normalized(self.parsed(sv))
+            return (stored.canonical, stored.references) == (schema.canonical, schema.references)
+        if (sv.references or []) != schema.references:
             return False
         if sv.schema == schema.canonical:
             return True
@@ -179,12 +213,14 @@ class SchemaRegistry:
                 messages += old.incompatibilities(schema)
         return messages
 
-    def lookup(self, subject: str, body: dict, deleted: bool = False) -> SchemaValue:
+    def lookup(self, subject: str, body: dict, deleted: bool = False, normalize: bool = False) -> SchemaValue:
         if not self.state.versions(subject, include_deleted=True):
             raise subject_not_found(subject)
         schema = self.parse_request(body)
+        if normalize:
+            schema = self.normalized(schema)
         for sv in reversed(self.state.versions(subject, include_deleted=deleted)):
-            if self._same(sv, schema):
+            if self._same(sv, schema, normalize):
                 return sv
         raise schema_not_found()
 
@@ -209,12 +245,22 @@ class SchemaRegistry:
         raise version_not_found(subject, version)
 
     def check_compatibility(self, subject: str, raw_version: str | None, body: dict) -> list[str]:
+        """As Confluent's ``CompatibilityResource``: against "latest" of a subject without live
+        versions there is nothing to be incompatible with; a numbered version that is missing
+        (subject included) is 40402."""
+        version = parse_version(raw_version) if raw_version is not None else None
         schema = self.parse_request(body)
         level = self.state.compatibility(subject)
-        if raw_version is None:
-            return self.incompatibilities(schema, self.state.versions(subject), level)
-        target = self.version(subject, raw_version)
-        return self.incompatibilities(schema, [target], level.replace("_TRANSITIVE", ""))
+        live = self.state.versions(subject)
+        if version is None:
+            return self.incompatibilities(schema, live, level)
+        if version == "latest":
+            targets = live[-1:]
+        else:
+            targets = [sv for sv in live if sv.version == version]
+            if not targets:
+                raise version_not_found(subject, version)
+        return self.incompatibilities(schema, targets, level.replace("_TRANSITIVE", ""))
 
     # ---------------------------------------------------------------- deletes
     async def delete_subject(self, subject: str, permanent: bool) -> list[int]:
@@ -224,6 +270,9 @@ class SchemaRegistry:
             if not every:
                 raise subject_not_found(subject)
             live = [sv for sv in every if not sv.deleted]
+            for sv in every if permanent else live:
+                if self.state.referrer_subjects(subject, sv.version, include_deleted=permanent) - {subject}:
+                    raise reference_exists(subject, sv.version)
             if permanent:
                 if live:
                     raise RestError(RegistryErrorCode.SUBJECT_NOT_SOFT_DELETED,
@@ -245,7 +294,13 @@ class SchemaRegistry:
     async def delete_version(self, subject: str, raw_version: str, permanent: bool) -> int:
         async with self._write_lock:
             self._check_writable(subject)
-            sv = self.version(subject, raw_version, deleted=permanent)
+            sv = self.version(subject, raw_version, deleted=True)
+            if sv.deleted and not permanent:
+                raise RestError(RegistryErrorCode.SCHEMAVERSION_SOFT_DELETED,
+                                f"Subject '{subject}' Version {sv.version} was soft deleted.Set permanent=true "
+                                "to delete permanently")
+            if self.state.referrers(subject, sv.version, include_deleted=permanent):
+                raise reference_exists(subject, sv.version)
             if permanent:
                 if not sv.deleted:
                     raise RestError(RegistryErrorCode.SCHEMAVERSION_NOT_SOFT_DELETED,

@@ -83,6 +83,21 @@ class RegistryState:
             return self.modes[subject]
         return self.modes.get(None, DEFAULT_MODE)
 
+    def referrers(self, subject: str, version: int, include_deleted: bool = False) -> set[int]:
+        """Ids of the schemas whose references name ``subject`` ``version``; without
+        ``include_deleted`` only those still registered under a live version (Confluent's
+        ``getReferencedBy``)."""
+        return {sv.id for sv in self._referring(subject, version, include_deleted)}
+
+    def referrer_subjects(self, subject: str, version: int, include_deleted: bool = False) -> set[str]:
+        """The subjects holding a version that references ``subject`` ``version``."""
+        return {sv.subject for sv in self._referring(subject, version, include_deleted)}
+
+    def _referring(self, subject: str, version: int, include_deleted: bool) -> list[SchemaValue]:
+        return [sv for versions in self.subjects.values() for sv in versions.values()
+                if (include_deleted or not sv.deleted)
+                and any(r.get("subject") == subject and r.get("version") == version for r in sv.references or [])]
+
     def find_id(self, schema_type: str, canonical: str, references: list[dict]) -> int | None:
         """The id already given to this schema (same type, text and references), if any."""
         return self.ids_by_schema.get(_identity(schema_type, canonical, references))

@@ -18,7 +18,8 @@ unbounded query parameters) and the server bounds the rest:
 - with ``auth`` (``kafpy.web.basic_auth.BasicAuth``) every request but those of its open paths
   needs HTTP Basic credentials, checked before the route's handler runs;
 - only the mounted routes exist: no file is ever served from disk, so no path can escape,
-  and a path with ``..`` or ``//`` segments is answered 404 before routing.
+  and a path with ``..`` or ``//`` segments (raw, or once ``%2F`` is decoded) is answered 404
+  before routing.
 """
 from __future__ import annotations
 
@@ -74,7 +75,10 @@ class HttpServer:
     @web.middleware
     async def _no_escapes(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         raw = request.raw_path.split("?", 1)[0]
-        if ".." in raw.split("/") or "//" in raw or "%2e" in raw.lower() or "%2f" in raw.lower() or "\\" in raw:
+        # an encoded slash stays inside its segment when routing (the registry's subjects
+        # "pkg/address.proto" arrive as pkg%2Faddress.proto); decoded, it may not form ".."
+        if (".." in raw.split("/") or ".." in request.path.split("/") or "//" in raw or "%2e" in raw.lower()
+                or "\\" in raw):
             raise web.HTTPNotFound()
         response = await handler(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")

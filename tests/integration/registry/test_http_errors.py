@@ -46,3 +46,52 @@ def test_bad_input_answers(registry):
                            json.dumps({"schema": '"int"'}).encode())
     assert status == 200 and body["is_compatible"] is False and body["messages"]
     assert call(f"{base}/schemas/types")[1] == ["JSON", "PROTOBUF", "AVRO"]
+
+
+def _get(url: str, accept: str) -> tuple[int, object]:
+    req = urllib.request.Request(url, headers={"Accept": accept})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def check_confluent_answers(base: str) -> None:
+    """What issue 32 found answered otherwise than by Confluent's registry, over HTTP; shared
+    with the broker-mounted registry's test."""
+    assert call(f"{base}/schemas/ids/abc")[:2] == (404, {"error_code": 404, "message": "HTTP 404 Not Found"})
+    assert _get(f"{base}/subjects", "text/html") == (406, {"error_code": 406, "message": "HTTP 406 Not Acceptable"})
+    assert _get(f"{base}/subjects", "application/json;q=0")[0] == 406
+    assert _get(f"{base}/subjects", "text/html, application/vnd.schemaregistry.v1+json;q=0.9")[0] == 200
+    assert _get(f"{base}/subjects", "*/*")[0] == 200
+    addr = 'syntax = "proto3"; package pkg; message Address { string city = 1; }'
+    for subject, quoted in (("pkg/address.proto", "pkg%2Faddress.proto"), ("{curly}", "%7Bcurly%7D"),
+                            ("{raw}", "{raw}")):
+        body = json.dumps({"schemaType": "PROTOBUF", "schema": addr}).encode()
+        status, answer, _ = call(f"{base}/subjects/{quoted}/versions", "POST", body)
+        assert status == 200 and "id" in answer, (subject, status, answer)
+        status, answer, _ = call(f"{base}/subjects/{quoted}/versions/1")
+        assert status == 200 and answer["subject"] == subject, (subject, answer)
+    assert {"pkg/address.proto", "{curly}", "{raw}"} <= set(call(f"{base}/subjects")[1])
+    # a version another subject references: 42206, soft and permanent
+    user = 'syntax = "proto3"; import "pkg/address.proto"; message User { pkg.Address home = 1; }'
+    refs = [{"name": "pkg/address.proto", "subject": "pkg/address.proto", "version": -1}]
+    status, answer, _ = call(f"{base}/subjects/user-value/versions", "POST",
+                             json.dumps({"schemaType": "PROTOBUF", "schema": user, "references": refs}).encode())
+    assert status == 200, answer
+    assert call(f"{base}/subjects/user-value/versions/1")[1]["references"][0]["version"] == 1
+    for path in ("/subjects/pkg%2Faddress.proto/versions/1", "/subjects/pkg%2Faddress.proto"):
+        status, answer, _ = call(f"{base}{path}", "DELETE")
+        assert (status, answer["error_code"]) == (422, 42206), (path, answer)
+    assert call(f"{base}/subjects/user-value/versions/1", "DELETE")[:2] == (200, 1)
+    assert call(f"{base}/subjects/user-value/versions/1", "DELETE")[1]["error_code"] == 40406
+    status, answer, _ = call(f"{base}/subjects/pkg%2Faddress.proto/versions/1?permanent=true", "DELETE")
+    assert (status, answer["error_code"]) == (422, 42206)
+    status, answer, _ = call(f"{base}/compatibility/subjects/missing/versions/1", "POST",
+                             json.dumps({"schema": '"string"'}).encode())
+    assert (status, answer["error_code"]) == (404, 40402)
+
+
+def test_confluent_answers_standalone(registry):
+    check_confluent_answers(registry.url)

@@ -10,6 +10,7 @@ import uuid
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 
 from kafpy._ports import LOOPBACK, free_port
+from tests.integration.registry.test_http_errors import check_confluent_answers
 
 SCHEMA = json.dumps({"type": "record", "name": "Reading", "fields": [{"name": "rig", "type": "string"}]})
 
@@ -42,6 +43,8 @@ def test_a_broker_serves_the_registry_and_the_rest_proxy_on_its_http_port(broker
     status, answer = _http("POST", f"{url}/topics/served", {"records": [{"value": {"rig": "a"}}]},
                            "application/vnd.kafka.json.v2+json")
     assert status == 200 and answer["offsets"][0]["offset"] == 0, answer
+    # subjects with an encoded "/" and with braces route on the broker's listener too
+    check_confluent_answers(url)
     # and the same port still serves the metrics
     with urllib.request.urlopen(f"{url}/metrics", timeout=30) as r:
         assert b"kafka_server_brokertopicmetrics" in r.read()
