@@ -8,7 +8,8 @@ the same inside a broker (mounted on the broker's HTTP stack) or beside one, and
 Modules:
 - ``errors``: Confluent's error codes and HTTP statuses;
 - ``avro_compat``: Avro's schema-resolution rules (reader/writer compatibility);
-- ``json_compat``: the JSON Schema compatibility rules;
+- ``json_model``: JSON Schema documents read into typed schemas, as everit reads them;
+- ``json_compat``: Confluent's JSON Schema diff over them (``Difference`` types, verdicts);
 - ``schema_types``: one provider per schema type (parse, canonical form, compatibility);
 - ``records``: the ``_schemas`` key/value JSON of Confluent's KafkaStore;
 - ``state``: the registry's state, a pure function of the ``_schemas`` records read;

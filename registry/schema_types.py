@@ -27,7 +27,7 @@ class ParsedSchema:
     canonical: str
     parsed: Any
     references: list[dict] = field(default_factory=list)
-    named: dict[str, Any] = field(default_factory=dict)   # Avro: types the references define; Protobuf: files
+    named: dict[str, Any] = field(default_factory=dict)   # Avro: types the references define; Protobuf: files; JSON: documents
 
     def incompatibilities(self, writer: "ParsedSchema") -> list[str]:
         """Why this schema, as reader, cannot read what ``writer`` wrote."""
@@ -39,7 +39,7 @@ class ParsedSchema:
         if self.schema_type == PROTOBUF:
             from kafpy.registry import protobuf_schema
             return protobuf_schema.incompatibilities(self.parsed, writer.parsed)
-        return json_compat.incompatibilities(self.parsed, writer.parsed)
+        return json_compat.incompatibilities(self.parsed, writer.parsed, self.named, writer.named)
 
 
 def _loads(text: str) -> Any:
@@ -156,9 +156,12 @@ def parse_json_schema(text: str, references: list[dict], resolve: Callable[[dict
         cls.check_schema(obj)
     except jsonschema.SchemaError as e:
         raise invalid_schema(e.message) from None
+    named: dict[str, Any] = {}
     for ref in references:
-        resolve(ref)
-    return ParsedSchema(JSON, _compact(obj), obj, list(references))
+        dep = resolve(ref)
+        named.update(dep.named)
+        named[ref["name"]] = dep.parsed
+    return ParsedSchema(JSON, _compact(obj), obj, list(references), named)
 
 
 def parse_protobuf(text: str, references: list[dict], resolve: Callable[[dict], "ParsedSchema"]) -> ParsedSchema:
