@@ -2,7 +2,8 @@
 
 The rules are those of the Avro specification's "Schema Resolution" section, as Avro's
 ``SchemaCompatibility`` applies them (and Confluent's ``AvroCompatibilityChecker`` on top):
-unions are resolved branch by branch, named types match by full name or the reader's aliases,
+unions are resolved branch by branch, named types match by unqualified name (Avro's
+``schemaNameEquals``: a namespace change is accepted) or the reader's aliases,
 numeric and string/bytes promotions are allowed, a reader field missing from the writer needs
 a default, enum symbols the writer may send must be known to a reader without a default.
 
@@ -143,9 +144,11 @@ class _Resolver:
 
     @staticmethod
     def names_match(reader: dict, writer: dict) -> bool:
-        if reader["name"] == writer["name"]:
-            return True
+        """Avro's ``SchemaCompatibility.schemaNameEquals``: the unqualified names are equal
+        (a namespace may change), or a reader's alias names the writer."""
         short = writer["name"].rsplit(".", 1)[-1]
+        if reader["name"].rsplit(".", 1)[-1] == short:
+            return True
         aliases = set(reader.get("aliases", []))
         return writer["name"] in aliases or short in aliases
 

@@ -10,6 +10,7 @@ names none) and ``json_compat``; PROTOBUF by protoc (grpcio-tools, in process) a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -121,21 +122,50 @@ def _ordered_field(field: Any) -> Any:
     return out
 
 
+_AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _check_avro_name(name: Any, dotted: bool) -> None:
+    """Avro's ``Schema.Parser`` (names validated): every part of a name or namespace starts
+    with a letter or ``_`` and holds only letters, digits and ``_``."""
+    if not isinstance(name, str):
+        raise invalid_schema(f"Name is not a string: {_compact(name)[:200]}")
+    parts = name.split(".") if dotted else [name]
+    for part in parts:
+        if not _AVRO_NAME.match(part):
+            raise invalid_schema(f"Illegal character in: {name}" if part else f"Empty name in: {name}")
+
+
 def _check_avro_shape(obj: Any) -> None:
     """What Avro's Java parser requires and fastavro lets pass: a record's ``fields`` list,
-    each field's name and type."""
+    each field's name and type, field names unique within their record, valid names and
+    namespaces, enum symbols valid and unique."""
     if isinstance(obj, list):
         for branch in obj:
             _check_avro_shape(branch)
     elif isinstance(obj, dict):
         kind = obj.get("type")
+        if kind in ("record", "error", "enum", "fixed"):
+            _check_avro_name(obj.get("name"), dotted=True)
+            if obj.get("namespace"):
+                _check_avro_name(obj["namespace"], dotted=True)
+        if kind == "enum" and isinstance(obj.get("symbols"), list):
+            for symbol in obj["symbols"]:
+                _check_avro_name(symbol, dotted=False)
+            if len(set(obj["symbols"])) != len(obj["symbols"]):
+                raise invalid_schema(f"Duplicate enum symbol in {obj.get('name')}: {obj['symbols']}")
         if kind in ("record", "error"):
             fields = obj.get("fields")
             if not isinstance(fields, list):
                 raise invalid_schema(f"Record has no fields: {_compact(obj)[:200]}")
+            seen: set[str] = set()
             for f in fields:
                 if not isinstance(f, dict) or "name" not in f or "type" not in f:
                     raise invalid_schema(f"Invalid field in record {obj.get('name')}: {_compact(f)[:200]}")
+                _check_avro_name(f["name"], dotted=False)
+                if f["name"] in seen:
+                    raise invalid_schema(f"Duplicate field {f['name']} in record {obj.get('name')}")
+                seen.add(f["name"])
                 _check_avro_shape(f["type"])
         elif kind == "array":
             _check_avro_shape(obj.get("items"))

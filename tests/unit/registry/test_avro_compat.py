@@ -92,3 +92,34 @@ def test_recursive_schemas_terminate():
         {"name": "value", "type": "long"}, {"name": "next", "type": ["null", "Node"]}]}
     assert compat(node_long, node) == []
     assert compat(node, node_long) != []
+
+
+def test_a_namespace_change_is_accepted_as_avros_checker_does():
+    inner = lambda ns: {"type": "record", "name": "Addr", "namespace": ns, "fields": [NAME]}
+    outer = lambda ns: rec({"name": "home", "type": ["null", inner(ns)], "default": None})
+    assert compat(outer("b.c"), outer("a.b")) == []          # inside a union
+    assert compat(inner("b.c"), inner("a.b")) == []          # and at the top
+    assert compat(rec(NAME, name="Other"), rec(NAME)) != []  # the name itself still counts
+
+
+def test_invalid_names_and_duplicate_fields_are_refused():
+    import json
+
+    from kafpy.registry.errors import RestError
+    from kafpy.registry.schema_types import parse_avro
+
+    def refused(schema):
+        try:
+            parse_avro(json.dumps(schema), [], lambda r: None)
+        except RestError as e:
+            return e.code == 42201
+        return False
+    ok = {"type": "record", "name": "R", "namespace": "a.b_c", "fields": [NAME]}
+    assert not refused(ok)
+    assert refused({**ok, "namespace": "foo-bar-baz"})
+    assert refused({**ok, "name": "1R"})
+    assert refused({**ok, "fields": [NAME, NAME]})
+    assert refused({**ok, "fields": [{"name": "a-b", "type": "int"}]})
+    assert refused({"type": "enum", "name": "E", "symbols": ["A", "A"]})
+    assert refused({"type": "enum", "name": "E", "symbols": ["A", "B-C"]})
+    assert refused({**ok, "fields": [{"name": "x", "type": {"type": "fixed", "name": "f.1", "size": 2}}]})
