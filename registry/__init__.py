@@ -10,6 +10,7 @@ Modules:
 - ``avro_compat``: Avro's schema-resolution rules (reader/writer compatibility);
 - ``json_model``: JSON Schema documents read into typed schemas, as everit reads them;
 - ``json_compat``: Confluent's JSON Schema diff over them (``Difference`` types, verdicts);
+- ``protobuf_diff``: Confluent's Protobuf diff over descriptors (imports included);
 - ``schema_types``: one provider per schema type (parse, canonical form, compatibility);
 - ``records``: the ``_schemas`` key/value JSON of Confluent's KafkaStore;
 - ``state``: the registry's state, a pure function of the ``_schemas`` records read;

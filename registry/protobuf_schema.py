@@ -19,11 +19,11 @@ import os
 import tempfile
 from typing import Any
 
-# Wire-compatible scalar groups (Confluent's FIELD_SCALAR_KIND_CHANGED spares these).
-_GROUPS = [{"TYPE_INT32", "TYPE_UINT32", "TYPE_INT64", "TYPE_UINT64", "TYPE_BOOL"},
-           {"TYPE_SINT32", "TYPE_SINT64"}, {"TYPE_FIXED32", "TYPE_SFIXED32"},
-           {"TYPE_FIXED64", "TYPE_SFIXED64"}, {"TYPE_STRING", "TYPE_BYTES"}]
 MAIN_FILE = "schema.proto"
+IMPORTED_CACHE_SIZE = 1000
+# descriptors of the files protoc compiled as imports, by (path, text; None for a well-known
+# file): the compatibility check compares messages defined in them without compiling again
+_imported: dict[tuple[str, str | None], Any] = {}
 
 
 class ProtobufError(ValueError):
@@ -72,6 +72,7 @@ def _protoc(text: str, dependencies: dict[str, str]) -> list[Any]:
     from google.protobuf import descriptor_pb2
     from grpc_tools import protoc
     well_known = str(importlib.resources.files("grpc_tools") / "_proto")
+    includes = [f"-I{well_known}"] + [f"-I{root}" for root in _extra_well_known_roots()]
     with tempfile.TemporaryDirectory(prefix="kafpy-proto-") as tmp:
         for path, body in {**dependencies, MAIN_FILE: text}.items():
             full = os.path.normpath(os.path.join(tmp, path))
@@ -81,14 +82,54 @@ def _protoc(text: str, dependencies: dict[str, str]) -> list[Any]:
             with open(full, "w", encoding="utf-8") as f:
                 f.write(body)
         out = os.path.join(tmp, "out.pb")
-        code = protoc.main(["protoc", f"-I{tmp}", f"-I{well_known}", "--include_imports",
+        code = protoc.main(["protoc", f"-I{tmp}", *includes, "--include_imports",
                             f"--descriptor_set_out={out}", MAIN_FILE])
         if code != 0 or not os.path.exists(out):
             raise ProtobufError("protoc refused the schema")
         fds = descriptor_pb2.FileDescriptorSet()
         with open(out, "rb") as f:
             fds.ParseFromString(f.read())
+    for fd in list(fds.file)[:-1]:
+        if len(_imported) >= IMPORTED_CACHE_SIZE:
+            _imported.pop(next(iter(_imported)))
+        _imported[(fd.name, dependencies.get(fd.name))] = fd
     return list(fds.file)
+
+
+def _extra_well_known_roots() -> list[str]:
+    """Directories holding the other well-known files confluent-kafka does not register as
+    references (``google/type/*.proto`` of googleapis-common-protos), as Confluent's registry
+    knows them."""
+    roots: list[str] = []
+    try:
+        import google.type.date_pb2 as date
+    except ImportError:
+        return roots
+    root = os.path.dirname(os.path.dirname(os.path.dirname(date.__file__)))
+    if os.path.exists(os.path.join(root, "google", "type", "date.proto")):
+        roots.append(root)
+    return roots
+
+
+def imported_files(fd: Any, files: dict[str, str]) -> list[Any]:
+    """The descriptors of every file ``fd`` imports, directly or not (``files``: import path ->
+    text, the schema's references); compiled once more only when not already known."""
+    out: dict[str, Any] = {}
+    pending = list(fd.dependency)
+    while pending:
+        name = pending.pop()
+        if name in out:
+            continue
+        found = _imported.get((name, files.get(name)))
+        if found is None:
+            stub = 'syntax = "proto3";\n' + "".join(f'import public "{dep}";\n' for dep in fd.dependency)
+            _protoc(stub, files)
+            found = _imported.get((name, files.get(name)))
+            if found is None:
+                continue
+        out[name] = found
+        pending += list(found.dependency)
+    return list(out.values())
 
 
 def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
@@ -109,55 +150,16 @@ def serialized(fd: Any) -> str:
     return base64.standard_b64encode(fd.SerializeToString()).decode("ascii")
 
 
-def _messages(fd: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-
-    def walk(prefix: str, msgs: Any) -> None:
-        for m in msgs:
-            name = f"{prefix}.{m.name}"
-            out[name] = m
-            walk(name, m.nested_type)
-    walk(f".{fd.package}" if fd.package else "", fd.message_type)
-    return out
-
-
-def incompatibilities(reader: Any, writer: Any) -> list[str]:
+def incompatibilities(reader: Any, writer: Any, reader_files: dict[str, str] | None = None,
+                      writer_files: dict[str, str] | None = None, reader_refs: list[dict] | None = None,
+                      writer_refs: list[dict] | None = None) -> list[str]:
     """Why data written with ``writer`` cannot be read with ``reader`` (both
-    FileDescriptorProtos), by Confluent's Protobuf rules."""
-    from google.protobuf import descriptor_pb2 as d
-    type_name = d.FieldDescriptorProto.Type.Name
-    label_name = d.FieldDescriptorProto.Label.Name
-    out: list[str] = []
-    if reader.package != writer.package:
-        out.append(f"PACKAGE_CHANGED: {writer.package} -> {reader.package}")
-    r_msgs, w_msgs = _messages(reader), _messages(writer)
-    for name, wm in w_msgs.items():
-        rm = r_msgs.get(name)
-        if rm is None:
-            out.append(f"MESSAGE_REMOVED: {name}")
-            continue
-        r_fields = {f.number: f for f in rm.field}
-        w_fields = {f.number: f for f in wm.field}
-        for number, rf in r_fields.items():
-            wf = w_fields.get(number)
-            if wf is None:
-                if label_name(rf.label) == "LABEL_REQUIRED":
-                    out.append(f"REQUIRED_FIELD_ADDED: {name}.{rf.name}")
-                continue
-            if (label_name(rf.label) == "LABEL_REPEATED") != (label_name(wf.label) == "LABEL_REPEATED"):
-                out.append(f"FIELD_KIND_CHANGED: {name}.{rf.name}")
-                continue
-            rt, wt = type_name(rf.type), type_name(wf.type)
-            if rt in ("TYPE_MESSAGE", "TYPE_ENUM") or wt in ("TYPE_MESSAGE", "TYPE_ENUM"):
-                if rt != wt:
-                    out.append(f"FIELD_KIND_CHANGED: {name}.{rf.name}")
-                elif rf.type_name != wf.type_name:
-                    out.append(f"FIELD_NAMED_TYPE_CHANGED: {name}.{rf.name}")
-            elif rt != wt and not any(rt in g and wt in g for g in _GROUPS):
-                out.append(f"FIELD_SCALAR_KIND_CHANGED: {name}.{rf.name} ({wt} -> {rt})")
-            if rf.HasField("oneof_index") != wf.HasField("oneof_index") and rf.HasField("oneof_index"):
-                out.append(f"FIELD_MOVED_TO_EXISTING_ONEOF: {name}.{rf.name}")
-        for number, wf in w_fields.items():
-            if number not in r_fields and label_name(wf.label) == "LABEL_REQUIRED":
-                out.append(f"REQUIRED_FIELD_REMOVED: {name}.{wf.name}")
-    return out
+    FileDescriptorProtos, with the files they import and their references), by Confluent's
+    Protobuf diff (``protobuf_diff``)."""
+    from kafpy.registry.protobuf_diff import COMPATIBLE, Side, differences
+
+    def side(fd: Any, files: dict[str, str] | None, refs: list[dict] | None) -> Side:
+        return Side(fd, imported_files(fd, files or {}),
+                    {r["name"]: (r["subject"], r["version"]) for r in refs or []})
+    found = differences(side(writer, writer_files, writer_refs), side(reader, reader_files, reader_refs))
+    return [str(d) for d in found if d.type not in COMPATIBLE]

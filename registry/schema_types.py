@@ -39,7 +39,8 @@ class ParsedSchema:
             return avro_compat.reader_writer_incompatibilities(self.parsed, writer.parsed, names)
         if self.schema_type == PROTOBUF:
             from kafpy.registry import protobuf_schema
-            return protobuf_schema.incompatibilities(self.parsed, writer.parsed)
+            return protobuf_schema.incompatibilities(self.parsed, writer.parsed, self.named, writer.named,
+                                                     self.references, writer.references)
         return json_compat.incompatibilities(self.parsed, writer.parsed, self.named, writer.named)
 
 
