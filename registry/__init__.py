@@ -12,6 +12,7 @@ Modules:
 - ``json_compat``: Confluent's JSON Schema diff over them (``Difference`` types, verdicts);
 - ``protobuf_diff``: Confluent's Protobuf diff over descriptors (imports included);
 - ``schema_types``: one provider per schema type (parse, canonical form, compatibility);
+- ``contracts``: data contracts (metadata, rule sets) merged as Confluent merges them;
 - ``records``: the ``_schemas`` key/value JSON of Confluent's KafkaStore;
 - ``state``: the registry's state, a pure function of the ``_schemas`` records read;
 - ``service``: the operations (register, look up, delete...) checked before anything is written;

@@ -9,8 +9,9 @@ Keys (their property order matters: compaction keeps one value per *byte-identic
   {"keytype":"NOOP","magic":0}                             (a marker read back to reach the end)
 Values:
   SCHEMA: {"subject","version","id","schemaType" (absent for AVRO),"references" (if any),
-           "schema","deleted"}; a null value (tombstone) is a hard delete
-  CONFIG: {"compatibilityLevel": "BACKWARD"}; null removes the subject's level
+           "metadata","ruleSet" (if any),"schema","deleted"}; a null value (tombstone) is a hard delete
+  CONFIG: {"compatibilityLevel": "BACKWARD", "defaultMetadata", "overrideMetadata",
+           "defaultRuleSet", "overrideRuleSet", "normalize" (those set)}; null removes the subject's config
   MODE:   {"mode": "READWRITE"}; null removes the subject's mode
   DELETE_SUBJECT: {"subject": "s", "version": <latest version deleted>}
 """
@@ -58,6 +59,8 @@ class SchemaValue:
     schema_type: str = "AVRO"
     references: list[dict] | None = None
     deleted: bool = False
+    metadata: dict | None = None
+    rule_set: dict | None = None
 
     def to_bytes(self) -> bytes:
         out: dict[str, Any] = {"subject": self.subject, "version": self.version, "id": self.id}
@@ -65,6 +68,10 @@ class SchemaValue:
             out["schemaType"] = self.schema_type
         if self.references:
             out["references"] = self.references
+        if self.metadata is not None:
+            out["metadata"] = self.metadata
+        if self.rule_set is not None:
+            out["ruleSet"] = self.rule_set
         out["schema"] = self.schema
         out["deleted"] = self.deleted
         return _dumps(out)
@@ -73,11 +80,15 @@ class SchemaValue:
     def from_json(cls, v: dict) -> "SchemaValue":
         return cls(subject=v["subject"], version=int(v["version"]), id=int(v["id"]), schema=v["schema"],
                    schema_type=v.get("schemaType") or "AVRO", references=v.get("references") or None,
-                   deleted=bool(v.get("deleted", False)))
+                   deleted=bool(v.get("deleted", False)),
+                   metadata=v.get("metadata") if isinstance(v.get("metadata"), dict) else None,
+                   rule_set=v.get("ruleSet") if isinstance(v.get("ruleSet"), dict) else None)
 
 
-def config_value(level: str) -> bytes:
-    return _dumps({"compatibilityLevel": level})
+def config_value(level: str | dict) -> bytes:
+    """A CONFIG value: the level alone, or the whole config (level, metadata and rule set
+    defaults and overrides, normalize...) in Confluent's ``ConfigValue`` JSON."""
+    return _dumps({"compatibilityLevel": level} if isinstance(level, str) else level)
 
 
 def mode_value(mode: str) -> bytes:

@@ -19,6 +19,7 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
+from kafpy.registry import contracts
 from kafpy.registry.errors import RegistryErrorCode, RestError
 from kafpy.registry.records import SchemaValue
 from kafpy.registry.schema_types import SUPPORTED_TYPES
@@ -77,6 +78,10 @@ def schema_json(sv: SchemaValue, with_subject: bool = True, text: str | None = N
         out["schemaType"] = sv.schema_type
     if sv.references:
         out["references"] = sv.references
+    if sv.metadata is not None:
+        out["metadata"] = sv.metadata
+    if sv.rule_set is not None:
+        out["ruleSet"] = sv.rule_set
     out["schema"] = sv.schema if text is None else text
     return out
 
@@ -144,6 +149,7 @@ class RegistryResource:
             ("POST", "/subjects/{subject}", h(self.lookup)),
             ("DELETE", "/subjects/{subject}", w(self.delete_subject)),
             ("GET", "/subjects/{subject}/versions", h(self.list_versions)),
+            ("GET", "/subjects/{subject}/metadata", h(self.latest_with_metadata)),
             ("POST", "/subjects/{subject}/versions", w(self.register)),
             ("GET", "/subjects/{subject}/versions/{version}", h(self.get_version)),
             ("GET", "/subjects/{subject}/versions/{version}/schema", h(self.get_raw_version)),
@@ -264,6 +270,12 @@ class RegistryResource:
             raise subject_not_found(subject)
         return [sv.version for sv in versions]
 
+    async def latest_with_metadata(self, request: web.Request) -> Any:
+        keys, values = request.query.getall("key", []), request.query.getall("value", [])
+        sv = self.registry.latest_with_metadata(request.match_info["subject"], dict(zip(keys, values)),
+                                                _flag(request, "deleted"))
+        return schema_json(sv, text=self._text(request, sv))
+
     async def register(self, request: web.Request) -> Any:
         body = await self._body(request)
         schema_id = await self.registry.register(request.match_info["subject"], body, _flag(request, "normalize"))
@@ -310,16 +322,19 @@ class RegistryResource:
     async def get_config(self, request: web.Request) -> Any:
         subject = request.match_info.get("subject")
         state = self.registry.state
-        if subject is not None and subject not in state.configs and not _flag(request, "defaultToGlobal"):
+        if subject is not None and subject not in state.config_docs and not _flag(request, "defaultToGlobal"):
             raise RestError(RegistryErrorCode.SUBJECT_LEVEL_COMPATIBILITY_NOT_CONFIGURED,
                             f"Subject '{subject}' does not have subject-level compatibility configured")
-        return {"compatibilityLevel": state.compatibility(subject)}
+        doc = state.config_docs.get(subject) if subject is not None and subject in state.config_docs \
+            else state.config_docs.get(None, {})
+        extra = {k: doc[k] for k in contracts.CONFIG_FIELDS if doc.get(k) is not None}
+        return {"compatibilityLevel": state.compatibility(subject), **extra}
 
     async def put_config(self, request: web.Request) -> Any:
         body = await self._body(request)
         level = body.get("compatibility", body.get("compatibilityLevel"))
         level = level.upper() if isinstance(level, str) else level
-        return {"compatibility": await self.registry.set_compatibility(request.match_info.get("subject"), level)}
+        return await self.registry.set_compatibility(request.match_info.get("subject"), level, body)
 
     async def delete_config(self, request: web.Request) -> Any:
         return {"compatibilityLevel": await self.registry.delete_compatibility(request.match_info["subject"])}

@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any, Awaitable, Callable
 
-from kafpy.registry import records
+from kafpy.registry import contracts, records
 from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, reference_exists,
                                    schema_not_found, subject_not_found, version_not_found)
 from kafpy.registry.records import SchemaValue
@@ -137,6 +137,8 @@ class SchemaRegistry:
                 raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED,
                                 f"Subject {subject} is in read-only mode")
             schema = self.parse_request(body)
+            config = self.state.config_in_scope(subject)
+            normalize = normalize or config.get("normalize") is True
             if normalize:
                 schema = self.normalized(schema)
             wanted_id = body.get("id")
@@ -145,8 +147,15 @@ class SchemaRegistry:
                 raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED,
                                 f"Subject {subject} is not in import mode")
             live = self.state.versions(subject)
+            all_versions = self.state.subjects.get(subject, {})
+            version = (max(all_versions) if all_versions else 0) + 1
+            previous = live[-1] if live else None
+            metadata, rule_set = contracts.effective(
+                config, contracts.checked(body.get("metadata"), "metadata"),
+                contracts.checked(body.get("ruleSet"), "ruleSet"),
+                previous.metadata if previous else None, previous.rule_set if previous else None, version)
             for sv in live:
-                if self._same(sv, schema, normalize):
+                if self._same(sv, schema, normalize) and (sv.metadata, sv.rule_set) == (metadata, rule_set):
                     return sv.id
             if mode != "IMPORT":
                 messages = self.incompatibilities(schema, live, self.state.compatibility(subject))
@@ -154,7 +163,7 @@ class SchemaRegistry:
                     raise RestError(RegistryErrorCode.INCOMPATIBLE_SCHEMA,
                                     "Schema being registered is incompatible with an earlier schema for "
                                     f"subject \"{subject}\", details: {messages}")
-            existing_id = self._existing_id(schema)
+            existing_id = self._existing_id(schema, metadata, rule_set)
             if wanted_id is not None:
                 if not isinstance(wanted_id, int) or wanted_id < 1:
                     raise RestError(RegistryErrorCode.INVALID_SCHEMA, "Invalid schema: id must be positive")
@@ -165,14 +174,12 @@ class SchemaRegistry:
                 schema_id = wanted_id
             else:
                 schema_id = existing_id if existing_id is not None else self.state.max_id + 1
-            all_versions = self.state.subjects.get(subject, {})
-            version = (max(all_versions) if all_versions else 0) + 1
             if wanted_version is not None:
                 version = parse_version(wanted_version) if not isinstance(wanted_version, int) else wanted_version
                 if version in all_versions:
                     raise RestError(RegistryErrorCode.INVALID_VERSION, f"Version {version} already exists")
             value = SchemaValue(subject, version, schema_id, schema.canonical, schema.schema_type,
-                                schema.references or None)
+                                schema.references or None, metadata=metadata, rule_set=rule_set)
             await self.write([(records.schema_key(subject, version), value.to_bytes())])
             return schema_id
 
@@ -191,10 +198,12 @@ class SchemaRegistry:
             return True
         return sv.schema_type == PROTOBUF and _is_serialized(sv.schema) and self.parsed(sv).canonical == schema.canonical
 
-    def _existing_id(self, schema: ParsedSchema) -> int | None:
-        """The id this schema already has under any subject (see ``_same`` for old Protobuf records)."""
-        found = self.state.find_id(schema.schema_type, schema.canonical, schema.references)
-        if found is None and schema.schema_type == PROTOBUF:
+    def _existing_id(self, schema: ParsedSchema, metadata: dict | None = None,
+                     rule_set: dict | None = None) -> int | None:
+        """The id this schema, with this metadata and rule set, already has under any subject
+        (see ``_same`` for old Protobuf records)."""
+        found = self.state.find_id(schema.schema_type, schema.canonical, schema.references, metadata, rule_set)
+        if found is None and schema.schema_type == PROTOBUF and metadata is None and rule_set is None:
             found = next((sv.id for sv in list(self.state.schemas_by_id.values())
                           if _is_serialized(sv.schema) and self._same(sv, schema)), None)
         return found
@@ -219,8 +228,24 @@ class SchemaRegistry:
         schema = self.parse_request(body)
         if normalize:
             schema = self.normalized(schema)
+        metadata = contracts.checked(body.get("metadata"), "metadata")
+        rule_set = contracts.checked(body.get("ruleSet"), "ruleSet")
         for sv in reversed(self.state.versions(subject, include_deleted=deleted)):
-            if self._same(sv, schema, normalize):
+            if not self._same(sv, schema, normalize):
+                continue
+            # a lookup naming metadata or rules matches only a version stored with them
+            if (metadata is None and rule_set is None) or (sv.metadata, sv.rule_set) == (metadata, rule_set):
+                return sv
+        raise schema_not_found()
+
+    def latest_with_metadata(self, subject: str, wanted: dict[str, str], deleted: bool = False) -> SchemaValue:
+        """``GET /subjects/{s}/metadata``: the latest version whose metadata properties hold
+        every wanted key and value (40401 without the subject, 40403 without such a version)."""
+        versions = self.state.versions(subject, include_deleted=deleted)
+        if not versions:
+            raise subject_not_found(subject)
+        for sv in reversed(versions):
+            if sv.metadata is not None and contracts.has_properties(sv.metadata, wanted):
                 return sv
         raise schema_not_found()
 
@@ -284,7 +309,7 @@ class SchemaRegistry:
                 raise RestError(RegistryErrorCode.SUBJECT_SOFT_DELETED,
                                 f"Subject '{subject}' was soft deleted.Set permanent=true to delete permanently")
             batch = [(records.delete_subject_key(subject), records.delete_subject_value(subject, live[-1].version))]
-            if subject in self.state.configs:
+            if subject in self.state.config_docs:
                 batch.append((records.config_key(subject), None))
             if subject in self.state.modes:
                 batch.append((records.mode_key(subject), None))
@@ -317,20 +342,29 @@ class SchemaRegistry:
             raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED, f"Subject {subject} is in read-only mode")
 
     # ---------------------------------------------------------------- config and mode
-    async def set_compatibility(self, subject: str | None, level: Any) -> str:
-        if level not in COMPATIBILITY_LEVELS:
+    async def set_compatibility(self, subject: str | None, level: Any, request: dict | None = None) -> dict:
+        """``PUT /config``: the level and the data-contract fields the request names replace
+        the stored ones (Confluent's ``ConfigValue.update``); answers the request's fields."""
+        request = request or {}
+        if level is not None and level not in COMPATIBILITY_LEVELS or (level is None and not any(
+                k in request for k in contracts.CONFIG_FIELDS)):
             raise RestError(RegistryErrorCode.INVALID_COMPATIBILITY_LEVEL,
                             "Invalid compatibility level. Valid values are none, backward, forward, full, "
                             "backward_transitive, forward_transitive, and full_transitive")
+        for key in ("defaultMetadata", "overrideMetadata", "defaultRuleSet", "overrideRuleSet"):
+            contracts.checked(request.get(key), key)
         async with self._write_lock:
-            await self.write([(records.config_key(subject), records.config_value(level))])
-        return level
+            doc = contracts.updated_config(self.state.config_docs.get(subject), request, level)
+            value = doc if set(doc) != {"compatibilityLevel"} else doc["compatibilityLevel"]
+            await self.write([(records.config_key(subject), records.config_value(value))])
+        answer = {k: request[k] for k in contracts.CONFIG_FIELDS if request.get(k) is not None}
+        return {"compatibility": level, **answer} if level is not None else answer
 
     async def delete_compatibility(self, subject: str) -> str:
         async with self._write_lock:
-            if subject not in self.state.configs:
+            if subject not in self.state.config_docs:
                 raise subject_not_found(subject)
-            level = self.state.configs[subject]
+            level = self.state.compatibility(subject)
             await self.write([(records.config_key(subject), None)])
             return level
 

@@ -23,6 +23,7 @@ class RegistryState:
     schemas_by_id: dict[int, SchemaValue] = field(default_factory=dict)
     ids_by_schema: dict[tuple[str, str, str], int] = field(default_factory=dict)
     configs: dict[str | None, str] = field(default_factory=dict)
+    config_docs: dict[str | None, dict] = field(default_factory=dict)   # the whole CONFIG values
     modes: dict[str | None, str] = field(default_factory=dict)
     max_id: int = 0
     offset: int = -1   # the last offset applied
@@ -47,9 +48,14 @@ class RegistryState:
                 return
             versions[sv.version] = sv
             self.schemas_by_id.setdefault(sv.id, sv)
-            self.ids_by_schema.setdefault(_identity(sv.schema_type, sv.schema, sv.references or []), sv.id)
+            self.ids_by_schema.setdefault(_identity(sv.schema_type, sv.schema, sv.references or [],
+                                                    sv.metadata, sv.rule_set), sv.id)
             self.max_id = max(self.max_id, sv.id)
         elif kind == records.CONFIG:
+            if value is None:
+                self.config_docs.pop(subject, None)
+            else:
+                self.config_docs[subject] = value
             if value is None or "compatibilityLevel" not in value:
                 self.configs.pop(subject, None)
             else:
@@ -98,10 +104,20 @@ class RegistryState:
                 if (include_deleted or not sv.deleted)
                 and any(r.get("subject") == subject and r.get("version") == version for r in sv.references or [])]
 
-    def find_id(self, schema_type: str, canonical: str, references: list[dict]) -> int | None:
-        """The id already given to this schema (same type, text and references), if any."""
-        return self.ids_by_schema.get(_identity(schema_type, canonical, references))
+    def config_in_scope(self, subject: str | None) -> dict:
+        """The config a registration under ``subject`` follows: the subject's, else the global one."""
+        if subject is not None and subject in self.config_docs:
+            return self.config_docs[subject]
+        return self.config_docs.get(None, {})
+
+    def find_id(self, schema_type: str, canonical: str, references: list[dict], metadata: dict | None = None,
+                rule_set: dict | None = None) -> int | None:
+        """The id already given to this schema (same type, text, references, metadata and
+        rule set), if any."""
+        return self.ids_by_schema.get(_identity(schema_type, canonical, references, metadata, rule_set))
 
 
-def _identity(schema_type: str, canonical: str, references: list[dict]) -> tuple[str, str, str]:
-    return schema_type, canonical, json.dumps(references, sort_keys=True)
+def _identity(schema_type: str, canonical: str, references: list[dict], metadata: dict | None = None,
+              rule_set: dict | None = None) -> tuple[str, str, str]:
+    extra = "" if metadata is None and rule_set is None else json.dumps([metadata, rule_set], sort_keys=True)
+    return schema_type, canonical, json.dumps(references, sort_keys=True) + extra

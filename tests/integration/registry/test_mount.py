@@ -38,7 +38,8 @@ def test_one_listener_serves_both(broker):
     server = AppServer(make)
     server.start()
     try:
-        wait_until(lambda: call(f"{server.url}/subjects")[0] == 200 and holder["eco"].registry.elector.is_primary,
+        wait_until(lambda: call(f"{server.url}/subjects", accept="application/vnd.schemaregistry.v1+json")[0] == 200
+                   and holder["eco"].registry.elector.is_primary,
                    60, "registry started and primary")
         client = SchemaRegistryClient({"url": server.url})
         assert client.register_schema("mounted-value", Schema('"string"', "AVRO")) == 1
