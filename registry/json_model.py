@@ -46,6 +46,7 @@ class Schema:
     id: Any = None
     default: Any = None
     has_default: bool = False
+    connect_type: Any = None   # Kafka Connect's "connect.type" annotation
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
@@ -125,13 +126,14 @@ class Loader:
         parts: list[Schema] = []
         if "type" in node:
             types = node["type"] if isinstance(node["type"], list) else [node["type"]]
-            typed = [self._typed(t, node, doc, explicit=True) for t in types]
-            parts.append(typed[0] if len(typed) == 1 else Schema("combined", {"criterion": "anyOf", "subschemas": typed}))
+            typed = [self._typed(t, node, doc) for t in types]
+            parts.append(typed[0] if len(typed) == 1
+                         else Schema("combined", {"criterion": "anyOf", "subschemas": typed}))
         else:
             for kind, keys in (("object", OBJECT_KEYS), ("array", ARRAY_KEYS), ("number", NUMBER_KEYS),
                                ("string", STRING_KEYS)):
                 if any(k in node for k in keys):
-                    parts.append(self._typed(kind, node, doc, explicit=False))
+                    parts.append(self._typed(kind, node, doc))
         if "enum" in node and isinstance(node["enum"], list):
             parts.append(Schema("enum", {"values": sorted({canonical(v) for v in node["enum"]})}))
         if "const" in node:
@@ -154,11 +156,12 @@ class Loader:
     def _common(schema: Schema, node: dict) -> Schema:
         schema.title, schema.description = node.get("title"), node.get("description")
         schema.id = node.get("$id", node.get("id"))
+        schema.connect_type = node.get("connect.type")
         if "default" in node:
             schema.default, schema.has_default = canonical(node["default"]), True
         return schema
 
-    def _typed(self, kind: str, node: dict, doc: Any, explicit: bool) -> Schema:
+    def _typed(self, kind: str, node: dict, doc: Any) -> Schema:
         if kind == "integer":
             return Schema("number", {**_numbers(node), "integer": True})
         if kind == "number":

@@ -28,7 +28,8 @@ class ParsedSchema:
     canonical: str
     parsed: Any
     references: list[dict] = field(default_factory=list)
-    named: dict[str, Any] = field(default_factory=dict)   # Avro: types the references define; Protobuf: files; JSON: documents
+    # Avro: types the references define; Protobuf: files (import path -> text); JSON: documents
+    named: dict[str, Any] = field(default_factory=dict)
 
     def incompatibilities(self, writer: "ParsedSchema") -> list[str]:
         """Why this schema, as reader, cannot read what ``writer`` wrote."""

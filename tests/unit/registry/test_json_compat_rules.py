@@ -148,6 +148,8 @@ RULES = [
     ("not {} over a closed object", obj({"a": S}, closed=True), {"not": {}}, False, False),
     ("false writer, empty reader", False, S, True, False),
     ("empty reader", S, {}, True, False),
+    ("Connect's bytes types may change representation", {**N, "connect.type": "bytes"},
+     {**S, "connect.type": "bytes"}, True, True),
 ]
 IDS = [r[0] for r in RULES]
 
