@@ -76,7 +76,9 @@ class Forwarder:
         url = self.elector.primary_url
         if url is None or self.elector.primary == self.elector.identity:
             raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "Primary not known")
-        body = await request.content.read(max_bytes + 1)
+        body = request.get("body")   # read whole by the HTTP server before the handler runs
+        if body is None:
+            body = await request.content.read(max_bytes + 1)
         if len(body) > max_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         if self._session is None:
@@ -174,7 +176,9 @@ class RegistryResource:
             raise RestError(RegistryErrorCode.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
         if request.content_length is not None and request.content_length > self.max_request_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
-        raw = await request.content.read(self.max_request_bytes + 1)
+        raw = request.get("body")   # read whole by the HTTP server before the handler runs
+        if raw is None:
+            raw = await request.content.read(self.max_request_bytes + 1)
         if len(raw) > self.max_request_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         try:

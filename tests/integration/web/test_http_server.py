@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from kafpy.web.listeners import HttpListener
-from kafpy.web.server import MAX_CONCURRENT, HttpServer
+from kafpy.web.server import MAX_CONCURRENT, HttpLimits, HttpServer
 
 
 async def _raw(port: int, request: bytes) -> bytes:
@@ -24,8 +24,8 @@ def _status(response: bytes) -> int:
     return int(response.split(b" ", 2)[1])
 
 
-async def _server(routes) -> HttpServer:
-    server = HttpServer([HttpListener("http", "127.0.0.1", 0)], max_request_bytes=1024)
+async def _server(routes, limits: HttpLimits | None = None) -> HttpServer:
+    server = HttpServer([HttpListener("http", "127.0.0.1", 0)], max_request_bytes=1024, limits=limits)
     server.mount(routes)
     await server.start()
     return server
@@ -75,7 +75,8 @@ def test_requests_over_the_concurrency_bound_are_answered_503():
             started += 1
             await release.wait()
             return web.Response(text="done")
-        server = await _server([("GET", "/slow", slow)])
+        # every request here comes from one address: its share is the whole
+        server = await _server([("GET", "/slow", slow)], HttpLimits(per_principal=MAX_CONCURRENT))
         port = server.bound_ports["http"]
         try:
             held = [asyncio.ensure_future(_raw(port, b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"))
