@@ -13,10 +13,14 @@ topic-based ACL authorizer (a subject's rights are its topic's rights):
   v2's, which creates a missing topic, also CREATE on the cluster or the topic when it is missing.
 - Topic and partition metadata (v2 and v3 ``GET``): DESCRIBE on the topic; topic configs:
   DESCRIBE_CONFIGS; v3 create: CREATE on the topic; v3 delete: DELETE on the topic.
-- v2 consumer instances (every ``/consumers/{group}...`` route): READ on the group;
-  subscribing to or assigning topics also READ on each topic named in the body (rights are
-  checked when a consumer subscribes, as the broker checks a consumer's Fetch).
+- v2 consumer instances (every ``/consumers/{group}...`` route): READ on the group (reading
+  committed offsets: DESCRIBE, as OffsetFetch); subscribing to or assigning topics also READ
+  on each topic named in the body. What the route cannot name is checked by the handler as
+  the caller (``kafpy.web.access``): READ on each topic at every ``/records`` and commit,
+  DESCRIBE for an offsets read and for what a ``topic_pattern`` may match.
 - v3 consumer groups and lags: DESCRIBE on the group.
+- Listings (v2 and v3 topics, v3 consumer groups, the status page) need a login only and
+  list what the caller may DESCRIBE, as Kafka's Metadata and ListGroups filter.
 - Schema Registry subjects map to topics by Confluent's default TopicNameStrategy: subject
   ``<topic>-key`` or ``<topic>-value`` is topic ``<topic>``; any other subject is the topic
   of the same name. Confluent's SUBJECT_READ and SUBJECT_COMPATIBILITY_READ (read versions,
@@ -77,7 +81,8 @@ ROUTE_NEEDS: dict[tuple[str, str], Callable[[Mapping[str, str]], list[Need]]] = 
         ("DELETE", ""), ("POST", "/subscription"), ("GET", "/subscription"), ("DELETE", "/subscription"),
         ("POST", "/assignments"), ("GET", "/assignments"), ("POST", "/positions"),
         ("POST", "/positions/beginning"), ("POST", "/positions/end"), ("GET", "/records"),
-        ("POST", "/offsets"), ("GET", "/offsets")]},
+        ("POST", "/offsets")]},
+    ("GET", _INST + "/offsets"): _group(Op.DESCRIBE),   # OffsetFetch: DESCRIBE on the group
     # REST Proxy v3
     ("POST", _C + "/topics"): lambda p: [],   # the topic's name is in the body: see body_needs
     ("GET", _C + "/topics/{topic}"): _topic(Op.DESCRIBE),

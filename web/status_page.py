@@ -7,7 +7,9 @@ throughput charts of the last minutes as inline SVG.
 Read-only, plain HTML and CSS, no script: it reloads itself every few seconds with a meta
 refresh. Who may call it: the broker's HTTP server (``broker.http_routes``). The page is
 built on the event loop from the metadata cache, so one page costs one walk of the
-partitions; past ``MAX_PARTITION_ROWS`` rows the rest are counted, not listed.
+partitions; past ``MAX_PARTITION_ROWS`` rows the rest are counted, not listed. With an
+authorizer, the page shows only the topics and groups the caller may DESCRIBE (as Kafka's
+Metadata and ListGroups answer), counts included.
 """
 from __future__ import annotations
 
@@ -15,11 +17,12 @@ import asyncio
 import time
 from collections import deque
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
 from kafpy.metrics.lag import consumer_lag, local_end_offset
+from kafpy.web.access import may
 
 MAX_PARTITION_ROWS = 1000
 SAMPLE_INTERVAL_S = 5.0
@@ -97,6 +100,7 @@ class StatusPage:
         self.broker = broker
         observer = broker.server.observer if broker.server is not None else None
         self.history = ThroughputHistory(observer, broker.loop)
+        self.visible: Callable[[str, str], bool] = lambda rt, name: True
 
     def routes(self) -> list:
         return [("GET", "/", self.handle), ("GET", "/status", self.handle)]
@@ -108,10 +112,13 @@ class StatusPage:
         self.history.stop()
 
     async def handle(self, request: web.Request) -> web.Response:
-        return web.Response(text=self.render(), content_type="text/html", charset="utf-8")
+        return web.Response(text=self.render(lambda rt, name: may(request, rt, name, "DESCRIBE")),
+                            content_type="text/html", charset="utf-8")
 
     # ---------------------------------------------------------------- the page
-    def render(self) -> str:
+    def render(self, visible: Callable[[str, str], bool] = lambda rt, name: True) -> str:
+        """The page, with the topics and groups ``visible(resource type, name)`` lets through."""
+        self.visible = visible
         b = self.broker
         cache = b.metadata_cache
         parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta http-equiv='refresh' content='{REFRESH_S}'>"
@@ -168,7 +175,8 @@ class StatusPage:
         live = {br.node_id for br in cache.brokers()}
         summary, urp_rows, rows = [], [], []
         urp_total = offline_total = 0
-        for name in sorted(cache.topics(), key=lambda n: (n.startswith("__"), n)):   # internal topics last
+        names = [n for n in cache.topics() if self.visible("TOPIC", n)]
+        for name in sorted(names, key=lambda n: (n.startswith("__"), n)):   # internal topics last
             t = cache.topics()[name]
             urp = offline = 0
             for index in sorted(t.partitions):
@@ -208,7 +216,7 @@ class StatusPage:
         for pl in consumer_lag(groups, local_end_offset(b.replica_manager)):
             lags[pl.group] = lags.get(pl.group, 0) + pl.lag
         rows = []
-        for gid in sorted(groups):
+        for gid in sorted(g for g in groups if self.visible("GROUP", g)):
             g = groups[gid]
             rows.append(f"<tr id='group-{escape(gid)}'><td>{escape(gid)}</td><td>{escape(g.state.value)}</td>"
                         f"<td>{len(g.members)}</td><td class='lag'>{lags.get(gid, 0)}</td></tr>")
