@@ -12,6 +12,8 @@ from typing import Callable
 import re2
 
 MAX_PATTERN_CHARS = 4096
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False   # a client's bad pattern is its 422, not a line on the broker's stderr
 
 
 class InvalidPattern(ValueError):
@@ -23,7 +25,7 @@ def topic_matcher(pattern: str) -> Callable[[str], bool]:
     if len(pattern) > MAX_PATTERN_CHARS:
         raise InvalidPattern(f"The pattern is over {MAX_PATTERN_CHARS} characters")
     try:
-        compiled = re2.compile(pattern)
+        compiled = re2.compile(pattern, _OPTIONS)
     except re2.error as e:
         raise InvalidPattern(f"Invalid regular expression {pattern!r}: {e}") from None
     return lambda topic: compiled.fullmatch(topic) is not None

@@ -350,7 +350,8 @@ class V2Resource:
             self._require(request, "READ", set(instance.consumer.subscription())
                           | {tp.topic for tp in instance.consumer.assignment()})
             batches = await instance.consumer.getmany(timeout_ms=max(timeout_ms, 0), max_records=1000)
-            out, size = [], 0
+            out: list[dict[str, Any]] = []
+            size = 0
             for tp, msgs in sorted(batches.items()):
                 for i, m in enumerate(msgs):
                     size += len(m.key or b"") + len(m.value or b"")

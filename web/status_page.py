@@ -173,7 +173,9 @@ class StatusPage:
         """The topics' summary, and the partitions table (under-replicated and offline first)."""
         cache = self.broker.metadata_cache
         live = {br.node_id for br in cache.brokers()}
-        summary, urp_rows, rows = [], [], []
+        summary: list[str] = []
+        urp_rows: list[str] = []
+        rows: list[str] = []
         urp_total = offline_total = 0
         names = [n for n in cache.topics() if self.visible("TOPIC", n)]
         for name in sorted(names, key=lambda n: (n.startswith("__"), n)):   # internal topics last
