@@ -159,6 +159,12 @@ class HttpServer:
                 response = web.json_response({"error_code": 408, "message": "Timed out reading the request body"},
                                              status=408)
                 response.force_close()
+                # answered and closed now: aiohttp would otherwise linger, reading the rest of
+                # the body for its lingering time (asyncio flushes the answer before closing)
+                await response.prepare(request)
+                await response.write_eof()
+                if request.transport is not None:
+                    request.transport.close()
                 return response
         return await handler(request)
 
