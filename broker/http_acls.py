@@ -29,7 +29,8 @@ topic-based ACL authorizer (a subject's rights are its topic's rights):
   set a subject's config or mode) need WRITE on it. GLOBAL_COMPATIBILITY_WRITE (``PUT
   /config``, ``PUT /mode``) needs ALTER_CONFIGS on the cluster. Global reads (``/subjects``,
   ``/schemas...``, ``GET /config``, ``GET /mode``) need a login only: a schema id reveals a
-  schema, never a record.
+  schema, never a record; the subjects they name are only those whose topic the caller may
+  DESCRIBE (as a topic listing is filtered).
 """
 from __future__ import annotations
 
@@ -37,20 +38,15 @@ from typing import Any, Callable, Mapping
 
 from kafpy.broker.security.acl import AclOperation as Op
 from kafpy.broker.security.acl import ResourceType as RT
+from kafpy.web.access import subject_topic
+
+__all__ = ["ROUTE_NEEDS", "BODY_ROUTES", "AUTO_CREATING_ROUTES", "route_needs", "body_needs", "subject_topic"]
 
 Need = tuple[RT, str, Op]
 CLUSTER_NAME = "kafka-cluster"
 
 _C = "/v3/clusters/{cluster_id}"
 _INST = "/consumers/{group}/instances/{instance}"
-
-
-def subject_topic(subject: str) -> str:
-    """The topic a subject belongs to under TopicNameStrategy."""
-    for suffix in ("-key", "-value"):
-        if subject.endswith(suffix) and len(subject) > len(suffix):
-            return subject[:-len(suffix)]
-    return subject
 
 
 def _topic(op: Op) -> Callable[[Mapping[str, str]], list[Need]]:

@@ -30,6 +30,16 @@ def allowed(request: Mapping[str, object], resource_type: str, operation: str, i
     return [item for item in items if may(request, resource_type, name(item), operation)]
 
 
+def subject_topic(subject: str) -> str:
+    """The topic a Schema Registry subject belongs to under Confluent's TopicNameStrategy
+    (``<topic>-key``, ``<topic>-value``; any other subject is the topic of its own name): a
+    subject's rights are its topic's."""
+    for suffix in ("-key", "-value"):
+        if subject.endswith(suffix) and len(subject) > len(suffix):
+            return subject[:-len(suffix)]
+    return subject
+
+
 def principal_of(request: Mapping[str, object]) -> str | None:
     """The caller's ``User:<name>``; None when HTTP authentication is off or the path is open."""
     principal = request.get(PRINCIPAL_KEY)

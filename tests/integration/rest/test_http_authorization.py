@@ -378,6 +378,20 @@ def test_listings_show_only_what_the_caller_may_describe(cluster: Cluster):
         assert [g["consumer_group_id"] for g in groups["data"]] == ["ga"]
         admin_groups = json.loads(http("GET", f"{cluster.url}/v3/clusters/{cid}/consumer-groups", user="admin")[1])
         assert "gsecret" in [g["consumer_group_id"] for g in admin_groups["data"]]
+        # the registry's listings name only subjects whose topic the caller may DESCRIBE
+        ids = {}
+        for subject, schema in (("secret-value", '"string"'), ("public-value", '"int"')):
+            status, body = http("POST", f"{cluster.url}/subjects/{subject}/versions", {"schema": schema}, "admin", SUBJ)
+            assert status == 200, body
+            ids[subject] = json.loads(body)["id"]
+        assert json.loads(http("GET", f"{cluster.url}/subjects", user="alice", content_type=SUBJ)[1]) == ["public-value"]
+        assert "secret-value" in json.loads(http("GET", f"{cluster.url}/subjects", user="admin", content_type=SUBJ)[1])
+        schemas = json.loads(http("GET", f"{cluster.url}/schemas", user="alice", content_type=SUBJ)[1])
+        assert {s["subject"] for s in schemas} == {"public-value"}
+        secret_id = ids["secret-value"]
+        for tail in ("subjects", "versions"):
+            assert json.loads(http("GET", f"{cluster.url}/schemas/ids/{secret_id}/{tail}", user="alice",
+                                   content_type=SUBJ)[1]) == []
         page = http("GET", f"{cluster.url}/status", user="alice")[1].decode()
         assert "<td>public</td>" in page and "<td>secret</td>" not in page and "gsecret" not in page
         admin_page = http("GET", f"{cluster.url}/status", user="admin")[1].decode()
