@@ -44,7 +44,8 @@ BINARY = "application/vnd.kafka.binary.v2+json"
 class Cluster:
     """The broker's HTTP URL, its admin client and SASL settings."""
 
-    def __init__(self, url: str, http_port: int, sasl: dict[str, str]) -> None:
+    def __init__(self, url: str, http_port: int, sasl: dict[str, str], pid: int) -> None:
+        self.pid = pid
         self.url = url
         self.http_port = http_port
         self.sasl = sasl
@@ -93,7 +94,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     plain_port, sasl_port, http_port = free_ports(3)
     listeners = f"PLAINTEXT://{LOOPBACK}:{plain_port},SASL_PLAINTEXT://{LOOPBACK}:{sasl_port}"
     try:
-        factory({
+        broker = factory({
             "listeners": listeners, "advertised.listeners": listeners,
             "inter.broker.listener.name": "SASL_PLAINTEXT", "sasl.enabled.mechanisms": "PLAIN",
             "sasl.mechanism.inter.broker.protocol": "PLAIN",
@@ -107,7 +108,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             "kafpy.http.request.body.read.timeout.ms": str(BODY_TIMEOUT_MS)}, port=plain_port)
         sasl = {"bootstrap.servers": f"{LOOPBACK}:{sasl_port}", "security.protocol": "SASL_PLAINTEXT",
                 "sasl.mechanism": "PLAIN"}
-        c = Cluster(f"http://{LOOPBACK}:{http_port}", http_port, sasl)
+        assert broker.pid is not None
+        c = Cluster(f"http://{LOOPBACK}:{http_port}", http_port, sasl, broker.pid)
         futures = c.admin.create_topics([NewTopic("secret", 1, 1), NewTopic("public", 1, 1),
                                          NewTopic("described", 1, 1, config={"retention.ms": "123456"})])
         for f in futures.values():
@@ -424,12 +426,25 @@ def test_consumer_instances_are_capped_per_principal(cluster: Cluster):
 
 
 def _slow_body(port: int, path: str, user: str) -> socket.socket:
-    """A POST whose headers announce a body that never comes whole."""
+    """A POST whose headers announce a body of the largest size allowed that never comes
+    whole: half of it is sent, then nothing."""
     sock = socket.create_connection((LOOPBACK, port), timeout=30)
     auth = _auth(user)["Authorization"]
     sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nContent-Type: {V2}\r\n"
-                 f"Content-Length: 100000\r\n\r\n{{".encode())
+                 f"Content-Length: 1000000\r\n\r\n{{".encode())
+    sock.setblocking(False)
+    try:
+        sock.send(b" " * 500_000)   # as much as the socket takes at once
+    except BlockingIOError:
+        pass
+    sock.setblocking(True)
     return sock
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        line = next(line for line in f if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
 
 
 def _timed(fn: Callable[[], tuple[int, bytes]]) -> tuple[int, float]:
@@ -440,6 +455,7 @@ def _timed(fn: Callable[[], tuple[int, bytes]]) -> tuple[int, float]:
 
 def test_one_principal_cannot_take_every_http_slot(cluster: Cluster):
     url = cluster.url
+    baseline_mb = _rss_mb(cluster.pid)
     flood = [_slow_body(cluster.http_port, "/consumers/gm/instances/x/subscription", "mallory") for _ in range(40)]
     try:
         time.sleep(0.5)
@@ -449,6 +465,7 @@ def test_one_principal_cannot_take_every_http_slot(cluster: Cluster):
             assert status == 200 and took < 2.0, (status, took)
             status, took = _timed(lambda: http("GET", f"{url}/topics", user="alice", timeout=10))
             assert status == 200 and took < 2.0, (status, took)
+        assert _rss_mb(cluster.pid) - baseline_mb < 100, (baseline_mb, _rss_mb(cluster.pid))
         answers = []
         for sock in flood:   # past mallory's share: 429 at once; the others: 408 past the body timeout
             sock.settimeout(BODY_TIMEOUT_MS / 1000 + 10)
