@@ -100,7 +100,6 @@ class StatusPage:
         self.broker = broker
         observer = broker.server.observer if broker.server is not None else None
         self.history = ThroughputHistory(observer, broker.loop)
-        self.visible: Callable[[str, str], bool] = lambda rt, name: True
 
     def routes(self) -> list:
         return [("GET", "/", self.handle), ("GET", "/status", self.handle)]
@@ -118,7 +117,6 @@ class StatusPage:
     # ---------------------------------------------------------------- the page
     def render(self, visible: Callable[[str, str], bool] = lambda rt, name: True) -> str:
         """The page, with the topics and groups ``visible(resource type, name)`` lets through."""
-        self.visible = visible
         b = self.broker
         cache = b.metadata_cache
         parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta http-equiv='refresh' content='{REFRESH_S}'>"
@@ -128,9 +126,9 @@ class StatusPage:
                  f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC; reloads every {REFRESH_S} s.</p>"]
         parts.append(self._brokers())
         parts.append(self._throughput())
-        topics, partitions = self._topics()
+        topics, partitions = self._topics(visible)
         parts.append(topics)
-        parts.append(self._groups())
+        parts.append(self._groups(visible))
         parts.append(partitions)
         parts.append("</body></html>")
         return "".join(parts)
@@ -169,7 +167,7 @@ class StatusPage:
                           f"{sparkline(rates)}</div>")
         return "<h2>Throughput</h2><div class='charts'>" + "".join(charts) + "</div>"
 
-    def _topics(self) -> tuple[str, str]:
+    def _topics(self, visible: Callable[[str, str], bool]) -> tuple[str, str]:
         """The topics' summary, and the partitions table (under-replicated and offline first)."""
         cache = self.broker.metadata_cache
         live = {br.node_id for br in cache.brokers()}
@@ -177,7 +175,7 @@ class StatusPage:
         urp_rows: list[str] = []
         rows: list[str] = []
         urp_total = offline_total = 0
-        names = [n for n in cache.topics() if self.visible("TOPIC", n)]
+        names = [n for n in cache.topics() if visible("TOPIC", n)]
         for name in sorted(names, key=lambda n: (n.startswith("__"), n)):   # internal topics last
             t = cache.topics()[name]
             urp = offline = 0
@@ -208,7 +206,7 @@ class StatusPage:
                 "<th>replicas</th><th>ISR</th></tr>" + "".join(listed) + "</table>"
                 + (f"<p class='muted'>{more} more partitions not listed.</p>" if more else ""))
 
-    def _groups(self) -> str:
+    def _groups(self, visible: Callable[[str, str], bool]) -> str:
         b = self.broker
         gc = b.group_coordinator
         if gc is None:
@@ -218,7 +216,7 @@ class StatusPage:
         for pl in consumer_lag(groups, local_end_offset(b.replica_manager)):
             lags[pl.group] = lags.get(pl.group, 0) + pl.lag
         rows = []
-        for gid in sorted(g for g in groups if self.visible("GROUP", g)):
+        for gid in sorted(g for g in groups if visible("GROUP", g)):
             g = groups[gid]
             rows.append(f"<tr id='group-{escape(gid)}'><td>{escape(gid)}</td><td>{escape(g.state.value)}</td>"
                         f"<td>{len(g.members)}</td><td class='lag'>{lags.get(gid, 0)}</td></tr>")
