@@ -92,6 +92,8 @@ _DEFS = [
     # kafpy's own: the Schema Registry and REST Proxy on the HTTP listener (kafpy.rest.mount)
     ConfigDef("kafpy.schema.registry.enable", "boolean", False),
     ConfigDef("kafpy.rest.proxy.enable", "boolean", False),
+    ConfigDef("kafpy.rest.consumer.instances.max", "int", 100, _at_least(1)),
+    ConfigDef("kafpy.rest.consumer.instances.max.per.principal", "int", 10, _at_least(1)),
     # Server basics
     ConfigDef("broker.id", "int", -1, _at_least(-1)),
     ConfigDef("node.id", "int", -1),
@@ -336,6 +338,13 @@ _DEFS = [
     # request logger's slow-request threshold (config/server.properties explains each)
     ConfigDef("kafpy.http.listeners", "list", []),
     ConfigDef("kafpy.http.max.request.bytes", "int", 1048576, _at_least(0)),
+    # what one HTTP client may hold (kafpy.web.admission): requests in progress in total and
+    # per principal (per address before login), long polls apart, and how long a body may take
+    ConfigDef("kafpy.http.max.concurrent.requests", "int", 32, _at_least(1)),
+    ConfigDef("kafpy.http.max.concurrent.requests.per.principal", "int", 8, _at_least(1)),
+    ConfigDef("kafpy.http.max.long.polls", "int", 32, _at_least(1)),
+    ConfigDef("kafpy.http.max.long.polls.per.principal", "int", 4, _at_least(1)),
+    ConfigDef("kafpy.http.request.body.read.timeout.ms", "int", 10000, _at_least(1)),
     # HTTP Basic authentication against the broker's SASL users (kafpy.broker.http_auth)
     ConfigDef("kafpy.http.authentication.method", "string", "NONE", _one_of("NONE", "BASIC")),
     ConfigDef("kafpy.http.authentication.realm", "string", "kafpy"),

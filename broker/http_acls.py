@@ -13,10 +13,14 @@ topic-based ACL authorizer (a subject's rights are its topic's rights):
   v2's, which creates a missing topic, also CREATE on the cluster or the topic when it is missing.
 - Topic and partition metadata (v2 and v3 ``GET``): DESCRIBE on the topic; topic configs:
   DESCRIBE_CONFIGS; v3 create: CREATE on the topic; v3 delete: DELETE on the topic.
-- v2 consumer instances (every ``/consumers/{group}...`` route): READ on the group;
-  subscribing to or assigning topics also READ on each topic named in the body (rights are
-  checked when a consumer subscribes, as the broker checks a consumer's Fetch).
+- v2 consumer instances (every ``/consumers/{group}...`` route): READ on the group (reading
+  committed offsets: DESCRIBE, as OffsetFetch); subscribing to or assigning topics also READ
+  on each topic named in the body. What the route cannot name is checked by the handler as
+  the caller (``kafpy.web.access``): READ on each topic at every ``/records`` and commit,
+  DESCRIBE for an offsets read and for what a ``topic_pattern`` may match.
 - v3 consumer groups and lags: DESCRIBE on the group.
+- Listings (v2 and v3 topics, v3 consumer groups, the status page) need a login only and
+  list what the caller may DESCRIBE, as Kafka's Metadata and ListGroups filter.
 - Schema Registry subjects map to topics by Confluent's default TopicNameStrategy: subject
   ``<topic>-key`` or ``<topic>-value`` is topic ``<topic>``; any other subject is the topic
   of the same name. Confluent's SUBJECT_READ and SUBJECT_COMPATIBILITY_READ (read versions,
@@ -25,7 +29,8 @@ topic-based ACL authorizer (a subject's rights are its topic's rights):
   set a subject's config or mode) need WRITE on it. GLOBAL_COMPATIBILITY_WRITE (``PUT
   /config``, ``PUT /mode``) needs ALTER_CONFIGS on the cluster. Global reads (``/subjects``,
   ``/schemas...``, ``GET /config``, ``GET /mode``) need a login only: a schema id reveals a
-  schema, never a record.
+  schema, never a record; the subjects they name are only those whose topic the caller may
+  DESCRIBE (as a topic listing is filtered).
 """
 from __future__ import annotations
 
@@ -33,20 +38,15 @@ from typing import Any, Callable, Mapping
 
 from kafpy.broker.security.acl import AclOperation as Op
 from kafpy.broker.security.acl import ResourceType as RT
+from kafpy.web.access import subject_topic
+
+__all__ = ["ROUTE_NEEDS", "BODY_ROUTES", "AUTO_CREATING_ROUTES", "route_needs", "body_needs", "subject_topic"]
 
 Need = tuple[RT, str, Op]
 CLUSTER_NAME = "kafka-cluster"
 
 _C = "/v3/clusters/{cluster_id}"
 _INST = "/consumers/{group}/instances/{instance}"
-
-
-def subject_topic(subject: str) -> str:
-    """The topic a subject belongs to under TopicNameStrategy."""
-    for suffix in ("-key", "-value"):
-        if subject.endswith(suffix) and len(subject) > len(suffix):
-            return subject[:-len(suffix)]
-    return subject
 
 
 def _topic(op: Op) -> Callable[[Mapping[str, str]], list[Need]]:
@@ -77,7 +77,8 @@ ROUTE_NEEDS: dict[tuple[str, str], Callable[[Mapping[str, str]], list[Need]]] = 
         ("DELETE", ""), ("POST", "/subscription"), ("GET", "/subscription"), ("DELETE", "/subscription"),
         ("POST", "/assignments"), ("GET", "/assignments"), ("POST", "/positions"),
         ("POST", "/positions/beginning"), ("POST", "/positions/end"), ("GET", "/records"),
-        ("POST", "/offsets"), ("GET", "/offsets")]},
+        ("POST", "/offsets")]},
+    ("GET", _INST + "/offsets"): _group(Op.DESCRIBE),   # OffsetFetch: DESCRIBE on the group
     # REST Proxy v3
     ("POST", _C + "/topics"): lambda p: [],   # the topic's name is in the body: see body_needs
     ("GET", _C + "/topics/{topic}"): _topic(Op.DESCRIBE),

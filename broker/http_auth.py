@@ -27,6 +27,7 @@ from aiohttp import web
 from kafpy.broker.http_acls import AUTO_CREATING_ROUTES, BODY_ROUTES, CLUSTER_NAME, body_needs, route_needs
 from kafpy.broker.security.acl import AclOperation, ResourceType
 from kafpy.broker.security.scram import HASHES, ScramCredential, credential_from_salted_password, salted_password
+from kafpy.web.access import MAY_KEY, May
 from kafpy.web.basic_auth import BasicAuth
 
 if TYPE_CHECKING:
@@ -86,21 +87,29 @@ class AclCheck:
         self.authorizer = authorizer
         self.topic_exists = topic_exists
 
+    def may(self, principal: str, host: str) -> May:
+        """The caller's rights as ``kafpy.web.access`` asks for them (by Kafka's names)."""
+        def check(resource_type: str, name: str, operation: str) -> bool:
+            return self.authorizer.authorize(principal, host, AclOperation[operation], ResourceType[resource_type], name)
+        return check
+
     async def authorize(self, request: web.Request, principal: str) -> bool:
         resource = request.match_info.route.resource
         if resource is None:   # no route matched: the 404 / 405 needs no right
             return True
+        host = request.remote or ""
+        request[MAY_KEY] = self.may(principal, host)
         template, method = resource.canonical, request.method
         needs = route_needs(method, template, request.match_info)
         if (method, template) in BODY_ROUTES:
-            # read whole (bounded by kafpy.http.max.request.bytes: 413 beyond) and kept for the
-            # handler, which reads request["body"] instead of the consumed stream
-            request["body"] = body = await request.read()
+            # read whole by the HTTP server before authorization (bounded in size and time)
+            body = request.get("body")
+            if body is None:
+                request["body"] = body = await request.read()
             try:
                 needs += body_needs(method, template, json.loads(body))
             except ValueError:
                 pass   # the handler answers the malformed body
-        host = request.remote or ""
         if not all(self.authorizer.authorize(principal, host, op, rt, name) for rt, name, op in needs):
             return False
         if (method, template) in AUTO_CREATING_ROUTES and not self.topic_exists(request.match_info["topic"]):

@@ -13,7 +13,7 @@ from typing import Any
 
 from kafpy.web.metrics_endpoint import MetricsEndpoint
 from kafpy.web.basic_auth import BasicAuth
-from kafpy.web.server import HttpServer
+from kafpy.web.server import HttpLimits, HttpServer
 from kafpy.web.status_page import StatusPage
 
 log = logging.getLogger("kafka.http")
@@ -29,7 +29,17 @@ def build_http_server(config: Any, auth: BasicAuth | None = None) -> HttpServer:
         return server_context(lambda key: config.listener_config(li.name, key), li.name)
 
     listeners = parse_http_listeners(config["kafpy.http.listeners"])
-    return HttpServer(listeners, config["kafpy.http.max.request.bytes"], tls, auth)
+    return HttpServer(listeners, config["kafpy.http.max.request.bytes"], tls, auth, http_limits(config))
+
+
+def http_limits(config: Any) -> HttpLimits:
+    """What one HTTP client may hold, from ``kafpy.http.*``."""
+    per_principal = config["kafpy.http.max.concurrent.requests.per.principal"]
+    return HttpLimits(max_concurrent=config["kafpy.http.max.concurrent.requests"], per_principal=per_principal,
+                      authenticating_per_address=per_principal,
+                      max_long_polls=config["kafpy.http.max.long.polls"],
+                      long_polls_per_principal=config["kafpy.http.max.long.polls.per.principal"],
+                      body_read_timeout_s=config["kafpy.http.request.body.read.timeout.ms"] / 1000)
 
 
 class BrokerHttp:

@@ -24,6 +24,7 @@ from kafpy.registry.errors import RegistryErrorCode, RestError
 from kafpy.registry.records import SchemaValue
 from kafpy.registry.schema_types import SUPPORTED_TYPES
 from kafpy.registry.service import SchemaRegistry
+from kafpy.web.access import allowed, subject_topic
 
 log = logging.getLogger("kafka.schemaregistry.rest")
 
@@ -43,6 +44,12 @@ def reply(body: Any, status: int = 200) -> web.Response:
 
 def error_reply(e: RestError) -> web.Response:
     return reply({"error_code": e.code, "message": e.message}, e.status)
+
+
+def _visible(request: web.Request, subjects: Any) -> list[str]:
+    """The subjects whose topic the caller may DESCRIBE: what a listing names (a topic listing
+    is filtered the same way, as Kafka's Metadata is)."""
+    return allowed(request, "TOPIC", "DESCRIBE", list(subjects), subject_topic)
 
 
 def _flag(request: web.Request, name: str) -> bool:
@@ -103,7 +110,9 @@ class Forwarder:
         url = self.elector.primary_url
         if url is None or self.elector.primary == self.elector.identity:
             raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "Primary not known")
-        body = await request.content.read(max_bytes + 1)
+        body = request.get("body")   # read whole by the HTTP server before the handler runs
+        if body is None:
+            body = await request.content.read(max_bytes + 1)
         if len(body) > max_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         if self._session is None:
@@ -207,7 +216,9 @@ class RegistryResource:
             raise RestError(RegistryErrorCode.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
         if request.content_length is not None and request.content_length > self.max_request_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
-        raw = await request.content.read(self.max_request_bytes + 1)
+        raw = request.get("body")   # read whole by the HTTP server before the handler runs
+        if raw is None:
+            raw = await request.content.read(self.max_request_bytes + 1)
         if len(raw) > self.max_request_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         try:
@@ -232,7 +243,7 @@ class RegistryResource:
     async def list_schemas(self, request: web.Request) -> Any:
         deleted = _flag(request, "deleted")
         state = self.registry.state
-        return [schema_json(sv) for s in state.subject_names(deleted) for sv in state.versions(s, deleted)]
+        return [schema_json(sv) for s in _visible(request, state.subject_names(deleted)) for sv in state.versions(s, deleted)]
 
     def _text(self, request: web.Request, sv: SchemaValue) -> str:
         return self.registry.schema_text(sv, request.query.get("format"))
@@ -249,18 +260,20 @@ class RegistryResource:
         sid, deleted = self._id(request), _flag(request, "deleted")
         self.registry.schema_by_id(sid)
         state = self.registry.state
-        return sorted({sv.subject for s in state.subject_names(deleted) for sv in state.versions(s, deleted) if sv.id == sid})
+        return sorted({sv.subject for s in _visible(request, state.subject_names(deleted))
+                       for sv in state.versions(s, deleted) if sv.id == sid})
 
     async def versions_of_id(self, request: web.Request) -> Any:
         sid, deleted = self._id(request), _flag(request, "deleted")
         self.registry.schema_by_id(sid)
         state = self.registry.state
-        return [{"subject": sv.subject, "version": sv.version} for s in state.subject_names(deleted)
+        return [{"subject": sv.subject, "version": sv.version} for s in _visible(request, state.subject_names(deleted))
                 for sv in state.versions(s, deleted) if sv.id == sid]
 
     async def list_subjects(self, request: web.Request) -> Any:
         prefix = request.query.get("subjectPrefix", "")
-        return [s for s in self.registry.state.subject_names(_flag(request, "deleted")) if s.startswith(prefix)]
+        return [s for s in _visible(request, self.registry.state.subject_names(_flag(request, "deleted")))
+                if s.startswith(prefix)]
 
     async def list_versions(self, request: web.Request) -> Any:
         subject = request.match_info["subject"]

@@ -22,9 +22,10 @@ class RestProxyApp:
 
     def __init__(self, bootstrap: str, *, schema_registry_url: str | None = None,
                  max_request_bytes: int = 1 << 20, client_config: dict | None = None,
-                 max_consumer_instances: int = 100) -> None:
+                 max_consumer_instances: int = 100, max_consumer_instances_per_principal: int = 10) -> None:
         self.cluster = ClusterClients(bootstrap, client_config)
-        self.consumers = ConsumerManager(bootstrap, client_config, max_consumer_instances)
+        self.consumers = ConsumerManager(bootstrap, client_config, max_consumer_instances,
+                                         max_instances_per_principal=max_consumer_instances_per_principal)
         self.registry = RegistryClient(schema_registry_url) if schema_registry_url else None
         self.v2 = V2Resource(self.cluster, self.consumers, self.registry, max_request_bytes)
         self.v3 = V3Resource(self.cluster, max_request_bytes)

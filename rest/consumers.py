@@ -2,7 +2,11 @@
 (group, name), deleted on request or after ``instance_timeout_s`` without a request.
 
 Who may call: ``v2`` (one call per request). The number of instances is bounded
-(``max_instances``; more is 50004) since each holds connections and a fetch buffer.
+(``max_instances``; more is 50004) since each holds connections and a fetch buffer, and so is
+each principal's share of them (``max_instances_per_principal``), so one user cannot take
+them all. An instance belongs to the principal that created it (``owner``, None when HTTP
+authentication is off): to anyone else it does not exist (40403, Confluent's answer for an
+unknown instance, which tells a stranger nothing about the names in use).
 """
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ class ConsumerInstance:
     auto_commit: bool = True
     last_used: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    owner: str | None = None
+    pattern: Callable[[str], bool] | None = None   # a topic_pattern subscription's matcher
 
 
 class ConsumerManager:
@@ -37,17 +43,21 @@ class ConsumerManager:
 
     def __init__(self, bootstrap: str, client_config: dict | None = None, max_instances: int = 100,
                  instance_timeout_s: float = 300.0, clock: Callable[[], float] = time.monotonic,
-                 consumer_factory: Callable[..., Any] | None = None) -> None:
+                 consumer_factory: Callable[..., Any] | None = None, max_instances_per_principal: int = 10) -> None:
         self.bootstrap = bootstrap
         self.client_config = dict(client_config or {})
         self.max_instances = max_instances
+        self.max_instances_per_principal = max_instances_per_principal
         self.instance_timeout_s = instance_timeout_s
         self.clock = clock
         self.consumer_factory = consumer_factory
         self.instances: dict[tuple[str, str], ConsumerInstance] = {}
         self._reaper: asyncio.Task | None = None
 
-    async def create(self, group: str, body: dict) -> ConsumerInstance:
+    def owned_by(self, owner: str | None) -> int:
+        return sum(1 for instance in self.instances.values() if instance.owner == owner)
+
+    async def create(self, group: str, body: dict, owner: str | None = None) -> ConsumerInstance:
         name = body.get("name") or f"rest-consumer-{next(_ids)}"
         fmt = body.get("format", "binary")
         if fmt not in ("binary", "json", "avro", "jsonschema"):
@@ -57,6 +67,11 @@ class ConsumerManager:
                             "Consumer with specified consumer ID already exists in the specified consumer group.")
         if len(self.instances) >= self.max_instances:
             raise RestError(E.TOO_MANY_CONSUMERS, "Too many consumer instances")
+        if owner is not None and self.owned_by(owner) >= self.max_instances_per_principal:
+            log.info("Consumer instance refused to %s: it holds %d, the most one principal may", owner,
+                     self.max_instances_per_principal)
+            raise RestError(E.TOO_MANY_CONSUMERS, f"Too many consumer instances for {owner} "
+                                                  f"(at most {self.max_instances_per_principal})")
         reset = body.get("auto.offset.reset", "latest")
         if reset not in ("earliest", "latest", "none"):
             raise RestError(E.INVALID_CONSUMER_CONFIG, f"Invalid value {reset} for auto.offset.reset")
@@ -68,21 +83,22 @@ class ConsumerManager:
                                          enable_auto_commit=auto_commit, auto_offset_reset=reset,
                                          **self.client_config)
         await consumer.start()
-        instance = ConsumerInstance(group, name, fmt, consumer, auto_commit, self.clock())
+        instance = ConsumerInstance(group, name, fmt, consumer, auto_commit, self.clock(), owner=owner)
         self.instances[(group, name)] = instance
         if self._reaper is None:
             self._reaper = asyncio.ensure_future(self._expire_idle())
         return instance
 
-    def get(self, group: str, name: str) -> ConsumerInstance:
+    def get(self, group: str, name: str, principal: str | None = None) -> ConsumerInstance:
+        """The instance, if ``principal`` owns it (40403 otherwise)."""
         instance = self.instances.get((group, name))
-        if instance is None:
+        if instance is None or instance.owner != principal:
             raise RestError(E.CONSUMER_INSTANCE_NOT_FOUND, "Consumer instance not found.")
         instance.last_used = self.clock()
         return instance
 
-    async def delete(self, group: str, name: str) -> None:
-        instance = self.get(group, name)
+    async def delete(self, group: str, name: str, principal: str | None = None) -> None:
+        instance = self.get(group, name, principal)
         del self.instances[(group, name)]
         await self._close(instance)
 

@@ -17,6 +17,7 @@ AVRO_V2 = "application/vnd.kafka.avro.v2+json"
 JSONSCHEMA_V2 = "application/vnd.kafka.jsonschema.v2+json"
 EMBEDDED = {BINARY_V2: "binary", JSON_V2: "json", AVRO_V2: "avro", JSONSCHEMA_V2: "jsonschema"}
 
+FORBIDDEN = 40301
 TOPIC_NOT_FOUND = 40401
 PARTITION_NOT_FOUND = 40402
 CONSUMER_INSTANCE_NOT_FOUND = 40403

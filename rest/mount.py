@@ -31,13 +31,16 @@ class Ecosystem:
     """Keeps the registry and the proxy a broker serves, and the task starting them."""
 
     def __init__(self, bootstrap: str, *, registry: bool, rest_proxy: bool, max_request_bytes: int = 1 << 20,
-                 client_config: dict | None = None) -> None:
+                 client_config: dict | None = None, max_consumer_instances: int = 100,
+                 max_consumer_instances_per_principal: int = 10) -> None:
         from kafpy.registry.app import RegistryApp
         from kafpy.rest.app import RestProxyApp
         self.registry = RegistryApp(bootstrap, max_request_bytes=max_request_bytes,
                                     client_config=client_config) if registry else None
-        self.rest_proxy = RestProxyApp(bootstrap, max_request_bytes=max_request_bytes,
-                                       client_config=client_config) if rest_proxy else None
+        self.rest_proxy = RestProxyApp(
+            bootstrap, max_request_bytes=max_request_bytes, client_config=client_config,
+            max_consumer_instances=max_consumer_instances,
+            max_consumer_instances_per_principal=max_consumer_instances_per_principal) if rest_proxy else None
         self._task: asyncio.Task | None = None
 
     @classmethod
@@ -46,7 +49,10 @@ class Ecosystem:
         return cls(bootstrap, registry=bool(config.get("kafpy.schema.registry.enable", False)),
                    rest_proxy=bool(config.get("kafpy.rest.proxy.enable", False)),
                    max_request_bytes=int(config.get("kafpy.http.max.request.bytes", 1 << 20)),
-                   client_config=client_config)
+                   client_config=client_config,
+                   max_consumer_instances=int(config.get("kafpy.rest.consumer.instances.max", 100)),
+                   max_consumer_instances_per_principal=int(
+                       config.get("kafpy.rest.consumer.instances.max.per.principal", 10)))
 
     def routes(self) -> list:
         out: list = []

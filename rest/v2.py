@@ -5,6 +5,17 @@ Who may call: ``app`` mounts ``V2Resource.routes()``. Requests take the v2 conte
 (``application/vnd.kafka.{binary,json,avro,jsonschema}.v2+json`` for produce and records,
 ``application/vnd.kafka.v2+json`` or ``application/json`` elsewhere); answers are
 ``application/vnd.kafka.v2+json`` (records: the consumer's format type).
+
+Rights: the proxy's clients reach the cluster as the broker's own principal, so what the
+broker would check on a consumer's own requests is checked here, as the caller
+(``kafpy.web.access``), where the route alone cannot say it (``kafpy.broker.http_acls`` has the
+route's part): records need READ on every topic the instance reads; a ``topic_pattern``
+matches only the topics the caller may DESCRIBE (Kafka's regex subscriptions) and is
+resolved again before each fetch; a commit needs READ on each topic, an offsets read
+DESCRIBE (Kafka's OffsetCommit and OffsetFetch); ``GET /topics`` lists only the topics the
+caller may DESCRIBE (Metadata), ``GET /topics/{t}`` shows configs only with DESCRIBE_CONFIGS.
+Refusals are 403 with 40301 and the topics named, as the proxy answers a client's
+TopicAuthorizationException.
 """
 from __future__ import annotations
 
@@ -21,6 +32,9 @@ from kafpy.rest.cluster import ClusterClients
 from kafpy.rest.consumers import ConsumerManager
 from kafpy.rest.formats import Encoder, decode
 from kafpy.rest.registry_client import CALLER_AUTHORIZATION, RegistryClient
+from kafpy.rest.topic_pattern import InvalidPattern, topic_matcher
+from kafpy.web.access import allowed, may, principal_of
+from kafpy.web.server import long_poll
 
 log = logging.getLogger("kafka.rest.v2")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -102,7 +116,7 @@ class V2Resource:
             ("POST", inst + "/positions", handle(self.seek)),
             ("POST", inst + "/positions/beginning", handle(self.seek_to_beginning)),
             ("POST", inst + "/positions/end", handle(self.seek_to_end)),
-            ("GET", inst + "/records", self.records),
+            ("GET", inst + "/records", long_poll(self.records)),
             ("POST", inst + "/offsets", handle(self.commit)),
             ("GET", inst + "/offsets", handle(self.committed)),
         ]
@@ -110,7 +124,8 @@ class V2Resource:
     # ---------------------------------------------------------------- topics and produce
     async def list_topics(self, request: web.Request) -> Any:
         md = await self.cluster.metadata(None)
-        return sorted(t["topic"] for t in md["topics"] if t["error_code"] == 0)
+        names = sorted(t["topic"] for t in md["topics"] if t["error_code"] == 0)
+        return allowed(request, "TOPIC", "DESCRIBE", names, lambda t: t)
 
     async def list_brokers(self, request: web.Request) -> Any:
         md = await self.cluster.metadata([])
@@ -119,7 +134,8 @@ class V2Resource:
     async def get_topic(self, request: web.Request) -> Any:
         topic = request.match_info["topic"]
         parts = await self.cluster.partitions(topic)
-        return {"name": topic, "configs": await self._topic_configs(topic),
+        configs = await self._topic_configs(topic) if may(request, "TOPIC", topic, "DESCRIBE_CONFIGS") else {}
+        return {"name": topic, "configs": configs,
                 "partitions": [self._partition_json(p) for p in parts]}
 
     async def _topic_configs(self, topic: str) -> dict:
@@ -191,16 +207,43 @@ class V2Resource:
         if not isinstance(body, dict):
             raise RestError(E.UNPROCESSABLE, "Request body must be an object")
         group = request.match_info["group"]
-        instance = await self.consumers.create(group, body)
+        instance = await self.consumers.create(group, body, principal_of(request))
         base = f"{request.scheme}://{request.host}/consumers/{group}/instances/{instance.name}"
         return {"instance_id": instance.name, "base_uri": base}
 
     def _instance(self, request: web.Request) -> Any:
-        return self.consumers.get(request.match_info["group"], request.match_info["instance"])
+        return self.consumers.get(request.match_info["group"], request.match_info["instance"], principal_of(request))
 
     async def delete_consumer(self, request: web.Request) -> Any:
-        await self.consumers.delete(request.match_info["group"], request.match_info["instance"])
+        await self.consumers.delete(request.match_info["group"], request.match_info["instance"],
+                                    principal_of(request))
         return None
+
+    @staticmethod
+    def _require(request: web.Request, operation: str, topics: Any) -> None:
+        """403 (40301) naming the topics the caller may not ``operation``."""
+        refused = sorted({t for t in topics if not may(request, "TOPIC", t, operation)})
+        if refused:
+            raise RestError(E.FORBIDDEN, f"Not authorized to access topics: [{', '.join(refused)}]")
+
+    async def _pattern_topics(self, request: web.Request, matches: Callable[[str], bool]) -> list[str]:
+        """The non-internal topics whose names match and the caller may DESCRIBE (Kafka's
+        regex subscriptions leave the others out)."""
+        md = await self.cluster.metadata(None)
+        names = sorted(t["topic"] for t in md["topics"]
+                       if t["error_code"] == 0 and not t.get("is_internal") and matches(t["topic"]))
+        return allowed(request, "TOPIC", "DESCRIBE", names, lambda t: t)
+
+    async def _follow_pattern(self, request: web.Request, instance: Any) -> None:
+        """Re-resolves a pattern subscription with the caller's rights of now."""
+        if instance.pattern is None:
+            return
+        topics = await self._pattern_topics(request, instance.pattern)
+        if set(topics) != set(instance.consumer.subscription()):
+            if topics:
+                instance.consumer.subscribe(topics=topics)
+            else:
+                instance.consumer.unsubscribe()
 
     async def subscribe(self, request: web.Request) -> Any:
         instance = self._instance(request)
@@ -211,10 +254,19 @@ class V2Resource:
         if instance.consumer.assignment() and not instance.consumer.subscription():
             raise RestError(E.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
         if pattern is not None:
-            instance.consumer.subscribe(pattern=pattern)
+            if not isinstance(pattern, str):
+                raise RestError(E.UNPROCESSABLE, "topic_pattern must be a string")
+            try:
+                matches = topic_matcher(pattern)
+            except InvalidPattern as e:
+                raise RestError(E.UNPROCESSABLE, str(e)) from None
+            instance.consumer.unsubscribe()
+            instance.pattern = matches
+            await self._follow_pattern(request, instance)
         else:
             if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
                 raise RestError(E.UNPROCESSABLE, "topics must be a list of names")
+            instance.pattern = None
             instance.consumer.subscribe(topics=topics)
         return None
 
@@ -222,14 +274,16 @@ class V2Resource:
         return {"topics": sorted(self._instance(request).consumer.subscription())}
 
     async def unsubscribe(self, request: web.Request) -> Any:
-        self._instance(request).consumer.unsubscribe()
+        instance = self._instance(request)
+        instance.pattern = None
+        instance.consumer.unsubscribe()
         return None
 
     async def assign(self, request: web.Request) -> Any:
         from aiokafka import TopicPartition
         instance = self._instance(request)
         tps = partitions_of(await read_json(request, PLAIN_TYPES, self.max_request_bytes))
-        if instance.consumer.subscription():
+        if instance.consumer.subscription() or instance.pattern is not None:
             raise RestError(E.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
         instance.consumer.assign([TopicPartition(t, p) for t, p in tps])
         return None
@@ -288,10 +342,16 @@ class V2Resource:
         timeout_ms = min(self._int(request.query.get("timeout", "1000")), 30000)
         max_bytes = min(self._int(request.query.get("max_bytes", str(MAX_RECORDS_BYTES))), MAX_RECORDS_BYTES)
         async with instance.lock:
+            await self._follow_pattern(request, instance)
             if not instance.consumer.assignment() and not instance.consumer.subscription():
+                if instance.pattern is not None:
+                    return []   # no topic the caller may see matches yet
                 raise RestError(E.ILLEGAL_STATE, "Consumer is not subscribed to any topics or assigned any partitions")
+            self._require(request, "READ", set(instance.consumer.subscription())
+                          | {tp.topic for tp in instance.consumer.assignment()})
             batches = await instance.consumer.getmany(timeout_ms=max(timeout_ms, 0), max_records=1000)
-            out, size = [], 0
+            out: list[dict[str, Any]] = []
+            size = 0
             for tp, msgs in sorted(batches.items()):
                 for i, m in enumerate(msgs):
                     size += len(m.key or b"") + len(m.value or b"")
@@ -310,7 +370,12 @@ class V2Resource:
         instance = self._instance(request)
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes, required=False)
         offsets = body.get("offsets") if isinstance(body, dict) else None
+        if offsets is not None and (not isinstance(offsets, list) or not all(
+                isinstance(o, dict) and isinstance(o.get("topic"), str) for o in offsets)):
+            raise RestError(E.UNPROCESSABLE, "offsets must be a list of {topic, partition, offset}")
         async with instance.lock:
+            self._require(request, "READ", {o["topic"] for o in offsets} if offsets
+                          else {tp.topic for tp in instance.consumer.assignment()})
             if offsets:
                 await instance.consumer.commit({TopicPartition(o["topic"], o["partition"]):
                                                 OffsetAndMetadata(int(o["offset"]), o.get("metadata") or "")
@@ -323,8 +388,10 @@ class V2Resource:
         from aiokafka import TopicPartition
         instance = self._instance(request)
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
+        tps = partitions_of(body)
+        self._require(request, "DESCRIBE", {t for t, _ in tps})
         out = []
-        for t, p in partitions_of(body):
+        for t, p in tps:
             offset = await instance.consumer.committed(TopicPartition(t, p))
             out.append({"topic": t, "partition": p, "offset": offset if offset is not None else -1, "metadata": ""})
         return {"offsets": out}

@@ -19,6 +19,7 @@ from kafpy.registry.errors import RestError
 from kafpy.rest import errors as E
 from kafpy.rest.cluster import ClusterClients
 from kafpy.rest.v2 import Handler, handle, read_json
+from kafpy.web.access import allowed, may
 
 JSON_TYPES = {"application/json", ""}
 
@@ -152,9 +153,10 @@ class V3Resource:
         cluster_id, _ = await self._cluster(request)
         md = await self.cluster.metadata(None)
         base = self._base(request)
+        visible = allowed(request, "TOPIC", "DESCRIBE", sorted(md["topics"], key=lambda t: t["topic"]),
+                          lambda t: t["topic"])   # as Kafka's Metadata lists them
         return self._list("KafkaTopic", f"{base}/clusters/{cluster_id}/topics",
-                          [self._topic_json(base, cluster_id, t) for t in sorted(md["topics"], key=lambda t: t["topic"])
-                           if t["error_code"] == 0])
+                          [self._topic_json(base, cluster_id, t) for t in visible if t["error_code"] == 0])
 
     async def get_topic(self, request: web.Request) -> Any:
         cluster_id, _ = await self._cluster(request)
@@ -297,7 +299,8 @@ class V3Resource:
     async def list_groups(self, request: web.Request) -> Any:
         cluster_id, _ = await self._cluster(request)
         base = self._base(request)
-        groups = sorted(g[0] for g in await self.cluster.admin.list_consumer_groups())
+        groups = allowed(request, "GROUP", "DESCRIBE", sorted(g[0] for g in await self.cluster.admin.list_consumer_groups()),
+                         lambda g: g)   # as Kafka's ListGroups lists them
         data = []
         for name in groups:
             try:
@@ -329,13 +332,14 @@ class V3Resource:
                                         f"crn:///kafka={cluster_id}/consumer-group={group}/lag={lag['topic_name']}"
                                         f"/partition={lag['partition_id']}"),
                  "cluster_id": cluster_id, "consumer_group_id": group, **lag,
-                 "consumer_id": "", "instance_id": None, "client_id": ""} for lag in await self._lags(group)]
+                 "consumer_id": "", "instance_id": None, "client_id": ""} for lag in await self._lags(group)
+                if may(request, "TOPIC", lag["topic_name"], "DESCRIBE")]   # OffsetFetch leaves the others out
         return self._list("KafkaConsumerLag", base, data)
 
     async def lag_summary(self, request: web.Request) -> Any:
         cluster_id, _ = await self._cluster(request)
         group = request.match_info["group"]
-        lags = await self._lags(group)
+        lags = allowed(request, "TOPIC", "DESCRIBE", await self._lags(group), lambda lag: lag["topic_name"])
         top = max(lags, key=lambda lag: lag["lag"], default=None)
         u = f"{self._base(request)}/clusters/{cluster_id}/consumer-groups/{group}/lag-summary"
         return {"kind": "KafkaConsumerGroupLagSummary", "metadata": self._meta(u, f"crn:///kafka={cluster_id}/consumer-group={group}/lag-summary"),

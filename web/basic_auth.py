@@ -10,7 +10,8 @@ Answers, as Confluent's: no or bad credentials -> 401 with ``WWW-Authenticate: B
 realm="<realm>"``; authenticated but not allowed -> 403 with error code 40301. Paths in
 ``skip_paths`` (by default ``/metrics``, which Prometheus scrapes without credentials as it
 scrapes Kafka's JMX exporter) are served to anyone. The principal, ``User:<name>``, is kept
-in ``request["principal"]``.
+in ``request["principal"]``; the authorizer may leave in ``request["may"]`` what the
+handlers ask of it for rights the route alone does not name (``kafpy.web.access``).
 """
 from __future__ import annotations
 
@@ -68,16 +69,28 @@ class BasicAuth:
         return _error(401, UNAUTHORIZED_CODE, "Unauthorized",
                       {"WWW-Authenticate": f'Basic realm="{self.realm}"'})
 
-    @web.middleware
-    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+    async def login(self, request: web.Request) -> web.Response | None:
+        """Checks the request's credentials: None when it may go on (``request["principal"]``
+        set, unless the path is open), else the 401 to answer."""
         if request.path in self.skip_paths:
-            return await handler(request)
+            return None
         credentials = parse_basic(request.headers.get("Authorization"))
         if credentials is None or not await self.authenticate(*credentials):
             return self.unauthorized()
-        principal = f"User:{credentials[0]}"
-        request["principal"] = principal
-        if self.authorize is not None and not await self.authorize(request, principal):
-            return _error(403, FORBIDDEN_CODE, f"Principal {principal} is not authorized for {request.method} "
-                                               f"{request.path}")
-        return await handler(request)
+        request["principal"] = f"User:{credentials[0]}"
+        return None
+
+    async def check(self, request: web.Request) -> web.Response | None:
+        """Whether the logged-in principal may make the request: None, or the 403 to answer."""
+        principal = request.get("principal")
+        if principal is None or self.authorize is None or await self.authorize(request, principal):
+            return None
+        return _error(403, FORBIDDEN_CODE, f"Principal {principal} is not authorized for {request.method} "
+                                           f"{request.path}")
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """``login`` then ``check`` in one middleware, for an application of its own (the
+        broker's ``HttpServer`` runs them apart, with the body read between them)."""
+        refused = await self.login(request) or await self.check(request)
+        return refused if refused is not None else await handler(request)

@@ -7,7 +7,9 @@ throughput charts of the last minutes as inline SVG.
 Read-only, plain HTML and CSS, no script: it reloads itself every few seconds with a meta
 refresh. Who may call it: the broker's HTTP server (``broker.http_routes``). The page is
 built on the event loop from the metadata cache, so one page costs one walk of the
-partitions; past ``MAX_PARTITION_ROWS`` rows the rest are counted, not listed.
+partitions; past ``MAX_PARTITION_ROWS`` rows the rest are counted, not listed. With an
+authorizer, the page shows only the topics and groups the caller may DESCRIBE (as Kafka's
+Metadata and ListGroups answer), counts included.
 """
 from __future__ import annotations
 
@@ -15,11 +17,12 @@ import asyncio
 import time
 from collections import deque
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
 from kafpy.metrics.lag import consumer_lag, local_end_offset
+from kafpy.web.access import may
 
 MAX_PARTITION_ROWS = 1000
 SAMPLE_INTERVAL_S = 5.0
@@ -108,10 +111,12 @@ class StatusPage:
         self.history.stop()
 
     async def handle(self, request: web.Request) -> web.Response:
-        return web.Response(text=self.render(), content_type="text/html", charset="utf-8")
+        return web.Response(text=self.render(lambda rt, name: may(request, rt, name, "DESCRIBE")),
+                            content_type="text/html", charset="utf-8")
 
     # ---------------------------------------------------------------- the page
-    def render(self) -> str:
+    def render(self, visible: Callable[[str, str], bool] = lambda rt, name: True) -> str:
+        """The page, with the topics and groups ``visible(resource type, name)`` lets through."""
         b = self.broker
         cache = b.metadata_cache
         parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta http-equiv='refresh' content='{REFRESH_S}'>"
@@ -121,9 +126,9 @@ class StatusPage:
                  f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC; reloads every {REFRESH_S} s.</p>"]
         parts.append(self._brokers())
         parts.append(self._throughput())
-        topics, partitions = self._topics()
+        topics, partitions = self._topics(visible)
         parts.append(topics)
-        parts.append(self._groups())
+        parts.append(self._groups(visible))
         parts.append(partitions)
         parts.append("</body></html>")
         return "".join(parts)
@@ -162,13 +167,16 @@ class StatusPage:
                           f"{sparkline(rates)}</div>")
         return "<h2>Throughput</h2><div class='charts'>" + "".join(charts) + "</div>"
 
-    def _topics(self) -> tuple[str, str]:
+    def _topics(self, visible: Callable[[str, str], bool]) -> tuple[str, str]:
         """The topics' summary, and the partitions table (under-replicated and offline first)."""
         cache = self.broker.metadata_cache
         live = {br.node_id for br in cache.brokers()}
-        summary, urp_rows, rows = [], [], []
+        summary: list[str] = []
+        urp_rows: list[str] = []
+        rows: list[str] = []
         urp_total = offline_total = 0
-        for name in sorted(cache.topics(), key=lambda n: (n.startswith("__"), n)):   # internal topics last
+        names = [n for n in cache.topics() if visible("TOPIC", n)]
+        for name in sorted(names, key=lambda n: (n.startswith("__"), n)):   # internal topics last
             t = cache.topics()[name]
             urp = offline = 0
             for index in sorted(t.partitions):
@@ -198,7 +206,7 @@ class StatusPage:
                 "<th>replicas</th><th>ISR</th></tr>" + "".join(listed) + "</table>"
                 + (f"<p class='muted'>{more} more partitions not listed.</p>" if more else ""))
 
-    def _groups(self) -> str:
+    def _groups(self, visible: Callable[[str, str], bool]) -> str:
         b = self.broker
         gc = b.group_coordinator
         if gc is None:
@@ -208,7 +216,7 @@ class StatusPage:
         for pl in consumer_lag(groups, local_end_offset(b.replica_manager)):
             lags[pl.group] = lags.get(pl.group, 0) + pl.lag
         rows = []
-        for gid in sorted(groups):
+        for gid in sorted(g for g in groups if visible("GROUP", g)):
             g = groups[gid]
             rows.append(f"<tr id='group-{escape(gid)}'><td>{escape(gid)}</td><td>{escape(g.state.value)}</td>"
                         f"<td>{len(g.members)}</td><td class='lag'>{lags.get(gid, 0)}</td></tr>")

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from kafpy.web.listeners import HttpListener
-from kafpy.web.server import MAX_CONCURRENT, HttpServer
+from kafpy.web.server import MAX_CONCURRENT, HttpLimits, HttpServer, long_poll
 
 
 async def _raw(port: int, request: bytes) -> bytes:
@@ -24,8 +24,8 @@ def _status(response: bytes) -> int:
     return int(response.split(b" ", 2)[1])
 
 
-async def _server(routes) -> HttpServer:
-    server = HttpServer([HttpListener("http", "127.0.0.1", 0)], max_request_bytes=1024)
+async def _server(routes, limits: HttpLimits | None = None) -> HttpServer:
+    server = HttpServer([HttpListener("http", "127.0.0.1", 0)], max_request_bytes=1024, limits=limits)
     server.mount(routes)
     await server.start()
     return server
@@ -75,7 +75,8 @@ def test_requests_over_the_concurrency_bound_are_answered_503():
             started += 1
             await release.wait()
             return web.Response(text="done")
-        server = await _server([("GET", "/slow", slow)])
+        # every request here comes from one address: its share is the whole
+        server = await _server([("GET", "/slow", slow)], HttpLimits(per_principal=MAX_CONCURRENT))
         port = server.bound_ports["http"]
         try:
             held = [asyncio.ensure_future(_raw(port, b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"))
@@ -97,3 +98,36 @@ def test_a_path_mounted_twice_is_refused():
     server.mount([("GET", "/x", h)])
     with pytest.raises(ValueError):
         server.mount([("GET", "/x", h)])
+
+
+def test_a_slow_body_times_out_and_long_polls_have_their_own_budget():
+    async def body():
+        release = asyncio.Event()
+
+        async def echo(request):
+            return web.Response(body=request["body"])
+
+        async def poll(request):
+            await release.wait()
+            return web.Response(text="polled")
+        limits = HttpLimits(per_principal=2, max_long_polls=4, long_polls_per_principal=1, body_read_timeout_s=0.5)
+        server = await _server([("POST", "/echo", echo), ("GET", "/poll", long_poll(poll))], limits)
+        port = server.bound_ports["http"]
+        try:
+            # a body that never arrives whole: 408 once the timeout passes, and the connection closed
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+            answer = await asyncio.wait_for(reader.read(), 10)
+            assert _status(answer) == 408 and b"Timed out reading the request body" in answer
+            writer.close()
+            # one long poll per client is held; the next is 429, and short requests still answer
+            held = asyncio.ensure_future(_raw(port, b"GET /poll HTTP/1.1\r\nHost: x\r\n\r\n"))
+            await asyncio.sleep(0.2)
+            assert _status(await _raw(port, b"GET /poll HTTP/1.1\r\nHost: x\r\n\r\n")) == 429
+            ok = await _raw(port, b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+            assert _status(ok) == 200 and ok.endswith(b"hello")
+            release.set()
+            assert _status(await held) == 200
+        finally:
+            await server.stop()
+    asyncio.run(body())

@@ -64,3 +64,26 @@ def test_instances_lifecycle():
             assert e.value.code == 42204
         await mgr.stop()
     asyncio.run(scenario())
+
+
+def test_an_instance_is_its_creators_and_each_principal_has_a_share():
+    async def body():
+        mgr = ConsumerManager("b:9092", max_instances=10, max_instances_per_principal=2,
+                              consumer_factory=FakeConsumer)
+        await mgr.create("g", {"name": "a1"}, "User:alice")
+        await mgr.create("g", {"name": "a2"}, "User:alice")
+        with pytest.raises(RestError) as e:
+            await mgr.create("g", {"name": "a3"}, "User:alice")
+        assert e.value.code == 50004
+        await mgr.create("g", {"name": "b1"}, "User:bob")   # another principal's share is untouched
+        assert mgr.get("g", "a1", "User:alice").owner == "User:alice"
+        for stranger in ("User:bob", None):
+            with pytest.raises(RestError) as e:
+                mgr.get("g", "a1", stranger)
+            assert e.value.code == 40403
+            with pytest.raises(RestError):
+                await mgr.delete("g", "a1", stranger)
+        await mgr.delete("g", "a1", "User:alice")
+        await mgr.create("g", {"name": "a3"}, "User:alice")   # a freed share is usable again
+        await mgr.stop()
+    asyncio.run(body())
