@@ -34,6 +34,7 @@ topic-based ACL authorizer (a subject's rights are its topic's rights):
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping
 
 from kafpy.broker.security.acl import AclOperation as Op
@@ -94,6 +95,7 @@ ROUTE_NEEDS: dict[tuple[str, str], Callable[[Mapping[str, str]], list[Need]]] = 
     ("POST", "/subjects/{subject}"): _subject(Op.READ),
     ("DELETE", "/subjects/{subject}"): _subject(Op.WRITE),
     ("GET", "/subjects/{subject}/versions"): _subject(Op.READ),
+    ("GET", "/subjects/{subject}/metadata"): _subject(Op.READ),
     ("POST", "/subjects/{subject}/versions"): _subject(Op.WRITE),
     ("GET", "/subjects/{subject}/versions/{version}"): _subject(Op.READ),
     ("GET", "/subjects/{subject}/versions/{version}/schema"): _subject(Op.READ),
@@ -119,9 +121,18 @@ BODY_ROUTES = {("POST", _INST + "/subscription"), ("POST", _INST + "/assignments
 """Routes whose body names topics: ``body_needs`` adds their rights."""
 
 
+_PATTERN_IN_BRACES = re.compile(r"\{(\w+):[^}]*\}")
+
+
+def plain_template(template: str) -> str:
+    """``/subjects/{subject:[^/]+}`` as ``/subjects/{subject}``: a route may narrow what its
+    parameter matches, and its rule is still found by the parameter's name."""
+    return _PATTERN_IN_BRACES.sub(r"{\1}", template)
+
+
 def route_needs(method: str, template: str, params: Mapping[str, str]) -> list[Need]:
     """The rights the route needs by its path alone."""
-    needs = ROUTE_NEEDS.get((method, template))
+    needs = ROUTE_NEEDS.get((method, plain_template(template)))
     return needs(params) if needs is not None else []
 
 

@@ -210,6 +210,7 @@ ROUTES: dict[tuple[str, str], tuple[list[tuple[ResourceType, str, AclOperation]]
     ("POST", "/subjects/{subject}"): ([(T, "{t}", R)], {"schema": '"string"'}),
     ("DELETE", "/subjects/{subject}"): ([(T, "{t}", W)], None),
     ("GET", "/subjects/{subject}/versions"): ([(T, "{t}", R)], None),
+    ("GET", "/subjects/{subject}/metadata"): ([(T, "{t}", R)], None),
     ("POST", "/subjects/{subject}/versions"): ([(T, "{t}", W)], {"schema": '"string"'}),
     ("GET", "/subjects/{subject}/versions/{version}"): ([(T, "{t}", R)], None),
     ("GET", "/subjects/{subject}/versions/{version}/schema"): ([(T, "{t}", R)], None),
@@ -235,13 +236,14 @@ ROUTES: dict[tuple[str, str], tuple[list[tuple[ResourceType, str, AclOperation]]
 
 def served_routes() -> set[tuple[str, str]]:
     """Every (method, template) the broker's HTTP stack mounts, from the components' tables."""
+    from kafpy.broker.http_acls import plain_template
     from kafpy.registry.app import RegistryApp
     from kafpy.rest.app import RestProxyApp
     from kafpy.web.metrics_endpoint import MetricsEndpoint
     from kafpy.web.status_page import StatusPage
     routes = RestProxyApp("127.0.0.1:1").routes() + RegistryApp("127.0.0.1:1").routes()
     routes += object.__new__(StatusPage).routes() + object.__new__(MetricsEndpoint).routes()
-    return {(method, path) for method, path, _ in routes}
+    return {(method, plain_template(path)) for method, path, _ in routes}
 
 
 def _fill(value: Any, names: dict[str, str]) -> Any:

@@ -66,3 +66,12 @@ def test_route_and_body_needs():
         (RT.TOPIC, "a", Op.READ)]
     assert body_needs("POST", "/v3/clusters/{cluster_id}/topics", {"topic_name": "n"}) == [(RT.TOPIC, "n", Op.CREATE)]
     assert body_needs("POST", inst + "/subscription", ["junk"]) == []
+
+
+def test_a_route_narrowing_its_parameter_keeps_its_rule():
+    # the registry routes subjects with "{subject:[^/]+}" so that %2F, { and } pass: the rule
+    # must still be found, or the route would need nothing
+    assert route_needs("GET", "/subjects/{subject:[^/]+}/versions", {"subject": "t-value"}) == [
+        (RT.TOPIC, "t", Op.READ)]
+    assert route_needs("GET", "/subjects/{subject:[^/]+}/metadata", {"subject": "t-value"}) == [
+        (RT.TOPIC, "t", Op.READ)]
