@@ -62,6 +62,11 @@ def _subject(op: Op) -> Callable[[Mapping[str, str]], list[Need]]:
     return lambda p: [(RT.TOPIC, subject_topic(p["subject"]), op)]
 
 
+def _login_only(p: Mapping[str, str]) -> list[Need]:
+    """A route whose parameters name no resource an ACL can hold: a login suffices."""
+    return []
+
+
 def _cluster(op: Op) -> Callable[[Mapping[str, str]], list[Need]]:
     return lambda p: [(RT.CLUSTER, CLUSTER_NAME, op)]
 
@@ -80,7 +85,13 @@ ROUTE_NEEDS: dict[tuple[str, str], Callable[[Mapping[str, str]], list[Need]]] = 
         ("POST", "/positions/beginning"), ("POST", "/positions/end"), ("GET", "/records"),
         ("POST", "/offsets")]},
     ("GET", _INST + "/offsets"): _group(Op.DESCRIBE),   # OffsetFetch: DESCRIBE on the group
-    # REST Proxy v3
+    # REST Proxy v3: the cluster and its brokers need a login only, as Kafka's Metadata and
+    # DescribeCluster do; the listings show only what the caller may DESCRIBE (kafpy.web.access)
+    ("GET", _C): _login_only,
+    ("GET", _C + "/brokers"): _login_only,
+    ("GET", _C + "/brokers/{broker_id}"): _login_only,
+    ("GET", _C + "/topics"): _login_only,
+    ("GET", _C + "/consumer-groups"): _login_only,
     ("POST", _C + "/topics"): lambda p: [],   # the topic's name is in the body: see body_needs
     ("GET", _C + "/topics/{topic}"): _topic(Op.DESCRIBE),
     ("DELETE", _C + "/topics/{topic}"): _topic(Op.DELETE),
@@ -91,7 +102,9 @@ ROUTE_NEEDS: dict[tuple[str, str], Callable[[Mapping[str, str]], list[Need]]] = 
     ("GET", _C + "/consumer-groups/{group}"): _group(Op.DESCRIBE),
     ("GET", _C + "/consumer-groups/{group}/lags"): _group(Op.DESCRIBE),
     ("GET", _C + "/consumer-groups/{group}/lag-summary"): _group(Op.DESCRIBE),
-    # Schema Registry
+    # Schema Registry: a schema by id needs a login only (Confluent's registry has no rule on
+    # ids); the subjects it lists are filtered by DESCRIBE on their topics
+    **{("GET", "/schemas/ids/{id}" + tail): _login_only for tail in ("", "/schema", "/subjects", "/versions")},
     ("POST", "/subjects/{subject}"): _subject(Op.READ),
     ("DELETE", "/subjects/{subject}"): _subject(Op.WRITE),
     ("GET", "/subjects/{subject}/versions"): _subject(Op.READ),

@@ -19,16 +19,20 @@ import asyncio
 import hashlib
 import hmac
 import json
+import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from aiohttp import web
 
-from kafpy.broker.http_acls import AUTO_CREATING_ROUTES, BODY_ROUTES, CLUSTER_NAME, body_needs, route_needs
+from kafpy.broker.http_acls import (
+    AUTO_CREATING_ROUTES, BODY_ROUTES, CLUSTER_NAME, ROUTE_NEEDS, body_needs, plain_template, route_needs)
 from kafpy.broker.security.acl import AclOperation, ResourceType
 from kafpy.broker.security.scram import HASHES, ScramCredential, credential_from_salted_password, salted_password
 from kafpy.web.access import MAY_KEY, May
 from kafpy.web.basic_auth import BasicAuth
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from kafpy.broker.security.authorizer import Authorizer
@@ -99,7 +103,11 @@ class AclCheck:
             return True
         host = request.remote or ""
         request[MAY_KEY] = self.may(principal, host)
-        template, method = resource.canonical, request.method
+        template, method = plain_template(resource.canonical), request.method
+        if "{" in template and (method, template) not in ROUTE_NEEDS:
+            # a route naming a resource without a rule: refuse rather than let it need nothing
+            log.warning("HTTP %s %s has no authorization rule: refused", method, template)
+            return False
         needs = route_needs(method, template, request.match_info)
         if (method, template) in BODY_ROUTES:
             # read whole by the HTTP server before authorization (bounded in size and time)
