@@ -18,6 +18,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping
 
 from kafpy.protocol.errors import ErrorCode
 
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.offsets_log import TxnMarker, TxnRecord
 from kafpy.coordinator.group.persistence import log_failed_write
 
@@ -31,7 +32,7 @@ class ModernGroupCoordinator:
     records in `RECORDS_NAME` (how a failed write is logged)."""
 
     RECORDS_NAME = "group records"
-    classic: Any
+    classic: ClassicCoordinatorView
     groups: dict[str, Any]
     _wakeups: list[int]
     _group_configs: Callable[[str], Mapping[str, str]]

@@ -49,7 +49,7 @@ class OffsetManager(CoordinatorBase):
                        now_ms: int) -> Any:
         """A future resolved with {partition: error} once the commit is committed in
         `__consumer_offsets` (or failed)."""
-        err = self._validate_group_status(group_id, OFFSET_COMMIT)
+        err = self.validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         consumer_group, epochs = self._epoch_group(group_id)
@@ -73,7 +73,7 @@ class OffsetManager(CoordinatorBase):
         if group.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
             member = group.members.get(member_id)
             if member is not None:
-                self._schedule_heartbeat(member, now_ms)
+                self.schedule_heartbeat(member, now_ms)
         return self._store_offsets(group, offsets, now_ms)
 
     def _validate_offset_commit(self, group: ClassicGroup, generation_id: int, member_id: str,
@@ -137,7 +137,7 @@ class OffsetManager(CoordinatorBase):
         are written to `__consumer_offsets` as a transactional batch of the producer.
         They stay pending (OffsetFetch does not show them; with require_stable it
         answers UNSTABLE_OFFSET_COMMIT) until the producer's marker settles them."""
-        err = self._validate_group_status(group_id, OFFSET_COMMIT)
+        err = self.validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         group, epochs = self._epoch_group(group_id)
@@ -203,7 +203,7 @@ class OffsetManager(CoordinatorBase):
         commits are not shown (the last committed offset is); with `require_stable` a
         partition with a pending transactional commit answers UNSTABLE_OFFSET_COMMIT
         (the client retries until the transaction ends), as Kafka's new coordinator."""
-        err = self._validate_group_status(group_id, OFFSET_FETCH)
+        err = self.validate_group_status(group_id, OFFSET_FETCH)
         if err is not None:
             return err, {}
         group, epochs = self._epoch_group(group_id)
@@ -231,7 +231,7 @@ class OffsetManager(CoordinatorBase):
     # ================================================================ OffsetDelete
     def delete_offsets(self, group_id: str, partitions: list[TopicPartition], now_ms: int
                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
-        err = self._validate_group_status(group_id, "OffsetDelete")
+        err = self.validate_group_status(group_id, "OffsetDelete")
         if err is not None:
             return err, {}
         if group_id in self.consumer_groups:

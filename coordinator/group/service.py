@@ -10,7 +10,8 @@ Who calls it: the broker constructs it with its collaborators and starts/stops i
 replica manager reports leadership of `__consumer_offsets` partitions through
 `on_elected`/`on_resigned` (a partition is loaded by a background task, see runtime.py)
 and topic deletions through `on_topics_deleted`;
-broker/handlers/group.py calls `find_coordinator`, `now_ms` and `coordinator`. Event
+the handlers (broker/handlers/group.py, consumer_group.py, share_group.py,
+streams_group.py, txn.py) call `find_coordinator`, `now_ms` and the coordinators by name. Event
 loop thread only.
 """
 
@@ -29,6 +30,13 @@ from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFet
 
 from kafpy.coordinator.group.config import GroupCoordinatorConfig
 from kafpy.coordinator.group.classic.coordinator import GroupCoordinator
+from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
+from kafpy.coordinator.group.share.config import ShareGroupConfig
+from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
+from kafpy.coordinator.group.streams.config import StreamsGroupConfig
+from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.runtime import CoordinatorRuntime
@@ -147,48 +155,48 @@ def _marker(header: Any, recs: list) -> TxnMarker | None:
 
 
 class GroupCoordinatorService(CoordinatorRuntime):
-    """The group coordinator of one broker. `coordinator` exists from construction, so
-    leadership reported before `start` is not lost."""
+    """The group coordinator of one broker: builds and owns the coordinator of each
+    group kind, `classic` (also `coordinator`, what the runtime's timer polls),
+    `consumer`, `share` and `streams` (None when the kind is not configured); handlers
+    call them by name. They exist from construction, so leadership reported before
+    `start` is not lost."""
 
     def __init__(self, config: GroupCoordinatorConfig, replica_manager: Any,
                  metadata_cache: Any, ensure_offsets_topic: Callable[[], Awaitable[None]],
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
-                 consumer_config: Any = None,
+                 consumer_config: ConsumerGroupConfig | None = None,
                  group_configs: Callable[[str], Any] | None = None,
-                 share_config: Any = None,
+                 share_config: ShareGroupConfig | None = None,
                  share_persister: Callable[[], Any] | None = None,
-                 streams_config: Any = None) -> None:
+                 streams_config: StreamsGroupConfig | None = None) -> None:
         self.config = config
         self._metadata = metadata_cache
         self._ensure_offsets_topic = ensure_offsets_topic
         self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log)
         self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
                                             config.offsets_commit_timeout_ms)
-        self.coordinator = GroupCoordinator(config, self.offsets_log,
-                                            future_factory=loop.create_future,
-                                            owned_partitions=())
+        # the classic coordinator owns the partitions; the other kinds live beside it
+        # (a kind without config is not built: its APIs answer as Kafka's without it)
+        self.classic = GroupCoordinator(config, self.offsets_log, future_factory=loop.create_future,
+                                        owned_partitions=())
+        self.coordinator = self.classic
+        topics = MetadataCacheTopics(metadata_cache)
+        self.consumer: ConsumerGroupCoordinator | None = None
+        self.share: ShareGroupCoordinator | None = None
+        self.streams: StreamsGroupCoordinator | None = None
         if consumer_config is not None:
-            # consumer-protocol groups (KIP-848) beside the classic ones
-            from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
-            from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
-            ConsumerGroupCoordinator(self.coordinator, consumer_config,
-                                     MetadataCacheTopics(metadata_cache),
-                                     group_configs=group_configs)
+            self.consumer = ConsumerGroupCoordinator(self.classic, consumer_config, topics,
+                                                     group_configs=group_configs)
         if share_config is not None:
-            # share groups (KIP-932); `share_persister()` is the broker's SharePersister
-            from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
-            from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
-            ShareGroupCoordinator(self.coordinator, share_config, MetadataCacheTopics(metadata_cache),
-                                  persister=share_persister, run_async=loop.create_task,
-                                  group_configs=group_configs, clock_ms=self.now_ms)
+            # `share_persister()` is the broker's SharePersister
+            self.share = ShareGroupCoordinator(self.classic, share_config, topics,
+                                               persister=share_persister, run_async=loop.create_task,
+                                               group_configs=group_configs, clock_ms=self.now_ms)
         if streams_config is not None:
-            # Streams groups (KIP-1071)
-            from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
-            from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
-            StreamsGroupCoordinator(self.coordinator, streams_config,
-                                    MetadataCacheTopics(metadata_cache),
-                                    group_configs=group_configs)
+            self.streams = StreamsGroupCoordinator(self.classic, streams_config, topics,
+                                                   group_configs=group_configs)
+        self.classic.attach(consumer=self.consumer, share=self.share, streams=self.streams)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:

@@ -62,7 +62,7 @@ class Membership(CoordinatorBase):
                    session_timeout_ms: int, protocol_type: str,
                    protocols: list[tuple[str, bytes]], now_ms: int) -> Any:
         """A future resolved with a JoinResult."""
-        err = self._validate_group_status(group_id, "JoinGroup")
+        err = self.validate_group_status(group_id, "JoinGroup")
         if err is not None:
             return self._new_future(JoinResult(err, member_id))
         if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
@@ -192,7 +192,7 @@ class Membership(CoordinatorBase):
             group.new_member_added = True
         group.add(member, fut)
         # A new member cannot heartbeat yet; bound how long its JoinGroup may linger.
-        self._schedule_heartbeat(member, now_ms, NEW_MEMBER_JOIN_TIMEOUT_MS)
+        self.schedule_heartbeat(member, now_ms, NEW_MEMBER_JOIN_TIMEOUT_MS)
         self._maybe_prepare_rebalance(group, now_ms)
 
     def _update_member_and_rebalance(self, group, member, protocols, rebalance_ms, session_ms,
@@ -211,7 +211,7 @@ class Membership(CoordinatorBase):
         current_leader = group.leader_id
         member = group.replace_static_member(instance_id, old_id, new_id, _fenced_join,
                                              SyncResult(ErrorCode.FENCED_INSTANCE_ID))
-        self._schedule_heartbeat(member, now_ms)
+        self.schedule_heartbeat(member, now_ms)
         old_protocols = member.protocols
         old_rebalance, old_session = member.rebalance_timeout_ms, member.session_timeout_ms
         group.update_member(member, protocols, rebalance_ms, session_ms, fut)
@@ -238,7 +238,7 @@ class Membership(CoordinatorBase):
                         old = group.replace_static_member(
                             instance_id, new_id, old_id, _fenced_join,
                             SyncResult(ErrorCode.FENCED_INSTANCE_ID))
-                        self._schedule_heartbeat(old, self._completion_time(now_ms))
+                        self.schedule_heartbeat(old, self._completion_time(now_ms))
                     complete(fut, JoinResult(append_error_to_group_error(error),
                                              UNKNOWN_MEMBER_ID, group.generation_id,
                                              group.protocol_type, group.protocol_name,
@@ -247,7 +247,7 @@ class Membership(CoordinatorBase):
             else:
                 self._maybe_prepare_rebalance(group, now_ms)
         elif state is GroupState.COMPLETING_REBALANCE:
-            self._prepare_rebalance(group, now_ms)
+            self.prepare_rebalance(group, now_ms)
         # PreparingRebalance: the member now waits for the join to complete.
 
     def _answer_static_rejoin(self, group: ClassicGroup, member: Member,
@@ -269,9 +269,9 @@ class Membership(CoordinatorBase):
     # ================================================================ rebalance
     def _maybe_prepare_rebalance(self, group: ClassicGroup, now_ms: int) -> None:
         if group.can_rebalance():
-            self._prepare_rebalance(group, now_ms)
+            self.prepare_rebalance(group, now_ms)
 
-    def _prepare_rebalance(self, group: ClassicGroup, now_ms: int) -> None:
+    def prepare_rebalance(self, group: ClassicGroup, now_ms: int) -> None:
         if group.is_(GroupState.COMPLETING_REBALANCE):
             self._reset_and_propagate_assignment_error(
                 group, ErrorCode.REBALANCE_IN_PROGRESS, now_ms)
@@ -345,7 +345,7 @@ class Membership(CoordinatorBase):
                 ErrorCode.NONE, m.member_id, group.generation_id, group.protocol_type,
                 group.protocol_name, group.leader_id or "", False,
                 leader_members if group.is_leader(m.member_id) else []))
-            self._schedule_heartbeat(m, now_ms)
+            self.schedule_heartbeat(m, now_ms)
             m.is_new = False
             group.pending_sync_members.add(m.member_id)
         group.sync_deadline = self._wake(now_ms + group.rebalance_timeout_ms)
@@ -361,7 +361,7 @@ class Membership(CoordinatorBase):
                         else (None, None))
         for m in group.members.values():
             if self._invoke_sync(m, SyncResult(error, ptype, pname, m.assignment)):
-                self._schedule_heartbeat(m, now_ms)
+                self.schedule_heartbeat(m, now_ms)
 
     def _remove_member_and_update_group(self, group: ClassicGroup, member: Member,
                                         now_ms: int) -> None:
@@ -395,7 +395,7 @@ class Membership(CoordinatorBase):
                 if m is not None:
                     m.heartbeat_deadline = None
                 group.remove(mid)
-            self._prepare_rebalance(group, now_ms)
+            self.prepare_rebalance(group, now_ms)
 
     # ================================================================ SyncGroup
     def sync_group(self, group_id: str, generation_id: int, member_id: str,
@@ -403,7 +403,7 @@ class Membership(CoordinatorBase):
                    group_instance_id: str | None, assignments: dict[str, bytes],
                    now_ms: int) -> Any:
         """A future resolved with a SyncResult."""
-        err = self._validate_group_status(group_id, "SyncGroup")
+        err = self.validate_group_status(group_id, "SyncGroup")
         if err == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             # The rebalance state is gone: make the member rejoin without rediscovery.
             return self._new_future(SyncResult(ErrorCode.REBALANCE_IN_PROGRESS))
@@ -435,7 +435,7 @@ class Membership(CoordinatorBase):
         member = group.members[member_id]
         if state is GroupState.STABLE:
             self._remove_pending_sync_member(group, member_id)
-            self._schedule_heartbeat(member, now_ms)
+            self.schedule_heartbeat(member, now_ms)
             return self._new_future(SyncResult(ErrorCode.NONE, group.protocol_type,
                                                group.protocol_name, member.assignment))
         # CompletingRebalance: park until the leader's assignment is stored.
@@ -473,7 +473,7 @@ class Membership(CoordinatorBase):
     # ================================================================ Heartbeat
     def heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None,
                   generation_id: int, now_ms: int) -> int:
-        err = self._validate_group_status(group_id, "Heartbeat")
+        err = self.validate_group_status(group_id, "Heartbeat")
         if err == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             return ErrorCode.NONE
         if err is not None:
@@ -492,7 +492,7 @@ class Membership(CoordinatorBase):
             return ErrorCode.ILLEGAL_GENERATION
         if group.is_(GroupState.EMPTY):
             return ErrorCode.UNKNOWN_MEMBER_ID
-        self._schedule_heartbeat(group.members[member_id], now_ms)
+        self.schedule_heartbeat(group.members[member_id], now_ms)
         if group.is_(GroupState.PREPARING_REBALANCE):
             return ErrorCode.REBALANCE_IN_PROGRESS
         return ErrorCode.NONE
@@ -501,7 +501,7 @@ class Membership(CoordinatorBase):
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]],
                     now_ms: int) -> tuple[int, list[tuple[str, str | None, int]]]:
         """(top-level error, [(member id, group instance id, error)])."""
-        err = self._validate_group_status(group_id, "LeaveGroup")
+        err = self.validate_group_status(group_id, "LeaveGroup")
         if err is not None:
             return err, []
         if group_id in self.consumer_groups:
@@ -556,7 +556,7 @@ class Membership(CoordinatorBase):
         if group.sync_deadline is not None and now_ms >= group.sync_deadline:
             self._on_expire_pending_sync(group, now_ms)
 
-    def _fail_parked(self, group: ClassicGroup, error: ErrorCode) -> None:
+    def fail_parked(self, group: ClassicGroup, error: ErrorCode) -> None:
         for m in group.members.values():
             self._invoke_join(group, m, JoinResult(error, m.member_id))
             self._invoke_sync(m, SyncResult(error))

@@ -53,6 +53,7 @@ from kafpy.coordinator.group.consumer.group import (
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import ClassicGroup, complete
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import completion_error
 from kafpy.coordinator.group.records import encode_offset_commit_key
@@ -101,7 +102,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     RECORDS_NAME = "consumer group records"
 
-    def __init__(self, classic: Any, config: ConsumerGroupConfig, topics: TopicsView,
+    def __init__(self, classic: ClassicCoordinatorView, config: ConsumerGroupConfig, topics: TopicsView,
                  member_id_factory: Callable[[], str] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         """`group_configs(group_id)`: the group's overrides (`consumer.session.timeout.ms`,
@@ -120,7 +121,6 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         self._topic_names: frozenset[str] | None = None
         self._topics_version = 0
         self._downgraded: list = []
-        classic.consumer = self
 
     # ================================================================ ConsumerGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
@@ -193,7 +193,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             log.info("ConsumerGroupHeartbeat of %s in group %s refused: %s", member_id,
                      group_id, reason)
             return _error(ErrorCode.INVALID_REQUEST, reason)
-        err = self.classic._validate_group_status(group_id, "ConsumerGroupHeartbeat")
+        err = self.classic.validate_group_status(group_id, "ConsumerGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id or None, member_epoch)
         if server_assignor is not None and server_assignor not in self.assignors:
@@ -579,7 +579,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedConsumerGroup:
-        err = self.classic._validate_group_status(group_id, "ConsumerGroupDescribe")
+        err = self.classic.validate_group_status(group_id, "ConsumerGroupDescribe")
         if err is not None:
             return DescribedConsumerGroup(group_id, err)
         group = self.groups.get(group_id)

@@ -33,6 +33,7 @@ from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, C
 from kafpy.coordinator.group.consumer.topics import metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member, complete
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.offsets_log import completion_error
 from kafpy.coordinator.group.persistence import log_failed_write
 from kafpy.coordinator.group.records import encode_group_metadata_key
@@ -65,7 +66,7 @@ class ClassicMembers:
     """The migration half of ConsumerGroupCoordinator (which provides `classic`,
     `config`, `topics`, `groups` and the reconciliation helpers)."""
 
-    classic: Any
+    classic: ClassicCoordinatorView
     config: Any
     topics: Any
     groups: dict[str, ConsumerGroup]
@@ -148,7 +149,7 @@ class ClassicMembers:
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
         records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
         records.append((encode_group_metadata_key(group.group_id), None))
-        self.classic._fail_parked(classic, ErrorCode.REBALANCE_IN_PROGRESS)
+        self.classic.fail_parked(classic, ErrorCode.REBALANCE_IN_PROGRESS)
         del self.classic.groups[classic.group_id]
         self.groups[group.group_id] = group
         return group
@@ -173,13 +174,13 @@ class ClassicMembers:
                             CONSUMER_PROTOCOL_TYPE, list(m.classic_protocols),
                             self._assignment_bytes(m.assigned))
             classic.add(member)
-            self.classic._schedule_heartbeat(member, now_ms)
+            self.classic.schedule_heartbeat(member, now_ms)
             records.extend(R.member_tombstones(group.group_id, m.member_id))
         records.extend(R.group_tombstones(group.group_id, group.resolved_regexes))
         classic.subscribed_topics = classic.compute_subscribed_topics()
         del self.groups[group.group_id]
         self.classic.groups[group.group_id] = classic
-        self.classic._prepare_rebalance(classic, now_ms)
+        self.classic.prepare_rebalance(classic, now_ms)
         self._downgraded.append(classic)
         return True
 
@@ -217,7 +218,7 @@ class ClassicMembers:
         if member is None:
             if instance_id is not None and instance_id in group.static_members:
                 old = group.members[group.static_members[instance_id]]
-                member_id = member_id or self.classic._member_id_factory(client_id)
+                member_id = member_id or self.classic.new_member_id(client_id)
                 target = group.target.pop(old.member_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old.member_id)
@@ -229,7 +230,7 @@ class ClassicMembers:
                 group.target[member_id] = target
             else:
                 if not member_id:
-                    member_id = self.classic._member_id_factory(client_id)
+                    member_id = self.classic.new_member_id(client_id)
                     if require_known_member_id:
                         return self._write(group_id, [], now_ms,
                                            JoinResult(ErrorCode.MEMBER_ID_REQUIRED, member_id))

@@ -36,6 +36,7 @@ from kafpy.coordinator.group.share import assignor as share_assignor
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import complete
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import completion_error
 from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey
@@ -90,7 +91,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     RECORDS_NAME = "share group records"
 
-    def __init__(self, classic: Any, config: ShareGroupConfig, topics: TopicsView,
+    def __init__(self, classic: ClassicCoordinatorView, config: ShareGroupConfig, topics: TopicsView,
                  persister: Callable[[], Any] | None = None,
                  run_async: Callable[[Awaitable], Any] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
@@ -103,8 +104,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         self._group_configs = group_configs or (lambda _gid: {})
         self.groups: dict[str, ShareGroup] = classic.share_groups
         self._wakeups: list[int] = []
-        self._clock_ms = clock_ms or (lambda: classic._last_poll_ms)
-        classic.share = self
+        self._clock_ms = clock_ms or (lambda: classic.last_poll_ms)
 
     # ================================================================ ShareGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
@@ -154,7 +154,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         reason = self._validate_request(group_id, member_id, member_epoch, names)
         if reason is not None:
             return _error(ErrorCode.INVALID_REQUEST, reason or None)
-        err = self.classic._validate_group_status(group_id, "ShareGroupHeartbeat")
+        err = self.classic.validate_group_status(group_id, "ShareGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id, member_epoch)
         group = self.groups.get(group_id)
@@ -402,7 +402,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
     def offsets_group_error(self, group_id: str, api: str) -> tuple[ErrorCode, str | None] | None:
         """Why an offsets request cannot be served for `group_id` here (coordinator
         errors; GROUP_ID_NOT_FOUND for a missing or non-share group)."""
-        err = self.classic._validate_group_status(group_id, api)
+        err = self.classic.validate_group_status(group_id, api)
         if err is not None:
             return err, None
         if group_id not in self.groups:
@@ -453,7 +453,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         group, created when missing as Kafka does; each partition's share state is
         initialized anew at its start offset (a new state epoch). Returns the top-level
         error and message and (topic, topic id, partition, error) per partition."""
-        err = self.classic._validate_group_status(group_id, "AlterShareGroupOffsets")
+        err = self.classic.validate_group_status(group_id, "AlterShareGroupOffsets")
         if err is not None:
             return err, None, []
         group = self.groups.get(group_id)
@@ -583,7 +583,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedShareGroup:
-        err = self.classic._validate_group_status(group_id, "ShareGroupDescribe")
+        err = self.classic.validate_group_status(group_id, "ShareGroupDescribe")
         if err is not None:
             return DescribedShareGroup(group_id, err)
         group = self.groups.get(group_id)
@@ -605,7 +605,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         for gid in group_ids:
             group = self.groups.get(gid)
             if (group is None or group.deleted or group.members
-                    or self.classic._validate_group_status(gid, "DeleteGroups") is not None):
+                    or self.classic.validate_group_status(gid, "DeleteGroups") is not None):
                 continue
             partitions = self._state_partitions(group)
             if not partitions:

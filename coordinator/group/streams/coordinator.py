@@ -31,6 +31,7 @@ from kafpy.coordinator.group.streams import records as R
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import complete
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import completion_error
 from kafpy.coordinator.group.records import encode_offset_commit_key
@@ -88,7 +89,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
 
     RECORDS_NAME = "streams group records"
 
-    def __init__(self, classic: Any, config: StreamsGroupConfig, topics: TopicsView,
+    def __init__(self, classic: ClassicCoordinatorView, config: StreamsGroupConfig, topics: TopicsView,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         """`group_configs(group_id)`: the group's overrides (`streams.session.timeout.ms`,
         `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`,
@@ -100,7 +101,6 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         self._group_configs = group_configs or (lambda _gid: {})
         self.groups: dict[str, StreamsGroup] = classic.streams_groups
         self._wakeups: list[int] = []
-        classic.streams = self
 
     # ================================================================ StreamsGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
@@ -174,7 +174,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             log.info("StreamsGroupHeartbeat of %s in group %s refused: %s", member_id, group_id,
                      reason)
             return _error(ErrorCode.INVALID_REQUEST, reason)
-        err = self.classic._validate_group_status(group_id, "StreamsGroupHeartbeat")
+        err = self.classic.validate_group_status(group_id, "StreamsGroupHeartbeat")
         if err is not None:
             return _error(err)
         group = self.groups.get(group_id)
@@ -588,7 +588,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedStreamsGroup:
-        err = self.classic._validate_group_status(group_id, "StreamsGroupDescribe")
+        err = self.classic.validate_group_status(group_id, "StreamsGroupDescribe")
         if err is not None:
             return DescribedStreamsGroup(group_id, err)
         group = self.groups.get(group_id)
