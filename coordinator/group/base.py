@@ -19,6 +19,7 @@ from kafpy.coordinator.group.classic.group import ClassicGroup, Member
 from kafpy.coordinator.group.offsets_log import ImmediateFuture, OffsetsLog
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.group.persistence import GroupStore
+from kafpy.coordinator.result import CoordinatorWriter
 
 if TYPE_CHECKING:
     from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
@@ -45,6 +46,8 @@ class CoordinatorBase:
         self.log = offsets_log
         self.store = GroupStore(offsets_log, self.partition_for)
         self.future_factory = future_factory
+        # the one write path of every group kind (coordinator/result.py)
+        self.writer = CoordinatorWriter(offsets_log, future_factory, "group coordinator")
         self.groups: dict[str, ClassicGroup] = {}
         # The groups of the other kinds by id and their coordinators, set by `attach`
         # (GroupCoordinatorService builds them; None: classic groups only). The classic

@@ -13,8 +13,8 @@ import logging
 from typing import Any, Callable, Iterable
 
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member
-from kafpy.coordinator.group.offsets_log import (NO_PRODUCER_ID, Completion, LogEntry, OffsetsLog, TxnMarker, TxnRecord,
-                                           completion_error)
+from kafpy.coordinator.group.offsets_log import (NO_PRODUCER_ID, Completion, LogEntry, OffsetsLog, Record, TxnMarker,
+                                                 TxnRecord, completion_error)
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.records import (
@@ -36,9 +36,8 @@ class GroupStore:
         self.log = offsets_log
         self._partition_for = partition_for
 
-    # ---------------------------------------------------------------- writes
-    def store_group(self, group: ClassicGroup, assignment: dict[str, bytes],
-                    now_ms: int) -> Completion:
+    # ---------------------------------------------------------------- records
+    def group_records(self, group: ClassicGroup, assignment: dict[str, bytes]) -> list[Record]:
         """The group's generation, members and `assignment` (member id -> bytes)."""
         protocol = group.protocol_name
         members = [MemberRecord(m.member_id, m.group_instance_id, m.client_id, m.client_host,
@@ -49,26 +48,43 @@ class GroupStore:
                                    group.leader_id,
                                    group.state_timestamp if group.state_timestamp is not None
                                    else -1, members)
+        return [(encode_group_metadata_key(group.group_id), encode_group_metadata_value(value))]
+
+    @staticmethod
+    def offset_records(group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata]) -> list[Record]:
+        """The offsets' records (one batch; a transactional one for TxnOffsetCommit)."""
+        return [(encode_offset_commit_key(group_id, t, p), encode_offset_commit_value(om))
+                for (t, p), om in offsets.items()]
+
+    @staticmethod
+    def tombstone_records(group_id: str, partitions: Iterable[TopicPartition],
+                          with_group: bool) -> list[Record]:
+        """Tombstones for the offsets of `partitions` (and the group's metadata when
+        `with_group`)."""
+        records: list[Record] = [(encode_offset_commit_key(group_id, t, p), None) for t, p in partitions]
+        if with_group:
+            records.append((encode_group_metadata_key(group_id), None))
+        return records
+
+    # ---------------------------------------------------------------- writes
+    def store_group(self, group: ClassicGroup, assignment: dict[str, bytes],
+                    now_ms: int) -> Completion:
+        """The group's generation, members and `assignment` (member id -> bytes)."""
         return self.log.append(self._partition_for(group.group_id),
-                               [(encode_group_metadata_key(group.group_id),
-                                 encode_group_metadata_value(value))], now_ms)
+                               self.group_records(group, assignment), now_ms)
 
     def store_offsets(self, group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata],
                       now_ms: int, producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
         """The offsets as one batch; a transactional one of the producer when
         ``producer_id`` is given (TxnOffsetCommit: its marker settles them)."""
-        records = [(encode_offset_commit_key(group_id, t, p), encode_offset_commit_value(om))
-                   for (t, p), om in offsets.items()]
-        return self.log.append(self._partition_for(group_id), records, now_ms, producer_id, producer_epoch)
+        return self.log.append(self._partition_for(group_id), self.offset_records(group_id, offsets),
+                               now_ms, producer_id, producer_epoch)
 
     def store_tombstones(self, group_id: str, partitions: Iterable[TopicPartition],
                          with_group: bool, now_ms: int) -> Completion | None:
         """Tombstones for the offsets of `partitions` (and the group's metadata when
         `with_group`); None when there is nothing to write."""
-        records: list[tuple[bytes, bytes | None]] = [
-            (encode_offset_commit_key(group_id, t, p), None) for t, p in partitions]
-        if with_group:
-            records.append((encode_group_metadata_key(group_id), None))
+        records = self.tombstone_records(group_id, partitions, with_group)
         if not records:
             return None
         return self.log.append(self._partition_for(group_id), records, now_ms)

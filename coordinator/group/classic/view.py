@@ -18,6 +18,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.group.classic.group import ClassicGroup, Member
 from kafpy.coordinator.group.offsets_log import Completion, OffsetsLog
 from kafpy.coordinator.group.persistence import GroupStore
+from kafpy.coordinator.result import CoordinatorWriter
 
 if TYPE_CHECKING:
     from kafpy.coordinator.group.consumer.group import ConsumerGroup
@@ -29,6 +30,7 @@ class ClassicCoordinatorView(Protocol):
     """The classic coordinator as the other group kinds see it."""
 
     log: OffsetsLog
+    writer: CoordinatorWriter
     store: GroupStore
     future_factory: Callable[[], Completion]
     owned_partitions: set[int]

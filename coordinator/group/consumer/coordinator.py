@@ -48,28 +48,17 @@ from kafpy.coordinator.group.consumer.assignors import MemberSubscription, Parti
 from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
 from kafpy.coordinator.group.consumer.migration import ClassicMembers
 from kafpy.coordinator.group.consumer.group import (
-    JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
+    ConsumerGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
     ConsumerGroupState, MemberState, ResolvedRegex, copy_assignment)
-from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import ClassicGroup, complete
+from kafpy.coordinator.group.classic.group import ClassicGroup
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
-from kafpy.coordinator.group.offsets_log import completion_error
 from kafpy.coordinator.group.records import encode_offset_commit_key
-from kafpy.coordinator.group.results import GroupSummary, MemberSummary
+from kafpy.coordinator.group.results import GroupSummary, HeartbeatResult, MemberSummary
+from kafpy.coordinator.result import CoordinatorResult
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
-
-
-@dataclass
-class HeartbeatResult:
-    error: int = ErrorCode.NONE
-    message: str | None = None
-    member_id: str | None = None
-    member_epoch: int = 0
-    heartbeat_interval_ms: int = 0
-    assignment: Assignment | None = None     # None: unchanged since the last answer
 
 
 @dataclass
@@ -130,30 +119,16 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                   owned: Assignment | None = None, client_id: str = "", client_host: str = "",
                   api_version: int = 1, now_ms: int) -> Any:
         """A future resolved with a HeartbeatResult once the group's changes are written."""
-        fut = self.classic.future_factory()
-        result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
-                                 rebalance_timeout_ms, subscribed_topic_names,
-                                 subscribed_topic_regex, server_assignor, owned, client_id,
-                                 client_host, api_version, now_ms)
-        if isinstance(result, HeartbeatResult):
-            fut.set_result(result)
-            return fut
-        records, answer = result
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-        self._store_downgraded(now_ms)
-
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error != ErrorCode.NONE:
-                complete(fut, _error(append_error_to_group_error(error), None, answer.member_id,
-                                     answer.member_epoch))
-            else:
-                complete(fut, answer)
-        done.add_done_callback(on_written)
-        return fut
+        request = ConsumerGroupHeartbeat(
+            group_id, member_id, member_epoch, now_ms, instance_id, rack_id, rebalance_timeout_ms,
+            subscribed_topic_names, subscribed_topic_regex, server_assignor, owned, client_id,
+            client_host, api_version)
+        outcome = self._heartbeat(request)
+        answered = self._answer_heartbeat(group_id, outcome, now_ms)
+        if isinstance(outcome, CoordinatorResult) and outcome.records:
+            # classic metadata of groups this heartbeat downgraded, after their tombstones
+            self._store_downgraded(now_ms)
+        return answered
 
     def _validate_request(self, group_id: str, member_id: str, member_epoch: int,
                           instance_id: str | None, rebalance_timeout_ms: int,
@@ -183,9 +158,15 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             return None   # answered UNSUPPORTED_ASSIGNOR by the caller
         return None
 
-    def _heartbeat(self, group_id, member_id, member_epoch, instance_id, rack_id,
-                   rebalance_timeout_ms, names, regex, server_assignor, owned, client_id,
-                   client_host, api_version, now_ms):
+    def _heartbeat(self, request: ConsumerGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
+        """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write)
+        and the records it writes; the group's state has moved already."""
+        group_id, member_id, member_epoch = request.group_id, request.member_id, request.member_epoch
+        instance_id, rack_id, now_ms = request.instance_id, request.rack_id, request.now_ms
+        rebalance_timeout_ms, owned = request.rebalance_timeout_ms, request.owned
+        names, regex = request.subscribed_topic_names, request.subscribed_topic_regex
+        server_assignor, api_version = request.server_assignor, request.api_version
+        client_id, client_host = request.client_id, request.client_host
         reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
                                         rebalance_timeout_ms, names, regex, server_assignor,
                                         owned, api_version)
@@ -226,14 +207,14 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if member_epoch == JOIN_EPOCH:
             # an upgrade done above is written even when this member is refused
             if member is None and len(group.members) >= self.config.max_size:
-                return records, _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
-                                       f"The consumer group has reached its maximum capacity "
-                                       f"of {self.config.max_size} members.")
+                return CoordinatorResult(_error(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                                                f"The consumer group has reached its maximum capacity "
+                                                f"of {self.config.max_size} members."), records)
             if not member_id:
                 member_id = self._new_member_id()
             member = self._join(group, member, member_id, instance_id, records)
             if isinstance(member, HeartbeatResult):
-                return records, member
+                return CoordinatorResult(member, records)
         else:
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
@@ -282,8 +263,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if full or sent_before is None or member.assigned != sent_before:
             assignment = copy_assignment(member.assigned)
             member.last_sent = assignment
-        return records, HeartbeatResult(ErrorCode.NONE, None, member.member_id, member.member_epoch,
-                                        self._heartbeat_interval(group.group_id), assignment)
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member.member_id, member.member_epoch,
+                                                 self._heartbeat_interval(group.group_id), assignment),
+                                 records)
 
     def _create_group(self, group_id: str, classic: Any) -> ConsumerGroup:
         """A new consumer group; the committed offsets of an empty classic group of the
@@ -363,7 +345,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         return None
 
     def _leave(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
-               instance_id: str | None, now_ms: int):
+               instance_id: str | None, now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                           f"Member {member_id} is not a member of group {group_id}.")
@@ -383,7 +365,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         else:
             self._remove_member(group, member, records)
             self._maybe_downgrade(group, now_ms, records)
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, epoch, 0, None)
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member_id, epoch, 0, None), records)
 
     def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None:
         group.remove_member(member.member_id)

@@ -32,10 +32,10 @@ from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, C
                                               MemberState, copy_assignment)
 from kafpy.coordinator.group.consumer.topics import metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member, complete
+from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.group.persistence import log_failed_write
+from kafpy.coordinator.group.offsets_log import Completion, Record
+from kafpy.coordinator.result import CoordinatorResult
 from kafpy.coordinator.group.records import encode_group_metadata_key
 from kafpy.coordinator.group.results import JoinResult, SyncResult
 
@@ -92,27 +92,18 @@ class ClassicMembers:
     def _allows(self, direction: str) -> bool:
         return self.config.migration_policy in (direction, "bidirectional")
 
-    def _write(self, group_id: str, records: list, now_ms: int, answer: Any) -> Any:
+    def _write(self, group_id: str, records: list[Record], now_ms: int, answer: Any) -> Completion:
         """A future resolved with `answer` once `records` are committed (or with the
         error translated for the classic APIs)."""
-        fut = self.classic.future_factory()
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error == ErrorCode.NONE:
-                complete(fut, answer)
-            elif isinstance(answer, JoinResult):
-                complete(fut, JoinResult(append_error_to_group_error(error), answer.member_id))
-            elif isinstance(answer, SyncResult):
-                complete(fut, SyncResult(append_error_to_group_error(error)))
-            else:
-                complete(fut, append_error_to_group_error(error))
-        done.add_done_callback(on_written)
-        return fut
+        def failed(error: ErrorCode) -> Any:
+            error = append_error_to_group_error(error)
+            if isinstance(answer, JoinResult):
+                return JoinResult(error, answer.member_id)
+            if isinstance(answer, SyncResult):
+                return SyncResult(error)
+            return error
+        return self.classic.writer.answer(self.classic.partition_for(group_id),
+                                          CoordinatorResult(answer, records), now_ms, failed)
 
     # ---------------------------------------------------------------- upgrade
     def _upgrade(self, classic: ClassicGroup, now_ms: int, records: list) -> ConsumerGroup | None:
@@ -191,9 +182,10 @@ class ClassicMembers:
         for classic in downgraded:
             if self.classic.groups.get(classic.group_id) is not classic:
                 continue
-            done = self.classic.store.store_group(
-                classic, {m.member_id: m.assignment for m in classic.members.values()}, now_ms)
-            done.add_done_callback(log_failed_write("group metadata", classic.group_id))
+            records = self.classic.store.group_records(
+                classic, {m.member_id: m.assignment for m in classic.members.values()})
+            self.classic.writer.write(self.classic.partition_for(classic.group_id), records, now_ms,
+                                      what="group metadata", key=classic.group_id)
 
     # ---------------------------------------------------------------- classic APIs
     def classic_join(self, group_id: str, member_id: str, instance_id: str | None,
@@ -317,7 +309,7 @@ class ClassicMembers:
             self._remove_member(group, member, records)
             results.append((mid, iid, ErrorCode.NONE))
         if records:
-            done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-            done.add_done_callback(log_failed_write("consumer group records", group_id))
+            self.classic.writer.write(self.classic.partition_for(group_id), records, now_ms,
+                                      what="consumer group records", key=group_id)
             self._store_downgraded(now_ms)
         return ErrorCode.NONE, results

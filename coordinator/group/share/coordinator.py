@@ -34,31 +34,20 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.group.share import records as R
 from kafpy.coordinator.group.share import assignor as share_assignor
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
-from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import complete
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
-from kafpy.coordinator.group.offsets_log import completion_error
+from kafpy.coordinator.group.results import HeartbeatResult
+from kafpy.coordinator.result import CoordinatorResult
 from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey
 from kafpy.coordinator.group.share.config import ShareGroupConfig
 from kafpy.coordinator.group.share.group import (
-    JOIN_EPOCH, LEAVE_EPOCH, Assignment, ShareGroup, ShareGroupMember, ShareGroupState,
+    ShareGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, ShareGroup, ShareGroupMember, ShareGroupState,
     copy_assignment)
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
 #: Kafka's member ids are 22 characters (a Uuid); longer than a UUID's 36 is refused
 MAX_MEMBER_ID_LENGTH = 36
-
-
-@dataclass
-class HeartbeatResult:
-    error: int = ErrorCode.NONE
-    message: str | None = None
-    member_id: str | None = None
-    member_epoch: int = 0
-    heartbeat_interval_ms: int = 0
-    assignment: Assignment | None = None     # None: unchanged since the last answer
 
 
 @dataclass
@@ -110,30 +99,11 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
                   rack_id: str | None = None, subscribed_topic_names: list[str] | None = None,
                   client_id: str = "", client_host: str = "", now_ms: int) -> Any:
-        """A future resolved with a HeartbeatResult once the group's changes are written."""
-        fut = self.classic.future_factory()
-        result = self._heartbeat(group_id, member_id, member_epoch, rack_id,
-                                 subscribed_topic_names, client_id, client_host, now_ms)
-        if isinstance(result, HeartbeatResult):
-            fut.set_result(result)
-            return fut
-        records, answer, to_init = result
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error != ErrorCode.NONE:
-                complete(fut, _error(append_error_to_group_error(error), None, answer.member_id,
-                                     answer.member_epoch))
-                return
-            complete(fut, answer)
-            if to_init:
-                self._initialize(group_id, to_init)
-        done.add_done_callback(on_written)
-        return fut
+        """A future resolved with a HeartbeatResult once the group's changes are written;
+        the share partitions it found uninitialized are initialized after that."""
+        request = ShareGroupHeartbeat(group_id, member_id, member_epoch, now_ms, rack_id,
+                                      subscribed_topic_names, client_id, client_host)
+        return self._answer_heartbeat(group_id, self._heartbeat(request), now_ms)
 
     @staticmethod
     def _validate_request(group_id: str, member_id: str, member_epoch: int,
@@ -149,8 +119,12 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return "MemberEpoch is invalid."
         return None
 
-    def _heartbeat(self, group_id, member_id, member_epoch, rack_id, names, client_id,
-                   client_host, now_ms):
+    def _heartbeat(self, request: ShareGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
+        """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write),
+        the records it writes and the share partitions to initialize once they are."""
+        group_id, member_id, member_epoch = request.group_id, request.member_id, request.member_epoch
+        rack_id, names, now_ms = request.rack_id, request.subscribed_topic_names, request.now_ms
+        client_id, client_host = request.client_id, request.client_host
         reason = self._validate_request(group_id, member_id, member_epoch, names)
         if reason is not None:
             return _error(ErrorCode.INVALID_REQUEST, reason or None)
@@ -222,8 +196,11 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         if member.last_sent is None or member.assigned != member.last_sent:
             assignment = copy_assignment(member.assigned)
             member.last_sent = assignment
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, member.member_epoch,
-                                        self._heartbeat_interval(group_id), assignment), to_init
+        answer = HeartbeatResult(ErrorCode.NONE, None, member_id, member.member_epoch,
+                                 self._heartbeat_interval(group_id), assignment)
+        if not to_init:
+            return CoordinatorResult(answer, records)
+        return CoordinatorResult(answer, records, lambda: self._initialize(group_id, to_init))
 
     def _is_empty_classic(self, group_id: str) -> bool:
         """A classic group with no members and no offsets (left behind) gives way."""
@@ -248,7 +225,8 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                           f"partitions and rejoin.")
         return None
 
-    def _leave(self, group: ShareGroup | None, group_id: str, member_id: str, now_ms: int):
+    def _leave(self, group: ShareGroup | None, group_id: str, member_id: str,
+               now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
             return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         member = group.members.get(member_id)
@@ -258,7 +236,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         log.info("[GroupId %s] Member %s left the share group.", group_id, member_id)
         records: list = []
         self._remove_member(group, member, records)
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, LEAVE_EPOCH, 0, None), {}
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member_id, LEAVE_EPOCH, 0, None), records)
 
     def _remove_member(self, group: ShareGroup, member: ShareGroupMember, records: list) -> None:
         group.members.pop(member.member_id, None)
