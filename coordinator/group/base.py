@@ -16,7 +16,7 @@ from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.config import GroupCoordinatorConfig
 from kafpy.coordinator.group.classic.group import ClassicGroup, Member
-from kafpy.coordinator.group.offsets_log import ImmediateFuture, OffsetsLog
+from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, ImmediateFuture, OffsetsLog, Record
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.group.persistence import GroupStore
 from kafpy.coordinator.result import CoordinatorWriter
@@ -84,6 +84,16 @@ class CoordinatorBase:
             self.share = share
         if streams is not None:
             self.streams = streams
+
+    def _write(self, group_id: str, records: list[Record], now_ms: int,
+               then: Callable[[ErrorCode], None] | None = None, *, what: str = "records",
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> None:
+        """Write `records` (none: nothing) to the group's partition through the one write
+        path, `then(error)` once committed or failed; without `then` a failure is logged
+        as a failed write of `what`."""
+        if records:
+            self.writer.write(self.partition_for(group_id), records, now_ms, then, what=what,
+                              key=group_id, producer_id=producer_id, producer_epoch=producer_epoch)
 
     def new_member_id(self, prefix: str) -> str:
         """A member id for a classic member joining without one (`prefix`: its client id or

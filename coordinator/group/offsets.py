@@ -21,8 +21,6 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.group.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase
 from kafpy.coordinator.group.errors import append_error_to_commit_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.group.persistence import log_failed_write
 from kafpy.coordinator.group.records import OffsetAndMetadata
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, FetchedOffset
 
@@ -114,8 +112,7 @@ class OffsetManager(CoordinatorBase):
             return fut
         group.prepare_offset_commit(valid)
 
-        def on_written(done: Any) -> None:
-            error = completion_error(done)
+        def on_written(error: ErrorCode) -> None:
             if self._is_current(group):
                 for tp, om in valid.items():
                     if error == ErrorCode.NONE:
@@ -126,7 +123,7 @@ class OffsetManager(CoordinatorBase):
                                         else append_error_to_commit_error(error)))
             complete(fut, {tp: result[tp] for tp in offsets})
 
-        self.store.store_offsets(group.group_id, valid, now_ms).add_done_callback(on_written)
+        self._write(group.group_id, self.store.offset_records(group.group_id, valid), now_ms, on_written)
         return fut
 
     # ================================================================ TxnOffsetCommit
@@ -163,8 +160,7 @@ class OffsetManager(CoordinatorBase):
         pending = group.pending_txn_offsets.setdefault(producer_id, {})
         pending.update(valid)
 
-        def on_written(done: Any) -> None:
-            error = completion_error(done)
+        def on_written(error: ErrorCode) -> None:
             if error != ErrorCode.NONE and self._is_current(group):
                 staged = group.pending_txn_offsets.get(producer_id, {})
                 for tp, om in valid.items():
@@ -176,8 +172,8 @@ class OffsetManager(CoordinatorBase):
                                         else append_error_to_commit_error(error)))
             complete(fut, {tp: result[tp] for tp in offsets})
 
-        self.store.store_offsets(group.group_id, valid, now_ms, producer_id,
-                                 producer_epoch).add_done_callback(on_written)
+        self._write(group.group_id, self.store.offset_records(group.group_id, valid), now_ms, on_written,
+                    producer_id=producer_id, producer_epoch=producer_epoch)
         return fut
 
     def complete_transaction(self, producer_id: int, partitions: list[int], committed: bool) -> None:
@@ -270,9 +266,8 @@ class OffsetManager(CoordinatorBase):
         eligible = [tp for tp in partitions if tp not in errors]
         removed = group.remove_offsets(eligible)
         errors.update(dict.fromkeys(eligible, ErrorCode.NONE))
-        done = self.store.store_tombstones(group.group_id, removed, False, now_ms)
-        if done is not None:
-            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        self._write(group.group_id, self.store.tombstone_records(group.group_id, removed, False),
+                    now_ms, what="tombstones")
         return ErrorCode.NONE, errors
 
     # ================================================================ removal
@@ -288,10 +283,8 @@ class OffsetManager(CoordinatorBase):
         dead = group.is_(GroupState.DEAD)
         if dead and self._is_current(group):
             del self.groups[group.group_id]
-        done = self.store.store_tombstones(group.group_id, removed,
-                                           dead and group.generation_id > 0, now_ms)
-        if done is not None:
-            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        self._write(group.group_id, self.store.tombstone_records(group.group_id, removed, dead and group.generation_id > 0),
+                    now_ms, what="tombstones")
         return len(removed)
 
     def _expired_offsets(self, group: ClassicGroup, now_ms: int) -> list[TopicPartition]:
@@ -344,9 +337,8 @@ class OffsetManager(CoordinatorBase):
                    and (now_ms >= om.expire_timestamp if om.expire_timestamp >= 0
                         else now_ms - om.commit_timestamp >= retention)]
         gone = group.remove_offsets(expired)
-        done = self.store.store_tombstones(group.group_id, gone, False, now_ms)
-        if done is not None:
-            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        self._write(group.group_id, self.store.tombstone_records(group.group_id, gone, False),
+                    now_ms, what="tombstones")
         if not group.members and not group.has_offsets:
             (self.streams if streams else self.consumer).delete_group(group, now_ms)
         return len(gone)
@@ -368,9 +360,8 @@ class OffsetManager(CoordinatorBase):
             victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
                        if tp[0] in gone]
             gone_now = cgroup.remove_offsets(victims)
-            done = self.store.store_tombstones(cgroup.group_id, gone_now, False, now_ms)
-            if done is not None:
-                done.add_done_callback(log_failed_write("tombstones", cgroup.group_id))
+            self._write(cgroup.group_id, self.store.tombstone_records(cgroup.group_id, gone_now, False),
+                        now_ms, what="tombstones")
             removed += len(gone_now)
         if self.share is not None:
             self.share.on_topics_deleted(gone, now_ms)

@@ -20,8 +20,6 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.group.base import CoordinatorBase
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member, complete
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.group.persistence import log_failed_write
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
@@ -220,11 +218,10 @@ class Membership(CoordinatorBase):
             if group.protocol_name == group.select_protocol():
                 # Same selected protocol: no rebalance, just persist the new member id;
                 # the member is answered once that write is committed.
-                done = self.store.store_group(group, {m.member_id: m.assignment
-                                                      for m in group.members.values()}, now_ms)
+                records = self.store.group_records(group, {m.member_id: m.assignment
+                                                           for m in group.members.values()})
 
-                def on_stored(c: Any) -> None:
-                    error = completion_error(c)
+                def on_stored(error: ErrorCode) -> None:
                     if error == ErrorCode.NONE:
                         if member.join_future is fut:     # not fenced or answered meanwhile
                             self._answer_static_rejoin(group, member, current_leader,
@@ -243,7 +240,7 @@ class Membership(CoordinatorBase):
                                              UNKNOWN_MEMBER_ID, group.generation_id,
                                              group.protocol_type, group.protocol_name,
                                              current_leader or ""))
-                done.add_done_callback(on_stored)
+                self._write(group.group_id, records, now_ms, on_stored)
             else:
                 self._maybe_prepare_rebalance(group, now_ms)
         elif state is GroupState.COMPLETING_REBALANCE:
@@ -336,8 +333,8 @@ class Membership(CoordinatorBase):
         if group.is_(GroupState.EMPTY):
             # Nobody waits for this write; should it fail, the previous generation comes
             # back after a failover and its members time out, as in Kafka.
-            self.store.store_group(group, {}, now_ms).add_done_callback(
-                log_failed_write("empty metadata", group.group_id))
+            self._write(group.group_id, self.store.group_records(group, {}), now_ms,
+                        what="empty metadata")
             return
         leader_members = group.current_member_metadata()
         for m in list(group.members.values()):
@@ -446,9 +443,9 @@ class Membership(CoordinatorBase):
         self._remove_pending_sync_member(group, member_id)
         if group.is_leader(member_id):
             assignment = {mid: bytes(assignments.get(mid, b"") or b"") for mid in group.members}
-            done = self.store.store_group(group, assignment, now_ms)
-            done.add_done_callback(lambda c: self._on_assignment_stored(
-                group, generation_id, assignment, completion_error(c), now_ms))
+            self._write(group_id, self.store.group_records(group, assignment), now_ms,
+                        lambda error: self._on_assignment_stored(group, generation_id, assignment,
+                                                                 error, now_ms))
         return fut
 
     def _on_assignment_stored(self, group: ClassicGroup, generation_id: int,
