@@ -62,7 +62,8 @@ class CoordinatorWriter:
         producer when `producer_id` is given) and call `then` with the write's error
         (NONE once committed). Without `then` nobody waits: a failure is logged as one
         writing `what` for `key`."""
-        done = self.log.append(partition, records, now_ms, producer_id, producer_epoch)
+        done = (self.log.append(partition, records, now_ms) if producer_id == NO_PRODUCER_ID
+                else self.log.append(partition, records, now_ms, producer_id, producer_epoch))
 
         def written(d: Completion) -> None:
             error = completion_error(d)

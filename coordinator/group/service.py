@@ -38,7 +38,6 @@ from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
 from kafpy.coordinator.group.streams.config import StreamsGroupConfig
 from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
-from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.runtime import CoordinatorRuntime
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
@@ -171,9 +170,8 @@ class GroupCoordinatorService(CoordinatorRuntime):
                  share_persister: Callable[[], Any] | None = None,
                  streams_config: StreamsGroupConfig | None = None) -> None:
         self.config = config
-        self._metadata = metadata_cache
-        self._ensure_offsets_topic = ensure_offsets_topic
-        self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log)
+        self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log,
+                           metadata_cache, ensure_offsets_topic)
         self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
                                             config.offsets_commit_timeout_ms)
         # the classic coordinator owns the partitions; the other kinds live beside it
@@ -250,43 +248,11 @@ class GroupCoordinatorService(CoordinatorRuntime):
         self.coordinator.complete_transaction(producer_id, partitions, committed)
 
     # ------------------------------------------------------------------ FindCoordinator
-    def _request_offsets_topic(self) -> None:
-        """Ask (once at a time) for `__consumer_offsets` to be created, as Kafka does on
-        the first FindCoordinator; its partitions arrive later through on_elected."""
-        if self._creating_topic is None or self._creating_topic.done():
-            self._creating_topic = self._loop.create_task(self._create_offsets_topic())
-
-    async def _create_offsets_topic(self) -> None:
-        try:
-            await self._ensure_offsets_topic()
-        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
-            log.warning("could not create %s: %s", GROUP_METADATA_TOPIC_NAME, e)
-
     def find_coordinator(self, key: str, key_type: int) -> tuple[ErrorCode, int, str, int]:
         """(error, node id, host, port) of the coordinator for a group (key type 0).
         COORDINATOR_NOT_AVAILABLE while the coordinator's partition has no leader yet
-        (the client retries). Transactional ids (key type 1) are the transaction
-        coordinator's."""
+        (the client retries; the first such answer asks for `__consumer_offsets` to be
+        created). Transactional ids (key type 1) are the transaction coordinator's."""
         if key_type != 0:
             return ErrorCode.INVALID_REQUEST, -1, "", -1
-        found = coordinator_node(self._metadata, GROUP_METADATA_TOPIC_NAME, key)
-        if found is None:
-            self._request_offsets_topic()
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return found
-
-
-def coordinator_node(metadata: Any, topic: str, key: str
-                     ) -> tuple[ErrorCode, int, str, int] | None:
-    """FindCoordinator's answer for `key` owned by a partition of the internal `topic`
-    (Kafka's abs(hashCode) % partitions): (error, node id, host, port); None when the
-    topic does not exist yet."""
-    info = metadata.topic(topic)
-    if info is None or not info.partitions:
-        return None
-    pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
-    leader = -1 if pinfo is None else pinfo.leader
-    node = next((b for b in metadata.brokers() if b.node_id == leader), None)
-    if node is None:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-    return ErrorCode.NONE, node.node_id, node.host, node.port
+        return self._find_coordinator(key)
