@@ -32,6 +32,7 @@ from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, Completion, Offs
 log = logging.getLogger("kafka.coordinator.common.runtime.CoordinatorRuntime")
 
 T = TypeVar("T")
+LogT = TypeVar("LogT", bound=OffsetsLog)
 
 
 @dataclass
@@ -45,12 +46,12 @@ class CoordinatorResult(Generic[T]):
     on_committed: Callable[[], None] | None = None
 
 
-class CoordinatorWriter:
+class CoordinatorWriter(Generic[LogT]):
     """Appends a coordinator's records to the partitions of its internal topic through
     `log` and answers once they are committed; `name` is how its failed writes are
     logged."""
 
-    def __init__(self, log: OffsetsLog, future_factory: Callable[[], Completion], name: str) -> None:
+    def __init__(self, log: LogT, future_factory: Callable[[], Completion], name: str) -> None:
         self.log = log
         self.future_factory = future_factory
         self.name = name

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable, Iterable, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Sequence, overload
 
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
@@ -41,6 +41,9 @@ from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, LogEntry, Record
 from kafpy.coordinator.runtime import CoordinatorRuntime
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
+
+# a plain record with its offset, as `read(..., with_offsets=True)` yields it
+OffsetRecord = tuple[int, bytes, "bytes | None"]
 
 # How much of a partition one read takes while loading (Kafka's offsets.load.buffer.size).
 _LOAD_BUFFER_BYTES = 5 * 1024 * 1024
@@ -91,7 +94,11 @@ class BrokerOffsetsLog:
         if appended.done():  # refused at once, or already committed: answered now
             return self._failed(self._error(partition, appended))
         fut = self._loop.create_future()
-        appended.add_done_callback(lambda done: fut.done() or fut.set_result(self._error(partition, done)))
+
+        def committed(done: asyncio.Future) -> None:
+            if not fut.done():
+                fut.set_result(self._error(partition, done))
+        appended.add_done_callback(committed)
         return fut
 
     def _error(self, partition: int, appended: asyncio.Future) -> ErrorCode:
@@ -100,7 +107,13 @@ class BrokerOffsetsLog:
             log.warning("append to %s-%d failed: %s", self.topic, partition, message or error.name)
         return error
 
-    def read(self, partition: int, with_offsets: bool = False) -> Iterable[LogEntry]:
+    @overload
+    def read(self, partition: int) -> Iterable[LogEntry]: ...
+
+    @overload
+    def read(self, partition: int, with_offsets: bool) -> Iterable[LogEntry | OffsetRecord]: ...
+
+    def read(self, partition: int, with_offsets: bool = False) -> Iterable[LogEntry | OffsetRecord]:
         """The partition's entries in log order; `with_offsets` yields plain records as
         (offset, key, value) (the share coordinator tracks which records are redundant)."""
         part = self._replica_manager.get_partition(self.topic, partition)

@@ -27,9 +27,8 @@ from typing import Any, Awaitable, Callable
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import SHARE_GROUP_STATE_TOPIC_NAME
 
-from kafpy.coordinator.result import CoordinatorResult, CoordinatorWriter
+from kafpy.coordinator.result import CoordinatorWriter
 from kafpy.coordinator.runtime import CoordinatorRuntime
-from kafpy.coordinator.group.offsets_log import OffsetsLog
 from kafpy.coordinator.group.service import BrokerOffsetsLog
 from kafpy.coordinator.share_state.config import ShareCoordinatorConfig
 from kafpy.coordinator.share_state.coordinator import ShareCoordinator
@@ -63,7 +62,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
                            metadata_cache, ensure_topic)
         self._replica_manager = replica_manager
         # the one write path of the coordinators (coordinator/result.py), over the topic's log
-        self.writer = CoordinatorWriter(
+        self.writer: CoordinatorWriter[BrokerOffsetsLog] = CoordinatorWriter(
             BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms, topic=SHARE_GROUP_STATE_TOPIC_NAME),
             loop.create_future, "share coordinator")
         self._periodic: list[asyncio.Task] = []
@@ -73,13 +72,23 @@ class ShareCoordinatorService(CoordinatorRuntime):
         self._key_locks: dict[SharePartitionKey, list] = {}
 
     @property
-    def state_log(self) -> OffsetsLog:
+    def state_log(self) -> BrokerOffsetsLog:
         """The `__share_group_state` log the writer appends to and loads read."""
         return self.writer.log
 
     @state_log.setter
-    def state_log(self, state_log: OffsetsLog) -> None:
+    def state_log(self, state_log: BrokerOffsetsLog) -> None:
         self.writer.log = state_log
+
+    async def _write(self, partition: int, records: list[tuple[bytes, bytes | None]]) -> ErrorCode:
+        """The error of writing `records` to `partition` (NONE once committed)."""
+        written: asyncio.Future[ErrorCode] = self._loop.create_future()
+
+        def then(error: ErrorCode) -> None:
+            if not written.done():
+                written.set_result(error)
+        self.writer.write(partition, records, self.now_ms(), then)
+        return await written
 
     def _partition_count(self, topic_id: uuid.UUID) -> int | None:
         info = self._metadata.topic_by_id(topic_id.bytes)
@@ -242,8 +251,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
                     return result
                 partition = self.coordinator.partition_for(key)
                 base_offset = self._log_end_offset(partition)
-                appended = await self.writer.answer(partition, CoordinatorResult(ErrorCode.NONE, result.records),
-                                                    self.now_ms(), lambda error: error)
+                appended = await self._write(partition, result.records)
                 if appended != ErrorCode.NONE:
                     error = _APPEND_ERRORS.get(appended, appended)
                     return ShardResult(error, error.name)

@@ -55,6 +55,7 @@ from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metad
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.records import encode_offset_commit_key
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import GroupSummary, HeartbeatResult, MemberSummary
 from kafpy.coordinator.result import CoordinatorResult
 
@@ -117,7 +118,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                   rebalance_timeout_ms: int = -1, subscribed_topic_names: list[str] | None = None,
                   subscribed_topic_regex: str | None = None, server_assignor: str | None = None,
                   owned: Assignment | None = None, client_id: str = "", client_host: str = "",
-                  api_version: int = 1, now_ms: int) -> Any:
+                  api_version: int = 1, now_ms: int) -> Completion:
         """A future resolved with a HeartbeatResult once the group's changes are written."""
         request = ConsumerGroupHeartbeat(
             group_id, member_id, member_epoch, now_ms, instance_id, rack_id, rebalance_timeout_ms,

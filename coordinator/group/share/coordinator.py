@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any, Callable, Coroutine, Mapping
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -36,6 +36,7 @@ from kafpy.coordinator.group.share import assignor as share_assignor
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
 from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey
@@ -82,7 +83,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     def __init__(self, classic: ClassicCoordinatorView, config: ShareGroupConfig, topics: TopicsView,
                  persister: Callable[[], Any] | None = None,
-                 run_async: Callable[[Awaitable], Any] | None = None,
+                 run_async: Callable[[Coroutine[Any, Any, Any]], object] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.classic = classic
@@ -98,7 +99,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
     # ================================================================ ShareGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
                   rack_id: str | None = None, subscribed_topic_names: list[str] | None = None,
-                  client_id: str = "", client_host: str = "", now_ms: int) -> Any:
+                  client_id: str = "", client_host: str = "", now_ms: int) -> Completion:
         """A future resolved with a HeartbeatResult once the group's changes are written;
         the share partitions it found uninitialized are initialized after that."""
         request = ShareGroupHeartbeat(group_id, member_id, member_epoch, now_ms, rack_id,
@@ -355,7 +356,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return {}
         return {t: set(tp.partitions) for t, tp in group.initialized.items()}
 
-    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Awaitable[dict]:
+    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Coroutine[Any, Any, dict]:
         """Delete the share state of `partitions` through the persister; a coroutine
         resolving to {(topic id, partition): error}."""
         persister = self._persister()

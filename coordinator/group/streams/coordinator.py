@@ -31,6 +31,7 @@ from kafpy.coordinator.group.streams import records as R
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
 from kafpy.coordinator.group.records import encode_offset_commit_key
@@ -94,7 +95,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                   client_tags: dict[str, str] | None = None, shutdown_application: bool = False,
                   client_id: str = "", client_host: str = "",
                   task_offsets: dict[tuple[str, int], int] | None = None,
-                  task_end_offsets: dict[tuple[str, int], int] | None = None, now_ms: int) -> Any:
+                  task_end_offsets: dict[tuple[str, int], int] | None = None, now_ms: int) -> Completion:
         """A future resolved with a HeartbeatResult once the group's changes are written.
         `task_offsets` / `task_end_offsets`: what the member reports of its tasks' state
         (None: unchanged since its last heartbeat)."""
