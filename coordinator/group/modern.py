@@ -3,7 +3,7 @@ ConsumerGroupCoordinator (KIP-848), ShareGroupCoordinator and StreamsGroupCoordi
 
 Each keeps its groups beside the classic ones, in the `__consumer_offsets` partitions the
 attached classic GroupCoordinator (`self.classic`) owns, and writes its records through
-that coordinator's log. This base holds the plumbing that is the same for the three:
+that coordinator's CoordinatorWriter (coordinator/result.py). This base holds the plumbing that is the same for the three:
 the session timer heap (`_wake`, `_take_due`, `next_deadline`), per-group config
 overrides, writing a batch of records with failures logged, the heartbeat flow
 (`_answer_heartbeat`: a kind's pure `_heartbeat` decides, the classic coordinator's

@@ -11,7 +11,8 @@ Who calls it: the broker glue (broker/handlers/txn.py), the service (leadership 
 thread, so nothing here locks. Every request method takes `now_ms` and answers through
 a completion made by `future_factory` (asyncio's on the broker).
 
-What it keeps on disk: nothing itself. Each transactional id's state goes through a
+What it keeps on disk: nothing itself. Each transactional id's state is written by its
+CoordinatorWriter (coordinator/result.py, the coordinators' one write path) to a
 TransactionLog (Kafka's OffsetsLog interface: one `__transaction_state` partition per
 id) in Kafka's record format; a state is applied only once its write is committed, and
 meanwhile the id answers CONCURRENT_TRANSACTIONS. After PrepareCommit/PrepareAbort is

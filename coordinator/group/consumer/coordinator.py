@@ -2,7 +2,8 @@
 ConsumerGroupDescribe, a state machine with the clock passed in.
 
 Who calls it: the broker glue (broker/handlers/consumer_group.py) for requests; the
-classic GroupCoordinator it is attached to (`classic.consumer`) for loading and
+classic GroupCoordinator (GroupCoordinatorService builds both and attaches this one as
+`classic.consumer`; this side sees it as a ClassicCoordinatorView) for loading and
 unloading `__consumer_offsets` partitions, timers (`poll`), shutdown, and the offset
 APIs, which validate a consumer group member's epoch here (`validate_offset_commit`,
 `validate_offset_fetch`). One thread (the event loop), so nothing locks.

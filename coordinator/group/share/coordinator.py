@@ -2,7 +2,8 @@
 ShareGroupDescribe, a state machine with the clock passed in.
 
 Who calls it: the broker glue (broker/handlers/share_group.py) for requests; the classic
-GroupCoordinator it is attached to (`classic.share`) for loading and unloading
+GroupCoordinator (GroupCoordinatorService builds both and attaches this one as
+`classic.share`) for loading and unloading
 `__consumer_offsets` partitions, timers (`poll`), ListGroups, DescribeGroups and
 DeleteGroups. One thread (the event loop), so nothing locks. The groups live in
 `classic.share_groups`, beside the classic and consumer groups of the same partitions.

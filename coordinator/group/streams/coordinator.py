@@ -2,7 +2,8 @@
 StreamsGroupDescribe, a state machine with the clock passed in.
 
 Who calls it: the broker glue (broker/handlers/streams_group.py) for requests; the
-classic GroupCoordinator it is attached to (`classic.streams`) for loading and
+classic GroupCoordinator (GroupCoordinatorService builds both and attaches this one as
+`classic.streams`) for loading and
 unloading `__consumer_offsets` partitions, timers (`poll`), ListGroups, DeleteGroups
 and the offset APIs, which validate a member's epoch here. One thread (the event
 loop), so nothing locks. The groups live in `classic.streams_groups`.
