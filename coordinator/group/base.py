@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -33,6 +33,17 @@ if TYPE_CHECKING:
 OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS = (
     "OffsetCommit", "OffsetFetch", "DescribeGroups", "DeleteGroups")
 _EMPTY_ID_OK = {OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS}
+
+
+K = TypeVar("K")
+
+
+def attached(coordinator: K | None) -> K:
+    """The coordinator of a group kind that has a group in its map (only an attached kind
+    fills its map, so None here is a bug, not a request's fault)."""
+    if coordinator is None:
+        raise RuntimeError("a group of a kind whose coordinator is not attached")
+    return coordinator
 
 
 class CoordinatorBase:

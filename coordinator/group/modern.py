@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import logging
-from typing import Any, Callable, Collection, Iterator, Mapping
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -70,7 +70,7 @@ class ModernGroupCoordinator:
             return default
 
     # ================================================================ the log
-    def _append(self, group_id: str, records: list[Record], now_ms: int) -> None:
+    def _append(self, group_id: str, records: Sequence[Record], now_ms: int) -> None:
         """Write `records` to the group's partition; nobody waits, a failure is only
         logged (the in-memory state has moved already, a new coordinator rebuilds from
         the log)."""

@@ -14,11 +14,15 @@ marker on the partition (`complete_transaction`) commits or drops them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase
+from kafpy.coordinator.group.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase, attached
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.coordinator.group.errors import append_error_to_commit_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
 from kafpy.coordinator.group.records import OffsetAndMetadata
@@ -33,12 +37,12 @@ class OffsetManager(CoordinatorBase):
     def _epoch_group(self, group_id: str) -> tuple[Any, Any]:
         """(group, coordinator validating its member epochs) of a consumer-protocol or
         Streams group; (None, None) for a classic one."""
-        group = self.consumer_groups.get(group_id)
-        if group is not None:
-            return group, self.consumer
-        group = self.streams_groups.get(group_id)
-        if group is not None:
-            return group, self.streams
+        consumer_group = self.consumer_groups.get(group_id)
+        if consumer_group is not None:
+            return consumer_group, attached(self.consumer)
+        streams_group = self.streams_groups.get(group_id)
+        if streams_group is not None:
+            return streams_group, attached(self.streams)
         return None, None
 
     # ================================================================ OffsetCommit
@@ -260,8 +264,10 @@ class OffsetManager(CoordinatorBase):
                                        now_ms: int
                                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
-        owner = self.streams if group.group_id in self.streams_groups else self.consumer
-        subscribed = owner.subscribed_topic_names(group)
+        if group.group_id in self.streams_groups:
+            subscribed = attached(self.streams).subscribed_topic_names(group)
+        else:
+            subscribed = attached(self.consumer).subscribed_topic_names(group)
         errors = {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp[0] in subscribed}
         eligible = [tp for tp in partitions if tp not in errors]
         removed = group.remove_offsets(eligible)
@@ -329,8 +335,9 @@ class OffsetManager(CoordinatorBase):
         """A consumer-protocol (or Streams) group's offsets past retention of topics no
         member subscribes to (all of them once it is empty); an empty group left without
         offsets is deleted, as Kafka's cleanupGroupMetadata does."""
-        streams = group.group_id in self.streams_groups
-        subscribed = (self.streams if streams else self.consumer).subscribed_topic_names(group)
+        owner: StreamsGroupCoordinator | ConsumerGroupCoordinator = (attached(self.streams) if group.group_id in self.streams_groups
+                                         else attached(self.consumer))
+        subscribed = owner.subscribed_topic_names(group)
         retention = self.config.offsets_retention_ms
         expired = [tp for tp, om in group.offsets.items()
                    if tp[0] not in subscribed and tp not in group.pending_offset_commits
@@ -340,7 +347,7 @@ class OffsetManager(CoordinatorBase):
         self._write(group.group_id, self.store.tombstone_records(group.group_id, gone, False),
                     now_ms, what="tombstones")
         if not group.members and not group.has_offsets:
-            (self.streams if streams else self.consumer).delete_group(group, now_ms)
+            owner.delete_group(group, now_ms)
         return len(gone)
 
     def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:

@@ -26,7 +26,7 @@ from typing import Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.base import DELETE_GROUPS, DESCRIBE_GROUPS
+from kafpy.coordinator.group.base import DELETE_GROUPS, DESCRIBE_GROUPS, attached
 from kafpy.coordinator.group.classic.group import GroupState
 from kafpy.coordinator.group.classic.membership import Membership
 from kafpy.coordinator.group.offsets import OffsetManager
@@ -51,11 +51,11 @@ class GroupCoordinator(Membership, OffsetManager):
                 continue
             group = self.groups.get(gid)
             if gid in self.consumer_groups:
-                result[gid] = self.consumer.delete_group(self.consumer_groups[gid], now_ms)
+                result[gid] = attached(self.consumer).delete_group(self.consumer_groups[gid], now_ms)
             elif gid in self.share_groups:
-                result[gid] = self.share.delete_group(self.share_groups[gid], now_ms)
+                result[gid] = attached(self.share).delete_group(self.share_groups[gid], now_ms)
             elif gid in self.streams_groups:
-                result[gid] = self.streams.delete_group(self.streams_groups[gid], now_ms)
+                result[gid] = attached(self.streams).delete_group(self.streams_groups[gid], now_ms)
             elif group is None or group.is_(GroupState.DEAD):
                 result[gid] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -98,7 +98,7 @@ class GroupCoordinator(Membership, OffsetManager):
         if err is not None:
             return GroupSummary(group_id, err, "", "", "")
         if group_id in self.consumer_groups:
-            return self.consumer.describe_as_classic(group_id)
+            return attached(self.consumer).describe_as_classic(group_id)
         if group_id in self.share_groups:
             # Kafka describes a share group to DescribeGroups as a dead group of no protocol
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "",

@@ -17,7 +17,7 @@ from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.base import CoordinatorBase
+from kafpy.coordinator.group.base import CoordinatorBase, attached
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member, complete
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
@@ -72,13 +72,13 @@ class Membership(CoordinatorBase):
         if group_id in self.streams_groups:
             # Kafka's getOrMaybeCreateClassicGroup: "Group <id> is not a classic group."
             return self._new_future(JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, member_id))
-        if group_id in self.consumer_groups and not self.consumer.release_empty_group(group_id, now_ms):
+        if group_id in self.consumer_groups and not attached(self.consumer).release_empty_group(group_id, now_ms):
             # a live consumer-protocol group: the classic member joins it (migration,
             # consumer_migration.py); an empty one becomes a classic group with its offsets
             if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
                     <= self.config.group_max_session_timeout_ms):
                 return self._new_future(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, member_id))
-            return self.consumer.classic_join(
+            return attached(self.consumer).classic_join(
                 group_id, member_id, group_instance_id, require_known_member_id, client_id,
                 client_host, rebalance_timeout_ms, session_timeout_ms, protocol_type,
                 protocols, now_ms)
@@ -407,7 +407,7 @@ class Membership(CoordinatorBase):
         if err is not None:
             return self._new_future(SyncResult(err))
         if group_id in self.consumer_groups:
-            return self.consumer.classic_sync(group_id, generation_id, member_id, protocol_type,
+            return attached(self.consumer).classic_sync(group_id, generation_id, member_id, protocol_type,
                                               protocol_name, now_ms)
         group = self.groups.get(group_id)
         if group is None:
@@ -476,7 +476,7 @@ class Membership(CoordinatorBase):
         if err is not None:
             return err
         if group_id in self.consumer_groups:
-            return self.consumer.classic_heartbeat(group_id, member_id, generation_id, now_ms)
+            return attached(self.consumer).classic_heartbeat(group_id, member_id, generation_id, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
@@ -502,7 +502,7 @@ class Membership(CoordinatorBase):
         if err is not None:
             return err, []
         if group_id in self.consumer_groups:
-            return self.consumer.classic_leave(group_id, members, now_ms)
+            return attached(self.consumer).classic_leave(group_id, members, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.NONE, [(mid, iid, ErrorCode.UNKNOWN_MEMBER_ID) for mid, iid in members]

@@ -111,7 +111,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         self._regex_cache: dict[str, re.Pattern | None] = {}
         self._topic_names: frozenset[str] | None = None
         self._topics_version = 0
-        self._downgraded: list = []
+        self._downgraded: list[ClassicGroup] = []
 
     # ================================================================ ConsumerGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
@@ -214,9 +214,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                                                 f"of {self.config.max_size} members."), records)
             if not member_id:
                 member_id = self._new_member_id()
-            member = self._join(group, member, member_id, instance_id, records)
-            if isinstance(member, HeartbeatResult):
-                return CoordinatorResult(member, records)
+            joined = self._join(group, member, member_id, instance_id, records)
+            if isinstance(joined, HeartbeatResult):
+                return CoordinatorResult(joined, records)
+            member = joined
         else:
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,

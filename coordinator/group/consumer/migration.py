@@ -67,6 +67,8 @@ class ClassicMembers:
     `config`, `topics`, `groups` and the reconciliation helpers)."""
 
     classic: ClassicCoordinatorView
+    # classic groups downgraded since the last `_store_downgraded`
+    _downgraded: list[ClassicGroup]
     config: Any
     topics: Any
     groups: dict[str, ConsumerGroup]

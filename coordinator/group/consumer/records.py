@@ -30,7 +30,7 @@ TARGET_MEMBER, CURRENT_ASSIGNMENT = T.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, T
 REGULAR_EXPRESSION = T.CONSUMER_GROUP_REGULAR_EXPRESSION
 CONSUMER_KEY_VERSIONS = CONSUMER_GROUP_RECORDS
 
-_KEYS = {
+_KEYS: dict[int, type] = {
     GROUP_METADATA: M.ConsumerGroupMetadataKey,
     PARTITION_METADATA: M.ConsumerGroupPartitionMetadataKey,
     MEMBER_METADATA: M.ConsumerGroupMemberMetadataKey,
@@ -39,7 +39,7 @@ _KEYS = {
     CURRENT_ASSIGNMENT: M.ConsumerGroupCurrentMemberAssignmentKey,
     REGULAR_EXPRESSION: M.ConsumerGroupRegularExpressionKey,
 }
-_VALUES = {
+_VALUES: dict[int, type] = {
     GROUP_METADATA: M.ConsumerGroupMetadataValue,
     PARTITION_METADATA: M.ConsumerGroupPartitionMetadataValue,
     MEMBER_METADATA: M.ConsumerGroupMemberMetadataValue,

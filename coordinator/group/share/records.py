@@ -25,7 +25,7 @@ TARGET_MEMBER, CURRENT_ASSIGNMENT = T.SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER, T.SH
 STATE_PARTITION_METADATA = T.SHARE_GROUP_STATE_PARTITION_METADATA
 SHARE_KEY_VERSIONS = SHARE_GROUP_RECORDS
 
-_KEYS = {
+_KEYS: dict[int, type] = {
     PARTITION_METADATA: M.ShareGroupPartitionMetadataKey,
     MEMBER_METADATA: M.ShareGroupMemberMetadataKey,
     GROUP_METADATA: M.ShareGroupMetadataKey,
@@ -34,7 +34,7 @@ _KEYS = {
     CURRENT_ASSIGNMENT: M.ShareGroupCurrentMemberAssignmentKey,
     STATE_PARTITION_METADATA: M.ShareGroupStatePartitionMetadataKey,
 }
-_VALUES = {
+_VALUES: dict[int, type] = {
     PARTITION_METADATA: M.ShareGroupPartitionMetadataValue,
     MEMBER_METADATA: M.ShareGroupMemberMetadataValue,
     GROUP_METADATA: M.ShareGroupMetadataValue,

@@ -180,9 +180,10 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                 return _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
                               f"The streams group has reached its maximum capacity of "
                               f"{self.config.max_size} members.")
-            member = self._join(group, member, member_id, instance_id, records)
-            if isinstance(member, HeartbeatResult):
-                return member
+            joined = self._join(group, member, member_id, instance_id, records)
+            if isinstance(joined, HeartbeatResult):
+                return joined
+            member = joined
             # a static member taking its instance back inherits a target: not new
             new_member = new_member and member.member_id not in group.target
         else:

@@ -25,7 +25,7 @@ TARGET_METADATA, TARGET_MEMBER = T.STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, T.S
 CURRENT_ASSIGNMENT, TOPOLOGY = T.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, T.STREAMS_GROUP_TOPOLOGY
 STREAMS_KEY_VERSIONS = STREAMS_GROUP_RECORDS
 
-_KEYS = {
+_KEYS: dict[int, type] = {
     GROUP_METADATA: M.StreamsGroupMetadataKey,
     MEMBER_METADATA: M.StreamsGroupMemberMetadataKey,
     TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataKey,
@@ -33,7 +33,7 @@ _KEYS = {
     CURRENT_ASSIGNMENT: M.StreamsGroupCurrentMemberAssignmentKey,
     TOPOLOGY: M.StreamsGroupTopologyKey,
 }
-_VALUES = {
+_VALUES: dict[int, type] = {
     GROUP_METADATA: M.StreamsGroupMetadataValue,
     MEMBER_METADATA: M.StreamsGroupMemberMetadataValue,
     TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataValue,
