@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable, Iterable, Sequence, overload
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence, overload
 
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
@@ -37,6 +37,7 @@ from kafpy.coordinator.group.share.config import ShareGroupConfig
 from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
 from kafpy.coordinator.group.streams.config import StreamsGroupConfig
 from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
+from kafpy.coordinator.share_state.persister import SharePersister
 from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
 from kafpy.coordinator.runtime import CoordinatorRuntime
 
@@ -178,9 +179,9 @@ class GroupCoordinatorService(CoordinatorRuntime):
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
                  consumer_config: ConsumerGroupConfig | None = None,
-                 group_configs: Callable[[str], Any] | None = None,
+                 group_configs: Callable[[str], Mapping[str, str]] | None = None,
                  share_config: ShareGroupConfig | None = None,
-                 share_persister: Callable[[], Any] | None = None,
+                 share_persister: Callable[[], SharePersister | None] | None = None,
                  streams_config: StreamsGroupConfig | None = None) -> None:
         self.config = config
         self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log,

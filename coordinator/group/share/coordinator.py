@@ -40,7 +40,7 @@ from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
-from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey
+from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey, SharePersister
 from kafpy.coordinator.group.share.config import ShareGroupConfig
 from kafpy.coordinator.group.share.group import (
     ShareGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, ShareGroup, ShareGroupMember, ShareGroupState,
@@ -83,7 +83,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
     RECORDS_NAME = "share group records"
 
     def __init__(self, classic: ClassicCoordinatorView, config: ShareGroupConfig, topics: TopicsView,
-                 persister: Callable[[], Any] | None = None,
+                 persister: Callable[[], SharePersister | None] | None = None,
                  run_async: Callable[[Coroutine[Any, Any, Any]], object] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
@@ -366,7 +366,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             out = {}
             for t, ps in partitions.items():
                 for p in sorted(ps):
-                    error = ErrorCode.NONE
+                    error: int = ErrorCode.NONE
                     if persister is not None:
                         try:
                             error = await persister.delete_state(
