@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from kafpy.coordinator.group.service import GroupCoordinatorService
     from kafpy.coordinator.share_state.persister import SharePersister
+    from kafpy.coordinator.share_state.service import ShareCoordinatorService
     from kafpy.coordinator.transaction.service import TransactionCoordinatorService
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.metadata_cache import MetadataCache
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from kafpy.broker.quotas import ClientQuotas
     from kafpy.broker.security.authorizer import Authorizer
     from kafpy.broker.security.credentials import UserConfigs
+    from kafpy.broker.share.share_partition_manager import SharePartitionManager
     from kafpy.broker.txn_verification import TxnVerifier
 
 
@@ -80,8 +82,8 @@ class BrokerServices:
     # handlers use it); the share partitions this broker leads and the share sessions
     # (ShareFetch, ShareAcknowledge). None only in handler unit tests without share groups.
     share_persister: "SharePersister | None" = None
-    share_coordinator: object | None = None
-    share_partitions: object | None = None
+    share_coordinator: "ShareCoordinatorService | None" = None
+    share_partitions: "SharePartitionManager | None" = None
 
     @property
     def broker_id(self) -> int:

@@ -2,20 +2,27 @@
 clock, the timer task calling the state machine's `poll`, the tasks stopped with the
 service, the leader epochs of the internal topic's partitions (Kafka's
 maybeUpdateCoordinatorEpoch: leadership events older than one already seen are stale),
+FindCoordinator over the internal topic, asking for the topic to be created the first
+time it is missing (`_find_coordinator`; Kafka's KafkaApis.getOrCreateInternalTopic),
 and the background loads of the partitions this broker becomes leader of (Kafka's
 scheduleLoadGroupAndOffsets / loadTransactionsForTxnTopicPartition): the log is read in
 slices by a task, so a large partition does not stall the event loop inside LeaderAndIsr
 handling, and its keys answer COORDINATOR_LOAD_IN_PROGRESS meanwhile.
 
-Who calls it: subclasses only (coordinator/group/service.py, coordinator/transaction/service.py),
-on the event loop thread. Nothing on disk.
+Who calls it: subclasses only (coordinator/group/service.py, coordinator/transaction/service.py,
+coordinator/share_state/service.py), on the event loop thread. Nothing on disk: the
+coordinators' records are written by their CoordinatorWriter (coordinator/result.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable
+
+from kafpy.protocol.errors import ErrorCode
+
+from kafpy.coordinator.group.partitioner import partition_for
 
 # Longest the timer sleeps, so deadlines added meanwhile are seen within this bound.
 TICK_S = 0.05
@@ -30,8 +37,13 @@ class CoordinatorRuntime:
     coordinator: Any
 
     def _init_runtime(self, name: str, topic: str, loop: asyncio.AbstractEventLoop,
-                      clock: Callable[[], float], logger: logging.Logger) -> None:
+                      clock: Callable[[], float], logger: logging.Logger, metadata: Any,
+                      ensure_topic: Callable[[], Awaitable[None]]) -> None:
+        """`metadata`: the broker's MetadataCache (the internal topic's leaders);
+        `ensure_topic()`: creates the internal topic when it is missing."""
         self._name, self._topic, self._loop, self._clock, self._log = name, topic, loop, clock, logger
+        self._metadata = metadata
+        self._ensure_topic = ensure_topic
         self._epochs: dict[int, int] = {}
         self._timer: asyncio.Task | None = None
         self._creating_topic: asyncio.Task | None = None
@@ -103,3 +115,38 @@ class CoordinatorRuntime:
         task = self._loads.pop(partition, None)
         if task is not None and not task.done():
             task.cancel()
+
+    # ------------------------------------------------------------------ FindCoordinator
+    def _find_coordinator(self, key: str) -> tuple[ErrorCode, int, str, int]:
+        """(error, node id, host, port) of the leader of `key`'s partition of the internal
+        topic. While the topic does not exist it is asked for (once at a time, as Kafka
+        does on the first FindCoordinator) and COORDINATOR_NOT_AVAILABLE answered (the
+        client retries); its partitions arrive later through `on_elected`."""
+        found = coordinator_node(self._metadata, self._topic, key)
+        if found is None:
+            if self._creating_topic is None or self._creating_topic.done():
+                self._creating_topic = self._loop.create_task(self._create_topic())
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+        return found
+
+    async def _create_topic(self) -> None:
+        try:
+            await self._ensure_topic()
+        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
+            self._log.warning("could not create %s: %s", self._topic, e)
+
+
+def coordinator_node(metadata: Any, topic: str, key: str
+                     ) -> tuple[ErrorCode, int, str, int] | None:
+    """FindCoordinator's answer for `key` owned by a partition of the internal `topic`
+    (Kafka's abs(hashCode) % partitions): (error, node id, host, port); None when the
+    topic does not exist yet."""
+    info = metadata.topic(topic)
+    if info is None or not info.partitions:
+        return None
+    pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
+    leader = -1 if pinfo is None else pinfo.leader
+    node = next((b for b in metadata.brokers() if b.node_id == leader), None)
+    if node is None:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+    return ErrorCode.NONE, node.node_id, node.host, node.port

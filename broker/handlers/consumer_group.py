@@ -2,7 +2,7 @@
 ConsumerGroupDescribe (69), v0-1.
 
 Thin glue between decoded requests and the ConsumerGroupCoordinator attached to the
-group coordinator (`services.group_coordinator.coordinator.consumer`; None when
+group coordinator (`services.group_coordinator.consumer`; None when
 `group.coordinator.rebalance.protocols` leaves "consumer" out). Both APIs need the
 cluster's group.version at 1 (broker/features.py); below it, or without the
 coordinator, they answer UNSUPPORTED_VERSION as Kafka does.
@@ -13,21 +13,16 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatResponse
 
-from kafpy.broker.features import GROUP_VERSION
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.handlers.modern_group import (
-    authorized_operations, client_host, described_assignment, heartbeat_assignment, modern_coordinator)
+    authorized_operations, client_host, described_assignment, heartbeat_assignment, consumer_coordinator)
 
 _UNSUPPORTED = "The new consumer group protocol is not enabled on this cluster (group.version)."
 
 
-def _consumer_coordinator(ctx: RequestContext):
-    return modern_coordinator(ctx, "consumer", GROUP_VERSION)
-
-
 async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerGroupHeartbeatResponse:
     R = ConsumerGroupHeartbeatResponse
-    consumer = _consumer_coordinator(ctx)
+    consumer = consumer_coordinator(ctx)
     if consumer is None:
         return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
@@ -53,7 +48,7 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerG
 
 async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGroupDescribeResponse:
     R = ConsumerGroupDescribeResponse
-    consumer = _consumer_coordinator(ctx)
+    consumer = consumer_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if consumer is None:

@@ -36,7 +36,7 @@ def _service(ctx: RequestContext):
 
 
 def _coordinator(ctx: RequestContext):
-    return ctx.services.group_coordinator.coordinator
+    return ctx.services.group_coordinator.classic
 
 
 def _now(ctx: RequestContext) -> int:
@@ -355,10 +355,10 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
 # --------------------------------------------------------------------- DeleteGroups
 async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse:
     names = list(dict.fromkeys(req.groups_names))
-    coordinator = _coordinator(ctx)
+    share = ctx.services.group_coordinator.share
     # share groups: their share state is deleted first, a failure answered as Kafka does
-    failed = {} if coordinator.share is None else await coordinator.share.delete_groups_state(names, _now(ctx))
-    result = coordinator.delete_groups([g for g in names if g not in failed], _now(ctx))
+    failed = {} if share is None else await share.delete_groups_state(names, _now(ctx))
+    result = _coordinator(ctx).delete_groups([g for g in names if g not in failed], _now(ctx))
     result.update(failed)
     R = DeleteGroupsResponse.DeletableGroupResult
     return DeleteGroupsResponse(throttle_time_ms=0,

@@ -1,5 +1,5 @@
 """What the request glue of the modern groups (consumer, share and Streams groups) shares:
-finding the group kind's coordinator behind its feature gate, the client host as Kafka
+finding each group kind's coordinator (by name) behind its feature gate, the client host as Kafka
 reports it, the operations a DescribedGroup may list, and the topic-id assignments of
 consumer and share group answers.
 
@@ -7,26 +7,52 @@ Who calls it: broker/handlers/consumer_group.py, share_group.py and streams_grou
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol.errors import ErrorCode as E
 
+from kafpy.broker.features import GROUP_VERSION, SHARE_VERSION, STREAMS_VERSION
 from kafpy.broker.handler import RequestContext
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
+    from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 
 NO_OPERATIONS = -2147483648
 # READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS on a group without an authorizer
 GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
 
 
-def modern_coordinator(ctx: RequestContext, kind: str, feature: str) -> Any:
-    """The group coordinator's `kind` ("consumer", "share", "streams") coordinator, or
-    None when it is not attached or the cluster's `feature` level is below 1."""
-    service = ctx.services.group_coordinator
-    coordinator = getattr(service.coordinator, kind, None) if service is not None else None
+def feature_enabled(ctx: RequestContext, feature: str) -> bool:
+    """Whether the cluster's `feature` (group.version, share.version, streams.version) is
+    at level 1 or more (no features finalized: enabled, as in handler unit tests)."""
     features = ctx.services.features
-    if features is not None and features.current().level(feature) < 1:
+    return features is None or features.current().level(feature) >= 1
+
+
+def consumer_coordinator(ctx: RequestContext) -> ConsumerGroupCoordinator | None:
+    """The ConsumerGroupCoordinator, or None when not configured or group.version < 1."""
+    service = ctx.services.group_coordinator
+    if service is None or not feature_enabled(ctx, GROUP_VERSION):
         return None
-    return coordinator
+    return service.consumer
+
+
+def share_coordinator(ctx: RequestContext) -> ShareGroupCoordinator | None:
+    """The ShareGroupCoordinator, or None when not configured or share.version < 1."""
+    service = ctx.services.group_coordinator
+    if service is None or not feature_enabled(ctx, SHARE_VERSION):
+        return None
+    return service.share
+
+
+def streams_coordinator(ctx: RequestContext) -> StreamsGroupCoordinator | None:
+    """The StreamsGroupCoordinator, or None when not configured or streams.version < 1."""
+    service = ctx.services.group_coordinator
+    if service is None or not feature_enabled(ctx, STREAMS_VERSION):
+        return None
+    return service.streams
 
 
 def client_host(ctx: RequestContext) -> str:

@@ -4,7 +4,7 @@ AlterShareGroupOffsets (91) and DeleteShareGroupOffsets (92), which read and cha
 share-partition state through the persister.
 
 Thin glue between decoded requests and the ShareGroupCoordinator attached to the group
-coordinator (`services.group_coordinator.coordinator.share`). All need the cluster's
+coordinator (`services.group_coordinator.share`). All need the cluster's
 share.version at 1 or more (broker/features.py gates them in ApiVersions); below it they
 answer UNSUPPORTED_VERSION as Kafka does.
 """
@@ -16,17 +16,11 @@ from kafpy.protocol.messages import (
     AlterShareGroupOffsetsResponse, DeleteShareGroupOffsetsResponse, DescribeShareGroupOffsetsResponse,
     ShareGroupDescribeResponse, ShareGroupHeartbeatResponse)
 
-from kafpy.broker.features import SHARE_VERSION
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.handlers.modern_group import (
-    authorized_operations, client_host, described_assignment, heartbeat_assignment, modern_coordinator)
+    authorized_operations, client_host, described_assignment, heartbeat_assignment, share_coordinator)
 
 _UNSUPPORTED = "The share group protocol is not enabled on this cluster (share.version)."
-
-
-def share_coordinator(ctx: RequestContext):
-    """The ShareGroupCoordinator, or None when share.version is below 1."""
-    return modern_coordinator(ctx, "share", SHARE_VERSION)
 
 
 async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHeartbeatResponse:

@@ -2,7 +2,7 @@
 StreamsGroupDescribe (89), v0-1.
 
 Thin glue between decoded requests and the StreamsGroupCoordinator attached to the
-group coordinator (`services.group_coordinator.coordinator.streams`; None when
+group coordinator (`services.group_coordinator.streams`; None when
 `group.coordinator.rebalance.protocols` leaves "streams" out). Both APIs need the
 cluster's streams.version at 1 (broker/features.py); below it, or without the
 coordinator, they answer UNSUPPORTED_VERSION as Kafka does.
@@ -24,9 +24,8 @@ from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
-from kafpy.broker.features import STREAMS_VERSION
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.handlers.modern_group import authorized_operations, client_host, modern_coordinator
+from kafpy.broker.handlers.modern_group import authorized_operations, client_host, streams_coordinator
 from kafpy.coordinator.group.streams.group import Tasks, TaskSet
 from kafpy.coordinator.group.streams.topology import TopicInfo, from_request
 
@@ -37,10 +36,6 @@ _UNSUPPORTED = "The streams group protocol is not enabled on this cluster (strea
 # internal topics being created, per broker (its services), so that the heartbeats of
 # many members ask for each only once
 _creating: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
-
-
-def _streams_coordinator(ctx: RequestContext) -> Any:
-    return modern_coordinator(ctx, "streams", STREAMS_VERSION)
 
 
 def _task_set(items: Any) -> TaskSet:
@@ -119,7 +114,7 @@ def create_internal_topics(ctx: RequestContext, topics: list[TopicInfo]) -> None
 
 async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGroupHeartbeatResponse:
     R = StreamsGroupHeartbeatResponse
-    streams = _streams_coordinator(ctx)
+    streams = streams_coordinator(ctx)
     if streams is None:
         return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id="", member_epoch=0, heartbeat_interval_ms=0, status=None)
@@ -176,7 +171,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
 
 async def handle_streams_group_describe(ctx: RequestContext, req) -> StreamsGroupDescribeResponse:
     R = StreamsGroupDescribeResponse
-    streams = _streams_coordinator(ctx)
+    streams = streams_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if streams is None:

@@ -109,7 +109,7 @@ async def handle_add_partitions_to_txn(ctx: RequestContext, req) -> AddPartition
 # --------------------------------------------------------------------- AddOffsetsToTxn
 async def handle_add_offsets_to_txn(ctx: RequestContext, req) -> AddOffsetsToTxnResponse:
     svc = _service(ctx)
-    partition = ctx.services.group_coordinator.coordinator.partition_for(req.group_id)
+    partition = ctx.services.group_coordinator.classic.partition_for(req.group_id)
     error = await svc.coordinator.add_partitions(req.transactional_id, req.producer_id, req.producer_epoch,
                                                  [(GROUP_METADATA_TOPIC_NAME, partition)], svc.now_ms())
     return AddOffsetsToTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))

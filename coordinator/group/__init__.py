@@ -1,5 +1,7 @@
 """The group coordinator: classic, consumer, share and Streams groups and their committed
-offsets, kept in `__consumer_offsets`."""
+offsets, kept in `__consumer_offsets`. `service.GroupCoordinatorService` builds one
+coordinator per kind (`classic/`, `consumer/`, `share/`, `streams/`) and owns them by name;
+the classic one owns the partitions and routes to the others."""
 
 from kafpy.coordinator.group.config import GroupCoordinatorConfig
 from kafpy.coordinator.group.classic.coordinator import GroupCoordinator

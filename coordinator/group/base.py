@@ -10,20 +10,40 @@ from __future__ import annotations
 
 import heapq
 import uuid
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.config import GroupCoordinatorConfig
 from kafpy.coordinator.group.classic.group import ClassicGroup, Member
-from kafpy.coordinator.group.offsets_log import ImmediateFuture, OffsetsLog
+from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, ImmediateFuture, OffsetsLog, Record
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.group.persistence import GroupStore
+from kafpy.coordinator.result import CoordinatorWriter
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.consumer.group import ConsumerGroup
+    from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
+    from kafpy.coordinator.group.share.group import ShareGroup
+    from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
+    from kafpy.coordinator.group.streams.group import StreamsGroup
 
 # API names for group-id validation (Kafka accepts "" for these).
 OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS = (
     "OffsetCommit", "OffsetFetch", "DescribeGroups", "DeleteGroups")
 _EMPTY_ID_OK = {OFFSET_COMMIT, OFFSET_FETCH, DESCRIBE_GROUPS, DELETE_GROUPS}
+
+
+K = TypeVar("K")
+
+
+def attached(coordinator: K | None) -> K:
+    """The coordinator of a group kind that has a group in its map (only an attached kind
+    fills its map, so None here is a bug, not a request's fault)."""
+    if coordinator is None:
+        raise RuntimeError("a group of a kind whose coordinator is not attached")
+    return coordinator
 
 
 class CoordinatorBase:
@@ -37,18 +57,18 @@ class CoordinatorBase:
         self.log = offsets_log
         self.store = GroupStore(offsets_log, self.partition_for)
         self.future_factory = future_factory
+        # the one write path of every group kind (coordinator/result.py)
+        self.writer = CoordinatorWriter(offsets_log, future_factory, "group coordinator")
         self.groups: dict[str, ClassicGroup] = {}
-        # Consumer-protocol groups (KIP-848) by id, kept by the ConsumerGroupCoordinator
-        # attached as `consumer` (consumer_coordinator.py); None: classic groups only.
-        self.consumer_groups: dict[str, Any] = {}
-        self.consumer: Any = None
-        # share groups (KIP-932): share_group_coordinator.ShareGroupCoordinator attaches itself
-        self.share_groups: dict[str, Any] = {}
-        self.share: Any = None
-        # Streams groups (KIP-1071) by id, kept by the StreamsGroupCoordinator attached
-        # as `streams` (streams_coordinator.py); None: no Streams groups.
-        self.streams_groups: dict[str, Any] = {}
-        self.streams: Any = None
+        # The groups of the other kinds by id and their coordinators, set by `attach`
+        # (GroupCoordinatorService builds them; None: classic groups only). The classic
+        # coordinator owns the partitions, so it hands them loads, unloads and timers.
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
+        self.share_groups: dict[str, ShareGroup] = {}
+        self.streams_groups: dict[str, StreamsGroup] = {}
+        self.consumer: ConsumerGroupCoordinator | None = None
+        self.share: ShareGroupCoordinator | None = None
+        self.streams: StreamsGroupCoordinator | None = None
         n = config.offsets_topic_num_partitions
         self.owned_partitions: set[int] = set(range(n) if owned_partitions is None
                                               else owned_partitions)
@@ -60,13 +80,41 @@ class CoordinatorBase:
         # Every deadline ever set, as a min-heap: `poll` scans the groups only when the
         # earliest one is due (entries of deadlines since cleared just cost one scan).
         self._wakeups: list[int] = []
-        # The latest time `poll` was given: a write completing later acts at least then.
-        self._last_poll_ms = 0
+        # The latest time `poll` was given: a write completing later acts at least then
+        # (the share coordinator's clock when the service gives it none).
+        self.last_poll_ms = 0
+
+    def attach(self, *, consumer: ConsumerGroupCoordinator | None = None,
+               share: ShareGroupCoordinator | None = None,
+               streams: StreamsGroupCoordinator | None = None) -> None:
+        """Hand the coordinators of the other group kinds (built on this one) the
+        partitions' loads, unloads, timers and the group APIs of every kind."""
+        if consumer is not None:
+            self.consumer = consumer
+        if share is not None:
+            self.share = share
+        if streams is not None:
+            self.streams = streams
+
+    def _write(self, group_id: str, records: list[Record], now_ms: int,
+               then: Callable[[ErrorCode], None] | None = None, *, what: str = "records",
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> None:
+        """Write `records` (none: nothing) to the group's partition through the one write
+        path, `then(error)` once committed or failed; without `then` a failure is logged
+        as a failed write of `what`."""
+        if records:
+            self.writer.write(self.partition_for(group_id), records, now_ms, then, what=what,
+                              key=group_id, producer_id=producer_id, producer_epoch=producer_epoch)
+
+    def new_member_id(self, prefix: str) -> str:
+        """A member id for a classic member joining without one (`prefix`: its client id or
+        group instance id)."""
+        return self._member_id_factory(prefix)
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.config.offsets_topic_num_partitions)
 
-    def _validate_group_status(self, group_id: str | None, api: str) -> ErrorCode | None:
+    def validate_group_status(self, group_id: str | None, api: str) -> ErrorCode | None:
         if group_id is None or (group_id == "" and api not in _EMPTY_ID_OK):
             return ErrorCode.INVALID_GROUP_ID
         if not self.active:
@@ -93,13 +141,13 @@ class CoordinatorBase:
 
     def _completion_time(self, request_ms: int) -> int:
         """The time a write's completion acts at: the request's, or the timer's if later."""
-        return max(request_ms, self._last_poll_ms)
+        return max(request_ms, self.last_poll_ms)
 
     def _wake(self, deadline: int) -> int:
         heapq.heappush(self._wakeups, deadline)
         return deadline
 
-    def _schedule_heartbeat(self, member: Member, now_ms: int, timeout_ms: int | None = None) -> None:
+    def schedule_heartbeat(self, member: Member, now_ms: int, timeout_ms: int | None = None) -> None:
         member.heartbeat_deadline = self._wake(
             now_ms + (member.session_timeout_ms if timeout_ms is None else timeout_ms))
 

@@ -3,9 +3,11 @@ ConsumerGroupCoordinator (KIP-848), ShareGroupCoordinator and StreamsGroupCoordi
 
 Each keeps its groups beside the classic ones, in the `__consumer_offsets` partitions the
 attached classic GroupCoordinator (`self.classic`) owns, and writes its records through
-that coordinator's log. This base holds the plumbing that is the same for the three:
+that coordinator's CoordinatorWriter (coordinator/result.py). This base holds the plumbing that is the same for the three:
 the session timer heap (`_wake`, `_take_due`, `next_deadline`), per-group config
-overrides, writing a batch of records with failures logged, reading one kind's records
+overrides, writing a batch of records with failures logged, the heartbeat flow
+(`_answer_heartbeat`: a kind's pure `_heartbeat` decides, the classic coordinator's
+CoordinatorWriter writes and answers), reading one kind's records
 back when a partition is loaded, unloading, listing and the member-epoch check of
 OffsetFetch/OffsetCommit. What a group kind means (its heartbeat, its records, its
 replay) stays in its own coordinator. One thread (the event loop), so nothing locks.
@@ -14,12 +16,15 @@ from __future__ import annotations
 
 import heapq
 import logging
-from typing import Any, Callable, Collection, Iterator, Mapping
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.offsets_log import TxnMarker, TxnRecord
-from kafpy.coordinator.group.persistence import log_failed_write
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
+from kafpy.coordinator.group.errors import append_error_to_group_error
+from kafpy.coordinator.group.offsets_log import Completion, Record, TxnMarker, TxnRecord
+from kafpy.coordinator.group.results import HeartbeatResult
+from kafpy.coordinator.result import CoordinatorResult
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
@@ -31,7 +36,7 @@ class ModernGroupCoordinator:
     records in `RECORDS_NAME` (how a failed write is logged)."""
 
     RECORDS_NAME = "group records"
-    classic: Any
+    classic: ClassicCoordinatorView
     groups: dict[str, Any]
     _wakeups: list[int]
     _group_configs: Callable[[str], Mapping[str, str]]
@@ -65,12 +70,32 @@ class ModernGroupCoordinator:
             return default
 
     # ================================================================ the log
-    def _append(self, group_id: str, records: list, now_ms: int) -> Any:
-        """Write `records` to the group's partition; a failure is only logged (the
-        in-memory state has moved already, a new coordinator rebuilds from the log)."""
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-        done.add_done_callback(log_failed_write(self.RECORDS_NAME, group_id))
-        return done
+    def _append(self, group_id: str, records: Sequence[Record], now_ms: int) -> None:
+        """Write `records` to the group's partition; nobody waits, a failure is only
+        logged (the in-memory state has moved already, a new coordinator rebuilds from
+        the log)."""
+        self.classic.writer.write(self.classic.partition_for(group_id), records, now_ms,
+                                  what=self.RECORDS_NAME, key=group_id)
+
+    # ================================================================ heartbeats
+    def _answer_heartbeat(self, group_id: str,
+                          outcome: HeartbeatResult | CoordinatorResult[HeartbeatResult],
+                          now_ms: int) -> Completion:
+        """The heartbeat flow of the three kinds, after the kind's `_heartbeat` decided:
+        a refusal (a bare HeartbeatResult) is answered at once; otherwise the answer is
+        given once the group's records are committed, or, when their write fails, the
+        write's error as a group error (`_failed_heartbeat`)."""
+        if isinstance(outcome, HeartbeatResult):
+            outcome = CoordinatorResult(outcome)
+        answer = outcome.response
+        return self.classic.writer.answer(
+            self.classic.partition_for(group_id), outcome, now_ms,
+            lambda error: self._failed_heartbeat(answer, append_error_to_group_error(error)))
+
+    def _failed_heartbeat(self, answer: HeartbeatResult, error: ErrorCode) -> HeartbeatResult:
+        """What a member hears when its heartbeat's records could not be written: the
+        error, with the member id and epoch it was about to get."""
+        return HeartbeatResult(error, None, answer.member_id, answer.member_epoch)
 
     def _group_records(self, partition: int, key_versions: Collection[int],
                        decode: Callable[[bytes, bytes | None], tuple]) -> Iterator[tuple]:

@@ -14,15 +14,17 @@ marker on the partition (`complete_transaction`) commits or drops them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase
+from kafpy.coordinator.group.base import OFFSET_COMMIT, OFFSET_FETCH, CoordinatorBase, attached
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.coordinator.group.errors import append_error_to_commit_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.group.persistence import log_failed_write
 from kafpy.coordinator.group.records import OffsetAndMetadata
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, FetchedOffset
 
@@ -35,12 +37,12 @@ class OffsetManager(CoordinatorBase):
     def _epoch_group(self, group_id: str) -> tuple[Any, Any]:
         """(group, coordinator validating its member epochs) of a consumer-protocol or
         Streams group; (None, None) for a classic one."""
-        group = self.consumer_groups.get(group_id)
-        if group is not None:
-            return group, self.consumer
-        group = self.streams_groups.get(group_id)
-        if group is not None:
-            return group, self.streams
+        consumer_group = self.consumer_groups.get(group_id)
+        if consumer_group is not None:
+            return consumer_group, attached(self.consumer)
+        streams_group = self.streams_groups.get(group_id)
+        if streams_group is not None:
+            return streams_group, attached(self.streams)
         return None, None
 
     # ================================================================ OffsetCommit
@@ -49,7 +51,7 @@ class OffsetManager(CoordinatorBase):
                        now_ms: int) -> Any:
         """A future resolved with {partition: error} once the commit is committed in
         `__consumer_offsets` (or failed)."""
-        err = self._validate_group_status(group_id, OFFSET_COMMIT)
+        err = self.validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         consumer_group, epochs = self._epoch_group(group_id)
@@ -73,7 +75,7 @@ class OffsetManager(CoordinatorBase):
         if group.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
             member = group.members.get(member_id)
             if member is not None:
-                self._schedule_heartbeat(member, now_ms)
+                self.schedule_heartbeat(member, now_ms)
         return self._store_offsets(group, offsets, now_ms)
 
     def _validate_offset_commit(self, group: ClassicGroup, generation_id: int, member_id: str,
@@ -114,8 +116,7 @@ class OffsetManager(CoordinatorBase):
             return fut
         group.prepare_offset_commit(valid)
 
-        def on_written(done: Any) -> None:
-            error = completion_error(done)
+        def on_written(error: ErrorCode) -> None:
             if self._is_current(group):
                 for tp, om in valid.items():
                     if error == ErrorCode.NONE:
@@ -126,7 +127,7 @@ class OffsetManager(CoordinatorBase):
                                         else append_error_to_commit_error(error)))
             complete(fut, {tp: result[tp] for tp in offsets})
 
-        self.store.store_offsets(group.group_id, valid, now_ms).add_done_callback(on_written)
+        self._write(group.group_id, self.store.offset_records(group.group_id, valid), now_ms, on_written)
         return fut
 
     # ================================================================ TxnOffsetCommit
@@ -137,7 +138,7 @@ class OffsetManager(CoordinatorBase):
         are written to `__consumer_offsets` as a transactional batch of the producer.
         They stay pending (OffsetFetch does not show them; with require_stable it
         answers UNSTABLE_OFFSET_COMMIT) until the producer's marker settles them."""
-        err = self._validate_group_status(group_id, OFFSET_COMMIT)
+        err = self.validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         group, epochs = self._epoch_group(group_id)
@@ -163,8 +164,7 @@ class OffsetManager(CoordinatorBase):
         pending = group.pending_txn_offsets.setdefault(producer_id, {})
         pending.update(valid)
 
-        def on_written(done: Any) -> None:
-            error = completion_error(done)
+        def on_written(error: ErrorCode) -> None:
             if error != ErrorCode.NONE and self._is_current(group):
                 staged = group.pending_txn_offsets.get(producer_id, {})
                 for tp, om in valid.items():
@@ -176,8 +176,8 @@ class OffsetManager(CoordinatorBase):
                                         else append_error_to_commit_error(error)))
             complete(fut, {tp: result[tp] for tp in offsets})
 
-        self.store.store_offsets(group.group_id, valid, now_ms, producer_id,
-                                 producer_epoch).add_done_callback(on_written)
+        self._write(group.group_id, self.store.offset_records(group.group_id, valid), now_ms, on_written,
+                    producer_id=producer_id, producer_epoch=producer_epoch)
         return fut
 
     def complete_transaction(self, producer_id: int, partitions: list[int], committed: bool) -> None:
@@ -203,7 +203,7 @@ class OffsetManager(CoordinatorBase):
         commits are not shown (the last committed offset is); with `require_stable` a
         partition with a pending transactional commit answers UNSTABLE_OFFSET_COMMIT
         (the client retries until the transaction ends), as Kafka's new coordinator."""
-        err = self._validate_group_status(group_id, OFFSET_FETCH)
+        err = self.validate_group_status(group_id, OFFSET_FETCH)
         if err is not None:
             return err, {}
         group, epochs = self._epoch_group(group_id)
@@ -231,7 +231,7 @@ class OffsetManager(CoordinatorBase):
     # ================================================================ OffsetDelete
     def delete_offsets(self, group_id: str, partitions: list[TopicPartition], now_ms: int
                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
-        err = self._validate_group_status(group_id, "OffsetDelete")
+        err = self.validate_group_status(group_id, "OffsetDelete")
         if err is not None:
             return err, {}
         if group_id in self.consumer_groups:
@@ -264,15 +264,16 @@ class OffsetManager(CoordinatorBase):
                                        now_ms: int
                                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """OffsetDelete on a consumer group: refused for topics a member subscribes to."""
-        owner = self.streams if group.group_id in self.streams_groups else self.consumer
-        subscribed = owner.subscribed_topic_names(group)
+        if group.group_id in self.streams_groups:
+            subscribed = attached(self.streams).subscribed_topic_names(group)
+        else:
+            subscribed = attached(self.consumer).subscribed_topic_names(group)
         errors = {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp[0] in subscribed}
         eligible = [tp for tp in partitions if tp not in errors]
         removed = group.remove_offsets(eligible)
         errors.update(dict.fromkeys(eligible, ErrorCode.NONE))
-        done = self.store.store_tombstones(group.group_id, removed, False, now_ms)
-        if done is not None:
-            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        self._write(group.group_id, self.store.tombstone_records(group.group_id, removed, False),
+                    now_ms, what="tombstones")
         return ErrorCode.NONE, errors
 
     # ================================================================ removal
@@ -288,10 +289,8 @@ class OffsetManager(CoordinatorBase):
         dead = group.is_(GroupState.DEAD)
         if dead and self._is_current(group):
             del self.groups[group.group_id]
-        done = self.store.store_tombstones(group.group_id, removed,
-                                           dead and group.generation_id > 0, now_ms)
-        if done is not None:
-            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        self._write(group.group_id, self.store.tombstone_records(group.group_id, removed, dead and group.generation_id > 0),
+                    now_ms, what="tombstones")
         return len(removed)
 
     def _expired_offsets(self, group: ClassicGroup, now_ms: int) -> list[TopicPartition]:
@@ -336,19 +335,19 @@ class OffsetManager(CoordinatorBase):
         """A consumer-protocol (or Streams) group's offsets past retention of topics no
         member subscribes to (all of them once it is empty); an empty group left without
         offsets is deleted, as Kafka's cleanupGroupMetadata does."""
-        streams = group.group_id in self.streams_groups
-        subscribed = (self.streams if streams else self.consumer).subscribed_topic_names(group)
+        owner: StreamsGroupCoordinator | ConsumerGroupCoordinator = (attached(self.streams) if group.group_id in self.streams_groups
+                                         else attached(self.consumer))
+        subscribed = owner.subscribed_topic_names(group)
         retention = self.config.offsets_retention_ms
         expired = [tp for tp, om in group.offsets.items()
                    if tp[0] not in subscribed and tp not in group.pending_offset_commits
                    and (now_ms >= om.expire_timestamp if om.expire_timestamp >= 0
                         else now_ms - om.commit_timestamp >= retention)]
         gone = group.remove_offsets(expired)
-        done = self.store.store_tombstones(group.group_id, gone, False, now_ms)
-        if done is not None:
-            done.add_done_callback(log_failed_write("tombstones", group.group_id))
+        self._write(group.group_id, self.store.tombstone_records(group.group_id, gone, False),
+                    now_ms, what="tombstones")
         if not group.members and not group.has_offsets:
-            (self.streams if streams else self.consumer).delete_group(group, now_ms)
+            owner.delete_group(group, now_ms)
         return len(gone)
 
     def on_topics_deleted(self, topics: Iterable[str], now_ms: int) -> int:
@@ -368,9 +367,8 @@ class OffsetManager(CoordinatorBase):
             victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
                        if tp[0] in gone]
             gone_now = cgroup.remove_offsets(victims)
-            done = self.store.store_tombstones(cgroup.group_id, gone_now, False, now_ms)
-            if done is not None:
-                done.add_done_callback(log_failed_write("tombstones", cgroup.group_id))
+            self._write(cgroup.group_id, self.store.tombstone_records(cgroup.group_id, gone_now, False),
+                        now_ms, what="tombstones")
             removed += len(gone_now)
         if self.share is not None:
             self.share.on_topics_deleted(gone, now_ms)

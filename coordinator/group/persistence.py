@@ -1,21 +1,22 @@
-"""Groups and offsets as `__consumer_offsets` records: writing them through an
-OffsetsLog and rebuilding groups by replaying a partition (Kafka's GroupMetadataManager
-storeGroup / storeOffsets / loadGroupsAndOffsets).
+"""Groups and offsets as `__consumer_offsets` records: the records a classic group's
+metadata, its offsets and their tombstones are written as (Kafka's GroupMetadataManager
+storeGroup / storeOffsets), and groups rebuilt by replaying a partition
+(loadGroupsAndOffsets).
 
-Who calls it: the GroupCoordinator only, on the event loop thread. It keeps nothing
-itself; every write returns the OffsetsLog's completion, and the caller decides what
-a committed or failed write means for the group.
+Who calls it: the GroupCoordinator (and the consumer coordinator for a downgraded
+group), on the event loop thread. It keeps nothing itself and writes nothing: the
+caller writes the records through its CoordinatorWriter (coordinator/result.py) and
+decides what a committed or failed write means for the group.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member
-from kafpy.coordinator.group.offsets_log import (NO_PRODUCER_ID, Completion, LogEntry, OffsetsLog, TxnMarker, TxnRecord,
-                                           completion_error)
-from kafpy.protocol.errors import ErrorCode
+from kafpy.coordinator.group.offsets_log import (NO_PRODUCER_ID, LogEntry, OffsetsLog, Record, TxnMarker,
+                                                 TxnRecord)
 
 from kafpy.coordinator.group.records import (
     GroupMetadataKey, GroupMetadataValue, MemberRecord, OffsetAndMetadata, OffsetCommitKey,
@@ -29,16 +30,15 @@ TopicPartition = tuple[str, int]
 
 
 class GroupStore:
-    """Encodes and decodes the records of one coordinator; `partition_for` maps a group
-    id to its `__consumer_offsets` partition."""
+    """Encodes and decodes the records of one coordinator, reading them back from
+    `offsets_log`; `partition_for` maps a group id to its `__consumer_offsets` partition."""
 
     def __init__(self, offsets_log: OffsetsLog, partition_for: Callable[[str], int]) -> None:
         self.log = offsets_log
         self._partition_for = partition_for
 
-    # ---------------------------------------------------------------- writes
-    def store_group(self, group: ClassicGroup, assignment: dict[str, bytes],
-                    now_ms: int) -> Completion:
+    # ---------------------------------------------------------------- records
+    def group_records(self, group: ClassicGroup, assignment: dict[str, bytes]) -> list[Record]:
         """The group's generation, members and `assignment` (member id -> bytes)."""
         protocol = group.protocol_name
         members = [MemberRecord(m.member_id, m.group_instance_id, m.client_id, m.client_host,
@@ -49,29 +49,23 @@ class GroupStore:
                                    group.leader_id,
                                    group.state_timestamp if group.state_timestamp is not None
                                    else -1, members)
-        return self.log.append(self._partition_for(group.group_id),
-                               [(encode_group_metadata_key(group.group_id),
-                                 encode_group_metadata_value(value))], now_ms)
+        return [(encode_group_metadata_key(group.group_id), encode_group_metadata_value(value))]
 
-    def store_offsets(self, group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata],
-                      now_ms: int, producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
-        """The offsets as one batch; a transactional one of the producer when
-        ``producer_id`` is given (TxnOffsetCommit: its marker settles them)."""
-        records = [(encode_offset_commit_key(group_id, t, p), encode_offset_commit_value(om))
-                   for (t, p), om in offsets.items()]
-        return self.log.append(self._partition_for(group_id), records, now_ms, producer_id, producer_epoch)
+    @staticmethod
+    def offset_records(group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata]) -> list[Record]:
+        """The offsets' records (one batch; a transactional one for TxnOffsetCommit)."""
+        return [(encode_offset_commit_key(group_id, t, p), encode_offset_commit_value(om))
+                for (t, p), om in offsets.items()]
 
-    def store_tombstones(self, group_id: str, partitions: Iterable[TopicPartition],
-                         with_group: bool, now_ms: int) -> Completion | None:
+    @staticmethod
+    def tombstone_records(group_id: str, partitions: Iterable[TopicPartition],
+                          with_group: bool) -> list[Record]:
         """Tombstones for the offsets of `partitions` (and the group's metadata when
-        `with_group`); None when there is nothing to write."""
-        records: list[tuple[bytes, bytes | None]] = [
-            (encode_offset_commit_key(group_id, t, p), None) for t, p in partitions]
+        `with_group`)."""
+        records: list[Record] = [(encode_offset_commit_key(group_id, t, p), None) for t, p in partitions]
         if with_group:
             records.append((encode_group_metadata_key(group_id), None))
-        if not records:
-            return None
-        return self.log.append(self._partition_for(group_id), records, now_ms)
+        return records
 
     # ---------------------------------------------------------------- replay
     def load(self, partition: int, now_ms: int) -> dict[str, ClassicGroup]:
@@ -150,12 +144,3 @@ def _build_group(group_id: str, meta: GroupMetadataValue | None, now_ms: int) ->
         next(iter(group.members), None))
     group.subscribed_topics = group.compute_subscribed_topics()
     return group
-
-
-def log_failed_write(what: str, group_id: str) -> Callable[[Any], None]:
-    """A completion callback for writes nobody waits for: warn when one fails."""
-    def on_done(done: Any) -> None:
-        error = completion_error(done)
-        if error != ErrorCode.NONE:
-            log.warning("failed to write %s for group %s: %s", what, group_id, error.name)
-    return on_done

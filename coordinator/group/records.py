@@ -1,7 +1,7 @@
 """Keys and values of `__consumer_offsets` records, in Kafka's formats.
 
 Key versions 0/1 are offset commits (OffsetCommitKey), 2 is group metadata
-(GroupMetadataKey). Values are written as Kafka 2.3+ brokers write them:
+(GroupMetadataKey); every record type is named in coordinator/record_types.py. Values are written as Kafka 2.3+ brokers write them:
 OffsetCommitValue v3 (v1 when an explicit expire timestamp exists, from
 OffsetCommit v2-v4 retention_time_ms) and GroupMetadataValue v3, so Kafka's own
 `kafka-dump-log --offsets-decoder` and brokers read them. Every version 0-4 of
@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
+
+from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType as T
 
 _I16 = struct.Struct(">h")
 
@@ -71,12 +73,12 @@ class GroupMetadataValue:
 # ---------------------------------------------------------------- encoding
 
 def encode_offset_commit_key(group: str, topic: str, partition: int) -> bytes:
-    return _I16.pack(1) + encode_data(
-        M.OffsetCommitKey(group=group, topic=topic, partition=partition), 1)
+    return _I16.pack(T.OFFSET_COMMIT) + encode_data(
+        M.OffsetCommitKey(group=group, topic=topic, partition=partition), T.OFFSET_COMMIT)
 
 
 def encode_group_metadata_key(group: str) -> bytes:
-    return _I16.pack(2) + encode_data(M.GroupMetadataKey(group=group), 2)
+    return _I16.pack(T.GROUP_METADATA) + encode_data(M.GroupMetadataKey(group=group), T.GROUP_METADATA)
 
 
 def encode_offset_commit_value(om: OffsetAndMetadata) -> bytes:
@@ -114,25 +116,16 @@ def _decode(cls: type, version: int, data: bytes):
         raise ValueError(f"bad {cls.__name__} v{version}: {e}") from e
 
 
-# Keys of consumer-protocol group records (coordinator/group/consumer/records.py reads them)
-# and of Streams group records (coordinator/group/streams/records.py).
-CONSUMER_GROUP_KEY_VERSIONS = frozenset({3, 4, 5, 6, 7, 8, 16})
-# Keys of share group records (coordinator/group/share/records.py reads them).
-SHARE_GROUP_KEY_VERSIONS = frozenset(range(9, 16))
-STREAMS_GROUP_KEY_VERSIONS = frozenset({17, 19, 20, 21, 22, 23})
-
-
 def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
     """The key of a classic group's record; None for a consumer-protocol or share group's."""
     version, data = _split(buf)
-    if (version in CONSUMER_GROUP_KEY_VERSIONS or version in SHARE_GROUP_KEY_VERSIONS
-            or version in STREAMS_GROUP_KEY_VERSIONS):
+    if version in MODERN_GROUP_RECORDS:
         return None
-    if version in (0, 1):
+    if version in (T.LEGACY_OFFSET_COMMIT, T.OFFSET_COMMIT):
         k = _decode(M.OffsetCommitKey, version, data)
         return OffsetCommitKey(k.group, k.topic, k.partition)
-    if version == 2:
-        return GroupMetadataKey(_decode(M.GroupMetadataKey, 2, data).group)
+    if version == T.GROUP_METADATA:
+        return GroupMetadataKey(_decode(M.GroupMetadataKey, T.GROUP_METADATA, data).group)
     raise ValueError(f"unknown __consumer_offsets key version {version}")
 
 

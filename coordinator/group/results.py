@@ -1,11 +1,16 @@
-"""What the coordinator's request methods answer, for broker/handlers/group.py to turn
-into responses. Plain data; error fields are `kafpy.protocol.errors.ErrorCode` values."""
+"""What the group coordinators' request methods answer, for broker/handlers/group.py,
+consumer_group.py, share_group.py and streams_group.py to turn into responses. Plain data; error fields are `kafpy.protocol.errors.ErrorCode` values."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.streams.group import Tasks
+    from kafpy.coordinator.group.streams.topology import TopicInfo
 
 UNKNOWN_MEMBER_ID = ""
 
@@ -67,3 +72,27 @@ class FetchedOffset:
     leader_epoch: int
     metadata: str
     error: int = ErrorCode.NONE
+
+
+@dataclass
+class HeartbeatResult:
+    """The answer to a ConsumerGroupHeartbeat, ShareGroupHeartbeat or
+    StreamsGroupHeartbeat (one for the three kinds; the Streams-only fields stay at
+    their defaults for the others)."""
+
+    error: int = ErrorCode.NONE
+    message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    # consumer and share groups: topic id -> partitions; None: unchanged since the last answer
+    assignment: dict[bytes, set[int]] | None = None
+    # Streams groups: the member's status, its tasks (None: unchanged since the last
+    # answer), the endpoint information's epoch and, when the member's is not current,
+    # (host, port, active topic partitions, standby topic partitions) of every member
+    # with an endpoint, and the internal topics the broker should create
+    status: list[tuple[int, str]] = field(default_factory=list)
+    tasks: Tasks | None = None
+    endpoint_information_epoch: int = 0
+    partitions_by_endpoint: list[tuple[str, int, dict[str, list[int]], dict[str, list[int]]]] | None = None
+    topics_to_create: list[TopicInfo] = field(default_factory=list)

@@ -10,7 +10,8 @@ Who calls it: the broker constructs it with its collaborators and starts/stops i
 replica manager reports leadership of `__consumer_offsets` partitions through
 `on_elected`/`on_resigned` (a partition is loaded by a background task, see runtime.py)
 and topic deletions through `on_topics_deleted`;
-broker/handlers/group.py calls `find_coordinator`, `now_ms` and `coordinator`. Event
+the handlers (broker/handlers/group.py, consumer_group.py, share_group.py,
+streams_group.py, txn.py) call `find_coordinator`, `now_ms` and the coordinators by name. Event
 loop thread only.
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable, Iterable, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence, overload
 
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
@@ -29,11 +30,21 @@ from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFet
 
 from kafpy.coordinator.group.config import GroupCoordinatorConfig
 from kafpy.coordinator.group.classic.coordinator import GroupCoordinator
+from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
+from kafpy.coordinator.group.share.config import ShareGroupConfig
+from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
+from kafpy.coordinator.group.streams.config import StreamsGroupConfig
+from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
+from kafpy.coordinator.share_state.persister import SharePersister
 from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
-from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.runtime import CoordinatorRuntime
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
+
+# a plain record with its offset, as `read(..., with_offsets=True)` yields it
+OffsetRecord = tuple[int, bytes, "bytes | None"]
 
 # How much of a partition one read takes while loading (Kafka's offsets.load.buffer.size).
 _LOAD_BUFFER_BYTES = 5 * 1024 * 1024
@@ -84,7 +95,11 @@ class BrokerOffsetsLog:
         if appended.done():  # refused at once, or already committed: answered now
             return self._failed(self._error(partition, appended))
         fut = self._loop.create_future()
-        appended.add_done_callback(lambda done: fut.done() or fut.set_result(self._error(partition, done)))
+
+        def committed(done: asyncio.Future) -> None:
+            if not fut.done():
+                fut.set_result(self._error(partition, done))
+        appended.add_done_callback(committed)
         return fut
 
     def _error(self, partition: int, appended: asyncio.Future) -> ErrorCode:
@@ -93,7 +108,13 @@ class BrokerOffsetsLog:
             log.warning("append to %s-%d failed: %s", self.topic, partition, message or error.name)
         return error
 
-    def read(self, partition: int, with_offsets: bool = False) -> Iterable[LogEntry]:
+    @overload
+    def read(self, partition: int) -> Iterable[LogEntry]: ...
+
+    @overload
+    def read(self, partition: int, with_offsets: bool) -> Iterable[LogEntry | OffsetRecord]: ...
+
+    def read(self, partition: int, with_offsets: bool = False) -> Iterable[LogEntry | OffsetRecord]:
         """The partition's entries in log order; `with_offsets` yields plain records as
         (offset, key, value) (the share coordinator tracks which records are redundant)."""
         part = self._replica_manager.get_partition(self.topic, partition)
@@ -147,48 +168,47 @@ def _marker(header: Any, recs: list) -> TxnMarker | None:
 
 
 class GroupCoordinatorService(CoordinatorRuntime):
-    """The group coordinator of one broker. `coordinator` exists from construction, so
-    leadership reported before `start` is not lost."""
+    """The group coordinator of one broker: builds and owns the coordinator of each
+    group kind, `classic` (also `coordinator`, what the runtime's timer polls),
+    `consumer`, `share` and `streams` (None when the kind is not configured); handlers
+    call them by name. They exist from construction, so leadership reported before
+    `start` is not lost."""
 
     def __init__(self, config: GroupCoordinatorConfig, replica_manager: Any,
                  metadata_cache: Any, ensure_offsets_topic: Callable[[], Awaitable[None]],
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
-                 consumer_config: Any = None,
-                 group_configs: Callable[[str], Any] | None = None,
-                 share_config: Any = None,
-                 share_persister: Callable[[], Any] | None = None,
-                 streams_config: Any = None) -> None:
+                 consumer_config: ConsumerGroupConfig | None = None,
+                 group_configs: Callable[[str], Mapping[str, str]] | None = None,
+                 share_config: ShareGroupConfig | None = None,
+                 share_persister: Callable[[], SharePersister | None] | None = None,
+                 streams_config: StreamsGroupConfig | None = None) -> None:
         self.config = config
-        self._metadata = metadata_cache
-        self._ensure_offsets_topic = ensure_offsets_topic
-        self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log)
+        self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log,
+                           metadata_cache, ensure_offsets_topic)
         self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
                                             config.offsets_commit_timeout_ms)
-        self.coordinator = GroupCoordinator(config, self.offsets_log,
-                                            future_factory=loop.create_future,
-                                            owned_partitions=())
+        # the classic coordinator owns the partitions; the other kinds live beside it
+        # (a kind without config is not built: its APIs answer as Kafka's without it)
+        self.classic = GroupCoordinator(config, self.offsets_log, future_factory=loop.create_future,
+                                        owned_partitions=())
+        self.coordinator = self.classic
+        topics = MetadataCacheTopics(metadata_cache)
+        self.consumer: ConsumerGroupCoordinator | None = None
+        self.share: ShareGroupCoordinator | None = None
+        self.streams: StreamsGroupCoordinator | None = None
         if consumer_config is not None:
-            # consumer-protocol groups (KIP-848) beside the classic ones
-            from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
-            from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
-            ConsumerGroupCoordinator(self.coordinator, consumer_config,
-                                     MetadataCacheTopics(metadata_cache),
-                                     group_configs=group_configs)
+            self.consumer = ConsumerGroupCoordinator(self.classic, consumer_config, topics,
+                                                     group_configs=group_configs)
         if share_config is not None:
-            # share groups (KIP-932); `share_persister()` is the broker's SharePersister
-            from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
-            from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
-            ShareGroupCoordinator(self.coordinator, share_config, MetadataCacheTopics(metadata_cache),
-                                  persister=share_persister, run_async=loop.create_task,
-                                  group_configs=group_configs, clock_ms=self.now_ms)
+            # `share_persister()` is the broker's SharePersister
+            self.share = ShareGroupCoordinator(self.classic, share_config, topics,
+                                               persister=share_persister, run_async=loop.create_task,
+                                               group_configs=group_configs, clock_ms=self.now_ms)
         if streams_config is not None:
-            # Streams groups (KIP-1071)
-            from kafpy.coordinator.group.consumer.topics import MetadataCacheTopics
-            from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
-            StreamsGroupCoordinator(self.coordinator, streams_config,
-                                    MetadataCacheTopics(metadata_cache),
-                                    group_configs=group_configs)
+            self.streams = StreamsGroupCoordinator(self.classic, streams_config, topics,
+                                                   group_configs=group_configs)
+        self.classic.attach(consumer=self.consumer, share=self.share, streams=self.streams)
 
     # ------------------------------------------------------------------ lifecycle
     async def stop(self) -> None:
@@ -242,43 +262,11 @@ class GroupCoordinatorService(CoordinatorRuntime):
         self.coordinator.complete_transaction(producer_id, partitions, committed)
 
     # ------------------------------------------------------------------ FindCoordinator
-    def _request_offsets_topic(self) -> None:
-        """Ask (once at a time) for `__consumer_offsets` to be created, as Kafka does on
-        the first FindCoordinator; its partitions arrive later through on_elected."""
-        if self._creating_topic is None or self._creating_topic.done():
-            self._creating_topic = self._loop.create_task(self._create_offsets_topic())
-
-    async def _create_offsets_topic(self) -> None:
-        try:
-            await self._ensure_offsets_topic()
-        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
-            log.warning("could not create %s: %s", GROUP_METADATA_TOPIC_NAME, e)
-
     def find_coordinator(self, key: str, key_type: int) -> tuple[ErrorCode, int, str, int]:
         """(error, node id, host, port) of the coordinator for a group (key type 0).
         COORDINATOR_NOT_AVAILABLE while the coordinator's partition has no leader yet
-        (the client retries). Transactional ids (key type 1) are the transaction
-        coordinator's."""
+        (the client retries; the first such answer asks for `__consumer_offsets` to be
+        created). Transactional ids (key type 1) are the transaction coordinator's."""
         if key_type != 0:
             return ErrorCode.INVALID_REQUEST, -1, "", -1
-        found = coordinator_node(self._metadata, GROUP_METADATA_TOPIC_NAME, key)
-        if found is None:
-            self._request_offsets_topic()
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return found
-
-
-def coordinator_node(metadata: Any, topic: str, key: str
-                     ) -> tuple[ErrorCode, int, str, int] | None:
-    """FindCoordinator's answer for `key` owned by a partition of the internal `topic`
-    (Kafka's abs(hashCode) % partitions): (error, node id, host, port); None when the
-    topic does not exist yet."""
-    info = metadata.topic(topic)
-    if info is None or not info.partitions:
-        return None
-    pinfo = info.partitions.get(partition_for(key, len(info.partitions)))
-    leader = -1 if pinfo is None else pinfo.leader
-    node = next((b for b in metadata.brokers() if b.node_id == leader), None)
-    if node is None:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-    return ErrorCode.NONE, node.node_id, node.host, node.port
+        return self._find_coordinator(key)

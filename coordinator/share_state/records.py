@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_data, encode_data
 
+from kafpy.coordinator.record_types import ShareStateRecordType
 from kafpy.coordinator.share_state.persister import SharePartitionKey, StateBatch
 
 _I16 = struct.Struct(">h")
-SHARE_SNAPSHOT = 0
-SHARE_UPDATE = 1
+SHARE_SNAPSHOT, SHARE_UPDATE = ShareStateRecordType.SHARE_SNAPSHOT, ShareStateRecordType.SHARE_UPDATE
 VALUE_VERSION = 0
 
 

@@ -27,8 +27,9 @@ from typing import Any, Awaitable, Callable
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import SHARE_GROUP_STATE_TOPIC_NAME
 
+from kafpy.coordinator.result import CoordinatorWriter
 from kafpy.coordinator.runtime import CoordinatorRuntime
-from kafpy.coordinator.group.service import BrokerOffsetsLog, coordinator_node
+from kafpy.coordinator.group.service import BrokerOffsetsLog
 from kafpy.coordinator.share_state.config import ShareCoordinatorConfig
 from kafpy.coordinator.share_state.coordinator import ShareCoordinator
 from kafpy.coordinator.share_state.persister import ReadStateResult, SharePartitionKey, StateBatch, StateSummary
@@ -57,17 +58,37 @@ class ShareCoordinatorService(CoordinatorRuntime):
                  ensure_topic: Callable[[], Awaitable[None]], loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time) -> None:
         self.config = config
-        self._metadata = metadata_cache
-        self._ensure_topic = ensure_topic
-        self._init_runtime("share-coordinator", SHARE_GROUP_STATE_TOPIC_NAME, loop, clock, log)
+        self._init_runtime("share-coordinator", SHARE_GROUP_STATE_TOPIC_NAME, loop, clock, log,
+                           metadata_cache, ensure_topic)
         self._replica_manager = replica_manager
-        self.state_log = BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms,
-                                          topic=SHARE_GROUP_STATE_TOPIC_NAME)
+        # the one write path of the coordinators (coordinator/result.py), over the topic's log
+        self.writer: CoordinatorWriter[BrokerOffsetsLog] = CoordinatorWriter(
+            BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms, topic=SHARE_GROUP_STATE_TOPIC_NAME),
+            loop.create_future, "share coordinator")
         self._periodic: list[asyncio.Task] = []
         self._pruned: dict[int, int] = {}
         self.coordinator = ShareCoordinator(config, self._partition_count)
         # key -> (lock, requests holding or waiting for it)
         self._key_locks: dict[SharePartitionKey, list] = {}
+
+    @property
+    def state_log(self) -> BrokerOffsetsLog:
+        """The `__share_group_state` log the writer appends to and loads read."""
+        return self.writer.log
+
+    @state_log.setter
+    def state_log(self, state_log: BrokerOffsetsLog) -> None:
+        self.writer.log = state_log
+
+    async def _write(self, partition: int, records: list[tuple[bytes, bytes | None]]) -> ErrorCode:
+        """The error of writing `records` to `partition` (NONE once committed)."""
+        written: asyncio.Future[ErrorCode] = self._loop.create_future()
+
+        def then(error: ErrorCode) -> None:
+            if not written.done():
+                written.set_result(error)
+        self.writer.write(partition, records, self.now_ms(), then)
+        return await written
 
     def _partition_count(self, topic_id: uuid.UUID) -> int | None:
         info = self._metadata.topic_by_id(topic_id.bytes)
@@ -175,18 +196,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
         """(error, node, host, port) of the leader of the key's `__share_group_state`
         partition (key "group:topicId:partition"); the first call creates the topic
         (COORDINATOR_NOT_AVAILABLE meanwhile)."""
-        found = coordinator_node(self._metadata, SHARE_GROUP_STATE_TOPIC_NAME, key)
-        if found is None:
-            if self._creating_topic is None or self._creating_topic.done():
-                self._creating_topic = self._loop.create_task(self._create_topic())
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return found
-
-    async def _create_topic(self) -> None:
-        try:
-            await self._ensure_topic()
-        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
-            log.warning("could not create %s: %s", SHARE_GROUP_STATE_TOPIC_NAME, e)
+        return self._find_coordinator(key)
 
     # ------------------------------------------------------------------ requests
     async def initialize_state(self, key: SharePartitionKey, state_epoch: int,
@@ -241,7 +251,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
                     return result
                 partition = self.coordinator.partition_for(key)
                 base_offset = self._log_end_offset(partition)
-                appended = await self.state_log.append(partition, result.records, self.now_ms())
+                appended = await self._write(partition, result.records)
                 if appended != ErrorCode.NONE:
                     error = _APPEND_ERRORS.get(appended, appended)
                     return ShardResult(error, error.name)

@@ -11,7 +11,8 @@ Who calls it: the broker glue (broker/handlers/txn.py), the service (leadership 
 thread, so nothing here locks. Every request method takes `now_ms` and answers through
 a completion made by `future_factory` (asyncio's on the broker).
 
-What it keeps on disk: nothing itself. Each transactional id's state goes through a
+What it keeps on disk: nothing itself. Each transactional id's state is written by its
+CoordinatorWriter (coordinator/result.py, the coordinators' one write path) to a
 TransactionLog (Kafka's OffsetsLog interface: one `__transaction_state` partition per
 id) in Kafka's record format; a state is applied only once its write is committed, and
 meanwhile the id answers CONCURRENT_TRANSACTIONS. After PrepareCommit/PrepareAbort is
@@ -27,6 +28,7 @@ from typing import Any, Callable, Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
+from kafpy.coordinator.result import CoordinatorWriter
 from kafpy.coordinator.group.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
@@ -88,6 +90,8 @@ class TransactionCoordinator:
         self.config = config
         self._transaction_version = transaction_version
         self.log = txn_log
+        # the one write path of the coordinators (coordinator/result.py)
+        self.writer = CoordinatorWriter(txn_log, future_factory, "transaction coordinator")
         self.markers = markers
         self._new_producer_id = new_producer_id
         self._future = future_factory
@@ -133,10 +137,8 @@ class TransactionCoordinator:
         tid = txn.transactional_id
         value = (None if transit.state == TxnState.DEAD
                  else encode_value(transit, value_version(self._transaction_version())))
-        done = self.log.append(self.partition_for(tid), [(encode_key(tid), value)], self._now_ms)
 
-        def written(d: Any) -> None:
-            error = completion_error(d)
+        def written(error: ErrorCode) -> None:
             if not self._still_owner(txn, coordinator_epoch):
                 txn.abort_transit()
                 on_done(E.NOT_COORDINATOR)
@@ -151,7 +153,7 @@ class TransactionCoordinator:
             if txn.state == TxnState.DEAD:
                 del self.txns[tid]
             on_done(E.NONE)
-        done.add_done_callback(written)
+        self.writer.write(self.partition_for(tid), [(encode_key(tid), value)], self._now_ms, written)
 
     # ================================================================ InitProducerId
     def init_producer_id(self, transactional_id: str, timeout_ms: int, producer_id: int,

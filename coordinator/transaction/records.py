@@ -18,10 +18,11 @@ from itertools import groupby
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_data, encode_data
 
+from kafpy.coordinator.record_types import TransactionRecordType
 from kafpy.coordinator.transaction.state import TxnState, TxnTransit
 
 _I16 = struct.Struct(">h")
-KEY_VERSION = 0
+KEY_VERSION = TransactionRecordType.TRANSACTION_LOG
 VALUE_VERSION = 0
 
 

@@ -22,7 +22,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 
 from kafpy.coordinator.runtime import CoordinatorRuntime
-from kafpy.coordinator.group.service import BrokerOffsetsLog, coordinator_node
+from kafpy.coordinator.group.service import BrokerOffsetsLog
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.coordinator import (EndTxnResult, InitProducerIdResult,
                                                        TransactionCoordinator)
@@ -43,11 +43,10 @@ class TransactionCoordinatorService(CoordinatorRuntime):
                  close_markers: Callable[[], Awaitable[None]] | None = None,
                  transaction_version: Callable[[], int] = lambda: 0) -> None:
         self.config = config
-        self._metadata = metadata_cache
-        self._ensure_topic = ensure_topic
         self._allocate = allocate_producer_id
         self._close_markers = close_markers
-        self._init_runtime("txn-coordinator", TRANSACTION_STATE_TOPIC_NAME, loop, clock, log)
+        self._init_runtime("txn-coordinator", TRANSACTION_STATE_TOPIC_NAME, loop, clock, log,
+                           metadata_cache, ensure_topic)
         self.txn_log = BrokerOffsetsLog(replica_manager, loop, config.request_timeout_ms,
                                         topic=TRANSACTION_STATE_TOPIC_NAME)
         # one producer id allocated ahead, so the state machine never waits for one
@@ -126,15 +125,4 @@ class TransactionCoordinatorService(CoordinatorRuntime):
         """(error, node, host, port) of the leader of the id's `__transaction_state`
         partition; the first call creates the topic (COORDINATOR_NOT_AVAILABLE meanwhile,
         and while fewer brokers are alive than its replication factor)."""
-        found = coordinator_node(self._metadata, TRANSACTION_STATE_TOPIC_NAME, transactional_id)
-        if found is None:
-            if self._creating_topic is None or self._creating_topic.done():
-                self._creating_topic = self._loop.create_task(self._create_topic())
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
-        return found
-
-    async def _create_topic(self) -> None:
-        try:
-            await self._ensure_topic()
-        except Exception as e:  # noqa: BLE001 - the next FindCoordinator asks again
-            log.warning("could not create %s: %s", TRANSACTION_STATE_TOPIC_NAME, e)
+        return self._find_coordinator(transactional_id)

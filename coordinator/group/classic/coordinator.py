@@ -26,7 +26,7 @@ from typing import Iterable
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.base import DELETE_GROUPS, DESCRIBE_GROUPS
+from kafpy.coordinator.group.base import DELETE_GROUPS, DESCRIBE_GROUPS, attached
 from kafpy.coordinator.group.classic.group import GroupState
 from kafpy.coordinator.group.classic.membership import Membership
 from kafpy.coordinator.group.offsets import OffsetManager
@@ -45,17 +45,17 @@ class GroupCoordinator(Membership, OffsetManager):
     def delete_groups(self, group_ids: list[str], now_ms: int) -> dict[str, ErrorCode]:
         result: dict[str, ErrorCode] = {}
         for gid in group_ids:
-            err = self._validate_group_status(gid, DELETE_GROUPS)
+            err = self.validate_group_status(gid, DELETE_GROUPS)
             if err is not None:
                 result[gid] = err
                 continue
             group = self.groups.get(gid)
             if gid in self.consumer_groups:
-                result[gid] = self.consumer.delete_group(self.consumer_groups[gid], now_ms)
+                result[gid] = attached(self.consumer).delete_group(self.consumer_groups[gid], now_ms)
             elif gid in self.share_groups:
-                result[gid] = self.share.delete_group(self.share_groups[gid], now_ms)
+                result[gid] = attached(self.share).delete_group(self.share_groups[gid], now_ms)
             elif gid in self.streams_groups:
-                result[gid] = self.streams.delete_group(self.streams_groups[gid], now_ms)
+                result[gid] = attached(self.streams).delete_group(self.streams_groups[gid], now_ms)
             elif group is None or group.is_(GroupState.DEAD):
                 result[gid] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -94,11 +94,11 @@ class GroupCoordinator(Membership, OffsetManager):
         return err, out
 
     def describe_group(self, group_id: str) -> GroupSummary:
-        err = self._validate_group_status(group_id, DESCRIBE_GROUPS)
+        err = self.validate_group_status(group_id, DESCRIBE_GROUPS)
         if err is not None:
             return GroupSummary(group_id, err, "", "", "")
         if group_id in self.consumer_groups:
-            return self.consumer.describe_as_classic(group_id)
+            return attached(self.consumer).describe_as_classic(group_id)
         if group_id in self.share_groups:
             # Kafka describes a share group to DescribeGroups as a dead group of no protocol
             return GroupSummary(group_id, ErrorCode.NONE, GroupState.DEAD.value, "", "",
@@ -127,7 +127,7 @@ class GroupCoordinator(Membership, OffsetManager):
     def poll(self, now_ms: int) -> None:
         """Fire every timer due at `now_ms`: member and rebalance timers of every group
         (membership.py), then offset expiry every offsets.retention.check.interval.ms."""
-        self._last_poll_ms = max(self._last_poll_ms, now_ms)
+        self.last_poll_ms = max(self.last_poll_ms, now_ms)
         if self.consumer is not None:
             self.consumer.poll(now_ms)
         if self.share is not None:
@@ -173,12 +173,12 @@ class GroupCoordinator(Membership, OffsetManager):
             for gid, group in loaded.items():
                 old = self.groups.get(gid)
                 if old is not None:
-                    self._fail_parked(old, ErrorCode.NOT_COORDINATOR)
+                    self.fail_parked(old, ErrorCode.NOT_COORDINATOR)
                 self.groups[gid] = group
                 for m in group.members.values():
-                    self._schedule_heartbeat(m, now_ms)
+                    self.schedule_heartbeat(m, now_ms)
                 if group.size > self.config.group_max_size:
-                    self._prepare_rebalance(group, now_ms)
+                    self.prepare_rebalance(group, now_ms)
             if self.consumer is not None:
                 self.consumer.load_partition(partition, now_ms)
             if self.share is not None:
@@ -204,7 +204,7 @@ class GroupCoordinator(Membership, OffsetManager):
             self.streams.unload_partition(partition)
         for gid, group in list(self.groups.items()):
             if self.partition_for(gid) == partition:
-                self._fail_parked(group, ErrorCode.NOT_COORDINATOR)
+                self.fail_parked(group, ErrorCode.NOT_COORDINATOR)
                 group.state = GroupState.DEAD
                 del self.groups[gid]
 
@@ -212,4 +212,4 @@ class GroupCoordinator(Membership, OffsetManager):
         """Answer every parked JoinGroup/SyncGroup with NOT_COORDINATOR and stop."""
         self.active = False
         for group in self.groups.values():
-            self._fail_parked(group, ErrorCode.NOT_COORDINATOR)
+            self.fail_parked(group, ErrorCode.NOT_COORDINATOR)

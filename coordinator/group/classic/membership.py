@@ -17,11 +17,9 @@ from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.base import CoordinatorBase
+from kafpy.coordinator.group.base import CoordinatorBase, attached
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member, complete
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.group.persistence import log_failed_write
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
@@ -62,7 +60,7 @@ class Membership(CoordinatorBase):
                    session_timeout_ms: int, protocol_type: str,
                    protocols: list[tuple[str, bytes]], now_ms: int) -> Any:
         """A future resolved with a JoinResult."""
-        err = self._validate_group_status(group_id, "JoinGroup")
+        err = self.validate_group_status(group_id, "JoinGroup")
         if err is not None:
             return self._new_future(JoinResult(err, member_id))
         if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
@@ -74,13 +72,13 @@ class Membership(CoordinatorBase):
         if group_id in self.streams_groups:
             # Kafka's getOrMaybeCreateClassicGroup: "Group <id> is not a classic group."
             return self._new_future(JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, member_id))
-        if group_id in self.consumer_groups and not self.consumer.release_empty_group(group_id, now_ms):
+        if group_id in self.consumer_groups and not attached(self.consumer).release_empty_group(group_id, now_ms):
             # a live consumer-protocol group: the classic member joins it (migration,
             # consumer_migration.py); an empty one becomes a classic group with its offsets
             if not (self.config.group_min_session_timeout_ms <= session_timeout_ms
                     <= self.config.group_max_session_timeout_ms):
                 return self._new_future(JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, member_id))
-            return self.consumer.classic_join(
+            return attached(self.consumer).classic_join(
                 group_id, member_id, group_instance_id, require_known_member_id, client_id,
                 client_host, rebalance_timeout_ms, session_timeout_ms, protocol_type,
                 protocols, now_ms)
@@ -192,7 +190,7 @@ class Membership(CoordinatorBase):
             group.new_member_added = True
         group.add(member, fut)
         # A new member cannot heartbeat yet; bound how long its JoinGroup may linger.
-        self._schedule_heartbeat(member, now_ms, NEW_MEMBER_JOIN_TIMEOUT_MS)
+        self.schedule_heartbeat(member, now_ms, NEW_MEMBER_JOIN_TIMEOUT_MS)
         self._maybe_prepare_rebalance(group, now_ms)
 
     def _update_member_and_rebalance(self, group, member, protocols, rebalance_ms, session_ms,
@@ -211,7 +209,7 @@ class Membership(CoordinatorBase):
         current_leader = group.leader_id
         member = group.replace_static_member(instance_id, old_id, new_id, _fenced_join,
                                              SyncResult(ErrorCode.FENCED_INSTANCE_ID))
-        self._schedule_heartbeat(member, now_ms)
+        self.schedule_heartbeat(member, now_ms)
         old_protocols = member.protocols
         old_rebalance, old_session = member.rebalance_timeout_ms, member.session_timeout_ms
         group.update_member(member, protocols, rebalance_ms, session_ms, fut)
@@ -220,11 +218,10 @@ class Membership(CoordinatorBase):
             if group.protocol_name == group.select_protocol():
                 # Same selected protocol: no rebalance, just persist the new member id;
                 # the member is answered once that write is committed.
-                done = self.store.store_group(group, {m.member_id: m.assignment
-                                                      for m in group.members.values()}, now_ms)
+                records = self.store.group_records(group, {m.member_id: m.assignment
+                                                           for m in group.members.values()})
 
-                def on_stored(c: Any) -> None:
-                    error = completion_error(c)
+                def on_stored(error: ErrorCode) -> None:
                     if error == ErrorCode.NONE:
                         if member.join_future is fut:     # not fenced or answered meanwhile
                             self._answer_static_rejoin(group, member, current_leader,
@@ -238,16 +235,16 @@ class Membership(CoordinatorBase):
                         old = group.replace_static_member(
                             instance_id, new_id, old_id, _fenced_join,
                             SyncResult(ErrorCode.FENCED_INSTANCE_ID))
-                        self._schedule_heartbeat(old, self._completion_time(now_ms))
+                        self.schedule_heartbeat(old, self._completion_time(now_ms))
                     complete(fut, JoinResult(append_error_to_group_error(error),
                                              UNKNOWN_MEMBER_ID, group.generation_id,
                                              group.protocol_type, group.protocol_name,
                                              current_leader or ""))
-                done.add_done_callback(on_stored)
+                self._write(group.group_id, records, now_ms, on_stored)
             else:
                 self._maybe_prepare_rebalance(group, now_ms)
         elif state is GroupState.COMPLETING_REBALANCE:
-            self._prepare_rebalance(group, now_ms)
+            self.prepare_rebalance(group, now_ms)
         # PreparingRebalance: the member now waits for the join to complete.
 
     def _answer_static_rejoin(self, group: ClassicGroup, member: Member,
@@ -269,9 +266,9 @@ class Membership(CoordinatorBase):
     # ================================================================ rebalance
     def _maybe_prepare_rebalance(self, group: ClassicGroup, now_ms: int) -> None:
         if group.can_rebalance():
-            self._prepare_rebalance(group, now_ms)
+            self.prepare_rebalance(group, now_ms)
 
-    def _prepare_rebalance(self, group: ClassicGroup, now_ms: int) -> None:
+    def prepare_rebalance(self, group: ClassicGroup, now_ms: int) -> None:
         if group.is_(GroupState.COMPLETING_REBALANCE):
             self._reset_and_propagate_assignment_error(
                 group, ErrorCode.REBALANCE_IN_PROGRESS, now_ms)
@@ -336,8 +333,8 @@ class Membership(CoordinatorBase):
         if group.is_(GroupState.EMPTY):
             # Nobody waits for this write; should it fail, the previous generation comes
             # back after a failover and its members time out, as in Kafka.
-            self.store.store_group(group, {}, now_ms).add_done_callback(
-                log_failed_write("empty metadata", group.group_id))
+            self._write(group.group_id, self.store.group_records(group, {}), now_ms,
+                        what="empty metadata")
             return
         leader_members = group.current_member_metadata()
         for m in list(group.members.values()):
@@ -345,7 +342,7 @@ class Membership(CoordinatorBase):
                 ErrorCode.NONE, m.member_id, group.generation_id, group.protocol_type,
                 group.protocol_name, group.leader_id or "", False,
                 leader_members if group.is_leader(m.member_id) else []))
-            self._schedule_heartbeat(m, now_ms)
+            self.schedule_heartbeat(m, now_ms)
             m.is_new = False
             group.pending_sync_members.add(m.member_id)
         group.sync_deadline = self._wake(now_ms + group.rebalance_timeout_ms)
@@ -361,7 +358,7 @@ class Membership(CoordinatorBase):
                         else (None, None))
         for m in group.members.values():
             if self._invoke_sync(m, SyncResult(error, ptype, pname, m.assignment)):
-                self._schedule_heartbeat(m, now_ms)
+                self.schedule_heartbeat(m, now_ms)
 
     def _remove_member_and_update_group(self, group: ClassicGroup, member: Member,
                                         now_ms: int) -> None:
@@ -395,7 +392,7 @@ class Membership(CoordinatorBase):
                 if m is not None:
                     m.heartbeat_deadline = None
                 group.remove(mid)
-            self._prepare_rebalance(group, now_ms)
+            self.prepare_rebalance(group, now_ms)
 
     # ================================================================ SyncGroup
     def sync_group(self, group_id: str, generation_id: int, member_id: str,
@@ -403,14 +400,14 @@ class Membership(CoordinatorBase):
                    group_instance_id: str | None, assignments: dict[str, bytes],
                    now_ms: int) -> Any:
         """A future resolved with a SyncResult."""
-        err = self._validate_group_status(group_id, "SyncGroup")
+        err = self.validate_group_status(group_id, "SyncGroup")
         if err == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             # The rebalance state is gone: make the member rejoin without rediscovery.
             return self._new_future(SyncResult(ErrorCode.REBALANCE_IN_PROGRESS))
         if err is not None:
             return self._new_future(SyncResult(err))
         if group_id in self.consumer_groups:
-            return self.consumer.classic_sync(group_id, generation_id, member_id, protocol_type,
+            return attached(self.consumer).classic_sync(group_id, generation_id, member_id, protocol_type,
                                               protocol_name, now_ms)
         group = self.groups.get(group_id)
         if group is None:
@@ -435,7 +432,7 @@ class Membership(CoordinatorBase):
         member = group.members[member_id]
         if state is GroupState.STABLE:
             self._remove_pending_sync_member(group, member_id)
-            self._schedule_heartbeat(member, now_ms)
+            self.schedule_heartbeat(member, now_ms)
             return self._new_future(SyncResult(ErrorCode.NONE, group.protocol_type,
                                                group.protocol_name, member.assignment))
         # CompletingRebalance: park until the leader's assignment is stored.
@@ -446,9 +443,9 @@ class Membership(CoordinatorBase):
         self._remove_pending_sync_member(group, member_id)
         if group.is_leader(member_id):
             assignment = {mid: bytes(assignments.get(mid, b"") or b"") for mid in group.members}
-            done = self.store.store_group(group, assignment, now_ms)
-            done.add_done_callback(lambda c: self._on_assignment_stored(
-                group, generation_id, assignment, completion_error(c), now_ms))
+            self._write(group_id, self.store.group_records(group, assignment), now_ms,
+                        lambda error: self._on_assignment_stored(group, generation_id, assignment,
+                                                                 error, now_ms))
         return fut
 
     def _on_assignment_stored(self, group: ClassicGroup, generation_id: int,
@@ -473,13 +470,13 @@ class Membership(CoordinatorBase):
     # ================================================================ Heartbeat
     def heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None,
                   generation_id: int, now_ms: int) -> int:
-        err = self._validate_group_status(group_id, "Heartbeat")
+        err = self.validate_group_status(group_id, "Heartbeat")
         if err == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             return ErrorCode.NONE
         if err is not None:
             return err
         if group_id in self.consumer_groups:
-            return self.consumer.classic_heartbeat(group_id, member_id, generation_id, now_ms)
+            return attached(self.consumer).classic_heartbeat(group_id, member_id, generation_id, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
@@ -492,7 +489,7 @@ class Membership(CoordinatorBase):
             return ErrorCode.ILLEGAL_GENERATION
         if group.is_(GroupState.EMPTY):
             return ErrorCode.UNKNOWN_MEMBER_ID
-        self._schedule_heartbeat(group.members[member_id], now_ms)
+        self.schedule_heartbeat(group.members[member_id], now_ms)
         if group.is_(GroupState.PREPARING_REBALANCE):
             return ErrorCode.REBALANCE_IN_PROGRESS
         return ErrorCode.NONE
@@ -501,11 +498,11 @@ class Membership(CoordinatorBase):
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]],
                     now_ms: int) -> tuple[int, list[tuple[str, str | None, int]]]:
         """(top-level error, [(member id, group instance id, error)])."""
-        err = self._validate_group_status(group_id, "LeaveGroup")
+        err = self.validate_group_status(group_id, "LeaveGroup")
         if err is not None:
             return err, []
         if group_id in self.consumer_groups:
-            return self.consumer.classic_leave(group_id, members, now_ms)
+            return attached(self.consumer).classic_leave(group_id, members, now_ms)
         group = self.groups.get(group_id)
         if group is None:
             return ErrorCode.NONE, [(mid, iid, ErrorCode.UNKNOWN_MEMBER_ID) for mid, iid in members]
@@ -556,7 +553,7 @@ class Membership(CoordinatorBase):
         if group.sync_deadline is not None and now_ms >= group.sync_deadline:
             self._on_expire_pending_sync(group, now_ms)
 
-    def _fail_parked(self, group: ClassicGroup, error: ErrorCode) -> None:
+    def fail_parked(self, group: ClassicGroup, error: ErrorCode) -> None:
         for m in group.members.values():
             self._invoke_join(group, m, JoinResult(error, m.member_id))
             self._invoke_sync(m, SyncResult(error))

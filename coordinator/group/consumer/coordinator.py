@@ -2,7 +2,8 @@
 ConsumerGroupDescribe, a state machine with the clock passed in.
 
 Who calls it: the broker glue (broker/handlers/consumer_group.py) for requests; the
-classic GroupCoordinator it is attached to (`classic.consumer`) for loading and
+classic GroupCoordinator (GroupCoordinatorService builds both and attaches this one as
+`classic.consumer`; this side sees it as a ClassicCoordinatorView) for loading and
 unloading `__consumer_offsets` partitions, timers (`poll`), shutdown, and the offset
 APIs, which validate a consumer group member's epoch here (`validate_offset_commit`,
 `validate_offset_fetch`). One thread (the event loop), so nothing locks.
@@ -48,27 +49,18 @@ from kafpy.coordinator.group.consumer.assignors import MemberSubscription, Parti
 from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
 from kafpy.coordinator.group.consumer.migration import ClassicMembers
 from kafpy.coordinator.group.consumer.group import (
-    JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
+    ConsumerGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, Assignment, ConsumerGroup, ConsumerGroupMember,
     ConsumerGroupState, MemberState, ResolvedRegex, copy_assignment)
-from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import ClassicGroup, complete
+from kafpy.coordinator.group.classic.group import ClassicGroup
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
-from kafpy.coordinator.group.offsets_log import completion_error
 from kafpy.coordinator.group.records import encode_offset_commit_key
-from kafpy.coordinator.group.results import GroupSummary, MemberSummary
+from kafpy.coordinator.group.offsets_log import Completion
+from kafpy.coordinator.group.results import GroupSummary, HeartbeatResult, MemberSummary
+from kafpy.coordinator.result import CoordinatorResult
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
-
-
-@dataclass
-class HeartbeatResult:
-    error: int = ErrorCode.NONE
-    message: str | None = None
-    member_id: str | None = None
-    member_epoch: int = 0
-    heartbeat_interval_ms: int = 0
-    assignment: Assignment | None = None     # None: unchanged since the last answer
 
 
 @dataclass
@@ -101,7 +93,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     RECORDS_NAME = "consumer group records"
 
-    def __init__(self, classic: Any, config: ConsumerGroupConfig, topics: TopicsView,
+    def __init__(self, classic: ClassicCoordinatorView, config: ConsumerGroupConfig, topics: TopicsView,
                  member_id_factory: Callable[[], str] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         """`group_configs(group_id)`: the group's overrides (`consumer.session.timeout.ms`,
@@ -119,8 +111,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         self._regex_cache: dict[str, re.Pattern | None] = {}
         self._topic_names: frozenset[str] | None = None
         self._topics_version = 0
-        self._downgraded: list = []
-        classic.consumer = self
+        self._downgraded: list[ClassicGroup] = []
 
     # ================================================================ ConsumerGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
@@ -128,32 +119,18 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                   rebalance_timeout_ms: int = -1, subscribed_topic_names: list[str] | None = None,
                   subscribed_topic_regex: str | None = None, server_assignor: str | None = None,
                   owned: Assignment | None = None, client_id: str = "", client_host: str = "",
-                  api_version: int = 1, now_ms: int) -> Any:
+                  api_version: int = 1, now_ms: int) -> Completion:
         """A future resolved with a HeartbeatResult once the group's changes are written."""
-        fut = self.classic.future_factory()
-        result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
-                                 rebalance_timeout_ms, subscribed_topic_names,
-                                 subscribed_topic_regex, server_assignor, owned, client_id,
-                                 client_host, api_version, now_ms)
-        if isinstance(result, HeartbeatResult):
-            fut.set_result(result)
-            return fut
-        records, answer = result
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-        self._store_downgraded(now_ms)
-
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error != ErrorCode.NONE:
-                complete(fut, _error(append_error_to_group_error(error), None, answer.member_id,
-                                     answer.member_epoch))
-            else:
-                complete(fut, answer)
-        done.add_done_callback(on_written)
-        return fut
+        request = ConsumerGroupHeartbeat(
+            group_id, member_id, member_epoch, now_ms, instance_id, rack_id, rebalance_timeout_ms,
+            subscribed_topic_names, subscribed_topic_regex, server_assignor, owned, client_id,
+            client_host, api_version)
+        outcome = self._heartbeat(request)
+        answered = self._answer_heartbeat(group_id, outcome, now_ms)
+        if isinstance(outcome, CoordinatorResult) and outcome.records:
+            # classic metadata of groups this heartbeat downgraded, after their tombstones
+            self._store_downgraded(now_ms)
+        return answered
 
     def _validate_request(self, group_id: str, member_id: str, member_epoch: int,
                           instance_id: str | None, rebalance_timeout_ms: int,
@@ -183,9 +160,15 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             return None   # answered UNSUPPORTED_ASSIGNOR by the caller
         return None
 
-    def _heartbeat(self, group_id, member_id, member_epoch, instance_id, rack_id,
-                   rebalance_timeout_ms, names, regex, server_assignor, owned, client_id,
-                   client_host, api_version, now_ms):
+    def _heartbeat(self, request: ConsumerGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
+        """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write)
+        and the records it writes; the group's state has moved already."""
+        group_id, member_id, member_epoch = request.group_id, request.member_id, request.member_epoch
+        instance_id, rack_id, now_ms = request.instance_id, request.rack_id, request.now_ms
+        rebalance_timeout_ms, owned = request.rebalance_timeout_ms, request.owned
+        names, regex = request.subscribed_topic_names, request.subscribed_topic_regex
+        server_assignor, api_version = request.server_assignor, request.api_version
+        client_id, client_host = request.client_id, request.client_host
         reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
                                         rebalance_timeout_ms, names, regex, server_assignor,
                                         owned, api_version)
@@ -193,7 +176,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             log.info("ConsumerGroupHeartbeat of %s in group %s refused: %s", member_id,
                      group_id, reason)
             return _error(ErrorCode.INVALID_REQUEST, reason)
-        err = self.classic._validate_group_status(group_id, "ConsumerGroupHeartbeat")
+        err = self.classic.validate_group_status(group_id, "ConsumerGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id or None, member_epoch)
         if server_assignor is not None and server_assignor not in self.assignors:
@@ -226,14 +209,15 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if member_epoch == JOIN_EPOCH:
             # an upgrade done above is written even when this member is refused
             if member is None and len(group.members) >= self.config.max_size:
-                return records, _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
-                                       f"The consumer group has reached its maximum capacity "
-                                       f"of {self.config.max_size} members.")
+                return CoordinatorResult(_error(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                                                f"The consumer group has reached its maximum capacity "
+                                                f"of {self.config.max_size} members."), records)
             if not member_id:
                 member_id = self._new_member_id()
-            member = self._join(group, member, member_id, instance_id, records)
-            if isinstance(member, HeartbeatResult):
-                return records, member
+            joined = self._join(group, member, member_id, instance_id, records)
+            if isinstance(joined, HeartbeatResult):
+                return CoordinatorResult(joined, records)
+            member = joined
         else:
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
@@ -282,8 +266,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if full or sent_before is None or member.assigned != sent_before:
             assignment = copy_assignment(member.assigned)
             member.last_sent = assignment
-        return records, HeartbeatResult(ErrorCode.NONE, None, member.member_id, member.member_epoch,
-                                        self._heartbeat_interval(group.group_id), assignment)
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member.member_id, member.member_epoch,
+                                                 self._heartbeat_interval(group.group_id), assignment),
+                                 records)
 
     def _create_group(self, group_id: str, classic: Any) -> ConsumerGroup:
         """A new consumer group; the committed offsets of an empty classic group of the
@@ -363,7 +348,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         return None
 
     def _leave(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
-               instance_id: str | None, now_ms: int):
+               instance_id: str | None, now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                           f"Member {member_id} is not a member of group {group_id}.")
@@ -383,7 +368,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         else:
             self._remove_member(group, member, records)
             self._maybe_downgrade(group, now_ms, records)
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, epoch, 0, None)
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member_id, epoch, 0, None), records)
 
     def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None:
         group.remove_member(member.member_id)
@@ -579,7 +564,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedConsumerGroup:
-        err = self.classic._validate_group_status(group_id, "ConsumerGroupDescribe")
+        err = self.classic.validate_group_status(group_id, "ConsumerGroupDescribe")
         if err is not None:
             return DescribedConsumerGroup(group_id, err)
         group = self.groups.get(group_id)

@@ -183,3 +183,25 @@ class ConsumerGroup(GroupOffsets):
             del self.static_members[member.instance_id]
         self.target.pop(member_id, None)
         return member
+
+
+@dataclass
+class ConsumerGroupHeartbeat:
+    """One ConsumerGroupHeartbeat as the coordinator reads it (built by
+    ConsumerGroupCoordinator.heartbeat from the handler's arguments); None fields were
+    not sent (unchanged since the member's last heartbeat)."""
+
+    group_id: str
+    member_id: str
+    member_epoch: int
+    now_ms: int
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topic_names: list[str] | None = None
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    owned: Assignment | None = None
+    client_id: str = ""
+    client_host: str = ""
+    api_version: int = 1

@@ -32,9 +32,10 @@ from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, C
                                               MemberState, copy_assignment)
 from kafpy.coordinator.group.consumer.topics import metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member, complete
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.group.persistence import log_failed_write
+from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
+from kafpy.coordinator.group.offsets_log import Completion, Record
+from kafpy.coordinator.result import CoordinatorResult
 from kafpy.coordinator.group.records import encode_group_metadata_key
 from kafpy.coordinator.group.results import JoinResult, SyncResult
 
@@ -65,7 +66,9 @@ class ClassicMembers:
     """The migration half of ConsumerGroupCoordinator (which provides `classic`,
     `config`, `topics`, `groups` and the reconciliation helpers)."""
 
-    classic: Any
+    classic: ClassicCoordinatorView
+    # classic groups downgraded since the last `_store_downgraded`
+    _downgraded: list[ClassicGroup]
     config: Any
     topics: Any
     groups: dict[str, ConsumerGroup]
@@ -91,27 +94,18 @@ class ClassicMembers:
     def _allows(self, direction: str) -> bool:
         return self.config.migration_policy in (direction, "bidirectional")
 
-    def _write(self, group_id: str, records: list, now_ms: int, answer: Any) -> Any:
+    def _write(self, group_id: str, records: list[Record], now_ms: int, answer: Any) -> Completion:
         """A future resolved with `answer` once `records` are committed (or with the
         error translated for the classic APIs)."""
-        fut = self.classic.future_factory()
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error == ErrorCode.NONE:
-                complete(fut, answer)
-            elif isinstance(answer, JoinResult):
-                complete(fut, JoinResult(append_error_to_group_error(error), answer.member_id))
-            elif isinstance(answer, SyncResult):
-                complete(fut, SyncResult(append_error_to_group_error(error)))
-            else:
-                complete(fut, append_error_to_group_error(error))
-        done.add_done_callback(on_written)
-        return fut
+        def failed(error: ErrorCode) -> Any:
+            error = append_error_to_group_error(error)
+            if isinstance(answer, JoinResult):
+                return JoinResult(error, answer.member_id)
+            if isinstance(answer, SyncResult):
+                return SyncResult(error)
+            return error
+        return self.classic.writer.answer(self.classic.partition_for(group_id),
+                                          CoordinatorResult(answer, records), now_ms, failed)
 
     # ---------------------------------------------------------------- upgrade
     def _upgrade(self, classic: ClassicGroup, now_ms: int, records: list) -> ConsumerGroup | None:
@@ -148,7 +142,7 @@ class ClassicMembers:
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
         records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
         records.append((encode_group_metadata_key(group.group_id), None))
-        self.classic._fail_parked(classic, ErrorCode.REBALANCE_IN_PROGRESS)
+        self.classic.fail_parked(classic, ErrorCode.REBALANCE_IN_PROGRESS)
         del self.classic.groups[classic.group_id]
         self.groups[group.group_id] = group
         return group
@@ -173,13 +167,13 @@ class ClassicMembers:
                             CONSUMER_PROTOCOL_TYPE, list(m.classic_protocols),
                             self._assignment_bytes(m.assigned))
             classic.add(member)
-            self.classic._schedule_heartbeat(member, now_ms)
+            self.classic.schedule_heartbeat(member, now_ms)
             records.extend(R.member_tombstones(group.group_id, m.member_id))
         records.extend(R.group_tombstones(group.group_id, group.resolved_regexes))
         classic.subscribed_topics = classic.compute_subscribed_topics()
         del self.groups[group.group_id]
         self.classic.groups[group.group_id] = classic
-        self.classic._prepare_rebalance(classic, now_ms)
+        self.classic.prepare_rebalance(classic, now_ms)
         self._downgraded.append(classic)
         return True
 
@@ -190,9 +184,10 @@ class ClassicMembers:
         for classic in downgraded:
             if self.classic.groups.get(classic.group_id) is not classic:
                 continue
-            done = self.classic.store.store_group(
-                classic, {m.member_id: m.assignment for m in classic.members.values()}, now_ms)
-            done.add_done_callback(log_failed_write("group metadata", classic.group_id))
+            records = self.classic.store.group_records(
+                classic, {m.member_id: m.assignment for m in classic.members.values()})
+            self.classic.writer.write(self.classic.partition_for(classic.group_id), records, now_ms,
+                                      what="group metadata", key=classic.group_id)
 
     # ---------------------------------------------------------------- classic APIs
     def classic_join(self, group_id: str, member_id: str, instance_id: str | None,
@@ -217,7 +212,7 @@ class ClassicMembers:
         if member is None:
             if instance_id is not None and instance_id in group.static_members:
                 old = group.members[group.static_members[instance_id]]
-                member_id = member_id or self.classic._member_id_factory(client_id)
+                member_id = member_id or self.classic.new_member_id(client_id)
                 target = group.target.pop(old.member_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old.member_id)
@@ -229,7 +224,7 @@ class ClassicMembers:
                 group.target[member_id] = target
             else:
                 if not member_id:
-                    member_id = self.classic._member_id_factory(client_id)
+                    member_id = self.classic.new_member_id(client_id)
                     if require_known_member_id:
                         return self._write(group_id, [], now_ms,
                                            JoinResult(ErrorCode.MEMBER_ID_REQUIRED, member_id))
@@ -316,7 +311,7 @@ class ClassicMembers:
             self._remove_member(group, member, records)
             results.append((mid, iid, ErrorCode.NONE))
         if records:
-            done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-            done.add_done_callback(log_failed_write("consumer group records", group_id))
+            self.classic.writer.write(self.classic.partition_for(group_id), records, now_ms,
+                                      what="consumer group records", key=group_id)
             self._store_downgraded(now_ms)
         return ErrorCode.NONE, results

@@ -1,7 +1,8 @@
 """The records of consumer-protocol groups in `__consumer_offsets`, in Kafka 4.4's formats,
 so Apache's `kafka-dump-log --offsets-decoder` and a Kafka broker read them.
 
-Key versions (the int16 in front of the key, Kafka 4.x's record type): 3
+Key versions (the int16 in front of the key, Kafka 4.x's record type, named in
+coordinator/record_types.py): 3
 ConsumerGroupMetadata (group epoch), 4 ConsumerGroupPartitionMetadata (only tombstoned:
 Kafka 4.x keeps a metadata hash in the group record instead), 5
 ConsumerGroupMemberMetadata, 6 ConsumerGroupTargetAssignmentMetadata (assignment
@@ -20,13 +21,16 @@ from kafpy.protocol import messages as M
 from kafpy.coordinator.group.consumer.group import (
     Assignment, ConsumerGroupMember, MemberState, ResolvedRegex)
 from kafpy.coordinator.group.modern_records import assignment as _assignment, decode, encode_key
+from kafpy.coordinator.record_types import CONSUMER_GROUP_RECORDS, GroupRecordType as T
 from kafpy.coordinator.group.modern_records import encode_value as _value, topic_partitions as _partitions
 
-GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
-TARGET_METADATA, TARGET_MEMBER, CURRENT_ASSIGNMENT, REGULAR_EXPRESSION = 6, 7, 8, 16
-CONSUMER_KEY_VERSIONS = frozenset({3, 4, 5, 6, 7, 8, 16})
+GROUP_METADATA, PARTITION_METADATA = T.CONSUMER_GROUP_METADATA, T.CONSUMER_GROUP_PARTITION_METADATA
+MEMBER_METADATA, TARGET_METADATA = T.CONSUMER_GROUP_MEMBER_METADATA, T.CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA
+TARGET_MEMBER, CURRENT_ASSIGNMENT = T.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, T.CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT
+REGULAR_EXPRESSION = T.CONSUMER_GROUP_REGULAR_EXPRESSION
+CONSUMER_KEY_VERSIONS = CONSUMER_GROUP_RECORDS
 
-_KEYS = {
+_KEYS: dict[int, type] = {
     GROUP_METADATA: M.ConsumerGroupMetadataKey,
     PARTITION_METADATA: M.ConsumerGroupPartitionMetadataKey,
     MEMBER_METADATA: M.ConsumerGroupMemberMetadataKey,
@@ -35,7 +39,7 @@ _KEYS = {
     CURRENT_ASSIGNMENT: M.ConsumerGroupCurrentMemberAssignmentKey,
     REGULAR_EXPRESSION: M.ConsumerGroupRegularExpressionKey,
 }
-_VALUES = {
+_VALUES: dict[int, type] = {
     GROUP_METADATA: M.ConsumerGroupMetadataValue,
     PARTITION_METADATA: M.ConsumerGroupPartitionMetadataValue,
     MEMBER_METADATA: M.ConsumerGroupMemberMetadataValue,

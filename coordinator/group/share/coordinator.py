@@ -2,7 +2,8 @@
 ShareGroupDescribe, a state machine with the clock passed in.
 
 Who calls it: the broker glue (broker/handlers/share_group.py) for requests; the classic
-GroupCoordinator it is attached to (`classic.share`) for loading and unloading
+GroupCoordinator (GroupCoordinatorService builds both and attaches this one as
+`classic.share`) for loading and unloading
 `__consumer_offsets` partitions, timers (`poll`), ListGroups, DescribeGroups and
 DeleteGroups. One thread (the event loop), so nothing locks. The groups live in
 `classic.share_groups`, beside the classic and consumer groups of the same partitions.
@@ -27,37 +28,28 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any, Callable, Coroutine, Mapping
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.share import records as R
 from kafpy.coordinator.group.share import assignor as share_assignor
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
-from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import complete
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
-from kafpy.coordinator.group.offsets_log import completion_error
-from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey
+from kafpy.coordinator.group.offsets_log import Completion
+from kafpy.coordinator.group.results import HeartbeatResult
+from kafpy.coordinator.result import CoordinatorResult
+from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey, SharePersister
 from kafpy.coordinator.group.share.config import ShareGroupConfig
 from kafpy.coordinator.group.share.group import (
-    JOIN_EPOCH, LEAVE_EPOCH, Assignment, ShareGroup, ShareGroupMember, ShareGroupState,
+    ShareGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, ShareGroup, ShareGroupMember, ShareGroupState,
     copy_assignment)
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
 #: Kafka's member ids are 22 characters (a Uuid); longer than a UUID's 36 is refused
 MAX_MEMBER_ID_LENGTH = 36
-
-
-@dataclass
-class HeartbeatResult:
-    error: int = ErrorCode.NONE
-    message: str | None = None
-    member_id: str | None = None
-    member_epoch: int = 0
-    heartbeat_interval_ms: int = 0
-    assignment: Assignment | None = None     # None: unchanged since the last answer
 
 
 @dataclass
@@ -90,9 +82,9 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     RECORDS_NAME = "share group records"
 
-    def __init__(self, classic: Any, config: ShareGroupConfig, topics: TopicsView,
-                 persister: Callable[[], Any] | None = None,
-                 run_async: Callable[[Awaitable], Any] | None = None,
+    def __init__(self, classic: ClassicCoordinatorView, config: ShareGroupConfig, topics: TopicsView,
+                 persister: Callable[[], SharePersister | None] | None = None,
+                 run_async: Callable[[Coroutine[Any, Any, Any]], object] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.classic = classic
@@ -103,37 +95,17 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         self._group_configs = group_configs or (lambda _gid: {})
         self.groups: dict[str, ShareGroup] = classic.share_groups
         self._wakeups: list[int] = []
-        self._clock_ms = clock_ms or (lambda: classic._last_poll_ms)
-        classic.share = self
+        self._clock_ms = clock_ms or (lambda: classic.last_poll_ms)
 
     # ================================================================ ShareGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
                   rack_id: str | None = None, subscribed_topic_names: list[str] | None = None,
-                  client_id: str = "", client_host: str = "", now_ms: int) -> Any:
-        """A future resolved with a HeartbeatResult once the group's changes are written."""
-        fut = self.classic.future_factory()
-        result = self._heartbeat(group_id, member_id, member_epoch, rack_id,
-                                 subscribed_topic_names, client_id, client_host, now_ms)
-        if isinstance(result, HeartbeatResult):
-            fut.set_result(result)
-            return fut
-        records, answer, to_init = result
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
-
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error != ErrorCode.NONE:
-                complete(fut, _error(append_error_to_group_error(error), None, answer.member_id,
-                                     answer.member_epoch))
-                return
-            complete(fut, answer)
-            if to_init:
-                self._initialize(group_id, to_init)
-        done.add_done_callback(on_written)
-        return fut
+                  client_id: str = "", client_host: str = "", now_ms: int) -> Completion:
+        """A future resolved with a HeartbeatResult once the group's changes are written;
+        the share partitions it found uninitialized are initialized after that."""
+        request = ShareGroupHeartbeat(group_id, member_id, member_epoch, now_ms, rack_id,
+                                      subscribed_topic_names, client_id, client_host)
+        return self._answer_heartbeat(group_id, self._heartbeat(request), now_ms)
 
     @staticmethod
     def _validate_request(group_id: str, member_id: str, member_epoch: int,
@@ -149,12 +121,16 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return "MemberEpoch is invalid."
         return None
 
-    def _heartbeat(self, group_id, member_id, member_epoch, rack_id, names, client_id,
-                   client_host, now_ms):
+    def _heartbeat(self, request: ShareGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
+        """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write),
+        the records it writes and the share partitions to initialize once they are."""
+        group_id, member_id, member_epoch = request.group_id, request.member_id, request.member_epoch
+        rack_id, names, now_ms = request.rack_id, request.subscribed_topic_names, request.now_ms
+        client_id, client_host = request.client_id, request.client_host
         reason = self._validate_request(group_id, member_id, member_epoch, names)
         if reason is not None:
             return _error(ErrorCode.INVALID_REQUEST, reason or None)
-        err = self.classic._validate_group_status(group_id, "ShareGroupHeartbeat")
+        err = self.classic.validate_group_status(group_id, "ShareGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id, member_epoch)
         group = self.groups.get(group_id)
@@ -222,8 +198,11 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         if member.last_sent is None or member.assigned != member.last_sent:
             assignment = copy_assignment(member.assigned)
             member.last_sent = assignment
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, member.member_epoch,
-                                        self._heartbeat_interval(group_id), assignment), to_init
+        answer = HeartbeatResult(ErrorCode.NONE, None, member_id, member.member_epoch,
+                                 self._heartbeat_interval(group_id), assignment)
+        if not to_init:
+            return CoordinatorResult(answer, records)
+        return CoordinatorResult(answer, records, lambda: self._initialize(group_id, to_init))
 
     def _is_empty_classic(self, group_id: str) -> bool:
         """A classic group with no members and no offsets (left behind) gives way."""
@@ -248,7 +227,8 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                           f"partitions and rejoin.")
         return None
 
-    def _leave(self, group: ShareGroup | None, group_id: str, member_id: str, now_ms: int):
+    def _leave(self, group: ShareGroup | None, group_id: str, member_id: str,
+               now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
             return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         member = group.members.get(member_id)
@@ -258,7 +238,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         log.info("[GroupId %s] Member %s left the share group.", group_id, member_id)
         records: list = []
         self._remove_member(group, member, records)
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, LEAVE_EPOCH, 0, None), {}
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member_id, LEAVE_EPOCH, 0, None), records)
 
     def _remove_member(self, group: ShareGroup, member: ShareGroupMember, records: list) -> None:
         group.members.pop(member.member_id, None)
@@ -377,7 +357,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return {}
         return {t: set(tp.partitions) for t, tp in group.initialized.items()}
 
-    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Awaitable[dict]:
+    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Coroutine[Any, Any, dict]:
         """Delete the share state of `partitions` through the persister; a coroutine
         resolving to {(topic id, partition): error}."""
         persister = self._persister()
@@ -386,7 +366,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             out = {}
             for t, ps in partitions.items():
                 for p in sorted(ps):
-                    error = ErrorCode.NONE
+                    error: int = ErrorCode.NONE
                     if persister is not None:
                         try:
                             error = await persister.delete_state(
@@ -402,7 +382,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
     def offsets_group_error(self, group_id: str, api: str) -> tuple[ErrorCode, str | None] | None:
         """Why an offsets request cannot be served for `group_id` here (coordinator
         errors; GROUP_ID_NOT_FOUND for a missing or non-share group)."""
-        err = self.classic._validate_group_status(group_id, api)
+        err = self.classic.validate_group_status(group_id, api)
         if err is not None:
             return err, None
         if group_id not in self.groups:
@@ -453,7 +433,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         group, created when missing as Kafka does; each partition's share state is
         initialized anew at its start offset (a new state epoch). Returns the top-level
         error and message and (topic, topic id, partition, error) per partition."""
-        err = self.classic._validate_group_status(group_id, "AlterShareGroupOffsets")
+        err = self.classic.validate_group_status(group_id, "AlterShareGroupOffsets")
         if err is not None:
             return err, None, []
         group = self.groups.get(group_id)
@@ -583,7 +563,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedShareGroup:
-        err = self.classic._validate_group_status(group_id, "ShareGroupDescribe")
+        err = self.classic.validate_group_status(group_id, "ShareGroupDescribe")
         if err is not None:
             return DescribedShareGroup(group_id, err)
         group = self.groups.get(group_id)
@@ -605,7 +585,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         for gid in group_ids:
             group = self.groups.get(gid)
             if (group is None or group.deleted or group.members
-                    or self.classic._validate_group_status(gid, "DeleteGroups") is not None):
+                    or self.classic.validate_group_status(gid, "DeleteGroups") is not None):
                 continue
             partitions = self._state_partitions(group)
             if not partitions:

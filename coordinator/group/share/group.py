@@ -119,3 +119,19 @@ class ShareGroup:
         out = {t: tp.name for t, tp in self.initialized.items()}
         out.update({t: tp.name for t, tp in self.initializing.items()})
         return out
+
+
+@dataclass
+class ShareGroupHeartbeat:
+    """One ShareGroupHeartbeat as the coordinator reads it (built by
+    ShareGroupCoordinator.heartbeat from the handler's arguments); None fields were not
+    sent (unchanged since the member's last heartbeat)."""
+
+    group_id: str
+    member_id: str
+    member_epoch: int
+    now_ms: int
+    rack_id: str | None = None
+    subscribed_topic_names: list[str] | None = None
+    client_id: str = ""
+    client_host: str = ""

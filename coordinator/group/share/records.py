@@ -15,14 +15,17 @@ from __future__ import annotations
 from kafpy.protocol import messages as M
 
 from kafpy.coordinator.group.modern_records import assignment as _assignment, decode, encode_key
+from kafpy.coordinator.record_types import SHARE_GROUP_RECORDS, GroupRecordType as T
 from kafpy.coordinator.group.modern_records import encode_value as _value, topic_partitions as _partitions
 from kafpy.coordinator.group.share.group import Assignment, ShareGroup, ShareGroupMember, TopicPartitions
 
-PARTITION_METADATA, MEMBER_METADATA, GROUP_METADATA = 9, 10, 11
-TARGET_METADATA, TARGET_MEMBER, CURRENT_ASSIGNMENT, STATE_PARTITION_METADATA = 12, 13, 14, 15
-SHARE_KEY_VERSIONS = frozenset(range(9, 16))
+PARTITION_METADATA, MEMBER_METADATA = T.SHARE_GROUP_PARTITION_METADATA, T.SHARE_GROUP_MEMBER_METADATA
+GROUP_METADATA, TARGET_METADATA = T.SHARE_GROUP_METADATA, T.SHARE_GROUP_TARGET_ASSIGNMENT_METADATA
+TARGET_MEMBER, CURRENT_ASSIGNMENT = T.SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER, T.SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT
+STATE_PARTITION_METADATA = T.SHARE_GROUP_STATE_PARTITION_METADATA
+SHARE_KEY_VERSIONS = SHARE_GROUP_RECORDS
 
-_KEYS = {
+_KEYS: dict[int, type] = {
     PARTITION_METADATA: M.ShareGroupPartitionMetadataKey,
     MEMBER_METADATA: M.ShareGroupMemberMetadataKey,
     GROUP_METADATA: M.ShareGroupMetadataKey,
@@ -31,7 +34,7 @@ _KEYS = {
     CURRENT_ASSIGNMENT: M.ShareGroupCurrentMemberAssignmentKey,
     STATE_PARTITION_METADATA: M.ShareGroupStatePartitionMetadataKey,
 }
-_VALUES = {
+_VALUES: dict[int, type] = {
     PARTITION_METADATA: M.ShareGroupPartitionMetadataValue,
     MEMBER_METADATA: M.ShareGroupMemberMetadataValue,
     GROUP_METADATA: M.ShareGroupMetadataValue,

@@ -2,7 +2,8 @@
 StreamsGroupDescribe, a state machine with the clock passed in.
 
 Who calls it: the broker glue (broker/handlers/streams_group.py) for requests; the
-classic GroupCoordinator it is attached to (`classic.streams`) for loading and
+classic GroupCoordinator (GroupCoordinatorService builds both and attaches this one as
+`classic.streams`) for loading and
 unloading `__consumer_offsets` partitions, timers (`poll`), ListGroups, DeleteGroups
 and the offset APIs, which validate a member's epoch here. One thread (the event
 loop), so nothing locks. The groups live in `classic.streams_groups`.
@@ -29,15 +30,16 @@ from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.streams import records as R
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
-from kafpy.coordinator.group.errors import append_error_to_group_error
-from kafpy.coordinator.group.classic.group import complete
+from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
-from kafpy.coordinator.group.offsets_log import completion_error
+from kafpy.coordinator.group.offsets_log import Completion
+from kafpy.coordinator.group.results import HeartbeatResult
+from kafpy.coordinator.result import CoordinatorResult
 from kafpy.coordinator.group.records import encode_offset_commit_key
 from kafpy.coordinator.group.streams.assignor import NAME as ASSIGNOR_NAME, AssignmentMember, assign
 from kafpy.coordinator.group.streams.config import StreamsGroupConfig
 from kafpy.coordinator.group.streams.group import (
-    JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, MemberState, StreamsGroup, StreamsGroupMember,
+    StreamsGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, MemberState, StreamsGroup, StreamsGroupMember,
     StreamsGroupState, Tasks)
 from kafpy.coordinator.group.streams.topology import (
     ASSIGNMENT_DELAYED, SHUTDOWN_APPLICATION, STALE_TOPOLOGY, StreamsTopology, TopicInfo, configure,
@@ -47,22 +49,6 @@ log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
 _INTERVAL_DELAYED = "Assignment delayed due to the configured assignment interval."
 _SHUTDOWN_DETAIL = "A KafkaStreams instance encountered a fatal error and requested a shutdown for the entire application."
-
-
-@dataclass
-class HeartbeatResult:
-    error: int = ErrorCode.NONE
-    message: str | None = None
-    member_id: str | None = None
-    member_epoch: int = 0
-    heartbeat_interval_ms: int = 0
-    status: list[tuple[int, str]] = field(default_factory=list)
-    tasks: Tasks | None = None                    # None: unchanged since the last answer
-    endpoint_information_epoch: int = 0
-    # None: the member's endpoint information is current; else (host, port, active
-    # topic partitions, standby topic partitions) of every member with an endpoint
-    partitions_by_endpoint: list[tuple[str, int, dict[str, list[int]], dict[str, list[int]]]] | None = None
-    topics_to_create: list[TopicInfo] = field(default_factory=list)
 
 
 @dataclass
@@ -88,7 +74,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
 
     RECORDS_NAME = "streams group records"
 
-    def __init__(self, classic: Any, config: StreamsGroupConfig, topics: TopicsView,
+    def __init__(self, classic: ClassicCoordinatorView, config: StreamsGroupConfig, topics: TopicsView,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         """`group_configs(group_id)`: the group's overrides (`streams.session.timeout.ms`,
         `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`,
@@ -100,7 +86,6 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         self._group_configs = group_configs or (lambda _gid: {})
         self.groups: dict[str, StreamsGroup] = classic.streams_groups
         self._wakeups: list[int] = []
-        classic.streams = self
 
     # ================================================================ StreamsGroupHeartbeat
     def heartbeat(self, group_id: str, member_id: str, member_epoch: int, *,
@@ -111,32 +96,19 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                   client_tags: dict[str, str] | None = None, shutdown_application: bool = False,
                   client_id: str = "", client_host: str = "",
                   task_offsets: dict[tuple[str, int], int] | None = None,
-                  task_end_offsets: dict[tuple[str, int], int] | None = None, now_ms: int) -> Any:
+                  task_end_offsets: dict[tuple[str, int], int] | None = None, now_ms: int) -> Completion:
         """A future resolved with a HeartbeatResult once the group's changes are written.
         `task_offsets` / `task_end_offsets`: what the member reports of its tasks' state
         (None: unchanged since its last heartbeat)."""
-        fut = self.classic.future_factory()
-        result = self._heartbeat(group_id, member_id, member_epoch, endpoint_information_epoch,
-                                 instance_id, rack_id, rebalance_timeout_ms, topology, owned,
-                                 process_id, user_endpoint, client_tags, shutdown_application,
-                                 client_id, client_host, now_ms, task_offsets, task_end_offsets)
-        if isinstance(result, HeartbeatResult):
-            fut.set_result(result)
-            return fut
-        records, answer = result
-        if not records:
-            fut.set_result(answer)
-            return fut
-        done = self.classic.log.append(self.classic.partition_for(group_id), records, now_ms)
+        request = StreamsGroupHeartbeat(
+            group_id, member_id, member_epoch, now_ms, endpoint_information_epoch, instance_id,
+            rack_id, rebalance_timeout_ms, topology, owned, process_id, user_endpoint, client_tags,
+            shutdown_application, client_id, client_host, task_offsets, task_end_offsets)
+        return self._answer_heartbeat(group_id, self._heartbeat(request), now_ms)
 
-        def on_written(d: Any) -> None:
-            error = completion_error(d)
-            if error != ErrorCode.NONE:
-                complete(fut, HeartbeatResult(append_error_to_group_error(error)))
-            else:
-                complete(fut, answer)
-        done.add_done_callback(on_written)
-        return fut
+    def _failed_heartbeat(self, answer: HeartbeatResult, error: ErrorCode) -> HeartbeatResult:
+        """A Streams member hears only the error (Kafka answers no member id or epoch)."""
+        return HeartbeatResult(error)
 
     @staticmethod
     def _validate_request(group_id: str, member_id: str, member_epoch: int,
@@ -164,17 +136,23 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -2."
         return None
 
-    def _heartbeat(self, group_id, member_id, member_epoch, endpoint_epoch, instance_id, rack_id,
-                   rebalance_timeout_ms, topology, owned, process_id, user_endpoint, client_tags,
-                   shutdown_application, client_id, client_host, now_ms, task_offsets=None,
-                   task_end_offsets=None):
+    def _heartbeat(self, request: StreamsGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
+        """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write)
+        and the records it writes; the group's state has moved already."""
+        r = request
+        group_id, member_id, member_epoch, now_ms = r.group_id, r.member_id, r.member_epoch, r.now_ms
+        endpoint_epoch, instance_id, rack_id = r.endpoint_information_epoch, r.instance_id, r.rack_id
+        rebalance_timeout_ms, topology, owned = r.rebalance_timeout_ms, r.topology, r.owned
+        process_id, user_endpoint, client_tags = r.process_id, r.user_endpoint, r.client_tags
+        shutdown_application, client_id, client_host = r.shutdown_application, r.client_id, r.client_host
+        task_offsets, task_end_offsets = r.task_offsets, r.task_end_offsets
         reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
                                         rebalance_timeout_ms, topology, owned, process_id)
         if reason is not None:
             log.info("StreamsGroupHeartbeat of %s in group %s refused: %s", member_id, group_id,
                      reason)
             return _error(ErrorCode.INVALID_REQUEST, reason)
-        err = self.classic._validate_group_status(group_id, "StreamsGroupHeartbeat")
+        err = self.classic.validate_group_status(group_id, "StreamsGroupHeartbeat")
         if err is not None:
             return _error(err)
         group = self.groups.get(group_id)
@@ -202,9 +180,10 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                 return _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
                               f"The streams group has reached its maximum capacity of "
                               f"{self.config.max_size} members.")
-            member = self._join(group, member, member_id, instance_id, records)
-            if isinstance(member, HeartbeatResult):
-                return member
+            joined = self._join(group, member, member_id, instance_id, records)
+            if isinstance(joined, HeartbeatResult):
+                return joined
+            member = joined
             # a static member taking its instance back inherits a target: not new
             new_member = new_member and member.member_id not in group.target
         else:
@@ -273,10 +252,11 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         status = self._status(group, member)
         if interval_delayed:
             status.insert(0, (ASSIGNMENT_DELAYED, _INTERVAL_DELAYED))
-        return records, HeartbeatResult(
+        return CoordinatorResult(HeartbeatResult(
             ErrorCode.NONE, None, member.member_id, member.member_epoch,
-            self._heartbeat_interval(group.group_id), status, tasks,
-            group.endpoint_information_epoch, partitions_by_endpoint, to_create)
+            self._heartbeat_interval(group.group_id), status=status, tasks=tasks,
+            endpoint_information_epoch=group.endpoint_information_epoch,
+            partitions_by_endpoint=partitions_by_endpoint, topics_to_create=to_create), records)
 
     def _live_classic(self, group_id: str) -> bool:
         classic = self.classic.groups.get(group_id)
@@ -353,7 +333,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         return None
 
     def _leave(self, group: StreamsGroup | None, group_id: str, member_id: str, epoch: int,
-               instance_id: str | None):
+               instance_id: str | None) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                           f"Member {member_id} is not a member of group {group_id}.")
@@ -370,7 +350,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             records.append(R.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)
-        return records, HeartbeatResult(ErrorCode.NONE, None, member_id, epoch)
+        return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member_id, epoch), records)
 
     def _remove_member(self, group: StreamsGroup, member: StreamsGroupMember, records: list) -> None:
         group.remove_member(member.member_id)
@@ -588,7 +568,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
 
     # ================================================================ describe, list, delete
     def describe(self, group_id: str) -> DescribedStreamsGroup:
-        err = self.classic._validate_group_status(group_id, "StreamsGroupDescribe")
+        err = self.classic.validate_group_status(group_id, "StreamsGroupDescribe")
         if err is not None:
             return DescribedStreamsGroup(group_id, err)
         group = self.groups.get(group_id)

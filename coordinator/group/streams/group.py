@@ -180,3 +180,30 @@ class StreamsGroup(GroupOffsets):
             del self.static_members[member.instance_id]
         self.target.pop(member_id, None)
         return member
+
+
+@dataclass
+class StreamsGroupHeartbeat:
+    """One StreamsGroupHeartbeat as the coordinator reads it (built by
+    StreamsGroupCoordinator.heartbeat from the handler's arguments); None fields were
+    not sent (unchanged since the member's last heartbeat)."""
+
+    group_id: str
+    member_id: str
+    member_epoch: int
+    now_ms: int
+    endpoint_information_epoch: int = -1
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    topology: StreamsTopology | None = None
+    owned: Tasks | None = None
+    process_id: str | None = None
+    user_endpoint: tuple[str, int] | None = None
+    client_tags: dict[str, str] | None = None
+    shutdown_application: bool = False
+    client_id: str = ""
+    client_host: str = ""
+    # what the member reports of its tasks' state: (subtopology, partition) -> offset
+    task_offsets: dict[tuple[str, int], int] | None = None
+    task_end_offsets: dict[tuple[str, int], int] | None = None

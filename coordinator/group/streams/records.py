@@ -16,14 +16,16 @@ from typing import Any, Iterable
 from kafpy.protocol import messages as M
 
 from kafpy.coordinator.group.modern_records import decode, encode_key, encode_value as _value
+from kafpy.coordinator.record_types import STREAMS_GROUP_RECORDS, GroupRecordType as T
 from kafpy.coordinator.group.streams.group import MemberState, StreamsGroupMember, Tasks, TaskSet
 from kafpy.coordinator.group.streams.topology import StreamsTopology, from_request
 
-GROUP_METADATA, MEMBER_METADATA, TARGET_METADATA = 17, 19, 20
-TARGET_MEMBER, CURRENT_ASSIGNMENT, TOPOLOGY = 21, 22, 23
-STREAMS_KEY_VERSIONS = frozenset({17, 19, 20, 21, 22, 23})
+GROUP_METADATA, MEMBER_METADATA = T.STREAMS_GROUP_METADATA, T.STREAMS_GROUP_MEMBER_METADATA
+TARGET_METADATA, TARGET_MEMBER = T.STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, T.STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER
+CURRENT_ASSIGNMENT, TOPOLOGY = T.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, T.STREAMS_GROUP_TOPOLOGY
+STREAMS_KEY_VERSIONS = STREAMS_GROUP_RECORDS
 
-_KEYS = {
+_KEYS: dict[int, type] = {
     GROUP_METADATA: M.StreamsGroupMetadataKey,
     MEMBER_METADATA: M.StreamsGroupMemberMetadataKey,
     TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataKey,
@@ -31,7 +33,7 @@ _KEYS = {
     CURRENT_ASSIGNMENT: M.StreamsGroupCurrentMemberAssignmentKey,
     TOPOLOGY: M.StreamsGroupTopologyKey,
 }
-_VALUES = {
+_VALUES: dict[int, type] = {
     GROUP_METADATA: M.StreamsGroupMetadataValue,
     MEMBER_METADATA: M.StreamsGroupMemberMetadataValue,
     TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataValue,

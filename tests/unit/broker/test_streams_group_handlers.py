@@ -33,9 +33,11 @@ def broker(tmp_path):
     b = LocalBroker(str(tmp_path), loop)
     classic = GroupCoordinator(GroupCoordinatorConfig(), InMemoryOffsetsLog(),
                                future_factory=loop.create_future)
-    StreamsGroupCoordinator(classic, StreamsGroupConfig(initial_rebalance_delay_ms=0),
-                            MetadataCacheTopics(b.metadata))
-    b.services.group_coordinator = SimpleNamespace(coordinator=classic, now_ms=lambda: 0)
+    streams = StreamsGroupCoordinator(classic, StreamsGroupConfig(initial_rebalance_delay_ms=0),
+                                      MetadataCacheTopics(b.metadata))
+    classic.attach(streams=streams)
+    b.services.group_coordinator = SimpleNamespace(classic=classic, coordinator=classic, streams=streams,
+                                                   now_ms=lambda: 0)
     try:
         yield b
     finally:

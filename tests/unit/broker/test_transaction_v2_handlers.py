@@ -142,7 +142,7 @@ def _txn_offset_commit(broker, version: int):
 def test_txn_offset_commit_v5_adds_the_offsets_partition_first(broker, answer, expected):
     broker.create_topic("t")
     gc = GroupCoordinator()
-    broker.services.group_coordinator = SimpleNamespace(coordinator=gc, now_ms=lambda: 1000)
+    broker.services.group_coordinator = SimpleNamespace(classic=gc, coordinator=gc, share=None, now_ms=lambda: 1000)
     broker.services.txn_verifier = v = Verifier(answer=answer)
     assert _txn_offset_commit(broker, 5) == expected
     assert v.asked == [("tid", 42, 3, [("__consumer_offsets", 7)], True)]

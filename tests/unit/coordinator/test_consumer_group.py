@@ -29,7 +29,9 @@ def setup(topics=(("t", 3),), log=None, **cfg):
         view.add(name, n, topic_id=name.encode().ljust(16, b"\0"))
     config = ConsumerGroupConfig(**{"session_timeout_ms": SESSION, "heartbeat_interval_ms": 1000,
                                     **cfg})
-    return ConsumerGroupCoordinator(classic, config, view), view
+    coordinator = ConsumerGroupCoordinator(classic, config, view)
+    classic.attach(consumer=coordinator)
+    return coordinator, view
 
 
 def tid(name):
@@ -378,6 +380,7 @@ def test_per_group_overrides_of_session_timeout_and_heartbeat_interval():
     view.add("t", 3, topic_id=tid("t"))
     c = ConsumerGroupCoordinator(classic, ConsumerGroupConfig(session_timeout_ms=SESSION),
                                  view, group_configs=lambda gid: overrides.get(gid, {}))
+    classic.attach(consumer=c)
     assert hb(c, "m1", 0, 0).heartbeat_interval_ms == 2500
     assert hb(c, "x1", 0, 0, group="other").heartbeat_interval_ms == 5000
     classic.poll(SESSION + 1)

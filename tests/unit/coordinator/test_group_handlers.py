@@ -41,10 +41,11 @@ class _Service:
 
     def __init__(self, loop):
         counter = itertools.count(1)
-        self.coordinator = GroupCoordinator(
+        self.classic = self.coordinator = GroupCoordinator(
             GroupCoordinatorConfig(group_initial_rebalance_delay_ms=0), InMemoryOffsetsLog(),
             future_factory=loop.create_future,
             member_id_factory=lambda prefix: f"{prefix}-{next(counter)}")
+        self.consumer = self.share = self.streams = None
         self.clock = 1000
 
     def now_ms(self):

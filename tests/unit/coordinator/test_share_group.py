@@ -56,6 +56,7 @@ class Harness:
                                            persister=lambda: self.persister,
                                            run_async=self.pending.append,
                                            clock_ms=lambda: self.now)
+        self.classic.attach(share=self.share)
 
     def run_persister(self):
         while self.pending:
@@ -245,6 +246,7 @@ def test_classic_and_consumer_members_cannot_join_a_share_group():
     h = Harness()
     h.hb("m1", 0)
     consumer = ConsumerGroupCoordinator(h.classic, ConsumerGroupConfig(), h.view)
+    h.classic.attach(consumer=consumer)
     fut = consumer.heartbeat("g", "c1", 0, rebalance_timeout_ms=5000, subscribed_topic_names=["t"],
                              owned={}, now_ms=1)
     assert fut.result().error == E.GROUP_ID_NOT_FOUND

@@ -42,7 +42,9 @@ def setup(topics=(("in", 2),), log=None, internal=True, **cfg):
     config = StreamsGroupConfig(**{"session_timeout_ms": SESSION, "heartbeat_interval_ms": 1000,
                                    "initial_rebalance_delay_ms": 0, "assignment_interval_ms": 0,
                                    **cfg})
-    return StreamsGroupCoordinator(classic, config, view), view
+    coordinator = StreamsGroupCoordinator(classic, config, view)
+    classic.attach(streams=coordinator)
+    return coordinator, view
 
 
 def hb(c, member, epoch, now=0, *, group="g", owned=None, topology=WORD_COUNT, process=None,
