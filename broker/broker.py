@@ -249,7 +249,8 @@ class Broker:
     def _txn_verification_changed(self) -> None:
         """transaction.partition.verification.enable altered dynamically (Kafka's
         DynamicProducerStateManagerConfig): later transactional batches follow it."""
-        self.txn_verifier.enabled = self.config["transaction.partition.verification.enable"]
+        if self.txn_verifier is not None:
+            self.txn_verifier.enabled = self.config["transaction.partition.verification.enable"]
 
     def _log_cleaner_changed(self) -> None:
         """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically."""

@@ -229,7 +229,7 @@ class LogValidator:
         result = self.validate(buf, False, leader_epoch, next_offset, converted=True)
         return result[:-1] + (append_time,)
 
-    def _check_records(self, buf, batches) -> None:
+    def _check_records(self, buf: bytes | bytearray | memoryview, batches: list[tuple[int, tuple]]) -> None:
         """Keys of compacted topics and timestamp bounds, batch by batch as Kafka's
         validator goes: the cheap test first (a decode for keys, which compacted topics
         pay anyway; the header's first and largest timestamps, which bound its records),
