@@ -167,3 +167,16 @@ def test_every_dynamic_name_answered_as_kafka(brokers, entity):
             if got["kafpy"] != got["apache"]:
                 differ[(name, call.__name__)] = got
     assert differ == {}, "\n".join(f"{k}: {v}" for k, v in differ.items())
+
+
+@pytest.mark.parametrize("entity", [str(NODE), ""], ids=["broker", "default"])
+def test_unknown_and_static_names_answered_as_kafka(brokers, entity):
+    """Kafka 4.4 stores a broker config name it does not know (a newer broker's, a
+    plugin's) unchecked, and refuses a static one with INVALID_REQUEST."""
+    for name in ("no.such.config", "auto.create.topics.enable"):
+        for call in (_alter, _incremental):
+            configs = {name: "1"}
+            if call is _alter and entity == "":
+                configs["min.insync.replicas"] = "1"
+            got = _both(brokers, call, entity, configs)
+            assert got["kafpy"] == got["apache"], (name, call.__name__, got)
