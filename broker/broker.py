@@ -246,6 +246,12 @@ class Broker:
         if fm is not None and fm.config.num_fetchers != size:
             self._tasks.append(self.loop.create_task(fm.resize_thread_pool(size), name="resize-replica-fetchers"))
 
+    def _txn_verification_changed(self) -> None:
+        """transaction.partition.verification.enable altered dynamically (Kafka's
+        DynamicProducerStateManagerConfig): later transactional batches follow it."""
+        if self.txn_verifier is not None:
+            self.txn_verifier.enabled = self.config["transaction.partition.verification.enable"]
+
     def _log_cleaner_changed(self) -> None:
         """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically."""
         cleaner = self.log_manager.cleaner
@@ -304,6 +310,7 @@ class Broker:
         self.txn_verifier = TxnVerifier(
             cfg.broker_id, self.metadata_cache, lambda: self.txn_coordinator,
             lambda node: self._txn_marker_client(node, "txn-verifier"), cfg["transaction.partition.verification.enable"])
+        cfg.reconfigure_listeners.append(self._txn_verification_changed)
 
         async def close_clients() -> None:
             await markers.close()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kafpy.broker.properties import load_properties
+from kafpy.broker.stored_dynamic_configs import STORED_DYNAMIC
 
 log = logging.getLogger(__name__)
 
@@ -229,8 +230,8 @@ _DEFS = [
     ConfigDef("transaction.state.log.load.buffer.size", "int", 5242880, _at_least(1)),
     ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", "int", 10000, _at_least(1)),
     ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000, _at_least(1)),
-    ConfigDef("transaction.partition.verification.enable", "boolean", True),
-    ConfigDef("producer.id.expiration.ms", "int", 86400000),
+    ConfigDef("transaction.partition.verification.enable", "boolean", True, dynamic=True),
+    ConfigDef("producer.id.expiration.ms", "int", 86400000, _at_least(1), dynamic=True),
     ConfigDef("max.request.partition.size.limit", "int", 2000),
     # Authorization (authorizer.class.name is below, with the compatibility keys)
     ConfigDef("super.users", "string", ""),  # "User:admin;User:kafka", as Kafka separates them
@@ -282,7 +283,7 @@ _DEFS = [
     ConfigDef("group.streams.min.task.offset.interval.ms", "int", 15000, _at_least(1)),
     ConfigDef("group.streams.num.warmup.replicas", "int", 2, _at_least(0)),
     ConfigDef("group.streams.max.warmup.replicas", "int", 20, _at_least(1)),
-    ConfigDef("group.streams.assignment.interval.ms", "int", 1000, _at_least(0)),
+    ConfigDef("group.streams.assignment.interval.ms", "int", 1000, _at_least(0), dynamic=True),
     ConfigDef("group.streams.min.assignment.interval.ms", "int", 0, _at_least(0)),
     ConfigDef("group.streams.max.assignment.interval.ms", "int", 15000, _at_least(0)),
     ConfigDef("process.roles", "list", []),
@@ -299,7 +300,7 @@ _DEFS = [
     ConfigDef("share.coordinator.cold.partition.snapshot.interval.ms", "int", 300000, _at_least(1)),
     # share sessions per broker (broker/share/; Kafka 4.4's default)
     ConfigDef("group.share.max.share.sessions", "int", 2000, _at_least(1)),
-    ConfigDef("metric.reporters", "list", []),
+    ConfigDef("metric.reporters", "list", [], dynamic=True),
     ConfigDef("authorizer.class.name", "string", ""),
     ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",
               _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
@@ -354,6 +355,17 @@ _DEFS = [
 ]
 
 LISTENER_PREFIX = "listener.name."
+
+
+def _in_range(low: float | None, high: float | None) -> Callable[[Any], bool] | None:
+    if low is None and high is None:
+        return None
+    return lambda v: v is None or ((low is None or v >= low) and (high is None or v <= high))
+
+
+# Kafka 4.4's dynamic configs kafpy only checks and stores (kafpy.broker.stored_dynamic_configs)
+_DEFS += [ConfigDef(name, type_, default, _in_range(low, high), dynamic=True)
+          for name, type_, default, low, high in STORED_DYNAMIC]
 
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
 _LISTENER_MAX_CONNECTIONS = re.compile(r"^listener\.name\.([^.]+)\.max\.connections$")

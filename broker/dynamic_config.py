@@ -2,10 +2,12 @@
 before it is stored (Kafka's ``DynamicBrokerConfig.validate`` and its reconfigurables'
 ``validateReconfiguration``).
 
-A dynamic name is either a key of ``BROKER_CONFIGS`` marked ``dynamic`` or a listener's TLS
-store setting, ``listener.name.<listener>.ssl.keystore.location`` and the others of
-``RECONFIGURABLE_SSL_CONFIGS``. As in Kafka, the stores change only per listener and per
-broker (every broker has its own certificate), thread counts (the pools and the log
+A dynamic name is either a key of ``BROKER_CONFIGS`` marked ``dynamic`` (Kafka 4.4's
+dynamic configs; those kafpy does not act on are in ``stored_dynamic_configs``) or a
+listener's TLS store setting, ``listener.name.<listener>.ssl.keystore.location`` and the
+others of ``RECONFIGURABLE_SSL_CONFIGS``. As in Kafka, the stores change only per listener
+and per broker (every broker has its own certificate), so do the SASL, TLS and listener
+settings of ``PER_BROKER_CONFIGS``, thread counts (the pools and the log
 cleaner's) move by at most a factor of two at a time, and a new keystore must load before it is accepted.
 
 Who may call it: the AlterConfigs / IncrementalAlterConfigs handlers, on the broker that
@@ -17,6 +19,7 @@ from typing import Mapping
 
 from kafpy.broker.config import BROKER_CONFIGS, LISTENER_PREFIX, ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker.security.ssl_reconfig import RECONFIGURABLE_SSL_CONFIGS
+from kafpy.broker.stored_dynamic_configs import PER_BROKER_CONFIGS
 
 __all__ = ["listener_key", "config_def", "validate_broker_update", "to_persistent", "THREAD_POOL_CONFIGS"]
 
@@ -53,9 +56,10 @@ def validate_broker_update(cfg: KafkaConfig, new: Mapping[str, str], per_broker:
         raise ConfigError("These security configs can be dynamically updated only per-listener using the "
                           f"listener prefix: [{', '.join(unprefixed)}]")
     stores = sorted(k for k in new if listener_key(k))
-    if stores and not per_broker:
+    own = sorted(k for k in new if listener_key(k) or k in PER_BROKER_CONFIGS)
+    if own and not per_broker:
         raise ConfigError("Cannot update these configs at default cluster level, broker id must be specified: "
-                          f"[{', '.join(stores)}]")
+                          f"[{', '.join(own)}]")
     for key in THREAD_POOL_CONFIGS:
         if key in new and int(new[key]) != cfg[key]:
             _check_thread_count(key, new[key], cfg[key])

@@ -11,7 +11,7 @@ import logging
 from typing import Any, Callable, Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
-from kafpy.storage.errors import StorageError
+from kafpy.storage.errors import RecordValidationError, StorageError
 from kafpy.storage.log import LogAppendInfo
 
 from kafpy.replication.partition import Partition, PartitionError
@@ -24,6 +24,20 @@ log = logging.getLogger("kafka.server.ReplicaManager")
 # one per partition on the hot path.
 AppendResult = tuple[ErrorCode, "str | None", "LogAppendInfo | None", int]
 NONE = ErrorCode.NONE
+
+
+class RecordErrorsMessage(str):
+    """The error message of a batch refused for some of its records, carrying them:
+    (batch index, message) each, for the Produce response's `record_errors` (Kafka's
+    PartitionResponse.recordErrors). A str, so every other reader of an AppendResult's
+    message (coordinator writes, markers, logs) reads it as the message it is."""
+
+    record_errors: list[tuple[int, str]]
+
+    def __new__(cls, message: str, record_errors: list[tuple[int, str]]) -> "RecordErrorsMessage":
+        self = super().__new__(cls, message)
+        self.record_errors = record_errors
+        return self
 
 
 def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
@@ -65,7 +79,15 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
             info = part.append_records_to_leader(records, origin, required_acks)
         except (StorageError, PartitionError) as e:
             log.debug("Append to %s-%d (%s) failed: %r", topic, index, origin, e)
-            results.append((ErrorCode(e.error_code), str(e) or None, None, part.log.log_start_offset))
+            # Kafka answers a client only a RecordValidationException's message (with its
+            # record errors); the reason for any other refusal is in the debug line above
+            if isinstance(e, RecordValidationError):
+                message: str | None = RecordErrorsMessage(str(e), e.record_errors)
+            elif origin == "client" and isinstance(e, StorageError):
+                message = None
+            else:
+                message = str(e) or None
+            results.append((ErrorCode(e.error_code), message, None, part.log.log_start_offset))
             if stats is not None:
                 stats.append_failed(topic, e.error_code, len(records) if records else 0)
             continue

@@ -17,6 +17,7 @@ __all__ = [
     "RecordListTooLargeError",
     "InvalidRecordError",
     "InvalidTimestampError",
+    "RecordValidationError",
     "KafkaStorageError",
     "OutOfOrderSequenceError",
     "DuplicateSequenceError",
@@ -55,6 +56,19 @@ class InvalidRecordError(StorageError):
 
 class InvalidTimestampError(StorageError):
     error_code = ErrorCode.INVALID_TIMESTAMP
+
+
+class RecordValidationError(StorageError):
+    """A client batch refused for some of its records (Kafka's RecordValidationException):
+    the batch's error (INVALID_RECORD, or INVALID_TIMESTAMP when a timestamp is at fault)
+    and message, and (batch index, message) of each record at fault, which a Produce
+    answers in `record_errors` (KIP-467)."""
+
+    def __init__(self, error_code: ErrorCode, message: str,
+                 record_errors: list[tuple[int, str]]) -> None:
+        super().__init__(message)
+        self.error_code = error_code
+        self.record_errors = record_errors
 
 
 class KafkaStorageError(StorageError):

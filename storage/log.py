@@ -126,7 +126,7 @@ class Log:
         os.makedirs(directory, exist_ok=True)
         self._local = LocalLog(directory, config, self._now_ms, recovery_point, self._on_roll)
         self.lock = self._local.lock
-        self._validator = LogValidator(config, self._now_ms)
+        self._validator = LogValidator(config, self._now_ms, f"{self.topic}-{self.partition}")
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA),
@@ -200,7 +200,7 @@ class Log:
     def update_config(self, config: LogConfig) -> None:
         self.config = config
         self._local.config = config
-        self._validator = LogValidator(config, self._now_ms)
+        self._validator = LogValidator(config, self._now_ms, f"{self.topic}-{self.partition}")
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms

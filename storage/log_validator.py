@@ -51,10 +51,10 @@ from .config import LONG_MAX, LogConfig
 from .errors import (
     CorruptRecordError,
     InvalidRecordError,
-    InvalidTimestampError,
     RecordListTooLargeError,
     RecordTooLargeError,
 )
+from .record_errors import batch_record_errors
 
 __all__ = ["LogValidator"]
 
@@ -72,8 +72,9 @@ _CODECS = {"none": 0, "uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd
 class LogValidator:
     """See the module docstring."""
 
-    def __init__(self, config: LogConfig, clock_ms: Callable[[], int]):
+    def __init__(self, config: LogConfig, clock_ms: Callable[[], int], topic_partition: str = ""):
         self.config = config
+        self.topic_partition = topic_partition  # "<topic>-<partition>", named in record errors
         self._now_ms = clock_ms
         ct = config.compression_type.strip().lower()
         self.target_codec = None if ct == "producer" else _CODECS.get(ct)
@@ -215,11 +216,8 @@ class LogValidator:
         topics, timestamp bounds, ``compression.type``, LogAppendTime; then ``validate``
         again on what is to be written."""
         pairs = [(b[0], b[4]) for b in batches]  # (position, header)
-        if from_client:
-            if self.compact:
-                self._check_keys(buf, pairs)
-            if self.ts_bounds is not None and not self.log_append_time:
-                self._check_timestamps(pairs)
+        if from_client and (self.compact or (self.ts_bounds is not None and not self.log_append_time)):
+            self._check_records(buf, pairs)
         codec = self.target_codec
         if codec is not None and any(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK != codec for _, h in pairs):
             buf, pairs = self._recompress(buf, pairs, codec)
@@ -231,24 +229,31 @@ class LogValidator:
         result = self.validate(buf, False, leader_epoch, next_offset, converted=True)
         return result[:-1] + (append_time,)
 
-    def _check_keys(self, buf, batches) -> None:
-        """Compacted topics reject records without a key (Kafka does the same)."""
-        for pos, h in batches:
-            try:
-                _, recs = decode_batch(buf, pos, verify=False)
-            except ProtocolError as e:
-                raise CorruptRecordError(str(e)) from e
-            if any(r.key is None for r in recs):
-                raise InvalidRecordError("compacted topic cannot accept message without key")
-
-    def _check_timestamps(self, batches) -> None:
-        before, after = self.ts_bounds
+    def _check_records(self, buf: bytes | bytearray | memoryview, batches: list[tuple[int, tuple]]) -> None:
+        """Keys of compacted topics and timestamp bounds, batch by batch as Kafka's
+        validator goes: the cheap test first (a decode for keys, which compacted topics
+        pay anyway; the header's first and largest timestamps, which bound its records),
+        and only a batch that fails it is walked record by record for the
+        RecordValidationError naming each record at fault."""
+        ts_bounds = self.ts_bounds if not self.log_append_time else None
         now = self._now_ms()
-        for _, h in batches:
-            # the batch's first and largest timestamps bound its records
-            for ts in (h[BASE_TIMESTAMP_FIELD], h[MAX_TIMESTAMP_FIELD]):
-                if ts >= 0 and (now - ts > before or ts - now > after):
-                    raise InvalidTimestampError(f"timestamp {ts} is out of range [{now - before}, {now + after}]")
+        for pos, h in batches:
+            failed = False
+            if self.compact:
+                try:
+                    _, recs = decode_batch(buf, pos, verify=False)
+                except ProtocolError as e:
+                    raise CorruptRecordError(str(e)) from e
+                failed = any(r.key is None for r in recs)
+            if not failed and ts_bounds is not None:
+                before, after = ts_bounds
+                failed = any(ts >= 0 and (now - ts > before or ts - now > after)
+                             for ts in (h[BASE_TIMESTAMP_FIELD], h[MAX_TIMESTAMP_FIELD]))
+            if failed:
+                error = batch_record_errors(buf, pos, self.topic_partition, self.compact,
+                                            ts_bounds, now)
+                if error is not None:
+                    raise error
 
     def _recompress(self, buf, batches, codec: int) -> tuple:
         parts = []

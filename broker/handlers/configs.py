@@ -216,9 +216,10 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
         raise _Fail(E.INVALID_REQUEST, err)
     for k, val in new.items():
         d = config_def(k)
-        if d is None or not d.dynamic:
-            raise _Fail(E.INVALID_CONFIG if d is None else E.INVALID_REQUEST,
-                        f"Cannot update these configs dynamically: [{k}]")
+        if d is None:
+            continue    # Kafka 4.4 stores a broker config name it does not know, unchecked
+        if not d.dynamic:
+            raise _Fail(E.INVALID_REQUEST, f"Cannot update these configs dynamically: [{k}]")
         try:
             KafkaConfig._parse(d, val)
         except ConfigError as e:
@@ -337,7 +338,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
                 raise _Fail(E.INVALID_REQUEST, "Error due to duplicate config keys")
             for c in r.configs:
                 d = defs.get(c.name)
-                if d is None:
+                if d is None and not (r.resource_type == BROKER and c.config_operation in (OP_SET, OP_DELETE)):
                     raise _Fail(E.INVALID_CONFIG, f"Unknown config name: {c.name}")
                 if c.config_operation == OP_SET:
                     if c.value is None:

@@ -24,6 +24,8 @@ from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZ
                                     COMPRESSION_MASK, LOG_OVERHEAD, MAGIC_OFFSET, TRANSACTIONAL_MASK)
 from kafpy.protocol.api_keys import ApiKey
 
+from kafpy.replication.log_append import RecordErrorsMessage
+
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.txn_verification import produce_error, transactional_producer
 
@@ -211,6 +213,9 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             if error:
                 pr.error_code = error
                 pr.error_message = message
+                if isinstance(message, RecordErrorsMessage):
+                    pr.record_errors = [R.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=m)
+                                        for i, m in message.record_errors]
     if acks == 0:
         failed = [(t.name, p.index, p.error_code) for t in topics_out for p in t.partition_responses
                   if p.error_code]

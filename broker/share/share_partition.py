@@ -217,9 +217,12 @@ class SharePartition:
     # -- acknowledging -------------------------------------------------------------------
     def acknowledge(self, member_id: str, batches: Sequence[AckBatch], now_ms: int
                     ) -> tuple[ErrorCode, list[InFlightRun]]:
-        """Apply one partition's acknowledgements, all or none: every offset named must be
-        ACQUIRED by `member_id` (else INVALID_RECORD_STATE), types must be known and either
-        one for the range or one per offset (else INVALID_REQUEST)."""
+        """Apply one partition's acknowledgements, all or none, batch by batch as Kafka's
+        SharePartition does: types must be known and either one for the range or one per
+        offset, and a batch may not reach past the records read (INVALID_REQUEST); a batch
+        wholly below the start offset is skipped and one straddling it is clipped to it
+        (those records are done already); every in-flight offset named, GAPs included,
+        must be ACQUIRED by `member_id` (else INVALID_RECORD_STATE)."""
         plan: list[tuple[int, int, int]] = []
         for b in batches:
             if b.last_offset < b.first_offset or not b.types:
@@ -229,22 +232,26 @@ class SharePartition:
                 return ErrorCode.INVALID_REQUEST, []
             if any(t not in (0, 1, 2, 3, 4) for t in b.types):
                 return ErrorCode.INVALID_REQUEST, []
-            if b.first_offset < self.start_offset or b.last_offset >= self.end_offset:
-                return ErrorCode.INVALID_RECORD_STATE, []
-            if len(b.types) == 1:
-                plan.append((b.first_offset, b.last_offset, b.types[0]))
-            else:
-                start = b.first_offset
-                for i in range(1, n + 1):
-                    if i == n or b.types[i] != b.types[i - 1]:
-                        plan.append((start, b.first_offset + i - 1, b.types[i - 1]))
-                        start = b.first_offset + i
-        for first, last, t in plan:
-            if t == AcknowledgeType.GAP:
+            if b.last_offset < self.start_offset:
                 continue
-            for r in self._covering(first, last):
-                if r.state is not RecordState.ACQUIRED or r.member_id != member_id:
-                    return ErrorCode.INVALID_RECORD_STATE, []
+            if b.last_offset >= self.end_offset:
+                return ErrorCode.INVALID_REQUEST, []    # past the acquired records
+            first = max(b.first_offset, self.start_offset)
+            if len(b.types) == 1:
+                ranges = [(first, b.last_offset, b.types[0])]
+            else:
+                ranges = []
+                lo = first - b.first_offset
+                start = lo
+                for i in range(lo + 1, n + 1):
+                    if i == n or b.types[i] != b.types[i - 1]:
+                        ranges.append((b.first_offset + start, b.first_offset + i - 1, b.types[i - 1]))
+                        start = i
+            for lo_offset, hi_offset, _t in ranges:
+                for r in self._covering(lo_offset, hi_offset):
+                    if r.state is not RecordState.ACQUIRED or r.member_id != member_id:
+                        return ErrorCode.INVALID_RECORD_STATE, []
+            plan.extend(ranges)
         changed: list[InFlightRun] = []
         limit = self.config.delivery_count_limit
         for first, last, t in plan:

@@ -310,6 +310,7 @@ class TransactionCoordinator:
             return respond(E.INVALID_PRODUCER_ID_MAPPING)
         # Clients may not bump the epoch; the coordinator's own aborts carry a bumped one.
         if (from_client and producer_epoch != txn.producer_epoch) or producer_epoch < txn.producer_epoch:
+            _log_fenced(txn, producer_id, producer_epoch, committed)
             return respond(E.PRODUCER_FENCED)
         fencing = txn.pending_state == TxnState.PREPARE_EPOCH_FENCE
         if txn.pending is not None and not (fencing and not committed):
@@ -364,12 +365,18 @@ class TransactionCoordinator:
             valid = is_retry or producer_epoch == txn.producer_epoch
         else:
             valid = producer_epoch == txn.producer_epoch
+        # Kafka 4.4 asks "is a transition in progress" before the producer id and epoch:
+        # from the PrepareCommit/PrepareAbort write until CompleteCommit/CompleteAbort is
+        # written (markers in flight or retried) its pending state is the Complete one, so
+        # the next end at the bumped epoch is told to retry, not fenced.
+        in_transition = txn.pending is not None or (not fencing and state in _PREPARED)
+        if in_transition and not (fencing and not committed):
+            return respond(E.CONCURRENT_TRANSACTIONS)
         if txn.producer_id != producer_id and not retry_on_overflow:
             return respond(E.INVALID_PRODUCER_ID_MAPPING)
         if not valid:
+            _log_fenced(txn, producer_id, producer_epoch, committed)
             return respond(E.PRODUCER_FENCED)
-        if txn.pending is not None and not (fencing and not committed):
-            return respond(E.CONCURRENT_TRANSACTIONS)
 
         def prepare(no_partition_added: bool) -> None:
             self._prepare_end(txn, coordinator_epoch, committed, fencing, producer_epoch,
@@ -614,3 +621,14 @@ def _drop_fence(txn: TransactionMetadata) -> None:
     """A fence whose abort never started (the abort was refused) is not left pending."""
     if txn.pending_state == TxnState.PREPARE_EPOCH_FENCE:
         txn.abort_transit()
+
+
+def _log_fenced(txn: TransactionMetadata, producer_id: int, producer_epoch: int,
+                committed: bool) -> None:
+    """Say at INFO why an EndTxn was answered PRODUCER_FENCED: which epoch came, which
+    the coordinator holds and in which state (a client's producer dies on this error)."""
+    log.info("Fencing EndTxn(%s) of transactional id %s: producer id %d epoch %d is not "
+             "the current producer id %d epoch %d (state %s, transaction version %d)",
+             "COMMIT" if committed else "ABORT", txn.transactional_id, producer_id,
+             producer_epoch, txn.producer_id, txn.producer_epoch, txn.state.name,
+             txn.client_transaction_version)

@@ -9,9 +9,17 @@ with SIGKILL at any point):
     python -m tests.integration.transactions.txn_client hang BOOTSTRAP TOPIC TXN_ID PREFIX N
         begins a transaction, writes N records "<PREFIX>-<i>" over TOPIC's partitions, flushes,
         prints "open" and waits (a producer that dies in the middle of its transaction).
+    python -m tests.integration.transactions.txn_client stress BOOTSTRAP SOURCE PARTITION SINK
+            GROUP TXN_ID SEED ABANDON_AT
+        the stress worker of TxnStress.java, with librdkafka: copies one partition in short
+        transactions (1-5 records), aborting one in five and redoing it, beginning and at
+        once aborting a throw-away transaction after one commit in three, and abandoning
+        transaction ABANDON_AT (1-based, 0: none) mid-way (exit code 3, nothing ended).
 """
 from __future__ import annotations
 
+import os
+import random
 import sys
 import time
 
@@ -64,9 +72,56 @@ def hang(bootstrap: str, topic: str, txn_id: str, prefix: str, n: int) -> None:
     time.sleep(3600)  # killed by the test
 
 
+def stress(bootstrap: str, source: str, partition: int, sink: str, group: str, txn_id: str,
+           seed: int, abandon_at: int) -> None:
+    rnd = random.Random(seed)
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
+                         "enable.auto.commit": False, "isolation.level": "read_committed"})
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": txn_id,
+                         "transaction.timeout.ms": 10000, "linger.ms": 0})
+    producer.init_transactions(60)  # fences an abandoned incarnation, aborts its transaction
+    tp = TopicPartition(source, partition)
+    committed = consumer.committed([tp], timeout=60)[0].offset
+    position = max(committed, 0)
+    end = consumer.get_watermark_offsets(tp, timeout=30)[1]
+    consumer.assign([TopicPartition(source, partition, position)])
+    transactions = commits = 0
+    while position < end:
+        records = [m for m in consumer.consume(rnd.randint(1, 5), timeout=1.0) if not m.error()]
+        if not records:
+            continue
+        transactions += 1
+        producer.begin_transaction()
+        for m in records:
+            producer.produce(sink, key=m.key(), value=b"out-" + m.value(), partition=partition)
+        following = records[-1].offset() + 1
+        if transactions == abandon_at:
+            producer.flush(60)
+            print(f"abandoned {transactions}", flush=True)
+            os._exit(3)
+        if rnd.randrange(5) == 0:
+            producer.abort_transaction(60)
+            consumer.seek(TopicPartition(source, partition, position))  # redo these records
+            continue
+        producer.send_offsets_to_transaction([TopicPartition(source, partition, following)],
+                                             consumer.consumer_group_metadata(), 60)
+        producer.commit_transaction(60)
+        commits += 1
+        position = following
+        if rnd.randrange(3) == 0:
+            producer.begin_transaction()
+            producer.produce(sink, value=f"junk-{txn_id}".encode(), partition=partition)
+            producer.abort_transaction(60)
+    consumer.close()
+    print(f"done {commits}", flush=True)
+
+
 if __name__ == "__main__":
     mode, *rest = sys.argv[1:]
     if mode == "copy":
         copy(*rest)
+    elif mode == "stress":
+        stress(rest[0], rest[1], int(rest[2]), rest[3], rest[4], rest[5], int(rest[6]),
+               int(rest[7]))
     else:
         hang(rest[0], rest[1], rest[2], rest[3], int(rest[4]))

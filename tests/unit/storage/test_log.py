@@ -299,10 +299,33 @@ def test_read_slice_survives_segment_deletion(tmp_path):
 
 
 def test_compacted_topic_rejects_null_keys(tmp_path):
+    from kafpy.storage.errors import RecordValidationError
+
     lg = open_log(tmp_path, cleanup_policy="compact")
-    with pytest.raises(InvalidRecordError):
+    with pytest.raises(RecordValidationError) as e:
         lg.append_as_leader(kp_batch([(None, b"v")]), 0)
+    assert e.value.error_code == 87
     lg.append_as_leader(kp_batch([(b"k", None)]), 0)
+
+
+def test_compacted_topic_names_each_record_without_a_key(tmp_path):
+    """KIP-467 as Kafka's LogValidator: the batch fails whole (INVALID_RECORD) and lists
+    every keyless record by its index in the batch; the message shows the first three."""
+    from kafpy.storage.errors import RecordValidationError
+
+    lg = open_log(tmp_path, name="c-3", cleanup_policy="compact")
+    keyless = {7, 15, 23, 31, 39, 47, 55, 63, 71, 99}
+    batch = kp_batch([(None if i in keyless else b"k%d" % i, b"v") for i in range(100)])
+    with pytest.raises(RecordValidationError) as e:
+        lg.append_as_leader(batch, 0)
+    why = "Compacted topic cannot accept message without key in topic partition c-3"
+    assert e.value.error_code == 87
+    assert e.value.record_errors == [(i, why) for i in sorted(keyless)]
+    assert str(e.value) == (
+        "One or more records have been rejected due to 10 record errors in total, and only "
+        f"showing the first three errors at most: [RecordError(batchIndex=7, message='{why}'), "
+        f"RecordError(batchIndex=15, message='{why}'), RecordError(batchIndex=23, message='{why}')]")
+    assert lg.log_end_offset == 0
 
 
 def test_follower_append_keeps_offsets(tmp_path):
@@ -332,17 +355,27 @@ def test_clean_reopen_keeps_everything(tmp_path):
 
 
 def test_create_time_bounds(tmp_path):
-    from kafpy.storage.errors import InvalidTimestampError
+    from kafpy.storage.errors import RecordValidationError
 
     clock = FakeClock(1_800_000_000_000)
     lg = open_log(tmp_path, clock=clock, message_timestamp_before_max_ms=1000,
                   message_timestamp_after_max_ms=500)
     lg.append_as_leader(batch_of(1, timestamp=clock.ms - 999), 0)
-    with pytest.raises(InvalidTimestampError) as e:
+    with pytest.raises(RecordValidationError) as e:
         lg.append_as_leader(batch_of(1, timestamp=clock.ms - 1001), 0)
     assert e.value.error_code == 32
-    with pytest.raises(InvalidTimestampError):
+    assert str(e.value) == "One or more records have been rejected due to invalid timestamp"
+    assert e.value.record_errors == [(0, (
+        f"Timestamp {clock.ms - 1001} of message with offset 0 is out of range. The timestamp "
+        f"should be within [{clock.ms - 1000}, {clock.ms + 500}]"))]
+    with pytest.raises(RecordValidationError):
         lg.append_as_leader(batch_of(1, timestamp=clock.ms + 501), 0)
+    # only the records out of range are named
+    ts = [clock.ms, clock.ms + 600, clock.ms, clock.ms + 700]
+    batch = kp_batch([(b"k", b"v", [], t) for t in ts])
+    with pytest.raises(RecordValidationError) as e:
+        lg.append_as_leader(batch, 0)
+    assert [i for i, _ in e.value.record_errors] == [1, 3]
     from kafpy.storage import LogConfig
 
     assert LogConfig.from_properties({"message.timestamp.difference.max.ms": "7"}).timestamp_bounds() == (7, 7)

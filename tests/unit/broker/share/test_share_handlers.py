@@ -102,9 +102,12 @@ def test_accept_is_written_before_the_answer(env):
     assert r.responses[0].partitions[0].error_code == 0
     st = persister.states[SharePartitionKey(GROUP, uuid.UUID(bytes=tid), 0)]
     assert st.start_offset == 3
-    # acknowledging records not held is INVALID_RECORD_STATE
+    # records below the start offset again: done already, skipped as Kafka does
     r = ack(b, tid, "m1", 2, [(0, 2, [1])])
-    assert r.responses[0].partitions[0].error_code == E.INVALID_RECORD_STATE
+    assert r.responses[0].partitions[0].error_code == 0
+    # past the records read: INVALID_REQUEST
+    r = ack(b, tid, "m1", 3, [(3, 99, [1])])
+    assert r.responses[0].partitions[0].error_code == E.INVALID_REQUEST
 
 
 def test_release_is_redelivered_and_reject_is_not(env):

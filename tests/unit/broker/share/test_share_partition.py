@@ -53,10 +53,56 @@ def test_reject_never_redelivered_and_per_offset_types():
 
 def test_ack_by_other_member_or_twice_is_invalid_record_state():
     p = sp()
-    p.acquire("m1", [(0, 4)], 500, now_ms=0)
+    p.acquire("m1", [(0, 9)], 500, now_ms=0)
     assert p.acknowledge("m2", [AckBatch(0, 4, [1])], 1)[0] == ErrorCode.INVALID_RECORD_STATE
-    assert p.acknowledge("m1", [AckBatch(0, 4, [1])], 1)[0] == ErrorCode.NONE
-    assert p.acknowledge("m1", [AckBatch(0, 4, [1])], 1)[0] == ErrorCode.INVALID_RECORD_STATE
+    assert p.acknowledge("m1", [AckBatch(5, 9, [1])], 1)[0] == ErrorCode.NONE
+    assert p.acknowledge("m1", [AckBatch(5, 9, [1])], 1)[0] == ErrorCode.INVALID_RECORD_STATE
+
+
+def test_ack_below_the_start_offset_is_skipped_and_a_straddling_one_clipped():
+    """Kafka's SharePartition.acknowledge: A's lock on 0-9 ran out, B took and accepted
+    0-4 (start offset 5), A takes 5-9 again and acknowledges 0-9: 5-9 are done."""
+    p = sp()
+    p.acquire("a", [(0, 9)], 500, now_ms=0)
+    p.expire_locks(30000)
+    p.acquire("b", [(0, 4)], 500, now_ms=30001)
+    assert p.acknowledge("b", [AckBatch(0, 4, [1])], 30002)[0] == ErrorCode.NONE
+    assert p.start_offset == 5
+    got, _ = p.acquire("a", [(0, 9)], 500, now_ms=30003)
+    assert got == [AcquiredRange(5, 9, 2)]
+    assert p.acknowledge("a", [AckBatch(0, 9, [1])], 30004)[0] == ErrorCode.NONE
+    assert p.start_offset == 10 and p.runs == []
+    # wholly below: skipped, nothing changes
+    assert p.acknowledge("a", [AckBatch(0, 9, [3])], 30005) == (ErrorCode.NONE, [])
+
+
+def test_per_offset_types_are_clipped_at_the_start_offset():
+    p = sp()
+    p.acquire("a", [(0, 5)], 500, now_ms=0)
+    assert p.acknowledge("a", [AckBatch(0, 1, [1])], 1)[0] == ErrorCode.NONE
+    err, _ = p.acknowledge("a", [AckBatch(0, 5, [3, 3, 1, 2, 1, 1])], 2)
+    assert err == ErrorCode.NONE
+    got, _ = p.acquire("b", [(0, 5)], 500, now_ms=3)
+    assert got == [AcquiredRange(3, 3, 2)]      # 0-1 stay accepted, 3 was released
+
+
+def test_ack_past_the_acquired_records_is_invalid_request():
+    p = sp()
+    p.acquire("a", [(0, 4)], 500, now_ms=0)
+    assert p.acknowledge("a", [AckBatch(0, 5, [1])], 1)[0] == ErrorCode.INVALID_REQUEST
+    assert p.acknowledge("a", [AckBatch(7, 9, [1])], 1)[0] == ErrorCode.INVALID_REQUEST
+    assert p.acknowledge("a", [AckBatch(0, 4, [1])], 1)[0] == ErrorCode.NONE
+
+
+def test_gap_acknowledgements_go_through_the_owner_check():
+    p = sp()
+    p.acquire("a", [(0, 4)], 500, now_ms=0)
+    assert p.acknowledge("b", [AckBatch(0, 4, [0])], 1)[0] == ErrorCode.INVALID_RECORD_STATE
+    assert p.acknowledge("b", [AckBatch(0, 4, [1, 0, 0, 0, 0])], 1)[0] == \
+        ErrorCode.INVALID_RECORD_STATE
+    assert p.runs[0].state is RecordState.ACQUIRED and p.runs[0].member_id == "a"
+    assert p.acknowledge("a", [AckBatch(0, 4, [0])], 1)[0] == ErrorCode.NONE
+    assert p.start_offset == 5
 
 
 def test_bad_types_are_invalid_request():

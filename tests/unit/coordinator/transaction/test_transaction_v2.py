@@ -81,14 +81,47 @@ def test_a_retried_end_gets_the_same_answer():
     init(c)
     add(c, 1000, 0)
     assert end(c, 1000, 0).error == E.NONE
-    # while the markers are out, a retry (epoch 0, now one behind) waits
+    # while the markers are out, a retry (epoch 0, now one behind) waits, and so does the
+    # other outcome: Kafka 4.4 asks "transition in progress" before anything else
     assert end(c, 1000, 0).error == E.CONCURRENT_TRANSACTIONS
-    assert end(c, 1000, 0, commit=False).error == E.INVALID_TXN_STATE
+    assert end(c, 1000, 0, commit=False).error == E.CONCURRENT_TRANSACTIONS
     markers.complete()
     again = end(c, 1000, 0)
     assert (again.error, again.producer_id, again.producer_epoch) == (E.NONE, 1000, 1)
     # the other outcome for the same transaction is refused
     assert end(c, 1000, 0, commit=False).error == E.INVALID_TXN_STATE
+
+
+def test_the_next_end_while_the_markers_are_out_is_told_to_retry(caplog):
+    """Kafka 4.4's endTransaction: EndTxn at the bumped epoch while the previous commit is
+    in PrepareCommit (its Complete write pending) is CONCURRENT_TRANSACTIONS, not fenced;
+    the client retries and the abort goes through once the commit completed."""
+    markers = Markers(auto=False)
+    c = make(markers=markers)
+    init(c)
+    add(c, 1000, 0)
+    assert end(c, 1000, 0).producer_epoch == 1
+    assert c.txns[T].state == TxnState.PREPARE_COMMIT
+    assert end(c, 1000, 1, commit=False, now=21).error == E.CONCURRENT_TRANSACTIONS
+    assert end(c, 1000, 1, commit=True, now=21).error == E.CONCURRENT_TRANSACTIONS
+    assert end(c, 999, 1, commit=False, now=21).error == E.CONCURRENT_TRANSACTIONS
+    markers.complete()
+    got = end(c, 1000, 1, commit=False, now=22)
+    assert (got.error, got.producer_epoch) == (E.NONE, 2)
+    assert not [r for r in caplog.records if "Fencing" in r.getMessage()]
+
+
+def test_a_fenced_end_says_why_at_info(caplog):
+    c = make()
+    init(c)
+    add(c, 1000, 0)
+    end(c, 1000, 0)
+    add(c, 1000, 1, now=30)
+    with caplog.at_level("INFO", logger="kafka.coordinator.transaction.TransactionCoordinator"):
+        assert end(c, 1000, 3, now=40).error == E.PRODUCER_FENCED
+    lines = [r.getMessage() for r in caplog.records if r.levelname == "INFO"]
+    assert any("Fencing EndTxn(COMMIT) of transactional id txn-v2: producer id 1000 epoch 3"
+               " is not the current producer id 1000 epoch 1 (state ONGOING" in m for m in lines), lines
 
 
 def test_abort_with_nothing_added_bumps_the_epoch():

@@ -1,0 +1,132 @@
+"""Per-record produce errors (KIP-467), the same raw Produce requests to Apache Kafka 4.4 and
+kafpy in the same test: a batch refused for some of its records fails whole, with
+`error_message` and each offending record's (batch_index, message) in `record_errors`,
+as Kafka's LogValidator names them (keys of compacted topics, timestamps out of range);
+batches broken as a whole (offset range, control batches, sequence) answer what Kafka
+answers. Then confluent-kafka's view of the same refusal: of 100 records, exactly the 10
+without a key fail INVALID_RECORD, the other 90 _INVALID_DIFFERENT_RECORD.
+"""
+from __future__ import annotations
+
+import re
+import struct
+import time
+from typing import Iterator
+
+import pytest
+from confluent_kafka import KafkaError, Producer
+from crc32c import crc32c
+
+from kafpy.protocol.batch_builder import build_batch
+from kafpy.protocol.messages import ProduceRequest
+from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic
+from tests.support.kafka_dist import ReferenceKafka
+from tests.support.kafpy_broker import KafpyBroker
+from tests.support.ports import LOOPBACK
+
+KEYLESS = (3, 9, 17, 28, 36, 44, 51, 66, 80, 99)
+HOUR_MS = 3_600_000
+
+
+@pytest.fixture(scope="module")
+def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ReferenceKafka | KafpyBroker]]:
+    base = tmp_path_factory.mktemp("record-errors")
+    apache = ReferenceKafka("4", work_dir=base / "apache")
+    kafpy = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
+    try:
+        apache.start()
+        kafpy.start()
+        yield {"apache": apache, "kafpy": kafpy}
+    finally:
+        kafpy.stop()
+        apache.stop()
+
+
+def _produce(port: int, topic: str, batch: bytes, version: int = 11) -> tuple:
+    """(error code, error message, [(batch index, message)]) of partition 0."""
+    P = ProduceRequest
+    with RawConnection(LOOPBACK, port, timeout=30) as c:
+        r = c.request(PRODUCE, version, P(transactional_id=None, acks=-1, timeout_ms=30000, topic_data=[
+            P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=0, records=batch)])]))
+    p = r.responses[0].partition_responses[0]
+    return (int(p.error_code), p.error_message,
+            [(e.batch_index, e.batch_index_error_message) for e in p.record_errors])
+
+
+def _each(brokers, topic: str, configs: dict[str, str], batch: bytes, version: int = 11) -> dict[str, tuple]:
+    out = {}
+    for name, b in brokers.items():
+        create_topic(b.port, topic, configs=configs)
+        out[name] = _produce(b.port, topic, batch, version)
+    return out
+
+
+def _patch(batch: bytes, offset: int, fmt: str, value: int) -> bytes:
+    """`batch` with one header field changed and its CRC made right again."""
+    b = bytearray(batch)
+    struct.pack_into(fmt, b, offset, value)
+    struct.pack_into(">I", b, 17, crc32c(bytes(b[21:])))
+    return bytes(b)
+
+
+def test_compacted_topic_lists_the_records_without_a_key(brokers):
+    batch = build_batch([(None if i in KEYLESS else b"k%d" % i, b"v%d" % i) for i in range(100)])
+    got = _each(brokers, "compacted-keys", {"cleanup.policy": "compact"}, batch)
+    assert got["kafpy"] == got["apache"]
+    code, message, errors = got["kafpy"]
+    assert code == 87 and [i for i, _ in errors] == list(KEYLESS), got
+    assert message.startswith("One or more records have been rejected due to 10 record errors")
+
+
+def test_timestamps_out_of_range_are_listed(brokers):
+    now = int(time.time() * 1000)
+    stamps = [now, now - 3 * HOUR_MS, now, now + 3 * HOUR_MS, now]
+    batch = build_batch([(b"k", b"v", [], t) for t in stamps])
+    got = _each(brokers, "ts-bounds", {"message.timestamp.before.max.ms": str(HOUR_MS),
+                                       "message.timestamp.after.max.ms": str(HOUR_MS)}, batch)
+
+    def shape(answer: tuple) -> tuple:
+        # the allowed window is each broker's own clock's: compare all but its bounds
+        code, message, errors = answer
+        return code, message, [(i, re.sub(r"\[\d+, \d+\]", "[a, b]", m)) for i, m in errors]
+    assert shape(got["kafpy"]) == shape(got["apache"])
+    assert [i for i, _ in got["kafpy"][2]] == [1, 3] and got["kafpy"][0] == 32, got
+
+
+def test_keys_before_timestamps_one_error_a_record(brokers):
+    now = int(time.time() * 1000)
+    batch = build_batch([(None, b"v", [], now - 3 * HOUR_MS), (b"k", b"v", [], now - 3 * HOUR_MS),
+                         (None, b"v", [], now)])
+    got = _each(brokers, "keys-and-ts", {"cleanup.policy": "compact",
+                                         "message.timestamp.before.max.ms": str(HOUR_MS)}, batch)
+    assert [(i, m[:20]) for i, m in got["kafpy"][2]] == [(i, m[:20]) for i, m in got["apache"][2]]
+    assert got["kafpy"][:2] == got["apache"][:2]
+
+
+@pytest.mark.parametrize("case", ["offset-range", "control", "sequence"])
+def test_batches_broken_as_a_whole(brokers, case):
+    if case == "offset-range":    # last offset delta 5 for 3 records
+        batch = _patch(build_batch([(b"k", b"v")] * 3), 23, ">i", 5)
+    elif case == "control":
+        batch = build_batch([(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x00")], is_control=True)
+    else:                         # a producer id without a sequence
+        batch = build_batch([(b"k", b"v")], producer_id=7, producer_epoch=0)
+    got = _each(brokers, f"broken-{case}", {}, batch)
+    assert got["kafpy"] == got["apache"]
+    assert got["kafpy"][0] != 0
+
+
+def test_confluent_kafka_fails_exactly_the_records_without_a_key(brokers):
+    for name, b in brokers.items():
+        topic = "compacted-confluent"
+        create_topic(b.port, topic, configs={"cleanup.policy": "compact"})
+        p = Producer({"bootstrap.servers": b.bootstrap, "linger.ms": 500, "batch.num.messages": 1000,
+                      "enable.idempotence": False, "retries": 0})
+        reports: list[int] = []
+        for i in range(100):
+            p.produce(topic, key=None if i in KEYLESS else b"k%d" % i, value=b"v%d" % i, partition=0,
+                      on_delivery=lambda err, _msg: reports.append(err.code() if err else 0))
+        assert p.flush(60) == 0
+        codes = sorted(reports)
+        assert codes.count(KafkaError.INVALID_RECORD) == 10, (name, codes)
+        assert codes.count(KafkaError._INVALID_DIFFERENT_RECORD) == 90, (name, codes)
