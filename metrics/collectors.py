@@ -14,6 +14,8 @@ from prometheus_client.core import Metric
 
 from kafpy.metrics.lag import consumer_lag, local_end_offset
 from kafpy.metrics.names import gauge_name, histogram_names, meter_name
+from kafpy.metrics.partition_metrics import (exporter_broker_info, exporter_partition_metrics,
+                                             exporter_topic_partitions, partition_gauges)
 from kafpy.metrics.request_metrics import QUANTILES, TOPIC_METERS, sample_percentiles
 from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
 
@@ -73,6 +75,7 @@ class KafkaCollector:
         yield from self._replica_manager(b.replica_manager)
         yield from self._controller(b)
         yield from self._logs(b.replica_manager)
+        yield from self._exporter(b)
         if b.group_coordinator is not None:
             yield from self._groups(b.group_coordinator.coordinator, b.replica_manager)
         if b.txn_coordinator is not None:
@@ -195,6 +198,13 @@ class KafkaCollector:
                          f"kafka.controller:type=KafkaController,name={mbean}", v)
         if cc is not None:
             yield from self._controller_stats(cc)
+        else:
+            # standalone: no election ever runs, so none is unclean (Kafka's KRaft controller
+            # registers the meter at 0 too)
+            name = meter_name("controller", "ControllerStats", "UncleanLeaderElectionsPerSec")
+            m = _counter(name, "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec")
+            m.add_sample(name, {}, 0)
+            yield m
 
     def _controller_stats(self, cc: Any) -> Iterator[Metric]:
         """ControllerStats (a RateAndTimeMs timer per controller state, LeaderElection for
@@ -233,6 +243,27 @@ class KafkaCollector:
                 m = gauges[mbean]
                 m.add_sample(m.name, labels, v)
         yield from gauges.values()
+        yield from partition_gauges(list(rm.partitions.items()))
+
+    # ---------------------------------------------------------------- kafka-exporter's names
+    def _exporter(self, b: Any) -> Iterator[Metric]:
+        """kafka-exporter's broker, topic and partition names (``metrics.partition_metrics``
+        says which broker reports what)."""
+        rm = b.replica_manager
+        cache = b.metadata_cache
+        local = cache.broker(cache.local_broker.node_id) or cache.local_broker   # with the port bound
+        yield exporter_broker_info(local.node_id, local.host, local.port)
+        led = [(key, p) for key, p in list(rm.partitions.items()) if p.is_leader and p.log is not None]
+        starts = {}
+        for key, p in led:
+            try:
+                starts[key] = p.log.log_start_offset
+            except Exception:   # a log closed under us (a deleted partition)
+                continue
+        yield from exporter_partition_metrics(led, starts, local.node_id)
+        cc = b.cluster_controller
+        if cc is None or cc.is_active:
+            yield exporter_topic_partitions({name: len(t.partitions) for name, t in b.metadata_cache.topics().items()})
 
     # ---------------------------------------------------------------- coordinators
     def _groups(self, coordinator: Any, rm: Any) -> Iterator[Metric]:
@@ -261,10 +292,17 @@ class KafkaCollector:
             sums[pl.group] = sums.get(pl.group, 0) + pl.lag
         yield lag
         yield current
-        total = _gauge("kafka_consumergroup_lag_sum", "Consumer group lag summed over its partitions")
+        # kafka-exporter's kafka_consumergroup_lag_sum is a gauge ending in _sum, which
+        # Prometheus reserves for summaries and histograms (promtool check metrics); the
+        # name is kafka-lag-exporter's instead
+        total = _gauge("kafka_consumergroup_group_sum_lag", "Consumer group lag summed over its partitions")
         for g, n in sums.items():
             total.add_sample(total.name, {"consumergroup": g}, n)
         yield total
+        members = _gauge("kafka_consumergroup_members", "Amount of members in a consumer group")
+        for gid, g in list(groups.items()):
+            members.add_sample(members.name, {"consumergroup": gid}, len(getattr(g, "members", ())))
+        yield members
 
     def _transactions(self, service: Any) -> Iterator[Metric]:
         """Transactional ids this broker coordinates, by state. Kafka has no MBean for this

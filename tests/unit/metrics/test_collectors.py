@@ -29,7 +29,9 @@ def _broker() -> NS:
     rm = NS(partitions=parts, offline_partitions={("u", 0)}, get_partition=lambda t, p: parts.get((t, p)))
     topic = NS(partitions={0: NS(leader=0, replicas=[0, 1, 2], isr=[0, 1, 2]), 1: NS(leader=0, replicas=[1, 0, 2], isr=[0]),
                            2: NS(leader=-1, replicas=[1], isr=[])})
-    cache = NS(brokers=lambda: [NS(node_id=0)], topics=lambda: {"t": topic}, controller_id=0)
+    me = NS(node_id=0, host="broker-0", port=9092)
+    cache = NS(brokers=lambda: [me], topics=lambda: {"t": topic}, controller_id=0, local_broker=me,
+               broker=lambda i: me if i == 0 else None)
     group = NS(state=GroupState.STABLE, offsets={("t", 0): NS(offset=30), ("t", 1): NS(offset=40)}, members={})
     observer = RequestObserver(lambda k: {0: "Produce", 1: "Fetch"}[k], lambda t: None, RequestLogger(lambda: -1))
     observer.requests.record(0, 9, 0.003, 0)
@@ -85,7 +87,9 @@ def test_logs_groups_and_lag():
     assert s['kafka_log_log_logendoffset{partition="1",topic="t"}'] == 40
     assert s["kafka_coordinator_group_groupmetadatamanager_numgroupsstable"] == 1
     assert s['kafka_consumergroup_lag{consumergroup="g",partition="0",topic="t"}'] == 10
-    assert s['kafka_consumergroup_lag_sum{consumergroup="g"}'] == 10
+    assert s['kafka_consumergroup_group_sum_lag{consumergroup="g"}'] == 10
+    assert not any(k.startswith("kafka_consumergroup_lag_sum") for k in s)
+    assert s['kafka_consumergroup_members{consumergroup="g"}'] == 0
     assert s['kafpy_transaction_coordinator_transactions{state="ONGOING"}'] == 2
 
 
@@ -221,3 +225,36 @@ def test_share_group_metrics_under_kafka_names():
     assert s['kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Release"}'] == 0
     assert s["kafka_server_sharegroupmetrics_partitionloadtimems_count"] == 1
     assert s['kafka_server_sharepartitionmetrics_inflightmessagecount{group="sg",partition="0",topic="t"}'] == 7
+
+
+def test_partition_gauges_of_leaders_and_zero_on_followers():
+    s = _samples(_scrape())
+    # t-0: full ISR of 3 (min ISR 2); t-1: ISR of 1 (under min ISR); t-2: a follower
+    assert s['kafka_cluster_partition_replicascount{partition="0",topic="t"}'] == 3
+    assert s['kafka_cluster_partition_insyncreplicascount{partition="1",topic="t"}'] == 1
+    assert s['kafka_cluster_partition_underminisr{partition="1",topic="t"}'] == 1
+    assert s['kafka_cluster_partition_underminisr{partition="0",topic="t"}'] == 0
+    assert s['kafka_cluster_partition_atminisr{partition="0",topic="t"}'] == 0
+    assert s['kafka_cluster_partition_underreplicated{partition="1",topic="t"}'] == 1
+    for n in ("replicascount", "insyncreplicascount", "underminisr", "atminisr", "underreplicated"):
+        assert s[f'kafka_cluster_partition_{n}{{partition="2",topic="t"}}'] == 0
+
+
+def test_kafka_exporter_names_for_led_partitions_and_this_broker():
+    s = _samples(_scrape())
+    assert s['kafka_broker_info{address="broker-0:9092",id="0"}'] == 1
+    assert s['kafka_topic_partitions{topic="t"}'] == 3
+    assert s['kafka_topic_partition_current_offset{partition="0",topic="t"}'] == 40
+    assert s['kafka_topic_partition_oldest_offset{partition="0",topic="t"}'] == 0
+    assert s['kafka_topic_partition_replicas{partition="1",topic="t"}'] == 3
+    assert s['kafka_topic_partition_in_sync_replica{partition="1",topic="t"}'] == 1
+    assert s['kafka_topic_partition_under_replicated_partition{partition="1",topic="t"}'] == 1
+    assert s['kafka_topic_partition_under_replicated_partition{partition="0",topic="t"}'] == 0
+    assert s['kafka_topic_partition_leader_is_preferred{partition="0",topic="t"}'] == 1
+    # the follower's partition is its leader's to report
+    assert 'kafka_topic_partition_current_offset{partition="2",topic="t"}' not in s
+
+
+def test_unclean_elections_counted_at_zero_in_standalone_mode():
+    s = _samples(_scrape())
+    assert s["kafka_controller_controllerstats_uncleanleaderelections_total"] == 0
