@@ -16,7 +16,7 @@ from kafpy.metrics.lag import consumer_lag, local_end_offset
 from kafpy.metrics.names import gauge_name, histogram_names, meter_name
 from kafpy.metrics.partition_metrics import (exporter_broker_info, exporter_partition_metrics,
                                              exporter_topic_partitions, partition_gauges)
-from kafpy.metrics.request_metrics import QUANTILES, TOPIC_METERS, sample_percentiles
+from kafpy.metrics.request_metrics import QUANTILES, REQUEST_LABELS, TOPIC_METERS, sample_percentiles
 from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
 
 
@@ -35,20 +35,22 @@ def _counter(name: str, doc: str) -> Metric:
 
 
 def _timer(mbean: tuple[str, str, str], stats: Any) -> Iterator[Metric]:
-    """A Kafka timer or histogram kept as a ``TimeStats`` (count, recent values; None: never
-    observed): its percentiles and its count, as the JMX exporter names them."""
+    """A Kafka timer or histogram kept as a ``TimeStats`` (count, total, recent values; None:
+    never observed): its percentiles and its count under the JMX exporter's names, typed as
+    the summary they are (a gauge may not carry ``quantile``: promtool check metrics)."""
     domain, type_, name = mbean
     pname, cname = histogram_names(domain, type_, name)
     where = f"kafka.{domain}:type={type_},name={name}"
-    pct = _gauge(pname, f"{where} percentiles (ms)")
+    m = Metric(pname, f"{where} (ms)", "summary")
     # an empty histogram reports 0 for every percentile, as Kafka's (Yammer's) do
     values = sample_percentiles(stats.recent) if stats is not None else []
     for q, v in values or [(label, 0.0) for _, label in QUANTILES]:
-        pct.add_sample(pname, {"quantile": q}, v)
-    yield pct
-    count = Metric(cname, f"{where} count", "untyped")
-    count.add_sample(cname, {}, stats.count if stats is not None else 0)
-    yield count
+        m.add_sample(pname, {"quantile": q}, v)
+    m.add_sample(cname, {}, stats.count if stats is not None else 0)
+    total_ms = getattr(stats, "total_ms", None) if stats is not None else 0.0
+    if total_ms is not None:   # LogFlushStats keeps no total
+        m.add_sample(pname + "_sum", {}, total_ms)
+    yield m
 
 
 class KafkaCollector:
@@ -69,7 +71,9 @@ class KafkaCollector:
         observer = server.observer if server is not None else None
         if observer is not None:
             yield from self._topic_metrics(observer.topics)
-            yield from self._request_metrics(observer.requests, observer.names)
+            apis = getattr(b, "apis", None)
+            served = [key for key, _, _ in apis.version_ranges()] if apis is not None else []
+            yield from self._request_metrics(observer.requests, observer.names, served)
         if server is not None:
             yield from self._socket_server(server)
         yield from self._replica_manager(b.replica_manager)
@@ -96,12 +100,15 @@ class KafkaCollector:
                 m.add_sample(name, {"topic": topic}, getattr(c, attr))
             yield m
 
-    def _request_metrics(self, requests: Any, names: Any) -> Iterator[Metric]:
+    def _request_metrics(self, requests: Any, names: Any, served: list[int]) -> Iterator[Metric]:
         from kafpy.protocol.errors import ErrorCode
+
+        def label(api: int) -> str:
+            return REQUEST_LABELS.get(api) or names(api)
         name = meter_name("network", "RequestMetrics", "RequestsPerSec")
         m = _counter(name, "kafka.network:type=RequestMetrics,name=RequestsPerSec")
         for (api, version), n in sorted(requests.requests.items()):
-            m.add_sample(name, {"request": names(api), "version": str(version)}, n)
+            m.add_sample(name, {"request": label(api), "version": str(version)}, n)
         yield m
         name = meter_name("network", "RequestMetrics", "ErrorsPerSec")
         m = _counter(name, "kafka.network:type=RequestMetrics,name=ErrorsPerSec")
@@ -110,18 +117,25 @@ class KafkaCollector:
                 error = ErrorCode(code).name
             except ValueError:
                 error = str(code)
-            m.add_sample(name, {"request": names(api), "error": error}, n)
+            m.add_sample(name, {"request": label(api), "error": error}, n)
         yield m
-        pname, cname = histogram_names("network", "RequestMetrics", "TotalTimeMs")
-        pct = _gauge(pname, "kafka.network:type=RequestMetrics,name=TotalTimeMs percentiles (ms)")
-        count = Metric(cname, "kafka.network:type=RequestMetrics,name=TotalTimeMs count", "untyped")
-        for api, res in sorted(requests.total_ms.items()):
-            request = names(api)
-            for q, v in res.percentiles():
-                pct.add_sample(pname, {"request": request, "quantile": q}, v)
-            count.add_sample(cname, {"request": request}, res.count)
-        yield pct
-        yield count
+        # every API the broker serves (and FetchConsumer, FetchFollower) from the start, at 0,
+        # as Kafka registers its request histograms: a rate over them is 0, not empty
+        stats = {api: requests.api(api) for api in sorted({*served, *REQUEST_LABELS, *requests.apis})}
+        timers = {"TotalTimeMs": [(api, s.total_time) for api, s in stats.items()]}
+        for api, s in stats.items():
+            for stage, h in s.stage_times():
+                timers.setdefault(stage, []).append((api, h))
+        for mbean, hists in timers.items():
+            pname, cname = histogram_names("network", "RequestMetrics", mbean)
+            m = Metric(pname, f"kafka.network:type=RequestMetrics,name={mbean},request=* (ms)", "summary")
+            for api, h in hists:
+                request = label(api)
+                for q, v in h.percentiles() or [(q, 0.0) for _, q in QUANTILES]:
+                    m.add_sample(pname, {"request": request, "quantile": q}, v)
+                m.add_sample(cname, {"request": request}, h.count)
+                m.add_sample(pname + "_sum", {"request": request}, h.sum)
+            yield m
         throttle = _gauge("kafka_server_quota_throttle_time",
                           "kafka.server:type={Produce,Fetch,Request},user=*,client-id=* throttle-time (ms, average "
                           "over the throttled responses since the previous scrape)")

@@ -33,13 +33,15 @@ def _broker() -> NS:
     cache = NS(brokers=lambda: [me], topics=lambda: {"t": topic}, controller_id=0, local_broker=me,
                broker=lambda i: me if i == 0 else None)
     group = NS(state=GroupState.STABLE, offsets={("t", 0): NS(offset=30), ("t", 1): NS(offset=40)}, members={})
-    observer = RequestObserver(lambda k: {0: "Produce", 1: "Fetch"}[k], lambda t: None, RequestLogger(lambda: -1))
+    observer = RequestObserver(lambda k: {0: "Produce", 1: "Fetch", 3: "Metadata"}[k], lambda t: None,
+                               RequestLogger(lambda: -1))
     observer.requests.record(0, 9, 0.003, 0)
     observer.requests.record(1, 12, 0.5, 6)
     conns = [NS(listener="PLAINTEXT", queue=[1, 2], _writing=lambda: False)]
     server = NS(observer=observer, connections=conns, bound_ports={"PLAINTEXT": 9092},
                 acceptor=NS(created=5, closed_count=4))
     return NS(metadata_cache=cache, replica_manager=rm, server=server, cluster_controller=None,
+              apis=NS(version_ranges=lambda: [(0, 0, 11), (1, 4, 17), (3, 0, 12)]),
               group_coordinator=NS(coordinator=NS(groups={"g": group})),
               txn_coordinator=NS(coordinator=NS(txns={"a": NS(state=TxnState.ONGOING), "b": NS(state=TxnState.ONGOING),
                                                       "c": NS(state=TxnState.COMPLETE_COMMIT)})), zk=None)
@@ -258,3 +260,22 @@ def test_kafka_exporter_names_for_led_partitions_and_this_broker():
 def test_unclean_elections_counted_at_zero_in_standalone_mode():
     s = _samples(_scrape())
     assert s["kafka_controller_controllerstats_uncleanleaderelections_total"] == 0
+
+
+def test_every_served_api_and_fetch_kind_is_timed_from_zero_in_every_stage():
+    s = _samples(_scrape())
+    for request in ("Produce", "Fetch", "Metadata", "FetchConsumer", "FetchFollower"):
+        for stage in ("totaltimems", "requestqueuetimems", "localtimems", "remotetimems", "throttletimems",
+                      "responsequeuetimems", "responsesendtimems"):
+            assert f'kafka_network_requestmetrics_{stage}_count{{request="{request}"}}' in s, (request, stage)
+            assert f'kafka_network_requestmetrics_{stage}{{quantile="0.99",request="{request}"}}' in s
+    assert s['kafka_network_requestmetrics_totaltimems_count{request="Metadata"}'] == 0
+    assert s['kafka_network_requestmetrics_localtimems_count{request="Produce"}'] == 1
+    assert 500 <= s['kafka_network_requestmetrics_localtimems{quantile="0.99",request="Fetch"}'] <= 545
+
+
+def test_timers_are_summaries_not_gauges_with_quantiles():
+    text = _scrape()
+    assert "# TYPE kafka_network_requestmetrics_totaltimems summary" in text
+    assert "# TYPE kafka_log_logflushstats_logflushrateandtimems summary" in text
+    assert not re.search(r"# TYPE \S+ gauge\n(\S+\{[^}]*quantile=)", text)
