@@ -213,8 +213,9 @@ class KafkaCollector:
         if cc is not None:
             yield from self._controller_stats(cc)
         else:
-            # standalone: no election ever runs, so none is unclean (Kafka's KRaft controller
-            # registers the meter at 0 too)
+            # standalone: the one broker leads every partition from its creation, so no
+            # leader election ever runs and none is unclean: both counted at 0
+            yield from _timer(("controller", "ControllerStats", "LeaderElectionRateAndTimeMs"), None)
             name = meter_name("controller", "ControllerStats", "UncleanLeaderElectionsPerSec")
             m = _counter(name, "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec")
             m.add_sample(name, {}, 0)

@@ -108,6 +108,17 @@ def test_the_dashboard_only_asks_for_exported_names():
     assert wanted and wanted <= exported, wanted - exported
 
 
+def test_every_panel_of_the_dashboard_has_data_in_standalone_mode_too():
+    """Standalone (no ZooKeeper, no controller events): each panel keeps a target with data."""
+    exported = {re.split(r"[{ ]", line)[0] for line in _scrape().splitlines() if line and not line.startswith("#")}
+    exported |= {"up", "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds",
+                 "kafpy_event_loop_lag_seconds", "kafka_network_socketserver_networkprocessoravgidle_percent"}
+    dashboard = json.loads((REPO / "monitoring" / "grafana" / "dashboards" / "kafpy-overview.json").read_text())
+    empty = [panel["title"] for panel in dashboard["panels"]
+             if not any(set(re.findall(r"\b([a-z_]+)\{", t["expr"])) <= exported for t in panel["targets"])]
+    assert not empty, empty
+
+
 class _Clock:
     def __init__(self) -> None:
         self.now = 100.0
