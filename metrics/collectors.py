@@ -80,6 +80,8 @@ class KafkaCollector:
         yield from self._controller(b)
         yield from self._logs(b.replica_manager)
         yield from self._exporter(b)
+        yield from self._purgatories(b.replica_manager)
+        yield from self._log_cleaner(getattr(getattr(b, "log_manager", None), "cleaner", None))
         if b.group_coordinator is not None:
             yield from self._groups(b.group_coordinator.coordinator, b.replica_manager)
         if b.txn_coordinator is not None:
@@ -156,11 +158,14 @@ class KafkaCollector:
             m.add_sample(name, {"listener": li, "networkProcessor": "0"}, per_listener.get(li, 0))
         yield m
         acc = server.acceptor
-        for attr, suffix, what in (("created", "connection_creation_total", "connection-creation-total"),
-                                   ("closed_count", "connection_close_total", "connection-close-total")):
+        # per listener and network processor as Kafka keys them (one processor: the event loop)
+        for attr, suffix, what in (("created_by_listener", "connection_creation_total", "connection-creation-total"),
+                                   ("closed_by_listener", "connection_close_total", "connection-close-total")):
             name = "kafka_server_socket_server_metrics_" + suffix
-            m = _counter(name, f"kafka.server:type=socket-server-metrics,{what}")
-            m.add_sample(name, {}, getattr(acc, attr, 0))
+            m = _counter(name, f"kafka.server:type=socket-server-metrics,listener=*,networkProcessor=*,{what}")
+            counts = getattr(acc, attr, {})
+            for li in sorted({*server.bound_ports, *counts}):
+                m.add_sample(name, {"listener": li, "networkProcessor": "0"}, counts.get(li, 0))
             yield m
         yield _gauge(gauge_name("network", "RequestChannel", "RequestQueueSize"),
                      "kafka.network:type=RequestChannel,name=RequestQueueSize (requests read, not yet answered)", queued)
@@ -259,6 +264,32 @@ class KafkaCollector:
                 m.add_sample(m.name, labels, v)
         yield from gauges.values()
         yield from partition_gauges(list(rm.partitions.items()))
+
+    # ---------------------------------------------------------------- purgatories, cleaner
+    def _purgatories(self, rm: Any) -> Iterator[Metric]:
+        """kafka.server:type=DelayedOperationPurgatory,name={PurgatorySize,NumDelayedOperations},
+        delayedOperation={Produce,Fetch}."""
+        purgatories = [(p.name, p) for p in (getattr(rm, "produce_purgatory", None), getattr(rm, "fetch_purgatory", None))
+                       if p is not None]
+        for mbean, read in (("PurgatorySize", "size"), ("NumDelayedOperations", "delayed")):
+            name = gauge_name("server", "DelayedOperationPurgatory", mbean)
+            m = _gauge(name, f"kafka.server:type=DelayedOperationPurgatory,name={mbean},delayedOperation=*")
+            for op, p in purgatories:
+                m.add_sample(name, {"delayedOperation": op}, getattr(p, read)())
+            yield m
+
+    def _log_cleaner(self, cleaner: Any) -> Iterator[Metric]:
+        """kafka.log:type=LogCleaner: cleaner-recopy-percent (bytes written over bytes read,
+        over every cleaning since start; Kafka's covers the last one) and DeadThreadCount."""
+        if cleaner is None:
+            return
+        stats = cleaner.stats
+        read = stats.get("bytes_read", 0)
+        yield _gauge(gauge_name("log", "LogCleaner", "cleaner-recopy-percent"),
+                     "kafka.log:type=LogCleaner,name=cleaner-recopy-percent (since start)",
+                     100.0 * stats.get("bytes_written", 0) / read if read else 0.0)
+        yield _gauge(gauge_name("log", "LogCleaner", "DeadThreadCount"), "kafka.log:type=LogCleaner,name=DeadThreadCount",
+                     cleaner.dead_thread_count)
 
     # ---------------------------------------------------------------- kafka-exporter's names
     def _exporter(self, b: Any) -> Iterator[Metric]:

@@ -78,6 +78,12 @@ class LogCleaner:
             t.start()
 
     @property
+    def dead_thread_count(self) -> int:
+        """Cleaner threads that died (Kafka's DeadThreadCount); a pass's error is caught, so
+        only something outside it ends a thread."""
+        return sum(1 for t, _ in list(self._threads) if not t.is_alive())
+
+    @property
     def thread_names(self) -> list[str]:
         return [t.name for t, _ in self._threads]
 

@@ -179,7 +179,9 @@ class StatusPage:
         """The topics' summary, and the partitions table (under-replicated and offline first)."""
         cache = self.broker.metadata_cache
         live = {br.node_id for br in cache.brokers()}
-        summary, urp_rows, rows = [], [], []
+        summary: list[str] = []
+        urp_rows: list[str] = []
+        rows: list[str] = []
         urp_total = offline_total = 0
         for name in sorted(cache.topics(), key=lambda n: (n.startswith("__"), n)):   # internal topics last
             t = cache.topics()[name]
@@ -221,7 +223,8 @@ class StatusPage:
             return ""
         groups = gc.coordinator.groups
         end = local_end_offset(b.replica_manager)
-        rows, partition_rows = [], []
+        rows: list[str] = []
+        partition_rows: list[str] = []
         for gid in sorted(groups):
             g = groups[gid]
             parts = group_partitions(g, end)

@@ -12,6 +12,7 @@ from kafpy.coordinator.transaction.state import TxnState
 from kafpy.metrics.collectors import KafkaCollector
 from kafpy.metrics.observer import RequestObserver
 from kafpy.metrics.request_logger import RequestLogger
+from kafpy.replication.purgatory import DelayedOperation, DelayedOperationPurgatory
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -23,10 +24,26 @@ def _partition(leader: bool, isr: tuple, replicas: tuple, min_isr: int = 2) -> N
               is_under_min_isr=leader and len(isr) < min_isr, log=log, high_watermark=40)
 
 
+class _NoTimer:
+    def call_later(self, delay: float, callback) -> NS:
+        return NS(cancel=lambda: None)
+
+
+class _Waiting(DelayedOperation):
+    def try_complete(self) -> bool:
+        return False
+
+    def on_complete(self) -> None:
+        pass
+
+
 def _broker() -> NS:
     parts = {("t", 0): _partition(True, (0, 1, 2), (0, 1, 2)), ("t", 1): _partition(True, (0,), (0, 1, 2)),
              ("t", 2): _partition(False, (), (1, 0, 2))}
-    rm = NS(partitions=parts, offline_partitions={("u", 0)}, get_partition=lambda t, p: parts.get((t, p)))
+    produce = DelayedOperationPurgatory("Produce", _NoTimer())
+    produce.try_complete_else_watch(_Waiting(), [("t", 0), ("t", 1)], 30000)
+    rm = NS(partitions=parts, offline_partitions={("u", 0)}, get_partition=lambda t, p: parts.get((t, p)),
+            produce_purgatory=produce, fetch_purgatory=DelayedOperationPurgatory("Fetch", _NoTimer()))
     topic = NS(partitions={0: NS(leader=0, replicas=[0, 1, 2], isr=[0, 1, 2]), 1: NS(leader=0, replicas=[1, 0, 2], isr=[0]),
                            2: NS(leader=-1, replicas=[1], isr=[])})
     me = NS(node_id=0, host="broker-0", port=9092)
@@ -39,8 +56,11 @@ def _broker() -> NS:
     observer.requests.record(1, 12, 0.5, 6)
     conns = [NS(listener="PLAINTEXT", queue=[1, 2], _writing=lambda: False)]
     server = NS(observer=observer, connections=conns, bound_ports={"PLAINTEXT": 9092},
-                acceptor=NS(created=5, closed_count=4))
+                acceptor=NS(created=5, closed_count=4, created_by_listener={"PLAINTEXT": 5},
+                            closed_by_listener={"PLAINTEXT": 4}))
+    cleaner = NS(stats={"cleaned_logs": 2, "bytes_read": 1000, "bytes_written": 250}, dead_thread_count=0)
     return NS(metadata_cache=cache, replica_manager=rm, server=server, cluster_controller=None,
+              log_manager=NS(cleaner=cleaner),
               apis=NS(version_ranges=lambda: [(0, 0, 11), (1, 4, 17), (3, 0, 12)]),
               group_coordinator=NS(coordinator=NS(groups={"g": group})),
               txn_coordinator=NS(coordinator=NS(txns={"a": NS(state=TxnState.ONGOING), "b": NS(state=TxnState.ONGOING),
@@ -290,3 +310,14 @@ def test_timers_are_summaries_not_gauges_with_quantiles():
     assert "# TYPE kafka_network_requestmetrics_totaltimems summary" in text
     assert "# TYPE kafka_log_logflushstats_logflushrateandtimems summary" in text
     assert not re.search(r"# TYPE \S+ gauge\n(\S+\{[^}]*quantile=)", text)
+
+
+def test_purgatory_cleaner_and_per_listener_connection_metrics_under_kafka_names():
+    s = _samples(_scrape())
+    assert s['kafka_server_delayedoperationpurgatory_purgatorysize{delayedOperation="Produce"}'] == 2
+    assert s['kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedOperation="Produce"}'] == 1
+    assert s['kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedOperation="Fetch"}'] == 0
+    assert s["kafka_log_logcleaner_cleaner_recopy_percent"] == 25.0
+    assert s["kafka_log_logcleaner_deadthreadcount"] == 0
+    assert s['kafka_server_socket_server_metrics_connection_creation_total{listener="PLAINTEXT",networkProcessor="0"}'] == 5
+    assert s['kafka_server_socket_server_metrics_connection_close_total{listener="PLAINTEXT",networkProcessor="0"}'] == 4
