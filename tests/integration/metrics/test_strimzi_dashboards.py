@@ -183,14 +183,15 @@ def test_every_broker_panel_of_strimzis_dashboards_has_data(loaded: Any, name: s
 
 # What promtool still says, each one Kafka's own spelling kept so that PromQL written for the
 # JMX exporter works unchanged: Kafka's camelCase tag names (listener's networkProcessor, the
-# quota's clientId, share groups' ackType) and socket-server-metrics' connection-count
+# quota's clientId, share groups' ackType, the purgatories' delayedOperation) and
+# socket-server-metrics' connection-count
 # (a gauge, whose name ends in _count once the exporter turns "-" into "_").
 PROMTOOL_KAFKAS_OWN = (
     re.compile(r"^kafka_server_socket_server_metrics_connection_count non-histogram and non-summary metrics "
                r"should not have \"_count\" suffix$"),
     re.compile(r"^\S+ label names should be written in 'snake_case' not 'camelCase'$"),
 )
-CAMEL_CASE_LABELS = {"networkProcessor", "clientId", "ackType"}
+CAMEL_CASE_LABELS = {"networkProcessor", "clientId", "ackType", "delayedOperation"}
 
 
 def test_the_scrape_passes_promtool_check_metrics_but_for_kafkas_own_names(loaded: Any) -> None:
