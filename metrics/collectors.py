@@ -124,19 +124,27 @@ class KafkaCollector:
         # every API the broker serves (and FetchConsumer, FetchFollower) from the start, at 0,
         # as Kafka registers its request histograms: a rate over them is 0, not empty
         stats = {api: requests.api(api) for api in sorted({*served, *REQUEST_LABELS, *requests.apis})}
-        timers = {"TotalTimeMs": [(api, s.total_time) for api, s in stats.items()]}
+        timers: dict[str, list[tuple[int, int, Any]]] = {
+            "TotalTimeMs": [(api, s.total_time.count, s.total_time) for api, s in stats.items()]}
         for api, s in stats.items():
             for stage, h in s.stage_times():
-                timers.setdefault(stage, []).append((api, h))
+                timers.setdefault(stage, []).append((api, s.total_time.count, h))
+        zeros = [(q, 0.0) for _, q in QUANTILES]
+        seen: dict[int, list[tuple[str, float]]] = {}   # a histogram's percentiles, once per scrape
         for mbean, hists in timers.items():
             pname, cname = histogram_names("network", "RequestMetrics", mbean)
             m = Metric(pname, f"kafka.network:type=RequestMetrics,name={mbean},request=* (ms)", "summary")
-            for api, h in hists:
+            for api, count, h in hists:
                 request = label(api)
-                for q, v in h.percentiles() or [(q, 0.0) for _, q in QUANTILES]:
+                if h is None:   # 0 for every request so far
+                    values, total_ms = zeros, 0.0
+                else:
+                    values = seen.get(id(h)) if id(h) in seen else seen.setdefault(id(h), h.percentiles() or zeros)
+                    total_ms = h.sum
+                for q, v in values:
                     m.add_sample(pname, {"request": request, "quantile": q}, v)
-                m.add_sample(cname, {"request": request}, h.count)
-                m.add_sample(pname + "_sum", {"request": request}, h.sum)
+                m.add_sample(cname, {"request": request}, count)
+                m.add_sample(pname + "_sum", {"request": request}, total_ms)
             yield m
         throttle = _gauge("kafka_server_quota_throttle_time",
                           "kafka.server:type={Produce,Fetch,Request},user=*,client-id=* throttle-time (ms, average "

@@ -153,40 +153,44 @@ class ApiRequestStats:
             h = self.throttle_time = TimeHistogram()
         h.add(float(throttle_ms))
 
-    def stage_times(self) -> list[tuple[str, TimeHistogram]]:
-        """Kafka's six stages, derived from what was recorded (read at scrape time):
+    def stage_times(self) -> list[tuple[str, TimeHistogram | None]]:
+        """Kafka's six stages, derived from what was recorded (read at scrape time); None for
+        a stage that is 0 for every request so far (as many observations as the total's):
 
-        - RequestQueueTimeMs, ResponseQueueTimeMs: 0 for every request (a request is handled
-          in the read callback that decoded it, and its response is handed to the socket as
-          it is encoded: no queue between threads);
+        - RequestQueueTimeMs, ResponseQueueTimeMs: always 0 (a request is handled in the read
+          callback that decoded it, and its response is handed to the socket as it is
+          encoded: no queue between threads);
         - LocalTimeMs: the total of a request that never waited, the part before its first
-          wait for one that did;
+          wait for one that did (the total's own histogram while none waited);
         - RemoteTimeMs: from the first wait to the answer, 0 for one that never waited;
         - ThrottleTimeMs: the quota's throttle time, 0 when not throttled;
-        - ResponseSendTimeMs: 0; the write happens after the total is taken (untimed).
+        - ResponseSendTimeMs: always 0; the write happens after the total is taken (untimed).
 
-        Each stage keeps its own ``TimeHistogram`` so its percentile window rolls as the
-        total's does; the derived counts only ever grow."""
+        A derived stage keeps its own ``TimeHistogram`` so its percentile window rolls as the
+        total's does (the derived counts only ever grow)."""
         total = self.total_time
         n = total.count
         p, t = self.parked, self.throttle_time
-        out = []
+        out: list[tuple[str, TimeHistogram | None]] = []
         for stage in STAGES:
-            h = self.stages.get(stage)
-            if h is None:
-                h = self.stages[stage] = TimeHistogram()
             if stage == "LocalTimeMs":
                 if p is None:
-                    counts, sum_ms = total.counts[:], total.sum
-                else:
-                    counts = [a - b + c for a, b, c in zip(total.counts, p.total.counts, p.local.counts)]
-                    sum_ms = total.sum - p.total.sum + p.local.sum
+                    out.append((stage, total))
+                    continue
+                counts = [a - b + c for a, b, c in zip(total.counts, p.total.counts, p.local.counts)]
+                sum_ms = total.sum - p.total.sum + p.local.sum
             else:
                 part = p.remote if stage == "RemoteTimeMs" and p is not None else \
                     t if stage == "ThrottleTimeMs" and t is not None else None
-                counts = part.counts[:] if part is not None else [0] * _BUCKETS
-                sum_ms = part.sum if part is not None else 0.0
-                counts[0] += n - (part.count if part is not None else 0)
+                if part is None:
+                    out.append((stage, None))
+                    continue
+                counts = part.counts[:]
+                sum_ms = part.sum
+                counts[0] += n - part.count
+            h = self.stages.get(stage)
+            if h is None:
+                h = self.stages[stage] = TimeHistogram()
             h.counts, h.count, h.sum = counts, n, sum_ms
             out.append((stage, h))
         return out

@@ -301,6 +301,9 @@ def test_every_served_api_and_fetch_kind_is_timed_from_zero_in_every_stage():
             assert f'kafka_network_requestmetrics_{stage}_count{{request="{request}"}}' in s, (request, stage)
             assert f'kafka_network_requestmetrics_{stage}{{quantile="0.99",request="{request}"}}' in s
     assert s['kafka_network_requestmetrics_totaltimems_count{request="Metadata"}'] == 0
+    assert s['kafka_network_requestmetrics_requestqueuetimems_count{request="Produce"}'] == 1
+    assert s['kafka_network_requestmetrics_requestqueuetimems{quantile="0.99",request="Produce"}'] == 0
+    assert s['kafka_network_requestmetrics_remotetimems_sum{request="Fetch"}'] == 0
     assert s['kafka_network_requestmetrics_localtimems_count{request="Produce"}'] == 1
     assert 500 <= s['kafka_network_requestmetrics_localtimems{quantile="0.99",request="Fetch"}'] <= 545
 

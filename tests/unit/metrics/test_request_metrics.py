@@ -196,10 +196,10 @@ def test_a_request_that_never_waited_is_all_local_time():
     st = _stages(m, 0)
     assert list(st) == list(STAGES)
     assert st["LocalTimeMs"].counts == m.total_ms[0].counts and st["LocalTimeMs"].sum == m.total_ms[0].sum
+    assert st["LocalTimeMs"] is m.total_ms[0]
     for stage in ("RequestQueueTimeMs", "RemoteTimeMs", "ThrottleTimeMs", "ResponseQueueTimeMs",
                   "ResponseSendTimeMs"):
-        assert st[stage].count == 2 and st[stage].counts[0] == 2 and st[stage].sum == 0.0
-        assert dict(st[stage].percentiles())["0.99"] == 0.001
+        assert st[stage] is None   # 0 for every request
 
 
 def test_a_request_that_waited_splits_into_local_and_remote_time():
@@ -212,6 +212,7 @@ def test_a_request_that_waited_splits_into_local_and_remote_time():
     assert abs(local.sum - 5.0) < 1e-6 and abs(remote.sum - 500.0) < 1e-6
     assert local.counts[bucket_of(2.0)] == 1 and local.counts[bucket_of(3.0)] == 1
     assert remote.counts[0] == 1 and remote.counts[bucket_of(500.0)] == 1
+    assert st["ThrottleTimeMs"] is None and st["RequestQueueTimeMs"] is None
     assert 500 <= dict(remote.percentiles())["0.99"] <= 545
     assert dict(local.percentiles())["0.99"] < 4
 
@@ -230,7 +231,7 @@ def test_stage_counts_only_grow_so_windows_roll_like_the_totals():
     for i in range(3 * RESERVOIR):
         m.record(0, 9, 0.001, 0, remote_s=0.0005 if i % 2 else 0.0)
         if i % 500 == 0:
-            now = [h.counts[:] for _, h in m.api(0).stage_times()]
+            now = [h.counts[:] for _, h in m.api(0).stage_times() if h is not None]
             if before is not None:
                 assert all(a <= b for old, new in zip(before, now) for a, b in zip(old, new))
             before = now
