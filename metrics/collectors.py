@@ -139,7 +139,7 @@ class KafkaCollector:
                 if h is None:   # 0 for every request so far
                     values, total_ms = zeros, 0.0
                 else:
-                    values = seen.get(id(h)) if id(h) in seen else seen.setdefault(id(h), h.percentiles() or zeros)
+                    values = seen.get(id(h)) or seen.setdefault(id(h), h.percentiles() or zeros)
                     total_ms = h.sum
                 for q, v in values:
                     m.add_sample(pname, {"request": request, "quantile": q}, v)
