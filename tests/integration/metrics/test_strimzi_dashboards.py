@@ -1,7 +1,8 @@
 """Issue 35's acceptance: Strimzi's Kafka and kafka-exporter Grafana dashboards, as published
 (``tests/data/strimzi/``), are fully fed by kafpy with nothing else running.
 
-A real Prometheus scrapes a standalone kafpy broker under a small load (two topics, records
+A real Prometheus scrapes a standalone kafpy broker (and, again, three in ZooKeeper mode)
+under a small load (two topics, records
 produced throughout, two consumer groups: one caught up, one half way), with the target
 labels Strimzi's pod monitor attaches (namespace, cluster, pod name). Every dashboard
 variable is resolved as Grafana does (its ``query_result``/``label_values`` query through
@@ -20,13 +21,15 @@ import subprocess
 import time
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace as NS
 from typing import Any, Iterator
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from tests.support.ports import LOOPBACK, free_port
+from tests.integration.cluster.harness import start_cluster
+from tests.support.ports import LOOPBACK, free_port, free_ports
 from tests.support.prometheus import PrometheusServer, wait_value
 
 pytestmark = pytest.mark.timeout(600)
@@ -128,20 +131,43 @@ def _consume(bootstrap: str, group: str, topic: str, fraction: float) -> None:
         c.close()
 
 
+def _load(bootstrap: str, replicas: int) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(t, PARTITIONS, replicas) for t in TOPICS]).values():
+        f.result(30)
+    _produce(bootstrap, 4000)
+    _consume(bootstrap, "billing", TOPICS[0], 1.0)
+    _consume(bootstrap, "audit", TOPICS[1], 0.5)
+
+
 @pytest.fixture
 def loaded(broker_factory: Any, tmp_path: Path) -> Iterator[tuple[Any, PrometheusServer, str]]:
+    """A standalone broker under load, scraped."""
     http_port = free_port()
     broker = broker_factory({"kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}"})
     target = f"{LOOPBACK}:{http_port}"
     prom = PrometheusServer(tmp_path / "prometheus", [target], TARGET_LABELS).start()
     try:
-        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-        for f in admin.create_topics([NewTopic(t, PARTITIONS, 1) for t in TOPICS]).values():
-            f.result(30)
-        _produce(broker.bootstrap, 4000)
-        _consume(broker.bootstrap, "billing", TOPICS[0], 1.0)
-        _consume(broker.bootstrap, "audit", TOPICS[1], 0.5)
+        _load(broker.bootstrap, 1)
         yield broker, prom, f"http://{target}/metrics"
+    finally:
+        prom.stop()
+
+
+@pytest.fixture
+def loaded_zk(zookeeper: Any, broker_factory: Any, tmp_path: Path) -> Iterator[tuple[Any, PrometheusServer, str]]:
+    """Three brokers in ZooKeeper mode under load (topics replicated on all three), scraped."""
+    http_ports = free_ports(3)
+
+    def factory(overrides: dict, **kw: Any) -> Any:
+        return broker_factory({**overrides, "kafpy.http.listeners": f"http://{LOOPBACK}:{http_ports[overrides['broker.id']]}"},
+                              **kw)
+    brokers = start_cluster(zookeeper, factory, 3)
+    prom = PrometheusServer(tmp_path / "prometheus", [f"{LOOPBACK}:{p}" for p in http_ports], TARGET_LABELS).start()
+    try:
+        bootstrap = ",".join(b.bootstrap for b in brokers)
+        _load(bootstrap, 3)
+        yield NS(bootstrap=bootstrap), prom, f"http://{LOOPBACK}:{http_ports[0]}/metrics"
     finally:
         prom.stop()
 
@@ -150,11 +176,14 @@ def _answers(prom: PrometheusServer, expr: str) -> bool:
     return bool(prom.query(expr))
 
 
+@pytest.mark.parametrize("mode", ["loaded", "loaded_zk"])
 @pytest.mark.parametrize("name", ["strimzi-kafka.json", "strimzi-kafka-exporter.json"])
-def test_every_broker_panel_of_strimzis_dashboards_has_data(loaded: Any, name: str) -> None:
-    broker, prom, _url = loaded
+def test_every_broker_panel_of_strimzis_dashboards_has_data(request: pytest.FixtureRequest, mode: str,
+                                                            name: str) -> None:
+    broker, prom, _url = request.getfixturevalue(mode)
     dashboard = json.loads((DASHBOARDS / name).read_text())
-    wait_value(prom, "sum(up)", lambda v: v == 1, 30, "Prometheus scrapes the broker")
+    targets = len(prom.targets)
+    wait_value(prom, "sum(up)", lambda v: v == targets, 30, "Prometheus scrapes the brokers")
     # a few more records while scraped: rates and deltas need two samples of moving counters
     for _ in range(3):
         _produce(broker.bootstrap, 200)
@@ -239,3 +268,24 @@ def test_a_long_poll_is_remote_time_of_fetch_consumer(loaded: Any) -> None:
     assert s['kafka_network_requestmetrics_requestqueuetimems_count{request="FetchConsumer"}'] == \
         s['kafka_network_requestmetrics_totaltimems_count{request="FetchConsumer"}']
     assert s['kafka_network_requestmetrics_remotetimems_count{request="FetchFollower"}'] == 0   # no followers
+
+
+def test_kafka_exporters_cluster_view_counts_each_partition_once_across_brokers(loaded_zk: Any) -> None:
+    """Every broker is scraped, yet the kafka-exporter panels' sums are the cluster's: each
+    partition from its leader, the topics' partition counts from the active controller."""
+    _brokers, prom, _url = loaded_zk
+    wait_value(prom, "sum(up)", lambda v: v == 3, 30, "Prometheus scrapes the three brokers")
+    wait_value(prom, 'count(kafka_broker_info)', lambda v: v == 3, 30, "each broker lists itself")
+    topics = 'topic=~"orders|payments"'
+    wait_value(prom, f"sum(kafka_topic_partitions{{{topics}}})", lambda v: v == 2 * PARTITIONS, 30,
+               "the two topics' partitions, counted once")
+    wait_value(prom, f"count(kafka_topic_partition_current_offset{{{topics}}})", lambda v: v == 2 * PARTITIONS, 30,
+               "one current offset per partition")
+    wait_value(prom, f"sum(kafka_topic_partition_replicas{{{topics}}})", lambda v: v == 2 * PARTITIONS * 3, 30,
+               "three replicas of each")
+    wait_value(prom, f"sum(kafka_topic_partition_current_offset{{{topics}}})", lambda v: v >= 4000, 30,
+               "the records produced")
+    # Kafka's Partition gauges: the leader's replica count, 0 on the two followers
+    wait_value(prom, f"sum(kafka_cluster_partition_replicascount{{{topics}}})", lambda v: v == 2 * PARTITIONS * 3, 30,
+               "replicas counted by the leaders only")
+    assert prom.value(f"count(kafka_cluster_partition_replicascount{{{topics}}})") == 2 * PARTITIONS * 3
