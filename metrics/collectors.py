@@ -51,6 +51,17 @@ def _timer(mbean: tuple[str, str, str], stats: Any) -> Iterator[Metric]:
     if total_ms is not None:   # LogFlushStats keeps no total
         m.add_sample(pname + "_sum", {}, total_ms)
     yield m
+    c = _count_counter(cname, where)
+    c.add_sample(cname + "_total", {}, stats.count if stats is not None else 0)
+    yield c
+
+
+def _count_counter(cname: str, where: str) -> Metric:
+    """A histogram's count again as the counter the JMX exporter 1.x writes under Strimzi's
+    rules (``type: COUNTER`` named ``..._count``: client_java appends ``_total``, so
+    ``kafka_network_requestmetrics_totaltimems_count_total``), beside the summary's ``_count``
+    that PromQL written for exporter 0.x reads."""
+    return Metric(cname, f"{where} count (as the JMX exporter 1.x names it)", "counter")
 
 
 class KafkaCollector:
@@ -133,7 +144,9 @@ class KafkaCollector:
         seen: dict[int, list[tuple[str, float]]] = {}   # a histogram's percentiles, once per scrape
         for mbean, hists in timers.items():
             pname, cname = histogram_names("network", "RequestMetrics", mbean)
-            m = Metric(pname, f"kafka.network:type=RequestMetrics,name={mbean},request=* (ms)", "summary")
+            where = f"kafka.network:type=RequestMetrics,name={mbean},request=*"
+            m = Metric(pname, f"{where} (ms)", "summary")
+            c = _count_counter(cname, where)
             for api, count, h in hists:
                 request = label(api)
                 if h is None:   # 0 for every request so far
@@ -144,8 +157,10 @@ class KafkaCollector:
                 for q, v in values:
                     m.add_sample(pname, {"request": request, "quantile": q}, v)
                 m.add_sample(cname, {"request": request}, count)
+                c.add_sample(cname + "_total", {"request": request}, count)
                 m.add_sample(pname + "_sum", {"request": request}, total_ms)
             yield m
+            yield c
         throttle = _gauge("kafka_server_quota_throttle_time",
                           "kafka.server:type={Produce,Fetch,Request},user=*,client-id=* throttle-time (ms, average "
                           "over the throttled responses since the previous scrape)")

