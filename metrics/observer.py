@@ -73,4 +73,4 @@ class RequestObserver:
                                     throttle_ms)
         logger = self.request_logger
         if logger.wanted(elapsed_s):
-            logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)
+            logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request, remote_s * 1000.0, throttle_ms)
