@@ -303,7 +303,8 @@ class KafkaCollector:
 
     def _log_cleaner(self, cleaner: Any) -> Iterator[Metric]:
         """kafka.log:type=LogCleaner: cleaner-recopy-percent (bytes written over bytes read,
-        over every cleaning since start; Kafka's covers the last one) and DeadThreadCount."""
+        over every cleaning since start; Kafka's covers the last one), DeadThreadCount,
+        max-clean-time-secs; LogCleanerManager's max-dirty-percent."""
         if cleaner is None:
             return
         stats = cleaner.stats
@@ -313,6 +314,12 @@ class KafkaCollector:
                      100.0 * stats.get("bytes_written", 0) / read if read else 0.0)
         yield _gauge(gauge_name("log", "LogCleaner", "DeadThreadCount"), "kafka.log:type=LogCleaner,name=DeadThreadCount",
                      cleaner.dead_thread_count)
+        yield _gauge(gauge_name("log", "LogCleaner", "max-clean-time-secs"),
+                     "kafka.log:type=LogCleaner,name=max-clean-time-secs (the last cleaning)",
+                     stats.get("last_clean_secs", 0.0))
+        yield _gauge(gauge_name("log", "LogCleanerManager", "max-dirty-percent"),
+                     "kafka.log:type=LogCleanerManager,name=max-dirty-percent (the dirtiest log at the last choice)",
+                     stats.get("last_dirty_percent", 0.0))
 
     # ---------------------------------------------------------------- kafka-exporter's names
     def _exporter(self, b: Any) -> Iterator[Metric]:

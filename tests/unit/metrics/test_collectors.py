@@ -58,7 +58,8 @@ def _broker() -> NS:
     server = NS(observer=observer, connections=conns, bound_ports={"PLAINTEXT": 9092},
                 acceptor=NS(created=5, closed_count=4, created_by_listener={"PLAINTEXT": 5},
                             closed_by_listener={"PLAINTEXT": 4}))
-    cleaner = NS(stats={"cleaned_logs": 2, "bytes_read": 1000, "bytes_written": 250}, dead_thread_count=0)
+    cleaner = NS(stats={"cleaned_logs": 2, "bytes_read": 1000, "bytes_written": 250, "last_clean_secs": 1.5,
+                        "last_dirty_percent": 62.5}, dead_thread_count=0)
     return NS(metadata_cache=cache, replica_manager=rm, server=server, cluster_controller=None,
               log_manager=NS(cleaner=cleaner),
               apis=NS(version_ranges=lambda: [(0, 0, 11), (1, 4, 17), (3, 0, 12)]),
@@ -322,6 +323,8 @@ def test_purgatory_cleaner_and_per_listener_connection_metrics_under_kafka_names
     assert s['kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedOperation="Fetch"}'] == 0
     assert s["kafka_log_logcleaner_cleaner_recopy_percent"] == 25.0
     assert s["kafka_log_logcleaner_deadthreadcount"] == 0
+    assert s["kafka_log_logcleaner_max_clean_time_secs"] == 1.5
+    assert s["kafka_log_logcleanermanager_max_dirty_percent"] == 62.5
     assert s['kafka_server_socket_server_metrics_connection_creation_total{listener="PLAINTEXT",networkProcessor="0"}'] == 5
     assert s['kafka_server_socket_server_metrics_connection_close_total{listener="PLAINTEXT",networkProcessor="0"}'] == 4
 
