@@ -59,6 +59,8 @@ class Acceptor:
         self.stopped = False
         self.created = 0        # connections accepted and closed, ever (the socket-server metrics)
         self.closed_count = 0
+        self.created_by_listener: dict[str, int] = {}   # the same per listener
+        self.closed_by_listener: dict[str, int] = {}
 
     def add_server(self, listener: str, srv: asyncio.AbstractServer) -> None:
         self.servers.setdefault(listener, []).append(srv)
@@ -67,6 +69,7 @@ class Acceptor:
     def opened(self, conn: Connection) -> None:
         self.created += 1
         listener = conn.listener
+        self.created_by_listener[listener] = self.created_by_listener.get(listener, 0) + 1
         if self.waiting.get(listener) or not self.quotas.slot_available(listener):
             if conn.transport is not None:
                 conn.transport.pause_reading()
@@ -77,6 +80,7 @@ class Acceptor:
 
     def closed(self, conn: Connection) -> None:
         self.closed_count += 1
+        self.closed_by_listener[conn.listener] = self.closed_by_listener.get(conn.listener, 0) + 1
         if not conn.admitted:
             q = self.waiting.get(conn.listener)
             if q and conn in q:

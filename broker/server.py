@@ -47,6 +47,7 @@ import logging
 import socket
 import time
 from collections import deque
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol import codec
@@ -368,8 +369,22 @@ class KafkaConnection(asyncio.BufferedProtocol):
                              session.principal if session is not None else ANONYMOUS, session)
         observer = self.observer
         started = time.perf_counter() if observer is not None else 0.0
+        parked = 0.0   # when the handler first waited (Kafka's RemoteTimeMs starts there)
         try:
-            response = await handler.func(ctx, request)
+            call = handler.func(ctx, request)
+            if type(call) is CoroutineType:
+                # run to its first wait by hand, so that a handler which never waits costs no
+                # clock read more; one that waits is timed from there
+                try:
+                    pending = call.send(None)
+                except StopIteration as done:
+                    response = done.value
+                else:
+                    if observer is not None:
+                        parked = time.perf_counter()
+                    response = await resume(call, pending)
+            else:
+                response = await call
         except asyncio.CancelledError:
             raise
         except CloseConnection as e:
@@ -380,7 +395,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
             if observer is not None:
-                _observe(observer, ctx, api_key, request, e, started)
+                _observe(observer, ctx, api_key, request, e, started, 0, parked)
             return _error_answer(api_key, header, request, e)
         throttle_ms = 0
         quotas = self.client_quotas
@@ -391,7 +406,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if throttle_ms > 0:
                 self.mute(throttle_ms)
         if observer is not None:
-            _observe(observer, ctx, api_key, request, response, started, throttle_ms)
+            _observe(observer, ctx, api_key, request, response, started, throttle_ms, parked)
         if response is None:
             return None
         if isinstance(response, PreEncodedResponse):
@@ -507,10 +522,13 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
 
 
 def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Any, response: Any,
-             started: float, throttle_ms: int = 0) -> None:
-    """The per-request hook (metrics, request log); a failure in it never fails the request."""
+             started: float, throttle_ms: int = 0, parked: float = 0.0) -> None:
+    """The per-request hook (metrics, request log); a failure in it never fails the request.
+    ``parked``: when the handler first waited (0: it never did)."""
     try:
-        observer.completed(ctx, api_key, request, response, time.perf_counter() - started, throttle_ms)
+        now = time.perf_counter()
+        observer.completed(ctx, api_key, request, response, now - started, throttle_ms,
+                           now - parked if parked else 0.0)
     except Exception:
         log.exception("Recording metrics of api %d failed", api_key)
 

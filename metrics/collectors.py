@@ -14,7 +14,9 @@ from prometheus_client.core import Metric
 
 from kafpy.metrics.lag import consumer_lag, local_end_offset
 from kafpy.metrics.names import gauge_name, histogram_names, meter_name
-from kafpy.metrics.request_metrics import QUANTILES, TOPIC_METERS, sample_percentiles
+from kafpy.metrics.partition_metrics import (exporter_broker_info, exporter_partition_metrics,
+                                             exporter_topic_partitions, partition_gauges)
+from kafpy.metrics.request_metrics import QUANTILES, REQUEST_LABELS, TOPIC_METERS, sample_percentiles
 from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
 
 
@@ -33,20 +35,33 @@ def _counter(name: str, doc: str) -> Metric:
 
 
 def _timer(mbean: tuple[str, str, str], stats: Any) -> Iterator[Metric]:
-    """A Kafka timer or histogram kept as a ``TimeStats`` (count, recent values; None: never
-    observed): its percentiles and its count, as the JMX exporter names them."""
+    """A Kafka timer or histogram kept as a ``TimeStats`` (count, total, recent values; None:
+    never observed): its percentiles and its count under the JMX exporter's names, typed as
+    the summary they are (a gauge may not carry ``quantile``: promtool check metrics)."""
     domain, type_, name = mbean
     pname, cname = histogram_names(domain, type_, name)
     where = f"kafka.{domain}:type={type_},name={name}"
-    pct = _gauge(pname, f"{where} percentiles (ms)")
+    m = Metric(pname, f"{where} (ms)", "summary")
     # an empty histogram reports 0 for every percentile, as Kafka's (Yammer's) do
     values = sample_percentiles(stats.recent) if stats is not None else []
     for q, v in values or [(label, 0.0) for _, label in QUANTILES]:
-        pct.add_sample(pname, {"quantile": q}, v)
-    yield pct
-    count = Metric(cname, f"{where} count", "untyped")
-    count.add_sample(cname, {}, stats.count if stats is not None else 0)
-    yield count
+        m.add_sample(pname, {"quantile": q}, v)
+    m.add_sample(cname, {}, stats.count if stats is not None else 0)
+    total_ms = getattr(stats, "total_ms", None) if stats is not None else 0.0
+    if total_ms is not None:   # LogFlushStats keeps no total
+        m.add_sample(pname + "_sum", {}, total_ms)
+    yield m
+    c = _count_counter(cname, where)
+    c.add_sample(cname + "_total", {}, stats.count if stats is not None else 0)
+    yield c
+
+
+def _count_counter(cname: str, where: str) -> Metric:
+    """A histogram's count again as the counter the JMX exporter 1.x writes under Strimzi's
+    rules (``type: COUNTER`` named ``..._count``: client_java appends ``_total``, so
+    ``kafka_network_requestmetrics_totaltimems_count_total``), beside the summary's ``_count``
+    that PromQL written for exporter 0.x reads."""
+    return Metric(cname, f"{where} count (as the JMX exporter 1.x names it)", "counter")
 
 
 class KafkaCollector:
@@ -67,12 +82,17 @@ class KafkaCollector:
         observer = server.observer if server is not None else None
         if observer is not None:
             yield from self._topic_metrics(observer.topics)
-            yield from self._request_metrics(observer.requests, observer.names)
+            apis = getattr(b, "apis", None)
+            served = [key for key, _, _ in apis.version_ranges()] if apis is not None else []
+            yield from self._request_metrics(observer.requests, observer.names, served)
         if server is not None:
             yield from self._socket_server(server)
         yield from self._replica_manager(b.replica_manager)
         yield from self._controller(b)
         yield from self._logs(b.replica_manager)
+        yield from self._exporter(b)
+        yield from self._purgatories(b.replica_manager)
+        yield from self._log_cleaner(getattr(getattr(b, "log_manager", None), "cleaner", None))
         if b.group_coordinator is not None:
             yield from self._groups(b.group_coordinator.coordinator, b.replica_manager)
         if b.txn_coordinator is not None:
@@ -93,12 +113,15 @@ class KafkaCollector:
                 m.add_sample(name, {"topic": topic}, getattr(c, attr))
             yield m
 
-    def _request_metrics(self, requests: Any, names: Any) -> Iterator[Metric]:
+    def _request_metrics(self, requests: Any, names: Any, served: list[int]) -> Iterator[Metric]:
         from kafpy.protocol.errors import ErrorCode
+
+        def label(api: int) -> str:
+            return REQUEST_LABELS.get(api) or names(api)
         name = meter_name("network", "RequestMetrics", "RequestsPerSec")
         m = _counter(name, "kafka.network:type=RequestMetrics,name=RequestsPerSec")
         for (api, version), n in sorted(requests.requests.items()):
-            m.add_sample(name, {"request": names(api), "version": str(version)}, n)
+            m.add_sample(name, {"request": label(api), "version": str(version)}, n)
         yield m
         name = meter_name("network", "RequestMetrics", "ErrorsPerSec")
         m = _counter(name, "kafka.network:type=RequestMetrics,name=ErrorsPerSec")
@@ -107,18 +130,37 @@ class KafkaCollector:
                 error = ErrorCode(code).name
             except ValueError:
                 error = str(code)
-            m.add_sample(name, {"request": names(api), "error": error}, n)
+            m.add_sample(name, {"request": label(api), "error": error}, n)
         yield m
-        pname, cname = histogram_names("network", "RequestMetrics", "TotalTimeMs")
-        pct = _gauge(pname, "kafka.network:type=RequestMetrics,name=TotalTimeMs percentiles (ms)")
-        count = Metric(cname, "kafka.network:type=RequestMetrics,name=TotalTimeMs count", "untyped")
-        for api, res in sorted(requests.total_ms.items()):
-            request = names(api)
-            for q, v in res.percentiles():
-                pct.add_sample(pname, {"request": request, "quantile": q}, v)
-            count.add_sample(cname, {"request": request}, res.count)
-        yield pct
-        yield count
+        # every API the broker serves (and FetchConsumer, FetchFollower) from the start, at 0,
+        # as Kafka registers its request histograms: a rate over them is 0, not empty
+        stats = {api: requests.api(api) for api in sorted({*served, *REQUEST_LABELS, *requests.apis})}
+        timers: dict[str, list[tuple[int, int, Any]]] = {
+            "TotalTimeMs": [(api, s.total_time.count, s.total_time) for api, s in stats.items()]}
+        for api, s in stats.items():
+            for stage, h in s.stage_times():
+                timers.setdefault(stage, []).append((api, s.total_time.count, h))
+        zeros = [(q, 0.0) for _, q in QUANTILES]
+        seen: dict[int, list[tuple[str, float]]] = {}   # a histogram's percentiles, once per scrape
+        for mbean, hists in timers.items():
+            pname, cname = histogram_names("network", "RequestMetrics", mbean)
+            where = f"kafka.network:type=RequestMetrics,name={mbean},request=*"
+            m = Metric(pname, f"{where} (ms)", "summary")
+            c = _count_counter(cname, where)
+            for api, count, h in hists:
+                request = label(api)
+                if h is None:   # 0 for every request so far
+                    values, total_ms = zeros, 0.0
+                else:
+                    values = seen.get(id(h)) or seen.setdefault(id(h), h.percentiles() or zeros)
+                    total_ms = h.sum
+                for q, v in values:
+                    m.add_sample(pname, {"request": request, "quantile": q}, v)
+                m.add_sample(cname, {"request": request}, count)
+                c.add_sample(cname + "_total", {"request": request}, count)
+                m.add_sample(pname + "_sum", {"request": request}, total_ms)
+            yield m
+            yield c
         throttle = _gauge("kafka_server_quota_throttle_time",
                           "kafka.server:type={Produce,Fetch,Request},user=*,client-id=* throttle-time (ms, average "
                           "over the throttled responses since the previous scrape)")
@@ -139,11 +181,14 @@ class KafkaCollector:
             m.add_sample(name, {"listener": li, "networkProcessor": "0"}, per_listener.get(li, 0))
         yield m
         acc = server.acceptor
-        for attr, suffix, what in (("created", "connection_creation_total", "connection-creation-total"),
-                                   ("closed_count", "connection_close_total", "connection-close-total")):
+        # per listener and network processor as Kafka keys them (one processor: the event loop)
+        for attr, suffix, what in (("created_by_listener", "connection_creation_total", "connection-creation-total"),
+                                   ("closed_by_listener", "connection_close_total", "connection-close-total")):
             name = "kafka_server_socket_server_metrics_" + suffix
-            m = _counter(name, f"kafka.server:type=socket-server-metrics,{what}")
-            m.add_sample(name, {}, getattr(acc, attr, 0))
+            m = _counter(name, f"kafka.server:type=socket-server-metrics,listener=*,networkProcessor=*,{what}")
+            counts = getattr(acc, attr, {})
+            for li in sorted({*server.bound_ports, *counts}):
+                m.add_sample(name, {"listener": li, "networkProcessor": "0"}, counts.get(li, 0))
             yield m
         yield _gauge(gauge_name("network", "RequestChannel", "RequestQueueSize"),
                      "kafka.network:type=RequestChannel,name=RequestQueueSize (requests read, not yet answered)", queued)
@@ -195,6 +240,14 @@ class KafkaCollector:
                          f"kafka.controller:type=KafkaController,name={mbean}", v)
         if cc is not None:
             yield from self._controller_stats(cc)
+        else:
+            # standalone: the one broker leads every partition from its creation, so no
+            # leader election ever runs and none is unclean: both counted at 0
+            yield from _timer(("controller", "ControllerStats", "LeaderElectionRateAndTimeMs"), None)
+            name = meter_name("controller", "ControllerStats", "UncleanLeaderElectionsPerSec")
+            m = _counter(name, "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec")
+            m.add_sample(name, {}, 0)
+            yield m
 
     def _controller_stats(self, cc: Any) -> Iterator[Metric]:
         """ControllerStats (a RateAndTimeMs timer per controller state, LeaderElection for
@@ -233,6 +286,60 @@ class KafkaCollector:
                 m = gauges[mbean]
                 m.add_sample(m.name, labels, v)
         yield from gauges.values()
+        yield from partition_gauges(list(rm.partitions.items()))
+
+    # ---------------------------------------------------------------- purgatories, cleaner
+    def _purgatories(self, rm: Any) -> Iterator[Metric]:
+        """kafka.server:type=DelayedOperationPurgatory,name={PurgatorySize,NumDelayedOperations},
+        delayedOperation={Produce,Fetch}."""
+        purgatories = [(p.name, p) for p in (getattr(rm, "produce_purgatory", None), getattr(rm, "fetch_purgatory", None))
+                       if p is not None]
+        for mbean, read in (("PurgatorySize", "size"), ("NumDelayedOperations", "delayed")):
+            name = gauge_name("server", "DelayedOperationPurgatory", mbean)
+            m = _gauge(name, f"kafka.server:type=DelayedOperationPurgatory,name={mbean},delayedOperation=*")
+            for op, p in purgatories:
+                m.add_sample(name, {"delayedOperation": op}, getattr(p, read)())
+            yield m
+
+    def _log_cleaner(self, cleaner: Any) -> Iterator[Metric]:
+        """kafka.log:type=LogCleaner: cleaner-recopy-percent (bytes written over bytes read,
+        over every cleaning since start; Kafka's covers the last one), DeadThreadCount,
+        max-clean-time-secs; LogCleanerManager's max-dirty-percent."""
+        if cleaner is None:
+            return
+        stats = cleaner.stats
+        read = stats.get("bytes_read", 0)
+        yield _gauge(gauge_name("log", "LogCleaner", "cleaner-recopy-percent"),
+                     "kafka.log:type=LogCleaner,name=cleaner-recopy-percent (since start)",
+                     100.0 * stats.get("bytes_written", 0) / read if read else 0.0)
+        yield _gauge(gauge_name("log", "LogCleaner", "DeadThreadCount"), "kafka.log:type=LogCleaner,name=DeadThreadCount",
+                     cleaner.dead_thread_count)
+        yield _gauge(gauge_name("log", "LogCleaner", "max-clean-time-secs"),
+                     "kafka.log:type=LogCleaner,name=max-clean-time-secs (the last cleaning)",
+                     stats.get("last_clean_secs", 0.0))
+        yield _gauge(gauge_name("log", "LogCleanerManager", "max-dirty-percent"),
+                     "kafka.log:type=LogCleanerManager,name=max-dirty-percent (the dirtiest log at the last choice)",
+                     stats.get("last_dirty_percent", 0.0))
+
+    # ---------------------------------------------------------------- kafka-exporter's names
+    def _exporter(self, b: Any) -> Iterator[Metric]:
+        """kafka-exporter's broker, topic and partition names (``metrics.partition_metrics``
+        says which broker reports what)."""
+        rm = b.replica_manager
+        cache = b.metadata_cache
+        local = cache.broker(cache.local_broker.node_id) or cache.local_broker   # with the port bound
+        yield exporter_broker_info(local.node_id, local.host, local.port)
+        led = [(key, p) for key, p in list(rm.partitions.items()) if p.is_leader and p.log is not None]
+        starts = {}
+        for key, p in led:
+            try:
+                starts[key] = p.log.log_start_offset
+            except Exception:   # a log closed under us (a deleted partition)
+                continue
+        yield from exporter_partition_metrics(led, starts, local.node_id)
+        cc = b.cluster_controller
+        if cc is None or cc.is_active:
+            yield exporter_topic_partitions({name: len(t.partitions) for name, t in b.metadata_cache.topics().items()})
 
     # ---------------------------------------------------------------- coordinators
     def _groups(self, coordinator: Any, rm: Any) -> Iterator[Metric]:
@@ -261,10 +368,17 @@ class KafkaCollector:
             sums[pl.group] = sums.get(pl.group, 0) + pl.lag
         yield lag
         yield current
-        total = _gauge("kafka_consumergroup_lag_sum", "Consumer group lag summed over its partitions")
+        # kafka-exporter's kafka_consumergroup_lag_sum is a gauge ending in _sum, which
+        # Prometheus reserves for summaries and histograms (promtool check metrics); the
+        # name is kafka-lag-exporter's instead
+        total = _gauge("kafka_consumergroup_group_sum_lag", "Consumer group lag summed over its partitions")
         for g, n in sums.items():
             total.add_sample(total.name, {"consumergroup": g}, n)
         yield total
+        members = _gauge("kafka_consumergroup_members", "Amount of members in a consumer group")
+        for gid, g in list(groups.items()):
+            members.add_sample(members.name, {"consumergroup": gid}, len(getattr(g, "members", ())))
+        yield members
 
     def _transactions(self, service: Any) -> Iterator[Metric]:
         """Transactional ids this broker coordinates, by state. Kafka has no MBean for this

@@ -47,3 +47,32 @@ def local_end_offset(replica_manager: Any) -> Callable[[str, int], int | None]:
             return None
         return p.high_watermark
     return end
+
+
+@dataclass(frozen=True)
+class AssignedPartition:
+    """A partition of a group, committed or only assigned: ``committed`` and ``lag`` are
+    None where the group never committed an offset (Kafka's tools show "-" there)."""
+    topic: str
+    partition: int
+    committed: int | None
+    end_offset: int | None
+
+    @property
+    def lag(self) -> int | None:
+        if self.committed is None or self.end_offset is None:
+            return None
+        return max(self.end_offset - self.committed, 0)
+
+
+def group_partitions(group: Any, end_offset: Callable[[str, int], int | None]) -> list[AssignedPartition]:
+    """Every partition of ``group``: those it committed an offset for, and those its
+    consumer members are assigned without one (decoded from their ConsumerProtocol
+    assignment), sorted by topic and partition."""
+    from kafpy.coordinator.group.consumer.migration import decode_assignment
+    committed = {tp: om.offset for tp, om in list(group.offsets.items()) if om.offset >= 0}
+    keys = set(committed)
+    for m in list(getattr(group, "members", {}).values()):
+        if getattr(m, "protocol_type", "") == "consumer" and getattr(m, "assignment", b""):
+            keys.update(decode_assignment(m.assignment))
+    return [AssignedPartition(t, p, committed.get((t, p)), end_offset(t, p)) for t, p in sorted(keys)]

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.metrics.request_logger import RequestLogger
-from kafpy.metrics.request_metrics import BrokerTopicStats, RequestMetrics
+from kafpy.metrics.request_metrics import FETCH_CONSUMER, FETCH_FOLLOWER, BrokerTopicStats, RequestMetrics
 
 # plain ints for the per-request comparisons (an IntEnum member compares slower than an int)
 PRODUCE = int(ApiKey.PRODUCE)
@@ -34,20 +34,22 @@ class RequestObserver:
         self.request_logger = request_logger
 
     def completed(self, ctx: Any, api_key: int, request: Any, response: Any, elapsed_s: float,
-                  throttle_ms: int = 0) -> None:
+                  throttle_ms: int = 0, remote_s: float = 0.0) -> None:
         """A request answered with ``response`` (None: no answer, as acks=0) or failed with it
-        (an exception), its client throttled for ``throttle_ms`` by a quota."""
+        (an exception), its client throttled for ``throttle_ms`` by a quota, its handler
+        waiting ``remote_s`` of ``elapsed_s`` (0: it never waited)."""
         header = ctx.header
         version = header.request_api_version
+        record = self.requests.record
         if isinstance(response, BaseException):
-            self.requests.record(api_key, version, elapsed_s,
-                                 int(getattr(response, "error_code", UNKNOWN_SERVER_ERROR)))
+            record(api_key, version, elapsed_s, int(getattr(response, "error_code", UNKNOWN_SERVER_ERROR)), remote_s,
+                   throttle_ms)
         elif response is None:   # acks=0: no answer, so no error counts (as Kafka's NoOpResponse)
-            self.requests.record(api_key, version, elapsed_s, None)
+            record(api_key, version, elapsed_s, None, remote_s, throttle_ms)
         elif api_key == PRODUCE:
             # every partition's error, NONE included (Kafka's ProduceResponse.errorCounts);
             # messages and bytes in were counted on the append path (BrokerTopicStats)
-            errors = self.requests.record(api_key, version, elapsed_s, None).errors
+            errors = record(api_key, version, elapsed_s, None, remote_s, throttle_ms).errors
             codes = [pr.error_code for tr in response.responses for pr in tr.partition_responses]
             if any(codes):
                 for code in codes:
@@ -56,16 +58,19 @@ class RequestObserver:
                 errors[0] = errors.get(0, 0) + len(codes)
         elif api_key == FETCH:
             # the top-level error and every partition's (Kafka's FetchResponse.errorCounts)
-            errors = self.requests.record(api_key, version, elapsed_s, response.error_code).errors
+            errors = record(api_key, version, elapsed_s, response.error_code, remote_s, throttle_ms).errors
             replica_id = request.replica_state.replica_id if version >= 15 else request.replica_id
+            # timed again as FetchFollower or FetchConsumer, as Kafka does
+            record(FETCH_FOLLOWER if replica_id >= 0 else FETCH_CONSUMER, version, elapsed_s, None, remote_s,
+                   throttle_ms)
             # bytes out per topic and every partition's error code in one pass
             self.topics.on_fetch(response, replica_id >= 0, self.topic_name, errors)
         else:
-            self.requests.record(api_key, version, elapsed_s, int(getattr(response, "error_code", 0)))
+            record(api_key, version, elapsed_s, int(getattr(response, "error_code", 0)), remote_s, throttle_ms)
         if throttle_ms:
             resource = "Produce" if api_key == PRODUCE else "Fetch" if api_key == FETCH else "Request"
             self.requests.throttled(resource, getattr(ctx.principal, "name", str(ctx.principal)), header.client_id,
                                     throttle_ms)
         logger = self.request_logger
         if logger.wanted(elapsed_s):
-            logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request)
+            logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request, remote_s * 1000.0, throttle_ms)

@@ -31,7 +31,10 @@ class RequestLogger:
         slow_ms = self.threshold()
         return 0 <= slow_ms <= elapsed_s * 1000.0
 
-    def completed(self, ctx: Any, api_name: str, total_ms: float, request: Any) -> None:
+    def completed(self, ctx: Any, api_name: str, total_ms: float, request: Any, remote_ms: float = 0.0,
+                  throttle_ms: int = 0) -> None:
+        """The line of one request, with Kafka's time breakdown (its stages as
+        ``metrics.request_metrics.STAGES`` derives them: no queues, the send untimed)."""
         debug = log.isEnabledFor(logging.DEBUG)
         slow_ms = self.threshold()
         slow = 0 <= slow_ms <= total_ms
@@ -40,9 +43,11 @@ class RequestLogger:
         header = ctx.header
         principal = ctx.principal
         line = ("Completed request:{api=%s, version=%d, correlationId=%d, clientId=%s} from connection %s "
-                "(%s:%d);totalTime:%.3f,principal:%s,listener:%s")
+                "(%s:%d);totalTime:%.3f,requestQueueTime:0.000,localTime:%.3f,remoteTime:%.3f,throttleTime:%d,"
+                "responseQueueTime:0.000,sendTime:0.000,principal:%s,listener:%s")
         args = (api_name, header.request_api_version, header.correlation_id, header.client_id, ctx.connection_id,
-                ctx.client_host, ctx.client_port, total_ms, principal, ctx.listener)
+                ctx.client_host, ctx.client_port, total_ms, max(total_ms - remote_ms, 0.0), remote_ms, throttle_ms,
+                principal, ctx.listener)
         if slow:
             log.info("Slow request (over %d ms): " + line, slow_ms, *args)
         else:

@@ -23,7 +23,8 @@ from typing import Any
 
 from kafpy.replication.topic_stats import TOPIC_METERS, BrokerTopicStats, TopicCounters
 
-__all__ = ["RESERVOIR", "QUANTILES", "TimeHistogram", "sample_percentiles", "ApiRequestStats", "RequestMetrics",
+__all__ = ["RESERVOIR", "QUANTILES", "STAGES", "FETCH_CONSUMER", "FETCH_FOLLOWER", "REQUEST_LABELS", "TimeHistogram",
+           "sample_percentiles", "ParkedTimes", "ApiRequestStats", "RequestMetrics",
            "BrokerTopicStats", "TopicCounters", "TOPIC_METERS"]
 
 # observations a percentile window holds at least before it rolls over (Kafka's histograms
@@ -31,6 +32,12 @@ __all__ = ["RESERVOIR", "QUANTILES", "TimeHistogram", "sample_percentiles", "Api
 RESERVOIR = 1024
 # Kafka's histogram percentiles, as the JMX exporter's rules turn them into quantile labels
 QUANTILES = ((0.5, "0.50"), (0.75, "0.75"), (0.95, "0.95"), (0.98, "0.98"), (0.99, "0.99"), (0.999, "0.999"))
+
+# Kafka times Fetch twice: under "Fetch" and under "FetchConsumer" or "FetchFollower"
+# (RequestChannel.Request.updateRequestMetrics); kept under these keys beside the API keys
+FETCH_CONSUMER = -2
+FETCH_FOLLOWER = -3
+REQUEST_LABELS = {FETCH_CONSUMER: "FetchConsumer", FETCH_FOLLOWER: "FetchFollower"}
 
 _PER_DOUBLING = 8
 _BUCKETS = 34 * _PER_DOUBLING + 1     # bucket 0: under 1 us; the last: 2**34 us (~4.8 h) and more
@@ -99,23 +106,103 @@ def sample_percentiles(values: Any) -> list[tuple[str, float]]:
     return [(label, ordered[min(n - 1, max(0, int(q * n + 0.999999) - 1))]) for q, label in QUANTILES]
 
 
-class ApiRequestStats:
-    """One request type's counters: requests by version, errors by code, total time."""
+class ParkedTimes:
+    """The requests whose handler waited (for followers, a long poll, a coordinator's write):
+    their total, local (up to the first wait) and remote (from the first wait to the answer)
+    times. Only these carry a second clock read."""
 
-    __slots__ = ("versions", "errors", "total_time")
+    __slots__ = ("total", "local", "remote")
+
+    def __init__(self) -> None:
+        self.total = TimeHistogram()
+        self.local = TimeHistogram()
+        self.remote = TimeHistogram()
+
+
+# Kafka's request-time stages (RequestChannel's metrics) in the order a request passes them
+STAGES = ("RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ThrottleTimeMs", "ResponseQueueTimeMs",
+          "ResponseSendTimeMs")
+
+
+class ApiRequestStats:
+    """One request type's counters: requests by version, errors by code, total time; the
+    times of the requests that waited (``parked``) and were throttled (``throttle_time``),
+    made when first needed; and the stage histograms a scrape derives (``stages``)."""
+
+    __slots__ = ("versions", "errors", "total_time", "parked", "throttle_time", "stages")
 
     def __init__(self) -> None:
         self.versions: dict[int, int] = {}
         self.errors: dict[int, int] = {}
         self.total_time = TimeHistogram()
+        self.parked: ParkedTimes | None = None
+        self.throttle_time: TimeHistogram | None = None
+        self.stages: dict[str, TimeHistogram] = {}
+
+    def waited(self, total_ms: float, remote_ms: float) -> None:
+        p = self.parked
+        if p is None:
+            p = self.parked = ParkedTimes()
+        p.total.add(total_ms)
+        p.remote.add(remote_ms)
+        p.local.add(max(total_ms - remote_ms, 0.0))
+
+    def throttled(self, throttle_ms: int) -> None:
+        h = self.throttle_time
+        if h is None:
+            h = self.throttle_time = TimeHistogram()
+        h.add(float(throttle_ms))
+
+    def stage_times(self) -> list[tuple[str, TimeHistogram | None]]:
+        """Kafka's six stages, derived from what was recorded (read at scrape time); None for
+        a stage that is 0 for every request so far (as many observations as the total's):
+
+        - RequestQueueTimeMs, ResponseQueueTimeMs: always 0 (a request is handled in the read
+          callback that decoded it, and its response is handed to the socket as it is
+          encoded: no queue between threads);
+        - LocalTimeMs: the total of a request that never waited, the part before its first
+          wait for one that did (the total's own histogram while none waited);
+        - RemoteTimeMs: from the first wait to the answer, 0 for one that never waited;
+        - ThrottleTimeMs: the quota's throttle time, 0 when not throttled;
+        - ResponseSendTimeMs: always 0; the write happens after the total is taken (untimed).
+
+        A derived stage keeps its own ``TimeHistogram`` so its percentile window rolls as the
+        total's does (the derived counts only ever grow)."""
+        total = self.total_time
+        n = total.count
+        p, t = self.parked, self.throttle_time
+        out: list[tuple[str, TimeHistogram | None]] = []
+        for stage in STAGES:
+            if stage == "LocalTimeMs":
+                if p is None:
+                    out.append((stage, total))
+                    continue
+                counts = [a - b + c for a, b, c in zip(total.counts, p.total.counts, p.local.counts)]
+                sum_ms = total.sum - p.total.sum + p.local.sum
+            else:
+                part = p.remote if stage == "RemoteTimeMs" and p is not None else \
+                    t if stage == "ThrottleTimeMs" and t is not None else None
+                if part is None:
+                    out.append((stage, None))
+                    continue
+                counts = part.counts[:]
+                sum_ms = part.sum
+                counts[0] += n - part.count
+            h = self.stages.get(stage)
+            if h is None:
+                h = self.stages[stage] = TimeHistogram()
+            h.counts, h.count, h.sum = counts, n, sum_ms
+            out.append((stage, h))
+        return out
 
 
 class RequestMetrics:
     """Kafka's ``kafka.network:type=RequestMetrics`` per request type (``apis``, by API key):
     RequestsPerSec by version, ErrorsPerSec by error code (every partition's error for
     Produce and Fetch, as Kafka's ``errorCounts``), TotalTimeMs (from the request's decoding
-    to its response being encoded; requests are handled as they are read, so Kafka's request
-    queue time is not there to add)."""
+    to its response being encoded) and the stages it is made of (``ApiRequestStats.stage_times``).
+    Fetch is kept a second time under ``FETCH_CONSUMER`` or ``FETCH_FOLLOWER`` (versions and
+    times; its errors under Fetch alone, as Kafka counts them)."""
 
     def __init__(self) -> None:
         self.apis: dict[int, ApiRequestStats] = {}
@@ -144,9 +231,12 @@ class RequestMetrics:
         self.throttle = {key: [0, 0] for key, (ms, n) in self.throttle.items() if n}
         return out
 
-    def record(self, api_key: int, version: int, total_s: float, error_code: int) -> ApiRequestStats:
-        """One request answered with one error code (the request's, or none); returns the
-        type's stats for a caller with more error codes to add (``ApiRequestStats.errors``)."""
+    def record(self, api_key: int, version: int, total_s: float, error_code: int | None, remote_s: float = 0.0,
+               throttle_ms: int = 0) -> ApiRequestStats:
+        """One request answered with one error code (the request's, or none), after
+        ``remote_s`` waiting (0: its handler never waited) and throttled for ``throttle_ms``;
+        returns the type's stats for a caller with more error codes to add
+        (``ApiRequestStats.errors``)."""
         s = self.apis.get(api_key) or self.api(api_key)
         versions = s.versions
         versions[version] = versions.get(version, 0) + 1
@@ -161,6 +251,10 @@ class RequestMetrics:
         us = ms * 1000.0
         i = int(log2(us) * _PER_DOUBLING) + 1 if us > 1.0 else 0
         h.counts[i if i < _BUCKETS else _BUCKETS - 1] += 1
+        if remote_s:
+            s.waited(ms, remote_s * 1000.0)
+        if throttle_ms:
+            s.throttled(throttle_ms)
         return s
 
     # views by (api, version) and (api, error) for readers

@@ -98,6 +98,14 @@ class DelayedOperationPurgatory:
     def watched(self, key: Hashable) -> int:
         return len(self._watchers.get(key, ()))
 
+    def size(self) -> int:
+        """Kafka's PurgatorySize: watch entries over all keys (an operation once per key)."""
+        return sum(len(ops) for ops in list(self._watchers.values()))
+
+    def delayed(self) -> int:
+        """Kafka's NumDelayedOperations: operations waiting (each once)."""
+        return len({id(o) for ops in list(self._watchers.values()) for o in ops if not o.completed})
+
     def _expire(self, op: DelayedOperation) -> None:
         op._timer_handle = None
         if not op.completed:

@@ -66,7 +66,10 @@ class LogCleaner:
         self._in_progress: set = set()  # partitions a thread is cleaning now
         self._aborted: set = set()
         self._checkpoints: dict[str, dict[tuple[str, int], int]] = {}
-        self.stats = {"cleaned_logs": 0, "bytes_read": 0, "bytes_written": 0}
+        # what the metrics read (Kafka's LogCleaner and LogCleanerManager gauges): counts since
+        # start, the last cleaning's wall seconds, the dirty ratio (%) of the last log chosen
+        self.stats: dict[str, float] = {"cleaned_logs": 0, "bytes_read": 0, "bytes_written": 0,
+                                        "last_clean_secs": 0.0, "last_dirty_percent": 0.0}
 
     # ------------------------------------------------------------------ threads
     def start(self) -> None:
@@ -76,6 +79,12 @@ class LogCleaner:
                                  daemon=True)
             self._threads.append((t, stop))
             t.start()
+
+    @property
+    def dead_thread_count(self) -> int:
+        """Cleaner threads that died (Kafka's DeadThreadCount); a pass's error is caught, so
+        only something outside it ends a thread."""
+        return sum(1 for t, _ in list(self._threads) if not t.is_alive())
 
     @property
     def thread_names(self) -> list[str]:
@@ -187,13 +196,16 @@ class LogCleaner:
             best = self._dirtiest(now, force)
             if best is None:
                 return False
-            _, tp, lg, first_dirty, (eligible, dirty, end) = best
+            ratio, tp, lg, first_dirty, (eligible, dirty, end) = best
             self._in_progress.add(tp)
+            self.stats["last_dirty_percent"] = 100.0 * ratio
         try:
+            started = self.clock()
             if self.clean_log(lg, eligible, dirty, first_dirty, end, now):
                 with self._lock:
                     self._save_checkpoint(tp, end)
                     self.stats["cleaned_logs"] += 1
+                    self.stats["last_clean_secs"] = max(self.clock() - started, 0.0)
         finally:
             with self._lock:
                 self._in_progress.discard(tp)

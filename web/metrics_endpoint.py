@@ -1,6 +1,7 @@
 """``GET /metrics``: the broker's metrics in Prometheus' text format (``metrics.collectors``
 for Kafka's names, ``prometheus_client``'s process collector for RSS, CPU and open
-descriptors, and the event loop's lag).
+descriptors, ``metrics.process_metrics`` for disk bytes, GC and threads under the names
+Strimzi's dashboard asks for, and the event loop's lag).
 
 Who may call it: the broker mounts it on its HTTP server when the listener is on.
 """
@@ -15,6 +16,7 @@ from prometheus_client.core import Metric
 
 from kafpy.metrics.collectors import KafkaCollector
 from kafpy.metrics.event_loop import EventLoopLagProbe, LoopIdleRatio
+from kafpy.metrics.process_metrics import GcTimer, RuntimeCollector
 
 
 class _LoopLagCollector:
@@ -49,6 +51,7 @@ class MetricsEndpoint:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(KafkaCollector(broker))
         self.registry.register(ProcessCollector(registry=None))
+        self.registry.register(RuntimeCollector(GcTimer.shared()))
         self.probe = EventLoopLagProbe(loop)
         self.registry.register(_LoopLagCollector(self.probe))
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from aiohttp import web
 
-from kafpy.metrics.lag import consumer_lag, local_end_offset
+from kafpy.metrics.lag import group_partitions, local_end_offset
 from kafpy.web.access import may
 
 MAX_PARTITION_ROWS = 1000
@@ -69,18 +69,30 @@ class ThroughputHistory:
         return [max(b[index] - a[index], 0) / max(b[0] - a[0], 1e-9) for a, b in zip(s, s[1:])]
 
 
-def sparkline(values: list[float], width: int = 240, height: int = 50) -> str:
-    """An inline SVG polyline of ``values`` (empty chart before two samples)."""
+def sparkline(values: list[float], unit: str = "", width: int = 240, height: int = 60) -> str:
+    """An inline SVG polyline of ``values`` over a time axis, with its scale written on it:
+    the peak at the top of the y axis, 0 at its foot, the window's start and "now" under
+    the x axis (empty chart before two samples)."""
     top = max(values) if values else 0.0
+    left, bottom = 34, height - 14          # the axes' corner
+    plot_w, plot_h = width - left - 2, bottom - 4
     if len(values) < 2:
         points = ""
     else:
-        step = width / (SAMPLES - 1)
-        start = width - step * (len(values) - 1)
-        points = " ".join(f"{start + i * step:.1f},{height - (v / top * (height - 4) if top else 0) - 2:.1f}"
+        step = plot_w / (SAMPLES - 1)
+        start = left + plot_w - step * (len(values) - 1)
+        points = " ".join(f"{start + i * step:.1f},{bottom - (v / top * plot_h if top else 0):.1f}"
                           for i, v in enumerate(values))
+    minutes = int(SAMPLES * SAMPLE_INTERVAL_S / 60)
+    peak = _human(top) if values else "-"
     return (f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
             f'<rect width="{width}" height="{height}" fill="#fafafa"/>'
+            f'<path d="M{left},4 V{bottom} H{width - 2}" fill="none" stroke="#999" stroke-width="1"/>'
+            f'<text class="peak" x="{left - 3}" y="12" font-size="10" text-anchor="end" fill="#555">{peak}</text>'
+            f'<text x="{left - 3}" y="{bottom}" font-size="10" text-anchor="end" fill="#555">0</text>'
+            f'<text x="{left}" y="{height - 2}" font-size="10" fill="#555">-{minutes} min</text>'
+            f'<text x="{width - 2}" y="{height - 2}" font-size="10" text-anchor="end" fill="#555">now</text>'
+            f'<title>peak {peak} {escape(unit)}</title>'
             f'<polyline fill="none" stroke="#2a6fdb" stroke-width="1.5" points="{points}"/></svg>')
 
 
@@ -162,9 +174,10 @@ class StatusPage:
         for index, title, unit in ((1, "Messages in", "msg/s"), (2, "Bytes in", "B/s"), (3, "Bytes out", "B/s")):
             rates = h.rates(index)
             now = _human(rates[-1]) if rates else "-"
-            charts.append(f"<div class='chart'><div>{title}: <b>{now}</b> {unit} <span class='muted'>"
+            peak = _human(max(rates)) if rates else "-"
+            charts.append(f"<div class='chart'><div>{title}: <b>{now}</b> {unit}, peak {peak} <span class='muted'>"
                           f"(last {int(SAMPLES * SAMPLE_INTERVAL_S / 60)} min, this broker)</span></div>"
-                          f"{sparkline(rates)}</div>")
+                          f"{sparkline(rates, unit)}</div>")
         return "<h2>Throughput</h2><div class='charts'>" + "".join(charts) + "</div>"
 
     def _topics(self, visible: Callable[[str, str], bool]) -> tuple[str, str]:
@@ -207,20 +220,41 @@ class StatusPage:
                 + (f"<p class='muted'>{more} more partitions not listed.</p>" if more else ""))
 
     def _groups(self, visible: Callable[[str, str], bool]) -> str:
+        """The groups the caller may DESCRIBE with their lag, then each group's partitions of
+        topics the caller may DESCRIBE: a partition the group never committed an offset for
+        shows "-" (as kafka-consumer-groups.sh does) and is left out of the group's sum, which
+        then says how many it leaves out."""
         b = self.broker
         gc = b.group_coordinator
         if gc is None:
             return ""
         groups = gc.coordinator.groups
-        lags: dict[str, int] = {}
-        for pl in consumer_lag(groups, local_end_offset(b.replica_manager)):
-            lags[pl.group] = lags.get(pl.group, 0) + pl.lag
-        rows = []
+        end = local_end_offset(b.replica_manager)
+        rows: list[str] = []
+        partition_rows: list[str] = []
         for gid in sorted(g for g in groups if visible("GROUP", g)):
             g = groups[gid]
+            parts = [p for p in group_partitions(g, end) if visible("TOPIC", p.topic)]
+            known = [p.lag for p in parts if p.lag is not None]
+            unknown = len(parts) - len(known)
+            lag = str(sum(known)) if known else "-"
+            if known and unknown:
+                lag += f" <span class='muted'>(+{unknown} without a committed offset)</span>"
             rows.append(f"<tr id='group-{escape(gid)}'><td>{escape(gid)}</td><td>{escape(g.state.value)}</td>"
-                        f"<td>{len(g.members)}</td><td class='lag'>{lags.get(gid, 0)}</td></tr>")
+                        f"<td>{len(g.members)}</td><td class='lag'>{lag}</td></tr>")
+            for p in parts:
+                if len(partition_rows) < MAX_PARTITION_ROWS:
+                    partition_rows.append(
+                        f"<tr><td>{escape(gid)}</td><td>{escape(p.topic)}</td><td>{p.partition}</td>"
+                        f"<td>{_or_dash(p.committed)}</td><td>{_or_dash(p.end_offset)}</td>"
+                        f"<td class='lag'>{_or_dash(p.lag)}</td></tr>")
         return ("<h2>Consumer groups</h2><p class='muted'>The groups this broker coordinates; "
-                "lag against its replicas' high watermarks.</p>"
+                "lag against its replicas' high watermarks (\"-\": no committed offset, or no replica here).</p>"
                 "<table id='groups'><tr><th>group</th><th>state</th><th>members</th><th>lag</th></tr>"
-                + "".join(rows) + "</table>")
+                + "".join(rows) + "</table>"
+                "<table id='group-partitions'><tr><th>group</th><th>topic</th><th>partition</th>"
+                "<th>committed offset</th><th>end offset</th><th>lag</th></tr>" + "".join(partition_rows) + "</table>")
+
+
+def _or_dash(v: int | None) -> str:
+    return "-" if v is None else str(v)

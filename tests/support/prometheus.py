@@ -22,9 +22,11 @@ SCRAPE_INTERVAL_S = 1
 
 
 class PrometheusServer:
-    def __init__(self, work_dir: Path, targets: list[str]) -> None:
+    def __init__(self, work_dir: Path, targets: list[str], labels: dict[str, str] | None = None) -> None:
         self.work_dir = work_dir
         self.targets = targets
+        # target labels, as Kubernetes service discovery would attach (namespace, pod...)
+        self.labels = labels or {}
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.output_path = work_dir / "prometheus.out"
@@ -42,7 +44,8 @@ class PrometheusServer:
             "  - job_name: kafpy\n"
             f"    scrape_timeout: {SCRAPE_INTERVAL_S}s\n"
             "    static_configs:\n"
-            f"      - targets: [{', '.join(repr(t) for t in self.targets)}]\n")
+            f"      - targets: [{', '.join(repr(t) for t in self.targets)}]\n"
+            + (f"        labels: {json.dumps(self.labels)}\n" if self.labels else ""))
         self.port = free_port()
         self.proc = subprocess.Popen(
             [binary, f"--config.file={config}", f"--storage.tsdb.path={self.work_dir / 'data'}",

@@ -437,3 +437,29 @@ def test_a_zero_length_frame_is_read_and_rejected_without_stalling_the_stream(h)
     # a request too short for its header closes the connection (after nothing)
     h.feed(struct.pack(">i", 0) + request(2, "c"))
     assert h.transport.aborted
+
+
+class _Timings:
+    """An observer keeping (correlation id, total s, remote s) of each request."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, float, float]] = []
+
+    def completed(self, ctx, api_key, request, response, elapsed_s, throttle_ms=0, remote_s=0.0) -> None:
+        self.seen.append((ctx.header.correlation_id, elapsed_s, remote_s))
+
+
+def test_the_wait_of_a_handler_is_timed_as_remote_time_and_no_wait_as_none():
+    h = Harness()
+    try:
+        timings = h.conn.observer = _Timings()
+        h.feed(request(1, "c") + request(2, "wait:a"))
+        h.loop.run_until_complete(asyncio.sleep(0.2))   # the wait being timed
+        h.stand_in.waits["a"].set_result(None)
+        h.settle()
+        assert [c for c, _ in h.responses(2)] == [1, 2]
+        (c1, total1, remote1), (c2, total2, remote2) = timings.seen
+        assert (c1, remote1) == (1, 0.0)
+        assert c2 == 2 and 0.2 <= remote2 <= total2
+    finally:
+        h.close()

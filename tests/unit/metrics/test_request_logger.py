@@ -30,3 +30,11 @@ def test_a_slow_request_is_logged_at_info(caplog):
 def test_nothing_at_info_below_the_threshold_or_without_one(caplog):
     assert _lines(caplog, 100, 99.0, logging.INFO) == []
     assert _lines(caplog, -1, 10_000.0, logging.INFO) == []
+
+
+def test_the_line_breaks_the_time_down_as_kafka_does(caplog):
+    caplog.set_level(logging.DEBUG, logger=REQUEST_LOGGER)
+    RequestLogger(lambda: -1).completed(CTX, "Fetch", 502.5, None, remote_ms=500.0, throttle_ms=20)
+    [line] = [r.getMessage() for r in caplog.records if r.name == REQUEST_LOGGER]
+    assert ("totalTime:502.500,requestQueueTime:0.000,localTime:2.500,remoteTime:500.000,throttleTime:20,"
+            "responseQueueTime:0.000,sendTime:0.000,principal:User:alice") in line

@@ -10,8 +10,8 @@ import pytest
 from kafpy.broker.handlers.produce import handle_produce
 from kafpy.metrics.observer import RequestObserver
 from kafpy.metrics.request_logger import RequestLogger
-from kafpy.metrics.request_metrics import (RESERVOIR, BrokerTopicStats, RequestMetrics, TimeHistogram,
-                                           bucket_of)
+from kafpy.metrics.request_metrics import (FETCH_CONSUMER, FETCH_FOLLOWER, RESERVOIR, STAGES, BrokerTopicStats,
+                                           RequestMetrics, TimeHistogram, bucket_of)
 from kafpy.protocol.messages import FetchResponse, ProduceRequest
 from kafpy.protocol.records import build_batch
 from tests.unit.broker.helpers import LocalBroker, call
@@ -183,3 +183,68 @@ def test_throttle_time_averages_per_client_since_the_last_scrape():
     assert m.take_throttle() == {("Produce", "alice", "p1"): 200.0, ("Fetch", "", ""): 50.0}
     assert m.take_throttle() == {("Produce", "alice", "p1"): 0.0, ("Fetch", "", ""): 0.0}
     assert m.take_throttle() == {}
+
+
+def _stages(m: RequestMetrics, api: int) -> dict[str, TimeHistogram]:
+    return dict(m.api(api).stage_times())
+
+
+def test_a_request_that_never_waited_is_all_local_time():
+    m = RequestMetrics()
+    m.record(0, 9, 0.004, 0)
+    m.record(0, 9, 0.008, 0)
+    st = _stages(m, 0)
+    assert list(st) == list(STAGES)
+    assert st["LocalTimeMs"].counts == m.total_ms[0].counts and st["LocalTimeMs"].sum == m.total_ms[0].sum
+    assert st["LocalTimeMs"] is m.total_ms[0]
+    for stage in ("RequestQueueTimeMs", "RemoteTimeMs", "ThrottleTimeMs", "ResponseQueueTimeMs",
+                  "ResponseSendTimeMs"):
+        assert st[stage] is None   # 0 for every request
+
+
+def test_a_request_that_waited_splits_into_local_and_remote_time():
+    m = RequestMetrics()
+    m.record(0, 9, 0.002, 0)                      # 2 ms, never waited
+    m.record(0, 9, 0.503, 0, remote_s=0.500)      # 3 ms of work, then 500 ms waiting for followers
+    st = _stages(m, 0)
+    local, remote = st["LocalTimeMs"], st["RemoteTimeMs"]
+    assert local.count == remote.count == 2
+    assert abs(local.sum - 5.0) < 1e-6 and abs(remote.sum - 500.0) < 1e-6
+    assert local.counts[bucket_of(2.0)] == 1 and local.counts[bucket_of(3.0)] == 1
+    assert remote.counts[0] == 1 and remote.counts[bucket_of(500.0)] == 1
+    assert st["ThrottleTimeMs"] is None and st["RequestQueueTimeMs"] is None
+    assert 500 <= dict(remote.percentiles())["0.99"] <= 545
+    assert dict(local.percentiles())["0.99"] < 4
+
+
+def test_throttled_responses_fill_throttle_time():
+    m = RequestMetrics()
+    m.record(1, 12, 0.001, 0, throttle_ms=250)
+    m.record(1, 12, 0.001, 0)
+    throttle = _stages(m, 1)["ThrottleTimeMs"]
+    assert throttle.count == 2 and throttle.sum == 250.0 and throttle.counts[bucket_of(250.0)] == 1
+
+
+def test_stage_counts_only_grow_so_windows_roll_like_the_totals():
+    m = RequestMetrics()
+    before = None
+    for i in range(3 * RESERVOIR):
+        m.record(0, 9, 0.001, 0, remote_s=0.0005 if i % 2 else 0.0)
+        if i % 500 == 0:
+            now = [h.counts[:] for _, h in m.api(0).stage_times() if h is not None]
+            if before is not None:
+                assert all(a <= b for old, new in zip(before, now) for a, b in zip(old, new))
+            before = now
+
+
+def test_fetch_is_timed_again_as_fetch_consumer_or_fetch_follower():
+    F = FetchResponse
+    obs = _observer()
+    response = F(error_code=0, responses=[])
+    obs.completed(_ctx(1, 12), 1, SimpleNamespace(replica_id=-1), response, 0.5, remote_s=0.499)
+    obs.completed(_ctx(1, 12), 1, SimpleNamespace(replica_id=2), response, 0.002)
+    m = obs.requests
+    assert m.requests[(1, 12)] == 2
+    assert m.requests[(FETCH_CONSUMER, 12)] == 1 and m.requests[(FETCH_FOLLOWER, 12)] == 1
+    assert m.api(FETCH_CONSUMER).parked is not None and m.api(FETCH_FOLLOWER).parked is None
+    assert not any(api < 0 for api, _ in m.errors)   # errors under Fetch alone

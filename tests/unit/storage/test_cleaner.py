@@ -60,6 +60,10 @@ def test_compaction_keeps_latest_per_key_and_offsets(tmp_path):
     assert seen == expected_latest
     assert lg.size_in_bytes() < before_size
     assert lg.log_end_offset == 25
+    # what the LogCleaner gauges read: the dirty share of the log chosen, and the recopy
+    assert 0 < cleaner.stats["last_dirty_percent"] <= 100
+    assert 0 < cleaner.stats["bytes_written"] < cleaner.stats["bytes_read"]
+    assert cleaner.stats["last_clean_secs"] >= 0 and cleaner.dead_thread_count == 0
     assert not any(n.endswith((".cleaned", ".swap")) for n in os.listdir(lg.dir))
     cp = open(os.path.join(lm.log_dirs[0], CLEANER_CHECKPOINT)).read().split("\n")
     assert cp[0] == "0" and cp[2].startswith("compacted 0 ")
