@@ -41,7 +41,7 @@ def test_partitions_without_a_committed_offset_show_a_dash_and_are_not_summed():
     member = NS(protocol_type="consumer", assignment=_assignment([("t", 0), ("t", 1), ("t", 2)]))
     groups = {"half": NS(state=GroupState.STABLE, members={"m": member}, offsets={("t", 0): NS(offset=40)}),
               "fresh": NS(state=GroupState.STABLE, members={"m": member}, offsets={})}
-    html = _page(groups)._groups()
+    html = _page(groups)._groups(lambda kind, name: True)
     half = re.search(r"<tr id='group-half'>.*?</tr>", html).group(0)
     assert "<td class='lag'>60 <span class='muted'>(+2 without a committed offset)</span></td>" in half
     fresh = re.search(r"<tr id='group-fresh'>.*?</tr>", html).group(0)
@@ -51,3 +51,12 @@ def test_partitions_without_a_committed_offset_show_a_dash_and_are_not_summed():
     assert ("half", "0", "40", "100", "60") in rows
     assert ("half", "1", "-", "50", "-") in rows
     assert ("fresh", "2", "-", "70", "-") in rows
+
+
+def test_groups_and_topics_the_caller_may_not_describe_are_not_listed():
+    member = NS(protocol_type="consumer", assignment=_assignment([("t", 0)]))
+    groups = {"open": NS(state=GroupState.STABLE, members={"m": member}, offsets={("t", 0): NS(offset=40)}),
+              "closed": NS(state=GroupState.STABLE, members={"m": member}, offsets={})}
+    html = _page(groups)._groups(lambda kind, name: kind == "GROUP" and name == "open")
+    assert "group-open" in html and "closed" not in html
+    assert "<td>t</td>" not in html   # topic t is not DESCRIBE-able: its partitions are left out
