@@ -272,6 +272,19 @@ class Log:
         ps.on_high_watermark_updated(self._high_watermark)
 
     # ------------------------------------------------------------------ appends
+    def records_to_check_ahead(self, records) -> int:
+        """How many records a client's append of ``records`` would decode on the caller's
+        thread (``LogValidator.records_to_decode``)."""
+        if self._validator.config is not self.config:
+            self.update_config(self.config)
+        return self._validator.records_to_decode(records)
+
+    def check_ahead(self, records) -> None:
+        """``LogValidator.check_ahead``: safe from a worker thread; the next append of
+        ``records`` uses its outcome (unless the config changed in between: then it checks
+        again)."""
+        self._validator.check_ahead(records)
+
     def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
         """``_append``; a storage error (a failing disk) is reported to ``on_storage_error``
         before it is raised."""

@@ -40,7 +40,7 @@ from kafpy.protocol.records import (
     MIN_BATCH_LENGTH,
     PREFIX_THROUGH_EPOCH,
     RECORDS_COUNT_FIELD,
-    decode_batch,
+    has_null_key,
     is_legacy,
     recompress_batch,
     set_max_timestamp,
@@ -54,6 +54,7 @@ from .errors import (
     InvalidTimestampError,
     RecordListTooLargeError,
     RecordTooLargeError,
+    StorageError,
 )
 
 __all__ = ["LogValidator"]
@@ -87,6 +88,38 @@ class LogValidator:
         # whether a leader's append may need _convert's rules
         self.converts = (self.target_codec is not None or self.log_append_time or self.compact
                          or self.ts_bounds is not None)
+        # (buffer, the StorageError found or None): check_ahead's outcome for that very buffer
+        self._checked: tuple[object, Optional[StorageError]] | None = None
+
+    def records_to_decode(self, records) -> int:
+        """How many records a client's append of ``records`` makes the leader decode (the
+        keys of a compacted topic; decompressed first when compressed): 0 for any other
+        topic. Reads batch headers only; stops at the first that ``validate`` would refuse.
+        The socket server's Produce path asks it to decide whether to ``check_ahead``."""
+        if not self.compact:
+            return 0
+        n = len(records)
+        pos = 0
+        total = 0
+        while n - pos >= BATCH_HEADER_SIZE and records[pos + MAGIC_OFFSET] == 2:
+            h = _unpack_header(records, pos)
+            if h[BATCH_LENGTH_FIELD] < MIN_BATCH_LENGTH:
+                break
+            total += max(h[RECORDS_COUNT_FIELD], 0)
+            pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
+        return total
+
+    def check_ahead(self, records) -> None:
+        """The checks that decode records (a compacted topic's keys), run before the append
+        by a caller that must not hold the event loop doing them (a worker thread: it only
+        reads ``records``). Its outcome is kept for the next append of this very buffer,
+        which then raises the error found, or skips the decoding."""
+        error: Optional[StorageError] = None
+        try:
+            self._check_keys(records, [(pos, None) for pos in _batch_positions(records)])
+        except StorageError as e:
+            error = e
+        self._checked = (records, error)
 
     def validate_batch(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
                        pos: int = 0) -> Optional[tuple]:
@@ -217,7 +250,13 @@ class LogValidator:
         pairs = [(b[0], b[4]) for b in batches]  # (position, header)
         if from_client:
             if self.compact:
-                self._check_keys(buf, pairs)
+                checked = self._checked
+                if checked is not None and checked[0] is buf:
+                    self._checked = None
+                    if checked[1] is not None:
+                        raise checked[1]
+                else:
+                    self._check_keys(buf, pairs)
             if self.ts_bounds is not None and not self.log_append_time:
                 self._check_timestamps(pairs)
         codec = self.target_codec
@@ -235,10 +274,10 @@ class LogValidator:
         """Compacted topics reject records without a key (Kafka does the same)."""
         for pos, h in batches:
             try:
-                _, recs = decode_batch(buf, pos, verify=False)
+                null_key = has_null_key(buf, pos)
             except ProtocolError as e:
                 raise CorruptRecordError(str(e)) from e
-            if any(r.key is None for r in recs):
+            if null_key:
                 raise InvalidRecordError("compacted topic cannot accept message without key")
 
     def _check_timestamps(self, batches) -> None:
@@ -279,3 +318,18 @@ class LogValidator:
         except CorruptRecord as e:
             raise CorruptRecordError(str(e)) from e
         return buf, now
+
+
+def _batch_positions(records) -> list[int]:
+    """Where each whole magic-2 batch of ``records`` starts, up to the first that is not
+    one (``validate`` reports that one)."""
+    n = len(records)
+    pos = 0
+    out = []
+    while n - pos >= BATCH_HEADER_SIZE and records[pos + MAGIC_OFFSET] == 2:
+        blen = _unpack_prefix(records, pos)[BATCH_LENGTH_FIELD]
+        if blen < MIN_BATCH_LENGTH or pos + blen + LOG_OVERHEAD > n:
+            break
+        out.append(pos)
+        pos += blen + LOG_OVERHEAD
+    return out

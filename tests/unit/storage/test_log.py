@@ -372,3 +372,27 @@ def test_maybe_increment_high_watermark_only_moves_forwards_and_up_to_the_log_en
     # a follower or recovery may set it backwards, within [log start, LEO]
     assert lg.update_high_watermark(2) == 2
     assert lg.update_high_watermark(-5) == 0
+
+
+def test_a_key_check_run_ahead_is_used_by_the_append_of_that_buffer(tmp_path, monkeypatch):
+    from kafpy.storage import log_validator
+    lg = open_log(tmp_path, cleanup_policy="compact")
+    bad = bytearray(kp_batch([(b"k", b"v"), (None, b"v")]))
+    good = bytearray(kp_batch([(b"k", b"v")] * 3))
+    assert lg.records_to_check_ahead(good) == 3
+    lg.check_ahead(bad)
+    lg.check_ahead(good)   # the last one checked is the one kept
+    monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
+    assert lg.append_as_leader(good, 0).last_offset == 2
+    monkeypatch.undo()
+    with pytest.raises(InvalidRecordError):
+        lg.append_as_leader(bad, 0)          # not the buffer checked: checked now
+    lg.check_ahead(bad)
+    monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
+    with pytest.raises(InvalidRecordError):
+        lg.append_as_leader(bad, 0)          # the error found ahead
+
+
+def test_only_compacted_topics_count_records_to_check_ahead(tmp_path):
+    lg = open_log(tmp_path)
+    assert lg.records_to_check_ahead(kp_batch([(b"k", b"v")] * 3)) == 0
