@@ -1,0 +1,94 @@
+"""Produce checks that decode many records, run off the event loop, in append order.
+
+A client's append to a compacted topic decodes every record to check its key (as Kafka's
+LogValidator does); a small zstd batch can announce millions of records (1.5 KB: 2M,
+6.8 s of decoding), and on the event loop that would freeze every client. So a Produce
+whose partitions would decode more than ``HEAVY_RECORDS`` has that check run by
+``Log.check_ahead`` in one worker thread, and appends as usual once it is done (the log
+then uses the outcome instead of decoding again). Kafka itself bounds nothing here: it
+accepts such a batch (max.message.bytes counts the compressed size), so kafpy accepts it
+too, only without stalling.
+
+Order: appends to one partition are written in the order their Produce requests were
+handled, as if nothing were checked ahead. While a request is being checked, every later
+Produce touching one of its partitions waits for it to append first (``_tails``: the last
+request in line per partition). When nothing is being checked (always, for ordinary
+traffic) the cost is one empty-dict test per request.
+
+Who calls it: ``broker.handlers.produce`` (one ``ProduceChecks`` per replica manager, made
+on first use).
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import weakref
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+
+if TYPE_CHECKING:
+    from kafpy.storage.log import Log
+
+__all__ = ["HEAVY_RECORDS", "ProduceChecks", "checks_for"]
+
+# Above this many records to decode (about 15 ms of the event loop), the check runs ahead.
+HEAVY_RECORDS = 4096
+
+Entry = tuple[str, int, Any]
+
+
+class ProduceChecks:
+    """Keeps the request last in line per partition (``_tails``) and the worker thread."""
+
+    def __init__(self) -> None:
+        self._tails: dict[tuple[str, int], asyncio.Future[None]] = {}
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+    def must_wait(self, entries: Sequence[Entry]) -> bool:
+        """Whether a request with no heavy check of its own must still wait its turn."""
+        tails = self._tails
+        return bool(tails) and any((t, p) in tails for t, p, _ in entries)
+
+    async def append(self, entries: Sequence[Entry], heavy: Sequence[tuple["Log", Any]],
+                     do_append: Callable[[], Awaitable[Any]]) -> Any:
+        """Waits for the requests ahead on ``entries``' partitions, runs ``heavy``'s checks
+        ((log, records) pairs) in the worker thread, then calls ``do_append`` (whose
+        appends happen when it is called; its result is awaited after this request's
+        place in line is given up)."""
+        loop = asyncio.get_running_loop()
+        keys = [(t, p) for t, p, _ in entries]
+        tails = self._tails
+        ahead = {tails[k] for k in keys if k in tails}
+        mine: asyncio.Future[None] = loop.create_future()
+        for k in keys:
+            tails[k] = mine
+        try:
+            for fut in ahead:
+                await asyncio.shield(fut)
+            if heavy:
+                if self._pool is None:
+                    self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="produce-check")
+                for log, records in heavy:
+                    await loop.run_in_executor(self._pool, log.check_ahead, records)
+            pending = do_append()
+        finally:
+            mine.set_result(None)
+            for k in keys:
+                if tails.get(k) is mine:
+                    del tails[k]
+        return await pending
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+_BY_OWNER: "weakref.WeakKeyDictionary[object, ProduceChecks]" = weakref.WeakKeyDictionary()
+
+
+def checks_for(owner: object) -> ProduceChecks:
+    """The ``ProduceChecks`` of ``owner`` (a replica manager), made on first use."""
+    checks = _BY_OWNER.get(owner)
+    if checks is None:
+        checks = _BY_OWNER[owner] = ProduceChecks()
+    return checks
