@@ -108,8 +108,9 @@ class Prober:
         assert self.error is None, f"the probing client failed: {self.error!r}"
 
     def p99(self) -> float:
+        """With fewer than 100 samples (a broker that stalled), the slowest one."""
         s = sorted(self.samples)
-        assert len(s) >= 50, f"only {len(s)} round trips measured"
+        assert s, "no round trip measured"
         return s[min(len(s) - 1, int(len(s) * 0.99))]
 
 
@@ -146,6 +147,7 @@ def measure(send: Callable[[int], None], pid: int, seconds: float) -> Prober:
 
 
 def assert_bounded(baseline: Prober, during: Prober, what: str) -> None:
+    assert len(baseline.samples) >= 100, f"only {len(baseline.samples)} round trips in the baseline"
     b, d = baseline.p99(), during.p99()
     assert d - b <= P99_SLACK_S, (f"{what}: a second client's p99 round trip went from {b * 1000:.1f} ms to "
                                   f"{d * 1000:.1f} ms (max {max(during.samples) * 1000:.0f} ms, "
@@ -163,6 +165,8 @@ def closed_without_answer(sock: socket.socket, timeout: float = 10.0) -> bool:
         return sock.recv(1 << 16) == b""
     except (ConnectionResetError, BrokenPipeError):
         return True
+    except TimeoutError:   # still open, waiting for the rest of the frame
+        return False
 
 
 def send_quietly(sock: socket.socket, data: bytes) -> None:
@@ -203,11 +207,11 @@ def test_frames_before_authentication_cost_at_most_the_sasl_receive_limit(broker
             held.append(s)
         time.sleep(2.0)
     try:
-        assert all(closed_without_answer(s) for s in big), "a 100 MB pre-authentication frame was read"
-        assert closed_without_answer(auth), "a 5 MB SaslAuthenticate was read"
         grown = during.max_rss - base_rss
         assert grown <= RSS_SLACK, f"the broker's RSS grew by {grown >> 20} MB under the pre-auth flood"
         assert_bounded(baseline, during, "pre-authentication flood")
+        assert all(closed_without_answer(s) for s in big), "a 100 MB pre-authentication frame was read"
+        assert closed_without_answer(auth), "a 5 MB SaslAuthenticate was read"
         text = b.log_text()
         assert "Failing SASL authentication due to invalid receive size" in text
     finally:
