@@ -280,10 +280,14 @@ class Log:
         return self._validator.records_to_decode(records)
 
     def check_ahead(self, records) -> None:
-        """``LogValidator.check_ahead``: safe from a worker thread; the next append of
-        ``records`` uses its outcome (unless the config changed in between: then it checks
-        again)."""
+        """``LogValidator.check_ahead``: the next append of ``records`` uses its outcome."""
         self._validator.check_ahead(records)
+
+    def checked_ahead(self, records, error: Optional[StorageError]) -> None:
+        """The outcome of ``log_validator.find_key_error(records)``, found elsewhere (a
+        worker process), for the next append of ``records`` (unless the config changes in
+        between: then it checks again)."""
+        self._validator.keep_checked(records, error)
 
     def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
         """``_append``; a storage error (a failing disk) is reported to ``on_storage_error``

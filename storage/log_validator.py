@@ -57,7 +57,7 @@ from .errors import (
     StorageError,
 )
 
-__all__ = ["LogValidator"]
+__all__ = ["LogValidator", "find_key_error"]
 
 # The layout's structs as bound methods: one call each per batch. (A method called on a name
 # imported with ``from ... import`` compiles, in CPython 3.11, to an attribute load that
@@ -110,15 +110,13 @@ class LogValidator:
         return total
 
     def check_ahead(self, records) -> None:
-        """The checks that decode records (a compacted topic's keys), run before the append
-        by a caller that must not hold the event loop doing them (a worker thread: it only
-        reads ``records``). Its outcome is kept for the next append of this very buffer,
-        which then raises the error found, or skips the decoding."""
-        error: Optional[StorageError] = None
-        try:
-            self._check_keys(records, [(pos, None) for pos in _batch_positions(records)])
-        except StorageError as e:
-            error = e
+        """``find_key_error`` here, its outcome kept (``keep_checked``)."""
+        self.keep_checked(records, find_key_error(records) if self.compact else None)
+
+    def keep_checked(self, records, error: Optional[StorageError]) -> None:
+        """The outcome of the checks that decode records (``find_key_error``), found before
+        the append by a caller that must not hold the event loop doing them: the next
+        append of this very buffer raises ``error``, or skips the decoding."""
         self._checked = (records, error)
 
     def validate_batch(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
@@ -318,6 +316,21 @@ class LogValidator:
         except CorruptRecord as e:
             raise CorruptRecordError(str(e)) from e
         return buf, now
+
+
+def find_key_error(records) -> Optional[StorageError]:
+    """A compacted topic's check of ``records`` (any number of batches): the error its
+    append would raise for a record without a key (or a broken record), else None. A pure
+    function of the bytes, so a worker process can run it (the socket server's Produce
+    path does, for batches of millions of records)."""
+    for pos in _batch_positions(records):
+        try:
+            null_key = has_null_key(records, pos)
+        except ProtocolError as e:
+            return CorruptRecordError(str(e))
+        if null_key:
+            return InvalidRecordError("compacted topic cannot accept message without key")
+    return None
 
 
 def _batch_positions(records) -> list[int]:

@@ -220,9 +220,9 @@ def test_frames_before_authentication_cost_at_most_the_sasl_receive_limit(broker
 
 
 # ------------------------------------------------------------------------------ zstd bomb
-def zstd_bomb(records: int) -> bytes:
-    """One zstd batch of ``records`` identical keyed records: a few KB on the wire."""
-    one = _encode_record(0, 0, 0, b"k", b"v", ())
+def zstd_bomb(records: int, key: bytes | None = b"k") -> bytes:
+    """One zstd batch of ``records`` identical records: a few KB on the wire."""
+    one = _encode_record(0, 0, 0, key, b"v", ())
     section = compress(ZSTD, one * records)
     now = int(time.time() * 1000)
     return pack_batch(section, base_offset=0, partition_leader_epoch=-1, attributes=ZSTD,
@@ -246,27 +246,33 @@ def test_a_zstd_bomb_to_a_compacted_topic_does_not_hold_the_broker(broker):
         T.CreatableTopic(name="bomb", num_partitions=1, replication_factor=1, assignments=[],
                          configs=[T.CreatableTopicConfig(name="cleanup.policy", value="compact")])]))
     assert created.topics[0].error_code == 0, created
+    P = ProduceRequest
+
+    def produce(batch: bytes) -> object:
+        return P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
+            name="bomb", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
+    # a first small append (the leader epoch's checkpoint is written then, not during the bomb)
+    first = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert first.responses[0].partition_responses[0].error_code == 0
     bomb = zstd_bomb(2_000_000)
     assert len(bomb) < 4096
-    P = ProduceRequest
-    produce = P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
-        name="bomb", partition_data=[P.PartitionProduceData(index=0, records=bomb)])])
     probe = kafka_probe(port)
     baseline = measure(probe, pid, BASELINE_S)
     answers = []
     with Prober(probe, pid) as during:
         time.sleep(0.2)
-        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce))
+        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(bomb)))
         time.sleep(0.2)
     [answer] = answers
     part = answer.responses[0].partition_responses[0]
     assert part.error_code == 0, part   # Kafka 4.4 accepts it too: nothing bounds the decompressed size
     assert_bounded(baseline, during, "2M-record zstd batch to a compacted topic")
     # the records are there, after it
-    small = zstd_bomb(3)
-    again = kafka_call(port, ApiKey.PRODUCE, 9, P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[
-        P.TopicProduceData(name="bomb", partition_data=[P.PartitionProduceData(index=0, records=small)])]))
-    assert again.responses[0].partition_responses[0].base_offset == 2_000_000
+    again = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert again.responses[0].partition_responses[0].base_offset == 2_000_003
+    # and one whose records have no key is refused as Kafka refuses it (INVALID_RECORD)
+    keyless = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(200_000, key=None)))
+    assert keyless.responses[0].partition_responses[0].error_code == 87
 
 
 # ------------------------------------------------------------------------------ registry

@@ -1,31 +1,42 @@
-"""ProduceChecks: a Produce whose check runs in the worker thread appends before any later
+"""ProduceChecks: a Produce whose check runs in the worker process appends before any later
 Produce to the same partition; other partitions are not held; the check's outcome is
-the log's (here a stand-in log)."""
+handed to the log (here a stand-in log)."""
 from __future__ import annotations
 
 import asyncio
-import threading
 
 from kafpy.broker.produce_checks import ProduceChecks
 
 
-class SlowLog:
-    """Stands in for a Log: check_ahead blocks its (worker) thread until released."""
+class StandInLog:
+    """Stands in for a Log: records the outcome it is handed."""
 
     def __init__(self) -> None:
-        self.release = threading.Event()
-        self.checked: list[object] = []
+        self.checked: list[tuple[object, object]] = []
 
-    def check_ahead(self, records: object) -> None:
-        assert threading.current_thread() is not threading.main_thread()
-        self.release.wait(10)
-        self.checked.append(records)
+    def checked_ahead(self, records: object, error: object) -> None:
+        self.checked.append((records, error))
 
 
-def test_a_later_produce_to_the_partition_waits_for_the_checked_one():
+def slow_find_key_error(records: bytes) -> None:
+    """Runs in the worker process: waits for the test to let it go (a file appears)."""
+    import os
+    import time
+    path = records.decode()
+    while not os.path.exists(path):
+        time.sleep(0.01)
+    return None
+
+
+def test_a_later_produce_to_the_partition_waits_for_the_checked_one(tmp_path, monkeypatch):
+    from kafpy.broker import produce_checks
+    monkeypatch.setattr(produce_checks, "find_key_error", slow_find_key_error)
+    release = tmp_path / "release"
+    big = str(release).encode()
+
     async def scenario() -> list[str]:
         checks = ProduceChecks()
-        log = SlowLog()
+        log = StandInLog()
         order: list[str] = []
 
         def appender(name: str):
@@ -36,19 +47,22 @@ def test_a_later_produce_to_the_partition_waits_for_the_checked_one():
                 return fut
             return do_append
 
-        heavy = asyncio.create_task(checks.append([("t", 0, b"big")], [(log, b"big")], appender("heavy")))
-        await asyncio.sleep(0.05)
-        assert checks.must_wait([("t", 0, b"small")]) and not checks.must_wait([("t", 1, b"x")])
-        light = asyncio.create_task(checks.append([("t", 0, b"small")], [], appender("light")))
-        other = asyncio.create_task(checks.append([("t", 1, b"x")], [], appender("other")))
-        await asyncio.wait_for(other, 5)   # another partition goes ahead at once
-        await asyncio.sleep(0.05)
-        assert order == ["other"] and not light.done()
-        log.release.set()
-        assert await asyncio.wait_for(light, 5) == "light"
-        assert await heavy == "heavy"
-        assert not checks.must_wait([("t", 0, b"small")])   # nothing left in line
-        checks.close()
+        try:
+            heavy = asyncio.create_task(checks.append([("t", 0, big)], [(log, big)], appender("heavy")))
+            await asyncio.sleep(0.05)
+            assert checks.must_wait([("t", 0, b"small")]) and not checks.must_wait([("t", 1, b"x")])
+            light = asyncio.create_task(checks.append([("t", 0, b"small")], [], appender("light")))
+            other = asyncio.create_task(checks.append([("t", 1, b"x")], [], appender("other")))
+            await asyncio.wait_for(other, 5)   # another partition goes ahead at once
+            await asyncio.sleep(0.2)
+            assert order == ["other"] and not light.done() and not heavy.done()
+            release.write_text("go")
+            assert await asyncio.wait_for(light, 60) == "light"
+            assert await heavy == "heavy"
+            assert log.checked == [(big, None)]
+            assert not checks.must_wait([("t", 0, b"small")])   # nothing left in line
+        finally:
+            checks.close()
         return order
 
     assert asyncio.run(scenario()) == ["other", "heavy", "light"]
