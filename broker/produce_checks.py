@@ -8,9 +8,9 @@ whose partitions would decode more than ``HEAVY_RECORDS`` has that check
 is done (``Log.checked_ahead``: the log uses the outcome instead of decoding again). A
 process, not a thread: a thread decoding in Python shares the GIL with the event loop, and
 a second client then measured p99 round trips of 70-170 ms on a loaded 2-core machine; the
-worker is sent the batch as received (compressed, a few KB) and answers with the error. Kafka itself bounds nothing here: it
-accepts such a batch (max.message.bytes counts the compressed size), so kafpy accepts it
-too, only without stalling.
+worker is sent the batch as received (compressed, a few KB) and answers with the error.
+Kafka itself bounds nothing here: it accepts such a batch (max.message.bytes counts the
+compressed size), so kafpy accepts it too, only without stalling.
 
 Order: appends to one partition are written in the order their Produce requests were
 handled, as if nothing were checked ahead. While a request is being checked, every later

@@ -272,18 +272,18 @@ class Log:
         ps.on_high_watermark_updated(self._high_watermark)
 
     # ------------------------------------------------------------------ appends
-    def records_to_check_ahead(self, records) -> int:
+    def records_to_check_ahead(self, records: bytes | bytearray | memoryview) -> int:
         """How many records a client's append of ``records`` would decode on the caller's
         thread (``LogValidator.records_to_decode``)."""
         if self._validator.config is not self.config:
             self.update_config(self.config)
         return self._validator.records_to_decode(records)
 
-    def check_ahead(self, records) -> None:
+    def check_ahead(self, records: bytes | bytearray | memoryview) -> None:
         """``LogValidator.check_ahead``: the next append of ``records`` uses its outcome."""
         self._validator.check_ahead(records)
 
-    def checked_ahead(self, records, error: Optional[StorageError]) -> None:
+    def checked_ahead(self, records: bytes | bytearray | memoryview, error: Optional[StorageError]) -> None:
         """The outcome of ``log_validator.find_key_error(records)``, found elsewhere (a
         worker process), for the next append of ``records`` (unless the config changes in
         between: then it checks again)."""

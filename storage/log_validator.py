@@ -59,6 +59,8 @@ from .errors import (
 
 __all__ = ["LogValidator", "find_key_error"]
 
+Buffer = bytes | bytearray | memoryview
+
 # The layout's structs as bound methods: one call each per batch. (A method called on a name
 # imported with ``from ... import`` compiles, in CPython 3.11, to an attribute load that
 # builds a bound method per call, ~35 ns more.)
@@ -89,9 +91,9 @@ class LogValidator:
         self.converts = (self.target_codec is not None or self.log_append_time or self.compact
                          or self.ts_bounds is not None)
         # (buffer, the StorageError found or None): check_ahead's outcome for that very buffer
-        self._checked: tuple[object, Optional[StorageError]] | None = None
+        self._checked: tuple[Buffer, Optional[StorageError]] | None = None
 
-    def records_to_decode(self, records) -> int:
+    def records_to_decode(self, records: "Buffer") -> int:
         """How many records a client's append of ``records`` makes the leader decode (the
         keys of a compacted topic; decompressed first when compressed): 0 for any other
         topic. Reads batch headers only; stops at the first that ``validate`` would refuse.
@@ -109,11 +111,11 @@ class LogValidator:
             pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
         return total
 
-    def check_ahead(self, records) -> None:
+    def check_ahead(self, records: "Buffer") -> None:
         """``find_key_error`` here, its outcome kept (``keep_checked``)."""
         self.keep_checked(records, find_key_error(records) if self.compact else None)
 
-    def keep_checked(self, records, error: Optional[StorageError]) -> None:
+    def keep_checked(self, records: "Buffer", error: Optional[StorageError]) -> None:
         """The outcome of the checks that decode records (``find_key_error``), found before
         the append by a caller that must not hold the event loop doing them: the next
         append of this very buffer raises ``error``, or skips the decoding."""
@@ -318,7 +320,7 @@ class LogValidator:
         return buf, now
 
 
-def find_key_error(records) -> Optional[StorageError]:
+def find_key_error(records: "Buffer") -> Optional[StorageError]:
     """A compacted topic's check of ``records`` (any number of batches): the error its
     append would raise for a record without a key (or a broken record), else None. A pure
     function of the bytes, so a worker process can run it (the socket server's Produce
@@ -333,7 +335,7 @@ def find_key_error(records) -> Optional[StorageError]:
     return None
 
 
-def _batch_positions(records) -> list[int]:
+def _batch_positions(records: "Buffer") -> list[int]:
     """Where each whole magic-2 batch of ``records`` starts, up to the first that is not
     one (``validate`` reports that one)."""
     n = len(records)
