@@ -9,8 +9,10 @@ is done (``Log.checked_ahead``: the log uses the outcome instead of decoding aga
 process, not a thread: a thread decoding in Python shares the GIL with the event loop, and
 a second client then measured p99 round trips of 70-170 ms on a loaded 2-core machine; the
 worker is sent the batch as received (compressed, a few KB) and answers with the error.
-Kafka itself bounds nothing here: it accepts such a batch (max.message.bytes counts the
-compressed size), so kafpy accepts it too, only without stalling.
+Kafka 4.4 bounds no decompressed size (max.message.bytes counts the compressed batch) and
+accepts a large one; kafpy does too, only without stalling. (The issue's bomb itself, 2M
+records all with offset delta 0, Kafka 4.4 answers with UNKNOWN_SERVER_ERROR through a bug
+in its LogValidator; kafpy accepts it: see tests/integration/security/test_bounded_work.py.)
 
 Order: appends to one partition are written in the order their Produce requests were
 handled, as if nothing were checked ahead. While a request is being checked, every later

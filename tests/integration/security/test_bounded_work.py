@@ -330,3 +330,56 @@ def test_large_protobuf_schemas_do_not_hold_the_broker(broker):
     assert [status for status, _ in answers] == [200, 200, 200], answers
     assert_bounded(k_base, k_during, "large Protobuf schemas (Kafka client)")
     assert_bounded(h_base, h_during, "large Protobuf schemas (HTTP client)")
+
+
+# ------------------------------------------------------------------------------ Kafka 4.4
+def sequential_batch(records: int) -> bytes:
+    """One zstd batch of ``records`` keyed records with offset deltas 0..n-1, as clients write."""
+    now = int(time.time() * 1000)
+    raw = b"".join(_encode_record(0, 0, i, b"k", b"v", ()) for i in range(records))
+    return pack_batch(compress(ZSTD, raw), base_offset=0, partition_leader_epoch=-1, attributes=ZSTD,
+                      last_offset_delta=records - 1, base_timestamp=now, max_timestamp=now, producer_id=-1,
+                      producer_epoch=-1, base_sequence=-1, records_count=records)
+
+
+def bomb_answers(port: int, topic: str, batches: list[bytes]) -> list[int]:
+    """The CreateTopics error code of a compacted ``topic``, then the Produce error code of
+    each of ``batches``, against the broker on ``port``."""
+    T = CreateTopicsRequest
+    created = kafka_call(port, ApiKey.CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name=topic, num_partitions=1, replication_factor=1, assignments=[],
+                         configs=[T.CreatableTopicConfig(name="cleanup.policy", value="compact")])]))
+    P = ProduceRequest
+    codes = [created.topics[0].error_code]
+    for batch in batches:
+        deadline = time.monotonic() + 60
+        while True:
+            answer = kafka_call(port, ApiKey.PRODUCE, 9, P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[
+                P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=0, records=batch)])]))
+            code = answer.responses[0].partition_responses[0].error_code
+            if code not in (3, 5, 6) or time.monotonic() > deadline:   # the new partition has no leader yet
+                break
+            time.sleep(0.2)
+        codes.append(code)
+    return codes
+
+
+def test_kafka_4_4_answers_large_decompressed_batches_as_kafpy_does(broker, tmp_path):
+    """Kafka 4.4 bounds no decompressed size: a 300K-record batch (offsets 0..n-1) is
+    accepted by both, a keyless one refused by both (INVALID_RECORD). The issue's bomb
+    itself (2M identical records, so every inner offset delta 0) kafpy accepts, while Kafka
+    4.4 answers UNKNOWN_SERVER_ERROR: its LogValidator finds the inner offsets
+    unexpected, rebuilds the batch from records read with the key-skipping iterator, and
+    fails ("UnsupportedOperationException: key is skipped in PartialDefaultRecord"), a
+    bug, not a bound: kafpy does not copy it."""
+    from tests.support.kafka_dist import ReferenceKafka
+    b, ports = broker
+    batches = [sequential_batch(300_000), zstd_bomb(200_000, key=None), zstd_bomb(2_000_000)]
+    assert len(batches[0]) < 1_000_000 and len(batches[2]) < 4096
+    ours = bomb_answers(ports["PLAINTEXT"], "bomb-alike", batches)
+    with ReferenceKafka("4", work_dir=tmp_path / "kafka") as kafka:
+        theirs = bomb_answers(kafka.port, "bomb-alike", batches)
+        bug = "key is skipped in PartialDefaultRecord" in kafka.output_path.read_text(errors="replace")
+    assert ours[:3] == theirs[:3] == [0, 0, 87]
+    assert ours[3] == 0
+    assert theirs[3] == -1 and bug, theirs
