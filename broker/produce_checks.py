@@ -1,11 +1,13 @@
-"""Produce checks that decode many records, run off the event loop, in append order.
+"""Produce work that decodes many records, run off the event loop, in append order.
 
 A client's append to a compacted topic decodes every record to check its key (as Kafka's
-LogValidator does); a small zstd batch can announce millions of records (1.5 KB: 2M,
+LogValidator does), and a topic's ``compression.type`` makes the leader recompress every
+batch in another codec; a small zstd batch can announce millions of records (1.5 KB: 2M,
 6.8 s of decoding), and on the event loop that would freeze every client. So a Produce
-whose partitions would decode more than ``HEAVY_RECORDS`` has that check
-(``log_validator.find_key_error``) run in a worker process, and appends as usual once it
-is done (``Log.checked_ahead``: the log uses the outcome instead of decoding again). A
+whose partitions would decode more than ``HEAVY_RECORDS`` has that work
+(``log_validator.work_ahead``) done in a worker process, and appends as usual once it is
+done (``Log.checked_ahead``: the log raises the error found or takes the recompressed
+batches instead of doing the work again). A
 process, not a thread: a thread decoding in Python shares the GIL with the event loop, and
 a second client then measured p99 round trips of 70-170 ms on a loaded 2-core machine; the
 worker is sent the batch as received (compressed, a few KB) and answers with the error.
@@ -31,7 +33,7 @@ import multiprocessing
 import weakref
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
-from kafpy.storage.log_validator import find_key_error
+from kafpy.storage.log_validator import work_ahead
 
 if TYPE_CHECKING:
     from kafpy.storage.log import Log
@@ -78,11 +80,12 @@ class ProduceChecks:
                     self._pool = concurrent.futures.ProcessPoolExecutor(
                         1, mp_context=multiprocessing.get_context("spawn"))
                 try:
-                    error = await loop.run_in_executor(self._pool, find_key_error, bytes(records))
+                    outcome = await loop.run_in_executor(self._pool, work_ahead, bytes(records),
+                                                         *log.ahead_settings())
                 except concurrent.futures.process.BrokenProcessPool:
-                    self._pool = None   # the worker died: this append checks on the loop
+                    self._pool = None   # the worker died: this append does the work on the loop
                     continue
-                log.checked_ahead(records, error)
+                log.checked_ahead(records, outcome)
             pending = do_append()
         finally:
             mine.set_result(None)

@@ -57,9 +57,11 @@ from .errors import (
     StorageError,
 )
 
-__all__ = ["LogValidator", "find_key_error"]
+__all__ = ["LogValidator", "find_key_error", "work_ahead"]
 
 Buffer = bytes | bytearray | memoryview
+# (the error an append would raise, or None; the recompressed buffer, or None)
+AheadOutcome = tuple[Optional[StorageError], Optional[bytes]]
 
 # The layout's structs as bound methods: one call each per batch. (A method called on a name
 # imported with ``from ... import`` compiles, in CPython 3.11, to an attribute load that
@@ -91,14 +93,16 @@ class LogValidator:
         self.converts = (self.target_codec is not None or self.log_append_time or self.compact
                          or self.ts_bounds is not None)
         # (buffer, the StorageError found or None): check_ahead's outcome for that very buffer
-        self._checked: tuple[Buffer, Optional[StorageError]] | None = None
+        self._checked: tuple[Buffer, AheadOutcome] | None = None
 
     def records_to_decode(self, records: "Buffer") -> int:
-        """How many records a client's append of ``records`` makes the leader decode (the
-        keys of a compacted topic; decompressed first when compressed): 0 for any other
-        topic. Reads batch headers only; stops at the first that ``validate`` would refuse.
-        The socket server's Produce path asks it to decide whether to ``check_ahead``."""
-        if not self.compact:
+        """How many records a client's append of ``records`` makes the leader decode: all of
+        a compacted topic's (their keys), and those of batches ``compression.type`` makes it
+        recompress; 0 when neither applies. Reads batch headers only; stops at the first
+        that ``validate`` would refuse. The socket server's Produce path asks it to decide
+        whether to do that work ahead (``work_ahead``)."""
+        codec = self.target_codec
+        if not self.compact and codec is None:
             return 0
         n = len(records)
         pos = 0
@@ -107,19 +111,25 @@ class LogValidator:
             h = _unpack_header(records, pos)
             if h[BATCH_LENGTH_FIELD] < MIN_BATCH_LENGTH:
                 break
-            total += max(h[RECORDS_COUNT_FIELD], 0)
+            if self.compact or h[ATTRIBUTES_FIELD] & COMPRESSION_MASK != codec:
+                total += max(h[RECORDS_COUNT_FIELD], 0)
             pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
         return total
 
-    def check_ahead(self, records: "Buffer") -> None:
-        """``find_key_error`` here, its outcome kept (``keep_checked``)."""
-        self.keep_checked(records, find_key_error(records) if self.compact else None)
+    def ahead_settings(self) -> tuple[bool, Optional[int], int]:
+        """The arguments of ``work_ahead`` after the records: (compacted, target codec,
+        max.message.bytes)."""
+        return self.compact, self.target_codec, self.max_message_bytes
 
-    def keep_checked(self, records: "Buffer", error: Optional[StorageError]) -> None:
-        """The outcome of the checks that decode records (``find_key_error``), found before
-        the append by a caller that must not hold the event loop doing them: the next
-        append of this very buffer raises ``error``, or skips the decoding."""
-        self._checked = (records, error)
+    def check_ahead(self, records: "Buffer") -> None:
+        """``work_ahead`` here, its outcome kept (``keep_checked``)."""
+        self.keep_checked(records, work_ahead(records, *self.ahead_settings()))
+
+    def keep_checked(self, records: "Buffer", outcome: "AheadOutcome") -> None:
+        """The outcome of ``work_ahead`` on ``records``, done before the append by a caller
+        that must not hold the event loop doing it: the next append of this very buffer
+        raises its error, or skips the key check and takes the recompressed batches."""
+        self._checked = (records, outcome)
 
     def validate_batch(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
                        pos: int = 0) -> Optional[tuple]:
@@ -248,20 +258,25 @@ class LogValidator:
         topics, timestamp bounds, ``compression.type``, LogAppendTime; then ``validate``
         again on what is to be written."""
         pairs = [(b[0], b[4]) for b in batches]  # (position, header)
+        ahead: Optional[AheadOutcome] = None
+        checked = self._checked
+        if checked is not None and checked[0] is buf and from_client:
+            self._checked = None
+            ahead = checked[1]
+            if ahead[0] is not None:
+                raise ahead[0]
         if from_client:
-            if self.compact:
-                checked = self._checked
-                if checked is not None and checked[0] is buf:
-                    self._checked = None
-                    if checked[1] is not None:
-                        raise checked[1]
-                else:
-                    self._check_keys(buf, pairs)
+            if self.compact and ahead is None:
+                self._check_keys(buf, pairs)
             if self.ts_bounds is not None and not self.log_append_time:
                 self._check_timestamps(pairs)
         codec = self.target_codec
         if codec is not None and any(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK != codec for _, h in pairs):
-            buf, pairs = self._recompress(buf, pairs, codec)
+            if ahead is not None and ahead[1] is not None:
+                buf = bytearray(ahead[1])
+                pairs = [(pos, _unpack_header(buf, pos)) for pos in _batch_positions(buf)]
+            else:
+                buf, pairs = self._recompress(buf, pairs, codec)
         append_time = -1
         if self.log_append_time:
             buf, append_time = self._stamp_append_time(buf, pairs)
@@ -322,9 +337,7 @@ class LogValidator:
 
 def find_key_error(records: "Buffer") -> Optional[StorageError]:
     """A compacted topic's check of ``records`` (any number of batches): the error its
-    append would raise for a record without a key (or a broken record), else None. A pure
-    function of the bytes, so a worker process can run it (the socket server's Produce
-    path does, for batches of millions of records)."""
+    append would raise for a record without a key (or a broken record), else None."""
     for pos in _batch_positions(records):
         try:
             null_key = has_null_key(records, pos)
@@ -333,6 +346,36 @@ def find_key_error(records: "Buffer") -> Optional[StorageError]:
         if null_key:
             return InvalidRecordError("compacted topic cannot accept message without key")
     return None
+
+
+def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_message_bytes: int) -> AheadOutcome:
+    """The work of a client's append that grows with its records, as ``_convert`` does it:
+    a compacted topic's key check, then the recompression to ``codec`` (None: none) of the
+    batches not in it. A pure function of its arguments (``LogValidator.ahead_settings``),
+    so a worker process can run it; the socket server's Produce path does, for batches of
+    millions of records."""
+    if compact:
+        error = find_key_error(records)
+        if error is not None:
+            return error, None
+    if codec is None:
+        return None, None
+    positions = _batch_positions(records)
+    headers = [_unpack_header(records, pos) for pos in positions]
+    if all(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec for h in headers):
+        return None, None
+    parts = []
+    for pos, h in zip(positions, headers):
+        if h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec:
+            parts.append(bytes(records[pos:pos + h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD]))
+        else:
+            try:
+                parts.append(recompress_batch(records, pos, codec))
+            except ProtocolError as e:
+                return CorruptRecordError(str(e)), None
+    if any(len(p) > max_message_bytes for p in parts):
+        return RecordTooLargeError("recompressed batch exceeds max.message.bytes"), None
+    return None, b"".join(parts)
 
 
 def _batch_positions(records: "Buffer") -> list[int]:

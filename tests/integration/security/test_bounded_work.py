@@ -275,6 +275,37 @@ def test_a_zstd_bomb_to_a_compacted_topic_does_not_hold_the_broker(broker):
     assert keyless.responses[0].partition_responses[0].error_code == 87
 
 
+def test_a_zstd_bomb_to_a_topic_that_recompresses_does_not_hold_the_broker(broker):
+    """compression.type=gzip: the leader recompresses every zstd batch, record by record."""
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    port = ports["PLAINTEXT"]
+    T = CreateTopicsRequest
+    created = kafka_call(port, ApiKey.CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name="regzip", num_partitions=1, replication_factor=1, assignments=[],
+                         configs=[T.CreatableTopicConfig(name="compression.type", value="gzip")])]))
+    assert created.topics[0].error_code == 0, created
+    P = ProduceRequest
+
+    def produce(batch: bytes) -> object:
+        return P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
+            name="regzip", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
+    first = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert first.responses[0].partition_responses[0].error_code == 0
+    probe = kafka_probe(port)
+    baseline = measure(probe, pid, BASELINE_S)
+    answers = []
+    with Prober(probe, pid) as during:
+        time.sleep(0.2)
+        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(500_000))))
+        time.sleep(0.2)
+    assert answers[0].responses[0].partition_responses[0].error_code == 0
+    assert_bounded(baseline, during, "500K-record zstd batch recompressed to gzip")
+    again = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert again.responses[0].partition_responses[0].base_offset == 500_003
+
+
 # ------------------------------------------------------------------------------ registry
 def big_proto(tag: int, fields: int = 16000) -> str:
     body = "\n".join(f"  string field_number_{i} = {i};" for i in range(1, fields))

@@ -14,23 +14,26 @@ class StandInLog:
     def __init__(self) -> None:
         self.checked: list[tuple[object, object]] = []
 
-    def checked_ahead(self, records: object, error: object) -> None:
-        self.checked.append((records, error))
+    def ahead_settings(self) -> tuple:
+        return True, None, 1 << 20
+
+    def checked_ahead(self, records: object, outcome: object) -> None:
+        self.checked.append((records, outcome))
 
 
-def slow_find_key_error(records: bytes) -> None:
+def slow_work_ahead(records: bytes, compact: bool, codec: object, max_message_bytes: int) -> tuple:
     """Runs in the worker process: waits for the test to let it go (a file appears)."""
     import os
     import time
     path = records.decode()
     while not os.path.exists(path):
         time.sleep(0.01)
-    return None
+    return None, None
 
 
 def test_a_later_produce_to_the_partition_waits_for_the_checked_one(tmp_path, monkeypatch):
     from kafpy.broker import produce_checks
-    monkeypatch.setattr(produce_checks, "find_key_error", slow_find_key_error)
+    monkeypatch.setattr(produce_checks, "work_ahead", slow_work_ahead)
     release = tmp_path / "release"
     big = str(release).encode()
 
@@ -59,7 +62,7 @@ def test_a_later_produce_to_the_partition_waits_for_the_checked_one(tmp_path, mo
             release.write_text("go")
             assert await asyncio.wait_for(light, 60) == "light"
             assert await heavy == "heavy"
-            assert log.checked == [(big, None)]
+            assert log.checked == [(big, (None, None))]
             assert not checks.must_wait([("t", 0, b"small")])   # nothing left in line
         finally:
             checks.close()
