@@ -38,7 +38,7 @@ from kafpy.storage.log_validator import work_ahead
 if TYPE_CHECKING:
     from kafpy.storage.log import Log
 
-__all__ = ["HEAVY_RECORDS", "ProduceChecks", "checks_for"]
+__all__ = ["HEAVY_RECORDS", "ProduceChecks", "checks_for", "existing"]
 
 # Above this many records to decode (about 15 ms of the event loop), the check runs ahead.
 HEAVY_RECORDS = 4096
@@ -100,12 +100,25 @@ class ProduceChecks:
             self._pool = None
 
 
-_BY_OWNER: "weakref.WeakKeyDictionary[object, ProduceChecks]" = weakref.WeakKeyDictionary()
+_BY_OWNER: dict[int, ProduceChecks] = {}   # by id() of the owner, dropped when it goes
+
+
+def existing(owner: object) -> ProduceChecks | None:
+    """The ``ProduceChecks`` of ``owner`` if it has one (the Produce hot path asks this:
+    one dict lookup)."""
+    return _BY_OWNER.get(id(owner))
 
 
 def checks_for(owner: object) -> ProduceChecks:
     """The ``ProduceChecks`` of ``owner`` (a replica manager), made on first use."""
-    checks = _BY_OWNER.get(owner)
+    checks = _BY_OWNER.get(id(owner))
     if checks is None:
-        checks = _BY_OWNER[owner] = ProduceChecks()
+        checks = _BY_OWNER[id(owner)] = ProduceChecks()
+        weakref.finalize(owner, _forget, id(owner))
     return checks
+
+
+def _forget(key: int) -> None:
+    checks = _BY_OWNER.pop(key, None)
+    if checks is not None:
+        checks.close()

@@ -129,6 +129,8 @@ class Log:
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
+        # whether a client's append may decode records (compacted, or recompressing): see records_to_check_ahead
+        self.works_ahead = self._validator.compact or self._validator.target_codec is not None
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA),
                                                          pending_fsyncs)
         self.topic_id = self._partition_metadata.read()
@@ -203,6 +205,8 @@ class Log:
         self._validator = LogValidator(config, self._now_ms)
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
+        # whether a client's append may decode records (compacted, or recompressing): see records_to_check_ahead
+        self.works_ahead = self._validator.compact or self._validator.target_codec is not None
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms
 
     # ------------------------------------------------------------------ high watermark

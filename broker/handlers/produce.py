@@ -25,7 +25,7 @@ from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZ
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
-from kafpy.broker.produce_checks import HEAVY_RECORDS, checks_for
+from kafpy.broker.produce_checks import HEAVY_RECORDS, checks_for, existing
 from kafpy.broker.txn_verification import produce_error, transactional_producer
 
 log = logging.getLogger("kafka.server.ReplicaManager")
@@ -198,7 +198,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             check = verified.pop((td.name, pd.index), None) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
-            if part.log.records_to_check_ahead(pd.records) > HEAVY_RECORDS:
+            if part.log.works_ahead and part.log.records_to_check_ahead(pd.records) > HEAVY_RECORDS:
                 heavy = heavy or []
                 heavy.append((part.log, pd.records))
             entries.append((td.name, pd.index, pd.records))
@@ -207,9 +207,9 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
         ctx.services.txn_verifier.done(topic, index, pid, guard)
     if entries:
-        checks = checks_for(rm)
-        if heavy is not None or checks.must_wait(entries):
-            results = await checks.append(entries, heavy or (), lambda: rm.append_records(
+        checks = existing(rm)
+        if heavy is not None or (checks is not None and checks.must_wait(entries)):
+            results = await checks_for(rm).append(entries, heavy or (), lambda: rm.append_records(
                 req.timeout_ms, acks, "client", entries))
         else:
             results = await rm.append_records(req.timeout_ms, acks, "client", entries)
