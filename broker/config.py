@@ -114,6 +114,8 @@ _DEFS = [
     ConfigDef("num.io.threads", "int", 8, _at_least(1), dynamic=True),
     ConfigDef("background.threads", "int", 10, _at_least(1), dynamic=True),
     ConfigDef("queued.max.requests", "int", 500, _at_least(1)),
+    # bytes of all requests received and not yet answered (-1: no bound); a connection whose
+    # next request does not fit stops being read until others give theirs back
     ConfigDef("queued.max.request.bytes", "long", -1),
     ConfigDef("socket.send.buffer.bytes", "int", 102400),
     ConfigDef("socket.receive.buffer.bytes", "int", 102400),
@@ -331,6 +333,8 @@ _DEFS = [
     ConfigDef("sasl.enabled.mechanisms", "list", ["GSSAPI"]),
     ConfigDef("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI"),
     ConfigDef("sasl.jaas.config", "password", None, sensitive=True),
+    # the largest frame read from a SASL connection before it has authenticated (larger:
+    # the connection is closed, as Kafka does); an unauthenticated client holds at most this
     ConfigDef("sasl.server.max.receive.size", "int", 524288, _at_least(1)),
     ConfigDef("connections.max.reauth.ms", "long", 0, _at_least(0)),
     ConfigDef("connection.failed.authentication.delay.ms", "int", 100, _at_least(0)),

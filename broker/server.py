@@ -132,6 +132,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.session = security.new_session(transport, self.clock)
             if security.sasl:
                 self.sasl_session = self.session
+                self._set_receive_limit(self.session)
         if transport.get_extra_info("ssl_object") is not None:
             self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[assignment]
         else:
@@ -168,8 +169,19 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def buffer_updated(self, nbytes: int) -> None:
         self.last_active = self.clock()
+        if self.sasl_session is not None:
+            self._set_receive_limit(self.sasl_session)
         self.reader.buffer_updated(nbytes)
         self._handle_frames()
+
+    def _set_receive_limit(self, sasl: AuthSession) -> None:
+        """Until a SASL connection has authenticated its frames are held to
+        sasl.server.max.receive.size (never above socket.request.max.bytes), as Kafka's
+        SaslServerAuthenticator reads them: an unauthenticated client costs at most that."""
+        limit = self.server.max_request_size
+        if sasl.authenticating:
+            limit = min(limit, sasl.listener.max_receive_size)
+        self.reader.limit = limit
 
     def _handle_frames(self) -> None:
         reader = self.reader
@@ -183,8 +195,16 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     break
                 self._dispatch(frame)
         except FrameTooLarge as e:
-            log.warning("Closing connection from %s:%d: request size %d is outside 0..%d "
-                        "(socket.request.max.bytes)", self.peer[0], self.peer[1], e.size, e.limit)
+            sasl = self.sasl_session
+            if sasl is not None and sasl.authenticating and e.size >= 0:
+                # Kafka's Selector logs the authenticator's SaslAuthenticationException so
+                log.info("Failed %sauthentication with %s:%d (channelId=%s) (Failing SASL authentication "
+                         "due to invalid receive size: %d larger than %d, sasl.server.max.receive.size)",
+                         "re-" if sasl.reauthenticating else "", self.peer[0], self.peer[1], self.id,
+                         e.size, e.limit)
+            else:
+                log.warning("Closing connection from %s:%d: request size %d is outside 0..%d "
+                            "(socket.request.max.bytes)", self.peer[0], self.peer[1], e.size, e.limit)
             self.abort()
         self._flush()
         self.batch = None

@@ -22,6 +22,10 @@ __all__ = ["DEFAULT_MAX_FRAME", "DEFAULT_BUFFER_SIZE", "SIZE_PREFIX", "read_size
 
 DEFAULT_MAX_FRAME = 104857600
 DEFAULT_BUFFER_SIZE = 256 * 1024
+# A frame up to this size gets its whole buffer when its prefix arrives; a bigger one starts
+# with this much (or what the read brought) and doubles as its bytes arrive, so an announced
+# size takes no memory before the bytes are there.
+GROW_FROM = 1 << 20
 SIZE_PREFIX = 4
 _SIZE = struct.Struct(">i")
 
@@ -57,10 +61,16 @@ class FrameReader:
     them with ``next_frame()`` until it returns None. Bytes are received into a *scratch*
     buffer of ``buffer_size`` bytes; each whole frame in it is copied out as a ``bytearray``
     of its payload (the caller may keep it; record slices decoded from it stay valid). A
-    frame that is not whole after a read gets a ``bytearray`` of exactly its size, and the
-    rest of it is received directly into it: a big Produce is copied once, out of the first
-    read, never again. Between frames the reader holds at most 3 bytes of a size prefix, so
-    an idle connection costs no buffer.
+    frame that is not whole after a read gets a ``bytearray`` of its own and the rest of it
+    is received directly into it: a big Produce is copied once, out of the first read, never
+    again. That buffer is the frame's whole size up to ``GROW_FROM``; above, it starts at
+    ``GROW_FROM`` and doubles whenever it is full (in ``get_buffer``, when no view of it is
+    held), so a client announcing 100 MB and sending 10 holds about 10, never 100: the memory
+    a frame takes follows the bytes that arrived (at most twice them). Between frames the
+    reader holds at most 3 bytes of a size prefix, so an idle connection costs no buffer.
+
+    ``limit`` may be changed between reads (the broker lowers it to
+    ``sasl.server.max.receive.size`` until a SASL connection has authenticated).
 
     ``scratch`` lets many readers share one scratch buffer (the broker shares one among all
     its client connections): sound because ``buffer_updated`` leaves nothing in it, and
@@ -83,7 +93,7 @@ class FrameReader:
     """
 
     __slots__ = ("limit", "pool", "memory_blocked", "_size", "_buf", "_view", "_head", "_part", "_got",
-                 "_frames", "_error", "_held")
+                 "_want", "_frames", "_error", "_held")
 
     def __init__(self, limit: int = DEFAULT_MAX_FRAME, buffer_size: int = DEFAULT_BUFFER_SIZE,
                  scratch: bytearray | None = None, pool: "MemoryPool | None" = None) -> None:
@@ -96,7 +106,8 @@ class FrameReader:
         self._view = memoryview(scratch) if scratch is not None else None
         self._head = b""                                     # up to 3 bytes of a size prefix
         self._part: bytearray | None = None                  # a frame being received in place
-        self._got = 0
+        self._got = 0                                        # bytes of it received
+        self._want = 0                                       # its size (len(_part) may be less yet)
         self._frames: list[bytearray] | None = None          # whole frames, last one first
         self._error: FrameTooLarge | None = None
 
@@ -104,7 +115,10 @@ class FrameReader:
         """Where the next received bytes go (never empty)."""
         part = self._part
         if part is not None:
-            return memoryview(part)[self._got:]
+            got = self._got
+            if got == len(part):   # full but not whole: double it (no view of it is held now)
+                part += bytes(min(len(part), self._want - got))
+            return memoryview(part)[got:]
         view = self._view
         if view is None:
             self._buf = bytearray(self._size)
@@ -124,7 +138,7 @@ class FrameReader:
         part = self._part
         if part is not None:
             self._got += nbytes
-            if self._got == len(part):
+            if self._got == self._want:
                 self._part = None
                 self._push([part])
             return
@@ -166,9 +180,15 @@ class FrameReader:
                 continue
             # Not whole: the rest of this frame is received directly into its own buffer.
             have = end - s
-            part = self._part = bytearray(size)
-            part[:have] = buf[s:end]
+            if size <= GROW_FROM:
+                part = bytearray(size)
+                part[:have] = buf[s:end]
+            else:
+                part = buf[s:end]
+                part += bytes(max(GROW_FROM, have) - have)
+            self._part = part
             self._got = have
+            self._want = size
             break
         if ready:
             self._push(ready)
@@ -204,7 +224,7 @@ class FrameReader:
         if pool is not None:
             taken = sum(len(f) for f in self._frames or ())
             if self._part is not None:
-                taken += len(self._part)
+                taken += self._want
             if taken:
                 pool.release(taken)
         self._frames = None
@@ -246,5 +266,5 @@ class FrameReader:
         """Payload bytes still missing for the current frame, or -1 while its prefix is
         incomplete (or between frames)."""
         if self._part is not None:
-            return len(self._part) - self._got
+            return self._want - self._got
         return -1

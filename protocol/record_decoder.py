@@ -22,7 +22,7 @@ from kafpy.protocol.compression import DEFAULT_MAX_DECOMPRESSED, decompress
 from kafpy.protocol.errors import CorruptRecord
 from kafpy.protocol.varint import read_varlong
 
-__all__ = ["decode_batch", "decode_records", "batch_records_bytes", "check_record_framing"]
+__all__ = ["decode_batch", "decode_records", "batch_records_bytes", "check_record_framing", "has_null_key"]
 
 
 def _decode_record_list(data: bytes, count: int) -> list[Record]:
@@ -247,3 +247,85 @@ def decode_batch(
     """
     header = parse_header(buf, pos)
     return header, decode_records(buf, pos, header, verify=verify, max_size=max_size)
+
+
+def has_null_key(buf: bytes | bytearray | memoryview, pos: int = 0, *,
+                 max_size: int = DEFAULT_MAX_DECOMPRESSED) -> bool:
+    """Whether a record of the batch at ``pos`` has no key (a compacted topic refuses it),
+    with the framing rules of ``decode_records`` checked on every record (``CorruptRecord``
+    first, as decoding would). Builds no object per record: a batch announcing millions
+    of records makes millions of Python objects otherwise, and the collections of the
+    garbage collector over them hold the GIL for seconds, whatever thread runs it."""
+    header = parse_header(buf, pos)
+    if header.records_count == 0 and header.batch_length == MIN_BATCH_LENGTH:
+        return False
+    data = batch_records_bytes(buf, pos, header, False, max_size)
+    count = header.records_count
+    end = len(data)
+    if count * 7 > end:
+        raise CorruptRecord(f"{count} records cannot fit in {end} bytes")
+    slow = read_varlong
+    null_key = False
+    at = 0
+    try:
+        for _ in range(count):
+            b = data[at]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                at += 1
+            else:
+                length, at = slow(data, at)
+            record_end = at + length
+            if length < 6 or record_end > end:
+                raise CorruptRecord(f"invalid record length {length}")
+            _, at = slow(data, at + 1)    # timestamp delta, after the attributes
+            _, at = slow(data, at)        # offset delta
+            n, at = slow(data, at)        # key length
+            if n < 0:
+                if n != -1:
+                    raise CorruptRecord(f"invalid record key length {n}")
+                null_key = True
+            elif n > record_end - at:
+                raise CorruptRecord("record key runs past its record")
+            else:
+                at += n
+            n, at = slow(data, at)        # value length
+            if n < -1:
+                raise CorruptRecord(f"invalid record value length {n}")
+            if n > record_end - at:
+                raise CorruptRecord("record value runs past its record")
+            if n > 0:
+                at += n
+            if data[at] == 0:
+                at += 1
+            else:
+                at = _skip_headers(data, at, record_end)
+            if at != record_end:
+                raise CorruptRecord(f"record claims {length} bytes but its fields span {length + at - record_end}")
+    except IndexError:
+        raise CorruptRecord("records end in the middle of a record") from None
+    except ValueError as exc:  # a varint longer than 10 bytes
+        raise CorruptRecord(str(exc)) from None
+    if at != end:
+        raise CorruptRecord(f"incorrect declared batch size: {end - at} bytes remain after {count} records")
+    return null_key
+
+
+def _skip_headers(data: bytes, pos: int, record_end: int) -> int:
+    """``_decode_headers``' checks, keeping nothing: where the headers end."""
+    n_headers, pos = read_varlong(data, pos)
+    if n_headers < 0 or n_headers * 2 > record_end - pos:
+        raise CorruptRecord(f"invalid record header count {n_headers}")
+    for _ in range(n_headers):
+        n, pos = read_varlong(data, pos)
+        if n < 0 or n > record_end - pos:
+            raise CorruptRecord(f"invalid record header key length {n}")
+        pos += n
+        n, pos = read_varlong(data, pos)
+        if n < -1:
+            raise CorruptRecord(f"invalid record header value length {n}")
+        if n > record_end - pos:
+            raise CorruptRecord("record header value runs past its record")
+        if n > 0:
+            pos += n
+    return pos

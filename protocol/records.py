@@ -88,9 +88,10 @@ from kafpy.protocol.batch_header import (
     verify_crc,
 )
 from kafpy.protocol.compression import compress, decompress
-from kafpy.protocol.record_decoder import decode_batch, decode_records
+from kafpy.protocol.record_decoder import decode_batch, decode_records, has_null_key
 
 __all__ = [
+    "has_null_key",
     "BATCH_HEADER_SIZE",
     "HEADER_FORMAT",
     "HEADER_STRUCT",

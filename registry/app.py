@@ -64,6 +64,8 @@ class RegistryApp:
         if self.forwarder is not None:
             await self.forwarder.close()
         await self.store.stop()
+        from kafpy.registry.protobuf_compiler import COMPILER
+        COMPILER.close()   # its worker processes, if a big schema started them
 
 
 def standalone_app(registry: RegistryApp, max_request_bytes: int = MAX_REQUEST_BYTES) -> web.Application:

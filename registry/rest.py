@@ -75,6 +75,22 @@ def acceptable(accept: str) -> bool:
     return False
 
 
+async def read_body(request: web.Request, limit: int) -> bytes | None:
+    """The whole request body, or None when it is longer than ``limit`` (read no further).
+    ``content.read(n)`` answers with what has arrived so far, not ``n`` bytes: a body that
+    comes in several TCP reads needs the loop."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = await request.content.read(limit + 1 - total)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+
+
 def schema_json(sv: SchemaValue, with_subject: bool = True, text: str | None = None) -> dict:
     """Confluent's answer for one schema; ``text`` replaces the stored text (``?format=``)."""
     out: dict[str, Any] = {}
@@ -112,8 +128,8 @@ class Forwarder:
             raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "Primary not known")
         body = request.get("body")   # read whole by the HTTP server before the handler runs
         if body is None:
-            body = await request.content.read(max_bytes + 1)
-        if len(body) > max_bytes:
+            body = await read_body(request, max_bytes)
+        if body is None or len(body) > max_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout_s))
@@ -218,8 +234,8 @@ class RegistryResource:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         raw = request.get("body")   # read whole by the HTTP server before the handler runs
         if raw is None:
-            raw = await request.content.read(self.max_request_bytes + 1)
-        if len(raw) > self.max_request_bytes:
+            raw = await read_body(request, self.max_request_bytes)
+        if raw is None or len(raw) > self.max_request_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
         try:
             body = json.loads(raw) if raw else {}
@@ -291,11 +307,13 @@ class RegistryResource:
 
     async def register(self, request: web.Request) -> Any:
         body = await self._body(request)
+        await self.registry.prepare(body)   # a big Protobuf schema compiles off the loop
         schema_id = await self.registry.register(request.match_info["subject"], body, _flag(request, "normalize"))
         return {"id": schema_id}
 
     async def lookup(self, request: web.Request) -> Any:
         body = await self._body(request)
+        await self.registry.prepare(body)   # a big Protobuf schema compiles off the loop
         return schema_json(self.registry.lookup(request.match_info["subject"], body, _flag(request, "deleted"),
                                                 _flag(request, "normalize")))
 
@@ -320,6 +338,7 @@ class RegistryResource:
 
     async def compatibility(self, request: web.Request) -> Any:
         body = await self._body(request)
+        await self.registry.prepare(body)   # a big Protobuf schema compiles off the loop
         try:
             messages = self.registry.check_compatibility(request.match_info["subject"],
                                                          request.match_info.get("version"), body)

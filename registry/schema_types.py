@@ -199,17 +199,25 @@ def parse_json_schema(text: str, references: list[dict], resolve: Callable[[dict
 def parse_protobuf(text: str, references: list[dict], resolve: Callable[[dict], "ParsedSchema"]) -> ParsedSchema:
     """``named`` keeps the files the schema imports (import path -> text), its references'
     own imports included, for protoc."""
-    from kafpy.registry.protobuf_schema import ProtobufError, canonicalize
+    from kafpy.registry.protobuf_compiler import COMPILER
+    from kafpy.registry.protobuf_schema import ProtobufError
+    files = protobuf_imports(references, resolve)
+    try:
+        canonical, descriptor = COMPILER.compiled(text, files)
+    except ProtobufError as e:
+        raise invalid_schema(str(e)) from None
+    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)  # type: ignore[arg-type]
+
+
+def protobuf_imports(references: list[dict], resolve: Callable[[dict], "ParsedSchema"]) -> dict[str, str]:
+    """The files a Protobuf schema with ``references`` imports (import path -> text), its
+    references' own imports included, for protoc."""
     files: dict[str, str] = {}
     for ref in references:
         dep = resolve(ref)
         files.update(dep.named)
         files[ref["name"]] = dep.canonical
-    try:
-        canonical, descriptor = canonicalize(text, files)
-    except ProtobufError as e:
-        raise invalid_schema(str(e)) from None
-    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)  # type: ignore[arg-type]
+    return files
 
 
 def parse(schema_type: str, text: str, references: list[dict],

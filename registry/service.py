@@ -59,17 +59,35 @@ class SchemaRegistry:
         await self._append(batch)
 
     # ---------------------------------------------------------------- schemas
-    def parse_request(self, body: dict) -> ParsedSchema:
-        schema_type = body.get("schemaType") or AVRO
+    def parse_request_references(self, body: dict) -> list[dict]:
+        """``body``'s references as {name, subject, version}; 42201 when malformed."""
         references = body.get("references") or []
         if not isinstance(references, list) or not all(
                 isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("subject"), str)
                 and isinstance(r.get("version"), int) for r in references):
             raise RestError(RegistryErrorCode.INVALID_SCHEMA,
                             "Invalid schema: references must be a list of {name, subject, version}")
-        references = [{"name": r["name"], "subject": r["subject"], "version": self._reference_version(r)}
-                      for r in references]
-        return self._parse(schema_type, body.get("schema"), references)
+        return [{"name": r["name"], "subject": r["subject"], "version": self._reference_version(r)}
+                for r in references]
+
+    def parse_request(self, body: dict) -> ParsedSchema:
+        schema_type = body.get("schemaType") or AVRO
+        return self._parse(schema_type, body.get("schema"), self.parse_request_references(body))
+
+    async def prepare(self, body: dict) -> None:
+        """Compiles a big Protobuf schema of ``body`` off the event loop (see
+        ``protobuf_compiler``), so that parsing it next answers at once; anything wrong
+        with the body is left for that parse to report."""
+        if (body.get("schemaType") or AVRO) != PROTOBUF or not isinstance(body.get("schema"), str):
+            return
+        from kafpy.registry.protobuf_compiler import COMPILER
+        from kafpy.registry.schema_types import protobuf_imports
+        try:
+            references = self.parse_request_references(body)
+            files = protobuf_imports(references, self._resolve_reference)
+        except (RestError, ValueError):
+            return
+        await COMPILER.prepare(body["schema"], files)
 
     def _reference_version(self, ref: dict) -> int:
         """A reference's version; -1 names the subject's latest live version and is stored as

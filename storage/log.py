@@ -46,7 +46,7 @@ from .config import LogConfig
 from .errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError, StorageError
 from .leader_epoch import LeaderEpochFileCache
 from .local_log import LocalLog
-from .log_validator import LogValidator
+from .log_validator import AheadOutcome, LogValidator
 from .producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from .segment import FileRecordsSlice, LogSegment
 
@@ -129,6 +129,8 @@ class Log:
         self._validator = LogValidator(config, self._now_ms, f"{self.topic}-{self.partition}")
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
+        # whether a client's append may decode records (compacted, or recompressing): see records_to_check_ahead
+        self.works_ahead = self._validator.compact or self._validator.target_codec is not None
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA),
                                                          pending_fsyncs)
         self.topic_id = self._partition_metadata.read()
@@ -203,6 +205,8 @@ class Log:
         self._validator = LogValidator(config, self._now_ms, f"{self.topic}-{self.partition}")
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
+        # whether a client's append may decode records (compacted, or recompressing): see records_to_check_ahead
+        self.works_ahead = self._validator.compact or self._validator.target_codec is not None
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms
 
     # ------------------------------------------------------------------ high watermark
@@ -272,6 +276,27 @@ class Log:
         ps.on_high_watermark_updated(self._high_watermark)
 
     # ------------------------------------------------------------------ appends
+    def records_to_check_ahead(self, records: bytes | bytearray | memoryview) -> int:
+        """How many records a client's append of ``records`` would decode on the caller's
+        thread (``LogValidator.records_to_decode``: a compacted topic's keys, recompression)."""
+        if self._validator.config is not self.config:
+            self.update_config(self.config)
+        return self._validator.records_to_decode(records)
+
+    def ahead_settings(self) -> tuple[bool, Optional[int], int]:
+        """What ``log_validator.work_ahead`` needs besides the records."""
+        return self._validator.ahead_settings()
+
+    def check_ahead(self, records: bytes | bytearray | memoryview) -> None:
+        """``LogValidator.check_ahead``: the next append of ``records`` uses its outcome."""
+        self._validator.check_ahead(records)
+
+    def checked_ahead(self, records: bytes | bytearray | memoryview, outcome: AheadOutcome) -> None:
+        """The outcome of ``log_validator.work_ahead(records, *ahead_settings())``, done
+        elsewhere (a worker process), for the next append of ``records`` (unless the
+        config changes in between: then the append does the work itself)."""
+        self._validator.keep_checked(records, outcome)
+
     def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
         """``_append``; a storage error (a failing disk) is reported to ``on_storage_error``
         before it is raised."""

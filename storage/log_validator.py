@@ -40,7 +40,7 @@ from kafpy.protocol.records import (
     MIN_BATCH_LENGTH,
     PREFIX_THROUGH_EPOCH,
     RECORDS_COUNT_FIELD,
-    decode_batch,
+    has_null_key,
     is_legacy,
     recompress_batch,
     set_max_timestamp,
@@ -53,10 +53,15 @@ from .errors import (
     InvalidRecordError,
     RecordListTooLargeError,
     RecordTooLargeError,
+    StorageError,
 )
 from .record_errors import batch_record_errors
 
-__all__ = ["LogValidator"]
+__all__ = ["LogValidator", "find_key_error", "work_ahead"]
+
+Buffer = bytes | bytearray | memoryview
+# (the error an append would raise, or None; the recompressed buffer, or None)
+AheadOutcome = tuple[Optional[StorageError], Optional[bytes]]
 
 # The layout's structs as bound methods: one call each per batch. (A method called on a name
 # imported with ``from ... import`` compiles, in CPython 3.11, to an attribute load that
@@ -88,6 +93,44 @@ class LogValidator:
         # whether a leader's append may need _convert's rules
         self.converts = (self.target_codec is not None or self.log_append_time or self.compact
                          or self.ts_bounds is not None)
+        # (buffer, the StorageError found or None): check_ahead's outcome for that very buffer
+        self._checked: tuple[Buffer, AheadOutcome] | None = None
+
+    def records_to_decode(self, records: "Buffer") -> int:
+        """How many records a client's append of ``records`` makes the leader decode: all of
+        a compacted topic's (their keys), and those of batches ``compression.type`` makes it
+        recompress; 0 when neither applies. Reads batch headers only; stops at the first
+        that ``validate`` would refuse. The socket server's Produce path asks it to decide
+        whether to do that work ahead (``work_ahead``)."""
+        codec = self.target_codec
+        if not self.compact and codec is None:
+            return 0
+        n = len(records)
+        pos = 0
+        total = 0
+        while n - pos >= BATCH_HEADER_SIZE and records[pos + MAGIC_OFFSET] == 2:
+            h = _unpack_header(records, pos)
+            if h[BATCH_LENGTH_FIELD] < MIN_BATCH_LENGTH:
+                break
+            if self.compact or h[ATTRIBUTES_FIELD] & COMPRESSION_MASK != codec:
+                total += max(h[RECORDS_COUNT_FIELD], 0)
+            pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
+        return total
+
+    def ahead_settings(self) -> tuple[bool, Optional[int], int]:
+        """The arguments of ``work_ahead`` after the records: (compacted, target codec,
+        max.message.bytes)."""
+        return self.compact, self.target_codec, self.max_message_bytes
+
+    def check_ahead(self, records: "Buffer") -> None:
+        """``work_ahead`` here, its outcome kept (``keep_checked``)."""
+        self.keep_checked(records, work_ahead(records, *self.ahead_settings()))
+
+    def keep_checked(self, records: "Buffer", outcome: "AheadOutcome") -> None:
+        """The outcome of ``work_ahead`` on ``records``, done before the append by a caller
+        that must not hold the event loop doing it: the next append of this very buffer
+        raises its error, or skips the key check and takes the recompressed batches."""
+        self._checked = (records, outcome)
 
     def validate_batch(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
                        pos: int = 0) -> Optional[tuple]:
@@ -216,11 +259,22 @@ class LogValidator:
         topics, timestamp bounds, ``compression.type``, LogAppendTime; then ``validate``
         again on what is to be written."""
         pairs = [(b[0], b[4]) for b in batches]  # (position, header)
+        ahead: Optional[AheadOutcome] = None
+        checked = self._checked
+        if checked is not None and checked[0] is buf and from_client:
+            self._checked = None
+            ahead = checked[1]
+            if ahead[0] is not None:
+                raise ahead[0]
         if from_client and (self.compact or (self.ts_bounds is not None and not self.log_append_time)):
-            self._check_records(buf, pairs)
+            self._check_records(buf, pairs, keys_checked=ahead is not None)
         codec = self.target_codec
         if codec is not None and any(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK != codec for _, h in pairs):
-            buf, pairs = self._recompress(buf, pairs, codec)
+            if ahead is not None and ahead[1] is not None:
+                buf = bytearray(ahead[1])
+                pairs = [(pos, _unpack_header(buf, pos)) for pos in _batch_positions(buf)]
+            else:
+                buf, pairs = self._recompress(buf, pairs, codec)
         append_time = -1
         if self.log_append_time:
             buf, append_time = self._stamp_append_time(buf, pairs)
@@ -229,22 +283,21 @@ class LogValidator:
         result = self.validate(buf, False, leader_epoch, next_offset, converted=True)
         return result[:-1] + (append_time,)
 
-    def _check_records(self, buf: bytes | bytearray | memoryview, batches: list[tuple[int, tuple]]) -> None:
+    def _check_records(self, buf: Buffer, batches: list[tuple[int, tuple]], keys_checked: bool = False) -> None:
         """Keys of compacted topics and timestamp bounds, batch by batch as Kafka's
-        validator goes: the cheap test first (a decode for keys, which compacted topics
-        pay anyway; the header's first and largest timestamps, which bound its records),
-        and only a batch that fails it is walked record by record for the
-        RecordValidationError naming each record at fault."""
+        validator goes: the cheap test first (``has_null_key`` scans keys without building
+        records, unless ``work_ahead`` already did; the header's first and largest
+        timestamps, which bound its records), and only a batch that fails it is walked
+        record by record for the RecordValidationError naming each record at fault."""
         ts_bounds = self.ts_bounds if not self.log_append_time else None
         now = self._now_ms()
         for pos, h in batches:
             failed = False
-            if self.compact:
+            if self.compact and not keys_checked:
                 try:
-                    _, recs = decode_batch(buf, pos, verify=False)
+                    failed = has_null_key(buf, pos)
                 except ProtocolError as e:
                     raise CorruptRecordError(str(e)) from e
-                failed = any(r.key is None for r in recs)
             if not failed and ts_bounds is not None:
                 before, after = ts_bounds
                 failed = any(ts >= 0 and (now - ts > before or ts - now > after)
@@ -284,3 +337,61 @@ class LogValidator:
         except CorruptRecord as e:
             raise CorruptRecordError(str(e)) from e
         return buf, now
+
+
+def find_key_error(records: "Buffer") -> Optional[StorageError]:
+    """A compacted topic's check of ``records`` (any number of batches): the error its
+    append would raise for a record without a key (or a broken record), else None."""
+    for pos in _batch_positions(records):
+        try:
+            null_key = has_null_key(records, pos)
+        except ProtocolError as e:
+            return CorruptRecordError(str(e))
+        if null_key:
+            return InvalidRecordError("compacted topic cannot accept message without key")
+    return None
+
+
+def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_message_bytes: int) -> AheadOutcome:
+    """The work of a client's append that grows with its records, as ``_convert`` does it:
+    a compacted topic's key check, then the recompression to ``codec`` (None: none) of the
+    batches not in it. A pure function of its arguments (``LogValidator.ahead_settings``),
+    so a worker process can run it; the socket server's Produce path does, for batches of
+    millions of records."""
+    if compact:
+        error = find_key_error(records)
+        if error is not None:
+            return error, None
+    if codec is None:
+        return None, None
+    positions = _batch_positions(records)
+    headers = [_unpack_header(records, pos) for pos in positions]
+    if all(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec for h in headers):
+        return None, None
+    parts = []
+    for pos, h in zip(positions, headers):
+        if h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec:
+            parts.append(bytes(records[pos:pos + h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD]))
+        else:
+            try:
+                parts.append(recompress_batch(records, pos, codec))
+            except ProtocolError as e:
+                return CorruptRecordError(str(e)), None
+    if any(len(p) > max_message_bytes for p in parts):
+        return RecordTooLargeError("recompressed batch exceeds max.message.bytes"), None
+    return None, b"".join(parts)
+
+
+def _batch_positions(records: "Buffer") -> list[int]:
+    """Where each whole magic-2 batch of ``records`` starts, up to the first that is not
+    one (``validate`` reports that one)."""
+    n = len(records)
+    pos = 0
+    out = []
+    while n - pos >= BATCH_HEADER_SIZE and records[pos + MAGIC_OFFSET] == 2:
+        blen = _unpack_prefix(records, pos)[BATCH_LENGTH_FIELD]
+        if blen < MIN_BATCH_LENGTH or pos + blen + LOG_OVERHEAD > n:
+            break
+        out.append(pos)
+        pos += blen + LOG_OVERHEAD
+    return out

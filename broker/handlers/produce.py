@@ -27,6 +27,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.replication.log_append import RecordErrorsMessage
 
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
+from kafpy.broker.produce_checks import HEAVY_RECORDS, checks_for, existing
 from kafpy.broker.txn_verification import produce_error, transactional_producer
 
 log = logging.getLogger("kafka.server.ReplicaManager")
@@ -164,6 +165,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
         verified = await _verify(ctx, req)
     entries: list[tuple[str, int, bytes]] = []  # what passed the checks, appended in one go
     appended: list = []  # their responses, in the same order
+    heavy: list | None = None  # (log, records) to check off the loop first (produce_checks)
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
@@ -198,13 +200,21 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             check = verified.pop((td.name, pd.index), None) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
                 continue
+            if part.log.works_ahead and part.log.records_to_check_ahead(pd.records) > HEAVY_RECORDS:
+                heavy = heavy or []
+                heavy.append((part.log, pd.records))
             entries.append((td.name, pd.index, pd.records))
             appended.append(pr)
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
         ctx.services.txn_verifier.done(topic, index, pid, guard)
     if entries:
-        results = await rm.append_records(req.timeout_ms, acks, "client", entries)
+        checks = existing(rm)
+        if heavy is not None or (checks is not None and checks.must_wait(entries)):
+            results = await checks_for(rm).append(entries, heavy or (), lambda: rm.append_records(
+                req.timeout_ms, acks, "client", entries))
+        else:
+            results = await rm.append_records(req.timeout_ms, acks, "client", entries)
         for pr, (error, message, info, log_start_offset) in zip(appended, results):
             if info is not None:
                 pr.base_offset = info.first_offset

@@ -64,6 +64,9 @@ class ListenerSecurity:
     plain_users: dict[str, str] = field(default_factory=dict)
     reauth_ms: int = 0
     failed_auth_delay_ms: int = 100
+    # sasl.server.max.receive.size: the largest frame read before a SASL connection has
+    # authenticated (Kafka reads those with the authenticator's own receive of that limit)
+    max_receive_size: int = 524288
     principal_mapper: SslPrincipalMapper = field(default_factory=SslPrincipalMapper)
     user_configs: "UserConfigs | None" = None
 
@@ -78,7 +81,8 @@ class ListenerSecurity:
         protocol = config.security_protocol(listener)
         get = lambda key: config.listener_config(listener, key)   # noqa: E731
         sec = cls(listener, protocol, reauth_ms=get("connections.max.reauth.ms"),
-                  failed_auth_delay_ms=get("connection.failed.authentication.delay.ms"))
+                  failed_auth_delay_ms=get("connection.failed.authentication.delay.ms"),
+                  max_receive_size=get("sasl.server.max.receive.size"))
         if protocol in TLS_PROTOCOLS:
             sec.ssl_reconfig = ReconfigurableServerSsl(get, listener)
             sec.ssl_context = sec.ssl_reconfig.context
@@ -140,6 +144,13 @@ class AuthSession:
     @property
     def failed(self) -> bool:
         return self.state == FAILED
+
+    @property
+    def authenticating(self) -> bool:
+        """Frames are read by the authenticator (Kafka's SaslServerAuthenticator), held to
+        ``sasl.server.max.receive.size``: before the login completes, and during a
+        re-authentication's SaslAuthenticate."""
+        return self.state != AUTHENTICATED
 
     @property
     def raw_tokens(self) -> bool:

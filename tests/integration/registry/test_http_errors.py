@@ -95,3 +95,16 @@ def check_confluent_answers(base: str) -> None:
 
 def test_confluent_answers_standalone(registry):
     check_confluent_answers(registry.url)
+
+
+def test_a_body_near_the_bound_is_read_whole(registry):
+    """An 899 KB body (under the 1 MiB bound) arrives in many TCP reads; the registry reads
+    all of it (it used to parse only the first read: 400 "Unterminated string")."""
+    base = registry.url
+    symbols = [f"SYMBOL_{i:07d}" for i in range(45000)]
+    big = json.dumps({"schema": json.dumps({"type": "enum", "name": "E", "symbols": symbols})}).encode()
+    assert 850_000 < len(big) < 1 << 20
+    status, body, _ = call(f"{base}/subjects/big/versions", "POST", big)
+    assert status == 200 and body == {"id": 1}
+    status, body, _ = call(f"{base}/subjects/big/versions/1")
+    assert status == 200 and json.loads(body["schema"])["symbols"][-1] == symbols[-1]

@@ -6,7 +6,7 @@ import struct
 import pytest
 
 from kafpy.protocol.errors import FrameTooLarge, ProtocolError, TruncatedFrame
-from kafpy.protocol.framing import DEFAULT_MAX_FRAME, FrameReader, frame, read_size, split_frame
+from kafpy.protocol.framing import DEFAULT_MAX_FRAME, GROW_FROM, FrameReader, frame, read_size, split_frame
 
 
 def test_read_size_limits() -> None:
@@ -107,6 +107,58 @@ def test_a_frame_larger_than_the_buffer_is_received_in_place() -> None:
     assert got == big
     assert target.obj is got        # received in place: no copy after the first read
     assert reader.feed(stream[20 + len(target):]) == [b"t"]
+
+
+def test_a_big_announced_frame_takes_memory_only_as_its_bytes_arrive() -> None:
+    size = 100 * GROW_FROM
+    reader = FrameReader(limit=DEFAULT_MAX_FRAME, buffer_size=64)
+    reader.feed(struct.pack(">i", size) + b"a" * 10)
+    assert reader.pending == size - 10
+    first = reader.get_buffer(-1)
+    assert len(first.obj) == GROW_FROM          # not the 100 MB announced
+    del first
+    payload = bytes(range(256)) * (size // 256)
+    sent = 10
+    capacities = []
+    while sent < 5 * GROW_FROM:                 # 5 MB arrive in reads of up to 1 MB
+        target = reader.get_buffer(-1)
+        capacities.append(len(target.obj))
+        n = min(len(target), GROW_FROM)
+        target[:n] = payload[sent:sent + n]
+        del target
+        reader.buffer_updated(n)
+        sent += n
+    assert max(capacities) <= 2 * sent          # held at most twice what arrived
+    assert reader.pending == size - sent and reader.next_frame() is None
+
+
+def test_a_grown_frame_comes_out_whole_and_exact() -> None:
+    size = 3 * GROW_FROM + 12345
+    body = random.Random(7).randbytes(size)
+    reader = FrameReader(buffer_size=4096)
+    stream = frame(body) + frame(b"next")
+    got = []
+    pos = 0
+    while pos < len(stream):
+        target = reader.get_buffer(-1)
+        n = min(len(target), 300_000, len(stream) - pos)
+        target[:n] = stream[pos:pos + n]
+        del target
+        reader.buffer_updated(n)
+        pos += n
+        while (f := reader.next_frame()) is not None:
+            got.append(bytes(f))
+    assert got == [body, b"next"]
+
+
+def test_limit_can_change_between_reads() -> None:
+    reader = FrameReader(limit=100, buffer_size=64)
+    assert reader.feed(frame(b"x" * 100)) == [b"x" * 100]
+    reader.limit = 1000
+    assert reader.feed(frame(b"y" * 500)) == [b"y" * 500]
+    reader.limit = 100
+    with pytest.raises(FrameTooLarge):
+        reader.feed(frame(b"z" * 101))
 
 
 def test_oversized_and_negative_sizes_are_refused_before_any_buffer_is_made() -> None:

@@ -405,3 +405,49 @@ def test_maybe_increment_high_watermark_only_moves_forwards_and_up_to_the_log_en
     # a follower or recovery may set it backwards, within [log start, LEO]
     assert lg.update_high_watermark(2) == 2
     assert lg.update_high_watermark(-5) == 0
+
+
+def test_a_key_check_run_ahead_is_used_by_the_append_of_that_buffer(tmp_path, monkeypatch):
+    from kafpy.storage.errors import RecordValidationError
+    from kafpy.storage import log_validator
+    lg = open_log(tmp_path, cleanup_policy="compact")
+    bad = bytearray(kp_batch([(b"k", b"v"), (None, b"v")]))
+    good = bytearray(kp_batch([(b"k", b"v")] * 3))
+    assert lg.records_to_check_ahead(good) == 3
+    lg.check_ahead(bad)
+    lg.check_ahead(good)   # the last one checked is the one kept
+    monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
+    assert lg.append_as_leader(good, 0).last_offset == 2
+    monkeypatch.undo()
+    with pytest.raises(RecordValidationError) as refused:
+        lg.append_as_leader(bad, 0)          # not the buffer checked: checked now, record by record
+    assert [i for i, _ in refused.value.record_errors] == [1]
+    lg.check_ahead(bad)
+    monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
+    with pytest.raises(InvalidRecordError):
+        lg.append_as_leader(bad, 0)          # the error found ahead
+
+
+def test_a_recompression_done_ahead_is_what_the_append_writes(tmp_path, monkeypatch):
+    from kafpy.protocol.compression import GZIP
+    from kafpy.storage import log_validator
+    lg = open_log(tmp_path, compression_type="gzip")
+    batch = bytearray(kp_batch([(b"k%d" % i, b"v" * 100) for i in range(50)]))
+    assert lg.records_to_check_ahead(batch) == 50
+    assert lg.ahead_settings() == (False, GZIP, lg.config.max_message_bytes)
+    outcome = log_validator.work_ahead(bytes(batch), *lg.ahead_settings())
+    assert outcome[0] is None and outcome[1] is not None
+    lg.checked_ahead(batch, outcome)
+    monkeypatch.setattr(log_validator, "recompress_batch", lambda *a, **k: pytest.fail("recompressed again"))
+    info = lg.append_as_leader(batch, 0)
+    assert (info.first_offset, info.last_offset) == (0, 49)
+    monkeypatch.undo()
+    [(header, records)] = [decode_batch(lg.read(0, 1 << 20).records.read_bytes(), 0)]
+    assert header.attributes & 7 == GZIP and [r.key for r in records] == [b"k%d" % i for i in range(50)]
+    plain = open_log(tmp_path, name="p-0")
+    assert plain.records_to_check_ahead(batch) == 0
+
+
+def test_only_compacted_topics_count_records_to_check_ahead(tmp_path):
+    lg = open_log(tmp_path)
+    assert lg.records_to_check_ahead(kp_batch([(b"k", b"v")] * 3)) == 0

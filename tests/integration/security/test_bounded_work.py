@@ -1,0 +1,416 @@
+"""Bounded work: no single client, authenticated or not, freezes the broker or takes its
+memory. Each attack below runs against a real kafpy broker (PLAINTEXT, SASL_PLAINTEXT and
+an HTTP listener serving the Schema Registry) while a second client measures its own round
+trips (ApiVersions and Metadata on the wire, a GET over HTTP) and the broker's RSS is read
+from /proc/<pid>/status:
+
+- before authentication, connections announcing 100 MB frames and a 5 MB SaslAuthenticate
+  (sasl.server.max.receive.size closes them; frames take memory only as bytes arrive);
+- a 1.5 KB zstd Produce of 2M identical records to a compacted topic (the key check runs
+  off the event loop; Kafka 4.4 accepts such a batch, and so does kafpy);
+- 570 KB Protobuf schemas POSTed to the registry (compiled in a worker process).
+
+The bounds are the issue's: the probe's p99 stays within 100 ms of its baseline, measured
+in the same test just before (so a loaded machine raises both), and RSS within 100 MB of
+its baseline under the pre-authentication flood."""
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import struct
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from kafpy.protocol import codec
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.batch_builder import _encode_record
+from kafpy.protocol.batch_header import pack_batch
+from kafpy.protocol.compression import ZSTD, compress
+from kafpy.protocol.messages import (CreateTopicsRequest, ProduceRequest, RequestHeader, SaslAuthenticateRequest,
+                                     SaslHandshakeRequest)
+from tests.support import wire
+from tests.support.kafpy_broker import KafpyBroker
+from tests.support.ports import LOOPBACK, free_ports
+
+JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
+        'username="admin" password="admin-secret" user_admin="admin-secret";')
+P99_SLACK_S = 0.100
+RSS_SLACK = 100 << 20
+BASELINE_S = 3.0
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KafpyBroker, dict[str, int]]]:
+    work = tmp_path_factory.mktemp("kafpy-bounded")
+    plain, sasl, http_port = free_ports(3)
+    listeners = f"PLAINTEXT://{LOOPBACK}:{plain},SASL_PLAINTEXT://{LOOPBACK}:{sasl}"
+    b = KafpyBroker(work_dir=work, log_dir=work / "logs", port=plain, overrides={
+        "listeners": listeners, "advertised.listeners": listeners,
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+        "offsets.topic.replication.factor": 1, "offsets.topic.num.partitions": 1,
+        "kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}",
+        "kafpy.schema.registry.enable": "true",
+    })
+    b.start()
+    try:
+        yield b, {"PLAINTEXT": plain, "SASL_PLAINTEXT": sasl, "HTTP": http_port}
+    finally:
+        b.stop()
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+class Prober:
+    """A second client: one request at a time on its own connection, as fast as answers
+    come (a pause of 5 ms between), recording each round trip; and the broker's RSS."""
+
+    def __init__(self, send: Callable[[int], None], pid: int) -> None:
+        self.send = send
+        self.pid = pid
+        self.samples: list[float] = []
+        self.max_rss = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.error: BaseException | None = None
+
+    def _run(self) -> None:
+        n = 0
+        try:
+            while not self._stop.is_set():
+                start = time.perf_counter()
+                self.send(n)
+                self.samples.append(time.perf_counter() - start)
+                self.max_rss = max(self.max_rss, rss_bytes(self.pid))
+                n += 1
+                time.sleep(0.005)
+        except BaseException as e:   # reported by stop()
+            self.error = e
+
+    def __enter__(self) -> "Prober":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(60)
+        assert self.error is None, f"the probing client failed: {self.error!r}"
+
+    def p99(self) -> float:
+        """With fewer than 100 samples (a broker that stalled), the slowest one."""
+        s = sorted(self.samples)
+        assert s, "no round trip measured"
+        return s[min(len(s) - 1, int(len(s) * 0.99))]
+
+
+def kafka_probe(port: int) -> Callable[[int], None]:
+    """ApiVersions v0 and Metadata v1 for no topic, alternately, on one connection."""
+    sock = socket.create_connection((LOOPBACK, port), timeout=30)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def send(n: int) -> None:
+        if n % 2:
+            sock.sendall(wire.encode_request(wire.METADATA, 1, n, struct.pack(">i", 0)))
+        else:
+            sock.sendall(wire.encode_request(wire.API_VERSIONS, 0, n))
+        frame = wire.read_frame(sock)
+        assert struct.unpack_from(">i", frame)[0] == n
+    return send
+
+
+def http_probe(port: int) -> Callable[[int], None]:
+    conn = http.client.HTTPConnection(LOOPBACK, port, timeout=30)
+
+    def send(n: int) -> None:
+        conn.request("GET", "/schemas/types")
+        resp = conn.getresponse()
+        body = resp.read()
+        assert resp.status == 200, (resp.status, body[:200])
+    return send
+
+
+def measure(send: Callable[[int], None], pid: int, seconds: float) -> Prober:
+    with Prober(send, pid) as p:
+        time.sleep(seconds)
+    return p
+
+
+def assert_bounded(baseline: Prober, during: Prober, what: str) -> None:
+    assert len(baseline.samples) >= 100, f"only {len(baseline.samples)} round trips in the baseline"
+    b, d = baseline.p99(), during.p99()
+    assert d - b <= P99_SLACK_S, (f"{what}: a second client's p99 round trip went from {b * 1000:.1f} ms to "
+                                  f"{d * 1000:.1f} ms (max {max(during.samples) * 1000:.0f} ms, "
+                                  f"{len(during.samples)} samples)")
+
+
+def request(api_key: int, version: int, corr: int, body: object) -> bytes:
+    return codec.encode_request(RequestHeader(request_api_key=api_key, request_api_version=version,
+                                              correlation_id=corr, client_id="bounded"), body)
+
+
+def closed_without_answer(sock: socket.socket, timeout: float = 10.0) -> bool:
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(1 << 16) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:   # still open, waiting for the rest of the frame
+        return False
+
+
+def send_quietly(sock: socket.socket, data: bytes) -> None:
+    """Sends what the broker takes before it closes the connection."""
+    try:
+        sock.sendall(data)
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+
+
+# ------------------------------------------------------------------------------ pre-auth
+def test_frames_before_authentication_cost_at_most_the_sasl_receive_limit(broker):
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    probe = kafka_probe(ports["PLAINTEXT"])
+    base_rss = rss_bytes(pid)
+    baseline = measure(probe, pid, BASELINE_S)
+    big: list[socket.socket] = []
+    held: list[socket.socket] = []
+    with Prober(probe, pid) as during:
+        # five connections announce 100 MB and start sending it
+        for _ in range(5):
+            s = socket.create_connection((LOOPBACK, ports["SASL_PLAINTEXT"]), timeout=30)
+            send_quietly(s, struct.pack(">i", 100 << 20) + bytes(64 << 10))
+            big.append(s)
+        # a SaslAuthenticate of 5 MB after a proper handshake
+        auth = socket.create_connection((LOOPBACK, ports["SASL_PLAINTEXT"]), timeout=30)
+        auth.sendall(request(ApiKey.SASL_HANDSHAKE, 1, 1, SaslHandshakeRequest(mechanism="PLAIN")))
+        handshake = wire.read_frame(auth)
+        assert struct.unpack_from(">ih", handshake) == (1, 0)
+        send_quietly(auth, request(ApiKey.SASL_AUTHENTICATE, 2, 2, SaslAuthenticateRequest(
+            auth_bytes=b"\0admin\0" + b"x" * (5 << 20))))
+        # and forty that each hold a frame just under the limit, three quarters sent
+        for _ in range(40):
+            s = socket.create_connection((LOOPBACK, ports["SASL_PLAINTEXT"]), timeout=30)
+            send_quietly(s, struct.pack(">i", 500_000) + bytes(375_000))
+            held.append(s)
+        time.sleep(2.0)
+    try:
+        grown = during.max_rss - base_rss
+        assert grown <= RSS_SLACK, f"the broker's RSS grew by {grown >> 20} MB under the pre-auth flood"
+        assert_bounded(baseline, during, "pre-authentication flood")
+        assert all(closed_without_answer(s) for s in big), "a 100 MB pre-authentication frame was read"
+        assert closed_without_answer(auth), "a 5 MB SaslAuthenticate was read"
+        text = b.log_text()
+        assert "Failing SASL authentication due to invalid receive size" in text
+    finally:
+        for s in big + held + [auth]:
+            s.close()
+
+
+# ------------------------------------------------------------------------------ zstd bomb
+def zstd_bomb(records: int, key: bytes | None = b"k") -> bytes:
+    """One zstd batch of ``records`` identical records: a few KB on the wire."""
+    one = _encode_record(0, 0, 0, key, b"v", ())
+    section = compress(ZSTD, one * records)
+    now = int(time.time() * 1000)
+    return pack_batch(section, base_offset=0, partition_leader_epoch=-1, attributes=ZSTD,
+                      last_offset_delta=records - 1, base_timestamp=now, max_timestamp=now, producer_id=-1,
+                      producer_epoch=-1, base_sequence=-1, records_count=records)
+
+
+def kafka_call(port: int, api_key: int, version: int, body: object, timeout: float = 120.0) -> object:
+    with socket.create_connection((LOOPBACK, port), timeout=timeout) as s:
+        s.sendall(request(api_key, version, 7, body))
+        return codec.decode_response(api_key, version, wire.read_frame(s))[1]
+
+
+def test_a_zstd_bomb_to_a_compacted_topic_does_not_hold_the_broker(broker):
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    port = ports["PLAINTEXT"]
+    T = CreateTopicsRequest
+    created = kafka_call(port, ApiKey.CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name="bomb", num_partitions=1, replication_factor=1, assignments=[],
+                         configs=[T.CreatableTopicConfig(name="cleanup.policy", value="compact")])]))
+    assert created.topics[0].error_code == 0, created
+    P = ProduceRequest
+
+    def produce(batch: bytes) -> object:
+        return P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
+            name="bomb", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
+    # a first small append (the leader epoch's checkpoint is written then, not during the bomb)
+    first = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert first.responses[0].partition_responses[0].error_code == 0
+    bomb = zstd_bomb(2_000_000)
+    assert len(bomb) < 4096
+    probe = kafka_probe(port)
+    baseline = measure(probe, pid, BASELINE_S)
+    answers = []
+    with Prober(probe, pid) as during:
+        time.sleep(0.2)
+        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(bomb)))
+        time.sleep(0.2)
+    [answer] = answers
+    part = answer.responses[0].partition_responses[0]
+    assert part.error_code == 0, part   # Kafka 4.4 accepts it too: nothing bounds the decompressed size
+    assert_bounded(baseline, during, "2M-record zstd batch to a compacted topic")
+    # the records are there, after it
+    again = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert again.responses[0].partition_responses[0].base_offset == 2_000_003
+    # and one whose records have no key is refused as Kafka refuses it (INVALID_RECORD)
+    keyless = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(200_000, key=None)))
+    assert keyless.responses[0].partition_responses[0].error_code == 87
+
+
+def test_a_zstd_bomb_to_a_topic_that_recompresses_does_not_hold_the_broker(broker):
+    """compression.type=gzip: the leader recompresses every zstd batch, record by record."""
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    port = ports["PLAINTEXT"]
+    T = CreateTopicsRequest
+    created = kafka_call(port, ApiKey.CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name="regzip", num_partitions=1, replication_factor=1, assignments=[],
+                         configs=[T.CreatableTopicConfig(name="compression.type", value="gzip")])]))
+    assert created.topics[0].error_code == 0, created
+    P = ProduceRequest
+
+    def produce(batch: bytes) -> object:
+        return P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
+            name="regzip", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
+    first = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert first.responses[0].partition_responses[0].error_code == 0
+    probe = kafka_probe(port)
+    baseline = measure(probe, pid, BASELINE_S)
+    answers = []
+    with Prober(probe, pid) as during:
+        time.sleep(0.2)
+        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(2_000_000))))
+        time.sleep(0.2)
+    assert answers[0].responses[0].partition_responses[0].error_code == 0
+    assert_bounded(baseline, during, "2M-record zstd batch recompressed to gzip")
+    again = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
+    assert again.responses[0].partition_responses[0].base_offset == 2_000_003
+
+
+# ------------------------------------------------------------------------------ registry
+def big_proto(tag: int, fields: int = 16000) -> str:
+    body = "\n".join(f"  string field_number_{i} = {i};" for i in range(1, fields))
+    return f'syntax = "proto3";\npackage bounded{tag};\nmessage Big{tag} {{\n{body}\n}}\n'
+
+
+def wait_for_registry(port: int, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = http.client.HTTPConnection(LOOPBACK, port, timeout=10)
+        try:
+            conn.request("GET", "/subjects")
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status == 200:
+                return
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        assert time.monotonic() < deadline, "the broker's registry never became ready"
+        time.sleep(0.5)
+
+
+def post_schema(port: int, subject: str, text: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection(LOOPBACK, port, timeout=120)
+    try:
+        body = json.dumps({"schemaType": "PROTOBUF", "schema": text}).encode()
+        conn.request("POST", f"/subjects/{subject}/versions", body,
+                     {"Content-Type": "application/vnd.schemaregistry.v1+json"})
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+def test_large_protobuf_schemas_do_not_hold_the_broker(broker):
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    wait_for_registry(ports["HTTP"])
+    schemas = [big_proto(i) for i in range(3)]
+    assert all(500_000 < len(s) < 700_000 for s in schemas)
+    kafka = kafka_probe(ports["PLAINTEXT"])
+    web = http_probe(ports["HTTP"])
+    k_base = measure(kafka, pid, BASELINE_S)
+    h_base = measure(web, pid, BASELINE_S)
+    answers: list[tuple[int, bytes]] = []
+    with Prober(kafka, pid) as k_during, Prober(web, pid) as h_during:
+        for i, text in enumerate(schemas):
+            answers.append(post_schema(ports["HTTP"], f"big-{i}", text))
+        time.sleep(0.2)
+    assert [status for status, _ in answers] == [200, 200, 200], answers
+    assert_bounded(k_base, k_during, "large Protobuf schemas (Kafka client)")
+    assert_bounded(h_base, h_during, "large Protobuf schemas (HTTP client)")
+
+
+# ------------------------------------------------------------------------------ Kafka 4.4
+def sequential_batch(records: int) -> bytes:
+    """One zstd batch of ``records`` keyed records with offset deltas 0..n-1, as clients write."""
+    now = int(time.time() * 1000)
+    raw = b"".join(_encode_record(0, 0, i, b"k", b"v", ()) for i in range(records))
+    return pack_batch(compress(ZSTD, raw), base_offset=0, partition_leader_epoch=-1, attributes=ZSTD,
+                      last_offset_delta=records - 1, base_timestamp=now, max_timestamp=now, producer_id=-1,
+                      producer_epoch=-1, base_sequence=-1, records_count=records)
+
+
+def bomb_answers(port: int, topic: str, batches: list[bytes]) -> list[int]:
+    """The CreateTopics error code of a compacted ``topic``, then the Produce error code of
+    each of ``batches``, against the broker on ``port``."""
+    T = CreateTopicsRequest
+    created = kafka_call(port, ApiKey.CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name=topic, num_partitions=1, replication_factor=1, assignments=[],
+                         configs=[T.CreatableTopicConfig(name="cleanup.policy", value="compact")])]))
+    P = ProduceRequest
+    codes = [created.topics[0].error_code]
+    for batch in batches:
+        deadline = time.monotonic() + 60
+        while True:
+            answer = kafka_call(port, ApiKey.PRODUCE, 9, P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[
+                P.TopicProduceData(name=topic, partition_data=[P.PartitionProduceData(index=0, records=batch)])]))
+            code = answer.responses[0].partition_responses[0].error_code
+            if code not in (3, 5, 6) or time.monotonic() > deadline:   # the new partition has no leader yet
+                break
+            time.sleep(0.2)
+        codes.append(code)
+    return codes
+
+
+def test_kafka_4_4_answers_large_decompressed_batches_as_kafpy_does(broker, tmp_path):
+    """Kafka 4.4 bounds no decompressed size: a 300K-record batch (offsets 0..n-1) is
+    accepted by both, a keyless one refused by both (INVALID_RECORD). The issue's bomb
+    itself (2M identical records, so every inner offset delta 0) kafpy accepts, while Kafka
+    4.4 answers UNKNOWN_SERVER_ERROR: its LogValidator finds the inner offsets
+    unexpected, rebuilds the batch from records read with the key-skipping iterator, and
+    fails ("UnsupportedOperationException: key is skipped in PartialDefaultRecord"), a
+    bug, not a bound: kafpy does not copy it."""
+    from tests.support.kafka_dist import ReferenceKafka
+    b, ports = broker
+    batches = [sequential_batch(300_000), zstd_bomb(200_000, key=None), zstd_bomb(2_000_000)]
+    assert len(batches[0]) < 1_000_000 and len(batches[2]) < 4096
+    ours = bomb_answers(ports["PLAINTEXT"], "bomb-alike", batches)
+    with ReferenceKafka("4", work_dir=tmp_path / "kafka") as kafka:
+        theirs = bomb_answers(kafka.port, "bomb-alike", batches)
+        bug = "key is skipped in PartialDefaultRecord" in kafka.output_path.read_text(errors="replace")
+    assert ours[:3] == theirs[:3] == [0, 0, 87]
+    assert ours[3] == 0
+    assert theirs[3] == -1 and bug, theirs
