@@ -2,8 +2,3 @@
 Streams groups with their offsets in `__consumer_offsets`), `share_state` (the share
 coordinator's `__share_group_state`), `transaction` (`__transaction_state`), and `runtime`,
 what they share on a running broker."""
-
-if not __name__.startswith("kafpy."):
-    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
-    # would load a second time beside its kafpy.* self.
-    raise ImportError(f"import kafpy.{__name__}, not {__name__}")

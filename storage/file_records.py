@@ -19,7 +19,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .errors import KafkaStorageError
+from kafpy.storage.errors import KafkaStorageError
 
 __all__ = ["SegmentFile", "FileRecordsSlice", "BatchPosition", "reserve_length", "reserve_blocks"]
 

@@ -14,7 +14,7 @@ import bisect
 import logging
 from typing import Callable, Optional
 
-from .checkpoint import LeaderEpochCheckpointFile, PendingFsyncs
+from kafpy.storage.checkpoint import LeaderEpochCheckpointFile, PendingFsyncs
 
 __all__ = ["LeaderEpochFileCache", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
 
