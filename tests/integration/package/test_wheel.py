@@ -65,7 +65,7 @@ def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist):
     sdist_names = tarfile.open(sdist).getnames()
     top = f"kafpy-{__version__}"
     for member in ("pyproject.toml", "CHANGELOG.md", "config/server.properties",
-                   "broker/__main__.py", "kafpy/__init__.py"):
+                   "kafpy/broker/__main__.py", "kafpy/__init__.py"):
         assert f"{top}/{member}" in sdist_names
 
 
