@@ -24,7 +24,7 @@ def _continue(coro: Any, pending: Any) -> Any:
         while True:
             try:
                 value = yield pending
-            except BaseException as e:
+            except BaseException as e:  # noqa: BLE001 - forwarded into the coroutine, not handled here
                 pending = coro.throw(e)
             else:
                 pending = coro.send(value)

@@ -53,7 +53,7 @@ def wait_for(ready: Callable[[], bool], *, timeout: float, what: str,
         try:
             if ready():
                 return
-        except Exception:  # noqa: BLE001 - a probe failing means "not ready yet"
+        except Exception:  # noqa: BLE001,S110 - a probe failing means "not ready yet"
             pass
         if time.monotonic() >= deadline:
             raise ProcessFailed(f"{what}: not ready after {timeout:.0f} s; output tail:\n"

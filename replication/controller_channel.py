@@ -75,7 +75,7 @@ class _BrokerChannel:
                     log.error("Broker %d cannot take API %d: %s; request dropped", self.broker_id,
                               item.api_key, e)
                     break
-                except Exception as e:  # network: retry until success or removal
+                except Exception as e:  # noqa: BLE001 - network: retry until success or removal
                     log.warning("Controller's request %d to broker %d failed: %s; retrying",
                                 item.api_key, self.broker_id, e)
                     await asyncio.sleep(RETRY_BACKOFF_S)

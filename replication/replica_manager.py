@@ -43,6 +43,7 @@ from kafpy.replication.log_read import FetchParams, FetchPartition, LogReadResul
 from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState,
                                          PendingIsrChange, Role)
 from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
+from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from kafpy.replication.alter_partition_manager import AlterPartitionManager
@@ -512,12 +513,7 @@ class ReplicaManager:
 
     async def shutdown_replication(self) -> None:
         for task in (self._isr_expiration, self._fetcher_tail):
-            if task is not None:
-                task.cancel()
-                try:
-                    await task
-                except BaseException:  # noqa: BLE001 - cancelled or already failed
-                    pass
+            await cancel_and_wait(task)
         if self.fetcher_manager is not None:
             await self.fetcher_manager.shutdown()
         if self.alter_partition_manager is not None:

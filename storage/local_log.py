@@ -318,7 +318,7 @@ class LocalLog:
         if fut is not None:
             try:
                 fut.result(timeout)
-            except Exception:  # noqa: BLE001 - logged by the worker
+            except Exception:  # noqa: BLE001,S110 - logged by the worker
                 pass
 
     # ------------------------------------------------------------------ reads

@@ -115,7 +115,7 @@ def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_fact
             try:
                 got = check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=5)
                 watched.append({tp.partition: tp.offset for tp in got if tp.offset >= 0})
-            except Exception:  # noqa: BLE001 - the coordinator is moving
+            except Exception:  # noqa: BLE001,S110 - the coordinator is moving
                 pass
             finally:
                 check.close()

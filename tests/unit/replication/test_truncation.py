@@ -15,7 +15,6 @@ from kafpy.replication.fetcher import FetcherCore
 from kafpy.replication.fetcher_thread import ReplicaFetcherThread
 from kafpy.replication.follower_log import UNDEFINED_EPOCH, StorageFollowerLog
 from kafpy.replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
-from kafpy.storage.log import Log
 
 from .in_memory_leader import TP, InMemoryLeader, append, batches, become_leader, open_log
 
