@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+# Kafka's Uuid.ZERO_UUID (no topic id): the one definition, imported wherever it is compared
 ZERO_UUID = bytes(16)
 # default of a constructor argument whose value must be built per instance (a list, a struct)
 UNSET: Any = object()

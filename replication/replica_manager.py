@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, P
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.storage import LogConfig, LogManager
 from kafpy.storage.errors import StorageError
 from kafpy.storage.log import LogAppendInfo
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
-ZERO_UUID = bytes(16)
 INITIAL_CONTROLLER_EPOCH = 0  # KafkaController.InitialControllerEpoch
 # StopReplica leader epochs that stop a replica whatever its current epoch (LeaderAndIsr.EpochDuringDelete, NoEpoch)
 EPOCH_DURING_DELETE = -2
