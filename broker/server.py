@@ -104,7 +104,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._unmute_at = 0.0    # loop time the mute ends
         self.busy_s = 0.0        # broker time spent on requests not yet counted against a quota
         # broker.quotas.ClientQuotas: applied to responses once some quota is configured
-        self.client_quotas = getattr(self.services, "quotas", None)
+        self.client_quotas = self.services.quotas
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
@@ -114,7 +114,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # requests there skip its checks.
         self.sasl_session: AuthSession | None = None
         # metrics.observer.RequestObserver (per-request metrics, request log), or None
-        self.observer: "RequestObserver | None" = getattr(server, "observer", None)
+        self.observer: "RequestObserver | None" = server.observer
 
     # -- transport callbacks -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -141,7 +141,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server.acceptor.closed(self)
-        share_partitions = getattr(self.services, "share_partitions", None)
+        share_partitions = self.services.share_partitions
         if share_partitions is not None:   # its share sessions end with it (Kafka 4.4)
             share_partitions.on_connection_closed(self.id)
         for fut in self.queue:
@@ -625,7 +625,7 @@ class SocketServer:
                                        ssl=self.security[listener].ssl_context)
 
     async def start(self) -> None:
-        user_configs = getattr(self.services, "user_configs", None)
+        user_configs = self.services.user_configs
         for li in self.config.listeners:
             self.security[li.name].user_configs = user_configs
             srv = await self._serve(li.name, host=li.host or None, port=li.port)
