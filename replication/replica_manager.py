@@ -308,23 +308,15 @@ class ReplicaManager:
         lg = self.log_manager.get_log(topic, index)
         return lg.topic_id if lg is not None else None
 
-    def become_leader_or_follower(self, controller_id: int, controller_epoch: int, states: list[PartitionState],
-                                  topic_configs: dict[str, dict[str, str]] | None = None
-                                  ) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
-        """LeaderAndIsr (ReplicaManager.becomeLeaderOrFollower): the request's error (a stale
-        controller epoch refuses it whole) and the error per partition: a partition whose log
-        carries another topic id is INCONSISTENT_TOPIC_ID, one that does not list this broker
-        UNKNOWN_TOPIC_OR_PARTITION, one whose leader epoch is not newer STALE_CONTROLLER_EPOCH."""
-        error, errors, accepted = self._check_leader_and_isr(controller_id, controller_epoch, states)
-        errors.update(self.apply_partition_states(accepted, topic_configs))
-        return error, errors
-
     async def become_leader_or_follower_async(
             self, controller_id: int, controller_epoch: int, states: list[PartitionState],
             topic_configs: dict[str, dict[str, str]] | None = None) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
-        """``become_leader_or_follower`` as the LeaderAndIsr handler runs it: new logs made
-        in a worker thread, partitions hosted in slices (``apply_partition_states_async``),
-        a log that cannot be made answered KAFKA_STORAGE_ERROR."""
+        """LeaderAndIsr (ReplicaManager.becomeLeaderOrFollower): the request's error (a stale
+        controller epoch refuses it whole) and the error per partition: a partition whose log
+        carries another topic id is INCONSISTENT_TOPIC_ID, one that does not list this broker
+        UNKNOWN_TOPIC_OR_PARTITION, one whose leader epoch is not newer STALE_CONTROLLER_EPOCH.
+        New logs are made in a worker thread, partitions hosted in slices
+        (``apply_partition_states_async``), a log that cannot be made answered KAFKA_STORAGE_ERROR."""
         error, errors, accepted = self._check_leader_and_isr(controller_id, controller_epoch, states)
         errors.update(await self.apply_partition_states_async(accepted, topic_configs))
         return error, errors

@@ -56,9 +56,6 @@ class LeaderEpochFileCache:
                 # (the file is rewritten on the next change and rebuilt by recovery)
                 log.error("writing %s failed: %s", self._file.path, e)
 
-    def earliest_entry(self) -> Optional[tuple[int, int]]:
-        return (self._epochs[0], self._offsets[0]) if self._epochs else None
-
     def assign(self, epoch: int, start_offset: int, flush: bool = True) -> bool:
         """Record that ``epoch`` starts at ``start_offset``; True if the cache changed.
 
