@@ -58,7 +58,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
-from kafpy.broker.eager_coroutine import resume
+from kafpy.broker.eager_coroutine import hand_over
 from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from kafpy.broker.quotas.throttling import throttle_response
@@ -250,12 +250,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         if timed:
             self.busy_s += time.perf_counter() - start
-        if getattr(pending, "_asyncio_future_blocking", False):
-            # As a Task does on taking the future; another coroutine awaiting the same
-            # future before our Task runs would otherwise fail.
-            pending._asyncio_future_blocking = False
         self._flush()   # the responses before this one go first
-        self.queue.append(self.loop.create_task(resume(coro, pending)))
+        self.queue.append(self.loop.create_task(hand_over(coro, pending)))
         self._ensure_responder()
 
     def _completed(self, result: Any) -> None:
