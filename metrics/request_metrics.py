@@ -144,7 +144,7 @@ class RequestMetrics:
         self.throttle = {key: [0, 0] for key, (ms, n) in self.throttle.items() if n}
         return out
 
-    def record(self, api_key: int, version: int, total_s: float, error_code: int) -> ApiRequestStats:
+    def record(self, api_key: int, version: int, total_s: float, error_code: int | None) -> ApiRequestStats:
         """One request answered with one error code (the request's, or none); returns the
         type's stats for a caller with more error codes to add (``ApiRequestStats.errors``)."""
         s = self.apis.get(api_key) or self.api(api_key)

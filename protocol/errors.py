@@ -183,7 +183,7 @@ class ErrorCode(IntEnum):
     def of(cls, code: int) -> "ErrorCode | int":
         """The member for ``code``, or the plain int when the code is not known."""
         try:
-            return cls(code)
+            return cls(code)  # type: ignore[call-arg]  # by value: mypy reads the (code, retriable) members as arguments
         except ValueError:
             return code
 
@@ -192,7 +192,7 @@ class ErrorCode(IntEnum):
         """The member for ``code``; UNKNOWN_SERVER_ERROR for a code this version does not know,
         as Kafka's ``Errors.forCode`` does."""
         try:
-            return cls(code)
+            return cls(code)  # type: ignore[call-arg]  # by value: mypy reads the (code, retriable) members as arguments
         except ValueError:
             return cls.UNKNOWN_SERVER_ERROR
 

@@ -40,7 +40,7 @@ class ApiSpec(NamedTuple):
 class Struct:
     """Base of generated structs: equality and repr over the slots."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
     FIELDS: tuple[Field, ...] = ()
 
     def __eq__(self, other: object) -> bool:

@@ -174,7 +174,7 @@ def parse_protobuf(text: str, references: list[dict], resolve: Callable[[dict], 
         canonical, descriptor = canonicalize(text, files)
     except ProtobufError as e:
         raise invalid_schema(str(e)) from None
-    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)  # type: ignore[arg-type]
+    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)
 
 
 def parse(schema_type: str, text: str, references: list[dict],

@@ -291,7 +291,8 @@ class V2Resource:
             if not instance.consumer.assignment() and not instance.consumer.subscription():
                 raise RestError(E.ILLEGAL_STATE, "Consumer is not subscribed to any topics or assigned any partitions")
             batches = await instance.consumer.getmany(timeout_ms=max(timeout_ms, 0), max_records=1000)
-            out, size = [], 0
+            out: list[dict[str, Any]] = []
+            size = 0
             for tp, msgs in sorted(batches.items()):
                 for i, m in enumerate(msgs):
                     size += len(m.key or b"") + len(m.value or b"")

@@ -166,7 +166,9 @@ class StatusPage:
         """The topics' summary, and the partitions table (under-replicated and offline first)."""
         cache = self.broker.metadata_cache
         live = {br.node_id for br in cache.brokers()}
-        summary, urp_rows, rows = [], [], []
+        summary: list[str] = []
+        urp_rows: list[str] = []
+        rows: list[str] = []
         urp_total = offline_total = 0
         for name in sorted(cache.topics(), key=lambda n: (n.startswith("__"), n)):   # internal topics last
             t = cache.topics()[name]
