@@ -104,7 +104,7 @@ class KafkaCollector:
         m = _counter(name, "kafka.network:type=RequestMetrics,name=ErrorsPerSec")
         for (api, code), n in sorted(requests.errors.items()):
             try:
-                error = ErrorCode(code).name  # type: ignore[call-arg]  # by value, see protocol/errors.py
+                error = ErrorCode(code).name
             except ValueError:
                 error = str(code)
             m.add_sample(name, {"request": names(api), "error": error}, n)

@@ -37,7 +37,9 @@ class ErrorCode(IntEnum):
 
     retriable: bool
 
-    def __new__(cls, code: int, retriable: bool) -> "ErrorCode":
+    # retriable's default is for type checkers only: ErrorCode(code), a lookup by value, does
+    # not call __new__ (only the members' (code, retriable) tuples do, when the class is made)
+    def __new__(cls, code: int, retriable: bool = False) -> "ErrorCode":
         obj = int.__new__(cls, code)
         obj._value_ = code
         obj.retriable = retriable
@@ -183,7 +185,7 @@ class ErrorCode(IntEnum):
     def of(cls, code: int) -> "ErrorCode | int":
         """The member for ``code``, or the plain int when the code is not known."""
         try:
-            return cls(code)  # type: ignore[call-arg]  # by value: mypy reads the (code, retriable) members as arguments
+            return cls(code)
         except ValueError:
             return code
 
@@ -192,7 +194,7 @@ class ErrorCode(IntEnum):
         """The member for ``code``; UNKNOWN_SERVER_ERROR for a code this version does not know,
         as Kafka's ``Errors.forCode`` does."""
         try:
-            return cls(code)  # type: ignore[call-arg]  # by value: mypy reads the (code, retriable) members as arguments
+            return cls(code)
         except ValueError:
             return cls.UNKNOWN_SERVER_ERROR
 
