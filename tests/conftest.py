@@ -7,6 +7,7 @@ Missing dependencies (Kafka jars, ZooKeeper) make the fixture raise: tests fail,
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -36,6 +37,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # every child inherits it, so a daemonised one is found too (tests/support/survivors.py);
     # an xdist worker sets its own pid over the one inherited from the controller
     os.environ[OWNER_VARIABLE] = str(os.getpid())
+    # the scripts a test runs (scripts/*.sh through kafpy-python.sh) take the suite's
+    # interpreter, whichever venv is active or lies in the checkout
+    os.environ["PYTHON"] = sys.executable
 
 
 @pytest.fixture(scope="session", autouse=True)
