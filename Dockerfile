@@ -6,7 +6,7 @@ FROM python:3.11-slim
 
 WORKDIR /opt/kafpy
 # Only what `pip install .` and the start scripts need (.dockerignore keeps the rest out).
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml README.md ./
 COPY kafpy ./kafpy
 COPY metrics ./metrics
 COPY web ./web

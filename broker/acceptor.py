@@ -181,5 +181,5 @@ class Acceptor:
         for srv in servers:
             try:
                 await asyncio.wait_for(srv.wait_closed(), 1)
-            except Exception:
+            except asyncio.TimeoutError:  # connections still closing: the loop's shutdown ends them
                 pass

@@ -79,6 +79,6 @@ class ApiRegistry:
             try:
                 from kafpy.protocol.messages import API_KEYS
                 self._names = {k: v.name for k, v in API_KEYS.items()}
-            except Exception:
+            except ImportError:  # the generated module missing: the number is the name
                 pass
         return self._names.get(api_key, f"api {api_key}")

@@ -607,8 +607,3 @@ class KafkaConfig:
             lines.append(f"\t{name} = {val}")
         return "\n".join(lines)
 
-    def listener_for(self, name: str) -> Listener | None:
-        for li in self.advertised_listeners:
-            if li.name == name:
-                return li
-        return None

@@ -68,7 +68,7 @@ async def controlled_shutdown(config: KafkaConfig, cache: MetadataCache, broker_
                         log.info("[KafkaServer id=%d] Remaining partitions to move: %s", broker_id, remaining)
                 except asyncio.CancelledError:
                     raise
-                except Exception as e:  # a lost connection or timeout: try again after the backoff
+                except Exception as e:  # noqa: BLE001 - a lost connection or timeout: try again after the backoff
                     log.warning("[KafkaServer id=%d] Error during controlled shutdown, possibly because leader "
                                 "movement took longer than the configured controller.socket.timeout.ms and/or "
                                 "request.timeout.ms: %s", broker_id, e)

@@ -97,9 +97,9 @@ def _basic_auth(broker: Any) -> BasicAuth | None:
     plain: dict[str, str] = {}
     for security in broker.server.security.values():
         plain.update(security.plain_users)
-    services = broker.services
-    return basic_auth(broker.config, plain, getattr(services, "user_configs", None),
-                      getattr(services, "authorizer", None),
+    services = broker.services   # None before the broker has built them
+    return basic_auth(broker.config, plain, services.user_configs if services is not None else None,
+                      services.authorizer if services is not None else None,
                       lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 

@@ -59,7 +59,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
-from kafpy.broker.eager_coroutine import resume
+from kafpy.broker.eager_coroutine import hand_over
 from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from kafpy.broker.quotas.throttling import throttle_response
@@ -105,7 +105,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._unmute_at = 0.0    # loop time the mute ends
         self.busy_s = 0.0        # broker time spent on requests not yet counted against a quota
         # broker.quotas.ClientQuotas: applied to responses once some quota is configured
-        self.client_quotas = getattr(self.services, "quotas", None)
+        self.client_quotas = self.services.quotas
         self.last_active = self.clock()
         self.id = f"conn-{next(_conn_ids)}"
         self.peer = ("?", 0)
@@ -115,7 +115,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # requests there skip its checks.
         self.sasl_session: AuthSession | None = None
         # metrics.observer.RequestObserver (per-request metrics, request log), or None
-        self.observer: "RequestObserver | None" = getattr(server, "observer", None)
+        self.observer: "RequestObserver | None" = server.observer
 
     # -- transport callbacks -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -143,7 +143,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server.acceptor.closed(self)
-        share_partitions = getattr(self.services, "share_partitions", None)
+        share_partitions = self.services.share_partitions
         if share_partitions is not None:   # its share sessions end with it (Kafka 4.4)
             share_partitions.on_connection_closed(self.id)
         for fut in self.queue:
@@ -271,12 +271,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         if timed:
             self.busy_s += time.perf_counter() - start
-        if getattr(pending, "_asyncio_future_blocking", False):
-            # As a Task does on taking the future; another coroutine awaiting the same
-            # future before our Task runs would otherwise fail.
-            pending._asyncio_future_blocking = False
         self._flush()   # the responses before this one go first
-        self.queue.append(self.loop.create_task(resume(coro, pending)))
+        self.queue.append(self.loop.create_task(hand_over(coro, pending)))
         self._ensure_responder()
 
     def _completed(self, result: Any) -> None:
@@ -518,7 +514,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 return
             try:
                 await asyncio.wait_for(asyncio.shield(task), 30)
-            except Exception:
+            except Exception:  # noqa: BLE001 - the response task reports its own failure; draining stops either way
                 return
             await asyncio.sleep(0)
 
@@ -663,7 +659,7 @@ class SocketServer:
                                        ssl=self.security[listener].ssl_context)
 
     async def start(self) -> None:
-        user_configs = getattr(self.services, "user_configs", None)
+        user_configs = self.services.user_configs
         for li in self.config.listeners:
             self.security[li.name].user_configs = user_configs
             srv = await self._serve(li.name, host=li.host or None, port=li.port)

@@ -69,7 +69,7 @@ class SocketWriter:
         if self.wait_fd >= 0:
             try:
                 self.loop.remove_writer(self.wait_fd)
-            except Exception:
+            except Exception:  # noqa: BLE001,S110 - the fd is closed next: a loop that no longer watches it is the goal
                 pass
             os.close(self.wait_fd)
             self.wait_fd = -1

@@ -73,7 +73,7 @@ class CoordinatorRuntime:
         while True:
             try:
                 self.coordinator.poll(self.now_ms())
-            except Exception:
+            except Exception:  # noqa: BLE001 - logged with its trace; the timer keeps running
                 self._log.exception("%s timer failed", self._name)
             await asyncio.sleep(TICK_S)
 

@@ -108,7 +108,7 @@ class ListenerProxy:
                     elif sock is self._listener:
                         self._accept(sel)
                     elif sock in self._peers:
-                        self._pump(sel, sock)  # type: ignore[arg-type]
+                        self._pump(sel, sock)
         finally:
             self._drop_all(sel)
             self._listener.close()

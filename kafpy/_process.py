@@ -13,7 +13,7 @@ import struct
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 
 class ProcessFailed(RuntimeError):
@@ -53,7 +53,7 @@ def wait_for(ready: Callable[[], bool], *, timeout: float, what: str,
         try:
             if ready():
                 return
-        except Exception:  # noqa: BLE001 - a probe failing means "not ready yet"
+        except Exception:  # noqa: BLE001,S110 - a probe failing means "not ready yet"
             pass
         if time.monotonic() >= deadline:
             raise ProcessFailed(f"{what}: not ready after {timeout:.0f} s; output tail:\n"
@@ -77,6 +77,9 @@ def terminate(proc: subprocess.Popen, timeout: float = 30.0, sig: int = signal.S
         return proc.wait(timeout=30)
 
 
+_Child = TypeVar("_Child", bound="ChildProcess")
+
+
 class ChildProcess:
     """What every long-lived child the tests and kafpy.embedded start shares: SIGKILL, its
     output file read back, and use as a context manager (start; stop, then clean up).
@@ -95,12 +98,21 @@ class ChildProcess:
         except OSError:
             return ""
 
-    def __enter__(self):
-        return self.start()  # type: ignore[attr-defined]
+    def start(self: _Child) -> _Child:
+        raise NotImplementedError
 
-    def __exit__(self, *exc) -> None:
-        self.stop()  # type: ignore[attr-defined]
-        self.cleanup()  # type: ignore[attr-defined]
+    def stop(self) -> object:
+        raise NotImplementedError
+
+    def cleanup(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Child) -> _Child:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        self.cleanup()
 
 
 def kill(proc: subprocess.Popen) -> int:

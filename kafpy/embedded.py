@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeVar
 
 from kafpy import _process
 from kafpy._listener_proxy import ListenerProxy
@@ -105,6 +105,9 @@ def write_properties(path: Path, settings: Mapping[str, object]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+_Started = TypeVar("_Started", bound="_KeepsFilesOnFailure")
+
+
 class _KeepsFilesOnFailure:
     """Use as a context manager: start; close at the end, keeping the files (and saying
     where) when the block raised, for the post-mortem. A subclass has ``start()``,
@@ -112,18 +115,24 @@ class _KeepsFilesOnFailure:
 
     keep_files: bool
 
-    def __enter__(self):
+    def start(self: _Started) -> _Started:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Started) -> _Started:
         try:
-            return self.start()  # type: ignore[attr-defined]
+            return self.start()
         except BaseException:
-            self.close()  # type: ignore[attr-defined]
+            self.close()
             raise
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc is not None and not self.keep_files:
             self.keep_files = True
             sys.stderr.write(f"kafpy: {self._where_its_logs_are()}\n")
-        self.close()  # type: ignore[attr-defined]
+        self.close()
 
     def _where_its_logs_are(self) -> str:
         raise NotImplementedError

@@ -13,8 +13,3 @@ Two halves with different costs:
 ``prometheus_client`` formats the exposition; it is imported only when the HTTP listener is
 on (``kafpy.web``).
 """
-
-if not __name__.startswith("kafpy."):
-    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
-    # would load a second time beside its kafpy.* self.
-    raise ImportError(f"import kafpy.{__name__}, not {__name__}")

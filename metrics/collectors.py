@@ -280,7 +280,7 @@ class KafkaCollector:
             try:
                 values = (("Size", lg.size_in_bytes()), ("LogStartOffset", lg.log_start_offset),
                           ("LogEndOffset", lg.log_end_offset), ("NumLogSegments", len(lg.segments)))
-            except Exception:   # a log closed under us (a deleted partition)
+            except Exception:  # noqa: BLE001 - a deleted partition
                 continue
             for mbean, v in values:
                 m = gauges[mbean]

@@ -62,7 +62,8 @@ class LoopIdleRatio:
     (NetworkProcessorAvgIdlePercent, RequestHandlerAvgIdlePercent). Read on the loop's
     thread (``time.thread_time`` is per thread)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, cpu: Callable[[], float] = time.thread_time) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 cpu: Callable[[], float] = time.thread_time) -> None:
         self.clock = clock
         self.cpu = cpu
         self._wall = clock()

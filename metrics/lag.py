@@ -13,7 +13,7 @@ brokers) the union of the brokers' reports is complete.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator, Mapping, Protocol
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,32 @@ class PartitionLag:
         return max(self.end_offset - self.committed, 0)
 
 
-def consumer_lag(groups: dict[str, Any], end_offset: Callable[[str, int], int | None]) -> Iterator[PartitionLag]:
+class CommittedOffset(Protocol):
+    @property
+    def offset(self) -> int: ...
+
+
+class GroupOffsets(Protocol):
+    """A group as the lag reads it: its committed offsets by (topic, partition)."""
+
+    @property
+    def offsets(self) -> Mapping[tuple[str, int], CommittedOffset]: ...
+
+
+class HostedPartition(Protocol):
+    @property
+    def log(self) -> object | None: ...
+    @property
+    def high_watermark(self) -> int: ...
+
+
+class LocalReplicas(Protocol):
+    """The replica manager as the lag reads it (``kafpy.replication.ReplicaManager``)."""
+
+    def get_partition(self, topic: str, partition: int) -> HostedPartition | None: ...
+
+
+def consumer_lag(groups: Mapping[str, GroupOffsets], end_offset: Callable[[str, int], int | None]) -> Iterator[PartitionLag]:
     """Lag of every committed offset of ``groups`` (group id -> a group with ``offsets``,
     (topic, partition) -> committed offset) whose partition ``end_offset`` knows."""
     for group_id, group in list(groups.items()):
@@ -39,7 +64,7 @@ def consumer_lag(groups: dict[str, Any], end_offset: Callable[[str, int], int | 
                 yield PartitionLag(group_id, topic, partition, om.offset, end)
 
 
-def local_end_offset(replica_manager: Any) -> Callable[[str, int], int | None]:
+def local_end_offset(replica_manager: LocalReplicas) -> Callable[[str, int], int | None]:
     """The high watermark of this broker's replica of a partition, or None."""
     def end(topic: str, partition: int) -> int | None:
         p = replica_manager.get_partition(topic, partition)

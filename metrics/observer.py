@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.metrics.request_logger import RequestLogger
+from kafpy.metrics.request_logger import RequestContextView, RequestLogger
 from kafpy.metrics.request_metrics import FETCH_CONSUMER, FETCH_FOLLOWER, BrokerTopicStats, RequestMetrics
 
 # plain ints for the per-request comparisons (an IntEnum member compares slower than an int)
@@ -33,7 +33,7 @@ class RequestObserver:
         self.topic_name = topic_name
         self.request_logger = request_logger
 
-    def completed(self, ctx: Any, api_key: int, request: Any, response: Any, elapsed_s: float,
+    def completed(self, ctx: RequestContextView, api_key: int, request: Any, response: Any, elapsed_s: float,
                   throttle_ms: int = 0, remote_s: float = 0.0) -> None:
         """A request answered with ``response`` (None: no answer, as acks=0) or failed with it
         (an exception), its client throttled for ``throttle_ms`` by a quota, its handler

@@ -10,10 +10,39 @@ change), so with DEBUG off a request costs one dict lookup here; ``kafka-configs
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable, Protocol
 
 REQUEST_LOGGER = "kafka.request.logger"
 log = logging.getLogger(REQUEST_LOGGER)
+
+
+class RequestHeaderView(Protocol):
+    """The request header fields a request line shows (``kafpy.protocol``'s RequestHeader)."""
+
+    @property
+    def request_api_version(self) -> int: ...
+    @property
+    def correlation_id(self) -> int: ...
+    @property
+    def client_id(self) -> str | None: ...
+
+
+class RequestContextView(Protocol):
+    """What the metrics read of a request's context (``kafpy.broker.handler.RequestContext``,
+    a floor above, hence a protocol here)."""
+
+    @property
+    def header(self) -> RequestHeaderView: ...
+    @property
+    def principal(self) -> object: ...
+    @property
+    def connection_id(self) -> str: ...
+    @property
+    def client_host(self) -> str: ...
+    @property
+    def client_port(self) -> int: ...
+    @property
+    def listener(self) -> str: ...
 
 
 class RequestLogger:
@@ -21,7 +50,7 @@ class RequestLogger:
     read through ``threshold`` on every request, so a dynamic config change applies at
     once."""
 
-    def __init__(self, threshold: Any) -> None:
+    def __init__(self, threshold: Callable[[], float]) -> None:
         self.threshold = threshold   # () -> slow-request threshold in ms, < 0 for none
 
     def wanted(self, elapsed_s: float) -> bool:
@@ -31,7 +60,7 @@ class RequestLogger:
         slow_ms = self.threshold()
         return 0 <= slow_ms <= elapsed_s * 1000.0
 
-    def completed(self, ctx: Any, api_name: str, total_ms: float, request: Any, remote_ms: float = 0.0,
+    def completed(self, ctx: RequestContextView, api_name: str, total_ms: float, request: Any, remote_ms: float = 0.0,
                   throttle_ms: int = 0) -> None:
         """The line of one request, with Kafka's time breakdown (its stages as
         ``metrics.request_metrics.STAGES`` derives them: no queues, the send untimed)."""

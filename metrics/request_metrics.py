@@ -19,7 +19,7 @@ path, where the data is in hand); re-exported here for the collector.
 from __future__ import annotations
 
 from math import log2
-from typing import Any
+from typing import Iterable
 
 from kafpy.replication.topic_stats import TOPIC_METERS, BrokerTopicStats, TopicCounters
 
@@ -96,7 +96,7 @@ class TimeHistogram:
         return out
 
 
-def sample_percentiles(values: Any) -> list[tuple[str, float]]:
+def sample_percentiles(values: Iterable[float]) -> list[tuple[str, float]]:
     """(quantile label, value) for Kafka's percentiles of a sample of recent observations
     (the controller's and ZooKeeper's timers, which are rare enough to keep their values)."""
     ordered = sorted(values)

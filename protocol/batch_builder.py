@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 import time
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, Sequence
 
 from kafpy.protocol.batch_header import (
     COMPRESSION_MASK,
@@ -41,9 +41,9 @@ def _encode_record(
     attributes: int,
     ts_delta: int,
     off_delta: int,
-    key,
-    value,
-    headers,
+    key: bytes | None,
+    value: bytes | None,
+    headers: Sequence[tuple[str | bytes, bytes | None]],
 ) -> bytes:
     """One record's bytes, length prefix included. Key and value are written by their own
     lines: a loop over the two made this 10% slower (measured on 1000 ~110 B records)."""

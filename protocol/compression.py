@@ -20,24 +20,28 @@ codec ids 5..7 (and beyond), ``CorruptRecord`` for damaged or oversized data.
 from __future__ import annotations
 
 import struct
+import types
 import zlib
+
+# what the codecs read: a batch's bytes, or a view into a segment or request buffer
+Buffer = bytes | bytearray | memoryview
 
 # The codecs' modules are imported on first use (``_lz4f()``...): a broker whose clients
 # never compress never loads them, which shortens its start. After the first call each
 # lookup is a sys.modules hit, nothing beside the codec's own cost.
 
 
-def _lz4f():
+def _lz4f() -> types.ModuleType:
     import lz4.frame
     return lz4.frame
 
 
-def _snappy():
+def _snappy() -> types.ModuleType:
     import snappy
     return snappy
 
 
-def _zstd():
+def _zstd() -> types.ModuleType:
     import zstandard
     return zstandard
 
@@ -176,7 +180,7 @@ def _too_big(max_size: int) -> CorruptRecord:
     return CorruptRecord(f"decompressed records exceed {max_size} bytes")
 
 
-def _gzip_decompress(data, max_size: int) -> bytes:
+def _gzip_decompress(data: Buffer, max_size: int) -> bytes:
     out = []
     total = 0
     rest = bytes(data)
@@ -198,7 +202,7 @@ def _gzip_decompress(data, max_size: int) -> bytes:
     return b"".join(out)
 
 
-def _snappy_raw_length(data) -> int:
+def _snappy_raw_length(data: Buffer) -> int:
     """Uncompressed size from a raw snappy block's varint preamble."""
     try:
         return read_unsigned_varint(data, 0)[0]
@@ -206,7 +210,7 @@ def _snappy_raw_length(data) -> int:
         raise CorruptRecord("bad snappy length preamble") from None
 
 
-def _snappy_decompress(data, max_size: int) -> bytes:
+def _snappy_decompress(data: Buffer, max_size: int) -> bytes:
     view = memoryview(data)
     if not view:
         return b""  # what Java's SnappyOutputStream writes for no input
@@ -240,7 +244,7 @@ def _snappy_decompress(data, max_size: int) -> bytes:
     return b"".join(out)
 
 
-def _lz4_decompress(data, max_size: int) -> bytes:
+def _lz4_decompress(data: Buffer, max_size: int) -> bytes:
     try:
         return _lz4_frames(bytes(data), max_size)
     except CorruptRecord:
@@ -286,7 +290,7 @@ def _fix_kafka3160_header(data: bytes) -> bytes | None:
     return data[:desc_end] + bytes((hc,)) + data[desc_end + 1 :]
 
 
-def _zstd_decompress(data, max_size: int) -> bytes:
+def _zstd_decompress(data: Buffer, max_size: int) -> bytes:
     # The stream reader bounds the output but accepts a truncated frame silently; the
     # decompression object notices truncation but cannot bound its output.  So: bound
     # first, then decode frame by frame and insist that each one ends.

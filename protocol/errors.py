@@ -37,7 +37,9 @@ class ErrorCode(IntEnum):
 
     retriable: bool
 
-    def __new__(cls, code: int, retriable: bool) -> "ErrorCode":
+    # retriable's default is for type checkers only: ErrorCode(code), a lookup by value, does
+    # not call __new__ (only the members' (code, retriable) tuples do, when the class is made)
+    def __new__(cls, code: int, retriable: bool = False) -> "ErrorCode":
         obj = int.__new__(cls, code)
         obj._value_ = code
         obj.retriable = retriable

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+# Kafka's Uuid.ZERO_UUID (no topic id): the one definition, imported wherever it is compared
 ZERO_UUID = bytes(16)
 # default of a constructor argument whose value must be built per instance (a list, a struct)
 UNSET: Any = object()
@@ -39,7 +40,7 @@ class ApiSpec(NamedTuple):
 class Struct:
     """Base of generated structs: equality and repr over the slots."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
     FIELDS: tuple[Field, ...] = ()
 
     def __eq__(self, other: object) -> bool:

@@ -199,7 +199,7 @@ def check_record_framing(data: bytes, count: int) -> None:
 
 
 def batch_records_bytes(
-    buf, pos: int, header: RecordBatchHeader, verify: bool, max_size: int
+    buf: bytes | bytearray | memoryview, pos: int, header: RecordBatchHeader, verify: bool, max_size: int
 ) -> bytes:
     end = pos + LOG_OVERHEAD + header.batch_length
     if end > len(buf):

@@ -22,6 +22,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
+from kafpy.replication.tasks import cancel_and_wait
+
 log = logging.getLogger("kafka.schemaregistry.leaderelector")
 
 GROUP_ID = "schema-registry"
@@ -96,16 +98,12 @@ class LeaderElector:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_and_wait(self._task)
         if self._coordinator is not None and self.member_id:
             from aiokafka.protocol.group import LeaveGroupRequest
             try:
                 await asyncio.wait_for(self._send(LeaveGroupRequest(GROUP_ID, self.member_id)), 5)
-            except Exception:
+            except Exception:  # noqa: BLE001,S110 - leaving is a courtesy: the session times out anyway
                 pass
         if self._client is not None:
             await self._client.close()
@@ -124,7 +122,7 @@ class LeaderElector:
                 await self._heartbeat_until_rebalance()
             except asyncio.CancelledError:
                 raise
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - logged; the member rejoins
                 log.info("Group %s: %s; rejoining", GROUP_ID, e)
                 self._lose_primary()
                 self._coordinator = None

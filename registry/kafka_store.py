@@ -19,6 +19,7 @@ from typing import Any
 
 from kafpy.registry.records import SCHEMAS_TOPIC
 from kafpy.registry.state import RegistryState
+from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.schemaregistry.KafkaStore")
 
@@ -116,7 +117,7 @@ class KafkaStore:
             meta = await asyncio.wait_for(fut, self.timeout_s)
         except asyncio.TimeoutError:
             raise RestError(RegistryErrorCode.OPERATION_TIMEOUT, "Write to the Kafka store timed out") from None
-        except Exception as e:   # the producer's errors: the write did not happen (or is unknown)
+        except Exception as e:  # noqa: BLE001 - the producer's errors: the write did not happen (or is unknown)
             raise RestError(RegistryErrorCode.STORE_ERROR, f"Error while writing to the Kafka store: {e}") from None
         await self.wait_for_offset(meta.offset + len(batch_records) - 1)
 
@@ -128,11 +129,7 @@ class KafkaStore:
 
     async def stop(self) -> None:
         if self._reader is not None:
-            self._reader.cancel()
-            try:
-                await self._reader
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_and_wait(self._reader)
         for client in (self._consumer, self._producer):
             if client is not None:
                 await client.stop()

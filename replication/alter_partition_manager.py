@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ log = logging.getLogger("kafka.server.DefaultAlterPartitionManager")
 
 MAX_VERSION = 3
 LAST_NAME_BASED_VERSION = 1
-ZERO_UUID = bytes(16)
 UNKNOWN_BROKER_EPOCH = -1  # a ZooKeeper-mode leader does not know its followers' broker epochs
 
 Key = tuple[str, int]

@@ -16,9 +16,10 @@ from failover on. Nothing on disk: ZooKeeper is the store.
 
 Every event is dispatched from one table (``_event_handlers``: event type -> handler, as
 Kafka's ``process(event)`` match). Topic deletion, partition reassignment, requested and
-periodic leader elections and failed log dirs are helpers of their own
-(topic_deletion.py, reassignment.py, leader_elections.py, log_dir_events.py), run by the
-same events; they see the controller through ``ControllerOps`` (controller_ops.py) and
+periodic leader elections, failed log dirs and the answers to the brokers' own requests
+(AlterPartition, ControlledShutdown, AllocateProducerIds) are helpers of their own
+(topic_deletion.py, reassignment.py, leader_elections.py, log_dir_events.py,
+broker_requests.py), run by the same events; they see the controller through ``ControllerOps`` (controller_ops.py) and
 never import this module.
 """
 from __future__ import annotations
@@ -39,8 +40,7 @@ from kafpy.replication import controller_events as ce
 from kafpy.replication import election
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_channel import ControllerChannelManager, ControllerRequestBatch, broker_info
-from kafpy.replication.controller_context import (ControllerContext, TopicPartition, alter_partition_plan,
-                                            alter_partition_response)
+from kafpy.replication.controller_context import ControllerContext, TopicPartition
 from kafpy.replication.controller_ops import Decide
 from kafpy.replication.leader_and_isr import LeaderAndIsr
 from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, NetworkClientConfig
@@ -49,6 +49,7 @@ from kafpy.replication.reassignment import (AlterPartitionReassignments, ListPar
 from kafpy.replication.leader_elections import LeaderElections, ZkPreferredReplicaElection
 from kafpy.replication.log_dir_events import LeaderAndIsrResponseReceived, LogDirEvents
 from kafpy.replication.topic_deletion import TopicDeletionManager
+from kafpy.replication.broker_requests import BrokerRequests
 from kafpy.replication.zk_client import ControllerMovedError, KafkaZkClient, NodeExistsError, SessionState
 
 log = logging.getLogger("kafka.controller.KafkaController")
@@ -86,6 +87,7 @@ class KafkaController:
         self.topic_deletion = TopicDeletionManager(self)
         self.leader_elections = LeaderElections(self)
         self.log_dir_events = LogDirEvents(self)
+        self.broker_requests = BrokerRequests(self, self.reassignments)
         self._handlers = self._event_handlers()
 
     # ------------------------------------------------------------------ public API
@@ -280,13 +282,13 @@ class KafkaController:
 
     async def _answer_alter_partition(self, event: ce.AlterPartitionReceived) -> None:
         request, version = event.request
-        _answer(event, await self._process_alter_partition(request, version))
+        _answer(event, await self.broker_requests.alter_partition(request, version))
 
     async def _answer_controlled_shutdown(self, event: ce.ControlledShutdown) -> None:
-        _answer(event, *await self._process_controlled_shutdown(event.broker_id, event.broker_epoch))
+        _answer(event, *await self.broker_requests.controlled_shutdown(event.broker_id, event.broker_epoch))
 
     async def _answer_allocate_producer_ids(self, event: ce.AllocateProducerIds) -> None:
-        _answer(event, await self._process_allocate_producer_ids(event.broker_id, event.broker_epoch))
+        _answer(event, await self.broker_requests.allocate_producer_ids(event.broker_id, event.broker_epoch))
 
     async def _answer_replica_leader_election(self, event: ce.ReplicaLeaderElection) -> None:
         _answer(event, await self.leader_elections.process(event.election_type, event.partitions))
@@ -638,67 +640,3 @@ class KafkaController:
         batch = self.new_batch()
         await self._elect_partitions(batch, tps)
         self.send(batch)
-
-    # ------------------------------------------------------------------ requests
-    async def _process_alter_partition(self, request: AlterPartitionRequest, version: int) -> Any:
-        ctx = self.ctx
-        epoch = ctx.broker_epochs.get(request.broker_id)
-        if epoch is None or epoch != request.broker_epoch:
-            return AlterPartitionResponse(error_code=ErrorCode.STALE_BROKER_EPOCH)
-        answers, to_write = alter_partition_plan(ctx, request, version)
-
-        def decide(tp: TopicPartition, cur: LeaderAndIsr) -> LeaderAndIsr | ErrorCode:
-            n = to_write[tp]
-            if cur.partition_epoch != n.partition_epoch:
-                return ErrorCode.INVALID_UPDATE_VERSION
-            return n
-        written = await self.update_partitions(list(to_write), decide)
-        answers.update(written)
-        if written:
-            batch = self.new_batch()
-            batch.add_update_metadata(ctx.live_brokers, [tp for tp, r in written.items()
-                                                         if isinstance(r, LeaderAndIsr)])
-            self.send(batch)
-            await self.reassignments.maybe_complete(tp for tp, r in written.items() if isinstance(r, LeaderAndIsr))
-        return alter_partition_response(request, version, ctx, answers)
-
-    async def _process_allocate_producer_ids(self, broker_id: int, broker_epoch: int
-                                             ) -> zd.ProducerIdBlock | ErrorCode:
-        """Kafka's processAllocateProducerIds: only a live broker with its current epoch."""
-        epoch = self.ctx.broker_epochs.get(broker_id) if broker_id in self.ctx.live_brokers else None
-        if epoch is None:
-            log.warning("[Controller id=%d] Ignoring AllocateProducerIds due to unknown broker %d",
-                        self.broker_id, broker_id)
-            return ErrorCode.BROKER_ID_NOT_REGISTERED
-        if epoch != broker_epoch:
-            log.warning("[Controller id=%d] Ignoring AllocateProducerIds due to stale broker epoch %d for "
-                        "broker %d", self.broker_id, broker_epoch, broker_id)
-            return ErrorCode.STALE_BROKER_EPOCH
-        return await self.zk.allocate_producer_id_block(broker_id)
-
-    async def _process_controlled_shutdown(self, broker_id: int, broker_epoch: int
-                                           ) -> tuple[ErrorCode, frozenset[TopicPartition]]:
-        ctx = self.ctx
-        if broker_id not in ctx.live_brokers:
-            return ErrorCode.BROKER_NOT_AVAILABLE, frozenset()
-        if broker_epoch != -1 and broker_epoch < ctx.broker_epochs[broker_id]:
-            return ErrorCode.STALE_BROKER_EPOCH, frozenset()
-        log.info("[Controller id=%d] Shutting down broker %d", self.broker_id, broker_id)
-        ctx.shutting_down_broker_ids.add(broker_id)
-        mine = [tp for tp in ctx.partitions_on_broker(broker_id)
-                if len(ctx.replicas(tp)) > 1 and tp in ctx.leadership and tp[0] not in ctx.topics_to_be_deleted]
-        led = [tp for tp in mine if ctx.leader_and_isr(tp).leader == broker_id]
-        followed = [tp for tp in mine if tp not in led]
-        live, down = ctx.live_broker_ids, ctx.shutting_down_broker_ids
-        batch = self.new_batch()
-        moved = await self.update_partitions(led, lambda tp, cur: election.elect_for_controlled_shutdown(
-            cur, ctx.replicas(tp), live, down))
-        for tp, r in moved.items():
-            if isinstance(r, LeaderAndIsr):
-                batch.add_leader_and_isr(self.live_replicas(tp), tp)
-        for tp in followed:
-            batch.add_stop_replica([broker_id], tp, delete=False)
-        await self.on_replicas_offline(batch, {tp: [broker_id] for tp in followed})
-        self.send(batch)
-        remaining = frozenset(tp for tp in ctx.partitions_led_by(broker_id) if len(ctx.replicas(tp)) > 1)
-        return ErrorCode.NONE, remaining

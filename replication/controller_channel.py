@@ -75,7 +75,7 @@ class _BrokerChannel:
                     log.error("Broker %d cannot take API %d: %s; request dropped", self.broker_id,
                               item.api_key, e)
                     break
-                except Exception as e:  # network: retry until success or removal
+                except Exception as e:  # noqa: BLE001 - network: retry until success or removal
                     log.warning("Controller's request %d to broker %d failed: %s; retrying",
                                 item.api_key, self.broker_id, e)
                     await asyncio.sleep(RETRY_BACKOFF_S)
@@ -202,8 +202,8 @@ class ControllerRequestBatch:
             channels.send(b, ApiKey.LEADER_AND_ISR, build, None if cb is None else functools.partial(cb, b))
         if self.update_metadata_brokers:
             brokers = [ctx.live_brokers[b] for b in sorted(ctx.live_brokers)]
-            states = [_um_state(ctx, tp) for tp in sorted(self.update_metadata_partitions)]
-            states = [s for s in states if s is not None]
+            states = [s for s in (_um_state(ctx, tp) for tp in sorted(self.update_metadata_partitions))
+                      if s is not None]
             for b in sorted(self.update_metadata_brokers):
                 channels.send(b, ApiKey.UPDATE_METADATA, _update_metadata_builder(
                     self.controller_id, epoch, ctx.broker_epochs.get(b, -1), brokers, states))

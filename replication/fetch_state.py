@@ -19,10 +19,8 @@ from kafpy.replication.follower_log import UNDEFINED_EPOCH
 from kafpy.replication.network_client import NetworkClientConfig
 
 __all__ = ["TopicPartition", "FetchState", "PartitionFetchState", "InitialFetchState", "BrokerEndPoint",
-           "EpochEndOffset", "ReplicaFetcherConfig", "ZERO_UUID", "LEADER_ERRORS",
+           "EpochEndOffset", "ReplicaFetcherConfig", "LEADER_ERRORS",
            "replica_client_config"]
-
-ZERO_UUID = bytes(16)
 
 
 class TopicPartition(NamedTuple):

@@ -35,10 +35,11 @@ from kafpy.protocol.messages import FetchRequest, FetchResponse
 from kafpy.protocol.records import BATCH_LENGTH_FIELD, LOG_OVERHEAD, OFFSET_AND_LENGTH
 from kafpy.storage.errors import CorruptRecordError, InvalidRecordError
 
-from kafpy.replication.fetch_state import (LEADER_ERRORS, ZERO_UUID, EpochEndOffset, FetchState, InitialFetchState,
+from kafpy.replication.fetch_state import (LEADER_ERRORS, EpochEndOffset, FetchState, InitialFetchState,
                                      PartitionFetchState, ReplicaFetcherConfig, TopicPartition)
 from kafpy.replication.follower_log import UNDEFINED_EPOCH, FollowerLog
 from kafpy.replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
+from kafpy.protocol.message_base import ZERO_UUID
 
 __all__ = ["FetchPlan", "PartitionFetch", "FetchOutcome", "FetcherCore", "fetch_request", "response_partitions",
            "whole_batches_size", "READ_UNCOMMITTED", "FINAL_EPOCH"]

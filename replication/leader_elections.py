@@ -124,7 +124,10 @@ class LeaderElections:
         if electable:
             await self.process(PREFERRED, frozenset(electable))
         for tp in electable:
-            leader, preferred = c.ctx.leader_and_isr(tp).leader, c.ctx.replicas(tp)[0]
+            state = c.ctx.leader_and_isr(tp)
+            if state is None:   # deleted meanwhile
+                continue
+            leader, preferred = state.leader, c.ctx.replicas(tp)[0]
             if leader != preferred:
                 log.warning("[Controller id=%d] Partition %s failed to complete preferred replica leader "
                             "election to %d. Leader is still %d", c.broker_id, tp, preferred, leader)

@@ -22,6 +22,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchResponse
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.storage.errors import OffsetOutOfRangeError, StorageError
 
 from kafpy.replication.partition import Partition
@@ -29,7 +30,6 @@ from kafpy.replication.partition import Partition
 log = logging.getLogger("kafka.server.ReplicaManager")
 
 E = ErrorCode
-ZERO_UUID = bytes(16)
 
 
 class FetchPartition(Protocol):

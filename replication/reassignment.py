@@ -250,7 +250,7 @@ class PartitionReassignments:
             return ErrorCode.NONE, None
         except ControllerMovedError:  # the controller resigns
             raise
-        except Exception as e:  # Kafka: UNKNOWN_SERVER_ERROR for this partition only
+        except Exception as e:  # noqa: BLE001 - Kafka: UNKNOWN_SERVER_ERROR for this partition only
             log.error("[Controller id=%d] Error completing reassignment of partition %s: %r",
                       self.controller.broker_id, tp, e)
             return ErrorCode.UNKNOWN_SERVER_ERROR, None

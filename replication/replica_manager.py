@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, P
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.storage import LogConfig, LogManager
 from kafpy.storage.errors import StorageError
 from kafpy.storage.log import LogAppendInfo
@@ -43,6 +44,7 @@ from kafpy.replication.log_read import FetchParams, FetchPartition, LogReadResul
 from kafpy.replication.partition import (LEADER_DURING_DELETE, NO_LEADER, Partition, PartitionState,
                                          PendingIsrChange, Role)
 from kafpy.replication.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
+from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from kafpy.replication.alter_partition_manager import AlterPartitionManager
@@ -50,7 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
-ZERO_UUID = bytes(16)
 INITIAL_CONTROLLER_EPOCH = 0  # KafkaController.InitialControllerEpoch
 # StopReplica leader epochs that stop a replica whatever its current epoch (LeaderAndIsr.EpochDuringDelete, NoEpoch)
 EPOCH_DURING_DELETE = -2
@@ -307,23 +308,15 @@ class ReplicaManager:
         lg = self.log_manager.get_log(topic, index)
         return lg.topic_id if lg is not None else None
 
-    def become_leader_or_follower(self, controller_id: int, controller_epoch: int, states: list[PartitionState],
-                                  topic_configs: dict[str, dict[str, str]] | None = None
-                                  ) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
-        """LeaderAndIsr (ReplicaManager.becomeLeaderOrFollower): the request's error (a stale
-        controller epoch refuses it whole) and the error per partition: a partition whose log
-        carries another topic id is INCONSISTENT_TOPIC_ID, one that does not list this broker
-        UNKNOWN_TOPIC_OR_PARTITION, one whose leader epoch is not newer STALE_CONTROLLER_EPOCH."""
-        error, errors, accepted = self._check_leader_and_isr(controller_id, controller_epoch, states)
-        errors.update(self.apply_partition_states(accepted, topic_configs))
-        return error, errors
-
     async def become_leader_or_follower_async(
             self, controller_id: int, controller_epoch: int, states: list[PartitionState],
             topic_configs: dict[str, dict[str, str]] | None = None) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
-        """``become_leader_or_follower`` as the LeaderAndIsr handler runs it: new logs made
-        in a worker thread, partitions hosted in slices (``apply_partition_states_async``),
-        a log that cannot be made answered KAFKA_STORAGE_ERROR."""
+        """LeaderAndIsr (ReplicaManager.becomeLeaderOrFollower): the request's error (a stale
+        controller epoch refuses it whole) and the error per partition: a partition whose log
+        carries another topic id is INCONSISTENT_TOPIC_ID, one that does not list this broker
+        UNKNOWN_TOPIC_OR_PARTITION, one whose leader epoch is not newer STALE_CONTROLLER_EPOCH.
+        New logs are made in a worker thread, partitions hosted in slices
+        (``apply_partition_states_async``), a log that cannot be made answered KAFKA_STORAGE_ERROR."""
         error, errors, accepted = self._check_leader_and_isr(controller_id, controller_epoch, states)
         errors.update(await self.apply_partition_states_async(accepted, topic_configs))
         return error, errors
@@ -512,12 +505,7 @@ class ReplicaManager:
 
     async def shutdown_replication(self) -> None:
         for task in (self._isr_expiration, self._fetcher_tail):
-            if task is not None:
-                task.cancel()
-                try:
-                    await task
-                except BaseException:  # noqa: BLE001 - cancelled or already failed
-                    pass
+            await cancel_and_wait(task)
         if self.fetcher_manager is not None:
             await self.fetcher_manager.shutdown()
         if self.alter_partition_manager is not None:

@@ -23,6 +23,7 @@ create topics and change configs. One instance per broker; methods run on one ev
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import deque
@@ -277,7 +278,7 @@ class KafkaZkClient:
         for i in range(1, len(parts) + 1):
             node = "/" + "/".join(parts[:i])
             try:
-                await self._call(lambda node=node: self._client.create_async(node, None))
+                await self._call(functools.partial(self._client.create_async, node, None))
             except NodeExistsError:
                 pass
 
@@ -364,9 +365,9 @@ class KafkaZkClient:
             current = await self._create_controller_epoch()
         epoch, version = current
         new_epoch = epoch + 1
-        ops = [CreateOp(zd.CONTROLLER_PATH,
-                        zd.ControllerRegistration(controller_id).encode(self._now_ms()), ephemeral=True),
-               SetDataOp(zd.CONTROLLER_EPOCH_PATH, zd.encode_controller_epoch(new_epoch), version)]
+        ops: list[Op] = [
+            CreateOp(zd.CONTROLLER_PATH, zd.ControllerRegistration(controller_id).encode(self._now_ms()), ephemeral=True),
+            SetDataOp(zd.CONTROLLER_EPOCH_PATH, zd.encode_controller_epoch(new_epoch), version)]
         create, set_data = await self.multi(ops)
         if isinstance(create, NodeExistsError) or isinstance(set_data, BadVersionError):
             return await self._check_controller_and_epoch(controller_id, new_epoch)

@@ -9,8 +9,3 @@ Modules: ``errors`` (content types, Confluent's error codes), ``registry_client`
 ``formats`` (the embedded formats' encoding), ``consumers`` (v2 consumer instances),
 ``v2`` and ``v3`` (the routes), ``app`` (put together).
 """
-
-if not __name__.startswith("kafpy."):
-    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
-    # would load a second time beside its kafpy.* self.
-    raise ImportError(f"import kafpy.{__name__}, not {__name__}")

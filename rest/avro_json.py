@@ -14,7 +14,7 @@ only from the binary.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, Iterator
 
 NAMED = ("record", "error", "enum", "fixed")
 
@@ -112,7 +112,7 @@ class _Reader:
             if shift > 70:
                 raise AvroJsonError("Invalid Avro varint")
 
-    def blocks(self):
+    def blocks(self) -> Iterator[None]:
         while True:
             count = self.long()
             if count == 0:

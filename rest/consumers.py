@@ -110,7 +110,7 @@ class ConsumerManager:
         if instance.auto_commit and instance.consumer.assignment():
             try:
                 await asyncio.wait_for(instance.consumer.commit(), 10)
-            except Exception as e:   # the instance goes away all the same, as Confluent's does
+            except Exception as e:  # noqa: BLE001 - the instance goes away all the same, as Confluent's does
                 log.warning("Consumer instance %s/%s: final commit failed: %s", instance.group, instance.name, e)
         await instance.consumer.stop()
 

@@ -23,6 +23,7 @@ import asyncio
 import logging
 from typing import Any
 from urllib.parse import urlsplit
+from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.rest.Ecosystem")
 
@@ -82,17 +83,13 @@ class Ecosystem:
                     break
                 except asyncio.CancelledError:
                     raise
-                except Exception as e:   # the cluster not ready yet (a lone broker's RF, ...)
+                except Exception as e:  # noqa: BLE001 - the cluster not ready yet (a lone broker's RF, ...)
                     log.warning("%s not started (%s); retrying", name, e)
                     await asyncio.sleep(2)
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_and_wait(self._task)
         for component in (self.rest_proxy, self.registry):
             if component is not None:
                 try:

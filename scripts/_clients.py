@@ -177,7 +177,7 @@ def admin_client(bootstrap: str, command_config_path: str | None,
     finally:
         try:
             admin.close()
-        except Exception:
+        except Exception:  # noqa: BLE001,S110 - closing after the command's own outcome, which stands
             pass
 
 

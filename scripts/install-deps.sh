@@ -83,7 +83,7 @@ url = json.loads(d.read_text("direct_url.json") or "{}").get("url", "")
 assert url.rstrip("/") == "file://" + sys.argv[1].rstrip("/"), url
 import pyspark, confluent_kafka, aiokafka, kafka, kazoo, crc32c, lz4, snappy, zstandard  # noqa
 import uvloop, pytest, pytest_timeout, hypothesis  # noqa
-import aiohttp, prometheus_client, selenium  # noqa
+import aiohttp, prometheus_client, selenium, yaml, ruff, mypy  # noqa
 EOF
 }
 log "python: $PYTHON"

@@ -363,7 +363,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         return 1
     except BrokenPipeError:
         raise
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - the tool's top level: printed as Kafka's tool prints it
         out.flush()
         sys.stderr.write(f"Error while executing config command with args '{' '.join(args)}'\n")
         sys.stderr.write(f"{type(e).__name__}: {e}\n")

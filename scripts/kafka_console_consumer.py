@@ -357,7 +357,7 @@ def _seek_back(consumer: Any, pending: list[Any]) -> None:
     for tp, offset in first.items():
         try:
             consumer.seek(tp, offset)
-        except Exception:
+        except Exception:  # noqa: BLE001,S110 - a partition no longer assigned: nothing to seek
             pass
 
 
@@ -374,7 +374,7 @@ def run(args: list[str], consumer_factory=make_consumer, out: BinaryIO | None = 
         consume(consumer, opts, out)
     except KeyboardInterrupt:
         pass
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the tool's top level: printed as Kafka's tool prints it
         sys.stderr.write("ERROR Unknown error when running consumer:  "
                          f"(org.apache.kafka.tools.consumer.ConsoleConsumer)\n{type(exc).__name__}: {exc}\n")
         status = 1
@@ -382,7 +382,7 @@ def run(args: list[str], consumer_factory=make_consumer, out: BinaryIO | None = 
         if consumer is not None:
             try:
                 consumer.close()
-            except Exception:
+            except Exception:  # noqa: BLE001,S110 - closing after the outcome, which stands
                 pass
         sys.stderr.write(f"Processed a total of {opts.processed} messages\n")
         sys.stderr.flush()

@@ -311,14 +311,14 @@ def run(args: list[str], producer_factory=make_producer, stdin: TextIO | None = 
         pass
     except BrokenPipeError:
         raise
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - the tool's top level: printed, exit status 1
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
         status = 1
     finally:
         try:
             producer.flush()
             producer.close()
-        except Exception as e:  # the broker went away: report, keep the exit status
+        except Exception as e:  # noqa: BLE001 - the broker went away: report, keep the exit status
             sys.stderr.write(f"{type(e).__name__}: {e}\n")
             status = status or 1
     return status

@@ -43,7 +43,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         p.usage_and_exit(str(e))
     except (UsageExit, BrokenPipeError):
         raise
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - the tool's top level: printed as Kafka's tool prints it
         out.write(f"\nError: Executing consumer group command failed due to {e}\n")
         out.flush()
         debug_traceback()

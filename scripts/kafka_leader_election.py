@@ -150,7 +150,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
         raise
     except BrokenPipeError:
         raise
-    except Exception as e:  # Kafka: the message, then the stack trace, on stderr; exit 1
+    except Exception as e:  # noqa: BLE001 - Kafka: the message, then the stack trace, on stderr; exit 1
         out.flush()
         if isinstance(e, OSError) and e.filename:
             sys.stderr.write(f"{e.filename} (No such file or directory)\n")

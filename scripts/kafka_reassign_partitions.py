@@ -293,7 +293,7 @@ def run(args: list[str], admin_factory=None, out=None) -> int:
     except TerseException as e:
         out.write(f"{e}\n")
         return 1
-    except Exception as e:  # Kafka: "Error: <message>" and the stack trace
+    except Exception as e:  # noqa: BLE001 - Kafka: "Error: <message>" and the stack trace
         if isinstance(e, OSError) and e.filename:
             out.write(f"Error: {e.filename} (No such file or directory)\n")
         else:

@@ -226,7 +226,7 @@ def run(args: list[str], out: TextIO | None = None) -> int:
         out.flush()
         debug_traceback()
         return 1
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - the tool's top level: printed as Kafka's tool prints it
         out.write(f"\nError: Executing streams group command failed due to {e}\n")
         out.flush()
         debug_traceback()

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then run the whole suite (extra args go to pytest):
+# Install everything the tests need, lint and type-check the whole tree, then run the suite
+# (extra args go to pytest):
 #   bash scripts/run-tests.sh                      # everything
-#   bash scripts/run-tests.sh tests/unit -k codec  # a subset
-# Exits with pytest's code, except that "no tests collected" (5) is a failure too.
+#   bash scripts/run-tests.sh tests/unit -k codec  # a subset (ruff and mypy still check all)
+# ruff (`ruff check .`) and mypy (`mypy`, the files and rules in pyproject.toml) run first; a
+# failure of either fails the run before pytest starts (KAFPY_SKIP_LINT=1 skips both, for a
+# quick local loop; CI never sets it). Then exits with pytest's code, except that "no tests
+# collected" (5) is a failure too.
 # The interpreter is the launch scripts' (scripts/kafpy-python.sh): $PYTHON, else the active
 # virtual environment's, else the checkout's .venv, created when missing; never the system's
 # python3 itself, which Debian's PEP 668 marking makes refuse `pip install`.
@@ -16,6 +20,13 @@ export PYTHON   # install-deps.sh installs into the same interpreter
 echo "[run-tests] python: $PYTHON" >&2
 
 bash "$REPO/scripts/install-deps.sh"
+
+if [[ "${KAFPY_SKIP_LINT:-}" != 1 ]]; then
+    echo "[run-tests] ruff $("$PYTHON" -m ruff --version | cut -d' ' -f2): ruff check . (rules: pyproject.toml [tool.ruff.lint])" >&2
+    "$PYTHON" -m ruff check . || { echo "[run-tests] ERROR: ruff failed" >&2; exit 1; }
+    echo "[run-tests] $("$PYTHON" -m mypy --version | cut -d' ' -f1-2): mypy (files: kafpy/ with its floors, tests/, bench/; pyproject.toml [tool.mypy])" >&2
+    "$PYTHON" -m mypy || { echo "[run-tests] ERROR: mypy failed" >&2; exit 1; }
+fi
 
 args=("$@")
 if ((${#args[@]} == 0)); then

@@ -8,8 +8,3 @@ Each job runs as `python -m kafpy.spark_jobs.<name> --bootstrap-servers ... [--c
 `session` finds the connector jars and builds the local SparkSession. pyspark is imported
 only when a job starts Spark, so `--help` and argument errors cost no JVM.
 """
-
-if not __name__.startswith("kafpy."):
-    # Reached as a bare top-level name (the checkout on sys.path): refuse, or every module below
-    # would load a second time beside its kafpy.* self.
-    raise ImportError(f"import kafpy.{__name__}, not {__name__}")

@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Sequence
 
-from . import session
+from kafpy.spark_jobs import session
 
 SPECIAL = {"earliest": -2, "latest": -1}
 

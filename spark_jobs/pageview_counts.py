@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import session
+from kafpy.spark_jobs import session
 
 DEFAULT_INPUT_TOPIC = "clickstream"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss"

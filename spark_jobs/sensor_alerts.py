@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Sequence
 
-from . import session
+from kafpy.spark_jobs import session
 
 DEFAULT_INPUT_TOPIC = "sensor"
 DEFAULT_ALERTS_TOPIC = "warnings"

@@ -40,8 +40,8 @@ from typing import Callable, Optional
 from kafpy.protocol.errors import ProtocolError
 from kafpy.protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
 
-from .checkpoint import OffsetCheckpointFile
-from .segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
+from kafpy.storage.checkpoint import OffsetCheckpointFile
+from kafpy.storage.segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
 
 __all__ = ["LogCleaner", "CLEANER_CHECKPOINT"]
 

@@ -158,7 +158,7 @@ class LogConfig:
         return out
 
 
-def _parse(attr: str, raw: str | int | float | bool):
+def _parse(attr: str, raw: str | int | float | bool) -> str | int | float | bool:
     f = LogConfig.__dataclass_fields__[attr]
     if f.type in ("int", int):
         return int(raw)

@@ -18,8 +18,9 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
-from .errors import KafkaStorageError
+from kafpy.storage.errors import KafkaStorageError
 
 __all__ = ["SegmentFile", "FileRecordsSlice", "BatchPosition", "reserve_length", "reserve_blocks"]
 
@@ -30,7 +31,7 @@ _RESERVE_MAX = 8 * 1024 * 1024
 _FALLOC_FL_KEEP_SIZE = 1
 
 
-def _load_fallocate():
+def _load_fallocate() -> Callable[[int, int, int, int], int] | None:
     """libc's fallocate(2), or None where there is none (then nothing is reserved)."""
     if not sys.platform.startswith("linux"):
         return None

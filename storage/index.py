@@ -34,8 +34,8 @@ import struct
 import threading
 from typing import Optional
 
-from .errors import CorruptIndexError
-from .mapping import FileMapping
+from kafpy.storage.errors import CorruptIndexError
+from kafpy.storage.mapping import FileMapping
 
 __all__ = ["OffsetIndex", "TimeIndex"]
 

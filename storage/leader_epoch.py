@@ -14,7 +14,7 @@ import bisect
 import logging
 from typing import Callable, Optional
 
-from .checkpoint import LeaderEpochCheckpointFile, PendingFsyncs
+from kafpy.storage.checkpoint import LeaderEpochCheckpointFile, PendingFsyncs
 
 __all__ = ["LeaderEpochFileCache", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
 
@@ -55,9 +55,6 @@ class LeaderEpochFileCache:
                 # the data it describes is already in the log; keep serving from memory
                 # (the file is rewritten on the next change and rebuilt by recovery)
                 log.error("writing %s failed: %s", self._file.path, e)
-
-    def earliest_entry(self) -> Optional[tuple[int, int]]:
-        return (self._epochs[0], self._offsets[0]) if self._epochs else None
 
     def assign(self, epoch: int, start_offset: int, flush: bool = True) -> bool:
         """Record that ``epoch`` starts at ``start_offset``; True if the cache changed.

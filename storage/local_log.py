@@ -32,10 +32,10 @@ from typing import Callable, Optional
 
 from kafpy.protocol.records import LAST_OFFSET_DELTA_FIELD, MAX_TIMESTAMP_FIELD
 
-from .config import LogConfig
-from .errors import CorruptIndexError, KafkaStorageError
-from .log_flush_stats import LOG_FLUSH_STATS
-from .segment import (
+from kafpy.storage.config import LogConfig
+from kafpy.storage.errors import CorruptIndexError, KafkaStorageError
+from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
+from kafpy.storage.segment import (
     CLEANED_SUFFIX,
     DELETED_SUFFIX,
     INDEX_SUFFIX,
@@ -318,7 +318,7 @@ class LocalLog:
         if fut is not None:
             try:
                 fut.result(timeout)
-            except Exception:  # noqa: BLE001 - logged by the worker
+            except Exception:  # noqa: BLE001,S110 - logged by the worker
                 pass
 
     # ------------------------------------------------------------------ reads

@@ -41,14 +41,14 @@ from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_OFFSET_FIELD, CONTROL
                                     MAX_TIMESTAMP_FIELD, PARTITION_LEADER_EPOCH_FIELD, PRODUCER_ID_FIELD,
                                     RECORDS_COUNT_FIELD)
 
-from .checkpoint import PartitionMetadataFile, PendingFsyncs
-from .config import LogConfig
-from .errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError, StorageError
-from .leader_epoch import LeaderEpochFileCache
-from .local_log import LocalLog
-from .log_validator import AheadOutcome, LogValidator
-from .producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
-from .segment import FileRecordsSlice, LogSegment
+from kafpy.storage.checkpoint import PartitionMetadataFile, PendingFsyncs
+from kafpy.storage.config import LogConfig
+from kafpy.storage.errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError, StorageError
+from kafpy.storage.leader_epoch import LeaderEpochFileCache
+from kafpy.storage.local_log import LocalLog
+from kafpy.storage.log_validator import AheadOutcome, LogValidator
+from kafpy.storage.producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
+from kafpy.storage.segment import FileRecordsSlice, LogSegment
 
 __all__ = ["Log", "LogAppendInfo", "FetchDataInfo", "parse_topic_partition"]
 

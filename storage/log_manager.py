@@ -33,12 +33,12 @@ import time
 import uuid
 from typing import Callable, Optional
 
-from .checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_properties, write_meta_properties
-from .config import LogConfig
-from .errors import KafkaStorageError, StorageError
-from .load_progress import LoadProgress
-from .log import Log, parse_topic_partition
-from .log_dir_failure import LogDirFailureChannel, is_log_dir_failure
+from kafpy.storage.checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_properties, write_meta_properties
+from kafpy.storage.config import LogConfig
+from kafpy.storage.errors import KafkaStorageError, StorageError
+from kafpy.storage.load_progress import LoadProgress
+from kafpy.storage.log import Log, parse_topic_partition
+from kafpy.storage.log_dir_failure import LogDirFailureChannel, is_log_dir_failure
 
 __all__ = ["LogManager"]
 
@@ -118,7 +118,7 @@ class LogManager:
                  len(self._logs), self._monotonic() - t0, self.segments_recovered,
                  self.producer_batches_replayed, descriptor_usage())
         if self._start_cleaner:
-            from .cleaner import LogCleaner
+            from kafpy.storage.cleaner import LogCleaner
 
             self.cleaner = LogCleaner(self, clock=self.clock, backoff_ms=self.cleaner_backoff_ms,
                                       threads=self.cleaner_threads)
@@ -243,7 +243,7 @@ class LogManager:
                         f.write('{"version":0,"brokerEpoch":-1}')
                         f.flush()
                         os.fsync(f.fileno())
-                    from .checkpoint import fsync_dir
+                    from kafpy.storage.checkpoint import fsync_dir
 
                     fsync_dir(d)
             self._started = False

@@ -47,8 +47,8 @@ from kafpy.protocol.records import (
     upconvert_legacy,
 )
 
-from .config import LONG_MAX, LogConfig
-from .errors import (
+from kafpy.storage.config import LONG_MAX, LogConfig
+from kafpy.storage.errors import (
     CorruptRecordError,
     InvalidRecordError,
     RecordListTooLargeError,

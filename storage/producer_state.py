@@ -36,9 +36,9 @@ from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_SEQUENCE_FIELD, BATCH
                                     LAST_OFFSET_DELTA_FIELD, LOG_OVERHEAD, PRODUCER_EPOCH_FIELD, PRODUCER_ID_FIELD,
                                     TRANSACTIONAL_MASK, decode_batch, parse_control_record)
 
-from .checkpoint import PendingFsyncs, atomic_write
-from .errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError
-from .txn_index import AbortedTxn
+from kafpy.storage.checkpoint import PendingFsyncs, atomic_write
+from kafpy.storage.errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError
+from kafpy.storage.txn_index import AbortedTxn
 
 __all__ = ["BatchMetadata", "ProducerStateEntry", "ProducerStateManager", "SNAPSHOT_SUFFIX"]
 

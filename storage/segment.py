@@ -34,11 +34,11 @@ from kafpy.protocol.errors import CorruptRecord
 from kafpy.protocol.records import (BASE_OFFSET_FIELD, BATCH_HEADER_SIZE, BATCH_LENGTH_FIELD, LAST_OFFSET_DELTA_FIELD,
                                     LOG_OVERHEAD, PREFIX_THROUGH_LAST_OFFSET_DELTA, parse_header, verify_crc)
 
-from .errors import CorruptIndexError, KafkaStorageError
-from .file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
-from .file_records import reserve_length  # noqa: F401 - bench.storage reaches it here
-from .index import OffsetIndex, TimeIndex
-from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
+from kafpy.storage.errors import CorruptIndexError, KafkaStorageError
+from kafpy.storage.file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
+from kafpy.storage.file_records import reserve_length  # noqa: F401 - bench.storage reaches it here
+from kafpy.storage.index import OffsetIndex, TimeIndex
+from kafpy.storage.txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
 __all__ = ["LogSegment", "SegmentFile", "FileRecordsSlice", "BatchPosition", "log_filename", "offset_from_filename"]
 

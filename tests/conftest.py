@@ -6,6 +6,9 @@ Missing dependencies (Kafka jars, ZooKeeper) make the fixture raise: tests fail,
 """
 from __future__ import annotations
 
+import os
+import sys
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -13,6 +16,7 @@ import pytest
 
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.survivors import OWNER_VARIABLE, kill, survivors
 from tests.support.zookeeper import ZooKeeperServer
 
 # tests/data holds projects that tests run in a child pytest of their own (the plugin project
@@ -20,6 +24,40 @@ from tests.support.zookeeper import ZooKeeperServer
 collect_ignore = ["data"]
 
 LOG_LINES_ON_FAILURE = 200
+
+
+# --------------------------------------------------------------------------- survivors
+# How long processes a test has just signalled may take to go, at the end of the session.
+SURVIVOR_GRACE_S = 10.0
+# the interpreter's own helpers, which end with it
+INTERPRETER_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # every child inherits it, so a daemonised one is found too (tests/support/survivors.py);
+    # an xdist worker sets its own pid over the one inherited from the controller
+    os.environ[OWNER_VARIABLE] = str(os.getpid())
+    # the scripts a test runs (scripts/*.sh through kafpy-python.sh) take the suite's
+    # interpreter, whichever venv is active or lies in the checkout
+    os.environ["PYTHON"] = sys.executable
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_outlives_the_session() -> Iterator[None]:
+    """Set up first, torn down last (after every other fixture of the session has stopped
+    what it started): a process this pytest process started and that still runs is killed,
+    and the run fails naming it. Under xdist each worker checks its own children."""
+    yield
+    deadline = time.monotonic() + SURVIVOR_GRACE_S
+    while True:
+        found = [s for s in survivors() if not any(h in s.command for h in INTERPRETER_HELPERS)]
+        if not found or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    if found:
+        kill(found)
+        pytest.fail("processes started by the suite were still running at its end (now killed):\n"
+                    + "\n".join(map(str, found)), pytrace=False)
 
 
 # --------------------------------------------------------------------------- our broker

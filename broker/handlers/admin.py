@@ -15,6 +15,7 @@ from kafpy.storage.errors import StorageError
 
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import ZERO_UUID
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import TopicError
@@ -24,7 +25,6 @@ from kafpy.broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_top
 log = logging.getLogger("kafka.server.KafkaApis")
 
 E = ErrorCode
-ZERO_UUID = bytes(16)
 
 
 def not_the_controller(ctx: RequestContext) -> bool:

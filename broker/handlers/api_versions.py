@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.messages import ApiVersionsResponse
+from kafpy.protocol.messages import ApiVersionsRequest, ApiVersionsResponse
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.features import FinalizedFeatures, supported_features
@@ -25,7 +25,7 @@ from kafpy.broker.handler import Handler, RequestContext
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 
-async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> ApiVersionsResponse:  # noqa: F821
+async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> ApiVersionsResponse:
     features = ctx.services.features
     finalized = features.current() if features is not None else FinalizedFeatures()
     keys = [ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)

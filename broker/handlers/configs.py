@@ -232,7 +232,7 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
         return
     try:   # passwords: per broker only; in ZooKeeper encrypted (standalone keeps its file private)
         new = to_persistent(ctx.services.config, new, per_broker=name != "",
-                            encrypt=getattr(ctx.services, "zk_client", None) is not None)
+                            encrypt=ctx.services.zk_client is not None)
     except ConfigError as e:
         raise _Fail(E.INVALID_REQUEST, str(e)) from None
     try:

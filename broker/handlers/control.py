@@ -26,6 +26,7 @@ from kafpy.protocol.messages import (AllocateProducerIdsResponse, AlterPartition
                                ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
 
 from kafpy.broker.handler import Handler, RequestContext
@@ -34,7 +35,6 @@ from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, Partitio
 log = logging.getLogger("kafka.server.KafkaApis")
 
 E = ErrorCode
-ZERO_UUID = bytes(16)
 UNKNOWN_BROKER_EPOCH = -1  # AbstractControlRequest.UNKNOWN_BROKER_EPOCH
 SECURITY_PROTOCOL_NAMES = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
 ELECTION_PREFERRED = 0

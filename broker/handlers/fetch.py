@@ -21,6 +21,7 @@ from __future__ import annotations
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchResponse
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.replication.log_read import FetchIsolation, FetchParams, LogReadResult
 
 from kafpy.broker.authz_check import topic_permission
@@ -32,7 +33,6 @@ from kafpy.broker.security.acl import AclOperation
 R = FetchResponse
 E = ErrorCode
 LOG_END, HIGH_WATERMARK, TXN_COMMITTED = FetchIsolation.LOG_END, FetchIsolation.HIGH_WATERMARK, FetchIsolation.TXN_COMMITTED
-ZERO_UUID = bytes(16)
 EMPTY = b""
 # The default (absent) tagged fields every partition's answer carries, shared: the encoder
 # only reads them, and three objects fewer per partition is ~1 us per partition and Fetch.

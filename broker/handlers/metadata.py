@@ -9,6 +9,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import MetadataResponse
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import ZERO_UUID
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import PartitionInfo, TopicError, TopicInfo
@@ -17,7 +18,6 @@ from kafpy.broker.metadata_responses import EncodedMetadataResponse, entry_cache
 log = logging.getLogger("kafka.server.KafkaApis")
 
 E = ErrorCode
-ZERO_UUID = bytes(16)
 
 R = MetadataResponse
 

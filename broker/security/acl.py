@@ -178,24 +178,6 @@ class AclBindingFilter:
     def matches(self, b: AclBinding) -> bool:
         return self.matches_pattern(b.pattern) and self.matches_entry(b.entry)
 
-    def find_indefinite_field(self) -> str | None:
-        """Why this filter cannot be a binding to create (Kafka's findIndefiniteField)."""
-        if self.resource_type in (ResourceType.ANY, ResourceType.UNKNOWN):
-            return "Resource type is ANY/UNKNOWN"
-        if self.name is None:
-            return "Resource name is NULL"
-        if self.pattern_type in (PatternType.ANY, PatternType.MATCH, PatternType.UNKNOWN):
-            return "Resource pattern type is ANY/MATCH/UNKNOWN"
-        if self.principal is None:
-            return "Principal is NULL"
-        if self.host is None:
-            return "Host is NULL"
-        if self.operation in (AclOperation.ANY, AclOperation.UNKNOWN):
-            return "Operation is ANY/UNKNOWN"
-        if self.permission_type in (AclPermissionType.ANY, AclPermissionType.UNKNOWN):
-            return "Permission type is ANY/UNKNOWN"
-        return None
-
 
 def validate_binding(b: AclBinding) -> str | None:
     """Why Kafka refuses to create ``b`` (INVALID_REQUEST), or None when it is acceptable."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from kafpy.coordinator.share_state.persister import StateBatch
 from kafpy.protocol.errors import ErrorCode
@@ -280,7 +280,7 @@ class SharePartition:
         """Release the records whose acquisition lock ran out by `now_ms`."""
         return self._release(lambda r: r.deadline_ms <= now_ms)
 
-    def _release(self, which) -> list[InFlightRun]:
+    def _release(self, which: Callable[[InFlightRun], bool]) -> list[InFlightRun]:
         limit = self.config.delivery_count_limit
         changed = []
         for r in self.runs:

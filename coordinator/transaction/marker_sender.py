@@ -26,6 +26,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.coordinator.transaction.clients import BrokerClients
 from kafpy.coordinator.transaction.markers import TxnMarker
 from kafpy.coordinator.transaction.state import TopicPartition
+from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
 
@@ -96,10 +97,7 @@ class TxnMarkerSender:
         for t in list(self._tasks):
             t.cancel()
         for t in list(self._tasks):
-            try:
-                await t
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - stopping anyway
-                pass
+            await cancel_and_wait(t)
         await self._clients.close()
 
     # ------------------------------------------------------------------ one marker

@@ -52,7 +52,7 @@ def delete_offsets(svc: GroupService) -> None:
             results[(tp.topic, tp.partition)] = (None if not errno else
                                                  f"org.apache.kafka.common.errors.{java_exception(err.__name__)}: "
                                                  f"{getattr(err, 'description', '')}")
-    except Exception as e:  # a group-level error code
+    except Exception as e:  # noqa: BLE001 - a group-level error code
         top_error = error_constant(type(e).__name__)
         for tp in tps:
             results.setdefault(tp, f"{type(e).__name__}: {e}")

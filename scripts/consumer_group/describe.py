@@ -19,7 +19,7 @@ def assignment_partitions(member: dict) -> list[tuple[str, int]]:
         return []
     if hasattr(ma, "partitions"):
         return [(tp.topic, tp.partition) for tp in ma.partitions()]
-    out = []
+    out: list[tuple[str, int]] = []
     for entry in ma.get("assigned_partitions", []) if isinstance(ma, dict) else []:
         if isinstance(entry, dict):
             out.extend((entry["topic"], p) for p in entry.get("partitions", []))

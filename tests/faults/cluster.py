@@ -138,7 +138,7 @@ class Cluster:
                 if b.paused:
                     b.signal(signal.SIGCONT)
                 b.kill()
-            except Exception:  # noqa: BLE001 - keep cleaning
+            except Exception:  # noqa: BLE001,S110 - keep cleaning
                 pass
         if self.zk is not None:
             self.zk.kill()
@@ -146,7 +146,7 @@ class Cluster:
             for d in self.disks:
                 try:
                     d.close()
-                except Exception:  # noqa: BLE001 - keep cleaning; sweep_stale gets the rest
+                except Exception:  # noqa: BLE001,S110 - keep cleaning; sweep_stale gets the rest
                     pass
             self.disks.clear()
         finally:
@@ -233,7 +233,7 @@ class Cluster:
             try:
                 if check():
                     return time.monotonic() - start
-            except Exception:  # noqa: BLE001 - a failing probe means "not yet"
+            except Exception:  # noqa: BLE001,S110 - a failing probe means "not yet"
                 pass
             if time.monotonic() - start > timeout:
                 raise TimeoutError(f"{what}: not within {timeout:.0f}s")

@@ -11,9 +11,10 @@ from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.authorization import RULES
 from kafpy.broker.handler import Handler
 from kafpy.protocol.api_keys import API_KEYS, ApiKey
+from tests.support.floors import FLOORS as PROJECT_FLOORS
 
 REPO = Path(__file__).resolve().parents[2]
-FLOORS = ("broker", "protocol", "storage", "replication", "coordinator", "scripts", "spark_jobs", "bench")
+FLOORS = (*PROJECT_FLOORS, "bench")
 
 
 def _upper_snake(camel: str) -> str:

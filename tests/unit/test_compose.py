@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from kafpy.broker.properties import load_properties
+from tests.support.floors import FLOORS
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
@@ -56,8 +57,7 @@ def test_image_builds_from_python_slim_and_starts_the_broker_script():
     # every package pyproject.toml installs, and the configs, are copied into the image
     copied = [src for line in re.findall(r"^COPY (.+) \S+$", (REPO / "Dockerfile").read_text(), re.M)
               for src in line.split()]
-    floors = re.search(r"^FLOORS = \[([^\]]*)\]", (REPO / "setup.py").read_text(), re.M).group(1)
-    needed = {p.strip(' "\n') for p in floors.split(",")} | {"kafpy", "setup.py", "config"}
+    needed = {*FLOORS, "kafpy", "pyproject.toml", "config"}
     assert needed <= set(copied), copied
     assert df["ENTRYPOINT"] == '["scripts/kafka-server-start.sh"]'
     assert (REPO / "config" / "server.properties").is_file() and "config/server.properties" in df["CMD"]

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kafpy.protocol.errors import ErrorCode, KafkaError, error_code_for
+from tests.support.floors import FLOORS
 
 REPO = Path(__file__).resolve().parents[2]
-FLOORS = ("protocol", "storage", "replication", "coordinator", "broker", "scripts", "spark_jobs")
 
 
 def _project_exceptions() -> list[type]:

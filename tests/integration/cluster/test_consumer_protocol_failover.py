@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+from typing import Callable, Iterator
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -38,26 +39,40 @@ def _produce(bootstrap: str, start: int, end: int) -> None:
     assert p.flush(60) == 0
 
 
-def _java_member(bootstrap: str, seen: set[bytes], errors: list[str], stop: threading.Event) -> None:
-    proc = popen_tool("4", "kafka-console-consumer", [
-        "--bootstrap-server", bootstrap, "--topic", TOPIC, "--group", GROUP, "--from-beginning",
-        "--consumer-property", "group.protocol=consumer",
-        "--consumer-property", "auto.commit.interval.ms=200"], stdin=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    try:
-        for line in proc.stdout:
-            if line.startswith("r"):
-                seen.add(line.strip().encode())
-            if stop.is_set():
-                break
-        else:
-            errors.append(f"console consumer exited {proc.wait()}")
-    finally:
+@pytest.fixture
+def console_consumer() -> Iterator[Callable[[str], subprocess.Popen]]:
+    """Starts Apache 4.4's console consumer in the group; the process is this fixture's, so it
+    ends with the test, also when the test fails while the consumer waits for records (its
+    reading thread cannot stop it: it blocks on the consumer's silent output)."""
+    started: list[subprocess.Popen] = []
+
+    def start(bootstrap: str) -> subprocess.Popen:
+        proc = popen_tool("4", "kafka-console-consumer", [
+            "--bootstrap-server", bootstrap, "--topic", TOPIC, "--group", GROUP, "--from-beginning",
+            "--consumer-property", "group.protocol=consumer",
+            "--consumer-property", "auto.commit.interval.ms=200"], stdin=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
         process.terminate(proc, timeout=30)
 
 
+def _java_member(proc: subprocess.Popen, seen: set[bytes], errors: list[str], stop: threading.Event) -> None:
+    """Reads the console consumer's records until its output closes (the test stops it)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("r"):
+            seen.add(line.strip().encode())
+    if not stop.is_set():
+        errors.append(f"console consumer exited {proc.wait()}")
+
+
 @pytest.mark.parametrize("client", ["confluent", "java"])
-def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_factory, client):
+def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_factory, console_consumer,
+                                                          client):
     brokers = start_cluster(zookeeper, broker_factory, **OVERRIDES)
     bootstrap = ",".join(b.bootstrap for b in brokers)
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -100,33 +115,41 @@ def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_fact
             try:
                 got = check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=5)
                 watched.append({tp.partition: tp.offset for tp in got if tp.offset >= 0})
-            except Exception:  # noqa: BLE001 - the coordinator is moving
+            except Exception:  # noqa: BLE001,S110 - the coordinator is moving
                 pass
             finally:
                 check.close()
             stop.wait(0.5)
 
+    java = None
     if client == "confluent":
         t = threading.Thread(target=member, daemon=True)
     else:
-        t = threading.Thread(target=_java_member, args=(bootstrap, seen, errors, stop), daemon=True)
+        java = console_consumer(bootstrap)
+        t = threading.Thread(target=_java_member, args=(java, seen, errors, stop), daemon=True)
     t.start()
     watcher = threading.Thread(target=watch_commits, daemon=True)
     watcher.start()
-    wait_until(lambda: len(seen) >= RECORDS // 4, 90, "the member reads before the kill")
-    offsets_md = metadata(brokers[0], ["__consumer_offsets"]).topics[0]
-    n = len(offsets_md.partitions)
-    coordinator = {p.partition_index: p.leader_id for p in offsets_md.partitions}[partition_for(GROUP, n)]
-    brokers[coordinator].kill()
-    survivors = ",".join(b.bootstrap for i, b in enumerate(brokers) if i != coordinator)
-    _produce(survivors, RECORDS // 2, RECORDS)
-    wait_until(lambda: len(seen) == RECORDS or not t.is_alive(), 180,
-               f"every record read after broker {coordinator} (the coordinator) was killed")
-    wait_until(lambda: sum(last_committed(survivors).values()) == RECORDS, 60,
-               "every record's offset committed")
-    stop.set()
-    t.join(60)
-    watcher.join(30)
+    try:
+        wait_until(lambda: len(seen) >= RECORDS // 4, 90, "the member reads before the kill")
+        offsets_md = metadata(brokers[0], ["__consumer_offsets"]).topics[0]
+        n = len(offsets_md.partitions)
+        coordinator = {p.partition_index: p.leader_id for p in offsets_md.partitions}[partition_for(GROUP, n)]
+        brokers[coordinator].kill()
+        survivors = ",".join(b.bootstrap for i, b in enumerate(brokers) if i != coordinator)
+        _produce(survivors, RECORDS // 2, RECORDS)
+        wait_until(lambda: len(seen) == RECORDS or not t.is_alive(), 180,
+                   f"every record read after broker {coordinator} (the coordinator) was killed")
+        wait_until(lambda: sum(last_committed(survivors).values()) == RECORDS, 60,
+                   "every record's offset committed")
+    finally:
+        # the members and the watcher stop whatever happened (a failed wait included)
+        stop.set()
+        if java is not None:
+            process.terminate(java, timeout=30)  # closes its output: the reading thread ends
+        t.join(60)
+        watcher.join(30)
+    assert not t.is_alive(), "the member stopped"
     assert len(seen) == RECORDS, (len(seen), errors[-5:])
     assert not [e for e in errors if not e.startswith("commit")], errors
     for history in (commits, watched):

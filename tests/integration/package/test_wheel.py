@@ -64,8 +64,8 @@ def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist):
     assert "Programming Language :: Python :: 3.13" in metadata
     sdist_names = tarfile.open(sdist).getnames()
     top = f"kafpy-{__version__}"
-    for member in ("setup.py", "pyproject.toml", "CHANGELOG.md", "config/server.properties",
-                   "broker/__main__.py", "kafpy/__init__.py"):
+    for member in ("pyproject.toml", "CHANGELOG.md", "config/server.properties",
+                   "kafpy/broker/__main__.py", "kafpy/__init__.py"):
         assert f"{top}/{member}" in sdist_names
 
 

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.survivors import OWNER_VARIABLE
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MIN_VERSION = (3, 10)
 # What the user's test project needs beside kafpy's own dependencies.
@@ -25,10 +27,11 @@ TEST_PROJECT_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "pytest-timeout>=2.3",
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without anything that points Python at this checkout or at pytest."""
+    """The environment without anything that points Python at this checkout or at pytest
+    (the session's process marker kept: tests/support/survivors.py)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
-           and not k.startswith(("PYTEST_", "KAFPY_"))}
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHON")
+           and (k == OWNER_VARIABLE or not k.startswith(("PYTEST_", "KAFPY_")))}
     env.update(extra)
     return env
 

@@ -5,8 +5,10 @@ inside a private PID namespace together with the servers they stop."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
+import sys
 import time
 
 from tests.integration.scripts.tools import REPO, run_script, script, started_script, unshare_prefix
@@ -96,7 +98,7 @@ for i in $(seq 1 300); do
   (exec 3<>/dev/tcp/{LOOPBACK}/{port}) 2>/dev/null && break
   sleep 0.2
 done
-python3 - <<'PY'
+{shlex.quote(sys.executable)} - <<'PY'
 from kazoo.client import KazooClient
 zk = KazooClient(hosts="{LOOPBACK}:{port}")
 zk.start(timeout=30)

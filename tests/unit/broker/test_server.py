@@ -11,6 +11,7 @@ import os
 import socket
 import struct
 import tempfile
+from types import SimpleNamespace
 
 import pytest
 
@@ -63,7 +64,9 @@ class StandIn:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.services = object()
+        # the declared parts a connection reads; none configured
+        self.services = SimpleNamespace(quotas=None, share_partitions=None, user_configs=None)
+        self.observer = None
         self.clock = lambda: 0.0
         self.max_request_size = 1 << 20
         self.connections: set = set()
@@ -391,7 +394,7 @@ def test_an_error_outside_the_handler_closes_after_the_earlier_responses(h, monk
 def test_the_server_takes_its_collaborators_and_closes_idle_connections_by_its_clock():
     loop = asyncio.new_event_loop()
     now = [100.0]
-    services = object()
+    services = SimpleNamespace(quotas=None, share_partitions=None, user_configs=None)
     seen: list = []
 
     async def api_versions(ctx, req):

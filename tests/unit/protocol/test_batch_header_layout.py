@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kafpy.protocol import batch_header as bh
 from kafpy.protocol.records import HEADER_STRUCT, RecordBatchHeader, build_batch, parse_header
+from tests.support.floors import FLOORS
 
 REPO = Path(__file__).resolve().parents[3]
 FIELDS = RecordBatchHeader._fields
@@ -43,7 +44,7 @@ def test_tuples_and_named_headers_agree():
 
 def _python_files() -> list[Path]:
     out = []
-    for floor in ("broker", "protocol", "storage", "replication", "coordinator", "scripts", "spark_jobs"):
+    for floor in FLOORS:
         out += [p for p in (REPO / floor).rglob("*.py") if p.name != "messages.py"]
     return out
 

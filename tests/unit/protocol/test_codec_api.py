@@ -185,7 +185,7 @@ def test_concurrent_first_use_builds_consistent_functions() -> None:
                     body = spec.response_class()
                     frame = codec.encode_response(key, v, 5, body)
                     results.append(codec.decode_response(key, v, frame[4:])[1] == body)
-        except Exception as exc:  # collected and asserted below
+        except Exception as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
     threads = [threading.Thread(target=work) for _ in range(4)]

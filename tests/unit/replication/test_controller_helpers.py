@@ -10,7 +10,8 @@ from kafpy.replication import controller_events as ce
 from kafpy.replication.controller import KafkaController
 from kafpy.replication.controller_ops import ControllerOps
 
-HELPERS = ("leader_elections", "log_dir_events", "reassignment", "topic_deletion", "controller_ops")
+HELPERS = ("leader_elections", "log_dir_events", "reassignment", "topic_deletion", "broker_requests",
+           "controller_ops")
 
 
 def _imports(path: Path) -> set[str]:
@@ -42,7 +43,7 @@ class _AnyHelper:
 
 def test_every_controller_event_has_a_handler_or_is_known_to_be_ignored():
     c = KafkaController.__new__(KafkaController)
-    c.reassignments = c.topic_deletion = c.leader_elections = c.log_dir_events = _AnyHelper()
+    c.reassignments = c.topic_deletion = c.leader_elections = c.log_dir_events = c.broker_requests = _AnyHelper()
     handled = set(KafkaController._event_handlers(c))
     base = {ce.ControllerEvent, ce.RequestEvent, ce.BrokerRequestEvent, ce.ShutdownEventThread}
     not_sent_yet = {ce.IsrChangeNotification, ce.BrokerModifications}  # ZooKeeper-mode paths not taken

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, ReplicaFetcherConfig, TopicPartition, ZERO_UUID
+from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, ReplicaFetcherConfig, TopicPartition
 from kafpy.replication.fetcher_manager import ReplicaFetcherManager, fetcher_id_for, java_string_hash
 from kafpy.replication.follower_log import StorageFollowerLog
 from kafpy.storage.log import Log
+from kafpy.protocol.message_base import ZERO_UUID
 
 from .in_memory_leader import InMemoryLeader, append, become_leader, open_log
 

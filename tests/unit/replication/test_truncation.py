@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kafpy.replication.fetch_state import BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig, ZERO_UUID
+from kafpy.replication.fetch_state import BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig
 from kafpy.replication.fetcher import FetcherCore
 from kafpy.replication.fetcher_thread import ReplicaFetcherThread
 from kafpy.replication.follower_log import UNDEFINED_EPOCH, StorageFollowerLog
 from kafpy.replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
-from kafpy.storage.log import Log
+from kafpy.protocol.message_base import ZERO_UUID
 
 from .in_memory_leader import TP, InMemoryLeader, append, batches, become_leader, open_log
 
