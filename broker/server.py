@@ -398,7 +398,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 else:
                     if observer is not None:
                         parked = time.perf_counter()
-                    response = await resume(call, pending)
+                    response = await hand_over(call, pending)
             else:
                 response = await call
         except asyncio.CancelledError:

@@ -334,7 +334,7 @@ class KafkaCollector:
         for key, p in led:
             try:
                 starts[key] = p.log.log_start_offset
-            except Exception:   # a log closed under us (a deleted partition)
+            except (OSError, ValueError, AttributeError):   # a log closed under us (a deleted partition)
                 continue
         yield from exporter_partition_metrics(led, starts, local.node_id)
         cc = b.cluster_controller

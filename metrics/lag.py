@@ -13,7 +13,7 @@ brokers) the union of the brokers' reports is complete.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 
 @dataclass(frozen=True)

@@ -357,8 +357,8 @@ class RegistryResource:
         if subject is not None and subject not in state.config_docs and not _flag(request, "defaultToGlobal"):
             raise RestError(RegistryErrorCode.SUBJECT_LEVEL_COMPATIBILITY_NOT_CONFIGURED,
                             f"Subject '{subject}' does not have subject-level compatibility configured")
-        doc = state.config_docs.get(subject) if subject is not None and subject in state.config_docs \
-            else state.config_docs.get(None, {})
+        found = state.config_docs.get(subject) if subject is not None else None
+        doc: dict = found if found is not None else (state.config_docs.get(None) or {})
         extra = {k: doc[k] for k in contracts.CONFIG_FIELDS if doc.get(k) is not None}
         return {"compatibilityLevel": state.compatibility(subject), **extra}
 

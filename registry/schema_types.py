@@ -206,7 +206,7 @@ def parse_protobuf(text: str, references: list[dict], resolve: Callable[[dict], 
         canonical, descriptor = COMPILER.compiled(text, files)
     except ProtobufError as e:
         raise invalid_schema(str(e)) from None
-    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)  # type: ignore[arg-type]
+    return ParsedSchema(PROTOBUF, canonical, descriptor, list(references), files)
 
 
 def protobuf_imports(references: list[dict], resolve: Callable[[dict], "ParsedSchema"]) -> dict[str, str]:

@@ -55,7 +55,7 @@ from kafpy.storage.errors import (
     RecordTooLargeError,
     StorageError,
 )
-from .record_errors import batch_record_errors
+from kafpy.storage.record_errors import batch_record_errors
 
 __all__ = ["LogValidator", "find_key_error", "work_ahead"]
 

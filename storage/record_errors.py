@@ -15,7 +15,7 @@ from typing import Optional
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import NO_TIMESTAMP, decode_batch
 
-from .errors import CorruptRecordError, RecordValidationError
+from kafpy.storage.errors import CorruptRecordError, RecordValidationError
 
 __all__ = ["batch_record_errors"]
 

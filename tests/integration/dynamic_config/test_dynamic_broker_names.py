@@ -7,7 +7,7 @@ same answers; what both accept is then described with the same value and source.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -83,7 +83,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     kafka = ReferenceKafka("4", work_dir=base / "kafka", node_id=NODE)
     ours = KafpyBroker(work_dir=base / "kafpy", overrides={"broker.id": NODE}, start_timeout=150)
     with ThreadPoolExecutor(2) as pool:
-        errors = [f.exception() for f in [pool.submit(kafka.start), pool.submit(ours.start)]]
+        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
+        errors = [f.exception() for f in starting]
     try:
         if any(errors):
             raise next(e for e in errors if e)

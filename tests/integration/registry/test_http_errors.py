@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from typing import Any
 
 CT = "application/vnd.schemaregistry.v1+json"
 
 
-def call(url: str, method: str = "GET", body: bytes | None = None, ctype: str = CT) -> tuple[int, object, str]:
+def call(url: str, method: str = "GET", body: bytes | None = None, ctype: str = CT) -> tuple[int, Any, str]:
     req = urllib.request.Request(url, data=body, method=method, headers={"Content-Type": ctype} if body is not None else {})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:

@@ -8,13 +8,13 @@ well-known imports confluent-kafka does not register (``google/type/date.proto``
 jsonata, which the test extra does not install: rules are checked as stored and answered."""
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from confluent_kafka.schema_registry import Metadata, RuleSet, Schema, SchemaRegistryClient
@@ -94,7 +94,7 @@ class NonEmptyName(RuleExecutor):
         return bool(message.get(ctx.rule.expr))
 
 
-USER = {"type": "record", "name": "User", "namespace": "ex", "fields": [{"name": "name", "type": "string"}]}
+USER: dict[str, Any] = {"type": "record", "name": "User", "namespace": "ex", "fields": [{"name": "name", "type": "string"}]}
 USER_V2 = {**USER, "fields": USER["fields"] + [{"name": "email", "type": "string", "default": ""}]}
 
 
@@ -113,8 +113,10 @@ def exercise(url: str, bootstrap: str, person_pb2: object) -> None:
                                                 Metadata.from_dict({"properties": {"major": "2"}}), rules))
     assert v1 != v2
     latest = client.get_latest_version(subject)
-    assert latest.schema.metadata.properties.properties == {"major": "2"}
-    assert [r.name for r in latest.schema.rule_set.domain_rules] == ["checkName"]
+    metadata, rule_set = latest.schema.metadata, latest.schema.rule_set
+    assert metadata is not None and metadata.properties is not None
+    assert metadata.properties.properties == {"major": "2"}
+    assert rule_set is not None and [r.name for r in rule_set.domain_rules or []] == ["checkName"]
     assert client.get_latest_with_metadata(subject, {"major": "1"}).schema_id == v1
     ctx = SerializationContext(topic, MessageField.VALUE)
     registry = RuleRegistry()
@@ -145,7 +147,7 @@ def exercise(url: str, bootstrap: str, person_pb2: object) -> None:
     # Protobuf: the dependency registered as "pkg/address.proto", well-known imports resolved
     topic = f"people-{tag}"
     ctx = SerializationContext(topic, MessageField.VALUE)
-    Person = person_pb2.Person
+    Person = getattr(person_pb2, "Person")
     person = Person(name="ada")
     person.home.city, person.home.zip = "London", 1815
     person.birthday.year, person.birthday.month, person.birthday.day = 1815, 12, 10
@@ -156,7 +158,7 @@ def exercise(url: str, bootstrap: str, person_pb2: object) -> None:
                                                                            ctx)
     assert back == person
     assert "pkg/address.proto" in client.get_subjects()
-    refs = client.get_latest_version(f"{topic}-value").schema.references
+    refs = client.get_latest_version(f"{topic}-value").schema.references or []
     assert [(r.name, r.subject) for r in refs] == [("pkg/address.proto", "pkg/address.proto")]
     # the referenced version cannot go while the person schema names it
     status, answer = http_delete(f"{url}/subjects/pkg%2Faddress.proto/versions/1")

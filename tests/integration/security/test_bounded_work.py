@@ -22,7 +22,7 @@ import struct
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -95,7 +95,7 @@ class Prober:
                 self.max_rss = max(self.max_rss, rss_bytes(self.pid))
                 n += 1
                 time.sleep(0.005)
-        except BaseException as e:   # reported by stop()
+        except BaseException as e:  # noqa: BLE001 - reported by stop()
             self.error = e
 
     def __enter__(self) -> "Prober":
@@ -230,7 +230,7 @@ def zstd_bomb(records: int, key: bytes | None = b"k") -> bytes:
                       producer_epoch=-1, base_sequence=-1, records_count=records)
 
 
-def kafka_call(port: int, api_key: int, version: int, body: object, timeout: float = 120.0) -> object:
+def kafka_call(port: int, api_key: int, version: int, body: object, timeout: float = 120.0) -> Any:
     with socket.create_connection((LOOPBACK, port), timeout=timeout) as s:
         s.sendall(request(api_key, version, 7, body))
         return codec.decode_response(api_key, version, wire.read_frame(s))[1]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -36,7 +36,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SETTINGS)
     ours = KafpyBroker(work_dir=base / "kafpy", overrides=SETTINGS, start_timeout=150)
     with ThreadPoolExecutor(2) as pool:
-        errors = [f.exception() for f in [pool.submit(kafka.start), pool.submit(ours.start)]]
+        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
+        errors = [f.exception() for f in starting]
     try:
         if any(errors):
             raise next(e for e in errors if e)

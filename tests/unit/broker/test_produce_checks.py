@@ -51,7 +51,7 @@ def test_a_later_produce_to_the_partition_waits_for_the_checked_one(tmp_path, mo
             return do_append
 
         try:
-            heavy = asyncio.create_task(checks.append([("t", 0, big)], [(log, big)], appender("heavy")))
+            heavy = asyncio.create_task(checks.append([("t", 0, big)], [(log, big)], appender("heavy")))  # type: ignore[list-item]
             await asyncio.sleep(0.05)
             assert checks.must_wait([("t", 0, b"small")]) and not checks.must_wait([("t", 1, b"x")])
             light = asyncio.create_task(checks.append([("t", 0, b"small")], [], appender("light")))

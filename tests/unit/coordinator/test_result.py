@@ -69,9 +69,9 @@ class _CancellingLog:
 def test_a_cancelled_write_is_not_leader_or_follower() -> None:
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        writer = CoordinatorWriter(_CancellingLog(loop), loop.create_future, "test coordinator")
+        writer = CoordinatorWriter(_CancellingLog(loop), loop.create_future, "test coordinator")  # type: ignore[type-var]
         seen: list[E] = []
-        answered = writer.answer(0, CoordinatorResult(E.NONE, RECORDS), 10, seen.append)
+        answered = writer.answer(0, CoordinatorResult(E.NONE, RECORDS), 10, seen.append)  # type: ignore[arg-type]
         await asyncio.sleep(0)   # asyncio runs done callbacks on the next turn
         assert seen == [E.NOT_LEADER_OR_FOLLOWER] and answered.done()
     asyncio.run(main())
@@ -100,7 +100,7 @@ def test_a_waiter_that_went_away_is_left_alone() -> None:
         log = InMemoryOffsetsLog(future_factory=loop.create_future, hold=True)
         writer = CoordinatorWriter(log, loop.create_future, "test coordinator")
         answered = writer.answer(0, CoordinatorResult("ok", RECORDS), 10, lambda e: "failed")
-        answered.cancel()          # the client's connection closed
+        answered.cancel()  # type: ignore[attr-defined]  # the client's connection closed
         log.complete_next()
         await asyncio.sleep(0)
         assert answered.cancelled() and log.read(0) == RECORDS

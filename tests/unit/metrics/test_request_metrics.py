@@ -186,7 +186,7 @@ def test_throttle_time_averages_per_client_since_the_last_scrape():
 
 
 def _stages(m: RequestMetrics, api: int) -> dict[str, TimeHistogram]:
-    return dict(m.api(api).stage_times())
+    return dict(m.api(api).stage_times())  # type: ignore[arg-type]
 
 
 def test_a_request_that_never_waited_is_all_local_time():
