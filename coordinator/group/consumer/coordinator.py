@@ -20,8 +20,10 @@ the coordinator error, finds the coordinator again and rejoins from a state the 
 coordinator rebuilt from the log.
 
 Topics are read through `topics` (a TopicsView); a member's subscription is its topic
-names plus the topics its regular expression matches (Python's `re.fullmatch`; RE2/J
-syntax as Kafka uses is nearly the same: see README). The group keeps each subscribed
+names plus the topics its regular expression matches (RE2 semantics, full match, as Kafka's
+RE2/J: protocol/user_regex.py; what RE2 cannot compile is INVALID_REGULAR_EXPRESSION) among
+the topics the member's principal may DESCRIBE (`topic_authorized`, given by the broker when
+an authorizer is on: Kafka 4 resolves with the heartbeat's principal, KAFKA-18813). The group keeps each subscribed
 expression resolved (`ConsumerGroup.resolved_regexes`, written as Kafka 4.4's
 ConsumerGroupRegularExpression records): resolved when a member first brings it,
 resolved again when the set of topics changed since, tombstoned once no member uses
@@ -34,7 +36,6 @@ computed at, so a topic created, deleted or grown bumps the epoch.
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -42,6 +43,7 @@ from typing import Any, Callable, Mapping
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import encode_data
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.user_regex import InvalidUserRegex, UserRegex, compile_user_regex
 
 from kafpy.coordinator.group.consumer import records as R
 from kafpy.coordinator.group.consumer.assignors import MemberSubscription, PartitionAssignor, assignors_from_config
@@ -116,8 +118,8 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         self.groups: dict[str, ConsumerGroup] = classic.consumer_groups
         self._new_member_id = member_id_factory or (lambda: uuid.uuid4().hex[:22])
         self._wakeups: list[int] = []
-        self._regex_cache: dict[str, re.Pattern | None] = {}
         self._topic_names: frozenset[str] | None = None
+        self._topic_authorized: Callable[[str], bool] | None = None
         self._topics_version = 0
         self._downgraded: list = []
         classic.consumer = self
@@ -128,13 +130,20 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                   rebalance_timeout_ms: int = -1, subscribed_topic_names: list[str] | None = None,
                   subscribed_topic_regex: str | None = None, server_assignor: str | None = None,
                   owned: Assignment | None = None, client_id: str = "", client_host: str = "",
-                  api_version: int = 1, now_ms: int) -> Any:
-        """A future resolved with a HeartbeatResult once the group's changes are written."""
+                  api_version: int = 1, now_ms: int,
+                  topic_authorized: Callable[[str], bool] | None = None) -> Any:
+        """A future resolved with a HeartbeatResult once the group's changes are written.
+        `topic_authorized(name)`: may the sender DESCRIBE the topic (None: no authorizer);
+        a regular expression resolved on this heartbeat matches only those topics."""
         fut = self.classic.future_factory()
-        result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
-                                 rebalance_timeout_ms, subscribed_topic_names,
-                                 subscribed_topic_regex, server_assignor, owned, client_id,
-                                 client_host, api_version, now_ms)
+        self._topic_authorized = topic_authorized
+        try:
+            result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
+                                     rebalance_timeout_ms, subscribed_topic_names,
+                                     subscribed_topic_regex, server_assignor, owned, client_id,
+                                     client_host, api_version, now_ms)
+        finally:
+            self._topic_authorized = None
         if isinstance(result, HeartbeatResult):
             fut.set_result(result)
             return fut
@@ -396,13 +405,12 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
 
     # ================================================================ assignment
-    def _pattern(self, regex: str) -> re.Pattern | None:
-        if regex not in self._regex_cache:
-            try:
-                self._regex_cache[regex] = re.compile(regex)
-            except re.error:
-                self._regex_cache[regex] = None
-        return self._regex_cache[regex]
+    @staticmethod
+    def _pattern(regex: str) -> UserRegex | None:
+        try:
+            return compile_user_regex(regex)
+        except InvalidUserRegex:
+            return None
 
     def _current_topic_names(self) -> tuple[frozenset[str], int]:
         """The names of the non-internal topics and a version that moves whenever
@@ -432,7 +440,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             if old is not None and old.version == version:
                 continue
             pattern = self._pattern(regex)
-            topics = frozenset(n for n in names if pattern.fullmatch(n)) if pattern else frozenset()
+            topics = pattern.matching(names) if pattern else frozenset()
+            if self._topic_authorized is not None:
+                topics = frozenset(filter(self._topic_authorized, topics))
             resolved = ResolvedRegex(topics, version, now_ms)
             if old is not None and old.topics == topics:
                 # the same topics: only the version moves, nothing to write
