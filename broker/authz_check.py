@@ -2,7 +2,8 @@
 topic filter that takes unauthorized topics out of a request and answers them with an error,
 and rules for requests judged on one resource (cluster, group).
 
-Who may call it: ``kafpy.broker.authorization`` and ``kafpy.broker.authorization_rules``. No state beyond
+Who may call it: ``kafpy.broker.authorization_rules``, and handlers whose checks Kafka makes
+after the coordinator answered (``topic_permission``, ``unauthorized_to_create``). No state beyond
 one request.
 """
 from __future__ import annotations
@@ -77,6 +78,19 @@ def topic_permission(ctx: RequestContext, op: AclOperation) -> Callable[[str], b
             d = decided[topic] = az.ok(op, ResourceType.TOPIC, topic)
         return d
     return allowed
+
+
+def unauthorized_to_create(ctx: RequestContext, names: list[str]) -> list[str]:
+    """The topics of ``names`` the request's principal may not create (none without an
+    authorizer, or with CREATE on the cluster): Kafka's check before it creates a Streams
+    group's internal topics, made after the coordinator named them."""
+    authorizer = ctx.services.authorizer
+    if authorizer is None or not names:
+        return []
+    az = AuthzCheck(ctx, authorizer)
+    if az.cluster(AclOperation.CREATE):
+        return []
+    return [n for n in names if not az.ok(AclOperation.CREATE, ResourceType.TOPIC, n)]
 
 
 def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
@@ -156,6 +170,22 @@ def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: list[tuple
         if "topic_id" in T_fields and getattr(t, "topic_id", None) is not None:
             entry.topic_id = t.topic_id
         out.append(entry)
+
+
+async def filter_items(ctx: RequestContext, req: Any, func: Next, items_attr: str, key: Callable[[Any], str],
+                       allowed: Callable[[str], bool], resp_attr: str, error_entry: Callable[[Any, Any], Any]) -> Any:
+    """Runs ``func`` on the items of ``req.<items_attr>`` that ``allowed`` accepts; each
+    other item is answered by ``error_entry(response, item)`` appended to ``resp.<resp_attr>``."""
+    items = getattr(req, items_attr)
+    if not items:
+        return await func(ctx, req)
+    denied = [i for i in items if not allowed(key(i))]
+    if not denied:
+        return await func(ctx, req)
+    setattr(req, items_attr, [i for i in items if allowed(key(i))])
+    resp = await func(ctx, req)
+    getattr(resp, resp_attr).extend(error_entry(resp, i) for i in denied)
+    return resp
 
 
 async def no_check(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
