@@ -573,11 +573,14 @@ async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: An
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
     R = M.AlterShareGroupOffsetsResponse
     T, P = R.AlterShareGroupOffsetsResponseTopic, R.AlterShareGroupOffsetsResponsePartition
-    return await filter_items(ctx, req, func, "topics", lambda t: t.topic_name,
-                              lambda n: az.ok(Op.READ, ResourceType.TOPIC, n), "responses",
-                              lambda _r, t: T(topic_name=t.topic_name, topic_id=_topic_id(ctx, t.topic_name), partitions=[
-                                  P(partition_index=p.partition_index, error_code=TOPIC_FAILED,
-                                    error_message=TOPIC_FAILED_MESSAGE) for p in t.partitions]))
+    denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
+    req.topics = [t for t in req.topics if t not in denied]
+    # nothing left: Kafka's coordinator answers an empty success without touching the group
+    resp = await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[])
+    resp.responses.extend(T(topic_name=t.topic_name, topic_id=_topic_id(ctx, t.topic_name), partitions=[
+        P(partition_index=p.partition_index, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
+        for p in t.partitions]) for t in denied)
+    return resp
 
 
 async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -586,10 +589,13 @@ async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: A
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
     T = M.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
-    return await filter_items(ctx, req, func, "topics", lambda t: t.topic_name,
-                              lambda n: az.ok(Op.READ, ResourceType.TOPIC, n), "responses",
-                              lambda _r, t: T(topic_name=t.topic_name, topic_id=_topic_id(ctx, t.topic_name),
-                                              error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE))
+    denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
+    req.topics = [t for t in req.topics if t not in denied]
+    resp = await func(ctx, req)
+    if resp.error_code == ErrorCode.NONE:   # else the coordinator's error is the whole answer, as in Kafka
+        resp.responses.extend(T(topic_name=t.topic_name, topic_id=_topic_id(ctx, t.topic_name),
+                                error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
+    return resp
 
 
 _SHARE_STATE_FAILED = {

@@ -121,7 +121,7 @@ def create_internal_topics(ctx: RequestContext, topics: list[TopicInfo]) -> None
 def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> list[tuple[int, str]]:
     """MISSING_INTERNAL_TOPICS saying which topics the caller may not create (appended to the
     status the coordinator gave, as Kafka words it)."""
-    why = f"Unauthorized to CREATE on topics {','.join(refused)}."
+    why = f"Unauthorized to CREATE on topics {', '.join(refused)}."
     for i, (code, detail) in enumerate(status):
         if code == MISSING_INTERNAL_TOPICS:
             return [*status[:i], (code, f"{detail}; {why}"), *status[i + 1:]]
