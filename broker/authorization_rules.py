@@ -1,33 +1,28 @@
-"""Every Kafka API's authorization rule, in one table (``RULES``): the operations Kafka 4.4's
-KafkaApis (and, for requests a KRaft broker forwards, its ControllerApis) checks per API, the
-error each refusal answers and the filtering of what a caller may not see.
-
-A rule sees the request before its handler: it answers a request it may not run at all with
-Kafka's error (CLUSTER_, GROUP_, TRANSACTIONAL_ID_, TOPIC_AUTHORIZATION_FAILED), and for
-per-topic requests takes the topics the principal may not touch out of the request, runs the
-handler on the rest, then puts them back into the response with the error, so a handler never
-sees a resource it must not serve. The few checks Kafka makes after the coordinator answered
-(the Streams group's internal topics, the topics a regular expression resolves to) are made
-where the answer is known, with ``authz_check.topic_permission`` / ``unauthorized_to_create``.
-
-An API without a row here is refused (closed connection) by ``kafpy.broker.authorization``,
-which applies the table; the HTTP routes' rules live beside it in ``kafpy.broker.http_acls``.
-
-Who may call it: ``kafpy.broker.authorization`` (``guard_registry``). Pure functions of one
-request.
+"""Every Kafka API's authorization rule, one row each in ``RULES``: the operations Kafka 4.4's
+KafkaApis (or, for what a KRaft broker forwards, its ControllerApis) checks, the error each
+refusal answers and what is filtered out of an answer. A rule runs before its handler: it
+refuses a request outright, or takes the resources the principal may not touch out of it, runs
+the handler on the rest and answers them with the error, so a handler never sees what it must
+not serve. Checks Kafka makes after the coordinator answered (the topics a regular expression
+resolves to, a Streams group's internal topics) use ``authz_check.topic_permission`` and
+``unauthorized_to_create`` where the answer is known. An API without a row is refused (closed
+connection) by ``kafpy.broker.authorization``, which applies the table; the HTTP routes' rules
+live beside it in ``kafpy.broker.http_acls``. Pure functions of one request.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.broker.authz_check import (AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule,
-                                      filter_items, filter_topics, group_rule, no_check, top_error)
+from kafpy.broker.authz_check import (
+    AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items, filter_topics, group_rule,
+    hide_groups_naming_denied_topics, no_check, top_error, topic_allowed, topic_id_of)
 from kafpy.broker.handler import CloseConnection, RequestContext
 from kafpy.broker.handlers.share import ack_error, fetch_error
+from kafpy.broker.handlers.share_state import SHARE_STATE_ERROR_FIELDS
 from kafpy.broker.metadata_responses import EncodedMetadataResponse
 from kafpy.broker.security.acl import CLUSTER_NAME, AclOperation as Op, ResourceType
 
@@ -35,10 +30,6 @@ TOPIC_FAILED = ErrorCode.TOPIC_AUTHORIZATION_FAILED
 GROUP_FAILED = ErrorCode.GROUP_AUTHORIZATION_FAILED
 TXN_FAILED = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
 CLUSTER_FAILED = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-
-
-def _topic(az: AuthzCheck, op: Op) -> Callable[[str], bool]:
-    return lambda name: az.ok(op, ResourceType.TOPIC, name)
 
 
 # -- produce, fetch, offsets, metadata -------------------------------------------------------
@@ -153,7 +144,7 @@ TXN_COMMIT = COMMIT
 async def offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return await filter_topics(az, ctx, req, func, COMMIT, lambda _n: False, GROUP_FAILED)
-    return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
 async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -164,7 +155,7 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next
             return top_error(ctx, GROUP_FAILED) if ctx.api_version >= 2 else await filter_topics(
                 az, ctx, req, func, OFFSET_FETCH_V7, lambda _n: False, GROUP_FAILED)
         named = req.topics is not None
-        resp = await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, _topic(az, Op.DESCRIBE))
+        resp = await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, topic_allowed(az, Op.DESCRIBE))
         if not named:
             resp.topics = [t for t in resp.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
         return resp
@@ -230,7 +221,7 @@ async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
 async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED)
-    return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
 async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -243,24 +234,6 @@ async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any
     return await func(ctx, req)
 
 
-DESCRIBED_UNAUTHORIZED = "The group has described topic(s) that the client is not authorized to describe."
-
-
-def _hide_groups_naming_denied_topics(az: AuthzCheck, resp: Any, D: type, targets: bool) -> None:
-    """Kafka 4.4's describe of a modern group: a group whose members' assignments (and target
-    assignments, ``targets``) name a topic the caller may not DESCRIBE is answered
-    TOPIC_AUTHORIZATION_FAILED without its members."""
-    for i, g in enumerate(resp.groups):
-        if g.error_code != ErrorCode.NONE:
-            continue
-        names = {tp.topic_name for m in g.members
-                 for a in ((m.assignment, m.target_assignment) if targets else (m.assignment,)) if a is not None
-                 for tp in a.topic_partitions}
-        if not all(az.ok(Op.DESCRIBE, ResourceType.TOPIC, n) for n in sorted(names)):
-            resp.groups[i] = D(group_id=g.group_id, error_code=TOPIC_FAILED, error_message=DESCRIBED_UNAUTHORIZED,
-                               members=[])
-
-
 async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     D = M.ConsumerGroupDescribeResponse.DescribedGroup
     resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
@@ -268,7 +241,7 @@ async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any,
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1,
                                               assignor_name="", members=[]))
-    _hide_groups_naming_denied_topics(az, resp, D, targets=True)
+    hide_groups_naming_denied_topics(az, resp, D, targets=True)
     return resp
 
 
@@ -315,7 +288,7 @@ async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, f
         return await cluster_rule(Op.CLUSTER_ACTION)(az, ctx, req, func)
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.v3_and_below_transactional_id):
         return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, lambda _n: False, TXN_FAILED)
-    return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, _topic(az, Op.WRITE))
+    return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, topic_allowed(az, Op.WRITE))
 
 
 async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -337,7 +310,7 @@ async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func:
         return await filter_topics(az, ctx, req, func, TXN_COMMIT, lambda _n: False, TXN_FAILED)
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return await filter_topics(az, ctx, req, func, TXN_COMMIT, lambda _n: False, GROUP_FAILED)
-    return await filter_topics(az, ctx, req, func, TXN_COMMIT, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, TXN_COMMIT, topic_allowed(az, Op.READ))
 
 
 async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -412,12 +385,12 @@ async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: Any, func:
 
 
 async def delete_records(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.DELETE))
+    return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.DELETE))
 
 
 async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
-    return await filter_topics(az, ctx, req, func, path, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, path, topic_allowed(az, Op.READ))
 
 
 CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_GROUP = 2, 4, 8, 32
@@ -528,7 +501,7 @@ async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, fu
     resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[]))
-    _hide_groups_naming_denied_topics(az, resp, D, targets=False)
+    hide_groups_naming_denied_topics(az, resp, D, targets=False)
     return resp
 
 
@@ -561,11 +534,6 @@ async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req:
     return resp
 
 
-def _topic_id(ctx: RequestContext, name: str) -> bytes:
-    info = ctx.services.metadata_cache.topic(name)
-    return bytes(info.topic_id) if info is not None and getattr(info, "topic_id", None) else bytes(16)
-
-
 async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     """READ on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller may
     not READ are answered TOPIC_AUTHORIZATION_FAILED per partition."""
@@ -577,7 +545,7 @@ async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: An
     req.topics = [t for t in req.topics if t not in denied]
     # nothing left: Kafka's coordinator answers an empty success without touching the group
     resp = await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[])
-    resp.responses.extend(T(topic_name=t.topic_name, topic_id=_topic_id(ctx, t.topic_name), partitions=[
+    resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name), partitions=[
         P(partition_index=p.partition_index, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
         for p in t.partitions]) for t in denied)
     return resp
@@ -593,21 +561,9 @@ async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: A
     req.topics = [t for t in req.topics if t not in denied]
     resp = await func(ctx, req)
     if resp.error_code == ErrorCode.NONE:   # else the coordinator's error is the whole answer, as in Kafka
-        resp.responses.extend(T(topic_name=t.topic_name, topic_id=_topic_id(ctx, t.topic_name),
+        resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name),
                                 error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
     return resp
-
-
-_SHARE_STATE_FAILED = {
-    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (M.InitializeShareGroupStateResponse, {}),
-    ApiKey.READ_SHARE_GROUP_STATE: (M.ReadShareGroupStateResponse,
-                                    {"state_epoch": 0, "start_offset": -1, "state_batches": []}),
-    ApiKey.WRITE_SHARE_GROUP_STATE: (M.WriteShareGroupStateResponse, {}),
-    ApiKey.DELETE_SHARE_GROUP_STATE: (M.DeleteShareGroupStateResponse, {}),
-    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (M.ReadShareGroupStateSummaryResponse,
-                                            {"state_epoch": 0, "leader_epoch": -1, "start_offset": -1,
-                                             "delivery_complete_count": -1}),
-}
 
 
 async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -615,7 +571,7 @@ async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: 
     (Kafka's getErrorResponse of these requests)."""
     if az.cluster(Op.CLUSTER_ACTION):
         return await func(ctx, req)
-    resp_cls, extra = _SHARE_STATE_FAILED[ApiKey(ctx.header.request_api_key)]
+    resp_cls, extra = SHARE_STATE_ERROR_FIELDS[ApiKey(ctx.header.request_api_key)]
     result_cls = getattr(resp_cls, resp_cls.FIELDS[0].type.lstrip("[]"))
     error = CLUSTER_FAILED
     return resp_cls(results=[result_cls(topic_id=t.topic_id, partitions=[
@@ -711,7 +667,7 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: describe_share_group_offsets,
     ApiKey.ALTER_SHARE_GROUP_OFFSETS: alter_share_group_offsets,
     ApiKey.DELETE_SHARE_GROUP_OFFSETS: delete_share_group_offsets,
-    **{key: share_state_rule for key in _SHARE_STATE_FAILED},   # the share coordinator's persister RPCs
+    **{key: share_state_rule for key in SHARE_STATE_ERROR_FIELDS},   # the share coordinator's persister RPCs
     # transactions
     ApiKey.INIT_PRODUCER_ID: init_producer_id,
     ApiKey.ADD_PARTITIONS_TO_TXN: add_partitions_to_txn,

@@ -188,6 +188,35 @@ async def filter_items(ctx: RequestContext, req: Any, func: Next, items_attr: st
     return resp
 
 
+DESCRIBED_UNAUTHORIZED = "The group has described topic(s) that the client is not authorized to describe."
+
+
+def hide_groups_naming_denied_topics(az: AuthzCheck, resp: Any, D: type, targets: bool) -> None:
+    """Kafka 4.4's describe of a modern group: a group whose members' assignments (and target
+    assignments, ``targets``) name a topic the caller may not DESCRIBE is answered
+    TOPIC_AUTHORIZATION_FAILED without its members."""
+    for i, g in enumerate(resp.groups):
+        if g.error_code != ErrorCode.NONE:
+            continue
+        names = {tp.topic_name for m in g.members
+                 for a in ((m.assignment, m.target_assignment) if targets else (m.assignment,)) if a is not None
+                 for tp in a.topic_partitions}
+        if not all(az.ok(AclOperation.DESCRIBE, ResourceType.TOPIC, n) for n in sorted(names)):
+            resp.groups[i] = D(group_id=g.group_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                               error_message=DESCRIBED_UNAUTHORIZED, members=[])
+
+
+def topic_id_of(ctx: RequestContext, name: str) -> bytes:
+    """The topic's id, or the zero id when it does not exist (as Kafka answers it)."""
+    info = ctx.services.metadata_cache.topic(name)
+    return bytes(info.topic_id) if info is not None and getattr(info, "topic_id", None) else bytes(16)
+
+
+def topic_allowed(az: AuthzCheck, op: AclOperation) -> Callable[[str], bool]:
+    """``name -> az.ok(op, TOPIC, name)``, for ``filter_topics``."""
+    return lambda name: az.ok(op, ResourceType.TOPIC, name)
+
+
 async def no_check(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     """Served to anyone (ApiVersions, the SASL exchange)."""
     return await func(ctx, req)

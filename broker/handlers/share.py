@@ -22,7 +22,7 @@ from kafpy.protocol.messages import (ShareAcknowledgeRequest, ShareAcknowledgeRe
 
 from kafpy.broker.authz_check import topic_permission
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.security.acl import AclOperation, ResourceType
+from kafpy.broker.security.acl import AclOperation
 from kafpy.broker.share.share_partition import AckBatch, AcquireMode
 from kafpy.broker.share.share_partition_manager import ShareFetchParams, ShareFetchResult, SharePartitionRef
 from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareSession, ShareSessionError,

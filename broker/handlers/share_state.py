@@ -134,6 +134,20 @@ async def handle_read_share_group_state_summary(ctx: RequestContext, req: Any) -
     return await _per_partition(ctx, req, R, answer, failed)
 
 
+# What each persister RPC's refusal carries beside its error (Kafka's getErrorResponse);
+# the authorization rule (``kafpy.broker.authorization_rules``) answers with it.
+SHARE_STATE_ERROR_FIELDS = {
+    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (M.InitializeShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE: (M.ReadShareGroupStateResponse,
+                                    {"state_epoch": 0, "start_offset": -1, "state_batches": []}),
+    ApiKey.WRITE_SHARE_GROUP_STATE: (M.WriteShareGroupStateResponse, {}),
+    ApiKey.DELETE_SHARE_GROUP_STATE: (M.DeleteShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (M.ReadShareGroupStateSummaryResponse,
+                                            {"state_epoch": 0, "leader_epoch": -1, "start_offset": -1,
+                                             "delivery_complete_count": -1}),
+}
+
+
 HANDLERS = [
     Handler(ApiKey.INITIALIZE_SHARE_GROUP_STATE, 0, 0, handle_initialize_share_group_state),
     Handler(ApiKey.READ_SHARE_GROUP_STATE, 0, 0, handle_read_share_group_state),

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import pytest
 
 from kafpy.broker.apis import ApiRegistry
-from kafpy.broker.authorization_rules import RULES
+from kafpy.broker.authorization import RULES
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection, create_topic
