@@ -76,9 +76,10 @@ async def list_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next
 
 
 async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    if getattr(req, "replica_id", -1) >= 0:
-        allowed = az.cluster(Op.CLUSTER_ACTION)
-        return await filter_topics(az, ctx, req, func, EPOCHS, lambda _n: allowed)
+    """CLUSTER_ACTION on the cluster serves every topic; else DESCRIBE on each (Kafka 4.4,
+    whoever the replica id claims to be)."""
+    if az.cluster(Op.CLUSTER_ACTION):
+        return await func(ctx, req)
     return await filter_topics(az, ctx, req, func, EPOCHS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
 
 
@@ -191,6 +192,13 @@ async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: Any, func: 
     C = M.FindCoordinatorResponse.Coordinator
     return await filter_items(ctx, req, func, "coordinator_keys", lambda k: k, allowed,
                               "coordinators", lambda _r, k: C(key=k, node_id=-1, host="", port=-1, error_code=code))
+
+
+async def sync_group(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """v5+ without the protocol type and name is INCONSISTENT_GROUP_PROTOCOL before any check."""
+    if ctx.api_version >= 5 and (req.protocol_type is None or req.protocol_name is None):
+        return top_error(ctx, ErrorCode.INCONSISTENT_GROUP_PROTOCOL, assignment=b"")
+    return await group_rule(Op.READ)(az, ctx, req, func)
 
 
 async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -360,20 +368,21 @@ async def create_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
 
 
 async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DELETE on the cluster (every topic) or on each topic, as Kafka's controller checks it."""
     R = M.DeleteTopicsResponse.DeletableTopicResult
-    if ctx.api_version < 6:
-        return await filter_items(ctx, req, func, "topic_names", lambda n: n,
-                                  lambda n: az.ok(Op.DELETE, ResourceType.TOPIC, n), "responses",
-                                  lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
     cache = ctx.services.metadata_cache
+    cluster_ok = az.cluster(Op.DELETE)
+    deletable = lambda n: cluster_ok or az.ok(Op.DELETE, ResourceType.TOPIC, n)  # noqa: E731
+    if ctx.api_version < 6:
+        return await filter_items(ctx, req, func, "topic_names", lambda n: n, deletable, "responses",
+                                  lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
 
     def name_of(t: Any) -> str:
         if t.name is None and t.topic_id is not None:
             info = cache.topic_by_id(t.topic_id)
             return info.name if info is not None else ""
         return t.name or ""
-    return await filter_items(ctx, req, func, "topics", name_of,
-                              lambda n: not n or az.ok(Op.DELETE, ResourceType.TOPIC, n), "responses",
+    return await filter_items(ctx, req, func, "topics", name_of, lambda n: not n or deletable(n), "responses",
                               lambda _r, t: R(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))
 
 
@@ -623,9 +632,7 @@ async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: Any, fun
 # -- the table: one row per API the broker serves ---------------------------------------------
 RULES: dict[ApiKey, Rule] = {
     # served to anyone: ApiVersions and the SASL exchange
-    ApiKey.API_VERSIONS: no_check,
-    ApiKey.SASL_HANDSHAKE: no_check,
-    ApiKey.SASL_AUTHENTICATE: no_check,
+    ApiKey.API_VERSIONS: no_check, ApiKey.SASL_HANDSHAKE: no_check, ApiKey.SASL_AUTHENTICATE: no_check,
     # produce, fetch, offsets, metadata
     ApiKey.PRODUCE: produce,
     ApiKey.FETCH: fetch,
@@ -633,24 +640,18 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.METADATA: metadata,
     ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch,
     # controller and broker-to-broker requests
-    ApiKey.LEADER_AND_ISR: cluster_rule(Op.CLUSTER_ACTION),
-    ApiKey.STOP_REPLICA: cluster_rule(Op.CLUSTER_ACTION),
-    ApiKey.UPDATE_METADATA: cluster_rule(Op.CLUSTER_ACTION),
-    ApiKey.CONTROLLED_SHUTDOWN: cluster_rule(Op.CLUSTER_ACTION),
-    ApiKey.ALTER_PARTITION: cluster_rule(Op.CLUSTER_ACTION),
-    ApiKey.ALLOCATE_PRODUCER_IDS: cluster_rule(Op.CLUSTER_ACTION),
-    ApiKey.ELECT_LEADERS: cluster_rule(Op.ALTER),
-    ApiKey.ALTER_PARTITION_REASSIGNMENTS: cluster_rule(Op.ALTER),
+    **{key: cluster_rule(Op.CLUSTER_ACTION) for key in (
+        ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
+        ApiKey.ALTER_PARTITION, ApiKey.ALLOCATE_PRODUCER_IDS)},
+    **{key: cluster_rule(Op.ALTER) for key in (
+        ApiKey.ELECT_LEADERS, ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.UPDATE_FEATURES)},
     ApiKey.LIST_PARTITION_REASSIGNMENTS: cluster_rule(Op.DESCRIBE),
-    ApiKey.UPDATE_FEATURES: cluster_rule(Op.ALTER),
     # groups
     ApiKey.OFFSET_COMMIT: offset_commit,
     ApiKey.OFFSET_FETCH: offset_fetch,
     ApiKey.FIND_COORDINATOR: find_coordinator,
-    ApiKey.JOIN_GROUP: group_rule(Op.READ),
-    ApiKey.HEARTBEAT: group_rule(Op.READ),
-    ApiKey.LEAVE_GROUP: group_rule(Op.READ),
-    ApiKey.SYNC_GROUP: group_rule(Op.READ),
+    **{key: group_rule(Op.READ) for key in (ApiKey.JOIN_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP)},
+    ApiKey.SYNC_GROUP: sync_group,
     ApiKey.DESCRIBE_GROUPS: describe_groups,
     ApiKey.LIST_GROUPS: list_groups,
     ApiKey.DELETE_GROUPS: delete_groups,
@@ -660,10 +661,8 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.STREAMS_GROUP_HEARTBEAT: streams_group_heartbeat,
     ApiKey.STREAMS_GROUP_DESCRIBE: streams_group_describe,
     # share groups
-    ApiKey.SHARE_GROUP_HEARTBEAT: share_group_heartbeat,
-    ApiKey.SHARE_GROUP_DESCRIBE: share_group_describe,
-    ApiKey.SHARE_FETCH: share_rule,
-    ApiKey.SHARE_ACKNOWLEDGE: share_rule,
+    ApiKey.SHARE_GROUP_HEARTBEAT: share_group_heartbeat, ApiKey.SHARE_GROUP_DESCRIBE: share_group_describe,
+    ApiKey.SHARE_FETCH: share_rule, ApiKey.SHARE_ACKNOWLEDGE: share_rule,
     ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: describe_share_group_offsets,
     ApiKey.ALTER_SHARE_GROUP_OFFSETS: alter_share_group_offsets,
     ApiKey.DELETE_SHARE_GROUP_OFFSETS: delete_share_group_offsets,
