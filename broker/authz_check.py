@@ -100,7 +100,7 @@ def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
 
 def nested(owner: type, struct: type, field: str) -> type:
     """The struct class of array ``field`` of ``struct`` (generated classes hang off ``owner``)."""
-    for f in struct.FIELDS:
+    for f in getattr(struct, "FIELDS"):
         if f.name == field:
             return getattr(owner, f.type.lstrip("[]"))
     raise KeyError(field)
@@ -140,7 +140,8 @@ async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     topics = getattr(holder, path.req_topics)
     if not topics:
         return await func(ctx, req)
-    keep, denied = [], []
+    keep: list[tuple[Any, str | None]] = []
+    denied: list[tuple[Any, str | None]] = []
     for t in topics:
         name = _topic_name(ctx, t, path)
         (keep if name is None or allowed(name) else denied).append((t, name))
@@ -154,13 +155,13 @@ async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     return resp
 
 
-def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: list[tuple[Any, str]],
+def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: list[tuple[Any, str | None]],
                      code: ErrorCode) -> None:
     """Appends an entry per denied request topic to ``holder``'s response topics."""
     owner = type(resp)
     T = nested(owner, type(holder), path.resp_topics)
     P = nested(owner, T, path.resp_parts)
-    T_fields = set(T.__slots__)
+    T_fields = set(getattr(T, "__slots__"))
     out = getattr(holder, path.resp_topics)
     for t, name in denied:
         parts = getattr(t, path.req_parts) or []

@@ -128,7 +128,7 @@ def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> l
     return [*status, (MISSING_INTERNAL_TOPICS, why)]
 
 
-async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGroupHeartbeatResponse:
+async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> StreamsGroupHeartbeatResponse:
     R = StreamsGroupHeartbeatResponse
     streams = _streams_coordinator(ctx)
     if streams is None:
@@ -191,7 +191,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
     return out
 
 
-async def handle_streams_group_describe(ctx: RequestContext, req) -> StreamsGroupDescribeResponse:
+async def handle_streams_group_describe(ctx: RequestContext, req: Any) -> StreamsGroupDescribeResponse:
     R = StreamsGroupDescribeResponse
     streams = _streams_coordinator(ctx)
     groups = []
