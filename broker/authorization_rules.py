@@ -19,7 +19,8 @@ from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.authz_check import (
     AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items, filter_topics, group_rule,
-    hide_groups_naming_denied_topics, no_check, top_error, topic_allowed, topic_id_of)
+    hide_groups_naming_denied_topics, hide_streams_groups_naming_denied_topics, no_check, top_error,
+    topic_allowed, topic_id_of)
 from kafpy.broker.handler import CloseConnection, RequestContext
 from kafpy.broker.handlers.share import ack_error, fetch_error
 from kafpy.broker.handlers.share_state import SHARE_STATE_ERROR_FIELDS
@@ -271,10 +272,12 @@ async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any,
 
 async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     D = M.StreamsGroupDescribeResponse.DescribedGroup
-    return await filter_items(ctx, req, func, "group_ids", lambda g: g,
+    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1, members=[]))
+    hide_streams_groups_naming_denied_topics(az, resp, D)
+    return resp
 
 
 # -- transactions ----------------------------------------------------------------------------
@@ -656,10 +659,8 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.LIST_GROUPS: list_groups,
     ApiKey.DELETE_GROUPS: delete_groups,
     ApiKey.OFFSET_DELETE: offset_delete,
-    ApiKey.CONSUMER_GROUP_HEARTBEAT: consumer_group_heartbeat,
-    ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe,
-    ApiKey.STREAMS_GROUP_HEARTBEAT: streams_group_heartbeat,
-    ApiKey.STREAMS_GROUP_DESCRIBE: streams_group_describe,
+    ApiKey.CONSUMER_GROUP_HEARTBEAT: consumer_group_heartbeat, ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe,
+    ApiKey.STREAMS_GROUP_HEARTBEAT: streams_group_heartbeat, ApiKey.STREAMS_GROUP_DESCRIBE: streams_group_describe,
     # share groups
     ApiKey.SHARE_GROUP_HEARTBEAT: share_group_heartbeat, ApiKey.SHARE_GROUP_DESCRIBE: share_group_describe,
     ApiKey.SHARE_FETCH: share_rule, ApiKey.SHARE_ACKNOWLEDGE: share_rule,

@@ -207,6 +207,24 @@ def hide_groups_naming_denied_topics(az: AuthzCheck, resp: Any, D: type, targets
                                error_message=DESCRIBED_UNAUTHORIZED, members=[])
 
 
+STREAMS_DESCRIBED_UNAUTHORIZED = "The described group uses topics that the client is not authorized to describe."
+
+
+def hide_streams_groups_naming_denied_topics(az: AuthzCheck, resp: Any, D: type) -> None:
+    """Kafka 4.4's StreamsGroupDescribe: a group whose topology names a topic (source,
+    repartition, changelog) the caller may not DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED
+    without its members and topology."""
+    for i, g in enumerate(resp.groups):
+        if g.error_code != ErrorCode.NONE or g.topology is None:
+            continue
+        names = {n for s in g.topology.subtopologies for n in (
+            *s.source_topics, *s.repartition_sink_topics, *(t.name for t in s.repartition_source_topics),
+            *(t.name for t in s.state_changelog_topics))}
+        if not all(az.ok(AclOperation.DESCRIBE, ResourceType.TOPIC, n) for n in sorted(names)):
+            resp.groups[i] = D(group_id=g.group_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                               error_message=STREAMS_DESCRIBED_UNAUTHORIZED, members=[])
+
+
 def topic_id_of(ctx: RequestContext, name: str) -> bytes:
     """The topic's id, or the zero id when it does not exist (as Kafka answers it)."""
     info = ctx.services.metadata_cache.topic(name)

@@ -344,6 +344,35 @@ def test_share_group_offsets_apis_need_the_group_and_the_topics(brokers, kind):
         (secret, [E.TOPIC_AUTHORIZATION_FAILED])]
 
 
+@BOTH
+def test_streams_group_describe_of_a_topology_naming_a_topic_the_caller_may_not_describe(brokers, kind):
+    b = brokers[kind]
+    app = unique("sdesc")
+    source = f"{app}-in"
+    create_topic(b.port, source)
+    Q = M.StreamsGroupHeartbeatRequest
+    topology = Q.Topology(epoch=0, subtopologies=[Q.Subtopology(
+        subtopology_id="0", source_topics=[source], source_topic_regex=[], state_changelog_topics=[],
+        repartition_sink_topics=[], repartition_source_topics=[], copartition_groups=[])])
+
+    def beat() -> tuple[Any, int]:
+        request(b, 10, 3, M.FindCoordinatorRequest(key=app, key_type=0))
+        r = request(b, 88, 0, Q(group_id=app, member_id=uuid.uuid4().hex[:22], member_epoch=0,
+                                endpoint_information_epoch=-1, rebalance_timeout_ms=30000, topology=topology,
+                                process_id=uuid.uuid4().hex, user_endpoint=None, client_tags=[],
+                                active_tasks=[], standby_tasks=[], warmup_tasks=[]))
+        return r, r.error_code
+    assert _retry(beat).error_code == E.NONE
+    D = M.StreamsGroupDescribeRequest
+    (before,) = request(b, 89, 0, D(group_ids=[app], include_authorized_operations=False)).groups
+    assert before.error_code == E.NONE and before.members
+    deny(b, TOPIC, source, DESCRIBE_OP)
+    (g,) = request(b, 89, 0, D(group_ids=[app], include_authorized_operations=False)).groups
+    assert (g.error_code, g.error_message, g.members, g.topology) == (
+        E.TOPIC_AUTHORIZATION_FAILED, "The described group uses topics that the client is not authorized to describe.",
+        [], None)
+
+
 # -- client quotas (last: they take cluster rights away) ------------------------------------------
 @BOTH
 def test_z_client_quotas_need_describe_configs_and_alter_configs_on_the_cluster(brokers, kind):
