@@ -498,8 +498,6 @@ def _send(b: Any, api_key: int, version: int, names: dict[str, str]) -> str:
     cls = codec.request_class(api_key, version)
     req = fill(cls, cls, api_key, version, names["topic"], names["group"], bytes(16))
     _rename(req, "txn-walk", names["txn"])
-    if api_key == 14:   # v5+ without protocol type and name: INCONSISTENT_GROUP_PROTOCOL before any check
-        req.protocol_type, req.protocol_name = "consumer", "range"
     with RawConnection("127.0.0.1", b.port, timeout=30) as c:
         try:
             c.sock.sendall(c.frame(api_key, version, req))
