@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable
 
-import re2
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 __all__ = ["UserRegex", "compile_user_regex", "InvalidUserRegex"]
 
