@@ -44,7 +44,8 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerG
         server_assignor=req.server_assignor, owned=owned, client_id=ctx.client_id or "",
         client_host=client_host(ctx), api_version=ctx.api_version,
         now_ms=ctx.services.group_coordinator.now_ms(),
-        topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE))
+        topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
+        acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
     r = await fut
     assignment = heartbeat_assignment(R, r.assignment) if r.error == E.NONE else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,

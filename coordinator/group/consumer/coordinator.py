@@ -19,20 +19,18 @@ sees it) and is not rolled back when the write fails: the member is answered wit
 the coordinator error, finds the coordinator again and rejoins from a state the new
 coordinator rebuilt from the log.
 
-Topics are read through `topics` (a TopicsView); a member's subscription is its topic
-names plus the topics its regular expression matches (RE2 semantics, full match, as Kafka's
-RE2/J: protocol/user_regex.py; what RE2 cannot compile is INVALID_REGULAR_EXPRESSION) among
-the topics the member's principal may DESCRIBE (`topic_authorized`, given by the broker when
-an authorizer is on: Kafka 4 resolves with the heartbeat's principal, KAFKA-18813). The group keeps each subscribed
-expression resolved (`ConsumerGroup.resolved_regexes`, written as Kafka 4.4's
-ConsumerGroupRegularExpression records): resolved when a member first brings it,
-resolved again when the set of topics changed since, tombstoned once no member uses
-it. Kafka resolves them off the heartbeat path, at most every 10 s; here it is done on
-the heartbeat (one pass over the topic names, only when they changed), so a topic
-created or deleted is followed at the next heartbeat. Each heartbeat compares a hash of
-the subscribed topics (ids and partition counts) with the one the group epoch was
-computed at, so a topic created, deleted or grown bumps the epoch.
-"""
+Topics are read through `topics` (a TopicsView); a member's subscription is its topic names
+plus the topics its regular expression fully matches (RE2, as Kafka's RE2/J:
+protocol/user_regex.py; what RE2 cannot compile is INVALID_REGULAR_EXPRESSION) among those the
+heartbeat's principal may DESCRIBE (`topic_authorized`, with an authorizer: KAFKA-18813). The
+group keeps each subscribed expression resolved (`ConsumerGroup.resolved_regexes`, written as
+Kafka 4.4's ConsumerGroupRegularExpression records): resolved when a member first brings it,
+again when the topics or the ACLs (`acl_version`) changed since, tombstoned once no member uses
+it. Kafka resolves them off the heartbeat path, at most every 10 s; here on the heartbeat (one
+pass over the topic names, only when they changed), so a topic created or deleted is followed
+at the next heartbeat. Each heartbeat compares a hash of the subscribed topics (ids and
+partition counts) with the one the group epoch was computed at: a topic created, deleted or
+grown bumps the epoch."""
 from __future__ import annotations
 
 import logging
@@ -120,6 +118,8 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         self._wakeups: list[int] = []
         self._topic_names: frozenset[str] | None = None
         self._topic_authorized: Callable[[str], bool] | None = None
+        self._acl_version = 0
+        self._regex_acl_versions: dict[tuple[str, str], int] = {}   # (group, regex) -> ACL version resolved at
         self._topics_version = 0
         self._downgraded: list = []
         classic.consumer = self
@@ -131,17 +131,17 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                   subscribed_topic_regex: str | None = None, server_assignor: str | None = None,
                   owned: Assignment | None = None, client_id: str = "", client_host: str = "",
                   api_version: int = 1, now_ms: int,
-                  topic_authorized: Callable[[str], bool] | None = None) -> Any:
+                  topic_authorized: Callable[[str], bool] | None = None, acl_version: int = 0) -> Any:
         """A future resolved with a HeartbeatResult once the group's changes are written.
         `topic_authorized(name)`: may the sender DESCRIBE the topic (None: no authorizer);
-        a regular expression resolved on this heartbeat matches only those topics."""
+        a regular expression resolved on this heartbeat matches only those topics, and is
+        resolved again once `acl_version` (moved by every ACL change) moved."""
         fut = self.classic.future_factory()
-        self._topic_authorized = topic_authorized
+        self._topic_authorized, self._acl_version = topic_authorized, acl_version
         try:
-            result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
-                                     rebalance_timeout_ms, subscribed_topic_names,
-                                     subscribed_topic_regex, server_assignor, owned, client_id,
-                                     client_host, api_version, now_ms)
+            result = self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id, rebalance_timeout_ms,
+                                     subscribed_topic_names, subscribed_topic_regex, server_assignor, owned,
+                                     client_id, client_host, api_version, now_ms)
         finally:
             self._topic_authorized = None
         if isinstance(result, HeartbeatResult):
@@ -431,14 +431,19 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         used = group.subscribed_regexes()
         for regex in [r for r in group.resolved_regexes if r not in used]:
             del group.resolved_regexes[regex]
+            self._regex_acl_versions.pop((group.group_id, regex), None)
             records.append(R.regular_expression_tombstone(group.group_id, regex))
         if not used:
             return
         names, version = self._current_topic_names()
         for regex in sorted(used):
-            old = group.resolved_regexes.get(regex)
-            if old is not None and old.version == version:
+            old, acl_key = group.resolved_regexes.get(regex), (group.group_id, regex)
+            filtered = self._topic_authorized is not None
+            if old is not None and old.version == version and (
+                    not filtered or self._regex_acl_versions.get(acl_key) == self._acl_version):
                 continue
+            if filtered:
+                self._regex_acl_versions[acl_key] = self._acl_version
             pattern = self._pattern(regex)
             topics = pattern.matching(names) if pattern else frozenset()
             if self._topic_authorized is not None:
