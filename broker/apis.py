@@ -2,41 +2,27 @@
 broker advertises exactly the APIs and versions it implements."""
 from __future__ import annotations
 
-import importlib
 import logging
+
+from types import ModuleType
 
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler
+from kafpy.broker.handlers import (
+    acls, admin, api_versions, configs, consumer_group, control, credentials, features, fetch, group, metadata,
+    offsets, produce, producers, quotas, share, share_group, share_state, streams_group, txn, txn_markers)
 
 log = logging.getLogger(__name__)
 
-# Handler modules, each exporting HANDLERS. A module that is missing (not written yet) is an
-# error at startup, not a silent gap in ApiVersions.
-HANDLER_MODULES = [
-    "kafpy.broker.handlers.api_versions",
-    "kafpy.broker.handlers.metadata",
-    "kafpy.broker.handlers.produce",
-    "kafpy.broker.handlers.fetch",
-    "kafpy.broker.handlers.offsets",
-    "kafpy.broker.handlers.admin",
-    "kafpy.broker.handlers.configs",
-    "kafpy.broker.handlers.group",
-    "kafpy.broker.handlers.features",
-    "kafpy.broker.handlers.consumer_group",
-    "kafpy.broker.handlers.share_group",
-    "kafpy.broker.handlers.share",
-    "kafpy.broker.handlers.streams_group",
-    "kafpy.broker.txn_markers",
-    "kafpy.broker.handlers.producers",
-    "kafpy.broker.handlers.txn",
-    "kafpy.broker.handlers.share_state",
-    "kafpy.broker.handlers.acls",
-    "kafpy.broker.handlers.quotas",
-    "kafpy.broker.security.handlers",
+# Every handler lives under broker/handlers/ and is registered here by an explicit import: a
+# module not listed serves nothing, and importing one has no side effect on the registry.
+HANDLER_MODULES: list[ModuleType] = [
+    api_versions, metadata, produce, fetch, offsets, admin, configs, group, features, consumer_group,
+    share_group, share, streams_group, txn_markers, producers, txn, share_state, acls, quotas, credentials,
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
-ZK_HANDLER_MODULES = ["kafpy.broker.handlers.control"]
+ZK_HANDLER_MODULES: list[ModuleType] = [control]
 
 
 class ApiRegistry:
@@ -59,10 +45,10 @@ class ApiRegistry:
         self._names: dict[int, str] = {}
 
     @classmethod
-    def load(cls, modules: list[str] | None = None, zk_mode: bool = False) -> "ApiRegistry":
+    def load(cls, modules: list[ModuleType] | None = None, zk_mode: bool = False) -> "ApiRegistry":
         handlers: list[Handler] = []
-        for name in (modules or HANDLER_MODULES) + (ZK_HANDLER_MODULES if zk_mode else []):
-            handlers.extend(importlib.import_module(name).HANDLERS)
+        for module in (modules or HANDLER_MODULES) + (ZK_HANDLER_MODULES if zk_mode else []):
+            handlers.extend(module.HANDLERS)
         return cls(handlers)
 
     def handler_for(self, api_key: int, version: int) -> Handler | None:

@@ -1,19 +1,30 @@
-"""Authorization rules for groups, transactions and admin requests (the operations Kafka's
-KafkaApis checks for each), used by ``kafpy.broker.authorization.RULES``.
-
-Who may call it: ``kafpy.broker.authorization``. Pure functions of one request.
+"""Every Kafka API's authorization rule, one row each in ``RULES``: the operations Kafka 4.4's
+KafkaApis (or, for what a KRaft broker forwards, its ControllerApis) checks, the error each
+refusal answers and what is filtered out of an answer. A rule runs before its handler: it
+refuses a request outright, or takes the resources the principal may not touch out of it, runs
+the handler on the rest and answers them with the error, so a handler never sees what it must
+not serve. Checks Kafka makes after the coordinator answered (the topics a regular expression
+resolves to, a Streams group's internal topics) use ``authz_check.topic_permission`` and
+``unauthorized_to_create`` where the answer is known. An API without a row is refused (closed
+connection) by ``kafpy.broker.authorization``, which applies the table; the HTTP routes' rules
+live beside it in ``kafpy.broker.http_acls``. Pure functions of one request.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from kafpy.protocol import messages as M
-from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode
 
-from kafpy.broker.authz_check import (AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_topics,
-                                group_rule, top_error)
-from kafpy.broker.handler import RequestContext
+from kafpy.broker.authz_check import (
+    AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items, filter_topics, group_rule,
+    hide_groups_naming_denied_topics, hide_streams_groups_naming_denied_topics, no_check, top_error,
+    topic_allowed, topic_id_of)
+from kafpy.broker.handler import CloseConnection, RequestContext
+from kafpy.broker.handlers.share import ack_error, fetch_error
+from kafpy.broker.handlers.share_state import SHARE_STATE_ERROR_FIELDS
+from kafpy.broker.metadata_responses import EncodedMetadataResponse
 from kafpy.broker.security.acl import CLUSTER_NAME, AclOperation as Op, ResourceType
 
 TOPIC_FAILED = ErrorCode.TOPIC_AUTHORIZATION_FAILED
@@ -22,24 +33,106 @@ TXN_FAILED = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
 CLUSTER_FAILED = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
 
 
-async def filter_items(ctx: RequestContext, req: Any, func: Next, items_attr: str, key: Callable[[Any], str],
-                       allowed: Callable[[str], bool], resp_attr: str, error_entry: Callable[[Any, Any], Any]) -> Any:
-    """Runs ``func`` on the items of ``req.<items_attr>`` that ``allowed`` accepts; each
-    other item is answered by ``error_entry(response, item)`` appended to ``resp.<resp_attr>``."""
-    items = getattr(req, items_attr)
-    if not items:
-        return await func(ctx, req)
-    denied = [i for i in items if not allowed(key(i))]
-    if not denied:
-        return await func(ctx, req)
-    setattr(req, items_attr, [i for i in items if allowed(key(i))])
-    resp = await func(ctx, req)
-    getattr(resp, resp_attr).extend(error_entry(resp, i) for i in denied)
+# -- produce, fetch, offsets, metadata -------------------------------------------------------
+PRODUCE = TopicPath("topic_data", "name", "partition_data", "index", "responses", "name", "partition_responses",
+                    "index")
+FETCH = TopicPath("topics", "topic", "partitions", "partition", "responses", "topic", "partitions",
+                  "partition_index")
+LIST_OFFSETS = TopicPath("topics", "name", "partitions", "partition_index", "topics", "name", "partitions",
+                         "partition_index")
+EPOCHS = TopicPath("topics", "topic", "partitions", "partition", "topics", "topic", "partitions", "partition")
+
+
+async def produce(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    tid = getattr(req, "transactional_id", None)
+    if tid is not None and not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, tid):
+        resp = await filter_topics(az, ctx, req, func, PRODUCE, lambda _n: False,
+                                   ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    else:
+        resp = await filter_topics(az, ctx, req, func, PRODUCE, lambda n: az.ok(Op.WRITE, ResourceType.TOPIC, n))
+    if req.acks == 0 and az.denied:
+        raise CloseConnection("Produce with acks=0 to topics it may not write")
     return resp
 
 
-def _topic(az: AuthzCheck, op: Op) -> Callable[[str], bool]:
-    return lambda name: az.ok(op, ResourceType.TOPIC, name)
+def _is_follower(req: Any, version: int) -> bool:
+    if version >= 15:
+        return req.replica_state is not None and req.replica_state.replica_id >= 0
+    return req.replica_id >= 0
+
+
+async def fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """A follower needs CLUSTER_ACTION. A consumer's READ is judged by the handler itself
+    (``authz_check.topic_permission``) on every partition it serves: an incremental fetch
+    session serves partitions the request does not name, and Kafka re-checks them all on
+    every fetch, so a revoked READ stops a session that already holds the topic."""
+    if _is_follower(req, ctx.api_version):
+        allowed = az.cluster(Op.CLUSTER_ACTION)
+        return await filter_topics(az, ctx, req, func, FETCH, lambda _n: allowed)
+    return await func(ctx, req)
+
+
+async def list_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    return await filter_topics(az, ctx, req, func, LIST_OFFSETS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
+
+
+async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """CLUSTER_ACTION on the cluster serves every topic; else DESCRIBE on each (Kafka 4.4,
+    whoever the replica id claims to be)."""
+    if az.cluster(Op.CLUSTER_ACTION):
+        return await func(ctx, req)
+    return await filter_topics(az, ctx, req, func, EPOCHS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
+
+
+async def metadata(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """Topics the principal may not describe are left out of an all-topics answer and
+    answered TOPIC_AUTHORIZATION_FAILED when named; a missing topic is auto-created only with
+    CREATE on the cluster or the topic; authorized operations are filled in when asked."""
+    cache = ctx.services.metadata_cache
+    explicit = bool(req.topics) or (req.topics is not None and ctx.api_version >= 1)
+    denied: list[str] = []
+    by_id = {bytes(t.topic_id) for t in req.topics or [] if t.name is None and any(bytes(t.topic_id or b''))}
+    if req.topics:
+        keep = []
+        auto = getattr(req, "allow_auto_topic_creation", True) and ctx.services.config.get("auto.create.topics.enable", True)
+        for t in req.topics:
+            name = t.name
+            if name is None:  # by id: judged on the answer
+                keep.append(t)
+            elif not az.ok(Op.DESCRIBE, ResourceType.TOPIC, name):
+                denied.append(name)
+            elif auto and cache.topic(name) is None and not (
+                    az.cluster(Op.CREATE) or az.ok(Op.CREATE, ResourceType.TOPIC, name)):
+                denied.append(name)
+            else:
+                keep.append(t)
+        req.topics = keep
+    resp = await func(ctx, req)
+    if isinstance(resp, EncodedMetadataResponse):
+        resp = resp.plain()   # changed below: not the cache's shared, pre-encoded entries
+    if explicit and not req.topics and ctx.api_version == 0:
+        resp.topics = []  # v0's empty list asks for every topic: none of them is wanted
+    T = type(resp).MetadataResponseTopic
+    topics = []
+    for t in resp.topics:
+        if t.name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name):
+            topics.append(t)
+        elif t.topic_id is not None and bytes(t.topic_id) in by_id:
+            # asked by id (v12+): Kafka does not tell the name of a topic it refuses
+            topics.append(T(error_code=TOPIC_FAILED, name=None, topic_id=t.topic_id, is_internal=False, partitions=[]))
+        elif explicit:
+            denied.append(t.name)
+    topics.extend(T(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=n, is_internal=False, partitions=[])
+                  for n in denied)
+    resp.topics = topics
+    if ctx.api_version >= 8:
+        if req.include_topic_authorized_operations:
+            for t in topics:
+                if t.error_code == ErrorCode.NONE and t.name is not None:
+                    t.topic_authorized_operations = az.operations_bits(ResourceType.TOPIC, t.name)
+        if ctx.api_version <= 10 and req.include_cluster_authorized_operations:
+            resp.cluster_authorized_operations = az.operations_bits(ResourceType.CLUSTER, CLUSTER_NAME)
+    return resp
 
 
 # -- groups ----------------------------------------------------------------------------------
@@ -53,7 +146,7 @@ TXN_COMMIT = COMMIT
 async def offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return await filter_topics(az, ctx, req, func, COMMIT, lambda _n: False, GROUP_FAILED)
-    return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
 async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -64,7 +157,7 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next
             return top_error(ctx, GROUP_FAILED) if ctx.api_version >= 2 else await filter_topics(
                 az, ctx, req, func, OFFSET_FETCH_V7, lambda _n: False, GROUP_FAILED)
         named = req.topics is not None
-        resp = await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, _topic(az, Op.DESCRIBE))
+        resp = await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, topic_allowed(az, Op.DESCRIBE))
         if not named:
             resp.topics = [t for t in resp.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
         return resp
@@ -102,6 +195,13 @@ async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: Any, func: 
                               "coordinators", lambda _r, k: C(key=k, node_id=-1, host="", port=-1, error_code=code))
 
 
+async def sync_group(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """v5+ without the protocol type and name is INCONSISTENT_GROUP_PROTOCOL before any check."""
+    if ctx.api_version >= 5 and (req.protocol_type is None or req.protocol_name is None):
+        return top_error(ctx, ErrorCode.INCONSISTENT_GROUP_PROTOCOL, assignment=b"")
+    return await group_rule(Op.READ)(az, ctx, req, func)
+
+
 async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     D = M.DescribeGroupsResponse.DescribedGroup
     resp = await filter_items(ctx, req, func, "groups", lambda g: g, lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g),
@@ -130,7 +230,7 @@ async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
 async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED)
-    return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
 async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -145,11 +245,13 @@ async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any
 
 async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     D = M.ConsumerGroupDescribeResponse.DescribedGroup
-    return await filter_items(ctx, req, func, "group_ids", lambda g: g,
+    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1,
                                               assignor_name="", members=[]))
+    hide_groups_naming_denied_topics(az, resp, D, targets=True)
+    return resp
 
 
 async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -170,30 +272,12 @@ async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any,
 
 async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     D = M.StreamsGroupDescribeResponse.DescribedGroup
-    return await filter_items(ctx, req, func, "group_ids", lambda g: g,
+    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1, members=[]))
-
-
-def group_rules() -> dict[ApiKey, Rule]:
-    return {
-        ApiKey.OFFSET_COMMIT: offset_commit,
-        ApiKey.OFFSET_FETCH: offset_fetch,
-        ApiKey.FIND_COORDINATOR: find_coordinator,
-        ApiKey.CONSUMER_GROUP_HEARTBEAT: consumer_group_heartbeat,
-        ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe,
-        ApiKey.STREAMS_GROUP_HEARTBEAT: streams_group_heartbeat,
-        ApiKey.STREAMS_GROUP_DESCRIBE: streams_group_describe,
-        ApiKey.JOIN_GROUP: group_rule(Op.READ),
-        ApiKey.HEARTBEAT: group_rule(Op.READ),
-        ApiKey.LEAVE_GROUP: group_rule(Op.READ),
-        ApiKey.SYNC_GROUP: group_rule(Op.READ),
-        ApiKey.DESCRIBE_GROUPS: describe_groups,
-        ApiKey.LIST_GROUPS: list_groups,
-        ApiKey.DELETE_GROUPS: delete_groups,
-        ApiKey.OFFSET_DELETE: offset_delete,
-    }
+    hide_streams_groups_naming_denied_topics(az, resp, D)
+    return resp
 
 
 # -- transactions ----------------------------------------------------------------------------
@@ -215,7 +299,7 @@ async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, f
         return await cluster_rule(Op.CLUSTER_ACTION)(az, ctx, req, func)
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.v3_and_below_transactional_id):
         return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, lambda _n: False, TXN_FAILED)
-    return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, _topic(az, Op.WRITE))
+    return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, topic_allowed(az, Op.WRITE))
 
 
 async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -237,15 +321,20 @@ async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func:
         return await filter_topics(az, ctx, req, func, TXN_COMMIT, lambda _n: False, TXN_FAILED)
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return await filter_topics(az, ctx, req, func, TXN_COMMIT, lambda _n: False, GROUP_FAILED)
-    return await filter_topics(az, ctx, req, func, TXN_COMMIT, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, TXN_COMMIT, topic_allowed(az, Op.READ))
 
 
 async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DESCRIBE on each transactional id; the topics of a transaction the caller may not
+    DESCRIBE are left out of its answer (as Kafka does)."""
     S = M.DescribeTransactionsResponse.TransactionState
-    return await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
+    resp = await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
                               lambda t: az.ok(Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t),
                               "transaction_states", lambda _r, t: S(transactional_id=t, error_code=TXN_FAILED,
                                                                     transaction_state="", topics=[]))
+    for s in resp.transaction_states:
+        s.topics = [t for t in s.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic)]
+    return resp
 
 
 async def list_transactions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
@@ -271,19 +360,6 @@ async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: Any, func:
     return resp
 
 
-def txn_rules() -> dict[ApiKey, Rule]:
-    return {
-        ApiKey.INIT_PRODUCER_ID: init_producer_id,
-        ApiKey.ADD_PARTITIONS_TO_TXN: add_partitions_to_txn,
-        ApiKey.ADD_OFFSETS_TO_TXN: add_offsets_to_txn,
-        ApiKey.END_TXN: end_txn,
-        ApiKey.TXN_OFFSET_COMMIT: txn_offset_commit,
-        ApiKey.DESCRIBE_TRANSACTIONS: describe_transactions,
-        ApiKey.LIST_TRANSACTIONS: list_transactions,
-        ApiKey.WRITE_TXN_MARKERS: write_txn_markers,
-    }
-
-
 # -- topics, configs, cluster ----------------------------------------------------------------
 async def create_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     R = M.CreateTopicsResponse.CreatableTopicResult
@@ -295,20 +371,21 @@ async def create_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
 
 
 async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DELETE on the cluster (every topic) or on each topic, as Kafka's controller checks it."""
     R = M.DeleteTopicsResponse.DeletableTopicResult
-    if ctx.api_version < 6:
-        return await filter_items(ctx, req, func, "topic_names", lambda n: n,
-                                  lambda n: az.ok(Op.DELETE, ResourceType.TOPIC, n), "responses",
-                                  lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
     cache = ctx.services.metadata_cache
+    cluster_ok = az.cluster(Op.DELETE)
+    deletable = lambda n: cluster_ok or az.ok(Op.DELETE, ResourceType.TOPIC, n)  # noqa: E731
+    if ctx.api_version < 6:
+        return await filter_items(ctx, req, func, "topic_names", lambda n: n, deletable, "responses",
+                                  lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
 
     def name_of(t: Any) -> str:
         if t.name is None and t.topic_id is not None:
             info = cache.topic_by_id(t.topic_id)
             return info.name if info is not None else ""
         return t.name or ""
-    return await filter_items(ctx, req, func, "topics", name_of,
-                              lambda n: not n or az.ok(Op.DELETE, ResourceType.TOPIC, n), "responses",
+    return await filter_items(ctx, req, func, "topics", name_of, lambda n: not n or deletable(n), "responses",
                               lambda _r, t: R(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))
 
 
@@ -320,12 +397,12 @@ async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: Any, func:
 
 
 async def delete_records(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    return await filter_topics(az, ctx, req, func, COMMIT, _topic(az, Op.DELETE))
+    return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.DELETE))
 
 
 async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
-    return await filter_topics(az, ctx, req, func, path, _topic(az, Op.READ))
+    return await filter_topics(az, ctx, req, func, path, topic_allowed(az, Op.READ))
 
 
 CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_GROUP = 2, 4, 8, 32
@@ -408,20 +485,215 @@ async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next)
     return M.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
 
 
-def admin_rules() -> dict[ApiKey, Rule]:
-    return {
-        ApiKey.CREATE_TOPICS: create_topics,
-        ApiKey.DELETE_TOPICS: delete_topics,
-        ApiKey.CREATE_PARTITIONS: create_partitions,
-        ApiKey.DELETE_RECORDS: delete_records,
-        ApiKey.DESCRIBE_PRODUCERS: describe_producers,
-        ApiKey.DESCRIBE_CONFIGS: describe_configs,
-        ApiKey.ALTER_CONFIGS: _alter_configs(M.AlterConfigsResponse.AlterConfigsResourceResponse),
-        ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(M.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
-        ApiKey.DESCRIBE_CLUSTER: describe_cluster,
-        ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs,
-        ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions,
-        ApiKey.DESCRIBE_ACLS: describe_acls,
-        ApiKey.CREATE_ACLS: create_acls,
-        ApiKey.DELETE_ACLS: delete_acls,
-    }
+# -- share groups ----------------------------------------------------------------------------
+async def share_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """READ on the group, else GROUP_AUTHORIZATION_FAILED for the whole request; READ on each
+    topic is checked by the handlers, on every partition they serve (a share session serves
+    partitions the request does not name)."""
+    if az.ok(Op.READ, ResourceType.GROUP, req.group_id or ""):
+        return await func(ctx, req)
+    failed = fetch_error if ctx.header.request_api_key == ApiKey.SHARE_FETCH else ack_error
+    return failed(GROUP_FAILED)
+
+
+async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """READ on the group, and DESCRIBE on every topic named in the subscription."""
+    if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
+        return top_error(ctx, GROUP_FAILED, heartbeat_interval_ms=0)
+    if req.subscribed_topic_names and not all(
+            az.ok(Op.DESCRIBE, ResourceType.TOPIC, t) for t in req.subscribed_topic_names):
+        return top_error(ctx, TOPIC_FAILED, heartbeat_interval_ms=0)
+    return await func(ctx, req)
+
+
+async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DESCRIBE on each group; a group whose members are assigned a topic the caller may not
+    DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED."""
+    D = M.ShareGroupDescribeResponse.DescribedGroup
+    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
+                              lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
+                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[]))
+    hide_groups_naming_denied_topics(az, resp, D, targets=False)
+    return resp
+
+
+TOPIC_FAILED_MESSAGE = "Topic authorization failed."
+
+
+async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED); named topics the caller may not
+    DESCRIBE are answered TOPIC_AUTHORIZATION_FAILED per partition, and left out of an
+    all-topics answer."""
+    R = M.DescribeShareGroupOffsetsResponse
+    G, T, P = (R.DescribeShareGroupOffsetsResponseGroup, R.DescribeShareGroupOffsetsResponseTopic,
+               R.DescribeShareGroupOffsetsResponsePartition)
+    refused = [g.group_id for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
+    req.groups = [g for g in req.groups if g.group_id not in refused]
+    denied: dict[str, list[Any]] = {}
+    for g in req.groups:
+        if g.topics is not None:
+            denied[g.group_id] = [t for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
+            g.topics = [t for t in g.topics if t not in denied[g.group_id]]
+    resp = await func(ctx, req) if req.groups else R(groups=[])
+    for g in resp.groups:
+        if g.group_id not in denied:
+            g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
+            continue
+        g.topics.extend(T(topic_name=t.topic_name, topic_id=bytes(16), partitions=[
+            P(partition_index=i, start_offset=-1, lag=-1, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
+            for i in t.partitions]) for t in denied[g.group_id])
+    resp.groups.extend(G(group_id=g, error_code=GROUP_FAILED, topics=[]) for g in refused)
+    return resp
+
+
+async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """READ on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller may
+    not READ are answered TOPIC_AUTHORIZATION_FAILED per partition."""
+    if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
+        return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
+    R = M.AlterShareGroupOffsetsResponse
+    T, P = R.AlterShareGroupOffsetsResponseTopic, R.AlterShareGroupOffsetsResponsePartition
+    denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
+    req.topics = [t for t in req.topics if t not in denied]
+    # nothing left: Kafka's coordinator answers an empty success without touching the group
+    resp = await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[])
+    resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name), partitions=[
+        P(partition_index=p.partition_index, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
+        for p in t.partitions]) for t in denied)
+    return resp
+
+
+async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DELETE on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller
+    may not READ are answered TOPIC_AUTHORIZATION_FAILED."""
+    if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
+        return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
+    T = M.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
+    denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
+    req.topics = [t for t in req.topics if t not in denied]
+    resp = await func(ctx, req)
+    if resp.error_code == ErrorCode.NONE:   # else the coordinator's error is the whole answer, as in Kafka
+        resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name),
+                                error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
+    return resp
+
+
+async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED in every partition
+    (Kafka's getErrorResponse of these requests)."""
+    if az.cluster(Op.CLUSTER_ACTION):
+        return await func(ctx, req)
+    resp_cls, extra = SHARE_STATE_ERROR_FIELDS[ApiKey(ctx.header.request_api_key)]
+    result_cls = getattr(resp_cls, resp_cls.FIELDS[0].type.lstrip("[]"))
+    error = CLUSTER_FAILED
+    return resp_cls(results=[result_cls(topic_id=t.topic_id, partitions=[
+        resp_cls.PartitionResult(partition=p.partition, error_code=error, error_message=error.name, **extra)
+        for p in t.partitions]) for t in req.topics])
+
+
+# -- SCRAM credentials ----------------------------------------------------------------------
+MESSAGE = "Cluster authorization failed."
+
+
+async def describe_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    if az.cluster(Op.DESCRIBE):
+        return await func(ctx, req)
+    R = M.DescribeUserScramCredentialsResponse
+    return R(error_code=CLUSTER_FAILED, error_message=MESSAGE, results=[
+        R.DescribeUserScramCredentialsResult(user=u.name, error_code=CLUSTER_FAILED, error_message=MESSAGE)
+        for u in req.users or []])
+
+
+async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    if az.cluster(Op.ALTER):
+        return await func(ctx, req)
+    R = M.AlterUserScramCredentialsResponse
+    users = sorted({u.name for u in req.deletions} | {u.name for u in req.upsertions})
+    return R(results=[R.AlterUserScramCredentialsResult(user=u, error_code=CLUSTER_FAILED, error_message=MESSAGE)
+                      for u in users])
+
+
+# -- client quotas ---------------------------------------------------------------------------
+async def describe_client_quotas(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """DESCRIBE_CONFIGS on the cluster."""
+    if az.cluster(Op.DESCRIBE_CONFIGS):
+        return await func(ctx, req)
+    return top_error(ctx, CLUSTER_FAILED, error_message=MESSAGE, entries=None)
+
+
+async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    """ALTER_CONFIGS on the cluster (Kafka's controller checks it); refused, every entry is
+    answered CLUSTER_AUTHORIZATION_FAILED."""
+    if az.cluster(Op.ALTER_CONFIGS):
+        return await func(ctx, req)
+    R = M.AlterClientQuotasResponse
+    return R(entries=[R.EntryData(error_code=CLUSTER_FAILED, error_message=MESSAGE, entity=[
+        R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+        for entry in req.entries])
+
+
+# -- the table: one row per API the broker serves ---------------------------------------------
+RULES: dict[ApiKey, Rule] = {
+    # served to anyone: ApiVersions and the SASL exchange
+    ApiKey.API_VERSIONS: no_check, ApiKey.SASL_HANDSHAKE: no_check, ApiKey.SASL_AUTHENTICATE: no_check,
+    # produce, fetch, offsets, metadata
+    ApiKey.PRODUCE: produce,
+    ApiKey.FETCH: fetch,
+    ApiKey.LIST_OFFSETS: list_offsets,
+    ApiKey.METADATA: metadata,
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch,
+    # controller and broker-to-broker requests
+    **{key: cluster_rule(Op.CLUSTER_ACTION) for key in (
+        ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
+        ApiKey.ALTER_PARTITION, ApiKey.ALLOCATE_PRODUCER_IDS)},
+    **{key: cluster_rule(Op.ALTER) for key in (
+        ApiKey.ELECT_LEADERS, ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.UPDATE_FEATURES)},
+    ApiKey.LIST_PARTITION_REASSIGNMENTS: cluster_rule(Op.DESCRIBE),
+    # groups
+    ApiKey.OFFSET_COMMIT: offset_commit,
+    ApiKey.OFFSET_FETCH: offset_fetch,
+    ApiKey.FIND_COORDINATOR: find_coordinator,
+    **{key: group_rule(Op.READ) for key in (ApiKey.JOIN_GROUP, ApiKey.HEARTBEAT, ApiKey.LEAVE_GROUP)},
+    ApiKey.SYNC_GROUP: sync_group,
+    ApiKey.DESCRIBE_GROUPS: describe_groups,
+    ApiKey.LIST_GROUPS: list_groups,
+    ApiKey.DELETE_GROUPS: delete_groups,
+    ApiKey.OFFSET_DELETE: offset_delete,
+    ApiKey.CONSUMER_GROUP_HEARTBEAT: consumer_group_heartbeat, ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe,
+    ApiKey.STREAMS_GROUP_HEARTBEAT: streams_group_heartbeat, ApiKey.STREAMS_GROUP_DESCRIBE: streams_group_describe,
+    # share groups
+    ApiKey.SHARE_GROUP_HEARTBEAT: share_group_heartbeat, ApiKey.SHARE_GROUP_DESCRIBE: share_group_describe,
+    ApiKey.SHARE_FETCH: share_rule, ApiKey.SHARE_ACKNOWLEDGE: share_rule,
+    ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: describe_share_group_offsets,
+    ApiKey.ALTER_SHARE_GROUP_OFFSETS: alter_share_group_offsets,
+    ApiKey.DELETE_SHARE_GROUP_OFFSETS: delete_share_group_offsets,
+    **{key: share_state_rule for key in SHARE_STATE_ERROR_FIELDS},   # the share coordinator's persister RPCs
+    # transactions
+    ApiKey.INIT_PRODUCER_ID: init_producer_id,
+    ApiKey.ADD_PARTITIONS_TO_TXN: add_partitions_to_txn,
+    ApiKey.ADD_OFFSETS_TO_TXN: add_offsets_to_txn,
+    ApiKey.END_TXN: end_txn,
+    ApiKey.TXN_OFFSET_COMMIT: txn_offset_commit,
+    ApiKey.DESCRIBE_TRANSACTIONS: describe_transactions,
+    ApiKey.LIST_TRANSACTIONS: list_transactions,
+    ApiKey.WRITE_TXN_MARKERS: write_txn_markers,
+    # topics, configs, cluster, ACLs, credentials, quotas
+    ApiKey.CREATE_TOPICS: create_topics,
+    ApiKey.DELETE_TOPICS: delete_topics,
+    ApiKey.CREATE_PARTITIONS: create_partitions,
+    ApiKey.DELETE_RECORDS: delete_records,
+    ApiKey.DESCRIBE_PRODUCERS: describe_producers,
+    ApiKey.DESCRIBE_CONFIGS: describe_configs,
+    ApiKey.ALTER_CONFIGS: _alter_configs(M.AlterConfigsResponse.AlterConfigsResourceResponse),
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(M.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
+    ApiKey.DESCRIBE_CLUSTER: describe_cluster,
+    ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs,
+    ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions,
+    ApiKey.DESCRIBE_ACLS: describe_acls,
+    ApiKey.CREATE_ACLS: create_acls,
+    ApiKey.DELETE_ACLS: delete_acls,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: describe_user_scram_credentials,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: alter_user_scram_credentials,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS: describe_client_quotas,
+    ApiKey.ALTER_CLIENT_QUOTAS: alter_client_quotas,
+}

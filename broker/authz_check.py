@@ -2,13 +2,14 @@
 topic filter that takes unauthorized topics out of a request and answers them with an error,
 and rules for requests judged on one resource (cluster, group).
 
-Who may call it: ``kafpy.broker.authorization`` and ``kafpy.broker.authorization_rules``. No state beyond
+Who may call it: ``kafpy.broker.authorization_rules``, and handlers whose checks Kafka makes
+after the coordinator answered (``topic_permission``, ``unauthorized_to_create``). No state beyond
 one request.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
@@ -79,6 +80,19 @@ def topic_permission(ctx: RequestContext, op: AclOperation) -> Callable[[str], b
     return allowed
 
 
+def unauthorized_to_create(ctx: RequestContext, names: list[str]) -> list[str]:
+    """The topics of ``names`` the request's principal may not create (none without an
+    authorizer, or with CREATE on the cluster): Kafka's check before it creates a Streams
+    group's internal topics, made after the coordinator named them."""
+    authorizer = ctx.services.authorizer
+    if authorizer is None or not names:
+        return []
+    az = AuthzCheck(ctx, authorizer)
+    if az.cluster(AclOperation.CREATE):
+        return []
+    return [n for n in names if not az.ok(AclOperation.CREATE, ResourceType.TOPIC, n)]
+
+
 def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
     """This API's response with only its top-level ``error_code`` set."""
     return codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)
@@ -86,7 +100,7 @@ def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
 
 def nested(owner: type, struct: type, field: str) -> type:
     """The struct class of array ``field`` of ``struct`` (generated classes hang off ``owner``)."""
-    for f in struct.FIELDS:
+    for f in getattr(struct, "FIELDS"):
         if f.name == field:
             return getattr(owner, f.type.lstrip("[]"))
     raise KeyError(field)
@@ -126,7 +140,8 @@ async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     topics = getattr(holder, path.req_topics)
     if not topics:
         return await func(ctx, req)
-    keep, denied = [], []
+    keep: list[tuple[Any, str | None]] = []
+    denied: list[tuple[Any, str | None]] = []
     for t in topics:
         name = _topic_name(ctx, t, path)
         (keep if name is None or allowed(name) else denied).append((t, name))
@@ -140,13 +155,13 @@ async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     return resp
 
 
-def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: list[tuple[Any, str]],
+def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: Sequence[tuple[Any, str | None]],
                      code: ErrorCode) -> None:
     """Appends an entry per denied request topic to ``holder``'s response topics."""
     owner = type(resp)
     T = nested(owner, type(holder), path.resp_topics)
     P = nested(owner, T, path.resp_parts)
-    T_fields = set(T.__slots__)
+    T_fields = set(getattr(T, "__slots__"))
     out = getattr(holder, path.resp_topics)
     for t, name in denied:
         parts = getattr(t, path.req_parts) or []
@@ -156,6 +171,69 @@ def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: list[tuple
         if "topic_id" in T_fields and getattr(t, "topic_id", None) is not None:
             entry.topic_id = t.topic_id
         out.append(entry)
+
+
+async def filter_items(ctx: RequestContext, req: Any, func: Next, items_attr: str, key: Callable[[Any], str],
+                       allowed: Callable[[str], bool], resp_attr: str, error_entry: Callable[[Any, Any], Any]) -> Any:
+    """Runs ``func`` on the items of ``req.<items_attr>`` that ``allowed`` accepts; each
+    other item is answered by ``error_entry(response, item)`` appended to ``resp.<resp_attr>``."""
+    items = getattr(req, items_attr)
+    if not items:
+        return await func(ctx, req)
+    denied = [i for i in items if not allowed(key(i))]
+    if not denied:
+        return await func(ctx, req)
+    setattr(req, items_attr, [i for i in items if allowed(key(i))])
+    resp = await func(ctx, req)
+    getattr(resp, resp_attr).extend(error_entry(resp, i) for i in denied)
+    return resp
+
+
+DESCRIBED_UNAUTHORIZED = "The group has described topic(s) that the client is not authorized to describe."
+
+
+def hide_groups_naming_denied_topics(az: AuthzCheck, resp: Any, D: type, targets: bool) -> None:
+    """Kafka 4.4's describe of a modern group: a group whose members' assignments (and target
+    assignments, ``targets``) name a topic the caller may not DESCRIBE is answered
+    TOPIC_AUTHORIZATION_FAILED without its members."""
+    for i, g in enumerate(resp.groups):
+        if g.error_code != ErrorCode.NONE:
+            continue
+        names = {tp.topic_name for m in g.members
+                 for a in ((m.assignment, m.target_assignment) if targets else (m.assignment,)) if a is not None
+                 for tp in a.topic_partitions}
+        if not all(az.ok(AclOperation.DESCRIBE, ResourceType.TOPIC, n) for n in sorted(names)):
+            resp.groups[i] = D(group_id=g.group_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                               error_message=DESCRIBED_UNAUTHORIZED, members=[])
+
+
+STREAMS_DESCRIBED_UNAUTHORIZED = "The described group uses topics that the client is not authorized to describe."
+
+
+def hide_streams_groups_naming_denied_topics(az: AuthzCheck, resp: Any, D: type) -> None:
+    """Kafka 4.4's StreamsGroupDescribe: a group whose topology names a topic (source,
+    repartition, changelog) the caller may not DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED
+    without its members and topology."""
+    for i, g in enumerate(resp.groups):
+        if g.error_code != ErrorCode.NONE or g.topology is None:
+            continue
+        names = {n for s in g.topology.subtopologies for n in (
+            *s.source_topics, *s.repartition_sink_topics, *(t.name for t in s.repartition_source_topics),
+            *(t.name for t in s.state_changelog_topics))}
+        if not all(az.ok(AclOperation.DESCRIBE, ResourceType.TOPIC, n) for n in sorted(names)):
+            resp.groups[i] = D(group_id=g.group_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                               error_message=STREAMS_DESCRIBED_UNAUTHORIZED, members=[])
+
+
+def topic_id_of(ctx: RequestContext, name: str) -> bytes:
+    """The topic's id, or the zero id when it does not exist (as Kafka answers it)."""
+    info = ctx.services.metadata_cache.topic(name)
+    return bytes(info.topic_id) if info is not None and getattr(info, "topic_id", None) else bytes(16)
+
+
+def topic_allowed(az: AuthzCheck, op: AclOperation) -> Callable[[str], bool]:
+    """``name -> az.ok(op, TOPIC, name)``, for ``filter_topics``."""
+    return lambda name: az.ok(op, ResourceType.TOPIC, name)
 
 
 async def no_check(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:

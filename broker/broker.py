@@ -324,7 +324,7 @@ class Broker:
 
     async def _write_txn_markers_locally(self, request: Any) -> Any:
         """WriteTxnMarkers for partitions this broker leads, without a connection."""
-        from kafpy.broker.txn_markers import write_txn_markers
+        from kafpy.broker.handlers.txn_markers import write_txn_markers
         return await write_txn_markers(self.services, request)
 
     def _txn_marker_client(self, node: BrokerInfo, purpose: str = "txn-marker-sender") -> Any:

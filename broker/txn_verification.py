@@ -35,7 +35,7 @@ v10 (v11+ clients know it); what the client should just retry (coordinator movin
 loading, network) as NOT_ENOUGH_REPLICAS, which does not make it refresh its metadata, and
 so CONCURRENT_TRANSACTIONS up to v11, while v12+ clients get it as it is.
 
-Who calls it: broker/handlers/produce.py and broker/txn_markers.py, on the event loop
+Who calls it: broker/handlers/produce.py and broker/handlers/txn_markers.py, on the event loop
 thread. Nothing on disk.
 """
 from __future__ import annotations

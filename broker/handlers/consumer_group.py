@@ -13,7 +13,9 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatResponse
 
+from kafpy.broker.authz_check import topic_permission
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.security.acl import AclOperation
 from kafpy.broker.handlers.modern_group import (
     authorized_operations, client_host, described_assignment, heartbeat_assignment, consumer_coordinator)
 
@@ -36,7 +38,9 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerG
         subscribed_topic_regex=req.subscribed_topic_regex if ctx.api_version >= 1 else None,
         server_assignor=req.server_assignor, owned=owned, client_id=ctx.client_id or "",
         client_host=client_host(ctx), api_version=ctx.api_version,
-        now_ms=ctx.services.group_coordinator.now_ms())
+        now_ms=ctx.services.group_coordinator.now_ms(),
+        topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
+        acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
     r = await fut
     assignment = heartbeat_assignment(R, r.assignment) if r.error == E.NONE else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,

@@ -22,7 +22,7 @@ from kafpy.protocol.messages import (ShareAcknowledgeRequest, ShareAcknowledgeRe
 
 from kafpy.broker.authz_check import topic_permission
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.security.acl import AclOperation, ResourceType
+from kafpy.broker.security.acl import AclOperation
 from kafpy.broker.share.share_partition import AckBatch, AcquireMode
 from kafpy.broker.share.share_partition_manager import ShareFetchParams, ShareFetchResult, SharePartitionRef
 from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareSession, ShareSessionError,
@@ -90,7 +90,7 @@ def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Any) -> list:
     return out
 
 
-def _fetch_error(code: ErrorCode, message: str | None = None) -> ShareFetchResponse:
+def fetch_error(code: ErrorCode, message: str | None = None) -> ShareFetchResponse:
     return F(throttle_time_ms=0, error_code=code, error_message=message, acquisition_lock_timeout_ms=0,
              responses=[], node_endpoints=[])
 
@@ -108,10 +108,10 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
     services = ctx.services
     mgr = services.share_partitions
     if not _share_groups_enabled(ctx):
-        return _fetch_error(E.UNSUPPORTED_VERSION)
+        return fetch_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
-        return _fetch_error(E.INVALID_REQUEST, "The group id and member id of a share fetch must be set")
+        return fetch_error(E.INVALID_REQUEST, "The group id and member id of a share fetch must be set")
     epoch = req.share_session_epoch
     key = ShareSessionKey(group_id, member_id)
     cache = mgr.sessions
@@ -122,12 +122,12 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
     try:
         if epoch == INITIAL_EPOCH:
             if acks:
-                return _fetch_error(E.INVALID_REQUEST, "Acknowledge data present in an initial share fetch")
+                return fetch_error(E.INVALID_REQUEST, "Acknowledge data present in an initial share fetch")
             session = cache.open(key, now, ctx.connection_id)
         else:
             session = cache.get(key, epoch, now)
     except ShareSessionError as e:
-        return _fetch_error(e.error_code, str(e))
+        return fetch_error(e.error_code, str(e))
     md = services.metadata_cache
     for t in req.topics:
         info = md.topic_by_id(t.topic_id)
@@ -191,7 +191,7 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
              node_endpoints=_node_endpoints(ctx, leaders, F.NodeEndpoint))
 
 
-def _ack_error(code: ErrorCode, message: str | None = None) -> ShareAcknowledgeResponse:
+def ack_error(code: ErrorCode, message: str | None = None) -> ShareAcknowledgeResponse:
     return A(throttle_time_ms=0, error_code=code, error_message=message, acquisition_lock_timeout_ms=0,
              responses=[], node_endpoints=[])
 
@@ -201,19 +201,19 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
     services = ctx.services
     mgr = services.share_partitions
     if not _share_groups_enabled(ctx):
-        return _ack_error(E.UNSUPPORTED_VERSION)
+        return ack_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
-        return _ack_error(E.INVALID_REQUEST, "The group id and member id of a share acknowledge must be set")
+        return ack_error(E.INVALID_REQUEST, "The group id and member id of a share acknowledge must be set")
     epoch = req.share_session_epoch
     key = ShareSessionKey(group_id, member_id)
     cache = mgr.sessions
     if epoch == INITIAL_EPOCH:
-        return _ack_error(E.INVALID_SHARE_SESSION_EPOCH, "A share acknowledge cannot open a share session")
+        return ack_error(E.INVALID_SHARE_SESSION_EPOCH, "A share acknowledge cannot open a share session")
     try:
         session = cache.get(key, epoch, services.now_ms())
     except ShareSessionError as e:
-        return _ack_error(e.error_code, str(e))
+        return ack_error(e.error_code, str(e))
     if epoch != FINAL_EPOCH:
         session.epoch = next_epoch(session.epoch)
     acks = _acks(ctx, req.topics)
@@ -240,18 +240,6 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
                         for tid, parts in by_topic.items()],
              node_endpoints=_node_endpoints(ctx, leaders, A.NodeEndpoint))
 
-
-async def share_rule(az: Any, ctx: RequestContext, req: Any, func: Any) -> Any:
-    """READ on the group, else GROUP_AUTHORIZATION_FAILED for the whole request; READ on each
-    topic is checked by the handlers, on every partition they serve (a share session serves
-    partitions the request does not name)."""
-    if az.ok(AclOperation.READ, ResourceType.GROUP, req.group_id or ""):
-        return await func(ctx, req)
-    failed = _fetch_error if ctx.header.request_api_key == ApiKey.SHARE_FETCH else _ack_error
-    return failed(E.GROUP_AUTHORIZATION_FAILED)
-
-
-SHARE_APIS = (ApiKey.SHARE_FETCH, ApiKey.SHARE_ACKNOWLEDGE)
 
 HANDLERS = [
     Handler(ApiKey.SHARE_FETCH, 1, 2, handle_share_fetch),

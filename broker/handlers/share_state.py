@@ -6,7 +6,7 @@ Thin glue between the requests and `services.share_coordinator` (a
 coordinator.share_state.service.ShareCoordinatorService): each partition of a request is one call,
 all run concurrently, each answering with Kafka's error code in its own result. As in Kafka,
 an empty group id or an empty topic list answers an empty result list. Inter-broker APIs:
-CLUSTER_ACTION is required when an authorizer is set (`share_state_rule`).
+CLUSTER_ACTION is required when an authorizer is set (``kafpy.broker.authorization_rules``).
 """
 from __future__ import annotations
 
@@ -134,8 +134,9 @@ async def handle_read_share_group_state_summary(ctx: RequestContext, req: Any) -
     return await _per_partition(ctx, req, R, answer, failed)
 
 
-# ------------------------------------------------------------------ authorization
-_FAILED = {
+# What each persister RPC's refusal carries beside its error (Kafka's getErrorResponse);
+# the authorization rule (``kafpy.broker.authorization_rules``) answers with it.
+SHARE_STATE_ERROR_FIELDS: dict[ApiKey, tuple[Any, dict[str, Any]]] = {
     ApiKey.INITIALIZE_SHARE_GROUP_STATE: (M.InitializeShareGroupStateResponse, {}),
     ApiKey.READ_SHARE_GROUP_STATE: (M.ReadShareGroupStateResponse,
                                     {"state_epoch": 0, "start_offset": -1, "state_batches": []}),
@@ -146,22 +147,6 @@ _FAILED = {
                                              "delivery_complete_count": -1}),
 }
 
-
-async def share_state_rule(az: Any, ctx: RequestContext, req: Any, func: Any) -> Any:
-    """CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED in every partition
-    (Kafka's getErrorResponse of these requests)."""
-    from kafpy.broker.security.acl import AclOperation
-    if az.cluster(AclOperation.CLUSTER_ACTION):
-        return await func(ctx, req)
-    resp_cls, extra = _FAILED[ApiKey(ctx.header.request_api_key)]
-    result_cls = getattr(resp_cls, resp_cls.FIELDS[0].type.lstrip("[]"))
-    error = E.CLUSTER_AUTHORIZATION_FAILED
-    return resp_cls(results=[result_cls(topic_id=t.topic_id, partitions=[
-        resp_cls.PartitionResult(partition=p.partition, error_code=error, error_message=error.name, **extra)
-        for p in t.partitions]) for t in req.topics])
-
-
-SHARE_STATE_APIS = tuple(_FAILED)
 
 HANDLERS = [
     Handler(ApiKey.INITIALIZE_SHARE_GROUP_STATE, 0, 0, handle_initialize_share_group_state),

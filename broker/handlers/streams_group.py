@@ -24,10 +24,11 @@ from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
+from kafpy.broker.authz_check import unauthorized_to_create
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.handlers.modern_group import authorized_operations, client_host, streams_coordinator
 from kafpy.coordinator.group.streams.group import Tasks, TaskSet
-from kafpy.coordinator.group.streams.topology import TopicInfo, from_request
+from kafpy.coordinator.group.streams.topology import MISSING_INTERNAL_TOPICS, TopicInfo, from_request
 
 log = logging.getLogger("kafka.server.AutoTopicCreationManager")
 
@@ -112,7 +113,17 @@ def create_internal_topics(ctx: RequestContext, topics: list[TopicInfo]) -> None
         asyncio.get_running_loop().create_task(create())
 
 
-async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGroupHeartbeatResponse:
+def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> list[tuple[int, str]]:
+    """MISSING_INTERNAL_TOPICS saying which topics the caller may not create (appended to the
+    status the coordinator gave, as Kafka words it)."""
+    why = f"Unauthorized to CREATE on topics {', '.join(refused)}."
+    for i, (code, detail) in enumerate(status):
+        if code == MISSING_INTERNAL_TOPICS:
+            return [*status[:i], (code, f"{detail}; {why}"), *status[i + 1:]]
+    return [*status, (MISSING_INTERNAL_TOPICS, why)]
+
+
+async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> StreamsGroupHeartbeatResponse:
     R = StreamsGroupHeartbeatResponse
     streams = streams_coordinator(ctx)
     if streams is None:
@@ -141,8 +152,14 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
         task_end_offsets=_task_offsets(req.task_end_offsets),
         now_ms=ctx.services.group_coordinator.now_ms())
     r = await fut
+    status = list(r.status or [])
     if r.topics_to_create:
-        create_internal_topics(ctx, r.topics_to_create)
+        refused = unauthorized_to_create(ctx, sorted(t.name for t in r.topics_to_create))
+        if refused:
+            # Kafka 4.4 (KAFKA-18613): nothing is created; the members hear why
+            status = _unauthorized_status(status, refused)
+        else:
+            create_internal_topics(ctx, r.topics_to_create)
     ok = r.error == E.NONE
     lag = streams.acceptable_recovery_lag(req.group_id)
     out = R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
@@ -152,7 +169,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
             heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0,
             acceptable_recovery_lag_legacy=min(lag, 2**31 - 1), acceptable_recovery_lag=lag,
             task_offset_interval_ms=streams.task_offset_interval_ms(req.group_id),
-            status=[R.Status(status_code=c, status_detail=d) for c, d in r.status] if ok else None,
+            status=[R.Status(status_code=c, status_detail=d) for c, d in status] if ok else None,
             endpoint_information_epoch=r.endpoint_information_epoch)
     if ok and r.tasks is not None:
         out.active_tasks = _task_ids(R.TaskIds, r.tasks.active)
@@ -169,7 +186,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req) -> StreamsGro
     return out
 
 
-async def handle_streams_group_describe(ctx: RequestContext, req) -> StreamsGroupDescribeResponse:
+async def handle_streams_group_describe(ctx: RequestContext, req: Any) -> StreamsGroupDescribeResponse:
     R = StreamsGroupDescribeResponse
     streams = streams_coordinator(ctx)
     groups = []

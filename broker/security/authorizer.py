@@ -67,6 +67,9 @@ class Authorizer:
     def __init__(self, config: Any, store: AclStore | None = None) -> None:
         self.config = config
         self.store = store
+        # moves whenever an ACL changes: a decision kept beyond one request (a consumer
+        # group's resolved regular expression) is made again when it moved
+        self.acl_version = 0
 
     async def start(self) -> None:
         pass
@@ -128,6 +131,7 @@ class AclAuthorizer(Authorizer):
         else:
             table[pattern.resource_type].pop(pattern.name, None)
         self._cache.clear()
+        self.acl_version += 1
 
     def bindings(self) -> list[AclBinding]:
         out = []

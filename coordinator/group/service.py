@@ -258,7 +258,7 @@ class GroupCoordinatorService(CoordinatorRuntime):
     def on_transaction_completed(self, producer_id: int, partitions: list[int], committed: bool) -> None:
         """A COMMIT (``committed``) or ABORT marker of ``producer_id`` is committed on these
         ``__consumer_offsets`` partitions: its pending transactional offsets there become
-        visible or are dropped (broker/txn_markers.py calls this)."""
+        visible or are dropped (broker/handlers/txn_markers.py calls this)."""
         self.coordinator.complete_transaction(producer_id, partitions, committed)
 
     # ------------------------------------------------------------------ FindCoordinator

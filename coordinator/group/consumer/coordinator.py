@@ -20,22 +20,21 @@ sees it) and is not rolled back when the write fails: the member is answered wit
 the coordinator error, finds the coordinator again and rejoins from a state the new
 coordinator rebuilt from the log.
 
-Topics are read through `topics` (a TopicsView); a member's subscription is its topic
-names plus the topics its regular expression matches (Python's `re.fullmatch`; RE2/J
-syntax as Kafka uses is nearly the same: see README). The group keeps each subscribed
-expression resolved (`ConsumerGroup.resolved_regexes`, written as Kafka 4.4's
-ConsumerGroupRegularExpression records): resolved when a member first brings it,
-resolved again when the set of topics changed since, tombstoned once no member uses
-it. Kafka resolves them off the heartbeat path, at most every 10 s; here it is done on
-the heartbeat (one pass over the topic names, only when they changed), so a topic
-created or deleted is followed at the next heartbeat. Each heartbeat compares a hash of
-the subscribed topics (ids and partition counts) with the one the group epoch was
-computed at, so a topic created, deleted or grown bumps the epoch.
-"""
+Topics are read through `topics` (a TopicsView); a member's subscription is its topic names
+plus the topics its regular expression fully matches (RE2, as Kafka's RE2/J:
+protocol/user_regex.py; what RE2 cannot compile is INVALID_REGULAR_EXPRESSION) among those the
+heartbeat's principal may DESCRIBE (`topic_authorized`, with an authorizer: KAFKA-18813). The
+group keeps each subscribed expression resolved (`ConsumerGroup.resolved_regexes`, written as
+Kafka 4.4's ConsumerGroupRegularExpression records): resolved when a member first brings it,
+again when the topics or the ACLs (`acl_version`) changed since, tombstoned once no member uses
+it. Kafka resolves them off the heartbeat path, at most every 10 s; here on the heartbeat (one
+pass over the topic names, only when they changed), so a topic created or deleted is followed
+at the next heartbeat. Each heartbeat compares a hash of the subscribed topics (ids and
+partition counts) with the one the group epoch was computed at: a topic created, deleted or
+grown bumps the epoch."""
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -43,6 +42,7 @@ from typing import Any, Callable, Mapping
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import encode_data
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.user_regex import InvalidUserRegex, UserRegex, compile_user_regex
 
 from kafpy.coordinator.group.consumer import records as R
 from kafpy.coordinator.group.consumer.assignors import MemberSubscription, PartitionAssignor, assignors_from_config
@@ -108,8 +108,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         self.groups: dict[str, ConsumerGroup] = classic.consumer_groups
         self._new_member_id = member_id_factory or (lambda: uuid.uuid4().hex[:22])
         self._wakeups: list[int] = []
-        self._regex_cache: dict[str, re.Pattern | None] = {}
         self._topic_names: frozenset[str] | None = None
+        self._topic_authorized: Callable[[str], bool] | None = None
+        self._acl_version = 0
+        self._regex_acl_versions: dict[tuple[str, str], int] = {}   # (group, regex) -> ACL version resolved at
         self._topics_version = 0
         self._downgraded: list[ClassicGroup] = []
 
@@ -119,13 +121,21 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                   rebalance_timeout_ms: int = -1, subscribed_topic_names: list[str] | None = None,
                   subscribed_topic_regex: str | None = None, server_assignor: str | None = None,
                   owned: Assignment | None = None, client_id: str = "", client_host: str = "",
-                  api_version: int = 1, now_ms: int) -> Completion:
-        """A future resolved with a HeartbeatResult once the group's changes are written."""
+                  api_version: int = 1, now_ms: int,
+                  topic_authorized: Callable[[str], bool] | None = None, acl_version: int = 0) -> Completion:
+        """A future resolved with a HeartbeatResult once the group's changes are written.
+        `topic_authorized(name)`: may the sender DESCRIBE the topic (None: no authorizer);
+        a regular expression resolved on this heartbeat matches only those topics, and is
+        resolved again once `acl_version` (moved by every ACL change) moved."""
         request = ConsumerGroupHeartbeat(
             group_id, member_id, member_epoch, now_ms, instance_id, rack_id, rebalance_timeout_ms,
             subscribed_topic_names, subscribed_topic_regex, server_assignor, owned, client_id,
             client_host, api_version)
-        outcome = self._heartbeat(request)
+        self._topic_authorized, self._acl_version = topic_authorized, acl_version
+        try:
+            outcome = self._heartbeat(request)
+        finally:
+            self._topic_authorized = None
         answered = self._answer_heartbeat(group_id, outcome, now_ms)
         if isinstance(outcome, CoordinatorResult) and outcome.records:
             # classic metadata of groups this heartbeat downgraded, after their tombstones
@@ -381,13 +391,12 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
 
     # ================================================================ assignment
-    def _pattern(self, regex: str) -> re.Pattern | None:
-        if regex not in self._regex_cache:
-            try:
-                self._regex_cache[regex] = re.compile(regex)
-            except re.error:
-                self._regex_cache[regex] = None
-        return self._regex_cache[regex]
+    @staticmethod
+    def _pattern(regex: str) -> UserRegex | None:
+        try:
+            return compile_user_regex(regex)
+        except InvalidUserRegex:
+            return None
 
     def _current_topic_names(self) -> tuple[frozenset[str], int]:
         """The names of the non-internal topics and a version that moves whenever
@@ -408,16 +417,23 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         used = group.subscribed_regexes()
         for regex in [r for r in group.resolved_regexes if r not in used]:
             del group.resolved_regexes[regex]
+            self._regex_acl_versions.pop((group.group_id, regex), None)
             records.append(R.regular_expression_tombstone(group.group_id, regex))
         if not used:
             return
         names, version = self._current_topic_names()
         for regex in sorted(used):
-            old = group.resolved_regexes.get(regex)
-            if old is not None and old.version == version:
+            old, acl_key = group.resolved_regexes.get(regex), (group.group_id, regex)
+            filtered = self._topic_authorized is not None
+            if old is not None and old.version == version and (
+                    not filtered or self._regex_acl_versions.get(acl_key) == self._acl_version):
                 continue
+            if filtered:
+                self._regex_acl_versions[acl_key] = self._acl_version
             pattern = self._pattern(regex)
-            topics = frozenset(n for n in names if pattern.fullmatch(n)) if pattern else frozenset()
+            topics = pattern.matching(names) if pattern else frozenset()
+            if self._topic_authorized is not None:
+                topics = frozenset(filter(self._topic_authorized, topics))
             resolved = ResolvedRegex(topics, version, now_ms)
             if old is not None and old.topics == topics:
                 # the same topics: only the version moves, nothing to write

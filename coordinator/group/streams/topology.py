@@ -175,7 +175,7 @@ def configure(topology: StreamsTopology, topics: TopicsView) -> ConfiguredTopolo
                                            t.configs))
     if to_create:
         names = sorted({t.name for t in to_create})
-        out.status = (MISSING_INTERNAL_TOPICS, f"Internal topics are missing: [{', '.join(names)}]")
+        out.status = (MISSING_INTERNAL_TOPICS, f"Internal topics are missing: {', '.join(names)}")   # as Kafka 4.4 words it
         seen: set[str] = set()
         out.internal_topics_to_create = [t for t in to_create
                                          if not (t.name in seen or seen.add(t.name))]

@@ -32,6 +32,8 @@ def _string(name: str, topic: str, group: str) -> str | None:
         return "User:ANONYMOUS"
     if name in ("host", "host_filter"):
         return "*"
+    if name in ("protocol_type", "protocol_name"):   # SyncGroup v5+ without them is refused before any check
+        return "consumer" if name == "protocol_type" else "range"
     if name in ("name", "topic", "topic_name", "resource_name", "topic_names", "resource_name_filter"):
         return topic
     return None

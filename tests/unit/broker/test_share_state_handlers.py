@@ -8,6 +8,7 @@ import asyncio
 import uuid
 from types import SimpleNamespace
 
+from kafpy.broker.authorization_rules import share_state_rule
 from kafpy.broker.handlers import share_state as H
 from kafpy.coordinator.share_state.persister import ReadStateResult, StateBatch, StateSummary
 from kafpy.protocol import messages as M
@@ -90,9 +91,9 @@ def test_cluster_action_required():
 
     async def never(ctx, req):
         raise AssertionError("the handler must not run")
-    resp = asyncio.run(H.share_state_rule(denied, _ctx(_Service(), 84), _read_request(), never))
+    resp = asyncio.run(share_state_rule(denied, _ctx(_Service(), 84), _read_request(), never))
     assert [p.error_code for p in resp.results[0].partitions] == [E.CLUSTER_AUTHORIZATION_FAILED] * 2
     allowed = SimpleNamespace(cluster=lambda op: True)
-    resp = asyncio.run(H.share_state_rule(allowed, _ctx(_Service(), 84), _read_request(),
+    resp = asyncio.run(share_state_rule(allowed, _ctx(_Service(), 84), _read_request(),
                                           H.handle_read_share_group_state))
     assert resp.results[0].partitions[0].error_code == E.NONE

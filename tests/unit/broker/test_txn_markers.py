@@ -13,7 +13,7 @@ from kafpy.broker.handlers.fetch import handle_fetch
 from kafpy.broker.handlers.offsets import handle_list_offsets
 from kafpy.broker.handlers.produce import handle_produce
 from kafpy.broker.handlers.producers import handle_describe_producers
-from kafpy.broker.txn_markers import handle_write_txn_markers, write_txn_markers
+from kafpy.broker.handlers.txn_markers import handle_write_txn_markers, write_txn_markers
 from tests.unit.broker.helpers import call
 from tests.unit.broker.test_handlers import broker  # noqa: F401 - the socket-free broker fixture
 
