@@ -84,6 +84,10 @@ assert url.rstrip("/") == "file://" + sys.argv[1].rstrip("/"), url
 import pyspark, confluent_kafka, aiokafka, kafka, kazoo, crc32c, lz4, snappy, zstandard  # noqa
 import uvloop, pytest, pytest_timeout, hypothesis  # noqa
 import aiohttp, prometheus_client, selenium, yaml, ruff, mypy  # noqa
+import celpy, jsonata  # noqa
+from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor  # noqa
+from confluent_kafka.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor  # noqa
+from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import JsonataExecutor  # noqa
 EOF
 }
 log "python: $PYTHON"
