@@ -4,8 +4,10 @@ each: Avro with a data contract (metadata and a rule set kept, ``use.latest.with
 picking the version by its metadata, ``use.latest.version``), JSON Schema, and Protobuf with a
 dependency registered under a path with a directory (``pkg/address.proto``) and the
 well-known imports confluent-kafka does not register (``google/type/date.proto``,
-``google/protobuf/timestamp.proto``). confluent-kafka's rule executors need cel-python and
-jsonata, which the test extra does not install: rules are checked as stored and answered."""
+``google/protobuf/timestamp.proto``). The data contract's rules run in confluent-kafka's own
+CEL, CEL_FIELD and JSONata executors (cel-python and jsonata-python, in the test extra), taken
+from what the registry stored and answered: a CEL condition, a CEL_FIELD transform of a tagged
+field and a JSONata UPGRADE migration between two major versions."""
 from __future__ import annotations
 
 import json
@@ -22,7 +24,10 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.schema_registry.rule_registry import RuleRegistry
-from confluent_kafka.schema_registry.serde import RuleContext, RuleExecutor
+from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
+from confluent_kafka.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor
+from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import JsonataExecutor
+from confluent_kafka.schema_registry.serde import RuleConditionError
 from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
 
 from tests.integration.registry.test_confluent_clients import consume_all, produce
@@ -81,58 +86,90 @@ def wait_ready(url: str, timeout: float = 90) -> None:
         time.sleep(0.5)
 
 
-class NonEmptyName(RuleExecutor):
-    """A CONDITION rule executor through confluent-kafka's own extension point (its CEL and
-    JSONata executors need packages the test extra does not install): the field the rule's
-    ``expr`` names must not be empty."""
-    TYPE = "NONEMPTY"
-
-    def type(self) -> str:
-        return self.TYPE
-
-    def transform(self, ctx: RuleContext, message: dict) -> bool:
-        return bool(message.get(ctx.rule.expr))
+def real_executors() -> RuleRegistry:
+    """confluent-kafka's own CEL, CEL_FIELD and JSONata executors (cel-python and
+    jsonata-python, in the test extra), in a registry of their own so the test does not depend
+    on what other tests registered globally."""
+    registry = RuleRegistry()
+    for executor in (CelExecutor(), CelFieldExecutor(), JsonataExecutor()):
+        registry.register_executor(executor)
+    return registry
 
 
-USER: dict[str, Any] = {"type": "record", "name": "User", "namespace": "ex", "fields": [{"name": "name", "type": "string"}]}
-USER_V2 = {**USER, "fields": USER["fields"] + [{"name": "email", "type": "string", "default": ""}]}
+PII = {"name": "ssn", "type": "string", "confluent:tags": ["PII"]}
+USER: dict[str, Any] = {"type": "record", "name": "User", "namespace": "ex",
+                        "fields": [{"name": "name", "type": "string"}, PII]}
+# major version 2 renames a field: incompatible, so readers on version 2 need the migration
+USER_V2: dict[str, Any] = {**USER, "fields": [{"name": "full_name", "type": "string"}, PII]}
+# the tagged field rewritten on write (the guard before ";" picks string fields)
+MASK = "typeName == 'STRING' ; value + '#masked'"
+UPGRADE = "$merge([$sift($, function($v, $k) {$k != 'name'}), {'full_name': $.'name'}])"
 
 
-def exercise(url: str, bootstrap: str, person_pb2: object) -> None:
-    client = SchemaRegistryClient({"url": url})
-    tag = uuid.uuid4().hex[:6]
+def contract(major: str, rules: dict) -> tuple[Metadata, RuleSet]:
+    return Metadata.from_dict({"properties": {"major": major}}), RuleSet.from_dict(rules)
 
-    # Avro with a data contract; the serializer picks the version by its metadata
+
+def exercise_data_contract(client: SchemaRegistryClient, bootstrap: str, tag: str) -> None:
+    """Avro with rules the registry keeps with each version and confluent-kafka's executors run:
+    a CEL condition refuses a record on write, a CEL_FIELD transform rewrites the PII-tagged
+    field on write, a JSONata migration upgrades version 1's records for a reader pinned to
+    major version 2 with ``use.latest.with.metadata``."""
     topic = f"users-{tag}"
     subject = f"{topic}-value"
-    rules = RuleSet.from_dict({"domainRules": [{"name": "checkName", "kind": "CONDITION", "mode": "WRITE",
-                                                "type": NonEmptyName.TYPE, "expr": "name"}]})
-    v1 = client.register_schema(subject, Schema(json.dumps(USER), "AVRO", [],
-                                                Metadata.from_dict({"properties": {"major": "1"}}), rules))
-    v2 = client.register_schema(subject, Schema(json.dumps(USER_V2), "AVRO", [],
-                                                Metadata.from_dict({"properties": {"major": "2"}}), rules))
+    client.set_compatibility(subject, "NONE")
+    v1 = client.register_schema(subject, Schema(json.dumps(USER), "AVRO", [], *contract("1", {"domainRules": [
+        {"name": "checkName", "kind": "CONDITION", "mode": "WRITE", "type": "CEL", "expr": "message.name != ''",
+         "doc": "v1: name must not be empty"},
+        {"name": "maskPii", "kind": "TRANSFORM", "mode": "WRITE", "type": "CEL_FIELD", "tags": ["PII"],
+         "expr": MASK}]})))
+    v2 = client.register_schema(subject, Schema(json.dumps(USER_V2), "AVRO", [], *contract("2", {
+        "domainRules": [{"name": "checkFullName", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+                         "expr": "message.full_name != ''", "doc": "v2: full_name must not be empty"},
+                        {"name": "maskPii", "kind": "TRANSFORM", "mode": "WRITE", "type": "CEL_FIELD",
+                         "tags": ["PII"], "expr": MASK}],
+        "migrationRules": [{"name": "nameToFullName", "kind": "TRANSFORM", "mode": "UPGRADE", "type": "JSONATA",
+                            "expr": UPGRADE}]})))
     assert v1 != v2
     latest = client.get_latest_version(subject)
     metadata, rule_set = latest.schema.metadata, latest.schema.rule_set
     assert metadata is not None and metadata.properties is not None
     assert metadata.properties.properties == {"major": "2"}
-    assert rule_set is not None and [r.name for r in rule_set.domain_rules or []] == ["checkName"]
+    assert rule_set is not None and [r.name for r in rule_set.migration_rules or []] == ["nameToFullName"]
     assert client.get_latest_with_metadata(subject, {"major": "1"}).schema_id == v1
+
     ctx = SerializationContext(topic, MessageField.VALUE)
-    registry = RuleRegistry()
-    registry.register_executor(NonEmptyName())
+    registry = real_executors()
+    # no schema and no rules given here: both come from what the registry answers
     pinned = AvroSerializer(client, None, conf={"auto.register.schemas": False,
                                                 "use.latest.with.metadata": {"major": "1"}}, rule_registry=registry)
     newest = AvroSerializer(client, None, conf={"auto.register.schemas": False, "use.latest.version": True},
                             rule_registry=registry)
-    produce(bootstrap, topic, [pinned({"name": "old"}, ctx), newest({"name": "new", "email": "n@x"}, ctx)])
-    # the condition the registry keeps with the version is the one the serializer runs
-    with pytest.raises(SerializationError):
-        newest({"name": "", "email": ""}, ctx)
+    produce(bootstrap, topic, [pinned({"name": "ada", "ssn": "123"}, ctx),
+                               newest({"full_name": "grace", "ssn": "456"}, ctx)])
+    # each version's CEL condition refuses the record it does not hold
+    for serializer, record, doc in ((pinned, {"name": "", "ssn": "1"}, "v1: name must not be empty"),
+                                    (newest, {"full_name": "", "ssn": "1"}, "v2: full_name must not be empty")):
+        with pytest.raises(SerializationError) as refused:
+            serializer(record, ctx)
+        assert isinstance(refused.value.__cause__, RuleConditionError)
+        assert str(refused.value.__cause__) == doc
     got = consume_all(bootstrap, topic, 2)
     assert [int.from_bytes(m.value()[1:5], "big") for m in got] == [v1, v2]
-    de = AvroDeserializer(client)
-    assert [de(m.value(), ctx) for m in got] == [{"name": "old"}, {"name": "new", "email": "n@x"}]
+    # as written: each record in its own version, the tagged field rewritten, nothing migrated
+    as_written = AvroDeserializer(client, rule_registry=registry)
+    assert [as_written(m.value(), ctx) for m in got] == [{"name": "ada", "ssn": "123#masked"},
+                                                         {"full_name": "grace", "ssn": "456#masked"}]
+    # a reader on major version 2 gets version 1's record upgraded by version 2's migration rule
+    on_v2 = AvroDeserializer(client, conf={"use.latest.with.metadata": {"major": "2"}}, rule_registry=registry)
+    assert [on_v2(m.value(), ctx) for m in got] == [{"full_name": "ada", "ssn": "123#masked"},
+                                                    {"full_name": "grace", "ssn": "456#masked"}]
+
+
+def exercise(url: str, bootstrap: str, person_pb2: object) -> None:
+    client = SchemaRegistryClient({"url": url})
+    tag = uuid.uuid4().hex[:6]
+    exercise_data_contract(client, bootstrap, tag)
 
     # JSON Schema
     topic = f"orders-{tag}"
