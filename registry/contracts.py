@@ -12,7 +12,7 @@ the schema's identity, so a schema registered with other rules is a new version.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from kafpy.registry.errors import RegistryErrorCode, RestError
 
@@ -117,3 +117,18 @@ def updated_config(old: dict | None, request: dict, level: str | None) -> dict:
             else:
                 out[key] = request[key]
     return out
+
+
+T = TypeVar("T")
+
+
+def same_group(config: dict, metadata: dict | None, versions: list[T]) -> list[T]:
+    """The ``versions`` a new schema with ``metadata`` is checked against: with the config's
+    ``compatibilityGroup`` naming a metadata property, only those whose property has the
+    same value (missing on both sides counts as the same), so a subject can hold
+    incompatible lineages (e.g. one per ``major``), as Confluent's registry does."""
+    group = config.get("compatibilityGroup")
+    if not isinstance(group, str) or not group:
+        return versions
+    value = ((metadata or {}).get("properties") or {}).get(group)
+    return [v for v in versions if ((getattr(v, "metadata", None) or {}).get("properties") or {}).get(group) == value]

@@ -176,7 +176,8 @@ class SchemaRegistry:
                 if self._same(sv, schema, normalize) and (sv.metadata, sv.rule_set) == (metadata, rule_set):
                     return sv.id
             if mode != "IMPORT":
-                messages = self.incompatibilities(schema, live, self.state.compatibility(subject))
+                messages = self.incompatibilities(schema, contracts.same_group(config, metadata, live),
+                                                  self.state.compatibility(subject))
                 if messages:
                     raise RestError(RegistryErrorCode.INCOMPATIBLE_SCHEMA,
                                     "Schema being registered is incompatible with an earlier schema for "
@@ -296,7 +297,12 @@ class SchemaRegistry:
         level = self.state.compatibility(subject)
         live = self.state.versions(subject)
         if version is None:
-            return self.incompatibilities(schema, live, level)
+            config = self.state.config_in_scope(subject)
+            previous = live[-1] if live else None
+            metadata, _ = contracts.effective(
+                config, contracts.checked(body.get("metadata"), "metadata"), None,
+                previous.metadata if previous else None, None, (previous.version + 1) if previous else 1)
+            return self.incompatibilities(schema, contracts.same_group(config, metadata, live), level)
         if version == "latest":
             targets = live[-1:]
         else:

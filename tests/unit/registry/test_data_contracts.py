@@ -95,3 +95,24 @@ def test_contract_fields_must_be_objects(sr):
     assert code_of(lambda: run(sr.register("s", {**avro(NAME), "ruleSet": [1]}))) == (42201, 422)
     with pytest.raises(RestError):
         run(sr.set_compatibility("s", None, {"defaultRuleSet": "nope"}))
+
+
+def test_a_compatibility_group_checks_only_versions_of_the_same_group(sr, log):
+    # compatibilityGroup names a metadata property: a new major version may break the old
+    # lineage, and within a lineage the level still holds (Confluent's compatibility groups)
+    run(sr.set_compatibility("g", "BACKWARD", {"compatibilityGroup": "major"}))
+    v1 = {"type": "record", "name": "U", "fields": [NAME]}
+    renamed = {"type": "record", "name": "U", "fields": [{"name": "full_name", "type": "string"}]}
+    run(sr.register("g", {"schema": json.dumps(v1), "metadata": {"properties": {"major": "1"}}}))
+    with pytest.raises(RestError) as e:   # same group: the rename without a default is refused
+        run(sr.register("g", {"schema": json.dumps(renamed), "metadata": {"properties": {"major": "1"}}}))
+    assert e.value.status == 409
+    assert sr.check_compatibility("g", None, {"schema": json.dumps(renamed),
+                                              "metadata": {"properties": {"major": "2"}}}) == []
+    run(sr.register("g", {"schema": json.dumps(renamed), "metadata": {"properties": {"major": "2"}}}))
+    assert [sv.version for sv in log.state.versions("g")] == [1, 2]
+    # without the group the same pair is refused
+    run(sr.set_compatibility("h", "BACKWARD"))
+    run(sr.register("h", {"schema": json.dumps(v1), "metadata": {"properties": {"major": "1"}}}))
+    with pytest.raises(RestError):
+        run(sr.register("h", {"schema": json.dumps(renamed), "metadata": {"properties": {"major": "2"}}}))
