@@ -243,7 +243,7 @@ async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse
         errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
-            req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now))
+            req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now, api_version=v))
     R = OffsetCommitResponse
     topics = _by_topic(order, errors, R.OffsetCommitResponsePartition)
     return R(throttle_time_ms=0, topics=[R.OffsetCommitResponseTopic(name=n, partitions=ps)

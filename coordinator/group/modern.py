@@ -36,6 +36,8 @@ class ModernGroupCoordinator:
     records in `RECORDS_NAME` (how a failed write is logged)."""
 
     RECORDS_NAME = "group records"
+    # OffsetCommit below v9 from one of its members is UNSUPPORTED_VERSION (consumer groups)
+    COMMITS_FROM_V9 = False
     classic: ClassicCoordinatorView
     groups: dict[str, Any]
     _wakeups: list[int]
@@ -215,10 +217,11 @@ class ModernGroupCoordinator:
         return ErrorCode.STALE_MEMBER_EPOCH
 
     def validate_offset_commit(self, group: Any, member_id: str, member_epoch: int,
-                               transactional: bool = False) -> ErrorCode | None:
+                               transactional: bool = False, api_version: int = 9) -> ErrorCode | None:
         """Kafka's validateOffsetCommit (called by the OffsetManager): without a member
         epoch only an empty group takes commits (admin, or a consumer outside group
-        management)."""
+        management); a consumer-protocol member commits with OffsetCommit v9 or above
+        (`api_version`: the OffsetCommit's)."""
         if member_epoch < 0 and not group.members:
             return None
         if transactional and member_epoch < 0 and not member_id:
@@ -226,6 +229,9 @@ class ModernGroupCoordinator:
         member = group.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
+        if (self.COMMITS_FROM_V9 and not transactional and api_version < 9
+                and not getattr(member, "uses_classic_protocol", False)):
+            return ErrorCode.UNSUPPORTED_VERSION
         if member_epoch != member.member_epoch:
             return self._stale_epoch_error(member)
         return None

@@ -48,16 +48,18 @@ class OffsetManager(CoordinatorBase):
     # ================================================================ OffsetCommit
     def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
                        generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
-                       now_ms: int) -> Any:
+                       now_ms: int, api_version: int = 9) -> Any:
         """A future resolved with {partition: error} once the commit is committed in
-        `__consumer_offsets` (or failed)."""
+        `__consumer_offsets` (or failed). `api_version`: the OffsetCommit's (a
+        consumer-protocol member must use v9 or above)."""
         err = self.validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         consumer_group, epochs = self._epoch_group(group_id)
         if consumer_group is not None:
             # a consumer-protocol or Streams group: the member epoch must be the member's current one
-            err = epochs.validate_offset_commit(consumer_group, member_id, generation_id)
+            err = epochs.validate_offset_commit(consumer_group, member_id, generation_id,
+                                                api_version=api_version)
             if err is not None:
                 return self._new_future({tp: err for tp in offsets})
             return self._store_offsets(consumer_group, offsets, now_ms)

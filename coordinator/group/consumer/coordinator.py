@@ -53,6 +53,7 @@ from kafpy.coordinator.group.consumer.group import (
     ConsumerGroupState, MemberState, ResolvedRegex, copy_assignment)
 from kafpy.coordinator.group.classic.group import ClassicGroup
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
+from kafpy.coordinator.group.consumer.validation import invalid_heartbeat_reason, unsupported_assignor_message
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.records import encode_offset_commit_key
@@ -92,6 +93,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     the plumbing shared with share and Streams groups: modern_group.py)."""
 
     RECORDS_NAME = "consumer group records"
+    COMMITS_FROM_V9 = True
 
     def __init__(self, classic: ClassicCoordinatorView, config: ConsumerGroupConfig, topics: TopicsView,
                  member_id_factory: Callable[[], str] | None = None,
@@ -142,34 +144,6 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             self._store_downgraded(now_ms)
         return answered
 
-    def _validate_request(self, group_id: str, member_id: str, member_epoch: int,
-                          instance_id: str | None, rebalance_timeout_ms: int,
-                          names: list[str] | None, regex: str | None,
-                          server_assignor: str | None, owned: Assignment | None,
-                          api_version: int) -> str | None:
-        """Why the request is INVALID_REQUEST (Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid)."""
-        if not group_id:
-            return "GroupId can't be empty."
-        if member_epoch == JOIN_EPOCH:
-            if api_version >= 1 and not member_id:
-                return "MemberId can't be empty."
-            if rebalance_timeout_ms == -1:
-                return "RebalanceTimeoutMs must be provided in first request."
-            if owned is None:
-                return "TopicPartitions must be empty when (re-)joining."
-            if names is None and regex is None:
-                return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request."
-        elif member_epoch == STATIC_LEAVE_EPOCH:
-            if instance_id is None:
-                return "InstanceId can't be null."
-        elif member_epoch < STATIC_LEAVE_EPOCH:
-            return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -2."
-        if member_epoch != JOIN_EPOCH and not member_id:
-            return "MemberId can't be empty."
-        if server_assignor is not None and server_assignor not in self.assignors:
-            return None   # answered UNSUPPORTED_ASSIGNOR by the caller
-        return None
-
     def _heartbeat(self, request: ConsumerGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write)
         and the records it writes; the group's state has moved already."""
@@ -179,9 +153,8 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         names, regex = request.subscribed_topic_names, request.subscribed_topic_regex
         server_assignor, api_version = request.server_assignor, request.api_version
         client_id, client_host = request.client_id, request.client_host
-        reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
-                                        rebalance_timeout_ms, names, regex, server_assignor,
-                                        owned, api_version)
+        reason = invalid_heartbeat_reason(group_id, member_id, member_epoch, instance_id, rack_id,
+                                          rebalance_timeout_ms, names, regex, owned, api_version)
         if reason is not None:
             log.info("ConsumerGroupHeartbeat of %s in group %s refused: %s", member_id,
                      group_id, reason)
@@ -189,10 +162,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         err = self.classic.validate_group_status(group_id, "ConsumerGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id or None, member_epoch)
-        if server_assignor is not None and server_assignor not in self.assignors:
-            return _error(ErrorCode.UNSUPPORTED_ASSIGNOR,
-                          f"ServerAssignor {server_assignor} is not supported. Supported assignors: "
-                          f"{', '.join(self.assignors)}.")
+        unsupported = unsupported_assignor_message(server_assignor, self.assignors)
+        if unsupported is not None:
+            return _error(ErrorCode.UNSUPPORTED_ASSIGNOR, unsupported)
         if regex and self._pattern(regex) is None:
             return _error(ErrorCode.INVALID_REGULAR_EXPRESSION,
                           f"SubscribedTopicRegex `{regex}` is not a valid regular expression.")
@@ -205,8 +177,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if group is None:
             classic = self.classic.groups.get(group_id)
             if member_epoch != JOIN_EPOCH:
-                return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                              f"Member {member_id} is not a member of group {group_id}.")
+                # Kafka's getOrMaybeCreateConsumerGroup without createIfNotExists
+                return _error(ErrorCode.GROUP_ID_NOT_FOUND,
+                              f"Group {group_id} is not a consumer group." if classic is not None
+                              else f"Consumer group {group_id} not found.")
             if classic is not None and classic.members:
                 # online upgrade of a live classic group (migration policy permitting)
                 group = self._upgrade(classic, now_ms, records)
@@ -360,8 +334,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     def _leave(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None, now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                          f"Member {member_id} is not a member of group {group_id}.")
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND,
+                          f"Group {group_id} is not a consumer group." if group_id in self.classic.groups
+                          else f"Group {group_id} not found.")
         if instance_id is not None and member_id not in group.members:
             member_id = group.static_members.get(instance_id, member_id)
         member = group.members.get(member_id)
@@ -387,7 +362,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if regex in group.resolved_regexes and regex not in group.subscribed_regexes():
             del group.resolved_regexes[regex]
             records.append(R.regular_expression_tombstone(group.group_id, regex))
+        # the hash of what the remaining members subscribe to, so that their next
+        # heartbeat finds it current and does not bump the epoch again
         group.group_epoch += 1
+        group.metadata_hash = metadata_hash(self._subscribed_topics(group), self.topics.partition_racks)
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
 
     # ================================================================ assignment

@@ -113,8 +113,10 @@ def test_no_partition_is_ever_held_by_two_members():
 
 def test_unknown_member_and_fenced_epochs():
     c, _ = setup()
-    assert hb(c, "ghost", 3).error == E.UNKNOWN_MEMBER_ID
+    r = hb(c, "ghost", 3)                # no such group: Kafka's GroupIdNotFoundException
+    assert (r.error, r.message) == (E.GROUP_ID_NOT_FOUND, "Consumer group g not found.")
     hb(c, "m1", 0)
+    assert hb(c, "ghost", 3).error == E.UNKNOWN_MEMBER_ID
     assert hb(c, "m1", 5).error == E.FENCED_MEMBER_EPOCH
     hb(c, "m2", 0, 1)                    # group epoch 2; m1 still at 1
     r = hb(c, "m1", 1, 2, owned={tid("t"): {0, 1, 2}})
@@ -131,6 +133,52 @@ def test_invalid_requests_answer_as_kafka():
     assert hb(c, "m1", 0, assignor="nope").error == E.UNSUPPORTED_ASSIGNOR
     assert hb(c, "m1", 0, regex="(unclosed", topics=None).error == E.INVALID_REGULAR_EXPRESSION
     assert hb(c, "m1", 0, group="").error == E.INVALID_REQUEST
+
+
+def test_heartbeat_validation_in_kafkas_words():
+    c, _ = setup()
+
+    def refused(member="m1", epoch=0, **kw):
+        args = {"rebalance_timeout_ms": 5000, "subscribed_topic_names": ["t"], "owned": {},
+                "now_ms": 0, **kw}
+        r = c.heartbeat("g", member, epoch, **args).result()
+        assert r.error == E.INVALID_REQUEST, r
+        return r.message
+
+    assert refused(owned={tid("t"): {0}}) == "TopicPartitions must be empty when (re-)joining."
+    assert refused(owned={tid("t"): set()}) == "TopicPartitions must be empty when (re-)joining."
+    assert refused(owned=None) == "TopicPartitions must be empty when (re-)joining."
+    assert refused(instance_id="") == "InstanceId can't be empty."
+    assert refused(rack_id=" ") == "RackId can't be empty."
+    assert refused(subscribed_topic_names=None) == (
+        "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
+    assert refused(epoch=-3) == "MemberEpoch is invalid."
+    assert refused(member="", epoch=4) == "MemberId can't be empty."
+    assert "g" not in c.groups          # nothing joined
+    r = hb(c, "m1", -1)
+    assert (r.error, r.message) == (E.GROUP_ID_NOT_FOUND, "Group g not found.")
+
+
+def test_a_leave_writes_the_hash_of_what_the_others_subscribe_to():
+    c, _ = setup(topics=(("t", 3), ("u", 2)))
+    hb(c, "m1", 0)
+    r2 = hb(c, "m2", 0, 1, topics=["t", "u"])
+    hb(c, "m2", -1, 2)                  # only m1 (topic t) is left
+    group = c.groups["g"]
+    epoch = group.group_epoch
+    r1 = hb(c, "m1", 1, 3, owned={})
+    assert r1.error == E.NONE and group.group_epoch == epoch, "the next heartbeat bumped the epoch"
+    assert r2.error == E.NONE
+
+
+def test_offset_commit_below_v9_from_a_consumer_protocol_member_is_unsupported():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    om = OffsetAndMetadata(7, -1, "", 0)
+    fut = c.classic.commit_offsets("g", "m1", None, 1, {("t", 0): om}, 1, api_version=8)
+    assert fut.result() == {("t", 0): E.UNSUPPORTED_VERSION}
+    fut = c.classic.commit_offsets("g", "m1", None, 1, {("t", 0): om}, 1, api_version=9)
+    assert fut.result() == {("t", 0): E.NONE}
 
 
 def test_leave_gives_partitions_to_the_others():

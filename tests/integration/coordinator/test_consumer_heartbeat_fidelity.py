@@ -1,0 +1,143 @@
+"""ConsumerGroupHeartbeat's validation and error codes, the same raw requests to Apache
+Kafka 4.4 and kafpy in the same test, as Kafka 4.4's group coordinator answers them:
+
+- a join (epoch 0) with a non-empty TopicPartitions list is INVALID_REQUEST;
+- an epoch above 0 for a group that does not exist is GROUP_ID_NOT_FOUND;
+- an empty InstanceId or RackId is INVALID_REQUEST;
+- OffsetCommit v8 from a consumer-protocol member is UNSUPPORTED_VERSION (v9 commits);
+- a member leaving moves the group epoch once: the next heartbeats of the member left
+  behind do not bump it again (the leave writes the hash of what the others subscribe to).
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Iterator
+
+import pytest
+
+from kafpy.protocol import messages as M
+from kafpy.protocol.api_keys import ApiKey
+from tests.integration.broker.raw import RawConnection
+from tests.support.kafka_dist import ReferenceKafka
+from tests.support.kafpy_broker import KafpyBroker
+from tests.support.ports import LOOPBACK
+
+RETRIABLE = (14, 15, 16)     # the group coordinator is loading, moving or not there yet
+
+
+@pytest.fixture(scope="module")
+def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    base = tmp_path_factory.mktemp("cg-heartbeat")
+    kafka = ReferenceKafka("4", work_dir=base / "kafka")
+    ours = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
+    with ThreadPoolExecutor(2) as pool:
+        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
+        errors = [f.exception() for f in starting]
+    try:
+        if any(errors):
+            raise next(e for e in errors if e)
+        yield {"apache": kafka, "kafpy": ours}
+    finally:
+        ours.stop()
+        kafka.stop()
+
+
+def _create_topic(conn: RawConnection, topic: str, partitions: int) -> Any:
+    T = M.CreateTopicsRequest
+    r = conn.request(ApiKey.CREATE_TOPICS, 7, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name=topic, num_partitions=partitions, replication_factor=1,
+                         assignments=[], configs=[])]))
+    assert r.topics[0].error_code == 0, r.topics[0]
+    return r.topics[0].topic_id
+
+
+def _heartbeat(conn: RawConnection, group: str, member_id: str, epoch: int, **fields: Any) -> Any:
+    """One ConsumerGroupHeartbeat v1, retried while the coordinator is not ready."""
+    H = M.ConsumerGroupHeartbeatRequest
+    body = {"group_id": group, "member_id": member_id, "member_epoch": epoch, "instance_id": None,
+            "rack_id": None, "rebalance_timeout_ms": 30000 if epoch == 0 else -1,
+            "subscribed_topic_names": None, "subscribed_topic_regex": None,
+            "server_assignor": None, "topic_partitions": [] if epoch == 0 else None, **fields}
+    deadline = time.monotonic() + 60
+    while True:
+        r = conn.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, H(**body))
+        if r.error_code not in RETRIABLE:
+            return r
+        conn.request(ApiKey.FIND_COORDINATOR, 4, M.FindCoordinatorRequest(
+            key="", key_type=0, coordinator_keys=[group]))
+        assert time.monotonic() < deadline, r
+        time.sleep(0.2)
+
+
+def _commit(conn: RawConnection, version: int, group: str, member_id: str, epoch: int,
+            topic: str) -> int:
+    C = M.OffsetCommitRequest
+    r = conn.request(ApiKey.OFFSET_COMMIT, version, C(
+        group_id=group, generation_id_or_member_epoch=epoch, member_id=member_id,
+        group_instance_id=None, retention_time_ms=-1, topics=[C.OffsetCommitRequestTopic(
+            name=topic, partitions=[C.OffsetCommitRequestPartition(
+                partition_index=0, committed_offset=0, committed_leader_epoch=-1,
+                commit_timestamp=-1, committed_metadata="")])]))
+    return r.topics[0].partitions[0].error_code
+
+
+def _group_epoch(conn: RawConnection, group: str) -> int:
+    r = conn.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 0, M.ConsumerGroupDescribeRequest(
+        group_ids=[group], include_authorized_operations=False))
+    assert r.groups[0].error_code == 0, r
+    return int(r.groups[0].group_epoch)
+
+
+def _scenario(port: int) -> list[object]:
+    t, u, group = "cg-hb-t", "cg-hb-u", "cg-hb-group"
+    answers: list[object] = []
+    with RawConnection(LOOPBACK, port, timeout=30) as conn:
+        t_id = _create_topic(conn, t, 2)
+        _create_topic(conn, u, 1)
+        H = M.ConsumerGroupHeartbeatRequest
+        m1, m2 = str(uuid.uuid4()), str(uuid.uuid4())
+
+        def answer(label: str, r: Any) -> None:
+            answers.append((label, r.error_code, r.error_message))
+
+        answer("join owning partitions", _heartbeat(
+            conn, group, m1, 0, subscribed_topic_names=[t],
+            topic_partitions=[H.TopicPartitions(topic_id=t_id, partitions=[0])]))
+        answer("epoch 3 in no group", _heartbeat(conn, "cg-hb-nowhere", m1, 3))
+        answer("empty instance id", _heartbeat(conn, group, m1, 0, subscribed_topic_names=[t],
+                                               instance_id=""))
+        answer("empty rack id", _heartbeat(conn, group, m1, 0, subscribed_topic_names=[t],
+                                           rack_id=""))
+        r1 = _heartbeat(conn, group, m1, 0, subscribed_topic_names=[t])
+        answers.append(("m1 joins", r1.error_code))
+        answers.append(("commit v8", _commit(conn, 8, group, m1, r1.member_epoch, t)))
+        answers.append(("commit v9", _commit(conn, 9, group, m1, r1.member_epoch, t)))
+        # How far the group epoch moves from here (Kafka 4.4 computes target assignments
+        # on its own schedule, so member epochs are not compared).
+        first = _group_epoch(conn, group)
+        r2 = _heartbeat(conn, group, m2, 0, subscribed_topic_names=[u])
+        answers.append(("m2 joins", r2.error_code, _group_epoch(conn, group) - first))
+        r1 = _heartbeat(conn, group, m1, r1.member_epoch)
+        answers.append(("m1 follows", r1.error_code, _group_epoch(conn, group) - first))
+        r2 = _heartbeat(conn, group, m2, -1)
+        answers.append(("m2 leaves", r2.error_code, r2.member_epoch, _group_epoch(conn, group) - first))
+        for _ in range(2):
+            r1 = _heartbeat(conn, group, m1, r1.member_epoch)
+            answers.append(("m1 after the leave", r1.error_code, _group_epoch(conn, group) - first))
+    return answers
+
+
+def test_heartbeat_validation_and_error_codes(brokers: dict[str, Any]) -> None:
+    got = {name: _scenario(broker.port) for name, broker in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    joining = "TopicPartitions must be empty when (re-)joining."
+    assert got["apache"] == [
+        ("join owning partitions", 42, joining),
+        ("epoch 3 in no group", 69, "Consumer group cg-hb-nowhere not found."),
+        ("empty instance id", 42, "InstanceId can't be empty."),
+        ("empty rack id", 42, "RackId can't be empty."),
+        ("m1 joins", 0), ("commit v8", 35), ("commit v9", 0),
+        ("m2 joins", 0, 1), ("m1 follows", 0, 1), ("m2 leaves", 0, -1, 2),
+        ("m1 after the leave", 0, 2), ("m1 after the leave", 0, 2)], got
