@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import logging
-from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -232,9 +232,17 @@ class ModernGroupCoordinator:
         if (self.COMMITS_FROM_V9 and not transactional and api_version < 9
                 and not getattr(member, "uses_classic_protocol", False)):
             return ErrorCode.UNSUPPORTED_VERSION
+        if member_epoch < member.member_epoch and self.COMMITS_FROM_V9 and not transactional:
+            return None     # partition by partition: commit_partition_errors
         if member_epoch != member.member_epoch:
             return self._stale_epoch_error(member)
         return None
+
+    def commit_partition_errors(self, group: Any, member_id: str, member_epoch: int,
+                                partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
+        """The partitions of an OffsetCommit that validate_offset_commit let through
+        refused one by one (consumer groups: by assignment epoch); none here."""
+        return {}
 
     def validate_offset_fetch(self, group: Any, member_id: str | None,
                               member_epoch: int) -> ErrorCode | None:

@@ -62,7 +62,8 @@ class OffsetManager(CoordinatorBase):
                                                 api_version=api_version)
             if err is not None:
                 return self._new_future({tp: err for tp in offsets})
-            return self._store_offsets(consumer_group, offsets, now_ms)
+            refused = epochs.commit_partition_errors(consumer_group, member_id, generation_id, offsets)
+            return self._store_offsets(consumer_group, offsets, now_ms, refused)
         group = self.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             if generation_id >= 0:
@@ -109,12 +110,15 @@ class OffsetManager(CoordinatorBase):
                 valid[tp] = om
         return result, valid
 
-    def _store_offsets(self, group: ClassicGroup,
-                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+    def _store_offsets(self, group: ClassicGroup, offsets: dict[TopicPartition, OffsetAndMetadata],
+                       now_ms: int, refused: dict[TopicPartition, ErrorCode] | None = None) -> Any:
+        """Write `offsets` but the `refused` ones (answered with their error)."""
         fut = self.future_factory()
-        result, valid = self._check_metadata_sizes(offsets)
+        result, valid = self._check_metadata_sizes(
+            {tp: om for tp, om in offsets.items() if not refused or tp not in refused})
+        result.update(refused or {})
         if not valid:
-            fut.set_result(result)
+            fut.set_result({tp: result[tp] for tp in offsets})
             return fut
         group.prepare_offset_commit(valid)
 

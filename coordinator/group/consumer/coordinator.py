@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import encode_data
@@ -287,7 +287,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                                           member_epoch=old.previous_member_epoch,
                                           previous_member_epoch=old.previous_member_epoch,
                                           state=MemberState.STABLE,
-                                          assigned=assigned)
+                                          assigned=assigned,
+                                          assignment_epochs=dict(old.assignment_epochs))
+                new.stamp_assignment_epochs()
                 new.subscribed_topic_names = list(old.subscribed_topic_names)
                 new.subscribed_topic_regex = old.subscribed_topic_regex
                 new.rebalance_timeout_ms, new.server_assignor = old.rebalance_timeout_ms, old.server_assignor
@@ -301,6 +303,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             # A dynamic member rejoining with epoch 0 lost its partitions (Kafka fences
             # it and lets it start again).
             group.set_member_assignment(member, {}, {})
+            member.assignment_epochs = {}
             member.member_epoch = member.previous_member_epoch = 0
             member.state = MemberState.STABLE
             member.last_sent = None
@@ -515,6 +518,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 member.previous_member_epoch, member.member_epoch = member.member_epoch, epoch
             member.state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
             member.revocation_deadline = None
+        member.stamp_assignment_epochs()
         now = (member.member_epoch, member.previous_member_epoch, member.state,
                member.assigned, member.pending_revocation)
         if now != changed_from:
@@ -634,13 +638,29 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
                 else ErrorCode.STALE_MEMBER_EPOCH)
 
+    def commit_partition_errors(self, group: ConsumerGroup, member_id: str, member_epoch: int,
+                                partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
+        """Kafka 4.4's assignment-epoch validator (KIP-1251): a commit at an epoch older
+        than the member's is taken for a partition it holds since that epoch or earlier;
+        the others are STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic member)."""
+        member = group.members.get(member_id)
+        if member is None or member_epoch >= member.member_epoch:
+            return {}
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        for name, p in partitions:
+            meta = self.topics.topic(name)
+            since = None if meta is None else member.assignment_epochs.get((meta.topic_id, p))
+            if since is None or member_epoch < since:
+                errors[(name, p)] = self._stale_epoch_error(member)
+        return errors
+
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
     GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
 
     def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
         (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
-         m.pending_revocation) = R.current_assignment_of(v)
+         m.pending_revocation, m.assignment_epochs) = R.current_assignment_of(v)
 
     def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
         if kind == R.REGULAR_EXPRESSION:

@@ -6,7 +6,9 @@ Kafka 4.4 and kafpy in the same test, as Kafka 4.4's group coordinator answers t
 - an empty InstanceId or RackId is INVALID_REQUEST;
 - OffsetCommit v8 from a consumer-protocol member is UNSUPPORTED_VERSION (v9 commits);
 - a member leaving moves the group epoch once: the next heartbeats of the member left
-  behind do not bump it again (the leave writes the hash of what the others subscribe to).
+  behind do not bump it again (the leave writes the hash of what the others subscribe to);
+- an OffsetCommit at the member's previous epoch, after it moved on keeping a partition, is
+  taken for the partition kept and STALE_MEMBER_EPOCH for the one given up (KIP-1251).
 """
 from __future__ import annotations
 
@@ -72,13 +74,13 @@ def _heartbeat(conn: RawConnection, group: str, member_id: str, epoch: int, **fi
 
 
 def _commit(conn: RawConnection, version: int, group: str, member_id: str, epoch: int,
-            topic: str) -> int:
+            topic: str, partition: int = 0) -> int:
     C = M.OffsetCommitRequest
     r = conn.request(ApiKey.OFFSET_COMMIT, version, C(
         group_id=group, generation_id_or_member_epoch=epoch, member_id=member_id,
         group_instance_id=None, retention_time_ms=-1, topics=[C.OffsetCommitRequestTopic(
             name=topic, partitions=[C.OffsetCommitRequestPartition(
-                partition_index=0, committed_offset=0, committed_leader_epoch=-1,
+                partition_index=partition, committed_offset=0, committed_leader_epoch=-1,
                 commit_timestamp=-1, committed_metadata="")])]))
     return r.topics[0].partitions[0].error_code
 
@@ -141,3 +143,66 @@ def test_heartbeat_validation_and_error_codes(brokers: dict[str, Any]) -> None:
         ("m1 joins", 0), ("commit v8", 35), ("commit v9", 0),
         ("m2 joins", 0, 1), ("m1 follows", 0, 1), ("m2 leaves", 0, -1, 2),
         ("m1 after the leave", 0, 2), ("m1 after the leave", 0, 2)], got
+
+
+def _owned(r: Any) -> list[int]:
+    return sorted(p for tp in r.assignment.topic_partitions for p in tp.partitions) \
+        if r.assignment is not None else []
+
+
+def _previous_epoch_scenario(port: int) -> list[object]:
+    topic, group = "cg-hb-kept", "cg-hb-kept-group"
+    H = M.ConsumerGroupHeartbeatRequest
+    with RawConnection(LOOPBACK, port, timeout=30) as conn:
+        topic_id = _create_topic(conn, topic, 2)
+        m1, m2 = str(uuid.uuid4()), str(uuid.uuid4())
+
+        def beat(member: str, epoch: int, owned: list[int] | None = None) -> Any:
+            r = _heartbeat(conn, group, member, epoch, **({} if owned is None else {
+                "topic_partitions": [H.TopicPartitions(topic_id=topic_id, partitions=owned)]}))
+            assert r.error_code == 0, r
+            return r
+
+        def until(what: str, step: Any, done: Any) -> Any:
+            deadline = time.monotonic() + 60
+            while True:
+                r = step()
+                if done(r):
+                    return r
+                assert time.monotonic() < deadline, what
+                time.sleep(0.3)
+
+        r1 = _heartbeat(conn, group, m1, 0, subscribed_topic_names=[topic])
+        # Kafka's coordinator may see the new topic a little later (one more epoch): the
+        # epoch m1 settles at, owning both partitions, is the one the commits refer to
+        seen: list[tuple[int, list[int]]] = [(r1.member_epoch, _owned(r1))]
+
+        def settle() -> Any:
+            epoch, held = seen[-1]
+            r = beat(m1, epoch, held)
+            seen.append((r.member_epoch, held if r.assignment is None else _owned(r)))
+            return r
+
+        until("m1 settles owning both", settle,
+              lambda r: len(seen) >= 4 and seen[-1] == seen[-2] == seen[-3] and seen[-1][1] == [0, 1])
+        first, held = seen[-1]
+        _heartbeat(conn, group, m2, 0, subscribed_topic_names=[topic])
+        r1 = until("m1 asked to give one up", lambda: beat(m1, first, held),
+                   lambda r: r.assignment is not None and len(_owned(r)) == 1)
+        kept = _owned(r1)
+        r1 = until("m1 moves on", lambda: beat(m1, first, kept), lambda r: r.member_epoch > first)
+        given_up = 1 - kept[0]
+        return [("m1 moved on keeping one", len(kept), _owned(r1) in ([], kept)),
+                ("commit kept at the previous epoch", _commit(conn, 9, group, m1, first, topic, kept[0])),
+                ("commit given up at the previous epoch",
+                 _commit(conn, 9, group, m1, first, topic, given_up)),
+                ("commit kept at the current epoch",
+                 _commit(conn, 9, group, m1, r1.member_epoch, topic, kept[0]))]
+
+
+def test_commit_at_the_previous_epoch_for_a_partition_kept(brokers: dict[str, Any]) -> None:
+    got = {name: _previous_epoch_scenario(broker.port) for name, broker in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["apache"] == [
+        ("m1 moved on keeping one", 1, True), ("commit kept at the previous epoch", 0),
+        ("commit given up at the previous epoch", 113), ("commit kept at the current epoch", 0)], got

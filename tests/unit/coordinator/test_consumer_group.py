@@ -171,6 +171,29 @@ def test_a_leave_writes_the_hash_of_what_the_others_subscribe_to():
     assert r2.error == E.NONE
 
 
+def test_commit_at_the_previous_epoch_is_taken_for_a_partition_the_member_kept():
+    c, _ = setup()
+    hb(c, "m1", 0)                                    # epoch 1: t-0, t-1, t-2
+    hb(c, "m2", 0, 1)
+    r1 = hb(c, "m1", 1, 2)                            # told to give one up
+    kept = parts(r1.assignment)
+    r1 = hb(c, "m1", 1, 3, owned={tid("t"): set(kept)})
+    assert r1.member_epoch == 2 and parts(r1.assignment) == kept
+    gone = ({0, 1, 2} - set(kept)).pop()
+    om = OffsetAndMetadata(5, -1, "", 0)
+    got = commit(c.classic, "g", "m1", None, 1, {("t", kept[0]): om, ("t", gone): om}, 4)
+    assert got == {("t", kept[0]): E.NONE, ("t", gone): E.STALE_MEMBER_EPOCH}
+    assert c.classic.fetch_offsets("g", [("t", kept[0])])[1][("t", kept[0])].offset == 5
+    # older than the partition's assignment epoch, or newer than the member's: refused
+    assert commit(c.classic, "g", "m1", None, 0, {("t", kept[0]): om}, 5) == {("t", kept[0]): E.STALE_MEMBER_EPOCH}
+    assert commit(c.classic, "g", "m1", None, 3, {("t", kept[0]): om}, 5) == {("t", kept[0]): E.STALE_MEMBER_EPOCH}
+    # a partition newly assigned at epoch 2 takes no commit at epoch 1
+    r2 = hb(c, "m2", 2, 6, owned={})
+    assert r2.member_epoch == 2 and parts(r2.assignment) == [gone]
+    hb(c, "m2", 2, 7, owned={tid("t"): {gone}})
+    assert commit(c.classic, "g", "m2", None, 1, {("t", gone): om}, 8) == {("t", gone): E.STALE_MEMBER_EPOCH}
+
+
 def test_offset_commit_below_v9_from_a_consumer_protocol_member_is_unsupported():
     c, _ = setup()
     hb(c, "m1", 0)
@@ -362,8 +385,9 @@ def test_state_is_rebuilt_from_the_log_after_failover():
     c2.classic.load_partition(c2.classic.partition_for("g"), 100)
     after = c2.groups["g"]
     assert (after.group_epoch, after.assignment_epoch) == (before.group_epoch, before.assignment_epoch)
-    assert {m: (x.member_epoch, x.assigned, x.state) for m, x in after.members.items()} == \
-        {m: (x.member_epoch, x.assigned, x.state) for m, x in before.members.items()}
+    assert {m: (x.member_epoch, x.assigned, x.state, x.assignment_epochs) for m, x in after.members.items()} == \
+        {m: (x.member_epoch, x.assigned, x.state, x.assignment_epochs) for m, x in before.members.items()}
+    assert set(after.members["m1"].assignment_epochs.values()) == {1}     # kept since epoch 1
     assert after.target == before.target and after.static_members == {"i1": "m1"}
     assert c2.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 9
     assert "g" not in c2.classic.groups
