@@ -8,7 +8,9 @@ Kafka 4.4 and kafpy in the same test, as Kafka 4.4's group coordinator answers t
 - a member leaving moves the group epoch once: the next heartbeats of the member left
   behind do not bump it again (the leave writes the hash of what the others subscribe to);
 - an OffsetCommit at the member's previous epoch, after it moved on keeping a partition, is
-  taken for the partition kept and STALE_MEMBER_EPOCH for the one given up (KIP-1251).
+  taken for the partition kept and STALE_MEMBER_EPOCH for the one given up (KIP-1251);
+- a Streams application restarted with another topology (at the topology epoch 0 that 4.4
+  clients always send) is INVALID_REQUEST "Topology updates are not supported yet.".
 """
 from __future__ import annotations
 
@@ -206,3 +208,58 @@ def test_commit_at_the_previous_epoch_for_a_partition_kept(brokers: dict[str, An
     assert got["apache"] == [
         ("m1 moved on keeping one", 1, True), ("commit kept at the previous epoch", 0),
         ("commit given up at the previous epoch", 113), ("commit kept at the current epoch", 0)], got
+
+
+def _streams_scenario(port: int) -> list[object]:
+    """A Streams application stops and comes back with another topology (the 4.4 client
+    sends topology epoch 0 every time)."""
+    app = "cg-hb-streams-app"
+    Q = M.StreamsGroupHeartbeatRequest
+
+    def topology(source: str) -> Any:
+        return Q.Topology(epoch=0, subtopologies=[Q.Subtopology(
+            subtopology_id="0", source_topics=[source], source_topic_regex=[],
+            state_changelog_topics=[], repartition_sink_topics=[], repartition_source_topics=[],
+            copartition_groups=[])])
+
+    answers: list[object] = []
+    with RawConnection(LOOPBACK, port, timeout=30) as conn:
+        for name in ("cg-hb-streams-a", "cg-hb-streams-b"):
+            _create_topic(conn, name, 1)
+
+        def beat(member: str, epoch: int, source: str | None) -> Any:
+            deadline = time.monotonic() + 60
+            while True:
+                r = conn.request(ApiKey.STREAMS_GROUP_HEARTBEAT, 0, Q(
+                    group_id=app, member_id=member, member_epoch=epoch, endpoint_information_epoch=-1,
+                    rebalance_timeout_ms=30000 if epoch == 0 else -1,
+                    topology=topology(source) if source else None,
+                    process_id=str(uuid.uuid4()) if epoch == 0 else None, user_endpoint=None,
+                    client_tags=[] if epoch == 0 else None,
+                    active_tasks=[] if epoch == 0 else None, standby_tasks=[] if epoch == 0 else None,
+                    warmup_tasks=[] if epoch == 0 else None))
+                if r.error_code not in RETRIABLE:
+                    return r
+                conn.request(ApiKey.FIND_COORDINATOR, 4, M.FindCoordinatorRequest(
+                    key="", key_type=0, coordinator_keys=[app]))
+                assert time.monotonic() < deadline, r
+                time.sleep(0.2)
+
+        first = str(uuid.uuid4())
+        r = beat(first, 0, "cg-hb-streams-a")
+        answers.append(("first run joins", r.error_code))
+        answers.append(("first run stops", beat(first, -1, None).error_code))
+        for label, source in (("restarted with another topology", "cg-hb-streams-b"),
+                              ("restarted with the same topology", "cg-hb-streams-a")):
+            r = beat(str(uuid.uuid4()), 0, source)
+            answers.append((label, r.error_code, r.error_message if r.error_code else None))
+    return answers
+
+
+def test_a_streams_application_restarted_with_another_topology(brokers: dict[str, Any]) -> None:
+    got = {name: _streams_scenario(broker.port) for name, broker in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["apache"] == [
+        ("first run joins", 0), ("first run stops", 0),
+        ("restarted with another topology", 42, "Topology updates are not supported yet."),
+        ("restarted with the same topology", 0, None)], got
