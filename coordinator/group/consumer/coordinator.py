@@ -273,12 +273,12 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         member rejoining under its id starts over with its partitions revoked."""
         if instance_id is not None:
             old_id = group.static_members.get(instance_id)
-            if old_id is not None and old_id != member_id:
+            if old_id is not None:
                 old = group.members[old_id]
-                if old.member_epoch != STATIC_LEAVE_EPOCH:
+                if old.member_epoch != STATIC_LEAVE_EPOCH:   # live, even under this id
                     return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
-                                  f"Static member {old_id} with instance id {instance_id} "
-                                  f"is not released yet.")
+                                  f"Static member {member_id} with instance id {instance_id} cannot join "
+                                  f"the group because the instance id is owned by {old_id} member.")
                 target = group.target.pop(old_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old_id)
@@ -340,18 +340,28 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             return _error(ErrorCode.GROUP_ID_NOT_FOUND,
                           f"Group {group_id} is not a consumer group." if group_id in self.classic.groups
                           else f"Group {group_id} not found.")
-        if instance_id is not None and member_id not in group.members:
-            member_id = group.static_members.get(instance_id, member_id)
-        member = group.members.get(member_id)
-        if member is None or member.uses_classic_protocol:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                          f"Member {member_id} is not a member of group {group_id}.")
+        if instance_id is None:
+            member = group.members.get(member_id)
+            if member is None or member.uses_classic_protocol:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID,
+                              f"Member {member_id} is not a member of group {group_id}.")
+        else:
+            member = group.members.get(group.static_members.get(instance_id, ""))
+            if member is None:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+            if member.member_id != member_id:   # the live owner stays
+                return _error(ErrorCode.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
+                                                            f"{instance_id} was fenced by member {member.member_id}.")
         records: list = []
         if epoch == STATIC_LEAVE_EPOCH:
-            # a static member going away for a while keeps its partitions until its
-            # session expires or its instance comes back
+            # a static member going away for a while keeps what it was assigned until its
+            # session expires or its instance comes back; what it was giving up goes at
+            # once to the member waiting for it (Kafka: epochs reset to 0)
             member.previous_member_epoch = member.member_epoch
             member.member_epoch = STATIC_LEAVE_EPOCH
+            group.set_member_assignment(member, member.assigned, {})
+            member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
+            member.stamp_assignment_epochs()
             records.append(R.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)

@@ -9,6 +9,9 @@ Kafka 4.4 and kafpy in the same test, as Kafka 4.4's group coordinator answers t
   behind do not bump it again (the leave writes the hash of what the others subscribe to);
 - an OffsetCommit at the member's previous epoch, after it moved on keeping a partition, is
   taken for the partition kept and STALE_MEMBER_EPOCH for the one given up (KIP-1251);
+- static members: rejoining at epoch 0 while live is UNRELEASED_INSTANCE_ID, a leave naming
+  another member id with a live instance id is FENCED_INSTANCE_ID (the owner stays), and a
+  static leave hands what the member was giving up to the member waiting for it at once;
 - a Streams application restarted with another topology (at the topology epoch 0 that 4.4
   clients always send) is INVALID_REQUEST "Topology updates are not supported yet.".
 """
@@ -263,3 +266,78 @@ def test_a_streams_application_restarted_with_another_topology(brokers: dict[str
         ("first run joins", 0), ("first run stops", 0),
         ("restarted with another topology", 42, "Topology updates are not supported yet."),
         ("restarted with the same topology", 0, None)], got
+
+
+def _static_scenario(port: int) -> list[tuple[object, ...]]:
+    """A static member: rejoining while live, a leave naming another member id with its
+    instance id, and a static leave while the other member waits for its partition."""
+    topic, group = "cg-hb-static", "cg-hb-static-group"
+    H = M.ConsumerGroupHeartbeatRequest
+    answers: list[tuple[object, ...]] = []
+    with RawConnection(LOOPBACK, port, timeout=30) as conn:
+        topic_id = _create_topic(conn, topic, 2)
+        s1, m2 = str(uuid.uuid4()), str(uuid.uuid4())
+
+        def beat(member: str, epoch: int, owned: list[int] | None, **fields: Any) -> Any:
+            if owned is not None:
+                fields["topic_partitions"] = [H.TopicPartitions(topic_id=topic_id, partitions=owned)]
+            return _heartbeat(conn, group, member, epoch, **fields)
+
+        def until(what: str, step: Any, done: Any, timeout: float = 60) -> Any:
+            deadline = time.monotonic() + timeout
+            while True:
+                r = step()
+                assert r.error_code == 0, r
+                if done(r):
+                    return r
+                assert time.monotonic() < deadline, what
+                time.sleep(0.3)
+
+        r1 = beat(s1, 0, None, subscribed_topic_names=[topic], instance_id="i1")
+        state = {"epoch": r1.member_epoch, "held": _owned(r1)}
+
+        def s1_beat() -> Any:
+            r = beat(s1, state["epoch"], state["held"], instance_id="i1")
+            state["epoch"] = r.member_epoch
+            if r.assignment is not None:
+                state["held"] = _owned(r)
+            return r
+
+        until("s1 owns both", s1_beat, lambda r: state["held"] == [0, 1])
+        r = beat(s1, 0, None, subscribed_topic_names=[topic], instance_id="i1")
+        answers.append(("s1 rejoins while live", r.error_code, r.error_message))
+        r2 = beat(m2, 0, None, subscribed_topic_names=[topic])
+        answers.append(("m2 joins", r2.error_code))
+        until("s1 asked to give one up", s1_beat, lambda r: len(state["held"]) == 1)
+        r = beat("another-member", -1, None, instance_id="i1")
+        answers.append(("leave naming another member with i1", r.error_code, r.error_message))
+        r = beat(s1, -2, None, instance_id="i1")
+        answers.append(("s1 leaves for a while", r.error_code, r.member_epoch))
+        m2_state = {"epoch": r2.member_epoch, "held": _owned(r2)}
+
+        def m2_beat() -> Any:
+            r = beat(m2, m2_state["epoch"], m2_state["held"])
+            m2_state["epoch"] = r.member_epoch
+            if r.assignment is not None:
+                m2_state["held"] = _owned(r)
+            return r
+
+        # well before s1's session (45 s) would expire
+        until("m2 gets the partition s1 gave up", m2_beat, lambda r: len(m2_state["held"]) == 1,
+              timeout=15)
+        answers.append(("m2 got the partition s1 gave up", m2_state["held"] != state["held"]))
+    # the member ids differ from run to run
+    return [tuple(a.replace(s1, "<s1>") if isinstance(a, str) else a for a in answer)
+            for answer in answers]
+
+
+def test_static_members_rejoin_fencing_and_leave(brokers: dict[str, Any]) -> None:
+    got = {name: _static_scenario(broker.port) for name, broker in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["apache"] == [
+        ("s1 rejoins while live", 111, "Static member <s1> with instance id i1 cannot join the group "
+         "because the instance id is owned by <s1> member."),
+        ("m2 joins", 0),
+        ("leave naming another member with i1", 82,
+         "Static member another-member with instance id i1 was fenced by member <s1>."),
+        ("s1 leaves for a while", 0, -2), ("m2 got the partition s1 gave up", True)], got

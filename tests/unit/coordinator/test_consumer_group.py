@@ -194,6 +194,32 @@ def test_commit_at_the_previous_epoch_is_taken_for_a_partition_the_member_kept()
     assert commit(c.classic, "g", "m2", None, 1, {("t", gone): om}, 8) == {("t", gone): E.STALE_MEMBER_EPOCH}
 
 
+def test_static_members_leave_rejoin_and_fencing_as_kafka():
+    c, _ = setup()
+    hb(c, "s1", 0, instance="i1")                     # epoch 1: all three partitions
+    r = hb(c, "s1", 0, 1, instance="i1")              # live, rejoining under its own id
+    assert (r.error, r.message) == (E.UNRELEASED_INSTANCE_ID, "Static member s1 with instance id i1 "
+                                    "cannot join the group because the instance id is owned by s1 member.")
+    r2 = hb(c, "m2", 0, 2)
+    assert parts(r2.assignment) == []                 # waiting for s1 to release
+    r1 = hb(c, "s1", 1, 3)
+    kept = parts(r1.assignment)
+    assert len(kept) < 3 and c.groups["g"].members["s1"].pending_revocation
+    # a leave naming another member id with the live instance id: the owner stays
+    r = hb(c, "ghost", -1, 4, instance="i1")
+    assert (r.error, r.message) == (E.FENCED_INSTANCE_ID,
+                                    "Static member ghost with instance id i1 was fenced by member s1.")
+    assert "s1" in c.groups["g"].members
+    assert hb(c, "x", -2, 4, instance="nope").error == E.UNKNOWN_MEMBER_ID
+    # the static leave releases what s1 was giving up: m2 gets it at once
+    assert hb(c, "s1", -2, 5, instance="i1").error == E.NONE
+    r2 = hb(c, "m2", r2.member_epoch, 6, owned={})
+    assert parts(r2.assignment) == sorted({0, 1, 2} - set(kept))
+    # s1 comes back and finds what it kept
+    r1 = hb(c, "s1b", 0, 7, instance="i1")
+    assert r1.error == E.NONE and parts(r1.assignment) == kept
+
+
 def test_offset_commit_below_v9_from_a_consumer_protocol_member_is_unsupported():
     c, _ = setup()
     hb(c, "m1", 0)
