@@ -12,6 +12,8 @@ Kafka 4.4 and kafpy in the same test, as Kafka 4.4's group coordinator answers t
 - static members: rejoining at epoch 0 while live is UNRELEASED_INSTANCE_ID, a leave naming
   another member id with a live instance id is FENCED_INSTANCE_ID (the owner stays), and a
   static leave hands what the member was giving up to the member waiting for it at once;
+- static members closed without leaving expire on time: DeleteGroups 25 ms after their
+  session timeout finds the group empty and deletes it;
 - a Streams application restarted with another topology (at the topology epoch 0 that 4.4
   clients always send) is INVALID_REQUEST "Topology updates are not supported yet.".
 """
@@ -32,13 +34,17 @@ from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK
 
 RETRIABLE = (14, 15, 16)     # the group coordinator is loading, moving or not there yet
+# groups may lower their session timeout to 6 s (consumer.session.timeout.ms); the others
+# keep the default 45 s
+SETTINGS = {"group.consumer.min.session.timeout.ms": 6000}
+EXPIRY_SESSION_MS = 6000
 
 
 @pytest.fixture(scope="module")
 def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     base = tmp_path_factory.mktemp("cg-heartbeat")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka")
-    ours = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
+    kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SETTINGS)
+    ours = KafpyBroker(work_dir=base / "kafpy", overrides=SETTINGS, start_timeout=150)
     with ThreadPoolExecutor(2) as pool:
         starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
         errors = [f.exception() for f in starting]
@@ -341,3 +347,36 @@ def test_static_members_rejoin_fencing_and_leave(brokers: dict[str, Any]) -> Non
         ("leave naming another member with i1", 82,
          "Static member another-member with instance id i1 was fenced by member <s1>."),
         ("s1 leaves for a while", 0, -2), ("m2 got the partition s1 gave up", True)], got
+
+
+def _expiry_scenario(port: int) -> list[object]:
+    """Static members close without leaving; each group is deleted 25 ms after its
+    member's session timeout (three groups, so a timer that fires late shows)."""
+    groups = [f"cg-hb-expiry-{i}" for i in range(3)]
+    answers: list[object] = []
+    with RawConnection(LOOPBACK, port, timeout=30) as conn:
+        _create_topic(conn, "cg-hb-expiry", 1)
+        A = M.IncrementalAlterConfigsRequest
+        r = conn.request(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, A(validate_only=False, resources=[
+            A.AlterConfigsResource(resource_type=32, resource_name=g, configs=[A.AlterableConfig(
+                name="consumer.session.timeout.ms", config_operation=0, value=str(EXPIRY_SESSION_MS))])
+            for g in groups]))
+        assert all(res.error_code == 0 for res in r.responses), r
+        last: dict[str, float] = {}
+        for i, g in enumerate(groups):
+            j = _heartbeat(conn, g, str(uuid.uuid4()), 0, subscribed_topic_names=["cg-hb-expiry"],
+                           instance_id=f"expiry-{i}")
+            last[g] = time.monotonic()          # the member's session started before this
+            answers.append((g, "joins", j.error_code))
+        for g in groups:
+            time.sleep(max(0.0, last[g] + EXPIRY_SESSION_MS / 1000 + 0.025 - time.monotonic()))
+            r = conn.request(ApiKey.DELETE_GROUPS, 2, M.DeleteGroupsRequest(groups_names=[g]))
+            answers.append((g, "deleted", r.results[0].error_code))
+    return answers
+
+
+def test_members_expire_on_time_and_the_group_can_be_deleted(brokers: dict[str, Any]) -> None:
+    got = {name: _expiry_scenario(broker.port) for name, broker in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["apache"] == [(f"cg-hb-expiry-{i}", "joins", 0) for i in range(3)] + [
+        (f"cg-hb-expiry-{i}", "deleted", 0) for i in range(3)], got
