@@ -119,6 +119,7 @@ def _scenario(port: int) -> list[object]:
             conn, group, m1, 0, subscribed_topic_names=[t],
             topic_partitions=[H.TopicPartitions(topic_id=t_id, partitions=[0])]))
         answer("epoch 3 in no group", _heartbeat(conn, "cg-hb-nowhere", m1, 3))
+        answer("leave of no group", _heartbeat(conn, "cg-hb-nowhere", m1, -1))
         answer("empty instance id", _heartbeat(conn, group, m1, 0, subscribed_topic_names=[t],
                                                instance_id=""))
         answer("empty rack id", _heartbeat(conn, group, m1, 0, subscribed_topic_names=[t],
@@ -149,6 +150,7 @@ def test_heartbeat_validation_and_error_codes(brokers: dict[str, Any]) -> None:
     assert got["apache"] == [
         ("join owning partitions", 42, joining),
         ("epoch 3 in no group", 69, "Consumer group cg-hb-nowhere not found."),
+        ("leave of no group", 69, "Group cg-hb-nowhere not found."),
         ("empty instance id", 42, "InstanceId can't be empty."),
         ("empty rack id", 42, "RackId can't be empty."),
         ("m1 joins", 0), ("commit v8", 35), ("commit v9", 0),
