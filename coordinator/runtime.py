@@ -69,6 +69,15 @@ class CoordinatorRuntime:
             self._cancel_load(partition)
         await asyncio.gather(*loads, return_exceptions=True)
 
+    def expire_due(self) -> None:
+        """Fire the timers already due before a request that depends on them is answered
+        (a member whose session ended a few ms ago is gone, as on Kafka, whose timers fire
+        on time; this timer only looks every TICK_S). Called by the request handlers."""
+        try:
+            self.coordinator.poll(self.now_ms())
+        except Exception:  # noqa: BLE001 - logged with its trace; the request goes on
+            self._log.exception("%s timer failed", self._name)
+
     async def _run_timer(self) -> None:
         while True:
             try:

@@ -23,6 +23,7 @@ _UNSUPPORTED = "The new consumer group protocol is not enabled on this cluster (
 
 
 async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerGroupHeartbeatResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     R = ConsumerGroupHeartbeatResponse
     consumer = consumer_coordinator(ctx)
     if consumer is None:
@@ -51,6 +52,7 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerG
 
 
 async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGroupDescribeResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     R = ConsumerGroupDescribeResponse
     consumer = consumer_coordinator(ctx)
     groups = []

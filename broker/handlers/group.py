@@ -95,6 +95,7 @@ def _share_coordinator(ctx: RequestContext, key: str) -> tuple[E, int, str, int]
 
 # --------------------------------------------------------------------- JoinGroup
 async def handle_join_group(ctx: RequestContext, req) -> JoinGroupResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     v = ctx.api_version
     instance = req.group_instance_id if v >= 5 else None
     fut = _coordinator(ctx).join_group(
@@ -120,6 +121,7 @@ async def handle_join_group(ctx: RequestContext, req) -> JoinGroupResponse:
 
 # --------------------------------------------------------------------- SyncGroup
 async def handle_sync_group(ctx: RequestContext, req) -> SyncGroupResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     v = ctx.api_version
     ptype = req.protocol_type if v >= 5 else None
     pname = req.protocol_name if v >= 5 else None
@@ -139,6 +141,7 @@ async def handle_sync_group(ctx: RequestContext, req) -> SyncGroupResponse:
 
 # --------------------------------------------------------------------- Heartbeat
 async def handle_heartbeat(ctx: RequestContext, req) -> HeartbeatResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     err = _coordinator(ctx).heartbeat(req.group_id, req.member_id,
                                       req.group_instance_id if ctx.api_version >= 3 else None,
                                       req.generation_id, _now(ctx))
@@ -147,6 +150,7 @@ async def handle_heartbeat(ctx: RequestContext, req) -> HeartbeatResponse:
 
 # --------------------------------------------------------------------- LeaveGroup
 async def handle_leave_group(ctx: RequestContext, req) -> LeaveGroupResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     v = ctx.api_version
     if v < 3:
         members = [(req.member_id, None)]
@@ -165,6 +169,7 @@ async def handle_leave_group(ctx: RequestContext, req) -> LeaveGroupResponse:
 
 # --------------------------------------------------------------------- DescribeGroups
 async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     coord = _coordinator(ctx)
     with_ops = ctx.api_version >= 3 and req.include_authorized_operations
     D, DM = DescribeGroupsResponse.DescribedGroup, DescribeGroupsResponse.DescribedGroupMember
@@ -189,6 +194,7 @@ async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResp
 
 # --------------------------------------------------------------------- ListGroups
 async def handle_list_groups(ctx: RequestContext, req) -> ListGroupsResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     v = ctx.api_version
     err, groups = _coordinator(ctx).list_groups(
         req.states_filter if v >= 4 else None, req.types_filter if v >= 5 else None)
@@ -230,6 +236,7 @@ def _by_topic(order: list, errors: dict, make) -> dict[str, list]:
 
 
 async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     v = ctx.api_version
     now = _now(ctx)
     retention = req.retention_time_ms if 2 <= v <= 4 else -1
@@ -243,7 +250,7 @@ async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse
         errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
-            req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now))
+            req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now, api_version=v))
     R = OffsetCommitResponse
     topics = _by_topic(order, errors, R.OffsetCommitResponsePartition)
     return R(throttle_time_ms=0, topics=[R.OffsetCommitResponseTopic(name=n, partitions=ps)
@@ -354,6 +361,7 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
 
 # --------------------------------------------------------------------- DeleteGroups
 async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     names = list(dict.fromkeys(req.groups_names))
     share = ctx.services.group_coordinator.share
     # share groups: their share state is deleted first, a failure answered as Kafka does
@@ -367,6 +375,7 @@ async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse
 
 # --------------------------------------------------------------------- OffsetDelete
 async def handle_offset_delete(ctx: RequestContext, req) -> OffsetDeleteResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     known: list[tuple[str, int]] = []
     errors: dict[tuple[str, int], int] = {}
     order: list[tuple[str, int]] = []

@@ -24,6 +24,7 @@ _UNSUPPORTED = "The share group protocol is not enabled on this cluster (share.v
 
 
 async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHeartbeatResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     R = ShareGroupHeartbeatResponse
     share = share_coordinator(ctx)
     if share is None:
@@ -41,6 +42,7 @@ async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHe
 
 
 async def handle_share_group_describe(ctx: RequestContext, req) -> ShareGroupDescribeResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     R = ShareGroupDescribeResponse
     share = share_coordinator(ctx)
     groups = []

@@ -124,6 +124,7 @@ def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> l
 
 
 async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> StreamsGroupHeartbeatResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     R = StreamsGroupHeartbeatResponse
     streams = streams_coordinator(ctx)
     if streams is None:
@@ -187,6 +188,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> Strea
 
 
 async def handle_streams_group_describe(ctx: RequestContext, req: Any) -> StreamsGroupDescribeResponse:
+    ctx.services.group_coordinator.expire_due()   # session ends already due
     R = StreamsGroupDescribeResponse
     streams = streams_coordinator(ctx)
     groups = []

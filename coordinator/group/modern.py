@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import logging
-from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -36,6 +36,8 @@ class ModernGroupCoordinator:
     records in `RECORDS_NAME` (how a failed write is logged)."""
 
     RECORDS_NAME = "group records"
+    # OffsetCommit below v9 from one of its members is UNSUPPORTED_VERSION (consumer groups)
+    COMMITS_FROM_V9 = False
     classic: ClassicCoordinatorView
     groups: dict[str, Any]
     _wakeups: list[int]
@@ -215,10 +217,11 @@ class ModernGroupCoordinator:
         return ErrorCode.STALE_MEMBER_EPOCH
 
     def validate_offset_commit(self, group: Any, member_id: str, member_epoch: int,
-                               transactional: bool = False) -> ErrorCode | None:
+                               transactional: bool = False, api_version: int = 9) -> ErrorCode | None:
         """Kafka's validateOffsetCommit (called by the OffsetManager): without a member
         epoch only an empty group takes commits (admin, or a consumer outside group
-        management)."""
+        management); a consumer-protocol member commits with OffsetCommit v9 or above
+        (`api_version`: the OffsetCommit's)."""
         if member_epoch < 0 and not group.members:
             return None
         if transactional and member_epoch < 0 and not member_id:
@@ -226,9 +229,20 @@ class ModernGroupCoordinator:
         member = group.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
+        if (self.COMMITS_FROM_V9 and not transactional and api_version < 9
+                and not getattr(member, "uses_classic_protocol", False)):
+            return ErrorCode.UNSUPPORTED_VERSION
+        if member_epoch < member.member_epoch and self.COMMITS_FROM_V9 and not transactional:
+            return None     # partition by partition: commit_partition_errors
         if member_epoch != member.member_epoch:
             return self._stale_epoch_error(member)
         return None
+
+    def commit_partition_errors(self, group: Any, member_id: str, member_epoch: int,
+                                partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
+        """The partitions of an OffsetCommit that validate_offset_commit let through
+        refused one by one (consumer groups: by assignment epoch); none here."""
+        return {}
 
     def validate_offset_fetch(self, group: Any, member_id: str | None,
                               member_epoch: int) -> ErrorCode | None:

@@ -48,19 +48,22 @@ class OffsetManager(CoordinatorBase):
     # ================================================================ OffsetCommit
     def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
                        generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
-                       now_ms: int) -> Any:
+                       now_ms: int, api_version: int = 9) -> Any:
         """A future resolved with {partition: error} once the commit is committed in
-        `__consumer_offsets` (or failed)."""
+        `__consumer_offsets` (or failed). `api_version`: the OffsetCommit's (a
+        consumer-protocol member must use v9 or above)."""
         err = self.validate_group_status(group_id, OFFSET_COMMIT)
         if err is not None:
             return self._new_future({tp: err for tp in offsets})
         consumer_group, epochs = self._epoch_group(group_id)
         if consumer_group is not None:
             # a consumer-protocol or Streams group: the member epoch must be the member's current one
-            err = epochs.validate_offset_commit(consumer_group, member_id, generation_id)
+            err = epochs.validate_offset_commit(consumer_group, member_id, generation_id,
+                                                api_version=api_version)
             if err is not None:
                 return self._new_future({tp: err for tp in offsets})
-            return self._store_offsets(consumer_group, offsets, now_ms)
+            refused = epochs.commit_partition_errors(consumer_group, member_id, generation_id, offsets)
+            return self._store_offsets(consumer_group, offsets, now_ms, refused)
         group = self.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             if generation_id >= 0:
@@ -107,12 +110,15 @@ class OffsetManager(CoordinatorBase):
                 valid[tp] = om
         return result, valid
 
-    def _store_offsets(self, group: ClassicGroup,
-                       offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+    def _store_offsets(self, group: ClassicGroup, offsets: dict[TopicPartition, OffsetAndMetadata],
+                       now_ms: int, refused: dict[TopicPartition, ErrorCode] | None = None) -> Any:
+        """Write `offsets` but the `refused` ones (answered with their error)."""
         fut = self.future_factory()
-        result, valid = self._check_metadata_sizes(offsets)
+        result, valid = self._check_metadata_sizes(
+            {tp: om for tp, om in offsets.items() if not refused or tp not in refused})
+        result.update(refused or {})
         if not valid:
-            fut.set_result(result)
+            fut.set_result({tp: result[tp] for tp in offsets})
             return fut
         group.prepare_offset_commit(valid)
 

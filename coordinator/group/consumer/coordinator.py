@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import encode_data
@@ -53,6 +53,7 @@ from kafpy.coordinator.group.consumer.group import (
     ConsumerGroupState, MemberState, ResolvedRegex, copy_assignment)
 from kafpy.coordinator.group.classic.group import ClassicGroup
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
+from kafpy.coordinator.group.consumer.validation import invalid_heartbeat_reason, unsupported_assignor_message
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.records import encode_offset_commit_key
@@ -92,6 +93,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     the plumbing shared with share and Streams groups: modern_group.py)."""
 
     RECORDS_NAME = "consumer group records"
+    COMMITS_FROM_V9 = True
 
     def __init__(self, classic: ClassicCoordinatorView, config: ConsumerGroupConfig, topics: TopicsView,
                  member_id_factory: Callable[[], str] | None = None,
@@ -142,34 +144,6 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             self._store_downgraded(now_ms)
         return answered
 
-    def _validate_request(self, group_id: str, member_id: str, member_epoch: int,
-                          instance_id: str | None, rebalance_timeout_ms: int,
-                          names: list[str] | None, regex: str | None,
-                          server_assignor: str | None, owned: Assignment | None,
-                          api_version: int) -> str | None:
-        """Why the request is INVALID_REQUEST (Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid)."""
-        if not group_id:
-            return "GroupId can't be empty."
-        if member_epoch == JOIN_EPOCH:
-            if api_version >= 1 and not member_id:
-                return "MemberId can't be empty."
-            if rebalance_timeout_ms == -1:
-                return "RebalanceTimeoutMs must be provided in first request."
-            if owned is None:
-                return "TopicPartitions must be empty when (re-)joining."
-            if names is None and regex is None:
-                return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request."
-        elif member_epoch == STATIC_LEAVE_EPOCH:
-            if instance_id is None:
-                return "InstanceId can't be null."
-        elif member_epoch < STATIC_LEAVE_EPOCH:
-            return f"MemberEpoch is {member_epoch}, but must be greater than or equal to -2."
-        if member_epoch != JOIN_EPOCH and not member_id:
-            return "MemberId can't be empty."
-        if server_assignor is not None and server_assignor not in self.assignors:
-            return None   # answered UNSUPPORTED_ASSIGNOR by the caller
-        return None
-
     def _heartbeat(self, request: ConsumerGroupHeartbeat) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         """What the heartbeat answers (a bare HeartbeatResult: refused, nothing to write)
         and the records it writes; the group's state has moved already."""
@@ -179,9 +153,8 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         names, regex = request.subscribed_topic_names, request.subscribed_topic_regex
         server_assignor, api_version = request.server_assignor, request.api_version
         client_id, client_host = request.client_id, request.client_host
-        reason = self._validate_request(group_id, member_id, member_epoch, instance_id,
-                                        rebalance_timeout_ms, names, regex, server_assignor,
-                                        owned, api_version)
+        reason = invalid_heartbeat_reason(group_id, member_id, member_epoch, instance_id, rack_id,
+                                          rebalance_timeout_ms, names, regex, owned, api_version)
         if reason is not None:
             log.info("ConsumerGroupHeartbeat of %s in group %s refused: %s", member_id,
                      group_id, reason)
@@ -189,10 +162,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         err = self.classic.validate_group_status(group_id, "ConsumerGroupHeartbeat")
         if err is not None:
             return _error(err, None, member_id or None, member_epoch)
-        if server_assignor is not None and server_assignor not in self.assignors:
-            return _error(ErrorCode.UNSUPPORTED_ASSIGNOR,
-                          f"ServerAssignor {server_assignor} is not supported. Supported assignors: "
-                          f"{', '.join(self.assignors)}.")
+        unsupported = unsupported_assignor_message(server_assignor, self.assignors)
+        if unsupported is not None:
+            return _error(ErrorCode.UNSUPPORTED_ASSIGNOR, unsupported)
         if regex and self._pattern(regex) is None:
             return _error(ErrorCode.INVALID_REGULAR_EXPRESSION,
                           f"SubscribedTopicRegex `{regex}` is not a valid regular expression.")
@@ -205,8 +177,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if group is None:
             classic = self.classic.groups.get(group_id)
             if member_epoch != JOIN_EPOCH:
-                return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                              f"Member {member_id} is not a member of group {group_id}.")
+                # Kafka's getOrMaybeCreateConsumerGroup without createIfNotExists
+                return _error(ErrorCode.GROUP_ID_NOT_FOUND,
+                              f"Group {group_id} is not a consumer group." if classic is not None
+                              else f"Consumer group {group_id} not found.")
             if classic is not None and classic.members:
                 # online upgrade of a live classic group (migration policy permitting)
                 group = self._upgrade(classic, now_ms, records)
@@ -299,12 +273,12 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         member rejoining under its id starts over with its partitions revoked."""
         if instance_id is not None:
             old_id = group.static_members.get(instance_id)
-            if old_id is not None and old_id != member_id:
+            if old_id is not None:
                 old = group.members[old_id]
-                if old.member_epoch != STATIC_LEAVE_EPOCH:
+                if old.member_epoch != STATIC_LEAVE_EPOCH:   # live, even under this id
                     return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
-                                  f"Static member {old_id} with instance id {instance_id} "
-                                  f"is not released yet.")
+                                  f"Static member {member_id} with instance id {instance_id} cannot join "
+                                  f"the group because the instance id is owned by {old_id} member.")
                 target = group.target.pop(old_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old_id)
@@ -313,7 +287,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                                           member_epoch=old.previous_member_epoch,
                                           previous_member_epoch=old.previous_member_epoch,
                                           state=MemberState.STABLE,
-                                          assigned=assigned)
+                                          assigned=assigned,
+                                          assignment_epochs=dict(old.assignment_epochs))
+                new.stamp_assignment_epochs()
                 new.subscribed_topic_names = list(old.subscribed_topic_names)
                 new.subscribed_topic_regex = old.subscribed_topic_regex
                 new.rebalance_timeout_ms, new.server_assignor = old.rebalance_timeout_ms, old.server_assignor
@@ -327,6 +303,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             # A dynamic member rejoining with epoch 0 lost its partitions (Kafka fences
             # it and lets it start again).
             group.set_member_assignment(member, {}, {})
+            member.assignment_epochs = {}
             member.member_epoch = member.previous_member_epoch = 0
             member.state = MemberState.STABLE
             member.last_sent = None
@@ -360,20 +337,31 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     def _leave(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None, now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                          f"Member {member_id} is not a member of group {group_id}.")
-        if instance_id is not None and member_id not in group.members:
-            member_id = group.static_members.get(instance_id, member_id)
-        member = group.members.get(member_id)
-        if member is None or member.uses_classic_protocol:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                          f"Member {member_id} is not a member of group {group_id}.")
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND,
+                          f"Group {group_id} is not a consumer group." if group_id in self.classic.groups
+                          else f"Group {group_id} not found.")
+        if instance_id is None:
+            member = group.members.get(member_id)
+            if member is None or member.uses_classic_protocol:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID,
+                              f"Member {member_id} is not a member of group {group_id}.")
+        else:
+            member = group.members.get(group.static_members.get(instance_id, ""))
+            if member is None:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+            if member.member_id != member_id:   # the live owner stays
+                return _error(ErrorCode.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
+                                                            f"{instance_id} was fenced by member {member.member_id}.")
         records: list = []
         if epoch == STATIC_LEAVE_EPOCH:
-            # a static member going away for a while keeps its partitions until its
-            # session expires or its instance comes back
+            # a static member going away for a while keeps what it was assigned until its
+            # session expires or its instance comes back; what it was giving up goes at
+            # once to the member waiting for it (Kafka: epochs reset to 0)
             member.previous_member_epoch = member.member_epoch
             member.member_epoch = STATIC_LEAVE_EPOCH
+            group.set_member_assignment(member, member.assigned, {})
+            member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
+            member.stamp_assignment_epochs()
             records.append(R.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)
@@ -387,7 +375,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if regex in group.resolved_regexes and regex not in group.subscribed_regexes():
             del group.resolved_regexes[regex]
             records.append(R.regular_expression_tombstone(group.group_id, regex))
+        # the hash of what the remaining members subscribe to, so that their next
+        # heartbeat finds it current and does not bump the epoch again
         group.group_epoch += 1
+        group.metadata_hash = metadata_hash(self._subscribed_topics(group), self.topics.partition_racks)
         records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
 
     # ================================================================ assignment
@@ -537,6 +528,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 member.previous_member_epoch, member.member_epoch = member.member_epoch, epoch
             member.state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
             member.revocation_deadline = None
+        member.stamp_assignment_epochs()
         now = (member.member_epoch, member.previous_member_epoch, member.state,
                member.assigned, member.pending_revocation)
         if now != changed_from:
@@ -656,13 +648,29 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
                 else ErrorCode.STALE_MEMBER_EPOCH)
 
+    def commit_partition_errors(self, group: ConsumerGroup, member_id: str, member_epoch: int,
+                                partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
+        """Kafka 4.4's assignment-epoch validator (KIP-1251): a commit at an epoch older
+        than the member's is taken for a partition it holds since that epoch or earlier;
+        the others are STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic member)."""
+        member = group.members.get(member_id)
+        if member is None or member_epoch >= member.member_epoch:
+            return {}
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        for name, p in partitions:
+            meta = self.topics.topic(name)
+            since = None if meta is None else member.assignment_epochs.get((meta.topic_id, p))
+            if since is None or member_epoch < since:
+                errors[(name, p)] = self._stale_epoch_error(member)
+        return errors
+
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
     GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
 
     def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
         (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
-         m.pending_revocation) = R.current_assignment_of(v)
+         m.pending_revocation, m.assignment_epochs) = R.current_assignment_of(v)
 
     def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
         if kind == R.REGULAR_EXPRESSION:

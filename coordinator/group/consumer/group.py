@@ -86,6 +86,9 @@ class ConsumerGroupMember:
     state: MemberState = MemberState.STABLE
     assigned: Assignment = field(default_factory=dict)
     pending_revocation: Assignment = field(default_factory=dict)
+    # the member epoch at which each partition it holds was assigned to it (KIP-1251's
+    # AssignmentEpochs): a commit at an older epoch is taken for a partition it kept
+    assignment_epochs: dict[tuple[bytes, int], int] = field(default_factory=dict)
     # timers (absolute ms), None = not scheduled
     session_deadline: int | None = None
     revocation_deadline: int | None = None
@@ -95,6 +98,15 @@ class ConsumerGroupMember:
     # its JoinGroup protocols (name, metadata) and session timeout; None otherwise
     classic_protocols: list[tuple[str, bytes]] | None = None
     classic_session_timeout_ms: int = 0
+
+    def stamp_assignment_epochs(self) -> None:
+        """Partitions newly assigned take the member's epoch; the ones it no longer holds
+        are forgotten (called after every change of its assignment)."""
+        held = {(t, p) for a in (self.assigned, self.pending_revocation) for t, ps in a.items() for p in ps}
+        self.assignment_epochs = {tp: e for tp, e in self.assignment_epochs.items() if tp in held}
+        for t, ps in self.assigned.items():
+            for p in ps:
+                self.assignment_epochs.setdefault((t, p), self.member_epoch)
 
     @property
     def uses_classic_protocol(self) -> bool:

@@ -14,7 +14,7 @@ Who calls it: ConsumerGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from kafpy.protocol import messages as M
 
@@ -97,8 +97,17 @@ def current_assignment(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, by
     V = M.ConsumerGroupCurrentMemberAssignmentValue
     return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(V(
         member_epoch=m.member_epoch, previous_member_epoch=m.previous_member_epoch,
-        state=int(m.state), assigned_partitions=_partitions(V.TopicPartitions, m.assigned),
-        partitions_pending_revocation=_partitions(V.TopicPartitions, m.pending_revocation)))
+        state=int(m.state), assigned_partitions=_with_epochs(V.TopicPartitions, m.assigned, m),
+        partitions_pending_revocation=_with_epochs(V.TopicPartitions, m.pending_revocation, m)))
+
+
+def _with_epochs(cls: Any, a: Assignment, m: ConsumerGroupMember) -> list:
+    """`a` as the record's TopicPartitions, each partition with its assignment epoch."""
+    out = _partitions(cls, a)
+    for tp in out:
+        tp.assignment_epochs = [m.assignment_epochs.get((tp.topic_id, p), m.member_epoch)
+                                for p in tp.partitions]
+    return out
 
 
 def regular_expression(group_id: str, regex: str, resolved: ResolvedRegex) -> tuple[bytes, bytes]:
@@ -151,13 +160,21 @@ def apply_member_metadata(m: ConsumerGroupMember, v) -> None:
         m.classic_protocols = None
 
 
-def current_assignment_of(v) -> tuple[int, int, MemberState, Assignment, Assignment]:
+def current_assignment_of(v: Any) -> tuple[int, int, MemberState, Assignment, Assignment,
+                                           dict[tuple[bytes, int], int]]:
+    """The record's epochs, state, assignment and each partition's assignment epoch (the
+    member epoch where the record has none: written before KIP-1251)."""
     try:
         state = MemberState(v.state)
     except ValueError:
         state = MemberState.UNKNOWN
+    epochs: dict[tuple[bytes, int], int] = {}
+    for tp in [*v.assigned_partitions, *v.partitions_pending_revocation]:
+        given = tp.assignment_epochs or []
+        for i, p in enumerate(tp.partitions):
+            epochs[(bytes(tp.topic_id), p)] = given[i] if i < len(given) else v.member_epoch
     return (v.member_epoch, v.previous_member_epoch, state,
-            _assignment(v.assigned_partitions), _assignment(v.partitions_pending_revocation))
+            _assignment(v.assigned_partitions), _assignment(v.partitions_pending_revocation), epochs)
 
 
 def resolved_regex_of(v) -> ResolvedRegex:

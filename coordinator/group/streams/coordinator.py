@@ -13,7 +13,8 @@ one batch of Kafka 4.4's Streams* records (streams_records.py) and the heartbeat
 answered once it is committed (as consumer_coordinator.py does, and for the same
 reasons the in-memory state is not rolled back when the write fails).
 
-The first member brings the topology; the group keeps it with its epoch and checks it
+The first member brings the topology; the group keeps it with its epoch (a member bringing
+another one at that epoch or later is INVALID_REQUEST, as in Kafka 4.4) and checks it
 against the cluster's topics on every heartbeat through a hash of the topics it names
 (streams_topology.py). Internal topics it needs are handed back to the broker to
 create (`HeartbeatResult.topics_to_create`), as Kafka's coordinator hands them to its
@@ -158,6 +159,15 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         group = self.groups.get(group_id)
         if member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
             return self._leave(group, group_id, member_id, member_epoch, instance_id)
+        if (topology is not None and group is not None and group.topology is not None
+                and topology.epoch >= group.topology.epoch and topology != group.topology):
+            # Kafka 4.4's maybeUpdateTopology: the group keeps the topology it was
+            # initialised with (its clients always send epoch 0); a restarted application
+            # with another topology fails fast rather than running the old one
+            log.info("StreamsGroupHeartbeat of %s in group %s refused: its topology (epoch %d) "
+                     "differs from the group's (epoch %d)", member_id, group_id, topology.epoch,
+                     group.topology.epoch)
+            return _error(ErrorCode.INVALID_REQUEST, "Topology updates are not supported yet.")
         records: list = []
         if group is None:
             if member_epoch != JOIN_EPOCH:
@@ -214,7 +224,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         bump = False
         if topology is not None:
             member.topology_epoch = topology.epoch
-            if group.topology is None or topology.epoch > group.topology.epoch:
+            if group.topology is None:
                 group.topology = topology
                 group.configured = None
                 records.append(R.topology(group.group_id, topology))

@@ -37,7 +37,7 @@ def broker(tmp_path):
                                       MetadataCacheTopics(b.metadata))
     classic.attach(streams=streams)
     b.services.group_coordinator = SimpleNamespace(classic=classic, coordinator=classic, streams=streams,
-                                                   now_ms=lambda: 0)
+                                                   now_ms=lambda: 0, expire_due=lambda: classic.poll(0))
     try:
         yield b
     finally:

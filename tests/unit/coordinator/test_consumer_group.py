@@ -113,8 +113,10 @@ def test_no_partition_is_ever_held_by_two_members():
 
 def test_unknown_member_and_fenced_epochs():
     c, _ = setup()
-    assert hb(c, "ghost", 3).error == E.UNKNOWN_MEMBER_ID
+    r = hb(c, "ghost", 3)                # no such group: Kafka's GroupIdNotFoundException
+    assert (r.error, r.message) == (E.GROUP_ID_NOT_FOUND, "Consumer group g not found.")
     hb(c, "m1", 0)
+    assert hb(c, "ghost", 3).error == E.UNKNOWN_MEMBER_ID
     assert hb(c, "m1", 5).error == E.FENCED_MEMBER_EPOCH
     hb(c, "m2", 0, 1)                    # group epoch 2; m1 still at 1
     r = hb(c, "m1", 1, 2, owned={tid("t"): {0, 1, 2}})
@@ -131,6 +133,101 @@ def test_invalid_requests_answer_as_kafka():
     assert hb(c, "m1", 0, assignor="nope").error == E.UNSUPPORTED_ASSIGNOR
     assert hb(c, "m1", 0, regex="(unclosed", topics=None).error == E.INVALID_REGULAR_EXPRESSION
     assert hb(c, "m1", 0, group="").error == E.INVALID_REQUEST
+
+
+def test_heartbeat_validation_in_kafkas_words():
+    c, _ = setup()
+
+    def refused(member="m1", epoch=0, **kw):
+        args = {"rebalance_timeout_ms": 5000, "subscribed_topic_names": ["t"], "owned": {},
+                "now_ms": 0, **kw}
+        r = c.heartbeat("g", member, epoch, **args).result()
+        assert r.error == E.INVALID_REQUEST, r
+        return r.message
+
+    assert refused(owned={tid("t"): {0}}) == "TopicPartitions must be empty when (re-)joining."
+    assert refused(owned={tid("t"): set()}) == "TopicPartitions must be empty when (re-)joining."
+    assert refused(owned=None) == "TopicPartitions must be empty when (re-)joining."
+    assert refused(instance_id="") == "InstanceId can't be empty."
+    assert refused(rack_id=" ") == "RackId can't be empty."
+    assert refused(subscribed_topic_names=None) == (
+        "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
+    assert refused(epoch=-3) == "MemberEpoch is invalid."
+    assert refused(member="", epoch=4) == "MemberId can't be empty."
+    assert "g" not in c.groups          # nothing joined
+    r = hb(c, "m1", -1)
+    assert (r.error, r.message) == (E.GROUP_ID_NOT_FOUND, "Group g not found.")
+
+
+def test_a_leave_writes_the_hash_of_what_the_others_subscribe_to():
+    c, _ = setup(topics=(("t", 3), ("u", 2)))
+    hb(c, "m1", 0)
+    r2 = hb(c, "m2", 0, 1, topics=["t", "u"])
+    hb(c, "m2", -1, 2)                  # only m1 (topic t) is left
+    group = c.groups["g"]
+    epoch = group.group_epoch
+    r1 = hb(c, "m1", 1, 3, owned={})
+    assert r1.error == E.NONE and group.group_epoch == epoch, "the next heartbeat bumped the epoch"
+    assert r2.error == E.NONE
+
+
+def test_commit_at_the_previous_epoch_is_taken_for_a_partition_the_member_kept():
+    c, _ = setup()
+    hb(c, "m1", 0)                                    # epoch 1: t-0, t-1, t-2
+    hb(c, "m2", 0, 1)
+    r1 = hb(c, "m1", 1, 2)                            # told to give one up
+    kept = parts(r1.assignment)
+    r1 = hb(c, "m1", 1, 3, owned={tid("t"): set(kept)})
+    assert r1.member_epoch == 2 and parts(r1.assignment) == kept
+    gone = ({0, 1, 2} - set(kept)).pop()
+    om = OffsetAndMetadata(5, -1, "", 0)
+    got = commit(c.classic, "g", "m1", None, 1, {("t", kept[0]): om, ("t", gone): om}, 4)
+    assert got == {("t", kept[0]): E.NONE, ("t", gone): E.STALE_MEMBER_EPOCH}
+    assert c.classic.fetch_offsets("g", [("t", kept[0])])[1][("t", kept[0])].offset == 5
+    # older than the partition's assignment epoch, or newer than the member's: refused
+    assert commit(c.classic, "g", "m1", None, 0, {("t", kept[0]): om}, 5) == {("t", kept[0]): E.STALE_MEMBER_EPOCH}
+    assert commit(c.classic, "g", "m1", None, 3, {("t", kept[0]): om}, 5) == {("t", kept[0]): E.STALE_MEMBER_EPOCH}
+    # a partition newly assigned at epoch 2 takes no commit at epoch 1
+    r2 = hb(c, "m2", 2, 6, owned={})
+    assert r2.member_epoch == 2 and parts(r2.assignment) == [gone]
+    hb(c, "m2", 2, 7, owned={tid("t"): {gone}})
+    assert commit(c.classic, "g", "m2", None, 1, {("t", gone): om}, 8) == {("t", gone): E.STALE_MEMBER_EPOCH}
+
+
+def test_static_members_leave_rejoin_and_fencing_as_kafka():
+    c, _ = setup()
+    hb(c, "s1", 0, instance="i1")                     # epoch 1: all three partitions
+    r = hb(c, "s1", 0, 1, instance="i1")              # live, rejoining under its own id
+    assert (r.error, r.message) == (E.UNRELEASED_INSTANCE_ID, "Static member s1 with instance id i1 "
+                                    "cannot join the group because the instance id is owned by s1 member.")
+    r2 = hb(c, "m2", 0, 2)
+    assert parts(r2.assignment) == []                 # waiting for s1 to release
+    r1 = hb(c, "s1", 1, 3)
+    kept = parts(r1.assignment)
+    assert len(kept) < 3 and c.groups["g"].members["s1"].pending_revocation
+    # a leave naming another member id with the live instance id: the owner stays
+    r = hb(c, "ghost", -1, 4, instance="i1")
+    assert (r.error, r.message) == (E.FENCED_INSTANCE_ID,
+                                    "Static member ghost with instance id i1 was fenced by member s1.")
+    assert "s1" in c.groups["g"].members
+    assert hb(c, "x", -2, 4, instance="nope").error == E.UNKNOWN_MEMBER_ID
+    # the static leave releases what s1 was giving up: m2 gets it at once
+    assert hb(c, "s1", -2, 5, instance="i1").error == E.NONE
+    r2 = hb(c, "m2", r2.member_epoch, 6, owned={})
+    assert parts(r2.assignment) == sorted({0, 1, 2} - set(kept))
+    # s1 comes back and finds what it kept
+    r1 = hb(c, "s1b", 0, 7, instance="i1")
+    assert r1.error == E.NONE and parts(r1.assignment) == kept
+
+
+def test_offset_commit_below_v9_from_a_consumer_protocol_member_is_unsupported():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    om = OffsetAndMetadata(7, -1, "", 0)
+    fut = c.classic.commit_offsets("g", "m1", None, 1, {("t", 0): om}, 1, api_version=8)
+    assert fut.result() == {("t", 0): E.UNSUPPORTED_VERSION}
+    fut = c.classic.commit_offsets("g", "m1", None, 1, {("t", 0): om}, 1, api_version=9)
+    assert fut.result() == {("t", 0): E.NONE}
 
 
 def test_leave_gives_partitions_to_the_others():
@@ -314,8 +411,9 @@ def test_state_is_rebuilt_from_the_log_after_failover():
     c2.classic.load_partition(c2.classic.partition_for("g"), 100)
     after = c2.groups["g"]
     assert (after.group_epoch, after.assignment_epoch) == (before.group_epoch, before.assignment_epoch)
-    assert {m: (x.member_epoch, x.assigned, x.state) for m, x in after.members.items()} == \
-        {m: (x.member_epoch, x.assigned, x.state) for m, x in before.members.items()}
+    assert {m: (x.member_epoch, x.assigned, x.state, x.assignment_epochs) for m, x in after.members.items()} == \
+        {m: (x.member_epoch, x.assigned, x.state, x.assignment_epochs) for m, x in before.members.items()}
+    assert set(after.members["m1"].assignment_epochs.values()) == {1}     # kept since epoch 1
     assert after.target == before.target and after.static_members == {"i1": "m1"}
     assert c2.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 9
     assert "g" not in c2.classic.groups

@@ -51,6 +51,9 @@ class _Service:
     def now_ms(self):
         return self.clock
 
+    def expire_due(self):
+        self.coordinator.poll(self.clock)
+
     def find_coordinator(self, key, key_type):
         if key_type not in (0, 1):
             return E.INVALID_REQUEST, -1, "", -1

@@ -187,6 +187,20 @@ def test_topology_epoch_behind_the_group_is_stale():
     assert (STALE_TOPOLOGY, r.status[0][1]) == r.status[0]
 
 
+def test_a_changed_topology_is_refused_as_kafka_does():
+    c, _ = setup()
+    hb(c, "m1", 0)
+    hb(c, "m1", -1, 1)                                 # the application stops
+    # restarted with another topology, at the epoch 4.4 clients always send
+    changed = StreamsTopology(1, WORD_COUNT.subtopologies[:1])
+    r = hb(c, "m1b", 0, 2, topology=changed)
+    assert (r.error, r.message) == (E.INVALID_REQUEST, "Topology updates are not supported yet.")
+    assert c.groups["g"].topology == WORD_COUNT and "m1b" not in c.groups["g"].members
+    r = hb(c, "m1c", 0, 3, topology=StreamsTopology(2, WORD_COUNT.subtopologies))
+    assert r.error == E.INVALID_REQUEST                # a newer epoch is no update either
+    assert hb(c, "m1d", 0, 4).error == E.NONE          # the same topology joins
+
+
 def test_member_leaves_and_its_session_expires():
     c, _ = setup()
     hb(c, "m1", 0)
