@@ -20,6 +20,8 @@ from tests.support.ports import LOOPBACK
 P99_SLACK_S = 0.100
 RSS_SLACK = 100 << 20
 BASELINE_S = 3.0
+MIN_SAMPLES = 100
+"""Round trips a baseline needs for its p99 to mean something."""
 
 
 def rss_bytes(pid: int) -> int:
@@ -108,6 +110,23 @@ def measure(send: Callable[[int], None], pid: int, seconds: float = BASELINE_S) 
     return p
 
 
+def measure_together(sends: list[Callable[[int], None]], pid: int, seconds: float,
+                     samples: int = MIN_SAMPLES) -> list[Prober]:
+    """Several probes at once (as they run during the attack), each on its own connection,
+    for ``seconds`` and then until each has ``samples`` round trips (a slow route on a loaded
+    machine takes longer; at most four times ``seconds``)."""
+    probers = [Prober(send, pid) for send in sends]
+    for p in probers:
+        p.__enter__()
+    time.sleep(seconds)
+    deadline = time.monotonic() + 3 * seconds
+    while any(len(p.samples) < samples for p in probers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for p in probers:
+        p.__exit__(None, None, None)
+    return probers
+
+
 def figures(baseline: Prober, during: Prober) -> str:
     return (f"p99 {baseline.p99() * 1000:.1f} ms -> {during.p99() * 1000:.1f} ms "
             f"({len(baseline.samples)}/{len(during.samples)} samples, max {max(during.samples) * 1000:.0f} ms)")
@@ -115,7 +134,7 @@ def figures(baseline: Prober, during: Prober) -> str:
 
 def assert_bounded(baseline: Prober, during: Prober, what: str) -> None:
     """The issue's bound; the figures are printed (``pytest -s``) for the README."""
-    assert len(baseline.samples) >= 100, f"only {len(baseline.samples)} round trips in the baseline"
+    assert len(baseline.samples) >= MIN_SAMPLES, f"only {len(baseline.samples)} round trips in the baseline"
     b, d = baseline.p99(), during.p99()
     print(f"\n{what}: {figures(baseline, during)}")
     assert d - b <= P99_SLACK_S, f"{what}: a second client's round trips went from {figures(baseline, during)}"
