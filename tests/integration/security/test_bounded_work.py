@@ -1,6 +1,6 @@
 """Bounded work: no single client, authenticated or not, freezes the broker or takes its
 memory. Each attack below runs against a real kafpy broker (PLAINTEXT, SASL_PLAINTEXT and
-an HTTP listener serving the Schema Registry) while a second client measures its own round
+an HTTP listener serving the Schema Registry and the REST Proxy) while a second client measures its own round
 trips (ApiVersions and Metadata on the wire, a GET over HTTP) and the broker's RSS is read
 from /proc/<pid>/status:
 
@@ -8,7 +8,14 @@ from /proc/<pid>/status:
   (sasl.server.max.receive.size closes them; frames take memory only as bytes arrive);
 - a 1.5 KB zstd Produce of 2M identical records to a compacted topic (the key check runs
   off the event loop; Kafka 4.4 accepts such a batch, and so does kafpy);
-- 570 KB Protobuf schemas POSTed to the registry (compiled in a worker process).
+- 570 KB Protobuf schemas POSTed to the registry (compiled in a worker process);
+- the regular expression ``.*`` x34 + ``X`` as a ConsumerGroupHeartbeat's
+  SubscribedTopicRegex and as a REST v2 ``topic_pattern`` followed by ``/records`` (RE2
+  matches it in linear time; Python's ``re`` held the broker for as long as the probe waited).
+
+The measuring helpers are in tests/support/bounded.py (the HTTP floods of
+tests/integration/rest/test_http_authorization.py use them too); ``pytest -s`` prints each
+scenario's baseline and attack p99.
 
 The bounds are the issue's: the probe's p99 stays within 100 ms of its baseline, measured
 in the same test just before (so a loaded machine raises both), and RSS within 100 MB of
@@ -19,9 +26,8 @@ import http.client
 import json
 import socket
 import struct
-import threading
 import time
-from pathlib import Path
+import uuid
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -31,17 +37,16 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.batch_builder import _encode_record
 from kafpy.protocol.batch_header import pack_batch
 from kafpy.protocol.compression import ZSTD, compress
-from kafpy.protocol.messages import (CreateTopicsRequest, ProduceRequest, RequestHeader, SaslAuthenticateRequest,
-                                     SaslHandshakeRequest)
+from kafpy.protocol.messages import (ConsumerGroupHeartbeatRequest, CreateTopicsRequest, FindCoordinatorRequest,
+                                     ProduceRequest, RequestHeader, SaslAuthenticateRequest, SaslHandshakeRequest)
 from tests.support import wire
+from tests.support.bounded import (BASELINE_S, RSS_SLACK, Prober, assert_bounded, http_get_probe, kafka_probe,
+                                   measure, rss_bytes)
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_ports
 
 JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
         'username="admin" password="admin-secret" user_admin="admin-secret";')
-P99_SLACK_S = 0.100
-RSS_SLACK = 100 << 20
-BASELINE_S = 3.0
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +61,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KafpyBrok
         "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
         "offsets.topic.replication.factor": 1, "offsets.topic.num.partitions": 1,
         "kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}",
-        "kafpy.schema.registry.enable": "true",
+        "kafpy.schema.registry.enable": "true", "kafpy.rest.proxy.enable": "true",
     })
     b.start()
     try:
@@ -65,93 +70,8 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KafpyBrok
         b.stop()
 
 
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-class Prober:
-    """A second client: one request at a time on its own connection, as fast as answers
-    come (a pause of 5 ms between), recording each round trip; and the broker's RSS."""
-
-    def __init__(self, send: Callable[[int], None], pid: int) -> None:
-        self.send = send
-        self.pid = pid
-        self.samples: list[float] = []
-        self.max_rss = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.error: BaseException | None = None
-
-    def _run(self) -> None:
-        n = 0
-        try:
-            while not self._stop.is_set():
-                start = time.perf_counter()
-                self.send(n)
-                self.samples.append(time.perf_counter() - start)
-                self.max_rss = max(self.max_rss, rss_bytes(self.pid))
-                n += 1
-                time.sleep(0.005)
-        except BaseException as e:  # noqa: BLE001 - reported by stop()
-            self.error = e
-
-    def __enter__(self) -> "Prober":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(60)
-        assert self.error is None, f"the probing client failed: {self.error!r}"
-
-    def p99(self) -> float:
-        """With fewer than 100 samples (a broker that stalled), the slowest one."""
-        s = sorted(self.samples)
-        assert s, "no round trip measured"
-        return s[min(len(s) - 1, int(len(s) * 0.99))]
-
-
-def kafka_probe(port: int) -> Callable[[int], None]:
-    """ApiVersions v0 and Metadata v1 for no topic, alternately, on one connection."""
-    sock = socket.create_connection((LOOPBACK, port), timeout=30)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def send(n: int) -> None:
-        if n % 2:
-            sock.sendall(wire.encode_request(wire.METADATA, 1, n, struct.pack(">i", 0)))
-        else:
-            sock.sendall(wire.encode_request(wire.API_VERSIONS, 0, n))
-        frame = wire.read_frame(sock)
-        assert struct.unpack_from(">i", frame)[0] == n
-    return send
-
-
 def http_probe(port: int) -> Callable[[int], None]:
-    conn = http.client.HTTPConnection(LOOPBACK, port, timeout=30)
-
-    def send(n: int) -> None:
-        conn.request("GET", "/schemas/types")
-        resp = conn.getresponse()
-        body = resp.read()
-        assert resp.status == 200, (resp.status, body[:200])
-    return send
-
-
-def measure(send: Callable[[int], None], pid: int, seconds: float) -> Prober:
-    with Prober(send, pid) as p:
-        time.sleep(seconds)
-    return p
-
-
-def assert_bounded(baseline: Prober, during: Prober, what: str) -> None:
-    assert len(baseline.samples) >= 100, f"only {len(baseline.samples)} round trips in the baseline"
-    b, d = baseline.p99(), during.p99()
-    assert d - b <= P99_SLACK_S, (f"{what}: a second client's p99 round trip went from {b * 1000:.1f} ms to "
-                                  f"{d * 1000:.1f} ms (max {max(during.samples) * 1000:.0f} ms, "
-                                  f"{len(during.samples)} samples)")
+    return http_get_probe(port, ["/schemas/types"])
 
 
 def request(api_key: int, version: int, corr: int, body: object) -> bytes:
@@ -361,6 +281,113 @@ def test_large_protobuf_schemas_do_not_hold_the_broker(broker):
     assert [status for status, _ in answers] == [200, 200, 200], answers
     assert_bounded(k_base, k_during, "large Protobuf schemas (Kafka client)")
     assert_bounded(h_base, h_during, "large Protobuf schemas (HTTP client)")
+
+
+# ------------------------------------------------------------------------------ regex
+STALL_REGEX = ".*" * 34 + "X"
+"""The issue's pattern: Python's ``re`` backtracks through every split of a topic name among
+the 34 ``.*`` before failing on ``X`` (8 s for one heartbeat); RE2 matches it in linear time."""
+RETRIABLE = (14, 15, 16)   # COORDINATOR_LOAD_IN_PROGRESS, _NOT_AVAILABLE, NOT_COORDINATOR
+
+
+def create_topics(port: int, *names: str) -> None:
+    T = CreateTopicsRequest
+    created = kafka_call(port, ApiKey.CREATE_TOPICS, 5, T(timeout_ms=30000, validate_only=False, topics=[
+        T.CreatableTopic(name=n, num_partitions=1, replication_factor=1, assignments=[], configs=[])
+        for n in names]))
+    assert all(t.error_code in (0, 36) for t in created.topics), created
+
+
+def regex_heartbeat(port: int, group: str, member: str, epoch: int, regex: str) -> Any:
+    H = ConsumerGroupHeartbeatRequest
+    return kafka_call(port, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, H(   # v1: the regex field
+        group_id=group, member_id=member, member_epoch=epoch, rebalance_timeout_ms=30000,
+        subscribed_topic_names=None, subscribed_topic_regex=regex,
+        topic_partitions=[] if epoch == 0 else None), timeout=60)
+
+
+def test_a_backtracking_regex_subscription_does_not_hold_the_broker(broker):
+    """ConsumerGroupHeartbeat with SubscribedTopicRegex ``.*`` x34 + ``X``, resolved against
+    topic names of 10 to 40 characters (one ends in X, so the resolution has work and an
+    answer), while a second client's ApiVersions/Metadata round trips are measured."""
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    port = ports["PLAINTEXT"]
+    stem = "regex-stall-topic-name-"
+    create_topics(port, *(stem + "n" * i for i in range(1, 17)), stem + "matchX")
+    group = f"regex-{uuid.uuid4().hex[:8]}"
+    deadline = time.monotonic() + 60
+    while True:   # the group coordinator (and __consumer_offsets) ready before the baseline
+        fc = kafka_call(port, ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key=group, key_type=0))
+        if fc.error_code == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert fc.error_code == 0, fc
+    probe = kafka_probe(port)
+    baseline = measure(probe, pid, BASELINE_S)
+    member = uuid.uuid4().hex[:22]
+    answers = []
+    with Prober(probe, pid) as during:
+        time.sleep(0.2)
+        resp = regex_heartbeat(port, group, member, 0, STALL_REGEX)
+        while resp.error_code in RETRIABLE and time.monotonic() < deadline:
+            time.sleep(0.2)
+            resp = regex_heartbeat(port, group, member, 0, STALL_REGEX)
+        answers.append(resp)
+        epoch = resp.member_epoch
+        for _ in range(10):   # the expression is resolved in the background: heartbeat on
+            time.sleep(0.2)
+            resp = regex_heartbeat(port, group, member, epoch, STALL_REGEX)
+            answers.append(resp)
+            epoch = resp.member_epoch
+    assert [a.error_code for a in answers] == [0] * len(answers), answers
+    # the expression was resolved: the member holds the one topic ending in X
+    assert any(a.assignment is not None and a.assignment.topic_partitions for a in answers), answers
+    assert_bounded(baseline, during, "ConsumerGroupHeartbeat regex .* x34 + X")
+
+
+def http_json(port: int, method: str, path: str, body: object = None, accept: str = "application/json"
+              ) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection(LOOPBACK, port, timeout=60)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        conn.request(method, path, data, {"Content-Type": "application/vnd.kafka.v2+json", "Accept": accept})
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+def test_a_backtracking_rest_topic_pattern_does_not_hold_the_broker(broker):
+    """The same expression as a REST v2 ``topic_pattern`` subscription, then ``/records``
+    polls, while a Kafka client and an HTTP client each measure their own round trips."""
+    b, ports = broker
+    pid = b.pid
+    assert pid is not None
+    port, web = ports["PLAINTEXT"], ports["HTTP"]
+    stem = "rest-stall-topic-name-"
+    create_topics(port, *(stem + "n" * i for i in range(1, 17)), stem + "matchX")
+    group, name = f"rest-regex-{uuid.uuid4().hex[:8]}", "stall"
+    status, body = http_json(web, "POST", f"/consumers/{group}", {"name": name, "format": "binary"})
+    assert status == 200, body
+    base = f"/consumers/{group}/instances/{name}"
+    kafka, http_ = kafka_probe(port), http_probe(web)
+    k_base, h_base = measure(kafka, pid, BASELINE_S), measure(http_, pid, BASELINE_S)
+    answers: list[tuple[int, bytes]] = []
+    try:
+        with Prober(kafka, pid) as k_during, Prober(http_, pid) as h_during:
+            time.sleep(0.2)
+            answers.append(http_json(web, "POST", base + "/subscription", {"topic_pattern": STALL_REGEX}))
+            for _ in range(3):
+                answers.append(http_json(web, "GET", base + "/records?timeout=500",
+                                         accept="application/vnd.kafka.binary.v2+json"))
+            time.sleep(0.2)
+    finally:
+        http_json(web, "DELETE", base)
+    assert [s for s, _ in answers] == [204, 200, 200, 200], answers
+    assert_bounded(k_base, k_during, "REST topic_pattern .* x34 + X (Kafka client)")
+    assert_bounded(h_base, h_during, "REST topic_pattern .* x34 + X (HTTP client)")
 
 
 # ------------------------------------------------------------------------------ Kafka 4.4
