@@ -46,6 +46,8 @@ class Prober:
 
     def _run(self) -> None:
         n = 0
+        # a probe that is only to be answered (``paced``) says how long to wait between calls
+        pause = getattr(self.send, "pause_s", 0.005)
         try:
             while not self._stop.is_set():
                 start = time.perf_counter()
@@ -53,7 +55,7 @@ class Prober:
                 self.samples.append(time.perf_counter() - start)
                 self.max_rss = max(self.max_rss, rss_bytes(self.pid))
                 n += 1
-                time.sleep(0.005)
+                time.sleep(pause)
         except BaseException as e:  # noqa: BLE001 - reported by stop()
             self.error = e
 
@@ -104,6 +106,15 @@ def http_get_probe(port: int, paths: list[str], headers: list[dict[str, str]] | 
     return send
 
 
+def paced(send: Callable[[int], None], pause_s: float) -> Callable[[int], None]:
+    """``send`` called every ``pause_s`` at most: a probe that checks a costly route keeps
+    answering (``assert_answering``) without itself loading the broker it measures."""
+    def each(n: int) -> None:
+        send(n)
+    each.pause_s = pause_s  # type: ignore[attr-defined]
+    return each
+
+
 def measure(send: Callable[[int], None], pid: int, seconds: float = BASELINE_S) -> Prober:
     with Prober(send, pid) as p:
         time.sleep(seconds)
@@ -120,7 +131,8 @@ def measure_together(sends: list[Callable[[int], None]], pid: int, seconds: floa
         p.__enter__()
     time.sleep(seconds)
     deadline = time.monotonic() + 3 * seconds
-    while any(len(p.samples) < samples for p in probers) and time.monotonic() < deadline:
+    timed = [p for p in probers if not hasattr(p.send, "pause_s")]
+    while any(len(p.samples) < samples for p in timed) and time.monotonic() < deadline:
         time.sleep(0.1)
     for p in probers:
         p.__exit__(None, None, None)
@@ -143,6 +155,16 @@ def assert_bounded(baseline: Prober, during: Prober, what: str) -> None:
     print(f"\n{what}: {figures(baseline, during)}")
     if d - b > P99_SLACK_S:
         raise Unbounded(f"{what}: a second client's round trips went from {figures(baseline, during)}")
+
+
+def assert_answering(during: Prober, what: str, within_s: float = 2.0) -> None:
+    """A probe that must keep being answered (every answer checked by its ``send``), each
+    round trip within ``within_s``: for ``/metrics``, whose own rendering (thousands of
+    samples, tens of milliseconds on the loop) makes its p99 a measure of itself rather
+    than of the flood; the 100 ms bound is held by the other user's probe beside it."""
+    assert during.samples, f"{what}: no round trip answered"
+    print(f"\n{what}: {len(during.samples)} answered, slowest {max(during.samples) * 1000:.1f} ms")
+    assert max(during.samples) <= within_s, f"{what}: a round trip took {max(during.samples):.2f} s"
 
 
 def bounded_once_more(scenario: Callable[[], None]) -> None:
