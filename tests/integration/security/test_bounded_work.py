@@ -40,8 +40,8 @@ from kafpy.protocol.compression import ZSTD, compress
 from kafpy.protocol.messages import (ConsumerGroupHeartbeatRequest, CreateTopicsRequest, FindCoordinatorRequest,
                                      ProduceRequest, RequestHeader, SaslAuthenticateRequest, SaslHandshakeRequest)
 from tests.support import wire
-from tests.support.bounded import (BASELINE_S, RSS_SLACK, Prober, assert_bounded, http_get_probe, kafka_probe,
-                                   measure, rss_bytes)
+from tests.support.bounded import (BASELINE_S, RSS_SLACK, Prober, assert_bounded, bounded_once_more, http_get_probe,
+                                   kafka_probe, measure, rss_bytes)
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_ports
 
@@ -177,19 +177,24 @@ def test_a_zstd_bomb_to_a_compacted_topic_does_not_hold_the_broker(broker):
     bomb = zstd_bomb(2_000_000)
     assert len(bomb) < 4096
     probe = kafka_probe(port)
-    baseline = measure(probe, pid, BASELINE_S)
-    answers = []
-    with Prober(probe, pid) as during:
-        time.sleep(0.2)
-        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(bomb)))
-        time.sleep(0.2)
-    [answer] = answers
-    part = answer.responses[0].partition_responses[0]
-    assert part.error_code == 0, part   # Kafka 4.4 accepts it too: nothing bounds the decompressed size
-    assert_bounded(baseline, during, "2M-record zstd batch to a compacted topic")
+    sent: list[int] = []
+
+    def scenario() -> None:
+        baseline = measure(probe, pid, BASELINE_S)
+        answers = []
+        with Prober(probe, pid) as during:
+            time.sleep(0.2)
+            answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(bomb)))
+            sent.append(2_000_000)
+            time.sleep(0.2)
+        [answer] = answers
+        part = answer.responses[0].partition_responses[0]
+        assert part.error_code == 0, part   # Kafka 4.4 accepts it too: nothing bounds the decompressed size
+        assert_bounded(baseline, during, "2M-record zstd batch to a compacted topic")
+    bounded_once_more(scenario)
     # the records are there, after it
     again = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
-    assert again.responses[0].partition_responses[0].base_offset == 2_000_003
+    assert again.responses[0].partition_responses[0].base_offset == 3 + sum(sent)
     # and one whose records have no key is refused as Kafka refuses it (INVALID_RECORD)
     keyless = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(200_000, key=None)))
     assert keyless.responses[0].partition_responses[0].error_code == 87
@@ -214,16 +219,21 @@ def test_a_zstd_bomb_to_a_topic_that_recompresses_does_not_hold_the_broker(broke
     first = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
     assert first.responses[0].partition_responses[0].error_code == 0
     probe = kafka_probe(port)
-    baseline = measure(probe, pid, BASELINE_S)
-    answers = []
-    with Prober(probe, pid) as during:
-        time.sleep(0.2)
-        answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(2_000_000))))
-        time.sleep(0.2)
-    assert answers[0].responses[0].partition_responses[0].error_code == 0
-    assert_bounded(baseline, during, "2M-record zstd batch recompressed to gzip")
+    sent: list[int] = []
+
+    def scenario() -> None:
+        baseline = measure(probe, pid, BASELINE_S)
+        answers = []
+        with Prober(probe, pid) as during:
+            time.sleep(0.2)
+            answers.append(kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(2_000_000))))
+            sent.append(2_000_000)
+            time.sleep(0.2)
+        assert answers[0].responses[0].partition_responses[0].error_code == 0
+        assert_bounded(baseline, during, "2M-record zstd batch recompressed to gzip")
+    bounded_once_more(scenario)
     again = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))
-    assert again.responses[0].partition_responses[0].base_offset == 2_000_003
+    assert again.responses[0].partition_responses[0].base_offset == 3 + sum(sent)
 
 
 # ------------------------------------------------------------------------------ registry

@@ -15,9 +15,12 @@ pytestmark = pytest.mark.timeout(600)  # a Spark JVM on a loaded 2-core machine
 TOPIC = "spark-txn"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def spark_session() -> Iterator[object]:
-    """The Spark session of the test run (started here when no other test started one)."""
+    """The Spark session of this module (started here when no other test started one), and
+    with it its JVM: PySpark keeps the gateway process after ``stop()`` until Python exits,
+    which would outlive the test that started it; it ends when its stdin closes."""
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
     from kafpy.spark_jobs import session
@@ -27,7 +30,19 @@ def spark_session() -> Iterator[object]:
         yield s
     finally:
         if existing is None:
+            gateway = SparkContext._gateway
             s.stop()
+            if gateway is not None:
+                gateway.shutdown()
+                proc = getattr(gateway, "proc", None)
+                if proc is not None:
+                    proc.stdin.close()
+                    try:
+                        proc.wait(30)
+                    except Exception:  # noqa: BLE001 - a JVM that will not go is killed
+                        proc.kill()
+                SparkContext._gateway = None
+                SparkContext._jvm = None
 
 
 def _transactions(bootstrap: str) -> tuple[Counter, Counter]:
