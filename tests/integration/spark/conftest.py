@@ -11,6 +11,7 @@ import pytest
 
 from kafpy.spark_jobs import session
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.spark import stop_spark
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +34,7 @@ def spark() -> Iterator[object]:
     finally:
         for q in s.streams.active:
             q.stop()
-        s.stop()
+        stop_spark(s)
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,7 @@ import pytest
 from confluent_kafka import Producer
 
 from tests.integration.coordinator.helpers import create_topic
+from tests.support.spark import stop_spark
 
 pytestmark = pytest.mark.timeout(600)  # a Spark JVM on a loaded 2-core machine
 
@@ -20,7 +21,6 @@ def spark_session() -> Iterator[object]:
     """The Spark session of this module (started here when no other test started one), and
     with it its JVM: PySpark keeps the gateway process after ``stop()`` until Python exits,
     which would outlive the test that started it; it ends when its stdin closes."""
-    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
     from kafpy.spark_jobs import session
@@ -30,19 +30,7 @@ def spark_session() -> Iterator[object]:
         yield s
     finally:
         if existing is None:
-            gateway = SparkContext._gateway
-            s.stop()
-            if gateway is not None:
-                gateway.shutdown()
-                proc = getattr(gateway, "proc", None)
-                if proc is not None:
-                    proc.stdin.close()
-                    try:
-                        proc.wait(30)
-                    except Exception:  # noqa: BLE001 - a JVM that will not go is killed
-                        proc.kill()
-                SparkContext._gateway = None
-                SparkContext._jvm = None
+            stop_spark(s)
 
 
 def _transactions(bootstrap: str) -> tuple[Counter, Counter]:
