@@ -313,7 +313,11 @@ class TransactionCoordinator:
             _log_fenced(txn, producer_id, producer_epoch, committed)
             return respond(E.PRODUCER_FENCED)
         fencing = txn.pending_state == TxnState.PREPARE_EPOCH_FENCE
-        if txn.pending is not None and not (fencing and not committed):
+        # As in version 2: while PrepareCommit/PrepareAbort's markers are out, Kafka's
+        # pending state is the Complete one, so any end is told to retry (librdkafka's
+        # abort right after a commit must not be told INVALID_TXN_STATE, which is fatal).
+        in_transition = txn.pending is not None or (not fencing and txn.state in _PREPARED)
+        if in_transition and not (fencing and not committed):
             return respond(E.CONCURRENT_TRANSACTIONS)
         state = txn.state
         if state == TxnState.ONGOING:

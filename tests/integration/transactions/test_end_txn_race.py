@@ -140,5 +140,8 @@ def test_an_end_while_the_previous_commit_completes_is_retried_not_fenced(broker
         firsts = [first for _commit, first, _final in got]
         # told to retry (or, when the markers were already written, accepted): never fenced
         assert set(firsts) <= {("CONCURRENT_TRANSACTIONS", -1, -1), ("NONE", True, 2)}, (name, got)
-    # the race is hit on both: the abort arrives while the commit's markers are out
-    assert [f for _c, f, _a in answers["apache"]] == [f for _c, f, _a in answers["kafpy"]], answers
+    # the race is hit on both: the abort arrives while the commit's markers are out (how
+    # often depends on how fast each writes its markers, so not round for round)
+    for name, got in answers.items():
+        told_to_retry = [f for _c, f, _a in got if f[0] == "CONCURRENT_TRANSACTIONS"]
+        assert len(told_to_retry) >= ROUNDS // 4, (name, got)

@@ -102,11 +102,28 @@ def test_prepared_transaction_refuses_requests_until_markers_are_written():
     assert end(c, r.producer_id, 0, commit=False) == E.NONE
     assert add(c, r.producer_id, 0) == E.CONCURRENT_TRANSACTIONS
     assert end(c, r.producer_id, 0, commit=False) == E.CONCURRENT_TRANSACTIONS
-    assert end(c, r.producer_id, 0, commit=True) == E.INVALID_TXN_STATE
+    # Kafka's pending state is CompleteAbort while the markers are out: retry, either way
+    assert end(c, r.producer_id, 0, commit=True) == E.CONCURRENT_TRANSACTIONS
     assert init(c, pid=r.producer_id, epoch=0).error == E.CONCURRENT_TRANSACTIONS
     markers.complete()
     assert c.txns[T].state == TxnState.COMPLETE_ABORT
     assert add(c, r.producer_id, 0) == E.NONE
+
+
+def test_an_abort_while_the_commit_markers_are_out_is_retried_not_refused():
+    """librdkafka (transaction version 1) aborts its next transaction right after a commit;
+    an INVALID_TXN_STATE there is fatal to its producer, Kafka says CONCURRENT_TRANSACTIONS."""
+    markers = Markers(auto=False)
+    c = make(markers=markers)
+    r = init(c)
+    add(c, r.producer_id, 0)
+    assert end(c, r.producer_id, 0) == E.NONE
+    assert c.txns[T].state == TxnState.PREPARE_COMMIT
+    assert end(c, r.producer_id, 0, commit=False) == E.CONCURRENT_TRANSACTIONS
+    markers.complete()
+    assert end(c, r.producer_id, 0, commit=False) == E.INVALID_TXN_STATE  # nothing ongoing
+    assert add(c, r.producer_id, 0) == E.NONE
+    assert end(c, r.producer_id, 0, commit=False) == E.NONE
 
 
 def test_failed_markers_are_retried_from_poll():
