@@ -6,8 +6,6 @@ Who may call: whatever serves HTTP. Inside a broker, the HTTP stack mounts
 """
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from kafpy.registry.election import Identity, LeaderElector
@@ -74,10 +72,10 @@ def standalone_app(registry: RegistryApp, max_request_bytes: int = MAX_REQUEST_B
     for method, path, handler in registry.routes():
         app.router.add_route(method, path, handler)
 
-    async def on_startup(_: Any) -> None:
+    async def on_startup(_: web.Application) -> None:
         await registry.start()
 
-    async def on_cleanup(_: Any) -> None:
+    async def on_cleanup(_: web.Application) -> None:
         await registry.stop()
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)

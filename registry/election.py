@@ -20,9 +20,13 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from kafpy.replication.tasks import cancel_and_wait
+
+if TYPE_CHECKING:
+    from aiokafka.client import AIOKafkaClient
+    from aiokafka.protocol.api import Request, Response
 
 log = logging.getLogger("kafka.schemaregistry.leaderelector")
 
@@ -81,7 +85,7 @@ class LeaderElector:
         self.generation = -1
         self.primary: Identity | None = None
         self.is_primary = False
-        self._client: Any = None
+        self._client: AIOKafkaClient | None = None
         self._coordinator: int | None = None
         self._task: asyncio.Task | None = None
         self.ready = asyncio.Event()
@@ -108,8 +112,9 @@ class LeaderElector:
         if self._client is not None:
             await self._client.close()
 
-    async def _send(self, request: Any) -> Any:
+    async def _send(self, request: Request) -> Response:
         from aiokafka.client import ConnectionGroup
+        assert self._client is not None, "start() made the client"
         return await self._client.send(self._coordinator, request, group=ConnectionGroup.COORDINATION)
 
     async def _run(self) -> None:
@@ -117,6 +122,7 @@ class LeaderElector:
             try:
                 if self._coordinator is None:
                     from aiokafka.client import CoordinationType
+                    assert self._client is not None, "start() made the client before the loop"
                     self._coordinator = await self._client.coordinator_lookup(CoordinationType.GROUP, GROUP_ID)
                 await self._join()
                 await self._heartbeat_until_rebalance()

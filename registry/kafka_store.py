@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kafpy.registry.records import SCHEMAS_TOPIC
 from kafpy.registry.state import RegistryState
 from kafpy.replication.tasks import cancel_and_wait
+
+if TYPE_CHECKING:
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 log = logging.getLogger("kafka.schemaregistry.KafkaStore")
 
@@ -35,8 +38,8 @@ class KafkaStore:
         self.replication_factor = replication_factor
         self.timeout_s = timeout_s
         self.client_config = dict(client_config or {})
-        self._producer: Any = None
-        self._consumer: Any = None
+        self._producer: AIOKafkaProducer | None = None
+        self._consumer: AIOKafkaConsumer | None = None
         self._reader: asyncio.Task | None = None
         self._applied = asyncio.Condition()
 
@@ -78,7 +81,8 @@ class KafkaStore:
         finally:
             await admin.close()
 
-    async def _read(self, tp: Any) -> None:
+    async def _read(self, tp: TopicPartition) -> None:
+        assert self._consumer is not None, "start() made the consumer before the reader"
         while True:
             try:
                 batches = await self._consumer.getmany(tp, timeout_ms=500)
@@ -108,6 +112,7 @@ class KafkaStore:
 
     async def write(self, batch_records: list[tuple[bytes, bytes | None]]) -> None:
         from kafpy.registry.errors import RegistryErrorCode, RestError
+        assert self._producer is not None, "written to only once started"
         batch = self._producer.create_batch()
         for key, value in batch_records:
             if batch.append(key=key, value=value, timestamp=None) is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 from aiohttp import web
 
@@ -25,6 +25,11 @@ from kafpy.registry.records import SchemaValue
 from kafpy.registry.schema_types import SUPPORTED_TYPES
 from kafpy.registry.service import SchemaRegistry
 from kafpy.web.access import allowed, subject_topic
+
+if TYPE_CHECKING:
+    from aiohttp import ClientSession
+
+    from kafpy.registry.election import LeaderElector
 
 log = logging.getLogger("kafka.schemaregistry.rest")
 
@@ -38,7 +43,7 @@ PRODUCED_TYPES = ("application/vnd.schemaregistry.v1+json", "application/vnd.sch
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def reply(body: Any, status: int = 200) -> web.Response:
+def reply(body: object, status: int = 200) -> web.Response:
     return web.Response(status=status, body=json.dumps(body).encode(), content_type=CONTENT_TYPE.split(";")[0])
 
 
@@ -46,7 +51,7 @@ def error_reply(e: RestError) -> web.Response:
     return reply({"error_code": e.code, "message": e.message}, e.status)
 
 
-def _visible(request: web.Request, subjects: Any) -> list[str]:
+def _visible(request: web.Request, subjects: Iterable[str]) -> list[str]:
     """The subjects whose topic the caller may DESCRIBE: what a listing names (a topic listing
     is filtered the same way, as Kafka's Metadata is)."""
     return allowed(request, "TOPIC", "DESCRIBE", list(subjects), subject_topic)
@@ -91,9 +96,9 @@ async def read_body(request: web.Request, limit: int) -> bytes | None:
         chunks.append(chunk)
 
 
-def schema_json(sv: SchemaValue, with_subject: bool = True, text: str | None = None) -> dict:
+def schema_json(sv: SchemaValue, with_subject: bool = True, text: str | None = None) -> dict[str, object]:
     """Confluent's answer for one schema; ``text`` replaces the stored text (``?format=``)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     if with_subject:
         out.update(subject=sv.subject, version=sv.version)
     out["id"] = sv.id
@@ -113,10 +118,10 @@ class Forwarder:
     """Sends a write received by a secondary to the primary the elector names, and answers
     with the primary's answer (50003 when it cannot be reached, 50004 when none is known)."""
 
-    def __init__(self, elector: Any, timeout_s: float = 30.0) -> None:
+    def __init__(self, elector: LeaderElector, timeout_s: float = 30.0) -> None:
         self.elector = elector
         self.timeout_s = timeout_s
-        self._session: Any = None
+        self._session: ClientSession | None = None
 
     def is_primary(self) -> bool:
         return bool(self.elector.is_primary)
@@ -194,7 +199,7 @@ class RegistryResource:
             ("DELETE", "/mode/{subject}", w(self.delete_mode)),
         ]]
 
-    def _write(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
+    def _write(self, fn: Callable[[web.Request], Awaitable[object]]) -> Handler:
         """A write: served here on the primary, forwarded to it from any other instance."""
         local = self._handle(fn)
 
@@ -207,7 +212,7 @@ class RegistryResource:
                 return error_reply(e)
         return handler
 
-    def _handle(self, fn: Callable[[web.Request], Awaitable[Any]]) -> Handler:
+    def _handle(self, fn: Callable[[web.Request], Awaitable[object]]) -> Handler:
         async def handler(request: web.Request) -> web.StreamResponse:
             if not acceptable(request.headers.get("Accept", "")):
                 return error_reply(RestError(RegistryErrorCode.NOT_ACCEPTABLE, "HTTP 406 Not Acceptable"))
@@ -253,10 +258,10 @@ class RegistryResource:
             raise RestError(RegistryErrorCode.NOT_FOUND, "HTTP 404 Not Found") from None
 
     # ---------------------------------------------------------------- handlers
-    async def types(self, request: web.Request) -> Any:
+    async def types(self, request: web.Request) -> list[str]:
         return list(SUPPORTED_TYPES)
 
-    async def list_schemas(self, request: web.Request) -> Any:
+    async def list_schemas(self, request: web.Request) -> list[dict[str, object]]:
         deleted = _flag(request, "deleted")
         state = self.registry.state
         return [schema_json(sv) for s in _visible(request, state.subject_names(deleted)) for sv in state.versions(s, deleted)]
@@ -264,34 +269,34 @@ class RegistryResource:
     def _text(self, request: web.Request, sv: SchemaValue) -> str:
         return self.registry.schema_text(sv, request.query.get("format"))
 
-    async def get_by_id(self, request: web.Request) -> Any:
+    async def get_by_id(self, request: web.Request) -> dict[str, object]:
         sv = self.registry.schema_by_id(self._id(request))
         return schema_json(sv, with_subject=False, text=self._text(request, sv))
 
-    async def get_raw_by_id(self, request: web.Request) -> Any:
+    async def get_raw_by_id(self, request: web.Request) -> web.Response:
         sv = self.registry.schema_by_id(self._id(request))
         return web.Response(body=self._text(request, sv).encode(), content_type=CONTENT_TYPE)
 
-    async def subjects_of_id(self, request: web.Request) -> Any:
+    async def subjects_of_id(self, request: web.Request) -> list[str]:
         sid, deleted = self._id(request), _flag(request, "deleted")
         self.registry.schema_by_id(sid)
         state = self.registry.state
         return sorted({sv.subject for s in _visible(request, state.subject_names(deleted))
                        for sv in state.versions(s, deleted) if sv.id == sid})
 
-    async def versions_of_id(self, request: web.Request) -> Any:
+    async def versions_of_id(self, request: web.Request) -> list[dict[str, object]]:
         sid, deleted = self._id(request), _flag(request, "deleted")
         self.registry.schema_by_id(sid)
         state = self.registry.state
         return [{"subject": sv.subject, "version": sv.version} for s in _visible(request, state.subject_names(deleted))
                 for sv in state.versions(s, deleted) if sv.id == sid]
 
-    async def list_subjects(self, request: web.Request) -> Any:
+    async def list_subjects(self, request: web.Request) -> list[str]:
         prefix = request.query.get("subjectPrefix", "")
         return [s for s in _visible(request, self.registry.state.subject_names(_flag(request, "deleted")))
                 if s.startswith(prefix)]
 
-    async def list_versions(self, request: web.Request) -> Any:
+    async def list_versions(self, request: web.Request) -> list[int]:
         subject = request.match_info["subject"]
         versions = self.registry.state.versions(subject, _flag(request, "deleted"))
         if not versions:
@@ -299,44 +304,44 @@ class RegistryResource:
             raise subject_not_found(subject)
         return [sv.version for sv in versions]
 
-    async def latest_with_metadata(self, request: web.Request) -> Any:
+    async def latest_with_metadata(self, request: web.Request) -> dict[str, object]:
         keys, values = request.query.getall("key", []), request.query.getall("value", [])
         sv = self.registry.latest_with_metadata(request.match_info["subject"], dict(zip(keys, values)),
                                                 _flag(request, "deleted"))
         return schema_json(sv, text=self._text(request, sv))
 
-    async def register(self, request: web.Request) -> Any:
+    async def register(self, request: web.Request) -> dict[str, int]:
         body = await self._body(request)
         await self.registry.prepare(body)   # a big Protobuf schema compiles off the loop
         schema_id = await self.registry.register(request.match_info["subject"], body, _flag(request, "normalize"))
         return {"id": schema_id}
 
-    async def lookup(self, request: web.Request) -> Any:
+    async def lookup(self, request: web.Request) -> dict[str, object]:
         body = await self._body(request)
         await self.registry.prepare(body)   # a big Protobuf schema compiles off the loop
         return schema_json(self.registry.lookup(request.match_info["subject"], body, _flag(request, "deleted"),
                                                 _flag(request, "normalize")))
 
-    async def get_version(self, request: web.Request) -> Any:
+    async def get_version(self, request: web.Request) -> dict[str, object]:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
         return schema_json(sv, text=self._text(request, sv))
 
-    async def get_raw_version(self, request: web.Request) -> Any:
+    async def get_raw_version(self, request: web.Request) -> web.Response:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"], _flag(request, "deleted"))
         return web.Response(body=self._text(request, sv).encode(), content_type=CONTENT_TYPE)
 
-    async def referenced_by(self, request: web.Request) -> Any:
+    async def referenced_by(self, request: web.Request) -> list[int]:
         sv = self.registry.version(request.match_info["subject"], request.match_info["version"])
         return sorted(self.registry.state.referrers(sv.subject, sv.version))
 
-    async def delete_subject(self, request: web.Request) -> Any:
+    async def delete_subject(self, request: web.Request) -> list[int]:
         return await self.registry.delete_subject(request.match_info["subject"], _flag(request, "permanent"))
 
-    async def delete_version(self, request: web.Request) -> Any:
+    async def delete_version(self, request: web.Request) -> int:
         return await self.registry.delete_version(request.match_info["subject"], request.match_info["version"],
                                                   _flag(request, "permanent"))
 
-    async def compatibility(self, request: web.Request) -> Any:
+    async def compatibility(self, request: web.Request) -> dict[str, object]:
         body = await self._body(request)
         await self.registry.prepare(body)   # a big Protobuf schema compiles off the loop
         try:
@@ -346,12 +351,12 @@ class RegistryResource:
             if e.code != RegistryErrorCode.INVALID_SCHEMA or not _flag(request, "verbose"):
                 raise
             messages = [e.message]
-        out: dict[str, Any] = {"is_compatible": not messages}
+        out: dict[str, object] = {"is_compatible": not messages}
         if _flag(request, "verbose"):
             out["messages"] = messages
         return out
 
-    async def get_config(self, request: web.Request) -> Any:
+    async def get_config(self, request: web.Request) -> dict:
         subject = request.match_info.get("subject")
         state = self.registry.state
         if subject is not None and subject not in state.config_docs and not _flag(request, "defaultToGlobal"):
@@ -362,16 +367,16 @@ class RegistryResource:
         extra = {k: doc[k] for k in contracts.CONFIG_FIELDS if doc.get(k) is not None}
         return {"compatibilityLevel": state.compatibility(subject), **extra}
 
-    async def put_config(self, request: web.Request) -> Any:
+    async def put_config(self, request: web.Request) -> dict:
         body = await self._body(request)
         level = body.get("compatibility", body.get("compatibilityLevel"))
         level = level.upper() if isinstance(level, str) else level
         return await self.registry.set_compatibility(request.match_info.get("subject"), level, body)
 
-    async def delete_config(self, request: web.Request) -> Any:
+    async def delete_config(self, request: web.Request) -> dict[str, str]:
         return {"compatibilityLevel": await self.registry.delete_compatibility(request.match_info["subject"])}
 
-    async def get_mode(self, request: web.Request) -> Any:
+    async def get_mode(self, request: web.Request) -> dict[str, str]:
         subject = request.match_info.get("subject")
         state = self.registry.state
         if subject is not None and subject not in state.modes and not _flag(request, "defaultToGlobal"):
@@ -379,11 +384,11 @@ class RegistryResource:
                             f"Subject '{subject}' does not have subject-level mode configured")
         return {"mode": state.mode(subject)}
 
-    async def put_mode(self, request: web.Request) -> Any:
+    async def put_mode(self, request: web.Request) -> dict[str, str]:
         body = await self._body(request)
         mode = body.get("mode")
         mode = mode.upper() if isinstance(mode, str) else mode
         return {"mode": await self.registry.set_mode(request.match_info.get("subject"), mode, _flag(request, "force"))}
 
-    async def delete_mode(self, request: web.Request) -> Any:
+    async def delete_mode(self, request: web.Request) -> dict[str, str]:
         return {"mode": await self.registry.delete_mode(request.match_info["subject"])}

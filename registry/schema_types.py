@@ -220,7 +220,7 @@ def protobuf_imports(references: list[dict], resolve: Callable[[dict], "ParsedSc
     return files
 
 
-def parse(schema_type: str, text: str, references: list[dict],
+def parse(schema_type: str, text: object, references: list[dict],
           resolve: Callable[[dict], ParsedSchema]) -> ParsedSchema:
     """``resolve`` returns the ParsedSchema a reference ({name, subject, version}) names."""
     if not isinstance(text, str):

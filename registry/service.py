@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Callable
+from typing import Awaitable, Callable
 
 from kafpy.registry import contracts, records
 from kafpy.registry.errors import (RegistryErrorCode, RestError, invalid_version, reference_exists,
@@ -113,7 +113,7 @@ class SchemaRegistry:
         canonical = json.dumps(schema.parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return ParsedSchema(JSON, canonical, schema.parsed, references, schema.named)
 
-    def _parse(self, schema_type: str, text: Any, references: list[dict]) -> ParsedSchema:
+    def _parse(self, schema_type: str, text: object, references: list[dict]) -> ParsedSchema:
         """Parses, remembering schemas without references (their meaning cannot change; a
         reference's target can, after a hard delete and a new registration)."""
         if references or not isinstance(text, str):
@@ -194,7 +194,10 @@ class SchemaRegistry:
             else:
                 schema_id = existing_id if existing_id is not None else self.state.max_id + 1
             if wanted_version is not None:
-                version = parse_version(wanted_version) if not isinstance(wanted_version, int) else wanted_version
+                parsed_version = parse_version(wanted_version) if not isinstance(wanted_version, int) else wanted_version
+                if isinstance(parsed_version, str):   # "latest" names no version to store under
+                    raise invalid_version(wanted_version)
+                version = parsed_version
                 if version in all_versions:
                     raise RestError(RegistryErrorCode.INVALID_VERSION, f"Version {version} already exists")
             value = SchemaValue(subject, version, schema_id, schema.canonical, schema.schema_type,
@@ -366,11 +369,11 @@ class SchemaRegistry:
             raise RestError(RegistryErrorCode.OPERATION_NOT_PERMITTED, f"Subject {subject} is in read-only mode")
 
     # ---------------------------------------------------------------- config and mode
-    async def set_compatibility(self, subject: str | None, level: Any, request: dict | None = None) -> dict:
+    async def set_compatibility(self, subject: str | None, level: object, request: dict | None = None) -> dict:
         """``PUT /config``: the level and the data-contract fields the request names replace
         the stored ones (Confluent's ``ConfigValue.update``); answers the request's fields."""
         request = request or {}
-        if level is not None and level not in COMPATIBILITY_LEVELS or (level is None and not any(
+        if level is not None and (not isinstance(level, str) or level not in COMPATIBILITY_LEVELS) or (level is None and not any(
                 k in request for k in contracts.CONFIG_FIELDS)):
             raise RestError(RegistryErrorCode.INVALID_COMPATIBILITY_LEVEL,
                             "Invalid compatibility level. Valid values are none, backward, forward, full, "
@@ -392,8 +395,8 @@ class SchemaRegistry:
             await self.write([(records.config_key(subject), None)])
             return level
 
-    async def set_mode(self, subject: str | None, mode: Any, force: bool = False) -> str:
-        if mode not in MODES:
+    async def set_mode(self, subject: str | None, mode: object, force: bool = False) -> str:
+        if not isinstance(mode, str) or mode not in MODES:
             raise RestError(RegistryErrorCode.INVALID_MODE,
                             "Invalid mode. Valid values are READWRITE, READONLY, IMPORT")
         async with self._write_lock:

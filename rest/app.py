@@ -6,8 +6,6 @@ Who may call: whatever serves HTTP. Inside a broker the HTTP stack mounts
 """
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from kafpy.rest.cluster import ClusterClients
@@ -49,10 +47,10 @@ def standalone_app(proxy: RestProxyApp, max_request_bytes: int = 1 << 20) -> web
     for method, path, handler in proxy.routes():
         app.router.add_route(method, path, handler)
 
-    async def on_startup(_: Any) -> None:
+    async def on_startup(_: web.Application) -> None:
         await proxy.start()
 
-    async def on_cleanup(_: Any) -> None:
+    async def on_cleanup(_: web.Application) -> None:
         await proxy.stop()
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)

@@ -154,6 +154,16 @@ def test_modes(sr):
     assert code_of(lambda: run(sr.register("rw", dict(avro(NAME), id=7)))) == (42205, 422)
 
 
+def test_import_under_version_latest_is_refused_and_writes_nothing(sr, log):
+    """An import names the version it stores under: "latest" names none (it wrote a
+    record whose version no replay could read)."""
+    run(sr.set_mode("imp", "IMPORT"))
+    written = len(log.records)
+    assert code_of(lambda: run(sr.register("imp", dict(avro(NAME), id=42, version="latest")))) == (42202, 422)
+    assert len(log.records) == written
+    assert log.replay().subjects.get("imp", {}) == {}
+
+
 def test_references_resolve_named_types(sr):
     addr = {"type": "record", "name": "Address", "namespace": "ex", "fields": [{"name": "city", "type": "string"}]}
     run(sr.register("addr", {"schema": json.dumps(addr)}))
