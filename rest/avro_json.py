@@ -14,7 +14,12 @@ only from the binary.
 from __future__ import annotations
 
 import struct
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Iterator
+
+from kafpy.protocol.json_value import JsonValue
+
+if TYPE_CHECKING:
+    from fastavro.types import DictSchema, NamedSchemas, Schema as AvroSchema
 
 NAMED = ("record", "error", "enum", "fixed")
 
@@ -23,17 +28,25 @@ class AvroJsonError(ValueError):
     """The JSON does not follow the schema (the proxy answers 42203)."""
 
 
-def _type_name(schema: Any) -> str:
+def _props(schema: AvroSchema) -> DictSchema:
+    """A complex type's properties: fastavro parses every record, enum, fixed, array and map
+    into an object, so a type named so is one (TypeError otherwise, as indexing it was)."""
+    if not isinstance(schema, dict):
+        raise TypeError(f"an Avro {schema!r} is not a complex type")
+    return schema
+
+
+def _type_name(schema: AvroSchema) -> str:
     """A union branch's name in the JSON encoding."""
     if isinstance(schema, str):
         return schema
-    t = schema["type"]
+    t = _props(schema)["type"]
     if t in NAMED:
-        return schema["name"]   # fastavro's parsed schemas keep the full name
+        return _props(schema)["name"]   # fastavro's parsed schemas keep the full name
     return t if isinstance(t, str) else _type_name(t)
 
 
-def _resolve(schema: Any, named: dict[str, Any]) -> Any:
+def _resolve(schema: AvroSchema, named: NamedSchemas) -> AvroSchema:
     while isinstance(schema, str) and schema in named:
         schema = named[schema]
     if isinstance(schema, dict) and not isinstance(schema["type"], str):
@@ -43,11 +56,11 @@ def _resolve(schema: Any, named: dict[str, Any]) -> Any:
     return schema
 
 
-def _base(schema: Any) -> str:
-    return schema if isinstance(schema, str) else schema["type"]
+def _base(schema: AvroSchema) -> str:
+    return schema if isinstance(schema, str) else _props(schema)["type"]
 
 
-def to_datum(schema: Any, value: Any, named: dict[str, Any], path: str = "$") -> Any:
+def to_datum(schema: AvroSchema, value: JsonValue, named: NamedSchemas, path: str = "$") -> object:
     """The fastavro datum of ``value`` in Avro's JSON encoding of ``schema`` (parsed by
     ``fastavro.parse_schema`` with ``named_schemas=named``)."""
     schema = _resolve(schema, named)
@@ -77,15 +90,15 @@ def to_datum(schema: Any, value: Any, named: dict[str, Any], path: str = "$") ->
         if not isinstance(value, dict):
             raise AvroJsonError(f"{path}: a record must be an object")
         return {f["name"]: to_datum(f["type"], value[f["name"]], named, f"{path}.{f['name']}")
-                for f in schema["fields"] if f["name"] in value}
+                for f in _props(schema)["fields"] if f["name"] in value}
     if t == "array":
         if not isinstance(value, list):
             raise AvroJsonError(f"{path}: an array must be a JSON array")
-        return [to_datum(schema["items"], v, named, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [to_datum(_props(schema)["items"], v, named, f"{path}[{i}]") for i, v in enumerate(value)]
     if t == "map":
         if not isinstance(value, dict):
             raise AvroJsonError(f"{path}: a map must be an object")
-        return {k: to_datum(schema["values"], v, named, f"{path}.{k}") for k, v in value.items()}
+        return {k: to_datum(_props(schema)["values"], v, named, f"{path}.{k}") for k, v in value.items()}
     return value   # primitives and enums: fastavro's writer checks them
 
 
@@ -124,13 +137,13 @@ class _Reader:
                 yield
 
 
-def read_json(schema: Any, data: bytes, named: dict[str, Any]) -> Any:
+def read_json(schema: AvroSchema, data: bytes, named: NamedSchemas) -> JsonValue:
     """Avro binary ``data`` written with ``schema`` -> its Avro JSON encoding."""
     reader = _Reader(data)
     return _read(_resolve(schema, named), reader, named)
 
 
-def _read(schema: Any, r: _Reader, named: dict[str, Any]) -> Any:
+def _read(schema: AvroSchema, r: _Reader, named: NamedSchemas) -> JsonValue:
     schema = _resolve(schema, named)
     if isinstance(schema, list):
         index = r.long()
@@ -156,17 +169,17 @@ def _read(schema: Any, r: _Reader, named: dict[str, Any]) -> Any:
     if t == "string":
         return r.take(r.long()).decode("utf-8")
     if t == "fixed":
-        return r.take(schema["size"]).decode("latin-1")
+        return r.take(_props(schema)["size"]).decode("latin-1")
     if t == "enum":
-        return schema["symbols"][r.long()]
+        return _props(schema)["symbols"][r.long()]
     if t in ("record", "error"):
-        return {f["name"]: _read(f["type"], r, named) for f in schema["fields"]}
+        return {f["name"]: _read(f["type"], r, named) for f in _props(schema)["fields"]}
     if t == "array":
-        return [_read(schema["items"], r, named) for _ in r.blocks()]
+        return [_read(_props(schema)["items"], r, named) for _ in r.blocks()]
     if t == "map":
         out = {}
         for _ in r.blocks():
             key = r.take(r.long()).decode("utf-8")
-            out[key] = _read(schema["values"], r, named)
+            out[key] = _read(_props(schema)["values"], r, named)
         return out
     raise AvroJsonError(f"Unknown Avro type {t!r}")

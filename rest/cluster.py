@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kafpy.registry.errors import RestError
 from kafpy.rest import errors as E
+
+if TYPE_CHECKING:
+    from aiokafka import AIOKafkaProducer
+    from aiokafka.admin import AIOKafkaAdminClient
 
 METADATA_TTL_S = 5.0
 
@@ -22,24 +26,36 @@ class ClusterClients:
     def __init__(self, bootstrap: str, client_config: dict | None = None) -> None:
         self.bootstrap = bootstrap
         self.client_config = dict(client_config or {})
-        self.producer: Any = None
-        self.admin: Any = None
+        self._producer: AIOKafkaProducer | None = None
+        self._admin: AIOKafkaAdminClient | None = None
         self._topics: dict[str, tuple[float, list[dict]]] = {}
         self.stop_hooks: list = []   # other clients to stop with these (v3's offsets reader)
+
+    @property
+    def producer(self) -> AIOKafkaProducer:
+        """The shared producer; the handlers use it only once ``start`` made it."""
+        assert self._producer is not None, "ClusterClients.start() not awaited"
+        return self._producer
+
+    @property
+    def admin(self) -> AIOKafkaAdminClient:
+        """The admin client; the handlers use it only once ``start`` made it."""
+        assert self._admin is not None, "ClusterClients.start() not awaited"
+        return self._admin
 
     async def start(self) -> None:
         from aiokafka import AIOKafkaProducer
         from aiokafka.admin import AIOKafkaAdminClient
-        self.producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all", linger_ms=1,
-                                         **self.client_config)
-        await self.producer.start()
-        self.admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap, **self.client_config)
-        await self.admin.start()
+        self._producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all", linger_ms=1,
+                                          **self.client_config)
+        await self._producer.start()
+        self._admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap, **self.client_config)
+        await self._admin.start()
 
     async def stop(self) -> None:
         for hook in self.stop_hooks:
             await hook()
-        for client, stop in ((self.producer, "stop"), (self.admin, "close")):
+        for client, stop in ((self._producer, "stop"), (self._admin, "close")):
             if client is not None:
                 await getattr(client, stop)()
 

@@ -15,10 +15,13 @@ import itertools
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.registry.errors import RestError
 from kafpy.rest import errors as E
+
+if TYPE_CHECKING:
+    from aiokafka import AIOKafkaConsumer
 
 log = logging.getLogger("kafka.rest.ConsumerManager")
 _ids = itertools.count(1)
@@ -30,7 +33,7 @@ class ConsumerInstance:
     group: str
     name: str
     fmt: str
-    consumer: Any
+    consumer: AIOKafkaConsumer
     auto_commit: bool = True
     last_used: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -43,7 +46,7 @@ class ConsumerManager:
 
     def __init__(self, bootstrap: str, client_config: dict | None = None, max_instances: int = 100,
                  instance_timeout_s: float = 300.0, clock: Callable[[], float] = time.monotonic,
-                 consumer_factory: Callable[..., Any] | None = None, max_instances_per_principal: int = 10) -> None:
+                 consumer_factory: Callable[..., AIOKafkaConsumer] | None = None, max_instances_per_principal: int = 10) -> None:
         self.bootstrap = bootstrap
         self.client_config = dict(client_config or {})
         self.max_instances = max_instances

@@ -3,7 +3,6 @@ bodies; 404xx/422xx/500xx codes answered with their first three digits as status
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from aiohttp import web
 
@@ -41,7 +40,7 @@ TOO_MANY_CONSUMERS = 50004
 __all__ = ["RestError", "reply", "error_reply"]
 
 
-def reply(body: Any, status: int = 200, content_type: str = V2_JSON) -> web.Response:
+def reply(body: object, status: int = 200, content_type: str = V2_JSON) -> web.Response:
     if body is None:
         return web.Response(status=status)
     return web.Response(status=status, body=json.dumps(body).encode(), content_type=content_type)

@@ -16,12 +16,16 @@ import binascii
 import io
 import json
 import struct
-from typing import Any
+from typing import TYPE_CHECKING
 
+from kafpy.protocol.json_value import JsonValue
 from kafpy.registry.errors import RestError
 from kafpy.rest import errors as E
 from kafpy.rest.avro_json import read_json, to_datum
 from kafpy.rest.registry_client import RegistryClient
+
+if TYPE_CHECKING:
+    from fastavro.types import NamedSchemas, Schema as AvroSchema
 
 SCHEMA_TYPES = {"avro": "AVRO", "jsonschema": "JSON"}
 
@@ -32,7 +36,7 @@ class Encoder:
     def __init__(self, fmt: str, registry: RegistryClient | None) -> None:
         self.fmt = fmt
         self.registry = registry
-        self._parsed: dict[int, Any] = {}
+        self._parsed: dict[int, tuple[AvroSchema, NamedSchemas]] = {}
 
     async def schema_id(self, topic: str, field: str, body: dict) -> int | None:
         """The schema id a schema-based request names or registers; None for binary/json."""
@@ -48,7 +52,7 @@ class Encoder:
             return None
         return await self.registry.register(f"{topic}-{field}", SCHEMA_TYPES[self.fmt], text)
 
-    async def encode(self, value: Any, schema_id: int | None, field: str) -> bytes | None:
+    async def encode(self, value: JsonValue, schema_id: int | None, field: str) -> bytes | None:
         if value is None:
             return None
         if self.fmt == "binary":
@@ -84,7 +88,7 @@ class Encoder:
         return header + json.dumps(value, separators=(",", ":")).encode()
 
 
-async def decode(fmt: str, raw: bytes | None, registry: RegistryClient | None) -> Any:
+async def decode(fmt: str, raw: bytes | None, registry: RegistryClient | None) -> JsonValue:
     """A consumed key or value as the consumer's format shows it."""
     if raw is None:
         return None
@@ -108,8 +112,8 @@ async def decode(fmt: str, raw: bytes | None, registry: RegistryClient | None) -
     return json.loads(raw[5:])
 
 
-def _parse_avro(text: str) -> tuple[Any, dict[str, Any]]:
+def _parse_avro(text: str) -> tuple[AvroSchema, NamedSchemas]:
     """fastavro's parsed schema and its named types (full name -> schema)."""
     import fastavro
-    named: dict[str, Any] = {}
+    named: NamedSchemas = {}
     return fastavro.parse_schema(json.loads(text), named_schemas=named), named

@@ -21,11 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Protocol
 from urllib.parse import urlsplit
 from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.rest.Ecosystem")
+
+
+class ConfigSource(Protocol):
+    """What ``from_config`` reads of the broker's ``KafkaConfig`` (a floor above): the
+    switches and limits, all ints or booleans."""
+
+    def get(self, key: str, default: int) -> int: ...
 
 
 class Ecosystem:
@@ -45,7 +52,7 @@ class Ecosystem:
         self._task: asyncio.Task | None = None
 
     @classmethod
-    def from_config(cls, config: Any, bootstrap: str, client_config: dict | None = None) -> "Ecosystem":
+    def from_config(cls, config: ConfigSource, bootstrap: str, client_config: dict | None = None) -> "Ecosystem":
         """``client_config``: the aiokafka security settings of the clients reaching ``bootstrap``."""
         return cls(bootstrap, registry=bool(config.get("kafpy.schema.registry.enable", False)),
                    rest_proxy=bool(config.get("kafpy.rest.proxy.enable", False)),

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kafpy.registry.errors import RestError
+
+if TYPE_CHECKING:
+    from aiohttp import ClientSession
 
 CT = "application/vnd.schemaregistry.v1+json"
 CALLER_AUTHORIZATION: ContextVar[str | None] = ContextVar("CALLER_AUTHORIZATION", default=None)
@@ -24,11 +27,11 @@ class RegistryClient:
 
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
-        self._session: Any = None
+        self._session: ClientSession | None = None
         self._by_id: dict[int, tuple[str, str]] = {}
         self._ids: dict[tuple[str, str, str], int] = {}
 
-    async def _call(self, method: str, path: str, body: dict | None = None) -> Any:
+    async def _call(self, method: str, path: str, body: dict | None = None) -> dict:
         import aiohttp
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
@@ -42,7 +45,7 @@ class RegistryClient:
             if r.status != 200:
                 raise RestError(payload.get("error_code", r.status) if isinstance(payload, dict) else r.status,
                                 payload.get("message", str(payload)) if isinstance(payload, dict) else str(payload))
-            return payload
+            return payload   # both calls' answers are objects (the registry's register and schema)
 
     async def register(self, subject: str, schema_type: str, schema: str) -> int:
         key = (subject, schema_type, schema)

@@ -22,19 +22,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 from aiohttp import web
 
 from kafpy.registry.errors import RestError
 from kafpy.rest import errors as E
 from kafpy.rest.cluster import ClusterClients
-from kafpy.rest.consumers import ConsumerManager
+from kafpy.rest.consumers import ConsumerInstance, ConsumerManager
 from kafpy.rest.formats import Encoder, decode
 from kafpy.rest.registry_client import CALLER_AUTHORIZATION, RegistryClient
 from kafpy.rest.topic_pattern import InvalidPattern, topic_matcher
 from kafpy.web.access import allowed, may, principal_of
 from kafpy.web.server import long_poll
+
+if TYPE_CHECKING:
+    from aiokafka import TopicPartition
 
 log = logging.getLogger("kafka.rest.v2")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -42,7 +45,7 @@ PLAIN_TYPES = {E.V2_JSON, "application/json", "application/vnd.kafka+json", "app
 MAX_RECORDS_BYTES = 64 * 1024 * 1024
 
 
-def handle(fn: Callable[[web.Request], Awaitable[Any]], content_type: str = E.V2_JSON) -> Handler:
+def handle(fn: Callable[[web.Request], Awaitable[object]], content_type: str = E.V2_JSON) -> Handler:
     async def handler(request: web.Request) -> web.StreamResponse:
         try:
             result = await fn(request)
@@ -59,7 +62,7 @@ def handle(fn: Callable[[web.Request], Awaitable[Any]], content_type: str = E.V2
     return handler
 
 
-async def read_json(request: web.Request, allowed: set[str], max_bytes: int, required: bool = True) -> Any:
+async def read_json(request: web.Request, allowed: set[str], max_bytes: int, required: bool = True) -> Any:   # callers check the shapes they use; a wrong one is the handler's 50002
     ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if ctype not in allowed:
         raise RestError(E.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
@@ -122,16 +125,16 @@ class V2Resource:
         ]
 
     # ---------------------------------------------------------------- topics and produce
-    async def list_topics(self, request: web.Request) -> Any:
+    async def list_topics(self, request: web.Request) -> list[str]:
         md = await self.cluster.metadata(None)
         names = sorted(t["topic"] for t in md["topics"] if t["error_code"] == 0)
         return allowed(request, "TOPIC", "DESCRIBE", names, lambda t: t)
 
-    async def list_brokers(self, request: web.Request) -> Any:
+    async def list_brokers(self, request: web.Request) -> dict[str, list[int]]:
         md = await self.cluster.metadata([])
         return {"brokers": sorted(b["node_id"] for b in md["brokers"])}
 
-    async def get_topic(self, request: web.Request) -> Any:
+    async def get_topic(self, request: web.Request) -> dict:
         topic = request.match_info["topic"]
         parts = await self.cluster.partitions(topic)
         configs = await self._topic_configs(topic) if may(request, "TOPIC", topic, "DESCRIBE_CONFIGS") else {}
@@ -149,10 +152,10 @@ class V2Resource:
         return {"partition": p["partition"], "leader": p["leader"],
                 "replicas": [{"broker": r, "leader": r == p["leader"], "in_sync": r in p["isr"]} for r in p["replicas"]]}
 
-    async def list_partitions(self, request: web.Request) -> Any:
+    async def list_partitions(self, request: web.Request) -> list[dict]:
         return [self._partition_json(p) for p in await self.cluster.partitions(request.match_info["topic"])]
 
-    async def get_partition(self, request: web.Request) -> Any:
+    async def get_partition(self, request: web.Request) -> dict:
         topic, partition = request.match_info["topic"], self._int(request.match_info["partition"])
         for p in await self.cluster.partitions(topic):
             if p["partition"] == partition:
@@ -166,7 +169,7 @@ class V2Resource:
         except ValueError:
             raise RestError(E.BAD_REQUEST, f"Not a number: {raw}") from None
 
-    async def produce(self, request: web.Request) -> Any:
+    async def produce(self, request: web.Request) -> dict:
         ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
         fmt = E.EMBEDDED.get(ctype)
         if fmt is None:
@@ -202,7 +205,7 @@ class V2Resource:
         return {"key_schema_id": key_id, "value_schema_id": value_id, "offsets": offsets}
 
     # ---------------------------------------------------------------- consumers
-    async def create_consumer(self, request: web.Request) -> Any:
+    async def create_consumer(self, request: web.Request) -> dict[str, str]:
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes, required=False)
         if not isinstance(body, dict):
             raise RestError(E.UNPROCESSABLE, "Request body must be an object")
@@ -211,16 +214,16 @@ class V2Resource:
         base = f"{request.scheme}://{request.host}/consumers/{group}/instances/{instance.name}"
         return {"instance_id": instance.name, "base_uri": base}
 
-    def _instance(self, request: web.Request) -> Any:
+    def _instance(self, request: web.Request) -> ConsumerInstance:
         return self.consumers.get(request.match_info["group"], request.match_info["instance"], principal_of(request))
 
-    async def delete_consumer(self, request: web.Request) -> Any:
+    async def delete_consumer(self, request: web.Request) -> None:
         await self.consumers.delete(request.match_info["group"], request.match_info["instance"],
                                     principal_of(request))
         return None
 
     @staticmethod
-    def _require(request: web.Request, operation: str, topics: Any) -> None:
+    def _require(request: web.Request, operation: str, topics: Iterable[str]) -> None:
         """403 (40301) naming the topics the caller may not ``operation``."""
         refused = sorted({t for t in topics if not may(request, "TOPIC", t, operation)})
         if refused:
@@ -234,7 +237,7 @@ class V2Resource:
                        if t["error_code"] == 0 and not t.get("is_internal") and matches(t["topic"]))
         return allowed(request, "TOPIC", "DESCRIBE", names, lambda t: t)
 
-    async def _follow_pattern(self, request: web.Request, instance: Any) -> None:
+    async def _follow_pattern(self, request: web.Request, instance: ConsumerInstance) -> None:
         """Re-resolves a pattern subscription with the caller's rights of now."""
         if instance.pattern is None:
             return
@@ -245,7 +248,7 @@ class V2Resource:
             else:
                 instance.consumer.unsubscribe()
 
-    async def subscribe(self, request: web.Request) -> Any:
+    async def subscribe(self, request: web.Request) -> None:
         instance = self._instance(request)
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
         topics, pattern = body.get("topics"), body.get("topic_pattern")
@@ -270,16 +273,16 @@ class V2Resource:
             instance.consumer.subscribe(topics=topics)
         return None
 
-    async def get_subscription(self, request: web.Request) -> Any:
+    async def get_subscription(self, request: web.Request) -> dict[str, list[str]]:
         return {"topics": sorted(self._instance(request).consumer.subscription())}
 
-    async def unsubscribe(self, request: web.Request) -> Any:
+    async def unsubscribe(self, request: web.Request) -> None:
         instance = self._instance(request)
         instance.pattern = None
         instance.consumer.unsubscribe()
         return None
 
-    async def assign(self, request: web.Request) -> Any:
+    async def assign(self, request: web.Request) -> None:
         from aiokafka import TopicPartition
         instance = self._instance(request)
         tps = partitions_of(await read_json(request, PLAIN_TYPES, self.max_request_bytes))
@@ -288,11 +291,11 @@ class V2Resource:
         instance.consumer.assign([TopicPartition(t, p) for t, p in tps])
         return None
 
-    async def get_assignments(self, request: web.Request) -> Any:
+    async def get_assignments(self, request: web.Request) -> dict:
         return {"partitions": [{"topic": tp.topic, "partition": tp.partition}
                                for tp in sorted(self._instance(request).consumer.assignment())]}
 
-    async def seek(self, request: web.Request) -> Any:
+    async def seek(self, request: web.Request) -> None:
         from aiokafka import TopicPartition
         instance = self._instance(request)
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
@@ -303,17 +306,17 @@ class V2Resource:
         return None
 
     @staticmethod
-    def _check_assigned(instance: Any, tp: Any) -> None:
+    def _check_assigned(instance: ConsumerInstance, tp: TopicPartition) -> None:
         if tp not in instance.consumer.assignment():
             raise RestError(E.ILLEGAL_STATE, f"No current assignment for partition {tp.topic}-{tp.partition}")
 
-    async def seek_to_beginning(self, request: web.Request) -> Any:
+    async def seek_to_beginning(self, request: web.Request) -> None:
         return await self._seek_to(request, "seek_to_beginning")
 
-    async def seek_to_end(self, request: web.Request) -> Any:
+    async def seek_to_end(self, request: web.Request) -> None:
         return await self._seek_to(request, "seek_to_end")
 
-    async def _seek_to(self, request: web.Request, how: str) -> Any:
+    async def _seek_to(self, request: web.Request, how: str) -> None:
         from aiokafka import TopicPartition
         instance = self._instance(request)
         tps = [TopicPartition(t, p) for t, p in partitions_of(await read_json(request, PLAIN_TYPES, self.max_request_bytes))]
@@ -337,7 +340,7 @@ class V2Resource:
         return await handle(lambda r: self._records(r, instance),
                             {v: k for k, v in E.EMBEDDED.items()}[instance.fmt])(request)
 
-    async def _records(self, request: web.Request, instance: Any) -> Any:
+    async def _records(self, request: web.Request, instance: ConsumerInstance) -> list[dict[str, object]]:
         CALLER_AUTHORIZATION.set(request.headers.get("Authorization"))
         timeout_ms = min(self._int(request.query.get("timeout", "1000")), 30000)
         max_bytes = min(self._int(request.query.get("max_bytes", str(MAX_RECORDS_BYTES))), MAX_RECORDS_BYTES)
@@ -350,7 +353,7 @@ class V2Resource:
             self._require(request, "READ", set(instance.consumer.subscription())
                           | {tp.topic for tp in instance.consumer.assignment()})
             batches = await instance.consumer.getmany(timeout_ms=max(timeout_ms, 0), max_records=1000)
-            out: list[dict[str, Any]] = []
+            out: list[dict[str, object]] = []
             size = 0
             for tp, msgs in sorted(batches.items()):
                 for i, m in enumerate(msgs):
@@ -364,7 +367,7 @@ class V2Resource:
                                 "partition": m.partition, "offset": m.offset})
             return out
 
-    async def commit(self, request: web.Request) -> Any:
+    async def commit(self, request: web.Request) -> web.Response:
         from aiokafka import TopicPartition
         from aiokafka.structs import OffsetAndMetadata
         instance = self._instance(request)
@@ -384,7 +387,7 @@ class V2Resource:
                 await instance.consumer.commit()
         return web.Response(status=200)
 
-    async def committed(self, request: web.Request) -> Any:
+    async def committed(self, request: web.Request) -> dict:
         from aiokafka import TopicPartition
         instance = self._instance(request)
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)

@@ -11,7 +11,7 @@ import asyncio
 import base64
 import binascii
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -20,6 +20,9 @@ from kafpy.rest import errors as E
 from kafpy.rest.cluster import ClusterClients
 from kafpy.rest.v2 import Handler, handle, read_json
 from kafpy.web.access import allowed, may
+
+if TYPE_CHECKING:
+    from aiokafka import AIOKafkaConsumer
 
 JSON_TYPES = {"application/json", ""}
 
@@ -34,7 +37,7 @@ class V3Resource:
     def __init__(self, cluster: ClusterClients, max_request_bytes: int = 1 << 20) -> None:
         self.cluster = cluster
         self.max_request_bytes = max_request_bytes
-        self._offsets: Any = None
+        self._offsets: AIOKafkaConsumer | None = None
 
     async def start(self) -> None:
         from aiokafka import AIOKafkaConsumer
@@ -126,22 +129,22 @@ class V3Resource:
         return t
 
     # ---------------------------------------------------------------- clusters and brokers
-    async def list_clusters(self, request: web.Request) -> Any:
+    async def list_clusters(self, request: web.Request) -> dict:
         cluster_id, md = await self._cluster(request)
         return self._list("KafkaCluster", f"{self._base(request)}/clusters",
                           [self._cluster_json(self._base(request), cluster_id, md)])
 
-    async def get_cluster(self, request: web.Request) -> Any:
+    async def get_cluster(self, request: web.Request) -> dict:
         cluster_id, md = await self._cluster(request)
         return self._cluster_json(self._base(request), cluster_id, md)
 
-    async def list_brokers(self, request: web.Request) -> Any:
+    async def list_brokers(self, request: web.Request) -> dict:
         cluster_id, md = await self._cluster(request)
         base = self._base(request)
         return self._list("KafkaBroker", f"{base}/clusters/{cluster_id}/brokers",
                           [self._broker_json(base, cluster_id, b) for b in sorted(md["brokers"], key=lambda b: b["node_id"])])
 
-    async def get_broker(self, request: web.Request) -> Any:
+    async def get_broker(self, request: web.Request) -> dict:
         cluster_id, md = await self._cluster(request)
         for b in md["brokers"]:
             if str(b["node_id"]) == request.match_info["broker_id"]:
@@ -149,7 +152,7 @@ class V3Resource:
         raise _http(404, f"Broker {request.match_info['broker_id']} cannot be found.")
 
     # ---------------------------------------------------------------- topics
-    async def list_topics(self, request: web.Request) -> Any:
+    async def list_topics(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         md = await self.cluster.metadata(None)
         base = self._base(request)
@@ -158,11 +161,11 @@ class V3Resource:
         return self._list("KafkaTopic", f"{base}/clusters/{cluster_id}/topics",
                           [self._topic_json(base, cluster_id, t) for t in visible if t["error_code"] == 0])
 
-    async def get_topic(self, request: web.Request) -> Any:
+    async def get_topic(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         return self._topic_json(self._base(request), cluster_id, await self._topic(request.match_info["topic"]))
 
-    async def create_topic(self, request: web.Request) -> Any:
+    async def create_topic(self, request: web.Request) -> web.Response:
         from aiokafka.admin import NewTopic
         cluster_id, _ = await self._cluster(request)
         body = await read_json(request, JSON_TYPES, self.max_request_bytes)
@@ -190,13 +193,13 @@ class V3Resource:
                 await asyncio.sleep(0.1)
         return await self._topic(name)
 
-    async def delete_topic(self, request: web.Request) -> Any:
+    async def delete_topic(self, request: web.Request) -> None:
         await self._cluster(request)
         await self._topic(request.match_info["topic"])
         await self.cluster.admin.delete_topics([request.match_info["topic"]])
         return None
 
-    async def list_partitions(self, request: web.Request) -> Any:
+    async def list_partitions(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         topic = request.match_info["topic"]
         t = await self._topic(topic)
@@ -205,7 +208,7 @@ class V3Resource:
                           [self._partition_json(base, cluster_id, topic, p)
                            for p in sorted(t["partitions"], key=lambda p: p["partition"])])
 
-    async def get_partition(self, request: web.Request) -> Any:
+    async def get_partition(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         topic = request.match_info["topic"]
         for p in (await self._topic(topic))["partitions"]:
@@ -213,7 +216,7 @@ class V3Resource:
                 return self._partition_json(self._base(request), cluster_id, topic, p)
         raise _http(404, "This server does not host this topic-partition.")
 
-    async def list_topic_configs(self, request: web.Request) -> Any:
+    async def list_topic_configs(self, request: web.Request) -> dict:
         from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
         cluster_id, _ = await self._cluster(request)
         topic = request.match_info["topic"]
@@ -234,7 +237,7 @@ class V3Resource:
                          "source": source, "synonyms": []})
         return self._list("KafkaTopicConfig", base, data)
 
-    async def produce(self, request: web.Request) -> Any:
+    async def produce(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         topic = request.match_info["topic"]
         body = await read_json(request, JSON_TYPES, self.max_request_bytes)
@@ -249,7 +252,7 @@ class V3Resource:
         headers = [(h["name"], base64.b64decode(h["value"]) if h.get("value") else b"") for h in body.get("headers") or []]
         fut = await self.cluster.producer.send(topic, key=key, value=value, partition=partition, headers=headers or None)
         meta = await fut
-        out: dict[str, Any] = {"error_code": 200, "cluster_id": cluster_id, "topic_name": topic,
+        out: dict[str, object] = {"error_code": 200, "cluster_id": cluster_id, "topic_name": topic,
                                "partition_id": meta.partition, "offset": meta.offset,
                                "timestamp": _iso(meta.timestamp)}
         if key is not None:
@@ -259,7 +262,7 @@ class V3Resource:
         return out
 
     @staticmethod
-    def _data(part: Any) -> tuple[bytes | None, str]:
+    def _data(part: object) -> tuple[bytes | None, str]:
         if part is None:
             return None, ""
         if not isinstance(part, dict):
@@ -296,7 +299,7 @@ class V3Resource:
                 "coordinator": {"related": f"{base}/clusters/{cluster_id}/brokers/-1"},
                 "consumers": {"related": f"{u}/consumers"}, "lag_summary": {"related": f"{u}/lag-summary"}}
 
-    async def list_groups(self, request: web.Request) -> Any:
+    async def list_groups(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         base = self._base(request)
         groups = allowed(request, "GROUP", "DESCRIBE", sorted(g[0] for g in await self.cluster.admin.list_consumer_groups()),
@@ -309,7 +312,7 @@ class V3Resource:
                 continue
         return self._list("KafkaConsumerGroup", f"{base}/clusters/{cluster_id}/consumer-groups", data)
 
-    async def get_group(self, request: web.Request) -> Any:
+    async def get_group(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         return self._group_json(self._base(request), cluster_id, await self._describe_group(request.match_info["group"]))
 
@@ -318,12 +321,13 @@ class V3Resource:
         if not committed:
             await self._describe_group(group)
             return []
+        assert self._offsets is not None, "start() opened the offsets reader"
         ends = await self._offsets.end_offsets(list(committed))
         return [{"topic_name": tp.topic, "partition_id": tp.partition, "current_offset": om.offset,
                  "log_end_offset": ends[tp], "lag": max(0, ends[tp] - om.offset)}
                 for tp, om in sorted(committed.items())]
 
-    async def list_lags(self, request: web.Request) -> Any:
+    async def list_lags(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         group = request.match_info["group"]
         base = f"{self._base(request)}/clusters/{cluster_id}/consumer-groups/{group}/lags"
@@ -336,7 +340,7 @@ class V3Resource:
                 if may(request, "TOPIC", lag["topic_name"], "DESCRIBE")]   # OffsetFetch leaves the others out
         return self._list("KafkaConsumerLag", base, data)
 
-    async def lag_summary(self, request: web.Request) -> Any:
+    async def lag_summary(self, request: web.Request) -> dict:
         cluster_id, _ = await self._cluster(request)
         group = request.match_info["group"]
         lags = allowed(request, "TOPIC", "DESCRIBE", await self._lags(group), lambda lag: lag["topic_name"])
