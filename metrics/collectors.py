@@ -8,7 +8,7 @@ bounded by the number of partitions, groups and connections.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from prometheus_client.core import Metric
 
@@ -18,6 +18,15 @@ from kafpy.metrics.partition_metrics import (exporter_broker_info, exporter_part
                                              exporter_topic_partitions, partition_gauges)
 from kafpy.metrics.request_metrics import QUANTILES, REQUEST_LABELS, TOPIC_METERS, sample_percentiles
 from kafpy.storage.log_flush_stats import LOG_FLUSH_STATS
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.classic.coordinator import GroupCoordinator
+    from kafpy.coordinator.transaction.service import TransactionCoordinatorService
+    from kafpy.metrics.broker_view import BrokerView, SharePartitionsView, SocketServerView, TimerStats
+    from kafpy.metrics.request_metrics import BrokerTopicStats, RequestMetrics, TimeHistogram
+    from kafpy.replication.controller import KafkaController
+    from kafpy.replication.replica_manager import ReplicaManager
+    from kafpy.storage.cleaner import LogCleaner
 
 
 def _gauge(name: str, doc: str, value: float | None = None, labels: dict[str, str] | None = None) -> Metric:
@@ -34,7 +43,7 @@ def _counter(name: str, doc: str) -> Metric:
     return Metric(base, doc, "counter")
 
 
-def _timer(mbean: tuple[str, str, str], stats: Any) -> Iterator[Metric]:
+def _timer(mbean: tuple[str, str, str], stats: TimerStats | None) -> Iterator[Metric]:
     """A Kafka timer or histogram kept as a ``TimeStats`` (count, total, recent values; None:
     never observed): its percentiles and its count under the JMX exporter's names, typed as
     the summary they are (a gauge may not carry ``quantile``: promtool check metrics)."""
@@ -68,7 +77,7 @@ class KafkaCollector:
     """Reads ``broker`` (a ``kafpy.broker.broker.Broker``): its config, metadata cache,
     replica manager, controller, coordinators, socket server and request observer."""
 
-    def __init__(self, broker: Any) -> None:
+    def __init__(self, broker: BrokerView) -> None:
         self.broker = broker
 
     def describe(self) -> list:
@@ -104,7 +113,7 @@ class KafkaCollector:
         yield from _timer(("log", "LogFlushStats", "LogFlushRateAndTimeMs"), LOG_FLUSH_STATS)
 
     # ---------------------------------------------------------------- per request
-    def _topic_metrics(self, topics: Any) -> Iterator[Metric]:
+    def _topic_metrics(self, topics: BrokerTopicStats) -> Iterator[Metric]:
         for attr, mbean in TOPIC_METERS:
             name = meter_name("server", "BrokerTopicMetrics", mbean)
             m = _counter(name, f"kafka.server:type=BrokerTopicMetrics,name={mbean}")
@@ -113,7 +122,8 @@ class KafkaCollector:
                 m.add_sample(name, {"topic": topic}, getattr(c, attr))
             yield m
 
-    def _request_metrics(self, requests: Any, names: Any, served: list[int]) -> Iterator[Metric]:
+    def _request_metrics(self, requests: RequestMetrics, names: Callable[[int], str], served: list[int]
+                         ) -> Iterator[Metric]:
         from kafpy.protocol.errors import ErrorCode
 
         def label(api: int) -> str:
@@ -135,7 +145,7 @@ class KafkaCollector:
         # every API the broker serves (and FetchConsumer, FetchFollower) from the start, at 0,
         # as Kafka registers its request histograms: a rate over them is 0, not empty
         stats = {api: requests.api(api) for api in sorted({*served, *REQUEST_LABELS, *requests.apis})}
-        timers: dict[str, list[tuple[int, int, Any]]] = {
+        timers: dict[str, list[tuple[int, int, TimeHistogram | None]]] = {
             "TotalTimeMs": [(api, s.total_time.count, s.total_time) for api, s in stats.items()]}
         for api, s in stats.items():
             for stage, h in s.stage_times():
@@ -169,7 +179,7 @@ class KafkaCollector:
         yield throttle
 
     # ---------------------------------------------------------------- socket server
-    def _socket_server(self, server: Any) -> Iterator[Metric]:
+    def _socket_server(self, server: SocketServerView) -> Iterator[Metric]:
         per_listener: dict[str, int] = {}
         queued = 0
         for c in list(server.connections):
@@ -197,7 +207,7 @@ class KafkaCollector:
                      sum(1 for c in list(server.connections) if c._writing()))
 
     # ---------------------------------------------------------------- replica manager
-    def _replica_manager(self, rm: Any) -> Iterator[Metric]:
+    def _replica_manager(self, rm: ReplicaManager) -> Iterator[Metric]:
         partitions = list(rm.partitions.values())
         leaders = [p for p in partitions if p.is_leader]
         under = sum(1 for p in leaders if len(p.isr) < len(p.assigned_replicas))
@@ -216,8 +226,9 @@ class KafkaCollector:
             yield m
 
     # ---------------------------------------------------------------- controller
-    def _controller(self, b: Any) -> Iterator[Metric]:
+    def _controller(self, b: BrokerView) -> Iterator[Metric]:
         cache = b.metadata_cache
+        assert cache is not None, "collect() reads nothing before the metadata cache exists"
         cc = b.cluster_controller
         active = (cc.is_active if cc is not None else True)   # standalone: this broker is the controller
         live = {br.node_id for br in cache.brokers()}
@@ -249,7 +260,7 @@ class KafkaCollector:
             m.add_sample(name, {}, 0)
             yield m
 
-    def _controller_stats(self, cc: Any) -> Iterator[Metric]:
+    def _controller_stats(self, cc: KafkaController) -> Iterator[Metric]:
         """ControllerStats (a RateAndTimeMs timer per controller state, LeaderElection for
         broker changes; unclean elections) and the ControllerEventManager's queue; every
         broker has them, as in Kafka (counts stay 0 where no controller ran)."""
@@ -269,7 +280,7 @@ class KafkaCollector:
                      "kafka.controller:type=ControllerEventManager,name=EventQueueSize", events.queue_size)
 
     # ---------------------------------------------------------------- logs
-    def _logs(self, rm: Any) -> Iterator[Metric]:
+    def _logs(self, rm: ReplicaManager) -> Iterator[Metric]:
         gauges = {mbean: _gauge(gauge_name("log", "Log", mbean), f"kafka.log:type=Log,name={mbean},topic=*,partition=*")
                   for mbean in ("Size", "LogStartOffset", "LogEndOffset", "NumLogSegments")}
         for (topic, index), p in list(rm.partitions.items()):
@@ -289,7 +300,7 @@ class KafkaCollector:
         yield from partition_gauges(list(rm.partitions.items()))
 
     # ---------------------------------------------------------------- purgatories, cleaner
-    def _purgatories(self, rm: Any) -> Iterator[Metric]:
+    def _purgatories(self, rm: ReplicaManager) -> Iterator[Metric]:
         """kafka.server:type=DelayedOperationPurgatory,name={PurgatorySize,NumDelayedOperations},
         delayedOperation={Produce,Fetch}."""
         purgatories = [(p.name, p) for p in (getattr(rm, "produce_purgatory", None), getattr(rm, "fetch_purgatory", None))
@@ -301,7 +312,7 @@ class KafkaCollector:
                 m.add_sample(name, {"delayedOperation": op}, getattr(p, read)())
             yield m
 
-    def _log_cleaner(self, cleaner: Any) -> Iterator[Metric]:
+    def _log_cleaner(self, cleaner: LogCleaner | None) -> Iterator[Metric]:
         """kafka.log:type=LogCleaner: cleaner-recopy-percent (bytes written over bytes read,
         over every cleaning since start; Kafka's covers the last one), DeadThreadCount,
         max-clean-time-secs; LogCleanerManager's max-dirty-percent."""
@@ -322,11 +333,12 @@ class KafkaCollector:
                      stats.get("last_dirty_percent", 0.0))
 
     # ---------------------------------------------------------------- kafka-exporter's names
-    def _exporter(self, b: Any) -> Iterator[Metric]:
+    def _exporter(self, b: BrokerView) -> Iterator[Metric]:
         """kafka-exporter's broker, topic and partition names (``metrics.partition_metrics``
         says which broker reports what)."""
         rm = b.replica_manager
         cache = b.metadata_cache
+        assert rm is not None and cache is not None, "collect() reads nothing before they exist"
         local = cache.broker(cache.local_broker.node_id) or cache.local_broker   # with the port bound
         yield exporter_broker_info(local.node_id, local.host, local.port)
         led = [(key, p) for key, p in list(rm.partitions.items()) if p.is_leader and p.log is not None]
@@ -339,10 +351,10 @@ class KafkaCollector:
         yield from exporter_partition_metrics(led, starts, local.node_id)
         cc = b.cluster_controller
         if cc is None or cc.is_active:
-            yield exporter_topic_partitions({name: len(t.partitions) for name, t in b.metadata_cache.topics().items()})
+            yield exporter_topic_partitions({name: len(t.partitions) for name, t in cache.topics().items()})
 
     # ---------------------------------------------------------------- coordinators
-    def _groups(self, coordinator: Any, rm: Any) -> Iterator[Metric]:
+    def _groups(self, coordinator: GroupCoordinator, rm: ReplicaManager) -> Iterator[Metric]:
         from kafpy.coordinator.group.classic.group import GroupState
         groups = coordinator.groups
         states = {s: 0 for s in GroupState}
@@ -372,15 +384,15 @@ class KafkaCollector:
         # Prometheus reserves for summaries and histograms (promtool check metrics); the
         # name is kafka-lag-exporter's instead
         total = _gauge("kafka_consumergroup_group_sum_lag", "Consumer group lag summed over its partitions")
-        for g, n in sums.items():
-            total.add_sample(total.name, {"consumergroup": g}, n)
+        for group_id, n in sums.items():
+            total.add_sample(total.name, {"consumergroup": group_id}, n)
         yield total
         members = _gauge("kafka_consumergroup_members", "Amount of members in a consumer group")
         for gid, g in list(groups.items()):
             members.add_sample(members.name, {"consumergroup": gid}, len(getattr(g, "members", ())))
         yield members
 
-    def _transactions(self, service: Any) -> Iterator[Metric]:
+    def _transactions(self, service: TransactionCoordinatorService) -> Iterator[Metric]:
         """Transactional ids this broker coordinates, by state. Kafka has no MBean for this
         (its transaction coordinator exports only marker queue sizes), so the name is
         kafpy's own."""
@@ -393,7 +405,7 @@ class KafkaCollector:
             m.add_sample(m.name, {"state": state}, n)
         yield m
 
-    def _share_groups(self, mgr: Any) -> Iterator[Metric]:
+    def _share_groups(self, mgr: SharePartitionsView) -> Iterator[Metric]:
         """Kafka 4.4's ShareGroupMetrics and SharePartitionMetrics (in-flight records of
         each share partition this broker leads)."""
         name = meter_name("server", "ShareGroupMetrics", "RecordAcknowledgementsPerSec")
@@ -409,7 +421,7 @@ class KafkaCollector:
         yield g
 
     # ---------------------------------------------------------------- ZooKeeper
-    def _zookeeper(self, b: Any) -> Iterator[Metric]:
+    def _zookeeper(self, b: BrokerView) -> Iterator[Metric]:
         zk = b.zk
         if zk is None:
             return

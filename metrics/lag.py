@@ -13,7 +13,7 @@ brokers) the union of the brokers' reports is complete.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Protocol
+from typing import Callable, Iterator, Mapping, Protocol
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class AssignedPartition:
         return max(self.end_offset - self.committed, 0)
 
 
-def group_partitions(group: Any, end_offset: Callable[[str, int], int | None]) -> list[AssignedPartition]:
+def group_partitions(group: GroupOffsets, end_offset: Callable[[str, int], int | None]) -> list[AssignedPartition]:
     """Every partition of ``group``: those it committed an offset for, and those its
     consumer members are assigned without one (decoded from their ConsumerProtocol
     assignment), sorted by topic and partition."""

@@ -7,9 +7,11 @@ with it false the server has no observer and pays nothing.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable, cast
 
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import Message
+from kafpy.protocol.messages import FetchRequest, FetchResponse, ProduceResponse
 from kafpy.metrics.request_logger import RequestContextView, RequestLogger
 from kafpy.metrics.request_metrics import FETCH_CONSUMER, FETCH_FOLLOWER, BrokerTopicStats, RequestMetrics
 
@@ -33,7 +35,8 @@ class RequestObserver:
         self.topic_name = topic_name
         self.request_logger = request_logger
 
-    def completed(self, ctx: RequestContextView, api_key: int, request: Any, response: Any, elapsed_s: float,
+    def completed(self, ctx: RequestContextView, api_key: int, request: Message,
+                  response: Message | BaseException | None, elapsed_s: float,
                   throttle_ms: int = 0, remote_s: float = 0.0) -> None:
         """A request answered with ``response`` (None: no answer, as acks=0) or failed with it
         (an exception), its client throttled for ``throttle_ms`` by a quota, its handler
@@ -50,7 +53,8 @@ class RequestObserver:
             # every partition's error, NONE included (Kafka's ProduceResponse.errorCounts);
             # messages and bytes in were counted on the append path (BrokerTopicStats)
             errors = record(api_key, version, elapsed_s, None, remote_s, throttle_ms).errors
-            codes = [pr.error_code for tr in response.responses for pr in tr.partition_responses]
+            produced = cast(ProduceResponse, response)   # the answer to api_key's request
+            codes = [pr.error_code for tr in produced.responses for pr in tr.partition_responses]
             if any(codes):
                 for code in codes:
                     errors[code] = errors.get(code, 0) + 1
@@ -58,13 +62,14 @@ class RequestObserver:
                 errors[0] = errors.get(0, 0) + len(codes)
         elif api_key == FETCH:
             # the top-level error and every partition's (Kafka's FetchResponse.errorCounts)
-            errors = record(api_key, version, elapsed_s, response.error_code, remote_s, throttle_ms).errors
-            replica_id = request.replica_state.replica_id if version >= 15 else request.replica_id
+            fetched, fetch = cast(FetchResponse, response), cast(FetchRequest, request)
+            errors = record(api_key, version, elapsed_s, fetched.error_code, remote_s, throttle_ms).errors
+            replica_id = fetch.replica_state.replica_id if version >= 15 else fetch.replica_id
             # timed again as FetchFollower or FetchConsumer, as Kafka does
             record(FETCH_FOLLOWER if replica_id >= 0 else FETCH_CONSUMER, version, elapsed_s, None, remote_s,
                    throttle_ms)
             # bytes out per topic and every partition's error code in one pass
-            self.topics.on_fetch(response, replica_id >= 0, self.topic_name, errors)
+            self.topics.on_fetch(fetched, replica_id >= 0, self.topic_name, errors)
         else:
             record(api_key, version, elapsed_s, int(getattr(response, "error_code", 0)), remote_s, throttle_ms)
         if throttle_ms:

@@ -20,12 +20,22 @@ from prometheus_client.core import Metric
 
 
 class HostedPartition(Protocol):
-    """What is read of a ``replication.partition.Partition``."""
-    is_leader: bool
-    isr: Sequence[int]
-    assigned_replicas: Sequence[int]
-    effective_min_isr: int
-    high_watermark: int
+    """What is read of a ``replication.partition.Partition`` (read-only: some are its properties)."""
+
+    @property
+    def is_leader(self) -> bool: ...
+
+    @property
+    def isr(self) -> Sequence[int]: ...
+
+    @property
+    def assigned_replicas(self) -> Sequence[int]: ...
+
+    @property
+    def effective_min_isr(self) -> int: ...
+
+    @property
+    def high_watermark(self) -> int: ...
 
 
 # Kafka's Partition MBeans in the order ``Partition.scala`` registers them

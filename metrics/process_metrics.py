@@ -24,7 +24,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from prometheus_client.core import Metric
 
@@ -82,7 +82,7 @@ class GcTimer:
                 cls._shared = timer
             return cls._shared
 
-    def on_gc(self, phase: str, info: dict[str, Any]) -> None:
+    def on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._started = self.clock()
             return

@@ -10,7 +10,7 @@ change), so with DEBUG off a request costs one dict lookup here; ``kafka-configs
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 REQUEST_LOGGER = "kafka.request.logger"
 log = logging.getLogger(REQUEST_LOGGER)
@@ -60,7 +60,7 @@ class RequestLogger:
         slow_ms = self.threshold()
         return 0 <= slow_ms <= elapsed_s * 1000.0
 
-    def completed(self, ctx: RequestContextView, api_name: str, total_ms: float, request: Any, remote_ms: float = 0.0,
+    def completed(self, ctx: RequestContextView, api_name: str, total_ms: float, request: object, remote_ms: float = 0.0,
                   throttle_ms: int = 0) -> None:
         """The line of one request, with Kafka's time breakdown (its stages as
         ``metrics.request_metrics.STAGES`` derives them: no queues, the send untimed)."""

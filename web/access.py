@@ -10,7 +10,7 @@ operations ``READ``, ``WRITE``, ``DESCRIBE``, ``DESCRIBE_CONFIGS``...
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Callable, Iterable, Protocol, TypeVar
 
 May = Callable[[str, str, str], bool]
 """(resource type, resource name, operation) -> whether the caller holds the right."""
@@ -19,12 +19,19 @@ PRINCIPAL_KEY = "principal"
 T = TypeVar("T")
 
 
-def may(request: Mapping[Any, Any], resource_type: str, name: str, operation: str) -> bool:
+class RequestState(Protocol):
+    """What is read of a request: the values the HTTP stack left on it (an aiohttp
+    ``web.Request`` is one)."""
+
+    def get(self, key: str, /) -> object: ...
+
+
+def may(request: RequestState, resource_type: str, name: str, operation: str) -> bool:
     check = request.get(MAY_KEY)
     return bool(check(resource_type, name, operation)) if callable(check) else True
 
 
-def allowed(request: Mapping[Any, Any], resource_type: str, operation: str, items: Iterable[T],
+def allowed(request: RequestState, resource_type: str, operation: str, items: Iterable[T],
             name: Callable[[T], str]) -> list[T]:
     """The items whose resource (``name(item)``) the caller may ``operation``, in order."""
     return [item for item in items if may(request, resource_type, name(item), operation)]
@@ -40,7 +47,7 @@ def subject_topic(subject: str) -> str:
     return subject
 
 
-def principal_of(request: Mapping[Any, Any]) -> str | None:
+def principal_of(request: RequestState) -> str | None:
     """The caller's ``User:<name>``; None when HTTP authentication is off or the path is open."""
     principal = request.get(PRINCIPAL_KEY)
     return principal if isinstance(principal, str) else None

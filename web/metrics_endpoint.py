@@ -8,12 +8,13 @@ Who may call it: the broker mounts it on its HTTP server when the listener is on
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Iterator
+from typing import Iterator
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, ProcessCollector, generate_latest
 from prometheus_client.core import Metric
 
+from kafpy.metrics.broker_view import BrokerView
 from kafpy.metrics.collectors import KafkaCollector
 from kafpy.metrics.event_loop import EventLoopLagProbe, LoopIdleRatio
 from kafpy.metrics.process_metrics import GcTimer, RuntimeCollector
@@ -47,7 +48,7 @@ class _LoopLagCollector:
 class MetricsEndpoint:
     """Keeps the registry of one broker's collectors and the loop-lag probe."""
 
-    def __init__(self, broker: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, broker: BrokerView, loop: asyncio.AbstractEventLoop) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(KafkaCollector(broker))
         self.registry.register(ProcessCollector(registry=None))

@@ -17,12 +17,18 @@ import asyncio
 import time
 from collections import deque
 from html import escape
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from aiohttp import web
 
+from kafpy.metrics.broker_view import BrokerView
 from kafpy.metrics.lag import group_partitions, local_end_offset
 from kafpy.web.access import may
+
+if TYPE_CHECKING:
+    from kafpy.metrics.observer import RequestObserver
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.web.metrics_endpoint import MetricsEndpoint
 
 MAX_PARTITION_ROWS = 1000
 SAMPLE_INTERVAL_S = 5.0
@@ -39,11 +45,26 @@ th{background:#f3f3f3}.down,.offline{background:#f8d7da}.urp{background:#fff3cd}
 """
 
 
+
+class BrokerIdentity(Protocol):
+    @property
+    def broker_id(self) -> int: ...
+
+
+class StatusBroker(BrokerView, Protocol):
+    """The broker as the page reads it: what a scrape reads, its id and its mode."""
+
+    @property
+    def config(self) -> BrokerIdentity: ...
+
+    @property
+    def zk_mode(self) -> bool: ...
+
 class ThroughputHistory:
     """The broker's messages-in, bytes-in and bytes-out totals sampled every
     ``SAMPLE_INTERVAL_S``; the page charts their per-second rates."""
 
-    def __init__(self, observer: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, observer: RequestObserver | None, loop: asyncio.AbstractEventLoop) -> None:
         self.observer = observer
         self.loop = loop
         self.samples: deque[tuple[float, int, int, int]] = deque(maxlen=SAMPLES + 1)
@@ -108,7 +129,7 @@ class StatusPage:
     """Renders the page from ``broker``'s metadata cache, cluster controller and group
     coordinator; keeps the throughput history."""
 
-    def __init__(self, broker: Any, metrics: Any = None) -> None:
+    def __init__(self, broker: StatusBroker, metrics: MetricsEndpoint | None = None) -> None:
         self.broker = broker
         observer = broker.server.observer if broker.server is not None else None
         self.history = ThroughputHistory(observer, broker.loop)
@@ -126,11 +147,17 @@ class StatusPage:
         return web.Response(text=self.render(lambda rt, name: may(request, rt, name, "DESCRIBE")),
                             content_type="text/html", charset="utf-8")
 
+    @property
+    def _cache(self) -> MetadataCache:
+        cache = self.broker.metadata_cache
+        assert cache is not None, "the page is served once the broker has started"
+        return cache
+
     # ---------------------------------------------------------------- the page
     def render(self, visible: Callable[[str, str], bool] = lambda rt, name: True) -> str:
         """The page, with the topics and groups ``visible(resource type, name)`` lets through."""
         b = self.broker
-        cache = b.metadata_cache
+        cache = self._cache
         parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta http-equiv='refresh' content='{REFRESH_S}'>"
                  f"<title>kafpy cluster {escape(cache.cluster_id)}</title><style>{STYLE}</style></head><body>",
                  f"<h1>Cluster {escape(cache.cluster_id)}</h1>",
@@ -146,7 +173,7 @@ class StatusPage:
         return "".join(parts)
 
     def _brokers(self) -> str:
-        cache = self.broker.metadata_cache
+        cache = self._cache
         live = {br.node_id: br for br in cache.brokers()}
         known = set(live)
         for t in cache.topics().values():
@@ -182,7 +209,7 @@ class StatusPage:
 
     def _topics(self, visible: Callable[[str, str], bool]) -> tuple[str, str]:
         """The topics' summary, and the partitions table (under-replicated and offline first)."""
-        cache = self.broker.metadata_cache
+        cache = self._cache
         live = {br.node_id for br in cache.brokers()}
         summary: list[str] = []
         urp_rows: list[str] = []
@@ -229,7 +256,9 @@ class StatusPage:
         if gc is None:
             return ""
         groups = gc.coordinator.groups
-        end = local_end_offset(b.replica_manager)
+        rm = b.replica_manager
+        assert rm is not None, "the page is served once the broker has started"
+        end = local_end_offset(rm)
         rows: list[str] = []
         partition_rows: list[str] = []
         for gid in sorted(g for g in groups if visible("GROUP", g)):
