@@ -10,7 +10,14 @@ printed (protoc makes both again). Groups are not supported (protoc has deprecat
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Iterable, Literal, Sequence, cast
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor import FieldDescriptor
+    from google.protobuf.descriptor_pb2 import (DescriptorProto, EnumDescriptorProto, FieldDescriptorProto,
+                                                FileDescriptorProto, ServiceDescriptorProto)
+    from google.protobuf.descriptor_pool import DescriptorPool
+    from google.protobuf.message import Message
 
 _SCALARS = {
     "TYPE_DOUBLE": "double", "TYPE_FLOAT": "float", "TYPE_INT64": "int64", "TYPE_UINT64": "uint64",
@@ -53,26 +60,26 @@ def _quote_bytes(raw: bytes) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _option_value(fd: Any, value: Any) -> str:
+def _option_value(fd: FieldDescriptor, value: object) -> str:
     """A scalar option's value as .proto text."""
     if fd.type == fd.TYPE_ENUM:
         return fd.enum_type.values_by_number[value].name
     if fd.type == fd.TYPE_BOOL:
         return "true" if value else "false"
     if fd.type == fd.TYPE_STRING:
-        return _quote(value)
+        return _quote(cast(str, value))
     if fd.type == fd.TYPE_BYTES:
-        return _quote_bytes(value)
+        return _quote_bytes(cast(bytes, value))
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _is_repeated(fd: Any) -> bool:
+def _is_repeated(fd: FieldDescriptor) -> bool:
     """Whether an option field is repeated (``label`` is gone from newer protobuf runtimes)."""
     repeated = getattr(fd, "is_repeated", None)
     return bool(repeated) if repeated is not None else fd.label == fd.LABEL_REPEATED
 
 
-def _options(options: Any, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+def _options(options: Message, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(name, value) of the scalar options set in an ``*Options`` message, extensions as ``(full.name)``."""
     out = []
     for fd, value in options.ListFields():
@@ -89,27 +96,27 @@ def _options(options: Any, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
 
 
 class _Printer:
-    def __init__(self, fd: Any, imports: Sequence[Any]) -> None:
+    def __init__(self, fd: FileDescriptorProto, imports: Sequence[FileDescriptorProto]) -> None:
         from google.protobuf import descriptor_pb2
         self.d = descriptor_pb2
         self.fd = fd
         self.imports = imports
-        self._pool: Any = None
+        self._pool: DescriptorPool | Literal[False] | None = None   # False: the imports are unknown
         self.proto3 = fd.syntax == "proto3"
         self.editions = fd.syntax == "editions"   # labels only for repeated; presence is a feature
         self.lines: list[str] = []
 
-    def read(self, options: Any) -> Any:
+    def read(self, options: Message) -> Message:
         """``options`` with custom options readable: a descriptor's options hold them as unknown
         fields, which a pool knowing the file and its imports (where they are declared) reads."""
         if not options.ByteSize():
             return options
         if self._pool is None:
             from google.protobuf import descriptor_pool
-            self._pool = descriptor_pool.DescriptorPool()
+            pool = self._pool = descriptor_pool.DescriptorPool()
             try:
                 for f in [*self.imports, self.fd]:
-                    self._pool.AddSerializedFile(f.SerializeToString())
+                    pool.AddSerializedFile(f.SerializeToString())
             except (TypeError, ValueError, KeyError):
                 self._pool = False   # imports unknown: custom options stay unread
         if self._pool is False:
@@ -156,7 +163,7 @@ class _Printer:
             self.service(service)
         return "\n".join(self.lines) + "\n"
 
-    def enum(self, depth: int, enum: Any) -> None:
+    def enum(self, depth: int, enum: EnumDescriptorProto) -> None:
         self.emit(depth, f"enum {enum.name} {{")
         for name, value in _options(self.read(enum.options)):
             self.emit(depth + 1, f"option {name} = {value};")
@@ -165,7 +172,7 @@ class _Printer:
         self.reserved(depth + 1, enum.reserved_range, enum.reserved_name, inclusive_end=True)
         self.emit(depth, "}")
 
-    def message(self, depth: int, msg: Any) -> None:
+    def message(self, depth: int, msg: DescriptorProto) -> None:
         self.emit(depth, f"message {msg.name} {{")
         inner = depth + 1
         for name, value in _options(self.read(msg.options), skip=("map_entry",)):
@@ -193,9 +200,9 @@ class _Printer:
         self.reserved(inner, msg.reserved_range, msg.reserved_name, inclusive_end=False)
         self.emit(depth, "}")
 
-    def scope(self, msg: Any) -> str:
+    def scope(self, msg: DescriptorProto) -> str:
         """The full name of ``msg`` (searched, as descriptors do not link parents)."""
-        def walk(prefix: str, msgs: Any) -> str | None:
+        def walk(prefix: str, msgs: Iterable[DescriptorProto]) -> str | None:
             for m in msgs:
                 name = f"{prefix}.{m.name}" if prefix else m.name
                 if m is msg:
@@ -206,7 +213,7 @@ class _Printer:
             return None
         return walk(self.fd.package, self.fd.message_type) or msg.name
 
-    def oneof(self, depth: int, msg: Any, index: int, maps: dict[str, Any]) -> None:
+    def oneof(self, depth: int, msg: DescriptorProto, index: int, maps: dict[str, DescriptorProto]) -> None:
         decl = msg.oneof_decl[index]
         self.emit(depth, f"oneof {decl.name} {{")
         for name, value in _options(self.read(decl.options)):
@@ -216,7 +223,7 @@ class _Printer:
                 self.emit(depth + 1, self.field(f, maps, in_oneof=True))
         self.emit(depth, "}")
 
-    def type_name(self, f: Any) -> str:
+    def type_name(self, f: FieldDescriptorProto) -> str:
         kind = self.d.FieldDescriptorProto.Type.Name(f.type)
         if kind in ("TYPE_MESSAGE", "TYPE_ENUM"):
             return f.type_name
@@ -224,7 +231,7 @@ class _Printer:
             raise ValueError(f"group field {f.name} is not supported")
         return _SCALARS[kind]
 
-    def field(self, f: Any, maps: dict[str, Any], in_oneof: bool = False) -> str:
+    def field(self, f: FieldDescriptorProto, maps: dict[str, DescriptorProto], in_oneof: bool = False) -> str:
         label = self.d.FieldDescriptorProto.Label.Name(f.label)
         entry = maps.get(f.type_name) if label == "LABEL_REPEATED" else None
         if entry is not None:
@@ -259,8 +266,8 @@ class _Printer:
     def bracketed(opts: list[tuple[str, str]]) -> str:
         return " [" + ", ".join(f"{n} = {v}" for n, v in opts) + "]" if opts else ""
 
-    def extensions(self, depth: int, fields: Any) -> None:
-        by_extendee: dict[str, list[Any]] = {}
+    def extensions(self, depth: int, fields: Iterable[FieldDescriptorProto]) -> None:
+        by_extendee: dict[str, list[FieldDescriptorProto]] = {}
         for f in fields:
             by_extendee.setdefault(f.extendee, []).append(f)
         for extendee, group in by_extendee.items():
@@ -271,7 +278,8 @@ class _Printer:
                 self.emit(depth + 1, self.field(f, {}))
             self.emit(depth, "}")
 
-    def reserved(self, depth: int, ranges: Any, names: Any, inclusive_end: bool) -> None:
+    def reserved(self, depth: int, ranges: Iterable[DescriptorProto.ReservedRange | EnumDescriptorProto.EnumReservedRange],
+                 names: Iterable[str], inclusive_end: bool) -> None:
         parts = []
         for r in ranges:
             last = r.end if inclusive_end else r.end - 1
@@ -282,7 +290,7 @@ class _Printer:
         if names:
             self.emit(depth, f"reserved {', '.join(_quote(n) for n in names)};")
 
-    def service(self, service: Any) -> None:
+    def service(self, service: ServiceDescriptorProto) -> None:
         self.emit(0, f"service {service.name} {{")
         for name, value in _options(self.read(service.options)):
             self.emit(1, f"option {name} = {value};")
@@ -296,7 +304,7 @@ class _Printer:
         self.emit(0, "}")
 
 
-def to_proto_text(fd: Any, imports: Sequence[Any] = ()) -> str:
+def to_proto_text(fd: FileDescriptorProto, imports: Sequence[FileDescriptorProto] = ()) -> str:
     """The ``.proto`` source of ``fd`` (a ``FileDescriptorProto``); ``imports`` are the
     descriptors of the files it imports, directly or not, dependencies first (needed only to
     print custom options). ValueError for groups."""

@@ -16,14 +16,17 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kafpy.registry.protobuf_schema import ProtobufError, canonicalize
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
 __all__ = ["ProtobufCompiler", "COMPILER"]
 
 Key = tuple[str, tuple[tuple[str, str], ...]]
-Result = tuple[str, Any]
+Result = tuple[str, "FileDescriptorProto"]   # the canonical text and its descriptor
 
 
 class ProtobufCompiler:

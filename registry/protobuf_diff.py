@@ -26,7 +26,14 @@ A recursive message met again inside itself is not walked twice, as Confluent's 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, Union
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor_pb2 import (DescriptorProto, EnumDescriptorProto, FieldDescriptorProto,
+                                                FileDescriptorProto)
+
+# a scope's types: its messages and its enums (a file's top level or a message's nested ones)
+Scope = tuple[Iterable["DescriptorProto"], Iterable["EnumDescriptorProto"]]
 
 COMPATIBLE = frozenset({
     "MESSAGE_ADDED", "MESSAGE_MOVED", "ENUM_ADDED", "ENUM_REMOVED", "ENUM_CONST_ADDED", "ENUM_CONST_CHANGED",
@@ -60,7 +67,7 @@ class TypeInfo:
     """A message or enum by full name: its package, descriptor, and the reference (subject,
     version) of the file defining it (None for the schema's own file)."""
     package: str
-    descriptor: Any
+    descriptor: Union[DescriptorProto, EnumDescriptorProto]
     is_enum: bool
     reference: tuple[str, int] | None
 
@@ -69,8 +76,8 @@ class TypeInfo:
 class Side:
     """One schema of the comparison: its file, the files it imports, and the references
     (import path -> (subject, version)) the registry resolved them by."""
-    file: Any
-    imports: list[Any] = field(default_factory=list)
+    file: FileDescriptorProto
+    imports: list[FileDescriptorProto] = field(default_factory=list)
     references: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def types(self) -> dict[str, TypeInfo]:
@@ -83,7 +90,8 @@ class Side:
         return out
 
 
-def _walk(prefix: str, messages: Any, enums: Any) -> Iterator[tuple[str, Any, bool]]:
+def _walk(prefix: str, messages: Iterable[DescriptorProto], enums: Iterable[EnumDescriptorProto]
+          ) -> Iterator[tuple[str, DescriptorProto | EnumDescriptorProto, bool]]:
     for e in enums:
         yield (f"{prefix}.{e.name}" if prefix else e.name), e, True
     for m in messages:
@@ -116,11 +124,11 @@ class Context:
         return all(d.type in COMPATIBLE for d in self.differences)
 
 
-def _is_map_entry(message: Any) -> bool:
+def _is_map_entry(message: DescriptorProto) -> bool:
     return bool(message.options.map_entry)
 
 
-def compare_types(ctx: Context, original: tuple[Any, Any], update: tuple[Any, Any]) -> None:
+def compare_types(ctx: Context, original: Scope, update: Scope) -> None:
     """Messages and enums of one scope (a file's top level or a message's nested types)."""
     o_msgs = [m for m in original[0] if not _is_map_entry(m)]
     u_msgs = [m for m in update[0] if not _is_map_entry(m)]
@@ -158,7 +166,7 @@ def compare_types(ctx: Context, original: tuple[Any, Any], update: tuple[Any, An
         ctx.path.pop()
 
 
-def _fields(message: Any) -> tuple[dict[int, Any], dict[int, str], dict[str, list[int]]]:
+def _fields(message: DescriptorProto) -> tuple[dict[int, FieldDescriptorProto], dict[int, str], dict[str, list[int]]]:
     """Fields by number, the oneof (by name) of those in one, and each oneof's members;
     proto3 ``optional`` fields' synthetic oneofs are not oneofs (as in the .proto text)."""
     by_number = {f.number: f for f in message.field}
@@ -172,7 +180,7 @@ def _fields(message: Any) -> tuple[dict[int, Any], dict[int, str], dict[str, lis
     return by_number, in_oneof, oneofs
 
 
-def compare_message(ctx: Context, original: Any, update: Any) -> None:
+def compare_message(ctx: Context, original: DescriptorProto, update: DescriptorProto) -> None:
     key = id(original)
     if key not in ctx.active:
         ctx.active.add(key)
@@ -183,7 +191,7 @@ def compare_message(ctx: Context, original: Any, update: Any) -> None:
     compare_types(ctx, (original.nested_type, original.enum_type), (update.nested_type, update.enum_type))
 
 
-def _compare_fields(ctx: Context, original: Any, update: Any) -> None:
+def _compare_fields(ctx: Context, original: DescriptorProto, update: DescriptorProto) -> None:
     o_by, o_oneof, o_groups = _fields(original)
     u_by, u_oneof, u_groups = _fields(update)
     gone = {g for g, members in o_groups.items() if g not in u_groups and not any(n in u_by for n in members)}
@@ -228,7 +236,7 @@ def _compare_fields(ctx: Context, original: Any, update: Any) -> None:
             del ctx.path[-len(parts):]
 
 
-def _label(ctx: Context, message: Any, f: Any) -> str | None:
+def _label(ctx: Context, message: DescriptorProto, f: FieldDescriptorProto) -> str | None:
     """The label as the .proto text writes it: None for a proto3 field without one."""
     from google.protobuf import descriptor_pb2 as d
     if f.label == d.FieldDescriptorProto.LABEL_REPEATED:
@@ -238,7 +246,7 @@ def _label(ctx: Context, message: Any, f: Any) -> str | None:
     return "optional" if f.proto3_optional or id(message) in ctx.proto2 else None
 
 
-def _type_of(f: Any) -> tuple[str, str]:
+def _type_of(f: FieldDescriptorProto) -> tuple[str, str]:
     from google.protobuf import descriptor_pb2 as d
     return d.FieldDescriptorProto.Type.Name(f.type), f.type_name.lstrip(".")
 
@@ -252,7 +260,8 @@ def _kind(types: dict[str, TypeInfo], type_name: str, name: str) -> str:
     return "MESSAGE"
 
 
-def _labels_and_types(ctx: Context, o_label: str | None, u_label: str | None, of: Any, uf: Any) -> None:
+def _labels_and_types(ctx: Context, o_label: str | None, u_label: str | None, of: FieldDescriptorProto,
+                      uf: FieldDescriptorProto) -> None:
     (o_type, o_name), (u_type, u_name) = _type_of(of), _type_of(uf)
     o_kind, u_kind = _kind(ctx.original, o_type, o_name), _kind(ctx.update, u_type, u_name)
     if o_kind != u_kind:

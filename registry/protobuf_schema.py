@@ -17,20 +17,23 @@ import base64
 import binascii
 import os
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
 MAIN_FILE = "schema.proto"
 IMPORTED_CACHE_SIZE = 1000
 # descriptors of the files protoc compiled as imports, by (path, text; None for a well-known
 # file): the compatibility check compares messages defined in them without compiling again
-_imported: dict[tuple[str, str | None], Any] = {}
+_imported: dict[tuple[str, str | None], FileDescriptorProto] = {}
 
 
 class ProtobufError(ValueError):
     pass
 
 
-def _descriptor_from_base64(text: str) -> Any | None:
+def _descriptor_from_base64(text: str) -> FileDescriptorProto | None:
     from google.protobuf import descriptor_pb2
     from google.protobuf.message import DecodeError
     stripped = text.strip()
@@ -45,13 +48,14 @@ def _descriptor_from_base64(text: str) -> Any | None:
     return fd if fd.message_type or fd.enum_type else None
 
 
-def compile_proto(text: str, dependencies: dict[str, str]) -> Any:
+def compile_proto(text: str, dependencies: dict[str, str]) -> FileDescriptorProto:
     """The FileDescriptorProto of ``text``; ``dependencies`` maps import paths to .proto text."""
     fd = _descriptor_from_base64(text)
     return fd if fd is not None else _protoc(text, dependencies)[-1]
 
 
-def compile_with_imports(text: str, dependencies: dict[str, str]) -> tuple[Any, list[Any]]:
+def compile_with_imports(text: str, dependencies: dict[str, str]
+                         ) -> tuple[FileDescriptorProto, list[FileDescriptorProto]]:
     """(the FileDescriptorProto of ``text``, those of every file it imports, directly or not,
     dependencies first): what a descriptor pool needs to read custom options."""
     fd = _descriptor_from_base64(text)
@@ -65,7 +69,7 @@ def compile_with_imports(text: str, dependencies: dict[str, str]) -> tuple[Any, 
     return fd, _protoc(stub, dependencies)[:-1]
 
 
-def _protoc(text: str, dependencies: dict[str, str]) -> list[Any]:
+def _protoc(text: str, dependencies: dict[str, str]) -> list[FileDescriptorProto]:
     """protoc's descriptors of ``text`` and of the files it imports (``text``'s last)."""
     import importlib.resources
 
@@ -111,10 +115,10 @@ def _extra_well_known_roots() -> list[str]:
     return roots
 
 
-def imported_files(fd: Any, files: dict[str, str]) -> list[Any]:
+def imported_files(fd: FileDescriptorProto, files: dict[str, str]) -> list[FileDescriptorProto]:
     """The descriptors of every file ``fd`` imports, directly or not (``files``: import path ->
     text, the schema's references); compiled once more only when not already known."""
-    out: dict[str, Any] = {}
+    out: dict[str, FileDescriptorProto] = {}
     pending = list(fd.dependency)
     while pending:
         name = pending.pop()
@@ -132,7 +136,7 @@ def imported_files(fd: Any, files: dict[str, str]) -> list[Any]:
     return list(out.values())
 
 
-def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
+def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, FileDescriptorProto]:
     """(the ``.proto`` text stored for ``text``, its FileDescriptorProto). A descriptor sent
     base64-encoded is printed and the print compiled, so protoc checks it as it checks text."""
     from kafpy.registry.proto_printer import to_proto_text
@@ -145,12 +149,12 @@ def canonicalize(text: str, dependencies: dict[str, str]) -> tuple[str, Any]:
     return printed, (compile_proto(printed, dependencies) if sent_descriptor else fd)
 
 
-def serialized(fd: Any) -> str:
+def serialized(fd: FileDescriptorProto) -> str:
     """``fd`` base64-encoded, the ``format=serialized`` answer confluent-kafka's deserializer asks for."""
     return base64.standard_b64encode(fd.SerializeToString()).decode("ascii")
 
 
-def incompatibilities(reader: Any, writer: Any, reader_files: dict[str, str] | None = None,
+def incompatibilities(reader: FileDescriptorProto, writer: FileDescriptorProto, reader_files: dict[str, str] | None = None,
                       writer_files: dict[str, str] | None = None, reader_refs: list[dict] | None = None,
                       writer_refs: list[dict] | None = None) -> list[str]:
     """Why data written with ``writer`` cannot be read with ``reader`` (both
@@ -158,7 +162,7 @@ def incompatibilities(reader: Any, writer: Any, reader_files: dict[str, str] | N
     Protobuf diff (``protobuf_diff``)."""
     from kafpy.registry.protobuf_diff import COMPATIBLE, Side, differences
 
-    def side(fd: Any, files: dict[str, str] | None, refs: list[dict] | None) -> Side:
+    def side(fd: FileDescriptorProto, files: dict[str, str] | None, refs: list[dict] | None) -> Side:
         return Side(fd, imported_files(fd, files or {}),
                     {r["name"]: (r["subject"], r["version"]) for r in refs or []})
     found = differences(side(writer, writer_files, writer_refs), side(reader, reader_files, reader_refs))
