@@ -12,8 +12,9 @@ the schema's identity, so a schema registered with other rules is a new version.
 """
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from kafpy.protocol.json_value import JsonArray, JsonObject
 from kafpy.registry.errors import RegistryErrorCode, RestError
 
 CONFIG_FIELDS = ("normalize", "compatibilityGroup", "defaultMetadata", "overrideMetadata",
@@ -22,14 +23,14 @@ RULE_LISTS = ("migrationRules", "domainRules", "encodingRules")
 CONFLUENT_VERSION = "confluent:version"
 
 
-def checked(value: Any, what: str) -> dict | None:
+def checked(value: object, what: str) -> dict | None:
     """``value`` if it is an object (or absent); else 42201, as Confluent's JSON binding refuses it."""
     if value is None or isinstance(value, dict):
         return value
     raise RestError(RegistryErrorCode.INVALID_SCHEMA, f"Invalid schema: {what} must be an object")
 
 
-def _merge_maps(old: Any, new: Any) -> Any:
+def _merge_maps(old: JsonObject | None, new: JsonObject | None) -> JsonObject | None:
     if not old:
         return new
     if not new:
@@ -37,7 +38,7 @@ def _merge_maps(old: Any, new: Any) -> Any:
     return {**old, **new}
 
 
-def _merge_sets(old: Any, new: Any) -> Any:
+def _merge_sets(old: list[str] | None, new: list[str] | None) -> list[str] | None:
     if not old:
         return new
     if not new:
@@ -58,7 +59,7 @@ def merge_metadata(old: dict | None, new: dict | None) -> dict | None:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _merge_rules(old: Any, new: Any) -> Any:
+def _merge_rules(old: JsonArray | None, new: JsonArray | None) -> JsonArray | None:
     if not old:
         return new
     if not new:
@@ -74,7 +75,7 @@ def merge_rule_sets(old: dict | None, new: dict | None) -> dict | None:
         return new
     if new is None:
         return old
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key in RULE_LISTS:
         merged = _merge_rules(old.get(key), new.get(key))
         if merged is not None:

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 SCHEMA, CONFIG, MODE, DELETE_SUBJECT, NOOP = "SCHEMA", "CONFIG", "MODE", "DELETE_SUBJECT", "NOOP"
 SCHEMAS_TOPIC = "_schemas"
 
 
-def _dumps(obj: Any) -> bytes:
+def _dumps(obj: object) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
@@ -63,7 +62,7 @@ class SchemaValue:
     rule_set: dict | None = None
 
     def to_bytes(self) -> bytes:
-        out: dict[str, Any] = {"subject": self.subject, "version": self.version, "id": self.id}
+        out: dict[str, object] = {"subject": self.subject, "version": self.version, "id": self.id}
         if self.schema_type != "AVRO":
             out["schemaType"] = self.schema_type
         if self.references:

@@ -12,9 +12,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from kafpy.protocol.json_value import JsonObject, JsonValue
 from kafpy.registry import avro_compat, json_compat
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from kafpy.registry.errors import invalid_schema
 
 AVRO, JSON, PROTOBUF = "AVRO", "JSON", "PROTOBUF"
@@ -26,10 +30,10 @@ class ParsedSchema:
     """A schema parsed with its references resolved; ``canonical`` is the text stored."""
     schema_type: str
     canonical: str
-    parsed: Any
+    parsed: JsonValue | FileDescriptorProto   # Avro: fastavro's parsed schema; JSON: the document
     references: list[dict] = field(default_factory=list)
     # Avro: types the references define; Protobuf: files (import path -> text); JSON: documents
-    named: dict[str, Any] = field(default_factory=dict)
+    named: dict[str, Any] = field(default_factory=dict)   # by type: see above
 
     def incompatibilities(self, writer: "ParsedSchema") -> list[str]:
         """Why this schema, as reader, cannot read what ``writer`` wrote."""
@@ -45,14 +49,14 @@ class ParsedSchema:
         return json_compat.incompatibilities(self.parsed, writer.parsed, self.named, writer.named)
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str) -> Any:   # the shape is checked by each schema type's parser
     try:
         return json.loads(text)
     except (ValueError, TypeError) as e:
         raise invalid_schema(f"not valid JSON: {e}") from None
 
 
-def _compact(obj: Any) -> str:
+def _compact(obj: JsonValue) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -85,7 +89,7 @@ _AVRO_ORDER = {
 _FIELD_ORDER = ("name", "type", "doc", "default", "order")
 
 
-def avro_ordered(obj: Any) -> Any:
+def avro_ordered(obj: JsonValue) -> JsonValue:
     """``obj`` with properties in the order Avro's ``Schema.toString`` writes them (a bare
     primitive name for ``{"type": "int"}``, aliases last), so that two texts of one schema
     differing only in property order or wrapping are one schema, as in Confluent's."""
@@ -99,7 +103,7 @@ def avro_ordered(obj: Any) -> Any:
     if isinstance(kind, str) and kind in avro_compat.PRIMITIVES and len(obj) == 1:
         return kind
     order = _AVRO_ORDER.get(kind, ("type",)) if isinstance(kind, str) else ("type",)
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key in order + tuple(k for k in obj if k not in order and k != "aliases") + ("aliases",):
         if key not in obj:
             continue
@@ -112,7 +116,7 @@ def avro_ordered(obj: Any) -> Any:
     return out
 
 
-def _ordered_field(field: Any) -> Any:
+def _ordered_field(field: JsonValue) -> JsonValue:
     if not isinstance(field, dict):
         return field
     out = {k: field[k] for k in _FIELD_ORDER if k in field}
@@ -127,7 +131,7 @@ def _ordered_field(field: Any) -> Any:
 _AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def _check_avro_name(name: Any, dotted: bool) -> None:
+def _check_avro_name(name: JsonValue, dotted: bool) -> None:
     """Avro's ``Schema.Parser`` (names validated): every part of a name or namespace starts
     with a letter or ``_`` and holds only letters, digits and ``_``."""
     if not isinstance(name, str):
@@ -138,7 +142,7 @@ def _check_avro_name(name: Any, dotted: bool) -> None:
             raise invalid_schema(f"Illegal character in: {name}" if part else f"Empty name in: {name}")
 
 
-def _check_avro_shape(obj: Any) -> None:
+def _check_avro_shape(obj: Any) -> None:   # checks the shape fastavro's parser then relies on
     """What Avro's Java parser requires and fastavro lets pass: a record's ``fields`` list,
     each field's name and type, field names unique within their record, valid names and
     namespaces, enum symbols valid and unique."""
