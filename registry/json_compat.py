@@ -36,9 +36,13 @@ set). The rules, per kind:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
+from kafpy.protocol.json_value import JsonValue
 from kafpy.registry.json_model import Loader, Schema
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 resolve = Loader.resolve
 
@@ -194,7 +198,7 @@ class SchemaDiff:
 
 
 # ---------------------------------------------------------------- bounds
-def _bound(ctx: Context, name: str, old: Any, new: Any, prefix: str) -> None:
+def _bound(ctx: Context, name: str, old: int | float | None, new: int | float | None, prefix: str) -> None:
     """``prefix``_ADDED / _REMOVED / _INCREASED / _DECREASED for one numeric keyword."""
     if old == new:
         return
@@ -243,7 +247,7 @@ def _number(diff: SchemaDiff, ctx: Context, original: Schema, update: Schema) ->
         ctx.add("TYPE_EXTENDED" if original.get("integer") else "TYPE_NARROWED")
 
 
-def _decimal(value: Any) -> Any:
+def _decimal(value: int | float | None) -> Decimal | None:
     from decimal import Decimal
     return None if value is None else Decimal(str(value))
 
@@ -307,10 +311,10 @@ def _distinct(schemas: list[Schema]) -> list[Schema]:
     return list(seen.values())
 
 
-def _fingerprint(s: Schema, depth: int) -> Any:
+def _fingerprint(s: Schema, depth: int) -> object:
     if depth > 8:
         return s.kind
-    def fp(v: Any) -> Any:
+    def fp(v: object) -> object:
         if isinstance(v, Schema):
             return _fingerprint(v, depth + 1)
         if isinstance(v, dict):
@@ -531,8 +535,8 @@ KINDS: dict[str, Callable[[SchemaDiff, Context, Schema, Schema], None]] = {
 }
 
 
-def differences(reader: Any, writer: Any, reader_named: dict[str, Any] | None = None,
-                writer_named: dict[str, Any] | None = None) -> list[Difference]:
+def differences(reader: JsonValue, writer: JsonValue, reader_named: dict[str, JsonValue] | None = None,
+                writer_named: dict[str, JsonValue] | None = None) -> list[Difference]:
     """Every difference from ``writer`` (Confluent's original) to ``reader`` (its update);
     each side's ``$ref`` to a reference resolves among that side's referenced documents."""
     diff = SchemaDiff()
@@ -541,8 +545,8 @@ def differences(reader: Any, writer: Any, reader_named: dict[str, Any] | None = 
     return ctx.differences
 
 
-def incompatibilities(reader: Any, writer: Any, reader_named: dict[str, Any] | None = None,
-                      writer_named: dict[str, Any] | None = None) -> list[str]:
+def incompatibilities(reader: JsonValue, writer: JsonValue, reader_named: dict[str, JsonValue] | None = None,
+                      writer_named: dict[str, JsonValue] | None = None) -> list[str]:
     """Why documents valid under ``writer`` may be invalid under ``reader`` (empty if none):
     the differences outside Confluent's compatible set, as its messages name them."""
     try:

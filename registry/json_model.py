@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-JsonValue = Union[dict, list, str, int, float, bool, None]
+from kafpy.protocol.json_value import JsonArray, JsonObject, JsonValue
 
 OBJECT_KEYS = ("properties", "required", "additionalProperties", "patternProperties", "minProperties",
                "maxProperties", "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
@@ -41,18 +41,19 @@ class Schema:
     keywords that kind compares. Identity (``eq=False``) is what the diff's memo keys on."""
     kind: str
     attrs: dict[str, Any] = field(default_factory=dict)
-    title: Any = None
-    description: Any = None
-    id: Any = None
-    default: Any = None
+    title: JsonValue = None
+    description: JsonValue = None
+    id: JsonValue = None
+    default: str | None = None   # canonical JSON text
     has_default: bool = False
-    connect_type: Any = None   # Kafka Connect's "connect.type" annotation
+    connect_type: JsonValue = None   # Kafka Connect's "connect.type" annotation
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
 
 
-def canonical(value: Any) -> str:
+def canonical(value: object) -> str:
+    """``value`` (JSON, or a schema's fingerprint of JSON values) as one text per meaning."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
@@ -60,12 +61,12 @@ class Loader:
     """Reads the documents of one comparison: ``named`` maps a reference's name to its
     document (the registry's ``references``), so ``$ref: "address.json"`` finds it."""
 
-    def __init__(self, named: dict[str, Any] | None = None) -> None:
+    def __init__(self, named: dict[str, JsonValue] | None = None) -> None:
         self.named = named or {}
         self._built: dict[tuple[int, int], Schema] = {}
-        self._keep: list[Any] = []   # the objects keyed by id() stay alive
+        self._keep: list[tuple[JsonValue, JsonValue]] = []   # the objects keyed by id() stay alive
 
-    def load(self, node: Any, doc: Any) -> Schema:
+    def load(self, node: JsonValue, doc: JsonValue) -> Schema:
         key = (id(node), id(doc))
         built = self._built.get(key)
         if built is None:
@@ -88,7 +89,7 @@ class Loader:
                 raise ValueError(f"$ref loop at {ref.attrs.get('ref')}")
         return ref
 
-    def _target(self, ref: str, doc: Any) -> tuple[Any, Any]:
+    def _target(self, ref: str, doc: JsonValue) -> tuple[JsonValue, JsonValue]:
         base, _, fragment = ref.partition("#")
         if base:
             doc = self._document(base)
@@ -103,7 +104,7 @@ class Loader:
                 raise ValueError(f"Unresolved $ref '{ref}'")
         return node, doc
 
-    def _document(self, base: str) -> Any:
+    def _document(self, base: str) -> JsonValue:
         if base in self.named:
             return self.named[base]
         for name, document in self.named.items():   # by $id, or a name ending as the URI does
@@ -114,7 +115,7 @@ class Loader:
         raise ValueError(f"Unresolved $ref '{base}'")
 
     # ---------------------------------------------------------------- building
-    def _build(self, node: Any, doc: Any) -> Schema:
+    def _build(self, node: JsonValue, doc: JsonValue) -> Schema:
         if node is True:
             return Schema("true")
         if node is False:
@@ -141,9 +142,10 @@ class Loader:
         if "not" in node:
             parts.append(Schema("not", {"schema": self.load(node["not"], doc)}))
         for criterion in COMBINATIONS:
-            if isinstance(node.get(criterion), list):
+            subschemas = node.get(criterion)
+            if isinstance(subschemas, list):
                 parts.append(Schema("combined", {"criterion": criterion,
-                                                 "subschemas": [self.load(s, doc) for s in node[criterion]]}))
+                                                 "subschemas": [self.load(s, doc) for s in subschemas]}))
         if not parts:
             schema = Schema("empty")
         elif len(parts) == 1:
@@ -153,7 +155,7 @@ class Loader:
         return self._common(schema, node)
 
     @staticmethod
-    def _common(schema: Schema, node: dict) -> Schema:
+    def _common(schema: Schema, node: JsonObject) -> Schema:
         schema.title, schema.description = node.get("title"), node.get("description")
         schema.id = node.get("$id", node.get("id"))
         schema.connect_type = node.get("connect.type")
@@ -161,7 +163,7 @@ class Loader:
             schema.default, schema.has_default = canonical(node["default"]), True
         return schema
 
-    def _typed(self, kind: str, node: dict, doc: Any) -> Schema:
+    def _typed(self, kind: JsonValue, node: JsonObject, doc: JsonValue) -> Schema:
         if kind == "integer":
             return Schema("number", {**_numbers(node), "integer": True})
         if kind == "number":
@@ -176,16 +178,18 @@ class Loader:
             return Schema(kind)
         return Schema("empty")
 
-    def _object(self, node: dict, doc: Any) -> dict[str, Any]:
+    def _object(self, node: JsonObject, doc: JsonValue) -> dict[str, object]:
         load = lambda s: self.load(s, doc)   # noqa: E731
-        props = node["properties"] if isinstance(node.get("properties"), dict) else {}
+        found, required = node.get("properties"), node.get("required")
+        props = found if isinstance(found, dict) else {}
         additional = node.get("additionalProperties", True)
-        deps = {**(node.get("dependencies") or {}), **(node.get("dependentRequired") or {}),
-                **(node.get("dependentSchemas") or {})}
-        patterns = node["patternProperties"] if isinstance(node.get("patternProperties"), dict) else {}
+        deps = {**_mapping(node.get("dependencies")), **_mapping(node.get("dependentRequired")),
+                **_mapping(node.get("dependentSchemas"))}
+        found = node.get("patternProperties")
+        patterns = found if isinstance(found, dict) else {}
         return {
             "properties": {name: load(s) for name, s in props.items()},
-            "required": set(node.get("required") or []) if isinstance(node.get("required"), list) else set(),
+            "required": set(required) if isinstance(required, list) else set(),
             "permits_additional": additional is not False,
             "additional": load(additional) if isinstance(additional, dict) else None,
             "pattern_properties": [(p, load(s)) for p, s in patterns.items()],
@@ -195,13 +199,14 @@ class Loader:
             "unevaluated": load(node["unevaluatedProperties"]) if "unevaluatedProperties" in node else None,
         }
 
-    def _array(self, node: dict, doc: Any) -> dict[str, Any]:
+    def _array(self, node: JsonObject, doc: JsonValue) -> dict[str, object]:
         """Draft 7's ``items`` list with ``additionalItems``, or 2020-12's ``prefixItems``
         with ``items`` as the schema of the items after them."""
         load = lambda s: self.load(s, doc)   # noqa: E731
-        items, tuple_items, extra = node.get("items"), None, node.get("additionalItems", True)
-        if isinstance(node.get("prefixItems"), list):
-            tuple_items, extra, items = node["prefixItems"], node.get("items", True), None
+        tuple_items: JsonArray | None = None
+        items, extra, prefix = node.get("items"), node.get("additionalItems", True), node.get("prefixItems")
+        if isinstance(prefix, list):
+            tuple_items, extra, items = prefix, node.get("items", True), None
         elif isinstance(items, list):
             tuple_items, items = items, None
         return {
@@ -216,8 +221,18 @@ class Loader:
         }
 
 
-def _numbers(node: dict) -> dict[str, Any]:
-    def limit(key: str) -> Any:
+def _mapping(value: JsonValue) -> JsonObject:
+    """An object keyword's value, ``{}`` when absent (or any false value); TypeError for
+    another JSON value, as unpacking it would raise."""
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"'{type(value).__name__}' object is not a mapping")
+    return value
+
+
+def _numbers(node: JsonObject) -> dict[str, int | float | None]:
+    def limit(key: str) -> int | float | None:
         value = node.get(key)
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     out = {k: limit(k) for k in ("minimum", "maximum", "multipleOf")}
