@@ -8,7 +8,7 @@ Two halves with different costs:
   a ring of recent times in dicts: no locks, no label lookups on the hot path);
 - ``collectors``: everything else, read from the broker's parts when Prometheus scrapes
   (partition counts, log sizes, controller state, consumer lag...), so it costs nothing
-  between scrapes.
+  between scrapes; ``broker_view`` names, as protocols, what they read of the broker.
 
 ``prometheus_client`` formats the exposition; it is imported only when the HTTP listener is
 on (``kafpy.web``).

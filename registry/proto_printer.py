@@ -98,7 +98,7 @@ def _options(options: Message, skip: tuple[str, ...] = ()) -> list[tuple[str, st
 class _Printer:
     def __init__(self, fd: FileDescriptorProto, imports: Sequence[FileDescriptorProto]) -> None:
         from google.protobuf import descriptor_pb2
-        self.d = descriptor_pb2
+        self.descriptor_pb2 = descriptor_pb2
         self.fd = fd
         self.imports = imports
         self._pool: DescriptorPool | Literal[False] | None = None   # False: the imports are unknown
@@ -134,7 +134,7 @@ class _Printer:
     def file(self) -> str:
         fd = self.fd
         if self.editions:
-            edition = self.d.Edition.Name(fd.edition).removeprefix("EDITION_")
+            edition = self.descriptor_pb2.Edition.Name(fd.edition).removeprefix("EDITION_")
             self.emit(0, f'edition = "{edition}";')
         else:
             self.emit(0, f'syntax = "{fd.syntax or "proto2"}";')
@@ -224,7 +224,7 @@ class _Printer:
         self.emit(depth, "}")
 
     def type_name(self, f: FieldDescriptorProto) -> str:
-        kind = self.d.FieldDescriptorProto.Type.Name(f.type)
+        kind = self.descriptor_pb2.FieldDescriptorProto.Type.Name(f.type)
         if kind in ("TYPE_MESSAGE", "TYPE_ENUM"):
             return f.type_name
         if kind == "TYPE_GROUP":
@@ -232,7 +232,7 @@ class _Printer:
         return _SCALARS[kind]
 
     def field(self, f: FieldDescriptorProto, maps: dict[str, DescriptorProto], in_oneof: bool = False) -> str:
-        label = self.d.FieldDescriptorProto.Label.Name(f.label)
+        label = self.descriptor_pb2.FieldDescriptorProto.Label.Name(f.label)
         entry = maps.get(f.type_name) if label == "LABEL_REPEATED" else None
         if entry is not None:
             key, value = sorted(entry.field, key=lambda x: x.number)
@@ -250,7 +250,7 @@ class _Printer:
             head = prefix + self.type_name(f)
         opts: list[tuple[str, str]] = []
         if f.HasField("default_value"):
-            kind = self.d.FieldDescriptorProto.Type.Name(f.type)
+            kind = self.descriptor_pb2.FieldDescriptorProto.Type.Name(f.type)
             if kind == "TYPE_STRING":
                 opts.append(("default", _quote(f.default_value)))
             elif kind == "TYPE_BYTES":

@@ -238,17 +238,17 @@ def _compare_fields(ctx: Context, original: DescriptorProto, update: DescriptorP
 
 def _label(ctx: Context, message: DescriptorProto, f: FieldDescriptorProto) -> str | None:
     """The label as the .proto text writes it: None for a proto3 field without one."""
-    from google.protobuf import descriptor_pb2 as d
-    if f.label == d.FieldDescriptorProto.LABEL_REPEATED:
+    from google.protobuf import descriptor_pb2
+    if f.label == descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED:
         return "repeated"
-    if f.label == d.FieldDescriptorProto.LABEL_REQUIRED:
+    if f.label == descriptor_pb2.FieldDescriptorProto.LABEL_REQUIRED:
         return "required"
     return "optional" if f.proto3_optional or id(message) in ctx.proto2 else None
 
 
 def _type_of(f: FieldDescriptorProto) -> tuple[str, str]:
-    from google.protobuf import descriptor_pb2 as d
-    return d.FieldDescriptorProto.Type.Name(f.type), f.type_name.lstrip(".")
+    from google.protobuf import descriptor_pb2
+    return descriptor_pb2.FieldDescriptorProto.Type.Name(f.type), f.type_name.lstrip(".")
 
 
 def _kind(types: dict[str, TypeInfo], type_name: str, name: str) -> str:

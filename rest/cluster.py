@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kafpy.registry.errors import RestError
-from kafpy.rest import errors as E
+from kafpy.rest import errors
 
 if TYPE_CHECKING:
     from aiokafka import AIOKafkaProducer
@@ -80,11 +80,11 @@ class ClusterClients:
                 break
             await asyncio.sleep(0.1)
         if t["error_code"] == 3 or not t["partitions"]:
-            raise RestError(E.TOPIC_NOT_FOUND, "Topic not found.")
+            raise RestError(errors.TOPIC_NOT_FOUND, "Topic not found.")
         parts = sorted(t["partitions"], key=lambda p: p["partition"])
         self._topics[topic] = (time.monotonic(), parts)
         return parts
 
     async def check_partition(self, topic: str, partition: int) -> None:
         if not any(p["partition"] == partition for p in await self.partitions(topic)):
-            raise RestError(E.PARTITION_NOT_FOUND, "Partition not found.")
+            raise RestError(errors.PARTITION_NOT_FOUND, "Partition not found.")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from kafpy.registry.errors import RestError
-from kafpy.rest import errors as E
+from kafpy.rest import errors
 
 if TYPE_CHECKING:
     from aiokafka import AIOKafkaConsumer
@@ -64,20 +64,20 @@ class ConsumerManager:
         name = body.get("name") or f"rest-consumer-{next(_ids)}"
         fmt = body.get("format", "binary")
         if fmt not in ("binary", "json", "avro", "jsonschema"):
-            raise RestError(E.INVALID_CONSUMER_CONFIG, f"Invalid format type: {fmt}")
+            raise RestError(errors.INVALID_CONSUMER_CONFIG, f"Invalid format type: {fmt}")
         if (group, name) in self.instances:
-            raise RestError(E.CONSUMER_ALREADY_EXISTS,
+            raise RestError(errors.CONSUMER_ALREADY_EXISTS,
                             "Consumer with specified consumer ID already exists in the specified consumer group.")
         if len(self.instances) >= self.max_instances:
-            raise RestError(E.TOO_MANY_CONSUMERS, "Too many consumer instances")
+            raise RestError(errors.TOO_MANY_CONSUMERS, "Too many consumer instances")
         if owner is not None and self.owned_by(owner) >= self.max_instances_per_principal:
             log.info("Consumer instance refused to %s: it holds %d, the most one principal may", owner,
                      self.max_instances_per_principal)
-            raise RestError(E.TOO_MANY_CONSUMERS, f"Too many consumer instances for {owner} "
+            raise RestError(errors.TOO_MANY_CONSUMERS, f"Too many consumer instances for {owner} "
                                                   f"(at most {self.max_instances_per_principal})")
         reset = body.get("auto.offset.reset", "latest")
         if reset not in ("earliest", "latest", "none"):
-            raise RestError(E.INVALID_CONSUMER_CONFIG, f"Invalid value {reset} for auto.offset.reset")
+            raise RestError(errors.INVALID_CONSUMER_CONFIG, f"Invalid value {reset} for auto.offset.reset")
         auto_commit = str(body.get("auto.commit.enable", "true")).lower() == "true"
         if self.consumer_factory is None:
             from aiokafka import AIOKafkaConsumer
@@ -96,7 +96,7 @@ class ConsumerManager:
         """The instance, if ``principal`` owns it (40403 otherwise)."""
         instance = self.instances.get((group, name))
         if instance is None or instance.owner != principal:
-            raise RestError(E.CONSUMER_INSTANCE_NOT_FOUND, "Consumer instance not found.")
+            raise RestError(errors.CONSUMER_INSTANCE_NOT_FOUND, "Consumer instance not found.")
         instance.last_used = self.clock()
         return instance
 

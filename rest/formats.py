@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from kafpy.protocol.json_value import JsonValue
 from kafpy.registry.errors import RestError
-from kafpy.rest import errors as E
+from kafpy.rest import errors
 from kafpy.rest.avro_json import read_json, to_datum
 from kafpy.rest.registry_client import RegistryClient
 
@@ -43,7 +43,7 @@ class Encoder:
         if self.fmt not in SCHEMA_TYPES:
             return None
         if self.registry is None:
-            raise RestError(E.KAFKA_ERROR, "No Schema Registry is configured for the REST Proxy")
+            raise RestError(errors.KAFKA_ERROR, "No Schema Registry is configured for the REST Proxy")
         sid, text = body.get(f"{field}_schema_id"), body.get(f"{field}_schema")
         if sid is not None:
             await self.registry.schema(int(sid))
@@ -57,15 +57,15 @@ class Encoder:
             return None
         if self.fmt == "binary":
             if not isinstance(value, str):
-                raise RestError(E.JSON_CONVERSION, f"Binary {field} must be a base64 string")
+                raise RestError(errors.JSON_CONVERSION, f"Binary {field} must be a base64 string")
             try:
                 return base64.b64decode(value, validate=True)
             except (binascii.Error, ValueError):
-                raise RestError(E.JSON_CONVERSION, f"Binary {field} is not valid base64") from None
+                raise RestError(errors.JSON_CONVERSION, f"Binary {field} is not valid base64") from None
         if self.fmt == "json":
             return json.dumps(value, separators=(",", ":")).encode()
         if schema_id is None:
-            raise RestError(E.KEY_SCHEMA_MISSING if field == "key" else E.VALUE_SCHEMA_MISSING,
+            raise RestError(errors.KEY_SCHEMA_MISSING if field == "key" else errors.VALUE_SCHEMA_MISSING,
                             f"Request includes {field}s but no {field} schema")
         header = b"\0" + struct.pack(">I", schema_id)
         schema_type, text = await self.registry.schema(schema_id)   # type: ignore[union-attr]
@@ -78,13 +78,13 @@ class Encoder:
             try:
                 fastavro.schemaless_writer(out, parsed[0], to_datum(parsed[0], value, parsed[1]))
             except (ValueError, TypeError, KeyError, AttributeError) as e:
-                raise RestError(E.JSON_CONVERSION, f"Conversion of JSON to Avro failed: {e}") from None
+                raise RestError(errors.JSON_CONVERSION, f"Conversion of JSON to Avro failed: {e}") from None
             return header + out.getvalue()
         import jsonschema
         try:
             jsonschema.validate(value, json.loads(text))
         except jsonschema.ValidationError as e:
-            raise RestError(E.JSON_CONVERSION, f"Conversion of JSON to Object failed: {e.message}") from None
+            raise RestError(errors.JSON_CONVERSION, f"Conversion of JSON to Object failed: {e.message}") from None
         return header + json.dumps(value, separators=(",", ":")).encode()
 
 
@@ -98,9 +98,9 @@ async def decode(fmt: str, raw: bytes | None, registry: RegistryClient | None) -
         try:
             return json.loads(raw)
         except ValueError:
-            raise RestError(E.KAFKA_ERROR, "Cannot deserialize a record as JSON") from None
+            raise RestError(errors.KAFKA_ERROR, "Cannot deserialize a record as JSON") from None
     if len(raw) < 5 or raw[0] != 0 or registry is None:
-        raise RestError(E.KAFKA_ERROR, "Record is not in the Schema Registry's wire format")
+        raise RestError(errors.KAFKA_ERROR, "Record is not in the Schema Registry's wire format")
     (schema_id,) = struct.unpack(">I", raw[1:5])
     schema_type, text = await registry.schema(schema_id)
     if fmt == "avro":
@@ -108,7 +108,7 @@ async def decode(fmt: str, raw: bytes | None, registry: RegistryClient | None) -
         try:
             return read_json(schema, raw[5:], named)
         except ValueError as e:
-            raise RestError(E.KAFKA_ERROR, f"Cannot deserialize a record as Avro: {e}") from None
+            raise RestError(errors.KAFKA_ERROR, f"Cannot deserialize a record as Avro: {e}") from None
     return json.loads(raw[5:])
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 from aiohttp import web
 
 from kafpy.registry.errors import RestError
-from kafpy.rest import errors as E
+from kafpy.rest import errors
 from kafpy.rest.cluster import ClusterClients
 from kafpy.rest.consumers import ConsumerInstance, ConsumerManager
 from kafpy.rest.formats import Encoder, decode
@@ -41,51 +41,51 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.rest.v2")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-PLAIN_TYPES = {E.V2_JSON, "application/json", "application/vnd.kafka+json", "application/octet-stream", ""}
+PLAIN_TYPES = {errors.V2_JSON, "application/json", "application/vnd.kafka+json", "application/octet-stream", ""}
 MAX_RECORDS_BYTES = 64 * 1024 * 1024
 
 
-def handle(fn: Callable[[web.Request], Awaitable[object]], content_type: str = E.V2_JSON) -> Handler:
+def handle(fn: Callable[[web.Request], Awaitable[object]], content_type: str = errors.V2_JSON) -> Handler:
     async def handler(request: web.Request) -> web.StreamResponse:
         try:
             result = await fn(request)
         except RestError as e:
-            return E.error_reply(e, content_type)
+            return errors.error_reply(e, content_type)
         except web.HTTPException:
             raise
         except Exception as e:   # Kafka client errors: Confluent's 50002
             log.exception("Error handling %s %s", request.method, request.path)
-            return E.error_reply(RestError(E.KAFKA_ERROR, f"Kafka error: {e}"), content_type)
+            return errors.error_reply(RestError(errors.KAFKA_ERROR, f"Kafka error: {e}"), content_type)
         if isinstance(result, web.StreamResponse):
             return result
-        return E.reply(result, content_type=content_type) if result is not None else web.Response(status=204)
+        return errors.reply(result, content_type=content_type) if result is not None else web.Response(status=204)
     return handler
 
 
 async def read_json(request: web.Request, allowed: set[str], max_bytes: int, required: bool = True) -> Any:   # callers check the shapes they use; a wrong one is the handler's 50002
     ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if ctype not in allowed:
-        raise RestError(E.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
+        raise RestError(errors.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
     raw = request.get("body")   # read already when the HTTP stack's ACL check needed it
     if raw is None:
         raw = await request.content.read(max_bytes + 1)
     if len(raw) > max_bytes:
-        raise RestError(E.PAYLOAD_TOO_LARGE, "Request entity too large")
+        raise RestError(errors.PAYLOAD_TOO_LARGE, "Request entity too large")
     if not raw:
         if required:
-            raise RestError(E.UNPROCESSABLE, "Request body is missing")
+            raise RestError(errors.UNPROCESSABLE, "Request body is missing")
         return {}
     try:
         return json.loads(raw)
     except ValueError as e:
-        raise RestError(E.BAD_REQUEST, f"Unexpected character: {e}") from None
+        raise RestError(errors.BAD_REQUEST, f"Unexpected character: {e}") from None
 
 
 def partitions_of(body: dict, key: str = "partitions") -> list[tuple[str, int]]:
     items = body.get(key)
     if not isinstance(items, list) or not all(
             isinstance(p, dict) and isinstance(p.get("topic"), str) and isinstance(p.get("partition"), int) for p in items):
-        raise RestError(E.UNPROCESSABLE, f"{key} must be a list of {{topic, partition}}")
+        raise RestError(errors.UNPROCESSABLE, f"{key} must be a list of {{topic, partition}}")
     return [(p["topic"], p["partition"]) for p in items]
 
 
@@ -160,24 +160,24 @@ class V2Resource:
         for p in await self.cluster.partitions(topic):
             if p["partition"] == partition:
                 return self._partition_json(p)
-        raise RestError(E.PARTITION_NOT_FOUND, "Partition not found.")
+        raise RestError(errors.PARTITION_NOT_FOUND, "Partition not found.")
 
     @staticmethod
     def _int(raw: str) -> int:
         try:
             return int(raw)
         except ValueError:
-            raise RestError(E.BAD_REQUEST, f"Not a number: {raw}") from None
+            raise RestError(errors.BAD_REQUEST, f"Not a number: {raw}") from None
 
     async def produce(self, request: web.Request) -> dict:
         ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        fmt = E.EMBEDDED.get(ctype)
+        fmt = errors.EMBEDDED.get(ctype)
         if fmt is None:
-            raise RestError(E.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
+            raise RestError(errors.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
         body = await read_json(request, {ctype}, self.max_request_bytes)
         records = body.get("records") if isinstance(body, dict) else None
         if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-            raise RestError(E.UNPROCESSABLE, "records must be a list of objects")
+            raise RestError(errors.UNPROCESSABLE, "records must be a list of objects")
         topic = request.match_info["topic"]
         fixed = request.match_info.get("partition")
         parts = await self.cluster.partitions(topic, auto_create=True)
@@ -191,14 +191,14 @@ class V2Resource:
         for r in records:
             partition = self._int(fixed) if fixed is not None else r.get("partition")
             if partition is not None and not any(p["partition"] == partition for p in parts):
-                raise RestError(E.PARTITION_NOT_FOUND, "Partition not found.")
+                raise RestError(errors.PARTITION_NOT_FOUND, "Partition not found.")
             encoded.append((await encoder.encode(r.get("key"), key_id, "key"),
                             await encoder.encode(r.get("value"), value_id, "value"), partition))
         futures = [await self.cluster.producer.send(topic, value=v, key=k, partition=p) for k, v, p in encoded]
         offsets = []
         for result in await asyncio.gather(*futures, return_exceptions=True):
             if isinstance(result, BaseException):
-                offsets.append({"partition": None, "offset": None, "error_code": E.KAFKA_ERROR, "error": str(result)})
+                offsets.append({"partition": None, "offset": None, "error_code": errors.KAFKA_ERROR, "error": str(result)})
             else:
                 offsets.append({"partition": result.partition, "offset": result.offset,
                                 "error_code": None, "error": None})
@@ -208,7 +208,7 @@ class V2Resource:
     async def create_consumer(self, request: web.Request) -> dict[str, str]:
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes, required=False)
         if not isinstance(body, dict):
-            raise RestError(E.UNPROCESSABLE, "Request body must be an object")
+            raise RestError(errors.UNPROCESSABLE, "Request body must be an object")
         group = request.match_info["group"]
         instance = await self.consumers.create(group, body, principal_of(request))
         base = f"{request.scheme}://{request.host}/consumers/{group}/instances/{instance.name}"
@@ -227,7 +227,7 @@ class V2Resource:
         """403 (40301) naming the topics the caller may not ``operation``."""
         refused = sorted({t for t in topics if not may(request, "TOPIC", t, operation)})
         if refused:
-            raise RestError(E.FORBIDDEN, f"Not authorized to access topics: [{', '.join(refused)}]")
+            raise RestError(errors.FORBIDDEN, f"Not authorized to access topics: [{', '.join(refused)}]")
 
     async def _pattern_topics(self, request: web.Request, matches: Callable[[str], bool]) -> list[str]:
         """The non-internal topics whose names match and the caller may DESCRIBE (Kafka's
@@ -253,22 +253,22 @@ class V2Resource:
         body = await read_json(request, PLAIN_TYPES, self.max_request_bytes)
         topics, pattern = body.get("topics"), body.get("topic_pattern")
         if (topics is None) == (pattern is None):
-            raise RestError(E.UNPROCESSABLE, "Subscription must give either topics or topic_pattern")
+            raise RestError(errors.UNPROCESSABLE, "Subscription must give either topics or topic_pattern")
         if instance.consumer.assignment() and not instance.consumer.subscription():
-            raise RestError(E.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
+            raise RestError(errors.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
         if pattern is not None:
             if not isinstance(pattern, str):
-                raise RestError(E.UNPROCESSABLE, "topic_pattern must be a string")
+                raise RestError(errors.UNPROCESSABLE, "topic_pattern must be a string")
             try:
                 matches = topic_matcher(pattern)
             except InvalidPattern as e:
-                raise RestError(E.UNPROCESSABLE, str(e)) from None
+                raise RestError(errors.UNPROCESSABLE, str(e)) from None
             instance.consumer.unsubscribe()
             instance.pattern = matches
             await self._follow_pattern(request, instance)
         else:
             if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
-                raise RestError(E.UNPROCESSABLE, "topics must be a list of names")
+                raise RestError(errors.UNPROCESSABLE, "topics must be a list of names")
             instance.pattern = None
             instance.consumer.subscribe(topics=topics)
         return None
@@ -287,7 +287,7 @@ class V2Resource:
         instance = self._instance(request)
         tps = partitions_of(await read_json(request, PLAIN_TYPES, self.max_request_bytes))
         if instance.consumer.subscription() or instance.pattern is not None:
-            raise RestError(E.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
+            raise RestError(errors.ILLEGAL_STATE, "Subscription to topics, partitions and pattern are mutually exclusive.")
         instance.consumer.assign([TopicPartition(t, p) for t, p in tps])
         return None
 
@@ -308,7 +308,7 @@ class V2Resource:
     @staticmethod
     def _check_assigned(instance: ConsumerInstance, tp: TopicPartition) -> None:
         if tp not in instance.consumer.assignment():
-            raise RestError(E.ILLEGAL_STATE, f"No current assignment for partition {tp.topic}-{tp.partition}")
+            raise RestError(errors.ILLEGAL_STATE, f"No current assignment for partition {tp.topic}-{tp.partition}")
 
     async def seek_to_beginning(self, request: web.Request) -> None:
         return await self._seek_to(request, "seek_to_beginning")
@@ -329,16 +329,16 @@ class V2Resource:
         try:
             instance = self._instance(request)
         except RestError as e:
-            return E.error_reply(e)
+            return errors.error_reply(e)
         accept = request.headers.get("Accept", "").split(",")[0].split(";")[0].strip().lower()
-        want = E.EMBEDDED.get(accept)
-        content_type = accept if want is not None else E.V2_JSON
+        want = errors.EMBEDDED.get(accept)
+        content_type = accept if want is not None else errors.V2_JSON
         if want is not None and want != instance.fmt:
-            return E.error_reply(RestError(E.CONSUMER_FORMAT_MISMATCH,
+            return errors.error_reply(RestError(errors.CONSUMER_FORMAT_MISMATCH,
                                            "The requested embedded data format does not match the deserializer "
                                            "for this consumer instance"), content_type)
         return await handle(lambda r: self._records(r, instance),
-                            {v: k for k, v in E.EMBEDDED.items()}[instance.fmt])(request)
+                            {v: k for k, v in errors.EMBEDDED.items()}[instance.fmt])(request)
 
     async def _records(self, request: web.Request, instance: ConsumerInstance) -> list[dict[str, object]]:
         CALLER_AUTHORIZATION.set(request.headers.get("Authorization"))
@@ -349,7 +349,7 @@ class V2Resource:
             if not instance.consumer.assignment() and not instance.consumer.subscription():
                 if instance.pattern is not None:
                     return []   # no topic the caller may see matches yet
-                raise RestError(E.ILLEGAL_STATE, "Consumer is not subscribed to any topics or assigned any partitions")
+                raise RestError(errors.ILLEGAL_STATE, "Consumer is not subscribed to any topics or assigned any partitions")
             self._require(request, "READ", set(instance.consumer.subscription())
                           | {tp.topic for tp in instance.consumer.assignment()})
             batches = await instance.consumer.getmany(timeout_ms=max(timeout_ms, 0), max_records=1000)
@@ -375,7 +375,7 @@ class V2Resource:
         offsets = body.get("offsets") if isinstance(body, dict) else None
         if offsets is not None and (not isinstance(offsets, list) or not all(
                 isinstance(o, dict) and isinstance(o.get("topic"), str) for o in offsets)):
-            raise RestError(E.UNPROCESSABLE, "offsets must be a list of {topic, partition, offset}")
+            raise RestError(errors.UNPROCESSABLE, "offsets must be a list of {topic, partition, offset}")
         async with instance.lock:
             self._require(request, "READ", {o["topic"] for o in offsets} if offsets
                           else {tp.topic for tp in instance.consumer.assignment()})

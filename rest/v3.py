@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from kafpy.registry.errors import RestError
-from kafpy.rest import errors as E
+from kafpy.rest import errors
 from kafpy.rest.cluster import ClusterClients
 from kafpy.rest.v2 import Handler, handle, read_json
 from kafpy.web.access import allowed, may
@@ -48,7 +48,7 @@ class V3Resource:
 
     def routes(self) -> list[tuple[str, str, Handler]]:
         c = "/v3/clusters/{cluster_id}"
-        h = lambda fn: handle(fn, E.V3_JSON)   # noqa: E731
+        h = lambda fn: handle(fn, errors.V3_JSON)   # noqa: E731
         return [
             ("GET", "/v3/clusters", h(self.list_clusters)),
             ("GET", c, h(self.get_cluster)),
@@ -182,7 +182,7 @@ class V3Resource:
             if err["error_code"] != 0:
                 raise _http(400, err.get("error_message") or f"Error {err['error_code']} creating topic {name}")
         t = await self._wait_topic(name)
-        return web.Response(status=201, content_type=E.V3_JSON,
+        return web.Response(status=201, content_type=errors.V3_JSON,
                             body=json.dumps(self._topic_json(self._base(request), cluster_id, t)).encode())
 
     async def _wait_topic(self, name: str) -> dict:
