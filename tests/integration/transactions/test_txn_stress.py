@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import random
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -23,29 +22,13 @@ import pytest
 
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.support import process
-from tests.support.kafka_dist import classpath, compile_java, java_executable
 
-from .helpers import HERE, REPO, read_confluent
+from .helpers import read_confluent, start_stress_worker
 
 RUNS = int(os.environ.get("KAFPY_TXN_STRESS_RUNS", "2"))
 PARTITIONS = 2
 RECORDS = 120           # per partition
 RUN_TIMEOUT_S = 180.0   # one worker incarnation
-
-
-def _worker(client: str, out: Path, *args: str) -> subprocess.Popen:
-    if client == "java4":
-        classes = compile_java(HERE / "TxnStress.java", "4")
-        cmd = [java_executable(), "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-               "-cp", f"{classes}:{classpath('4')}", "TxnStress", *args]
-    else:
-        cmd = [sys.executable, "-m", "tests.integration.transactions.txn_client", "stress", *args]
-    log = open(out, "a")
-    try:
-        return subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-    finally:
-        log.close()
 
 
 def _wait(proc: subprocess.Popen, out: Path, expected: int) -> None:
@@ -68,8 +51,8 @@ def _one_run(bootstrap: str, client: str, run: int, seed: int, tmp: Path) -> Non
     logs = [tmp / f"{name}-p{p}.log" for p in range(PARTITIONS)]
 
     def start(p: int, abandon_at: int) -> subprocess.Popen:
-        return _worker(client, logs[p], bootstrap, source, str(p), sink, group,
-                       f"{name}-txn-{p}", str(rnd.randrange(1 << 30)), str(abandon_at))
+        return start_stress_worker(client, logs[p], bootstrap, source, str(p), sink, group,
+                                   f"{name}-txn-{p}", str(rnd.randrange(1 << 30)), str(abandon_at))
     # each consumer abandons one transaction mid-way, then a new incarnation finishes
     first = [start(p, rnd.randint(3, 12)) for p in range(PARTITIONS)]
     for p, proc in enumerate(first):
@@ -82,7 +65,7 @@ def _one_run(bootstrap: str, client: str, run: int, seed: int, tmp: Path) -> Non
     assert got == want, f"{name} seed {seed}: missing {want - got}, extra {got - want}"
 
 
-@pytest.mark.parametrize("client", ["java4", "confluent"])
+@pytest.mark.parametrize("client", ["java4", "confluent", "franz"])
 def test_short_transactions_with_aborts_and_abandoned_ones(txn_broker, tmp_path, client):
     seed = random.randrange(1 << 30)
     for run in range(RUNS):
