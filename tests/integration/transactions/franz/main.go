@@ -17,8 +17,9 @@
 // while the commit's markers may still be out). Transaction <abandonAt> (1-based; 0: none)
 // is abandoned mid-way: its records are sent and acknowledged, then the process exits with
 // code 3 without ending it. A rebalance that turns a commit into an abort (the session
-// does that) redoes the records too. Prints "done <commits>" at the end; exit code 1 on
-// any error.
+// does that) redoes the records too; a record that fails is fatal, as for the Java worker
+// (the records are acknowledged before each commit: franz-go would commit without the
+// failed one). Prints "done <commits>" at the end; exit code 1 on any error.
 package main
 
 import (
@@ -94,12 +95,7 @@ func main() {
 			s.Produce(ctx, out, produced.promise)
 		}
 		if transactions == abandonAt {
-			if err := s.Client().Flush(ctx); err != nil {
-				fail("flush: %v", err)
-			}
-			if err := produced.wait(); err != nil {
-				fail("produce: %v", err)
-			}
+			flush(ctx, s, produced)
 			fmt.Printf("abandoned %d\n", transactions)
 			os.Exit(3)
 		}
@@ -108,11 +104,9 @@ func main() {
 			produced.wait()              // the aborted records' results do not matter
 			continue
 		}
-		committed := finish(ctx, s, kgo.TryCommit)
-		if err := produced.wait(); err != nil && committed {
-			fail("committed a transaction with a failed record: %v", err)
-		}
-		if !committed { // a rebalance or a failed record: aborted, the records are redone
+		// franz-go would commit a transaction one of whose records failed: check first
+		flush(ctx, s, produced)
+		if !finish(ctx, s, kgo.TryCommit) { // a rebalance: aborted, the records are redone
 			fmt.Fprintf(os.Stderr, "transaction %d aborted instead of committed\n", transactions)
 			continue
 		}
@@ -137,6 +131,17 @@ func finish(ctx context.Context, s *kgo.GroupTransactSession, how kgo.Transactio
 		fail("end transaction (commit %v): %v", bool(how), err)
 	}
 	return committed
+}
+
+// flush waits until the transaction's records are acknowledged; a failed one is fatal (on
+// Apache Kafka none fails here, and the Java worker dies on one too).
+func flush(ctx context.Context, s *kgo.GroupTransactSession, produced *produceErrors) {
+	if err := s.Client().Flush(ctx); err != nil {
+		fail("flush: %v", err)
+	}
+	if err := produced.wait(); err != nil {
+		fail("produce: %v", err)
+	}
 }
 
 // poll returns up to max records of the session's partition, waiting at most a second.
