@@ -4,11 +4,14 @@ five aborted and redone, a throw-away transaction begun and aborted right after 
 commit in three (its EndTxn arrives while the commit's markers are out: Kafka answers
 CONCURRENT_TRANSACTIONS and the client retries), and one transaction per consumer
 abandoned mid-way (the process halts with its records sent; a new incarnation fences it).
-Clients: the Java 4.4 producer/consumer (TxnStress.java, EndTxn v5) and confluent-kafka
-(librdkafka, transaction version 1; it flushes before an abort, as a librdkafka race fails
-its producer on Apache Kafka too: see txn_client.py). Every run must end with each input record's result exactly once under
-read_committed, and no junk; RUNS runs in a row, each bounded in time (two in the suite, to
-keep it short; KAFPY_TXN_STRESS_RUNS=10 for the ten-run acceptance).
+Clients: the Java 4.4 producer/consumer (TxnStress.java, EndTxn v5), franz-go v1.22.3
+(franz/main.go, a GroupTransactSession: transaction version 2 too, EndTxn v5 and Produce
+v12+, as test_transaction_v2.py reads through a recording proxy with the same worker) and
+confluent-kafka (librdkafka, transaction version 1; it flushes before an abort, as a
+librdkafka race fails its producer on Apache Kafka too: see txn_client.py). Every run must
+end with each input record's result exactly once under read_committed, and no junk; RUNS
+runs in a row, each bounded in time (two in the suite, to keep it short;
+KAFPY_TXN_STRESS_RUNS=10 for the ten-run acceptance).
 """
 from __future__ import annotations
 
