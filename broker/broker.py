@@ -309,7 +309,9 @@ class Broker:
                                   self._txn_marker_client, self.loop, timeout_ms=cfg["request.timeout.ms"])
         self.txn_verifier = TxnVerifier(
             cfg.broker_id, self.metadata_cache, lambda: self.txn_coordinator,
-            lambda node: self._txn_marker_client(node, "txn-verifier"), cfg["transaction.partition.verification.enable"])
+            lambda node: self._txn_marker_client(node, "txn-verifier"), cfg["transaction.partition.verification.enable"],
+            add_retry_backoff_ms=cfg["add.partitions.to.txn.retry.backoff.ms"],
+            add_retry_max_ms=min(cfg["add.partitions.to.txn.retry.backoff.max.ms"], cfg["request.timeout.ms"]))
         cfg.reconfigure_listeners.append(self._txn_verification_changed)
 
         async def close_clients() -> None:

@@ -233,6 +233,10 @@ _DEFS = [
     ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", "int", 10000, _at_least(1)),
     ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000, _at_least(1)),
     ConfigDef("transaction.partition.verification.enable", "boolean", True, dynamic=True),
+    # Transaction version 2: how long a partition leader retries an add told
+    # CONCURRENT_TRANSACTIONS (capped by request.timeout.ms), and how often
+    ConfigDef("add.partitions.to.txn.retry.backoff.max.ms", "int", 100, _at_least(0)),
+    ConfigDef("add.partitions.to.txn.retry.backoff.ms", "int", 20, _at_least(1)),
     ConfigDef("producer.id.expiration.ms", "int", 86400000, _at_least(1), dynamic=True),
     ConfigDef("max.request.partition.size.limit", "int", 2000),
     # Authorization (authorizer.class.name is below, with the compatibility keys)

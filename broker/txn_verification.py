@@ -13,7 +13,13 @@ Transaction version 2 (KIP-890 part 2): a Produce v12 or TxnOffsetCommit v5 come
 client that no longer sends AddPartitionsToTxn, so the same call adds the partition to the
 transaction instead of only checking it (`verify(..., add=True)`: AddPartitionsToTxn v5
 without verifyOnly, Kafka's AddPartitionsToTxnManager with the addPartition operation),
-whatever transaction.partition.verification.enable says.
+whatever transaction.partition.verification.enable says. An add the coordinator answers
+CONCURRENT_TRANSACTIONS (the previous transaction's markers still out, as right after a
+commit) is asked again every `add.partitions.to.txn.retry.backoff.ms` (20) until
+`add.partitions.to.txn.retry.backoff.max.ms` (100, at most request.timeout.ms) have passed
+(`add_retry_delay`, used by Produce), as Kafka 4.4's ReplicaManager does for the addPartition
+operation: a client that starts its next transaction at once rarely sees the error (franz-go
+backs off for seconds on it).
 
 A guard per (topic, partition, producer id) is set when verification starts and voided by a
 marker for that producer on the partition (`on_marker`): a batch verified before the
@@ -107,9 +113,12 @@ class TxnVerifier:
     `client_factory(broker_info)` makes a NetworkClient for another broker."""
 
     def __init__(self, broker_id: int, metadata_cache: Any, local_coordinator: Callable[[], Any],
-                 client_factory: Callable[[Any], Any], enabled: bool = True) -> None:
+                 client_factory: Callable[[Any], Any], enabled: bool = True,
+                 add_retry_backoff_ms: int = 20, add_retry_max_ms: int = 100) -> None:
         self.broker_id = broker_id
         self.enabled = enabled
+        self.add_retry_backoff_ms = add_retry_backoff_ms
+        self.add_retry_max_ms = add_retry_max_ms
         self._metadata = metadata_cache
         self._local = local_coordinator
         self._clients = BrokerClients(metadata_cache, client_factory)
@@ -179,6 +188,18 @@ class TxnVerifier:
         self._guards.pop((topic, index, producer_id), None)
 
     # ------------------------------------------------------------------ verification
+    def add_retry_delay(self, errors: dict[TopicPartition, ErrorCode], elapsed_ms: float
+                        ) -> float | None:
+        """Seconds to wait before asking again for an add (`verify(..., add=True)`) answered
+        `errors` `elapsed_ms` after the first question, or None to answer the producer now:
+        Kafka retries CONCURRENT_TRANSACTIONS until add.partitions.to.txn.retry.backoff.max.ms
+        have passed. The caller takes new guards for each question (a marker of the previous
+        transaction voids the old ones meanwhile), as Kafka starts each retry's verification
+        afresh."""
+        if elapsed_ms >= self.add_retry_max_ms or E.CONCURRENT_TRANSACTIONS not in errors.values():
+            return None
+        return self.add_retry_backoff_ms / 1000
+
     def _coordinator_node(self, transactional_id: str) -> int | None:
         info = self._metadata.topic(TRANSACTION_STATE_TOPIC_NAME)
         if info is None or not info.partitions:

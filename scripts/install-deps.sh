@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs: the project (editable, with its test extras),
-# Debian's ZooKeeper and kcat, Apache Kafka's jars (3.9 and the newest 4.x served) and
-# Spark's Kafka connector. Idempotent: a warm run only checks markers and returns.
+# Debian's ZooKeeper and kcat, Apache Kafka's jars (3.9 and the newest 4.x served),
+# Spark's Kafka connector and the Go test programs (built with the machine's `go`).
+# Idempotent: a warm run only checks markers and returns.
 #
 # Jars go to ${KAFPY_CACHE:-$HOME/.cache/kafpy}/kafka-<version>/libs/,
 # ${KAFPY_CACHE}/spark-kafka-<spark version>/ (read by tests/support/kafka_dist.py) and
@@ -248,5 +249,18 @@ fetch_first connect-mirror "$got4 $KAFKA_3_VERSION" org.apache.kafka:connect-mir
     org.apache.kafka:connect-mirror-client
 gotmirror="$fetched"
 [[ -n "$gotmirror" ]] || die "no connect-mirror version resolved (tried $got4 $KAFKA_3_VERSION)"
+
+# ---------------------------------------------------------------- Go test programs
+# The Go programs the tests run (franz-go's transactional client in
+# tests/integration/transactions/franz/), built with the machine's `go` into $CACHE/go/bin,
+# their modules from the Go module proxy into $CACHE/go/mod, checked against the committed
+# go.sum (tests/support/go_build.py: the tests call it too, and reuse what is built here).
+(cd "$REPO" && KAFPY_CACHE="$CACHE" "$PYTHON" - <<'EOF') || die "building the Go test programs failed"
+import sys
+from pathlib import Path
+from tests.support.go_build import build_go
+for mod in sorted(Path("tests").rglob("go.mod")):
+    print(f"[install-deps] Go program {mod.parent}: {build_go(mod.parent)}", file=sys.stderr)
+EOF
 
 log "done in $(($(date +%s) - START)) s (Kafka $KAFKA_3_VERSION and $got4, Spark $SPARK_VERSION, Streams $gotstreams, MirrorMaker $gotmirror, cache $CACHE)"

@@ -9,7 +9,8 @@ a partition failed, the connection is closed instead, so the producer notices.
 A transactional batch that would start its producer's transaction on a partition waits for
 the transaction coordinator's verification first (KIP-890, broker/txn_verification.py);
 from v12 (transaction version 2) the coordinator adds the partition to the transaction
-instead, as the client no longer sends AddPartitionsToTxn.
+instead, as the client no longer sends AddPartitionsToTxn, and an add told
+CONCURRENT_TRANSACTIONS is asked again for up to add.partitions.to.txn.retry.backoff.max.ms.
 """
 from __future__ import annotations
 
@@ -109,17 +110,28 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     pid, epoch = producer
     # the producer's earlier requests go first (and may start the transaction meanwhile)
     turn = await verifier.wait_turn(pid)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     try:
-        starting = [tp for tp, part in parts.items() if verifier.needs_verification(part, pid, epoch)]
-        if not starting:
-            return {}
-        guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
-        try:
-            errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
-        except BaseException:   # the connection went away: these verifications are over
+        while True:
+            starting = [tp for tp, part in parts.items() if verifier.needs_verification(part, pid, epoch)]
+            if not starting:
+                return {}
+            guards = {tp: verifier.start(tp[0], tp[1], pid) for tp in starting}
+            try:
+                errors = await verifier.verify(req.transactional_id, pid, epoch, starting, add)
+                # v12+: an add told CONCURRENT_TRANSACTIONS is asked again for a while,
+                # with fresh guards (the previous transaction's markers void these)
+                delay = verifier.add_retry_delay(errors, (loop.time() - started) * 1000) if add else None
+                if delay is None:
+                    break
+            except BaseException:   # the connection went away: these verifications are over
+                for tp, guard in guards.items():
+                    verifier.done(tp[0], tp[1], pid, guard)
+                raise
             for tp, guard in guards.items():
                 verifier.done(tp[0], tp[1], pid, guard)
-            raise
+            await asyncio.sleep(delay)
     finally:
         # the turn ends once this task yields, so after the appends it makes in this step
         asyncio.get_running_loop().call_soon(verifier.end_turn, pid, turn)

@@ -11,6 +11,7 @@ from typing import IO
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from tests.support import process
+from tests.support.go_build import build_go
 from tests.support.kafka_dist import (classpath, compile_java, java_executable, popen_tool,
                                       run_tool)
 
@@ -111,6 +112,26 @@ def start_python_client(stderr: IO, *args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "tests.integration.transactions.txn_client",
                              *args], cwd=REPO, stdout=subprocess.PIPE, stderr=stderr,
                             stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+
+
+def start_stress_worker(client: str, out: Path, *args: str) -> subprocess.Popen:
+    """One consume-transform-produce stress worker as its own process, its output appended
+    to `out`: `java4` (TxnStress.java on the Kafka 4 client jars), `franz` (franz/main.go,
+    built once into the cache) or `confluent` (txn_client.py's `stress` mode). `args`:
+    BOOTSTRAP SOURCE PARTITION SINK GROUP TXN_ID SEED ABANDON_AT."""
+    if client == "java4":
+        classes = compile_java(HERE / "TxnStress.java", "4")
+        cmd = [java_executable(), "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+               "-cp", f"{classes}:{classpath('4')}", "TxnStress", *args]
+    elif client == "franz":
+        cmd = [str(build_go(HERE / "franz")), *args]
+    elif client == "confluent":
+        cmd = [sys.executable, "-m", "tests.integration.transactions.txn_client", "stress", *args]
+    else:
+        raise ValueError(f"no stress worker for client {client!r}")
+    with open(out, "a") as log:
+        return subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, text=True, start_new_session=True)
 
 
 def start_java_copier(stderr: IO, version: str, bootstrap: str, source: str, sink: str,

@@ -9,12 +9,15 @@ see exactly the committed records, the group's offsets are those of the committe
 transactions, and a late batch of an epoch an EndTxn already bumped past is refused
 with INVALID_PRODUCER_EPOCH. Pinned to transaction.version 1 with `kafka-features.sh
 downgrade`, the same client goes back to version 1 (EndTxn v4, AddPartitionsToTxn from
-the client) and the same records are read.
+the client) and the same records are read. franz-go v1.22.3 (the Go worker of the
+transactional stress test, franz/main.go) negotiates transaction version 2 too: EndTxn v5,
+Produce v12+, TxnOffsetCommit v5, no AddPartitionsToTxn nor AddOffsetsToTxn of its own.
 """
 from __future__ import annotations
 
 import socket
 import struct
+import subprocess
 import time
 from collections import Counter
 from typing import Iterator
@@ -27,14 +30,15 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.batch_builder import build_batch
 from kafpy.protocol.codec import decode_request, decode_response, encode_request
 from kafpy.protocol.errors import ErrorCode
-from tests.integration.coordinator.helpers import create_topic
+from tests.integration.coordinator.helpers import create_topic, produce
+from tests.support import process
 from tests.support.kafka_dist import ReferenceKafka, run_tool
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.recording_proxy import RecordingProxy
 
 from .conftest import BROKER_SETTINGS
-from .helpers import read_confluent, run_java_program
+from .helpers import read_confluent, run_java_program, start_stress_worker
 
 PARTITIONS = 2
 TRANSACTIONS = 4  # 0 and 2 committed, 1 aborted, 3 (the last) committed
@@ -127,6 +131,38 @@ def test_transaction_version_pinned_to_1_with_kafka_features(proxied):
     committed = Counter((p, f"{prefix}-t{t}-p{p}") for t in (0, 2, 3) for p in range(PARTITIONS))
     assert Counter(read_confluent(proxy.bootstrap, topic)) == committed
     assert _committed_offset(proxy.bootstrap, group, topic) == TRANSACTIONS
+
+
+def test_franz_go_worker_uses_transaction_version_2(proxied, tmp_path):
+    """The stress test's franz-go worker, through the proxy: one incarnation abandons its
+    fourth transaction, the next one fences it and copies the rest; every request it sent
+    is of transaction version 2 and each record's result is there once."""
+    _broker, proxy = proxied
+    name = "tv2-franz"
+    source, sink = f"{name}-in", f"{name}-out"
+    create_topic(proxy.bootstrap, source, 1)
+    create_topic(proxy.bootstrap, sink, 1)
+    values = [f"{name}-v{i}" for i in range(40)]
+    produce(proxy.bootstrap, source, [v.encode() for v in values], partitions=1)
+    log = tmp_path / "franz.log"
+    proxy.client = "franz"
+    for abandon_at, expected in ((4, 3), (0, 0)):
+        worker = start_stress_worker("franz", log, proxy.bootstrap, source, "0", sink,
+                                     f"{name}-group", f"{name}-txn", "20261128", str(abandon_at))
+        try:
+            code = worker.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            process.kill(worker)
+            raise AssertionError(f"franz-go worker still running:\n{process.tail(log)}")
+        assert code == expected, f"exited {code}, expected {expected}:\n{process.tail(log)}"
+    proxy.client = "reader"
+
+    sent = _requests(proxy, "franz")
+    assert sent["end_txn"] == {5}, sent
+    assert min(sent["produce"]) >= 12 and min(sent["txn_offset_commit"]) >= 5, sent
+    assert "add_offsets_to_txn" not in sent, sent
+    assert not [v for v in sent.get("add_partitions_to_txn", ()) if v <= 3], sent
+    assert Counter(read_confluent(proxy.bootstrap, sink)) == Counter((0, f"out-{v}") for v in values)
 
 
 def _set_transaction_version(bootstrap: str, action: str, level: int, port: int) -> None:

@@ -4,18 +4,20 @@ five aborted and redone, a throw-away transaction begun and aborted right after 
 commit in three (its EndTxn arrives while the commit's markers are out: Kafka answers
 CONCURRENT_TRANSACTIONS and the client retries), and one transaction per consumer
 abandoned mid-way (the process halts with its records sent; a new incarnation fences it).
-Clients: the Java 4.4 producer/consumer (TxnStress.java, EndTxn v5) and confluent-kafka
-(librdkafka, transaction version 1; it flushes before an abort, as a librdkafka race fails
-its producer on Apache Kafka too: see txn_client.py). Every run must end with each input record's result exactly once under
-read_committed, and no junk; RUNS runs in a row, each bounded in time (two in the suite, to
-keep it short; KAFPY_TXN_STRESS_RUNS=10 for the ten-run acceptance).
+Clients: the Java 4.4 producer/consumer (TxnStress.java, EndTxn v5), franz-go v1.22.3
+(franz/main.go, a GroupTransactSession: transaction version 2 too, EndTxn v5 and Produce
+v12+, as test_transaction_v2.py reads through a recording proxy with the same worker) and
+confluent-kafka (librdkafka, transaction version 1; it flushes before an abort, as a
+librdkafka race fails its producer on Apache Kafka too: see txn_client.py). Every run must
+end with each input record's result exactly once under read_committed, and no junk; RUNS
+runs in a row, each bounded in time (two in the suite, to keep it short;
+KAFPY_TXN_STRESS_RUNS=10 for the ten-run acceptance).
 """
 from __future__ import annotations
 
 import os
 import random
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -23,29 +25,13 @@ import pytest
 
 from tests.integration.coordinator.helpers import create_topic, produce
 from tests.support import process
-from tests.support.kafka_dist import classpath, compile_java, java_executable
 
-from .helpers import HERE, REPO, read_confluent
+from .helpers import read_confluent, start_stress_worker
 
 RUNS = int(os.environ.get("KAFPY_TXN_STRESS_RUNS", "2"))
 PARTITIONS = 2
 RECORDS = 120           # per partition
 RUN_TIMEOUT_S = 180.0   # one worker incarnation
-
-
-def _worker(client: str, out: Path, *args: str) -> subprocess.Popen:
-    if client == "java4":
-        classes = compile_java(HERE / "TxnStress.java", "4")
-        cmd = [java_executable(), "-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-               "-cp", f"{classes}:{classpath('4')}", "TxnStress", *args]
-    else:
-        cmd = [sys.executable, "-m", "tests.integration.transactions.txn_client", "stress", *args]
-    log = open(out, "a")
-    try:
-        return subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-    finally:
-        log.close()
 
 
 def _wait(proc: subprocess.Popen, out: Path, expected: int) -> None:
@@ -68,8 +54,8 @@ def _one_run(bootstrap: str, client: str, run: int, seed: int, tmp: Path) -> Non
     logs = [tmp / f"{name}-p{p}.log" for p in range(PARTITIONS)]
 
     def start(p: int, abandon_at: int) -> subprocess.Popen:
-        return _worker(client, logs[p], bootstrap, source, str(p), sink, group,
-                       f"{name}-txn-{p}", str(rnd.randrange(1 << 30)), str(abandon_at))
+        return start_stress_worker(client, logs[p], bootstrap, source, str(p), sink, group,
+                                   f"{name}-txn-{p}", str(rnd.randrange(1 << 30)), str(abandon_at))
     # each consumer abandons one transaction mid-way, then a new incarnation finishes
     first = [start(p, rnd.randint(3, 12)) for p in range(PARTITIONS)]
     for p, proc in enumerate(first):
@@ -82,7 +68,7 @@ def _one_run(bootstrap: str, client: str, run: int, seed: int, tmp: Path) -> Non
     assert got == want, f"{name} seed {seed}: missing {want - got}, extra {got - want}"
 
 
-@pytest.mark.parametrize("client", ["java4", "confluent"])
+@pytest.mark.parametrize("client", ["java4", "confluent", "franz"])
 def test_short_transactions_with_aborts_and_abandoned_ones(txn_broker, tmp_path, client):
     seed = random.randrange(1 << 30)
     for run in range(RUNS):

@@ -65,6 +65,9 @@ class Verifier:
         self.asked.append((tid, pid, epoch, list(partitions), add))
         return {tp: self.answer for tp in partitions}
 
+    def add_retry_delay(self, errors, elapsed_ms):
+        return None
+
 
 def _produce(broker, version: int, epoch: int = 3):
     batch = build_batch([(None, b"v")], producer_id=42, producer_epoch=epoch, base_sequence=0,
@@ -94,6 +97,32 @@ def test_produce_v12_of_a_fenced_epoch_is_refused(broker):
     broker.create_topic("t")
     broker.services.txn_verifier = Verifier(answer=E.PRODUCER_FENCED)
     assert _produce(broker, 12, epoch=2).error_code == E.INVALID_PRODUCER_EPOCH
+
+
+def test_produce_v12_retries_an_add_told_concurrent_transactions(broker):
+    """Right after a commit the coordinator answers CONCURRENT_TRANSACTIONS while the
+    commit's markers are out; Kafka 4.4's leader asks again (with a fresh verification, as
+    the marker for the previous transaction lands meanwhile) and the batch appends, so the
+    client never sees the error (before: CONCURRENT_TRANSACTIONS, and franz-go waited 5 s)."""
+    from kafpy.broker.txn_verification import TxnVerifier
+    from tests.unit.broker.test_txn_verification import Metadata, Service
+
+    class Coordinator:
+        asked = 0
+
+        async def add_partitions(self, tid, pid, epoch, parts, now_ms, tv):
+            Coordinator.asked += 1
+            if Coordinator.asked == 1:
+                verifier.on_marker("t", 0, 42)   # the previous transaction's marker lands
+                return E.CONCURRENT_TRANSACTIONS
+            return E.NONE
+    broker.create_topic("t")
+    verifier = TxnVerifier(1, Metadata(leader=1), lambda: Service(Coordinator()), lambda node: None,
+                           enabled=False, add_retry_backoff_ms=1)
+    broker.services.txn_verifier = verifier
+    pr = _produce(broker, 12)
+    assert (pr.error_code, pr.error_message) == (E.NONE, None)
+    assert Coordinator.asked == 2
 
 
 class TxnService:

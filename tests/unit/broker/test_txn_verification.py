@@ -203,3 +203,22 @@ def test_requests_of_a_producer_take_turns_in_arrival_order():
         assert order == ["r1 goes", "other goes", "r2 goes", "r3 goes"]
         assert v._turns == {} and not v.turn_pending(7)
     asyncio.run(run())
+
+
+
+def test_an_add_told_concurrent_transactions_is_asked_again_for_a_while():
+    """Kafka 4.4's ReplicaManager retries the addPartition operation (Produce v12+) on
+    CONCURRENT_TRANSACTIONS every add.partitions.to.txn.retry.backoff.ms until
+    add.partitions.to.txn.retry.backoff.max.ms have passed, so a client beginning its next
+    transaction right after a commit is not told it (franz-go then waits seconds)."""
+    v = TxnVerifier(1, Metadata(leader=1), lambda: None, lambda node: None)
+    assert (v.add_retry_backoff_ms, v.add_retry_max_ms) == (20, 100)   # Kafka's defaults
+    busy = {("t", 0): E.NONE, ("t", 1): E.CONCURRENT_TRANSACTIONS}
+    assert v.add_retry_delay(busy, 0) == 0.02
+    assert v.add_retry_delay(busy, 99.9) == 0.02
+    assert v.add_retry_delay(busy, 100) is None          # the producer is told, and retries
+    assert v.add_retry_delay({("t", 0): E.NONE}, 0) is None
+    assert v.add_retry_delay({("t", 0): E.PRODUCER_FENCED}, 0) is None
+    v = TxnVerifier(1, Metadata(leader=1), lambda: None, lambda node: None,
+                    add_retry_backoff_ms=5, add_retry_max_ms=0)
+    assert v.add_retry_delay(busy, 0) is None
