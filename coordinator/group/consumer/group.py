@@ -157,6 +157,19 @@ class ConsumerGroup(GroupOffsets):
     def owner(self, topic_id: TopicId, partition: int) -> str | None:
         return self._owners.get((topic_id, partition))
 
+    def waiting_on_unreleased_partition(self, member: ConsumerGroupMember) -> bool:
+        """Whether `member` (UNRELEASED_PARTITIONS) waits for a partition of its target
+        that another member still holds (Kafka's waitingOnUnreleasedPartition): a classic
+        member is not asked to rejoin until one of them is free."""
+        if member.state != MemberState.UNRELEASED_PARTITIONS:
+            return False
+        for t, ps in self.target.get(member.member_id, {}).items():
+            assigned = member.assigned.get(t, set())
+            for p in ps:
+                if p not in assigned and self._owners.get((t, p)) is not None:
+                    return True
+        return False
+
     def preferred_assignor(self, default: str) -> str:
         """The assignor most members asked for (ties: first seen), else `default`."""
         votes: dict[str, int] = {}

@@ -7,7 +7,8 @@ Kafka 4.x does it under `group.consumer.migration.policy` (`bidirectional` by de
   epochs (their generation), and go on speaking JoinGroup/SyncGroup/Heartbeat;
 - classic members of a consumer group: the broker assigns their partitions as anyone's
   (their subscription comes from their JoinGroup metadata). Heartbeat answers
-  REBALANCE_IN_PROGRESS when they have something to give up or to take; their JoinGroup
+  REBALANCE_IN_PROGRESS when they are behind the target, have something to give up, or
+  may take a partition they waited for (NONE while its owner still holds it); their JoinGroup
   is answered at once with their member epoch as generation and no leader (so they send an
   empty SyncGroup), and SyncGroup with what they may own now. An eager member revokes
   everything before JoinGroup; a cooperative one reports what it owns in its subscription,
@@ -291,8 +292,13 @@ class ClassicMembers:
         if generation_id != member.member_epoch:
             return ErrorCode.ILLEGAL_GENERATION
         self._schedule_session(member, now_ms, group_id)
-        if member.state != MemberState.STABLE or member.member_epoch != group.assignment_epoch \
-                or group.group_epoch != group.assignment_epoch:
+        # Kafka 4.4's classicGroupHeartbeatToConsumerGroup: rejoin when behind the target,
+        # when something is to be revoked, or when a partition it waited for is free; a
+        # member still waiting hears NONE (an eager member would revoke everything again)
+        if (member.member_epoch < group.assignment_epoch
+                or member.state == MemberState.UNREVOKED_PARTITIONS
+                or (member.state == MemberState.UNRELEASED_PARTITIONS
+                    and not group.waiting_on_unreleased_partition(member))):
             return ErrorCode.REBALANCE_IN_PROGRESS
         return ErrorCode.NONE
 
