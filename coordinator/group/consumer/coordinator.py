@@ -360,6 +360,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             member.previous_member_epoch = member.member_epoch
             member.member_epoch = STATIC_LEAVE_EPOCH
             group.set_member_assignment(member, member.assigned, {})
+            member.revocation_deadline = None
             member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
             member.stamp_assignment_epochs()
             records.append(R.current_assignment(group.group_id, member))

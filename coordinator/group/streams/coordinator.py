@@ -197,6 +197,11 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             # a static member taking its instance back inherits a target: not new
             new_member = new_member and member.member_id not in group.target
         else:
+            if instance_id is not None:
+                # Kafka 4.4 finds a static member by its instance id
+                fenced_instance = self._check_instance(group, member_id, instance_id)
+                if fenced_instance is not None:
+                    return fenced_instance
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                               f"Member {member_id} is not a member of group {group_id}.")
@@ -290,12 +295,12 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         inherits the previous member's epoch and tasks (no rebalance)."""
         if instance_id is not None:
             old_id = group.static_members.get(instance_id)
-            if old_id is not None and old_id != member_id:
+            if old_id is not None:
                 old = group.members[old_id]
-                if old.member_epoch != STATIC_LEAVE_EPOCH:
+                if old.member_epoch != STATIC_LEAVE_EPOCH:   # live, even under this id
                     return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
-                                  f"Static member {old_id} with instance id {instance_id} "
-                                  f"is not released yet.")
+                                  f"Static member {member_id} with instance id {instance_id} cannot join "
+                                  f"the group because the instance id is owned by {old_id} member.")
                 target = group.target.pop(old_id, Tasks())
                 tasks = old.tasks.copy()
                 group.remove_member(old_id)
@@ -342,21 +347,41 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                               f"partitions and rejoin.")
         return None
 
+    @staticmethod
+    def _check_instance(group: StreamsGroup, member_id: str, instance_id: str) -> HeartbeatResult | None:
+        """Kafka's throwIfStaticMemberIsUnknown and throwIfInstanceIdIsFenced: a request
+        naming a live instance id under another member id leaves the owner alone."""
+        owner = group.static_members.get(instance_id)
+        if owner is None:
+            return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+        if owner != member_id:
+            log.info("[GroupId %s] Static member %s with instance id %s is fenced by existing "
+                     "member %s.", group.group_id, member_id, instance_id, owner)
+            return _error(ErrorCode.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
+                                                        f"{instance_id} was fenced by member {owner}.")
+        return None
+
     def _leave(self, group: StreamsGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                          f"Member {member_id} is not a member of group {group_id}.")
-        if instance_id is not None and member_id not in group.members:
-            member_id = group.static_members.get(instance_id, member_id)
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
+        if instance_id is not None:
+            fenced = self._check_instance(group, member_id, instance_id)
+            if fenced is not None:
+                return fenced
         member = group.members.get(member_id)
         if member is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                           f"Member {member_id} is not a member of group {group_id}.")
         records: list = []
         if epoch == STATIC_LEAVE_EPOCH:
+            # a static member going away for a while keeps its tasks until its session
+            # expires or its instance comes back; what it was giving up goes at once to
+            # the members waiting for it (Kafka: no tasks pending revocation)
             member.previous_member_epoch = member.member_epoch
             member.member_epoch = STATIC_LEAVE_EPOCH
+            group.set_member_tasks(member, member.tasks, Tasks())
+            member.revocation_deadline = None
             records.append(R.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)

@@ -225,6 +225,34 @@ def test_static_member_keeps_its_tasks_across_a_restart():
     assert hb(c, "y", 0, 3, instance="i1").error == E.UNRELEASED_INSTANCE_ID
 
 
+def test_static_members_rejoin_fencing_and_leave_as_kafka():
+    c, _ = setup()
+    hb(c, "s1", 0, instance="i1", process="p1")
+    # live under its own id: its instance is not released
+    r = hb(c, "s1", 0, 1, instance="i1", process="p1")
+    assert r.error == E.UNRELEASED_INSTANCE_ID and "owned by s1 member" in r.message
+    # another member id naming the live instance is fenced; the owner stays
+    r = hb(c, "other", 1, 2, instance="i1")
+    assert r.error == E.FENCED_INSTANCE_ID and r.message.endswith("was fenced by member s1.")
+    assert hb(c, "other", -1, 2, instance="i1").error == E.FENCED_INSTANCE_ID
+    assert hb(c, "other", -1, 2, instance="i9").error == E.UNKNOWN_MEMBER_ID
+    assert hb(c, "other", -1, 2, group="nowhere").error == E.GROUP_ID_NOT_FOUND
+    assert "s1" in c.groups["g"].members
+    # m2 joins; s1 must give tasks up, then leaves for a while without revoking them:
+    # m2 takes them at once (not when s1's session expires)
+    hb(c, "m2", 0, 3)
+    r1 = hb(c, "s1", 1, 4, instance="i1")
+    assert c.groups["g"].members["s1"].state == MemberState.UNREVOKED_TASKS
+    kept = active(r1)
+    assert hb(c, "s1", -2, 5, instance="i1").error == E.NONE
+    r2 = hb(c, "m2", 2, 6)
+    assert active(r2) and not set(active(r2)) & set(kept)
+    assert sorted(active(r2) + kept) == [("0", 0), ("0", 1), ("1", 0), ("1", 1)]
+    # and the static member is not removed for not revoking in time
+    c.poll(5 + 5000 + 1)
+    assert "s1" in c.groups["g"].members
+
+
 def test_invalid_requests_and_fenced_epochs():
     c, _ = setup()
     assert hb(c, "", 0).error == E.INVALID_REQUEST
