@@ -497,8 +497,9 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                    records: list, now_ms: int) -> None:
         """Move the member towards its target (Kafka's streams CurrentAssignmentBuilder):
         first revoke what it must give up (it stays at its epoch until it reports them
-        gone), then take the new epoch with the active tasks nobody else holds; the
-        others follow on later heartbeats as their owners release them."""
+        gone), then take the new epoch with the active tasks nobody else holds and the
+        tasks no other member of its process holds in any role; the others follow on
+        later heartbeats as they are released."""
         if member.member_epoch == STATIC_LEAVE_EPOCH:
             return
         target = group.target.get(member.member_id, Tasks())
@@ -530,16 +531,24 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             member.revocation_deadline = self._wake(now_ms + max(member.rebalance_timeout_ms, 0))
         else:
             unreleased = False
+            on_process = group.held_on_process(member)
             for s, ps in target.active.items():
                 for p in ps:
                     holder = group.owner(s, p)
-                    if holder is None or holder == member.member_id:
+                    if (holder is None or holder == member.member_id) and (
+                            p in keep.active.get(s, ()) or (s, p) not in on_process):
                         keep.active.setdefault(s, set()).add(p)
                     else:
                         unreleased = True
+            # standby and warm-up tasks wait as well while another member of the process
+            # holds the task (Kafka 4.4's isUnreleasedStandbyTask / isUnreleasedWarmupTask)
             for kind in ("standby", "warmup"):
                 for s, ps in getattr(target, kind).items():
-                    getattr(keep, kind).setdefault(s, set()).update(ps)
+                    for p in ps:
+                        if p in getattr(keep, kind).get(s, ()) or (s, p) not in on_process:
+                            getattr(keep, kind).setdefault(s, set()).add(p)
+                        else:
+                            unreleased = True
             group.set_member_tasks(member, keep, Tasks())
             if member.member_epoch != epoch:
                 member.previous_member_epoch, member.member_epoch = member.member_epoch, epoch

@@ -168,6 +168,58 @@ def test_standby_tasks_go_to_another_process():
         assert "0" not in target[m].standby     # stateless: no standby
 
 
+ONE_STORE = StreamsTopology(1, (Subtopology(
+    "0", ("in",), state_changelog_topics=(TopicInfo("app-one-changelog"),)),))
+
+
+def _one_store_group():
+    c, view = setup(topics=(("in", 1),), internal=False, num_standby_replicas=1)
+    view.add("app-one-changelog", 1, topic_id=b"o" * 16)
+    return c
+
+
+def test_an_active_task_waits_while_another_thread_of_its_process_keeps_it_as_standby():
+    c = _one_store_group()
+    assert active(hb(c, "a1", 0, process="p1", topology=ONE_STORE)) == [("0", 0)]
+    r = hb(c, "zb1", 0, 1, process="p2", topology=ONE_STORE)
+    assert r.tasks.standby == {"0": {0}}
+    hb(c, "ab2", 0, 2, process="p2", topology=ONE_STORE)
+    hb(c, "a1", -1, 3)                        # the active moves to p2's other thread
+    group = c.groups["g"]
+    r2 = hb(c, "ab2", group.members["ab2"].member_epoch, 4)
+    assert group.target["ab2"].active == {"0": {0}} and not group.target["zb1"].standby
+    assert active(r2) == [] and group.members["ab2"].state == MemberState.UNRELEASED_TASKS
+    r1 = hb(c, "zb1", group.members["zb1"].member_epoch, 5)
+    assert r1.tasks.standby == {}             # told to give its standby up
+    hb(c, "zb1", group.members["zb1"].member_epoch, 6, owned=Tasks())
+    r2 = hb(c, "ab2", group.members["ab2"].member_epoch, 7)
+    assert active(r2) == [("0", 0)] and group.members["ab2"].state == MemberState.STABLE
+
+
+def test_a_standby_task_waits_while_another_thread_of_its_process_runs_it():
+    c = _one_store_group()
+    hb(c, "a1", 0, process="p1", topology=ONE_STORE)
+    hb(c, "a2", 0, 1, process="p1", topology=ONE_STORE)
+    hb(c, "b1", 0, 2, process="p2", topology=ONE_STORE)
+    group = c.groups["g"]
+    # a target moving the active task to p2 and its standby to a1's fellow thread a2
+    group.group_epoch += 1
+    group.assignment_epoch = group.group_epoch
+    group.target = {"a1": Tasks(), "a2": Tasks(standby={"0": {0}}), "b1": Tasks(active={"0": {0}})}
+    r = hb(c, "a2", group.members["a2"].member_epoch, 3)
+    assert r.error == E.NONE and not group.members["a2"].tasks.standby
+    assert group.members["a2"].state == MemberState.UNRELEASED_TASKS
+    hb(c, "a1", group.members["a1"].member_epoch, 4)
+    assert group.members["a1"].state == MemberState.UNREVOKED_TASKS
+    hb(c, "a1", group.members["a1"].member_epoch, 5, owned=Tasks())
+    r = hb(c, "a2", group.members["a2"].member_epoch, 6)
+    assert r.tasks.standby == {"0": {0}} and group.members["a2"].state == MemberState.STABLE
+    # b1 gives its standby copy up first, then runs the task
+    hb(c, "b1", group.members["b1"].member_epoch, 7)
+    hb(c, "b1", group.members["b1"].member_epoch, 8, owned=Tasks())
+    assert active(group.members["b1"].tasks) == [("0", 0)]
+
+
 def test_assignor_is_balanced_and_sticky():
     members = [AssignmentMember(m, f"p{m}") for m in "abc"]
     first = assign(members, {"0": 4, "1": 3}, {})
