@@ -32,6 +32,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.group.streams import records as R
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
+from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
@@ -199,7 +200,8 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         else:
             if instance_id is not None:
                 # Kafka 4.4 finds a static member by its instance id
-                fenced_instance = self._check_instance(group, member_id, instance_id)
+                fenced_instance = instance_error(group_id, group.static_members, member_id,
+                                                 instance_id)
                 if fenced_instance is not None:
                     return fenced_instance
             if member is None:
@@ -298,9 +300,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             if old_id is not None:
                 old = group.members[old_id]
                 if old.member_epoch != STATIC_LEAVE_EPOCH:   # live, even under this id
-                    return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
-                                  f"Static member {member_id} with instance id {instance_id} cannot join "
-                                  f"the group because the instance id is owned by {old_id} member.")
+                    return unreleased_instance_error(member_id, instance_id, old_id)
                 target = group.target.pop(old_id, Tasks())
                 tasks = old.tasks.copy()
                 group.remove_member(old_id)
@@ -328,45 +328,18 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
     @staticmethod
     def _check_epoch(member: StreamsGroupMember, epoch: int, owned: Tasks | None
                      ) -> HeartbeatResult | None:
-        """A newer epoch than the coordinator gave is fenced; an older one only if it
-        is the previous epoch and the member holds no active task it was not given."""
-        if epoch > member.member_epoch:
-            return _error(ErrorCode.FENCED_MEMBER_EPOCH,
-                          f"The streams group member has a greater member epoch ({epoch}) than "
-                          f"the one known by the group coordinator ({member.member_epoch}). "
-                          f"The member must abandon all its partitions and rejoin.")
-        if epoch < member.member_epoch:
-            ok = (epoch == member.previous_member_epoch and owned is not None
-                  and all(ps <= member.tasks.active.get(s, set())
-                          for s, ps in owned.active.items()))
-            if not ok:
-                return _error(ErrorCode.FENCED_MEMBER_EPOCH,
-                              f"The streams group member has a smaller member epoch ({epoch}) "
-                              f"than the one known by the group coordinator "
-                              f"({member.member_epoch}). The member must abandon all its "
-                              f"partitions and rejoin.")
-        return None
-
-    @staticmethod
-    def _check_instance(group: StreamsGroup, member_id: str, instance_id: str) -> HeartbeatResult | None:
-        """Kafka's throwIfStaticMemberIsUnknown and throwIfInstanceIdIsFenced: a request
-        naming a live instance id under another member id leaves the owner alone."""
-        owner = group.static_members.get(instance_id)
-        if owner is None:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
-        if owner != member_id:
-            log.info("[GroupId %s] Static member %s with instance id %s is fenced by existing "
-                     "member %s.", group.group_id, member_id, instance_id, owner)
-            return _error(ErrorCode.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                                                        f"{instance_id} was fenced by member {owner}.")
-        return None
+        """Kafka's throwIfStreamsGroupMemberEpochIsInvalid (member_checks.epoch_error):
+        at the previous epoch the member may own no active task it was not given."""
+        return epoch_error("streams", member.member_epoch, member.previous_member_epoch, epoch,
+                           owned is not None and all(ps <= member.tasks.active.get(s, set())
+                                                     for s, ps in owned.active.items()))
 
     def _leave(self, group: StreamsGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
             return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         if instance_id is not None:
-            fenced = self._check_instance(group, member_id, instance_id)
+            fenced = instance_error(group_id, group.static_members, member_id, instance_id)
             if fenced is not None:
                 return fenced
         member = group.members.get(member_id)
