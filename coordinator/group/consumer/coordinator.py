@@ -545,10 +545,15 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 late = (member.state == MemberState.UNREVOKED_PARTITIONS
                         and member.revocation_deadline is not None
                         and member.revocation_deadline <= now_ms)
-                if expired or late:
+                # a classic member that did not rejoin, or sync, within its rebalance timeout
+                no_join = member.classic_join_deadline is not None and member.classic_join_deadline <= now_ms
+                no_sync = member.classic_sync_deadline is not None and member.classic_sync_deadline <= now_ms
+                if expired or late or no_join or no_sync:
                     log.info("[GroupCoordinator] Member %s in group %s has %s; removing it.",
                              member.member_id, group.group_id,
-                             "expired its session" if expired else "not revoked in time")
+                             "expired its session" if expired else "not revoked in time" if late
+                             else "not rejoined within the rebalance timeout" if no_join
+                             else "not synced within the rebalance timeout")
                     self._remove_member(group, member, records)
                     if not member.uses_classic_protocol and group.group_id in self.groups:
                         self._maybe_downgrade(group, now_ms, records)

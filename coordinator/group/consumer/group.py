@@ -98,6 +98,10 @@ class ConsumerGroupMember:
     # its JoinGroup protocols (name, metadata) and session timeout; None otherwise
     classic_protocols: list[tuple[str, bytes]] | None = None
     classic_session_timeout_ms: int = 0
+    # a classic member told to rejoin must JoinGroup, and once joined SyncGroup, within
+    # its rebalance timeout (absolute ms; None: not waiting), or it is removed
+    classic_join_deadline: int | None = None
+    classic_sync_deadline: int | None = None
 
     def stamp_assignment_epochs(self) -> None:
         """Partitions newly assigned take the member's epoch; the ones it no longer holds

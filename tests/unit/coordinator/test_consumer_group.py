@@ -362,6 +362,29 @@ def test_a_classic_member_joins_a_consumer_group_and_it_downgrades_when_the_last
     assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 1
 
 
+def test_a_classic_member_must_rejoin_and_sync_within_its_rebalance_timeout():
+    c, _ = setup(topics=(("t", 4),))
+    hb(c, "m1", 0)
+    r = join(c.classic, now=1, rebalance=5000).result()
+    classic_id, gen = r.member_id, r.generation_id
+    _classic_assignment(c, classic_id, gen, 2)
+    kept = parts(hb(c, "m1", 1, 3).assignment)
+    hb(c, "m1", 1, 4, owned={tid("t"): set(kept)})
+    # told to rejoin; it goes on heartbeating (its session stays alive) but never rejoins
+    assert c.classic.heartbeat("g", classic_id, None, gen, 5) == E.REBALANCE_IN_PROGRESS
+    assert c.classic.heartbeat("g", classic_id, None, gen, 4000) == E.REBALANCE_IN_PROGRESS
+    c.poll(5 + 5000 - 1)
+    assert classic_id in c.groups["g"].members       # the first answer started the wait
+    c.poll(5 + 5000)
+    assert classic_id not in c.groups["g"].members
+    # another classic member joins and never sends its SyncGroup
+    r = join(c.classic, now=6000, rebalance=5000).result()
+    assert r.error == E.NONE and r.member_id in c.groups["g"].members
+    hb(c, "m1", c.groups["g"].members["m1"].member_epoch, 10_000)        # m1 stays
+    c.poll(6000 + 5000)
+    assert r.member_id not in c.groups["g"].members
+
+
 def test_a_stable_classic_group_upgrades_when_a_consumer_protocol_member_joins():
     c, _ = setup(topics=(("t", 4),))
     futs = [join(c.classic, client_id=f"c{i}") for i in range(2)]
