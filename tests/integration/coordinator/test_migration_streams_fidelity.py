@@ -9,6 +9,8 @@ Kafka 4.4 and kafpy in the same test:
 - Streams static members (StreamsGroupHeartbeat with an InstanceId): rejoining at epoch 0
   while live, a leave naming another member id with a live instance id, and a static
   leave (epoch -2) while another member waits for the tasks it was giving up;
+- a classic member told to rejoin must JoinGroup within its rebalance timeout, and SyncGroup
+  within it after joining, or it is removed (its Heartbeat then hears UNKNOWN_MEMBER_ID);
 - a Streams task moving between two threads (members) of one process: no thread is given
   it, in any role, while another thread of the process still holds it (Kafka 4.4's
   Streams CurrentAssignmentBuilder holds standby, warm-up and active tasks back), so two
@@ -79,8 +81,10 @@ def _assigned(data: bytes) -> list[int]:
 class ClassicMember:
     """A classic (JoinGroup/SyncGroup/Heartbeat) member speaking raw requests."""
 
-    def __init__(self, conn: RawConnection, group: str, topic: str) -> None:
+    def __init__(self, conn: RawConnection, group: str, topic: str,
+                 rebalance_timeout_ms: int = 30000) -> None:
         self.conn, self.group, self.topic = conn, group, topic
+        self.rebalance_timeout_ms = rebalance_timeout_ms
         self.member_id, self.generation = "", -1
 
     def _retrying(self, api: int, version: int, body: Any) -> Any:
@@ -98,7 +102,8 @@ class ClassicMember:
         J = M.JoinGroupRequest
         while True:
             r = self._retrying(ApiKey.JOIN_GROUP, 9, J(
-                group_id=self.group, session_timeout_ms=30000, rebalance_timeout_ms=30000,
+                group_id=self.group, session_timeout_ms=30000,
+                rebalance_timeout_ms=self.rebalance_timeout_ms,
                 member_id=self.member_id, group_instance_id=None, protocol_type="consumer",
                 protocols=[J.JoinGroupRequestProtocol(name="range",
                                                       metadata=_subscription(self.topic))],
@@ -175,6 +180,69 @@ def test_a_classic_member_waiting_for_an_unreleased_partition(brokers: dict[str,
         ("classic member joins", 0), ("its first sync", (0, [])), ("heartbeat waiting for m1", 0),
         ("heartbeat while m1 still owns it", 0), ("again", 0), ("heartbeat once it is free", 27),
         ("classic member rejoins", 0), ("its sync", 0, True), ("heartbeat after", 0)], got
+
+
+def _rejoin_timeout_scenario(port: int) -> list[object]:
+    """Classic members with a 3 s rebalance timeout in a consumer group: one told to rejoin
+    goes on heartbeating without rejoining; another joins and never syncs."""
+    topic, group = "mig-late-t", "mig-late-group"
+    answers: list[object] = []
+    with RawConnection(LOOPBACK, port, timeout=30) as conn:
+        topic_id = _create_topic(conn, topic, 2)
+        m1 = str(uuid.uuid4())
+        H = M.ConsumerGroupHeartbeatRequest
+        epoch = 0
+        held: list[int] = []
+
+        def m1_beat() -> None:
+            nonlocal epoch, held
+            fields: dict[str, Any] = {"subscribed_topic_names": [topic]} if epoch == 0 else {
+                "topic_partitions": [H.TopicPartitions(topic_id=topic_id, partitions=held)]}
+            r1 = _heartbeat(conn, group, m1, epoch, **fields)
+            assert r1.error_code == 0, r1
+            epoch = r1.member_epoch
+            if r1.assignment is not None:
+                held = _owned(r1)
+
+        _until("m1 owns both", m1_beat, lambda _r: held == [0, 1])
+        time.sleep(1.5)                       # past Kafka's assignment interval
+        late = ClassicMember(conn, group, topic, rebalance_timeout_ms=3000)
+        answers.append(("joins", late.join(), late.sync()[0]))
+        # its join found m1 owning both; m1 moves on and releases one
+        heard: list[int] = []
+
+        def heartbeat() -> int:
+            m1_beat()
+            error = late.heartbeat()
+            if not heard or heard[-1] != error:
+                heard.append(error)
+            return error
+
+        _until("told to rejoin", heartbeat, lambda e: e == 27, timeout=30)
+        started = time.monotonic()
+        _until("removed", heartbeat, lambda e: e != 27, timeout=20)
+        waited = time.monotonic() - started
+        # removed after its rebalance timeout (3 s), well before its session (30 s) ends
+        answers.append(("heartbeats without rejoining", heard, 2.0 < waited < 15.0))
+        never_syncs = ClassicMember(conn, group, topic, rebalance_timeout_ms=3000)
+        answers.append(("another joins", never_syncs.join()))
+        time.sleep(1.0)
+        m1_beat()
+        answers.append(("heartbeat before its sync is due", never_syncs.heartbeat() in (0, 27)))
+        time.sleep(3.5)
+        m1_beat()
+        answers.append(("heartbeat once it is due", never_syncs.heartbeat()))
+    return answers
+
+
+def test_classic_members_must_rejoin_and_sync_within_their_rebalance_timeout(
+        brokers: dict[str, Any]) -> None:
+    got = {name: _rejoin_timeout_scenario(broker.port) for name, broker in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["apache"] == [
+        ("joins", 0, 0), ("heartbeats without rejoining", [0, 27, 25], True),
+        ("another joins", 0), ("heartbeat before its sync is due", True),
+        ("heartbeat once it is due", 25)], got
 
 
 def _topology(source: str, stateful: bool = False) -> Any:
