@@ -329,10 +329,12 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
     def _check_epoch(member: StreamsGroupMember, epoch: int, owned: Tasks | None
                      ) -> HeartbeatResult | None:
         """Kafka's throwIfStreamsGroupMemberEpochIsInvalid (member_checks.epoch_error):
-        at the previous epoch the member may own no active task it was not given."""
+        at the previous epoch the member may own no task it was not given, in any role."""
         return epoch_error("streams", member.member_epoch, member.previous_member_epoch, epoch,
-                           owned is not None and all(ps <= member.tasks.active.get(s, set())
-                                                     for s, ps in owned.active.items()))
+                           owned is not None and all(
+                               ps <= getattr(member.tasks, kind).get(s, set())
+                               for kind in ("active", "standby", "warmup")
+                               for s, ps in getattr(owned, kind).items()))
 
     def _leave(self, group: StreamsGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:

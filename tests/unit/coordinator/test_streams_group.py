@@ -314,6 +314,26 @@ def test_invalid_requests_and_fenced_epochs():
     assert hb(c, "m1", 5, 1).error == E.FENCED_MEMBER_EPOCH
 
 
+def test_the_previous_epoch_is_taken_only_for_tasks_the_member_was_given_in_every_role():
+    c, _ = setup(num_standby_replicas=1)
+    hb(c, "a", 0, process="p1")
+    hb(c, "b", 0, 1, process="p2")
+    group = c.groups["g"]
+    a = group.members["a"]
+    # a moved on to the next epoch (same target) and its answer was lost
+    previous = a.member_epoch
+    a.previous_member_epoch = previous
+    group.group_epoch = group.assignment_epoch = a.member_epoch = previous + 1
+    given = a.tasks.copy()
+    assert hb(c, "a", previous, 2, owned=given).error == E.NONE
+    assert (a.previous_member_epoch, a.member_epoch) == (previous, previous + 1)
+    # a standby (or warm-up) task it was not given, at the previous epoch: fenced (Kafka 4.4)
+    not_given = Tasks(given.active, {"1": {0, 1}} if not given.standby else {"9": {0}})
+    assert hb(c, "a", previous, 3, owned=not_given).error == E.FENCED_MEMBER_EPOCH
+    assert hb(c, "a", previous, 4,
+              owned=Tasks(given.active, given.standby, {"9": {0}})).error == E.FENCED_MEMBER_EPOCH
+
+
 def test_endpoints_are_sent_when_the_member_is_behind():
     c, _ = setup()
     r = hb(c, "m1", 0, endpoint=("h1", 8080))
