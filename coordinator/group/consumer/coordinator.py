@@ -55,6 +55,7 @@ from kafpy.coordinator.group.classic.group import ClassicGroup
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.consumer.validation import invalid_heartbeat_reason, unsupported_assignor_message
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
+from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.records import encode_offset_commit_key
 from kafpy.coordinator.group.offsets_log import Completion
@@ -276,9 +277,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             if old_id is not None:
                 old = group.members[old_id]
                 if old.member_epoch != STATIC_LEAVE_EPOCH:   # live, even under this id
-                    return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
-                                  f"Static member {member_id} with instance id {instance_id} cannot join "
-                                  f"the group because the instance id is owned by {old_id} member.")
+                    return unreleased_instance_error(member_id, instance_id, old_id)
                 target = group.target.pop(old_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old_id)
@@ -315,24 +314,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     @staticmethod
     def _check_epoch(member: ConsumerGroupMember, epoch: int, owned: Assignment | None
                      ) -> HeartbeatResult | None:
-        """Kafka's throwIfMemberEpochIsInvalid: a newer epoch than the coordinator gave
-        is fenced; an older one only if it is the previous epoch and the member owns
-        nothing it was not given (a lost response)."""
-        if epoch > member.member_epoch:
-            return _error(ErrorCode.FENCED_MEMBER_EPOCH,
-                          f"The consumer group member has a greater member epoch ({epoch}) than "
-                          f"the one known by the group coordinator ({member.member_epoch}). "
-                          f"The member must abandon all its partitions and rejoin.")
-        if epoch < member.member_epoch:
-            ok = (epoch == member.previous_member_epoch and owned is not None
-                  and all(ps <= member.assigned.get(t, set()) for t, ps in owned.items()))
-            if not ok:
-                return _error(ErrorCode.FENCED_MEMBER_EPOCH,
-                              f"The consumer group member has a smaller member epoch ({epoch}) "
-                              f"than the one known by the group coordinator "
-                              f"({member.member_epoch}). The member must abandon all its "
-                              f"partitions and rejoin.")
-        return None
+        """Kafka's throwIfMemberEpochIsInvalid (member_checks.epoch_error)."""
+        return epoch_error("consumer", member.member_epoch, member.previous_member_epoch, epoch,
+                           owned is not None and all(ps <= member.assigned.get(t, set())
+                                                     for t, ps in owned.items()))
 
     def _leave(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None, now_ms: int) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
@@ -346,12 +331,12 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                               f"Member {member_id} is not a member of group {group_id}.")
         else:
-            member = group.members.get(group.static_members.get(instance_id, ""))
+            fenced = instance_error(group_id, group.static_members, member_id, instance_id)
+            if fenced is not None:              # unknown, or the live owner stays
+                return fenced
+            member = group.members.get(member_id)
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
-            if member.member_id != member_id:   # the live owner stays
-                return _error(ErrorCode.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                                                            f"{instance_id} was fenced by member {member.member_id}.")
         records: list = []
         if epoch == STATIC_LEAVE_EPOCH:
             # a static member going away for a while keeps what it was assigned until its
@@ -360,6 +345,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             member.previous_member_epoch = member.member_epoch
             member.member_epoch = STATIC_LEAVE_EPOCH
             group.set_member_assignment(member, member.assigned, {})
+            member.revocation_deadline = None
             member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
             member.stamp_assignment_epochs()
             records.append(R.current_assignment(group.group_id, member))
@@ -559,10 +545,15 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 late = (member.state == MemberState.UNREVOKED_PARTITIONS
                         and member.revocation_deadline is not None
                         and member.revocation_deadline <= now_ms)
-                if expired or late:
+                # a classic member that did not rejoin, or sync, within its rebalance timeout
+                no_join = member.classic_join_deadline is not None and member.classic_join_deadline <= now_ms
+                no_sync = member.classic_sync_deadline is not None and member.classic_sync_deadline <= now_ms
+                if expired or late or no_join or no_sync:
                     log.info("[GroupCoordinator] Member %s in group %s has %s; removing it.",
                              member.member_id, group.group_id,
-                             "expired its session" if expired else "not revoked in time")
+                             "expired its session" if expired else "not revoked in time" if late
+                             else "not rejoined within the rebalance timeout" if no_join
+                             else "not synced within the rebalance timeout")
                     self._remove_member(group, member, records)
                     if not member.uses_classic_protocol and group.group_id in self.groups:
                         self._maybe_downgrade(group, now_ms, records)

@@ -98,6 +98,10 @@ class ConsumerGroupMember:
     # its JoinGroup protocols (name, metadata) and session timeout; None otherwise
     classic_protocols: list[tuple[str, bytes]] | None = None
     classic_session_timeout_ms: int = 0
+    # a classic member told to rejoin must JoinGroup, and once joined SyncGroup, within
+    # its rebalance timeout (absolute ms; None: not waiting), or it is removed
+    classic_join_deadline: int | None = None
+    classic_sync_deadline: int | None = None
 
     def stamp_assignment_epochs(self) -> None:
         """Partitions newly assigned take the member's epoch; the ones it no longer holds
@@ -156,6 +160,19 @@ class ConsumerGroup(GroupOffsets):
 
     def owner(self, topic_id: TopicId, partition: int) -> str | None:
         return self._owners.get((topic_id, partition))
+
+    def waiting_on_unreleased_partition(self, member: ConsumerGroupMember) -> bool:
+        """Whether `member` (UNRELEASED_PARTITIONS) waits for a partition of its target
+        that another member still holds (Kafka's waitingOnUnreleasedPartition): a classic
+        member is not asked to rejoin until one of them is free."""
+        if member.state != MemberState.UNRELEASED_PARTITIONS:
+            return False
+        for t, ps in self.target.get(member.member_id, {}).items():
+            assigned = member.assigned.get(t, set())
+            for p in ps:
+                if p not in assigned and self._owners.get((t, p)) is not None:
+                    return True
+        return False
 
     def preferred_assignor(self, default: str) -> str:
         """The assignor most members asked for (ties: first seen), else `default`."""

@@ -7,7 +7,8 @@ Kafka 4.x does it under `group.consumer.migration.policy` (`bidirectional` by de
   epochs (their generation), and go on speaking JoinGroup/SyncGroup/Heartbeat;
 - classic members of a consumer group: the broker assigns their partitions as anyone's
   (their subscription comes from their JoinGroup metadata). Heartbeat answers
-  REBALANCE_IN_PROGRESS when they have something to give up or to take; their JoinGroup
+  REBALANCE_IN_PROGRESS when they are behind the target, have something to give up, or
+  may take a partition they waited for (NONE while its owner still holds it); their JoinGroup
   is answered at once with their member epoch as generation and no leader (so they send an
   empty SyncGroup), and SyncGroup with what they may own now. An eager member revokes
   everything before JoinGroup; a cooperative one reports what it owns in its subscription,
@@ -21,7 +22,7 @@ classic APIs of a consumer group here. Event loop thread only.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, Callable
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_data, encode_data
@@ -72,6 +73,7 @@ class ClassicMembers:
     config: Any
     topics: Any
     groups: dict[str, ConsumerGroup]
+    _wake: Callable[[int], int]         # ModernGroupCoordinator's: a timer due at that ms
 
     # ---------------------------------------------------------------- helpers
     def _ids(self, pairs: list[tuple[str, int]]) -> Assignment:
@@ -263,6 +265,9 @@ class ClassicMembers:
                     ps & member.pending_revocation.get(t, set()) for t, ps in owned.items()):
                 self._reconcile(group, member, owned, records, now_ms)
         self._schedule_session(member, now_ms, group_id)
+        # Kafka 4.4: a join ends the wait for it, and starts the wait for its SyncGroup
+        member.classic_join_deadline = None
+        member.classic_sync_deadline = self._wake(now_ms + max(rebalance_timeout_ms, 0))
         return self._write(group_id, records, now_ms, JoinResult(
             ErrorCode.NONE, member.member_id, member.member_epoch, CONSUMER_PROTOCOL_TYPE,
             protocols[0][0], leader="", skip_assignment=False, members=[]))
@@ -279,6 +284,7 @@ class ClassicMembers:
             return self._write(group_id, [], now_ms, SyncResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
         name = protocol_name or member.classic_protocols[0][0]
         self._schedule_session(member, now_ms, group_id)
+        member.classic_sync_deadline = None
         return self._write(group_id, [], now_ms, SyncResult(
             ErrorCode.NONE, CONSUMER_PROTOCOL_TYPE, name, self._assignment_bytes(member.assigned)))
 
@@ -291,8 +297,17 @@ class ClassicMembers:
         if generation_id != member.member_epoch:
             return ErrorCode.ILLEGAL_GENERATION
         self._schedule_session(member, now_ms, group_id)
-        if member.state != MemberState.STABLE or member.member_epoch != group.assignment_epoch \
-                or group.group_epoch != group.assignment_epoch:
+        # Kafka 4.4's classicGroupHeartbeatToConsumerGroup: rejoin when behind the target,
+        # when something is to be revoked, or when a partition it waited for is free; a
+        # member still waiting hears NONE (an eager member would revoke everything again)
+        if (member.member_epoch < group.assignment_epoch
+                or member.state == MemberState.UNREVOKED_PARTITIONS
+                or (member.state == MemberState.UNRELEASED_PARTITIONS
+                    and not group.waiting_on_unreleased_partition(member))):
+            # it must rejoin within its rebalance timeout (scheduled once, as Kafka's
+            # scheduleConsumerGroupJoinTimeoutIfAbsent)
+            if member.classic_join_deadline is None:
+                member.classic_join_deadline = self._wake(now_ms + max(member.rebalance_timeout_ms, 0))
             return ErrorCode.REBALANCE_IN_PROGRESS
         return ErrorCode.NONE
 

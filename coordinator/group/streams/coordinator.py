@@ -32,6 +32,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.coordinator.group.streams import records as R
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
+from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
 from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
@@ -197,6 +198,12 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             # a static member taking its instance back inherits a target: not new
             new_member = new_member and member.member_id not in group.target
         else:
+            if instance_id is not None:
+                # Kafka 4.4 finds a static member by its instance id
+                fenced_instance = instance_error(group_id, group.static_members, member_id,
+                                                 instance_id)
+                if fenced_instance is not None:
+                    return fenced_instance
             if member is None:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                               f"Member {member_id} is not a member of group {group_id}.")
@@ -290,12 +297,10 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         inherits the previous member's epoch and tasks (no rebalance)."""
         if instance_id is not None:
             old_id = group.static_members.get(instance_id)
-            if old_id is not None and old_id != member_id:
+            if old_id is not None:
                 old = group.members[old_id]
-                if old.member_epoch != STATIC_LEAVE_EPOCH:
-                    return _error(ErrorCode.UNRELEASED_INSTANCE_ID,
-                                  f"Static member {old_id} with instance id {instance_id} "
-                                  f"is not released yet.")
+                if old.member_epoch != STATIC_LEAVE_EPOCH:   # live, even under this id
+                    return unreleased_instance_error(member_id, instance_id, old_id)
                 target = group.target.pop(old_id, Tasks())
                 tasks = old.tasks.copy()
                 group.remove_member(old_id)
@@ -323,40 +328,35 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
     @staticmethod
     def _check_epoch(member: StreamsGroupMember, epoch: int, owned: Tasks | None
                      ) -> HeartbeatResult | None:
-        """A newer epoch than the coordinator gave is fenced; an older one only if it
-        is the previous epoch and the member holds no active task it was not given."""
-        if epoch > member.member_epoch:
-            return _error(ErrorCode.FENCED_MEMBER_EPOCH,
-                          f"The streams group member has a greater member epoch ({epoch}) than "
-                          f"the one known by the group coordinator ({member.member_epoch}). "
-                          f"The member must abandon all its partitions and rejoin.")
-        if epoch < member.member_epoch:
-            ok = (epoch == member.previous_member_epoch and owned is not None
-                  and all(ps <= member.tasks.active.get(s, set())
-                          for s, ps in owned.active.items()))
-            if not ok:
-                return _error(ErrorCode.FENCED_MEMBER_EPOCH,
-                              f"The streams group member has a smaller member epoch ({epoch}) "
-                              f"than the one known by the group coordinator "
-                              f"({member.member_epoch}). The member must abandon all its "
-                              f"partitions and rejoin.")
-        return None
+        """Kafka's throwIfStreamsGroupMemberEpochIsInvalid (member_checks.epoch_error):
+        at the previous epoch the member may own no task it was not given, in any role."""
+        return epoch_error("streams", member.member_epoch, member.previous_member_epoch, epoch,
+                           owned is not None and all(
+                               ps <= getattr(member.tasks, kind).get(s, set())
+                               for kind in ("active", "standby", "warmup")
+                               for s, ps in getattr(owned, kind).items()))
 
     def _leave(self, group: StreamsGroup | None, group_id: str, member_id: str, epoch: int,
                instance_id: str | None) -> HeartbeatResult | CoordinatorResult[HeartbeatResult]:
         if group is None:
-            return _error(ErrorCode.UNKNOWN_MEMBER_ID,
-                          f"Member {member_id} is not a member of group {group_id}.")
-        if instance_id is not None and member_id not in group.members:
-            member_id = group.static_members.get(instance_id, member_id)
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
+        if instance_id is not None:
+            fenced = instance_error(group_id, group.static_members, member_id, instance_id)
+            if fenced is not None:
+                return fenced
         member = group.members.get(member_id)
         if member is None:
             return _error(ErrorCode.UNKNOWN_MEMBER_ID,
                           f"Member {member_id} is not a member of group {group_id}.")
         records: list = []
         if epoch == STATIC_LEAVE_EPOCH:
+            # a static member going away for a while keeps its tasks until its session
+            # expires or its instance comes back; what it was giving up goes at once to
+            # the members waiting for it (Kafka: no tasks pending revocation)
             member.previous_member_epoch = member.member_epoch
             member.member_epoch = STATIC_LEAVE_EPOCH
+            group.set_member_tasks(member, member.tasks, Tasks())
+            member.revocation_deadline = None
             records.append(R.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)
@@ -472,8 +472,9 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                    records: list, now_ms: int) -> None:
         """Move the member towards its target (Kafka's streams CurrentAssignmentBuilder):
         first revoke what it must give up (it stays at its epoch until it reports them
-        gone), then take the new epoch with the active tasks nobody else holds; the
-        others follow on later heartbeats as their owners release them."""
+        gone), then take the new epoch with the active tasks nobody else holds and the
+        tasks no other member of its process holds in any role; the others follow on
+        later heartbeats as they are released."""
         if member.member_epoch == STATIC_LEAVE_EPOCH:
             return
         target = group.target.get(member.member_id, Tasks())
@@ -505,16 +506,24 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             member.revocation_deadline = self._wake(now_ms + max(member.rebalance_timeout_ms, 0))
         else:
             unreleased = False
+            on_process = group.held_on_process(member)
             for s, ps in target.active.items():
                 for p in ps:
                     holder = group.owner(s, p)
-                    if holder is None or holder == member.member_id:
+                    if (holder is None or holder == member.member_id) and (
+                            p in keep.active.get(s, ()) or (s, p) not in on_process):
                         keep.active.setdefault(s, set()).add(p)
                     else:
                         unreleased = True
+            # standby and warm-up tasks wait as well while another member of the process
+            # holds the task (Kafka 4.4's isUnreleasedStandbyTask / isUnreleasedWarmupTask)
             for kind in ("standby", "warmup"):
                 for s, ps in getattr(target, kind).items():
-                    getattr(keep, kind).setdefault(s, set()).update(ps)
+                    for p in ps:
+                        if p in getattr(keep, kind).get(s, ()) or (s, p) not in on_process:
+                            getattr(keep, kind).setdefault(s, set()).add(p)
+                        else:
+                            unreleased = True
             group.set_member_tasks(member, keep, Tasks())
             if member.member_epoch != epoch:
                 member.previous_member_epoch, member.member_epoch = member.member_epoch, epoch

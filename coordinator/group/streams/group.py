@@ -6,7 +6,9 @@ state) and warm-up tasks. The epochs move as in a consumer group (consumer_group
 the group epoch when what the assignment depends on changes (members, the topology,
 the topics it reads), the assignment epoch when the target is computed, each member's
 epoch once it has reconciled. An active task is given to a member only after its
-previous owner revoked it, so no task is processed twice at once.
+previous owner revoked it, so no task is processed twice at once; and no task, in any
+role, is given to a member while another member of the same process holds it (the
+threads of one instance share its state directory).
 
 Owned by StreamsGroupCoordinator (streams_coordinator.py) on the event loop thread.
 What survives a restart is written to `__consumer_offsets` in Kafka 4.4's Streams*
@@ -151,6 +153,20 @@ class StreamsGroup(GroupOffsets):
 
     def owner(self, subtopology: str, partition: int) -> str | None:
         return self._owners.get((subtopology, partition))
+
+    def held_on_process(self, member: StreamsGroupMember) -> set[tuple[str, int]]:
+        """The tasks the other members of `member`'s process hold in any role (active,
+        standby, warm-up, or still to revoke): Kafka 4.4 grants none of them to
+        `member` until released, so threads of one instance never hold one task's
+        state directory at once."""
+        held: set[tuple[str, int]] = set()
+        for other in self.members.values():
+            if other.member_id == member.member_id or other.process_id != member.process_id:
+                continue
+            for tasks in (other.tasks, other.pending_revocation):
+                for t in (tasks.active, tasks.standby, tasks.warmup):
+                    held.update((s, p) for s, ps in t.items() for p in ps)
+        return held
 
     def set_member_tasks(self, member: StreamsGroupMember, tasks: Tasks, pending: Tasks) -> None:
         """Replace what `member` holds, keeping the active-task index right."""

@@ -215,8 +215,11 @@ def test_static_members_leave_rejoin_and_fencing_as_kafka():
     assert hb(c, "s1", -2, 5, instance="i1").error == E.NONE
     r2 = hb(c, "m2", r2.member_epoch, 6, owned={})
     assert parts(r2.assignment) == sorted({0, 1, 2} - set(kept))
+    # gone for a while, it is not removed for not revoking in time (its epoch moved on)
+    c.poll(3 + 5000 + 1)
+    assert "s1" in c.groups["g"].members
     # s1 comes back and finds what it kept
-    r1 = hb(c, "s1b", 0, 7, instance="i1")
+    r1 = hb(c, "s1b", 0, 5 + 5000 + 2, instance="i1")
     assert r1.error == E.NONE and parts(r1.assignment) == kept
 
 
@@ -331,12 +334,16 @@ def test_a_classic_member_joins_a_consumer_group_and_it_downgrades_when_the_last
     assert r.error == E.NONE and r.leader == "" and r.members == []
     classic_id, gen = r.member_id, r.generation_id
     assert c.groups["g"].members[classic_id].uses_classic_protocol
-    # it waits for m1 to release: nothing yet, and Heartbeat asks it to rejoin
+    # it waits for m1 to release: nothing yet, and Heartbeat lets it wait (Kafka 4.4)
     assert _classic_assignment(c, classic_id, gen, 2) == []
-    assert c.classic.heartbeat("g", classic_id, None, gen, 3) == E.REBALANCE_IN_PROGRESS
+    assert c.classic.heartbeat("g", classic_id, None, gen, 3) == E.NONE
     kept = parts(hb(c, "m1", 1, 4).assignment)
     assert len(kept) == 2
+    # m1 still owns what it must give up: the classic member goes on waiting
+    assert c.classic.heartbeat("g", classic_id, None, gen, 4) == E.NONE
     hb(c, "m1", 1, 5, owned={tid("t"): set(kept)})
+    # released: now Heartbeat asks it to rejoin and take them
+    assert c.classic.heartbeat("g", classic_id, None, gen, 5) == E.REBALANCE_IN_PROGRESS
     r = join(c.classic, member_id=classic_id, now=6).result()
     got = _classic_assignment(c, classic_id, r.generation_id, 7)
     assert sorted(got + kept) == [0, 1, 2, 3] and not set(got) & set(kept)
@@ -353,6 +360,29 @@ def test_a_classic_member_joins_a_consumer_group_and_it_downgrades_when_the_last
     group = c.classic.groups["g"]
     assert group.is_(GroupState.PREPARING_REBALANCE) and classic_id in group.members
     assert c.classic.fetch_offsets("g", [("t", 0)])[1][("t", 0)].offset == 1
+
+
+def test_a_classic_member_must_rejoin_and_sync_within_its_rebalance_timeout():
+    c, _ = setup(topics=(("t", 4),))
+    hb(c, "m1", 0)
+    r = join(c.classic, now=1, rebalance=5000).result()
+    classic_id, gen = r.member_id, r.generation_id
+    _classic_assignment(c, classic_id, gen, 2)
+    kept = parts(hb(c, "m1", 1, 3).assignment)
+    hb(c, "m1", 1, 4, owned={tid("t"): set(kept)})
+    # told to rejoin; it goes on heartbeating (its session stays alive) but never rejoins
+    assert c.classic.heartbeat("g", classic_id, None, gen, 5) == E.REBALANCE_IN_PROGRESS
+    assert c.classic.heartbeat("g", classic_id, None, gen, 4000) == E.REBALANCE_IN_PROGRESS
+    c.poll(5 + 5000 - 1)
+    assert classic_id in c.groups["g"].members       # the first answer started the wait
+    c.poll(5 + 5000)
+    assert classic_id not in c.groups["g"].members
+    # another classic member joins and never sends its SyncGroup
+    r = join(c.classic, now=6000, rebalance=5000).result()
+    assert r.error == E.NONE and r.member_id in c.groups["g"].members
+    hb(c, "m1", c.groups["g"].members["m1"].member_epoch, 10_000)        # m1 stays
+    c.poll(6000 + 5000)
+    assert r.member_id not in c.groups["g"].members
 
 
 def test_a_stable_classic_group_upgrades_when_a_consumer_protocol_member_joins():

@@ -168,6 +168,58 @@ def test_standby_tasks_go_to_another_process():
         assert "0" not in target[m].standby     # stateless: no standby
 
 
+ONE_STORE = StreamsTopology(1, (Subtopology(
+    "0", ("in",), state_changelog_topics=(TopicInfo("app-one-changelog"),)),))
+
+
+def _one_store_group():
+    c, view = setup(topics=(("in", 1),), internal=False, num_standby_replicas=1)
+    view.add("app-one-changelog", 1, topic_id=b"o" * 16)
+    return c
+
+
+def test_an_active_task_waits_while_another_thread_of_its_process_keeps_it_as_standby():
+    c = _one_store_group()
+    assert active(hb(c, "a1", 0, process="p1", topology=ONE_STORE)) == [("0", 0)]
+    r = hb(c, "zb1", 0, 1, process="p2", topology=ONE_STORE)
+    assert r.tasks.standby == {"0": {0}}
+    hb(c, "ab2", 0, 2, process="p2", topology=ONE_STORE)
+    hb(c, "a1", -1, 3)                        # the active moves to p2's other thread
+    group = c.groups["g"]
+    r2 = hb(c, "ab2", group.members["ab2"].member_epoch, 4)
+    assert group.target["ab2"].active == {"0": {0}} and not group.target["zb1"].standby
+    assert active(r2) == [] and group.members["ab2"].state == MemberState.UNRELEASED_TASKS
+    r1 = hb(c, "zb1", group.members["zb1"].member_epoch, 5)
+    assert r1.tasks.standby == {}             # told to give its standby up
+    hb(c, "zb1", group.members["zb1"].member_epoch, 6, owned=Tasks())
+    r2 = hb(c, "ab2", group.members["ab2"].member_epoch, 7)
+    assert active(r2) == [("0", 0)] and group.members["ab2"].state == MemberState.STABLE
+
+
+def test_a_standby_task_waits_while_another_thread_of_its_process_runs_it():
+    c = _one_store_group()
+    hb(c, "a1", 0, process="p1", topology=ONE_STORE)
+    hb(c, "a2", 0, 1, process="p1", topology=ONE_STORE)
+    hb(c, "b1", 0, 2, process="p2", topology=ONE_STORE)
+    group = c.groups["g"]
+    # a target moving the active task to p2 and its standby to a1's fellow thread a2
+    group.group_epoch += 1
+    group.assignment_epoch = group.group_epoch
+    group.target = {"a1": Tasks(), "a2": Tasks(standby={"0": {0}}), "b1": Tasks(active={"0": {0}})}
+    r = hb(c, "a2", group.members["a2"].member_epoch, 3)
+    assert r.error == E.NONE and not group.members["a2"].tasks.standby
+    assert group.members["a2"].state == MemberState.UNRELEASED_TASKS
+    hb(c, "a1", group.members["a1"].member_epoch, 4)
+    assert group.members["a1"].state == MemberState.UNREVOKED_TASKS
+    hb(c, "a1", group.members["a1"].member_epoch, 5, owned=Tasks())
+    r = hb(c, "a2", group.members["a2"].member_epoch, 6)
+    assert r.tasks.standby == {"0": {0}} and group.members["a2"].state == MemberState.STABLE
+    # b1 gives its standby copy up first, then runs the task
+    hb(c, "b1", group.members["b1"].member_epoch, 7)
+    hb(c, "b1", group.members["b1"].member_epoch, 8, owned=Tasks())
+    assert active(group.members["b1"].tasks) == [("0", 0)]
+
+
 def test_assignor_is_balanced_and_sticky():
     members = [AssignmentMember(m, f"p{m}") for m in "abc"]
     first = assign(members, {"0": 4, "1": 3}, {})
@@ -225,6 +277,34 @@ def test_static_member_keeps_its_tasks_across_a_restart():
     assert hb(c, "y", 0, 3, instance="i1").error == E.UNRELEASED_INSTANCE_ID
 
 
+def test_static_members_rejoin_fencing_and_leave_as_kafka():
+    c, _ = setup()
+    hb(c, "s1", 0, instance="i1", process="p1")
+    # live under its own id: its instance is not released
+    r = hb(c, "s1", 0, 1, instance="i1", process="p1")
+    assert r.error == E.UNRELEASED_INSTANCE_ID and "owned by s1 member" in r.message
+    # another member id naming the live instance is fenced; the owner stays
+    r = hb(c, "other", 1, 2, instance="i1")
+    assert r.error == E.FENCED_INSTANCE_ID and r.message.endswith("was fenced by member s1.")
+    assert hb(c, "other", -1, 2, instance="i1").error == E.FENCED_INSTANCE_ID
+    assert hb(c, "other", -1, 2, instance="i9").error == E.UNKNOWN_MEMBER_ID
+    assert hb(c, "other", -1, 2, group="nowhere").error == E.GROUP_ID_NOT_FOUND
+    assert "s1" in c.groups["g"].members
+    # m2 joins; s1 must give tasks up, then leaves for a while without revoking them:
+    # m2 takes them at once (not when s1's session expires)
+    hb(c, "m2", 0, 3)
+    r1 = hb(c, "s1", 1, 4, instance="i1")
+    assert c.groups["g"].members["s1"].state == MemberState.UNREVOKED_TASKS
+    kept = active(r1)
+    assert hb(c, "s1", -2, 5, instance="i1").error == E.NONE
+    r2 = hb(c, "m2", 2, 6)
+    assert active(r2) and not set(active(r2)) & set(kept)
+    assert sorted(active(r2) + kept) == [("0", 0), ("0", 1), ("1", 0), ("1", 1)]
+    # and the static member is not removed for not revoking in time
+    c.poll(5 + 5000 + 1)
+    assert "s1" in c.groups["g"].members
+
+
 def test_invalid_requests_and_fenced_epochs():
     c, _ = setup()
     assert hb(c, "", 0).error == E.INVALID_REQUEST
@@ -232,6 +312,26 @@ def test_invalid_requests_and_fenced_epochs():
     assert hb(c, "m1", 3).error == E.UNKNOWN_MEMBER_ID
     hb(c, "m1", 0)
     assert hb(c, "m1", 5, 1).error == E.FENCED_MEMBER_EPOCH
+
+
+def test_the_previous_epoch_is_taken_only_for_tasks_the_member_was_given_in_every_role():
+    c, _ = setup(num_standby_replicas=1)
+    hb(c, "a", 0, process="p1")
+    hb(c, "b", 0, 1, process="p2")
+    group = c.groups["g"]
+    a = group.members["a"]
+    # a moved on to the next epoch (same target) and its answer was lost
+    previous = a.member_epoch
+    a.previous_member_epoch = previous
+    group.group_epoch = group.assignment_epoch = a.member_epoch = previous + 1
+    given = a.tasks.copy()
+    assert hb(c, "a", previous, 2, owned=given).error == E.NONE
+    assert (a.previous_member_epoch, a.member_epoch) == (previous, previous + 1)
+    # a standby (or warm-up) task it was not given, at the previous epoch: fenced (Kafka 4.4)
+    not_given = Tasks(given.active, {"1": {0, 1}} if not given.standby else {"9": {0}})
+    assert hb(c, "a", previous, 3, owned=not_given).error == E.FENCED_MEMBER_EPOCH
+    assert hb(c, "a", previous, 4,
+              owned=Tasks(given.active, given.standby, {"9": {0}})).error == E.FENCED_MEMBER_EPOCH
 
 
 def test_endpoints_are_sent_when_the_member_is_behind():
