@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Union
 
-__all__ = ["STORED_DYNAMIC", "PER_BROKER_CONFIGS", "CLUSTER_LEVEL_LISTENER_CONFIGS", "NOT_IN_KAFKA_44"]
+__all__ = ["STORED_DYNAMIC", "PER_BROKER_CONFIGS", "CLUSTER_LEVEL_LISTENER_CONFIGS", "NOT_IN_KAFKA_44",
+           "DESCRIBED_ONCE_SET"]
 
 LONG_MAX = 9223372036854775807
 Default = Union[int, float, bool, str, list[str], None]
@@ -105,4 +106,13 @@ NOT_IN_KAFKA_44 = frozenset({
     "password.encoder.secret", "port", "reserved.broker.max.id", "super.users", "zookeeper.connect",
     "zookeeper.connection.timeout.ms", "zookeeper.max.in.flight.requests", "zookeeper.session.timeout.ms",
     "zookeeper.set.acl",
+})
+
+# Dynamic names Kafka 4.4's DescribeConfigs lists only once one is set on the broker or the
+# cluster default: the replication throttles (DynamicConfig.Broker's, not KafkaConfig's) and
+# the coordinators' internal offload switches.
+DESCRIBED_ONCE_SET = frozenset({
+    "follower.replication.throttled.rate", "leader.replication.throttled.rate",
+    "replica.alter.log.dirs.io.max.bytes.per.second", "group.consumer.assignor.offload.enable",
+    "group.share.assignor.offload.enable", "group.streams.assignor.offload.enable",
 })

@@ -16,6 +16,7 @@ from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
 from kafpy.broker.dynamic_config import config_def, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.stored_dynamic_configs import DESCRIBED_ONCE_SET
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG,
                                  DYNAMIC_DEFAULT_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
@@ -115,6 +116,8 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
         if keys is not None and cname not in keys:
             continue
         if entity_default and cname not in cfg.dynamic_default:
+            continue
+        if cname in DESCRIBED_ONCE_SET and cname not in cfg.dynamic_broker and cname not in cfg.dynamic_default:
             continue
         d = BROKER_CONFIGS[cname]
         layers = _broker_sources(cfg, cname)

@@ -254,8 +254,16 @@ def test_the_table_is_kafkas(brokers):
     assert dynamic["apache"] <= set(VALUES) | set(STORES) | {"min.insync.replicas", "listeners",
                                                               "listener.security.protocol.map"}
     assert dynamic["apache"] <= dynamic["kafpy"]
-    assert dynamic["kafpy"] - dynamic["apache"] == DESCRIBED_ONCE_SET | {"kafpy.request.logger.slow.ms"}
+    assert dynamic["kafpy"] - dynamic["apache"] == {"kafpy.request.logger.slow.ms"}
+    # and those described only once set
     assert DESCRIBED_ONCE_SET <= set(VALUES)
+    got = _both(brokers, _incremental, str(NODE), {n: VALUES[n] for n in DESCRIBED_ONCE_SET}, False)
+    assert got["kafpy"] == got["apache"] == (0, None), got
+    for name in DESCRIBED_ONCE_SET:
+        described = _described(brokers, name, VALUES[name])
+        assert described["kafpy"] == described["apache"] == {name: (VALUES[name], 2, False, False)}, described
+    got = _both(brokers, _alter, str(NODE), {}, False)
+    assert got["kafpy"] == got["apache"] == (0, None), got
 
 
 def _own(b: Any) -> dict[str, str]:
