@@ -266,6 +266,15 @@ def test_the_table_is_kafkas(brokers):
     assert got["kafpy"] == got["apache"] == (0, None), got
 
 
+def test_doubles_described_as_kafka(brokers):
+    """A double's value as Java writes it (1.7976931348623157E308, 0.5)."""
+    names = ["log.cleaner.io.max.bytes.per.second", "log.cleaner.io.buffer.load.factor",
+             "log.cleaner.min.cleanable.ratio", "sasl.kerberos.ticket.renew.jitter", "sasl.login.refresh.window.factor"]
+    got = {label: _describe(b.port, str(NODE), names) for label, b in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["kafpy"]["log.cleaner.io.max.bytes.per.second"][0] == "1.7976931348623157E308"
+
+
 def _own(b: Any) -> dict[str, str]:
     """The broker's listeners and protocol map, as it describes them."""
     got = _describe(b.port, str(NODE), ["listeners", "listener.security.protocol.map"])
