@@ -187,8 +187,8 @@ class Broker:
     async def _start_standalone(self, local: BrokerInfo) -> None:
         cfg = self.config
         state = load_controller_state(cfg.log_dirs[0])
-        if state.broker_configs:
-            cfg.set_dynamic({}, state.broker_configs)
+        if state.broker_configs or state.default_broker_configs:
+            cfg.set_dynamic(state.default_broker_configs, state.broker_configs)
         self.metadata_cache = cache = MetadataCache(state.cluster_id, local)
         rm = self._start_logs(state.cluster_id, lambda t: self._topic_log_config(state, t))
         self.controller = StandaloneController(cfg, state, local, cache, rm, self._controller_io, self.loop)

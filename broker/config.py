@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kafpy.broker.properties import load_properties
-from kafpy.broker.stored_dynamic_configs import STORED_DYNAMIC
+from kafpy.broker.stored_dynamic_configs import NOT_IN_KAFKA_44, STORED_DYNAMIC
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +78,33 @@ class ConfigDef:
     dynamic: bool = False  # may be altered with IncrementalAlterConfigs on brokers
 
 
-def _at_least(n: int) -> Callable[[Any], bool]:
-    return lambda v: v is None or v >= n
+class Check:
+    """A parsed value's check and the reason Kafka's ConfigDef validator gives for a value
+    that fails it (``reason``: "Value must be at least 1"), which a dynamic update refused
+    for it is answered with (``kafpy.broker.dynamic_config.check_value``)."""
+
+    def __init__(self, test: Callable[[Any], bool], reason: str | Callable[[Any], str]) -> None:
+        self.test = test
+        self.reason = reason
+
+    def __call__(self, value: Any) -> bool:
+        return self.test(value)
+
+    def why(self, value: Any) -> str:
+        """Kafka's reason for refusing ``value``."""
+        return self.reason if isinstance(self.reason, str) else self.reason(value)
 
 
-def _one_of(*opts: str) -> Callable[[Any], bool]:
-    return lambda v: v in opts
+def _at_least(n: int) -> Check:
+    return Check(lambda v: v is None or v >= n, f"Value must be at least {n}")
+
+
+def _one_of(*opts: str | int) -> Check:
+    return Check(lambda v: v in opts, f"String must be one of: {', '.join(map(str, opts))}")
+
+
+def _each_one_of(*opts: str) -> Check:
+    return Check(lambda v: v is None or all(item in opts for item in v), f"String must be one of: {', '.join(opts)}")
 
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -101,10 +122,10 @@ _DEFS = [
     ConfigDef("broker.rack", "string", None),
     ConfigDef("reserved.broker.max.id", "int", 1000),
     # Sockets
-    ConfigDef("listeners", "list", ["PLAINTEXT://:9092"]),
+    ConfigDef("listeners", "list", ["PLAINTEXT://:9092"], dynamic=True),
     ConfigDef("advertised.listeners", "list", None),
     ConfigDef("listener.security.protocol.map", "list",
-              ["PLAINTEXT:PLAINTEXT", "SSL:SSL", "SASL_PLAINTEXT:SASL_PLAINTEXT", "SASL_SSL:SASL_SSL"]),
+              ["PLAINTEXT:PLAINTEXT", "SSL:SSL", "SASL_PLAINTEXT:SASL_PLAINTEXT", "SASL_SSL:SASL_SSL"], dynamic=True),
     ConfigDef("inter.broker.listener.name", "string", None),
     ConfigDef("port", "int", 9092, _at_least(0)),
     ConfigDef("host.name", "string", ""),
@@ -148,7 +169,7 @@ _DEFS = [
     ConfigDef("log.index.interval.bytes", "int", 4096, _at_least(0), dynamic=True),
     ConfigDef("log.index.size.max.bytes", "int", 10485760, _at_least(4), dynamic=True),
     ConfigDef("log.segment.delete.delay.ms", "long", 60000, _at_least(0), dynamic=True),
-    ConfigDef("log.cleanup.policy", "list", ["delete"], dynamic=True),
+    ConfigDef("log.cleanup.policy", "list", ["delete"], _each_one_of("compact", "delete"), dynamic=True),
     ConfigDef("log.cleaner.enable", "boolean", True),
     ConfigDef("log.cleaner.threads", "int", 1, _at_least(0), dynamic=True),
     ConfigDef("log.cleaner.backoff.ms", "long", 15000, _at_least(0), dynamic=True),
@@ -164,13 +185,13 @@ _DEFS = [
     ConfigDef("log.preallocate", "boolean", False, dynamic=True),
     ConfigDef("log.message.timestamp.type", "string", "CreateTime",
               _one_of("CreateTime", "LogAppendTime"), dynamic=True),
-    ConfigDef("log.message.timestamp.difference.max.ms", "long", LONG_MAX, dynamic=True),
+    ConfigDef("log.message.timestamp.difference.max.ms", "long", LONG_MAX),
     ConfigDef("log.message.timestamp.before.max.ms", "long", LONG_MAX, dynamic=True),
     ConfigDef("log.message.timestamp.after.max.ms", "long", LONG_MAX, dynamic=True),
     ConfigDef("log.message.format.version", "string", "3.0-IV1"),
-    ConfigDef("log.message.downconversion.enable", "boolean", True, dynamic=True),
+    ConfigDef("log.message.downconversion.enable", "boolean", True),
     ConfigDef("message.max.bytes", "int", 1048588, _at_least(0), dynamic=True),
-    ConfigDef("compression.type", "string", "producer", _one_of(*COMPRESSION_TYPES), dynamic=True),
+    ConfigDef("compression.type", "string", "producer", _one_of(*COMPRESSION_TYPES[:-1]), dynamic=True),
     ConfigDef("compression.gzip.level", "int", -1, dynamic=True),
     ConfigDef("compression.lz4.level", "int", 9, dynamic=True),
     ConfigDef("compression.zstd.level", "int", 3, dynamic=True),
@@ -322,11 +343,11 @@ _DEFS = [
     ConfigDef("ssl.truststore.location", "string", None, dynamic=True),
     ConfigDef("ssl.truststore.password", "password", None, sensitive=True, dynamic=True),
     ConfigDef("ssl.truststore.certificates", "password", None, sensitive=True, dynamic=True),
-    ConfigDef("ssl.client.auth", "string", "none", _one_of("none", "requested", "required")),
-    ConfigDef("ssl.protocol", "string", "TLSv1.3"),
-    ConfigDef("ssl.enabled.protocols", "list", ["TLSv1.2", "TLSv1.3"]),
-    ConfigDef("ssl.cipher.suites", "list", []),
-    ConfigDef("ssl.endpoint.identification.algorithm", "string", "https"),
+    ConfigDef("ssl.client.auth", "string", "none", _one_of("required", "requested", "none"), dynamic=True),
+    ConfigDef("ssl.protocol", "string", "TLSv1.3", dynamic=True),
+    ConfigDef("ssl.enabled.protocols", "list", ["TLSv1.2", "TLSv1.3"], dynamic=True),
+    ConfigDef("ssl.cipher.suites", "list", [], dynamic=True),
+    ConfigDef("ssl.endpoint.identification.algorithm", "string", "https", dynamic=True),
     ConfigDef("ssl.principal.mapping.rules", "string", "DEFAULT"),
     # the secret that encrypts dynamic password configs in ZooKeeper (broker/password_encoder.py)
     ConfigDef("password.encoder.secret", "password", None, sensitive=True),
@@ -334,15 +355,15 @@ _DEFS = [
     ConfigDef("password.encoder.iterations", "int", 4096, _at_least(1024)),
     ConfigDef("password.encoder.key.length", "int", 128, _one_of(128, 192, 256)),
     # SASL (sasl.enabled.mechanisms and the JAAS config may be listener-prefixed too)
-    ConfigDef("sasl.enabled.mechanisms", "list", ["GSSAPI"]),
-    ConfigDef("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI"),
-    ConfigDef("sasl.jaas.config", "password", None, sensitive=True),
+    ConfigDef("sasl.enabled.mechanisms", "list", ["GSSAPI"], dynamic=True),
+    ConfigDef("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI", dynamic=True),
+    ConfigDef("sasl.jaas.config", "password", None, sensitive=True, dynamic=True),
     # the largest frame read from a SASL connection before it has authenticated (larger:
     # the connection is closed, as Kafka does); an unauthenticated client holds at most this
     ConfigDef("sasl.server.max.receive.size", "int", 524288, _at_least(1)),
     ConfigDef("connections.max.reauth.ms", "long", 0, _at_least(0)),
     ConfigDef("connection.failed.authentication.delay.ms", "int", 100, _at_least(0)),
-    ConfigDef("principal.builder.class", "class", None),
+    ConfigDef("principal.builder.class", "class", None, dynamic=True),
     # kafpy's own: the HTTP listeners (/metrics, the status page), per-request metrics, the
     # request logger's slow-request threshold (config/server.properties explains each)
     ConfigDef("kafpy.http.listeners", "list", []),
@@ -365,10 +386,12 @@ _DEFS = [
 LISTENER_PREFIX = "listener.name."
 
 
-def _in_range(low: float | None, high: float | None) -> Callable[[Any], bool] | None:
+def _in_range(low: float | None, high: float | None) -> Check | None:
     if low is None and high is None:
         return None
-    return lambda v: v is None or ((low is None or v >= low) and (high is None or v <= high))
+    return Check(lambda v: v is None or ((low is None or v >= low) and (high is None or v <= high)),
+                 lambda v: f"Value must be at least {low}" if low is not None and v < low
+                 else f"Value must be no more than {high}")
 
 
 # Kafka 4.4's dynamic configs kafpy only checks and stores (kafpy.broker.stored_dynamic_configs)
@@ -538,6 +561,8 @@ class KafkaConfig:
         self.dynamic.clear()
         self.dynamic.update(default)
         self.dynamic.update(self.dynamic_broker)
+        for name in NOT_IN_KAFKA_44.intersection(self.dynamic):
+            del self.dynamic[name]   # stored unchecked, as Kafka 4.4 stores a name it does not know
         self.reconfigured()
 
     def _decoded(self, configs: dict[str, str]) -> dict[str, str]:

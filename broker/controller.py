@@ -40,6 +40,7 @@ from kafpy.replication.metadata_cache import (BrokerInfo, MetadataCache, Partiti
                              new_topic_id, topic_id_str)
 from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
+from kafpy.replication.zk_data import DEFAULT_BROKER_ENTITY
 from kafpy.storage.errors import StorageError
 
 log = logging.getLogger("kafka.controller.KafkaController")
@@ -69,6 +70,9 @@ class ControllerState:
     topics: dict[str, TopicInfo] = field(default_factory=dict)
     broker_configs: dict[str, str] = field(default_factory=dict)
     producer_id_block_end: int = 0
+    # the cluster-wide default entity's (/config/brokers/<default> in ZooKeeper), kept apart
+    # from the broker's own so DescribeConfigs tells their sources apart, as Kafka does
+    default_broker_configs: dict[str, str] = field(default_factory=dict)
     acls: list[dict[str, Any]] = field(default_factory=list)  # broker.security.acl_store sections
     # {"users"|"clients": {sanitized entity name: configs}}, as /config/<type>/<name> in ZooKeeper
     entity_configs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
@@ -97,7 +101,8 @@ def load_controller_state(log_dir: str) -> ControllerState:
                            int(data.get("producer_id_block_end", 0)), acls=list(data.get("acls", [])),
                            entity_configs=dict(data.get("entity_configs", {})),
                            finalized_features=data.get("finalized_features"),
-                           features_epoch=int(data.get("features_epoch", 0)))
+                           features_epoch=int(data.get("features_epoch", 0)),
+                           default_broker_configs=dict(data.get("default_broker_configs", {})))
 
 
 def _topic_json(t: TopicInfo) -> str:
@@ -135,7 +140,8 @@ def _serialize(state: ControllerState, cache: _TopicJsonCache | None = None) -> 
     topics = sorted(state.topics.values(), key=lambda t: t.name)
     head = json.dumps({"version": 1, "cluster_id": state.cluster_id,
                        "producer_id_block_end": state.producer_id_block_end,
-                       "broker_configs": state.broker_configs, "acls": state.acls,
+                       "broker_configs": state.broker_configs,
+                       "default_broker_configs": state.default_broker_configs, "acls": state.acls,
                        "entity_configs": state.entity_configs,
                        "finalized_features": state.finalized_features,
                        "features_epoch": state.features_epoch})
@@ -418,12 +424,15 @@ class StandaloneController:
         log.info("Updated configs of topic %s: %s", name, configs)
 
     async def alter_broker_configs(self, configs: dict[str, str], entity_name: str | None = None) -> None:
-        """Replace the dynamic broker configs (validated by the caller) and re-derive every
-        topic's log config from them. A standalone broker is the whole cluster: the
-        ``<default>`` entity and its own are one set."""
-        self._state.broker_configs = dict(configs)
+        """Replace the broker's own dynamic configs, or with ``entity_name`` "<default>" the
+        cluster-wide default's (validated by the caller), and re-derive every topic's log
+        config from them."""
+        if entity_name == DEFAULT_BROKER_ENTITY:
+            self._state.default_broker_configs = dict(configs)
+        else:
+            self._state.broker_configs = dict(configs)
         await self._persist()
-        self.config.set_dynamic({}, configs)
+        self.config.set_dynamic(self._state.default_broker_configs, self._state.broker_configs)
         for info in self._topics.values():
             self.replica_manager.update_topic_config(info)
 

@@ -1,7 +1,7 @@
 """Kafka 4.4's dynamic broker configs that kafpy takes, checks and stores as Kafka does but
 does not act on: tiered storage (`remote.*`, `log.local.*`), replication throttles, the
 coordinators' offload and buffer settings, Kerberos and OAuth login refresh, the dead
-letter queue and cordoned log dirs. AlterConfigs and IncrementalAlterConfigs accept them
+letter queue, cordoned log dirs and a JVM's TLS plumbing (`ssl.provider`...). AlterConfigs and IncrementalAlterConfigs accept them
 where Kafka does (a C client's admin test sets `sasl.kerberos.min.time.before.relogin` on
 a broker), DescribeConfigs reports them with their sources, and nothing else reads them.
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Union
 
-__all__ = ["STORED_DYNAMIC", "PER_BROKER_CONFIGS"]
+__all__ = ["STORED_DYNAMIC", "PER_BROKER_CONFIGS", "CLUSTER_LEVEL_LISTENER_CONFIGS", "NOT_IN_KAFKA_44",
+           "DESCRIBED_ONCE_SET"]
 
 LONG_MAX = 9223372036854775807
 Default = Union[int, float, bool, str, list[str], None]
@@ -61,6 +62,12 @@ STORED_DYNAMIC: tuple[tuple[str, str, Default, float | None, float | None], ...]
     ("sasl.login.refresh.min.period.seconds", "short", 60, None, None),
     ("sasl.login.refresh.window.factor", "double", 0.8, None, None),
     ("sasl.login.refresh.window.jitter", "double", 0.05, None, None),
+    # a JVM's TLS plumbing (kafpy's TLS is Python's ssl module): per broker, as in Kafka
+    ("ssl.engine.factory.class", "class", None, None, None),
+    ("ssl.keymanager.algorithm", "string", "SunX509", None, None),
+    ("ssl.provider", "string", None, None, None),
+    ("ssl.secure.random.implementation", "string", None, None, None),
+    ("ssl.trustmanager.algorithm", "string", "PKIX", None, None),
 )
 
 # What Kafka 4.4 takes only for one broker, never as the cluster-wide default
@@ -80,4 +87,32 @@ PER_BROKER_CONFIGS = frozenset({
     "ssl.keystore.password", "ssl.keystore.type", "ssl.protocol", "ssl.provider",
     "ssl.secure.random.implementation", "ssl.trustmanager.algorithm", "ssl.truststore.certificates",
     "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.type",
+})
+
+# The listener settings Kafka 4.4 takes at the cluster default too when listener-prefixed
+# (DynamicBrokerConfig.CLUSTER_LEVEL_LISTENER_CONFIGS); every other
+# `listener.name.<listener>.<name>` is per broker only.
+CLUSTER_LEVEL_LISTENER_CONFIGS = frozenset({"max.connection.creation.rate", "max.connections", "num.network.threads"})
+
+# Names kafpy still reads from server.properties (older Kafka's, ZooKeeper mode's, the ACL
+# authorizer's) that Kafka 4.4's broker no longer defines: like any name it does not know,
+# Kafka 4.4 stores a dynamic update of one unchecked, and nothing reads it; so does kafpy
+# (KafkaConfig.set_dynamic leaves them out of what reads see).
+NOT_IN_KAFKA_44 = frozenset({
+    "advertised.host.name", "advertised.port", "allow.everyone.if.no.acl.found", "controlled.shutdown.max.retries",
+    "controlled.shutdown.retry.backoff.ms", "host.name", "leader.imbalance.per.broker.percentage",
+    "log.message.downconversion.enable", "log.message.format.version", "log.message.timestamp.difference.max.ms",
+    "password.encoder.iterations", "password.encoder.key.length", "password.encoder.old.secret",
+    "password.encoder.secret", "port", "reserved.broker.max.id", "super.users", "zookeeper.connect",
+    "zookeeper.connection.timeout.ms", "zookeeper.max.in.flight.requests", "zookeeper.session.timeout.ms",
+    "zookeeper.set.acl",
+})
+
+# Dynamic names Kafka 4.4's DescribeConfigs lists only once one is set on the broker or the
+# cluster default: the replication throttles (DynamicConfig.Broker's, not KafkaConfig's) and
+# the coordinators' internal offload switches.
+DESCRIBED_ONCE_SET = frozenset({
+    "follower.replication.throttled.rate", "leader.replication.throttled.rate",
+    "replica.alter.log.dirs.io.max.bytes.per.second", "group.consumer.assignor.offload.enable",
+    "group.share.assignor.offload.enable", "group.streams.assignor.offload.enable",
 })

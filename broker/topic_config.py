@@ -3,6 +3,7 @@ sources DescribeConfigs reports. Pure functions over a ``KafkaConfig``; nothing 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from kafpy.broker.config import COMPRESSION_TYPES, KafkaConfig, LONG_MAX
@@ -80,8 +81,23 @@ def format_value(v: Any) -> str | None:
     if isinstance(v, list):
         return ",".join(v)
     if isinstance(v, float):
-        return repr(v)
+        return java_double(v)
     return str(v)
+
+
+def java_double(v: float) -> str:
+    """``v`` as Java's Double.toString writes it, as Kafka describes a double: plain from
+    10^-3 to 10^7 (``0.5``), else one digit, a fraction and an exponent (``1.7976931348623157E308``)."""
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == 0 or 1e-3 <= abs(v) < 1e7:
+        return repr(v)
+    sign, digits, exponent = Decimal(repr(v)).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    fraction = "".join(map(str, digits[1:])) or "0"
+    return f"{'-' if sign else ''}{digits[0]}.{fraction}E{len(digits) - 1 + exponent}"
 
 
 def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int, str | None]:

@@ -70,6 +70,11 @@ class RecordValidationError(StorageError):
         self.error_code = error_code
         self.record_errors = record_errors
 
+    def __reduce__(self) -> tuple[type["RecordValidationError"], tuple[ErrorCode, str, list[tuple[int, str]]]]:
+        # the worker process that checks large batches (broker/produce_checks.py) sends it
+        # back pickled; an exception pickles by its args, which hold the message alone
+        return RecordValidationError, (self.error_code, str(self), self.record_errors)
+
 
 class KafkaStorageError(StorageError):
     error_code = ErrorCode.KAFKA_STORAGE_ERROR

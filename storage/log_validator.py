@@ -57,7 +57,7 @@ from kafpy.storage.errors import (
 )
 from kafpy.storage.record_errors import batch_record_errors
 
-__all__ = ["LogValidator", "find_key_error", "work_ahead"]
+__all__ = ["LogValidator", "check_record_rules", "work_ahead"]
 
 Buffer = bytes | bytearray | memoryview
 # (the error an append would raise, or None; the recompressed buffer, or None)
@@ -117,10 +117,11 @@ class LogValidator:
             pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
         return total
 
-    def ahead_settings(self) -> tuple[bool, Optional[int], int]:
+    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int]:
         """The arguments of ``work_ahead`` after the records: (compacted, target codec,
-        max.message.bytes)."""
-        return self.compact, self.target_codec, self.max_message_bytes
+        max.message.bytes, topic-partition, timestamp bounds or None, now in ms)."""
+        return (self.compact, self.target_codec, self.max_message_bytes, self.topic_partition,
+                self.ts_bounds if not self.log_append_time else None, self._now_ms())
 
     def check_ahead(self, records: "Buffer") -> None:
         """``work_ahead`` here, its outcome kept (``keep_checked``)."""
@@ -284,29 +285,10 @@ class LogValidator:
         return result[:-1] + (append_time,)
 
     def _check_records(self, buf: Buffer, batches: list[tuple[int, tuple]], keys_checked: bool = False) -> None:
-        """Keys of compacted topics and timestamp bounds, batch by batch as Kafka's
-        validator goes: the cheap test first (``has_null_key`` scans keys without building
-        records, unless ``work_ahead`` already did; the header's first and largest
-        timestamps, which bound its records), and only a batch that fails it is walked
-        record by record for the RecordValidationError naming each record at fault."""
-        ts_bounds = self.ts_bounds if not self.log_append_time else None
-        now = self._now_ms()
-        for pos, h in batches:
-            failed = False
-            if self.compact and not keys_checked:
-                try:
-                    failed = has_null_key(buf, pos)
-                except ProtocolError as e:
-                    raise CorruptRecordError(str(e)) from e
-            if not failed and ts_bounds is not None:
-                before, after = ts_bounds
-                failed = any(ts >= 0 and (now - ts > before or ts - now > after)
-                             for ts in (h[BASE_TIMESTAMP_FIELD], h[MAX_TIMESTAMP_FIELD]))
-            if failed:
-                error = batch_record_errors(buf, pos, self.topic_partition, self.compact,
-                                            ts_bounds, now)
-                if error is not None:
-                    raise error
+        """``check_record_rules`` with this log's settings and clock (keys not again when
+        ``work_ahead`` checked them)."""
+        check_record_rules(buf, batches, self.topic_partition, self.compact,
+                           self.ts_bounds if not self.log_append_time else None, self._now_ms(), keys_checked)
 
     def _recompress(self, buf, batches, codec: int) -> tuple:
         parts = []
@@ -339,29 +321,45 @@ class LogValidator:
         return buf, now
 
 
-def find_key_error(records: "Buffer") -> Optional[StorageError]:
-    """A compacted topic's check of ``records`` (any number of batches): the error its
-    append would raise for a record without a key (or a broken record), else None."""
-    for pos in _batch_positions(records):
-        try:
-            null_key = has_null_key(records, pos)
-        except ProtocolError as e:
-            return CorruptRecordError(str(e))
-        if null_key:
-            return InvalidRecordError("compacted topic cannot accept message without key")
-    return None
+def check_record_rules(buf: "Buffer", batches: list[tuple[int, tuple]], topic_partition: str, compact: bool,
+                       ts_bounds: Optional[tuple[int, int]], now_ms: int, keys_checked: bool = False) -> None:
+    """Keys of compacted topics (``compact``; not scanned again when ``keys_checked``) and
+    timestamp bounds (``ts_bounds``, None for none), batch by batch as Kafka's validator goes: the cheap test first (``has_null_key``
+    scans keys without building records; the header's first and largest timestamps, which
+    bound its records), and only a batch that fails it is walked record by record for the
+    RecordValidationError naming each record at fault (the first such batch's is raised)."""
+    for pos, h in batches:
+        failed = False
+        if compact and not keys_checked:
+            try:
+                failed = has_null_key(buf, pos)
+            except ProtocolError as e:
+                raise CorruptRecordError(str(e)) from e
+        if not failed and ts_bounds is not None:
+            before, after = ts_bounds
+            failed = any(ts >= 0 and (now_ms - ts > before or ts - now_ms > after)
+                         for ts in (h[BASE_TIMESTAMP_FIELD], h[MAX_TIMESTAMP_FIELD]))
+        if failed:
+            error = batch_record_errors(buf, pos, topic_partition, compact, ts_bounds, now_ms)
+            if error is not None:
+                raise error
 
 
-def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_message_bytes: int) -> AheadOutcome:
+def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_message_bytes: int,
+               topic_partition: str = "", ts_bounds: Optional[tuple[int, int]] = None,
+               now_ms: int = 0) -> AheadOutcome:
     """The work of a client's append that grows with its records, as ``_convert`` does it:
-    a compacted topic's key check, then the recompression to ``codec`` (None: none) of the
-    batches not in it. A pure function of its arguments (``LogValidator.ahead_settings``),
-    so a worker process can run it; the socket server's Produce path does, for batches of
-    millions of records."""
+    a compacted topic's keys, checked with the timestamp bounds as ``check_record_rules``
+    checks them (the error is the first batch at fault's, each of its records at fault
+    listed), then the recompression to ``codec`` (None: none) of the batches not in it. A
+    pure function of its arguments (``LogValidator.ahead_settings``), so a worker process
+    can run it; the socket server's Produce path does, for batches of millions of records."""
     if compact:
-        error = find_key_error(records)
-        if error is not None:
-            return error, None
+        try:
+            check_record_rules(records, [(pos, _unpack_header(records, pos)) for pos in _batch_positions(records)],
+                               topic_partition, True, ts_bounds, now_ms)
+        except StorageError as e:
+            return e, None
     if codec is None:
         return None, None
     positions = _batch_positions(records)

@@ -14,8 +14,9 @@ from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
 from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
-from kafpy.broker.dynamic_config import config_def, listener_key, to_persistent, validate_broker_update
+from kafpy.broker.dynamic_config import config_def, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.stored_dynamic_configs import DESCRIBED_ONCE_SET
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.topic_config import (CONFIG_TYPE_IDS, DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG,
                                  DYNAMIC_DEFAULT_BROKER_CONFIG, DYNAMIC_TOPIC_CONFIG,
@@ -116,6 +117,8 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
             continue
         if entity_default and cname not in cfg.dynamic_default:
             continue
+        if cname in DESCRIBED_ONCE_SET and cname not in cfg.dynamic_broker and cname not in cfg.dynamic_default:
+            continue
         d = BROKER_CONFIGS[cname]
         layers = _broker_sources(cfg, cname)
         if entity_default:
@@ -127,18 +130,21 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
             name=cname, value=None if d.sensitive else value, read_only=not d.dynamic,
             is_default=source == DEFAULT_CONFIG, config_source=source, is_sensitive=d.sensitive,
             synonyms=syn, config_type=CONFIG_TYPE_IDS.get(d.type, 0), documentation=None))
-    # listener-prefixed TLS store settings altered dynamically, under their full names
+    # listener-prefixed settings and names Kafka does not know, stored dynamically: under
+    # their full names, read-only (not among Kafka's dynamic names), sensitive unless their
+    # type is known and not a password (Kafka's KafkaConfig.maybeSensitive)
     layer = cfg.dynamic_default if entity_default else cfg.dynamic_broker
     source = DYNAMIC_DEFAULT_BROKER_CONFIG if entity_default else DYNAMIC_BROKER_CONFIG
-    for cname in sorted(k for k in layer if listener_key(k)):
+    for cname in sorted(k for k in layer if k not in BROKER_CONFIGS):
         if keys is not None and cname not in keys:
             continue
         d = config_def(cname)
-        value = None if d.sensitive else layer[cname]
+        sensitive = d is None or d.type == "password"
+        value = None if sensitive else layer[cname]
         out.append(D.DescribeConfigsResourceResult(
-            name=cname, value=value, read_only=False, is_default=False, config_source=source,
-            is_sensitive=d.sensitive, synonyms=[D.DescribeConfigsSynonym(name=cname, value=value, source=source)]
-            if synonyms else [], config_type=CONFIG_TYPE_IDS.get(d.type, 0), documentation=None))
+            name=cname, value=value, read_only=True, is_default=False, config_source=source,
+            is_sensitive=sensitive, synonyms=[D.DescribeConfigsSynonym(name=cname, value=value, source=source)]
+            if synonyms else [], config_type=CONFIG_TYPE_IDS.get(d.type, 0) if d else 0, documentation=None))
     return out
 
 
@@ -214,17 +220,7 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
     err = _check_broker_name(ctx, name)
     if err:
         raise _Fail(E.INVALID_REQUEST, err)
-    for k, val in new.items():
-        d = config_def(k)
-        if d is None:
-            continue    # Kafka 4.4 stores a broker config name it does not know, unchecked
-        if not d.dynamic:
-            raise _Fail(E.INVALID_REQUEST, f"Cannot update these configs dynamically: [{k}]")
-        try:
-            KafkaConfig._parse(d, val)
-        except ConfigError as e:
-            raise _Fail(E.INVALID_CONFIG, str(e)) from None
-    try:
+    try:   # a name Kafka 4.4 does not know is stored unchecked, as Kafka stores it
         validate_broker_update(ctx.services.config, new, per_broker=name != "")
     except ConfigError as e:
         raise _Fail(E.INVALID_REQUEST, str(e)) from None

@@ -17,6 +17,7 @@ import pytest
 from confluent_kafka import KafkaError, Producer
 from crc32c import crc32c
 
+from kafpy.broker.produce_checks import HEAVY_RECORDS
 from kafpy.protocol.batch_builder import build_batch
 from kafpy.protocol.messages import ProduceRequest
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic
@@ -76,6 +77,39 @@ def test_compacted_topic_lists_the_records_without_a_key(brokers):
     code, message, errors = got["kafpy"]
     assert code == 87 and [i for i, _ in errors] == list(KEYLESS), got
     assert message.startswith("One or more records have been rejected due to 10 record errors")
+
+
+def test_a_batch_checked_in_the_worker_lists_the_records_without_a_key(brokers):
+    """More records than kafpy decodes on its event loop (HEAVY_RECORDS): the key check runs
+    in the worker process (broker/produce_checks.py), and the answer is still Kafka's, each
+    keyless record by its batch index."""
+    keyless = list(range(250, 5000, 500))
+    batch = build_batch([(None if i in keyless else b"k%d" % i, b"v") for i in range(5000)])
+    assert 5000 > HEAVY_RECORDS and len(keyless) == 10
+    got = _each(brokers, "compacted-keys-worker", {"cleanup.policy": "compact"}, batch)
+    assert got["kafpy"] == got["apache"]
+    code, message, errors = got["kafpy"]
+    assert code == 87 and [i for i, _ in errors] == keyless, got
+    assert message.startswith("One or more records have been rejected due to 10 record errors")
+
+
+def test_a_batch_checked_in_the_worker_lists_keys_and_timestamps(brokers):
+    """Checked in the worker too, keys and timestamps record by record as Kafka's validator
+    goes (one error a record, the key's first): a timestamp out of range makes the batch's
+    error INVALID_TIMESTAMP, every record at fault listed."""
+    now = int(time.time() * 1000)
+    keyless = list(range(250, 5000, 500))
+    batch = build_batch([(None if i in keyless else b"k%d" % i, b"v", [], now - 3 * HOUR_MS if i in (0, 250) else now)
+                         for i in range(5000)])
+    got = _each(brokers, "compacted-ts-worker", {"cleanup.policy": "compact",
+                                                 "message.timestamp.before.max.ms": str(HOUR_MS)}, batch)
+
+    def shape(answer: tuple) -> tuple:
+        # the allowed window is each broker's own clock's: compare all but its bounds
+        code, message, errors = answer
+        return code, message, [(i, re.sub(r"\[\d+, \d+\]", "[a, b]", m)) for i, m in errors]
+    assert shape(got["kafpy"]) == shape(got["apache"])
+    assert got["kafpy"][0] == 32 and [i for i, _ in got["kafpy"][2]] == [0] + keyless, got
 
 
 def test_timestamps_out_of_range_are_listed(brokers):

@@ -23,10 +23,11 @@ BROKER_RESOURCE = 4
 NODE = 0    # broker `0`, as a C client's admin test names it
 SET = 0
 # Kafka 4.4's dynamic broker configs with a value each accepts (its default where it has
-# one). The listener and TLS settings are left out: they are checked against the broker's
-# own listeners and key stores (tests/integration/dynamic_config's live tests); so is
-# min.insync.replicas, which Kafka 4.4 keeps at the cluster level while eligible leader
-# replicas (KIP-966) are enabled.
+# one; a real class of Kafka's for the class names, which Kafka loads and kafpy cannot).
+# The listener set is tested with each broker's own listeners (test_listener_set_*);
+# min.insync.replicas is left out: Kafka 4.4 keeps it at the cluster level while eligible
+# leader replicas (KIP-966) are enabled. test_the_table_is_kafkas checks that these and
+# STORES are every name Kafka 4.4 describes as dynamic.
 VALUES = {
     "background.threads": "10", "compression.gzip.level": "-1", "compression.lz4.level": "9",
     "compression.type": "producer", "compression.zstd.level": "3", "config.providers": "",
@@ -74,7 +75,50 @@ VALUES = {
     "sasl.login.refresh.window.factor": "0.8", "sasl.login.refresh.window.jitter": "0.05",
     "share.coordinator.cached.buffer.max.bytes": "1048588",
     "transaction.partition.verification.enable": "true", "unclean.leader.election.enable": "false",
+    # TLS and SASL settings of the broker's listeners (per broker only)
+    "principal.builder.class": "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder",
+    "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
+    "sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required;",
+    "sasl.mechanism.inter.broker.protocol": "PLAIN", "ssl.cipher.suites": "TLS_AES_128_GCM_SHA256",
+    "ssl.client.auth": "requested", "ssl.enabled.protocols": "TLSv1.2,TLSv1.3",
+    "ssl.endpoint.identification.algorithm": "", "ssl.engine.factory.class":
+        "org.apache.kafka.common.security.ssl.DefaultSslEngineFactory",
+    "ssl.keymanager.algorithm": "SunX509", "ssl.protocol": "TLSv1.2", "ssl.provider": "SUN",
+    "ssl.secure.random.implementation": "SHA1PRNG", "ssl.trustmanager.algorithm": "PKIX",
+    # listener-prefixed: a plaintext listener's TLS and SASL settings are stored unchecked,
+    # per broker only but for the connection limits and network threads
+    "listener.name.plaintext.ssl.keystore.type": "PKCS12",
+    "listener.name.plaintext.ssl.keystore.location": "/nonexistent/keystore.p12",
+    "listener.name.plaintext.ssl.cipher.suites": "TLS_AES_128_GCM_SHA256",
+    "listener.name.plaintext.plain.sasl.jaas.config":
+        "org.apache.kafka.common.security.plain.PlainLoginModule required;",
+    "listener.name.plaintext.max.connections": "100", "listener.name.plaintext.max.connection.creation.rate": "10",
+    "listener.name.plaintext.num.network.threads": "3", "listener.name.other.max.connections": "5",
 }
+# the TLS stores, dynamic only listener-prefixed (refused without a prefix, by both)
+STORES = {
+    "ssl.keystore.type": "PKCS12", "ssl.keystore.location": "/nonexistent/keystore.p12",
+    "ssl.keystore.password": "secret", "ssl.key.password": "secret", "ssl.keystore.certificate.chain": "x",
+    "ssl.keystore.key": "x", "ssl.truststore.type": "PKCS12", "ssl.truststore.location": "/nonexistent/ts.p12",
+    "ssl.truststore.password": "secret", "ssl.truststore.certificates": "x",
+}
+# refused by both: values of the wrong type or out of range, a static name, the advertised
+# listeners (static in Kafka 4.4)
+REFUSED = [
+    {"max.connections": "abc"}, {"max.connections": "-5"}, {"num.io.threads": "eight"},
+    {"log.preallocate": "yes"}, {"compression.type": "bogus"}, {"log.cleanup.policy": "delete,bogus"},
+    {"ssl.client.auth": "bogus"}, {"sasl.kerberos.ticket.renew.jitter": "x"},
+    {"max.decompressed.message.bytes": "2147483640"}, {"listener.name.plaintext.max.connections": "abc"},
+    {"auto.create.topics.enable": "false"}, {"advertised.listeners": "PLAINTEXT://127.0.0.1:1"},
+    {"listener.name.plaintext.ssl.cipher.suites": "TLS_AES_128_GCM_SHA256", "sasl.enabled.mechanisms": "PLAIN"},
+    # names Kafka 4.4 does not know (removed, a plugin's): stored unchecked by both
+    {"log.message.timestamp.difference.max.ms": "abc"}, {"log.message.downconversion.enable": "abc"},
+    {"listener.name.plaintext.no.such": "1"},
+]
+# dynamic names Kafka 4.4 describes only once set (internal ones, DynamicConfig.Broker's)
+DESCRIBED_ONCE_SET = {"follower.replication.throttled.rate", "leader.replication.throttled.rate",
+                      "replica.alter.log.dirs.io.max.bytes.per.second", "group.consumer.assignor.offload.enable",
+                      "group.share.assignor.offload.enable", "group.streams.assignor.offload.enable"}
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +156,13 @@ def _incremental(port: int, entity: str, configs: dict[str, str], validate_only:
     return r.responses[0].error_code, r.responses[0].error_message
 
 
-def _describe(port: int, entity: str, names: list[str]) -> dict[str, tuple]:
+def _describe(port: int, entity: str, names: list[str] | None) -> dict[str, tuple]:
     D = M.DescribeConfigsRequest
     with RawConnection(LOOPBACK, port, timeout=60) as c:
         r = c.request(ApiKey.DESCRIBE_CONFIGS, 4, D(include_synonyms=False, include_documentation=False,
                       resources=[D.DescribeConfigsResource(resource_type=BROKER_RESOURCE, resource_name=entity,
                                                            configuration_keys=names)]))
-    return {e.name: (e.value, e.config_source, e.read_only) for e in r.results[0].configs}
+    return {e.name: (e.value, e.config_source, e.read_only, e.is_sensitive) for e in r.results[0].configs}
 
 
 def _described(brokers, name: str, value: str) -> dict[str, Any]:
@@ -130,7 +174,7 @@ def _described(brokers, name: str, value: str) -> dict[str, Any]:
         deadline = time.monotonic() + 30
         while True:
             out[label] = _describe(b.port, str(NODE), [name])
-            if out[label][name][0] == value or time.monotonic() > deadline:
+            if out[label].get(name, (None,))[0] == value or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
     return out
@@ -148,6 +192,8 @@ def test_sasl_kerberos_relogin_time_on_broker_0_as_kafka(brokers):
         described = _described(brokers, name, "86400000")
         assert described["kafpy"] == described["apache"], described
         assert described["kafpy"][name][:2] == ("86400000", 2), described   # DYNAMIC_BROKER_CONFIG
+    got = _both(brokers, _alter, str(NODE), {}, False)   # back as it was, for the tests after this one
+    assert got["kafpy"] == got["apache"] == (0, None), got
     # per broker only, as Kafka keeps every SASL setting of a listener
     got = _both(brokers, _alter, "", {name: "86400000"}, False)
     assert got["kafpy"] == got["apache"], got
@@ -157,7 +203,7 @@ def test_sasl_kerberos_relogin_time_on_broker_0_as_kafka(brokers):
 @pytest.mark.parametrize("entity", [str(NODE), ""], ids=["broker", "default"])
 def test_every_dynamic_name_answered_as_kafka(brokers, entity):
     differ = {}
-    for name, value in VALUES.items():
+    for name, value in {**VALUES, **STORES}.items():
         for call in (_alter, _incremental):
             configs = {name: value}
             if call is _alter and entity == "":
@@ -181,3 +227,129 @@ def test_unknown_and_static_names_answered_as_kafka(brokers, entity):
                 configs["min.insync.replicas"] = "1"
             got = _both(brokers, call, entity, configs)
             assert got["kafpy"] == got["apache"], (name, call.__name__, got)
+
+
+@pytest.mark.parametrize("entity", [str(NODE), ""], ids=["broker", "default"])
+def test_refused_values_answered_as_kafka(brokers, entity):
+    """Kafka's checks and their messages: the type and range of a value (a listener-prefixed
+    one's as its setting's), static names, an existing listener's own settings changed with
+    a listener setting; and what Kafka stores unchecked."""
+    differ = {}
+    for configs in REFUSED:
+        for call in (_alter, _incremental):
+            sent = dict(configs)
+            if call is _alter and entity == "":
+                sent.setdefault("min.insync.replicas", "1")
+            got = _both(brokers, call, entity, sent)
+            if got["kafpy"] != got["apache"]:
+                differ[(tuple(configs), call.__name__)] = got
+    assert differ == {}, "\n".join(f"{k}: {v}" for k, v in differ.items())
+
+
+def test_the_table_is_kafkas(brokers):
+    """The names Kafka 4.4 describes as dynamic (read_only false) are the ones tested here,
+    and kafpy describes the same ones so."""
+    dynamic = {label: {n for n, e in _describe(b.port, str(NODE), None).items() if not e[2]}
+               for label, b in brokers.items()}
+    assert dynamic["apache"] <= set(VALUES) | set(STORES) | {"min.insync.replicas", "listeners",
+                                                              "listener.security.protocol.map"}
+    assert dynamic["apache"] <= dynamic["kafpy"]
+    assert dynamic["kafpy"] - dynamic["apache"] == {"kafpy.request.logger.slow.ms"}
+    # and those described only once set
+    assert DESCRIBED_ONCE_SET <= set(VALUES)
+    got = _both(brokers, _incremental, str(NODE), {n: VALUES[n] for n in DESCRIBED_ONCE_SET}, False)
+    assert got["kafpy"] == got["apache"] == (0, None), got
+    for name in DESCRIBED_ONCE_SET:
+        described = _described(brokers, name, VALUES[name])
+        assert described["kafpy"] == described["apache"] == {name: (VALUES[name], 2, False, False)}, described
+    got = _both(brokers, _alter, str(NODE), {}, False)
+    assert got["kafpy"] == got["apache"] == (0, None), got
+
+
+def test_doubles_described_as_kafka(brokers):
+    """A double's value as Java writes it (1.7976931348623157E308, 0.5)."""
+    names = ["log.cleaner.io.max.bytes.per.second", "log.cleaner.io.buffer.load.factor",
+             "log.cleaner.min.cleanable.ratio", "sasl.kerberos.ticket.renew.jitter", "sasl.login.refresh.window.factor"]
+    got = {label: _describe(b.port, str(NODE), names) for label, b in brokers.items()}
+    assert got["kafpy"] == got["apache"], got
+    assert got["kafpy"]["log.cleaner.io.max.bytes.per.second"][0] == "1.7976931348623157E308"
+
+
+def _own(b: Any) -> dict[str, str]:
+    """The broker's listeners and protocol map, as it describes them."""
+    got = _describe(b.port, str(NODE), ["listeners", "listener.security.protocol.map"])
+    return {name: e[0] for name, e in got.items()}
+
+
+def test_listener_set_answered_as_kafka(brokers):
+    """The same changes to each broker's own listeners (a KRaft broker's include its
+    controller's): kept, a listener added with its protocol, one added without, a
+    protocol changed; per broker only."""
+    own = {label: _own(b) for label, b in brokers.items()}
+
+    def each(call, entity: str, change) -> dict[str, tuple]:
+        out = {}
+        for label, b in brokers.items():
+            listeners, protocols = own[label]["listeners"], own[label]["listener.security.protocol.map"]
+            code, message = call(b.port, entity, change(listeners, protocols))
+            out[label] = (code, message and message.replace(", ".join(listeners.split(",")), "<own>"))
+        return out
+
+    cases = {
+        "kept": lambda li, pm: {"listeners": li},
+        "added": lambda li, pm: {"listeners": li + ",EXTRA://127.0.0.1:0",
+                                 "listener.security.protocol.map": pm + ",EXTRA:PLAINTEXT"},
+        "added-without-protocol": lambda li, pm: {"listeners": li + ",EXTRA://127.0.0.1:0"},
+        "protocol-map-grown": lambda li, pm: {"listener.security.protocol.map": pm + ",SSL:SSL"},
+        "protocol-changed": lambda li, pm: {"listener.security.protocol.map": pm.replace("PLAINTEXT:PLAINTEXT",
+                                                                                         "PLAINTEXT:SSL")},
+    }
+    for case, change in cases.items():
+        for call in (_alter, _incremental):
+            got = each(call, str(NODE), change)
+            assert got["kafpy"] == got["apache"], (case, call.__name__, got)
+        got = each(_incremental, "", change)
+        assert got["kafpy"] == got["apache"], (case, "default", got)
+        assert got["kafpy"][0] != 0
+
+
+def test_stored_names_described_as_kafka(brokers):
+    """Stored for real: DescribeConfigs shows each with Kafka's value, source (this broker's
+    or the cluster default's), read-only flag and sensitivity (passwords, and names Kafka
+    does not know, without their value)."""
+    plain = {"sasl.jaas.config": VALUES["sasl.jaas.config"], "ssl.keymanager.algorithm": "SunX509",
+             "sasl.kerberos.service.name": "kafka", "leader.replication.throttled.rate": "1000", "no.such.config": "1"}
+    prefixed = {"listener.name.plaintext.plain.sasl.jaas.config": VALUES["listener.name.plaintext.plain.sasl.jaas.config"],
+                "listener.name.plaintext.ssl.keystore.type": "PKCS12"}
+    own = {**plain, **prefixed}
+    default = {"listener.name.plaintext.max.connections": "2000", "log.cleaner.backoff.ms": "20000",
+               "no.such.default": "3"}
+    for entity, configs, applied in ((str(NODE), plain, "sasl.kerberos.service.name"),
+                                     (str(NODE), prefixed, "listener.name.plaintext.ssl.keystore.type"),
+                                     ("", default, "log.cleaner.backoff.ms")):
+        got = _both(brokers, _incremental, entity, configs, False)
+        assert got["kafpy"] == got["apache"] == (0, None), got
+        _described(brokers, applied, configs[applied])   # Kafka 4.4 has applied it
+    # Kafka checks an existing listener's prefixed settings against those it started with
+    # whenever a listener, TLS or SASL setting changes: from now on such a change is refused
+    got = _both(brokers, _incremental, str(NODE), {"sasl.kerberos.service.name": "other"})
+    assert got["kafpy"] == got["apache"] and got["kafpy"][0] == 42, got
+    for entity, configs in ((str(NODE), own), ("", default)):
+        names = sorted(configs)
+        out = {}
+        for label, b in brokers.items():
+            deadline = time.monotonic() + 30
+            while True:   # Kafka 4.4 applies a change moments after answering
+                out[label] = _describe(b.port, entity, names)
+                if set(out[label]) >= set(names) - {"no.such.config", "no.such.default"} \
+                        or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+        assert out["kafpy"] == out["apache"], (entity, out)
+    described = _describe(brokers["kafpy"].port, str(NODE), sorted(own))
+    assert described["sasl.jaas.config"] == (None, 2, False, True)          # a password: no value
+    assert described["ssl.keymanager.algorithm"] == ("SunX509", 2, False, False)
+    cleared = _both(brokers, _alter, str(NODE), {}, False)
+    assert cleared["kafpy"] == cleared["apache"] == (0, None)
+    cleared = _both(brokers, _alter, "", {"min.insync.replicas": "1"}, False)
+    assert cleared["kafpy"] == cleared["apache"] == (0, None)

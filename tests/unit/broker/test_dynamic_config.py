@@ -90,9 +90,87 @@ def test_stores_change_per_listener_and_per_broker_only(tmp_path: Path) -> None:
         validate_broker_update(cfg, {key: str(new)}, per_broker=False)
     with pytest.raises(ConfigError, match="Validation of dynamic config update of SSLFactory failed"):
         validate_broker_update(cfg, {key: str(tmp_path / "missing.pem")}, per_broker=True)
-    with pytest.raises(ConfigError, match="not a TLS listener"):
-        validate_broker_update(cfg, {"listener.name.plaintext.ssl.keystore.location": str(new)}, per_broker=True)
+    # no TLS on the listener to reconfigure: stored unchecked, as Kafka 4.4 stores it
+    validate_broker_update(cfg, {"listener.name.plaintext.ssl.keystore.location": str(tmp_path / "no.pem")},
+                           per_broker=True)
     validate_broker_update(cfg, {key: str(new)}, per_broker=True)
+
+
+def test_values_are_refused_with_kafkas_messages() -> None:
+    cfg = _config()
+    for name, raw, message in [
+            ("max.connections", "abc", "Invalid value abc for configuration max.connections: Not a number of type INT"),
+            ("listener.name.plaintext.max.connections", " -5 ",
+             "Invalid value -5 for configuration max.connections: Value must be at least 0"),
+            ("log.preallocate", "yes",
+             "Invalid value yes for configuration log.preallocate: Expected value to be either true or false"),
+            ("sasl.kerberos.ticket.renew.jitter", "x",
+             "Invalid value x for configuration sasl.kerberos.ticket.renew.jitter: Not a number of type DOUBLE"),
+            ("ssl.client.auth", "bogus", "Invalid value bogus for configuration ssl.client.auth: String must be "
+                                         "one of: required, requested, none"),
+            ("log.cleanup.policy", "delete,bogus",
+             "Invalid value bogus for configuration log.cleanup.policy: String must be one of: compact, delete"),
+            ("max.decompressed.message.bytes", "2147483640", "Invalid value 2147483640 for configuration "
+             "max.decompressed.message.bytes: Value must be no more than 2147483639")]:
+        with pytest.raises(ConfigError) as refused:
+            validate_broker_update(cfg, {name: raw}, per_broker=True)
+        assert str(refused.value) == message
+    with pytest.raises(ConfigError, match=r"^Cannot update these configs dynamically: \[auto.create.topics.enable\]$"):
+        validate_broker_update(cfg, {"auto.create.topics.enable": "false"}, per_broker=True)
+    # names Kafka 4.4 does not know (a plugin's, a removed one's, a mechanism's) are stored unchecked
+    validate_broker_update(cfg, {"no.such.config": "x", "log.message.timestamp.difference.max.ms": "abc",
+                                 "listener.name.plaintext.plain.sasl.jaas.config": "x",
+                                 "listener.name.plaintext.auto.create.topics.enable": "false"}, per_broker=True)
+    cfg.set_dynamic({}, {"log.message.timestamp.difference.max.ms": "abc"})
+    assert cfg["log.message.timestamp.difference.max.ms"] == 9223372036854775807   # and never read
+
+
+def test_per_broker_names_and_the_cluster_level_listener_ones() -> None:
+    cfg = _config()
+    for name in ("sasl.enabled.mechanisms", "listeners", "ssl.cipher.suites", "ssl.provider",
+                 "listener.name.plaintext.ssl.cipher.suites", "listener.name.plaintext.plain.sasl.jaas.config",
+                 "listener.name.plaintext.no.such"):
+        value = "PLAINTEXT://:0,SSL://:0" if name == "listeners" else "x"
+        validate_broker_update(cfg, {name: value}, per_broker=True)
+        with pytest.raises(ConfigError, match=f"^Cannot update these configs at default cluster level, broker id "
+                                              f"must be specified: \\[{name}\\]$"):
+            validate_broker_update(cfg, {name: value}, per_broker=False)
+    for name in ("listener.name.plaintext.max.connections", "listener.name.plaintext.num.network.threads",
+                 "listener.name.plaintext.max.connection.creation.rate"):
+        validate_broker_update(cfg, {name: "10"}, per_broker=False)
+
+
+def test_listener_changes_checked_as_kafka_checks_them() -> None:
+    cfg = _config(**{"listeners": "PLAINTEXT://127.0.0.1:9092", "advertised.listeners": "PLAINTEXT://127.0.0.1:9092",
+                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT"})
+    wrapped = "Invalid value org.apache.kafka.common.config.ConfigException: {} for configuration Invalid dynamic " \
+              "configuration"
+    # a new listener with its protocol: taken (advertised listeners unchanged)
+    validate_broker_update(cfg, {"listeners": "PLAINTEXT://127.0.0.1:9092,EXTRA://127.0.0.1:9093",
+                                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,EXTRA:SSL"}, per_broker=True)
+    with pytest.raises(ConfigError) as refused:
+        validate_broker_update(cfg, {"listeners": "PLAINTEXT://127.0.0.1:9092,EXTRA://127.0.0.1:9093"}, True)
+    assert str(refused.value) == ("Error creating broker listeners from '[PLAINTEXT://127.0.0.1:9092, "
+                                  "EXTRA://127.0.0.1:9093]': No security protocol defined for listener EXTRA")
+    with pytest.raises(ConfigError) as refused:
+        validate_broker_update(cfg, {"listener.security.protocol.map": "PLAINTEXT:SSL"}, True)
+    assert str(refused.value) == wrapped.format(
+        "Security protocol cannot be updated for existing listener ListenerName(PLAINTEXT)")
+    # an existing listener's own settings change only with a restart, checked when a
+    # listener, TLS or SASL setting changes with them
+    validate_broker_update(cfg, {"listener.name.plaintext.ssl.cipher.suites": "x"}, True)
+    with pytest.raises(ConfigError) as refused:
+        validate_broker_update(cfg, {"listener.name.plaintext.ssl.cipher.suites": "x",
+                                     "sasl.enabled.mechanisms": "PLAIN"}, True)
+    assert str(refused.value) == wrapped.format(
+        "Configs cannot be updated dynamically for existing listener ListenerName(PLAINTEXT), restart broker or "
+        "create a new listener for update")
+    validate_broker_update(cfg, {"listener.name.plaintext.max.connections": "5", "sasl.enabled.mechanisms": "PLAIN"},
+                           True)
+    with pytest.raises(ConfigError) as refused:
+        validate_broker_update(cfg, {"listeners": "EXTRA://127.0.0.1:9093",
+                                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,EXTRA:SSL"}, True)
+    assert "must be a subset of listeners" in str(refused.value)
 
 
 def test_thread_pools_move_by_at_most_a_factor_of_two() -> None:
@@ -100,7 +178,8 @@ def test_thread_pools_move_by_at_most_a_factor_of_two() -> None:
     validate_broker_update(cfg, {"num.io.threads": "16", "num.replica.fetchers": "2"}, per_broker=False)
     with pytest.raises(ConfigError, match="num.io.threads=3, value should be at least half the current value 8"):
         validate_broker_update(cfg, {"num.io.threads": "3"}, per_broker=False)
-    with pytest.raises(ConfigError, match="background.threads=0, value should be at least 1"):
+    with pytest.raises(ConfigError, match="^Invalid value 0 for configuration background.threads: Value must be at "
+                                          "least 1$"):   # the type's range, checked first as Kafka does
         validate_broker_update(cfg, {"background.threads": "0"}, per_broker=False)
 
 

@@ -21,7 +21,7 @@ class StandInLog:
         self.checked.append((records, outcome))
 
 
-def slow_work_ahead(records: bytes, compact: bool, codec: object, max_message_bytes: int) -> tuple:
+def slow_work_ahead(records: bytes, *settings: object) -> tuple:
     """Runs in the worker process: waits for the test to let it go (a file appears)."""
     import os
     import time

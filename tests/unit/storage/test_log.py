@@ -424,8 +424,31 @@ def test_a_key_check_run_ahead_is_used_by_the_append_of_that_buffer(tmp_path, mo
     assert [i for i, _ in refused.value.record_errors] == [1]
     lg.check_ahead(bad)
     monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
-    with pytest.raises(InvalidRecordError):
-        lg.append_as_leader(bad, 0)          # the error found ahead
+    with pytest.raises(RecordValidationError) as ahead:
+        lg.append_as_leader(bad, 0)          # the error found ahead, the same
+    assert (str(ahead.value), ahead.value.record_errors) == (str(refused.value), refused.value.record_errors)
+
+
+def test_a_key_check_done_ahead_lists_the_records_at_fault_as_the_append_does(tmp_path):
+    """work_ahead's error (a worker process runs it, and sends it back pickled) is the
+    append's own: every keyless record by its index, and the first batch at fault's, a
+    timestamp out of range in an earlier batch winning over keys missing in a later one."""
+    import pickle
+    from kafpy.storage import log_validator
+    from kafpy.storage.errors import RecordValidationError
+    lg = open_log(tmp_path, cleanup_policy="compact", message_timestamp_before_max_ms=3_600_000)
+    now = 1_700_000_000_000
+    keyless = bytes(kp_batch([(None if i in (2, 5) else b"k", b"v") for i in range(8)], timestamp=now))
+    outcome = log_validator.work_ahead(keyless, *lg.ahead_settings())
+    error = pickle.loads(pickle.dumps(outcome[0]))
+    assert isinstance(error, RecordValidationError) and error.error_code == 87
+    assert [i for i, _ in error.record_errors] == [2, 5] and str(error) == str(outcome[0])
+    with pytest.raises(RecordValidationError) as on_append:
+        lg.append_as_leader(bytearray(keyless), 0)
+    assert (str(on_append.value), on_append.value.record_errors) == (str(error), error.record_errors)
+    late = kp_batch([(b"k", b"v", [], now - (7_200_000 if i == 0 else 0)) for i in range(3)])
+    outcome = log_validator.work_ahead(late + keyless, *lg.ahead_settings())
+    assert outcome[0].error_code == 32 and [i for i, _ in outcome[0].record_errors] == [0]
 
 
 def test_a_recompression_done_ahead_is_what_the_append_writes(tmp_path, monkeypatch):
@@ -434,7 +457,7 @@ def test_a_recompression_done_ahead_is_what_the_append_writes(tmp_path, monkeypa
     lg = open_log(tmp_path, compression_type="gzip")
     batch = bytearray(kp_batch([(b"k%d" % i, b"v" * 100) for i in range(50)]))
     assert lg.records_to_check_ahead(batch) == 50
-    assert lg.ahead_settings() == (False, GZIP, lg.config.max_message_bytes)
+    assert lg.ahead_settings()[:4] == (False, GZIP, lg.config.max_message_bytes, f"{lg.topic}-{lg.partition}")
     outcome = log_validator.work_ahead(bytes(batch), *lg.ahead_settings())
     assert outcome[0] is None and outcome[1] is not None
     lg.checked_ahead(batch, outcome)
