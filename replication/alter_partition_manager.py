@@ -46,18 +46,18 @@ def alter_partition_request(broker_id: int, broker_epoch: int,
                             items: list[tuple["Partition", "PendingIsrChange"]], version: int) -> AlterPartitionRequest:
     """The wire request for ``items`` at ``version`` (topics by name up to v1, by id after;
     ISR members with broker epochs from v3)."""
-    Q = AlterPartitionRequest
-    topics: dict[str, Q.TopicData] = {}
+    topics: dict[str, AlterPartitionRequest.TopicData] = {}
     for part, pending in items:
         t = topics.get(part.topic)
         if t is None:
-            t = topics[part.topic] = Q.TopicData(topic_name=part.topic, topic_id=part.topic_id, partitions=[])
-        t.partitions.append(Q.PartitionData(
+            t = topics[part.topic] = AlterPartitionRequest.TopicData(topic_name=part.topic, topic_id=part.topic_id,
+                                                                     partitions=[])
+        t.partitions.append(AlterPartitionRequest.PartitionData(
             partition_index=part.index, leader_epoch=pending.leader_epoch, new_isr=list(pending.new_isr),
-            new_isr_with_epochs=[Q.BrokerState(broker_id=b, broker_epoch=UNKNOWN_BROKER_EPOCH)
+            new_isr_with_epochs=[AlterPartitionRequest.BrokerState(broker_id=b, broker_epoch=UNKNOWN_BROKER_EPOCH)
                                  for b in pending.new_isr],
             leader_recovery_state=0, partition_epoch=pending.partition_epoch))
-    return Q(broker_id=broker_id, broker_epoch=broker_epoch, topics=list(topics.values()))
+    return AlterPartitionRequest(broker_id=broker_id, broker_epoch=broker_epoch, topics=list(topics.values()))
 
 
 class AlterPartitionManager:
@@ -139,7 +139,7 @@ class AlterPartitionManager:
                         ) -> dict[Key, tuple["Partition", "PendingIsrChange"]]:
         """Apply ``response`` to the partitions of ``live``; returns the changes to send again
         (all of them on a top-level error, and those a partition asks to retry)."""
-        top = ErrorCode.of(response.error_code)
+        top = ErrorCode.of_known(response.error_code)
         if top != ErrorCode.NONE:
             if top == ErrorCode.STALE_BROKER_EPOCH:
                 log.warning("Broker had a stale broker epoch (%d), retrying.", self.broker_epoch())
@@ -156,7 +156,7 @@ class AlterPartitionManager:
                 if item is None:
                     continue
                 part, pending = item
-                again = part.on_alter_partition_result(pending, ErrorCode.of(pd.error_code), tuple(pd.isr),
+                again = part.on_alter_partition_result(pending, ErrorCode.of_known(pd.error_code), tuple(pd.isr),
                                                        pd.leader_epoch, pd.partition_epoch)
                 if again:
                     retry[(name, pd.partition_index)] = item

@@ -95,6 +95,10 @@ class ControllerContext:
     def assignment(self, tp: TopicPartition) -> zd.ReplicaAssignment | None:
         return self.assignments.get(tp[0], {}).get(tp[1])
 
+    def known_assignment(self, tp: TopicPartition) -> zd.ReplicaAssignment:
+        """``assignment`` of a partition the caller knows exists (KeyError otherwise)."""
+        return self.assignments[tp[0]][tp[1]]
+
     def leader_and_isr(self, tp: TopicPartition) -> LeaderAndIsr | None:
         s = self.leadership.get(tp)
         return s.leader_and_isr if s is not None else None

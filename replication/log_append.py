@@ -108,7 +108,7 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
         if on_appended is not None:
             on_appended(topic, index, info)
         if required_acks == -1 and part.log.high_watermark <= info.last_offset:
-            if waits is None:
+            if waits is None or waiting is None:
                 waits, waiting = [], []
             waits.append((part, info.last_offset + 1))
             waiting.append(len(results))
