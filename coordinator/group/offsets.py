@@ -368,7 +368,7 @@ class OffsetManager(CoordinatorBase):
                        if tp[0] in gone]
             if victims:
                 removed += self._cleanup_group(
-                    group, lambda g, v=victims: g.remove_offsets(v), now_ms)
+                    group, lambda g: g.remove_offsets(victims), now_ms)  # called at once
         for cgroup in [*self.consumer_groups.values(), *self.streams_groups.values()]:
             victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
                        if tp[0] in gone]

@@ -129,7 +129,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
         many were written."""
         keys = [k for shard in list(self.coordinator.shards.values())
                 for k, n in shard.updates_since_snapshot.items() if n > 0]
-        results = await asyncio.gather(*(self._run(k, lambda s, k=k: s.cold_snapshot(k, self.now_ms()))
+        results = await asyncio.gather(*(self._run(k, lambda s, k=k: s.cold_snapshot(k, self.now_ms()))  # type: ignore[misc]  # k bound per key
                                          for k in keys))
         return sum(1 for r in results if r.error == ErrorCode.NONE and r.records)
 
@@ -140,7 +140,11 @@ class ShareCoordinatorService(CoordinatorRuntime):
         if keys:
             task = self._loop.create_task(self._delete_all(keys), name="share-coordinator-topics-deleted")
             self._periodic.append(task)
-            task.add_done_callback(lambda t: t in self._periodic and self._periodic.remove(t))
+
+            def forget(t: asyncio.Task[None]) -> None:
+                if t in self._periodic:
+                    self._periodic.remove(t)
+            task.add_done_callback(forget)
 
     async def _delete_all(self, keys: list[SharePartitionKey]) -> None:
         for key, (error, _) in zip(keys, await asyncio.gather(*(self.delete_state(k) for k in keys))):

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.result import CoordinatorWriter
-from kafpy.coordinator.group.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
+from kafpy.coordinator.group.offsets_log import Completion, ImmediateFuture, OffsetsLog, Record, completion_error
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.markers import MarkerChannel, TxnMarker
@@ -241,6 +241,7 @@ class TransactionCoordinator:
             error = self._check_producer(txn, producer_id, producer_epoch)
         if error != E.NONE:
             return self._done(error)
+        assert txn is not None  # found: _lookup answered NONE
         added = set(partitions)
         if txn.pending is not None or txn.state in _PREPARED:
             return self._done(E.CONCURRENT_TRANSACTIONS)
@@ -263,9 +264,9 @@ class TransactionCoordinator:
         error, _, txn = self._lookup(transactional_id)
         if error == E.NONE:
             error = self._check_producer(txn, producer_id, producer_epoch)
-        if error == E.NONE and txn.state in _PREPARED:
+        if error == E.NONE and txn is not None and txn.state in _PREPARED:
             error = E.CONCURRENT_TRANSACTIONS
-        if error != E.NONE:
+        if error != E.NONE or txn is None:
             return {tp: error for tp in parts}
         return {tp: E.NONE if tp in txn.partitions else E.TRANSACTION_ABORTABLE for tp in parts}
 
@@ -534,7 +535,9 @@ class TransactionCoordinator:
         """This broker leads `__transaction_state-<partition>`: replay it, then finish the
         transactions it left prepared. Returns the number of ids loaded."""
         self.begin_load(partition)
-        return self.complete_load(partition, coordinator_epoch, self.log.read(partition), now_ms)
+        # the transaction log holds plain records only (no transactional batches, no markers)
+        return self.complete_load(partition, coordinator_epoch, cast("Iterable[Record]", self.log.read(partition)),
+                                  now_ms)
 
     def begin_load(self, partition: int) -> None:
         """Forget the partition's ids; until `complete_load` its ids answer

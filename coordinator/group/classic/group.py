@@ -81,7 +81,7 @@ class Member:
     def awaiting_sync(self) -> bool:
         return self.sync_future is not None
 
-    def metadata(self, protocol: str) -> bytes:
+    def metadata(self, protocol: str | None) -> bytes:
         for name, meta in self.protocols:
             if name == protocol:
                 return meta
@@ -154,7 +154,7 @@ class ClassicGroup(GroupOffsets):
     def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY) -> None:
         self.group_id = group_id
         self.state = state
-        self.state_timestamp = now_ms
+        self.state_timestamp: int | None = now_ms  # None: not known (loaded from a record without it)
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
         self.generation_id = 0

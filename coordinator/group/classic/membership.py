@@ -19,6 +19,7 @@ from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.base import CoordinatorBase, attached
 from kafpy.coordinator.group.errors import append_error_to_group_error
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member, complete
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
 
@@ -106,9 +107,10 @@ class Membership(CoordinatorBase):
             self._try_complete_join(group, now_ms)
         return fut
 
-    def _new_member_join(self, group, instance_id, require_known, support_skip, client_id,
-                         client_host, rebalance_ms, session_ms, protocol_type, protocols,
-                         fut, now_ms) -> None:
+    def _new_member_join(self, group: ClassicGroup, instance_id: str | None, require_known: bool,
+                         support_skip: bool, client_id: str, client_host: str, rebalance_ms: int,
+                         session_ms: int, protocol_type: str, protocols: list[tuple[str, bytes]],
+                         fut: Completion, now_ms: int) -> None:
         if group.is_(GroupState.DEAD):
             fut.set_result(JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE))
             return
@@ -134,9 +136,10 @@ class Membership(CoordinatorBase):
                                            rebalance_ms, session_ms, protocol_type, protocols,
                                            fut, now_ms)
 
-    def _current_member_join(self, group, member_id, instance_id, client_id, client_host,
-                             rebalance_ms, session_ms, protocol_type, protocols, fut,
-                             now_ms) -> None:
+    def _current_member_join(self, group: ClassicGroup, member_id: str, instance_id: str | None,
+                             client_id: str, client_host: str, rebalance_ms: int, session_ms: int,
+                             protocol_type: str, protocols: list[tuple[str, bytes]], fut: Completion,
+                             now_ms: int) -> None:
         if group.is_(GroupState.DEAD):
             fut.set_result(JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE, member_id))
             return
@@ -180,9 +183,10 @@ class Membership(CoordinatorBase):
         else:
             fut.set_result(JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id))
 
-    def _add_member_and_rebalance(self, group, member_id, instance_id, client_id, client_host,
-                                  rebalance_ms, session_ms, protocol_type, protocols, fut,
-                                  now_ms) -> None:
+    def _add_member_and_rebalance(self, group: ClassicGroup, member_id: str, instance_id: str | None,
+                                  client_id: str, client_host: str, rebalance_ms: int, session_ms: int,
+                                  protocol_type: str, protocols: list[tuple[str, bytes]], fut: Completion,
+                                  now_ms: int) -> None:
         member = Member(member_id, instance_id, client_id, client_host, rebalance_ms,
                         session_ms, protocol_type, protocols)
         member.is_new = True
@@ -193,8 +197,9 @@ class Membership(CoordinatorBase):
         self.schedule_heartbeat(member, now_ms, NEW_MEMBER_JOIN_TIMEOUT_MS)
         self._maybe_prepare_rebalance(group, now_ms)
 
-    def _update_member_and_rebalance(self, group, member, protocols, rebalance_ms, session_ms,
-                                     fut, now_ms) -> None:
+    def _update_member_and_rebalance(self, group: ClassicGroup, member: Member,
+                                     protocols: list[tuple[str, bytes]], rebalance_ms: int, session_ms: int,
+                                     fut: Completion, now_ms: int) -> None:
         if member.join_future is not None and member.join_future is not fut:
             # A retried JoinGroup replaces the parked one; answer the old one as Kafka's
             # purgatory would never do, so the waiter is not left hanging.
@@ -203,9 +208,10 @@ class Membership(CoordinatorBase):
         group.update_member(member, protocols, rebalance_ms, session_ms, fut)
         self._maybe_prepare_rebalance(group, now_ms)
 
-    def _update_static_member_and_rebalance(self, group, old_id, new_id, instance_id,
-                                            protocols, rebalance_ms, session_ms, fut,
-                                            support_skip, now_ms) -> None:
+    def _update_static_member_and_rebalance(self, group: ClassicGroup, old_id: str, new_id: str,
+                                            instance_id: str, protocols: list[tuple[str, bytes]],
+                                            rebalance_ms: int, session_ms: int, fut: Completion,
+                                            support_skip: bool, now_ms: int) -> None:
         current_leader = group.leader_id
         member = group.replace_static_member(instance_id, old_id, new_id, _fenced_join,
                                              SyncResult(ErrorCode.FENCED_INSTANCE_ID))
@@ -496,7 +502,7 @@ class Membership(CoordinatorBase):
 
     # ================================================================ LeaveGroup
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]],
-                    now_ms: int) -> tuple[int, list[tuple[str, str | None, int]]]:
+                    now_ms: int) -> tuple[ErrorCode, list[tuple[str, str | None, ErrorCode]]]:
         """(top-level error, [(member id, group instance id, error)])."""
         err = self.validate_group_status(group_id, "LeaveGroup")
         if err is not None:

@@ -402,7 +402,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         if topics is None:
             for t, tp in sorted((group.initialized if group else {}).items(),
                                 key=lambda kv: kv[1].name):
-                meta = self.topics.topic_by_id(t)
+                meta: TopicMeta | str | None = self.topics.topic_by_id(t)
                 if meta is not None:
                     wanted.extend((meta, p) for p in sorted(tp.partitions))
         else:
@@ -498,6 +498,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 results.append((name, meta.topic_id if meta else b"\0" * 16,
                                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                 continue
+            assert meta is not None  # known
             ps = set(group.initialized[meta.topic_id].partitions) if meta.topic_id in group.initialized else set()
             if meta.topic_id in group.initializing:
                 ps |= group.initializing[meta.topic_id].partitions
