@@ -35,7 +35,7 @@ import logging
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from kafpy.protocol.errors import ProtocolError
 from kafpy.protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
@@ -46,9 +46,18 @@ from kafpy.storage.segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
 if TYPE_CHECKING:
     from kafpy.protocol.batch_header import RecordBatchHeader
     from kafpy.storage.log import Log
-    from kafpy.storage.log_manager import LogManager
 
 TopicPartition = tuple[str, int]
+
+
+class CleanedLogs(Protocol):
+    """What the cleaner reads of the log manager (which creates the cleaner: a Protocol, not
+    an import, keeps the two modules from importing each other)."""
+
+    def logs(self) -> dict[TopicPartition, Log]: ...
+
+    def log_dir_of(self, topic: str, partition: int) -> Optional[str]: ...
+
 # (segments to rewrite, dirty segments, end offset): what ``cleanable_range`` finds
 CleanableRange = tuple[list[LogSegment], list[LogSegment], int]
 
@@ -62,7 +71,7 @@ CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 class LogCleaner:
     """See the module docstring."""
 
-    def __init__(self, manager: LogManager, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
+    def __init__(self, manager: CleanedLogs, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
                  threads: int = 1):
         self.manager = manager
         self.clock = clock
