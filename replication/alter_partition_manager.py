@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
@@ -27,6 +27,7 @@ from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
     from kafpy.replication.partition import Partition, PendingIsrChange
 
 __all__ = ["AlterPartitionManager", "alter_partition_request"]
@@ -39,7 +40,7 @@ UNKNOWN_BROKER_EPOCH = -1  # a ZooKeeper-mode leader does not know its followers
 
 Key = tuple[str, int]
 # a NetworkClient to the controller: await ready(), api_version(key), await send(...), await close()
-ClientFactory = Callable[["BrokerInfo"], Any]
+ClientFactory = Callable[["BrokerInfo"], "NetworkClient"]
 
 
 def alter_partition_request(broker_id: int, broker_epoch: int,
@@ -74,7 +75,7 @@ class AlterPartitionManager:
         self.loop = loop
         self.retry_backoff_ms = retry_backoff_ms
         self.unsent: dict[Key, tuple["Partition", "PendingIsrChange"]] = {}
-        self._client: Any = None
+        self._client: NetworkClient | None = None
         self._client_target: tuple[int, str, int] | None = None
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -162,7 +163,7 @@ class AlterPartitionManager:
                     retry[(name, pd.partition_index)] = item
         return retry
 
-    async def _controller_client(self) -> Any:
+    async def _controller_client(self) -> NetworkClient | None:
         cache = self.metadata_cache
         node = cache.broker(cache.controller_id) if cache.controller_id >= 0 else None
         if node is None:

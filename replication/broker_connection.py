@@ -30,7 +30,7 @@ from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode, KafkaError, ProtocolError, TruncatedFrame
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.framing import DEFAULT_BUFFER_SIZE, FrameReader
-from kafpy.protocol.messages import RequestHeader
+from kafpy.protocol.messages import Message, RequestHeader
 
 log = logging.getLogger("kafka.network.BrokerConnection")
 
@@ -159,7 +159,7 @@ class BrokerConnection(asyncio.BufferedProtocol):
         return None
 
     # -- requests ------------------------------------------------------------------------
-    def send(self, header: RequestHeader, body: Any, *, expect_response: bool = True,
+    def send(self, header: RequestHeader, body: Message, *, expect_response: bool = True,
              timeout: float | None = None) -> asyncio.Future:
         """Writes the request; returns the future of its decoded response body (None at once
         when no response is expected: Produce with acks=0). ``timeout`` in seconds."""

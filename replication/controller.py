@@ -58,7 +58,7 @@ MAX_WRITE_ATTEMPTS = 10
 EventHandler = Callable[[Any], Awaitable[object]]
 
 
-def _answer(event: ce.RequestEvent, *answer: Any) -> None:
+def _answer(event: ce.RequestEvent, *answer: object) -> None:
     if event.callback is not None:
         event.callback(*answer)
 
@@ -184,7 +184,7 @@ class KafkaController:
         """Queue a request event and wait for its answer (NOT_CONTROLLER when preempted)."""
         fut = self.loop.create_future()
 
-        def answer(*args: Any) -> None:
+        def answer(*args: object) -> None:
             if not fut.done():
                 fut.set_result(args[0] if len(args) == 1 else args)
         event = event_type(callback=answer, **fields)
@@ -567,7 +567,7 @@ class KafkaController:
             ctx.add_live_brokers(new)
             await self._on_broker_startup(new)
 
-    async def _on_broker_startup(self, brokers: dict[int, Any]) -> None:
+    async def _on_broker_startup(self, brokers: dict[int, tuple[zd.BrokerRegistration, int]]) -> None:
         ctx = self.ctx
         assert self._channels is not None
         for b in sorted(brokers):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
@@ -171,7 +170,7 @@ class ControllerContext:
 
 
 def alter_partition_decision(ctx: ControllerContext, tp: TopicPartition, broker_id: int,
-                             request: Any, version: int
+                             request: AlterPartitionRequest.PartitionData, version: int
                              ) -> ErrorCode | tuple[bool, LeaderAndIsr]:
     """One partition of an AlterPartition, checked in the order Kafka's ZooKeeper-mode
     controller checks it (``KafkaController``'s AlterPartition handling): an error, (False,
@@ -208,7 +207,7 @@ def alter_partition_decision(ctx: ControllerContext, tp: TopicPartition, broker_
     return True, LeaderAndIsr(cur.leader, cur.leader_epoch, isr, recovery, cur.partition_epoch)
 
 
-def _topic_name(ctx: ControllerContext, topic: Any, version: int) -> str | None:
+def _topic_name(ctx: ControllerContext, topic: AlterPartitionRequest.TopicData, version: int) -> str | None:
     if version < 2:
         return topic.topic_name
     return next((t for t, tid in ctx.topic_ids.items() if tid == topic.topic_id), None)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from kazoo.exceptions import NoNodeError
 from kazoo.protocol.states import WatchedEvent
@@ -118,7 +118,7 @@ class AlterPartitionReassignments(ce.RequestEvent):
     reassignments: Mapping[TopicPartition, tuple[int, ...] | None] = field(default_factory=dict,
                                                                            compare=False)
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return ({tp: (ErrorCode.NOT_CONTROLLER, None) for tp in self.reassignments},)
 
 
@@ -129,7 +129,7 @@ class ListPartitionReassignments(ce.RequestEvent):
     state: ClassVar[ce.ControllerState] = ce.ControllerState.LIST_PARTITION_REASSIGNMENT
     partitions: frozenset[TopicPartition] | None = None  # None: every one in progress
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return ErrorCode.NOT_CONTROLLER, {}
 
 
