@@ -121,7 +121,7 @@ class InMemoryOffsetsLog:
     like writes waiting for followers. `fail_with` makes appends fail at once. Only
     committed records are read back."""
 
-    def __init__(self, future_factory: Callable[[], Any] = ImmediateFuture,
+    def __init__(self, future_factory: Callable[[], Completion] = ImmediateFuture,
                  hold: bool = False) -> None:
         self.partitions: dict[int, list[tuple[LogEntry, int]]] = {}  # (log entry, timestamp)
         self.fail_with: int | None = None
@@ -130,7 +130,7 @@ class InMemoryOffsetsLog:
         self._future_factory = future_factory
 
     def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
-               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Any:
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
         done = self._future_factory()
         if self.fail_with is not None:
             done.set_result(ErrorCode(self.fail_with))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, cast
+from typing import Callable, Iterable, cast
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -85,7 +85,7 @@ class TransactionCoordinator:
 
     def __init__(self, config: TransactionCoordinatorConfig, txn_log: OffsetsLog,
                  markers: MarkerChannel, new_producer_id: Callable[[], int],
-                 future_factory: Callable[[], Any] = ImmediateFuture,
+                 future_factory: Callable[[], Completion] = ImmediateFuture,
                  transaction_version: Callable[[], int] = lambda: TV_0) -> None:
         self.config = config
         self._transaction_version = transaction_version
@@ -121,7 +121,7 @@ class TransactionCoordinator:
             return E.NOT_COORDINATOR, -1, None
         return E.NONE, epoch, self.txns.get(transactional_id)
 
-    def _done(self, value: Any) -> Completion:
+    def _done(self, value: object) -> Completion:
         fut = self._future()
         fut.set_result(value)
         return fut
@@ -447,7 +447,7 @@ class TransactionCoordinator:
                            tuple(sorted(txn.partitions)), txn.client_transaction_version)
         self._markers_in_flight.add(tid)
 
-        def sent(d: Any) -> None:
+        def sent(d: Completion) -> None:
             self._markers_in_flight.discard(tid)
             error = completion_error(d)
             if not self._still_owner(txn, coordinator_epoch):

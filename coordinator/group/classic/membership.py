@@ -13,7 +13,6 @@ answered, and the group becomes Stable, only once its assignment is committed.
 
 from __future__ import annotations
 
-from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -59,7 +58,7 @@ class Membership(CoordinatorBase):
                    require_known_member_id: bool, support_skipping_assignment: bool,
                    client_id: str, client_host: str, rebalance_timeout_ms: int,
                    session_timeout_ms: int, protocol_type: str,
-                   protocols: list[tuple[str, bytes]], now_ms: int) -> Any:
+                   protocols: list[tuple[str, bytes]], now_ms: int) -> Completion:
         """A future resolved with a JoinResult."""
         err = self.validate_group_status(group_id, "JoinGroup")
         if err is not None:
@@ -404,7 +403,7 @@ class Membership(CoordinatorBase):
     def sync_group(self, group_id: str, generation_id: int, member_id: str,
                    protocol_type: str | None, protocol_name: str | None,
                    group_instance_id: str | None, assignments: dict[str, bytes],
-                   now_ms: int) -> Any:
+                   now_ms: int) -> Completion:
         """A future resolved with a SyncResult."""
         err = self.validate_group_status(group_id, "SyncGroup")
         if err == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
