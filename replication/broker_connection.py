@@ -45,7 +45,7 @@ class Timer(Protocol):
 
     def time(self) -> float: ...
 
-    def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def call_later(self, delay: float, callback: Callable[..., object], *args: object) -> asyncio.TimerHandle: ...
 
 
 class NetworkError(KafkaError):
@@ -93,7 +93,7 @@ class _InFlight:
         self.api_version: int = header.request_api_version
         self.future = future
         self.timeout = timeout
-        self.timeout_handle: Any = None
+        self.timeout_handle: asyncio.TimerHandle | None = None
 
 
 def decode_response(api_key: int, api_version: int, frame: bytearray | bytes) -> Any:

@@ -26,7 +26,7 @@ import logging
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS
@@ -426,7 +426,7 @@ class ReplicaManager:
 
     # -- the way in: appends ---------------------------------------------------------------
     def append_records(self, timeout_ms: int, required_acks: int, origin: str,
-                       entries: Sequence[tuple[str, int, Any]], internal_topics_allowed: bool = False,
+                       entries: Sequence[tuple[str, int, bytes | memoryview]], internal_topics_allowed: bool = False,
                        on_appended: Callable[[str, int, LogAppendInfo], None] | None = None
                        ) -> "asyncio.Future[list[AppendResult]]":
         """Kafka's appendRecords: append each (topic, partition, records) as leader now, in
