@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.partitioner import partition_for
 
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache
+
 # Longest the timer sleeps, so deadlines added meanwhile are seen within this bound.
 TICK_S = 0.05
 # Records read from the log between two yields to the event loop while loading.
 LOAD_SLICE = 1000
+_Entry = TypeVar("_Entry")  # a log entry of the coordinator's topic, as its reader gives it
 
 
 class CoordinatorRuntime:
@@ -37,7 +41,7 @@ class CoordinatorRuntime:
     coordinator: Any
 
     def _init_runtime(self, name: str, topic: str, loop: asyncio.AbstractEventLoop,
-                      clock: Callable[[], float], logger: logging.Logger, metadata: Any,
+                      clock: Callable[[], float], logger: logging.Logger, metadata: MetadataCache,
                       ensure_topic: Callable[[], Awaitable[None]]) -> None:
         """`metadata`: the broker's MetadataCache (the internal topic's leaders);
         `ensure_topic()`: creates the internal topic when it is missing."""
@@ -96,8 +100,8 @@ class CoordinatorRuntime:
         self._epochs[partition] = leader_epoch
         return True
 
-    def _schedule_load(self, partition: int, read: Callable[[], Iterable[Any]],
-                       complete: Callable[[list[Any]], None]) -> None:
+    def _schedule_load(self, partition: int, read: Callable[[], Iterable[_Entry]],
+                       complete: Callable[[list[_Entry]], None]) -> None:
         """Read `partition` (`read()`'s entries) in a task that yields to the loop every
         LOAD_SLICE entries, then hand them to `complete`, unless the load was cancelled
         meanwhile (a resignation, a newer election, stop). Replaces a load in progress."""
@@ -112,8 +116,8 @@ class CoordinatorRuntime:
                 self._log.error("loading %s-%d failed", self._topic, partition, exc_info=t.exception())
         task.add_done_callback(forget)
 
-    async def _load(self, read: Callable[[], Iterable[Any]], complete: Callable[[list[Any]], None]) -> None:
-        entries = []
+    async def _load(self, read: Callable[[], Iterable[_Entry]], complete: Callable[[list[_Entry]], None]) -> None:
+        entries: list[_Entry] = []
         for entry in read():
             entries.append(entry)
             if len(entries) % LOAD_SLICE == 0:
@@ -145,7 +149,7 @@ class CoordinatorRuntime:
             self._log.warning("could not create %s: %s", self._topic, e)
 
 
-def coordinator_node(metadata: Any, topic: str, key: str
+def coordinator_node(metadata: MetadataCache, topic: str, key: str
                      ) -> tuple[ErrorCode, int, str, int] | None:
     """FindCoordinator's answer for `key` owned by a partition of the internal `topic`
     (Kafka's abs(hashCode) % partitions): (error, node id, host, port); None when the

@@ -20,6 +20,8 @@ from kafpy.protocol.message_compiler import in_range as _in
 from kafpy.protocol.varint import read_unsigned_varint as _uvarint
 from kafpy.protocol.varint import unsigned_varint as _uv_bytes
 
+Buffer = bytes | bytearray | memoryview
+
 _FIXED = {t: struct.Struct(">" + code) for t, (code, _size) in FIXED.items()}
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
@@ -28,7 +30,7 @@ _I32 = struct.Struct(">i")
 class _Plan:
     __slots__ = ("cls", "steps", "tagged", "absent", "flex")
 
-    def __init__(self, cls: type, steps: list, tagged: dict, absent: list, flex: bool) -> None:
+    def __init__(self, cls: type[M.Struct], steps: list, tagged: dict, absent: list, flex: bool) -> None:
         self.cls, self.steps, self.tagged, self.absent, self.flex = cls, steps, tagged, absent, flex
 
 
@@ -36,17 +38,19 @@ class Interpreter:
     """``decode(cls, version, buf) -> obj`` and ``encode(obj, version) -> bytes``."""
 
     def __init__(self) -> None:
-        self._plans: dict[tuple[type, int], _Plan] = {}
+        self._plans: dict[tuple[type[M.Struct], int], _Plan] = {}
 
     # -- plans
-    def plan(self, cls: type, version: int, flex: bool | None = None) -> _Plan:
+    def plan(self, cls: type[M.Struct], version: int, flex: bool | None = None) -> _Plan:
         key = (cls, version)
         p = self._plans.get(key)
         if p is None:
             if flex is None:
-                flex = _in(cls.FLEXIBLE_VERSIONS, version)
+                flex = _in(getattr(cls, "FLEXIBLE_VERSIONS"), version)  # a message (a struct comes with flex)
             owner = getattr(M, cls.__qualname__.split(".")[0])
-            steps, tagged, absent = [], {}, []
+            steps: list[tuple[str, str, bool, bool, type[M.Message], M.Field]] = []
+            tagged: dict[int | None, tuple[str, str, bool, bool, type[M.Message], M.Field]] = {}
+            absent: list[tuple[str, object]] = []
             template = cls()
             for f in cls.FIELDS:
                 compact = flex if f.flexible == "inherit" else _in(f.flexible, version)
@@ -63,12 +67,12 @@ class Interpreter:
         return p
 
     # -- decoding
-    def decode(self, cls: type, version: int, buf: Any) -> Any:
+    def decode(self, cls: type[M.Struct], version: int, buf: Buffer) -> M.Struct:
         mv = buf if type(buf) is memoryview else memoryview(buf)
         obj, _pos = self._struct(self.plan(cls, version), version, buf, mv, 0, len(buf))
         return obj
 
-    def _struct(self, p: _Plan, version: int, buf: Any, mv: memoryview, pos: int, end: int) -> tuple[Any, int]:
+    def _struct(self, p: _Plan, version: int, buf: Buffer, mv: memoryview, pos: int, end: int) -> tuple[M.Struct, int]:
         obj = object.__new__(p.cls)
         for name, default in p.absent:
             if type(default) is list:
@@ -95,7 +99,7 @@ class Interpreter:
                 pos += size
         return obj, pos
 
-    def _len(self, buf: Any, pos: int, compact: bool, wide: bool) -> tuple[int, int]:
+    def _len(self, buf: Buffer, pos: int, compact: bool, wide: bool) -> tuple[int, int]:
         if compact:
             n, pos = _uvarint(buf, pos)
             return n - 1, pos
@@ -103,8 +107,8 @@ class Interpreter:
             return _I32.unpack_from(buf, pos)[0], pos + 4
         return _I16.unpack_from(buf, pos)[0], pos + 2
 
-    def _value(self, step: tuple, t: str, version: int, flex: bool, buf: Any, mv: memoryview,
-               pos: int, end: int) -> tuple[Any, int]:
+    def _value(self, step: tuple, t: str, version: int, flex: bool, buf: Buffer, mv: memoryview,
+               pos: int, end: int) -> tuple[object, int]:
         _name, _ftype, compact, nullable, owner, _f = step
         s = _FIXED.get(t)
         if s is not None:
@@ -135,7 +139,7 @@ class Interpreter:
             if n > end - pos:
                 raise InvalidRequest("array count past the end")
             elem = t[2:]
-            out = []
+            out: list[object] = []
             estep = (None, elem, compact, False, owner, None)
             for _ in range(n):
                 v, pos = self._value(estep, elem, version, flex, buf, mv, pos, end)
@@ -150,16 +154,16 @@ class Interpreter:
         return self._struct(sub, version, buf, mv, pos, end)
 
     # -- encoding
-    def encode(self, obj: Any, version: int) -> bytes:
+    def encode(self, obj: M.Struct, version: int) -> bytes:
         out: list = []
         self._encode_struct(self.plan(type(obj), version), version, obj, out)
         return b"".join(out)
 
-    def _encode_struct(self, p: _Plan, version: int, obj: Any, out: list) -> None:
+    def _encode_struct(self, p: _Plan, version: int, obj: M.Struct, out: list) -> None:
         for step in p.steps:
             self._write(step, step[1], version, p.flex, getattr(obj, step[0]), out)
         if p.flex:
-            fields = []
+            fields: list[bytes] = []
             template = p.cls()
             for tag in sorted(p.tagged):
                 step = p.tagged[tag]

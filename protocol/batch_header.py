@@ -89,6 +89,8 @@ CONTROL_COMMIT = 1
 HEADER_FORMAT = ">qiibIhiqqqhii"
 HEADER_STRUCT = _HEADER = struct.Struct(HEADER_FORMAT)
 assert _HEADER.size == BATCH_HEADER_SIZE
+# a header as HEADER_STRUCT unpacks it (a RecordBatchHeader is one too)
+HeaderTuple = tuple[int, ...]
 
 # Indexes of the fields in a header tuple (HEADER_STRUCT's, or a RecordBatchHeader).
 (BASE_OFFSET_FIELD, BATCH_LENGTH_FIELD, PARTITION_LEADER_EPOCH_FIELD, MAGIC_FIELD, CRC_FIELD, ATTRIBUTES_FIELD,

@@ -22,7 +22,7 @@ read from the wire is used to allocate before the bytes it announces are present
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import (
@@ -35,7 +35,10 @@ from kafpy.protocol.errors import (
 )
 from kafpy.protocol.message_compiler import COMPILER as _COMPILER
 from kafpy.protocol.message_compiler import is_flexible as _is_flexible
-from kafpy.protocol.messages import API_KEYS, ApiKey, RequestHeader, ResponseHeader, Struct
+from kafpy.protocol.messages import API_KEYS, ApiKey, Message, RequestHeader, ResponseHeader, Struct
+
+Buffer = bytes | bytearray | memoryview
+MessageT = TypeVar("MessageT", bound=Message)
 
 __all__ = [
     "decode_request",
@@ -76,12 +79,12 @@ def response_class(api_key: int, api_version: int) -> type:
     return SPECS[api_key].response_class
 
 
-def decoder_for(cls: type, version: int) -> Callable:
+def decoder_for(cls: type[Message], version: int) -> Callable:
     """The compiled ``(buf, mv, pos, end) -> (obj, pos)`` decoder of a top-level message."""
     return _COMPILER.decoder(cls, version, _is_flexible(cls, version))
 
 
-def encoder_for(cls: type, version: int) -> Callable:
+def encoder_for(cls: type[Message], version: int) -> Callable:
     """The compiled ``(obj, out: list, slices: list) -> None`` encoder of a top-level message.
 
     It appends the encoding to ``out`` as bytes-like parts; a record slice is appended
@@ -109,7 +112,7 @@ def precompile(api_keys: list[int] | None = None) -> int:
     return n
 
 
-def _decode(cls: type, version: int, buf: Any, pos: int) -> tuple[Any, int]:
+def _decode(cls: type[Message], version: int, buf: Buffer, pos: int) -> tuple[Message, int]:
     fn = _COMPILER.decoders.get((cls, version))
     if fn is None:
         fn = decoder_for(cls, version)
@@ -130,23 +133,28 @@ def _decode_error(exc: Exception) -> ProtocolError:
     return InvalidRequest(str(exc))
 
 
-def _run_decoder(fn: Callable, buf: Any, mv: memoryview, pos: int) -> tuple[Any, int]:
+def _run_decoder(fn: Callable, buf: Buffer, mv: memoryview, pos: int) -> tuple[Any, int]:
     try:
         return fn(buf, mv, pos, len(buf))
     except _DECODE_ERRORS as exc:
         raise _decode_error(exc) from None
 
 
-def _as_buffer(frame: Any) -> Any:
+def _as_buffer(frame: Buffer) -> bytes | memoryview:
     if type(frame) is bytes:
         return frame
+    return _as_view(frame)
+
+
+def _as_view(frame: Buffer) -> memoryview:
+    """``frame`` as a one-dimensional byte view."""
     mv = frame if type(frame) is memoryview else memoryview(frame)
     if mv.format != "B" or mv.ndim != 1:
         mv = mv.cast("B")
     return mv
 
 
-def _encode(cls: type, version: int, obj: Any, out: list, sl: list) -> None:
+def _encode(cls: type[Message], version: int, obj: Struct, out: list, sl: list) -> None:
     fn = _COMPILER.encoders.get((cls, version))
     if fn is None:
         fn = encoder_for(cls, version)
@@ -185,7 +193,7 @@ _REQUEST_DECODERS: dict[tuple[int, int], tuple[Callable, Callable]] = {}
 _HH = struct.Struct(">hh")
 
 
-def _request_decoders_slow(buf: Any, mv: memoryview, api_key: int, api_version: int) -> tuple[Callable, Callable]:
+def _request_decoders_slow(buf: Buffer, mv: memoryview, api_key: int, api_version: int) -> tuple[Callable, Callable]:
     """Validate (api key, version) and build its (header, body) decoders; errors carry the header."""
     spec = SPECS.get(api_key)
     hv = request_header_version(api_key, api_version)
@@ -202,11 +210,12 @@ def _request_decoders_slow(buf: Any, mv: memoryview, api_key: int, api_version: 
 
 def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Any]:
     """Decode one request frame (without its size prefix) into (header, body)."""
+    buf: bytes | memoryview
     if type(frame) is bytes:
         buf = frame
         mv = memoryview(frame)
     else:
-        buf = mv = _as_buffer(frame)
+        buf = mv = _as_view(frame)
     end = len(buf)
     if end < 8:
         raise TruncatedFrame("request shorter than its header")
@@ -247,11 +256,12 @@ def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | m
         entry = (_COMPILER.decoder(ResponseHeader, hv, hv >= 1),
                  decoder_for(response_class(api_key, api_version), api_version))
         _RESPONSE_DECODERS[(api_key, api_version)] = entry
+    buf: bytes | memoryview
     if type(frame) is bytes:
         buf = frame
         mv = memoryview(frame)
     else:
-        buf = mv = _as_buffer(frame)
+        buf = mv = _as_view(frame)
     header, pos = _run_decoder(entry[0], buf, mv, 0)
     body, _pos = _run_decoder(entry[1], buf, mv, pos)
     return header.correlation_id, body
@@ -276,7 +286,7 @@ def _response_encoder(api_key: int, api_version: int) -> tuple[Callable, bool]:
     return entry
 
 
-def _slice_bytes(part: Any) -> bytes:
+def _slice_bytes(part: Any) -> bytes:  # a records slice: FileRecordsSlice or a buffer with .size
     read = getattr(part, "read_bytes", None)
     if read is not None:
         data = read()
@@ -293,7 +303,7 @@ def _response_header(correlation_id: int, body_size: int, v1: bool) -> bytes:
     return _II.pack(body_size + 4, correlation_id)
 
 
-def encode_response(api_key: int, api_version: int, correlation_id: int, body: Any) -> bytes:
+def encode_response(api_key: int, api_version: int, correlation_id: int, body: Message) -> bytes:
     """The whole response frame: 4-byte size, response header, body."""
     enc, v1 = _response_encoder(api_key, api_version)
     out: list = []
@@ -305,7 +315,7 @@ def encode_response(api_key: int, api_version: int, correlation_id: int, body: A
     return b"".join(out)
 
 
-def encode_response_chunks(api_key: int, api_version: int, correlation_id: int, body: Any) -> list:
+def encode_response_chunks(api_key: int, api_version: int, correlation_id: int, body: Message) -> list:
     """The response frame as ``bytes`` items and record slices (sent without copying).
 
     Without slices a frame up to 64 KiB is one item; a larger one is the header and
@@ -345,7 +355,7 @@ def encode_response_chunks(api_key: int, api_version: int, correlation_id: int, 
     return chunks
 
 
-def encode_request(header: RequestHeader, body: Any) -> bytes:
+def encode_request(header: RequestHeader, body: Message) -> bytes:
     """The whole request frame: 4-byte size, request header (version from the API), body."""
     api_key, api_version = header.request_api_key, header.request_api_version
     _checked_spec(api_key, api_version)
@@ -360,7 +370,7 @@ def encode_request(header: RequestHeader, body: Any) -> bytes:
     return b"".join(out)
 
 
-def encode_data(obj: Struct, version: int) -> bytes:
+def encode_data(obj: Message, version: int) -> bytes:
     """Encode a ``data`` message (e.g. ``OffsetCommitValue``) at ``version``, no version prefix."""
     cls = type(obj)
     lo, hi = cls.VALID_VERSIONS
@@ -374,12 +384,13 @@ def encode_data(obj: Struct, version: int) -> bytes:
     return b"".join(out)
 
 
-def decode_data(cls: type, version: int, data: bytes | bytearray | memoryview) -> Any:
+def decode_data(cls: type[MessageT], version: int, data: bytes | bytearray | memoryview) -> MessageT:
     """Decode a ``data`` message body (no version prefix) of ``cls`` at ``version``."""
     lo, hi = cls.VALID_VERSIONS
     if not lo <= version <= hi:
         raise UnsupportedVersion(-1, version)
     obj, _pos = _decode(cls, version, _as_buffer(data), 0)
+    assert isinstance(obj, cls)  # the decoder of ``cls`` builds a ``cls``
     return obj
 
 

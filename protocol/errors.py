@@ -15,7 +15,10 @@ below is what ``kafpy.protocol.codec``, ``kafpy.protocol.framing`` and
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kafpy.protocol.messages import RequestHeader
 
 __all__ = [
     "ErrorCode",
@@ -255,7 +258,7 @@ class UnsupportedVersion(ProtocolError):
 
     error_code = ErrorCode.UNSUPPORTED_VERSION
 
-    def __init__(self, api_key: int, version: int, header: Any = None) -> None:
+    def __init__(self, api_key: int, version: int, header: RequestHeader | None = None) -> None:
         super().__init__(f"unsupported version {version} of API key {api_key}")
         self.api_key = api_key
         self.version = version
@@ -267,7 +270,7 @@ class UnknownApiKey(ProtocolError):
 
     error_code = ErrorCode.INVALID_REQUEST
 
-    def __init__(self, api_key: int, header: Any = None) -> None:
+    def __init__(self, api_key: int, header: RequestHeader | None = None) -> None:
         super().__init__(f"unknown API key {api_key}")
         self.api_key = api_key
         self.header = header

@@ -7,7 +7,7 @@ only the per-message tables.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 # Kafka's Uuid.ZERO_UUID (no topic id): the one definition, imported wherever it is compared
 ZERO_UUID = bytes(16)
@@ -22,8 +22,8 @@ class Field(NamedTuple):
     nullable: tuple[int, int] | None
     tag: int | None
     tagged: tuple[int, int] | None
-    flexible: Any  # "inherit", or a (low, high) range / None overriding the message's
-    default: Any  # scalar default; () for an array defaulting to empty, the type name for a struct
+    flexible: Literal["inherit"] | tuple[int, int] | None  # "inherit", or a (low, high) range / None overriding the message's
+    default: object  # scalar default; () for an array defaulting to empty, the type name for a struct
 
 
 class ApiSpec(NamedTuple):

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import struct
 import threading
-from typing import Any, Callable, Iterator
+import types
+from typing import Callable, Iterator, Optional
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import InvalidRequest
+from kafpy.protocol.message_base import Field, Message, Struct
 from kafpy.protocol.varint import read_unsigned_varint, unsigned_varint
 
 __all__ = ["COMPILER", "MessageCompiler", "FIXED", "in_range", "is_flexible"]
@@ -57,7 +59,7 @@ def in_range(rng: tuple[int, int] | None, v: int) -> bool:
     return rng is not None and rng[0] <= v <= rng[1]
 
 
-def is_flexible(cls: type, version: int) -> bool:
+def is_flexible(cls: type[Message], version: int) -> bool:
     return in_range(cls.FLEXIBLE_VERSIONS, version)
 
 
@@ -81,7 +83,7 @@ class MessageCompiler:
     """Builds and caches the decoder/encoder functions of every (class, version)."""
 
     def __init__(self) -> None:
-        self.ns: dict[str, Any] = {
+        self.ns: dict[str, object] = {
             "_new": object.__new__,
             "_ruv": read_unsigned_varint,
             "_uv": unsigned_varint,
@@ -99,18 +101,18 @@ class MessageCompiler:
         }
         self.decoders: dict[tuple[type, int], Callable] = {}
         self.encoders: dict[tuple[type, int], Callable] = {}
-        self._consts: dict[Any, str] = {}
+        self._consts: dict[object, str] = {}
         self._structs: dict[str, str] = {}
         # building fills shared name tables; lookups of built functions take no lock
         self.lock = threading.RLock()
 
     # -- namespace helpers
-    def const(self, value: Any) -> str:
+    def const(self, value: object) -> str:
         key = (type(value), value) if not isinstance(value, (list, dict)) else id(value)
-        name = self._consts.get(key)  # type: ignore[arg-type]
+        name = self._consts.get(key)
         if name is None:
             name = f"K{len(self._consts)}"
-            self._consts[key] = name  # type: ignore[index]
+            self._consts[key] = name
             self.ns[name] = value
         return name
 
@@ -133,16 +135,18 @@ class MessageCompiler:
             self.ns[name] = tuple(struct.Struct(f">{i}{code}") for i in range(64))
         return name
 
-    def ref(self, obj: Any, prefix: str) -> str:
+    def ref(self, obj: object, prefix: str) -> str:
         name = f"{prefix}{id(obj):x}"
         self.ns[name] = obj
         return name
 
     # -- layout
     @staticmethod
-    def layout(cls: type, version: int) -> tuple[list, list, list]:
+    def layout(cls: type[Struct], version: int) -> tuple[list[Field], list[Field], list[Field]]:
         """(regular fields, tagged fields, absent fields) of ``cls`` at ``version``."""
-        regular, tagged, absent = [], [], []
+        regular: list[Field] = []
+        tagged: list[Field] = []
+        absent: list[Field] = []
         for f in cls.FIELDS:
             if in_range(f.tagged, version):
                 tagged.append(f)
@@ -150,14 +154,14 @@ class MessageCompiler:
                 regular.append(f)
             else:
                 absent.append(f)
-        tagged.sort(key=lambda f: f.tag)
+        tagged.sort(key=lambda f: f.tag or 0)  # a tagged field always has its tag
         return regular, tagged, absent
 
     @staticmethod
-    def fixed_runs(regular: list) -> Iterator[tuple[list, Any]]:
+    def fixed_runs(regular: list[Field]) -> Iterator[tuple[list[Field], Optional[Field]]]:
         """``(run, None)`` for each run of consecutive fixed-width fields (one struct call
         reads or writes them all), ``([], field)`` for each other field, in order."""
-        run: list = []
+        run: list[Field] = []
         for f in regular:
             if f.type in FIXED:
                 run.append(f)
@@ -170,19 +174,19 @@ class MessageCompiler:
             yield run, None
 
     @staticmethod
-    def owner(cls: type) -> type:
+    def owner(cls: type[Struct]) -> type[Message]:
         """The top-level message class that defines nested struct ``cls``."""
         return getattr(M, cls.__qualname__.split(".")[0])
 
-    def struct_class(self, cls: type, type_name: str) -> type:
+    def struct_class(self, cls: type[Struct], type_name: str) -> type[Struct]:
         return getattr(self.owner(cls), type_name)
 
-    def field_flex(self, f: Any, version: int, flex: bool) -> bool:
+    def field_flex(self, f: Field, version: int, flex: bool) -> bool:
         if f.flexible == "inherit":
             return flex
         return in_range(f.flexible, version)
 
-    def default_expr(self, cls: type, f: Any) -> str:
+    def default_expr(self, cls: type[Struct], f: Field) -> str:
         if f.type.startswith("[]"):
             return "None" if f.default is None else "[]"
         if f.type in FIXED or f.type in ("string", "bytes", "records", "uuid"):
@@ -192,7 +196,7 @@ class MessageCompiler:
         return self.ref(self.struct_class(cls, f.type), "C") + "()"
 
     # -- decoders
-    def _cached(self, cache: dict, build: Callable, cls: type, version: int, flex: bool) -> Callable:
+    def _cached(self, cache: dict, build: Callable, cls: type[Struct], version: int, flex: bool) -> Callable:
         """The compiled function for (cls, version), built once under the lock."""
         key = (cls, version)
         fn = cache.get(key)
@@ -204,10 +208,10 @@ class MessageCompiler:
                     cache[key] = fn
         return fn
 
-    def decoder(self, cls: type, version: int, flex: bool) -> Callable:
+    def decoder(self, cls: type[Struct], version: int, flex: bool) -> Callable:
         return self._cached(self.decoders, self._build_decoder, cls, version, flex)
 
-    def _build_decoder(self, cls: type, version: int, flex: bool) -> Callable:
+    def _build_decoder(self, cls: type[Struct], version: int, flex: bool) -> Callable:
         regular, tagged, absent = self.layout(cls, version)
         g = _Gen()
         cname = self.ref(cls, "C")
@@ -216,14 +220,14 @@ class MessageCompiler:
             g.emit(f"o.{f.name} = {self.default_expr(cls, f)}")
         for f in tagged:
             g.emit(f"o.{f.name} = {self.default_expr(cls, f)}")
-        for run, f in self.fixed_runs(regular):
+        for run, one in self.fixed_runs(regular):
             if run:
                 sname = self.struct_fmt("".join(FIXED[r.type][0] for r in run))
                 targets = ", ".join(f"o.{r.name}" for r in run)
                 g.emit(f"{targets}{',' if len(run) == 1 else ''} = {sname}u(buf, pos)")
                 g.emit(f"pos += {sname}n")
-            else:
-                self._read_value(g, cls, f, version, self.field_flex(f, version, flex), flex, f"o.{f.name}")
+            elif one is not None:
+                self._read_value(g, cls, one, version, self.field_flex(one, version, flex), flex, f"o.{one.name}")
         if flex:
             self._read_tagged(g, cls, tagged, version, flex)
         g.emit("return o, pos")
@@ -234,6 +238,7 @@ class MessageCompiler:
         src = f"def {name}({params}):\n" + "\n".join(g.lines) + "\n"
         exec(compile(src, f"<protocol.codec {name}>", "exec"), self.ns)
         fn = self.ns[name]
+        assert isinstance(fn, types.FunctionType)  # the ``def`` just compiled
         fn.__source__ = src  # type: ignore[attr-defined]
         return fn
 
@@ -268,7 +273,7 @@ class MessageCompiler:
         g.emit("else:")
 
     def _read_value(
-        self, g: _Gen, cls: type, f: Any, version: int, compact: bool, flex: bool, target: str,
+        self, g: _Gen, cls: type[Struct], f: Field, version: int, compact: bool, flex: bool, target: str,
         ftype: str | None = None, nullable: bool | None = None,
     ) -> None:
         t = f.type if ftype is None else ftype
@@ -341,11 +346,11 @@ class MessageCompiler:
         else:
             g.emit(f"{target}, pos = {dname}(buf, mv, pos, end)")
 
-    def _decoder_ref(self, sub: type, version: int, flex: bool) -> str:
+    def _decoder_ref(self, sub: type[Struct], version: int, flex: bool) -> str:
         fn = self.decoder(sub, version, flex)
         return self.ref(fn, "D")
 
-    def _read_tagged(self, g: _Gen, cls: type, tagged: list, version: int, flex: bool) -> None:
+    def _read_tagged(self, g: _Gen, cls: type[Struct], tagged: list, version: int, flex: bool) -> None:
         g.emit("nt = buf[pos]")
         g.emit("pos += 1")
         g.emit("if nt > 127:")
@@ -378,19 +383,19 @@ class MessageCompiler:
         g.ind -= 2
 
     # -- encoders
-    def encoder(self, cls: type, version: int, flex: bool) -> Callable:
+    def encoder(self, cls: type[Struct], version: int, flex: bool) -> Callable:
         return self._cached(self.encoders, self._build_encoder, cls, version, flex)
 
-    def _build_encoder(self, cls: type, version: int, flex: bool) -> Callable:
+    def _build_encoder(self, cls: type[Struct], version: int, flex: bool) -> Callable:
         regular, tagged, _absent = self.layout(cls, version)
         g = _Gen()
         g.emit("app = out.append")
-        for run, f in self.fixed_runs(regular):
+        for run, one in self.fixed_runs(regular):
             if run:
                 sname = self.struct_fmt("".join(FIXED[r.type][0] for r in run))
                 g.emit(f"app({sname}p({', '.join('o.' + r.name for r in run)}))")
-            else:
-                self._write_value(g, cls, f, version, self.field_flex(f, version, flex), flex, f"o.{f.name}")
+            elif one is not None:
+                self._write_value(g, cls, one, version, self.field_flex(one, version, flex), flex, f"o.{one.name}")
         if flex:
             if not tagged:
                 g.emit("app(b'\\x00')")
@@ -409,7 +414,7 @@ class MessageCompiler:
         return "b'\\xff\\xff\\xff\\xff'" if wide else "b'\\xff\\xff'"
 
     def _write_value(
-        self, g: _Gen, cls: type, f: Any, version: int, compact: bool, flex: bool, src: str,
+        self, g: _Gen, cls: type[Struct], f: Field, version: int, compact: bool, flex: bool, src: str,
         ftype: str | None = None, nullable: bool | None = None,
     ) -> None:
         t = f.type if ftype is None else ftype
@@ -491,7 +496,7 @@ class MessageCompiler:
         else:
             g.emit(f"{ename}({v}, out, sl)")
 
-    def _write_tagged(self, g: _Gen, cls: type, tagged: list, version: int, flex: bool) -> None:
+    def _write_tagged(self, g: _Gen, cls: type[Struct], tagged: list, version: int, flex: bool) -> None:
         """Tagged fields that differ from their default, by ascending tag; ``b"\\x00"`` if none."""
         g.emit("tl = None")
         for f in tagged:

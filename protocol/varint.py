@@ -15,7 +15,7 @@ is what ``bench.protocol_codec`` and ``bench.records`` measured fastest.
 
 from __future__ import annotations
 
-from typing import Any
+Buffer = bytes | bytearray | memoryview
 
 __all__ = ["read_unsigned_varint", "unsigned_varint", "read_varlong", "varlong"]
 
@@ -24,7 +24,7 @@ _ZIGZAG_LOW = -64
 _ZIGZAG_HIGH = 16384
 
 
-def read_unsigned_varint(buf: Any, pos: int) -> tuple[int, int]:
+def read_unsigned_varint(buf: Buffer, pos: int) -> tuple[int, int]:
     """(value, next position) of the unsigned varint at ``pos``: at most 5 bytes, as Kafka reads."""
     value = 0
     shift = 0
@@ -58,7 +58,7 @@ def unsigned_varint(n: int) -> bytes:
     return _UNSIGNED[n] if 0 <= n < _UNSIGNED_CACHED else _unsigned_varint(n)
 
 
-def read_varlong(buf: Any, pos: int) -> tuple[int, int]:
+def read_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
     """(value, next position) of the zigzag varlong at ``pos``: at most 10 bytes; the
     excess bits of a 10th byte fall off, as in Java."""
     b = buf[pos]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
@@ -27,6 +27,7 @@ from kafpy.replication.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
     from kafpy.replication.partition import Partition, PendingIsrChange
 
 __all__ = ["AlterPartitionManager", "alter_partition_request"]
@@ -39,25 +40,25 @@ UNKNOWN_BROKER_EPOCH = -1  # a ZooKeeper-mode leader does not know its followers
 
 Key = tuple[str, int]
 # a NetworkClient to the controller: await ready(), api_version(key), await send(...), await close()
-ClientFactory = Callable[["BrokerInfo"], Any]
+ClientFactory = Callable[["BrokerInfo"], "NetworkClient"]
 
 
 def alter_partition_request(broker_id: int, broker_epoch: int,
                             items: list[tuple["Partition", "PendingIsrChange"]], version: int) -> AlterPartitionRequest:
     """The wire request for ``items`` at ``version`` (topics by name up to v1, by id after;
     ISR members with broker epochs from v3)."""
-    Q = AlterPartitionRequest
-    topics: dict[str, Q.TopicData] = {}
+    topics: dict[str, AlterPartitionRequest.TopicData] = {}
     for part, pending in items:
         t = topics.get(part.topic)
         if t is None:
-            t = topics[part.topic] = Q.TopicData(topic_name=part.topic, topic_id=part.topic_id, partitions=[])
-        t.partitions.append(Q.PartitionData(
+            t = topics[part.topic] = AlterPartitionRequest.TopicData(topic_name=part.topic, topic_id=part.topic_id,
+                                                                     partitions=[])
+        t.partitions.append(AlterPartitionRequest.PartitionData(
             partition_index=part.index, leader_epoch=pending.leader_epoch, new_isr=list(pending.new_isr),
-            new_isr_with_epochs=[Q.BrokerState(broker_id=b, broker_epoch=UNKNOWN_BROKER_EPOCH)
+            new_isr_with_epochs=[AlterPartitionRequest.BrokerState(broker_id=b, broker_epoch=UNKNOWN_BROKER_EPOCH)
                                  for b in pending.new_isr],
             leader_recovery_state=0, partition_epoch=pending.partition_epoch))
-    return Q(broker_id=broker_id, broker_epoch=broker_epoch, topics=list(topics.values()))
+    return AlterPartitionRequest(broker_id=broker_id, broker_epoch=broker_epoch, topics=list(topics.values()))
 
 
 class AlterPartitionManager:
@@ -74,7 +75,7 @@ class AlterPartitionManager:
         self.loop = loop
         self.retry_backoff_ms = retry_backoff_ms
         self.unsent: dict[Key, tuple["Partition", "PendingIsrChange"]] = {}
-        self._client: Any = None
+        self._client: NetworkClient | None = None
         self._client_target: tuple[int, str, int] | None = None
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -139,7 +140,7 @@ class AlterPartitionManager:
                         ) -> dict[Key, tuple["Partition", "PendingIsrChange"]]:
         """Apply ``response`` to the partitions of ``live``; returns the changes to send again
         (all of them on a top-level error, and those a partition asks to retry)."""
-        top = ErrorCode.of(response.error_code)
+        top = ErrorCode.of_known(response.error_code)
         if top != ErrorCode.NONE:
             if top == ErrorCode.STALE_BROKER_EPOCH:
                 log.warning("Broker had a stale broker epoch (%d), retrying.", self.broker_epoch())
@@ -156,13 +157,13 @@ class AlterPartitionManager:
                 if item is None:
                     continue
                 part, pending = item
-                again = part.on_alter_partition_result(pending, ErrorCode.of(pd.error_code), tuple(pd.isr),
+                again = part.on_alter_partition_result(pending, ErrorCode.of_known(pd.error_code), tuple(pd.isr),
                                                        pd.leader_epoch, pd.partition_epoch)
                 if again:
                     retry[(name, pd.partition_index)] = item
         return retry
 
-    async def _controller_client(self) -> Any:
+    async def _controller_client(self) -> NetworkClient | None:
         cache = self.metadata_cache
         node = cache.broker(cache.controller_id) if cache.controller_id >= 0 else None
         if node is None:

@@ -30,7 +30,7 @@ from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode, KafkaError, ProtocolError, TruncatedFrame
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.framing import DEFAULT_BUFFER_SIZE, FrameReader
-from kafpy.protocol.messages import RequestHeader
+from kafpy.protocol.messages import Message, RequestHeader
 
 log = logging.getLogger("kafka.network.BrokerConnection")
 
@@ -45,7 +45,7 @@ class Timer(Protocol):
 
     def time(self) -> float: ...
 
-    def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def call_later(self, delay: float, callback: Callable[..., object], *args: object) -> asyncio.TimerHandle: ...
 
 
 class NetworkError(KafkaError):
@@ -93,7 +93,7 @@ class _InFlight:
         self.api_version: int = header.request_api_version
         self.future = future
         self.timeout = timeout
-        self.timeout_handle: Any = None
+        self.timeout_handle: asyncio.TimerHandle | None = None
 
 
 def decode_response(api_key: int, api_version: int, frame: bytearray | bytes) -> Any:
@@ -159,7 +159,7 @@ class BrokerConnection(asyncio.BufferedProtocol):
         return None
 
     # -- requests ------------------------------------------------------------------------
-    def send(self, header: RequestHeader, body: Any, *, expect_response: bool = True,
+    def send(self, header: RequestHeader, body: Message, *, expect_response: bool = True,
              timeout: float | None = None) -> asyncio.Future:
         """Writes the request; returns the future of its decoded response body (None at once
         when no response is expected: Produce with acks=0). ``timeout`` in seconds."""

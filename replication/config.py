@@ -21,6 +21,9 @@ class BrokerConfigView(Protocol):
 
     def get(self, name: str, default: Any = None) -> Any: ...
 
+    def set_dynamic(self, default: dict[str, str], own: dict[str, str]) -> None:
+        """Replace the dynamic broker configs (``<default>``, then this broker's)."""
+
 
 # A topic's complete config (every topic config as a string) from its overrides: the
 # overrides, else the broker's defaults (the broker's effective_topic_config over its config)

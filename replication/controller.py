@@ -55,10 +55,10 @@ from kafpy.replication.zk_client import ControllerMovedError, KafkaZkClient, Nod
 log = logging.getLogger("kafka.controller.KafkaController")
 
 MAX_WRITE_ATTEMPTS = 10
-EventHandler = Callable[[Any], Awaitable[None]]
+EventHandler = Callable[[Any], Awaitable[object]]
 
 
-def _answer(event: ce.RequestEvent, *answer: Any) -> None:
+def _answer(event: ce.RequestEvent, *answer: object) -> None:
     if event.callback is not None:
         event.callback(*answer)
 
@@ -184,7 +184,7 @@ class KafkaController:
         """Queue a request event and wait for its answer (NOT_CONTROLLER when preempted)."""
         fut = self.loop.create_future()
 
-        def answer(*args: Any) -> None:
+        def answer(*args: object) -> None:
             if not fut.done():
                 fut.set_result(args[0] if len(args) == 1 else args)
         event = event_type(callback=answer, **fields)
@@ -419,6 +419,7 @@ class KafkaController:
                 await self.zk.set_topic_assignment(topic, assignment, self.ctx.epoch_zk_version)
                 log.info("[Controller id=%d] Assigned topic id %s to topic %s", self.broker_id,
                          assignment.topic_id, topic)
+            assert assignment.topic_id is not None  # given one just above when it had none
             self.ctx.set_topic(topic, assignment, zd.topic_id_from_str(assignment.topic_id))
             loaded.append(topic)
         return loaded
@@ -436,7 +437,8 @@ class KafkaController:
         """Decide each partition's new state from its current one and write it at the
         current partition epoch; on a version conflict re-read and decide again. Returns
         what was written (partition epoch updated) or the decision's ErrorCode."""
-        ctx, out = self.ctx, {}
+        ctx = self.ctx
+        out: dict[TopicPartition, LeaderAndIsr | ErrorCode] = {}
         pending = list(tps)
         for _ in range(MAX_WRITE_ATTEMPTS):
             new: dict[TopicPartition, LeaderAndIsr] = {}
@@ -503,15 +505,17 @@ class KafkaController:
             if result is not None and result.leader not in cur.isr:
                 went_unclean.add(tp)
             return result
-        for tp, r in (await self.update_partitions(offline, decide)).items():
-            if isinstance(r, LeaderAndIsr):
+        for tp, written in (await self.update_partitions(offline, decide)).items():
+            if isinstance(written, LeaderAndIsr):
                 batch.add_leader_and_isr(self.live_replicas(tp), tp)
                 if tp in went_unclean:
                     self.stats.unclean_leader_elections += 1
         for tp in offline:
             if not ctx.is_online(tp):
+                lai = ctx.leader_and_isr(tp)
+                assert lai is not None  # ``offline`` holds partitions that have a state
                 log.error("[Controller id=%d] No live replica of %s can lead it (ISR %s)",
-                          self.broker_id, tp, ctx.leader_and_isr(tp).isr)
+                          self.broker_id, tp, lai.isr)
 
     async def on_replicas_offline(self, batch: ControllerRequestBatch,
                                    dead: dict[TopicPartition, list[int]]) -> None:
@@ -563,7 +567,7 @@ class KafkaController:
             ctx.add_live_brokers(new)
             await self._on_broker_startup(new)
 
-    async def _on_broker_startup(self, brokers: dict[int, Any]) -> None:
+    async def _on_broker_startup(self, brokers: dict[int, tuple[zd.BrokerRegistration, int]]) -> None:
         ctx = self.ctx
         assert self._channels is not None
         for b in sorted(brokers):

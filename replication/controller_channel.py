@@ -23,13 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafpy.protocol.errors import UnsupportedVersion
-from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
+from kafpy.protocol.messages import (LeaderAndIsrRequest, LeaderAndIsrResponse, Message, StopReplicaRequest,
+                                     UpdateMetadataRequest)
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller_context import ControllerContext, TopicPartition
 from kafpy.replication.leader_and_isr import LEADER_DURING_DELETE
+from kafpy.replication.network_client import NetworkClient
 from kafpy.replication.tasks import cancel_and_wait
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
@@ -37,20 +39,20 @@ log = logging.getLogger("kafka.controller.ControllerChannelManager")
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 RETRY_BACKOFF_S = 0.1
 
-Builder = Callable[[int], list[Any]]
+Builder = Callable[[int], list[Message]]
 """Request bodies for a negotiated version (StopReplica below v3 may need two)."""
 Callback = Callable[[Any], None]
 
 
 @dataclass
 class _Queued:
-    api_key: int
+    api_key: ApiKey
     build: Builder
     callback: Callback | None = None
 
 
 class _BrokerChannel:
-    def __init__(self, broker_id: int, client: Any, loop: asyncio.AbstractEventLoop,
+    def __init__(self, broker_id: int, client: NetworkClient, loop: asyncio.AbstractEventLoop,
                  controller_id: int) -> None:
         self.broker_id = broker_id
         self.client = client
@@ -91,7 +93,7 @@ class _BrokerChannel:
 
 
 class ControllerChannelManager:
-    def __init__(self, controller_id: int, factory: Callable[[BrokerInfo], Any],
+    def __init__(self, controller_id: int, factory: Callable[[BrokerInfo], NetworkClient],
                  loop: asyncio.AbstractEventLoop) -> None:
         self.controller_id = controller_id
         self._factory = factory
@@ -114,7 +116,7 @@ class ControllerChannelManager:
         if channel is not None:
             await channel.close()
 
-    def send(self, broker_id: int, api_key: int, build: Builder,
+    def send(self, broker_id: int, api_key: ApiKey, build: Builder,
              callback: Callback | None = None) -> None:
         channel = self._channels.get(broker_id)
         if channel is None:
@@ -159,7 +161,7 @@ class ControllerRequestBatch:
     update_metadata_partitions: set[TopicPartition] = field(default_factory=set)
     stop_replica_callbacks: dict[int, Callback] = field(default_factory=dict)
     # told (broker id, response) of every LeaderAndIsr answer (replicas in failed log dirs)
-    leader_and_isr_callback: Callable[[int, Any], None] | None = None
+    leader_and_isr_callback: Callable[[int, LeaderAndIsrResponse], None] | None = None
 
     def add_leader_and_isr(self, broker_ids: Iterable[int], tp: TopicPartition,
                            is_new: bool = False) -> None:
@@ -250,7 +252,7 @@ def _leader_and_isr_builder(controller_id: int, controller_epoch: int, broker_ep
     leaders = {e.state.leader_and_isr.leader for e in entries.values()}
     live_leaders = [broker_info(ctx.live_brokers[b]) for b in sorted(leaders) if b in ctx.live_brokers]
 
-    def build(version: int) -> list[Any]:
+    def build(version: int) -> list[Message]:
         states = []
         for (topic, p), e in sorted(entries.items()):
             lai = e.state.leader_and_isr
@@ -268,7 +270,7 @@ def _leader_and_isr_builder(controller_id: int, controller_epoch: int, broker_ep
         if version < 2:
             body.ungrouped_partition_states = states
         else:
-            by_topic: dict[str, list[Any]] = {}
+            by_topic: dict[str, list[LeaderAndIsrRequest.LeaderAndIsrPartitionState]] = {}
             for s in states:
                 by_topic.setdefault(s.topic_name, []).append(s)
             body.topic_states = [R.LeaderAndIsrTopicState(
@@ -282,7 +284,7 @@ def _update_metadata_builder(controller_id: int, controller_epoch: int, broker_e
                              brokers: list[zd.BrokerRegistration], states: list[_UmState]) -> Builder:
     R = UpdateMetadataRequest
 
-    def build(version: int) -> list[Any]:
+    def build(version: int) -> list[Message]:
         live = []
         for reg in brokers:
             first = reg.endpoints[0]
@@ -301,7 +303,7 @@ def _update_metadata_builder(controller_id: int, controller_epoch: int, broker_e
         if version < 5:
             body.ungrouped_partition_states = parts
         else:
-            by_topic: dict[str, tuple[bytes, list[Any]]] = {}
+            by_topic: dict[str, tuple[bytes, list[UpdateMetadataRequest.UpdateMetadataPartitionState]]] = {}
             for s, ps in zip(states, parts):
                 by_topic.setdefault(s.topic, (s.topic_id, []))[1].append(ps)
             body.topic_states = [R.UpdateMetadataTopicState(topic_name=t, topic_id=tid, partition_states=ps)
@@ -314,9 +316,9 @@ def _stop_replica_builder(controller_id: int, controller_epoch: int, broker_epoc
                           parts: dict[TopicPartition, tuple[bool, int]]) -> Builder:
     R = StopReplicaRequest
 
-    def build(version: int) -> list[Any]:
+    def build(version: int) -> list[Message]:
         if version >= 3:
-            by_topic: dict[str, list[Any]] = {}
+            by_topic: dict[str, list[StopReplicaRequest.StopReplicaPartitionState]] = {}
             for (t, p), (delete, epoch) in sorted(parts.items()):
                 by_topic.setdefault(t, []).append(R.StopReplicaPartitionState(
                     partition_index=p, leader_epoch=epoch, delete_partition=delete))
@@ -324,7 +326,7 @@ def _stop_replica_builder(controller_id: int, controller_epoch: int, broker_epoc
                       broker_epoch=broker_epoch,
                       topic_states=[R.StopReplicaTopicState(topic_name=t, partition_states=ps)
                                     for t, ps in by_topic.items()])]
-        bodies = []
+        bodies: list[Message] = []
         for delete in (False, True):  # before v3 the delete flag is per request
             tps = sorted(tp for tp, (d, _) in parts.items() if d == delete)
             if not tps:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterPartitionRequest, AlterPartitionResponse
@@ -95,6 +94,10 @@ class ControllerContext:
     def assignment(self, tp: TopicPartition) -> zd.ReplicaAssignment | None:
         return self.assignments.get(tp[0], {}).get(tp[1])
 
+    def known_assignment(self, tp: TopicPartition) -> zd.ReplicaAssignment:
+        """``assignment`` of a partition the caller knows exists (KeyError otherwise)."""
+        return self.assignments[tp[0]][tp[1]]
+
     def leader_and_isr(self, tp: TopicPartition) -> LeaderAndIsr | None:
         s = self.leadership.get(tp)
         return s.leader_and_isr if s is not None else None
@@ -167,7 +170,7 @@ class ControllerContext:
 
 
 def alter_partition_decision(ctx: ControllerContext, tp: TopicPartition, broker_id: int,
-                             request: Any, version: int
+                             request: AlterPartitionRequest.PartitionData, version: int
                              ) -> ErrorCode | tuple[bool, LeaderAndIsr]:
     """One partition of an AlterPartition, checked in the order Kafka's ZooKeeper-mode
     controller checks it (``KafkaController``'s AlterPartition handling): an error, (False,
@@ -204,7 +207,7 @@ def alter_partition_decision(ctx: ControllerContext, tp: TopicPartition, broker_
     return True, LeaderAndIsr(cur.leader, cur.leader_epoch, isr, recovery, cur.partition_epoch)
 
 
-def _topic_name(ctx: ControllerContext, topic: Any, version: int) -> str | None:
+def _topic_name(ctx: ControllerContext, topic: AlterPartitionRequest.TopicData, version: int) -> str | None:
     if version < 2:
         return topic.topic_name
     return next((t for t, tid in ctx.topic_ids.items() if tid == topic.topic_id), None)

@@ -190,7 +190,7 @@ class RequestEvent(ControllerEvent):
 
     callback: Callable[..., None] | None = field(default=None, compare=False)
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return (ErrorCode.NOT_CONTROLLER,)
 
     def preempt(self) -> None:
@@ -207,7 +207,7 @@ class ReplicaLeaderElection(RequestEvent):
     partitions: frozenset[tuple[str, int]] | None  # None: every partition
     election_type: int = 0  # ElectLeaders' election_type: 0 preferred, 1 unclean
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return ({tp: ErrorCode.NOT_CONTROLLER for tp in self.partitions or ()},)
 
 
@@ -225,7 +225,7 @@ class ControlledShutdown(BrokerRequestEvent):
 
     state: ClassVar[ControllerState] = ControllerState.CONTROLLED_SHUTDOWN
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return ErrorCode.NOT_CONTROLLER, frozenset()
 
 

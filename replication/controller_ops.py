@@ -38,10 +38,13 @@ class ControllerOps(Protocol):
 
     ctx: ControllerContext
     zk: KafkaZkClient
-    config: ControllerConfig
     broker_id: int
     loop: asyncio.AbstractEventLoop
     stats: ControllerStats
+
+    @property
+    def config(self) -> ControllerConfig:
+        """The broker's settings (read only here)."""
 
     def put(self, event: ControllerEvent) -> None:
         """Queue ``event`` behind the others (dropped once the controller stopped)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchRequest, FetchResponse
@@ -133,7 +133,7 @@ def response_partitions(plan: FetchPlan, response: FetchResponse,
     return out
 
 
-def whole_batches_size(records: Any) -> int:
+def whole_batches_size(records: bytes | bytearray | memoryview) -> int:
     """Bytes of ``records`` up to the end of its last whole batch (a leader may cut the
     last one short at the size limit; Kafka's followers ignore that tail too)."""
     n = len(records)

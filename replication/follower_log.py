@@ -10,10 +10,10 @@ has an empty ``Option``.
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from kafpy.storage.leader_epoch import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-from kafpy.storage.log import Log
+from kafpy.storage.log import Log, LogAppendInfo
 
 __all__ = ["FollowerLog", "StorageFollowerLog", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
 
@@ -41,11 +41,11 @@ class FollowerLog(Protocol):
         epoch <= ``epoch`` (or none at all)."""
         ...
 
-    def append_as_follower(self, records: Any) -> Any:
+    def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo:
         """Appends the leader's batches unchanged (offsets, epochs, producer state)."""
         ...
 
-    def truncate_to(self, offset: int) -> Any: ...
+    def truncate_to(self, offset: int) -> object: ...
 
     def truncate_fully_and_start_at(self, offset: int) -> None: ...
 
@@ -85,7 +85,7 @@ class StorageFollowerLog:
             return None
         return found_epoch, offset
 
-    def append_as_follower(self, records: Any) -> Any:
+    def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo:
         return self.log.append_as_follower(records)
 
     def truncate_to(self, offset: int) -> bool:

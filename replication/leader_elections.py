@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from kazoo.protocol.states import WatchedEvent
 
@@ -62,12 +62,12 @@ class LeaderElections:
         self._rebalance_task: asyncio.Task | None = None
 
     async def process(self, election_type: int, partitions: frozenset | None
-                      ) -> dict[TopicPartition, Any]:
+                      ) -> dict[TopicPartition, tuple[ErrorCode, str | None]]:
         """Per partition (ErrorCode, message), ElectLeaders' answer."""
         c = self.controller
         ctx = c.ctx
         tps = sorted(partitions) if partitions is not None else sorted(ctx.leadership)
-        out: dict[TopicPartition, Any] = {}
+        out: dict[TopicPartition, tuple[ErrorCode, str | None]] = {}
         live = ctx.live_broker_ids
         unclean_ok = election_type == UNCLEAN
         went_unclean: set[TopicPartition] = set()   # counted once written (ControllerStats)

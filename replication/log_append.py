@@ -8,7 +8,7 @@ stay opaque bytes (the log validates and assigns offsets in place).
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.storage.errors import RecordValidationError, StorageError
@@ -42,7 +42,8 @@ class RecordErrorsMessage(str):
 
 def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
                         partition_error: Callable[[str, int], ErrorCode],
-                        entries: Sequence[tuple[str, int, Any]], origin: str, required_acks: int,
+                        entries: Sequence[tuple[str, int, bytes | memoryview]], origin: str,
+                        required_acks: int,
                         internal_topics_allowed: bool,
                         on_appended: Callable[[str, int, LogAppendInfo], None] | None,
                         stats: BrokerTopicStats | None = None
@@ -108,7 +109,7 @@ def append_to_local_log(partitions: Mapping[tuple[str, int], Partition],
         if on_appended is not None:
             on_appended(topic, index, info)
         if required_acks == -1 and part.log.high_watermark <= info.last_offset:
-            if waits is None:
+            if waits is None or waiting is None:
                 waits, waiting = [], []
             waits.append((part, info.last_offset + 1))
             waiting.append(len(results))

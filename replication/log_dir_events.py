@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from kazoo.protocol.states import WatchedEvent
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import LeaderAndIsrResponse
 
 from kafpy.replication import controller_events as ce
 from kafpy.replication import zk_data as zd
@@ -39,7 +40,7 @@ class LeaderAndIsrResponseReceived(ce.ControllerEvent):
     errors: dict[TopicPartition, int] = field(compare=False)
 
 
-def partition_errors(ctx: ControllerContext, response: Any) -> dict[TopicPartition, int]:
+def partition_errors(ctx: ControllerContext, response: LeaderAndIsrResponse) -> dict[TopicPartition, int]:
     """The (topic, partition) -> error code of a LeaderAndIsr response, any version (v5+
     names topics by id)."""
     out: dict[TopicPartition, int] = {}
@@ -79,7 +80,7 @@ class LogDirEvents:
         """``/log_dir_event_notification`` changed (on the loop): queue the event."""
         self.controller.put(ce.LogDirEventNotification())
 
-    def on_leader_and_isr_response(self, broker_id: int, response: Any) -> None:
+    def on_leader_and_isr_response(self, broker_id: int, response: LeaderAndIsrResponse) -> None:
         """A LeaderAndIsr answer (on the loop, from the channel): queue its errors."""
         errors = partition_errors(self.controller.ctx, response)
         if any(e == ErrorCode.KAFKA_STORAGE_ERROR for e in errors.values()) or \

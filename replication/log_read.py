@@ -24,6 +24,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchResponse
 from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.storage.errors import OffsetOutOfRangeError, StorageError
+from kafpy.storage.file_records import FileRecordsSlice
 
 from kafpy.replication.partition import Partition
 
@@ -107,7 +108,7 @@ class LogReadResult:
         self.hw = -1
         self.lso = -1
         self.log_start = -1
-        self.records = None
+        self.records: FileRecordsSlice | None = None
         self.size = 0
 
 

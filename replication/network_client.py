@@ -38,12 +38,12 @@ import math
 import random
 import ssl
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, TypeVar
 
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
-from kafpy.protocol.messages import RequestHeader
+from kafpy.protocol.messages import Message, RequestHeader
 
 from kafpy.replication.broker_connection import (MAX_RESPONSE_BYTES, BrokerConnection, Disconnected, NetworkError,
                                                  RequestTimedOut, Timer)
@@ -56,7 +56,8 @@ RECONNECT_BACKOFF_MULTIPLIER = 2      # Kafka's CommonClientConfigs.RECONNECT_BA
 RECONNECT_BACKOFF_JITTER = 0.2        # ... and RECONNECT_BACKOFF_JITTER
 RESPONSE_BUFFER_SIZE = 64 * 1024
 
-Connector = Callable[[Callable[[], BrokerConnection]], Awaitable[tuple[Any, BrokerConnection]]]
+_T = TypeVar("_T")
+Connector = Callable[[Callable[[], BrokerConnection]], Awaitable[tuple[asyncio.BaseTransport, BrokerConnection]]]
 
 
 class ConnectionSecurity(Protocol):
@@ -204,7 +205,7 @@ class NetworkClient:
                 raise Disconnected(f"the client of {self.destination} is closed") from None
             raise
 
-    async def send(self, api_key: ApiKey, body: Any, *, version: int | None = None,
+    async def send(self, api_key: ApiKey, body: Message, *, version: int | None = None,
                    timeout_ms: int | None = None) -> Any:
         """Sends a request (at ``version``, else the negotiated one) and returns the decoded
         response body; None for Produce with acks=0, which has no response.
@@ -244,7 +245,8 @@ class NetworkClient:
         if not task.cancelled():
             task.exception()   # retrieved here; every waiter gets it through the shield
 
-    async def _connect_tcp(self, factory: Callable[[], BrokerConnection]) -> tuple[Any, BrokerConnection]:
+    async def _connect_tcp(self, factory: Callable[[], BrokerConnection]
+                           ) -> tuple[asyncio.BaseTransport, BrokerConnection]:
         ctx = self.security.ssl_context if self.security is not None else None
         return await self.loop.create_connection(factory, self.host, self.port, ssl=ctx,
                                                  server_hostname=self.host if ctx is not None else None)
@@ -336,7 +338,7 @@ class NetworkClient:
         finally:
             handle.cancel()
 
-    async def _within(self, coro: Awaitable[Any], seconds: float, what: str) -> Any:
+    async def _within(self, coro: Awaitable[_T], seconds: float, what: str) -> _T:
         """``coro``'s result, or ``RequestTimedOut`` when it takes longer than ``seconds``."""
         task = asyncio.ensure_future(coro)
         expired: list[bool] = []

@@ -11,7 +11,7 @@ Who may call it: the ReplicaManager, on the event loop. Nothing on disk.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Hashable, Iterable, Protocol
+from typing import Callable, Hashable, Iterable, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -25,7 +25,7 @@ class TimerHandle(Protocol):
 class Timer(Protocol):
     """What expiry needs: ``asyncio.AbstractEventLoop`` has exactly this."""
 
-    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle: ...
+    def call_later(self, delay: float, callback: Callable[[], object]) -> TimerHandle: ...
 
 
 class DelayedOperation:
@@ -146,7 +146,7 @@ class DelayedProduce(DelayedOperation):
 
     __slots__ = ("entries", "results", "_on_done")
 
-    def __init__(self, entries: list[tuple[CommitCheck, int]],
+    def __init__(self, entries: Sequence[tuple[CommitCheck, int]],
                  on_done: Callable[[list[ErrorCode]], None]) -> None:
         super().__init__()
         self.entries = entries

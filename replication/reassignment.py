@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from kazoo.exceptions import NoNodeError
 from kazoo.protocol.states import WatchedEvent
@@ -118,7 +118,7 @@ class AlterPartitionReassignments(ce.RequestEvent):
     reassignments: Mapping[TopicPartition, tuple[int, ...] | None] = field(default_factory=dict,
                                                                            compare=False)
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return ({tp: (ErrorCode.NOT_CONTROLLER, None) for tp in self.reassignments},)
 
 
@@ -129,7 +129,7 @@ class ListPartitionReassignments(ce.RequestEvent):
     state: ClassVar[ce.ControllerState] = ce.ControllerState.LIST_PARTITION_REASSIGNMENT
     partitions: frozenset[TopicPartition] | None = None  # None: every one in progress
 
-    def not_controller_answer(self) -> tuple[Any, ...]:
+    def not_controller_answer(self) -> tuple[object, ...]:
         return ErrorCode.NOT_CONTROLLER, {}
 
 
@@ -147,7 +147,7 @@ class PartitionReassignments:
 
     def in_progress(self) -> list[TopicPartition]:
         return sorted(tp for tp in self.ctx.all_partitions()
-                      if self.ctx.assignment(tp).is_being_reassigned)
+                      if self.ctx.known_assignment(tp).is_being_reassigned)
 
     async def process(self, event: ce.RequestEvent) -> None:
         assert event.callback is not None
@@ -158,12 +158,13 @@ class PartitionReassignments:
 
     def list(self, partitions: Iterable[TopicPartition] | None) -> dict[TopicPartition, zd.ReplicaAssignment]:
         wanted = set(partitions) if partitions is not None else None
-        return {tp: self.ctx.assignment(tp) for tp in self.in_progress()
+        return {tp: self.ctx.known_assignment(tp) for tp in self.in_progress()
                 if wanted is None or tp in wanted}
 
     async def alter(self, reassignments: Mapping[TopicPartition, Sequence[int] | None]) -> ReassignmentResult:
         """KafkaController.handleApiPartitionReassignment + maybeTriggerPartitionReassignment."""
-        ctx, out = self.ctx, {}
+        ctx = self.ctx
+        out: ReassignmentResult = {}
         goals: dict[TopicPartition, zd.ReplicaAssignment] = {}
         for tp, target in sorted(reassignments.items()):
             current = ctx.assignment(tp)
@@ -193,7 +194,8 @@ class PartitionReassignments:
             wanted = {}
         if wanted is None:
             return set()
-        running, failed = set(), {}
+        running: set[TopicPartition] = set()
+        failed: ReassignmentResult = {}
         for tp, target in sorted(wanted.items()):
             current = ctx.assignment(tp)
             if current is None or tp[0] in ctx.topics_to_be_deleted:
@@ -283,7 +285,7 @@ class PartitionReassignments:
         brokers come up (those with replicas on them): run the reassignment again from its
         current step."""
         for tp in self.in_progress():
-            assignment = self.ctx.assignment(tp)
+            assignment = self.ctx.known_assignment(tp)
             if tp not in skip and (brokers is None or set(assignment.replicas) & set(brokers)):
                 await self.on_partition_reassignment(tp, assignment)
 
@@ -292,7 +294,7 @@ class PartitionReassignments:
                               reassignment: zd.ReplicaAssignment) -> None:
         """Record the new reassignment (znode, then context); stop replicas a replaced
         reassignment was adding that the new one does not need."""
-        current = self.ctx.assignment(tp)
+        current = self.ctx.known_assignment(tp)
         if current == reassignment:
             return
         await self._write_assignment(tp, reassignment)
@@ -320,6 +322,7 @@ class PartitionReassignments:
         target = reassignment.target_replicas
         ctx.assignments[tp[0]][tp[1]] = zd.ReplicaAssignment(target)
         cur = ctx.leader_and_isr(tp)
+        assert cur is not None  # a partition being reassigned has a leader and ISR
         if cur.leader in target and ctx.is_live(cur.leader):
             await self._bump_leader_epoch(batch, tp, target)
         else:

@@ -21,11 +21,12 @@ KAFKA_STORAGE_ERROR (``partition_error``), ZooKeeper mode tells the controller
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS
@@ -68,7 +69,7 @@ def halt() -> None:
     os._exit(1)
 
 
-def _log_failure(fut) -> None:
+def _log_failure(fut: concurrent.futures.Future[None]) -> None:
     if fut.exception() is not None:
         log.error("Deleting logs failed", exc_info=fut.exception())
 
@@ -172,6 +173,7 @@ class ReplicaManager:
             self.loop.create_task(self._notify_log_dir_event(log_dir))
 
     async def _notify_log_dir_event(self, log_dir: str) -> None:
+        assert self.log_dir_event_notifier is not None  # checked when the task was made
         try:
             await self.log_dir_event_notifier()
         except Exception:  # noqa: BLE001 - the partitions stay offline; a restart reports them
@@ -183,7 +185,7 @@ class ReplicaManager:
         partitions (``apply_partition_states`` right after) leaves the event loop free.
         All or nothing: raises ``KafkaStorageError`` (out of descriptors, a failing disk)
         with none of them created."""
-        specs = []
+        specs: list[tuple[str, int, LogConfig | None, bytes | None]] = []
         configs: dict[str, LogConfig] = {}
         for s in states:
             key = (s.topic, s.index)
@@ -424,7 +426,7 @@ class ReplicaManager:
 
     # -- the way in: appends ---------------------------------------------------------------
     def append_records(self, timeout_ms: int, required_acks: int, origin: str,
-                       entries: Sequence[tuple[str, int, Any]], internal_topics_allowed: bool = False,
+                       entries: Sequence[tuple[str, int, bytes | memoryview]], internal_topics_allowed: bool = False,
                        on_appended: Callable[[str, int, LogAppendInfo], None] | None = None
                        ) -> "asyncio.Future[list[AppendResult]]":
         """Kafka's appendRecords: append each (topic, partition, records) as leader now, in
@@ -443,6 +445,8 @@ class ReplicaManager:
         if not waits:
             fut.set_result(results)
             return fut
+
+        assert waiting is not None  # set with ``waits``
 
         def done(errors: list[ErrorCode]) -> None:
             for i, error in zip(waiting, errors):
@@ -483,7 +487,10 @@ class ReplicaManager:
     async def _wait_for_fetch(self, parts: list[Partition], timeout_ms: int) -> None:
         """Sleep until one of ``parts`` gets records or a new high watermark, or the timeout passes."""
         fut = self.loop.create_future()
-        op = DelayedFetch(lambda: fut.done() or fut.set_result(None))
+        def wake() -> None:
+            if not fut.done():
+                fut.set_result(None)
+        op = DelayedFetch(wake)
         self.fetch_purgatory.try_complete_else_watch(op, dict.fromkeys(parts), timeout_ms)
         await fut
 

@@ -9,7 +9,10 @@ plain ints and no lock. ReplicaManager holds one only while something reads metr
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from kafpy.protocol.messages import FetchResponse
 
 _MESSAGE_TOO_LARGE = 10
 _RECORD_LIST_TOO_LARGE = 18
@@ -96,7 +99,7 @@ class BrokerTopicStats:
             c.bytes_rejected += size
 
     # -- fetch (the request observer, from the answer) ---------------------------------------
-    def on_fetch(self, response: Any, from_follower: bool, topic_name: Callable[[bytes], str | None],
+    def on_fetch(self, response: FetchResponse, from_follower: bool, topic_name: Callable[[bytes], str | None],
                  error_counts: dict[int, int] | None = None) -> None:
         """A Fetch answered: bytes out per topic (consumers only, as Kafka's BytesOutPerSec
         excludes replication), failed and total fetch requests per topic. ``topic_name``

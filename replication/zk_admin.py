@@ -296,7 +296,7 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
             if not exists_ok:
                 raise TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
             await self._wait_for(lambda: self.cache.topic(name) is not None, f"topic {name}")
-            return self.cache.topic(name)
+            return self._known_topic(name)
         norm = unify_collision_chars(name)
         for other in existing:
             if unify_collision_chars(other) == norm:
@@ -409,7 +409,14 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
         log.info("Creating %d partitions for '%s' with the following replica assignment: %s",
                  len(added), name, added)
         await self._wait_for(lambda: self._has_leaders(name, total), f"leaders of the new partitions of {name}")
-        return self.cache.topic(name)
+        return self._known_topic(name)
+
+    def _known_topic(self, name: str) -> TopicInfo:
+        """The cached topic ``_wait_for`` has just seen (KafkaError if it went meanwhile)."""
+        info = self.cache.topic(name)
+        if info is None:
+            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' disappeared.")
+        return info
 
     # ------------------------------------------------------------------ configs
     async def alter_topic_config(self, name: str, configs: dict[str, str]) -> None:

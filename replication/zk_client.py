@@ -147,7 +147,7 @@ class KafkaZkClient:
         if listener in self._session_listeners:
             self._session_listeners.remove(listener)
 
-    def _to_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+    def _to_loop(self, fn: Callable[..., object], *args: object) -> None:
         if self._loop is None:
             return
         try:

@@ -16,7 +16,7 @@ import re
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from kafpy.replication.leader_and_isr import LeaderAndIsr, LeaderRecoveryState
 
@@ -113,23 +113,24 @@ class ZkDataError(ValueError):
     """A znode's content is not what Kafka writes there."""
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def _decoder(fn: _F) -> _F:
+def _decoder(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Missing keys and values of the wrong type become ZkDataError."""
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except ZkDataError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ZkDataError(f"{fn.__qualname__}: unexpected znode content ({e!r})") from e
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
-def _encode(obj: Mapping[str, Any]) -> bytes:
+def _encode(obj: Mapping[str, object]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
 
@@ -217,7 +218,7 @@ class BrokerRegistration:
     def encode(self, timestamp_ms: int) -> bytes:
         # the top-level host/port are the first PLAINTEXT endpoint's, for old clients
         plain = next((e for e in self.endpoints if e.security_protocol == "PLAINTEXT"), None)
-        obj: dict[str, Any] = {
+        obj: dict[str, object] = {
             "features": dict(self.features),
             "listener_security_protocol_map": {e.listener: e.security_protocol
                                                for e in self.endpoints},
@@ -322,7 +323,7 @@ class TopicAssignment:
         return cls(topic_id, {p: ReplicaAssignment(tuple(r)) for p, r in replicas.items()})
 
     def encode(self) -> bytes:
-        obj: dict[str, Any] = {
+        obj: dict[str, object] = {
             "partitions": {str(p): list(a.replicas) for p, a in sorted(self.partitions.items())},
             "adding_replicas": {str(p): list(a.adding_replicas)
                                 for p, a in sorted(self.partitions.items()) if a.adding_replicas},
@@ -356,7 +357,7 @@ class LeaderIsrAndControllerEpoch:
 
 
 def encode_partition_state(leader_and_isr: LeaderAndIsr, controller_epoch: int) -> bytes:
-    obj: dict[str, Any] = {"controller_epoch": controller_epoch, "leader": leader_and_isr.leader,
+    obj: dict[str, object] = {"controller_epoch": controller_epoch, "leader": leader_and_isr.leader,
                            "version": 1, "leader_epoch": leader_and_isr.leader_epoch,
                            "isr": list(leader_and_isr.isr)}
     if leader_and_isr.leader_recovery_state != LeaderRecoveryState.RECOVERED:
@@ -454,7 +455,7 @@ class ProducerIdBlock:
 
 
 # --------------------------------------------------------------------------- admin and notifications
-def _partition_list(partitions: Iterable[TopicPartition]) -> list[dict[str, Any]]:
+def _partition_list(partitions: Iterable[TopicPartition]) -> list[dict[str, object]]:
     return [{"topic": t, "partition": p} for t, p in sorted(partitions)]
 
 

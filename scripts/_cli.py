@@ -91,7 +91,7 @@ class OptionSpec:
         text = f"--{self.name}"
         if self.arg is None:
             return text
-        tname = self.type_name or _TYPE_NAMES.get(self.type, "String")
+        tname = self.type_name or _TYPE_NAMES.get(self.type, "String")  # type: ignore[call-overload]  # int, str, ... or a parser function
         inner = f"{tname}: {self.described_as}" if self.described_as else tname
         return text + (f" <{inner}>" if self.arg == "required" else f" [{inner}]")
 

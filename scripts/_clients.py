@@ -152,7 +152,7 @@ def endpoints_from_registration(data: bytes) -> list[str]:
     return out
 
 
-def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **extra: Any):
+def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **extra: Any) -> Any:
     """A kafka-python KafkaAdminClient configured like Kafka's Admin.create(props)."""
     from kafka.admin import KafkaAdminClient
 
@@ -213,7 +213,7 @@ def topic_partition_hash(topic: str, partition: int) -> int:
     return _int32(31 * (31 + partition) + java_string_hash(topic))
 
 
-def java_hashmap_order(keys: list, hash_fn) -> list:
+def java_hashmap_order(keys: list, hash_fn: Callable[[Any], int]) -> list:
     """The iteration order of a java.util.HashMap filled with `keys` in this order (default
     capacity and load factor): Kafka's tools print several tables straight from one."""
     n = len(keys)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from typing import Any, Callable, TextIO
 
 from kafpy.broker.properties import load_properties
 from kafpy.scripts._cli import debug_traceback, tool_main, OptionException, OptionParser, OptionSet
@@ -195,7 +195,8 @@ def format_entry(name: str, entry: dict[str, Any]) -> str:
 
 
 class ConfigService:
-    def __init__(self, admin: Any, out=None, describe_fn=None, alter_fn=None) -> None:
+    def __init__(self, admin: Any, out: TextIO | None = None, describe_fn: Callable[..., Any] | None = None,
+                 alter_fn: Callable[..., Any] | None = None) -> None:
         self.admin = admin
         self.out = out or sys.stdout
         self.describe_fn = describe_fn or describe_configs_raw
@@ -260,7 +261,7 @@ class ConfigService:
 
 
 def _send(admin: Any, request: Any, node_id: int | None) -> Any:
-    async def go():
+    async def go() -> Any:
         return await admin._manager.send(request, node_id=node_id)
     return admin._manager.run(go)
 
@@ -317,7 +318,8 @@ def validate_topic(name: str) -> None:
                            "than ASCII alphanumerics, '.', '_' and '-'")
 
 
-def run(args: list[str], admin_factory=None, out=None) -> int:
+def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+        out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()
     try:

@@ -13,6 +13,7 @@ import struct
 import sys
 import time
 import uuid
+from types import FrameType
 from typing import Any, BinaryIO, Callable
 
 from kafpy.broker.properties import load_properties
@@ -275,7 +276,7 @@ class Stop:
     requested = False
 
 
-def make_consumer(props: dict[str, str]):
+def make_consumer(props: dict[str, str]) -> Any:
     from kafka import KafkaConsumer
 
     kwargs = java_props_to_kwargs(props, KafkaConsumer.DEFAULT_CONFIG)
@@ -300,7 +301,7 @@ def start(consumer: Any, opts: Options) -> None:
         consumer.subscribe(pattern=opts.include)
 
 
-def consume(consumer: Any, opts: Options, out: BinaryIO, clock=time.monotonic,
+def consume(consumer: Any, opts: Options, out: BinaryIO, clock: Callable[[], float] = time.monotonic,
             poll_ms: int = 500) -> int:
     """Print records until max-messages, a timeout without records, or a stop request.
     Returns the number of records printed. Unprinted records of the last poll are sought
@@ -361,7 +362,7 @@ def _seek_back(consumer: Any, pending: list[Any]) -> None:
             pass
 
 
-def run(args: list[str], consumer_factory=make_consumer, out: BinaryIO | None = None) -> int:
+def run(args: list[str], consumer_factory: Callable[[dict[str, str]], Any] = make_consumer, out: BinaryIO | None = None) -> int:
     out = out or sys.stdout.buffer
     p = build_parser()
     o = p.parse_or_usage(args)
@@ -391,7 +392,7 @@ def run(args: list[str], consumer_factory=make_consumer, out: BinaryIO | None = 
     return status
 
 
-def _on_signal(signum, frame):
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     Stop.requested = True
 
 

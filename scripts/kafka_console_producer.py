@@ -10,7 +10,8 @@ import re
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Iterator, TextIO
+from types import FrameType
+from typing import Any, Callable, Iterator, TextIO
 
 from kafpy.broker.properties import load_properties
 from kafpy.scripts._cli import (tool_main, OptionParser, OptionSet,
@@ -272,14 +273,14 @@ def read_lines(stream: TextIO, prompt: bool, out: TextIO) -> Iterator[str]:
         yield line
 
 
-def make_producer(props: dict[str, str]):
+def make_producer(props: dict[str, str]) -> Any:
     from kafka import KafkaProducer
 
     kwargs = java_props_to_kwargs(props, KafkaProducer.DEFAULT_CONFIG)
     return KafkaProducer(**kwargs)
 
 
-def run(args: list[str], producer_factory=make_producer, stdin: TextIO | None = None,
+def run(args: list[str], producer_factory: Callable[[dict[str, str]], Any] = make_producer, stdin: TextIO | None = None,
         out: TextIO | None = None) -> int:
     stdin = stdin or sys.stdin
     out = out or sys.stdout
@@ -332,7 +333,7 @@ def _log_send_error(exc: BaseException, topic: str, key: bytes | None, value: by
                      "(org.apache.kafka.clients.producer.internals.ErrorLoggingCallback)\n")
 
 
-def _terminate(signum, frame):  # SIGTERM: leave the read loop, then flush and close
+def _terminate(signum: int, frame: FrameType | None) -> None:  # SIGTERM: leave the read loop, then flush and close
     raise KeyboardInterrupt
 
 

@@ -132,6 +132,7 @@ class ShareConsumer:
 
     def _fetch(self, leader: int, partitions: list[int], wait_ms: int) -> list:
         R = M.ShareFetchRequest
+        assert self.topic_id is not None  # found before the first fetch
         epoch = self.sessions.get(leader, 0)
         req = R(group_id=self.group, member_id=self.member_id, share_session_epoch=epoch,
                 max_wait_ms=wait_ms, min_bytes=1, max_bytes=52428800, max_records=500, batch_size=500,

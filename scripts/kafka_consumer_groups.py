@@ -10,6 +10,7 @@ scripts.consumer_group.
 from __future__ import annotations
 
 import sys
+from typing import Any, Callable, TextIO
 
 from kafpy.scripts._cli import UsageExit, debug_traceback, tool_main
 from kafpy.scripts._clients import admin_client
@@ -18,7 +19,8 @@ from kafpy.scripts.consumer_group.options import build_parser, check_args
 from kafpy.scripts.consumer_group.service import GroupService, UsageError
 
 
-def run(args: list[str], admin_factory=None, out=None) -> int:
+def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+        out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()
     o = p.parse_or_usage(args)

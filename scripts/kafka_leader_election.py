@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, Callable, TextIO
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
@@ -90,7 +90,7 @@ def tp_text(tps: list[TopicPartition]) -> str:
     return ", ".join(f"{t}-{p}" for t, p in ordered)
 
 
-def report(election: str, results: dict[TopicPartition, tuple[int, str | None]], out) -> int:
+def report(election: str, results: dict[TopicPartition, tuple[int, str | None]], out: TextIO) -> int:
     """Print the outcome as LeaderElectionCommand.electLeaders does; the number failed."""
     succeeded = [tp for tp, (code, _) in results.items() if code == 0]
     noop = [tp for tp, (code, _) in results.items() if code == ErrorCode.ELECTION_NOT_NEEDED]
@@ -125,7 +125,8 @@ def elect(admin: Any, election: str, partitions: list[TopicPartition] | None) ->
     return results
 
 
-def run(args: list[str], admin_factory=None, out=None) -> int:
+def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+        out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()
     try:

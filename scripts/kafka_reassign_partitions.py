@@ -7,9 +7,10 @@ replication throttles (--throttle is accepted; kafpy does not throttle replicati
 """
 from __future__ import annotations
 
+import builtins
 import json
 import sys
-from typing import Any
+from typing import Any, Callable, Iterable, Mapping, TextIO
 
 from kafpy.replication.assignment import AssignmentError, BrokerMetadata, assign_replicas_to_brokers
 from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
@@ -134,7 +135,7 @@ def parse_broker_list(text: str) -> list[int]:
     return brokers
 
 
-def tp_list(tps) -> str:
+def tp_list(tps: Iterable[tuple[str, int]]) -> str:
     return ",".join(f"{t}-{p}" for t, p in sorted(tps))
 
 
@@ -162,7 +163,7 @@ def verify_lines(targets: dict[TopicPartition, list[int]], ongoing: set[TopicPar
 class ReassignService:
     """One action against a kafka-python KafkaAdminClient (or a stand-in)."""
 
-    def __init__(self, admin: Any, out) -> None:
+    def __init__(self, admin: Any, out: TextIO) -> None:
         self.admin = admin
         self.out = out
 
@@ -258,11 +259,11 @@ class ReassignService:
                         f"{','.join(map(str, r['adding_replicas']))}. removing: "
                         f"{','.join(map(str, r['removing_replicas']))}.")
 
-    def _targets(self, o: OptionSet) -> dict[TopicPartition, list[int]]:
+    def _targets(self, o: OptionSet) -> dict[TopicPartition, builtins.list[int]]:
         with open(o.value_of("reassignment-json-file"), encoding="utf-8") as f:
             return parse_reassignment_json(f.read())
 
-    def _alter(self, reassignments: dict[TopicPartition, list[int] | None]) -> None:
+    def _alter(self, reassignments: Mapping[TopicPartition, builtins.list[int] | None]) -> None:
         from kafka import TopicPartition as KafkaTp
 
         result = self.admin.alter_partition_reassignments(
@@ -273,7 +274,8 @@ class ReassignService:
                 f"{t}-{p}: {error_text(err.errno)}" for (t, p), err in sorted(errors.items())))
 
 
-def run(args: list[str], admin_factory=None, out=None) -> int:
+def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+        out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()
     try:

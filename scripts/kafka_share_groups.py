@@ -5,6 +5,7 @@ has no share group API.
 """
 from __future__ import annotations
 
+import builtins
 import sys
 from typing import Any, TextIO
 
@@ -95,7 +96,7 @@ class ShareGroupCommand:
             return True
         return False
 
-    def groups(self) -> list[str]:
+    def groups(self) -> builtins.list[str]:
         """--group values, or every share group with --all-groups (sorted, as Kafka's)."""
         if self.o.has("all-groups"):
             return sorted(g.group_id for g in self.admin.list_groups())

@@ -6,9 +6,10 @@ topics are read and written in ZooKeeper, as Kafka 2.x did (scripts/_zk_topics.p
 """
 from __future__ import annotations
 
+import builtins
 import re
 import sys
-from typing import Any
+from typing import Any, Callable, TextIO
 
 from kafpy.protocol.topics import INTERNAL_TOPICS, has_collision_chars
 from kafpy.scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
@@ -242,7 +243,7 @@ def non_default_configs(entries: dict[str, dict]) -> dict[str, str]:
 class TopicService:
     """Runs one action against a kafka-python KafkaAdminClient (or a stand-in)."""
 
-    def __init__(self, admin: Any, out=None) -> None:
+    def __init__(self, admin: Any, out: TextIO | None = None) -> None:
         self.admin = admin
         self.out = out or sys.stdout
 
@@ -357,7 +358,7 @@ class TopicService:
                                            p.get("eligible_leader_replicas"),
                                            p.get("last_known_elr")))
 
-    def _describe(self, topics: list[str], limit: int) -> dict[str, dict]:
+    def _describe(self, topics: builtins.list[str], limit: int) -> dict[str, dict]:
         """Topic metadata by name. Like Kafka's admin client, DescribeTopicPartitions (75)
         when the broker offers it (partitions then carry ELR lists), Metadata otherwise."""
         try:
@@ -384,13 +385,13 @@ class TopicService:
                 break
         return out
 
-    def _brokers(self) -> list[dict]:
+    def _brokers(self) -> builtins.list[dict]:
         try:
             return list(self.admin.describe_cluster().get("brokers", []))
         except Exception:  # noqa: BLE001 - the broker list is optional in the output
             return []
 
-    def _topic_configs(self, topics: list[str]) -> dict[str, dict[str, dict]]:
+    def _topic_configs(self, topics: builtins.list[str]) -> dict[str, dict[str, dict]]:
         from kafka.admin import ConfigResource, ConfigResourceType
 
         resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in topics]
@@ -417,7 +418,8 @@ def ensure_topic_exists(found: list[str], requested: str | None, require: bool) 
         raise CommandError(f"Topic '{requested}' does not exist as expected")
 
 
-def run(args: list[str], admin_factory=None, out=None) -> int:
+def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+        out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()
     try:

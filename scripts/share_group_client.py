@@ -55,7 +55,7 @@ class _Connection:
         (size,) = struct.unpack(">i", self._recv(4))
         return codec.decode_response(api_key, version, self._recv(size))[1]
 
-    def send(self, api_key: int, body: Any) -> Any:
+    def send(self, api_key: ApiKey, body: Any) -> Any:
         theirs = self.versions.get(api_key)
         if theirs is None:
             raise BrokerError(ErrorCode.UNSUPPORTED_VERSION,
@@ -72,16 +72,17 @@ class ShareGroupAdmin:
     def __init__(self, bootstrap: str, timeout: float = 30.0) -> None:
         self.timeout = timeout
         last: Exception | None = None
-        self.bootstrap: _Connection | None = None
+        conn: _Connection | None = None
         for server in (s.strip() for s in bootstrap.split(",") if s.strip()):
             host, _, port = server.rpartition(":")
             try:
-                self.bootstrap = _Connection(host, int(port), timeout)
+                conn = _Connection(host, int(port), timeout)
                 break
             except (OSError, ValueError) as e:
                 last = e
-        if self.bootstrap is None:
+        if conn is None:
             raise ConnectionError(f"no bootstrap server reachable among {bootstrap}: {last}")
+        self.bootstrap = conn
         self._nodes: dict[int, _Connection] = {}
         self.metadata = self.bootstrap.send(ApiKey.METADATA, M.MetadataRequest(
             topics=None, allow_auto_topic_creation=False))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionParser, OptionSet
@@ -91,7 +91,7 @@ class StreamsOffsetsResetter:
     """One --reset-offsets run; `run()` returns the plan of every group it touched."""
 
     def __init__(self, client: StreamsGroupsClient, parser: OptionParser, o: OptionSet,
-                 out: TextIO, err: TextIO | None = None, clock=time.time) -> None:
+                 out: TextIO, err: TextIO | None = None, clock: Callable[[], float] = time.time) -> None:
         self.client, self.parser, self.o, self.out = client, parser, o, out
         self.err = err or sys.stderr
         self.clock = clock

@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from kafpy.spark_jobs import session
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 SPECIAL = {"earliest": -2, "latest": -1}
 
@@ -58,7 +61,7 @@ def offsets_json(topic: str, ranges: Sequence[tuple[int, int, int]]) -> tuple[st
     return json.dumps(starting), json.dumps(ending)
 
 
-def read_range(spark, args):
+def read_range(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     from pyspark.sql import functions as F
 
     if args.partition:
@@ -86,7 +89,7 @@ def read_range(spark, args):
     return df
 
 
-def export(spark, args) -> int:
+def export(spark: SparkSession, args: argparse.Namespace) -> int:
     """Write the range; returns the number of rows written."""
     df = read_range(spark, args).cache()
     try:
@@ -134,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None, spark=None) -> int:
+def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.partition:

@@ -17,21 +17,26 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from kafpy.spark_jobs import session
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.types import StructType
 
 DEFAULT_INPUT_TOPIC = "clickstream"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss"
 
 
-def view_schema():
+def view_schema() -> StructType:
     from pyspark.sql.types import StringType, StructField, StructType
     return StructType([StructField(name, StringType()) for name in
                        ("user_id", "session_id", "page", "referrer", "timestamp")])
 
 
-def parse_views(raw):
+def parse_views(raw: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
     v = F.from_json(F.col("value").cast("string"), view_schema()).alias("v")
@@ -44,7 +49,7 @@ def parse_views(raw):
             .where(F.col("user_id").isNotNull() & F.col("event_time").isNotNull()))
 
 
-def counts(views, window: str, watermark: str):
+def counts(views: DataFrame, window: str, watermark: str) -> DataFrame:
     from pyspark.sql import functions as F
 
     return (views.withWatermark("event_time", watermark)
@@ -55,7 +60,7 @@ def counts(views, window: str, watermark: str):
                     F.col("window.end").alias("window_end"), "views", "distinct_pages"))
 
 
-def read_stream(spark, args):
+def read_stream(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     reader = (spark.readStream.format("kafka")
               .option("kafka.bootstrap.servers", args.bootstrap_servers)
               .option("subscribe", args.input_topic)
@@ -68,7 +73,7 @@ def read_stream(spark, args):
     return reader.load()
 
 
-def start_queries(spark, args) -> list:
+def start_queries(spark: SparkSession, args: argparse.Namespace) -> list[StreamingQuery]:
     from pyspark.sql import functions as F
 
     cp = args.checkpoint.rstrip("/")
@@ -78,7 +83,7 @@ def start_queries(spark, args) -> list:
     # streaming queries run without adaptive execution anyway; saying so up front spares
     # a warning per query start
     spark.conf.set("spark.sql.adaptive.enabled", "false")
-    queries = []
+    queries: list[StreamingQuery] = []
     if args.output_dir:
         rows = counts(parse_views(read_stream(spark, args)), args.window, args.watermark)
         writer = (rows.writeStream.format(args.file_format).queryName("pageview_counts_files")
@@ -129,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None, spark=None) -> int:
+def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.output_dir and not args.output_topic:

@@ -22,9 +22,14 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from kafpy.spark_jobs import session
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
+    from pyspark.sql.types import StructType
 
 DEFAULT_INPUT_TOPIC = "sensor"
 DEFAULT_ALERTS_TOPIC = "warnings"
@@ -50,10 +55,10 @@ class Thresholds:
         """Which sensors of a plain reading dict are over their limit (the job's rule, in
         Python, for generators and tests)."""
         return [name for name, limit in self.active().items()
-                if reading.get(name) is not None and reading[name] > limit]
+                if (value := reading.get(name)) is not None and value > limit]
 
 
-def reading_schema():
+def reading_schema() -> StructType:
     from pyspark.sql.types import (DoubleType, LongType, StringType, StructField,
                                    StructType)
     readings = StructType([StructField(name, DoubleType()) for name in SENSORS])
@@ -67,7 +72,7 @@ def reading_schema():
     ])
 
 
-def parse_readings(raw):
+def parse_readings(raw: DataFrame) -> DataFrame:
     """Kafka source rows -> one row per valid reading: event_ID, hcid, event_time, production,
     pressure, temperature, oil_percentage, injection_vol, kafka_partition, kafka_offset."""
     from pyspark.sql import functions as F
@@ -93,7 +98,7 @@ def parse_readings(raw):
             & F.col("event_time").isNotNull())
 
 
-def alerts(readings, thresholds: Thresholds):
+def alerts(readings: DataFrame, thresholds: Thresholds) -> DataFrame:
     """Readings with at least one sensor over its threshold, plus `exceeded` (sensor names)."""
     from pyspark.sql import functions as F
 
@@ -106,7 +111,7 @@ def alerts(readings, thresholds: Thresholds):
             .where(F.size("exceeded") > 0))
 
 
-def rig_stats(readings, window: str, watermark: str, slide: str | None = None):
+def rig_stats(readings: DataFrame, window: str, watermark: str, slide: str | None = None) -> DataFrame:
     """Per rig and event-time window aggregates; append mode emits a window once closed."""
     from pyspark.sql import functions as F
 
@@ -128,7 +133,7 @@ def rig_stats(readings, window: str, watermark: str, slide: str | None = None):
                     "avg_oil_percentage", "injection_vol"))
 
 
-def to_kafka_rows(df, key_column: str = "hcid"):
+def to_kafka_rows(df: DataFrame, key_column: str = "hcid") -> DataFrame:
     """key = the column as a string, value = the row as JSON (timestamps as the input's)."""
     from pyspark.sql import functions as F
 
@@ -137,7 +142,7 @@ def to_kafka_rows(df, key_column: str = "hcid"):
                                {"timestampFormat": TIMESTAMP_FORMAT}).alias("value"))
 
 
-def read_stream(spark, args, topic: str):
+def read_stream(spark: SparkSession, args: argparse.Namespace, topic: str) -> DataFrame:
     reader = (spark.readStream.format("kafka")
               .option("kafka.bootstrap.servers", args.bootstrap_servers)
               .option("subscribe", topic)
@@ -150,7 +155,8 @@ def read_stream(spark, args, topic: str):
     return reader.load()
 
 
-def kafka_writer(df, args, topic: str, checkpoint: str, name: str, mode: str):
+def kafka_writer(df: DataFrame, args: argparse.Namespace, topic: str, checkpoint: str, name: str,
+                 mode: str) -> DataStreamWriter:
     writer = (df.writeStream.format("kafka").queryName(name).outputMode(mode)
               .option("kafka.bootstrap.servers", args.bootstrap_servers)
               .option("topic", topic).option("checkpointLocation", checkpoint))
@@ -160,14 +166,15 @@ def kafka_writer(df, args, topic: str, checkpoint: str, name: str, mode: str):
     return session.apply_trigger(writer, args.trigger)
 
 
-def file_writer(df, args, path: str, checkpoint: str, name: str):
+def file_writer(df: DataFrame, args: argparse.Namespace, path: str, checkpoint: str, name: str
+                ) -> DataStreamWriter:
     writer = (df.writeStream.format(args.file_format).queryName(name).outputMode("append")
               .option("path", path).option("checkpointLocation", checkpoint))
     return session.apply_trigger(writer, args.trigger)
 
 
-def thresholds_from(args) -> Thresholds:
-    def limit(value: float) -> float | None:
+def thresholds_from(args: argparse.Namespace) -> Thresholds:
+    def limit(value: float | None) -> float | None:
         return None if value is None or value < 0 else value
     return Thresholds(pressure=limit(args.max_pressure),
                       temperature=limit(args.max_temperature),
@@ -175,7 +182,7 @@ def thresholds_from(args) -> Thresholds:
                       injection_vol=limit(args.max_injection_vol))
 
 
-def start_queries(spark, args) -> list:
+def start_queries(spark: SparkSession, args: argparse.Namespace) -> list[StreamingQuery]:
     """Start the job's streaming queries on `spark`; returns them (callers wait or stop)."""
     cp = args.checkpoint.rstrip("/")
     # a runtime SQL setting, so it also applies to a session the caller built; a restart
@@ -185,7 +192,7 @@ def start_queries(spark, args) -> list:
     # a warning per query start
     spark.conf.set("spark.sql.adaptive.enabled", "false")
     thresholds = thresholds_from(args)
-    queries = []
+    queries: list[StreamingQuery] = []
 
     alert_rows = alerts(parse_readings(read_stream(spark, args, args.input_topic)), thresholds)
     alert_cols = ["event_ID", "hcid", "event_time", "exceeded", "production", *SENSORS]
@@ -253,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None, spark=None) -> int:
+def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not thresholds_from(args).active():  # before paying for a JVM

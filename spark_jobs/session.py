@@ -19,7 +19,11 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 CONNECTOR_ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
 DEFAULT_MASTER = "local[2]"
@@ -154,7 +158,7 @@ def session_conf(jars: Iterable[Path], *, shuffle_partitions: int = DEFAULT_SHUF
 def build_session(app_name: str, *, master: str = DEFAULT_MASTER,
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS,
                   log_level: str = "WARN", extra_conf: Mapping[str, str] | None = None,
-                  jars: Iterable[Path] | None = None):
+                  jars: Iterable[Path] | None = None) -> SparkSession:
     """A SparkSession with the Kafka connector on its class path (getOrCreate: a session that
     already runs in this process is reused, and its static settings stay as they were)."""
     from pyspark.sql import SparkSession
@@ -208,14 +212,14 @@ def kafka_options(pairs: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def apply_trigger(writer, trigger: str):
+def apply_trigger(writer: DataStreamWriter, trigger: str) -> DataStreamWriter:
     """`once` -> availableNow (all data present at start, then stop); else processingTime."""
     if trigger.strip().lower() in ("once", "available-now", "availablenow"):
         return writer.trigger(availableNow=True)
     return writer.trigger(processingTime=trigger)
 
 
-def run_queries(spark, queries: list, timeout: float | None) -> None:
+def run_queries(spark: SparkSession, queries: list[StreamingQuery], timeout: float | None) -> None:
     """Wait for the queries: until all finish (availableNow) or `timeout` seconds pass, then
     stop the ones still running. A query's failure is re-raised. Ctrl-C stops them cleanly;
     the checkpoints keep their progress."""
@@ -227,7 +231,7 @@ def run_queries(spark, queries: list, timeout: float | None) -> None:
             if deadline is None:
                 q.awaitTermination()
             else:
-                q.awaitTermination(max(0.0, deadline - time.monotonic()))
+                q.awaitTermination(max(0.0, deadline - time.monotonic()))  # type: ignore[arg-type]  # a float is accepted
     except KeyboardInterrupt:
         pass
     finally:

@@ -35,13 +35,31 @@ import logging
 import os
 import threading
 import time
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from kafpy.protocol.errors import ProtocolError
 from kafpy.protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
 
 from kafpy.storage.checkpoint import OffsetCheckpointFile
 from kafpy.storage.segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
+
+if TYPE_CHECKING:
+    from kafpy.protocol.batch_header import RecordBatchHeader
+    from kafpy.storage.log import Log
+
+TopicPartition = tuple[str, int]
+
+
+class CleanedLogs(Protocol):
+    """What the cleaner reads of the log manager (which creates the cleaner: a Protocol, not
+    an import, keeps the two modules from importing each other)."""
+
+    def logs(self) -> dict[TopicPartition, Log]: ...
+
+    def log_dir_of(self, topic: str, partition: int) -> Optional[str]: ...
+
+# (segments to rewrite, dirty segments, end offset): what ``cleanable_range`` finds
+CleanableRange = tuple[list[LogSegment], list[LogSegment], int]
 
 __all__ = ["LogCleaner", "CLEANER_CHECKPOINT"]
 
@@ -53,7 +71,7 @@ CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 class LogCleaner:
     """See the module docstring."""
 
-    def __init__(self, manager, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
+    def __init__(self, manager: CleanedLogs, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
                  threads: int = 1):
         self.manager = manager
         self.clock = clock
@@ -63,9 +81,10 @@ class LogCleaner:
         # the running threads, each with the event that stops it
         self._threads: list[tuple[threading.Thread, threading.Event]] = []
         self._lock = threading.Lock()   # the choice of a log, _in_progress and the checkpoints
-        self._in_progress: set = set()  # partitions a thread is cleaning now
-        self._aborted: set = set()
-        self._checkpoints: dict[str, dict[tuple[str, int], int]] = {}
+        self._in_progress: set[TopicPartition] = set()  # partitions a thread is cleaning now
+        self._aborted: set[TopicPartition] = set()
+        # by log directory (None: a log without one, nothing saved)
+        self._checkpoints: dict[Optional[str], dict[tuple[str, int], int]] = {}
         # what the metrics read (Kafka's LogCleaner and LogCleanerManager gauges): counts since
         # start, the last cleaning's wall seconds, the dirty ratio (%) of the last log chosen
         self.stats: dict[str, float] = {"cleaned_logs": 0, "bytes_read": 0, "bytes_written": 0,
@@ -129,14 +148,14 @@ class LogCleaner:
         for t, _ in threads:
             t.join(timeout=60)
 
-    def abort(self, tp) -> None:
+    def abort(self, tp: TopicPartition) -> None:
         self._aborted.add(tp)
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_file(self, d: str) -> OffsetCheckpointFile:
         return OffsetCheckpointFile(os.path.join(d, CLEANER_CHECKPOINT))
 
-    def _dirty_start(self, tp, lg) -> int:
+    def _dirty_start(self, tp: TopicPartition, lg: Log) -> int:
         d = self.manager.log_dir_of(*tp)
         if d not in self._checkpoints:
             self._checkpoints[d] = self._checkpoint_file(d).read() if d else {}
@@ -145,7 +164,7 @@ class LogCleaner:
             off = lg.log_start_offset
         return off
 
-    def _save_checkpoint(self, tp, offset: int) -> None:
+    def _save_checkpoint(self, tp: TopicPartition, offset: int) -> None:
         d = self.manager.log_dir_of(*tp)
         if not d:
             return
@@ -161,7 +180,7 @@ class LogCleaner:
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
 
-    def cleanable_range(self, lg, now_ms: int, first_dirty: int):
+    def cleanable_range(self, lg: Log, now_ms: int, first_dirty: int) -> Optional[CleanableRange]:
         """(segments to rewrite, dirty segments, end offset) or None if nothing is cleanable."""
         with lg.lock:
             segs = lg.segments
@@ -169,7 +188,7 @@ class LogCleaner:
         active = segs[-1]
         limit = min(active.base_offset, lso)
         lag = lg.config.min_compaction_lag_ms
-        eligible = []
+        eligible: list[LogSegment] = []
         for i, seg in enumerate(segs[:-1]):
             nxt = segs[i + 1].base_offset
             if nxt > limit:
@@ -185,7 +204,7 @@ class LogCleaner:
         dirty = [s for i, s in enumerate(eligible) if segs[i + 1].base_offset > first_dirty]
         return eligible, dirty, end
 
-    def dirty_ratio(self, eligible, dirty) -> float:
+    def dirty_ratio(self, eligible: list[LogSegment], dirty: list[LogSegment]) -> float:
         total = sum(s.size for s in eligible)
         return (sum(s.size for s in dirty) / total) if total else 0.0
 
@@ -211,8 +230,8 @@ class LogCleaner:
                 self._in_progress.discard(tp)
         return True
 
-    def _dirtiest(self, now: int, force: bool):
-        best = None
+    def _dirtiest(self, now: int, force: bool) -> Optional[tuple[float, TopicPartition, Log, int, CleanableRange]]:
+        best: Optional[tuple[float, TopicPartition, Log, int, CleanableRange]] = None
         for tp, lg in self.manager.logs().items():
             if lg.closed or not lg.config.compact or tp in self._aborted or tp in self._in_progress:
                 continue
@@ -230,8 +249,8 @@ class LogCleaner:
         return best
 
     # ------------------------------------------------------------------ cleaning
-    def _build_offset_map(self, dirty, first_dirty: int, end: int) -> dict:
-        keys: dict = {}
+    def _build_offset_map(self, dirty: list[LogSegment], first_dirty: int, end: int) -> dict[bytes, int]:
+        keys: dict[bytes, int] = {}
         for seg in dirty:
             for pos, h in seg.iter_batch_headers(0):
                 if h.base_offset >= end:
@@ -248,7 +267,7 @@ class LogCleaner:
                         keys[r.key] = off
         return keys
 
-    def clean_log(self, lg, eligible, dirty, first_dirty: int, end: int, now_ms: int) -> bool:
+    def clean_log(self, lg: Log, eligible: list[LogSegment], dirty: list[LogSegment], first_dirty: int, end: int, now_ms: int) -> bool:
         try:
             keys = self._build_offset_map(dirty, first_dirty, end)
         except (OSError, ProtocolError) as e:
@@ -270,8 +289,10 @@ class LogCleaner:
         return True
 
     @staticmethod
-    def _group(segs, max_bytes: int, max_index_bytes: int):
-        groups, cur, size = [], [], 0
+    def _group(segs: list[LogSegment], max_bytes: int, max_index_bytes: int) -> list[list[LogSegment]]:
+        groups: list[list[LogSegment]] = []
+        cur: list[LogSegment] = []
+        size = 0
         for s in segs:
             # index size estimated from bytes (one entry per index interval at most)
             est_index = (size + s.size) // max(s.index_interval_bytes, 1) * 8
@@ -285,7 +306,8 @@ class LogCleaner:
             groups.append(cur)
         return groups
 
-    def _clean_group(self, lg, group, keys, dirty_set, last_of_producer, now_ms) -> Optional[LogSegment]:
+    def _clean_group(self, lg: Log, group: list[LogSegment], keys: dict[bytes, int], dirty_set: set[int],
+                     last_of_producer: dict[int, int], now_ms: int) -> Optional[LogSegment]:
         cfg = lg.config
         new = LogSegment(lg.dir, group[0].base_offset, index_interval_bytes=cfg.index_interval_bytes,
                          max_index_size=cfg.segment_index_bytes, active=True, file_suffix=CLEANED_SUFFIX)
@@ -294,7 +316,7 @@ class LogCleaner:
                 keep_tombstones = id(seg) in dirty_set or (
                     seg.largest_timestamp >= 0 and now_ms - seg.largest_timestamp < cfg.delete_retention_ms)
                 out = bytearray()
-                info = []
+                info: list[tuple[int, int, int, int]] = []
                 for pos, h in seg.iter_batch_headers(0):
                     data = seg.read_batch(pos, h.total_size)
                     kept = self._filter_batch(data, h, keys, keep_tombstones, last_of_producer)
@@ -318,7 +340,8 @@ class LogCleaner:
             return None
 
     @staticmethod
-    def _filter_batch(data, h, keys, keep_tombstones: bool, last_of_producer) -> Optional[bytes]:
+    def _filter_batch(data: bytes, h: RecordBatchHeader, keys: dict[bytes, int], keep_tombstones: bool,
+                      last_of_producer: dict[int, int]) -> Optional[bytes]:
         if h.attributes & CONTROL_MASK:
             return bytes(data)
         _, recs = decode_batch(data, verify=False)

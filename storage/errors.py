@@ -7,6 +7,8 @@ lookup table.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from kafpy.protocol.errors import ErrorCode, KafkaError
 
 __all__ = [
@@ -78,6 +80,7 @@ class RecordValidationError(StorageError):
 
 class KafkaStorageError(StorageError):
     error_code = ErrorCode.KAFKA_STORAGE_ERROR
+    errno: Optional[int] = None  # the OS error's, where the log manager wraps one
 
 
 class OutOfOrderSequenceError(StorageError):

@@ -45,6 +45,7 @@ _POS = struct.Struct(">i")
 _TS = struct.Struct(">q")
 _LOAD_LOCK = threading.Lock()
 _RESERVE_CHUNK = 64 * 1024
+_UNMAPPED = memoryview(b"")  # ``_mm`` of an index with no mapping: reads and writes fail
 
 
 class _Index:
@@ -58,7 +59,7 @@ class _Index:
         self._max_entries = self.max_index_size // self.entry_size
         self._writable = writable
         self._mapping: Optional[FileMapping] = None
-        self._mm: Optional[memoryview] = None  # the mapping's bytes
+        self._mm: memoryview = _UNMAPPED  # the mapping's bytes
         self._entries = 0
         self._loaded = False
         self.misaligned = False
@@ -109,20 +110,19 @@ class _Index:
         self._backed = self._entries * self.entry_size
         self._unmap()
         own = fd is None
-        if own:
-            fd = self._open_fd()
+        mapped_fd = self._open_fd() if fd is None else fd
         try:
-            os.ftruncate(fd, length)
+            os.ftruncate(mapped_fd, length)
             if length:
-                self._mapping = FileMapping(fd, length)
+                self._mapping = FileMapping(mapped_fd, length)
                 self._mm = self._mapping.view
         finally:
             if own:
-                os.close(fd)
+                os.close(mapped_fd)
 
     def _unmap(self) -> None:
         if self._mapping is not None:
-            self._mm = None
+            self._mm = _UNMAPPED
             self._mapping.close()
             self._mapping = None
 
@@ -320,7 +320,7 @@ class OffsetIndex(_Index):
     entry_size = 8
     _entry = _OFF
 
-    def _is_blank(self, mm, i):
+    def _is_blank(self, mm: mmap.mmap, i: int) -> bool:
         return _OFF.unpack_from(mm, i * 8)[1] == 0
 
     def append(self, offset: int, position: int) -> None:
@@ -392,7 +392,7 @@ class TimeIndex(_Index):
     entry_size = 12
     _entry = _TIME
 
-    def _is_blank(self, mm, i):
+    def _is_blank(self, mm: mmap.mmap, i: int) -> bool:
         return _TIME.unpack_from(mm, i * 12) == (0, 0)
 
     def last_entry(self) -> tuple[int, int]:

@@ -27,7 +27,7 @@ import random
 import shutil
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Optional
 
 from kafpy.protocol.records import LAST_OFFSET_DELTA_FIELD, MAX_TIMESTAMP_FIELD
@@ -43,6 +43,7 @@ from kafpy.storage.segment import (
     SWAP_SUFFIX,
     TIMEINDEX_SUFFIX,
     FileRecordsSlice,
+    Buffer,
     LogSegment,
 )
 
@@ -76,7 +77,7 @@ class LocalLog:
         self._segments: list[LogSegment] = []
         self._bases: list[int] = []
         self._pending_deletes: list[tuple[int, LogSegment]] = []
-        self._pending_flush = None
+        self._pending_flush: Optional[Future[None]] = None
         self.next_offset = 0
         self.recovery_point = recovery_point
         self.closed = False
@@ -233,7 +234,7 @@ class LocalLog:
         # an empty non-first segment left by a crash right after roll is fine; keep it
 
     # ------------------------------------------------------------------ appends
-    def append(self, pieces, batches: list, total: int, first_offset: int, last_offset: int,
+    def append(self, pieces: list[Buffer], batches: list, total: int, first_offset: int, last_offset: int,
                max_timestamp: int) -> LogSegment:
         """Write batches with assigned offsets at the end, rolling first when the active
         segment is full or old (the one place the roll rules are applied); returns the
@@ -248,7 +249,7 @@ class LocalLog:
         self.next_offset = last_offset + 1
         return seg
 
-    def append_batch(self, pieces, total: int, last_offset: int, header: tuple) -> None:
+    def append_batch(self, pieces: list[Buffer], total: int, last_offset: int, header: tuple) -> None:
         """``append`` of one batch (``header`` its header tuple, ``total`` its size) at
         the end: the Log's plain Produce path, which builds the ``batches`` list only
         when the segment's ``fast_append`` declines."""

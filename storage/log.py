@@ -35,7 +35,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_OFFSET_FIELD, CONTROL_MASK, LAST_OFFSET_DELTA_FIELD,
                                     MAX_TIMESTAMP_FIELD, PARTITION_LEADER_EPOCH_FIELD, PRODUCER_ID_FIELD,
@@ -46,9 +46,12 @@ from kafpy.storage.config import LogConfig
 from kafpy.storage.errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError, StorageError
 from kafpy.storage.leader_epoch import LeaderEpochFileCache
 from kafpy.storage.local_log import LocalLog
-from kafpy.storage.log_validator import AheadOutcome, LogValidator
+from kafpy.storage.log_validator import AheadOutcome, BatchEntry, Buffer, LogValidator
 from kafpy.storage.producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from kafpy.storage.segment import FileRecordsSlice, LogSegment
+
+if TYPE_CHECKING:
+    from kafpy.protocol.batch_header import RecordBatchHeader
 
 __all__ = ["Log", "LogAppendInfo", "FetchDataInfo", "parse_topic_partition"]
 
@@ -237,7 +240,7 @@ class Log:
     def _load(self, log_start_offset: int, needs_recovery: bool) -> None:
         epochs = self.leader_epoch_cache
 
-        def on_batch(h) -> None:
+        def on_batch(h: RecordBatchHeader) -> None:
             if h.partition_leader_epoch > epochs.latest_epoch:
                 epochs.assign(h.partition_leader_epoch, h.base_offset, flush=False)
 
@@ -298,7 +301,7 @@ class Log:
         config changes in between: then the append does the work itself)."""
         self._validator.keep_checked(records, outcome)
 
-    def append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
+    def append(self, records: Buffer, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
         """``_append``; a storage error (a failing disk) is reported to ``on_storage_error``
         before it is raised."""
         try:
@@ -308,7 +311,7 @@ class Log:
                 self.on_storage_error(e)
             raise
 
-    def _append(self, records, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
+    def _append(self, records: Buffer, leader_epoch: Optional[int], origin: str = "client") -> LogAppendInfo:
         """Every append's one sequence: validate, producer checks, offsets and epoch,
         write (and roll), leader epochs, producer state, flush.
 
@@ -352,6 +355,7 @@ class Log:
                     if dup is None:
                         ps.forget_batch(h)
                     raise
+                assert leader_epoch is not None  # a client's append is a leader's
                 if leader_epoch > self.leader_epoch_cache.latest_epoch:
                     self.leader_epoch_cache.assign(leader_epoch, first)
                 if dup is not None:
@@ -378,6 +382,7 @@ class Log:
                                                      self._log_start_offset, True, count, 0))
                 local.append(pieces, batches, total, first, last, max_ts)
                 # side state, once the data is in the file
+                assert leader_epoch is not None  # a client's append is a leader's
                 if leader_epoch > self.leader_epoch_cache.latest_epoch:
                     self.leader_epoch_cache.assign(leader_epoch, first)
                 ps.update_client_batches(batches)
@@ -394,7 +399,7 @@ class Log:
                 lock.release()
         return _new_info(LogAppendInfo, (first, last, max_ts, append_time, self._log_start_offset, False, count, total))
 
-    def _after_append(self, seg: LogSegment, buf, batches: list, leader_epoch: Optional[int], first: int) -> None:
+    def _after_append(self, seg: LogSegment, buf: Buffer, batches: list[BatchEntry], leader_epoch: Optional[int], first: int) -> None:
         """Leader epochs and producer state after a coordinator's or a follower's append."""
         epochs = self.leader_epoch_cache
         if leader_epoch is not None:
@@ -415,7 +420,7 @@ class Log:
 
     append_as_leader = append  # (records, leader_epoch, origin="client"): Kafka's appendAsLeader
 
-    def append_as_follower(self, records) -> LogAppendInfo:
+    def append_as_follower(self, records: Buffer) -> LogAppendInfo:
         """Append batches replicated from the leader, keeping their offsets and epochs."""
         return self.append(records, None, "replication")
 
@@ -555,7 +560,7 @@ class Log:
     def _below_log_start(self, seg: LogSegment, nxt: Optional[LogSegment]) -> bool:
         return nxt is not None and nxt.base_offset <= self._log_start_offset
 
-    def _deletable(self, predicate) -> list[LogSegment]:
+    def _deletable(self, predicate: Callable[[LogSegment, Optional[LogSegment]], object]) -> list[LogSegment]:
         """Leading segments matching ``predicate(seg, next_seg)`` wholly below the HW;
         never the active segment while it is empty."""
         out = []
@@ -585,7 +590,7 @@ class Log:
                 if c.retention_bytes >= 0:
                     diff = [self.size_in_bytes() - c.retention_bytes]
 
-                    def by_size(s, n):
+                    def by_size(s: LogSegment, n: Optional[LogSegment]) -> bool:
                         if diff[0] - s.size >= 0:
                             diff[0] -= s.size
                             return True

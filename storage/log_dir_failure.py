@@ -46,7 +46,7 @@ class LogDirFailureChannel:
     def __init__(self) -> None:
         self._offline: set[str] = set()
         self._lock = threading.Lock()
-        self.listener: Optional[Callable[[str], None]] = None
+        self.listener: Optional[Callable[[str], object]] = None
 
     def maybe_add_offline_log_dir(self, log_dir: str, message: str, exc: Optional[BaseException] = None) -> bool:
         """Marks ``log_dir`` offline (Kafka's maybeAddOfflineLogDir); True the first time."""

@@ -31,7 +31,7 @@ import shutil
 import threading
 import time
 import uuid
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from kafpy.storage.checkpoint import OffsetCheckpointFile, PendingFsyncs, read_meta_properties, write_meta_properties
 from kafpy.storage.config import LogConfig
@@ -39,6 +39,9 @@ from kafpy.storage.errors import KafkaStorageError, StorageError
 from kafpy.storage.load_progress import LoadProgress
 from kafpy.storage.log import Log, parse_topic_partition
 from kafpy.storage.log_dir_failure import LogDirFailureChannel, is_log_dir_failure
+
+if TYPE_CHECKING:
+    from kafpy.storage.cleaner import LogCleaner
 
 __all__ = ["LogManager"]
 
@@ -94,7 +97,7 @@ class LogManager:
         # read at the last startup, summed over the logs: what a clean shutdown spares the next start
         self.segments_recovered = 0
         self.producer_batches_replayed = 0
-        self.cleaner = None
+        self.cleaner: Optional[LogCleaner] = None
         self.cluster_id: Optional[str] = None
         self.broker_id: Optional[int] = None
         self._started = False
@@ -159,7 +162,7 @@ class LogManager:
         log is file work: reading indexes and snapshots, a recovery scan). Logs are
         registered afterwards, in dir and name order; a log that cannot load fails startup."""
         jobs: list[tuple[str, tuple[str, int], Callable[[], Log]]] = []
-        markers = []
+        markers: list[tuple[str, Optional[str]]] = []
         progress = LoadProgress(self.load_progress_interval_s, self._monotonic)
         for d in self.log_dirs:
             marker = os.path.join(d, CLEAN_SHUTDOWN_FILE)
@@ -189,9 +192,9 @@ class LogManager:
             if tp in self._logs:
                 raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
             self._register(tp, lg, d)
-        for d, marker in markers:
-            if marker is not None:
-                os.unlink(marker)
+        for d, clean_marker in markers:
+            if clean_marker is not None:
+                os.unlink(clean_marker)
             # make the recovery points durable as loaded, so a crash now recovers correctly
             self._write_checkpoints(d)
 
@@ -417,6 +420,7 @@ class LogManager:
                 self._dir_counts[d] -= 1
         if lg is None:
             return None
+        assert d is not None  # a log is registered with its dir
         if self.cleaner is not None:
             self.cleaner.abort(tp)
         return lg, d

@@ -23,6 +23,7 @@ from typing import Callable, Optional
 
 from crc32c import crc32c
 
+from kafpy.protocol.batch_header import HeaderTuple
 from kafpy.protocol.errors import CorruptRecord, ProtocolError
 from kafpy.protocol.records import (
     ATTRIBUTES_FIELD,
@@ -62,6 +63,13 @@ __all__ = ["LogValidator", "check_record_rules", "work_ahead"]
 Buffer = bytes | bytearray | memoryview
 # (the error an append would raise, or None; the recompressed buffer, or None)
 AheadOutcome = tuple[Optional[StorageError], Optional[bytes]]
+# ``validate_batch``'s answer: (pieces to write, last offset, header)
+ValidatedBatch = tuple[list[Buffer], int, HeaderTuple]
+# (position, size, last offset, max timestamp, header) of each batch ``validate`` checked
+BatchEntry = tuple[int, int, int, int, HeaderTuple]
+# ``validate``'s answer: (buffer, pieces, batches, first offset, last offset, max timestamp,
+# record count, log append time or -1)
+Validated = tuple[Buffer, list[Buffer], list[BatchEntry], int, int, int, int, int]
 
 # The layout's structs as bound methods: one call each per batch. (A method called on a name
 # imported with ``from ... import`` compiles, in CPython 3.11, to an attribute load that
@@ -133,8 +141,8 @@ class LogValidator:
         raises its error, or skips the key check and takes the recompressed batches."""
         self._checked = (records, outcome)
 
-    def validate_batch(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
-                       pos: int = 0) -> Optional[tuple]:
+    def validate_batch(self, records: Buffer, from_client: bool, leader_epoch: Optional[int], next_offset: int,
+                       pos: int = 0) -> Optional[ValidatedBatch]:
         """The rules for one batch, ``records`` being exactly that batch, and its offsets:
         the one place they are written. None when ``records`` is not one whole magic-2
         batch (the caller decides: ``validate`` reports framing and magic, upconverts
@@ -187,8 +195,8 @@ class LogValidator:
         _pack_prefix_into(view, 0, next_offset, blen, leader_epoch)
         return [records], next_offset + lod, h
 
-    def validate(self, records, from_client: bool, leader_epoch: Optional[int], next_offset: int,
-                 converted: bool = False) -> tuple:
+    def validate(self, records: Buffer, from_client: bool, leader_epoch: Optional[int], next_offset: int,
+                 converted: bool = False) -> Validated:
         """Check ``records`` (any number of batches) and assign their offsets; raises a
         ``StorageError`` naming the broken rule.
 
@@ -216,8 +224,8 @@ class LogValidator:
         one = self.validate_batch
         view = memoryview(records)
         in_place = not leader or not view.readonly
-        pieces = [records] if in_place else []
-        batches = []
+        pieces: list[Buffer] = [records] if in_place else []
+        batches: list[BatchEntry] = []
         offset = next_offset
         max_ts = -1
         count = 0
@@ -234,7 +242,9 @@ class LogValidator:
             end = pos + blen + LOG_OVERHEAD
             if end > n:
                 raise CorruptRecordError(f"record batch at {pos} claims {blen + LOG_OVERHEAD} bytes, {left} left")
-            part, last, h = one(view[pos:end], from_client, leader_epoch, offset, pos)
+            checked = one(view[pos:end], from_client, leader_epoch, offset, pos)
+            assert checked is not None  # framing and magic were checked just above
+            part, last, h = checked
             if not leader:
                 if h[BASE_OFFSET_FIELD] < offset and batches:
                     raise InvalidRecordError("out of order offsets in follower append")
@@ -255,7 +265,8 @@ class LogValidator:
         first = next_offset if leader else batches[0][4][BASE_OFFSET_FIELD]
         return records, pieces, batches, first, offset - 1, max_ts, count, -1
 
-    def _convert(self, buf, batches, from_client: bool, leader_epoch: int, next_offset: int) -> tuple:
+    def _convert(self, buf: Buffer, batches: list[BatchEntry], from_client: bool, leader_epoch: Optional[int],
+                 next_offset: int) -> Validated:
         """The leader's rules that look inside batches or change them: keys of compacted
         topics, timestamp bounds, ``compression.type``, LogAppendTime; then ``validate``
         again on what is to be written."""
@@ -284,14 +295,15 @@ class LogValidator:
         result = self.validate(buf, False, leader_epoch, next_offset, converted=True)
         return result[:-1] + (append_time,)
 
-    def _check_records(self, buf: Buffer, batches: list[tuple[int, tuple]], keys_checked: bool = False) -> None:
+    def _check_records(self, buf: Buffer, batches: list[tuple[int, HeaderTuple]], keys_checked: bool = False) -> None:
         """``check_record_rules`` with this log's settings and clock (keys not again when
         ``work_ahead`` checked them)."""
         check_record_rules(buf, batches, self.topic_partition, self.compact,
                            self.ts_bounds if not self.log_append_time else None, self._now_ms(), keys_checked)
 
-    def _recompress(self, buf, batches, codec: int) -> tuple:
-        parts = []
+    def _recompress(self, buf: Buffer, batches: list[tuple[int, HeaderTuple]],
+                    codec: int) -> tuple[bytearray, list[tuple[int, HeaderTuple]]]:
+        parts: list[bytes] = []
         for pos, h in batches:
             if h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec:
                 parts.append(bytes(buf[pos:pos + h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD]))
@@ -303,13 +315,14 @@ class LogValidator:
         if any(len(p) > self.max_message_bytes for p in parts):
             raise RecordTooLargeError("recompressed batch exceeds max.message.bytes")
         new = bytearray(b"".join(parts))
-        out, pos = [], 0
+        out: list[tuple[int, HeaderTuple]] = []
+        pos = 0
         for part in parts:
             out.append((pos, _unpack_header(new, pos)))
             pos += len(part)
         return new, out
 
-    def _stamp_append_time(self, buf, pairs) -> tuple:
+    def _stamp_append_time(self, buf: Buffer, pairs: list[tuple[int, HeaderTuple]]) -> tuple[bytearray, int]:
         """LogAppendTime: every batch's max timestamp becomes now (its CRC is redone)."""
         buf = buf if isinstance(buf, bytearray) else bytearray(buf)
         now = self._now_ms()

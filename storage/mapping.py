@@ -18,7 +18,7 @@ import ctypes
 import mmap
 import os
 import sys
-from typing import Optional
+from typing import Callable, Optional
 
 __all__ = ["FileMapping"]
 
@@ -26,7 +26,7 @@ _PYBUF_WRITE = 0x200
 _MS_SYNC = getattr(mmap, "MS_SYNC", 4)
 
 
-def _load_libc():
+def _load_libc() -> Optional[tuple[ctypes.CDLL, Callable[[Optional[int], int, int], memoryview]]]:
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -79,7 +79,7 @@ class FileMapping:
         """msync(2): write the dirty pages to disk now."""
         if self._mm is not None:
             self._mm.flush()
-        elif self._addr is not None and _LIBC[0].msync(self._addr, self._len, _MS_SYNC) != 0:
+        elif self._addr is not None and _LIBC is not None and _LIBC[0].msync(self._addr, self._len, _MS_SYNC) != 0:
             err = ctypes.get_errno()
             raise OSError(err, f"msync: {os.strerror(err)}")
 
@@ -89,6 +89,6 @@ class FileMapping:
         if self._mm is not None:
             self._mm.close()
             self._mm = None
-        elif self._addr is not None:
+        elif self._addr is not None and _LIBC is not None:
             _LIBC[0].munmap(self._addr, self._len)
             self._addr = None

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import logging
 import os
+import enum
 import struct
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Final, Iterable, Literal, Optional, Union
 
 import crc32c
 
+from kafpy.protocol.batch_header import HeaderTuple
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_SEQUENCE_FIELD, BATCH_LENGTH_FIELD, CONTROL_MASK,
                                     LAST_OFFSET_DELTA_FIELD, LOG_OVERHEAD, PRODUCER_EPOCH_FIELD, PRODUCER_ID_FIELD,
@@ -39,6 +41,9 @@ from kafpy.protocol.records import (ATTRIBUTES_FIELD, BASE_SEQUENCE_FIELD, BATCH
 from kafpy.storage.checkpoint import PendingFsyncs, atomic_write
 from kafpy.storage.errors import CorruptSnapshotError, InvalidProducerEpochError, OutOfOrderSequenceError
 from kafpy.storage.txn_index import AbortedTxn
+
+if TYPE_CHECKING:
+    from kafpy.storage.segment import LogSegment
 
 __all__ = ["BatchMetadata", "ProducerStateEntry", "ProducerStateManager", "SNAPSHOT_SUFFIX"]
 
@@ -93,8 +98,14 @@ class ProducerStateEntry:
         return None
 
 
+class _AfterWrite(enum.Enum):
+    """The type of ``UPDATE_AFTER_WRITE`` (a one-member enum: a sentinel mypy can narrow)."""
+
+    UPDATE = 0
+
+
 # check_and_update's answer when ``update`` is due after the write
-UPDATE_AFTER_WRITE = object()
+UPDATE_AFTER_WRITE: Final = _AfterWrite.UPDATE
 
 
 def _in_sequence(last_seq: int, next_seq: int) -> bool:
@@ -153,7 +164,8 @@ class ProducerStateManager:
             raise OutOfOrderSequenceError(
                 f"producer {producer_id} epoch {epoch}: sequence {first_seq} after {last_seq}")
 
-    def check_append(self, batches) -> Optional[BatchMetadata]:
+    def check_append(self, batches: Iterable[Union[tuple[HeaderTuple], tuple[int, int, int, int, HeaderTuple]]]
+                     ) -> Optional[BatchMetadata]:
         """The producer rules for a client's append, in Kafka's order: a retry of one of
         a producer's last five batches is a duplicate (returned, nothing is written),
         otherwise each batch must continue its producer's sequence (raises).
@@ -177,7 +189,8 @@ class ProducerStateManager:
             pending[pid] = (epoch, last_seq)
         return None
 
-    def check_and_update(self, h, last_offset: int, timestamp: int):
+    def check_and_update(self, h: HeaderTuple, last_offset: int, timestamp: int
+                         ) -> Union[BatchMetadata, Literal[_AfterWrite.UPDATE], None]:
         """The producer rules for a client's lone batch (header tuple ``h``, to be written
         with ``last_offset`` and max ``timestamp``), in one call and one lookup.
 
@@ -207,14 +220,14 @@ class ProducerStateManager:
         dup = self.check_append(((h,),))
         return UPDATE_AFTER_WRITE if dup is None else dup
 
-    def forget_batch(self, h) -> None:
+    def forget_batch(self, h: HeaderTuple) -> None:
         """Undo ``check_and_update``'s record of batch ``h`` whose write failed."""
         entry = self.producers.get(h[PRODUCER_ID_FIELD])
         if entry is not None and entry.batches and entry.batches[-1][0] == h[BASE_SEQUENCE_FIELD]:
             entry.batches.pop()
 
     # -- updates -------------------------------------------------------------------------
-    def update(self, h, first_offset: int, last_offset: int, timestamp: int) -> None:
+    def update(self, h: HeaderTuple, first_offset: int, last_offset: int, timestamp: int) -> None:
         """Record a data batch of a producer as written: ``h`` is its header tuple in
         RecordBatchHeader's order, the offsets and max timestamp those in the log."""
         producer_id, epoch, first_seq = h[PRODUCER_ID_FIELD], h[PRODUCER_EPOCH_FIELD], h[BASE_SEQUENCE_FIELD]
@@ -234,7 +247,7 @@ class ProducerStateManager:
         if last_offset >= self.map_end_offset:
             self.map_end_offset = last_offset + 1
 
-    def update_client_batches(self, batches) -> None:
+    def update_client_batches(self, batches: Iterable[tuple[int, int, int, int, HeaderTuple]]) -> None:
         """``update`` for each producer batch of a client's append, as written:
         ``batches`` as the validator gives them, (position, size, last offset, max
         timestamp, header). A client writes no control batches (the validator refuses
@@ -254,7 +267,8 @@ class ProducerStateManager:
             elif h[PRODUCER_ID_FIELD] >= 0:
                 self.update(h, last_offset - h[LAST_OFFSET_DELTA_FIELD], last_offset, timestamp)
 
-    def replay_batch(self, seg, h, base: int, last: int, ts: int, buf, pos: int) -> None:
+    def replay_batch(self, seg: LogSegment, h: HeaderTuple, base: int, last: int, ts: int,
+                     buf: Optional[bytes | bytearray | memoryview], pos: int) -> None:
         """Apply one written batch of a producer (``h[PRODUCER_ID_FIELD]`` >= 0): ``update``, or for a
         control batch its marker (an abort also enters ``seg``'s transaction index).
 
@@ -361,6 +375,7 @@ class ProducerStateManager:
 
     # -- snapshots -------------------------------------------------------------------------
     def _snapshot_path(self, offset: int) -> str:
+        assert self.directory is not None  # only called for a manager with a directory
         return os.path.join(self.directory, f"{offset:020d}{SNAPSHOT_SUFFIX}")
 
     def snapshot_offsets(self) -> list[int]:
@@ -442,12 +457,13 @@ class ProducerStateManager:
                 continue
             self.clear(off)
             self.last_snap_offset = off
-            for e in entries:
-                if e.current_txn_first_offset < 0 and now_ms - e.last_timestamp >= self.producer_id_expiration_ms:
+            for entry in entries:
+                if (entry.current_txn_first_offset < 0
+                        and now_ms - entry.last_timestamp >= self.producer_id_expiration_ms):
                     continue
-                self.producers[e.producer_id] = e
-                if e.current_txn_first_offset >= 0:
-                    self.ongoing_txns[e.current_txn_first_offset] = e.producer_id
+                self.producers[entry.producer_id] = entry
+                if entry.current_txn_first_offset >= 0:
+                    self.ongoing_txns[entry.current_txn_first_offset] = entry.producer_id
             return off
         return None
 

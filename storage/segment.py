@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import mmap
 import os
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Union
 
 from kafpy.protocol.errors import CorruptRecord
 from kafpy.protocol.records import (BASE_OFFSET_FIELD, BATCH_HEADER_SIZE, BATCH_LENGTH_FIELD, LAST_OFFSET_DELTA_FIELD,
@@ -40,6 +40,10 @@ from kafpy.storage.file_records import reserve_length  # noqa: F401 - bench.stor
 from kafpy.storage.index import OffsetIndex, TimeIndex
 from kafpy.storage.txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
+if TYPE_CHECKING:
+    from kafpy.protocol.batch_header import RecordBatchHeader
+    from kafpy.storage.config import LogConfig
+
 __all__ = ["LogSegment", "SegmentFile", "FileRecordsSlice", "BatchPosition", "log_filename", "offset_from_filename"]
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,12 @@ _PREFIX_LOD = PREFIX_THROUGH_LAST_OFFSET_DELTA  # a batch's offsets and size
 _PREFIX_LEN = _PREFIX_LOD.size
 # benchmarks turn this off to show what the reserve gains
 RESERVE_AHEAD = True
+
+Buffer = Union[bytes, bytearray, memoryview]
+# what ``append`` writes: one buffer or a list of them (one write/writev)
+Pieces = Union[Buffer, list[Buffer]]
+# ``_arm``'s answer: (config, size roll position, age roll timestamp, last offset before overflow)
+Armed = tuple["LogConfig", int, int, int]
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
@@ -105,11 +115,13 @@ class LogSegment:
         self._max_ts_loaded = False
         self.deleted = False
         self._reserved = 0  # the file's blocks are reserved up to here (see module docs)
-        self._armed: Optional[tuple] = None  # see fast_append
+        self._armed: Optional[Armed] = None  # see fast_append
         self._index_slots = 0  # index entries fast_append may still add (see _arm)
         self._time_indexed = -1  # the time index's last timestamp, while armed (see _arm)
 
-    def __getattr__(self, name: str):
+    _fd: int  # set by ``__getattr__`` on first use
+
+    def __getattr__(self, name: str) -> int:
         # an empty segment opens its file on first use: the hot paths read ``_fd`` as a
         # plain attribute, which exists once it is open
         if name == "_fd":
@@ -162,7 +174,7 @@ class LogSegment:
             pos += total
         return nxt
 
-    def _prefixes_from(self, pos: int):
+    def _prefixes_from(self, pos: int) -> Iterator[tuple[int, tuple[int, ...]]]:
         """Yield (position, batch prefix up to the last offset delta) for each batch from
         ``pos`` (a batch boundary) to the end of the segment.
 
@@ -234,7 +246,7 @@ class LogSegment:
         return FileRecordsSlice(self.file, start, end - start)
 
     # -- appends -----------------------------------------------------------------
-    def append(self, pieces, batches: list[tuple[int, int, int, int]], total: Optional[int] = None) -> None:
+    def append(self, pieces: Pieces, batches: list[tuple[int, int, int, int]], total: Optional[int] = None) -> None:
         """Write whole batches at the end; ``batches``: (pos, size, last offset, max ts, ...).
 
         ``pieces`` is a buffer or a list of buffers written with one write/writev;
@@ -289,7 +301,7 @@ class LogSegment:
         self.bytes_since_last_index_entry = since
         self.size = start + total
 
-    def fast_append(self, pieces, total: int, last_offset: int, max_ts: int, config) -> bool:
+    def fast_append(self, pieces: list[Buffer], total: int, last_offset: int, max_ts: int, config: LogConfig) -> bool:
         """``append`` of one batch when nothing unusual can happen; False (nothing written) otherwise.
 
         ``pieces``: the whole batch, already rewritten, or its new 16-byte prefix and
@@ -336,7 +348,7 @@ class LogSegment:
         self.size = end
         return True
 
-    def _write_rest(self, pieces, written: int, total: int) -> None:
+    def _write_rest(self, pieces: list[Buffer], written: int, total: int) -> None:
         """Finish a short write (rare: a signal, a filling disk); OSError if it cannot."""
         view = memoryview(b"".join(pieces))
         while written < total:
@@ -353,7 +365,7 @@ class LogSegment:
             pass
         return KafkaStorageError(f"{what} {self.log_path} failed: {err}")
 
-    def _arm(self, config) -> Optional[tuple]:
+    def _arm(self, config: LogConfig) -> Optional[Armed]:
         """Work out what ``fast_append`` may skip checking: (config, largest end position
         before a size roll, newest timestamp before an age roll, last offset before the
         relative offset overflows), the index entries that fit the reserved mappings
@@ -515,7 +527,7 @@ class LogSegment:
                 self.max_timestamp_so_far, self.offset_of_max_timestamp = h.max_timestamp, h.last_offset
             pos += h.total_size
 
-    def recover(self, max_message_bytes: int, on_batch: Optional[Callable] = None,
+    def recover(self, max_message_bytes: int, on_batch: Optional[Callable[[RecordBatchHeader], object]] = None,
                 start_offset: Optional[int] = None, end_offset: Optional[int] = None) -> int:
         """Validate every batch, rebuild both indexes, cut the file at the first bad batch.
 
@@ -550,7 +562,9 @@ class LogSegment:
         self.size = valid
         return truncated
 
-    def _scan_valid(self, mm, size, max_message_bytes, next_expected, on_batch, end_offset=None) -> int:
+    def _scan_valid(self, mm: mmap.mmap, size: int, max_message_bytes: int, next_expected: int,
+                    on_batch: Optional[Callable[[RecordBatchHeader], object]],
+                    end_offset: Optional[int] = None) -> int:
         valid = 0
         interval = self.index_interval_bytes
         since = 0
@@ -594,7 +608,7 @@ class LogSegment:
         return valid
 
     # -- timestamps ---------------------------------------------------------------------
-    def iter_batch_headers(self, start_position: int = 0):
+    def iter_batch_headers(self, start_position: int = 0) -> Iterator[tuple[int, RecordBatchHeader]]:
         """Yield (position, header) for each batch from ``start_position`` (pread per header)."""
         pos = start_position
         while pos < self.size:
@@ -606,7 +620,7 @@ class LogSegment:
     def read_batch(self, position: int, size: int) -> bytes:
         return os.pread(self._fd, size, position)
 
-    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int):
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int) -> Optional[tuple[int, int, int]]:
         """(offset, timestamp, leader epoch) of the first record with ts >= ``timestamp``
         and offset >= ``starting_offset`` in this segment, or None."""
         from kafpy.protocol.records import decode_batch

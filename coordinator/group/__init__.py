@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     # The service needs asyncio and the broker's record builder; import it on demand.
     if name == "GroupCoordinatorService":
         from kafpy.coordinator.group.service import GroupCoordinatorService

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import heapq
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.config import GroupCoordinatorConfig
 from kafpy.coordinator.group.classic.group import ClassicGroup, Member
-from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, ImmediateFuture, OffsetsLog, Record
+from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, Completion, ImmediateFuture, OffsetsLog, Record
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.group.persistence import GroupStore
 from kafpy.coordinator.result import CoordinatorWriter
@@ -50,7 +50,7 @@ class CoordinatorBase:
     """State and small helpers of the coordinator; see GroupCoordinator."""
 
     def __init__(self, config: GroupCoordinatorConfig, offsets_log: OffsetsLog,
-                 future_factory: Callable[[], Any] = ImmediateFuture,
+                 future_factory: Callable[[], Completion] = ImmediateFuture,
                  owned_partitions: Iterable[int] | None = None,
                  member_id_factory: Callable[[str], str] | None = None) -> None:
         self.config = config
@@ -133,7 +133,7 @@ class CoordinatorBase:
                 or self.consumer_groups.get(group.group_id) is group
                 or self.streams_groups.get(group.group_id) is group)
 
-    def _new_future(self, result: Any = None) -> Any:
+    def _new_future(self, result: object = None) -> Completion:
         fut = self.future_factory()
         if result is not None:
             fut.set_result(result)

@@ -11,6 +11,7 @@ def _setting(name: str, default: int) -> Any:
     return field(default=default, metadata={"property": name})
 
 
+@dataclass
 class PropertiesConfig:
     """Builds a dataclass whose fields were declared with `_setting` from Kafka's
     property names (shared by the group and transaction coordinators' configs)."""

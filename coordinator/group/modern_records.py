@@ -8,10 +8,11 @@ their own key and value classes; nothing else.
 from __future__ import annotations
 
 import struct
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from kafpy.protocol.codec import decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
+from kafpy.protocol.messages import Message
 
 I16 = struct.Struct(">h")
 
@@ -19,16 +20,16 @@ I16 = struct.Struct(">h")
 TopicIdPartitions = dict[bytes, set[int]]
 
 
-def encode_key(kind: int, key: Any) -> bytes:
+def encode_key(kind: int, key: Message) -> bytes:
     """The key of record type `kind` (its key is encoded at version `kind`)."""
     return I16.pack(kind) + encode_data(key, kind)
 
 
-def encode_value(obj: Any) -> bytes:
+def encode_value(obj: Message) -> bytes:
     return I16.pack(0) + encode_data(obj, 0)
 
 
-def decode(keys: Mapping[int, Any], values: Mapping[int, Any], what: str,
+def decode(keys: Mapping[int, type[Message]], values: Mapping[int, type[Message]], what: str,
            key: bytes, value: bytes | None) -> tuple[int, Any, Any]:
     """(key version, decoded key, decoded value or None for a tombstone) of a record
     whose key version is one of `keys`. Raises ValueError, naming `what` ("consumer
@@ -48,7 +49,10 @@ def decode(keys: Mapping[int, Any], values: Mapping[int, Any], what: str,
     return kind, k, v
 
 
-def topic_partitions(cls: Any, a: TopicIdPartitions) -> list:
+_T = TypeVar("_T")
+
+
+def topic_partitions(cls: Callable[..., _T], a: TopicIdPartitions) -> list[_T]:
     """`a` as a record's list of `cls(topic_id, partitions)`, empty topics left out."""
     return [cls(topic_id=t, partitions=sorted(ps)) for t, ps in sorted(a.items()) if ps]
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.coordinator.group.errors import append_error_to_commit_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, complete
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.records import OffsetAndMetadata
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, FetchedOffset
 
@@ -48,7 +49,7 @@ class OffsetManager(CoordinatorBase):
     # ================================================================ OffsetCommit
     def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
                        generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
-                       now_ms: int, api_version: int = 9) -> Any:
+                       now_ms: int, api_version: int = 9) -> Completion:
         """A future resolved with {partition: error} once the commit is committed in
         `__consumer_offsets` (or failed). `api_version`: the OffsetCommit's (a
         consumer-protocol member must use v9 or above)."""
@@ -111,7 +112,7 @@ class OffsetManager(CoordinatorBase):
         return result, valid
 
     def _store_offsets(self, group: ClassicGroup, offsets: dict[TopicPartition, OffsetAndMetadata],
-                       now_ms: int, refused: dict[TopicPartition, ErrorCode] | None = None) -> Any:
+                       now_ms: int, refused: dict[TopicPartition, ErrorCode] | None = None) -> Completion:
         """Write `offsets` but the `refused` ones (answered with their error)."""
         fut = self.future_factory()
         result, valid = self._check_metadata_sizes(
@@ -139,7 +140,7 @@ class OffsetManager(CoordinatorBase):
     # ================================================================ TxnOffsetCommit
     def txn_commit_offsets(self, group_id: str, producer_id: int, producer_epoch: int,
                            member_id: str, group_instance_id: str | None, generation_id: int,
-                           offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Any:
+                           offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> Completion:
         """TxnOffsetCommit: a future resolved with {partition: error} once the offsets
         are written to `__consumer_offsets` as a transactional batch of the producer.
         They stay pending (OffsetFetch does not show them; with require_stable it
@@ -368,7 +369,7 @@ class OffsetManager(CoordinatorBase):
                        if tp[0] in gone]
             if victims:
                 removed += self._cleanup_group(
-                    group, lambda g, v=victims: g.remove_offsets(v), now_ms)
+                    group, lambda g: g.remove_offsets(victims), now_ms)  # called at once
         for cgroup in [*self.consumer_groups.values(), *self.streams_groups.values()]:
             victims = [tp for tp in (*cgroup.offsets, *cgroup.pending_offset_commits)
                        if tp[0] in gone]

@@ -121,24 +121,26 @@ class InMemoryOffsetsLog:
     like writes waiting for followers. `fail_with` makes appends fail at once. Only
     committed records are read back."""
 
-    def __init__(self, future_factory: Callable[[], Any] = ImmediateFuture,
+    def __init__(self, future_factory: Callable[[], Completion] = ImmediateFuture,
                  hold: bool = False) -> None:
-        self.partitions: dict[int, list[tuple[Any, int]]] = {}  # (log entry, timestamp)
+        self.partitions: dict[int, list[tuple[LogEntry, int]]] = {}  # (log entry, timestamp)
         self.fail_with: int | None = None
         self.hold = hold
-        self.pending: deque[tuple[Any, int, list[tuple[bytes, bytes | None, int]]]] = deque()
+        self.pending: deque[tuple[Completion, int, list[tuple[LogEntry, int]]]] = deque()
         self._future_factory = future_factory
 
     def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
-               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Any:
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
         done = self._future_factory()
         if self.fail_with is not None:
             done.set_result(ErrorCode(self.fail_with))
             return done
-        entries = [(bytes(k), None if v is None else bytes(v)) for k, v in records]
+        plain = [(bytes(k), None if v is None else bytes(v)) for k, v in records]
+        entries: list[Record] | list[TxnRecord] = plain
         if producer_id != NO_PRODUCER_ID:
-            entries = [TxnRecord(producer_id, k, v) for k, v in entries]
-        write = (done, partition, [(e, timestamp_ms) for e in entries])
+            entries = [TxnRecord(producer_id, k, v) for k, v in plain]
+        write: tuple[Completion, int, list[tuple[LogEntry, int]]] = (done, partition, [(e, timestamp_ms)
+                                                                                       for e in entries])
         if self.hold:
             self.pending.append(write)
         else:
@@ -153,7 +155,7 @@ class InMemoryOffsetsLog:
         """A transaction marker, committed at once (what WriteTxnMarkers writes)."""
         self.partitions.setdefault(partition, []).append((TxnMarker(producer_id, committed), 0))
 
-    def _finish(self, write: tuple[Any, int, list[tuple[Any, int]]],
+    def _finish(self, write: tuple[Completion, int, list[tuple[LogEntry, int]]],
                 error: int) -> None:
         done, partition, records = write
         if error == ErrorCode.NONE:

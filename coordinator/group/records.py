@@ -18,7 +18,7 @@ import struct
 from dataclasses import dataclass, field
 
 from kafpy.protocol import messages as M
-from kafpy.protocol.codec import decode_data, encode_data
+from kafpy.protocol.codec import MessageT, decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
 
 from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType as T
@@ -109,7 +109,7 @@ def _split(buf: bytes) -> tuple[int, bytes]:
     return _I16.unpack_from(buf, 0)[0], bytes(buf[2:])
 
 
-def _decode(cls: type, version: int, data: bytes):
+def _decode(cls: type[MessageT], version: int, data: bytes) -> MessageT:
     try:
         return decode_data(cls, version, data)
     except ProtocolError as e:

@@ -20,8 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence, overload
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Mapping, Sequence, overload
 
+from kafpy.protocol import batch_header
+from kafpy.protocol.batch_header import RecordBatchHeader
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.protocol.records import (CONTROL_ABORT, CONTROL_COMMIT, build_batch, decode_batch, iter_batches,
                               parse_control_record)
@@ -40,6 +42,10 @@ from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 from kafpy.coordinator.share_state.persister import SharePersister
 from kafpy.coordinator.group.offsets_log import NO_PRODUCER_ID, LogEntry, Record, TxnMarker, TxnRecord
 from kafpy.coordinator.runtime import CoordinatorRuntime
+
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
@@ -62,7 +68,7 @@ class BrokerOffsetsLog:
     offsets.commit.timeout.ms; an append refused at once returns a future that is
     already done with the refusal's error. `read` replays a partition's log."""
 
-    def __init__(self, replica_manager: Any, loop: asyncio.AbstractEventLoop,
+    def __init__(self, replica_manager: ReplicaManager, loop: asyncio.AbstractEventLoop,
                  commit_timeout_ms: int, topic: str = GROUP_METADATA_TOPIC_NAME) -> None:
         self.topic = topic
         self._replica_manager = replica_manager
@@ -156,7 +162,7 @@ class BrokerOffsetsLog:
             offset = last + 1
 
 
-def _marker(header: Any, recs: list) -> TxnMarker | None:
+def _marker(header: RecordBatchHeader, recs: list[batch_header.Record]) -> TxnMarker | None:
     """The COMMIT/ABORT marker of a control batch; None for anything else."""
     try:
         ctrl = parse_control_record(recs[0]) if recs else None
@@ -174,8 +180,8 @@ class GroupCoordinatorService(CoordinatorRuntime):
     call them by name. They exist from construction, so leadership reported before
     `start` is not lost."""
 
-    def __init__(self, config: GroupCoordinatorConfig, replica_manager: Any,
-                 metadata_cache: Any, ensure_offsets_topic: Callable[[], Awaitable[None]],
+    def __init__(self, config: GroupCoordinatorConfig, replica_manager: ReplicaManager,
+                 metadata_cache: MetadataCache, ensure_offsets_topic: Callable[[], Awaitable[None]],
                  loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time,
                  consumer_config: ConsumerGroupConfig | None = None,

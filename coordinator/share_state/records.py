@@ -40,7 +40,8 @@ class ShareGroupOffset:
 
 
 def encode_key(record_type: int, key: SharePartitionKey) -> bytes:
-    cls = M.ShareSnapshotKey if record_type == SHARE_SNAPSHOT else M.ShareUpdateKey
+    cls: type[M.ShareSnapshotKey] | type[M.ShareUpdateKey] = (
+        M.ShareSnapshotKey if record_type == SHARE_SNAPSHOT else M.ShareUpdateKey)
     data = cls(group_id=key.group_id, topic_id=key.topic_id.bytes, partition=key.partition)
     return _I16.pack(record_type) + encode_data(data, record_type)
 
@@ -48,6 +49,7 @@ def encode_key(record_type: int, key: SharePartitionKey) -> bytes:
 def decode_key(data: bytes) -> tuple[int, SharePartitionKey]:
     """(record type, key); ValueError for a type this topic does not hold."""
     (record_type,) = _I16.unpack_from(data, 0)
+    cls: type[M.ShareSnapshotKey] | type[M.ShareUpdateKey]
     if record_type == SHARE_SNAPSHOT:
         cls = M.ShareSnapshotKey
     elif record_type == SHARE_UPDATE:
@@ -58,12 +60,14 @@ def decode_key(data: bytes) -> tuple[int, SharePartitionKey]:
     return record_type, SharePartitionKey(k.group_id, uuid.UUID(bytes=bytes(k.topic_id)), k.partition)
 
 
-def _batches(cls, batches: list[StateBatch]) -> list:
+def _batches(cls: type[M.ShareSnapshotValue.StateBatch] | type[M.ShareUpdateValue.StateBatch],
+             batches: list[StateBatch]) -> list:
     return [cls(first_offset=b.first_offset, last_offset=b.last_offset,
                 delivery_state=b.delivery_state, delivery_count=b.delivery_count) for b in batches]
 
 
-def _from_batches(batches) -> list[StateBatch]:
+def _from_batches(batches: list[M.ShareSnapshotValue.StateBatch] | list[M.ShareUpdateValue.StateBatch] | None
+                  ) -> list[StateBatch]:
     return [StateBatch(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
             for b in batches or []]
 
@@ -92,10 +96,10 @@ def decode_value(record_type: int, data: bytes) -> ShareGroupOffset:
     if version != VALUE_VERSION:
         raise ValueError(f"unknown share group state value version {version}")
     if record_type == SHARE_SNAPSHOT:
-        v = decode_data(M.ShareSnapshotValue, version, memoryview(data)[2:])
-        return ShareGroupOffset(v.snapshot_epoch, v.state_epoch, v.leader_epoch, v.start_offset,
-                                _from_batches(v.state_batches), v.delivery_complete_count,
-                                v.create_timestamp, v.write_timestamp)
+        snapshot = decode_data(M.ShareSnapshotValue, version, memoryview(data)[2:])
+        return ShareGroupOffset(snapshot.snapshot_epoch, snapshot.state_epoch, snapshot.leader_epoch,
+                                snapshot.start_offset, _from_batches(snapshot.state_batches),
+                                snapshot.delivery_complete_count, snapshot.create_timestamp, snapshot.write_timestamp)
     v = decode_data(M.ShareUpdateValue, version, memoryview(data)[2:])
     return ShareGroupOffset(v.snapshot_epoch, -1, v.leader_epoch, v.start_offset,
                             _from_batches(v.state_batches), v.delivery_complete_count)

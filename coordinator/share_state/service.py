@@ -22,7 +22,7 @@ import asyncio
 import logging
 import time
 import uuid
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import SHARE_GROUP_STATE_TOPIC_NAME
@@ -34,6 +34,10 @@ from kafpy.coordinator.share_state.config import ShareCoordinatorConfig
 from kafpy.coordinator.share_state.coordinator import ShareCoordinator
 from kafpy.coordinator.share_state.persister import ReadStateResult, SharePartitionKey, StateBatch, StateSummary
 from kafpy.coordinator.share_state.shard import ShardResult, ShareCoordinatorShard
+
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
 
 log = logging.getLogger("kafka.coordinator.share.ShareCoordinatorService")
 
@@ -54,7 +58,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
     """`ensure_topic()` asks for `__share_group_state` to be created (the first
     FindCoordinator of key type 2 does). Results carry Kafka's error codes; nothing raises."""
 
-    def __init__(self, config: ShareCoordinatorConfig, replica_manager: Any, metadata_cache: Any,
+    def __init__(self, config: ShareCoordinatorConfig, replica_manager: ReplicaManager, metadata_cache: MetadataCache,
                  ensure_topic: Callable[[], Awaitable[None]], loop: asyncio.AbstractEventLoop,
                  clock: Callable[[], float] = time.time) -> None:
         self.config = config
@@ -111,7 +115,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
         await self._stop_tasks()
         self.coordinator.shutdown()
 
-    async def _every(self, interval_ms: int, job: Callable[[], Awaitable[Any]]) -> None:
+    async def _every(self, interval_ms: int, job: Callable[[], Awaitable[object]]) -> None:
         while True:
             await asyncio.sleep(interval_ms / 1000)
             try:
@@ -129,7 +133,7 @@ class ShareCoordinatorService(CoordinatorRuntime):
         many were written."""
         keys = [k for shard in list(self.coordinator.shards.values())
                 for k, n in shard.updates_since_snapshot.items() if n > 0]
-        results = await asyncio.gather(*(self._run(k, lambda s, k=k: s.cold_snapshot(k, self.now_ms()))
+        results = await asyncio.gather(*(self._run(k, lambda s, k=k: s.cold_snapshot(k, self.now_ms()))  # type: ignore[misc]  # k bound per key
                                          for k in keys))
         return sum(1 for r in results if r.error == ErrorCode.NONE and r.records)
 
@@ -140,7 +144,11 @@ class ShareCoordinatorService(CoordinatorRuntime):
         if keys:
             task = self._loop.create_task(self._delete_all(keys), name="share-coordinator-topics-deleted")
             self._periodic.append(task)
-            task.add_done_callback(lambda t: t in self._periodic and self._periodic.remove(t))
+
+            def forget(t: asyncio.Task[None]) -> None:
+                if t in self._periodic:
+                    self._periodic.remove(t)
+            task.add_done_callback(forget)
 
     async def _delete_all(self, keys: list[SharePartitionKey]) -> None:
         for key, (error, _) in zip(keys, await asyncio.gather(*(self.delete_state(k) for k in keys))):

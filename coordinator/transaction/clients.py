@@ -7,19 +7,23 @@ only. Nothing on disk.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
 
 
 class BrokerClients:
     """`client_factory(broker_info)` makes a NetworkClient; `metadata_cache.broker(node)`
     says where an alive broker listens."""
 
-    def __init__(self, metadata_cache: Any, client_factory: Callable[[Any], Any]) -> None:
+    def __init__(self, metadata_cache: MetadataCache, client_factory: Callable[[BrokerInfo], NetworkClient]) -> None:
         self._metadata = metadata_cache
         self._factory = client_factory
-        self._clients: dict[int, Any] = {}
+        self._clients: dict[int, NetworkClient] = {}
 
-    def get(self, node: int) -> Any:
+    def get(self, node: int) -> NetworkClient:
         """The client of `node`; ConnectionError when the broker is not alive."""
         client = self._clients.get(node)
         if client is None or client.closed:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable, cast
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.result import CoordinatorWriter
-from kafpy.coordinator.group.offsets_log import Completion, ImmediateFuture, OffsetsLog, completion_error
+from kafpy.coordinator.group.offsets_log import Completion, ImmediateFuture, OffsetsLog, Record, completion_error
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
 from kafpy.coordinator.transaction.markers import MarkerChannel, TxnMarker
@@ -85,7 +85,7 @@ class TransactionCoordinator:
 
     def __init__(self, config: TransactionCoordinatorConfig, txn_log: OffsetsLog,
                  markers: MarkerChannel, new_producer_id: Callable[[], int],
-                 future_factory: Callable[[], Any] = ImmediateFuture,
+                 future_factory: Callable[[], Completion] = ImmediateFuture,
                  transaction_version: Callable[[], int] = lambda: TV_0) -> None:
         self.config = config
         self._transaction_version = transaction_version
@@ -121,7 +121,7 @@ class TransactionCoordinator:
             return E.NOT_COORDINATOR, -1, None
         return E.NONE, epoch, self.txns.get(transactional_id)
 
-    def _done(self, value: Any) -> Completion:
+    def _done(self, value: object) -> Completion:
         fut = self._future()
         fut.set_result(value)
         return fut
@@ -241,6 +241,7 @@ class TransactionCoordinator:
             error = self._check_producer(txn, producer_id, producer_epoch)
         if error != E.NONE:
             return self._done(error)
+        assert txn is not None  # found: _lookup answered NONE
         added = set(partitions)
         if txn.pending is not None or txn.state in _PREPARED:
             return self._done(E.CONCURRENT_TRANSACTIONS)
@@ -263,9 +264,9 @@ class TransactionCoordinator:
         error, _, txn = self._lookup(transactional_id)
         if error == E.NONE:
             error = self._check_producer(txn, producer_id, producer_epoch)
-        if error == E.NONE and txn.state in _PREPARED:
+        if error == E.NONE and txn is not None and txn.state in _PREPARED:
             error = E.CONCURRENT_TRANSACTIONS
-        if error != E.NONE:
+        if error != E.NONE or txn is None:
             return {tp: error for tp in parts}
         return {tp: E.NONE if tp in txn.partitions else E.TRANSACTION_ABORTABLE for tp in parts}
 
@@ -446,7 +447,7 @@ class TransactionCoordinator:
                            tuple(sorted(txn.partitions)), txn.client_transaction_version)
         self._markers_in_flight.add(tid)
 
-        def sent(d: Any) -> None:
+        def sent(d: Completion) -> None:
             self._markers_in_flight.discard(tid)
             error = completion_error(d)
             if not self._still_owner(txn, coordinator_epoch):
@@ -534,7 +535,9 @@ class TransactionCoordinator:
         """This broker leads `__transaction_state-<partition>`: replay it, then finish the
         transactions it left prepared. Returns the number of ids loaded."""
         self.begin_load(partition)
-        return self.complete_load(partition, coordinator_epoch, self.log.read(partition), now_ms)
+        # the transaction log holds plain records only (no transactional batches, no markers)
+        return self.complete_load(partition, coordinator_epoch, cast("Iterable[Record]", self.log.read(partition)),
+                                  now_ms)
 
     def begin_load(self, partition: int) -> None:
         """Forget the partition's ids; until `complete_load` its ids answer

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
@@ -27,6 +27,10 @@ from kafpy.coordinator.transaction.clients import BrokerClients
 from kafpy.coordinator.transaction.markers import TxnMarker
 from kafpy.coordinator.transaction.state import TopicPartition
 from kafpy.replication.tasks import cancel_and_wait
+
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
 
@@ -61,8 +65,8 @@ class TxnMarkerSender:
     """`client_factory(broker_info)` makes a NetworkClient for a broker (host, port,
     node_id); `write_local(request)` is this broker's WriteTxnMarkers."""
 
-    def __init__(self, broker_id: int, metadata_cache: Any, write_local: LocalWriter,
-                 client_factory: Callable[[Any], Any], loop: asyncio.AbstractEventLoop,
+    def __init__(self, broker_id: int, metadata_cache: MetadataCache, write_local: LocalWriter,
+                 client_factory: Callable[[BrokerInfo], NetworkClient], loop: asyncio.AbstractEventLoop,
                  timeout_ms: int = 30_000, retry_backoff_ms: int = 100) -> None:
         self.broker_id = broker_id
         self._metadata = metadata_cache

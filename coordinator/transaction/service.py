@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
@@ -28,6 +28,10 @@ from kafpy.coordinator.transaction.coordinator import (EndTxnResult, InitProduce
                                                        TransactionCoordinator)
 from kafpy.coordinator.transaction.markers import MarkerChannel
 
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
+
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
 
 class TransactionCoordinatorService(CoordinatorRuntime):
@@ -36,8 +40,8 @@ class TransactionCoordinatorService(CoordinatorRuntime):
     the broker (it needs the broker's own WriteTxnMarkers handler); `close_markers` stops
     it. `transaction_version()` is the finalized transaction.version feature level."""
 
-    def __init__(self, config: TransactionCoordinatorConfig, replica_manager: Any,
-                 metadata_cache: Any, ensure_topic: Callable[[], Awaitable[None]],
+    def __init__(self, config: TransactionCoordinatorConfig, replica_manager: ReplicaManager,
+                 metadata_cache: MetadataCache, ensure_topic: Callable[[], Awaitable[None]],
                  allocate_producer_id: Callable[[], Awaitable[int]], markers: MarkerChannel,
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.time,
                  close_markers: Callable[[], Awaitable[None]] | None = None,

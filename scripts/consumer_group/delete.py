@@ -66,8 +66,8 @@ def delete_offsets(svc: GroupService) -> None:
     }
     if top_error == "NONE" and not any(results.values()):
         svc.write(f"Request succeeded for deleting offsets from group {group}.\n")
-    elif top_error in messages and messages[top_error]:
-        svc.print_error(messages[top_error])
+    elif message := messages.get(top_error):
+        svc.print_error(message)
     elif top_error in ("NONE", "GROUP_SUBSCRIBED_TO_TOPIC", "TOPIC_AUTHORIZATION_FAILED",
                        "UNKNOWN_TOPIC_OR_PARTITION"):
         svc.print_error("Encounter some partition level error, see the follow-up details:")

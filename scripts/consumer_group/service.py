@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import Any, Callable, TextIO
 
 from kafpy.scripts._cli import OptionSet
 from kafpy.scripts._clients import (error_name, error_text, java_exception_name, java_hashmap_order,
@@ -28,7 +28,8 @@ def fmt(pattern: list[int], values: list[Any]) -> str:
     return " ".join(cells)
 
 
-def parse_topic_args(args: list[str], describe_partitions) -> list[tuple[str, int]]:
+def parse_topic_args(args: list[str], describe_partitions: Callable[[list[str]], list[tuple[str, int]]]
+                     ) -> list[tuple[str, int]]:
     """'t' -> all partitions of t; 't:0,2' -> partitions 0 and 2."""
     out: list[tuple[str, int]] = []
     whole = []
@@ -53,7 +54,8 @@ class GroupService:
     """Runs the actions against a kafka-python KafkaAdminClient (or a stand-in with the
     same methods)."""
 
-    def __init__(self, admin: Any, o: OptionSet, out=None, clock=time.time) -> None:
+    def __init__(self, admin: Any, o: OptionSet, out: TextIO | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.admin = admin
         self.o = o
         self.out = out or sys.stdout
@@ -89,7 +91,7 @@ class GroupService:
         return {(tp.topic, tp.partition): v.offset for tp, v in res.items()}
 
     def describe_partitions(self, topics: list[str]) -> list[tuple[str, int]]:
-        out = []
+        out: list[tuple[str, int]] = []
         for t in self.admin.describe_topics(topics):
             if t.get("error_code"):
                 raise RuntimeError(f"org.apache.kafka.common.errors.{error_name(t['error_code'])}: "
@@ -102,8 +104,8 @@ class GroupService:
         with_state = self.o.has("state")
         with_type = self.o.has("type")
         if not with_state and not with_type:
-            for g in self.list_group_ids():
-                self.write(g + "\n")
+            for group_id in self.list_group_ids():
+                self.write(group_id + "\n")
             return
         states = None
         if self.o.value_of("state"):

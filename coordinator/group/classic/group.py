@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from typing import Any, Iterable
+from typing import Callable, Iterable
 
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.records import OffsetAndMetadata, parse_consumer_subscription_topics
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
@@ -35,7 +36,7 @@ _VALID_PREVIOUS = {
 }
 
 
-def complete(fut: Any, result: Any) -> bool:
+def complete(fut: Completion | None, result: object) -> bool:
     """Resolve a join/sync future unless its waiter went away (cancelled)."""
     if fut is None or fut.done():
         return False
@@ -62,8 +63,8 @@ class Member:
         self.protocol_type = protocol_type
         self.protocols = protocols          # ordered (name, metadata) as the member sent them
         self.assignment = assignment
-        self.join_future: Any = None
-        self.sync_future: Any = None
+        self.join_future: Completion | None = None
+        self.sync_future: Completion | None = None
         self.is_new = False
         # When the member is removed unless it shows signs of life; None = no deadline
         # (members parked in JoinGroup/SyncGroup count as alive, as in Kafka).
@@ -81,7 +82,7 @@ class Member:
     def awaiting_sync(self) -> bool:
         return self.sync_future is not None
 
-    def metadata(self, protocol: str) -> bytes:
+    def metadata(self, protocol: str | None) -> bytes:
         for name, meta in self.protocols:
             if name == protocol:
                 return meta
@@ -154,7 +155,7 @@ class ClassicGroup(GroupOffsets):
     def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY) -> None:
         self.group_id = group_id
         self.state = state
-        self.state_timestamp = now_ms
+        self.state_timestamp: int | None = now_ms  # None: not known (loaded from a record without it)
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
         self.generation_id = 0
@@ -252,7 +253,7 @@ class ClassicGroup(GroupOffsets):
         return topics
 
     # ----------------------------------------------------------- membership
-    def add(self, member: Member, join_future: Any = None) -> None:
+    def add(self, member: Member, join_future: Completion | None = None) -> None:
         if member.group_instance_id is not None:
             if member.group_instance_id in self.static_members:
                 raise AssertionError("static member already in group")
@@ -281,7 +282,7 @@ class ClassicGroup(GroupOffsets):
 
     def update_member(self, member: Member, protocols: list[tuple[str, bytes]],
                       rebalance_timeout_ms: int, session_timeout_ms: int,
-                      join_future: Any) -> None:
+                      join_future: Completion | None) -> None:
         for name, _ in member.protocols:
             self.supported_protocols[name] -= 1
         member.protocols = protocols
@@ -292,7 +293,7 @@ class ClassicGroup(GroupOffsets):
         member.join_future = join_future
 
     def replace_static_member(self, instance_id: str, old_id: str, new_id: str,
-                              fenced_join: Any, fenced_sync: Any) -> Member:
+                              fenced_join: Callable[[str], object], fenced_sync: object) -> Member:
         """Give a static member a new member id; a caller still parked under the old id
         is answered FENCED_INSTANCE_ID."""
         member = self.members.pop(old_id)

@@ -13,12 +13,12 @@ answered, and the group becomes Stable, only once its assignment is committed.
 
 from __future__ import annotations
 
-from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.base import CoordinatorBase, attached
 from kafpy.coordinator.group.errors import append_error_to_group_error
+from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Member, complete
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
 
@@ -58,7 +58,7 @@ class Membership(CoordinatorBase):
                    require_known_member_id: bool, support_skipping_assignment: bool,
                    client_id: str, client_host: str, rebalance_timeout_ms: int,
                    session_timeout_ms: int, protocol_type: str,
-                   protocols: list[tuple[str, bytes]], now_ms: int) -> Any:
+                   protocols: list[tuple[str, bytes]], now_ms: int) -> Completion:
         """A future resolved with a JoinResult."""
         err = self.validate_group_status(group_id, "JoinGroup")
         if err is not None:
@@ -106,9 +106,10 @@ class Membership(CoordinatorBase):
             self._try_complete_join(group, now_ms)
         return fut
 
-    def _new_member_join(self, group, instance_id, require_known, support_skip, client_id,
-                         client_host, rebalance_ms, session_ms, protocol_type, protocols,
-                         fut, now_ms) -> None:
+    def _new_member_join(self, group: ClassicGroup, instance_id: str | None, require_known: bool,
+                         support_skip: bool, client_id: str, client_host: str, rebalance_ms: int,
+                         session_ms: int, protocol_type: str, protocols: list[tuple[str, bytes]],
+                         fut: Completion, now_ms: int) -> None:
         if group.is_(GroupState.DEAD):
             fut.set_result(JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE))
             return
@@ -134,9 +135,10 @@ class Membership(CoordinatorBase):
                                            rebalance_ms, session_ms, protocol_type, protocols,
                                            fut, now_ms)
 
-    def _current_member_join(self, group, member_id, instance_id, client_id, client_host,
-                             rebalance_ms, session_ms, protocol_type, protocols, fut,
-                             now_ms) -> None:
+    def _current_member_join(self, group: ClassicGroup, member_id: str, instance_id: str | None,
+                             client_id: str, client_host: str, rebalance_ms: int, session_ms: int,
+                             protocol_type: str, protocols: list[tuple[str, bytes]], fut: Completion,
+                             now_ms: int) -> None:
         if group.is_(GroupState.DEAD):
             fut.set_result(JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE, member_id))
             return
@@ -180,9 +182,10 @@ class Membership(CoordinatorBase):
         else:
             fut.set_result(JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id))
 
-    def _add_member_and_rebalance(self, group, member_id, instance_id, client_id, client_host,
-                                  rebalance_ms, session_ms, protocol_type, protocols, fut,
-                                  now_ms) -> None:
+    def _add_member_and_rebalance(self, group: ClassicGroup, member_id: str, instance_id: str | None,
+                                  client_id: str, client_host: str, rebalance_ms: int, session_ms: int,
+                                  protocol_type: str, protocols: list[tuple[str, bytes]], fut: Completion,
+                                  now_ms: int) -> None:
         member = Member(member_id, instance_id, client_id, client_host, rebalance_ms,
                         session_ms, protocol_type, protocols)
         member.is_new = True
@@ -193,8 +196,9 @@ class Membership(CoordinatorBase):
         self.schedule_heartbeat(member, now_ms, NEW_MEMBER_JOIN_TIMEOUT_MS)
         self._maybe_prepare_rebalance(group, now_ms)
 
-    def _update_member_and_rebalance(self, group, member, protocols, rebalance_ms, session_ms,
-                                     fut, now_ms) -> None:
+    def _update_member_and_rebalance(self, group: ClassicGroup, member: Member,
+                                     protocols: list[tuple[str, bytes]], rebalance_ms: int, session_ms: int,
+                                     fut: Completion, now_ms: int) -> None:
         if member.join_future is not None and member.join_future is not fut:
             # A retried JoinGroup replaces the parked one; answer the old one as Kafka's
             # purgatory would never do, so the waiter is not left hanging.
@@ -203,9 +207,10 @@ class Membership(CoordinatorBase):
         group.update_member(member, protocols, rebalance_ms, session_ms, fut)
         self._maybe_prepare_rebalance(group, now_ms)
 
-    def _update_static_member_and_rebalance(self, group, old_id, new_id, instance_id,
-                                            protocols, rebalance_ms, session_ms, fut,
-                                            support_skip, now_ms) -> None:
+    def _update_static_member_and_rebalance(self, group: ClassicGroup, old_id: str, new_id: str,
+                                            instance_id: str, protocols: list[tuple[str, bytes]],
+                                            rebalance_ms: int, session_ms: int, fut: Completion,
+                                            support_skip: bool, now_ms: int) -> None:
         current_leader = group.leader_id
         member = group.replace_static_member(instance_id, old_id, new_id, _fenced_join,
                                              SyncResult(ErrorCode.FENCED_INSTANCE_ID))
@@ -398,7 +403,7 @@ class Membership(CoordinatorBase):
     def sync_group(self, group_id: str, generation_id: int, member_id: str,
                    protocol_type: str | None, protocol_name: str | None,
                    group_instance_id: str | None, assignments: dict[str, bytes],
-                   now_ms: int) -> Any:
+                   now_ms: int) -> Completion:
         """A future resolved with a SyncResult."""
         err = self.validate_group_status(group_id, "SyncGroup")
         if err == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
@@ -496,7 +501,7 @@ class Membership(CoordinatorBase):
 
     # ================================================================ LeaveGroup
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]],
-                    now_ms: int) -> tuple[int, list[tuple[str, str | None, int]]]:
+                    now_ms: int) -> tuple[ErrorCode, list[tuple[str, str | None, ErrorCode]]]:
         """(top-level error, [(member id, group instance id, error)])."""
         err = self.validate_group_status(group_id, "LeaveGroup")
         if err is not None:

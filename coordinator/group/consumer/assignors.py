@@ -72,7 +72,9 @@ def _on_rack(racks: Mapping[TopicId, list[frozenset[str]]] | None, t: TopicId, p
 class UniformAssignor(PartitionAssignor):
     name = "uniform"
 
-    def assign(self, members, partitions, current, racks=None):
+    def assign(self, members: list[MemberSubscription], partitions: Mapping[TopicId, int],
+               current: Mapping[str, Assignment],
+               racks: Mapping[TopicId, list[frozenset[str]]] | None = None) -> dict[str, Assignment]:
         out: dict[str, Assignment] = {m.member_id: {} for m in members}
         if not members:
             return out
@@ -146,7 +148,9 @@ class RangeAssignor(PartitionAssignor):
         return sorted(members, key=lambda m: (m.instance_id is None, m.instance_id or "",
                                               m.member_id))
 
-    def assign(self, members, partitions, current, racks=None):
+    def assign(self, members: list[MemberSubscription], partitions: Mapping[TopicId, int],
+               current: Mapping[str, Assignment],
+               racks: Mapping[TopicId, list[frozenset[str]]] | None = None) -> dict[str, Assignment]:
         out: dict[str, Assignment] = {m.member_id: {} for m in members}
         ordered = self.order(members)
         for t in sorted(partitions):

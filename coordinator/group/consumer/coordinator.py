@@ -665,6 +665,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
         if kind == R.REGULAR_EXPRESSION:
+            assert key is not None  # the record's key is the regular expression
             if v is None:
                 g.resolved_regexes.pop(key, None)
             else:

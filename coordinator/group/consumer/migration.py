@@ -22,7 +22,7 @@ classic APIs of a consumer group here. Event loop thread only.
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.codec import decode_data, encode_data
@@ -31,7 +31,7 @@ from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.coordinator.group.consumer import records as R
 from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, ConsumerGroupMember,
                                               MemberState, copy_assignment)
-from kafpy.coordinator.group.consumer.topics import metadata_hash
+from kafpy.coordinator.group.consumer.topics import TopicMeta, metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
@@ -74,6 +74,16 @@ class ClassicMembers:
     topics: Any
     groups: dict[str, ConsumerGroup]
     _wake: Callable[[int], int]         # ModernGroupCoordinator's: a timer due at that ms
+
+    if TYPE_CHECKING:  # the reconciliation helpers ConsumerGroupCoordinator defines
+        def _schedule_session(self, member: ConsumerGroupMember, now_ms: int,
+                              group_id: str | None = None) -> None: ...
+        def _subscribed_topics(self, group: ConsumerGroup) -> dict[str, TopicMeta]: ...
+        def _compute_target(self, group: ConsumerGroup, subscribed: dict[str, TopicMeta],
+                            records: list, now_ms: int) -> None: ...
+        def _reconcile(self, group: ConsumerGroup, member: ConsumerGroupMember,
+                       owned: Assignment | None, records: list, now_ms: int) -> None: ...
+        def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None: ...
 
     # ---------------------------------------------------------------- helpers
     def _ids(self, pairs: list[tuple[str, int]]) -> Assignment:
@@ -164,6 +174,7 @@ class ClassicMembers:
         first = next(iter(group.members.values()))
         classic.protocol_name = first.classic_protocols[0][0] if first.classic_protocols else None
         for m in group.members.values():
+            assert m.classic_protocols is not None  # only classic members are left to downgrade
             member = Member(m.member_id, m.instance_id, m.client_id, m.client_host,
                             max(m.rebalance_timeout_ms, 0), m.classic_session_timeout_ms,
                             CONSUMER_PROTOCOL_TYPE, list(m.classic_protocols),
@@ -312,7 +323,7 @@ class ClassicMembers:
         return ErrorCode.NONE
 
     def classic_leave(self, group_id: str, members: list[tuple[str, str | None]], now_ms: int
-                      ) -> tuple[int, list[tuple[str, str | None, int]]]:
+                      ) -> tuple[ErrorCode, list[tuple[str, str | None, ErrorCode]]]:
         group = self.groups[group_id]
         results = []
         records: list = []

@@ -146,7 +146,7 @@ def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
-def apply_member_metadata(m: ConsumerGroupMember, v) -> None:
+def apply_member_metadata(m: ConsumerGroupMember, v: M.ConsumerGroupMemberMetadataValue) -> None:
     m.instance_id, m.rack_id = v.instance_id, v.rack_id
     m.client_id, m.client_host = v.client_id, v.client_host
     m.subscribed_topic_names = list(v.subscribed_topic_names)
@@ -160,7 +160,7 @@ def apply_member_metadata(m: ConsumerGroupMember, v) -> None:
         m.classic_protocols = None
 
 
-def current_assignment_of(v: Any) -> tuple[int, int, MemberState, Assignment, Assignment,
+def current_assignment_of(v: M.ConsumerGroupCurrentMemberAssignmentValue) -> tuple[int, int, MemberState, Assignment, Assignment,
                                            dict[tuple[bytes, int], int]]:
     """The record's epochs, state, assignment and each partition's assignment epoch (the
     member epoch where the record has none: written before KIP-1251)."""
@@ -177,9 +177,9 @@ def current_assignment_of(v: Any) -> tuple[int, int, MemberState, Assignment, As
             _assignment(v.assigned_partitions), _assignment(v.partitions_pending_revocation), epochs)
 
 
-def resolved_regex_of(v) -> ResolvedRegex:
+def resolved_regex_of(v: M.ConsumerGroupRegularExpressionValue) -> ResolvedRegex:
     return ResolvedRegex(frozenset(v.topics), v.version, v.timestamp)
 
 
-def target_of(v) -> Assignment:
+def target_of(v: M.ConsumerGroupTargetAssignmentMemberValue) -> Assignment:
     return _assignment(v.topic_partitions)

@@ -72,6 +72,10 @@ class MetadataCacheTopics:
     def _meta(info: Any) -> TopicMeta | None:
         if info is None:
             return None
+        return MetadataCacheTopics._meta_of(info)
+
+    @staticmethod
+    def _meta_of(info: Any) -> TopicMeta:
         return TopicMeta(info.name, info.topic_id, len(info.partitions),
                          bool(getattr(info, "is_internal", False)))
 
@@ -82,7 +86,7 @@ class MetadataCacheTopics:
         return self._meta(self._cache.topic_by_id(topic_id))
 
     def all_topics(self) -> Iterable[TopicMeta]:
-        return [self._meta(t) for t in self._cache.topics().values()]
+        return [self._meta_of(t) for t in self._cache.topics().values()]
 
     def partition_racks(self, topic_id: bytes) -> list[frozenset[str]]:
         rack = {b.node_id: b.rack for b in self._cache.brokers() if b.rack}

@@ -66,8 +66,8 @@ def assign(subscriptions: Mapping[str, frozenset[TopicId]], partitions: Mapping[
     for m in members:
         groups.setdefault(subscriptions[m], []).append(m)
     if len(groups) == 1:
-        topics = next(iter(groups))
-        units = [(sorted(topics), members)]
+        subscribed = next(iter(groups))
+        units = [(sorted(subscribed), members)]
     else:
         every = sorted({t for s in subscriptions.values() for t in s})
         units = [([t], [m for m in members if t in subscriptions[m]]) for t in every]

@@ -40,7 +40,8 @@ from kafpy.coordinator.group.modern import ModernGroupCoordinator
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
-from kafpy.coordinator.share_state.persister import UNINITIALIZED_START_OFFSET, SharePartitionKey, SharePersister
+from kafpy.coordinator.share_state.persister import (UNINITIALIZED_START_OFFSET, SharePartitionKey, SharePersister,
+                                                      StateSummary)
 from kafpy.coordinator.group.share.config import ShareGroupConfig
 from kafpy.coordinator.group.share.group import (
     ShareGroupHeartbeat, JOIN_EPOCH, LEAVE_EPOCH, ShareGroup, ShareGroupMember, ShareGroupState,
@@ -392,7 +393,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         return None
 
     async def describe_offsets(self, group_id: str, topics: list[tuple[str, list[int]]] | None
-                               ) -> list[tuple[TopicMeta | str, int, Any]]:
+                               ) -> list[tuple[TopicMeta | str, int, ErrorCode | StateSummary]]:
         """DescribeShareGroupOffsets of one share group: (topic, partition, StateSummary
         or an ErrorCode) for the requested partitions, or for every initialized one
         when `topics` is None. A partition without share state has start offset -1."""
@@ -402,7 +403,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         if topics is None:
             for t, tp in sorted((group.initialized if group else {}).items(),
                                 key=lambda kv: kv[1].name):
-                meta = self.topics.topic_by_id(t)
+                meta: TopicMeta | str | None = self.topics.topic_by_id(t)
                 if meta is not None:
                     wanted.extend((meta, p) for p in sorted(tp.partitions))
         else:
@@ -410,7 +411,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 meta = self.topics.topic(name)
                 wanted.extend((meta if meta is not None else name, p) for p in partitions)
         persister = self._persister()
-        out: list[tuple[TopicMeta | str, int, Any]] = []
+        out: list[tuple[TopicMeta | str, int, ErrorCode | StateSummary]] = []
         for meta, p in wanted:
             if isinstance(meta, str) or p >= meta.num_partitions or p < 0:
                 out.append((meta, p, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
@@ -498,6 +499,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 results.append((name, meta.topic_id if meta else b"\0" * 16,
                                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                 continue
+            assert meta is not None  # known
             ps = set(group.initialized[meta.topic_id].partitions) if meta.topic_id in group.initialized else set()
             if meta.topic_id in group.initializing:
                 ps |= group.initializing[meta.topic_id].partitions

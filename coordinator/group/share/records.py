@@ -115,17 +115,17 @@ def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
-def apply_member_metadata(m: ShareGroupMember, v) -> None:
+def apply_member_metadata(m: ShareGroupMember, v: M.ShareGroupMemberMetadataValue) -> None:
     m.rack_id, m.client_id, m.client_host = v.rack_id, v.client_id, v.client_host
     m.subscribed_topic_names = list(v.subscribed_topic_names)
 
 
-def apply_current_assignment(m: ShareGroupMember, v) -> None:
+def apply_current_assignment(m: ShareGroupMember, v: M.ShareGroupCurrentMemberAssignmentValue) -> None:
     m.member_epoch, m.previous_member_epoch, m.state = v.member_epoch, v.previous_member_epoch, v.state
     m.assigned = _assignment(v.assigned_partitions)
 
 
-def apply_state_partition_metadata(g: ShareGroup, v) -> None:
+def apply_state_partition_metadata(g: ShareGroup, v: M.ShareGroupStatePartitionMetadataValue) -> None:
     g.initializing = {bytes(t.topic_id): TopicPartitions(t.topic_name, set(t.partitions))
                       for t in v.initializing_topics}
     g.initialized = {bytes(t.topic_id): TopicPartitions(t.topic_name, set(t.partitions))
@@ -133,5 +133,5 @@ def apply_state_partition_metadata(g: ShareGroup, v) -> None:
     g.deleting = {bytes(t.topic_id): t.topic_name for t in v.deleting_topics}
 
 
-def target_of(v) -> Assignment:
+def target_of(v: M.ShareGroupTargetAssignmentMemberValue) -> Assignment:
     return _assignment(v.topic_partitions)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from kafpy.coordinator.group.streams.group import Tasks
 
@@ -82,7 +82,7 @@ def _assign_standby(out: dict[str, Tasks], members: list[AssignmentMember],
                     task_counts: Mapping[str, int], previous: Mapping[str, Tasks],
                     stateful: Iterable[str], replicas: int,
                     task_offsets: Mapping[str, Mapping[tuple[str, int], int]],
-                    give, load: dict[str, int], process_load: dict[str, int]) -> None:
+                    give: Callable[..., None], load: dict[str, int], process_load: dict[str, int]) -> None:
     """Kafka 4.4's sticky standby placement: tasks in descending order; each copy to the
     task's previous active owner, else to the least loaded of its ranked candidates
     (previous standbys first, then members reporting the task's state, by offset sum

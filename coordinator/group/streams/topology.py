@@ -129,7 +129,7 @@ def configure(topology: StreamsTopology, topics: TopicsView) -> ConfiguredTopolo
     for s in topology.subtopologies:
         for g in s.copartition_groups:
             external = [s.source_topics[i] for i in g.source_topics if i < len(s.source_topics)]
-            counts = {topics.topic(t).num_partitions for t in external if topics.topic(t)}
+            counts = {meta.num_partitions for t in external if (meta := topics.topic(t))}
             if len(counts) > 1:
                 out.status = (INCORRECTLY_PARTITIONED_TOPICS,
                               f"Following topics are not copartitioned: {sorted(external)}")
@@ -144,8 +144,8 @@ def configure(topology: StreamsTopology, topics: TopicsView) -> ConfiguredTopolo
         changed = False
         for s in topology.subtopologies:
             reads = [*s.source_topics, *(t.name for t in s.repartition_source_topics)]
-            counts = [_partitions(t, topics, repartition) for t in reads]
-            known = [c for c in counts if c]
+            read_counts = [_partitions(t, topics, repartition) for t in reads]
+            known = [c for c in read_counts if c]
             if not known:
                 continue
             for sink in s.repartition_sink_topics:
@@ -161,10 +161,10 @@ def configure(topology: StreamsTopology, topics: TopicsView) -> ConfiguredTopolo
     # tasks per subtopology, changelogs sized by them
     to_create: list[TopicInfo] = []
     for s in topology.subtopologies:
-        reads = (*s.source_topics, *(t.name for t in s.repartition_source_topics))
-        tasks = max((_partitions(t, topics, repartition) or 0 for t in reads), default=0)
+        sources = (*s.source_topics, *(t.name for t in s.repartition_source_topics))
+        tasks = max((_partitions(t, topics, repartition) or 0 for t in sources), default=0)
         out.task_counts[s.subtopology_id] = tasks
-        out.sources[s.subtopology_id] = reads
+        out.sources[s.subtopology_id] = sources
         for t in s.repartition_source_topics:
             if topics.topic(t.name) is None:
                 to_create.append(TopicInfo(t.name, repartition[t.name], t.replication_factor,
@@ -178,7 +178,7 @@ def configure(topology: StreamsTopology, topics: TopicsView) -> ConfiguredTopolo
         out.status = (MISSING_INTERNAL_TOPICS, f"Internal topics are missing: {', '.join(names)}")   # as Kafka 4.4 words it
         seen: set[str] = set()
         out.internal_topics_to_create = [t for t in to_create
-                                         if not (t.name in seen or seen.add(t.name))]
+                                         if not (t.name in seen or seen.add(t.name))]  # type: ignore[func-returns-value]
         out.task_counts = {}
     return out
 
@@ -188,8 +188,7 @@ def from_request(t: Any) -> StreamsTopology:
     record: the same shape)."""
     def info(x: Any) -> TopicInfo:
         return TopicInfo(x.name, x.partitions, x.replication_factor,
-                         tuple((getattr(c, "key", None), getattr(c, "value", None))
-                               for c in x.topic_configs))
+                         tuple((c.key, c.value) for c in x.topic_configs))
 
     subs = []
     for s in t.subtopologies:

@@ -38,7 +38,7 @@ from kafpy.protocol.batch_builder import _encode_record
 from kafpy.protocol.batch_header import pack_batch
 from kafpy.protocol.compression import ZSTD, compress
 from kafpy.protocol.messages import (ConsumerGroupHeartbeatRequest, CreateTopicsRequest, FindCoordinatorRequest,
-                                     ProduceRequest, RequestHeader, SaslAuthenticateRequest, SaslHandshakeRequest)
+                                     Message, ProduceRequest, RequestHeader, SaslAuthenticateRequest, SaslHandshakeRequest)
 from tests.support import wire
 from tests.support.bounded import (BASELINE_S, RSS_SLACK, Prober, assert_bounded, bounded_once_more, http_get_probe,
                                    kafka_probe, measure, rss_bytes)
@@ -74,7 +74,7 @@ def http_probe(port: int) -> Callable[[int], None]:
     return http_get_probe(port, ["/schemas/types"])
 
 
-def request(api_key: int, version: int, corr: int, body: object) -> bytes:
+def request(api_key: int, version: int, corr: int, body: Message) -> bytes:
     return codec.encode_request(RequestHeader(request_api_key=api_key, request_api_version=version,
                                               correlation_id=corr, client_id="bounded"), body)
 
@@ -150,7 +150,7 @@ def zstd_bomb(records: int, key: bytes | None = b"k") -> bytes:
                       producer_epoch=-1, base_sequence=-1, records_count=records)
 
 
-def kafka_call(port: int, api_key: int, version: int, body: object, timeout: float = 120.0) -> Any:
+def kafka_call(port: int, api_key: int, version: int, body: Message, timeout: float = 120.0) -> Any:
     with socket.create_connection((LOOPBACK, port), timeout=timeout) as s:
         s.sendall(request(api_key, version, 7, body))
         return codec.decode_response(api_key, version, wire.read_frame(s))[1]
@@ -168,7 +168,7 @@ def test_a_zstd_bomb_to_a_compacted_topic_does_not_hold_the_broker(broker):
     assert created.topics[0].error_code == 0, created
     P = ProduceRequest
 
-    def produce(batch: bytes) -> object:
+    def produce(batch: bytes) -> ProduceRequest:
         return P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
             name="bomb", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
     # a first small append (the leader epoch's checkpoint is written then, not during the bomb)
@@ -213,7 +213,7 @@ def test_a_zstd_bomb_to_a_topic_that_recompresses_does_not_hold_the_broker(broke
     assert created.topics[0].error_code == 0, created
     P = ProduceRequest
 
-    def produce(batch: bytes) -> object:
+    def produce(batch: bytes) -> ProduceRequest:
         return P(transactional_id=None, acks=1, timeout_ms=60000, topic_data=[P.TopicProduceData(
             name="regzip", partition_data=[P.PartitionProduceData(index=0, records=batch)])])
     first = kafka_call(port, ApiKey.PRODUCE, 9, produce(zstd_bomb(3)))

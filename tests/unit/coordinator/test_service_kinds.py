@@ -32,7 +32,7 @@ async def _no_topic() -> None:
 
 
 def _service(loop: asyncio.AbstractEventLoop, **kinds: object) -> GroupCoordinatorService:
-    return GroupCoordinatorService(GroupCoordinatorConfig(), SimpleNamespace(), _Metadata(), _no_topic,
+    return GroupCoordinatorService(GroupCoordinatorConfig(), SimpleNamespace(), _Metadata(), _no_topic,  # type: ignore[arg-type]  # stand-ins
                                    loop, **kinds)  # type: ignore[arg-type]
 
 

@@ -54,6 +54,7 @@ def test_unknown_api_key_keeps_header() -> None:
     with pytest.raises(UnknownApiKey) as info:
         codec.decode_request(frame)
     assert info.value.api_key == 999
+    assert info.value.header is not None
     assert info.value.header.correlation_id == 55
     assert info.value.error_code == ErrorCode.INVALID_REQUEST
 
@@ -64,6 +65,7 @@ def test_unsupported_version_keeps_header() -> None:
         codec.decode_request(frame)
     exc = info.value
     assert (exc.api_key, exc.version) == (0, 99)
+    assert exc.header is not None
     assert exc.header.correlation_id == 77 and exc.header.client_id == "cli"
     assert exc.error_code == ErrorCode.UNSUPPORTED_VERSION == 35
 
@@ -73,6 +75,7 @@ def test_api_versions_beyond_max_reads_a_flexible_header() -> None:
     frame = struct.pack(">hhih", 18, 42, 8, 4) + b"java" + b"\x00" + b"\x05junk"
     with pytest.raises(UnsupportedVersion) as info:
         codec.decode_request(frame)
+    assert info.value.header is not None
     assert info.value.header.client_id == "java"
     assert info.value.header.correlation_id == 8
 

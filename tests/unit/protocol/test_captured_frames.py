@@ -73,6 +73,7 @@ def _check(path: Path) -> None:
             return
         with pytest.raises(UnsupportedVersion) as info:
             codec.decode_request(data)
+        assert info.value.header is not None
         assert info.value.header.request_api_key == api
         assert info.value.header.request_api_version == version
         return
