@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable, cast
 
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import error_code_for
 from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import FetchRequest, FetchResponse, ProduceResponse
 from kafpy.metrics.request_logger import RequestContextView, RequestLogger
@@ -18,7 +19,6 @@ from kafpy.metrics.request_metrics import FETCH_CONSUMER, FETCH_FOLLOWER, Broker
 # plain ints for the per-request comparisons (an IntEnum member compares slower than an int)
 PRODUCE = int(ApiKey.PRODUCE)
 FETCH = int(ApiKey.FETCH)
-UNKNOWN_SERVER_ERROR = -1
 
 
 class RequestObserver:
@@ -45,7 +45,7 @@ class RequestObserver:
         version = header.request_api_version
         record = self.requests.record
         if isinstance(response, BaseException):
-            record(api_key, version, elapsed_s, int(getattr(response, "error_code", UNKNOWN_SERVER_ERROR)), remote_s,
+            record(api_key, version, elapsed_s, int(error_code_for(response)), remote_s,
                    throttle_ms)
         elif response is None:   # acks=0: no answer, so no error counts (as Kafka's NoOpResponse)
             record(api_key, version, elapsed_s, None, remote_s, throttle_ms)
@@ -71,7 +71,7 @@ class RequestObserver:
             # bytes out per topic and every partition's error code in one pass
             self.topics.on_fetch(fetched, replica_id >= 0, self.topic_name, errors)
         else:
-            record(api_key, version, elapsed_s, int(getattr(response, "error_code", 0)), remote_s, throttle_ms)
+            record(api_key, version, elapsed_s, _top_level_error(response), remote_s, throttle_ms)
         if throttle_ms:
             resource = "Produce" if api_key == PRODUCE else "Fetch" if api_key == FETCH else "Request"
             self.requests.throttled(resource, getattr(ctx.principal, "name", str(ctx.principal)), header.client_id,
@@ -79,3 +79,8 @@ class RequestObserver:
         logger = self.request_logger
         if logger.wanted(elapsed_s):
             logger.completed(ctx, self.names(api_key), elapsed_s * 1000.0, request, remote_s * 1000.0, throttle_ms)
+
+
+def _top_level_error(response: Message) -> int:
+    """A response's top-level ErrorCode field, 0 for the APIs whose responses have none."""
+    return int(getattr(response, "error_code", 0))
