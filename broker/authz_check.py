@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import Message
 
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.security.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
@@ -93,9 +94,10 @@ def unauthorized_to_create(ctx: RequestContext, names: list[str]) -> list[str]:
     return [n for n in names if not az.ok(AclOperation.CREATE, ResourceType.TOPIC, n)]
 
 
-def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
+def top_error(ctx: RequestContext, code: ErrorCode, **fields: object) -> Any:
     """This API's response with only its top-level ``error_code`` set."""
-    return codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)
+    response: Message = codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)
+    return response
 
 
 def nested(owner: type, struct: type, field: str) -> type:

@@ -82,7 +82,7 @@ def _at_least(n: int) -> Callable[[Any], bool]:
     return lambda v: v is None or v >= n
 
 
-def _one_of(*opts: str) -> Callable[[Any], bool]:
+def _one_of(*opts: object) -> Callable[[Any], bool]:
     return lambda v: v in opts
 
 
@@ -409,8 +409,8 @@ class KafkaConfig:
         # config once at startup (the connection limits) apply the new values
         self.reconfigure_listeners: list[Callable[[], None]] = []
         self.unknown: list[str] = []
-        for name, d in BROKER_CONFIGS.items():
-            self.values[name] = d.default
+        for name, definition in BROKER_CONFIGS.items():
+            self.values[name] = definition.default
         self.listener_max_connections: dict[str, int] = {}
         for key, raw in props.items():
             d = BROKER_CONFIGS.get(key)

@@ -98,7 +98,7 @@ def _validate_stores(cfg: KafkaConfig, new: Mapping[str, str], stores: list[str]
             raise ConfigError(f"Invalid dynamic configuration: listener {listener} is not a TLS listener of "
                               f"broker {cfg.broker_id}")
 
-        def get(key: str, listener: str = listener, name: str = name):   # the settings after the change
+        def get(key: str, listener: str = listener, name: str = name) -> object:   # the settings after the change
             prefixed = f"{LISTENER_PREFIX}{listener}.{key}"
             if prefixed in new:
                 return KafkaConfig._parse(BROKER_CONFIGS[key], new[prefixed])

@@ -38,7 +38,8 @@ class _Layout:
 
     def __init__(self, version: int) -> None:
         self.version = version
-        self.flexible = codec.SPECS[ApiKey.METADATA].flexible_min is not None and version >= codec.SPECS[ApiKey.METADATA].flexible_min
+        flexible_min = codec.SPECS[ApiKey.METADATA].flexible_min
+        self.flexible = flexible_min is not None and version >= flexible_min
         self.len_size = 1 if self.flexible else 4   # an empty array's length prefix
         empty = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[]))
         one = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[R.MetadataResponseTopic(name="x")]))
@@ -73,6 +74,7 @@ class EncodedMetadataResponse(R, PreEncodedResponse):
     encoded in ``topic_bytes``; the server sends ``encode_chunks``."""
 
     __slots__ = ("topic_bytes",)
+    topic_bytes: bytes
 
     def plain(self) -> MetadataResponse:
         """A MetadataResponse of its own with copies of the topic entries, for a caller that

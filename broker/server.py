@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import itertools
 import logging
 import socket
@@ -70,6 +71,7 @@ from kafpy.broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
     from kafpy.broker.apis import ApiRegistry
+    from kafpy.broker.services import BrokerServices
     from kafpy.broker.config import KafkaConfig
     from kafpy.metrics.observer import RequestObserver
 
@@ -134,7 +136,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.sasl_session = self.session
                 self._set_receive_limit(self.session)
         if transport.get_extra_info("ssl_object") is not None:
-            self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[assignment]
+            # a TLS connection's transport is a full Transport; the writer attribute takes either writer
+            self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[arg-type, assignment]
         else:
             self.writer = SocketWriter(self.loop, sock, self.server.stats)
         self.server.acceptor.opened(self)
@@ -585,7 +588,7 @@ class SocketServer:
     connections. With queued.max.request.bytes > 0 the requests received and not yet
     answered share that many bytes (``memory_pool``, Kafka's non-strict pool)."""
 
-    def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
+    def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: "BrokerServices",
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.apis = apis
@@ -645,18 +648,22 @@ class SocketServer:
             if sec.ssl_reconfig is None:
                 continue
             try:   # checked before it was stored; a store changed on disk since then keeps the old one
-                sec.ssl_reconfig.reconfigure(lambda key, name=name: self.config.listener_config(name, key))
+                sec.ssl_reconfig.reconfigure(functools.partial(self.config.listener_config, name))
             except ConfigError as e:
                 log.error("Listener %s keeps its TLS certificate: %s", name, e)
 
-    def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
-               port: int | None = None) -> Any:
+    async def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
+                     port: int | None = None) -> asyncio.AbstractServer:
         """Starts accepting on ``listener`` (a coroutine): on ``sock`` when it is already
         listening, else bound to ``host``:``port``."""
         backlog = max(self.config["socket.listen.backlog.size"], 128)
-        return self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
-                                       sock=sock, reuse_address=None if sock else True, backlog=backlog,
-                                       ssl=self.security[listener].ssl_context)
+        ssl_context = self.security[listener].ssl_context
+        if sock is not None:
+            return await self.loop.create_server(lambda: KafkaConnection(self, listener), sock=sock,
+                                                 reuse_address=None, backlog=backlog, ssl=ssl_context)
+        assert port is not None, "a listener without a socket is bound to its port"
+        return await self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
+                                             reuse_address=True, backlog=backlog, ssl=ssl_context)
 
     async def start(self) -> None:
         user_configs = self.services.user_configs
@@ -664,7 +671,7 @@ class SocketServer:
             self.security[li.name].user_configs = user_configs
             srv = await self._serve(li.name, host=li.host or None, port=li.port)
             self.acceptor.add_server(li.name, srv)
-            port = srv.sockets[0].getsockname()[1]
+            port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]  # asyncio's and uvloop's servers have sockets
             self.bound_ports[li.name] = port
             log.info("Awaiting socket connections on %s:%d (listener %s, %s)", li.host or "0.0.0.0", port, li.name,
                      self.security[li.name].protocol)

@@ -80,7 +80,10 @@ class SocketWriter:
                 raise OSError(errno.EBADF, "connection closed")
             self.wait_fd = os.dup(self.fd)
         fut = self.loop.create_future()
-        self.loop.add_writer(self.wait_fd, lambda: fut.done() or fut.set_result(None))
+        def wake() -> None:
+            if not fut.done():
+                fut.set_result(None)
+        self.loop.add_writer(self.wait_fd, wake)
         try:
             await fut
         finally:
@@ -88,12 +91,12 @@ class SocketWriter:
                 self.loop.remove_writer(self.wait_fd)
 
     async def write(self, chunks: list[Any]) -> None:
-        rest = self.write_now(chunks)
+        rest: list[Any] | None = self.write_now(chunks)
         while rest:
             await self._writable()
             rest = self.write_now(rest)
 
-    async def finish(self, rest: list[Any]) -> None:
+    async def finish(self, rest: list[Any] | None) -> None:
         """Waits for writability and writes ``rest`` (what ``write_now`` left)."""
         while rest:
             await self._writable()

@@ -11,6 +11,8 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (CreatePartitionsResponse, CreateTopicsResponse, DeleteRecordsResponse,
                                DeleteTopicsResponse, DescribeClusterResponse, DescribeLogDirsResponse,
                                DescribeTopicPartitionsResponse)
+from kafpy.protocol.messages import (CreatePartitionsRequest, CreateTopicsRequest, DeleteRecordsRequest,
+    DeleteTopicsRequest, DescribeClusterRequest, DescribeLogDirsRequest, DescribeTopicPartitionsRequest)
 from kafpy.storage.errors import StorageError
 
 from kafpy.protocol.topics import INTERNAL_TOPICS
@@ -35,7 +37,7 @@ def not_the_controller(ctx: RequestContext) -> bool:
 
 
 # -- CreateTopics ------------------------------------------------------------------------
-async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse:
+async def handle_create_topics(ctx: RequestContext, req: CreateTopicsRequest) -> CreateTopicsResponse:
     R = CreateTopicsResponse
     s = ctx.services
     v = ctx.api_version
@@ -59,7 +61,7 @@ async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse
         except InvalidConfig as e:
             res.error_code, res.error_message = E.INVALID_CONFIG, str(e)
             continue
-        configs = {k: v_ for k, v_ in configs.items() if v_ is not None}
+        topic_configs = {k: v_ for k, v_ in configs.items() if v_ is not None}
         if t.assignments and (t.num_partitions != -1 or t.replication_factor != -1):
             res.error_code = E.INVALID_REQUEST
             res.error_message = "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time."
@@ -68,7 +70,7 @@ async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse
         rf = t.replication_factor if t.replication_factor != -1 else s.config["default.replication.factor"]
         assignments = {a.partition_index: list(a.broker_ids) for a in t.assignments} or None
         try:
-            info = await s.controller.create_topic(t.name, parts, rf, configs, assignments,
+            info = await s.controller.create_topic(t.name, parts, rf, topic_configs, assignments,
                                                    validate_only=req.validate_only)
         except TopicError as e:
             res.error_code, res.error_message = e.error_code, e.message
@@ -77,7 +79,7 @@ async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse
         res.num_partitions = len(info.partitions)
         res.replication_factor = info.replication_factor
         if v >= 5:
-            res.configs = _created_configs(ctx, configs)
+            res.configs = _created_configs(ctx, topic_configs)
     return R(throttle_time_ms=0, topics=results)
 
 
@@ -92,7 +94,7 @@ def _created_configs(ctx: RequestContext, overrides: dict[str, str]) -> list:
 
 
 # -- DeleteTopics ------------------------------------------------------------------------
-async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse:
+async def handle_delete_topics(ctx: RequestContext, req: DeleteTopicsRequest) -> DeleteTopicsResponse:
     R = DeleteTopicsResponse
     s = ctx.services
     md = s.metadata_cache
@@ -131,7 +133,7 @@ async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse
 
 
 # -- CreatePartitions ---------------------------------------------------------------------
-async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitionsResponse:
+async def handle_create_partitions(ctx: RequestContext, req: CreatePartitionsRequest) -> CreatePartitionsResponse:
     R = CreatePartitionsResponse
     s = ctx.services
     out = []
@@ -154,7 +156,7 @@ async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitions
 
 
 # -- DeleteRecords -------------------------------------------------------------------------
-async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsResponse:
+async def handle_delete_records(ctx: RequestContext, req: DeleteRecordsRequest) -> DeleteRecordsResponse:
     R = DeleteRecordsResponse
     rm = ctx.services.replica_manager
     topics = []
@@ -184,7 +186,7 @@ async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsRespon
 
 
 # -- DescribeCluster ------------------------------------------------------------------------
-async def handle_describe_cluster(ctx: RequestContext, req) -> DescribeClusterResponse:
+async def handle_describe_cluster(ctx: RequestContext, req: DescribeClusterRequest) -> DescribeClusterResponse:
     R = DescribeClusterResponse
     md = ctx.services.metadata_cache
     if ctx.api_version >= 1 and req.endpoint_type != 1:
@@ -198,7 +200,7 @@ async def handle_describe_cluster(ctx: RequestContext, req) -> DescribeClusterRe
 
 
 # -- DescribeTopicPartitions ---------------------------------------------------------------
-async def handle_describe_topic_partitions(ctx: RequestContext, req) -> DescribeTopicPartitionsResponse:
+async def handle_describe_topic_partitions(ctx: RequestContext, req: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse:
     R = DescribeTopicPartitionsResponse
     md = ctx.services.metadata_cache
     if req.topics:
@@ -240,7 +242,7 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
 
 
 # -- DescribeLogDirs ------------------------------------------------------------------------
-async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsResponse:
+async def handle_describe_log_dirs(ctx: RequestContext, req: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
     R = DescribeLogDirsResponse
     s = ctx.services
     wanted = None

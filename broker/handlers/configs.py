@@ -6,13 +6,14 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
+from kafpy.protocol.messages import AlterConfigsRequest, DescribeConfigsRequest, IncrementalAlterConfigsRequest
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.replication.zk_data import DEFAULT_BROKER_ENTITY
 
 from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
-from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafpy.broker.config import BROKER_CONFIGS, ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
 from kafpy.broker.dynamic_config import config_def, listener_key, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
@@ -68,6 +69,7 @@ def topic_config_entry(cfg: KafkaConfig, cname: str, overrides: dict[str, str]
     d = TOPIC_CONFIGS[cname]
     dval, _src, bkey = broker_default(cfg, d)
     syn = broker_synonyms(cfg, bkey) if bkey is not None else []
+    value: str | None
     if cname in overrides:
         syn.insert(0, (cname, overrides[cname], DYNAMIC_TOPIC_CONFIG))
         value = overrides[cname]
@@ -93,10 +95,10 @@ def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synon
     return out
 
 
-def _broker_sources(cfg: KafkaConfig, cname: str) -> list[tuple[str, int]]:
+def _broker_sources(cfg: KafkaConfig, cname: str) -> list[tuple[str | None, int]]:
     """(value, source) of every layer that sets ``cname``, the one in force first: this
     broker's dynamic config, the cluster-wide default, server.properties, the default."""
-    out = []
+    out: list[tuple[str | None, int]] = []
     if cname in cfg.dynamic_broker:
         out.append((cfg.dynamic_broker[cname], DYNAMIC_BROKER_CONFIG))
     if cname in cfg.dynamic_default:
@@ -133,7 +135,9 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
     for cname in sorted(k for k in layer if listener_key(k)):
         if keys is not None and cname not in keys:
             continue
-        d = config_def(cname)
+        listener_def = config_def(cname)
+        assert listener_def is not None   # a listener-prefixed name of a broker config
+        d = listener_def
         value = None if d.sensitive else layer[cname]
         out.append(D.DescribeConfigsResourceResult(
             name=cname, value=value, read_only=False, is_default=False, config_source=source,
@@ -153,7 +157,7 @@ def _check_broker_name(ctx: RequestContext, name: str) -> str | None:
     return f"Unexpected broker id, expected {ctx.services.broker_id} or empty string, but received {name}"
 
 
-async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsResponse:
+async def handle_describe_configs(ctx: RequestContext, req: DescribeConfigsRequest) -> DescribeConfigsResponse:
     v = ctx.api_version
     synonyms = v >= 1 and req.include_synonyms
     results = []
@@ -244,7 +248,8 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
         raise _Fail(e.error_code, e.message) from None
 
 
-def _alter_loggers(ctx: RequestContext, r, validate_only: bool) -> None:
+def _alter_loggers(ctx: RequestContext, r: IncrementalAlterConfigsRequest.AlterConfigsResource,
+                   validate_only: bool) -> None:
     """kafka-configs --entity-type broker-loggers --alter: set (or, deleted, reset) the
     levels of this broker's loggers; every entry is checked before any is applied."""
     err = _check_broker_name(ctx, r.resource_name)
@@ -266,6 +271,7 @@ def _alter_loggers(ctx: RequestContext, r, validate_only: bool) -> None:
             return
         for c in r.configs:
             if c.config_operation == OP_SET:
+                assert c.value is not None   # refused above
                 broker_loggers.set_level(c.name, c.value)
             else:
                 broker_loggers.unset_level(c.name)
@@ -279,7 +285,7 @@ class _BrokerDefs:
     """BROKER_CONFIGS as IncrementalAlterConfigs looks names up, listener-prefixed TLS store
     settings included."""
 
-    def get(self, name: str):
+    def get(self, name: str) -> ConfigDef | None:
         return config_def(name)
 
 
@@ -290,7 +296,7 @@ class _Fail(Exception):
         self.message = message
 
 
-async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse:
+async def handle_alter_configs(ctx: RequestContext, req: AlterConfigsRequest) -> AlterConfigsResponse:
     R = AlterConfigsResponse
     out = []
     for r in req.resources:
@@ -310,7 +316,7 @@ async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse
     return R(throttle_time_ms=0, responses=out)
 
 
-async def handle_incremental_alter_configs(ctx: RequestContext, req) -> IncrementalAlterConfigsResponse:
+async def handle_incremental_alter_configs(ctx: RequestContext, req: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
     R = IncrementalAlterConfigsResponse
     out = []
     for r in req.resources:
@@ -347,6 +353,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
                 elif c.config_operation == OP_DELETE:
                     current.pop(c.name, None)
                 elif c.config_operation in (OP_APPEND, OP_SUBTRACT):
+                    assert d is not None   # an unknown name is refused above for these operations
                     if d.type != "list":
                         raise _Fail(E.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
                     if c.name in current:
@@ -372,7 +379,8 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
     return R(throttle_time_ms=0, responses=out)
 
 
-async def _alter_group(ctx: RequestContext, r, validate_only: bool) -> None:
+async def _alter_group(ctx: RequestContext, r: IncrementalAlterConfigsRequest.AlterConfigsResource,
+                       validate_only: bool) -> None:
     """IncrementalAlterConfigs of a GROUP resource: set or delete overrides."""
     if not r.resource_name:
         raise _Fail(E.INVALID_REQUEST, "Group name must not be empty")
@@ -382,7 +390,7 @@ async def _alter_group(ctx: RequestContext, r, validate_only: bool) -> None:
         if c.name not in group_configs.ALL_GROUP_CONFIGS:
             raise _Fail(E.INVALID_CONFIG, f"Unknown group config name: {c.name}")
         if c.config_operation == OP_SET:
-            current[c.name] = c.value
+            current[c.name] = c.value  # type: ignore[assignment]  # a null value is group_configs.validate's to refuse
         elif c.config_operation == OP_DELETE:
             current.pop(c.name, None)
         else:

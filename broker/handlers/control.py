@@ -24,6 +24,9 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (AllocateProducerIdsResponse, AlterPartitionReassignmentsResponse, AlterPartitionResponse,
                                ControlledShutdownResponse, ElectLeadersResponse, LeaderAndIsrResponse,
                                ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
+from kafpy.protocol.messages import (AllocateProducerIdsRequest, AlterPartitionReassignmentsRequest,
+    AlterPartitionRequest, ControlledShutdownRequest, ElectLeadersRequest, LeaderAndIsrRequest,
+    ListPartitionReassignmentsRequest, StopReplicaRequest, UpdateMetadataRequest)
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
@@ -90,7 +93,7 @@ def leader_and_isr_response(version: int, error: ErrorCode, results: list[tuple[
                                        for tid, errs in by_topic.items()])
 
 
-async def handle_leader_and_isr(ctx: RequestContext, req) -> LeaderAndIsrResponse:
+async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -> LeaderAndIsrResponse:
     s = ctx.services
     v = ctx.api_version
     entries = leader_and_isr_states(req, v)
@@ -123,11 +126,12 @@ def stop_replica_entries(req: Any, version: int) -> list[tuple[str, int, int, bo
             for t in req.topic_states for p in t.partition_states]
 
 
-async def handle_stop_replica(ctx: RequestContext, req) -> StopReplicaResponse:
+async def handle_stop_replica(ctx: RequestContext, req: StopReplicaRequest) -> StopReplicaResponse:
     R = StopReplicaResponse
     s = ctx.services
     v = ctx.api_version
     entries = stop_replica_entries(req, v)
+    errors: dict[tuple[str, int], ErrorCode]
     if is_broker_epoch_stale(ctx, req, 1, "StopReplica"):
         error, errors = E.STALE_BROKER_EPOCH, {}
     else:
@@ -165,8 +169,8 @@ def _inter_broker_listener(config: Any) -> str:
     """The listener other brokers are reached through: inter.broker.listener.name (or the
     one named by security.inter.broker.protocol) when it is advertised, else the first."""
     names = [li.name for li in config.advertised_listeners]
-    name = getattr(config, "inter_broker_listener_name", None)
-    return name if name in names else names[0]
+    name: str | None = getattr(config, "inter_broker_listener_name", None)
+    return name if name is not None and name in names else names[0]
 
 
 def update_metadata_states(req: Any, version: int) -> dict[str, tuple[bytes, list[Any]]]:
@@ -192,7 +196,7 @@ def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, l
     for name, (tid, states) in by_topic.items():
         old = cache.topic(name)
         same_topic = old is not None and (tid == ZERO_UUID or old.topic_id in (tid, ZERO_UUID))
-        parts = dict(old.partitions) if same_topic else {}
+        parts = dict(old.partitions) if old is not None and same_topic else {}
         for ps in states:
             if ps.leader == LEADER_DURING_DELETE:
                 parts.pop(ps.partition_index, None)
@@ -209,7 +213,7 @@ def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, l
     return changed, deleted
 
 
-async def handle_update_metadata(ctx: RequestContext, req) -> UpdateMetadataResponse:
+async def handle_update_metadata(ctx: RequestContext, req: UpdateMetadataRequest) -> UpdateMetadataResponse:
     s = ctx.services
     v = ctx.api_version
     if is_broker_epoch_stale(ctx, req, 5, "UpdateMetadata"):
@@ -230,7 +234,7 @@ async def handle_update_metadata(ctx: RequestContext, req) -> UpdateMetadataResp
 
 
 # -- requests to the controller ----------------------------------------------------------------
-async def handle_controlled_shutdown(ctx: RequestContext, req) -> ControlledShutdownResponse:
+async def handle_controlled_shutdown(ctx: RequestContext, req: ControlledShutdownRequest) -> ControlledShutdownResponse:
     R = ControlledShutdownResponse
     cc = ctx.services.cluster_controller
     if cc is None:
@@ -241,14 +245,14 @@ async def handle_controlled_shutdown(ctx: RequestContext, req) -> ControlledShut
                                                      for t, p in remaining])
 
 
-async def handle_alter_partition(ctx: RequestContext, req) -> AlterPartitionResponse:
+async def handle_alter_partition(ctx: RequestContext, req: AlterPartitionRequest) -> AlterPartitionResponse:
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
         return AlterPartitionResponse(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, topics=[])
     return await cc.alter_partition(req, ctx.api_version)
 
 
-async def handle_allocate_producer_ids(ctx: RequestContext, req) -> AllocateProducerIdsResponse:
+async def handle_allocate_producer_ids(ctx: RequestContext, req: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
     """A block of producer ids for a broker whose transaction coordinator asks the controller
     (Apache Kafka's RPCProducerIdManager, IBP 3.0+)."""
     R = AllocateProducerIdsResponse
@@ -261,7 +265,7 @@ async def handle_allocate_producer_ids(ctx: RequestContext, req) -> AllocateProd
     return R(throttle_time_ms=0, error_code=E.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
 
 
-async def handle_elect_leaders(ctx: RequestContext, req) -> ElectLeadersResponse:
+async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) -> ElectLeadersResponse:
     """Any broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
     partitions when the request names none, then answering only those that needed one."""
     R = ElectLeadersResponse
@@ -292,7 +296,7 @@ async def handle_elect_leaders(ctx: RequestContext, req) -> ElectLeadersResponse
         R.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()])
 
 
-async def handle_alter_partition_reassignments(ctx: RequestContext, req) -> AlterPartitionReassignmentsResponse:
+async def handle_alter_partition_reassignments(ctx: RequestContext, req: AlterPartitionReassignmentsRequest) -> AlterPartitionReassignmentsResponse:
     """Answered by the active controller only (NOT_CONTROLLER elsewhere, so the admin client
     retries there); replicas None cancels a partition's reassignment."""
     R = AlterPartitionReassignmentsResponse
@@ -311,7 +315,7 @@ async def handle_alter_partition_reassignments(ctx: RequestContext, req) -> Alte
         R.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()])
 
 
-async def handle_list_partition_reassignments(ctx: RequestContext, req) -> ListPartitionReassignmentsResponse:
+async def handle_list_partition_reassignments(ctx: RequestContext, req: ListPartitionReassignmentsRequest) -> ListPartitionReassignmentsResponse:
     R = ListPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:

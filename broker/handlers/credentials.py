@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
@@ -22,7 +21,7 @@ from kafpy.broker.security.scram import (MAX_ITERATIONS, MECHANISM_NUMBERS, MECH
                                    credential_from_salted_password)
 
 
-async def handle_sasl_handshake(ctx: RequestContext, req: Any) -> Any:
+async def handle_sasl_handshake(ctx: RequestContext, req: M.SaslHandshakeRequest) -> M.SaslHandshakeResponse:
     session = ctx.session
     if session is None:
         return M.SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE, mechanisms=[])
@@ -30,7 +29,7 @@ async def handle_sasl_handshake(ctx: RequestContext, req: Any) -> Any:
     return M.SaslHandshakeResponse(error_code=error, mechanisms=mechanisms)
 
 
-async def handle_sasl_authenticate(ctx: RequestContext, req: Any) -> Any:
+async def handle_sasl_authenticate(ctx: RequestContext, req: M.SaslAuthenticateRequest) -> M.SaslAuthenticateResponse:
     session = ctx.session
     if session is None or session.state != "AUTHENTICATE":
         return M.SaslAuthenticateResponse(
@@ -43,7 +42,7 @@ async def handle_sasl_authenticate(ctx: RequestContext, req: Any) -> Any:
                                       session_lifetime_ms=lifetime)
 
 
-async def handle_describe_user_scram_credentials(ctx: RequestContext, req: Any) -> Any:
+async def handle_describe_user_scram_credentials(ctx: RequestContext, req: M.DescribeUserScramCredentialsRequest) -> M.DescribeUserScramCredentialsResponse:
     R = M.DescribeUserScramCredentialsResponse
     store = ctx.services.user_configs
     if req.users is None or not req.users:
@@ -85,7 +84,7 @@ def _alter_error(mechanism: int, iterations: int | None, name: str) -> tuple[int
     return None
 
 
-async def handle_alter_user_scram_credentials(ctx: RequestContext, req: Any) -> Any:
+async def handle_alter_user_scram_credentials(ctx: RequestContext, req: M.AlterUserScramCredentialsRequest) -> M.AlterUserScramCredentialsResponse:
     """Kafka's checks, per user: a user named twice for one mechanism fails as a whole
     (DUPLICATE_RESOURCE); any bad entry fails that user's whole change; deleting a
     credential that does not exist is RESOURCE_NOT_FOUND."""

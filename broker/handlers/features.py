@@ -12,6 +12,7 @@ from __future__ import annotations
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import UpdateFeaturesResponse
+from kafpy.protocol.messages import UpdateFeaturesRequest
 
 from kafpy.broker.features import FeatureUpdateError, validate_level
 from kafpy.broker.handler import Handler, RequestContext
@@ -19,12 +20,12 @@ from kafpy.broker.handler import Handler, RequestContext
 _UPGRADE = 1
 
 
-async def handle_update_features(ctx: RequestContext, req) -> UpdateFeaturesResponse:
+async def handle_update_features(ctx: RequestContext, req: UpdateFeaturesRequest) -> UpdateFeaturesResponse:
     v = ctx.api_version
     store = ctx.services.features
     R = UpdateFeaturesResponse
 
-    def answer(error: int, message: str | None, per_feature: dict[str, tuple[int, str | None]]):
+    def answer(error: int, message: str | None, per_feature: dict[str, tuple[int, str | None]]) -> UpdateFeaturesResponse:
         return R(throttle_time_ms=0, error_code=error, error_message=message,
                  results=[R.UpdatableFeatureResult(feature=f, error_code=e, error_message=m)
                           for f, (e, m) in per_feature.items()] if v <= 1 else [])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchResponse
+from kafpy.protocol.messages import FetchRequest
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.replication.log_read import FetchIsolation, FetchParams, LogReadResult
@@ -42,7 +43,7 @@ NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
 NO_SNAPSHOT_ID = R.SnapshotId()
 
 
-def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
+def _resolve(ctx: RequestContext, req: FetchRequest, uses_ids: bool) -> list[CachedPartition]:
     md = ctx.services.metadata_cache
     out = []
     for t in req.topics:
@@ -60,7 +61,7 @@ def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
     return out
 
 
-def _last_fetched_epochs(req, uses_ids: bool) -> dict[tuple[str | bytes, int], int]:
+def _last_fetched_epochs(req: FetchRequest, uses_ids: bool) -> dict[tuple[str | bytes, int], int]:
     """A follower's last fetched epoch per (topic id or name, partition), Fetch v12+."""
     out = {}
     for t in req.topics:
@@ -89,7 +90,7 @@ def _authorized(ctx: RequestContext, parts: list[CachedPartition], is_follower: 
     return allowed, denied
 
 
-async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
+async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
     v = ctx.api_version
     uses_ids = v >= 13
     services = ctx.services
@@ -117,17 +118,18 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
         else:
             session = cache.get_incremental(session_id, epoch, now)
             incremental = True
-            for cp in _resolve(ctx, req, uses_ids):
-                key = (cp.topic_id if uses_ids else cp.topic, cp.partition)
-                old = session.partitions.get(key)
+            for asked in _resolve(ctx, req, uses_ids):
+                tp = (asked.topic_id if uses_ids else asked.topic, asked.partition)
+                old = session.partitions.get(tp)
                 if old is not None:
-                    old.fetch_offset = cp.fetch_offset
-                    old.max_bytes = cp.max_bytes
-                    old.log_start_offset = cp.log_start_offset
-                    old.current_leader_epoch = cp.current_leader_epoch
+                    old.fetch_offset = asked.fetch_offset
+                    old.max_bytes = asked.max_bytes
+                    old.log_start_offset = asked.log_start_offset
+                    old.current_leader_epoch = asked.current_leader_epoch
                 else:
-                    session.partitions[key] = cp
+                    session.partitions[tp] = asked
             for ft in req.forgotten_topics_data:
+                key_topic: bytes | str
                 if uses_ids:
                     key_topic = ft.topic_id
                 else:
@@ -158,7 +160,8 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     by_topic: dict = {}
     order = []
     for r in results:
-        cp = r.partition
+        # fetch_messages answers with the partitions it was given: this session's CachedPartitions
+        cp: CachedPartition = r.partition  # type: ignore[assignment]
         if r.error:
             # As Kafka: an errored partition reports no offsets, and caching -1 as its high
             # watermark makes the session send it again once the error clears.

@@ -3,10 +3,11 @@ unknown topics when ``auto.create.topics.enable`` is on and the request allows i
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import AbstractSet, Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import MetadataResponse
+from kafpy.protocol.messages import MetadataRequest
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
@@ -30,7 +31,7 @@ def broker_entries(ctx: RequestContext) -> list:
     return out
 
 
-def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int,
+def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], version: int,
                     offline_here: int | None = None) -> "R.MetadataResponsePartition":
     """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
     LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
@@ -53,7 +54,7 @@ def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int,
         replica_nodes=replicas, isr_nodes=isr, offline_replicas=offline)
 
 
-def topic_entry(info: TopicInfo, version: int, live: set[int],
+def topic_entry(info: TopicInfo, version: int, live: AbstractSet[int],
                 offline: tuple[set[tuple[str, int]], int] | None = None) -> "R.MetadataResponseTopic":
     """``offline``: (the partitions in this broker's failed log dirs, this broker's id)."""
     if offline and offline[0]:
@@ -78,7 +79,7 @@ async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
     return info
 
 
-async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
+async def handle_metadata(ctx: RequestContext, req: MetadataRequest) -> MetadataResponse:
     """Topic entries come from ``kafpy.broker.metadata_responses``: built and encoded once per
     metadata change, not per request (a full Metadata of 20,000 partitions would otherwise
     hold the event loop for a quarter of a second)."""

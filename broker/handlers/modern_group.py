@@ -16,6 +16,7 @@ from kafpy.broker.handler import RequestContext
 
 if TYPE_CHECKING:
     from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.service import GroupCoordinatorService
     from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
     from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
 
@@ -29,6 +30,13 @@ def feature_enabled(ctx: RequestContext, feature: str) -> bool:
     at level 1 or more (no features finalized: enabled, as in handler unit tests)."""
     features = ctx.services.features
     return features is None or features.current().level(feature) >= 1
+
+
+def group_service(ctx: RequestContext) -> GroupCoordinatorService:
+    """The group coordinator service (every broker serving group APIs has one)."""
+    service = ctx.services.group_coordinator
+    assert service is not None, "a broker serving group APIs has a group coordinator"
+    return service
 
 
 def consumer_coordinator(ctx: RequestContext) -> ConsumerGroupCoordinator | None:

@@ -9,8 +9,11 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ListOffsetsResponse, OffsetForLeaderEpochResponse
+from kafpy.protocol.messages import ListOffsetsRequest, OffsetForLeaderEpochRequest
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.storage.errors import StorageError
+from kafpy.storage.log import Log
+from kafpy.replication.partition import Partition
 
 from kafpy.broker.handler import Handler, RequestContext
 
@@ -27,7 +30,7 @@ LATEST_TIERED = -5
 L = ListOffsetsResponse
 
 
-def _check_leader(part, current_leader_epoch: int) -> ErrorCode:
+def _check_leader(part: Partition, current_leader_epoch: int) -> ErrorCode:
     """Only the leader answers, and only for the epoch the client expects (KIP-320)."""
     if not part.is_leader:
         return E.NOT_LEADER_OR_FOLLOWER
@@ -36,7 +39,7 @@ def _check_leader(part, current_leader_epoch: int) -> ErrorCode:
     return E.NONE
 
 
-async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
+async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> ListOffsetsResponse:
     rm = ctx.services.replica_manager
     v = ctx.api_version
     read_committed = v >= 2 and req.isolation_level == 1
@@ -63,6 +66,7 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
             if hw_lagging and ts == LATEST:
                 pr.error_code = E.OFFSET_NOT_AVAILABLE
                 continue
+            found: tuple[int, int, int] | None
             try:
                 if ts == LATEST:
                     off = lg.log_end_offset if is_follower else lg.high_watermark
@@ -99,12 +103,12 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
     return L(throttle_time_ms=0, topics=topics)
 
 
-def _epoch_at(lg, offset: int) -> int:
+def _epoch_at(lg: Log, offset: int) -> int:
     """The leader epoch of the batch holding ``offset`` (-1 if the cache has none)."""
     return lg.leader_epoch_cache.epoch_for_offset(offset)
 
 
-async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForLeaderEpochResponse:
+async def handle_offset_for_leader_epoch(ctx: RequestContext, req: OffsetForLeaderEpochRequest) -> OffsetForLeaderEpochResponse:
     rm = ctx.services.replica_manager
     R = OffsetForLeaderEpochResponse
     topics = []

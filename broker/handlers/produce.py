@@ -19,12 +19,14 @@ import struct
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ProduceResponse
+from kafpy.protocol.messages import ProduceRequest
 from kafpy.protocol.compression import ZSTD
 from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZE, BATCH_LENGTH_OFFSET,
                                     COMPRESSION_MASK, LOG_OVERHEAD, MAGIC_OFFSET, TRANSACTIONAL_MASK)
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.replication.log_append import RecordErrorsMessage
+from kafpy.replication.partition import Partition
 
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.produce_checks import HEAVY_RECORDS, checks_for, existing
@@ -33,6 +35,8 @@ from kafpy.broker.txn_verification import produce_error, transactional_producer
 log = logging.getLogger("kafka.server.ReplicaManager")
 
 R = ProduceResponse
+# a batch's verification: (producer id, epoch, the verifier's guard, the coordinator's answer)
+VerifiedBatch = tuple[int, int, object, ErrorCode]
 E = ErrorCode
 _I32 = struct.Struct(">i")
 # The default (absent) current leader every partition's answer carries, shared: the encoder
@@ -40,7 +44,7 @@ _I32 = struct.Struct(">i")
 NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
 
 
-def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
+def validate_records(version: int, records: bytes | bytearray | memoryview) -> tuple[ErrorCode, str] | None:
     """Kafka's checks on a partition's records before the log sees them (ProduceRequest
     .validateRecords): from v3 on, exactly one batch of magic 2, and no zstd before v7.
     Looks at the first batch header only; the log validates the rest."""
@@ -70,7 +74,7 @@ def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
     return None
 
 
-def _has_transactional_records(req) -> bool:
+def _has_transactional_records(req: ProduceRequest) -> bool:
     """Whether a partition's first batch has the transactional bit (Kafka's
     RequestUtils.hasTransactionalRecords; v3+ carries one batch per partition). Header
     bytes only."""
@@ -83,22 +87,23 @@ def _has_transactional_records(req) -> bool:
     return False
 
 
-async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
+async def _verify(ctx: RequestContext, req: ProduceRequest) -> dict[tuple[str, int], VerifiedBatch]:
     """Ask the transaction coordinator about the partitions where a transactional batch
     would start the producer's transaction (broker/txn_verification.py)."""
     verifier = ctx.services.txn_verifier
+    assert req.transactional_id is not None   # the caller asks only for a transactional produce
     add = ctx.api_version >= 12
     if verifier is None or not (verifier.enabled or add):
         return {}
     rm = ctx.services.replica_manager
-    parts: dict[tuple[str, int], object] = {}   # the transactional batches' partitions led here
+    parts: dict[tuple[str, int], Partition] = {}   # the transactional batches' partitions led here
     producer = None
     starting: list[tuple[str, int]] = []
     for td in req.topic_data:
         for pd in td.partition_data:
             found = transactional_producer(pd.records)
             part = None if found is None else rm.get_partition(td.name, pd.index)
-            if part is None or not part.is_leader:
+            if found is None or part is None or not part.is_leader:
                 continue
             producer = found
             parts[(td.name, pd.index)] = part
@@ -123,7 +128,7 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     finally:
         # the turn ends once this task yields, so after the appends it makes in this step
         asyncio.get_running_loop().call_soon(verifier.end_turn, pid, turn)
-    out = {}
+    out: dict[tuple[str, int], VerifiedBatch] = {}
     for tp in starting:
         error = errors.get(tp, E.NONE)
         if error != E.NONE:
@@ -133,11 +138,13 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     return out
 
 
-def _verified(ctx: RequestContext, part, topic: str, index: int, check: tuple, pr) -> bool:
+def _verified(ctx: RequestContext, part: Partition, topic: str, index: int, check: VerifiedBatch,
+              pr: ProduceResponse.PartitionProduceResponse) -> bool:
     """Whether the verified batch may append: the coordinator agreed and no marker ended
     the transaction since, unless a batch verified alongside started it already (else the
     error is set on `pr`)."""
     verifier = ctx.services.txn_verifier
+    assert verifier is not None   # `check` came from it
     pid, epoch, guard, error = check
     if (error == E.NONE and not verifier.holds(topic, index, pid, guard)
             and verifier.needs_verification(part, pid, epoch)):
@@ -149,7 +156,7 @@ def _verified(ctx: RequestContext, part, topic: str, index: int, check: tuple, p
     return True
 
 
-async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
+async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceResponse | None:
     rm = ctx.services.replica_manager
     acks = req.acks
     topics_out = []
@@ -160,7 +167,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
     # KIP-890: (topic, partition) -> (producer id, epoch, guard, error) of the batches verified,
     # or the error to answer; empty unless a transactional batch would start a transaction
-    verified: dict[tuple[str, int], tuple] = {}
+    verified: dict[tuple[str, int], VerifiedBatch] = {}
     if req.transactional_id is not None and not no_txn_id and not bad_acks:
         verified = await _verify(ctx, req)
     entries: list[tuple[str, int, bytes]] = []  # what passed the checks, appended in one go
@@ -207,6 +214,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             appended.append(pr)
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
+        assert ctx.services.txn_verifier is not None   # `verified` came from it
         ctx.services.txn_verifier.done(topic, index, pid, guard)
     if entries:
         checks = existing(rm)

@@ -10,6 +10,7 @@ from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
+from kafpy.protocol.messages import AlterClientQuotasRequest, DescribeClientQuotasRequest
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
@@ -114,7 +115,7 @@ def describe_entities(entity_configs: Any, components: list[tuple[str, int, str 
     return out
 
 
-async def handle_describe_client_quotas(ctx: RequestContext, req) -> DescribeClientQuotasResponse:
+async def handle_describe_client_quotas(ctx: RequestContext, req: DescribeClientQuotasRequest) -> DescribeClientQuotasResponse:
     R = DescribeClientQuotasResponse
     components = [(c.entity_type, c.match_type, c.match) for c in req.components]
     try:
@@ -127,7 +128,7 @@ async def handle_describe_client_quotas(ctx: RequestContext, req) -> DescribeCli
     return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, entries=entries)
 
 
-async def handle_alter_client_quotas(ctx: RequestContext, req) -> AlterClientQuotasResponse:
+async def handle_alter_client_quotas(ctx: RequestContext, req: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
     R = AlterClientQuotasResponse
     controller = ctx.services.controller
     out = []

@@ -53,6 +53,7 @@ async def _acknowledge(ctx: RequestContext, group_id: str, member_id: str,
                        acks: dict[tuple[bytes, int], tuple[str, list[AckBatch]]],
                        renew_allowed: bool) -> dict[tuple[bytes, int], ErrorCode]:
     mgr = ctx.services.share_partitions
+    assert mgr is not None, "share fetches are served only with share partitions"
     readable = topic_permission(ctx, AclOperation.READ)
     out = {}
     for (tid, p), (name, batches) in acks.items():
@@ -107,7 +108,7 @@ def _share_groups_enabled(ctx: RequestContext) -> bool:
 async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> ShareFetchResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if not _share_groups_enabled(ctx):
+    if mgr is None or not _share_groups_enabled(ctx):
         return fetch_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
@@ -134,8 +135,8 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         for p in t.partitions:
             session.partitions[(t.topic_id, p.partition_index)] = info.name if info is not None else ""
     for ft in req.forgotten_topics_data:
-        for p in ft.partitions:
-            session.partitions.pop((ft.topic_id, p), None)
+        for forgotten in ft.partitions:
+            session.partitions.pop((ft.topic_id, forgotten), None)
 
     unknown = [tp for tp, name in session.partitions.items() if not name]
     if epoch != FINAL_EPOCH and epoch != INITIAL_EPOCH:
@@ -145,7 +146,7 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         refs = _refs(ctx, session)
         cache.remove(key)
         await mgr.release_member(group_id, member_id, refs)
-        results = []
+        results: list[ShareFetchResult] = []
     else:
         refs = [r for r in _refs(ctx, session) if r.topic]
         readable = topic_permission(ctx, AclOperation.READ)
@@ -178,10 +179,10 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
                                                 delivery_count=a.delivery_count) for a in r.acquired]))
     extra = [tp for tp in ack_errors if tp not in seen]
     extra += [tp for tp in unknown if tp not in seen and tp not in ack_errors]
-    for tid, p in extra:
+    for tid, index in extra:
         by_topic.setdefault(tid, []).append(F.PartitionData(
-            partition_index=p, error_code=E.UNKNOWN_TOPIC_ID if (tid, p) not in ack_errors else E.NONE,
-            error_message=None, acknowledge_error_code=ack_errors.get((tid, p), E.NONE),
+            partition_index=index, error_code=E.UNKNOWN_TOPIC_ID if (tid, index) not in ack_errors else E.NONE,
+            error_message=None, acknowledge_error_code=ack_errors.get((tid, index), E.NONE),
             acknowledge_error_message=None, current_leader=F.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1),
             records=b"", acquired_records=[]))
     return F(throttle_time_ms=0, error_code=E.NONE, error_message=None,
@@ -200,7 +201,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
                                    ) -> ShareAcknowledgeResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if not _share_groups_enabled(ctx):
+    if mgr is None or not _share_groups_enabled(ctx):
         return ack_error(E.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:

@@ -15,25 +15,29 @@ from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import (
     AlterShareGroupOffsetsResponse, DeleteShareGroupOffsetsResponse, DescribeShareGroupOffsetsResponse,
     ShareGroupDescribeResponse, ShareGroupHeartbeatResponse)
+from kafpy.protocol.messages import (AlterShareGroupOffsetsRequest, DeleteShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsRequest, ShareGroupDescribeRequest, ShareGroupHeartbeatRequest)
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.handlers.modern_group import (
+    group_service,
     authorized_operations, client_host, described_assignment, heartbeat_assignment, share_coordinator)
 
 _UNSUPPORTED = "The share group protocol is not enabled on this cluster (share.version)."
 
 
-async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHeartbeatResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_share_group_heartbeat(ctx: RequestContext, req: ShareGroupHeartbeatRequest) -> ShareGroupHeartbeatResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = ShareGroupHeartbeatResponse
     share = share_coordinator(ctx)
     if share is None:
         return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
-    r = await share.heartbeat(req.group_id, req.member_id, req.member_epoch, rack_id=req.rack_id,
+    # the coordinator's Completion is a loop future here
+    r = await share.heartbeat(req.group_id, req.member_id, req.member_epoch, rack_id=req.rack_id,  # type: ignore[misc]
                               subscribed_topic_names=req.subscribed_topic_names,
                               client_id=ctx.client_id or "", client_host=client_host(ctx),
-                              now_ms=ctx.services.group_coordinator.now_ms())
+                              now_ms=group_service(ctx).now_ms())
     ok = r.error == E.NONE
     assignment = heartbeat_assignment(R, r.assignment) if ok else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
@@ -41,8 +45,8 @@ async def handle_share_group_heartbeat(ctx: RequestContext, req) -> ShareGroupHe
              heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0, assignment=assignment)
 
 
-async def handle_share_group_describe(ctx: RequestContext, req) -> ShareGroupDescribeResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_share_group_describe(ctx: RequestContext, req: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = ShareGroupDescribeResponse
     share = share_coordinator(ctx)
     groups = []
@@ -54,7 +58,7 @@ async def handle_share_group_describe(ctx: RequestContext, req) -> ShareGroupDes
             continue
         d = share.describe(gid)
 
-        def assignment(a):
+        def assignment(a: dict[bytes, set[int]]) -> ShareGroupDescribeResponse.Assignment:
             return described_assignment(R, share.topics.topic_by_id, a)
 
         members = [R.Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
@@ -84,7 +88,7 @@ def _end_offset(ctx: RequestContext, topic: str, partition: int) -> int | None:
     return p.high_watermark
 
 
-async def handle_describe_share_group_offsets(ctx: RequestContext, req) -> DescribeShareGroupOffsetsResponse:
+async def handle_describe_share_group_offsets(ctx: RequestContext, req: DescribeShareGroupOffsetsRequest) -> DescribeShareGroupOffsetsResponse:
     R = DescribeShareGroupOffsetsResponse
     share = share_coordinator(ctx)
     groups = []
@@ -97,8 +101,9 @@ async def handle_describe_share_group_offsets(ctx: RequestContext, req) -> Descr
             groups.append(R.DescribeShareGroupOffsetsResponseGroup(
                 group_id=g.group_id, topics=[], error_code=problem[0], error_message=problem[1]))
             continue
+        assert share is not None   # else problem is UNSUPPORTED_VERSION, answered above
         wanted = None if g.topics is None else [(t.topic_name, list(t.partitions)) for t in g.topics]
-        by_topic: dict[str, R.DescribeShareGroupOffsetsResponseTopic] = {}
+        by_topic: dict[str, DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseTopic] = {}
         for meta, p, summary in await share.describe_offsets(g.group_id, wanted):
             name = meta if isinstance(meta, str) else meta.name
             topic = by_topic.get(name)
@@ -126,7 +131,7 @@ async def handle_describe_share_group_offsets(ctx: RequestContext, req) -> Descr
     return R(throttle_time_ms=0, groups=groups)
 
 
-async def handle_alter_share_group_offsets(ctx: RequestContext, req) -> AlterShareGroupOffsetsResponse:
+async def handle_alter_share_group_offsets(ctx: RequestContext, req: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse:
     R = AlterShareGroupOffsetsResponse
     share = share_coordinator(ctx)
     if share is None:
@@ -134,10 +139,10 @@ async def handle_alter_share_group_offsets(ctx: RequestContext, req) -> AlterSha
                  responses=[])
     topics = {t.topic_name: {p.partition_index: p.start_offset for p in t.partitions} for t in req.topics}
     error, message, results = await share.alter_offsets(req.group_id, topics,
-                                                        ctx.services.group_coordinator.now_ms())
+                                                        group_service(ctx).now_ms())
     if error != E.NONE:
         return R(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
-    by_topic: dict[str, R.AlterShareGroupOffsetsResponseTopic] = {}
+    by_topic: dict[str, AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic] = {}
     for name, topic_id, p, err in results:
         topic = by_topic.setdefault(name, R.AlterShareGroupOffsetsResponseTopic(
             topic_name=name, topic_id=topic_id, partitions=[]))
@@ -146,14 +151,14 @@ async def handle_alter_share_group_offsets(ctx: RequestContext, req) -> AlterSha
     return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=list(by_topic.values()))
 
 
-async def handle_delete_share_group_offsets(ctx: RequestContext, req) -> DeleteShareGroupOffsetsResponse:
+async def handle_delete_share_group_offsets(ctx: RequestContext, req: DeleteShareGroupOffsetsRequest) -> DeleteShareGroupOffsetsResponse:
     R = DeleteShareGroupOffsetsResponse
     share = share_coordinator(ctx)
     if share is None:
         return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  responses=[])
     error, message, results = await share.delete_offsets(
-        req.group_id, [t.topic_name for t in req.topics], ctx.services.group_coordinator.now_ms())
+        req.group_id, [t.topic_name for t in req.topics], group_service(ctx).now_ms())
     if error != E.NONE:
         return R(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
     return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=[

@@ -26,7 +26,7 @@ def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
     return SharePartitionKey(req.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), part.partition)
 
 
-async def _per_partition(ctx: RequestContext, req: Any, resp_cls: type,
+async def _per_partition(ctx: RequestContext, req: Any, resp_cls: Any,
                          answer: Callable[[Any, Any, Any], Awaitable[Any]],
                          unavailable: Callable[[Any, E, str], Any]) -> Any:
     """The response with one result per requested partition: `answer(service, topic,
@@ -52,7 +52,7 @@ def _batches(part: Any) -> list[StateBatch]:
 
 
 # ------------------------------------------------------------------ 83
-async def handle_initialize_share_group_state(ctx: RequestContext, req: Any) -> Any:
+async def handle_initialize_share_group_state(ctx: RequestContext, req: M.InitializeShareGroupStateRequest) -> M.InitializeShareGroupStateResponse:
     R = M.InitializeShareGroupStateResponse
 
     def result(p: Any, error: E, message: str | None) -> Any:
@@ -66,7 +66,7 @@ async def handle_initialize_share_group_state(ctx: RequestContext, req: Any) -> 
 
 
 # ------------------------------------------------------------------ 84
-async def handle_read_share_group_state(ctx: RequestContext, req: Any) -> Any:
+async def handle_read_share_group_state(ctx: RequestContext, req: M.ReadShareGroupStateRequest) -> M.ReadShareGroupStateResponse:
     R = M.ReadShareGroupStateResponse
 
     def failed(p: Any, error: E, message: str | None) -> Any:
@@ -87,7 +87,7 @@ async def handle_read_share_group_state(ctx: RequestContext, req: Any) -> Any:
 
 
 # ------------------------------------------------------------------ 85
-async def handle_write_share_group_state(ctx: RequestContext, req: Any) -> Any:
+async def handle_write_share_group_state(ctx: RequestContext, req: M.WriteShareGroupStateRequest) -> M.WriteShareGroupStateResponse:
     R = M.WriteShareGroupStateResponse
 
     def result(p: Any, error: E, message: str | None) -> Any:
@@ -103,7 +103,7 @@ async def handle_write_share_group_state(ctx: RequestContext, req: Any) -> Any:
 
 
 # ------------------------------------------------------------------ 86
-async def handle_delete_share_group_state(ctx: RequestContext, req: Any) -> Any:
+async def handle_delete_share_group_state(ctx: RequestContext, req: M.DeleteShareGroupStateRequest) -> M.DeleteShareGroupStateResponse:
     R = M.DeleteShareGroupStateResponse
 
     def result(p: Any, error: E, message: str | None) -> Any:
@@ -117,7 +117,7 @@ async def handle_delete_share_group_state(ctx: RequestContext, req: Any) -> Any:
 
 
 # ------------------------------------------------------------------ 87
-async def handle_read_share_group_state_summary(ctx: RequestContext, req: Any) -> Any:
+async def handle_read_share_group_state_summary(ctx: RequestContext, req: M.ReadShareGroupStateSummaryRequest) -> M.ReadShareGroupStateSummaryResponse:
     R = M.ReadShareGroupStateSummaryResponse
 
     def failed(p: Any, error: E, message: str | None) -> Any:

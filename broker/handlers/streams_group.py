@@ -22,11 +22,12 @@ from typing import Any
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse
+from kafpy.protocol.messages import StreamsGroupDescribeRequest, StreamsGroupHeartbeatRequest
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
 from kafpy.broker.authz_check import unauthorized_to_create
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.handlers.modern_group import authorized_operations, client_host, streams_coordinator
+from kafpy.broker.handlers.modern_group import authorized_operations, client_host, group_service, streams_coordinator
 from kafpy.coordinator.group.streams.group import Tasks, TaskSet
 from kafpy.coordinator.group.streams.topology import MISSING_INTERNAL_TOPICS, TopicInfo, from_request
 
@@ -123,8 +124,8 @@ def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> l
     return [*status, (MISSING_INTERNAL_TOPICS, why)]
 
 
-async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> StreamsGroupHeartbeatResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupHeartbeatRequest) -> StreamsGroupHeartbeatResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = StreamsGroupHeartbeatResponse
     streams = streams_coordinator(ctx)
     if streams is None:
@@ -151,8 +152,8 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> Strea
         client_id=ctx.client_id or "", client_host=client_host(ctx),
         task_offsets=_task_offsets(req.task_offsets),
         task_end_offsets=_task_offsets(req.task_end_offsets),
-        now_ms=ctx.services.group_coordinator.now_ms())
-    r = await fut
+        now_ms=group_service(ctx).now_ms())
+    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
     status = list(r.status or [])
     if r.topics_to_create:
         refused = unauthorized_to_create(ctx, sorted(t.name for t in r.topics_to_create))
@@ -187,8 +188,8 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> Strea
     return out
 
 
-async def handle_streams_group_describe(ctx: RequestContext, req: Any) -> StreamsGroupDescribeResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_streams_group_describe(ctx: RequestContext, req: StreamsGroupDescribeRequest) -> StreamsGroupDescribeResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = StreamsGroupDescribeResponse
     streams = streams_coordinator(ctx)
     groups = []

@@ -22,10 +22,13 @@ from kafpy.protocol.errors import ErrorCode as E
 from kafpy.protocol.messages import (
     AddOffsetsToTxnResponse, AddPartitionsToTxnResponse, DescribeTransactionsResponse, EndTxnResponse,
     InitProducerIdResponse, ListTransactionsResponse)
+from kafpy.protocol.messages import (AddOffsetsToTxnRequest, AddPartitionsToTxnRequest,
+    DescribeTransactionsRequest, EndTxnRequest, InitProducerIdRequest, ListTransactionsRequest)
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.coordinator.transaction.service import TransactionCoordinatorService
 from kafpy.coordinator.transaction.state import TV_0, TV_2
 
 log = logging.getLogger("kafka.server.KafkaApis")
@@ -40,12 +43,14 @@ def _fenced(error: E, version: int, first_fenced_version: int) -> E:
     return error
 
 
-def _service(ctx: RequestContext):
-    return ctx.services.txn_coordinator
+def _service(ctx: RequestContext) -> TransactionCoordinatorService:
+    service = ctx.services.txn_coordinator
+    assert service is not None, "a broker serving transaction APIs has a transaction coordinator"
+    return service
 
 
 # --------------------------------------------------------------------- InitProducerId
-async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdResponse:
+async def handle_init_producer_id(ctx: RequestContext, req: InitProducerIdRequest) -> InitProducerIdResponse:
     R = InitProducerIdResponse
     if req.transactional_id is None:
         pid = await ctx.services.controller.next_producer_id()
@@ -58,15 +63,16 @@ async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdRes
 
 
 # --------------------------------------------------------------------- AddPartitionsToTxn
-def _topic_results(errors: dict[tuple[str, int], E]) -> list:
-    by_topic: dict[str, list] = {}
+def _topic_results(errors: dict[tuple[str, int], E]) -> list[A.AddPartitionsToTxnTopicResult]:
+    by_topic: dict[str, list[A.AddPartitionsToTxnPartitionResult]] = {}
     for (topic, p), err in errors.items():
         by_topic.setdefault(topic, []).append(A.AddPartitionsToTxnPartitionResult(
             partition_index=p, partition_error_code=err))
     return [A.AddPartitionsToTxnTopicResult(name=t, results_by_partition=ps) for t, ps in by_topic.items()]
 
 
-async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, topics,
+async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int,
+                          topics: list[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic],
                           verify_only: bool) -> dict[tuple[str, int], E]:
     """Per-partition errors: partitions of unknown topics UNKNOWN_TOPIC_OR_PARTITION and
     the rest OPERATION_NOT_ATTEMPTED, else the coordinator's answer for all of them."""
@@ -92,7 +98,7 @@ async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, t
     return {tp: error for tp in parts}
 
 
-async def handle_add_partitions_to_txn(ctx: RequestContext, req) -> AddPartitionsToTxnResponse:
+async def handle_add_partitions_to_txn(ctx: RequestContext, req: AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse:
     if ctx.api_version < 4:
         errors = await _add_partitions(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
                                        req.v3_and_below_producer_epoch, req.v3_and_below_topics, False)
@@ -107,16 +113,18 @@ async def handle_add_partitions_to_txn(ctx: RequestContext, req) -> AddPartition
 
 
 # --------------------------------------------------------------------- AddOffsetsToTxn
-async def handle_add_offsets_to_txn(ctx: RequestContext, req) -> AddOffsetsToTxnResponse:
+async def handle_add_offsets_to_txn(ctx: RequestContext, req: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
     svc = _service(ctx)
-    partition = ctx.services.group_coordinator.classic.partition_for(req.group_id)
+    groups = ctx.services.group_coordinator
+    assert groups is not None, "a broker serving transaction APIs has a group coordinator"
+    partition = groups.classic.partition_for(req.group_id)
     error = await svc.coordinator.add_partitions(req.transactional_id, req.producer_id, req.producer_epoch,
                                                  [(GROUP_METADATA_TOPIC_NAME, partition)], svc.now_ms())
     return AddOffsetsToTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))
 
 
 # --------------------------------------------------------------------- EndTxn
-async def handle_end_txn(ctx: RequestContext, req) -> EndTxnResponse:
+async def handle_end_txn(ctx: RequestContext, req: EndTxnRequest) -> EndTxnResponse:
     v = ctx.api_version
     r = await _service(ctx).end_txn(req.transactional_id, req.producer_id, req.producer_epoch,
                                     req.committed, TV_2 if v >= 5 else TV_0)
@@ -125,7 +133,7 @@ async def handle_end_txn(ctx: RequestContext, req) -> EndTxnResponse:
 
 
 # --------------------------------------------------------------------- admin
-async def handle_describe_transactions(ctx: RequestContext, req) -> DescribeTransactionsResponse:
+async def handle_describe_transactions(ctx: RequestContext, req: DescribeTransactionsRequest) -> DescribeTransactionsResponse:
     D = DescribeTransactionsResponse
     states = []
     for tid in req.transactional_ids:
@@ -146,7 +154,7 @@ async def handle_describe_transactions(ctx: RequestContext, req) -> DescribeTran
     return D(throttle_time_ms=0, transaction_states=states)
 
 
-async def handle_list_transactions(ctx: RequestContext, req) -> ListTransactionsResponse:
+async def handle_list_transactions(ctx: RequestContext, req: ListTransactionsRequest) -> ListTransactionsResponse:
     L = ListTransactionsResponse
     svc = _service(ctx)
     coordinator = svc.coordinator

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import WriteTxnMarkersResponse
+from kafpy.protocol.messages import WriteTxnMarkersRequest
 from kafpy.protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
@@ -114,7 +115,7 @@ def _complete_offset_commits(services: "BrokerServices", req: Any, markers_out: 
             gc.on_transaction_completed(marker.producer_id, partitions, bool(marker.transaction_result))
 
 
-async def handle_write_txn_markers(ctx: RequestContext, req: Any) -> WriteTxnMarkersResponse:
+async def handle_write_txn_markers(ctx: RequestContext, req: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
     return await write_txn_markers(ctx.services, req)
 
 

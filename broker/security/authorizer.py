@@ -20,10 +20,11 @@ the ACL handlers use it. Nothing on disk itself: the store persists.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Iterable, Protocol
+from typing import TYPE_CHECKING, AbstractSet, Any, Iterable, Protocol
 
 from kafpy.broker.security.acl import (IMPLIED_BY, WILDCARD, WILDCARD_PRINCIPAL, AccessControlEntry, AclBinding,
                                  AclBindingFilter, AclOperation, AclPermissionType, PatternType,
@@ -97,6 +98,11 @@ class Authorizer:
         raise AclManagementDisabled()
 
 
+def _add_entries(old: frozenset[AccessControlEntry], new: AbstractSet[AccessControlEntry]
+                 ) -> frozenset[AccessControlEntry]:
+    return old | new
+
+
 def parse_super_users(value: str) -> frozenset[str]:
     """``super.users``: principals separated by ';' (as Kafka splits them)."""
     return frozenset(p.strip() for p in (value or "").split(";") if p.strip())
@@ -134,7 +140,7 @@ class AclAuthorizer(Authorizer):
         self.acl_version += 1
 
     def bindings(self) -> list[AclBinding]:
-        out = []
+        out: list[AclBinding] = []
         for pattern_type, table in ((PatternType.LITERAL, self._literal), (PatternType.PREFIXED, self._prefixed)):
             for rtype, by_name in table.items():
                 for name, entries in by_name.items():
@@ -227,7 +233,7 @@ class AclAuthorizer(Authorizer):
         failed: dict[ResourcePattern, str] = {}
         for pattern, new in by_pattern.items():
             try:
-                await self._store().update(pattern, lambda old, new=new: old | new)
+                await self._store().update(pattern, functools.partial(_add_entries, new=new))
             except Exception as e:  # the store's failure is the request's answer, not a crash
                 log.exception("Failed to create ACLs for %s", pattern)
                 failed[pattern] = f"Failed to update ACLs for {pattern}: {e}"
