@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Union
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
@@ -20,6 +20,11 @@ from kafpy.protocol.errors import ErrorCode as E
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.share_state.persister import SharePartitionKey, StateBatch
+
+# the persister RPCs' requests, each answered per partition
+ShareStateRequest = Union[M.InitializeShareGroupStateRequest, M.ReadShareGroupStateRequest,
+                          M.WriteShareGroupStateRequest, M.DeleteShareGroupStateRequest,
+                          M.ReadShareGroupStateSummaryRequest]
 
 
 def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
