@@ -318,7 +318,7 @@ class Broker:
         """The share coordinator of the `__share_group_state` partitions this broker leads,
         and the persister through which this broker's share partitions reach any of them."""
         cfg = self.config
-        assert self.controller is not None
+        assert self.controller is not None and self.metadata_cache is not None
         self.share_coordinator = ShareCoordinatorService(
             ShareCoordinatorConfig.from_broker_config(cfg), self.replica_manager, self.metadata_cache,
             self.controller.ensure_share_group_state_topic, self.loop, self.clock)
@@ -395,6 +395,7 @@ class Broker:
         from kafpy.broker.share.share_partition_manager import SharePartitionManager
         services = self.services
         assert services is not None and self.controller is not None and services.share_persister is not None
+        assert self.replica_manager is not None and self.metadata_cache is not None
         services.share_partitions = SharePartitionManager(
             self.replica_manager, self.metadata_cache, services.share_persister, self.config,
             overrides_lookup(self.controller.entity_configs), self.clock, self.loop)

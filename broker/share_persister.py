@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar, Union
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
@@ -32,7 +32,15 @@ from kafpy.coordinator.share_state.persister import ReadStateResult, SharePartit
 from kafpy.coordinator.share_state.shard import UNINITIALIZED_READ, UNINITIALIZED_WRITE
 from kafpy.coordinator.transaction.clients import BrokerClients
 
+if TYPE_CHECKING:
+    from kafpy.coordinator.share_state.service import ShareCoordinatorService
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
+
 log = logging.getLogger("kafka.server.share.persister.PersisterStateManager")
+
+# what one call answers: (error, message), or the read's result
+_Result = TypeVar("_Result", bound=Union[tuple[ErrorCode, Union[str, None]], ReadStateResult, StateSummary])
 
 E = ErrorCode
 RETRIABLE = frozenset({E.NOT_COORDINATOR, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
@@ -44,8 +52,8 @@ class BrokerSharePersister:
     `client_factory(broker_info)` makes a NetworkClient to another broker. `clock()` is the
     loop's monotonic time in seconds (tests may pass their own)."""
 
-    def __init__(self, broker_id: int, metadata_cache: Any, local: Callable[[], Any],
-                 client_factory: Callable[[Any], Any], loop: asyncio.AbstractEventLoop,
+    def __init__(self, broker_id: int, metadata_cache: MetadataCache, local: Callable[[], ShareCoordinatorService | None],
+                 client_factory: Callable[[BrokerInfo], NetworkClient], loop: asyncio.AbstractEventLoop,
                  max_wait_ms: int = 30_000, backoff_ms: int = 50, max_backoff_ms: int = 1000) -> None:
         self.broker_id = broker_id
         self._metadata = metadata_cache
@@ -74,9 +82,10 @@ class BrokerSharePersister:
     async def write_state(self, key: SharePartitionKey, state_epoch: int, leader_epoch: int,
                           start_offset: int, batches: list[StateBatch],
                           delivery_complete_count: int = -1) -> int:
-        def write(node: int) -> Awaitable[Any]:
+        def write(node: int) -> Awaitable[tuple[ErrorCode, str | None]]:
             return self._write(node, key, state_epoch, leader_epoch, start_offset, batches,
                                delivery_complete_count)
+        error: int
         error, message = await self._retrying(key, write)
         if error == E.INVALID_REQUEST and UNINITIALIZED_WRITE in (message or ""):
             error = await self.initialize_state(key, state_epoch, max(start_offset, 0))
@@ -107,8 +116,8 @@ class BrokerSharePersister:
             return None
         return part.leader
 
-    async def _retrying(self, key: SharePartitionKey, call: Callable[[int], Awaitable[Any]],
-                        failure: Callable[[ErrorCode], Any] = lambda e: (e, None)) -> Any:
+    async def _retrying(self, key: SharePartitionKey, call: Callable[[int], Awaitable[_Result]],
+                        failure: Callable[[ErrorCode], Any] = lambda e: (e, None)) -> _Result:
         """`call(coordinator node)`'s result, retried while retriable; `failure(error)` is
         the result while the key has no coordinator."""
         deadline = self._loop.time() + self.max_wait_ms / 1000
@@ -116,7 +125,7 @@ class BrokerSharePersister:
         while True:
             node = self._coordinator_node(key)
             if node is None:
-                result: Any = failure(E.COORDINATOR_NOT_AVAILABLE)
+                result = failure(E.COORDINATOR_NOT_AVAILABLE)
             else:
                 result = await call(node)
             if _error_of(result) not in RETRIABLE or self._loop.time() + backoff > deadline:
@@ -201,7 +210,7 @@ class BrokerSharePersister:
                             leader_epoch=p.leader_epoch, start_offset=p.start_offset,
                             delivery_complete_count=getattr(p, "delivery_complete_count", -1))
 
-    def _local_or_unavailable(self) -> Any:
+    def _local_or_unavailable(self) -> ShareCoordinatorService | _Unavailable:
         local = self._local()
         return local if local is not None else _Unavailable()
 
@@ -209,15 +218,15 @@ class BrokerSharePersister:
 class _Unavailable:
     """Stands in for a local share coordinator not built yet (startup, shutdown)."""
 
-    async def initialize_state(self, *_: Any) -> tuple[ErrorCode, str | None]:
+    async def initialize_state(self, *_: object) -> tuple[ErrorCode, str | None]:
         return E.COORDINATOR_NOT_AVAILABLE, None
 
     write_state = delete_state = initialize_state
 
-    async def read_state(self, *_: Any) -> ReadStateResult:
+    async def read_state(self, *_: object) -> ReadStateResult:
         return ReadStateResult(error_code=E.COORDINATOR_NOT_AVAILABLE)
 
-    async def read_summary(self, *_: Any) -> StateSummary:
+    async def read_summary(self, *_: object) -> StateSummary:
         return StateSummary(error_code=E.COORDINATOR_NOT_AVAILABLE)
 
 
@@ -236,7 +245,7 @@ def _error_and_message(p: Any) -> tuple[ErrorCode, str | None]:
     return E(p.error_code), p.error_message
 
 
-def _error_of(result: Any) -> ErrorCode:
+def _error_of(result: tuple[ErrorCode, str | None] | ReadStateResult | StateSummary) -> ErrorCode:
     if isinstance(result, tuple):
         return result[0]
     return E(result.error_code)

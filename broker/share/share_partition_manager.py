@@ -28,20 +28,27 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kafpy.coordinator.share_state.persister import SharePartitionKey, SharePersister, UNINITIALIZED_START_OFFSET
 from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFetchInfo
+from kafpy.replication.partition import Partition
 from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
 
 from kafpy.broker.group_configs import share_config
 from kafpy.broker.share.share_metrics import ShareGroupMetrics
 from kafpy.broker.share.share_session import ShareSessionCache
-from kafpy.broker.share.log_batches import BatchScan, scan_batches
+from kafpy.broker.share.log_batches import BatchScan, Records, scan_batches
 from kafpy.broker.share.share_partition import (AckBatch, AcquiredRange, AcquireMode, InFlightRun,
                                                 RecordState, SharePartition, SharePartitionConfig)
+
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
+
+    from kafpy.broker.config import KafkaConfig
 
 log = logging.getLogger("kafka.server.share.SharePartitionManager")
 
@@ -81,7 +88,7 @@ class ShareFetchResult:
     ref: SharePartitionRef
     error: ErrorCode = E.NONE
     error_message: str | None = None
-    records: Any = None
+    records: Records | None = None
     acquired: list[AcquiredRange] = field(default_factory=list)
     acknowledge_error: ErrorCode = E.NONE
     leader: tuple[int, int] = (-1, -1)
@@ -116,7 +123,8 @@ class SharePartitionManager:
     """See the module docstring. `group_configs(group_id)` answers a group's overrides;
     `config` is the broker's KafkaConfig (the `group.share.*` defaults)."""
 
-    def __init__(self, replica_manager: Any, metadata_cache: Any, persister: SharePersister, config: Any,
+    def __init__(self, replica_manager: ReplicaManager, metadata_cache: MetadataCache, persister: SharePersister,
+                 config: KafkaConfig,
                  group_configs: Callable[[str], Mapping[str, str]], clock: Callable[[], float],
                  loop: asyncio.AbstractEventLoop) -> None:
         self.replica_manager = replica_manager
@@ -159,7 +167,7 @@ class SharePartitionManager:
         return self._group_value(group_id, RENEW_ACKNOWLEDGE_ENABLE).strip().lower() == "true"
 
     # -- loading --------------------------------------------------------------------------
-    def _leader(self, ref: SharePartitionRef) -> Any:
+    def _leader(self, ref: SharePartitionRef) -> Partition:
         """The hosted Partition when this broker leads it; else ShareError."""
         rm = self.replica_manager
         part = rm.get_partition(ref.topic, ref.partition) if ref.topic else None
@@ -196,7 +204,7 @@ class SharePartitionManager:
             return sp
         return await asyncio.shield(loading)
 
-    async def _load(self, group_id: str, ref: SharePartitionRef, part: Any) -> SharePartition:
+    async def _load(self, group_id: str, ref: SharePartitionRef, part: Partition) -> SharePartition:
         pkey = SharePartitionKey(group_id, uuid.UUID(bytes=bytes(ref.topic_id)), ref.partition)
         res = await self.persister.read_state(pkey, part.leader_epoch)
         missing = res.error_code == E.UNKNOWN_TOPIC_OR_PARTITION
@@ -219,7 +227,7 @@ class SharePartitionManager:
         return SharePartition(group_id, ref.topic, ref.partition, config, start_offset=res.start_offset,
                               batches=res.batches, state_epoch=res.state_epoch, leader_epoch=part.leader_epoch)
 
-    def _reset_offset(self, group_id: str, part: Any) -> int:
+    def _reset_offset(self, group_id: str, part: Partition) -> int:
         """Where an uninitialized share partition starts (`share.auto.offset.reset`)."""
         lg = part.log
         reset = self._group_value(group_id, AUTO_OFFSET_RESET).strip().lower()
@@ -245,7 +253,8 @@ class SharePartitionManager:
         eager = params.min_bytes <= 1
         while True:
             results = [ShareFetchResult(ref) for ref in refs]
-            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []     # LogReadResults
+            # LogReadResults (Any: replication.log_read does not declare what `records` holds yet)
+            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []
             waiting_parts = []
             total_bytes = 0
             remaining = params.max_records
@@ -279,7 +288,7 @@ class SharePartitionManager:
                 return results
             await self._wait(group_id, waiting_parts, refs, deadline - self.now_ms())
 
-    async def _read(self, sp: SharePartition, part: Any, ref: SharePartitionRef, max_bytes: int) -> Any:
+    async def _read(self, sp: SharePartition, part: Partition, ref: SharePartitionRef, max_bytes: int) -> Any:
         """The log's records from the share partition's next fetch offset (opaque batches,
         up to `max_bytes`), or None when nothing could be acquired there now."""
         if not sp.can_acquire():
@@ -323,7 +332,7 @@ class SharePartitionManager:
         self._schedule_expiry((sp.group_id, sp.topic, sp.partition), sp)
         return sum(a.last_offset - a.first_offset + 1 for a in acquired)
 
-    async def _wait(self, group_id: str, parts: list[Any], refs: Sequence[SharePartitionRef],
+    async def _wait(self, group_id: str, parts: list[Partition], refs: Sequence[SharePartitionRef],
                     timeout_ms: int) -> None:
         """Until an append to one of `parts`, records released on one of `refs`, or the timeout."""
         fut = self.loop.create_future()
@@ -518,7 +527,7 @@ class SharePartitionManager:
         self._timers.clear()
 
 
-def _cut(records: Any, scan: BatchScan, first: int, last: int) -> Any:
+def _cut(records: Records, scan: BatchScan, first: int, last: int) -> Records:
     """The batches of `records` overlapping `first`..`last` (what the client needs)."""
     start, size = scan.byte_range(first, last)
     if size <= 0:
