@@ -6,7 +6,6 @@ as Kafka answers (MirrorMaker 2's topic-ACL sync tolerates exactly that). Who ma
 """
 from __future__ import annotations
 
-from typing import Any
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
@@ -21,7 +20,7 @@ from kafpy.broker.security.authorizer import AclManagementDisabled
 NO_AUTHORIZER = "No Authorizer is configured."
 
 
-def _filter(f: Any, version: int) -> AclBindingFilter:
+def _filter(f: M.DescribeAclsRequest | M.DeleteAclsRequest.DeleteAclsFilter, version: int) -> AclBindingFilter:
     return AclBindingFilter(
         ResourceType.of(f.resource_type_filter), f.resource_name_filter,
         PatternType.of(f.pattern_type_filter) if version >= 1 else PatternType.LITERAL,
@@ -33,7 +32,7 @@ async def handle_create_acls(ctx: RequestContext, req: M.CreateAclsRequest) -> M
     R = M.CreateAclsResponse.AclCreationResult
     authorizer = ctx.services.authorizer
     bindings: list[AclBinding] = []
-    results: list[Any] = []
+    results: list[M.CreateAclsResponse.AclCreationResult | AclBinding] = []
     for c in req.creations:
         b = AclBinding(
             ResourcePattern(ResourceType.of(c.resource_type), c.resource_name,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (AllocateProducerIdsResponse, AlterPartitionReassignmentsResponse, AlterPartitionResponse,
@@ -37,13 +37,18 @@ from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, Partitio
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
+if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
+
 E = ErrorCode
+_UpdatePartitionState = UpdateMetadataRequest.UpdateMetadataPartitionState
 UNKNOWN_BROKER_EPOCH = -1  # AbstractControlRequest.UNKNOWN_BROKER_EPOCH
 SECURITY_PROTOCOL_NAMES = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
 ELECTION_PREFERRED = 0
 
 
-def is_broker_epoch_stale(ctx: RequestContext, req: Any, since_version: int, what: str) -> bool:
+def is_broker_epoch_stale(ctx: RequestContext, req: LeaderAndIsrRequest | StopReplicaRequest | UpdateMetadataRequest,
+                          since_version: int, what: str) -> bool:
     """Kafka's isBrokerEpochStale for a request that carries the broker epoch from
     ``since_version``: -1 means the controller did not say; a newer epoch than ours can
     arrive before this broker learns of its own re-registration, so only an older one is
@@ -67,7 +72,8 @@ async def topic_configs_from_zk(ctx: RequestContext, topics: set[str]) -> dict[s
 
 
 # -- LeaderAndIsr ------------------------------------------------------------------------------
-def leader_and_isr_states(req: Any, version: int) -> list[tuple[bytes, Any]]:
+def leader_and_isr_states(req: LeaderAndIsrRequest, version: int
+                          ) -> list[tuple[bytes, LeaderAndIsrRequest.LeaderAndIsrPartitionState]]:
     """(topic id, partition state) per partition, whatever the version's layout."""
     if version < 2:
         return [(ZERO_UUID, ps) for ps in req.ungrouped_partition_states]
@@ -115,7 +121,7 @@ async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -
 
 
 # -- StopReplica -------------------------------------------------------------------------------
-def stop_replica_entries(req: Any, version: int) -> list[tuple[str, int, int, bool]]:
+def stop_replica_entries(req: StopReplicaRequest, version: int) -> list[tuple[str, int, int, bool]]:
     """(topic, partition, leader epoch, delete) per partition; before v3 the request has no
     leader epochs (-1) and one delete flag for all."""
     if version == 0:
@@ -144,7 +150,7 @@ async def handle_stop_replica(ctx: RequestContext, req: StopReplicaRequest) -> S
 
 
 # -- UpdateMetadata ----------------------------------------------------------------------------
-def live_brokers(req: Any, version: int, listener: str) -> list[BrokerInfo]:
+def live_brokers(req: UpdateMetadataRequest, version: int, listener: str) -> list[BrokerInfo]:
     """The request's live brokers, each at its endpoint for ``listener`` (else its first)."""
     out = []
     for b in req.live_brokers:
@@ -165,7 +171,7 @@ def live_brokers(req: Any, version: int, listener: str) -> list[BrokerInfo]:
     return out
 
 
-def _inter_broker_listener(config: Any) -> str:
+def _inter_broker_listener(config: KafkaConfig) -> str:
     """The listener other brokers are reached through: inter.broker.listener.name (or the
     one named by security.inter.broker.protocol) when it is advertised, else the first."""
     names = [li.name for li in config.advertised_listeners]
@@ -173,9 +179,9 @@ def _inter_broker_listener(config: Any) -> str:
     return name if name is not None and name in names else names[0]
 
 
-def update_metadata_states(req: Any, version: int) -> dict[str, tuple[bytes, list[Any]]]:
+def update_metadata_states(req: UpdateMetadataRequest, version: int) -> dict[str, tuple[bytes, list[_UpdatePartitionState]]]:
     """Per topic: (topic id, partition states)."""
-    by_topic: dict[str, tuple[bytes, list[Any]]] = {}
+    by_topic: dict[str, tuple[bytes, list[_UpdatePartitionState]]] = {}
     if version < 5:
         for ps in req.ungrouped_partition_states:
             by_topic.setdefault(ps.topic_name, (ZERO_UUID, []))[1].append(ps)
@@ -186,7 +192,7 @@ def update_metadata_states(req: Any, version: int) -> dict[str, tuple[bytes, lis
     return by_topic
 
 
-def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, list[Any]]],
+def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, list[_UpdatePartitionState]]],
                         new_configs: dict[str, dict[str, str]]) -> tuple[list[TopicInfo], list[str]]:
     """ZkMetadataCache.updateMetadata's partition part: the states replace those the cache
     has; a partition whose leader is -2 (topic being deleted) goes, and a topic left without

@@ -3,7 +3,7 @@ unknown topics when ``auto.create.topics.enable`` is on and the request allows i
 from __future__ import annotations
 
 import logging
-from typing import AbstractSet, Any
+from typing import AbstractSet
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import MetadataResponse
@@ -114,7 +114,7 @@ async def handle_metadata(ctx: RequestContext, req: MetadataRequest) -> Metadata
     return resp
 
 
-async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "TopicInfo | R.MetadataResponseTopic":
+async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataRequestTopic, allow_auto: bool) -> "TopicInfo | R.MetadataResponseTopic":
     """The topic a request names (by name or id), auto-created if allowed, or the error
     entry that answers for it."""
     s = ctx.services

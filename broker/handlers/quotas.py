@@ -6,7 +6,6 @@ neither shown nor touched."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
@@ -14,6 +13,7 @@ from kafpy.protocol.messages import AlterClientQuotasRequest, DescribeClientQuot
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.quotas.entity import (CLIENT_ID_TYPE, CLIENTS, DEFAULT, IP_TYPE, QUOTA_KEYS, USER_TYPE, USERS,
                                   QuotaEntity, format_quota_value, quota_values)
@@ -87,7 +87,7 @@ def _matches(entity: QuotaEntity, components: list[tuple[str, int, str | None]],
     return True
 
 
-def describe_entities(entity_configs: Any, components: list[tuple[str, int, str | None]],
+def describe_entities(entity_configs: EntityConfigs, components: list[tuple[str, int, str | None]],
                       strict: bool) -> list[tuple[QuotaEntity, dict[str, float]]]:
     """The quota entities matching the filter with their quota values (Kafka's
     describeClientQuotas); InvalidQuotaRequest for a bad filter."""

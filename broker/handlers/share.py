@@ -13,7 +13,7 @@ Session and partition state are the broker's `services.share_partitions`
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Callable, TypeVar
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
@@ -29,12 +29,14 @@ from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareS
                                               ShareSessionKey, next_epoch)
 
 E = ErrorCode
+_EndpointT = TypeVar("_EndpointT")
 F = ShareFetchResponse
 A = ShareAcknowledgeResponse
 DEFAULT_MAX_RECORDS = 500
 
 
-def _acks(ctx: RequestContext, topics: Any) -> dict[tuple[bytes, int], tuple[str, list[AckBatch]]]:
+def _acks(ctx: RequestContext, topics: list[ShareFetchRequest.FetchTopic] | list[ShareAcknowledgeRequest.AcknowledgeTopic]
+          ) -> dict[tuple[bytes, int], tuple[str, list[AckBatch]]]:
     """Acknowledgements by (topic id, partition): (topic name or "", batches)."""
     md = ctx.services.metadata_cache
     out: dict[tuple[bytes, int], tuple[str, list[AckBatch]]] = {}
@@ -79,7 +81,7 @@ def _refs(ctx: RequestContext, session: ShareSession) -> list[SharePartitionRef]
     return refs
 
 
-def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Any) -> list:
+def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Callable[..., _EndpointT]) -> list[_EndpointT]:
     md = ctx.services.metadata_cache
     out = []
     for node_id in sorted(leaders):

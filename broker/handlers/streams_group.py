@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode as E
@@ -31,43 +31,47 @@ from kafpy.broker.handlers.modern_group import authorized_operations, client_hos
 from kafpy.coordinator.group.streams.group import Tasks, TaskSet
 from kafpy.coordinator.group.streams.topology import MISSING_INTERNAL_TOPICS, TopicInfo, from_request
 
+if TYPE_CHECKING:
+    from kafpy.broker.services import BrokerServices
+
 log = logging.getLogger("kafka.server.AutoTopicCreationManager")
+_StructT = TypeVar("_StructT")
 
 _UNSUPPORTED = "The streams group protocol is not enabled on this cluster (streams.version)."
 
 # internal topics being created, per broker (its services), so that the heartbeats of
 # many members ask for each only once
-_creating: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
+_creating: "weakref.WeakKeyDictionary[BrokerServices, set[str]]" = weakref.WeakKeyDictionary()
 
 
-def _task_set(items: Any) -> TaskSet:
+def _task_set(items: list[StreamsGroupHeartbeatRequest.TaskIds] | None) -> TaskSet:
     return {t.subtopology_id: set(t.partitions) for t in items or () if t.partitions}
 
 
-def _owned(req: Any) -> Tasks | None:
+def _owned(req: StreamsGroupHeartbeatRequest) -> Tasks | None:
     if req.active_tasks is None and req.standby_tasks is None and req.warmup_tasks is None:
         return None
     return Tasks(_task_set(req.active_tasks), _task_set(req.standby_tasks),
                  _task_set(req.warmup_tasks))
 
 
-def _task_offsets(items: Any) -> dict[tuple[str, int], int] | None:
+def _task_offsets(items: list[StreamsGroupHeartbeatRequest.TaskOffset] | None) -> dict[tuple[str, int], int] | None:
     """TaskOffsets / TaskEndOffsets of a heartbeat (None: unchanged since the last one)."""
     if items is None:
         return None
     return {(o.subtopology_id, o.partition): o.offset for o in items}
 
 
-def _task_offset_list(cls: Any, offsets: dict[tuple[str, int], int]) -> list:
+def _task_offset_list(cls: Callable[..., _StructT], offsets: dict[tuple[str, int], int]) -> list[_StructT]:
     return [cls(subtopology_id=s, partition=p, offset=off)
             for (s, p), off in sorted(offsets.items())]
 
 
-def _task_ids(cls: Any, t: TaskSet) -> list:
+def _task_ids(cls: Callable[..., _StructT], t: TaskSet) -> list[_StructT]:
     return [cls(subtopology_id=s, partitions=sorted(ps)) for s, ps in sorted(t.items()) if ps]
 
 
-def _invalid_topology(topology: Any) -> str | None:
+def _invalid_topology(topology: StreamsGroupHeartbeatRequest.Topology) -> str | None:
     """Why a topology is STREAMS_INVALID_TOPOLOGY before it reaches the coordinator
     (Kafka's KafkaApis: Kafka's own internal topics, then illegal names)."""
     names: list[str] = []
@@ -206,12 +210,12 @@ async def handle_streams_group_describe(ctx: RequestContext, req: StreamsGroupDe
                                            members=[]))
             continue
 
-        def assignment(t: Tasks) -> Any:
+        def assignment(t: Tasks) -> StreamsGroupDescribeResponse.Assignment:
             return R.Assignment(active_tasks=_task_ids(R.TaskIds, t.active),
                                 standby_tasks=_task_ids(R.TaskIds, t.standby),
                                 warmup_tasks=_task_ids(R.TaskIds, t.warmup))
 
-        def info(x: TopicInfo) -> Any:
+        def info(x: TopicInfo) -> StreamsGroupDescribeResponse.TopicInfo:
             return R.TopicInfo(name=x.name, partitions=x.partitions,
                                replication_factor=x.replication_factor,
                                topic_configs=[R.KeyValue(key=k, value=v) for k, v in x.configs])

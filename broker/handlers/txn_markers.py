@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import WriteTxnMarkersResponse
@@ -45,7 +45,8 @@ R = WriteTxnMarkersResponse
 MARKER_COMMIT_TIMEOUT_MS = 30000
 
 
-def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: Any) -> ErrorCode | None:
+def _marker_refusal(services: "BrokerServices", topic: str, index: int,
+                    marker: WriteTxnMarkersRequest.WritableTxnMarker) -> ErrorCode | None:
     """Why a leader refuses ``marker`` before appending (a fenced producer or coordinator
     epoch); None to append. Unknown partitions and lost leadership are append_records' to
     answer."""
@@ -61,7 +62,7 @@ def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: 
     return refusal
 
 
-async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMarkersResponse:
+async def write_txn_markers(services: "BrokerServices", req: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
     """Write every marker of ``req`` (a WriteTxnMarkersRequest) on this broker's partitions and
     answer once each is committed or failed. Never raises for a partition's failure."""
     rm = services.replica_manager
@@ -103,7 +104,8 @@ async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMar
     return R(markers=markers_out)
 
 
-def _complete_offset_commits(services: "BrokerServices", req: Any, markers_out: list) -> None:
+def _complete_offset_commits(services: "BrokerServices", req: WriteTxnMarkersRequest,
+                             markers_out: list[WriteTxnMarkersResponse.WritableTxnMarkerResult]) -> None:
     """Tell the group coordinator which ``__consumer_offsets`` partitions took a marker."""
     gc = services.group_coordinator
     if gc is None:
