@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import logging
 import ssl
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafpy.web.metrics_endpoint import MetricsEndpoint
 from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.server import HttpLimits, HttpServer
 from kafpy.web.status_page import StatusPage
 
+if TYPE_CHECKING:
+    from kafpy.broker.broker import Broker
+    from kafpy.broker.config import KafkaConfig
+
 log = logging.getLogger("kafka.http")
 
 
-def build_http_server(config: Any, auth: BasicAuth | None = None) -> HttpServer:
+def build_http_server(config: KafkaConfig, auth: BasicAuth | None = None) -> HttpServer:
     """The HTTP server of ``config`` (a KafkaConfig whose kafpy.http.listeners is not empty);
     ``auth`` checks every request's HTTP Basic credentials."""
     from kafpy.web.listeners import HttpListener, parse_http_listeners
@@ -32,7 +36,7 @@ def build_http_server(config: Any, auth: BasicAuth | None = None) -> HttpServer:
     return HttpServer(listeners, config["kafpy.http.max.request.bytes"], tls, auth, http_limits(config))
 
 
-def http_limits(config: Any) -> HttpLimits:
+def http_limits(config: KafkaConfig) -> HttpLimits:
     """What one HTTP client may hold, from ``kafpy.http.*``."""
     per_principal = config["kafpy.http.max.concurrent.requests.per.principal"]
     return HttpLimits(max_concurrent=config["kafpy.http.max.concurrent.requests"], per_principal=per_principal,
@@ -65,7 +69,7 @@ class BrokerHttp:
         await self.server.stop()
 
 
-def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
+def _own_client(broker: Broker) -> tuple[str, str, dict[str, Any]]:
     """(bootstrap, advertised host, aiokafka client settings) through which the Schema Registry
     and the REST Proxy, Kafka clients of the cluster, reach it: this broker's inter-broker
     listener with the security the broker's own inter-broker client uses (TLS trust store and
@@ -75,6 +79,7 @@ def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
     cfg = broker.config
     name = cfg.inter_broker_listener_name
     li = next(li for li in cfg.listeners if li.name == name)
+    assert broker.server is not None   # the HTTP listeners start after the socket server
     port = broker.server.bound_ports.get(li.name, li.port)
     advertised = next((a.host for a in cfg.advertised_listeners if a.name == li.name), None)
     host = advertised or li.host or "localhost"
@@ -90,11 +95,12 @@ def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
     return f"{host}:{port}", host, client
 
 
-def _basic_auth(broker: Any) -> BasicAuth | None:
+def _basic_auth(broker: Broker) -> BasicAuth | None:
     """kafpy.http.authentication.method=BASIC: logins are the SASL users of the broker's
     listeners (PLAIN's JAAS users, SCRAM credentials), rights its ACLs."""
     from kafpy.broker.http_auth import basic_auth
     plain: dict[str, str] = {}
+    assert broker.server is not None   # the HTTP listeners start after the socket server
     for security in broker.server.security.values():
         plain.update(security.plain_users)
     services = broker.services   # None before the broker has built them
@@ -103,7 +109,7 @@ def _basic_auth(broker: Any) -> BasicAuth | None:
                       lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 
-async def start_http_server(broker: Any) -> BrokerHttp:
+async def start_http_server(broker: Broker) -> BrokerHttp:
     cfg = broker.config
     server = build_http_server(cfg, _basic_auth(broker))
     metrics = MetricsEndpoint(broker, broker.loop)

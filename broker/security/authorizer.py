@@ -24,13 +24,14 @@ import functools
 import importlib
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, AbstractSet, Any, Iterable, Protocol
+from typing import TYPE_CHECKING, AbstractSet, Iterable, Protocol
 
 from kafpy.broker.security.acl import (IMPLIED_BY, WILDCARD, WILDCARD_PRINCIPAL, AccessControlEntry, AclBinding,
                                  AclBindingFilter, AclOperation, AclPermissionType, PatternType,
                                  ResourcePattern, ResourceType)
 
 if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
     from collections.abc import Callable
 
 log = logging.getLogger("kafka.authorizer.logger")
@@ -65,7 +66,7 @@ class AclStore(Protocol):
 class Authorizer:
     """The hook a custom authorizer implements (see the module docstring)."""
 
-    def __init__(self, config: Any, store: AclStore | None = None) -> None:
+    def __init__(self, config: KafkaConfig, store: AclStore | None = None) -> None:
         self.config = config
         self.store = store
         # moves whenever an ACL changes: a decision kept beyond one request (a consumer
@@ -109,7 +110,7 @@ def parse_super_users(value: str) -> frozenset[str]:
 
 
 class AclAuthorizer(Authorizer):
-    def __init__(self, config: Any, store: AclStore | None = None) -> None:
+    def __init__(self, config: KafkaConfig, store: AclStore | None = None) -> None:
         super().__init__(config, store)
         get = config.get if hasattr(config, "get") else (lambda k, d=None: d)
         self.super_users = parse_super_users(get("super.users", ""))
@@ -262,7 +263,7 @@ class AclAuthorizer(Authorizer):
         return self.store
 
 
-def create_authorizer(config: Any, store: AclStore | None) -> Authorizer | None:
+def create_authorizer(config: KafkaConfig, store: AclStore | None) -> Authorizer | None:
     """The authorizer ``authorizer.class.name`` names: None when empty (no authorization),
     ours for Kafka's class names, else the class at the dotted Python path."""
     name = (config.get("authorizer.class.name", "") or "").strip()
