@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     from kafpy.coordinator.group.share.config import ShareGroupConfig
     from kafpy.coordinator.group.streams.config import StreamsGroupConfig
     from kafpy.metrics.observer import RequestObserver
-    from kafpy.broker.http_routes import BrokerHttp
     from kafpy.broker.share.share_partition_manager import SharePartitionManager
     from kafpy.replication.controller import KafkaController
     # imported where used: a standalone broker never loads kazoo (start time)
@@ -84,6 +83,13 @@ def _default_host() -> str:
         return name
     except OSError:
         return "localhost"
+
+
+class HttpListeners(Protocol):
+    """What the broker does with its HTTP listeners (``kafpy.broker.http_routes.BrokerHttp``,
+    which reads the Broker): stop them."""
+
+    async def stop(self) -> None: ...
 
 
 class CoordinatorLeadership(Protocol):
@@ -176,7 +182,7 @@ class Broker:
         self.services: BrokerServices | None = None
         self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
-        self.http_server: BrokerHttp | None = None   # when kafpy.http.listeners is set
+        self.http_server: HttpListeners | None = None   # broker.http_routes.BrokerHttp, when kafpy.http.listeners is set
 
     @property
     def broker_id(self) -> int:

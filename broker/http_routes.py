@@ -17,7 +17,6 @@ from kafpy.web.server import HttpLimits, HttpServer
 from kafpy.web.status_page import StatusPage
 
 if TYPE_CHECKING:
-    from kafpy.broker.broker import Broker
     from kafpy.broker.config import KafkaConfig
 
 log = logging.getLogger("kafka.http")
@@ -69,7 +68,7 @@ class BrokerHttp:
         await self.server.stop()
 
 
-def _own_client(broker: Broker) -> tuple[str, str, dict[str, Any]]:
+def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
     """(bootstrap, advertised host, aiokafka client settings) through which the Schema Registry
     and the REST Proxy, Kafka clients of the cluster, reach it: this broker's inter-broker
     listener with the security the broker's own inter-broker client uses (TLS trust store and
@@ -79,7 +78,6 @@ def _own_client(broker: Broker) -> tuple[str, str, dict[str, Any]]:
     cfg = broker.config
     name = cfg.inter_broker_listener_name
     li = next(li for li in cfg.listeners if li.name == name)
-    assert broker.server is not None   # the HTTP listeners start after the socket server
     port = broker.server.bound_ports.get(li.name, li.port)
     advertised = next((a.host for a in cfg.advertised_listeners if a.name == li.name), None)
     host = advertised or li.host or "localhost"
@@ -95,12 +93,11 @@ def _own_client(broker: Broker) -> tuple[str, str, dict[str, Any]]:
     return f"{host}:{port}", host, client
 
 
-def _basic_auth(broker: Broker) -> BasicAuth | None:
+def _basic_auth(broker: Any) -> BasicAuth | None:
     """kafpy.http.authentication.method=BASIC: logins are the SASL users of the broker's
     listeners (PLAIN's JAAS users, SCRAM credentials), rights its ACLs."""
     from kafpy.broker.http_auth import basic_auth
     plain: dict[str, str] = {}
-    assert broker.server is not None   # the HTTP listeners start after the socket server
     for security in broker.server.security.values():
         plain.update(security.plain_users)
     services = broker.services   # None before the broker has built them
@@ -109,7 +106,7 @@ def _basic_auth(broker: Broker) -> BasicAuth | None:
                       lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 
-async def start_http_server(broker: Broker) -> BrokerHttp:
+async def start_http_server(broker: Any) -> BrokerHttp:   # the Broker (which imports this module)
     cfg = broker.config
     server = build_http_server(cfg, _basic_auth(broker))
     metrics = MetricsEndpoint(broker, broker.loop)

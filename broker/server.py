@@ -49,13 +49,15 @@ import socket
 import time
 from collections import deque
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion, error_code_for
 from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import Message
+from kafpy.protocol.messages import RequestHeader
 
 from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
@@ -67,7 +69,7 @@ from kafpy.broker.quotas.throttling import throttle_response
 from kafpy.broker.security.principal import ANONYMOUS
 from kafpy.broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from kafpy.broker.security.tls_writer import TransportWriter
-from kafpy.broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
+from kafpy.broker.socket_writer import ZERO_COPY, Chunk, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
     from kafpy.broker.apis import ApiRegistry
@@ -76,6 +78,9 @@ if TYPE_CHECKING:
     from kafpy.metrics.observer import RequestObserver
 
 log = logging.getLogger("kafka.network")
+# what handling one request frame gives: the response frame, nothing (no answer), or
+# the exception that closes the connection (after its answer for _SendThenClose)
+ProcessResult = Union[list[Chunk], BaseException, None]
 
 READ_BUFFER_SIZE = 256 * 1024
 MAX_QUEUED_REQUESTS = 100
@@ -97,12 +102,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.writer: SocketWriter | None = None
         self.pool: MemoryPool | None = server.memory_pool
         self.reader = FrameReader(server.max_request_size, scratch=server.scratch, pool=self.pool)
-        self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
+        # Tasks still running and _Ready results, in request order (Any: the response loop tells
+        # them apart with ``type(x) is _Ready``, the fast check mypy does not narrow on)
+        self.queue: deque[Any] = deque()
         self.response_task: asyncio.Task | None = None
         self.paused = False     # too many requests queued
         self.closed = False
         self.admitted = False   # counted by the server's ConnectionQuotas
-        self.batch: list[Any] | None = None   # inline responses of the read being handled
+        self.batch: list[Chunk] | None = None   # inline responses of the read being handled
         self.throttled = False   # muted by a client quota until its throttle time is over
         self._unmute_at = 0.0    # loop time the mute ends
         self.busy_s = 0.0        # broker time spent on requests not yet counted against a quota
@@ -278,7 +285,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.queue.append(self.loop.create_task(hand_over(coro, pending)))
         self._ensure_responder()
 
-    def _completed(self, result: Any) -> None:
+    def _completed(self, result: ProcessResult) -> None:
         if self.closed:
             return
         if self.queue or self._writing():
@@ -311,7 +318,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if not self.closed:
                 self._write_inline(batch)
 
-    def _write_inline(self, chunks: list[Any]) -> None:
+    def _write_inline(self, chunks: list[Chunk]) -> None:
         assert self.writer is not None
         try:
             rest = self.writer.write_now(chunks)
@@ -338,7 +345,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.warning("Error writing to %s:%d: %s", self.peer[0], self.peer[1], e)
         self.abort()
 
-    async def _process_pooled(self, frame: bytes | bytearray) -> Any:
+    async def _process_pooled(self, frame: bytes | bytearray) -> ProcessResult:
         """``_process``, then the request's bytes go back to the memory pool (also when the
         connection goes away and its Task is cancelled)."""
         try:
@@ -346,7 +353,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         finally:
             self.pool.release(len(frame))  # type: ignore[union-attr]
 
-    async def _process(self, frame: bytes | bytearray) -> Any:
+    async def _process(self, frame: bytes | bytearray) -> ProcessResult:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
         or the exception that should close the connection. A handler that fails is
         answered with Kafka's error response (``kafpy.broker.error_responses``)."""
@@ -474,7 +481,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 head = queue[0]
                 if type(head) is not _Ready and not head.done():
                     await head
-                chunks: list[Any] = []
+                chunks: list[Chunk] = []
                 close = False
                 while queue:
                     head = queue[0]
@@ -526,12 +533,12 @@ class _SendThenClose(Exception):
     """A response after which the connection closes (a failed SASL login, a request out of
     order in the SASL exchange)."""
 
-    def __init__(self, chunks: list[Any]) -> None:
+    def __init__(self, chunks: list[Chunk]) -> None:
         super().__init__("closing after a failed authentication")
         self.chunks = chunks
 
 
-async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any:
+async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> ProcessResult:
     """SaslHandshake v0: frames are bare SASL tokens, answered with bare tokens; a failure
     closes the connection without an answer (v0 has no way to say why)."""
     error, _message, token, _lifetime = await session.authenticate(bytes(frame))
@@ -540,7 +547,8 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
     return [len(token).to_bytes(4, "big") + token]
 
 
-def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Any, response: Any,
+def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Message,
+             response: Message | BaseException | None,
              started: float, throttle_ms: int = 0, parked: float = 0.0) -> None:
     """The per-request hook (metrics, request log); a failure in it never fails the request.
     ``parked``: when the handler first waited (0: it never did)."""
@@ -556,7 +564,7 @@ def _nothing() -> None:
     return None
 
 
-def _error_answer(api_key: int, header: Any, request: Any, exc: Exception) -> Any:
+def _error_answer(api_key: int, header: RequestHeader, request: Message, exc: Exception) -> ProcessResult:
     """What answers a request whose handler raised ``exc``: Kafka's error response (every
     error field set), or ``exc`` itself (close the connection) where Kafka has none."""
     try:
@@ -574,7 +582,7 @@ class _Ready:
 
     __slots__ = ("result",)
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: ProcessResult) -> None:
         self.result = result
 
 

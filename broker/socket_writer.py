@@ -11,9 +11,14 @@ import errno
 import logging
 import os
 import socket
-from typing import Any
+from typing import Any, Union
+
+from kafpy.storage.file_records import FileRecordsSlice
 
 log = logging.getLogger("kafka.network")
+
+# A piece of a response frame: bytes, or a region of a segment file (sent with sendfile).
+Chunk = Union[bytes, bytearray, memoryview, FileRecordsSlice]
 
 # KAFPY_ZERO_COPY=0 sends record data by reading it into memory first: only for measuring
 # what sendfile gains (bench/fetch_zero_copy.py).
