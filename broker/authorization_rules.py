@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Protocol, cast
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Struct
@@ -44,7 +44,7 @@ LIST_OFFSETS = TopicPath("topics", "name", "partitions", "partition_index", "top
 EPOCHS = TopicPath("topics", "topic", "partitions", "partition", "topics", "topic", "partitions", "partition")
 
 
-async def produce(az: AuthzCheck, ctx: RequestContext, req: M.ProduceRequest, func: Next) -> Response:
+async def produce(az: AuthzCheck, ctx: RequestContext, req: messages.ProduceRequest, func: Next) -> Response:
     tid = getattr(req, "transactional_id", None)
     if tid is not None and not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, tid):
         resp = await filter_topics(az, ctx, req, func, PRODUCE, lambda _n: False,
@@ -56,13 +56,13 @@ async def produce(az: AuthzCheck, ctx: RequestContext, req: M.ProduceRequest, fu
     return resp
 
 
-def _is_follower(req: M.FetchRequest, version: int) -> bool:
+def _is_follower(req: messages.FetchRequest, version: int) -> bool:
     if version >= 15:
         return req.replica_state is not None and req.replica_state.replica_id >= 0
     return req.replica_id >= 0
 
 
-async def fetch(az: AuthzCheck, ctx: RequestContext, req: M.FetchRequest, func: Next) -> Response:
+async def fetch(az: AuthzCheck, ctx: RequestContext, req: messages.FetchRequest, func: Next) -> Response:
     """A follower needs CLUSTER_ACTION. A consumer's READ is judged by the handler itself
     (``authz_check.topic_permission``) on every partition it serves: an incremental fetch
     session serves partitions the request does not name, and Kafka re-checks them all on
@@ -73,11 +73,11 @@ async def fetch(az: AuthzCheck, ctx: RequestContext, req: M.FetchRequest, func: 
     return await func(ctx, req)
 
 
-async def list_offsets(az: AuthzCheck, ctx: RequestContext, req: M.ListOffsetsRequest, func: Next) -> Response:
+async def list_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.ListOffsetsRequest, func: Next) -> Response:
     return await filter_topics(az, ctx, req, func, LIST_OFFSETS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
 
 
-async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: M.OffsetForLeaderEpochRequest, func: Next) -> Response:
+async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetForLeaderEpochRequest, func: Next) -> Response:
     """CLUSTER_ACTION on the cluster serves every topic; else DESCRIBE on each (Kafka 4.4,
     whoever the replica id claims to be)."""
     if az.cluster(Op.CLUSTER_ACTION):
@@ -85,7 +85,7 @@ async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: M.Of
     return await filter_topics(az, ctx, req, func, EPOCHS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
 
 
-async def metadata(az: AuthzCheck, ctx: RequestContext, req: M.MetadataRequest, func: Next) -> Response:
+async def metadata(az: AuthzCheck, ctx: RequestContext, req: messages.MetadataRequest, func: Next) -> Response:
     """Topics the principal may not describe are left out of an all-topics answer and
     answered TOPIC_AUTHORIZATION_FAILED when named; a missing topic is auto-created only with
     CREATE on the cluster or the topic; authorized operations are filled in when asked."""
@@ -108,13 +108,13 @@ async def metadata(az: AuthzCheck, ctx: RequestContext, req: M.MetadataRequest, 
             else:
                 keep.append(t)
         req.topics = keep
-    resp = cast(M.MetadataResponse, await func(ctx, req))
+    resp = cast(messages.MetadataResponse, await func(ctx, req))
     if isinstance(resp, EncodedMetadataResponse):
         resp = resp.plain()   # changed below: not the cache's shared, pre-encoded entries
     if explicit and not req.topics and ctx.api_version == 0:
         resp.topics = []  # v0's empty list asks for every topic: none of them is wanted
     T = type(resp).MetadataResponseTopic
-    topics: list[M.MetadataResponse.MetadataResponseTopic] = []
+    topics: list[messages.MetadataResponse.MetadataResponseTopic] = []
     for rt in resp.topics:
         if rt.name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, rt.name):
             topics.append(rt)
@@ -144,13 +144,13 @@ OFFSET_FETCH_V7 = TopicPath("topics", "name", "partition_indexes", None, "topics
 TXN_COMMIT = COMMIT
 
 
-async def offset_commit(az: AuthzCheck, ctx: RequestContext, req: M.OffsetCommitRequest, func: Next) -> Response:
+async def offset_commit(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetCommitRequest, func: Next) -> Response:
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return await filter_topics(az, ctx, req, func, COMMIT, lambda _n: False, GROUP_FAILED)
     return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
-async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: M.OffsetFetchRequest, func: Next) -> Response:
+async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetFetchRequest, func: Next) -> Response:
     """DESCRIBE on each group; the topics it may not describe are answered with the error
     when named, and left out of an all-topics answer."""
     if ctx.api_version < 8:
@@ -158,20 +158,20 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: M.OffsetFetchRe
             return top_error(ctx, GROUP_FAILED) if ctx.api_version >= 2 else await filter_topics(
                 az, ctx, req, func, OFFSET_FETCH_V7, lambda _n: False, GROUP_FAILED)
         named = req.topics is not None
-        resp = cast(M.OffsetFetchResponse, await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, topic_allowed(az, Op.DESCRIBE)))
+        resp = cast(messages.OffsetFetchResponse, await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, topic_allowed(az, Op.DESCRIBE)))
         if not named:
             resp.topics = [t for t in resp.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
         return resp
     refused = [g for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     req.groups = [g for g in req.groups if g not in refused]
-    denied_topics: dict[str, list[tuple[M.OffsetFetchRequest.OffsetFetchRequestTopics, str]]] = {}
+    denied_topics: dict[str, list[tuple[messages.OffsetFetchRequest.OffsetFetchRequestTopics, str]]] = {}
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
     for g in req.groups:
         if g.topics:
             denied_topics[g.group_id] = [(t, t.name) for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
             g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
-    resp = cast(M.OffsetFetchResponse, await func(ctx, req) if req.groups else M.OffsetFetchResponse(groups=[]))
-    G = M.OffsetFetchResponse.OffsetFetchResponseGroup
+    resp = cast(messages.OffsetFetchResponse, await func(ctx, req) if req.groups else messages.OffsetFetchResponse(groups=[]))
+    G = messages.OffsetFetchResponse.OffsetFetchResponseGroup
     for rg in resp.groups:
         if rg.group_id in denied_topics:
             add_topic_errors(resp, rg, path, denied_topics[rg.group_id], TOPIC_FAILED)
@@ -181,7 +181,7 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: M.OffsetFetchRe
     return resp
 
 
-async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: M.FindCoordinatorRequest, func: Next) -> Response:
+async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: messages.FindCoordinatorRequest, func: Next) -> Response:
     rtype = ResourceType.TRANSACTIONAL_ID if getattr(req, "key_type", 0) == 1 else ResourceType.GROUP
     code = TXN_FAILED if rtype == ResourceType.TRANSACTIONAL_ID else GROUP_FAILED
     allowed = lambda k: az.ok(Op.DESCRIBE, rtype, k)  # noqa: E731
@@ -191,21 +191,21 @@ async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: M.FindCoord
         if allowed(req.key):
             return await func(ctx, req)
         return top_error(ctx, code, node_id=-1, host="", port=-1)
-    C = M.FindCoordinatorResponse.Coordinator
+    C = messages.FindCoordinatorResponse.Coordinator
     return await filter_items(ctx, req, func, "coordinator_keys", lambda k: k, allowed,
                               "coordinators", lambda _r, k: C(key=k, node_id=-1, host="", port=-1, error_code=code))
 
 
-async def sync_group(az: AuthzCheck, ctx: RequestContext, req: M.SyncGroupRequest, func: Next) -> Response:
+async def sync_group(az: AuthzCheck, ctx: RequestContext, req: messages.SyncGroupRequest, func: Next) -> Response:
     """v5+ without the protocol type and name is INCONSISTENT_GROUP_PROTOCOL before any check."""
     if ctx.api_version >= 5 and (req.protocol_type is None or req.protocol_name is None):
         return top_error(ctx, ErrorCode.INCONSISTENT_GROUP_PROTOCOL, assignment=b"")
     return await group_rule(Op.READ)(az, ctx, req, func)
 
 
-async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: M.DescribeGroupsRequest, func: Next) -> Response:
-    D = M.DescribeGroupsResponse.DescribedGroup
-    resp = cast(M.DescribeGroupsResponse, await filter_items(ctx, req, func, "groups", lambda g: g, lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g),
+async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeGroupsRequest, func: Next) -> Response:
+    D = messages.DescribeGroupsResponse.DescribedGroup
+    resp = cast(messages.DescribeGroupsResponse, await filter_items(ctx, req, func, "groups", lambda g: g, lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g),
                               "groups", lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[])))
     if getattr(req, "include_authorized_operations", False):
         for g in resp.groups:
@@ -214,27 +214,27 @@ async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: M.DescribeGr
     return resp
 
 
-async def list_groups(az: AuthzCheck, ctx: RequestContext, req: M.ListGroupsRequest, func: Next) -> Response:
-    resp = cast(M.ListGroupsResponse, await func(ctx, req))
+async def list_groups(az: AuthzCheck, ctx: RequestContext, req: messages.ListGroupsRequest, func: Next) -> Response:
+    resp = cast(messages.ListGroupsResponse, await func(ctx, req))
     if not az.cluster(Op.DESCRIBE):
         resp.groups = [g for g in resp.groups if az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     return resp
 
 
-async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: M.DeleteGroupsRequest, func: Next) -> Response:
-    R = M.DeleteGroupsResponse.DeletableGroupResult
+async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteGroupsRequest, func: Next) -> Response:
+    R = messages.DeleteGroupsResponse.DeletableGroupResult
     return await filter_items(ctx, req, func, "groups_names", lambda g: g,
                               lambda g: az.ok(Op.DELETE, ResourceType.GROUP, g),
                               "results", lambda _r, g: R(group_id=g, error_code=GROUP_FAILED))
 
 
-async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: M.OffsetDeleteRequest, func: Next) -> Response:
+async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetDeleteRequest, func: Next) -> Response:
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED)
     return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
-async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: M.ConsumerGroupHeartbeatRequest, func: Next) -> Response:
+async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messages.ConsumerGroupHeartbeatRequest, func: Next) -> Response:
     """READ on the group, and DESCRIBE on every topic named in the subscription."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, member_epoch=-1, heartbeat_interval_ms=0)
@@ -244,9 +244,9 @@ async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: M.C
     return await func(ctx, req)
 
 
-async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: M.ConsumerGroupDescribeRequest, func: Next) -> Response:
-    D = M.ConsumerGroupDescribeResponse.DescribedGroup
-    resp = cast(M.ConsumerGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
+async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.ConsumerGroupDescribeRequest, func: Next) -> Response:
+    D = messages.ConsumerGroupDescribeResponse.DescribedGroup
+    resp = cast(messages.ConsumerGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1,
@@ -255,7 +255,7 @@ async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: M.Co
     return resp
 
 
-async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: M.StreamsGroupHeartbeatRequest, func: Next) -> Response:
+async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messages.StreamsGroupHeartbeatRequest, func: Next) -> Response:
     """READ on the group, and DESCRIBE on every topic the topology names."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, member_id="", member_epoch=0,
@@ -271,9 +271,9 @@ async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: M.St
     return await func(ctx, req)
 
 
-async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: M.StreamsGroupDescribeRequest, func: Next) -> Response:
-    D = M.StreamsGroupDescribeResponse.DescribedGroup
-    resp = cast(M.StreamsGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
+async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.StreamsGroupDescribeRequest, func: Next) -> Response:
+    D = messages.StreamsGroupDescribeResponse.DescribedGroup
+    resp = cast(messages.StreamsGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1, members=[])))
@@ -282,7 +282,7 @@ async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: M.Str
 
 
 # -- transactions ----------------------------------------------------------------------------
-async def init_producer_id(az: AuthzCheck, ctx: RequestContext, req: M.InitProducerIdRequest, func: Next) -> Response:
+async def init_producer_id(az: AuthzCheck, ctx: RequestContext, req: messages.InitProducerIdRequest, func: Next) -> Response:
     if req.transactional_id is not None:
         if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
             return top_error(ctx, TXN_FAILED, producer_id=-1, producer_epoch=-1)
@@ -295,7 +295,7 @@ ADD_PARTITIONS_V3 = TopicPath("v3_and_below_topics", "name", "partitions", None,
                               "name", "results_by_partition", "partition_index", "partition_error_code")
 
 
-async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: M.AddPartitionsToTxnRequest, func: Next) -> Response:
+async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: messages.AddPartitionsToTxnRequest, func: Next) -> Response:
     if ctx.api_version >= 4:  # broker-to-broker verification (KIP-890)
         return await cluster_rule(Op.CLUSTER_ACTION)(az, ctx, req, func)
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.v3_and_below_transactional_id):
@@ -303,7 +303,7 @@ async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: M.AddP
     return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, topic_allowed(az, Op.WRITE))
 
 
-async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: M.AddOffsetsToTxnRequest, func: Next) -> Response:
+async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: messages.AddOffsetsToTxnRequest, func: Next) -> Response:
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
         return top_error(ctx, TXN_FAILED)
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
@@ -311,13 +311,13 @@ async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: M.AddOffs
     return await func(ctx, req)
 
 
-async def end_txn(az: AuthzCheck, ctx: RequestContext, req: M.EndTxnRequest, func: Next) -> Response:
+async def end_txn(az: AuthzCheck, ctx: RequestContext, req: messages.EndTxnRequest, func: Next) -> Response:
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
         return top_error(ctx, TXN_FAILED)
     return await func(ctx, req)
 
 
-async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: M.TxnOffsetCommitRequest, func: Next) -> Response:
+async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: messages.TxnOffsetCommitRequest, func: Next) -> Response:
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
         return await filter_topics(az, ctx, req, func, TXN_COMMIT, lambda _n: False, TXN_FAILED)
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
@@ -325,11 +325,11 @@ async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: M.TxnOffse
     return await filter_topics(az, ctx, req, func, TXN_COMMIT, topic_allowed(az, Op.READ))
 
 
-async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: M.DescribeTransactionsRequest, func: Next) -> Response:
+async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeTransactionsRequest, func: Next) -> Response:
     """DESCRIBE on each transactional id; the topics of a transaction the caller may not
     DESCRIBE are left out of its answer (as Kafka does)."""
-    S = M.DescribeTransactionsResponse.TransactionState
-    resp = cast(M.DescribeTransactionsResponse, await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
+    S = messages.DescribeTransactionsResponse.TransactionState
+    resp = cast(messages.DescribeTransactionsResponse, await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
                               lambda t: az.ok(Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t),
                               "transaction_states", lambda _r, t: S(transactional_id=t, error_code=TXN_FAILED,
                                                                     transaction_state="", topics=[])))
@@ -338,8 +338,8 @@ async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: M.Desc
     return resp
 
 
-async def list_transactions(az: AuthzCheck, ctx: RequestContext, req: M.ListTransactionsRequest, func: Next) -> Response:
-    resp = cast(M.ListTransactionsResponse, await func(ctx, req))
+async def list_transactions(az: AuthzCheck, ctx: RequestContext, req: messages.ListTransactionsRequest, func: Next) -> Response:
+    resp = cast(messages.ListTransactionsResponse, await func(ctx, req))
     resp.transaction_states = [s for s in resp.transaction_states
                                if az.ok(Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactional_id)]
     return resp
@@ -349,10 +349,10 @@ WRITE_MARKERS = TopicPath("topics", "name", "partition_indexes", None, "topics",
                           "partition_index")
 
 
-async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: M.WriteTxnMarkersRequest, func: Next) -> Response:
+async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: messages.WriteTxnMarkersRequest, func: Next) -> Response:
     if az.cluster(Op.CLUSTER_ACTION):
         return await func(ctx, req)
-    R = M.WriteTxnMarkersResponse
+    R = messages.WriteTxnMarkersResponse
     resp = R(markers=[])
     for m in req.markers:
         entry = R.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[])
@@ -362,8 +362,8 @@ async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: M.WriteTxn
 
 
 # -- topics, configs, cluster ----------------------------------------------------------------
-async def create_topics(az: AuthzCheck, ctx: RequestContext, req: M.CreateTopicsRequest, func: Next) -> Response:
-    R = M.CreateTopicsResponse.CreatableTopicResult
+async def create_topics(az: AuthzCheck, ctx: RequestContext, req: messages.CreateTopicsRequest, func: Next) -> Response:
+    R = messages.CreateTopicsResponse.CreatableTopicResult
     cluster_ok = az.cluster(Op.CREATE)
     return await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: cluster_ok or az.ok(Op.CREATE, ResourceType.TOPIC, n), "topics",
@@ -371,9 +371,9 @@ async def create_topics(az: AuthzCheck, ctx: RequestContext, req: M.CreateTopics
                                               replication_factor=-1, configs=[]))
 
 
-async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: M.DeleteTopicsRequest, func: Next) -> Response:
+async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteTopicsRequest, func: Next) -> Response:
     """DELETE on the cluster (every topic) or on each topic, as Kafka's controller checks it."""
-    R = M.DeleteTopicsResponse.DeletableTopicResult
+    R = messages.DeleteTopicsResponse.DeletableTopicResult
     cache = ctx.services.metadata_cache
     cluster_ok = az.cluster(Op.DELETE)
     deletable = lambda n: cluster_ok or az.ok(Op.DELETE, ResourceType.TOPIC, n)  # noqa: E731
@@ -381,7 +381,7 @@ async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: M.DeleteTopics
         return await filter_items(ctx, req, func, "topic_names", lambda n: n, deletable, "responses",
                                   lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
 
-    def name_of(t: M.DeleteTopicsRequest.DeleteTopicState) -> str:
+    def name_of(t: messages.DeleteTopicsRequest.DeleteTopicState) -> str:
         if t.name is None and t.topic_id is not None:
             info = cache.topic_by_id(t.topic_id)
             return info.name if info is not None else ""
@@ -390,18 +390,18 @@ async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: M.DeleteTopics
                               lambda _r, t: R(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))
 
 
-async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: M.CreatePartitionsRequest, func: Next) -> Response:
-    R = M.CreatePartitionsResponse.CreatePartitionsTopicResult
+async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: messages.CreatePartitionsRequest, func: Next) -> Response:
+    R = messages.CreatePartitionsResponse.CreatePartitionsTopicResult
     return await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: az.ok(Op.ALTER, ResourceType.TOPIC, n), "results",
                               lambda _r, t: R(name=t.name, error_code=TOPIC_FAILED))
 
 
-async def delete_records(az: AuthzCheck, ctx: RequestContext, req: M.DeleteRecordsRequest, func: Next) -> Response:
+async def delete_records(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteRecordsRequest, func: Next) -> Response:
     return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.DELETE))
 
 
-async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: M.DescribeProducersRequest, func: Next) -> Response:
+async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeProducersRequest, func: Next) -> Response:
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
     return await filter_topics(az, ctx, req, func, path, topic_allowed(az, Op.READ))
 
@@ -435,15 +435,15 @@ def _config_error(resp: Response, resource: _ConfigResource, entry: Callable[...
                  resource_name=resource.resource_name)
 
 
-async def describe_configs(az: AuthzCheck, ctx: RequestContext, req: M.DescribeConfigsRequest, func: Next) -> Response:
-    E = M.DescribeConfigsResponse.DescribeConfigsResult
+async def describe_configs(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeConfigsRequest, func: Next) -> Response:
+    E = messages.DescribeConfigsResponse.DescribeConfigsResult
     return await filter_items(ctx, req, func, "resources", lambda r: r,
                               lambda r: _config_allowed(az, Op.DESCRIBE_CONFIGS, r), "results",
                               lambda resp, r: _config_error(resp, r, E))
 
 
 def _alter_configs(entry: type) -> Rule:
-    async def rule(az: AuthzCheck, ctx: RequestContext, req: M.AlterConfigsRequest | M.IncrementalAlterConfigsRequest,
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: messages.AlterConfigsRequest | messages.IncrementalAlterConfigsRequest,
                    func: Next) -> Response:
         return await filter_items(ctx, req, func, "resources", lambda r: r,
                                   lambda r: _config_allowed(az, Op.ALTER_CONFIGS, r), "responses",
@@ -451,25 +451,25 @@ def _alter_configs(entry: type) -> Rule:
     return rule
 
 
-async def describe_cluster(az: AuthzCheck, ctx: RequestContext, req: M.DescribeClusterRequest, func: Next) -> Response:
-    resp = cast(M.DescribeClusterResponse, await func(ctx, req))
+async def describe_cluster(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeClusterRequest, func: Next) -> Response:
+    resp = cast(messages.DescribeClusterResponse, await func(ctx, req))
     if getattr(req, "include_cluster_authorized_operations", False):
         resp.cluster_authorized_operations = az.operations_bits(ResourceType.CLUSTER, CLUSTER_NAME)
     return resp
 
 
-async def describe_log_dirs(az: AuthzCheck, ctx: RequestContext, req: M.DescribeLogDirsRequest, func: Next) -> Response:
+async def describe_log_dirs(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeLogDirsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
     if ctx.api_version >= 3:
         return top_error(ctx, CLUSTER_FAILED, results=[])
-    return M.DescribeLogDirsResponse(results=[])
+    return messages.DescribeLogDirsResponse(results=[])
 
 
-async def describe_topic_partitions(az: AuthzCheck, ctx: RequestContext, req: M.DescribeTopicPartitionsRequest, func: Next) -> Response:
-    T = M.DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
+async def describe_topic_partitions(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeTopicPartitionsRequest, func: Next) -> Response:
+    T = messages.DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
     named = bool(req.topics)
-    resp = cast(M.DescribeTopicPartitionsResponse, await filter_items(ctx, req, func, "topics", lambda t: t.name,
+    resp = cast(messages.DescribeTopicPartitionsResponse, await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n), "topics",
                               lambda _r, t: T(name=t.name, error_code=TOPIC_FAILED, is_internal=False, partitions=[])))
     if not named:
@@ -477,28 +477,28 @@ async def describe_topic_partitions(az: AuthzCheck, ctx: RequestContext, req: M.
     return resp
 
 
-async def describe_acls(az: AuthzCheck, ctx: RequestContext, req: M.DescribeAclsRequest, func: Next) -> Response:
+async def describe_acls(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeAclsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
-    return M.DescribeAclsResponse(error_code=CLUSTER_FAILED, error_message="Cluster authorization failed.")
+    return messages.DescribeAclsResponse(error_code=CLUSTER_FAILED, error_message="Cluster authorization failed.")
 
 
-async def create_acls(az: AuthzCheck, ctx: RequestContext, req: M.CreateAclsRequest, func: Next) -> Response:
+async def create_acls(az: AuthzCheck, ctx: RequestContext, req: messages.CreateAclsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = M.CreateAclsResponse.AclCreationResult
-    return M.CreateAclsResponse(results=[R(error_code=CLUSTER_FAILED) for _ in req.creations])
+    R = messages.CreateAclsResponse.AclCreationResult
+    return messages.CreateAclsResponse(results=[R(error_code=CLUSTER_FAILED) for _ in req.creations])
 
 
-async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: M.DeleteAclsRequest, func: Next) -> Response:
+async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteAclsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = M.DeleteAclsResponse.DeleteAclsFilterResult
-    return M.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
+    R = messages.DeleteAclsResponse.DeleteAclsFilterResult
+    return messages.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
 
 
 # -- share groups ----------------------------------------------------------------------------
-async def share_rule(az: AuthzCheck, ctx: RequestContext, req: M.ShareFetchRequest | M.ShareAcknowledgeRequest,
+async def share_rule(az: AuthzCheck, ctx: RequestContext, req: messages.ShareFetchRequest | messages.ShareAcknowledgeRequest,
                      func: Next) -> Response:
     """READ on the group, else GROUP_AUTHORIZATION_FAILED for the whole request; READ on each
     topic is checked by the handlers, on every partition they serve (a share session serves
@@ -509,7 +509,7 @@ async def share_rule(az: AuthzCheck, ctx: RequestContext, req: M.ShareFetchReque
     return failed(GROUP_FAILED)
 
 
-async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: M.ShareGroupHeartbeatRequest, func: Next) -> Response:
+async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messages.ShareGroupHeartbeatRequest, func: Next) -> Response:
     """READ on the group, and DESCRIBE on every topic named in the subscription."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, heartbeat_interval_ms=0)
@@ -519,11 +519,11 @@ async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: M.Shar
     return await func(ctx, req)
 
 
-async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: M.ShareGroupDescribeRequest, func: Next) -> Response:
+async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.ShareGroupDescribeRequest, func: Next) -> Response:
     """DESCRIBE on each group; a group whose members are assigned a topic the caller may not
     DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED."""
-    D = M.ShareGroupDescribeResponse.DescribedGroup
-    resp = cast(M.ShareGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
+    D = messages.ShareGroupDescribeResponse.DescribedGroup
+    resp = cast(messages.ShareGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[])))
     hide_groups_naming_denied_topics(az, resp, D, targets=False)
@@ -533,21 +533,21 @@ async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: M.Share
 TOPIC_FAILED_MESSAGE = "Topic authorization failed."
 
 
-async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: M.DescribeShareGroupOffsetsRequest, func: Next) -> Response:
+async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeShareGroupOffsetsRequest, func: Next) -> Response:
     """DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED); named topics the caller may not
     DESCRIBE are answered TOPIC_AUTHORIZATION_FAILED per partition, and left out of an
     all-topics answer."""
-    R = M.DescribeShareGroupOffsetsResponse
+    R = messages.DescribeShareGroupOffsetsResponse
     G, T, P = (R.DescribeShareGroupOffsetsResponseGroup, R.DescribeShareGroupOffsetsResponseTopic,
                R.DescribeShareGroupOffsetsResponsePartition)
     refused = [g.group_id for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     req.groups = [g for g in req.groups if g.group_id not in refused]
-    denied: dict[str, list[M.DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic]] = {}
+    denied: dict[str, list[messages.DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic]] = {}
     for g in req.groups:
         if g.topics is not None:
             denied[g.group_id] = [t for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
             g.topics = [t for t in g.topics if t not in denied[g.group_id]]
-    resp = cast(M.DescribeShareGroupOffsetsResponse, await func(ctx, req) if req.groups else R(groups=[]))
+    resp = cast(messages.DescribeShareGroupOffsetsResponse, await func(ctx, req) if req.groups else R(groups=[]))
     for rg in resp.groups:
         if rg.group_id not in denied:
             rg.topics = [t for t in rg.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
@@ -559,32 +559,32 @@ async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req:
     return resp
 
 
-async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: M.AlterShareGroupOffsetsRequest, func: Next) -> Response:
+async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.AlterShareGroupOffsetsRequest, func: Next) -> Response:
     """READ on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller may
     not READ are answered TOPIC_AUTHORIZATION_FAILED per partition."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
-    R = M.AlterShareGroupOffsetsResponse
+    R = messages.AlterShareGroupOffsetsResponse
     T, P = R.AlterShareGroupOffsetsResponseTopic, R.AlterShareGroupOffsetsResponsePartition
     denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
     req.topics = [t for t in req.topics if t not in denied]
     # nothing left: Kafka's coordinator answers an empty success without touching the group
-    resp = cast(M.AlterShareGroupOffsetsResponse, await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[]))
+    resp = cast(messages.AlterShareGroupOffsetsResponse, await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[]))
     resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name), partitions=[
         P(partition_index=p.partition_index, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
         for p in t.partitions]) for t in denied)
     return resp
 
 
-async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: M.DeleteShareGroupOffsetsRequest, func: Next) -> Response:
+async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteShareGroupOffsetsRequest, func: Next) -> Response:
     """DELETE on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller
     may not READ are answered TOPIC_AUTHORIZATION_FAILED."""
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
-    T = M.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
+    T = messages.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
     denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
     req.topics = [t for t in req.topics if t not in denied]
-    resp = cast(M.DeleteShareGroupOffsetsResponse, await func(ctx, req))
+    resp = cast(messages.DeleteShareGroupOffsetsResponse, await func(ctx, req))
     if resp.error_code == ErrorCode.NONE:   # else the coordinator's error is the whole answer, as in Kafka
         resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name),
                                 error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
@@ -608,38 +608,38 @@ async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: ShareStateR
 MESSAGE = "Cluster authorization failed."
 
 
-async def describe_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: M.DescribeUserScramCredentialsRequest, func: Next) -> Response:
+async def describe_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeUserScramCredentialsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
-    R = M.DescribeUserScramCredentialsResponse
+    R = messages.DescribeUserScramCredentialsResponse
     return R(error_code=CLUSTER_FAILED, error_message=MESSAGE, results=[
         R.DescribeUserScramCredentialsResult(user=u.name, error_code=CLUSTER_FAILED, error_message=MESSAGE)
         for u in req.users or []])
 
 
-async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: M.AlterUserScramCredentialsRequest, func: Next) -> Response:
+async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: messages.AlterUserScramCredentialsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = M.AlterUserScramCredentialsResponse
+    R = messages.AlterUserScramCredentialsResponse
     users = sorted({u.name for u in req.deletions} | {u.name for u in req.upsertions})
     return R(results=[R.AlterUserScramCredentialsResult(user=u, error_code=CLUSTER_FAILED, error_message=MESSAGE)
                       for u in users])
 
 
 # -- client quotas ---------------------------------------------------------------------------
-async def describe_client_quotas(az: AuthzCheck, ctx: RequestContext, req: M.DescribeClientQuotasRequest, func: Next) -> Response:
+async def describe_client_quotas(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeClientQuotasRequest, func: Next) -> Response:
     """DESCRIBE_CONFIGS on the cluster."""
     if az.cluster(Op.DESCRIBE_CONFIGS):
         return await func(ctx, req)
     return top_error(ctx, CLUSTER_FAILED, error_message=MESSAGE, entries=None)
 
 
-async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: M.AlterClientQuotasRequest, func: Next) -> Response:
+async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: messages.AlterClientQuotasRequest, func: Next) -> Response:
     """ALTER_CONFIGS on the cluster (Kafka's controller checks it); refused, every entry is
     answered CLUSTER_AUTHORIZATION_FAILED."""
     if az.cluster(Op.ALTER_CONFIGS):
         return await func(ctx, req)
-    R = M.AlterClientQuotasResponse
+    R = messages.AlterClientQuotasResponse
     return R(entries=[R.EntryData(error_code=CLUSTER_FAILED, error_message=MESSAGE, entity=[
         R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
         for entry in req.entries])
@@ -697,8 +697,8 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.DELETE_RECORDS: delete_records,
     ApiKey.DESCRIBE_PRODUCERS: describe_producers,
     ApiKey.DESCRIBE_CONFIGS: describe_configs,
-    ApiKey.ALTER_CONFIGS: _alter_configs(M.AlterConfigsResponse.AlterConfigsResourceResponse),
-    ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(M.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
+    ApiKey.ALTER_CONFIGS: _alter_configs(messages.AlterConfigsResponse.AlterConfigsResourceResponse),
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(messages.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
     ApiKey.DESCRIBE_CLUSTER: describe_cluster,
     ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions,

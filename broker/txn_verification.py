@@ -58,10 +58,9 @@ from kafpy.coordinator.transaction.state import TV_2
 
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
-E = ErrorCode
 TopicPartition = tuple[str, int]
-_RETRIABLE = (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
-              E.NOT_COORDINATOR)
+_RETRIABLE = (ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
+              ErrorCode.NOT_COORDINATOR)
 PARTITION_NOT_ADDED = "Partition was not added to the transaction"
 # Kafka's produceRequestVersionToTransactionSupportedOperation: v11 knows TRANSACTION_ABORTABLE
 # (genericErrorSupported), v12 lets the leader add the partition (addPartition, epoch bumps)
@@ -72,15 +71,15 @@ PRODUCE_ADD_PARTITION_VERSION = 12
 def produce_error(error: ErrorCode, api_version: int) -> tuple[ErrorCode, str | None]:
     """What a Produce of `api_version` answers for a verification error (Kafka 4.4's
     AddPartitionsToTxnManager then ReplicaManager mappings)."""
-    if error == E.PRODUCER_FENCED:
-        return E.INVALID_PRODUCER_EPOCH, None
-    if error == E.TRANSACTION_ABORTABLE and api_version < PRODUCE_GENERIC_ERROR_VERSION:
-        error = E.INVALID_TXN_STATE
-    if error in (E.CLUSTER_AUTHORIZATION_FAILED, E.INVALID_TXN_STATE):
-        return E.INVALID_TXN_STATE, PARTITION_NOT_ADDED
-    if error in _RETRIABLE or (error == E.CONCURRENT_TRANSACTIONS
+    if error == ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH, None
+    if error == ErrorCode.TRANSACTION_ABORTABLE and api_version < PRODUCE_GENERIC_ERROR_VERSION:
+        error = ErrorCode.INVALID_TXN_STATE
+    if error in (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, ErrorCode.INVALID_TXN_STATE):
+        return ErrorCode.INVALID_TXN_STATE, PARTITION_NOT_ADDED
+    if error in _RETRIABLE or (error == ErrorCode.CONCURRENT_TRANSACTIONS
                                and api_version < PRODUCE_ADD_PARTITION_VERSION):
-        return E.NOT_ENOUGH_REPLICAS, ("Unable to verify the partition has been added to the transaction. "
+        return ErrorCode.NOT_ENOUGH_REPLICAS, ("Unable to verify the partition has been added to the transaction. "
                                        f"Underlying error: {error.name}")
     return error, None
 
@@ -197,11 +196,11 @@ class TxnVerifier:
         gives it; `produce_error` maps it for the producer."""
         node = self._coordinator_node(transactional_id)
         if node is None:
-            return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+            return {tp: ErrorCode.COORDINATOR_NOT_AVAILABLE for tp in partitions}
         if node == self.broker_id:
             service = self._local()
             if service is None:
-                return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+                return {tp: ErrorCode.COORDINATOR_NOT_AVAILABLE for tp in partitions}
             coordinator = service.coordinator
             if add:
                 error = await coordinator.add_partitions(transactional_id, producer_id, epoch,
@@ -213,23 +212,23 @@ class TxnVerifier:
             await client.ready()
             if client.api_version(ApiKey.ADD_PARTITIONS_TO_TXN) < 4:
                 # a coordinator that cannot verify: the batch appends unverified, as in Kafka
-                return {tp: E.NONE for tp in partitions}
+                return {tp: ErrorCode.NONE for tp in partitions}
             resp = await client.send(ApiKey.ADD_PARTITIONS_TO_TXN,
                                      _verify_request(transactional_id, producer_id, epoch, partitions,
                                                      verify_only=not add))
         except asyncio.CancelledError:
             raise
         except UnsupportedVersion:
-            return {tp: E.NONE for tp in partitions}
+            return {tp: ErrorCode.NONE for tp in partitions}
         except Exception as e:  # noqa: BLE001 - connection trouble: the producer retries
             log.info("AddPartitionsToTxn to broker %d failed: %s", node, e)
-            return {tp: E.NETWORK_EXCEPTION for tp in partitions}
+            return {tp: ErrorCode.NETWORK_EXCEPTION for tp in partitions}
         if resp.error_code:
             return {tp: ErrorCode(resp.error_code) for tp in partitions}
         found = {(t.name, p.partition_index): ErrorCode(p.partition_error_code)
                  for r in resp.results_by_transaction if r.transactional_id == transactional_id
                  for t in r.topic_results for p in t.results_by_partition}
-        return {tp: found.get(tp, E.INVALID_TXN_STATE) for tp in partitions}
+        return {tp: found.get(tp, ErrorCode.INVALID_TXN_STATE) for tp in partitions}
 
 
 

@@ -10,7 +10,7 @@ coordinator, they answer UNSUPPORTED_VERSION as Kafka does.
 from __future__ import annotations
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatResponse
 from kafpy.protocol.messages import ConsumerGroupDescribeRequest, ConsumerGroupHeartbeatRequest
 
@@ -29,7 +29,7 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGrou
     R = ConsumerGroupHeartbeatResponse
     consumer = consumer_coordinator(ctx)
     if consumer is None:
-        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
     owned = None
     if req.topic_partitions is not None:
@@ -45,11 +45,11 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGrou
         topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
         acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
     r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
-    assignment = heartbeat_assignment(R, r.assignment) if r.error == E.NONE else None
+    assignment = heartbeat_assignment(R, r.assignment) if r.error == ErrorCode.NONE else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-             member_id=r.member_id if r.error == E.NONE else None,
-             member_epoch=r.member_epoch if r.error == E.NONE else -1,
-             heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == E.NONE else 0,
+             member_id=r.member_id if r.error == ErrorCode.NONE else None,
+             member_epoch=r.member_epoch if r.error == ErrorCode.NONE else -1,
+             heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == ErrorCode.NONE else 0,
              assignment=assignment)
 
 
@@ -60,7 +60,7 @@ async def handle_consumer_group_describe(ctx: RequestContext, req: ConsumerGroup
     groups = []
     for gid in req.group_ids:
         if consumer is None:
-            groups.append(R.DescribedGroup(error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                                            group_id=gid, group_state="", group_epoch=-1,
                                            assignment_epoch=-1, assignor_name="", members=[]))
             continue

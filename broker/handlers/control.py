@@ -40,7 +40,6 @@ log = logging.getLogger("kafka.server.KafkaApis")
 if TYPE_CHECKING:
     from kafpy.broker.config import KafkaConfig
 
-E = ErrorCode
 _UpdatePartitionState = UpdateMetadataRequest.UpdateMetadataPartitionState
 UNKNOWN_BROKER_EPOCH = -1  # AbstractControlRequest.UNKNOWN_BROKER_EPOCH
 SECURITY_PROTOCOL_NAMES = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
@@ -104,8 +103,8 @@ async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -
     v = ctx.api_version
     entries = leader_and_isr_states(req, v)
     if is_broker_epoch_stale(ctx, req, 2, "LeaderAndIsr"):
-        return leader_and_isr_response(v, E.STALE_BROKER_EPOCH, [
-            (ps.topic_name, tid, ps.partition_index, E.STALE_BROKER_EPOCH) for tid, ps in entries])
+        return leader_and_isr_response(v, ErrorCode.STALE_BROKER_EPOCH, [
+            (ps.topic_name, tid, ps.partition_index, ErrorCode.STALE_BROKER_EPOCH) for tid, ps in entries])
     rm = s.replica_manager
     states = [PartitionState(ps.topic_name, ps.partition_index, tid, ps.leader, ps.leader_epoch, ps.partition_epoch,
                              tuple(ps.replicas), tuple(ps.isr), is_new=ps.is_new) for tid, ps in entries]
@@ -116,8 +115,8 @@ async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -
         error, errors = await rm.become_leader_or_follower_async(req.controller_id, req.controller_epoch,
                                                                  states, configs)
     return leader_and_isr_response(v, error, [
-        (ps.topic_name, tid, ps.partition_index, error if error != E.NONE else errors.get(
-            (ps.topic_name, ps.partition_index), E.NONE)) for tid, ps in entries])
+        (ps.topic_name, tid, ps.partition_index, error if error != ErrorCode.NONE else errors.get(
+            (ps.topic_name, ps.partition_index), ErrorCode.NONE)) for tid, ps in entries])
 
 
 # -- StopReplica -------------------------------------------------------------------------------
@@ -139,13 +138,13 @@ async def handle_stop_replica(ctx: RequestContext, req: StopReplicaRequest) -> S
     entries = stop_replica_entries(req, v)
     errors: dict[tuple[str, int], ErrorCode]
     if is_broker_epoch_stale(ctx, req, 1, "StopReplica"):
-        error, errors = E.STALE_BROKER_EPOCH, {}
+        error, errors = ErrorCode.STALE_BROKER_EPOCH, {}
     else:
         async with s.replica_manager.state_change_lock:
             error, errors = s.replica_manager.stop_replicas(req.controller_id, req.controller_epoch, entries)
     return R(error_code=error, partition_errors=[
         R.StopReplicaPartitionError(topic_name=t, partition_index=p,
-                                    error_code=error if error != E.NONE else errors.get((t, p), E.NONE))
+                                    error_code=error if error != ErrorCode.NONE else errors.get((t, p), ErrorCode.NONE))
         for t, p, _, _ in entries])
 
 
@@ -223,7 +222,7 @@ async def handle_update_metadata(ctx: RequestContext, req: UpdateMetadataRequest
     s = ctx.services
     v = ctx.api_version
     if is_broker_epoch_stale(ctx, req, 5, "UpdateMetadata"):
-        return UpdateMetadataResponse(error_code=E.STALE_BROKER_EPOCH)
+        return UpdateMetadataResponse(error_code=ErrorCode.STALE_BROKER_EPOCH)
     cache = s.metadata_cache
     brokers = live_brokers(req, v, _inter_broker_listener(s.config))
     by_topic = update_metadata_states(req, v)
@@ -244,7 +243,7 @@ async def handle_controlled_shutdown(ctx: RequestContext, req: ControlledShutdow
     R = ControlledShutdownResponse
     cc = ctx.services.cluster_controller
     if cc is None:
-        return R(error_code=E.NOT_CONTROLLER, remaining_partitions=[])
+        return R(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
     broker_epoch = req.broker_epoch if ctx.api_version >= 2 else UNKNOWN_BROKER_EPOCH
     error, remaining = await cc.controlled_shutdown(req.broker_id, broker_epoch)
     return R(error_code=error, remaining_partitions=[R.RemainingPartition(topic_name=t, partition_index=p)
@@ -254,7 +253,7 @@ async def handle_controlled_shutdown(ctx: RequestContext, req: ControlledShutdow
 async def handle_alter_partition(ctx: RequestContext, req: AlterPartitionRequest) -> AlterPartitionResponse:
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return AlterPartitionResponse(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, topics=[])
+        return AlterPartitionResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
     return await cc.alter_partition(req, ctx.api_version)
 
 
@@ -264,11 +263,11 @@ async def handle_allocate_producer_ids(ctx: RequestContext, req: AllocateProduce
     R = AllocateProducerIdsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
+        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
     block = await cc.allocate_producer_ids(req.broker_id, req.broker_epoch)
     if isinstance(block, ErrorCode):
         return R(throttle_time_ms=0, error_code=block, producer_id_start=0, producer_id_len=0)
-    return R(throttle_time_ms=0, error_code=E.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
 
 
 async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) -> ElectLeadersResponse:
@@ -285,20 +284,20 @@ async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) ->
     cc = s.cluster_controller
     results: dict[tuple[str, int], tuple[ErrorCode, str | None]]
     if cc is None:
-        results = {tp: (E.NOT_CONTROLLER, None) for tp in wanted}
+        results = {tp: (ErrorCode.NOT_CONTROLLER, None) for tp in wanted}
     else:
         task = asyncio.ensure_future(cc.elect_leaders(election_type, wanted))
         done, _ = await asyncio.wait({task}, timeout=max(req.timeout_ms, 0) / 1000)
         if done:
             results = task.result()
         else:  # the election goes on; the client hears it did not finish in time
-            results = {tp: (E.REQUEST_TIMED_OUT, None) for tp in wanted}
+            results = {tp: (ErrorCode.REQUEST_TIMED_OUT, None) for tp in wanted}
     if req.topic_partitions is None:
-        results = {tp: r for tp, r in results.items() if r[0] != E.ELECTION_NOT_NEEDED}
+        results = {tp: r for tp, r in results.items() if r[0] != ErrorCode.ELECTION_NOT_NEEDED}
     by_topic: dict[str, list] = {}
     for (t, p), (code, message) in results.items():
         by_topic.setdefault(t, []).append(R.PartitionResult(partition_id=p, error_code=code, error_message=message))
-    return R(throttle_time_ms=0, error_code=E.NONE, replica_election_results=[
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, replica_election_results=[
         R.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()])
 
 
@@ -308,16 +307,16 @@ async def handle_alter_partition_reassignments(ctx: RequestContext, req: AlterPa
     R = AlterPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, error_message=None, responses=[])
+        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, responses=[])
     wanted = {(t.name, p.partition_index): p.replicas for t in req.topics for p in t.partitions}
     results = await cc.alter_partition_reassignments(wanted)
     by_topic: dict[str, list] = {}
     for t in req.topics:
         for p in t.partitions:
-            code, message = results.get((t.name, p.partition_index), (E.UNKNOWN_TOPIC_OR_PARTITION, None))
+            code, message = results.get((t.name, p.partition_index), (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None))
             by_topic.setdefault(t.name, []).append(R.ReassignablePartitionResponse(
                 partition_index=p.partition_index, error_code=code, error_message=message))
-    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=[
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=[
         R.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()])
 
 
@@ -325,7 +324,7 @@ async def handle_list_partition_reassignments(ctx: RequestContext, req: ListPart
     R = ListPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, error_message=None, topics=[])
+        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, topics=[])
     wanted = None if req.topics is None else [(t.name, p) for t in req.topics for p in t.partition_indexes]
     error, ongoing = await cc.list_partition_reassignments(wanted)
     by_topic: dict[str, list] = {}

@@ -32,7 +32,6 @@ from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.acl import AclOperation
 
 R = FetchResponse
-E = ErrorCode
 LOG_END, HIGH_WATERMARK, TXN_COMMITTED = FetchIsolation.LOG_END, FetchIsolation.HIGH_WATERMARK, FetchIsolation.TXN_COMMITTED
 EMPTY = b""
 # The default (absent) tagged fields every partition's answer carries, shared: the encoder
@@ -86,7 +85,7 @@ def _authorized(ctx: RequestContext, parts: list[CachedPartition], is_follower: 
         if not cp.topic or readable(cp.topic):
             allowed.append(cp)
         else:
-            denied.append(LogReadResult(cp, E.TOPIC_AUTHORIZATION_FAILED))
+            denied.append(LogReadResult(cp, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
     return allowed, denied
 
 
@@ -97,7 +96,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
     now = services.now_ms()
     cache = services.fetch_sessions
     session = None
-    top_error = E.NONE
+    top_error = ErrorCode.NONE
     session_id = req.session_id if v >= 7 else 0
     epoch = req.session_epoch if v >= 7 else FINAL_EPOCH
     replica_id = req.replica_state.replica_id if v >= 15 else req.replica_id
@@ -114,7 +113,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
                 session = cache.create(parts, uses_ids, now)
         elif session_id == 0:
             # an incremental epoch without a session
-            return R(throttle_time_ms=0, error_code=E.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
+            return R(throttle_time_ms=0, error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
         else:
             session = cache.get_incremental(session_id, epoch, now)
             incremental = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.features import GROUP_VERSION, SHARE_VERSION, STREAMS_VERSION
 from kafpy.broker.handler import RequestContext
@@ -71,7 +71,7 @@ def client_host(ctx: RequestContext) -> str:
 
 def authorized_operations(req: Any, error: int) -> int:
     """A DescribedGroup's authorized operations: listed when asked for and found."""
-    if error != E.NONE or not req.include_authorized_operations:
+    if error != ErrorCode.NONE or not req.include_authorized_operations:
         return NO_OPERATIONS
     return GROUP_OPERATIONS
 

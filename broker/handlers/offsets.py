@@ -19,7 +19,6 @@ from kafpy.broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-E = ErrorCode
 
 LATEST = -1
 EARLIEST = -2
@@ -33,10 +32,10 @@ L = ListOffsetsResponse
 def _check_leader(part: Partition, current_leader_epoch: int) -> ErrorCode:
     """Only the leader answers, and only for the epoch the client expects (KIP-320)."""
     if not part.is_leader:
-        return E.NOT_LEADER_OR_FOLLOWER
+        return ErrorCode.NOT_LEADER_OR_FOLLOWER
     if current_leader_epoch >= 0 and current_leader_epoch != part.leader_epoch:
-        return E.FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else E.UNKNOWN_LEADER_EPOCH
-    return E.NONE
+        return ErrorCode.FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else ErrorCode.UNKNOWN_LEADER_EPOCH
+    return ErrorCode.NONE
 
 
 async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> ListOffsetsResponse:
@@ -48,7 +47,7 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=E.NONE,
+            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=ErrorCode.NONE,
                                                 timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
@@ -64,7 +63,7 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
             # a client asks, and this new leader's HW is behind the start of its epoch
             hw_lagging = not is_follower and part.leader_epoch_start_offset > lg.high_watermark
             if hw_lagging and ts == LATEST:
-                pr.error_code = E.OFFSET_NOT_AVAILABLE
+                pr.error_code = ErrorCode.OFFSET_NOT_AVAILABLE
                 continue
             found: tuple[int, int, int] | None
             try:
@@ -88,7 +87,7 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
                 continue
             except Exception:
                 log.exception("ListOffsets failed for %s-%d", t.name, p.partition_index)
-                pr.error_code = E.UNKNOWN_SERVER_ERROR
+                pr.error_code = ErrorCode.UNKNOWN_SERVER_ERROR
                 continue
             if v == 0:
                 if found is not None and found[0] >= 0:
@@ -96,7 +95,7 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
                 continue
             if found is None:
                 if hw_lagging and ts >= 0:
-                    pr.error_code = E.OFFSET_NOT_AVAILABLE
+                    pr.error_code = ErrorCode.OFFSET_NOT_AVAILABLE
                 continue  # no record at or after the timestamp: offset -1, timestamp -1
             pr.offset, pr.timestamp, pr.leader_epoch = found[0], found[1], found[2]
         topics.append(L.ListOffsetsTopicResponse(name=t.name, partitions=parts))
@@ -115,7 +114,7 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req: OffsetForLead
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            e = R.EpochEndOffset(error_code=E.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
+            e = R.EpochEndOffset(error_code=ErrorCode.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
             parts.append(e)
             part = rm.get_partition(t.topic, p.partition)
             if part is None:

@@ -37,7 +37,6 @@ log = logging.getLogger("kafka.server.ReplicaManager")
 R = ProduceResponse
 # a batch's verification: (producer id, epoch, the verifier's guard, the coordinator's answer)
 VerifiedBatch = tuple[int, int, object, ErrorCode]
-E = ErrorCode
 _I32 = struct.Struct(">i")
 # The default (absent) current leader every partition's answer carries, shared: the encoder
 # only reads it, and a Produce makes one answer per partition.
@@ -52,24 +51,24 @@ def validate_records(version: int, records: bytes | bytearray | memoryview) -> t
         return None
     n = len(records)
     if n == 0:
-        return E.INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
+        return ErrorCode.INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
     if n <= ATTRIBUTES_LOW_BYTE_OFFSET:
         return None  # too short for a batch header: the log answers CORRUPT_MESSAGE
     if records[MAGIC_OFFSET] != 2:
-        return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
+        return ErrorCode.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
                                 "batches with magic version 2")
     codec = records[ATTRIBUTES_LOW_BYTE_OFFSET] & COMPRESSION_MASK
     if codec > ZSTD:
-        return E.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {codec}"
+        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {codec}"
     if version < 7 and codec == ZSTD:
-        return E.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
+        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
                                               "ZStandard compression")
     first = _I32.unpack_from(records, BATCH_LENGTH_OFFSET)[0] + LOG_OVERHEAD
     if first < BATCH_HEADER_SIZE or first > n:
         return None  # a bad batch length: the log answers CORRUPT_MESSAGE
     rest = n - first
     if rest >= LOG_OVERHEAD and 0 <= _I32.unpack_from(records, first + BATCH_LENGTH_OFFSET)[0] + LOG_OVERHEAD <= rest:
-        return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
+        return ErrorCode.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
                                 "one record batch per partition")
     return None
 
@@ -130,8 +129,8 @@ async def _verify(ctx: RequestContext, req: ProduceRequest) -> dict[tuple[str, i
         asyncio.get_running_loop().call_soon(verifier.end_turn, pid, turn)
     out: dict[tuple[str, int], VerifiedBatch] = {}
     for tp in starting:
-        error = errors.get(tp, E.NONE)
-        if error != E.NONE:
+        error = errors.get(tp, ErrorCode.NONE)
+        if error != ErrorCode.NONE:
             log.debug("Produce to %s-%d of transactional id %s not verified: %s", tp[0], tp[1],
                       req.transactional_id, error.name)
         out[tp] = (pid, epoch, guards[tp], error)
@@ -146,11 +145,11 @@ def _verified(ctx: RequestContext, part: Partition, topic: str, index: int, chec
     verifier = ctx.services.txn_verifier
     assert verifier is not None   # `check` came from it
     pid, epoch, guard, error = check
-    if (error == E.NONE and not verifier.holds(topic, index, pid, guard)
+    if (error == ErrorCode.NONE and not verifier.holds(topic, index, pid, guard)
             and verifier.needs_verification(part, pid, epoch)):
-        error = E.INVALID_TXN_STATE
+        error = ErrorCode.INVALID_TXN_STATE
     verifier.done(topic, index, pid, guard)
-    if error != E.NONE:
+    if error != ErrorCode.NONE:
         pr.error_code, pr.error_message = produce_error(error, ctx.api_version)
         return False
     return True
@@ -176,33 +175,33 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
-            pr = R.PartitionProduceResponse(index=pd.index, error_code=E.NONE, base_offset=-1,
+            pr = R.PartitionProduceResponse(index=pd.index, error_code=ErrorCode.NONE, base_offset=-1,
                                             log_append_time_ms=-1, log_start_offset=-1,
                                             current_leader=NO_CURRENT_LEADER)
             parts_out.append(pr)
             if bad_acks:
-                pr.error_code = E.INVALID_REQUIRED_ACKS
+                pr.error_code = ErrorCode.INVALID_REQUIRED_ACKS
                 continue
             if no_txn_id:
-                pr.error_code = E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                pr.error_code = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
                 continue
             part = rm.get_partition(td.name, pd.index)  # as Kafka: unknown partitions first
             if part is None:
                 pr.error_code = rm.partition_error(td.name, pd.index)
                 continue
             if part.is_internal:
-                pr.error_code = E.INVALID_TOPIC_EXCEPTION
+                pr.error_code = ErrorCode.INVALID_TOPIC_EXCEPTION
                 pr.error_message = f"Cannot append to internal topic {td.name}"
                 continue
             if pd.records is None:
-                pr.error_code = E.CORRUPT_MESSAGE
+                pr.error_code = ErrorCode.CORRUPT_MESSAGE
                 continue
             bad = validate_records(ctx.api_version, pd.records)
             if bad is not None:
                 pr.error_code, pr.error_message = bad
                 continue
             if len(pd.records) == 0:
-                pr.error_code = E.CORRUPT_MESSAGE
+                pr.error_code = ErrorCode.CORRUPT_MESSAGE
                 continue
             check = verified.pop((td.name, pd.index), None) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):

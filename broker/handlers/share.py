@@ -28,7 +28,6 @@ from kafpy.broker.share.share_partition_manager import ShareFetchParams, ShareFe
 from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareSession, ShareSessionError,
                                               ShareSessionKey, next_epoch)
 
-E = ErrorCode
 _EndpointT = TypeVar("_EndpointT")
 F = ShareFetchResponse
 A = ShareAcknowledgeResponse
@@ -60,10 +59,10 @@ async def _acknowledge(ctx: RequestContext, group_id: str, member_id: str,
     out = {}
     for (tid, p), (name, batches) in acks.items():
         if not name:
-            out[(tid, p)] = E.UNKNOWN_TOPIC_ID
+            out[(tid, p)] = ErrorCode.UNKNOWN_TOPIC_ID
             continue
         if readable is not None and not readable(name):
-            out[(tid, p)] = E.TOPIC_AUTHORIZATION_FAILED
+            out[(tid, p)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             continue
         out[(tid, p)] = await mgr.acknowledge(group_id, member_id, SharePartitionRef(name, tid, p), batches,
                                               renew_allowed)
@@ -111,10 +110,10 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
     services = ctx.services
     mgr = services.share_partitions
     if mgr is None or not _share_groups_enabled(ctx):
-        return fetch_error(E.UNSUPPORTED_VERSION)
+        return fetch_error(ErrorCode.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
-        return fetch_error(E.INVALID_REQUEST, "The group id and member id of a share fetch must be set")
+        return fetch_error(ErrorCode.INVALID_REQUEST, "The group id and member id of a share fetch must be set")
     epoch = req.share_session_epoch
     key = ShareSessionKey(group_id, member_id)
     cache = mgr.sessions
@@ -125,7 +124,7 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
     try:
         if epoch == INITIAL_EPOCH:
             if acks:
-                return fetch_error(E.INVALID_REQUEST, "Acknowledge data present in an initial share fetch")
+                return fetch_error(ErrorCode.INVALID_REQUEST, "Acknowledge data present in an initial share fetch")
             session = cache.open(key, now, ctx.connection_id)
         else:
             session = cache.get(key, epoch, now)
@@ -160,17 +159,17 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         params = ShareFetchParams(req.max_wait_ms, req.min_bytes, req.max_bytes, max_records, mode,
                                   max(req.batch_size, 0))
         results = await mgr.fetch(group_id, member_id, refs, params)
-        results += [ShareFetchResult(r, E.TOPIC_AUTHORIZATION_FAILED) for r in denied]
+        results += [ShareFetchResult(r, ErrorCode.TOPIC_AUTHORIZATION_FAILED) for r in denied]
     by_topic: dict[bytes, list] = {}
     leaders: set[int] = set()
     seen = set()
     for r in results:
         tp = (r.ref.topic_id, r.ref.partition)
         seen.add(tp)
-        ack_error = ack_errors.get(tp, E.NONE)
+        ack_error = ack_errors.get(tp, ErrorCode.NONE)
         if epoch != INITIAL_EPOCH and not (r.acquired or r.error or tp in ack_errors):
             continue
-        if r.error == E.NOT_LEADER_OR_FOLLOWER and r.leader[0] >= 0:
+        if r.error == ErrorCode.NOT_LEADER_OR_FOLLOWER and r.leader[0] >= 0:
             leaders.add(r.leader[0])
         by_topic.setdefault(r.ref.topic_id, []).append(F.PartitionData(
             partition_index=r.ref.partition, error_code=r.error, error_message=r.error_message,
@@ -183,11 +182,11 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
     extra += [tp for tp in unknown if tp not in seen and tp not in ack_errors]
     for tid, index in extra:
         by_topic.setdefault(tid, []).append(F.PartitionData(
-            partition_index=index, error_code=E.UNKNOWN_TOPIC_ID if (tid, index) not in ack_errors else E.NONE,
-            error_message=None, acknowledge_error_code=ack_errors.get((tid, index), E.NONE),
+            partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_ID if (tid, index) not in ack_errors else ErrorCode.NONE,
+            error_message=None, acknowledge_error_code=ack_errors.get((tid, index), ErrorCode.NONE),
             acknowledge_error_message=None, current_leader=F.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1),
             records=b"", acquired_records=[]))
-    return F(throttle_time_ms=0, error_code=E.NONE, error_message=None,
+    return F(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
              acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
              responses=[F.ShareFetchableTopicResponse(topic_id=tid, partitions=parts)
                         for tid, parts in by_topic.items()],
@@ -204,15 +203,15 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
     services = ctx.services
     mgr = services.share_partitions
     if mgr is None or not _share_groups_enabled(ctx):
-        return ack_error(E.UNSUPPORTED_VERSION)
+        return ack_error(ErrorCode.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
-        return ack_error(E.INVALID_REQUEST, "The group id and member id of a share acknowledge must be set")
+        return ack_error(ErrorCode.INVALID_REQUEST, "The group id and member id of a share acknowledge must be set")
     epoch = req.share_session_epoch
     key = ShareSessionKey(group_id, member_id)
     cache = mgr.sessions
     if epoch == INITIAL_EPOCH:
-        return ack_error(E.INVALID_SHARE_SESSION_EPOCH, "A share acknowledge cannot open a share session")
+        return ack_error(ErrorCode.INVALID_SHARE_SESSION_EPOCH, "A share acknowledge cannot open a share session")
     try:
         session = cache.get(key, epoch, services.now_ms())
     except ShareSessionError as e:
@@ -229,7 +228,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
     leaders: set[int] = set()
     for (tid, p), code in ack_errors.items():
         leader = (-1, -1)
-        if code == E.NOT_LEADER_OR_FOLLOWER:
+        if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
             name = acks[(tid, p)][0]
             leader = mgr.current_leader(SharePartitionRef(name, tid, p))
             if leader[0] >= 0:
@@ -237,7 +236,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
         by_topic.setdefault(tid, []).append(A.PartitionData(
             partition_index=p, error_code=code, error_message=None,
             current_leader=A.LeaderIdAndEpoch(leader_id=leader[0], leader_epoch=leader[1])))
-    return A(throttle_time_ms=0, error_code=E.NONE, error_message=None,
+    return A(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
              acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
              responses=[A.ShareAcknowledgeTopicResponse(topic_id=tid, partitions=parts)
                         for tid, parts in by_topic.items()],

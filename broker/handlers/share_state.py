@@ -14,17 +14,17 @@ import asyncio
 import uuid
 from typing import Any, Awaitable, Callable, Union
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.share_state.persister import SharePartitionKey, StateBatch
 
 # the persister RPCs' requests, each answered per partition
-ShareStateRequest = Union[M.InitializeShareGroupStateRequest, M.ReadShareGroupStateRequest,
-                          M.WriteShareGroupStateRequest, M.DeleteShareGroupStateRequest,
-                          M.ReadShareGroupStateSummaryRequest]
+ShareStateRequest = Union[messages.InitializeShareGroupStateRequest, messages.ReadShareGroupStateRequest,
+                          messages.WriteShareGroupStateRequest, messages.DeleteShareGroupStateRequest,
+                          messages.ReadShareGroupStateSummaryRequest]
 
 
 def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
@@ -33,7 +33,7 @@ def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
 
 async def _per_partition(ctx: RequestContext, req: Any, resp_cls: Any,
                          answer: Callable[[Any, Any, Any], Awaitable[Any]],
-                         unavailable: Callable[[Any, E, str], Any]) -> Any:
+                         unavailable: Callable[[Any, ErrorCode, str], Any]) -> Any:
     """The response with one result per requested partition: `answer(service, topic,
     partition)` for each, or `unavailable(partition, ...)` without a share coordinator."""
     if not req.group_id or not req.topics:
@@ -43,7 +43,7 @@ async def _per_partition(ctx: RequestContext, req: Any, resp_cls: Any,
     results = []
     for topic in req.topics:
         if service is None:
-            parts = [unavailable(p, E.COORDINATOR_NOT_AVAILABLE, "Share coordinator is not available.")
+            parts = [unavailable(p, ErrorCode.COORDINATOR_NOT_AVAILABLE, "Share coordinator is not available.")
                      for p in topic.partitions]
         else:
             parts = list(await asyncio.gather(*(answer(service, topic, p) for p in topic.partitions)))
@@ -57,12 +57,12 @@ def _batches(part: Any) -> list[StateBatch]:
 
 
 # ------------------------------------------------------------------ 83
-async def handle_initialize_share_group_state(ctx: RequestContext, req: M.InitializeShareGroupStateRequest) -> M.InitializeShareGroupStateResponse:
-    R = M.InitializeShareGroupStateResponse
+async def handle_initialize_share_group_state(ctx: RequestContext, req: messages.InitializeShareGroupStateRequest) -> messages.InitializeShareGroupStateResponse:
+    R = messages.InitializeShareGroupStateResponse
 
-    def result(p: Any, error: E, message: str | None) -> Any:
+    def result(p: Any, error: ErrorCode, message: str | None) -> Any:
         return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == E.NONE else message)
+                                 error_message=None if error == ErrorCode.NONE else message)
 
     async def answer(service: Any, topic: Any, p: Any) -> Any:
         error, message = await service.initialize_state(_key(req, topic, p), p.state_epoch, p.start_offset)
@@ -71,19 +71,19 @@ async def handle_initialize_share_group_state(ctx: RequestContext, req: M.Initia
 
 
 # ------------------------------------------------------------------ 84
-async def handle_read_share_group_state(ctx: RequestContext, req: M.ReadShareGroupStateRequest) -> M.ReadShareGroupStateResponse:
-    R = M.ReadShareGroupStateResponse
+async def handle_read_share_group_state(ctx: RequestContext, req: messages.ReadShareGroupStateRequest) -> messages.ReadShareGroupStateResponse:
+    R = messages.ReadShareGroupStateResponse
 
-    def failed(p: Any, error: E, message: str | None) -> Any:
+    def failed(p: Any, error: ErrorCode, message: str | None) -> Any:
         return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
                                  state_epoch=0, start_offset=-1, state_batches=[])
 
     async def answer(service: Any, topic: Any, p: Any) -> Any:
         r = await service.read_state(_key(req, topic, p), p.leader_epoch)
-        if r.error_code != E.NONE:
-            return failed(p, E(r.error_code), r.error_message)
+        if r.error_code != ErrorCode.NONE:
+            return failed(p, ErrorCode(r.error_code), r.error_message)
         return R.PartitionResult(
-            partition=p.partition, error_code=E.NONE, error_message=None, state_epoch=r.state_epoch,
+            partition=p.partition, error_code=ErrorCode.NONE, error_message=None, state_epoch=r.state_epoch,
             start_offset=r.start_offset,
             state_batches=[R.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
                                         delivery_state=b.delivery_state, delivery_count=b.delivery_count)
@@ -92,12 +92,12 @@ async def handle_read_share_group_state(ctx: RequestContext, req: M.ReadShareGro
 
 
 # ------------------------------------------------------------------ 85
-async def handle_write_share_group_state(ctx: RequestContext, req: M.WriteShareGroupStateRequest) -> M.WriteShareGroupStateResponse:
-    R = M.WriteShareGroupStateResponse
+async def handle_write_share_group_state(ctx: RequestContext, req: messages.WriteShareGroupStateRequest) -> messages.WriteShareGroupStateResponse:
+    R = messages.WriteShareGroupStateResponse
 
-    def result(p: Any, error: E, message: str | None) -> Any:
+    def result(p: Any, error: ErrorCode, message: str | None) -> Any:
         return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == E.NONE else message)
+                                 error_message=None if error == ErrorCode.NONE else message)
 
     async def answer(service: Any, topic: Any, p: Any) -> Any:
         dcc = p.delivery_complete_count if ctx.api_version >= 1 else -1
@@ -108,12 +108,12 @@ async def handle_write_share_group_state(ctx: RequestContext, req: M.WriteShareG
 
 
 # ------------------------------------------------------------------ 86
-async def handle_delete_share_group_state(ctx: RequestContext, req: M.DeleteShareGroupStateRequest) -> M.DeleteShareGroupStateResponse:
-    R = M.DeleteShareGroupStateResponse
+async def handle_delete_share_group_state(ctx: RequestContext, req: messages.DeleteShareGroupStateRequest) -> messages.DeleteShareGroupStateResponse:
+    R = messages.DeleteShareGroupStateResponse
 
-    def result(p: Any, error: E, message: str | None) -> Any:
+    def result(p: Any, error: ErrorCode, message: str | None) -> Any:
         return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == E.NONE else message)
+                                 error_message=None if error == ErrorCode.NONE else message)
 
     async def answer(service: Any, topic: Any, p: Any) -> Any:
         error, message = await service.delete_state(_key(req, topic, p))
@@ -122,18 +122,18 @@ async def handle_delete_share_group_state(ctx: RequestContext, req: M.DeleteShar
 
 
 # ------------------------------------------------------------------ 87
-async def handle_read_share_group_state_summary(ctx: RequestContext, req: M.ReadShareGroupStateSummaryRequest) -> M.ReadShareGroupStateSummaryResponse:
-    R = M.ReadShareGroupStateSummaryResponse
+async def handle_read_share_group_state_summary(ctx: RequestContext, req: messages.ReadShareGroupStateSummaryRequest) -> messages.ReadShareGroupStateSummaryResponse:
+    R = messages.ReadShareGroupStateSummaryResponse
 
-    def failed(p: Any, error: E, message: str | None) -> Any:
+    def failed(p: Any, error: ErrorCode, message: str | None) -> Any:
         return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
                                  state_epoch=0, leader_epoch=-1, start_offset=-1, delivery_complete_count=-1)
 
     async def answer(service: Any, topic: Any, p: Any) -> Any:
         s = await service.read_summary(_key(req, topic, p))
-        if s.error_code != E.NONE:
-            return failed(p, E(s.error_code), s.error_message)
-        return R.PartitionResult(partition=p.partition, error_code=E.NONE, error_message=None,
+        if s.error_code != ErrorCode.NONE:
+            return failed(p, ErrorCode(s.error_code), s.error_message)
+        return R.PartitionResult(partition=p.partition, error_code=ErrorCode.NONE, error_message=None,
                                  state_epoch=s.state_epoch, leader_epoch=s.leader_epoch,
                                  start_offset=s.start_offset, delivery_complete_count=s.delivery_complete_count)
     return await _per_partition(ctx, req, R, answer, failed)
@@ -142,12 +142,12 @@ async def handle_read_share_group_state_summary(ctx: RequestContext, req: M.Read
 # What each persister RPC's refusal carries beside its error (Kafka's getErrorResponse);
 # the authorization rule (``kafpy.broker.authorization_rules``) answers with it.
 SHARE_STATE_ERROR_FIELDS: dict[ApiKey, tuple[Any, dict[str, Any]]] = {
-    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (M.InitializeShareGroupStateResponse, {}),
-    ApiKey.READ_SHARE_GROUP_STATE: (M.ReadShareGroupStateResponse,
+    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (messages.InitializeShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE: (messages.ReadShareGroupStateResponse,
                                     {"state_epoch": 0, "start_offset": -1, "state_batches": []}),
-    ApiKey.WRITE_SHARE_GROUP_STATE: (M.WriteShareGroupStateResponse, {}),
-    ApiKey.DELETE_SHARE_GROUP_STATE: (M.DeleteShareGroupStateResponse, {}),
-    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (M.ReadShareGroupStateSummaryResponse,
+    ApiKey.WRITE_SHARE_GROUP_STATE: (messages.WriteShareGroupStateResponse, {}),
+    ApiKey.DELETE_SHARE_GROUP_STATE: (messages.DeleteShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (messages.ReadShareGroupStateSummaryResponse,
                                             {"state_epoch": 0, "leader_epoch": -1, "start_offset": -1,
                                              "delivery_complete_count": -1}),
 }

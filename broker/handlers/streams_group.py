@@ -20,7 +20,7 @@ import weakref
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse
 from kafpy.protocol.messages import StreamsGroupDescribeRequest, StreamsGroupHeartbeatRequest
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
@@ -133,12 +133,12 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupH
     R = StreamsGroupHeartbeatResponse
     streams = streams_coordinator(ctx)
     if streams is None:
-        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id="", member_epoch=0, heartbeat_interval_ms=0, status=None)
     if req.topology is not None:
         reason = _invalid_topology(req.topology)
         if reason is not None:
-            return R(throttle_time_ms=0, error_code=E.STREAMS_INVALID_TOPOLOGY,
+            return R(throttle_time_ms=0, error_code=ErrorCode.STREAMS_INVALID_TOPOLOGY,
                      error_message=reason, member_id="", member_epoch=0,
                      heartbeat_interval_ms=0, status=None)
     endpoint = None
@@ -166,7 +166,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupH
             status = _unauthorized_status(status, refused)
         else:
             create_internal_topics(ctx, r.topics_to_create)
-    ok = r.error == E.NONE
+    ok = r.error == ErrorCode.NONE
     lag = streams.acceptable_recovery_lag(req.group_id)
     out = R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
             # an error carries the data's defaults, as Kafka's error responses do
@@ -199,12 +199,12 @@ async def handle_streams_group_describe(ctx: RequestContext, req: StreamsGroupDe
     groups = []
     for gid in req.group_ids:
         if streams is None:
-            groups.append(R.DescribedGroup(error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                                            group_id=gid, group_state="", group_epoch=-1,
                                            assignment_epoch=-1, members=[]))
             continue
         d = streams.describe(gid)
-        if d.error != E.NONE:
+        if d.error != ErrorCode.NONE:
             groups.append(R.DescribedGroup(error_code=d.error, error_message=d.message, group_id=gid,
                                            group_state="", group_epoch=-1, assignment_epoch=-1,
                                            members=[]))
@@ -240,9 +240,9 @@ async def handle_streams_group_describe(ctx: RequestContext, req: StreamsGroupDe
             assignment=assignment(m.tasks),
             target_assignment=assignment(target), is_classic=False) for m, target in d.members]
         group = R.DescribedGroup(
-            error_code=E.NONE, error_message=None, group_id=gid, group_state=d.state,
+            error_code=ErrorCode.NONE, error_message=None, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, topology=topology,
-            members=members, authorized_operations=authorized_operations(req, E.NONE))
+            members=members, authorized_operations=authorized_operations(req, ErrorCode.NONE))
         if ctx.api_version >= 1:
             group.assignor_name = streams.assignor_name
         groups.append(group)

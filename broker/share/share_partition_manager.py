@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.server.share.SharePartitionManager")
 
-E = ErrorCode
 PartitionKey = tuple[str, str, int]        # (group id, topic, partition)
 
 RECORD_LOCK_DURATION = "share.record.lock.duration.ms"
@@ -86,11 +85,11 @@ class ShareFetchResult:
     """One partition's part of a ShareFetch answer."""
 
     ref: SharePartitionRef
-    error: ErrorCode = E.NONE
+    error: ErrorCode = ErrorCode.NONE
     error_message: str | None = None
     records: Records | None = None
     acquired: list[AcquiredRange] = field(default_factory=list)
-    acknowledge_error: ErrorCode = E.NONE
+    acknowledge_error: ErrorCode = ErrorCode.NONE
     leader: tuple[int, int] = (-1, -1)
 
 
@@ -172,9 +171,9 @@ class SharePartitionManager:
         rm = self.replica_manager
         part = rm.get_partition(ref.topic, ref.partition) if ref.topic else None
         if part is None:
-            raise ShareError(E.UNKNOWN_TOPIC_ID if not ref.topic else rm.partition_error(ref.topic, ref.partition))
+            raise ShareError(ErrorCode.UNKNOWN_TOPIC_ID if not ref.topic else rm.partition_error(ref.topic, ref.partition))
         if not part.is_leader:
-            raise ShareError(E.NOT_LEADER_OR_FOLLOWER)
+            raise ShareError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         return part
 
     async def share_partition(self, group_id: str, ref: SharePartitionRef) -> SharePartition:
@@ -207,9 +206,9 @@ class SharePartitionManager:
     async def _load(self, group_id: str, ref: SharePartitionRef, part: Partition) -> SharePartition:
         pkey = SharePartitionKey(group_id, uuid.UUID(bytes=bytes(ref.topic_id)), ref.partition)
         res = await self.persister.read_state(pkey, part.leader_epoch)
-        missing = res.error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+        missing = res.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         if res.error_code and not missing:
-            raise ShareError(E.of_known(res.error_code), res.error_message)
+            raise ShareError(ErrorCode.of_known(res.error_code), res.error_message)
         config = self.partition_config(group_id)
         if missing or res.start_offset == UNINITIALIZED_START_OFFSET:
             start = self._reset_offset(group_id, part)
@@ -220,7 +219,7 @@ class SharePartitionManager:
             else:
                 code = await self.persister.write_state(pkey, res.state_epoch, part.leader_epoch, start, [])
             if code:
-                raise ShareError(E.of_known(code))
+                raise ShareError(ErrorCode.of_known(code))
             log.info("Initialized share partition %s-%d of group %s at offset %d", ref.topic, ref.partition,
                      group_id, start)
             return sp
@@ -275,7 +274,7 @@ class SharePartitionManager:
                         total_bytes += len(read.records)
                 except ShareError as e:
                     r.error, r.error_message = e.error_code, e.message
-                    if e.error_code == E.NOT_LEADER_OR_FOLLOWER:
+                    if e.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
                         r.leader = self.current_leader(r.ref)
             failed = any(r.error for r in results)
             timed_out = deadline - self.now_ms() <= 0
@@ -376,7 +375,7 @@ class SharePartitionManager:
         except ShareError as e:
             return e.error_code
         if (not renew_allowed or not self.renew_enabled(group_id)) and any(4 in b.types for b in batches):
-            return E.INVALID_REQUEST
+            return ErrorCode.INVALID_REQUEST
         error, changed = sp.acknowledge(member_id, batches, self.now_ms())
         if error:
             return error
@@ -478,7 +477,7 @@ class SharePartitionManager:
             lock = self._write_locks[key] = asyncio.Lock()
         topic = self.metadata_cache.topic(sp.topic)
         if topic is None:
-            return E.UNKNOWN_TOPIC_OR_PARTITION
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         pkey = SharePartitionKey(sp.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), sp.partition)
         async with lock:
             # after a failed write the next one carries the whole in-flight state, so
@@ -491,12 +490,12 @@ class SharePartitionManager:
             else:
                 self._unwritten.discard(key)
         if code:
-            log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
-            if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH) and self.partitions.get(key) is sp:
+            log.warning("Writing the state of share partition %s failed: %s", key, ErrorCode.of_known(code).name)
+            if code in (ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.FENCED_STATE_EPOCH) and self.partitions.get(key) is sp:
                 # another leader owns it now, or its state was reset or deleted (a leader
                 # whose consumers stayed connected learns it here): reload next time
                 self._forget(key)
-        return E.of_known(code)
+        return ErrorCode.of_known(code)
 
     def on_partition_moved(self, topic: str, partition: int) -> None:
         """This broker stopped leading the partition: forget its share partitions (a later
