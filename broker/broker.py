@@ -339,7 +339,7 @@ class Broker:
         cfg = self.config
         txn_config = TransactionCoordinatorConfig.from_broker_config(cfg)
         txn_config.broker_id = cfg.broker_id
-        assert self.controller is not None
+        assert self.controller is not None and self.metadata_cache is not None
         markers = TxnMarkerSender(cfg.broker_id, self.metadata_cache, self._write_txn_markers_locally,
                                   self._txn_marker_client, self.loop, timeout_ms=cfg["request.timeout.ms"])
         self.txn_verifier = TxnVerifier(

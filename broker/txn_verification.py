@@ -43,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
@@ -55,6 +55,12 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.clients import BrokerClients
 from kafpy.coordinator.transaction.state import TV_2
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.transaction.service import TransactionCoordinatorService
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
+    from kafpy.replication.partition import Partition
 
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
@@ -105,8 +111,9 @@ class TxnVerifier:
     """`local_coordinator()` is this broker's TransactionCoordinatorService (or None);
     `client_factory(broker_info)` makes a NetworkClient for another broker."""
 
-    def __init__(self, broker_id: int, metadata_cache: Any, local_coordinator: Callable[[], Any],
-                 client_factory: Callable[[Any], Any], enabled: bool = True) -> None:
+    def __init__(self, broker_id: int, metadata_cache: MetadataCache,
+                 local_coordinator: Callable[[], TransactionCoordinatorService | None],
+                 client_factory: Callable[[BrokerInfo], NetworkClient], enabled: bool = True) -> None:
         self.broker_id = broker_id
         self.enabled = enabled
         self._metadata = metadata_cache
@@ -120,7 +127,7 @@ class TxnVerifier:
         await self._clients.close()
 
     # ------------------------------------------------------------------ guards
-    def needs_verification(self, partition: Any, producer_id: int, epoch: int) -> bool:
+    def needs_verification(self, partition: Partition, producer_id: int, epoch: int) -> bool:
         """Whether a transactional batch would start the producer's transaction here."""
         entry = partition.log.producer_state.producers.get(producer_id)
         return entry is None or entry.current_txn_first_offset < 0 or entry.epoch != epoch

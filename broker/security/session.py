@@ -22,10 +22,11 @@ Time comes from ``clock`` (monotonic seconds), so tests drive expiry.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import ssl
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
@@ -108,10 +109,10 @@ class ListenerSecurity:
                     raise ConfigError(f"Invalid JAAS config for listener {listener}: {e}") from None
         return sec
 
-    def new_session(self, transport: Any, clock: Callable[[], float]) -> "AuthSession":
+    def new_session(self, transport: asyncio.BaseTransport | None, clock: Callable[[], float]) -> "AuthSession":
         return AuthSession(self, clock, self._tls_principal(transport))
 
-    def _tls_principal(self, transport: Any) -> KafkaPrincipal:
+    def _tls_principal(self, transport: asyncio.BaseTransport | None) -> KafkaPrincipal:
         if self.ssl_context is None or transport is None:
             return ANONYMOUS
         ssl_object = transport.get_extra_info("ssl_object")
