@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Awaitable, Callable, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Union
 
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
@@ -21,13 +21,30 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.share_state.persister import SharePartitionKey, StateBatch
 
+if TYPE_CHECKING:
+    from kafpy.coordinator.share_state.service import ShareCoordinatorService
+
 # the persister RPCs' requests, each answered per partition
 ShareStateRequest = Union[messages.InitializeShareGroupStateRequest, messages.ReadShareGroupStateRequest,
                           messages.WriteShareGroupStateRequest, messages.DeleteShareGroupStateRequest,
                           messages.ReadShareGroupStateSummaryRequest]
 
 
-def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
+class _StateTopic(Protocol):
+    """A topic of a persister RPC's request."""
+
+    @property
+    def topic_id(self) -> bytes: ...
+
+
+class _StatePartition(Protocol):
+    """A partition of a persister RPC's request."""
+
+    @property
+    def partition(self) -> int: ...
+
+
+def _key(req: ShareStateRequest, topic: _StateTopic, part: _StatePartition) -> SharePartitionKey:
     return SharePartitionKey(req.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), part.partition)
 
 
@@ -51,7 +68,7 @@ async def _per_partition(ctx: RequestContext, req: Any, resp_cls: Any,
     return resp_cls(results=results)
 
 
-def _batches(part: Any) -> list[StateBatch]:
+def _batches(part: messages.WriteShareGroupStateRequest.PartitionData) -> list[StateBatch]:
     return [StateBatch(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
             for b in part.state_batches or []]
 
@@ -60,11 +77,13 @@ def _batches(part: Any) -> list[StateBatch]:
 async def handle_initialize_share_group_state(ctx: RequestContext, req: messages.InitializeShareGroupStateRequest) -> messages.InitializeShareGroupStateResponse:
     R = messages.InitializeShareGroupStateResponse
 
-    def result(p: Any, error: ErrorCode, message: str | None) -> Any:
+    def result(p: messages.InitializeShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.InitializeShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error,
                                  error_message=None if error == ErrorCode.NONE else message)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.InitializeShareGroupStateRequest.InitializeStateData,
+                     p: messages.InitializeShareGroupStateRequest.PartitionData) -> messages.InitializeShareGroupStateResponse.PartitionResult:
         error, message = await service.initialize_state(_key(req, topic, p), p.state_epoch, p.start_offset)
         return result(p, error, message)
     return await _per_partition(ctx, req, R, answer, result)
@@ -74,11 +93,13 @@ async def handle_initialize_share_group_state(ctx: RequestContext, req: messages
 async def handle_read_share_group_state(ctx: RequestContext, req: messages.ReadShareGroupStateRequest) -> messages.ReadShareGroupStateResponse:
     R = messages.ReadShareGroupStateResponse
 
-    def failed(p: Any, error: ErrorCode, message: str | None) -> Any:
+    def failed(p: messages.ReadShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.ReadShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
                                  state_epoch=0, start_offset=-1, state_batches=[])
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.ReadShareGroupStateRequest.ReadStateData,
+                     p: messages.ReadShareGroupStateRequest.PartitionData) -> messages.ReadShareGroupStateResponse.PartitionResult:
         r = await service.read_state(_key(req, topic, p), p.leader_epoch)
         if r.error_code != ErrorCode.NONE:
             return failed(p, ErrorCode(r.error_code), r.error_message)
@@ -95,11 +116,13 @@ async def handle_read_share_group_state(ctx: RequestContext, req: messages.ReadS
 async def handle_write_share_group_state(ctx: RequestContext, req: messages.WriteShareGroupStateRequest) -> messages.WriteShareGroupStateResponse:
     R = messages.WriteShareGroupStateResponse
 
-    def result(p: Any, error: ErrorCode, message: str | None) -> Any:
+    def result(p: messages.WriteShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.WriteShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error,
                                  error_message=None if error == ErrorCode.NONE else message)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.WriteShareGroupStateRequest.WriteStateData,
+                     p: messages.WriteShareGroupStateRequest.PartitionData) -> messages.WriteShareGroupStateResponse.PartitionResult:
         dcc = p.delivery_complete_count if ctx.api_version >= 1 else -1
         error, message = await service.write_state(_key(req, topic, p), p.state_epoch, p.leader_epoch,
                                                    p.start_offset, _batches(p), dcc)
@@ -111,11 +134,13 @@ async def handle_write_share_group_state(ctx: RequestContext, req: messages.Writ
 async def handle_delete_share_group_state(ctx: RequestContext, req: messages.DeleteShareGroupStateRequest) -> messages.DeleteShareGroupStateResponse:
     R = messages.DeleteShareGroupStateResponse
 
-    def result(p: Any, error: ErrorCode, message: str | None) -> Any:
+    def result(p: messages.DeleteShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.DeleteShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error,
                                  error_message=None if error == ErrorCode.NONE else message)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.DeleteShareGroupStateRequest.DeleteStateData,
+                     p: messages.DeleteShareGroupStateRequest.PartitionData) -> messages.DeleteShareGroupStateResponse.PartitionResult:
         error, message = await service.delete_state(_key(req, topic, p))
         return result(p, error, message)
     return await _per_partition(ctx, req, R, answer, result)
@@ -125,11 +150,13 @@ async def handle_delete_share_group_state(ctx: RequestContext, req: messages.Del
 async def handle_read_share_group_state_summary(ctx: RequestContext, req: messages.ReadShareGroupStateSummaryRequest) -> messages.ReadShareGroupStateSummaryResponse:
     R = messages.ReadShareGroupStateSummaryResponse
 
-    def failed(p: Any, error: ErrorCode, message: str | None) -> Any:
+    def failed(p: messages.ReadShareGroupStateSummaryRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.ReadShareGroupStateSummaryResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
                                  state_epoch=0, leader_epoch=-1, start_offset=-1, delivery_complete_count=-1)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.ReadShareGroupStateSummaryRequest.ReadStateSummaryData,
+                     p: messages.ReadShareGroupStateSummaryRequest.PartitionData) -> messages.ReadShareGroupStateSummaryResponse.PartitionResult:
         s = await service.read_summary(_key(req, topic, p))
         if s.error_code != ErrorCode.NONE:
             return failed(p, ErrorCode(s.error_code), s.error_message)
