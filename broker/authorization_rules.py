@@ -11,17 +11,16 @@ live beside it in ``kafpy.broker.http_acls``. Pure functions of one request.
 """
 from __future__ import annotations
 
-from typing import Callable, Protocol, cast
+from typing import Callable, cast
 
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.message_base import Struct
 
 from kafpy.broker.authz_check import (
-    AuthzCheck, Next, Response, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items, filter_topics, group_rule,
-    hide_groups_naming_denied_topics, hide_streams_groups_naming_denied_topics, no_check, top_error,
-    topic_allowed, topic_id_of)
+    AuthzCheck, ConfigResource, Next, Response, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items,
+    filter_topics, group_rule, hide_groups_naming_denied_topics, hide_streams_groups_naming_denied_topics, no_check,
+    top_error, topic_allowed, topic_id_of)
 from kafpy.broker.handler import CloseConnection, RequestContext
 from kafpy.broker.handlers.share import ack_error, fetch_error
 from kafpy.broker.handlers.share_state import SHARE_STATE_ERROR_FIELDS, ShareStateRequest
@@ -409,17 +408,7 @@ async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: messages.
 CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_GROUP = 2, 4, 8, 32
 
 
-class _ConfigResource(Protocol):
-    """A resource of a DescribeConfigs, AlterConfigs or IncrementalAlterConfigs request."""
-
-    @property
-    def resource_type(self) -> int: ...
-
-    @property
-    def resource_name(self) -> str: ...
-
-
-def _config_allowed(az: AuthzCheck, op: Op, resource: _ConfigResource) -> bool:
+def _config_allowed(az: AuthzCheck, op: Op, resource: ConfigResource) -> bool:
     if resource.resource_type == CONFIG_TOPIC:
         return az.ok(op, ResourceType.TOPIC, resource.resource_name)
     if resource.resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER):
@@ -429,7 +418,7 @@ def _config_allowed(az: AuthzCheck, op: Op, resource: _ConfigResource) -> bool:
     return True  # unknown types are answered by the handler
 
 
-def _config_error(resp: Response, resource: _ConfigResource, entry: Callable[..., Struct]) -> Struct:
+def _config_error(resp: Response, resource: ConfigResource, entry: Callable[..., messages.Struct]) -> messages.Struct:
     code = {CONFIG_TOPIC: TOPIC_FAILED, CONFIG_GROUP: GROUP_FAILED}.get(resource.resource_type, CLUSTER_FAILED)
     return entry(error_code=code, error_message=None, resource_type=resource.resource_type,
                  resource_name=resource.resource_name)
@@ -443,8 +432,7 @@ async def describe_configs(az: AuthzCheck, ctx: RequestContext, req: messages.De
 
 
 def _alter_configs(entry: type) -> Rule:
-    async def rule(az: AuthzCheck, ctx: RequestContext, req: messages.AlterConfigsRequest | messages.IncrementalAlterConfigsRequest,
-                   func: Next) -> Response:
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: messages.AlterConfigsRequest | messages.IncrementalAlterConfigsRequest, func: Next) -> Response:
         return await filter_items(ctx, req, func, "resources", lambda r: r,
                                   lambda r: _config_allowed(az, Op.ALTER_CONFIGS, r), "responses",
                                   lambda resp, r: _config_error(resp, r, entry))
@@ -498,8 +486,7 @@ async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteA
 
 
 # -- share groups ----------------------------------------------------------------------------
-async def share_rule(az: AuthzCheck, ctx: RequestContext, req: messages.ShareFetchRequest | messages.ShareAcknowledgeRequest,
-                     func: Next) -> Response:
+async def share_rule(az: AuthzCheck, ctx: RequestContext, req: messages.ShareFetchRequest | messages.ShareAcknowledgeRequest, func: Next) -> Response:
     """READ on the group, else GROUP_AUTHORIZATION_FAILED for the whole request; READ on each
     topic is checked by the handlers, on every partition they serve (a share session serves
     partitions the request does not name)."""

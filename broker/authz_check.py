@@ -30,6 +30,16 @@ Next = Callable[[RequestContext, Any], Awaitable[Response]]
 Rule = Callable[["AuthzCheck", RequestContext, Any, Next], Awaitable[Response]]
 
 
+class ConfigResource(Protocol):
+    """A resource of a DescribeConfigs, AlterConfigs or IncrementalAlterConfigs request."""
+
+    @property
+    def resource_type(self) -> int: ...
+
+    @property
+    def resource_name(self) -> str: ...
+
+
 class _GroupRequest(Protocol):
     """A request judged on one group (JoinGroup, Heartbeat, LeaveGroup, SyncGroup)."""
 
