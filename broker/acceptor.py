@@ -139,7 +139,8 @@ class Acceptor:
     def _pause(self, listener: str) -> None:
         fds = self.paused.setdefault(listener, [])
         for srv in self.servers.pop(listener, []):
-            fds.extend(os.dup(s.fileno()) for s in srv.sockets)
+            # asyncio's and uvloop's servers both have the sockets AbstractServer does not declare
+            fds.extend(os.dup(s.fileno()) for s in srv.sockets)  # type: ignore[attr-defined]
             srv.close()
         log.info("Listener %s stopped accepting: %d connections open (max.connections %d)", listener,
                  self.quotas.total, self.quotas.max_connections)
@@ -157,7 +158,7 @@ class Acceptor:
             srv = await self.serve(listener, socket.socket(fileno=fd))
             if self.stopped or listener in self.paused:   # stopped or full again meanwhile
                 if listener in self.paused:
-                    self.paused[listener].extend(os.dup(s.fileno()) for s in srv.sockets)
+                    self.paused[listener].extend(os.dup(s.fileno()) for s in srv.sockets)  # type: ignore[attr-defined]
                 srv.close()
             else:
                 self.add_server(listener, srv)

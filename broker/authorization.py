@@ -9,14 +9,20 @@ Who may call it: the broker, once at startup (``start_authorizer``, ``guard_regi
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from kafpy.protocol.message_base import Message
 
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.authorization_rules import RULES
 from kafpy.broker.authz_check import AuthzCheck, no_check
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.security.acl_store import LocalAclStore, ZkAclStore
-from kafpy.broker.security.authorizer import Authorizer, create_authorizer
+from kafpy.broker.security.authorizer import AclStore, Authorizer, create_authorizer
+
+if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.replication.zk_client import KafkaZkClient
 
 __all__ = ["guard_registry", "RULES"]
 
@@ -29,21 +35,22 @@ def guard(handler: Handler, authorizer: Authorizer) -> Handler:
     inner = handler.func
 
     if rule is None:
-        async def refuse(ctx: RequestContext, req: Any) -> Any:
+        async def refuse(ctx: RequestContext, req: Message) -> Message | None:
             raise CloseConnection(f"api key {handler.api_key} has no authorization rule")
         return Handler(handler.api_key, handler.min_version, handler.max_version, refuse)
 
-    async def checked(ctx: RequestContext, req: Any) -> Any:
+    async def checked(ctx: RequestContext, req: Message) -> Message | None:
         return await rule(AuthzCheck(ctx, authorizer), ctx, req, inner)
     return Handler(handler.api_key, handler.min_version, handler.max_version, checked)
 
 
-async def start_authorizer(config: Any, zk: Any, controller: Any, clock: Callable[[], float]) -> Authorizer | None:
+async def start_authorizer(config: KafkaConfig, zk: KafkaZkClient | None, controller: Any,
+                           clock: Callable[[], float]) -> Authorizer | None:
     """The authorizer ``authorizer.class.name`` names, loaded and started, with its ACLs in
     ZooKeeper (``zk`` given) or in the standalone controller's metadata file; None when the
     setting is empty."""
     if zk is not None:
-        store: Any = ZkAclStore(zk, clock)
+        store: AclStore = ZkAclStore(zk, clock)
     else:
         store = LocalAclStore(controller.acls, controller.update_acls)
     authorizer = create_authorizer(config, store)

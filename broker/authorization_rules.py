@@ -11,19 +11,19 @@ live beside it in ``kafpy.broker.http_acls``. Pure functions of one request.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Callable, cast
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.authz_check import (
-    AuthzCheck, Next, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items, filter_topics, group_rule,
-    hide_groups_naming_denied_topics, hide_streams_groups_naming_denied_topics, no_check, top_error,
-    topic_allowed, topic_id_of)
+    AuthzCheck, ConfigResource, Next, Response, Rule, TopicPath, add_topic_errors, cluster_rule, filter_items,
+    filter_topics, group_rule, hide_groups_naming_denied_topics, hide_streams_groups_naming_denied_topics, no_check,
+    top_error, topic_allowed, topic_id_of)
 from kafpy.broker.handler import CloseConnection, RequestContext
 from kafpy.broker.handlers.share import ack_error, fetch_error
-from kafpy.broker.handlers.share_state import SHARE_STATE_ERROR_FIELDS
+from kafpy.broker.handlers.share_state import SHARE_STATE_ERROR_FIELDS, ShareStateRequest
 from kafpy.broker.metadata_responses import EncodedMetadataResponse
 from kafpy.broker.security.acl import CLUSTER_NAME, AclOperation as Op, ResourceType
 
@@ -43,7 +43,7 @@ LIST_OFFSETS = TopicPath("topics", "name", "partitions", "partition_index", "top
 EPOCHS = TopicPath("topics", "topic", "partitions", "partition", "topics", "topic", "partitions", "partition")
 
 
-async def produce(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def produce(az: AuthzCheck, ctx: RequestContext, req: messages.ProduceRequest, func: Next) -> Response:
     tid = getattr(req, "transactional_id", None)
     if tid is not None and not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, tid):
         resp = await filter_topics(az, ctx, req, func, PRODUCE, lambda _n: False,
@@ -55,13 +55,13 @@ async def produce(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> 
     return resp
 
 
-def _is_follower(req: Any, version: int) -> bool:
+def _is_follower(req: messages.FetchRequest, version: int) -> bool:
     if version >= 15:
         return req.replica_state is not None and req.replica_state.replica_id >= 0
     return req.replica_id >= 0
 
 
-async def fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def fetch(az: AuthzCheck, ctx: RequestContext, req: messages.FetchRequest, func: Next) -> Response:
     """A follower needs CLUSTER_ACTION. A consumer's READ is judged by the handler itself
     (``authz_check.topic_permission``) on every partition it serves: an incremental fetch
     session serves partitions the request does not name, and Kafka re-checks them all on
@@ -72,11 +72,11 @@ async def fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> An
     return await func(ctx, req)
 
 
-async def list_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def list_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.ListOffsetsRequest, func: Next) -> Response:
     return await filter_topics(az, ctx, req, func, LIST_OFFSETS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
 
 
-async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetForLeaderEpochRequest, func: Next) -> Response:
     """CLUSTER_ACTION on the cluster serves every topic; else DESCRIBE on each (Kafka 4.4,
     whoever the replica id claims to be)."""
     if az.cluster(Op.CLUSTER_ACTION):
@@ -84,7 +84,7 @@ async def offset_for_leader_epoch(az: AuthzCheck, ctx: RequestContext, req: Any,
     return await filter_topics(az, ctx, req, func, EPOCHS, lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n))
 
 
-async def metadata(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def metadata(az: AuthzCheck, ctx: RequestContext, req: messages.MetadataRequest, func: Next) -> Response:
     """Topics the principal may not describe are left out of an all-topics answer and
     answered TOPIC_AUTHORIZATION_FAILED when named; a missing topic is auto-created only with
     CREATE on the cluster or the topic; authorized operations are filled in when asked."""
@@ -107,29 +107,29 @@ async def metadata(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) ->
             else:
                 keep.append(t)
         req.topics = keep
-    resp = await func(ctx, req)
+    resp = cast(messages.MetadataResponse, await func(ctx, req))
     if isinstance(resp, EncodedMetadataResponse):
         resp = resp.plain()   # changed below: not the cache's shared, pre-encoded entries
     if explicit and not req.topics and ctx.api_version == 0:
         resp.topics = []  # v0's empty list asks for every topic: none of them is wanted
     T = type(resp).MetadataResponseTopic
-    topics = []
-    for t in resp.topics:
-        if t.name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name):
-            topics.append(t)
-        elif t.topic_id is not None and bytes(t.topic_id) in by_id:
+    topics: list[messages.MetadataResponse.MetadataResponseTopic] = []
+    for rt in resp.topics:
+        if rt.name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, rt.name):
+            topics.append(rt)
+        elif rt.topic_id is not None and bytes(rt.topic_id) in by_id:
             # asked by id (v12+): Kafka does not tell the name of a topic it refuses
-            topics.append(T(error_code=TOPIC_FAILED, name=None, topic_id=t.topic_id, is_internal=False, partitions=[]))
+            topics.append(T(error_code=TOPIC_FAILED, name=None, topic_id=rt.topic_id, is_internal=False, partitions=[]))
         elif explicit:
-            denied.append(t.name)
+            denied.append(rt.name)
     topics.extend(T(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=n, is_internal=False, partitions=[])
                   for n in denied)
     resp.topics = topics
     if ctx.api_version >= 8:
         if req.include_topic_authorized_operations:
-            for t in topics:
-                if t.error_code == ErrorCode.NONE and t.name is not None:
-                    t.topic_authorized_operations = az.operations_bits(ResourceType.TOPIC, t.name)
+            for rt in topics:
+                if rt.error_code == ErrorCode.NONE and rt.name is not None:
+                    rt.topic_authorized_operations = az.operations_bits(ResourceType.TOPIC, rt.name)
         if ctx.api_version <= 10 and req.include_cluster_authorized_operations:
             resp.cluster_authorized_operations = az.operations_bits(ResourceType.CLUSTER, CLUSTER_NAME)
     return resp
@@ -143,13 +143,13 @@ OFFSET_FETCH_V7 = TopicPath("topics", "name", "partition_indexes", None, "topics
 TXN_COMMIT = COMMIT
 
 
-async def offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def offset_commit(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetCommitRequest, func: Next) -> Response:
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return await filter_topics(az, ctx, req, func, COMMIT, lambda _n: False, GROUP_FAILED)
     return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
-async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetFetchRequest, func: Next) -> Response:
     """DESCRIBE on each group; the topics it may not describe are answered with the error
     when named, and left out of an all-topics answer."""
     if ctx.api_version < 8:
@@ -157,30 +157,30 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next
             return top_error(ctx, GROUP_FAILED) if ctx.api_version >= 2 else await filter_topics(
                 az, ctx, req, func, OFFSET_FETCH_V7, lambda _n: False, GROUP_FAILED)
         named = req.topics is not None
-        resp = await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, topic_allowed(az, Op.DESCRIBE))
+        resp = cast(messages.OffsetFetchResponse, await filter_topics(az, ctx, req, func, OFFSET_FETCH_V7, topic_allowed(az, Op.DESCRIBE)))
         if not named:
             resp.topics = [t for t in resp.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
         return resp
     refused = [g for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     req.groups = [g for g in req.groups if g not in refused]
-    denied_topics: dict[str, list[tuple[Any, str]]] = {}
+    denied_topics: dict[str, list[tuple[messages.OffsetFetchRequest.OffsetFetchRequestTopics, str]]] = {}
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
     for g in req.groups:
         if g.topics:
             denied_topics[g.group_id] = [(t, t.name) for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
             g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
-    resp = await func(ctx, req) if req.groups else M.OffsetFetchResponse(groups=[])
-    G = M.OffsetFetchResponse.OffsetFetchResponseGroup
-    for g in resp.groups:
-        if g.group_id in denied_topics:
-            add_topic_errors(resp, g, path, denied_topics[g.group_id], TOPIC_FAILED)
+    resp = cast(messages.OffsetFetchResponse, await func(ctx, req) if req.groups else messages.OffsetFetchResponse(groups=[]))
+    G = messages.OffsetFetchResponse.OffsetFetchResponseGroup
+    for rg in resp.groups:
+        if rg.group_id in denied_topics:
+            add_topic_errors(resp, rg, path, denied_topics[rg.group_id], TOPIC_FAILED)
         else:
-            g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
+            rg.topics = [t for t in rg.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
     resp.groups.extend(G(group_id=g.group_id, error_code=GROUP_FAILED, topics=[]) for g in refused)
     return resp
 
 
-async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: messages.FindCoordinatorRequest, func: Next) -> Response:
     rtype = ResourceType.TRANSACTIONAL_ID if getattr(req, "key_type", 0) == 1 else ResourceType.GROUP
     code = TXN_FAILED if rtype == ResourceType.TRANSACTIONAL_ID else GROUP_FAILED
     allowed = lambda k: az.ok(Op.DESCRIBE, rtype, k)  # noqa: E731
@@ -190,22 +190,22 @@ async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: Any, func: 
         if allowed(req.key):
             return await func(ctx, req)
         return top_error(ctx, code, node_id=-1, host="", port=-1)
-    C = M.FindCoordinatorResponse.Coordinator
+    C = messages.FindCoordinatorResponse.Coordinator
     return await filter_items(ctx, req, func, "coordinator_keys", lambda k: k, allowed,
                               "coordinators", lambda _r, k: C(key=k, node_id=-1, host="", port=-1, error_code=code))
 
 
-async def sync_group(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def sync_group(az: AuthzCheck, ctx: RequestContext, req: messages.SyncGroupRequest, func: Next) -> Response:
     """v5+ without the protocol type and name is INCONSISTENT_GROUP_PROTOCOL before any check."""
     if ctx.api_version >= 5 and (req.protocol_type is None or req.protocol_name is None):
         return top_error(ctx, ErrorCode.INCONSISTENT_GROUP_PROTOCOL, assignment=b"")
     return await group_rule(Op.READ)(az, ctx, req, func)
 
 
-async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    D = M.DescribeGroupsResponse.DescribedGroup
-    resp = await filter_items(ctx, req, func, "groups", lambda g: g, lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g),
-                              "groups", lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[]))
+async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeGroupsRequest, func: Next) -> Response:
+    D = messages.DescribeGroupsResponse.DescribedGroup
+    resp = cast(messages.DescribeGroupsResponse, await filter_items(ctx, req, func, "groups", lambda g: g, lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g),
+                              "groups", lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[])))
     if getattr(req, "include_authorized_operations", False):
         for g in resp.groups:
             if g.error_code == ErrorCode.NONE:
@@ -213,27 +213,27 @@ async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: N
     return resp
 
 
-async def list_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    resp = await func(ctx, req)
+async def list_groups(az: AuthzCheck, ctx: RequestContext, req: messages.ListGroupsRequest, func: Next) -> Response:
+    resp = cast(messages.ListGroupsResponse, await func(ctx, req))
     if not az.cluster(Op.DESCRIBE):
         resp.groups = [g for g in resp.groups if az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     return resp
 
 
-async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    R = M.DeleteGroupsResponse.DeletableGroupResult
+async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteGroupsRequest, func: Next) -> Response:
+    R = messages.DeleteGroupsResponse.DeletableGroupResult
     return await filter_items(ctx, req, func, "groups_names", lambda g: g,
                               lambda g: az.ok(Op.DELETE, ResourceType.GROUP, g),
                               "results", lambda _r, g: R(group_id=g, error_code=GROUP_FAILED))
 
 
-async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetDeleteRequest, func: Next) -> Response:
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED)
     return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.READ))
 
 
-async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messages.ConsumerGroupHeartbeatRequest, func: Next) -> Response:
     """READ on the group, and DESCRIBE on every topic named in the subscription."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, member_epoch=-1, heartbeat_interval_ms=0)
@@ -243,18 +243,18 @@ async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any
     return await func(ctx, req)
 
 
-async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    D = M.ConsumerGroupDescribeResponse.DescribedGroup
-    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
+async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.ConsumerGroupDescribeRequest, func: Next) -> Response:
+    D = messages.ConsumerGroupDescribeResponse.DescribedGroup
+    resp = cast(messages.ConsumerGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
                                               group_epoch=-1, assignment_epoch=-1,
-                                              assignor_name="", members=[]))
+                                              assignor_name="", members=[])))
     hide_groups_naming_denied_topics(az, resp, D, targets=True)
     return resp
 
 
-async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messages.StreamsGroupHeartbeatRequest, func: Next) -> Response:
     """READ on the group, and DESCRIBE on every topic the topology names."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, member_id="", member_epoch=0,
@@ -270,18 +270,18 @@ async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any,
     return await func(ctx, req)
 
 
-async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    D = M.StreamsGroupDescribeResponse.DescribedGroup
-    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
+async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.StreamsGroupDescribeRequest, func: Next) -> Response:
+    D = messages.StreamsGroupDescribeResponse.DescribedGroup
+    resp = cast(messages.StreamsGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
                               lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
-                                              group_epoch=-1, assignment_epoch=-1, members=[]))
+                                              group_epoch=-1, assignment_epoch=-1, members=[])))
     hide_streams_groups_naming_denied_topics(az, resp, D)
     return resp
 
 
 # -- transactions ----------------------------------------------------------------------------
-async def init_producer_id(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def init_producer_id(az: AuthzCheck, ctx: RequestContext, req: messages.InitProducerIdRequest, func: Next) -> Response:
     if req.transactional_id is not None:
         if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
             return top_error(ctx, TXN_FAILED, producer_id=-1, producer_epoch=-1)
@@ -294,7 +294,7 @@ ADD_PARTITIONS_V3 = TopicPath("v3_and_below_topics", "name", "partitions", None,
                               "name", "results_by_partition", "partition_index", "partition_error_code")
 
 
-async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: messages.AddPartitionsToTxnRequest, func: Next) -> Response:
     if ctx.api_version >= 4:  # broker-to-broker verification (KIP-890)
         return await cluster_rule(Op.CLUSTER_ACTION)(az, ctx, req, func)
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.v3_and_below_transactional_id):
@@ -302,7 +302,7 @@ async def add_partitions_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, f
     return await filter_topics(az, ctx, req, func, ADD_PARTITIONS_V3, topic_allowed(az, Op.WRITE))
 
 
-async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: messages.AddOffsetsToTxnRequest, func: Next) -> Response:
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
         return top_error(ctx, TXN_FAILED)
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
@@ -310,13 +310,13 @@ async def add_offsets_to_txn(az: AuthzCheck, ctx: RequestContext, req: Any, func
     return await func(ctx, req)
 
 
-async def end_txn(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def end_txn(az: AuthzCheck, ctx: RequestContext, req: messages.EndTxnRequest, func: Next) -> Response:
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
         return top_error(ctx, TXN_FAILED)
     return await func(ctx, req)
 
 
-async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: messages.TxnOffsetCommitRequest, func: Next) -> Response:
     if not az.ok(Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id):
         return await filter_topics(az, ctx, req, func, TXN_COMMIT, lambda _n: False, TXN_FAILED)
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
@@ -324,21 +324,21 @@ async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: Any, func:
     return await filter_topics(az, ctx, req, func, TXN_COMMIT, topic_allowed(az, Op.READ))
 
 
-async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeTransactionsRequest, func: Next) -> Response:
     """DESCRIBE on each transactional id; the topics of a transaction the caller may not
     DESCRIBE are left out of its answer (as Kafka does)."""
-    S = M.DescribeTransactionsResponse.TransactionState
-    resp = await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
+    S = messages.DescribeTransactionsResponse.TransactionState
+    resp = cast(messages.DescribeTransactionsResponse, await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
                               lambda t: az.ok(Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t),
                               "transaction_states", lambda _r, t: S(transactional_id=t, error_code=TXN_FAILED,
-                                                                    transaction_state="", topics=[]))
+                                                                    transaction_state="", topics=[])))
     for s in resp.transaction_states:
         s.topics = [t for t in s.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic)]
     return resp
 
 
-async def list_transactions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    resp = await func(ctx, req)
+async def list_transactions(az: AuthzCheck, ctx: RequestContext, req: messages.ListTransactionsRequest, func: Next) -> Response:
+    resp = cast(messages.ListTransactionsResponse, await func(ctx, req))
     resp.transaction_states = [s for s in resp.transaction_states
                                if az.ok(Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactional_id)]
     return resp
@@ -348,10 +348,10 @@ WRITE_MARKERS = TopicPath("topics", "name", "partition_indexes", None, "topics",
                           "partition_index")
 
 
-async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: messages.WriteTxnMarkersRequest, func: Next) -> Response:
     if az.cluster(Op.CLUSTER_ACTION):
         return await func(ctx, req)
-    R = M.WriteTxnMarkersResponse
+    R = messages.WriteTxnMarkersResponse
     resp = R(markers=[])
     for m in req.markers:
         entry = R.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[])
@@ -361,8 +361,8 @@ async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: Any, func:
 
 
 # -- topics, configs, cluster ----------------------------------------------------------------
-async def create_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    R = M.CreateTopicsResponse.CreatableTopicResult
+async def create_topics(az: AuthzCheck, ctx: RequestContext, req: messages.CreateTopicsRequest, func: Next) -> Response:
+    R = messages.CreateTopicsResponse.CreatableTopicResult
     cluster_ok = az.cluster(Op.CREATE)
     return await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: cluster_ok or az.ok(Op.CREATE, ResourceType.TOPIC, n), "topics",
@@ -370,9 +370,9 @@ async def create_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
                                               replication_factor=-1, configs=[]))
 
 
-async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteTopicsRequest, func: Next) -> Response:
     """DELETE on the cluster (every topic) or on each topic, as Kafka's controller checks it."""
-    R = M.DeleteTopicsResponse.DeletableTopicResult
+    R = messages.DeleteTopicsResponse.DeletableTopicResult
     cache = ctx.services.metadata_cache
     cluster_ok = az.cluster(Op.DELETE)
     deletable = lambda n: cluster_ok or az.ok(Op.DELETE, ResourceType.TOPIC, n)  # noqa: E731
@@ -380,7 +380,7 @@ async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
         return await filter_items(ctx, req, func, "topic_names", lambda n: n, deletable, "responses",
                                   lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
 
-    def name_of(t: Any) -> str:
+    def name_of(t: messages.DeleteTopicsRequest.DeleteTopicState) -> str:
         if t.name is None and t.topic_id is not None:
             info = cache.topic_by_id(t.topic_id)
             return info.name if info is not None else ""
@@ -389,18 +389,18 @@ async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
                               lambda _r, t: R(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))
 
 
-async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    R = M.CreatePartitionsResponse.CreatePartitionsTopicResult
+async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: messages.CreatePartitionsRequest, func: Next) -> Response:
+    R = messages.CreatePartitionsResponse.CreatePartitionsTopicResult
     return await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: az.ok(Op.ALTER, ResourceType.TOPIC, n), "results",
                               lambda _r, t: R(name=t.name, error_code=TOPIC_FAILED))
 
 
-async def delete_records(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def delete_records(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteRecordsRequest, func: Next) -> Response:
     return await filter_topics(az, ctx, req, func, COMMIT, topic_allowed(az, Op.DELETE))
 
 
-async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeProducersRequest, func: Next) -> Response:
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
     return await filter_topics(az, ctx, req, func, path, topic_allowed(az, Op.READ))
 
@@ -408,7 +408,7 @@ async def describe_producers(az: AuthzCheck, ctx: RequestContext, req: Any, func
 CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_GROUP = 2, 4, 8, 32
 
 
-def _config_allowed(az: AuthzCheck, op: Op, resource: Any) -> bool:
+def _config_allowed(az: AuthzCheck, op: Op, resource: ConfigResource) -> bool:
     if resource.resource_type == CONFIG_TOPIC:
         return az.ok(op, ResourceType.TOPIC, resource.resource_name)
     if resource.resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER):
@@ -418,75 +418,75 @@ def _config_allowed(az: AuthzCheck, op: Op, resource: Any) -> bool:
     return True  # unknown types are answered by the handler
 
 
-def _config_error(resp: Any, resource: Any, entry: type) -> Any:
+def _config_error(resp: Response, resource: ConfigResource, entry: Callable[..., messages.Struct]) -> messages.Struct:
     code = {CONFIG_TOPIC: TOPIC_FAILED, CONFIG_GROUP: GROUP_FAILED}.get(resource.resource_type, CLUSTER_FAILED)
     return entry(error_code=code, error_message=None, resource_type=resource.resource_type,
                  resource_name=resource.resource_name)
 
 
-async def describe_configs(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    E = M.DescribeConfigsResponse.DescribeConfigsResult
+async def describe_configs(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeConfigsRequest, func: Next) -> Response:
+    E = messages.DescribeConfigsResponse.DescribeConfigsResult
     return await filter_items(ctx, req, func, "resources", lambda r: r,
                               lambda r: _config_allowed(az, Op.DESCRIBE_CONFIGS, r), "results",
                               lambda resp, r: _config_error(resp, r, E))
 
 
 def _alter_configs(entry: type) -> Rule:
-    async def rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: messages.AlterConfigsRequest | messages.IncrementalAlterConfigsRequest, func: Next) -> Response:
         return await filter_items(ctx, req, func, "resources", lambda r: r,
                                   lambda r: _config_allowed(az, Op.ALTER_CONFIGS, r), "responses",
                                   lambda resp, r: _config_error(resp, r, entry))
     return rule
 
 
-async def describe_cluster(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    resp = await func(ctx, req)
+async def describe_cluster(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeClusterRequest, func: Next) -> Response:
+    resp = cast(messages.DescribeClusterResponse, await func(ctx, req))
     if getattr(req, "include_cluster_authorized_operations", False):
         resp.cluster_authorized_operations = az.operations_bits(ResourceType.CLUSTER, CLUSTER_NAME)
     return resp
 
 
-async def describe_log_dirs(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_log_dirs(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeLogDirsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
     if ctx.api_version >= 3:
         return top_error(ctx, CLUSTER_FAILED, results=[])
-    return M.DescribeLogDirsResponse(results=[])
+    return messages.DescribeLogDirsResponse(results=[])
 
 
-async def describe_topic_partitions(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
-    T = M.DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
+async def describe_topic_partitions(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeTopicPartitionsRequest, func: Next) -> Response:
+    T = messages.DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
     named = bool(req.topics)
-    resp = await filter_items(ctx, req, func, "topics", lambda t: t.name,
+    resp = cast(messages.DescribeTopicPartitionsResponse, await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n), "topics",
-                              lambda _r, t: T(name=t.name, error_code=TOPIC_FAILED, is_internal=False, partitions=[]))
+                              lambda _r, t: T(name=t.name, error_code=TOPIC_FAILED, is_internal=False, partitions=[])))
     if not named:
-        resp.topics = [t for t in resp.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
+        resp.topics = [t for t in resp.topics if t.name is not None and az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
     return resp
 
 
-async def describe_acls(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_acls(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeAclsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
-    return M.DescribeAclsResponse(error_code=CLUSTER_FAILED, error_message="Cluster authorization failed.")
+    return messages.DescribeAclsResponse(error_code=CLUSTER_FAILED, error_message="Cluster authorization failed.")
 
 
-async def create_acls(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def create_acls(az: AuthzCheck, ctx: RequestContext, req: messages.CreateAclsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = M.CreateAclsResponse.AclCreationResult
-    return M.CreateAclsResponse(results=[R(error_code=CLUSTER_FAILED) for _ in req.creations])
+    R = messages.CreateAclsResponse.AclCreationResult
+    return messages.CreateAclsResponse(results=[R(error_code=CLUSTER_FAILED) for _ in req.creations])
 
 
-async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteAclsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = M.DeleteAclsResponse.DeleteAclsFilterResult
-    return M.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
+    R = messages.DeleteAclsResponse.DeleteAclsFilterResult
+    return messages.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
 
 
 # -- share groups ----------------------------------------------------------------------------
-async def share_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def share_rule(az: AuthzCheck, ctx: RequestContext, req: messages.ShareFetchRequest | messages.ShareAcknowledgeRequest, func: Next) -> Response:
     """READ on the group, else GROUP_AUTHORIZATION_FAILED for the whole request; READ on each
     topic is checked by the handlers, on every partition they serve (a share session serves
     partitions the request does not name)."""
@@ -496,7 +496,7 @@ async def share_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) 
     return failed(GROUP_FAILED)
 
 
-async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messages.ShareGroupHeartbeatRequest, func: Next) -> Response:
     """READ on the group, and DESCRIBE on every topic named in the subscription."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, heartbeat_interval_ms=0)
@@ -506,13 +506,13 @@ async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: Any, f
     return await func(ctx, req)
 
 
-async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.ShareGroupDescribeRequest, func: Next) -> Response:
     """DESCRIBE on each group; a group whose members are assigned a topic the caller may not
     DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED."""
-    D = M.ShareGroupDescribeResponse.DescribedGroup
-    resp = await filter_items(ctx, req, func, "group_ids", lambda g: g,
+    D = messages.ShareGroupDescribeResponse.DescribedGroup
+    resp = cast(messages.ShareGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
-                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[]))
+                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[])))
     hide_groups_naming_denied_topics(az, resp, D, targets=False)
     return resp
 
@@ -520,65 +520,65 @@ async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: Any, fu
 TOPIC_FAILED_MESSAGE = "Topic authorization failed."
 
 
-async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeShareGroupOffsetsRequest, func: Next) -> Response:
     """DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED); named topics the caller may not
     DESCRIBE are answered TOPIC_AUTHORIZATION_FAILED per partition, and left out of an
     all-topics answer."""
-    R = M.DescribeShareGroupOffsetsResponse
+    R = messages.DescribeShareGroupOffsetsResponse
     G, T, P = (R.DescribeShareGroupOffsetsResponseGroup, R.DescribeShareGroupOffsetsResponseTopic,
                R.DescribeShareGroupOffsetsResponsePartition)
     refused = [g.group_id for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     req.groups = [g for g in req.groups if g.group_id not in refused]
-    denied: dict[str, list[Any]] = {}
+    denied: dict[str, list[messages.DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic]] = {}
     for g in req.groups:
         if g.topics is not None:
             denied[g.group_id] = [t for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
             g.topics = [t for t in g.topics if t not in denied[g.group_id]]
-    resp = await func(ctx, req) if req.groups else R(groups=[])
-    for g in resp.groups:
-        if g.group_id not in denied:
-            g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
+    resp = cast(messages.DescribeShareGroupOffsetsResponse, await func(ctx, req) if req.groups else R(groups=[]))
+    for rg in resp.groups:
+        if rg.group_id not in denied:
+            rg.topics = [t for t in rg.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
             continue
-        g.topics.extend(T(topic_name=t.topic_name, topic_id=bytes(16), partitions=[
+        rg.topics.extend(T(topic_name=t.topic_name, topic_id=bytes(16), partitions=[
             P(partition_index=i, start_offset=-1, lag=-1, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
-            for i in t.partitions]) for t in denied[g.group_id])
+            for i in t.partitions]) for t in denied[rg.group_id])
     resp.groups.extend(G(group_id=g, error_code=GROUP_FAILED, topics=[]) for g in refused)
     return resp
 
 
-async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.AlterShareGroupOffsetsRequest, func: Next) -> Response:
     """READ on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller may
     not READ are answered TOPIC_AUTHORIZATION_FAILED per partition."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
-    R = M.AlterShareGroupOffsetsResponse
+    R = messages.AlterShareGroupOffsetsResponse
     T, P = R.AlterShareGroupOffsetsResponseTopic, R.AlterShareGroupOffsetsResponsePartition
     denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
     req.topics = [t for t in req.topics if t not in denied]
     # nothing left: Kafka's coordinator answers an empty success without touching the group
-    resp = await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[])
+    resp = cast(messages.AlterShareGroupOffsetsResponse, await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[]))
     resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name), partitions=[
         P(partition_index=p.partition_index, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
         for p in t.partitions]) for t in denied)
     return resp
 
 
-async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteShareGroupOffsetsRequest, func: Next) -> Response:
     """DELETE on the group (else the top-level GROUP_AUTHORIZATION_FAILED); topics the caller
     may not READ are answered TOPIC_AUTHORIZATION_FAILED."""
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
-    T = M.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
+    T = messages.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
     denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
     req.topics = [t for t in req.topics if t not in denied]
-    resp = await func(ctx, req)
+    resp = cast(messages.DeleteShareGroupOffsetsResponse, await func(ctx, req))
     if resp.error_code == ErrorCode.NONE:   # else the coordinator's error is the whole answer, as in Kafka
         resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name),
                                 error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
     return resp
 
 
-async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: ShareStateRequest, func: Next) -> Response:
     """CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED in every partition
     (Kafka's getErrorResponse of these requests)."""
     if az.cluster(Op.CLUSTER_ACTION):
@@ -595,38 +595,38 @@ async def share_state_rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: 
 MESSAGE = "Cluster authorization failed."
 
 
-async def describe_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeUserScramCredentialsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
-    R = M.DescribeUserScramCredentialsResponse
+    R = messages.DescribeUserScramCredentialsResponse
     return R(error_code=CLUSTER_FAILED, error_message=MESSAGE, results=[
         R.DescribeUserScramCredentialsResult(user=u.name, error_code=CLUSTER_FAILED, error_message=MESSAGE)
         for u in req.users or []])
 
 
-async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: messages.AlterUserScramCredentialsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = M.AlterUserScramCredentialsResponse
+    R = messages.AlterUserScramCredentialsResponse
     users = sorted({u.name for u in req.deletions} | {u.name for u in req.upsertions})
     return R(results=[R.AlterUserScramCredentialsResult(user=u, error_code=CLUSTER_FAILED, error_message=MESSAGE)
                       for u in users])
 
 
 # -- client quotas ---------------------------------------------------------------------------
-async def describe_client_quotas(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def describe_client_quotas(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeClientQuotasRequest, func: Next) -> Response:
     """DESCRIBE_CONFIGS on the cluster."""
     if az.cluster(Op.DESCRIBE_CONFIGS):
         return await func(ctx, req)
     return top_error(ctx, CLUSTER_FAILED, error_message=MESSAGE, entries=None)
 
 
-async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: messages.AlterClientQuotasRequest, func: Next) -> Response:
     """ALTER_CONFIGS on the cluster (Kafka's controller checks it); refused, every entry is
     answered CLUSTER_AUTHORIZATION_FAILED."""
     if az.cluster(Op.ALTER_CONFIGS):
         return await func(ctx, req)
-    R = M.AlterClientQuotasResponse
+    R = messages.AlterClientQuotasResponse
     return R(entries=[R.EntryData(error_code=CLUSTER_FAILED, error_message=MESSAGE, entity=[
         R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
         for entry in req.entries])
@@ -684,8 +684,8 @@ RULES: dict[ApiKey, Rule] = {
     ApiKey.DELETE_RECORDS: delete_records,
     ApiKey.DESCRIBE_PRODUCERS: describe_producers,
     ApiKey.DESCRIBE_CONFIGS: describe_configs,
-    ApiKey.ALTER_CONFIGS: _alter_configs(M.AlterConfigsResponse.AlterConfigsResourceResponse),
-    ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(M.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
+    ApiKey.ALTER_CONFIGS: _alter_configs(messages.AlterConfigsResponse.AlterConfigsResourceResponse),
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs(messages.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse),
     ApiKey.DESCRIBE_CLUSTER: describe_cluster,
     ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions,

@@ -9,19 +9,42 @@ one request.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Optional, Protocol, Sequence, TypeVar
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import Message, Struct
 
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.security.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
 from kafpy.broker.security.authorizer import Authorizer
 
 ANONYMOUS = "User:ANONYMOUS"
+_Key = TypeVar("_Key")
 
-Next = Callable[[RequestContext, Any], Awaitable[Any]]
-Rule = Callable[["AuthzCheck", RequestContext, Any, Next], Awaitable[Any]]
+# What a handler answers: its API's response, or None for none (Produce with acks=0).
+Response = Optional[Message]
+# A handler (``Next``) and a rule take the request class of the API they serve; the table that
+# holds them spans every API, so the request is typed where each is written, not here.
+Next = Callable[[RequestContext, Any], Awaitable[Response]]
+Rule = Callable[["AuthzCheck", RequestContext, Any, Next], Awaitable[Response]]
+
+
+class ConfigResource(Protocol):
+    """A resource of a DescribeConfigs, AlterConfigs or IncrementalAlterConfigs request."""
+
+    @property
+    def resource_type(self) -> int: ...
+
+    @property
+    def resource_name(self) -> str: ...
+
+
+class _GroupRequest(Protocol):
+    """A request judged on one group (JoinGroup, Heartbeat, LeaveGroup, SyncGroup)."""
+
+    @property
+    def group_id(self) -> str: ...
 
 
 def principal_of(ctx: RequestContext) -> str:
@@ -93,16 +116,18 @@ def unauthorized_to_create(ctx: RequestContext, names: list[str]) -> list[str]:
     return [n for n in names if not az.ok(AclOperation.CREATE, ResourceType.TOPIC, n)]
 
 
-def top_error(ctx: RequestContext, code: ErrorCode, **fields: Any) -> Any:
+def top_error(ctx: RequestContext, code: ErrorCode, **fields: object) -> Message:
     """This API's response with only its top-level ``error_code`` set."""
-    return codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)
+    response: Message = codec.response_class(ctx.header.request_api_key, ctx.api_version)(error_code=code, **fields)
+    return response
 
 
-def nested(owner: type, struct: type, field: str) -> type:
+def nested(owner: type[Message], struct: type[Struct], field: str) -> type[Struct]:
     """The struct class of array ``field`` of ``struct`` (generated classes hang off ``owner``)."""
     for f in getattr(struct, "FIELDS"):
         if f.name == field:
-            return getattr(owner, f.type.lstrip("[]"))
+            struct_class: type[Struct] = getattr(owner, f.type.lstrip("[]"))
+            return struct_class
     raise KeyError(field)
 
 
@@ -121,7 +146,7 @@ class TopicPath:
     resp_error: str = "error_code"
 
 
-def _topic_name(ctx: RequestContext, t: Any, path: TopicPath) -> str | None:
+def _topic_name(ctx: RequestContext, t: Struct, path: TopicPath) -> str | None:
     name = getattr(t, path.req_name, None)
     if not name:
         tid = getattr(t, "topic_id", None)
@@ -130,9 +155,10 @@ def _topic_name(ctx: RequestContext, t: Any, path: TopicPath) -> str | None:
     return name
 
 
-async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next, path: TopicPath,
+async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Message, func: Next, path: TopicPath,
                         allowed: Callable[[str], bool],
-                        code: ErrorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED, holder: Any = None) -> Any:
+                        code: ErrorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED, holder: Struct | None = None
+                        ) -> Response:
     """Runs ``func`` on the topics ``allowed`` accepts; the others are answered ``code`` for
     every partition the request named. ``holder`` is the struct holding the topics (the
     request itself unless nested)."""
@@ -140,8 +166,8 @@ async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     topics = getattr(holder, path.req_topics)
     if not topics:
         return await func(ctx, req)
-    keep: list[tuple[Any, str | None]] = []
-    denied: list[tuple[Any, str | None]] = []
+    keep: list[tuple[Struct, str | None]] = []
+    denied: list[tuple[Struct, str | None]] = []
     for t in topics:
         name = _topic_name(ctx, t, path)
         (keep if name is None or allowed(name) else denied).append((t, name))
@@ -155,7 +181,7 @@ async def filter_topics(az: AuthzCheck, ctx: RequestContext, req: Any, func: Nex
     return resp
 
 
-def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: Sequence[tuple[Any, str | None]],
+def add_topic_errors(resp: Message, holder: Struct, path: TopicPath, denied: Sequence[tuple[Struct, str | None]],
                      code: ErrorCode) -> None:
     """Appends an entry per denied request topic to ``holder``'s response topics."""
     owner = type(resp)
@@ -169,12 +195,13 @@ def add_topic_errors(resp: Any, holder: Any, path: TopicPath, denied: Sequence[t
         entry = T(**{path.resp_name: name,
                      path.resp_parts: [P(**{path.resp_index: i, path.resp_error: code}) for i in indexes]})
         if "topic_id" in T_fields and getattr(t, "topic_id", None) is not None:
-            entry.topic_id = t.topic_id
+            setattr(entry, "topic_id", getattr(t, "topic_id"))
         out.append(entry)
 
 
-async def filter_items(ctx: RequestContext, req: Any, func: Next, items_attr: str, key: Callable[[Any], str],
-                       allowed: Callable[[str], bool], resp_attr: str, error_entry: Callable[[Any, Any], Any]) -> Any:
+async def filter_items(ctx: RequestContext, req: Message, func: Next, items_attr: str, key: Callable[[Any], _Key],
+                       allowed: Callable[[_Key], bool], resp_attr: str,
+                       error_entry: Callable[[Response, Any], Struct]) -> Response:
     """Runs ``func`` on the items of ``req.<items_attr>`` that ``allowed`` accepts; each
     other item is answered by ``error_entry(response, item)`` appended to ``resp.<resp_attr>``."""
     items = getattr(req, items_attr)
@@ -236,14 +263,14 @@ def topic_allowed(az: AuthzCheck, op: AclOperation) -> Callable[[str], bool]:
     return lambda name: az.ok(op, ResourceType.TOPIC, name)
 
 
-async def no_check(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+async def no_check(az: AuthzCheck, ctx: RequestContext, req: Message, func: Next) -> Response:
     """Served to anyone (ApiVersions, the SASL exchange)."""
     return await func(ctx, req)
 
 
 def cluster_rule(op: AclOperation) -> Rule:
     """Allowed only with ``op`` on the cluster; otherwise the top-level error."""
-    async def rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: Message, func: Next) -> Response:
         if az.cluster(op):
             return await func(ctx, req)
         return top_error(ctx, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
@@ -252,7 +279,7 @@ def cluster_rule(op: AclOperation) -> Rule:
 
 def group_rule(op: AclOperation) -> Rule:
     """Allowed only with ``op`` on the request's ``group_id``; otherwise the top-level error."""
-    async def rule(az: AuthzCheck, ctx: RequestContext, req: Any, func: Next) -> Any:
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: _GroupRequest, func: Next) -> Response:
         if az.ok(op, ResourceType.GROUP, req.group_id):
             return await func(ctx, req)
         return top_error(ctx, ErrorCode.GROUP_AUTHORIZATION_FAILED)

@@ -16,7 +16,7 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafpy.storage import LogConfig, LogManager
@@ -27,7 +27,7 @@ from kafpy.replication.purgatory import DelayedOperationPurgatory
 from kafpy.replication.replica_manager import ReplicaManager
 from kafpy.replication.zk_data import BrokerRegistration
 
-from kafpy.coordinator.group import GroupCoordinatorService
+from kafpy.coordinator.group.service import GroupCoordinatorService
 from kafpy.coordinator.share_state.config import ShareCoordinatorConfig
 from kafpy.coordinator.share_state.service import ShareCoordinatorService
 from kafpy.coordinator.transaction.config import TransactionCoordinatorConfig
@@ -50,10 +50,18 @@ from kafpy.broker.services import BrokerServices
 from kafpy.broker.share_persister import BrokerSharePersister
 from kafpy.broker.topic_config import effective_topic_config
 from kafpy.broker.txn_verification import TxnVerifier
-from kafpy.broker.zk_broker import (ControllerFactory, broker_registration, check_cluster_id, kafka_controller_and_admin,
+from kafpy.broker.zk_broker import (ControllerFactory, ZkAdminController, broker_registration, check_cluster_id, kafka_controller_and_admin,
                               load_dynamic_broker_configs, replication_managers)
 
 if TYPE_CHECKING:
+    from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
+    from kafpy.replication.network_client import NetworkClient
+    from kafpy.coordinator.group.config import GroupCoordinatorConfig
+    from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+    from kafpy.coordinator.group.share.config import ShareGroupConfig
+    from kafpy.coordinator.group.streams.config import StreamsGroupConfig
+    from kafpy.metrics.observer import RequestObserver
+    from kafpy.broker.share.share_partition_manager import SharePartitionManager
     from kafpy.replication.controller import KafkaController
     # imported where used: a standalone broker never loads kazoo (start time)
     from kafpy.replication.zk_client import KafkaZkClient, SessionState
@@ -77,6 +85,21 @@ def _default_host() -> str:
         return "localhost"
 
 
+class HttpListeners(Protocol):
+    """What the broker does with its HTTP listeners (``kafpy.broker.http_routes.BrokerHttp``,
+    which reads the Broker): stop them."""
+
+    async def stop(self) -> None: ...
+
+
+class CoordinatorLeadership(Protocol):
+    """What a coordinator does when this broker gains or loses one of its topic's partitions."""
+
+    def on_elected(self, partition: int, leader_epoch: int) -> None: ...
+
+    def on_resigned(self, partition: int, leader_epoch: int) -> None: ...
+
+
 class GroupCoordinatorLeadership:
     """Forwards leadership of ``__consumer_offsets`` partitions to the group coordinator and
     of ``__transaction_state`` partitions to the transaction coordinator, and of
@@ -88,9 +111,9 @@ class GroupCoordinatorLeadership:
         self.service: GroupCoordinatorService | None = None
         self.txn_service: TransactionCoordinatorService | None = None
         self.share_service: ShareCoordinatorService | None = None
-        self.share_partitions: Any = None     # broker.share's SharePartitionManager
+        self.share_partitions: SharePartitionManager | None = None
 
-    def _service_for(self, partition: Partition) -> Any:
+    def _service_for(self, partition: Partition) -> CoordinatorLeadership | None:
         if partition.topic == GROUP_METADATA_TOPIC_NAME:
             return self.service
         if partition.topic == TRANSACTION_STATE_TOPIC_NAME:
@@ -147,6 +170,7 @@ class Broker:
         # the admin handlers' metadata writer: StandaloneController, or ZkAdminManager in ZooKeeper mode
         self.controller: AdminController | None = None
         self.cluster_controller: "KafkaController | None" = None  # ZooKeeper mode
+        self._zk_admin: ZkAdminController | None = None  # ZooKeeper mode: self.controller, started and shut down
         self.inter_broker_security: ClientSecurity | None = None
         self.zk: KafkaZkClient | None = None
         self._registration: BrokerRegistration | None = None
@@ -158,7 +182,7 @@ class Broker:
         self.services: BrokerServices | None = None
         self.features: StandaloneFeatures | ZkFeatures | None = None
         self.server: SocketServer | None = None
-        self.http_server: Any = None   # broker.http_routes.BrokerHttp when kafpy.http.listeners is set
+        self.http_server: HttpListeners | None = None   # broker.http_routes.BrokerHttp, when kafpy.http.listeners is set
 
     @property
     def broker_id(self) -> int:
@@ -181,6 +205,7 @@ class Broker:
         else:
             await self._start_standalone(local)
         self._tasks.append(self.loop.create_task(self._housekeeping()))
+        assert self.metadata_cache is not None
         log.info("[KafkaServer id=%d] started (kafpy, cluster id %s)", cfg.broker_id, self.metadata_cache.cluster_id)
         self.started.set()
 
@@ -198,6 +223,7 @@ class Broker:
         # Standalone: this broker is the controller, so it hosts every partition now.
         self.controller.startup()
         await self._start_server()
+        assert self.server is not None
         adv = cfg.advertised_listeners[0]
         # Every listener's endpoint (clients are answered with their own listener's); a
         # listener on port 0 (tests) advertises the port it got.
@@ -227,20 +253,24 @@ class Broker:
         rm = self._start_logs(cluster_id, lambda t: None)
         self.cluster_controller, self.controller = self._controller_factory(cfg, zk, cache, rm, self.clock, self.loop,
                                                                             self.inter_broker_security)
+        self._zk_admin = self.controller
         await self.controller.start()  # topic configs, and following /config/changes
         await self._start_group_coordinator()
         await self._start_server()
-        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: self.services.broker_epoch, self.loop,
+        assert self.server is not None and self.services is not None
+        services = self.services
+        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: services.broker_epoch, self.loop,
                                                    self.inter_broker_security))
         cfg.reconfigure_listeners.append(self._replica_fetchers_changed)
         rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
-        self.services.broker_epoch = await zk.register_broker(self._registration)
-        await self.cluster_controller.startup(self.services.broker_epoch)
+        services.broker_epoch = await zk.register_broker(self._registration)
+        await self.cluster_controller.startup(services.broker_epoch)
 
     def _replica_fetchers_changed(self) -> None:
         """num.replica.fetchers altered dynamically: resize the fetcher pool (in the
         background: it waits for fetchers to stop) when the count differs."""
+        assert self.replica_manager is not None
         fm = self.replica_manager.fetcher_manager
         size = max(1, self.config["num.replica.fetchers"])
         if fm is not None and fm.config.num_fetchers != size:
@@ -254,6 +284,7 @@ class Broker:
 
     def _log_cleaner_changed(self) -> None:
         """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically."""
+        assert self.log_manager is not None
         cleaner = self.log_manager.cleaner
         if cleaner is not None:
             cleaner.reconfigure(self.config["log.cleaner.threads"], self.config["log.cleaner.backoff.ms"])
@@ -267,6 +298,7 @@ class Broker:
                                       cleaner_backoff_ms=cfg["log.cleaner.backoff.ms"])
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         cfg.reconfigure_listeners.append(self._log_cleaner_changed)
+        assert self.metadata_cache is not None
         self.replica_manager = ReplicaManager(
             cfg, self.clock, self.log_manager, self.metadata_cache, DelayedOperationPurgatory("Produce", self.loop),
             DelayedOperationPurgatory("Fetch", self.loop), self.leadership, self.loop,
@@ -274,6 +306,8 @@ class Broker:
         return self.replica_manager
 
     async def _start_group_coordinator(self) -> None:
+        assert (self.controller is not None and self.metadata_cache is not None
+                and self.replica_manager is not None)
         self.group_coordinator = GroupCoordinatorService(
             self._group_coordinator_config(), self.replica_manager, self.metadata_cache,
             self.controller.ensure_offsets_topic, self.loop, self.clock,
@@ -291,6 +325,8 @@ class Broker:
         """The share coordinator of the `__share_group_state` partitions this broker leads,
         and the persister through which this broker's share partitions reach any of them."""
         cfg = self.config
+        assert (self.controller is not None and self.metadata_cache is not None
+                and self.replica_manager is not None)
         self.share_coordinator = ShareCoordinatorService(
             ShareCoordinatorConfig.from_broker_config(cfg), self.replica_manager, self.metadata_cache,
             self.controller.ensure_share_group_state_topic, self.loop, self.clock)
@@ -305,6 +341,8 @@ class Broker:
         cfg = self.config
         txn_config = TransactionCoordinatorConfig.from_broker_config(cfg)
         txn_config.broker_id = cfg.broker_id
+        assert (self.controller is not None and self.metadata_cache is not None
+                and self.replica_manager is not None)
         markers = TxnMarkerSender(cfg.broker_id, self.metadata_cache, self._write_txn_markers_locally,
                                   self._txn_marker_client, self.loop, timeout_ms=cfg["request.timeout.ms"])
         self.txn_verifier = TxnVerifier(
@@ -313,10 +351,11 @@ class Broker:
             add_retry_backoff_ms=cfg["add.partitions.to.txn.retry.backoff.ms"],
             add_retry_max_ms=min(cfg["add.partitions.to.txn.retry.backoff.max.ms"], cfg["request.timeout.ms"]))
         cfg.reconfigure_listeners.append(self._txn_verification_changed)
+        verifier = self.txn_verifier
 
         async def close_clients() -> None:
             await markers.close()
-            await self.txn_verifier.close()
+            await verifier.close()
         self.txn_coordinator = TransactionCoordinatorService(
             txn_config, self.replica_manager, self.metadata_cache, self.controller.ensure_transaction_state_topic,
             self.controller.next_producer_id, markers, self.loop, self.clock, close_markers=close_clients,
@@ -324,12 +363,13 @@ class Broker:
         self.leadership.txn_service = self.txn_coordinator
         await self.txn_coordinator.start()
 
-    async def _write_txn_markers_locally(self, request: Any) -> Any:
+    async def _write_txn_markers_locally(self, request: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
         """WriteTxnMarkers for partitions this broker leads, without a connection."""
         from kafpy.broker.handlers.txn_markers import write_txn_markers
+        assert self.services is not None
         return await write_txn_markers(self.services, request)
 
-    def _txn_marker_client(self, node: BrokerInfo, purpose: str = "txn-marker-sender") -> Any:
+    def _txn_marker_client(self, node: BrokerInfo, purpose: str = "txn-marker-sender") -> NetworkClient:
         from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
         return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-{purpose}",
                              node_id=node.node_id, loop=self.loop, security=self.inter_broker_security,
@@ -341,6 +381,8 @@ class Broker:
         authorizer = await start_authorizer(cfg, self.zk, self.controller, self.clock)
         if authorizer is not None:
             self.apis = guard_registry(self.apis, authorizer)
+        assert (self.metadata_cache is not None and self.controller is not None and self.replica_manager is not None
+                and self.log_manager is not None)
         self.services = BrokerServices(
             config=cfg, clock=self.clock, apis=self.apis, metadata_cache=self.metadata_cache,
             controller=self.controller, replica_manager=self.replica_manager, log_manager=self.log_manager,
@@ -363,6 +405,8 @@ class Broker:
         their state through `services.share_persister`."""
         from kafpy.broker.share.share_partition_manager import SharePartitionManager
         services = self.services
+        assert services is not None and self.controller is not None and services.share_persister is not None
+        assert self.replica_manager is not None and self.metadata_cache is not None
         services.share_partitions = SharePartitionManager(
             self.replica_manager, self.metadata_cache, services.share_persister, self.config,
             overrides_lookup(self.controller.entity_configs), self.clock, self.loop)
@@ -375,6 +419,7 @@ class Broker:
         nothing where it is not used). Called at start and on every dynamic change; once
         installed it stays."""
         cfg = self.config
+        assert self.server is not None and self.replica_manager is not None
         if self.server.observer is not None or not cfg["kafpy.metrics.enable"]:
             return
         if (cfg["kafpy.http.listeners"] or cfg["kafpy.request.logger.slow.ms"] >= 0
@@ -383,11 +428,12 @@ class Broker:
             self.replica_manager.topic_stats = observer.topics   # produces counted as appended
             self.server.observer = observer
 
-    def _request_observer(self) -> Any:
+    def _request_observer(self) -> RequestObserver:
         """Per-request metrics and the request logger (metrics.observer)."""
         from kafpy.metrics.observer import RequestObserver
         from kafpy.metrics.request_logger import RequestLogger
         cache = self.metadata_cache
+        assert cache is not None
 
         def topic_name(topic_id: bytes) -> str | None:
             info = cache.topic_by_id(topic_id)
@@ -406,16 +452,17 @@ class Broker:
     def _client_quotas(self) -> ClientQuotas:
         """The client quotas, fed with the controller's user and client entity configs."""
         quotas = ClientQuotas.from_config(self.config)
+        assert self.controller is not None
         self.controller.entity_configs.add_listener(quotas.apply_entity_config)
         return quotas
 
-    def _group_coordinator_config(self):
+    def _group_coordinator_config(self) -> GroupCoordinatorConfig:
         from kafpy.coordinator.group.config import GroupCoordinatorConfig
         gc = GroupCoordinatorConfig.from_broker_config(self.config)
         gc.broker_id = self.config.broker_id
         return gc
 
-    def _consumer_group_config(self):
+    def _consumer_group_config(self) -> ConsumerGroupConfig | None:
         """The consumer protocol's settings, or None when
         group.coordinator.rebalance.protocols leaves it out (classic groups only)."""
         from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
@@ -423,12 +470,12 @@ class Broker:
             return None
         return ConsumerGroupConfig.from_broker_config(self.config)
 
-    def _share_group_config(self):
+    def _share_group_config(self) -> ShareGroupConfig:
         """Share groups' settings (KIP-932): always on; the share.version feature gates
         their APIs."""
         from kafpy.coordinator.group.share.config import ShareGroupConfig
         return ShareGroupConfig.from_broker_config(self.config)
-    def _streams_group_config(self):
+    def _streams_group_config(self) -> StreamsGroupConfig | None:
         """The Streams protocol's settings (KIP-1071), or None when
         group.coordinator.rebalance.protocols leaves it out."""
         from kafpy.coordinator.group.streams.config import StreamsGroupConfig
@@ -451,6 +498,8 @@ class Broker:
             self._tasks.append(self.loop.create_task(self._register_again()))
 
     async def _register_again(self) -> None:
+        assert self.zk is not None and self._registration is not None
+        assert self.services is not None and self.cluster_controller is not None
         while not self.stopping:
             try:
                 epoch = await self.zk.register_broker(self._registration)
@@ -475,6 +524,7 @@ class Broker:
         interval = self.config["log.retention.check.interval.ms"] / 1000
         next_retention = self.clock() + interval
         writing: asyncio.Future | None = None
+        assert self.log_manager is not None
         while True:
             await asyncio.sleep(min(5.0, interval))
             try:
@@ -495,7 +545,9 @@ class Broker:
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
         if self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
             try:  # while still serving: the controller moves our leaderships with requests to us
-                await controlled_shutdown(self.config, self.metadata_cache, lambda: self.services.broker_epoch,
+                assert self.metadata_cache is not None and self.services is not None
+                services = self.services
+                await controlled_shutdown(self.config, self.metadata_cache, lambda: services.broker_epoch,
                                           self.clock, controller_client_factory(self.config, self.loop,
                                                                                 self.inter_broker_security))
             except Exception:
@@ -534,7 +586,8 @@ class Broker:
                 log.exception("Error closing the authorizer")
         if self.cluster_controller is not None:
             try:
-                await self.controller.shutdown()
+                assert self._zk_admin is not None
+                await self._zk_admin.shutdown()
                 await self.cluster_controller.shutdown()
             except Exception:
                 log.exception("Error stopping the controller")

@@ -436,8 +436,8 @@ class KafkaConfig:
         # config once at startup (the connection limits) apply the new values
         self.reconfigure_listeners: list[Callable[[], None]] = []
         self.unknown: list[str] = []
-        for name, d in BROKER_CONFIGS.items():
-            self.values[name] = d.default
+        for name, definition in BROKER_CONFIGS.items():
+            self.values[name] = definition.default
         self.listener_max_connections: dict[str, int] = {}
         for key, raw in props.items():
             d = BROKER_CONFIGS.get(key)

@@ -37,7 +37,7 @@ def parse_ip_overrides(entries: Iterable[str]) -> dict[str, int]:
             address = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)[0][4][0]
         except OSError as e:
             raise ValueError(f"cannot resolve {host!r}: {e}") from None
-        out[address] = int(count)
+        out[str(address)] = int(count)
     return out
 
 

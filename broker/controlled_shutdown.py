@@ -53,6 +53,7 @@ async def controlled_shutdown(config: KafkaConfig, cache: MetadataCache, broker_
                         await client.close()
                     client = client_factory(node.host, node.port, node.node_id)
                     target = (node.node_id, node.host, node.port)
+                assert client is not None
                 try:
                     resp = await client.send(ApiKey.CONTROLLED_SHUTDOWN, ControlledShutdownRequest(
                         broker_id=broker_id, broker_epoch=broker_epoch()))

@@ -179,7 +179,7 @@ def _validate_stores(cfg: KafkaConfig, new: Mapping[str, str], stores: list[str]
         if name is None or cfg.security_protocol(name) not in ("SSL", "SASL_SSL"):
             continue   # no TLS on it to reconfigure: Kafka stores the settings unchecked
 
-        def get(key: str, listener: str = listener, name: str = name):   # the settings after the change
+        def get(key: str, listener: str = listener, name: str = name) -> object:   # the settings after the change
             prefixed = f"{LISTENER_PREFIX}{listener}.{key}"
             if prefixed in new:
                 return KafkaConfig._parse(BROKER_CONFIGS[key], new[prefixed])

@@ -21,11 +21,12 @@ A Produce with acks=0 has no response; Kafka closes the connection then, and so 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Iterable
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import Field, Message, Struct
 
 # Fields that name what an entry answers for, copied from the request's entry; the names
 # of one group are the same fact (a Fetch request's ``partition`` is its response's
@@ -41,16 +42,18 @@ ERROR_FIELDS = frozenset({"error_code", "partition_error_code"})
 _PRIMITIVES = frozenset({"string", "int8", "int16", "int32", "int64", "uuid"})
 
 
-def error_response(api_key: int, version: int, request: Any, error: ErrorCode) -> Any | None:
+def error_response(api_key: int, version: int, request: Message | None, error: ErrorCode) -> Message | None:
     """The response to ``request`` (``api_key`` at ``version``) with ``error`` in every
     error field, or None when Kafka would close the connection instead."""
     if api_key == ApiKey.PRODUCE and getattr(request, "acks", 1) == 0:
         return None
     cls = codec.response_class(api_key, version)
-    return _mirror(cls, cls, version, request, error)
+    response = _mirror(cls, cls, version, request, error)
+    assert isinstance(response, Message)
+    return response
 
 
-def _present(fields: Any, version: int) -> list[Any]:
+def _present(fields: Iterable[Field], version: int) -> list[Field]:
     out = []
     for f in fields:
         v = f.versions
@@ -59,12 +62,13 @@ def _present(fields: Any, version: int) -> list[Any]:
     return out
 
 
-def _struct_class(top: type, type_name: str) -> type | None:
+def _struct_class(top: type[Message], type_name: str) -> type[Struct] | None:
     name = type_name[2:] if type_name.startswith("[]") else type_name
     return getattr(top, name, None)
 
 
-def _carries_errors(top: type, cls: type, version: int, seen: frozenset[type] = frozenset()) -> bool:
+def _carries_errors(top: type[Message], cls: type[Struct], version: int,
+                    seen: frozenset[type[Struct]] = frozenset()) -> bool:
     """True when instances of ``cls`` hold an error code, themselves or in a nested array."""
     if cls in seen:
         return False
@@ -78,7 +82,7 @@ def _carries_errors(top: type, cls: type, version: int, seen: frozenset[type] = 
     return False
 
 
-def _mirror(top: type, cls: type, version: int, req: Any, error: ErrorCode) -> Any:
+def _mirror(top: type[Message], cls: type[Struct], version: int, req: Struct | None, error: ErrorCode) -> Struct:
     """An instance of ``cls`` answering ``req`` (the matching request struct, or None)."""
     obj = cls()
     fields = _present(cls.FIELDS, version)
@@ -120,19 +124,20 @@ def _mirror(top: type, cls: type, version: int, req: Any, error: ErrorCode) -> A
     return obj
 
 
-def _key_fields(cls: type, version: int, of_type: str | None = None) -> list[str]:
+def _key_fields(cls: type[Struct], version: int, of_type: str | None = None) -> list[str]:
     return [f.name for f in _present(cls.FIELDS, version)
             if f.name in KEY_FIELDS and (of_type is None or f.type == of_type)]
 
 
-def _pair(top: type, sub: type, name: str, req_fields: list[Any], used: set[str], version: int) -> Any | None:
+def _pair(top: type[Message], sub: type[Struct], name: str, req_fields: list[Field], used: set[str],
+          version: int) -> Field | None:
     """The request array whose entries the response array ``name`` (of ``sub``) answers:
     the same name first, else the first one sharing an identifying field."""
     keys = {KEY_ALIASES[k][0] for k in _key_fields(sub, version)}
     if not keys:
         return None
 
-    def matches(rf: Any) -> bool:
+    def matches(rf: Field) -> bool:
         if not rf.type.startswith("[]") or rf.name in used:
             return False
         elem = rf.type[2:]
@@ -152,6 +157,7 @@ def _pair(top: type, sub: type, name: str, req_fields: list[Any], used: set[str]
     return None
 
 
-def top_request(response_cls: type) -> type:
+def top_request(response_cls: type[Message]) -> type[Message]:
     """The request class of the API ``response_cls`` answers."""
+    assert response_cls.API_KEY is not None
     return codec.SPECS[response_cls.API_KEY].request_class

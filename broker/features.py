@@ -167,7 +167,7 @@ class ZkFeatures:
     #: defaults capped by the brokers' registrations (see the class docstring)
     CAPPED_DEFAULTS = (TRANSACTION_VERSION, SHARE_VERSION, STREAMS_VERSION)
 
-    def __init__(self, zk: Any) -> None:
+    def __init__(self, zk: Any) -> None:   # replication.zk_client.KafkaZkClient (tests pass a fake)
         self._zk = zk
         self._current = FinalizedFeatures({}, -1)
         self._refreshing: asyncio.Task | None = None
@@ -201,7 +201,7 @@ class ZkFeatures:
             log.info("New ZooKeeper session: reading %s and watching it again", self.PATH)
             self._schedule_refresh()
 
-    def _on_change(self, _event: Any) -> None:
+    def _on_change(self, _event: object) -> None:
         self._schedule_refresh()
 
     def _schedule_refresh(self) -> None:
@@ -225,7 +225,7 @@ class ZkFeatures:
             if not self._again:
                 return
 
-    def _on_brokers_change(self, _event: Any) -> None:
+    def _on_brokers_change(self, _event: object) -> None:
         asyncio.get_running_loop().create_task(self._refresh_brokers())
 
     async def _refresh_brokers(self) -> None:

@@ -19,7 +19,13 @@ resource type 32) and the broker, which hands `overrides` to the group coordinat
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
+
+if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.quotas.entity_configs import EntityConfigs
+
+_EntryT = TypeVar("_EntryT")
 
 GROUP_RESOURCE = 32
 GROUP_ENTITY_TYPE = "groups"
@@ -118,7 +124,7 @@ class InvalidGroupConfig(Exception):
     """A refused value or name; `unknown` tells INVALID_CONFIG for a name apart."""
 
 
-def validate(broker_config: Any, configs: Mapping[str, str]) -> None:
+def validate(broker_config: KafkaConfig, configs: Mapping[str, str]) -> None:
     """Raise InvalidGroupConfig unless every entry is a known group config within the
     broker's bounds (Kafka's GroupConfig.validate)."""
     for name, value in configs.items():
@@ -141,7 +147,7 @@ def validate(broker_config: Any, configs: Mapping[str, str]) -> None:
             raise InvalidGroupConfig(problem)
 
 
-def _bound_problem(broker_config: Any, name: str, number: int, low: Bound, high: Bound
+def _bound_problem(broker_config: KafkaConfig, name: str, number: int, low: Bound, high: Bound
                    ) -> str | None:
     """Kafka 4.4's GroupConfig checks: a fixed minimum is the ConfigDef's `atLeast`
     (checked first, with ConfigDef's message); then the broker's bounds
@@ -160,8 +166,8 @@ def _bound_problem(broker_config: Any, name: str, number: int, low: Bound, high:
     return None
 
 
-def describe(broker_config: Any, overrides: Mapping[str, str], keys: list[str] | None,
-             entry: Callable[..., Any]) -> list:
+def describe(broker_config: KafkaConfig, overrides: Mapping[str, str], keys: list[str] | None,
+             entry: Callable[..., _EntryT]) -> list[_EntryT]:
     """DescribeConfigs entries of one group: its overrides, else the broker's values."""
     out = []
     for name, bounds in GROUP_CONFIGS.items():
@@ -184,7 +190,7 @@ def describe(broker_config: Any, overrides: Mapping[str, str], keys: list[str] |
     return out
 
 
-def share_config(overrides: Mapping[str, str], broker_config: Any, name: str) -> str:
+def share_config(overrides: Mapping[str, str], broker_config: KafkaConfig, name: str) -> str:
     """A share group's effective `share.*` config: its override, else the broker's
     setting (`group.share.*`), else Kafka's default. For the share partitions."""
     if name in overrides:
@@ -195,6 +201,6 @@ def share_config(overrides: Mapping[str, str], broker_config: Any, name: str) ->
     return OTHER_GROUP_CONFIGS[name][0]
 
 
-def overrides_lookup(entity_configs: Any) -> Callable[[str], Mapping[str, str]]:
+def overrides_lookup(entity_configs: EntityConfigs) -> Callable[[str], Mapping[str, str]]:
     """What the group coordinator asks for a group's overrides."""
     return lambda group_id: entity_configs.get(GROUP_ENTITY_TYPE, group_id)

@@ -13,6 +13,10 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.broker.security.principal import ANONYMOUS, KafkaPrincipal
 
 if TYPE_CHECKING:
+    from kafpy.protocol.message_base import Message
+    from kafpy.protocol.messages import RequestHeader
+
+    from kafpy.broker.security.session import AuthSession
     from kafpy.broker.services import BrokerServices
 
 
@@ -38,7 +42,9 @@ class Handler:
     api_key: ApiKey
     min_version: int
     max_version: int
-    func: Callable[["RequestContext", Any], Awaitable[Any]]
+    # takes its API's request class (the registry spans every API, so the request is typed
+    # where each handler is written); answers its response, or None for no answer
+    func: Callable[["RequestContext", Any], Awaitable["Message | None"]]
 
 
 class RequestContext:
@@ -48,9 +54,9 @@ class RequestContext:
     __slots__ = ("services", "header", "api_version", "client_id", "client_host", "client_port",
                  "connection_id", "listener", "principal", "session")
 
-    def __init__(self, services: "BrokerServices", header: Any, client_host: str, client_port: int,
+    def __init__(self, services: "BrokerServices", header: "RequestHeader", client_host: str, client_port: int,
                  connection_id: str, listener: str, principal: KafkaPrincipal = ANONYMOUS,
-                 session: Any = None) -> None:
+                 session: "AuthSession | None" = None) -> None:
         self.services = services
         self.header = header
         self.api_version: int = header.request_api_version

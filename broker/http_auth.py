@@ -21,7 +21,7 @@ import hmac
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from aiohttp import web
 
@@ -35,6 +35,7 @@ from kafpy.web.basic_auth import BasicAuth
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
     from kafpy.broker.security.authorizer import Authorizer
     from kafpy.broker.security.credentials import UserConfigs
 
@@ -127,7 +128,7 @@ class AclCheck:
         return True
 
 
-def basic_auth(config: Any, plain_users: dict[str, str], user_configs: "UserConfigs | None",
+def basic_auth(config: KafkaConfig, plain_users: dict[str, str], user_configs: "UserConfigs | None",
                authorizer: "Authorizer | None",
                topic_exists: Callable[[str], bool] = lambda _: True) -> BasicAuth | None:
     """The BasicAuth of ``config``; None when ``kafpy.http.authentication.method`` is NONE.

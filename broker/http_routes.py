@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import logging
 import ssl
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafpy.web.metrics_endpoint import MetricsEndpoint
 from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.server import HttpLimits, HttpServer
 from kafpy.web.status_page import StatusPage
 
+if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
+
 log = logging.getLogger("kafka.http")
 
 
-def build_http_server(config: Any, auth: BasicAuth | None = None) -> HttpServer:
+def build_http_server(config: KafkaConfig, auth: BasicAuth | None = None) -> HttpServer:
     """The HTTP server of ``config`` (a KafkaConfig whose kafpy.http.listeners is not empty);
     ``auth`` checks every request's HTTP Basic credentials."""
     from kafpy.web.listeners import HttpListener, parse_http_listeners
@@ -32,7 +35,7 @@ def build_http_server(config: Any, auth: BasicAuth | None = None) -> HttpServer:
     return HttpServer(listeners, config["kafpy.http.max.request.bytes"], tls, auth, http_limits(config))
 
 
-def http_limits(config: Any) -> HttpLimits:
+def http_limits(config: KafkaConfig) -> HttpLimits:
     """What one HTTP client may hold, from ``kafpy.http.*``."""
     per_principal = config["kafpy.http.max.concurrent.requests.per.principal"]
     return HttpLimits(max_concurrent=config["kafpy.http.max.concurrent.requests"], per_principal=per_principal,
@@ -103,7 +106,7 @@ def _basic_auth(broker: Any) -> BasicAuth | None:
                       lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 
-async def start_http_server(broker: Any) -> BrokerHttp:
+async def start_http_server(broker: Any) -> BrokerHttp:   # the Broker (which imports this module)
     cfg = broker.config
     server = build_http_server(cfg, _basic_auth(broker))
     metrics = MetricsEndpoint(broker, broker.loop)

@@ -19,7 +19,7 @@ import copy
 
 import struct
 import weakref
-from typing import Any, Callable
+from typing import Callable
 
 from kafpy.protocol import codec
 from kafpy.protocol.messages import MetadataResponse
@@ -38,7 +38,8 @@ class _Layout:
 
     def __init__(self, version: int) -> None:
         self.version = version
-        self.flexible = codec.SPECS[ApiKey.METADATA].flexible_min is not None and version >= codec.SPECS[ApiKey.METADATA].flexible_min
+        flexible_min = codec.SPECS[ApiKey.METADATA].flexible_min
+        self.flexible = flexible_min is not None and version >= flexible_min
         self.len_size = 1 if self.flexible else 4   # an empty array's length prefix
         empty = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[]))
         one = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[R.MetadataResponseTopic(name="x")]))
@@ -49,7 +50,7 @@ class _Layout:
         self.tail = len(empty) - (i + 1)
         self.topics_at = len(empty) - self.tail   # in a default response, where topic bytes go
 
-    def topic_bytes(self, entry: Any) -> bytes:
+    def topic_bytes(self, entry: MetadataResponse.MetadataResponseTopic) -> bytes:
         """``entry`` (a MetadataResponseTopic) encoded as an element of the topics array."""
         e = codec.encode_response(ApiKey.METADATA, self.version, 0, R(topics=[entry]))
         return e[self.topics_at:len(e) - self.tail]
@@ -73,6 +74,7 @@ class EncodedMetadataResponse(R, PreEncodedResponse):
     encoded in ``topic_bytes``; the server sends ``encode_chunks``."""
 
     __slots__ = ("topic_bytes",)
+    topic_bytes: bytes
 
     def plain(self) -> MetadataResponse:
         """A MetadataResponse of its own with copies of the topic entries, for a caller that
@@ -101,15 +103,18 @@ class EncodedMetadataResponse(R, PreEncodedResponse):
         return out
 
 
+_Topic = MetadataResponse.MetadataResponseTopic
+
+
 class TopicEntryCache:
     """Built and encoded topic entries of one MetadataCache (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[int, str], tuple[TopicInfo, Any, bytes, Any]] = {}
-        self._all: dict[int, tuple[Any, list[Any], bytes]] = {}
+        self._entries: dict[tuple[int, str], tuple[TopicInfo, _Topic, bytes, object]] = {}
+        self._all: dict[int, tuple[tuple[int, object], list[_Topic], bytes]] = {}
 
-    def entry(self, version: int, info: TopicInfo, key: Any,
-              build: Callable[[TopicInfo], Any]) -> tuple[Any, bytes]:
+    def entry(self, version: int, info: TopicInfo, key: object,
+              build: Callable[[TopicInfo], _Topic]) -> tuple[_Topic, bytes]:
         """(entry, its bytes) for ``info``, built by ``build`` when not cached for this
         TopicInfo and ``key`` (what else the entry depends on: live brokers, offline set)."""
         k = (version, info.name)
@@ -121,8 +126,8 @@ class TopicEntryCache:
         self._entries[k] = (info, obj, data, key)
         return obj, data
 
-    def all_topics(self, version: int, md: MetadataCache, key: Any,
-                   build: Callable[[TopicInfo], Any]) -> tuple[list[Any], bytes]:
+    def all_topics(self, version: int, md: MetadataCache, key: object,
+                   build: Callable[[TopicInfo], _Topic]) -> tuple[list[_Topic], bytes]:
         """Every topic's entry, by name, and their bytes joined."""
         full = (md.generation, key)
         hit = self._all.get(version)

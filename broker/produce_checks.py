@@ -31,7 +31,7 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import weakref
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence, TypeVar
 
 from kafpy.storage.log_validator import work_ahead
 
@@ -43,7 +43,9 @@ __all__ = ["HEAVY_RECORDS", "ProduceChecks", "checks_for", "existing"]
 # Above this many records to decode (about 15 ms of the event loop), the check runs ahead.
 HEAVY_RECORDS = 4096
 
-Entry = tuple[str, int, Any]
+# (topic, partition, records) of one partition of a Produce request
+Entry = tuple[str, int, bytes]
+_Appended = TypeVar("_Appended")
 
 
 class ProduceChecks:
@@ -59,8 +61,8 @@ class ProduceChecks:
         tails = self._tails
         return bool(tails) and any((t, p) in tails for t, p, _ in entries)
 
-    async def append(self, entries: Sequence[Entry], heavy: Sequence[tuple["Log", Any]],
-                     do_append: Callable[[], Awaitable[Any]]) -> Any:
+    async def append(self, entries: Sequence[Entry], heavy: Sequence[tuple["Log", bytes]],
+                     do_append: Callable[[], Awaitable[_Appended]]) -> _Appended:
         """Waits for the requests ahead on ``entries``' partitions, runs ``heavy``'s checks
         ((log, records) pairs) in the worker process, then calls ``do_append`` (whose
         appends happen when it is called; its result is awaited after this request's

@@ -42,19 +42,22 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import itertools
 import logging
 import socket
 import time
 from collections import deque
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion, error_code_for
 from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import Message
+from kafpy.protocol.messages import RequestHeader
 
 from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
@@ -66,14 +69,18 @@ from kafpy.broker.quotas.throttling import throttle_response
 from kafpy.broker.security.principal import ANONYMOUS
 from kafpy.broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from kafpy.broker.security.tls_writer import TransportWriter
-from kafpy.broker.socket_writer import ZERO_COPY, SocketWriter, TrafficStats
+from kafpy.broker.socket_writer import ZERO_COPY, Chunk, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
     from kafpy.broker.apis import ApiRegistry
+    from kafpy.broker.services import BrokerServices
     from kafpy.broker.config import KafkaConfig
     from kafpy.metrics.observer import RequestObserver
 
 log = logging.getLogger("kafka.network")
+# what handling one request frame gives: the response frame, nothing (no answer), or
+# the exception that closes the connection (after its answer for _SendThenClose)
+ProcessResult = Union[list[Chunk], BaseException, None]
 
 READ_BUFFER_SIZE = 256 * 1024
 MAX_QUEUED_REQUESTS = 100
@@ -95,12 +102,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.writer: SocketWriter | None = None
         self.pool: MemoryPool | None = server.memory_pool
         self.reader = FrameReader(server.max_request_size, scratch=server.scratch, pool=self.pool)
-        self.queue: deque[Any] = deque()   # Tasks still running and _Ready results, in request order
+        # Tasks still running and _Ready results, in request order (Any: the response loop tells
+        # them apart with ``type(x) is _Ready``, the fast check mypy does not narrow on)
+        self.queue: deque[Any] = deque()
         self.response_task: asyncio.Task | None = None
         self.paused = False     # too many requests queued
         self.closed = False
         self.admitted = False   # counted by the server's ConnectionQuotas
-        self.batch: list[Any] | None = None   # inline responses of the read being handled
+        self.batch: list[Chunk] | None = None   # inline responses of the read being handled
         self.throttled = False   # muted by a client quota until its throttle time is over
         self._unmute_at = 0.0    # loop time the mute ends
         self.busy_s = 0.0        # broker time spent on requests not yet counted against a quota
@@ -134,7 +143,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.sasl_session = self.session
                 self._set_receive_limit(self.session)
         if transport.get_extra_info("ssl_object") is not None:
-            self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[assignment]
+            # a TLS connection's transport is a full Transport; the writer attribute takes either writer
+            self.writer = TransportWriter(self.loop, transport, self.server.stats)  # type: ignore[arg-type, assignment]
         else:
             self.writer = SocketWriter(self.loop, sock, self.server.stats)
         self.server.acceptor.opened(self)
@@ -275,7 +285,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.queue.append(self.loop.create_task(hand_over(coro, pending)))
         self._ensure_responder()
 
-    def _completed(self, result: Any) -> None:
+    def _completed(self, result: ProcessResult) -> None:
         if self.closed:
             return
         if self.queue or self._writing():
@@ -308,7 +318,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if not self.closed:
                 self._write_inline(batch)
 
-    def _write_inline(self, chunks: list[Any]) -> None:
+    def _write_inline(self, chunks: list[Chunk]) -> None:
         assert self.writer is not None
         try:
             rest = self.writer.write_now(chunks)
@@ -335,7 +345,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.warning("Error writing to %s:%d: %s", self.peer[0], self.peer[1], e)
         self.abort()
 
-    async def _process_pooled(self, frame: bytes | bytearray) -> Any:
+    async def _process_pooled(self, frame: bytes | bytearray) -> ProcessResult:
         """``_process``, then the request's bytes go back to the memory pool (also when the
         connection goes away and its Task is cancelled)."""
         try:
@@ -343,7 +353,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         finally:
             self.pool.release(len(frame))  # type: ignore[union-attr]
 
-    async def _process(self, frame: bytes | bytearray) -> Any:
+    async def _process(self, frame: bytes | bytearray) -> ProcessResult:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
         or the exception that should close the connection. A handler that fails is
         answered with Kafka's error response (``kafpy.broker.error_responses``)."""
@@ -471,7 +481,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 head = queue[0]
                 if type(head) is not _Ready and not head.done():
                     await head
-                chunks: list[Any] = []
+                chunks: list[Chunk] = []
                 close = False
                 while queue:
                     head = queue[0]
@@ -523,12 +533,12 @@ class _SendThenClose(Exception):
     """A response after which the connection closes (a failed SASL login, a request out of
     order in the SASL exchange)."""
 
-    def __init__(self, chunks: list[Any]) -> None:
+    def __init__(self, chunks: list[Chunk]) -> None:
         super().__init__("closing after a failed authentication")
         self.chunks = chunks
 
 
-async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any:
+async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> ProcessResult:
     """SaslHandshake v0: frames are bare SASL tokens, answered with bare tokens; a failure
     closes the connection without an answer (v0 has no way to say why)."""
     error, _message, token, _lifetime = await session.authenticate(bytes(frame))
@@ -537,7 +547,8 @@ async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> Any
     return [len(token).to_bytes(4, "big") + token]
 
 
-def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Any, response: Any,
+def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Message,
+             response: Message | BaseException | None,
              started: float, throttle_ms: int = 0, parked: float = 0.0) -> None:
     """The per-request hook (metrics, request log); a failure in it never fails the request.
     ``parked``: when the handler first waited (0: it never did)."""
@@ -553,7 +564,7 @@ def _nothing() -> None:
     return None
 
 
-def _error_answer(api_key: int, header: Any, request: Any, exc: Exception) -> Any:
+def _error_answer(api_key: int, header: RequestHeader, request: Message, exc: Exception) -> ProcessResult:
     """What answers a request whose handler raised ``exc``: Kafka's error response (every
     error field set), or ``exc`` itself (close the connection) where Kafka has none."""
     try:
@@ -571,7 +582,7 @@ class _Ready:
 
     __slots__ = ("result",)
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: ProcessResult) -> None:
         self.result = result
 
 
@@ -585,7 +596,7 @@ class SocketServer:
     connections. With queued.max.request.bytes > 0 the requests received and not yet
     answered share that many bytes (``memory_pool``, Kafka's non-strict pool)."""
 
-    def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: object,
+    def __init__(self, config: "KafkaConfig", apis: "ApiRegistry", services: "BrokerServices",
                  loop: asyncio.AbstractEventLoop, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.apis = apis
@@ -645,18 +656,22 @@ class SocketServer:
             if sec.ssl_reconfig is None:
                 continue
             try:   # checked before it was stored; a store changed on disk since then keeps the old one
-                sec.ssl_reconfig.reconfigure(lambda key, name=name: self.config.listener_config(name, key))
+                sec.ssl_reconfig.reconfigure(functools.partial(self.config.listener_config, name))
             except ConfigError as e:
                 log.error("Listener %s keeps its TLS certificate: %s", name, e)
 
-    def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
-               port: int | None = None) -> Any:
+    async def _serve(self, listener: str, sock: socket.socket | None = None, host: str | None = None,
+                     port: int | None = None) -> asyncio.AbstractServer:
         """Starts accepting on ``listener`` (a coroutine): on ``sock`` when it is already
         listening, else bound to ``host``:``port``."""
         backlog = max(self.config["socket.listen.backlog.size"], 128)
-        return self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
-                                       sock=sock, reuse_address=None if sock else True, backlog=backlog,
-                                       ssl=self.security[listener].ssl_context)
+        ssl_context = self.security[listener].ssl_context
+        if sock is not None:
+            return await self.loop.create_server(lambda: KafkaConnection(self, listener), sock=sock,
+                                                 reuse_address=None, backlog=backlog, ssl=ssl_context)
+        assert port is not None, "a listener without a socket is bound to its port"
+        return await self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
+                                             reuse_address=True, backlog=backlog, ssl=ssl_context)
 
     async def start(self) -> None:
         user_configs = self.services.user_configs
@@ -664,7 +679,7 @@ class SocketServer:
             self.security[li.name].user_configs = user_configs
             srv = await self._serve(li.name, host=li.host or None, port=li.port)
             self.acceptor.add_server(li.name, srv)
-            port = srv.sockets[0].getsockname()[1]
+            port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]  # asyncio's and uvloop's servers have sockets
             self.bound_ports[li.name] = port
             log.info("Awaiting socket connections on %s:%d (listener %s, %s)", li.host or "0.0.0.0", port, li.name,
                      self.security[li.name].protocol)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar, Union
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import SHARE_GROUP_STATE_TOPIC_NAME
@@ -32,11 +32,18 @@ from kafpy.coordinator.share_state.persister import ReadStateResult, SharePartit
 from kafpy.coordinator.share_state.shard import UNINITIALIZED_READ, UNINITIALIZED_WRITE
 from kafpy.coordinator.transaction.clients import BrokerClients
 
+if TYPE_CHECKING:
+    from kafpy.coordinator.share_state.service import ShareCoordinatorService
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
+
 log = logging.getLogger("kafka.server.share.persister.PersisterStateManager")
 
-E = ErrorCode
-RETRIABLE = frozenset({E.NOT_COORDINATOR, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
-                       E.NETWORK_EXCEPTION, E.REQUEST_TIMED_OUT})
+# what one call answers: (error, message), or the read's result
+_Result = TypeVar("_Result", bound=Union[tuple[ErrorCode, Union[str, None]], ReadStateResult, StateSummary])
+
+RETRIABLE = frozenset({ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                       ErrorCode.NETWORK_EXCEPTION, ErrorCode.REQUEST_TIMED_OUT})
 
 
 class BrokerSharePersister:
@@ -44,8 +51,8 @@ class BrokerSharePersister:
     `client_factory(broker_info)` makes a NetworkClient to another broker. `clock()` is the
     loop's monotonic time in seconds (tests may pass their own)."""
 
-    def __init__(self, broker_id: int, metadata_cache: Any, local: Callable[[], Any],
-                 client_factory: Callable[[Any], Any], loop: asyncio.AbstractEventLoop,
+    def __init__(self, broker_id: int, metadata_cache: MetadataCache, local: Callable[[], ShareCoordinatorService | None],
+                 client_factory: Callable[[BrokerInfo], NetworkClient], loop: asyncio.AbstractEventLoop,
                  max_wait_ms: int = 30_000, backoff_ms: int = 50, max_backoff_ms: int = 1000) -> None:
         self.broker_id = broker_id
         self._metadata = metadata_cache
@@ -67,20 +74,21 @@ class BrokerSharePersister:
     async def read_state(self, key: SharePartitionKey, leader_epoch: int) -> ReadStateResult:
         result = await self._retrying(key, lambda node: self._read(node, key, leader_epoch),
                                       lambda e: ReadStateResult(error_code=e))
-        if result.error_code == E.INVALID_REQUEST and UNINITIALIZED_READ in (result.error_message or ""):
+        if result.error_code == ErrorCode.INVALID_REQUEST and UNINITIALIZED_READ in (result.error_message or ""):
             return ReadStateResult()
         return result
 
     async def write_state(self, key: SharePartitionKey, state_epoch: int, leader_epoch: int,
                           start_offset: int, batches: list[StateBatch],
                           delivery_complete_count: int = -1) -> int:
-        def write(node: int) -> Awaitable[Any]:
+        def write(node: int) -> Awaitable[tuple[ErrorCode, str | None]]:
             return self._write(node, key, state_epoch, leader_epoch, start_offset, batches,
                                delivery_complete_count)
+        error: int
         error, message = await self._retrying(key, write)
-        if error == E.INVALID_REQUEST and UNINITIALIZED_WRITE in (message or ""):
+        if error == ErrorCode.INVALID_REQUEST and UNINITIALIZED_WRITE in (message or ""):
             error = await self.initialize_state(key, state_epoch, max(start_offset, 0))
-            if error == E.NONE:
+            if error == ErrorCode.NONE:
                 error, _ = await self._retrying(key, write)
         return error
 
@@ -107,8 +115,8 @@ class BrokerSharePersister:
             return None
         return part.leader
 
-    async def _retrying(self, key: SharePartitionKey, call: Callable[[int], Awaitable[Any]],
-                        failure: Callable[[ErrorCode], Any] = lambda e: (e, None)) -> Any:
+    async def _retrying(self, key: SharePartitionKey, call: Callable[[int], Awaitable[_Result]],
+                        failure: Callable[[ErrorCode], Any] = lambda e: (e, None)) -> _Result:
         """`call(coordinator node)`'s result, retried while retriable; `failure(error)` is
         the result while the key has no coordinator."""
         deadline = self._loop.time() + self.max_wait_ms / 1000
@@ -116,7 +124,7 @@ class BrokerSharePersister:
         while True:
             node = self._coordinator_node(key)
             if node is None:
-                result: Any = failure(E.COORDINATOR_NOT_AVAILABLE)
+                result = failure(ErrorCode.COORDINATOR_NOT_AVAILABLE)
             else:
                 result = await call(node)
             if _error_of(result) not in RETRIABLE or self._loop.time() + backoff > deadline:
@@ -140,7 +148,7 @@ class BrokerSharePersister:
                           start_offset: int) -> tuple[ErrorCode, str | None]:
         if node == self.broker_id:
             return await self._local_or_unavailable().initialize_state(key, state_epoch, start_offset)
-        R = M.InitializeShareGroupStateRequest
+        R = messages.InitializeShareGroupStateRequest
         resp = await self._send(node, ApiKey.INITIALIZE_SHARE_GROUP_STATE, R(
             group_id=key.group_id, topics=[R.InitializeStateData(topic_id=key.topic_id.bytes, partitions=[
                 R.PartitionData(partition=key.partition, state_epoch=state_epoch, start_offset=start_offset)])]))
@@ -152,7 +160,7 @@ class BrokerSharePersister:
         if node == self.broker_id:
             return await self._local_or_unavailable().write_state(key, state_epoch, leader_epoch, start_offset,
                                                                   batches, delivery_complete_count)
-        R = M.WriteShareGroupStateRequest
+        R = messages.WriteShareGroupStateRequest
         resp = await self._send(node, ApiKey.WRITE_SHARE_GROUP_STATE, R(
             group_id=key.group_id, topics=[R.WriteStateData(topic_id=key.topic_id.bytes, partitions=[
                 R.PartitionData(partition=key.partition, state_epoch=state_epoch, leader_epoch=leader_epoch,
@@ -166,22 +174,22 @@ class BrokerSharePersister:
     async def _read(self, node: int, key: SharePartitionKey, leader_epoch: int) -> ReadStateResult:
         if node == self.broker_id:
             return await self._local_or_unavailable().read_state(key, leader_epoch)
-        R = M.ReadShareGroupStateRequest
+        R = messages.ReadShareGroupStateRequest
         resp = await self._send(node, ApiKey.READ_SHARE_GROUP_STATE, R(
             group_id=key.group_id, topics=[R.ReadStateData(topic_id=key.topic_id.bytes, partitions=[
                 R.PartitionData(partition=key.partition, leader_epoch=leader_epoch)])]))
         p = _partition_result(resp)
         if p is None:
-            return ReadStateResult(error_code=E.NETWORK_EXCEPTION)
-        if p.error_code != E.NONE:
-            return ReadStateResult(error_code=E(p.error_code), error_message=p.error_message)
+            return ReadStateResult(error_code=ErrorCode.NETWORK_EXCEPTION)
+        if p.error_code != ErrorCode.NONE:
+            return ReadStateResult(error_code=ErrorCode(p.error_code), error_message=p.error_message)
         return ReadStateResult(state_epoch=p.state_epoch, start_offset=p.start_offset, batches=[
             StateBatch(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count) for b in p.state_batches])
 
     async def _delete(self, node: int, key: SharePartitionKey) -> tuple[ErrorCode, str | None]:
         if node == self.broker_id:
             return await self._local_or_unavailable().delete_state(key)
-        R = M.DeleteShareGroupStateRequest
+        R = messages.DeleteShareGroupStateRequest
         resp = await self._send(node, ApiKey.DELETE_SHARE_GROUP_STATE, R(
             group_id=key.group_id, topics=[R.DeleteStateData(topic_id=key.topic_id.bytes, partitions=[
                 R.PartitionData(partition=key.partition)])]))
@@ -190,18 +198,18 @@ class BrokerSharePersister:
     async def _summary(self, node: int, key: SharePartitionKey) -> StateSummary:
         if node == self.broker_id:
             return await self._local_or_unavailable().read_summary(key)
-        R = M.ReadShareGroupStateSummaryRequest
+        R = messages.ReadShareGroupStateSummaryRequest
         resp = await self._send(node, ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, R(
             group_id=key.group_id, topics=[R.ReadStateSummaryData(topic_id=key.topic_id.bytes, partitions=[
                 R.PartitionData(partition=key.partition, leader_epoch=-1)])]))
         p = _partition_result(resp)
         if p is None:
-            return StateSummary(error_code=E.NETWORK_EXCEPTION)
-        return StateSummary(error_code=E(p.error_code), error_message=p.error_message, state_epoch=p.state_epoch,
+            return StateSummary(error_code=ErrorCode.NETWORK_EXCEPTION)
+        return StateSummary(error_code=ErrorCode(p.error_code), error_message=p.error_message, state_epoch=p.state_epoch,
                             leader_epoch=p.leader_epoch, start_offset=p.start_offset,
                             delivery_complete_count=getattr(p, "delivery_complete_count", -1))
 
-    def _local_or_unavailable(self) -> Any:
+    def _local_or_unavailable(self) -> ShareCoordinatorService | _Unavailable:
         local = self._local()
         return local if local is not None else _Unavailable()
 
@@ -209,16 +217,16 @@ class BrokerSharePersister:
 class _Unavailable:
     """Stands in for a local share coordinator not built yet (startup, shutdown)."""
 
-    async def initialize_state(self, *_: Any) -> tuple[ErrorCode, str | None]:
-        return E.COORDINATOR_NOT_AVAILABLE, None
+    async def initialize_state(self, *_: object) -> tuple[ErrorCode, str | None]:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, None
 
     write_state = delete_state = initialize_state
 
-    async def read_state(self, *_: Any) -> ReadStateResult:
-        return ReadStateResult(error_code=E.COORDINATOR_NOT_AVAILABLE)
+    async def read_state(self, *_: object) -> ReadStateResult:
+        return ReadStateResult(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
 
-    async def read_summary(self, *_: Any) -> StateSummary:
-        return StateSummary(error_code=E.COORDINATOR_NOT_AVAILABLE)
+    async def read_summary(self, *_: object) -> StateSummary:
+        return StateSummary(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
 
 
 def _partition_result(resp: Any) -> Any:
@@ -232,12 +240,12 @@ def _partition_result(resp: Any) -> Any:
 
 def _error_and_message(p: Any) -> tuple[ErrorCode, str | None]:
     if p is None:
-        return E.NETWORK_EXCEPTION, None
-    return E(p.error_code), p.error_message
+        return ErrorCode.NETWORK_EXCEPTION, None
+    return ErrorCode(p.error_code), p.error_message
 
 
-def _error_of(result: Any) -> ErrorCode:
+def _error_of(result: tuple[ErrorCode, str | None] | ReadStateResult | StateSummary) -> ErrorCode:
     if isinstance(result, tuple):
         return result[0]
-    return E(result.error_code)
+    return ErrorCode(result.error_code)
 

@@ -11,9 +11,14 @@ import errno
 import logging
 import os
 import socket
-from typing import Any
+from typing import Any, Union
+
+from kafpy.storage.file_records import FileRecordsSlice
 
 log = logging.getLogger("kafka.network")
+
+# A piece of a response frame: bytes, or a region of a segment file (sent with sendfile).
+Chunk = Union[bytes, bytearray, memoryview, FileRecordsSlice]
 
 # KAFPY_ZERO_COPY=0 sends record data by reading it into memory first: only for measuring
 # what sendfile gains (bench/fetch_zero_copy.py).
@@ -80,7 +85,10 @@ class SocketWriter:
                 raise OSError(errno.EBADF, "connection closed")
             self.wait_fd = os.dup(self.fd)
         fut = self.loop.create_future()
-        self.loop.add_writer(self.wait_fd, lambda: fut.done() or fut.set_result(None))
+        def wake() -> None:
+            if not fut.done():
+                fut.set_result(None)
+        self.loop.add_writer(self.wait_fd, wake)
         try:
             await fut
         finally:
@@ -88,12 +96,12 @@ class SocketWriter:
                 self.loop.remove_writer(self.wait_fd)
 
     async def write(self, chunks: list[Any]) -> None:
-        rest = self.write_now(chunks)
+        rest: list[Any] | None = self.write_now(chunks)
         while rest:
             await self._writable()
             rest = self.write_now(rest)
 
-    async def finish(self, rest: list[Any]) -> None:
+    async def finish(self, rest: list[Any] | None) -> None:
         """Waits for writability and writes ``rest`` (what ``write_now`` left)."""
         while rest:
             await self._writable()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Mapping
 
 from kafpy.broker.config import COMPRESSION_TYPES, KafkaConfig, LONG_MAX
 
@@ -127,7 +127,7 @@ def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int
     return format_value(v), src, key
 
 
-def validate_topic_configs(configs: dict[str, str | None]) -> None:
+def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
     """Raise InvalidConfig for an unknown name or a value that does not parse."""
     from kafpy.broker.config import PARSERS
     for name, value in configs.items():

@@ -49,7 +49,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
@@ -62,12 +62,17 @@ from kafpy.coordinator.group.partitioner import partition_for
 from kafpy.coordinator.transaction.clients import BrokerClients
 from kafpy.coordinator.transaction.state import TV_2
 
+if TYPE_CHECKING:
+    from kafpy.coordinator.transaction.service import TransactionCoordinatorService
+    from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+    from kafpy.replication.network_client import NetworkClient
+    from kafpy.replication.partition import Partition
+
 log = logging.getLogger("kafka.server.AddPartitionsToTxnManager")
 
-E = ErrorCode
 TopicPartition = tuple[str, int]
-_RETRIABLE = (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE,
-              E.NOT_COORDINATOR)
+_RETRIABLE = (ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
+              ErrorCode.NOT_COORDINATOR)
 PARTITION_NOT_ADDED = "Partition was not added to the transaction"
 # Kafka's produceRequestVersionToTransactionSupportedOperation: v11 knows TRANSACTION_ABORTABLE
 # (genericErrorSupported), v12 lets the leader add the partition (addPartition, epoch bumps)
@@ -78,15 +83,15 @@ PRODUCE_ADD_PARTITION_VERSION = 12
 def produce_error(error: ErrorCode, api_version: int) -> tuple[ErrorCode, str | None]:
     """What a Produce of `api_version` answers for a verification error (Kafka 4.4's
     AddPartitionsToTxnManager then ReplicaManager mappings)."""
-    if error == E.PRODUCER_FENCED:
-        return E.INVALID_PRODUCER_EPOCH, None
-    if error == E.TRANSACTION_ABORTABLE and api_version < PRODUCE_GENERIC_ERROR_VERSION:
-        error = E.INVALID_TXN_STATE
-    if error in (E.CLUSTER_AUTHORIZATION_FAILED, E.INVALID_TXN_STATE):
-        return E.INVALID_TXN_STATE, PARTITION_NOT_ADDED
-    if error in _RETRIABLE or (error == E.CONCURRENT_TRANSACTIONS
+    if error == ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH, None
+    if error == ErrorCode.TRANSACTION_ABORTABLE and api_version < PRODUCE_GENERIC_ERROR_VERSION:
+        error = ErrorCode.INVALID_TXN_STATE
+    if error in (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, ErrorCode.INVALID_TXN_STATE):
+        return ErrorCode.INVALID_TXN_STATE, PARTITION_NOT_ADDED
+    if error in _RETRIABLE or (error == ErrorCode.CONCURRENT_TRANSACTIONS
                                and api_version < PRODUCE_ADD_PARTITION_VERSION):
-        return E.NOT_ENOUGH_REPLICAS, ("Unable to verify the partition has been added to the transaction. "
+        return ErrorCode.NOT_ENOUGH_REPLICAS, ("Unable to verify the partition has been added to the transaction. "
                                        f"Underlying error: {error.name}")
     return error, None
 
@@ -112,8 +117,9 @@ class TxnVerifier:
     """`local_coordinator()` is this broker's TransactionCoordinatorService (or None);
     `client_factory(broker_info)` makes a NetworkClient for another broker."""
 
-    def __init__(self, broker_id: int, metadata_cache: Any, local_coordinator: Callable[[], Any],
-                 client_factory: Callable[[Any], Any], enabled: bool = True,
+    def __init__(self, broker_id: int, metadata_cache: MetadataCache,
+                 local_coordinator: Callable[[], TransactionCoordinatorService | None],
+                 client_factory: Callable[[BrokerInfo], NetworkClient], enabled: bool = True,
                  add_retry_backoff_ms: int = 20, add_retry_max_ms: int = 100) -> None:
         self.broker_id = broker_id
         self.enabled = enabled
@@ -130,7 +136,7 @@ class TxnVerifier:
         await self._clients.close()
 
     # ------------------------------------------------------------------ guards
-    def needs_verification(self, partition: Any, producer_id: int, epoch: int) -> bool:
+    def needs_verification(self, partition: Partition, producer_id: int, epoch: int) -> bool:
         """Whether a transactional batch would start the producer's transaction here."""
         entry = partition.log.producer_state.producers.get(producer_id)
         return entry is None or entry.current_txn_first_offset < 0 or entry.epoch != epoch
@@ -196,7 +202,7 @@ class TxnVerifier:
         have passed. The caller takes new guards for each question (a marker of the previous
         transaction voids the old ones meanwhile), as Kafka starts each retry's verification
         afresh."""
-        if elapsed_ms >= self.add_retry_max_ms or E.CONCURRENT_TRANSACTIONS not in errors.values():
+        if elapsed_ms >= self.add_retry_max_ms or ErrorCode.CONCURRENT_TRANSACTIONS not in errors.values():
             return None
         return self.add_retry_backoff_ms / 1000
 
@@ -218,11 +224,11 @@ class TxnVerifier:
         gives it; `produce_error` maps it for the producer."""
         node = self._coordinator_node(transactional_id)
         if node is None:
-            return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+            return {tp: ErrorCode.COORDINATOR_NOT_AVAILABLE for tp in partitions}
         if node == self.broker_id:
             service = self._local()
             if service is None:
-                return {tp: E.COORDINATOR_NOT_AVAILABLE for tp in partitions}
+                return {tp: ErrorCode.COORDINATOR_NOT_AVAILABLE for tp in partitions}
             coordinator = service.coordinator
             if add:
                 error = await coordinator.add_partitions(transactional_id, producer_id, epoch,
@@ -234,23 +240,23 @@ class TxnVerifier:
             await client.ready()
             if client.api_version(ApiKey.ADD_PARTITIONS_TO_TXN) < 4:
                 # a coordinator that cannot verify: the batch appends unverified, as in Kafka
-                return {tp: E.NONE for tp in partitions}
+                return {tp: ErrorCode.NONE for tp in partitions}
             resp = await client.send(ApiKey.ADD_PARTITIONS_TO_TXN,
                                      _verify_request(transactional_id, producer_id, epoch, partitions,
                                                      verify_only=not add))
         except asyncio.CancelledError:
             raise
         except UnsupportedVersion:
-            return {tp: E.NONE for tp in partitions}
+            return {tp: ErrorCode.NONE for tp in partitions}
         except Exception as e:  # noqa: BLE001 - connection trouble: the producer retries
             log.info("AddPartitionsToTxn to broker %d failed: %s", node, e)
-            return {tp: E.NETWORK_EXCEPTION for tp in partitions}
+            return {tp: ErrorCode.NETWORK_EXCEPTION for tp in partitions}
         if resp.error_code:
             return {tp: ErrorCode(resp.error_code) for tp in partitions}
         found = {(t.name, p.partition_index): ErrorCode(p.partition_error_code)
                  for r in resp.results_by_transaction if r.transactional_id == transactional_id
                  for t in r.topic_results for p in t.results_by_partition}
-        return {tp: found.get(tp, E.INVALID_TXN_STATE) for tp in partitions}
+        return {tp: found.get(tp, ErrorCode.INVALID_TXN_STATE) for tp in partitions}
 
 
 

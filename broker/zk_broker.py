@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from kafpy.storage.checkpoint import read_meta_properties
 
+from kafpy.broker.admin_controller import AdminController
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.features import supported_features
 from kafpy.broker.quotas.entity_configs import EntityConfigs
@@ -23,7 +24,6 @@ from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication import zk_data as zd
 
 if TYPE_CHECKING:
-    from kafpy.broker.admin_controller import AdminController
     from kafpy.broker.security.client import ClientSecurity
     from kafpy.replication.controller import KafkaController
     from kafpy.replication.zk_admin import ZkAdminManager
@@ -40,7 +40,16 @@ META_PROPERTIES = "meta.properties"
 # (config, ZooKeeper client, metadata cache, replica manager, clock, loop, inter-broker security)
 ControllerFactory = Callable[[KafkaConfig, "KafkaZkClient", MetadataCache, "ReplicaManager", Callable[[], float],
                               asyncio.AbstractEventLoop, "ClientSecurity | None"],
-                             tuple["KafkaController", "AdminController"]]
+                             tuple["KafkaController", "ZkAdminController"]]
+
+
+class ZkAdminController(AdminController, Protocol):
+    """The ZooKeeper-mode admin manager: an AdminController the broker also starts (topic
+    configs, following /config/changes) and shuts down."""
+
+    async def start(self) -> None: ...
+
+    async def shutdown(self) -> None: ...
 
 
 class InconsistentClusterIdException(Exception):

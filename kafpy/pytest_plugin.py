@@ -138,7 +138,7 @@ def kafpy_broker(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.fixture(scope="session")
-def kafka_bootstrap_servers(kafpy_broker: Any) -> str:
+def kafka_bootstrap_servers(kafpy_broker: "EmbeddedBroker | ExternalKafka") -> str:
     """``host:port`` of the session's broker, for a client's ``bootstrap_servers``."""
     return kafpy_broker.bootstrap_servers
 
@@ -173,7 +173,7 @@ def unique_topic_name(nodeid: str, suffix: str = "") -> str:
 
 
 @pytest.fixture
-def kafpy_topic_factory(request: pytest.FixtureRequest, kafpy_broker: Any
+def kafpy_topic_factory(request: pytest.FixtureRequest, kafpy_broker: "EmbeddedBroker | ExternalKafka"
                         ) -> Callable[..., str]:
     """``factory(partitions=1, config=None, replication_factor=1, name=None)``: create a
     topic on the session's broker; the name is unique unless given."""
@@ -220,7 +220,7 @@ def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
             (f"kafpy {key[6:]} log {where} (last {LOG_LINES_ON_FAILURE} lines)", body))
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     kept = config.stash.get(_kept, [])
     for path in kept:
         terminalreporter.write_line(f"kafpy: kept the broker's log and data in {path}")

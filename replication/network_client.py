@@ -63,7 +63,8 @@ Connector = Callable[[Callable[[], BrokerConnection]], Awaitable[tuple[asyncio.B
 class ConnectionSecurity(Protocol):
     """What a connection needs of its listener's security (``kafpy.broker.security.client.ClientSecurity``)."""
 
-    ssl_context: ssl.SSLContext | None
+    @property
+    def ssl_context(self) -> ssl.SSLContext | None: ...
 
     async def authenticate(self, exchange: Callable[[int, Any], Awaitable[Any]]) -> None: ...
 

@@ -6,9 +6,8 @@ as Kafka answers (MirrorMaker 2's topic-ACL sync tolerates exactly that). Who ma
 """
 from __future__ import annotations
 
-from typing import Any
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
 
@@ -21,7 +20,7 @@ from kafpy.broker.security.authorizer import AclManagementDisabled
 NO_AUTHORIZER = "No Authorizer is configured."
 
 
-def _filter(f: Any, version: int) -> AclBindingFilter:
+def _filter(f: messages.DescribeAclsRequest | messages.DeleteAclsRequest.DeleteAclsFilter, version: int) -> AclBindingFilter:
     return AclBindingFilter(
         ResourceType.of(f.resource_type_filter), f.resource_name_filter,
         PatternType.of(f.pattern_type_filter) if version >= 1 else PatternType.LITERAL,
@@ -29,11 +28,11 @@ def _filter(f: Any, version: int) -> AclBindingFilter:
         AclPermissionType.of(f.permission_type))
 
 
-async def handle_create_acls(ctx: RequestContext, req: M.CreateAclsRequest) -> M.CreateAclsResponse:
-    R = M.CreateAclsResponse.AclCreationResult
+async def handle_create_acls(ctx: RequestContext, req: messages.CreateAclsRequest) -> messages.CreateAclsResponse:
+    R = messages.CreateAclsResponse.AclCreationResult
     authorizer = ctx.services.authorizer
     bindings: list[AclBinding] = []
-    results: list[Any] = []
+    results: list[messages.CreateAclsResponse.AclCreationResult | AclBinding] = []
     for c in req.creations:
         b = AclBinding(
             ResourcePattern(ResourceType.of(c.resource_type), c.resource_name,
@@ -49,7 +48,7 @@ async def handle_create_acls(ctx: RequestContext, req: M.CreateAclsRequest) -> M
             raise AclManagementDisabled()
         errors = iter(await authorizer.create_acls(bindings) if bindings else [])
     except AclManagementDisabled:
-        return M.CreateAclsResponse(results=[R(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
+        return messages.CreateAclsResponse(results=[R(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
                                              for _ in req.creations])
     out = []
     for r in results:
@@ -57,7 +56,7 @@ async def handle_create_acls(ctx: RequestContext, req: M.CreateAclsRequest) -> M
             err = next(errors)
             r = R(error_code=ErrorCode.UNKNOWN_SERVER_ERROR if err else ErrorCode.NONE, error_message=err)
         out.append(r)
-    return M.CreateAclsResponse(results=out)
+    return messages.CreateAclsResponse(results=out)
 
 
 def _group_by_pattern(bindings: list[AclBinding]) -> dict[ResourcePattern, list[AccessControlEntry]]:
@@ -67,7 +66,7 @@ def _group_by_pattern(bindings: list[AclBinding]) -> dict[ResourcePattern, list[
     return grouped
 
 
-async def handle_describe_acls(ctx: RequestContext, req: M.DescribeAclsRequest) -> M.DescribeAclsResponse:
+async def handle_describe_acls(ctx: RequestContext, req: messages.DescribeAclsRequest) -> messages.DescribeAclsResponse:
     authorizer = ctx.services.authorizer
     flt = _filter(req, ctx.api_version)
     try:
@@ -75,9 +74,9 @@ async def handle_describe_acls(ctx: RequestContext, req: M.DescribeAclsRequest) 
             raise AclManagementDisabled()
         found = authorizer.acls(flt)
     except AclManagementDisabled:
-        return M.DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
-    Res = M.DescribeAclsResponse.DescribeAclsResource
-    Desc = M.DescribeAclsResponse.AclDescription
+        return messages.DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
+    Res = messages.DescribeAclsResponse.DescribeAclsResource
+    Desc = messages.DescribeAclsResponse.AclDescription
     resources = [
         Res(resource_type=p.resource_type, resource_name=p.name, pattern_type=p.pattern_type,
             acls=[Desc(principal=e.principal, host=e.host, operation=e.operation, permission_type=e.permission_type)
@@ -85,12 +84,12 @@ async def handle_describe_acls(ctx: RequestContext, req: M.DescribeAclsRequest) 
         for p, entries in _group_by_pattern(found).items()
         # v0 knows literal patterns only
         if ctx.api_version >= 1 or p.pattern_type == PatternType.LITERAL]
-    return M.DescribeAclsResponse(error_code=ErrorCode.NONE, resources=resources)
+    return messages.DescribeAclsResponse(error_code=ErrorCode.NONE, resources=resources)
 
 
-async def handle_delete_acls(ctx: RequestContext, req: M.DeleteAclsRequest) -> M.DeleteAclsResponse:
-    FR = M.DeleteAclsResponse.DeleteAclsFilterResult
-    Match = M.DeleteAclsResponse.DeleteAclsMatchingAcl
+async def handle_delete_acls(ctx: RequestContext, req: messages.DeleteAclsRequest) -> messages.DeleteAclsResponse:
+    FR = messages.DeleteAclsResponse.DeleteAclsFilterResult
+    Match = messages.DeleteAclsResponse.DeleteAclsMatchingAcl
     authorizer = ctx.services.authorizer
     filters = [_filter(f, ctx.api_version) for f in req.filters]
     try:
@@ -98,9 +97,9 @@ async def handle_delete_acls(ctx: RequestContext, req: M.DeleteAclsRequest) -> M
             raise AclManagementDisabled()
         deleted = await authorizer.delete_acls(filters) if filters else []
     except AclManagementDisabled:
-        return M.DeleteAclsResponse(filter_results=[FR(error_code=ErrorCode.SECURITY_DISABLED,
+        return messages.DeleteAclsResponse(filter_results=[FR(error_code=ErrorCode.SECURITY_DISABLED,
                                                        error_message=NO_AUTHORIZER) for _ in req.filters])
-    return M.DeleteAclsResponse(filter_results=[
+    return messages.DeleteAclsResponse(filter_results=[
         FR(error_code=ErrorCode.NONE, matching_acls=[
             Match(error_code=ErrorCode.NONE, resource_type=b.pattern.resource_type, resource_name=b.pattern.name,
                   pattern_type=b.pattern.pattern_type, principal=b.entry.principal, host=b.entry.host,

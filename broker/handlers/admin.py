@@ -11,6 +11,8 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (CreatePartitionsResponse, CreateTopicsResponse, DeleteRecordsResponse,
                                DeleteTopicsResponse, DescribeClusterResponse, DescribeLogDirsResponse,
                                DescribeTopicPartitionsResponse)
+from kafpy.protocol.messages import (CreatePartitionsRequest, CreateTopicsRequest, DeleteRecordsRequest,
+    DeleteTopicsRequest, DescribeClusterRequest, DescribeLogDirsRequest, DescribeTopicPartitionsRequest)
 from kafpy.storage.errors import StorageError
 
 from kafpy.protocol.topics import INTERNAL_TOPICS
@@ -24,7 +26,6 @@ from kafpy.broker.topic_config import TOPIC_CONFIGS, InvalidConfig, validate_top
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-E = ErrorCode
 
 
 def not_the_controller(ctx: RequestContext) -> bool:
@@ -35,40 +36,40 @@ def not_the_controller(ctx: RequestContext) -> bool:
 
 
 # -- CreateTopics ------------------------------------------------------------------------
-async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse:
+async def handle_create_topics(ctx: RequestContext, req: CreateTopicsRequest) -> CreateTopicsResponse:
     R = CreateTopicsResponse
     s = ctx.services
     v = ctx.api_version
     results = []
     if not_the_controller(ctx):
-        return R(throttle_time_ms=0, topics=[R.CreatableTopicResult(name=t.name, error_code=E.NOT_CONTROLLER)
+        return R(throttle_time_ms=0, topics=[R.CreatableTopicResult(name=t.name, error_code=ErrorCode.NOT_CONTROLLER)
                                              for t in req.topics])
     seen: dict[str, int] = {}
     for t in req.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
     for t in req.topics:
-        res = R.CreatableTopicResult(name=t.name, error_code=E.NONE, error_message=None,
+        res = R.CreatableTopicResult(name=t.name, error_code=ErrorCode.NONE, error_message=None,
                                      num_partitions=-1, replication_factor=-1, configs=None)
         results.append(res)
         if seen[t.name] > 1:
-            res.error_code, res.error_message = E.INVALID_REQUEST, f"Create topics request from client `{ctx.client_id}` contains multiple entries for the following topics: {t.name}"
+            res.error_code, res.error_message = ErrorCode.INVALID_REQUEST, f"Create topics request from client `{ctx.client_id}` contains multiple entries for the following topics: {t.name}"
             continue
         configs = {c.name: c.value for c in t.configs}
         try:
             validate_topic_configs(configs)
         except InvalidConfig as e:
-            res.error_code, res.error_message = E.INVALID_CONFIG, str(e)
+            res.error_code, res.error_message = ErrorCode.INVALID_CONFIG, str(e)
             continue
-        configs = {k: v_ for k, v_ in configs.items() if v_ is not None}
+        topic_configs = {k: v_ for k, v_ in configs.items() if v_ is not None}
         if t.assignments and (t.num_partitions != -1 or t.replication_factor != -1):
-            res.error_code = E.INVALID_REQUEST
+            res.error_code = ErrorCode.INVALID_REQUEST
             res.error_message = "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time."
             continue
         parts = t.num_partitions if t.num_partitions != -1 else s.config["num.partitions"]
         rf = t.replication_factor if t.replication_factor != -1 else s.config["default.replication.factor"]
         assignments = {a.partition_index: list(a.broker_ids) for a in t.assignments} or None
         try:
-            info = await s.controller.create_topic(t.name, parts, rf, configs, assignments,
+            info = await s.controller.create_topic(t.name, parts, rf, topic_configs, assignments,
                                                    validate_only=req.validate_only)
         except TopicError as e:
             res.error_code, res.error_message = e.error_code, e.message
@@ -77,7 +78,7 @@ async def handle_create_topics(ctx: RequestContext, req) -> CreateTopicsResponse
         res.num_partitions = len(info.partitions)
         res.replication_factor = info.replication_factor
         if v >= 5:
-            res.configs = _created_configs(ctx, configs)
+            res.configs = _created_configs(ctx, topic_configs)
     return R(throttle_time_ms=0, topics=results)
 
 
@@ -92,7 +93,7 @@ def _created_configs(ctx: RequestContext, overrides: dict[str, str]) -> list:
 
 
 # -- DeleteTopics ------------------------------------------------------------------------
-async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse:
+async def handle_delete_topics(ctx: RequestContext, req: DeleteTopicsRequest) -> DeleteTopicsResponse:
     R = DeleteTopicsResponse
     s = ctx.services
     md = s.metadata_cache
@@ -104,24 +105,24 @@ async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse
         wanted = [(n, ZERO_UUID) for n in req.topic_names]
     out = []
     for name, tid in wanted:
-        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=E.NONE, error_message=None)
+        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=ErrorCode.NONE, error_message=None)
         out.append(res)
         if not_the_controller(ctx):
-            res.error_code = E.NOT_CONTROLLER
+            res.error_code = ErrorCode.NOT_CONTROLLER
             continue
         if name is None and tid == ZERO_UUID or name is not None and tid != ZERO_UUID:
-            res.error_code, res.error_message = E.INVALID_REQUEST, "Neither or both topic name and id were set"
+            res.error_code, res.error_message = ErrorCode.INVALID_REQUEST, "Neither or both topic name and id were set"
             continue
         if not s.config["delete.topic.enable"]:
-            res.error_code = E.TOPIC_DELETION_DISABLED
+            res.error_code = ErrorCode.TOPIC_DELETION_DISABLED
             continue
         info = md.topic(name) if name is not None else md.topic_by_id(tid)
         if info is None:
-            res.error_code = E.UNKNOWN_TOPIC_OR_PARTITION if name is not None else E.UNKNOWN_TOPIC_ID
+            res.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID
             continue
         res.name, res.topic_id = info.name, info.topic_id
         if info.name in INTERNAL_TOPICS:
-            res.error_code, res.error_message = E.INVALID_TOPIC_EXCEPTION, f"Topic {info.name} is internal and cannot be deleted"
+            res.error_code, res.error_message = ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic {info.name} is internal and cannot be deleted"
             continue
         try:
             await s.controller.delete_topic(info.name)
@@ -131,21 +132,21 @@ async def handle_delete_topics(ctx: RequestContext, req) -> DeleteTopicsResponse
 
 
 # -- CreatePartitions ---------------------------------------------------------------------
-async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitionsResponse:
+async def handle_create_partitions(ctx: RequestContext, req: CreatePartitionsRequest) -> CreatePartitionsResponse:
     R = CreatePartitionsResponse
     s = ctx.services
     out = []
     for t in req.topics:
-        res = R.CreatePartitionsTopicResult(name=t.name, error_code=E.NONE, error_message=None)
+        res = R.CreatePartitionsTopicResult(name=t.name, error_code=ErrorCode.NONE, error_message=None)
         out.append(res)
         if not_the_controller(ctx):
-            res.error_code = E.NOT_CONTROLLER
+            res.error_code = ErrorCode.NOT_CONTROLLER
             continue
         current = s.metadata_cache.topic(t.name)
         added = t.count - (len(current.partitions) if current is not None else 0)
         try:
             if t.assignments is not None and len(t.assignments) != added:
-                raise TopicError(E.INVALID_REPLICA_ASSIGNMENT, f"Increasing the number of partitions by {added} "
+                raise TopicError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, f"Increasing the number of partitions by {added} "
                                                                f"but {len(t.assignments)} assignments provided.")
             await s.controller.create_partitions(t.name, t.count, validate_only=req.validate_only)
         except TopicError as e:
@@ -154,26 +155,26 @@ async def handle_create_partitions(ctx: RequestContext, req) -> CreatePartitions
 
 
 # -- DeleteRecords -------------------------------------------------------------------------
-async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsResponse:
+async def handle_delete_records(ctx: RequestContext, req: DeleteRecordsRequest) -> DeleteRecordsResponse:
     R = DeleteRecordsResponse
     rm = ctx.services.replica_manager
     topics = []
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=E.NONE)
+            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=ErrorCode.NONE)
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
             if part is None:
-                pr.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
+                pr.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue
             if not part.is_leader:
-                pr.error_code = E.NOT_LEADER_OR_FOLLOWER
+                pr.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
                 continue
             lg = part.log
             off = lg.high_watermark if p.offset == -1 else p.offset
             if off < 0 or off > lg.high_watermark:
-                pr.error_code = E.OFFSET_OUT_OF_RANGE
+                pr.error_code = ErrorCode.OFFSET_OUT_OF_RANGE
                 continue
             try:
                 pr.low_watermark = lg.delete_records_before(off)
@@ -184,21 +185,21 @@ async def handle_delete_records(ctx: RequestContext, req) -> DeleteRecordsRespon
 
 
 # -- DescribeCluster ------------------------------------------------------------------------
-async def handle_describe_cluster(ctx: RequestContext, req) -> DescribeClusterResponse:
+async def handle_describe_cluster(ctx: RequestContext, req: DescribeClusterRequest) -> DescribeClusterResponse:
     R = DescribeClusterResponse
     md = ctx.services.metadata_cache
     if ctx.api_version >= 1 and req.endpoint_type != 1:
-        return R(throttle_time_ms=0, error_code=E.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
+        return R(throttle_time_ms=0, error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
                  endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
     brokers = [R.DescribeClusterBroker(broker_id=x.node_id, host=x.endpoint(ctx.listener)[0],
                                        port=x.endpoint(ctx.listener)[1], rack=x.rack)
                for x in md.brokers()]
-    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
              controller_id=md.controller_id, brokers=brokers)
 
 
 # -- DescribeTopicPartitions ---------------------------------------------------------------
-async def handle_describe_topic_partitions(ctx: RequestContext, req) -> DescribeTopicPartitionsResponse:
+async def handle_describe_topic_partitions(ctx: RequestContext, req: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse:
     R = DescribeTopicPartitionsResponse
     md = ctx.services.metadata_cache
     if req.topics:
@@ -215,7 +216,7 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
     for name in names:
         info = md.topic(name)
         if info is None:
-            out.append(R.DescribeTopicPartitionsResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name,
+            out.append(R.DescribeTopicPartitionsResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name,
                                                               topic_id=ZERO_UUID, partitions=[]))
             continue
         start = cursor.partition_index if cursor is not None and cursor.topic_name == name else 0
@@ -228,11 +229,11 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
                 break
             pi = info.partitions[p]
             parts.append(R.DescribeTopicPartitionsResponsePartition(
-                error_code=E.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
+                error_code=ErrorCode.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
                 replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), eligible_leader_replicas=[],
                 last_known_elr=[], offline_replicas=list(pi.offline_replicas)))
             budget -= 1
-        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=E.NONE, name=name, topic_id=info.topic_id,
+        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=ErrorCode.NONE, name=name, topic_id=info.topic_id,
                                                           is_internal=info.is_internal, partitions=parts))
         if next_cursor is not None:
             break
@@ -240,7 +241,7 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req) -> Describe
 
 
 # -- DescribeLogDirs ------------------------------------------------------------------------
-async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsResponse:
+async def handle_describe_log_dirs(ctx: RequestContext, req: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
     R = DescribeLogDirsResponse
     s = ctx.services
     wanted = None
@@ -264,9 +265,9 @@ async def handle_describe_log_dirs(ctx: RequestContext, req) -> DescribeLogDirsR
         except OSError:
             total = free = -1
         results.append(R.DescribeLogDirsResult(
-            error_code=E.NONE, log_dir=d, total_bytes=total, usable_bytes=free,
+            error_code=ErrorCode.NONE, log_dir=d, total_bytes=total, usable_bytes=free,
             topics=[R.DescribeLogDirsTopic(name=n, partitions=ps) for n, ps in sorted(topics.items())]))
-    return R(throttle_time_ms=0, error_code=E.NONE, results=results)
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, results=results)
 
 
 HANDLERS = [

@@ -6,13 +6,14 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterConfigsResponse, DescribeConfigsResponse, IncrementalAlterConfigsResponse
+from kafpy.protocol.messages import AlterConfigsRequest, DescribeConfigsRequest, IncrementalAlterConfigsRequest
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.replication.zk_data import DEFAULT_BROKER_ENTITY
 
 from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
-from kafpy.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafpy.broker.config import BROKER_CONFIGS, ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
 from kafpy.broker.dynamic_config import config_def, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
@@ -28,7 +29,6 @@ log = logging.getLogger("kafka.server.ConfigHelper")
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
-E = ErrorCode
 
 D = DescribeConfigsResponse
 OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
@@ -69,6 +69,7 @@ def topic_config_entry(cfg: KafkaConfig, cname: str, overrides: dict[str, str]
     d = TOPIC_CONFIGS[cname]
     dval, _src, bkey = broker_default(cfg, d)
     syn = broker_synonyms(cfg, bkey) if bkey is not None else []
+    value: str | None
     if cname in overrides:
         syn.insert(0, (cname, overrides[cname], DYNAMIC_TOPIC_CONFIG))
         value = overrides[cname]
@@ -94,10 +95,10 @@ def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synon
     return out
 
 
-def _broker_sources(cfg: KafkaConfig, cname: str) -> list[tuple[str, int]]:
+def _broker_sources(cfg: KafkaConfig, cname: str) -> list[tuple[str | None, int]]:
     """(value, source) of every layer that sets ``cname``, the one in force first: this
     broker's dynamic config, the cluster-wide default, server.properties, the default."""
-    out = []
+    out: list[tuple[str | None, int]] = []
     if cname in cfg.dynamic_broker:
         out.append((cfg.dynamic_broker[cname], DYNAMIC_BROKER_CONFIG))
     if cname in cfg.dynamic_default:
@@ -138,13 +139,13 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
     for cname in sorted(k for k in layer if k not in BROKER_CONFIGS):
         if keys is not None and cname not in keys:
             continue
-        d = config_def(cname)
-        sensitive = d is None or d.type == "password"
+        known = config_def(cname)
+        sensitive = known is None or known.type == "password"
         value = None if sensitive else layer[cname]
         out.append(D.DescribeConfigsResourceResult(
             name=cname, value=value, read_only=True, is_default=False, config_source=source,
             is_sensitive=sensitive, synonyms=[D.DescribeConfigsSynonym(name=cname, value=value, source=source)]
-            if synonyms else [], config_type=CONFIG_TYPE_IDS.get(d.type, 0) if d else 0, documentation=None))
+            if synonyms else [], config_type=CONFIG_TYPE_IDS.get(known.type, 0) if known else 0, documentation=None))
     return out
 
 
@@ -159,31 +160,31 @@ def _check_broker_name(ctx: RequestContext, name: str) -> str | None:
     return f"Unexpected broker id, expected {ctx.services.broker_id} or empty string, but received {name}"
 
 
-async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsResponse:
+async def handle_describe_configs(ctx: RequestContext, req: DescribeConfigsRequest) -> DescribeConfigsResponse:
     v = ctx.api_version
     synonyms = v >= 1 and req.include_synonyms
     results = []
     for r in req.resources:
-        res = D.DescribeConfigsResult(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
+        res = D.DescribeConfigsResult(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
                                       resource_name=r.resource_name, configs=[])
         results.append(res)
         keys = list(r.configuration_keys) if r.configuration_keys is not None else None
         if r.resource_type == TOPIC:
             if ctx.services.metadata_cache.topic(r.resource_name) is None:
-                res.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
+                res.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 res.error_message = f"Topic '{r.resource_name}' does not exist."
                 continue
             res.configs = _topic_entries(ctx, r.resource_name, keys, synonyms, v)
         elif r.resource_type == BROKER:
             err = _check_broker_name(ctx, r.resource_name)
             if err:
-                res.error_code, res.error_message = E.INVALID_REQUEST, err
+                res.error_code, res.error_message = ErrorCode.INVALID_REQUEST, err
                 continue
             res.configs = _broker_entries(ctx.services.config, keys, synonyms, entity_default=r.resource_name == "")
         elif r.resource_type == BROKER_LOGGER:
             err = _check_broker_name(ctx, r.resource_name)
             if err:
-                res.error_code, res.error_message = E.INVALID_REQUEST, err
+                res.error_code, res.error_message = ErrorCode.INVALID_REQUEST, err
                 continue
             res.configs = [D.DescribeConfigsResourceResult(
                 name=name, value=level, read_only=False, is_default=False, config_source=DYNAMIC_BROKER_LOGGER_CONFIG,
@@ -196,18 +197,18 @@ async def handle_describe_configs(ctx: RequestContext, req) -> DescribeConfigsRe
                 ctx.services.controller.entity_configs.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name),
                 keys, D.DescribeConfigsResourceResult)
         else:
-            res.error_code = E.INVALID_REQUEST
+            res.error_code = ErrorCode.INVALID_REQUEST
             res.error_message = f"Unsupported resource type {r.resource_type}"
     return D(throttle_time_ms=0, results=results)
 
 
 async def _apply_topic(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
     if ctx.services.metadata_cache.topic(name) is None:
-        raise _Fail(E.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+        raise _Fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
     try:
         validate_topic_configs(new)
     except InvalidConfig as e:
-        raise _Fail(E.INVALID_CONFIG, str(e)) from None
+        raise _Fail(ErrorCode.INVALID_CONFIG, str(e)) from None
     if validate_only:
         return
     try:
@@ -219,18 +220,18 @@ async def _apply_topic(ctx: RequestContext, name: str, new: dict[str, str], vali
 async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
     err = _check_broker_name(ctx, name)
     if err:
-        raise _Fail(E.INVALID_REQUEST, err)
+        raise _Fail(ErrorCode.INVALID_REQUEST, err)
     try:   # a name Kafka 4.4 does not know is stored unchecked, as Kafka stores it
         validate_broker_update(ctx.services.config, new, per_broker=name != "")
     except ConfigError as e:
-        raise _Fail(E.INVALID_REQUEST, str(e)) from None
+        raise _Fail(ErrorCode.INVALID_REQUEST, str(e)) from None
     if validate_only:
         return
     try:   # passwords: per broker only; in ZooKeeper encrypted (standalone keeps its file private)
         new = to_persistent(ctx.services.config, new, per_broker=name != "",
                             encrypt=ctx.services.zk_client is not None)
     except ConfigError as e:
-        raise _Fail(E.INVALID_REQUEST, str(e)) from None
+        raise _Fail(ErrorCode.INVALID_REQUEST, str(e)) from None
     try:
         if name == "":   # --entity-default: /config/brokers/<default>, read by every broker
             await ctx.services.controller.alter_broker_configs(new, entity_name=DEFAULT_BROKER_ENTITY)
@@ -240,42 +241,44 @@ async def _apply_broker(ctx: RequestContext, name: str, new: dict[str, str], val
         raise _Fail(e.error_code, e.message) from None
 
 
-def _alter_loggers(ctx: RequestContext, r, validate_only: bool) -> None:
+def _alter_loggers(ctx: RequestContext, r: IncrementalAlterConfigsRequest.AlterConfigsResource,
+                   validate_only: bool) -> None:
     """kafka-configs --entity-type broker-loggers --alter: set (or, deleted, reset) the
     levels of this broker's loggers; every entry is checked before any is applied."""
     err = _check_broker_name(ctx, r.resource_name)
     if err:
-        raise _Fail(E.INVALID_REQUEST, err)
+        raise _Fail(ErrorCode.INVALID_REQUEST, err)
     try:
         for c in r.configs:
             broker_loggers.check_logger_exists(c.name)
             if c.config_operation == OP_SET:
                 if c.value is None:
-                    raise _Fail(E.INVALID_CONFIG, f"Null value not supported for : {c.name}")
+                    raise _Fail(ErrorCode.INVALID_CONFIG, f"Null value not supported for : {c.name}")
                 broker_loggers.check_level(c.name, c.value)
             elif c.config_operation == OP_DELETE:
                 if c.name == broker_loggers.ROOT_LOGGER:
-                    raise _Fail(E.INVALID_CONFIG, "Removing the log level of the root logger is not allowed")
+                    raise _Fail(ErrorCode.INVALID_CONFIG, "Removing the log level of the root logger is not allowed")
             else:
-                raise _Fail(E.INVALID_REQUEST, f"Operation {c.config_operation} is not allowed for broker loggers")
+                raise _Fail(ErrorCode.INVALID_REQUEST, f"Operation {c.config_operation} is not allowed for broker loggers")
         if validate_only:
             return
         for c in r.configs:
             if c.config_operation == OP_SET:
+                assert c.value is not None   # refused above
                 broker_loggers.set_level(c.name, c.value)
             else:
                 broker_loggers.unset_level(c.name)
             log.info("Updated the log level of %s to %s", c.name, c.value if c.config_operation == OP_SET else "the root logger's")
         ctx.services.config.reconfigured()   # e.g. kafka.request.logger=DEBUG needs the request observer
     except broker_loggers.LoggerConfigError as e:
-        raise _Fail(E.INVALID_CONFIG, str(e)) from None
+        raise _Fail(ErrorCode.INVALID_CONFIG, str(e)) from None
 
 
 class _BrokerDefs:
     """BROKER_CONFIGS as IncrementalAlterConfigs looks names up, listener-prefixed TLS store
     settings included."""
 
-    def get(self, name: str):
+    def get(self, name: str) -> ConfigDef | None:
         return config_def(name)
 
 
@@ -286,11 +289,11 @@ class _Fail(Exception):
         self.message = message
 
 
-async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse:
+async def handle_alter_configs(ctx: RequestContext, req: AlterConfigsRequest) -> AlterConfigsResponse:
     R = AlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
+        res = R.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
                                              resource_name=r.resource_name)
         out.append(res)
         new = {c.name: c.value for c in r.configs if c.value is not None}
@@ -300,17 +303,17 @@ async def handle_alter_configs(ctx: RequestContext, req) -> AlterConfigsResponse
             elif r.resource_type == BROKER:
                 await _apply_broker(ctx, r.resource_name, new, req.validate_only)
             else:
-                raise _Fail(E.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
+                raise _Fail(ErrorCode.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
     return R(throttle_time_ms=0, responses=out)
 
 
-async def handle_incremental_alter_configs(ctx: RequestContext, req) -> IncrementalAlterConfigsResponse:
+async def handle_incremental_alter_configs(ctx: RequestContext, req: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
     R = IncrementalAlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=E.NONE, error_message=None, resource_type=r.resource_type,
+        res = R.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
                                              resource_name=r.resource_name)
         out.append(res)
         try:
@@ -328,23 +331,24 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
                 await _alter_group(ctx, r, req.validate_only)
                 continue
             else:
-                raise _Fail(E.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
+                raise _Fail(ErrorCode.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
             names = [c.name for c in r.configs]
             if len(names) != len(set(names)):
-                raise _Fail(E.INVALID_REQUEST, "Error due to duplicate config keys")
+                raise _Fail(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
             for c in r.configs:
                 d = defs.get(c.name)
                 if d is None and not (r.resource_type == BROKER and c.config_operation in (OP_SET, OP_DELETE)):
-                    raise _Fail(E.INVALID_CONFIG, f"Unknown config name: {c.name}")
+                    raise _Fail(ErrorCode.INVALID_CONFIG, f"Unknown config name: {c.name}")
                 if c.config_operation == OP_SET:
                     if c.value is None:
-                        raise _Fail(E.INVALID_REQUEST, f"Null value not supported for : {c.name}")
+                        raise _Fail(ErrorCode.INVALID_REQUEST, f"Null value not supported for : {c.name}")
                     current[c.name] = c.value
                 elif c.config_operation == OP_DELETE:
                     current.pop(c.name, None)
                 elif c.config_operation in (OP_APPEND, OP_SUBTRACT):
+                    assert d is not None   # an unknown name is refused above for these operations
                     if d.type != "list":
-                        raise _Fail(E.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
+                        raise _Fail(ErrorCode.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
                     if c.name in current:
                         items = [x for x in current[c.name].split(",") if x]
                     elif r.resource_type == TOPIC:
@@ -358,7 +362,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
                         items = [x for x in items if x not in vals]
                     current[c.name] = ",".join(items)
                 else:
-                    raise _Fail(E.INVALID_REQUEST, f"Unknown config operation {c.config_operation}")
+                    raise _Fail(ErrorCode.INVALID_REQUEST, f"Unknown config operation {c.config_operation}")
             if r.resource_type == TOPIC:
                 await _apply_topic(ctx, r.resource_name, current, req.validate_only)
             else:
@@ -368,25 +372,26 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req) -> Incremen
     return R(throttle_time_ms=0, responses=out)
 
 
-async def _alter_group(ctx: RequestContext, r, validate_only: bool) -> None:
+async def _alter_group(ctx: RequestContext, r: IncrementalAlterConfigsRequest.AlterConfigsResource,
+                       validate_only: bool) -> None:
     """IncrementalAlterConfigs of a GROUP resource: set or delete overrides."""
     if not r.resource_name:
-        raise _Fail(E.INVALID_REQUEST, "Group name must not be empty")
+        raise _Fail(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
     entity = ctx.services.controller.entity_configs
     current = entity.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name)
     for c in r.configs:
         if c.name not in group_configs.ALL_GROUP_CONFIGS:
-            raise _Fail(E.INVALID_CONFIG, f"Unknown group config name: {c.name}")
+            raise _Fail(ErrorCode.INVALID_CONFIG, f"Unknown group config name: {c.name}")
         if c.config_operation == OP_SET:
-            current[c.name] = c.value
+            current[c.name] = c.value  # type: ignore[assignment]  # a null value is group_configs.validate's to refuse
         elif c.config_operation == OP_DELETE:
             current.pop(c.name, None)
         else:
-            raise _Fail(E.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
+            raise _Fail(ErrorCode.INVALID_CONFIG, f"Config value append is not allowed for config key: {c.name}")
     try:
         group_configs.validate(ctx.services.config, current)
     except group_configs.InvalidGroupConfig as e:
-        raise _Fail(E.INVALID_CONFIG, str(e)) from None
+        raise _Fail(ErrorCode.INVALID_CONFIG, str(e)) from None
     if not validate_only:
         try:
             await ctx.services.controller.alter_entity_configs(

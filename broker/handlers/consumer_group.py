@@ -10,24 +10,26 @@ coordinator, they answer UNSUPPORTED_VERSION as Kafka does.
 from __future__ import annotations
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatResponse
+from kafpy.protocol.messages import ConsumerGroupDescribeRequest, ConsumerGroupHeartbeatRequest
 
 from kafpy.broker.authz_check import topic_permission
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.acl import AclOperation
 from kafpy.broker.handlers.modern_group import (
+    group_service,
     authorized_operations, client_host, described_assignment, heartbeat_assignment, consumer_coordinator)
 
 _UNSUPPORTED = "The new consumer group protocol is not enabled on this cluster (group.version)."
 
 
-async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerGroupHeartbeatResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = ConsumerGroupHeartbeatResponse
     consumer = consumer_coordinator(ctx)
     if consumer is None:
-        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
     owned = None
     if req.topic_partitions is not None:
@@ -39,32 +41,32 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req) -> ConsumerG
         subscribed_topic_regex=req.subscribed_topic_regex if ctx.api_version >= 1 else None,
         server_assignor=req.server_assignor, owned=owned, client_id=ctx.client_id or "",
         client_host=client_host(ctx), api_version=ctx.api_version,
-        now_ms=ctx.services.group_coordinator.now_ms(),
+        now_ms=group_service(ctx).now_ms(),
         topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
         acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
-    r = await fut
-    assignment = heartbeat_assignment(R, r.assignment) if r.error == E.NONE else None
+    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+    assignment = heartbeat_assignment(R, r.assignment) if r.error == ErrorCode.NONE else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-             member_id=r.member_id if r.error == E.NONE else None,
-             member_epoch=r.member_epoch if r.error == E.NONE else -1,
-             heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == E.NONE else 0,
+             member_id=r.member_id if r.error == ErrorCode.NONE else None,
+             member_epoch=r.member_epoch if r.error == ErrorCode.NONE else -1,
+             heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == ErrorCode.NONE else 0,
              assignment=assignment)
 
 
-async def handle_consumer_group_describe(ctx: RequestContext, req) -> ConsumerGroupDescribeResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_consumer_group_describe(ctx: RequestContext, req: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = ConsumerGroupDescribeResponse
     consumer = consumer_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if consumer is None:
-            groups.append(R.DescribedGroup(error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                                            group_id=gid, group_state="", group_epoch=-1,
                                            assignment_epoch=-1, assignor_name="", members=[]))
             continue
         d = consumer.describe(gid)
 
-        def assignment(a):
+        def assignment(a: dict[bytes, set[int]]) -> ConsumerGroupDescribeResponse.Assignment:
             return described_assignment(R, consumer.topics.topic_by_id, a)
 
         members = [R.Member(

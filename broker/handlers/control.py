@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (AllocateProducerIdsResponse, AlterPartitionReassignmentsResponse, AlterPartitionResponse,
                                ControlledShutdownResponse, ElectLeadersResponse, LeaderAndIsrResponse,
                                ListPartitionReassignmentsResponse, StopReplicaResponse, UpdateMetadataResponse)
+from kafpy.protocol.messages import (AllocateProducerIdsRequest, AlterPartitionReassignmentsRequest,
+    AlterPartitionRequest, ControlledShutdownRequest, ElectLeadersRequest, LeaderAndIsrRequest,
+    ListPartitionReassignmentsRequest, StopReplicaRequest, UpdateMetadataRequest)
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
@@ -34,13 +37,17 @@ from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, Partitio
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-E = ErrorCode
+if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
+
+_UpdatePartitionState = UpdateMetadataRequest.UpdateMetadataPartitionState
 UNKNOWN_BROKER_EPOCH = -1  # AbstractControlRequest.UNKNOWN_BROKER_EPOCH
 SECURITY_PROTOCOL_NAMES = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
 ELECTION_PREFERRED = 0
 
 
-def is_broker_epoch_stale(ctx: RequestContext, req: Any, since_version: int, what: str) -> bool:
+def is_broker_epoch_stale(ctx: RequestContext, req: LeaderAndIsrRequest | StopReplicaRequest | UpdateMetadataRequest,
+                          since_version: int, what: str) -> bool:
     """Kafka's isBrokerEpochStale for a request that carries the broker epoch from
     ``since_version``: -1 means the controller did not say; a newer epoch than ours can
     arrive before this broker learns of its own re-registration, so only an older one is
@@ -64,7 +71,8 @@ async def topic_configs_from_zk(ctx: RequestContext, topics: set[str]) -> dict[s
 
 
 # -- LeaderAndIsr ------------------------------------------------------------------------------
-def leader_and_isr_states(req: Any, version: int) -> list[tuple[bytes, Any]]:
+def leader_and_isr_states(req: LeaderAndIsrRequest, version: int
+                          ) -> list[tuple[bytes, LeaderAndIsrRequest.LeaderAndIsrPartitionState]]:
     """(topic id, partition state) per partition, whatever the version's layout."""
     if version < 2:
         return [(ZERO_UUID, ps) for ps in req.ungrouped_partition_states]
@@ -90,13 +98,13 @@ def leader_and_isr_response(version: int, error: ErrorCode, results: list[tuple[
                                        for tid, errs in by_topic.items()])
 
 
-async def handle_leader_and_isr(ctx: RequestContext, req) -> LeaderAndIsrResponse:
+async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -> LeaderAndIsrResponse:
     s = ctx.services
     v = ctx.api_version
     entries = leader_and_isr_states(req, v)
     if is_broker_epoch_stale(ctx, req, 2, "LeaderAndIsr"):
-        return leader_and_isr_response(v, E.STALE_BROKER_EPOCH, [
-            (ps.topic_name, tid, ps.partition_index, E.STALE_BROKER_EPOCH) for tid, ps in entries])
+        return leader_and_isr_response(v, ErrorCode.STALE_BROKER_EPOCH, [
+            (ps.topic_name, tid, ps.partition_index, ErrorCode.STALE_BROKER_EPOCH) for tid, ps in entries])
     rm = s.replica_manager
     states = [PartitionState(ps.topic_name, ps.partition_index, tid, ps.leader, ps.leader_epoch, ps.partition_epoch,
                              tuple(ps.replicas), tuple(ps.isr), is_new=ps.is_new) for tid, ps in entries]
@@ -107,12 +115,12 @@ async def handle_leader_and_isr(ctx: RequestContext, req) -> LeaderAndIsrRespons
         error, errors = await rm.become_leader_or_follower_async(req.controller_id, req.controller_epoch,
                                                                  states, configs)
     return leader_and_isr_response(v, error, [
-        (ps.topic_name, tid, ps.partition_index, error if error != E.NONE else errors.get(
-            (ps.topic_name, ps.partition_index), E.NONE)) for tid, ps in entries])
+        (ps.topic_name, tid, ps.partition_index, error if error != ErrorCode.NONE else errors.get(
+            (ps.topic_name, ps.partition_index), ErrorCode.NONE)) for tid, ps in entries])
 
 
 # -- StopReplica -------------------------------------------------------------------------------
-def stop_replica_entries(req: Any, version: int) -> list[tuple[str, int, int, bool]]:
+def stop_replica_entries(req: StopReplicaRequest, version: int) -> list[tuple[str, int, int, bool]]:
     """(topic, partition, leader epoch, delete) per partition; before v3 the request has no
     leader epochs (-1) and one delete flag for all."""
     if version == 0:
@@ -123,24 +131,25 @@ def stop_replica_entries(req: Any, version: int) -> list[tuple[str, int, int, bo
             for t in req.topic_states for p in t.partition_states]
 
 
-async def handle_stop_replica(ctx: RequestContext, req) -> StopReplicaResponse:
+async def handle_stop_replica(ctx: RequestContext, req: StopReplicaRequest) -> StopReplicaResponse:
     R = StopReplicaResponse
     s = ctx.services
     v = ctx.api_version
     entries = stop_replica_entries(req, v)
+    errors: dict[tuple[str, int], ErrorCode]
     if is_broker_epoch_stale(ctx, req, 1, "StopReplica"):
-        error, errors = E.STALE_BROKER_EPOCH, {}
+        error, errors = ErrorCode.STALE_BROKER_EPOCH, {}
     else:
         async with s.replica_manager.state_change_lock:
             error, errors = s.replica_manager.stop_replicas(req.controller_id, req.controller_epoch, entries)
     return R(error_code=error, partition_errors=[
         R.StopReplicaPartitionError(topic_name=t, partition_index=p,
-                                    error_code=error if error != E.NONE else errors.get((t, p), E.NONE))
+                                    error_code=error if error != ErrorCode.NONE else errors.get((t, p), ErrorCode.NONE))
         for t, p, _, _ in entries])
 
 
 # -- UpdateMetadata ----------------------------------------------------------------------------
-def live_brokers(req: Any, version: int, listener: str) -> list[BrokerInfo]:
+def live_brokers(req: UpdateMetadataRequest, version: int, listener: str) -> list[BrokerInfo]:
     """The request's live brokers, each at its endpoint for ``listener`` (else its first)."""
     out = []
     for b in req.live_brokers:
@@ -161,17 +170,17 @@ def live_brokers(req: Any, version: int, listener: str) -> list[BrokerInfo]:
     return out
 
 
-def _inter_broker_listener(config: Any) -> str:
+def _inter_broker_listener(config: KafkaConfig) -> str:
     """The listener other brokers are reached through: inter.broker.listener.name (or the
     one named by security.inter.broker.protocol) when it is advertised, else the first."""
     names = [li.name for li in config.advertised_listeners]
-    name = getattr(config, "inter_broker_listener_name", None)
-    return name if name in names else names[0]
+    name: str | None = getattr(config, "inter_broker_listener_name", None)
+    return name if name is not None and name in names else names[0]
 
 
-def update_metadata_states(req: Any, version: int) -> dict[str, tuple[bytes, list[Any]]]:
+def update_metadata_states(req: UpdateMetadataRequest, version: int) -> dict[str, tuple[bytes, list[_UpdatePartitionState]]]:
     """Per topic: (topic id, partition states)."""
-    by_topic: dict[str, tuple[bytes, list[Any]]] = {}
+    by_topic: dict[str, tuple[bytes, list[_UpdatePartitionState]]] = {}
     if version < 5:
         for ps in req.ungrouped_partition_states:
             by_topic.setdefault(ps.topic_name, (ZERO_UUID, []))[1].append(ps)
@@ -182,7 +191,7 @@ def update_metadata_states(req: Any, version: int) -> dict[str, tuple[bytes, lis
     return by_topic
 
 
-def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, list[Any]]],
+def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, list[_UpdatePartitionState]]],
                         new_configs: dict[str, dict[str, str]]) -> tuple[list[TopicInfo], list[str]]:
     """ZkMetadataCache.updateMetadata's partition part: the states replace those the cache
     has; a partition whose leader is -2 (topic being deleted) goes, and a topic left without
@@ -192,7 +201,7 @@ def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, l
     for name, (tid, states) in by_topic.items():
         old = cache.topic(name)
         same_topic = old is not None and (tid == ZERO_UUID or old.topic_id in (tid, ZERO_UUID))
-        parts = dict(old.partitions) if same_topic else {}
+        parts = dict(old.partitions) if old is not None and same_topic else {}
         for ps in states:
             if ps.leader == LEADER_DURING_DELETE:
                 parts.pop(ps.partition_index, None)
@@ -209,11 +218,11 @@ def topics_after_update(cache: MetadataCache, by_topic: dict[str, tuple[bytes, l
     return changed, deleted
 
 
-async def handle_update_metadata(ctx: RequestContext, req) -> UpdateMetadataResponse:
+async def handle_update_metadata(ctx: RequestContext, req: UpdateMetadataRequest) -> UpdateMetadataResponse:
     s = ctx.services
     v = ctx.api_version
     if is_broker_epoch_stale(ctx, req, 5, "UpdateMetadata"):
-        return UpdateMetadataResponse(error_code=E.STALE_BROKER_EPOCH)
+        return UpdateMetadataResponse(error_code=ErrorCode.STALE_BROKER_EPOCH)
     cache = s.metadata_cache
     brokers = live_brokers(req, v, _inter_broker_listener(s.config))
     by_topic = update_metadata_states(req, v)
@@ -230,38 +239,38 @@ async def handle_update_metadata(ctx: RequestContext, req) -> UpdateMetadataResp
 
 
 # -- requests to the controller ----------------------------------------------------------------
-async def handle_controlled_shutdown(ctx: RequestContext, req) -> ControlledShutdownResponse:
+async def handle_controlled_shutdown(ctx: RequestContext, req: ControlledShutdownRequest) -> ControlledShutdownResponse:
     R = ControlledShutdownResponse
     cc = ctx.services.cluster_controller
     if cc is None:
-        return R(error_code=E.NOT_CONTROLLER, remaining_partitions=[])
+        return R(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
     broker_epoch = req.broker_epoch if ctx.api_version >= 2 else UNKNOWN_BROKER_EPOCH
     error, remaining = await cc.controlled_shutdown(req.broker_id, broker_epoch)
     return R(error_code=error, remaining_partitions=[R.RemainingPartition(topic_name=t, partition_index=p)
                                                      for t, p in remaining])
 
 
-async def handle_alter_partition(ctx: RequestContext, req) -> AlterPartitionResponse:
+async def handle_alter_partition(ctx: RequestContext, req: AlterPartitionRequest) -> AlterPartitionResponse:
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return AlterPartitionResponse(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, topics=[])
+        return AlterPartitionResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
     return await cc.alter_partition(req, ctx.api_version)
 
 
-async def handle_allocate_producer_ids(ctx: RequestContext, req) -> AllocateProducerIdsResponse:
+async def handle_allocate_producer_ids(ctx: RequestContext, req: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
     """A block of producer ids for a broker whose transaction coordinator asks the controller
     (Apache Kafka's RPCProducerIdManager, IBP 3.0+)."""
     R = AllocateProducerIdsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
+        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
     block = await cc.allocate_producer_ids(req.broker_id, req.broker_epoch)
     if isinstance(block, ErrorCode):
         return R(throttle_time_ms=0, error_code=block, producer_id_start=0, producer_id_len=0)
-    return R(throttle_time_ms=0, error_code=E.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
 
 
-async def handle_elect_leaders(ctx: RequestContext, req) -> ElectLeadersResponse:
+async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) -> ElectLeadersResponse:
     """Any broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
     partitions when the request names none, then answering only those that needed one."""
     R = ElectLeadersResponse
@@ -275,47 +284,47 @@ async def handle_elect_leaders(ctx: RequestContext, req) -> ElectLeadersResponse
     cc = s.cluster_controller
     results: dict[tuple[str, int], tuple[ErrorCode, str | None]]
     if cc is None:
-        results = {tp: (E.NOT_CONTROLLER, None) for tp in wanted}
+        results = {tp: (ErrorCode.NOT_CONTROLLER, None) for tp in wanted}
     else:
         task = asyncio.ensure_future(cc.elect_leaders(election_type, wanted))
         done, _ = await asyncio.wait({task}, timeout=max(req.timeout_ms, 0) / 1000)
         if done:
             results = task.result()
         else:  # the election goes on; the client hears it did not finish in time
-            results = {tp: (E.REQUEST_TIMED_OUT, None) for tp in wanted}
+            results = {tp: (ErrorCode.REQUEST_TIMED_OUT, None) for tp in wanted}
     if req.topic_partitions is None:
-        results = {tp: r for tp, r in results.items() if r[0] != E.ELECTION_NOT_NEEDED}
+        results = {tp: r for tp, r in results.items() if r[0] != ErrorCode.ELECTION_NOT_NEEDED}
     by_topic: dict[str, list] = {}
     for (t, p), (code, message) in results.items():
         by_topic.setdefault(t, []).append(R.PartitionResult(partition_id=p, error_code=code, error_message=message))
-    return R(throttle_time_ms=0, error_code=E.NONE, replica_election_results=[
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, replica_election_results=[
         R.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()])
 
 
-async def handle_alter_partition_reassignments(ctx: RequestContext, req) -> AlterPartitionReassignmentsResponse:
+async def handle_alter_partition_reassignments(ctx: RequestContext, req: AlterPartitionReassignmentsRequest) -> AlterPartitionReassignmentsResponse:
     """Answered by the active controller only (NOT_CONTROLLER elsewhere, so the admin client
     retries there); replicas None cancels a partition's reassignment."""
     R = AlterPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, error_message=None, responses=[])
+        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, responses=[])
     wanted = {(t.name, p.partition_index): p.replicas for t in req.topics for p in t.partitions}
     results = await cc.alter_partition_reassignments(wanted)
     by_topic: dict[str, list] = {}
     for t in req.topics:
         for p in t.partitions:
-            code, message = results.get((t.name, p.partition_index), (E.UNKNOWN_TOPIC_OR_PARTITION, None))
+            code, message = results.get((t.name, p.partition_index), (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None))
             by_topic.setdefault(t.name, []).append(R.ReassignablePartitionResponse(
                 partition_index=p.partition_index, error_code=code, error_message=message))
-    return R(throttle_time_ms=0, error_code=E.NONE, error_message=None, responses=[
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=[
         R.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()])
 
 
-async def handle_list_partition_reassignments(ctx: RequestContext, req) -> ListPartitionReassignmentsResponse:
+async def handle_list_partition_reassignments(ctx: RequestContext, req: ListPartitionReassignmentsRequest) -> ListPartitionReassignmentsResponse:
     R = ListPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=E.NOT_CONTROLLER, error_message=None, topics=[])
+        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, topics=[])
     wanted = None if req.topics is None else [(t.name, p) for t in req.topics for p in t.partition_indexes]
     error, ongoing = await cc.list_partition_reassignments(wanted)
     by_topic: dict[str, list] = {}

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
 
@@ -22,29 +21,29 @@ from kafpy.broker.security.scram import (MAX_ITERATIONS, MECHANISM_NUMBERS, MECH
                                    credential_from_salted_password)
 
 
-async def handle_sasl_handshake(ctx: RequestContext, req: Any) -> Any:
+async def handle_sasl_handshake(ctx: RequestContext, req: messages.SaslHandshakeRequest) -> messages.SaslHandshakeResponse:
     session = ctx.session
     if session is None:
-        return M.SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE, mechanisms=[])
+        return messages.SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE, mechanisms=[])
     error, mechanisms = session.handshake(ctx.api_version, req.mechanism)
-    return M.SaslHandshakeResponse(error_code=error, mechanisms=mechanisms)
+    return messages.SaslHandshakeResponse(error_code=error, mechanisms=mechanisms)
 
 
-async def handle_sasl_authenticate(ctx: RequestContext, req: Any) -> Any:
+async def handle_sasl_authenticate(ctx: RequestContext, req: messages.SaslAuthenticateRequest) -> messages.SaslAuthenticateResponse:
     session = ctx.session
     if session is None or session.state != "AUTHENTICATE":
-        return M.SaslAuthenticateResponse(
+        return messages.SaslAuthenticateResponse(
             error_code=ErrorCode.ILLEGAL_SASL_STATE,
             error_message="SaslAuthenticate request received after successful authentication")
     error, message, token, lifetime = await session.authenticate(req.auth_bytes)
     if session.failed:
         await asyncio.sleep(session.listener.failed_auth_delay_ms / 1000)
-    return M.SaslAuthenticateResponse(error_code=error, error_message=message, auth_bytes=token,
+    return messages.SaslAuthenticateResponse(error_code=error, error_message=message, auth_bytes=token,
                                       session_lifetime_ms=lifetime)
 
 
-async def handle_describe_user_scram_credentials(ctx: RequestContext, req: Any) -> Any:
-    R = M.DescribeUserScramCredentialsResponse
+async def handle_describe_user_scram_credentials(ctx: RequestContext, req: messages.DescribeUserScramCredentialsRequest) -> messages.DescribeUserScramCredentialsResponse:
+    R = messages.DescribeUserScramCredentialsResponse
     store = ctx.services.user_configs
     if req.users is None or not req.users:
         names = await store.users() if store else []
@@ -85,11 +84,11 @@ def _alter_error(mechanism: int, iterations: int | None, name: str) -> tuple[int
     return None
 
 
-async def handle_alter_user_scram_credentials(ctx: RequestContext, req: Any) -> Any:
+async def handle_alter_user_scram_credentials(ctx: RequestContext, req: messages.AlterUserScramCredentialsRequest) -> messages.AlterUserScramCredentialsResponse:
     """Kafka's checks, per user: a user named twice for one mechanism fails as a whole
     (DUPLICATE_RESOURCE); any bad entry fails that user's whole change; deleting a
     credential that does not exist is RESOURCE_NOT_FOUND."""
-    R = M.AlterUserScramCredentialsResponse
+    R = messages.AlterUserScramCredentialsResponse
     store = ctx.services.user_configs
     users = list(dict.fromkeys([d.name for d in req.deletions] + [u.name for u in req.upsertions]))
     pairs = Counter([(d.name, d.mechanism) for d in req.deletions] + [(u.name, u.mechanism) for u in req.upsertions])
@@ -132,7 +131,7 @@ async def handle_alter_user_scram_credentials(ctx: RequestContext, req: Any) -> 
 
 
 def _versions(api_key: int) -> tuple[int, int]:
-    spec = M.API_KEYS[api_key]
+    spec = messages.API_KEYS[api_key]
     return spec.min_version, spec.max_version
 
 

@@ -10,8 +10,9 @@ with the top-level error.
 from __future__ import annotations
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import UpdateFeaturesResponse
+from kafpy.protocol.messages import UpdateFeaturesRequest
 
 from kafpy.broker.features import FeatureUpdateError, validate_level
 from kafpy.broker.handler import Handler, RequestContext
@@ -19,18 +20,18 @@ from kafpy.broker.handler import Handler, RequestContext
 _UPGRADE = 1
 
 
-async def handle_update_features(ctx: RequestContext, req) -> UpdateFeaturesResponse:
+async def handle_update_features(ctx: RequestContext, req: UpdateFeaturesRequest) -> UpdateFeaturesResponse:
     v = ctx.api_version
     store = ctx.services.features
     R = UpdateFeaturesResponse
 
-    def answer(error: int, message: str | None, per_feature: dict[str, tuple[int, str | None]]):
+    def answer(error: int, message: str | None, per_feature: dict[str, tuple[int, str | None]]) -> UpdateFeaturesResponse:
         return R(throttle_time_ms=0, error_code=error, error_message=message,
                  results=[R.UpdatableFeatureResult(feature=f, error_code=e, error_message=m)
                           for f, (e, m) in per_feature.items()] if v <= 1 else [])
 
     if store is None:
-        return answer(E.FEATURE_UPDATE_FAILED, "features are not kept by this broker", {})
+        return answer(ErrorCode.FEATURE_UPDATE_FAILED, "features are not kept by this broker", {})
     current = store.current()
     changes: dict[str, int] = {}
     refused: dict[str, tuple[int, str | None]] = {}
@@ -42,23 +43,23 @@ async def handle_update_features(ctx: RequestContext, req) -> UpdateFeaturesResp
             reason = (f"Can not downgrade finalized feature {u.feature} from "
                       f"{current.level(u.feature)} to {level} without a downgrade type")
         if reason is not None:
-            refused[u.feature] = (E.INVALID_UPDATE_VERSION, reason)
+            refused[u.feature] = (ErrorCode.INVALID_UPDATE_VERSION, reason)
         else:
             changes[u.feature] = level
     if refused:
-        results = {f: refused.get(f, (E.NONE, None)) for f in
+        results = {f: refused.get(f, (ErrorCode.NONE, None)) for f in
                    [u.feature for u in req.feature_updates]}
         first = next(iter(refused.values()))
         if v <= 1:
-            return answer(E.NONE, None, results)
+            return answer(ErrorCode.NONE, None, results)
         return answer(first[0], first[1], {})
     try:
         await store.update(changes, validate_only=v >= 1 and req.validate_only)
     except FeatureUpdateError as e:
         return answer(e.error_code, str(e), {})
     except Exception as e:  # noqa: BLE001 - a concurrent writer or ZooKeeper trouble
-        return answer(E.FEATURE_UPDATE_FAILED, f"updating the features failed: {e}", {})
-    return answer(E.NONE, None, {f: (E.NONE, None) for f in changes})
+        return answer(ErrorCode.FEATURE_UPDATE_FAILED, f"updating the features failed: {e}", {})
+    return answer(ErrorCode.NONE, None, {f: (ErrorCode.NONE, None) for f in changes})
 
 
 HANDLERS = [Handler(ApiKey.UPDATE_FEATURES, 0, 2, handle_update_features)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchResponse
+from kafpy.protocol.messages import FetchRequest
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.replication.log_read import FetchIsolation, FetchParams, LogReadResult
@@ -31,7 +32,6 @@ from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.acl import AclOperation
 
 R = FetchResponse
-E = ErrorCode
 LOG_END, HIGH_WATERMARK, TXN_COMMITTED = FetchIsolation.LOG_END, FetchIsolation.HIGH_WATERMARK, FetchIsolation.TXN_COMMITTED
 EMPTY = b""
 # The default (absent) tagged fields every partition's answer carries, shared: the encoder
@@ -42,7 +42,7 @@ NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
 NO_SNAPSHOT_ID = R.SnapshotId()
 
 
-def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
+def _resolve(ctx: RequestContext, req: FetchRequest, uses_ids: bool) -> list[CachedPartition]:
     md = ctx.services.metadata_cache
     out = []
     for t in req.topics:
@@ -60,7 +60,7 @@ def _resolve(ctx: RequestContext, req, uses_ids: bool) -> list[CachedPartition]:
     return out
 
 
-def _last_fetched_epochs(req, uses_ids: bool) -> dict[tuple[str | bytes, int], int]:
+def _last_fetched_epochs(req: FetchRequest, uses_ids: bool) -> dict[tuple[str | bytes, int], int]:
     """A follower's last fetched epoch per (topic id or name, partition), Fetch v12+."""
     out = {}
     for t in req.topics:
@@ -85,18 +85,18 @@ def _authorized(ctx: RequestContext, parts: list[CachedPartition], is_follower: 
         if not cp.topic or readable(cp.topic):
             allowed.append(cp)
         else:
-            denied.append(LogReadResult(cp, E.TOPIC_AUTHORIZATION_FAILED))
+            denied.append(LogReadResult(cp, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
     return allowed, denied
 
 
-async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
+async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
     v = ctx.api_version
     uses_ids = v >= 13
     services = ctx.services
     now = services.now_ms()
     cache = services.fetch_sessions
     session = None
-    top_error = E.NONE
+    top_error = ErrorCode.NONE
     session_id = req.session_id if v >= 7 else 0
     epoch = req.session_epoch if v >= 7 else FINAL_EPOCH
     replica_id = req.replica_state.replica_id if v >= 15 else req.replica_id
@@ -113,21 +113,22 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
                 session = cache.create(parts, uses_ids, now)
         elif session_id == 0:
             # an incremental epoch without a session
-            return R(throttle_time_ms=0, error_code=E.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
+            return R(throttle_time_ms=0, error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
         else:
             session = cache.get_incremental(session_id, epoch, now)
             incremental = True
-            for cp in _resolve(ctx, req, uses_ids):
-                key = (cp.topic_id if uses_ids else cp.topic, cp.partition)
-                old = session.partitions.get(key)
+            for asked in _resolve(ctx, req, uses_ids):
+                tp = (asked.topic_id if uses_ids else asked.topic, asked.partition)
+                old = session.partitions.get(tp)
                 if old is not None:
-                    old.fetch_offset = cp.fetch_offset
-                    old.max_bytes = cp.max_bytes
-                    old.log_start_offset = cp.log_start_offset
-                    old.current_leader_epoch = cp.current_leader_epoch
+                    old.fetch_offset = asked.fetch_offset
+                    old.max_bytes = asked.max_bytes
+                    old.log_start_offset = asked.log_start_offset
+                    old.current_leader_epoch = asked.current_leader_epoch
                 else:
-                    session.partitions[key] = cp
+                    session.partitions[tp] = asked
             for ft in req.forgotten_topics_data:
+                key_topic: bytes | str
                 if uses_ids:
                     key_topic = ft.topic_id
                 else:
@@ -158,7 +159,8 @@ async def handle_fetch(ctx: RequestContext, req) -> FetchResponse:
     by_topic: dict = {}
     order = []
     for r in results:
-        cp = r.partition
+        # fetch_messages answers with the partitions it was given: this session's CachedPartitions
+        cp: CachedPartition = r.partition  # type: ignore[assignment]
         if r.error:
             # As Kafka: an errored partition reports no offsets, and caching -1 as its high
             # watermark makes the session send it again once the error clears.

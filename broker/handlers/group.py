@@ -11,36 +11,78 @@ responses. All versions from 0: librdkafka relies on the low ones.
 from __future__ import annotations
 
 import logging
+from typing import Callable, Iterable, Protocol, Sequence, TypeVar
 
 from kafpy.protocol.messages import (
     DeleteGroupsResponse, DescribeGroupsResponse, FindCoordinatorResponse, HeartbeatResponse,
     JoinGroupResponse, LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse,
     OffsetDeleteResponse, OffsetFetchResponse, SyncGroupResponse, TxnOffsetCommitResponse)
+from kafpy.protocol.messages import (DeleteGroupsRequest, DescribeGroupsRequest, FindCoordinatorRequest,
+    HeartbeatRequest, JoinGroupRequest, LeaveGroupRequest, ListGroupsRequest, OffsetCommitRequest,
+    OffsetDeleteRequest, OffsetFetchRequest, SyncGroupRequest, TxnOffsetCommitRequest)
 
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.coordinator.group.classic.coordinator import GroupCoordinator
 from kafpy.coordinator.group.records import OffsetAndMetadata
+from kafpy.coordinator.group.results import FetchedOffset
+from kafpy.coordinator.group.service import GroupCoordinatorService
 
 log = logging.getLogger("kafka.server.KafkaApis")
+
+TopicPartition = tuple[str, int]
+
+
+class _CommitPartition(Protocol):
+    """A partition of an OffsetCommit or TxnOffsetCommit request."""
+
+    @property
+    def partition_index(self) -> int: ...
+
+
+_PartitionT = TypeVar("_PartitionT", bound=_CommitPartition, covariant=True)
+_ResponsePartitionT = TypeVar("_ResponsePartitionT")
+
+
+class _CommitTopic(Protocol[_PartitionT]):
+    """A topic of an OffsetCommit or TxnOffsetCommit request."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def partitions(self) -> Sequence[_PartitionT]: ...
+
+
+class _FetchTopic(Protocol):
+    """A topic of an OffsetFetch request (v0-7 or a v8+ group's)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def partition_indexes(self) -> Sequence[int]: ...
 
 # Authorized operations of a group without an authorizer: READ, DELETE, DESCRIBE.
 _GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 _NO_OPERATIONS = -2147483648
 
 
-def _service(ctx: RequestContext):
-    return ctx.services.group_coordinator
+def _service(ctx: RequestContext) -> GroupCoordinatorService:
+    service = ctx.services.group_coordinator
+    assert service is not None, "a broker serving group APIs has a group coordinator"
+    return service
 
 
-def _coordinator(ctx: RequestContext):
-    return ctx.services.group_coordinator.classic
+def _coordinator(ctx: RequestContext) -> GroupCoordinator:
+    return _service(ctx).classic
 
 
 def _now(ctx: RequestContext) -> int:
-    return ctx.services.group_coordinator.now_ms()
+    return _service(ctx).now_ms()
 
 
 def _client_host(ctx: RequestContext) -> str:
@@ -50,13 +92,15 @@ def _client_host(ctx: RequestContext) -> str:
 
 
 # --------------------------------------------------------------------- FindCoordinator
-async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorResponse:
+async def handle_find_coordinator(ctx: RequestContext, req: FindCoordinatorRequest) -> FindCoordinatorResponse:
     v = ctx.api_version
     key_type = req.key_type if v >= 1 else 0
 
-    def find(key: str, key_type: int):
+    def find(key: str, key_type: int) -> tuple[ErrorCode, int, str, int]:
         if key_type == 1:
-            err, node, host, port = ctx.services.txn_coordinator.find_coordinator(key)
+            txn = ctx.services.txn_coordinator
+            assert txn is not None, "a broker serving FindCoordinator has a transaction coordinator"
+            err, node, host, port = txn.find_coordinator(key)
         elif key_type == 2:
             err, node, host, port = _share_coordinator(ctx, key)
         else:
@@ -70,32 +114,32 @@ async def handle_find_coordinator(ctx: RequestContext, req) -> FindCoordinatorRe
         err, node, host, port = find(req.key, key_type)
         return FindCoordinatorResponse(
             throttle_time_ms=0, error_code=err, error_message=None,
-            node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
-            port=port if err == E.NONE else -1)
+            node_id=node if err == ErrorCode.NONE else -1, host=host if err == ErrorCode.NONE else "",
+            port=port if err == ErrorCode.NONE else -1)
     coordinators = []
     for key in req.coordinator_keys:
         err, node, host, port = find(key, key_type)
         coordinators.append(FindCoordinatorResponse.Coordinator(
-            key=key, node_id=node if err == E.NONE else -1, host=host if err == E.NONE else "",
-            port=port if err == E.NONE else -1, error_code=err, error_message=None))
+            key=key, node_id=node if err == ErrorCode.NONE else -1, host=host if err == ErrorCode.NONE else "",
+            port=port if err == ErrorCode.NONE else -1, error_code=err, error_message=None))
     return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
 
 
-def _share_coordinator(ctx: RequestContext, key: str) -> tuple[E, int, str, int]:
+def _share_coordinator(ctx: RequestContext, key: str) -> tuple[ErrorCode, int, str, int]:
     """Key type 2 (SHARE): "group:topicId:partition" (Kafka's SharePartitionKey.validate:
     three parts, a topic id and an int partition, else INVALID_REQUEST)."""
     parts = key.rsplit(":", 2)
     if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2].lstrip("-").isdigit():
-        return E.INVALID_REQUEST, -1, "", -1
+        return ErrorCode.INVALID_REQUEST, -1, "", -1
     service = ctx.services.share_coordinator
     if service is None:
-        return E.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
     return service.find_coordinator(key)
 
 
 # --------------------------------------------------------------------- JoinGroup
-async def handle_join_group(ctx: RequestContext, req) -> JoinGroupResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_join_group(ctx: RequestContext, req: JoinGroupRequest) -> JoinGroupResponse:
+    _service(ctx).expire_due()   # session ends already due
     v = ctx.api_version
     instance = req.group_instance_id if v >= 5 else None
     fut = _coordinator(ctx).join_group(
@@ -108,7 +152,7 @@ async def handle_join_group(ctx: RequestContext, req) -> JoinGroupResponse:
         protocol_type=req.protocol_type,
         protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
         now_ms=_now(ctx))
-    r = await fut
+    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
     M = JoinGroupResponse.JoinGroupResponseMember
     return JoinGroupResponse(
         throttle_time_ms=0, error_code=r.error, generation_id=r.generation_id,
@@ -120,19 +164,19 @@ async def handle_join_group(ctx: RequestContext, req) -> JoinGroupResponse:
 
 
 # --------------------------------------------------------------------- SyncGroup
-async def handle_sync_group(ctx: RequestContext, req) -> SyncGroupResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_sync_group(ctx: RequestContext, req: SyncGroupRequest) -> SyncGroupResponse:
+    _service(ctx).expire_due()   # session ends already due
     v = ctx.api_version
     ptype = req.protocol_type if v >= 5 else None
     pname = req.protocol_name if v >= 5 else None
     if v >= 5 and (ptype is None or pname is None):
-        return SyncGroupResponse(throttle_time_ms=0, error_code=E.INCONSISTENT_GROUP_PROTOCOL,
+        return SyncGroupResponse(throttle_time_ms=0, error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
                                  protocol_type=None, protocol_name=None, assignment=b"")
     fut = _coordinator(ctx).sync_group(
         req.group_id, req.generation_id, req.member_id, ptype, pname,
         req.group_instance_id if v >= 3 else None,
         {a.member_id: bytes(a.assignment) for a in req.assignments}, _now(ctx))
-    r = await fut
+    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
     return SyncGroupResponse(throttle_time_ms=0, error_code=r.error,
                              protocol_type=r.protocol_type if v >= 5 else None,
                              protocol_name=r.protocol_name if v >= 5 else None,
@@ -140,8 +184,8 @@ async def handle_sync_group(ctx: RequestContext, req) -> SyncGroupResponse:
 
 
 # --------------------------------------------------------------------- Heartbeat
-async def handle_heartbeat(ctx: RequestContext, req) -> HeartbeatResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_heartbeat(ctx: RequestContext, req: HeartbeatRequest) -> HeartbeatResponse:
+    _service(ctx).expire_due()   # session ends already due
     err = _coordinator(ctx).heartbeat(req.group_id, req.member_id,
                                       req.group_instance_id if ctx.api_version >= 3 else None,
                                       req.generation_id, _now(ctx))
@@ -149,16 +193,16 @@ async def handle_heartbeat(ctx: RequestContext, req) -> HeartbeatResponse:
 
 
 # --------------------------------------------------------------------- LeaveGroup
-async def handle_leave_group(ctx: RequestContext, req) -> LeaveGroupResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_leave_group(ctx: RequestContext, req: LeaveGroupRequest) -> LeaveGroupResponse:
+    _service(ctx).expire_due()   # session ends already due
     v = ctx.api_version
     if v < 3:
-        members = [(req.member_id, None)]
+        members: list[tuple[str, str | None]] = [(req.member_id, None)]
     else:
         members = [(m.member_id, m.group_instance_id) for m in req.members]
     err, results = _coordinator(ctx).leave_group(req.group_id, members, _now(ctx))
     if v < 3:
-        if err == E.NONE and results:
+        if err == ErrorCode.NONE and results:
             err = results[0][2]
         return LeaveGroupResponse(throttle_time_ms=0, error_code=err)
     R = LeaveGroupResponse.MemberResponse
@@ -168,8 +212,8 @@ async def handle_leave_group(ctx: RequestContext, req) -> LeaveGroupResponse:
 
 
 # --------------------------------------------------------------------- DescribeGroups
-async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_describe_groups(ctx: RequestContext, req: DescribeGroupsRequest) -> DescribeGroupsResponse:
+    _service(ctx).expire_due()   # session ends already due
     coord = _coordinator(ctx)
     with_ops = ctx.api_version >= 3 and req.include_authorized_operations
     D, DM = DescribeGroupsResponse.DescribedGroup, DescribeGroupsResponse.DescribedGroupMember
@@ -177,9 +221,9 @@ async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResp
     for gid in req.groups:
         s = coord.describe_group(gid)
         message = None
-        if ctx.api_version >= 6 and s.error == E.NONE and s.state == "Dead" and not s.members:
+        if ctx.api_version >= 6 and s.error == ErrorCode.NONE and s.state == "Dead" and not s.members:
             # v6 (KIP-1043) names a group that does not exist instead of describing it Dead
-            s.error, message = E.GROUP_ID_NOT_FOUND, s.message or f"Group {gid} not found."
+            s.error, message = ErrorCode.GROUP_ID_NOT_FOUND, s.message or f"Group {gid} not found."
         groups.append(D(
             error_code=s.error, error_message=message, group_id=gid, group_state=s.state,
             protocol_type=s.protocol_type,
@@ -193,8 +237,8 @@ async def handle_describe_groups(ctx: RequestContext, req) -> DescribeGroupsResp
 
 
 # --------------------------------------------------------------------- ListGroups
-async def handle_list_groups(ctx: RequestContext, req) -> ListGroupsResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_list_groups(ctx: RequestContext, req: ListGroupsRequest) -> ListGroupsResponse:
+    _service(ctx).expire_due()   # session ends already due
     v = ctx.api_version
     err, groups = _coordinator(ctx).list_groups(
         req.states_filter if v >= 4 else None, req.types_filter if v >= 5 else None)
@@ -211,7 +255,9 @@ def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
     return info is not None and partition in info.partitions
 
 
-def _requested_offsets(ctx: RequestContext, topics, make) -> tuple[list, dict, dict]:
+def _requested_offsets(ctx: RequestContext, topics: Iterable[_CommitTopic[_PartitionT]],
+                       make: Callable[[_PartitionT], OffsetAndMetadata]
+                       ) -> tuple[list[TopicPartition], dict[TopicPartition, OffsetAndMetadata], dict[TopicPartition, int]]:
     """(partitions in request order, offsets to commit, UNKNOWN_TOPIC_OR_PARTITION errors)
     of an OffsetCommit or TxnOffsetCommit; ``make(partition)`` builds an OffsetAndMetadata."""
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
@@ -222,21 +268,22 @@ def _requested_offsets(ctx: RequestContext, topics, make) -> tuple[list, dict, d
             tp = (t.name, p.partition_index)
             order.append(tp)
             if not _partition_exists(ctx, t.name, p.partition_index):
-                errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 offsets[tp] = make(p)
     return order, offsets, errors
 
 
-def _by_topic(order: list, errors: dict, make) -> dict[str, list]:
-    topics: dict[str, list] = {}
+def _by_topic(order: list[TopicPartition], errors: dict[TopicPartition, int],
+              make: Callable[..., _ResponsePartitionT]) -> dict[str, list[_ResponsePartitionT]]:
+    topics: dict[str, list[_ResponsePartitionT]] = {}
     for name, part in order:
         topics.setdefault(name, []).append(make(partition_index=part, error_code=errors[(name, part)]))
     return topics
 
 
-async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_offset_commit(ctx: RequestContext, req: OffsetCommitRequest) -> OffsetCommitResponse:
+    _service(ctx).expire_due()   # session ends already due
     v = ctx.api_version
     now = _now(ctx)
     retention = req.retention_time_ms if 2 <= v <= 4 else -1
@@ -247,7 +294,7 @@ async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse
         commit_timestamp=p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now,
         expire_timestamp=now + retention if retention != -1 else -1))
     if offsets:
-        errors.update(await _coordinator(ctx).commit_offsets(
+        errors.update(await _coordinator(ctx).commit_offsets(  # type: ignore[misc]  # the coordinator's Completion is a loop future here
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now, api_version=v))
@@ -258,7 +305,7 @@ async def handle_offset_commit(ctx: RequestContext, req) -> OffsetCommitResponse
 
 
 # --------------------------------------------------------------------- TxnOffsetCommit
-async def _add_offsets_partition(ctx: RequestContext, req) -> E:
+async def _add_offsets_partition(ctx: RequestContext, req: TxnOffsetCommitRequest) -> ErrorCode:
     """TxnOffsetCommit v5 (transaction version 2): the client sent no AddOffsetsToTxn, so
     the group's `__consumer_offsets` partition is added to the transaction first, as
     Kafka's group coordinator does through AddPartitionsToTxnManager. Errors as the
@@ -266,20 +313,20 @@ async def _add_offsets_partition(ctx: RequestContext, req) -> E:
     COORDINATOR_NOT_AVAILABLE."""
     verifier = ctx.services.txn_verifier
     if verifier is None:
-        return E.NONE
+        return ErrorCode.NONE
     partition = (GROUP_METADATA_TOPIC_NAME, _coordinator(ctx).partition_for(req.group_id))
     errors = await verifier.verify(req.transactional_id, req.producer_id, req.producer_epoch,
                                    [partition], add=True)
-    error = errors.get(partition, E.NONE)
-    if error == E.PRODUCER_FENCED:
-        return E.INVALID_PRODUCER_EPOCH
-    if error in (E.NETWORK_EXCEPTION, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR,
-                 E.CONCURRENT_TRANSACTIONS):
-        return E.COORDINATOR_NOT_AVAILABLE
+    error = errors.get(partition, ErrorCode.NONE)
+    if error == ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if error in (ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR,
+                 ErrorCode.CONCURRENT_TRANSACTIONS):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
     return error
 
 
-async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitResponse:
+async def handle_txn_offset_commit(ctx: RequestContext, req: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     """Offsets committed inside the producer's transaction: pending until its marker."""
     v = ctx.api_version
     now = _now(ctx)
@@ -288,11 +335,11 @@ async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitR
         metadata=p.committed_metadata if p.committed_metadata is not None else "", commit_timestamp=now))
     if offsets and v >= 5:
         added = await _add_offsets_partition(ctx, req)
-        if added != E.NONE:
+        if added != ErrorCode.NONE:
             errors.update({tp: added for tp in offsets})
             offsets = {}
     if offsets:
-        errors.update(await _coordinator(ctx).txn_commit_offsets(
+        errors.update(await _coordinator(ctx).txn_commit_offsets(  # type: ignore[misc]  # the coordinator's Completion is a loop future here
             req.group_id, req.producer_id, req.producer_epoch,
             req.member_id if v >= 3 else "", req.group_instance_id if v >= 3 else None,
             req.generation_id if v >= 3 else -1, offsets, now))
@@ -303,8 +350,9 @@ async def handle_txn_offset_commit(ctx: RequestContext, req) -> TxnOffsetCommitR
 
 
 # --------------------------------------------------------------------- OffsetFetch
-def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: bool,
-                 member_id: str | None = None, member_epoch: int = -1):
+def _fetch_group(ctx: RequestContext, group_id: str, topics: Iterable[_FetchTopic] | None, require_stable: bool,
+                 member_id: str | None = None, member_epoch: int = -1
+                 ) -> tuple[ErrorCode, dict[str, list[tuple[int, FetchedOffset]]]]:
     """(error, [(topic, [(partition, FetchedOffset)])]) in request order. v9+ names the
     member (a consumer-protocol group checks its epoch)."""
     wanted = None
@@ -312,8 +360,8 @@ def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: boo
         wanted = [(t.name, p) for t in topics for p in t.partition_indexes]
     err, got = _coordinator(ctx).fetch_offsets(group_id, wanted, require_stable,
                                                member_id, member_epoch)
-    by_topic: dict[str, list] = {}
-    if err != E.NONE:
+    by_topic: dict[str, list[tuple[int, FetchedOffset]]] = {}
+    if err != ErrorCode.NONE:
         return err, by_topic
     for (topic, part), fo in (got.items() if wanted is None
                               else ((tp, got[tp]) for tp in wanted)):
@@ -321,7 +369,7 @@ def _fetch_group(ctx: RequestContext, group_id: str, topics, require_stable: boo
     return err, by_topic
 
 
-async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
+async def handle_offset_fetch(ctx: RequestContext, req: OffsetFetchRequest) -> OffsetFetchResponse:
     v = ctx.api_version
     R = OffsetFetchResponse
     if v >= 8:
@@ -341,7 +389,7 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
         return OffsetFetchResponse(throttle_time_ms=0, groups=groups)
     topics = req.topics if v >= 2 else (req.topics or [])
     err, by_topic = _fetch_group(ctx, req.group_id, topics, v >= 7 and req.require_stable)
-    if err != E.NONE and v < 2 and topics:
+    if err != ErrorCode.NONE and v < 2 and topics:
         # No top-level error before v2: each requested partition carries it.
         return OffsetFetchResponse(throttle_time_ms=0, topics=[
             R.OffsetFetchResponseTopic(name=t.name, partitions=[
@@ -360,10 +408,10 @@ async def handle_offset_fetch(ctx: RequestContext, req) -> OffsetFetchResponse:
 
 
 # --------------------------------------------------------------------- DeleteGroups
-async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_delete_groups(ctx: RequestContext, req: DeleteGroupsRequest) -> DeleteGroupsResponse:
+    _service(ctx).expire_due()   # session ends already due
     names = list(dict.fromkeys(req.groups_names))
-    share = ctx.services.group_coordinator.share
+    share = _service(ctx).share
     # share groups: their share state is deleted first, a failure answered as Kafka does
     failed = {} if share is None else await share.delete_groups_state(names, _now(ctx))
     result = _coordinator(ctx).delete_groups([g for g in names if g not in failed], _now(ctx))
@@ -374,8 +422,8 @@ async def handle_delete_groups(ctx: RequestContext, req) -> DeleteGroupsResponse
 
 
 # --------------------------------------------------------------------- OffsetDelete
-async def handle_offset_delete(ctx: RequestContext, req) -> OffsetDeleteResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_offset_delete(ctx: RequestContext, req: OffsetDeleteRequest) -> OffsetDeleteResponse:
+    _service(ctx).expire_due()   # session ends already due
     known: list[tuple[str, int]] = []
     errors: dict[tuple[str, int], int] = {}
     order: list[tuple[str, int]] = []
@@ -386,16 +434,16 @@ async def handle_offset_delete(ctx: RequestContext, req) -> OffsetDeleteResponse
             if _partition_exists(ctx, t.name, p.partition_index):
                 known.append(tp)
             else:
-                errors[tp] = E.UNKNOWN_TOPIC_OR_PARTITION
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     err, res = _coordinator(ctx).delete_offsets(req.group_id, known, _now(ctx))
-    if err != E.NONE:
+    if err != ErrorCode.NONE:
         return OffsetDeleteResponse(error_code=err, throttle_time_ms=0, topics=[])
     errors.update(res)
     T, P = OffsetDeleteResponse.OffsetDeleteResponseTopic, OffsetDeleteResponse.OffsetDeleteResponsePartition
     topics: dict[str, list] = {}
     for name, part in order:
         topics.setdefault(name, []).append(P(partition_index=part, error_code=errors[(name, part)]))
-    return OffsetDeleteResponse(error_code=E.NONE, throttle_time_ms=0,
+    return OffsetDeleteResponse(error_code=ErrorCode.NONE, throttle_time_ms=0,
                                 topics=[T(name=n, partitions=ps) for n, ps in topics.items()])
 
 

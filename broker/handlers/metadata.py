@@ -3,10 +3,11 @@ unknown topics when ``auto.create.topics.enable`` is on and the request allows i
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import AbstractSet
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import MetadataResponse
+from kafpy.protocol.messages import MetadataRequest
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
@@ -17,7 +18,6 @@ from kafpy.broker.metadata_responses import EncodedMetadataResponse, entry_cache
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-E = ErrorCode
 
 R = MetadataResponse
 
@@ -30,21 +30,21 @@ def broker_entries(ctx: RequestContext) -> list:
     return out
 
 
-def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int,
+def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], version: int,
                     offline_here: int | None = None) -> "R.MetadataResponsePartition":
     """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
     LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
     REPLICA_NOT_AVAILABLE when some are missing. ``offline_here``: this broker's id when
     its replica is in a failed log dir (listed offline before the controller says so)."""
-    replicas, isr, error = list(pi.replicas), list(pi.isr), E.NONE
+    replicas, isr, error = list(pi.replicas), list(pi.isr), ErrorCode.NONE
     if version == 0:
         replicas = [r for r in replicas if r in live]
         isr = [r for r in isr if r in live]
         if len(replicas) < len(pi.replicas) or len(isr) < len(pi.isr):
-            error = E.REPLICA_NOT_AVAILABLE
+            error = ErrorCode.REPLICA_NOT_AVAILABLE
     leader = pi.leader
     if leader not in live:
-        leader, error = -1, E.LEADER_NOT_AVAILABLE
+        leader, error = -1, ErrorCode.LEADER_NOT_AVAILABLE
     offline = list(pi.offline_replicas)
     if offline_here is not None and offline_here not in offline:
         offline.append(offline_here)
@@ -53,7 +53,7 @@ def partition_entry(index: int, pi: PartitionInfo, live: set[int], version: int,
         replica_nodes=replicas, isr_nodes=isr, offline_replicas=offline)
 
 
-def topic_entry(info: TopicInfo, version: int, live: set[int],
+def topic_entry(info: TopicInfo, version: int, live: AbstractSet[int],
                 offline: tuple[set[tuple[str, int]], int] | None = None) -> "R.MetadataResponseTopic":
     """``offline``: (the partitions in this broker's failed log dirs, this broker's id)."""
     if offline and offline[0]:
@@ -63,7 +63,7 @@ def topic_entry(info: TopicInfo, version: int, live: set[int],
                  for p in sorted(info.partitions)]
     else:
         parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
-    return R.MetadataResponseTopic(error_code=E.NONE, name=info.name, topic_id=info.topic_id,
+    return R.MetadataResponseTopic(error_code=ErrorCode.NONE, name=info.name, topic_id=info.topic_id,
                                    is_internal=info.is_internal, partitions=parts)
 
 
@@ -78,7 +78,7 @@ async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
     return info
 
 
-async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
+async def handle_metadata(ctx: RequestContext, req: MetadataRequest) -> MetadataResponse:
     """Topic entries come from ``kafpy.broker.metadata_responses``: built and encoded once per
     metadata change, not per request (a full Metadata of 20,000 partitions would otherwise
     hold the event loop for a quarter of a second)."""
@@ -113,7 +113,7 @@ async def handle_metadata(ctx: RequestContext, req) -> MetadataResponse:
     return resp
 
 
-async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "TopicInfo | R.MetadataResponseTopic":
+async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataRequestTopic, allow_auto: bool) -> "TopicInfo | R.MetadataResponseTopic":
     """The topic a request names (by name or id), auto-created if allowed, or the error
     entry that answers for it."""
     s = ctx.services
@@ -122,7 +122,7 @@ async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "To
     if name is None:
         info = md.topic_by_id(t.topic_id) if t.topic_id != ZERO_UUID else None
         if info is None:
-            return R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_ID, name=None, topic_id=t.topic_id,
+            return R.MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=t.topic_id,
                                            partitions=[])
         return info
     info = md.topic(name)
@@ -131,9 +131,9 @@ async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "To
     try:
         validate_topic_name(name)
     except InvalidTopicName:
-        return R.MetadataResponseTopic(error_code=E.INVALID_TOPIC_EXCEPTION, name=name, partitions=[])
+        return R.MetadataResponseTopic(error_code=ErrorCode.INVALID_TOPIC_EXCEPTION, name=name, partitions=[])
     if not (allow_auto and s.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS):
-        return R.MetadataResponseTopic(error_code=E.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
+        return R.MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
     try:
         return await auto_create(ctx, name)
     except TopicError as e:
@@ -141,7 +141,7 @@ async def _requested_topic(ctx: RequestContext, t: Any, allow_auto: bool) -> "To
         info = md.topic(name)
         if info is not None:
             return info
-        code = E.LEADER_NOT_AVAILABLE if e.error_code == E.TOPIC_ALREADY_EXISTS else e.error_code
+        code = ErrorCode.LEADER_NOT_AVAILABLE if e.error_code == ErrorCode.TOPIC_ALREADY_EXISTS else e.error_code
         return R.MetadataResponseTopic(error_code=code, name=name, partitions=[])
 
 

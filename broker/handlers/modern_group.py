@@ -7,17 +7,32 @@ Who calls it: broker/handlers/consumer_group.py, share_group.py and streams_grou
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.features import GROUP_VERSION, SHARE_VERSION, STREAMS_VERSION
 from kafpy.broker.handler import RequestContext
 
 if TYPE_CHECKING:
     from kafpy.coordinator.group.consumer.coordinator import ConsumerGroupCoordinator
+    from kafpy.coordinator.group.service import GroupCoordinatorService
     from kafpy.coordinator.group.share.coordinator import ShareGroupCoordinator
     from kafpy.coordinator.group.streams.coordinator import StreamsGroupCoordinator
+
+class _DescribeRequest(Protocol):
+    """A ConsumerGroupDescribe, ShareGroupDescribe or StreamsGroupDescribe request."""
+
+    @property
+    def include_authorized_operations(self) -> bool: ...
+
+
+class _NamedTopic(Protocol):
+    """What an assignment's answer reads of a topic the coordinator knows: its name."""
+
+    @property
+    def name(self) -> str: ...
+
 
 NO_OPERATIONS = -2147483648
 # READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS on a group without an authorizer
@@ -29,6 +44,13 @@ def feature_enabled(ctx: RequestContext, feature: str) -> bool:
     at level 1 or more (no features finalized: enabled, as in handler unit tests)."""
     features = ctx.services.features
     return features is None or features.current().level(feature) >= 1
+
+
+def group_service(ctx: RequestContext) -> GroupCoordinatorService:
+    """The group coordinator service (every broker serving group APIs has one)."""
+    service = ctx.services.group_coordinator
+    assert service is not None, "a broker serving group APIs has a group coordinator"
+    return service
 
 
 def consumer_coordinator(ctx: RequestContext) -> ConsumerGroupCoordinator | None:
@@ -61,9 +83,9 @@ def client_host(ctx: RequestContext) -> str:
     return host if host.startswith("/") else "/" + host
 
 
-def authorized_operations(req: Any, error: int) -> int:
+def authorized_operations(req: _DescribeRequest, error: int) -> int:
     """A DescribedGroup's authorized operations: listed when asked for and found."""
-    if error != E.NONE or not req.include_authorized_operations:
+    if error != ErrorCode.NONE or not req.include_authorized_operations:
         return NO_OPERATIONS
     return GROUP_OPERATIONS
 
@@ -77,7 +99,7 @@ def heartbeat_assignment(R: Any, assignment: dict[bytes, set[int]] | None) -> An
         for t, ps in sorted(assignment.items()) if ps])
 
 
-def described_assignment(R: Any, topic_by_id: Callable[[bytes], Any],
+def described_assignment(R: Any, topic_by_id: Callable[[bytes], _NamedTopic | None],
                          a: dict[bytes, set[int]]) -> Any:
     """A described member's Assignment with topic names; unknown and empty topics left out."""
     out = []

@@ -9,14 +9,16 @@ import logging
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ListOffsetsResponse, OffsetForLeaderEpochResponse
+from kafpy.protocol.messages import ListOffsetsRequest, OffsetForLeaderEpochRequest
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.storage.errors import StorageError
+from kafpy.storage.log import Log
+from kafpy.replication.partition import Partition
 
 from kafpy.broker.handler import Handler, RequestContext
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-E = ErrorCode
 
 LATEST = -1
 EARLIEST = -2
@@ -27,16 +29,16 @@ LATEST_TIERED = -5
 L = ListOffsetsResponse
 
 
-def _check_leader(part, current_leader_epoch: int) -> ErrorCode:
+def _check_leader(part: Partition, current_leader_epoch: int) -> ErrorCode:
     """Only the leader answers, and only for the epoch the client expects (KIP-320)."""
     if not part.is_leader:
-        return E.NOT_LEADER_OR_FOLLOWER
+        return ErrorCode.NOT_LEADER_OR_FOLLOWER
     if current_leader_epoch >= 0 and current_leader_epoch != part.leader_epoch:
-        return E.FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else E.UNKNOWN_LEADER_EPOCH
-    return E.NONE
+        return ErrorCode.FENCED_LEADER_EPOCH if current_leader_epoch < part.leader_epoch else ErrorCode.UNKNOWN_LEADER_EPOCH
+    return ErrorCode.NONE
 
 
-async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
+async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> ListOffsetsResponse:
     rm = ctx.services.replica_manager
     v = ctx.api_version
     read_committed = v >= 2 and req.isolation_level == 1
@@ -45,7 +47,7 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=E.NONE,
+            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=ErrorCode.NONE,
                                                 timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
@@ -61,8 +63,9 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
             # a client asks, and this new leader's HW is behind the start of its epoch
             hw_lagging = not is_follower and part.leader_epoch_start_offset > lg.high_watermark
             if hw_lagging and ts == LATEST:
-                pr.error_code = E.OFFSET_NOT_AVAILABLE
+                pr.error_code = ErrorCode.OFFSET_NOT_AVAILABLE
                 continue
+            found: tuple[int, int, int] | None
             try:
                 if ts == LATEST:
                     off = lg.log_end_offset if is_follower else lg.high_watermark
@@ -84,7 +87,7 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
                 continue
             except Exception:
                 log.exception("ListOffsets failed for %s-%d", t.name, p.partition_index)
-                pr.error_code = E.UNKNOWN_SERVER_ERROR
+                pr.error_code = ErrorCode.UNKNOWN_SERVER_ERROR
                 continue
             if v == 0:
                 if found is not None and found[0] >= 0:
@@ -92,26 +95,26 @@ async def handle_list_offsets(ctx: RequestContext, req) -> ListOffsetsResponse:
                 continue
             if found is None:
                 if hw_lagging and ts >= 0:
-                    pr.error_code = E.OFFSET_NOT_AVAILABLE
+                    pr.error_code = ErrorCode.OFFSET_NOT_AVAILABLE
                 continue  # no record at or after the timestamp: offset -1, timestamp -1
             pr.offset, pr.timestamp, pr.leader_epoch = found[0], found[1], found[2]
         topics.append(L.ListOffsetsTopicResponse(name=t.name, partitions=parts))
     return L(throttle_time_ms=0, topics=topics)
 
 
-def _epoch_at(lg, offset: int) -> int:
+def _epoch_at(lg: Log, offset: int) -> int:
     """The leader epoch of the batch holding ``offset`` (-1 if the cache has none)."""
     return lg.leader_epoch_cache.epoch_for_offset(offset)
 
 
-async def handle_offset_for_leader_epoch(ctx: RequestContext, req) -> OffsetForLeaderEpochResponse:
+async def handle_offset_for_leader_epoch(ctx: RequestContext, req: OffsetForLeaderEpochRequest) -> OffsetForLeaderEpochResponse:
     rm = ctx.services.replica_manager
     R = OffsetForLeaderEpochResponse
     topics = []
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            e = R.EpochEndOffset(error_code=E.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
+            e = R.EpochEndOffset(error_code=ErrorCode.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
             parts.append(e)
             part = rm.get_partition(t.topic, p.partition)
             if part is None:

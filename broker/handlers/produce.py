@@ -20,12 +20,14 @@ import struct
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ProduceResponse
+from kafpy.protocol.messages import ProduceRequest
 from kafpy.protocol.compression import ZSTD
 from kafpy.protocol.records import (ATTRIBUTES_LOW_BYTE_OFFSET, BATCH_HEADER_SIZE, BATCH_LENGTH_OFFSET,
                                     COMPRESSION_MASK, LOG_OVERHEAD, MAGIC_OFFSET, TRANSACTIONAL_MASK)
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.replication.log_append import RecordErrorsMessage
+from kafpy.replication.partition import Partition
 
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.produce_checks import HEAVY_RECORDS, checks_for, existing
@@ -34,14 +36,15 @@ from kafpy.broker.txn_verification import produce_error, transactional_producer
 log = logging.getLogger("kafka.server.ReplicaManager")
 
 R = ProduceResponse
-E = ErrorCode
+# a batch's verification: (producer id, epoch, the verifier's guard, the coordinator's answer)
+VerifiedBatch = tuple[int, int, object, ErrorCode]
 _I32 = struct.Struct(">i")
 # The default (absent) current leader every partition's answer carries, shared: the encoder
 # only reads it, and a Produce makes one answer per partition.
 NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
 
 
-def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
+def validate_records(version: int, records: bytes | bytearray | memoryview) -> tuple[ErrorCode, str] | None:
     """Kafka's checks on a partition's records before the log sees them (ProduceRequest
     .validateRecords): from v3 on, exactly one batch of magic 2, and no zstd before v7.
     Looks at the first batch header only; the log validates the rest."""
@@ -49,29 +52,29 @@ def validate_records(version: int, records) -> tuple[ErrorCode, str] | None:
         return None
     n = len(records)
     if n == 0:
-        return E.INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
+        return ErrorCode.INVALID_RECORD, f"Produce requests with version {version} must have at least one record batch per partition"
     if n <= ATTRIBUTES_LOW_BYTE_OFFSET:
         return None  # too short for a batch header: the log answers CORRUPT_MESSAGE
     if records[MAGIC_OFFSET] != 2:
-        return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
+        return ErrorCode.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain record "
                                 "batches with magic version 2")
     codec = records[ATTRIBUTES_LOW_BYTE_OFFSET] & COMPRESSION_MASK
     if codec > ZSTD:
-        return E.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {codec}"
+        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, f"Unknown compression type id: {codec}"
     if version < 7 and codec == ZSTD:
-        return E.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
+        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed to use "
                                               "ZStandard compression")
     first = _I32.unpack_from(records, BATCH_LENGTH_OFFSET)[0] + LOG_OVERHEAD
     if first < BATCH_HEADER_SIZE or first > n:
         return None  # a bad batch length: the log answers CORRUPT_MESSAGE
     rest = n - first
     if rest >= LOG_OVERHEAD and 0 <= _I32.unpack_from(records, first + BATCH_LENGTH_OFFSET)[0] + LOG_OVERHEAD <= rest:
-        return E.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
+        return ErrorCode.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain exactly "
                                 "one record batch per partition")
     return None
 
 
-def _has_transactional_records(req) -> bool:
+def _has_transactional_records(req: ProduceRequest) -> bool:
     """Whether a partition's first batch has the transactional bit (Kafka's
     RequestUtils.hasTransactionalRecords; v3+ carries one batch per partition). Header
     bytes only."""
@@ -84,22 +87,23 @@ def _has_transactional_records(req) -> bool:
     return False
 
 
-async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
+async def _verify(ctx: RequestContext, req: ProduceRequest) -> dict[tuple[str, int], VerifiedBatch]:
     """Ask the transaction coordinator about the partitions where a transactional batch
     would start the producer's transaction (broker/txn_verification.py)."""
     verifier = ctx.services.txn_verifier
+    assert req.transactional_id is not None   # the caller asks only for a transactional produce
     add = ctx.api_version >= 12
     if verifier is None or not (verifier.enabled or add):
         return {}
     rm = ctx.services.replica_manager
-    parts: dict[tuple[str, int], object] = {}   # the transactional batches' partitions led here
+    parts: dict[tuple[str, int], Partition] = {}   # the transactional batches' partitions led here
     producer = None
     starting: list[tuple[str, int]] = []
     for td in req.topic_data:
         for pd in td.partition_data:
             found = transactional_producer(pd.records)
             part = None if found is None else rm.get_partition(td.name, pd.index)
-            if part is None or not part.is_leader:
+            if found is None or part is None or not part.is_leader:
                 continue
             producer = found
             parts[(td.name, pd.index)] = part
@@ -135,33 +139,35 @@ async def _verify(ctx: RequestContext, req) -> dict[tuple[str, int], tuple]:
     finally:
         # the turn ends once this task yields, so after the appends it makes in this step
         asyncio.get_running_loop().call_soon(verifier.end_turn, pid, turn)
-    out = {}
+    out: dict[tuple[str, int], VerifiedBatch] = {}
     for tp in starting:
-        error = errors.get(tp, E.NONE)
-        if error != E.NONE:
+        error = errors.get(tp, ErrorCode.NONE)
+        if error != ErrorCode.NONE:
             log.debug("Produce to %s-%d of transactional id %s not verified: %s", tp[0], tp[1],
                       req.transactional_id, error.name)
         out[tp] = (pid, epoch, guards[tp], error)
     return out
 
 
-def _verified(ctx: RequestContext, part, topic: str, index: int, check: tuple, pr) -> bool:
+def _verified(ctx: RequestContext, part: Partition, topic: str, index: int, check: VerifiedBatch,
+              pr: ProduceResponse.PartitionProduceResponse) -> bool:
     """Whether the verified batch may append: the coordinator agreed and no marker ended
     the transaction since, unless a batch verified alongside started it already (else the
     error is set on `pr`)."""
     verifier = ctx.services.txn_verifier
+    assert verifier is not None   # `check` came from it
     pid, epoch, guard, error = check
-    if (error == E.NONE and not verifier.holds(topic, index, pid, guard)
+    if (error == ErrorCode.NONE and not verifier.holds(topic, index, pid, guard)
             and verifier.needs_verification(part, pid, epoch)):
-        error = E.INVALID_TXN_STATE
+        error = ErrorCode.INVALID_TXN_STATE
     verifier.done(topic, index, pid, guard)
-    if error != E.NONE:
+    if error != ErrorCode.NONE:
         pr.error_code, pr.error_message = produce_error(error, ctx.api_version)
         return False
     return True
 
 
-async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
+async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceResponse | None:
     rm = ctx.services.replica_manager
     acks = req.acks
     topics_out = []
@@ -172,7 +178,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
     # KIP-890: (topic, partition) -> (producer id, epoch, guard, error) of the batches verified,
     # or the error to answer; empty unless a transactional batch would start a transaction
-    verified: dict[tuple[str, int], tuple] = {}
+    verified: dict[tuple[str, int], VerifiedBatch] = {}
     if req.transactional_id is not None and not no_txn_id and not bad_acks:
         verified = await _verify(ctx, req)
     entries: list[tuple[str, int, bytes]] = []  # what passed the checks, appended in one go
@@ -181,33 +187,33 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
-            pr = R.PartitionProduceResponse(index=pd.index, error_code=E.NONE, base_offset=-1,
+            pr = R.PartitionProduceResponse(index=pd.index, error_code=ErrorCode.NONE, base_offset=-1,
                                             log_append_time_ms=-1, log_start_offset=-1,
                                             current_leader=NO_CURRENT_LEADER)
             parts_out.append(pr)
             if bad_acks:
-                pr.error_code = E.INVALID_REQUIRED_ACKS
+                pr.error_code = ErrorCode.INVALID_REQUIRED_ACKS
                 continue
             if no_txn_id:
-                pr.error_code = E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                pr.error_code = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
                 continue
             part = rm.get_partition(td.name, pd.index)  # as Kafka: unknown partitions first
             if part is None:
                 pr.error_code = rm.partition_error(td.name, pd.index)
                 continue
             if part.is_internal:
-                pr.error_code = E.INVALID_TOPIC_EXCEPTION
+                pr.error_code = ErrorCode.INVALID_TOPIC_EXCEPTION
                 pr.error_message = f"Cannot append to internal topic {td.name}"
                 continue
             if pd.records is None:
-                pr.error_code = E.CORRUPT_MESSAGE
+                pr.error_code = ErrorCode.CORRUPT_MESSAGE
                 continue
             bad = validate_records(ctx.api_version, pd.records)
             if bad is not None:
                 pr.error_code, pr.error_message = bad
                 continue
             if len(pd.records) == 0:
-                pr.error_code = E.CORRUPT_MESSAGE
+                pr.error_code = ErrorCode.CORRUPT_MESSAGE
                 continue
             check = verified.pop((td.name, pd.index), None) if verified else None
             if check is not None and not _verified(ctx, part, td.name, pd.index, check, pr):
@@ -219,6 +225,7 @@ async def handle_produce(ctx: RequestContext, req) -> ProduceResponse | None:
             appended.append(pr)
         topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
+        assert ctx.services.txn_verifier is not None   # `verified` came from it
         ctx.services.txn_verifier.done(topic, index, pid, guard)
     if entries:
         checks = existing(rm)

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import DescribeProducersResponse
+from kafpy.protocol.messages import DescribeProducersRequest
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.storage.log import Log
 
 from kafpy.broker.handler import Handler, RequestContext
 
 R = DescribeProducersResponse
 
 
-def _active_producers(log) -> list:
+def _active_producers(log: Log) -> list[DescribeProducersResponse.ProducerState]:
     out = []
     for pid, e in sorted(log.producer_state.producers.items()):
         out.append(R.ProducerState(producer_id=pid, producer_epoch=e.epoch, last_sequence=e.last_seq,
@@ -23,7 +25,7 @@ def _active_producers(log) -> list:
     return out
 
 
-async def handle_describe_producers(ctx: RequestContext, req) -> DescribeProducersResponse:
+async def handle_describe_producers(ctx: RequestContext, req: DescribeProducersRequest) -> DescribeProducersResponse:
     rm = ctx.services.replica_manager
     topics = []
     for t in req.topics:

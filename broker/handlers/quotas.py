@@ -6,13 +6,14 @@ neither shown nor touched."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AlterClientQuotasResponse, DescribeClientQuotasResponse
+from kafpy.protocol.messages import AlterClientQuotasRequest, DescribeClientQuotasRequest
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.metadata_cache import TopicError
 from kafpy.broker.quotas.entity import (CLIENT_ID_TYPE, CLIENTS, DEFAULT, IP_TYPE, QUOTA_KEYS, USER_TYPE, USERS,
                                   QuotaEntity, format_quota_value, quota_values)
@@ -86,7 +87,7 @@ def _matches(entity: QuotaEntity, components: list[tuple[str, int, str | None]],
     return True
 
 
-def describe_entities(entity_configs: Any, components: list[tuple[str, int, str | None]],
+def describe_entities(entity_configs: EntityConfigs, components: list[tuple[str, int, str | None]],
                       strict: bool) -> list[tuple[QuotaEntity, dict[str, float]]]:
     """The quota entities matching the filter with their quota values (Kafka's
     describeClientQuotas); InvalidQuotaRequest for a bad filter."""
@@ -114,7 +115,7 @@ def describe_entities(entity_configs: Any, components: list[tuple[str, int, str 
     return out
 
 
-async def handle_describe_client_quotas(ctx: RequestContext, req) -> DescribeClientQuotasResponse:
+async def handle_describe_client_quotas(ctx: RequestContext, req: DescribeClientQuotasRequest) -> DescribeClientQuotasResponse:
     R = DescribeClientQuotasResponse
     components = [(c.entity_type, c.match_type, c.match) for c in req.components]
     try:
@@ -127,7 +128,7 @@ async def handle_describe_client_quotas(ctx: RequestContext, req) -> DescribeCli
     return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, entries=entries)
 
 
-async def handle_alter_client_quotas(ctx: RequestContext, req) -> AlterClientQuotasResponse:
+async def handle_alter_client_quotas(ctx: RequestContext, req: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
     R = AlterClientQuotasResponse
     controller = ctx.services.controller
     out = []

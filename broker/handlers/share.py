@@ -13,7 +13,7 @@ Session and partition state are the broker's `services.share_partitions`
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Callable, TypeVar
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
@@ -28,13 +28,14 @@ from kafpy.broker.share.share_partition_manager import ShareFetchParams, ShareFe
 from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareSession, ShareSessionError,
                                               ShareSessionKey, next_epoch)
 
-E = ErrorCode
+_EndpointT = TypeVar("_EndpointT")
 F = ShareFetchResponse
 A = ShareAcknowledgeResponse
 DEFAULT_MAX_RECORDS = 500
 
 
-def _acks(ctx: RequestContext, topics: Any) -> dict[tuple[bytes, int], tuple[str, list[AckBatch]]]:
+def _acks(ctx: RequestContext, topics: list[ShareFetchRequest.FetchTopic] | list[ShareAcknowledgeRequest.AcknowledgeTopic]
+          ) -> dict[tuple[bytes, int], tuple[str, list[AckBatch]]]:
     """Acknowledgements by (topic id, partition): (topic name or "", batches)."""
     md = ctx.services.metadata_cache
     out: dict[tuple[bytes, int], tuple[str, list[AckBatch]]] = {}
@@ -53,14 +54,15 @@ async def _acknowledge(ctx: RequestContext, group_id: str, member_id: str,
                        acks: dict[tuple[bytes, int], tuple[str, list[AckBatch]]],
                        renew_allowed: bool) -> dict[tuple[bytes, int], ErrorCode]:
     mgr = ctx.services.share_partitions
+    assert mgr is not None, "share fetches are served only with share partitions"
     readable = topic_permission(ctx, AclOperation.READ)
     out = {}
     for (tid, p), (name, batches) in acks.items():
         if not name:
-            out[(tid, p)] = E.UNKNOWN_TOPIC_ID
+            out[(tid, p)] = ErrorCode.UNKNOWN_TOPIC_ID
             continue
         if readable is not None and not readable(name):
-            out[(tid, p)] = E.TOPIC_AUTHORIZATION_FAILED
+            out[(tid, p)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             continue
         out[(tid, p)] = await mgr.acknowledge(group_id, member_id, SharePartitionRef(name, tid, p), batches,
                                               renew_allowed)
@@ -78,7 +80,7 @@ def _refs(ctx: RequestContext, session: ShareSession) -> list[SharePartitionRef]
     return refs
 
 
-def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Any) -> list:
+def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Callable[..., _EndpointT]) -> list[_EndpointT]:
     md = ctx.services.metadata_cache
     out = []
     for node_id in sorted(leaders):
@@ -107,11 +109,11 @@ def _share_groups_enabled(ctx: RequestContext) -> bool:
 async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> ShareFetchResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if not _share_groups_enabled(ctx):
-        return fetch_error(E.UNSUPPORTED_VERSION)
+    if mgr is None or not _share_groups_enabled(ctx):
+        return fetch_error(ErrorCode.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
-        return fetch_error(E.INVALID_REQUEST, "The group id and member id of a share fetch must be set")
+        return fetch_error(ErrorCode.INVALID_REQUEST, "The group id and member id of a share fetch must be set")
     epoch = req.share_session_epoch
     key = ShareSessionKey(group_id, member_id)
     cache = mgr.sessions
@@ -122,7 +124,7 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
     try:
         if epoch == INITIAL_EPOCH:
             if acks:
-                return fetch_error(E.INVALID_REQUEST, "Acknowledge data present in an initial share fetch")
+                return fetch_error(ErrorCode.INVALID_REQUEST, "Acknowledge data present in an initial share fetch")
             session = cache.open(key, now, ctx.connection_id)
         else:
             session = cache.get(key, epoch, now)
@@ -134,8 +136,8 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         for p in t.partitions:
             session.partitions[(t.topic_id, p.partition_index)] = info.name if info is not None else ""
     for ft in req.forgotten_topics_data:
-        for p in ft.partitions:
-            session.partitions.pop((ft.topic_id, p), None)
+        for forgotten in ft.partitions:
+            session.partitions.pop((ft.topic_id, forgotten), None)
 
     unknown = [tp for tp, name in session.partitions.items() if not name]
     if epoch != FINAL_EPOCH and epoch != INITIAL_EPOCH:
@@ -145,7 +147,7 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         refs = _refs(ctx, session)
         cache.remove(key)
         await mgr.release_member(group_id, member_id, refs)
-        results = []
+        results: list[ShareFetchResult] = []
     else:
         refs = [r for r in _refs(ctx, session) if r.topic]
         readable = topic_permission(ctx, AclOperation.READ)
@@ -157,17 +159,17 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         params = ShareFetchParams(req.max_wait_ms, req.min_bytes, req.max_bytes, max_records, mode,
                                   max(req.batch_size, 0))
         results = await mgr.fetch(group_id, member_id, refs, params)
-        results += [ShareFetchResult(r, E.TOPIC_AUTHORIZATION_FAILED) for r in denied]
+        results += [ShareFetchResult(r, ErrorCode.TOPIC_AUTHORIZATION_FAILED) for r in denied]
     by_topic: dict[bytes, list] = {}
     leaders: set[int] = set()
     seen = set()
     for r in results:
         tp = (r.ref.topic_id, r.ref.partition)
         seen.add(tp)
-        ack_error = ack_errors.get(tp, E.NONE)
+        ack_error = ack_errors.get(tp, ErrorCode.NONE)
         if epoch != INITIAL_EPOCH and not (r.acquired or r.error or tp in ack_errors):
             continue
-        if r.error == E.NOT_LEADER_OR_FOLLOWER and r.leader[0] >= 0:
+        if r.error == ErrorCode.NOT_LEADER_OR_FOLLOWER and r.leader[0] >= 0:
             leaders.add(r.leader[0])
         by_topic.setdefault(r.ref.topic_id, []).append(F.PartitionData(
             partition_index=r.ref.partition, error_code=r.error, error_message=r.error_message,
@@ -178,13 +180,13 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
                                                 delivery_count=a.delivery_count) for a in r.acquired]))
     extra = [tp for tp in ack_errors if tp not in seen]
     extra += [tp for tp in unknown if tp not in seen and tp not in ack_errors]
-    for tid, p in extra:
+    for tid, index in extra:
         by_topic.setdefault(tid, []).append(F.PartitionData(
-            partition_index=p, error_code=E.UNKNOWN_TOPIC_ID if (tid, p) not in ack_errors else E.NONE,
-            error_message=None, acknowledge_error_code=ack_errors.get((tid, p), E.NONE),
+            partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_ID if (tid, index) not in ack_errors else ErrorCode.NONE,
+            error_message=None, acknowledge_error_code=ack_errors.get((tid, index), ErrorCode.NONE),
             acknowledge_error_message=None, current_leader=F.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1),
             records=b"", acquired_records=[]))
-    return F(throttle_time_ms=0, error_code=E.NONE, error_message=None,
+    return F(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
              acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
              responses=[F.ShareFetchableTopicResponse(topic_id=tid, partitions=parts)
                         for tid, parts in by_topic.items()],
@@ -200,16 +202,16 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
                                    ) -> ShareAcknowledgeResponse:
     services = ctx.services
     mgr = services.share_partitions
-    if not _share_groups_enabled(ctx):
-        return ack_error(E.UNSUPPORTED_VERSION)
+    if mgr is None or not _share_groups_enabled(ctx):
+        return ack_error(ErrorCode.UNSUPPORTED_VERSION)
     group_id, member_id = req.group_id, req.member_id
     if not group_id or not member_id:
-        return ack_error(E.INVALID_REQUEST, "The group id and member id of a share acknowledge must be set")
+        return ack_error(ErrorCode.INVALID_REQUEST, "The group id and member id of a share acknowledge must be set")
     epoch = req.share_session_epoch
     key = ShareSessionKey(group_id, member_id)
     cache = mgr.sessions
     if epoch == INITIAL_EPOCH:
-        return ack_error(E.INVALID_SHARE_SESSION_EPOCH, "A share acknowledge cannot open a share session")
+        return ack_error(ErrorCode.INVALID_SHARE_SESSION_EPOCH, "A share acknowledge cannot open a share session")
     try:
         session = cache.get(key, epoch, services.now_ms())
     except ShareSessionError as e:
@@ -226,7 +228,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
     leaders: set[int] = set()
     for (tid, p), code in ack_errors.items():
         leader = (-1, -1)
-        if code == E.NOT_LEADER_OR_FOLLOWER:
+        if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
             name = acks[(tid, p)][0]
             leader = mgr.current_leader(SharePartitionRef(name, tid, p))
             if leader[0] >= 0:
@@ -234,7 +236,7 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
         by_topic.setdefault(tid, []).append(A.PartitionData(
             partition_index=p, error_code=code, error_message=None,
             current_leader=A.LeaderIdAndEpoch(leader_id=leader[0], leader_epoch=leader[1])))
-    return A(throttle_time_ms=0, error_code=E.NONE, error_message=None,
+    return A(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
              acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
              responses=[A.ShareAcknowledgeTopicResponse(topic_id=tid, partitions=parts)
                         for tid, parts in by_topic.items()],

@@ -12,23 +12,45 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Union
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.share_state.persister import SharePartitionKey, StateBatch
 
+if TYPE_CHECKING:
+    from kafpy.coordinator.share_state.service import ShareCoordinatorService
 
-def _key(req: Any, topic: Any, part: Any) -> SharePartitionKey:
+# the persister RPCs' requests, each answered per partition
+ShareStateRequest = Union[messages.InitializeShareGroupStateRequest, messages.ReadShareGroupStateRequest,
+                          messages.WriteShareGroupStateRequest, messages.DeleteShareGroupStateRequest,
+                          messages.ReadShareGroupStateSummaryRequest]
+
+
+class _StateTopic(Protocol):
+    """A topic of a persister RPC's request."""
+
+    @property
+    def topic_id(self) -> bytes: ...
+
+
+class _StatePartition(Protocol):
+    """A partition of a persister RPC's request."""
+
+    @property
+    def partition(self) -> int: ...
+
+
+def _key(req: ShareStateRequest, topic: _StateTopic, part: _StatePartition) -> SharePartitionKey:
     return SharePartitionKey(req.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), part.partition)
 
 
-async def _per_partition(ctx: RequestContext, req: Any, resp_cls: type,
+async def _per_partition(ctx: RequestContext, req: Any, resp_cls: Any,
                          answer: Callable[[Any, Any, Any], Awaitable[Any]],
-                         unavailable: Callable[[Any, E, str], Any]) -> Any:
+                         unavailable: Callable[[Any, ErrorCode, str], Any]) -> Any:
     """The response with one result per requested partition: `answer(service, topic,
     partition)` for each, or `unavailable(partition, ...)` without a share coordinator."""
     if not req.group_id or not req.topics:
@@ -38,7 +60,7 @@ async def _per_partition(ctx: RequestContext, req: Any, resp_cls: type,
     results = []
     for topic in req.topics:
         if service is None:
-            parts = [unavailable(p, E.COORDINATOR_NOT_AVAILABLE, "Share coordinator is not available.")
+            parts = [unavailable(p, ErrorCode.COORDINATOR_NOT_AVAILABLE, "Share coordinator is not available.")
                      for p in topic.partitions]
         else:
             parts = list(await asyncio.gather(*(answer(service, topic, p) for p in topic.partitions)))
@@ -46,39 +68,43 @@ async def _per_partition(ctx: RequestContext, req: Any, resp_cls: type,
     return resp_cls(results=results)
 
 
-def _batches(part: Any) -> list[StateBatch]:
+def _batches(part: messages.WriteShareGroupStateRequest.PartitionData) -> list[StateBatch]:
     return [StateBatch(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
             for b in part.state_batches or []]
 
 
 # ------------------------------------------------------------------ 83
-async def handle_initialize_share_group_state(ctx: RequestContext, req: Any) -> Any:
-    R = M.InitializeShareGroupStateResponse
+async def handle_initialize_share_group_state(ctx: RequestContext, req: messages.InitializeShareGroupStateRequest) -> messages.InitializeShareGroupStateResponse:
+    R = messages.InitializeShareGroupStateResponse
 
-    def result(p: Any, error: E, message: str | None) -> Any:
+    def result(p: messages.InitializeShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.InitializeShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == E.NONE else message)
+                                 error_message=None if error == ErrorCode.NONE else message)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.InitializeShareGroupStateRequest.InitializeStateData,
+                     p: messages.InitializeShareGroupStateRequest.PartitionData) -> messages.InitializeShareGroupStateResponse.PartitionResult:
         error, message = await service.initialize_state(_key(req, topic, p), p.state_epoch, p.start_offset)
         return result(p, error, message)
     return await _per_partition(ctx, req, R, answer, result)
 
 
 # ------------------------------------------------------------------ 84
-async def handle_read_share_group_state(ctx: RequestContext, req: Any) -> Any:
-    R = M.ReadShareGroupStateResponse
+async def handle_read_share_group_state(ctx: RequestContext, req: messages.ReadShareGroupStateRequest) -> messages.ReadShareGroupStateResponse:
+    R = messages.ReadShareGroupStateResponse
 
-    def failed(p: Any, error: E, message: str | None) -> Any:
+    def failed(p: messages.ReadShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.ReadShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
                                  state_epoch=0, start_offset=-1, state_batches=[])
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.ReadShareGroupStateRequest.ReadStateData,
+                     p: messages.ReadShareGroupStateRequest.PartitionData) -> messages.ReadShareGroupStateResponse.PartitionResult:
         r = await service.read_state(_key(req, topic, p), p.leader_epoch)
-        if r.error_code != E.NONE:
-            return failed(p, E(r.error_code), r.error_message)
+        if r.error_code != ErrorCode.NONE:
+            return failed(p, ErrorCode(r.error_code), r.error_message)
         return R.PartitionResult(
-            partition=p.partition, error_code=E.NONE, error_message=None, state_epoch=r.state_epoch,
+            partition=p.partition, error_code=ErrorCode.NONE, error_message=None, state_epoch=r.state_epoch,
             start_offset=r.start_offset,
             state_batches=[R.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
                                         delivery_state=b.delivery_state, delivery_count=b.delivery_count)
@@ -87,14 +113,16 @@ async def handle_read_share_group_state(ctx: RequestContext, req: Any) -> Any:
 
 
 # ------------------------------------------------------------------ 85
-async def handle_write_share_group_state(ctx: RequestContext, req: Any) -> Any:
-    R = M.WriteShareGroupStateResponse
+async def handle_write_share_group_state(ctx: RequestContext, req: messages.WriteShareGroupStateRequest) -> messages.WriteShareGroupStateResponse:
+    R = messages.WriteShareGroupStateResponse
 
-    def result(p: Any, error: E, message: str | None) -> Any:
+    def result(p: messages.WriteShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.WriteShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == E.NONE else message)
+                                 error_message=None if error == ErrorCode.NONE else message)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.WriteShareGroupStateRequest.WriteStateData,
+                     p: messages.WriteShareGroupStateRequest.PartitionData) -> messages.WriteShareGroupStateResponse.PartitionResult:
         dcc = p.delivery_complete_count if ctx.api_version >= 1 else -1
         error, message = await service.write_state(_key(req, topic, p), p.state_epoch, p.leader_epoch,
                                                    p.start_offset, _batches(p), dcc)
@@ -103,32 +131,36 @@ async def handle_write_share_group_state(ctx: RequestContext, req: Any) -> Any:
 
 
 # ------------------------------------------------------------------ 86
-async def handle_delete_share_group_state(ctx: RequestContext, req: Any) -> Any:
-    R = M.DeleteShareGroupStateResponse
+async def handle_delete_share_group_state(ctx: RequestContext, req: messages.DeleteShareGroupStateRequest) -> messages.DeleteShareGroupStateResponse:
+    R = messages.DeleteShareGroupStateResponse
 
-    def result(p: Any, error: E, message: str | None) -> Any:
+    def result(p: messages.DeleteShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.DeleteShareGroupStateResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == E.NONE else message)
+                                 error_message=None if error == ErrorCode.NONE else message)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.DeleteShareGroupStateRequest.DeleteStateData,
+                     p: messages.DeleteShareGroupStateRequest.PartitionData) -> messages.DeleteShareGroupStateResponse.PartitionResult:
         error, message = await service.delete_state(_key(req, topic, p))
         return result(p, error, message)
     return await _per_partition(ctx, req, R, answer, result)
 
 
 # ------------------------------------------------------------------ 87
-async def handle_read_share_group_state_summary(ctx: RequestContext, req: Any) -> Any:
-    R = M.ReadShareGroupStateSummaryResponse
+async def handle_read_share_group_state_summary(ctx: RequestContext, req: messages.ReadShareGroupStateSummaryRequest) -> messages.ReadShareGroupStateSummaryResponse:
+    R = messages.ReadShareGroupStateSummaryResponse
 
-    def failed(p: Any, error: E, message: str | None) -> Any:
+    def failed(p: messages.ReadShareGroupStateSummaryRequest.PartitionData, error: ErrorCode, message: str | None
+               ) -> messages.ReadShareGroupStateSummaryResponse.PartitionResult:
         return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
                                  state_epoch=0, leader_epoch=-1, start_offset=-1, delivery_complete_count=-1)
 
-    async def answer(service: Any, topic: Any, p: Any) -> Any:
+    async def answer(service: ShareCoordinatorService, topic: messages.ReadShareGroupStateSummaryRequest.ReadStateSummaryData,
+                     p: messages.ReadShareGroupStateSummaryRequest.PartitionData) -> messages.ReadShareGroupStateSummaryResponse.PartitionResult:
         s = await service.read_summary(_key(req, topic, p))
-        if s.error_code != E.NONE:
-            return failed(p, E(s.error_code), s.error_message)
-        return R.PartitionResult(partition=p.partition, error_code=E.NONE, error_message=None,
+        if s.error_code != ErrorCode.NONE:
+            return failed(p, ErrorCode(s.error_code), s.error_message)
+        return R.PartitionResult(partition=p.partition, error_code=ErrorCode.NONE, error_message=None,
                                  state_epoch=s.state_epoch, leader_epoch=s.leader_epoch,
                                  start_offset=s.start_offset, delivery_complete_count=s.delivery_complete_count)
     return await _per_partition(ctx, req, R, answer, failed)
@@ -137,12 +169,12 @@ async def handle_read_share_group_state_summary(ctx: RequestContext, req: Any) -
 # What each persister RPC's refusal carries beside its error (Kafka's getErrorResponse);
 # the authorization rule (``kafpy.broker.authorization_rules``) answers with it.
 SHARE_STATE_ERROR_FIELDS: dict[ApiKey, tuple[Any, dict[str, Any]]] = {
-    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (M.InitializeShareGroupStateResponse, {}),
-    ApiKey.READ_SHARE_GROUP_STATE: (M.ReadShareGroupStateResponse,
+    ApiKey.INITIALIZE_SHARE_GROUP_STATE: (messages.InitializeShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE: (messages.ReadShareGroupStateResponse,
                                     {"state_epoch": 0, "start_offset": -1, "state_batches": []}),
-    ApiKey.WRITE_SHARE_GROUP_STATE: (M.WriteShareGroupStateResponse, {}),
-    ApiKey.DELETE_SHARE_GROUP_STATE: (M.DeleteShareGroupStateResponse, {}),
-    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (M.ReadShareGroupStateSummaryResponse,
+    ApiKey.WRITE_SHARE_GROUP_STATE: (messages.WriteShareGroupStateResponse, {}),
+    ApiKey.DELETE_SHARE_GROUP_STATE: (messages.DeleteShareGroupStateResponse, {}),
+    ApiKey.READ_SHARE_GROUP_STATE_SUMMARY: (messages.ReadShareGroupStateSummaryResponse,
                                             {"state_epoch": 0, "leader_epoch": -1, "start_offset": -1,
                                              "delivery_complete_count": -1}),
 }

@@ -17,56 +17,61 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse
+from kafpy.protocol.messages import StreamsGroupDescribeRequest, StreamsGroupHeartbeatRequest
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, validate_topic_name
 
 from kafpy.broker.authz_check import unauthorized_to_create
 from kafpy.broker.handler import Handler, RequestContext
-from kafpy.broker.handlers.modern_group import authorized_operations, client_host, streams_coordinator
+from kafpy.broker.handlers.modern_group import authorized_operations, client_host, group_service, streams_coordinator
 from kafpy.coordinator.group.streams.group import Tasks, TaskSet
 from kafpy.coordinator.group.streams.topology import MISSING_INTERNAL_TOPICS, TopicInfo, from_request
 
+if TYPE_CHECKING:
+    from kafpy.broker.services import BrokerServices
+
 log = logging.getLogger("kafka.server.AutoTopicCreationManager")
+_StructT = TypeVar("_StructT")
 
 _UNSUPPORTED = "The streams group protocol is not enabled on this cluster (streams.version)."
 
 # internal topics being created, per broker (its services), so that the heartbeats of
 # many members ask for each only once
-_creating: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
+_creating: "weakref.WeakKeyDictionary[BrokerServices, set[str]]" = weakref.WeakKeyDictionary()
 
 
-def _task_set(items: Any) -> TaskSet:
+def _task_set(items: list[StreamsGroupHeartbeatRequest.TaskIds] | None) -> TaskSet:
     return {t.subtopology_id: set(t.partitions) for t in items or () if t.partitions}
 
 
-def _owned(req: Any) -> Tasks | None:
+def _owned(req: StreamsGroupHeartbeatRequest) -> Tasks | None:
     if req.active_tasks is None and req.standby_tasks is None and req.warmup_tasks is None:
         return None
     return Tasks(_task_set(req.active_tasks), _task_set(req.standby_tasks),
                  _task_set(req.warmup_tasks))
 
 
-def _task_offsets(items: Any) -> dict[tuple[str, int], int] | None:
+def _task_offsets(items: list[StreamsGroupHeartbeatRequest.TaskOffset] | None) -> dict[tuple[str, int], int] | None:
     """TaskOffsets / TaskEndOffsets of a heartbeat (None: unchanged since the last one)."""
     if items is None:
         return None
     return {(o.subtopology_id, o.partition): o.offset for o in items}
 
 
-def _task_offset_list(cls: Any, offsets: dict[tuple[str, int], int]) -> list:
+def _task_offset_list(cls: Callable[..., _StructT], offsets: dict[tuple[str, int], int]) -> list[_StructT]:
     return [cls(subtopology_id=s, partition=p, offset=off)
             for (s, p), off in sorted(offsets.items())]
 
 
-def _task_ids(cls: Any, t: TaskSet) -> list:
+def _task_ids(cls: Callable[..., _StructT], t: TaskSet) -> list[_StructT]:
     return [cls(subtopology_id=s, partitions=sorted(ps)) for s, ps in sorted(t.items()) if ps]
 
 
-def _invalid_topology(topology: Any) -> str | None:
+def _invalid_topology(topology: StreamsGroupHeartbeatRequest.Topology) -> str | None:
     """Why a topology is STREAMS_INVALID_TOPOLOGY before it reaches the coordinator
     (Kafka's KafkaApis: Kafka's own internal topics, then illegal names)."""
     names: list[str] = []
@@ -123,17 +128,17 @@ def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> l
     return [*status, (MISSING_INTERNAL_TOPICS, why)]
 
 
-async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> StreamsGroupHeartbeatResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupHeartbeatRequest) -> StreamsGroupHeartbeatResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = StreamsGroupHeartbeatResponse
     streams = streams_coordinator(ctx)
     if streams is None:
-        return R(throttle_time_ms=0, error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                  member_id="", member_epoch=0, heartbeat_interval_ms=0, status=None)
     if req.topology is not None:
         reason = _invalid_topology(req.topology)
         if reason is not None:
-            return R(throttle_time_ms=0, error_code=E.STREAMS_INVALID_TOPOLOGY,
+            return R(throttle_time_ms=0, error_code=ErrorCode.STREAMS_INVALID_TOPOLOGY,
                      error_message=reason, member_id="", member_epoch=0,
                      heartbeat_interval_ms=0, status=None)
     endpoint = None
@@ -151,8 +156,8 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> Strea
         client_id=ctx.client_id or "", client_host=client_host(ctx),
         task_offsets=_task_offsets(req.task_offsets),
         task_end_offsets=_task_offsets(req.task_end_offsets),
-        now_ms=ctx.services.group_coordinator.now_ms())
-    r = await fut
+        now_ms=group_service(ctx).now_ms())
+    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
     status = list(r.status or [])
     if r.topics_to_create:
         refused = unauthorized_to_create(ctx, sorted(t.name for t in r.topics_to_create))
@@ -161,7 +166,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> Strea
             status = _unauthorized_status(status, refused)
         else:
             create_internal_topics(ctx, r.topics_to_create)
-    ok = r.error == E.NONE
+    ok = r.error == ErrorCode.NONE
     lag = streams.acceptable_recovery_lag(req.group_id)
     out = R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
             # an error carries the data's defaults, as Kafka's error responses do
@@ -187,30 +192,30 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: Any) -> Strea
     return out
 
 
-async def handle_streams_group_describe(ctx: RequestContext, req: Any) -> StreamsGroupDescribeResponse:
-    ctx.services.group_coordinator.expire_due()   # session ends already due
+async def handle_streams_group_describe(ctx: RequestContext, req: StreamsGroupDescribeRequest) -> StreamsGroupDescribeResponse:
+    group_service(ctx).expire_due()   # session ends already due
     R = StreamsGroupDescribeResponse
     streams = streams_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if streams is None:
-            groups.append(R.DescribedGroup(error_code=E.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                                            group_id=gid, group_state="", group_epoch=-1,
                                            assignment_epoch=-1, members=[]))
             continue
         d = streams.describe(gid)
-        if d.error != E.NONE:
+        if d.error != ErrorCode.NONE:
             groups.append(R.DescribedGroup(error_code=d.error, error_message=d.message, group_id=gid,
                                            group_state="", group_epoch=-1, assignment_epoch=-1,
                                            members=[]))
             continue
 
-        def assignment(t: Tasks) -> Any:
+        def assignment(t: Tasks) -> StreamsGroupDescribeResponse.Assignment:
             return R.Assignment(active_tasks=_task_ids(R.TaskIds, t.active),
                                 standby_tasks=_task_ids(R.TaskIds, t.standby),
                                 warmup_tasks=_task_ids(R.TaskIds, t.warmup))
 
-        def info(x: TopicInfo) -> Any:
+        def info(x: TopicInfo) -> StreamsGroupDescribeResponse.TopicInfo:
             return R.TopicInfo(name=x.name, partitions=x.partitions,
                                replication_factor=x.replication_factor,
                                topic_configs=[R.KeyValue(key=k, value=v) for k, v in x.configs])
@@ -235,9 +240,9 @@ async def handle_streams_group_describe(ctx: RequestContext, req: Any) -> Stream
             assignment=assignment(m.tasks),
             target_assignment=assignment(target), is_classic=False) for m, target in d.members]
         group = R.DescribedGroup(
-            error_code=E.NONE, error_message=None, group_id=gid, group_state=d.state,
+            error_code=ErrorCode.NONE, error_message=None, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, topology=topology,
-            members=members, authorized_operations=authorized_operations(req, E.NONE))
+            members=members, authorized_operations=authorized_operations(req, ErrorCode.NONE))
         if ctx.api_version >= 1:
             group.assignor_name = streams.assignor_name
         groups.append(group)

@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import logging
 
-from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     AddOffsetsToTxnResponse, AddPartitionsToTxnResponse, DescribeTransactionsResponse, EndTxnResponse,
     InitProducerIdResponse, ListTransactionsResponse)
+from kafpy.protocol.messages import (AddOffsetsToTxnRequest, AddPartitionsToTxnRequest,
+    DescribeTransactionsRequest, EndTxnRequest, InitProducerIdRequest, ListTransactionsRequest)
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
+from kafpy.coordinator.transaction.service import TransactionCoordinatorService
 from kafpy.coordinator.transaction.state import TV_0, TV_2
 
 log = logging.getLogger("kafka.server.KafkaApis")
@@ -33,23 +36,25 @@ log = logging.getLogger("kafka.server.KafkaApis")
 A = AddPartitionsToTxnResponse
 
 
-def _fenced(error: E, version: int, first_fenced_version: int) -> E:
+def _fenced(error: ErrorCode, version: int, first_fenced_version: int) -> ErrorCode:
     """PRODUCER_FENCED for clients that know it, else INVALID_PRODUCER_EPOCH (KIP-588)."""
-    if error == E.PRODUCER_FENCED and version < first_fenced_version:
-        return E.INVALID_PRODUCER_EPOCH
+    if error == ErrorCode.PRODUCER_FENCED and version < first_fenced_version:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
     return error
 
 
-def _service(ctx: RequestContext):
-    return ctx.services.txn_coordinator
+def _service(ctx: RequestContext) -> TransactionCoordinatorService:
+    service = ctx.services.txn_coordinator
+    assert service is not None, "a broker serving transaction APIs has a transaction coordinator"
+    return service
 
 
 # --------------------------------------------------------------------- InitProducerId
-async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdResponse:
+async def handle_init_producer_id(ctx: RequestContext, req: InitProducerIdRequest) -> InitProducerIdResponse:
     R = InitProducerIdResponse
     if req.transactional_id is None:
         pid = await ctx.services.controller.next_producer_id()
-        return R(throttle_time_ms=0, error_code=E.NONE, producer_id=pid, producer_epoch=0)
+        return R(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=0)
     v = ctx.api_version
     pid, epoch = (req.producer_id, req.producer_epoch) if v >= 3 else (-1, -1)
     r = await _service(ctx).init_producer_id(req.transactional_id, req.transaction_timeout_ms, pid, epoch)
@@ -58,16 +63,17 @@ async def handle_init_producer_id(ctx: RequestContext, req) -> InitProducerIdRes
 
 
 # --------------------------------------------------------------------- AddPartitionsToTxn
-def _topic_results(errors: dict[tuple[str, int], E]) -> list:
-    by_topic: dict[str, list] = {}
+def _topic_results(errors: dict[tuple[str, int], ErrorCode]) -> list[A.AddPartitionsToTxnTopicResult]:
+    by_topic: dict[str, list[A.AddPartitionsToTxnPartitionResult]] = {}
     for (topic, p), err in errors.items():
         by_topic.setdefault(topic, []).append(A.AddPartitionsToTxnPartitionResult(
             partition_index=p, partition_error_code=err))
     return [A.AddPartitionsToTxnTopicResult(name=t, results_by_partition=ps) for t, ps in by_topic.items()]
 
 
-async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, topics,
-                          verify_only: bool) -> dict[tuple[str, int], E]:
+async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int,
+                          topics: list[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic],
+                          verify_only: bool) -> dict[tuple[str, int], ErrorCode]:
     """Per-partition errors: partitions of unknown topics UNKNOWN_TOPIC_OR_PARTITION and
     the rest OPERATION_NOT_ATTEMPTED, else the coordinator's answer for all of them."""
     parts = [(t.name, p) for t in topics for p in t.partitions]
@@ -75,7 +81,7 @@ async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, t
     if verify_only:
         errors = svc.coordinator.verify_partitions(tid, pid, epoch, parts)
         if ctx.api_version < 5:
-            errors = {tp: E.INVALID_TXN_STATE if e == E.TRANSACTION_ABORTABLE else e for tp, e in errors.items()}
+            errors = {tp: ErrorCode.INVALID_TXN_STATE if e == ErrorCode.TRANSACTION_ABORTABLE else e for tp, e in errors.items()}
         return errors
     cache = ctx.services.metadata_cache
     unknown = set()
@@ -84,7 +90,7 @@ async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, t
         if info is None or p not in info.partitions:
             unknown.add((topic, p))
     if unknown:
-        return {tp: E.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else E.OPERATION_NOT_ATTEMPTED for tp in parts}
+        return {tp: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else ErrorCode.OPERATION_NOT_ATTEMPTED for tp in parts}
     # Kafka's transactionVersionForAddPartitionsToTxn: the brokers' versions add for TV2
     tv = TV_2 if ctx.api_version >= 4 else TV_0
     error = await svc.coordinator.add_partitions(tid, pid, epoch, parts, svc.now_ms(), tv)
@@ -92,7 +98,7 @@ async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int, t
     return {tp: error for tp in parts}
 
 
-async def handle_add_partitions_to_txn(ctx: RequestContext, req) -> AddPartitionsToTxnResponse:
+async def handle_add_partitions_to_txn(ctx: RequestContext, req: AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse:
     if ctx.api_version < 4:
         errors = await _add_partitions(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
                                        req.v3_and_below_producer_epoch, req.v3_and_below_topics, False)
@@ -103,20 +109,22 @@ async def handle_add_partitions_to_txn(ctx: RequestContext, req) -> AddPartition
                                        txn.topics, txn.verify_only)
         results.append(A.AddPartitionsToTxnResult(transactional_id=txn.transactional_id,
                                                   topic_results=_topic_results(errors)))
-    return A(throttle_time_ms=0, error_code=E.NONE, results_by_transaction=results)
+    return A(throttle_time_ms=0, error_code=ErrorCode.NONE, results_by_transaction=results)
 
 
 # --------------------------------------------------------------------- AddOffsetsToTxn
-async def handle_add_offsets_to_txn(ctx: RequestContext, req) -> AddOffsetsToTxnResponse:
+async def handle_add_offsets_to_txn(ctx: RequestContext, req: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
     svc = _service(ctx)
-    partition = ctx.services.group_coordinator.classic.partition_for(req.group_id)
+    groups = ctx.services.group_coordinator
+    assert groups is not None, "a broker serving transaction APIs has a group coordinator"
+    partition = groups.classic.partition_for(req.group_id)
     error = await svc.coordinator.add_partitions(req.transactional_id, req.producer_id, req.producer_epoch,
                                                  [(GROUP_METADATA_TOPIC_NAME, partition)], svc.now_ms())
     return AddOffsetsToTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))
 
 
 # --------------------------------------------------------------------- EndTxn
-async def handle_end_txn(ctx: RequestContext, req) -> EndTxnResponse:
+async def handle_end_txn(ctx: RequestContext, req: EndTxnRequest) -> EndTxnResponse:
     v = ctx.api_version
     r = await _service(ctx).end_txn(req.transactional_id, req.producer_id, req.producer_epoch,
                                     req.committed, TV_2 if v >= 5 else TV_0)
@@ -125,7 +133,7 @@ async def handle_end_txn(ctx: RequestContext, req) -> EndTxnResponse:
 
 
 # --------------------------------------------------------------------- admin
-async def handle_describe_transactions(ctx: RequestContext, req) -> DescribeTransactionsResponse:
+async def handle_describe_transactions(ctx: RequestContext, req: DescribeTransactionsRequest) -> DescribeTransactionsResponse:
     D = DescribeTransactionsResponse
     states = []
     for tid in req.transactional_ids:
@@ -139,24 +147,24 @@ async def handle_describe_transactions(ctx: RequestContext, req) -> DescribeTran
         for topic, p in sorted(txn.partitions):
             by_topic.setdefault(topic, []).append(p)
         states.append(D.TransactionState(
-            error_code=E.NONE, transactional_id=tid, transaction_state=txn.state.state_name,
+            error_code=ErrorCode.NONE, transactional_id=tid, transaction_state=txn.state.state_name,
             transaction_timeout_ms=txn.txn_timeout_ms, transaction_start_time_ms=txn.txn_start_timestamp,
             producer_id=txn.producer_id, producer_epoch=txn.producer_epoch,
             topics=[D.TopicData(topic=t, partitions=ps) for t, ps in by_topic.items()]))
     return D(throttle_time_ms=0, transaction_states=states)
 
 
-async def handle_list_transactions(ctx: RequestContext, req) -> ListTransactionsResponse:
+async def handle_list_transactions(ctx: RequestContext, req: ListTransactionsRequest) -> ListTransactionsResponse:
     L = ListTransactionsResponse
     svc = _service(ctx)
     coordinator = svc.coordinator
     if coordinator.loading:
-        return L(throttle_time_ms=0, error_code=E.COORDINATOR_LOAD_IN_PROGRESS, unknown_state_filters=[],
+        return L(throttle_time_ms=0, error_code=ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknown_state_filters=[],
                  transaction_states=[])
     duration = req.duration_filter if ctx.api_version >= 1 else -1
     unknown, found = coordinator.list_transactions(req.state_filters, req.producer_id_filters, duration,
                                                    svc.now_ms())
-    return L(throttle_time_ms=0, error_code=E.NONE, unknown_state_filters=unknown, transaction_states=[
+    return L(throttle_time_ms=0, error_code=ErrorCode.NONE, unknown_state_filters=unknown, transaction_states=[
         L.TransactionState(transactional_id=t.transactional_id, producer_id=t.producer_id,
                            transaction_state=t.state.state_name) for t in found])
 

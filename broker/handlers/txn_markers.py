@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import WriteTxnMarkersResponse
+from kafpy.protocol.messages import WriteTxnMarkersRequest
 from kafpy.protocol.records import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
 from kafpy.protocol.api_keys import ApiKey
@@ -44,7 +45,8 @@ R = WriteTxnMarkersResponse
 MARKER_COMMIT_TIMEOUT_MS = 30000
 
 
-def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: Any) -> ErrorCode | None:
+def _marker_refusal(services: "BrokerServices", topic: str, index: int,
+                    marker: WriteTxnMarkersRequest.WritableTxnMarker) -> ErrorCode | None:
     """Why a leader refuses ``marker`` before appending (a fenced producer or coordinator
     epoch); None to append. Unknown partitions and lost leadership are append_records' to
     answer."""
@@ -60,7 +62,7 @@ def _marker_refusal(services: "BrokerServices", topic: str, index: int, marker: 
     return refusal
 
 
-async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMarkersResponse:
+async def write_txn_markers(services: "BrokerServices", req: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
     """Write every marker of ``req`` (a WriteTxnMarkersRequest) on this broker's partitions and
     answer once each is committed or failed. Never raises for a partition's failure."""
     rm = services.replica_manager
@@ -102,7 +104,8 @@ async def write_txn_markers(services: "BrokerServices", req: Any) -> WriteTxnMar
     return R(markers=markers_out)
 
 
-def _complete_offset_commits(services: "BrokerServices", req: Any, markers_out: list) -> None:
+def _complete_offset_commits(services: "BrokerServices", req: WriteTxnMarkersRequest,
+                             markers_out: list[WriteTxnMarkersResponse.WritableTxnMarkerResult]) -> None:
     """Tell the group coordinator which ``__consumer_offsets`` partitions took a marker."""
     gc = services.group_coordinator
     if gc is None:
@@ -114,7 +117,7 @@ def _complete_offset_commits(services: "BrokerServices", req: Any, markers_out: 
             gc.on_transaction_completed(marker.producer_id, partitions, bool(marker.transaction_result))
 
 
-async def handle_write_txn_markers(ctx: RequestContext, req: Any) -> WriteTxnMarkersResponse:
+async def handle_write_txn_markers(ctx: RequestContext, req: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
     return await write_txn_markers(ctx.services, req)
 
 

@@ -16,13 +16,17 @@ and Fetch handlers ask ``produce_throttle_ms`` / ``fetch_*``; the quota handlers
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.quotas.entity import (CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, QuotaEntity,
                                   quota_values)
 from kafpy.broker.quotas.manager import ClientQuotaManager
+
+if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.security.principal import KafkaPrincipal
 
 log = logging.getLogger("kafka.server.ClientQuotaManager")
 
@@ -34,7 +38,18 @@ EXEMPT_API_KEYS = frozenset({ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.
                              ApiKey.ENVELOPE})
 
 
-def principal_user(ctx: Any) -> str:
+class QuotaContext(Protocol):
+    """What quotas read of a request's context (``kafpy.broker.handler.RequestContext``, which
+    itself reaches the quotas through the broker's services)."""
+
+    @property
+    def principal(self) -> KafkaPrincipal: ...
+
+    @property
+    def client_id(self) -> str: ...
+
+
+def principal_user(ctx: QuotaContext) -> str:
     """The user name quotas are kept for: the principal's name once the connection has one
     (``ctx.principal``), ANONYMOUS before authentication, as Kafka's session does."""
     return ctx.principal.name
@@ -53,7 +68,7 @@ class ClientQuotas:
         self.active = False
 
     @classmethod
-    def from_config(cls, config: Any) -> "ClientQuotas":
+    def from_config(cls, config: KafkaConfig) -> "ClientQuotas":
         return cls(config["quota.window.num"], config["quota.window.size.seconds"])
 
     def apply_entity_config(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None:
@@ -79,28 +94,28 @@ class ClientQuotas:
         log.info("Changing quotas for %s to %s", entity, values)
 
     # -- what requests earn ---------------------------------------------------------------
-    def produce_throttle_ms(self, ctx: Any, request_size: int, now_ms: int) -> int:
+    def produce_throttle_ms(self, ctx: QuotaContext, request_size: int, now_ms: int) -> int:
         """Throttle time of a Produce of ``request_size`` bytes (the whole request, as Kafka
         counts it)."""
         if not self.produce.enabled:
             return 0
         return self.produce.record(principal_user(ctx), ctx.client_id, request_size, now_ms)
 
-    def fetch_max_bytes(self, ctx: Any) -> float:
+    def fetch_max_bytes(self, ctx: QuotaContext) -> float:
         """The largest response a consumer's Fetch may get (its quota over the window)."""
         if not self.fetch.enabled:
             return float("inf")
         return self.fetch.max_value_in_window(principal_user(ctx), ctx.client_id)
 
-    def fetch_throttle_ms(self, ctx: Any, response_size: int, now_ms: int) -> int:
+    def fetch_throttle_ms(self, ctx: QuotaContext, response_size: int, now_ms: int) -> int:
         if not self.fetch.enabled:
             return 0
         return self.fetch.record(principal_user(ctx), ctx.client_id, response_size, now_ms)
 
-    def fetch_unrecord(self, ctx: Any, response_size: int, now_ms: int) -> None:
+    def fetch_unrecord(self, ctx: QuotaContext, response_size: int, now_ms: int) -> None:
         self.fetch.unrecord(principal_user(ctx), ctx.client_id, response_size, now_ms)
 
-    def request_throttle_ms(self, ctx: Any, api_key: int, busy_s: float, now_ms: int) -> int:
+    def request_throttle_ms(self, ctx: QuotaContext, api_key: int, busy_s: float, now_ms: int) -> int:
         """Throttle time for ``busy_s`` seconds of broker time spent on this client's
         requests, as a percentage of one second (Kafka's request_percentage)."""
         if not self.request.enabled or api_key in EXEMPT_API_KEYS:

@@ -13,14 +13,18 @@ it: the socket server, once per request, only while some quota is configured.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.messages import FetchRequest, FetchResponse
 
 from kafpy.broker.quotas.client_quotas import ClientQuotas
 
+if TYPE_CHECKING:
+    from kafpy.broker.handler import RequestContext
 
-def throttle_response(quotas: ClientQuotas, ctx: Any, api_key: int, request: Any, response: Any,
+
+def throttle_response(quotas: ClientQuotas, ctx: RequestContext, api_key: int, request: Any, response: Any,
                       request_size: int, busy_s: float, now_ms: int) -> int:
     if api_key == ApiKey.PRODUCE:
         bandwidth = quotas.produce_throttle_ms(ctx, request_size, now_ms)
@@ -45,14 +49,14 @@ def throttle_response(quotas: ClientQuotas, ctx: Any, api_key: int, request: Any
     return throttle
 
 
-def _is_follower(ctx: Any, request: Any) -> bool:
+def _is_follower(ctx: RequestContext, request: FetchRequest) -> bool:
     if ctx.api_version >= 15:
         state = request.replica_state
         return state is not None and state.replica_id >= 0
     return request.replica_id >= 0
 
 
-def fetch_response_size(response: Any) -> int:
+def fetch_response_size(response: FetchResponse) -> int:
     """The record bytes of a Fetch response (what a consumer's byte rate counts; headers and
     partition fields are a few dozen bytes each and left out). Per partition, not per record."""
     total = 0
@@ -66,7 +70,7 @@ def fetch_response_size(response: Any) -> int:
     return total
 
 
-def _empty_fetch_response(request: Any, response: Any) -> None:
+def _empty_fetch_response(request: FetchRequest, response: FetchResponse) -> None:
     """Kafka's getThrottledResponse: no partitions; an incremental session keeps its id
     (the partitions stay in it), a full or sessionless fetch answers no session."""
     response.responses = []

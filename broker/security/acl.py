@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TypeVar
 
 WILDCARD = "*"
 """A literal resource name or principal (``User:*``) or host matching everything."""
@@ -21,6 +22,9 @@ def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
+_NamedT = TypeVar("_NamedT", bound="_Named")
+
+
 class _Named(IntEnum):
     @property
     def zk_name(self) -> str:
@@ -28,14 +32,14 @@ class _Named(IntEnum):
         return _camel(self.name)
 
     @classmethod
-    def from_zk_name(cls, text: str) -> "_Named":
+    def from_zk_name(cls: type[_NamedT], text: str) -> _NamedT:
         for member in cls:
             if member.zk_name.lower() == text.replace("_", "").lower():
                 return member
         raise ValueError(f"unknown {cls.__name__} {text!r}")
 
     @classmethod
-    def of(cls, code: int) -> "_Named":
+    def of(cls: type[_NamedT], code: int) -> _NamedT:
         """The member for a wire code; UNKNOWN for a code this broker does not know."""
         try:
             return cls(code)

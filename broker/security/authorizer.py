@@ -20,16 +20,18 @@ the ACL handlers use it. Nothing on disk itself: the store persists.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Iterable, Protocol
+from typing import TYPE_CHECKING, AbstractSet, Iterable, Protocol
 
 from kafpy.broker.security.acl import (IMPLIED_BY, WILDCARD, WILDCARD_PRINCIPAL, AccessControlEntry, AclBinding,
                                  AclBindingFilter, AclOperation, AclPermissionType, PatternType,
                                  ResourcePattern, ResourceType)
 
 if TYPE_CHECKING:
+    from kafpy.broker.config import KafkaConfig
     from collections.abc import Callable
 
 log = logging.getLogger("kafka.authorizer.logger")
@@ -64,7 +66,7 @@ class AclStore(Protocol):
 class Authorizer:
     """The hook a custom authorizer implements (see the module docstring)."""
 
-    def __init__(self, config: Any, store: AclStore | None = None) -> None:
+    def __init__(self, config: KafkaConfig, store: AclStore | None = None) -> None:
         self.config = config
         self.store = store
         # moves whenever an ACL changes: a decision kept beyond one request (a consumer
@@ -97,13 +99,18 @@ class Authorizer:
         raise AclManagementDisabled()
 
 
+def _add_entries(old: frozenset[AccessControlEntry], new: AbstractSet[AccessControlEntry]
+                 ) -> frozenset[AccessControlEntry]:
+    return old | new
+
+
 def parse_super_users(value: str) -> frozenset[str]:
     """``super.users``: principals separated by ';' (as Kafka splits them)."""
     return frozenset(p.strip() for p in (value or "").split(";") if p.strip())
 
 
 class AclAuthorizer(Authorizer):
-    def __init__(self, config: Any, store: AclStore | None = None) -> None:
+    def __init__(self, config: KafkaConfig, store: AclStore | None = None) -> None:
         super().__init__(config, store)
         get = config.get if hasattr(config, "get") else (lambda k, d=None: d)
         self.super_users = parse_super_users(get("super.users", ""))
@@ -134,7 +141,7 @@ class AclAuthorizer(Authorizer):
         self.acl_version += 1
 
     def bindings(self) -> list[AclBinding]:
-        out = []
+        out: list[AclBinding] = []
         for pattern_type, table in ((PatternType.LITERAL, self._literal), (PatternType.PREFIXED, self._prefixed)):
             for rtype, by_name in table.items():
                 for name, entries in by_name.items():
@@ -227,7 +234,7 @@ class AclAuthorizer(Authorizer):
         failed: dict[ResourcePattern, str] = {}
         for pattern, new in by_pattern.items():
             try:
-                await self._store().update(pattern, lambda old, new=new: old | new)
+                await self._store().update(pattern, functools.partial(_add_entries, new=new))
             except Exception as e:  # the store's failure is the request's answer, not a crash
                 log.exception("Failed to create ACLs for %s", pattern)
                 failed[pattern] = f"Failed to update ACLs for {pattern}: {e}"
@@ -256,7 +263,7 @@ class AclAuthorizer(Authorizer):
         return self.store
 
 
-def create_authorizer(config: Any, store: AclStore | None) -> Authorizer | None:
+def create_authorizer(config: KafkaConfig, store: AclStore | None) -> Authorizer | None:
     """The authorizer ``authorizer.class.name`` names: None when empty (no authorization),
     ours for Kafka's class names, else the class at the dotted Python path."""
     name = (config.get("authorizer.class.name", "") or "").strip()

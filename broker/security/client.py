@@ -17,7 +17,7 @@ import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 
@@ -77,7 +77,7 @@ class ClientSecurity:
         nothing without SASL. Raises SaslAuthenticationError when the other broker refuses."""
         if self.mechanism is None:
             return
-        resp = await exchange(ApiKey.SASL_HANDSHAKE, M.SaslHandshakeRequest(mechanism=self.mechanism))
+        resp = await exchange(ApiKey.SASL_HANDSHAKE, messages.SaslHandshakeRequest(mechanism=self.mechanism))
         if resp.error_code != ErrorCode.NONE:
             raise SaslAuthenticationError(f"SaslHandshake with {self.mechanism} refused: "
                                           f"{ErrorCode.of(resp.error_code)!r} (enabled: {resp.mechanisms})")
@@ -90,7 +90,7 @@ class ClientSecurity:
 
 
 async def _token(exchange: Exchange, token: bytes) -> bytes:
-    resp = await exchange(ApiKey.SASL_AUTHENTICATE, M.SaslAuthenticateRequest(auth_bytes=token))
+    resp = await exchange(ApiKey.SASL_AUTHENTICATE, messages.SaslAuthenticateRequest(auth_bytes=token))
     if resp.error_code != ErrorCode.NONE:
         raise SaslAuthenticationError(resp.error_message or repr(ErrorCode.of(resp.error_code)))
     return bytes(resp.auth_bytes)

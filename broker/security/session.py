@@ -22,13 +22,15 @@ Time comes from ``clock`` (monotonic seconds), so tests drive expiry.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import ssl
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import Message
 
 from kafpy.broker.security.jaas import parse_jaas_config, plain_users
 from kafpy.broker.security.plain import PlainServer
@@ -107,10 +109,10 @@ class ListenerSecurity:
                     raise ConfigError(f"Invalid JAAS config for listener {listener}: {e}") from None
         return sec
 
-    def new_session(self, transport: Any, clock: Callable[[], float]) -> "AuthSession":
+    def new_session(self, transport: asyncio.BaseTransport | None, clock: Callable[[], float]) -> "AuthSession":
         return AuthSession(self, clock, self._tls_principal(transport))
 
-    def _tls_principal(self, transport: Any) -> KafkaPrincipal:
+    def _tls_principal(self, transport: asyncio.BaseTransport | None) -> KafkaPrincipal:
         if self.ssl_context is None or transport is None:
             return ANONYMOUS
         ssl_object = transport.get_extra_info("ssl_object")
@@ -265,14 +267,16 @@ def _scram_user(client_first: bytes) -> str | None:
         return None
 
 
-def illegal_sasl_state_response(api_key: int, api_version: int) -> Any:
+def illegal_sasl_state_response(api_key: int, api_version: int) -> Message | None:
     """The response to a request sent where SaslAuthenticate was expected: its top-level
     ``error_code`` set to ILLEGAL_SASL_STATE, or None for an API (or version) whose response
     has no top-level error code (Kafka would set the error on each resource; kafpy closes
     without an answer there, which such a client sees as the same failed connection)."""
     from kafpy.protocol import codec
-    cls = codec.response_class(api_key, api_version)
+    cls: type[Message] = codec.response_class(api_key, api_version)
     for f in cls.FIELDS:
-        if f.name == "error_code" and f.versions[0] <= api_version <= f.versions[1]:
-            return cls(error_code=ErrorCode.ILLEGAL_SASL_STATE)
+        if f.name == "error_code" and f.versions is not None and f.versions[0] <= api_version <= f.versions[1]:
+            # a generated response class, and this version of it has an error_code field
+            response: Message = cls(error_code=ErrorCode.ILLEGAL_SASL_STATE)  # type: ignore[call-arg]
+            return response
     return None

@@ -15,13 +15,14 @@ rest back and ``finish`` waits for ``resume_writing``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+
+from kafpy.broker.socket_writer import Chunk, TrafficStats
 
 _BYTES = (bytes, bytearray, memoryview)
 
 
 class TransportWriter:
-    def __init__(self, loop: asyncio.AbstractEventLoop, transport: asyncio.Transport, stats: Any) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, transport: asyncio.Transport, stats: TrafficStats) -> None:
         self.loop = loop
         self.transport = transport
         self.stats = stats
@@ -39,7 +40,7 @@ class TransportWriter:
     def close(self) -> None:
         self.resume_writing()
 
-    def write_now(self, chunks: list[Any]) -> list[Any] | None:
+    def write_now(self, chunks: list[Chunk]) -> list[Chunk] | None:
         transport = self.transport
         if transport.is_closing():
             raise BrokenPipeError("connection closed")
@@ -52,12 +53,12 @@ class TransportWriter:
             stats.bytes_sent += len(data)
         return None
 
-    async def finish(self, rest: list[Any] | None) -> None:
+    async def finish(self, rest: list[Chunk] | None) -> None:
         while rest:
             if self.paused:
                 self._resumed = self.loop.create_future()
                 await self._resumed
             rest = self.write_now(rest)
 
-    async def write(self, chunks: list[Any]) -> None:
+    async def write(self, chunks: list[Chunk]) -> None:
         await self.finish(self.write_now(chunks))

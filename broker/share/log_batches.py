@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Iterator, Sequence, Union
 
+from kafpy.storage.file_records import FileRecordsSlice
 from kafpy.protocol.batch_header import (ATTRIBUTES_FIELD, BASE_OFFSET_FIELD, BATCH_HEADER_SIZE,
                                          BATCH_LENGTH_FIELD, CONTROL_MASK, HEADER_STRUCT,
                                          LAST_OFFSET_DELTA_FIELD, LOG_OVERHEAD, PRODUCER_ID_FIELD,
                                          TRANSACTIONAL_MASK)
 
 _unpack = HEADER_STRUCT.unpack_from
+
+# what a log read returns: a region of a segment file, or bytes
+Records = Union[bytes, bytearray, memoryview, FileRecordsSlice]
 
 
 @dataclass
@@ -43,7 +47,7 @@ class BatchScan:
         return (start, end - start) if start >= 0 else (0, 0)
 
 
-def _headers(records: Any):
+def _headers(records: Records) -> Iterator[tuple[tuple[int, ...], int]]:
     """(header tuple, byte offset from the start) per whole batch of a file region
     (``FileRecordsSlice``) or of bytes."""
     if isinstance(records, (bytes, bytearray, memoryview)):
@@ -71,7 +75,7 @@ def _headers(records: Any):
         pos += size
 
 
-def scan_batches(records: Any, aborted: Sequence[tuple[int, int]] | None = None) -> BatchScan:
+def scan_batches(records: Records, aborted: Sequence[tuple[int, int]] | None = None) -> BatchScan:
     """The batches of `records` (whole batches only: a batch cut off by the byte limit is
     left for the next read). `aborted` is the read's aborted transactions as
     (producer id, first offset): a transactional batch of such a producer at or after its

@@ -28,24 +28,30 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kafpy.coordinator.share_state.persister import SharePartitionKey, SharePersister, UNINITIALIZED_START_OFFSET
 from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFetchInfo
+from kafpy.replication.partition import Partition
 from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
 
 from kafpy.broker.group_configs import share_config
 from kafpy.broker.share.share_metrics import ShareGroupMetrics
 from kafpy.broker.share.share_session import ShareSessionCache
-from kafpy.broker.share.log_batches import BatchScan, scan_batches
+from kafpy.broker.share.log_batches import BatchScan, Records, scan_batches
 from kafpy.broker.share.share_partition import (AckBatch, AcquiredRange, AcquireMode, InFlightRun,
                                                 RecordState, SharePartition, SharePartitionConfig)
 
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache
+    from kafpy.replication.replica_manager import ReplicaManager
+
+    from kafpy.broker.config import KafkaConfig
+
 log = logging.getLogger("kafka.server.share.SharePartitionManager")
 
-E = ErrorCode
 PartitionKey = tuple[str, str, int]        # (group id, topic, partition)
 
 RECORD_LOCK_DURATION = "share.record.lock.duration.ms"
@@ -79,11 +85,11 @@ class ShareFetchResult:
     """One partition's part of a ShareFetch answer."""
 
     ref: SharePartitionRef
-    error: ErrorCode = E.NONE
+    error: ErrorCode = ErrorCode.NONE
     error_message: str | None = None
-    records: Any = None
+    records: Records | None = None
     acquired: list[AcquiredRange] = field(default_factory=list)
-    acknowledge_error: ErrorCode = E.NONE
+    acknowledge_error: ErrorCode = ErrorCode.NONE
     leader: tuple[int, int] = (-1, -1)
 
 
@@ -116,7 +122,8 @@ class SharePartitionManager:
     """See the module docstring. `group_configs(group_id)` answers a group's overrides;
     `config` is the broker's KafkaConfig (the `group.share.*` defaults)."""
 
-    def __init__(self, replica_manager: Any, metadata_cache: Any, persister: SharePersister, config: Any,
+    def __init__(self, replica_manager: ReplicaManager, metadata_cache: MetadataCache, persister: SharePersister,
+                 config: KafkaConfig,
                  group_configs: Callable[[str], Mapping[str, str]], clock: Callable[[], float],
                  loop: asyncio.AbstractEventLoop) -> None:
         self.replica_manager = replica_manager
@@ -159,14 +166,14 @@ class SharePartitionManager:
         return self._group_value(group_id, RENEW_ACKNOWLEDGE_ENABLE).strip().lower() == "true"
 
     # -- loading --------------------------------------------------------------------------
-    def _leader(self, ref: SharePartitionRef) -> Any:
+    def _leader(self, ref: SharePartitionRef) -> Partition:
         """The hosted Partition when this broker leads it; else ShareError."""
         rm = self.replica_manager
         part = rm.get_partition(ref.topic, ref.partition) if ref.topic else None
         if part is None:
-            raise ShareError(E.UNKNOWN_TOPIC_ID if not ref.topic else rm.partition_error(ref.topic, ref.partition))
+            raise ShareError(ErrorCode.UNKNOWN_TOPIC_ID if not ref.topic else rm.partition_error(ref.topic, ref.partition))
         if not part.is_leader:
-            raise ShareError(E.NOT_LEADER_OR_FOLLOWER)
+            raise ShareError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         return part
 
     async def share_partition(self, group_id: str, ref: SharePartitionRef) -> SharePartition:
@@ -196,12 +203,12 @@ class SharePartitionManager:
             return sp
         return await asyncio.shield(loading)
 
-    async def _load(self, group_id: str, ref: SharePartitionRef, part: Any) -> SharePartition:
+    async def _load(self, group_id: str, ref: SharePartitionRef, part: Partition) -> SharePartition:
         pkey = SharePartitionKey(group_id, uuid.UUID(bytes=bytes(ref.topic_id)), ref.partition)
         res = await self.persister.read_state(pkey, part.leader_epoch)
-        missing = res.error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+        missing = res.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         if res.error_code and not missing:
-            raise ShareError(E.of_known(res.error_code), res.error_message)
+            raise ShareError(ErrorCode.of_known(res.error_code), res.error_message)
         config = self.partition_config(group_id)
         if missing or res.start_offset == UNINITIALIZED_START_OFFSET:
             start = self._reset_offset(group_id, part)
@@ -212,14 +219,14 @@ class SharePartitionManager:
             else:
                 code = await self.persister.write_state(pkey, res.state_epoch, part.leader_epoch, start, [])
             if code:
-                raise ShareError(E.of_known(code))
+                raise ShareError(ErrorCode.of_known(code))
             log.info("Initialized share partition %s-%d of group %s at offset %d", ref.topic, ref.partition,
                      group_id, start)
             return sp
         return SharePartition(group_id, ref.topic, ref.partition, config, start_offset=res.start_offset,
                               batches=res.batches, state_epoch=res.state_epoch, leader_epoch=part.leader_epoch)
 
-    def _reset_offset(self, group_id: str, part: Any) -> int:
+    def _reset_offset(self, group_id: str, part: Partition) -> int:
         """Where an uninitialized share partition starts (`share.auto.offset.reset`)."""
         lg = part.log
         reset = self._group_value(group_id, AUTO_OFFSET_RESET).strip().lower()
@@ -245,7 +252,8 @@ class SharePartitionManager:
         eager = params.min_bytes <= 1
         while True:
             results = [ShareFetchResult(ref) for ref in refs]
-            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []     # LogReadResults
+            # LogReadResults (Any: replication.log_read does not declare what `records` holds yet)
+            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []
             waiting_parts = []
             total_bytes = 0
             remaining = params.max_records
@@ -266,7 +274,7 @@ class SharePartitionManager:
                         total_bytes += len(read.records)
                 except ShareError as e:
                     r.error, r.error_message = e.error_code, e.message
-                    if e.error_code == E.NOT_LEADER_OR_FOLLOWER:
+                    if e.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
                         r.leader = self.current_leader(r.ref)
             failed = any(r.error for r in results)
             timed_out = deadline - self.now_ms() <= 0
@@ -279,7 +287,7 @@ class SharePartitionManager:
                 return results
             await self._wait(group_id, waiting_parts, refs, deadline - self.now_ms())
 
-    async def _read(self, sp: SharePartition, part: Any, ref: SharePartitionRef, max_bytes: int) -> Any:
+    async def _read(self, sp: SharePartition, part: Partition, ref: SharePartitionRef, max_bytes: int) -> Any:
         """The log's records from the share partition's next fetch offset (opaque batches,
         up to `max_bytes`), or None when nothing could be acquired there now."""
         if not sp.can_acquire():
@@ -323,7 +331,7 @@ class SharePartitionManager:
         self._schedule_expiry((sp.group_id, sp.topic, sp.partition), sp)
         return sum(a.last_offset - a.first_offset + 1 for a in acquired)
 
-    async def _wait(self, group_id: str, parts: list[Any], refs: Sequence[SharePartitionRef],
+    async def _wait(self, group_id: str, parts: list[Partition], refs: Sequence[SharePartitionRef],
                     timeout_ms: int) -> None:
         """Until an append to one of `parts`, records released on one of `refs`, or the timeout."""
         fut = self.loop.create_future()
@@ -367,7 +375,7 @@ class SharePartitionManager:
         except ShareError as e:
             return e.error_code
         if (not renew_allowed or not self.renew_enabled(group_id)) and any(4 in b.types for b in batches):
-            return E.INVALID_REQUEST
+            return ErrorCode.INVALID_REQUEST
         error, changed = sp.acknowledge(member_id, batches, self.now_ms())
         if error:
             return error
@@ -469,7 +477,7 @@ class SharePartitionManager:
             lock = self._write_locks[key] = asyncio.Lock()
         topic = self.metadata_cache.topic(sp.topic)
         if topic is None:
-            return E.UNKNOWN_TOPIC_OR_PARTITION
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         pkey = SharePartitionKey(sp.group_id, uuid.UUID(bytes=bytes(topic.topic_id)), sp.partition)
         async with lock:
             # after a failed write the next one carries the whole in-flight state, so
@@ -482,12 +490,12 @@ class SharePartitionManager:
             else:
                 self._unwritten.discard(key)
         if code:
-            log.warning("Writing the state of share partition %s failed: %s", key, E.of_known(code).name)
-            if code in (E.FENCED_LEADER_EPOCH, E.FENCED_STATE_EPOCH) and self.partitions.get(key) is sp:
+            log.warning("Writing the state of share partition %s failed: %s", key, ErrorCode.of_known(code).name)
+            if code in (ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.FENCED_STATE_EPOCH) and self.partitions.get(key) is sp:
                 # another leader owns it now, or its state was reset or deleted (a leader
                 # whose consumers stayed connected learns it here): reload next time
                 self._forget(key)
-        return E.of_known(code)
+        return ErrorCode.of_known(code)
 
     def on_partition_moved(self, topic: str, partition: int) -> None:
         """This broker stopped leading the partition: forget its share partitions (a later
@@ -518,7 +526,7 @@ class SharePartitionManager:
         self._timers.clear()
 
 
-def _cut(records: Any, scan: BatchScan, first: int, last: int) -> Any:
+def _cut(records: Records, scan: BatchScan, first: int, last: int) -> Records:
     """The batches of `records` overlapping `first`..`last` (what the client needs)."""
     start, size = scan.byte_range(first, last)
     if size <= 0:
