@@ -59,7 +59,7 @@ class Metadata:
 
 class Coordinator:
     def __init__(self) -> None:
-        self.asked = []
+        self.asked: list[tuple[object, ...]] = []
 
     def verify_partitions(self, tid, pid, epoch, parts):
         self.asked.append((tid, pid, epoch, list(parts)))
@@ -142,6 +142,7 @@ def test_a_failed_verification_does_not_void_the_guard_of_a_concurrent_one():
             lambda: 7, loop.create_future, transaction_version=lambda: 2)
         coordinator.load_partition(0, coordinator_epoch=1, now_ms=0)
         init = coordinator.init_producer_id("tid", 60_000, -1, -1, now_ms=0)
+        assert isinstance(init, asyncio.Future)   # made by loop.create_future
         log.complete_next()
         assert (await init).producer_id == 7
         service = Service(coordinator, now_ms=10)

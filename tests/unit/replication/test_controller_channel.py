@@ -125,7 +125,8 @@ def test_channel_sends_in_order_retries_and_drops_removed_brokers(monkeypatch):
         ch.add_broker(BrokerInfo(2, "h", 2))
         answers: list = []
         for i in range(3):
-            ch.send(1, 6, lambda v, i=i: [i], answers.append)
+            # mypy infers no lambda that binds the loop variable as a default argument
+            ch.send(1, 6, lambda v, i=i: [i], answers.append)  # type: ignore[misc]
         ch.send(2, 6, lambda v: ["never"])
         ch.send(9, 6, lambda v: ["unknown broker"])
         for _ in range(200):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import pytest
 
@@ -147,7 +147,7 @@ class Rig:
         protocol = factory()
         transport = MemoryTransport(self.loop, protocol, self.peer)
         self.peer.transports.append(transport)
-        protocol.connection_made(transport)
+        protocol.connection_made(cast(asyncio.Transport, transport))   # the in-memory stand-in
         return transport, protocol
 
     def run(self, coro: Any) -> Any:
