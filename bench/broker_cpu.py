@@ -43,7 +43,7 @@ import crc32c  # noqa: E402
 
 from kafpy.protocol import codec  # noqa: E402
 from kafpy.protocol.messages import (CreateTopicsRequest, FetchRequest, InitProducerIdRequest,  # noqa: E402
-                               ProduceRequest, RequestHeader)
+                               InitProducerIdResponse, ProduceRequest, RequestHeader)
 from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
@@ -262,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     broker = KafpyBroker(work_dir=work, env=env, overrides=overrides)
     try:
         broker.start()
+        assert broker.proc is not None
         pid = broker.proc.pid
         c = Client(broker.port)
         ct = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(
@@ -269,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             timeout_ms=30000, validate_only=False)
         c.call(19, 4, ct)
         ip = c.call(22, 1, InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60000))
+        assert isinstance(ip, InitProducerIdResponse)
         tpl = template_batch(args.batch_kib, ip.producer_id, ip.producer_epoch)
         count = args.batch_kib
         # warm up (imports, first segment, code paths)

@@ -38,7 +38,7 @@ FAILOVER_PARTITIONS = 13
 BROKERS = 3
 
 
-def until(check: Callable[[], object], timeout: float, what: str) -> float:
+def until(check: Callable[..., object], timeout: float, what: str) -> float:
     """Seconds until ``check`` returns something true (polled every POLL_S)."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:

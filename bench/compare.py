@@ -395,12 +395,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "kafpy"):
             b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work", overrides=SHARED_SETTINGS)
             brokers.append(b.start())
+            assert b.proc is not None
             targets["kafpy"] = Target("kafpy", b.bootstrap, b.proc.pid, b)
             print(f"kafpy at {b.bootstrap}", flush=True)
         if args.only in (None, "kafka"):
             k = ReferenceKafka(args.kafka_version, log_dir=work / "kafka", work_dir=work / "kafka-work",
                                overrides=SHARED_SETTINGS)
             brokers.append(k.start())
+            assert k.proc is not None
             targets["kafka"] = Target("kafka", k.bootstrap, k.proc.pid, k)
             print(f"Apache Kafka {k.version} at {k.bootstrap}", flush=True)
         runner.run_all(list(targets.values()), warm_up=not args.no_warmup)

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmups", type=int, default=3)
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="kafpy-alt-"))
-    brokers = {}
+    brokers: dict[str, KafpyBroker | ReferenceKafka] = {}
     try:
         brokers["kafpy"] = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work",
                                        overrides=SHARED_SETTINGS).start()

@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from kafpy.protocol import codec  # noqa: E402
-from kafpy.protocol.messages import FetchRequest, ProduceRequest, RequestHeader  # noqa: E402
+from kafpy.protocol.messages import (FetchRequest, FetchResponse, ProduceRequest, ProduceResponse,  # noqa: E402
+                               RequestHeader)
 from kafpy.protocol.records import build_batch, iter_batches, Record  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
@@ -71,6 +72,7 @@ def fill(c: Client, topic: str, mb: int) -> int:
             ProduceRequest.TopicProduceData(name=topic, partition_data=[
                 ProduceRequest.PartitionProduceData(index=0, records=batch)])])
         resp = c.call(0, 9, req)
+        assert isinstance(resp, ProduceResponse)
         err = resp.responses[0].partition_responses[0].error_code
         if err:
             raise RuntimeError(f"produce failed with error {err}")
@@ -88,6 +90,7 @@ def read_all(c: Client, topic: str, end: int) -> int:
                                    partition=0, fetch_offset=offset, partition_max_bytes=16 << 20)])],
                            forgotten_topics_data=[], rack_id="")
         resp = c.call(1, 11, req)
+        assert isinstance(resp, FetchResponse)
         part = resp.responses[0].partitions[0]
         if part.error_code:
             raise RuntimeError(f"fetch failed with error {part.error_code}")
@@ -113,6 +116,7 @@ def run_mode(zero_copy: bool, mb: int, rounds: int) -> dict:
                                       allow_auto_topic_creation=True))
         end = fill(c, "zc", mb)
         read_all(c, "zc", end)  # warm the page cache
+        assert b.proc is not None
         cpu0 = cpu_seconds(b.proc.pid)
         t0 = time.monotonic()
         nbytes = 0

@@ -47,7 +47,7 @@ class Members:
 
     def __init__(self, bootstrap: str, topic: str, group: str, protocol: str, n: int) -> None:
         self.owner: dict[int, int] = {}
-        self.consumers: list[Consumer] = []
+        self.consumers: list[Consumer | None] = []   # None: a member that left
         for i in range(n):
             conf = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": f"m{i}",
                     "enable.auto.commit": False, "auto.offset.reset": "latest"}
@@ -55,9 +55,11 @@ class Members:
                 conf["group.protocol"] = "consumer"
             self.consumers.append(Consumer(conf))
         for i, c in enumerate(self.consumers):
-            c.subscribe([topic], on_assign=lambda _c, ps, i=i: self._assign(i, ps),
-                        on_revoke=lambda _c, ps, i=i: self._revoke(i, ps),
-                        on_lost=lambda _c, ps, i=i: self._revoke(i, ps))
+            assert c is not None
+            # mypy infers no lambda that binds the loop variable as a default argument
+            c.subscribe([topic], on_assign=lambda _c, ps, i=i: self._assign(i, ps),  # type: ignore[misc]
+                        on_revoke=lambda _c, ps, i=i: self._revoke(i, ps),  # type: ignore[misc]
+                        on_lost=lambda _c, ps, i=i: self._revoke(i, ps))  # type: ignore[misc]
 
     def _assign(self, i: int, parts) -> None:
         for tp in parts:
@@ -100,6 +102,7 @@ def run_once(bootstrap: str, topic: str, partitions: int, protocol: str, n: int)
         if n < 2:
             return join, float("nan")
         leaving = m.consumers[0]
+        assert leaving is not None
         m.consumers[0] = None
         t1 = time.monotonic()
         leaving.close()
@@ -158,9 +161,9 @@ def main() -> None:
     print(f"\ngroup rebalances: {args.partitions} partitions, confluent-kafka members, "
           f"medians of {args.repeats}")
     print(f"{'broker':<20} {'protocol':<9} {'members':>7} {'join s':>8} {'departure s':>12}")
-    for (name, protocol, n), got in rows.items():
-        print(f"{name:<20} {protocol:<9} {n:>7} {statistics.median(j for j, _ in got):>8.2f} "
-              f"{statistics.median(d for _, d in got):>12.2f}")
+    for (name, protocol, n), runs in rows.items():
+        print(f"{name:<20} {protocol:<9} {n:>7} {statistics.median(j for j, _ in runs):>8.2f} "
+              f"{statistics.median(d for _, d in runs):>12.2f}")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ IMPORTS = {"aiohttp": "import aiohttp.web", "http.server": "import http.server",
            "prometheus_client": "import prometheus_client"}
 
 
-def import_cost(stmt: str) -> tuple[float, float]:
+def import_cost(stmt: str) -> tuple[float, ...]:
     """(ms, MiB of RSS) an import adds to a fresh interpreter (median of 5)."""
     code = ("import time, resource; r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; t = time.perf_counter(); "
             f"{stmt}; print((time.perf_counter() - t) * 1000, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0) / 1024)")
@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, code in SERVERS.items():
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
         try:
+            assert proc.stdout is not None
             port = int(proc.stdout.readline())
             n = asyncio.run(load(port, args.seconds, args.connections))
             print(f"{name:<14}{n / args.seconds:>12.0f}{rss_mib(proc.pid):>16.1f}")

@@ -14,10 +14,12 @@ import asyncio
 import statistics
 import time
 import types
+from typing import cast
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.handlers.metadata import handle_metadata
+from kafpy.broker.services import BrokerServices
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
 from kafpy.protocol import codec
 from kafpy.protocol.messages import MetadataRequest, RequestHeader
@@ -36,7 +38,8 @@ def services(size: int) -> object:
 
 def one_request(loop: asyncio.AbstractEventLoop, svc: object, version: int) -> float:
     header = RequestHeader(request_api_key=3, request_api_version=version, correlation_id=1, client_id="bench")
-    ctx = RequestContext(svc, header, "127.0.0.1", 1, "bench", "PLAINTEXT")
+    # svc: a stand-in with the fields handle_metadata reads (see services() above)
+    ctx = RequestContext(cast(BrokerServices, svc), header, "127.0.0.1", 1, "bench", "PLAINTEXT")
     t = time.perf_counter()
     resp = loop.run_until_complete(handle_metadata(ctx, MetadataRequest(topics=None)))
     if hasattr(resp, "encode_chunks"):

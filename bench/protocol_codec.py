@@ -83,7 +83,7 @@ def metadata_response() -> M.MetadataResponse:
 REPEAT = 9
 
 
-def best_us(fn: Callable[[], Any], number: int) -> float:
+def best_us(fn: Callable[..., Any], number: int) -> float:
     # CPU time of this process, best of REPEAT: robust to other work on a shared machine
     return min(timeit.repeat(fn, number=number, repeat=REPEAT, timer=time.process_time)) / number * 1e6
 
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     n = args.number
     rows = []
     for version in (3, 9, 11):
-        req = produce_request()
+        req: M.Message = produce_request()
         hdr = M.RequestHeader(request_api_key=0, request_api_version=version, correlation_id=1, client_id="producer-1")
         frame = codec.encode_request(hdr, req)[4:]
         rows.append(row("Produce request 6x16KiB", M.ProduceRequest, version, req, n,
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(row("Fetch request 6 parts", M.FetchRequest, version, req, n,
                         lambda f=frame: codec.decode_request(f), lambda h=hdr, r=req: codec.encode_request(h, r)))
     for version in (4, 12, 16):
-        resp = fetch_response(lambda i: RECORDS)
+        resp: M.Message = fetch_response(lambda i: RECORDS)
         frame = codec.encode_response(1, version, 1, resp)[4:]
         rows.append(row("Fetch response 6x16KiB", M.FetchResponse, version, resp, n,
                         lambda f=frame, v=version: codec.decode_response(1, v, f),

@@ -27,8 +27,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from kafpy.protocol import codec  # noqa: E402
-from kafpy.protocol.messages import (AlterClientQuotasRequest, CreateTopicsRequest, FetchRequest,  # noqa: E402
-                               ProduceRequest, RequestHeader)
+from kafpy.protocol.messages import (AlterClientQuotasRequest, AlterClientQuotasResponse,  # noqa: E402
+                               CreateTopicsRequest, FetchRequest, FetchResponse, ProduceRequest,
+                               ProduceResponse, RequestHeader)
 from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
 
@@ -84,6 +85,7 @@ def setup(port: int, topics: list[str], quotas: dict[str, tuple[str, float]]) ->
     resp = c.call(49, 1, A(validate_only=False, entries=[A.EntryData(
         entity=[A.EntityData(entity_type="client-id", entity_name=client)],
         ops=[A.OpData(key=key, value=value, remove=False)]) for client, (key, value) in quotas.items()]))
+    assert isinstance(resp, AlterClientQuotasResponse)
     assert all(e.error_code == 0 for e in resp.entries), resp
     c.close()
 
@@ -108,6 +110,7 @@ class CappedProducer(Runner):
         self.started = time.monotonic()
         while not self.stop.is_set():
             resp = self.client.call(0, 9, self.req)
+            assert isinstance(resp, ProduceResponse)
             self.bytes += self.size
             self.throttled += resp.throttle_time_ms > 0
         self.ended = time.monotonic()
@@ -124,6 +127,7 @@ class CappedConsumer(Runner):
         self.started = time.monotonic()
         while not self.stop.is_set():
             resp = self.client.call(1, 12, fetch(self.topic, offset, 1 << 20))
+            assert isinstance(resp, FetchResponse)
             self.throttled += resp.throttle_time_ms > 0
             for t in resp.responses:
                 for p in t.partitions:

@@ -44,7 +44,8 @@ def main() -> None:
 
     # 16 KiB batches, as a producer's default batch.size would send them
     rnd = random.Random(1)
-    per_batch = [(None, text(rnd, 150), [], 1_700_000_000_000 + i) for i in range(100)]
+    per_batch: list[tuple[bytes | None, bytes, list[tuple[str, bytes | None]], int]] = [
+        (None, text(rnd, 150), [], 1_700_000_000_000 + i) for i in range(100)]
     one = r.build_batch(per_batch)
     while len(one) < 16 * 1024:
         per_batch.append((None, text(rnd, 150), [], 1_700_000_000_000 + len(per_batch)))

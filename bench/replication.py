@@ -145,7 +145,7 @@ def start_cluster(kind: str, work: Path, cluster_box: list) -> Cluster:
     for i in range(BROKERS):
         settings = {**SETTINGS, "broker.id": i, "zookeeper.connect": zk.connect_string}
         if kind == "kafpy":
-            b = KafpyBroker(work_dir=work / f"broker{i}", overrides=settings)
+            b: KafpyBroker | ZkReferenceKafka = KafpyBroker(work_dir=work / f"broker{i}", overrides=settings)
         else:
             b = ZkReferenceKafka(zk.connect_string, i, work_dir=work / f"broker{i}",
                                  log_dir=work / f"broker{i}" / "data", overrides=SETTINGS)

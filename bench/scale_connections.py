@@ -31,14 +31,17 @@ import struct
 import sys
 import tempfile
 import time
+from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import cast
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from kafpy.protocol import codec  # noqa: E402
-from kafpy.protocol.messages import (ApiVersionsRequest, MetadataRequest, ProduceRequest,  # noqa: E402
-                               RequestHeader)
+from kafpy.protocol.message_base import Message  # noqa: E402
+from kafpy.protocol.messages import (ApiVersionsRequest, MetadataRequest, MetadataResponse,  # noqa: E402
+                               ProduceRequest, RequestHeader)
 from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafka_dist import ReferenceKafka  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
@@ -62,7 +65,7 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def request(api_key: int, version: int, corr: int, body: object) -> bytes:
+def request(api_key: int, version: int, corr: int, body: Message) -> bytes:
     header = RequestHeader(request_api_key=api_key, request_api_version=version, correlation_id=corr,
                            client_id="scale-bench")
     return codec.encode_request(header, body)
@@ -72,7 +75,7 @@ API_VERSIONS = request(18, 3, 1, ApiVersionsRequest(client_software_name="scale-
                                                     client_software_version="1.0"))
 
 
-def hold(port: int, n: int, window: int, ready: "mp.Queue", release: "mp.Event") -> None:
+def hold(port: int, n: int, window: int, ready: "mp.Queue", release: Event) -> None:
     """A client process: opens ``n`` connections, at most ``window`` handshaking at once,
     each sending ApiVersions and reading its answer; reports (start, end, failures), keeps
     them open until ``release`` is set."""
@@ -93,11 +96,11 @@ def hold(port: int, n: int, window: int, ready: "mp.Queue", release: "mp.Event")
         if not events:     # the broker stopped answering: count what is left as failed
             for key in list(sel.get_map().values()):
                 sel.unregister(key.fileobj)
-                key.fileobj.close()
+                cast(socket.socket, key.fileobj).close()
             failed = n - len(held)
             break
         for key, _ev in events:
-            s = key.fileobj
+            s = cast(socket.socket, key.fileobj)  # only this function's sockets are registered
             try:
                 if s not in got:   # connected: send the request
                     s.send(API_VERSIONS)
@@ -147,7 +150,7 @@ class Probe:
         (size,) = struct.unpack(">i", self._recv(4))
         return self._recv(size)
 
-    def call(self, api_key: int, version: int, body: object) -> object:
+    def call(self, api_key: int, version: int, body: Message) -> Message:
         self.corr += 1
         frame = self.send_raw(request(api_key, version, self.corr, body))
         return codec.decode_response(api_key, version, frame)[1]
@@ -168,6 +171,7 @@ class Probe:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             md = self.call(3, 12, body)
+            assert isinstance(md, MetadataResponse)
             parts = md.topics[0].partitions if md.topics else []
             if md.topics[0].error_code == 0 and parts and parts[0].leader_id >= 0:
                 return
@@ -245,14 +249,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"open-file limit {limit} is below {need}: raise it (ulimit -Hn) first", file=sys.stderr)
         return 2
     work = Path(tempfile.mkdtemp(prefix="kafpy-scale-"))
-    brokers: dict[str, tuple[int, int, object]] = {}
+    brokers: dict[str, tuple[int, int, KafpyBroker | ReferenceKafka]] = {}
     rows: list[dict] = []
     try:
         if args.only in (None, "kafpy"):
             b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work").start()
+            assert b.proc is not None
             brokers["kafpy"] = (b.proc.pid, b.port, b)
         if args.only in (None, "kafka"):
             k = ReferenceKafka(args.kafka_version, log_dir=work / "kafka", work_dir=work / "kafka-work").start()
+            assert k.proc is not None
             brokers["kafka"] = (k.proc.pid, k.port, k)
         for name, (pid, port, _b) in brokers.items():
             latencies(port)   # creates the topic, warms both up
@@ -263,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(f"{name} {count}: {row}", flush=True)
     finally:
-        for _pid, _port, b in brokers.values():
-            b.stop()  # type: ignore[attr-defined]
+        for _pid, _port, broker in brokers.values():
+            broker.stop()
         shutil.rmtree(work, ignore_errors=True)
     print_table(sorted(rows, key=lambda r: (r["count"], r["broker"])))
     return 0

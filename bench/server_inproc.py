@@ -126,26 +126,26 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.uvloop:
         import uvloop
-        loop = uvloop.new_event_loop()
+        loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
     else:
         loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     d = tempfile.mkdtemp(prefix="kafpy-bench-inproc-")
     broker = LocalBroker(d, loop)
-    broker.apis = ApiRegistry.load()  # type: ignore[attr-defined]
+    apis = ApiRegistry.load()
     broker.create_topic(TOPIC, args.partitions)
     sock = NullSocket()
-    server = SocketServer(broker.config, broker.apis, broker.services, loop)  # type: ignore[attr-defined]
+    server = SocketServer(broker.config, apis, broker.services, loop)
     observer = None
     if args.metrics or args.metrics_ab:
         from kafpy.metrics.observer import RequestObserver
         from kafpy.metrics.request_logger import RequestLogger
-        observer = RequestObserver(broker.apis.name, lambda topic_id: None,
+        observer = RequestObserver(apis.name, lambda topic_id: None,
                                    RequestLogger(lambda: broker.config["kafpy.request.logger.slow.ms"]))
 
     def metrics_on(on: bool) -> None:
         server.observer = observer if on else None
-        broker.replica_manager.topic_stats = observer.topics if on else None   # as Broker installs them
+        broker.replica_manager.topic_stats = observer.topics if on and observer is not None else None   # as Broker installs them
     metrics_on(args.metrics)
     conn = KafkaConnection(server, "PLAINTEXT")
     conn.connection_made(NullTransport(sock))  # type: ignore[arg-type]
@@ -203,15 +203,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.metrics_ab:
             for name, cpu in (("Produce", produce_cpu), ("Fetch", fetch_cpu)):
                 runs = list(enumerate(cpu))[4:]   # the first four warm up
-                off = sorted(c for i, c in runs if i % 4 not in (1, 2))
-                on = sorted(c for i, c in runs if i % 4 in (1, 2))
-                if not off or not on:
+                cpu_off = sorted(c for i, c in runs if i % 4 not in (1, 2))
+                cpu_on = sorted(c for i, c in runs if i % 4 in (1, 2))
+                if not cpu_off or not cpu_on:
                     continue
-                med_off, med_on = off[len(off) // 2], on[len(on) // 2]
-                print(f"  {name} metrics off / on, medians of {len(off)} / {len(on)} alternated runs: "
+                med_off, med_on = cpu_off[len(cpu_off) // 2], cpu_on[len(cpu_on) // 2]
+                print(f"  {name} metrics off / on, medians of {len(cpu_off)} / {len(cpu_on)} alternated runs: "
                       f"{1e6 * med_off / args.requests:.1f} / {1e6 * med_on / args.requests:.1f} us "
-                      f"({100 * (med_on / med_off - 1):+.1f} %); best {1e6 * off[0] / args.requests:.1f} / "
-                      f"{1e6 * on[0] / args.requests:.1f} us")
+                      f"({100 * (med_on / med_off - 1):+.1f} %); best {1e6 * cpu_off[0] / args.requests:.1f} / "
+                      f"{1e6 * cpu_on[0] / args.requests:.1f} us")
     finally:
         conn.connection_lost(None)
         sock.close()

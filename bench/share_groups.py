@@ -74,7 +74,7 @@ def main() -> None:
     settings = dict(SHARED_SETTINGS)
     with tempfile.TemporaryDirectory(prefix="share-bench-") as tmp:
         work = Path(tmp)
-        brokers = {}
+        brokers: dict[str, KafpyBroker | ReferenceKafka] = {}
         if args.only != "kafka":
             b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work", overrides=settings)
             b.start()

@@ -93,7 +93,8 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-share-state-") as tmp:
         work = Path(tmp)
-        brokers, targets = [], {}
+        brokers: list[KafpyBroker | ReferenceKafka] = []
+        targets = {}
         try:
             if args.only != "kafka":
                 b = KafpyBroker(log_dir=work / "kafpy", work_dir=work / "kafpy-work", overrides=SETTINGS)
@@ -121,8 +122,8 @@ def main() -> None:
                 rate, med, p99 = (statistics.median(x[i] for x in rows) for i in range(3))
                 print(f"{name:<22}{rate:>10,.0f}{med:>11.2f}{p99:>9.2f}")
         finally:
-            for b in brokers:
-                b.stop()
+            for broker in brokers:
+                broker.stop()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from kafpy.spark_jobs import generate, sensor_alerts, session
 from tests.support.kafpy_broker import KafpyBroker
@@ -112,11 +113,12 @@ def main() -> None:
     broker.start()
     try:
         spark = session.build_session("bench-spark-sensor", log_level="ERROR")
+        assert broker.proc is not None
         pid = broker.proc.pid
         # warm-up (JIT, first query plans), not reported
         backlog_run(spark, broker.bootstrap, work, 2000, topic="bench-warmup")
         rows = []
-        runs = [lambda r=int(r): live_run(spark, broker.bootstrap, work, r, args.seconds,
+        runs: list[Callable[..., tuple]] = [lambda r=int(r): live_run(spark, broker.bootstrap, work, r, args.seconds,
                                           args.trigger) for r in args.rates.split(",")]
         if args.backlog:
             runs.append(lambda: backlog_run(spark, broker.bootstrap, work, args.backlog))

@@ -117,7 +117,7 @@ def run_cluster(work: Path) -> dict[str, float]:
             "zookeeper_rss_mb": zk_rss}
 
 
-def run_kafka(work: Path) -> dict[str, float]:
+def run_kafka(work: Path) -> dict[str, float | str]:
     t0 = time.perf_counter()
     kafka = ReferenceKafka("4", work_dir=work, log_dir=work / "data", overrides={
         "offsets.topic.num.partitions": TEST_DEFAULTS["offsets.topic.num.partitions"],

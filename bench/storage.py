@@ -58,6 +58,7 @@ def cpu_only(batches, count: int) -> float:
             lg.active_segment._fd = nul
             lg.producer_state.clear()
         os.close(nul)
+        assert best is not None
         return best
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -106,7 +107,7 @@ def main(argv=None) -> None:
             fd_res = os.open(os.path.join(d, "raw-reserved.bin"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             perf = time.perf_counter
             write = os.write
-            dts = [[], [], [], []]  # per chunk: raw, raw into reserved blocks, Log, Log without reserve
+            dts: list[list[float]] = [[], [], [], []]  # per chunk: raw, raw into reserved blocks, Log, Log without reserve
             reserved = [0, 0]  # raw-reserved: bytes written, bytes reserved
 
             def raw(lo, hi):
@@ -142,8 +143,8 @@ def main(argv=None) -> None:
             # warm-up, untimed: the first batch of each path. A Log's first append as
             # leader writes its leader-epoch checkpoint (fsync'd), a one-off that a
             # broker pays when it becomes leader, not per batch.
-            for p in paths:
-                p(0, 1)
+            for path in paths:
+                path(0, 1)
             for k, start in enumerate(range(1, count, chunk)):
                 stop = min(start + chunk, count)
                 for j in range(4):

@@ -124,8 +124,8 @@ def main() -> None:
         print(f"{name:<20} {rate:>12,.0f} {rate / args.per_transaction:>8,.1f} "
               f"{statistics.median(c for _, c in rows):>10.1f} {f'{lo:,.0f}-{hi:,.0f}':>22}")
     if len(results) == 2:
-        (a, ra), (b, rb) = [(n, statistics.median(r for r, _ in rows)) for n, rows in results.items()]
-        print(f"ratio {a}/{b}: {ra / rb:.2f}")
+        (a, ra), (b_name, rb) = [(n, statistics.median(r for r, _ in rows)) for n, rows in results.items()]
+        print(f"ratio {a}/{b_name}: {ra / rb:.2f}")
 
 
 if __name__ == "__main__":

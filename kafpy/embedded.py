@@ -106,6 +106,7 @@ def write_properties(path: Path, settings: Mapping[str, object]) -> None:
 
 
 _Started = TypeVar("_Started", bound="_KeepsFilesOnFailure")
+_Broker = TypeVar("_Broker", bound="EmbeddedBroker")
 
 
 class _KeepsFilesOnFailure:
@@ -249,7 +250,7 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
         return free_port()
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> "EmbeddedBroker":
+    def start(self: _Broker) -> _Broker:
         """Start the broker and return once it answers ApiVersions (BrokerStartError if it
         exits first or takes longer than ``start_timeout``). On a first start with a port
         picked here that another process took meanwhile, retry on a new port."""
@@ -326,7 +327,7 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
             self.exit_codes.append(code)
         return code
 
-    def restart(self, *, kill: bool = False) -> "EmbeddedBroker":
+    def restart(self: _Broker, *, kill: bool = False) -> _Broker:
         """Stop (or kill) and start again on the same port with the same data."""
         if kill:
             self.kill()

@@ -31,8 +31,8 @@ class ApiSpec(NamedTuple):
     name: str
     min_version: int
     max_version: int
-    request_class: type
-    response_class: type
+    request_class: type[Message]
+    response_class: type[Message]
     flexible_min: int | None
     latest_version_unstable: bool
 

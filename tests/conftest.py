@@ -10,8 +10,9 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Generator, Iterator
 
+import pluggy
 import pytest
 
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
@@ -186,15 +187,16 @@ def kafka_version(request: pytest.FixtureRequest) -> str:
 # --------------------------------------------------------------------------- failure logs
 def _logs_of(value: object) -> list[tuple[str, str]]:
     if hasattr(value, "failure_logs"):
-        return value.failure_logs()  # type: ignore[no-any-return]
+        return value.failure_logs()
     if hasattr(value, "log_text") and hasattr(value, "proc"):
         name = getattr(value, "name", None) or type(value).__name__
-        return [(str(name), value.log_text())]  # type: ignore[attr-defined]
+        return [(str(name), value.log_text())]
     return []
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
+                               ) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
     report = outcome.get_result()
     if report.when == "teardown" or not report.failed:

@@ -20,7 +20,7 @@ from .run import RunResult, result_from_history, run_once
 
 
 def table(results: list[RunResult]) -> str:
-    injected = Counter()
+    injected: Counter[str] = Counter()
     for r in results:
         injected.update(r.injected)
     conv = [r.verdict.converge_s for r in results if r.verdict.converge_s is not None]

@@ -144,7 +144,7 @@ def check(events: Iterable[dict]) -> Verdict:
         else:
             v.notes.append(told + " (across producer epochs: allowed)")
     for p, recs in final.items():
-        last: dict[tuple[str, tuple[int, int] | None], tuple[int, int]] = {}
+        last_of: dict[tuple[str, tuple[int, int] | None], tuple[int, int]] = {}
         unattributed = 0
         for off, value in recs:
             name, n = _seq(value)
@@ -155,10 +155,10 @@ def check(events: Iterable[dict]) -> Verdict:
                 v.violations.append(f"partition {p}: idempotent {value!r} at {off} is in no idempotent "
                                     f"batch of broker {batches[p]['broker']}'s log")
             key = (name, writer)
-            if key in last and n <= last[key][0]:
-                v.violations.append(f"partition {p}: {value!r} at {off} after {name}:{last[key][0]} "
-                                    f"at {last[key][1]}{_writer(writer)} (order)")
-            last[key] = (n, off)
+            if key in last_of and n <= last_of[key][0]:
+                v.violations.append(f"partition {p}: {value!r} at {off} after {name}:{last_of[key][0]} "
+                                    f"at {last_of[key][1]}{_writer(writer)} (order)")
+            last_of[key] = (n, off)
     for p, seen in committed.items():
         high = (0.0, -1)
         for t, off in seen:

@@ -54,12 +54,13 @@ class NamespacedBroker(KafpyBroker):
 
     def signal(self, sig: int) -> None:
         if self.running:
+            assert self.proc is not None
             os.killpg(self.proc.pid, sig)
         self.paused = sig == signal.SIGSTOP
 
     @property
     def pid(self) -> int | None:
-        return self.proc.pid if self.running else None
+        return self.proc.pid if self.running and self.proc is not None else None
 
     def output_mark(self) -> int:
         """Where its output file ends now (for ``output_since``)."""
@@ -209,6 +210,7 @@ class Cluster:
         ``since_ms`` (wall clock: ZooKeeper runs on this machine), i.e. it is the registration
         of a process started after then, not the leftover of a killed one whose session has
         not expired yet. False while ZooKeeper does not answer."""
+        assert self.zk is not None, "the cluster is not started"
         zk = KazooClient(hosts=self.zk.connect_string, timeout=2.0)
         try:
             zk.start(timeout=2.0)

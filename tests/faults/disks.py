@@ -198,6 +198,7 @@ class LogDisk:
     @property
     def device(self) -> str:
         """The loop device as "MAJ:MIN" (what blkio throttle files take)."""
+        assert self.loop is not None, "the disk is not set up"
         rdev = os.stat(self.loop).st_rdev
         return f"{os.major(rdev)}:{os.minor(rdev)}"
 

@@ -14,6 +14,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 from tests.support import wire
 from tests.support.process import ProcessFailed
@@ -98,7 +99,7 @@ class Injector:
     def run(self, faults: list[Fault]) -> None:
         steps = sorted([(f.at, 0, i) for i, f in enumerate(faults)] +
                        [(f.at + f.duration, 1, i) for i, f in enumerate(faults)])
-        undo: dict[int, object] = {}
+        undo: dict[int, Callable[[], object]] = {}
         start = time.monotonic()
         for at, is_heal, i in steps:
             time.sleep(max(0.0, start + at - time.monotonic()))
@@ -187,8 +188,10 @@ class Injector:
     def _kill(self, kind: str, target: int):
         c = self.cluster
         if target < 0:
-            c.zk.kill()
-            return lambda: c.zk.start()
+            zk = c.zk
+            assert zk is not None, "the cluster is not started"
+            zk.kill()
+            return lambda: zk.start()
         c.expected_down.add(target)
         c.brokers[target].kill()
         return lambda: self._restart(target)
@@ -214,6 +217,7 @@ class Injector:
                 break
             output = b.output_since(mark)
             if not any(reason in output for reason in RETRYABLE):
+                assert b.proc is not None
                 self.history.record("crash", broker=target, code=b.proc.returncode, when="restart",
                                     log=output[-1500:])
                 return  # stays in expected_down: reported once, here

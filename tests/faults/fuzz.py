@@ -23,6 +23,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from kafpy.protocol import codec
+from kafpy.protocol.message_base import Struct
 from kafpy.protocol.messages import RequestHeader
 from kafpy.protocol.records import build_batch
 from tests.support import wire
@@ -87,7 +88,7 @@ class RequestMaker:
             return None
         return self.struct(owner, struct_cls, depth + 1)
 
-    def struct(self, owner: type, cls: type, depth: int) -> Any:
+    def struct(self, owner: type, cls: type[Struct], depth: int) -> Any:
         kwargs = {}
         for f in cls.FIELDS:
             if self.rng.random() < 0.8:

@@ -168,8 +168,10 @@ class ConfluentConsumer(Worker):
                 msgs = c.consume(num_messages=200, timeout=0.5)
                 good = [m for m in msgs if m.error() is None]
                 for m in good:
+                    value = m.value()
+                    assert value is not None
                     self.history.record("consume", consumer=self.name, partition=m.partition(),
-                                        offset=m.offset(), value=m.value().decode())
+                                        offset=m.offset(), value=value.decode())
                 if not good:
                     continue
                 try:
@@ -223,9 +225,11 @@ def read_back(bootstrap: list[str], topic: str, partitions: int, history: Histor
             for m in c.consume(num_messages=1000, timeout=1.0):
                 if m.error() is not None:
                     continue
-                out[m.partition()].append((m.offset(), m.value().decode()))
-                if m.offset() + 1 >= ends[m.partition()]:
-                    pending.discard(m.partition())
+                p, off, value = m.partition(), m.offset(), m.value()
+                assert p is not None and off is not None and value is not None
+                out[p].append((off, value.decode()))
+                if off + 1 >= ends[p]:
+                    pending.discard(p)
     finally:
         c.close()
     for p, recs in out.items():

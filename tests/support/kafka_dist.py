@@ -20,7 +20,7 @@ import tempfile
 import uuid
 import zipfile
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TypeVar
 
 from kafpy._process import ChildProcess
 
@@ -299,6 +299,9 @@ def random_cluster_id() -> str:
             return cid
 
 
+_Reference = TypeVar("_Reference", bound="ReferenceKafka")
+
+
 class ReferenceKafka(ChildProcess):
     """A real single-node Apache Kafka broker (KRaft, combined broker+controller).
 
@@ -385,11 +388,11 @@ class ReferenceKafka(ChildProcess):
         """`kafka-storage format` the log and metadata dirs with this broker's cluster id."""
         self._write_config()
         run_tool(self.version, "kafka-storage",
-                 ["format", "-t", self.cluster_id, "-c", self.config_path, "--ignore-formatted"],
+                 ["format", "-t", self.cluster_id, "-c", str(self.config_path), "--ignore-formatted"],
                  timeout=120)
         self._formatted = True
 
-    def start(self) -> "ReferenceKafka":
+    def start(self: _Reference) -> _Reference:
         """Format (first time), start, wait until Metadata lists this node. When the ports
         were picked here and another process took one meanwhile, retry on new ports."""
         if self.proc is not None and self.proc.poll() is None:
@@ -417,7 +420,7 @@ class ReferenceKafka(ChildProcess):
             self.format()
         else:
             self._write_config()
-        cmd = java_command(self.version, "kafka-server-start", [self.config_path],
+        cmd = java_command(self.version, "kafka-server-start", [str(self.config_path)],
                            heap="1g", log_level=os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "INFO"))
         out = open(self.output_path, "ab")
         try:

@@ -175,6 +175,7 @@ class RecordingProxy:
         self.specs = load_request_specs()
         if cap_versions == "spec":
             cap_versions = {k: (v["min"], v["max"]) for k, v in self.specs.items()}
+        assert not isinstance(cap_versions, str), f"cap_versions={cap_versions!r}: a mapping, None or \"spec\""
         self.cap_versions = cap_versions
         self._listener = socket.create_server((LOOPBACK, port or 0))
         self.port = self._listener.getsockname()[1]

@@ -16,6 +16,8 @@ from tests.support.ports import LOOPBACK, free_port
 class AppServer:
     """``.url``, ``.component``; ``start()`` returns once the component has started."""
 
+    registry_url: str   # set by the REST Proxy fixture: the Schema Registry beside it
+
     def __init__(self, make: Callable[[], tuple[Any, Any]]) -> None:
         self.make = make   # () -> (component, aiohttp application), called on the server's loop
         self.port = free_port()

@@ -42,7 +42,7 @@ def test_a_handler_registered_under_a_bare_number_is_refused():
         return None
 
     with pytest.raises(TypeError, match="not an ApiKey"):
-        ApiRegistry([Handler(18, 0, 3, func)])  # type: ignore[arg-type]
+        ApiRegistry([Handler(18, 0, 3, func)])
 
 
 def test_every_authorization_rule_is_keyed_by_an_api_key():

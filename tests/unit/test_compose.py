@@ -39,7 +39,9 @@ def published(service: dict) -> set[int]:
 
 
 def port_of(listener: str) -> int:
-    return int(re.fullmatch(r"\w+://[^:]*:(\d+)", listener).group(1))
+    match = re.fullmatch(r"\w+://[^:]*:(\d+)", listener)
+    assert match is not None, listener
+    return int(match.group(1))
 
 
 def test_zookeeper_is_the_official_image_on_its_port():

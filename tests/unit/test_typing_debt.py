@@ -23,6 +23,6 @@ def _file_of(module: str) -> list[str]:
 
 def test_every_module_of_the_typing_debt_exists() -> None:
     debt = _debt()
-    assert "tests.conftest" in debt  # the reader finds the list (the package's floors leave it first)
+    assert debt, "the reader found no list"  # (when the last module leaves, the section goes too)
     assert len(debt) == len(set(debt))
     assert [m for m in debt if not _file_of(m)] == []

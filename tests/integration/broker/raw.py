@@ -99,7 +99,7 @@ def read_all(bootstrap: str, topic: str, partition: int = 0) -> list[tuple[int, 
         consumer.assign([tp])
         end = consumer.end_offsets([tp])[tp]
         consumer.seek_to_beginning(tp)
-        out = []
+        out: list[tuple[int, bytes | None, bytes | None]] = []
         deadline = time.monotonic() + 60
         while len(out) < end and time.monotonic() < deadline:
             for recs in consumer.poll(timeout_ms=500).values():

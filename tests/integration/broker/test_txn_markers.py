@@ -62,12 +62,12 @@ def kafka_python_values(bootstrap: str, topic: str, isolation: str, count: int) 
         consumer.close()
 
 
-def confluent_values(bootstrap: str, topic: str, count: int) -> list[bytes]:
+def confluent_values(bootstrap: str, topic: str, count: int) -> list[bytes | None]:
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic_name("g"), "enable.auto.commit": False})
     try:
         consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-        out: list[bytes] = []
+        out: list[bytes | None] = []
         deadline = time.monotonic() + 60
         while len(out) < count and time.monotonic() < deadline:
             m = consumer.poll(0.5)

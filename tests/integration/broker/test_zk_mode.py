@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, cast
 
 import pytest
 from kazoo.client import KazooClient
 
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import LeaderAndIsrRequest, MetadataRequest, UpdateMetadataRequest
 from kafpy.replication import zk_data as zd
@@ -21,7 +22,7 @@ from kafpy.replication.partition import Role
 from kafpy.broker.broker import Broker
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.quotas.entity_configs import EntityConfigs
-from kafpy.broker.zk_broker import InconsistentClusterIdException
+from kafpy.broker.zk_broker import ControllerFactory, InconsistentClusterIdException
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -82,7 +83,9 @@ def zk_broker(zookeeper, log_dir: str, loop: asyncio.AbstractEventLoop, controll
     config = KafkaConfig({"broker.id": "0", "log.dirs": log_dir, "zookeeper.connect": zookeeper.connect_string,
                           "zookeeper.session.timeout.ms": "6000", "listeners": "PLAINTEXT://127.0.0.1:0",
                           "controlled.shutdown.enable": "false", "num.partitions": "1", **overrides})
-    return Broker(config, loop, controller_factory=lambda *args: (controller, AdminStandIn()))
+    # the stand-ins take the controller's and the admin manager's places
+    return Broker(config, loop,
+                  controller_factory=cast(ControllerFactory, lambda *args: (controller, AdminStandIn())))
 
 
 def with_broker(zookeeper, tmp_path, controller: ControllerStandIn,
@@ -110,10 +113,11 @@ def with_broker(zookeeper, tmp_path, controller: ControllerStandIn,
 
 
 async def as_controller(broker: Broker, api_key: int, body: Any, version: int) -> Any:
+    assert broker.server is not None, "the broker is not started"
     port = broker.server.bound_ports["PLAINTEXT"]
     client = NetworkClient("127.0.0.1", port, client_id="controller-1", node_id=0)
     try:
-        return await client.send(api_key, body, version=version)
+        return await client.send(ApiKey(api_key), body, version=version)
     finally:
         await client.close()
 
@@ -122,6 +126,8 @@ def test_startup_registration_and_metadata_only_from_the_controller(zookeeper, t
     controller = ControllerStandIn()
 
     async def body(broker: Broker, observer: KazooClient) -> None:
+        assert broker.server is not None and broker.services is not None    # started
+        assert broker.metadata_cache is not None and broker.replica_manager is not None
         port = broker.server.bound_ports["PLAINTEXT"]
         data, stat = observer.get(zd.broker_path(0))
         assert json.loads(data)["endpoints"] == [f"PLAINTEXT://127.0.0.1:{port}"]
@@ -145,7 +151,8 @@ def test_startup_registration_and_metadata_only_from_the_controller(zookeeper, t
                                                                         port=port)])
         resp = await as_controller(broker, 4, li, 7)
         assert [p.error_code for t in resp.topics for p in t.partition_errors] == [ErrorCode.NONE]
-        assert broker.replica_manager.get_partition("t", 0).role is Role.LEADER
+        partition = broker.replica_manager.get_partition("t", 0)
+        assert partition is not None and partition.role is Role.LEADER
         umr = UM(controller_id=1, controller_epoch=1, broker_epoch=epoch, live_brokers=[
             UM.UpdateMetadataBroker(id=b, endpoints=[UM.UpdateMetadataEndpoint(
                 port=port + b, host="127.0.0.1", listener="PLAINTEXT", security_protocol=0)]) for b in (0, 1)],
@@ -174,6 +181,7 @@ def test_session_expiry_registers_again_with_a_new_epoch(zookeeper, tmp_path):
     controller = ControllerStandIn()
 
     async def body(broker: Broker, observer: KazooClient) -> None:
+        assert broker.services is not None and broker.zk is not None    # started
         first = broker.services.broker_epoch
         session_id, password = broker.zk.kazoo.client_id
         twin = KazooClient(hosts=zookeeper.connect_string, client_id=(session_id, password))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from kafka import KafkaConsumer, TopicPartition
 
@@ -35,18 +35,23 @@ def metadata(broker: Any, topics: list[str] | None = None):
     return codec.decode_response(3, 12, wire.roundtrip(broker.host, broker.port, frame, timeout=5))[1]
 
 
-def wait_until(check: Callable[[], object], timeout: float, what: str) -> object:
-    """Poll ``check`` until it returns something true; fail naming ``what`` and the last value."""
+_T = TypeVar("_T")
+
+
+def wait_until(check: Callable[..., _T], timeout: float, what: str) -> _T:
+    """Poll ``check`` until it returns something true; fail naming ``what`` and the last value.
+    (``Callable[...]``: the callers' lambdas bind loop variables as default arguments.)"""
     deadline = time.monotonic() + timeout
     last: object = None
     while time.monotonic() < deadline:
         try:
-            last = check()
+            value = check()
         except OSError as e:
             last = e
         else:
-            if last:
-                return last
+            last = value
+            if value:
+                return value
         time.sleep(0.2)
     raise AssertionError(f"{what} within {timeout:.0f}s; last: {last!r}")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from typing import Callable, Iterator
+from typing import Callable, Iterator, cast
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -95,11 +95,11 @@ def test_member_carries_on_when_the_coordinator_is_killed(zookeeper, broker_fact
             while not stop.is_set():
                 msg = c.poll(0.2)
                 if msg is None or msg.error() is not None:
-                    if msg is not None and msg.error().fatal():
+                    if msg is not None and (err := msg.error()) is not None and err.fatal():
                         errors.append(str(msg.error()))
                         return
                     continue
-                seen.add(msg.value())
+                seen.add(cast(bytes, msg.value()))   # the test's records all have values
                 try:
                     got = c.commit(message=msg, asynchronous=False)
                     commits.append({tp.partition: tp.offset for tp in got})

@@ -21,6 +21,7 @@ from kafka.errors import InvalidReplicationFactorError, NotControllerError, Topi
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
 
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
 from kafpy.replication.network_client import NetworkClient
@@ -317,9 +318,9 @@ async def send_as_controller(broker: Any, controller_id: int, controller_epoch: 
                                                          delete_partition=True)])])
     client = NetworkClient(broker.host, broker.port, client_id=f"controller-{controller_id}", node_id=broker.node_id)
     try:
-        return {"LeaderAndIsr": (await client.send(4, lai, version=4)).error_code,
-                "UpdateMetadata": (await client.send(6, um, version=6)).error_code,
-                "StopReplica": (await client.send(5, sr, version=3)).error_code}
+        return {"LeaderAndIsr": (await client.send(ApiKey.LEADER_AND_ISR, lai, version=4)).error_code,
+                "UpdateMetadata": (await client.send(ApiKey.UPDATE_METADATA, um, version=6)).error_code,
+                "StopReplica": (await client.send(ApiKey.STOP_REPLICA, sr, version=3)).error_code}
     finally:
         await client.close()
 

@@ -75,6 +75,7 @@ class JavaProducer:
         self._reader.start()
 
     def _read(self) -> None:
+        assert self.proc.stdout is not None, "started with stdout=PIPE"
         for line in self.proc.stdout:
             try:
                 event = json.loads(line)

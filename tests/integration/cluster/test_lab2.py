@@ -139,6 +139,7 @@ class Consumer:
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
+        assert self.proc.stdout is not None, "started with stdout=PIPE"
         for line in self.proc.stdout:
             if re.fullmatch(r"m\d+", line.strip()):
                 with self._lock:
@@ -247,6 +248,7 @@ class Lab:
 
     def send(self, count: int) -> list[str]:
         values = [f"m{len(self.sent) + i + 1}" for i in range(count)]
+        assert self.producer.stdin is not None, "started with stdin=PIPE"
         for v in values:
             self.producer.stdin.write(f"key-{v}:{v}\n")
         self.producer.stdin.flush()
@@ -342,7 +344,7 @@ def test_lab2_cluster_and_failover(lab, tools):
 def lines_covering_every_partition(sent: int) -> int:
     """How many lines ``Lab.send`` must write next (keys ``key-m<n>``, n after ``sent``) so
     that the default partitioner (murmur2 of the key) puts at least one on every partition."""
-    n, covered = 0, set()
+    n, covered = 0, set[int]()
     while len(covered) < PARTITIONS:
         n += 1
         covered.add((murmur2(f"key-m{sent + n}".encode()) & 0x7FFFFFFF) % PARTITIONS)

@@ -64,7 +64,7 @@ def apache_factory(tmp_path_factory):
         kafka.start()
         return kafka
 
-    start.failure_logs = lambda: [(k.name, k.log_text()) for k in started]  # type: ignore[attr-defined]
+    start.failure_logs = lambda: [(k.name, k.log_text()) for k in started]
     try:
         yield start
     finally:

@@ -30,6 +30,7 @@ class _Reader:
 
     def _run(self) -> None:
         # Only message lines: Kafka 4's tool also prints a deprecation notice on stdout.
+        assert self.proc.stdout is not None, "started with stdout=PIPE"
         for line in self.proc.stdout:
             if line.startswith(("first-", "second-")):
                 self.lines.append(line.rstrip("\n"))

@@ -15,9 +15,11 @@ def _kcat_consume(bootstrap: str, expect: int, total: int) -> list[str]:
          "-X", "enable.auto.commit=true", "-X", "auto.commit.interval.ms=200", "kc"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     lines: list[str] = []
+    stdout = proc.stdout
+    assert stdout is not None, "started with stdout=PIPE"
     try:
         t = threading.Thread(target=lambda: lines.extend(
-            line.rstrip("\n") for line in proc.stdout), daemon=True)
+            line.rstrip("\n") for line in stdout), daemon=True)
         t.start()
         wait_until(lambda: len([x for x in lines if x.startswith("kc-")]) >= expect, 90,
                    f"kcat printing {expect} messages")

@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import cast
 
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -78,12 +79,12 @@ class Member(threading.Thread):
                 msg = c.poll(0.2)
                 if msg is None:
                     continue
-                if msg.error() is not None:
-                    if msg.error().fatal():
+                if (err := msg.error()) is not None:
+                    if err.fatal():
                         self.errors.append(str(msg.error()))
                         return
                     continue
-                self.seen.add(msg.value())
+                self.seen.add(cast(bytes, msg.value()))   # the test's records all have values
         finally:
             c.close()   # commits and revokes (the callback runs) before leaving
 
@@ -119,6 +120,7 @@ class JavaMember:
         self.reader.start()
 
     def _read(self) -> None:
+        assert self.proc.stdout is not None, "started with stdout=PIPE"
         for line in self.proc.stdout:
             kind, _, rest = line.rstrip("\n").partition(" ")
             if kind == "assigned":
@@ -135,6 +137,7 @@ class JavaMember:
                 self.closed = True
 
     def halt(self) -> None:
+        assert self.proc.stdin is not None, "started with stdin=PIPE"
         try:
             self.proc.stdin.write("stop\n")
             self.proc.stdin.close()

@@ -117,12 +117,12 @@ def _session(bootstrap: str, topic: str, group: str, ours: bool = False) -> dict
         # our console share consumer, in a group of its own
         _tool(bootstrap, "--entity-type", "groups", "--entity-name", group + "-ours", "--alter",
               "--add-config", "share.auto.offset.reset=earliest", tool="kafka-configs")
-        read = subprocess.run([sys.executable, "-m", "kafpy.scripts.kafka_console_share_consumer",
+        ours_read = subprocess.run([sys.executable, "-m", "kafpy.scripts.kafka_console_share_consumer",
                                "--bootstrap-server", bootstrap, "--topic", topic, "--group", group + "-ours",
                                "--max-messages", str(RECORDS), "--timeout-ms", "30000"],
                               capture_output=True, text=True, timeout=90)
-        assert sorted(read.stdout.split()) == seen["read"], read.stderr
-        assert f"Processed a total of {RECORDS} messages" in read.stderr
+        assert sorted(ours_read.stdout.split()) == seen["read"], ours_read.stderr
+        assert f"Processed a total of {RECORDS} messages" in ours_read.stderr
     return seen
 
 

@@ -13,6 +13,7 @@ import json
 import socket
 import ssl
 import subprocess
+from typing import cast
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,10 @@ def _tls(certs: Path, port: int) -> ssl.SSLSocket:
 
 def _subject_cn(certs: Path, port: int) -> str:
     with _tls(certs, port) as s:
-        return dict(x[0] for x in s.getpeercert()["subject"])["commonName"]
+        cert = s.getpeercert()
+        assert cert is not None
+        subject = cast(tuple[tuple[tuple[str, str], ...], ...], cert["subject"])   # its relative names
+        return dict(x[0] for x in subject)["commonName"]
 
 
 def _api_versions_answered(s: ssl.SSLSocket) -> bool:

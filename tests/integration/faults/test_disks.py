@@ -43,6 +43,7 @@ def fsyncs(disk: LogDisk, count: int, slow: bool) -> int:
     proc = subprocess.Popen([sys.executable, "-c", FSYNCER, str(disk.mount_point / "f"), str(count)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None, "started with stdin and stdout=PIPE"
     try:
         if slow:
             disk.slow_down(group_pids(proc.pid))

@@ -80,10 +80,10 @@ def interpreters() -> dict[str, str]:
 
 def project_dependencies() -> list[str]:
     """kafpy's install requirements as pyproject.toml lists them."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:
+        import tomli as tomllib
     data = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     return list(data["project"]["dependencies"])
 

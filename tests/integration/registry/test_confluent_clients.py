@@ -8,7 +8,7 @@ import time
 import uuid
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer, Message, Producer
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.error import SchemaRegistryError
@@ -25,7 +25,8 @@ def consume_all(bootstrap: str, topic: str, n: int, timeout: float = 30.0) -> li
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"g-{uuid.uuid4().hex[:6]}",
                          "auto.offset.reset": "earliest"})
     consumer.subscribe([topic])
-    out, deadline = [], time.monotonic() + timeout
+    out: list[Message] = []
+    deadline = time.monotonic() + timeout
     try:
         while len(out) < n and time.monotonic() < deadline:
             msg = consumer.poll(0.5)

@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import cast
 
 from tests.integration.cluster.harness import start_cluster, wait_until
 from tests.support.ports import LOOPBACK, free_port
@@ -85,6 +86,7 @@ def test_acknowledged_registrations_survive_primary_kill(zookeeper, broker_facto
                 except OSError:
                     status, body = 0, None
                 if status == 200:
+                    assert isinstance(body, dict), body
                     acked[i] = body["id"]
                 i += 1
                 time.sleep(0.02)
@@ -103,7 +105,8 @@ def test_acknowledged_registrations_survive_primary_kill(zookeeper, broker_facto
         assert len(set(ids)) == len(ids), "an id was given to two schemas"
         for r in survivors:
             def all_readable(r=r) -> bool:
-                return all(http(f"{r.url}/subjects/s{i}-value/versions/latest")[1].get("id") == sid
+                # the registry answers a JSON object
+                return all(cast(dict, http(f"{r.url}/subjects/s{i}-value/versions/latest")[1]).get("id") == sid
                            for i, sid in acked.items())
             wait_until(all_readable, 60, f"every acknowledged registration on {r.url}")
             for i, sid in list(acked.items())[:: max(1, len(acked) // 10)]:

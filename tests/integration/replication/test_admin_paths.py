@@ -32,7 +32,7 @@ async def topic_with_leaders(zk: KafkaZkClient, topic: str, partitions: dict[int
     """A topic as ZooKeeper would show it after some leader moves (written before any controller)."""
     await zk.create_topic_assignment(topic, zd.TopicAssignment.of(zd.topic_id_to_str(topic_id(topic)),
                                                                   partitions))
-    await zk.create_partition_states({(topic, p): LeaderAndIsr(leaders[p], 0, list(partitions[p]))
+    await zk.create_partition_states({(topic, p): LeaderAndIsr(leaders[p], 0, tuple(partitions[p]))
                                       for p in partitions}, 0, MATCH_ANY_VERSION)
 
 
@@ -86,6 +86,7 @@ def test_reassign_partitions_znode(zookeeper):
         # broker 3 joins the ISR: the reassignment completes and the znode, now empty, goes
         state = await znode(a, zd.partition_state_path("f", 0))
         _, stat = await a.get_data(zd.partition_state_path("f", 0))
+        assert stat is not None
         resp = await c1.alter_partition(isr_request(1, epochs, topic_id("f"), state, [1, 2, 3],
                                                     stat.version), 3)
         assert resp.topics[0].partitions[0].error_code == 0
@@ -118,7 +119,7 @@ def test_reassign_partitions_znode(zookeeper):
     run(zookeeper, 3, body)
 
 
-async def topic_adding(zk: KafkaZkClient, topic: str) -> dict:
+async def topic_adding(zk: KafkaZkClient, topic: str) -> dict | None:
     return (await znode(zk, zd.topic_path(topic)) or {}).get("adding_replicas")
 
 

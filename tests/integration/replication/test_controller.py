@@ -21,6 +21,8 @@ from kafpy.protocol.messages import (AlterPartitionRequest, LeaderAndIsrResponse
 from kafpy.replication import controller_events as ce
 from kafpy.replication import zk_data as zd
 from kafpy.replication.controller import KafkaController
+from kafpy.replication.controller_context import TopicPartition
+from kafpy.replication.leader_and_isr import LeaderAndIsr
 from kafpy.replication.zk_client import KafkaZkClient
 
 pytestmark = pytest.mark.timeout(120)
@@ -55,6 +57,7 @@ class Recorder:
 
             async def send(self, key: int, body: Any, *, version: int | None = None,
                            timeout_ms: int | None = None) -> Any:
+                assert version is not None, "the controller names the version it sends"
                 header = RequestHeader(request_api_key=key, request_api_version=version,
                                        correlation_id=1, client_id="controller")
                 _, decoded = codec.decode_request(codec.encode_request(header, body)[4:])
@@ -79,6 +82,13 @@ def config(broker_id: int, **extra: str) -> KafkaConfig:
 
 def registration(broker_id: int) -> zd.BrokerRegistration:
     return zd.BrokerRegistration(broker_id, (zd.EndPoint("PLAINTEXT", "127.0.0.1", 9090 + broker_id),))
+
+
+def leadership(c: KafkaController, tp: TopicPartition) -> LeaderAndIsr:
+    """What the controller knows of ``tp``'s leadership (it must know the partition)."""
+    s = c.ctx.leader_and_isr(tp)
+    assert s is not None, f"the controller knows no {tp}"
+    return s
 
 
 async def wait_until(cond: Callable[[], Any], timeout: float = 20.0) -> Any:
@@ -128,6 +138,7 @@ def test_election_topic_creation_failover_and_requests(zookeeper):
         await wait_until(lambda: c1.is_active)
         assert c1.epoch == 1
         data, stat = await a.get_data(zd.CONTROLLER_EPOCH_PATH)
+        assert stat is not None
         assert data == b"1" and stat.version == 1
         assert (await znode(a, zd.CONTROLLER_PATH))["brokerid"] == 1
         # UpdateMetadata to both brokers, each with its own epoch
@@ -257,19 +268,20 @@ def test_broker_change_and_controlled_shutdown(zookeeper):
 
             # producer id blocks for a broker that asks the controller (AllocateProducerIds)
             block = await c1.allocate_producer_ids(3, epoch3)
+            assert isinstance(block, zd.ProducerIdBlock), block
             assert (block.broker_id, block.size) == (3, 1000)
             assert await c1.allocate_producer_ids(3, epochs[2]) == ErrorCode.STALE_BROKER_EPOCH
             assert await c1.allocate_producer_ids(9, 1) == ErrorCode.BROKER_ID_NOT_REGISTERED
 
             # leader 2 takes 3 back into u-1's ISR; the imbalance check gives 3 its leadership back
-            s1 = c1.ctx.leader_and_isr(("u", 1))
+            s1 = leadership(c1, ("u", 1))
             req = AlterPartitionRequest(broker_id=2, broker_epoch=epochs[1], topics=[AlterPartitionRequest.TopicData(
                 topic_name="u", partitions=[AlterPartitionRequest.PartitionData(
                     partition_index=1, leader_epoch=s1.leader_epoch, new_isr=[2, 3],
                     partition_epoch=s1.partition_epoch)])])
             assert (await c1.alter_partition(req, 1)).topics[0].partitions[0].isr == [2, 3]
             c1._events.put(ce.AutoPreferredReplicaLeaderElection())
-            await wait_until(lambda: c1.ctx.leader_and_isr(("u", 1)).leader == 3)
+            await wait_until(lambda: leadership(c1, ("u", 1)).leader == 3)
             assert await znode(a, zd.partition_state_path("u", 1)) == {
                 "controller_epoch": 1, "leader": 3, "version": 1, "leader_epoch": 2, "isr": [2, 3]}
         finally:
@@ -335,7 +347,7 @@ def test_a_failed_log_dir_moves_leadership_off_its_replicas(zookeeper):
             mark = len(rec.sent)
             failed.add(("d", 1))
             await c.propagate_log_dir_event(3)
-            await wait_until(lambda: c1.ctx.leader_and_isr(("d", 1)).leader == 2)
+            await wait_until(lambda: leadership(c1, ("d", 1)).leader == 2)
             assert await znode(a, zd.partition_state_path("d", 1)) == {
                 "controller_epoch": 1, "leader": 2, "version": 1, "leader_epoch": 1, "isr": [2]}
             assert (await znode(a, zd.partition_state_path("d", 0)))["isr"] == [2, 3]  # its dir works

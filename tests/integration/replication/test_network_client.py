@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from kafpy.protocol import codec
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest
 from kafpy.protocol.records import build_batch, decode_batch, iter_batches
@@ -17,7 +18,8 @@ from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 from tests.support import wire
 from tests.support.ports import LOOPBACK
 
-PRODUCE, FETCH, METADATA, API_VERSIONS, CREATE_TOPICS = 0, 1, 3, 18, 19
+PRODUCE, FETCH, METADATA, API_VERSIONS, CREATE_TOPICS = (ApiKey.PRODUCE, ApiKey.FETCH, ApiKey.METADATA,
+                                                       ApiKey.API_VERSIONS, ApiKey.CREATE_TOPICS)
 CONFIG = NetworkClientConfig(request_timeout_ms=30000, reconnect_backoff_ms=50, reconnect_backoff_max_ms=500)
 
 
@@ -77,7 +79,9 @@ async def fetch(client: NetworkClient, topic: str, topic_id: bytes, offset: int)
     values = []
     for pos, _header in iter_batches(part.records):
         _h, records = decode_batch(part.records, pos)
-        values += [bytes(r.value) for r in records]
+        for r in records:
+            assert r.value is not None
+            values.append(bytes(r.value))
     return values
 
 
@@ -108,7 +112,7 @@ def test_negotiation_metadata_produce_fetch_and_100_pipelined_requests(target: i
     asyncio.run(scenario())
 
 
-def restart_scenario(port: int, restart) -> None:  # type: ignore[no-untyped-def]
+def restart_scenario(port: int, restart) -> None:
     async def scenario() -> None:
         client = client_for(port)
         try:
@@ -117,6 +121,7 @@ def restart_scenario(port: int, restart) -> None:  # type: ignore[no-untyped-def
             topic_id = await create_topic(client, topic)
             await produce(client, topic, [b"before"])
             first = client.connection
+            assert first is not None
             await asyncio.get_running_loop().run_in_executor(None, restart)
             # the old connection is found closed, at the latest by the next request
             for _ in range(100):
@@ -142,11 +147,11 @@ def restart_scenario(port: int, restart) -> None:  # type: ignore[no-untyped-def
     asyncio.run(scenario())
 
 
-def test_reconnect_after_our_broker_restarts(broker) -> None:  # type: ignore[no-untyped-def]
+def test_reconnect_after_our_broker_restarts(broker) -> None:
     restart_scenario(broker.port, broker.restart)
 
 
-def test_reconnect_after_apache_kafka_restarts(reference_kafka_factory) -> None:  # type: ignore[no-untyped-def]
+def test_reconnect_after_apache_kafka_restarts(reference_kafka_factory) -> None:
     kafka = reference_kafka_factory("4")
 
     def restart() -> None:

@@ -58,6 +58,7 @@ def test_reassignment_steps_cancel_and_refusals(zookeeper):
         # phase 2: broker 3 joins the ISR; leader 1 is not a target, 2 takes over, 1 is removed
         mark = len(rec.sent)
         _, stat = await a.get_data(zd.partition_state_path("t", 0))
+        assert stat is not None
         resp = await c1.alter_partition(isr_request(1, epochs, topic_id, state, [1, 2, 3], stat.version), 3)
         assert resp.topics[0].partitions[0].error_code == 0
         topic = await znode(a, zd.topic_path("t"))

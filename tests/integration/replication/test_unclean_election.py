@@ -20,14 +20,14 @@ from kafpy.replication import zk_data as zd
 from kafpy.replication.controller import KafkaController
 from kafpy.replication.zk_admin import ZkAdminManager
 from kafpy.replication.zk_client import KafkaZkClient
-from tests.integration.replication.test_controller import Recorder, config, run, wait_until, znode
+from tests.integration.replication.test_controller import Recorder, config, leadership, run, wait_until, znode
 
 pytestmark = pytest.mark.timeout(120)
 
 
 async def _shrink_isr_to_leader(c1, zk: KafkaZkClient, epoch: int, tp: tuple[str, int]) -> None:
     """The leader (broker 2) takes the other replica out of the ISR."""
-    s = c1.ctx.leader_and_isr(tp)
+    s = leadership(c1, tp)
     req = AlterPartitionRequest(broker_id=2, broker_epoch=epoch, topics=[AlterPartitionRequest.TopicData(
         topic_name=tp[0], partitions=[AlterPartitionRequest.PartitionData(
             partition_index=tp[1], leader_epoch=s.leader_epoch, new_isr=[2],
@@ -53,21 +53,21 @@ def test_enabling_unclean_election_elects_offline_partitions_at_once(zookeeper):
 
             await b.close()  # broker 2, the only ISR member, dies: both partitions go offline
             await wait_until(lambda: 2 not in c1.ctx.live_brokers)
-            assert c1.ctx.leader_and_isr(("w", 0)).leader == -1
-            assert c1.ctx.leader_and_isr(("v", 0)).leader == -1
+            assert leadership(c1, ("w", 0)).leader == -1
+            assert leadership(c1, ("v", 0)).leader == -1
             assert c1.stats.unclean_leader_elections == 0   # UncleanLeaderElectionsPerSec
 
             # kafka-configs --alter --entity-type topics --entity-name w
             await admin.alter_topic_config("w", {"unclean.leader.election.enable": "true"})
-            await wait_until(lambda: c1.ctx.leader_and_isr(("w", 0)).leader == 3)
+            await wait_until(lambda: leadership(c1, ("w", 0)).leader == 3)
             assert (await znode(a, zd.partition_state_path("w", 0)))["isr"] == [3]
-            assert c1.ctx.leader_and_isr(("v", 0)).leader == -1  # its topic still says no
+            assert leadership(c1, ("v", 0)).leader == -1  # its topic still says no
             assert c1.stats.unclean_leader_elections == 1
 
             # kafka-configs --alter --entity-type brokers --entity-default
             await admin.alter_broker_configs({"unclean.leader.election.enable": "true"},
                                              entity_name=zd.DEFAULT_BROKER_ENTITY)
-            await wait_until(lambda: c1.ctx.leader_and_isr(("v", 0)).leader == 3)
+            await wait_until(lambda: leadership(c1, ("v", 0)).leader == 3)
             assert c1.stats.unclean_leader_elections == 2
             assert a.request_latency.count > 0 and max(a.request_latency.recent) < 30_000   # ZooKeeperRequestLatencyMs
             assert c1.event_manager.rate_and_time[ce.ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE].count == 1

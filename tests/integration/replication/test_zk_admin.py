@@ -24,6 +24,12 @@ from tests.integration.replication.test_controller import Recorder
 pytestmark = pytest.mark.timeout(120)
 
 
+def known(cache: MetadataCache, topic: str) -> TopicInfo:
+    info = cache.topic(topic)
+    assert info is not None, f"the metadata cache knows no {topic}"
+    return info
+
+
 def apply_update_metadata(cache: MetadataCache, body: Any) -> None:
     """What a broker's UpdateMetadata handler does with the cache (v5+ layout)."""
     deleted, topics = [], []
@@ -83,8 +89,11 @@ def test_admin_paths_against_zookeeper(zookeeper):
             info = await a1.create_topic("x", 2, 2, {"retention.ms": "5000"})
             assert sorted(info.partitions) == [0, 1] and all(p.leader >= 0 for p in info.partitions.values())
             data, _ = await zks[0].get_data(zd.config_entity_path("topics", "x"))
+            assert data is not None
             assert json.loads(data) == {"version": 1, "config": {"retention.ms": "5000"}}
-            topic = json.loads((await zks[0].get_data(zd.topic_path("x")))[0])
+            topic_data, _ = await zks[0].get_data(zd.topic_path("x"))
+            assert topic_data is not None
+            topic = json.loads(topic_data)
             assert zd.topic_id_from_str(topic["topic_id"]) == info.topic_id
             with pytest.raises(TopicError) as e:
                 await a1.create_topic("x", 1, 1, {})
@@ -98,11 +107,11 @@ def test_admin_paths_against_zookeeper(zookeeper):
             # a config change on broker 2 reaches broker 1 through /config/changes
             await a2.alter_topic_config("x", {"retention.ms": "7000"})
             for _ in range(200):
-                if caches[1].topic("x").configs == {"retention.ms": "7000"}:
+                if known(caches[1], "x").configs == {"retention.ms": "7000"}:
                     break
                 await asyncio.sleep(0.05)
             assert a1.topic_config("x") == {"retention.ms": "7000"}
-            assert caches[1].topic("x").configs == {"retention.ms": "7000"}
+            assert known(caches[1], "x").configs == {"retention.ms": "7000"}
 
             assert await a1.next_producer_id() == 0
             assert await a2.next_producer_id() == 1000
@@ -113,7 +122,7 @@ def test_admin_paths_against_zookeeper(zookeeper):
             assert len(grown.partitions[2].replicas) == 2
 
             await a2.ensure_offsets_topic()
-            offsets = caches[2].topic(GROUP_METADATA_TOPIC_NAME)
+            offsets = known(caches[2], GROUP_METADATA_TOPIC_NAME)
             assert sorted(offsets.partitions) == [0, 1, 2]
             assert (await zks[0].get_entity_config("topics", GROUP_METADATA_TOPIC_NAME))["cleanup.policy"] == "compact"
 

@@ -55,6 +55,7 @@ def test_persistent_paths_cluster_id_and_broker_registration(zookeeper):
 
         epoch1 = await a.register_broker(registration(1, 9092))
         data, stat = await b.get_data(zd.broker_path(1))
+        assert stat is not None
         assert stat.czxid == epoch1 and stat.ephemeralOwner == a.session_id
         assert zd.BrokerRegistration.decode(1, data).endpoints == registration(1).endpoints
         assert await a.register_broker(registration(1, 9092)) == epoch1  # our own node: same epoch
@@ -100,7 +101,8 @@ def test_controller_election_race_and_stale_controller_is_fenced(zookeeper):
         grown = zd.TopicAssignment.of("_XR2JmRDQXGMY7sIhV02gw", {0: [1, 2], 1: [2, 1]})
         with pytest.raises(ControllerMovedError):
             await winner.set_topic_assignment("t", grown, epoch_zk_version)
-        assert (await a.get_topic_assignment("t")).partitions.keys() == {0}
+        assignment = await a.get_topic_assignment("t")
+        assert assignment is not None and assignment.partitions.keys() == {0}
         await c.set_topic_assignment("t", grown, new_version)
         assert (await a.get_topic_assignment("t")) == grown
         with pytest.raises(NodeExistsError):
@@ -128,15 +130,19 @@ def test_partition_state_create_and_cas_conflict(zookeeper):
         assert result.to_retry == [] and result.finished[("t", 0)] == shrunk.with_partition_epoch(1)
         # a second writer still holding partition epoch 0 loses the race and must re-read
         stale = state.leader_and_isr.new_leader_and_isr(2, [2])
-        result = await zk.update_leader_and_isr({("t", 0): stale, ("t", 1): created[("t", 1)]}, epoch, ver)
+        fresh = created[("t", 1)]
+        assert isinstance(fresh, LeaderAndIsr), fresh
+        result = await zk.update_leader_and_isr({("t", 0): stale, ("t", 1): fresh}, epoch, ver)
         assert result.to_retry == [("t", 0)]
-        assert result.finished[("t", 1)].partition_epoch == 1
+        finished = result.finished[("t", 1)]
+        assert isinstance(finished, LeaderAndIsr), finished
+        assert finished.partition_epoch == 1
         states = await zk.get_partition_states([("t", 0), ("t", 1), ("t", 9)])
         assert states[("t", 0)].leader_and_isr == LeaderAndIsr(1, 1, (1,), partition_epoch=1)
         assert ("t", 9) not in states
         # a stale controller epoch fences partition writes too
         with pytest.raises(ControllerMovedError):
-            await zk.update_leader_and_isr({("t", 1): result.finished[("t", 1)]}, epoch, ver - 1)
+            await zk.update_leader_and_isr({("t", 1): finished}, epoch, ver - 1)
     run(zookeeper, body)
 
 
@@ -149,7 +155,9 @@ def test_producer_id_blocks_from_two_clients_never_overlap(zookeeper):
         assert ranges == [(i * 1000, i * 1000 + 999) for i in range(10)]
         assert {blk.broker_id for blk in blocks} == {1, 2}
         data, _ = await a.get_data(zd.PRODUCER_ID_BLOCK_PATH)
-        assert zd.ProducerIdBlock.decode(data).last_id == 9999
+        assert data is not None
+        last_block = zd.ProducerIdBlock.decode(data)
+        assert last_block is not None and last_block.last_id == 9999
     run(zookeeper, body, clients=2)
 
 

@@ -36,6 +36,7 @@ def read_until(url: str, accept: str, n: int, timeout: float = 30) -> list:
     while len(out) < n and time.monotonic() < deadline:
         status, records = call(url, accept=accept)
         assert status == 200, records
+        assert isinstance(records, list), records
         out += records
     return out
 

@@ -14,6 +14,7 @@ from tests.integration.scripts.tools import run_script, started_script
 def read_line(proc: subprocess.Popen, timeout: float = 60.0) -> str:
     """One line of the consumer's stdout, waiting at most `timeout` seconds."""
     import selectors
+    assert proc.stdout is not None, "started with stdout=PIPE"
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout

@@ -28,7 +28,7 @@ def broker(tmp_path_factory):
 def normalized(text: str) -> list[tuple[str, ...]]:
     """Blocks (separated by blank lines), each its first line then its entry lines sorted;
     "ACLs for principal" and "already exists" lines alone; 3.9's extra spaces dropped."""
-    blocks = []
+    blocks: list[tuple[str, ...]] = []
     for block in text.replace(" \n", "\n").split("\n\n"):
         lines = [line.strip() for line in block.split("\n") if line.strip()]
         while lines and lines[0].startswith("ACLs for principal"):

@@ -21,7 +21,7 @@ import pytest
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType, AdminClient, NewTopic,
                                    ResourcePatternType, ResourceType, ScramCredentialInfo, ScramMechanism,
-                                   UserScramCredentialUpsertion)
+                                   UserScramCredentialAlteration, UserScramCredentialUpsertion)
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient
 from kafka.admin import NewTopic as KpNewTopic
@@ -61,7 +61,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KafpyBroker,
         b.stop()
 
 
-def _rd(bootstrap: str, user: str) -> dict[str, str]:
+def _rd(bootstrap: str, user: str) -> dict[str, str | int | float | bool]:
     return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": MECH,
             "sasl.username": user, "sasl.password": PASSWORDS[user]}
 
@@ -99,8 +99,9 @@ def rig_set_up(rig: tuple[KafpyBroker, str]) -> dict[str, object]:
     librdkafka's admin client; what each step answered, for test_admin_sets_up_the_rig."""
     b, bootstrap = rig
     admin = AdminClient(_rd(bootstrap, "admin"))
-    creds = [UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
-                                          PASSWORDS[u].encode()) for u in ("rig-sensor", "alerts-app")]
+    creds: list[UserScramCredentialAlteration] = [
+        UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
+                                     PASSWORDS[u].encode()) for u in ("rig-sensor", "alerts-app")]
     users = {u: _error(f) for u, f in admin.alter_user_scram_credentials(creds).items()}
     topic = _error(admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC])
     acls = [AclBinding(ResourceType.TOPIC, TOPIC, ResourcePatternType.LITERAL, f"User:{user}", "*", op,

@@ -9,6 +9,7 @@ from typing import Any
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import Struct
 from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection
 from tests.support.wire import api_versions
@@ -39,7 +40,7 @@ def _string(name: str, topic: str, group: str) -> str | None:
     return None
 
 
-def fill(cls: type, owner: type, api_key: int, version: int, topic: str, group: str,
+def fill(cls: type[Struct], owner: type, api_key: int, version: int, topic: str, group: str,
          topic_id: bytes = bytes(16)) -> Any:
     obj = cls()
     for f in cls.FIELDS:

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
@@ -43,7 +43,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SHARE_SETTINGS)
     ours = KafpyBroker(log_dir=base / "kafpy", overrides=SHARE_SETTINGS)
     with ThreadPoolExecutor(2) as pool:
-        started = [pool.submit(kafka.start), pool.submit(ours.start)]
+        started: list[Future[ReferenceKafka] | Future[KafpyBroker]] = [pool.submit(kafka.start),
+                                                                         pool.submit(ours.start)]
         errors = [f.exception() for f in started]
     try:
         if any(errors):
@@ -88,8 +89,9 @@ def _finish(proc: subprocess.Popen, timeout: float = 120) -> list[str]:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
-    proc.err_file.seek(0)
-    err = proc.err_file.read()
+    err_file = proc.err_file  # type: ignore[attr-defined]  # set by _java
+    err_file.seek(0)
+    err = err_file.read()
     assert proc.returncode == 0 and out.rstrip().splitlines()[-1:] and \
         out.rstrip().splitlines()[-1].startswith("DONE"), f"exit {proc.returncode}:\n{out[-3000:]}\n{err[-4000:]}"
     return out.splitlines()
@@ -148,6 +150,7 @@ def _hold(brokers: dict[str, str], group: str, topic: str
         for name, proc in holders.items():
             lines = []
             deadline = time.monotonic() + 60
+            assert proc.stdout is not None, "started with stdout=PIPE"
             while time.monotonic() < deadline:
                 line = proc.stdout.readline()
                 if not line:

@@ -119,6 +119,7 @@ def read_everything(lg: Log):
     off = lg.log_start_offset
     while off < lg.log_end_offset:
         res = lg.read(off, 1 << 20)
+        assert res.records is not None, f"nothing read at {off}"
         data = res.records.read_bytes()
         hs = [h for _, h in iter_batches(data, strict=True)]
         assert hs[0].base_offset <= off <= hs[0].last_offset or hs[0].base_offset >= off

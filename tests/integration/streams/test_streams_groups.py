@@ -54,6 +54,7 @@ def _counts(bootstrap: str) -> dict[str, list[int]]:
     """Each word's committed count updates, in output order."""
     seen: dict[str, list[int]] = defaultdict(list)
     for _p, key, value in read_records(bootstrap, SINK):
+        assert key is not None
         seen[key.decode()].append(struct.unpack(">q", value)[0])
     return seen
 
@@ -110,6 +111,7 @@ class WordCount:
         return self.proc is not None and self.proc.poll() is None
 
     def kill(self) -> None:
+        assert self.proc is not None, "not started"
         process.kill(self.proc)
 
     def stop(self) -> None:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
@@ -50,11 +50,11 @@ def read_records(bootstrap: str, topic: str, isolation: str = "read_committed"
             m = c.poll(0.5)
             if m is None:
                 continue
-            if m.error():
-                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-                at_end.add(m.partition())
+            if err := m.error():
+                assert err.code() == KafkaError._PARTITION_EOF, err
+                at_end.add(cast(int, m.partition()))   # an end-of-partition event names its partition
                 continue
-            got.append((m.partition(), m.key(), m.value()))
+            got.append((cast(int, m.partition()), m.key(), cast(bytes, m.value())))   # the tests write no null values
         return got
     finally:
         c.close()

@@ -37,7 +37,7 @@ def _transactions(bootstrap: str) -> tuple[Counter, Counter]:
     """Three transactions over two partitions: committed, aborted, committed."""
     p = Producer({"bootstrap.servers": bootstrap, "transactional.id": "spark-txn"})
     p.init_transactions(60)
-    committed, everything = Counter(), Counter()
+    committed, everything = Counter[str](), Counter[str]()
     for t, commit in enumerate((True, False, True)):
         p.begin_transaction()
         for i in range(10):

@@ -28,6 +28,7 @@ def _counts(bootstrap: str) -> dict[str, list[int]]:
     """Each word's committed count updates, in output order."""
     seen: dict[str, list[int]] = defaultdict(list)
     for _p, key, value in read_records(bootstrap, SINK):
+        assert key is not None
         seen[key.decode()].append(struct.unpack(">q", value)[0])
     return seen
 

@@ -51,7 +51,7 @@ def proxied(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     base = tmp_path_factory.mktemp(f"tv2-{request.param}")
     proxy_port = free_port()
     if request.param == "apache":
-        broker = ReferenceKafka("4", work_dir=base, overrides=BROKER_SETTINGS,
+        broker: ReferenceKafka | KafpyBroker = ReferenceKafka("4", work_dir=base, overrides=BROKER_SETTINGS,
                                 advertised_port=proxy_port)
     else:
         broker = KafpyBroker(port=free_port(), work_dir=base, overrides={

@@ -47,8 +47,10 @@ def copy(bootstrap: str, source: str, sink: str, txn_id: str) -> None:
             continue
         producer.begin_transaction()
         for m in records:
-            producer.produce(sink, key=m.key(), value=b"out-" + m.value(), partition=m.partition())
-            positions[m.partition()] = m.offset() + 1
+            partition, offset, value = m.partition(), m.offset(), m.value()
+            assert partition is not None and offset is not None and value is not None
+            producer.produce(sink, key=m.key(), value=b"out-" + value, partition=partition)
+            positions[partition] = offset + 1
         producer.send_offsets_to_transaction(
             [TopicPartition(source, p, o) for p, o in positions.items()],
             consumer.consumer_group_metadata(), 60)
@@ -93,8 +95,12 @@ def stress(bootstrap: str, source: str, partition: int, sink: str, group: str, t
         transactions += 1
         producer.begin_transaction()
         for m in records:
-            producer.produce(sink, key=m.key(), value=b"out-" + m.value(), partition=partition)
-        following = records[-1].offset() + 1
+            value = m.value()
+            assert value is not None
+            producer.produce(sink, key=m.key(), value=b"out-" + value, partition=partition)
+        last = records[-1].offset()
+        assert last is not None
+        following = last + 1
         if transactions == abandon_at:
             producer.flush(60)
             print(f"abandoned {transactions}", flush=True)

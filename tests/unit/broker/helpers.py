@@ -72,6 +72,7 @@ class LocalBroker:
 
     def append(self, topic: str, partition: int, values: list[bytes]) -> int:
         part = self.replica_manager.get_partition(topic, partition)
+        assert part is not None, f"no partition {topic}-{partition}"
         return part.append_records_to_leader(build_batch([(None, v) for v in values])).first_offset
 
     def close(self) -> None:

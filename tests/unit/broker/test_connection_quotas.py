@@ -12,10 +12,10 @@ INT_MAX = 2**31 - 1
 
 
 def quotas(**kw) -> ConnectionQuotas:
-    args = {"max_connections": INT_MAX, "max_per_ip": INT_MAX}
-    args.update(kw)
-    listeners = args.pop("listeners", ["PLAINTEXT"])
-    return ConnectionQuotas(listeners, **args)
+    kw.setdefault("max_connections", INT_MAX)
+    kw.setdefault("max_per_ip", INT_MAX)
+    listeners = kw.pop("listeners", ["PLAINTEXT"])
+    return ConnectionQuotas(listeners, **kw)
 
 
 def test_the_connection_over_the_per_ip_limit_is_refused_and_not_counted() -> None:

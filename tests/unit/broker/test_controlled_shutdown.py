@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ControlledShutdownResponse
 
 from kafpy.broker.config import KafkaConfig
-from kafpy.broker.controlled_shutdown import controlled_shutdown
+from kafpy.broker.controlled_shutdown import ClientFactory, controlled_shutdown
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 
 R = ControlledShutdownResponse
@@ -53,7 +53,8 @@ def run(script: list[Any], controller_id: int = 1, retries: int = 3) -> tuple[bo
     async def sleep(seconds: float) -> None:
         slept.append(seconds)
 
-    done = asyncio.run(controlled_shutdown(config, cache, lambda: 77, lambda: 0.0, controller.factory, sleep))
+    factory = cast(ClientFactory, controller.factory)   # the scripted controller stands in for a NetworkClient
+    done = asyncio.run(controlled_shutdown(config, cache, lambda: 77, lambda: 0.0, factory, sleep))
     return done, controller, slept
 
 

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from kafpy.protocol.messages import DescribeConfigsRequest, IncrementalAlterConfigsRequest
-from kafpy.broker.config import ConfigError, KafkaConfig
+from kafpy.broker.config import ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker.dynamic_config import config_def, listener_key, validate_broker_update
 from kafpy.broker.handlers.configs import handle_describe_configs, handle_incremental_alter_configs
 from kafpy.broker.security.ssl_reconfig import ReconfigurableServerSsl
@@ -65,18 +65,28 @@ def _peer_subject(server_ctx: ssl.SSLContext) -> str:
         c_in.write(s_out.read())
         if done == 2:
             break
-    cert = x509.load_der_x509_certificate(client.getpeercert(binary_form=True))
-    return cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+    der = client.getpeercert(binary_form=True)
+    assert der is not None
+    cert = x509.load_der_x509_certificate(der)
+    name = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+    assert isinstance(name, str)
+    return name
+
+
+def defined(name: str) -> ConfigDef:
+    d = config_def(name)
+    assert d is not None, f"{name} is not a broker setting"
+    return d
 
 
 def test_dynamic_names() -> None:
     assert listener_key("listener.name.ssl.ssl.keystore.location") == ("ssl", "ssl.keystore.location")
     assert listener_key("listener.name.ssl.ssl.client.auth") is None        # not a store setting
     assert listener_key("ssl.keystore.location") is None
-    assert config_def("listener.name.internal.ssl.truststore.password").sensitive
-    assert config_def("num.replica.fetchers").dynamic and config_def("log.cleaner.threads").dynamic
-    assert config_def("ssl.keystore.location").dynamic            # reported read_only=false, as Kafka
-    assert not config_def("socket.request.max.bytes").dynamic
+    assert defined("listener.name.internal.ssl.truststore.password").sensitive
+    assert defined("num.replica.fetchers").dynamic and defined("log.cleaner.threads").dynamic
+    assert defined("ssl.keystore.location").dynamic            # reported read_only=false, as Kafka
+    assert not defined("socket.request.max.bytes").dynamic
     assert config_def("listener.name.x.no.such") is None
 
 

@@ -3,6 +3,7 @@ session handling against a socket-free broker."""
 from __future__ import annotations
 
 import asyncio
+from typing import Sequence
 
 import pytest
 
@@ -86,7 +87,7 @@ def broker(tmp_path):
 
 
 def fetch(broker, version: int, session_id: int, epoch: int, parts: list[tuple[str, int, int]],
-          forgotten: list[tuple[str, list[int]]] = (), max_wait_ms: int = 0):
+          forgotten: Sequence[tuple[str, list[int]]] = (), max_wait_ms: int = 0):
     topics: dict[str, list] = {}
     for t, p, off in parts:
         topics.setdefault(t, []).append(F.FetchPartition(partition=p, current_leader_epoch=-1, fetch_offset=off,

@@ -410,8 +410,8 @@ def test_the_server_takes_its_collaborators_and_closes_idle_connections_by_its_c
     try:
         busy, quiet = (KafkaConnection(server, "PLAINTEXT") for _ in range(2))
         t_busy, t_quiet = Transport(ours), Transport(ours)
-        busy.connection_made(t_busy)  # type: ignore[arg-type]
-        quiet.connection_made(t_quiet)  # type: ignore[arg-type]
+        busy.connection_made(t_busy)
+        quiet.connection_made(t_quiet)
         assert server.connections == {busy, quiet}
         payload = request(1, "c")
         buf = busy.get_buffer(-1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from types import SimpleNamespace
+from typing import Any, Callable, cast
 
 from kafpy.coordinator.group import InMemoryOffsetsLog
 from kafpy.coordinator.transaction import TransactionCoordinator, TransactionCoordinatorConfig
@@ -15,6 +16,12 @@ from kafpy.protocol.topics import TRANSACTION_STATE_TOPIC_NAME
 from kafpy.broker.txn_verification import (PARTITION_NOT_ADDED, TxnVerifier, _verify_request, produce_error,
                                            transactional_producer)
 from tests.unit.coordinator.transaction.test_coordinator import Markers
+
+
+def _typed_verifier(metadata: object, service: Callable[[], object], **kw: Any) -> TxnVerifier:
+    """A TxnVerifier over this module's stand-ins (cast: they have only what it uses),
+    with no clients to other brokers."""
+    return TxnVerifier(1, cast(Any, metadata), cast(Any, service), cast(Any, lambda node: None), **kw)
 
 
 def test_transactional_producer_reads_the_batch_header():
@@ -59,7 +66,7 @@ class Metadata:
 
 class Coordinator:
     def __init__(self) -> None:
-        self.asked = []
+        self.asked: list[tuple[object, ...]] = []
 
     def verify_partitions(self, tid, pid, epoch, parts):
         self.asked.append((tid, pid, epoch, list(parts)))
@@ -142,10 +149,11 @@ def test_a_failed_verification_does_not_void_the_guard_of_a_concurrent_one():
             lambda: 7, loop.create_future, transaction_version=lambda: 2)
         coordinator.load_partition(0, coordinator_epoch=1, now_ms=0)
         init = coordinator.init_producer_id("tid", 60_000, -1, -1, now_ms=0)
+        assert isinstance(init, asyncio.Future)   # made by loop.create_future
         log.complete_next()
         assert (await init).producer_id == 7
         service = Service(coordinator, now_ms=10)
-        v = TxnVerifier(1, Metadata(leader=1), lambda: service, lambda node: None, enabled=False)
+        v = _typed_verifier(Metadata(leader=1), lambda: service, enabled=False)
         tp = ("t", 0)
 
         first_guard = v.start("t", 0, 7)
@@ -176,7 +184,7 @@ def test_requests_of_a_producer_take_turns_in_arrival_order():
     first come first served (so their batches reach each partition in sequence order),
     each once the one before ended its turn; another producer does not wait."""
     async def run() -> None:
-        v = TxnVerifier(1, Metadata(leader=1), lambda: None, lambda node: None)
+        v = _typed_verifier(Metadata(leader=1), lambda: None)
         order: list[str] = []
 
         async def request(name: str, pid: int, release: asyncio.Event) -> None:

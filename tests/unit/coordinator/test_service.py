@@ -113,6 +113,7 @@ class _Cluster:
     def elect_all(self) -> None:
         self.topics[GROUP_METADATA_TOPIC_NAME] = _Topic(
             {p: _PartitionInfo(0, 0, [0], [0]) for p in range(PARTITIONS)})
+        assert self.service is not None
         for p in range(PARTITIONS):
             self.rm.lead(p)
             self.service.on_elected(p, 0)

@@ -49,7 +49,7 @@ def scalar(ftype: str, name: str, salt: int) -> Any:
     raise KeyError(ftype)
 
 
-def sample(cls: type, version: int, *, nulls: bool = False, salt: int = 1, depth: int = 0) -> Any:
+def sample(cls: type[M.Struct], version: int, *, nulls: bool = False, salt: int = 1, depth: int = 0) -> Any:
     """An instance of ``cls`` with a non-default value in every field valid at ``version``.
 
     With ``nulls=True``, fields nullable at ``version`` are None instead.
@@ -86,7 +86,7 @@ def all_api_versions() -> list[tuple[int, int]]:
     ]
 
 
-def data_messages() -> list[tuple[type, int]]:
+def data_messages() -> list[tuple[type[M.Message], int]]:
     return [
         (cls, v)
         for name, cls in sorted(M.MESSAGES.items())
@@ -134,7 +134,7 @@ def _value(cls: type, f: M.Field, version: int, depth: int) -> st.SearchStrategy
     return base
 
 
-def strategy(cls: type, version: int, depth: int = 0) -> st.SearchStrategy:
+def strategy(cls: type[M.Struct], version: int, depth: int = 0) -> st.SearchStrategy:
     """Hypothesis strategy for instances of ``cls`` with random values valid at ``version``."""
     fields = [f for f in cls.FIELDS if present(f, version)]
     return st.fixed_dictionaries({f.name: _value(cls, f, version, depth) for f in fields}).map(

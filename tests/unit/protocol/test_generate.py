@@ -136,7 +136,7 @@ def test_selection_covers_broker_apis_headers_and_internal_records() -> None:
 def test_constructor_defaults_and_fresh_mutables() -> None:
     a, b = M.MetadataResponse(), M.MetadataResponse()
     assert a.controller_id == -1 and a.cluster_id is None
-    a.topics.append(1)
+    a.topics.append(1)  # type: ignore[arg-type]  # any object shows whether the list is shared
     assert b.topics == []
     fr = M.FetchResponse.PartitionData()
     assert fr.current_leader == M.FetchResponse.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1)

@@ -21,12 +21,12 @@ from .samples import owner, present, sample
 _MODULES = ("kafka.protocol.metadata", "kafka.protocol.producer", "kafka.protocol.consumer", "kafka.protocol.admin")
 
 
-def _kp_classes() -> dict[str, type]:
-    found: dict[str, type] = {}
+def _kp_classes() -> dict[str, type[ApiMessage]]:
+    found: dict[str, type[ApiMessage]] = {}
     for modname in _MODULES:
         mod = importlib.import_module(modname)
         for name in dir(mod):
-            obj = getattr(mod, name)
+            obj: type[ApiMessage] = getattr(mod, name)   # once the checks below hold (kafka-python is untyped)
             if (
                 isinstance(obj, type)
                 and issubclass(obj, ApiMessage)

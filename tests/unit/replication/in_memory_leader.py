@@ -33,8 +33,8 @@ class Clock:
         return self.now
 
 
-def open_log(base: Path, name: str, tp: TopicPartition = TP, **config: object) -> Log:
-    return Log(str(base / name / f"{tp.topic}-{tp.partition}"), LogConfig(**config), clock=Clock(),
+def open_log(base: Path, name: str, tp: TopicPartition = TP, config: LogConfig | None = None) -> Log:
+    return Log(str(base / name / f"{tp.topic}-{tp.partition}"), config or LogConfig(), clock=Clock(),
                needs_recovery=False)
 
 
@@ -50,7 +50,9 @@ def batches(log: Log) -> list[tuple[int, int, bytes]]:
     out = []
     offset = log.log_start_offset
     while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 30).records.read_bytes()
+        records = log.read(offset, 1 << 30).records
+        assert records is not None, f"nothing read at {offset}"
+        data = records.read_bytes()
         for pos, h in iter_batches(data):
             out.append((h.base_offset, h.partition_leader_epoch, bytes(data[pos:pos + h.batch_length + 12])))
             offset = h.last_offset + 1

@@ -20,7 +20,7 @@ def context() -> ControllerContext:
     ctx.set_topic("gone", zd.TopicAssignment.of(None, {0: [2, 1]}), b"g" * 16)
     ctx.topics_to_be_deleted.add("gone")
     for tp, leader in {("t", 0): 1, ("t", 1): 1, ("t", 2): 1, ("gone", 0): 1}.items():
-        ctx.leadership[tp] = zd.LeaderIsrAndControllerEpoch(LeaderAndIsr(leader, 0, [1, 2]), 1)
+        ctx.leadership[tp] = zd.LeaderIsrAndControllerEpoch(LeaderAndIsr(leader, 0, (1, 2)), 1)
     return ctx
 
 

@@ -120,7 +120,8 @@ def test_channel_sends_in_order_retries_and_drops_removed_brokers(monkeypatch):
         def factory(b: BrokerInfo) -> FlakyClient:
             clients[b.node_id] = FlakyClient(b, 3 if b.node_id == 1 else 10**9, log)
             return clients[b.node_id]
-        ch = ControllerChannelManager(0, factory, asyncio.get_running_loop())
+        # the stand-ins (FlakyClient, plain ints and strings for requests) have what it uses
+        ch: Any = ControllerChannelManager(0, factory, asyncio.get_running_loop())  # type: ignore[arg-type]
         ch.add_broker(BrokerInfo(1, "h", 1))
         ch.add_broker(BrokerInfo(2, "h", 2))
         answers: list = []

@@ -99,6 +99,7 @@ def test_clear_and_put_preempts_queued_events_but_not_the_running_one():
         assert answers == [{("t", 0): ErrorCode.NOT_CONTROLLER, ("t", 1): ErrorCode.NOT_CONTROLLER},
                            (ErrorCode.NOT_CONTROLLER, frozenset()), ErrorCode.NOT_CONTROLLER]
         assert mgr.queue_size == 1
+        assert proc.gate is not None   # gated=True
         proc.gate.set()
         await asyncio.wait_for(expire.done, 5)
         assert proc.processed == [ce.BrokerChange(), ce.Expire()]
@@ -141,6 +142,7 @@ def test_close_preempts_what_is_queued_and_waits_for_the_running_event():
         for _ in range(5):                                          # and close, given turns, waits on
             await asyncio.sleep(0)
         assert not closing.done()                                   # the running one
+        assert proc.gate is not None   # gated=True
         proc.gate.set()
         await asyncio.wait_for(closing, 5)
         assert proc.processed == [ce.IsrChangeNotification()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Mapping
 
 import pytest
 
@@ -69,6 +70,7 @@ def test_response_partitions_by_topic_id_and_by_name(tmp_path: Path) -> None:
     core.add_partitions({TP: InitialFetchState(LEADER, TOPIC_ID, 0, 3)})
     core.states[TP].state = FetchState.FETCHING
     plan, _ = core.build_fetch(0)
+    assert plan is not None
     pd = FetchResponse.PartitionData(partition_index=0)
     by_id = FetchResponse(responses=[FetchResponse.FetchableTopicResponse(topic_id=TOPIC_ID, partitions=[pd]),
                                      FetchResponse.FetchableTopicResponse(topic_id=bytes(16), partitions=[pd])])
@@ -128,6 +130,7 @@ def test_appends_the_leaders_batches_unchanged_then_sets_hw_and_log_start(tmp_pa
     leader_log.update_high_watermark(4)
     pd = FetchResponse.PartitionData(partition_index=0, high_watermark=4, log_start_offset=2, records=b"")
     plan, _ = core.build_fetch(0)
+    assert plan is not None
     core.process_fetch_response(plan, {TP: pd}, 0)
     assert (follower.high_watermark, follower.log_start_offset) == (3, 2)
 
@@ -142,6 +145,7 @@ def test_diverging_epoch_truncates_without_raising_the_high_watermark(tmp_path: 
     core = make_core(follower)
     add(core, 3, epoch=2)
     plan, _ = core.build_fetch(0)
+    assert plan is not None
     pd = FetchResponse.PartitionData(partition_index=0, high_watermark=10, log_start_offset=0, records=b"",
                                      diverging_epoch=FetchResponse.EpochEndOffset(epoch=1, end_offset=2))
     out = core.process_fetch_response(plan, {TP: pd}, 0)
@@ -174,6 +178,7 @@ def test_a_response_to_a_changed_partition_is_ignored(tmp_path: Path) -> None:
     core = make_core(follower)
     add(core, 1, epoch=1)
     plan, _ = core.build_fetch(0)
+    assert plan is not None
     data = asyncio.run(InMemoryLeader({TP: leader_log}, 1).fetch(plan))
     add(core, 1, epoch=2)                       # re-added in a new epoch while the fetch was out
     out = core.process_fetch_response(plan, data, 0)
@@ -212,7 +217,7 @@ def test_offset_out_of_range(tmp_path: Path, leader_values: int, leader_start: i
 def test_a_failed_request_backs_off_every_partition_and_reports_them(tmp_path: Path) -> None:
     follower, leader_log = open_log(tmp_path, "f"), open_log(tmp_path, "l")
     append(leader_log, 0, b"a")
-    reported: list[dict] = []
+    reported: list[Mapping[TopicPartition, ErrorCode | int]] = []
     core = make_core(follower, backoff_ms=20, max_wait_ms=10)
     add(core, 0, epoch=0)
     core.truncate_to_high_watermark([TP])
@@ -246,7 +251,7 @@ def test_configs_from_broker_properties() -> None:
 def test_offsets_for_leader_epoch_failure_backs_off_and_a_lost_log_stops_the_partition(tmp_path: Path) -> None:
     follower = open_log(tmp_path, "f")
     append(follower, 1, b"a")
-    reported: list[dict] = []
+    reported: list[Mapping[TopicPartition, ErrorCode | int]] = []
     logs = {TP: StorageFollowerLog(follower)}
     core = FetcherCore(ReplicaFetcherConfig(7, truncate_on_fetch=False, backoff_ms=50), logs.get)
     add(core, 1, epoch=2)
@@ -276,6 +281,7 @@ def test_after_truncating_inside_a_batch_fetches_from_the_log_end(tmp_path: Path
     core = make_core(follower)
     add(core, 3, epoch=2)
     plan, _ = core.build_fetch(0)
+    assert plan is not None
     pd = FetchResponse.PartitionData(partition_index=0, high_watermark=0, log_start_offset=0, records=b"",
                                      diverging_epoch=FetchResponse.EpochEndOffset(epoch=1, end_offset=1))
     out = core.process_fetch_response(plan, {TP: pd}, 0)
@@ -283,4 +289,5 @@ def test_after_truncating_inside_a_batch_fetches_from_the_log_end(tmp_path: Path
     assert follower.log_end_offset == 0
     assert (core.states[TP].fetch_offset, core.states[TP].state) == (0, FetchState.FETCHING)
     plan, _ = core.build_fetch(0)
+    assert plan is not None
     assert plan.partitions[TP].fetch_offset == 0

@@ -6,13 +6,20 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from kafpy.replication.fetch_state import BrokerEndPoint, InitialFetchState, ReplicaFetcherConfig, TopicPartition
+from kafpy.replication.fetch_state import (BrokerEndPoint, InitialFetchState, PartitionFetchState, ReplicaFetcherConfig,
+                                           TopicPartition)
 from kafpy.replication.fetcher_manager import ReplicaFetcherManager, fetcher_id_for, java_string_hash
 from kafpy.replication.follower_log import StorageFollowerLog
 from kafpy.storage.log import Log
 from kafpy.protocol.message_base import ZERO_UUID
 
 from .in_memory_leader import InMemoryLeader, append, become_leader, open_log
+
+
+def fetch_state(manager: ReplicaFetcherManager, tp: TopicPartition) -> PartitionFetchState:
+    state = manager.fetch_state(tp)
+    assert state is not None, f"{tp} is not fetched"
+    return state
 
 
 def test_java_string_hash_and_fetcher_ids() -> None:
@@ -64,12 +71,14 @@ def test_partitions_are_fetched_by_one_task_per_leader_and_fetcher_id(tmp_path: 
         followers[tps[0]].truncate_to(0)
         await manager.add_fetcher_for_partitions({tps[0]: InitialFetchState(leaders[2], ZERO_UUID, 0, 2)})
         assert sorted(manager.fetcher_threads) == [(1, 0), (1, 1), (2, 0)]
-        assert manager.fetch_state(tps[0]).current_leader_epoch == 2
+        assert fetch_state(manager, tps[0]).current_leader_epoch == 2
         assert manager.fetcher_threads[(1, 0)].partition_count == 1
         await until(lambda: followers[tps[0]].log_end_offset == 1
                     and followers[tps[0]].leader_epoch_cache.latest_epoch == 2)
         # partition 2 is fenced: broker 1 moved on to epoch 3
-        epochs[1] = manager.fetcher_threads[(1, 0)].leader.leader_epoch = 3
+        fenced = manager.fetcher_threads[(1, 0)].leader
+        assert isinstance(fenced, InMemoryLeader)
+        epochs[1] = fenced.leader_epoch = 3
         append(leader_logs[1][tps[2]], 1, b"more")
         await until(lambda: manager.failed_partitions() == {tps[2]})
         removed = manager.remove_fetcher_for_partitions([tps[1], tps[3]])
@@ -79,10 +88,11 @@ def test_partitions_are_fetched_by_one_task_per_leader_and_fetcher_id(tmp_path: 
         # broker 2 moved to another port: its fetcher is replaced
         moved = BrokerEndPoint(2, "two", 9093)
         old = manager.fetcher_threads[(2, 0)]
+        assert isinstance(old.leader, InMemoryLeader)
         await manager.add_fetcher_for_partitions({tps[0]: InitialFetchState(moved, ZERO_UUID, 1, 2)})
         assert manager.fetcher_threads[(2, 0)] is not old and old.task is None and old.leader.closed
         await manager.add_fetcher_for_partitions({tps[2]: InitialFetchState(leaders[1], ZERO_UUID, 1, 3)})
-        assert manager.failed_partitions() == set() and manager.fetch_state(tps[2]).current_leader_epoch == 3
+        assert manager.failed_partitions() == set() and fetch_state(manager, tps[2]).current_leader_epoch == 3
         await until(lambda: followers[tps[2]].log_end_offset == 2)
         await manager.shutdown()
         assert manager.fetcher_threads == {} and all(e.closed for e in endpoints)
@@ -119,13 +129,13 @@ def test_resizing_the_pool_spreads_partitions_by_the_new_count_and_keeps_their_o
         # "hello"-0..3 with 4 fetchers: ids 2, 1, 0, 3 (see the JVM's values above)
         assert sorted(manager.fetcher_threads) == [(1, 0), (1, 1), (1, 2), (1, 3)]
         assert manager.fetcher_threads[(1, 2)].core.states.keys() == {tps[0]}
-        assert all(manager.fetch_state(tp).fetch_offset == 1 for tp in tps)   # resumed where they were
+        assert all(fetch_state(manager, tp).fetch_offset == 1 for tp in tps)   # resumed where they were
         for tp in tps:
             append(leader_logs[tp], 1, b"second")
         await until(lambda: all(followers[tp].log_end_offset == 2 for tp in tps))
         await manager.resize_thread_pool(2)       # ids 0, 1, 0, 1: fetchers 2 and 3 stop
         assert sorted(manager.fetcher_threads) == [(1, 0), (1, 1)] and manager.config.num_fetchers == 2
-        assert all(manager.fetch_state(tp).fetch_offset == 2 for tp in tps)
+        assert all(fetch_state(manager, tp).fetch_offset == 2 for tp in tps)
         await manager.shutdown()
 
     asyncio.run(scenario())

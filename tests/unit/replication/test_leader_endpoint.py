@@ -4,7 +4,7 @@ versions chosen and the fields sent (replica id, epochs) are checked on the wire
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import pytest
 
@@ -34,7 +34,7 @@ class Peer:
     async def connect(self, factory: Callable[[], BrokerConnection]) -> tuple[Any, BrokerConnection]:
         conn = factory()
         transport = Transport(self, conn)
-        conn.connection_made(transport)
+        conn.connection_made(cast(asyncio.Transport, transport))   # the in-memory stand-in
         return transport, conn
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import pytest
 
@@ -137,7 +137,9 @@ class Rig:
         self.refuse = 0
         self.client = NetworkClient("10.0.0.2", 9092, client_id="broker-1-fetcher-0", node_id=2,
                                     listener_name="REPLICATION", config=config or NetworkClientConfig(),
-                                    loop=self.loop, timer=self.timer, connector=self.connect, rand=lambda: 0.5)
+                                    loop=self.loop, timer=self.timer,  # type: ignore[arg-type]  # stand-ins
+                                    connector=self.connect,  # type: ignore[arg-type]  # a memory transport
+                                    rand=lambda: 0.5)
 
     async def connect(self, factory: Callable[[], BrokerConnection]) -> tuple[MemoryTransport, BrokerConnection]:
         self.attempts.append(self.timer.now)
@@ -147,7 +149,7 @@ class Rig:
         protocol = factory()
         transport = MemoryTransport(self.loop, protocol, self.peer)
         self.peer.transports.append(transport)
-        protocol.connection_made(transport)
+        protocol.connection_made(cast(asyncio.Transport, transport))   # the in-memory stand-in
         return transport, protocol
 
     def run(self, coro: Any) -> Any:

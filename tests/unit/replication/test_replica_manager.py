@@ -140,7 +140,7 @@ def test_partition_state_is_frozen():
     from kafpy.replication.partition import PartitionState
     s = PartitionState("t", 0, b"", 0, 0, 0, (0,), (0,))
     with pytest.raises(dataclasses.FrozenInstanceError):
-        s.leader = 1  # type: ignore[misc]
+        s.leader = 1
 
 
 @pytest.fixture

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from kafpy.replication.fetch_state import BrokerEndPoint, FetchState, InitialFetchState, ReplicaFetcherConfig
 from kafpy.replication.fetcher import FetcherCore
 from kafpy.replication.fetcher_thread import ReplicaFetcherThread
-from kafpy.replication.follower_log import UNDEFINED_EPOCH, StorageFollowerLog
+from kafpy.replication.follower_log import UNDEFINED_EPOCH, FollowerLog, StorageFollowerLog
 from kafpy.replication.truncation import OffsetTruncationState, offset_truncation_state, truncate
 from kafpy.protocol.message_base import ZERO_UUID
 
@@ -50,15 +51,17 @@ class ScriptedLog:
 ])
 def test_rule(leader: tuple[int, int], expected: OffsetTruncationState) -> None:
     replica = ScriptedLog([(0, 0), (2, 5), (4, 9)], leo=12)
-    assert offset_truncation_state(replica, leader[0], leader[1], initial_fetch_offset=6) == expected
+    log = cast(FollowerLog, replica)   # it has what truncation reads of one
+    assert offset_truncation_state(log, leader[0], leader[1], initial_fetch_offset=6) == expected
 
 
 def test_follower_without_an_epoch_that_old_takes_the_leaders_offset_and_truncate_is_a_no_op_at_the_end() -> None:
     replica = ScriptedLog([(3, 10)], leo=15)
-    assert offset_truncation_state(replica, 1, 8, initial_fetch_offset=10) == OffsetTruncationState(8, True)
+    log = cast(FollowerLog, replica)   # it has what truncation reads of one
+    assert offset_truncation_state(log, 1, 8, initial_fetch_offset=10) == OffsetTruncationState(8, True)
     # at the end nothing goes, but the log is still asked (it drops epochs starting there)
-    assert not truncate(replica, OffsetTruncationState(15, True)) and replica.truncated_to == [15]
-    assert truncate(replica, OffsetTruncationState(8, True)) and replica.truncated_to == [15, 8]
+    assert not truncate(log, OffsetTruncationState(15, True)) and replica.truncated_to == [15]
+    assert truncate(log, OffsetTruncationState(8, True)) and replica.truncated_to == [15, 8]
 
 
 # --------------------------------------------------------------------------- two real logs

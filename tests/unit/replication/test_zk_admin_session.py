@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Callable, cast
 
 from kazoo.protocol.states import EventType, KazooState, WatchedEvent
 
@@ -12,8 +13,9 @@ from kafpy.broker.config import KafkaConfig
 from kafpy.broker.quotas.entity_configs import EntityConfigs
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
 from kafpy.replication import zk_data as zd
+from kafpy.replication.controller import KafkaController
 from kafpy.replication.zk_admin import ZkAdminManager
-from kafpy.replication.zk_client import SessionState
+from kafpy.replication.zk_client import KafkaZkClient, SessionState
 
 
 class FakeZk:
@@ -23,7 +25,7 @@ class FakeZk:
         self.children: dict[str, list[str]] = {}
         self.data: dict[str, bytes] = {}
         self.configs: dict[tuple[str, str], dict[str, str]] = {}
-        self.watches: dict[str, object] = {}
+        self.watches: dict[str, Callable[[WatchedEvent], object]] = {}
         self.reads = 0
         self.listeners: list = []
 
@@ -49,8 +51,10 @@ class FakeZk:
 def test_config_changes_are_followed_again_in_a_new_session():
     async def main() -> None:
         zk = FakeZk()
-        admin = ZkAdminManager(KafkaConfig({"broker.id": "1"}), zk, MetadataCache("c", BrokerInfo(1, "h", 1)),
-                               None, time.time, asyncio.get_running_loop(), EntityConfigs())
+        # the fake stands in for the ZooKeeper client; no controller is asked on this path
+        admin = ZkAdminManager(KafkaConfig({"broker.id": "1"}), cast(KafkaZkClient, zk),
+                               MetadataCache("c", BrokerInfo(1, "h", 1)),
+                               cast(KafkaController, None), time.time, asyncio.get_running_loop(), EntityConfigs())
         await admin.start()
         watch = zk.watches.pop(zd.CONFIG_CHANGES_PATH)
 
@@ -90,8 +94,10 @@ class ExpiringZk(FakeZk):
 
 
 def _admin_with(zk: FakeZk, controller: _Controller) -> ZkAdminManager:
-    return ZkAdminManager(KafkaConfig({"broker.id": "1"}), zk, MetadataCache("c", BrokerInfo(1, "h", 1)),
-                          controller, time.time, asyncio.get_running_loop(), EntityConfigs())
+    # the fakes stand in for the ZooKeeper client and the controller (its is_active only)
+    return ZkAdminManager(KafkaConfig({"broker.id": "1"}), cast(KafkaZkClient, zk),
+                          MetadataCache("c", BrokerInfo(1, "h", 1)),
+                          cast(KafkaController, controller), time.time, asyncio.get_running_loop(), EntityConfigs())
 
 
 def test_session_expiry_during_create_topic_answers_an_error_code_not_an_exception():
@@ -110,7 +116,7 @@ def test_session_expiry_during_create_topic_answers_an_error_code_not_an_excepti
                                 active_after=active_after):
                 controller.is_active = active_after
                 return await real(path, watch)
-            admin.zk.get_children = resigning
+            admin.zk.get_children = resigning  # type: ignore[method-assign]  # wraps the fake's read
             try:
                 await admin.create_topic("t", 1, 1, {})
             except TopicError as e:

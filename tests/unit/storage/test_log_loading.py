@@ -10,6 +10,7 @@ import re
 import pytest
 
 from kafpy.storage import LogConfig, LogManager
+from kafpy.storage.log import Log
 from kafpy.storage.log_manager import CLEAN_SHUTDOWN_FILE
 from tests.unit.storage.helpers import FakeClock, kp_batch
 
@@ -38,6 +39,12 @@ def _fill(dirs: list[str], partitions: int = 6, batches: int = 8) -> LogManager:
                                          base_sequence=i), 0)
         assert batches < 3 or len(lg.segments) > 1
     return lm
+
+
+def _log(lm: LogManager, topic: str, partition: int) -> Log:
+    lg = lm.get_log(topic, partition)
+    assert lg is not None, f"no log {topic}-{partition}"
+    return lg
 
 
 def _start(dirs: list[str], **kw) -> LogManager:
@@ -89,7 +96,7 @@ def test_a_start_after_a_clean_shutdown_reads_no_segment(tmp_path, caplog) -> No
         assert all(lg.segments_recovered == 0 and lg.producer_batches_replayed == 0 for lg in lm.logs().values())
         assert any("(0 segments recovered, 0 batches replayed into producer state)" in r.getMessage()
                    for r in caplog.records)
-        lg = lm.get_log("t", 3)
+        lg = _log(lm, "t", 3)
         assert lg.log_end_offset == 8
         assert lg.producer_state.producers[10].last_seq == 7  # producer state came from the snapshot
     finally:
@@ -103,7 +110,7 @@ def test_a_start_after_a_crash_recovers_and_replays(tmp_path) -> None:
     lm = _start(dirs)
     try:
         assert lm.segments_recovered > 0
-        assert lm.get_log("t", 3).log_end_offset == 8
+        assert _log(lm, "t", 3).log_end_offset == 8
     finally:
         lm.shutdown()
     # that start's own clean shutdown spares the next one again
@@ -121,7 +128,7 @@ def test_a_lost_index_is_rebuilt_and_counted(tmp_path) -> None:
     lm = _start(dirs)
     try:
         assert lm.segments_recovered == 1
-        assert lm.get_log("t", 2).segments_recovered == 1
+        assert _log(lm, "t", 2).segments_recovered == 1
     finally:
         lm.shutdown()
 
@@ -151,7 +158,7 @@ def test_a_clean_shutdown_leaves_trimmed_indexes_with_the_largest_timestamp(tmp_
     assert os.path.getsize(os.path.join(seg_dir, "0" * 20 + ".index")) == 0
     lm = _start(dirs)
     try:
-        seg = lm.get_log("t", 0).active_segment
+        seg = _log(lm, "t", 0).active_segment
         assert seg.largest_timestamp == 1_700_000_000_020
         assert lm.segments_recovered == 0
     finally:

@@ -8,7 +8,7 @@ from kafpy.storage import LogConfig, LogManager
 from tests.unit.storage.helpers import kp_batch
 
 
-def _fill(dirs: list[str]) -> dict[tuple[str, int], int]:
+def _fill(dirs: list[str]) -> tuple[LogManager, dict[tuple[str, int], int]]:
     lm = LogManager(dirs, LogConfig(segment_bytes=4096), start_cleaner=False)
     lm.startup(cluster_id="c", broker_id=0)
     for p in range(12):
