@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TypeVar
 
 WILDCARD = "*"
 """A literal resource name or principal (``User:*``) or host matching everything."""
 WILDCARD_PRINCIPAL = "User:*"
 CLUSTER_NAME = "kafka-cluster"
 """The one CLUSTER resource's name."""
+
+
+NamedT = TypeVar("NamedT", bound="_Named")
 
 
 def _camel(name: str) -> str:
@@ -28,14 +32,14 @@ class _Named(IntEnum):
         return _camel(self.name)
 
     @classmethod
-    def from_zk_name(cls, text: str) -> "_Named":
+    def from_zk_name(cls: type[NamedT], text: str) -> NamedT:
         for member in cls:
             if member.zk_name.lower() == text.replace("_", "").lower():
                 return member
         raise ValueError(f"unknown {cls.__name__} {text!r}")
 
     @classmethod
-    def of(cls, code: int) -> "_Named":
+    def of(cls: type[NamedT], code: int) -> NamedT:
         """The member for a wire code; UNKNOWN for a code this broker does not know."""
         try:
             return cls(code)
