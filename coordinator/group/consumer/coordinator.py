@@ -56,7 +56,7 @@ from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metad
 from kafpy.coordinator.group.consumer.validation import invalid_heartbeat_reason, unsupported_assignor_message
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
-from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.modern import ModernGroupCoordinator, ModernMember
 from kafpy.coordinator.group.records import encode_offset_commit_key
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import GroupSummary, HeartbeatResult, MemberSummary
@@ -88,7 +88,7 @@ def _error(error: ErrorCode, message: str | None = None, member_id: str | None =
     return HeartbeatResult(error, message, member_id, epoch)
 
 
-class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
+class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator[ConsumerGroup, ConsumerGroupMember]):
     """All consumer-protocol groups of the `__consumer_offsets` partitions the attached
     classic coordinator owns (with classic members of such groups: consumer_migration.py;
     the plumbing shared with share and Streams groups: modern_group.py)."""
@@ -633,10 +633,11 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         return True
 
     # ================================================================ offsets
-    def _stale_epoch_error(self, member: ConsumerGroupMember) -> ErrorCode:
+    def _stale_epoch_error(self, member: ModernMember) -> ErrorCode:
         """Kafka's ConsumerGroup.validateOffsetCommit: a classic member's wrong
         generation is ILLEGAL_GENERATION (the offset checks are modern_group.py's)."""
-        return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
+        return (ErrorCode.ILLEGAL_GENERATION
+                if isinstance(member, ConsumerGroupMember) and member.uses_classic_protocol
                 else ErrorCode.STALE_MEMBER_EPOCH)
 
     def commit_partition_errors(self, group: ConsumerGroup, member_id: str, member_epoch: int,
@@ -658,6 +659,9 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
     GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
+
+    def _attach_member(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
+        group.add_member(member)
 
     def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
         (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,

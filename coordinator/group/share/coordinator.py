@@ -74,7 +74,7 @@ def topic_uuid(topic_id: bytes) -> uuid.UUID:
     return uuid.UUID(bytes=bytes(topic_id))
 
 
-class ShareGroupCoordinator(ModernGroupCoordinator):
+class ShareGroupCoordinator(ModernGroupCoordinator[ShareGroup, ShareGroupMember]):
     """All share groups of the `__consumer_offsets` partitions the attached classic
     coordinator owns (the plumbing shared with consumer and Streams groups:
     modern_group.py). `persister()` gives the SharePersister (or None: no durable share

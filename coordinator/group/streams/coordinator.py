@@ -69,7 +69,7 @@ def _error(error: ErrorCode, message: str | None = None) -> HeartbeatResult:
     return HeartbeatResult(error, message)
 
 
-class StreamsGroupCoordinator(ModernGroupCoordinator):
+class StreamsGroupCoordinator(ModernGroupCoordinator[StreamsGroup, StreamsGroupMember]):
     """All Streams groups of the `__consumer_offsets` partitions the attached classic
     coordinator owns (the plumbing shared with consumer and share groups:
     modern_group.py)."""
@@ -626,6 +626,9 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
     # ================================================================ partitions
     RECORDS, KEY_VERSIONS = R, R.STREAMS_KEY_VERSIONS
     GROUP, MEMBER = StreamsGroup, StreamsGroupMember
+
+    def _attach_member(self, group: StreamsGroup, member: StreamsGroupMember) -> None:
+        group.add_member(member)
 
     def _replay_group_metadata(self, g: StreamsGroup, v: Any) -> None:
         g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
