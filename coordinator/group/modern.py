@@ -160,11 +160,10 @@ class ModernGroupCoordinator(Generic[GroupT, MemberT]):
         metadata tombstone drops a group and its members), members attached with their
         session timers started. The records every kind has are replayed here; the
         kind's own go to `_replay_group_record`, those in `SKIPPED_ON_REPLAY` nowhere."""
-        R = self.RECORDS
         groups: dict[str, GroupT] = {}
         members: dict[tuple[str, str], MemberT] = {}
-        for kind, gid, mid, v in self._group_records(partition, self.KEY_VERSIONS, R.decode_record):
-            if kind == R.GROUP_METADATA:
+        for kind, gid, mid, v in self._group_records(partition, self.KEY_VERSIONS, self.RECORDS.decode_record):
+            if kind == self.RECORDS.GROUP_METADATA:
                 if v is None:
                     groups.pop(gid, None)
                     for k in [k for k in members if k[0] == gid]:
@@ -175,20 +174,20 @@ class ModernGroupCoordinator(Generic[GroupT, MemberT]):
             if kind in self.SKIPPED_ON_REPLAY:
                 continue
             g = groups.setdefault(gid, self.GROUP(gid))
-            if kind == R.TARGET_METADATA:
+            if kind == self.RECORDS.TARGET_METADATA:
                 if v is not None:
                     self._replay_target_metadata(g, v)
-            elif kind == R.TARGET_MEMBER:
+            elif kind == self.RECORDS.TARGET_MEMBER:
                 if v is None:
                     g.target.pop(mid, None)
                 else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
+                    g.target[mid] = self.RECORDS.target_of(v)
+            elif kind == self.RECORDS.MEMBER_METADATA:
                 if v is None:
                     members.pop((gid, mid), None)
                 else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), self.MEMBER(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
+                    self.RECORDS.apply_member_metadata(members.setdefault((gid, mid), self.MEMBER(mid)), v)
+            elif kind == self.RECORDS.CURRENT_ASSIGNMENT:
                 if v is not None:
                     self._replay_current_assignment(
                         members.setdefault((gid, mid), self.MEMBER(mid)), v)

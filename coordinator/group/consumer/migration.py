@@ -24,11 +24,11 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Any, Callable
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.codec import decode_data, encode_data
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 
-from kafpy.coordinator.group.consumer import records as R
+from kafpy.coordinator.group.consumer import records as consumer_records
 from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, ConsumerGroupMember,
                                               MemberState, copy_assignment)
 from kafpy.coordinator.group.consumer.topics import TopicMeta, metadata_hash
@@ -47,7 +47,7 @@ def decode_subscription(metadata: bytes) -> tuple[list[str], list[tuple[str, int
     """(topics, owned partitions or None before v1) of ConsumerProtocolSubscription bytes."""
     try:
         version = struct.unpack_from(">h", metadata, 0)[0]
-        v = decode_data(M.ConsumerProtocolSubscription, min(max(version, 0), 3), bytes(metadata[2:]))
+        v = decode_data(messages.ConsumerProtocolSubscription, min(max(version, 0), 3), bytes(metadata[2:]))
     except (ProtocolError, struct.error, ValueError, UnicodeDecodeError):
         return [], None
     owned = [(tp.topic, p) for tp in v.owned_partitions for p in tp.partitions] if version >= 1 else None
@@ -57,7 +57,7 @@ def decode_subscription(metadata: bytes) -> tuple[list[str], list[tuple[str, int
 def decode_assignment(data: bytes) -> list[tuple[str, int]]:
     try:
         version = struct.unpack_from(">h", data, 0)[0]
-        v = decode_data(M.ConsumerProtocolAssignment, min(max(version, 0), 3), bytes(data[2:]))
+        v = decode_data(messages.ConsumerProtocolAssignment, min(max(version, 0), 3), bytes(data[2:]))
     except (ProtocolError, struct.error, ValueError, UnicodeDecodeError):
         return []
     return [(tp.topic, p) for tp in v.assigned_partitions for p in tp.partitions]
@@ -95,13 +95,12 @@ class ClassicMembers:
         return out
 
     def _assignment_bytes(self, a: Assignment) -> bytes:
-        A = M.ConsumerProtocolAssignment
         tps = []
         for t, ps in sorted(a.items()):
             meta = self.topics.topic_by_id(t)
             if meta is not None and ps:
-                tps.append(A.TopicPartition(topic=meta.name, partitions=sorted(ps)))
-        return struct.pack(">h", 0) + encode_data(A(assigned_partitions=tps, user_data=None), 0)
+                tps.append(messages.ConsumerProtocolAssignment.TopicPartition(topic=meta.name, partitions=sorted(ps)))
+        return struct.pack(">h", 0) + encode_data(messages.ConsumerProtocolAssignment(assigned_partitions=tps, user_data=None), 0)
 
     def _allows(self, direction: str) -> bool:
         return self.config.migration_policy in (direction, "bidirectional")
@@ -147,12 +146,12 @@ class ClassicMembers:
             group.add_member(member)
             group.target[member.member_id] = copy_assignment(member.assigned)
             self._schedule_session(member, now_ms, group.group_id)
-            records.append(R.member_metadata(group.group_id, member))
-            records.append(R.target_member(group.group_id, member.member_id, member.assigned))
-            records.append(R.current_assignment(group.group_id, member))
+            records.append(consumer_records.member_metadata(group.group_id, member))
+            records.append(consumer_records.target_member(group.group_id, member.member_id, member.assigned))
+            records.append(consumer_records.current_assignment(group.group_id, member))
         group.metadata_hash = 0     # recomputed (and the epoch bumped) by the joining member
-        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
-        records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
+        records.append(consumer_records.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
+        records.append(consumer_records.target_metadata(group.group_id, group.assignment_epoch, now_ms))
         records.append((encode_group_metadata_key(group.group_id), None))
         self.classic.fail_parked(classic, ErrorCode.REBALANCE_IN_PROGRESS)
         del self.classic.groups[classic.group_id]
@@ -181,8 +180,8 @@ class ClassicMembers:
                             self._assignment_bytes(m.assigned))
             classic.add(member)
             self.classic.schedule_heartbeat(member, now_ms)
-            records.extend(R.member_tombstones(group.group_id, m.member_id))
-        records.extend(R.group_tombstones(group.group_id, group.resolved_regexes))
+            records.extend(consumer_records.member_tombstones(group.group_id, m.member_id))
+        records.extend(consumer_records.group_tombstones(group.group_id, group.resolved_regexes))
         classic.subscribed_topics = classic.compute_subscribed_topics()
         del self.groups[group.group_id]
         self.classic.groups[group.group_id] = classic
@@ -229,7 +228,7 @@ class ClassicMembers:
                 target = group.target.pop(old.member_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old.member_id)
-                records.extend(R.member_tombstones(group_id, old.member_id))
+                records.extend(consumer_records.member_tombstones(group_id, old.member_id))
                 member = ConsumerGroupMember(member_id, instance_id, member_epoch=old.member_epoch,
                                              previous_member_epoch=old.previous_member_epoch,
                                              assigned=assigned)
@@ -254,14 +253,14 @@ class ClassicMembers:
         member.subscribed_topic_names, member.subscribed_topic_regex = topics, None
         member.classic_session_timeout_ms = session_timeout_ms
         member.classic_protocols = [(n, bytes(m)) for n, m in protocols]
-        records.append(R.member_metadata(group_id, member))
+        records.append(consumer_records.member_metadata(group_id, member))
         subscribed = self._subscribed_topics(group)
         topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
         if (new_member or subscription_before != (tuple(topics), None)
                 or topics_hash != group.metadata_hash):
             group.group_epoch += 1
             group.metadata_hash = topics_hash
-            records.append(R.group_metadata(group_id, group.group_epoch, topics_hash))
+            records.append(consumer_records.group_metadata(group_id, group.group_epoch, topics_hash))
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
         # An eager member gave everything up before joining; a cooperative one lists

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 
 from kafpy.coordinator.group.modern_records import decode, encode_key, encode_value as _value
 from kafpy.coordinator.record_types import STREAMS_GROUP_RECORDS, GroupRecordType as T
@@ -26,20 +26,20 @@ CURRENT_ASSIGNMENT, TOPOLOGY = T.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, T.STRE
 STREAMS_KEY_VERSIONS = STREAMS_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {
-    GROUP_METADATA: M.StreamsGroupMetadataKey,
-    MEMBER_METADATA: M.StreamsGroupMemberMetadataKey,
-    TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataKey,
-    TARGET_MEMBER: M.StreamsGroupTargetAssignmentMemberKey,
-    CURRENT_ASSIGNMENT: M.StreamsGroupCurrentMemberAssignmentKey,
-    TOPOLOGY: M.StreamsGroupTopologyKey,
+    GROUP_METADATA: messages.StreamsGroupMetadataKey,
+    MEMBER_METADATA: messages.StreamsGroupMemberMetadataKey,
+    TARGET_METADATA: messages.StreamsGroupTargetAssignmentMetadataKey,
+    TARGET_MEMBER: messages.StreamsGroupTargetAssignmentMemberKey,
+    CURRENT_ASSIGNMENT: messages.StreamsGroupCurrentMemberAssignmentKey,
+    TOPOLOGY: messages.StreamsGroupTopologyKey,
 }
 _VALUES: dict[int, type] = {
-    GROUP_METADATA: M.StreamsGroupMetadataValue,
-    MEMBER_METADATA: M.StreamsGroupMemberMetadataValue,
-    TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataValue,
-    TARGET_MEMBER: M.StreamsGroupTargetAssignmentMemberValue,
-    CURRENT_ASSIGNMENT: M.StreamsGroupCurrentMemberAssignmentValue,
-    TOPOLOGY: M.StreamsGroupTopologyValue,
+    GROUP_METADATA: messages.StreamsGroupMetadataValue,
+    MEMBER_METADATA: messages.StreamsGroupMemberMetadataValue,
+    TARGET_METADATA: messages.StreamsGroupTargetAssignmentMetadataValue,
+    TARGET_MEMBER: messages.StreamsGroupTargetAssignmentMemberValue,
+    CURRENT_ASSIGNMENT: messages.StreamsGroupCurrentMemberAssignmentValue,
+    TOPOLOGY: messages.StreamsGroupTopologyValue,
 }
 
 
@@ -61,65 +61,61 @@ def _task_set(items: Iterable) -> TaskSet:
 # ---------------------------------------------------------------- records
 def group_metadata(group_id: str, epoch: int, metadata_hash: int,
                    validated_topology_epoch: int) -> tuple[bytes, bytes]:
-    return _key(GROUP_METADATA, group_id), _value(M.StreamsGroupMetadataValue(
+    return _key(GROUP_METADATA, group_id), _value(messages.StreamsGroupMetadataValue(
         epoch=epoch, metadata_hash=metadata_hash,
         validated_topology_epoch=validated_topology_epoch))
 
 
 def topology(group_id: str, t: StreamsTopology) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupTopologyValue
 
     def info(x: Any) -> Any:
-        return V.TopicInfo(name=x.name, partitions=x.partitions,
+        return messages.StreamsGroupTopologyValue.TopicInfo(name=x.name, partitions=x.partitions,
                            replication_factor=x.replication_factor,
-                           topic_configs=[V.TopicConfig(key=k, value=v) for k, v in x.configs])
-    subs = [V.Subtopology(
+                           topic_configs=[messages.StreamsGroupTopologyValue.TopicConfig(key=k, value=v) for k, v in x.configs])
+    subs = [messages.StreamsGroupTopologyValue.Subtopology(
         subtopology_id=s.subtopology_id, source_topics=list(s.source_topics),
         source_topic_regex=list(s.source_topic_regex),
         state_changelog_topics=[info(x) for x in s.state_changelog_topics],
         repartition_sink_topics=list(s.repartition_sink_topics),
         repartition_source_topics=[info(x) for x in s.repartition_source_topics],
-        copartition_groups=[V.CopartitionGroup(
+        copartition_groups=[messages.StreamsGroupTopologyValue.CopartitionGroup(
             source_topics=list(g.source_topics), source_topic_regex=list(g.source_topic_regex),
             repartition_source_topics=list(g.repartition_source_topics))
             for g in s.copartition_groups]) for s in t.subtopologies]
-    return _key(TOPOLOGY, group_id), _value(V(epoch=t.epoch, subtopologies=subs))
+    return _key(TOPOLOGY, group_id), _value(messages.StreamsGroupTopologyValue(epoch=t.epoch, subtopologies=subs))
 
 
 def member_metadata(group_id: str, m: StreamsGroupMember) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupMemberMetadataValue
-    endpoint = None if m.user_endpoint is None else V.Endpoint(host=m.user_endpoint[0],
+    endpoint = None if m.user_endpoint is None else messages.StreamsGroupMemberMetadataValue.Endpoint(host=m.user_endpoint[0],
                                                                port=m.user_endpoint[1])
-    return _key(MEMBER_METADATA, group_id, m.member_id), _value(V(
+    return _key(MEMBER_METADATA, group_id, m.member_id), _value(messages.StreamsGroupMemberMetadataValue(
         instance_id=m.instance_id, rack_id=m.rack_id, client_id=m.client_id,
         client_host=m.client_host, rebalance_timeout_ms=m.rebalance_timeout_ms,
         topology_epoch=m.topology_epoch, process_id=m.process_id, user_endpoint=endpoint,
-        client_tags=[V.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())]))
+        client_tags=[messages.StreamsGroupMemberMetadataValue.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())]))
 
 
 def target_metadata(group_id: str, assignment_epoch: int, now_ms: int) -> tuple[bytes, bytes]:
-    return _key(TARGET_METADATA, group_id), _value(M.StreamsGroupTargetAssignmentMetadataValue(
+    return _key(TARGET_METADATA, group_id), _value(messages.StreamsGroupTargetAssignmentMetadataValue(
         assignment_epoch=assignment_epoch, assignment_timestamp=now_ms))
 
 
 def target_member(group_id: str, member_id: str, t: Tasks) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupTargetAssignmentMemberValue
-    return _key(TARGET_MEMBER, group_id, member_id), _value(V(
-        active_tasks=_task_ids(V.TaskIds, t.active), standby_tasks=_task_ids(V.TaskIds, t.standby),
-        warmup_tasks=_task_ids(V.TaskIds, t.warmup)))
+    return _key(TARGET_MEMBER, group_id, member_id), _value(messages.StreamsGroupTargetAssignmentMemberValue(
+        active_tasks=_task_ids(messages.StreamsGroupTargetAssignmentMemberValue.TaskIds, t.active), standby_tasks=_task_ids(messages.StreamsGroupTargetAssignmentMemberValue.TaskIds, t.standby),
+        warmup_tasks=_task_ids(messages.StreamsGroupTargetAssignmentMemberValue.TaskIds, t.warmup)))
 
 
 def current_assignment(group_id: str, m: StreamsGroupMember) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupCurrentMemberAssignmentValue
-    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(V(
+    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(messages.StreamsGroupCurrentMemberAssignmentValue(
         member_epoch=m.member_epoch, previous_member_epoch=m.previous_member_epoch,
         state=int(m.state),
-        active_tasks=_task_ids(V.TaskIds, m.tasks.active),
-        standby_tasks=_task_ids(V.TaskIds, m.tasks.standby),
-        warmup_tasks=_task_ids(V.TaskIds, m.tasks.warmup),
-        active_tasks_pending_revocation=_task_ids(V.TaskIds, m.pending_revocation.active),
-        standby_tasks_pending_revocation=_task_ids(V.TaskIds, m.pending_revocation.standby),
-        warmup_tasks_pending_revocation=_task_ids(V.TaskIds, m.pending_revocation.warmup)))
+        active_tasks=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.tasks.active),
+        standby_tasks=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.tasks.standby),
+        warmup_tasks=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.tasks.warmup),
+        active_tasks_pending_revocation=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.pending_revocation.active),
+        standby_tasks_pending_revocation=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.pending_revocation.standby),
+        warmup_tasks_pending_revocation=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.pending_revocation.warmup)))
 
 
 def member_tombstones(group_id: str, member_id: str) -> list[tuple[bytes, None]]:
