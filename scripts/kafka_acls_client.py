@@ -85,7 +85,7 @@ class AclAdminClient:
             buf += chunk
         return bytes(buf)
 
-    def request(self, api_key: int, version: int, body: Any) -> Any:
+    def request(self, api_key: int, version: int, body: messages.Message) -> Any:
         self.correlation += 1
         header = messages.RequestHeader(request_api_key=api_key, request_api_version=version,
                                  correlation_id=self.correlation, client_id="kafka-acls")

@@ -47,7 +47,7 @@ class _Connection:
             buf += chunk
         return bytes(buf)
 
-    def request(self, api_key: int, version: int, body: Any) -> Any:
+    def request(self, api_key: int, version: int, body: messages.Message) -> Any:
         self.correlation += 1
         header = messages.RequestHeader(request_api_key=api_key, request_api_version=version,
                                  correlation_id=self.correlation, client_id="kafka-share-groups")
@@ -55,7 +55,7 @@ class _Connection:
         (size,) = struct.unpack(">i", self._recv(4))
         return codec.decode_response(api_key, version, self._recv(size))[1]
 
-    def send(self, api_key: ApiKey, body: Any) -> Any:
+    def send(self, api_key: ApiKey, body: messages.Message) -> Any:
         theirs = self.versions.get(api_key)
         if theirs is None:
             raise BrokerError(ErrorCode.UNSUPPORTED_VERSION,
@@ -102,7 +102,7 @@ class ShareGroupAdmin:
             self._nodes[node_id] = _Connection(host, port, self.timeout)
         return self._nodes[node_id]
 
-    def topics(self) -> dict[str, Any]:
+    def topics(self) -> dict[str, messages.MetadataResponse.MetadataResponseTopic]:
         """Topic name -> its Metadata entry (partitions with their leaders)."""
         return {t.name: t for t in self.metadata.topics if t.error_code == ErrorCode.NONE}
 
@@ -123,7 +123,7 @@ class ShareGroupAdmin:
         self.brokers.setdefault(c.node_id, (c.host, c.port))
         return c.node_id, f"{c.host}:{c.port}"
 
-    def list_groups(self, states: list[str] | None = None) -> list[Any]:
+    def list_groups(self, states: list[str] | None = None) -> list[messages.ListGroupsResponse.ListedGroup]:
         out = []
         for node_id in sorted(self.brokers):
             resp = self.node(node_id).send(ApiKey.LIST_GROUPS, messages.ListGroupsRequest(
@@ -133,20 +133,22 @@ class ShareGroupAdmin:
             out.extend(resp.groups)
         return out
 
-    def describe(self, group_id: str) -> tuple[Any, str, int]:
+    def describe(self, group_id: str) -> tuple[messages.ShareGroupDescribeResponse.DescribedGroup, str, int]:
         """(ShareGroupDescribe's group, coordinator "host:port", coordinator id)."""
         node_id, address = self.coordinator(group_id)
         resp = self.node(node_id).send(ApiKey.SHARE_GROUP_DESCRIBE, messages.ShareGroupDescribeRequest(
             group_ids=[group_id], include_authorized_operations=False))
         return resp.groups[0], address, node_id
 
-    def describe_offsets(self, group_id: str) -> Any:
+    def describe_offsets(self, group_id: str
+                         ) -> messages.DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup:
         node_id, _ = self.coordinator(group_id)
         resp = self.node(node_id).send(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, messages.DescribeShareGroupOffsetsRequest(groups=[
             messages.DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestGroup(group_id=group_id, topics=None)]))
         return resp.groups[0]
 
-    def alter_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> Any:
+    def alter_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]
+                      ) -> messages.AlterShareGroupOffsetsResponse:
         node_id, _ = self.coordinator(group_id)
         by_topic: dict[str, list] = {}
         for (t, p), o in offsets.items():
@@ -156,7 +158,7 @@ class ShareGroupAdmin:
             messages.AlterShareGroupOffsetsRequest.AlterShareGroupOffsetsRequestTopic(topic_name=t, partitions=ps)
             for t, ps in by_topic.items()]))
 
-    def delete_offsets(self, group_id: str, topics: list[str]) -> Any:
+    def delete_offsets(self, group_id: str, topics: list[str]) -> messages.DeleteShareGroupOffsetsResponse:
         node_id, _ = self.coordinator(group_id)
         return self.node(node_id).send(ApiKey.DELETE_SHARE_GROUP_OFFSETS, messages.DeleteShareGroupOffsetsRequest(
             group_id=group_id, topics=[messages.DeleteShareGroupOffsetsRequest.DeleteShareGroupOffsetsRequestTopic(topic_name=t) for t in topics]))

@@ -40,7 +40,7 @@ class StreamsGroupsClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, client: AclAdminClient, api_key: int, body: Any) -> Any:
+    def _call(self, client: AclAdminClient, api_key: int, body: messages.Message) -> Any:
         ours = type(body).VALID_VERSIONS[1]
         return client.request(api_key, client._version(api_key, ours), body)
 
@@ -72,7 +72,7 @@ class StreamsGroupsClient:
             out.update((g.group_id, g.group_state) for g in resp.groups)
         return sorted(out.items())
 
-    def describe(self, group: str) -> tuple[Any, str]:
+    def describe(self, group: str) -> tuple[messages.StreamsGroupDescribeResponse.DescribedGroup, str]:
         node, coordinator = self.coordinator(group)
         resp = self._call(node, ApiKey.STREAMS_GROUP_DESCRIBE,
                           messages.StreamsGroupDescribeRequest(group_ids=[group]))
@@ -98,7 +98,7 @@ class StreamsGroupsClient:
         its leader; a partition without an answer (no offset at or after a time: -1) is
         left out or given as -1."""
         leaders = self._leaders(sorted({t for t, _ in partitions}))
-        by_leader: dict[Any, list[tuple[str, int]]] = {}
+        by_leader: dict[tuple[str, int], list[tuple[str, int]]] = {}
         for tp in partitions:
             if tp in leaders:
                 by_leader.setdefault(leaders[tp], []).append(tp)
@@ -147,6 +147,7 @@ class StreamsGroupsClient:
         md = self._metadata(topics)
         found, errors = [], {}
         for t in md.topics:
+            assert t.name is not None  # asked by name: every topic is answered with its name
             if t.error_code != ErrorCode.NONE:
                 errors[t.name] = t.error_code
             else:
@@ -164,7 +165,7 @@ class StreamsGroupsClient:
         return {r.name: r.error_code for r in resp.responses}
 
     # -- cluster metadata ------------------------------------------------------------
-    def _metadata(self, topics: list[str] | None) -> Any:
+    def _metadata(self, topics: list[str] | None) -> messages.MetadataResponse:
         return self._call(self.bootstrap, ApiKey.METADATA, messages.MetadataRequest(
             topics=None if topics is None else [messages.MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
             allow_auto_topic_creation=False))
@@ -176,5 +177,5 @@ class StreamsGroupsClient:
     def _leaders(self, topics: list[str]) -> dict[tuple[str, int], tuple[str, int]]:
         md = self._metadata(topics)
         address = {b.node_id: (b.host, b.port) for b in md.brokers}
-        return {(t.name, p.partition_index): address[p.leader_id]
+        return {(t.name or "", p.partition_index): address[p.leader_id]
                 for t in md.topics for p in t.partitions if p.leader_id in address}

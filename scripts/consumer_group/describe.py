@@ -58,7 +58,7 @@ def _describe_offsets(svc: GroupService, descriptions: dict[str, dict]) -> None:
         desc = descriptions[group]
         state = desc.get("group_state")
         committed = svc.committed(group) if state != "Dead" else {}
-        rows: list[list[Any]] = []
+        rows: list[list[object]] = []
         assigned: set[tuple[str, int]] = set()
         members = [m for m in desc.get("members", []) if assignment_partitions(m)]
         members.sort(key=lambda m: -len(assignment_partitions(m)))
