@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 import uuid
-from typing import Any, TextIO
+from typing import TextIO
 
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
@@ -202,7 +202,7 @@ class _Stop(Exception):
     pass
 
 
-def _stop(*_: Any) -> None:
+def _stop(*_: object) -> None:
     raise _Stop()
 
 
