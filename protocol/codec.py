@@ -208,7 +208,7 @@ def _request_decoders_slow(buf: Buffer, mv: memoryview, api_key: int, api_versio
     return entry
 
 
-def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Any]:
+def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Message]:
     """Decode one request frame (without its size prefix) into (header, body)."""
     buf: bytes | memoryview
     if type(frame) is bytes:
@@ -244,7 +244,7 @@ def _checked_spec(api_key: int, api_version: int) -> messages.ApiSpec:
 _RESPONSE_DECODERS: dict[tuple[int, int], tuple[Callable, Callable]] = {}
 
 
-def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | memoryview) -> tuple[int, Any]:
+def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | memoryview) -> tuple[int, Message]:
     """Decode one response frame (without its size prefix) into (correlation id, body).
 
     Records fields are slices of ``frame`` (a replica fetcher can append them as they are).
