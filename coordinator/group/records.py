@@ -21,7 +21,7 @@ from kafpy.protocol import messages
 from kafpy.protocol.codec import MessageT, decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
 
-from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType
 
 _I16 = struct.Struct(">h")
 
@@ -73,12 +73,12 @@ class GroupMetadataValue:
 # ---------------------------------------------------------------- encoding
 
 def encode_offset_commit_key(group: str, topic: str, partition: int) -> bytes:
-    return _I16.pack(T.OFFSET_COMMIT) + encode_data(
-        messages.OffsetCommitKey(group=group, topic=topic, partition=partition), T.OFFSET_COMMIT)
+    return _I16.pack(GroupRecordType.OFFSET_COMMIT) + encode_data(
+        messages.OffsetCommitKey(group=group, topic=topic, partition=partition), GroupRecordType.OFFSET_COMMIT)
 
 
 def encode_group_metadata_key(group: str) -> bytes:
-    return _I16.pack(T.GROUP_METADATA) + encode_data(messages.GroupMetadataKey(group=group), T.GROUP_METADATA)
+    return _I16.pack(GroupRecordType.GROUP_METADATA) + encode_data(messages.GroupMetadataKey(group=group), GroupRecordType.GROUP_METADATA)
 
 
 def encode_offset_commit_value(om: OffsetAndMetadata) -> bytes:
@@ -121,11 +121,11 @@ def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
     version, data = _split(buf)
     if version in MODERN_GROUP_RECORDS:
         return None
-    if version in (T.LEGACY_OFFSET_COMMIT, T.OFFSET_COMMIT):
+    if version in (GroupRecordType.LEGACY_OFFSET_COMMIT, GroupRecordType.OFFSET_COMMIT):
         k = _decode(messages.OffsetCommitKey, version, data)
         return OffsetCommitKey(k.group, k.topic, k.partition)
-    if version == T.GROUP_METADATA:
-        return GroupMetadataKey(_decode(messages.GroupMetadataKey, T.GROUP_METADATA, data).group)
+    if version == GroupRecordType.GROUP_METADATA:
+        return GroupMetadataKey(_decode(messages.GroupMetadataKey, GroupRecordType.GROUP_METADATA, data).group)
     raise ValueError(f"unknown __consumer_offsets key version {version}")
 
 

@@ -14,20 +14,20 @@ Who calls it: ConsumerGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from kafpy.protocol import messages
 
 from kafpy.coordinator.group.consumer.group import (
     Assignment, ConsumerGroupMember, MemberState, ResolvedRegex)
 from kafpy.coordinator.group.modern_records import assignment as _assignment, decode, encode_key
-from kafpy.coordinator.record_types import CONSUMER_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import CONSUMER_GROUP_RECORDS, GroupRecordType
 from kafpy.coordinator.group.modern_records import encode_value as _value, topic_partitions as _partitions
 
-GROUP_METADATA, PARTITION_METADATA = T.CONSUMER_GROUP_METADATA, T.CONSUMER_GROUP_PARTITION_METADATA
-MEMBER_METADATA, TARGET_METADATA = T.CONSUMER_GROUP_MEMBER_METADATA, T.CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA
-TARGET_MEMBER, CURRENT_ASSIGNMENT = T.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, T.CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT
-REGULAR_EXPRESSION = T.CONSUMER_GROUP_REGULAR_EXPRESSION
+GROUP_METADATA, PARTITION_METADATA = GroupRecordType.CONSUMER_GROUP_METADATA, GroupRecordType.CONSUMER_GROUP_PARTITION_METADATA
+MEMBER_METADATA, TARGET_METADATA = GroupRecordType.CONSUMER_GROUP_MEMBER_METADATA, GroupRecordType.CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA
+TARGET_MEMBER, CURRENT_ASSIGNMENT = GroupRecordType.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, GroupRecordType.CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT
+REGULAR_EXPRESSION = GroupRecordType.CONSUMER_GROUP_REGULAR_EXPRESSION
 CONSUMER_KEY_VERSIONS = CONSUMER_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {
@@ -98,7 +98,8 @@ def current_assignment(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, by
         partitions_pending_revocation=_with_epochs(messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions, m.pending_revocation, m)))
 
 
-def _with_epochs(cls: Any, a: Assignment, m: ConsumerGroupMember) -> list:
+def _with_epochs(cls: type[messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions], a: Assignment,
+                 m: ConsumerGroupMember) -> list[messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions]:
     """`a` as the record's TopicPartitions, each partition with its assignment epoch."""
     out = _partitions(cls, a)
     for tp in out:

@@ -15,14 +15,14 @@ from __future__ import annotations
 from kafpy.protocol import messages
 
 from kafpy.coordinator.group.modern_records import assignment as _assignment, decode, encode_key
-from kafpy.coordinator.record_types import SHARE_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import SHARE_GROUP_RECORDS, GroupRecordType
 from kafpy.coordinator.group.modern_records import encode_value as _value, topic_partitions as _partitions
 from kafpy.coordinator.group.share.group import Assignment, ShareGroup, ShareGroupMember, TopicPartitions
 
-PARTITION_METADATA, MEMBER_METADATA = T.SHARE_GROUP_PARTITION_METADATA, T.SHARE_GROUP_MEMBER_METADATA
-GROUP_METADATA, TARGET_METADATA = T.SHARE_GROUP_METADATA, T.SHARE_GROUP_TARGET_ASSIGNMENT_METADATA
-TARGET_MEMBER, CURRENT_ASSIGNMENT = T.SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER, T.SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT
-STATE_PARTITION_METADATA = T.SHARE_GROUP_STATE_PARTITION_METADATA
+PARTITION_METADATA, MEMBER_METADATA = GroupRecordType.SHARE_GROUP_PARTITION_METADATA, GroupRecordType.SHARE_GROUP_MEMBER_METADATA
+GROUP_METADATA, TARGET_METADATA = GroupRecordType.SHARE_GROUP_METADATA, GroupRecordType.SHARE_GROUP_TARGET_ASSIGNMENT_METADATA
+TARGET_MEMBER, CURRENT_ASSIGNMENT = GroupRecordType.SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER, GroupRecordType.SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT
+STATE_PARTITION_METADATA = GroupRecordType.SHARE_GROUP_STATE_PARTITION_METADATA
 SHARE_KEY_VERSIONS = SHARE_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {

@@ -27,6 +27,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.streams import records as streams_records
@@ -630,11 +631,11 @@ class StreamsGroupCoordinator(ModernGroupCoordinator[StreamsGroup, StreamsGroupM
     def _attach_member(self, group: StreamsGroup, member: StreamsGroupMember) -> None:
         group.add_member(member)
 
-    def _replay_group_metadata(self, g: StreamsGroup, v: Any) -> None:
+    def _replay_group_metadata(self, g: StreamsGroup, v: messages.StreamsGroupMetadataValue) -> None:
         g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
         g.validated_topology_epoch = v.validated_topology_epoch
 
-    def _replay_target_metadata(self, g: StreamsGroup, v: Any) -> None:
+    def _replay_target_metadata(self, g: StreamsGroup, v: messages.StreamsGroupTargetAssignmentMetadataValue) -> None:
         g.assignment_epoch = v.assignment_epoch
         g.assignment_timestamp = v.assignment_timestamp
 

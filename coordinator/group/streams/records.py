@@ -11,18 +11,18 @@ Who calls it: StreamsGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Callable, Iterable, TypeVar
 
 from kafpy.protocol import messages
 
 from kafpy.coordinator.group.modern_records import decode, encode_key, encode_value as _value
-from kafpy.coordinator.record_types import STREAMS_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import STREAMS_GROUP_RECORDS, GroupRecordType
 from kafpy.coordinator.group.streams.group import MemberState, StreamsGroupMember, Tasks, TaskSet
-from kafpy.coordinator.group.streams.topology import StreamsTopology, from_request
+from kafpy.coordinator.group.streams.topology import StreamsTopology, TopicInfo, from_request
 
-GROUP_METADATA, MEMBER_METADATA = T.STREAMS_GROUP_METADATA, T.STREAMS_GROUP_MEMBER_METADATA
-TARGET_METADATA, TARGET_MEMBER = T.STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, T.STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER
-CURRENT_ASSIGNMENT, TOPOLOGY = T.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, T.STREAMS_GROUP_TOPOLOGY
+GROUP_METADATA, MEMBER_METADATA = GroupRecordType.STREAMS_GROUP_METADATA, GroupRecordType.STREAMS_GROUP_MEMBER_METADATA
+TARGET_METADATA, TARGET_MEMBER = GroupRecordType.STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, GroupRecordType.STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER
+CURRENT_ASSIGNMENT, TOPOLOGY = GroupRecordType.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, GroupRecordType.STREAMS_GROUP_TOPOLOGY
 STREAMS_KEY_VERSIONS = STREAMS_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {
@@ -50,7 +50,10 @@ def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
     return encode_key(kind, _KEYS[kind](**fields))
 
 
-def _task_ids(cls: Any, t: TaskSet) -> list:
+TaskIdsT = TypeVar("TaskIdsT")
+
+
+def _task_ids(cls: Callable[..., TaskIdsT], t: TaskSet) -> list[TaskIdsT]:
     return [cls(subtopology_id=s, partitions=sorted(ps)) for s, ps in sorted(t.items()) if ps]
 
 
@@ -68,7 +71,7 @@ def group_metadata(group_id: str, epoch: int, metadata_hash: int,
 
 def topology(group_id: str, t: StreamsTopology) -> tuple[bytes, bytes]:
 
-    def info(x: Any) -> Any:
+    def info(x: TopicInfo) -> messages.StreamsGroupTopologyValue.TopicInfo:
         return messages.StreamsGroupTopologyValue.TopicInfo(name=x.name, partitions=x.partitions,
                            replication_factor=x.replication_factor,
                            topic_configs=[messages.StreamsGroupTopologyValue.TopicConfig(key=k, value=v) for k, v in x.configs])
@@ -133,14 +136,14 @@ def group_tombstones(group_id: str) -> list[tuple[bytes, None]]:
 
 
 # ---------------------------------------------------------------- replay
-def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None, Any]:
+def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None, object | None]:
     """(key version, group id, member id or None, decoded value or None for a
     tombstone). Raises ValueError for bytes that do not parse."""
     kind, k, v = decode(_KEYS, _VALUES, "streams group", key, value)
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
-def apply_member_metadata(m: StreamsGroupMember, v: Any) -> None:
+def apply_member_metadata(m: StreamsGroupMember, v: messages.StreamsGroupMemberMetadataValue) -> None:
     m.instance_id, m.rack_id = v.instance_id, v.rack_id
     m.client_id, m.client_host = v.client_id, v.client_host
     m.rebalance_timeout_ms, m.topology_epoch = v.rebalance_timeout_ms, v.topology_epoch
@@ -150,7 +153,7 @@ def apply_member_metadata(m: StreamsGroupMember, v: Any) -> None:
     m.client_tags = {kv.key: kv.value for kv in v.client_tags}
 
 
-def apply_current_assignment(m: StreamsGroupMember, v: Any) -> None:
+def apply_current_assignment(m: StreamsGroupMember, v: messages.StreamsGroupCurrentMemberAssignmentValue) -> None:
     try:
         m.state = MemberState(v.state)
     except ValueError:
@@ -162,9 +165,9 @@ def apply_current_assignment(m: StreamsGroupMember, v: Any) -> None:
                                  _task_set(v.warmup_tasks_pending_revocation))
 
 
-def target_of(v: Any) -> Tasks:
+def target_of(v: messages.StreamsGroupTargetAssignmentMemberValue) -> Tasks:
     return Tasks(_task_set(v.active_tasks), _task_set(v.standby_tasks), _task_set(v.warmup_tasks))
 
 
-def topology_of(v: Any) -> StreamsTopology:
+def topology_of(v: messages.StreamsGroupTopologyValue) -> StreamsTopology:
     return from_request(v)
