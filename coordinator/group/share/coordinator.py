@@ -85,7 +85,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator[ShareGroup, ShareGroupMember]
 
     def __init__(self, classic: ClassicCoordinatorView, config: ShareGroupConfig, topics: TopicsView,
                  persister: Callable[[], SharePersister | None] | None = None,
-                 run_async: Callable[[Coroutine[Any, Any, Any]], object] | None = None,
+                 run_async: Callable[[Coroutine[object, None, object]], object] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.classic = classic
@@ -358,7 +358,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator[ShareGroup, ShareGroupMember]
             return {}
         return {t: set(tp.partitions) for t, tp in group.initialized.items()}
 
-    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Coroutine[Any, Any, dict]:
+    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Coroutine[object, None, dict]:
         """Delete the share state of `partitions` through the persister; a coroutine
         resolving to {(topic id, partition): error}."""
         persister = self._persister()
