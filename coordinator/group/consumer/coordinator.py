@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from kafpy.protocol import messages
 from kafpy.protocol.codec import encode_data
@@ -63,6 +63,7 @@ from kafpy.coordinator.group.results import GroupSummary, HeartbeatResult, Membe
 from kafpy.coordinator.result import CoordinatorResult
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
+TopicPartitionT = TypeVar("TopicPartitionT")  # a record's or a classic protocol's TopicPartition class
 
 
 @dataclass
@@ -255,7 +256,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator[ConsumerGr
                                                  self._heartbeat_interval(group.group_id), assignment),
                                  records)
 
-    def _create_group(self, group_id: str, classic: Any) -> ConsumerGroup:
+    def _create_group(self, group_id: str, classic: ClassicGroup | None) -> ConsumerGroup:
         """A new consumer group; the committed offsets of an empty classic group of the
         same id (a simple consumer's, or one whose members all left) come along."""
         group = ConsumerGroup(group_id)
@@ -578,13 +579,13 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator[ConsumerGr
             group.assignment_epoch, group.preferred_assignor(self.default_assignor),
             [DescribedMember(m, group.target.get(m.member_id, {})) for m in group.members.values()])
 
-    def describe_as_classic(self, group_id: str) -> Any:
+    def describe_as_classic(self, group_id: str) -> GroupSummary:
         """DescribeGroups of a consumer group, as Kafka answers it: protocol type
         "consumer", the assignor as protocol, each member's subscription and assignment
         in the classic consumer protocol's encodings (v3 / v0)."""
         group = self.groups[group_id]
 
-        def named(a: Assignment, cls: Any) -> list:
+        def named(a: Assignment, cls: Callable[..., TopicPartitionT]) -> list[TopicPartitionT]:
             out = []
             for t, ps in sorted(a.items()):
                 meta = self.topics.topic_by_id(t)

@@ -22,7 +22,7 @@ classic APIs of a consumer group here. Event loop thread only.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol import messages
 from kafpy.protocol.codec import decode_data, encode_data
@@ -31,7 +31,8 @@ from kafpy.protocol.errors import ErrorCode, ProtocolError
 from kafpy.coordinator.group.consumer import records as consumer_records
 from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, ConsumerGroupMember,
                                               MemberState, copy_assignment)
-from kafpy.coordinator.group.consumer.topics import TopicMeta, metadata_hash
+from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
@@ -70,8 +71,8 @@ class ClassicMembers:
     classic: ClassicCoordinatorView
     # classic groups downgraded since the last `_store_downgraded`
     _downgraded: list[ClassicGroup]
-    config: Any
-    topics: Any
+    config: ConsumerGroupConfig
+    topics: TopicsView
     groups: dict[str, ConsumerGroup]
     _wake: Callable[[int], int]         # ModernGroupCoordinator's: a timer due at that ms
 
@@ -105,10 +106,11 @@ class ClassicMembers:
     def _allows(self, direction: str) -> bool:
         return self.config.migration_policy in (direction, "bidirectional")
 
-    def _write(self, group_id: str, records: list[Record], now_ms: int, answer: Any) -> Completion:
+    def _write(self, group_id: str, records: list[Record], now_ms: int,
+               answer: JoinResult | SyncResult) -> Completion[JoinResult | SyncResult]:
         """A future resolved with `answer` once `records` are committed (or with the
         error translated for the classic APIs)."""
-        def failed(error: ErrorCode) -> Any:
+        def failed(error: ErrorCode) -> JoinResult | SyncResult:
             error = append_error_to_group_error(error)
             if isinstance(answer, JoinResult):
                 return JoinResult(error, answer.member_id)
@@ -205,7 +207,7 @@ class ClassicMembers:
     def classic_join(self, group_id: str, member_id: str, instance_id: str | None,
                      require_known_member_id: bool, client_id: str, client_host: str,
                      rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
-                     protocols: list[tuple[str, bytes]], now_ms: int) -> Any:
+                     protocols: list[tuple[str, bytes]], now_ms: int) -> Completion[JoinResult | SyncResult]:
         """JoinGroup of a classic member into a consumer group."""
         group = self.groups[group_id]
         if protocol_type != CONSUMER_PROTOCOL_TYPE or not protocols:
@@ -283,7 +285,8 @@ class ClassicMembers:
             protocols[0][0], leader="", skip_assignment=False, members=[]))
 
     def classic_sync(self, group_id: str, generation_id: int, member_id: str,
-                     protocol_type: str | None, protocol_name: str | None, now_ms: int) -> Any:
+                     protocol_type: str | None, protocol_name: str | None, now_ms: int
+                     ) -> Completion[JoinResult | SyncResult]:
         group = self.groups[group_id]
         member = group.members.get(member_id)
         if member is None or member.classic_protocols is None:
