@@ -219,7 +219,7 @@ class ModernGroupCoordinator(Generic[GroupT, MemberT]):
     def _replay_current_assignment(self, member: MemberT, v: Any) -> None:
         self.RECORDS.apply_current_assignment(member, v)
 
-    def _replay_group_record(self, group: GroupT, kind: int, key: str | None, v: Any) -> None:
+    def _replay_group_record(self, group: GroupT, kind: int, key: str | None, v: object) -> None:
         """A record of the kind's own (`key`: its member id or other key field)."""
 
     def _attach_member(self, group: GroupT, member: MemberT) -> None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Callable, Iterable, Mapping, TypeVar
 
 from kafpy.protocol import messages
 from kafpy.protocol.codec import encode_data
@@ -668,12 +668,13 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator[ConsumerGr
         (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
          m.pending_revocation, m.assignment_epochs) = consumer_records.current_assignment_of(v)
 
-    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
+    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: object) -> None:
         if kind == consumer_records.REGULAR_EXPRESSION:
             assert key is not None  # the record's key is the regular expression
             if v is None:
                 g.resolved_regexes.pop(key, None)
             else:
+                assert isinstance(v, messages.ConsumerGroupRegularExpressionValue)  # the kind's value
                 g.resolved_regexes[key] = consumer_records.resolved_regex_of(v)
                 self._topics_version = max(self._topics_version, v.version)
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Coroutine, Mapping
+from typing import Callable, Coroutine, Mapping
 
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 
 from kafpy.coordinator.group.share import records as share_records
@@ -639,8 +640,9 @@ class ShareGroupCoordinator(ModernGroupCoordinator[ShareGroup, ShareGroupMember]
     def _attach_member(self, group: ShareGroup, member: ShareGroupMember) -> None:
         group.members[member.member_id] = member
 
-    def _replay_group_record(self, g: ShareGroup, kind: int, key: str | None, v: Any) -> None:
+    def _replay_group_record(self, g: ShareGroup, kind: int, key: str | None, v: object) -> None:
         if kind == share_records.STATE_PARTITION_METADATA and v is not None:
+            assert isinstance(v, messages.ShareGroupStatePartitionMetadataValue)  # the kind's value
             share_records.apply_state_partition_metadata(g, v)
 
     def load_partition(self, partition: int, now_ms: int) -> int:

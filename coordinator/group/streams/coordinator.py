@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
@@ -639,8 +639,9 @@ class StreamsGroupCoordinator(ModernGroupCoordinator[StreamsGroup, StreamsGroupM
         g.assignment_epoch = v.assignment_epoch
         g.assignment_timestamp = v.assignment_timestamp
 
-    def _replay_group_record(self, g: StreamsGroup, kind: int, key: str | None, v: Any) -> None:
+    def _replay_group_record(self, g: StreamsGroup, kind: int, key: str | None, v: object) -> None:
         if kind == streams_records.TOPOLOGY:
+            assert v is None or isinstance(v, messages.StreamsGroupTopologyValue)  # the kind's value
             g.topology = None if v is None else streams_records.topology_of(v)
 
     def load_partition(self, partition: int, now_ms: int) -> int:
