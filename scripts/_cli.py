@@ -108,7 +108,8 @@ class OptionSpec:
 @dataclass
 class OptionSet:
     """The parsed command line: which options were given and their values. `value_of` and
-    `values_of` answer Any: a value's type is what its option's `type` converter made."""
+    `values_of` are dynamically typed: a value's type is what its option's `type` converter
+    made."""
 
     specs: dict[str, OptionSpec]
     values: dict[str, list[object]] = field(default_factory=dict)

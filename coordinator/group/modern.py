@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import heapq
 import logging
+from types import ModuleType
 from typing import (TYPE_CHECKING, Any, Callable, Collection, Generic, Iterable, Iterator, Mapping,
                     Protocol, Sequence, TypeVar)
 
@@ -201,7 +202,7 @@ class ModernGroupCoordinator(Generic[GroupT, MemberT]):
 
     # the hooks of `_replay`: a subclass names its records module, their key versions,
     # its group and member classes (made from an id), and replays its own kinds of records
-    RECORDS: Any
+    RECORDS: ModuleType  # the kind's records module (consumer, share or streams .records)
     KEY_VERSIONS: Collection[int]
     GROUP: Callable[[str], GroupT]
     MEMBER: Callable[[str], MemberT]
