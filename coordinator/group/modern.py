@@ -18,7 +18,7 @@ import enum
 import heapq
 import logging
 from types import ModuleType
-from typing import (TYPE_CHECKING, Any, Callable, Collection, Generic, Iterable, Iterator, Mapping,
+from typing import (TYPE_CHECKING, Callable, Collection, Generic, Iterable, Iterator, Mapping,
                     Protocol, Sequence, TypeVar)
 
 from kafpy.protocol.errors import ErrorCode
@@ -62,6 +62,22 @@ class ModernGroup(Protocol):
     def members(self) -> Mapping[str, ModernMember]: ...
     @property
     def target(self) -> dict[str, TopicIdPartitions] | dict[str, Tasks]: ...
+
+
+class GroupMetadataValue(Protocol):
+    """What every kind's GroupMetadataValue record has."""
+
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def metadata_hash(self) -> int: ...
+
+
+class TargetMetadataValue(Protocol):
+    """What every kind's TargetAssignmentMetadataValue record has."""
+
+    @property
+    def assignment_epoch(self) -> int: ...
 
 
 GroupT = TypeVar("GroupT", bound=ModernGroup)
@@ -211,13 +227,13 @@ class ModernGroupCoordinator(Generic[GroupT, MemberT]):
     def _schedule_session(self, member: MemberT, now_ms: int, group_id: str) -> None:
         raise NotImplementedError
 
-    def _replay_group_metadata(self, group: GroupT, v: Any) -> None:
+    def _replay_group_metadata(self, group: GroupT, v: GroupMetadataValue) -> None:
         group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
 
-    def _replay_target_metadata(self, group: GroupT, v: Any) -> None:
+    def _replay_target_metadata(self, group: GroupT, v: TargetMetadataValue) -> None:
         group.assignment_epoch = v.assignment_epoch
 
-    def _replay_current_assignment(self, member: MemberT, v: Any) -> None:
+    def _replay_current_assignment(self, member: MemberT, v: object) -> None:
         self.RECORDS.apply_current_assignment(member, v)
 
     def _replay_group_record(self, group: GroupT, kind: int, key: str | None, v: object) -> None:

@@ -663,8 +663,8 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator[ConsumerGr
     def _attach_member(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
         group.add_member(member)
 
-    def _replay_current_assignment(self, m: ConsumerGroupMember,
-                                   v: messages.ConsumerGroupCurrentMemberAssignmentValue) -> None:
+    def _replay_current_assignment(self, m: ConsumerGroupMember, v: object) -> None:
+        assert isinstance(v, messages.ConsumerGroupCurrentMemberAssignmentValue)  # the kind's value
         (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
          m.pending_revocation, m.assignment_epochs) = consumer_records.current_assignment_of(v)
 

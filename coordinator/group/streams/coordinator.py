@@ -34,7 +34,7 @@ from kafpy.coordinator.group.streams import records as streams_records
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
-from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.modern import GroupMetadataValue, ModernGroupCoordinator, TargetMetadataValue
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
@@ -631,11 +631,13 @@ class StreamsGroupCoordinator(ModernGroupCoordinator[StreamsGroup, StreamsGroupM
     def _attach_member(self, group: StreamsGroup, member: StreamsGroupMember) -> None:
         group.add_member(member)
 
-    def _replay_group_metadata(self, g: StreamsGroup, v: messages.StreamsGroupMetadataValue) -> None:
+    def _replay_group_metadata(self, g: StreamsGroup, v: GroupMetadataValue) -> None:
+        assert isinstance(v, messages.StreamsGroupMetadataValue)  # the kind's value
         g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
         g.validated_topology_epoch = v.validated_topology_epoch
 
-    def _replay_target_metadata(self, g: StreamsGroup, v: messages.StreamsGroupTargetAssignmentMetadataValue) -> None:
+    def _replay_target_metadata(self, g: StreamsGroup, v: TargetMetadataValue) -> None:
+        assert isinstance(v, messages.StreamsGroupTargetAssignmentMetadataValue)  # the kind's value
         g.assignment_epoch = v.assignment_epoch
         g.assignment_timestamp = v.assignment_timestamp
 
