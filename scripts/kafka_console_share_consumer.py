@@ -82,7 +82,7 @@ class ShareConsumer:
     # -- membership ---------------------------------------------------------------------
     def heartbeat(self, leaving: bool = False) -> None:
         node_id, _ = self.admin.coordinator(self.group)
-        resp = self.admin.node(node_id).send(ApiKey.SHARE_GROUP_HEARTBEAT, messages.ShareGroupHeartbeatRequest(
+        resp = self.admin.node(node_id).send(messages.ShareGroupHeartbeatResponse, ApiKey.SHARE_GROUP_HEARTBEAT, messages.ShareGroupHeartbeatRequest(
             group_id=self.group, member_id=self.member_id, member_epoch=-1 if leaving else self.epoch,
             rack_id=None, subscribed_topic_names=[self.topic] if self.epoch == 0 else None))
         if leaving:
@@ -101,7 +101,7 @@ class ShareConsumer:
                 self.topic_id = bytes(mine[0].topic_id)
 
     def _leaders(self) -> dict[int, list[int]]:
-        self.admin.metadata = self.admin.bootstrap.send(ApiKey.METADATA, messages.MetadataRequest(
+        self.admin.metadata = self.admin.bootstrap.send(messages.MetadataResponse, ApiKey.METADATA, messages.MetadataRequest(
             topics=[messages.MetadataRequest.MetadataRequestTopic(name=self.topic)],
             allow_auto_topic_creation=False))
         out: dict[int, list[int]] = {}
@@ -137,7 +137,7 @@ class ShareConsumer:
                 topics=[messages.ShareFetchRequest.FetchTopic(topic_id=self.topic_id, partitions=[
                     messages.ShareFetchRequest.FetchPartition(partition_index=p, acknowledgement_batches=self._acks(p))
                     for p in partitions])], forgotten_topics_data=[])
-        resp = self.admin.node(leader).send(ApiKey.SHARE_FETCH, req)
+        resp = self.admin.node(leader).send(messages.ShareFetchResponse, ApiKey.SHARE_FETCH, req)
         if resp.error_code != ErrorCode.NONE:
             self.sessions.pop(leader, None)      # a new session next time
             if resp.error_code in (ErrorCode.SHARE_SESSION_NOT_FOUND, ErrorCode.INVALID_SHARE_SESSION_EPOCH):
@@ -190,7 +190,7 @@ class ShareConsumer:
                             messages.ShareAcknowledgeRequest.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=[t])
                             for f, l, t in acks])
                         for p, acks in sorted(self.pending.items()) if acks])]
-                self.admin.node(leader).send(ApiKey.SHARE_ACKNOWLEDGE, messages.ShareAcknowledgeRequest(
+                self.admin.node(leader).send(messages.ShareAcknowledgeResponse, ApiKey.SHARE_ACKNOWLEDGE, messages.ShareAcknowledgeRequest(
                     group_id=self.group, member_id=self.member_id, share_session_epoch=-1, topics=topics))
             self.pending.clear()
         finally:

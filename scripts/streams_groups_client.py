@@ -10,9 +10,9 @@ Who may call it: scripts.kafka_streams_groups. Keeps nothing on disk.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from kafpy.protocol import messages
+from kafpy.protocol.codec import MessageT
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._clients import BrokerError
@@ -40,9 +40,9 @@ class StreamsGroupsClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, client: AclAdminClient, api_key: int, body: messages.Message) -> Any:
+    def _call(self, answer: type[MessageT], client: AclAdminClient, api_key: int, body: messages.Message) -> MessageT:
         ours = type(body).VALID_VERSIONS[1]
-        return client.request(api_key, client._version(api_key, ours), body)
+        return client.request(answer, api_key, client._version(api_key, ours), body)
 
     def _broker(self, host: str, port: int) -> AclAdminClient:
         address = f"{host}:{port}"
@@ -53,7 +53,7 @@ class StreamsGroupsClient:
     # -- the coordinator -------------------------------------------------------------
     def coordinator(self, group: str) -> tuple[AclAdminClient, str]:
         """A connection to `group`'s coordinator and its "host:port (id)" text."""
-        resp = self._call(self.bootstrap, ApiKey.FIND_COORDINATOR,
+        resp = self._call(messages.FindCoordinatorResponse, self.bootstrap, ApiKey.FIND_COORDINATOR,
                           messages.FindCoordinatorRequest(key=group, key_type=0, coordinator_keys=[group]))
         c = resp.coordinators[0] if getattr(resp, "coordinators", None) else resp
         if c.error_code != ErrorCode.NONE:
@@ -65,7 +65,7 @@ class StreamsGroupsClient:
         """(group id, state) of every Streams group the cluster's brokers coordinate."""
         out: dict[str, str] = {}
         for node in self._all_brokers():
-            resp = self._call(node, ApiKey.LIST_GROUPS, messages.ListGroupsRequest(
+            resp = self._call(messages.ListGroupsResponse, node, ApiKey.LIST_GROUPS, messages.ListGroupsRequest(
                 states_filter=states or [], types_filter=["streams"]))
             if resp.error_code != ErrorCode.NONE:
                 raise BrokerError(resp.error_code)
@@ -74,13 +74,13 @@ class StreamsGroupsClient:
 
     def describe(self, group: str) -> tuple[messages.StreamsGroupDescribeResponse.DescribedGroup, str]:
         node, coordinator = self.coordinator(group)
-        resp = self._call(node, ApiKey.STREAMS_GROUP_DESCRIBE,
+        resp = self._call(messages.StreamsGroupDescribeResponse, node, ApiKey.STREAMS_GROUP_DESCRIBE,
                           messages.StreamsGroupDescribeRequest(group_ids=[group]))
         return resp.groups[0], coordinator
 
     def committed(self, group: str) -> dict[tuple[str, int], int]:
         node, _ = self.coordinator(group)
-        resp = self._call(node, ApiKey.OFFSET_FETCH, messages.OffsetFetchRequest(
+        resp = self._call(messages.OffsetFetchResponse, node, ApiKey.OFFSET_FETCH, messages.OffsetFetchRequest(
             groups=[messages.OffsetFetchRequest.OffsetFetchRequestGroup(group_id=group, topics=None)], require_stable=False))
         g = resp.groups[0]
         if g.error_code != ErrorCode.NONE:
@@ -107,12 +107,12 @@ class StreamsGroupsClient:
             topics: dict[str, list] = {}
             for t, p in tps:
                 topics.setdefault(t, []).append(messages.ListOffsetsRequest.ListOffsetsPartition(partition_index=p, timestamp=timestamp))
-            resp = self._call(self._broker(*address), ApiKey.LIST_OFFSETS, messages.ListOffsetsRequest(
+            resp = self._call(messages.ListOffsetsResponse, self._broker(*address), ApiKey.LIST_OFFSETS, messages.ListOffsetsRequest(
                 replica_id=-1, topics=[messages.ListOffsetsRequest.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()]))
-            for t in resp.topics:
-                for p in t.partitions:
-                    if p.error_code == ErrorCode.NONE:
-                        out[(t.name, p.partition_index)] = p.offset
+            for answered in resp.topics:
+                for part in answered.partitions:
+                    if part.error_code == ErrorCode.NONE:
+                        out[(answered.name, part.partition_index)] = part.offset
         return out
 
     def alter_offsets(self, group: str, offsets: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
@@ -124,7 +124,7 @@ class StreamsGroupsClient:
             topics.setdefault(t, []).append(messages.OffsetCommitRequest.OffsetCommitRequestPartition(partition_index=p, committed_offset=off,
                                               committed_leader_epoch=-1, commit_timestamp=-1,
                                               committed_metadata=""))
-        resp = self._call(node, ApiKey.OFFSET_COMMIT, messages.OffsetCommitRequest(
+        resp = self._call(messages.OffsetCommitResponse, node, ApiKey.OFFSET_COMMIT, messages.OffsetCommitRequest(
             group_id=group, generation_id_or_member_epoch=-1, member_id="",
             group_instance_id=None, retention_time_ms=-1,
             topics=[messages.OffsetCommitRequest.OffsetCommitRequestTopic(name=t, partitions=ps) for t, ps in topics.items()]))
@@ -137,7 +137,7 @@ class StreamsGroupsClient:
         topics: dict[str, list] = {}
         for t, p in partitions:
             topics.setdefault(t, []).append(messages.OffsetDeleteRequest.OffsetDeleteRequestPartition(partition_index=p))
-        resp = self._call(node, ApiKey.OFFSET_DELETE, messages.OffsetDeleteRequest(
+        resp = self._call(messages.OffsetDeleteResponse, node, ApiKey.OFFSET_DELETE, messages.OffsetDeleteRequest(
             group_id=group, topics=[messages.OffsetDeleteRequest.OffsetDeleteRequestTopic(name=t, partitions=ps) for t, ps in topics.items()]))
         return resp.error_code, {(t.name, p.partition_index): p.error_code
                                  for t in resp.topics for p in t.partitions}
@@ -156,17 +156,17 @@ class StreamsGroupsClient:
 
     def delete_group(self, group: str) -> int:
         node, _ = self.coordinator(group)
-        resp = self._call(node, ApiKey.DELETE_GROUPS, messages.DeleteGroupsRequest(groups_names=[group]))
+        resp = self._call(messages.DeleteGroupsResponse, node, ApiKey.DELETE_GROUPS, messages.DeleteGroupsRequest(groups_names=[group]))
         return resp.results[0].error_code
 
-    def delete_topics(self, topics: list[str]) -> dict[str, int]:
-        resp = self._call(self.bootstrap, ApiKey.DELETE_TOPICS, messages.DeleteTopicsRequest(
+    def delete_topics(self, topics: list[str]) -> dict[str | None, int]:
+        resp = self._call(messages.DeleteTopicsResponse, self.bootstrap, ApiKey.DELETE_TOPICS, messages.DeleteTopicsRequest(
             topics=[messages.DeleteTopicsRequest.DeleteTopicState(name=t) for t in topics], topic_names=list(topics), timeout_ms=30000))
         return {r.name: r.error_code for r in resp.responses}
 
     # -- cluster metadata ------------------------------------------------------------
     def _metadata(self, topics: list[str] | None) -> messages.MetadataResponse:
-        return self._call(self.bootstrap, ApiKey.METADATA, messages.MetadataRequest(
+        return self._call(messages.MetadataResponse, self.bootstrap, ApiKey.METADATA, messages.MetadataRequest(
             topics=None if topics is None else [messages.MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
             allow_auto_topic_creation=False))
 
