@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 import crc32c  # noqa: E402
 
 from kafpy.protocol import codec  # noqa: E402
-from kafpy.protocol.messages import (CreateTopicsRequest, FetchRequest, InitProducerIdRequest,  # noqa: E402
+from kafpy.protocol.messages import (CreateTopicsRequest, FetchRequest, FetchResponse, InitProducerIdRequest,  # noqa: E402
                                InitProducerIdResponse, ProduceRequest, RequestHeader)
 from kafpy.protocol.records import build_batch  # noqa: E402
 from tests.support.kafpy_broker import KafpyBroker  # noqa: E402
@@ -166,6 +166,7 @@ def fetch_phase(c: Client, n: int, partitions: int, part_bytes: int, window: int
         frame = c.read_frame()
         pending.pop(0)
         _, resp = codec.decode_response(1, 12, frame)
+        assert isinstance(resp, FetchResponse)
         for t in resp.responses:
             for pd in t.partitions:
                 if pd.error_code:

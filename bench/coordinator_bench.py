@@ -112,7 +112,9 @@ def bench_e2e_commits(seconds: float, partitions: int) -> float:
         # The first FindCoordinator asks for __consumer_offsets; retry until it leads.
         for _ in range(100):
             frame = call(10, 1, M.FindCoordinatorRequest(key="bench-group", key_type=0), 0)
-            if decode_response(10, 1, frame)[1].error_code == 0:
+            answer = decode_response(10, 1, frame)[1]
+            assert isinstance(answer, M.FindCoordinatorResponse)
+            if answer.error_code == 0:
                 break
             time.sleep(0.1)
         else:

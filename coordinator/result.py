@@ -75,11 +75,11 @@ class CoordinatorWriter(Generic[LogT]):
         done.add_done_callback(written)
 
     def answer(self, partition: int, result: CoordinatorResult[T], now_ms: int,
-               on_error: Callable[[ErrorCode], T]) -> Completion:
+               on_error: Callable[[ErrorCode], T]) -> Completion[T]:
         """A future resolved with `result.response` once `result.records` are committed
         in `partition` (at once when there are none), or with `on_error(the write's
         error)`."""
-        fut = self.future_factory()
+        fut: Completion[T] = self.future_factory()
         if not result.records:
             fut.set_result(result.response)
             return fut
@@ -95,7 +95,7 @@ class CoordinatorWriter(Generic[LogT]):
         return fut
 
 
-def _resolve(fut: Completion, value: object) -> None:
+def _resolve(fut: Completion[T], value: T) -> None:
     """Resolve `fut` unless it is done already (a cancelled waiter: its client left)."""
     if not fut.done():
         fut.set_result(value)

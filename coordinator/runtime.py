@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Awaitable, Callable, Generic, Iterable, Protocol, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -34,11 +34,20 @@ LOAD_SLICE = 1000
 _Entry = TypeVar("_Entry")  # a log entry of the coordinator's topic, as its reader gives it
 
 
-class CoordinatorRuntime:
+class PolledCoordinator(Protocol):
+    """What the runtime's timer calls on the coordinator it drives."""
+
+    def poll(self, now_ms: int) -> None: ...
+
+
+CoordinatorT = TypeVar("CoordinatorT", bound=PolledCoordinator)
+
+
+class CoordinatorRuntime(Generic[CoordinatorT]):
     """Subclasses set `coordinator` (with `poll(now_ms)` and `shutdown()`) and call
     `_init_runtime` from their constructor."""
 
-    coordinator: Any
+    coordinator: CoordinatorT
 
     def _init_runtime(self, name: str, topic: str, loop: asyncio.AbstractEventLoop,
                       clock: Callable[[], float], logger: logging.Logger, metadata: MetadataCache,

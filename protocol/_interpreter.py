@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.errors import InvalidRequest
 from kafpy.protocol.message_compiler import FIXED
 from kafpy.protocol.message_compiler import in_range as _in
@@ -30,7 +30,7 @@ _I32 = struct.Struct(">i")
 class _Plan:
     __slots__ = ("cls", "steps", "tagged", "absent", "flex")
 
-    def __init__(self, cls: type[M.Struct], steps: list, tagged: dict, absent: list, flex: bool) -> None:
+    def __init__(self, cls: type[messages.Struct], steps: list, tagged: dict, absent: list, flex: bool) -> None:
         self.cls, self.steps, self.tagged, self.absent, self.flex = cls, steps, tagged, absent, flex
 
 
@@ -38,18 +38,18 @@ class Interpreter:
     """``decode(cls, version, buf) -> obj`` and ``encode(obj, version) -> bytes``."""
 
     def __init__(self) -> None:
-        self._plans: dict[tuple[type[M.Struct], int], _Plan] = {}
+        self._plans: dict[tuple[type[messages.Struct], int], _Plan] = {}
 
     # -- plans
-    def plan(self, cls: type[M.Struct], version: int, flex: bool | None = None) -> _Plan:
+    def plan(self, cls: type[messages.Struct], version: int, flex: bool | None = None) -> _Plan:
         key = (cls, version)
         p = self._plans.get(key)
         if p is None:
             if flex is None:
                 flex = _in(getattr(cls, "FLEXIBLE_VERSIONS"), version)  # a message (a struct comes with flex)
-            owner = getattr(M, cls.__qualname__.split(".")[0])
-            steps: list[tuple[str, str, bool, bool, type[M.Message], M.Field]] = []
-            tagged: dict[int | None, tuple[str, str, bool, bool, type[M.Message], M.Field]] = {}
+            owner = getattr(messages, cls.__qualname__.split(".")[0])
+            steps: list[tuple[str, str, bool, bool, type[messages.Message], messages.Field]] = []
+            tagged: dict[int | None, tuple[str, str, bool, bool, type[messages.Message], messages.Field]] = {}
             absent: list[tuple[str, object]] = []
             template = cls()
             for f in cls.FIELDS:
@@ -67,17 +67,17 @@ class Interpreter:
         return p
 
     # -- decoding
-    def decode(self, cls: type[M.Struct], version: int, buf: Buffer) -> M.Struct:
+    def decode(self, cls: type[messages.Struct], version: int, buf: Buffer) -> messages.Struct:
         mv = buf if type(buf) is memoryview else memoryview(buf)
         obj, _pos = self._struct(self.plan(cls, version), version, buf, mv, 0, len(buf))
         return obj
 
-    def _struct(self, p: _Plan, version: int, buf: Buffer, mv: memoryview, pos: int, end: int) -> tuple[M.Struct, int]:
+    def _struct(self, p: _Plan, version: int, buf: Buffer, mv: memoryview, pos: int, end: int) -> tuple[messages.Struct, int]:
         obj = object.__new__(p.cls)
         for name, default in p.absent:
             if type(default) is list:
                 default = []
-            elif isinstance(default, M.Struct):
+            elif isinstance(default, messages.Struct):
                 default = type(default)()
             setattr(obj, name, default)
         for step in p.steps:
@@ -154,12 +154,12 @@ class Interpreter:
         return self._struct(sub, version, buf, mv, pos, end)
 
     # -- encoding
-    def encode(self, obj: M.Struct, version: int) -> bytes:
+    def encode(self, obj: messages.Struct, version: int) -> bytes:
         out: list = []
         self._encode_struct(self.plan(type(obj), version), version, obj, out)
         return b"".join(out)
 
-    def _encode_struct(self, p: _Plan, version: int, obj: M.Struct, out: list) -> None:
+    def _encode_struct(self, p: _Plan, version: int, obj: messages.Struct, out: list) -> None:
         for step in p.steps:
             self._write(step, step[1], version, p.flex, getattr(obj, step[0]), out)
         if p.flex:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable, TypeVar
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.errors import (
     ErrorCode,
     InvalidRequest,
@@ -64,9 +64,9 @@ _I32 = struct.Struct(">i")
 
 # What the codec serves: the generated API table (ApiVersions v5, KIP-1242, is in the
 # schema). The names below stay for callers written when the codec carried v5 itself.
-SPECS: dict[int, M.ApiSpec] = API_KEYS
-ApiVersionsRequestV5 = M.ApiVersionsRequest
-ApiVersionsResponseV5 = M.ApiVersionsResponse
+SPECS: dict[int, messages.ApiSpec] = API_KEYS
+ApiVersionsRequestV5 = messages.ApiVersionsRequest
+ApiVersionsResponseV5 = messages.ApiVersionsResponse
 
 
 def request_class(api_key: int, api_version: int) -> type:
@@ -208,7 +208,7 @@ def _request_decoders_slow(buf: Buffer, mv: memoryview, api_key: int, api_versio
     return entry
 
 
-def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Any]:
+def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, Message]:
     """Decode one request frame (without its size prefix) into (header, body)."""
     buf: bytes | memoryview
     if type(frame) is bytes:
@@ -231,7 +231,7 @@ def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader
     return header, body
 
 
-def _checked_spec(api_key: int, api_version: int) -> M.ApiSpec:
+def _checked_spec(api_key: int, api_version: int) -> messages.ApiSpec:
     """The API's spec; ``UnknownApiKey`` / ``UnsupportedVersion`` when the codec does not serve it."""
     spec = SPECS.get(api_key)
     if spec is None:
@@ -244,7 +244,7 @@ def _checked_spec(api_key: int, api_version: int) -> M.ApiSpec:
 _RESPONSE_DECODERS: dict[tuple[int, int], tuple[Callable, Callable]] = {}
 
 
-def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | memoryview) -> tuple[int, Any]:
+def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | memoryview) -> tuple[int, Message]:
     """Decode one response frame (without its size prefix) into (correlation id, body).
 
     Records fields are slices of ``frame`` (a replica fetcher can append them as they are).
@@ -401,10 +401,10 @@ def unsupported_api_versions_response(correlation_id: int, supported: list[tuple
     UNSUPPORTED_VERSION and the broker's ``(api_key, min_version, max_version)`` ranges,
     which clients read to pick the version they retry with.
     """
-    resp = M.ApiVersionsResponse(
+    resp = messages.ApiVersionsResponse(
         error_code=int(ErrorCode.UNSUPPORTED_VERSION),
         api_keys=[
-            M.ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
+            messages.ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
             for k, lo, hi in supported
         ],
     )

@@ -33,7 +33,7 @@ import threading
 import types
 from typing import Callable, Iterator, Optional
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.errors import InvalidRequest
 from kafpy.protocol.message_base import Field, Message, Struct
 from kafpy.protocol.varint import read_unsigned_varint, unsigned_varint
@@ -176,7 +176,7 @@ class MessageCompiler:
     @staticmethod
     def owner(cls: type[Struct]) -> type[Message]:
         """The top-level message class that defines nested struct ``cls``."""
-        return getattr(M, cls.__qualname__.split(".")[0])
+        return getattr(messages, cls.__qualname__.split(".")[0])
 
     def struct_class(self, cls: type[Struct], type_name: str) -> type[Struct]:
         return getattr(self.owner(cls), type_name)

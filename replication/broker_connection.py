@@ -24,7 +24,7 @@ import logging
 import socket
 import struct
 from collections import deque
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 from kafpy.protocol import codec
 from kafpy.protocol.errors import ErrorCode, KafkaError, ProtocolError, TruncatedFrame
@@ -96,7 +96,7 @@ class _InFlight:
         self.timeout_handle: asyncio.TimerHandle | None = None
 
 
-def decode_response(api_key: int, api_version: int, frame: bytearray | bytes) -> Any:
+def decode_response(api_key: int, api_version: int, frame: bytearray | bytes) -> Message:
     """The body of a response frame. A broker that does not know the ApiVersions version
     we asked for answers UNSUPPORTED_VERSION at v0 (so old clients can read it); that answer
     is decoded as v0, as Kafka's ``ApiVersionsResponse.parse`` does."""

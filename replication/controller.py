@@ -281,6 +281,7 @@ class KafkaController:
             await self._on_resignation()
 
     async def _answer_alter_partition(self, event: ce.AlterPartitionReceived) -> None:
+        assert event.request is not None  # the controller's alter_partition always sets it
         request, version = event.request
         _answer(event, await self.broker_requests.alter_partition(request, version))
 

@@ -248,7 +248,6 @@ def _um_state(ctx: ControllerContext, tp: TopicPartition) -> _UmState | None:
 def _leader_and_isr_builder(controller_id: int, controller_epoch: int, broker_epoch: int,
                             entries: dict[TopicPartition, _LeaderAndIsrEntry],
                             ctx: ControllerContext) -> Builder:
-    R = LeaderAndIsrRequest
     leaders = {e.state.leader_and_isr.leader for e in entries.values()}
     live_leaders = [broker_info(ctx.live_brokers[b]) for b in sorted(leaders) if b in ctx.live_brokers]
 
@@ -256,16 +255,16 @@ def _leader_and_isr_builder(controller_id: int, controller_epoch: int, broker_ep
         states = []
         for (topic, p), e in sorted(entries.items()):
             lai = e.state.leader_and_isr
-            states.append(R.LeaderAndIsrPartitionState(
+            states.append(LeaderAndIsrRequest.LeaderAndIsrPartitionState(
                 topic_name=topic, partition_index=p, controller_epoch=e.state.controller_epoch,
                 leader=lai.leader, leader_epoch=lai.leader_epoch, isr=list(lai.isr),
                 partition_epoch=lai.partition_epoch, replicas=list(e.assignment.replicas),
                 adding_replicas=list(e.assignment.adding_replicas),
                 removing_replicas=list(e.assignment.removing_replicas), is_new=e.is_new,
                 leader_recovery_state=int(lai.leader_recovery_state)))
-        body = R(controller_id=controller_id, controller_epoch=controller_epoch,
+        body = LeaderAndIsrRequest(controller_id=controller_id, controller_epoch=controller_epoch,
                  broker_epoch=broker_epoch,
-                 live_leaders=[R.LeaderAndIsrLiveLeader(broker_id=b.node_id, host_name=b.host, port=b.port)
+                 live_leaders=[LeaderAndIsrRequest.LeaderAndIsrLiveLeader(broker_id=b.node_id, host_name=b.host, port=b.port)
                                for b in live_leaders])
         if version < 2:
             body.ungrouped_partition_states = states
@@ -273,7 +272,7 @@ def _leader_and_isr_builder(controller_id: int, controller_epoch: int, broker_ep
             by_topic: dict[str, list[LeaderAndIsrRequest.LeaderAndIsrPartitionState]] = {}
             for s in states:
                 by_topic.setdefault(s.topic_name, []).append(s)
-            body.topic_states = [R.LeaderAndIsrTopicState(
+            body.topic_states = [LeaderAndIsrRequest.LeaderAndIsrTopicState(
                 topic_name=t, topic_id=entries[(t, ss[0].partition_index)].topic_id, partition_states=ss)
                 for t, ss in by_topic.items()]
         return [body]
@@ -282,23 +281,22 @@ def _leader_and_isr_builder(controller_id: int, controller_epoch: int, broker_ep
 
 def _update_metadata_builder(controller_id: int, controller_epoch: int, broker_epoch: int,
                              brokers: list[zd.BrokerRegistration], states: list[_UmState]) -> Builder:
-    R = UpdateMetadataRequest
 
     def build(version: int) -> list[Message]:
         live = []
         for reg in brokers:
             first = reg.endpoints[0]
-            live.append(R.UpdateMetadataBroker(
+            live.append(UpdateMetadataRequest.UpdateMetadataBroker(
                 id=reg.broker_id, v0_host=first.host or "", v0_port=first.port, rack=reg.rack,
-                endpoints=[R.UpdateMetadataEndpoint(
+                endpoints=[UpdateMetadataRequest.UpdateMetadataEndpoint(
                     port=e.port, host=e.host or "", listener=e.listener,
                     security_protocol=SECURITY_PROTOCOL_IDS.get(e.security_protocol, 0))
                     for e in reg.endpoints]))
-        parts = [R.UpdateMetadataPartitionState(
+        parts = [UpdateMetadataRequest.UpdateMetadataPartitionState(
             topic_name=s.topic, partition_index=s.partition, controller_epoch=s.controller_epoch,
             leader=s.leader, leader_epoch=s.leader_epoch, isr=list(s.isr), zk_version=s.zk_version,
             replicas=list(s.replicas), offline_replicas=list(s.offline_replicas)) for s in states]
-        body = R(controller_id=controller_id, controller_epoch=controller_epoch,
+        body = UpdateMetadataRequest(controller_id=controller_id, controller_epoch=controller_epoch,
                  broker_epoch=broker_epoch, live_brokers=live)
         if version < 5:
             body.ungrouped_partition_states = parts
@@ -306,7 +304,7 @@ def _update_metadata_builder(controller_id: int, controller_epoch: int, broker_e
             by_topic: dict[str, tuple[bytes, list[UpdateMetadataRequest.UpdateMetadataPartitionState]]] = {}
             for s, ps in zip(states, parts):
                 by_topic.setdefault(s.topic, (s.topic_id, []))[1].append(ps)
-            body.topic_states = [R.UpdateMetadataTopicState(topic_name=t, topic_id=tid, partition_states=ps)
+            body.topic_states = [UpdateMetadataRequest.UpdateMetadataTopicState(topic_name=t, topic_id=tid, partition_states=ps)
                                  for t, (tid, ps) in by_topic.items()]
         return [body]
     return build
@@ -314,33 +312,32 @@ def _update_metadata_builder(controller_id: int, controller_epoch: int, broker_e
 
 def _stop_replica_builder(controller_id: int, controller_epoch: int, broker_epoch: int,
                           parts: dict[TopicPartition, tuple[bool, int]]) -> Builder:
-    R = StopReplicaRequest
 
     def build(version: int) -> list[Message]:
         if version >= 3:
             by_topic: dict[str, list[StopReplicaRequest.StopReplicaPartitionState]] = {}
             for (t, p), (delete, epoch) in sorted(parts.items()):
-                by_topic.setdefault(t, []).append(R.StopReplicaPartitionState(
+                by_topic.setdefault(t, []).append(StopReplicaRequest.StopReplicaPartitionState(
                     partition_index=p, leader_epoch=epoch, delete_partition=delete))
-            return [R(controller_id=controller_id, controller_epoch=controller_epoch,
+            return [StopReplicaRequest(controller_id=controller_id, controller_epoch=controller_epoch,
                       broker_epoch=broker_epoch,
-                      topic_states=[R.StopReplicaTopicState(topic_name=t, partition_states=ps)
+                      topic_states=[StopReplicaRequest.StopReplicaTopicState(topic_name=t, partition_states=ps)
                                     for t, ps in by_topic.items()])]
         bodies: list[Message] = []
         for delete in (False, True):  # before v3 the delete flag is per request
             tps = sorted(tp for tp, (d, _) in parts.items() if d == delete)
             if not tps:
                 continue
-            body = R(controller_id=controller_id, controller_epoch=controller_epoch,
+            body = StopReplicaRequest(controller_id=controller_id, controller_epoch=controller_epoch,
                      broker_epoch=broker_epoch, delete_partitions=delete)
             if version == 0:
-                body.ungrouped_partitions = [R.StopReplicaPartitionV0(topic_name=t, partition_index=p)
+                body.ungrouped_partitions = [StopReplicaRequest.StopReplicaPartitionV0(topic_name=t, partition_index=p)
                                              for t, p in tps]
             else:
                 grouped: dict[str, list[int]] = {}
                 for t, p in tps:
                     grouped.setdefault(t, []).append(p)
-                body.topics = [R.StopReplicaTopicV1(name=t, partition_indexes=ps) for t, ps in grouped.items()]
+                body.topics = [StopReplicaRequest.StopReplicaTopicV1(name=t, partition_indexes=ps) for t, ps in grouped.items()]
             bodies.append(body)
         return bodies
     return build

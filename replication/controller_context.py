@@ -236,7 +236,6 @@ def alter_partition_plan(ctx: ControllerContext, request: AlterPartitionRequest,
 def alter_partition_response(request: AlterPartitionRequest, version: int, ctx: ControllerContext,
                              answers: dict[TopicPartition, ErrorCode | LeaderAndIsr]) -> AlterPartitionResponse:
     """The response, per partition the written/current state or the error."""
-    R = AlterPartitionResponse
     out = []
     for t in request.topics:
         name = _topic_name(ctx, t, version)
@@ -244,14 +243,14 @@ def alter_partition_response(request: AlterPartitionRequest, version: int, ctx: 
         for p in t.partitions:
             a = answers.get((name or "", p.partition_index), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
             if isinstance(a, LeaderAndIsr):
-                parts.append(R.PartitionData(partition_index=p.partition_index, error_code=ErrorCode.NONE,
+                parts.append(AlterPartitionResponse.PartitionData(partition_index=p.partition_index, error_code=ErrorCode.NONE,
                                              leader_id=a.leader, leader_epoch=a.leader_epoch, isr=list(a.isr),
                                              leader_recovery_state=int(a.leader_recovery_state),
                                              partition_epoch=a.partition_epoch))
             else:
-                parts.append(R.PartitionData(partition_index=p.partition_index, error_code=a))
-        out.append(R.TopicData(topic_name=t.topic_name, topic_id=t.topic_id, partitions=parts))
-    return R(error_code=ErrorCode.NONE, topics=out)
+                parts.append(AlterPartitionResponse.PartitionData(partition_index=p.partition_index, error_code=a))
+        out.append(AlterPartitionResponse.TopicData(topic_name=t.topic_name, topic_id=t.topic_id, partitions=parts))
+    return AlterPartitionResponse(error_code=ErrorCode.NONE, topics=out)
 
 
 __all__ = ["ControllerContext", "TopicPartition", "NO_LEADER", "alter_partition_decision",

@@ -23,9 +23,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest
 
 log = logging.getLogger("kafka.controller.ControllerEventManager")
 
@@ -234,7 +235,7 @@ class AlterPartitionReceived(BrokerRequestEvent):
     """AlterPartition(56) from a leader; ``callback`` gets the response data or an ErrorCode."""
 
     state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
-    request: Any = field(default=None, compare=False)
+    request: tuple[AlterPartitionRequest, int] | None = field(default=None, compare=False)  # (body, version)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Mapping, NamedTuple
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -109,7 +109,7 @@ class ReplicaFetcherConfig:
     truncate_on_fetch: bool = True
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, Any], replica_id: int,
+    def from_properties(cls, props: Mapping[str, str | int | float], replica_id: int,
                         broker_epoch: int = -1) -> "ReplicaFetcherConfig":
         """From the broker's replica.fetch.* and num.replica.fetchers; defaults for the rest."""
         d = cls(replica_id)
@@ -125,7 +125,7 @@ class ReplicaFetcherConfig:
         )
 
 
-def replica_client_config(props: Mapping[str, Any]) -> NetworkClientConfig:
+def replica_client_config(props: Mapping[str, str | int | float]) -> NetworkClientConfig:
     """The settings of a fetcher's connection, as Kafka's ``ReplicaFetcherBlockingSend``:
     replica.socket.timeout.ms bounds each request (the leader may hold a Fetch for
     replica.fetch.wait.max.ms on top); reconnect backoff from the broker's settings."""

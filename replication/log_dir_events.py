@@ -4,7 +4,7 @@ LeaderAndIsrResponseReceived handling).
 
 A broker whose log dir fails writes ``/log_dir_event_notification/log_dir_event_<seq>``.
 The controller reads and deletes those znodes and sends LeaderAndIsr for every replica of
-the brokers named; a broker answers KAFKA_STORAGE_ERROR for a replica in a failed dir. Any
+the brokers named; a broker answers KAFKA_STORAGE_ERROR for a replica in a failed dir. Each
 LeaderAndIsr answer updates the context's ``replicas_on_offline_dirs``, and replicas newly
 offline go through the OfflineReplica transition: leaders elected elsewhere, the replica
 taken out of the ISR. A broker's restart forgets its failed dirs (it reloads them).

@@ -30,7 +30,6 @@ from kafpy.replication.partition import Partition
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
-E = ErrorCode
 
 
 class FetchPartition(Protocol):
@@ -100,7 +99,7 @@ class LogReadResult:
 
     __slots__ = ("partition", "error", "hw", "lso", "log_start", "records", "size", "diverging", "aborted")
 
-    def __init__(self, partition: FetchPartition, error: ErrorCode = E.NONE) -> None:
+    def __init__(self, partition: FetchPartition, error: ErrorCode = ErrorCode.NONE) -> None:
         self.partition = partition
         self.error = error
         self.diverging: FetchResponse.EpochEndOffset | None = None
@@ -120,13 +119,13 @@ def _diverged(part: Partition, params: FetchParams, fp: FetchPartition, r: LogRe
         log.debug("Leader %d failed to record follower %d's position %d since the replica is not recognized "
                   "to be one of the assigned replicas %s for %s-%d", part.local_broker_id, replica_id,
                   fp.fetch_offset, list(part.assigned_replicas), fp.topic, fp.partition)
-        r.error = E.UNKNOWN_LEADER_EPOCH if fp.current_leader_epoch >= 0 else E.NOT_LEADER_OR_FOLLOWER
+        r.error = ErrorCode.UNKNOWN_LEADER_EPOCH if fp.current_leader_epoch >= 0 else ErrorCode.NOT_LEADER_OR_FOLLOWER
         return True
     last = params.last_fetched_epochs.get((fp.topic_id if params.uses_topic_ids else fp.topic, fp.partition))
     if last is not None:
         epoch, end = part.log.leader_epoch_cache.end_offset_for(last)
         if epoch < 0 or end < 0:
-            r.error = E.OFFSET_OUT_OF_RANGE
+            r.error = ErrorCode.OFFSET_OUT_OF_RANGE
             return True
         if epoch < last or end < fp.fetch_offset:
             r.diverging = FetchResponse.EpochEndOffset(epoch=epoch, end_offset=end)
@@ -157,15 +156,15 @@ def read_partitions(get_partition: Callable[[str, int], Partition | None],
         results.append(r)
         part = get_partition(fp.topic, fp.partition) if fp.topic else None
         if part is None:
-            r.error = (E.UNKNOWN_TOPIC_ID if (fp.topic_id != ZERO_UUID and not fp.topic)
+            r.error = (ErrorCode.UNKNOWN_TOPIC_ID if (fp.topic_id != ZERO_UUID and not fp.topic)
                        else partition_error(fp.topic, fp.partition))
             continue
         if not part.is_leader:
-            r.error = E.NOT_LEADER_OR_FOLLOWER
+            r.error = ErrorCode.NOT_LEADER_OR_FOLLOWER
             continue
         lg = part.log
         if fp.current_leader_epoch >= 0 and fp.current_leader_epoch != part.leader_epoch:
-            r.error = E.FENCED_LEADER_EPOCH if fp.current_leader_epoch < part.leader_epoch else E.UNKNOWN_LEADER_EPOCH
+            r.error = ErrorCode.FENCED_LEADER_EPOCH if fp.current_leader_epoch < part.leader_epoch else ErrorCode.UNKNOWN_LEADER_EPOCH
             continue
         r.hw = hw = lg.high_watermark
         r.lso = lso = lg.last_stable_offset
@@ -181,14 +180,14 @@ def read_partitions(get_partition: Callable[[str, int], Partition | None],
             try:
                 info = lg.read(fetch_offset, part_budget, limit, min_one, read_committed)
             except OffsetOutOfRangeError:
-                r.error = E.OFFSET_OUT_OF_RANGE
+                r.error = ErrorCode.OFFSET_OUT_OF_RANGE
                 continue
             except StorageError as e:
                 r.error = e.error_code
                 continue
             except Exception:
                 log.exception("Error reading %s-%d at offset %d", fp.topic, fp.partition, fetch_offset)
-                r.error = E.UNKNOWN_SERVER_ERROR
+                r.error = ErrorCode.UNKNOWN_SERVER_ERROR
                 continue
             recs = info.records
             if recs is not None and recs.size > 0:

@@ -80,7 +80,7 @@ class NetworkClientConfig:
     max_response_bytes: int = MAX_RESPONSE_BYTES
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, Any]) -> "NetworkClientConfig":
+    def from_properties(cls, props: Mapping[str, str | int | float]) -> "NetworkClientConfig":
         """From request.timeout.ms, reconnect.backoff.ms, reconnect.backoff.max.ms and
         socket.connection.setup.timeout.ms; defaults for those not given."""
         d = cls()

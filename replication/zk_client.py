@@ -34,6 +34,7 @@ from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import (BadVersionError, ConnectionLoss, NodeExistsError, NoNodeError,
                               OperationTimeoutError, RolledBackError)
 from kazoo.protocol.states import WatchedEvent, ZnodeStat
+from kazoo.interfaces import IAsyncResult
 
 from kafpy.replication import zk_data as zd
 from kafpy.replication.leader_and_isr import LeaderAndIsr
@@ -166,7 +167,7 @@ class KafkaZkClient:
         return wrapper
 
     # ------------------------------------------------------------------ bridging
-    def _bridge(self, async_result: Any, started: float) -> asyncio.Future:
+    def _bridge(self, async_result: IAsyncResult, started: float) -> asyncio.Future:
         """A future of kazoo's ``async_result``; the request's latency (from ``started``, a
         ``time.perf_counter()`` value taken before it was sent) is recorded in kazoo's thread
         as the answer arrives, so a busy event loop does not add to it."""
@@ -175,7 +176,7 @@ class KafkaZkClient:
         assert loop is not None, "start() first"
         fut = loop.create_future()
 
-        def settle(exc: BaseException | None, value: Any) -> None:
+        def settle(exc: BaseException | None, value: object) -> None:
             if fut.done():
                 return
             if exc is not None:
@@ -183,7 +184,7 @@ class KafkaZkClient:
             else:
                 fut.set_result(value)
 
-        def on_done(result: Any) -> None:
+        def on_done(result: IAsyncResult) -> None:
             latency.record(started)
             try:
                 loop.call_soon_threadsafe(settle, result.exception, result.value)
@@ -192,7 +193,7 @@ class KafkaZkClient:
         async_result.rawlink(on_done)
         return fut
 
-    async def _call(self, start: Callable[[], Any]) -> Any:
+    async def _call(self, start: Callable[[], IAsyncResult]) -> Any:
         """Run one kazoo async request, again after a connection loss (not after expiry)."""
         for attempt in range(MAX_CONNECTION_RETRIES):
             try:
@@ -226,10 +227,10 @@ class KafkaZkClient:
         return await self._call(lambda: self._client.exists_async(path, self._watch(watch)))
 
     # ------------------------------------------------------------------ multi and fencing
-    async def multi(self, ops: Sequence[Op]) -> list[Any]:
+    async def multi(self, ops: Sequence[Op]) -> list[object]:
         """One ZooKeeper transaction; per op kazoo's result or the exception instance
         (the failing op's error, RolledBackError for the others)."""
-        def start() -> Any:
+        def start() -> IAsyncResult:
             txn = self._client.transaction()
             for op in ops:
                 if isinstance(op, CreateOp):
@@ -243,7 +244,7 @@ class KafkaZkClient:
             return txn.commit_async()
         return list(await self._call(start))
 
-    async def controller_op(self, op: Op, epoch_zk_version: int) -> Any:
+    async def controller_op(self, op: Op, epoch_zk_version: int) -> object:
         """``op`` as controller: fenced by ``/controller_epoch``'s version; returns the op's
         result or raises its error (NodeExistsError, BadVersionError, NoNodeError...)."""
         if epoch_zk_version == MATCH_ANY_VERSION:
@@ -257,7 +258,7 @@ class KafkaZkClient:
             raise result
         return result
 
-    async def _controller_ops(self, ops: Sequence[Op], epoch_zk_version: int) -> list[Any]:
+    async def _controller_ops(self, ops: Sequence[Op], epoch_zk_version: int) -> list[object]:
         """Pipelined fenced ops; per op the result or its exception. ControllerMovedError is
         raised, not returned."""
         results = await asyncio.gather(*(self.controller_op(op, epoch_zk_version) for op in ops),
@@ -374,6 +375,7 @@ class KafkaZkClient:
         for result in (create, set_data):
             if isinstance(result, Exception) and not isinstance(result, RolledBackError):
                 raise result
+        assert isinstance(set_data, ZnodeStat)  # a SetData op's result in a transaction
         return new_epoch, set_data.version
 
     async def _create_controller_epoch(self) -> tuple[int, int]:
@@ -483,6 +485,7 @@ class KafkaZkClient:
             elif isinstance(r, Exception):
                 out.finished[tp] = r
             else:
+                assert isinstance(r, ZnodeStat)  # a SetData op's result in a transaction
                 out.finished[tp] = states[tp].with_partition_epoch(r.version)
         return out
 

@@ -79,9 +79,9 @@ class OptionSpec:
     description: str = ""
     arg: str | None = None  # None: flag; "required"; "optional"
     described_as: str | None = None
-    type: Callable[[str], Any] = str
+    type: Callable[[str], object] = str
     type_name: str | None = None
-    default: Any = None
+    default: object = None
     separator: str | None = None  # split each value on this (jopt withValuesSeparatedBy)
 
     def __str__(self) -> str:  # jopt prints specs as "[name]" in its messages
@@ -107,10 +107,12 @@ class OptionSpec:
 
 @dataclass
 class OptionSet:
-    """The parsed command line: which options were given and their values."""
+    """The parsed command line: which options were given and their values. `value_of` and
+    `values_of` are dynamically typed: a value's type is what its option's `type` converter
+    made."""
 
     specs: dict[str, OptionSpec]
-    values: dict[str, list[Any]] = field(default_factory=dict)
+    values: dict[str, list[object]] = field(default_factory=dict)
     non_options: list[str] = field(default_factory=list)
 
     def has(self, name: str) -> bool:
@@ -147,8 +149,8 @@ class OptionParser:
             self.accepts("version", "Display Kafka version.")
 
     def accepts(self, name: str, description: str = "", *, arg: str | None = None,
-                described_as: str | None = None, type: Callable[[str], Any] = str,
-                type_name: str | None = None, default: Any = None,
+                described_as: str | None = None, type: Callable[[str], object] = str,
+                type_name: str | None = None, default: object = None,
                 separator: str | None = None) -> OptionSpec:
         spec = OptionSpec(name, description, arg, described_as, type, type_name, default, separator)
         self.specs[name] = spec
@@ -176,9 +178,9 @@ class OptionParser:
         except OptionException:
             return False
 
-    def _convert(self, spec: OptionSpec, raw: str) -> list[Any]:
+    def _convert(self, spec: OptionSpec, raw: str) -> list[object]:
         parts = raw.split(spec.separator) if spec.separator else [raw]
-        out = []
+        out: list[object] = []
         for part in parts:
             try:
                 out.append(spec.type(part))

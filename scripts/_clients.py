@@ -9,10 +9,18 @@ import json
 import time
 import uuid
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.broker.properties import load_properties
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
+
+#: Builds the admin client a tool runs with from the bootstrap servers and `--command-config`;
+#: tests pass their own, `kafka-topics --zookeeper` a ZkTopicAdmin.
+AdminFactory = Callable[[str, dict[str, str]], "KafkaAdminClient"]
+HashKey = TypeVar("HashKey")
 
 # Java property names whose kafka-python keyword differs from the dotted->underscored name.
 _RENAMES = {
@@ -23,7 +31,7 @@ _RENAMES = {
 }
 
 
-def _coerce(value: str, default: Any) -> Any:
+def _coerce(value: str, default: object) -> str | int | float | bool:
     if isinstance(default, bool):
         return value.strip().lower() == "true"
     if isinstance(default, int) and not isinstance(default, bool):
@@ -36,10 +44,10 @@ def _coerce(value: str, default: Any) -> Any:
     return value
 
 
-def java_props_to_kwargs(props: dict[str, str], default_config: dict[str, Any]) -> dict[str, Any]:
+def java_props_to_kwargs(props: dict[str, str], default_config: dict[str, object]) -> dict[str, object]:
     """Keep the properties the kafka-python client knows, converted to its types.
     Unknown ones are dropped, as Kafka's clients only warn about them."""
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for key, value in props.items():
         name = _RENAMES.get(key, key.replace(".", "_").replace("-", "_"))
         if name is None or name not in default_config:
@@ -57,7 +65,7 @@ def java_props_to_kwargs(props: dict[str, str], default_config: dict[str, Any]) 
     return kwargs
 
 
-def uuid_to_kafka(topic_id: Any) -> str:
+def uuid_to_kafka(topic_id: object) -> str:
     """Kafka prints a Uuid as URL-safe base64 of its 16 bytes without padding."""
     if topic_id is None:
         return "AAAAAAAAAAAAAAAAAAAAAA"
@@ -74,7 +82,7 @@ def uuid_to_kafka(topic_id: Any) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def is_zero_uuid(topic_id: Any) -> bool:
+def is_zero_uuid(topic_id: object) -> bool:
     return uuid_to_kafka(topic_id) == "AAAAAAAAAAAAAAAAAAAAAA"
 
 
@@ -152,7 +160,8 @@ def endpoints_from_registration(data: bytes) -> list[str]:
     return out
 
 
-def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **extra: Any) -> Any:
+def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **extra: object
+               ) -> KafkaAdminClient:
     """A kafka-python KafkaAdminClient configured like Kafka's Admin.create(props)."""
     from kafka.admin import KafkaAdminClient
 
@@ -166,7 +175,7 @@ def make_admin(bootstrap: str, command_config: dict[str, str] | None = None, **e
 
 @contextmanager
 def admin_client(bootstrap: str, command_config_path: str | None,
-                 factory: Callable[[str, dict[str, str]], Any] | None = None) -> Iterator[Any]:
+                 factory: AdminFactory | None = None) -> Iterator[KafkaAdminClient]:
     """The admin client a tool runs its command with: `--command-config` read as Kafka reads
     it, the client closed at the end. A failing close is not reported: it must not hide the
     command's own result (a broker that went away, for one)."""
@@ -213,14 +222,14 @@ def topic_partition_hash(topic: str, partition: int) -> int:
     return _int32(31 * (31 + partition) + java_string_hash(topic))
 
 
-def java_hashmap_order(keys: list, hash_fn: Callable[[Any], int]) -> list:
+def java_hashmap_order(keys: list[HashKey], hash_fn: Callable[[HashKey], int]) -> list[HashKey]:
     """The iteration order of a java.util.HashMap filled with `keys` in this order (default
     capacity and load factor): Kafka's tools print several tables straight from one."""
     n = len(keys)
     cap = 16
     while n > cap * 3 // 4:
         cap *= 2
-    buckets: dict[int, list] = {}
+    buckets: dict[int, list[HashKey]] = {}
     for k in keys:
         h = hash_fn(k) & 0xFFFFFFFF
         h ^= h >> 16
@@ -247,7 +256,7 @@ def java_exception_name(python_name: str) -> str:
     return python_name[:-5] + "Exception" if python_name.endswith("Error") else python_name
 
 
-def broker_api_keys(admin: Any) -> set[int]:
+def broker_api_keys(admin: KafkaAdminClient) -> set[int]:
     """The API keys the bootstrap broker advertised. Read from the raw ApiVersions data:
     kafka-python's api_versions() fails on keys it does not know (newer brokers)."""
     data = getattr(getattr(getattr(admin, "_manager", None), "broker_version_data", None),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from types import SimpleNamespace
-from typing import Any, Awaitable, TypeVar
+from typing import TYPE_CHECKING, Awaitable, TypedDict, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, unify_collision_chars, validate_topic_name
@@ -32,7 +32,27 @@ from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assig
                                     new_partitions_assignment, validate_topic_assignment)
 from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from kafka.admin import ConfigResource
+
+ResultT = TypeVar("ResultT")
+
+#: One topic's answer in the shape kafka-python's admin gives (error_code, error_message, ...).
+TopicAnswer = dict[str, object]
+
+
+class NewTopicSpec(TypedDict, total=False):
+    """What TopicService asks `create_topics` for one topic (-1: the broker's default)."""
+    configs: dict[str, str]
+    assignments: dict[int, list[int]]
+    num_partitions: int
+    replication_factor: int
+
+
+class NewPartitionsSpec(TypedDict):
+    """`create_partitions` of one topic with the added partitions' replicas given."""
+    count: int
+    assignments: list[list[int]]
 
 SESSION_TIMEOUT_MS = 30000
 CONNECTION_TIMEOUT_MS = 15000
@@ -42,7 +62,7 @@ class ZooKeeperConnectError(RuntimeError):
     """ZooKeeper did not answer within the connection timeout."""
 
 
-def _error(code: ErrorCode, message: str) -> dict[str, Any]:
+def _error(code: ErrorCode, message: str) -> TopicAnswer:
     return {"error_code": int(code), "error_message": message}
 
 
@@ -61,7 +81,7 @@ class ZkTopicAdmin:
             raise ZooKeeperConnectError(
                 "Timed out waiting for connection while in state: CONNECTING") from exc
 
-    def _run(self, coro: Awaitable[T]) -> T:
+    def _run(self, coro: Awaitable[ResultT]) -> ResultT:
         return self._loop.run_until_complete(coro)
 
     def close(self) -> None:
@@ -71,24 +91,24 @@ class ZkTopicAdmin:
             self._loop.close()
 
     # ------------------------------------------------------------------ reads
-    def api_versions(self) -> dict[int, Any]:
+    def api_versions(self) -> dict[int, tuple[int, int]]:
         """No broker is asked: `TopicService` then describes through `describe_topics`."""
         return {}
 
     def list_topics(self) -> list[str]:
         return sorted(self._run(self.zk.get_all_topics()))
 
-    def describe_cluster(self) -> dict[str, Any]:
+    def describe_cluster(self) -> dict[str, list[dict[str, object]]]:
         brokers = self._run(self._live_brokers())
         return {"brokers": [{"node_id": b.id, "rack": b.rack} for b in brokers]}
 
-    def describe_topics(self, topics: list[str] | None = None) -> list[dict[str, Any]]:
+    def describe_topics(self, topics: list[str] | None = None) -> list[TopicAnswer]:
         names = self.list_topics() if topics is None else list(topics)
         return self._run(self._describe(names))
 
-    async def _describe(self, names: list[str]) -> list[dict[str, Any]]:
+    async def _describe(self, names: list[str]) -> list[TopicAnswer]:
         assignments = await self.zk.get_topic_assignments(names)
-        out = []
+        out: list[TopicAnswer] = []
         for name in names:
             assignment = assignments.get(name)
             if assignment is None:
@@ -108,7 +128,7 @@ class ZkTopicAdmin:
                         "is_internal": name in INTERNAL_TOPICS, "partitions": partitions})
         return out
 
-    def describe_configs(self, resources: list[Any], config_filter: str | None = None
+    def describe_configs(self, resources: list[ConfigResource], config_filter: str | None = None
                          ) -> dict[str, dict[str, dict[str, dict[str, str]]]]:
         """Topic overrides from `/config/topics/<t>`, shaped as the tools' admin answers."""
         topics: dict[str, dict[str, dict[str, str]]] = {}
@@ -120,12 +140,12 @@ class ZkTopicAdmin:
         return {"topic": topics}
 
     # ------------------------------------------------------------------ writes
-    def create_topics(self, specs: dict[str, dict[str, Any]], raise_errors: bool = False
-                      ) -> dict[str, list[dict[str, Any]]]:
+    def create_topics(self, specs: dict[str, NewTopicSpec], raise_errors: bool = False
+                      ) -> dict[str, list[TopicAnswer]]:
         return {"topics": [{"name": name, **self._run(self._create(name, spec))}
                            for name, spec in specs.items()]}
 
-    async def _create(self, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    async def _create(self, name: str, spec: NewTopicSpec) -> TopicAnswer:
         """AdminZkClient.createTopic: validate, assign, write config then assignment."""
         try:
             validate_topic_name(name)
@@ -133,7 +153,7 @@ class ZkTopicAdmin:
             return _error(ErrorCode.INVALID_TOPIC_EXCEPTION, str(e))
         configs = dict(spec.get("configs") or {})
         try:
-            validate_topic_configs(configs)
+            validate_topic_configs({**configs})  # a copy typed as the check takes it
         except InvalidConfig as e:
             return _error(ErrorCode.INVALID_CONFIG, str(e))
         existing = await self.zk.get_all_topics()
@@ -161,7 +181,7 @@ class ZkTopicAdmin:
         return [BrokerMetadata(b, reg.rack) for b, (reg, _) in sorted(brokers.items())]
 
     @staticmethod
-    def _assign(spec: dict[str, Any], brokers: list[BrokerMetadata]) -> dict[int, list[int]]:
+    def _assign(spec: NewTopicSpec, brokers: list[BrokerMetadata]) -> dict[int, list[int]]:
         manual = spec.get("assignments")
         if manual:
             validate_topic_assignment(manual)
@@ -176,12 +196,13 @@ class ZkTopicAdmin:
             return {p: list(r) for p, r in manual.items()}
         return assign_replicas_to_brokers(brokers, spec["num_partitions"], spec["replication_factor"])
 
-    def create_partitions(self, specs: dict[str, Any], raise_errors: bool = False) -> Any:
+    def create_partitions(self, specs: dict[str, NewPartitionsSpec | int], raise_errors: bool = False
+                          ) -> SimpleNamespace:
         results = [SimpleNamespace(topic_name=name, **self._run(self._add_partitions(name, spec)))
                    for name, spec in specs.items()]
         return SimpleNamespace(results=results)
 
-    async def _add_partitions(self, name: str, spec: Any) -> dict[str, Any]:
+    async def _add_partitions(self, name: str, spec: NewPartitionsSpec | int) -> TopicAnswer:
         """AdminZkClient.addPartitions: only the new partitions' replicas are written."""
         total = spec["count"] if isinstance(spec, dict) else spec
         current = await self.zk.get_topic_assignment(name)
@@ -201,10 +222,10 @@ class ZkTopicAdmin:
         return {"error_code": 0, "error_message": None}
 
     def delete_topics(self, topics: list[str], raise_errors: bool = False
-                      ) -> dict[str, list[dict[str, Any]]]:
+                      ) -> dict[str, list[TopicAnswer]]:
         return {"topics": [{"name": t, **self._run(self._mark_for_deletion(t))} for t in topics]}
 
-    async def _mark_for_deletion(self, name: str) -> dict[str, Any]:
+    async def _mark_for_deletion(self, name: str) -> TopicAnswer:
         if name in INTERNAL_TOPICS:
             return _error(ErrorCode.INVALID_REQUEST, f"Topic {name} is a kafka internal topic and "
                           "is not allowed to be marked for deletion.")

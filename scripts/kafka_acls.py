@@ -9,7 +9,7 @@ Who may call it: scripts/kafka-acls.sh. Prints to stdout, usage errors to stderr
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import Iterable, TextIO
 
 from kafpy.broker.properties import load_properties
 from kafpy.broker.security.acl import (CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, AccessControlEntry, AclBinding,
@@ -162,7 +162,7 @@ def hosts(o: OptionSet, option: str, principal_option: str) -> list[str]:
 
 
 def entries(o: OptionSet, operations: list[AclOperation]) -> set[AccessControlEntry]:
-    out = set()
+    out: set[AccessControlEntry] = set()
     for permission, who, where in ((AclPermissionType.ALLOW, "allow-principal", "allow-host"),
                                    (AclPermissionType.DENY, "deny-principal", "deny-host")):
         hs = hosts(o, where, who)
@@ -208,7 +208,7 @@ def entry_text(e: AccessControlEntry) -> str:
            f"permissionType={e.permission_type.name})"
 
 
-def _sorted_entries(acls: Any) -> list[AccessControlEntry]:
+def _sorted_entries(acls: Iterable[AccessControlEntry]) -> list[AccessControlEntry]:
     return sorted(acls, key=entry_text)
 
 

@@ -16,10 +16,10 @@ import re
 import socket
 import ssl
 import struct
-from typing import Any
 
 from kafpy.protocol import codec
-from kafpy.protocol import messages as M
+from kafpy.protocol.codec import MessageT
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._clients import BrokerError
@@ -85,17 +85,19 @@ class AclAdminClient:
             buf += chunk
         return bytes(buf)
 
-    def request(self, api_key: int, version: int, body: Any) -> Any:
+    def request(self, answer: type[MessageT], api_key: int, version: int, body: messages.Message) -> MessageT:
+        """Send `body` and read its response, which is of the API's class `answer`."""
         self.correlation += 1
-        header = M.RequestHeader(request_api_key=api_key, request_api_version=version,
+        header = messages.RequestHeader(request_api_key=api_key, request_api_version=version,
                                  correlation_id=self.correlation, client_id="kafka-acls")
         self.sock.sendall(codec.encode_request(header, body))
         (size,) = struct.unpack(">i", self._recv(4))
         _, resp = codec.decode_response(api_key, version, self._recv(size))
+        assert isinstance(resp, answer)  # the API's response class
         return resp
 
     def _api_versions(self) -> dict[int, int]:
-        resp = self.request(ApiKey.API_VERSIONS, 0, M.ApiVersionsRequest())
+        resp = self.request(messages.ApiVersionsResponse, ApiKey.API_VERSIONS, 0, messages.ApiVersionsRequest())
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code)
         return {k.api_key: k.max_version for k in resp.api_keys}
@@ -112,18 +114,18 @@ class AclAdminClient:
             raise ValueError(f"kafka-acls supports SASL mechanism PLAIN only, not {mechanism}")
         options = dict(_JAAS_OPTION.findall(self.props.get("sasl.jaas.config", "")))
         v = self._version(ApiKey.SASL_HANDSHAKE, 1)
-        resp = self.request(ApiKey.SASL_HANDSHAKE, v, M.SaslHandshakeRequest(mechanism="PLAIN"))
+        resp = self.request(messages.SaslHandshakeResponse, ApiKey.SASL_HANDSHAKE, v, messages.SaslHandshakeRequest(mechanism="PLAIN"))
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code)
         token = f"\0{options.get('username', '')}\0{options.get('password', '')}".encode()
-        resp = self.request(ApiKey.SASL_AUTHENTICATE, self._version(ApiKey.SASL_AUTHENTICATE, 2),
-                            M.SaslAuthenticateRequest(auth_bytes=token))
-        if resp.error_code != ErrorCode.NONE:
-            raise BrokerError(resp.error_code, resp.error_message)
+        auth = self.request(messages.SaslAuthenticateResponse, ApiKey.SASL_AUTHENTICATE, self._version(ApiKey.SASL_AUTHENTICATE, 2),
+                            messages.SaslAuthenticateRequest(auth_bytes=token))
+        if auth.error_code != ErrorCode.NONE:
+            raise BrokerError(auth.error_code, auth.error_message)
 
     # -- the ACL requests --------------------------------------------------------------
     def describe(self, f: AclBindingFilter) -> list[AclBinding]:
-        resp = self.request(ApiKey.DESCRIBE_ACLS, self._version(ApiKey.DESCRIBE_ACLS, 3), M.DescribeAclsRequest(
+        resp = self.request(messages.DescribeAclsResponse, ApiKey.DESCRIBE_ACLS, self._version(ApiKey.DESCRIBE_ACLS, 3), messages.DescribeAclsRequest(
             resource_type_filter=f.resource_type, resource_name_filter=f.name, pattern_type_filter=f.pattern_type,
             principal_filter=f.principal, host_filter=f.host, operation=f.operation,
             permission_type=f.permission_type))
@@ -136,8 +138,7 @@ class AclAdminClient:
                 for r in resp.resources for a in r.acls]
 
     def create(self, bindings: list[AclBinding]) -> None:
-        C = M.CreateAclsRequest
-        resp = self.request(ApiKey.CREATE_ACLS, self._version(ApiKey.CREATE_ACLS, 3), C(creations=[C.AclCreation(
+        resp = self.request(messages.CreateAclsResponse, ApiKey.CREATE_ACLS, self._version(ApiKey.CREATE_ACLS, 3), messages.CreateAclsRequest(creations=[messages.CreateAclsRequest.AclCreation(
             resource_type=b.pattern.resource_type, resource_name=b.pattern.name,
             resource_pattern_type=b.pattern.pattern_type, principal=b.entry.principal, host=b.entry.host,
             operation=b.entry.operation, permission_type=b.entry.permission_type) for b in bindings]))
@@ -146,8 +147,7 @@ class AclAdminClient:
                 raise BrokerError(r.error_code, r.error_message)
 
     def delete(self, filters: list[AclBindingFilter]) -> None:
-        D = M.DeleteAclsRequest
-        resp = self.request(ApiKey.DELETE_ACLS, self._version(ApiKey.DELETE_ACLS, 3), D(filters=[D.DeleteAclsFilter(
+        resp = self.request(messages.DeleteAclsResponse, ApiKey.DELETE_ACLS, self._version(ApiKey.DELETE_ACLS, 3), messages.DeleteAclsRequest(filters=[messages.DeleteAclsRequest.DeleteAclsFilter(
             resource_type_filter=f.resource_type, resource_name_filter=f.name, pattern_type_filter=f.pattern_type,
             principal_filter=f.principal, host_filter=f.host, operation=f.operation,
             permission_type=f.permission_type) for f in filters]))

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from kafpy.broker.properties import load_properties
 from kafpy.scripts._cli import debug_traceback, tool_main, OptionException, OptionParser, OptionSet
-from kafpy.scripts._clients import BrokerError, admin_client, zookeeper_bootstrap
+from kafpy.scripts._clients import AdminFactory, BrokerError, admin_client, zookeeper_bootstrap
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
+    from kafka.protocol.api_message import ApiMessage
 
 BROKER_SUPPORTED = ["topics", "clients", "users", "brokers", "ips", "broker-loggers",
                     "client-metrics"]
@@ -195,8 +199,10 @@ def format_entry(name: str, entry: dict[str, Any]) -> str:
 
 
 class ConfigService:
-    def __init__(self, admin: Any, out: TextIO | None = None, describe_fn: Callable[..., Any] | None = None,
-                 alter_fn: Callable[..., Any] | None = None) -> None:
+    def __init__(self, admin: KafkaAdminClient, out: TextIO | None = None,
+                 describe_fn: Callable[[KafkaAdminClient, str, str, bool], dict[str, dict]] | None = None,
+                 alter_fn: Callable[[KafkaAdminClient, str, str, dict[str, str], list[str], dict[str, object]], None]
+                 | None = None) -> None:
         self.admin = admin
         self.out = out or sys.stdout
         self.describe_fn = describe_fn or describe_configs_raw
@@ -260,8 +266,8 @@ class ConfigService:
             self._print(f"Completed updating default config for {entity_type} in the cluster.")
 
 
-def _send(admin: Any, request: Any, node_id: int | None) -> Any:
-    async def go() -> Any:
+def _send(admin: KafkaAdminClient, request: ApiMessage, node_id: int | None) -> ApiMessage:
+    async def go() -> ApiMessage:
         return await admin._manager.send(request, node_id=node_id)
     return admin._manager.run(go)
 
@@ -270,7 +276,7 @@ def _node_for(rtype: str, name: str) -> int | None:
     return int(name) if rtype in ("BROKER", "BROKER_LOGGER") and name else None
 
 
-def describe_configs_raw(admin: Any, rtype: str, name: str, synonyms: bool) -> dict[str, dict]:
+def describe_configs_raw(admin: KafkaAdminClient, rtype: str, name: str, synonyms: bool) -> dict[str, dict]:
     """DescribeConfigs for one resource, sent to that broker for broker resources and to
     any broker otherwise (also for the cluster-wide default broker resource, name "",
     which kafka-python's describe_configs cannot address)."""
@@ -286,15 +292,15 @@ def describe_configs_raw(admin: Any, rtype: str, name: str, synonyms: bool) -> d
     return dict(processed.get(rtype.lower(), {}).get(name, {}))
 
 
-def alter_configs_raw(admin: Any, rtype: str, name: str, to_add: dict[str, str],
-                      to_delete: list[str], existing: dict[str, Any]) -> None:
+def alter_configs_raw(admin: KafkaAdminClient, rtype: str, name: str, to_add: dict[str, str],
+                      to_delete: list[str], existing: dict[str, object]) -> None:
     """IncrementalAlterConfigs (SET/DELETE) when the broker has it; otherwise the legacy
     AlterConfigs with the whole resulting set, as Kafka's tool does for old brokers."""
     from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
 
     incremental = admin._check_incremental_alter_configs_support()
     if incremental:
-        configs: dict[str, Any] = {k: (AlterConfigOp.SET, v) for k, v in to_add.items()}
+        configs: dict[str, object] = {k: (AlterConfigOp.SET, v) for k, v in to_add.items()}
         configs.update({k: (AlterConfigOp.DELETE, None) for k in to_delete})
     else:
         configs = {k: v for k, v in existing.items() if k not in to_delete}
@@ -318,7 +324,7 @@ def validate_topic(name: str) -> None:
                            "than ASCII alphanumerics, '.', '_' and '-'")
 
 
-def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+def run(args: list[str], admin_factory: AdminFactory | None = None,
         out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()

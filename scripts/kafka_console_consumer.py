@@ -14,12 +14,16 @@ import sys
 import time
 import uuid
 from types import FrameType
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from kafpy.broker.properties import load_properties
 from kafpy.scripts._cli import (tool_main, OptionParser, OptionSet, UsageExit,
                           parse_key_value_args)
 from kafpy.scripts._clients import java_props_to_kwargs
+
+if TYPE_CHECKING:
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.consumer.fetcher import ConsumerRecord
 
 FORMATTER_PROPERTY_HELP = (
     "The properties to initialize the message formatter. Default properties include: \n"
@@ -133,7 +137,7 @@ class DefaultMessageFormatter:
         raw = data if data is not None else self.null_literal
         return deser(raw).encode("utf-8") if deser else raw
 
-    def format(self, record: Any) -> bytes:
+    def format(self, record: ConsumerRecord) -> bytes:
         parts: list[bytes] = []
         cols: list[bytes] = []
         if self.print_timestamp:
@@ -276,14 +280,14 @@ class Stop:
     requested = False
 
 
-def make_consumer(props: dict[str, str]) -> Any:
+def make_consumer(props: dict[str, str]) -> KafkaConsumer:
     from kafka import KafkaConsumer
 
     kwargs = java_props_to_kwargs(props, KafkaConsumer.DEFAULT_CONFIG)
     return KafkaConsumer(**kwargs)
 
 
-def start(consumer: Any, opts: Options) -> None:
+def start(consumer: KafkaConsumer, opts: Options) -> None:
     if opts.topic is not None and opts.partition is not None:
         from kafka import TopicPartition
 
@@ -301,13 +305,13 @@ def start(consumer: Any, opts: Options) -> None:
         consumer.subscribe(pattern=opts.include)
 
 
-def consume(consumer: Any, opts: Options, out: BinaryIO, clock: Callable[[], float] = time.monotonic,
+def consume(consumer: KafkaConsumer, opts: Options, out: BinaryIO, clock: Callable[[], float] = time.monotonic,
             poll_ms: int = 500) -> int:
     """Print records until max-messages, a timeout without records, or a stop request.
     Returns the number of records printed. Unprinted records of the last poll are sought
     back so that an auto-commit on close does not skip them."""
     count = 0
-    pending: list[Any] = []
+    pending: list[ConsumerRecord] = []
     last_data = clock()
     try:
         while (opts.max_messages < 0 or count < opts.max_messages) and not Stop.requested:
@@ -349,10 +353,10 @@ def consume(consumer: Any, opts: Options, out: BinaryIO, clock: Callable[[], flo
     return count
 
 
-def _seek_back(consumer: Any, pending: list[Any]) -> None:
+def _seek_back(consumer: KafkaConsumer, pending: list[ConsumerRecord]) -> None:
     from kafka import TopicPartition
 
-    first: dict[Any, int] = {}
+    first: dict[TopicPartition, int] = {}
     for r in pending:
         first.setdefault(TopicPartition(r.topic, r.partition), r.offset)
     for tp, offset in first.items():
@@ -362,7 +366,7 @@ def _seek_back(consumer: Any, pending: list[Any]) -> None:
             pass
 
 
-def run(args: list[str], consumer_factory: Callable[[dict[str, str]], Any] = make_consumer, out: BinaryIO | None = None) -> int:
+def run(args: list[str], consumer_factory: Callable[[dict[str, str]], KafkaConsumer] = make_consumer, out: BinaryIO | None = None) -> int:
     out = out or sys.stdout.buffer
     p = build_parser()
     o = p.parse_or_usage(args)

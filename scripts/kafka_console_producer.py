@@ -11,12 +11,15 @@ import signal
 import sys
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, TextIO
 
 from kafpy.broker.properties import load_properties
 from kafpy.scripts._cli import (tool_main, OptionParser, OptionSet,
                           parse_key_value_args)
 from kafpy.scripts._clients import java_props_to_kwargs
+
+if TYPE_CHECKING:
+    from kafka import KafkaProducer
 
 
 class ReaderError(Exception):
@@ -273,14 +276,14 @@ def read_lines(stream: TextIO, prompt: bool, out: TextIO) -> Iterator[str]:
         yield line
 
 
-def make_producer(props: dict[str, str]) -> Any:
+def make_producer(props: dict[str, str]) -> KafkaProducer:
     from kafka import KafkaProducer
 
     kwargs = java_props_to_kwargs(props, KafkaProducer.DEFAULT_CONFIG)
     return KafkaProducer(**kwargs)
 
 
-def run(args: list[str], producer_factory: Callable[[dict[str, str]], Any] = make_producer, stdin: TextIO | None = None,
+def run(args: list[str], producer_factory: Callable[[dict[str, str]], KafkaProducer] = make_producer, stdin: TextIO | None = None,
         out: TextIO | None = None) -> int:
     stdin = stdin or sys.stdin
     out = out or sys.stdout

@@ -18,9 +18,9 @@ import signal
 import sys
 import time
 import uuid
-from typing import Any, TextIO
+from typing import TextIO
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.batch_header import LOG_OVERHEAD, parse_header
 from kafpy.protocol.errors import ErrorCode
@@ -82,7 +82,7 @@ class ShareConsumer:
     # -- membership ---------------------------------------------------------------------
     def heartbeat(self, leaving: bool = False) -> None:
         node_id, _ = self.admin.coordinator(self.group)
-        resp = self.admin.node(node_id).send(ApiKey.SHARE_GROUP_HEARTBEAT, M.ShareGroupHeartbeatRequest(
+        resp = self.admin.node(node_id).send(messages.ShareGroupHeartbeatResponse, ApiKey.SHARE_GROUP_HEARTBEAT, messages.ShareGroupHeartbeatRequest(
             group_id=self.group, member_id=self.member_id, member_epoch=-1 if leaving else self.epoch,
             rack_id=None, subscribed_topic_names=[self.topic] if self.epoch == 0 else None))
         if leaving:
@@ -101,8 +101,8 @@ class ShareConsumer:
                 self.topic_id = bytes(mine[0].topic_id)
 
     def _leaders(self) -> dict[int, list[int]]:
-        self.admin.metadata = self.admin.bootstrap.send(ApiKey.METADATA, M.MetadataRequest(
-            topics=[M.MetadataRequest.MetadataRequestTopic(name=self.topic)],
+        self.admin.metadata = self.admin.bootstrap.send(messages.MetadataResponse, ApiKey.METADATA, messages.MetadataRequest(
+            topics=[messages.MetadataRequest.MetadataRequestTopic(name=self.topic)],
             allow_auto_topic_creation=False))
         out: dict[int, list[int]] = {}
         for t in self.admin.metadata.topics:
@@ -126,20 +126,18 @@ class ShareConsumer:
         return out
 
     def _acks(self, partition: int) -> list:
-        R = M.ShareFetchRequest
-        return [R.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=[t])
+        return [messages.ShareFetchRequest.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=[t])
                 for f, l, t in self.pending.pop(partition, [])]
 
     def _fetch(self, leader: int, partitions: list[int], wait_ms: int) -> list:
-        R = M.ShareFetchRequest
         assert self.topic_id is not None  # found before the first fetch
         epoch = self.sessions.get(leader, 0)
-        req = R(group_id=self.group, member_id=self.member_id, share_session_epoch=epoch,
+        req = messages.ShareFetchRequest(group_id=self.group, member_id=self.member_id, share_session_epoch=epoch,
                 max_wait_ms=wait_ms, min_bytes=1, max_bytes=52428800, max_records=500, batch_size=500,
-                topics=[R.FetchTopic(topic_id=self.topic_id, partitions=[
-                    R.FetchPartition(partition_index=p, acknowledgement_batches=self._acks(p))
+                topics=[messages.ShareFetchRequest.FetchTopic(topic_id=self.topic_id, partitions=[
+                    messages.ShareFetchRequest.FetchPartition(partition_index=p, acknowledgement_batches=self._acks(p))
                     for p in partitions])], forgotten_topics_data=[])
-        resp = self.admin.node(leader).send(ApiKey.SHARE_FETCH, req)
+        resp = self.admin.node(leader).send(messages.ShareFetchResponse, ApiKey.SHARE_FETCH, req)
         if resp.error_code != ErrorCode.NONE:
             self.sessions.pop(leader, None)      # a new session next time
             if resp.error_code in (ErrorCode.SHARE_SESSION_NOT_FOUND, ErrorCode.INVALID_SHARE_SESSION_EPOCH):
@@ -181,19 +179,18 @@ class ShareConsumer:
 
     def close(self) -> None:
         """Acknowledge what is pending, close every share session, leave the group."""
-        R = M.ShareAcknowledgeRequest
         try:
             for leader in set(self._leaders()) | set(self.sessions):
                 if leader not in self.sessions:
                     continue
                 topics = []
                 if self.topic_id is not None and self.pending:
-                    topics = [R.AcknowledgeTopic(topic_id=self.topic_id, partitions=[
-                        R.AcknowledgePartition(partition_index=p, acknowledgement_batches=[
-                            R.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=[t])
+                    topics = [messages.ShareAcknowledgeRequest.AcknowledgeTopic(topic_id=self.topic_id, partitions=[
+                        messages.ShareAcknowledgeRequest.AcknowledgePartition(partition_index=p, acknowledgement_batches=[
+                            messages.ShareAcknowledgeRequest.AcknowledgementBatch(first_offset=f, last_offset=l, acknowledge_types=[t])
                             for f, l, t in acks])
                         for p, acks in sorted(self.pending.items()) if acks])]
-                self.admin.node(leader).send(ApiKey.SHARE_ACKNOWLEDGE, R(
+                self.admin.node(leader).send(messages.ShareAcknowledgeResponse, ApiKey.SHARE_ACKNOWLEDGE, messages.ShareAcknowledgeRequest(
                     group_id=self.group, member_id=self.member_id, share_session_epoch=-1, topics=topics))
             self.pending.clear()
         finally:
@@ -205,7 +202,7 @@ class _Stop(Exception):
     pass
 
 
-def _stop(*_: Any) -> None:
+def _stop(*_: object) -> None:
     raise _Stop()
 
 

@@ -10,16 +10,16 @@ scripts.consumer_group.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, TextIO
+from typing import TextIO
 
 from kafpy.scripts._cli import UsageExit, debug_traceback, tool_main
-from kafpy.scripts._clients import admin_client
+from kafpy.scripts._clients import AdminFactory, admin_client
 from kafpy.scripts.consumer_group import delete, describe, reset_offsets
 from kafpy.scripts.consumer_group.options import build_parser, check_args
 from kafpy.scripts.consumer_group.service import GroupService, UsageError
 
 
-def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+def run(args: list[str], admin_factory: AdminFactory | None = None,
         out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()

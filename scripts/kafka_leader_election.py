@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
-from kafpy.scripts._clients import BrokerError, admin_client, java_hashmap_order, topic_partition_hash
+from kafpy.scripts._clients import AdminFactory, BrokerError, admin_client, java_hashmap_order, topic_partition_hash
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 ELECTION_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
 TopicPartition = tuple[str, int]
@@ -106,7 +109,7 @@ def report(election: str, results: dict[TopicPartition, tuple[int, str | None]],
     return len(failed)
 
 
-def elect(admin: Any, election: str, partitions: list[TopicPartition] | None) -> dict[TopicPartition, tuple[int, str | None]]:
+def elect(admin: KafkaAdminClient, election: str, partitions: list[TopicPartition] | None) -> dict[TopicPartition, tuple[int, str | None]]:
     by_topic: dict[str, list[int]] | None = None
     if partitions is not None:
         by_topic = {}
@@ -125,7 +128,7 @@ def elect(admin: Any, election: str, partitions: list[TopicPartition] | None) ->
     return results
 
 
-def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+def run(args: list[str], admin_factory: AdminFactory | None = None,
         out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()

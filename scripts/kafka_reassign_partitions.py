@@ -10,11 +10,14 @@ from __future__ import annotations
 import builtins
 import json
 import sys
-from typing import Any, Callable, Iterable, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TextIO
 
 from kafpy.replication.assignment import AssignmentError, BrokerMetadata, assign_replicas_to_brokers
 from kafpy.scripts._cli import OptionException, OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
-from kafpy.scripts._clients import admin_client, error_text
+from kafpy.scripts._clients import AdminFactory, admin_client, error_text
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 TopicPartition = tuple[str, int]
 ACTIONS = ("generate", "execute", "verify", "cancel", "list")
@@ -163,7 +166,7 @@ def verify_lines(targets: dict[TopicPartition, list[int]], ongoing: set[TopicPar
 class ReassignService:
     """One action against a kafka-python KafkaAdminClient (or a stand-in)."""
 
-    def __init__(self, admin: Any, out: TextIO) -> None:
+    def __init__(self, admin: KafkaAdminClient, out: TextIO) -> None:
         self.admin = admin
         self.out = out
 
@@ -274,7 +277,7 @@ class ReassignService:
                 f"{t}-{p}: {error_text(err.errno)}" for (t, p), err in sorted(errors.items())))
 
 
-def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+def run(args: list[str], admin_factory: AdminFactory | None = None,
         out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()

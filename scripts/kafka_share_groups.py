@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
-from kafpy.scripts._cli import OptionParser, UsageExit, debug_traceback, tool_main
+from kafpy.scripts._cli import OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError, java_hashmap_order, topic_partition_hash
 from kafpy.scripts.consumer_group.reset_offsets import parse_datetime
 from kafpy.scripts.share_group_client import ShareGroupAdmin
@@ -58,12 +59,12 @@ def build_parser() -> OptionParser:
     return p
 
 
-def _left(width: int, value: Any) -> str:
+def _left(width: int, value: object) -> str:
     return f"{value!s:<{width}}"
 
 
 class ShareGroupCommand:
-    def __init__(self, admin: ShareGroupAdmin, o: Any, out: TextIO, err: TextIO) -> None:
+    def __init__(self, admin: ShareGroupAdmin, o: OptionSet, out: TextIO, err: TextIO) -> None:
         self.admin, self.o, self.out, self.err = admin, o, out, err
 
     # ------------------------------------------------------------------ list
@@ -80,13 +81,13 @@ class ShareGroupCommand:
             self.out.write(g.group_id + "\n")
 
     # ------------------------------------------------------------------ describe
-    def _description(self, group: str) -> tuple[Any, str, int]:
+    def _description(self, group: str) -> tuple[messages.ShareGroupDescribeResponse.DescribedGroup, str, int]:
         d, address, node_id = self.admin.describe(group)
         if d.error_code != ErrorCode.NONE:
             raise BrokerError(d.error_code, d.error_message)
         return d, address, node_id
 
-    def _no_members(self, group: str, d: Any) -> bool:
+    def _no_members(self, group: str, d: messages.ShareGroupDescribeResponse.DescribedGroup) -> bool:
         """Kafka's maybePrintEmptyGroupState: True when there is nothing to list."""
         if d.group_state == "Dead":
             self.err.write(f"Error: Share group '{group}' does not exist.\n")
@@ -173,11 +174,11 @@ class ShareGroupCommand:
             self.out.write("\n" + " ".join([_left(gw, "GROUP"), _left(tw, "TOPIC"), _left(10, "PARTITION"),
                                             _left(13, "START-OFFSET"), "LAG"]))
         for t, p, epoch, start, lag in rows:
-            cols = [_left(gw, group), _left(tw, t), _left(10, p)]
+            cells = [_left(gw, group), _left(tw, t), _left(10, p)]
             if verbose:
-                cols.append(_left(13, dash(epoch)))
-            cols += [_left(13, dash(start)), dash(lag)]
-            self.out.write("\n" + " ".join(cols))
+                cells.append(_left(13, dash(epoch)))
+            cells += [_left(13, dash(start)), dash(lag)]
+            self.out.write("\n" + " ".join(cells))
         self.out.write("\n")
 
     # ------------------------------------------------------------------ changes

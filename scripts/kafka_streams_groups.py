@@ -9,9 +9,10 @@ Who may call it: scripts/kafka-streams-groups.sh. Prints to stdout, usage errors
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import Sequence, TextIO
 
 from kafpy.broker.properties import load_properties
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionParser, OptionSet, UsageExit, debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError, error_text
@@ -100,7 +101,7 @@ def _check(p: OptionParser, o: OptionSet) -> None:
         p.usage_and_exit("Option [delete-offsets] takes the option: [group]")
 
 
-def _row(widths: list[int], values: list[Any]) -> str:
+def _row(widths: list[int], values: Sequence[object]) -> str:
     cells = [f"{str(v):<{w}}" for w, v in zip(widths, values[:-1])]
     return " ".join(cells + [str(values[-1])])
 
@@ -111,7 +112,7 @@ def _tasks(kind: str, tasks: list) -> str:
         for t in sorted(tasks, key=lambda t: t.subtopology_id))
 
 
-def _assignments(a: Any) -> str:
+def _assignments(a: messages.StreamsGroupDescribeResponse.Assignment) -> str:
     parts = []
     if a.active_tasks:
         parts.append(_tasks("ACTIVE", a.active_tasks))

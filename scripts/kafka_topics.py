@@ -9,13 +9,16 @@ from __future__ import annotations
 import builtins
 import re
 import sys
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafpy.protocol.topics import INTERNAL_TOPICS, has_collision_chars
 from kafpy.scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
-from kafpy.scripts._clients import (admin_client, broker_api_keys, error_text, is_zero_uuid,
+from kafpy.scripts._clients import (AdminFactory, admin_client, broker_api_keys, error_text, is_zero_uuid,
                               uuid_to_kafka)
-from kafpy.scripts._zk_topics import ZkTopicAdmin, ZooKeeperConnectError
+from kafpy.scripts._zk_topics import NewPartitionsSpec, NewTopicSpec, ZkTopicAdmin, ZooKeeperConnectError
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 _ALTER_HINT = " (To alter topic configurations, the kafka-configs tool can be used.)"
 
@@ -200,7 +203,7 @@ def parse_topic_configs(values: list[str]) -> dict[str, str]:
     return configs
 
 
-def topic_line(name: str, topic_id: Any, partitions: int, rf: int, configs: dict[str, str],
+def topic_line(name: str, topic_id: object, partitions: int, rf: int, configs: dict[str, str],
                marked_for_deletion: bool = False) -> str:
     line = f"Topic: {name}"
     if not is_zero_uuid(topic_id):
@@ -243,7 +246,7 @@ def non_default_configs(entries: dict[str, dict]) -> dict[str, str]:
 class TopicService:
     """Runs one action against a kafka-python KafkaAdminClient (or a stand-in)."""
 
-    def __init__(self, admin: Any, out: TextIO | None = None) -> None:
+    def __init__(self, admin: KafkaAdminClient, out: TextIO | None = None) -> None:
         self.admin = admin
         self.out = out or sys.stdout
 
@@ -268,7 +271,7 @@ class TopicService:
             raise CommandError("The replication factor must be between 1 and 32767 inclusive")
         if partitions is not None and partitions < 1:
             raise CommandError("The partitions must be greater than 0")
-        spec: dict[str, Any] = {"configs": configs}
+        spec: NewTopicSpec = {"configs": configs}
         if assignment:
             spec["assignments"] = assignment
         else:
@@ -295,7 +298,7 @@ class TopicService:
         assignment = (parse_replica_assignment(o.value_of("replica-assignment"))
                       if o.value_of("replica-assignment") else {})
         described = {t["name"]: t for t in self.admin.describe_topics(topics)}
-        specs: dict[str, Any] = {}
+        specs: dict[str, NewPartitionsSpec | int] = {}
         for name in topics:
             if assignment:
                 start = len(described[name]["partitions"])
@@ -418,7 +421,7 @@ def ensure_topic_exists(found: list[str], requested: str | None, require: bool) 
         raise CommandError(f"Topic '{requested}' does not exist as expected")
 
 
-def run(args: list[str], admin_factory: Callable[[str, dict[str, str]], Any] | None = None,
+def run(args: list[str], admin_factory: AdminFactory | None = None,
         out: TextIO | None = None) -> int:
     out = out or sys.stdout
     p = build_parser()

@@ -11,10 +11,10 @@ from __future__ import annotations
 import socket
 import struct
 import time
-from typing import Any
 
 from kafpy.protocol import codec
-from kafpy.protocol import messages as M
+from kafpy.protocol.codec import MessageT
+from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._clients import BrokerError
@@ -33,7 +33,7 @@ class _Connection:
     def __init__(self, host: str, port: int, timeout: float) -> None:
         self.sock = socket.create_connection((host.strip("[]"), port), timeout=timeout)
         self.correlation = 0
-        resp = self.request(ApiKey.API_VERSIONS, 0, M.ApiVersionsRequest())
+        resp = self.request(messages.ApiVersionsResponse, ApiKey.API_VERSIONS, 0, messages.ApiVersionsRequest())
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code)
         self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
@@ -47,20 +47,22 @@ class _Connection:
             buf += chunk
         return bytes(buf)
 
-    def request(self, api_key: int, version: int, body: Any) -> Any:
+    def request(self, answer: type[MessageT], api_key: int, version: int, body: messages.Message) -> MessageT:
         self.correlation += 1
-        header = M.RequestHeader(request_api_key=api_key, request_api_version=version,
+        header = messages.RequestHeader(request_api_key=api_key, request_api_version=version,
                                  correlation_id=self.correlation, client_id="kafka-share-groups")
         self.sock.sendall(codec.encode_request(header, body))
         (size,) = struct.unpack(">i", self._recv(4))
-        return codec.decode_response(api_key, version, self._recv(size))[1]
+        resp = codec.decode_response(api_key, version, self._recv(size))[1]
+        assert isinstance(resp, answer)  # the API's response class
+        return resp
 
-    def send(self, api_key: ApiKey, body: Any) -> Any:
+    def send(self, answer: type[MessageT], api_key: ApiKey, body: messages.Message) -> MessageT:
         theirs = self.versions.get(api_key)
         if theirs is None:
             raise BrokerError(ErrorCode.UNSUPPORTED_VERSION,
                               f"The node does not support {ApiKey(api_key).name}")
-        return self.request(api_key, min(_VERSIONS[api_key], theirs[1]), body)
+        return self.request(answer, api_key, min(_VERSIONS[api_key], theirs[1]), body)
 
     def close(self) -> None:
         self.sock.close()
@@ -84,7 +86,7 @@ class ShareGroupAdmin:
             raise ConnectionError(f"no bootstrap server reachable among {bootstrap}: {last}")
         self.bootstrap = conn
         self._nodes: dict[int, _Connection] = {}
-        self.metadata = self.bootstrap.send(ApiKey.METADATA, M.MetadataRequest(
+        self.metadata = self.bootstrap.send(messages.MetadataResponse, ApiKey.METADATA, messages.MetadataRequest(
             topics=None, allow_auto_topic_creation=False))
         self.brokers = {b.node_id: (b.host, b.port) for b in self.metadata.brokers}
 
@@ -102,7 +104,7 @@ class ShareGroupAdmin:
             self._nodes[node_id] = _Connection(host, port, self.timeout)
         return self._nodes[node_id]
 
-    def topics(self) -> dict[str, Any]:
+    def topics(self) -> dict[str | None, messages.MetadataResponse.MetadataResponseTopic]:
         """Topic name -> its Metadata entry (partitions with their leaders)."""
         return {t.name: t for t in self.metadata.topics if t.error_code == ErrorCode.NONE}
 
@@ -110,7 +112,7 @@ class ShareGroupAdmin:
         """(node id, "host:port") of the group's coordinator."""
         deadline = time.monotonic() + self.timeout
         while True:
-            resp = self.bootstrap.send(ApiKey.FIND_COORDINATOR, M.FindCoordinatorRequest(
+            resp = self.bootstrap.send(messages.FindCoordinatorResponse, ApiKey.FIND_COORDINATOR, messages.FindCoordinatorRequest(
                 key_type=0, coordinator_keys=[group_id]))
             c = resp.coordinators[0]
             if c.error_code == ErrorCode.NONE:
@@ -123,59 +125,57 @@ class ShareGroupAdmin:
         self.brokers.setdefault(c.node_id, (c.host, c.port))
         return c.node_id, f"{c.host}:{c.port}"
 
-    def list_groups(self, states: list[str] | None = None) -> list[Any]:
+    def list_groups(self, states: list[str] | None = None) -> list[messages.ListGroupsResponse.ListedGroup]:
         out = []
         for node_id in sorted(self.brokers):
-            resp = self.node(node_id).send(ApiKey.LIST_GROUPS, M.ListGroupsRequest(
+            resp = self.node(node_id).send(messages.ListGroupsResponse, ApiKey.LIST_GROUPS, messages.ListGroupsRequest(
                 states_filter=states or [], types_filter=["share"]))
             if resp.error_code != ErrorCode.NONE:
                 raise BrokerError(resp.error_code)
             out.extend(resp.groups)
         return out
 
-    def describe(self, group_id: str) -> tuple[Any, str, int]:
+    def describe(self, group_id: str) -> tuple[messages.ShareGroupDescribeResponse.DescribedGroup, str, int]:
         """(ShareGroupDescribe's group, coordinator "host:port", coordinator id)."""
         node_id, address = self.coordinator(group_id)
-        resp = self.node(node_id).send(ApiKey.SHARE_GROUP_DESCRIBE, M.ShareGroupDescribeRequest(
+        resp = self.node(node_id).send(messages.ShareGroupDescribeResponse, ApiKey.SHARE_GROUP_DESCRIBE, messages.ShareGroupDescribeRequest(
             group_ids=[group_id], include_authorized_operations=False))
         return resp.groups[0], address, node_id
 
-    def describe_offsets(self, group_id: str) -> Any:
+    def describe_offsets(self, group_id: str
+                         ) -> messages.DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup:
         node_id, _ = self.coordinator(group_id)
-        R = M.DescribeShareGroupOffsetsRequest
-        resp = self.node(node_id).send(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, R(groups=[
-            R.DescribeShareGroupOffsetsRequestGroup(group_id=group_id, topics=None)]))
+        resp = self.node(node_id).send(messages.DescribeShareGroupOffsetsResponse, ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, messages.DescribeShareGroupOffsetsRequest(groups=[
+            messages.DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestGroup(group_id=group_id, topics=None)]))
         return resp.groups[0]
 
-    def alter_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> Any:
+    def alter_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]
+                      ) -> messages.AlterShareGroupOffsetsResponse:
         node_id, _ = self.coordinator(group_id)
-        R = M.AlterShareGroupOffsetsRequest
         by_topic: dict[str, list] = {}
         for (t, p), o in offsets.items():
-            by_topic.setdefault(t, []).append(R.AlterShareGroupOffsetsRequestPartition(
+            by_topic.setdefault(t, []).append(messages.AlterShareGroupOffsetsRequest.AlterShareGroupOffsetsRequestPartition(
                 partition_index=p, start_offset=o))
-        return self.node(node_id).send(ApiKey.ALTER_SHARE_GROUP_OFFSETS, R(group_id=group_id, topics=[
-            R.AlterShareGroupOffsetsRequestTopic(topic_name=t, partitions=ps)
+        return self.node(node_id).send(messages.AlterShareGroupOffsetsResponse, ApiKey.ALTER_SHARE_GROUP_OFFSETS, messages.AlterShareGroupOffsetsRequest(group_id=group_id, topics=[
+            messages.AlterShareGroupOffsetsRequest.AlterShareGroupOffsetsRequestTopic(topic_name=t, partitions=ps)
             for t, ps in by_topic.items()]))
 
-    def delete_offsets(self, group_id: str, topics: list[str]) -> Any:
+    def delete_offsets(self, group_id: str, topics: list[str]) -> messages.DeleteShareGroupOffsetsResponse:
         node_id, _ = self.coordinator(group_id)
-        R = M.DeleteShareGroupOffsetsRequest
-        return self.node(node_id).send(ApiKey.DELETE_SHARE_GROUP_OFFSETS, R(
-            group_id=group_id, topics=[R.DeleteShareGroupOffsetsRequestTopic(topic_name=t) for t in topics]))
+        return self.node(node_id).send(messages.DeleteShareGroupOffsetsResponse, ApiKey.DELETE_SHARE_GROUP_OFFSETS, messages.DeleteShareGroupOffsetsRequest(
+            group_id=group_id, topics=[messages.DeleteShareGroupOffsetsRequest.DeleteShareGroupOffsetsRequestTopic(topic_name=t) for t in topics]))
 
     def delete_group(self, group_id: str) -> int:
         node_id, _ = self.coordinator(group_id)
-        resp = self.node(node_id).send(ApiKey.DELETE_GROUPS, M.DeleteGroupsRequest(groups_names=[group_id]))
+        resp = self.node(node_id).send(messages.DeleteGroupsResponse, ApiKey.DELETE_GROUPS, messages.DeleteGroupsRequest(groups_names=[group_id]))
         return resp.results[0].error_code
 
     def list_offset(self, topic: str, partition: int, timestamp: int) -> int:
         """The offset ListOffsets answers for `timestamp` (-2 earliest, -1 latest)."""
         meta = self.topics()[topic]
         leader = next(p.leader_id for p in meta.partitions if p.partition_index == partition)
-        R = M.ListOffsetsRequest
-        resp = self.node(leader).send(ApiKey.LIST_OFFSETS, R(replica_id=-1, isolation_level=0, topics=[
-            R.ListOffsetsTopic(name=topic, partitions=[R.ListOffsetsPartition(
+        resp = self.node(leader).send(messages.ListOffsetsResponse, ApiKey.LIST_OFFSETS, messages.ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+            messages.ListOffsetsRequest.ListOffsetsTopic(name=topic, partitions=[messages.ListOffsetsRequest.ListOffsetsPartition(
                 partition_index=partition, current_leader_epoch=-1, timestamp=timestamp)])]))
         p = resp.topics[0].partitions[0]
         if p.error_code != ErrorCode.NONE:

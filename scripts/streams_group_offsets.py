@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, TextIO
+from typing import Callable, TextIO
 
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import OptionParser, OptionSet
 from kafpy.scripts._clients import BrokerError
@@ -40,7 +41,7 @@ def _error(out: TextIO, message: str) -> None:
     out.write(f"\nError: {message}\n")
 
 
-def source_topics(description: Any) -> set[str]:
+def source_topics(description: messages.StreamsGroupDescribeResponse.DescribedGroup) -> set[str]:
     """The topology's source topics (what Kafka's tool calls input topics)."""
     topology = getattr(description, "topology", None)
     if topology is None:
@@ -48,7 +49,7 @@ def source_topics(description: Any) -> set[str]:
     return {t for s in topology.subtopologies or [] for t in s.source_topics}
 
 
-def internal_topics(description: Any) -> list[str]:
+def internal_topics(description: messages.StreamsGroupDescribeResponse.DescribedGroup) -> list[str]:
     """The group's repartition and changelog topics."""
     topology = getattr(description, "topology", None)
     out: set[str] = set()
@@ -219,7 +220,7 @@ class StreamsOffsetsResetter:
                 raise ResetError(f"Invalid CSV line: {ln}")
         return plan
 
-    def _delete_internal_topics(self, group: str, description: Any) -> None:
+    def _delete_internal_topics(self, group: str, description: messages.StreamsGroupDescribeResponse.DescribedGroup) -> None:
         if self.o.has("delete-all-internal-topics"):
             topics = internal_topics(description)
         elif self.o.has("delete-internal-topic"):

@@ -18,6 +18,7 @@ CLUSTER_NAME = "kafka-cluster"
 """The one CLUSTER resource's name."""
 
 
+
 def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 

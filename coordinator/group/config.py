@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Mapping, Protocol, TypeVar
+
+ConfigT = TypeVar("ConfigT", bound="PropertiesConfig")
 
 
-def _setting(name: str, default: int) -> Any:
+class PropertyLookup(Protocol):
+    """The broker's KafkaConfig as these configs read it: a value by Kafka's property name."""
+
+    def get(self, name: str, /) -> object: ...
+
+
+def _setting(name: str, default: int) -> int:
     """A field read from the Kafka property `name`."""
     return field(default=default, metadata={"property": name})
 
@@ -17,7 +25,7 @@ class PropertiesConfig:
     property names (shared by the group and transaction coordinators' configs)."""
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, Any]) -> Any:
+    def from_properties(cls: type[ConfigT], props: Mapping[str, object]) -> ConfigT:
         """Kafka's property names; values may be strings or already typed; missing, None
         or blank values keep Kafka's default."""
         cfg = cls()
@@ -28,7 +36,7 @@ class PropertiesConfig:
         return cfg
 
     @classmethod
-    def from_broker_config(cls, config: Any) -> Any:
+    def from_broker_config(cls: type[ConfigT], config: PropertyLookup) -> ConfigT:
         """From the broker's KafkaConfig (anything with `get(property name)`)."""
         return cls.from_properties({f.metadata["property"]: config.get(f.metadata["property"])
                                     for f in fields(cls)})

@@ -14,9 +14,12 @@ replay) stays in its own coordinator. One thread (the event loop), so nothing lo
 """
 from __future__ import annotations
 
+import enum
 import heapq
 import logging
-from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from types import ModuleType
+from typing import (TYPE_CHECKING, Callable, Collection, Generic, Iterable, Iterator, Mapping,
+                    Protocol, Sequence, TypeVar)
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -25,21 +28,74 @@ from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.offsets_log import Completion, Record, TxnMarker, TxnRecord
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
+from kafpy.coordinator.group.modern_records import TopicIdPartitions
+from kafpy.coordinator.group.classic.group import GroupOffsets
+
+if TYPE_CHECKING:
+    from kafpy.coordinator.group.streams.group import Tasks
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
 
-class ModernGroupCoordinator:
+class ModernMember(Protocol):
+    """What this base reads of a member of any kind (consumer, share, Streams)."""
+
+    @property
+    def member_epoch(self) -> int: ...
+
+
+class ModernGroup(Protocol):
+    """What this base reads and replays of a group of any kind (ConsumerGroup, ShareGroup,
+    StreamsGroup); the target is an assignment per member, Streams' one of tasks."""
+
+    group_epoch: int
+    assignment_epoch: int
+    metadata_hash: int
+
+    @property
+    def group_id(self) -> str: ...
+    @property
+    def deleted(self) -> bool: ...
+    @property
+    def state(self) -> enum.Enum: ...
+    @property
+    def members(self) -> Mapping[str, ModernMember]: ...
+    @property
+    def target(self) -> dict[str, TopicIdPartitions] | dict[str, Tasks]: ...
+
+
+class GroupMetadataValue(Protocol):
+    """What every kind's GroupMetadataValue record has."""
+
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def metadata_hash(self) -> int: ...
+
+
+class TargetMetadataValue(Protocol):
+    """What every kind's TargetAssignmentMetadataValue record has."""
+
+    @property
+    def assignment_epoch(self) -> int: ...
+
+
+GroupT = TypeVar("GroupT", bound=ModernGroup)
+MemberT = TypeVar("MemberT", bound=ModernMember)
+
+
+class ModernGroupCoordinator(Generic[GroupT, MemberT]):
     """Base of the three modern group coordinators. A subclass sets, in its __init__,
     `classic` (the classic GroupCoordinator), `groups` (id -> group), `_wakeups` (a heap
     of deadlines) and `_group_configs` (group id -> its config overrides), and names its
-    records in `RECORDS_NAME` (how a failed write is logged)."""
+    records in `RECORDS_NAME` (how a failed write is logged). Generic over the kind's group
+    and member classes."""
 
     RECORDS_NAME = "group records"
     # OffsetCommit below v9 from one of its members is UNSUPPORTED_VERSION (consumer groups)
     COMMITS_FROM_V9 = False
     classic: ClassicCoordinatorView
-    groups: dict[str, Any]
+    groups: dict[str, GroupT]
     _wakeups: list[int]
     _group_configs: Callable[[str], Mapping[str, str]]
 
@@ -116,16 +172,15 @@ class ModernGroupCoordinator:
             except ValueError as e:
                 log.warning("skipping unreadable record in partition %d: %s", partition, e)
 
-    def _replay(self, partition: int, now_ms: int) -> dict[str, Any]:
+    def _replay(self, partition: int, now_ms: int) -> dict[str, GroupT]:
         """For `load_partition`: the groups the records of `partition` leave (a group
         metadata tombstone drops a group and its members), members attached with their
         session timers started. The records every kind has are replayed here; the
         kind's own go to `_replay_group_record`, those in `SKIPPED_ON_REPLAY` nowhere."""
-        R = self.RECORDS
-        groups: dict[str, Any] = {}
-        members: dict[tuple[str, str], Any] = {}
-        for kind, gid, mid, v in self._group_records(partition, self.KEY_VERSIONS, R.decode_record):
-            if kind == R.GROUP_METADATA:
+        groups: dict[str, GroupT] = {}
+        members: dict[tuple[str, str], MemberT] = {}
+        for kind, gid, mid, v in self._group_records(partition, self.KEY_VERSIONS, self.RECORDS.decode_record):
+            if kind == self.RECORDS.GROUP_METADATA:
                 if v is None:
                     groups.pop(gid, None)
                     for k in [k for k in members if k[0] == gid]:
@@ -136,20 +191,20 @@ class ModernGroupCoordinator:
             if kind in self.SKIPPED_ON_REPLAY:
                 continue
             g = groups.setdefault(gid, self.GROUP(gid))
-            if kind == R.TARGET_METADATA:
+            if kind == self.RECORDS.TARGET_METADATA:
                 if v is not None:
                     self._replay_target_metadata(g, v)
-            elif kind == R.TARGET_MEMBER:
+            elif kind == self.RECORDS.TARGET_MEMBER:
                 if v is None:
                     g.target.pop(mid, None)
                 else:
-                    g.target[mid] = R.target_of(v)
-            elif kind == R.MEMBER_METADATA:
+                    g.target[mid] = self.RECORDS.target_of(v)
+            elif kind == self.RECORDS.MEMBER_METADATA:
                 if v is None:
                     members.pop((gid, mid), None)
                 else:
-                    R.apply_member_metadata(members.setdefault((gid, mid), self.MEMBER(mid)), v)
-            elif kind == R.CURRENT_ASSIGNMENT:
+                    self.RECORDS.apply_member_metadata(members.setdefault((gid, mid), self.MEMBER(mid)), v)
+            elif kind == self.RECORDS.CURRENT_ASSIGNMENT:
                 if v is not None:
                     self._replay_current_assignment(
                         members.setdefault((gid, mid), self.MEMBER(mid)), v)
@@ -163,31 +218,31 @@ class ModernGroupCoordinator:
 
     # the hooks of `_replay`: a subclass names its records module, their key versions,
     # its group and member classes (made from an id), and replays its own kinds of records
-    RECORDS: Any
+    RECORDS: ModuleType  # the kind's records module (consumer, share or streams .records)
     KEY_VERSIONS: Collection[int]
-    GROUP: Callable[[str], Any]
-    MEMBER: Callable[[str], Any]
+    GROUP: Callable[[str], GroupT]
+    MEMBER: Callable[[str], MemberT]
     SKIPPED_ON_REPLAY: Collection[int] = frozenset()
 
-    def _schedule_session(self, member: Any, now_ms: int, group_id: str) -> None:
+    def _schedule_session(self, member: MemberT, now_ms: int, group_id: str) -> None:
         raise NotImplementedError
 
-    def _replay_group_metadata(self, group: Any, v: Any) -> None:
+    def _replay_group_metadata(self, group: GroupT, v: GroupMetadataValue) -> None:
         group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
 
-    def _replay_target_metadata(self, group: Any, v: Any) -> None:
+    def _replay_target_metadata(self, group: GroupT, v: TargetMetadataValue) -> None:
         group.assignment_epoch = v.assignment_epoch
 
-    def _replay_current_assignment(self, member: Any, v: Any) -> None:
+    def _replay_current_assignment(self, member: MemberT, v: object) -> None:
         self.RECORDS.apply_current_assignment(member, v)
 
-    def _replay_group_record(self, group: Any, kind: int, key: str | None, v: Any) -> None:
+    def _replay_group_record(self, group: GroupT, kind: int, key: str | None, v: object) -> None:
         """A record of the kind's own (`key`: its member id or other key field)."""
 
-    def _attach_member(self, group: Any, member: Any) -> None:
-        group.add_member(member)
+    def _attach_member(self, group: GroupT, member: MemberT) -> None:
+        raise NotImplementedError
 
-    def _adopt_offsets(self, group: Any) -> None:
+    def _adopt_offsets(self, group: GroupOffsets) -> None:
         """For `load_partition`: the offsets the classic coordinator loaded for this id
         (into a classic group) become the group's."""
         classic = self.classic.groups.pop(group.group_id, None)
@@ -212,11 +267,11 @@ class ModernGroupCoordinator:
                 if not g.deleted and (states is None or g.state.value.lower() in states)]
 
     # ================================================================ offsets
-    def _stale_epoch_error(self, member: Any) -> ErrorCode:
+    def _stale_epoch_error(self, member: ModernMember) -> ErrorCode:
         """OffsetCommit's error for a member's wrong epoch."""
         return ErrorCode.STALE_MEMBER_EPOCH
 
-    def validate_offset_commit(self, group: Any, member_id: str, member_epoch: int,
+    def validate_offset_commit(self, group: GroupT, member_id: str, member_epoch: int,
                                transactional: bool = False, api_version: int = 9) -> ErrorCode | None:
         """Kafka's validateOffsetCommit (called by the OffsetManager): without a member
         epoch only an empty group takes commits (admin, or a consumer outside group
@@ -238,13 +293,13 @@ class ModernGroupCoordinator:
             return self._stale_epoch_error(member)
         return None
 
-    def commit_partition_errors(self, group: Any, member_id: str, member_epoch: int,
+    def commit_partition_errors(self, group: GroupT, member_id: str, member_epoch: int,
                                 partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], ErrorCode]:
         """The partitions of an OffsetCommit that validate_offset_commit let through
         refused one by one (consumer groups: by assignment epoch); none here."""
         return {}
 
-    def validate_offset_fetch(self, group: Any, member_id: str | None,
+    def validate_offset_fetch(self, group: GroupT, member_id: str | None,
                               member_epoch: int) -> ErrorCode | None:
         """Kafka's validateOffsetFetch (called by the OffsetManager): no member id and
         epoch -1 is an admin fetch."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union
+from typing import Callable, Generic, Iterable, NamedTuple, Protocol, Sequence, TypeVar, Union
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -42,26 +42,30 @@ NO_PRODUCER_ID = -1
 log = logging.getLogger(__name__)
 
 
-class Completion(Protocol):
-    """The part of asyncio.Future the coordinator uses (ImmediateFuture has it too)."""
+ResultT = TypeVar("ResultT")
+
+
+class Completion(Protocol[ResultT]):
+    """The part of asyncio.Future the coordinator uses (ImmediateFuture has it too);
+    `ResultT` is what the write answers with."""
 
     def done(self) -> bool: ...
     def cancelled(self) -> bool: ...
-    def result(self) -> Any: ...
-    def set_result(self, result: Any) -> None: ...
-    def add_done_callback(self, cb: Callable[[Any], None]) -> None: ...
+    def result(self) -> ResultT: ...
+    def set_result(self, result: ResultT) -> None: ...
+    def add_done_callback(self, cb: Callable[[Completion[ResultT]], object]) -> None: ...
 
 
-class ImmediateFuture:
+class ImmediateFuture(Generic[ResultT]):
     """A future for callers without an event loop (tests, tools): callbacks run inside
     `set_result`, or at once when added to a done future."""
 
     __slots__ = ("_result", "_done", "_callbacks")
+    _result: ResultT    # set by set_result; result() reads it only once done
 
     def __init__(self) -> None:
         self._done = False
-        self._result: Any = None
-        self._callbacks: list[Callable[[Any], None]] = []
+        self._callbacks: list[Callable[[Completion[ResultT]], object]] = []
 
     def done(self) -> bool:
         return self._done
@@ -69,7 +73,7 @@ class ImmediateFuture:
     def cancelled(self) -> bool:
         return False
 
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: ResultT) -> None:
         if self._done:
             raise RuntimeError("future already done")
         self._done, self._result = True, result
@@ -77,12 +81,12 @@ class ImmediateFuture:
         for cb in callbacks:
             cb(self)
 
-    def result(self) -> Any:
+    def result(self) -> ResultT:
         if not self._done:
             raise RuntimeError("future not done")
         return self._result
 
-    def add_done_callback(self, cb: Callable[[Any], None]) -> None:
+    def add_done_callback(self, cb: Callable[[Completion[ResultT]], object]) -> None:
         if self._done:
             cb(self)
         else:
@@ -104,7 +108,7 @@ def completion_error(done: Completion) -> ErrorCode:
 
 class OffsetsLog(Protocol):
     def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
-               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion[ErrorCode]:
         """Append the key/value records (value None = tombstone) as one batch, a
         transactional one of (``producer_id``, ``producer_epoch``) when a producer id is
         given; the completion resolves with ErrorCode.NONE when the batch is committed,
@@ -126,12 +130,12 @@ class InMemoryOffsetsLog:
         self.partitions: dict[int, list[tuple[LogEntry, int]]] = {}  # (log entry, timestamp)
         self.fail_with: int | None = None
         self.hold = hold
-        self.pending: deque[tuple[Completion, int, list[tuple[LogEntry, int]]]] = deque()
+        self.pending: deque[tuple[Completion[ErrorCode], int, list[tuple[LogEntry, int]]]] = deque()
         self._future_factory = future_factory
 
     def append(self, partition: int, records: Sequence[Record], timestamp_ms: int,
-               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion:
-        done = self._future_factory()
+               producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> Completion[ErrorCode]:
+        done: Completion[ErrorCode] = self._future_factory()
         if self.fail_with is not None:
             done.set_result(ErrorCode(self.fail_with))
             return done
@@ -139,7 +143,7 @@ class InMemoryOffsetsLog:
         entries: list[Record] | list[TxnRecord] = plain
         if producer_id != NO_PRODUCER_ID:
             entries = [TxnRecord(producer_id, k, v) for k, v in plain]
-        write: tuple[Completion, int, list[tuple[LogEntry, int]]] = (done, partition, [(e, timestamp_ms)
+        write: tuple[Completion[ErrorCode], int, list[tuple[LogEntry, int]]] = (done, partition, [(e, timestamp_ms)
                                                                                        for e in entries])
         if self.hold:
             self.pending.append(write)
@@ -155,7 +159,7 @@ class InMemoryOffsetsLog:
         """A transaction marker, committed at once (what WriteTxnMarkers writes)."""
         self.partitions.setdefault(partition, []).append((TxnMarker(producer_id, committed), 0))
 
-    def _finish(self, write: tuple[Completion, int, list[tuple[LogEntry, int]]],
+    def _finish(self, write: tuple[Completion[ErrorCode], int, list[tuple[LogEntry, int]]],
                 error: int) -> None:
         done, partition, records = write
         if error == ErrorCode.NONE:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.codec import MessageT, decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
 
-from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType
 
 _I16 = struct.Struct(">h")
 
@@ -73,25 +73,25 @@ class GroupMetadataValue:
 # ---------------------------------------------------------------- encoding
 
 def encode_offset_commit_key(group: str, topic: str, partition: int) -> bytes:
-    return _I16.pack(T.OFFSET_COMMIT) + encode_data(
-        M.OffsetCommitKey(group=group, topic=topic, partition=partition), T.OFFSET_COMMIT)
+    return _I16.pack(GroupRecordType.OFFSET_COMMIT) + encode_data(
+        messages.OffsetCommitKey(group=group, topic=topic, partition=partition), GroupRecordType.OFFSET_COMMIT)
 
 
 def encode_group_metadata_key(group: str) -> bytes:
-    return _I16.pack(T.GROUP_METADATA) + encode_data(M.GroupMetadataKey(group=group), T.GROUP_METADATA)
+    return _I16.pack(GroupRecordType.GROUP_METADATA) + encode_data(messages.GroupMetadataKey(group=group), GroupRecordType.GROUP_METADATA)
 
 
 def encode_offset_commit_value(om: OffsetAndMetadata) -> bytes:
     # v1 only carries an explicit expire timestamp (OffsetCommit v2-v4 retention_time_ms).
     version = 1 if om.expire_timestamp >= 0 else 3
-    return _I16.pack(version) + encode_data(M.OffsetCommitValue(
+    return _I16.pack(version) + encode_data(messages.OffsetCommitValue(
         offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
         commit_timestamp=om.commit_timestamp, expire_timestamp=om.expire_timestamp), version)
 
 
 def encode_group_metadata_value(v: GroupMetadataValue) -> bytes:
-    MM = M.GroupMetadataValue.MemberMetadata
-    return _I16.pack(3) + encode_data(M.GroupMetadataValue(
+    MM = messages.GroupMetadataValue.MemberMetadata
+    return _I16.pack(3) + encode_data(messages.GroupMetadataValue(
         protocol_type=v.protocol_type, generation=v.generation, protocol=v.protocol,
         leader=v.leader, current_state_timestamp=v.current_state_timestamp,
         members=[MM(member_id=m.member_id, group_instance_id=m.group_instance_id,
@@ -121,24 +121,24 @@ def decode_key(buf: bytes) -> OffsetCommitKey | GroupMetadataKey | None:
     version, data = _split(buf)
     if version in MODERN_GROUP_RECORDS:
         return None
-    if version in (T.LEGACY_OFFSET_COMMIT, T.OFFSET_COMMIT):
-        k = _decode(M.OffsetCommitKey, version, data)
+    if version in (GroupRecordType.LEGACY_OFFSET_COMMIT, GroupRecordType.OFFSET_COMMIT):
+        k = _decode(messages.OffsetCommitKey, version, data)
         return OffsetCommitKey(k.group, k.topic, k.partition)
-    if version == T.GROUP_METADATA:
-        return GroupMetadataKey(_decode(M.GroupMetadataKey, T.GROUP_METADATA, data).group)
+    if version == GroupRecordType.GROUP_METADATA:
+        return GroupMetadataKey(_decode(messages.GroupMetadataKey, GroupRecordType.GROUP_METADATA, data).group)
     raise ValueError(f"unknown __consumer_offsets key version {version}")
 
 
 def decode_offset_commit_value(buf: bytes) -> OffsetAndMetadata:
     version, data = _split(buf)
-    v = _decode(M.OffsetCommitValue, version, data)
+    v = _decode(messages.OffsetCommitValue, version, data)
     return OffsetAndMetadata(v.offset, v.leader_epoch if version >= 3 else -1, v.metadata,
                              v.commit_timestamp, v.expire_timestamp if version == 1 else -1)
 
 
 def decode_group_metadata_value(buf: bytes) -> GroupMetadataValue:
     version, data = _split(buf)
-    v = _decode(M.GroupMetadataValue, version, data)
+    v = _decode(messages.GroupMetadataValue, version, data)
     out = GroupMetadataValue(v.protocol_type, v.generation, v.protocol, v.leader,
                              v.current_state_timestamp if version >= 2 else -1)
     for m in v.members:
@@ -158,6 +158,6 @@ def parse_consumer_subscription_topics(metadata: bytes) -> set[str] | None:
         version, data = _split(metadata)
         if version < 0:
             return None
-        return set(decode_data(M.ConsumerProtocolSubscription, 0, data).topics)
+        return set(decode_data(messages.ConsumerProtocolSubscription, 0, data).topics)
     except (ValueError, ProtocolError, UnicodeDecodeError, struct.error):
         return None

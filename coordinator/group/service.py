@@ -173,7 +173,7 @@ def _marker(header: RecordBatchHeader, recs: list[batch_header.Record]) -> TxnMa
     return TxnMarker(header.producer_id, ctrl.type == CONTROL_COMMIT)
 
 
-class GroupCoordinatorService(CoordinatorRuntime):
+class GroupCoordinatorService(CoordinatorRuntime[GroupCoordinator]):
     """The group coordinator of one broker: builds and owns the coordinator of each
     group kind, `classic` (also `coordinator`, what the runtime's timer polls),
     `consumer`, `share` and `streams` (None when the kind is not configured); handlers

@@ -54,7 +54,7 @@ _APPEND_ERRORS = {
 }
 
 
-class ShareCoordinatorService(CoordinatorRuntime):
+class ShareCoordinatorService(CoordinatorRuntime[ShareCoordinator]):
     """`ensure_topic()` asks for `__share_group_state` to be created (the first
     FindCoordinator of key type 2 does). Results carry Kafka's error codes; nothing raises."""
 

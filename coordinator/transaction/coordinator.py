@@ -41,7 +41,6 @@ from kafpy.coordinator.transaction.state import (
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
 
-E = ErrorCode
 # Wait before retrying markers or the Complete write that failed (Kafka's retry backoff).
 RETRY_BACKOFF_MS = 100
 _PREPARED = (TxnState.PREPARE_COMMIT, TxnState.PREPARE_ABORT)
@@ -68,13 +67,13 @@ Respond = Callable[[ErrorCode], None]
 
 def _append_error(error: ErrorCode) -> ErrorCode:
     """Kafka's mapping of a failed transaction log append to what the client sees."""
-    if error in (E.UNKNOWN_TOPIC_OR_PARTITION, E.NOT_ENOUGH_REPLICAS,
-                 E.NOT_ENOUGH_REPLICAS_AFTER_APPEND, E.REQUEST_TIMED_OUT):
-        return E.COORDINATOR_NOT_AVAILABLE
-    if error in (E.NOT_LEADER_OR_FOLLOWER, E.KAFKA_STORAGE_ERROR):
-        return E.NOT_COORDINATOR
-    if error in (E.MESSAGE_TOO_LARGE, E.RECORD_LIST_TOO_LARGE):
-        return E.UNKNOWN_SERVER_ERROR
+    if error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
+                 ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.REQUEST_TIMED_OUT):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE):
+        return ErrorCode.UNKNOWN_SERVER_ERROR
     return error
 
 
@@ -115,11 +114,11 @@ class TransactionCoordinator:
         """(error, coordinator epoch, metadata or None) of an id this broker may own."""
         partition = self.partition_for(transactional_id)
         if partition in self.loading:
-            return E.COORDINATOR_LOAD_IN_PROGRESS, -1, None
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1, None
         epoch = self.owned.get(partition)
         if epoch is None:
-            return E.NOT_COORDINATOR, -1, None
-        return E.NONE, epoch, self.txns.get(transactional_id)
+            return ErrorCode.NOT_COORDINATOR, -1, None
+        return ErrorCode.NONE, epoch, self.txns.get(transactional_id)
 
     def _done(self, value: object) -> Completion:
         fut = self._future()
@@ -141,9 +140,9 @@ class TransactionCoordinator:
         def written(error: ErrorCode) -> None:
             if not self._still_owner(txn, coordinator_epoch):
                 txn.abort_transit()
-                on_done(E.NOT_COORDINATOR)
+                on_done(ErrorCode.NOT_COORDINATOR)
                 return
-            if error != E.NONE:
+            if error != ErrorCode.NONE:
                 log.warning("writing %s for transactional id %s failed: %s",
                             transit.state.state_name, tid, error.name)
                 txn.abort_transit()
@@ -152,7 +151,7 @@ class TransactionCoordinator:
             txn.complete_transit()
             if txn.state == TxnState.DEAD:
                 del self.txns[tid]
-            on_done(E.NONE)
+            on_done(ErrorCode.NONE)
         self.writer.write(self.partition_for(tid), [(encode_key(tid), value)], self._now_ms, written)
 
     # ================================================================ InitProducerId
@@ -163,11 +162,11 @@ class TransactionCoordinator:
         CONCURRENT_TRANSACTIONS answered (the client retries)."""
         self._now_ms = now_ms
         if not transactional_id:
-            return self._done(InitProducerIdResult(E.INVALID_REQUEST))
+            return self._done(InitProducerIdResult(ErrorCode.INVALID_REQUEST))
         if not 0 < timeout_ms <= self.config.transaction_max_timeout_ms:
-            return self._done(InitProducerIdResult(E.INVALID_TRANSACTION_TIMEOUT))
+            return self._done(InitProducerIdResult(ErrorCode.INVALID_TRANSACTION_TIMEOUT))
         error, coordinator_epoch, txn = self._lookup(transactional_id)
-        if error != E.NONE:
+        if error != ErrorCode.NONE:
             return self._done(InitProducerIdResult(error))
         if txn is None:
             txn = TransactionMetadata(transactional_id, self._new_producer_id(),
@@ -183,15 +182,15 @@ class TransactionCoordinator:
         if result.state == TxnState.PREPARE_EPOCH_FENCE:
             def fenced(err: ErrorCode) -> None:
                 _drop_fence(txn)
-                fut.set_result(InitProducerIdResult(err if err != E.NONE
-                                                    else E.CONCURRENT_TRANSACTIONS))
+                fut.set_result(InitProducerIdResult(err if err != ErrorCode.NONE
+                                                    else ErrorCode.CONCURRENT_TRANSACTIONS))
             self._end_txn(transactional_id, result.producer_id, result.producer_epoch, False,
                           False, now_ms, fenced)
             return fut
 
         def written(err: ErrorCode) -> None:
-            fut.set_result(InitProducerIdResult(err) if err != E.NONE else
-                           InitProducerIdResult(E.NONE, result.producer_id,
+            fut.set_result(InitProducerIdResult(err) if err != ErrorCode.NONE else
+                           InitProducerIdResult(ErrorCode.NONE, result.producer_id,
                                                 result.producer_epoch))
         self._write(txn, result, coordinator_epoch, written)
         return fut
@@ -199,32 +198,32 @@ class TransactionCoordinator:
     def _prepare_init(self, txn: TransactionMetadata, timeout_ms: int,
                       expected: tuple[int, int] | None, now_ms: int) -> TxnTransit | ErrorCode:
         if txn.pending is not None:
-            return E.CONCURRENT_TRANSACTIONS
+            return ErrorCode.CONCURRENT_TRANSACTIONS
         if expected is not None and not _is_valid_producer_id(txn, *expected):
-            return E.PRODUCER_FENCED
+            return ErrorCode.PRODUCER_FENCED
         if txn.state in _PREPARED:
-            return E.CONCURRENT_TRANSACTIONS
+            return ErrorCode.CONCURRENT_TRANSACTIONS
         if txn.state in (TxnState.EMPTY, TxnState.COMPLETE_COMMIT, TxnState.COMPLETE_ABORT):
             if txn.is_epoch_exhausted:
                 if expected is not None and expected[1] != txn.producer_epoch:
-                    return E.PRODUCER_FENCED
+                    return ErrorCode.PRODUCER_FENCED
                 return txn.prepare_producer_id_rotation(self._new_producer_id(), timeout_ms,
                                                         expected is not None, now_ms)
             transit = txn.prepare_increment_epoch(
                 timeout_ms, None if expected is None else expected[1], now_ms)
-            return E.PRODUCER_FENCED if transit is None else transit
+            return ErrorCode.PRODUCER_FENCED if transit is None else transit
         if txn.state == TxnState.ONGOING:
             return txn.prepare_fence_epoch()
-        return E.CONCURRENT_TRANSACTIONS
+        return ErrorCode.CONCURRENT_TRANSACTIONS
 
     # ================================================================ AddPartitionsToTxn
     def _check_producer(self, txn: TransactionMetadata | None, producer_id: int,
                         producer_epoch: int) -> ErrorCode:
         if txn is None or txn.producer_id != producer_id:
-            return E.INVALID_PRODUCER_ID_MAPPING
+            return ErrorCode.INVALID_PRODUCER_ID_MAPPING
         if txn.producer_epoch != producer_epoch:
-            return E.PRODUCER_FENCED
-        return E.NONE
+            return ErrorCode.PRODUCER_FENCED
+        return ErrorCode.NONE
 
     def add_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
                        partitions: Iterable[TopicPartition], now_ms: int,
@@ -235,21 +234,21 @@ class TransactionCoordinator:
         leader adds what a Produce v12 or TxnOffsetCommit v5 wrote)."""
         self._now_ms = now_ms
         if not transactional_id:
-            return self._done(E.INVALID_REQUEST)
+            return self._done(ErrorCode.INVALID_REQUEST)
         error, coordinator_epoch, txn = self._lookup(transactional_id)
-        if error == E.NONE:
+        if error == ErrorCode.NONE:
             error = self._check_producer(txn, producer_id, producer_epoch)
-        if error != E.NONE:
+        if error != ErrorCode.NONE:
             return self._done(error)
         assert txn is not None  # found: _lookup answered NONE
         added = set(partitions)
         if txn.pending is not None or txn.state in _PREPARED:
-            return self._done(E.CONCURRENT_TRANSACTIONS)
+            return self._done(ErrorCode.CONCURRENT_TRANSACTIONS)
         if txn.state == TxnState.ONGOING and added <= txn.partitions:
-            return self._done(E.NONE)
+            return self._done(ErrorCode.NONE)
         if txn.state not in (TxnState.EMPTY, TxnState.ONGOING, TxnState.COMPLETE_COMMIT,
                              TxnState.COMPLETE_ABORT):
-            return self._done(E.CONCURRENT_TRANSACTIONS)
+            return self._done(ErrorCode.CONCURRENT_TRANSACTIONS)
         fut = self._future()
         self._write(txn, txn.prepare_add_partitions(added, now_ms, client_transaction_version),
                     coordinator_epoch, fut.set_result)
@@ -262,13 +261,13 @@ class TransactionCoordinator:
         request versions)."""
         parts = list(partitions)
         error, _, txn = self._lookup(transactional_id)
-        if error == E.NONE:
+        if error == ErrorCode.NONE:
             error = self._check_producer(txn, producer_id, producer_epoch)
-        if error == E.NONE and txn is not None and txn.state in _PREPARED:
-            error = E.CONCURRENT_TRANSACTIONS
-        if error != E.NONE or txn is None:
+        if error == ErrorCode.NONE and txn is not None and txn.state in _PREPARED:
+            error = ErrorCode.CONCURRENT_TRANSACTIONS
+        if error != ErrorCode.NONE or txn is None:
             return {tp: error for tp in parts}
-        return {tp: E.NONE if tp in txn.partitions else E.TRANSACTION_ABORTABLE for tp in parts}
+        return {tp: ErrorCode.NONE if tp in txn.partitions else ErrorCode.TRANSACTION_ABORTABLE for tp in parts}
 
     # ================================================================ EndTxn
     def end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
@@ -279,15 +278,15 @@ class TransactionCoordinator:
         self._now_ms = now_ms
         fut = self._future()
         if not transactional_id:
-            fut.set_result(EndTxnResult(E.INVALID_REQUEST))
+            fut.set_result(EndTxnResult(ErrorCode.INVALID_REQUEST))
             return fut
 
         def respond(error: ErrorCode) -> None:
             txn = self.txns.get(transactional_id)
-            if error != E.NONE or txn is None:
+            if error != ErrorCode.NONE or txn is None:
                 fut.set_result(EndTxnResult(error))
             else:
-                fut.set_result(EndTxnResult(E.NONE, *_client_producer(txn)))
+                fut.set_result(EndTxnResult(ErrorCode.NONE, *_client_producer(txn)))
         self._end_txn(transactional_id, producer_id, producer_epoch, committed, True, now_ms,
                       respond, client_transaction_version)
         return fut
@@ -298,28 +297,28 @@ class TransactionCoordinator:
         """`client_transaction_version` None: the coordinator's own abort, in the
         transaction's version."""
         error, coordinator_epoch, txn = self._lookup(transactional_id)
-        if error != E.NONE:
+        if error != ErrorCode.NONE:
             return respond(error)
         if txn is None:
-            return respond(E.INVALID_PRODUCER_ID_MAPPING)
+            return respond(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
         tv = (txn.client_transaction_version if client_transaction_version is None
               else client_transaction_version)
         if supports_epoch_bump(tv):
             return self._end_txn_v2(txn, coordinator_epoch, producer_id, producer_epoch,
                                     committed, from_client, now_ms, respond)
         if txn.producer_id != producer_id:
-            return respond(E.INVALID_PRODUCER_ID_MAPPING)
+            return respond(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
         # Clients may not bump the epoch; the coordinator's own aborts carry a bumped one.
         if (from_client and producer_epoch != txn.producer_epoch) or producer_epoch < txn.producer_epoch:
             _log_fenced(txn, producer_id, producer_epoch, committed)
-            return respond(E.PRODUCER_FENCED)
+            return respond(ErrorCode.PRODUCER_FENCED)
         fencing = txn.pending_state == TxnState.PREPARE_EPOCH_FENCE
         # As in version 2: while PrepareCommit/PrepareAbort's markers are out, Kafka's
         # pending state is the Complete one, so any end is told to retry (librdkafka's
         # abort right after a commit must not be told INVALID_TXN_STATE, which is fatal).
         in_transition = txn.pending is not None or (not fencing and txn.state in _PREPARED)
         if in_transition and not (fencing and not committed):
-            return respond(E.CONCURRENT_TRANSACTIONS)
+            return respond(ErrorCode.CONCURRENT_TRANSACTIONS)
         state = txn.state
         if state == TxnState.ONGOING:
             if fencing:
@@ -329,23 +328,23 @@ class TransactionCoordinator:
                 TxnState.PREPARE_COMMIT if committed else TxnState.PREPARE_ABORT, now_ms)
 
             def prepared(err: ErrorCode) -> None:
-                if err != E.NONE:
+                if err != ErrorCode.NONE:
                     txn.failed_epoch_fence = txn.failed_epoch_fence or fencing
                     respond(err)
                     return
-                respond(E.NONE)
+                respond(ErrorCode.NONE)
                 self._send_markers(txn, coordinator_epoch)
             self._write(txn, transit, coordinator_epoch, prepared)
             return None
         if state == TxnState.COMPLETE_COMMIT:
-            return respond(E.NONE if committed else E.INVALID_TXN_STATE)
+            return respond(ErrorCode.NONE if committed else ErrorCode.INVALID_TXN_STATE)
         if state == TxnState.COMPLETE_ABORT:
-            return respond(E.INVALID_TXN_STATE if committed else E.NONE)
+            return respond(ErrorCode.INVALID_TXN_STATE if committed else ErrorCode.NONE)
         if state == TxnState.PREPARE_COMMIT:
-            return respond(E.CONCURRENT_TRANSACTIONS if committed else E.INVALID_TXN_STATE)
+            return respond(ErrorCode.CONCURRENT_TRANSACTIONS if committed else ErrorCode.INVALID_TXN_STATE)
         if state == TxnState.PREPARE_ABORT:
-            return respond(E.INVALID_TXN_STATE if committed else E.CONCURRENT_TRANSACTIONS)
-        return respond(E.INVALID_TXN_STATE)
+            return respond(ErrorCode.INVALID_TXN_STATE if committed else ErrorCode.CONCURRENT_TRANSACTIONS)
+        return respond(ErrorCode.INVALID_TXN_STATE)
 
     def _end_txn_v2(self, txn: TransactionMetadata, coordinator_epoch: int, producer_id: int,
                     producer_epoch: int, committed: bool, from_client: bool, now_ms: int,
@@ -376,12 +375,12 @@ class TransactionCoordinator:
         # the next end at the bumped epoch is told to retry, not fenced.
         in_transition = txn.pending is not None or (not fencing and state in _PREPARED)
         if in_transition and not (fencing and not committed):
-            return respond(E.CONCURRENT_TRANSACTIONS)
+            return respond(ErrorCode.CONCURRENT_TRANSACTIONS)
         if txn.producer_id != producer_id and not retry_on_overflow:
-            return respond(E.INVALID_PRODUCER_ID_MAPPING)
+            return respond(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
         if not valid:
             _log_fenced(txn, producer_id, producer_epoch, committed)
-            return respond(E.PRODUCER_FENCED)
+            return respond(ErrorCode.PRODUCER_FENCED)
 
         def prepare(no_partition_added: bool) -> None:
             self._prepare_end(txn, coordinator_epoch, committed, fencing, producer_epoch,
@@ -390,19 +389,19 @@ class TransactionCoordinator:
             return prepare(False)
         if state == TxnState.COMPLETE_COMMIT:
             if committed:
-                return respond(E.NONE if is_retry else E.INVALID_TXN_STATE)
-            return respond(E.INVALID_TXN_STATE) if is_retry else prepare(True)
+                return respond(ErrorCode.NONE if is_retry else ErrorCode.INVALID_TXN_STATE)
+            return respond(ErrorCode.INVALID_TXN_STATE) if is_retry else prepare(True)
         if state == TxnState.COMPLETE_ABORT:
             if committed:
-                return respond(E.INVALID_TXN_STATE)
-            return respond(E.NONE) if is_retry else prepare(True)
+                return respond(ErrorCode.INVALID_TXN_STATE)
+            return respond(ErrorCode.NONE) if is_retry else prepare(True)
         if state == TxnState.EMPTY and not committed:
             return prepare(True)    # an abort before anything was added: bumps the epoch
         if state == TxnState.PREPARE_COMMIT:
-            return respond(E.CONCURRENT_TRANSACTIONS if committed else E.INVALID_TXN_STATE)
+            return respond(ErrorCode.CONCURRENT_TRANSACTIONS if committed else ErrorCode.INVALID_TXN_STATE)
         if state == TxnState.PREPARE_ABORT:
-            return respond(E.INVALID_TXN_STATE if committed else E.CONCURRENT_TRANSACTIONS)
-        return respond(E.INVALID_TXN_STATE)
+            return respond(ErrorCode.INVALID_TXN_STATE if committed else ErrorCode.CONCURRENT_TRANSACTIONS)
+        return respond(ErrorCode.INVALID_TXN_STATE)
 
     def _prepare_end(self, txn: TransactionMetadata, coordinator_epoch: int, committed: bool,
                      fencing: bool, producer_epoch: int, now_ms: int, respond: Respond,
@@ -417,17 +416,17 @@ class TransactionCoordinator:
                 next_producer_id = self._new_producer_id()
             except Exception as e:  # noqa: BLE001 - as Kafka's producer id manager: retriable
                 log.info("no new producer id for %s yet: %s", txn.transactional_id, e)
-                return respond(E.COORDINATOR_LOAD_IN_PROGRESS)
+                return respond(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
         transit = txn.prepare_abort_or_commit(
             TxnState.PREPARE_COMMIT if committed else TxnState.PREPARE_ABORT, now_ms,
             TV_2, next_producer_id, no_partition_added)
 
         def prepared(err: ErrorCode) -> None:
-            if err != E.NONE:
+            if err != ErrorCode.NONE:
                 txn.failed_epoch_fence = txn.failed_epoch_fence or fencing
                 respond(err)
                 return
-            respond(E.NONE)
+            respond(ErrorCode.NONE)
             self._send_markers(txn, coordinator_epoch)
         self._write(txn, transit, coordinator_epoch, prepared)
 
@@ -452,7 +451,7 @@ class TransactionCoordinator:
             error = completion_error(d)
             if not self._still_owner(txn, coordinator_epoch):
                 return
-            if error != E.NONE:
+            if error != ErrorCode.NONE:
                 log.warning("writing %s markers of transactional id %s failed: %s; retrying",
                             "COMMIT" if marker.committed else "ABORT", tid, error.name)
                 self._retry_at[tid] = self._now_ms + RETRY_BACKOFF_MS
@@ -467,7 +466,7 @@ class TransactionCoordinator:
             return
 
         def completed(err: ErrorCode) -> None:
-            if err == E.NONE or not self._still_owner(txn, coordinator_epoch):
+            if err == ErrorCode.NONE or not self._still_owner(txn, coordinator_epoch):
                 self._markers_written.discard(tid)
                 return
             self._retry_at[tid] = self._now_ms + RETRY_BACKOFF_MS
@@ -514,7 +513,7 @@ class TransactionCoordinator:
 
             def aborted(err: ErrorCode, tid: str = tid, txn: TransactionMetadata = txn) -> None:
                 _drop_fence(txn)
-                if err != E.NONE:
+                if err != ErrorCode.NONE:
                     log.info("Aborting timed-out transactional id %s failed: %s", tid, err.name)
             self._end_txn(tid, txn.producer_id, epoch, False, False, now_ms, aborted)
 
@@ -580,8 +579,8 @@ class TransactionCoordinator:
     # ================================================================ admin
     def describe(self, transactional_id: str) -> tuple[ErrorCode, TransactionMetadata | None]:
         error, _, txn = self._lookup(transactional_id)
-        if error == E.NONE and txn is None:
-            error = E.TRANSACTIONAL_ID_NOT_FOUND
+        if error == ErrorCode.NONE and txn is None:
+            error = ErrorCode.TRANSACTIONAL_ID_NOT_FOUND
         return error, txn
 
     def list_transactions(self, states: Iterable[str], producer_ids: Iterable[int],

@@ -34,23 +34,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
 
-E = ErrorCode
 # The partition's leader refused for a reason that will not change by retrying.
-_GIVE_UP = (E.INVALID_PRODUCER_EPOCH, E.TRANSACTION_COORDINATOR_FENCED)
+_GIVE_UP = (ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.TRANSACTION_COORDINATOR_FENCED)
 
 LocalWriter = Callable[[WriteTxnMarkersRequest], Awaitable[WriteTxnMarkersResponse]]
 
 
 def marker_request(marker: TxnMarker, partitions: list[TopicPartition]) -> WriteTxnMarkersRequest:
-    R = WriteTxnMarkersRequest
     by_topic: dict[str, list[int]] = defaultdict(list)
     for topic, p in partitions:
         by_topic[topic].append(p)
-    return R(markers=[R.WritableTxnMarker(
+    return WriteTxnMarkersRequest(markers=[WriteTxnMarkersRequest.WritableTxnMarker(
         producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
         transaction_result=marker.committed, coordinator_epoch=marker.coordinator_epoch,
         transaction_version=marker.transaction_version,
-        topics=[R.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
+        topics=[WriteTxnMarkersRequest.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
                 for t, ps in by_topic.items()])])
 
 
@@ -91,7 +89,7 @@ class TxnMarkerSender:
             elif t.exception() is not None:
                 log.error("sending markers for %s failed", marker.transactional_id,
                           exc_info=t.exception())
-                done.set_result(E.UNKNOWN_SERVER_ERROR)
+                done.set_result(ErrorCode.UNKNOWN_SERVER_ERROR)
             else:
                 done.set_result(t.result())
         task.add_done_callback(finished)
@@ -109,7 +107,7 @@ class TxnMarkerSender:
         try:
             return await asyncio.wait_for(self._send_all(marker), self._timeout_s)
         except asyncio.TimeoutError:
-            return E.REQUEST_TIMED_OUT
+            return ErrorCode.REQUEST_TIMED_OUT
 
     def _leader(self, tp: TopicPartition) -> int | None:
         """The partition's leader; None when the partition is gone, -1 while leaderless."""
@@ -133,14 +131,14 @@ class TxnMarkerSender:
                                              for node, tps in by_leader.items()))
             for errors in results:
                 for tp, error in errors.items():
-                    if error == E.NONE:
+                    if error == ErrorCode.NONE:
                         remaining.discard(tp)
                     elif error in _GIVE_UP:
                         log.warning("marker for %s on %s-%d refused: %s", marker.transactional_id,
                                     tp[0], tp[1], error.name)
                         return error
             if not remaining:
-                return E.NONE
+                return ErrorCode.NONE
             await asyncio.sleep(self._backoff_s)
 
     async def _send_to(self, node: int, marker: TxnMarker, partitions: list[TopicPartition]
@@ -157,5 +155,5 @@ class TxnMarkerSender:
         except Exception as e:  # noqa: BLE001 - connection trouble: retried
             log.info("WriteTxnMarkers to broker %d failed: %s; retrying", node, e)
             errors = {}
-        return {tp: errors.get(tp, E.NETWORK_EXCEPTION) for tp in partitions}
+        return {tp: errors.get(tp, ErrorCode.NETWORK_EXCEPTION) for tp in partitions}
 

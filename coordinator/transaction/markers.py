@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from kafpy.protocol.errors import ErrorCode
+
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.transaction.state import TopicPartition
 
@@ -30,5 +32,5 @@ class TxnMarker:
 
 
 class MarkerChannel(Protocol):
-    def send(self, marker: TxnMarker) -> Completion:
+    def send(self, marker: TxnMarker) -> Completion[ErrorCode]:
         """Write `marker` to each of its partitions' leaders; never raises."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 from itertools import groupby
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.codec import decode_data, encode_data
 
 from kafpy.coordinator.record_types import TransactionRecordType
@@ -28,7 +28,7 @@ VALUE_VERSION = 0
 
 def encode_key(transactional_id: str) -> bytes:
     return _I16.pack(KEY_VERSION) + encode_data(
-        M.TransactionLogKey(transactional_id=transactional_id), KEY_VERSION)
+        messages.TransactionLogKey(transactional_id=transactional_id), KEY_VERSION)
 
 
 def decode_key(data: bytes) -> str:
@@ -36,7 +36,7 @@ def decode_key(data: bytes) -> str:
     (version,) = _I16.unpack_from(data, 0)
     if version != KEY_VERSION:
         raise ValueError(f"unknown transaction log key version {version}")
-    return decode_data(M.TransactionLogKey, version, memoryview(data)[2:]).transactional_id
+    return decode_data(messages.TransactionLogKey, version, memoryview(data)[2:]).transactional_id
 
 
 def value_version(transaction_version_level: int) -> int:
@@ -50,10 +50,10 @@ def encode_value(t: TxnTransit, version: int = VALUE_VERSION) -> bytes:
         partitions = None
     else:
         ordered = sorted(t.partitions)
-        partitions = [M.TransactionLogValue.PartitionsSchema(
+        partitions = [messages.TransactionLogValue.PartitionsSchema(
             topic=topic, partition_ids=[p for _, p in group])
             for topic, group in groupby(ordered, key=lambda tp: tp[0])]
-    value = M.TransactionLogValue(
+    value = messages.TransactionLogValue(
         producer_id=t.producer_id,
         previous_producer_id=t.previous_producer_id if version >= 1 else -1,
         next_producer_id=t.next_producer_id if version >= 1 else -1,
@@ -73,7 +73,7 @@ def decode_value(data: bytes) -> TxnTransit:
     (version,) = _I16.unpack_from(data, 0)
     if version not in (0, 1):
         raise ValueError(f"unknown transaction log value version {version}")
-    v = decode_data(M.TransactionLogValue, version, memoryview(data)[2:])
+    v = decode_data(messages.TransactionLogValue, version, memoryview(data)[2:])
     partitions = frozenset((p.topic, i) for p in (v.transaction_partitions or [])
                            for i in p.partition_ids)
     previous = v.previous_producer_id if version >= 1 and v.previous_producer_id >= 0 \

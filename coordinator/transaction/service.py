@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionCoordinator")
 
-class TransactionCoordinatorService(CoordinatorRuntime):
+class TransactionCoordinatorService(CoordinatorRuntime[TransactionCoordinator]):
     """`allocate_producer_id()` is the controller's producer id allocator (awaitable);
     `ensure_topic()` asks for `__transaction_state` to be created. `markers` is built by
     the broker (it needs the broker's own WriteTxnMarkers handler); `close_markers` stops
@@ -89,16 +89,20 @@ class TransactionCoordinatorService(CoordinatorRuntime):
         # taken without waiting, so no other request runs between the check and the use.
         if not self._spare_ids:
             self._spare_ids.append(await self._allocate())
-        return await self.coordinator.init_producer_id(transactional_id, timeout_ms, producer_id,
-                                                       producer_epoch, self.now_ms())
+        done = self.coordinator.init_producer_id(transactional_id, timeout_ms, producer_id,
+                                                 producer_epoch, self.now_ms())
+        assert isinstance(done, asyncio.Future)  # made by loop.create_future
+        return await done
 
     async def end_txn(self, transactional_id: str, producer_id: int, producer_epoch: int,
                       committed: bool, client_transaction_version: int) -> EndTxnResult:
         # a version 2 end may move an exhausted epoch to a new producer id
         if client_transaction_version >= 2 and not self._spare_ids:
             self._spare_ids.append(await self._allocate())
-        return await self.coordinator.end_txn(transactional_id, producer_id, producer_epoch,
-                                              committed, self.now_ms(), client_transaction_version)
+        done = self.coordinator.end_txn(transactional_id, producer_id, producer_epoch,
+                                        committed, self.now_ms(), client_transaction_version)
+        assert isinstance(done, asyncio.Future)  # made by loop.create_future
+        return await done
 
     # ------------------------------------------------------------------ partitions
     def on_elected(self, partition: int, leader_epoch: int) -> None:

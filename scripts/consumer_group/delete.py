@@ -6,7 +6,6 @@ Who may call it: scripts.kafka_consumer_groups.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from kafpy.scripts.consumer_group.service import GroupService, fmt, java_exception, parse_topic_args, str_order
 
@@ -88,7 +87,7 @@ def error_constant(class_name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", base).upper()
 
 
-def error_description(err: Any) -> str:
+def error_description(err: str | type[BaseException]) -> str:
     import kafka.errors as Errors
 
     cls = getattr(Errors, err, None) if isinstance(err, str) else err

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from typing import Any
+from typing import TypeVar
 
 from kafpy.scripts.consumer_group.service import MISSING, GroupService, fmt, latest
+
+OptionalT = TypeVar("OptionalT")
 
 
 def assignment_partitions(member: dict) -> list[tuple[str, int]]:
@@ -58,7 +60,7 @@ def _describe_offsets(svc: GroupService, descriptions: dict[str, dict]) -> None:
         desc = descriptions[group]
         state = desc.get("group_state")
         committed = svc.committed(group) if state != "Dead" else {}
-        rows: list[list[Any]] = []
+        rows: list[list[object]] = []
         assigned: set[tuple[str, int]] = set()
         members = [m for m in desc.get("members", []) if assignment_partitions(m)]
         members.sort(key=lambda m: -len(assignment_partitions(m)))
@@ -151,5 +153,5 @@ def _describe_state(svc: GroupService, descriptions: dict[str, dict]) -> None:
         svc.write("\n")
 
 
-def _opt(v: Any) -> Any:
+def _opt(v: OptionalT | None) -> OptionalT | str:
     return MISSING if v is None else v

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 from kafpy.scripts._cli import OptionSet
 from kafpy.scripts._clients import (error_name, error_text, java_exception_name, java_hashmap_order,
                               java_string_hash, topic_partition_hash)
 from kafpy.scripts.consumer_group.options import STATES
 
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient, OffsetSpec
+
 MISSING = "-"
 
 
-def fmt(pattern: list[int], values: list[Any]) -> str:
+def fmt(pattern: list[int], values: Sequence[object]) -> str:
     """Java's %-Ns columns joined by single spaces; width 0 means no padding."""
     cells = []
     for width, v in zip(pattern, values):
@@ -54,7 +57,7 @@ class GroupService:
     """Runs the actions against a kafka-python KafkaAdminClient (or a stand-in with the
     same methods)."""
 
-    def __init__(self, admin: Any, o: OptionSet, out: TextIO | None = None,
+    def __init__(self, admin: KafkaAdminClient, o: OptionSet, out: TextIO | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.admin = admin
         self.o = o
@@ -82,7 +85,7 @@ class GroupService:
         res = self.admin.list_group_offsets({group: None}).get(group, {})
         return {(tp.topic, tp.partition): oam.offset for tp, oam in res.items()}
 
-    def log_offsets(self, tps: list[tuple[str, int]], spec: Any) -> dict[tuple[str, int], int]:
+    def log_offsets(self, tps: list[tuple[str, int]], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         from kafka import TopicPartition
 
         if not tps:
@@ -152,19 +155,19 @@ def str_order(keys: list[str]) -> list[str]:
     return java_hashmap_order(list(keys), java_string_hash)
 
 
-def latest() -> Any:
+def latest() -> OffsetSpec:
     """OffsetSpec for the log end offset (kafka-python's spelling varies by release)."""
     from kafka.admin import OffsetSpec
     return OffsetSpec.LATEST if hasattr(OffsetSpec, "LATEST") else OffsetSpec.latest()
 
 
-def earliest() -> Any:
+def earliest() -> OffsetSpec:
     """OffsetSpec for the log start offset."""
     from kafka.admin import OffsetSpec
     return OffsetSpec.EARLIEST if hasattr(OffsetSpec, "EARLIEST") else OffsetSpec.earliest()
 
 
-def java_exception(err: Any) -> str:
+def java_exception(err: str | type[BaseException]) -> str:
     """The Java exception Kafka's admin client raises for a kafka-python error (class or name)."""
     name = err if isinstance(err, str) else getattr(err, "__name__", str(err))
     return java_exception_name(name)

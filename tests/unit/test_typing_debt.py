@@ -1,28 +1,27 @@
-"""pyproject.toml's typing-debt list (modules mypy does not check yet) names modules that
-exist: a module moved or removed leaves the list with it, so the list only shrinks and never
-silences a module that took over an old name."""
+"""mypy checks every module: pyproject.toml's [tool.mypy] silences only the generated
+`protocol/messages.py` (`ignore_errors`), and loosens only the tests' and benchmarks'
+untyped functions. The typing-debt list that once named 241 modules is gone; a module
+that mypy cannot check must be fixed, not listed."""
 from __future__ import annotations
 
-import re
+import sys
 
 from tests.support.floors import REPO
 
-
-def _debt() -> list[str]:
-    text = (REPO / "pyproject.toml").read_text()
-    section = text[text.index("# Typing debt"):]
-    section = section[:section.index("ignore_errors = true")]
-    return re.findall(r'"([\w.]+)"', section[section.index("module = ["):])
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the suite runs on 3.11+, as the test command installs it; tomli is the same reader
+    import tomli as tomllib
 
 
-def _file_of(module: str) -> list[str]:
-    parts = module.split(".")
-    base = REPO.joinpath(*parts[1:]) if parts[0] == "kafpy" else REPO.joinpath(*parts)
-    return [str(p) for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()]
+def _mypy() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mypy"]
 
 
-def test_every_module_of_the_typing_debt_exists() -> None:
-    debt = _debt()
-    assert debt, "the reader found no list"  # (when the last module leaves, the section goes too)
-    assert len(debt) == len(set(debt))
-    assert [m for m in debt if not _file_of(m)] == []
+def test_only_generated_code_is_left_unchecked() -> None:
+    config = _mypy()
+    assert config["disallow_untyped_defs"] is True
+    silenced = [o["module"] for o in config["overrides"] if o.get("ignore_errors")]
+    assert silenced == [["kafpy.protocol.messages"]]
+    loosened = [o["module"] for o in config["overrides"] if o.get("disallow_untyped_defs") is False]
+    assert loosened == [["tests.*", "bench.*"]]

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Mapping
 
-from kafpy.coordinator.group.config import PropertiesConfig, _setting
+from kafpy.coordinator.group.config import PropertiesConfig, PropertyLookup, _setting
 
 
 @dataclass
@@ -25,7 +25,7 @@ class ConsumerGroupConfig(PropertiesConfig):
     migration_policy: str = "bidirectional"
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, Any]) -> "ConsumerGroupConfig":
+    def from_properties(cls, props: Mapping[str, object]) -> "ConsumerGroupConfig":
         cfg = cls()
         for f in fields(cls):
             name = f.metadata.get("property")
@@ -41,7 +41,7 @@ class ConsumerGroupConfig(PropertiesConfig):
         return cfg
 
     @classmethod
-    def from_broker_config(cls, config: Any) -> "ConsumerGroupConfig":
+    def from_broker_config(cls, config: PropertyLookup) -> "ConsumerGroupConfig":
         names = [f.metadata["property"] for f in fields(cls) if "property" in f.metadata]
         return cls.from_properties({n: config.get(n) for n in names + [n for n, _ in _STRINGS]})
 

@@ -37,14 +37,14 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, TypeVar
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.codec import encode_data
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.user_regex import InvalidUserRegex, UserRegex, compile_user_regex
 
-from kafpy.coordinator.group.consumer import records as R
+from kafpy.coordinator.group.consumer import records as consumer_records
 from kafpy.coordinator.group.consumer.assignors import MemberSubscription, PartitionAssignor, assignors_from_config
 from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
 from kafpy.coordinator.group.consumer.migration import ClassicMembers
@@ -56,13 +56,14 @@ from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metad
 from kafpy.coordinator.group.consumer.validation import invalid_heartbeat_reason, unsupported_assignor_message
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
-from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.modern import ModernGroupCoordinator, ModernMember
 from kafpy.coordinator.group.records import encode_offset_commit_key
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import GroupSummary, HeartbeatResult, MemberSummary
 from kafpy.coordinator.result import CoordinatorResult
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
+TopicPartitionT = TypeVar("TopicPartitionT")  # a record's or a classic protocol's TopicPartition class
 
 
 @dataclass
@@ -88,7 +89,7 @@ def _error(error: ErrorCode, message: str | None = None, member_id: str | None =
     return HeartbeatResult(error, message, member_id, epoch)
 
 
-class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
+class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator[ConsumerGroup, ConsumerGroupMember]):
     """All consumer-protocol groups of the `__consumer_offsets` partitions the attached
     classic coordinator owns (with classic members of such groups: consumer_migration.py;
     the plumbing shared with share and Streams groups: modern_group.py)."""
@@ -231,7 +232,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         bump = False
         self._refresh_regexes(group, records, now_ms)
         if member.metadata_key() != before or member_epoch == JOIN_EPOCH:
-            records.append(R.member_metadata(group.group_id, member))
+            records.append(consumer_records.member_metadata(group.group_id, member))
             bump = (member.member_id not in group.target or subscription_before != (
                 tuple(member.subscribed_topic_names), member.subscribed_topic_regex,
                 member.server_assignor))
@@ -240,7 +241,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         if bump or topics_hash != group.metadata_hash:
             group.group_epoch += 1
             group.metadata_hash = topics_hash
-            records.append(R.group_metadata(group.group_id, group.group_epoch, topics_hash))
+            records.append(consumer_records.group_metadata(group.group_id, group.group_epoch, topics_hash))
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
         sent_before = member.last_sent
@@ -255,7 +256,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                                                  self._heartbeat_interval(group.group_id), assignment),
                                  records)
 
-    def _create_group(self, group_id: str, classic: Any) -> ConsumerGroup:
+    def _create_group(self, group_id: str, classic: ClassicGroup | None) -> ConsumerGroup:
         """A new consumer group; the committed offsets of an empty classic group of the
         same id (a simple consumer's, or one whose members all left) come along."""
         group = ConsumerGroup(group_id)
@@ -281,7 +282,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 target = group.target.pop(old_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old_id)
-                records.extend(R.member_tombstones(group.group_id, old_id))
+                records.extend(consumer_records.member_tombstones(group.group_id, old_id))
                 new = ConsumerGroupMember(member_id, instance_id,
                                           member_epoch=old.previous_member_epoch,
                                           previous_member_epoch=old.previous_member_epoch,
@@ -295,8 +296,8 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 new.rack_id = old.rack_id
                 group.add_member(new)
                 group.target[member_id] = target
-                records.append(R.target_member(group.group_id, member_id, target))
-                records.append(R.current_assignment(group.group_id, new))
+                records.append(consumer_records.target_member(group.group_id, member_id, target))
+                records.append(consumer_records.current_assignment(group.group_id, new))
                 return new
         if member is not None:
             # A dynamic member rejoining with epoch 0 lost its partitions (Kafka fences
@@ -348,7 +349,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             member.revocation_deadline = None
             member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
             member.stamp_assignment_epochs()
-            records.append(R.current_assignment(group.group_id, member))
+            records.append(consumer_records.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)
             self._maybe_downgrade(group, now_ms, records)
@@ -356,16 +357,16 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
     def _remove_member(self, group: ConsumerGroup, member: ConsumerGroupMember, records: list) -> None:
         group.remove_member(member.member_id)
-        records.extend(R.member_tombstones(group.group_id, member.member_id))
+        records.extend(consumer_records.member_tombstones(group.group_id, member.member_id))
         regex = member.subscribed_topic_regex
         if regex in group.resolved_regexes and regex not in group.subscribed_regexes():
             del group.resolved_regexes[regex]
-            records.append(R.regular_expression_tombstone(group.group_id, regex))
+            records.append(consumer_records.regular_expression_tombstone(group.group_id, regex))
         # the hash of what the remaining members subscribe to, so that their next
         # heartbeat finds it current and does not bump the epoch again
         group.group_epoch += 1
         group.metadata_hash = metadata_hash(self._subscribed_topics(group), self.topics.partition_racks)
-        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
+        records.append(consumer_records.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
 
     # ================================================================ assignment
     @staticmethod
@@ -395,7 +396,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         for regex in [r for r in group.resolved_regexes if r not in used]:
             del group.resolved_regexes[regex]
             self._regex_acl_versions.pop((group.group_id, regex), None)
-            records.append(R.regular_expression_tombstone(group.group_id, regex))
+            records.append(consumer_records.regular_expression_tombstone(group.group_id, regex))
         if not used:
             return
         names, version = self._current_topic_names()
@@ -416,7 +417,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
                 # the same topics: only the version moves, nothing to write
                 resolved = ResolvedRegex(topics, version, old.timestamp_ms)
             else:
-                records.append(R.regular_expression(group.group_id, regex, resolved))
+                records.append(consumer_records.regular_expression(group.group_id, regex, resolved))
             group.resolved_regexes[regex] = resolved
 
     def _member_topics(self, group: ConsumerGroup, member: ConsumerGroupMember) -> set[str]:
@@ -462,10 +463,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         target = assignor.assign(members, partitions, group.target, racks)
         for mid, a in target.items():
             if group.target.get(mid) != a:
-                records.append(R.target_member(group.group_id, mid, a))
+                records.append(consumer_records.target_member(group.group_id, mid, a))
         group.target = target
         group.assignment_epoch = group.group_epoch
-        records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
+        records.append(consumer_records.target_metadata(group.group_id, group.assignment_epoch, now_ms))
 
     def _reconcile(self, group: ConsumerGroup, member: ConsumerGroupMember,
                    owned: Assignment | None, records: list, now_ms: int) -> None:
@@ -518,7 +519,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         now = (member.member_epoch, member.previous_member_epoch, member.state,
                member.assigned, member.pending_revocation)
         if now != changed_from:
-            records.append(R.current_assignment(group.group_id, member))
+            records.append(consumer_records.current_assignment(group.group_id, member))
 
     # ================================================================ timers
     def _heartbeat_interval(self, group_id: str) -> int:
@@ -578,14 +579,13 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             group.assignment_epoch, group.preferred_assignor(self.default_assignor),
             [DescribedMember(m, group.target.get(m.member_id, {})) for m in group.members.values()])
 
-    def describe_as_classic(self, group_id: str) -> Any:
+    def describe_as_classic(self, group_id: str) -> GroupSummary:
         """DescribeGroups of a consumer group, as Kafka answers it: protocol type
         "consumer", the assignor as protocol, each member's subscription and assignment
         in the classic consumer protocol's encodings (v3 / v0)."""
         group = self.groups[group_id]
-        S, A = M.ConsumerProtocolSubscription, M.ConsumerProtocolAssignment
 
-        def named(a: Assignment, cls: Any) -> list:
+        def named(a: Assignment, cls: Callable[..., TopicPartitionT]) -> list[TopicPartitionT]:
             out = []
             for t, ps in sorted(a.items()):
                 meta = self.topics.topic_by_id(t)
@@ -595,10 +595,10 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
 
         members = []
         for m in group.members.values():
-            sub = S(topics=sorted(self._member_topics(group, m)), user_data=None,
-                    owned_partitions=named(m.assigned, S.TopicPartition),
+            sub = messages.ConsumerProtocolSubscription(topics=sorted(self._member_topics(group, m)), user_data=None,
+                    owned_partitions=named(m.assigned, messages.ConsumerProtocolSubscription.TopicPartition),
                     generation_id=m.member_epoch, rack_id=m.rack_id)
-            asg = A(assigned_partitions=named(m.assigned, A.TopicPartition), user_data=None)
+            asg = messages.ConsumerProtocolAssignment(assigned_partitions=named(m.assigned, messages.ConsumerProtocolAssignment.TopicPartition), user_data=None)
             members.append(MemberSummary(m.member_id, m.instance_id, m.client_id, m.client_host,
                                          (3).to_bytes(2, "big") + encode_data(sub, 3),
                                          (0).to_bytes(2, "big") + encode_data(asg, 0)))
@@ -611,7 +611,7 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
             return ErrorCode.NON_EMPTY_GROUP
         group.deleted = True
         del self.groups[group.group_id]
-        records: list = list(R.group_tombstones(group.group_id, group.resolved_regexes))
+        records: list = list(consumer_records.group_tombstones(group.group_id, group.resolved_regexes))
         records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
                        for t, p in {**group.offsets, **group.pending_offset_commits}]
         self._append(group.group_id, records, now_ms)
@@ -629,14 +629,15 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         classic.offsets, classic.pending_offset_commits = group.offsets, group.pending_offset_commits
         classic.pending_txn_offsets = group.pending_txn_offsets
         self.classic.groups[group_id] = classic
-        self._append(group_id, R.group_tombstones(group_id, group.resolved_regexes), now_ms)
+        self._append(group_id, consumer_records.group_tombstones(group_id, group.resolved_regexes), now_ms)
         return True
 
     # ================================================================ offsets
-    def _stale_epoch_error(self, member: ConsumerGroupMember) -> ErrorCode:
+    def _stale_epoch_error(self, member: ModernMember) -> ErrorCode:
         """Kafka's ConsumerGroup.validateOffsetCommit: a classic member's wrong
         generation is ILLEGAL_GENERATION (the offset checks are modern_group.py's)."""
-        return (ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol
+        return (ErrorCode.ILLEGAL_GENERATION
+                if isinstance(member, ConsumerGroupMember) and member.uses_classic_protocol
                 else ErrorCode.STALE_MEMBER_EPOCH)
 
     def commit_partition_errors(self, group: ConsumerGroup, member_id: str, member_epoch: int,
@@ -656,20 +657,25 @@ class ConsumerGroupCoordinator(ClassicMembers, ModernGroupCoordinator):
         return errors
 
     # ================================================================ partitions
-    RECORDS, KEY_VERSIONS = R, R.CONSUMER_KEY_VERSIONS
+    RECORDS, KEY_VERSIONS = consumer_records, consumer_records.CONSUMER_KEY_VERSIONS
     GROUP, MEMBER = ConsumerGroup, ConsumerGroupMember
 
-    def _replay_current_assignment(self, m: ConsumerGroupMember, v: Any) -> None:
-        (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
-         m.pending_revocation, m.assignment_epochs) = R.current_assignment_of(v)
+    def _attach_member(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
+        group.add_member(member)
 
-    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: Any) -> None:
-        if kind == R.REGULAR_EXPRESSION:
+    def _replay_current_assignment(self, m: ConsumerGroupMember, v: object) -> None:
+        assert isinstance(v, messages.ConsumerGroupCurrentMemberAssignmentValue)  # the kind's value
+        (m.member_epoch, m.previous_member_epoch, m.state, m.assigned,
+         m.pending_revocation, m.assignment_epochs) = consumer_records.current_assignment_of(v)
+
+    def _replay_group_record(self, g: ConsumerGroup, kind: int, key: str | None, v: object) -> None:
+        if kind == consumer_records.REGULAR_EXPRESSION:
             assert key is not None  # the record's key is the regular expression
             if v is None:
                 g.resolved_regexes.pop(key, None)
             else:
-                g.resolved_regexes[key] = R.resolved_regex_of(v)
+                assert isinstance(v, messages.ConsumerGroupRegularExpressionValue)  # the kind's value
+                g.resolved_regexes[key] = consumer_records.resolved_regex_of(v)
                 self._topics_version = max(self._topics_version, v.version)
 
     def load_partition(self, partition: int, now_ms: int) -> int:

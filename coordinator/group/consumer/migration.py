@@ -22,16 +22,17 @@ classic APIs of a consumer group here. Event loop thread only.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 from kafpy.protocol.codec import decode_data, encode_data
 from kafpy.protocol.errors import ErrorCode, ProtocolError
 
-from kafpy.coordinator.group.consumer import records as R
+from kafpy.coordinator.group.consumer import records as consumer_records
 from kafpy.coordinator.group.consumer.group import (Assignment, ConsumerGroup, ConsumerGroupMember,
                                               MemberState, copy_assignment)
-from kafpy.coordinator.group.consumer.topics import TopicMeta, metadata_hash
+from kafpy.coordinator.group.consumer.config import ConsumerGroupConfig
+from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.errors import append_error_to_group_error
 from kafpy.coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupState, Member
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
@@ -47,7 +48,7 @@ def decode_subscription(metadata: bytes) -> tuple[list[str], list[tuple[str, int
     """(topics, owned partitions or None before v1) of ConsumerProtocolSubscription bytes."""
     try:
         version = struct.unpack_from(">h", metadata, 0)[0]
-        v = decode_data(M.ConsumerProtocolSubscription, min(max(version, 0), 3), bytes(metadata[2:]))
+        v = decode_data(messages.ConsumerProtocolSubscription, min(max(version, 0), 3), bytes(metadata[2:]))
     except (ProtocolError, struct.error, ValueError, UnicodeDecodeError):
         return [], None
     owned = [(tp.topic, p) for tp in v.owned_partitions for p in tp.partitions] if version >= 1 else None
@@ -57,7 +58,7 @@ def decode_subscription(metadata: bytes) -> tuple[list[str], list[tuple[str, int
 def decode_assignment(data: bytes) -> list[tuple[str, int]]:
     try:
         version = struct.unpack_from(">h", data, 0)[0]
-        v = decode_data(M.ConsumerProtocolAssignment, min(max(version, 0), 3), bytes(data[2:]))
+        v = decode_data(messages.ConsumerProtocolAssignment, min(max(version, 0), 3), bytes(data[2:]))
     except (ProtocolError, struct.error, ValueError, UnicodeDecodeError):
         return []
     return [(tp.topic, p) for tp in v.assigned_partitions for p in tp.partitions]
@@ -70,8 +71,8 @@ class ClassicMembers:
     classic: ClassicCoordinatorView
     # classic groups downgraded since the last `_store_downgraded`
     _downgraded: list[ClassicGroup]
-    config: Any
-    topics: Any
+    config: ConsumerGroupConfig
+    topics: TopicsView
     groups: dict[str, ConsumerGroup]
     _wake: Callable[[int], int]         # ModernGroupCoordinator's: a timer due at that ms
 
@@ -95,21 +96,21 @@ class ClassicMembers:
         return out
 
     def _assignment_bytes(self, a: Assignment) -> bytes:
-        A = M.ConsumerProtocolAssignment
         tps = []
         for t, ps in sorted(a.items()):
             meta = self.topics.topic_by_id(t)
             if meta is not None and ps:
-                tps.append(A.TopicPartition(topic=meta.name, partitions=sorted(ps)))
-        return struct.pack(">h", 0) + encode_data(A(assigned_partitions=tps, user_data=None), 0)
+                tps.append(messages.ConsumerProtocolAssignment.TopicPartition(topic=meta.name, partitions=sorted(ps)))
+        return struct.pack(">h", 0) + encode_data(messages.ConsumerProtocolAssignment(assigned_partitions=tps, user_data=None), 0)
 
     def _allows(self, direction: str) -> bool:
         return self.config.migration_policy in (direction, "bidirectional")
 
-    def _write(self, group_id: str, records: list[Record], now_ms: int, answer: Any) -> Completion:
+    def _write(self, group_id: str, records: list[Record], now_ms: int,
+               answer: JoinResult | SyncResult) -> Completion[JoinResult | SyncResult]:
         """A future resolved with `answer` once `records` are committed (or with the
         error translated for the classic APIs)."""
-        def failed(error: ErrorCode) -> Any:
+        def failed(error: ErrorCode) -> JoinResult | SyncResult:
             error = append_error_to_group_error(error)
             if isinstance(answer, JoinResult):
                 return JoinResult(error, answer.member_id)
@@ -147,12 +148,12 @@ class ClassicMembers:
             group.add_member(member)
             group.target[member.member_id] = copy_assignment(member.assigned)
             self._schedule_session(member, now_ms, group.group_id)
-            records.append(R.member_metadata(group.group_id, member))
-            records.append(R.target_member(group.group_id, member.member_id, member.assigned))
-            records.append(R.current_assignment(group.group_id, member))
+            records.append(consumer_records.member_metadata(group.group_id, member))
+            records.append(consumer_records.target_member(group.group_id, member.member_id, member.assigned))
+            records.append(consumer_records.current_assignment(group.group_id, member))
         group.metadata_hash = 0     # recomputed (and the epoch bumped) by the joining member
-        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
-        records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
+        records.append(consumer_records.group_metadata(group.group_id, group.group_epoch, group.metadata_hash))
+        records.append(consumer_records.target_metadata(group.group_id, group.assignment_epoch, now_ms))
         records.append((encode_group_metadata_key(group.group_id), None))
         self.classic.fail_parked(classic, ErrorCode.REBALANCE_IN_PROGRESS)
         del self.classic.groups[classic.group_id]
@@ -181,8 +182,8 @@ class ClassicMembers:
                             self._assignment_bytes(m.assigned))
             classic.add(member)
             self.classic.schedule_heartbeat(member, now_ms)
-            records.extend(R.member_tombstones(group.group_id, m.member_id))
-        records.extend(R.group_tombstones(group.group_id, group.resolved_regexes))
+            records.extend(consumer_records.member_tombstones(group.group_id, m.member_id))
+        records.extend(consumer_records.group_tombstones(group.group_id, group.resolved_regexes))
         classic.subscribed_topics = classic.compute_subscribed_topics()
         del self.groups[group.group_id]
         self.classic.groups[group.group_id] = classic
@@ -206,7 +207,7 @@ class ClassicMembers:
     def classic_join(self, group_id: str, member_id: str, instance_id: str | None,
                      require_known_member_id: bool, client_id: str, client_host: str,
                      rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
-                     protocols: list[tuple[str, bytes]], now_ms: int) -> Any:
+                     protocols: list[tuple[str, bytes]], now_ms: int) -> Completion[JoinResult | SyncResult]:
         """JoinGroup of a classic member into a consumer group."""
         group = self.groups[group_id]
         if protocol_type != CONSUMER_PROTOCOL_TYPE or not protocols:
@@ -229,7 +230,7 @@ class ClassicMembers:
                 target = group.target.pop(old.member_id, {})
                 assigned = copy_assignment(old.assigned)
                 group.remove_member(old.member_id)
-                records.extend(R.member_tombstones(group_id, old.member_id))
+                records.extend(consumer_records.member_tombstones(group_id, old.member_id))
                 member = ConsumerGroupMember(member_id, instance_id, member_epoch=old.member_epoch,
                                              previous_member_epoch=old.previous_member_epoch,
                                              assigned=assigned)
@@ -254,14 +255,14 @@ class ClassicMembers:
         member.subscribed_topic_names, member.subscribed_topic_regex = topics, None
         member.classic_session_timeout_ms = session_timeout_ms
         member.classic_protocols = [(n, bytes(m)) for n, m in protocols]
-        records.append(R.member_metadata(group_id, member))
+        records.append(consumer_records.member_metadata(group_id, member))
         subscribed = self._subscribed_topics(group)
         topics_hash = metadata_hash(subscribed, self.topics.partition_racks)
         if (new_member or subscription_before != (tuple(topics), None)
                 or topics_hash != group.metadata_hash):
             group.group_epoch += 1
             group.metadata_hash = topics_hash
-            records.append(R.group_metadata(group_id, group.group_epoch, topics_hash))
+            records.append(consumer_records.group_metadata(group_id, group.group_epoch, topics_hash))
         if group.group_epoch > group.assignment_epoch:
             self._compute_target(group, subscribed, records, now_ms)
         # An eager member gave everything up before joining; a cooperative one lists
@@ -284,7 +285,8 @@ class ClassicMembers:
             protocols[0][0], leader="", skip_assignment=False, members=[]))
 
     def classic_sync(self, group_id: str, generation_id: int, member_id: str,
-                     protocol_type: str | None, protocol_name: str | None, now_ms: int) -> Any:
+                     protocol_type: str | None, protocol_name: str | None, now_ms: int
+                     ) -> Completion[JoinResult | SyncResult]:
         group = self.groups[group_id]
         member = group.members.get(member_id)
         if member is None or member.classic_protocols is None:

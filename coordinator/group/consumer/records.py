@@ -14,39 +14,39 @@ Who calls it: ConsumerGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 
 from kafpy.coordinator.group.consumer.group import (
     Assignment, ConsumerGroupMember, MemberState, ResolvedRegex)
 from kafpy.coordinator.group.modern_records import assignment as _assignment, decode, encode_key
-from kafpy.coordinator.record_types import CONSUMER_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import CONSUMER_GROUP_RECORDS, GroupRecordType
 from kafpy.coordinator.group.modern_records import encode_value as _value, topic_partitions as _partitions
 
-GROUP_METADATA, PARTITION_METADATA = T.CONSUMER_GROUP_METADATA, T.CONSUMER_GROUP_PARTITION_METADATA
-MEMBER_METADATA, TARGET_METADATA = T.CONSUMER_GROUP_MEMBER_METADATA, T.CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA
-TARGET_MEMBER, CURRENT_ASSIGNMENT = T.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, T.CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT
-REGULAR_EXPRESSION = T.CONSUMER_GROUP_REGULAR_EXPRESSION
+GROUP_METADATA, PARTITION_METADATA = GroupRecordType.CONSUMER_GROUP_METADATA, GroupRecordType.CONSUMER_GROUP_PARTITION_METADATA
+MEMBER_METADATA, TARGET_METADATA = GroupRecordType.CONSUMER_GROUP_MEMBER_METADATA, GroupRecordType.CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA
+TARGET_MEMBER, CURRENT_ASSIGNMENT = GroupRecordType.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, GroupRecordType.CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT
+REGULAR_EXPRESSION = GroupRecordType.CONSUMER_GROUP_REGULAR_EXPRESSION
 CONSUMER_KEY_VERSIONS = CONSUMER_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {
-    GROUP_METADATA: M.ConsumerGroupMetadataKey,
-    PARTITION_METADATA: M.ConsumerGroupPartitionMetadataKey,
-    MEMBER_METADATA: M.ConsumerGroupMemberMetadataKey,
-    TARGET_METADATA: M.ConsumerGroupTargetAssignmentMetadataKey,
-    TARGET_MEMBER: M.ConsumerGroupTargetAssignmentMemberKey,
-    CURRENT_ASSIGNMENT: M.ConsumerGroupCurrentMemberAssignmentKey,
-    REGULAR_EXPRESSION: M.ConsumerGroupRegularExpressionKey,
+    GROUP_METADATA: messages.ConsumerGroupMetadataKey,
+    PARTITION_METADATA: messages.ConsumerGroupPartitionMetadataKey,
+    MEMBER_METADATA: messages.ConsumerGroupMemberMetadataKey,
+    TARGET_METADATA: messages.ConsumerGroupTargetAssignmentMetadataKey,
+    TARGET_MEMBER: messages.ConsumerGroupTargetAssignmentMemberKey,
+    CURRENT_ASSIGNMENT: messages.ConsumerGroupCurrentMemberAssignmentKey,
+    REGULAR_EXPRESSION: messages.ConsumerGroupRegularExpressionKey,
 }
 _VALUES: dict[int, type] = {
-    GROUP_METADATA: M.ConsumerGroupMetadataValue,
-    PARTITION_METADATA: M.ConsumerGroupPartitionMetadataValue,
-    MEMBER_METADATA: M.ConsumerGroupMemberMetadataValue,
-    TARGET_METADATA: M.ConsumerGroupTargetAssignmentMetadataValue,
-    TARGET_MEMBER: M.ConsumerGroupTargetAssignmentMemberValue,
-    CURRENT_ASSIGNMENT: M.ConsumerGroupCurrentMemberAssignmentValue,
-    REGULAR_EXPRESSION: M.ConsumerGroupRegularExpressionValue,
+    GROUP_METADATA: messages.ConsumerGroupMetadataValue,
+    PARTITION_METADATA: messages.ConsumerGroupPartitionMetadataValue,
+    MEMBER_METADATA: messages.ConsumerGroupMemberMetadataValue,
+    TARGET_METADATA: messages.ConsumerGroupTargetAssignmentMetadataValue,
+    TARGET_MEMBER: messages.ConsumerGroupTargetAssignmentMemberValue,
+    CURRENT_ASSIGNMENT: messages.ConsumerGroupCurrentMemberAssignmentValue,
+    REGULAR_EXPRESSION: messages.ConsumerGroupRegularExpressionValue,
 }
 
 
@@ -63,18 +63,17 @@ def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
 # ---------------------------------------------------------------- records
 def group_metadata(group_id: str, epoch: int, metadata_hash: int) -> tuple[bytes, bytes]:
     return _key(GROUP_METADATA, group_id), _value(
-        M.ConsumerGroupMetadataValue(epoch=epoch, metadata_hash=metadata_hash))
+        messages.ConsumerGroupMetadataValue(epoch=epoch, metadata_hash=metadata_hash))
 
 
 def member_metadata(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, bytes]:
-    V = M.ConsumerGroupMemberMetadataValue
     classic = None
     if m.classic_protocols is not None:
-        classic = V.ClassicMemberMetadata(
+        classic = messages.ConsumerGroupMemberMetadataValue.ClassicMemberMetadata(
             session_timeout_ms=m.classic_session_timeout_ms,
-            supported_protocols=[V.ClassicProtocol(name=n, metadata=bytes(md))
+            supported_protocols=[messages.ConsumerGroupMemberMetadataValue.ClassicProtocol(name=n, metadata=bytes(md))
                                  for n, md in m.classic_protocols])
-    return _key(MEMBER_METADATA, group_id, m.member_id), _value(V(
+    return _key(MEMBER_METADATA, group_id, m.member_id), _value(messages.ConsumerGroupMemberMetadataValue(
         instance_id=m.instance_id, rack_id=m.rack_id, client_id=m.client_id,
         client_host=m.client_host, subscribed_topic_names=list(m.subscribed_topic_names),
         subscribed_topic_regex=m.subscribed_topic_regex,
@@ -83,25 +82,24 @@ def member_metadata(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, bytes
 
 
 def target_metadata(group_id: str, assignment_epoch: int, now_ms: int) -> tuple[bytes, bytes]:
-    return _key(TARGET_METADATA, group_id), _value(M.ConsumerGroupTargetAssignmentMetadataValue(
+    return _key(TARGET_METADATA, group_id), _value(messages.ConsumerGroupTargetAssignmentMetadataValue(
         assignment_epoch=assignment_epoch, assignment_timestamp=now_ms))
 
 
 def target_member(group_id: str, member_id: str, a: Assignment) -> tuple[bytes, bytes]:
-    V = M.ConsumerGroupTargetAssignmentMemberValue
     return _key(TARGET_MEMBER, group_id, member_id), _value(
-        V(topic_partitions=_partitions(V.TopicPartition, a)))
+        messages.ConsumerGroupTargetAssignmentMemberValue(topic_partitions=_partitions(messages.ConsumerGroupTargetAssignmentMemberValue.TopicPartition, a)))
 
 
 def current_assignment(group_id: str, m: ConsumerGroupMember) -> tuple[bytes, bytes]:
-    V = M.ConsumerGroupCurrentMemberAssignmentValue
-    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(V(
+    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(messages.ConsumerGroupCurrentMemberAssignmentValue(
         member_epoch=m.member_epoch, previous_member_epoch=m.previous_member_epoch,
-        state=int(m.state), assigned_partitions=_with_epochs(V.TopicPartitions, m.assigned, m),
-        partitions_pending_revocation=_with_epochs(V.TopicPartitions, m.pending_revocation, m)))
+        state=int(m.state), assigned_partitions=_with_epochs(messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions, m.assigned, m),
+        partitions_pending_revocation=_with_epochs(messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions, m.pending_revocation, m)))
 
 
-def _with_epochs(cls: Any, a: Assignment, m: ConsumerGroupMember) -> list:
+def _with_epochs(cls: type[messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions], a: Assignment,
+                 m: ConsumerGroupMember) -> list[messages.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions]:
     """`a` as the record's TopicPartitions, each partition with its assignment epoch."""
     out = _partitions(cls, a)
     for tp in out:
@@ -111,7 +109,7 @@ def _with_epochs(cls: Any, a: Assignment, m: ConsumerGroupMember) -> list:
 
 
 def regular_expression(group_id: str, regex: str, resolved: ResolvedRegex) -> tuple[bytes, bytes]:
-    return _key(REGULAR_EXPRESSION, group_id, regex), _value(M.ConsumerGroupRegularExpressionValue(
+    return _key(REGULAR_EXPRESSION, group_id, regex), _value(messages.ConsumerGroupRegularExpressionValue(
         topics=sorted(resolved.topics), version=resolved.version, timestamp=resolved.timestamp_ms))
 
 
@@ -146,7 +144,7 @@ def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
-def apply_member_metadata(m: ConsumerGroupMember, v: M.ConsumerGroupMemberMetadataValue) -> None:
+def apply_member_metadata(m: ConsumerGroupMember, v: messages.ConsumerGroupMemberMetadataValue) -> None:
     m.instance_id, m.rack_id = v.instance_id, v.rack_id
     m.client_id, m.client_host = v.client_id, v.client_host
     m.subscribed_topic_names = list(v.subscribed_topic_names)
@@ -160,7 +158,7 @@ def apply_member_metadata(m: ConsumerGroupMember, v: M.ConsumerGroupMemberMetada
         m.classic_protocols = None
 
 
-def current_assignment_of(v: M.ConsumerGroupCurrentMemberAssignmentValue) -> tuple[int, int, MemberState, Assignment, Assignment,
+def current_assignment_of(v: messages.ConsumerGroupCurrentMemberAssignmentValue) -> tuple[int, int, MemberState, Assignment, Assignment,
                                            dict[tuple[bytes, int], int]]:
     """The record's epochs, state, assignment and each partition's assignment epoch (the
     member epoch where the record has none: written before KIP-1251)."""
@@ -177,9 +175,9 @@ def current_assignment_of(v: M.ConsumerGroupCurrentMemberAssignmentValue) -> tup
             _assignment(v.assigned_partitions), _assignment(v.partitions_pending_revocation), epochs)
 
 
-def resolved_regex_of(v: M.ConsumerGroupRegularExpressionValue) -> ResolvedRegex:
+def resolved_regex_of(v: messages.ConsumerGroupRegularExpressionValue) -> ResolvedRegex:
     return ResolvedRegex(frozenset(v.topics), v.version, v.timestamp)
 
 
-def target_of(v: M.ConsumerGroupTargetAssignmentMemberValue) -> Assignment:
+def target_of(v: messages.ConsumerGroupTargetAssignmentMemberValue) -> Assignment:
     return _assignment(v.topic_partitions)

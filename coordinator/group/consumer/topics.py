@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol
+
+if TYPE_CHECKING:
+    from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 
 
 @dataclass(frozen=True)
@@ -65,17 +68,17 @@ class MetadataCacheTopics:
     `topic_by_id(id)` and `topics()` giving objects with `name`, `topic_id`,
     `partitions` and `is_internal`)."""
 
-    def __init__(self, cache: Any) -> None:
+    def __init__(self, cache: MetadataCache) -> None:
         self._cache = cache
 
     @staticmethod
-    def _meta(info: Any) -> TopicMeta | None:
+    def _meta(info: TopicInfo | None) -> TopicMeta | None:
         if info is None:
             return None
         return MetadataCacheTopics._meta_of(info)
 
     @staticmethod
-    def _meta_of(info: Any) -> TopicMeta:
+    def _meta_of(info: TopicInfo) -> TopicMeta:
         return TopicMeta(info.name, info.topic_id, len(info.partitions),
                          bool(getattr(info, "is_internal", False)))
 

@@ -28,11 +28,12 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Coroutine, Mapping
+from typing import Callable, Coroutine, Mapping
 
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.share import records as R
+from kafpy.coordinator.group.share import records as share_records
 from kafpy.coordinator.group.share import assignor as share_assignor
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
@@ -74,7 +75,7 @@ def topic_uuid(topic_id: bytes) -> uuid.UUID:
     return uuid.UUID(bytes=bytes(topic_id))
 
 
-class ShareGroupCoordinator(ModernGroupCoordinator):
+class ShareGroupCoordinator(ModernGroupCoordinator[ShareGroup, ShareGroupMember]):
     """All share groups of the `__consumer_offsets` partitions the attached classic
     coordinator owns (the plumbing shared with consumer and Streams groups:
     modern_group.py). `persister()` gives the SharePersister (or None: no durable share
@@ -85,7 +86,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
 
     def __init__(self, classic: ClassicCoordinatorView, config: ShareGroupConfig, topics: TopicsView,
                  persister: Callable[[], SharePersister | None] | None = None,
-                 run_async: Callable[[Coroutine[Any, Any, Any]], object] | None = None,
+                 run_async: Callable[[Coroutine[object, None, object]], object] | None = None,
                  group_configs: Callable[[str], Mapping[str, str]] | None = None,
                  clock_ms: Callable[[], int] | None = None) -> None:
         self.classic = classic
@@ -179,7 +180,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             member.subscribed_topic_names = list(names)
         bump = False
         if member.metadata_key() != before or member_epoch == JOIN_EPOCH:
-            records.append(R.member_metadata(group_id, member))
+            records.append(share_records.member_metadata(group_id, member))
             bump = (member_id not in group.target
                     or subscription_before != tuple(member.subscribed_topic_names))
         subscribed = self._subscribed_topics(group)
@@ -244,13 +245,13 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
     def _remove_member(self, group: ShareGroup, member: ShareGroupMember, records: list) -> None:
         group.members.pop(member.member_id, None)
         group.target.pop(member.member_id, None)
-        records.extend(R.member_tombstones(group.group_id, member.member_id))
+        records.extend(share_records.member_tombstones(group.group_id, member.member_id))
         self._bump(group, records, metadata_hash(self._subscribed_topics(group)))
 
     def _bump(self, group: ShareGroup, records: list, topics_hash: int) -> None:
         group.group_epoch += 1
         group.metadata_hash = topics_hash
-        records.append(R.group_metadata(group.group_id, group.group_epoch, topics_hash))
+        records.append(share_records.group_metadata(group.group_id, group.group_epoch, topics_hash))
 
     # ================================================================ assignment
     def _subscribed_topics(self, group: ShareGroup) -> dict[str, TopicMeta]:
@@ -276,10 +277,10 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         target = share_assignor.assign(subs, partitions, group.target)
         for mid, a in target.items():
             if group.target.get(mid) != a:
-                records.append(R.target_member(group.group_id, mid, a))
+                records.append(share_records.target_member(group.group_id, mid, a))
         group.target = target
         group.assignment_epoch = group.group_epoch
-        records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
+        records.append(share_records.target_metadata(group.group_id, group.assignment_epoch, now_ms))
 
     @staticmethod
     def _reconcile(group: ShareGroup, member: ShareGroupMember, records: list) -> None:
@@ -290,7 +291,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         if member.member_epoch != group.assignment_epoch:
             member.previous_member_epoch, member.member_epoch = member.member_epoch, group.assignment_epoch
         member.assigned = copy_assignment(target)
-        records.append(R.current_assignment(group.group_id, member))
+        records.append(share_records.current_assignment(group.group_id, member))
 
     # ================================================================ share state
     def _uninitialized(self, group: ShareGroup, subscribed: dict[str, TopicMeta],
@@ -306,7 +307,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 group.mark_initializing(meta.topic_id, meta.name, missing)
                 todo[meta.topic_id] = missing
         if todo:
-            records.append(R.state_partition_metadata(group))
+            records.append(share_records.state_partition_metadata(group))
         return todo
 
     def _initialize(self, group_id: str, partitions: dict[bytes, set[int]]) -> None:
@@ -347,7 +348,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             group.mark_initialized(t, name.name if name else "", ps)
         for t, ps in failed.items():
             group.forget_initializing(t, ps)
-        records = [R.state_partition_metadata(group)]
+        records = [share_records.state_partition_metadata(group)]
         if ok:
             self._bump(group, records, group.metadata_hash)
         self._append(group_id, records, now_ms)
@@ -358,7 +359,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return {}
         return {t: set(tp.partitions) for t, tp in group.initialized.items()}
 
-    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Coroutine[Any, Any, dict]:
+    def delete_state(self, group_id: str, partitions: dict[bytes, set[int]]) -> Coroutine[object, None, dict]:
         """Delete the share state of `partitions` through the persister; a coroutine
         resolving to {(topic id, partition): error}."""
         persister = self._persister()
@@ -458,7 +459,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                     group.mark_initializing(meta.topic_id, name, {p})
         records: list = []
         self._bump(group, records, group.metadata_hash)
-        records.append(R.state_partition_metadata(group))
+        records.append(share_records.state_partition_metadata(group))
         self._append(group_id, records, now_ms)
         persister = self._persister()
         ok: dict[bytes, set[int]] = {}
@@ -506,7 +507,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             todo[meta.topic_id] = ps
             group.deleting[meta.topic_id] = name
         if todo:
-            self._append(group_id, [R.state_partition_metadata(group)], now_ms)
+            self._append(group_id, [share_records.state_partition_metadata(group)], now_ms)
         errors = await self.delete_state(group_id, todo)
         for t, ps in todo.items():
             name = group.deleting.get(t, "")
@@ -517,7 +518,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 group.initializing.pop(t, None)
             results.append((name, t, ErrorCode.of_known(failed[0]) if failed else ErrorCode.NONE))
         if todo:
-            self._append(group_id, [R.state_partition_metadata(group)], now_ms)
+            self._append(group_id, [share_records.state_partition_metadata(group)], now_ms)
         return ErrorCode.NONE, None, results
 
     def on_topics_deleted(self, topics: set[str], now_ms: int) -> None:
@@ -535,7 +536,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                     tp = d.pop(t, None)
                     if tp is not None:
                         partitions.setdefault(t, set()).update(tp.partitions)
-            self._append(group.group_id, [R.state_partition_metadata(group)], now_ms)
+            self._append(group.group_id, [share_records.state_partition_metadata(group)], now_ms)
             if self._run_async is not None and self._persister() is not None:
                 self._run_async(self.delete_state(group.group_id, partitions))
 
@@ -594,7 +595,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 continue
             for t, tp in {**group.initializing, **group.initialized}.items():
                 group.deleting[t] = tp.name
-            self._append(gid, [R.state_partition_metadata(group)], now_ms)
+            self._append(gid, [share_records.state_partition_metadata(group)], now_ms)
             errors = await self.delete_state(gid, partitions)
             bad = [e for e in errors.values() if e != ErrorCode.NONE]
             if bad:
@@ -607,7 +608,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
                 group.initialized.clear()
                 group.initializing.clear()
                 group.deleting.clear()
-                self._append(gid, [R.state_partition_metadata(group)], now_ms)
+                self._append(gid, [share_records.state_partition_metadata(group)], now_ms)
         return failed
 
     @staticmethod
@@ -625,7 +626,7 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
             return ErrorCode.NON_EMPTY_GROUP
         group.deleted = True
         del self.groups[group.group_id]
-        records = list(R.group_tombstones(group.group_id))
+        records = list(share_records.group_tombstones(group.group_id))
         self._append(group.group_id, records, now_ms)
         partitions = self._state_partitions(group)
         if partitions and self._run_async is not None and self._persister() is not None:
@@ -633,15 +634,16 @@ class ShareGroupCoordinator(ModernGroupCoordinator):
         return ErrorCode.NONE
 
     # ================================================================ partitions
-    RECORDS, KEY_VERSIONS, SKIPPED_ON_REPLAY = R, R.SHARE_KEY_VERSIONS, {R.PARTITION_METADATA}
+    RECORDS, KEY_VERSIONS, SKIPPED_ON_REPLAY = share_records, share_records.SHARE_KEY_VERSIONS, {share_records.PARTITION_METADATA}
     GROUP, MEMBER = ShareGroup, ShareGroupMember
 
     def _attach_member(self, group: ShareGroup, member: ShareGroupMember) -> None:
         group.members[member.member_id] = member
 
-    def _replay_group_record(self, g: ShareGroup, kind: int, key: str | None, v: Any) -> None:
-        if kind == R.STATE_PARTITION_METADATA and v is not None:
-            R.apply_state_partition_metadata(g, v)
+    def _replay_group_record(self, g: ShareGroup, kind: int, key: str | None, v: object) -> None:
+        if kind == share_records.STATE_PARTITION_METADATA and v is not None:
+            assert isinstance(v, messages.ShareGroupStatePartitionMetadataValue)  # the kind's value
+            share_records.apply_state_partition_metadata(g, v)
 
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the share group records of `partition`."""

@@ -12,36 +12,36 @@ Who calls it: ShareGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 
 from kafpy.coordinator.group.modern_records import assignment as _assignment, decode, encode_key
-from kafpy.coordinator.record_types import SHARE_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import SHARE_GROUP_RECORDS, GroupRecordType
 from kafpy.coordinator.group.modern_records import encode_value as _value, topic_partitions as _partitions
 from kafpy.coordinator.group.share.group import Assignment, ShareGroup, ShareGroupMember, TopicPartitions
 
-PARTITION_METADATA, MEMBER_METADATA = T.SHARE_GROUP_PARTITION_METADATA, T.SHARE_GROUP_MEMBER_METADATA
-GROUP_METADATA, TARGET_METADATA = T.SHARE_GROUP_METADATA, T.SHARE_GROUP_TARGET_ASSIGNMENT_METADATA
-TARGET_MEMBER, CURRENT_ASSIGNMENT = T.SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER, T.SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT
-STATE_PARTITION_METADATA = T.SHARE_GROUP_STATE_PARTITION_METADATA
+PARTITION_METADATA, MEMBER_METADATA = GroupRecordType.SHARE_GROUP_PARTITION_METADATA, GroupRecordType.SHARE_GROUP_MEMBER_METADATA
+GROUP_METADATA, TARGET_METADATA = GroupRecordType.SHARE_GROUP_METADATA, GroupRecordType.SHARE_GROUP_TARGET_ASSIGNMENT_METADATA
+TARGET_MEMBER, CURRENT_ASSIGNMENT = GroupRecordType.SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER, GroupRecordType.SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT
+STATE_PARTITION_METADATA = GroupRecordType.SHARE_GROUP_STATE_PARTITION_METADATA
 SHARE_KEY_VERSIONS = SHARE_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {
-    PARTITION_METADATA: M.ShareGroupPartitionMetadataKey,
-    MEMBER_METADATA: M.ShareGroupMemberMetadataKey,
-    GROUP_METADATA: M.ShareGroupMetadataKey,
-    TARGET_METADATA: M.ShareGroupTargetAssignmentMetadataKey,
-    TARGET_MEMBER: M.ShareGroupTargetAssignmentMemberKey,
-    CURRENT_ASSIGNMENT: M.ShareGroupCurrentMemberAssignmentKey,
-    STATE_PARTITION_METADATA: M.ShareGroupStatePartitionMetadataKey,
+    PARTITION_METADATA: messages.ShareGroupPartitionMetadataKey,
+    MEMBER_METADATA: messages.ShareGroupMemberMetadataKey,
+    GROUP_METADATA: messages.ShareGroupMetadataKey,
+    TARGET_METADATA: messages.ShareGroupTargetAssignmentMetadataKey,
+    TARGET_MEMBER: messages.ShareGroupTargetAssignmentMemberKey,
+    CURRENT_ASSIGNMENT: messages.ShareGroupCurrentMemberAssignmentKey,
+    STATE_PARTITION_METADATA: messages.ShareGroupStatePartitionMetadataKey,
 }
 _VALUES: dict[int, type] = {
-    PARTITION_METADATA: M.ShareGroupPartitionMetadataValue,
-    MEMBER_METADATA: M.ShareGroupMemberMetadataValue,
-    GROUP_METADATA: M.ShareGroupMetadataValue,
-    TARGET_METADATA: M.ShareGroupTargetAssignmentMetadataValue,
-    TARGET_MEMBER: M.ShareGroupTargetAssignmentMemberValue,
-    CURRENT_ASSIGNMENT: M.ShareGroupCurrentMemberAssignmentValue,
-    STATE_PARTITION_METADATA: M.ShareGroupStatePartitionMetadataValue,
+    PARTITION_METADATA: messages.ShareGroupPartitionMetadataValue,
+    MEMBER_METADATA: messages.ShareGroupMemberMetadataValue,
+    GROUP_METADATA: messages.ShareGroupMetadataValue,
+    TARGET_METADATA: messages.ShareGroupTargetAssignmentMetadataValue,
+    TARGET_MEMBER: messages.ShareGroupTargetAssignmentMemberValue,
+    CURRENT_ASSIGNMENT: messages.ShareGroupCurrentMemberAssignmentValue,
+    STATE_PARTITION_METADATA: messages.ShareGroupStatePartitionMetadataValue,
 }
 
 
@@ -55,42 +55,39 @@ def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
 # ---------------------------------------------------------------- records
 def group_metadata(group_id: str, epoch: int, metadata_hash: int) -> tuple[bytes, bytes]:
     return _key(GROUP_METADATA, group_id), _value(
-        M.ShareGroupMetadataValue(epoch=epoch, metadata_hash=metadata_hash))
+        messages.ShareGroupMetadataValue(epoch=epoch, metadata_hash=metadata_hash))
 
 
 def member_metadata(group_id: str, m: ShareGroupMember) -> tuple[bytes, bytes]:
-    return _key(MEMBER_METADATA, group_id, m.member_id), _value(M.ShareGroupMemberMetadataValue(
+    return _key(MEMBER_METADATA, group_id, m.member_id), _value(messages.ShareGroupMemberMetadataValue(
         rack_id=m.rack_id, client_id=m.client_id, client_host=m.client_host,
         subscribed_topic_names=list(m.subscribed_topic_names)))
 
 
 def target_metadata(group_id: str, assignment_epoch: int, now_ms: int) -> tuple[bytes, bytes]:
-    return _key(TARGET_METADATA, group_id), _value(M.ShareGroupTargetAssignmentMetadataValue(
+    return _key(TARGET_METADATA, group_id), _value(messages.ShareGroupTargetAssignmentMetadataValue(
         assignment_epoch=assignment_epoch, assignment_timestamp=now_ms))
 
 
 def target_member(group_id: str, member_id: str, a: Assignment) -> tuple[bytes, bytes]:
-    V = M.ShareGroupTargetAssignmentMemberValue
     return _key(TARGET_MEMBER, group_id, member_id), _value(
-        V(topic_partitions=_partitions(V.TopicPartition, a)))
+        messages.ShareGroupTargetAssignmentMemberValue(topic_partitions=_partitions(messages.ShareGroupTargetAssignmentMemberValue.TopicPartition, a)))
 
 
 def current_assignment(group_id: str, m: ShareGroupMember) -> tuple[bytes, bytes]:
-    V = M.ShareGroupCurrentMemberAssignmentValue
-    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(V(
+    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(messages.ShareGroupCurrentMemberAssignmentValue(
         member_epoch=m.member_epoch, previous_member_epoch=m.previous_member_epoch,
-        state=m.state, assigned_partitions=_partitions(V.TopicPartitions, m.assigned)))
+        state=m.state, assigned_partitions=_partitions(messages.ShareGroupCurrentMemberAssignmentValue.TopicPartitions, m.assigned)))
 
 
 def state_partition_metadata(group: ShareGroup) -> tuple[bytes, bytes]:
-    V = M.ShareGroupStatePartitionMetadataValue
 
     def infos(d: dict[bytes, TopicPartitions]) -> list:
-        return [V.TopicPartitionsInfo(topic_id=t, topic_name=tp.name, partitions=sorted(tp.partitions))
+        return [messages.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo(topic_id=t, topic_name=tp.name, partitions=sorted(tp.partitions))
                 for t, tp in sorted(d.items()) if tp.partitions]
-    return _key(STATE_PARTITION_METADATA, group.group_id), _value(V(
+    return _key(STATE_PARTITION_METADATA, group.group_id), _value(messages.ShareGroupStatePartitionMetadataValue(
         initializing_topics=infos(group.initializing), initialized_topics=infos(group.initialized),
-        deleting_topics=[V.TopicInfo(topic_id=t, topic_name=n) for t, n in sorted(group.deleting.items())]))
+        deleting_topics=[messages.ShareGroupStatePartitionMetadataValue.TopicInfo(topic_id=t, topic_name=n) for t, n in sorted(group.deleting.items())]))
 
 
 def member_tombstones(group_id: str, member_id: str) -> list[tuple[bytes, None]]:
@@ -115,17 +112,17 @@ def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
-def apply_member_metadata(m: ShareGroupMember, v: M.ShareGroupMemberMetadataValue) -> None:
+def apply_member_metadata(m: ShareGroupMember, v: messages.ShareGroupMemberMetadataValue) -> None:
     m.rack_id, m.client_id, m.client_host = v.rack_id, v.client_id, v.client_host
     m.subscribed_topic_names = list(v.subscribed_topic_names)
 
 
-def apply_current_assignment(m: ShareGroupMember, v: M.ShareGroupCurrentMemberAssignmentValue) -> None:
+def apply_current_assignment(m: ShareGroupMember, v: messages.ShareGroupCurrentMemberAssignmentValue) -> None:
     m.member_epoch, m.previous_member_epoch, m.state = v.member_epoch, v.previous_member_epoch, v.state
     m.assigned = _assignment(v.assigned_partitions)
 
 
-def apply_state_partition_metadata(g: ShareGroup, v: M.ShareGroupStatePartitionMetadataValue) -> None:
+def apply_state_partition_metadata(g: ShareGroup, v: messages.ShareGroupStatePartitionMetadataValue) -> None:
     g.initializing = {bytes(t.topic_id): TopicPartitions(t.topic_name, set(t.partitions))
                       for t in v.initializing_topics}
     g.initialized = {bytes(t.topic_id): TopicPartitions(t.topic_name, set(t.partitions))
@@ -133,5 +130,5 @@ def apply_state_partition_metadata(g: ShareGroup, v: M.ShareGroupStatePartitionM
     g.deleting = {bytes(t.topic_id): t.topic_name for t in v.deleting_topics}
 
 
-def target_of(v: M.ShareGroupTargetAssignmentMemberValue) -> Assignment:
+def target_of(v: messages.ShareGroupTargetAssignmentMemberValue) -> Assignment:
     return _assignment(v.topic_partitions)

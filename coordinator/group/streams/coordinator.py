@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
+from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
 
-from kafpy.coordinator.group.streams import records as R
+from kafpy.coordinator.group.streams import records as streams_records
 from kafpy.coordinator.group.consumer.topics import TopicsView, metadata_hash
 from kafpy.coordinator.group.classic.view import ClassicCoordinatorView
 from kafpy.coordinator.group.member_checks import epoch_error, instance_error, unreleased_instance_error
-from kafpy.coordinator.group.modern import ModernGroupCoordinator
+from kafpy.coordinator.group.modern import GroupMetadataValue, ModernGroupCoordinator, TargetMetadataValue
 from kafpy.coordinator.group.offsets_log import Completion
 from kafpy.coordinator.group.results import HeartbeatResult
 from kafpy.coordinator.result import CoordinatorResult
@@ -69,7 +70,7 @@ def _error(error: ErrorCode, message: str | None = None) -> HeartbeatResult:
     return HeartbeatResult(error, message)
 
 
-class StreamsGroupCoordinator(ModernGroupCoordinator):
+class StreamsGroupCoordinator(ModernGroupCoordinator[StreamsGroup, StreamsGroupMember]):
     """All Streams groups of the `__consumer_offsets` partitions the attached classic
     coordinator owns (the plumbing shared with consumer and share groups:
     modern_group.py)."""
@@ -234,10 +235,10 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             if group.topology is None:
                 group.topology = topology
                 group.configured = None
-                records.append(R.topology(group.group_id, topology))
+                records.append(streams_records.topology(group.group_id, topology))
                 bump = True
         if member.metadata_key() != before or new_member:
-            records.append(R.member_metadata(group.group_id, member))
+            records.append(streams_records.member_metadata(group.group_id, member))
             # what the assignor reads: the members and their processes
             bump = bump or new_member or process_before != member.process_id
         if shutdown_application and not group.shutdown_requested:
@@ -304,7 +305,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                 target = group.target.pop(old_id, Tasks())
                 tasks = old.tasks.copy()
                 group.remove_member(old_id)
-                records.extend(R.member_tombstones(group.group_id, old_id))
+                records.extend(streams_records.member_tombstones(group.group_id, old_id))
                 new = StreamsGroupMember(member_id, instance_id,
                                          member_epoch=old.previous_member_epoch,
                                          previous_member_epoch=old.previous_member_epoch,
@@ -312,8 +313,8 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                                          topology_epoch=old.topology_epoch)
                 group.add_member(new)
                 group.target[member_id] = target
-                records.append(R.target_member(group.group_id, member_id, target))
-                records.append(R.current_assignment(group.group_id, new))
+                records.append(streams_records.target_member(group.group_id, member_id, target))
+                records.append(streams_records.current_assignment(group.group_id, new))
                 return new
         if member is not None:
             group.set_member_tasks(member, Tasks(), Tasks())
@@ -357,17 +358,17 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             member.member_epoch = STATIC_LEAVE_EPOCH
             group.set_member_tasks(member, member.tasks, Tasks())
             member.revocation_deadline = None
-            records.append(R.current_assignment(group.group_id, member))
+            records.append(streams_records.current_assignment(group.group_id, member))
         else:
             self._remove_member(group, member, records)
         return CoordinatorResult(HeartbeatResult(ErrorCode.NONE, None, member_id, epoch), records)
 
     def _remove_member(self, group: StreamsGroup, member: StreamsGroupMember, records: list) -> None:
         group.remove_member(member.member_id)
-        records.extend(R.member_tombstones(group.group_id, member.member_id))
+        records.extend(streams_records.member_tombstones(group.group_id, member.member_id))
         group.group_epoch += 1
         group.endpoint_information_epoch += 1
-        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash,
+        records.append(streams_records.group_metadata(group.group_id, group.group_epoch, group.metadata_hash,
                                         group.validated_topology_epoch))
         if not group.members:
             group.shutdown_requested = False
@@ -388,7 +389,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         if bump:
             group.group_epoch += 1
             group.metadata_hash = topics_hash
-            records.append(R.group_metadata(group.group_id, group.group_epoch, topics_hash,
+            records.append(streams_records.group_metadata(group.group_id, group.group_epoch, topics_hash,
                                             group.validated_topology_epoch))
         return list(group.configured.internal_topics_to_create)
 
@@ -437,7 +438,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         if not group.members:
             return
         group.group_epoch += 1
-        records.append(R.group_metadata(group.group_id, group.group_epoch, group.metadata_hash,
+        records.append(streams_records.group_metadata(group.group_id, group.group_epoch, group.metadata_hash,
                                         group.validated_topology_epoch))
         self._compute_target(group, records, now_ms)
 
@@ -462,11 +463,11 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
                             {m.member_id: m.task_offsets for m in group.members.values()})
         for mid, t in target.items():
             if group.target.get(mid) != t:
-                records.append(R.target_member(group.group_id, mid, t))
+                records.append(streams_records.target_member(group.group_id, mid, t))
         group.target = target
         group.assignment_epoch = group.group_epoch
         group.assignment_timestamp = now_ms
-        records.append(R.target_metadata(group.group_id, group.assignment_epoch, now_ms))
+        records.append(streams_records.target_metadata(group.group_id, group.assignment_epoch, now_ms))
 
     def _reconcile(self, group: StreamsGroup, member: StreamsGroupMember, owned: Tasks | None,
                    records: list, now_ms: int) -> None:
@@ -534,7 +535,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         if now != changed_from:
             if now[3] != changed_from[3]:
                 group.endpoint_information_epoch += 1
-            records.append(R.current_assignment(group.group_id, member))
+            records.append(streams_records.current_assignment(group.group_id, member))
 
     def _partitions_by_endpoint(self, group: StreamsGroup) -> list:
         configured = group.configured
@@ -609,7 +610,7 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
             return ErrorCode.NON_EMPTY_GROUP
         group.deleted = True
         del self.groups[group.group_id]
-        records: list = list(R.group_tombstones(group.group_id))
+        records: list = list(streams_records.group_tombstones(group.group_id))
         records[:0] = [(encode_offset_commit_key(group.group_id, t, p), None)
                        for t, p in {**group.offsets, **group.pending_offset_commits}]
         self._append(group.group_id, records, now_ms)
@@ -624,20 +625,26 @@ class StreamsGroupCoordinator(ModernGroupCoordinator):
         return group.topology.source_topic_names()
 
     # ================================================================ partitions
-    RECORDS, KEY_VERSIONS = R, R.STREAMS_KEY_VERSIONS
+    RECORDS, KEY_VERSIONS = streams_records, streams_records.STREAMS_KEY_VERSIONS
     GROUP, MEMBER = StreamsGroup, StreamsGroupMember
 
-    def _replay_group_metadata(self, g: StreamsGroup, v: Any) -> None:
+    def _attach_member(self, group: StreamsGroup, member: StreamsGroupMember) -> None:
+        group.add_member(member)
+
+    def _replay_group_metadata(self, g: StreamsGroup, v: GroupMetadataValue) -> None:
+        assert isinstance(v, messages.StreamsGroupMetadataValue)  # the kind's value
         g.group_epoch, g.metadata_hash = v.epoch, v.metadata_hash
         g.validated_topology_epoch = v.validated_topology_epoch
 
-    def _replay_target_metadata(self, g: StreamsGroup, v: Any) -> None:
+    def _replay_target_metadata(self, g: StreamsGroup, v: TargetMetadataValue) -> None:
+        assert isinstance(v, messages.StreamsGroupTargetAssignmentMetadataValue)  # the kind's value
         g.assignment_epoch = v.assignment_epoch
         g.assignment_timestamp = v.assignment_timestamp
 
-    def _replay_group_record(self, g: StreamsGroup, kind: int, key: str | None, v: Any) -> None:
-        if kind == R.TOPOLOGY:
-            g.topology = None if v is None else R.topology_of(v)
+    def _replay_group_record(self, g: StreamsGroup, kind: int, key: str | None, v: object) -> None:
+        if kind == streams_records.TOPOLOGY:
+            assert v is None or isinstance(v, messages.StreamsGroupTopologyValue)  # the kind's value
+            g.topology = None if v is None else streams_records.topology_of(v)
 
     def load_partition(self, partition: int, now_ms: int) -> int:
         """Replay the Streams group records of `partition` (the classic coordinator has

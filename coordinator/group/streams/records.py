@@ -11,35 +11,35 @@ Who calls it: StreamsGroupCoordinator (writes, replay on load). Nothing else.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Callable, Iterable, TypeVar
 
-from kafpy.protocol import messages as M
+from kafpy.protocol import messages
 
 from kafpy.coordinator.group.modern_records import decode, encode_key, encode_value as _value
-from kafpy.coordinator.record_types import STREAMS_GROUP_RECORDS, GroupRecordType as T
+from kafpy.coordinator.record_types import STREAMS_GROUP_RECORDS, GroupRecordType
 from kafpy.coordinator.group.streams.group import MemberState, StreamsGroupMember, Tasks, TaskSet
-from kafpy.coordinator.group.streams.topology import StreamsTopology, from_request
+from kafpy.coordinator.group.streams.topology import StreamsTopology, TopicInfo, from_request
 
-GROUP_METADATA, MEMBER_METADATA = T.STREAMS_GROUP_METADATA, T.STREAMS_GROUP_MEMBER_METADATA
-TARGET_METADATA, TARGET_MEMBER = T.STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, T.STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER
-CURRENT_ASSIGNMENT, TOPOLOGY = T.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, T.STREAMS_GROUP_TOPOLOGY
+GROUP_METADATA, MEMBER_METADATA = GroupRecordType.STREAMS_GROUP_METADATA, GroupRecordType.STREAMS_GROUP_MEMBER_METADATA
+TARGET_METADATA, TARGET_MEMBER = GroupRecordType.STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, GroupRecordType.STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER
+CURRENT_ASSIGNMENT, TOPOLOGY = GroupRecordType.STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, GroupRecordType.STREAMS_GROUP_TOPOLOGY
 STREAMS_KEY_VERSIONS = STREAMS_GROUP_RECORDS
 
 _KEYS: dict[int, type] = {
-    GROUP_METADATA: M.StreamsGroupMetadataKey,
-    MEMBER_METADATA: M.StreamsGroupMemberMetadataKey,
-    TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataKey,
-    TARGET_MEMBER: M.StreamsGroupTargetAssignmentMemberKey,
-    CURRENT_ASSIGNMENT: M.StreamsGroupCurrentMemberAssignmentKey,
-    TOPOLOGY: M.StreamsGroupTopologyKey,
+    GROUP_METADATA: messages.StreamsGroupMetadataKey,
+    MEMBER_METADATA: messages.StreamsGroupMemberMetadataKey,
+    TARGET_METADATA: messages.StreamsGroupTargetAssignmentMetadataKey,
+    TARGET_MEMBER: messages.StreamsGroupTargetAssignmentMemberKey,
+    CURRENT_ASSIGNMENT: messages.StreamsGroupCurrentMemberAssignmentKey,
+    TOPOLOGY: messages.StreamsGroupTopologyKey,
 }
 _VALUES: dict[int, type] = {
-    GROUP_METADATA: M.StreamsGroupMetadataValue,
-    MEMBER_METADATA: M.StreamsGroupMemberMetadataValue,
-    TARGET_METADATA: M.StreamsGroupTargetAssignmentMetadataValue,
-    TARGET_MEMBER: M.StreamsGroupTargetAssignmentMemberValue,
-    CURRENT_ASSIGNMENT: M.StreamsGroupCurrentMemberAssignmentValue,
-    TOPOLOGY: M.StreamsGroupTopologyValue,
+    GROUP_METADATA: messages.StreamsGroupMetadataValue,
+    MEMBER_METADATA: messages.StreamsGroupMemberMetadataValue,
+    TARGET_METADATA: messages.StreamsGroupTargetAssignmentMetadataValue,
+    TARGET_MEMBER: messages.StreamsGroupTargetAssignmentMemberValue,
+    CURRENT_ASSIGNMENT: messages.StreamsGroupCurrentMemberAssignmentValue,
+    TOPOLOGY: messages.StreamsGroupTopologyValue,
 }
 
 
@@ -50,7 +50,10 @@ def _key(kind: int, group_id: str, member_id: str | None = None) -> bytes:
     return encode_key(kind, _KEYS[kind](**fields))
 
 
-def _task_ids(cls: Any, t: TaskSet) -> list:
+TaskIdsT = TypeVar("TaskIdsT")
+
+
+def _task_ids(cls: Callable[..., TaskIdsT], t: TaskSet) -> list[TaskIdsT]:
     return [cls(subtopology_id=s, partitions=sorted(ps)) for s, ps in sorted(t.items()) if ps]
 
 
@@ -61,65 +64,61 @@ def _task_set(items: Iterable) -> TaskSet:
 # ---------------------------------------------------------------- records
 def group_metadata(group_id: str, epoch: int, metadata_hash: int,
                    validated_topology_epoch: int) -> tuple[bytes, bytes]:
-    return _key(GROUP_METADATA, group_id), _value(M.StreamsGroupMetadataValue(
+    return _key(GROUP_METADATA, group_id), _value(messages.StreamsGroupMetadataValue(
         epoch=epoch, metadata_hash=metadata_hash,
         validated_topology_epoch=validated_topology_epoch))
 
 
 def topology(group_id: str, t: StreamsTopology) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupTopologyValue
 
-    def info(x: Any) -> Any:
-        return V.TopicInfo(name=x.name, partitions=x.partitions,
+    def info(x: TopicInfo) -> messages.StreamsGroupTopologyValue.TopicInfo:
+        return messages.StreamsGroupTopologyValue.TopicInfo(name=x.name, partitions=x.partitions,
                            replication_factor=x.replication_factor,
-                           topic_configs=[V.TopicConfig(key=k, value=v) for k, v in x.configs])
-    subs = [V.Subtopology(
+                           topic_configs=[messages.StreamsGroupTopologyValue.TopicConfig(key=k, value=v) for k, v in x.configs])
+    subs = [messages.StreamsGroupTopologyValue.Subtopology(
         subtopology_id=s.subtopology_id, source_topics=list(s.source_topics),
         source_topic_regex=list(s.source_topic_regex),
         state_changelog_topics=[info(x) for x in s.state_changelog_topics],
         repartition_sink_topics=list(s.repartition_sink_topics),
         repartition_source_topics=[info(x) for x in s.repartition_source_topics],
-        copartition_groups=[V.CopartitionGroup(
+        copartition_groups=[messages.StreamsGroupTopologyValue.CopartitionGroup(
             source_topics=list(g.source_topics), source_topic_regex=list(g.source_topic_regex),
             repartition_source_topics=list(g.repartition_source_topics))
             for g in s.copartition_groups]) for s in t.subtopologies]
-    return _key(TOPOLOGY, group_id), _value(V(epoch=t.epoch, subtopologies=subs))
+    return _key(TOPOLOGY, group_id), _value(messages.StreamsGroupTopologyValue(epoch=t.epoch, subtopologies=subs))
 
 
 def member_metadata(group_id: str, m: StreamsGroupMember) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupMemberMetadataValue
-    endpoint = None if m.user_endpoint is None else V.Endpoint(host=m.user_endpoint[0],
+    endpoint = None if m.user_endpoint is None else messages.StreamsGroupMemberMetadataValue.Endpoint(host=m.user_endpoint[0],
                                                                port=m.user_endpoint[1])
-    return _key(MEMBER_METADATA, group_id, m.member_id), _value(V(
+    return _key(MEMBER_METADATA, group_id, m.member_id), _value(messages.StreamsGroupMemberMetadataValue(
         instance_id=m.instance_id, rack_id=m.rack_id, client_id=m.client_id,
         client_host=m.client_host, rebalance_timeout_ms=m.rebalance_timeout_ms,
         topology_epoch=m.topology_epoch, process_id=m.process_id, user_endpoint=endpoint,
-        client_tags=[V.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())]))
+        client_tags=[messages.StreamsGroupMemberMetadataValue.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())]))
 
 
 def target_metadata(group_id: str, assignment_epoch: int, now_ms: int) -> tuple[bytes, bytes]:
-    return _key(TARGET_METADATA, group_id), _value(M.StreamsGroupTargetAssignmentMetadataValue(
+    return _key(TARGET_METADATA, group_id), _value(messages.StreamsGroupTargetAssignmentMetadataValue(
         assignment_epoch=assignment_epoch, assignment_timestamp=now_ms))
 
 
 def target_member(group_id: str, member_id: str, t: Tasks) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupTargetAssignmentMemberValue
-    return _key(TARGET_MEMBER, group_id, member_id), _value(V(
-        active_tasks=_task_ids(V.TaskIds, t.active), standby_tasks=_task_ids(V.TaskIds, t.standby),
-        warmup_tasks=_task_ids(V.TaskIds, t.warmup)))
+    return _key(TARGET_MEMBER, group_id, member_id), _value(messages.StreamsGroupTargetAssignmentMemberValue(
+        active_tasks=_task_ids(messages.StreamsGroupTargetAssignmentMemberValue.TaskIds, t.active), standby_tasks=_task_ids(messages.StreamsGroupTargetAssignmentMemberValue.TaskIds, t.standby),
+        warmup_tasks=_task_ids(messages.StreamsGroupTargetAssignmentMemberValue.TaskIds, t.warmup)))
 
 
 def current_assignment(group_id: str, m: StreamsGroupMember) -> tuple[bytes, bytes]:
-    V = M.StreamsGroupCurrentMemberAssignmentValue
-    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(V(
+    return _key(CURRENT_ASSIGNMENT, group_id, m.member_id), _value(messages.StreamsGroupCurrentMemberAssignmentValue(
         member_epoch=m.member_epoch, previous_member_epoch=m.previous_member_epoch,
         state=int(m.state),
-        active_tasks=_task_ids(V.TaskIds, m.tasks.active),
-        standby_tasks=_task_ids(V.TaskIds, m.tasks.standby),
-        warmup_tasks=_task_ids(V.TaskIds, m.tasks.warmup),
-        active_tasks_pending_revocation=_task_ids(V.TaskIds, m.pending_revocation.active),
-        standby_tasks_pending_revocation=_task_ids(V.TaskIds, m.pending_revocation.standby),
-        warmup_tasks_pending_revocation=_task_ids(V.TaskIds, m.pending_revocation.warmup)))
+        active_tasks=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.tasks.active),
+        standby_tasks=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.tasks.standby),
+        warmup_tasks=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.tasks.warmup),
+        active_tasks_pending_revocation=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.pending_revocation.active),
+        standby_tasks_pending_revocation=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.pending_revocation.standby),
+        warmup_tasks_pending_revocation=_task_ids(messages.StreamsGroupCurrentMemberAssignmentValue.TaskIds, m.pending_revocation.warmup)))
 
 
 def member_tombstones(group_id: str, member_id: str) -> list[tuple[bytes, None]]:
@@ -137,14 +136,14 @@ def group_tombstones(group_id: str) -> list[tuple[bytes, None]]:
 
 
 # ---------------------------------------------------------------- replay
-def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None, Any]:
+def decode_record(key: bytes, value: bytes | None) -> tuple[int, str, str | None, object | None]:
     """(key version, group id, member id or None, decoded value or None for a
     tombstone). Raises ValueError for bytes that do not parse."""
     kind, k, v = decode(_KEYS, _VALUES, "streams group", key, value)
     return kind, k.group_id, getattr(k, "member_id", None), v
 
 
-def apply_member_metadata(m: StreamsGroupMember, v: Any) -> None:
+def apply_member_metadata(m: StreamsGroupMember, v: messages.StreamsGroupMemberMetadataValue) -> None:
     m.instance_id, m.rack_id = v.instance_id, v.rack_id
     m.client_id, m.client_host = v.client_id, v.client_host
     m.rebalance_timeout_ms, m.topology_epoch = v.rebalance_timeout_ms, v.topology_epoch
@@ -154,7 +153,7 @@ def apply_member_metadata(m: StreamsGroupMember, v: Any) -> None:
     m.client_tags = {kv.key: kv.value for kv in v.client_tags}
 
 
-def apply_current_assignment(m: StreamsGroupMember, v: Any) -> None:
+def apply_current_assignment(m: StreamsGroupMember, v: messages.StreamsGroupCurrentMemberAssignmentValue) -> None:
     try:
         m.state = MemberState(v.state)
     except ValueError:
@@ -166,9 +165,9 @@ def apply_current_assignment(m: StreamsGroupMember, v: Any) -> None:
                                  _task_set(v.warmup_tasks_pending_revocation))
 
 
-def target_of(v: Any) -> Tasks:
+def target_of(v: messages.StreamsGroupTargetAssignmentMemberValue) -> Tasks:
     return Tasks(_task_set(v.active_tasks), _task_set(v.standby_tasks), _task_set(v.warmup_tasks))
 
 
-def topology_of(v: Any) -> StreamsTopology:
+def topology_of(v: messages.StreamsGroupTopologyValue) -> StreamsTopology:
     return from_request(v)

@@ -22,7 +22,9 @@ coordinator (streams_coordinator.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
+
+from kafpy.protocol import messages
 
 from kafpy.coordinator.group.consumer.topics import TopicMeta, TopicsView
 
@@ -183,10 +185,12 @@ def configure(topology: StreamsTopology, topics: TopicsView) -> ConfiguredTopolo
     return out
 
 
-def from_request(t: Any) -> StreamsTopology:
+def from_request(t: messages.StreamsGroupHeartbeatRequest.Topology | messages.StreamsGroupTopologyValue
+                 ) -> StreamsTopology:
     """The topology of a StreamsGroupHeartbeat request (or a StreamsGroupTopologyValue
     record: the same shape)."""
-    def info(x: Any) -> TopicInfo:
+    def info(x: messages.StreamsGroupHeartbeatRequest.TopicInfo | messages.StreamsGroupTopologyValue.TopicInfo
+             ) -> TopicInfo:
         return TopicInfo(x.name, x.partitions, x.replication_factor,
                          tuple((c.key, c.value) for c in x.topic_configs))
 

@@ -102,6 +102,7 @@ def _end_txn(c: RawConnection, tid: str, pid: int, epoch: int, committed: bool) 
 
 def _answer(c: RawConnection) -> tuple[str, int, int]:
     _corr, r = codec.decode_response(ApiKey.END_TXN, 5, c.read_frame())
+    assert isinstance(r, M.EndTxnResponse)
     return ErrorCode(r.error_code).name, r.producer_id, r.producer_epoch
 
 

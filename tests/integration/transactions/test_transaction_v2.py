@@ -186,6 +186,7 @@ def _finalized(port: int) -> dict[str, int]:
         s.sendall(encode_request(header, body))
         size = struct.unpack(">i", _recv(s, 4, deadline))[0]
         _corr, resp = decode_response(ApiKey.API_VERSIONS, 3, _recv(s, size, deadline))
+    assert isinstance(resp, M.ApiVersionsResponse)
     return {f.name: f.max_version_level for f in resp.finalized_features}
 
 
@@ -213,6 +214,7 @@ def _produce_v12(port: int, transactional_id: str, topic: str, producer_id: int,
         s.sendall(encode_request(header, body))
         size = struct.unpack(">i", _recv(s, 4, deadline))[0]
         _corr, resp = decode_response(ApiKey.PRODUCE, 12, _recv(s, size, deadline))
+    assert isinstance(resp, M.ProduceResponse)
     return ErrorCode(resp.responses[0].partition_responses[0].error_code)
 
 

@@ -137,6 +137,7 @@ def test_records_length_past_the_end() -> None:
 def test_records_decode_as_a_slice_of_the_frame() -> None:
     frame = bytearray(_frame(0, 9, _produce(9, b"R" * 100)))
     _h, body = codec.decode_request(frame)
+    assert isinstance(body, M.ProduceRequest)
     records = body.topic_data[0].partition_data[0].records
     assert isinstance(records, memoryview) and bytes(records) == b"R" * 100
     frame[-4] = ord("Z")  # after the records: 3 tagged-field sections. The slice sees the frame's bytes: nothing was copied
@@ -158,7 +159,7 @@ def test_garbage_tagged_fields() -> None:
             codec.decode_request(head + tail)
     # unknown tags are skipped
     _h, body = codec.decode_request(head + b"\x02\x07\x02ab\x09\x00")
-    assert body.topics is None
+    assert isinstance(body, M.MetadataRequest) and body.topics is None
 
 
 def test_known_tagged_field_with_wrong_size() -> None:
@@ -169,7 +170,8 @@ def test_known_tagged_field_with_wrong_size() -> None:
     with pytest.raises(InvalidRequest):
         codec.decode_request(bad + b"\x00\x00")
     good = base[:-1] + b"\x01\x00\x03\x03ab"
-    assert codec.decode_request(good)[1].cluster_id == "ab"
+    fetch = codec.decode_request(good)[1]
+    assert isinstance(fetch, M.FetchRequest) and fetch.cluster_id == "ab"
 
 
 def _mutations(rng: random.Random, frame: bytes) -> bytes:

@@ -47,7 +47,7 @@ def test_chunks_keep_record_slices_uncopied(version: int) -> None:
     # encode_response reads the slices and gives the same bytes
     assert codec.encode_response(1, version, 9, body) == whole
     cid, got = codec.decode_response(1, version, whole[4:])
-    assert cid == 9
+    assert cid == 9 and isinstance(got, M.FetchResponse)
     recs = [p.records for p in got.responses[0].partitions]
     assert [None if r is None else bytes(r) for r in recs] == [b"A" * 1000, b"B" * 3, None, b"inline-bytes"]
 
@@ -77,13 +77,16 @@ def test_slices_at_the_front_and_back() -> None:
         P.PartitionProduceData(index=0, records=FakeSlice(b"abc"))])])
     hdr = M.RequestHeader(request_api_key=0, request_api_version=9)
     frame = codec.encode_request(hdr, req)
-    assert bytes(codec.decode_request(frame[4:])[1].topic_data[0].partition_data[0].records) == b"abc"
+    decoded = codec.decode_request(frame[4:])[1]
+    assert isinstance(decoded, P)
+    assert bytes(decoded.topic_data[0].partition_data[0].records) == b"abc"
 
 
 def test_records_memoryview_is_encoded_by_nbytes() -> None:
     mv = memoryview(bytearray(b"0123456789")).cast("B")[2:8]
     frame = codec.encode_response(1, 4, 1, _fetch_response([mv]))
     _cid, got = codec.decode_response(1, 4, frame[4:])
+    assert isinstance(got, M.FetchResponse)
     assert bytes(got.responses[0].partitions[0].records) == b"234567"
 
 
@@ -115,6 +118,7 @@ def test_unsupported_api_versions_response() -> None:
     )
     assert frame[4:] == expected
     cid, body = codec.decode_response(18, 0, frame[4:])
+    assert isinstance(body, M.ApiVersionsResponse)
     assert cid == 17 and body.error_code == ErrorCode.UNSUPPORTED_VERSION
 
 

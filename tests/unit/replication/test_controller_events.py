@@ -5,6 +5,7 @@ import asyncio
 import threading
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AlterPartitionRequest
 from kafpy.replication import controller_events as ce
 
 
@@ -89,7 +90,7 @@ def test_clear_and_put_preempts_queued_events_but_not_the_running_one():
                                             callback=answers.append)
         shutdown = ce.ControlledShutdown(broker_id=2, broker_epoch=40,
                                          callback=lambda err, left: answers.append((err, left)))
-        alter = ce.AlterPartitionReceived(broker_id=2, broker_epoch=40, request=object(),
+        alter = ce.AlterPartitionReceived(broker_id=2, broker_epoch=40, request=(AlterPartitionRequest(), 0),
                                           callback=answers.append)
         q_election, q_shutdown = mgr.put(election), mgr.put(shutdown)
         mgr.put(alter)

@@ -22,11 +22,11 @@ class Markers:
     def __init__(self, auto: bool = True) -> None:
         self.auto = auto
         self.sent: list[TxnMarker] = []
-        self.pending: list[ImmediateFuture] = []
+        self.pending: list[ImmediateFuture[E]] = []
 
-    def send(self, marker: TxnMarker) -> ImmediateFuture:
+    def send(self, marker: TxnMarker) -> ImmediateFuture[E]:
         self.sent.append(marker)
-        fut = ImmediateFuture()
+        fut: ImmediateFuture[E] = ImmediateFuture()
         if self.auto:
             fut.set_result(E.NONE)
         else:
