@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -31,6 +30,7 @@ from kafpy.protocol.api_keys import ApiKey
 from tests.integration.broker.raw import RawConnection
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.side_by_side import started_together
 from tests.support.ports import LOOPBACK
 
 RETRIABLE = (14, 15, 16)     # the group coordinator is loading, moving or not there yet
@@ -45,16 +45,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     base = tmp_path_factory.mktemp("cg-heartbeat")
     kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SETTINGS)
     ours = KafpyBroker(work_dir=base / "kafpy", overrides=SETTINGS, start_timeout=150)
-    with ThreadPoolExecutor(2) as pool:
-        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
-        errors = [f.exception() for f in starting]
-    try:
-        if any(errors):
-            raise next(e for e in errors if e)
+    with started_together(kafka, ours):
         yield {"apache": kafka, "kafpy": ours}
-    finally:
-        ours.stop()
-        kafka.stop()
 
 
 def _create_topic(conn: RawConnection, topic: str, partitions: int) -> Any:

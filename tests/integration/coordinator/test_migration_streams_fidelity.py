@@ -21,7 +21,6 @@ from __future__ import annotations
 import struct
 import time
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -34,6 +33,7 @@ from tests.integration.coordinator.test_consumer_heartbeat_fidelity import (
     RETRIABLE, _create_topic, _heartbeat, _owned)
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.side_by_side import started_together
 from tests.support.ports import LOOPBACK
 
 
@@ -42,16 +42,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     base = tmp_path_factory.mktemp("migration-streams")
     kafka = ReferenceKafka("4", work_dir=base / "kafka")
     ours = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
-    with ThreadPoolExecutor(2) as pool:
-        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
-        errors = [f.exception() for f in starting]
-    try:
-        if any(errors):
-            raise next(e for e in errors if e)
+    with started_together(kafka, ours):
         yield {"apache": kafka, "kafpy": ours}
-    finally:
-        ours.stop()
-        kafka.stop()
 
 
 def _until(what: str, step: Callable[[], Any], done: Callable[[Any], bool],

@@ -7,7 +7,6 @@ same answers; what both accept is then described with the same value and source.
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -17,6 +16,7 @@ from kafpy.protocol.api_keys import ApiKey
 from tests.integration.broker.raw import RawConnection
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.side_by_side import started_together
 from tests.support.ports import LOOPBACK
 
 BROKER_RESOURCE = 4
@@ -126,16 +126,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     base = tmp_path_factory.mktemp("dyn-names")
     kafka = ReferenceKafka("4", work_dir=base / "kafka", node_id=NODE)
     ours = KafpyBroker(work_dir=base / "kafpy", overrides={"broker.id": NODE}, start_timeout=150)
-    with ThreadPoolExecutor(2) as pool:
-        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
-        errors = [f.exception() for f in starting]
-    try:
-        if any(errors):
-            raise next(e for e in errors if e)
+    with started_together(kafka, ours):
         yield {"apache": kafka, "kafpy": ours}
-    finally:
-        ours.stop()
-        kafka.stop()
 
 
 def _alter(port: int, entity: str, configs: dict[str, str], validate_only: bool = True) -> tuple:

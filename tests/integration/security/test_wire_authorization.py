@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -25,6 +24,7 @@ from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection, create_topic
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.side_by_side import started_together
 
 ANON = "User:ANONYMOUS"
 TOPIC, GROUP, CLUSTER = 2, 3, 4
@@ -45,16 +45,10 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         **SETTINGS, "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"})
     ours = KafpyBroker(work_dir=base / "kafpy", log_dir=base / "kafpy" / "logs", start_timeout=150, overrides={
         **SETTINGS, "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"})
-    with ThreadPoolExecutor(2) as pool:
-        started: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
-        errors = [f.exception() for f in started]
     try:
-        if any(errors):
-            raise next(e for e in errors if e)
-        yield {"kafpy": ours, "kafka": kafka}
+        with started_together(kafka, ours):
+            yield {"kafpy": ours, "kafka": kafka}
     finally:
-        ours.stop()
-        kafka.stop()
         kafka.cleanup()
 
 

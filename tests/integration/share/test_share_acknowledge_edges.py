@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -24,6 +23,7 @@ from kafpy.protocol.batch_builder import build_batch
 from tests.integration.broker.raw import RawConnection, produce_request
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.side_by_side import started_together
 from tests.support.ports import LOOPBACK
 
 SETTINGS = {"group.share.record.lock.duration.ms": 15000}
@@ -35,16 +35,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     base = tmp_path_factory.mktemp("share-acks")
     kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SETTINGS)
     ours = KafpyBroker(work_dir=base / "kafpy", overrides=SETTINGS, start_timeout=150)
-    with ThreadPoolExecutor(2) as pool:
-        starting: list[Future[Any]] = [pool.submit(kafka.start), pool.submit(ours.start)]
-        errors = [f.exception() for f in starting]
-    try:
-        if any(errors):
-            raise next(e for e in errors if e)
+    with started_together(kafka, ours):
         yield {"apache": kafka, "kafpy": ours}
-    finally:
-        ours.stop()
-        kafka.stop()
 
 
 class Member:

@@ -17,7 +17,6 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
@@ -27,6 +26,7 @@ from kafka.admin import NewTopic
 
 from tests.support.kafka_dist import ReferenceKafka, classpath, compile_java, java_executable
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.side_by_side import started_together
 
 HERE = Path(__file__).parent
 LOCK_MS = 3000
@@ -42,17 +42,8 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     base = tmp_path_factory.mktemp("share")
     kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SHARE_SETTINGS)
     ours = KafpyBroker(log_dir=base / "kafpy", overrides=SHARE_SETTINGS)
-    with ThreadPoolExecutor(2) as pool:
-        started: list[Future[ReferenceKafka] | Future[KafpyBroker]] = [pool.submit(kafka.start),
-                                                                         pool.submit(ours.start)]
-        errors = [f.exception() for f in started]
-    try:
-        if any(errors):
-            raise next(e for e in errors if e)
+    with started_together(kafka, ours):
         yield {"kafka": kafka.bootstrap, "kafpy": ours.bootstrap}
-    finally:
-        ours.stop()
-        kafka.stop()
 
 
 def _create_and_produce(bootstrap: str, topic: str, partitions: int, values: list[str]) -> None:
