@@ -133,7 +133,9 @@ def create_topic(cluster: MixedCluster, topic: str) -> None:
         admin.close()
 
 
-def test_apache_broker_joins_a_kafpy_controlled_cluster(cluster):
+def apache_broker_joins_a_kafpy_controlled_cluster(cluster: MixedCluster) -> None:
+    """The Apache broker follows the kafpy controller and takes part in a new topic's ISR
+    (checked at the start of the idempotent-producer test, on the same cluster)."""
     controller = metadata(cluster.kafpy[0]).controller_id
     assert controller in (0, 1)
     assert metadata(cluster.apache).controller_id == controller
@@ -375,9 +377,12 @@ def test_killed_leaders_of_either_kind_lose_no_acknowledged_record(cluster):
     assert apache_errors(cluster) == []
 
 
-def test_idempotent_producer_and_group_offsets_across_both_kinds(cluster):
-    """Producer ids come from blocks each kind allocates (kafpy in ZooKeeper, Apache through
-    AllocateProducerIds to the controller); __consumer_offsets is replicated across both."""
+def test_apache_broker_joins_then_idempotent_producers_and_group_offsets_span_both_kinds(cluster):
+    """First the Apache broker joins the kafpy-controlled cluster (a test of its own before,
+    merged here to start one cluster fewer). Then: producer ids come from blocks each kind
+    allocates (kafpy in ZooKeeper, Apache through AllocateProducerIds to the controller);
+    __consumer_offsets is replicated across both."""
+    apache_broker_joins_a_kafpy_controlled_cluster(cluster)
     topic = "mixed-e"
     create_topic(cluster, topic)
     wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")

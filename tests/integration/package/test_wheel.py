@@ -4,6 +4,11 @@ venvs (issue 22's first acceptance line and issue 26's).
 One wheel per session (module fixture); the full check (broker, tools, Spark job, the plugin's
 example project with three clients, also under ``-n 2``) runs on the interpreter running the
 suite, the install-and-produce check on every other Python 3.10+ installed here.
+
+The venvs of the other interpreters are made and filled in background threads as soon as the
+wheel exists (``other_venvs``), so their pip runs overlap the full check instead of following
+it one after the other; each per-interpreter test waits for its own venv. The plugin project's
+serial and ``-n 2`` runs go at the same time too, each with a base temp folder of its own.
 """
 from __future__ import annotations
 
@@ -12,6 +17,8 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -35,6 +42,29 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return build(tmp_path_factory.mktemp("dist"))
 
 
+def installed_venv(path: Path, python: str, wheel: Path) -> Venv:
+    """A clean venv of ``python`` at ``path`` with the wheel (and its dependencies) installed."""
+    venv = Venv(path, python)
+    venv.pip_install(str(wheel))
+    return venv
+
+
+@pytest.fixture(scope="module")
+def other_venvs(dist: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+                ) -> Iterator[dict[str, Future[Venv]]]:
+    """Every other interpreter's venv with the wheel installed, made in background threads
+    started when the first test asks (the wheel's own test), awaited by the per-Python test."""
+    wheel, _ = dist
+    with ThreadPoolExecutor(max_workers=max(1, len(OTHER_PYTHONS)),
+                            thread_name_prefix="venv") as pool:
+        futures = {v: pool.submit(installed_venv, tmp_path_factory.mktemp(f"venv{v}") / "venv",
+                                  python, wheel)
+                   for v, python in OTHER_PYTHONS.items()}
+        yield futures
+        for future in futures.values():
+            future.cancel()
+
+
 @pytest.fixture
 def user_folder(tmp_path: Path) -> Path:
     """A project folder of the user's, with packages named like the repository's folders."""
@@ -46,7 +76,8 @@ def user_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist):
+def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist, other_venvs):
+    # other_venvs: asked for here only to start the other interpreters' installs early
     wheel, sdist = dist
     assert wheel.name == f"kafpy-{__version__}-py3-none-any.whl"
     names = zipfile.ZipFile(wheel).namelist()
@@ -128,11 +159,16 @@ def test_installed_wheel_runs_broker_tools_spark_job_and_plugin_from_any_folder(
     # a user's test project with only the plugin's fixtures, serial and with two workers
     project = user_folder / "tests_of_mine"
     shutil.copytree(REPO_ROOT / "tests" / "data" / "plugin_project", project)
-    for args in ([], ["-n", "2"]):
-        result = run([venv.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-                     cwd=project, timeout=300, check=False)
-        assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-        assert "6 passed" in result.stdout
+    runs = {name: [venv.python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                   "--basetemp", str(tmp_path / f"basetemp-{name}"), *args]
+            for name, args in (("serial", []), ("xdist", ["-n", "2"]))}
+    with ThreadPoolExecutor(max_workers=len(runs)) as pool:
+        results = {name: pool.submit(run, cmd, cwd=project, timeout=300, check=False)
+                   for name, cmd in runs.items()}
+        for name, future in results.items():
+            result = future.result()
+            assert result.returncode == 0, (name, result.stdout[-6000:] + result.stderr[-2000:])
+            assert "6 passed" in result.stdout, name
 
 
 EMBEDDED_PRODUCE = """
@@ -150,10 +186,8 @@ with EmbeddedBroker() as broker:
 
 @pytest.mark.parametrize("version", sorted(OTHER_PYTHONS) or ["none"],
                          ids=lambda v: f"python{v}")
-def test_wheel_installs_and_produces_on_each_python(dist, tmp_path, user_folder, version):
+def test_wheel_installs_and_produces_on_each_python(other_venvs, user_folder, version):
     assert OTHER_PYTHONS, "no other Python 3.10+ found (pyenv's are expected here)"
-    wheel, _ = dist
-    venv = Venv(tmp_path / "venv", OTHER_PYTHONS[version])
-    venv.pip_install(str(wheel))
+    venv = other_venvs[version].result(timeout=900)
     out = run([venv.python, "-c", EMBEDDED_PRODUCE], cwd=user_folder, timeout=180)
     assert "acknowledged at 1 0" in out.stdout
