@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING, Protocol
 from kafpy.web.metrics_endpoint import MetricsEndpoint
 from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.server import HttpLimits, HttpServer
-from kafpy.web.status_page import StatusPage
+from kafpy.web.status_page import StatusBroker, StatusPage
 
 if TYPE_CHECKING:
-    from kafpy.broker.broker import Broker
+    import asyncio
+
     from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.server import SocketServer
+    from kafpy.broker.services import BrokerServices
 
 log = logging.getLogger("kafka.http")
 
@@ -44,6 +47,22 @@ def http_limits(config: KafkaConfig) -> HttpLimits:
                       max_long_polls=config["kafpy.http.max.long.polls"],
                       long_polls_per_principal=config["kafpy.http.max.long.polls.per.principal"],
                       body_read_timeout_s=config["kafpy.http.request.body.read.timeout.ms"] / 1000)
+
+
+class Broker(StatusBroker, Protocol):
+    """What this module reads of ``kafpy.broker.broker.Broker`` (which imports it)."""
+
+    @property
+    def config(self) -> KafkaConfig: ...
+
+    @property
+    def server(self) -> SocketServer | None: ...
+
+    @property
+    def services(self) -> BrokerServices | None: ...
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
 
 
 class _Ecosystem(Protocol):
