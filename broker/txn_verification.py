@@ -49,7 +49,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
@@ -96,7 +96,7 @@ def produce_error(error: ErrorCode, api_version: int) -> tuple[ErrorCode, str | 
     return error, None
 
 
-def transactional_producer(records: Any) -> tuple[int, int] | None:
+def transactional_producer(records: bytes | bytearray | memoryview | None) -> tuple[int, int] | None:
     """(producer id, epoch) of a partition's first batch when it is transactional (magic 2)."""
     if (records is None or len(records) < BATCH_HEADER_SIZE or records[MAGIC_OFFSET] != 2
             or not records[ATTRIBUTES_LOW_BYTE_OFFSET] & TRANSACTIONAL_MASK):

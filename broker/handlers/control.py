@@ -271,7 +271,7 @@ async def handle_allocate_producer_ids(ctx: RequestContext, req: AllocateProduce
 
 
 async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) -> ElectLeadersResponse:
-    """Any broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
+    """Every broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
     partitions when the request names none, then answering only those that needed one."""
     R = ElectLeadersResponse
     s = ctx.services
