@@ -45,7 +45,7 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGrou
         topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
         acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
     r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
-    assignment = heartbeat_assignment(R, r.assignment) if r.error == ErrorCode.NONE else None
+    assignment = heartbeat_assignment(R.Assignment, R.TopicPartitions, r.assignment) if r.error == ErrorCode.NONE else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
              member_id=r.member_id if r.error == ErrorCode.NONE else None,
              member_epoch=r.member_epoch if r.error == ErrorCode.NONE else -1,
@@ -67,7 +67,7 @@ async def handle_consumer_group_describe(ctx: RequestContext, req: ConsumerGroup
         d = consumer.describe(gid)
 
         def assignment(a: dict[bytes, set[int]]) -> ConsumerGroupDescribeResponse.Assignment:
-            return described_assignment(R, consumer.topics.topic_by_id, a)
+            return described_assignment(R.Assignment, R.TopicPartitions, consumer.topics.topic_by_id, a)
 
         members = [R.Member(
             member_id=dm.member.member_id, instance_id=dm.member.instance_id, rack_id=dm.member.rack_id,

@@ -39,7 +39,7 @@ async def handle_share_group_heartbeat(ctx: RequestContext, req: ShareGroupHeart
                               client_id=ctx.client_id or "", client_host=client_host(ctx),
                               now_ms=group_service(ctx).now_ms())
     ok = r.error == ErrorCode.NONE
-    assignment = heartbeat_assignment(R, r.assignment) if ok else None
+    assignment = heartbeat_assignment(R.Assignment, R.TopicPartitions, r.assignment) if ok else None
     return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
              member_id=r.member_id if ok else None, member_epoch=r.member_epoch if ok else 0,
              heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0, assignment=assignment)
@@ -59,7 +59,7 @@ async def handle_share_group_describe(ctx: RequestContext, req: ShareGroupDescri
         d = share.describe(gid)
 
         def assignment(a: dict[bytes, set[int]]) -> ShareGroupDescribeResponse.Assignment:
-            return described_assignment(R, share.topics.topic_by_id, a)
+            return described_assignment(R.Assignment, R.TopicPartitions, share.topics.topic_by_id, a)
 
         members = [R.Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
                             client_id=m.client_id, client_host=m.client_host,
