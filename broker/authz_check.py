@@ -186,16 +186,17 @@ def add_topic_errors(resp: Message, holder: Struct, path: TopicPath, denied: Seq
                      code: ErrorCode) -> None:
     """Appends an entry per denied request topic to ``holder``'s response topics."""
     owner = type(resp)
-    T = nested(owner, type(holder), path.resp_topics)
-    P = nested(owner, T, path.resp_parts)
-    T_fields = set(getattr(T, "__slots__"))
+    topic_class = nested(owner, type(holder), path.resp_topics)
+    part_class = nested(owner, topic_class, path.resp_parts)
+    topic_fields = set(getattr(topic_class, "__slots__"))
     out = getattr(holder, path.resp_topics)
     for t, name in denied:
         parts = getattr(t, path.req_parts) or []
         indexes = parts if path.req_index is None else [getattr(p, path.req_index) for p in parts]
-        entry = T(**{path.resp_name: name,
-                     path.resp_parts: [P(**{path.resp_index: i, path.resp_error: code}) for i in indexes]})
-        if "topic_id" in T_fields and getattr(t, "topic_id", None) is not None:
+        entry = topic_class(**{path.resp_name: name,
+                               path.resp_parts: [part_class(**{path.resp_index: i, path.resp_error: code})
+                                                 for i in indexes]})
+        if "topic_id" in topic_fields and getattr(t, "topic_id", None) is not None:
             setattr(entry, "topic_id", getattr(t, "topic_id"))
         out.append(entry)
 

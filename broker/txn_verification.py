@@ -263,10 +263,9 @@ class TxnVerifier:
 def _verify_request(transactional_id: str, producer_id: int, epoch: int,
                     partitions: list[TopicPartition], verify_only: bool = True
                     ) -> AddPartitionsToTxnRequest:
-    A = AddPartitionsToTxnRequest
     by_topic: dict[str, list[int]] = defaultdict(list)
     for topic, p in partitions:
         by_topic[topic].append(p)
-    return A(transactions=[A.AddPartitionsToTxnTransaction(
+    return AddPartitionsToTxnRequest(transactions=[AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction(
         transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch, verify_only=verify_only,
-        topics=[A.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()])])
+        topics=[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()])])
