@@ -344,10 +344,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
     async def _process_pooled(self, frame: bytes | bytearray) -> ProcessResult:
         """``_process``, then the request's bytes go back to the memory pool (also when the
         connection goes away and its Task is cancelled)."""
+        pool = self.pool
+        assert pool is not None   # only called when the server has a memory pool
         try:
             return await self._process(frame)
         finally:
-            self.pool.release(len(frame))  # type: ignore[union-attr]
+            pool.release(len(frame))
 
     async def _process(self, frame: bytes | bytearray) -> ProcessResult:
         """Decode, run the handler, encode. Returns response chunks, None (no response),

@@ -340,13 +340,13 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
 
     def pause(self) -> None:
         """SIGSTOP: the broker hangs with its connections open (clients time out)."""
-        if self.running:
-            os.killpg(self.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+        if self.running and self.proc is not None:
+            os.killpg(self.proc.pid, signal.SIGSTOP)
 
     def resume(self) -> None:
         """SIGCONT after `pause()`."""
-        if self.running:
-            os.killpg(self.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+        if self.running and self.proc is not None:
+            os.killpg(self.proc.pid, signal.SIGCONT)
 
     def cut_listener(self) -> None:
         """Reset every client connection and refuse new ones while the broker keeps running
