@@ -98,8 +98,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.writer: SocketWriter | None = None
         self.pool: MemoryPool | None = server.memory_pool
         self.reader = FrameReader(server.max_request_size, scratch=server.scratch, pool=self.pool)
-        # Tasks still running and Ready results, in request order (Any: the response loop tells
-        # them apart with ``type(x) is Ready``, the fast check mypy does not narrow on)
+        # Tasks still running and Ready results, in request order (left untyped: the response loop
+        # tells them apart with ``type(x) is Ready``, the fast check mypy does not narrow on)
         self.queue: deque[Any] = deque()
         self.response_task: asyncio.Task | None = None
         self.paused = False     # too many requests queued
