@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, TypeVar, Union
 
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
@@ -233,7 +233,17 @@ def _partition_result(resp: Any) -> Any:
     return None
 
 
-def _error_and_message(p: Any) -> tuple[ErrorCode, str | None]:
+class _PartitionError(Protocol):
+    """A persister response's partition result: its error and message."""
+
+    @property
+    def error_code(self) -> int: ...
+
+    @property
+    def error_message(self) -> str | None: ...
+
+
+def _error_and_message(p: _PartitionError | None) -> tuple[ErrorCode, str | None]:
     if p is None:
         return ErrorCode.NETWORK_EXCEPTION, None
     return ErrorCode(p.error_code), p.error_message
