@@ -22,20 +22,29 @@ import logging
 import os
 import socket
 from collections import deque
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from kafpy.broker.connection_quotas import ConnectionQuotas
 
 log = logging.getLogger("kafka.network")
 
 
+class _Transport(Protocol):
+    """What the acceptor does with a connection's transport: stop and restart reading."""
+
+    def pause_reading(self) -> None: ...
+    def resume_reading(self) -> None: ...
+
+
 class Connection(Protocol):
     listener: str
     peer: tuple[str, int]
-    transport: Any
     closed: bool
     admitted: bool
     last_active: float
+
+    @property
+    def transport(self) -> _Transport | None: ...
 
     def abort(self) -> None: ...
 
@@ -117,7 +126,8 @@ class Acceptor:
                     continue
                 if self._admit(conn):
                     conn.last_active = self.clock()
-                    conn.transport.resume_reading()
+                    if conn.transport is not None:   # paused when it was queued
+                        conn.transport.resume_reading()
             if not q:
                 self._resume(listener)
 

@@ -9,18 +9,19 @@ Who may call it: the broker, once at startup (``start_authorizer``, ``guard_regi
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from kafpy.protocol.message_base import Message
 
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.authorization_rules import RULES
-from kafpy.broker.authz_check import AuthzCheck, no_check
+from kafpy.broker.authz_check import AuthzCheck, RuleCall, no_check
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.security.acl_store import LocalAclStore, ZkAclStore
 from kafpy.broker.security.authorizer import AclStore, Authorizer, create_authorizer
 
 if TYPE_CHECKING:
+    from kafpy.broker.admin_controller import AdminController
     from kafpy.broker.config import KafkaConfig
     from kafpy.replication.zk_client import KafkaZkClient
 
@@ -39,12 +40,14 @@ def guard(handler: Handler, authorizer: Authorizer) -> Handler:
             raise CloseConnection(f"api key {handler.api_key} has no authorization rule")
         return Handler(handler.api_key, handler.min_version, handler.max_version, refuse)
 
+    call = cast(RuleCall, rule)   # RULES holds it under the API whose request dispatch decodes
+
     async def checked(ctx: RequestContext, req: Message) -> Message | None:
-        return await rule(AuthzCheck(ctx, authorizer), ctx, req, inner)
+        return await call(AuthzCheck(ctx, authorizer), ctx, req, inner)
     return Handler(handler.api_key, handler.min_version, handler.max_version, checked)
 
 
-async def start_authorizer(config: KafkaConfig, zk: KafkaZkClient | None, controller: Any,
+async def start_authorizer(config: KafkaConfig, zk: KafkaZkClient | None, controller: AdminController | None,
                            clock: Callable[[], float]) -> Authorizer | None:
     """The authorizer ``authorizer.class.name`` names, loaded and started, with its ACLs in
     ZooKeeper (``zk`` given) or in the standalone controller's metadata file; None when the
@@ -52,6 +55,8 @@ async def start_authorizer(config: KafkaConfig, zk: KafkaZkClient | None, contro
     if zk is not None:
         store: AclStore = ZkAclStore(zk, clock)
     else:
+        from kafpy.broker.controller import StandaloneController
+        assert isinstance(controller, StandaloneController), "a broker without ZooKeeper is standalone"
         store = LocalAclStore(controller.acls, controller.update_acls)
     authorizer = create_authorizer(config, store)
     if authorizer is not None:

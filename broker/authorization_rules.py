@@ -112,17 +112,16 @@ async def metadata(az: AuthzCheck, ctx: RequestContext, req: messages.MetadataRe
         resp = resp.plain()   # changed below: not the cache's shared, pre-encoded entries
     if explicit and not req.topics and ctx.api_version == 0:
         resp.topics = []  # v0's empty list asks for every topic: none of them is wanted
-    T = type(resp).MetadataResponseTopic
     topics: list[messages.MetadataResponse.MetadataResponseTopic] = []
     for rt in resp.topics:
         if rt.name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, rt.name):
             topics.append(rt)
         elif rt.topic_id is not None and bytes(rt.topic_id) in by_id:
             # asked by id (v12+): Kafka does not tell the name of a topic it refuses
-            topics.append(T(error_code=TOPIC_FAILED, name=None, topic_id=rt.topic_id, is_internal=False, partitions=[]))
+            topics.append(type(resp).MetadataResponseTopic(error_code=TOPIC_FAILED, name=None, topic_id=rt.topic_id, is_internal=False, partitions=[]))
         elif explicit:
             denied.append(rt.name)
-    topics.extend(T(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=n, is_internal=False, partitions=[])
+    topics.extend(type(resp).MetadataResponseTopic(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=n, is_internal=False, partitions=[])
                   for n in denied)
     resp.topics = topics
     if ctx.api_version >= 8:
@@ -170,13 +169,12 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: messages.Offset
             denied_topics[g.group_id] = [(t, t.name) for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
             g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
     resp = cast(messages.OffsetFetchResponse, await func(ctx, req) if req.groups else messages.OffsetFetchResponse(groups=[]))
-    G = messages.OffsetFetchResponse.OffsetFetchResponseGroup
     for rg in resp.groups:
         if rg.group_id in denied_topics:
             add_topic_errors(resp, rg, path, denied_topics[rg.group_id], TOPIC_FAILED)
         else:
             rg.topics = [t for t in rg.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
-    resp.groups.extend(G(group_id=g.group_id, error_code=GROUP_FAILED, topics=[]) for g in refused)
+    resp.groups.extend(messages.OffsetFetchResponse.OffsetFetchResponseGroup(group_id=g.group_id, error_code=GROUP_FAILED, topics=[]) for g in refused)
     return resp
 
 
@@ -190,9 +188,8 @@ async def find_coordinator(az: AuthzCheck, ctx: RequestContext, req: messages.Fi
         if allowed(req.key):
             return await func(ctx, req)
         return top_error(ctx, code, node_id=-1, host="", port=-1)
-    C = messages.FindCoordinatorResponse.Coordinator
     return await filter_items(ctx, req, func, "coordinator_keys", lambda k: k, allowed,
-                              "coordinators", lambda _r, k: C(key=k, node_id=-1, host="", port=-1, error_code=code))
+                              "coordinators", lambda _r, k: messages.FindCoordinatorResponse.Coordinator(key=k, node_id=-1, host="", port=-1, error_code=code))
 
 
 async def sync_group(az: AuthzCheck, ctx: RequestContext, req: messages.SyncGroupRequest, func: Next) -> Response:
@@ -203,9 +200,8 @@ async def sync_group(az: AuthzCheck, ctx: RequestContext, req: messages.SyncGrou
 
 
 async def describe_groups(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeGroupsRequest, func: Next) -> Response:
-    D = messages.DescribeGroupsResponse.DescribedGroup
     resp = cast(messages.DescribeGroupsResponse, await filter_items(ctx, req, func, "groups", lambda g: g, lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g),
-                              "groups", lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[])))
+                              "groups", lambda _r, g: messages.DescribeGroupsResponse.DescribedGroup(group_id=g, error_code=GROUP_FAILED, members=[])))
     if getattr(req, "include_authorized_operations", False):
         for g in resp.groups:
             if g.error_code == ErrorCode.NONE:
@@ -221,10 +217,9 @@ async def list_groups(az: AuthzCheck, ctx: RequestContext, req: messages.ListGro
 
 
 async def delete_groups(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteGroupsRequest, func: Next) -> Response:
-    R = messages.DeleteGroupsResponse.DeletableGroupResult
     return await filter_items(ctx, req, func, "groups_names", lambda g: g,
                               lambda g: az.ok(Op.DELETE, ResourceType.GROUP, g),
-                              "results", lambda _r, g: R(group_id=g, error_code=GROUP_FAILED))
+                              "results", lambda _r, g: messages.DeleteGroupsResponse.DeletableGroupResult(group_id=g, error_code=GROUP_FAILED))
 
 
 async def offset_delete(az: AuthzCheck, ctx: RequestContext, req: messages.OffsetDeleteRequest, func: Next) -> Response:
@@ -244,13 +239,12 @@ async def consumer_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: mes
 
 
 async def consumer_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.ConsumerGroupDescribeRequest, func: Next) -> Response:
-    D = messages.ConsumerGroupDescribeResponse.DescribedGroup
     resp = cast(messages.ConsumerGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
-                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
-                                              group_epoch=-1, assignment_epoch=-1,
-                                              assignor_name="", members=[])))
-    hide_groups_naming_denied_topics(az, resp, D, targets=True)
+                              lambda _r, g: messages.ConsumerGroupDescribeResponse.DescribedGroup(group_id=g, error_code=GROUP_FAILED, group_state="",
+                                                                                                  group_epoch=-1, assignment_epoch=-1,
+                                                                                                  assignor_name="", members=[])))
+    hide_groups_naming_denied_topics(az, resp, messages.ConsumerGroupDescribeResponse.DescribedGroup, targets=True)
     return resp
 
 
@@ -271,12 +265,11 @@ async def streams_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: mess
 
 
 async def streams_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.StreamsGroupDescribeRequest, func: Next) -> Response:
-    D = messages.StreamsGroupDescribeResponse.DescribedGroup
     resp = cast(messages.StreamsGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
-                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, group_state="",
-                                              group_epoch=-1, assignment_epoch=-1, members=[])))
-    hide_streams_groups_naming_denied_topics(az, resp, D)
+                              lambda _r, g: messages.StreamsGroupDescribeResponse.DescribedGroup(group_id=g, error_code=GROUP_FAILED, group_state="",
+                                                                                                 group_epoch=-1, assignment_epoch=-1, members=[])))
+    hide_streams_groups_naming_denied_topics(az, resp, messages.StreamsGroupDescribeResponse.DescribedGroup)
     return resp
 
 
@@ -327,11 +320,10 @@ async def txn_offset_commit(az: AuthzCheck, ctx: RequestContext, req: messages.T
 async def describe_transactions(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeTransactionsRequest, func: Next) -> Response:
     """DESCRIBE on each transactional id; the topics of a transaction the caller may not
     DESCRIBE are left out of its answer (as Kafka does)."""
-    S = messages.DescribeTransactionsResponse.TransactionState
     resp = cast(messages.DescribeTransactionsResponse, await filter_items(ctx, req, func, "transactional_ids", lambda t: t,
                               lambda t: az.ok(Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t),
-                              "transaction_states", lambda _r, t: S(transactional_id=t, error_code=TXN_FAILED,
-                                                                    transaction_state="", topics=[])))
+                              "transaction_states", lambda _r, t: messages.DescribeTransactionsResponse.TransactionState(transactional_id=t, error_code=TXN_FAILED,
+                                                                                                                         transaction_state="", topics=[])))
     for s in resp.transaction_states:
         s.topics = [t for t in s.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic)]
     return resp
@@ -351,10 +343,9 @@ WRITE_MARKERS = TopicPath("topics", "name", "partition_indexes", None, "topics",
 async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: messages.WriteTxnMarkersRequest, func: Next) -> Response:
     if az.cluster(Op.CLUSTER_ACTION):
         return await func(ctx, req)
-    R = messages.WriteTxnMarkersResponse
-    resp = R(markers=[])
+    resp = messages.WriteTxnMarkersResponse(markers=[])
     for m in req.markers:
-        entry = R.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[])
+        entry = messages.WriteTxnMarkersResponse.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[])
         add_topic_errors(resp, entry, WRITE_MARKERS, [(t, t.name) for t in m.topics], CLUSTER_FAILED)
         resp.markers.append(entry)
     return resp
@@ -362,23 +353,21 @@ async def write_txn_markers(az: AuthzCheck, ctx: RequestContext, req: messages.W
 
 # -- topics, configs, cluster ----------------------------------------------------------------
 async def create_topics(az: AuthzCheck, ctx: RequestContext, req: messages.CreateTopicsRequest, func: Next) -> Response:
-    R = messages.CreateTopicsResponse.CreatableTopicResult
     cluster_ok = az.cluster(Op.CREATE)
     return await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: cluster_ok or az.ok(Op.CREATE, ResourceType.TOPIC, n), "topics",
-                              lambda _r, t: R(name=t.name, error_code=TOPIC_FAILED, num_partitions=-1,
-                                              replication_factor=-1, configs=[]))
+                              lambda _r, t: messages.CreateTopicsResponse.CreatableTopicResult(name=t.name, error_code=TOPIC_FAILED, num_partitions=-1,
+                                                                                               replication_factor=-1, configs=[]))
 
 
 async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteTopicsRequest, func: Next) -> Response:
     """DELETE on the cluster (every topic) or on each topic, as Kafka's controller checks it."""
-    R = messages.DeleteTopicsResponse.DeletableTopicResult
     cache = ctx.services.metadata_cache
     cluster_ok = az.cluster(Op.DELETE)
     deletable = lambda n: cluster_ok or az.ok(Op.DELETE, ResourceType.TOPIC, n)  # noqa: E731
     if ctx.api_version < 6:
         return await filter_items(ctx, req, func, "topic_names", lambda n: n, deletable, "responses",
-                                  lambda _r, n: R(name=n, error_code=TOPIC_FAILED))
+                                  lambda _r, n: messages.DeleteTopicsResponse.DeletableTopicResult(name=n, error_code=TOPIC_FAILED))
 
     def name_of(t: messages.DeleteTopicsRequest.DeleteTopicState) -> str:
         if t.name is None and t.topic_id is not None:
@@ -386,14 +375,13 @@ async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: messages.Delet
             return info.name if info is not None else ""
         return t.name or ""
     return await filter_items(ctx, req, func, "topics", name_of, lambda n: not n or deletable(n), "responses",
-                              lambda _r, t: R(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))
+                              lambda _r, t: messages.DeleteTopicsResponse.DeletableTopicResult(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))
 
 
 async def create_partitions(az: AuthzCheck, ctx: RequestContext, req: messages.CreatePartitionsRequest, func: Next) -> Response:
-    R = messages.CreatePartitionsResponse.CreatePartitionsTopicResult
     return await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: az.ok(Op.ALTER, ResourceType.TOPIC, n), "results",
-                              lambda _r, t: R(name=t.name, error_code=TOPIC_FAILED))
+                              lambda _r, t: messages.CreatePartitionsResponse.CreatePartitionsTopicResult(name=t.name, error_code=TOPIC_FAILED))
 
 
 async def delete_records(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteRecordsRequest, func: Next) -> Response:
@@ -425,10 +413,9 @@ def _config_error(resp: Response, resource: ConfigResource, entry: Callable[...,
 
 
 async def describe_configs(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeConfigsRequest, func: Next) -> Response:
-    E = messages.DescribeConfigsResponse.DescribeConfigsResult
     return await filter_items(ctx, req, func, "resources", lambda r: r,
                               lambda r: _config_allowed(az, Op.DESCRIBE_CONFIGS, r), "results",
-                              lambda resp, r: _config_error(resp, r, E))
+                              lambda resp, r: _config_error(resp, r, messages.DescribeConfigsResponse.DescribeConfigsResult))
 
 
 def _alter_configs(entry: type) -> Rule:
@@ -455,11 +442,10 @@ async def describe_log_dirs(az: AuthzCheck, ctx: RequestContext, req: messages.D
 
 
 async def describe_topic_partitions(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeTopicPartitionsRequest, func: Next) -> Response:
-    T = messages.DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic
     named = bool(req.topics)
     resp = cast(messages.DescribeTopicPartitionsResponse, await filter_items(ctx, req, func, "topics", lambda t: t.name,
                               lambda n: az.ok(Op.DESCRIBE, ResourceType.TOPIC, n), "topics",
-                              lambda _r, t: T(name=t.name, error_code=TOPIC_FAILED, is_internal=False, partitions=[])))
+                              lambda _r, t: messages.DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic(name=t.name, error_code=TOPIC_FAILED, is_internal=False, partitions=[])))
     if not named:
         resp.topics = [t for t in resp.topics if t.name is not None and az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
     return resp
@@ -474,15 +460,13 @@ async def describe_acls(az: AuthzCheck, ctx: RequestContext, req: messages.Descr
 async def create_acls(az: AuthzCheck, ctx: RequestContext, req: messages.CreateAclsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = messages.CreateAclsResponse.AclCreationResult
-    return messages.CreateAclsResponse(results=[R(error_code=CLUSTER_FAILED) for _ in req.creations])
+    return messages.CreateAclsResponse(results=[messages.CreateAclsResponse.AclCreationResult(error_code=CLUSTER_FAILED) for _ in req.creations])
 
 
 async def delete_acls(az: AuthzCheck, ctx: RequestContext, req: messages.DeleteAclsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = messages.DeleteAclsResponse.DeleteAclsFilterResult
-    return messages.DeleteAclsResponse(filter_results=[R(error_code=CLUSTER_FAILED) for _ in req.filters])
+    return messages.DeleteAclsResponse(filter_results=[messages.DeleteAclsResponse.DeleteAclsFilterResult(error_code=CLUSTER_FAILED) for _ in req.filters])
 
 
 # -- share groups ----------------------------------------------------------------------------
@@ -509,11 +493,10 @@ async def share_group_heartbeat(az: AuthzCheck, ctx: RequestContext, req: messag
 async def share_group_describe(az: AuthzCheck, ctx: RequestContext, req: messages.ShareGroupDescribeRequest, func: Next) -> Response:
     """DESCRIBE on each group; a group whose members are assigned a topic the caller may not
     DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED."""
-    D = messages.ShareGroupDescribeResponse.DescribedGroup
     resp = cast(messages.ShareGroupDescribeResponse, await filter_items(ctx, req, func, "group_ids", lambda g: g,
                               lambda g: az.ok(Op.DESCRIBE, ResourceType.GROUP, g), "groups",
-                              lambda _r, g: D(group_id=g, error_code=GROUP_FAILED, members=[])))
-    hide_groups_naming_denied_topics(az, resp, D, targets=False)
+                              lambda _r, g: messages.ShareGroupDescribeResponse.DescribedGroup(group_id=g, error_code=GROUP_FAILED, members=[])))
+    hide_groups_naming_denied_topics(az, resp, messages.ShareGroupDescribeResponse.DescribedGroup, targets=False)
     return resp
 
 
@@ -524,9 +507,8 @@ async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req:
     """DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED); named topics the caller may not
     DESCRIBE are answered TOPIC_AUTHORIZATION_FAILED per partition, and left out of an
     all-topics answer."""
-    R = messages.DescribeShareGroupOffsetsResponse
-    G, T, P = (R.DescribeShareGroupOffsetsResponseGroup, R.DescribeShareGroupOffsetsResponseTopic,
-               R.DescribeShareGroupOffsetsResponsePartition)
+    G, T, P = (messages.DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup, messages.DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseTopic,
+               messages.DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponsePartition)
     refused = [g.group_id for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     req.groups = [g for g in req.groups if g.group_id not in refused]
     denied: dict[str, list[messages.DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic]] = {}
@@ -534,7 +516,7 @@ async def describe_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req:
         if g.topics is not None:
             denied[g.group_id] = [t for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
             g.topics = [t for t in g.topics if t not in denied[g.group_id]]
-    resp = cast(messages.DescribeShareGroupOffsetsResponse, await func(ctx, req) if req.groups else R(groups=[]))
+    resp = cast(messages.DescribeShareGroupOffsetsResponse, await func(ctx, req) if req.groups else messages.DescribeShareGroupOffsetsResponse(groups=[]))
     for rg in resp.groups:
         if rg.group_id not in denied:
             rg.topics = [t for t in rg.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.topic_name)]
@@ -551,12 +533,11 @@ async def alter_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: me
     not READ are answered TOPIC_AUTHORIZATION_FAILED per partition."""
     if not az.ok(Op.READ, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
-    R = messages.AlterShareGroupOffsetsResponse
-    T, P = R.AlterShareGroupOffsetsResponseTopic, R.AlterShareGroupOffsetsResponsePartition
+    T, P = messages.AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic, messages.AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponsePartition
     denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
     req.topics = [t for t in req.topics if t not in denied]
     # nothing left: Kafka's coordinator answers an empty success without touching the group
-    resp = cast(messages.AlterShareGroupOffsetsResponse, await func(ctx, req) if req.topics or not denied else R(error_code=ErrorCode.NONE, responses=[]))
+    resp = cast(messages.AlterShareGroupOffsetsResponse, await func(ctx, req) if req.topics or not denied else messages.AlterShareGroupOffsetsResponse(error_code=ErrorCode.NONE, responses=[]))
     resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name), partitions=[
         P(partition_index=p.partition_index, error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE)
         for p in t.partitions]) for t in denied)
@@ -568,13 +549,12 @@ async def delete_share_group_offsets(az: AuthzCheck, ctx: RequestContext, req: m
     may not READ are answered TOPIC_AUTHORIZATION_FAILED."""
     if not az.ok(Op.DELETE, ResourceType.GROUP, req.group_id):
         return top_error(ctx, GROUP_FAILED, error_message="Group authorization failed.", responses=[])
-    T = messages.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic
     denied = [t for t in req.topics if not az.ok(Op.READ, ResourceType.TOPIC, t.topic_name)]
     req.topics = [t for t in req.topics if t not in denied]
     resp = cast(messages.DeleteShareGroupOffsetsResponse, await func(ctx, req))
     if resp.error_code == ErrorCode.NONE:   # else the coordinator's error is the whole answer, as in Kafka
-        resp.responses.extend(T(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name),
-                                error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
+        resp.responses.extend(messages.DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic(topic_name=t.topic_name, topic_id=topic_id_of(ctx, t.topic_name),
+                                                                                                            error_code=TOPIC_FAILED, error_message=TOPIC_FAILED_MESSAGE) for t in denied)
     return resp
 
 
@@ -598,19 +578,17 @@ MESSAGE = "Cluster authorization failed."
 async def describe_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: messages.DescribeUserScramCredentialsRequest, func: Next) -> Response:
     if az.cluster(Op.DESCRIBE):
         return await func(ctx, req)
-    R = messages.DescribeUserScramCredentialsResponse
-    return R(error_code=CLUSTER_FAILED, error_message=MESSAGE, results=[
-        R.DescribeUserScramCredentialsResult(user=u.name, error_code=CLUSTER_FAILED, error_message=MESSAGE)
+    return messages.DescribeUserScramCredentialsResponse(error_code=CLUSTER_FAILED, error_message=MESSAGE, results=[
+        messages.DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(user=u.name, error_code=CLUSTER_FAILED, error_message=MESSAGE)
         for u in req.users or []])
 
 
 async def alter_user_scram_credentials(az: AuthzCheck, ctx: RequestContext, req: messages.AlterUserScramCredentialsRequest, func: Next) -> Response:
     if az.cluster(Op.ALTER):
         return await func(ctx, req)
-    R = messages.AlterUserScramCredentialsResponse
     users = sorted({u.name for u in req.deletions} | {u.name for u in req.upsertions})
-    return R(results=[R.AlterUserScramCredentialsResult(user=u, error_code=CLUSTER_FAILED, error_message=MESSAGE)
-                      for u in users])
+    return messages.AlterUserScramCredentialsResponse(results=[messages.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(user=u, error_code=CLUSTER_FAILED, error_message=MESSAGE)
+                                                               for u in users])
 
 
 # -- client quotas ---------------------------------------------------------------------------
@@ -626,9 +604,8 @@ async def alter_client_quotas(az: AuthzCheck, ctx: RequestContext, req: messages
     answered CLUSTER_AUTHORIZATION_FAILED."""
     if az.cluster(Op.ALTER_CONFIGS):
         return await func(ctx, req)
-    R = messages.AlterClientQuotasResponse
-    return R(entries=[R.EntryData(error_code=CLUSTER_FAILED, error_message=MESSAGE, entity=[
-        R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+    return messages.AlterClientQuotasResponse(entries=[messages.AlterClientQuotasResponse.EntryData(error_code=CLUSTER_FAILED, error_message=MESSAGE, entity=[
+        messages.AlterClientQuotasResponse.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
         for entry in req.entries])
 
 

@@ -9,9 +9,9 @@ one request.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Optional, Protocol, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, NoReturn, Optional, Protocol, Sequence, TypeVar, Union
 
-from kafpy.protocol import codec
+from kafpy.protocol import codec, messages
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message, Struct
 
@@ -24,10 +24,13 @@ _Key = TypeVar("_Key")
 
 # What a handler answers: its API's response, or None for none (Produce with acks=0).
 Response = Optional[Message]
-# A handler (``Next``) and a rule take the request class of the API they serve; the table that
-# holds them spans every API, so the request is typed where each is written, not here.
-Next = Callable[[RequestContext, Any], Awaitable[Response]]
-Rule = Callable[["AuthzCheck", RequestContext, Any, Next], Awaitable[Response]]
+# The handler a rule runs (``Handler.func``: dispatch gives it its API's request class).
+Next = Callable[[RequestContext, Message], Awaitable[Response]]
+# A rule is written on the request class of the API it serves; the table that holds them spans
+# every API, so the request is the bottom type here (any rule fits) and the one caller,
+# ``authorization.guard``, casts once to call it on the request dispatch decoded for its API.
+Rule = Callable[["AuthzCheck", RequestContext, NoReturn, Next], Awaitable[Response]]
+RuleCall = Callable[["AuthzCheck", RequestContext, Message, Next], Awaitable[Response]]
 
 
 class ConfigResource(Protocol):
@@ -40,11 +43,9 @@ class ConfigResource(Protocol):
     def resource_name(self) -> str: ...
 
 
-class _GroupRequest(Protocol):
-    """A request judged on one group (JoinGroup, Heartbeat, LeaveGroup, SyncGroup)."""
-
-    @property
-    def group_id(self) -> str: ...
+# A request judged on one group.
+GroupRequest = Union[messages.JoinGroupRequest, messages.HeartbeatRequest, messages.LeaveGroupRequest,
+                     messages.SyncGroupRequest]
 
 
 def principal_of(ctx: RequestContext) -> str:
@@ -185,16 +186,17 @@ def add_topic_errors(resp: Message, holder: Struct, path: TopicPath, denied: Seq
                      code: ErrorCode) -> None:
     """Appends an entry per denied request topic to ``holder``'s response topics."""
     owner = type(resp)
-    T = nested(owner, type(holder), path.resp_topics)
-    P = nested(owner, T, path.resp_parts)
-    T_fields = set(getattr(T, "__slots__"))
+    topic_class = nested(owner, type(holder), path.resp_topics)
+    part_class = nested(owner, topic_class, path.resp_parts)
+    topic_fields = set(getattr(topic_class, "__slots__"))
     out = getattr(holder, path.resp_topics)
     for t, name in denied:
         parts = getattr(t, path.req_parts) or []
         indexes = parts if path.req_index is None else [getattr(p, path.req_index) for p in parts]
-        entry = T(**{path.resp_name: name,
-                     path.resp_parts: [P(**{path.resp_index: i, path.resp_error: code}) for i in indexes]})
-        if "topic_id" in T_fields and getattr(t, "topic_id", None) is not None:
+        entry = topic_class(**{path.resp_name: name,
+                               path.resp_parts: [part_class(**{path.resp_index: i, path.resp_error: code})
+                                                 for i in indexes]})
+        if "topic_id" in topic_fields and getattr(t, "topic_id", None) is not None:
             setattr(entry, "topic_id", getattr(t, "topic_id"))
         out.append(entry)
 
@@ -268,7 +270,7 @@ async def no_check(az: AuthzCheck, ctx: RequestContext, req: Message, func: Next
     return await func(ctx, req)
 
 
-def cluster_rule(op: AclOperation) -> Rule:
+def cluster_rule(op: AclOperation) -> RuleCall:
     """Allowed only with ``op`` on the cluster; otherwise the top-level error."""
     async def rule(az: AuthzCheck, ctx: RequestContext, req: Message, func: Next) -> Response:
         if az.cluster(op):
@@ -277,9 +279,9 @@ def cluster_rule(op: AclOperation) -> Rule:
     return rule
 
 
-def group_rule(op: AclOperation) -> Rule:
+def group_rule(op: AclOperation) -> Callable[[AuthzCheck, RequestContext, GroupRequest, Next], Awaitable[Response]]:
     """Allowed only with ``op`` on the request's ``group_id``; otherwise the top-level error."""
-    async def rule(az: AuthzCheck, ctx: RequestContext, req: _GroupRequest, func: Next) -> Response:
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: GroupRequest, func: Next) -> Response:
         if az.ok(op, ResourceType.GROUP, req.group_id):
             return await func(ctx, req)
         return top_error(ctx, ErrorCode.GROUP_AUTHORIZATION_FAILED)

@@ -13,7 +13,7 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 from kafpy.broker.properties import load_properties
 from kafpy.broker.stored_dynamic_configs import NOT_IN_KAFKA_44, STORED_DYNAMIC
@@ -22,6 +22,25 @@ log = logging.getLogger(__name__)
 
 LONG_MAX = 9223372036854775807
 INT_MAX = 2147483647
+
+
+# A parsed config value: what PARSERS give for each type (int, long, short: int; double: float;
+# boolean: bool; list: list[str]; string, password, class: str), or None for a null default.
+ConfigValue = Union[int, float, str, bool, list[str], None]
+
+
+def _number(v: ConfigValue) -> float:
+    """A numeric config's value, for the range checks (only numeric configs have them)."""
+    if isinstance(v, (int, float)):
+        return v
+    raise TypeError(f"not a number: {v!r}")
+
+
+def _items(v: ConfigValue) -> list[str]:
+    """A list config's value, for the checks of its items."""
+    if isinstance(v, list):
+        return v
+    raise TypeError(f"not a list: {v!r}")
 
 
 class ConfigError(ValueError):
@@ -53,7 +72,7 @@ def _parse_long(v: str) -> int:
     return n
 
 
-PARSERS: dict[str, Callable[[str], Any]] = {
+PARSERS: dict[str, Callable[[str], ConfigValue]] = {
     "int": _parse_int,
     "long": _parse_long,
     "short": _parse_int,
@@ -72,8 +91,8 @@ class ConfigDef:
 
     name: str
     type: str
-    default: Any
-    check: Callable[[Any], bool] | None = None
+    default: ConfigValue
+    check: Callable[[ConfigValue], bool] | None = None
     sensitive: bool = False
     dynamic: bool = False  # may be altered with IncrementalAlterConfigs on brokers
 
@@ -83,20 +102,20 @@ class Check:
     that fails it (``reason``: "Value must be at least 1"), which a dynamic update refused
     for it is answered with (``kafpy.broker.dynamic_config.check_value``)."""
 
-    def __init__(self, test: Callable[[Any], bool], reason: str | Callable[[Any], str]) -> None:
+    def __init__(self, test: Callable[[ConfigValue], bool], reason: str | Callable[[ConfigValue], str]) -> None:
         self.test = test
         self.reason = reason
 
-    def __call__(self, value: Any) -> bool:
+    def __call__(self, value: ConfigValue) -> bool:
         return self.test(value)
 
-    def why(self, value: Any) -> str:
+    def why(self, value: ConfigValue) -> str:
         """Kafka's reason for refusing ``value``."""
         return self.reason if isinstance(self.reason, str) else self.reason(value)
 
 
 def _at_least(n: int) -> Check:
-    return Check(lambda v: v is None or v >= n, f"Value must be at least {n}")
+    return Check(lambda v: v is None or _number(v) >= n, f"Value must be at least {n}")
 
 
 def _one_of(*opts: str | int) -> Check:
@@ -104,7 +123,7 @@ def _one_of(*opts: str | int) -> Check:
 
 
 def _each_one_of(*opts: str) -> Check:
-    return Check(lambda v: v is None or all(item in opts for item in v), f"String must be one of: {', '.join(opts)}")
+    return Check(lambda v: v is None or all(item in opts for item in _items(v)), f"String must be one of: {', '.join(opts)}")
 
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -389,8 +408,8 @@ LISTENER_PREFIX = "listener.name."
 def _in_range(low: float | None, high: float | None) -> Check | None:
     if low is None and high is None:
         return None
-    return Check(lambda v: v is None or ((low is None or v >= low) and (high is None or v <= high)),
-                 lambda v: f"Value must be at least {low}" if low is not None and v < low
+    return Check(lambda v: v is None or ((low is None or _number(v) >= low) and (high is None or _number(v) <= high)),
+                 lambda v: f"Value must be at least {low}" if low is not None and _number(v) < low
                  else f"Value must be no more than {high}")
 
 
@@ -443,8 +462,8 @@ class KafkaConfig:
             d = BROKER_CONFIGS.get(key)
             m = _LISTENER_MAX_CONNECTIONS.match(key) if d is None else None
             if m:  # listener.name.<listener>.max.connections
-                self.listener_max_connections[m.group(1).upper()] = self._parse(
-                    ConfigDef(key, "int", INT_MAX, _at_least(0)), raw)
+                self.listener_max_connections[m.group(1).upper()] = int(_number(self._parse(
+                    ConfigDef(key, "int", INT_MAX, _at_least(0)), raw)))
                 continue
             if d is None:
                 if key.startswith(LISTENER_PREFIX):
@@ -457,7 +476,7 @@ class KafkaConfig:
         self._derive()
 
     @staticmethod
-    def _parse(d: ConfigDef, raw: str) -> Any:
+    def _parse(d: ConfigDef, raw: str) -> ConfigValue:
         try:
             value = PARSERS[d.type](raw)
         except ValueError as e:

@@ -26,9 +26,10 @@ import os
 from concurrent.futures import Executor
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.json_value import JsonObject
 from kafpy.protocol.topics import (GROUP_METADATA_TOPIC_NAME, INTERNAL_TOPICS, SHARE_GROUP_STATE_TOPIC_NAME,
                              TRANSACTION_STATE_TOPIC_NAME,
                              InvalidTopicName, unify_collision_chars, validate_topic_name)
@@ -52,12 +53,12 @@ PRODUCER_ID_BLOCK = 1000
 class PartitionStateApplier(Protocol):
     """What the controller needs of the ReplicaManager."""
 
-    def apply_partition_states(self, states: list[PartitionState]) -> Any: ...
+    def apply_partition_states(self, states: list[PartitionState]) -> dict[tuple[str, int], ErrorCode]: ...
     async def prepare_logs(self, states: list[PartitionState],
                            topic_configs: dict[str, dict[str, str]] | None = None) -> None: ...
     async def apply_partition_states_async(self, states: list[PartitionState],
                                            topic_configs: dict[str, dict[str, str]] | None = None,
-                                           prepared: bool = False) -> Any: ...
+                                           prepared: bool = False) -> dict[tuple[str, int], ErrorCode]: ...
     def update_topic_config(self, info: TopicInfo) -> None: ...
 
 
@@ -73,7 +74,7 @@ class ControllerState:
     # the cluster-wide default entity's (/config/brokers/<default> in ZooKeeper), kept apart
     # from the broker's own so DescribeConfigs tells their sources apart, as Kafka does
     default_broker_configs: dict[str, str] = field(default_factory=dict)
-    acls: list[dict[str, Any]] = field(default_factory=list)  # broker.security.acl_store sections
+    acls: list[JsonObject] = field(default_factory=list)  # broker.security.acl_store sections
     # {"users"|"clients": {sanitized entity name: configs}}, as /config/<type>/<name> in ZooKeeper
     entity_configs: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     # finalized feature levels (broker/features.py) and their epoch; None: never written
@@ -207,7 +208,7 @@ class StandaloneController:
             log.error("Writing %s failed: %s", self.path, e)
             raise TopicError(ErrorCode.KAFKA_STORAGE_ERROR, f"writing the cluster metadata failed: {e}") from e
 
-    async def update_acls(self, sections: list[dict[str, Any]]) -> None:
+    async def update_acls(self, sections: list[JsonObject]) -> None:
         """The standalone ACL store's whole content, answered once on disk."""
         self._state.acls = sections
         await self._persist()
@@ -222,7 +223,7 @@ class StandaloneController:
         return self._state.finalized_features, self._state.features_epoch
 
     @property
-    def acls(self) -> list[dict[str, Any]]:
+    def acls(self) -> list[JsonObject]:
         return self._state.acls
 
     # -- decisions ------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def check_value(name: str, raw: str) -> None:
                   else f"Not a number of type {_TYPE_NAMES.get(d.type, d.type.upper())}")
         raise ConfigError(f"Invalid value {value} for configuration {d.name}: {reason}") from None
     if d.check is not None and not d.check(parsed):
-        if d.type == "list":   # Kafka's ValidList names the item at fault
+        if isinstance(parsed, list):   # a list: Kafka's ValidList names the item at fault
             value = next((item for item in parsed if not d.check([item])), value)
         why = d.check.why(parsed) if isinstance(d.check, Check) else None
         raise ConfigError(f"Invalid value {value} for configuration {d.name}" + (f": {why}" if why else ""))

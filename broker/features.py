@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from kazoo.exceptions import NodeExistsError
 
@@ -28,6 +28,9 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode, KafkaError
 from kafpy.replication import zk_data as zd
 from kafpy.replication.zk_ops import SessionState
+
+if TYPE_CHECKING:
+    from kafpy.replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.FinalizedFeatureCache")
 
@@ -167,7 +170,7 @@ class ZkFeatures:
     #: defaults capped by the brokers' registrations (see the class docstring)
     CAPPED_DEFAULTS = (TRANSACTION_VERSION, SHARE_VERSION, STREAMS_VERSION)
 
-    def __init__(self, zk: Any) -> None:   # replication.zk_client.KafkaZkClient (tests pass a fake)
+    def __init__(self, zk: KafkaZkClient) -> None:   # tests pass a fake
         self._zk = zk
         self._current = FinalizedFeatures({}, -1)
         self._refreshing: asyncio.Task | None = None

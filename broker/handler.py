@@ -6,7 +6,7 @@ joins them into the registry that dispatch and ApiVersions both read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar, cast
 
 from kafpy.protocol.api_keys import ApiKey
 
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
     from kafpy.broker.security.session import AuthSession
     from kafpy.broker.services import BrokerServices
+
+_Request = TypeVar("_Request", bound="Message")   # the request class a handler is written on
 
 
 class CloseConnection(Exception):
@@ -35,16 +37,27 @@ class PreEncodedResponse:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+HandlerFunc = Callable[["RequestContext", "Message"], Awaitable["Message | None"]]
+
+
+@dataclass(frozen=True, init=False)
 class Handler:
     """One API's handler and the versions it serves, registered under its ``ApiKey``."""
 
     api_key: ApiKey
     min_version: int
     max_version: int
-    # takes its API's request class (the registry spans every API, so the request is typed
-    # where each handler is written); answers its response, or None for no answer
-    func: Callable[["RequestContext", Any], Awaitable["Message | None"]]
+    # answers its response, or None for no answer
+    func: HandlerFunc
+
+    def __init__(self, api_key: ApiKey, min_version: int, max_version: int,
+                 func: Callable[[RequestContext, _Request], Awaitable[Message | None]]) -> None:
+        """``func`` is written on its API's request class; the registry spans every API, so
+        it is held as taking any Message: dispatch decodes ``api_key``'s request class only."""
+        object.__setattr__(self, "api_key", api_key)
+        object.__setattr__(self, "min_version", min_version)
+        object.__setattr__(self, "max_version", max_version)
+        object.__setattr__(self, "func", cast(HandlerFunc, func))
 
 
 class RequestContext:

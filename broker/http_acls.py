@@ -35,7 +35,7 @@ topic-based ACL authorizer (a subject's rights are its topic's rights):
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 from kafpy.broker.security.acl import AclOperation as Op
 from kafpy.broker.security.acl import ResourceType as RT
@@ -149,7 +149,7 @@ def route_needs(method: str, template: str, params: Mapping[str, str]) -> list[N
     return needs(params) if needs is not None else []
 
 
-def body_needs(method: str, template: str, body: Any) -> list[Need]:
+def body_needs(method: str, template: str, body: object) -> list[Need]:
     """The rights named in the JSON body of a ``BODY_ROUTES`` route (a malformed body needs
     nothing here: the handler refuses it)."""
     if not isinstance(body, dict):

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import logging
 import ssl
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from kafpy.web.metrics_endpoint import MetricsEndpoint
 from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.server import HttpLimits, HttpServer
-from kafpy.web.status_page import StatusPage
+from kafpy.web.status_page import StatusBroker, StatusPage
 
 if TYPE_CHECKING:
+    import asyncio
+
     from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.server import SocketServer
+    from kafpy.broker.services import BrokerServices
 
 log = logging.getLogger("kafka.http")
 
@@ -45,12 +49,34 @@ def http_limits(config: KafkaConfig) -> HttpLimits:
                       body_read_timeout_s=config["kafpy.http.request.body.read.timeout.ms"] / 1000)
 
 
+class Broker(StatusBroker, Protocol):
+    """What this module reads of ``kafpy.broker.broker.Broker`` (which imports it)."""
+
+    @property
+    def config(self) -> KafkaConfig: ...
+
+    @property
+    def server(self) -> SocketServer | None: ...
+
+    @property
+    def services(self) -> BrokerServices | None: ...
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+
+
+class _Ecosystem(Protocol):
+    """What BrokerHttp needs of ``kafpy.rest.mount.Ecosystem`` (a floor above, not imported)."""
+
+    async def stop(self) -> None: ...
+
+
 class BrokerHttp:
     """The broker's HTTP server and the components mounted on it; ``mount`` lets a later
     component (the Schema Registry, the REST Proxy) add its routes before ``start``."""
 
     def __init__(self, server: HttpServer, metrics: MetricsEndpoint, status: StatusPage,
-                 ecosystem: Any = None) -> None:
+                 ecosystem: _Ecosystem | None = None) -> None:
         self.server = server
         self.metrics = metrics
         self.status = status
@@ -68,7 +94,7 @@ class BrokerHttp:
         await self.server.stop()
 
 
-def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
+def _own_client(broker: Broker) -> tuple[str, str, dict[str, object]]:
     """(bootstrap, advertised host, aiokafka client settings) through which the Schema Registry
     and the REST Proxy, Kafka clients of the cluster, reach it: this broker's inter-broker
     listener with the security the broker's own inter-broker client uses (TLS trust store and
@@ -78,11 +104,12 @@ def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
     cfg = broker.config
     name = cfg.inter_broker_listener_name
     li = next(li for li in cfg.listeners if li.name == name)
+    assert broker.server is not None, "the socket server starts before the HTTP server"
     port = broker.server.bound_ports.get(li.name, li.port)
     advertised = next((a.host for a in cfg.advertised_listeners if a.name == li.name), None)
     host = advertised or li.host or "localhost"
     security = ClientSecurity.inter_broker(cfg)
-    client: dict[str, Any] = {}
+    client: dict[str, object] = {}
     if security is not None:
         client["security_protocol"] = security.protocol
         if security.ssl_context is not None:
@@ -93,11 +120,12 @@ def _own_client(broker: Any) -> tuple[str, str, dict[str, Any]]:
     return f"{host}:{port}", host, client
 
 
-def _basic_auth(broker: Any) -> BasicAuth | None:
+def _basic_auth(broker: Broker) -> BasicAuth | None:
     """kafpy.http.authentication.method=BASIC: logins are the SASL users of the broker's
     listeners (PLAIN's JAAS users, SCRAM credentials), rights its ACLs."""
     from kafpy.broker.http_auth import basic_auth
     plain: dict[str, str] = {}
+    assert broker.server is not None, "the socket server starts before the HTTP server"
     for security in broker.server.security.values():
         plain.update(security.plain_users)
     services = broker.services   # None before the broker has built them
@@ -106,7 +134,7 @@ def _basic_auth(broker: Any) -> BasicAuth | None:
                       lambda topic: broker.metadata_cache is not None and broker.metadata_cache.topic(topic) is not None)
 
 
-async def start_http_server(broker: Any) -> BrokerHttp:   # the Broker (which imports this module)
+async def start_http_server(broker: Broker) -> BrokerHttp:   # the Broker imports this module
     cfg = broker.config
     server = build_http_server(cfg, _basic_auth(broker))
     metrics = MetricsEndpoint(broker, broker.loop)

@@ -29,7 +29,6 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.broker.handler import PreEncodedResponse
 from kafpy.replication.metadata_cache import MetadataCache, TopicInfo
 
-R = MetadataResponse
 _INT32 = struct.Struct(">i")
 
 
@@ -41,8 +40,8 @@ class _Layout:
         flexible_min = codec.SPECS[ApiKey.METADATA].flexible_min
         self.flexible = flexible_min is not None and version >= flexible_min
         self.len_size = 1 if self.flexible else 4   # an empty array's length prefix
-        empty = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[]))
-        one = codec.encode_response(ApiKey.METADATA, version, 0, R(topics=[R.MetadataResponseTopic(name="x")]))
+        empty = codec.encode_response(ApiKey.METADATA, version, 0, MetadataResponse(topics=[]))
+        one = codec.encode_response(ApiKey.METADATA, version, 0, MetadataResponse(topics=[MetadataResponse.MetadataResponseTopic(name="x")]))
         i = 4  # past the size prefix, which differs
         while empty[i] == one[i]:
             i += 1
@@ -52,7 +51,7 @@ class _Layout:
 
     def topic_bytes(self, entry: MetadataResponse.MetadataResponseTopic) -> bytes:
         """``entry`` (a MetadataResponseTopic) encoded as an element of the topics array."""
-        e = codec.encode_response(ApiKey.METADATA, self.version, 0, R(topics=[entry]))
+        e = codec.encode_response(ApiKey.METADATA, self.version, 0, MetadataResponse(topics=[entry]))
         return e[self.topics_at:len(e) - self.tail]
 
     def array_length(self, n: int) -> bytes:
@@ -69,7 +68,7 @@ def layout(version: int) -> _Layout:
     return lay
 
 
-class EncodedMetadataResponse(R, PreEncodedResponse):
+class EncodedMetadataResponse(MetadataResponse, PreEncodedResponse):
     """A MetadataResponse whose ``topics`` (shared, cached entries: read only) also come
     encoded in ``topic_bytes``; the server sends ``encode_chunks``."""
 
@@ -81,7 +80,7 @@ class EncodedMetadataResponse(R, PreEncodedResponse):
         changes the answer (the authorizer filters topics and fills in authorized
         operations): the entries here are shared with the cache and ``topic_bytes`` would
         no longer match them."""
-        out = R(**{f: getattr(self, f) for f in R.__slots__})
+        out = MetadataResponse(**{f: getattr(self, f) for f in MetadataResponse.__slots__})
         out.topics = [copy.copy(t) for t in self.topics]
         return out
 

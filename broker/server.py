@@ -49,26 +49,25 @@ import socket
 import time
 from collections import deque
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable
 
 from kafpy.protocol import codec
-from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion, error_code_for
+from kafpy.protocol.errors import FrameTooLarge, ProtocolError, UnsupportedVersion
 from kafpy.protocol.framing import FrameReader
 from kafpy.protocol.memory_pool import MemoryPool
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.message_base import Message
-from kafpy.protocol.messages import RequestHeader
 
 from kafpy.broker.config import ConfigError
 from kafpy.broker.acceptor import Acceptor
 from kafpy.broker.connection_quotas import ConnectionQuotas, parse_ip_overrides
 from kafpy.broker.eager_coroutine import hand_over
-from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, PreEncodedResponse, RequestContext
 from kafpy.broker.quotas.throttling import throttle_response
 from kafpy.broker.security.principal import ANONYMOUS
 from kafpy.broker.security.session import AuthSession, ListenerSecurity, illegal_sasl_state_response
 from kafpy.broker.security.tls_writer import TransportWriter
+from kafpy.broker.response_frames import (ProcessResult, Ready, SendThenClose, error_answer, nothing, observe,
+                                          raw_sasl_token)
 from kafpy.broker.socket_writer import ZERO_COPY, Chunk, SocketWriter, TrafficStats
 
 if TYPE_CHECKING:
@@ -78,9 +77,6 @@ if TYPE_CHECKING:
     from kafpy.metrics.observer import RequestObserver
 
 log = logging.getLogger("kafka.network")
-# what handling one request frame gives: the response frame, nothing (no answer), or
-# the exception that closes the connection (after its answer for _SendThenClose)
-ProcessResult = Union[list[Chunk], BaseException, None]
 
 READ_BUFFER_SIZE = 256 * 1024
 MAX_QUEUED_REQUESTS = 100
@@ -102,8 +98,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.writer: SocketWriter | None = None
         self.pool: MemoryPool | None = server.memory_pool
         self.reader = FrameReader(server.max_request_size, scratch=server.scratch, pool=self.pool)
-        # Tasks still running and _Ready results, in request order (Any: the response loop tells
-        # them apart with ``type(x) is _Ready``, the fast check mypy does not narrow on)
+        # Tasks still running and Ready results, in request order (left untyped: the response loop
+        # tells them apart with ``type(x) is Ready``, the fast check mypy does not narrow on)
         self.queue: deque[Any] = deque()
         self.response_task: asyncio.Task | None = None
         self.paused = False     # too many requests queued
@@ -157,7 +153,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if share_partitions is not None:   # its share sessions end with it (Kafka 4.4)
             share_partitions.on_connection_closed(self.id)
         for fut in self.queue:
-            if type(fut) is not _Ready:
+            if type(fut) is not Ready:
                 fut.cancel()
         self.queue.clear()
         if self.response_task is not None:
@@ -169,10 +165,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.pool.forget(self._memory_available)
 
     def pause_writing(self) -> None:   # only a TLS transport's writer minds these
-        getattr(self.writer, "pause_writing", _nothing)()
+        getattr(self.writer, "pause_writing", nothing)()
 
     def resume_writing(self) -> None:
-        getattr(self.writer, "resume_writing", _nothing)()
+        getattr(self.writer, "resume_writing", nothing)()
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self.reader.get_buffer(sizehint)
@@ -289,19 +285,19 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if self.closed:
             return
         if self.queue or self._writing():
-            self.queue.append(_Ready(result))
+            self.queue.append(Ready(result))
             self._ensure_responder()
             return
         if result is None:
             return
         if isinstance(result, BaseException):
             self._flush()
-            if isinstance(result, _SendThenClose):   # its answer first, then close
-                self.queue.append(_Ready(result))
+            if isinstance(result, SendThenClose):   # its answer first, then close
+                self.queue.append(Ready(result))
                 self._ensure_responder()
                 return
             if self._writing():   # close once the responses before it are written
-                self.queue.append(_Ready(result))
+                self.queue.append(Ready(result))
             else:
                 self.abort()
             return
@@ -348,10 +344,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
     async def _process_pooled(self, frame: bytes | bytearray) -> ProcessResult:
         """``_process``, then the request's bytes go back to the memory pool (also when the
         connection goes away and its Task is cancelled)."""
+        pool = self.pool
+        assert pool is not None   # only called when the server has a memory pool
         try:
             return await self._process(frame)
         finally:
-            self.pool.release(len(frame))  # type: ignore[union-attr]
+            pool.release(len(frame))
 
     async def _process(self, frame: bytes | bytearray) -> ProcessResult:
         """Decode, run the handler, encode. Returns response chunks, None (no response),
@@ -361,7 +359,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         session = self.session
         sasl = self.sasl_session
         if sasl is not None and sasl.raw_tokens:
-            return await _raw_sasl_token(sasl, frame)
+            return await raw_sasl_token(sasl, frame)
         try:
             header, request = codec.decode_request(frame)
         except UnsupportedVersion as e:
@@ -380,7 +378,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             refusal = illegal_sasl_state_response(api_key, header.request_api_version) \
                 if sasl.answers_refusal() else None
             if refusal is not None:
-                return _SendThenClose(codec.encode_response_chunks(
+                return SendThenClose(codec.encode_response_chunks(
                     api_key, header.request_api_version, header.correlation_id, refusal))
             return CloseConnection("request before authentication")
         handler = apis.handler_for(api_key, header.request_api_version)
@@ -421,8 +419,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             log.exception("Error processing %s v%d from %s:%d (client %s)", apis.name(api_key),
                           header.request_api_version, self.peer[0], self.peer[1], header.client_id)
             if observer is not None:
-                _observe(observer, ctx, api_key, request, e, started, 0, parked)
-            return _error_answer(api_key, header, request, e)
+                observe(observer, ctx, api_key, request, e, started, 0, parked)
+            return error_answer(api_key, header, request, e)
         throttle_ms = 0
         quotas = self.client_quotas
         if quotas is not None and quotas.active:
@@ -432,7 +430,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if throttle_ms > 0:
                 self.mute(throttle_ms)
         if observer is not None:
-            _observe(observer, ctx, api_key, request, response, started, throttle_ms, parked)
+            observe(observer, ctx, api_key, request, response, started, throttle_ms, parked)
         if response is None:
             return None
         if isinstance(response, PreEncodedResponse):
@@ -441,7 +439,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             chunks = codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id,
                                                   response)
         if sasl is not None and sasl.failed:
-            return _SendThenClose(chunks)
+            return SendThenClose(chunks)
         return chunks
 
     def mute(self, throttle_ms: int) -> None:
@@ -479,13 +477,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 if not queue:
                     return
                 head = queue[0]
-                if type(head) is not _Ready and not head.done():
+                if type(head) is not Ready and not head.done():
                     await head
                 chunks: list[Chunk] = []
                 close = False
                 while queue:
                     head = queue[0]
-                    if type(head) is _Ready:
+                    if type(head) is Ready:
                         result = head.result
                     elif head.done():
                         result = head.result()
@@ -495,7 +493,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     if result is None:
                         continue
                     if isinstance(result, BaseException):
-                        if isinstance(result, _SendThenClose):
+                        if isinstance(result, SendThenClose):
                             chunks.extend(result.chunks)
                         close = True
                         break
@@ -527,63 +525,6 @@ class KafkaConnection(asyncio.BufferedProtocol):
             except Exception:  # noqa: BLE001 - the response task reports its own failure; draining stops either way
                 return
             await asyncio.sleep(0)
-
-
-class _SendThenClose(Exception):
-    """A response after which the connection closes (a failed SASL login, a request out of
-    order in the SASL exchange)."""
-
-    def __init__(self, chunks: list[Chunk]) -> None:
-        super().__init__("closing after a failed authentication")
-        self.chunks = chunks
-
-
-async def _raw_sasl_token(session: AuthSession, frame: bytes | bytearray) -> ProcessResult:
-    """SaslHandshake v0: frames are bare SASL tokens, answered with bare tokens; a failure
-    closes the connection without an answer (v0 has no way to say why)."""
-    error, _message, token, _lifetime = await session.authenticate(bytes(frame))
-    if error:
-        return CloseConnection("SASL authentication failed")
-    return [len(token).to_bytes(4, "big") + token]
-
-
-def _observe(observer: "RequestObserver", ctx: RequestContext, api_key: int, request: Message,
-             response: Message | BaseException | None,
-             started: float, throttle_ms: int = 0, parked: float = 0.0) -> None:
-    """The per-request hook (metrics, request log); a failure in it never fails the request.
-    ``parked``: when the handler first waited (0: it never did)."""
-    try:
-        now = time.perf_counter()
-        observer.completed(ctx, api_key, request, response, now - started, throttle_ms,
-                           now - parked if parked else 0.0)
-    except Exception:
-        log.exception("Recording metrics of api %d failed", api_key)
-
-
-def _nothing() -> None:
-    return None
-
-
-def _error_answer(api_key: int, header: RequestHeader, request: Message, exc: Exception) -> ProcessResult:
-    """What answers a request whose handler raised ``exc``: Kafka's error response (every
-    error field set), or ``exc`` itself (close the connection) where Kafka has none."""
-    try:
-        response = error_response(api_key, header.request_api_version, request, error_code_for(exc))
-        if response is None:
-            return exc
-        return codec.encode_response_chunks(api_key, header.request_api_version, header.correlation_id, response)
-    except Exception:
-        log.exception("Could not build the error response to api %d v%d", api_key, header.request_api_version)
-        return exc
-
-
-class _Ready:
-    """A response computed before the ones ahead of it were written."""
-
-    __slots__ = ("result",)
-
-    def __init__(self, result: ProcessResult) -> None:
-        self.result = result
 
 
 class SocketServer:

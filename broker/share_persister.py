@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, TypeVar, Union
 
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
@@ -148,10 +148,9 @@ class BrokerSharePersister:
                           start_offset: int) -> tuple[ErrorCode, str | None]:
         if node == self.broker_id:
             return await self._local_or_unavailable().initialize_state(key, state_epoch, start_offset)
-        R = messages.InitializeShareGroupStateRequest
-        resp = await self._send(node, ApiKey.INITIALIZE_SHARE_GROUP_STATE, R(
-            group_id=key.group_id, topics=[R.InitializeStateData(topic_id=key.topic_id.bytes, partitions=[
-                R.PartitionData(partition=key.partition, state_epoch=state_epoch, start_offset=start_offset)])]))
+        resp = await self._send(node, ApiKey.INITIALIZE_SHARE_GROUP_STATE, messages.InitializeShareGroupStateRequest(
+            group_id=key.group_id, topics=[messages.InitializeShareGroupStateRequest.InitializeStateData(topic_id=key.topic_id.bytes, partitions=[
+                messages.InitializeShareGroupStateRequest.PartitionData(partition=key.partition, state_epoch=state_epoch, start_offset=start_offset)])]))
         return _error_and_message(_partition_result(resp))
 
     async def _write(self, node: int, key: SharePartitionKey, state_epoch: int, leader_epoch: int,
@@ -160,24 +159,22 @@ class BrokerSharePersister:
         if node == self.broker_id:
             return await self._local_or_unavailable().write_state(key, state_epoch, leader_epoch, start_offset,
                                                                   batches, delivery_complete_count)
-        R = messages.WriteShareGroupStateRequest
-        resp = await self._send(node, ApiKey.WRITE_SHARE_GROUP_STATE, R(
-            group_id=key.group_id, topics=[R.WriteStateData(topic_id=key.topic_id.bytes, partitions=[
-                R.PartitionData(partition=key.partition, state_epoch=state_epoch, leader_epoch=leader_epoch,
+        resp = await self._send(node, ApiKey.WRITE_SHARE_GROUP_STATE, messages.WriteShareGroupStateRequest(
+            group_id=key.group_id, topics=[messages.WriteShareGroupStateRequest.WriteStateData(topic_id=key.topic_id.bytes, partitions=[
+                messages.WriteShareGroupStateRequest.PartitionData(partition=key.partition, state_epoch=state_epoch, leader_epoch=leader_epoch,
                                 start_offset=start_offset, delivery_complete_count=delivery_complete_count,
-                                state_batches=[R.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
-                                                            delivery_state=b.delivery_state,
-                                                            delivery_count=b.delivery_count)
+                                state_batches=[messages.WriteShareGroupStateRequest.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
+                                                                                               delivery_state=b.delivery_state,
+                                                                                               delivery_count=b.delivery_count)
                                                for b in batches])])]))
         return _error_and_message(_partition_result(resp))
 
     async def _read(self, node: int, key: SharePartitionKey, leader_epoch: int) -> ReadStateResult:
         if node == self.broker_id:
             return await self._local_or_unavailable().read_state(key, leader_epoch)
-        R = messages.ReadShareGroupStateRequest
-        resp = await self._send(node, ApiKey.READ_SHARE_GROUP_STATE, R(
-            group_id=key.group_id, topics=[R.ReadStateData(topic_id=key.topic_id.bytes, partitions=[
-                R.PartitionData(partition=key.partition, leader_epoch=leader_epoch)])]))
+        resp = await self._send(node, ApiKey.READ_SHARE_GROUP_STATE, messages.ReadShareGroupStateRequest(
+            group_id=key.group_id, topics=[messages.ReadShareGroupStateRequest.ReadStateData(topic_id=key.topic_id.bytes, partitions=[
+                messages.ReadShareGroupStateRequest.PartitionData(partition=key.partition, leader_epoch=leader_epoch)])]))
         p = _partition_result(resp)
         if p is None:
             return ReadStateResult(error_code=ErrorCode.NETWORK_EXCEPTION)
@@ -189,19 +186,17 @@ class BrokerSharePersister:
     async def _delete(self, node: int, key: SharePartitionKey) -> tuple[ErrorCode, str | None]:
         if node == self.broker_id:
             return await self._local_or_unavailable().delete_state(key)
-        R = messages.DeleteShareGroupStateRequest
-        resp = await self._send(node, ApiKey.DELETE_SHARE_GROUP_STATE, R(
-            group_id=key.group_id, topics=[R.DeleteStateData(topic_id=key.topic_id.bytes, partitions=[
-                R.PartitionData(partition=key.partition)])]))
+        resp = await self._send(node, ApiKey.DELETE_SHARE_GROUP_STATE, messages.DeleteShareGroupStateRequest(
+            group_id=key.group_id, topics=[messages.DeleteShareGroupStateRequest.DeleteStateData(topic_id=key.topic_id.bytes, partitions=[
+                messages.DeleteShareGroupStateRequest.PartitionData(partition=key.partition)])]))
         return _error_and_message(_partition_result(resp))
 
     async def _summary(self, node: int, key: SharePartitionKey) -> StateSummary:
         if node == self.broker_id:
             return await self._local_or_unavailable().read_summary(key)
-        R = messages.ReadShareGroupStateSummaryRequest
-        resp = await self._send(node, ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, R(
-            group_id=key.group_id, topics=[R.ReadStateSummaryData(topic_id=key.topic_id.bytes, partitions=[
-                R.PartitionData(partition=key.partition, leader_epoch=-1)])]))
+        resp = await self._send(node, ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, messages.ReadShareGroupStateSummaryRequest(
+            group_id=key.group_id, topics=[messages.ReadShareGroupStateSummaryRequest.ReadStateSummaryData(topic_id=key.topic_id.bytes, partitions=[
+                messages.ReadShareGroupStateSummaryRequest.PartitionData(partition=key.partition, leader_epoch=-1)])]))
         p = _partition_result(resp)
         if p is None:
             return StateSummary(error_code=ErrorCode.NETWORK_EXCEPTION)
@@ -238,7 +233,17 @@ def _partition_result(resp: Any) -> Any:
     return None
 
 
-def _error_and_message(p: Any) -> tuple[ErrorCode, str | None]:
+class _PartitionError(Protocol):
+    """A persister response's partition result: its error and message."""
+
+    @property
+    def error_code(self) -> int: ...
+
+    @property
+    def error_message(self) -> str | None: ...
+
+
+def _error_and_message(p: _PartitionError | None) -> tuple[ErrorCode, str | None]:
     if p is None:
         return ErrorCode.NETWORK_EXCEPTION, None
     return ErrorCode(p.error_code), p.error_message

@@ -52,7 +52,7 @@ class SocketWriter:
     a response with file slices is sent with ``TCP_CORK`` set, so its small headers and the
     sendfile data leave in full-sized segments instead of one packet per piece."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, sock: Any, stats: "TrafficStats",
+    def __init__(self, loop: asyncio.AbstractEventLoop, sock: socket.socket, stats: "TrafficStats",
                  cork: bool = TCP_CORK) -> None:
         self.loop = loop
         self.sock = sock

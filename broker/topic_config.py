@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Mapping
 
-from kafpy.broker.config import COMPRESSION_TYPES, KafkaConfig, LONG_MAX
+from kafpy.broker.config import COMPRESSION_TYPES, ConfigValue, KafkaConfig, LONG_MAX
 
 # DescribeConfigs ConfigSource values
 UNKNOWN = 0
@@ -28,7 +28,7 @@ class TopicConfigDef:
     name: str
     type: str
     broker_key: str | None  # the broker config it takes its default from
-    default: Any            # used when broker_key is None
+    default: ConfigValue    # used when broker_key is None
 
 
 TOPIC_CONFIGS: dict[str, TopicConfigDef] = {d.name: d for d in [
@@ -73,7 +73,7 @@ class InvalidConfig(ValueError):
     """Maps to INVALID_CONFIG (40)."""
 
 
-def format_value(v: Any) -> str | None:
+def format_value(v: ConfigValue) -> str | None:
     if v is None:
         return None
     if isinstance(v, bool):
@@ -106,7 +106,7 @@ def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int
         return format_value(d.default), DEFAULT_CONFIG, None
     key = d.broker_key
     if key in cfg.dynamic:  # a dynamic broker setting wins over the derived static value
-        v: Any = cfg[key]
+        v: ConfigValue = cfg[key]
     elif key == "log.retention.ms":
         v = cfg.log_retention_ms
     elif key == "log.roll.ms":
@@ -140,17 +140,17 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
             parsed = PARSERS[d.type](value)
         except ValueError:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}") from None
-        if name == "cleanup.policy" and any(p not in ("delete", "compact") for p in parsed):
+        if name == "cleanup.policy" and isinstance(parsed, list) and any(p not in ("delete", "compact") for p in parsed):
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: compact, delete")
         if name == "compression.type" and parsed not in COMPRESSION_TYPES:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: "
                                 + ", ".join(COMPRESSION_TYPES))
         if name == "message.timestamp.type" and parsed not in ("CreateTime", "LogAppendTime"):
             raise InvalidConfig(f"Invalid value {value} for configuration {name}")
-        if d.type in ("int", "long") and name in ("segment.bytes",) and parsed < 14:
+        if isinstance(parsed, int) and name in ("segment.bytes",) and parsed < 14:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: Value must be at least 14")
-        if d.type in ("int", "long") and name in ("max.message.bytes", "segment.index.bytes",
-                                                  "index.interval.bytes") and parsed < 0:
+        if isinstance(parsed, int) and name in ("max.message.bytes", "segment.index.bytes",
+                                                "index.interval.bytes") and parsed < 0:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}")
 
 

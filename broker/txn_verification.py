@@ -49,7 +49,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kafpy.protocol.errors import ErrorCode, UnsupportedVersion
 from kafpy.protocol.messages import AddPartitionsToTxnRequest
@@ -96,7 +96,7 @@ def produce_error(error: ErrorCode, api_version: int) -> tuple[ErrorCode, str | 
     return error, None
 
 
-def transactional_producer(records: Any) -> tuple[int, int] | None:
+def transactional_producer(records: bytes | bytearray | memoryview | None) -> tuple[int, int] | None:
     """(producer id, epoch) of a partition's first batch when it is transactional (magic 2)."""
     if (records is None or len(records) < BATCH_HEADER_SIZE or records[MAGIC_OFFSET] != 2
             or not records[ATTRIBUTES_LOW_BYTE_OFFSET] & TRANSACTIONAL_MASK):
@@ -263,10 +263,9 @@ class TxnVerifier:
 def _verify_request(transactional_id: str, producer_id: int, epoch: int,
                     partitions: list[TopicPartition], verify_only: bool = True
                     ) -> AddPartitionsToTxnRequest:
-    A = AddPartitionsToTxnRequest
     by_topic: dict[str, list[int]] = defaultdict(list)
     for topic, p in partitions:
         by_topic[topic].append(p)
-    return A(transactions=[A.AddPartitionsToTxnTransaction(
+    return AddPartitionsToTxnRequest(transactions=[AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction(
         transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch, verify_only=verify_only,
-        topics=[A.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()])])
+        topics=[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in by_topic.items()])])

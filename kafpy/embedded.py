@@ -38,12 +38,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TypeVar
 
 from kafpy import _process
 from kafpy._listener_proxy import ListenerProxy
 from kafpy._ports import LOOPBACK, free_port, free_ports
 from kafpy._zookeeper import ZooKeeperMissing, ZooKeeperServer, zookeeper_available
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 __all__ = ["EmbeddedBroker", "EmbeddedCluster", "BrokerStartError", "ZooKeeperMissing",
            "ZooKeeperServer", "zookeeper_available", "TEST_DEFAULTS"]
@@ -337,13 +340,13 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
 
     def pause(self) -> None:
         """SIGSTOP: the broker hangs with its connections open (clients time out)."""
-        if self.running:
-            os.killpg(self.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+        if self.running and self.proc is not None:
+            os.killpg(self.proc.pid, signal.SIGSTOP)
 
     def resume(self) -> None:
         """SIGCONT after `pause()`."""
-        if self.running:
-            os.killpg(self.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+        if self.running and self.proc is not None:
+            os.killpg(self.proc.pid, signal.SIGCONT)
 
     def cut_listener(self) -> None:
         """Reset every client connection and refuse new ones while the broker keeps running
@@ -554,7 +557,7 @@ def create_topics(bootstrap_servers: str, names: Iterable[str], partitions: int 
     return names
 
 
-def _have_leaders(admin: Any, names: Sequence[str], partitions: int) -> bool:
+def _have_leaders(admin: KafkaAdminClient, names: Sequence[str], partitions: int) -> bool:
     try:
         described = admin.describe_topics(list(names))
     except Exception:  # noqa: BLE001 - not known yet to the broker asked

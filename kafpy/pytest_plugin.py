@@ -30,11 +30,13 @@ from __future__ import annotations
 import re
 import shutil
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Generator, Iterator, Mapping
 
 import pytest
 
 if TYPE_CHECKING:
+    import pluggy
+
     from kafpy.embedded import EmbeddedBroker, EmbeddedCluster
 
 LOG_LINES_ON_FAILURE = 100
@@ -196,7 +198,7 @@ def kafpy_topic(kafpy_topic_factory: Callable[..., str]) -> str:
 
 @pytest.hookimpl(hookwrapper=True)  # the old-style wrapper: any pytest a user may have
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
-                              ) -> Generator[None, Any, None]:
+                              ) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     """Note a failure (for --kafpy-keep-logs) and attach the broker's log tail to it."""
     outcome = yield
     _attach_logs(item, outcome.get_result())

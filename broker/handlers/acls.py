@@ -29,7 +29,6 @@ def _filter(f: messages.DescribeAclsRequest | messages.DeleteAclsRequest.DeleteA
 
 
 async def handle_create_acls(ctx: RequestContext, req: messages.CreateAclsRequest) -> messages.CreateAclsResponse:
-    R = messages.CreateAclsResponse.AclCreationResult
     authorizer = ctx.services.authorizer
     bindings: list[AclBinding] = []
     results: list[messages.CreateAclsResponse.AclCreationResult | AclBinding] = []
@@ -40,7 +39,7 @@ async def handle_create_acls(ctx: RequestContext, req: messages.CreateAclsReques
             AccessControlEntry(c.principal, c.host, AclOperation.of(c.operation),
                                AclPermissionType.of(c.permission_type)))
         problem = validate_binding(b)
-        results.append(R(error_code=ErrorCode.INVALID_REQUEST, error_message=problem) if problem else b)
+        results.append(messages.CreateAclsResponse.AclCreationResult(error_code=ErrorCode.INVALID_REQUEST, error_message=problem) if problem else b)
         if not problem:
             bindings.append(b)
     try:
@@ -48,13 +47,13 @@ async def handle_create_acls(ctx: RequestContext, req: messages.CreateAclsReques
             raise AclManagementDisabled()
         errors = iter(await authorizer.create_acls(bindings) if bindings else [])
     except AclManagementDisabled:
-        return messages.CreateAclsResponse(results=[R(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
+        return messages.CreateAclsResponse(results=[messages.CreateAclsResponse.AclCreationResult(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
                                              for _ in req.creations])
     out = []
     for r in results:
         if isinstance(r, AclBinding):
             err = next(errors)
-            r = R(error_code=ErrorCode.UNKNOWN_SERVER_ERROR if err else ErrorCode.NONE, error_message=err)
+            r = messages.CreateAclsResponse.AclCreationResult(error_code=ErrorCode.UNKNOWN_SERVER_ERROR if err else ErrorCode.NONE, error_message=err)
         out.append(r)
     return messages.CreateAclsResponse(results=out)
 

@@ -37,19 +37,18 @@ def not_the_controller(ctx: RequestContext) -> bool:
 
 # -- CreateTopics ------------------------------------------------------------------------
 async def handle_create_topics(ctx: RequestContext, req: CreateTopicsRequest) -> CreateTopicsResponse:
-    R = CreateTopicsResponse
     s = ctx.services
     v = ctx.api_version
     results = []
     if not_the_controller(ctx):
-        return R(throttle_time_ms=0, topics=[R.CreatableTopicResult(name=t.name, error_code=ErrorCode.NOT_CONTROLLER)
-                                             for t in req.topics])
+        return CreateTopicsResponse(throttle_time_ms=0, topics=[CreateTopicsResponse.CreatableTopicResult(name=t.name, error_code=ErrorCode.NOT_CONTROLLER)
+                                                                for t in req.topics])
     seen: dict[str, int] = {}
     for t in req.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
     for t in req.topics:
-        res = R.CreatableTopicResult(name=t.name, error_code=ErrorCode.NONE, error_message=None,
-                                     num_partitions=-1, replication_factor=-1, configs=None)
+        res = CreateTopicsResponse.CreatableTopicResult(name=t.name, error_code=ErrorCode.NONE, error_message=None,
+                                                        num_partitions=-1, replication_factor=-1, configs=None)
         results.append(res)
         if seen[t.name] > 1:
             res.error_code, res.error_message = ErrorCode.INVALID_REQUEST, f"Create topics request from client `{ctx.client_id}` contains multiple entries for the following topics: {t.name}"
@@ -79,22 +78,20 @@ async def handle_create_topics(ctx: RequestContext, req: CreateTopicsRequest) ->
         res.replication_factor = info.replication_factor
         if v >= 5:
             res.configs = _created_configs(ctx, topic_configs)
-    return R(throttle_time_ms=0, topics=results)
+    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
 
 
 def _created_configs(ctx: RequestContext, overrides: dict[str, str]) -> list:
-    R = CreateTopicsResponse
     out = []
     for name in sorted(TOPIC_CONFIGS):
         val, src, _ = topic_config_entry(ctx.services.config, name, overrides)
-        out.append(R.CreatableTopicConfigs(name=name, value=val, read_only=False, config_source=src,
-                                           is_sensitive=False))
+        out.append(CreateTopicsResponse.CreatableTopicConfigs(name=name, value=val, read_only=False, config_source=src,
+                                                              is_sensitive=False))
     return out
 
 
 # -- DeleteTopics ------------------------------------------------------------------------
 async def handle_delete_topics(ctx: RequestContext, req: DeleteTopicsRequest) -> DeleteTopicsResponse:
-    R = DeleteTopicsResponse
     s = ctx.services
     md = s.metadata_cache
     v = ctx.api_version
@@ -105,7 +102,7 @@ async def handle_delete_topics(ctx: RequestContext, req: DeleteTopicsRequest) ->
         wanted = [(n, ZERO_UUID) for n in req.topic_names]
     out = []
     for name, tid in wanted:
-        res = R.DeletableTopicResult(name=name, topic_id=tid, error_code=ErrorCode.NONE, error_message=None)
+        res = DeleteTopicsResponse.DeletableTopicResult(name=name, topic_id=tid, error_code=ErrorCode.NONE, error_message=None)
         out.append(res)
         if not_the_controller(ctx):
             res.error_code = ErrorCode.NOT_CONTROLLER
@@ -128,16 +125,15 @@ async def handle_delete_topics(ctx: RequestContext, req: DeleteTopicsRequest) ->
             await s.controller.delete_topic(info.name)
         except TopicError as e:  # deleted meanwhile by another request
             res.error_code, res.error_message = e.error_code, e.message
-    return R(throttle_time_ms=0, responses=out)
+    return DeleteTopicsResponse(throttle_time_ms=0, responses=out)
 
 
 # -- CreatePartitions ---------------------------------------------------------------------
 async def handle_create_partitions(ctx: RequestContext, req: CreatePartitionsRequest) -> CreatePartitionsResponse:
-    R = CreatePartitionsResponse
     s = ctx.services
     out = []
     for t in req.topics:
-        res = R.CreatePartitionsTopicResult(name=t.name, error_code=ErrorCode.NONE, error_message=None)
+        res = CreatePartitionsResponse.CreatePartitionsTopicResult(name=t.name, error_code=ErrorCode.NONE, error_message=None)
         out.append(res)
         if not_the_controller(ctx):
             res.error_code = ErrorCode.NOT_CONTROLLER
@@ -151,18 +147,17 @@ async def handle_create_partitions(ctx: RequestContext, req: CreatePartitionsReq
             await s.controller.create_partitions(t.name, t.count, validate_only=req.validate_only)
         except TopicError as e:
             res.error_code, res.error_message = e.error_code, e.message
-    return R(throttle_time_ms=0, results=out)
+    return CreatePartitionsResponse(throttle_time_ms=0, results=out)
 
 
 # -- DeleteRecords -------------------------------------------------------------------------
 async def handle_delete_records(ctx: RequestContext, req: DeleteRecordsRequest) -> DeleteRecordsResponse:
-    R = DeleteRecordsResponse
     rm = ctx.services.replica_manager
     topics = []
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = R.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=ErrorCode.NONE)
+            pr = DeleteRecordsResponse.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1, error_code=ErrorCode.NONE)
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
             if part is None:
@@ -180,27 +175,25 @@ async def handle_delete_records(ctx: RequestContext, req: DeleteRecordsRequest) 
                 pr.low_watermark = lg.delete_records_before(off)
             except StorageError as e:
                 pr.error_code = e.error_code
-        topics.append(R.DeleteRecordsTopicResult(name=t.name, partitions=parts))
-    return R(throttle_time_ms=0, topics=topics)
+        topics.append(DeleteRecordsResponse.DeleteRecordsTopicResult(name=t.name, partitions=parts))
+    return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
 
 
 # -- DescribeCluster ------------------------------------------------------------------------
 async def handle_describe_cluster(ctx: RequestContext, req: DescribeClusterRequest) -> DescribeClusterResponse:
-    R = DescribeClusterResponse
     md = ctx.services.metadata_cache
     if ctx.api_version >= 1 and req.endpoint_type != 1:
-        return R(throttle_time_ms=0, error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
-                 endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
-    brokers = [R.DescribeClusterBroker(broker_id=x.node_id, host=x.endpoint(ctx.listener)[0],
-                                       port=x.endpoint(ctx.listener)[1], rack=x.rack)
+        return DescribeClusterResponse(throttle_time_ms=0, error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
+                                       endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
+    brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=x.node_id, host=x.endpoint(ctx.listener)[0],
+                                                             port=x.endpoint(ctx.listener)[1], rack=x.rack)
                for x in md.brokers()]
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
-             controller_id=md.controller_id, brokers=brokers)
+    return DescribeClusterResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
+                                   controller_id=md.controller_id, brokers=brokers)
 
 
 # -- DescribeTopicPartitions ---------------------------------------------------------------
 async def handle_describe_topic_partitions(ctx: RequestContext, req: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse:
-    R = DescribeTopicPartitionsResponse
     md = ctx.services.metadata_cache
     if req.topics:
         names = sorted({t.name for t in req.topics})
@@ -216,8 +209,8 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req: DescribeTop
     for name in names:
         info = md.topic(name)
         if info is None:
-            out.append(R.DescribeTopicPartitionsResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name,
-                                                              topic_id=ZERO_UUID, partitions=[]))
+            out.append(DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name,
+                                                                                            topic_id=ZERO_UUID, partitions=[]))
             continue
         start = cursor.partition_index if cursor is not None and cursor.topic_name == name else 0
         parts = []
@@ -225,24 +218,23 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req: DescribeTop
             if p < start:
                 continue
             if budget == 0:
-                next_cursor = R.Cursor(topic_name=name, partition_index=p)
+                next_cursor = DescribeTopicPartitionsResponse.Cursor(topic_name=name, partition_index=p)
                 break
             pi = info.partitions[p]
-            parts.append(R.DescribeTopicPartitionsResponsePartition(
+            parts.append(DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponsePartition(
                 error_code=ErrorCode.NONE, partition_index=p, leader_id=pi.leader, leader_epoch=pi.leader_epoch,
                 replica_nodes=list(pi.replicas), isr_nodes=list(pi.isr), eligible_leader_replicas=[],
                 last_known_elr=[], offline_replicas=list(pi.offline_replicas)))
             budget -= 1
-        out.append(R.DescribeTopicPartitionsResponseTopic(error_code=ErrorCode.NONE, name=name, topic_id=info.topic_id,
-                                                          is_internal=info.is_internal, partitions=parts))
+        out.append(DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic(error_code=ErrorCode.NONE, name=name, topic_id=info.topic_id,
+                                                                                        is_internal=info.is_internal, partitions=parts))
         if next_cursor is not None:
             break
-    return R(throttle_time_ms=0, topics=out, next_cursor=next_cursor)
+    return DescribeTopicPartitionsResponse(throttle_time_ms=0, topics=out, next_cursor=next_cursor)
 
 
 # -- DescribeLogDirs ------------------------------------------------------------------------
 async def handle_describe_log_dirs(ctx: RequestContext, req: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
-    R = DescribeLogDirsResponse
     s = ctx.services
     wanted = None
     if req.topics is not None:
@@ -255,7 +247,7 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: DescribeLogDirsRequ
         parent = os.path.dirname(str(lg.dir).rstrip("/"))
         size = lg.size_in_bytes()
         key = parent if parent in by_dir else s.config.log_dirs[0]
-        by_dir[key].setdefault(topic, []).append(R.DescribeLogDirsPartition(
+        by_dir[key].setdefault(topic, []).append(DescribeLogDirsResponse.DescribeLogDirsPartition(
             partition_index=p, partition_size=size, offset_lag=0, is_future_key=False))
     results = []
     for d, topics in by_dir.items():
@@ -264,10 +256,10 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: DescribeLogDirsRequ
             total, free = usage.total, usage.free
         except OSError:
             total = free = -1
-        results.append(R.DescribeLogDirsResult(
+        results.append(DescribeLogDirsResponse.DescribeLogDirsResult(
             error_code=ErrorCode.NONE, log_dir=d, total_bytes=total, usable_bytes=free,
-            topics=[R.DescribeLogDirsTopic(name=n, partitions=ps) for n, ps in sorted(topics.items())]))
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, results=results)
+            topics=[DescribeLogDirsResponse.DescribeLogDirsTopic(name=n, partitions=ps) for n, ps in sorted(topics.items())]))
+    return DescribeLogDirsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, results=results)
 
 
 HANDLERS = [

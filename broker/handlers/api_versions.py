@@ -44,13 +44,12 @@ async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> A
             return ApiVersionsResponse(error_code=ErrorCode.REBOOTSTRAP_REQUIRED, api_keys=[], throttle_time_ms=0)
     response = ApiVersionsResponse(error_code=error, api_keys=keys, throttle_time_ms=0)
     if ctx.api_version >= 3:
-        R = ApiVersionsResponse
         response.supported_features = [
-            R.SupportedFeatureKey(name=n, min_version=lo, max_version=hi)
+            ApiVersionsResponse.SupportedFeatureKey(name=n, min_version=lo, max_version=hi)
             for n, (lo, hi) in supported_features().items()]
         response.finalized_features_epoch = finalized.epoch
         response.finalized_features = [
-            R.FinalizedFeatureKey(name=n, max_version_level=lv, min_version_level=lv)
+            ApiVersionsResponse.FinalizedFeatureKey(name=n, max_version_level=lv, min_version_level=lv)
             for n, lv in finalized.levels.items()]
     return response
 

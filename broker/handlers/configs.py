@@ -30,7 +30,6 @@ TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
 
-D = DescribeConfigsResponse
 OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
 
 
@@ -86,10 +85,10 @@ def _topic_entries(ctx: RequestContext, name: str, keys: list[str] | None, synon
         if keys is not None and cname not in keys:
             continue
         value, source, syn = topic_config_entry(cfg, cname, overrides)
-        out.append(D.DescribeConfigsResourceResult(
+        out.append(DescribeConfigsResponse.DescribeConfigsResourceResult(
             name=cname, value=value, read_only=False, is_default=source == DEFAULT_CONFIG,
             config_source=source, is_sensitive=False,
-            synonyms=[D.DescribeConfigsSynonym(name=n, value=val, source=src) for n, val, src in syn]
+            synonyms=[DescribeConfigsResponse.DescribeConfigsSynonym(name=n, value=val, source=src) for n, val, src in syn]
             if synonyms else [],
             config_type=CONFIG_TYPE_IDS[TOPIC_CONFIGS[cname].type], documentation=None))
     return out
@@ -125,9 +124,9 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
         if entity_default:
             layers = [layer for layer in layers if layer[1] == DYNAMIC_DEFAULT_BROKER_CONFIG]
         value, source = layers[0]
-        syn = [D.DescribeConfigsSynonym(name=cname, value=None if d.sensitive else v, source=s)
+        syn = [DescribeConfigsResponse.DescribeConfigsSynonym(name=cname, value=None if d.sensitive else v, source=s)
                for v, s in layers] if synonyms else []
-        out.append(D.DescribeConfigsResourceResult(
+        out.append(DescribeConfigsResponse.DescribeConfigsResourceResult(
             name=cname, value=None if d.sensitive else value, read_only=not d.dynamic,
             is_default=source == DEFAULT_CONFIG, config_source=source, is_sensitive=d.sensitive,
             synonyms=syn, config_type=CONFIG_TYPE_IDS.get(d.type, 0), documentation=None))
@@ -142,9 +141,9 @@ def _broker_entries(cfg: KafkaConfig, keys: list[str] | None, synonyms: bool, en
         known = config_def(cname)
         sensitive = known is None or known.type == "password"
         value = None if sensitive else layer[cname]
-        out.append(D.DescribeConfigsResourceResult(
+        out.append(DescribeConfigsResponse.DescribeConfigsResourceResult(
             name=cname, value=value, read_only=True, is_default=False, config_source=source,
-            is_sensitive=sensitive, synonyms=[D.DescribeConfigsSynonym(name=cname, value=value, source=source)]
+            is_sensitive=sensitive, synonyms=[DescribeConfigsResponse.DescribeConfigsSynonym(name=cname, value=value, source=source)]
             if synonyms else [], config_type=CONFIG_TYPE_IDS.get(known.type, 0) if known else 0, documentation=None))
     return out
 
@@ -165,8 +164,8 @@ async def handle_describe_configs(ctx: RequestContext, req: DescribeConfigsReque
     synonyms = v >= 1 and req.include_synonyms
     results = []
     for r in req.resources:
-        res = D.DescribeConfigsResult(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
-                                      resource_name=r.resource_name, configs=[])
+        res = DescribeConfigsResponse.DescribeConfigsResult(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
+                                                            resource_name=r.resource_name, configs=[])
         results.append(res)
         keys = list(r.configuration_keys) if r.configuration_keys is not None else None
         if r.resource_type == TOPIC:
@@ -186,7 +185,7 @@ async def handle_describe_configs(ctx: RequestContext, req: DescribeConfigsReque
             if err:
                 res.error_code, res.error_message = ErrorCode.INVALID_REQUEST, err
                 continue
-            res.configs = [D.DescribeConfigsResourceResult(
+            res.configs = [DescribeConfigsResponse.DescribeConfigsResourceResult(
                 name=name, value=level, read_only=False, is_default=False, config_source=DYNAMIC_BROKER_LOGGER_CONFIG,
                 is_sensitive=False, synonyms=[], config_type=CONFIG_TYPE_IDS.get("string", 0), documentation=None)
                 for name, level in sorted(broker_loggers.current_loggers().items())
@@ -195,11 +194,11 @@ async def handle_describe_configs(ctx: RequestContext, req: DescribeConfigsReque
             res.configs = group_configs.describe(
                 ctx.services.config,
                 ctx.services.controller.entity_configs.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name),
-                keys, D.DescribeConfigsResourceResult)
+                keys, DescribeConfigsResponse.DescribeConfigsResourceResult)
         else:
             res.error_code = ErrorCode.INVALID_REQUEST
             res.error_message = f"Unsupported resource type {r.resource_type}"
-    return D(throttle_time_ms=0, results=results)
+    return DescribeConfigsResponse(throttle_time_ms=0, results=results)
 
 
 async def _apply_topic(ctx: RequestContext, name: str, new: dict[str, str], validate_only: bool) -> None:
@@ -290,11 +289,10 @@ class _Fail(Exception):
 
 
 async def handle_alter_configs(ctx: RequestContext, req: AlterConfigsRequest) -> AlterConfigsResponse:
-    R = AlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
-                                             resource_name=r.resource_name)
+        res = AlterConfigsResponse.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
+                                                                resource_name=r.resource_name)
         out.append(res)
         new = {c.name: c.value for c in r.configs if c.value is not None}
         try:
@@ -306,15 +304,14 @@ async def handle_alter_configs(ctx: RequestContext, req: AlterConfigsRequest) ->
                 raise _Fail(ErrorCode.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}")
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
-    return R(throttle_time_ms=0, responses=out)
+    return AlterConfigsResponse(throttle_time_ms=0, responses=out)
 
 
 async def handle_incremental_alter_configs(ctx: RequestContext, req: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
-    R = IncrementalAlterConfigsResponse
     out = []
     for r in req.resources:
-        res = R.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
-                                             resource_name=r.resource_name)
+        res = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
+                                                                           resource_name=r.resource_name)
         out.append(res)
         try:
             if r.resource_type == TOPIC:
@@ -369,7 +366,7 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req: Incremental
                 await _apply_broker(ctx, r.resource_name, current, req.validate_only)
         except _Fail as e:
             res.error_code, res.error_message = e.code, e.message
-    return R(throttle_time_ms=0, responses=out)
+    return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=out)
 
 
 async def _alter_group(ctx: RequestContext, r: IncrementalAlterConfigsRequest.AlterConfigsResource,

@@ -26,11 +26,10 @@ _UNSUPPORTED = "The new consumer group protocol is not enabled on this cluster (
 
 async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse:
     group_service(ctx).expire_due()   # session ends already due
-    R = ConsumerGroupHeartbeatResponse
     consumer = consumer_coordinator(ctx)
     if consumer is None:
-        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                 member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
+        return ConsumerGroupHeartbeatResponse(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                              member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
     owned = None
     if req.topic_partitions is not None:
         owned = {bytes(tp.topic_id): set(tp.partitions) for tp in req.topic_partitions}
@@ -45,31 +44,30 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGrou
         topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
         acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
     r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
-    assignment = heartbeat_assignment(R, r.assignment) if r.error == ErrorCode.NONE else None
-    return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-             member_id=r.member_id if r.error == ErrorCode.NONE else None,
-             member_epoch=r.member_epoch if r.error == ErrorCode.NONE else -1,
-             heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == ErrorCode.NONE else 0,
-             assignment=assignment)
+    assignment = heartbeat_assignment(ConsumerGroupHeartbeatResponse.Assignment, ConsumerGroupHeartbeatResponse.TopicPartitions, r.assignment) if r.error == ErrorCode.NONE else None
+    return ConsumerGroupHeartbeatResponse(throttle_time_ms=0, error_code=r.error, error_message=r.message,
+                                          member_id=r.member_id if r.error == ErrorCode.NONE else None,
+                                          member_epoch=r.member_epoch if r.error == ErrorCode.NONE else -1,
+                                          heartbeat_interval_ms=r.heartbeat_interval_ms if r.error == ErrorCode.NONE else 0,
+                                          assignment=assignment)
 
 
 async def handle_consumer_group_describe(ctx: RequestContext, req: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
     group_service(ctx).expire_due()   # session ends already due
-    R = ConsumerGroupDescribeResponse
     consumer = consumer_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if consumer is None:
-            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                                           group_id=gid, group_state="", group_epoch=-1,
-                                           assignment_epoch=-1, assignor_name="", members=[]))
+            groups.append(ConsumerGroupDescribeResponse.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                                                       group_id=gid, group_state="", group_epoch=-1,
+                                                                       assignment_epoch=-1, assignor_name="", members=[]))
             continue
         d = consumer.describe(gid)
 
         def assignment(a: dict[bytes, set[int]]) -> ConsumerGroupDescribeResponse.Assignment:
-            return described_assignment(R, consumer.topics.topic_by_id, a)
+            return described_assignment(ConsumerGroupDescribeResponse.Assignment, ConsumerGroupDescribeResponse.TopicPartitions, consumer.topics.topic_by_id, a)
 
-        members = [R.Member(
+        members = [ConsumerGroupDescribeResponse.Member(
             member_id=dm.member.member_id, instance_id=dm.member.instance_id, rack_id=dm.member.rack_id,
             member_epoch=dm.member.member_epoch, client_id=dm.member.client_id,
             client_host=dm.member.client_host,
@@ -78,11 +76,11 @@ async def handle_consumer_group_describe(ctx: RequestContext, req: ConsumerGroup
             assignment=assignment(dm.member.assigned), target_assignment=assignment(dm.target),
             # v1+: 0 a classic member (of a migrating group), 1 a consumer-protocol one
             member_type=0 if dm.member.uses_classic_protocol else 1) for dm in d.members]
-        groups.append(R.DescribedGroup(
+        groups.append(ConsumerGroupDescribeResponse.DescribedGroup(
             error_code=d.error, error_message=d.message, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, assignor_name=d.assignor,
             members=members, authorized_operations=authorized_operations(req, d.error)))
-    return R(throttle_time_ms=0, groups=groups)
+    return ConsumerGroupDescribeResponse(throttle_time_ms=0, groups=groups)
 
 
 HANDLERS = [

@@ -86,16 +86,15 @@ def leader_and_isr_states(req: LeaderAndIsrRequest, version: int
 
 def leader_and_isr_response(version: int, error: ErrorCode, results: list[tuple[str, bytes, int, ErrorCode]]
                             ) -> LeaderAndIsrResponse:
-    R = LeaderAndIsrResponse
     if version < 5:
-        return R(error_code=error, partition_errors=[
-            R.LeaderAndIsrPartitionError(topic_name=t, partition_index=p, error_code=code)
+        return LeaderAndIsrResponse(error_code=error, partition_errors=[
+            LeaderAndIsrResponse.LeaderAndIsrPartitionError(topic_name=t, partition_index=p, error_code=code)
             for t, _, p, code in results])
     by_topic: dict[bytes, list] = {}
     for _, tid, p, code in results:
-        by_topic.setdefault(tid, []).append(R.LeaderAndIsrPartitionError(partition_index=p, error_code=code))
-    return R(error_code=error, topics=[R.LeaderAndIsrTopicError(topic_id=tid, partition_errors=errs)
-                                       for tid, errs in by_topic.items()])
+        by_topic.setdefault(tid, []).append(LeaderAndIsrResponse.LeaderAndIsrPartitionError(partition_index=p, error_code=code))
+    return LeaderAndIsrResponse(error_code=error, topics=[LeaderAndIsrResponse.LeaderAndIsrTopicError(topic_id=tid, partition_errors=errs)
+                                                          for tid, errs in by_topic.items()])
 
 
 async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -> LeaderAndIsrResponse:
@@ -132,7 +131,6 @@ def stop_replica_entries(req: StopReplicaRequest, version: int) -> list[tuple[st
 
 
 async def handle_stop_replica(ctx: RequestContext, req: StopReplicaRequest) -> StopReplicaResponse:
-    R = StopReplicaResponse
     s = ctx.services
     v = ctx.api_version
     entries = stop_replica_entries(req, v)
@@ -142,9 +140,9 @@ async def handle_stop_replica(ctx: RequestContext, req: StopReplicaRequest) -> S
     else:
         async with s.replica_manager.state_change_lock:
             error, errors = s.replica_manager.stop_replicas(req.controller_id, req.controller_epoch, entries)
-    return R(error_code=error, partition_errors=[
-        R.StopReplicaPartitionError(topic_name=t, partition_index=p,
-                                    error_code=error if error != ErrorCode.NONE else errors.get((t, p), ErrorCode.NONE))
+    return StopReplicaResponse(error_code=error, partition_errors=[
+        StopReplicaResponse.StopReplicaPartitionError(topic_name=t, partition_index=p,
+                                                      error_code=error if error != ErrorCode.NONE else errors.get((t, p), ErrorCode.NONE))
         for t, p, _, _ in entries])
 
 
@@ -240,14 +238,13 @@ async def handle_update_metadata(ctx: RequestContext, req: UpdateMetadataRequest
 
 # -- requests to the controller ----------------------------------------------------------------
 async def handle_controlled_shutdown(ctx: RequestContext, req: ControlledShutdownRequest) -> ControlledShutdownResponse:
-    R = ControlledShutdownResponse
     cc = ctx.services.cluster_controller
     if cc is None:
-        return R(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
+        return ControlledShutdownResponse(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
     broker_epoch = req.broker_epoch if ctx.api_version >= 2 else UNKNOWN_BROKER_EPOCH
     error, remaining = await cc.controlled_shutdown(req.broker_id, broker_epoch)
-    return R(error_code=error, remaining_partitions=[R.RemainingPartition(topic_name=t, partition_index=p)
-                                                     for t, p in remaining])
+    return ControlledShutdownResponse(error_code=error, remaining_partitions=[ControlledShutdownResponse.RemainingPartition(topic_name=t, partition_index=p)
+                                                                              for t, p in remaining])
 
 
 async def handle_alter_partition(ctx: RequestContext, req: AlterPartitionRequest) -> AlterPartitionResponse:
@@ -260,20 +257,18 @@ async def handle_alter_partition(ctx: RequestContext, req: AlterPartitionRequest
 async def handle_allocate_producer_ids(ctx: RequestContext, req: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
     """A block of producer ids for a broker whose transaction coordinator asks the controller
     (Apache Kafka's RPCProducerIdManager, IBP 3.0+)."""
-    R = AllocateProducerIdsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
+        return AllocateProducerIdsResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, producer_id_start=0, producer_id_len=0)
     block = await cc.allocate_producer_ids(req.broker_id, req.broker_epoch)
     if isinstance(block, ErrorCode):
-        return R(throttle_time_ms=0, error_code=block, producer_id_start=0, producer_id_len=0)
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
+        return AllocateProducerIdsResponse(throttle_time_ms=0, error_code=block, producer_id_start=0, producer_id_len=0)
+    return AllocateProducerIdsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id_start=block.first_id, producer_id_len=block.size)
 
 
 async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) -> ElectLeadersResponse:
-    """Any broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
+    """Every broker takes it and asks the controller (KafkaApis.handleElectLeaders); all
     partitions when the request names none, then answering only those that needed one."""
-    R = ElectLeadersResponse
     s = ctx.services
     v = ctx.api_version
     election_type = req.election_type if v >= 1 else ELECTION_PREFERRED
@@ -296,44 +291,42 @@ async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) ->
         results = {tp: r for tp, r in results.items() if r[0] != ErrorCode.ELECTION_NOT_NEEDED}
     by_topic: dict[str, list] = {}
     for (t, p), (code, message) in results.items():
-        by_topic.setdefault(t, []).append(R.PartitionResult(partition_id=p, error_code=code, error_message=message))
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, replica_election_results=[
-        R.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()])
+        by_topic.setdefault(t, []).append(ElectLeadersResponse.PartitionResult(partition_id=p, error_code=code, error_message=message))
+    return ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, replica_election_results=[
+        ElectLeadersResponse.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()])
 
 
 async def handle_alter_partition_reassignments(ctx: RequestContext, req: AlterPartitionReassignmentsRequest) -> AlterPartitionReassignmentsResponse:
     """Answered by the active controller only (NOT_CONTROLLER elsewhere, so the admin client
     retries there); replicas None cancels a partition's reassignment."""
-    R = AlterPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, responses=[])
+        return AlterPartitionReassignmentsResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, responses=[])
     wanted = {(t.name, p.partition_index): p.replicas for t in req.topics for p in t.partitions}
     results = await cc.alter_partition_reassignments(wanted)
     by_topic: dict[str, list] = {}
     for t in req.topics:
         for p in t.partitions:
             code, message = results.get((t.name, p.partition_index), (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None))
-            by_topic.setdefault(t.name, []).append(R.ReassignablePartitionResponse(
+            by_topic.setdefault(t.name, []).append(AlterPartitionReassignmentsResponse.ReassignablePartitionResponse(
                 partition_index=p.partition_index, error_code=code, error_message=message))
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=[
-        R.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()])
+    return AlterPartitionReassignmentsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=[
+        AlterPartitionReassignmentsResponse.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()])
 
 
 async def handle_list_partition_reassignments(ctx: RequestContext, req: ListPartitionReassignmentsRequest) -> ListPartitionReassignmentsResponse:
-    R = ListPartitionReassignmentsResponse
     cc = ctx.services.cluster_controller
     if cc is None or not cc.is_active:
-        return R(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, topics=[])
+        return ListPartitionReassignmentsResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, topics=[])
     wanted = None if req.topics is None else [(t.name, p) for t in req.topics for p in t.partition_indexes]
     error, ongoing = await cc.list_partition_reassignments(wanted)
     by_topic: dict[str, list] = {}
     for (t, p), a in sorted(ongoing.items()):
-        by_topic.setdefault(t, []).append(R.OngoingPartitionReassignment(
+        by_topic.setdefault(t, []).append(ListPartitionReassignmentsResponse.OngoingPartitionReassignment(
             partition_index=p, replicas=list(a.replicas), adding_replicas=list(a.adding_replicas),
             removing_replicas=list(a.removing_replicas)))
-    return R(throttle_time_ms=0, error_code=error, error_message=None, topics=[
-        R.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()])
+    return ListPartitionReassignmentsResponse(throttle_time_ms=0, error_code=error, error_message=None, topics=[
+        ListPartitionReassignmentsResponse.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()])
 
 
 HANDLERS = [

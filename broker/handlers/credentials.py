@@ -43,7 +43,6 @@ async def handle_sasl_authenticate(ctx: RequestContext, req: messages.SaslAuthen
 
 
 async def handle_describe_user_scram_credentials(ctx: RequestContext, req: messages.DescribeUserScramCredentialsRequest) -> messages.DescribeUserScramCredentialsResponse:
-    R = messages.DescribeUserScramCredentialsResponse
     store = ctx.services.user_configs
     if req.users is None or not req.users:
         names = await store.users() if store else []
@@ -55,21 +54,21 @@ async def handle_describe_user_scram_credentials(ctx: RequestContext, req: messa
     results = []
     for name in dict.fromkeys(names):
         if counts[name] > 1:
-            results.append(R.DescribeUserScramCredentialsResult(
+            results.append(messages.DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(
                 user=name, error_code=ErrorCode.DUPLICATE_RESOURCE,
                 error_message=f"Cannot describe SCRAM credentials for the same user twice in a single request: {name}"))
             continue
         creds = await store.scram_configs(name) if store else {}
         if not creds:
             if explicit:
-                results.append(R.DescribeUserScramCredentialsResult(
+                results.append(messages.DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(
                     user=name, error_code=ErrorCode.RESOURCE_NOT_FOUND,
                     error_message=f"Attempt to describe a user credential that does not exist: {name}"))
             continue
-        results.append(R.DescribeUserScramCredentialsResult(user=name, credential_infos=[
-            R.CredentialInfo(mechanism=MECHANISM_NUMBERS[m], iterations=c.iterations)
+        results.append(messages.DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(user=name, credential_infos=[
+            messages.DescribeUserScramCredentialsResponse.CredentialInfo(mechanism=MECHANISM_NUMBERS[m], iterations=c.iterations)
             for m, c in sorted(creds.items())]))
-    return R(results=results)
+    return messages.DescribeUserScramCredentialsResponse(results=results)
 
 
 def _alter_error(mechanism: int, iterations: int | None, name: str) -> tuple[int, str] | None:
@@ -88,7 +87,6 @@ async def handle_alter_user_scram_credentials(ctx: RequestContext, req: messages
     """Kafka's checks, per user: a user named twice for one mechanism fails as a whole
     (DUPLICATE_RESOURCE); any bad entry fails that user's whole change; deleting a
     credential that does not exist is RESOURCE_NOT_FOUND."""
-    R = messages.AlterUserScramCredentialsResponse
     store = ctx.services.user_configs
     users = list(dict.fromkeys([d.name for d in req.deletions] + [u.name for u in req.upsertions]))
     pairs = Counter([(d.name, d.mechanism) for d in req.deletions] + [(u.name, u.mechanism) for u in req.upsertions])
@@ -108,17 +106,17 @@ async def handle_alter_user_scram_credentials(ctx: RequestContext, req: messages
     for name in users:
         if name in errors:
             code, msg = errors[name]
-            results.append(R.AlterUserScramCredentialsResult(user=name, error_code=code, error_message=msg))
+            results.append(messages.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(user=name, error_code=code, error_message=msg))
             continue
         if store is None:
-            results.append(R.AlterUserScramCredentialsResult(
+            results.append(messages.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
                 user=name, error_code=ErrorCode.UNKNOWN_SERVER_ERROR, error_message="No credential store"))
             continue
         existing = await store.scram_configs(name)
         deletions = [MECHANISM_TYPES[d.mechanism] for d in req.deletions if d.name == name]
         missing = [m for m in deletions if m not in existing]
         if missing:
-            results.append(R.AlterUserScramCredentialsResult(
+            results.append(messages.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
                 user=name, error_code=ErrorCode.RESOURCE_NOT_FOUND,
                 error_message="Attempt to delete a user credential that does not exist"))
             continue
@@ -126,8 +124,8 @@ async def handle_alter_user_scram_credentials(ctx: RequestContext, req: messages
             MECHANISM_TYPES[u.mechanism], bytes(u.salted_password), bytes(u.salt), u.iterations)
             for u in req.upsertions if u.name == name}
         await store.alter(name, upserts, deletions)
-        results.append(R.AlterUserScramCredentialsResult(user=name))
-    return R(results=results)
+        results.append(messages.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(user=name))
+    return messages.AlterUserScramCredentialsResponse(results=results)
 
 
 def _versions(api_key: int) -> tuple[int, int]:

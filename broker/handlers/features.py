@@ -23,12 +23,11 @@ _UPGRADE = 1
 async def handle_update_features(ctx: RequestContext, req: UpdateFeaturesRequest) -> UpdateFeaturesResponse:
     v = ctx.api_version
     store = ctx.services.features
-    R = UpdateFeaturesResponse
 
     def answer(error: int, message: str | None, per_feature: dict[str, tuple[int, str | None]]) -> UpdateFeaturesResponse:
-        return R(throttle_time_ms=0, error_code=error, error_message=message,
-                 results=[R.UpdatableFeatureResult(feature=f, error_code=e, error_message=m)
-                          for f, (e, m) in per_feature.items()] if v <= 1 else [])
+        return UpdateFeaturesResponse(throttle_time_ms=0, error_code=error, error_message=message,
+                                      results=[UpdateFeaturesResponse.UpdatableFeatureResult(feature=f, error_code=e, error_message=m)
+                                               for f, (e, m) in per_feature.items()] if v <= 1 else [])
 
     if store is None:
         return answer(ErrorCode.FEATURE_UPDATE_FAILED, "features are not kept by this broker", {})

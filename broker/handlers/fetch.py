@@ -31,15 +31,14 @@ from kafpy.broker.fetch_session import (FINAL_EPOCH, INITIAL_EPOCH, CachedPartit
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.acl import AclOperation
 
-R = FetchResponse
 LOG_END, HIGH_WATERMARK, TXN_COMMITTED = FetchIsolation.LOG_END, FetchIsolation.HIGH_WATERMARK, FetchIsolation.TXN_COMMITTED
 EMPTY = b""
 # The default (absent) tagged fields every partition's answer carries, shared: the encoder
 # only reads them, and three objects fewer per partition is ~1 us per partition and Fetch.
 # A partition with a diverging epoch gets its own object.
-NO_DIVERGING_EPOCH = R.EpochEndOffset()
-NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
-NO_SNAPSHOT_ID = R.SnapshotId()
+NO_DIVERGING_EPOCH = FetchResponse.EpochEndOffset()
+NO_CURRENT_LEADER = FetchResponse.LeaderIdAndEpoch()
+NO_SNAPSHOT_ID = FetchResponse.SnapshotId()
 
 
 def _resolve(ctx: RequestContext, req: FetchRequest, uses_ids: bool) -> list[CachedPartition]:
@@ -113,7 +112,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
                 session = cache.create(parts, uses_ids, now)
         elif session_id == 0:
             # an incremental epoch without a session
-            return R(throttle_time_ms=0, error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
+            return FetchResponse(throttle_time_ms=0, error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=0, responses=[])
         else:
             session = cache.get_incremental(session_id, epoch, now)
             incremental = True
@@ -137,7 +136,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
                     session.partitions.pop((key_topic, p), None)
             parts = list(session.partitions.values())
     except FetchSessionError as e:
-        return R(throttle_time_ms=0, error_code=e.error_code, session_id=0, responses=[])
+        return FetchResponse(throttle_time_ms=0, error_code=e.error_code, session_id=0, responses=[])
 
     max_bytes = req.max_bytes if v >= 3 else 2147483647
     max_bytes = min(max_bytes, services.config["fetch.max.bytes"]) if v >= 3 else max_bytes
@@ -178,7 +177,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
         if bucket is None:
             bucket = by_topic[key] = []
             order.append((key, cp))
-        pd = R.PartitionData(
+        pd = FetchResponse.PartitionData(
             partition_index=cp.partition, error_code=r.error, high_watermark=r.hw, last_stable_offset=r.lso,
             log_start_offset=r.log_start,
             diverging_epoch=r.diverging if r.diverging is not None else NO_DIVERGING_EPOCH,
@@ -186,7 +185,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
             aborted_transactions=(r.aborted or []) if read_committed else None,
             preferred_read_replica=-1, records=r.records if r.records is not None else EMPTY)
         bucket.append(pd)
-    responses = [R.FetchableTopicResponse(topic=cp.topic, topic_id=cp.topic_id, partitions=by_topic[key])
+    responses = [FetchResponse.FetchableTopicResponse(topic=cp.topic, topic_id=cp.topic_id, partitions=by_topic[key])
                  for key, cp in order]
     if session is not None:
         if incremental:
@@ -200,7 +199,7 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
         out_session = session.id
     else:
         out_session = 0
-    return R(throttle_time_ms=0, error_code=top_error, session_id=out_session, responses=responses)
+    return FetchResponse(throttle_time_ms=0, error_code=top_error, session_id=out_session, responses=responses)
 
 
 HANDLERS = [Handler(ApiKey.FETCH, 0, 17, handle_fetch)]

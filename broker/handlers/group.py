@@ -153,13 +153,12 @@ async def handle_join_group(ctx: RequestContext, req: JoinGroupRequest) -> JoinG
         protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
         now_ms=_now(ctx))
     r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
-    M = JoinGroupResponse.JoinGroupResponseMember
     return JoinGroupResponse(
         throttle_time_ms=0, error_code=r.error, generation_id=r.generation_id,
         protocol_type=r.protocol_type if v >= 7 else None,
         protocol_name=r.protocol_name if v >= 7 else (r.protocol_name or ""),
         leader=r.leader, skip_assignment=r.skip_assignment, member_id=r.member_id,
-        members=[M(member_id=mid, group_instance_id=iid, metadata=meta)
+        members=[JoinGroupResponse.JoinGroupResponseMember(member_id=mid, group_instance_id=iid, metadata=meta)
                  for mid, iid, meta in r.members])
 
 
@@ -205,10 +204,9 @@ async def handle_leave_group(ctx: RequestContext, req: LeaveGroupRequest) -> Lea
         if err == ErrorCode.NONE and results:
             err = results[0][2]
         return LeaveGroupResponse(throttle_time_ms=0, error_code=err)
-    R = LeaveGroupResponse.MemberResponse
     return LeaveGroupResponse(
         throttle_time_ms=0, error_code=err,
-        members=[R(member_id=mid, group_instance_id=iid, error_code=e) for mid, iid, e in results])
+        members=[LeaveGroupResponse.MemberResponse(member_id=mid, group_instance_id=iid, error_code=e) for mid, iid, e in results])
 
 
 # --------------------------------------------------------------------- DescribeGroups
@@ -242,11 +240,10 @@ async def handle_list_groups(ctx: RequestContext, req: ListGroupsRequest) -> Lis
     v = ctx.api_version
     err, groups = _coordinator(ctx).list_groups(
         req.states_filter if v >= 4 else None, req.types_filter if v >= 5 else None)
-    G = ListGroupsResponse.ListedGroup
     return ListGroupsResponse(
         throttle_time_ms=0, error_code=err,
-        groups=[G(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state,
-                  group_type=g.group_type) for g in groups])
+        groups=[ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state,
+                                               group_type=g.group_type) for g in groups])
 
 
 # --------------------------------------------------------------------- OffsetCommit
@@ -298,9 +295,8 @@ async def handle_offset_commit(ctx: RequestContext, req: OffsetCommitRequest) ->
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now, api_version=v))
-    R = OffsetCommitResponse
-    topics = _by_topic(order, errors, R.OffsetCommitResponsePartition)
-    return R(throttle_time_ms=0, topics=[R.OffsetCommitResponseTopic(name=n, partitions=ps)
+    topics = _by_topic(order, errors, OffsetCommitResponse.OffsetCommitResponsePartition)
+    return OffsetCommitResponse(throttle_time_ms=0, topics=[OffsetCommitResponse.OffsetCommitResponseTopic(name=n, partitions=ps)
                                          for n, ps in topics.items()])
 
 
@@ -343,9 +339,8 @@ async def handle_txn_offset_commit(ctx: RequestContext, req: TxnOffsetCommitRequ
             req.group_id, req.producer_id, req.producer_epoch,
             req.member_id if v >= 3 else "", req.group_instance_id if v >= 3 else None,
             req.generation_id if v >= 3 else -1, offsets, now))
-    R = TxnOffsetCommitResponse
-    topics = _by_topic(order, errors, R.TxnOffsetCommitResponsePartition)
-    return R(throttle_time_ms=0, topics=[R.TxnOffsetCommitResponseTopic(name=n, partitions=ps)
+    topics = _by_topic(order, errors, TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition)
+    return TxnOffsetCommitResponse(throttle_time_ms=0, topics=[TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic(name=n, partitions=ps)
                                          for n, ps in topics.items()])
 
 
@@ -371,17 +366,16 @@ def _fetch_group(ctx: RequestContext, group_id: str, topics: Iterable[_FetchTopi
 
 async def handle_offset_fetch(ctx: RequestContext, req: OffsetFetchRequest) -> OffsetFetchResponse:
     v = ctx.api_version
-    R = OffsetFetchResponse
     if v >= 8:
         groups = []
         for g in req.groups:
             err, by_topic = _fetch_group(ctx, g.group_id, g.topics, req.require_stable,
                                          g.member_id if v >= 9 else None,
                                          g.member_epoch if v >= 9 else -1)
-            groups.append(R.OffsetFetchResponseGroup(
+            groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(
                 group_id=g.group_id, error_code=err,
-                topics=[R.OffsetFetchResponseTopics(name=t, partitions=[
-                    R.OffsetFetchResponsePartitions(
+                topics=[OffsetFetchResponse.OffsetFetchResponseTopics(name=t, partitions=[
+                    OffsetFetchResponse.OffsetFetchResponsePartitions(
                         partition_index=p, committed_offset=fo.offset,
                         committed_leader_epoch=fo.leader_epoch, metadata=fo.metadata,
                         error_code=fo.error)
@@ -392,15 +386,15 @@ async def handle_offset_fetch(ctx: RequestContext, req: OffsetFetchRequest) -> O
     if err != ErrorCode.NONE and v < 2 and topics:
         # No top-level error before v2: each requested partition carries it.
         return OffsetFetchResponse(throttle_time_ms=0, topics=[
-            R.OffsetFetchResponseTopic(name=t.name, partitions=[
-                R.OffsetFetchResponsePartition(partition_index=p, committed_offset=-1,
-                                               committed_leader_epoch=-1, metadata="",
-                                               error_code=err)
+            OffsetFetchResponse.OffsetFetchResponseTopic(name=t.name, partitions=[
+                OffsetFetchResponse.OffsetFetchResponsePartition(partition_index=p, committed_offset=-1,
+                                                                 committed_leader_epoch=-1, metadata="",
+                                                                 error_code=err)
                 for p in t.partition_indexes]) for t in topics])
     return OffsetFetchResponse(
         throttle_time_ms=0, error_code=err,
-        topics=[R.OffsetFetchResponseTopic(name=t, partitions=[
-            R.OffsetFetchResponsePartition(
+        topics=[OffsetFetchResponse.OffsetFetchResponseTopic(name=t, partitions=[
+            OffsetFetchResponse.OffsetFetchResponsePartition(
                 partition_index=p, committed_offset=fo.offset,
                 committed_leader_epoch=fo.leader_epoch, metadata=fo.metadata,
                 error_code=fo.error)
@@ -416,9 +410,8 @@ async def handle_delete_groups(ctx: RequestContext, req: DeleteGroupsRequest) ->
     failed = {} if share is None else await share.delete_groups_state(names, _now(ctx))
     result = _coordinator(ctx).delete_groups([g for g in names if g not in failed], _now(ctx))
     result.update(failed)
-    R = DeleteGroupsResponse.DeletableGroupResult
     return DeleteGroupsResponse(throttle_time_ms=0,
-                                results=[R(group_id=g, error_code=result[g]) for g in names])
+                                results=[DeleteGroupsResponse.DeletableGroupResult(group_id=g, error_code=result[g]) for g in names])
 
 
 # --------------------------------------------------------------------- OffsetDelete

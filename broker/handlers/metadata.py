@@ -19,19 +19,16 @@ from kafpy.broker.metadata_responses import EncodedMetadataResponse, entry_cache
 log = logging.getLogger("kafka.server.KafkaApis")
 
 
-R = MetadataResponse
-
-
 def broker_entries(ctx: RequestContext) -> list:
     out = []
     for b in ctx.services.metadata_cache.brokers():
         host, port = b.endpoint(ctx.listener)
-        out.append(R.MetadataResponseBroker(node_id=b.node_id, host=host, port=port, rack=b.rack))
+        out.append(MetadataResponse.MetadataResponseBroker(node_id=b.node_id, host=host, port=port, rack=b.rack))
     return out
 
 
 def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], version: int,
-                    offline_here: int | None = None) -> "R.MetadataResponsePartition":
+                    offline_here: int | None = None) -> "MetadataResponse.MetadataResponsePartition":
     """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
     LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
     REPLICA_NOT_AVAILABLE when some are missing. ``offline_here``: this broker's id when
@@ -48,13 +45,13 @@ def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], versi
     offline = list(pi.offline_replicas)
     if offline_here is not None and offline_here not in offline:
         offline.append(offline_here)
-    return R.MetadataResponsePartition(
+    return MetadataResponse.MetadataResponsePartition(
         error_code=error, partition_index=index, leader_id=leader, leader_epoch=pi.leader_epoch,
         replica_nodes=replicas, isr_nodes=isr, offline_replicas=offline)
 
 
 def topic_entry(info: TopicInfo, version: int, live: AbstractSet[int],
-                offline: tuple[set[tuple[str, int]], int] | None = None) -> "R.MetadataResponseTopic":
+                offline: tuple[set[tuple[str, int]], int] | None = None) -> "MetadataResponse.MetadataResponseTopic":
     """``offline``: (the partitions in this broker's failed log dirs, this broker's id)."""
     if offline and offline[0]:
         gone, me = offline
@@ -63,8 +60,8 @@ def topic_entry(info: TopicInfo, version: int, live: AbstractSet[int],
                  for p in sorted(info.partitions)]
     else:
         parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
-    return R.MetadataResponseTopic(error_code=ErrorCode.NONE, name=info.name, topic_id=info.topic_id,
-                                   is_internal=info.is_internal, partitions=parts)
+    return MetadataResponse.MetadataResponseTopic(error_code=ErrorCode.NONE, name=info.name, topic_id=info.topic_id,
+                                                  is_internal=info.is_internal, partitions=parts)
 
 
 async def auto_create(ctx: RequestContext, name: str) -> TopicInfo:
@@ -91,7 +88,7 @@ async def handle_metadata(ctx: RequestContext, req: MetadataRequest) -> Metadata
     key = (live, len(gone))
     cache = entry_cache(md)
 
-    def build(info: TopicInfo) -> "R.MetadataResponseTopic":
+    def build(info: TopicInfo) -> "MetadataResponse.MetadataResponseTopic":
         return topic_entry(info, v, live, offline)
     if req.topics is None or (v == 0 and not req.topics):
         topics_out, encoded = cache.all_topics(v, md, key, build)
@@ -113,7 +110,7 @@ async def handle_metadata(ctx: RequestContext, req: MetadataRequest) -> Metadata
     return resp
 
 
-async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataRequestTopic, allow_auto: bool) -> "TopicInfo | R.MetadataResponseTopic":
+async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataRequestTopic, allow_auto: bool) -> "TopicInfo | MetadataResponse.MetadataResponseTopic":
     """The topic a request names (by name or id), auto-created if allowed, or the error
     entry that answers for it."""
     s = ctx.services
@@ -122,8 +119,8 @@ async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataReque
     if name is None:
         info = md.topic_by_id(t.topic_id) if t.topic_id != ZERO_UUID else None
         if info is None:
-            return R.MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=t.topic_id,
-                                           partitions=[])
+            return MetadataResponse.MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=t.topic_id,
+                                                          partitions=[])
         return info
     info = md.topic(name)
     if info is not None:
@@ -131,9 +128,9 @@ async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataReque
     try:
         validate_topic_name(name)
     except InvalidTopicName:
-        return R.MetadataResponseTopic(error_code=ErrorCode.INVALID_TOPIC_EXCEPTION, name=name, partitions=[])
+        return MetadataResponse.MetadataResponseTopic(error_code=ErrorCode.INVALID_TOPIC_EXCEPTION, name=name, partitions=[])
     if not (allow_auto and s.config["auto.create.topics.enable"] and name not in INTERNAL_TOPICS):
-        return R.MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
+        return MetadataResponse.MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
     try:
         return await auto_create(ctx, name)
     except TopicError as e:
@@ -142,7 +139,7 @@ async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataReque
         if info is not None:
             return info
         code = ErrorCode.LEADER_NOT_AVAILABLE if e.error_code == ErrorCode.TOPIC_ALREADY_EXISTS else e.error_code
-        return R.MetadataResponseTopic(error_code=code, name=name, partitions=[])
+        return MetadataResponse.MetadataResponseTopic(error_code=code, name=name, partitions=[])
 
 
 HANDLERS = [Handler(ApiKey.METADATA, 0, 12, handle_metadata)]

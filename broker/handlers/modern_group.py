@@ -7,7 +7,7 @@ Who calls it: broker/handlers/consumer_group.py, share_group.py and streams_grou
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -90,21 +90,26 @@ def authorized_operations(req: _DescribeRequest, error: int) -> int:
     return GROUP_OPERATIONS
 
 
-def heartbeat_assignment(R: Any, assignment: dict[bytes, set[int]] | None) -> Any:
-    """A heartbeat answer's Assignment (None: unchanged), empty topics left out."""
+_Assignment = TypeVar("_Assignment")   # a consumer or share group response's nested Assignment
+
+
+def heartbeat_assignment(assignment_class: Callable[..., _Assignment], partitions_class: Callable[..., object],
+                         assignment: dict[bytes, set[int]] | None) -> _Assignment | None:
+    """A heartbeat answer's Assignment (None: unchanged), empty topics left out; the
+    response's nested classes are given (consumer and share groups have their own)."""
     if assignment is None:
         return None
-    return R.Assignment(topic_partitions=[
-        R.TopicPartitions(topic_id=t, partitions=sorted(ps))
+    return assignment_class(topic_partitions=[
+        partitions_class(topic_id=t, partitions=sorted(ps))
         for t, ps in sorted(assignment.items()) if ps])
 
 
-def described_assignment(R: Any, topic_by_id: Callable[[bytes], _NamedTopic | None],
-                         a: dict[bytes, set[int]]) -> Any:
+def described_assignment(assignment_class: Callable[..., _Assignment], partitions_class: Callable[..., object],
+                         topic_by_id: Callable[[bytes], _NamedTopic | None], a: dict[bytes, set[int]]) -> _Assignment:
     """A described member's Assignment with topic names; unknown and empty topics left out."""
     out = []
     for t, ps in sorted(a.items()):
         meta = topic_by_id(t)
         if meta is not None and ps:
-            out.append(R.TopicPartitions(topic_id=t, topic_name=meta.name, partitions=sorted(ps)))
-    return R.Assignment(topic_partitions=out)
+            out.append(partitions_class(topic_id=t, topic_name=meta.name, partitions=sorted(ps)))
+    return assignment_class(topic_partitions=out)

@@ -26,8 +26,6 @@ MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
 LATEST_TIERED = -5
 
-L = ListOffsetsResponse
-
 
 def _check_leader(part: Partition, current_leader_epoch: int) -> ErrorCode:
     """Only the leader answers, and only for the epoch the client expects (KIP-320)."""
@@ -47,8 +45,8 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            pr = L.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=ErrorCode.NONE,
-                                                timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
+            pr = ListOffsetsResponse.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=ErrorCode.NONE,
+                                                                  timestamp=-1, offset=-1, leader_epoch=-1, old_style_offsets=[])
             parts.append(pr)
             part = rm.get_partition(t.name, p.partition_index)
             if part is None:
@@ -98,8 +96,8 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
                     pr.error_code = ErrorCode.OFFSET_NOT_AVAILABLE
                 continue  # no record at or after the timestamp: offset -1, timestamp -1
             pr.offset, pr.timestamp, pr.leader_epoch = found[0], found[1], found[2]
-        topics.append(L.ListOffsetsTopicResponse(name=t.name, partitions=parts))
-    return L(throttle_time_ms=0, topics=topics)
+        topics.append(ListOffsetsResponse.ListOffsetsTopicResponse(name=t.name, partitions=parts))
+    return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
 
 
 def _epoch_at(lg: Log, offset: int) -> int:
@@ -109,12 +107,11 @@ def _epoch_at(lg: Log, offset: int) -> int:
 
 async def handle_offset_for_leader_epoch(ctx: RequestContext, req: OffsetForLeaderEpochRequest) -> OffsetForLeaderEpochResponse:
     rm = ctx.services.replica_manager
-    R = OffsetForLeaderEpochResponse
     topics = []
     for t in req.topics:
         parts = []
         for p in t.partitions:
-            e = R.EpochEndOffset(error_code=ErrorCode.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
+            e = OffsetForLeaderEpochResponse.EpochEndOffset(error_code=ErrorCode.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1)
             parts.append(e)
             part = rm.get_partition(t.topic, p.partition)
             if part is None:
@@ -129,8 +126,8 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req: OffsetForLead
                 e.leader_epoch, e.end_offset = part.leader_epoch, part.log.log_end_offset
             else:
                 e.leader_epoch, e.end_offset = part.log.leader_epoch_cache.end_offset_for(p.leader_epoch)
-        topics.append(R.OffsetForLeaderTopicResult(topic=t.topic, partitions=parts))
-    return R(throttle_time_ms=0, topics=topics)
+        topics.append(OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult(topic=t.topic, partitions=parts))
+    return OffsetForLeaderEpochResponse(throttle_time_ms=0, topics=topics)
 
 
 HANDLERS = [

@@ -35,13 +35,12 @@ from kafpy.broker.txn_verification import produce_error, transactional_producer
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
-R = ProduceResponse
 # a batch's verification: (producer id, epoch, the verifier's guard, the coordinator's answer)
 VerifiedBatch = tuple[int, int, object, ErrorCode]
 _I32 = struct.Struct(">i")
 # The default (absent) current leader every partition's answer carries, shared: the encoder
 # only reads it, and a Produce makes one answer per partition.
-NO_CURRENT_LEADER = R.LeaderIdAndEpoch()
+NO_CURRENT_LEADER = ProduceResponse.LeaderIdAndEpoch()
 
 
 def validate_records(version: int, records: bytes | bytearray | memoryview) -> tuple[ErrorCode, str] | None:
@@ -187,9 +186,9 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
     for td in req.topic_data:
         parts_out = []
         for pd in td.partition_data:
-            pr = R.PartitionProduceResponse(index=pd.index, error_code=ErrorCode.NONE, base_offset=-1,
-                                            log_append_time_ms=-1, log_start_offset=-1,
-                                            current_leader=NO_CURRENT_LEADER)
+            pr = ProduceResponse.PartitionProduceResponse(index=pd.index, error_code=ErrorCode.NONE, base_offset=-1,
+                                                          log_append_time_ms=-1, log_start_offset=-1,
+                                                          current_leader=NO_CURRENT_LEADER)
             parts_out.append(pr)
             if bad_acks:
                 pr.error_code = ErrorCode.INVALID_REQUIRED_ACKS
@@ -223,7 +222,7 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
                 heavy.append((part.log, pd.records))
             entries.append((td.name, pd.index, pd.records))
             appended.append(pr)
-        topics_out.append(R.TopicProduceResponse(name=td.name, partition_responses=parts_out))
+        topics_out.append(ProduceResponse.TopicProduceResponse(name=td.name, partition_responses=parts_out))
     for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
         assert ctx.services.txn_verifier is not None   # `verified` came from it
         ctx.services.txn_verifier.done(topic, index, pid, guard)
@@ -243,7 +242,7 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
                 pr.error_code = error
                 pr.error_message = message
                 if isinstance(message, RecordErrorsMessage):
-                    pr.record_errors = [R.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=m)
+                    pr.record_errors = [ProduceResponse.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=m)
                                         for i, m in message.record_errors]
     if acks == 0:
         failed = [(t.name, p.index, p.error_code) for t in topics_out for p in t.partition_responses
@@ -252,7 +251,7 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
             # No response is expected, so Kafka closes the connection to tell the producer.
             raise CloseConnection(f"Produce with acks=0 failed: {failed[:5]}")
         return None
-    return R(responses=topics_out, throttle_time_ms=0)
+    return ProduceResponse(responses=topics_out, throttle_time_ms=0)
 
 
 HANDLERS = [Handler(ApiKey.PRODUCE, 0, 12, handle_produce)]

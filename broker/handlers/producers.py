@@ -13,15 +13,13 @@ from kafpy.storage.log import Log
 
 from kafpy.broker.handler import Handler, RequestContext
 
-R = DescribeProducersResponse
-
 
 def _active_producers(log: Log) -> list[DescribeProducersResponse.ProducerState]:
     out = []
     for pid, e in sorted(log.producer_state.producers.items()):
-        out.append(R.ProducerState(producer_id=pid, producer_epoch=e.epoch, last_sequence=e.last_seq,
-                                   last_timestamp=e.last_timestamp, coordinator_epoch=e.coordinator_epoch,
-                                   current_txn_start_offset=e.current_txn_first_offset))
+        out.append(DescribeProducersResponse.ProducerState(producer_id=pid, producer_epoch=e.epoch, last_sequence=e.last_seq,
+                                                           last_timestamp=e.last_timestamp, coordinator_epoch=e.coordinator_epoch,
+                                                           current_txn_start_offset=e.current_txn_first_offset))
     return out
 
 
@@ -31,7 +29,7 @@ async def handle_describe_producers(ctx: RequestContext, req: DescribeProducersR
     for t in req.topics:
         parts = []
         for index in t.partition_indexes:
-            pr = R.PartitionResponse(partition_index=index, error_code=ErrorCode.NONE)
+            pr = DescribeProducersResponse.PartitionResponse(partition_index=index, error_code=ErrorCode.NONE)
             part = rm.get_partition(t.name, index)
             if part is None:
                 pr.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
@@ -40,8 +38,8 @@ async def handle_describe_producers(ctx: RequestContext, req: DescribeProducersR
             else:
                 pr.active_producers = _active_producers(part.log)
             parts.append(pr)
-        topics.append(R.TopicResponse(name=t.name, partitions=parts))
-    return R(throttle_time_ms=0, topics=topics)
+        topics.append(DescribeProducersResponse.TopicResponse(name=t.name, partitions=parts))
+    return DescribeProducersResponse(throttle_time_ms=0, topics=topics)
 
 
 HANDLERS = [Handler(ApiKey.DESCRIBE_PRODUCERS, 0, 0, handle_describe_producers)]

@@ -116,20 +116,18 @@ def describe_entities(entity_configs: EntityConfigs, components: list[tuple[str,
 
 
 async def handle_describe_client_quotas(ctx: RequestContext, req: DescribeClientQuotasRequest) -> DescribeClientQuotasResponse:
-    R = DescribeClientQuotasResponse
     components = [(c.entity_type, c.match_type, c.match) for c in req.components]
     try:
         found = describe_entities(ctx.services.controller.entity_configs, components, req.strict)
     except InvalidQuotaRequest as e:
-        return R(throttle_time_ms=0, error_code=ErrorCode.INVALID_REQUEST, error_message=str(e), entries=None)
-    entries = [R.EntryData(entity=[R.EntityData(entity_type=t, entity_name=n) for t, n in entity.components()],
-                           values=[R.ValueData(key=k, value=v) for k, v in sorted(values.items())])
+        return DescribeClientQuotasResponse(throttle_time_ms=0, error_code=ErrorCode.INVALID_REQUEST, error_message=str(e), entries=None)
+    entries = [DescribeClientQuotasResponse.EntryData(entity=[DescribeClientQuotasResponse.EntityData(entity_type=t, entity_name=n) for t, n in entity.components()],
+                                                      values=[DescribeClientQuotasResponse.ValueData(key=k, value=v) for k, v in sorted(values.items())])
                for entity, values in found]
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, entries=entries)
+    return DescribeClientQuotasResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, entries=entries)
 
 
 async def handle_alter_client_quotas(ctx: RequestContext, req: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
-    R = AlterClientQuotasResponse
     controller = ctx.services.controller
     out = []
     for entry in req.entries:
@@ -145,10 +143,10 @@ async def handle_alter_client_quotas(ctx: RequestContext, req: AlterClientQuotas
             error, message = ErrorCode.INVALID_REQUEST, str(e)
         except TopicError as e:   # the store failed (ZooKeeper, the metadata file)
             error, message = e.error_code, e.message
-        out.append(R.EntryData(error_code=error, error_message=message,
-                               entity=[R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
-                                       for e in entry.entity]))
-    return R(throttle_time_ms=0, entries=out)
+        out.append(AlterClientQuotasResponse.EntryData(error_code=error, error_message=message,
+                                                       entity=[AlterClientQuotasResponse.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                                                               for e in entry.entity]))
+    return AlterClientQuotasResponse(throttle_time_ms=0, entries=out)
 
 
 HANDLERS = [

@@ -29,8 +29,6 @@ from kafpy.broker.share.share_session import (FINAL_EPOCH, INITIAL_EPOCH, ShareS
                                               ShareSessionKey, next_epoch)
 
 _EndpointT = TypeVar("_EndpointT")
-F = ShareFetchResponse
-A = ShareAcknowledgeResponse
 DEFAULT_MAX_RECORDS = 500
 
 
@@ -93,8 +91,8 @@ def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Callable[..., _
 
 
 def fetch_error(code: ErrorCode, message: str | None = None) -> ShareFetchResponse:
-    return F(throttle_time_ms=0, error_code=code, error_message=message, acquisition_lock_timeout_ms=0,
-             responses=[], node_endpoints=[])
+    return ShareFetchResponse(throttle_time_ms=0, error_code=code, error_message=message, acquisition_lock_timeout_ms=0,
+                              responses=[], node_endpoints=[])
 
 
 def _share_groups_enabled(ctx: RequestContext) -> bool:
@@ -171,31 +169,31 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
             continue
         if r.error == ErrorCode.NOT_LEADER_OR_FOLLOWER and r.leader[0] >= 0:
             leaders.add(r.leader[0])
-        by_topic.setdefault(r.ref.topic_id, []).append(F.PartitionData(
+        by_topic.setdefault(r.ref.topic_id, []).append(ShareFetchResponse.PartitionData(
             partition_index=r.ref.partition, error_code=r.error, error_message=r.error_message,
             acknowledge_error_code=ack_error, acknowledge_error_message=None,
-            current_leader=F.LeaderIdAndEpoch(leader_id=r.leader[0], leader_epoch=r.leader[1]),
+            current_leader=ShareFetchResponse.LeaderIdAndEpoch(leader_id=r.leader[0], leader_epoch=r.leader[1]),
             records=r.records if r.records is not None else b"",
-            acquired_records=[F.AcquiredRecords(first_offset=a.first_offset, last_offset=a.last_offset,
-                                                delivery_count=a.delivery_count) for a in r.acquired]))
+            acquired_records=[ShareFetchResponse.AcquiredRecords(first_offset=a.first_offset, last_offset=a.last_offset,
+                                                                 delivery_count=a.delivery_count) for a in r.acquired]))
     extra = [tp for tp in ack_errors if tp not in seen]
     extra += [tp for tp in unknown if tp not in seen and tp not in ack_errors]
     for tid, index in extra:
-        by_topic.setdefault(tid, []).append(F.PartitionData(
+        by_topic.setdefault(tid, []).append(ShareFetchResponse.PartitionData(
             partition_index=index, error_code=ErrorCode.UNKNOWN_TOPIC_ID if (tid, index) not in ack_errors else ErrorCode.NONE,
             error_message=None, acknowledge_error_code=ack_errors.get((tid, index), ErrorCode.NONE),
-            acknowledge_error_message=None, current_leader=F.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1),
+            acknowledge_error_message=None, current_leader=ShareFetchResponse.LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1),
             records=b"", acquired_records=[]))
-    return F(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
-             acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
-             responses=[F.ShareFetchableTopicResponse(topic_id=tid, partitions=parts)
-                        for tid, parts in by_topic.items()],
-             node_endpoints=_node_endpoints(ctx, leaders, F.NodeEndpoint))
+    return ShareFetchResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
+                              acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
+                              responses=[ShareFetchResponse.ShareFetchableTopicResponse(topic_id=tid, partitions=parts)
+                                         for tid, parts in by_topic.items()],
+                              node_endpoints=_node_endpoints(ctx, leaders, ShareFetchResponse.NodeEndpoint))
 
 
 def ack_error(code: ErrorCode, message: str | None = None) -> ShareAcknowledgeResponse:
-    return A(throttle_time_ms=0, error_code=code, error_message=message, acquisition_lock_timeout_ms=0,
-             responses=[], node_endpoints=[])
+    return ShareAcknowledgeResponse(throttle_time_ms=0, error_code=code, error_message=message, acquisition_lock_timeout_ms=0,
+                                    responses=[], node_endpoints=[])
 
 
 async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeRequest
@@ -233,14 +231,14 @@ async def handle_share_acknowledge(ctx: RequestContext, req: ShareAcknowledgeReq
             leader = mgr.current_leader(SharePartitionRef(name, tid, p))
             if leader[0] >= 0:
                 leaders.add(leader[0])
-        by_topic.setdefault(tid, []).append(A.PartitionData(
+        by_topic.setdefault(tid, []).append(ShareAcknowledgeResponse.PartitionData(
             partition_index=p, error_code=code, error_message=None,
-            current_leader=A.LeaderIdAndEpoch(leader_id=leader[0], leader_epoch=leader[1])))
-    return A(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
-             acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
-             responses=[A.ShareAcknowledgeTopicResponse(topic_id=tid, partitions=parts)
-                        for tid, parts in by_topic.items()],
-             node_endpoints=_node_endpoints(ctx, leaders, A.NodeEndpoint))
+            current_leader=ShareAcknowledgeResponse.LeaderIdAndEpoch(leader_id=leader[0], leader_epoch=leader[1])))
+    return ShareAcknowledgeResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None,
+                                    acquisition_lock_timeout_ms=mgr.record_lock_duration_ms(group_id),
+                                    responses=[ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse(topic_id=tid, partitions=parts)
+                                               for tid, parts in by_topic.items()],
+                                    node_endpoints=_node_endpoints(ctx, leaders, ShareAcknowledgeResponse.NodeEndpoint))
 
 
 HANDLERS = [

@@ -28,49 +28,47 @@ _UNSUPPORTED = "The share group protocol is not enabled on this cluster (share.v
 
 async def handle_share_group_heartbeat(ctx: RequestContext, req: ShareGroupHeartbeatRequest) -> ShareGroupHeartbeatResponse:
     group_service(ctx).expire_due()   # session ends already due
-    R = ShareGroupHeartbeatResponse
     share = share_coordinator(ctx)
     if share is None:
-        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                 member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
+        return ShareGroupHeartbeatResponse(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                           member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
     # the coordinator's Completion is a loop future here
     r = await share.heartbeat(req.group_id, req.member_id, req.member_epoch, rack_id=req.rack_id,  # type: ignore[misc]
                               subscribed_topic_names=req.subscribed_topic_names,
                               client_id=ctx.client_id or "", client_host=client_host(ctx),
                               now_ms=group_service(ctx).now_ms())
     ok = r.error == ErrorCode.NONE
-    assignment = heartbeat_assignment(R, r.assignment) if ok else None
-    return R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-             member_id=r.member_id if ok else None, member_epoch=r.member_epoch if ok else 0,
-             heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0, assignment=assignment)
+    assignment = heartbeat_assignment(ShareGroupHeartbeatResponse.Assignment, ShareGroupHeartbeatResponse.TopicPartitions, r.assignment) if ok else None
+    return ShareGroupHeartbeatResponse(throttle_time_ms=0, error_code=r.error, error_message=r.message,
+                                       member_id=r.member_id if ok else None, member_epoch=r.member_epoch if ok else 0,
+                                       heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0, assignment=assignment)
 
 
 async def handle_share_group_describe(ctx: RequestContext, req: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse:
     group_service(ctx).expire_due()   # session ends already due
-    R = ShareGroupDescribeResponse
     share = share_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if share is None:
-            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                                           group_id=gid, group_state="", group_epoch=-1,
-                                           assignment_epoch=-1, assignor_name="", members=[]))
+            groups.append(ShareGroupDescribeResponse.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                                                    group_id=gid, group_state="", group_epoch=-1,
+                                                                    assignment_epoch=-1, assignor_name="", members=[]))
             continue
         d = share.describe(gid)
 
         def assignment(a: dict[bytes, set[int]]) -> ShareGroupDescribeResponse.Assignment:
-            return described_assignment(R, share.topics.topic_by_id, a)
+            return described_assignment(ShareGroupDescribeResponse.Assignment, ShareGroupDescribeResponse.TopicPartitions, share.topics.topic_by_id, a)
 
-        members = [R.Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
-                            client_id=m.client_id, client_host=m.client_host,
-                            subscribed_topic_names=sorted(m.subscribed_topic_names),
-                            assignment=assignment(m.assigned)) for m in d.members]
-        groups.append(R.DescribedGroup(
+        members = [ShareGroupDescribeResponse.Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
+                                                     client_id=m.client_id, client_host=m.client_host,
+                                                     subscribed_topic_names=sorted(m.subscribed_topic_names),
+                                                     assignment=assignment(m.assigned)) for m in d.members]
+        groups.append(ShareGroupDescribeResponse.DescribedGroup(
             error_code=d.error, error_message=d.message, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch,
             assignor_name=d.assignor if d.error == ErrorCode.NONE else "", members=members,
             authorized_operations=authorized_operations(req, d.error)))
-    return R(throttle_time_ms=0, groups=groups)
+    return ShareGroupDescribeResponse(throttle_time_ms=0, groups=groups)
 
 
 HANDLERS = [
@@ -89,7 +87,6 @@ def _end_offset(ctx: RequestContext, topic: str, partition: int) -> int | None:
 
 
 async def handle_describe_share_group_offsets(ctx: RequestContext, req: DescribeShareGroupOffsetsRequest) -> DescribeShareGroupOffsetsResponse:
-    R = DescribeShareGroupOffsetsResponse
     share = share_coordinator(ctx)
     groups = []
     for g in req.groups:
@@ -98,7 +95,7 @@ async def handle_describe_share_group_offsets(ctx: RequestContext, req: Describe
         # Kafka reads the named partitions' state whether or not the group exists; only
         # "every partition" (Topics null) needs the group
         if problem is not None and (problem[0] != ErrorCode.GROUP_ID_NOT_FOUND or g.topics is None):
-            groups.append(R.DescribeShareGroupOffsetsResponseGroup(
+            groups.append(DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup(
                 group_id=g.group_id, topics=[], error_code=problem[0], error_message=problem[1]))
             continue
         assert share is not None   # else problem is UNSUPPORTED_VERSION, answered above
@@ -108,11 +105,11 @@ async def handle_describe_share_group_offsets(ctx: RequestContext, req: Describe
             name = meta if isinstance(meta, str) else meta.name
             topic = by_topic.get(name)
             if topic is None:
-                topic = by_topic[name] = R.DescribeShareGroupOffsetsResponseTopic(
+                topic = by_topic[name] = DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseTopic(
                     topic_name=name, topic_id=b"\0" * 16 if isinstance(meta, str) else meta.topic_id,
                     partitions=[])
             if isinstance(summary, int):
-                topic.partitions.append(R.DescribeShareGroupOffsetsResponsePartition(
+                topic.partitions.append(DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponsePartition(
                     partition_index=p, start_offset=-1, leader_epoch=-1, lag=-1,
                     error_code=summary, error_message=None))
                 continue
@@ -122,47 +119,45 @@ async def handle_describe_share_group_offsets(ctx: RequestContext, req: Describe
                 if end is not None:
                     done = max(summary.delivery_complete_count, 0)
                     lag = max(end - summary.start_offset - done, 0)
-            topic.partitions.append(R.DescribeShareGroupOffsetsResponsePartition(
+            topic.partitions.append(DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponsePartition(
                 partition_index=p, start_offset=summary.start_offset if summary.error_code == ErrorCode.NONE else -1,
                 leader_epoch=summary.leader_epoch if summary.error_code == ErrorCode.NONE else -1,
                 lag=lag, error_code=summary.error_code, error_message=summary.error_message))
-        groups.append(R.DescribeShareGroupOffsetsResponseGroup(
+        groups.append(DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup(
             group_id=g.group_id, topics=list(by_topic.values()), error_code=ErrorCode.NONE, error_message=None))
-    return R(throttle_time_ms=0, groups=groups)
+    return DescribeShareGroupOffsetsResponse(throttle_time_ms=0, groups=groups)
 
 
 async def handle_alter_share_group_offsets(ctx: RequestContext, req: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse:
-    R = AlterShareGroupOffsetsResponse
     share = share_coordinator(ctx)
     if share is None:
-        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                 responses=[])
+        return AlterShareGroupOffsetsResponse(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                              responses=[])
     topics = {t.topic_name: {p.partition_index: p.start_offset for p in t.partitions} for t in req.topics}
     error, message, results = await share.alter_offsets(req.group_id, topics,
                                                         group_service(ctx).now_ms())
     if error != ErrorCode.NONE:
-        return R(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
+        return AlterShareGroupOffsetsResponse(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
     by_topic: dict[str, AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic] = {}
     for name, topic_id, p, err in results:
-        topic = by_topic.setdefault(name, R.AlterShareGroupOffsetsResponseTopic(
+        topic = by_topic.setdefault(name, AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic(
             topic_name=name, topic_id=topic_id, partitions=[]))
-        topic.partitions.append(R.AlterShareGroupOffsetsResponsePartition(
+        topic.partitions.append(AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponsePartition(
             partition_index=p, error_code=err, error_message=None if err == ErrorCode.NONE else err.name))
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=list(by_topic.values()))
+    return AlterShareGroupOffsetsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=list(by_topic.values()))
 
 
 async def handle_delete_share_group_offsets(ctx: RequestContext, req: DeleteShareGroupOffsetsRequest) -> DeleteShareGroupOffsetsResponse:
-    R = DeleteShareGroupOffsetsResponse
     share = share_coordinator(ctx)
     if share is None:
-        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                 responses=[])
+        return DeleteShareGroupOffsetsResponse(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                               responses=[])
     error, message, results = await share.delete_offsets(
         req.group_id, [t.topic_name for t in req.topics], group_service(ctx).now_ms())
     if error != ErrorCode.NONE:
-        return R(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
-    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=[
-        R.DeleteShareGroupOffsetsResponseTopic(
+        return DeleteShareGroupOffsetsResponse(throttle_time_ms=0, error_code=error, error_message=message, responses=[])
+    return DeleteShareGroupOffsetsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=[
+        DeleteShareGroupOffsetsResponse.DeleteShareGroupOffsetsResponseTopic(
             topic_name=name, topic_id=topic_id, error_code=err,
             error_message=None if err == ErrorCode.NONE else _TOPIC_MESSAGES.get(err, err.name))
         for name, topic_id, err in results])

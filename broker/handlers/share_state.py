@@ -75,51 +75,48 @@ def _batches(part: messages.WriteShareGroupStateRequest.PartitionData) -> list[S
 
 # ------------------------------------------------------------------ 83
 async def handle_initialize_share_group_state(ctx: RequestContext, req: messages.InitializeShareGroupStateRequest) -> messages.InitializeShareGroupStateResponse:
-    R = messages.InitializeShareGroupStateResponse
 
     def result(p: messages.InitializeShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
                ) -> messages.InitializeShareGroupStateResponse.PartitionResult:
-        return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == ErrorCode.NONE else message)
+        return messages.InitializeShareGroupStateResponse.PartitionResult(partition=p.partition, error_code=error,
+                                                                          error_message=None if error == ErrorCode.NONE else message)
 
     async def answer(service: ShareCoordinatorService, topic: messages.InitializeShareGroupStateRequest.InitializeStateData,
                      p: messages.InitializeShareGroupStateRequest.PartitionData) -> messages.InitializeShareGroupStateResponse.PartitionResult:
         error, message = await service.initialize_state(_key(req, topic, p), p.state_epoch, p.start_offset)
         return result(p, error, message)
-    return await _per_partition(ctx, req, R, answer, result)
+    return await _per_partition(ctx, req, messages.InitializeShareGroupStateResponse, answer, result)
 
 
 # ------------------------------------------------------------------ 84
 async def handle_read_share_group_state(ctx: RequestContext, req: messages.ReadShareGroupStateRequest) -> messages.ReadShareGroupStateResponse:
-    R = messages.ReadShareGroupStateResponse
 
     def failed(p: messages.ReadShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
                ) -> messages.ReadShareGroupStateResponse.PartitionResult:
-        return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
-                                 state_epoch=0, start_offset=-1, state_batches=[])
+        return messages.ReadShareGroupStateResponse.PartitionResult(partition=p.partition, error_code=error, error_message=message,
+                                                                    state_epoch=0, start_offset=-1, state_batches=[])
 
     async def answer(service: ShareCoordinatorService, topic: messages.ReadShareGroupStateRequest.ReadStateData,
                      p: messages.ReadShareGroupStateRequest.PartitionData) -> messages.ReadShareGroupStateResponse.PartitionResult:
         r = await service.read_state(_key(req, topic, p), p.leader_epoch)
         if r.error_code != ErrorCode.NONE:
             return failed(p, ErrorCode(r.error_code), r.error_message)
-        return R.PartitionResult(
+        return messages.ReadShareGroupStateResponse.PartitionResult(
             partition=p.partition, error_code=ErrorCode.NONE, error_message=None, state_epoch=r.state_epoch,
             start_offset=r.start_offset,
-            state_batches=[R.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
-                                        delivery_state=b.delivery_state, delivery_count=b.delivery_count)
+            state_batches=[messages.ReadShareGroupStateResponse.StateBatch(first_offset=b.first_offset, last_offset=b.last_offset,
+                                                                           delivery_state=b.delivery_state, delivery_count=b.delivery_count)
                            for b in r.batches])
-    return await _per_partition(ctx, req, R, answer, failed)
+    return await _per_partition(ctx, req, messages.ReadShareGroupStateResponse, answer, failed)
 
 
 # ------------------------------------------------------------------ 85
 async def handle_write_share_group_state(ctx: RequestContext, req: messages.WriteShareGroupStateRequest) -> messages.WriteShareGroupStateResponse:
-    R = messages.WriteShareGroupStateResponse
 
     def result(p: messages.WriteShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
                ) -> messages.WriteShareGroupStateResponse.PartitionResult:
-        return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == ErrorCode.NONE else message)
+        return messages.WriteShareGroupStateResponse.PartitionResult(partition=p.partition, error_code=error,
+                                                                     error_message=None if error == ErrorCode.NONE else message)
 
     async def answer(service: ShareCoordinatorService, topic: messages.WriteShareGroupStateRequest.WriteStateData,
                      p: messages.WriteShareGroupStateRequest.PartitionData) -> messages.WriteShareGroupStateResponse.PartitionResult:
@@ -127,43 +124,41 @@ async def handle_write_share_group_state(ctx: RequestContext, req: messages.Writ
         error, message = await service.write_state(_key(req, topic, p), p.state_epoch, p.leader_epoch,
                                                    p.start_offset, _batches(p), dcc)
         return result(p, error, message)
-    return await _per_partition(ctx, req, R, answer, result)
+    return await _per_partition(ctx, req, messages.WriteShareGroupStateResponse, answer, result)
 
 
 # ------------------------------------------------------------------ 86
 async def handle_delete_share_group_state(ctx: RequestContext, req: messages.DeleteShareGroupStateRequest) -> messages.DeleteShareGroupStateResponse:
-    R = messages.DeleteShareGroupStateResponse
 
     def result(p: messages.DeleteShareGroupStateRequest.PartitionData, error: ErrorCode, message: str | None
                ) -> messages.DeleteShareGroupStateResponse.PartitionResult:
-        return R.PartitionResult(partition=p.partition, error_code=error,
-                                 error_message=None if error == ErrorCode.NONE else message)
+        return messages.DeleteShareGroupStateResponse.PartitionResult(partition=p.partition, error_code=error,
+                                                                      error_message=None if error == ErrorCode.NONE else message)
 
     async def answer(service: ShareCoordinatorService, topic: messages.DeleteShareGroupStateRequest.DeleteStateData,
                      p: messages.DeleteShareGroupStateRequest.PartitionData) -> messages.DeleteShareGroupStateResponse.PartitionResult:
         error, message = await service.delete_state(_key(req, topic, p))
         return result(p, error, message)
-    return await _per_partition(ctx, req, R, answer, result)
+    return await _per_partition(ctx, req, messages.DeleteShareGroupStateResponse, answer, result)
 
 
 # ------------------------------------------------------------------ 87
 async def handle_read_share_group_state_summary(ctx: RequestContext, req: messages.ReadShareGroupStateSummaryRequest) -> messages.ReadShareGroupStateSummaryResponse:
-    R = messages.ReadShareGroupStateSummaryResponse
 
     def failed(p: messages.ReadShareGroupStateSummaryRequest.PartitionData, error: ErrorCode, message: str | None
                ) -> messages.ReadShareGroupStateSummaryResponse.PartitionResult:
-        return R.PartitionResult(partition=p.partition, error_code=error, error_message=message,
-                                 state_epoch=0, leader_epoch=-1, start_offset=-1, delivery_complete_count=-1)
+        return messages.ReadShareGroupStateSummaryResponse.PartitionResult(partition=p.partition, error_code=error, error_message=message,
+                                                                           state_epoch=0, leader_epoch=-1, start_offset=-1, delivery_complete_count=-1)
 
     async def answer(service: ShareCoordinatorService, topic: messages.ReadShareGroupStateSummaryRequest.ReadStateSummaryData,
                      p: messages.ReadShareGroupStateSummaryRequest.PartitionData) -> messages.ReadShareGroupStateSummaryResponse.PartitionResult:
         s = await service.read_summary(_key(req, topic, p))
         if s.error_code != ErrorCode.NONE:
             return failed(p, ErrorCode(s.error_code), s.error_message)
-        return R.PartitionResult(partition=p.partition, error_code=ErrorCode.NONE, error_message=None,
-                                 state_epoch=s.state_epoch, leader_epoch=s.leader_epoch,
-                                 start_offset=s.start_offset, delivery_complete_count=s.delivery_complete_count)
-    return await _per_partition(ctx, req, R, answer, failed)
+        return messages.ReadShareGroupStateSummaryResponse.PartitionResult(partition=p.partition, error_code=ErrorCode.NONE, error_message=None,
+                                                                           state_epoch=s.state_epoch, leader_epoch=s.leader_epoch,
+                                                                           start_offset=s.start_offset, delivery_complete_count=s.delivery_complete_count)
+    return await _per_partition(ctx, req, messages.ReadShareGroupStateSummaryResponse, answer, failed)
 
 
 # What each persister RPC's refusal carries beside its error (Kafka's getErrorResponse);

@@ -130,17 +130,16 @@ def _unauthorized_status(status: list[tuple[int, str]], refused: list[str]) -> l
 
 async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupHeartbeatRequest) -> StreamsGroupHeartbeatResponse:
     group_service(ctx).expire_due()   # session ends already due
-    R = StreamsGroupHeartbeatResponse
     streams = streams_coordinator(ctx)
     if streams is None:
-        return R(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                 member_id="", member_epoch=0, heartbeat_interval_ms=0, status=None)
+        return StreamsGroupHeartbeatResponse(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                             member_id="", member_epoch=0, heartbeat_interval_ms=0, status=None)
     if req.topology is not None:
         reason = _invalid_topology(req.topology)
         if reason is not None:
-            return R(throttle_time_ms=0, error_code=ErrorCode.STREAMS_INVALID_TOPOLOGY,
-                     error_message=reason, member_id="", member_epoch=0,
-                     heartbeat_interval_ms=0, status=None)
+            return StreamsGroupHeartbeatResponse(throttle_time_ms=0, error_code=ErrorCode.STREAMS_INVALID_TOPOLOGY,
+                                                 error_message=reason, member_id="", member_epoch=0,
+                                                 heartbeat_interval_ms=0, status=None)
     endpoint = None
     if req.user_endpoint is not None:
         endpoint = (req.user_endpoint.host, req.user_endpoint.port)
@@ -168,25 +167,25 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupH
             create_internal_topics(ctx, r.topics_to_create)
     ok = r.error == ErrorCode.NONE
     lag = streams.acceptable_recovery_lag(req.group_id)
-    out = R(throttle_time_ms=0, error_code=r.error, error_message=r.message,
-            # an error carries the data's defaults, as Kafka's error responses do
-            member_id=(r.member_id or req.member_id) if ok else "",
-            member_epoch=r.member_epoch if ok else 0,
-            heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0,
-            acceptable_recovery_lag_legacy=min(lag, 2**31 - 1), acceptable_recovery_lag=lag,
-            task_offset_interval_ms=streams.task_offset_interval_ms(req.group_id),
-            status=[R.Status(status_code=c, status_detail=d) for c, d in status] if ok else None,
-            endpoint_information_epoch=r.endpoint_information_epoch)
+    out = StreamsGroupHeartbeatResponse(throttle_time_ms=0, error_code=r.error, error_message=r.message,
+                                        # an error carries the data's defaults, as Kafka's error responses do
+                                        member_id=(r.member_id or req.member_id) if ok else "",
+                                        member_epoch=r.member_epoch if ok else 0,
+                                        heartbeat_interval_ms=r.heartbeat_interval_ms if ok else 0,
+                                        acceptable_recovery_lag_legacy=min(lag, 2**31 - 1), acceptable_recovery_lag=lag,
+                                        task_offset_interval_ms=streams.task_offset_interval_ms(req.group_id),
+                                        status=[StreamsGroupHeartbeatResponse.Status(status_code=c, status_detail=d) for c, d in status] if ok else None,
+                                        endpoint_information_epoch=r.endpoint_information_epoch)
     if ok and r.tasks is not None:
-        out.active_tasks = _task_ids(R.TaskIds, r.tasks.active)
-        out.standby_tasks = _task_ids(R.TaskIds, r.tasks.standby)
-        out.warmup_tasks = _task_ids(R.TaskIds, r.tasks.warmup)
+        out.active_tasks = _task_ids(StreamsGroupHeartbeatResponse.TaskIds, r.tasks.active)
+        out.standby_tasks = _task_ids(StreamsGroupHeartbeatResponse.TaskIds, r.tasks.standby)
+        out.warmup_tasks = _task_ids(StreamsGroupHeartbeatResponse.TaskIds, r.tasks.warmup)
     if ok and r.partitions_by_endpoint is not None:
-        out.partitions_by_user_endpoint = [R.EndpointToPartitions(
-            user_endpoint=R.Endpoint(host=host, port=port),
-            active_partitions=[R.TopicPartition(topic=t, partitions=sorted(ps))
+        out.partitions_by_user_endpoint = [StreamsGroupHeartbeatResponse.EndpointToPartitions(
+            user_endpoint=StreamsGroupHeartbeatResponse.Endpoint(host=host, port=port),
+            active_partitions=[StreamsGroupHeartbeatResponse.TopicPartition(topic=t, partitions=sorted(ps))
                                for t, ps in sorted(active.items())],
-            standby_partitions=[R.TopicPartition(topic=t, partitions=sorted(ps))
+            standby_partitions=[StreamsGroupHeartbeatResponse.TopicPartition(topic=t, partitions=sorted(ps))
                                 for t, ps in sorted(standby.items())])
             for host, port, active, standby in r.partitions_by_endpoint]
     return out
@@ -194,59 +193,58 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupH
 
 async def handle_streams_group_describe(ctx: RequestContext, req: StreamsGroupDescribeRequest) -> StreamsGroupDescribeResponse:
     group_service(ctx).expire_due()   # session ends already due
-    R = StreamsGroupDescribeResponse
     streams = streams_coordinator(ctx)
     groups = []
     for gid in req.group_ids:
         if streams is None:
-            groups.append(R.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
-                                           group_id=gid, group_state="", group_epoch=-1,
-                                           assignment_epoch=-1, members=[]))
+            groups.append(StreamsGroupDescribeResponse.DescribedGroup(error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
+                                                                      group_id=gid, group_state="", group_epoch=-1,
+                                                                      assignment_epoch=-1, members=[]))
             continue
         d = streams.describe(gid)
         if d.error != ErrorCode.NONE:
-            groups.append(R.DescribedGroup(error_code=d.error, error_message=d.message, group_id=gid,
-                                           group_state="", group_epoch=-1, assignment_epoch=-1,
-                                           members=[]))
+            groups.append(StreamsGroupDescribeResponse.DescribedGroup(error_code=d.error, error_message=d.message, group_id=gid,
+                                                                      group_state="", group_epoch=-1, assignment_epoch=-1,
+                                                                      members=[]))
             continue
 
         def assignment(t: Tasks) -> StreamsGroupDescribeResponse.Assignment:
-            return R.Assignment(active_tasks=_task_ids(R.TaskIds, t.active),
-                                standby_tasks=_task_ids(R.TaskIds, t.standby),
-                                warmup_tasks=_task_ids(R.TaskIds, t.warmup))
+            return StreamsGroupDescribeResponse.Assignment(active_tasks=_task_ids(StreamsGroupDescribeResponse.TaskIds, t.active),
+                                                           standby_tasks=_task_ids(StreamsGroupDescribeResponse.TaskIds, t.standby),
+                                                           warmup_tasks=_task_ids(StreamsGroupDescribeResponse.TaskIds, t.warmup))
 
         def info(x: TopicInfo) -> StreamsGroupDescribeResponse.TopicInfo:
-            return R.TopicInfo(name=x.name, partitions=x.partitions,
-                               replication_factor=x.replication_factor,
-                               topic_configs=[R.KeyValue(key=k, value=v) for k, v in x.configs])
+            return StreamsGroupDescribeResponse.TopicInfo(name=x.name, partitions=x.partitions,
+                                                          replication_factor=x.replication_factor,
+                                                          topic_configs=[StreamsGroupDescribeResponse.KeyValue(key=k, value=v) for k, v in x.configs])
 
         topology = None
         if d.topology is not None:
-            topology = R.Topology(epoch=d.topology.epoch, subtopologies=[R.Subtopology(
+            topology = StreamsGroupDescribeResponse.Topology(epoch=d.topology.epoch, subtopologies=[StreamsGroupDescribeResponse.Subtopology(
                 subtopology_id=s.subtopology_id, source_topics=list(s.source_topics),
                 repartition_sink_topics=list(s.repartition_sink_topics),
                 state_changelog_topics=[info(x) for x in s.state_changelog_topics],
                 repartition_source_topics=[info(x) for x in s.repartition_source_topics])
                 for s in d.topology.subtopologies])
-        members = [R.Member(
+        members = [StreamsGroupDescribeResponse.Member(
             member_id=m.member_id, member_epoch=m.member_epoch, instance_id=m.instance_id,
             rack_id=m.rack_id, client_id=m.client_id, client_host=m.client_host,
             topology_epoch=m.topology_epoch, process_id=m.process_id,
-            user_endpoint=None if m.user_endpoint is None else R.Endpoint(
+            user_endpoint=None if m.user_endpoint is None else StreamsGroupDescribeResponse.Endpoint(
                 host=m.user_endpoint[0], port=m.user_endpoint[1]),
-            client_tags=[R.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())],
-            task_offsets=_task_offset_list(R.TaskOffset, m.task_offsets),
-            task_end_offsets=_task_offset_list(R.TaskOffset, m.task_end_offsets),
+            client_tags=[StreamsGroupDescribeResponse.KeyValue(key=k, value=v) for k, v in sorted(m.client_tags.items())],
+            task_offsets=_task_offset_list(StreamsGroupDescribeResponse.TaskOffset, m.task_offsets),
+            task_end_offsets=_task_offset_list(StreamsGroupDescribeResponse.TaskOffset, m.task_end_offsets),
             assignment=assignment(m.tasks),
             target_assignment=assignment(target), is_classic=False) for m, target in d.members]
-        group = R.DescribedGroup(
+        group = StreamsGroupDescribeResponse.DescribedGroup(
             error_code=ErrorCode.NONE, error_message=None, group_id=gid, group_state=d.state,
             group_epoch=d.group_epoch, assignment_epoch=d.assignment_epoch, topology=topology,
             members=members, authorized_operations=authorized_operations(req, ErrorCode.NONE))
         if ctx.api_version >= 1:
             group.assignor_name = streams.assignor_name
         groups.append(group)
-    return R(throttle_time_ms=0, groups=groups)
+    return StreamsGroupDescribeResponse(throttle_time_ms=0, groups=groups)
 
 
 HANDLERS = [

@@ -33,8 +33,6 @@ from kafpy.coordinator.transaction.state import TV_0, TV_2
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-A = AddPartitionsToTxnResponse
-
 
 def _fenced(error: ErrorCode, version: int, first_fenced_version: int) -> ErrorCode:
     """PRODUCER_FENCED for clients that know it, else INVALID_PRODUCER_EPOCH (KIP-588)."""
@@ -51,24 +49,23 @@ def _service(ctx: RequestContext) -> TransactionCoordinatorService:
 
 # --------------------------------------------------------------------- InitProducerId
 async def handle_init_producer_id(ctx: RequestContext, req: InitProducerIdRequest) -> InitProducerIdResponse:
-    R = InitProducerIdResponse
     if req.transactional_id is None:
         pid = await ctx.services.controller.next_producer_id()
-        return R(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=0)
+        return InitProducerIdResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=0)
     v = ctx.api_version
     pid, epoch = (req.producer_id, req.producer_epoch) if v >= 3 else (-1, -1)
     r = await _service(ctx).init_producer_id(req.transactional_id, req.transaction_timeout_ms, pid, epoch)
-    return R(throttle_time_ms=0, error_code=_fenced(r.error, v, 4), producer_id=r.producer_id,
-             producer_epoch=r.producer_epoch)
+    return InitProducerIdResponse(throttle_time_ms=0, error_code=_fenced(r.error, v, 4), producer_id=r.producer_id,
+                                  producer_epoch=r.producer_epoch)
 
 
 # --------------------------------------------------------------------- AddPartitionsToTxn
-def _topic_results(errors: dict[tuple[str, int], ErrorCode]) -> list[A.AddPartitionsToTxnTopicResult]:
-    by_topic: dict[str, list[A.AddPartitionsToTxnPartitionResult]] = {}
+def _topic_results(errors: dict[tuple[str, int], ErrorCode]) -> list[AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult]:
+    by_topic: dict[str, list[AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult]] = {}
     for (topic, p), err in errors.items():
-        by_topic.setdefault(topic, []).append(A.AddPartitionsToTxnPartitionResult(
+        by_topic.setdefault(topic, []).append(AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult(
             partition_index=p, partition_error_code=err))
-    return [A.AddPartitionsToTxnTopicResult(name=t, results_by_partition=ps) for t, ps in by_topic.items()]
+    return [AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult(name=t, results_by_partition=ps) for t, ps in by_topic.items()]
 
 
 async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int,
@@ -102,14 +99,14 @@ async def handle_add_partitions_to_txn(ctx: RequestContext, req: AddPartitionsTo
     if ctx.api_version < 4:
         errors = await _add_partitions(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
                                        req.v3_and_below_producer_epoch, req.v3_and_below_topics, False)
-        return A(throttle_time_ms=0, results_by_topic_v3_and_below=_topic_results(errors))
+        return AddPartitionsToTxnResponse(throttle_time_ms=0, results_by_topic_v3_and_below=_topic_results(errors))
     results = []
     for txn in req.transactions:
         errors = await _add_partitions(ctx, txn.transactional_id, txn.producer_id, txn.producer_epoch,
                                        txn.topics, txn.verify_only)
-        results.append(A.AddPartitionsToTxnResult(transactional_id=txn.transactional_id,
-                                                  topic_results=_topic_results(errors)))
-    return A(throttle_time_ms=0, error_code=ErrorCode.NONE, results_by_transaction=results)
+        results.append(AddPartitionsToTxnResponse.AddPartitionsToTxnResult(transactional_id=txn.transactional_id,
+                                                                           topic_results=_topic_results(errors)))
+    return AddPartitionsToTxnResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, results_by_transaction=results)
 
 
 # --------------------------------------------------------------------- AddOffsetsToTxn
@@ -134,39 +131,37 @@ async def handle_end_txn(ctx: RequestContext, req: EndTxnRequest) -> EndTxnRespo
 
 # --------------------------------------------------------------------- admin
 async def handle_describe_transactions(ctx: RequestContext, req: DescribeTransactionsRequest) -> DescribeTransactionsResponse:
-    D = DescribeTransactionsResponse
     states = []
     for tid in req.transactional_ids:
         error, txn = _service(ctx).coordinator.describe(tid)
         if txn is None:
-            states.append(D.TransactionState(error_code=error, transactional_id=tid, transaction_state="",
-                                             transaction_timeout_ms=0, transaction_start_time_ms=-1,
-                                             producer_id=-1, producer_epoch=-1, topics=[]))
+            states.append(DescribeTransactionsResponse.TransactionState(error_code=error, transactional_id=tid, transaction_state="",
+                                                                        transaction_timeout_ms=0, transaction_start_time_ms=-1,
+                                                                        producer_id=-1, producer_epoch=-1, topics=[]))
             continue
         by_topic: dict[str, list[int]] = {}
         for topic, p in sorted(txn.partitions):
             by_topic.setdefault(topic, []).append(p)
-        states.append(D.TransactionState(
+        states.append(DescribeTransactionsResponse.TransactionState(
             error_code=ErrorCode.NONE, transactional_id=tid, transaction_state=txn.state.state_name,
             transaction_timeout_ms=txn.txn_timeout_ms, transaction_start_time_ms=txn.txn_start_timestamp,
             producer_id=txn.producer_id, producer_epoch=txn.producer_epoch,
-            topics=[D.TopicData(topic=t, partitions=ps) for t, ps in by_topic.items()]))
-    return D(throttle_time_ms=0, transaction_states=states)
+            topics=[DescribeTransactionsResponse.TopicData(topic=t, partitions=ps) for t, ps in by_topic.items()]))
+    return DescribeTransactionsResponse(throttle_time_ms=0, transaction_states=states)
 
 
 async def handle_list_transactions(ctx: RequestContext, req: ListTransactionsRequest) -> ListTransactionsResponse:
-    L = ListTransactionsResponse
     svc = _service(ctx)
     coordinator = svc.coordinator
     if coordinator.loading:
-        return L(throttle_time_ms=0, error_code=ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknown_state_filters=[],
-                 transaction_states=[])
+        return ListTransactionsResponse(throttle_time_ms=0, error_code=ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknown_state_filters=[],
+                                        transaction_states=[])
     duration = req.duration_filter if ctx.api_version >= 1 else -1
     unknown, found = coordinator.list_transactions(req.state_filters, req.producer_id_filters, duration,
                                                    svc.now_ms())
-    return L(throttle_time_ms=0, error_code=ErrorCode.NONE, unknown_state_filters=unknown, transaction_states=[
-        L.TransactionState(transactional_id=t.transactional_id, producer_id=t.producer_id,
-                           transaction_state=t.state.state_name) for t in found])
+    return ListTransactionsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, unknown_state_filters=unknown, transaction_states=[
+        ListTransactionsResponse.TransactionState(transactional_id=t.transactional_id, producer_id=t.producer_id,
+                                                  transaction_state=t.state.state_name) for t in found])
 
 
 HANDLERS = [

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-R = WriteTxnMarkersResponse
 # Kafka's request.timeout.ms default: how long a marker waits for the ISR
 MARKER_COMMIT_TIMEOUT_MS = 30000
 
@@ -80,7 +79,7 @@ async def write_txn_markers(services: "BrokerServices", req: WriteTxnMarkersRequ
         for t in marker.topics:
             parts_out = []
             for index in t.partition_indexes:
-                pr = R.WritableTxnMarkerPartitionResult(partition_index=index, error_code=ErrorCode.NONE)
+                pr = WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult(partition_index=index, error_code=ErrorCode.NONE)
                 parts_out.append(pr)
                 refusal = _marker_refusal(services, t.name, index, marker)
                 if refusal is not None:
@@ -88,8 +87,8 @@ async def write_txn_markers(services: "BrokerServices", req: WriteTxnMarkersRequ
                     continue
                 entries.append((t.name, index, batch))
                 pending.append(pr)
-            topics_out.append(R.WritableTxnMarkerTopicResult(name=t.name, partitions=parts_out))
-        markers_out.append(R.WritableTxnMarkerResult(producer_id=marker.producer_id, topics=topics_out))
+            topics_out.append(WriteTxnMarkersResponse.WritableTxnMarkerTopicResult(name=t.name, partitions=parts_out))
+        markers_out.append(WriteTxnMarkersResponse.WritableTxnMarkerResult(producer_id=marker.producer_id, topics=topics_out))
         if entries:
             pid = marker.producer_id
             on_appended = None if verifier is None else (lambda topic, index, _info, pid=pid:
@@ -101,7 +100,7 @@ async def write_txn_markers(services: "BrokerServices", req: WriteTxnMarkersRequ
         for pr, (error, _, _, _) in zip(pending, await fut):
             pr.error_code = error
     _complete_offset_commits(services, req, markers_out)
-    return R(markers=markers_out)
+    return WriteTxnMarkersResponse(markers=markers_out)
 
 
 def _complete_offset_commits(services: "BrokerServices", req: WriteTxnMarkersRequest,

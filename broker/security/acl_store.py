@@ -17,13 +17,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kazoo.exceptions import BadVersionError, NodeExistsError
 
 from kafpy.broker.security.acl import (AccessControlEntry, AclOperation, AclPermissionType, PatternType,
                                  ResourcePattern, ResourceType)
+from kafpy.protocol.json_value import JsonObject, JsonValue, as_array, as_object
 from kafpy.replication import zk_data as zd
+
+if TYPE_CHECKING:
+    from kafpy.replication.zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.security.authorizer.AclAuthorizer")
 
@@ -38,6 +42,19 @@ def entry_to_json(e: AccessControlEntry) -> dict[str, str]:
             "operation": e.operation.zk_name, "host": e.host}
 
 
+def _text(v: JsonValue, what: str) -> str:
+    """A stored section's string field; ValueError when the file holds something else."""
+    if not isinstance(v, str):
+        raise ValueError(f"{what} must be a JSON string, not {type(v).__name__}")
+    return v
+
+
+def _entry_from_section(a: JsonValue) -> AccessControlEntry:
+    """One entry of a standalone broker's stored section (``entry_to_json``'s shape)."""
+    d = as_object(a, "an ACL entry")
+    return entry_from_json({k: _text(v, k) for k, v in d.items()})
+
+
 def entry_from_json(d: dict[str, str]) -> AccessControlEntry:
     return AccessControlEntry(d["principal"], d["host"], AclOperation.from_zk_name(d["operation"]),
                               AclPermissionType.from_zk_name(d["permissionType"]))
@@ -48,13 +65,14 @@ class LocalAclStore:
     ``[{"resourceType", "name", "patternType", "acls": [...]}]``) and is awaited before an
     update returns."""
 
-    def __init__(self, initial: list[dict[str, Any]],
-                 persist: Callable[[list[dict[str, Any]]], Awaitable[None]]) -> None:
+    def __init__(self, initial: list[JsonObject],
+                 persist: Callable[[list[JsonObject]], Awaitable[None]]) -> None:
         self._acls: dict[ResourcePattern, Entries] = {}
         for section in initial:
-            pattern = ResourcePattern(ResourceType.from_zk_name(section["resourceType"]), section["name"],
-                                      PatternType.from_zk_name(section["patternType"]))
-            self._acls[pattern] = frozenset(entry_from_json(a) for a in section["acls"])
+            pattern = ResourcePattern(ResourceType.from_zk_name(_text(section["resourceType"], "resourceType")),
+                                      _text(section["name"], "name"),
+                                      PatternType.from_zk_name(_text(section["patternType"], "patternType")))
+            self._acls[pattern] = frozenset(_entry_from_section(a) for a in as_array(section["acls"], "acls"))
         self._persist = persist
         self._on_change: OnChange | None = None
         self._lock = asyncio.Lock()
@@ -80,9 +98,9 @@ class LocalAclStore:
             self._on_change(pattern, new)
         return old, new
 
-    def sections(self) -> list[dict[str, Any]]:
+    def sections(self) -> list[JsonObject]:
         return [{"resourceType": p.resource_type.zk_name, "name": p.name, "patternType": p.pattern_type.zk_name,
-                 "acls": sorted((entry_to_json(e) for e in entries), key=lambda d: sorted(d.items()))}
+                 "acls": _json_entries(entries)}
                 for p, entries in sorted(self._acls.items(), key=lambda kv: (kv[0].resource_type, kv[0].name,
                                                                            kv[0].pattern_type))]
 
@@ -90,11 +108,16 @@ class LocalAclStore:
         pass
 
 
+def _json_entries(entries: Entries) -> list[JsonValue]:
+    """A section's entries as stored, in a stable order."""
+    return [{k: v for k, v in d.items()} for d in sorted((entry_to_json(e) for e in entries), key=lambda d: sorted(d.items()))]
+
+
 class ZkAclStore:
     """ACLs in ZooKeeper (``zk`` is a ``kafpy.replication.zk_client.KafkaZkClient``); ``clock`` in
     seconds ages notifications for purging."""
 
-    def __init__(self, zk: Any, clock: Callable[[], float]) -> None:
+    def __init__(self, zk: KafkaZkClient, clock: Callable[[], float]) -> None:
         self.zk = zk
         self.clock = clock
         self._on_change: OnChange | None = None
@@ -164,6 +187,7 @@ class ZkAclStore:
                 return old, new
             try:
                 if not new:
+                    assert version is not None   # old was not empty, so its node was read
                     await self.zk.conditional_delete(path, version)
                 else:
                     data = zd.encode_acls(entry_to_json(e) for e in sorted(new, key=str))
@@ -183,7 +207,7 @@ class ZkAclStore:
         return old, new
 
     # -- notifications -----------------------------------------------------------------
-    def _watcher(self, change_path: str) -> Callable[[Any], None]:
+    def _watcher(self, change_path: str) -> Callable[[object], None]:
         return self._watchers[change_path]
 
     def _schedule(self, change_path: str) -> None:

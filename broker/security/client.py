@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
 
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import Message
 
 from kafpy.broker.security.jaas import parse_jaas_config
 from kafpy.broker.security.plain import plain_client_message
@@ -30,8 +31,19 @@ from kafpy.broker.security.session import SASL_PROTOCOLS, TLS_PROTOCOLS
 if TYPE_CHECKING:
     from kafpy.broker.config import KafkaConfig
 
-Exchange = Callable[[int, Any], Awaitable[Any]]
+Exchange = Callable[[int, Message], Awaitable[object]]
 """Sends one request (api key, body) on the connection being set up; its response body."""
+
+_Response = TypeVar("_Response", bound=Message)
+
+
+async def _exchange(exchange: Exchange, api_key: ApiKey, request: Message,
+                    response: type[_Response]) -> _Response:
+    """``exchange``'s answer, which for a request of ``api_key`` is its response class."""
+    resp = await exchange(api_key, request)
+    if not isinstance(resp, response):
+        raise SaslAuthenticationError(f"{api_key.name} answered {type(resp).__name__}")
+    return resp
 
 
 @dataclass(frozen=True)
@@ -77,7 +89,8 @@ class ClientSecurity:
         nothing without SASL. Raises SaslAuthenticationError when the other broker refuses."""
         if self.mechanism is None:
             return
-        resp = await exchange(ApiKey.SASL_HANDSHAKE, messages.SaslHandshakeRequest(mechanism=self.mechanism))
+        resp = await _exchange(exchange, ApiKey.SASL_HANDSHAKE, messages.SaslHandshakeRequest(mechanism=self.mechanism),
+                               messages.SaslHandshakeResponse)
         if resp.error_code != ErrorCode.NONE:
             raise SaslAuthenticationError(f"SaslHandshake with {self.mechanism} refused: "
                                           f"{ErrorCode.of(resp.error_code)!r} (enabled: {resp.mechanisms})")
@@ -90,7 +103,8 @@ class ClientSecurity:
 
 
 async def _token(exchange: Exchange, token: bytes) -> bytes:
-    resp = await exchange(ApiKey.SASL_AUTHENTICATE, messages.SaslAuthenticateRequest(auth_bytes=token))
+    resp = await _exchange(exchange, ApiKey.SASL_AUTHENTICATE, messages.SaslAuthenticateRequest(auth_bytes=token),
+                           messages.SaslAuthenticateResponse)
     if resp.error_code != ErrorCode.NONE:
         raise SaslAuthenticationError(resp.error_message or repr(ErrorCode.of(resp.error_code)))
     return bytes(resp.auth_bytes)

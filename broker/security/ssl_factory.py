@@ -18,9 +18,13 @@ import os
 import ssl
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from kafpy.broker.config import ConfigError
+
+if TYPE_CHECKING:   # cryptography is imported where a PKCS12 store is read
+    from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
+    from cryptography.x509 import Certificate
 
 Getter = Callable[[str], Any]
 
@@ -29,7 +33,8 @@ _TLS_VERSIONS = {"TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TL
                  "TLSv1.1": ssl.TLSVersion.TLSv1_1, "TLSv1": ssl.TLSVersion.TLSv1}
 
 
-def _pkcs12(path: str, password: str | None) -> tuple[Any, Any, list[Any]]:
+def _pkcs12(path: str, password: str | None
+            ) -> tuple[PrivateKeyTypes | None, Certificate | None, list[Certificate]]:
     try:
         from cryptography.hazmat.primitives.serialization import pkcs12
     except ImportError:  # pragma: no cover - cryptography is a dependency of the security extra
@@ -41,9 +46,10 @@ def _pkcs12(path: str, password: str | None) -> tuple[Any, Any, list[Any]]:
         raise ConfigError(f"Failed to load SSL store {path}: {e}") from None
 
 
-def _pem_bytes(obj: Any) -> bytes:
+def _pem_bytes(obj: Union[Certificate, PrivateKeyTypes]) -> bytes:
+    from cryptography import x509
     from cryptography.hazmat.primitives import serialization
-    if hasattr(obj, "public_bytes") and hasattr(obj, "subject"):
+    if isinstance(obj, x509.Certificate):
         return obj.public_bytes(serialization.Encoding.PEM)
     return obj.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption())

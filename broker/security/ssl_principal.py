@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Sequence
 
 # Attribute names Java prints by keyword in RFC 2253 form; others by OID with a hex value.
 _KEYWORDS = {
@@ -43,7 +43,7 @@ def _der_hex(tag: int, value: str) -> str:
     return "#" + (bytes([tag]) + length + data).hex()
 
 
-def distinguished_name(subject: Any) -> str:
+def distinguished_name(subject: Sequence[Sequence[tuple[str, str]]]) -> str:
     """The RFC 2253 name of a subject as ``ssl.SSLSocket.getpeercert()`` gives it (a tuple
     of RDNs, each a tuple of (attribute, value) pairs, in certificate order)."""
     rdns = []

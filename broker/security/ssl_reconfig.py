@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import os
 import ssl
-from typing import Any
 
 from kafpy.broker.security.ssl_factory import Getter, server_context
 
@@ -31,7 +30,7 @@ RECONFIGURABLE_SSL_CONFIGS = (
 )
 
 
-def _fingerprint(get: Getter) -> tuple[Any, ...]:
+def _fingerprint(get: Getter) -> tuple[object, ...]:
     """What decides the stores: their settings and the files' modification times (Kafka
     reloads a store whose file changed even when its path did not)."""
     values = tuple(get(k) for k in RECONFIGURABLE_SSL_CONFIGS)
@@ -55,7 +54,7 @@ class ReconfigurableServerSsl:
         self.current = self.context
         self._fingerprint = _fingerprint(get)
 
-    def _select(self, conn: Any, _server_name: str | None, ctx: ssl.SSLContext) -> None:
+    def _select(self, conn: ssl.SSLObject, _server_name: str | None, ctx: ssl.SSLContext) -> None:
         current = self.current
         if current is not ctx:
             conn.context = current

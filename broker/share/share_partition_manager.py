@@ -28,11 +28,11 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from kafpy.coordinator.share_state.persister import SharePartitionKey, SharePersister, UNINITIALIZED_START_OFFSET
 from kafpy.protocol.errors import ErrorCode, KafkaError
-from kafpy.replication.log_read import FetchIsolation, FetchParams, PartitionFetchInfo
+from kafpy.replication.log_read import FetchIsolation, FetchParams, LogReadResult, PartitionFetchInfo
 from kafpy.replication.partition import Partition
 from kafpy.replication.purgatory import DelayedFetch
 from kafpy.storage.file_records import FileRecordsSlice
@@ -252,8 +252,7 @@ class SharePartitionManager:
         eager = params.min_bytes <= 1
         while True:
             results = [ShareFetchResult(ref) for ref in refs]
-            # LogReadResults (Any: replication.log_read does not declare what `records` holds yet)
-            reads: list[tuple[ShareFetchResult, SharePartition, Any]] = []
+            reads: list[tuple[ShareFetchResult, SharePartition, LogReadResult]] = []
             waiting_parts = []
             total_bytes = 0
             remaining = params.max_records
@@ -267,6 +266,7 @@ class SharePartitionManager:
                     read = await self._read(sp, part, r.ref, per_partition_bytes)
                     if read is None:
                         continue
+                    assert read.records is not None   # _read answers only a read with records
                     if eager:
                         remaining -= await self._take(sp, member_id, r, read, remaining, params)
                     else:
@@ -287,7 +287,7 @@ class SharePartitionManager:
                 return results
             await self._wait(group_id, waiting_parts, refs, deadline - self.now_ms())
 
-    async def _read(self, sp: SharePartition, part: Partition, ref: SharePartitionRef, max_bytes: int) -> Any:
+    async def _read(self, sp: SharePartition, part: Partition, ref: SharePartitionRef, max_bytes: int) -> LogReadResult | None:
         """The log's records from the share partition's next fetch offset (opaque batches,
         up to `max_bytes`), or None when nothing could be acquired there now."""
         if not sp.can_acquire():
@@ -312,12 +312,13 @@ class SharePartitionManager:
             return None
         return read
 
-    async def _take(self, sp: SharePartition, member_id: str, result: ShareFetchResult, read: Any,
+    async def _take(self, sp: SharePartition, member_id: str, result: ShareFetchResult, read: LogReadResult,
                     max_records: int, params: ShareFetchParams) -> int:
         """Acquire for `member_id` what `read` holds that is available; the count acquired.
         (The share partition may have moved since the read: only AVAILABLE records are
         taken, so a read another fetch acquired from meanwhile is still safe to use.)"""
         aborted = [(a.producer_id, a.first_offset) for a in read.aborted] if read.aborted else None
+        assert read.records is not None   # _read answers only a read with records
         scan = scan_batches(read.records, aborted)
         batch_size = params.batch_size if params.mode is AcquireMode.BATCH_OPTIMIZED else 0
         acquired, changed = sp.acquire(member_id, scan.batches, max_records, self.now_ms(), params.mode,
@@ -433,7 +434,7 @@ class SharePartitionManager:
         ShareGroupListener.onGroupEmpty): forget its share partitions, so the next fetch
         reads their state from the persister again. This is how an offsets reset or a
         delete of the (then empty) group reaches every partition leader, the share
-        coordinator's broker or not: each sees its consumers' connections close. Any
+        coordinator's broker or not: each sees its consumers' connections close. A
         write still in flight with the old state epoch is fenced by the coordinator."""
         dropped = [k for k in self.partitions if k[0] == group_id]
         for key in dropped:

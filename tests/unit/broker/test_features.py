@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import cast
 from types import SimpleNamespace
 
 import pytest
@@ -18,6 +19,7 @@ from kafpy.broker.features import (DEFAULT_FINALIZED, GROUP_VERSION, FinalizedFe
                                    supported_features)
 from kafpy.broker.handlers.api_versions import handle_api_versions
 from kafpy.broker.handlers.features import handle_update_features
+from kafpy.replication.zk_client import KafkaZkClient
 from tests.unit.broker.helpers import LocalBroker, call
 
 INVALID_UPDATE_VERSION = 95
@@ -179,7 +181,7 @@ KAFPY_SUPPORTED = {name: {"min_version": low, "max_version": high}
 
 
 async def _started(zk: FakeZk) -> ZkFeatures:
-    store = ZkFeatures(zk)
+    store = ZkFeatures(cast(KafkaZkClient, zk))   # the fake stands in for the ZooKeeper client
     await store.start()
     return store
 
