@@ -49,6 +49,8 @@ def test_enabling_unclean_election_elects_offline_partitions_at_once(zookeeper):
             for topic, tid in (("w", "AAAAAAAAAAAAAAAAAAAAAw"), ("v", "AAAAAAAAAAAAAAAAAAAABA")):
                 await a.create_topic_assignment(topic, zd.TopicAssignment.of(tid, {0: [2, 3]}))
                 await wait_until(lambda: znode(a, zd.partition_state_path(topic, 0)))
+                # the znode is written before the controller's context takes it in
+                await wait_until(lambda: c1.ctx.leader_and_isr((topic, 0)) is not None)
                 await _shrink_isr_to_leader(c1, a, epochs[1], (topic, 0))
 
             await b.close()  # broker 2, the only ISR member, dies: both partitions go offline
