@@ -32,8 +32,12 @@ from pathlib import Path
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
-BROKER_LISTENERS = {"zkBroker", "broker"}
-EXTRA_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
+# Every listener's APIs: the broker's, and the controller's (KRaft: Vote, BrokerRegistration, ...)
+LISTENERS = {"zkBroker", "broker", "controller"}
+EXTRA_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
+              # KRaft's control records in __cluster_metadata (Kafka's raft module)
+              "KRaftVersionRecord", "LeaderChangeMessage", "SnapshotHeaderRecord",
+              "SnapshotFooterRecord", "VotersRecord")
 COORDINATOR_DIRS = ("group-coordinator", "transaction-coordinator", "share-coordinator")
 MESSAGE_KEYS = ("name", "type", "apiKey", "validVersions", "flexibleVersions", "latestVersionUnstable")
 FIELD_KEYS = (
@@ -92,13 +96,16 @@ def select_specs(root: Path) -> list[dict]:
         elif kind == "header" or (kind == "data" and spec["name"] in EXTRA_DATA):
             specs[spec["name"]] = spec
     for key, req in requests.items():
-        if BROKER_LISTENERS & set(req.get("listeners", [])):
+        if LISTENERS & set(req.get("listeners", [])):
             specs[req["name"]] = req
             specs[responses[key]["name"]] = responses[key]
     for sub in COORDINATOR_DIRS:
         for path in sorted((root / sub).glob("*.json")):
             spec = to_key_version_form(load_kafka_spec(path))
             specs[spec["name"]] = spec
+    for path in sorted((root / "metadata").glob("*.json")):
+        spec = load_kafka_spec(path)          # KRaft's metadata records: type "metadata"
+        specs[spec["name"]] = spec
     return [specs[k] for k in sorted(specs)]
 
 

@@ -19,6 +19,52 @@ from kafpy.protocol.message_base import ZERO_UUID, ApiSpec, Field, Message, Stru
 
 
 
+class AbortTransactionRecord(Message):
+    __slots__ = ('reason',)
+    NAME = 'AbortTransactionRecord'
+    KIND = 'metadata'
+    API_KEY = 25
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('reason', 'string', (0, 32767), (0, 32767), 0, (0, 32767), 'inherit', None),
+    )
+
+    def __init__(self, *, reason: str | None = None) -> None:
+        self.reason = reason
+
+
+class AccessControlEntryRecord(Message):
+    __slots__ = ('id', 'resource_type', 'resource_name', 'pattern_type', 'principal', 'host', 'operation', 'permission_type')
+    NAME = 'AccessControlEntryRecord'
+    KIND = 'metadata'
+    API_KEY = 18
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('resource_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+        Field('resource_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('pattern_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+        Field('principal', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('operation', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+        Field('permission_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, id: bytes = ZERO_UUID, resource_type: int = 0, resource_name: str = '', pattern_type: int = 0, principal: str = '', host: str = '', operation: int = 0, permission_type: int = 0) -> None:
+        self.id = id
+        self.resource_type = resource_type
+        self.resource_name = resource_name
+        self.pattern_type = pattern_type
+        self.principal = principal
+        self.host = host
+        self.operation = operation
+        self.permission_type = permission_type
+
+
 class AddOffsetsToTxnRequest(Message):
     __slots__ = ('transactional_id', 'producer_id', 'producer_epoch', 'group_id')
     NAME = 'AddOffsetsToTxnRequest'
@@ -968,6 +1014,475 @@ class ApiVersionsResponse(Message):
         self.zk_migration_ready = zk_migration_ready
 
 
+class AssignReplicasToDirsRequest(Message):
+    __slots__ = ('broker_id', 'broker_epoch', 'directories')
+    NAME = 'AssignReplicasToDirsRequest'
+    KIND = 'request'
+    API_KEY = 73
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', -1),
+        Field('directories', '[]DirectoryData', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class DirectoryData(Struct):
+        __slots__ = ('id', 'topics')
+        FIELDS = (
+            Field('id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, id: bytes = ZERO_UUID, topics: list[AssignReplicasToDirsRequest.TopicData] = _UNSET) -> None:
+            self.id = id
+            self.topics = [] if topics is _UNSET else topics
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index',)
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, partition_index: int = 0) -> None:
+            self.partition_index = partition_index
+
+    class TopicData(Struct):
+        __slots__ = ('topic_id', 'partitions')
+        FIELDS = (
+            Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[AssignReplicasToDirsRequest.PartitionData] = _UNSET) -> None:
+            self.topic_id = topic_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1, directories: list[AssignReplicasToDirsRequest.DirectoryData] = _UNSET) -> None:
+        self.broker_id = broker_id
+        self.broker_epoch = broker_epoch
+        self.directories = [] if directories is _UNSET else directories
+
+
+class AssignReplicasToDirsResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'directories')
+    NAME = 'AssignReplicasToDirsResponse'
+    KIND = 'response'
+    API_KEY = 73
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('directories', '[]DirectoryData', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class DirectoryData(Struct):
+        __slots__ = ('id', 'topics')
+        FIELDS = (
+            Field('id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, id: bytes = ZERO_UUID, topics: list[AssignReplicasToDirsResponse.TopicData] = _UNSET) -> None:
+            self.id = id
+            self.topics = [] if topics is _UNSET else topics
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'error_code')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0) -> None:
+            self.partition_index = partition_index
+            self.error_code = error_code
+
+    class TopicData(Struct):
+        __slots__ = ('topic_id', 'partitions')
+        FIELDS = (
+            Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_id: bytes = ZERO_UUID, partitions: list[AssignReplicasToDirsResponse.PartitionData] = _UNSET) -> None:
+            self.topic_id = topic_id
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, directories: list[AssignReplicasToDirsResponse.DirectoryData] = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.directories = [] if directories is _UNSET else directories
+
+
+class BeginQuorumEpochRequest(Message):
+    __slots__ = ('cluster_id', 'voter_id', 'topics', 'leader_endpoints')
+    NAME = 'BeginQuorumEpochRequest'
+    KIND = 'request'
+    API_KEY = 53
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (1, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('cluster_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('voter_id', 'int32', (1, 32767), None, None, None, 'inherit', -1),
+        Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        Field('leader_endpoints', '[]LeaderEndpoint', (1, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class LeaderEndpoint(Struct):
+        __slots__ = ('name', 'host', 'port')
+        FIELDS = (
+            Field('name', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (1, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'voter_directory_id', 'leader_id', 'leader_epoch')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('voter_directory_id', 'uuid', (1, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, partition_index: int = 0, voter_directory_id: bytes = ZERO_UUID, leader_id: int = 0, leader_epoch: int = 0) -> None:
+            self.partition_index = partition_index
+            self.voter_directory_id = voter_directory_id
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+
+    class TopicData(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[BeginQuorumEpochRequest.PartitionData] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, cluster_id: str | None = None, voter_id: int = -1, topics: list[BeginQuorumEpochRequest.TopicData] = _UNSET, leader_endpoints: list[BeginQuorumEpochRequest.LeaderEndpoint] = _UNSET) -> None:
+        self.cluster_id = cluster_id
+        self.voter_id = voter_id
+        self.topics = [] if topics is _UNSET else topics
+        self.leader_endpoints = [] if leader_endpoints is _UNSET else leader_endpoints
+
+
+class BeginQuorumEpochResponse(Message):
+    __slots__ = ('error_code', 'topics', 'node_endpoints')
+    NAME = 'BeginQuorumEpochResponse'
+    KIND = 'response'
+    API_KEY = 53
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (1, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        Field('node_endpoints', '[]NodeEndpoint', (1, 32767), None, 0, (1, 32767), 'inherit', ()),
+    )
+
+    class NodeEndpoint(Struct):
+        __slots__ = ('node_id', 'host', 'port')
+        FIELDS = (
+            Field('node_id', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+            Field('host', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (1, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0) -> None:
+            self.node_id = node_id
+            self.host = host
+            self.port = port
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'error_code', 'leader_id', 'leader_epoch')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, leader_id: int = 0, leader_epoch: int = 0) -> None:
+            self.partition_index = partition_index
+            self.error_code = error_code
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+
+    class TopicData(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[BeginQuorumEpochResponse.PartitionData] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, error_code: int = 0, topics: list[BeginQuorumEpochResponse.TopicData] = _UNSET, node_endpoints: list[BeginQuorumEpochResponse.NodeEndpoint] = _UNSET) -> None:
+        self.error_code = error_code
+        self.topics = [] if topics is _UNSET else topics
+        self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
+
+
+class BeginTransactionRecord(Message):
+    __slots__ = ('name',)
+    NAME = 'BeginTransactionRecord'
+    KIND = 'metadata'
+    API_KEY = 23
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('name', 'string', (0, 32767), (0, 32767), 0, (0, 32767), 'inherit', None),
+    )
+
+    def __init__(self, *, name: str | None = None) -> None:
+        self.name = name
+
+
+class BrokerHeartbeatRequest(Message):
+    __slots__ = ('broker_id', 'broker_epoch', 'current_metadata_offset', 'want_fence', 'want_shut_down', 'offline_log_dirs', 'cordoned_log_dirs')
+    NAME = 'BrokerHeartbeatRequest'
+    KIND = 'request'
+    API_KEY = 63
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', -1),
+        Field('current_metadata_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('want_fence', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        Field('want_shut_down', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        Field('offline_log_dirs', '[]uuid', (1, 32767), None, 0, (1, 32767), 'inherit', ()),
+        Field('cordoned_log_dirs', '[]uuid', (2, 32767), (2, 32767), 1, (2, 32767), 'inherit', None),
+    )
+
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1, current_metadata_offset: int = 0, want_fence: bool = False, want_shut_down: bool = False, offline_log_dirs: list[bytes] = _UNSET, cordoned_log_dirs: list[bytes] | None = None) -> None:
+        self.broker_id = broker_id
+        self.broker_epoch = broker_epoch
+        self.current_metadata_offset = current_metadata_offset
+        self.want_fence = want_fence
+        self.want_shut_down = want_shut_down
+        self.offline_log_dirs = [] if offline_log_dirs is _UNSET else offline_log_dirs
+        self.cordoned_log_dirs = cordoned_log_dirs
+
+
+class BrokerHeartbeatResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'is_caught_up', 'is_fenced', 'should_shut_down')
+    NAME = 'BrokerHeartbeatResponse'
+    KIND = 'response'
+    API_KEY = 63
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('is_caught_up', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        Field('is_fenced', 'bool', (0, 32767), None, None, None, 'inherit', True),
+        Field('should_shut_down', 'bool', (0, 32767), None, None, None, 'inherit', False),
+    )
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, is_caught_up: bool = False, is_fenced: bool = True, should_shut_down: bool = False) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.is_caught_up = is_caught_up
+        self.is_fenced = is_fenced
+        self.should_shut_down = should_shut_down
+
+
+class BrokerRegistrationChangeRecord(Message):
+    __slots__ = ('broker_id', 'broker_epoch', 'fenced', 'in_controlled_shutdown', 'log_dirs', 'cordoned_log_dirs')
+    NAME = 'BrokerRegistrationChangeRecord'
+    KIND = 'metadata'
+    API_KEY = 17
+    VALID_VERSIONS = (0, 3)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('fenced', 'int8', (0, 32767), None, 0, (0, 32767), 'inherit', 0),
+        Field('in_controlled_shutdown', 'int8', (1, 32767), None, 1, (1, 32767), 'inherit', 0),
+        Field('log_dirs', '[]uuid', (2, 32767), None, 2, (2, 32767), 'inherit', ()),
+        Field('cordoned_log_dirs', '[]uuid', (3, 32767), (3, 32767), 3, (3, 32767), 'inherit', None),
+    )
+
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = 0, fenced: int = 0, in_controlled_shutdown: int = 0, log_dirs: list[bytes] = _UNSET, cordoned_log_dirs: list[bytes] | None = None) -> None:
+        self.broker_id = broker_id
+        self.broker_epoch = broker_epoch
+        self.fenced = fenced
+        self.in_controlled_shutdown = in_controlled_shutdown
+        self.log_dirs = [] if log_dirs is _UNSET else log_dirs
+        self.cordoned_log_dirs = cordoned_log_dirs
+
+
+class BrokerRegistrationRequest(Message):
+    __slots__ = ('broker_id', 'cluster_id', 'incarnation_id', 'listeners', 'features', 'rack', 'is_migrating_zk_broker', 'log_dirs', 'previous_broker_epoch')
+    NAME = 'BrokerRegistrationRequest'
+    KIND = 'request'
+    API_KEY = 62
+    VALID_VERSIONS = (0, 4)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('cluster_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('incarnation_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('listeners', '[]Listener', (0, 32767), None, None, None, 'inherit', ()),
+        Field('features', '[]Feature', (0, 32767), None, None, None, 'inherit', ()),
+        Field('rack', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+        Field('is_migrating_zk_broker', 'bool', (1, 32767), None, None, None, 'inherit', False),
+        Field('log_dirs', '[]uuid', (2, 32767), None, None, None, 'inherit', ()),
+        Field('previous_broker_epoch', 'int64', (3, 32767), None, None, None, 'inherit', -1),
+    )
+
+    class Feature(Struct):
+        __slots__ = ('name', 'min_supported_version', 'max_supported_version')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('min_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('max_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', min_supported_version: int = 0, max_supported_version: int = 0) -> None:
+            self.name = name
+            self.min_supported_version = min_supported_version
+            self.max_supported_version = max_supported_version
+
+    class Listener(Struct):
+        __slots__ = ('name', 'host', 'port', 'security_protocol')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('security_protocol', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0, security_protocol: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+            self.security_protocol = security_protocol
+
+    def __init__(self, *, broker_id: int = 0, cluster_id: str = '', incarnation_id: bytes = ZERO_UUID, listeners: list[BrokerRegistrationRequest.Listener] = _UNSET, features: list[BrokerRegistrationRequest.Feature] = _UNSET, rack: str | None = '', is_migrating_zk_broker: bool = False, log_dirs: list[bytes] = _UNSET, previous_broker_epoch: int = -1) -> None:
+        self.broker_id = broker_id
+        self.cluster_id = cluster_id
+        self.incarnation_id = incarnation_id
+        self.listeners = [] if listeners is _UNSET else listeners
+        self.features = [] if features is _UNSET else features
+        self.rack = rack
+        self.is_migrating_zk_broker = is_migrating_zk_broker
+        self.log_dirs = [] if log_dirs is _UNSET else log_dirs
+        self.previous_broker_epoch = previous_broker_epoch
+
+
+class BrokerRegistrationResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'broker_epoch')
+    NAME = 'BrokerRegistrationResponse'
+    KIND = 'response'
+    API_KEY = 62
+    VALID_VERSIONS = (0, 4)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', -1),
+    )
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, broker_epoch: int = -1) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.broker_epoch = broker_epoch
+
+
+class ClearElrRecord(Message):
+    __slots__ = ('topic_name',)
+    NAME = 'ClearElrRecord'
+    KIND = 'metadata'
+    API_KEY = 28
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, topic_name: str = '') -> None:
+        self.topic_name = topic_name
+
+
+class ClientQuotaRecord(Message):
+    __slots__ = ('entity', 'key', 'value', 'remove')
+    NAME = 'ClientQuotaRecord'
+    KIND = 'metadata'
+    API_KEY = 14
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('entity', '[]EntityData', (0, 32767), None, None, None, 'inherit', ()),
+        Field('key', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('value', 'float64', (0, 32767), None, None, None, 'inherit', 0.0),
+        Field('remove', 'bool', (0, 32767), None, None, None, 'inherit', False),
+    )
+
+    class EntityData(Struct):
+        __slots__ = ('entity_type', 'entity_name')
+        FIELDS = (
+            Field('entity_type', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('entity_name', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+        )
+
+        def __init__(self, *, entity_type: str = '', entity_name: str | None = '') -> None:
+            self.entity_type = entity_type
+            self.entity_name = entity_name
+
+    def __init__(self, *, entity: list[ClientQuotaRecord.EntityData] = _UNSET, key: str = '', value: float = 0.0, remove: bool = False) -> None:
+        self.entity = [] if entity is _UNSET else entity
+        self.key = key
+        self.value = value
+        self.remove = remove
+
+
+class ConfigRecord(Message):
+    __slots__ = ('resource_type', 'resource_name', 'name', 'value')
+    NAME = 'ConfigRecord'
+    KIND = 'metadata'
+    API_KEY = 4
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('resource_type', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+        Field('resource_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('value', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, resource_type: int = 0, resource_name: str = '', name: str = '', value: str | None = '') -> None:
+        self.resource_type = resource_type
+        self.resource_name = resource_name
+        self.name = name
+        self.value = value
+
+
 class ConsumerGroupCurrentMemberAssignmentKey(Message):
     __slots__ = ('group_id', 'member_id')
     NAME = 'ConsumerGroupCurrentMemberAssignmentKey'
@@ -1620,6 +2135,78 @@ class ControlledShutdownResponse(Message):
         self.remaining_partitions = [] if remaining_partitions is _UNSET else remaining_partitions
 
 
+class ControllerRegistrationRequest(Message):
+    __slots__ = ('controller_id', 'incarnation_id', 'zk_migration_ready', 'listeners', 'features')
+    NAME = 'ControllerRegistrationRequest'
+    KIND = 'request'
+    API_KEY = 70
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('controller_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('incarnation_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('zk_migration_ready', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        Field('listeners', '[]Listener', (0, 32767), None, None, None, 'inherit', ()),
+        Field('features', '[]Feature', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class Feature(Struct):
+        __slots__ = ('name', 'min_supported_version', 'max_supported_version')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('min_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('max_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', min_supported_version: int = 0, max_supported_version: int = 0) -> None:
+            self.name = name
+            self.min_supported_version = min_supported_version
+            self.max_supported_version = max_supported_version
+
+    class Listener(Struct):
+        __slots__ = ('name', 'host', 'port', 'security_protocol')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('security_protocol', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0, security_protocol: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+            self.security_protocol = security_protocol
+
+    def __init__(self, *, controller_id: int = 0, incarnation_id: bytes = ZERO_UUID, zk_migration_ready: bool = False, listeners: list[ControllerRegistrationRequest.Listener] = _UNSET, features: list[ControllerRegistrationRequest.Feature] = _UNSET) -> None:
+        self.controller_id = controller_id
+        self.incarnation_id = incarnation_id
+        self.zk_migration_ready = zk_migration_ready
+        self.listeners = [] if listeners is _UNSET else listeners
+        self.features = [] if features is _UNSET else features
+
+
+class ControllerRegistrationResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message')
+    NAME = 'ControllerRegistrationResponse'
+    KIND = 'response'
+    API_KEY = 70
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+
+
 class CreateAclsRequest(Message):
     __slots__ = ('creations',)
     NAME = 'CreateAclsRequest'
@@ -1943,6 +2530,34 @@ class CreateTopicsResponse(Message):
     def __init__(self, *, throttle_time_ms: int = 0, topics: list[CreateTopicsResponse.CreatableTopicResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is _UNSET else topics
+
+
+class DelegationTokenRecord(Message):
+    __slots__ = ('owner', 'requester', 'renewers', 'issue_timestamp', 'max_timestamp', 'expiration_timestamp', 'token_id')
+    NAME = 'DelegationTokenRecord'
+    KIND = 'metadata'
+    API_KEY = 10
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('owner', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('requester', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('renewers', '[]string', (0, 32767), None, None, None, 'inherit', ()),
+        Field('issue_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('max_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('expiration_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('token_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, owner: str = '', requester: str = '', renewers: list[str] = _UNSET, issue_timestamp: int = 0, max_timestamp: int = 0, expiration_timestamp: int = 0, token_id: str = '') -> None:
+        self.owner = owner
+        self.requester = requester
+        self.renewers = [] if renewers is _UNSET else renewers
+        self.issue_timestamp = issue_timestamp
+        self.max_timestamp = max_timestamp
+        self.expiration_timestamp = expiration_timestamp
+        self.token_id = token_id
 
 
 class DeleteAclsRequest(Message):
@@ -3616,6 +4231,152 @@ class ElectLeadersResponse(Message):
         self.replica_election_results = [] if replica_election_results is _UNSET else replica_election_results
 
 
+class EndQuorumEpochRequest(Message):
+    __slots__ = ('cluster_id', 'topics', 'leader_endpoints')
+    NAME = 'EndQuorumEpochRequest'
+    KIND = 'request'
+    API_KEY = 54
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (1, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('cluster_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        Field('leader_endpoints', '[]LeaderEndpoint', (1, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class LeaderEndpoint(Struct):
+        __slots__ = ('name', 'host', 'port')
+        FIELDS = (
+            Field('name', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (1, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'leader_id', 'leader_epoch', 'preferred_successors', 'preferred_candidates')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('preferred_successors', '[]int32', (0, 0), None, None, None, 'inherit', ()),
+            Field('preferred_candidates', '[]ReplicaInfo', (1, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = 0, preferred_successors: list[int] = _UNSET, preferred_candidates: list[EndQuorumEpochRequest.ReplicaInfo] = _UNSET) -> None:
+            self.partition_index = partition_index
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+            self.preferred_successors = [] if preferred_successors is _UNSET else preferred_successors
+            self.preferred_candidates = [] if preferred_candidates is _UNSET else preferred_candidates
+
+    class ReplicaInfo(Struct):
+        __slots__ = ('candidate_id', 'candidate_directory_id')
+        FIELDS = (
+            Field('candidate_id', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+            Field('candidate_directory_id', 'uuid', (1, 32767), None, None, None, 'inherit', ZERO_UUID),
+        )
+
+        def __init__(self, *, candidate_id: int = 0, candidate_directory_id: bytes = ZERO_UUID) -> None:
+            self.candidate_id = candidate_id
+            self.candidate_directory_id = candidate_directory_id
+
+    class TopicData(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[EndQuorumEpochRequest.PartitionData] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, cluster_id: str | None = None, topics: list[EndQuorumEpochRequest.TopicData] = _UNSET, leader_endpoints: list[EndQuorumEpochRequest.LeaderEndpoint] = _UNSET) -> None:
+        self.cluster_id = cluster_id
+        self.topics = [] if topics is _UNSET else topics
+        self.leader_endpoints = [] if leader_endpoints is _UNSET else leader_endpoints
+
+
+class EndQuorumEpochResponse(Message):
+    __slots__ = ('error_code', 'topics', 'node_endpoints')
+    NAME = 'EndQuorumEpochResponse'
+    KIND = 'response'
+    API_KEY = 54
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (1, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        Field('node_endpoints', '[]NodeEndpoint', (1, 32767), None, 0, (1, 32767), 'inherit', ()),
+    )
+
+    class NodeEndpoint(Struct):
+        __slots__ = ('node_id', 'host', 'port')
+        FIELDS = (
+            Field('node_id', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+            Field('host', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (1, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0) -> None:
+            self.node_id = node_id
+            self.host = host
+            self.port = port
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'error_code', 'leader_id', 'leader_epoch')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, leader_id: int = 0, leader_epoch: int = 0) -> None:
+            self.partition_index = partition_index
+            self.error_code = error_code
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+
+    class TopicData(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[EndQuorumEpochResponse.PartitionData] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, error_code: int = 0, topics: list[EndQuorumEpochResponse.TopicData] = _UNSET, node_endpoints: list[EndQuorumEpochResponse.NodeEndpoint] = _UNSET) -> None:
+        self.error_code = error_code
+        self.topics = [] if topics is _UNSET else topics
+        self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
+
+
+class EndTransactionRecord(Message):
+    __slots__ = ()
+    NAME = 'EndTransactionRecord'
+    KIND = 'metadata'
+    API_KEY = 24
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+    )
+
+    def __init__(self) -> None:
+        pass
+
+
 class EndTxnRequest(Message):
     __slots__ = ('transactional_id', 'producer_id', 'producer_epoch', 'committed')
     NAME = 'EndTxnRequest'
@@ -3734,6 +4495,42 @@ class ExpireDelegationTokenResponse(Message):
         self.error_code = error_code
         self.expiry_timestamp_ms = expiry_timestamp_ms
         self.throttle_time_ms = throttle_time_ms
+
+
+class FeatureLevelRecord(Message):
+    __slots__ = ('name', 'feature_level')
+    NAME = 'FeatureLevelRecord'
+    KIND = 'metadata'
+    API_KEY = 12
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('feature_level', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, name: str = '', feature_level: int = 0) -> None:
+        self.name = name
+        self.feature_level = feature_level
+
+
+class FenceBrokerRecord(Message):
+    __slots__ = ('id', 'epoch')
+    NAME = 'FenceBrokerRecord'
+    KIND = 'metadata'
+    API_KEY = 7
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('epoch', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, id: int = 0, epoch: int = 0) -> None:
+        self.id = id
+        self.epoch = epoch
 
 
 class FetchRequest(Message):
@@ -3954,6 +4751,156 @@ class FetchResponse(Message):
         self.error_code = error_code
         self.session_id = session_id
         self.responses = [] if responses is _UNSET else responses
+        self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
+
+
+class FetchSnapshotRequest(Message):
+    __slots__ = ('cluster_id', 'replica_id', 'max_bytes', 'topics')
+    NAME = 'FetchSnapshotRequest'
+    KIND = 'request'
+    API_KEY = 59
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('cluster_id', 'string', (0, 32767), (0, 32767), 0, (0, 32767), 'inherit', None),
+        Field('replica_id', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('max_bytes', 'int32', (0, 32767), None, None, None, 'inherit', 2147483647),
+        Field('topics', '[]TopicSnapshot', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class PartitionSnapshot(Struct):
+        __slots__ = ('partition', 'current_leader_epoch', 'snapshot_id', 'position', 'replica_directory_id')
+        FIELDS = (
+            Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('current_leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('snapshot_id', 'SnapshotId', (0, 32767), None, None, None, 'inherit', 'SnapshotId'),
+            Field('position', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replica_directory_id', 'uuid', (1, 32767), None, 0, (1, 32767), 'inherit', ZERO_UUID),
+        )
+
+        def __init__(self, *, partition: int = 0, current_leader_epoch: int = 0, snapshot_id: FetchSnapshotRequest.SnapshotId = _UNSET, position: int = 0, replica_directory_id: bytes = ZERO_UUID) -> None:
+            self.partition = partition
+            self.current_leader_epoch = current_leader_epoch
+            self.snapshot_id = FetchSnapshotRequest.SnapshotId() if snapshot_id is _UNSET else snapshot_id
+            self.position = position
+            self.replica_directory_id = replica_directory_id
+
+    class SnapshotId(Struct):
+        __slots__ = ('end_offset', 'epoch')
+        FIELDS = (
+            Field('end_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, end_offset: int = 0, epoch: int = 0) -> None:
+            self.end_offset = end_offset
+            self.epoch = epoch
+
+    class TopicSnapshot(Struct):
+        __slots__ = ('name', 'partitions')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionSnapshot', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', partitions: list[FetchSnapshotRequest.PartitionSnapshot] = _UNSET) -> None:
+            self.name = name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, cluster_id: str | None = None, replica_id: int = -1, max_bytes: int = 2147483647, topics: list[FetchSnapshotRequest.TopicSnapshot] = _UNSET) -> None:
+        self.cluster_id = cluster_id
+        self.replica_id = replica_id
+        self.max_bytes = max_bytes
+        self.topics = [] if topics is _UNSET else topics
+
+
+class FetchSnapshotResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'topics', 'node_endpoints')
+    NAME = 'FetchSnapshotResponse'
+    KIND = 'response'
+    API_KEY = 59
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('topics', '[]TopicSnapshot', (0, 32767), None, None, None, 'inherit', ()),
+        Field('node_endpoints', '[]NodeEndpoint', (1, 32767), None, 0, (1, 32767), 'inherit', ()),
+    )
+
+    class LeaderIdAndEpoch(Struct):
+        __slots__ = ('leader_id', 'leader_epoch')
+        FIELDS = (
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, leader_id: int = 0, leader_epoch: int = 0) -> None:
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+
+    class NodeEndpoint(Struct):
+        __slots__ = ('node_id', 'host', 'port')
+        FIELDS = (
+            Field('node_id', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+            Field('host', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (1, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0) -> None:
+            self.node_id = node_id
+            self.host = host
+            self.port = port
+
+    class PartitionSnapshot(Struct):
+        __slots__ = ('index', 'error_code', 'snapshot_id', 'current_leader', 'size', 'position', 'unaligned_records')
+        FIELDS = (
+            Field('index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('snapshot_id', 'SnapshotId', (0, 32767), None, None, None, 'inherit', 'SnapshotId'),
+            Field('current_leader', 'LeaderIdAndEpoch', (0, 32767), None, 0, (0, 32767), 'inherit', 'LeaderIdAndEpoch'),
+            Field('size', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('position', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('unaligned_records', 'records', (0, 32767), None, None, None, 'inherit', None),
+        )
+
+        def __init__(self, *, index: int = 0, error_code: int = 0, snapshot_id: FetchSnapshotResponse.SnapshotId = _UNSET, current_leader: FetchSnapshotResponse.LeaderIdAndEpoch = _UNSET, size: int = 0, position: int = 0, unaligned_records: Any = None) -> None:
+            self.index = index
+            self.error_code = error_code
+            self.snapshot_id = FetchSnapshotResponse.SnapshotId() if snapshot_id is _UNSET else snapshot_id
+            self.current_leader = FetchSnapshotResponse.LeaderIdAndEpoch() if current_leader is _UNSET else current_leader
+            self.size = size
+            self.position = position
+            self.unaligned_records = unaligned_records
+
+    class SnapshotId(Struct):
+        __slots__ = ('end_offset', 'epoch')
+        FIELDS = (
+            Field('end_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, end_offset: int = 0, epoch: int = 0) -> None:
+            self.end_offset = end_offset
+            self.epoch = epoch
+
+    class TopicSnapshot(Struct):
+        __slots__ = ('name', 'partitions')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionSnapshot', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, name: str = '', partitions: list[FetchSnapshotResponse.PartitionSnapshot] = _UNSET) -> None:
+            self.name = name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, topics: list[FetchSnapshotResponse.TopicSnapshot] = _UNSET, node_endpoints: list[FetchSnapshotResponse.NodeEndpoint] = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.topics = [] if topics is _UNSET else topics
         self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
 
 
@@ -4466,6 +5413,24 @@ class JoinGroupResponse(Message):
         self.members = [] if members is _UNSET else members
 
 
+class KRaftVersionRecord(Message):
+    __slots__ = ('version', 'k_raft_version')
+    NAME = 'KRaftVersionRecord'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('k_raft_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, version: int = 0, k_raft_version: int = 0) -> None:
+        self.version = version
+        self.k_raft_version = k_raft_version
+
+
 class LeaderAndIsrRequest(Message):
     __slots__ = ('controller_id', 'is_k_raft_controller', 'controller_epoch', 'broker_epoch', 'type', 'ungrouped_partition_states', 'topic_states', 'live_leaders')
     NAME = 'LeaderAndIsrRequest'
@@ -4595,6 +5560,39 @@ class LeaderAndIsrResponse(Message):
         self.error_code = error_code
         self.partition_errors = [] if partition_errors is _UNSET else partition_errors
         self.topics = [] if topics is _UNSET else topics
+
+
+class LeaderChangeMessage(Message):
+    __slots__ = ('version', 'leader_id', 'voters', 'granting_voters')
+    NAME = 'LeaderChangeMessage'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('voters', '[]Voter', (0, 32767), None, None, None, 'inherit', ()),
+        Field('granting_voters', '[]Voter', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class Voter(Struct):
+        __slots__ = ('voter_id', 'voter_directory_id')
+        FIELDS = (
+            Field('voter_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('voter_directory_id', 'uuid', (1, 32767), None, None, None, 'inherit', ZERO_UUID),
+        )
+
+        def __init__(self, *, voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID) -> None:
+            self.voter_id = voter_id
+            self.voter_directory_id = voter_directory_id
+
+    def __init__(self, *, version: int = 0, leader_id: int = 0, voters: list[LeaderChangeMessage.Voter] = _UNSET, granting_voters: list[LeaderChangeMessage.Voter] = _UNSET) -> None:
+        self.version = version
+        self.leader_id = leader_id
+        self.voters = [] if voters is _UNSET else voters
+        self.granting_voters = [] if granting_voters is _UNSET else granting_voters
 
 
 class LeaveGroupRequest(Message):
@@ -5102,6 +6100,21 @@ class MetadataResponse(Message):
         self.cluster_authorized_operations = cluster_authorized_operations
 
 
+class NoOpRecord(Message):
+    __slots__ = ()
+    NAME = 'NoOpRecord'
+    KIND = 'metadata'
+    API_KEY = 20
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+    )
+
+    def __init__(self) -> None:
+        pass
+
+
 class OffsetCommitKey(Message):
     __slots__ = ('group', 'topic', 'partition')
     NAME = 'OffsetCommitKey'
@@ -5556,6 +6569,82 @@ class OffsetForLeaderEpochResponse(Message):
         self.topics = [] if topics is _UNSET else topics
 
 
+class PartitionChangeRecord(Message):
+    __slots__ = ('partition_id', 'topic_id', 'isr', 'leader', 'replicas', 'removing_replicas', 'adding_replicas', 'leader_recovery_state', 'directories', 'eligible_leader_replicas', 'last_known_elr')
+    NAME = 'PartitionChangeRecord'
+    KIND = 'metadata'
+    API_KEY = 5
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('partition_id', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('isr', '[]int32', (0, 32767), (0, 32767), 0, (0, 32767), 'inherit', None),
+        Field('leader', 'int32', (0, 32767), None, 1, (0, 32767), 'inherit', -2),
+        Field('replicas', '[]int32', (0, 32767), (0, 32767), 2, (0, 32767), 'inherit', None),
+        Field('removing_replicas', '[]int32', (0, 32767), (0, 32767), 3, (0, 32767), 'inherit', None),
+        Field('adding_replicas', '[]int32', (0, 32767), (0, 32767), 4, (0, 32767), 'inherit', None),
+        Field('leader_recovery_state', 'int8', (0, 32767), None, 5, (0, 32767), 'inherit', -1),
+        Field('directories', '[]uuid', (1, 32767), (1, 32767), 8, (1, 32767), 'inherit', None),
+        Field('eligible_leader_replicas', '[]int32', (2, 32767), (2, 32767), 6, (2, 32767), 'inherit', None),
+        Field('last_known_elr', '[]int32', (2, 32767), (2, 32767), 7, (2, 32767), 'inherit', None),
+    )
+
+    def __init__(self, *, partition_id: int = -1, topic_id: bytes = ZERO_UUID, isr: list[int] | None = None, leader: int = -2, replicas: list[int] | None = None, removing_replicas: list[int] | None = None, adding_replicas: list[int] | None = None, leader_recovery_state: int = -1, directories: list[bytes] | None = None, eligible_leader_replicas: list[int] | None = None, last_known_elr: list[int] | None = None) -> None:
+        self.partition_id = partition_id
+        self.topic_id = topic_id
+        self.isr = isr
+        self.leader = leader
+        self.replicas = replicas
+        self.removing_replicas = removing_replicas
+        self.adding_replicas = adding_replicas
+        self.leader_recovery_state = leader_recovery_state
+        self.directories = directories
+        self.eligible_leader_replicas = eligible_leader_replicas
+        self.last_known_elr = last_known_elr
+
+
+class PartitionRecord(Message):
+    __slots__ = ('partition_id', 'topic_id', 'replicas', 'isr', 'removing_replicas', 'adding_replicas', 'leader', 'leader_recovery_state', 'leader_epoch', 'partition_epoch', 'directories', 'eligible_leader_replicas', 'last_known_elr')
+    NAME = 'PartitionRecord'
+    KIND = 'metadata'
+    API_KEY = 3
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('partition_id', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('replicas', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        Field('isr', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        Field('removing_replicas', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        Field('adding_replicas', '[]int32', (0, 32767), None, None, None, 'inherit', ()),
+        Field('leader', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('leader_recovery_state', 'int8', (0, 32767), None, 0, (0, 32767), 'inherit', 0),
+        Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('partition_epoch', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+        Field('directories', '[]uuid', (1, 32767), None, None, None, 'inherit', ()),
+        Field('eligible_leader_replicas', '[]int32', (2, 32767), (2, 32767), 1, (2, 32767), 'inherit', None),
+        Field('last_known_elr', '[]int32', (2, 32767), (2, 32767), 2, (2, 32767), 'inherit', None),
+    )
+
+    def __init__(self, *, partition_id: int = -1, topic_id: bytes = ZERO_UUID, replicas: list[int] = _UNSET, isr: list[int] = _UNSET, removing_replicas: list[int] = _UNSET, adding_replicas: list[int] = _UNSET, leader: int = -1, leader_recovery_state: int = 0, leader_epoch: int = -1, partition_epoch: int = -1, directories: list[bytes] = _UNSET, eligible_leader_replicas: list[int] | None = None, last_known_elr: list[int] | None = None) -> None:
+        self.partition_id = partition_id
+        self.topic_id = topic_id
+        self.replicas = [] if replicas is _UNSET else replicas
+        self.isr = [] if isr is _UNSET else isr
+        self.removing_replicas = [] if removing_replicas is _UNSET else removing_replicas
+        self.adding_replicas = [] if adding_replicas is _UNSET else adding_replicas
+        self.leader = leader
+        self.leader_recovery_state = leader_recovery_state
+        self.leader_epoch = leader_epoch
+        self.partition_epoch = partition_epoch
+        self.directories = [] if directories is _UNSET else directories
+        self.eligible_leader_replicas = eligible_leader_replicas
+        self.last_known_elr = last_known_elr
+
+
 class ProduceRequest(Message):
     __slots__ = ('transactional_id', 'acks', 'timeout_ms', 'topic_data')
     NAME = 'ProduceRequest'
@@ -5689,6 +6778,26 @@ class ProduceResponse(Message):
         self.responses = [] if responses is _UNSET else responses
         self.throttle_time_ms = throttle_time_ms
         self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
+
+
+class ProducerIdsRecord(Message):
+    __slots__ = ('broker_id', 'broker_epoch', 'next_producer_id')
+    NAME = 'ProducerIdsRecord'
+    KIND = 'metadata'
+    API_KEY = 15
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', -1),
+        Field('next_producer_id', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = -1, next_producer_id: int = 0) -> None:
+        self.broker_id = broker_id
+        self.broker_epoch = broker_epoch
+        self.next_producer_id = next_producer_id
 
 
 class PushTelemetryRequest(Message):
@@ -5922,6 +7031,154 @@ class ReadShareGroupStateSummaryResponse(Message):
         self.results = [] if results is _UNSET else results
 
 
+class RegisterBrokerRecord(Message):
+    __slots__ = ('broker_id', 'is_migrating_zk_broker', 'incarnation_id', 'broker_epoch', 'end_points', 'features', 'rack', 'fenced', 'in_controlled_shutdown', 'log_dirs', 'cordoned_log_dirs')
+    NAME = 'RegisterBrokerRecord'
+    KIND = 'metadata'
+    API_KEY = 0
+    VALID_VERSIONS = (0, 4)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('is_migrating_zk_broker', 'bool', (2, 32767), None, None, None, 'inherit', False),
+        Field('incarnation_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+        Field('end_points', '[]BrokerEndpoint', (0, 32767), None, None, None, 'inherit', ()),
+        Field('features', '[]BrokerFeature', (0, 32767), None, None, None, 'inherit', ()),
+        Field('rack', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+        Field('fenced', 'bool', (0, 32767), None, None, None, 'inherit', True),
+        Field('in_controlled_shutdown', 'bool', (1, 32767), None, None, None, 'inherit', False),
+        Field('log_dirs', '[]uuid', (3, 32767), None, 0, (3, 32767), 'inherit', ()),
+        Field('cordoned_log_dirs', '[]uuid', (4, 32767), (4, 32767), 1, (4, 32767), 'inherit', None),
+    )
+
+    class BrokerEndpoint(Struct):
+        __slots__ = ('name', 'host', 'port', 'security_protocol')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('security_protocol', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0, security_protocol: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+            self.security_protocol = security_protocol
+
+    class BrokerFeature(Struct):
+        __slots__ = ('name', 'min_supported_version', 'max_supported_version')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('min_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('max_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', min_supported_version: int = 0, max_supported_version: int = 0) -> None:
+            self.name = name
+            self.min_supported_version = min_supported_version
+            self.max_supported_version = max_supported_version
+
+    def __init__(self, *, broker_id: int = 0, is_migrating_zk_broker: bool = False, incarnation_id: bytes = ZERO_UUID, broker_epoch: int = 0, end_points: list[RegisterBrokerRecord.BrokerEndpoint] = _UNSET, features: list[RegisterBrokerRecord.BrokerFeature] = _UNSET, rack: str | None = '', fenced: bool = True, in_controlled_shutdown: bool = False, log_dirs: list[bytes] = _UNSET, cordoned_log_dirs: list[bytes] | None = None) -> None:
+        self.broker_id = broker_id
+        self.is_migrating_zk_broker = is_migrating_zk_broker
+        self.incarnation_id = incarnation_id
+        self.broker_epoch = broker_epoch
+        self.end_points = [] if end_points is _UNSET else end_points
+        self.features = [] if features is _UNSET else features
+        self.rack = rack
+        self.fenced = fenced
+        self.in_controlled_shutdown = in_controlled_shutdown
+        self.log_dirs = [] if log_dirs is _UNSET else log_dirs
+        self.cordoned_log_dirs = cordoned_log_dirs
+
+
+class RegisterControllerRecord(Message):
+    __slots__ = ('controller_id', 'incarnation_id', 'zk_migration_ready', 'end_points', 'features')
+    NAME = 'RegisterControllerRecord'
+    KIND = 'metadata'
+    API_KEY = 27
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('controller_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('incarnation_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('zk_migration_ready', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        Field('end_points', '[]ControllerEndpoint', (0, 32767), None, None, None, 'inherit', ()),
+        Field('features', '[]ControllerFeature', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class ControllerEndpoint(Struct):
+        __slots__ = ('name', 'host', 'port', 'security_protocol')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('security_protocol', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0, security_protocol: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+            self.security_protocol = security_protocol
+
+    class ControllerFeature(Struct):
+        __slots__ = ('name', 'min_supported_version', 'max_supported_version')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('min_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('max_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', min_supported_version: int = 0, max_supported_version: int = 0) -> None:
+            self.name = name
+            self.min_supported_version = min_supported_version
+            self.max_supported_version = max_supported_version
+
+    def __init__(self, *, controller_id: int = 0, incarnation_id: bytes = ZERO_UUID, zk_migration_ready: bool = False, end_points: list[RegisterControllerRecord.ControllerEndpoint] = _UNSET, features: list[RegisterControllerRecord.ControllerFeature] = _UNSET) -> None:
+        self.controller_id = controller_id
+        self.incarnation_id = incarnation_id
+        self.zk_migration_ready = zk_migration_ready
+        self.end_points = [] if end_points is _UNSET else end_points
+        self.features = [] if features is _UNSET else features
+
+
+class RemoveAccessControlEntryRecord(Message):
+    __slots__ = ('id',)
+    NAME = 'RemoveAccessControlEntryRecord'
+    KIND = 'metadata'
+    API_KEY = 19
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+    )
+
+    def __init__(self, *, id: bytes = ZERO_UUID) -> None:
+        self.id = id
+
+
+class RemoveDelegationTokenRecord(Message):
+    __slots__ = ('token_id',)
+    NAME = 'RemoveDelegationTokenRecord'
+    KIND = 'metadata'
+    API_KEY = 26
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('token_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, token_id: str = '') -> None:
+        self.token_id = token_id
+
+
 class RemoveRaftVoterRequest(Message):
     __slots__ = ('cluster_id', 'voter_id', 'voter_directory_id')
     NAME = 'RemoveRaftVoterRequest'
@@ -5960,6 +7217,40 @@ class RemoveRaftVoterResponse(Message):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
+
+
+class RemoveTopicRecord(Message):
+    __slots__ = ('topic_id',)
+    NAME = 'RemoveTopicRecord'
+    KIND = 'metadata'
+    API_KEY = 9
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+    )
+
+    def __init__(self, *, topic_id: bytes = ZERO_UUID) -> None:
+        self.topic_id = topic_id
+
+
+class RemoveUserScramCredentialRecord(Message):
+    __slots__ = ('name', 'mechanism')
+    NAME = 'RemoveUserScramCredentialRecord'
+    KIND = 'metadata'
+    API_KEY = 22
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('mechanism', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, name: str = '', mechanism: int = 0) -> None:
+        self.name = name
+        self.mechanism = mechanism
 
 
 class RenewDelegationTokenRequest(Message):
@@ -7052,6 +8343,40 @@ class ShareUpdateValue(Message):
         self.start_offset = start_offset
         self.delivery_complete_count = delivery_complete_count
         self.state_batches = [] if state_batches is _UNSET else state_batches
+
+
+class SnapshotFooterRecord(Message):
+    __slots__ = ('version',)
+    NAME = 'SnapshotFooterRecord'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, version: int = 0) -> None:
+        self.version = version
+
+
+class SnapshotHeaderRecord(Message):
+    __slots__ = ('version', 'last_contained_log_timestamp')
+    NAME = 'SnapshotHeaderRecord'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('last_contained_log_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, version: int = 0, last_contained_log_timestamp: int = 0) -> None:
+        self.version = version
+        self.last_contained_log_timestamp = last_contained_log_timestamp
 
 
 class StopReplicaRequest(Message):
@@ -8200,6 +9525,24 @@ class SyncGroupResponse(Message):
         self.assignment = assignment
 
 
+class TopicRecord(Message):
+    __slots__ = ('name', 'topic_id')
+    NAME = 'TopicRecord'
+    KIND = 'metadata'
+    API_KEY = 2
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('topic_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+    )
+
+    def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID) -> None:
+        self.name = name
+        self.topic_id = topic_id
+
+
 class TransactionLogKey(Message):
     __slots__ = ('transactional_id',)
     NAME = 'TransactionLogKey'
@@ -8359,6 +9702,42 @@ class TxnOffsetCommitResponse(Message):
         self.topics = [] if topics is _UNSET else topics
 
 
+class UnfenceBrokerRecord(Message):
+    __slots__ = ('id', 'epoch')
+    NAME = 'UnfenceBrokerRecord'
+    KIND = 'metadata'
+    API_KEY = 8
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('epoch', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, id: int = 0, epoch: int = 0) -> None:
+        self.id = id
+        self.epoch = epoch
+
+
+class UnregisterBrokerRecord(Message):
+    __slots__ = ('broker_id', 'broker_epoch')
+    NAME = 'UnregisterBrokerRecord'
+    KIND = 'metadata'
+    API_KEY = 1
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('broker_epoch', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, broker_id: int = 0, broker_epoch: int = 0) -> None:
+        self.broker_id = broker_id
+        self.broker_epoch = broker_epoch
+
+
 class UnregisterBrokerRequest(Message):
     __slots__ = ('broker_id',)
     NAME = 'UnregisterBrokerRequest'
@@ -8380,6 +9759,58 @@ class UnregisterBrokerResponse(Message):
     NAME = 'UnregisterBrokerResponse'
     KIND = 'response'
     API_KEY = 64
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+    )
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '') -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+
+
+class UnregisterControllerRecord(Message):
+    __slots__ = ('controller_id',)
+    NAME = 'UnregisterControllerRecord'
+    KIND = 'metadata'
+    API_KEY = 29
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('controller_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, controller_id: int = 0) -> None:
+        self.controller_id = controller_id
+
+
+class UnregisterControllerRequest(Message):
+    __slots__ = ('controller_id',)
+    NAME = 'UnregisterControllerRequest'
+    KIND = 'request'
+    API_KEY = 94
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('controller_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, controller_id: int = 0) -> None:
+        self.controller_id = controller_id
+
+
+class UnregisterControllerResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message')
+    NAME = 'UnregisterControllerResponse'
+    KIND = 'response'
+    API_KEY = 94
     VALID_VERSIONS = (0, 0)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
@@ -8581,6 +10012,289 @@ class UpdateMetadataResponse(Message):
         self.error_code = error_code
 
 
+class UpdateRaftVoterRequest(Message):
+    __slots__ = ('cluster_id', 'current_leader_epoch', 'voter_id', 'voter_directory_id', 'listeners', 'k_raft_version_feature')
+    NAME = 'UpdateRaftVoterRequest'
+    KIND = 'request'
+    API_KEY = 82
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('cluster_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
+        Field('current_leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('voter_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('voter_directory_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+        Field('listeners', '[]Listener', (0, 32767), None, None, None, 'inherit', ()),
+        Field('k_raft_version_feature', 'KRaftVersionFeature', (0, 32767), None, None, None, 'inherit', 'KRaftVersionFeature'),
+    )
+
+    class KRaftVersionFeature(Struct):
+        __slots__ = ('min_supported_version', 'max_supported_version')
+        FIELDS = (
+            Field('min_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('max_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, min_supported_version: int = 0, max_supported_version: int = 0) -> None:
+            self.min_supported_version = min_supported_version
+            self.max_supported_version = max_supported_version
+
+    class Listener(Struct):
+        __slots__ = ('name', 'host', 'port')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+
+    def __init__(self, *, cluster_id: str | None = '', current_leader_epoch: int = 0, voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID, listeners: list[UpdateRaftVoterRequest.Listener] = _UNSET, k_raft_version_feature: UpdateRaftVoterRequest.KRaftVersionFeature = _UNSET) -> None:
+        self.cluster_id = cluster_id
+        self.current_leader_epoch = current_leader_epoch
+        self.voter_id = voter_id
+        self.voter_directory_id = voter_directory_id
+        self.listeners = [] if listeners is _UNSET else listeners
+        self.k_raft_version_feature = UpdateRaftVoterRequest.KRaftVersionFeature() if k_raft_version_feature is _UNSET else k_raft_version_feature
+
+
+class UpdateRaftVoterResponse(Message):
+    __slots__ = ('throttle_time_ms', 'error_code', 'current_leader')
+    NAME = 'UpdateRaftVoterResponse'
+    KIND = 'response'
+    API_KEY = 82
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('current_leader', 'CurrentLeader', (0, 32767), None, 0, (0, 32767), 'inherit', 'CurrentLeader'),
+    )
+
+    class CurrentLeader(Struct):
+        __slots__ = ('leader_id', 'leader_epoch', 'host', 'port')
+        FIELDS = (
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', -1),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, leader_id: int = -1, leader_epoch: int = -1, host: str = '', port: int = 0) -> None:
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+            self.host = host
+            self.port = port
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, current_leader: UpdateRaftVoterResponse.CurrentLeader = _UNSET) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.current_leader = UpdateRaftVoterResponse.CurrentLeader() if current_leader is _UNSET else current_leader
+
+
+class UserScramCredentialRecord(Message):
+    __slots__ = ('name', 'mechanism', 'salt', 'stored_key', 'server_key', 'iterations')
+    NAME = 'UserScramCredentialRecord'
+    KIND = 'metadata'
+    API_KEY = 11
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+        Field('mechanism', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+        Field('salt', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
+        Field('stored_key', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
+        Field('server_key', 'bytes', (0, 32767), None, None, None, 'inherit', b''),
+        Field('iterations', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, name: str = '', mechanism: int = 0, salt: bytes = b'', stored_key: bytes = b'', server_key: bytes = b'', iterations: int = 0) -> None:
+        self.name = name
+        self.mechanism = mechanism
+        self.salt = salt
+        self.stored_key = stored_key
+        self.server_key = server_key
+        self.iterations = iterations
+
+
+class VoteRequest(Message):
+    __slots__ = ('cluster_id', 'voter_id', 'topics')
+    NAME = 'VoteRequest'
+    KIND = 'request'
+    API_KEY = 52
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('cluster_id', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+        Field('voter_id', 'int32', (1, 32767), None, None, None, 'inherit', -1),
+        Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'replica_epoch', 'replica_id', 'replica_directory_id', 'voter_directory_id', 'last_offset_epoch', 'last_offset', 'pre_vote')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replica_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replica_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('replica_directory_id', 'uuid', (1, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('voter_directory_id', 'uuid', (1, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('last_offset_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('last_offset', 'int64', (0, 32767), None, None, None, 'inherit', 0),
+            Field('pre_vote', 'bool', (2, 32767), None, None, None, 'inherit', False),
+        )
+
+        def __init__(self, *, partition_index: int = 0, replica_epoch: int = 0, replica_id: int = 0, replica_directory_id: bytes = ZERO_UUID, voter_directory_id: bytes = ZERO_UUID, last_offset_epoch: int = 0, last_offset: int = 0, pre_vote: bool = False) -> None:
+            self.partition_index = partition_index
+            self.replica_epoch = replica_epoch
+            self.replica_id = replica_id
+            self.replica_directory_id = replica_directory_id
+            self.voter_directory_id = voter_directory_id
+            self.last_offset_epoch = last_offset_epoch
+            self.last_offset = last_offset
+            self.pre_vote = pre_vote
+
+    class TopicData(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[VoteRequest.PartitionData] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, cluster_id: str | None = None, voter_id: int = -1, topics: list[VoteRequest.TopicData] = _UNSET) -> None:
+        self.cluster_id = cluster_id
+        self.voter_id = voter_id
+        self.topics = [] if topics is _UNSET else topics
+
+
+class VoteResponse(Message):
+    __slots__ = ('error_code', 'topics', 'node_endpoints')
+    NAME = 'VoteResponse'
+    KIND = 'response'
+    API_KEY = 52
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('topics', '[]TopicData', (0, 32767), None, None, None, 'inherit', ()),
+        Field('node_endpoints', '[]NodeEndpoint', (1, 32767), None, 0, (1, 32767), 'inherit', ()),
+    )
+
+    class NodeEndpoint(Struct):
+        __slots__ = ('node_id', 'host', 'port')
+        FIELDS = (
+            Field('node_id', 'int32', (1, 32767), None, None, None, 'inherit', 0),
+            Field('host', 'string', (1, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (1, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, node_id: int = 0, host: str = '', port: int = 0) -> None:
+            self.node_id = node_id
+            self.host = host
+            self.port = port
+
+    class PartitionData(Struct):
+        __slots__ = ('partition_index', 'error_code', 'leader_id', 'leader_epoch', 'vote_granted')
+        FIELDS = (
+            Field('partition_index', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('leader_epoch', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('vote_granted', 'bool', (0, 32767), None, None, None, 'inherit', False),
+        )
+
+        def __init__(self, *, partition_index: int = 0, error_code: int = 0, leader_id: int = 0, leader_epoch: int = 0, vote_granted: bool = False) -> None:
+            self.partition_index = partition_index
+            self.error_code = error_code
+            self.leader_id = leader_id
+            self.leader_epoch = leader_epoch
+            self.vote_granted = vote_granted
+
+    class TopicData(Struct):
+        __slots__ = ('topic_name', 'partitions')
+        FIELDS = (
+            Field('topic_name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('partitions', '[]PartitionData', (0, 32767), None, None, None, 'inherit', ()),
+        )
+
+        def __init__(self, *, topic_name: str = '', partitions: list[VoteResponse.PartitionData] = _UNSET) -> None:
+            self.topic_name = topic_name
+            self.partitions = [] if partitions is _UNSET else partitions
+
+    def __init__(self, *, error_code: int = 0, topics: list[VoteResponse.TopicData] = _UNSET, node_endpoints: list[VoteResponse.NodeEndpoint] = _UNSET) -> None:
+        self.error_code = error_code
+        self.topics = [] if topics is _UNSET else topics
+        self.node_endpoints = [] if node_endpoints is _UNSET else node_endpoints
+
+
+class VotersRecord(Message):
+    __slots__ = ('version', 'voters')
+    NAME = 'VotersRecord'
+    KIND = 'data'
+    API_KEY = None
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        Field('voters', '[]Voter', (0, 32767), None, None, None, 'inherit', ()),
+    )
+
+    class Endpoint(Struct):
+        __slots__ = ('name', 'host', 'port')
+        FIELDS = (
+            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('port', 'uint16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, name: str = '', host: str = '', port: int = 0) -> None:
+            self.name = name
+            self.host = host
+            self.port = port
+
+    class KRaftVersionFeature(Struct):
+        __slots__ = ('min_supported_version', 'max_supported_version')
+        FIELDS = (
+            Field('min_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('max_supported_version', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+        )
+
+        def __init__(self, *, min_supported_version: int = 0, max_supported_version: int = 0) -> None:
+            self.min_supported_version = min_supported_version
+            self.max_supported_version = max_supported_version
+
+    class Voter(Struct):
+        __slots__ = ('voter_id', 'voter_directory_id', 'endpoints', 'k_raft_version_feature')
+        FIELDS = (
+            Field('voter_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+            Field('voter_directory_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
+            Field('endpoints', '[]Endpoint', (0, 32767), None, None, None, 'inherit', ()),
+            Field('k_raft_version_feature', 'KRaftVersionFeature', (0, 32767), None, None, None, 'inherit', 'KRaftVersionFeature'),
+        )
+
+        def __init__(self, *, voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID, endpoints: list[VotersRecord.Endpoint] = _UNSET, k_raft_version_feature: VotersRecord.KRaftVersionFeature = _UNSET) -> None:
+            self.voter_id = voter_id
+            self.voter_directory_id = voter_directory_id
+            self.endpoints = [] if endpoints is _UNSET else endpoints
+            self.k_raft_version_feature = VotersRecord.KRaftVersionFeature() if k_raft_version_feature is _UNSET else k_raft_version_feature
+
+    def __init__(self, *, version: int = 0, voters: list[VotersRecord.Voter] = _UNSET) -> None:
+        self.version = version
+        self.voters = [] if voters is _UNSET else voters
+
+
 class WriteShareGroupStateRequest(Message):
     __slots__ = ('group_id', 'topics')
     NAME = 'WriteShareGroupStateRequest'
@@ -8779,7 +10493,25 @@ class WriteTxnMarkersResponse(Message):
         self.markers = [] if markers is _UNSET else markers
 
 
+class ZkMigrationStateRecord(Message):
+    __slots__ = ('zk_migration_state',)
+    NAME = 'ZkMigrationStateRecord'
+    KIND = 'metadata'
+    API_KEY = 21
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    LATEST_VERSION_UNSTABLE = False
+    FIELDS = (
+        Field('zk_migration_state', 'int8', (0, 32767), None, None, None, 'inherit', 0),
+    )
+
+    def __init__(self, *, zk_migration_state: int = 0) -> None:
+        self.zk_migration_state = zk_migration_state
+
+
 MESSAGES: dict[str, type[Message]] = {
+    'AbortTransactionRecord': AbortTransactionRecord,
+    'AccessControlEntryRecord': AccessControlEntryRecord,
     'AddOffsetsToTxnRequest': AddOffsetsToTxnRequest,
     'AddOffsetsToTxnResponse': AddOffsetsToTxnResponse,
     'AddPartitionsToTxnRequest': AddPartitionsToTxnRequest,
@@ -8804,6 +10536,19 @@ MESSAGES: dict[str, type[Message]] = {
     'AlterUserScramCredentialsResponse': AlterUserScramCredentialsResponse,
     'ApiVersionsRequest': ApiVersionsRequest,
     'ApiVersionsResponse': ApiVersionsResponse,
+    'AssignReplicasToDirsRequest': AssignReplicasToDirsRequest,
+    'AssignReplicasToDirsResponse': AssignReplicasToDirsResponse,
+    'BeginQuorumEpochRequest': BeginQuorumEpochRequest,
+    'BeginQuorumEpochResponse': BeginQuorumEpochResponse,
+    'BeginTransactionRecord': BeginTransactionRecord,
+    'BrokerHeartbeatRequest': BrokerHeartbeatRequest,
+    'BrokerHeartbeatResponse': BrokerHeartbeatResponse,
+    'BrokerRegistrationChangeRecord': BrokerRegistrationChangeRecord,
+    'BrokerRegistrationRequest': BrokerRegistrationRequest,
+    'BrokerRegistrationResponse': BrokerRegistrationResponse,
+    'ClearElrRecord': ClearElrRecord,
+    'ClientQuotaRecord': ClientQuotaRecord,
+    'ConfigRecord': ConfigRecord,
     'ConsumerGroupCurrentMemberAssignmentKey': ConsumerGroupCurrentMemberAssignmentKey,
     'ConsumerGroupCurrentMemberAssignmentValue': ConsumerGroupCurrentMemberAssignmentValue,
     'ConsumerGroupDescribeRequest': ConsumerGroupDescribeRequest,
@@ -8826,6 +10571,8 @@ MESSAGES: dict[str, type[Message]] = {
     'ConsumerProtocolSubscription': ConsumerProtocolSubscription,
     'ControlledShutdownRequest': ControlledShutdownRequest,
     'ControlledShutdownResponse': ControlledShutdownResponse,
+    'ControllerRegistrationRequest': ControllerRegistrationRequest,
+    'ControllerRegistrationResponse': ControllerRegistrationResponse,
     'CreateAclsRequest': CreateAclsRequest,
     'CreateAclsResponse': CreateAclsResponse,
     'CreateDelegationTokenRequest': CreateDelegationTokenRequest,
@@ -8834,6 +10581,7 @@ MESSAGES: dict[str, type[Message]] = {
     'CreatePartitionsResponse': CreatePartitionsResponse,
     'CreateTopicsRequest': CreateTopicsRequest,
     'CreateTopicsResponse': CreateTopicsResponse,
+    'DelegationTokenRecord': DelegationTokenRecord,
     'DeleteAclsRequest': DeleteAclsRequest,
     'DeleteAclsResponse': DeleteAclsResponse,
     'DeleteGroupsRequest': DeleteGroupsRequest,
@@ -8874,14 +10622,21 @@ MESSAGES: dict[str, type[Message]] = {
     'DescribeUserScramCredentialsResponse': DescribeUserScramCredentialsResponse,
     'ElectLeadersRequest': ElectLeadersRequest,
     'ElectLeadersResponse': ElectLeadersResponse,
+    'EndQuorumEpochRequest': EndQuorumEpochRequest,
+    'EndQuorumEpochResponse': EndQuorumEpochResponse,
+    'EndTransactionRecord': EndTransactionRecord,
     'EndTxnRequest': EndTxnRequest,
     'EndTxnResponse': EndTxnResponse,
     'EnvelopeRequest': EnvelopeRequest,
     'EnvelopeResponse': EnvelopeResponse,
     'ExpireDelegationTokenRequest': ExpireDelegationTokenRequest,
     'ExpireDelegationTokenResponse': ExpireDelegationTokenResponse,
+    'FeatureLevelRecord': FeatureLevelRecord,
+    'FenceBrokerRecord': FenceBrokerRecord,
     'FetchRequest': FetchRequest,
     'FetchResponse': FetchResponse,
+    'FetchSnapshotRequest': FetchSnapshotRequest,
+    'FetchSnapshotResponse': FetchSnapshotResponse,
     'FindCoordinatorRequest': FindCoordinatorRequest,
     'FindCoordinatorResponse': FindCoordinatorResponse,
     'GetTelemetrySubscriptionsRequest': GetTelemetrySubscriptionsRequest,
@@ -8898,8 +10653,10 @@ MESSAGES: dict[str, type[Message]] = {
     'InitializeShareGroupStateResponse': InitializeShareGroupStateResponse,
     'JoinGroupRequest': JoinGroupRequest,
     'JoinGroupResponse': JoinGroupResponse,
+    'KRaftVersionRecord': KRaftVersionRecord,
     'LeaderAndIsrRequest': LeaderAndIsrRequest,
     'LeaderAndIsrResponse': LeaderAndIsrResponse,
+    'LeaderChangeMessage': LeaderChangeMessage,
     'LeaveGroupRequest': LeaveGroupRequest,
     'LeaveGroupResponse': LeaveGroupResponse,
     'ListClientMetricsResourcesRequest': ListClientMetricsResourcesRequest,
@@ -8914,6 +10671,7 @@ MESSAGES: dict[str, type[Message]] = {
     'ListTransactionsResponse': ListTransactionsResponse,
     'MetadataRequest': MetadataRequest,
     'MetadataResponse': MetadataResponse,
+    'NoOpRecord': NoOpRecord,
     'OffsetCommitKey': OffsetCommitKey,
     'OffsetCommitRequest': OffsetCommitRequest,
     'OffsetCommitResponse': OffsetCommitResponse,
@@ -8924,16 +10682,25 @@ MESSAGES: dict[str, type[Message]] = {
     'OffsetFetchResponse': OffsetFetchResponse,
     'OffsetForLeaderEpochRequest': OffsetForLeaderEpochRequest,
     'OffsetForLeaderEpochResponse': OffsetForLeaderEpochResponse,
+    'PartitionChangeRecord': PartitionChangeRecord,
+    'PartitionRecord': PartitionRecord,
     'ProduceRequest': ProduceRequest,
     'ProduceResponse': ProduceResponse,
+    'ProducerIdsRecord': ProducerIdsRecord,
     'PushTelemetryRequest': PushTelemetryRequest,
     'PushTelemetryResponse': PushTelemetryResponse,
     'ReadShareGroupStateRequest': ReadShareGroupStateRequest,
     'ReadShareGroupStateResponse': ReadShareGroupStateResponse,
     'ReadShareGroupStateSummaryRequest': ReadShareGroupStateSummaryRequest,
     'ReadShareGroupStateSummaryResponse': ReadShareGroupStateSummaryResponse,
+    'RegisterBrokerRecord': RegisterBrokerRecord,
+    'RegisterControllerRecord': RegisterControllerRecord,
+    'RemoveAccessControlEntryRecord': RemoveAccessControlEntryRecord,
+    'RemoveDelegationTokenRecord': RemoveDelegationTokenRecord,
     'RemoveRaftVoterRequest': RemoveRaftVoterRequest,
     'RemoveRaftVoterResponse': RemoveRaftVoterResponse,
+    'RemoveTopicRecord': RemoveTopicRecord,
+    'RemoveUserScramCredentialRecord': RemoveUserScramCredentialRecord,
     'RenewDelegationTokenRequest': RenewDelegationTokenRequest,
     'RenewDelegationTokenResponse': RenewDelegationTokenResponse,
     'RequestHeader': RequestHeader,
@@ -8968,6 +10735,8 @@ MESSAGES: dict[str, type[Message]] = {
     'ShareSnapshotValue': ShareSnapshotValue,
     'ShareUpdateKey': ShareUpdateKey,
     'ShareUpdateValue': ShareUpdateValue,
+    'SnapshotFooterRecord': SnapshotFooterRecord,
+    'SnapshotHeaderRecord': SnapshotHeaderRecord,
     'StopReplicaRequest': StopReplicaRequest,
     'StopReplicaResponse': StopReplicaResponse,
     'StreamsGroupCurrentMemberAssignmentKey': StreamsGroupCurrentMemberAssignmentKey,
@@ -8990,20 +10759,33 @@ MESSAGES: dict[str, type[Message]] = {
     'StreamsGroupTopologyValue': StreamsGroupTopologyValue,
     'SyncGroupRequest': SyncGroupRequest,
     'SyncGroupResponse': SyncGroupResponse,
+    'TopicRecord': TopicRecord,
     'TransactionLogKey': TransactionLogKey,
     'TransactionLogValue': TransactionLogValue,
     'TxnOffsetCommitRequest': TxnOffsetCommitRequest,
     'TxnOffsetCommitResponse': TxnOffsetCommitResponse,
+    'UnfenceBrokerRecord': UnfenceBrokerRecord,
+    'UnregisterBrokerRecord': UnregisterBrokerRecord,
     'UnregisterBrokerRequest': UnregisterBrokerRequest,
     'UnregisterBrokerResponse': UnregisterBrokerResponse,
+    'UnregisterControllerRecord': UnregisterControllerRecord,
+    'UnregisterControllerRequest': UnregisterControllerRequest,
+    'UnregisterControllerResponse': UnregisterControllerResponse,
     'UpdateFeaturesRequest': UpdateFeaturesRequest,
     'UpdateFeaturesResponse': UpdateFeaturesResponse,
     'UpdateMetadataRequest': UpdateMetadataRequest,
     'UpdateMetadataResponse': UpdateMetadataResponse,
+    'UpdateRaftVoterRequest': UpdateRaftVoterRequest,
+    'UpdateRaftVoterResponse': UpdateRaftVoterResponse,
+    'UserScramCredentialRecord': UserScramCredentialRecord,
+    'VoteRequest': VoteRequest,
+    'VoteResponse': VoteResponse,
+    'VotersRecord': VotersRecord,
     'WriteShareGroupStateRequest': WriteShareGroupStateRequest,
     'WriteShareGroupStateResponse': WriteShareGroupStateResponse,
     'WriteTxnMarkersRequest': WriteTxnMarkersRequest,
     'WriteTxnMarkersResponse': WriteTxnMarkersResponse,
+    'ZkMigrationStateRecord': ZkMigrationStateRecord,
 }
 
 API_KEYS: dict[int, ApiSpec] = {
@@ -9059,20 +10841,28 @@ API_KEYS: dict[int, ApiSpec] = {
     49: ApiSpec(49, 'AlterClientQuotas', 0, 1, AlterClientQuotasRequest, AlterClientQuotasResponse, 1, False),
     50: ApiSpec(50, 'DescribeUserScramCredentials', 0, 0, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, False),
     51: ApiSpec(51, 'AlterUserScramCredentials', 0, 0, AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, 0, False),
+    52: ApiSpec(52, 'Vote', 0, 2, VoteRequest, VoteResponse, 0, False),
+    53: ApiSpec(53, 'BeginQuorumEpoch', 0, 1, BeginQuorumEpochRequest, BeginQuorumEpochResponse, 1, False),
+    54: ApiSpec(54, 'EndQuorumEpoch', 0, 1, EndQuorumEpochRequest, EndQuorumEpochResponse, 1, False),
     55: ApiSpec(55, 'DescribeQuorum', 0, 2, DescribeQuorumRequest, DescribeQuorumResponse, 0, False),
     56: ApiSpec(56, 'AlterPartition', 0, 3, AlterPartitionRequest, AlterPartitionResponse, 0, False),
     57: ApiSpec(57, 'UpdateFeatures', 0, 2, UpdateFeaturesRequest, UpdateFeaturesResponse, 0, False),
     58: ApiSpec(58, 'Envelope', 0, 0, EnvelopeRequest, EnvelopeResponse, 0, False),
+    59: ApiSpec(59, 'FetchSnapshot', 0, 1, FetchSnapshotRequest, FetchSnapshotResponse, 0, False),
     60: ApiSpec(60, 'DescribeCluster', 0, 1, DescribeClusterRequest, DescribeClusterResponse, 0, False),
     61: ApiSpec(61, 'DescribeProducers', 0, 0, DescribeProducersRequest, DescribeProducersResponse, 0, False),
+    62: ApiSpec(62, 'BrokerRegistration', 0, 4, BrokerRegistrationRequest, BrokerRegistrationResponse, 0, False),
+    63: ApiSpec(63, 'BrokerHeartbeat', 0, 2, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, False),
     64: ApiSpec(64, 'UnregisterBroker', 0, 0, UnregisterBrokerRequest, UnregisterBrokerResponse, 0, False),
     65: ApiSpec(65, 'DescribeTransactions', 0, 0, DescribeTransactionsRequest, DescribeTransactionsResponse, 0, False),
     66: ApiSpec(66, 'ListTransactions', 0, 1, ListTransactionsRequest, ListTransactionsResponse, 0, False),
     67: ApiSpec(67, 'AllocateProducerIds', 0, 0, AllocateProducerIdsRequest, AllocateProducerIdsResponse, 0, False),
     68: ApiSpec(68, 'ConsumerGroupHeartbeat', 0, 1, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, False),
     69: ApiSpec(69, 'ConsumerGroupDescribe', 0, 1, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, False),
+    70: ApiSpec(70, 'ControllerRegistration', 0, 0, ControllerRegistrationRequest, ControllerRegistrationResponse, 0, False),
     71: ApiSpec(71, 'GetTelemetrySubscriptions', 0, 0, GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse, 0, False),
     72: ApiSpec(72, 'PushTelemetry', 0, 0, PushTelemetryRequest, PushTelemetryResponse, 0, False),
+    73: ApiSpec(73, 'AssignReplicasToDirs', 0, 0, AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, 0, False),
     74: ApiSpec(74, 'ListClientMetricsResources', 0, 0, ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse, 0, False),
     75: ApiSpec(75, 'DescribeTopicPartitions', 0, 0, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, 0, False),
     76: ApiSpec(76, 'ShareGroupHeartbeat', 1, 1, ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, 0, False),
@@ -9081,6 +10871,7 @@ API_KEYS: dict[int, ApiSpec] = {
     79: ApiSpec(79, 'ShareAcknowledge', 1, 2, ShareAcknowledgeRequest, ShareAcknowledgeResponse, 0, False),
     80: ApiSpec(80, 'AddRaftVoter', 0, 0, AddRaftVoterRequest, AddRaftVoterResponse, 0, False),
     81: ApiSpec(81, 'RemoveRaftVoter', 0, 0, RemoveRaftVoterRequest, RemoveRaftVoterResponse, 0, False),
+    82: ApiSpec(82, 'UpdateRaftVoter', 0, 0, UpdateRaftVoterRequest, UpdateRaftVoterResponse, 0, False),
     83: ApiSpec(83, 'InitializeShareGroupState', 0, 0, InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, 0, False),
     84: ApiSpec(84, 'ReadShareGroupState', 0, 0, ReadShareGroupStateRequest, ReadShareGroupStateResponse, 0, False),
     85: ApiSpec(85, 'WriteShareGroupState', 0, 1, WriteShareGroupStateRequest, WriteShareGroupStateResponse, 0, False),
@@ -9092,6 +10883,7 @@ API_KEYS: dict[int, ApiSpec] = {
     91: ApiSpec(91, 'AlterShareGroupOffsets', 0, 0, AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse, 0, False),
     92: ApiSpec(92, 'DeleteShareGroupOffsets', 0, 0, DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse, 0, False),
     93: ApiSpec(93, 'StreamsGroupTopologyDescriptionUpdate', 0, 0, StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse, 0, False),
+    94: ApiSpec(94, 'UnregisterController', 0, 0, UnregisterControllerRequest, UnregisterControllerResponse, 0, False),
 }
 
 
@@ -9150,20 +10942,28 @@ class ApiKey(IntEnum):
     ALTER_CLIENT_QUOTAS = 49
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_USER_SCRAM_CREDENTIALS = 51
+    VOTE = 52
+    BEGIN_QUORUM_EPOCH = 53
+    END_QUORUM_EPOCH = 54
     DESCRIBE_QUORUM = 55
     ALTER_PARTITION = 56
     UPDATE_FEATURES = 57
     ENVELOPE = 58
+    FETCH_SNAPSHOT = 59
     DESCRIBE_CLUSTER = 60
     DESCRIBE_PRODUCERS = 61
+    BROKER_REGISTRATION = 62
+    BROKER_HEARTBEAT = 63
     UNREGISTER_BROKER = 64
     DESCRIBE_TRANSACTIONS = 65
     LIST_TRANSACTIONS = 66
     ALLOCATE_PRODUCER_IDS = 67
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    CONTROLLER_REGISTRATION = 70
     GET_TELEMETRY_SUBSCRIPTIONS = 71
     PUSH_TELEMETRY = 72
+    ASSIGN_REPLICAS_TO_DIRS = 73
     LIST_CLIENT_METRICS_RESOURCES = 74
     DESCRIBE_TOPIC_PARTITIONS = 75
     SHARE_GROUP_HEARTBEAT = 76
@@ -9172,6 +10972,7 @@ class ApiKey(IntEnum):
     SHARE_ACKNOWLEDGE = 79
     ADD_RAFT_VOTER = 80
     REMOVE_RAFT_VOTER = 81
+    UPDATE_RAFT_VOTER = 82
     INITIALIZE_SHARE_GROUP_STATE = 83
     READ_SHARE_GROUP_STATE = 84
     WRITE_SHARE_GROUP_STATE = 85
@@ -9183,3 +10984,4 @@ class ApiKey(IntEnum):
     ALTER_SHARE_GROUP_OFFSETS = 91
     DELETE_SHARE_GROUP_OFFSETS = 92
     STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE = 93
+    UNREGISTER_CONTROLLER = 94

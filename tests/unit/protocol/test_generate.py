@@ -62,6 +62,9 @@ KAFKA_RESPONSE = """{ "apiKey": 18, "type": "response", "name": "ApiVersionsResp
 CONTROLLER_ONLY = """{ "apiKey": 62, "type": "request", "listeners": ["controller"],
   "name": "BrokerRegistrationRequest", "validVersions": "0", "flexibleVersions": "0+", "fields": [] }
 """
+CLIENT_ONLY = """{ "apiKey": 99, "type": "request", "listeners": [],
+  "name": "NobodysRequest", "validVersions": "0", "flexibleVersions": "0+", "fields": [] }
+"""
 
 
 def test_importer_keeps_facts_and_drops_prose(tmp_path: Path) -> None:
@@ -73,11 +76,22 @@ def test_importer_keeps_facts_and_drops_prose(tmp_path: Path) -> None:
     (kafka / "message" / "BrokerRegistrationRequest.json").write_text(CONTROLLER_ONLY)
     (kafka / "message" / "BrokerRegistrationResponse.json").write_text(
         CONTROLLER_ONLY.replace("request", "response").replace("Request", "Response"))
+    (kafka / "message" / "NobodysRequest.json").write_text(CLIENT_ONLY)
+    (kafka / "message" / "NobodysResponse.json").write_text(
+        CLIENT_ONLY.replace("request", "response").replace("Request", "Response"))
+    (kafka / "metadata").mkdir()
+    (kafka / "metadata" / "NoOpRecord.json").write_text(
+        '{"apiKey": 20, "type": "metadata", "name": "NoOpRecord", "validVersions": "0", '
+        '"flexibleVersions": "0+", "fields": []}')
     out = tmp_path / "schema"
     out.mkdir()
     (out / "Stale.json").write_text("{}")
     assert import_specs.main([str(kafka), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["ApiVersionsRequest.json", "ApiVersionsResponse.json"]
+    # the broker's and the controller's APIs and KRaft's metadata records; no listener, no import
+    assert sorted(p.name for p in out.iterdir()) == [
+        "ApiVersionsRequest.json", "ApiVersionsResponse.json", "BrokerRegistrationRequest.json",
+        "BrokerRegistrationResponse.json", "NoOpRecord.json"]
+    assert json.loads((out / "NoOpRecord.json").read_text())["apiKey"] == 20
     text = (out / "ApiVersionsRequest.json").read_text()
     assert "about" not in text and "listeners" not in text and "entityType" not in text
     assert "ignorable" not in text and "Licensed" not in text
@@ -123,10 +137,16 @@ def test_selection_covers_broker_apis_headers_and_internal_records() -> None:
     names = set(M.MESSAGES)
     for n in ("RequestHeader", "ResponseHeader", "OffsetCommitKey", "OffsetCommitValue",
               "GroupMetadataKey", "GroupMetadataValue", "TransactionLogKey", "TransactionLogValue",
-              "ConsumerProtocolSubscription", "ConsumerProtocolAssignment"):
+              "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
+              # KRaft: control records of __cluster_metadata and its metadata records
+              "VotersRecord", "LeaderChangeMessage", "SnapshotHeaderRecord", "TopicRecord",
+              "PartitionChangeRecord", "FeatureLevelRecord", "RegisterBrokerRecord"):
         assert n in names
-    # controller-only APIs (e.g. BrokerRegistration, 62) are not generated; broker ones are
-    assert 62 not in M.API_KEYS
+    # the controller's APIs are generated too (KRaft); which ones a listener serves is
+    # the ApiRegistry's business, not the schema's
+    assert M.API_KEYS[62].request_class is M.BrokerRegistrationRequest
+    assert M.API_KEYS[52].request_class is M.VoteRequest
+    assert M.TopicRecord.API_KEY == 2 and M.PartitionRecord.API_KEY == 3
     assert M.API_KEYS[0].request_class is M.ProduceRequest
     assert M.API_KEYS[18].flexible_min == 3
     assert M.ProduceResponse.TopicProduceResponse.__qualname__ == "ProduceResponse.TopicProduceResponse"
