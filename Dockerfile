@@ -13,6 +13,8 @@ COPY web ./web
 COPY broker ./broker
 COPY coordinator ./coordinator
 COPY protocol ./protocol
+COPY raft ./raft
+COPY metadata ./metadata
 COPY registry ./registry
 COPY replication ./replication
 COPY rest ./rest

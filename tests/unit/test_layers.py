@@ -1,6 +1,6 @@
 """The project's floors, read from its imports: no arrow running back up, no circle.
 
-Floors, bottom to top: ``protocol`` < ``storage`` < ``replication`` < ``coordinator`` <
+Floors, bottom to top: ``protocol`` < ``storage`` < ``raft`` < ``metadata`` < ``replication`` < ``coordinator`` <
 ``metrics`` < (``web``, ``registry``, ``rest``) < ``broker`` < (``scripts``, ``spark_jobs``, ``bench``, ``kafpy``'s own modules). A module may
 import its own floor and the floors below. Every import counts: module-level, inside a
 function, under ``if TYPE_CHECKING:``; ``kafpy.X...`` names the folder ``X/`` of the
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The order, bottom to top; names on one level do not import each other. The floors themselves
 # are the symlinks kafpy/<floor> (tests/support/floors.py): the first test checks this order
 # names each of them once.
-ORDER = (("protocol",), ("storage",), ("replication",), ("coordinator",), ("metrics",), ("web", "registry", "rest"),
+ORDER = (("protocol",), ("storage",), ("raft",), ("metadata",), ("replication",), ("coordinator",), ("metrics",), ("web", "registry", "rest"),
          ("broker",), ("scripts", "spark_jobs", "bench", "kafpy"))
 FLOORS = {name: level for level, names in enumerate(ORDER) for name in names}
 
