@@ -232,7 +232,7 @@ class TxnVerifier:
             coordinator = service.coordinator
             if add:
                 error = await coordinator.add_partitions(transactional_id, producer_id, epoch,
-                                                         partitions, service.now_ms(), TV_2)  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+                                                         partitions, service.now_ms(), TV_2)
                 return {tp: error for tp in partitions}
             return coordinator.verify_partitions(transactional_id, producer_id, epoch, partitions)
         try:

@@ -43,7 +43,7 @@ async def handle_consumer_group_heartbeat(ctx: RequestContext, req: ConsumerGrou
         now_ms=group_service(ctx).now_ms(),
         topic_authorized=topic_permission(ctx, AclOperation.DESCRIBE),
         acl_version=ctx.services.authorizer.acl_version if ctx.services.authorizer is not None else 0)
-    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+    r = await fut
     assignment = heartbeat_assignment(ConsumerGroupHeartbeatResponse.Assignment, ConsumerGroupHeartbeatResponse.TopicPartitions, r.assignment) if r.error == ErrorCode.NONE else None
     return ConsumerGroupHeartbeatResponse(throttle_time_ms=0, error_code=r.error, error_message=r.message,
                                           member_id=r.member_id if r.error == ErrorCode.NONE else None,

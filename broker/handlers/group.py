@@ -152,7 +152,7 @@ async def handle_join_group(ctx: RequestContext, req: JoinGroupRequest) -> JoinG
         protocol_type=req.protocol_type,
         protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
         now_ms=_now(ctx))
-    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+    r = await fut
     return JoinGroupResponse(
         throttle_time_ms=0, error_code=r.error, generation_id=r.generation_id,
         protocol_type=r.protocol_type if v >= 7 else None,
@@ -175,7 +175,7 @@ async def handle_sync_group(ctx: RequestContext, req: SyncGroupRequest) -> SyncG
         req.group_id, req.generation_id, req.member_id, ptype, pname,
         req.group_instance_id if v >= 3 else None,
         {a.member_id: bytes(a.assignment) for a in req.assignments}, _now(ctx))
-    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+    r = await fut
     return SyncGroupResponse(throttle_time_ms=0, error_code=r.error,
                              protocol_type=r.protocol_type if v >= 5 else None,
                              protocol_name=r.protocol_name if v >= 5 else None,
@@ -291,7 +291,7 @@ async def handle_offset_commit(ctx: RequestContext, req: OffsetCommitRequest) ->
         commit_timestamp=p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now,
         expire_timestamp=now + retention if retention != -1 else -1))
     if offsets:
-        errors.update(await _coordinator(ctx).commit_offsets(  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+        errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now, api_version=v))
@@ -335,7 +335,7 @@ async def handle_txn_offset_commit(ctx: RequestContext, req: TxnOffsetCommitRequ
             errors.update({tp: added for tp in offsets})
             offsets = {}
     if offsets:
-        errors.update(await _coordinator(ctx).txn_commit_offsets(  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+        errors.update(await _coordinator(ctx).txn_commit_offsets(
             req.group_id, req.producer_id, req.producer_epoch,
             req.member_id if v >= 3 else "", req.group_instance_id if v >= 3 else None,
             req.generation_id if v >= 3 else -1, offsets, now))

@@ -33,7 +33,7 @@ async def handle_share_group_heartbeat(ctx: RequestContext, req: ShareGroupHeart
         return ShareGroupHeartbeatResponse(throttle_time_ms=0, error_code=ErrorCode.UNSUPPORTED_VERSION, error_message=_UNSUPPORTED,
                                            member_id=None, member_epoch=-1, heartbeat_interval_ms=0, assignment=None)
     # the coordinator's Completion is a loop future here
-    r = await share.heartbeat(req.group_id, req.member_id, req.member_epoch, rack_id=req.rack_id,  # type: ignore[misc]
+    r = await share.heartbeat(req.group_id, req.member_id, req.member_epoch, rack_id=req.rack_id,
                               subscribed_topic_names=req.subscribed_topic_names,
                               client_id=ctx.client_id or "", client_host=client_host(ctx),
                               now_ms=group_service(ctx).now_ms())

@@ -156,7 +156,7 @@ async def handle_streams_group_heartbeat(ctx: RequestContext, req: StreamsGroupH
         task_offsets=_task_offsets(req.task_offsets),
         task_end_offsets=_task_offsets(req.task_end_offsets),
         now_ms=group_service(ctx).now_ms())
-    r = await fut  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+    r = await fut
     status = list(r.status or [])
     if r.topics_to_create:
         refused = unauthorized_to_create(ctx, sorted(t.name for t in r.topics_to_create))

@@ -90,7 +90,7 @@ async def _add_partitions(ctx: RequestContext, tid: str, pid: int, epoch: int,
         return {tp: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else ErrorCode.OPERATION_NOT_ATTEMPTED for tp in parts}
     # Kafka's transactionVersionForAddPartitionsToTxn: the brokers' versions add for TV2
     tv = TV_2 if ctx.api_version >= 4 else TV_0
-    error = await svc.coordinator.add_partitions(tid, pid, epoch, parts, svc.now_ms(), tv)  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+    error = await svc.coordinator.add_partitions(tid, pid, epoch, parts, svc.now_ms(), tv)
     error = _fenced(error, ctx.api_version, 2)
     return {tp: error for tp in parts}
 
@@ -116,7 +116,7 @@ async def handle_add_offsets_to_txn(ctx: RequestContext, req: AddOffsetsToTxnReq
     assert groups is not None, "a broker serving transaction APIs has a group coordinator"
     partition = groups.classic.partition_for(req.group_id)
     error = await svc.coordinator.add_partitions(req.transactional_id, req.producer_id, req.producer_epoch,
-                                                 [(GROUP_METADATA_TOPIC_NAME, partition)], svc.now_ms())  # type: ignore[misc]  # the coordinator's Completion is a loop future here
+                                                 [(GROUP_METADATA_TOPIC_NAME, partition)], svc.now_ms())
     return AddOffsetsToTxnResponse(throttle_time_ms=0, error_code=_fenced(error, ctx.api_version, 2))
 
 

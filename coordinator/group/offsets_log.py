@@ -11,9 +11,11 @@ The broker's implementation is `kafpy.coordinator.group.service.BrokerOffsetsLog
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import deque
-from typing import Callable, Generic, Iterable, NamedTuple, Protocol, Sequence, TypeVar, Union
+from collections.abc import Generator
+from typing import Any, Callable, Generic, Iterable, NamedTuple, Protocol, Sequence, TypeVar, Union
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -54,6 +56,7 @@ class Completion(Protocol[ResultT]):
     def result(self) -> ResultT: ...
     def set_result(self, result: ResultT) -> None: ...
     def add_done_callback(self, cb: Callable[[Completion[ResultT]], object]) -> None: ...
+    def __await__(self) -> Generator[Any, None, ResultT]: ...
 
 
 class ImmediateFuture(Generic[ResultT]):
@@ -91,6 +94,19 @@ class ImmediateFuture(Generic[ResultT]):
             cb(self)
         else:
             self._callbacks.append(cb)
+
+    def __await__(self) -> Generator[Any, None, ResultT]:
+        """Awaitable like an asyncio future: a done one answers at once; a pending one is
+        bridged to a future of the running loop, resolved by `set_result`."""
+        if not self._done:
+            waiter: asyncio.Future[ResultT] = asyncio.get_running_loop().create_future()
+
+            def resolve(done: Completion[ResultT]) -> None:
+                if not waiter.done():
+                    waiter.set_result(done.result())
+            self.add_done_callback(resolve)
+            return (yield from waiter.__await__())
+        return self._result
 
 
 def completion_error(done: Completion) -> ErrorCode:

@@ -105,3 +105,20 @@ def test_a_waiter_that_went_away_is_left_alone() -> None:
         await asyncio.sleep(0)
         assert answered.cancelled() and log.read(0) == RECORDS
     asyncio.run(main())
+
+
+def test_an_immediate_future_is_awaitable_done_or_pending() -> None:
+    """Handlers await a write's Completion whatever future backs it: a done ImmediateFuture
+    answers at once, a pending one when set_result runs."""
+    import asyncio
+
+    from kafpy.coordinator.group.offsets_log import ImmediateFuture
+
+    async def body() -> tuple[int, int]:
+        done: ImmediateFuture[int] = ImmediateFuture()
+        done.set_result(7)
+        pending: ImmediateFuture[int] = ImmediateFuture()
+        asyncio.get_running_loop().call_later(0.01, pending.set_result, 9)
+        return await done, await pending
+
+    assert asyncio.run(body()) == (7, 9)
