@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Union
 
+from kafpy.broker.kraft_config import KRAFT_CONFIG_DEFS, process_roles, validate_kraft
 from kafpy.broker.properties import load_properties
 from kafpy.broker.stored_dynamic_configs import NOT_IN_KAFKA_44, STORED_DYNAMIC
 
@@ -417,6 +418,10 @@ def _in_range(low: float | None, high: float | None) -> Check | None:
 _DEFS += [ConfigDef(name, type_, default, _in_range(low, high), dynamic=True)
           for name, type_, default, low, high in STORED_DYNAMIC]
 
+# KRaft mode's keys (kafpy.broker.kraft_config), Kafka 4.4's types and defaults
+_DEFS += [ConfigDef(name, type_, default, _at_least(low) if low is not None else None)
+          for name, type_, default, low in KRAFT_CONFIG_DEFS]
+
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
 _LISTENER_MAX_CONNECTIONS = re.compile(r"^listener\.name\.([^.]+)\.max\.connections$")
 
@@ -511,6 +516,7 @@ class KafkaConfig:
         if not self.listeners:
             raise ConfigError("Invalid value for configuration listeners: no listener given")
         self._derive_security()
+        self._derive_kraft()
         try:
             from kafpy.web.listeners import parse_http_listeners
             parse_http_listeners(v["kafpy.http.listeners"])
@@ -533,6 +539,34 @@ class KafkaConfig:
         for p in v["log.cleanup.policy"]:
             if p not in ("delete", "compact"):
                 raise ConfigError(f"Invalid value {p!r} for configuration log.cleanup.policy")
+
+    def _derive_kraft(self) -> None:
+        """``process.roles`` set: a KRaft node, held to Kafka 4.4's start-up checks."""
+        v = self.values
+        try:
+            self.process_roles = process_roles(v["process.roles"])
+            if not self.process_roles:
+                return
+            names = [n.strip() for n in (v["controller.listener.names"] or "").split(",") if n.strip()]
+            for warning in validate_kraft(
+                    roles=self.process_roles, node_id=v["node.id"], voters=v["controller.quorum.voters"],
+                    bootstrap_servers=v["controller.quorum.bootstrap.servers"],
+                    controller_listener_names=names, listener_names=[lst.name for lst in self.listeners],
+                    inter_broker_listener_set=self.originals.get("inter.broker.listener.name"),
+                    auto_join=v["controller.quorum.auto.join.enable"]):
+                log.warning("%s", warning)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        # Until the KRaft quorum lands, one combined node that is its own only voter runs as a
+        # standalone broker; anything that needs a quorum is refused rather than split-brained.
+        voters = v["controller.quorum.voters"]
+        if (self.process_roles != {"broker", "controller"} or len(voters) != 1
+                or v["controller.quorum.bootstrap.servers"]):
+            raise ConfigError("kafpy does not run a KRaft controller quorum yet: process.roles is "
+                              "accepted for one combined broker,controller node that is its own only "
+                              "voter; form a replicated cluster in ZooKeeper mode (zookeeper.connect)")
+        log.warning("process.roles=broker,controller with one voter: running as a single node "
+                    "(standalone metadata, no __cluster_metadata log)")
 
     def _derive_security(self) -> None:
         """listener.security.protocol.map and the inter-broker listener, checked as Kafka
