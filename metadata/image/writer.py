@@ -26,14 +26,29 @@ def _is_default(value: object, default: object) -> bool:
     return value == default
 
 
+def _newer_fields(cls: type[Message]) -> tuple[tuple[str, object, int], ...]:
+    """(name, default, first version) of the fields ``cls`` gained after its lowest version:
+    the only ones that can raise the version a record needs."""
+    found = _NEWER_FIELDS.get(cls)
+    if found is None:
+        low = cls.VALID_VERSIONS[0]
+        found = _NEWER_FIELDS[cls] = tuple(
+            (f.name, f.default, f.versions[0]) for f in cls.FIELDS
+            if f.versions is not None and f.versions[0] > low)
+    return found
+
+
+_NEWER_FIELDS: dict[type[Message], tuple[tuple[str, object, int], ...]] = {}
+
+
 def lowest_version(message: Message) -> int:
     """The lowest valid version of ``message``'s class whose fields hold all it carries."""
-    low, high = type(message).VALID_VERSIONS
+    cls = type(message)
+    low, high = cls.VALID_VERSIONS
     needed = low
-    for field in type(message).FIELDS:
-        if field.versions is None or _is_default(getattr(message, field.name), field.default):
-            continue
-        needed = max(needed, field.versions[0])
+    for name, default, first in _newer_fields(cls):
+        if first > needed and not _is_default(getattr(message, name), default):
+            needed = first
     return min(needed, high)
 
 
