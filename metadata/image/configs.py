@@ -2,7 +2,12 @@
 
 Replayed from ``ConfigRecord``: a null value removes the key; a resource left with no keys is
 dropped. Deleting a topic drops its configs. Only what was set dynamically is here: merging
-with static and default values is the caller's business, as in Kafka."""
+with static and default values is the caller's business, as in Kafka.
+
+One departure: Kafka 4.4's ``ConfigurationsDelta`` drops a deleted topic's configs only when
+the image it started from holds them, so a topic created, configured and deleted within one
+delta (a loader catching up several batches at once) leaves its configs behind. Here they go
+too, so the image does not depend on where the deltas were cut."""
 
 from __future__ import annotations
 
