@@ -2,7 +2,8 @@
 
 An Apache Kafka 4.4 node (KRaft, combined roles, StandardAuthorizer) gets topics with
 configs, a deleted topic, a removed config key, ACLs (one added and removed again), SCRAM
-users (one credential deleted), client quotas (one key deleted) and a broker default config;
+users (one credential deleted), client quotas (one key deleted), a broker default config and
+a block of producer ids (an idempotent producer);
 Kafka's Admin tools describe what it holds, and Kafka writes a snapshot once all of it is in.
 The node is stopped, ``kafka-dump-log --cluster-metadata-decoder`` prints its log and that
 snapshot as JSON records, and kafpy replays them into its image:
@@ -92,6 +93,8 @@ def _changes(kafka: ReferenceKafka) -> None:
          "--add-config", "producer_byte_rate=4096")
     tool("kafka-configs", "--alter", "--entity-type", "brokers", "--entity-default",
          "--add-config", "log.cleaner.threads=2")
+    # an idempotent producer: the controller hands out a block of producer ids
+    kafka.run_tool("kafka-console-producer", [*bs, "--topic", "alpha"], input="one\ntwo\n")
 
 
 def _describe(kafka: ReferenceKafka) -> dict[str, str]:
@@ -279,6 +282,8 @@ def test_features_and_registrations_as_kafka_describes_them(run: Run, image: Met
     assert image.features.metadata_version == broker.supported_features["metadata.version"].max_supported
     assert list(image.live_broker_endpoints("PLAINTEXT")) == [1]
     assert 1 in image.cluster.controllers
+    # the first block of producer ids Kafka hands out is 0..999
+    assert image.producer_ids.next_producer_id == 1000
 
 
 def _same_content(a: MetadataImage, b: MetadataImage) -> bool:
