@@ -306,7 +306,8 @@ def _normalized(record: Message) -> str:
     """The record as text, its lists of structs (a registration's features, which Kafka keeps
     in hash order) sorted."""
     fields = []
-    for name in record.__slots__:
+    for field in type(record).FIELDS:
+        name = field.name
         value = getattr(record, name)
         if isinstance(value, list) and value and isinstance(value[0], Struct):
             value = sorted(map(repr, value))
