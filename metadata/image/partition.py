@@ -126,16 +126,16 @@ class PartitionRegistration:
             return None
 
     def to_record(self, topic_id: bytes, partition_id: int) -> ApiMessageAndVersion:
-        """The PartitionRecord a snapshot holds (ELR fields only when not empty, as Kafka
-        writes these tagged fields)."""
-        all_migrating = all(d == MIGRATING for d in self.directories)
+        """The PartitionRecord a snapshot holds: the directories always (MIGRATING ones too,
+        as Kafka writes them once directory assignment exists), the ELR fields only when not
+        empty, as Kafka writes these tagged fields."""
         return with_version(PartitionRecord(
             partition_id=partition_id, topic_id=topic_id, replicas=list(self.replicas),
             isr=list(self.isr), removing_replicas=list(self.removing_replicas),
             adding_replicas=list(self.adding_replicas), leader=self.leader,
             leader_recovery_state=int(self.leader_recovery_state),
             leader_epoch=self.leader_epoch, partition_epoch=self.partition_epoch,
-            directories=[] if all_migrating else list(self.directories),
+            directories=list(self.directories),
             eligible_leader_replicas=list(self.elr) if self.elr else None,
             last_known_elr=list(self.last_known_elr) if self.last_known_elr else None))
 
