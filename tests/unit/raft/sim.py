@@ -28,6 +28,21 @@ class Message:
     api_key: int = field(compare=False)
     request: msg.RaftRequestData | None = field(compare=False, default=None)
     response: msg.RaftResponseData | None = field(compare=False, default=None)
+    incarnation: int = field(compare=False, default=0)  # of the node that sent the request
+
+
+class CheckedLog(MemoryReplicatedLog):
+    """Remembers the lowest offset it was truncated to since the last look."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lowest_truncation: int | None = None
+
+    def truncate_to(self, offset: int) -> None:
+        if offset < self.end_offset():
+            low = self.lowest_truncation
+            self.lowest_truncation = offset if low is None else min(low, offset)
+        super().truncate_to(offset)
 
 
 class SimNode:
@@ -38,7 +53,7 @@ class SimNode:
         self.voters = voters
         self.config = config
         self.store = MemoryQuorumStateStore()
-        self.log = MemoryReplicatedLog()
+        self.log = CheckedLog()
         self.seed = seed
         self.restarts = 0
         self.core: RaftCore | None = None
@@ -113,8 +128,9 @@ class Simulation:
                 response = node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
                 self._seq += 1
                 self._enqueue(Message(m.deliver_at + self._delay(), self._seq, m.destination, m.source,
-                                      m.correlation_id, m.api_key, response=response))
-            elif m.response is not None:
+                                      m.correlation_id, m.api_key, response=response,
+                                      incarnation=m.incarnation))
+            elif m.response is not None and m.incarnation == node.restarts:
                 node.core.handle_response(m.source, m.correlation_id, m.response, m.deliver_at)
         for node in self.nodes.values():
             if node.core is None:
@@ -122,7 +138,8 @@ class Simulation:
             for out in node.core.poll(self.now):
                 self._seq += 1
                 self._enqueue(Message(self.now + self._delay(), self._seq, node.node_id, out.destination,
-                                      out.correlation_id, out.api_key, request=out.data))
+                                      out.correlation_id, out.api_key, request=out.data,
+                                      incarnation=node.restarts))
 
     def run(self, ms: int) -> None:
         for _ in range(ms // self.tick_ms):
