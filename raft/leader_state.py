@@ -48,7 +48,6 @@ class LeaderState:
         self.fetched_voters: set[int] = set()
         self.begin_quorum_epoch_timeout_ms = fetch_timeout_ms // 2
         self.begin_quorum_epoch_deadline = now_ms  # send BeginQuorumEpoch at once
-        self.resign_requested = False
 
     def election_state(self) -> ElectionState:
         return ElectionState(self.epoch, self.local_id, None)  # Kafka writes votedId -1 as leader

@@ -199,7 +199,7 @@ class RaftCore:
         return out + self.poll(now_ms)  # a transition happened: act in the new state at once
 
     def _poll_leader(self, state: LeaderState, now_ms: int, out: list[msg.OutboundRequest]) -> None:
-        if state.time_until_check_quorum_expires(now_ms) == 0 or state.resign_requested:
+        if state.time_until_check_quorum_expires(now_ms) == 0:
             log.info("Leader %s did not hear from a majority within %s ms; resigning",
                      self.node_id, state.check_quorum_timeout_ms)
             self._transition_to_resigned(state.non_leader_voters_by_descending_fetch_offset(), now_ms)

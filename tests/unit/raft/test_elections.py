@@ -259,8 +259,9 @@ def test_partitioned_follower_cannot_disturb_the_leader() -> None:
     sim.cut = {frozenset((follower.node_id, leader.node_id))}
     sim.run(8_000)
     assert follower.core is not None and follower.core.epoch == epoch  # pre-votes were rejected
-    assert sim.leader() is leader and leader.core.epoch == epoch
-    assert sim.nodes[third].core is not None and sim.nodes[third].core.epoch == epoch
+    assert sim.leader() is leader and leader.core is not None and leader.core.epoch == epoch
+    third_core = sim.nodes[third].core
+    assert third_core is not None and third_core.epoch == epoch
 
 
 def test_leader_without_quorum_resigns() -> None:

@@ -122,16 +122,16 @@ def run(voters: int, seed: int) -> Checker:
             next_fault = sim.now + rng.randint(300, 2_500)
             fault = rng.random()
             down = [n for n in sim.nodes.values() if not n.up]
-            leader = sim.leader()
+            current = sim.leader()
             if fault < 0.25:
                 side = set(rng.sample(all_ids, rng.randint(1, len(all_ids) - 1)))
                 sim.partition(side, set(all_ids) - side)
-            elif fault < 0.4 and leader is not None:  # cut the leader off alone
-                sim.partition({leader.node_id}, set(all_ids) - {leader.node_id})
+            elif fault < 0.4 and current is not None:  # cut the leader off alone
+                sim.partition({current.node_id}, set(all_ids) - {current.node_id})
             elif fault < 0.55:
                 sim.heal()
             elif fault < 0.8 and len(down) < (voters - 1) // 2 + 1:
-                victim = leader if leader is not None and rng.random() < 0.5 else sim.nodes[rng.choice(all_ids)]
+                victim = current if current is not None and rng.random() < 0.5 else sim.nodes[rng.choice(all_ids)]
                 if victim.up:
                     victim.crash()
             else:
@@ -159,10 +159,10 @@ def run(voters: int, seed: int) -> Checker:
             break
         if sim.now >= deadline:
             checker.fail(sim, "no new entry was committed everywhere in time")
-        leader = sim.leader()
-        if leader is not None and leader.core is not None and sim.now >= next_append:
+        current = sim.leader()
+        if current is not None and current.core is not None and sim.now >= next_append:
             attempt += 1
-            leader.core.append([b"final-%d" % attempt], sim.now)
+            current.core.append([b"final-%d" % attempt], sim.now)
             next_append = sim.now + 500
         sim.step()
         checker.check(sim)
