@@ -58,6 +58,12 @@ class LeaderState:
     def non_acknowledging_voters(self) -> list[int]:
         return sorted(v for v, s in self.voter_states.items() if not s.has_acknowledged_leader)
 
+    def need_to_send_begin_quorum_requests(self, now_ms: int) -> list[int]:
+        """Kafka 4.4: the voters that have not fetched for half the fetch timeout (never
+        fetched included) get BeginQuorumEpoch each time the timer fires."""
+        return sorted(v for v, s in self.voter_states.items() if v != self.local_id and
+                      (s.last_fetch_ms < 0 or now_ms - s.last_fetch_ms >= self.begin_quorum_epoch_timeout_ms))
+
     def add_acknowledgement_from(self, node_id: int) -> None:
         state = self.voter_states.get(node_id)
         if state is not None:

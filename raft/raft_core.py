@@ -206,7 +206,7 @@ class RaftCore:
             return
         if now_ms >= state.begin_quorum_epoch_deadline:
             state.begin_quorum_epoch_deadline = now_ms + state.begin_quorum_epoch_timeout_ms
-            for voter in state.non_acknowledging_voters():
+            for voter in state.need_to_send_begin_quorum_requests(now_ms):
                 if self.requests.is_ready(voter, now_ms):
                     self._send(out, voter, ApiKey.BEGIN_QUORUM_EPOCH, msg.begin_quorum_epoch_request(
                         self.cluster_id, state.epoch, self.node_id, ReplicaKey(voter)), now_ms)

@@ -288,3 +288,26 @@ def test_observer_never_runs_for_election() -> None:
     assert observer.store.read_election_state() == ElectionState(0)
     sim.heal()
     assert sim.run_until(lambda: observer.core is not None and isinstance(observer.core.quorum.state, FollowerState), 5_000)
+
+
+def test_leader_repeats_begin_quorum_epoch_to_voters_that_do_not_fetch() -> None:
+    store = MemoryQuorumStateStore(ElectionState(2).to_json(1))
+    core = RaftCore(1, VOTERS, MemoryReplicatedLog(), store, now_ms=0, cluster_id=CLUSTER_ID,
+                    rng=random.Random(0))
+    out = core.poll(3000)
+    core.handle_response(out[0].destination, out[0].correlation_id,
+                         msg.vote_response(ErrorCode.NONE, epoch=2, granted=True), 3000)
+    out = core.poll(3000)
+    core.handle_response(out[0].destination, out[0].correlation_id,
+                         msg.vote_response(ErrorCode.NONE, epoch=3, granted=True), 3000)
+    assert core.is_leader()
+    out = core.poll(3000)
+    assert sorted((o.destination, o.api_key) for o in out) == [(2, ApiKey.BEGIN_QUORUM_EPOCH), (3, ApiKey.BEGIN_QUORUM_EPOCH)]
+    for o in out:
+        core.handle_response(o.destination, o.correlation_id, msg.begin_quorum_epoch_response(
+            ErrorCode.NONE, epoch=3, leader_id=1), 3010)
+    core.handle_request(2, ApiKey.FETCH, msg.fetch_request(CLUSTER_ID, ReplicaKey(2), 3, 0, 0, 1 << 20, 0), 3500)
+    assert core.poll(3999) == []
+    # Half the fetch timeout later: node 3 never fetched, node 2 did 500 ms ago.
+    out = core.poll(4000)
+    assert [(o.destination, o.api_key) for o in out] == [(3, ApiKey.BEGIN_QUORUM_EPOCH)]
