@@ -4,7 +4,7 @@ as the generated message classes of Kafka 4.4's latest versions. Used by ``raft_
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Protocol, Sequence, Union
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
@@ -137,9 +137,23 @@ def fetch_response(error: ErrorCode, partition_error: ErrorCode = ErrorCode.NONE
         topic=METADATA_TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
 
-def single_partition_ok(topics: list, name_attr: str = "topic_name") -> bool:
-    """Exactly ``__cluster_metadata`` partition 0 (Kafka's ``hasValidTopicPartition``)."""
-    if len(topics) != 1 or getattr(topics[0], name_attr) != METADATA_TOPIC:
+class _Partition(Protocol):
+    @property
+    def partition_index(self) -> int: ...
+
+
+class _Topic(Protocol):
+    @property
+    def topic_name(self) -> str: ...
+
+    @property
+    def partitions(self) -> Sequence[_Partition]: ...
+
+
+def single_partition_ok(topics: Sequence[_Topic]) -> bool:
+    """Exactly ``__cluster_metadata`` partition 0 (Kafka's ``hasValidTopicPartition``), for
+    Vote, BeginQuorumEpoch and EndQuorumEpoch requests and responses."""
+    if len(topics) != 1 or topics[0].topic_name != METADATA_TOPIC:
         return False
     parts = topics[0].partitions
     return len(parts) == 1 and parts[0].partition_index == METADATA_PARTITION

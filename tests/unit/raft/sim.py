@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 import random
 from dataclasses import dataclass, field
+from typing import Callable
 
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.leader_state import LeaderState
@@ -145,8 +146,7 @@ class Simulation:
         for _ in range(ms // self.tick_ms):
             self.step()
 
-    def run_until(self, predicate: object, timeout_ms: int) -> bool:
-        assert callable(predicate)
+    def run_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
         for _ in range(timeout_ms // self.tick_ms):
             if predicate():
                 return True
