@@ -101,7 +101,7 @@ def kafpy_sender(cluster_id: str) -> Send:
 
 
 def scenario(cluster_id: str, epoch: int) -> list[tuple[str, ApiKey, msg.RaftRequestData]]:
-    """The requests, in order; the last one moves the leader to a new epoch."""
+    """The requests, in order; the last two move the leader to new epochs."""
     me, other = ReplicaKey(1), ReplicaKey(2)
     far = 10 ** 9
     wrong_topic = msg.vote_request(cluster_id, epoch, other, me, epoch - 1, far, False)
@@ -137,6 +137,8 @@ def scenario(cluster_id: str, epoch: int) -> list[tuple[str, ApiKey, msg.RaftReq
          msg.begin_quorum_epoch_request("Zm9vYmFyYmF6cXV4cXV1eA", epoch, 1, me)),
         ("end epoch: stale", ApiKey.END_QUORUM_EPOCH, msg.end_quorum_epoch_request(cluster_id, epoch - 1, 2, [me])),
         ("vote: a voter key that is not this node", ApiKey.VOTE, vote(epoch, epoch - 1, far, False, voter=ReplicaKey(7))),
+        # Kafka 4.4 moves to a higher epoch a pre-vote names (it grants nothing durable).
+        ("pre-vote: a higher epoch, up-to-date log", ApiKey.VOTE, vote(epoch + 1, epoch, far, True)),
         ("vote: a higher epoch, up-to-date log", ApiKey.VOTE, vote(epoch + 2, epoch, far, False)),
     ]
 
