@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_FILE_NAME = "quorum-state"
+METADATA_PARTITION_DIR = "__cluster_metadata-0"
 DATA_VERSION = "data_version"
 LOWEST_SUPPORTED_VERSION = 0
 HIGHEST_SUPPORTED_VERSION = 1
@@ -169,6 +170,11 @@ def _int_field(node: dict[str, object], name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise QuorumStateError(f"quorum-state has no integer {name}")
     return value
+
+
+def quorum_state_path(metadata_log_dir: str | Path) -> Path:
+    """Where Kafka keeps the file: ``<metadata.log.dir>/__cluster_metadata-0/quorum-state``."""
+    return Path(metadata_log_dir) / METADATA_PARTITION_DIR / DEFAULT_FILE_NAME
 
 
 class FileQuorumStateStore:

@@ -7,7 +7,9 @@ from typing import Iterator
 
 import pytest
 
-from kafpy.raft.quorum_state_store import ElectionState, FileQuorumStateStore, ReplicaKey, uuid_from_string
+from kafpy.raft.quorum_state_store import (
+    ElectionState, FileQuorumStateStore, ReplicaKey, quorum_state_path, uuid_from_string,
+)
 from tests.support.kafka_dist import ReferenceKafka, run_tool
 
 
@@ -29,8 +31,8 @@ class StandaloneKafka(ReferenceKafka):
         self._formatted = True
 
 
-def quorum_state_path(kafka: ReferenceKafka) -> Path:
-    return kafka.work_dir / "metadata" / "__cluster_metadata-0" / "quorum-state"
+def state_file_of(kafka: ReferenceKafka) -> Path:
+    return quorum_state_path(kafka.work_dir / "metadata")
 
 
 def directory_id(kafka: ReferenceKafka) -> bytes:
@@ -63,7 +65,7 @@ def standalone_kafka() -> Iterator[ReferenceKafka]:
 def test_static_quorum_version_0_file(static_kafka: ReferenceKafka) -> None:
     static_kafka.start()
     static_kafka.stop()
-    store = FileQuorumStateStore(quorum_state_path(static_kafka))
+    store = FileQuorumStateStore(state_file_of(static_kafka))
     state = store.read_election_state()
     assert state is not None
     assert state.leader_id == 1 and state.epoch >= 1 and state.voted_key is None
@@ -83,7 +85,7 @@ def test_static_quorum_version_0_file(static_kafka: ReferenceKafka) -> None:
 def test_standalone_quorum_version_1_file(standalone_kafka: ReferenceKafka) -> None:
     standalone_kafka.start()
     standalone_kafka.stop()
-    store = FileQuorumStateStore(quorum_state_path(standalone_kafka))
+    store = FileQuorumStateStore(state_file_of(standalone_kafka))
     state = store.read_election_state()
     assert state is not None
     assert state.leader_id == 1 and state.epoch >= 1 and state.voted_key is None

@@ -17,7 +17,9 @@ from kafpy.protocol.messages import (
 )
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.memory_log import MemoryReplicatedLog
-from kafpy.raft.quorum_state_store import ElectionState, FileQuorumStateStore, MemoryQuorumStateStore, ReplicaKey
+from kafpy.raft.quorum_state_store import (
+    ElectionState, FileQuorumStateStore, MemoryQuorumStateStore, ReplicaKey, quorum_state_path,
+)
 from kafpy.raft.raft_core import RaftCore
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.wire import read_frame
@@ -56,7 +58,7 @@ def apache() -> Iterator[ReferenceKafka]:
         kafka.start()
         kafka.stop()
         # Start it again from an epoch kafpy wrote, so that epoch - 1 is a legal stale epoch.
-        store = FileQuorumStateStore(kafka.work_dir / "metadata" / "__cluster_metadata-0" / "quorum-state")
+        store = FileQuorumStateStore(quorum_state_path(kafka.work_dir / "metadata"))
         store.write_election_state(ElectionState(START_EPOCH, None, None, frozenset({1})), 0)
         kafka.start()
         yield kafka

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from kafpy.raft.quorum_state_store import (
-    ElectionState, FileQuorumStateStore, QuorumStateError, ReplicaKey, uuid_from_string,
-    uuid_to_string,
+    ElectionState, FileQuorumStateStore, QuorumStateError, ReplicaKey, quorum_state_path,
+    uuid_from_string, uuid_to_string,
 )
 
 # What Apache Kafka 4.4 wrote as the leader of a single-node quorum (see
@@ -63,7 +63,8 @@ def test_rejects_bad_files(text: bytes) -> None:
 
 
 def test_file_store_round_trip_and_atomic_replace(tmp_path: Path) -> None:
-    path = tmp_path / "__cluster_metadata-0" / "quorum-state"
+    path = quorum_state_path(tmp_path)
+    assert path == tmp_path / "__cluster_metadata-0" / "quorum-state"
     store = FileQuorumStateStore(path)
     assert store.read_election_state() is None
     store.write_election_state(ElectionState(3, None, ReplicaKey(2, None)), 1)
