@@ -254,6 +254,23 @@ class RaftCore:
         return msg.fetch_request(self.cluster_id, self.quorum.local_key, self.epoch, end.offset,
                                  end.epoch, self.config.fetch_max_bytes, self.config.fetch_timeout_ms // 4)
 
+    def time_until_next_poll_ms(self, now_ms: int) -> int:
+        """How long the driver may wait (for a request or response) before calling ``poll``
+        again: the nearest timer of the current state or of a request in flight."""
+        state = self.quorum.state
+        deadlines: list[int] = []
+        if isinstance(state, LeaderState):
+            deadlines.append(state.begin_quorum_epoch_deadline)
+            deadlines.append(now_ms + state.time_until_check_quorum_expires(now_ms))
+        elif isinstance(state, FollowerState):
+            deadlines.append(state.fetch_deadline)
+        else:
+            deadlines.append(state.election_deadline)
+        request = self.requests.next_deadline()
+        if request is not None:
+            deadlines.append(request)
+        return max(0, min(deadlines) - now_ms)
+
     # -- requests --------------------------------------------------------------------------
 
     def handle_request(self, source: int, api_key: int, data: msg.RaftRequestData,

@@ -24,6 +24,11 @@ class RequestManager:
     def is_ready(self, destination: int, now_ms: int) -> bool:
         return destination not in self._in_flight and now_ms >= self._backoff_until.get(destination, 0)
 
+    def next_deadline(self) -> int | None:
+        """The earliest request timeout or backoff end still ahead, if any."""
+        times = [deadline for _, deadline in self._in_flight.values()] + list(self._backoff_until.values())
+        return min(times) if times else None
+
     def has_any_in_flight(self) -> bool:
         return bool(self._in_flight)
 

@@ -311,3 +311,21 @@ def test_leader_repeats_begin_quorum_epoch_to_voters_that_do_not_fetch() -> None
     # Half the fetch timeout later: node 3 never fetched, node 2 did 500 ms ago.
     out = core.poll(4000)
     assert [(o.destination, o.api_key) for o in out] == [(3, ApiKey.BEGIN_QUORUM_EPOCH)]
+
+
+def test_time_until_next_poll_follows_the_state_timers() -> None:
+    core = make_core(epoch=2, seed=4)
+    state = core.quorum.state
+    assert isinstance(state, UnattachedState)
+    assert core.time_until_next_poll_ms(100) == state.election_deadline - 100
+    assert core.poll(state.election_deadline - 1) == []  # nothing happens before it
+    out = core.poll(state.election_deadline)
+    assert out and isinstance(core.quorum.state, ProspectiveState)
+    # Votes in flight: the next wake-up is the election timeout or a request timeout.
+    prospective = core.quorum.state
+    wait = core.time_until_next_poll_ms(state.election_deadline)
+    assert wait == min(prospective.election_deadline - state.election_deadline, 2000)
+    follower = make_core(epoch=2)
+    follower.handle_request(2, ApiKey.BEGIN_QUORUM_EPOCH, msg.begin_quorum_epoch_request(CLUSTER_ID, 3, 2, ReplicaKey(1)), 0)
+    follower.poll(10)  # a fetch in flight until 10 + request timeout
+    assert follower.time_until_next_poll_ms(10) == 1990  # the fetch timeout (2000 from 0) comes first
