@@ -74,12 +74,12 @@ class MemoryReplicatedLog:
             self._append(epoch, p, False)
         return LogAppendInfo(first, self.end_offset() - 1)
 
-    def append_leader_change(self, epoch: int, leader_id: int,
-                             voters: Sequence[ReplicaKey]) -> LogAppendInfo:
+    def append_leader_change(self, epoch: int, leader_id: int, voters: Sequence[ReplicaKey],
+                             granting_voters: Sequence[ReplicaKey]) -> LogAppendInfo:
         message = LeaderChangeMessage(
             version=0, leader_id=leader_id,
             voters=[LeaderChangeMessage.Voter(voter_id=v.id) for v in voters],
-            granting_voters=[LeaderChangeMessage.Voter(voter_id=v.id) for v in voters])
+            granting_voters=[LeaderChangeMessage.Voter(voter_id=v.id) for v in granting_voters])
         entry = self._append(epoch, encode_data(message, 0), True)
         return LogAppendInfo(entry.offset, entry.offset)
 

@@ -130,9 +130,12 @@ class RaftCore:
             self._become_leader(now_ms)
 
     def _become_leader(self, now_ms: int) -> None:
+        candidate = self.quorum.state
+        granted = candidate.epoch_election.granted if isinstance(candidate, CandidateState) else set()
         leader = self.quorum.transition_to_leader(self.log.end_offset(), now_ms)
         voters = [ReplicaKey(v) for v in sorted(self.quorum.voters)]
-        self.log.append_leader_change(leader.epoch, self.node_id, voters)
+        self.log.append_leader_change(leader.epoch, self.node_id, voters,
+                                      [ReplicaKey(v) for v in sorted(granted)])
         leader.update_local_state(self.log.end_offset())
         self._reset()
         log.info("Node %s is leader of epoch %s from offset %s", self.node_id, leader.epoch,

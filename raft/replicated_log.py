@@ -68,9 +68,10 @@ class ReplicatedLog(Protocol):
         """Assign the next offsets to ``payloads`` and stamp them with ``epoch``."""
         ...
 
-    def append_leader_change(self, epoch: int, leader_id: int,
-                             voters: Sequence[ReplicaKey]) -> LogAppendInfo:
-        """Append the LeaderChange control entry that starts the leader's epoch."""
+    def append_leader_change(self, epoch: int, leader_id: int, voters: Sequence[ReplicaKey],
+                             granting_voters: Sequence[ReplicaKey]) -> LogAppendInfo:
+        """Append the LeaderChange control entry that starts the leader's epoch (Kafka's
+        LeaderChangeMessage: the voters, and those that granted this leader its vote)."""
         ...
 
     def append_as_follower(self, records: bytes) -> LogAppendInfo | None:

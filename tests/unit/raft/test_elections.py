@@ -5,8 +5,11 @@ from __future__ import annotations
 import random
 
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.codec import decode_data
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.messages import BeginQuorumEpochResponse, EndQuorumEpochResponse, VoteRequest, VoteResponse
+from kafpy.protocol.messages import (
+    BeginQuorumEpochResponse, EndQuorumEpochResponse, LeaderChangeMessage, VoteRequest, VoteResponse,
+)
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.epoch_state import CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState
 from kafpy.raft.leader_state import LeaderState
@@ -130,6 +133,10 @@ def test_timeout_starts_pre_vote_then_vote_then_leads() -> None:
                          msg.vote_response(ErrorCode.NONE, epoch=3, granted=True), 2030)
     assert isinstance(core.quorum.state, LeaderState) and core.epoch == 3
     assert [(e.epoch, e.control) for e in log.entries] == [(3, True)]  # the LeaderChange
+    change = decode_data(LeaderChangeMessage, 0, log.entries[0].payload)
+    assert change.leader_id == 1
+    assert [v.voter_id for v in change.voters] == [1, 2, 3]
+    assert [v.voter_id for v in change.granting_voters] == sorted({1, out[1].destination})
     out = core.poll(2040)
     assert sorted((o.destination, o.api_key) for o in out) == [(2, ApiKey.BEGIN_QUORUM_EPOCH), (3, ApiKey.BEGIN_QUORUM_EPOCH)]
 

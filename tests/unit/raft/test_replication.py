@@ -66,7 +66,7 @@ def test_truncate_to_end_offset_and_epoch_cache_follows() -> None:
 
 def test_read_and_follower_append_round_trip() -> None:
     leader = log_of(1, 1, 2)
-    leader.append_leader_change(3, 1, [ReplicaKey(1), ReplicaKey(2)])
+    leader.append_leader_change(3, 1, [ReplicaKey(1), ReplicaKey(2)], [ReplicaKey(1)])
     follower = MemoryReplicatedLog()
     info = follower.append_as_follower(leader.read(0, 10_000))
     assert info is not None and (info.first_offset, info.last_offset) == (0, 3)
