@@ -11,7 +11,9 @@ out of it. Transitions (epochs only grow; a vote is granted at most once per epo
     Follower -> Unattached/Follower (higher epoch), Prospective (fetch timeout)
     Resigned -> Unattached/Follower (higher epoch), Unattached (its election timeout)
 
-An observer (not in the voter set) is only ever Unattached or Follower. Durable transitions
+An observer (not in the voter set) is only ever Unattached or Follower: it never asks for
+votes. Like Kafka 4.4 it may grant one (Kafka checks the candidate's log, not the receiver's
+membership: with dynamic voters a node may be a voter it has not heard of yet). Durable transitions
 write the quorum-state file before the state changes; Prospective, Resigned and the vote
 that a pre-vote would be are never written. Called by the core (``raft_core.RaftCore``).
 """

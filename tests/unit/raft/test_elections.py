@@ -336,3 +336,16 @@ def test_time_until_next_poll_follows_the_state_timers() -> None:
     follower.handle_request(2, ApiKey.BEGIN_QUORUM_EPOCH, msg.begin_quorum_epoch_request(CLUSTER_ID, 3, 2, ReplicaKey(1)), 0)
     follower.poll(10)  # a fetch in flight until 10 + request timeout
     assert follower.time_until_next_poll_ms(10) == 1990  # the fetch timeout (2000 from 0) comes first
+
+
+def test_observer_grants_a_vote_as_kafka_4_4_does() -> None:
+    """Kafka 4.4 does not check the receiver's own membership before granting (with dynamic
+    voters a node may be a voter it does not know of yet); it never asks for votes itself."""
+    store = MemoryQuorumStateStore()
+    observer = RaftCore(9, VOTERS, MemoryReplicatedLog(), store, now_ms=0, cluster_id=CLUSTER_ID,
+                        rng=random.Random(0))
+    assert answer(vote(observer, 2, epoch=1)) == (ErrorCode.NONE, True, 1, -1)
+    assert store.read_election_state() == ElectionState(1, None, ReplicaKey(2))
+    out = observer.poll(100_000)  # long past any election timeout: it only looks for a leader
+    assert out and all(o.api_key == ApiKey.FETCH for o in out)
+    assert isinstance(observer.quorum.state, UnattachedState)
