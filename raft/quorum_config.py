@@ -1,0 +1,38 @@
+"""The ``controller.quorum.*`` settings the consensus core reads (Kafka's ``QuorumConfig``),
+with Kafka 4.4's defaults."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class QuorumConfig:
+    """Timeouts in milliseconds; built by the node from its properties."""
+
+    election_timeout_ms: int = 1000  # controller.quorum.election.timeout.ms
+    election_backoff_max_ms: int = 1000  # controller.quorum.election.backoff.max.ms
+    fetch_timeout_ms: int = 2000  # controller.quorum.fetch.timeout.ms
+    request_timeout_ms: int = 2000  # controller.quorum.request.timeout.ms
+    retry_backoff_ms: int = 20  # controller.quorum.retry.backoff.ms
+    fetch_max_bytes: int = 8 * 1024 * 1024  # Kafka's KafkaRaftClient.MAX_FETCH_SIZE_BYTES
+
+    KEYS = {
+        "controller.quorum.election.timeout.ms": "election_timeout_ms",
+        "controller.quorum.election.backoff.max.ms": "election_backoff_max_ms",
+        "controller.quorum.fetch.timeout.ms": "fetch_timeout_ms",
+        "controller.quorum.request.timeout.ms": "request_timeout_ms",
+        "controller.quorum.retry.backoff.ms": "retry_backoff_ms",
+    }
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> QuorumConfig:
+        """Read the keys above (unknown keys are not this class's business)."""
+        values: dict[str, int] = {}
+        for key, attr in cls.KEYS.items():
+            if key in props:
+                value = int(props[key])
+                if value < 0:
+                    raise ValueError(f"{key} must not be negative: {value}")
+                values[attr] = value
+        return cls(**values)

@@ -1,0 +1,111 @@
+"""What the consensus core needs of the ``__cluster_metadata-0`` log (Kafka's ``RaftLog`` /
+``ReplicatedLog``): end offset, last fetched epoch, the epoch cache's answer for an epoch,
+appends as leader and follower, truncation, reads of up to N bytes, and the Fetch validation
+of Kafka's ``validateOffsetAndEpoch``. Records are opaque to the core: it hands the bytes a
+leader's ``read`` returned to the follower's ``append_as_follower`` and nothing else.
+
+``memory_log.MemoryReplicatedLog`` implements it for tests; the on-disk log over storage's
+``Log`` comes later and builds the LeaderChange control batch in ``append_leader_change``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol, Sequence
+
+from kafpy.raft.quorum_state_store import ReplicaKey
+
+
+@dataclass(frozen=True, order=True)
+class OffsetAndEpoch:
+    """An offset and the epoch it belongs to; ordered by epoch first, then offset, which is
+    how a voter compares logs ("at least as up to date")."""
+
+    epoch: int
+    offset: int
+
+
+class ValidKind(Enum):
+    VALID = "valid"
+    DIVERGING = "diverging"
+    SNAPSHOT = "snapshot"
+
+
+@dataclass(frozen=True)
+class ValidOffsetAndEpoch:
+    """Kafka's ``ValidOffsetAndEpoch``: the fetch position is on the log (VALID), or the
+    follower must truncate to ``offset_and_epoch`` (DIVERGING)."""
+
+    kind: ValidKind
+    offset_and_epoch: OffsetAndEpoch
+
+
+@dataclass(frozen=True)
+class LogAppendInfo:
+    first_offset: int
+    last_offset: int
+
+
+class ReplicatedLog(Protocol):
+    """The log the core replicates; one per node."""
+
+    def start_offset(self) -> int: ...
+
+    def end_offset(self) -> int:
+        """The offset the next appended entry gets (Kafka's LEO)."""
+        ...
+
+    def last_fetched_epoch(self) -> int:
+        """The epoch of the last entry (0 for an empty log)."""
+        ...
+
+    def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
+        """Kafka's ``endOffsetForEpoch``: the end offset of the largest epoch <= ``epoch`` and
+        that epoch; the log end and last epoch when ``epoch`` is past the last one."""
+        ...
+
+    def append_as_leader(self, payloads: Sequence[bytes], epoch: int) -> LogAppendInfo:
+        """Assign the next offsets to ``payloads`` and stamp them with ``epoch``."""
+        ...
+
+    def append_leader_change(self, epoch: int, leader_id: int, voters: Sequence[ReplicaKey],
+                             granting_voters: Sequence[ReplicaKey]) -> LogAppendInfo:
+        """Append the LeaderChange control entry that starts the leader's epoch (Kafka's
+        LeaderChangeMessage: the voters, and those that granted this leader its vote)."""
+        ...
+
+    def append_as_follower(self, records: bytes) -> LogAppendInfo | None:
+        """Append what the leader's ``read`` returned (offsets and epochs as the leader set
+        them); ``None`` when ``records`` is empty."""
+        ...
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove every entry at ``offset`` and above."""
+        ...
+
+    def read(self, offset: int, max_bytes: int) -> bytes:
+        """Records from ``offset`` on, about ``max_bytes`` (at least one entry when any)."""
+        ...
+
+
+def validate_offset_and_epoch(log: ReplicatedLog, offset: int, epoch: int) -> ValidOffsetAndEpoch:
+    """Kafka's ``validateOffsetAndEpoch`` (without snapshots): is the follower's (FetchOffset,
+    LastFetchedEpoch) on this log? If not, where it diverges."""
+    if log.start_offset() == 0 and offset == 0:
+        return ValidOffsetAndEpoch(ValidKind.VALID, OffsetAndEpoch(0, 0))
+    end = log.end_offset_for_epoch(epoch)
+    if end.epoch != epoch or end.offset < offset:
+        return ValidOffsetAndEpoch(ValidKind.DIVERGING, end)
+    return ValidOffsetAndEpoch(ValidKind.VALID, OffsetAndEpoch(epoch, offset))
+
+
+def truncate_to_end_offset(log: ReplicatedLog, diverging: OffsetAndEpoch) -> int:
+    """Kafka's ``truncateToEndOffset``: truncate after a DivergingEpoch answer; returns the
+    offset truncated to."""
+    if diverging.epoch == 0:
+        offset = min(diverging.offset, log.end_offset())
+    else:
+        local = log.end_offset_for_epoch(diverging.epoch)
+        offset = min(local.offset, diverging.offset) if local.epoch == diverging.epoch else local.offset
+    log.truncate_to(offset)
+    return offset
