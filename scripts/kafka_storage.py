@@ -141,9 +141,31 @@ optional arguments:
   --config CONFIG, -c CONFIG
                          The Kafka configuration file to use.
 """
-VERSION_MAPPING_USAGE = "usage: kafka-storage version-mapping [-h] [--release-version RELEASE_VERSION]\n"
+VERSION_MAPPING_USAGE = """usage: kafka-storage version-mapping [-h]
+                     [--release-version RELEASE_VERSION]
+"""
+VERSION_MAPPING_HELP = VERSION_MAPPING_USAGE + f"""
+optional arguments:
+  -h, --help             show this help message and exit
+  --release-version RELEASE_VERSION, -r RELEASE_VERSION
+                         The release version to  use  for the corresponding
+                         feature  mapping.  The  minimum  is  {MINIMUM_VERSION};  the
+                         default is {LATEST_PRODUCTION}
+"""
 FEATURE_DEPENDENCIES_USAGE = "usage: kafka-storage feature-dependencies [-h] --feature FEATURE\n"
+FEATURE_DEPENDENCIES_HELP = FEATURE_DEPENDENCIES_USAGE + """
+optional arguments:
+  -h, --help             show this help message and exit
+  --feature FEATURE, -f FEATURE
+                         The  features  and  their   versions  to  look  up
+                         dependencies for, in  feature=version  format. For
+                         example: `metadata.version=5`.
+"""
 RANDOM_UUID_USAGE = "usage: kafka-storage random-uuid [-h]\n"
+RANDOM_UUID_HELP = RANDOM_UUID_USAGE + """
+optional arguments:
+  -h, --help             show this help message and exit
+"""
 
 # subcommand -> (usage, help, {flag: (destination, takes a value, repeatable)}, required destinations)
 _Spec = dict[str, tuple[str, bool, bool]]
@@ -167,12 +189,12 @@ _COMMANDS: dict[str, tuple[str, str, _Spec, tuple[str, ...]]] = {
     "format": (FORMAT_USAGE, FORMAT_HELP, _FORMAT_OPTS, ("config", "cluster_id")),
     "info": (INFO_USAGE, INFO_HELP, {"--config": ("config", True, False), "-c": ("config", True, False)},
              ("config",)),
-    "version-mapping": (VERSION_MAPPING_USAGE, VERSION_MAPPING_USAGE,
+    "version-mapping": (VERSION_MAPPING_USAGE, VERSION_MAPPING_HELP,
                         {"--release-version": ("release_version", True, False),
                          "-r": ("release_version", True, False)}, ()),
-    "feature-dependencies": (FEATURE_DEPENDENCIES_USAGE, FEATURE_DEPENDENCIES_USAGE,
+    "feature-dependencies": (FEATURE_DEPENDENCIES_USAGE, FEATURE_DEPENDENCIES_HELP,
                              {"--feature": ("feature", True, True), "-f": ("feature", True, True)}, ("feature",)),
-    "random-uuid": (RANDOM_UUID_USAGE, RANDOM_UUID_USAGE, {}, ()),
+    "random-uuid": (RANDOM_UUID_USAGE, RANDOM_UUID_HELP, {}, ()),
 }
 _EXCLUSIVE = ("standalone", "no_initial_controllers", "initial_controllers")
 
@@ -193,30 +215,49 @@ class TerseFailure(Exception):
     """An error Kafka's StorageTool prints as its message alone."""
 
 
+def _segments(word: str) -> list[str]:
+    """A word cut where Java's line BreakIterator may break it: after a hyphen followed by a
+    letter (``--config`` -> ``--``, ``config``; ``alice-secret`` -> ``alice-``, ``secret``)."""
+    parts: list[str] = []
+    start = 0
+    for i in range(2, len(word)):
+        if word[i - 1] == "-" and word[i].isalpha():
+            parts.append(word[start:i])
+            start = i
+    parts.append(word[start:])
+    return parts
+
+
 def justify(text: str, width: int = _WIDTH) -> str:
-    """argparse4j's wrapping of an error line: words filled to ``width``, the spaces of every
-    line but the last widened (the extra ones to the middle gaps) so it ends at ``width``."""
-    words = text.split()
-    lines: list[list[str]] = [[]]
-    for word in words:
-        current = lines[-1]
-        if current and len(" ".join(current + [word])) > width:
-            lines.append([word])
-        else:
-            current.append(word)
+    """argparse4j's wrapping of an error line: filled to ``width`` (words may break after a
+    hyphen), the spaces of every line but the last widened (the extra ones to the middle
+    gaps) so that it ends at ``width``."""
+    lines: list[list[tuple[str, bool]]] = [[]]  # (segment, a space before it)
+    for word in text.split():
+        for n, segment in enumerate(_segments(word)):
+            spaced = n == 0
+            current = lines[-1]
+            length = sum(len(seg) + (1 if sp else 0) for seg, sp in current) - (1 if current else 0)
+            if current and length + (1 if spaced else 0) + len(segment) > width:
+                lines.append([(segment, spaced)])
+            else:
+                current.append((segment, spaced))
     out: list[str] = []
     for i, line in enumerate(lines):
-        if i == len(lines) - 1 or len(line) < 2:
-            out.append(" ".join(line))
+        gaps = sum(1 for seg_i, (_seg, sp) in enumerate(line) if sp and seg_i > 0)
+        natural = "".join((" " if sp and j > 0 else "") + seg for j, (seg, sp) in enumerate(line))
+        if i == len(lines) - 1 or gaps == 0:
+            out.append(natural)
             continue
-        gaps = len(line) - 1
-        extra = width - len(" ".join(line))
-        base, rem = divmod(extra, gaps)
+        base, rem = divmod(width - len(natural), gaps)
         start = (gaps - rem + 1) // 2
-        parts = [line[0]]
-        for g in range(gaps):
-            spaces = 1 + base + (1 if start <= g < start + rem else 0)
-            parts.append(" " * spaces + line[g + 1])
+        parts: list[str] = []
+        g = 0
+        for j, (seg, sp) in enumerate(line):
+            if sp and j > 0:
+                parts.append(" " * (1 + base + (1 if start <= g < start + rem else 0)))
+                g += 1
+            parts.append(seg)
         out.append("".join(parts))
     return "\n".join(out)
 
@@ -244,6 +285,13 @@ def parse_args(argv: list[str], out: TextIO) -> tuple[str, dict[str, object]]:
             out.write(help_text)
             raise HelpShown()
         name, _eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if name not in spec and name.startswith("--") and len(name) > 2:
+            # argparse4j takes a unique prefix of a long option
+            matches = sorted({f for f in spec if f.startswith("--") and f.startswith(name)})
+            if len(matches) > 1:
+                raise UsageError(usage, f"ambiguous option: {name} could match {', '.join(matches)}")
+            if matches:
+                name = matches[0]
         if name not in spec:
             raise UsageError(usage, f"unrecognized arguments: '{arg}'")
         dest, takes_value, repeatable = spec[name]

@@ -168,6 +168,9 @@ def test_format_errors_like_apache(tmp_path: Path, kind: str, extra: list[str]) 
     ["feature-dependencies", "--feature", "bogus.version=1"],
     ["feature-dependencies", "--feature", "transaction.version=9"],
     ["feature-dependencies", "--feature", "nothing"],
+    ["version-mapping", "--help"], ["feature-dependencies", "--help"], ["random-uuid", "--help"],
+    ["feature-dependencies"], ["random-uuid", "x"], ["info", "-c"], ["format", "--cluster-id"],
+    ["format", "--c", "x", "-t", "y"], ["version-mapping", "-r", "3.9", "--release=4.0"],
 ])
 def test_commands_like_apache(args: list[str]) -> None:
     theirs = run_tool("4", "kafka-storage", args, check=False)
