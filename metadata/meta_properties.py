@@ -51,6 +51,7 @@ DIRECTORY_ID_PROP = "directory.id"
 # lists node.id, directory.id, version, cluster.id; leaving a key out keeps the others' order)
 _KEY_ORDER = (NODE_ID_PROP, BROKER_ID_PROP, DIRECTORY_ID_PROP, VERSION_PROP, CLUSTER_ID_PROP)
 _RESERVED_DIRECTORY_IDS = 100
+_CLUSTER_METADATA_DIR = "__cluster_metadata-0"
 # Kafka's Uuid.METADATA_TOPIC_ID (0, 1) and ZERO_UUID: never handed out as a cluster id
 _NOT_RANDOM = {bytes(16), bytes(15) + b"\x01"}
 
@@ -328,9 +329,14 @@ class MetaPropertiesEnsemble:
 
     def verify_for_kraft_start(self, node_id: int) -> None:
         """What a KRaft node checks before it starts (``KafkaRaftServer.initializeLogDirs``):
-        the ensemble verifies with the configured node id, and every readable directory is
-        formatted with a node id and a cluster id."""
+        the ensemble verifies with the configured node id, ``__cluster_metadata-0`` is in the
+        metadata log dir only, and every readable directory is formatted."""
         self.verify(None, node_id, require_at_least_one_valid=True, require_metadata_log_dir=True)
+        for log_dir in sorted(self.log_dir_props):
+            misplaced = Path(log_dir) / _CLUSTER_METADATA_DIR
+            if log_dir != self.metadata_log_dir and misplaced.exists():
+                raise MetaPropertiesError(f"Found unexpected metadata location in data directory `{misplaced}` "
+                                          f"(the configured metadata directory is {self.metadata_log_dir}).")
         for log_dir in sorted(self.empty_log_dirs):
             raise MetaPropertiesError(f"No `meta.properties` found in {log_dir} (have you run `kafka-storage.sh` "
                                       "to format the directory?)")

@@ -109,3 +109,14 @@ def test_duplicate_directory_id_and_unreadable_metadata_dir(tmp_path: Path) -> N
         ensemble.verify(None, 1)
     with pytest.raises(MetaPropertiesError, match="No readable meta.properties"):
         load_ensemble([str(tmp_path / "none")]).verify(None, 1, require_at_least_one_valid=True)
+
+
+def test_metadata_partition_outside_the_metadata_dir(tmp_path: Path) -> None:
+    a, meta = tmp_path / "a", tmp_path / "meta"
+    _format(a)
+    _format(meta)
+    (meta / "__cluster_metadata-0").mkdir()
+    load_ensemble([str(a)], str(meta)).verify_for_kraft_start(1)
+    (a / "__cluster_metadata-0").mkdir()
+    with pytest.raises(MetaPropertiesError, match="Found unexpected metadata location in data directory"):
+        load_ensemble([str(a)], str(meta)).verify_for_kraft_start(1)

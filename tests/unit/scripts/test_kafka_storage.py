@@ -15,6 +15,9 @@ def test_justify_like_argparse4j() -> None:
     assert justify("kafka-storage: error: argument --no-initial-controllers/-N: not allowed with argument "
                    "--standalone/-s") == ("kafka-storage: error:  argument  --no-initial-controllers/-N:  not  "
                                           "allowed\nwith argument --standalone/-s")
+    # argparse4j breaks a line after a hyphen, as Java's BreakIterator allows
+    assert justify("kafka-storage: error: ambiguous option: --c could match --cluster-id, --config") == (
+        "kafka-storage: error: ambiguous option:  --c  could  match --cluster-id, --\nconfig")
 
 
 def test_parse() -> None:
