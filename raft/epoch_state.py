@@ -61,18 +61,14 @@ def unattached_or_prospective_can_grant_vote(leader_id: int | None, voted_key: R
     return log_up_to_date
 
 
-@dataclass
-class UnattachedState:
-    """An epoch whose leader this node does not follow (yet): maybe it knows the leader's id,
-    maybe it voted. On the election timeout a voter turns Prospective."""
+class _AwaitingElection:
+    """What Unattached and Prospective share: the epoch's known leader (if any) and vote,
+    the same vote-granting rule, and an election deadline."""
 
     epoch: int
     leader_id: int | None
     voted_key: ReplicaKey | None
     election_deadline: int
-    high_watermark: int | None = None
-
-    name = "Unattached"
 
     def election_state(self) -> ElectionState:
         return ElectionState(self.epoch, self.leader_id, self.voted_key)
@@ -86,7 +82,21 @@ class UnattachedState:
 
 
 @dataclass
-class ProspectiveState:
+class UnattachedState(_AwaitingElection):
+    """An epoch whose leader this node does not follow (yet): maybe it knows the leader's id,
+    maybe it voted. On the election timeout a voter turns Prospective."""
+
+    epoch: int
+    leader_id: int | None
+    voted_key: ReplicaKey | None
+    election_deadline: int
+    high_watermark: int | None = None
+
+    name = "Unattached"
+
+
+@dataclass
+class ProspectiveState(_AwaitingElection):
     """Pre-vote (KIP-996): same epoch, nothing persisted; asks the voters whether it could win
     before bumping the epoch, so a node cut off from the quorum cannot disturb it."""
 
@@ -99,16 +109,6 @@ class ProspectiveState:
     high_watermark: int | None = None
 
     name = "Prospective"
-
-    def election_state(self) -> ElectionState:
-        return ElectionState(self.epoch, self.leader_id, self.voted_key)
-
-    def can_grant_vote(self, candidate: ReplicaKey, log_up_to_date: bool, pre_vote: bool) -> bool:
-        return unattached_or_prospective_can_grant_vote(self.leader_id, self.voted_key, candidate,
-                                                        log_up_to_date, pre_vote)
-
-    def has_election_timeout_expired(self, now_ms: int) -> bool:
-        return now_ms >= self.election_deadline
 
 
 @dataclass

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import random
+from typing import Callable
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
@@ -31,7 +32,7 @@ from kafpy.raft.epoch_state import (
 )
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.quorum_config import QuorumConfig
-from kafpy.raft.quorum_state import QuorumState, QuorumStateStore
+from kafpy.raft.quorum_state import EpochState, QuorumState, QuorumStateStore
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import (
     OffsetAndEpoch, ReplicatedLog, ValidKind, truncate_to_end_offset, validate_offset_and_epoch,
@@ -500,20 +501,22 @@ class RaftCore:
 
     def _handle_begin_quorum_epoch_response(self, source: int, response: BeginQuorumEpochResponse,
                                             now_ms: int) -> bool:
-        if response.error_code != 0 or not msg.single_partition_ok(response.topics):
-            return False
-        p = response.topics[0].partitions[0]
-        perror = ErrorCode.of_known(p.error_code)
-        handled = self._handle_common(perror, None if p.leader_id < 0 else p.leader_id, p.leader_epoch, now_ms)
-        if handled is not None:
-            return handled
-        state = self.quorum.state
-        if perror == ErrorCode.NONE and isinstance(state, LeaderState):
-            state.add_acknowledgement_from(source)
-        return perror == ErrorCode.NONE
+        def acknowledged(state: EpochState) -> None:
+            if isinstance(state, LeaderState):
+                state.add_acknowledgement_from(source)
+        return self._handle_epoch_notice_response(response, now_ms, acknowledged)
 
     def _handle_end_quorum_epoch_response(self, source: int, response: EndQuorumEpochResponse,
                                           now_ms: int) -> bool:
+        def acknowledged(state: EpochState) -> None:
+            if isinstance(state, ResignedState):
+                state.acknowledge_resignation(source)
+        return self._handle_epoch_notice_response(response, now_ms, acknowledged)
+
+    def _handle_epoch_notice_response(self, response: BeginQuorumEpochResponse | EndQuorumEpochResponse,
+                                      now_ms: int, acknowledged: Callable[[EpochState], None]) -> bool:
+        """BeginQuorumEpoch's and EndQuorumEpoch's answers: the common epoch/leader handling,
+        then, on success, the state in force takes the voter's acknowledgement."""
         if response.error_code != 0 or not msg.single_partition_ok(response.topics):
             return False
         p = response.topics[0].partitions[0]
@@ -521,9 +524,8 @@ class RaftCore:
         handled = self._handle_common(perror, None if p.leader_id < 0 else p.leader_id, p.leader_epoch, now_ms)
         if handled is not None:
             return handled
-        state = self.quorum.state
-        if perror == ErrorCode.NONE and isinstance(state, ResignedState):
-            state.acknowledge_resignation(source)
+        if perror == ErrorCode.NONE:
+            acknowledged(self.quorum.state)
         return perror == ErrorCode.NONE
 
     def _handle_fetch_response(self, source: int, response: FetchResponse, now_ms: int) -> bool:
