@@ -8,16 +8,10 @@ and a record carrying a newer field (directories, ELR) is framed at a version th
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from kafpy.metadata.record_serde import ApiMessageAndVersion
 from kafpy.protocol.messages import Message
 
-
-class ApiMessageAndVersion(NamedTuple):
-    """A metadata record and the version it is framed at (Kafka's ``ApiMessageAndVersion``)."""
-
-    message: Message
-    version: int
+__all__ = ["ApiMessageAndVersion", "lowest_version"]
 
 
 def _is_default(value: object, default: object) -> bool:

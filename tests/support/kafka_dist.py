@@ -316,7 +316,7 @@ class ReferenceKafka(ChildProcess):
                  port: int | None = None, *, controller_port: int | None = None,
                  advertised_port: int | None = None, work_dir: str | Path | None = None,
                  overrides: Mapping[str, object] | None = None, node_id: int = 1,
-                 start_timeout: float = 120.0):
+                 start_timeout: float = 120.0, formatted: bool = False):
         self.version = full_version(version)
         kafka_home(self.version)  # fail early and clearly
         self._own_work_dir = work_dir is None
@@ -335,7 +335,9 @@ class ReferenceKafka(ChildProcess):
         self.config_path = self.work_dir / "server.properties"
         self.output_path = self.work_dir / "server.out"
         self.proc: subprocess.Popen | None = None
-        self._formatted = False
+        # formatted=True: the caller formatted the directories (another tool, its own cluster
+        # id), so start() must not run Apache's `kafka-storage format` first
+        self._formatted = formatted
 
     @property
     def bootstrap(self) -> str:
