@@ -53,11 +53,10 @@ class KafkaNetworkChannel:
     async def send(self, destination: int, api_key: ApiKey,
                    data: msg.RaftRequestData) -> msg.RaftResponseData:
         response = await self._client(destination).send(api_key, data)
-        expected = _RESPONSE_TYPES.get(api_key)
-        if expected is None or not isinstance(response, expected):
+        if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse,
+                                     FetchResponse)) or not isinstance(response, _RESPONSE_TYPES[api_key]):
             raise NetworkError(f"unexpected answer {type(response).__name__} to {api_key.name}")
-        result: msg.RaftResponseData = response
-        return result
+        return response
 
     async def close(self) -> None:
         for client in self._clients.values():

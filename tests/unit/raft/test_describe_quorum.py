@@ -57,7 +57,7 @@ def test_version_1_has_no_nodes() -> None:
 def test_errors_off_the_leader_and_for_another_partition() -> None:
     follower = follower_core(MemoryReplicatedLog())
     p = describe_quorum(follower, request(), 2, ENDPOINTS, now_ms=1).topics[0].partitions[0]
-    assert p.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER and p.error_message.startswith("For requests intended")
+    assert p.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER and (p.error_message or "").startswith("For requests intended")
     leader = make_leader(MemoryReplicatedLog())
     response = describe_quorum(leader, request("other", 3), 2, ENDPOINTS, now_ms=1)
     t = response.topics[0]

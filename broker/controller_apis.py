@@ -1,0 +1,108 @@
+"""The requests a KRaft controller's listeners serve (Kafka's ``ControllerApis``), for what the
+quorum runs today: ApiVersions (listing only these APIs), the raft APIs (Vote,
+BeginQuorumEpoch, EndQuorumEpoch, Fetch of ``__cluster_metadata-0``) answered by the
+``KafkaRaftClient``, DescribeQuorum, and DescribeCluster for clients that bootstrap from the
+controllers (``--bootstrap-controller``, KIP-919). Any other API is not enabled on a
+controller listener: ``handler_for`` answers None and the server closes the connection, as
+Kafka's socket server does for an API its listener does not enable.
+
+Kafka lists the controllers in DescribeCluster from their ControllerRegistration records; until
+the controller registers itself in the metadata log, the voters of ``controller.quorum.voters``
+are listed (the same nodes and addresses for a static quorum).
+
+Called by ``kafpy.broker.controller_server`` per decoded request; pure of sockets.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Mapping, Sequence
+
+from kafpy.protocol import codec
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import Message
+from kafpy.protocol.messages import (
+    ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
+    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RequestHeader,
+    VoteRequest,
+)
+from kafpy.raft.describe_quorum import Endpoint, describe_quorum
+from kafpy.raft.kafka_raft_client import KafkaRaftClient
+
+CONTROLLER_ENDPOINT_TYPE = 2  # DescribeCluster's EndpointType: 1 broker, 2 controller
+_SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
+MISMATCHED_ENDPOINT_MESSAGE = ("The request was sent to an endpoint of type CONTROLLER, but we "
+                               "wanted an endpoint of type BROKER")
+
+# the APIs a controller serves and the versions (those of the codec, Kafka 4.4's)
+CONTROLLER_APIS: tuple[ApiKey, ...] = (
+    ApiKey.FETCH, ApiKey.API_VERSIONS, ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH,
+    ApiKey.DESCRIBE_QUORUM, ApiKey.DESCRIBE_CLUSTER,
+)
+
+ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
+
+
+@dataclass(frozen=True)
+class RequestScope:
+    """What a handler knows of the connection: the listener it came in on."""
+
+    listener_name: str
+
+
+class ControllerApis:
+    """Keeps the raft client, the cluster id, this node's id and every voter's endpoints."""
+
+    def __init__(self, raft: KafkaRaftClient, cluster_id: str, node_id: int,
+                 endpoints: Mapping[int, Sequence[Endpoint]]) -> None:
+        self.raft = raft
+        self.cluster_id = cluster_id
+        self.node_id = node_id
+        self.endpoints = endpoints
+        self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version)
+                              for k in CONTROLLER_APIS)
+
+    def version_ranges(self) -> list[tuple[int, int, int]]:
+        return list(self._ranges)
+
+    def is_enabled(self, api_key: int, api_version: int) -> bool:
+        return any(k == api_key and lo <= api_version <= hi for k, lo, hi in self._ranges)
+
+    async def handle(self, header: RequestHeader, request: Message, scope: RequestScope) -> Message:
+        """The response to one request of an enabled API (checked by the caller)."""
+        key = header.request_api_key
+        version = header.request_api_version
+        if isinstance(request, ApiVersionsRequest):
+            return self._api_versions(request, version)
+        if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)):
+            return await self.raft.handle_request(ApiKey(key), request)
+        if isinstance(request, DescribeQuorumRequest):
+            return describe_quorum(self.raft.core, request, version, self.endpoints, self.raft.time_ms())
+        if isinstance(request, DescribeClusterRequest):
+            return self._describe_cluster(request, version, scope)
+        raise ValueError(f"api key {key} is not served by a controller")
+
+    def _api_versions(self, request: ApiVersionsRequest, version: int) -> ApiVersionsResponse:
+        error = ErrorCode.NONE
+        if version >= 3 and not (_SOFTWARE_NAME.match(request.client_software_name or "")
+                                 and _SOFTWARE_NAME.match(request.client_software_version or "")):
+            error = ErrorCode.INVALID_REQUEST
+        return ApiVersionsResponse(error_code=int(error), throttle_time_ms=0, api_keys=[
+            ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
+            for k, lo, hi in self._ranges])
+
+    def _describe_cluster(self, request: DescribeClusterRequest, version: int,
+                          scope: RequestScope) -> DescribeClusterResponse:
+        endpoint_type = request.endpoint_type if version >= 1 else 1
+        if endpoint_type != CONTROLLER_ENDPOINT_TYPE:
+            return DescribeClusterResponse(error_code=int(ErrorCode.MISMATCHED_ENDPOINT_TYPE),
+                                           error_message=MISMATCHED_ENDPOINT_MESSAGE,
+                                           endpoint_type=CONTROLLER_ENDPOINT_TYPE)
+        leader = self.raft.leader_and_epoch.leader_id
+        brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=e.host, port=e.port)
+                   for node in sorted(self.endpoints)
+                   for e in self.endpoints[node] if e.name == scope.listener_name]
+        return DescribeClusterResponse(
+            error_code=0, error_message=None, endpoint_type=CONTROLLER_ENDPOINT_TYPE,
+            cluster_id=self.cluster_id, controller_id=-1 if leader is None else leader, brokers=brokers)
