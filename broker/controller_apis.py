@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Mapping, Sequence
+from typing import Awaitable, Callable
 
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
@@ -27,8 +27,9 @@ from kafpy.protocol.messages import (
     DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RequestHeader,
     VoteRequest,
 )
-from kafpy.raft.describe_quorum import Endpoint, describe_quorum
+from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
+from kafpy.raft.voter_set import VoterSet
 
 CONTROLLER_ENDPOINT_TYPE = 2  # DescribeCluster's EndpointType: 1 broker, 2 controller
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
@@ -52,14 +53,14 @@ class RequestScope:
 
 
 class ControllerApis:
-    """Keeps the raft client, the cluster id, this node's id and every voter's endpoints."""
+    """Keeps the raft client, the cluster id, this node's id and the voters."""
 
-    def __init__(self, raft: KafkaRaftClient, cluster_id: str, node_id: int,
-                 endpoints: Mapping[int, Sequence[Endpoint]]) -> None:
+    def __init__(self, raft: KafkaRaftClient, cluster_id: str, node_id: int, voters: VoterSet) -> None:
         self.raft = raft
         self.cluster_id = cluster_id
         self.node_id = node_id
-        self.endpoints = endpoints
+        self.voters = voters
+        self.endpoints = voters.endpoints()
         self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version)
                               for k in CONTROLLER_APIS)
 
@@ -78,7 +79,8 @@ class ControllerApis:
         if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)):
             return await self.raft.handle_request(ApiKey(key), request)
         if isinstance(request, DescribeQuorumRequest):
-            return describe_quorum(self.raft.core, request, version, self.endpoints, self.raft.time_ms())
+            return describe_quorum(self.raft.core, request, version, self.endpoints, self.raft.time_ms(),
+                                   self.voters.directory_ids())
         if isinstance(request, DescribeClusterRequest):
             return self._describe_cluster(request, version, scope)
         raise ValueError(f"api key {key} is not served by a controller")

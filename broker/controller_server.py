@@ -4,6 +4,11 @@ from the quorum-state file and the voters of ``controller.quorum.voters``, drive
 ``KafkaRaftClient``, and serves ``ControllerApis`` on the listeners named in
 ``controller.listener.names`` (nothing else is served there).
 
+The voters come from ``controller.quorum.voters`` (a static quorum, kraft.version 0) or, when
+that is empty, from the VotersRecord of the bootstrap snapshot ``kafka-storage format
+--standalone / --initial-controllers`` wrote (kraft.version 1, with directory ids and
+endpoints); the voter set stays as formatted (AddRaftVoter / RemoveRaftVoter are not served).
+
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=controller``. The replicated log
 is a constructor argument: the in-memory ``MemoryReplicatedLog`` by default (the on-disk
 ``__cluster_metadata`` log is being built apart; it plugs in here), so a restarted controller
@@ -20,17 +25,18 @@ import random
 import struct
 from typing import Callable
 
+from kafpy.metadata.bootstrap import bootstrap_snapshot_path, read_bootstrap_snapshot
 from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
-from kafpy.raft.describe_quorum import Endpoint
 from kafpy.raft.kafka_raft_client import KafkaRaftClient, wall_clock_ms
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_batches
 from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import FileQuorumStateStore, quorum_state_path
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.replicated_log import ReplicatedLog
+from kafpy.raft.voter_set import VoterSet
 from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
@@ -64,9 +70,9 @@ class ControllerServer:
         names = [n.strip().upper() for n in (config.values["controller.listener.names"] or "").split(",")
                  if n.strip()]
         self.controller_listeners: list[Listener] = [li for li in config.listeners if li.name in names]
-        self.voters = parse_voters(config.values["controller.quorum.voters"])
-        listener_name = names[0] if names else "CONTROLLER"
-        self.endpoints = {node: [Endpoint(listener_name, host, port)] for node, (host, port) in self.voters.items()}
+        self.listener_name = names[0] if names else "CONTROLLER"
+        self.voters = VoterSet.from_static(parse_voters(config.values["controller.quorum.voters"]),
+                                           self.listener_name)
         self.raft: KafkaRaftClient | None = None
         self.apis: ControllerApis | None = None
         self.raft_task: asyncio.Task[None] | None = None
@@ -75,15 +81,24 @@ class ControllerServer:
 
     def _check_config(self) -> None:
         """What this controller does not do yet is refused, not run half-way."""
-        if not self.voters:
-            raise ConfigError("kafpy's controller needs controller.quorum.voters: a dynamic quorum "
-                              "(controller.quorum.bootstrap.servers) is not supported yet")
         if self.config.values.get("authorizer.class.name"):
             raise ConfigError("kafpy's controller listeners do not apply an authorizer yet: "
                               "unset authorizer.class.name on a process.roles=controller node")
         for li in self.controller_listeners:
             if self.config.security_protocol(li.name) != "PLAINTEXT":
                 raise ConfigError(f"kafpy's controller listener {li.name} supports PLAINTEXT only for now")
+
+    def _bootstrap_voters(self, metadata_dir: str) -> VoterSet:
+        """Without static voters: those of the bootstrap snapshot (a dynamic quorum)."""
+        if not bootstrap_snapshot_path(metadata_dir).is_file():
+            raise ConfigError(f"no controller.quorum.voters and no bootstrap snapshot in {metadata_dir}: "
+                              "format with kafka-storage format --standalone or --initial-controllers, or "
+                              "set controller.quorum.voters")
+        _, kraft_version, record = read_bootstrap_snapshot(metadata_dir)
+        if record is None or not record.voters:
+            raise ConfigError(f"the bootstrap snapshot in {metadata_dir} names no voters: kafpy's controller "
+                              "cannot join a quorum through controller.quorum.bootstrap.servers yet")
+        return VoterSet.from_voters_record(record, kraft_version)
 
     def _metadata_log_dir(self) -> str:
         v = self.config.values
@@ -102,25 +117,27 @@ class ControllerServer:
         assert cluster_id is not None  # verify_for_kraft_start requires formatted directories
         meta = ensemble.log_dir_props.get(metadata_dir)
         directory_id = uuid_from_string(meta.directory_id) if meta and meta.directory_id else None
+        if not self.voters.voters:
+            self.voters = self._bootstrap_voters(metadata_dir)
         now = self.time_ms()
         store = FileQuorumStateStore(quorum_state_path(metadata_dir))
         store.path.parent.mkdir(parents=True, exist_ok=True)
         qc = quorum_config(self.config)
-        core = RaftCore(self.node_id, frozenset(self.voters), self.log, store, now_ms=now,
+        # quorum-state data_version follows kraft.version, as Kafka writes it
+        core = RaftCore(self.node_id, self.voters.ids(), self.log, store, now_ms=now,
                         cluster_id=cluster_id, config=qc, rng=random.Random(),
-                        directory_id=directory_id)
-        names = [li.name for li in self.controller_listeners]
-        channel = KafkaNetworkChannel(self.node_id, self.voters, listener_name=names[0] if names else "CONTROLLER",
-                                      request_timeout_ms=qc.request_timeout_ms)
+                        directory_id=directory_id, quorum_state_version=min(self.voters.kraft_version, 1))
+        channel = KafkaNetworkChannel(self.node_id, self.voters.addresses(self.listener_name),
+                                      listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
         self.raft = KafkaRaftClient(core, channel, decode_batches, time_ms=self.time_ms,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
-        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.endpoints)
+        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters)
         self.raft_task = self.raft.start()
         for li in self.controller_listeners:
             server = await asyncio.start_server(self._acceptor(li.name), li.host or None, li.port)
             self._servers.append(server)
-            log.info("Controller %s listening on %s (cluster %s, voters %s)", self.node_id, li,
-                     cluster_id, sorted(self.voters))
+            log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
+                     li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
 
     def _acceptor(self, listener: str) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], None]:
         def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -9,7 +9,6 @@ the voters' endpoints (from ``controller.quorum.voters``) and the clock.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from kafpy.protocol.errors import ErrorCode
@@ -18,6 +17,7 @@ from kafpy.raft.leader_state import LeaderState, ReplicaState
 from kafpy.raft.quorum_state_store import NO_DIRECTORY_ID
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.raft_messages import METADATA_PARTITION, METADATA_TOPIC
+from kafpy.raft.voter_set import Endpoint
 
 OBSERVER_SESSION_TIMEOUT_MS = 300_000  # Kafka's LeaderState: observers silent this long are dropped
 
@@ -29,15 +29,6 @@ _MESSAGES = {
         "the current leader. For requests intended for any replica, this error indicates that "
         "the broker is not a replica of the topic partition."),
 }
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One listener of a voter (Kafka's ``Endpoints`` entry): name, host, port."""
-
-    name: str
-    host: str
-    port: int
 
 
 def _valid_partition(request: DescribeQuorumRequest) -> bool:
@@ -53,19 +44,23 @@ def _partition_errors(request: DescribeQuorumRequest, error: ErrorCode) -> Descr
             for p in t.partitions]) for t in request.topics])
 
 
-def _replica(state: ReplicaState, leader_id: int, now_ms: int) -> DescribeQuorumResponse.ReplicaState:
+def _replica(state: ReplicaState, leader_id: int, now_ms: int,
+             directory_id: bytes = NO_DIRECTORY_ID) -> DescribeQuorumResponse.ReplicaState:
     """The leader reports itself fetched and caught up now, as Kafka does."""
     is_leader = state.node_id == leader_id
     return DescribeQuorumResponse.ReplicaState(
-        replica_id=state.node_id, replica_directory_id=NO_DIRECTORY_ID,
+        replica_id=state.node_id, replica_directory_id=directory_id,
         log_end_offset=-1 if state.end_offset is None else state.end_offset,
         last_fetch_timestamp=now_ms if is_leader else state.last_fetch_ms,
         last_caught_up_timestamp=now_ms if is_leader else state.last_caught_up_ms)
 
 
 def describe_quorum(core: RaftCore, request: DescribeQuorumRequest, api_version: int,
-                    endpoints: Mapping[int, Sequence[Endpoint]], now_ms: int) -> DescribeQuorumResponse:
-    """The answer to ``request`` (read at ``api_version``) on this node now."""
+                    endpoints: Mapping[int, Sequence[Endpoint]], now_ms: int,
+                    directory_ids: Mapping[int, bytes] | None = None) -> DescribeQuorumResponse:
+    """The answer to ``request`` (read at ``api_version``) on this node now; the voters'
+    ``directory_ids`` when the quorum knows them (kraft.version 1)."""
+    dirs = directory_ids or {}
     if not _valid_partition(request):
         return _partition_errors(request, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     state = core.quorum.state
@@ -81,7 +76,8 @@ def describe_quorum(core: RaftCore, request: DescribeQuorumRequest, api_version:
     partition = DescribeQuorumResponse.PartitionData(
         partition_index=METADATA_PARTITION, error_code=0, error_message=None, leader_id=leader,
         leader_epoch=state.epoch, high_watermark=-1 if state.high_watermark is None else state.high_watermark,
-        current_voters=[_replica(state.voter_states[v], leader, now_ms) for v in sorted(state.voter_states)],
+        current_voters=[_replica(state.voter_states[v], leader, now_ms, dirs.get(v, NO_DIRECTORY_ID))
+                        for v in sorted(state.voter_states)],
         observers=[_replica(state.observer_states[o], leader, now_ms) for o in sorted(state.observer_states)])
     response = DescribeQuorumResponse(error_code=0, topics=[DescribeQuorumResponse.TopicData(
         topic_name=METADATA_TOPIC, partitions=[partition])])

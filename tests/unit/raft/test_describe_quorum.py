@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import DescribeQuorumRequest
-from kafpy.raft.describe_quorum import OBSERVER_SESSION_TIMEOUT_MS, Endpoint, describe_quorum
+from kafpy.raft.describe_quorum import OBSERVER_SESSION_TIMEOUT_MS, describe_quorum
 from kafpy.raft.memory_log import MemoryReplicatedLog
+from kafpy.raft.voter_set import Endpoint
 from tests.unit.raft.test_replication import fetch, follower_core, make_leader
 
 ENDPOINTS = {n: [Endpoint("CONTROLLER", "localhost", 9092 + n)] for n in (1, 2, 3)}
@@ -52,6 +53,13 @@ def test_the_leader_describes_voters_observers_and_timestamps() -> None:
 def test_version_1_has_no_nodes() -> None:
     core = make_leader(MemoryReplicatedLog())
     assert describe_quorum(core, request(), 1, ENDPOINTS, now_ms=9000).nodes == []
+
+
+def test_voters_directory_ids_when_the_quorum_knows_them() -> None:
+    core = make_leader(MemoryReplicatedLog())
+    dirs = {n: bytes([n]) * 16 for n in (1, 2, 3)}
+    p = describe_quorum(core, request(), 2, ENDPOINTS, now_ms=9000, directory_ids=dirs).topics[0].partitions[0]
+    assert [v.replica_directory_id for v in p.current_voters] == [dirs[1], dirs[2], dirs[3]]
 
 
 def test_errors_off_the_leader_and_for_another_partition() -> None:
