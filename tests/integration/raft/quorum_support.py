@@ -55,11 +55,24 @@ def write_properties(path: Path, props: Mapping[str, str]) -> Path:
     return path
 
 
-def kafpy_format(config: Path, cluster_id: str) -> None:
-    """Our ``kafka-storage.sh format -t <id> -c <config>``."""
+def kafpy_format(config: Path, cluster_id: str, *extra: str) -> None:
+    """Our ``kafka-storage.sh format -t <id> -c <config> [extra ...]``."""
     subprocess.run([sys.executable, "-m", "kafpy.scripts.kafka_storage", "format", "-t", cluster_id,
-                    "-c", str(config)], check=True, capture_output=True, text=True, cwd=REPO_ROOT,
+                    "-c", str(config), *extra], check=True, capture_output=True, text=True, cwd=REPO_ROOT,
                    timeout=60)
+
+
+def dynamic_quorum_properties(node_id: int, ports: Mapping[int, int], work: Path) -> dict[str, str]:
+    """A controller of a dynamic quorum: bootstrap servers instead of static voters."""
+    props = controller_properties(node_id, ports, work)
+    del props["controller.quorum.voters"]
+    props["controller.quorum.bootstrap.servers"] = ",".join(f"{LOOPBACK}:{p}" for _, p in sorted(ports.items()))
+    return props
+
+
+def initial_controllers(ports: Mapping[int, int], directory_ids: Mapping[int, str]) -> str:
+    """``--initial-controllers``: id@host:port:directory-id for each voter."""
+    return ",".join(f"{n}@{LOOPBACK}:{p}:{directory_ids[n]}" for n, p in sorted(ports.items()))
 
 
 def three_ports() -> dict[int, int]:

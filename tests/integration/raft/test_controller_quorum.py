@@ -17,9 +17,11 @@ import pytest
 
 from kafpy.protocol.messages import DescribeQuorumResponse
 
+from kafpy.metadata.meta_properties import random_uuid, uuid_from_string
+
 from tests.integration.raft.quorum_support import (
-    REPO_ROOT, controller_id, controller_properties, describe_quorum, kafpy_format, three_ports,
-    write_properties,
+    REPO_ROOT, controller_id, controller_properties, describe_quorum, dynamic_quorum_properties,
+    initial_controllers, kafpy_format, three_ports, write_properties,
 )
 from tests.support.process import terminate
 
@@ -30,16 +32,21 @@ _T = TypeVar("_T")
 class Controllers:
     """The three processes, their ports and output files."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, dynamic: bool = False) -> None:
         self.work = work
         self.ports = three_ports()
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
-        self.configs = {n: write_properties(work / f"controller-{n}.properties",
-                                            controller_properties(n, self.ports, work)) for n in self.ports}
+        self.dynamic = dynamic
+        self.directory_ids = {n: random_uuid() for n in self.ports}
+        props = dynamic_quorum_properties if dynamic else controller_properties
+        self.configs = {n: write_properties(work / f"controller-{n}.properties", props(n, self.ports, work))
+                        for n in self.ports}
 
     def format(self) -> None:
+        """Static voters: ``format -t``; a dynamic quorum: with ``--initial-controllers``."""
+        extra = ["--initial-controllers", initial_controllers(self.ports, self.directory_ids)] if self.dynamic else []
         for config in self.configs.values():
-            kafpy_format(config, CLUSTER_ID)
+            kafpy_format(config, CLUSTER_ID, *extra)
 
     def start(self, node: int) -> subprocess.Popen[bytes]:
         with open(self.work / f"controller-{node}.out", "ab") as out:
@@ -137,3 +144,32 @@ def test_an_unformatted_controller_refuses_to_start(controllers: Controllers) ->
     assert proc.wait(60) == 1
     text = c.output(1)
     assert "No readable meta.properties files found." in text
+
+
+def test_a_dynamic_quorum_takes_its_voters_from_the_bootstrap_snapshot(tmp_path: Path) -> None:
+    """Formatted with ``--initial-controllers`` and configured with
+    ``controller.quorum.bootstrap.servers``: the voters, their directory ids and endpoints come
+    from the bootstrap snapshot, and the quorum-state file is written at data_version 1."""
+    c = Controllers(tmp_path, dynamic=True)
+    try:
+        c.format()
+        for node in c.ports:
+            c.start(node)
+        leader, quorum = eventually(lambda: leader_view(c), what="one leader of the dynamic quorum")
+        assert {v.replica_id: v.replica_directory_id for v in quorum.current_voters} == {
+            n: uuid_from_string(d) for n, d in c.directory_ids.items()}
+        state = (tmp_path / f"controller-{leader}" / "__cluster_metadata-0" / "quorum-state").read_text()
+        assert '"data_version":1' in state and "currentVoters" not in state
+    finally:
+        c.stop_all()
+
+
+def test_no_voters_anywhere_is_refused(controllers: Controllers) -> None:
+    """Bootstrap servers but a directory formatted without initial controllers: nothing to
+    elect from, and kafpy cannot join through the bootstrap servers yet; it says so."""
+    c = controllers
+    config = write_properties(c.work / "lonely.properties", dynamic_quorum_properties(1, c.ports, c.work))
+    kafpy_format(config, CLUSTER_ID, "--no-initial-controllers")
+    c.configs[1] = config
+    assert c.start(1).wait(60) == 1
+    assert "names no voters" in c.output(1)
