@@ -31,10 +31,13 @@ from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
 from kafpy.raft.voter_set import VoterSet
 
-CONTROLLER_ENDPOINT_TYPE = 2  # DescribeCluster's EndpointType: 1 broker, 2 controller
+from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
+
+BROKER_ENDPOINT_TYPE, CONTROLLER_ENDPOINT_TYPE = 1, 2  # DescribeCluster's EndpointType
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
-MISMATCHED_ENDPOINT_MESSAGE = ("The request was sent to an endpoint of type CONTROLLER, but we "
-                               "wanted an endpoint of type BROKER")
+_ENDPOINT_NAMES = {BROKER_ENDPOINT_TYPE: "BROKER", CONTROLLER_ENDPOINT_TYPE: "CONTROLLER"}
+# without an authorizer Kafka reports every operation the cluster resource supports
+_ALL_CLUSTER_OPERATIONS = sum(1 << int(op) for op in SUPPORTED_OPERATIONS[ResourceType.CLUSTER])
 
 # the APIs a controller serves and the versions (those of the codec, Kafka 4.4's)
 CONTROLLER_APIS: tuple[ApiKey, ...] = (
@@ -96,15 +99,24 @@ class ControllerApis:
 
     def _describe_cluster(self, request: DescribeClusterRequest, version: int,
                           scope: RequestScope) -> DescribeClusterResponse:
-        endpoint_type = request.endpoint_type if version >= 1 else 1
+        """Kafka's ``computeDescribeClusterResponse`` for the CONTROLLER endpoint type."""
+        endpoint_type = request.endpoint_type if version >= 1 else BROKER_ENDPOINT_TYPE
+        if endpoint_type not in _ENDPOINT_NAMES:
+            return DescribeClusterResponse(
+                error_code=int(ErrorCode.INVALID_REQUEST if version == 0 else ErrorCode.UNSUPPORTED_ENDPOINT_TYPE),
+                error_message=f"Unsupported endpoint type {endpoint_type}")
         if endpoint_type != CONTROLLER_ENDPOINT_TYPE:
-            return DescribeClusterResponse(error_code=int(ErrorCode.MISMATCHED_ENDPOINT_TYPE),
-                                           error_message=MISMATCHED_ENDPOINT_MESSAGE,
-                                           endpoint_type=CONTROLLER_ENDPOINT_TYPE)
+            return DescribeClusterResponse(
+                error_code=int(ErrorCode.INVALID_REQUEST if version == 0 else ErrorCode.MISMATCHED_ENDPOINT_TYPE),
+                error_message="The request was sent to an endpoint of type CONTROLLER, but we wanted an "
+                              f"endpoint of type {_ENDPOINT_NAMES[endpoint_type]}")
         leader = self.raft.leader_and_epoch.leader_id
         brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=e.host, port=e.port)
                    for node in sorted(self.endpoints)
                    for e in self.endpoints[node] if e.name == scope.listener_name]
+        listed = {b.broker_id for b in brokers}
         return DescribeClusterResponse(
             error_code=0, error_message=None, endpoint_type=CONTROLLER_ENDPOINT_TYPE,
-            cluster_id=self.cluster_id, controller_id=-1 if leader is None else leader, brokers=brokers)
+            cluster_id=self.cluster_id, controller_id=leader if leader in listed else -1, brokers=brokers,
+            cluster_authorized_operations=(_ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations
+                                           else -2147483648))

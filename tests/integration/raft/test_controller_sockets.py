@@ -7,20 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import struct
 from pathlib import Path
 from typing import Callable, Sequence
 
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controller_server import ControllerServer
-from kafpy.protocol.messages import ApiVersionsRequest, ApiVersionsResponse
+from kafpy.protocol.messages import (
+    ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
+)
 from kafpy.raft.kafka_raft_client import Batch, LeaderAndEpoch
 
 from tests.integration.raft.quorum_support import (
     call, controller_properties, describe_quorum, kafpy_format, three_ports, write_properties,
 )
 from tests.support.ports import LOOPBACK
-from tests.support.wire import encode_request
+from tests.support.wire import encode_request, roundtrip
 
 CLUSTER_ID = "q1ZlA6B0TG2yjsT4cBnu3g"
 
@@ -109,6 +112,27 @@ def test_controller_listener_serves_only_the_controller_apis(tmp_path: Path) -> 
             versions = await asyncio.to_thread(call, ports[1], ApiVersionsRequest(
                 client_software_name="t", client_software_version="1"), ApiVersionsResponse, 3)
             assert sorted(k.api_key for k in versions.api_keys) == [1, 18, 52, 53, 54, 55, 60]
+            # DescribeCluster for brokers: INVALID_REQUEST (42) at v0, MISMATCHED_ENDPOINT_TYPE (114)
+            # at v1, UNSUPPORTED_ENDPOINT_TYPE (115) for an unknown type; for controllers it
+            # lists the voters on this listener
+            for request, version, error in ((DescribeClusterRequest(), 0, 42),
+                                            (DescribeClusterRequest(endpoint_type=1), 1, 114),
+                                            (DescribeClusterRequest(endpoint_type=7), 1, 115)):
+                refused = await asyncio.to_thread(call, ports[1], request, DescribeClusterResponse, version)
+                assert refused.error_code == error
+            cluster = await asyncio.to_thread(call, ports[1], DescribeClusterRequest(endpoint_type=2),
+                                              DescribeClusterResponse, 1)
+            assert (cluster.error_code, cluster.cluster_id) == (0, CLUSTER_ID)
+            assert [(b.broker_id, b.port) for b in cluster.brokers] == sorted(ports.items())
+            assert cluster.cluster_authorized_operations == -2147483648
+            ops = (await asyncio.to_thread(call, ports[1], DescribeClusterRequest(
+                endpoint_type=2, include_cluster_authorized_operations=True), DescribeClusterResponse, 1)
+                   ).cluster_authorized_operations
+            # no authorizer: every cluster operation (ALTER 7, CLUSTER_ACTION 9), never READ (3)
+            assert ops & (1 << 7) and ops & (1 << 9) and not ops & (1 << 3)
+            # ApiVersions at a version it does not know: v0 UNSUPPORTED_VERSION (35) with the ranges
+            frame = await asyncio.to_thread(roundtrip, LOOPBACK, ports[1], encode_request(18, 99, 5))
+            assert struct.unpack_from(">ih", frame, 0) == (5, 35)
             # Metadata (3) is not enabled on a controller listener: the connection is closed
             closed = await asyncio.to_thread(_closed_after, ports[1], encode_request(3, 0, 1, b"\x00\x00\x00\x00"))
             assert closed
