@@ -49,13 +49,7 @@ _SIZE = struct.Struct(">i")
 
 def quorum_config(config: KafkaConfig) -> QuorumConfig:
     """``controller.quorum.*`` as the core reads them, fetch sizes included."""
-    v = config.values
-    base = QuorumConfig.from_properties({k: str(v[k]) for k in QuorumConfig.KEYS})
-    return QuorumConfig(election_timeout_ms=base.election_timeout_ms,
-                        election_backoff_max_ms=base.election_backoff_max_ms,
-                        fetch_timeout_ms=base.fetch_timeout_ms, request_timeout_ms=base.request_timeout_ms,
-                        retry_backoff_ms=base.retry_backoff_ms,
-                        fetch_max_bytes=int(v["controller.quorum.fetch.max.bytes"]))
+    return QuorumConfig.from_properties({k: str(config.values[k]) for k in QuorumConfig.KEYS})
 
 
 class ControllerServer:
