@@ -80,6 +80,7 @@ class _ListenerContext:
         self.listener = listener
         self.next_offset = next_offset
         self.last_leader: LeaderAndEpoch | None = None
+        self.stalled_at_hw: int | None = None  # no whole batch below this HW to give yet
 
 
 class KafkaRaftClient:
@@ -236,7 +237,7 @@ class KafkaRaftClient:
 
     def _listeners_behind(self) -> bool:
         hw = self.core.high_watermark()
-        return hw is not None and any(ctx.next_offset < hw for ctx in self._listeners)
+        return hw is not None and any(ctx.next_offset < hw and ctx.stalled_at_hw != hw for ctx in self._listeners)
 
     def _deliver_commits(self, ctx: _ListenerContext) -> None:
         """At most ``COMMIT_READ_BYTES`` per step; the poll loop comes back while behind."""
@@ -247,7 +248,10 @@ class KafkaRaftClient:
         batches = [b for b in self.decode_batches(data) if b.last_offset < hw]
         if batches:
             ctx.next_offset = batches[-1].last_offset + 1
+            ctx.stalled_at_hw = None
             ctx.listener.handle_commit(batches)
+        else:  # the HW is inside a batch: wait for it to move rather than spin
+            ctx.stalled_at_hw = hw
 
     # -- inbound requests ------------------------------------------------------------------
 

@@ -165,3 +165,31 @@ def test_failure_responses_carry_broker_not_available() -> None:
     assert isinstance(fetch, FetchResponse) and fetch.error_code == ErrorCode.BROKER_NOT_AVAILABLE
     with pytest.raises(ValueError):
         failure_response(ApiKey.PRODUCE)
+
+
+def test_a_high_watermark_inside_a_batch_waits_instead_of_spinning() -> None:
+    """A listener is only given whole batches below the HW; while the HW sits inside one the
+    driver waits for it to move rather than re-reading the log in a loop."""
+    asyncio.run(_high_watermark_inside_a_batch())
+
+
+async def _high_watermark_inside_a_batch() -> None:
+    reads = 0
+
+    def one_big_batch(data: bytes) -> list[Batch]:
+        nonlocal reads
+        reads += 1
+        return [Batch(0, 100, 1, (data,))]  # ends far past the HW
+
+    core = RaftCore(1, frozenset({1}), MemoryReplicatedLog(), MemoryQuorumStateStore(), now_ms=0,
+                    cluster_id="c", config=CONFIG, rng=random.Random(1))
+    client = KafkaRaftClient(core, MemoryChannel(Net(), 1), one_big_batch)
+    recorder = Recorder()
+    client.register(recorder)
+    client.start()
+    try:
+        await wait_for(lambda: core.is_leader() and core.high_watermark() == 1)
+        await asyncio.sleep(0.3)
+        assert recorder.batches == [] and reads < 10
+    finally:
+        await client.close()
