@@ -8,6 +8,7 @@ import asyncio
 import logging
 import signal
 import sys
+from typing import Any
 
 from kafpy.broker.config import ConfigError, KafkaConfig
 
@@ -61,8 +62,10 @@ _repeated_warnings = None
 
 async def run(config: KafkaConfig) -> int:
     """Serve until a signal; 1 when startup failed (as Kafka, after stopping what started)."""
-    from kafpy.broker.broker import Broker
     loop = asyncio.get_running_loop()
+    if config.process_roles == {"controller"}:
+        return await run_controller(config)
+    from kafpy.broker.broker import Broker
     broker = Broker(config, loop)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -81,6 +84,32 @@ async def run(config: KafkaConfig) -> int:
         flusher.cancel()
         _repeated_warnings.flush()
     return 0
+
+
+async def run_controller(config: KafkaConfig) -> int:
+    """A ``process.roles=controller`` node: the raft quorum on its controller listeners."""
+    from kafpy.broker.controller_server import ControllerServer
+    loop = asyncio.get_running_loop()
+    server = ControllerServer(config)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await server.start()
+    except Exception as e:
+        logging.getLogger("kafka.server.KafkaRaftServer").error(
+            "Fatal error during controller startup. Prepare to shutdown: %s", e, exc_info=True)
+        await server.shutdown()
+        return 1
+    raft_task = server.raft_task
+    waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
+    if raft_task is not None:
+        waiters.append(raft_task)
+    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    failed = raft_task is not None and raft_task.done() and not raft_task.cancelled() \
+        and raft_task.exception() is not None
+    await server.shutdown()
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -557,14 +557,19 @@ class KafkaConfig:
                 log.warning("%s", warning)
         except ValueError as e:
             raise ConfigError(str(e)) from None
-        # Until the KRaft quorum lands, one combined node that is its own only voter runs as a
-        # standalone broker; anything that needs a quorum is refused rather than split-brained.
+        # A controller-only node runs the raft quorum (broker/controller_server.py). One combined
+        # node that is its own only voter runs as a standalone broker. A broker that must follow
+        # a quorum's metadata log is refused until brokers can, rather than split-brained.
         voters = v["controller.quorum.voters"]
+        if self.process_roles == {"controller"}:
+            return
         if (self.process_roles != {"broker", "controller"} or len(voters) != 1
                 or v["controller.quorum.bootstrap.servers"]):
-            raise ConfigError("kafpy does not run a KRaft controller quorum yet: process.roles is "
-                              "accepted for one combined broker,controller node that is its own only "
-                              "voter; form a replicated cluster in ZooKeeper mode (zookeeper.connect)")
+            raise ConfigError("kafpy does not run a KRaft broker on a controller quorum yet: "
+                              "process.roles=controller nodes form the quorum, and process.roles "
+                              "with broker is accepted for one combined broker,controller node that "
+                              "is its own only voter; form a replicated cluster of brokers in "
+                              "ZooKeeper mode (zookeeper.connect)")
         log.warning("process.roles=broker,controller with one voter: running as a single node "
                     "(standalone metadata, no __cluster_metadata log)")
 

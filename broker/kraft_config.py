@@ -84,6 +84,19 @@ def parse_voter_ids(voters: Sequence[str]) -> set[int]:
     return ids
 
 
+def parse_voters(voters: Sequence[str]) -> dict[int, tuple[str, int]]:
+    """``controller.quorum.voters`` as {node id: (host, port)} (Kafka's
+    ``QuorumConfig.parseVoterConnections``), checked as ``parse_voter_ids`` checks it."""
+    parse_voter_ids(voters)
+    out: dict[int, tuple[str, int]] = {}
+    for raw in voters:
+        m = _VOTER.match(raw.strip())
+        assert m is not None  # parse_voter_ids refused the entries that do not match
+        host = m.group(2)[1:-1] if m.group(2).startswith("[") else m.group(2)
+        out[int(m.group(1))] = (host, int(m.group(3)))
+    return out
+
+
 def _scala_set(ids: set[int]) -> str:
     """How Kafka's messages print a set of ids (a Scala Set)."""
     return "Set(" + ", ".join(str(i) for i in sorted(ids)) + ")"

@@ -25,6 +25,22 @@ class ReplicaState:
     end_offset: int | None = None
     last_fetch_ms: int = -1
     has_acknowledged_leader: bool = False
+    last_caught_up_ms: int = -1
+    last_fetch_leader_end_offset: int = -1
+
+    def update_follower_state(self, fetch_offset: int, leader_end_offset: int | None, now_ms: int) -> None:
+        """Kafka's ``ReplicaState.updateFollowerState``: caught up now when the fetch reaches
+        the leader's end; caught up as of the previous fetch when it reaches the end the
+        leader had then (what DescribeQuorum reports as LastCaughtUpTimestamp)."""
+        if leader_end_offset is not None:
+            if fetch_offset >= leader_end_offset:
+                self.last_caught_up_ms = max(self.last_caught_up_ms, now_ms)
+            elif self.last_fetch_leader_end_offset > 0 and fetch_offset >= self.last_fetch_leader_end_offset:
+                self.last_caught_up_ms = max(self.last_caught_up_ms, self.last_fetch_ms)
+            self.last_fetch_leader_end_offset = leader_end_offset
+        self.last_fetch_ms = max(self.last_fetch_ms, now_ms)
+        self.end_offset = fetch_offset
+        self.has_acknowledged_leader = True
 
 
 class LeaderState:
@@ -104,9 +120,7 @@ class LeaderState:
             state = self.voter_states[node_id]
         else:
             state = self.observer_states.setdefault(node_id, ReplicaState(node_id))
-        state.end_offset = fetch_offset
-        state.last_fetch_ms = now_ms
-        state.has_acknowledged_leader = True
+        state.update_follower_state(fetch_offset, self.voter_states[self.local_id].end_offset, now_ms)
         self._update_check_quorum(node_id, now_ms)
         return node_id in self.voter_states and self._maybe_update_high_watermark()
 

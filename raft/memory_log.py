@@ -12,6 +12,7 @@ from typing import Sequence
 
 from kafpy.protocol.codec import encode_data
 from kafpy.protocol.messages import LeaderChangeMessage
+from kafpy.raft.kafka_raft_client import Batch
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch
 
@@ -116,3 +117,17 @@ class MemoryReplicatedLog:
             out += _HEADER.pack(entry.offset, entry.epoch, int(entry.control), len(entry.payload))
             out += entry.payload
         return bytes(out)
+
+
+def decode_batches(records: bytes) -> list[Batch]:
+    """What ``read`` returned as the raft client's batches, one per entry (the client's
+    ``BatchDecoder`` for this log)."""
+    out: list[Batch] = []
+    view = memoryview(records)
+    pos = 0
+    while pos < len(view):
+        offset, epoch, control, size = _HEADER.unpack_from(view, pos)
+        pos += _HEADER.size
+        out.append(Batch(offset, offset, epoch, (bytes(view[pos:pos + size]),), bool(control)))
+        pos += size
+    return out

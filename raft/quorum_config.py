@@ -15,7 +15,8 @@ class QuorumConfig:
     fetch_timeout_ms: int = 2000  # controller.quorum.fetch.timeout.ms
     request_timeout_ms: int = 2000  # controller.quorum.request.timeout.ms
     retry_backoff_ms: int = 20  # controller.quorum.retry.backoff.ms
-    fetch_max_bytes: int = 8 * 1024 * 1024  # Kafka's KafkaRaftClient.MAX_FETCH_SIZE_BYTES
+    fetch_max_bytes: int = 1048576  # controller.quorum.fetch.max.bytes
+    fetch_snapshot_max_bytes: int = 1048576  # controller.quorum.fetch.snapshot.max.bytes (FetchSnapshot, later)
 
     KEYS = {
         "controller.quorum.election.timeout.ms": "election_timeout_ms",
@@ -23,6 +24,8 @@ class QuorumConfig:
         "controller.quorum.fetch.timeout.ms": "fetch_timeout_ms",
         "controller.quorum.request.timeout.ms": "request_timeout_ms",
         "controller.quorum.retry.backoff.ms": "retry_backoff_ms",
+        "controller.quorum.fetch.max.bytes": "fetch_max_bytes",
+        "controller.quorum.fetch.snapshot.max.bytes": "fetch_snapshot_max_bytes",
     }
 
     @classmethod
@@ -32,7 +35,7 @@ class QuorumConfig:
         for key, attr in cls.KEYS.items():
             if key in props:
                 value = int(props[key])
-                if value < 0:
-                    raise ValueError(f"{key} must not be negative: {value}")
+                if value < (1 if attr.startswith("fetch_") and attr.endswith("bytes") else 0):
+                    raise ValueError(f"Invalid value {value} for configuration {key}")
                 values[attr] = value
         return cls(**values)

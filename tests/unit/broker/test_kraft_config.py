@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kafpy.broker.config import ConfigError, KafkaConfig
-from kafpy.broker.kraft_config import parse_voter_ids, validate_kraft
+from kafpy.broker.kraft_config import parse_voter_ids, parse_voters, validate_kraft
 
 BASE = {"listeners": "PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093",
         "controller.listener.names": "CONTROLLER",
@@ -76,13 +76,22 @@ def test_combined_broker_and_dedicated_controller_configs_pass() -> None:
 
 
 def test_what_needs_a_quorum_is_refused_until_kraft_lands() -> None:
-    """A node that would need a controller quorum does not start as a lone broker (that
-    would split one cluster into several)."""
-    for overrides in ({"process.roles": "controller", "listeners": "CONTROLLER://127.0.0.1:19093"},
+    """A broker that would need to follow a controller quorum does not start as a lone broker
+    (that would split one cluster into several)."""
+    for overrides in ({"process.roles": "broker", "node.id": "2", "listeners": "PLAINTEXT://127.0.0.1:19092"},
                       {"controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19094"},
                       {"controller.quorum.voters": "", "controller.quorum.bootstrap.servers": "127.0.0.1:19093"}):
-        with pytest.raises(ConfigError, match="does not run a KRaft controller quorum yet"):
+        with pytest.raises(ConfigError, match="does not run a KRaft broker on a controller quorum yet"):
             KafkaConfig({**BASE, "process.roles": "broker,controller", "node.id": "1", **VOTER, **overrides})
+
+
+def test_controller_only_nodes_form_a_quorum() -> None:
+    config = KafkaConfig({**BASE, "process.roles": "controller", "node.id": "2",
+                          "listeners": "CONTROLLER://127.0.0.1:19094",
+                          "controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19094,3@127.0.0.1:19095"})
+    assert config.process_roles == {"controller"}
+    assert parse_voters(config["controller.quorum.voters"]) == {
+        1: ("127.0.0.1", 19093), 2: ("127.0.0.1", 19094), 3: ("127.0.0.1", 19095)}
 
 
 def test_no_roles_is_zookeeper_mode_as_before() -> None:

@@ -1,0 +1,200 @@
+"""The controller side of a KRaft node (Kafka's ``ControllerServer`` with its ``KafkaRaftManager``):
+checks the node was formatted (meta.properties, Kafka's words when not), builds the raft core
+from the quorum-state file and the voters of ``controller.quorum.voters``, drives it with
+``KafkaRaftClient``, and serves ``ControllerApis`` on the listeners named in
+``controller.listener.names`` (nothing else is served there).
+
+The voters come from ``controller.quorum.voters`` (a static quorum, kraft.version 0) or, when
+that is empty, from the VotersRecord of the bootstrap snapshot ``kafka-storage format
+--standalone / --initial-controllers`` wrote (kraft.version 1, with directory ids and
+endpoints); the voter set stays as formatted (AddRaftVoter / RemoveRaftVoter are not served).
+
+Who calls it: ``python -m kafpy.broker`` when ``process.roles=controller``. The replicated log
+is a constructor argument: the in-memory ``MemoryReplicatedLog`` by default (the on-disk
+``__cluster_metadata`` log is being built apart; it plugs in here), so a restarted controller
+comes back with its quorum-state but an empty log and catches up from the leader.
+
+Requests on one connection are answered in order, one at a time (a parked Fetch holds only its
+own connection), as Kafka's socket server mutes a channel while its request is processed.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import struct
+from typing import Callable
+
+from kafpy.metadata.bootstrap import bootstrap_snapshot_path, read_bootstrap_snapshot
+from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
+from kafpy.protocol import codec
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
+from kafpy.raft.kafka_raft_client import KafkaRaftClient, wall_clock_ms
+from kafpy.raft.memory_log import MemoryReplicatedLog, decode_batches
+from kafpy.raft.quorum_config import QuorumConfig
+from kafpy.raft.quorum_state_store import FileQuorumStateStore, quorum_state_path
+from kafpy.raft.raft_core import RaftCore
+from kafpy.raft.replicated_log import ReplicatedLog
+from kafpy.raft.voter_set import VoterSet
+from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
+
+from kafpy.broker.config import ConfigError, KafkaConfig, Listener
+from kafpy.broker.controller_apis import ControllerApis, RequestScope
+from kafpy.broker.kraft_config import parse_voters
+
+log = logging.getLogger("kafka.server.ControllerServer")
+_SIZE = struct.Struct(">i")
+
+
+def quorum_config(config: KafkaConfig) -> QuorumConfig:
+    """``controller.quorum.*`` as the core reads them, fetch sizes included."""
+    return QuorumConfig.from_properties({k: str(config.values[k]) for k in QuorumConfig.KEYS})
+
+
+class ControllerServer:
+    """Keeps the config, the raft client, the listeners' servers and their connections."""
+
+    def __init__(self, config: KafkaConfig, log_: ReplicatedLog | None = None,
+                 time_ms: Callable[[], int] = wall_clock_ms) -> None:
+        self.config = config
+        self.log = log_ if log_ is not None else MemoryReplicatedLog()
+        self.time_ms = time_ms
+        self.node_id: int = config.values["node.id"]
+        names = [n.strip().upper() for n in (config.values["controller.listener.names"] or "").split(",")
+                 if n.strip()]
+        self.controller_listeners: list[Listener] = [li for li in config.listeners if li.name in names]
+        self.listener_name = names[0] if names else "CONTROLLER"
+        self.voters = VoterSet.from_static(parse_voters(config.values["controller.quorum.voters"]),
+                                           self.listener_name)
+        self.raft: KafkaRaftClient | None = None
+        self.apis: ControllerApis | None = None
+        self.raft_task: asyncio.Task[None] | None = None
+        self._servers: list[asyncio.AbstractServer] = []
+        self._connections: set[asyncio.Task[None]] = set()
+
+    def _check_config(self) -> None:
+        """What this controller does not do yet is refused, not run half-way."""
+        if self.config.values.get("authorizer.class.name"):
+            raise ConfigError("kafpy's controller listeners do not apply an authorizer yet: "
+                              "unset authorizer.class.name on a process.roles=controller node")
+        for li in self.controller_listeners:
+            if self.config.security_protocol(li.name) != "PLAINTEXT":
+                raise ConfigError(f"kafpy's controller listener {li.name} supports PLAINTEXT only for now")
+
+    def _bootstrap_voters(self, metadata_dir: str) -> VoterSet:
+        """Without static voters: those of the bootstrap snapshot (a dynamic quorum)."""
+        if not bootstrap_snapshot_path(metadata_dir).is_file():
+            raise ConfigError(f"no controller.quorum.voters and no bootstrap snapshot in {metadata_dir}: "
+                              "format with kafka-storage format --standalone or --initial-controllers, or "
+                              "set controller.quorum.voters")
+        _, kraft_version, record = read_bootstrap_snapshot(metadata_dir)
+        if record is None or not record.voters:
+            raise ConfigError(f"the bootstrap snapshot in {metadata_dir} names no voters: kafpy's controller "
+                              "cannot join a quorum through controller.quorum.bootstrap.servers yet")
+        return VoterSet.from_voters_record(record, kraft_version)
+
+    def _metadata_log_dir(self) -> str:
+        v = self.config.values
+        return v["metadata.log.dir"] or (v["log.dirs"] or [v["log.dir"]])[0]
+
+    async def start(self) -> None:
+        self._check_config()
+        metadata_dir = self._metadata_log_dir()
+        log_dirs = list(self.config.values["log.dirs"] or [self.config.values["log.dir"]])
+        try:
+            ensemble = load_ensemble(log_dirs, metadata_dir)
+            ensemble.verify_for_kraft_start(self.node_id)
+        except MetaPropertiesError as e:
+            raise RuntimeError(str(e)) from None
+        cluster_id = ensemble.cluster_id()
+        assert cluster_id is not None  # verify_for_kraft_start requires formatted directories
+        meta = ensemble.log_dir_props.get(metadata_dir)
+        directory_id = uuid_from_string(meta.directory_id) if meta and meta.directory_id else None
+        if not self.voters.voters:
+            self.voters = self._bootstrap_voters(metadata_dir)
+        now = self.time_ms()
+        store = FileQuorumStateStore(quorum_state_path(metadata_dir))
+        store.path.parent.mkdir(parents=True, exist_ok=True)
+        qc = quorum_config(self.config)
+        # quorum-state data_version follows kraft.version, as Kafka writes it
+        core = RaftCore(self.node_id, self.voters.ids(), self.log, store, now_ms=now,
+                        cluster_id=cluster_id, config=qc, rng=random.Random(),
+                        directory_id=directory_id, quorum_state_version=min(self.voters.kraft_version, 1))
+        channel = KafkaNetworkChannel(self.node_id, self.voters.addresses(self.listener_name),
+                                      listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
+        self.raft = KafkaRaftClient(core, channel, decode_batches, time_ms=self.time_ms,
+                                    append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
+        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters)
+        self.raft_task = self.raft.start()
+        for li in self.controller_listeners:
+            server = await asyncio.start_server(self._acceptor(li.name), li.host or None, li.port)
+            self._servers.append(server)
+            log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
+                     li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
+
+    def _acceptor(self, listener: str) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], None]:
+        def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self._accept(reader, writer, listener)
+        return accept
+
+    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._serve(reader, writer, listener))
+        self._connections.add(task)
+        task.add_done_callback(self._connections.discard)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str) -> None:
+        peer = writer.get_extra_info("peername")
+        limit = int(self.config.values["socket.request.max.bytes"])
+        scope = RequestScope(listener)
+        try:
+            while True:
+                try:
+                    size = _SIZE.unpack(await reader.readexactly(4))[0]
+                except asyncio.IncompleteReadError:
+                    return
+                if size < 0 or size > limit:
+                    log.warning("Closing connection from %s: request size %s is not within 0..%s", peer, size, limit)
+                    return
+                frame = await reader.readexactly(size)
+                answer = await self._answer(frame, peer, scope)
+                if answer is None:
+                    return
+                writer.write(answer)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+        finally:
+            writer.close()
+
+    async def _answer(self, frame: bytes, peer: object, scope: RequestScope) -> bytes | None:
+        """The response frame, or None to close the connection."""
+        apis = self.apis
+        assert apis is not None
+        if len(frame) >= 8:
+            api_key, api_version, correlation_id = struct.unpack_from(">hhi", frame, 0)
+            if api_key == ApiKey.API_VERSIONS and not apis.is_enabled(api_key, api_version):
+                return codec.unsupported_api_versions_response(correlation_id, apis.version_ranges())
+            if not apis.is_enabled(api_key, api_version):
+                log.info("Closing connection from %s: api key %s version %s is not enabled on "
+                         "controller listener %s", peer, api_key, api_version, scope.listener_name)
+                return None
+        try:
+            header, request = codec.decode_request(frame)
+        except (ProtocolError, UnsupportedVersion) as e:
+            log.info("Closing connection from %s: cannot parse the request: %s", peer, e)
+            return None
+        response = await apis.handle(header, request, scope)
+        return codec.encode_response(header.request_api_key, header.request_api_version,
+                                     header.correlation_id, response)
+
+    async def shutdown(self) -> None:
+        for server in self._servers:
+            server.close()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+        if self.raft is not None:
+            await self.raft.close()
+        for server in self._servers:
+            await server.wait_closed()

@@ -1,0 +1,297 @@
+"""The asyncio driver around ``RaftCore`` (Kafka's ``KafkaRaftClient`` with its IO thread).
+
+One task polls the core with the clock and sleeps until the core's nearest deadline (or until
+something woke it: a response, a request, an append). Outbound requests go through the
+injected ``NetworkChannel``, one task per request; a failed send is handed to the core as a
+``BROKER_NOT_AVAILABLE`` answer, as Kafka's channel does, so the core backs off that node.
+Inbound requests (``handle_request``) are answered by the core at once; a leader's Fetch that
+finds nothing new is parked until the log or the high watermark moves, or for the fetch's
+MaxWaitMs (Kafka's fetch purgatory), so followers do not spin.
+
+Who calls it: the controller side of a node (``kafpy.broker.controller_server``) serves the
+raft APIs through ``handle_request`` and appends with ``schedule_append``; the controller and
+brokers follow the log through ``Listener`` (Kafka's ``RaftClient.Listener``):
+``handle_commit`` gets each committed batch once, in order, and ``handle_leader_change`` every
+new (leader, epoch). Appends linger ``controller.quorum.append.linger.ms`` so that records
+scheduled close together land in one append (Kafka's ``BatchAccumulator``).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Protocol, Sequence
+
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.messages import FetchRequest, FetchResponse
+from kafpy.raft import raft_messages as msg
+from kafpy.raft.network_channel import NetworkChannel, failure_response
+from kafpy.raft.raft_core import NotLeaderError, RaftCore
+
+log = logging.getLogger("org.apache.kafka.raft.KafkaRaftClient")
+
+COMMIT_READ_BYTES = 1024 * 1024  # read per listener step, so a long backlog does not hold the loop
+SHUTDOWN_RESIGN_MS = 1000  # how long close() waits for EndQuorumEpoch answers
+
+
+def wall_clock_ms() -> int:
+    """Kafka's ``Time.SYSTEM.milliseconds()``: DescribeQuorum reports these as timestamps."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class LeaderAndEpoch:
+    """Kafka's ``LeaderAndEpoch``: the leader known in ``epoch`` (None while unknown)."""
+
+    leader_id: int | None
+    epoch: int
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One committed batch as a listener sees it (Kafka's ``Batch``): its offsets, the epoch
+    that wrote it, and its records still serialized (the listener knows their serde).
+    ``control`` batches (leader changes) carry their control records in ``records``."""
+
+    base_offset: int
+    last_offset: int
+    epoch: int
+    records: tuple[bytes, ...]
+    control: bool = False
+
+
+BatchDecoder = Callable[[bytes], Iterable[Batch]]
+"""Splits what ``ReplicatedLog.read`` returned into batches; the log's own framing."""
+
+
+class Listener(Protocol):
+    """Kafka's ``RaftClient.Listener``, called on the driver's task (keep it short)."""
+
+    def handle_commit(self, batches: Sequence[Batch]) -> None: ...
+
+    def handle_leader_change(self, leader: LeaderAndEpoch) -> None: ...
+
+
+class _ListenerContext:
+    """Where one listener is: the next offset it has not been given."""
+
+    def __init__(self, listener: Listener, next_offset: int) -> None:
+        self.listener = listener
+        self.next_offset = next_offset
+        self.last_leader: LeaderAndEpoch | None = None
+        self.stalled_at_hw: int | None = None  # no whole batch below this HW to give yet
+
+
+class KafkaRaftClient:
+    """Keeps the core, the channel, the clock, the listeners, the appends waiting for their
+    linger, and the tasks in flight. Use from the event loop's thread only."""
+
+    def __init__(self, core: RaftCore, channel: NetworkChannel, decode_batches: BatchDecoder, *,
+                 append_linger_ms: int = 25, time_ms: Callable[[], int] = wall_clock_ms) -> None:
+        self.core = core
+        self.channel = channel
+        self.decode_batches = decode_batches
+        self.append_linger_ms = append_linger_ms
+        self.time_ms = time_ms
+        self._listeners: list[_ListenerContext] = []
+        self._pending: list[bytes] = []
+        self._pending_epoch = -1
+        self._linger_deadline: int | None = None
+        self._wake = asyncio.Event()
+        self._progress: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._seen = (-1, -1, -1)  # (epoch, log end, high watermark) at the last step
+        self._sends: set[asyncio.Task[None]] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self.leader_and_epoch = LeaderAndEpoch(core.quorum.leader_id(), core.epoch)
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    def start(self) -> asyncio.Task[None]:
+        """Start the poll task; it ends (with the exception) if the core fails, as Kafka's
+        raft IO thread does, so the owner can shut the node down."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="raft-io")
+        return self._task
+
+    async def close(self) -> None:
+        """Resign if leader and give the EndQuorumEpoch requests a moment, then stop."""
+        if self._closed:
+            return
+        if self.core.is_leader():
+            now = self.time_ms()
+            self.core.resign(now)
+            self._send_all(self.core.poll(now))
+            if self._sends:
+                await asyncio.wait(set(self._sends), timeout=SHUTDOWN_RESIGN_MS / 1000)
+        self._closed = True
+        self._wake.set()
+        for task in list(self._sends) + ([self._task] if self._task else []):
+            task.cancel()
+        await asyncio.gather(*self._sends, *([self._task] if self._task else []), return_exceptions=True)
+        self._sends.clear()
+        await self.channel.close()
+
+    def register(self, listener: Listener) -> None:
+        """Deliver every committed batch from the start of the log to ``listener``."""
+        self._listeners.append(_ListenerContext(listener, self.core.log.start_offset()))
+        self._wake.set()
+
+    # -- the leader's API ------------------------------------------------------------------
+
+    def schedule_append(self, records: Sequence[bytes], epoch: int | None = None) -> int:
+        """Queue ``records`` for the leader's next append (after the linger); the offset the
+        last one will have. Raises ``NotLeaderError`` when this node is not the leader of
+        ``epoch`` (of the current epoch when None)."""
+        if not records:
+            raise ValueError("nothing to append")
+        core = self.core
+        if not core.is_leader() or (epoch is not None and epoch != core.epoch):
+            raise NotLeaderError(f"node {core.node_id} is not the leader of epoch "
+                                 f"{core.epoch if epoch is None else epoch}")
+        if self._pending_epoch != core.epoch:
+            self._pending = []
+            self._pending_epoch = core.epoch
+        self._pending.extend(records)
+        if self._linger_deadline is None:
+            self._linger_deadline = self.time_ms() + self.append_linger_ms
+            self._wake.set()
+        return core.log.end_offset() + len(self._pending) - 1
+
+    def _maybe_flush(self, now_ms: int) -> None:
+        if self._linger_deadline is None or now_ms < self._linger_deadline:
+            return
+        pending, self._pending, self._linger_deadline = self._pending, [], None
+        if pending and self.core.is_leader() and self._pending_epoch == self.core.epoch:
+            self.core.append(pending, now_ms)
+
+    # -- the poll task ---------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        try:
+            while not self._closed:
+                now = self.time_ms()
+                self._maybe_flush(now)
+                self._send_all(self.core.poll(now))
+                self._after_step()
+                wait_ms = self.core.time_until_next_poll_ms(now)
+                if self._linger_deadline is not None:
+                    wait_ms = min(wait_ms, max(0, self._linger_deadline - now))
+                if self._listeners_behind():
+                    wait_ms = 0
+                if wait_ms > 0:
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), wait_ms / 1000)
+                    except asyncio.TimeoutError:
+                        pass
+                else:
+                    await asyncio.sleep(0)
+                self._wake.clear()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.error("Unexpected error in the raft IO task; stopping", exc_info=True)
+            raise
+
+    def _send_all(self, requests: list[msg.OutboundRequest]) -> None:
+        loop = asyncio.get_running_loop()
+        for request in requests:
+            task = loop.create_task(self._send(request))
+            self._sends.add(task)
+            task.add_done_callback(self._sends.discard)
+
+    async def _send(self, request: msg.OutboundRequest) -> None:
+        try:
+            response = await self.channel.send(request.destination, request.api_key, request.data)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any failure is the same to the core: no answer
+            log.debug("Request %s to node %s failed: %s", request.api_key.name, request.destination, e)
+            response = failure_response(request.api_key)
+        if self._closed:
+            return
+        self.core.handle_response(request.destination, request.correlation_id, response, self.time_ms())
+        self._after_step()
+        self._wake.set()
+
+    def _after_step(self) -> None:
+        """After the core moved: wake parked fetches, tell listeners of a new leader, hand
+        them what is newly committed."""
+        core = self.core
+        seen = (core.epoch, core.log.end_offset(), core.high_watermark() or -1)
+        if seen != self._seen:
+            self._seen = seen
+            progress, self._progress = self._progress, asyncio.get_running_loop().create_future()
+            progress.set_result(None)
+        leader = LeaderAndEpoch(core.quorum.leader_id(), core.epoch)
+        if leader != self.leader_and_epoch:
+            self.leader_and_epoch = leader
+            log.info("Leader is now %s in epoch %s", leader.leader_id, leader.epoch)
+            if leader.leader_id != core.node_id:
+                self._pending, self._linger_deadline = [], None
+        for ctx in self._listeners:
+            if ctx.last_leader != leader:
+                ctx.last_leader = leader
+                ctx.listener.handle_leader_change(leader)
+            self._deliver_commits(ctx)
+
+    def _listeners_behind(self) -> bool:
+        hw = self.core.high_watermark()
+        return hw is not None and any(ctx.next_offset < hw and ctx.stalled_at_hw != hw for ctx in self._listeners)
+
+    def _deliver_commits(self, ctx: _ListenerContext) -> None:
+        """At most ``COMMIT_READ_BYTES`` per step; the poll loop comes back while behind."""
+        hw = self.core.high_watermark()
+        if hw is None or ctx.next_offset >= hw:
+            return
+        data = self.core.log.read(ctx.next_offset, COMMIT_READ_BYTES)
+        batches = [b for b in self.decode_batches(data) if b.last_offset < hw]
+        if batches:
+            ctx.next_offset = batches[-1].last_offset + 1
+            ctx.stalled_at_hw = None
+            ctx.listener.handle_commit(batches)
+        else:  # the HW is inside a batch: wait for it to move rather than spin
+            ctx.stalled_at_hw = hw
+
+    # -- inbound requests ------------------------------------------------------------------
+
+    async def handle_request(self, api_key: ApiKey, data: msg.RaftRequestData) -> msg.RaftResponseData:
+        """Answer a Vote, BeginQuorumEpoch, EndQuorumEpoch or Fetch of ``__cluster_metadata``."""
+        response = self._handle_now(api_key, data)
+        if not isinstance(data, FetchRequest) or not isinstance(response, FetchResponse):
+            return response
+        first_hw = self._parkable_high_watermark(response)
+        deadline = self.time_ms() + data.max_wait_ms
+        while first_hw is not None and not self._closed:
+            remaining = deadline - self.time_ms()
+            if remaining <= 0:
+                break
+            try:
+                await asyncio.wait_for(asyncio.shield(self._progress), remaining / 1000)
+            except asyncio.TimeoutError:
+                break
+            if self._closed:
+                break
+            again = self._handle_now(api_key, data)
+            if not isinstance(again, FetchResponse):
+                break
+            response = again
+            if self._parkable_high_watermark(response) != first_hw:
+                break
+        return response
+
+    def _handle_now(self, api_key: ApiKey, data: msg.RaftRequestData) -> msg.RaftResponseData:
+        response = self.core.handle_request(-1, api_key, data, self.time_ms())
+        self._after_step()
+        self._wake.set()
+        return response
+
+    def _parkable_high_watermark(self, response: FetchResponse) -> int | None:
+        """The leader's answer brings nothing new (no records, no divergence, no error): the
+        high watermark it carries, which a parked fetch waits to see move. None otherwise."""
+        if self._closed or response.error_code != 0 or not self.core.is_leader():
+            return None
+        part = msg.fetch_response_partition(response)
+        if part is None or part.error_code != 0 or part.diverging_epoch.epoch >= 0 or part.records:
+            return None
+        return part.high_watermark
