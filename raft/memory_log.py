@@ -14,6 +14,7 @@ from kafpy.protocol.codec import encode_data
 from kafpy.protocol.messages import LeaderChangeMessage
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch
+from kafpy.raft.snapshot import SnapshotId
 
 _HEADER = struct.Struct(">qibi")
 
@@ -116,3 +117,9 @@ class MemoryReplicatedLog:
             out += _HEADER.pack(entry.offset, entry.epoch, int(entry.control), len(entry.payload))
             out += entry.payload
         return bytes(out)
+
+    def earliest_snapshot_id(self) -> SnapshotId | None:
+        return None
+
+    def latest_snapshot_id(self) -> SnapshotId | None:
+        return None

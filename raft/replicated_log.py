@@ -4,8 +4,9 @@ appends as leader and follower, truncation, reads of up to N bytes, and the Fetc
 of Kafka's ``validateOffsetAndEpoch``. Records are opaque to the core: it hands the bytes a
 leader's ``read`` returned to the follower's ``append_as_follower`` and nothing else.
 
-``memory_log.MemoryReplicatedLog`` implements it for tests; the on-disk log over storage's
-``Log`` comes later and builds the LeaderChange control batch in ``append_leader_change``.
+``memory_log.MemoryReplicatedLog`` implements it for tests; ``metadata_log.KafkaMetadataLog``
+is the on-disk log over storage's ``Log`` (it builds the LeaderChange control batch in
+``append_leader_change``).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from enum import Enum
 from typing import Protocol, Sequence
 
 from kafpy.raft.quorum_state_store import ReplicaKey
+from kafpy.raft.snapshot import SnapshotId
 
 
 @dataclass(frozen=True, order=True)
@@ -33,8 +35,9 @@ class ValidKind(Enum):
 
 @dataclass(frozen=True)
 class ValidOffsetAndEpoch:
-    """Kafka's ``ValidOffsetAndEpoch``: the fetch position is on the log (VALID), or the
-    follower must truncate to ``offset_and_epoch`` (DIVERGING)."""
+    """Kafka's ``ValidOffsetAndEpoch``: the fetch position is on the log (VALID), the
+    follower must truncate to ``offset_and_epoch`` (DIVERGING), or fetch the snapshot
+    ``offset_and_epoch`` names (SNAPSHOT: its epoch and end offset)."""
 
     kind: ValidKind
     offset_and_epoch: OffsetAndEpoch
@@ -87,12 +90,28 @@ class ReplicatedLog(Protocol):
         """Records from ``offset`` on, about ``max_bytes`` (at least one entry when any)."""
         ...
 
+    def earliest_snapshot_id(self) -> SnapshotId | None:
+        """The oldest snapshot (the one at the log start when the log start is above 0)."""
+        ...
+
+    def latest_snapshot_id(self) -> SnapshotId | None:
+        ...
+
 
 def validate_offset_and_epoch(log: ReplicatedLog, offset: int, epoch: int) -> ValidOffsetAndEpoch:
-    """Kafka's ``validateOffsetAndEpoch`` (without snapshots): is the follower's (FetchOffset,
-    LastFetchedEpoch) on this log? If not, where it diverges."""
-    if log.start_offset() == 0 and offset == 0:
+    """Kafka's ``validateOffsetAndEpoch``: is the follower's (FetchOffset, LastFetchedEpoch)
+    on this log? If not, where it diverges, or the snapshot to fetch when the position is
+    below the log start (or at it in another epoch, or in an epoch older than the snapshot's)."""
+    start = log.start_offset()
+    if start == 0 and offset == 0:
         return ValidOffsetAndEpoch(ValidKind.VALID, OffsetAndEpoch(0, 0))
+    earliest = log.earliest_snapshot_id()
+    if earliest is not None and (offset < start or (offset == start and epoch != earliest.epoch)
+                                 or epoch < earliest.epoch):
+        latest = log.latest_snapshot_id()
+        if latest is None:
+            raise RuntimeError(f"Log start offset ({start}) is greater than zero but latest snapshot was not found")
+        return ValidOffsetAndEpoch(ValidKind.SNAPSHOT, OffsetAndEpoch(latest.epoch, latest.end_offset))
     end = log.end_offset_for_epoch(epoch)
     if end.epoch != epoch or end.offset < offset:
         return ValidOffsetAndEpoch(ValidKind.DIVERGING, end)
