@@ -43,7 +43,7 @@ from kafpy.storage.config import LogConfig
 from kafpy.storage.leader_epoch import UNDEFINED_EPOCH_OFFSET
 from kafpy.storage.log import Log
 
-__all__ = ["MetadataLogConfig", "KafkaMetadataLog", "RawSnapshotReader", "MetadataLogError"]
+__all__ = ["MetadataLogConfig", "KafkaMetadataLog", "NotifyingRawSnapshotWriter", "RawSnapshotReader", "MetadataLogError"]
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +112,20 @@ class RawSnapshotReader:
         _, records = decode_control_batch(batch)
         message = records[0].message if records else None
         return message.last_contained_log_timestamp if isinstance(message, SnapshotHeaderRecord) else -1
+
+
+class NotifyingRawSnapshotWriter(RawSnapshotWriter):
+    """A snapshot writer that tells its log when it is frozen (Kafka's
+    ``NotifyingRawSnapshotWriter``), so a fetched or written snapshot joins the log's set."""
+
+    def __init__(self, log_dir: Path, snapshot_id: SnapshotId, on_frozen: Callable[[SnapshotId], None]) -> None:
+        super().__init__(log_dir, snapshot_id)
+        self._on_frozen = on_frozen
+
+    def freeze(self) -> Path:
+        path = super().freeze()
+        self._on_frozen(self.snapshot_id)
+        return path
 
 
 class KafkaMetadataLog:
@@ -258,7 +272,7 @@ class KafkaMetadataLog:
     def snapshot_ids(self) -> list[SnapshotId]:
         return list(self._snapshots)
 
-    def create_new_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotWriter | None:
+    def create_new_snapshot(self, snapshot_id: SnapshotId) -> NotifyingRawSnapshotWriter | None:
         """A writer for a snapshot of the log up to ``snapshot_id`` (Kafka's
         ``createNewSnapshot``): None below the log start or when it exists; ``ValueError``
         above the high watermark or off the log."""
@@ -274,12 +288,12 @@ class KafkaMetadataLog:
             raise ValueError(f"Snapshot id ({snapshot_id}) is not valid according to the log: {valid}")
         return self.create_new_snapshot_unchecked(snapshot_id)
 
-    def create_new_snapshot_unchecked(self, snapshot_id: SnapshotId) -> RawSnapshotWriter | None:
+    def create_new_snapshot_unchecked(self, snapshot_id: SnapshotId) -> NotifyingRawSnapshotWriter | None:
         """A writer for any snapshot id (a follower fetching the leader's snapshot); None
-        when it exists. ``on_snapshot_frozen`` must be told once it is frozen."""
+        when it exists. Frozen, it joins this log's snapshots."""
         if snapshot_id in self._snapshots:
             return None
-        return RawSnapshotWriter(self.dir, snapshot_id)
+        return NotifyingRawSnapshotWriter(self.dir, snapshot_id, self.on_snapshot_frozen)
 
     def on_snapshot_frozen(self, snapshot_id: SnapshotId) -> None:
         if snapshot_id not in self._snapshots:

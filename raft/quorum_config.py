@@ -16,6 +16,7 @@ class QuorumConfig:
     request_timeout_ms: int = 2000  # controller.quorum.request.timeout.ms
     retry_backoff_ms: int = 20  # controller.quorum.retry.backoff.ms
     fetch_max_bytes: int = 8 * 1024 * 1024  # Kafka's KafkaRaftClient.MAX_FETCH_SIZE_BYTES
+    fetch_snapshot_max_bytes: int = 1048576  # controller.quorum.fetch.snapshot.max.bytes
 
     KEYS = {
         "controller.quorum.election.timeout.ms": "election_timeout_ms",
@@ -23,6 +24,7 @@ class QuorumConfig:
         "controller.quorum.fetch.timeout.ms": "fetch_timeout_ms",
         "controller.quorum.request.timeout.ms": "request_timeout_ms",
         "controller.quorum.retry.backoff.ms": "retry_backoff_ms",
+        "controller.quorum.fetch.snapshot.max.bytes": "fetch_snapshot_max_bytes",
     }
 
     @classmethod

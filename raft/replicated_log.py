@@ -49,6 +49,34 @@ class LogAppendInfo:
     last_offset: int
 
 
+class RawSnapshotWriterProtocol(Protocol):
+    """What the core needs of a snapshot it fetches (Kafka's ``RawSnapshotWriter``):
+    ``snapshot.RawSnapshotWriter`` on disk, ``memory_log.MemorySnapshotWriter`` in tests.
+    Its log learns of it when it is frozen."""
+
+    @property
+    def snapshot_id(self) -> SnapshotId: ...
+
+    def size_in_bytes(self) -> int: ...
+
+    def append(self, data: bytes) -> None: ...
+
+    def freeze(self) -> object: ...
+
+    def close(self) -> None: ...
+
+
+class RawSnapshotReaderProtocol(Protocol):
+    """What the leader needs to serve FetchSnapshot (Kafka's ``RawSnapshotReader``)."""
+
+    @property
+    def snapshot_id(self) -> SnapshotId: ...
+
+    def size_in_bytes(self) -> int: ...
+
+    def slice(self, position: int, max_bytes: int) -> bytes: ...
+
+
 class ReplicatedLog(Protocol):
     """The log the core replicates; one per node."""
 
@@ -95,6 +123,19 @@ class ReplicatedLog(Protocol):
         ...
 
     def latest_snapshot_id(self) -> SnapshotId | None:
+        ...
+
+    def create_new_snapshot_unchecked(self, snapshot_id: SnapshotId) -> RawSnapshotWriterProtocol | None:
+        """A writer for a snapshot fetched from the leader (not checked against this log);
+        None when this log has it already. Frozen, the log knows it."""
+        ...
+
+    def read_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotReaderProtocol | None:
+        ...
+
+    def truncate_to_latest_snapshot(self) -> bool:
+        """Truncate fully to the latest snapshot when it is past the log's end (Kafka's
+        ``truncateToLatestSnapshot``); whether it did."""
         ...
 
 
