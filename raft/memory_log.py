@@ -79,6 +79,7 @@ class MemoryReplicatedLog:
         self._epochs: list[int] = []
         self._epoch_starts: list[int] = []
         self.snapshots: dict[SnapshotId, bytes] = {}
+        self.high_watermark = 0
         for e in entries:
             self._append(e.epoch, e.payload, e.control)
 
@@ -153,6 +154,7 @@ class MemoryReplicatedLog:
         if offset < 0:
             raise ValueError(f"truncate to {offset}")
         del self.entries[max(0, offset - self._start):]
+        self.high_watermark = min(self.high_watermark, self.end_offset())
         keep = bisect.bisect_left(self._epoch_starts, offset)
         del self._epochs[keep:]
         del self._epoch_starts[keep:]
@@ -169,6 +171,9 @@ class MemoryReplicatedLog:
             out += _HEADER.pack(entry.offset, entry.epoch, int(entry.control), len(entry.payload))
             out += entry.payload
         return bytes(out)
+
+    def update_high_watermark(self, offset: int) -> None:
+        self.high_watermark = min(max(offset, self._start), self.end_offset())
 
     # -- snapshots -------------------------------------------------------------------------
 

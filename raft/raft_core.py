@@ -97,7 +97,8 @@ class RaftCore:
         if not isinstance(state, LeaderState):
             raise NotLeaderError(f"node {self.node_id} is not the leader in epoch {self.epoch}")
         info = self.log.append_as_leader(payloads, state.epoch)
-        state.update_local_state(self.log.end_offset())
+        if state.update_local_state(self.log.end_offset()):
+            self._on_high_watermark(state.high_watermark)
         return info.last_offset
 
     def resign(self, now_ms: int) -> None:
@@ -108,6 +109,11 @@ class RaftCore:
             self._transition_to_resigned(state.non_leader_voters_by_descending_fetch_offset(), now_ms)
 
     # -- transitions with their side effects (Kafka's onBecome*) ---------------------------
+
+    def _on_high_watermark(self, high_watermark: int | None) -> None:
+        """The high watermark moved: the log learns it (it bounds snapshots and truncation)."""
+        if high_watermark is not None:
+            self.log.update_high_watermark(high_watermark)
 
     def _reset(self) -> None:
         self.requests.reset_all()
@@ -151,7 +157,8 @@ class RaftCore:
         voters = [ReplicaKey(v) for v in sorted(self.quorum.voters)]
         self.log.append_leader_change(leader.epoch, self.node_id, voters,
                                       [ReplicaKey(v) for v in sorted(granted)])
-        leader.update_local_state(self.log.end_offset())
+        if leader.update_local_state(self.log.end_offset()):
+            self._on_high_watermark(leader.high_watermark)
         self._reset()
         log.info("Node %s is leader of epoch %s from offset %s", self.node_id, leader.epoch,
                  leader.epoch_start_offset)
@@ -451,7 +458,8 @@ class RaftCore:
                                       high_watermark=state.high_watermark, diverging=(d.epoch, d.offset))
         records = self.log.read(p.fetch_offset, min(p.partition_max_bytes, self.config.fetch_max_bytes))
         if replica_id != self.node_id:
-            state.update_replica_state(replica_id, p.fetch_offset, now_ms)
+            if state.update_replica_state(replica_id, p.fetch_offset, now_ms):
+                self._on_high_watermark(state.high_watermark)
         return msg.fetch_response(ErrorCode.NONE, epoch=state.epoch, leader_id=self.node_id,
                                   high_watermark=state.high_watermark, records=records)
 
@@ -629,7 +637,8 @@ class RaftCore:
             if records:
                 self.log.append_as_follower(bytes(records))
             if p.high_watermark >= 0:
-                state.update_high_watermark(min(p.high_watermark, self.log.end_offset()))
+                if state.update_high_watermark(min(p.high_watermark, self.log.end_offset())):
+                    self._on_high_watermark(state.high_watermark)
         state.reset_fetch_timeout_for_successful_fetch(now_ms)
         return True
 
@@ -661,6 +670,7 @@ class RaftCore:
             raise RuntimeError(f"Received unexpected fetch snapshot response: {p.snapshot_id}")
         if append_snapshot_chunk(self.log, writer, p):
             self.fetching_snapshot = None  # frozen: the log keeps it
-            state.update_high_watermark(max(self.log.end_offset(), state.high_watermark or 0))
+            if state.update_high_watermark(max(self.log.end_offset(), state.high_watermark or 0)):
+                self._on_high_watermark(state.high_watermark)
         state.reset_fetch_timeout_for_successful_fetch(now_ms)
         return True

@@ -118,6 +118,10 @@ class ReplicatedLog(Protocol):
         """Records from ``offset`` on, about ``max_bytes`` (at least one entry when any)."""
         ...
 
+    def update_high_watermark(self, offset: int) -> None:
+        """The core's high watermark moved (Kafka's ``updateHighWatermark``)."""
+        ...
+
     def earliest_snapshot_id(self) -> SnapshotId | None:
         """The oldest snapshot (the one at the log start when the log start is above 0)."""
         ...

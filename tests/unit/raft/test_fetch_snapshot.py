@@ -193,5 +193,8 @@ def test_snapshot_transfer_between_kafka_metadata_logs(tmp_path: Path) -> None:
     assert follower_log.end_offset() == leader_log.end_offset() == 41  # the LeaderChange, fetched after
     assert follower_log.read(40, 1 << 20) == leader_log.read(40, 1 << 20)
     assert not list(follower_log.dir.glob("*.part"))
+    # the core hands its high watermark to the logs: both hold the LeaderChange as committed
+    assert leader.high_watermark() == leader_log.high_watermark() == 41
+    assert follower.high_watermark() == follower_log.high_watermark() == 41
     leader_log.close()
     follower_log.close()
