@@ -38,11 +38,11 @@ from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state import QuorumState, QuorumStateStore
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import (
-    OffsetAndEpoch, RawSnapshotWriterProtocol, ReplicatedLog, ValidKind, truncate_to_end_offset,
-    validate_offset_and_epoch,
+    OffsetAndEpoch, RawSnapshotWriterProtocol, ReplicatedLog, ValidKind, ValidOffsetAndEpoch,
+    truncate_to_end_offset, validate_offset_and_epoch,
 )
 from kafpy.raft.request_manager import RequestManager
-from kafpy.raft.snapshot import SnapshotId
+from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotId
 from kafpy.raft.snapshot_fetch import append_snapshot_chunk, serve_fetch_snapshot
 
 log = logging.getLogger(__name__)
@@ -447,7 +447,12 @@ class RaftCore:
         replica_id = request.replica_state.replica_id
         if replica_id < 0:
             replica_id = request.replica_id
-        valid = validate_offset_and_epoch(self.log, p.fetch_offset, p.last_fetched_epoch)
+        latest = self.log.latest_snapshot_id()
+        if p.fetch_offset == 0 and latest is not None and latest != BOOTSTRAP_SNAPSHOT_ID:
+            # an empty follower: the snapshot is cheaper than the whole log (as Kafka)
+            valid = ValidOffsetAndEpoch(ValidKind.SNAPSHOT, OffsetAndEpoch(latest.epoch, latest.end_offset))
+        else:
+            valid = validate_offset_and_epoch(self.log, p.fetch_offset, p.last_fetched_epoch)
         if valid.kind == ValidKind.SNAPSHOT:
             d = valid.offset_and_epoch
             return msg.fetch_response(ErrorCode.NONE, epoch=state.epoch, leader_id=self.node_id,

@@ -56,6 +56,21 @@ def test_leader_answers_a_fetch_below_its_log_start_with_the_snapshot_id() -> No
     assert p.snapshot_id.epoch == -1 and p.records
 
 
+def test_an_empty_follower_gets_the_latest_snapshot_even_when_the_log_starts_at_zero() -> None:
+    log = MemoryReplicatedLog()
+    for i in range(6):
+        log.append_as_leader([b"entry-%d" % i], 1)
+    log.snapshots[BOOTSTRAP_SNAPSHOT_ID] = b"bootstrap"
+    core = make_leader(log)
+    p = part(fetch(core, 2, 0, 0))  # only the bootstrap snapshot: the log from 0
+    assert p.snapshot_id.epoch == -1 and p.records
+    sid = log.take_snapshot(4)
+    assert log.start_offset() == 0
+    p = part(fetch(core, 2, 0, 0))
+    assert (p.snapshot_id.end_offset, p.snapshot_id.epoch) == (sid.end_offset, sid.epoch) and not p.records
+    assert part(fetch(core, 2, 2, 1)).records  # a follower with entries reads the log
+
+
 def test_leader_serves_chunks_with_kafkas_errors() -> None:
     core, log, sid = leader_with_snapshot()
     whole = log.snapshots[sid]
