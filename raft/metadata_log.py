@@ -1,7 +1,7 @@
 """KRaft's replicated log on disk (Kafka's ``KafkaMetadataLog``): the ``ReplicatedLog`` the
 consensus core drives, over storage's partition ``Log`` in
 ``<metadata.log.dir>/__cluster_metadata-0`` (segments, offset/time indexes,
-``leader-epoch-checkpoint``), plus the ``.checkpoint`` snapshots of that directory.
+``leader-epoch-checkpoint``, ``partition.metadata`` with the metadata topic id), plus the ``.checkpoint`` snapshots of that directory.
 
 Who calls it: the KRaft driver (it opens the log and hands it to ``RaftCore``), the quorum
 controller (``create_new_snapshot`` at or below the high watermark, ``maybe_clean``), and
@@ -34,6 +34,7 @@ from kafpy.protocol.batch_builder import build_batch
 from kafpy.protocol.messages import LeaderChangeMessage, SnapshotHeaderRecord
 from kafpy.raft.control_records import build_control_record_batch, decode_control_batch
 from kafpy.raft.quorum_state_store import ReplicaKey
+from kafpy.raft.raft_messages import METADATA_TOPIC_ID
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch, ValidKind, validate_offset_and_epoch
 from kafpy.raft.snapshot import (
     CLUSTER_METADATA_DIR, DELETE_SUFFIX, MAX_BATCH_SIZE_BYTES, RawSnapshotWriter, SnapshotId,
@@ -139,7 +140,7 @@ class KafkaMetadataLog:
         self._now_ms = now_ms
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log = Log(str(self.dir), config.log_config(), clock=lambda: now_ms() / 1000.0,
-                       recovery_point=0, log_start_offset=0, needs_recovery=True)
+                       recovery_point=0, log_start_offset=0, needs_recovery=True, topic_id=METADATA_TOPIC_ID)
         self._snapshots: list[SnapshotId] = self._recover_snapshots()
         self._pending_deletes: list[tuple[int, Path]] = []
         self.truncate_to_latest_snapshot()

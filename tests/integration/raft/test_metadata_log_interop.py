@@ -61,8 +61,13 @@ def test_reads_every_batch_of_a_log_apache_kafka_ran_in(tmp_path: Path) -> None:
     on_disk_snapshots = sorted(SnapshotId(int(p.name[:20]), int(p.name[21:31]))
                                for p in partition_dir.glob("*.checkpoint"))
 
+    kafkas_partition_metadata = (partition_dir / "partition.metadata").read_bytes()
     mlog = KafkaMetadataLog(metadata_dir, MetadataLogConfig(segment_ms=SEGMENT_MS), now_ms=_now_ms)
     try:
+        assert (partition_dir / "partition.metadata").read_bytes() == kafkas_partition_metadata
+        fresh = KafkaMetadataLog(tmp_path / "fresh", now_ms=_now_ms)
+        fresh.close()
+        assert (fresh.dir / "partition.metadata").read_bytes() == kafkas_partition_metadata
         assert mlog.start_offset() == 0
         assert mlog.snapshot_ids() == on_disk_snapshots and on_disk_snapshots[0] == BOOTSTRAP_SNAPSHOT_ID
         assert len(mlog.log.segments) == len(segments)
@@ -120,6 +125,8 @@ def test_apache_dump_log_reads_a_log_written_by_kafka_metadata_log(tmp_path: Pat
 
     segments = sorted((tmp_path / "__cluster_metadata-0").glob("*.log"))
     assert len(segments) > 1
+    assert (tmp_path / "__cluster_metadata-0" / "partition.metadata").read_bytes() == \
+        b"version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ"  # as Kafka writes it
     out = run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files",
                                            ",".join(str(p) for p in segments)]).stdout
     dumped = parse_dump(out)
