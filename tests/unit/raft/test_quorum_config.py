@@ -12,6 +12,7 @@ def test_defaults_are_kafkas() -> None:
     c = QuorumConfig()
     assert (c.election_timeout_ms, c.election_backoff_max_ms, c.fetch_timeout_ms,
             c.request_timeout_ms, c.retry_backoff_ms) == (1000, 1000, 2000, 2000, 20)
+    assert c.fetch_snapshot_max_bytes == 1048576
 
 
 def test_from_properties() -> None:
@@ -23,6 +24,10 @@ def test_from_properties() -> None:
         QuorumConfig.from_properties({"controller.quorum.fetch.timeout.ms": "-1"})
     with pytest.raises(ValueError):
         QuorumConfig.from_properties({"controller.quorum.fetch.timeout.ms": "soon"})
+    c = QuorumConfig.from_properties({"controller.quorum.fetch.snapshot.max.bytes": "4096"})
+    assert c.fetch_snapshot_max_bytes == 4096
+    with pytest.raises(ValueError, match="must be at least 1"):
+        QuorumConfig.from_properties({"controller.quorum.fetch.snapshot.max.bytes": "0"})
 
 
 def test_request_manager() -> None:
