@@ -8,10 +8,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from kafpy.metadata.record_serde import ApiMessageAndVersion, write_record
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.messages import FetchSnapshotResponse, TopicRecord
+from kafpy.protocol.messages import FetchSnapshotRequest, FetchSnapshotResponse, TopicRecord
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.memory_log import MemoryReplicatedLog
 from kafpy.raft.metadata_log import KafkaMetadataLog, MetadataLogConfig
@@ -20,6 +22,7 @@ from kafpy.raft.quorum_state_store import ElectionState, MemoryQuorumStateStore,
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.replicated_log import ReplicatedLog
 from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, RecordsSnapshotWriter, SnapshotId
+from kafpy.raft.snapshot_fetch import SnapshotFetchError
 from tests.unit.raft.sim import CLUSTER_ID, Simulation
 from tests.unit.raft.test_replication import VOTERS, fetch, make_leader, part
 
@@ -213,3 +216,56 @@ def test_snapshot_transfer_between_kafka_metadata_logs(tmp_path: Path) -> None:
     assert follower.high_watermark() == follower_log.high_watermark() == 41
     leader_log.close()
     follower_log.close()
+
+
+def follower_on_disk(tmp_path: Path) -> tuple[RaftCore, KafkaMetadataLog]:
+    mlog = KafkaMetadataLog(tmp_path, MetadataLogConfig(), now_ms=lambda: 0)
+    store = MemoryQuorumStateStore(ElectionState(4, leader_id=1).to_json(1))
+    core = RaftCore(2, VOTERS, mlog, store, now_ms=0, cluster_id=CLUSTER_ID, rng=random.Random(2),
+                    config=QuorumConfig(fetch_snapshot_max_bytes=100))
+    return core, mlog
+
+
+def answer_fetch_with_snapshot(core: RaftCore, sid: SnapshotId, now: int) -> None:
+    out = core.poll(now)
+    assert [o.api_key for o in out] == [ApiKey.FETCH]
+    core.handle_response(1, out[0].correlation_id, msg.fetch_response(
+        ErrorCode.NONE, epoch=4, leader_id=1, high_watermark=50, snapshot_id=(sid.epoch, sid.end_offset)), now)
+
+
+def test_follower_asks_for_the_snapshot_and_starts_over_when_the_leader_lost_it(tmp_path: Path) -> None:
+    core, mlog = follower_on_disk(tmp_path)
+    sid = SnapshotId(50, 3)
+    answer_fetch_with_snapshot(core, sid, 10)
+    assert core.fetching_snapshot is not None and list(mlog.dir.glob("*.checkpoint.part"))
+    out = core.poll(50)
+    assert [o.api_key for o in out] == [ApiKey.FETCH_SNAPSHOT]
+    request = out[0].data
+    assert isinstance(request, FetchSnapshotRequest) and request.max_bytes == 100
+    p = request.topics[0].partitions[0]
+    assert (p.snapshot_id.end_offset, p.snapshot_id.epoch, p.position, p.current_leader_epoch) == (50, 3, 0, 4)
+    core.handle_response(1, out[0].correlation_id, msg.fetch_snapshot_response(
+        ErrorCode.NONE, ErrorCode.SNAPSHOT_NOT_FOUND, epoch=4, leader_id=1), 60)
+    assert core.fetching_snapshot is None and not list(mlog.dir.glob("*.part"))
+    assert [o.api_key for o in core.poll(100)] == [ApiKey.FETCH]
+
+
+def test_a_new_epoch_drops_the_partial_snapshot(tmp_path: Path) -> None:
+    core, mlog = follower_on_disk(tmp_path)
+    answer_fetch_with_snapshot(core, SnapshotId(50, 3), 10)
+    out = core.poll(50)
+    core.handle_response(1, out[0].correlation_id, msg.fetch_snapshot_response(
+        ErrorCode.NONE, epoch=4, leader_id=1, snapshot_id=(50, 3), size=300, position=0, records=b"x" * 100), 60)
+    assert core.fetching_snapshot is not None and core.fetching_snapshot.size_in_bytes() == 100
+    core.handle_request(3, ApiKey.BEGIN_QUORUM_EPOCH, msg.begin_quorum_epoch_request(CLUSTER_ID, 5, 3, ReplicaKey(2)), 70)
+    assert core.epoch == 5 and core.fetching_snapshot is None
+    assert not list(mlog.dir.glob("*.part")) and mlog.snapshot_ids() == []
+
+
+def test_a_chunk_at_the_wrong_position_is_refused(tmp_path: Path) -> None:
+    core, _ = follower_on_disk(tmp_path)
+    answer_fetch_with_snapshot(core, SnapshotId(50, 3), 10)
+    out = core.poll(50)
+    with pytest.raises(SnapshotFetchError, match="invalid position. Expected 0; Received 7"):
+        core.handle_response(1, out[0].correlation_id, msg.fetch_snapshot_response(
+            ErrorCode.NONE, epoch=4, leader_id=1, snapshot_id=(50, 3), size=300, position=7, records=b"x"), 60)
