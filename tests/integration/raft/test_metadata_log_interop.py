@@ -1,5 +1,7 @@
 """KafkaMetadataLog and Apache Kafka 4.4's ``__cluster_metadata-0``, both ways.
 
+- A directory Apache's ``kafka-storage format`` left (the bootstrap snapshot ``0-0``, no
+  segment) opens at offset 0 with that snapshot as its first, and takes appends.
 - An Apache Kafka 4.4 node (KRaft, combined roles; a segment a second and a snapshot
   every 2 s) is formatted, gets topics, is stopped; KafkaMetadataLog opens its metadata log
   dir (recovery at open, the bootstrap snapshot ``0-0`` and Kafka's own snapshots) and reads
@@ -143,3 +145,23 @@ def test_apache_dump_log_reads_a_log_written_by_kafka_metadata_log(tmp_path: Pat
     assert "SnapshotHeader" in snap and "SnapshotFooter" in snap, snap
     assert [m.name for b in parse_dump(snap) for _o, m in b.records if isinstance(m, TopicRecord)] == ["in-snapshot"]
 
+
+
+def test_opens_a_directory_apache_kafka_only_formatted(tmp_path: Path) -> None:
+    kafka = ReferenceKafka("4", work_dir=tmp_path / "kafka")
+    kafka.format()
+    partition_dir = kafka.work_dir / "metadata" / "__cluster_metadata-0"
+    assert [p.name for p in partition_dir.glob("*.checkpoint")] == ["00000000000000000000-0000000000.checkpoint"]
+    mlog = KafkaMetadataLog(kafka.work_dir / "metadata", now_ms=_now_ms)
+    try:
+        assert (mlog.start_offset(), mlog.end_offset(), mlog.last_fetched_epoch()) == (0, 0, 0)
+        assert mlog.snapshot_ids() == [BOOTSTRAP_SNAPSHOT_ID]
+        reader = mlog.read_snapshot(BOOTSTRAP_SNAPSHOT_ID)
+        assert reader is not None
+        bootstrap = read_snapshot(reader.read_all(), read_record)
+        assert any(isinstance(r.message, FeatureLevelRecord) and r.message.name == "metadata.version"
+                   for r in bootstrap.records)
+        mlog.append_leader_change(1, 1, [ReplicaKey(1)], [ReplicaKey(1)])
+        assert mlog.end_offset() == 1 and mlog.last_fetched_epoch() == 1
+    finally:
+        mlog.close()
