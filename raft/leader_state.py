@@ -92,6 +92,10 @@ class LeaderState:
             return 2 ** 62
         return max(0, self.check_quorum_deadline - now_ms)
 
+    def update_check_quorum_for_following_voter(self, node_id: int, now_ms: int) -> None:
+        """A voter fetched a snapshot chunk: it follows this leader (Kafka's name)."""
+        self._update_check_quorum(node_id, now_ms)
+
     def _update_check_quorum(self, node_id: int, now_ms: int) -> None:
         if node_id not in self.voter_states:
             return

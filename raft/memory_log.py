@@ -2,19 +2,25 @@
 (offset, epoch, payload) with an epoch cache like the leader-epoch checkpoint. Its records on
 the "wire" are its own framing (offset int64, epoch int32, control int8, length int32,
 payload), which only it reads: the core passes them along unopened.
+
+Snapshots are byte strings keyed by ``SnapshotId``; ``take_snapshot`` (the simulation's
+state machine) frames the entries below its end offset after the snapshot the log starts
+at, ``delete_before_snapshot`` moves the log start to a snapshot, and FetchSnapshot moves
+the bytes unopened as with the on-disk log.
 """
 from __future__ import annotations
 
 import bisect
 import struct
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from kafpy.protocol.codec import encode_data
 from kafpy.protocol.messages import LeaderChangeMessage
 from kafpy.raft.kafka_raft_client import Batch
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch
+from kafpy.raft.snapshot import SnapshotId
 
 _HEADER = struct.Struct(">qibi")
 
@@ -27,21 +33,61 @@ class Entry:
     control: bool = False
 
 
+class MemorySnapshotWriter:
+    """A snapshot being written (a follower fetching it); ``freeze`` hands it to its log."""
+
+    def __init__(self, snapshot_id: SnapshotId, on_frozen: Callable[[SnapshotId, bytes], None]) -> None:
+        self.snapshot_id = snapshot_id
+        self._data = bytearray()
+        self._on_frozen = on_frozen
+        self.frozen = False
+
+    def size_in_bytes(self) -> int:
+        return len(self._data)
+
+    def append(self, data: bytes) -> None:
+        if self.frozen:
+            raise RuntimeError(f"Append is not supported. Snapshot is already frozen: id = {self.snapshot_id}")
+        self._data += data
+
+    def freeze(self) -> None:
+        self.frozen = True
+        self._on_frozen(self.snapshot_id, bytes(self._data))
+
+    def close(self) -> None:
+        self._data.clear()
+
+
+class MemorySnapshotReader:
+    def __init__(self, snapshot_id: SnapshotId, data: bytes) -> None:
+        self.snapshot_id = snapshot_id
+        self.data = data
+
+    def size_in_bytes(self) -> int:
+        return len(self.data)
+
+    def slice(self, position: int, max_bytes: int) -> bytes:
+        return self.data[position:position + max_bytes]
+
+
 class MemoryReplicatedLog:
-    """Keeps the entries in a list (offset == index, the log starts at 0) and the epoch
-    cache as parallel lists of (epoch, start offset)."""
+    """Keeps the entries from the log start in a list (offset == start + index), the epoch
+    cache as parallel lists of (epoch, start offset), and the frozen snapshots."""
 
     def __init__(self, entries: Sequence[Entry] = ()) -> None:
         self.entries: list[Entry] = []
+        self._start = 0
         self._epochs: list[int] = []
         self._epoch_starts: list[int] = []
+        self.snapshots: dict[SnapshotId, bytes] = {}
+        self.high_watermark = 0
         for e in entries:
             self._append(e.epoch, e.payload, e.control)
 
     def _append(self, epoch: int, payload: bytes, control: bool) -> Entry:
         if self._epochs and epoch < self._epochs[-1]:
             raise ValueError(f"epoch {epoch} below the log's last epoch {self._epochs[-1]}")
-        entry = Entry(len(self.entries), epoch, bytes(payload), control)
+        entry = Entry(self.end_offset(), epoch, bytes(payload), control)
         self.entries.append(entry)
         if not self._epochs or epoch > self._epochs[-1]:
             self._epochs.append(epoch)
@@ -49,13 +95,16 @@ class MemoryReplicatedLog:
         return entry
 
     def start_offset(self) -> int:
-        return 0
+        return self._start
 
     def end_offset(self) -> int:
-        return len(self.entries)
+        return self._start + len(self.entries)
 
     def last_fetched_epoch(self) -> int:
-        return self._epochs[-1] if self._epochs else 0
+        if self._epochs:
+            return self._epochs[-1]
+        latest = self.latest_snapshot_id()
+        return latest.epoch if latest is not None else 0
 
     def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
         if self._epochs and epoch == self._epochs[-1]:
@@ -63,7 +112,10 @@ class MemoryReplicatedLog:
         higher = bisect.bisect_right(self._epochs, epoch)
         if higher == len(self._epochs):  # past every epoch, or an empty cache
             return OffsetAndEpoch(self.last_fetched_epoch(), self.end_offset())
-        if higher == 0:  # before every epoch
+        if higher == 0:  # before every epoch: the oldest snapshot, if the log starts at it
+            earliest = self.earliest_snapshot_id()
+            if earliest is not None and earliest.end_offset == self._epoch_starts[0]:
+                return OffsetAndEpoch(earliest.epoch, earliest.end_offset)
             return OffsetAndEpoch(epoch, self._epoch_starts[0])
         return OffsetAndEpoch(self._epochs[higher - 1], self._epoch_starts[higher])
 
@@ -102,7 +154,8 @@ class MemoryReplicatedLog:
     def truncate_to(self, offset: int) -> None:
         if offset < 0:
             raise ValueError(f"truncate to {offset}")
-        del self.entries[offset:]
+        del self.entries[max(0, offset - self._start):]
+        self.high_watermark = min(self.high_watermark, self.end_offset())
         keep = bisect.bisect_left(self._epoch_starts, offset)
         del self._epochs[keep:]
         del self._epoch_starts[keep:]
@@ -111,12 +164,87 @@ class MemoryReplicatedLog:
         if offset > self.end_offset():
             raise ValueError(f"read at {offset} past the log end {self.end_offset()}")
         out = bytearray()
-        for entry in self.entries[offset:]:
+        if offset < self._start:
+            raise ValueError(f"read at {offset} below the log start {self._start}")
+        for entry in self.entries[offset - self._start:]:
             if out and len(out) + _HEADER.size + len(entry.payload) > max_bytes:
                 break
             out += _HEADER.pack(entry.offset, entry.epoch, int(entry.control), len(entry.payload))
             out += entry.payload
         return bytes(out)
+
+    def update_high_watermark(self, offset: int) -> None:
+        self.high_watermark = min(max(offset, self._start), self.end_offset())
+
+    # -- snapshots -------------------------------------------------------------------------
+
+    def earliest_snapshot_id(self) -> SnapshotId | None:
+        return min(self.snapshots) if self.snapshots else None
+
+    def latest_snapshot_id(self) -> SnapshotId | None:
+        return max(self.snapshots) if self.snapshots else None
+
+    def take_snapshot(self, end_offset: int) -> SnapshotId:
+        """Snapshot the state up to ``end_offset`` (the snapshot the log starts at, if any,
+        then the entries from the log start); its epoch is that of the entry before it."""
+        if not self._start <= end_offset <= self.end_offset():
+            raise ValueError(f"snapshot at {end_offset} outside [{self._start}, {self.end_offset()}]")
+        epoch = self.entries[end_offset - self._start - 1].epoch if end_offset > self._start else \
+            self.last_fetched_epoch()
+        base = next((d for sid, d in self.snapshots.items() if sid.end_offset == self._start), b"")
+        data = base + self.read_range(self._start, end_offset)
+        snapshot_id = SnapshotId(end_offset, epoch)
+        self.snapshots[snapshot_id] = data
+        return snapshot_id
+
+    def read_range(self, start: int, end: int) -> bytes:
+        out = bytearray()
+        for entry in self.entries[start - self._start:end - self._start]:
+            out += _HEADER.pack(entry.offset, entry.epoch, int(entry.control), len(entry.payload))
+            out += entry.payload
+        return bytes(out)
+
+    def create_new_snapshot_unchecked(self, snapshot_id: SnapshotId) -> MemorySnapshotWriter | None:
+        if snapshot_id in self.snapshots:
+            return None
+        return MemorySnapshotWriter(snapshot_id, self.snapshots.__setitem__)
+
+    def read_snapshot(self, snapshot_id: SnapshotId) -> MemorySnapshotReader | None:
+        data = self.snapshots.get(snapshot_id)
+        return None if data is None else MemorySnapshotReader(snapshot_id, data)
+
+    def _forget_snapshots_before(self, snapshot_id: SnapshotId) -> None:
+        for sid in [s for s in self.snapshots if s < snapshot_id]:
+            del self.snapshots[sid]
+
+    def truncate_to_latest_snapshot(self) -> bool:
+        latest = self.latest_snapshot_id()
+        last_epoch = self._epochs[-1] if self._epochs else 0
+        if latest is None or not (latest.epoch > last_epoch or
+                                  (latest.epoch == last_epoch and latest.end_offset > self.end_offset())):
+            return False
+        self.entries.clear()
+        self._epochs.clear()
+        self._epoch_starts.clear()
+        self._start = latest.end_offset
+        self._forget_snapshots_before(latest)
+        return True
+
+    def delete_before_snapshot(self, snapshot_id: SnapshotId) -> bool:
+        """Move the log start to ``snapshot_id`` (a leader cleaning its log)."""
+        latest = self.latest_snapshot_id()
+        if latest is None or snapshot_id not in self.snapshots or \
+                not self._start < snapshot_id.end_offset <= min(latest.end_offset, self.end_offset()):
+            return False
+        del self.entries[:snapshot_id.end_offset - self._start]
+        self._start = snapshot_id.end_offset
+        keep = max(0, bisect.bisect_right(self._epoch_starts, self._start) - 1)
+        del self._epochs[:keep]
+        del self._epoch_starts[:keep]
+        if self._epoch_starts:
+            self._epoch_starts[0] = max(self._epoch_starts[0], self._start)
+        self._forget_snapshots_before(snapshot_id)
+        return True
 
 
 def decode_batches(records: bytes) -> list[Batch]:

@@ -8,7 +8,8 @@ from typing import Mapping
 
 @dataclass(frozen=True)
 class QuorumConfig:
-    """Timeouts in milliseconds; built by the node from its properties."""
+    """Timeouts in milliseconds and the largest FetchSnapshot chunk; built by the node from
+    its properties."""
 
     election_timeout_ms: int = 1000  # controller.quorum.election.timeout.ms
     election_backoff_max_ms: int = 1000  # controller.quorum.election.backoff.max.ms
@@ -16,7 +17,7 @@ class QuorumConfig:
     request_timeout_ms: int = 2000  # controller.quorum.request.timeout.ms
     retry_backoff_ms: int = 20  # controller.quorum.retry.backoff.ms
     fetch_max_bytes: int = 1048576  # controller.quorum.fetch.max.bytes
-    fetch_snapshot_max_bytes: int = 1048576  # controller.quorum.fetch.snapshot.max.bytes (FetchSnapshot, later)
+    fetch_snapshot_max_bytes: int = 1048576  # controller.quorum.fetch.snapshot.max.bytes
 
     KEYS = {
         "controller.quorum.election.timeout.ms": "election_timeout_ms",
@@ -28,6 +29,8 @@ class QuorumConfig:
         "controller.quorum.fetch.snapshot.max.bytes": "fetch_snapshot_max_bytes",
     }
 
+    MINIMUMS = {"fetch_max_bytes": 1, "fetch_snapshot_max_bytes": 1}  # Kafka's atLeast(1); the others atLeast(0)
+
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> QuorumConfig:
         """Read the keys above (unknown keys are not this class's business)."""
@@ -35,7 +38,8 @@ class QuorumConfig:
         for key, attr in cls.KEYS.items():
             if key in props:
                 value = int(props[key])
-                if value < (1 if attr.startswith("fetch_") and attr.endswith("bytes") else 0):
-                    raise ValueError(f"Invalid value {value} for configuration {key}")
+                if value < cls.MINIMUMS.get(attr, 0):
+                    raise ValueError(f"Invalid value {value} for configuration {key}: Value must be at least "
+                                     f"{cls.MINIMUMS.get(attr, 0)}")
                 values[attr] = value
         return cls(**values)

@@ -12,6 +12,9 @@ own epoch before it bumps the epoch; a vote needs the candidate's log at least a
 (last epoch, then end offset). Replication is Kafka's: followers Fetch with (FetchOffset,
 LastFetchedEpoch); the leader answers with records or the DivergingEpoch to truncate to, and
 moves the high watermark once a majority of voters has fetched past its LeaderChange entry.
+A follower behind the leader's log start is answered the SnapshotId to fetch; it then sends
+FetchSnapshot for chunks of it (``snapshot_fetch``) until it has it all, truncates its log to
+it and fetches from its end offset.
 The leader answers a Fetch at once; parking it until records arrive is the driver's business.
 """
 from __future__ import annotations
@@ -24,7 +27,8 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
-    EndQuorumEpochResponse, FetchRequest, FetchResponse, VoteRequest, VoteResponse,
+    EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
+    VoteRequest, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.epoch_state import (
@@ -35,9 +39,12 @@ from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state import EpochState, QuorumState, QuorumStateStore
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import (
-    OffsetAndEpoch, ReplicatedLog, ValidKind, truncate_to_end_offset, validate_offset_and_epoch,
+    OffsetAndEpoch, RawSnapshotWriterProtocol, ReplicatedLog, ValidKind, ValidOffsetAndEpoch,
+    truncate_to_end_offset, validate_offset_and_epoch,
 )
 from kafpy.raft.request_manager import RequestManager
+from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotId
+from kafpy.raft.snapshot_fetch import append_snapshot_chunk, serve_fetch_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +72,8 @@ class RaftCore:
         self.quorum.initialize(self.end_offset(), now_ms)
         self.requests = RequestManager(config.request_timeout_ms, config.retry_backoff_ms)
         self._next_correlation = 0
+        # the snapshot a follower is fetching (Kafka keeps it in FollowerState: any transition drops it)
+        self.fetching_snapshot: RawSnapshotWriterProtocol | None = None
 
     # -- views -----------------------------------------------------------------------------
 
@@ -89,7 +98,8 @@ class RaftCore:
         if not isinstance(state, LeaderState):
             raise NotLeaderError(f"node {self.node_id} is not the leader in epoch {self.epoch}")
         info = self.log.append_as_leader(payloads, state.epoch)
-        state.update_local_state(self.log.end_offset())
+        if state.update_local_state(self.log.end_offset()):
+            self._on_high_watermark(state.high_watermark)
         return info.last_offset
 
     def resign(self, now_ms: int) -> None:
@@ -101,8 +111,19 @@ class RaftCore:
 
     # -- transitions with their side effects (Kafka's onBecome*) ---------------------------
 
+    def _on_high_watermark(self, high_watermark: int | None) -> None:
+        """The high watermark moved: the log learns it (it bounds snapshots and truncation)."""
+        if high_watermark is not None:
+            self.log.update_high_watermark(high_watermark)
+
     def _reset(self) -> None:
         self.requests.reset_all()
+        self._set_fetching_snapshot(None)
+
+    def _set_fetching_snapshot(self, writer: RawSnapshotWriterProtocol | None) -> None:
+        if self.fetching_snapshot is not None and self.fetching_snapshot is not writer:
+            self.fetching_snapshot.close()  # an unfinished one: its .part file goes
+        self.fetching_snapshot = writer
 
     def _transition_to_unattached(self, epoch: int, leader_id: int | None, now_ms: int) -> None:
         self.quorum.transition_to_unattached(epoch, leader_id, now_ms)
@@ -137,7 +158,8 @@ class RaftCore:
         voters = [ReplicaKey(v) for v in sorted(self.quorum.voters)]
         self.log.append_leader_change(leader.epoch, self.node_id, voters,
                                       [ReplicaKey(v) for v in sorted(granted)])
-        leader.update_local_state(self.log.end_offset())
+        if leader.update_local_state(self.log.end_offset()):
+            self._on_high_watermark(leader.high_watermark)
         self._reset()
         log.info("Node %s is leader of epoch %s from offset %s", self.node_id, leader.epoch,
                  leader.epoch_start_offset)
@@ -243,7 +265,14 @@ class RaftCore:
                 self._fetch_from_any_voter(now_ms, out)
             return
         if self.requests.is_ready(state.leader_id, now_ms):
-            self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
+            snapshot = self.fetching_snapshot
+            if snapshot is not None:
+                sid = snapshot.snapshot_id
+                self._send(out, state.leader_id, ApiKey.FETCH_SNAPSHOT, msg.fetch_snapshot_request(
+                    self.cluster_id, self.quorum.local_key, self.epoch, sid.end_offset, sid.epoch,
+                    snapshot.size_in_bytes(), self.config.fetch_snapshot_max_bytes), now_ms)
+            else:
+                self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
 
     def _fetch_from_any_voter(self, now_ms: int, out: list[msg.OutboundRequest]) -> None:
         """An observer finds the leader by fetching from a voter (Kafka's bootstrap fetch)."""
@@ -287,6 +316,8 @@ class RaftCore:
             return self._handle_end_quorum_epoch_request(data, now_ms)
         if api_key == ApiKey.FETCH and isinstance(data, FetchRequest):
             return self._handle_fetch_request(data, now_ms)
+        if api_key == ApiKey.FETCH_SNAPSHOT and isinstance(data, FetchSnapshotRequest):
+            return self._handle_fetch_snapshot_request(data, now_ms)
         raise ValueError(f"the raft core does not handle api key {api_key} ({type(data).__name__})")
 
     def _valid_cluster_id(self, cluster_id: str | None) -> bool:
@@ -417,16 +448,60 @@ class RaftCore:
         replica_id = request.replica_state.replica_id
         if replica_id < 0:
             replica_id = request.replica_id
-        valid = validate_offset_and_epoch(self.log, p.fetch_offset, p.last_fetched_epoch)
+        latest = self.log.latest_snapshot_id()
+        if p.fetch_offset == 0 and latest is not None and latest != BOOTSTRAP_SNAPSHOT_ID:
+            # an empty follower: the snapshot is cheaper than the whole log (as Kafka)
+            valid = ValidOffsetAndEpoch(ValidKind.SNAPSHOT, OffsetAndEpoch(latest.epoch, latest.end_offset))
+        else:
+            valid = validate_offset_and_epoch(self.log, p.fetch_offset, p.last_fetched_epoch)
+        if valid.kind == ValidKind.SNAPSHOT:
+            d = valid.offset_and_epoch
+            return msg.fetch_response(ErrorCode.NONE, epoch=state.epoch, leader_id=self.node_id,
+                                      high_watermark=state.high_watermark, snapshot_id=(d.epoch, d.offset))
         if valid.kind != ValidKind.VALID:
             d = valid.offset_and_epoch
             return msg.fetch_response(ErrorCode.NONE, epoch=state.epoch, leader_id=self.node_id,
                                       high_watermark=state.high_watermark, diverging=(d.epoch, d.offset))
         records = self.log.read(p.fetch_offset, min(p.partition_max_bytes, self.config.fetch_max_bytes))
         if replica_id != self.node_id:
-            state.update_replica_state(replica_id, p.fetch_offset, now_ms)
+            if state.update_replica_state(replica_id, p.fetch_offset, now_ms):
+                self._on_high_watermark(state.high_watermark)
         return msg.fetch_response(ErrorCode.NONE, epoch=state.epoch, leader_id=self.node_id,
                                   high_watermark=state.high_watermark, records=records)
+
+    def _handle_fetch_snapshot_request(self, request: FetchSnapshotRequest,
+                                       now_ms: int) -> FetchSnapshotResponse:
+        if not self._valid_cluster_id(request.cluster_id):
+            return msg.fetch_snapshot_response(ErrorCode.INCONSISTENT_CLUSTER_ID)
+        if not request.topics or not request.topics[0].partitions or (
+                len(request.topics) != 1 and len(request.topics[0].partitions) != 1):
+            return msg.fetch_snapshot_response(ErrorCode.INVALID_REQUEST)
+        p = msg.fetch_snapshot_partition(request.topics)
+        leader_id = self.quorum.leader_id()
+        if p is None:
+            first = request.topics[0]
+            return msg.fetch_snapshot_response(
+                ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, topic=first.name,
+                partition=first.partitions[0].partition, epoch=self.epoch, leader_id=leader_id)
+        state = self.quorum.state
+        error: ErrorCode | None = None
+        if p.current_leader_epoch < self.epoch:
+            error = ErrorCode.FENCED_LEADER_EPOCH
+        elif p.current_leader_epoch > self.epoch:
+            error = ErrorCode.UNKNOWN_LEADER_EPOCH
+        elif not isinstance(state, LeaderState):
+            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
+        if error is not None or not isinstance(state, LeaderState):
+            return msg.fetch_snapshot_response(ErrorCode.NONE, error or ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                                               epoch=self.epoch, leader_id=leader_id)
+        chunk = serve_fetch_snapshot(self.log, p, request.max_bytes)
+        if chunk.error != ErrorCode.NONE or chunk.snapshot_id is None:
+            return msg.fetch_snapshot_response(ErrorCode.NONE, chunk.error, epoch=self.epoch, leader_id=leader_id)
+        state.update_check_quorum_for_following_voter(request.replica_id, now_ms)
+        return msg.fetch_snapshot_response(
+            ErrorCode.NONE, epoch=self.epoch, leader_id=leader_id,
+            snapshot_id=(chunk.snapshot_id.end_offset, chunk.snapshot_id.epoch), size=chunk.size,
+            position=chunk.position, records=chunk.records)
 
     # -- responses -------------------------------------------------------------------------
 
@@ -446,6 +521,8 @@ class RaftCore:
             ok = self._handle_end_quorum_epoch_response(source, data, now_ms)
         elif isinstance(data, FetchResponse):
             ok = self._handle_fetch_response(source, data, now_ms)
+        elif isinstance(data, FetchSnapshotResponse):
+            ok = self._handle_fetch_snapshot_response(source, data, now_ms)
         else:
             raise ValueError(f"the raft core does not handle {type(data).__name__}")
         if not ok:
@@ -552,11 +629,55 @@ class RaftCore:
                                    f"the high watermark {state.high_watermark}")
             offset = truncate_to_end_offset(self.log, diverging)
             log.info("Truncated to offset %s from Fetch response from leader %s", offset, source)
+        elif p.snapshot_id.epoch >= 0 or p.snapshot_id.end_offset >= 0:
+            if p.snapshot_id.epoch < 0 or p.snapshot_id.end_offset < 0:
+                log.error("The leader sent an invalid snapshot id (end offset %s, epoch %s)",
+                          p.snapshot_id.end_offset, p.snapshot_id.epoch)
+                return False
+            snapshot_id = SnapshotId(p.snapshot_id.end_offset, p.snapshot_id.epoch)
+            # not checked against the log: the snapshot is past its end and high watermark
+            self._set_fetching_snapshot(self.log.create_new_snapshot_unchecked(snapshot_id))
+            log.info("%s snapshot %s from Fetch response from leader %s",
+                     "Fetching" if self.fetching_snapshot else "Already stored", snapshot_id, source)
         else:
             records = p.records
             if records:
                 self.log.append_as_follower(bytes(records))
             if p.high_watermark >= 0:
-                state.update_high_watermark(min(p.high_watermark, self.log.end_offset()))
+                if state.update_high_watermark(min(p.high_watermark, self.log.end_offset())):
+                    self._on_high_watermark(state.high_watermark)
+        state.reset_fetch_timeout_for_successful_fetch(now_ms)
+        return True
+
+    def _handle_fetch_snapshot_response(self, source: int, response: FetchSnapshotResponse, now_ms: int) -> bool:
+        if response.error_code != 0:
+            return False
+        p = msg.fetch_snapshot_response_partition(response)
+        if p is None:
+            return False
+        error = ErrorCode.of_known(p.error_code)
+        leader = p.current_leader
+        handled = self._handle_common(error, None if leader.leader_id < 0 else leader.leader_id,
+                                      leader.leader_epoch, now_ms)
+        if handled is not None:
+            return handled
+        state = self.quorum.state
+        if not isinstance(state, FollowerState) or state.leader_id != source:
+            return True
+        if error == ErrorCode.SNAPSHOT_NOT_FOUND or p.snapshot_id.end_offset < 0 or p.snapshot_id.epoch < 0:
+            # the leader deleted it meanwhile: start over with a Fetch
+            log.info("Leader doesn't know about snapshot %s, returned error %s", p.snapshot_id, error.name)
+            self._set_fetching_snapshot(None)
+            state.reset_fetch_timeout_for_successful_fetch(now_ms)
+            return True
+        if error != ErrorCode.NONE:
+            return False
+        writer = self.fetching_snapshot
+        if writer is None:
+            raise RuntimeError(f"Received unexpected fetch snapshot response: {p.snapshot_id}")
+        if append_snapshot_chunk(self.log, writer, p):
+            self.fetching_snapshot = None  # frozen: the log keeps it
+            if state.update_high_watermark(max(self.log.end_offset(), state.high_watermark or 0)):
+                self._on_high_watermark(state.high_watermark)
         state.reset_fetch_timeout_for_successful_fetch(now_ms)
         return True

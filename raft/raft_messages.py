@@ -10,7 +10,8 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
-    EndQuorumEpochResponse, FetchRequest, FetchResponse, VoteRequest, VoteResponse,
+    EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
+    VoteRequest, VoteResponse,
 )
 from kafpy.raft.quorum_state_store import NO_DIRECTORY_ID, ReplicaKey
 
@@ -18,8 +19,10 @@ METADATA_TOPIC = "__cluster_metadata"
 METADATA_PARTITION = 0
 METADATA_TOPIC_ID = bytes(15) + b"\x01"  # Kafka's Uuid.METADATA_TOPIC_ID
 
-RaftRequestData = Union[VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest]
-RaftResponseData = Union[VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse]
+RaftRequestData = Union[VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
+                        FetchSnapshotRequest]
+RaftResponseData = Union[VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
+                         FetchSnapshotResponse]
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,9 @@ def fetch_request(cluster_id: str | None, replica: ReplicaKey, epoch: int, fetch
 
 def fetch_response(error: ErrorCode, partition_error: ErrorCode = ErrorCode.NONE, *, epoch: int = -1,
                    leader_id: int | None = None, high_watermark: int | None = None,
-                   diverging: tuple[int, int] | None = None, records: bytes = b"") -> FetchResponse:
+                   diverging: tuple[int, int] | None = None, records: bytes = b"",
+                   snapshot_id: tuple[int, int] | None = None) -> FetchResponse:
+    """``diverging`` and ``snapshot_id`` are (epoch, end offset)."""
     if error != ErrorCode.NONE:
         return FetchResponse(error_code=int(error))
     part = FetchResponse.PartitionData(
@@ -133,6 +138,8 @@ def fetch_response(error: ErrorCode, partition_error: ErrorCode = ErrorCode.NONE
         records=records)
     if diverging is not None:
         part.diverging_epoch = FetchResponse.EpochEndOffset(epoch=diverging[0], end_offset=diverging[1])
+    if snapshot_id is not None:
+        part.snapshot_id = FetchResponse.SnapshotId(epoch=snapshot_id[0], end_offset=snapshot_id[1])
     return FetchResponse(error_code=0, responses=[FetchResponse.FetchableTopicResponse(
         topic=METADATA_TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
@@ -178,3 +185,53 @@ def fetch_response_partition(response: FetchResponse) -> FetchResponse.Partition
     if len(topic.partitions) != 1 or topic.partitions[0].partition_index != METADATA_PARTITION:
         return None
     return topic.partitions[0]
+
+
+def fetch_snapshot_request(cluster_id: str | None, replica: ReplicaKey, epoch: int, end_offset: int,
+                           snapshot_epoch: int, position: int, max_bytes: int) -> FetchSnapshotRequest:
+    """Kafka's ``RaftUtil.singletonFetchSnapshotRequest``: the next chunk of a snapshot."""
+    return FetchSnapshotRequest(cluster_id=cluster_id, replica_id=replica.id, max_bytes=max_bytes, topics=[
+        FetchSnapshotRequest.TopicSnapshot(name=METADATA_TOPIC, partitions=[
+            FetchSnapshotRequest.PartitionSnapshot(
+                partition=METADATA_PARTITION, current_leader_epoch=epoch,
+                snapshot_id=FetchSnapshotRequest.SnapshotId(end_offset=end_offset, epoch=snapshot_epoch),
+                position=position, replica_directory_id=_dir(replica.directory_id))])])
+
+
+def fetch_snapshot_response(error: ErrorCode, partition_error: ErrorCode = ErrorCode.NONE, *,
+                            partition: int = METADATA_PARTITION, topic: str = METADATA_TOPIC, epoch: int = -1,
+                            leader_id: int | None = None, snapshot_id: tuple[int, int] | None = None,
+                            size: int = 0, position: int = 0, records: bytes | None = None) -> FetchSnapshotResponse:
+    """``snapshot_id`` is (end offset, epoch), as the message has it."""
+    if error != ErrorCode.NONE:
+        return FetchSnapshotResponse(error_code=int(error))
+    part = FetchSnapshotResponse.PartitionSnapshot(
+        index=partition, error_code=int(partition_error),
+        current_leader=FetchSnapshotResponse.LeaderIdAndEpoch(
+            leader_id=-1 if leader_id is None else leader_id, leader_epoch=epoch),
+        size=size, position=position, unaligned_records=records if records is not None else b"")
+    if snapshot_id is not None:
+        part.snapshot_id = FetchSnapshotResponse.SnapshotId(end_offset=snapshot_id[0], epoch=snapshot_id[1])
+    else:
+        part.snapshot_id = FetchSnapshotResponse.SnapshotId(end_offset=-1, epoch=-1)
+    return FetchSnapshotResponse(error_code=0, topics=[FetchSnapshotResponse.TopicSnapshot(
+        name=topic, partitions=[part])])
+
+
+def fetch_snapshot_partition(topics: Sequence[FetchSnapshotRequest.TopicSnapshot]
+                             ) -> FetchSnapshotRequest.PartitionSnapshot | None:
+    """The request's ``__cluster_metadata-0``, if that is what it names."""
+    topic = topics[0]
+    if topic.name != METADATA_TOPIC or topic.partitions[0].partition != METADATA_PARTITION:
+        return None
+    return topic.partitions[0]
+
+
+def fetch_snapshot_response_partition(response: FetchSnapshotResponse
+                                      ) -> FetchSnapshotResponse.PartitionSnapshot | None:
+    if len(response.topics) != 1 or response.topics[0].name != METADATA_TOPIC:
+        return None
+    parts = response.topics[0].partitions
+    if len(parts) != 1 or parts[0].index != METADATA_PARTITION:
+        return None
+    return parts[0]

@@ -4,8 +4,9 @@ appends as leader and follower, truncation, reads of up to N bytes, and the Fetc
 of Kafka's ``validateOffsetAndEpoch``. Records are opaque to the core: it hands the bytes a
 leader's ``read`` returned to the follower's ``append_as_follower`` and nothing else.
 
-``memory_log.MemoryReplicatedLog`` implements it for tests; the on-disk log over storage's
-``Log`` comes later and builds the LeaderChange control batch in ``append_leader_change``.
+``memory_log.MemoryReplicatedLog`` implements it for tests; ``metadata_log.KafkaMetadataLog``
+is the on-disk log over storage's ``Log`` (it builds the LeaderChange control batch in
+``append_leader_change``).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from enum import Enum
 from typing import Protocol, Sequence
 
 from kafpy.raft.quorum_state_store import ReplicaKey
+from kafpy.raft.snapshot import SnapshotId
 
 
 @dataclass(frozen=True, order=True)
@@ -33,8 +35,9 @@ class ValidKind(Enum):
 
 @dataclass(frozen=True)
 class ValidOffsetAndEpoch:
-    """Kafka's ``ValidOffsetAndEpoch``: the fetch position is on the log (VALID), or the
-    follower must truncate to ``offset_and_epoch`` (DIVERGING)."""
+    """Kafka's ``ValidOffsetAndEpoch``: the fetch position is on the log (VALID), the
+    follower must truncate to ``offset_and_epoch`` (DIVERGING), or fetch the snapshot
+    ``offset_and_epoch`` names (SNAPSHOT: its epoch and end offset)."""
 
     kind: ValidKind
     offset_and_epoch: OffsetAndEpoch
@@ -44,6 +47,34 @@ class ValidOffsetAndEpoch:
 class LogAppendInfo:
     first_offset: int
     last_offset: int
+
+
+class RawSnapshotWriterProtocol(Protocol):
+    """What the core needs of a snapshot it fetches (Kafka's ``RawSnapshotWriter``):
+    ``snapshot.RawSnapshotWriter`` on disk, ``memory_log.MemorySnapshotWriter`` in tests.
+    Its log learns of it when it is frozen."""
+
+    @property
+    def snapshot_id(self) -> SnapshotId: ...
+
+    def size_in_bytes(self) -> int: ...
+
+    def append(self, data: bytes) -> None: ...
+
+    def freeze(self) -> object: ...
+
+    def close(self) -> None: ...
+
+
+class RawSnapshotReaderProtocol(Protocol):
+    """What the leader needs to serve FetchSnapshot (Kafka's ``RawSnapshotReader``)."""
+
+    @property
+    def snapshot_id(self) -> SnapshotId: ...
+
+    def size_in_bytes(self) -> int: ...
+
+    def slice(self, position: int, max_bytes: int) -> bytes: ...
 
 
 class ReplicatedLog(Protocol):
@@ -87,12 +118,45 @@ class ReplicatedLog(Protocol):
         """Records from ``offset`` on, about ``max_bytes`` (at least one entry when any)."""
         ...
 
+    def update_high_watermark(self, offset: int) -> None:
+        """The core's high watermark moved (Kafka's ``updateHighWatermark``)."""
+        ...
+
+    def earliest_snapshot_id(self) -> SnapshotId | None:
+        """The oldest snapshot (the one at the log start when the log start is above 0)."""
+        ...
+
+    def latest_snapshot_id(self) -> SnapshotId | None:
+        ...
+
+    def create_new_snapshot_unchecked(self, snapshot_id: SnapshotId) -> RawSnapshotWriterProtocol | None:
+        """A writer for a snapshot fetched from the leader (not checked against this log);
+        None when this log has it already. Frozen, the log knows it."""
+        ...
+
+    def read_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotReaderProtocol | None:
+        ...
+
+    def truncate_to_latest_snapshot(self) -> bool:
+        """Truncate fully to the latest snapshot when it is past the log's end (Kafka's
+        ``truncateToLatestSnapshot``); whether it did."""
+        ...
+
 
 def validate_offset_and_epoch(log: ReplicatedLog, offset: int, epoch: int) -> ValidOffsetAndEpoch:
-    """Kafka's ``validateOffsetAndEpoch`` (without snapshots): is the follower's (FetchOffset,
-    LastFetchedEpoch) on this log? If not, where it diverges."""
-    if log.start_offset() == 0 and offset == 0:
+    """Kafka's ``validateOffsetAndEpoch``: is the follower's (FetchOffset, LastFetchedEpoch)
+    on this log? If not, where it diverges, or the snapshot to fetch when the position is
+    below the log start (or at it in another epoch, or in an epoch older than the snapshot's)."""
+    start = log.start_offset()
+    if start == 0 and offset == 0:
         return ValidOffsetAndEpoch(ValidKind.VALID, OffsetAndEpoch(0, 0))
+    earliest = log.earliest_snapshot_id()
+    if earliest is not None and (offset < start or (offset == start and epoch != earliest.epoch)
+                                 or epoch < earliest.epoch):
+        latest = log.latest_snapshot_id()
+        if latest is None:
+            raise RuntimeError(f"Log start offset ({start}) is greater than zero but latest snapshot was not found")
+        return ValidOffsetAndEpoch(ValidKind.SNAPSHOT, OffsetAndEpoch(latest.epoch, latest.end_offset))
     end = log.end_offset_for_epoch(epoch)
     if end.epoch != epoch or end.offset < offset:
         return ValidOffsetAndEpoch(ValidKind.DIVERGING, end)

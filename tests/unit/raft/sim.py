@@ -92,6 +92,7 @@ class Simulation:
         self.queue: list[Message] = []
         self._seq = 0
         self.cut: set[frozenset[int]] = set()
+        self.delivered: list[Message] | None = None  # a list: every message delivered is added
         for node in self.nodes.values():
             node.start(self.now)
 
@@ -125,6 +126,8 @@ class Simulation:
             node = self.nodes[m.destination]
             if node.core is None or not self.connected(m.source, m.destination):
                 continue
+            if self.delivered is not None:
+                self.delivered.append(m)
             if m.request is not None:
                 response = node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
                 self._seq += 1

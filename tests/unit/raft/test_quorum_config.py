@@ -27,8 +27,9 @@ def test_from_properties() -> None:
     c = QuorumConfig.from_properties({"controller.quorum.fetch.max.bytes": "4096",
                                       "controller.quorum.fetch.snapshot.max.bytes": "8192"})
     assert (c.fetch_max_bytes, c.fetch_snapshot_max_bytes) == (4096, 8192)
-    with pytest.raises(ValueError, match="Invalid value 0 for configuration controller.quorum.fetch.max.bytes"):
-        QuorumConfig.from_properties({"controller.quorum.fetch.max.bytes": "0"})
+    for key in ("controller.quorum.fetch.max.bytes", "controller.quorum.fetch.snapshot.max.bytes"):
+        with pytest.raises(ValueError, match=f"Invalid value 0 for configuration {key}: Value must be at least 1"):
+            QuorumConfig.from_properties({key: "0"})
 
 
 def test_request_manager() -> None:
