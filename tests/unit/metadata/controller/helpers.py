@@ -5,14 +5,28 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import TypeVar
+
+import random
 
 from kafpy.metadata.controller.cluster_control_manager import ClusterControlManager
+from kafpy.metadata.controller.configuration_control_manager import ConfigurationControlManager
 from kafpy.metadata.controller.controller_metadata import ControllerMetadata
 from kafpy.metadata.controller.controller_result import ControllerResult
 from kafpy.metadata.controller.feature_control_manager import FeatureControlManager, QuorumFeatures
+from kafpy.metadata.controller.replication_control_manager import ReplicationControlManager
+from kafpy.metadata.controller.striped_replica_placer import StripedReplicaPlacer
 from kafpy.metadata.image.cluster import VersionRange
-from kafpy.protocol.messages import BrokerRegistrationRequest, FeatureLevelRecord
+from kafpy.protocol.messages import (
+    BrokerHeartbeatRequest,
+    BrokerHeartbeatResponse,
+    BrokerRegistrationRequest,
+    CreateTopicsRequest,
+    CreateTopicsResponse,
+    FeatureLevelRecord,
+)
 
+R = TypeVar("R")
 CLUSTER_ID = "q1uE1x5TRfWq0Z6LlPdqfQ"
 SESSION_TIMEOUT_MS = 9000
 MV = 33  # 4.4-IV2, Kafka 4.4's latest production metadata.version
@@ -43,9 +57,41 @@ class Controller:
     metadata: ControllerMetadata
     features: FeatureControlManager
     cluster: ClusterControlManager
+    configs: ConfigurationControlManager
+    replication: ReplicationControlManager
+    now_ms: int = 0
 
-    def commit(self, result: ControllerResult[object]) -> None:
+    def commit(self, result: ControllerResult[R]) -> R:
+        """Replay the result's records (as once committed) and give its response."""
         self.metadata.replay_all(result.records)
+        return result.response
+
+    def add_broker(self, broker_id: int, rack: str | None = None, unfence: bool = True) -> None:
+        """Register the broker and, when asked, heartbeat it unfenced."""
+        self.commit(self.cluster.register_broker(registration(broker_id, rack),
+                                                 self.metadata.next_write_offset(), self.now_ms))
+        if unfence:
+            self.heartbeat(broker_id)
+
+    def heartbeat(self, broker_id: int, want_fence: bool = False,
+                  want_shut_down: bool = False) -> BrokerHeartbeatResponse:
+        reg = self.cluster.registration(broker_id)
+        assert reg is not None
+        result = self.replication.process_broker_heartbeat(BrokerHeartbeatRequest(
+            broker_id=broker_id, broker_epoch=reg.epoch,
+            current_metadata_offset=self.metadata.last_offset, want_fence=want_fence,
+            want_shut_down=want_shut_down), self.now_ms)
+        return self.commit(result)
+
+    def create_topic(self, name: str, partitions: int = 1, rf: int = 1,
+                     configs: dict[str, str] | None = None) -> CreateTopicsResponse.CreatableTopicResult:
+        T = CreateTopicsRequest.CreatableTopic
+        request = CreateTopicsRequest(topics=[T(
+            name=name, num_partitions=partitions, replication_factor=rf,
+            configs=[CreateTopicsRequest.CreatableTopicConfig(name=k, value=v)
+                     for k, v in (configs or {}).items()])])
+        (topic,) = self.commit(self.replication.create_topics(request)).topics
+        return topic
 
 
 def controller(mv: int = MV, local: dict[str, VersionRange] | None = None) -> Controller:
@@ -54,4 +100,9 @@ def controller(mv: int = MV, local: dict[str, VersionRange] | None = None) -> Co
     features = FeatureControlManager(metadata, QuorumFeatures(
         3000, local or {"metadata.version": VersionRange(7, 34)}))
     cluster = ClusterControlManager(metadata, features, CLUSTER_ID, SESSION_TIMEOUT_MS)
-    return Controller(metadata, features, cluster)
+    configs = ConfigurationControlManager(metadata)
+    ids = iter(range(1, 1 << 30))
+    replication = ReplicationControlManager(
+        metadata, features, cluster, configs, StripedReplicaPlacer(random.Random(7)),
+        lambda: uuid.UUID(int=next(ids)).bytes)
+    return Controller(metadata, features, cluster, configs, replication)
