@@ -2,7 +2,7 @@
 
 Who calls it: the quorum controller for CreateTopics, DeleteTopics, CreatePartitions,
 BrokerHeartbeat, UnregisterBroker and, when a session expires, ``maybe_fence_one_stale_broker``;
-AlterPartition, ElectLeaders and reassignments are in ``partition_requests``. Reads the
+AlterPartition, ElectLeaders and reassignments are in ``partition_change_manager``. Reads the
 replicated image; every change is a record (TopicRecord, ConfigRecord, PartitionRecord,
 PartitionChangeRecord, RemoveTopicRecord, BrokerRegistrationChangeRecord, UnregisterBrokerRecord)
 that takes effect on replay. New topic ids come from the ``new_uuid`` callable passed in."""
