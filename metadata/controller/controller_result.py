@@ -12,7 +12,8 @@ from typing import Generic, TypeVar
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import Message
 
-T = TypeVar("T")
+T = TypeVar("T", covariant=True)  # frozen: a result of a subtype is a result of its base
+U = TypeVar("U")
 
 
 @dataclass(frozen=True)
@@ -24,11 +25,11 @@ class ControllerResult(Generic[T]):
     is_atomic: bool = False
 
     @staticmethod
-    def of(records: list[Message], response: T) -> ControllerResult[T]:
+    def of(records: list[Message], response: U) -> ControllerResult[U]:
         return ControllerResult(records, response, False)
 
     @staticmethod
-    def atomic_of(records: list[Message], response: T) -> ControllerResult[T]:
+    def atomic_of(records: list[Message], response: U) -> ControllerResult[U]:
         return ControllerResult(records, response, True)
 
 

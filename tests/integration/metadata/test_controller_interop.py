@@ -1,0 +1,287 @@
+"""The quorum controller's managers against Apache Kafka 4.4's own controller.
+
+A scripted sequence of admin operations (topics created with configs, configs altered and
+deleted, a broker default, ACLs added and removed, SCRAM users, client quotas, a topic
+deleted) runs against an Apache Kafka 4.4 node (KRaft, combined roles) with Kafka's own
+tools; ``kafka-dump-log --cluster-metadata-decoder`` gives the records its controller wrote.
+The same operations, as the requests those tools send, then go through kafpy's managers,
+starting from Kafka's own records up to the first operation (its features and broker
+registration), each operation's records replayed before the next. Kafka writes each
+operation as one batch; kafpy's records must equal that batch field by field.
+
+Ignored, as random by nature: topic ids and ACL ids (compared by where they are used:
+each side's ids are numbered in order of first use, so a PartitionRecord must name its own
+TopicRecord's id and a RemoveTopicRecord the deleted topic's). Not ignored: the SCRAM
+salt is random too, so kafpy's request carries the salt Kafka's tool chose (as the tool would
+send it) and the stored and server keys kafpy derives from the password must be Kafka's.
+Within one batch ConfigRecords and ClientQuotaRecords are compared as a multiset, as Kafka
+orders them by hash; the order of record types is compared exactly."""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import random
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from kafpy.broker.security import scram as broker_scram
+from kafpy.metadata.controller.acl_control_manager import AclControlManager
+from kafpy.metadata.controller.client_quota_control_manager import ClientQuotaControlManager
+from kafpy.metadata.controller.cluster_control_manager import ClusterControlManager
+from kafpy.metadata.controller.configuration_control_manager import ConfigurationControlManager
+from kafpy.metadata.controller.controller_metadata import ControllerMetadata
+from kafpy.metadata.controller.controller_result import ControllerResult
+from kafpy.metadata.controller.feature_control_manager import FeatureControlManager, QuorumFeatures
+from kafpy.metadata.controller.replication_control_manager import ReplicationControlManager
+from kafpy.metadata.controller.scram_control_manager import ScramControlManager
+from kafpy.metadata.controller.striped_replica_placer import StripedReplicaPlacer
+from kafpy.metadata.image.cluster import VersionRange
+from kafpy.protocol import messages as M
+from kafpy.protocol.messages import AlterClientQuotasRequest as CQ
+from kafpy.protocol.messages import AlterUserScramCredentialsRequest as SC
+from kafpy.protocol.messages import CreateAclsRequest as CA
+from kafpy.protocol.messages import CreateTopicsRequest as CT
+from kafpy.protocol.messages import DeleteAclsRequest as DA
+from kafpy.protocol.messages import IncrementalAlterConfigsRequest as IA
+from kafpy.protocol.messages import Message, Struct
+from tests.support.kafka_dist import ReferenceKafka, run_tool
+from tests.support.metadata_json import DumpedBatch, parse_dump
+
+TOPIC, BROKER = 2, 4
+SET, DELETE = 0, 1
+# codes: resource TOPIC 2 / GROUP 3 / CLUSTER 4; pattern LITERAL 3 / PREFIXED 4;
+# operation READ 3 / WRITE 4 / DESCRIBE 8 / IDEMPOTENT_WRITE 12; permission DENY 2 / ALLOW 3
+
+
+class Acl(NamedTuple):
+    resource_type: int
+    resource_name: str
+    pattern_type: int
+    principal: str
+    operation: int
+    permission_type: int
+    host: str = "*"
+
+    def creation(self) -> CA:
+        return CA(creations=[CA.AclCreation(
+            resource_type=self.resource_type, resource_name=self.resource_name,
+            resource_pattern_type=self.pattern_type, principal=self.principal, host=self.host,
+            operation=self.operation, permission_type=self.permission_type)])
+
+    def deletion(self) -> DA:
+        return DA(filters=[DA.DeleteAclsFilter(
+            resource_type_filter=self.resource_type, resource_name_filter=self.resource_name,
+            pattern_type_filter=self.pattern_type, principal_filter=self.principal,
+            host_filter=self.host, operation=self.operation, permission_type=self.permission_type)])
+
+
+ALICE_READ = Acl(2, "alpha", 3, "User:alice", 3, 3)
+BOB_DENY = Acl(2, "be", 4, "User:bob", 4, 2)
+CAROL = Acl(3, "g1", 3, "User:carol", 8, 3)
+
+
+@dataclasses.dataclass
+class Managers:
+    metadata: ControllerMetadata
+    replication: ReplicationControlManager
+    configs: ConfigurationControlManager
+    acls: AclControlManager
+    scram: ScramControlManager
+    quotas: ClientQuotaControlManager
+
+
+Op = tuple[list[str], Callable[[Managers, list[Message]], ControllerResult[object]]]
+
+
+def _topic(name: str, partitions: int, **configs: str) -> CT:
+    return CT(topics=[CT.CreatableTopic(
+        name=name, num_partitions=partitions, replication_factor=-1,
+        configs=[CT.CreatableTopicConfig(name=k.replace("_", "."), value=v) for k, v in configs.items()])])
+
+
+def _alter(rtype: int, name: str, *ops: tuple[str, int, str | None]) -> IA:
+    return IA(resources=[IA.AlterConfigsResource(resource_type=rtype, resource_name=name, configs=[
+        IA.AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])])
+
+
+def _scram_upsert(user: str, mechanism: int, password: str, iterations: int,
+                  kafka_batch: list[Message]) -> SC:
+    """The request kafka-configs sends: the salt it drew (read back from Kafka's record, being
+    random) and the password salted with it."""
+    salts = [r.salt for r in kafka_batch if isinstance(r, M.UserScramCredentialRecord) and r.name == user]
+    assert len(salts) == 1, kafka_batch
+    name = "SCRAM-SHA-256" if mechanism == 1 else "SCRAM-SHA-512"
+    salted = broker_scram.salted_password(name, password, salts[0], iterations)
+    return SC(upsertions=[SC.ScramCredentialUpsertion(name=user, mechanism=mechanism, iterations=iterations,
+                                                      salt=salts[0], salted_password=salted)])
+
+
+def _quota(entity: list[tuple[str, str | None]], *ops: tuple[str, float | None]) -> CQ:
+    return CQ(entries=[CQ.EntryData(
+        entity=[CQ.EntityData(entity_type=t, entity_name=n) for t, n in entity],
+        ops=[CQ.OpData(key=k, value=v or 0.0, remove=v is None) for k, v in ops])])
+
+
+def _ops() -> list[Op]:
+    """(kafka tool and its arguments, the same operation through kafpy's managers)."""
+    return [
+        (["kafka-topics", "--create", "--topic", "alpha", "--partitions", "3",
+          "--config", "retention.ms=12345", "--config", "cleanup.policy=compact"],
+         lambda m, _k: m.replication.create_topics(_topic("alpha", 3, retention_ms="12345",
+                                                          cleanup_policy="compact"))),
+        (["kafka-topics", "--create", "--topic", "beta", "--partitions", "2",
+          "--config", "segment.ms=600000", "--config", "retention.bytes=1048576"],
+         lambda m, _k: m.replication.create_topics(_topic("beta", 2, segment_ms="600000",
+                                                          retention_bytes="1048576"))),
+        (["kafka-configs", "--alter", "--entity-type", "topics", "--entity-name", "beta",
+          "--delete-config", "retention.bytes", "--add-config", "max.message.bytes=2000000"],
+         lambda m, _k: m.configs.incremental_alter_configs(_alter(
+             TOPIC, "beta", ("retention.bytes", DELETE, None), ("max.message.bytes", SET, "2000000")))),
+        (["kafka-topics", "--create", "--topic", "gone", "--partitions", "1", "--config", "retention.ms=1"],
+         lambda m, _k: m.replication.create_topics(_topic("gone", 1, retention_ms="1"))),
+        (["kafka-topics", "--delete", "--topic", "gone"],
+         lambda m, _k: m.replication.delete_topics(names=["gone"])),
+        (["kafka-acls", "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "alpha"],
+         lambda m, _k: m.acls.create_acls(ALICE_READ.creation())),
+        (["kafka-acls", "--add", "--deny-principal", "User:bob", "--operation", "Write",
+          "--topic", "be", "--resource-pattern-type", "prefixed"],
+         lambda m, _k: m.acls.create_acls(BOB_DENY.creation())),
+        (["kafka-acls", "--add", "--allow-principal", "User:carol", "--operation", "Describe", "--group", "g1"],
+         lambda m, _k: m.acls.create_acls(CAROL.creation())),
+        (["kafka-acls", "--remove", "--force", "--allow-principal", "User:carol",
+          "--operation", "Describe", "--group", "g1"],
+         lambda m, _k: m.acls.delete_acls(CAROL.deletion())),
+        (["kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "alice",
+          "--add-config", "SCRAM-SHA-256=[iterations=8192,password=secret]"],
+         lambda m, k: m.scram.alter_credentials(_scram_upsert("alice", 1, "secret", 8192, k))),
+        (["kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "bob",
+          "--add-config", "SCRAM-SHA-512=[password=pw]"],
+         lambda m, k: m.scram.alter_credentials(_scram_upsert("bob", 2, "pw", 4096, k))),
+        (["kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "bob",
+          "--delete-config", "SCRAM-SHA-512"],
+         lambda m, _k: m.scram.alter_credentials(SC(deletions=[SC.ScramCredentialDeletion(name="bob", mechanism=2)]))),
+        (["kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "alice",
+          "--add-config", "producer_byte_rate=1024,consumer_byte_rate=2048"],
+         lambda m, _k: m.quotas.alter_client_quotas(_quota(
+             [("user", "alice")], ("producer_byte_rate", 1024.0), ("consumer_byte_rate", 2048.0)))),
+        (["kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "alice",
+          "--delete-config", "consumer_byte_rate"],
+         lambda m, _k: m.quotas.alter_client_quotas(_quota([("user", "alice")], ("consumer_byte_rate", None)))),
+        (["kafka-configs", "--alter", "--entity-type", "clients", "--entity-default",
+          "--add-config", "producer_byte_rate=4096"],
+         lambda m, _k: m.quotas.alter_client_quotas(_quota([("client-id", None)], ("producer_byte_rate", 4096.0)))),
+        (["kafka-configs", "--alter", "--entity-type", "brokers", "--entity-default",
+          "--add-config", "log.cleaner.threads=2"],
+         lambda m, _k: m.configs.incremental_alter_configs(_alter(BROKER, "", ("log.cleaner.threads", SET, "2")))),
+    ]
+
+
+@dataclasses.dataclass
+class Run:
+    bootstrap: list[tuple[int, Message]]   # Kafka's records before the first operation
+    batches: list[list[Message]]           # the batches after it (NoOps left out), in order
+
+
+def _is_admin_batch(batch: DumpedBatch) -> bool:
+    return not batch.is_control and not all(isinstance(r, M.NoOpRecord) for _o, r in batch.records)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    base = tmp_path_factory.mktemp("controller-interop")
+    kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides={
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users": "User:ANONYMOUS"})
+    partition_dir: Path = kafka.work_dir / "metadata" / "__cluster_metadata-0"
+    kafka.start()
+    try:
+        for args, _ours in _ops():
+            kafka.run_tool(args[0], ["--bootstrap-server", kafka.bootstrap, *args[1:]])
+    finally:
+        kafka.stop()
+    files = ",".join(str(p) for p in sorted(partition_dir.glob("*.log")))
+    dumped = parse_dump(run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", files]).stdout)
+    first = next(i for i, b in enumerate(dumped)
+                 if any(isinstance(r, M.TopicRecord) for _o, r in b.records))
+    bootstrap = [(o, r) for b in dumped[:first] if not b.is_control for o, r in b.records]
+    # a NoOpRecord (written every half second) may share a batch with an operation
+    batches = [[r for _o, r in b.records if not isinstance(r, M.NoOpRecord)]
+               for b in dumped[first:] if _is_admin_batch(b)]
+    yield Run(bootstrap, batches)
+
+
+def _managers(bootstrap: list[tuple[int, Message]]) -> Managers:
+    metadata = ControllerMetadata()
+    for offset, record in bootstrap:
+        metadata.replay(record, offset)
+    features = FeatureControlManager(metadata, QuorumFeatures(1, {"metadata.version": VersionRange(7, 34)}))
+    cluster = ClusterControlManager(metadata, features, "unused", 9000)
+    configs = ConfigurationControlManager(metadata)
+    ids = iter(range(1, 1 << 20))
+
+    def new_uuid() -> bytes:
+        return uuid.UUID(int=next(ids)).bytes
+    replication = ReplicationControlManager(metadata, features, cluster, configs,
+                                            StripedReplicaPlacer(random.Random(0)), new_uuid)
+    return Managers(metadata, replication, configs, AclControlManager(metadata, new_uuid),
+                    ScramControlManager(metadata), ClientQuotaControlManager(metadata))
+
+
+class UuidNames:
+    """Numbers each side's uuids in order of first use (ids are random by nature)."""
+
+    def __init__(self) -> None:
+        self.names: dict[bytes, str] = {}
+
+    def name(self, value: bytes) -> str:
+        return self.names.setdefault(value, f"uuid#{len(self.names)}")
+
+
+def _normalized(record: Message, uuids: UuidNames) -> str:
+    fields = []
+    for f in type(record).FIELDS:
+        value = getattr(record, f.name)
+        if f.name in ("topic_id", "id") and isinstance(value, bytes):
+            value = uuids.name(value)
+        elif isinstance(value, list) and value and isinstance(value[0], Struct):
+            value = sorted(map(repr, value))
+        fields.append(f"{f.name}={value!r}")
+    return f"{type(record).__name__}({', '.join(fields)})"
+
+
+_UNORDERED = (M.ConfigRecord, M.ClientQuotaRecord)
+
+
+def _shape(records: list[Message]) -> list[str]:
+    """The sequence of record types, runs of hash-ordered ones collapsed."""
+    out: list[str] = []
+    for r in records:
+        name = type(r).__name__
+        if not (isinstance(r, _UNORDERED) and out and out[-1] == name):
+            out.append(name)
+    return out
+
+
+def test_kafpys_managers_write_what_kafka_44_writes(run: Run) -> None:
+    ops = _ops()
+    assert len(run.batches) >= len(ops), [[type(r).__name__ for r in b] for b in run.batches]
+    # after the operations, only the broker's controlled shutdown as the node stopped
+    lifecycle = (M.BrokerRegistrationChangeRecord, M.PartitionChangeRecord, M.NoOpRecord)
+    trailing = [r for b in run.batches[len(ops):] for r in b]
+    assert all(isinstance(r, lifecycle) for r in trailing), trailing
+    m = _managers(run.bootstrap)
+    kafka_ids, our_ids = UuidNames(), UuidNames()
+    for (args, ours), kafka_batch in zip(ops, run.batches):
+        result = ours(m, kafka_batch)
+        assert _shape(result.records) == _shape(kafka_batch), args
+        assert collections.Counter(_normalized(r, our_ids) for r in result.records) == \
+            collections.Counter(_normalized(r, kafka_ids) for r in kafka_batch), args
+        m.metadata.replay_all(result.records)
+    # and the image both sides end with is the same but for the random ids
+    assert sorted(m.metadata.image.configs.topic_config("beta").items()) == \
+        [("max.message.bytes", "2000000"), ("segment.ms", "600000")]
+    assert m.metadata.image.topic("gone") is None
