@@ -42,9 +42,7 @@ class PartitionChangeManager:
 
     def _builder(self, topic: TopicImage, partition_id: int,
                  partition: PartitionRegistration) -> PartitionChangeBuilder:
-        return PartitionChangeBuilder(partition, topic.id, partition_id, self.cluster.is_active,
-                                      self.replication.features.metadata_version(),
-                                      self.replication.default_dir)
+        return self.replication.builder(topic, partition_id, partition, self.cluster.is_active)
 
     # -- AlterPartition ----------------------------------------------------------------------
 

@@ -62,6 +62,9 @@ log = logging.getLogger(__name__)
 
 UNKNOWN_TOPIC_ID_MESSAGE = "This server does not host this topic ID."
 UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
+ELR_FEATURE = "eligible.leader.replicas.version"
+ELR_METADATA_VERSION = 23  # 4.0-IV1
+MIN_ISR_CONFIG = "min.insync.replicas"
 # BrokerRegistrationChangeRecord: Kafka's BrokerRegistrationFencingChange / InControlledShutdownChange
 FENCE, UNFENCE, IN_CONTROLLED_SHUTDOWN = 1, -1, 1
 
@@ -103,6 +106,29 @@ class ReplicationControlManager:
         """The broker's only directory, else UNASSIGNED (Kafka's ``defaultDir``)."""
         reg = self.cluster.registration(broker_id)
         return reg.directories[0] if reg is not None and len(reg.directories) == 1 else UNASSIGNED
+
+    def elr_enabled(self) -> bool:
+        """Eligible leader replicas: the eligible.leader.replicas.version feature finalized at
+        1 or more, on a metadata.version that has them (4.0-IV1)."""
+        level = self.features.finalized_features().get(ELR_FEATURE, 0)
+        return level >= 1 and self.features.metadata_version() >= ELR_METADATA_VERSION
+
+    def topic_effective_min_isr(self, topic: TopicImage) -> int:
+        """min.insync.replicas of the topic, else the cluster default, else 1; at most the
+        replication factor (Kafka's ``getTopicEffectiveMinIsr``)."""
+        value = (self.configs.topic_config(topic.name, MIN_ISR_CONFIG)
+                 or self.configs.cluster_config(MIN_ISR_CONFIG) or "1")
+        first = topic.partitions.get(0)
+        replication_factor = len(first.replicas) if first is not None else 1
+        return min(int(value), replication_factor)
+
+    def builder(self, topic: TopicImage, partition_id: int, partition: PartitionRegistration,
+                is_acceptable_leader: Callable[[int], bool]) -> PartitionChangeBuilder:
+        """A PartitionChangeBuilder with this cluster's metadata.version, ELR and min ISR."""
+        return PartitionChangeBuilder(
+            partition, topic.id, partition_id, is_acceptable_leader,
+            self.features.metadata_version(), self.default_dir,
+            min_isr=self.topic_effective_min_isr(topic), elr_enabled=self.elr_enabled())
 
     def usable_brokers(self) -> list[UsableBroker]:
         return [UsableBroker(b.id, b.rack, b.fenced)
@@ -366,8 +392,7 @@ class ReplicationControlManager:
             return r != broker_to_remove and (r == broker_to_add or self.cluster.is_active(r))
         before = len(records)
         for topic, partition_id, partition in partitions:
-            builder = PartitionChangeBuilder(partition, topic.id, partition_id, acceptable,
-                                             self.features.metadata_version(), self.default_dir)
+            builder = self.builder(topic, partition_id, partition, acceptable)
             if self.configs.unclean_leader_election_enabled_for_topic(topic.name):
                 builder.set_election(Election.UNCLEAN)
             builder.set_target_isr([r for r in partition.isr if r != broker_to_remove])

@@ -48,7 +48,9 @@ def registration(broker_id: int, rack: str | None = None, mv_range: tuple[int, i
              listeners=[R.Listener(name="PLAINTEXT", host="localhost", port=9092 + broker_id,
                                    security_protocol=0)],
              features=[R.Feature(name="metadata.version", min_supported_version=mv_range[0],
-                                 max_supported_version=mv_range[1])],
+                                 max_supported_version=mv_range[1]),
+                       R.Feature(name="eligible.leader.replicas.version", min_supported_version=0,
+                                 max_supported_version=1)],
              rack=rack, log_dirs=[log_dir(broker_id)])
 
 
