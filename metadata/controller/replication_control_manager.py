@@ -65,6 +65,7 @@ UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
 ELR_FEATURE = "eligible.leader.replicas.version"
 ELR_METADATA_VERSION = 23  # 4.0-IV1
 MIN_ISR_CONFIG = "min.insync.replicas"
+CORDONED_LOG_DIRS_LEVEL = 30  # 4.3-IV0
 # BrokerRegistrationChangeRecord: Kafka's BrokerRegistrationFencingChange / InControlledShutdownChange
 FENCE, UNFENCE, IN_CONTROLLED_SHUTDOWN = 1, -1, 1
 
@@ -456,6 +457,9 @@ class ReplicationControlManager:
             elif nxt == S.CONTROLLED_SHUTDOWN:
                 self.handle_broker_in_controlled_shutdown(broker_id, request.broker_epoch, records)
         heartbeats.touch(broker_id, nxt.fenced, request.current_metadata_offset, now_ms)
+        if self.features.metadata_version() >= CORDONED_LOG_DIRS_LEVEL:
+            self.handle_directories_cordoned(broker_id, request.broker_epoch,
+                                             request.cordoned_log_dirs, records)
         if nxt == S.CONTROLLED_SHUTDOWN:
             # complete once every active broker has replayed the last of these records
             heartbeats.maybe_update_controlled_shutdown_offset(
@@ -463,6 +467,19 @@ class ReplicationControlManager:
         return ControllerResult.of(records, BrokerHeartbeatResponse(
             is_caught_up=request.current_metadata_offset >= register_offset,
             is_fenced=nxt.fenced, should_shut_down=nxt.should_shut_down))
+
+    def handle_directories_cordoned(self, broker_id: int, broker_epoch: int,
+                                    cordoned: list[bytes] | None, records: list[Message]) -> None:
+        """Kafka 4.4's cordoned log directories (KIP-1066): a heartbeat naming them (even
+        none) records them when they differ from the registration's (or it has none yet)."""
+        if cordoned is None:
+            return
+        reg = self.cluster.registration(broker_id)
+        if reg is None:
+            return
+        if reg.cordoned_directories is None or set(reg.cordoned_directories) != set(cordoned):
+            records.append(BrokerRegistrationChangeRecord(
+                broker_id=broker_id, broker_epoch=broker_epoch, cordoned_log_dirs=list(cordoned)))
 
     def maybe_fence_one_stale_broker(self, now_ms: int) -> ControllerResult[None]:
         """Fence the broker whose session expired longest ago, if any."""

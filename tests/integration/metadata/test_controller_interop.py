@@ -14,8 +14,12 @@ each side's ids are numbered in order of first use, so a PartitionRecord must na
 TopicRecord's id and a RemoveTopicRecord the deleted topic's). Not ignored: the SCRAM
 salt is random too, so kafpy's request carries the salt Kafka's tool chose (as the tool would
 send it) and the stored and server keys kafpy derives from the password must be Kafka's.
-Within one batch ConfigRecords and ClientQuotaRecords are compared as a multiset, as Kafka
-orders them by hash; the order of record types is compared exactly."""
+Within one batch ConfigRecords, ClientQuotaRecords and PartitionChangeRecords are compared as
+a multiset, as Kafka orders them by hash; the order of record types is compared exactly.
+
+The broker's own lifecycle is compared too: its registration (the request rebuilt from what
+Kafka registered), the heartbeat that unfences it, and, as the node stops, the controlled
+shutdown and the fencing after it."""
 from __future__ import annotations
 
 import collections
@@ -92,6 +96,10 @@ class Managers:
     acls: AclControlManager
     scram: ScramControlManager
     quotas: ClientQuotaControlManager
+
+    @property
+    def cluster(self) -> ClusterControlManager:
+        return self.replication.cluster
 
 
 Op = tuple[list[str], Callable[[Managers, list[Message]], ControllerResult[object]]]
@@ -185,6 +193,10 @@ class Run:
     bootstrap: list[tuple[int, Message]]   # Kafka's records before the first operation
     batches: list[list[Message]]           # the batches after it (NoOps left out), in order
 
+    def trailing(self) -> list[list[Message]]:
+        """The batches after the operations: the node's controlled shutdown as it stopped."""
+        return self.batches[len(_ops()):]
+
 
 def _is_admin_batch(batch: DumpedBatch) -> bool:
     return not batch.is_control and not all(isinstance(r, M.NoOpRecord) for _o, r in batch.records)
@@ -253,7 +265,7 @@ def _normalized(record: Message, uuids: UuidNames) -> str:
     return f"{type(record).__name__}({', '.join(fields)})"
 
 
-_UNORDERED = (M.ConfigRecord, M.ClientQuotaRecord)
+_UNORDERED = (M.ConfigRecord, M.ClientQuotaRecord, M.PartitionChangeRecord)
 
 
 def _shape(records: list[Message]) -> list[str]:
@@ -266,22 +278,74 @@ def _shape(records: list[Message]) -> list[str]:
     return out
 
 
-def test_kafpys_managers_write_what_kafka_44_writes(run: Run) -> None:
-    ops = _ops()
-    assert len(run.batches) >= len(ops), [[type(r).__name__ for r in b] for b in run.batches]
-    # after the operations, only the broker's controlled shutdown as the node stopped
-    lifecycle = (M.BrokerRegistrationChangeRecord, M.PartitionChangeRecord, M.NoOpRecord)
-    trailing = [r for b in run.batches[len(ops):] for r in b]
-    assert all(isinstance(r, lifecycle) for r in trailing), trailing
-    m = _managers(run.bootstrap)
-    kafka_ids, our_ids = UuidNames(), UuidNames()
-    for (args, ours), kafka_batch in zip(ops, run.batches):
+def _same(ours: list[Message], kafka: list[Message], our_ids: UuidNames, kafka_ids: UuidNames,
+          what: object) -> None:
+    assert _shape(ours) == _shape(kafka), (what, ours, kafka)
+    assert collections.Counter(_normalized(r, our_ids) for r in ours) == \
+        collections.Counter(_normalized(r, kafka_ids) for r in kafka), what
+
+
+def _run_ops(m: Managers, run: Run, our_ids: UuidNames, kafka_ids: UuidNames) -> None:
+    for (args, ours), kafka_batch in zip(_ops(), run.batches):
         result = ours(m, kafka_batch)
-        assert _shape(result.records) == _shape(kafka_batch), args
-        assert collections.Counter(_normalized(r, our_ids) for r in result.records) == \
-            collections.Counter(_normalized(r, kafka_ids) for r in kafka_batch), args
+        _same(result.records, kafka_batch, our_ids, kafka_ids, args)
         m.metadata.replay_all(result.records)
+
+
+def test_kafpys_managers_write_what_kafka_44_writes(run: Run) -> None:
+    assert len(run.batches) >= len(_ops()), [[type(r).__name__ for r in b] for b in run.batches]
+    lifecycle = (M.BrokerRegistrationChangeRecord, M.PartitionChangeRecord)
+    assert all(isinstance(r, lifecycle) for b in run.trailing() for r in b), run.trailing()
+    m = _managers(run.bootstrap)
+    _run_ops(m, run, UuidNames(), UuidNames())
     # and the image both sides end with is the same but for the random ids
     assert sorted(m.metadata.image.configs.topic_config("beta").items()) == \
         [("max.message.bytes", "2000000"), ("segment.ms", "600000")]
     assert m.metadata.image.topic("gone") is None
+
+
+def _registration_request(record: M.RegisterBrokerRecord) -> M.BrokerRegistrationRequest:
+    """The BrokerRegistrationRequest Kafka's broker sent, read back from what it registered."""
+    R = M.BrokerRegistrationRequest
+    return R(broker_id=record.broker_id, cluster_id="unused", incarnation_id=record.incarnation_id,
+             listeners=[R.Listener(name=e.name, host=e.host, port=e.port, security_protocol=e.security_protocol)
+                        for e in record.end_points],
+             features=[R.Feature(name=f.name, min_supported_version=f.min_supported_version,
+                                 max_supported_version=f.max_supported_version) for f in record.features],
+             rack=record.rack, log_dirs=list(record.log_dirs))
+
+
+def test_the_broker_lifecycle_as_kafka_44_writes_it(run: Run) -> None:
+    """Registration, unfencing once caught up, and at the end the controlled shutdown that
+    moves every partition's ISR to its ELR, then the fencing that lets the broker go."""
+    (register_at, kafka_register), = [(o, r) for o, r in run.bootstrap
+                                       if isinstance(r, M.RegisterBrokerRecord)]
+    m = _managers([(o, r) for o, r in run.bootstrap if o < register_at])
+    our_ids, kafka_ids = UuidNames(), UuidNames()
+    result = m.cluster.register_broker(_registration_request(kafka_register), register_at, now_ms=0)
+    _same(result.records, [kafka_register], our_ids, kafka_ids, "registration")
+    m.metadata.replay_all(result.records, register_at)
+    # the broker's first heartbeat once caught up: unfenced, and its cordoned log directories
+    # (none) recorded; Kafka may have taken one heartbeat or two for these
+    after = [r for o, r in run.bootstrap if o > register_at and not isinstance(r, M.NoOpRecord)]
+    heartbeat = m.replication.process_broker_heartbeat(M.BrokerHeartbeatRequest(
+        broker_id=1, broker_epoch=register_at, current_metadata_offset=register_at,
+        cordoned_log_dirs=[]), now_ms=10)
+    assert not heartbeat.response.is_fenced and heartbeat.response.is_caught_up
+    assert collections.Counter(_normalized(r, our_ids) for r in heartbeat.records) == \
+        collections.Counter(_normalized(r, kafka_ids) for r in after)
+    m.metadata.replay_all(heartbeat.records)
+    _run_ops(m, run, our_ids, kafka_ids)
+    shutdown, fence = run.trailing()
+    reg = m.cluster.registration(1)
+    assert reg is not None
+    first = m.replication.process_broker_heartbeat(M.BrokerHeartbeatRequest(
+        broker_id=1, broker_epoch=reg.epoch, current_metadata_offset=m.metadata.last_offset,
+        want_shut_down=True), now_ms=20)
+    _same(first.records, shutdown, our_ids, kafka_ids, "controlled shutdown")
+    m.metadata.replay_all(first.records)
+    second = m.replication.process_broker_heartbeat(M.BrokerHeartbeatRequest(
+        broker_id=1, broker_epoch=reg.epoch, current_metadata_offset=m.metadata.last_offset,
+        want_shut_down=True), now_ms=30)
+    assert second.response.should_shut_down
+    _same(second.records, fence, our_ids, kafka_ids, "shutdown")

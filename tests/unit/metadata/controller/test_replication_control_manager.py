@@ -274,3 +274,18 @@ def test_records_are_the_generated_messages():
                                                                        replication_factor=1)]))
     assert isinstance(result.records[0], TopicRecord)
     assert not any(isinstance(r, ConfigRecord) for r in result.records)
+
+
+def test_a_heartbeat_records_changed_cordoned_log_dirs():
+    c = _cluster(1)
+    reg = c.cluster.registration(1)
+    assert reg is not None
+    request = BrokerHeartbeatRequest(broker_id=1, broker_epoch=reg.epoch,
+                                     current_metadata_offset=c.metadata.last_offset,
+                                     cordoned_log_dirs=[])
+    (record,) = c.replication.process_broker_heartbeat(request, 0).records
+    assert isinstance(record, BrokerRegistrationChangeRecord) and record.cordoned_log_dirs == []
+    c.metadata.replay(record)
+    assert c.replication.process_broker_heartbeat(request, 0).records == []  # unchanged: none
+    request.cordoned_log_dirs = None  # an older broker says nothing about them
+    assert c.replication.process_broker_heartbeat(request, 0).records == []
