@@ -2,7 +2,7 @@
 
 A scripted sequence of admin operations (topics created with configs, configs altered and
 deleted, a broker default, ACLs added and removed, SCRAM users, client quotas, a topic
-deleted) runs against an Apache Kafka 4.4 node (KRaft, combined roles) with Kafka's own
+deleted, a feature safely downgraded) runs against an Apache Kafka 4.4 node (KRaft, combined roles) with Kafka's own
 tools; ``kafka-dump-log --cluster-metadata-decoder`` gives the records its controller wrote.
 The same operations, as the requests those tools send, then go through kafpy's managers,
 starting from Kafka's own records up to the first operation (its features and broker
@@ -91,6 +91,7 @@ CAROL = Acl(3, "g1", 3, "User:carol", 8, 3)
 @dataclasses.dataclass
 class Managers:
     metadata: ControllerMetadata
+    features: FeatureControlManager
     replication: ReplicationControlManager
     configs: ConfigurationControlManager
     acls: AclControlManager
@@ -182,6 +183,10 @@ def _ops() -> list[Op]:
         (["kafka-configs", "--alter", "--entity-type", "clients", "--entity-default",
           "--add-config", "producer_byte_rate=4096"],
          lambda m, _k: m.quotas.alter_client_quotas(_quota([("client-id", None)], ("producer_byte_rate", 4096.0)))),
+        (["kafka-features", "downgrade", "--feature", "transaction.version=1"],
+         lambda m, _k: m.features.update_features(M.UpdateFeaturesRequest(feature_updates=[
+             M.UpdateFeaturesRequest.FeatureUpdateKey(feature="transaction.version", max_version_level=1,
+                                                      upgrade_type=2)]))),
         (["kafka-configs", "--alter", "--entity-type", "brokers", "--entity-default",
           "--add-config", "log.cleaner.threads=2"],
          lambda m, _k: m.configs.incremental_alter_configs(_alter(BROKER, "", ("log.cleaner.threads", SET, "2")))),
@@ -230,7 +235,12 @@ def _managers(bootstrap: list[tuple[int, Message]]) -> Managers:
     metadata = ControllerMetadata()
     for offset, record in bootstrap:
         metadata.replay(record, offset)
-    features = FeatureControlManager(metadata, QuorumFeatures(1, {"metadata.version": VersionRange(7, 34)}))
+    # this controller supports what Kafka's own controller registered it supports
+    (controller,) = [r for _o, r in bootstrap if isinstance(r, M.RegisterControllerRecord)] or [None]
+    local = ({"metadata.version": VersionRange(7, 34)} if controller is None else
+             {f.name: VersionRange(f.min_supported_version, f.max_supported_version)
+              for f in controller.features})
+    features = FeatureControlManager(metadata, QuorumFeatures(1, local))
     cluster = ClusterControlManager(metadata, features, "unused", 9000)
     configs = ConfigurationControlManager(metadata)
     ids = iter(range(1, 1 << 20))
@@ -239,7 +249,7 @@ def _managers(bootstrap: list[tuple[int, Message]]) -> Managers:
         return uuid.UUID(int=next(ids)).bytes
     replication = ReplicationControlManager(metadata, features, cluster, configs,
                                             StripedReplicaPlacer(random.Random(0)), new_uuid)
-    return Managers(metadata, replication, configs, AclControlManager(metadata, new_uuid),
+    return Managers(metadata, features, replication, configs, AclControlManager(metadata, new_uuid),
                     ScramControlManager(metadata), ClientQuotaControlManager(metadata))
 
 
