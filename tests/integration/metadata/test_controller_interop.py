@@ -236,10 +236,9 @@ def _managers(bootstrap: list[tuple[int, Message]]) -> Managers:
     for offset, record in bootstrap:
         metadata.replay(record, offset)
     # this controller supports what Kafka's own controller registered it supports
-    (controller,) = [r for _o, r in bootstrap if isinstance(r, M.RegisterControllerRecord)] or [None]
-    local = ({"metadata.version": VersionRange(7, 34)} if controller is None else
-             {f.name: VersionRange(f.min_supported_version, f.max_supported_version)
-              for f in controller.features})
+    (controller,) = [r for _o, r in bootstrap if isinstance(r, M.RegisterControllerRecord)]
+    local = {f.name: VersionRange(f.min_supported_version, f.max_supported_version)
+             for f in controller.features}
     features = FeatureControlManager(metadata, QuorumFeatures(1, local))
     cluster = ClusterControlManager(metadata, features, "unused", 9000)
     configs = ConfigurationControlManager(metadata)
