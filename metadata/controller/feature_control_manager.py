@@ -23,6 +23,11 @@ from kafpy.protocol.messages import FeatureLevelRecord, Message, UpdateFeaturesR
 log = logging.getLogger(__name__)
 
 DISABLED = VersionRange(0, 0)
+# (feature, level) -> the levels of other features it needs (Kafka 4.4's feature versions'
+# dependencies: only eligible leader replicas have one among the production features)
+FEATURE_DEPENDENCIES: dict[tuple[str, int], dict[str, int]] = {
+    ("eligible.leader.replicas.version", 1): {mv.FEATURE_NAME: 23},
+}
 
 
 class UpgradeType(IntEnum):
@@ -93,12 +98,15 @@ class FeatureControlManager:
         """The first error (Kafka answers it for the whole request and changes nothing), or
         success with the records of every update, atomically, unless validate-only."""
         records: list[Message] = []
+        proposed = self.finalized_features()
+        proposed.update({u.feature: u.max_version_level for u in request.feature_updates})
         for update in request.feature_updates:
             if version == 0:
                 upgrade = UpgradeType.SAFE_DOWNGRADE if update.allow_downgrade else UpgradeType.UPGRADE
             else:
                 upgrade = UpgradeType.of(update.upgrade_type)
-            error = self._update_feature(update.feature, update.max_version_level, upgrade, records)
+            error = self._update_feature(update.feature, update.max_version_level, upgrade,
+                                         records, proposed)
             if not error.is_success():
                 return ControllerResult.of([], error)
         if request.validate_only:
@@ -106,7 +114,7 @@ class FeatureControlManager:
         return ControllerResult.atomic_of(records, API_ERROR_NONE)
 
     def _update_feature(self, name: str, level: int, upgrade: UpgradeType,
-                        records: list[Message]) -> ApiError:
+                        records: list[Message], proposed: Mapping[str, int]) -> ApiError:
         if upgrade == UpgradeType.UNKNOWN:
             return _invalid_update(name, level, "The controller does not support the given upgrade type.")
         if name == mv.FEATURE_NAME:
@@ -126,6 +134,10 @@ class FeatureControlManager:
         if name == mv.FEATURE_NAME:
             return self._update_metadata_version(current, level,
                                                  upgrade == UpgradeType.UNSAFE_DOWNGRADE, records)
+        for dependency, needed in FEATURE_DEPENDENCIES.get((name, level), {}).items():
+            if proposed.get(dependency, 0) < needed:
+                return _invalid_update(name, level, f"{name} could not be set to {level} because "
+                                       f"it depends on {dependency} level {needed}")
         records.append(FeatureLevelRecord(name=name, feature_level=level))
         return API_ERROR_NONE
 
@@ -157,21 +169,20 @@ class FeatureControlManager:
                                  records: list[Message]) -> ApiError:
         target = mv.from_feature_level(level)
         if target is None:
-            return _invalid_metadata_version(level, "Unknown metadata.version.")
-        if level < mv.MINIMUM_VERSION.feature_level:
             return _invalid_metadata_version(
-                level, f"Unable to set a metadata.version less than {mv.MINIMUM_VERSION}")
+                level, f"Valid versions are from {mv.MINIMUM_VERSION.feature_level} to "
+                f"{mv.LATEST.feature_level}.")
         if level < current:
             if not mv.check_if_metadata_changed(current, level):
                 log.warning("Downgrading metadata.version from %s to %s.",
                             mv.VERSIONS.get(current, current), target)
             elif unsafe:
-                return _invalid_metadata_version(
-                    level, "Unsafe metadata downgrade is not supported in this version.")
+                return _unsupported_downgrade(
+                    current, level, "Unsafe metadata downgrade is not supported in this version.")
             else:
-                return _invalid_metadata_version(
-                    level, "Refusing to perform the requested downgrade because it might "
-                    "delete metadata information.")
+                return _unsupported_downgrade(
+                    current, level, "Refusing to perform the requested downgrade because it "
+                    "might delete metadata information.")
         else:
             log.warning("Upgrading metadata.version from %s to %s.",
                         mv.VERSIONS.get(current, current), target)
@@ -181,6 +192,12 @@ class FeatureControlManager:
 
 def _invalid_update(feature: str, level: int, message: str) -> ApiError:
     text = f"Invalid update version {level} for feature {feature}. {message}"
+    log.warning(text)
+    return ApiError(ErrorCode.INVALID_UPDATE_VERSION, text)
+
+
+def _unsupported_downgrade(current: int, level: int, message: str) -> ApiError:
+    text = f"Unsupported metadata.version downgrade from {current} to {level}. {message}"
     log.warning(text)
     return ApiError(ErrorCode.INVALID_UPDATE_VERSION, text)
 

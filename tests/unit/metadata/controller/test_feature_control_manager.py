@@ -91,12 +91,12 @@ def test_one_bad_update_fails_the_whole_request():
 def test_metadata_version_downgrades():
     c = controller(mv=33, local=LOCAL)
     unsafe = c.features.update_features(_update(("metadata.version", 31, UpgradeType.UNSAFE_DOWNGRADE)))
-    assert unsafe.response.message == ("Invalid metadata.version 31. Unsafe metadata downgrade "
-                                       "is not supported in this version.")
+    assert unsafe.response.message == ("Unsupported metadata.version downgrade from 33 to 31. "
+                                       "Unsafe metadata downgrade is not supported in this version.")
     refused = c.features.update_features(_update(("metadata.version", 31, UpgradeType.SAFE_DOWNGRADE)))
-    assert refused.response.message == ("Invalid metadata.version 31. Refusing to perform the "
-                                        "requested downgrade because it might delete metadata "
-                                        "information.")
+    assert refused.response.message == ("Unsupported metadata.version downgrade from 33 to 31. "
+                                        "Refusing to perform the requested downgrade because it "
+                                        "might delete metadata information.")
     c2 = controller(mv=29, local=LOCAL)
     safe = c2.features.update_features(_update(("metadata.version", 26, UpgradeType.SAFE_DOWNGRADE)))
     assert safe.response.is_success()
@@ -104,3 +104,16 @@ def test_metadata_version_downgrades():
     assert c2.features.metadata_version() == 26
     low = c2.features.update_features(_update(("metadata.version", 6, UpgradeType.SAFE_DOWNGRADE)))
     assert low.response.error == ErrorCode.INVALID_UPDATE_VERSION
+
+
+def test_a_feature_level_needs_its_dependencies():
+    local = {**LOCAL, "eligible.leader.replicas.version": VersionRange(0, 1)}
+    c = controller(mv=21, local=local)
+    r = c.features.update_features(_update(("eligible.leader.replicas.version", 1, UpgradeType.UPGRADE)))
+    assert r.response.message == (
+        "Invalid update version 1 for feature eligible.leader.replicas.version. "
+        "eligible.leader.replicas.version could not be set to 1 because it depends on "
+        "metadata.version level 23")
+    both = c.features.update_features(_update(("metadata.version", 23, UpgradeType.UPGRADE),
+                                              ("eligible.leader.replicas.version", 1, UpgradeType.UPGRADE)))
+    assert both.response.is_success() and len(both.records) == 2
