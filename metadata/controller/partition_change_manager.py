@@ -1,0 +1,296 @@
+"""AlterPartition, ElectLeaders and partition reassignments: the part of Kafka's
+``ReplicationControlManager`` that changes existing partitions on request.
+
+Who calls it: the quorum controller (AlterPartition from partition leaders; ElectLeaders,
+AlterPartitionReassignments, ListPartitionReassignments from admins). Every change goes
+through ``PartitionChangeBuilder`` and takes effect when its PartitionChangeRecord is
+replayed; the ISR rules and error codes are the ones Kafka's controller applies."""
+
+from __future__ import annotations
+
+import logging
+
+from kafpy.metadata.controller.controller_result import ApiError, ControllerError, ControllerResult
+from kafpy.metadata.controller.partition_change_builder import Election, PartitionChangeBuilder
+from kafpy.metadata.controller.replication_control_manager import ReplicationControlManager
+from kafpy.metadata.image.partition import LeaderRecoveryState, PartitionRegistration
+from kafpy.metadata.image.topics import TopicImage
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (
+    AlterPartitionReassignmentsRequest,
+    AlterPartitionReassignmentsResponse,
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+    ElectLeadersRequest,
+    ElectLeadersResponse,
+    ListPartitionReassignmentsRequest,
+    ListPartitionReassignmentsResponse,
+    Message,
+)
+
+log = logging.getLogger(__name__)
+
+NO_REASSIGNMENT_MESSAGE = "No partition reassignment is in progress for this topic-partition."
+
+
+class PartitionChangeManager:
+    """Reads topics, brokers and configs through the ``ReplicationControlManager``."""
+
+    def __init__(self, replication: ReplicationControlManager) -> None:
+        self.replication = replication
+        self.cluster = replication.cluster
+
+    def _builder(self, topic: TopicImage, partition_id: int,
+                 partition: PartitionRegistration) -> PartitionChangeBuilder:
+        return self.replication.builder(topic, partition_id, partition, self.cluster.is_active)
+
+    # -- AlterPartition ----------------------------------------------------------------------
+
+    def alter_partition(self, request: AlterPartitionRequest,
+                        version: int) -> ControllerResult[AlterPartitionResponse]:
+        """ISR changes from a partition leader; STALE_BROKER_EPOCH for the whole request when
+        its broker epoch is not the current one (raised)."""
+        self.cluster.check_broker_epoch(request.broker_id, request.broker_epoch)
+        records: list[Message] = []
+        response = AlterPartitionResponse()
+        P = AlterPartitionResponse.PartitionData
+        image = self.replication.metadata.image
+        for topic_data in request.topics:
+            topic = (image.topic_by_id(topic_data.topic_id) if version > 1
+                     else image.topic(topic_data.topic_name))
+            out = AlterPartitionResponse.TopicData(topic_name=topic_data.topic_name,
+                                                   topic_id=topic_data.topic_id)
+            response.topics.append(out)
+            if topic is None:
+                error = ErrorCode.UNKNOWN_TOPIC_ID if version > 1 else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                out.partitions += [P(partition_index=p.partition_index, error_code=int(error))
+                                   for p in topic_data.partitions]
+                continue
+            for data in topic_data.partitions:
+                partition = topic.partitions.get(data.partition_index)
+                new_isr = ([b.broker_id for b in data.new_isr_with_epochs] if version >= 3
+                           else list(data.new_isr))
+                epochs = ([(b.broker_id, b.broker_epoch) for b in data.new_isr_with_epochs]
+                          if version >= 3 else [(b, -1) for b in data.new_isr])
+                error = self._validate(request.broker_id, topic, data, partition, new_isr, epochs, version)
+                if error != ErrorCode.NONE or partition is None:
+                    out.partitions.append(P(partition_index=data.partition_index, error_code=int(error)))
+                    continue
+                builder = self._builder(topic, data.partition_index, partition)
+                if self.replication.configs.unclean_leader_election_enabled_for_topic(topic.name):
+                    builder.set_election(Election.UNCLEAN)
+                builder.set_target_isr(new_isr)
+                builder.set_target_leader_recovery_state(LeaderRecoveryState.of(data.leader_recovery_state))
+                record = builder.build()
+                if record is not None:
+                    records.append(record)
+                    partition = partition.merge(record)
+                    if record.leader not in (request.broker_id, -2):
+                        # the ISR change completed a reassignment that moved the leader
+                        error = ErrorCode.NEW_LEADER_ELECTED if version > 1 else ErrorCode.FENCED_LEADER_EPOCH
+                        out.partitions.append(P(partition_index=data.partition_index,
+                                                error_code=int(error)))
+                        continue
+                out.partitions.append(P(
+                    partition_index=data.partition_index, error_code=0, leader_id=partition.leader,
+                    leader_epoch=partition.leader_epoch, isr=list(partition.isr),
+                    leader_recovery_state=int(partition.leader_recovery_state),
+                    partition_epoch=partition.partition_epoch))
+        return ControllerResult.of(records, response)
+
+    def _validate(self, broker_id: int, topic: TopicImage,
+                  data: AlterPartitionRequest.PartitionData,
+                  partition: PartitionRegistration | None, new_isr: list[int],
+                  epochs: list[tuple[int, int]], version: int) -> ErrorCode:
+        """Kafka's ``validateAlterPartitionData``, in its order."""
+        name = f"{topic.name}-{data.partition_index}"
+        if partition is None:
+            log.info("Rejecting AlterPartition request for unknown partition %s.", name)
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        if data.leader_epoch > partition.leader_epoch or data.partition_epoch > partition.partition_epoch:
+            return ErrorCode.NOT_CONTROLLER
+        if data.leader_epoch < partition.leader_epoch:
+            return ErrorCode.FENCED_LEADER_EPOCH
+        if broker_id != partition.leader:
+            log.info("Rejecting AlterPartition request from node %d for %s because the current "
+                     "leader is %d.", broker_id, name, partition.leader)
+            return ErrorCode.INVALID_REQUEST
+        if data.partition_epoch < partition.partition_epoch:
+            log.info("Rejecting AlterPartition request from node %d for %s because the current "
+                     "partition epoch is %d, not %d.", broker_id, name, partition.partition_epoch,
+                     data.partition_epoch)
+            return ErrorCode.INVALID_UPDATE_VERSION
+        if len(set(new_isr)) != len(new_isr) or any(r not in partition.replicas for r in new_isr):
+            log.error("Rejecting AlterPartition request from node %d for %s because it specified "
+                      "an invalid ISR %s.", broker_id, name, new_isr)
+            return ErrorCode.INVALID_REQUEST
+        if partition.leader not in new_isr:
+            log.error("Rejecting AlterPartition request from node %d for %s because it specified "
+                      "an invalid ISR %s that doesn't include itself.", broker_id, name, new_isr)
+            return ErrorCode.INVALID_REQUEST
+        recovery = data.leader_recovery_state
+        if recovery == LeaderRecoveryState.RECOVERING and len(new_isr) > 1:
+            return ErrorCode.INVALID_REQUEST
+        if (partition.leader_recovery_state == LeaderRecoveryState.RECOVERED
+                and recovery == LeaderRecoveryState.RECOVERING):
+            return ErrorCode.INVALID_REQUEST
+        ineligible = self._ineligible_replicas(epochs)
+        if ineligible:
+            log.info("Rejecting AlterPartition request from node %d for %s because it specified "
+                     "ineligible replicas %s in the new ISR %s.", broker_id, name, ineligible, new_isr)
+            return ErrorCode.INELIGIBLE_REPLICA if version > 1 else ErrorCode.OPERATION_NOT_ATTEMPTED
+        return ErrorCode.NONE
+
+    def _ineligible_replicas(self, epochs: list[tuple[int, int]]) -> list[str]:
+        out: list[str] = []
+        for broker_id, epoch in epochs:
+            reg = self.cluster.registration(broker_id)
+            if reg is None:
+                out.append(f"{broker_id} (not registered)")
+            elif reg.in_controlled_shutdown:
+                out.append(f"{broker_id} (shutting down)")
+            elif reg.fenced:
+                out.append(f"{broker_id} (fenced)")
+            elif epoch != -1 and reg.epoch != epoch:
+                out.append(f"{broker_id} (broker epoch mismatch: requested={epoch} VS "
+                           f"expected={reg.epoch})")
+        return out
+
+    # -- ElectLeaders ------------------------------------------------------------------------
+
+    def elect_leaders(self, request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
+        """Preferred (type 0) or unclean (type 1) elections; no topic list: every partition."""
+        election = Election.UNCLEAN if request.election_type == 1 else Election.PREFERRED
+        records: list[Message] = []
+        response = ElectLeadersResponse()
+        R = ElectLeadersResponse.ReplicaElectionResult
+        PR = ElectLeadersResponse.PartitionResult
+        if request.topic_partitions is None:
+            wanted = [(t.name, sorted(t.partitions)) for t in self.replication.topics()]
+        else:
+            wanted = [(t.topic, list(t.partitions)) for t in request.topic_partitions]
+        for name, partition_ids in wanted:
+            result = R(topic=name)
+            for partition_id in partition_ids:
+                error = self._elect_leader(name, partition_id, election, records)
+                if request.topic_partitions is None and error.error == ErrorCode.ELECTION_NOT_NEEDED:
+                    continue  # electing every leader reports only the partitions it tried
+                result.partition_result.append(PR(partition_id=partition_id,
+                                                  error_code=int(error.error),
+                                                  error_message=error.message))
+            if result.partition_result or request.topic_partitions is not None:
+                response.replica_election_results.append(result)
+        return ControllerResult.of(records, response)
+
+    def _elect_leader(self, name: str, partition_id: int, election: Election,
+                      records: list[Message]) -> ApiError:
+        topic = self.replication.topic(name)
+        if topic is None:
+            return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {name}")
+        partition = topic.partitions.get(partition_id)
+        if partition is None:
+            return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                            f"No such partition as {name}-{partition_id}")
+        if ((election == Election.PREFERRED and partition.leader == partition.replicas[0])
+                or (election == Election.UNCLEAN and partition.has_leader())):
+            return ApiError(ErrorCode.ELECTION_NOT_NEEDED)
+        builder = self._builder(topic, partition_id, partition).set_election(election)
+        record = builder.build()
+        if record is None:
+            if election == Election.PREFERRED:
+                return ApiError(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE)
+            return ApiError(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE)
+        records.append(record)
+        return ApiError()
+
+    # -- reassignments -----------------------------------------------------------------------
+
+    def alter_partition_reassignments(self, request: AlterPartitionReassignmentsRequest
+                                      ) -> ControllerResult[AlterPartitionReassignmentsResponse]:
+        records: list[Message] = []
+        response = AlterPartitionReassignmentsResponse(error_message=None)
+        for topic in request.topics:
+            out = AlterPartitionReassignmentsResponse.ReassignableTopicResponse(name=topic.name)
+            for target in topic.partitions:
+                try:
+                    self._alter_partition_reassignment(topic.name, target, records)
+                    error = ApiError()
+                except ControllerError as e:
+                    error = e.api_error
+                out.partitions.append(AlterPartitionReassignmentsResponse.ReassignablePartitionResponse(
+                    partition_index=target.partition_index, error_code=int(error.error),
+                    error_message=error.message))
+            response.responses.append(out)
+        return ControllerResult.atomic_of(records, response)
+
+    def _alter_partition_reassignment(
+            self, name: str, target: AlterPartitionReassignmentsRequest.ReassignablePartition,
+            records: list[Message]) -> None:
+        topic = self.replication.topic(name)
+        if topic is None:
+            raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                  f"Unable to find a topic named {name}.")
+        partition = topic.partitions.get(target.partition_index)
+        if partition is None:
+            raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                  f"Unable to find partition {name}:{target.partition_index}.")
+        builder = self._builder(topic, target.partition_index, partition)
+        if target.replicas is None:
+            if not (partition.adding_replicas or partition.removing_replicas):
+                raise ControllerError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT_MESSAGE)
+            # revert: the replicas being added leave replicas and ISR
+            replicas = [r for r in partition.replicas if r not in partition.adding_replicas]
+            isr = [r for r in partition.isr if r not in partition.adding_replicas]
+            unclean = self.replication.configs.unclean_leader_election_enabled_for_topic(name)
+            if not isr:
+                if not unclean:
+                    raise ControllerError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                                          f"Unable to revert partition assignment for "
+                                          f"{name}:{target.partition_index} because it would "
+                                          "require an unclean leader election.")
+                isr = replicas[:1]
+            if unclean:
+                builder.set_election(Election.UNCLEAN)
+            builder.set_target_isr(isr).set_target_replicas(replicas)
+            builder.set_target_removing([]).set_target_adding([])
+        else:
+            self.replication.validate_manual_partition_assignment(target.replicas, None)
+            current = list(partition.replicas)
+            removing = [r for r in current if r not in target.replicas]
+            adding = [r for r in target.replicas if r not in current]
+            replicas = list(target.replicas) + removing
+            if replicas != current:
+                builder.set_target_replicas(replicas)
+            if removing:
+                builder.set_target_removing(removing)
+            if adding:
+                builder.set_target_adding(adding)
+        record = builder.build()
+        if record is not None:
+            records.append(record)
+
+    def list_partition_reassignments(self, request: ListPartitionReassignmentsRequest
+                                     ) -> ListPartitionReassignmentsResponse:
+        """The partitions being reassigned (read-only: no records)."""
+        L = ListPartitionReassignmentsResponse
+        response = L(error_message=None)
+        if request.topics is None:
+            wanted = [(t, sorted(t.partitions)) for t in self.replication.topics()]
+        else:
+            wanted = []
+            for asked in request.topics:
+                found = self.replication.topic(asked.name)
+                if found is not None:
+                    wanted.append((found, list(asked.partition_indexes)))
+        for topic, partition_ids in wanted:
+            ongoing = []
+            for p in partition_ids:
+                reg = topic.partitions.get(p)
+                if reg is not None and (reg.adding_replicas or reg.removing_replicas):
+                    ongoing.append(L.OngoingPartitionReassignment(
+                        partition_index=p, replicas=list(reg.replicas),
+                        adding_replicas=list(reg.adding_replicas),
+                        removing_replicas=list(reg.removing_replicas)))
+            if ongoing:
+                response.topics.append(L.OngoingTopicReassignment(name=topic.name, partitions=ongoing))
+        return response
