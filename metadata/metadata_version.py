@@ -23,6 +23,9 @@ __all__ = [
     "METADATA_VERSIONS",
     "MINIMUM_VERSION",
     "LATEST_PRODUCTION",
+    "LATEST",
+    "check_if_metadata_changed",
+    "known_feature_level",
     "from_version_string",
     "from_feature_level",
     "ProductionFeature",
@@ -36,11 +39,14 @@ KRAFT_VERSION_FEATURE = "kraft.version"
 
 
 class MetadataVersion(NamedTuple):
-    """One metadata.version: its feature level, its name ("4.4-IV2"), whether it is production."""
+    """One metadata.version: its feature level, its name ("4.4-IV2"), whether it is production,
+    and whether it changed the metadata records (Kafka's ``didMetadataChange``: a downgrade
+    across such a level could lose metadata, so only an unsafe one may cross it)."""
 
     level: int
     name: str
     production: bool
+    did_metadata_change: bool
 
     @property
     def release(self) -> str:
@@ -55,12 +61,28 @@ _NAMES = ("3.3-IV3 3.4-IV0 3.5-IV0 3.5-IV1 3.5-IV2 3.6-IV0 3.6-IV1 3.6-IV2 3.7-I
           "4.2-IV1 4.3-IV0 4.4-IV0 4.4-IV1 4.4-IV2 4.5-IV0").split()
 _FIRST_LEVEL = 7
 _LAST_PRODUCTION = "4.4-IV2"
+# the levels whose MetadataVersion says didMetadataChange, read from Kafka 4.4's enum
+_CHANGED_METADATA = frozenset({7, 8, 11, 13, 14, 15, 17, 23, 30, 32, 33})
 METADATA_VERSIONS: tuple[MetadataVersion, ...] = tuple(
-    MetadataVersion(_FIRST_LEVEL + i, name, i <= _NAMES.index(_LAST_PRODUCTION)) for i, name in enumerate(_NAMES)
+    MetadataVersion(_FIRST_LEVEL + i, name, i <= _NAMES.index(_LAST_PRODUCTION),
+                    _FIRST_LEVEL + i in _CHANGED_METADATA) for i, name in enumerate(_NAMES)
 )
 _BY_LEVEL = {mv.level: mv for mv in METADATA_VERSIONS}
 MINIMUM_VERSION = METADATA_VERSIONS[0]
 LATEST_PRODUCTION = _BY_LEVEL[_FIRST_LEVEL + _NAMES.index(_LAST_PRODUCTION)]
+LATEST = METADATA_VERSIONS[-1]
+
+
+def check_if_metadata_changed(source: int, target: int) -> bool:
+    """True when some level in (lower, higher] of the two changed the metadata (Kafka's
+    ``MetadataVersion.checkIfMetadataChanged``)."""
+    low, high = sorted((source, target))
+    return any(_BY_LEVEL[level].did_metadata_change for level in range(low + 1, high + 1) if level in _BY_LEVEL)
+
+
+def known_feature_level(level: int) -> MetadataVersion | None:
+    """The metadata.version of a feature level, None when Kafka 4.4 knows no such level."""
+    return _BY_LEVEL.get(level)
 
 
 class UnknownMetadataVersion(ValueError):

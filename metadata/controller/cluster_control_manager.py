@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import logging
 
-from kafpy.metadata.controller import metadata_version as mv
+from kafpy.metadata import metadata_version as mv
 from kafpy.metadata.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafpy.metadata.controller.controller_metadata import ControllerMetadata
 from kafpy.metadata.controller.controller_result import ControllerError, ControllerResult
@@ -116,13 +116,13 @@ class ClusterControlManager:
             record.features.append(R.BrokerFeature(
                 name=feature.name, min_supported_version=feature.min_supported_version,
                 max_supported_version=feature.max_supported_version))
-        if mv.FEATURE_NAME not in listed:
+        if mv.METADATA_VERSION_FEATURE not in listed:
             # a broker that sends no metadata.version range supports only the first KRaft one
-            self._check_feature(finalized, mv.FEATURE_NAME, 1, 1)
-            record.features.append(R.BrokerFeature(name=mv.FEATURE_NAME, min_supported_version=1,
+            self._check_feature(finalized, mv.METADATA_VERSION_FEATURE, 1, 1)
+            record.features.append(R.BrokerFeature(name=mv.METADATA_VERSION_FEATURE, min_supported_version=1,
                                                    max_supported_version=1))
         for name, level in finalized.items():
-            if level != 0 and name not in listed and name != mv.FEATURE_NAME:
+            if level != 0 and name not in listed and name != mv.METADATA_VERSION_FEATURE:
                 self._check_feature(finalized, name, 0, 0)
         if directory_assignment:
             record.log_dirs = list(request.log_dirs)
@@ -161,7 +161,7 @@ class ClusterControlManager:
 
     @staticmethod
     def _check_feature(finalized: dict[str, int], name: str, low: int, high: int) -> None:
-        default = 1 if name == mv.FEATURE_NAME else 0
+        default = 1 if name == mv.METADATA_VERSION_FEATURE else 0
         level = finalized.get(name, default)
         if not low <= level <= high:
             raise ControllerError(

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from kafpy.metadata.controller import metadata_version as mv
+from kafpy.metadata import metadata_version as mv
 from kafpy.metadata.controller.controller_metadata import ControllerMetadata
 from kafpy.metadata.controller.controller_result import API_ERROR_NONE, ApiError, ControllerResult
 from kafpy.metadata.image.cluster import VersionRange
@@ -26,7 +26,7 @@ DISABLED = VersionRange(0, 0)
 # (feature, level) -> the levels of other features it needs (Kafka 4.4's feature versions'
 # dependencies: only eligible leader replicas have one among the production features)
 FEATURE_DEPENDENCIES: dict[tuple[str, int], dict[str, int]] = {
-    ("eligible.leader.replicas.version", 1): {mv.FEATURE_NAME: 23},
+    ("eligible.leader.replicas.version", 1): {mv.METADATA_VERSION_FEATURE: 23},
 }
 
 
@@ -86,11 +86,11 @@ class FeatureControlManager:
     def metadata_version(self) -> int:
         """The finalized metadata.version level (the minimum before one is written)."""
         level = self.metadata.image.features.metadata_version
-        return mv.MINIMUM_VERSION.feature_level if level is None else level
+        return mv.MINIMUM_VERSION.level if level is None else level
 
     def finalized_features(self) -> dict[str, int]:
         levels = dict(self.metadata.image.features.finalized_versions)
-        levels[mv.FEATURE_NAME] = self.metadata_version()
+        levels[mv.METADATA_VERSION_FEATURE] = self.metadata_version()
         return levels
 
     def update_features(self, request: UpdateFeaturesRequest,
@@ -117,7 +117,7 @@ class FeatureControlManager:
                         records: list[Message], proposed: Mapping[str, int]) -> ApiError:
         if upgrade == UpgradeType.UNKNOWN:
             return _invalid_update(name, level, "The controller does not support the given upgrade type.")
-        if name == mv.FEATURE_NAME:
+        if name == mv.METADATA_VERSION_FEATURE:
             current = self.metadata_version()
         else:
             current = self.metadata.image.features.finalized_versions.get(name, 0)
@@ -131,7 +131,7 @@ class FeatureControlManager:
                                    "without setting the upgrade type to either safe or unsafe downgrade.")
         if level > current and upgrade != UpgradeType.UPGRADE:
             return _invalid_update(name, level, "Can't downgrade to a newer version.")
-        if name == mv.FEATURE_NAME:
+        if name == mv.METADATA_VERSION_FEATURE:
             return self._update_metadata_version(current, level,
                                                  upgrade == UpgradeType.UNSAFE_DOWNGRADE, records)
         for dependency, needed in FEATURE_DEPENDENCIES.get((name, level), {}).items():
@@ -167,15 +167,15 @@ class FeatureControlManager:
 
     def _update_metadata_version(self, current: int, level: int, unsafe: bool,
                                  records: list[Message]) -> ApiError:
-        target = mv.from_feature_level(level)
+        target = mv.known_feature_level(level)
         if target is None:
             return _invalid_metadata_version(
-                level, f"Valid versions are from {mv.MINIMUM_VERSION.feature_level} to "
-                f"{mv.LATEST.feature_level}.")
+                level, f"Valid versions are from {mv.MINIMUM_VERSION.level} to "
+                f"{mv.LATEST.level}.")
         if level < current:
             if not mv.check_if_metadata_changed(current, level):
                 log.warning("Downgrading metadata.version from %s to %s.",
-                            mv.VERSIONS.get(current, current), target)
+                            mv.known_feature_level(current) or current, target)
             elif unsafe:
                 return _unsupported_downgrade(
                     current, level, "Unsafe metadata downgrade is not supported in this version.")
@@ -185,8 +185,8 @@ class FeatureControlManager:
                     "might delete metadata information.")
         else:
             log.warning("Upgrading metadata.version from %s to %s.",
-                        mv.VERSIONS.get(current, current), target)
-        records.append(FeatureLevelRecord(name=mv.FEATURE_NAME, feature_level=level))
+                        mv.known_feature_level(current) or current, target)
+        records.append(FeatureLevelRecord(name=mv.METADATA_VERSION_FEATURE, feature_level=level))
         return API_ERROR_NONE
 
 
