@@ -31,7 +31,10 @@ from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
 from kafpy.raft.kafka_raft_client import KafkaRaftClient, wall_clock_ms
-from kafpy.raft.memory_log import MemoryReplicatedLog, decode_batches
+from kafpy.raft.kafka_raft_client import BatchDecoder
+from kafpy.raft.memory_log import decode_batches as decode_memory_batches
+from kafpy.raft.metadata_log import KafkaMetadataLog, MetadataLogConfig
+from kafpy.raft.metadata_log import decode_batches as decode_metadata_log_batches
 from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import FileQuorumStateStore, quorum_state_path
 from kafpy.raft.raft_core import RaftCore
@@ -58,7 +61,9 @@ class ControllerServer:
     def __init__(self, config: KafkaConfig, log_: ReplicatedLog | None = None,
                  time_ms: Callable[[], int] = wall_clock_ms) -> None:
         self.config = config
-        self.log = log_ if log_ is not None else MemoryReplicatedLog()
+        # the on-disk __cluster_metadata-0 log, opened in start(); tests may hand in another
+        self.log: ReplicatedLog | None = log_
+        self.decode_batches: BatchDecoder = decode_memory_batches if log_ is not None else decode_metadata_log_batches
         self.time_ms = time_ms
         self.node_id: int = config.values["node.id"]
         names = [n.strip().upper() for n in (config.values["controller.listener.names"] or "").split(",")
@@ -113,6 +118,12 @@ class ControllerServer:
         directory_id = uuid_from_string(meta.directory_id) if meta and meta.directory_id else None
         if not self.voters.voters:
             self.voters = self._bootstrap_voters(metadata_dir)
+        if self.log is None:
+            v = self.config.values
+            self.log = KafkaMetadataLog(metadata_dir, MetadataLogConfig(
+                segment_bytes=v["metadata.log.segment.bytes"], segment_ms=v["metadata.log.segment.ms"],
+                retention_max_bytes=v["metadata.max.retention.bytes"], retention_ms=v["metadata.max.retention.ms"],
+                node_id=self.node_id), now_ms=self.time_ms)
         now = self.time_ms()
         store = FileQuorumStateStore(quorum_state_path(metadata_dir))
         store.path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +134,7 @@ class ControllerServer:
                         directory_id=directory_id, quorum_state_version=min(self.voters.kraft_version, 1))
         channel = KafkaNetworkChannel(self.node_id, self.voters.addresses(self.listener_name),
                                       listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
-        self.raft = KafkaRaftClient(core, channel, decode_batches, time_ms=self.time_ms,
+        self.raft = KafkaRaftClient(core, channel, self.decode_batches, time_ms=self.time_ms,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
         self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters)
         self.raft_task = self.raft.start()
@@ -198,3 +209,6 @@ class ControllerServer:
             await self.raft.close()
         for server in self._servers:
             await server.wait_closed()
+        if isinstance(self.log, KafkaMetadataLog):
+            self.log.flush()
+            self.log.close()

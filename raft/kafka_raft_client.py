@@ -101,6 +101,7 @@ class KafkaRaftClient:
         self._wake = asyncio.Event()
         self._progress: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._seen = (-1, -1, -1)  # (epoch, log end, high watermark) at the last step
+        self._flushed_end = core.log.end_offset()  # the log end at the last flush
         self._sends: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -193,7 +194,17 @@ class KafkaRaftClient:
             log.error("Unexpected error in the raft IO task; stopping", exc_info=True)
             raise
 
+    def _flush_log(self) -> None:
+        """fsync what was appended since the last flush, before any request or answer can
+        tell another node how far this log goes (Kafka flushes a follower's appends and the
+        leader's before they count)."""
+        end = self.core.log.end_offset()
+        if end != self._flushed_end:
+            self.core.log.flush()
+            self._flushed_end = end
+
     def _send_all(self, requests: list[msg.OutboundRequest]) -> None:
+        self._flush_log()
         loop = asyncio.get_running_loop()
         for request in requests:
             task = loop.create_task(self._send(request))
@@ -217,6 +228,7 @@ class KafkaRaftClient:
     def _after_step(self) -> None:
         """After the core moved: wake parked fetches, tell listeners of a new leader, hand
         them what is newly committed."""
+        self._flush_log()
         core = self.core
         seen = (core.epoch, core.log.end_offset(), core.high_watermark() or -1)
         if seen != self._seen:

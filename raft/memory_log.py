@@ -100,6 +100,9 @@ class MemoryReplicatedLog:
     def end_offset(self) -> int:
         return self._start + len(self.entries)
 
+    def flush(self) -> None:
+        """Nothing to make durable: the log lives in memory."""
+
     def last_fetched_epoch(self) -> int:
         if self._epochs:
             return self._epochs[-1]

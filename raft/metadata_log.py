@@ -32,7 +32,9 @@ from typing import Callable, Sequence
 
 from kafpy.protocol.batch_builder import build_batch
 from kafpy.protocol.messages import LeaderChangeMessage, SnapshotHeaderRecord
+from kafpy.raft.batch_reader import read_batches
 from kafpy.raft.control_records import build_control_record_batch, decode_control_batch
+from kafpy.raft.kafka_raft_client import Batch
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.raft_messages import METADATA_TOPIC_ID
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch, ValidKind, validate_offset_and_epoch
@@ -44,7 +46,8 @@ from kafpy.storage.config import LogConfig
 from kafpy.storage.leader_epoch import UNDEFINED_EPOCH_OFFSET
 from kafpy.storage.log import Log
 
-__all__ = ["MetadataLogConfig", "KafkaMetadataLog", "NotifyingRawSnapshotWriter", "RawSnapshotReader", "MetadataLogError"]
+__all__ = ["MetadataLogConfig", "KafkaMetadataLog", "NotifyingRawSnapshotWriter", "RawSnapshotReader", "MetadataLogError",
+           "decode_batches"]
 
 log = logging.getLogger(__name__)
 
@@ -420,3 +423,11 @@ class KafkaMetadataLog:
         for path in done:
             path.unlink(missing_ok=True)
         return len(done) + self.log.delete_pending_files(now, force)
+
+
+def decode_batches(records: bytes) -> list[Batch]:
+    """What ``KafkaMetadataLog.read`` returned as the raft client's batches (its
+    ``BatchDecoder``): Kafka record batches, each data record's value one payload; a control
+    batch carries no payloads (listeners learn of leader changes from the client)."""
+    return [Batch(b.base_offset, b.last_offset, b.epoch, tuple(b.records), b.is_control)
+            for b in read_batches(records, bytes)]

@@ -86,6 +86,11 @@ class ReplicatedLog(Protocol):
         """The offset the next appended entry gets (Kafka's LEO)."""
         ...
 
+    def flush(self) -> None:
+        """Make everything appended durable (fsync); the driver calls it before a node tells
+        anyone how far its log goes."""
+        ...
+
     def last_fetched_epoch(self) -> int:
         """The epoch of the last entry (0 for an empty log)."""
         ...

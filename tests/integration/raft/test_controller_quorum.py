@@ -130,12 +130,36 @@ def test_three_controllers_elect_replicate_and_survive_kill_9_of_the_leader(cont
     assert all(ends[n] >= old_hw + 1 for n in c.alive())
     assert "Leader is now" in c.output(new_leader)
 
-    # the killed node comes back (quorum-state on disk, an empty in-memory log) and catches up
+    # the killed node comes back (quorum-state and its metadata log on disk) and catches up
     c.start(leader)
     back_leader, back = eventually(lambda: leader_view(c) if len(c.alive()) == 3 else None,
                                    what="the restarted node caught up")
     assert back.leader_epoch >= new_quorum.leader_epoch
     assert {v.replica_id: v.log_end_offset for v in back.current_voters}[leader] == back.high_watermark
+
+
+def test_the_metadata_log_is_on_disk_and_survives_every_controller_stopping(controllers: Controllers) -> None:
+    """All three stop (kill -9): each comes back with its ``__cluster_metadata-0`` log from disk
+    (Kafka's segments, readable by the log's own reader), so the quorum's log end and high
+    watermark start where they were, not at 0."""
+    c = controllers
+    c.format()
+    for node in c.ports:
+        c.start(node)
+    _, quorum = eventually(lambda: leader_view(c), what="one leader named by all three")
+    before = quorum.high_watermark
+    for node in c.ports:
+        segment = c.work / f"controller-{node}" / "__cluster_metadata-0" / "00000000000000000000.log"
+        assert segment.stat().st_size > 0, f"node {node} wrote no segment"
+    for proc in c.procs.values():
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    for node in c.ports:
+        c.start(node)
+    _, after = eventually(lambda: leader_view(c), what="a leader after all three restarted")
+    # the new leader's LeaderChange entry goes after everything the old quorum committed
+    assert after.high_watermark > before
+    assert all(v.log_end_offset > before for v in after.current_voters)
 
 
 def test_an_unformatted_controller_refuses_to_start(controllers: Controllers) -> None:
