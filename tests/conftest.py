@@ -213,10 +213,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
 
 
 # --------------------------------------------------------------------------- xdist scheduling
-# Directories whose test files share a session fixture too costly to make twice: with
-# `--dist loadfile` each of them is one work unit, so the files run on one worker and start
-# that fixture once (a SparkSession takes 25-35 s of JVM start on the 2-core machine).
-SHARED_SESSION_DIRS = ("tests/integration/spark/",)
+# Directories whose test files share a session or package fixture too costly to make twice:
+# with `--dist loadfile` each of them is one work unit, so the files run on one worker and
+# start that fixture once (a SparkSession takes 25-35 s of JVM start on the 2-core machine).
+# transactions/: its package-scoped `txn_broker` (an Apache Kafka 4 broker, then a kafpy one:
+# pytest orders the directory's tests by that parameter) was started again for every file,
+# each file a unit of its own, both kinds each time.
+SHARED_SESSION_DIRS = ("tests/integration/spark/", "tests/integration/transactions/")
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
