@@ -36,7 +36,8 @@ fi
 # Two workers (KAFPY_TEST_WORKERS, 0 = none): most integration tests wait on real processes
 # (ZooKeeper sessions, JVM start-up, failover timeouts), so two run side by side in little more
 # time than one. --dist loadfile keeps each file's tests, and its module-scoped brokers, on one
-# worker.
+# worker; tests/conftest.py hands the files out longest first (tests/support/xdist_weights.txt,
+# regenerated from a run with --durations=0: python -m tests.support.xdist_weights RUN_LOG).
 workers=(-n "${KAFPY_TEST_WORKERS:-2}" --dist loadfile)
 echo "[run-tests] $PYTHON -m pytest -q -ra --durations=15 --timeout=300 ${workers[*]} ${args[*]}" >&2
 set +e

@@ -213,17 +213,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
 
 
 # --------------------------------------------------------------------------- xdist scheduling
-# Directories whose test files share a session fixture too costly to make twice: with
-# `--dist loadfile` each of them is one work unit, so the files run on one worker and start
-# that fixture once (a SparkSession takes 25-35 s of JVM start on the 2-core machine).
-SHARED_SESSION_DIRS = ("tests/integration/spark/",)
+# Directories whose test files share a session or package fixture too costly to make twice:
+# with `--dist loadfile` each of them is one work unit, so the files run on one worker and
+# start that fixture once (a SparkSession takes 25-35 s of JVM start on the 2-core machine).
+# transactions/: its package-scoped `txn_broker` (an Apache Kafka 4 broker, then a kafpy one:
+# pytest orders the directory's tests by that parameter) was started again for every file,
+# each file a unit of its own, both kinds each time.
+SHARED_SESSION_DIRS = ("tests/integration/spark/", "tests/integration/transactions/")
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """``--dist loadfile``, with each of SHARED_SESSION_DIRS one work unit."""
+    """``--dist loadfile``, with each of SHARED_SESSION_DIRS one work unit, the units handed
+    out longest first by tests/support/xdist_weights.txt (xdist's own order, most tests
+    first, left files of few long tests such as the wheel's to the end of the run, one worker
+    idle meanwhile)."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
+
+    from tests.support import xdist_weights
+
+    weights = xdist_weights.load()
 
     class SharedSessionScheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -231,5 +241,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
                 if nodeid.startswith(prefix):
                     return prefix
             return super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node: object) -> None:
+            """Hands out the heaviest unit left: the queue (xdist's, which pops its first
+            unit) sorted by weight first, stable, so the equal ones keep xdist's order."""
+            queue = self.workqueue
+            for scope in sorted(queue, key=lambda s: -xdist_weights.unit_weight(s, len(queue[s]), weights)):
+                queue.move_to_end(scope)
+            super()._assign_work_unit(node)
 
     return SharedSessionScheduling(config, log)

@@ -30,17 +30,17 @@ HOUR_MS = 3_600_000
 
 
 @pytest.fixture(scope="module")
-def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ReferenceKafka | KafpyBroker]]:
+def brokers(reference_kafka: ReferenceKafka, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[dict[str, ReferenceKafka | KafpyBroker]]:
+    """Apache Kafka 4: the session's reference broker (default settings, which is all this
+    module needs; its topic names are its own); kafpy: the module's own broker."""
     base = tmp_path_factory.mktemp("record-errors")
-    apache = ReferenceKafka("4", work_dir=base / "apache")
     kafpy = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
     try:
-        apache.start()
         kafpy.start()
-        yield {"apache": apache, "kafpy": kafpy}
+        yield {"apache": reference_kafka, "kafpy": kafpy}
     finally:
         kafpy.stop()
-        apache.stop()
 
 
 # a topic just created may not have its leader yet (Apache answers these for a moment)

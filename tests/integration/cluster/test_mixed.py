@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from confluent_kafka import Consumer as ConfluentConsumer
@@ -77,10 +78,16 @@ def apache_factory(tmp_path_factory):
 
 @pytest.fixture
 def cluster(zookeeper, broker_factory, apache_factory) -> MixedCluster:
-    """kafpy 0 starts first (so it is the controller), then kafpy 1, then Apache 2."""
-    kafpy = [broker_factory({**SETTINGS, "broker.id": i}, zookeeper=zookeeper, env=ISR_CHECK_LOGGING)
-             for i in range(2)]
-    apache = apache_factory(zookeeper, APACHE_ID, dict(SETTINGS))
+    """kafpy 0 starts first and becomes the controller; then kafpy 1 and Apache 2 start side
+    by side (the Apache JVM's start is most of the fixture's time; kafpy 1's overlaps it)."""
+    kafpy = [broker_factory({**SETTINGS, "broker.id": i}, zookeeper=zookeeper, env=ISR_CHECK_LOGGING,
+                            start=i == 0) for i in range(2)]
+    wait_until(lambda: metadata(kafpy[0]).controller_id == 0, 60, "kafpy 0 is the controller")
+    with ThreadPoolExecutor(2) as pool:
+        started = pool.submit(kafpy[1].start)
+        apache_started = pool.submit(apache_factory, zookeeper, APACHE_ID, dict(SETTINGS))
+        started.result()
+        apache = apache_started.result()
     mixed = MixedCluster(kafpy, apache)
     for b in mixed.by_id.values():
         wait_until(lambda b=b: (lambda md: sorted(x.node_id for x in md.brokers) == [0, 1, 2]

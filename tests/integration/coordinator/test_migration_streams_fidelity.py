@@ -33,17 +33,20 @@ from tests.integration.coordinator.test_consumer_heartbeat_fidelity import (
     RETRIABLE, _create_topic, _heartbeat, _owned)
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
-from tests.support.side_by_side import started_together
 from tests.support.ports import LOOPBACK
 
 
 @pytest.fixture(scope="module")
-def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def brokers(reference_kafka: ReferenceKafka, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Apache Kafka 4.4: the session's reference broker (default settings, as this module
+    needs; its topic and group names are its own); kafpy: the module's own broker."""
     base = tmp_path_factory.mktemp("migration-streams")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka")
     ours = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
-    with started_together(kafka, ours):
-        yield {"apache": kafka, "kafpy": ours}
+    ours.start()
+    try:
+        yield {"apache": reference_kafka, "kafpy": ours}
+    finally:
+        ours.stop()
 
 
 def _until(what: str, step: Callable[[], Any], done: Callable[[Any], bool],

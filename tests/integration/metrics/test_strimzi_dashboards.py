@@ -28,9 +28,11 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from tests.conftest import BrokerFactory
 from tests.integration.cluster.harness import start_cluster
 from tests.support.ports import LOOPBACK, free_port, free_ports
 from tests.support.prometheus import PrometheusServer, wait_value
+from tests.support.zookeeper import ZooKeeperServer
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -140,36 +142,51 @@ def _load(bootstrap: str, replicas: int) -> None:
     _consume(bootstrap, "audit", TOPICS[1], 0.5)
 
 
-@pytest.fixture
-def loaded(broker_factory: Any, tmp_path: Path) -> Iterator[tuple[Any, PrometheusServer, str]]:
+# Both fixtures are the module's: the loaded broker and cluster, and their Prometheus, are
+# made once and shared by the tests that read them (each test only adds records of its own).
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, PrometheusServer, str]]:
     """A standalone broker under load, scraped."""
-    http_port = free_port()
-    broker = broker_factory({"kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}"})
-    target = f"{LOOPBACK}:{http_port}"
-    prom = PrometheusServer(tmp_path / "prometheus", [target], TARGET_LABELS).start()
+    base = tmp_path_factory.mktemp("loaded")
+    factory = BrokerFactory(base)
     try:
-        _load(broker.bootstrap, 1)
-        yield broker, prom, f"http://{target}/metrics"
+        http_port = free_port()
+        broker = factory({"kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}"})
+        target = f"{LOOPBACK}:{http_port}"
+        prom = PrometheusServer(base / "prometheus", [target], TARGET_LABELS).start()
+        try:
+            _load(broker.bootstrap, 1)
+            yield broker, prom, f"http://{target}/metrics"
+        finally:
+            prom.stop()
     finally:
-        prom.stop()
+        factory.stop_all()
 
 
-@pytest.fixture
-def loaded_zk(zookeeper: Any, broker_factory: Any, tmp_path: Path) -> Iterator[tuple[Any, PrometheusServer, str]]:
+@pytest.fixture(scope="module")
+def loaded_zk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, PrometheusServer, str]]:
     """Three brokers in ZooKeeper mode under load (topics replicated on all three), scraped."""
+    base = tmp_path_factory.mktemp("loaded-zk")
+    zookeeper = ZooKeeperServer(data_dir=base / "zk")
+    broker_factory = BrokerFactory(base)
     http_ports = free_ports(3)
 
     def factory(overrides: dict, **kw: Any) -> Any:
         return broker_factory({**overrides, "kafpy.http.listeners": f"http://{LOOPBACK}:{http_ports[overrides['broker.id']]}"},
                               **kw)
-    brokers = start_cluster(zookeeper, factory, 3)
-    prom = PrometheusServer(tmp_path / "prometheus", [f"{LOOPBACK}:{p}" for p in http_ports], TARGET_LABELS).start()
     try:
-        bootstrap = ",".join(b.bootstrap for b in brokers)
-        _load(bootstrap, 3)
-        yield NS(bootstrap=bootstrap), prom, f"http://{LOOPBACK}:{http_ports[0]}/metrics"
+        zookeeper.start()
+        brokers = start_cluster(zookeeper, factory, 3)
+        prom = PrometheusServer(base / "prometheus", [f"{LOOPBACK}:{p}" for p in http_ports], TARGET_LABELS).start()
+        try:
+            bootstrap = ",".join(b.bootstrap for b in brokers)
+            _load(bootstrap, 3)
+            yield NS(bootstrap=bootstrap), prom, f"http://{LOOPBACK}:{http_ports[0]}/metrics"
+        finally:
+            prom.stop()
     finally:
-        prom.stop()
+        broker_factory.stop_all()
+        zookeeper.stop()
 
 
 def _answers(prom: PrometheusServer, expr: str) -> bool:

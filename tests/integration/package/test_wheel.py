@@ -5,10 +5,12 @@ One wheel per session (module fixture); the full check (broker, tools, Spark job
 example project with three clients, also under ``-n 2``) runs on the interpreter running the
 suite, the install-and-produce check on every other Python 3.10+ installed here.
 
-The venvs of the other interpreters are made and filled in background threads as soon as the
-wheel exists (``other_venvs``), so their pip runs overlap the full check instead of following
-it one after the other; each per-interpreter test waits for its own venv. The plugin project's
-serial and ``-n 2`` runs go at the same time too, each with a base temp folder of its own.
+Every venv is made in a background thread from the module's start (``venvs``): ``python -m
+venv`` and, for the full check's venv, kafpy's and the test project's dependencies need no
+wheel, so they overlap ``python -m build``; the other interpreters' threads then wait for the
+wheel and install it, overlapping the full check. Each test waits for its own venv. The plugin
+project's serial and ``-n 2`` runs go at the same time too, each with a base temp folder of
+its own.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import tarfile
 import zipfile
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -37,32 +40,59 @@ OTHER_PYTHONS = {v: p for v, p in interpreters().items() if v != CURRENT}
 SHADOWS = ("storage", "protocol", "scripts", "broker", "replication", "coordinator")
 
 
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return build(tmp_path_factory.mktemp("dist"))
+@dataclass
+class Venvs:
+    """The module's venvs in the making: ``wheel`` is set once built; ``full_check`` the
+    running interpreter's venv with the dependencies only; ``others`` every other
+    interpreter's with the wheel installed."""
+    wheel: Future[Path]
+    full_check: Future[Venv]
+    others: dict[str, Future[Venv]]
 
 
-def installed_venv(path: Path, python: str, wheel: Path) -> Venv:
-    """A clean venv of ``python`` at ``path`` with the wheel (and its dependencies) installed."""
+def dependencies_venv(path: Path) -> Venv:
+    """A clean venv of the running interpreter with kafpy's and the test project's
+    dependencies, the wheel not yet in it."""
+    venv = Venv(path, sys.executable)
+    venv.pip_install(*project_dependencies(), *TEST_PROJECT_DEPS)
+    return venv
+
+
+def installed_venv(path: Path, python: str, wheel: Future[Path]) -> Venv:
+    """A clean venv of ``python`` at ``path`` with the wheel (and its dependencies) installed
+    once it is built."""
     venv = Venv(path, python)
-    venv.pip_install(str(wheel))
+    venv.pip_install(str(wheel.result(timeout=900)))
     return venv
 
 
 @pytest.fixture(scope="module")
-def other_venvs(dist: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
-                ) -> Iterator[dict[str, Future[Venv]]]:
-    """Every other interpreter's venv with the wheel installed, made in background threads
-    started when the first test asks (the wheel's own test), awaited by the per-Python test."""
-    wheel, _ = dist
-    with ThreadPoolExecutor(max_workers=max(1, len(OTHER_PYTHONS)),
-                            thread_name_prefix="venv") as pool:
-        futures = {v: pool.submit(installed_venv, tmp_path_factory.mktemp(f"venv{v}") / "venv",
-                                  python, wheel)
-                   for v, python in OTHER_PYTHONS.items()}
-        yield futures
-        for future in futures.values():
-            future.cancel()
+def venvs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venvs]:
+    """Every venv of the module, made in background threads started before the wheel is
+    built (set up ahead of ``dist``)."""
+    wheel: Future[Path] = Future()
+    with ThreadPoolExecutor(max_workers=len(OTHER_PYTHONS) + 1, thread_name_prefix="venv") as pool:
+        made = Venvs(wheel, pool.submit(dependencies_venv, tmp_path_factory.mktemp("venv") / "venv"),
+                     {v: pool.submit(installed_venv, tmp_path_factory.mktemp(f"venv{v}") / "venv", python, wheel)
+                      for v, python in OTHER_PYTHONS.items()})
+        try:
+            yield made
+        finally:
+            if not wheel.done():   # the build failed or never ran: the waiting threads end
+                wheel.set_exception(RuntimeError("no wheel was built"))
+            for future in (made.full_check, *made.others.values()):
+                future.cancel()
+
+
+@pytest.fixture(scope="module")
+def dist(venvs: Venvs, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    try:
+        wheel, sdist = build(tmp_path_factory.mktemp("dist"))
+    except BaseException as e:
+        venvs.wheel.set_exception(e)
+        raise
+    venvs.wheel.set_result(wheel)
+    return wheel, sdist
 
 
 @pytest.fixture
@@ -76,8 +106,7 @@ def user_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist, other_venvs):
-    # other_venvs: asked for here only to start the other interpreters' installs early
+def test_wheel_holds_kafpy_alone_with_entry_points_and_typing(dist):
     wheel, sdist = dist
     assert wheel.name == f"kafpy-{__version__}-py3-none-any.whl"
     names = zipfile.ZipFile(wheel).namelist()
@@ -114,10 +143,9 @@ def start_broker(cmd: list[str], cwd: Path, port: int, log: Path) -> subprocess.
 
 
 def test_installed_wheel_runs_broker_tools_spark_job_and_plugin_from_any_folder(
-        dist, tmp_path, user_folder):
+        dist, venvs, tmp_path, user_folder):
     wheel, _ = dist
-    venv = Venv(tmp_path / "venv", sys.executable)
-    venv.pip_install(*project_dependencies(), *TEST_PROJECT_DEPS)
+    venv = venvs.full_check.result(timeout=900)
     before = venv.top_level()
     venv.pip_install("--no-deps", str(wheel))
     assert venv.top_level() - before == {"kafpy", f"kafpy-{__version__}.dist-info"}
@@ -186,8 +214,9 @@ with EmbeddedBroker() as broker:
 
 @pytest.mark.parametrize("version", sorted(OTHER_PYTHONS) or ["none"],
                          ids=lambda v: f"python{v}")
-def test_wheel_installs_and_produces_on_each_python(other_venvs, user_folder, version):
+def test_wheel_installs_and_produces_on_each_python(dist, venvs, user_folder, version):
+    # dist: the wheel the venv waits for is built when this test runs alone too
     assert OTHER_PYTHONS, "no other Python 3.10+ found (pyenv's are expected here)"
-    venv = other_venvs[version].result(timeout=900)
+    venv = venvs.others[version].result(timeout=900)
     out = run([venv.python, "-c", EMBEDDED_PRODUCE], cwd=user_folder, timeout=180)
     assert "acknowledged at 1 0" in out.stdout

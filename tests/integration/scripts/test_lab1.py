@@ -4,13 +4,31 @@ beginning, describe, alter partitions, configs, delete."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+import pytest
 
 from tests.integration.scripts.tools import run_script
+from tests.support.kafpy_broker import KafpyBroker
 
 LINES = ["This is message 1", "This is message 2", "This is message 3", "Message 4",
          "Message 5", "Message 6", "Message 7"]
 PARTITION_LINE = re.compile(r"^\tTopic: my-topic\tPartition: (\d+)\tLeader: 0\tReplicas: 0\tIsr: 0"
                             r"\tElr: (N/A)?\tLastKnownElr: (N/A)?$")
+
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafpyBroker]:
+    """One of our brokers for the module: each test has topic names of its own (my-topic,
+    twice, cfg, keyed) and looks at nothing else of the broker's."""
+    work = tmp_path_factory.mktemp("kafpy-lab1")
+    b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
 
 
 def test_lab1_single_node(broker):
