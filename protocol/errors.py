@@ -183,6 +183,9 @@ class ErrorCode(IntEnum):
     STREAMS_INVALID_TOPOLOGY_EPOCH = (131, False)
     STREAMS_TOPOLOGY_FENCED = (132, False)
     SHARE_SESSION_LIMIT_REACHED = (133, True)
+    GROUP_DELETION_FAILED = (134, False)
+    STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED = (135, False)
+    CONTROLLER_ID_NOT_REGISTERED = (136, False)
 
     @classmethod
     def of(cls, code: int) -> "ErrorCode | int":
