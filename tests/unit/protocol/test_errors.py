@@ -13,8 +13,9 @@ def test_codes_names_and_retriable() -> None:
     assert not E.ErrorCode.MESSAGE_TOO_LARGE.retriable
     assert E.ErrorCode.INVALID_REGULAR_EXPRESSION == 128
     codes = [int(c) for c in E.ErrorCode]
-    assert codes == list(range(-1, 134))
+    assert codes == list(range(-1, 137))   # Kafka 4.4's, up to CONTROLLER_ID_NOT_REGISTERED
     assert E.ErrorCode.STREAMS_INVALID_TOPOLOGY == 130
+    assert E.ErrorCode.CONTROLLER_ID_NOT_REGISTERED == 136 and not E.ErrorCode(136).retriable
     assert E.ErrorCode.of(3) is E.ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and E.ErrorCode.of(9999) == 9999
 
 
