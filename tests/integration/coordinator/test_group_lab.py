@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.coordinator.helpers import create_topic, describe_group, produce, wait_until
+from tests.integration.coordinator.helpers import (committed, create_topic, describe_group, produce,
+                                                   wait_until)
 from tests.support import process
 
 REPO = Path(__file__).resolve().parents[3]
@@ -69,6 +70,11 @@ def test_three_console_consumers_share_partitions_and_survive_a_kill(broker_fact
     readers = _start_consumers(kind, b.bootstrap)
     try:
         wait_until(lambda: _stable_with(b.bootstrap, 3), 120, "three members, Stable")
+        # The console consumers start at the log end ("latest"): a record produced before a
+        # member has looked its partitions' end up would be skipped, as on Apache Kafka. Each
+        # member's auto-commit writes the positions it has, so wait for all 13 of them.
+        wait_until(lambda: len(committed(b.bootstrap, "mygroup")) == 13, 60,
+                   "every partition's position committed")
         first = [f"first-{i}" for i in range(7)]
         produce(b.bootstrap, "my-topic", [v.encode() for v in first])
         wait_until(lambda: sum(len(r.lines) for r in readers) >= 7, 60, "7 messages printed")
