@@ -33,6 +33,7 @@ log = logging.getLogger("org.apache.kafka.raft.KafkaRaftClient")
 
 COMMIT_READ_BYTES = 1024 * 1024  # read per listener step, so a long backlog does not hold the loop
 SHUTDOWN_RESIGN_MS = 1000  # how long close() waits for EndQuorumEpoch answers
+LOG_CLEAN_INTERVAL_MS = 60_000  # Kafka's RaftMetadataLogCleanerManager: the log's retention check
 
 
 def wall_clock_ms() -> int:
@@ -88,7 +89,8 @@ class KafkaRaftClient:
     linger, and the tasks in flight. Use from the event loop's thread only."""
 
     def __init__(self, core: RaftCore, channel: NetworkChannel, decode_batches: BatchDecoder, *,
-                 append_linger_ms: int = 25, time_ms: Callable[[], int] = wall_clock_ms) -> None:
+                 append_linger_ms: int = 25, time_ms: Callable[[], int] = wall_clock_ms,
+                 log_cleaner: Callable[[], object] | None = None) -> None:
         self.core = core
         self.channel = channel
         self.decode_batches = decode_batches
@@ -106,6 +108,9 @@ class KafkaRaftClient:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self.leader_and_epoch = LeaderAndEpoch(core.quorum.leader_id(), core.epoch)
+        # the log's retention by snapshot (KafkaMetadataLog.maybe_clean), run every minute
+        self.log_cleaner = log_cleaner
+        self._next_clean_ms = time_ms() + LOG_CLEAN_INTERVAL_MS
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -175,7 +180,7 @@ class KafkaRaftClient:
                 self._maybe_flush(now)
                 self._send_all(self.core.poll(now))
                 self._after_step()
-                wait_ms = self.core.time_until_next_poll_ms(now)
+                wait_ms = min(self.core.time_until_next_poll_ms(now), self._maybe_clean_log(now))
                 if self._linger_deadline is not None:
                     wait_ms = min(wait_ms, max(0, self._linger_deadline - now))
                 if self._listeners_behind():
@@ -193,6 +198,15 @@ class KafkaRaftClient:
         except Exception:
             log.error("Unexpected error in the raft IO task; stopping", exc_info=True)
             raise
+
+    def _maybe_clean_log(self, now_ms: int) -> int:
+        """Run the log cleaner if its minute is up; the ms until it is due again."""
+        if self.log_cleaner is None:
+            return LOG_CLEAN_INTERVAL_MS
+        if now_ms >= self._next_clean_ms:
+            self._next_clean_ms = now_ms + LOG_CLEAN_INTERVAL_MS
+            self.log_cleaner()
+        return self._next_clean_ms - now_ms
 
     def _flush_log(self) -> None:
         """fsync what was appended since the last flush, before any request or answer can

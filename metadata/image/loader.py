@@ -71,7 +71,7 @@ class MetadataBatchLoader:
             if (self.transaction_state is TransactionState.STARTED_TRANSACTION
                     and (index > 0 or self.batches_since_publish > 0)):
                 # publish what came before the transaction, up to the record before Begin
-                self._publish(self.delta)
+                self._publish(self.delta, aligned=index == 0)
             self.last_offset = offset
         self.batches_since_publish += 1
 
@@ -109,8 +109,9 @@ class MetadataBatchLoader:
                 self.transaction_state = TransactionState.NO_TRANSACTION
             self.delta.replay(record)
 
-    def _publish(self, delta: MetadataDelta) -> None:
-        provenance = MetadataProvenance(self.last_offset, self.last_epoch, self.last_log_time_ms)
+    def _publish(self, delta: MetadataDelta, aligned: bool = True) -> None:
+        provenance = MetadataProvenance(self.last_offset, self.last_epoch, self.last_log_time_ms,
+                                        is_offset_batch_aligned=aligned)
         self.image = delta.apply(provenance)
         self.publish(delta, self.image)
         self.delta = MetadataDelta(self.image)

@@ -328,3 +328,23 @@ def test_controlled_shutdown_moves_the_isr_to_the_elr(run: Run, image: MetadataI
             assert (p.leader, p.isr, p.elr, p.last_known_elr) == (-1, (), (1,), (1,))
             assert p.leader_epoch == was.leader_epoch + 1 and p.partition_epoch == was.partition_epoch + 1
     assert final.configs == image.configs and final.acls == image.acls
+
+
+def test_apache_reads_the_snapshot_we_write_of_that_image(run: Run, image: MetadataImage, tmp_path: Path):
+    """Our SnapshotEmitter writes the image at Kafka's snapshot offset; Apache's
+    ``kafka-dump-log`` decodes the file, header and footer included, into the records of
+    Kafka's own snapshot of it."""
+    from kafpy.metadata.publisher.snapshot_emitter import SnapshotEmitter
+    from kafpy.raft.snapshot import RawSnapshotWriter, SnapshotId
+
+    class SnapshotDir:
+        def create_new_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotWriter:
+            return RawSnapshotWriter(tmp_path, snapshot_id)
+
+    path = SnapshotEmitter(1, SnapshotDir(), lambda: int(time.time() * 1000)).maybe_emit(image)
+    assert path is not None and path.name.startswith(f"{run.snapshot_end_offset:020d}-")
+    text = run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", str(path)]).stdout
+    assert "SnapshotHeader" in text and "SnapshotFooter" in text, text[:2000]
+    ours = [r for batch in parse_dump(text) for _o, r in batch.records]
+    kafkas = [r for batch in run.snapshot_batches for _o, r in batch.records]
+    assert collections.Counter(map(_normalized, ours)) == collections.Counter(map(_normalized, kafkas))

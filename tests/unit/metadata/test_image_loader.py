@@ -64,8 +64,11 @@ def test_records_before_a_transaction_are_published_first():
     loader = MetadataBatchLoader(EMPTY_IMAGE, out)
     load(loader, 0, [topic("a"), M.BeginTransactionRecord(name="t"), topic("b")])
     assert out.topics() == [["a"]] and out.offsets() == [0]
+    # the image ends inside the batch: no snapshot may be named after it
+    assert not out.images[0].provenance.is_offset_batch_aligned
     load(loader, 3, [M.EndTransactionRecord()])
     assert out.topics() == [["a"], ["a", "b"]] and out.offsets() == [0, 3]
+    assert out.images[1].provenance.is_offset_batch_aligned
 
 
 def test_an_earlier_unflushed_batch_is_published_when_a_transaction_starts():
@@ -74,6 +77,7 @@ def test_an_earlier_unflushed_batch_is_published_when_a_transaction_starts():
     loader.load_batch(0, 1, 0, [topic("a")])  # not flushed yet
     loader.load_batch(1, 1, 0, [M.BeginTransactionRecord(name="t"), topic("b")])
     assert out.topics() == [["a"]] and out.offsets() == [0]
+    assert out.images[0].provenance.is_offset_batch_aligned  # it ends where batch 0 ends
 
 
 def test_an_aborted_transaction_leaves_nothing():

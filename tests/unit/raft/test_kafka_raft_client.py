@@ -193,3 +193,24 @@ async def _high_watermark_inside_a_batch() -> None:
         assert recorder.batches == [] and reads < 10
     finally:
         await client.close()
+
+
+def test_the_log_cleaner_runs_once_a_minute() -> None:
+    """Kafka's RaftMetadataLogCleanerManager: the log's retention by snapshot is checked every
+    60 s of the poll loop, and the loop sleeps no longer than until the next check."""
+    asyncio.run(_log_cleaner_once_a_minute())
+
+
+async def _log_cleaner_once_a_minute() -> None:
+    now = [1_000]
+    runs: list[int] = []
+    core = RaftCore(1, frozenset({1}), MemoryReplicatedLog(), MemoryQuorumStateStore(), now_ms=0,
+                    cluster_id="c", config=CONFIG, rng=random.Random(1))
+    client = KafkaRaftClient(core, MemoryChannel(Net(), 1), decode_batches, time_ms=lambda: now[0],
+                             log_cleaner=lambda: runs.append(1))
+    assert client._maybe_clean_log(1_000) == 60_000 and runs == []
+    assert client._maybe_clean_log(60_999) == 1 and runs == []
+    assert client._maybe_clean_log(61_000) == 60_000 and len(runs) == 1
+    assert client._maybe_clean_log(61_500) == 59_500 and len(runs) == 1
+    assert client._maybe_clean_log(121_000) == 60_000 and len(runs) == 2
+    await client.channel.close()
