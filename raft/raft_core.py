@@ -48,6 +48,13 @@ from kafpy.raft.snapshot_fetch import append_snapshot_chunk, serve_fetch_snapsho
 
 log = logging.getLogger(__name__)
 
+# KafkaRaftClient's fetchMaxWaitMs: how long a follower's Fetch may wait at the leader (a
+# different wait shifts when a follower's fetch timeout fires, and with it who asks for votes
+# first in a quorum shared with Apache Kafka's controllers). Kafka uses 500 ms whatever the fetch
+# timeout; here a fetch timeout under 1 s caps it at half the timeout, so a parked fetch cannot
+# outlast the timeout and start an election (Kafka would churn there).
+FETCH_MAX_WAIT_MS = 500
+
 
 class NotLeaderError(RuntimeError):
     """``append`` on a node that is not the leader (Kafka's ``NotLeaderException``)."""
@@ -285,7 +292,8 @@ class RaftCore:
     def _fetch_request(self) -> FetchRequest:
         end = self.end_offset()
         return msg.fetch_request(self.cluster_id, self.quorum.local_key, self.epoch, end.offset,
-                                 end.epoch, self.config.fetch_max_bytes, self.config.fetch_timeout_ms // 4)
+                                 end.epoch, self.config.fetch_max_bytes,
+                                 min(FETCH_MAX_WAIT_MS, self.config.fetch_timeout_ms // 2))
 
     def time_until_next_poll_ms(self, now_ms: int) -> int:
         """How long the driver may wait (for a request or response) before calling ``poll``
