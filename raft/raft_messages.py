@@ -11,7 +11,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
-    VoteRequest, VoteResponse,
+    UpdateRaftVoterRequest, UpdateRaftVoterResponse, VoteRequest, VoteResponse,
 )
 from kafpy.raft.quorum_state_store import NO_DIRECTORY_ID, ReplicaKey
 
@@ -20,9 +20,9 @@ METADATA_PARTITION = 0
 METADATA_TOPIC_ID = bytes(15) + b"\x01"  # Kafka's Uuid.METADATA_TOPIC_ID
 
 RaftRequestData = Union[VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
-                        FetchSnapshotRequest]
+                        FetchSnapshotRequest, UpdateRaftVoterRequest]
 RaftResponseData = Union[VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
-                         FetchSnapshotResponse]
+                         FetchSnapshotResponse, UpdateRaftVoterResponse]
 
 
 @dataclass(frozen=True)

@@ -58,11 +58,13 @@ class SimNode:
         self.seed = seed
         self.restarts = 0
         self.core: RaftCore | None = None
+        self.directory_id: bytes | None = None  # a dynamic quorum's voters have one
 
     def start(self, now_ms: int) -> None:
         self.core = RaftCore(self.node_id, self.voters, self.log, self.store, now_ms=now_ms,
                              cluster_id=CLUSTER_ID, config=self.config,
-                             rng=random.Random(self.seed * 1000 + self.restarts))
+                             rng=random.Random(self.seed * 1000 + self.restarts),
+                             directory_id=self.directory_id)
         self.restarts += 1
 
     def crash(self) -> None:

@@ -1,0 +1,284 @@
+"""The leader's voter changes of KIP-853 (Kafka's ``AddVoterHandler``, ``RemoveVoterHandler``
+and ``UpdateVoterHandler``, with the checks ``KafkaRaftClient`` makes before them), sans-IO.
+
+AddRaftVoter and RemoveRaftVoter append a VotersRecord with the new set and are answered when
+it commits (the high watermark passes it), or REQUEST_TIMED_OUT when it has not within the
+request timeout; one change at a time, and only once the leader has a high watermark and the
+last VotersRecord is committed. UpdateRaftVoter (a voter's new listeners or kraft.version
+range) is answered as soon as its VotersRecord is appended. A leader that removed itself
+resigns once the change commits. Errors and their order are Kafka 4.4's.
+
+Kafka first sends ApiVersions to the voter being added to learn its kraft.version range; here
+the range is the one the voter being added reports in its Fetch's place: kafpy and Kafka 4.4
+controllers both support 0..1, which is recorded for it (the caught-up check Kafka makes on
+that answer is made at once).
+
+Who calls it: ``RaftCore.handle_request`` for the three APIs and ``RaftCore`` when the high
+watermark moves, on every poll (the timeout) and on leaving the leader state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (
+    AddRaftVoterRequest, AddRaftVoterResponse, KRaftVersionRecord, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
+    UpdateRaftVoterRequest, UpdateRaftVoterResponse, VotersRecord,
+)
+from kafpy.raft.leader_state import LeaderState
+from kafpy.raft.quorum_state_store import ReplicaKey
+from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, Voter, VoterSet
+
+if TYPE_CHECKING:
+    from kafpy.raft.raft_core import RaftCore
+
+VoterChangeResponse = Union[AddRaftVoterResponse, RemoveRaftVoterResponse]
+
+# Kafka's Errors default messages for the errors answered without one of their own
+_DEFAULT_MESSAGES = {
+    ErrorCode.NONE: None,
+    ErrorCode.NOT_LEADER_OR_FOLLOWER: (
+        "For requests intended only for the leader, this error indicates that the broker is not the current "
+        "leader. For requests intended for any replica, this error indicates that the broker is not a replica "
+        "of the topic partition."),
+    ErrorCode.REQUEST_TIMED_OUT: "The request timed out.",
+}
+
+
+@dataclass
+class PendingVoterChange:
+    """An AddRaftVoter or RemoveRaftVoter waiting for its VotersRecord to commit: the offset
+    of that record, the deadline, and the answer once there is one (the driver waits for it)."""
+
+    add: bool
+    voter: ReplicaKey
+    last_offset: int
+    deadline_ms: int
+    response: VoterChangeResponse | None = None
+
+    def complete(self, error: ErrorCode, message: str | None = None) -> None:
+        if self.response is not None:
+            return
+        text = message if message is not None else _DEFAULT_MESSAGES.get(error)
+        self.response = (AddRaftVoterResponse if self.add else RemoveRaftVoterResponse)(
+            error_code=int(error), error_message=text)
+
+
+def _add_response(error: ErrorCode, message: str | None = None) -> AddRaftVoterResponse:
+    return AddRaftVoterResponse(error_code=int(error), error_message=message or _DEFAULT_MESSAGES.get(error))
+
+
+def _remove_response(error: ErrorCode, message: str | None = None) -> RemoveRaftVoterResponse:
+    return RemoveRaftVoterResponse(error_code=int(error),
+                                   error_message=message or _DEFAULT_MESSAGES.get(error))
+
+
+def _cluster_id_message(core: RaftCore, cluster_id: str | None) -> str:
+    return f'The given id "{cluster_id}" doesn\'t match the cluster id "{core.cluster_id}"'
+
+
+def _leader_only_error(core: RaftCore, request_epoch: int) -> ErrorCode | None:
+    """Kafka's ``validateLeaderOnlyRequest``."""
+    if request_epoch < core.epoch:
+        return ErrorCode.FENCED_LEADER_EPOCH
+    if request_epoch > core.epoch:
+        return ErrorCode.UNKNOWN_LEADER_EPOCH
+    if not isinstance(core.quorum.state, LeaderState):
+        return ErrorCode.NOT_LEADER_OR_FOLLOWER
+    return None
+
+
+def _common_checks(core: RaftCore, leader: LeaderState, what: str, now_ms: int
+                   ) -> tuple[ErrorCode, str] | tuple[None, tuple[int, VoterSet]]:
+    """What Add/Remove/UpdateVoterHandler check first, in their order: no change pending, a
+    high watermark, kraft.version >= 1, the last VotersRecord committed."""
+    expire(core, now_ms)
+    if core.pending_voter_change is not None:
+        return ErrorCode.REQUEST_TIMED_OUT, "Request timed out waiting for leader to handle previous voter change request"
+    hw = leader.high_watermark
+    if hw is None:
+        return (ErrorCode.REQUEST_TIMED_OUT,
+                "Request timed out waiting for leader to establish HWM and fence previous voter changes")
+    history = core.voter_history
+    kraft_version = history.last_kraft_version()
+    if kraft_version < 1:
+        return (ErrorCode.UNSUPPORTED_VERSION,
+                f"Cluster doesn't support {what} voter because the kraft.version feature is {kraft_version}")
+    entry = history.last_voter_set_entry()
+    if entry is None or entry[0] >= hw:
+        at = "Optional.empty" if entry is None else f"Optional[{entry[0]}]"
+        return (ErrorCode.REQUEST_TIMED_OUT,
+                f"Request timed out waiting for voters to commit the latest voter change at {at} with HWM {hw}")
+    return None, entry
+
+
+def _voter_key(voter_id: int, directory_id: bytes) -> ReplicaKey | None:
+    """A voter key with a directory id, as the three requests must carry (else None)."""
+    key = ReplicaKey.of(voter_id, bytes(directory_id))
+    return key if voter_id >= 0 and key.directory_id is not None else None
+
+
+def handle_add_voter(core: RaftCore, request: AddRaftVoterRequest, now_ms: int
+                     ) -> AddRaftVoterResponse | PendingVoterChange:
+    if not core._valid_cluster_id(request.cluster_id):
+        return _add_response(ErrorCode.INCONSISTENT_CLUSTER_ID, _cluster_id_message(core, request.cluster_id))
+    error = _leader_only_error(core, core.epoch)
+    leader = core.quorum.state
+    if error is not None or not isinstance(leader, LeaderState):
+        return AddRaftVoterResponse(error_code=int(error or ErrorCode.NOT_LEADER_OR_FOLLOWER))
+    key = _voter_key(request.voter_id, request.voter_directory_id)
+    if key is None:
+        return _add_response(ErrorCode.INVALID_REQUEST, "Add voter request didn't include a valid voter")
+    endpoints = tuple(Endpoint(li.name, li.host, li.port) for li in request.listeners)
+    if not any(e.name == core.listener_name for e in endpoints):
+        return _add_response(ErrorCode.INVALID_REQUEST, (
+            f"Add voter request didn't include the endpoint ({_endpoints_text(endpoints)}) for the default "
+            f"listener {core.listener_name}"))
+    failed, entry = _common_checks(core, leader, "adding", now_ms)
+    if failed is not None:
+        assert isinstance(entry, str)
+        return _add_response(failed, entry)
+    assert isinstance(entry, tuple)
+    voters = entry[1]
+    if key.id in voters.voters:
+        return _add_response(ErrorCode.DUPLICATE_VOTER, (
+            f"The voter id for {_key_text(key)} is already part of the set of voters "
+            f"{[_key_text(k) for k in voters.voter_keys()]}."))
+    if not leader.is_replica_caught_up(key.id, key.directory_id, now_ms):
+        return _add_response(ErrorCode.REQUEST_TIMED_OUT,
+                             f"Aborted add voter operation for {_key_text(key)} since it is lagging behind")
+    new_voters = voters.add_voter(Voter(key.id, request.voter_directory_id, endpoints, SUPPORTED_KRAFT_VERSIONS))
+    assert new_voters is not None
+    offset = core.append_voters_record(new_voters, now_ms)
+    pending = PendingVoterChange(True, key, offset, now_ms + core.config.request_timeout_ms)
+    core.pending_voter_change = pending
+    return pending
+
+
+def handle_remove_voter(core: RaftCore, request: RemoveRaftVoterRequest, now_ms: int
+                        ) -> RemoveRaftVoterResponse | PendingVoterChange:
+    if not core._valid_cluster_id(request.cluster_id):
+        return _remove_response(ErrorCode.INCONSISTENT_CLUSTER_ID, _cluster_id_message(core, request.cluster_id))
+    error = _leader_only_error(core, core.epoch)
+    leader = core.quorum.state
+    if error is not None or not isinstance(leader, LeaderState):
+        return RemoveRaftVoterResponse(error_code=int(error or ErrorCode.NOT_LEADER_OR_FOLLOWER))
+    key = _voter_key(request.voter_id, request.voter_directory_id)
+    if key is None:
+        return _remove_response(ErrorCode.INVALID_REQUEST, "Remove voter request didn't include a valid voter")
+    failed, entry = _common_checks(core, leader, "removing", now_ms)
+    if failed is not None:
+        assert isinstance(entry, str)
+        return _remove_response(failed, entry)
+    assert isinstance(entry, tuple)
+    new_voters = entry[1].remove_voter(key)
+    if new_voters is None:
+        return _remove_response(ErrorCode.VOTER_NOT_FOUND, (
+            f"Cannot remove voter {_key_text(key)} from the set of voters "
+            f"{[_key_text(k) for k in entry[1].voter_keys()]}"))
+    offset = core.append_voters_record(new_voters, now_ms)
+    pending = PendingVoterChange(False, key, offset, now_ms + core.config.request_timeout_ms)
+    core.pending_voter_change = pending
+    return pending
+
+
+def handle_update_voter(core: RaftCore, request: UpdateRaftVoterRequest, now_ms: int) -> UpdateRaftVoterResponse:
+    def answer(error: ErrorCode) -> UpdateRaftVoterResponse:
+        leader_id = core.quorum.leader_id()
+        address = None
+        if leader_id is not None:
+            voter = core.quorum.voter_set.voters.get(leader_id)
+            address = voter.address(core.listener_name) if voter is not None else None
+            if leader_id == core.node_id and address is None:
+                address = next(((e.host, e.port) for e in core.local_endpoints if e.name == core.listener_name), None)
+        return UpdateRaftVoterResponse(error_code=int(error), current_leader=UpdateRaftVoterResponse.CurrentLeader(
+            leader_id=-1 if leader_id is None else leader_id, leader_epoch=core.epoch,
+            host="" if address is None else address[0], port=-1 if address is None else address[1]))
+
+    if not core._valid_cluster_id(request.cluster_id):
+        return answer(ErrorCode.INCONSISTENT_CLUSTER_ID)
+    error = _leader_only_error(core, request.current_leader_epoch)
+    leader = core.quorum.state
+    if error is not None or not isinstance(leader, LeaderState):
+        return answer(error or ErrorCode.NOT_LEADER_OR_FOLLOWER)
+    key = _voter_key(request.voter_id, request.voter_directory_id)
+    if key is None:
+        return answer(ErrorCode.INVALID_REQUEST)
+    endpoints = tuple(Endpoint(li.name, li.host, li.port) for li in request.listeners)
+    if not any(e.name == core.listener_name for e in endpoints):
+        return answer(ErrorCode.INVALID_REQUEST)
+    low, high = (request.k_raft_version_feature.min_supported_version,
+                 request.k_raft_version_feature.max_supported_version)
+    if low < 0 or high < 0 or high < low:
+        return answer(ErrorCode.INVALID_REQUEST)
+    failed, entry = _common_checks(core, leader, "updating", now_ms)
+    if failed is not None:
+        return answer(failed)
+    assert isinstance(entry, tuple)
+    kraft_version = core.voter_history.last_kraft_version()
+    if not low <= kraft_version <= high:
+        return answer(ErrorCode.INVALID_REQUEST)
+    updated = entry[1].update_voter(Voter(key.id, request.voter_directory_id, endpoints, (low, high)))
+    if updated is None:
+        return answer(ErrorCode.VOTER_NOT_FOUND)
+    core.append_voters_record(updated, now_ms)
+    return answer(ErrorCode.NONE)  # not waiting for the commit, as Kafka
+
+
+def high_watermark_updated(core: RaftCore, leader: LeaderState) -> None:
+    """Complete the pending change once its VotersRecord is below the high watermark; a
+    leader no longer in the committed set then asks to resign."""
+    pending = core.pending_voter_change
+    hw = leader.high_watermark
+    if pending is None or hw is None or hw <= pending.last_offset:
+        return
+    core.pending_voter_change = None
+    pending.complete(ErrorCode.NONE)
+    if not pending.add and not core.voter_history.last_voter_set().is_voter(core.quorum.local_key):
+        leader.resign_requested = True
+
+
+def expire(core: RaftCore, now_ms: int) -> None:
+    """A change that did not commit in time is answered REQUEST_TIMED_OUT (Kafka's
+    ``maybeExpirePendingOperation``); the VotersRecord stays in the log."""
+    pending = core.pending_voter_change
+    if pending is not None and now_ms >= pending.deadline_ms:
+        core.pending_voter_change = None
+        pending.complete(ErrorCode.REQUEST_TIMED_OUT)
+
+
+def leader_gone(core: RaftCore) -> None:
+    """The node left the leader state: what was pending is answered NOT_LEADER_OR_FOLLOWER."""
+    pending = core.pending_voter_change
+    if pending is not None:
+        core.pending_voter_change = None
+        pending.complete(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+
+
+def start_of_epoch_records(core: RaftCore) -> list[KRaftVersionRecord | VotersRecord]:
+    """With kraft.version 1, a leader writes the voters to the log when they come from the
+    bootstrap snapshot only (offset -1) or its own listeners changed."""
+    history = core.voter_history
+    kraft_version = history.last_kraft_version()
+    entry = history.last_voter_set_entry()
+    if kraft_version < 1 or entry is None:
+        return []
+    voters = entry[1]
+    me = voters.voters.get(core.node_id)
+    updated = voters
+    if me is not None and core.local_endpoints:
+        local = Voter(me.node_id, me.directory_id, core.local_endpoints, me.kraft_versions)
+        if voters.needs_update(local):
+            updated = voters.update_voter(local) or voters
+    if entry[0] != -1 and updated is voters:
+        return []
+    return [KRaftVersionRecord(version=0, k_raft_version=kraft_version), updated.to_voters_record()]
+
+
+def _key_text(key: ReplicaKey) -> str:
+    return f"ReplicaKey(id={key.id}, directoryId={'<undefined>' if key.directory_id is None else key.directory_id.hex()})"
+
+
+def _endpoints_text(endpoints: tuple[Endpoint, ...]) -> str:
+    return ", ".join(f"{e.name}://{e.host}:{e.port}" for e in endpoints)
