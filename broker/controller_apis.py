@@ -23,9 +23,9 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import (
-    ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
-    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RequestHeader,
-    VoteRequest,
+    AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
+    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RemoveRaftVoterRequest,
+    RequestHeader, UpdateRaftVoterRequest, VoteRequest,
 )
 from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
@@ -43,6 +43,7 @@ _ALL_CLUSTER_OPERATIONS = sum(1 << int(op) for op in SUPPORTED_OPERATIONS[Resour
 CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.FETCH, ApiKey.API_VERSIONS, ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH,
     ApiKey.DESCRIBE_QUORUM, ApiKey.DESCRIBE_CLUSTER,
+    ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
 
 ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
@@ -79,11 +80,15 @@ class ControllerApis:
         version = header.request_api_version
         if isinstance(request, ApiVersionsRequest):
             return self._api_versions(request, version)
-        if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)):
+        if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
+                                UpdateRaftVoterRequest)):
             return await self.raft.handle_request(ApiKey(key), request)
+        if isinstance(request, (AddRaftVoterRequest, RemoveRaftVoterRequest)):
+            return await self.raft.handle_voter_change(request)
         if isinstance(request, DescribeQuorumRequest):
-            return describe_quorum(self.raft.core, request, version, self.endpoints, self.raft.time_ms(),
-                                   self.voters.directory_ids())
+            voters = self.raft.core.quorum.voter_set  # the voters at the log end, as Kafka describes them
+            return describe_quorum(self.raft.core, request, version, voters.endpoints(), self.raft.time_ms(),
+                                   voters.directory_ids())
         if isinstance(request, DescribeClusterRequest):
             return self._describe_cluster(request, version, scope)
         raise ValueError(f"api key {key} is not served by a controller")

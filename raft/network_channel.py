@@ -22,6 +22,11 @@ class NetworkChannel(Protocol):
 
     async def close(self) -> None: ...
 
+    def update_address(self, node_id: int, host: str, port: int) -> None:
+        """Where ``node_id`` is now (a voter added through the log, the leader an observer
+        learned of, a bootstrap server); the next send to it goes there."""
+        ...
+
 
 def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AVAILABLE
                      ) -> msg.RaftResponseData:

@@ -9,6 +9,7 @@ Lives on the replication floor because it uses ``NetworkClient``; ``kafpy.raft``
 """
 from __future__ import annotations
 
+import asyncio
 from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
@@ -37,6 +38,7 @@ class KafkaNetworkChannel:
         self.config = NetworkClientConfig(request_timeout_ms=request_timeout_ms)
         self.security = security
         self._clients: dict[int, NetworkClient] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     def _client(self, destination: int) -> NetworkClient:
         client = self._clients.get(destination)
@@ -49,6 +51,18 @@ class KafkaNetworkChannel:
                                    config=self.config, security=self.security)
             self._clients[destination] = client
         return client
+
+    def update_address(self, node_id: int, host: str, port: int) -> None:
+        """A node's (new) address: a voter added through the log, a leader named in a Fetch
+        answer; a client to an old address is dropped (closed in the background)."""
+        if self.voters.get(node_id) == (host, port):
+            return
+        self.voters[node_id] = (host, port)
+        old = self._clients.pop(node_id, None)
+        if old is not None:
+            task = asyncio.get_running_loop().create_task(old.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     async def send(self, destination: int, api_key: ApiKey,
                    data: msg.RaftRequestData) -> msg.RaftResponseData:
