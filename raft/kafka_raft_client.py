@@ -360,6 +360,7 @@ class KafkaRaftClient:
         """AddRaftVoter / RemoveRaftVoter: answered once the VotersRecord commits (or times
         out, or this node stops leading), waiting without holding the loop."""
         now = self.time_ms()
+        result: voter_changes.VoterChangeResponse | voter_changes.PendingVoterChange
         if isinstance(data, AddRaftVoterRequest):
             result = voter_changes.handle_add_voter(self.core, data, now)
         else:

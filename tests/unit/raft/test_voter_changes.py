@@ -152,7 +152,8 @@ def test_an_observer_that_caught_up_is_added_and_votes_afterwards() -> None:
     assert isinstance(result, voter_changes.PendingVoterChange)
     assert core.quorum.voters == {1, 2, 3, 4}  # at once, uncommitted
     assert answer_of(sim, result) == (0, None)
-    assert core.high_watermark() is not None and core.high_watermark() > result.last_offset
+    hw_now = core.high_watermark()
+    assert hw_now is not None and hw_now > result.last_offset
     assert sorted(leader_state(sim.leader()).voter_states) == [1, 2, 3, 4]  # type: ignore[arg-type]
     assert observer.core.quorum.is_voter()
     # node 4 now counts: with two voters down, no majority of four remains
