@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import FetchSnapshotRequest, FetchSnapshotResponse
 from kafpy.raft.replicated_log import RawSnapshotWriterProtocol, ReplicatedLog
 from kafpy.raft import raft_messages as msg
+from kafpy.raft.core_view import RaftCoreView as RaftCore
 from kafpy.raft.epoch_state import FollowerState
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotId
-
-if TYPE_CHECKING:
-    from kafpy.raft.raft_core import RaftCore
 
 log = logging.getLogger(__name__)
 

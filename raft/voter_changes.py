@@ -18,60 +18,28 @@ watermark moves, on every poll (the timeout) and on leaving the leader state.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
-
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, AddRaftVoterResponse, KRaftVersionRecord, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
     UpdateRaftVoterRequest, UpdateRaftVoterResponse, VotersRecord,
 )
+from kafpy.raft.core_view import RaftCoreView as RaftCore
 from kafpy.raft.leader_state import LeaderState
+from kafpy.raft.pending_voter_change import DEFAULT_MESSAGES, PendingVoterChange, VoterChangeResponse
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, Voter, VoterSet
 
-if TYPE_CHECKING:
-    from kafpy.raft.raft_core import RaftCore
-
-VoterChangeResponse = Union[AddRaftVoterResponse, RemoveRaftVoterResponse]
-
-# Kafka's Errors default messages for the errors answered without one of their own
-_DEFAULT_MESSAGES = {
-    ErrorCode.NONE: None,
-    ErrorCode.NOT_LEADER_OR_FOLLOWER: (
-        "For requests intended only for the leader, this error indicates that the broker is not the current "
-        "leader. For requests intended for any replica, this error indicates that the broker is not a replica "
-        "of the topic partition."),
-    ErrorCode.REQUEST_TIMED_OUT: "The request timed out.",
-}
-
-
-@dataclass
-class PendingVoterChange:
-    """An AddRaftVoter or RemoveRaftVoter waiting for its VotersRecord to commit: the offset
-    of that record, the deadline, and the answer once there is one (the driver waits for it)."""
-
-    add: bool
-    voter: ReplicaKey
-    last_offset: int
-    deadline_ms: int
-    response: VoterChangeResponse | None = None
-
-    def complete(self, error: ErrorCode, message: str | None = None) -> None:
-        if self.response is not None:
-            return
-        text = message if message is not None else _DEFAULT_MESSAGES.get(error)
-        self.response = (AddRaftVoterResponse if self.add else RemoveRaftVoterResponse)(
-            error_code=int(error), error_message=text)
+__all__ = ["PendingVoterChange", "VoterChangeResponse", "handle_add_voter", "handle_remove_voter",
+           "handle_update_voter", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
 
 
 def _add_response(error: ErrorCode, message: str | None = None) -> AddRaftVoterResponse:
-    return AddRaftVoterResponse(error_code=int(error), error_message=message or _DEFAULT_MESSAGES.get(error))
+    return AddRaftVoterResponse(error_code=int(error), error_message=message or DEFAULT_MESSAGES.get(error))
 
 
 def _remove_response(error: ErrorCode, message: str | None = None) -> RemoveRaftVoterResponse:
     return RemoveRaftVoterResponse(error_code=int(error),
-                                   error_message=message or _DEFAULT_MESSAGES.get(error))
+                                   error_message=message or DEFAULT_MESSAGES.get(error))
 
 
 def _cluster_id_message(core: RaftCore, cluster_id: str | None) -> str:
