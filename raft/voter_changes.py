@@ -18,6 +18,8 @@ watermark moves, on every poll (the timeout) and on leaving the leader state.
 """
 from __future__ import annotations
 
+import base64
+
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, AddRaftVoterResponse, KRaftVersionRecord, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
@@ -112,7 +114,7 @@ def handle_add_voter(core: RaftCore, request: AddRaftVoterRequest, now_ms: int
     if key.id in voters.voters:
         return _add_response(ErrorCode.DUPLICATE_VOTER, (
             f"The voter id for {_key_text(key)} is already part of the set of voters "
-            f"{[_key_text(k) for k in voters.voter_keys()]}."))
+            f"{_keys_text(voters.voter_keys())}."))
     if not leader.is_replica_caught_up(key.id, key.directory_id, now_ms):
         return _add_response(ErrorCode.REQUEST_TIMED_OUT,
                              f"Aborted add voter operation for {_key_text(key)} since it is lagging behind")
@@ -144,7 +146,7 @@ def handle_remove_voter(core: RaftCore, request: RemoveRaftVoterRequest, now_ms:
     if new_voters is None:
         return _remove_response(ErrorCode.VOTER_NOT_FOUND, (
             f"Cannot remove voter {_key_text(key)} from the set of voters "
-            f"{[_key_text(k) for k in entry[1].voter_keys()]}"))
+            f"{_keys_text(entry[1].voter_keys())}"))
     offset = core.append_voters_record(new_voters, now_ms)
     pending = PendingVoterChange(False, key, offset, now_ms + core.config.request_timeout_ms)
     core.pending_voter_change = pending
@@ -245,7 +247,16 @@ def start_of_epoch_records(core: RaftCore) -> list[KRaftVersionRecord | VotersRe
 
 
 def _key_text(key: ReplicaKey) -> str:
-    return f"ReplicaKey(id={key.id}, directoryId={'<undefined>' if key.directory_id is None else key.directory_id.hex()})"
+    """Kafka's ``ReplicaKey.toString`` (the directory id as Kafka prints a Uuid)."""
+    if key.directory_id is None:
+        return f"ReplicaKey(id={key.id}, directoryId=<undefined>)"
+    uuid = base64.urlsafe_b64encode(key.directory_id).rstrip(b"=").decode()
+    return f"ReplicaKey(id={key.id}, directoryId={uuid})"
+
+
+def _keys_text(keys: list[ReplicaKey]) -> str:
+    """A Java set of keys as Kafka prints it: ``[ReplicaKey(...), ...]``."""
+    return "[" + ", ".join(_key_text(k) for k in keys) + "]"
 
 
 def _endpoints_text(endpoints: tuple[Endpoint, ...]) -> str:

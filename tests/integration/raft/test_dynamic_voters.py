@@ -1,10 +1,15 @@
-"""KIP-853 with real parts: three kafpy controllers formatted with ``--initial-controllers`` and a
-fourth formatted with ``--no-initial-controllers`` that starts as an observer (it finds the
-leader through ``controller.quorum.bootstrap.servers``). Apache Kafka 4.4's
-``kafka-metadata-quorum.sh --bootstrap-controller ... --command-config <its properties>
-add-controller`` makes
-it a voter, ``describe --status`` / ``--replication`` (Apache's tool) show it with its directory
-id, and ``remove-controller --controller-id 4 --controller-directory-id D`` removes it again."""
+"""KIP-853 with real parts, side by side: three controllers formatted with ``--initial-controllers``
+and a fourth formatted with ``--no-initial-controllers`` that starts as an observer (it finds
+the leader through ``controller.quorum.bootstrap.servers``), once with kafpy controllers and once
+with Apache Kafka 4.4 controllers, the same steps on both with Apache Kafka 4.4's
+``kafka-metadata-quorum.sh``: ``--command-config <node 4's properties> add-controller`` makes it a
+voter, ``describe --status`` / ``--replication`` show it with its directory id,
+``remove-controller --controller-id 4 --controller-directory-id D`` removes it (it goes on
+fetching as an observer) and a second removal fails with Kafka's VOTER_NOT_FOUND.
+
+The tool's outputs are compared with what depends on the run masked: directory ids (random per
+format: each side is checked against the ids it formatted), ports, timestamps, offsets and the
+leader (whoever wins), and the error's stack trace."""
 from __future__ import annotations
 
 import json
@@ -12,110 +17,196 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol
 
 import pytest
 
-from kafpy.metadata.meta_properties import uuid_from_string
-
 from tests.integration.raft.quorum_support import (
-    REPO_ROOT, describe_quorum, kafpy_format, write_properties,
+    REPO_ROOT, controller_id, describe_quorum, kafpy_format, write_properties,
 )
-from tests.integration.raft.test_controller_quorum import CLUSTER_ID, Controllers, eventually, leader_view
-from tests.support.kafka_dist import run_tool
+from tests.integration.raft.test_controller_quorum import CLUSTER_ID, Controllers, eventually
+from tests.integration.raft.test_metadata_quorum_tool import ApacheControllers
+from tests.support.kafka_dist import java_command, run_tool
 from tests.support.ports import LOOPBACK, free_ports
-from tests.support.process import terminate
 
 
-class DynamicQuorum(Controllers):
-    """The three formatted voters plus node 4, formatted as an observer."""
+def observer_properties(work: Path, ports: dict[int, int], port: int) -> dict[str, str]:
+    """Node 4: a controller that knows only the bootstrap servers."""
+    return {
+        "process.roles": "controller", "node.id": "4",
+        "listeners": f"CONTROLLER://{LOOPBACK}:{port}",
+        "controller.listener.names": "CONTROLLER", "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
+        "controller.quorum.bootstrap.servers": ",".join(f"{LOOPBACK}:{p}" for _, p in sorted(ports.items())),
+        "log.dirs": str(work / "controller-4"), "metadata.log.dir": str(work / "controller-4"),
+        "controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
+        "controller.quorum.election.backoff.max.ms": "500", "controller.quorum.request.timeout.ms": "5000",
+    }
 
+
+def directory_id_of(work: Path) -> str:
+    match = re.search(r"^directory\.id=(\S+)$", (work / "controller-4" / "meta.properties").read_text(), re.M)
+    assert match is not None
+    return match.group(1)
+
+
+class Side(Protocol):
+    """A quorum of either kind: its voters' ports and directory ids, node 4's config."""
+
+    ports: dict[int, int]
+    directory_ids: dict[int, str]
+    observer_config: Path
+
+    def start_all(self) -> str: ...  # the observer's directory id
+
+
+class KafpySide(Controllers):
     def __init__(self, work: Path) -> None:
         super().__init__(work, dynamic=True)
         self.observer_port = free_ports(1)[0]
-        props = {
-            "process.roles": "controller", "node.id": "4",
-            "listeners": f"CONTROLLER://{LOOPBACK}:{self.observer_port}",
-            "controller.listener.names": "CONTROLLER", "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
-            "controller.quorum.bootstrap.servers": ",".join(f"{LOOPBACK}:{p}" for _, p in sorted(self.ports.items())),
-            "log.dirs": str(work / "controller-4"), "metadata.log.dir": str(work / "controller-4"),
-            "controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
-            "controller.quorum.election.backoff.max.ms": "500", "controller.quorum.request.timeout.ms": "5000",
-        }
-        self.observer_config = write_properties(work / "controller-4.properties", props)
+        self.observer_config = write_properties(work / "controller-4.properties",
+                                                observer_properties(work, self.ports, self.observer_port))
 
-    def format_observer(self) -> str:
+    def start_all(self) -> str:
+        self.format()
         kafpy_format(self.observer_config, CLUSTER_ID, "--no-initial-controllers")
-        meta = (self.work / "controller-4" / "meta.properties").read_text()
-        match = re.search(r"^directory\.id=(\S+)$", meta, re.M)
-        assert match is not None
-        return match.group(1)
-
-    def start_observer(self) -> subprocess.Popen[bytes]:
+        for node in self.ports:
+            self.start(node)
         with open(self.work / "controller-4.out", "ab") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "kafpy.broker", str(self.observer_config)],
-                                    stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT, start_new_session=True)
-        self.procs[4] = proc
-        return proc
+            self.procs[4] = subprocess.Popen([sys.executable, "-m", "kafpy.broker", str(self.observer_config)],
+                                             stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
+                                             start_new_session=True)
+        return directory_id_of(self.work)
+
+
+class ApacheSide(ApacheControllers):
+    def __init__(self, work: Path) -> None:
+        super().__init__(work, dynamic=True)
+        self.observer_port = free_ports(1)[0]
+        self.observer_config = write_properties(work / "apache-4.properties",
+                                                observer_properties(work, self.ports, self.observer_port))
+
+    def start_all(self) -> str:
+        self.start()
+        run_tool("4", "kafka-storage", ["format", "-t", self.cluster_id, "-c", str(self.observer_config),
+                                        "--no-initial-controllers"], timeout=120)
+        with open(self.work / "apache-4.out", "ab") as out:
+            self.procs.append(subprocess.Popen(
+                java_command("4", "kafka-server-start", [str(self.observer_config)], heap="384m"),
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+        return directory_id_of(self.work)
 
 
 @pytest.fixture
-def quorum(tmp_path: Path) -> Iterator[DynamicQuorum]:
-    q = DynamicQuorum(tmp_path)
+def kafpy_side(tmp_path: Path) -> Iterator[KafpySide]:
+    (tmp_path / "kafpy").mkdir()
+    side = KafpySide(tmp_path / "kafpy")
     try:
-        yield q
+        yield side
     finally:
-        for proc in q.procs.values():
-            terminate(proc, timeout=10)
+        side.stop_all()
 
 
-def metadata_quorum(port: int, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_tool("4", "kafka-metadata-quorum", ["--bootstrap-controller", f"{LOOPBACK}:{port}", *args],
-                    timeout=120, check=False)
+@pytest.fixture
+def apache_side(tmp_path: Path) -> Iterator[ApacheSide]:
+    (tmp_path / "apache").mkdir()
+    side = ApacheSide(tmp_path / "apache")
+    try:
+        yield side
+    finally:
+        side.stop()
 
 
-def voters_of(port: int) -> list[tuple[int, str]]:
-    out = metadata_quorum(port, "describe", "--status")
-    assert out.returncode == 0, out.stderr
+def quorum_tool(port: int, *args: str, config: Path | None = None) -> subprocess.CompletedProcess[str]:
+    command = ["--bootstrap-controller", f"{LOOPBACK}:{port}"]
+    if config is not None:
+        command += ["--command-config", str(config)]
+    return run_tool("4", "kafka-metadata-quorum", [*command, *args], timeout=180, check=False)
+
+
+def masked(text: str, directory: str) -> str:
+    text = text.replace(directory, "<dir4>")
+    text = re.sub(r"\b(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}):\d+", r"\1:<port>", text)
+    return "\n".join(line for line in text.splitlines() if not line.startswith("\tat "))
+
+
+def voters(side: Side, directory: str) -> list[tuple[int, bool]]:
+    """CurrentVoters of --status: (id, whether the directory id is the one formatted)."""
+    out = quorum_tool(side.ports[1], "describe", "--status")
+    assert out.returncode == 0, out.stdout + out.stderr
     line = next(li for li in out.stdout.splitlines() if li.startswith("CurrentVoters:"))
-    return sorted((v["id"], v.get("directoryId", "")) for v in json.loads(line.partition(":")[2]))
+    ids = {**side.directory_ids, 4: directory}
+    return sorted((v["id"], v.get("directoryId") == ids[v["id"]]) for v in json.loads(line.partition(":")[2]))
 
 
-def test_apache_add_controller_and_remove_controller_against_kafpy_controllers(quorum: DynamicQuorum) -> None:
-    q = quorum
-    q.format()
-    for node in (1, 2, 3):
-        q.start(node)
-    leader, _ = eventually(lambda: leader_view(q), what="the three voters elected a leader")
-    directory = q.format_observer()
-    q.start_observer()
+def replication_rows(side: Side, directory: str) -> list[tuple[str, str, str]]:
+    """--replication as (node id, whether its directory id is the formatted one, status), the
+    one Leader row counted as a Follower (who leads depends on the run)."""
+    out = quorum_tool(side.ports[2], "describe", "--replication")
+    assert out.returncode == 0, out.stdout + out.stderr
+    ids = {**{str(n): d for n, d in side.directory_ids.items()}, "4": directory}
+    rows = [line.split() for line in out.stdout.splitlines()[1:]]
+    assert [r[-1] for r in rows].count("Leader") == 1 and rows[0][-1] == "Leader"
+    return sorted((r[0], str(r[1] == ids[r[0]]), "Follower" if r[-1] == "Leader" else r[-1]) for r in rows)
 
-    def observer_caught_up() -> bool | None:
-        quorum_now = describe_quorum(q.ports[leader])
-        observers = {o.replica_id: o for o in quorum_now.observers}
-        o = observers.get(4)
-        return True if o is not None and o.log_end_offset == quorum_now.high_watermark > 0 else None
-    eventually(observer_caught_up, what="node 4 fetching as an observer")
-    assert voters_of(q.ports[1]) == sorted((n, d) for n, d in q.directory_ids.items())
 
-    added = run_tool("4", "kafka-metadata-quorum", [
-        "--bootstrap-controller", f"{LOOPBACK}:{q.ports[1]}", "--command-config", str(q.observer_config),
-        "add-controller"], timeout=120, check=False)
-    assert added.returncode == 0, added.stdout + added.stderr
-    assert "Added controller 4 with directory id " + directory in added.stdout
-    assert voters_of(q.ports[2]) == sorted([*((n, d) for n, d in q.directory_ids.items()), (4, directory)])
-    replication = metadata_quorum(q.ports[3], "describe", "--replication")
-    rows = {line.split()[0]: line.split() for line in replication.stdout.splitlines()[1:]}
-    assert rows["4"][1] == directory and rows["4"][-1] in ("Follower", "Leader")
-    quorum_now = describe_quorum(q.ports[leader])
-    assert {v.replica_id: v.replica_directory_id for v in quorum_now.current_voters}[4] == uuid_from_string(directory)
+def observer_fetching(side: Side) -> bool | None:
+    leader = controller_id(side.ports[1])
+    if leader < 0:
+        return None
+    quorum = describe_quorum(side.ports[leader])
+    return True if any(o.replica_id == 4 and o.log_end_offset > 0 for o in quorum.observers) else None
 
-    removed = metadata_quorum(q.ports[1], "remove-controller", "--controller-id", "4",
-                              "--controller-directory-id", directory)
+
+def add_controller(side: Side) -> subprocess.CompletedProcess[str]:
+    """add-controller, again while node 4 is still catching up (REQUEST_TIMED_OUT)."""
+    def attempt() -> subprocess.CompletedProcess[str] | None:
+        out = quorum_tool(side.ports[1], "add-controller", config=side.observer_config)
+        return out if out.returncode == 0 else None
+    return eventually(attempt, timeout=240, what="add-controller succeeded")
+
+
+def steps(side: Side) -> dict[str, object]:
+    """The same steps on either side; what the tool printed, masked."""
+    directory = side.start_all()
+    eventually(lambda: observer_fetching(side), timeout=240, what="node 4 fetching as an observer")
+    out: dict[str, object] = {"voters before": voters(side, directory)}
+    added = add_controller(side)
+    out["add-controller"] = masked(added.stdout, directory)
+    out["voters after add"] = eventually(lambda: (lambda v: v if len(v) == 4 else None)(voters(side, directory)),
+                                         timeout=60, what="four voters")
+    out["replication after add"] = replication_rows(side, directory)
+    removed = quorum_tool(side.ports[1], "remove-controller", "--controller-id", "4",
+                          "--controller-directory-id", directory)
     assert removed.returncode == 0, removed.stdout + removed.stderr
-    assert f"Removed KRaft controller 4 with directory id {directory}" in removed.stdout
-    assert voters_of(q.ports[1]) == sorted((n, d) for n, d in q.directory_ids.items())
-    # a second removal: the voter is gone (Kafka's VOTER_NOT_FOUND)
-    again = metadata_quorum(q.ports[1], "remove-controller", "--controller-id", "4",
-                            "--controller-directory-id", directory)
-    assert again.returncode != 0 and "VoterNotFoundException" in again.stdout + again.stderr
+    out["remove-controller"] = masked(removed.stdout, directory)
+    out["voters after remove"] = voters(side, directory)
+    out["replication after remove"] = eventually(
+        lambda: (lambda rows: rows if ("4", "True", "Observer") in rows else None)(replication_rows(side, directory)),
+        timeout=60, what="node 4 listed as an observer")
+    again = quorum_tool(side.ports[1], "remove-controller", "--controller-id", "4",
+                        "--controller-directory-id", directory)
+    first = masked(again.stdout + again.stderr, directory).splitlines()[:1]
+    for node, voter_dir in side.directory_ids.items():
+        first = [line.replace(voter_dir, f"<dir{node}>") for line in first]
+    # Java prints the voters as a HashSet: in no particular order
+    out["remove again"] = (again.returncode, [re.sub(r"\[(ReplicaKey.*)\]$", lambda m: str(
+        sorted(re.findall(r"ReplicaKey\(id=\d+, directoryId=[^)]*\)", m.group(1)))), line) for line in first])
+    return out
+
+
+def test_add_controller_and_remove_controller_as_against_apache_controllers(
+        kafpy_side: KafpySide, apache_side: ApacheSide) -> None:
+    ours = steps(kafpy_side)
+    kafpy_side.stop_all()  # the machine is shared: one quorum at a time
+    theirs = steps(apache_side)
+    print("kafpy:", ours, "\napache:", theirs)
+    assert ours["voters before"] == [(1, True), (2, True), (3, True)]
+    assert ours["voters after add"] == [(1, True), (2, True), (3, True), (4, True)]
+    assert ours["voters after remove"] == ours["voters before"]
+    assert "Added controller 4 with directory id <dir4>" in str(ours["add-controller"])
+    assert "Removed KRaft controller 4 with directory id <dir4>" in str(ours["remove-controller"])
+    code, first_line = ours["remove again"]  # type: ignore[misc]
+    assert code != 0 and "VoterNotFoundException" in "".join(first_line)
+    # ... and every step printed what Apache's controllers make the tool print
+    for key in ours:
+        assert ours[key] == theirs[key], key
