@@ -11,6 +11,7 @@ from typing import Protocol
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import UpdateRaftVoterResponse
 from kafpy.raft import raft_messages as msg
 
 
@@ -39,4 +40,6 @@ def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AV
         return msg.end_quorum_epoch_response(error)
     if api_key == ApiKey.FETCH:
         return msg.fetch_response(error)
+    if api_key == ApiKey.UPDATE_RAFT_VOTER:
+        return UpdateRaftVoterResponse(error_code=int(error))
     raise ValueError(f"not a raft api key: {api_key}")

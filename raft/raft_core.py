@@ -28,7 +28,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
-    LeaderChangeMessage, UpdateRaftVoterRequest, VoteRequest, VoteResponse,
+    LeaderChangeMessage, UpdateRaftVoterRequest, UpdateRaftVoterResponse, VoteRequest, VoteResponse,
 )
 from kafpy.raft import voter_changes
 from kafpy.raft import raft_messages as msg
@@ -334,6 +334,13 @@ class RaftCore:
                 self._send(out, state.leader_id, ApiKey.FETCH_SNAPSHOT, msg.fetch_snapshot_request(
                     self.cluster_id, self.quorum.local_key, self.epoch, sid.end_offset, sid.epoch,
                     snapshot.size_in_bytes(), self.config.fetch_snapshot_max_bytes), now_ms)
+            elif self.quorum.is_voter() and state.update_voter_period_expired(now_ms):
+                state.reset_update_voter_period(now_ms)
+                request = voter_changes.update_voter_request(self)
+                if request is not None:  # the voter set has other listeners for this node
+                    self._send(out, state.leader_id, ApiKey.UPDATE_RAFT_VOTER, request, now_ms)
+                else:
+                    self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
             else:
                 self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
 
@@ -555,6 +562,8 @@ class RaftCore:
             ok = self._handle_end_quorum_epoch_response(source, data, now_ms)
         elif isinstance(data, FetchResponse):
             ok = self._handle_fetch_response(source, data, now_ms)
+        elif isinstance(data, UpdateRaftVoterResponse):
+            ok = voter_changes.handle_update_voter_response(self, data, now_ms)
         elif isinstance(data, FetchSnapshotResponse):
             ok = snapshot_fetch.handle_fetch_snapshot_response(self, source, data, now_ms)
         else:

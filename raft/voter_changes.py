@@ -32,7 +32,7 @@ from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, Voter, VoterSet
 
 __all__ = ["PendingVoterChange", "VoterChangeResponse", "handle_add_voter", "handle_remove_voter",
-           "handle_update_voter", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
+           "handle_update_voter", "update_voter_request", "handle_update_voter_response", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
 
 
 def _add_response(error: ErrorCode, message: str | None = None) -> AddRaftVoterResponse:
@@ -194,6 +194,35 @@ def handle_update_voter(core: RaftCore, request: UpdateRaftVoterRequest, now_ms:
         return answer(ErrorCode.VOTER_NOT_FOUND)
     core.append_voters_record(updated, now_ms)
     return answer(ErrorCode.NONE)  # not waiting for the commit, as Kafka
+
+
+def update_voter_request(core: RaftCore) -> UpdateRaftVoterRequest | None:
+    """What a voter sends its leader when the voter set holds other listeners or kraft.version
+    range for it than its own (Kafka's ``buildUpdateVoterRequest``); None when nothing differs
+    or the quorum is at kraft.version 0."""
+    me = core.quorum.voter_set.voters.get(core.node_id)
+    if me is None or not core.local_endpoints or core.voter_history.last_kraft_version() < 1:
+        return None
+    local = Voter(me.node_id, me.directory_id, core.local_endpoints, SUPPORTED_KRAFT_VERSIONS)
+    if not core.quorum.voter_set.needs_update(local):
+        return None
+    low, high = SUPPORTED_KRAFT_VERSIONS
+    return UpdateRaftVoterRequest(
+        cluster_id=core.cluster_id, current_leader_epoch=core.epoch, voter_id=core.node_id,
+        voter_directory_id=me.directory_id,
+        listeners=[UpdateRaftVoterRequest.Listener(name=e.name, host=e.host, port=e.port)
+                   for e in core.local_endpoints],
+        k_raft_version_feature=UpdateRaftVoterRequest.KRaftVersionFeature(
+            min_supported_version=low, max_supported_version=high))
+
+
+def handle_update_voter_response(core: RaftCore, response: UpdateRaftVoterResponse, now_ms: int) -> bool:
+    """The leader's answer: its epoch and leader are taken as any answer's (Kafka's
+    ``handleUpdateVoterResponse``); the voter asks again after the next period if need be."""
+    leader = response.current_leader
+    handled = core._handle_common(ErrorCode.of_known(response.error_code),
+                                  None if leader.leader_id < 0 else leader.leader_id, leader.leader_epoch, now_ms)
+    return True if handled is None else handled
 
 
 def high_watermark_updated(core: RaftCore, leader: LeaderState) -> None:

@@ -205,8 +205,8 @@ def test_add_controller_and_remove_controller_as_against_apache_controllers(
     assert ours["voters after remove"] == ours["voters before"]
     assert "Added controller 4 with directory id <dir4>" in str(ours["add-controller"])
     assert "Removed KRaft controller 4 with directory id <dir4>" in str(ours["remove-controller"])
-    code, first_line = ours["remove again"]  # type: ignore[misc]
-    assert code != 0 and "VoterNotFoundException" in "".join(first_line)
+    again = ours["remove again"]
+    assert isinstance(again, tuple) and again[0] != 0 and "VoterNotFoundException" in "".join(again[1])
     # ... and every step printed what Apache's controllers make the tool print
     for key in ours:
         assert ours[key] == theirs[key], key

@@ -15,6 +15,7 @@ from kafpy.raft.memory_log import Entry, MemoryReplicatedLog
 from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import MemoryQuorumStateStore
 from kafpy.raft.raft_core import RaftCore
+from kafpy.raft.voter_set import Endpoint
 
 CLUSTER_ID = "sim-cluster-AAAAAAAAAA"
 
@@ -59,12 +60,13 @@ class SimNode:
         self.restarts = 0
         self.core: RaftCore | None = None
         self.directory_id: bytes | None = None  # a dynamic quorum's voters have one
+        self.local_endpoints: tuple[Endpoint, ...] = ()  # its listeners, as a voter set holds them
 
     def start(self, now_ms: int) -> None:
         self.core = RaftCore(self.node_id, self.voters, self.log, self.store, now_ms=now_ms,
                              cluster_id=CLUSTER_ID, config=self.config,
                              rng=random.Random(self.seed * 1000 + self.restarts),
-                             directory_id=self.directory_id)
+                             directory_id=self.directory_id, local_endpoints=self.local_endpoints)
         self.restarts += 1
 
     def crash(self) -> None:

@@ -13,12 +13,13 @@ from kafpy.raft import voter_changes
 from kafpy.raft.control_records import ControlRecordType
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_control_payload
+from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.snapshot import SnapshotId
 from kafpy.raft.voter_set import Endpoint, Voter, VoterSet
 from kafpy.raft.voter_set_history import KRaftControlRecordStateMachine
-from tests.unit.raft.sim import CLUSTER_ID, Simulation, leader_state
+from tests.unit.raft.sim import CLUSTER_ID, Message, Simulation, leader_state
 
 DIRS = {n: bytes([n]) * 16 for n in range(1, 6)}
 LISTENER = "CONTROLLER"
@@ -294,3 +295,23 @@ def test_update_voter_records_new_listeners_at_once() -> None:
     assert all(n.core is not None and n.core.quorum.voter_set.voters[other].endpoints == endpoint(other, 19000)
                for n in sim.nodes.values())
     assert ReplicaKey(other, DIRS[other]) in core.quorum.voter_set.voter_keys()
+
+
+def test_a_voter_whose_listeners_changed_sends_update_raft_voter() -> None:
+    """A follower restarted on another port finds its old listener in the voter set and, after
+    three fetch timeouts, sends UpdateRaftVoter; every node then has the new endpoint."""
+    sim = dynamic_sim(observers=0)
+    leader = leader_core(sim)
+    moved = sim.nodes[next(n for n in (1, 2, 3) if n != leader.node_id)]
+    moved.crash()
+    moved.local_endpoints = endpoint(moved.node_id, 19999)
+    moved.start(sim.now)
+    sent: list[Message] = []
+    sim.delivered = sent
+    assert sim.run_until(lambda: all(
+        n.core is not None and n.core.quorum.voter_set.voters[moved.node_id].endpoints == endpoint(moved.node_id, 19999)
+        for n in sim.nodes.values()), 20_000)
+    assert any(isinstance(m.request, UpdateRaftVoterRequest) for m in sent)
+    sent.clear()
+    sim.run(int(QuorumConfig().fetch_timeout_ms * 4))  # listeners now match: no more updates
+    assert not any(isinstance(m.request, UpdateRaftVoterRequest) for m in sent)
