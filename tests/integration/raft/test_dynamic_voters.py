@@ -210,3 +210,36 @@ def test_add_controller_and_remove_controller_as_against_apache_controllers(
     # ... and every step printed what Apache's controllers make the tool print
     for key in ours:
         assert ours[key] == theirs[key], key
+
+
+def test_a_voter_restarted_on_another_port_updates_its_endpoint(tmp_path: Path) -> None:
+    """Controller 2 comes back listening on another port: it sends UpdateRaftVoter (or, when it
+    wins an election, writes its listeners itself) and Apache's ``describe --status`` then shows
+    the new endpoint for it."""
+    c = Controllers(tmp_path, dynamic=True)
+    try:
+        c.format()
+        for node in c.ports:
+            c.start(node)
+        eventually(lambda: controller_id(c.ports[1]) if controller_id(c.ports[1]) > 0 else None,
+                   what="a leader")
+        terminate_node = c.procs.pop(2)
+        terminate_node.terminate()
+        terminate_node.wait(30)
+        new_port = free_ports(1)[0]
+        text = c.configs[2].read_text().replace(f"CONTROLLER://{LOOPBACK}:{c.ports[2]}",
+                                                f"CONTROLLER://{LOOPBACK}:{new_port}")
+        c.configs[2].write_text(text)
+        c.start(2)
+
+        def endpoint_of_2() -> str | None:
+            out = quorum_tool(c.ports[1], "describe", "--status")
+            if out.returncode != 0:
+                return None
+            line = next(li for li in out.stdout.splitlines() if li.startswith("CurrentVoters:"))
+            found = {v["id"]: v["endpoints"] for v in json.loads(line.partition(":")[2])}
+            return found[2][0] if found[2] == [f"CONTROLLER://{LOOPBACK}:{new_port}"] else None
+        assert eventually(endpoint_of_2, timeout=90, what="node 2's new endpoint in the voter set") == \
+            f"CONTROLLER://{LOOPBACK}:{new_port}"
+    finally:
+        c.stop_all()
