@@ -55,7 +55,8 @@ _SIZE = struct.Struct(">i")
 
 def quorum_config(config: KafkaConfig) -> QuorumConfig:
     """``controller.quorum.*`` as the core reads them, fetch sizes included."""
-    return QuorumConfig.from_properties({k: str(config.values[k]) for k in QuorumConfig.KEYS})
+    keys = [*QuorumConfig.KEYS, QuorumConfig.AUTO_JOIN_KEY]
+    return QuorumConfig.from_properties({k: str(config.values[k]) for k in keys})
 
 
 class ControllerServer:

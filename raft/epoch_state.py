@@ -211,3 +211,20 @@ class ResignedState:
 
     def has_election_timeout_expired(self, now_ms: int) -> bool:
         return now_ms >= self.election_deadline
+
+
+def strict_exponential_election_backoff_ms(preferred: list[ReplicaKey], local_key: ReplicaKey,
+                                           backoff_max_ms: int) -> int:
+    """After EndQuorumEpoch: the first preferred successor runs at once, the next ones after a
+    strictly growing backoff (Kafka's ``strictExponentialElectionBackoffMs``)."""
+    position = len(preferred)
+    for i, key in enumerate(preferred):
+        if key.matches(local_key):
+            position = i
+            break
+    if position == 0:
+        return 0
+    if position >= len(preferred):
+        return backoff_max_ms
+    base = backoff_max_ms >> (len(preferred) - 1)
+    return min(backoff_max_ms, base << (position - 1))

@@ -28,12 +28,13 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
-    LeaderChangeMessage, UpdateRaftVoterRequest, UpdateRaftVoterResponse, VoteRequest, VoteResponse,
+    AddRaftVoterResponse, LeaderChangeMessage, RemoveRaftVoterResponse, UpdateRaftVoterRequest,
+    UpdateRaftVoterResponse, VoteRequest, VoteResponse,
 )
 from kafpy.raft import voter_changes
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.epoch_state import (
-    CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState,
+    strict_exponential_election_backoff_ms, CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState,
 )
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.quorum_config import QuorumConfig
@@ -334,13 +335,8 @@ class RaftCore:
                 self._send(out, state.leader_id, ApiKey.FETCH_SNAPSHOT, msg.fetch_snapshot_request(
                     self.cluster_id, self.quorum.local_key, self.epoch, sid.end_offset, sid.epoch,
                     snapshot.size_in_bytes(), self.config.fetch_snapshot_max_bytes), now_ms)
-            elif self.quorum.is_voter() and state.update_voter_period_expired(now_ms):
-                state.reset_update_voter_period(now_ms)
-                request = voter_changes.update_voter_request(self)
-                if request is not None:  # the voter set has other listeners for this node
-                    self._send(out, state.leader_id, ApiKey.UPDATE_RAFT_VOTER, request, now_ms)
-                else:
-                    self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
+            elif (change := voter_changes.membership_request(self, state, now_ms)) is not None:
+                self._send(out, state.leader_id, change[0], change[1], now_ms)  # instead of a Fetch
             else:
                 self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
 
@@ -476,28 +472,13 @@ class RaftCore:
             self._maybe_transition(p.leader_id, p.leader_epoch, now_ms)
             state = self.quorum.state
             if isinstance(state, FollowerState) and state.leader_id == p.leader_id:
-                backoff = self._end_epoch_election_backoff(msg.preferred_candidates(p))
+                backoff = strict_exponential_election_backoff_ms(
+                    msg.preferred_candidates(p), self.quorum.local_key, self.config.election_backoff_max_ms)
                 log.debug("Overriding follower fetch timeout to %s after EndQuorumEpoch from %s",
                           backoff, p.leader_id)
                 state.override_fetch_timeout(now_ms, backoff)
         return msg.end_quorum_epoch_response(ErrorCode.NONE, error or ErrorCode.NONE, self.epoch,
                                              self.quorum.leader_id())
-
-    def _end_epoch_election_backoff(self, preferred: list[ReplicaKey]) -> int:
-        """The first preferred successor runs at once, the next ones after a strictly growing
-        backoff (Kafka's ``strictExponentialElectionBackoffMs``)."""
-        position = len(preferred)
-        for i, key in enumerate(preferred):
-            if key.matches(self.quorum.local_key):
-                position = i
-                break
-        backoff_max = self.config.election_backoff_max_ms
-        if position == 0:
-            return 0
-        if position >= len(preferred):
-            return backoff_max
-        base = backoff_max >> (len(preferred) - 1)
-        return min(backoff_max, base << (position - 1))
 
     def _fetch_error(self, error: ErrorCode) -> FetchResponse:
         return msg.fetch_response(ErrorCode.NONE, error, epoch=self.epoch,
@@ -562,8 +543,8 @@ class RaftCore:
             ok = self._handle_end_quorum_epoch_response(source, data, now_ms)
         elif isinstance(data, FetchResponse):
             ok = self._handle_fetch_response(source, data, now_ms)
-        elif isinstance(data, UpdateRaftVoterResponse):
-            ok = voter_changes.handle_update_voter_response(self, data, now_ms)
+        elif isinstance(data, (UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse)):
+            ok = voter_changes.handle_membership_response(self, data, now_ms)
         elif isinstance(data, FetchSnapshotResponse):
             ok = snapshot_fetch.handle_fetch_snapshot_response(self, source, data, now_ms)
         else:

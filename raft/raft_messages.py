@@ -9,6 +9,7 @@ from typing import Protocol, Sequence, Union
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
+    AddRaftVoterRequest, AddRaftVoterResponse, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
     UpdateRaftVoterRequest, UpdateRaftVoterResponse, VoteRequest, VoteResponse,
@@ -20,9 +21,9 @@ METADATA_PARTITION = 0
 METADATA_TOPIC_ID = bytes(15) + b"\x01"  # Kafka's Uuid.METADATA_TOPIC_ID
 
 RaftRequestData = Union[VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
-                        FetchSnapshotRequest, UpdateRaftVoterRequest]
+                        FetchSnapshotRequest, UpdateRaftVoterRequest, AddRaftVoterRequest, RemoveRaftVoterRequest]
 RaftResponseData = Union[VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
-                         FetchSnapshotResponse, UpdateRaftVoterResponse]
+                         FetchSnapshotResponse, UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse]
 
 
 @dataclass(frozen=True)

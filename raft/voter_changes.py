@@ -19,20 +19,26 @@ watermark moves, on every poll (the timeout) and on leaving the leader state.
 from __future__ import annotations
 
 import base64
+import logging
+from typing import Union
 
+from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, AddRaftVoterResponse, KRaftVersionRecord, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
     UpdateRaftVoterRequest, UpdateRaftVoterResponse, VotersRecord,
 )
 from kafpy.raft.core_view import RaftCoreView as RaftCore
+from kafpy.raft.epoch_state import FollowerState
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.pending_voter_change import DEFAULT_MESSAGES, PendingVoterChange, VoterChangeResponse
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, Voter, VoterSet
 
+log = logging.getLogger(__name__)
+
 __all__ = ["PendingVoterChange", "VoterChangeResponse", "handle_add_voter", "handle_remove_voter",
-           "handle_update_voter", "update_voter_request", "handle_update_voter_response", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
+           "handle_update_voter", "update_voter_request", "membership_request", "handle_membership_response", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
 
 
 def _add_response(error: ErrorCode, message: str | None = None) -> AddRaftVoterResponse:
@@ -216,13 +222,51 @@ def update_voter_request(core: RaftCore) -> UpdateRaftVoterRequest | None:
             min_supported_version=low, max_supported_version=high))
 
 
-def handle_update_voter_response(core: RaftCore, response: UpdateRaftVoterResponse, now_ms: int) -> bool:
-    """The leader's answer: its epoch and leader are taken as any answer's (Kafka's
-    ``handleUpdateVoterResponse``); the voter asks again after the next period if need be."""
-    leader = response.current_leader
-    handled = core._handle_common(ErrorCode.of_known(response.error_code),
-                                  None if leader.leader_id < 0 else leader.leader_id, leader.leader_epoch, now_ms)
-    return True if handled is None else handled
+MembershipRequest = Union[UpdateRaftVoterRequest, AddRaftVoterRequest, RemoveRaftVoterRequest]
+
+
+def membership_request(core: RaftCore, state: FollowerState, now_ms: int
+                       ) -> tuple[ApiKey, MembershipRequest] | None:
+    """Every three fetch timeouts a follower may send its leader, instead of a Fetch (Kafka's
+    ``pollFollowerAsVoter`` / ``pollFollowerAsObserver``): a voter whose listeners differ from
+    the voter set's, UpdateRaftVoter; an observer with ``controller.quorum.auto.join.enable``
+    (a controller: it has listeners and a directory id), RemoveRaftVoter for an older
+    incarnation of its id still in the set, else AddRaftVoter for itself."""
+    if not state.update_voter_period_expired(now_ms):
+        return None
+    state.reset_update_voter_period(now_ms)
+    if core.voter_history.last_kraft_version() < 1:
+        return None
+    if core.quorum.is_voter():
+        update = update_voter_request(core)
+        return None if update is None else (ApiKey.UPDATE_RAFT_VOTER, update)
+    me = core.quorum.local_key
+    if not core.config.auto_join or not core.local_endpoints or me.directory_id is None:
+        return None
+    old = core.quorum.voter_set.voters.get(me.id)
+    if old is not None:  # this id with another directory: that replica is gone
+        return ApiKey.REMOVE_RAFT_VOTER, RemoveRaftVoterRequest(
+            cluster_id=core.cluster_id, voter_id=old.node_id, voter_directory_id=old.directory_id)
+    return ApiKey.ADD_RAFT_VOTER, AddRaftVoterRequest(
+        cluster_id=core.cluster_id, timeout_ms=core.config.request_timeout_ms, voter_id=me.id,
+        voter_directory_id=me.directory_id,
+        listeners=[AddRaftVoterRequest.Listener(name=e.name, host=e.host, port=e.port) for e in core.local_endpoints])
+
+
+def handle_membership_response(core: RaftCore, response: UpdateRaftVoterResponse | AddRaftVoterResponse
+                               | RemoveRaftVoterResponse, now_ms: int) -> bool:
+    """The leader's answer to one of those: UpdateRaftVoter's epoch and leader are taken as
+    any answer's (Kafka's ``handleUpdateVoterResponse``); the others are only logged. The
+    follower asks again after the next period if need be."""
+    error = ErrorCode.of_known(response.error_code)
+    if isinstance(response, UpdateRaftVoterResponse):
+        leader = response.current_leader
+        handled = core._handle_common(error, None if leader.leader_id < 0 else leader.leader_id,
+                                      leader.leader_epoch, now_ms)
+        return True if handled is None else handled
+    log.info("%s answered %s%s", type(response).__name__[:-8], error.name,
+             f": {response.error_message}" if response.error_message else "")
+    return error == ErrorCode.NONE
 
 
 def high_watermark_updated(core: RaftCore, leader: LeaderState) -> None:

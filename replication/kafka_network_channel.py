@@ -14,7 +14,7 @@ from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import (
-    BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, UpdateRaftVoterResponse, VoteResponse,
+    AddRaftVoterResponse, RemoveRaftVoterResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, UpdateRaftVoterResponse, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
 
@@ -24,7 +24,8 @@ from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, 
 _RESPONSE_TYPES: dict[ApiKey, type] = {
     ApiKey.VOTE: VoteResponse, ApiKey.BEGIN_QUORUM_EPOCH: BeginQuorumEpochResponse,
     ApiKey.END_QUORUM_EPOCH: EndQuorumEpochResponse, ApiKey.FETCH: FetchResponse,
-    ApiKey.UPDATE_RAFT_VOTER: UpdateRaftVoterResponse,
+    ApiKey.UPDATE_RAFT_VOTER: UpdateRaftVoterResponse, ApiKey.ADD_RAFT_VOTER: AddRaftVoterResponse,
+    ApiKey.REMOVE_RAFT_VOTER: RemoveRaftVoterResponse,
 }
 
 
@@ -68,8 +69,9 @@ class KafkaNetworkChannel:
     async def send(self, destination: int, api_key: ApiKey,
                    data: msg.RaftRequestData) -> msg.RaftResponseData:
         response = await self._client(destination).send(api_key, data)
-        if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse,
-                                     FetchResponse, UpdateRaftVoterResponse)) or not isinstance(response, _RESPONSE_TYPES[api_key]):
+        if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
+                                     UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse)) \
+                or not isinstance(response, _RESPONSE_TYPES[api_key]):
             raise NetworkError(f"unexpected answer {type(response).__name__} to {api_key.name}")
         return response
 

@@ -9,7 +9,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
+from kafpy.protocol.messages import AddRaftVoterRequest, RemoveRaftVoterRequest
 from kafpy.raft import raft_messages as msg
+from kafpy.raft import voter_changes
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.memory_log import Entry, MemoryReplicatedLog
 from kafpy.raft.quorum_config import QuorumConfig
@@ -97,6 +99,8 @@ class Simulation:
         self._seq = 0
         self.cut: set[frozenset[int]] = set()
         self.delivered: list[Message] | None = None  # a list: every message delivered is added
+        self._voter_changes: list[tuple[voter_changes.VoterChangeResponse | voter_changes.PendingVoterChange,
+                                        Message]] = []
         for node in self.nodes.values():
             node.start(self.now)
 
@@ -132,7 +136,11 @@ class Simulation:
                 continue
             if self.delivered is not None:
                 self.delivered.append(m)
-            if m.request is not None:
+            if isinstance(m.request, AddRaftVoterRequest):
+                self._voter_changes.append((voter_changes.handle_add_voter(node.core, m.request, m.deliver_at), m))
+            elif isinstance(m.request, RemoveRaftVoterRequest):
+                self._voter_changes.append((voter_changes.handle_remove_voter(node.core, m.request, m.deliver_at), m))
+            elif m.request is not None:
                 response = node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
                 self._seq += 1
                 self._enqueue(Message(m.deliver_at + self._delay(), self._seq, m.destination, m.source,
@@ -140,6 +148,7 @@ class Simulation:
                                       incarnation=m.incarnation))
             elif m.response is not None and m.incarnation == node.restarts:
                 node.core.handle_response(m.source, m.correlation_id, m.response, m.deliver_at)
+        self._answer_voter_changes()
         for node in self.nodes.values():
             if node.core is None:
                 continue
@@ -148,6 +157,20 @@ class Simulation:
                 self._enqueue(Message(self.now + self._delay(), self._seq, node.node_id, out.destination,
                                       out.correlation_id, out.api_key, request=out.data,
                                       incarnation=node.restarts))
+
+    def _answer_voter_changes(self) -> None:
+        """AddRaftVoter / RemoveRaftVoter are answered when the leader's change is done (the
+        raft client's part in a real node)."""
+        waiting = []
+        for result, m in self._voter_changes:
+            response = result.response if isinstance(result, voter_changes.PendingVoterChange) else result
+            if response is None:
+                waiting.append((result, m))
+                continue
+            self._seq += 1
+            self._enqueue(Message(self.now + self._delay(), self._seq, m.destination, m.source, m.correlation_id,
+                                  m.api_key, response=response, incarnation=m.incarnation))
+        self._voter_changes = waiting
 
     def run(self, ms: int) -> None:
         for _ in range(ms // self.tick_ms):

@@ -14,12 +14,12 @@ from kafpy.raft.control_records import ControlRecordType
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_control_payload
 from kafpy.raft.quorum_config import QuorumConfig
-from kafpy.raft.quorum_state_store import ReplicaKey
+from kafpy.raft.quorum_state_store import MemoryQuorumStateStore, ReplicaKey
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.snapshot import SnapshotId
 from kafpy.raft.voter_set import Endpoint, Voter, VoterSet
 from kafpy.raft.voter_set_history import KRaftControlRecordStateMachine
-from tests.unit.raft.sim import CLUSTER_ID, Message, Simulation, leader_state
+from tests.unit.raft.sim import CLUSTER_ID, CheckedLog, Message, Simulation, leader_state
 
 DIRS = {n: bytes([n]) * 16 for n in range(1, 6)}
 LISTENER = "CONTROLLER"
@@ -42,10 +42,11 @@ def bootstrap(log: MemoryReplicatedLog, ids: tuple[int, ...], kraft_version: int
     log.snapshots[SnapshotId(0, 0)] = head.read_range(0, head.end_offset())
 
 
-def dynamic_sim(voters: int = 3, observers: int = 1, seed: int = 1, kraft_version: int = 1) -> Simulation:
+def dynamic_sim(voters: int = 3, observers: int = 1, seed: int = 1, kraft_version: int = 1,
+                config: QuorumConfig = QuorumConfig()) -> Simulation:
     """Voters 1..n formatted with initial controllers; observers with no voters in their
     snapshot that find the leader through the voters (as bootstrap servers)."""
-    sim = Simulation(voters, observers, seed)
+    sim = Simulation(voters, observers, seed, config=config)
     for node in sim.nodes.values():
         node.directory_id = DIRS[node.node_id]
         if node.node_id <= voters:
@@ -315,3 +316,48 @@ def test_a_voter_whose_listeners_changed_sends_update_raft_voter() -> None:
     sent.clear()
     sim.run(int(QuorumConfig().fetch_timeout_ms * 4))  # listeners now match: no more updates
     assert not any(isinstance(m.request, UpdateRaftVoterRequest) for m in sent)
+
+
+def test_auto_join_adds_an_observer_controller_by_itself() -> None:
+    """``controller.quorum.auto.join.enable``: an observer that has listeners and a directory id
+    sends AddRaftVoter for itself (instead of a Fetch, every three fetch timeouts) until it is a
+    voter; without the setting it stays an observer."""
+    config = QuorumConfig(auto_join=True)
+    sim = Simulation(3, 1, seed=4, config=config)
+    for node in sim.nodes.values():
+        node.directory_id = DIRS[node.node_id]
+        node.local_endpoints = endpoint(node.node_id)
+        if node.node_id <= 3:
+            bootstrap(node.log, (1, 2, 3))
+        node.start(sim.now)
+    observer = sim.nodes[4]
+    assert sim.run_until(lambda: observer.core is not None and observer.core.quorum.is_voter(), 30_000)
+    core = leader_core(sim)
+    assert core.quorum.voters == {1, 2, 3, 4}
+    assert core.quorum.voter_set.voters[4].endpoints == endpoint(4)
+
+    plain = dynamic_sim(seed=5)
+    plain.run(int(QuorumConfig().fetch_timeout_ms * 4))
+    assert leader_core(plain).quorum.voters == {1, 2, 3}
+
+
+def test_auto_join_removes_an_older_incarnation_of_its_id_first() -> None:
+    """Node 3 comes back with a new directory (its disk was replaced): with auto join it first
+    removes the voter 3 of the old directory, then adds itself."""
+    sim = Simulation(3, 0, seed=6, config=QuorumConfig(auto_join=True))
+    for node in sim.nodes.values():
+        node.directory_id = DIRS[node.node_id]
+        node.local_endpoints = endpoint(node.node_id)
+        bootstrap(node.log, (1, 2, 3))
+        node.start(sim.now)
+    assert sim.run_until(sim.has_stable_leader, 20_000)
+    leader = leader_core(sim)
+    replaced = sim.nodes[next(n for n in (1, 2, 3) if n != leader.node_id)]
+    replaced.crash()
+    replaced.log = CheckedLog()  # a new disk: empty log, no bootstrap voters
+    replaced.store = MemoryQuorumStateStore()
+    replaced.directory_id = DIRS[5]
+    replaced.start(sim.now)
+    new_key = ReplicaKey(replaced.node_id, DIRS[5])
+    assert sim.run_until(lambda: new_key in leader_core(sim).quorum.voter_set.voter_keys(), 60_000)
+    assert ReplicaKey(replaced.node_id, DIRS[replaced.node_id]) not in leader_core(sim).quorum.voter_set.voter_keys()
