@@ -243,3 +243,18 @@ def test_a_voter_restarted_on_another_port_updates_its_endpoint(tmp_path: Path) 
             f"CONTROLLER://{LOOPBACK}:{new_port}"
     finally:
         c.stop_all()
+
+
+def test_auto_join_makes_a_new_kafpy_controller_a_voter_by_itself(tmp_path: Path) -> None:
+    """``controller.quorum.auto.join.enable=true`` on node 4: no tool needed, it adds itself
+    (Apache's ``describe --status`` then lists it as a voter with its directory id)."""
+    side = KafpySide(tmp_path)
+    try:
+        props = observer_properties(tmp_path, side.ports, side.observer_port)
+        props["controller.quorum.auto.join.enable"] = "true"
+        write_properties(side.observer_config, props)
+        directory = side.start_all()
+        assert eventually(lambda: (lambda v: v if len(v) == 4 else None)(voters(side, directory)),
+                          timeout=90, what="node 4 joined by itself") == [(1, True), (2, True), (3, True), (4, True)]
+    finally:
+        side.stop_all()
