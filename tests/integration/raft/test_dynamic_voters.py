@@ -258,3 +258,46 @@ def test_auto_join_makes_a_new_kafpy_controller_a_voter_by_itself(tmp_path: Path
                           timeout=90, what="node 4 joined by itself") == [(1, True), (2, True), (3, True), (4, True)]
     finally:
         side.stop_all()
+
+
+def test_an_added_voter_restarts_as_a_voter_and_a_removed_leader_resigns(tmp_path: Path) -> None:
+    """After add-controller, node 4 restarted comes back as a voter (the set is in its log);
+    remove-controller of the leader itself: it resigns once the change commits, another voter
+    leads and the old leader goes on as an observer."""
+    side = KafpySide(tmp_path)
+    try:
+        directory = side.start_all()
+        eventually(lambda: observer_fetching(side), timeout=120, what="node 4 fetching as an observer")
+        add_controller(side)
+        proc = side.procs.pop(4)
+        proc.terminate()
+        proc.wait(30)
+        with open(tmp_path / "controller-4.out", "ab") as out:
+            side.procs[4] = subprocess.Popen([sys.executable, "-m", "kafpy.broker", str(side.observer_config)],
+                                             stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
+                                             start_new_session=True)
+
+        def four_caught_up() -> bool | None:
+            leader = controller_id(side.ports[1])
+            quorum = describe_quorum(side.ports[leader]) if leader > 0 else None
+            ends = {v.replica_id: v.log_end_offset for v in quorum.current_voters} if quorum else {}
+            return True if quorum is not None and ends.get(4) == quorum.high_watermark else None
+        eventually(four_caught_up, timeout=60, what="node 4 back as a caught-up voter")
+        assert voters(side, directory) == [(1, True), (2, True), (3, True), (4, True)]
+
+        leader = controller_id(side.ports[1])
+        removed = quorum_tool(side.ports[1], "remove-controller", "--controller-id", str(leader),
+                              "--controller-directory-id", side.directory_ids[leader])
+        assert removed.returncode == 0, removed.stdout + removed.stderr
+        others = [n for n in (1, 2, 3) if n != leader]
+
+        def new_leader() -> int | None:
+            now = controller_id(side.ports[others[0]])
+            return now if now in (*others, 4) else None
+        eventually(new_leader, timeout=60, what="another voter leads")
+        assert [n for n, _ in voters(side, directory)] == sorted([*others, 4])
+        rows = eventually(lambda: (lambda r: r if (str(leader), "True", "Observer") in r else None)(
+            replication_rows(side, directory)), timeout=60, what="the old leader listed as an observer")
+        assert sorted(r[0] for r in rows if r[2] == "Follower") == sorted(str(n) for n in (*others, 4))
+    finally:
+        side.stop_all()
