@@ -29,7 +29,7 @@ from kafpy.protocol.messages import (
 )
 from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
-from kafpy.raft.voter_set import VoterSet
+from kafpy.raft.voter_set import Endpoint, VoterSet
 
 from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
 
@@ -64,9 +64,13 @@ class ControllerApis:
         self.cluster_id = cluster_id
         self.node_id = node_id
         self.voters = voters
-        self.endpoints = voters.endpoints()
         self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version)
                               for k in CONTROLLER_APIS)
+
+    @property
+    def endpoints(self) -> dict[int, list[Endpoint]]:
+        """The voters' endpoints at the log end (they change with AddRaftVoter/RemoveRaftVoter)."""
+        return self.raft.core.quorum.voter_set.endpoints()
 
     def version_ranges(self) -> list[tuple[int, int, int]]:
         return list(self._ranges)

@@ -256,6 +256,10 @@ def test_auto_join_makes_a_new_kafpy_controller_a_voter_by_itself(tmp_path: Path
         directory = side.start_all()
         assert eventually(lambda: (lambda v: v if len(v) == 4 else None)(voters(side, directory)),
                           timeout=90, what="node 4 joined by itself") == [(1, True), (2, True), (3, True), (4, True)]
+        # asked through node 4 itself: it names the leader and the voters of its log
+        status = quorum_tool(side.observer_port, "describe", "--status")
+        assert status.returncode == 0, status.stdout + status.stderr
+        assert '"id": 4' in status.stdout and f'"directoryId": "{directory}"' in status.stdout
     finally:
         side.stop_all()
 
