@@ -16,6 +16,9 @@ A follower behind the leader's log start is answered the SnapshotId to fetch; it
 FetchSnapshot for chunks of it (``snapshot_fetch``) until it has it all, truncates its log to
 it and fetches from its end offset.
 The leader answers a Fetch at once; parking it until records arrive is the driver's business.
+The voters are those at the log end (``voter_history``: the bootstrap snapshot's, then each
+VotersRecord, committed or not; the static ones without any), and change with AddRaftVoter,
+RemoveRaftVoter and UpdateRaftVoter (KIP-853, ``voter_changes``).
 """
 from __future__ import annotations
 
@@ -26,15 +29,16 @@ from typing import Callable
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
-    BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
+    AddRaftVoterResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
-    AddRaftVoterResponse, LeaderChangeMessage, RemoveRaftVoterResponse, UpdateRaftVoterRequest,
-    UpdateRaftVoterResponse, VoteRequest, VoteResponse,
+    LeaderChangeMessage, RemoveRaftVoterResponse, UpdateRaftVoterRequest, UpdateRaftVoterResponse,
+    VoteRequest, VoteResponse,
 )
-from kafpy.raft import voter_changes
 from kafpy.raft import raft_messages as msg
+from kafpy.raft import snapshot_fetch, voter_changes
 from kafpy.raft.epoch_state import (
-    strict_exponential_election_backoff_ms, CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState,
+    CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState,
+    strict_exponential_election_backoff_ms,
 )
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.quorum_config import QuorumConfig
@@ -46,7 +50,6 @@ from kafpy.raft.replicated_log import (
 )
 from kafpy.raft.request_manager import RequestManager
 from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotId
-from kafpy.raft import snapshot_fetch
 from kafpy.raft.voter_set import Endpoint, VoterSet
 from kafpy.raft.voter_set_history import KRaftControlRecordStateMachine
 
@@ -149,6 +152,7 @@ class RaftCore:
         self.voter_history.truncate_new_entries(end_offset)
         self.quorum.set_voter_set(self.voter_history.last_voter_set())
         self._log_appended(now_ms)
+
     def resign(self, now_ms: int) -> None:
         """Graceful shutdown of a leader: Resigned, then EndQuorumEpoch naming the voters
         that fetched furthest as preferred successors."""
