@@ -29,7 +29,7 @@ from kafpy.protocol.messages import (
 )
 from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
-from kafpy.raft.voter_set import Endpoint, VoterSet
+from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, VoterSet
 
 from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
 
@@ -104,7 +104,9 @@ class ControllerApis:
             error = ErrorCode.INVALID_REQUEST
         return ApiVersionsResponse(error_code=int(error), throttle_time_ms=0, api_keys=[
             ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
-            for k, lo, hi in self._ranges])
+            for k, lo, hi in self._ranges], supported_features=[  # what a leader adding this voter asks
+            ApiVersionsResponse.SupportedFeatureKey(name="kraft.version", min_version=SUPPORTED_KRAFT_VERSIONS[0],
+                                                    max_version=SUPPORTED_KRAFT_VERSIONS[1])])
 
     def _describe_cluster(self, request: DescribeClusterRequest, version: int,
                           scope: RequestScope) -> DescribeClusterResponse:

@@ -335,7 +335,13 @@ class KafkaRaftClient:
         return None if voter is None else voter.address(core.listener_name)
 
     def _sync_addresses(self) -> None:
-        """The channel learns the voters of the log end (a voter added since the start)."""
+        """The channel learns the voters of the log end (a voter added since the start) and
+        the voter being added (its ApiVersions)."""
+        pending = self.core.pending_voter_change
+        if pending is not None and pending.awaiting_api_versions:  # the voter being added
+            address = next(((e.host, e.port) for e in pending.endpoints if e.name == self.core.listener_name), None)
+            if address is not None:
+                self.channel.update_address(pending.voter.id, *address)
         voters = self.core.quorum.voter_set
         if voters is self._synced_voters:
             return

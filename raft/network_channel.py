@@ -11,7 +11,7 @@ from typing import Protocol
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.messages import AddRaftVoterResponse, RemoveRaftVoterResponse, UpdateRaftVoterResponse
+from kafpy.protocol.messages import AddRaftVoterResponse, ApiVersionsResponse, RemoveRaftVoterResponse, UpdateRaftVoterResponse
 from kafpy.raft import raft_messages as msg
 
 
@@ -42,6 +42,8 @@ def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AV
         return msg.fetch_response(error)
     if api_key == ApiKey.UPDATE_RAFT_VOTER:
         return UpdateRaftVoterResponse(error_code=int(error))
+    if api_key == ApiKey.API_VERSIONS:
+        return ApiVersionsResponse(error_code=int(error))
     if api_key == ApiKey.ADD_RAFT_VOTER:
         return AddRaftVoterResponse(error_code=int(error))
     if api_key == ApiKey.REMOVE_RAFT_VOTER:

@@ -10,6 +10,7 @@ from typing import Union
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import AddRaftVoterResponse, RemoveRaftVoterResponse
 from kafpy.raft.quorum_state_store import ReplicaKey
+from kafpy.raft.voter_set import Endpoint
 
 VoterChangeResponse = Union[AddRaftVoterResponse, RemoveRaftVoterResponse]
 
@@ -31,9 +32,12 @@ class PendingVoterChange:
 
     add: bool
     voter: ReplicaKey
-    last_offset: int
+    last_offset: int  # -1 until the VotersRecord is appended
     deadline_ms: int
     response: VoterChangeResponse | None = None
+    endpoints: tuple[Endpoint, ...] = ()  # the voter being added: where to send ApiVersions
+    awaiting_api_versions: bool = False
+    api_versions_sent: bool = False
 
     def complete(self, error: ErrorCode, message: str | None = None) -> None:
         if self.response is not None:

@@ -29,7 +29,7 @@ from typing import Callable
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
-    AddRaftVoterResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
+    AddRaftVoterResponse, ApiVersionsResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
     LeaderChangeMessage, RemoveRaftVoterResponse, UpdateRaftVoterRequest, UpdateRaftVoterResponse,
     VoteRequest, VoteResponse,
@@ -288,6 +288,8 @@ class RaftCore:
 
     def _poll_leader(self, state: LeaderState, now_ms: int, out: list[msg.OutboundRequest]) -> None:
         voter_changes.expire(self, now_ms)
+        for destination, request in voter_changes.leader_requests(self):
+            self._send(out, destination, ApiKey.API_VERSIONS, request, now_ms)
         if state.resign_requested:
             log.info("Leader %s is not in the committed voter set; resigning from epoch %s",
                      self.node_id, state.epoch)
@@ -547,6 +549,8 @@ class RaftCore:
             ok = self._handle_end_quorum_epoch_response(source, data, now_ms)
         elif isinstance(data, FetchResponse):
             ok = self._handle_fetch_response(source, data, now_ms)
+        elif isinstance(data, ApiVersionsResponse):
+            ok = voter_changes.handle_api_versions_response(self, source, data, now_ms)
         elif isinstance(data, (UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse)):
             ok = voter_changes.handle_membership_response(self, data, now_ms)
         elif isinstance(data, FetchSnapshotResponse):

@@ -9,7 +9,8 @@ from typing import Protocol, Sequence, Union
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
-    AddRaftVoterRequest, AddRaftVoterResponse, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
+    AddRaftVoterRequest, AddRaftVoterResponse, ApiVersionsRequest, ApiVersionsResponse, RemoveRaftVoterRequest,
+    RemoveRaftVoterResponse,
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
     UpdateRaftVoterRequest, UpdateRaftVoterResponse, VoteRequest, VoteResponse,
@@ -21,9 +22,11 @@ METADATA_PARTITION = 0
 METADATA_TOPIC_ID = bytes(15) + b"\x01"  # Kafka's Uuid.METADATA_TOPIC_ID
 
 RaftRequestData = Union[VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
-                        FetchSnapshotRequest, UpdateRaftVoterRequest, AddRaftVoterRequest, RemoveRaftVoterRequest]
+                        FetchSnapshotRequest, UpdateRaftVoterRequest, AddRaftVoterRequest, RemoveRaftVoterRequest,
+                        ApiVersionsRequest]
 RaftResponseData = Union[VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
-                         FetchSnapshotResponse, UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse]
+                         FetchSnapshotResponse, UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse,
+                         ApiVersionsResponse]
 
 
 @dataclass(frozen=True)

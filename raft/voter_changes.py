@@ -1,17 +1,13 @@
 """The leader's voter changes of KIP-853 (Kafka's ``AddVoterHandler``, ``RemoveVoterHandler``
 and ``UpdateVoterHandler``, with the checks ``KafkaRaftClient`` makes before them), sans-IO.
 
-AddRaftVoter and RemoveRaftVoter append a VotersRecord with the new set and are answered when
+AddRaftVoter first asks the new voter for its kraft.version range (ApiVersions), then checks
+it has caught up. AddRaftVoter and RemoveRaftVoter append a VotersRecord with the new set and are answered when
 it commits (the high watermark passes it), or REQUEST_TIMED_OUT when it has not within the
 request timeout; one change at a time, and only once the leader has a high watermark and the
 last VotersRecord is committed. UpdateRaftVoter (a voter's new listeners or kraft.version
 range) is answered as soon as its VotersRecord is appended. A leader that removed itself
 resigns once the change commits. Errors and their order are Kafka 4.4's.
-
-Kafka first sends ApiVersions to the voter being added to learn its kraft.version range; here
-the range is the one the voter being added reports in its Fetch's place: kafpy and Kafka 4.4
-controllers both support 0..1, which is recorded for it (the caught-up check Kafka makes on
-that answer is made at once).
 
 Who calls it: ``RaftCore.handle_request`` for the three APIs and ``RaftCore`` when the high
 watermark moves, on every poll (the timeout) and on leaving the leader state.
@@ -25,7 +21,7 @@ from typing import Union
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
-    AddRaftVoterRequest, AddRaftVoterResponse, KRaftVersionRecord, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
+    AddRaftVoterRequest, AddRaftVoterResponse, ApiVersionsRequest, ApiVersionsResponse, KRaftVersionRecord, RemoveRaftVoterRequest, RemoveRaftVoterResponse,
     UpdateRaftVoterRequest, UpdateRaftVoterResponse, VotersRecord,
 )
 from kafpy.raft.core_view import RaftCoreView as RaftCore
@@ -38,7 +34,8 @@ from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, Voter, Vote
 log = logging.getLogger(__name__)
 
 __all__ = ["PendingVoterChange", "VoterChangeResponse", "handle_add_voter", "handle_remove_voter",
-           "handle_update_voter", "update_voter_request", "membership_request", "handle_membership_response", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
+           "handle_update_voter", "update_voter_request", "membership_request", "handle_membership_response", "leader_requests",
+           "handle_api_versions_response", "high_watermark_updated", "expire", "leader_gone", "start_of_epoch_records"]
 
 
 def _add_response(error: ErrorCode, message: str | None = None) -> AddRaftVoterResponse:
@@ -121,15 +118,64 @@ def handle_add_voter(core: RaftCore, request: AddRaftVoterRequest, now_ms: int
         return _add_response(ErrorCode.DUPLICATE_VOTER, (
             f"The voter id for {_key_text(key)} is already part of the set of voters "
             f"{_keys_text(voters.voter_keys())}."))
-    if not leader.is_replica_caught_up(key.id, key.directory_id, now_ms):
-        return _add_response(ErrorCode.REQUEST_TIMED_OUT,
-                             f"Aborted add voter operation for {_key_text(key)} since it is lagging behind")
-    new_voters = voters.add_voter(Voter(key.id, request.voter_directory_id, endpoints, SUPPORTED_KRAFT_VERSIONS))
-    assert new_voters is not None
-    offset = core.append_voters_record(new_voters, now_ms)
-    pending = PendingVoterChange(True, key, offset, now_ms + core.config.request_timeout_ms)
+    # Kafka asks the new voter for its kraft.version range first (ApiVersions); the rest
+    # follows its answer (handle_api_versions_response)
+    pending = PendingVoterChange(True, key, -1, now_ms + core.config.request_timeout_ms, endpoints=endpoints,
+                                 awaiting_api_versions=True)
     core.pending_voter_change = pending
     return pending
+
+
+def leader_requests(core: RaftCore) -> list[tuple[int, ApiVersionsRequest]]:
+    """The ApiVersions request to the voter being added, once (Kafka's AddVoterHandler)."""
+    pending = core.pending_voter_change
+    if pending is None or not pending.awaiting_api_versions or pending.api_versions_sent:
+        return []
+    pending.api_versions_sent = True
+    return [(pending.voter.id, ApiVersionsRequest(client_software_name="kafpy", client_software_version="1.0"))]
+
+
+def handle_api_versions_response(core: RaftCore, source: int, response: ApiVersionsResponse, now_ms: int) -> bool:
+    """The voter being added answered ApiVersions: abort on an error, on a kraft.version range
+    without the finalized version, or when it is not caught up; else append the VotersRecord
+    with it (Kafka's ``handleApiVersionsResponse``)."""
+    pending = core.pending_voter_change
+    leader = core.quorum.state
+    if pending is None or not pending.awaiting_api_versions or pending.voter.id != source \
+            or not isinstance(leader, LeaderState):
+        log.info("API_VERSIONS response is not expected from %s", source)
+        return True
+    key = pending.voter
+    error = ErrorCode.of_known(response.error_code)
+    if error != ErrorCode.NONE:
+        core.pending_voter_change = None
+        pending.complete(ErrorCode.REQUEST_TIMED_OUT,
+                         f"Aborted add voter operation for since API_VERSIONS returned an error {error.name}")
+        return False
+    kraft_version = core.voter_history.last_kraft_version()
+    feature = next((f for f in response.supported_features if f.name == "kraft.version"), None)
+    if feature is None or not feature.min_version <= kraft_version <= feature.max_version:
+        core.pending_voter_change = None
+        shown = "(min: 0, max: 0)" if feature is None else f"(min: {feature.min_version}, max: {feature.max_version}"
+        pending.complete(ErrorCode.INVALID_REQUEST, (
+            f"Aborted add voter operation for {_key_text(key)} since the kraft.version range {shown} doesn't "
+            f"support the finalized version {kraft_version}"))
+        return True
+    if not leader.is_replica_caught_up(key.id, key.directory_id, now_ms):
+        core.pending_voter_change = None
+        pending.complete(ErrorCode.REQUEST_TIMED_OUT,
+                         f"Aborted add voter operation for {_key_text(key)} since it is lagging behind")
+        return True
+    assert key.directory_id is not None
+    new_voters = core.voter_history.last_voter_set().add_voter(
+        Voter(key.id, key.directory_id, pending.endpoints, (feature.min_version, feature.max_version)))
+    if new_voters is None:
+        core.pending_voter_change = None
+        pending.complete(ErrorCode.DUPLICATE_VOTER)
+        return True
+    pending.awaiting_api_versions = False
+    pending.last_offset = core.append_voters_record(new_voters, now_ms)
+    return True
 
 
 def handle_remove_voter(core: RaftCore, request: RemoveRaftVoterRequest, now_ms: int
@@ -274,7 +320,7 @@ def high_watermark_updated(core: RaftCore, leader: LeaderState) -> None:
     leader no longer in the committed set then asks to resign."""
     pending = core.pending_voter_change
     hw = leader.high_watermark
-    if pending is None or hw is None or hw <= pending.last_offset:
+    if pending is None or pending.last_offset < 0 or hw is None or hw <= pending.last_offset:
         return
     core.pending_voter_change = None
     pending.complete(ErrorCode.NONE)

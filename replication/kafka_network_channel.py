@@ -14,7 +14,7 @@ from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import (
-    AddRaftVoterResponse, RemoveRaftVoterResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, UpdateRaftVoterResponse, VoteResponse,
+    AddRaftVoterResponse, ApiVersionsResponse, RemoveRaftVoterResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, UpdateRaftVoterResponse, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
 
@@ -25,7 +25,7 @@ _RESPONSE_TYPES: dict[ApiKey, type] = {
     ApiKey.VOTE: VoteResponse, ApiKey.BEGIN_QUORUM_EPOCH: BeginQuorumEpochResponse,
     ApiKey.END_QUORUM_EPOCH: EndQuorumEpochResponse, ApiKey.FETCH: FetchResponse,
     ApiKey.UPDATE_RAFT_VOTER: UpdateRaftVoterResponse, ApiKey.ADD_RAFT_VOTER: AddRaftVoterResponse,
-    ApiKey.REMOVE_RAFT_VOTER: RemoveRaftVoterResponse,
+    ApiKey.REMOVE_RAFT_VOTER: RemoveRaftVoterResponse, ApiKey.API_VERSIONS: ApiVersionsResponse,
 }
 
 
@@ -70,7 +70,8 @@ class KafkaNetworkChannel:
                    data: msg.RaftRequestData) -> msg.RaftResponseData:
         response = await self._client(destination).send(api_key, data)
         if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
-                                     UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse)) \
+                                     UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse,
+                                     ApiVersionsResponse)) \
                 or not isinstance(response, _RESPONSE_TYPES[api_key]):
             raise NetworkError(f"unexpected answer {type(response).__name__} to {api_key.name}")
         return response

@@ -9,7 +9,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kafpy.protocol.messages import AddRaftVoterRequest, RemoveRaftVoterRequest
+from kafpy.protocol.messages import (
+    AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, RemoveRaftVoterRequest,
+)
 from kafpy.raft import raft_messages as msg
 from kafpy.raft import voter_changes
 from kafpy.raft.leader_state import LeaderState
@@ -20,6 +22,9 @@ from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.voter_set import Endpoint
 
 CLUSTER_ID = "sim-cluster-AAAAAAAAAA"
+# what a controller answers ApiVersions with, as far as the raft layer asks (kraft.version)
+API_VERSIONS = ApiVersionsResponse(error_code=0, supported_features=[
+    ApiVersionsResponse.SupportedFeatureKey(name="kraft.version", min_version=0, max_version=1)])
 
 
 @dataclass(order=True)
@@ -99,6 +104,7 @@ class Simulation:
         self._seq = 0
         self.cut: set[frozenset[int]] = set()
         self.delivered: list[Message] | None = None  # a list: every message delivered is added
+        self.api_versions: dict[int, ApiVersionsResponse] = {}  # a node's own answer, else API_VERSIONS
         self._voter_changes: list[tuple[voter_changes.VoterChangeResponse | voter_changes.PendingVoterChange,
                                         Message]] = []
         for node in self.nodes.values():
@@ -141,7 +147,9 @@ class Simulation:
             elif isinstance(m.request, RemoveRaftVoterRequest):
                 self._voter_changes.append((voter_changes.handle_remove_voter(node.core, m.request, m.deliver_at), m))
             elif m.request is not None:
-                response = node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
+                response = self.api_versions.get(m.destination, API_VERSIONS) \
+                    if isinstance(m.request, ApiVersionsRequest) \
+                    else node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
                 self._seq += 1
                 self._enqueue(Message(m.deliver_at + self._delay(), self._seq, m.destination, m.source,
                                       m.correlation_id, m.api_key, response=response,

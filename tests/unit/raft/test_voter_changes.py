@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
-    AddRaftVoterRequest, KRaftVersionRecord, RemoveRaftVoterRequest, UpdateRaftVoterRequest,
+    AddRaftVoterRequest, ApiVersionsResponse, KRaftVersionRecord, RemoveRaftVoterRequest, UpdateRaftVoterRequest,
     UpdateRaftVoterResponse, VotersRecord,
 )
 from kafpy.raft import voter_changes
@@ -152,7 +152,9 @@ def test_an_observer_that_caught_up_is_added_and_votes_afterwards() -> None:
     assert 4 in leader_state(sim.leader()).observer_states  # type: ignore[arg-type]
     result = voter_changes.handle_add_voter(core, add_request(4), sim.now)
     assert isinstance(result, voter_changes.PendingVoterChange)
-    assert core.quorum.voters == {1, 2, 3, 4}  # at once, uncommitted
+    assert core.quorum.voters == {1, 2, 3}  # not before node 4 answered ApiVersions
+    assert sim.run_until(lambda: result.last_offset >= 0 or result.response is not None, 1_000)
+    assert core.quorum.voters == {1, 2, 3, 4}  # then at once, uncommitted
     assert answer_of(sim, result) == (0, None)
     hw_now = core.high_watermark()
     assert hw_now is not None and hw_now > result.last_offset
@@ -200,6 +202,26 @@ def test_add_voter_errors_as_kafka() -> None:
     assert answer_of(sim, pending)[0] == ErrorCode.NONE
 
 
+def test_add_voter_asks_the_new_voter_for_its_kraft_version_range() -> None:
+    """Kafka's AddVoterHandler: an ApiVersions error aborts with REQUEST_TIMED_OUT, a range
+    without the finalized kraft.version with INVALID_REQUEST; the range is recorded."""
+    sim = dynamic_sim(observers=2)
+    core = leader_core(sim)
+    sim.api_versions[4] = ApiVersionsResponse(error_code=int(ErrorCode.UNSUPPORTED_VERSION))
+    assert answer_of(sim, voter_changes.handle_add_voter(core, add_request(4), sim.now)) == (
+        ErrorCode.REQUEST_TIMED_OUT, "Aborted add voter operation for since API_VERSIONS returned an error "
+        "UNSUPPORTED_VERSION")
+    sim.api_versions[4] = ApiVersionsResponse(error_code=0)  # no kraft.version feature at all
+    code, message = answer_of(sim, voter_changes.handle_add_voter(core, add_request(4), sim.now))
+    assert code == ErrorCode.INVALID_REQUEST and message is not None
+    assert message.endswith("since the kraft.version range (min: 0, max: 0) doesn't support the finalized version 1")
+    sim.api_versions[5] = ApiVersionsResponse(error_code=0, supported_features=[
+        ApiVersionsResponse.SupportedFeatureKey(name="kraft.version", min_version=1, max_version=3)])
+    assert answer_of(sim, voter_changes.handle_add_voter(core, add_request(5), sim.now)) == (0, None)
+    assert core.quorum.voter_set.voters[5].kraft_versions == (1, 3)
+    assert 4 not in core.quorum.voters
+
+
 def test_add_voter_needs_kraft_version_1() -> None:
     sim = dynamic_sim(kraft_version=0)
     code, message = answer_of(sim, voter_changes.handle_add_voter(leader_core(sim), add_request(4), sim.now))
@@ -224,9 +246,10 @@ def test_an_uncommitted_voters_record_is_truncated_away_with_the_old_leaders_epo
     old = sim.leader()
     assert old is not None and old.core is not None
     core = old.core
-    sim.partition({old.node_id}, {n for n in sim.nodes if n != old.node_id})
+    sim.partition({old.node_id, 4}, {n for n in sim.nodes if n not in (old.node_id, 4)})
     pending = voter_changes.handle_add_voter(core, add_request(4), sim.now)
     assert isinstance(pending, voter_changes.PendingVoterChange)
+    assert sim.run_until(lambda: pending.last_offset >= 0, 1_000)  # node 4 answered ApiVersions
     assert core.quorum.voters == {1, 2, 3, 4}
     assert sim.run_until(lambda: any(n.core and n.core.is_leader() and n is not old for n in sim.nodes.values()),
                          20_000)
