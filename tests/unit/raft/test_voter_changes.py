@@ -4,6 +4,9 @@ of its epoch, and AddRaftVoter / RemoveRaftVoter / UpdateRaftVoter with Kafka's 
 simulated nodes whose quorum was formatted with initial controllers (kraft.version 1)."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from kafpy.metadata.bootstrap import BootstrapMetadata, write_bootstrap_snapshot
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, ApiVersionsResponse, KRaftVersionRecord, RemoveRaftVoterRequest, UpdateRaftVoterRequest,
@@ -13,6 +16,7 @@ from kafpy.raft import voter_changes
 from kafpy.raft.control_records import ControlRecordType
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_control_payload
+from kafpy.raft.metadata_log import KafkaMetadataLog
 from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import MemoryQuorumStateStore, ReplicaKey
 from kafpy.raft.raft_core import RaftCore
@@ -384,3 +388,32 @@ def test_auto_join_removes_an_older_incarnation_of_its_id_first() -> None:
     new_key = ReplicaKey(replaced.node_id, DIRS[5])
     assert sim.run_until(lambda: new_key in leader_core(sim).quorum.voter_set.voter_keys(), 60_000)
     assert ReplicaKey(replaced.node_id, DIRS[replaced.node_id]) not in leader_core(sim).quorum.voter_set.voter_keys()
+
+
+def test_history_on_the_on_disk_log_from_the_bootstrap_snapshot_and_after_reopening(tmp_path: Path) -> None:
+    """KafkaMetadataLog: the bootstrap snapshot's voters at -1 (read from the file's header
+    batch), a VotersRecord appended as a control batch, the same history after reopening the
+    directory, and a truncated VotersRecord forgotten."""
+    def clock() -> int:
+        return 1_700_000_000_000
+
+    write_bootstrap_snapshot(tmp_path, BootstrapMetadata.from_versions(27, {}, "test"), kraft_version=1,
+                             voters=voter_set(1, 2, 3).to_voters_record(), now_ms=clock)
+    mlog = KafkaMetadataLog(tmp_path, now_ms=clock)
+    history = KRaftControlRecordStateMachine(VoterSet({}, 0), mlog)
+    history.update_state()
+    assert history.last_voter_set_entry() == (-1, voter_set(1, 2, 3))
+    mlog.append_as_leader([b"x"], 1)  # a data batch: skipped by its header
+    mlog.append_control_records(1, [voter_set(1, 2, 3, 4).to_voters_record()])
+    assert history.update_state() and history.last_voter_set_offset() == 1
+    mlog.flush()
+    mlog.close()
+    reopened = KafkaMetadataLog(tmp_path, now_ms=clock)
+    again = KRaftControlRecordStateMachine(VoterSet({}, 0), reopened)
+    again.update_state()
+    assert again.last_voter_set().ids() == {1, 2, 3, 4} and again.last_kraft_version() == 1
+    assert again.voter_set_at(0).ids() == {1, 2, 3}
+    reopened.truncate_to(1)
+    again.truncate_new_entries(1)
+    assert again.last_voter_set().ids() == {1, 2, 3} and again.last_voter_set_offset() == -1
+    reopened.close()
