@@ -133,11 +133,15 @@ class QuorumState:
         """Start in the state the file describes: a leader restarts Resigned in its epoch (it
         must not vote again there, nor reuse an offset of that epoch), a self-voted node
         Candidate, a voter that voted Unattached with that vote; an epoch behind the log's
-        last epoch moves up to it."""
+        last epoch moves up to it. A node removed from the voters starts Unattached in its
+        epoch whatever it was."""
         election = self.store.read_election_state() or ElectionState(0)
-        if election.voted_key is not None and election.voted_key.id == self.local_id \
-                and self.is_observer():
-            raise IllegalTransition(f"quorum state {election} voted for this observer")
+        if self.is_observer() and self.local_id in (election.leader_id,
+                                                     election.voted_key.id if election.voted_key else None):
+            # a voter since removed (KIP-853): it led or ran in that epoch, as an observer it
+            # only remembers the epoch (and its vote, so it never votes twice there)
+            log.info("Quorum state %s names this node, which is not a voter any more", election)
+            election = ElectionState(election.epoch, None, election.voted_key)
         hw = None
         state: EpochState
         if election.epoch < log_end.epoch:

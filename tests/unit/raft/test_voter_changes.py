@@ -417,3 +417,22 @@ def test_history_on_the_on_disk_log_from_the_bootstrap_snapshot_and_after_reopen
     again.truncate_new_entries(1)
     assert again.last_voter_set().ids() == {1, 2, 3} and again.last_voter_set_offset() == -1
     reopened.close()
+
+
+def test_a_removed_leader_restarts_as_an_observer() -> None:
+    """The quorum-state file of a leader (or a candidate) that was removed since: it starts
+    Unattached in that epoch, follows the new leader and never runs for election."""
+    sim = dynamic_sim(observers=0)
+    old = leader_core(sim)
+    me = old.node_id
+    assert answer_of(sim, voter_changes.handle_remove_voter(old, remove_request(me), sim.now)) == (0, None)
+    node = sim.nodes[me]
+    node.crash()  # at once: its file still says it leads
+    node.start(sim.now)
+    assert node.core is not None and not node.core.quorum.is_voter() and not node.core.is_leader()
+    assert node.core.quorum.leader_id() is None
+    def following_another_leader() -> bool:
+        leader = sim.leader()
+        return (leader is not None and leader.node_id != me and node.core is not None
+                and node.core.quorum.leader_id() == leader.node_id)
+    assert sim.run_until(following_another_leader, 20_000)
