@@ -23,13 +23,13 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import (
-    ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
-    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RequestHeader,
-    VoteRequest,
+    AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
+    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RemoveRaftVoterRequest,
+    RequestHeader, UpdateRaftVoterRequest, VoteRequest,
 )
 from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
-from kafpy.raft.voter_set import VoterSet
+from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, VoterSet
 
 from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
 
@@ -43,6 +43,7 @@ _ALL_CLUSTER_OPERATIONS = sum(1 << int(op) for op in SUPPORTED_OPERATIONS[Resour
 CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.FETCH, ApiKey.API_VERSIONS, ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH,
     ApiKey.DESCRIBE_QUORUM, ApiKey.DESCRIBE_CLUSTER,
+    ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
 
 ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
@@ -63,9 +64,13 @@ class ControllerApis:
         self.cluster_id = cluster_id
         self.node_id = node_id
         self.voters = voters
-        self.endpoints = voters.endpoints()
         self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version)
                               for k in CONTROLLER_APIS)
+
+    @property
+    def endpoints(self) -> dict[int, list[Endpoint]]:
+        """The voters' endpoints at the log end (they change with AddRaftVoter/RemoveRaftVoter)."""
+        return self.raft.core.quorum.voter_set.endpoints()
 
     def version_ranges(self) -> list[tuple[int, int, int]]:
         return list(self._ranges)
@@ -79,11 +84,15 @@ class ControllerApis:
         version = header.request_api_version
         if isinstance(request, ApiVersionsRequest):
             return self._api_versions(request, version)
-        if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)):
+        if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
+                                UpdateRaftVoterRequest)):
             return await self.raft.handle_request(ApiKey(key), request)
+        if isinstance(request, (AddRaftVoterRequest, RemoveRaftVoterRequest)):
+            return await self.raft.handle_voter_change(request)
         if isinstance(request, DescribeQuorumRequest):
-            return describe_quorum(self.raft.core, request, version, self.endpoints, self.raft.time_ms(),
-                                   self.voters.directory_ids())
+            voters = self.raft.core.quorum.voter_set  # the voters at the log end, as Kafka describes them
+            return describe_quorum(self.raft.core, request, version, voters.endpoints(), self.raft.time_ms(),
+                                   voters.directory_ids())
         if isinstance(request, DescribeClusterRequest):
             return self._describe_cluster(request, version, scope)
         raise ValueError(f"api key {key} is not served by a controller")
@@ -95,7 +104,9 @@ class ControllerApis:
             error = ErrorCode.INVALID_REQUEST
         return ApiVersionsResponse(error_code=int(error), throttle_time_ms=0, api_keys=[
             ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
-            for k, lo, hi in self._ranges])
+            for k, lo, hi in self._ranges], supported_features=[  # what a leader adding this voter asks
+            ApiVersionsResponse.SupportedFeatureKey(name="kraft.version", min_version=SUPPORTED_KRAFT_VERSIONS[0],
+                                                    max_version=SUPPORTED_KRAFT_VERSIONS[1])])
 
     def _describe_cluster(self, request: DescribeClusterRequest, version: int,
                           scope: RequestScope) -> DescribeClusterResponse:

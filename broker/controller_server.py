@@ -7,7 +7,10 @@ from the quorum-state file and the voters of ``controller.quorum.voters``, drive
 The voters come from ``controller.quorum.voters`` (a static quorum, kraft.version 0) or, when
 that is empty, from the VotersRecord of the bootstrap snapshot ``kafka-storage format
 --standalone / --initial-controllers`` wrote (kraft.version 1, with directory ids and
-endpoints); the voter set stays as formatted (AddRaftVoter / RemoveRaftVoter are not served).
+endpoints), then from the VotersRecords of the log: AddRaftVoter / RemoveRaftVoter /
+UpdateRaftVoter change it (``kafpy.raft.voter_changes``). A node formatted with
+``--no-initial-controllers`` starts as an observer that finds the leader through
+``controller.quorum.bootstrap.servers`` until it is added.
 
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=controller``. The replicated log
 is a constructor argument: the in-memory ``MemoryReplicatedLog`` by default (the on-disk
@@ -39,7 +42,7 @@ from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import FileQuorumStateStore, quorum_state_path
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.replicated_log import ReplicatedLog
-from kafpy.raft.voter_set import VoterSet
+from kafpy.raft.voter_set import Endpoint, VoterSet
 from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
@@ -52,7 +55,8 @@ _SIZE = struct.Struct(">i")
 
 def quorum_config(config: KafkaConfig) -> QuorumConfig:
     """``controller.quorum.*`` as the core reads them, fetch sizes included."""
-    return QuorumConfig.from_properties({k: str(config.values[k]) for k in QuorumConfig.KEYS})
+    keys = [*QuorumConfig.KEYS, QuorumConfig.AUTO_JOIN_KEY]
+    return QuorumConfig.from_properties({k: str(config.values[k]) for k in keys})
 
 
 class ControllerServer:
@@ -94,10 +98,26 @@ class ControllerServer:
                               "format with kafka-storage format --standalone or --initial-controllers, or "
                               "set controller.quorum.voters")
         _, kraft_version, record = read_bootstrap_snapshot(metadata_dir)
-        if record is None or not record.voters:
-            raise ConfigError(f"the bootstrap snapshot in {metadata_dir} names no voters: kafpy's controller "
-                              "cannot join a quorum through controller.quorum.bootstrap.servers yet")
+        if (record is None or not record.voters) and not self.config.values["controller.quorum.bootstrap.servers"]:
+            raise ConfigError(f"the bootstrap snapshot in {metadata_dir} names no voters and "
+                              "controller.quorum.bootstrap.servers is empty: nothing to join")
+        if record is None or not record.voters:  # an observer until AddRaftVoter makes it a voter
+            return VoterSet({}, kraft_version)
         return VoterSet.from_voters_record(record, kraft_version)
+
+    def _bootstrap_servers(self) -> dict[int, tuple[str, int]]:
+        """``controller.quorum.bootstrap.servers`` as ids -2, -3, ... (Kafka's bootstrap nodes),
+        what an observer fetches from to find the leader."""
+        servers: dict[int, tuple[str, int]] = {}
+        for i, raw in enumerate(self.config.values["controller.quorum.bootstrap.servers"] or []):
+            host, _, port = raw.strip().rpartition(":")
+            servers[-2 - i] = (host.strip("[]"), int(port))
+        return servers
+
+    def _local_endpoints(self) -> tuple[Endpoint, ...]:
+        """This controller's listeners as a voter's endpoints (what UpdateRaftVoter and the
+        leader's VotersRecord carry)."""
+        return tuple(Endpoint(li.name, li.host or "localhost", li.port) for li in self.controller_listeners)
 
     def _metadata_log_dir(self) -> str:
         v = self.config.values
@@ -129,10 +149,17 @@ class ControllerServer:
         store.path.parent.mkdir(parents=True, exist_ok=True)
         qc = quorum_config(self.config)
         # quorum-state data_version follows kraft.version, as Kafka writes it
-        core = RaftCore(self.node_id, self.voters.ids(), self.log, store, now_ms=now,
+        # static voters: those of controller.quorum.voters; a dynamic quorum's come from the log
+        # (its bootstrap snapshot, then VotersRecords) through the core's voter-set history
+        static = self.voters if self.voters.kraft_version == 0 and self.voters.voters else VoterSet({}, 0)
+        bootstrap = self._bootstrap_servers() if not static.voters else {}
+        core = RaftCore(self.node_id, static, self.log, store, now_ms=now,
                         cluster_id=cluster_id, config=qc, rng=random.Random(),
-                        directory_id=directory_id, quorum_state_version=min(self.voters.kraft_version, 1))
-        channel = KafkaNetworkChannel(self.node_id, self.voters.addresses(self.listener_name),
+                        directory_id=directory_id, quorum_state_version=min(self.voters.kraft_version, 1),
+                        listener_name=self.listener_name, local_endpoints=self._local_endpoints(),
+                        bootstrap_ids=tuple(sorted(bootstrap, reverse=True)))
+        addresses = {**bootstrap, **core.quorum.voter_set.addresses(self.listener_name)}
+        channel = KafkaNetworkChannel(self.node_id, addresses,
                                       listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
         self.raft = KafkaRaftClient(core, channel, self.decode_batches, time_ms=self.time_ms,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))

@@ -78,7 +78,9 @@ def describe_quorum(core: RaftCore, request: DescribeQuorumRequest, api_version:
         leader_epoch=state.epoch, high_watermark=-1 if state.high_watermark is None else state.high_watermark,
         current_voters=[_replica(state.voter_states[v], leader, now_ms, dirs.get(v, NO_DIRECTORY_ID))
                         for v in sorted(state.voter_states)],
-        observers=[_replica(state.observer_states[o], leader, now_ms) for o in sorted(state.observer_states)])
+        observers=[_replica(state.observer_states[o], leader, now_ms,
+                            state.observer_states[o].directory_id or NO_DIRECTORY_ID)
+                   for o in sorted(state.observer_states)])
     response = DescribeQuorumResponse(error_code=0, topics=[DescribeQuorumResponse.TopicData(
         topic_name=METADATA_TOPIC, partitions=[partition])])
     if api_version >= 2:

@@ -145,8 +145,19 @@ class FollowerState:
     fetch_deadline: int
     high_watermark: int | None = None
     has_fetched_from_leader: bool = False
+    # a voter checks every 3 fetch timeouts whether its listeners differ from the voter set's
+    # (Kafka's updateVoterPeriodTimer); -1: the first check is due that long after the start
+    update_voter_deadline: int = -1
 
     name = "Follower"
+
+    def update_voter_period_expired(self, now_ms: int) -> bool:
+        if self.update_voter_deadline < 0:
+            self.update_voter_deadline = self.fetch_deadline - self.fetch_timeout_ms + 3 * self.fetch_timeout_ms
+        return now_ms >= self.update_voter_deadline
+
+    def reset_update_voter_period(self, now_ms: int) -> None:
+        self.update_voter_deadline = now_ms + 3 * self.fetch_timeout_ms
 
     def election_state(self) -> ElectionState:
         return ElectionState(self.epoch, self.leader_id, self.voted_key)
@@ -200,3 +211,20 @@ class ResignedState:
 
     def has_election_timeout_expired(self, now_ms: int) -> bool:
         return now_ms >= self.election_deadline
+
+
+def strict_exponential_election_backoff_ms(preferred: list[ReplicaKey], local_key: ReplicaKey,
+                                           backoff_max_ms: int) -> int:
+    """After EndQuorumEpoch: the first preferred successor runs at once, the next ones after a
+    strictly growing backoff (Kafka's ``strictExponentialElectionBackoffMs``)."""
+    position = len(preferred)
+    for i, key in enumerate(preferred):
+        if key.matches(local_key):
+            position = i
+            break
+    if position == 0:
+        return 0
+    if position >= len(preferred):
+        return backoff_max_ms
+    base = backoff_max_ms >> (len(preferred) - 1)
+    return min(backoff_max_ms, base << (position - 1))

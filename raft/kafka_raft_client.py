@@ -24,8 +24,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, Sequence
 
 from kafpy.protocol.api_keys import ApiKey
-from kafpy.protocol.messages import FetchRequest, FetchResponse
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import (
+    AddRaftVoterRequest, AddRaftVoterResponse, FetchRequest, FetchResponse, RemoveRaftVoterRequest,
+    RemoveRaftVoterResponse,
+)
 from kafpy.raft import raft_messages as msg
+from kafpy.raft import voter_changes
 from kafpy.raft.network_channel import NetworkChannel, failure_response
 from kafpy.raft.raft_core import NotLeaderError, RaftCore
 
@@ -108,6 +113,7 @@ class KafkaRaftClient:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self.leader_and_epoch = LeaderAndEpoch(core.quorum.leader_id(), core.epoch)
+        self._synced_voters: object = None  # the voter set whose addresses the channel has
         # the log's retention by snapshot (KafkaMetadataLog.maybe_clean), run every minute
         self.log_cleaner = log_cleaner
         self._next_clean_ms = time_ms() + LOG_CLEAN_INTERVAL_MS
@@ -219,6 +225,8 @@ class KafkaRaftClient:
 
     def _send_all(self, requests: list[msg.OutboundRequest]) -> None:
         self._flush_log()
+        if requests:
+            self._sync_addresses()
         loop = asyncio.get_running_loop()
         for request in requests:
             task = loop.create_task(self._send(request))
@@ -235,6 +243,9 @@ class KafkaRaftClient:
             response = failure_response(request.api_key)
         if self._closed:
             return
+        if isinstance(response, FetchResponse):
+            for node in response.node_endpoints:  # the leader a voter or bootstrap server named
+                self.channel.update_address(node.node_id, node.host, node.port)
         self.core.handle_response(request.destination, request.correlation_id, response, self.time_ms())
         self._after_step()
         self._wake.set()
@@ -310,7 +321,72 @@ class KafkaRaftClient:
         response = self.core.handle_request(-1, api_key, data, self.time_ms())
         self._after_step()
         self._wake.set()
+        if isinstance(response, FetchResponse):
+            self._add_leader_endpoint(response)
         return response
+
+    # -- dynamic voters (KIP-853) ----------------------------------------------------------
+
+    def _address_of(self, node_id: int) -> tuple[str, int] | None:
+        core = self.core
+        if node_id == core.node_id:
+            return next(((e.host, e.port) for e in core.local_endpoints if e.name == core.listener_name), None)
+        voter = core.quorum.voter_set.voters.get(node_id)
+        return None if voter is None else voter.address(core.listener_name)
+
+    def _sync_addresses(self) -> None:
+        """The channel learns the voters of the log end (a voter added since the start) and
+        the voter being added (its ApiVersions)."""
+        pending = self.core.pending_voter_change
+        if pending is not None and pending.awaiting_api_versions:  # the voter being added
+            address = next(((e.host, e.port) for e in pending.endpoints if e.name == self.core.listener_name), None)
+            if address is not None:
+                self.channel.update_address(pending.voter.id, *address)
+        voters = self.core.quorum.voter_set
+        if voters is self._synced_voters:
+            return
+        self._synced_voters = voters
+        for node_id in voters.voters:
+            address = self._address_of(node_id)
+            if address is not None and node_id != self.core.node_id:
+                self.channel.update_address(node_id, *address)
+
+    def _add_leader_endpoint(self, response: FetchResponse) -> None:
+        """Kafka's Fetch answers name the leader's endpoint (NodeEndpoints), so an observer
+        that asked a bootstrap server can reach the leader it is told of."""
+        part = msg.fetch_response_partition(response)
+        leader_id = -1 if part is None else part.current_leader.leader_id
+        address = self._address_of(leader_id) if leader_id >= 0 else None
+        if address is not None:
+            response.node_endpoints = [FetchResponse.NodeEndpoint(
+                node_id=leader_id, host=address[0], port=address[1], rack=None)]
+
+    async def handle_voter_change(self, data: AddRaftVoterRequest | RemoveRaftVoterRequest
+                                  ) -> AddRaftVoterResponse | RemoveRaftVoterResponse:
+        """AddRaftVoter / RemoveRaftVoter: answered once the VotersRecord commits (or times
+        out, or this node stops leading), waiting without holding the loop."""
+        now = self.time_ms()
+        result: voter_changes.VoterChangeResponse | voter_changes.PendingVoterChange
+        if isinstance(data, AddRaftVoterRequest):
+            result = voter_changes.handle_add_voter(self.core, data, now)
+        else:
+            result = voter_changes.handle_remove_voter(self.core, data, now)
+        self._after_step()
+        self._wake.set()
+        if not isinstance(result, voter_changes.PendingVoterChange):
+            return result
+        while result.response is None and not self._closed:
+            remaining = result.deadline_ms - self.time_ms()
+            if remaining > 0:
+                try:
+                    await asyncio.wait_for(asyncio.shield(self._progress), remaining / 1000)
+                except asyncio.TimeoutError:
+                    pass
+            voter_changes.expire(self.core, self.time_ms())
+        if result.response is None:
+            result.complete(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        assert result.response is not None
+        return result.response
 
     def _parkable_high_watermark(self, response: FetchResponse) -> int | None:
         """The leader's answer brings nothing new (no records, no divergence, no error): the

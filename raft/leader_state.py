@@ -27,6 +27,7 @@ class ReplicaState:
     has_acknowledged_leader: bool = False
     last_caught_up_ms: int = -1
     last_fetch_leader_end_offset: int = -1
+    directory_id: bytes | None = None  # as the replica's last Fetch named it
 
     def update_follower_state(self, fetch_offset: int, leader_end_offset: int | None, now_ms: int) -> None:
         """Kafka's ``ReplicaState.updateFollowerState``: caught up now when the fetch reaches
@@ -56,9 +57,10 @@ class LeaderState:
         self.voters = voters
         self.epoch_start_offset = epoch_start_offset
         self.high_watermark: int | None = None
-        self.voter_states = {v: ReplicaState(v) for v in voters}
-        self.voter_states[local_id].has_acknowledged_leader = True
+        self.local_state = ReplicaState(local_id, has_acknowledged_leader=True)
+        self.voter_states = {v: self.local_state if v == local_id else ReplicaState(v) for v in voters}
         self.observer_states: dict[int, ReplicaState] = {}
+        self.resign_requested = False  # a leader that removed itself resigns once it commits
         self.check_quorum_timeout_ms = int(fetch_timeout_ms * CHECK_QUORUM_TIMEOUT_FACTOR)
         self.check_quorum_deadline = now_ms + self.check_quorum_timeout_ms
         self.fetched_voters: set[int] = set()
@@ -107,13 +109,39 @@ class LeaderState:
 
     def update_local_state(self, end_offset: int) -> bool:
         """The leader's log end moved (its own append); True when the HW moved."""
-        state = self.voter_states[self.local_id]
+        state = self.local_state
         if state.end_offset is not None and state.end_offset > end_offset:
             raise ValueError(f"non-monotonic local end offset {state.end_offset} -> {end_offset}")
         state.end_offset = end_offset
         return self._maybe_update_high_watermark()
 
-    def update_replica_state(self, node_id: int, fetch_offset: int, now_ms: int) -> bool:
+    def update_voters(self, voters: frozenset[int]) -> bool:
+        """The voter set at the log end changed (Kafka's ``updateVoterAndObserverStates``):
+        new voters keep what the leader knew of them as observers, removed ones become
+        observers (the leader too, which then no longer counts). True when the HW moved."""
+        old = self.voter_states
+        states: dict[int, ReplicaState] = {}
+        for v in sorted(voters):
+            states[v] = old.get(v) or self.observer_states.pop(v, None) or (
+                self.local_state if v == self.local_id else ReplicaState(v))
+            self.observer_states.pop(v, None)
+        for v, state in old.items():
+            if v not in voters and v != self.local_id:
+                self.observer_states.setdefault(v, state)
+        self.voter_states = states
+        self.voters = frozenset(voters)
+        self.fetched_voters &= set(states)
+        return self._maybe_update_high_watermark()
+
+    def is_replica_caught_up(self, node_id: int, directory_id: bytes | None, now_ms: int) -> bool:
+        """Kafka's ``isReplicaCaughtUp`` for AddRaftVoter: an observer with that directory that
+        has caught up to the leader's end once and fetched within the last hour."""
+        state = self.observer_states.get(node_id)
+        return (state is not None and state.directory_id == directory_id and state.last_caught_up_ms > 0
+                and state.last_fetch_ms > 0 and state.last_fetch_ms > now_ms - 3_600_000)
+
+    def update_replica_state(self, node_id: int, fetch_offset: int, now_ms: int,
+                             directory_id: bytes | None = None) -> bool:
         """A Fetch at ``fetch_offset`` from ``node_id`` (validated against the log): True when
         the HW moved. Negative ids (consumers) are ignored."""
         if node_id < 0:
@@ -124,7 +152,8 @@ class LeaderState:
             state = self.voter_states[node_id]
         else:
             state = self.observer_states.setdefault(node_id, ReplicaState(node_id))
-        state.update_follower_state(fetch_offset, self.voter_states[self.local_id].end_offset, now_ms)
+        state.directory_id = directory_id
+        state.update_follower_state(fetch_offset, self.local_state.end_offset, now_ms)
         self._update_check_quorum(node_id, now_ms)
         return node_id in self.voter_states and self._maybe_update_high_watermark()
 
@@ -138,6 +167,8 @@ class LeaderState:
                 if s.node_id != self.local_id]
 
     def _maybe_update_high_watermark(self) -> bool:
+        if not self.voter_states:
+            return False
         ordered = self._by_descending_end_offset()
         candidate = ordered[len(self.voter_states) // 2].end_offset
         if candidate is None or candidate <= self.epoch_start_offset:

@@ -15,12 +15,16 @@ import struct
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from kafpy.protocol.codec import encode_data
 from kafpy.protocol.messages import LeaderChangeMessage
+from kafpy.raft.control_records import (
+    ControlMessage, ControlRecord, ControlRecordType, control_record_key, control_type_of, decode_control_value,
+    encode_control_value, parse_control_record_type,
+)
 from kafpy.raft.kafka_raft_client import Batch
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch
 from kafpy.raft.snapshot import SnapshotId
+from kafpy.raft.voter_set_history import ControlBatch
 
 _HEADER = struct.Struct(">qibi")
 
@@ -136,8 +140,32 @@ class MemoryReplicatedLog:
             version=0, leader_id=leader_id,
             voters=[LeaderChangeMessage.Voter(voter_id=v.id) for v in voters],
             granting_voters=[LeaderChangeMessage.Voter(voter_id=v.id) for v in granting_voters])
-        entry = self._append(epoch, encode_data(message, 0), True)
+        entry = self._append(epoch, encode_control_payload(message), True)
         return LogAppendInfo(entry.offset, entry.offset)
+
+    def append_control_records(self, epoch: int, messages: Sequence[ControlMessage]) -> LogAppendInfo:
+        first = self.end_offset()
+        for message in messages:
+            self._append(epoch, encode_control_payload(message), True)
+        return LogAppendInfo(first, self.end_offset() - 1)
+
+    def control_batches(self, records: bytes) -> list[ControlBatch]:
+        return [ControlBatch(b.base_offset, b.last_offset, [decode_control_payload(r) for r in b.records]
+                             if b.control else []) for b in decode_batches(records)]
+
+    def snapshot_control_records(self, snapshot_id: SnapshotId) -> list[ControlRecord]:
+        """The control entries a snapshot starts with (none when a test stored bytes that are
+        not this log's framing)."""
+        out: list[ControlRecord] = []
+        try:
+            batches = decode_batches(self.snapshots.get(snapshot_id, b""))
+        except struct.error:
+            return []
+        for batch in batches:
+            if not batch.control:
+                break
+            out.extend(decode_control_payload(r) for r in batch.records)
+        return out
 
     def append_as_follower(self, records: bytes) -> LogAppendInfo | None:
         view = memoryview(records)
@@ -248,6 +276,16 @@ class MemoryReplicatedLog:
             self._epoch_starts[0] = max(self._epoch_starts[0], self._start)
         self._forget_snapshots_before(snapshot_id)
         return True
+
+
+def encode_control_payload(message: ControlMessage) -> bytes:
+    """A control entry's payload: the control record's key (version, type), then its value."""
+    return control_record_key(control_type_of(message)) + encode_control_value(message)
+
+
+def decode_control_payload(payload: bytes) -> ControlRecord:
+    control_type = ControlRecordType(parse_control_record_type(payload[:4]))
+    return ControlRecord(control_type, decode_control_value(control_type, payload[4:]))
 
 
 def decode_batches(records: bytes) -> list[Batch]:

@@ -33,11 +33,16 @@ from typing import Callable, Sequence
 from kafpy.protocol.batch_builder import build_batch
 from kafpy.protocol.messages import LeaderChangeMessage, SnapshotHeaderRecord
 from kafpy.raft.batch_reader import read_batches
-from kafpy.raft.control_records import build_control_record_batch, decode_control_batch
+from kafpy.protocol.batch_header import iter_batches
+from kafpy.protocol.record_decoder import decode_records
+from kafpy.raft.control_records import (
+    ControlMessage, ControlRecord, build_control_record_batch, decode_control_batch, decode_control_record,
+)
 from kafpy.raft.kafka_raft_client import Batch
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.raft_messages import METADATA_TOPIC_ID
 from kafpy.raft.replicated_log import LogAppendInfo, OffsetAndEpoch, ValidKind, validate_offset_and_epoch
+from kafpy.raft.voter_set_history import ControlBatch
 from kafpy.raft.snapshot import (
     CLUSTER_METADATA_DIR, DELETE_SUFFIX, MAX_BATCH_SIZE_BYTES, RawSnapshotWriter, SnapshotId,
     parse_snapshot_path, snapshot_filename, snapshot_path,
@@ -232,6 +237,29 @@ class KafkaMetadataLog:
                                            leader_epoch=epoch)
         return self._append_batch(batch, epoch)
 
+    def append_control_records(self, epoch: int, messages: Sequence[ControlMessage]) -> LogAppendInfo:
+        """One control batch of ``messages`` (a new leader's LeaderChange with the
+        KRaftVersion and Voters records, or a lone VotersRecord of a voter change)."""
+        batch = build_control_record_batch(list(messages), base_offset=self.end_offset(),
+                                           timestamp=self._now_ms(), leader_epoch=epoch)
+        return self._append_batch(batch, epoch)
+
+    def control_batches(self, records: bytes) -> list[ControlBatch]:
+        return control_batches(records)
+
+    def snapshot_control_records(self, snapshot_id: SnapshotId) -> list[ControlRecord]:
+        """The control records of the snapshot's first batch (its header: SnapshotHeader,
+        KRaftVersion, Voters), read without the rest of the file."""
+        reader = self.read_snapshot(snapshot_id)
+        if reader is None:
+            return []
+        head = reader.slice(0, _BATCH_LENGTH.size)
+        if len(head) < _BATCH_LENGTH.size:
+            return []
+        _, length = _BATCH_LENGTH.unpack(head)
+        header, records = decode_control_batch(reader.slice(0, _BATCH_LENGTH.size + length))
+        return records
+
     def append_as_follower(self, records: bytes) -> LogAppendInfo | None:
         if not records:
             return None
@@ -423,6 +451,17 @@ class KafkaMetadataLog:
         for path in done:
             path.unlink(missing_ok=True)
         return len(done) + self.log.delete_pending_files(now, force)
+
+
+def control_batches(records: bytes) -> list[ControlBatch]:
+    """The batches of a read of this log with the control records decoded; data batches by
+    their header alone (what ``voter_set_history`` follows)."""
+    out: list[ControlBatch] = []
+    for pos, header in iter_batches(records):
+        controls = [decode_control_record(r) for r in decode_records(records, pos, header)] \
+            if header.is_control else []
+        out.append(ControlBatch(header.base_offset, header.last_offset, controls))
+    return out
 
 
 def decode_batches(records: bytes) -> list[Batch]:

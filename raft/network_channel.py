@@ -11,6 +11,7 @@ from typing import Protocol
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.messages import AddRaftVoterResponse, ApiVersionsResponse, RemoveRaftVoterResponse, UpdateRaftVoterResponse
 from kafpy.raft import raft_messages as msg
 
 
@@ -21,6 +22,11 @@ class NetworkChannel(Protocol):
                    data: msg.RaftRequestData) -> msg.RaftResponseData: ...
 
     async def close(self) -> None: ...
+
+    def update_address(self, node_id: int, host: str, port: int) -> None:
+        """Where ``node_id`` is now (a voter added through the log, the leader an observer
+        learned of, a bootstrap server); the next send to it goes there."""
+        ...
 
 
 def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AVAILABLE
@@ -34,4 +40,12 @@ def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AV
         return msg.end_quorum_epoch_response(error)
     if api_key == ApiKey.FETCH:
         return msg.fetch_response(error)
+    if api_key == ApiKey.UPDATE_RAFT_VOTER:
+        return UpdateRaftVoterResponse(error_code=int(error))
+    if api_key == ApiKey.API_VERSIONS:
+        return ApiVersionsResponse(error_code=int(error))
+    if api_key == ApiKey.ADD_RAFT_VOTER:
+        return AddRaftVoterResponse(error_code=int(error))
+    if api_key == ApiKey.REMOVE_RAFT_VOTER:
+        return RemoveRaftVoterResponse(error_code=int(error))
     raise ValueError(f"not a raft api key: {api_key}")

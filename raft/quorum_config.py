@@ -18,6 +18,9 @@ class QuorumConfig:
     retry_backoff_ms: int = 20  # controller.quorum.retry.backoff.ms
     fetch_max_bytes: int = 1048576  # controller.quorum.fetch.max.bytes
     fetch_snapshot_max_bytes: int = 1048576  # controller.quorum.fetch.snapshot.max.bytes
+    auto_join: bool = False  # controller.quorum.auto.join.enable: an observer adds itself (KIP-853)
+
+    AUTO_JOIN_KEY = "controller.quorum.auto.join.enable"
 
     KEYS = {
         "controller.quorum.election.timeout.ms": "election_timeout_ms",
@@ -42,4 +45,5 @@ class QuorumConfig:
                     raise ValueError(f"Invalid value {value} for configuration {key}: Value must be at least "
                                      f"{cls.MINIMUMS.get(attr, 0)}")
                 values[attr] = value
-        return cls(**values)
+        auto_join = props.get(cls.AUTO_JOIN_KEY, "false").strip().lower() == "true"
+        return cls(**values, auto_join=auto_join)

@@ -30,6 +30,7 @@ from kafpy.raft.epoch_state import (
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.quorum_state_store import ElectionState, ReplicaKey
 from kafpy.raft.replicated_log import OffsetAndEpoch
+from kafpy.raft.voter_set import VoterSet
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class QuorumState:
                  local_directory_id: bytes | None = None, quorum_state_version: int = 1) -> None:
         self.local_id = local_id
         self.local_key = ReplicaKey(local_id, local_directory_id)
-        self.voters = frozenset(voters)
+        self.voter_set = VoterSet.of_ids(frozenset(voters))
         self.store = store
         self.election_timeout_ms = election_timeout_ms
         self.fetch_timeout_ms = fetch_timeout_ms
@@ -76,8 +77,19 @@ class QuorumState:
     def epoch(self) -> int:
         return self.state.epoch
 
+    @property
+    def voters(self) -> frozenset[int]:
+        """The voters' ids at the log end (the core sets them from the voter-set history)."""
+        return self.voter_set.ids()
+
+    def set_voter_set(self, voter_set: VoterSet) -> None:
+        """The voter set at the log end changed (an appended or truncated VotersRecord)."""
+        self.voter_set = voter_set
+
     def is_voter(self, node_id: int | None = None) -> bool:
-        return (self.local_id if node_id is None else node_id) in self.voters
+        if node_id is None:
+            return self.voter_set.is_voter(self.local_key)
+        return node_id in self.voter_set.voters
 
     def is_observer(self) -> bool:
         return not self.is_voter()
@@ -121,11 +133,15 @@ class QuorumState:
         """Start in the state the file describes: a leader restarts Resigned in its epoch (it
         must not vote again there, nor reuse an offset of that epoch), a self-voted node
         Candidate, a voter that voted Unattached with that vote; an epoch behind the log's
-        last epoch moves up to it."""
+        last epoch moves up to it. A node removed from the voters starts Unattached in its
+        epoch whatever it was."""
         election = self.store.read_election_state() or ElectionState(0)
-        if election.voted_key is not None and election.voted_key.id == self.local_id \
-                and self.is_observer():
-            raise IllegalTransition(f"quorum state {election} voted for this observer")
+        if self.is_observer() and self.local_id in (election.leader_id,
+                                                     election.voted_key.id if election.voted_key else None):
+            # a voter since removed (KIP-853): it led or ran in that epoch, as an observer it
+            # only remembers the epoch (and its vote, so it never votes twice there)
+            log.info("Quorum state %s names this node, which is not a voter any more", election)
+            election = ElectionState(election.epoch, None, election.voted_key)
         hw = None
         state: EpochState
         if election.epoch < log_end.epoch:
@@ -212,8 +228,6 @@ class QuorumState:
         s = self.state
         if leader_id == self.local_id:
             raise IllegalTransition(f"cannot follow the local node in epoch {epoch}")
-        if leader_id not in self.voters:
-            raise IllegalTransition(f"leader {leader_id} is not a voter of {sorted(self.voters)}")
         if epoch < s.epoch:
             raise IllegalTransition(f"cannot follow {leader_id} in epoch {epoch} < {s.epoch}")
         if epoch == s.epoch and isinstance(s, (LeaderState, FollowerState)):

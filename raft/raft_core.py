@@ -16,6 +16,9 @@ A follower behind the leader's log start is answered the SnapshotId to fetch; it
 FetchSnapshot for chunks of it (``snapshot_fetch``) until it has it all, truncates its log to
 it and fetches from its end offset.
 The leader answers a Fetch at once; parking it until records arrive is the driver's business.
+The voters are those at the log end (``voter_history``: the bootstrap snapshot's, then each
+VotersRecord, committed or not; the static ones without any), and change with AddRaftVoter,
+RemoveRaftVoter and UpdateRaftVoter (KIP-853, ``voter_changes``).
 """
 from __future__ import annotations
 
@@ -26,13 +29,16 @@ from typing import Callable
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
-    BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
+    AddRaftVoterResponse, ApiVersionsResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
+    LeaderChangeMessage, RemoveRaftVoterResponse, UpdateRaftVoterRequest, UpdateRaftVoterResponse,
     VoteRequest, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
+from kafpy.raft import snapshot_fetch, voter_changes
 from kafpy.raft.epoch_state import (
     CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState,
+    strict_exponential_election_backoff_ms,
 )
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.quorum_config import QuorumConfig
@@ -44,7 +50,8 @@ from kafpy.raft.replicated_log import (
 )
 from kafpy.raft.request_manager import RequestManager
 from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotId
-from kafpy.raft.snapshot_fetch import append_snapshot_chunk, serve_fetch_snapshot
+from kafpy.raft.voter_set import Endpoint, VoterSet
+from kafpy.raft.voter_set_history import KRaftControlRecordStateMachine
 
 log = logging.getLogger(__name__)
 
@@ -63,19 +70,30 @@ class NotLeaderError(RuntimeError):
 class RaftCore:
     """One node's consensus state: its QuorumState, its log, the requests in flight."""
 
-    def __init__(self, node_id: int, voters: frozenset[int], log_: ReplicatedLog,
+    def __init__(self, node_id: int, voters: frozenset[int] | VoterSet, log_: ReplicatedLog,
                  store: QuorumStateStore, *, now_ms: int, cluster_id: str | None = None,
                  config: QuorumConfig = QuorumConfig(), rng: random.Random | None = None,
-                 directory_id: bytes | None = None, quorum_state_version: int = 1) -> None:
+                 directory_id: bytes | None = None, quorum_state_version: int = 1,
+                 listener_name: str = "CONTROLLER", local_endpoints: tuple[Endpoint, ...] = (),
+                 bootstrap_ids: tuple[int, ...] = ()) -> None:
         self.node_id = node_id
+        # the voters at each offset (static voters until a VotersRecord says otherwise)
+        static = voters if isinstance(voters, VoterSet) else VoterSet.of_ids(frozenset(voters))
+        self.voter_history = KRaftControlRecordStateMachine(static, log_)
+        self.voter_history.update_state()
+        self.listener_name = listener_name
+        self.local_endpoints = local_endpoints
+        self.bootstrap_ids = bootstrap_ids  # controller.quorum.bootstrap.servers as ids -2, -3, ...
+        self.pending_voter_change: voter_changes.PendingVoterChange | None = None
         self.cluster_id = cluster_id
         self.config = config
         self.log = log_
         self.rng = rng or random.Random()
         self.quorum = QuorumState(
-            node_id, voters, store, election_timeout_ms=config.election_timeout_ms,
+            node_id, frozenset(), store, election_timeout_ms=config.election_timeout_ms,
             fetch_timeout_ms=config.fetch_timeout_ms, rng=self.rng,
             local_directory_id=directory_id, quorum_state_version=quorum_state_version)
+        self.quorum.set_voter_set(self.voter_history.last_voter_set())
         self.quorum.initialize(self.end_offset(), now_ms)
         self.requests = RequestManager(config.request_timeout_ms, config.retry_backoff_ms)
         self._next_correlation = 0
@@ -105,9 +123,42 @@ class RaftCore:
         if not isinstance(state, LeaderState):
             raise NotLeaderError(f"node {self.node_id} is not the leader in epoch {self.epoch}")
         info = self.log.append_as_leader(payloads, state.epoch)
+        self.voter_history.skip_data(info.first_offset, self.log.end_offset())
         if state.update_local_state(self.log.end_offset()):
             self._on_high_watermark(state.high_watermark)
         return info.last_offset
+
+    def append_voters_record(self, voters: VoterSet, now_ms: int) -> int:
+        """The leader appends ``voters`` as a VotersRecord (a voter change): the voter set at
+        the log end is the new one from now on, committed or not. Its offset."""
+        state = self.quorum.state
+        if not isinstance(state, LeaderState):
+            raise NotLeaderError(f"node {self.node_id} is not the leader in epoch {self.epoch}")
+        info = self.log.append_control_records(state.epoch, [voters.to_voters_record()])
+        self._log_appended(now_ms)
+        return info.last_offset
+
+    # -- the voter set at the log end ------------------------------------------------------
+
+    def _log_appended(self, now_ms: int) -> None:
+        """The log grew (or was replaced by a snapshot): read its new control records; a new
+        voter set takes effect at once, and the leader's own end offset moves."""
+        if self.voter_history.update_state():
+            voters = self.voter_history.last_voter_set()
+            self.quorum.set_voter_set(voters)
+            log.info("Node %s: the voters are now %s (kraft.version %s)", self.node_id, sorted(voters.voters),
+                     voters.kraft_version)
+            state = self.quorum.state
+            if isinstance(state, LeaderState) and state.update_voters(voters.ids()):
+                self._on_high_watermark(state.high_watermark)
+        state = self.quorum.state
+        if isinstance(state, LeaderState) and state.update_local_state(self.log.end_offset()):
+            self._on_high_watermark(state.high_watermark)
+
+    def _log_truncated(self, end_offset: int, now_ms: int) -> None:
+        self.voter_history.truncate_new_entries(end_offset)
+        self.quorum.set_voter_set(self.voter_history.last_voter_set())
+        self._log_appended(now_ms)
 
     def resign(self, now_ms: int) -> None:
         """Graceful shutdown of a leader: Resigned, then EndQuorumEpoch naming the voters
@@ -122,8 +173,13 @@ class RaftCore:
         """The high watermark moved: the log learns it (it bounds snapshots and truncation)."""
         if high_watermark is not None:
             self.log.update_high_watermark(high_watermark)
+            state = self.quorum.state
+            if isinstance(state, LeaderState):
+                voter_changes.high_watermark_updated(self, state)
 
     def _reset(self) -> None:
+        if not isinstance(self.quorum.state, LeaderState):
+            voter_changes.leader_gone(self)
         self.requests.reset_all()
         self._set_fetching_snapshot(None)
 
@@ -163,10 +219,16 @@ class RaftCore:
         granted = candidate.epoch_election.granted if isinstance(candidate, CandidateState) else set()
         leader = self.quorum.transition_to_leader(self.log.end_offset(), now_ms)
         voters = [ReplicaKey(v) for v in sorted(self.quorum.voters)]
-        self.log.append_leader_change(leader.epoch, self.node_id, voters,
-                                      [ReplicaKey(v) for v in sorted(granted)])
-        if leader.update_local_state(self.log.end_offset()):
-            self._on_high_watermark(leader.high_watermark)
+        extra = voter_changes.start_of_epoch_records(self)
+        if extra:  # Kafka's appendStartOfEpochControlRecords: one batch with the LeaderChange
+            self.log.append_control_records(leader.epoch, [LeaderChangeMessage(
+                version=0, leader_id=self.node_id,
+                voters=[LeaderChangeMessage.Voter(voter_id=v.id) for v in voters],
+                granting_voters=[LeaderChangeMessage.Voter(voter_id=v) for v in sorted(granted)]), *extra])
+        else:
+            self.log.append_leader_change(leader.epoch, self.node_id, voters,
+                                          [ReplicaKey(v) for v in sorted(granted)])
+        self._log_appended(now_ms)
         self._reset()
         log.info("Node %s is leader of epoch %s from offset %s", self.node_id, leader.epoch,
                  leader.epoch_start_offset)
@@ -232,6 +294,14 @@ class RaftCore:
         return out + self.poll(now_ms)  # a transition happened: act in the new state at once
 
     def _poll_leader(self, state: LeaderState, now_ms: int, out: list[msg.OutboundRequest]) -> None:
+        voter_changes.expire(self, now_ms)
+        for destination, request in voter_changes.leader_requests(self):
+            self._send(out, destination, ApiKey.API_VERSIONS, request, now_ms)
+        if state.resign_requested:
+            log.info("Leader %s is not in the committed voter set; resigning from epoch %s",
+                     self.node_id, state.epoch)
+            self._transition_to_resigned(state.non_leader_voters_by_descending_fetch_offset(), now_ms)
+            return
         if state.time_until_check_quorum_expires(now_ms) == 0:
             log.info("Leader %s did not hear from a majority within %s ms; resigning",
                      self.node_id, state.check_quorum_timeout_ms)
@@ -278,6 +348,8 @@ class RaftCore:
                 self._send(out, state.leader_id, ApiKey.FETCH_SNAPSHOT, msg.fetch_snapshot_request(
                     self.cluster_id, self.quorum.local_key, self.epoch, sid.end_offset, sid.epoch,
                     snapshot.size_in_bytes(), self.config.fetch_snapshot_max_bytes), now_ms)
+            elif (change := voter_changes.membership_request(self, state, now_ms)) is not None:
+                self._send(out, state.leader_id, change[0], change[1], now_ms)  # instead of a Fetch
             else:
                 self._send(out, state.leader_id, ApiKey.FETCH, self._fetch_request(), now_ms)
 
@@ -285,7 +357,8 @@ class RaftCore:
         """An observer finds the leader by fetching from a voter (Kafka's bootstrap fetch)."""
         if self.requests.has_any_in_flight():
             return
-        ready = [v for v in sorted(self.quorum.voters) if self.requests.is_ready(v, now_ms)]
+        candidates = self.bootstrap_ids or tuple(sorted(self.quorum.voters))
+        ready = [v for v in candidates if self.requests.is_ready(v, now_ms)]
         if ready:
             self._send(out, self.rng.choice(ready), ApiKey.FETCH, self._fetch_request(), now_ms)
 
@@ -325,7 +398,9 @@ class RaftCore:
         if api_key == ApiKey.FETCH and isinstance(data, FetchRequest):
             return self._handle_fetch_request(data, now_ms)
         if api_key == ApiKey.FETCH_SNAPSHOT and isinstance(data, FetchSnapshotRequest):
-            return self._handle_fetch_snapshot_request(data, now_ms)
+            return snapshot_fetch.handle_fetch_snapshot_request(self, data, now_ms)
+        if api_key == ApiKey.UPDATE_RAFT_VOTER and isinstance(data, UpdateRaftVoterRequest):
+            return voter_changes.handle_update_voter(self, data, now_ms)
         raise ValueError(f"the raft core does not handle api key {api_key} ({type(data).__name__})")
 
     def _valid_cluster_id(self, cluster_id: str | None) -> bool:
@@ -411,28 +486,13 @@ class RaftCore:
             self._maybe_transition(p.leader_id, p.leader_epoch, now_ms)
             state = self.quorum.state
             if isinstance(state, FollowerState) and state.leader_id == p.leader_id:
-                backoff = self._end_epoch_election_backoff(msg.preferred_candidates(p))
+                backoff = strict_exponential_election_backoff_ms(
+                    msg.preferred_candidates(p), self.quorum.local_key, self.config.election_backoff_max_ms)
                 log.debug("Overriding follower fetch timeout to %s after EndQuorumEpoch from %s",
                           backoff, p.leader_id)
                 state.override_fetch_timeout(now_ms, backoff)
         return msg.end_quorum_epoch_response(ErrorCode.NONE, error or ErrorCode.NONE, self.epoch,
                                              self.quorum.leader_id())
-
-    def _end_epoch_election_backoff(self, preferred: list[ReplicaKey]) -> int:
-        """The first preferred successor runs at once, the next ones after a strictly growing
-        backoff (Kafka's ``strictExponentialElectionBackoffMs``)."""
-        position = len(preferred)
-        for i, key in enumerate(preferred):
-            if key.matches(self.quorum.local_key):
-                position = i
-                break
-        backoff_max = self.config.election_backoff_max_ms
-        if position == 0:
-            return 0
-        if position >= len(preferred):
-            return backoff_max
-        base = backoff_max >> (len(preferred) - 1)
-        return min(backoff_max, base << (position - 1))
 
     def _fetch_error(self, error: ErrorCode) -> FetchResponse:
         return msg.fetch_response(ErrorCode.NONE, error, epoch=self.epoch,
@@ -472,44 +532,12 @@ class RaftCore:
                                       high_watermark=state.high_watermark, diverging=(d.epoch, d.offset))
         records = self.log.read(p.fetch_offset, min(p.partition_max_bytes, self.config.fetch_max_bytes))
         if replica_id != self.node_id:
-            if state.update_replica_state(replica_id, p.fetch_offset, now_ms):
+            directory = ReplicaKey.of(replica_id, bytes(p.replica_directory_id)).directory_id
+            if state.update_replica_state(replica_id, p.fetch_offset, now_ms, directory):
                 self._on_high_watermark(state.high_watermark)
         return msg.fetch_response(ErrorCode.NONE, epoch=state.epoch, leader_id=self.node_id,
                                   high_watermark=state.high_watermark, records=records)
 
-    def _handle_fetch_snapshot_request(self, request: FetchSnapshotRequest,
-                                       now_ms: int) -> FetchSnapshotResponse:
-        if not self._valid_cluster_id(request.cluster_id):
-            return msg.fetch_snapshot_response(ErrorCode.INCONSISTENT_CLUSTER_ID)
-        if not request.topics or not request.topics[0].partitions or (
-                len(request.topics) != 1 and len(request.topics[0].partitions) != 1):
-            return msg.fetch_snapshot_response(ErrorCode.INVALID_REQUEST)
-        p = msg.fetch_snapshot_partition(request.topics)
-        leader_id = self.quorum.leader_id()
-        if p is None:
-            first = request.topics[0]
-            return msg.fetch_snapshot_response(
-                ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, topic=first.name,
-                partition=first.partitions[0].partition, epoch=self.epoch, leader_id=leader_id)
-        state = self.quorum.state
-        error: ErrorCode | None = None
-        if p.current_leader_epoch < self.epoch:
-            error = ErrorCode.FENCED_LEADER_EPOCH
-        elif p.current_leader_epoch > self.epoch:
-            error = ErrorCode.UNKNOWN_LEADER_EPOCH
-        elif not isinstance(state, LeaderState):
-            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
-        if error is not None or not isinstance(state, LeaderState):
-            return msg.fetch_snapshot_response(ErrorCode.NONE, error or ErrorCode.NOT_LEADER_OR_FOLLOWER,
-                                               epoch=self.epoch, leader_id=leader_id)
-        chunk = serve_fetch_snapshot(self.log, p, request.max_bytes)
-        if chunk.error != ErrorCode.NONE or chunk.snapshot_id is None:
-            return msg.fetch_snapshot_response(ErrorCode.NONE, chunk.error, epoch=self.epoch, leader_id=leader_id)
-        state.update_check_quorum_for_following_voter(request.replica_id, now_ms)
-        return msg.fetch_snapshot_response(
-            ErrorCode.NONE, epoch=self.epoch, leader_id=leader_id,
-            snapshot_id=(chunk.snapshot_id.end_offset, chunk.snapshot_id.epoch), size=chunk.size,
-            position=chunk.position, records=chunk.records)
 
     # -- responses -------------------------------------------------------------------------
 
@@ -529,8 +557,12 @@ class RaftCore:
             ok = self._handle_end_quorum_epoch_response(source, data, now_ms)
         elif isinstance(data, FetchResponse):
             ok = self._handle_fetch_response(source, data, now_ms)
+        elif isinstance(data, ApiVersionsResponse):
+            ok = voter_changes.handle_api_versions_response(self, source, data, now_ms)
+        elif isinstance(data, (UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse)):
+            ok = voter_changes.handle_membership_response(self, data, now_ms)
         elif isinstance(data, FetchSnapshotResponse):
-            ok = self._handle_fetch_snapshot_response(source, data, now_ms)
+            ok = snapshot_fetch.handle_fetch_snapshot_response(self, source, data, now_ms)
         else:
             raise ValueError(f"the raft core does not handle {type(data).__name__}")
         if not ok:
@@ -636,6 +668,7 @@ class RaftCore:
                 raise RuntimeError(f"the leader asked for truncation to {diverging.offset}, below "
                                    f"the high watermark {state.high_watermark}")
             offset = truncate_to_end_offset(self.log, diverging)
+            self._log_truncated(offset, now_ms)
             log.info("Truncated to offset %s from Fetch response from leader %s", offset, source)
         elif p.snapshot_id.epoch >= 0 or p.snapshot_id.end_offset >= 0:
             if p.snapshot_id.epoch < 0 or p.snapshot_id.end_offset < 0:
@@ -651,41 +684,9 @@ class RaftCore:
             records = p.records
             if records:
                 self.log.append_as_follower(bytes(records))
+                self._log_appended(now_ms)
             if p.high_watermark >= 0:
                 if state.update_high_watermark(min(p.high_watermark, self.log.end_offset())):
                     self._on_high_watermark(state.high_watermark)
-        state.reset_fetch_timeout_for_successful_fetch(now_ms)
-        return True
-
-    def _handle_fetch_snapshot_response(self, source: int, response: FetchSnapshotResponse, now_ms: int) -> bool:
-        if response.error_code != 0:
-            return False
-        p = msg.fetch_snapshot_response_partition(response)
-        if p is None:
-            return False
-        error = ErrorCode.of_known(p.error_code)
-        leader = p.current_leader
-        handled = self._handle_common(error, None if leader.leader_id < 0 else leader.leader_id,
-                                      leader.leader_epoch, now_ms)
-        if handled is not None:
-            return handled
-        state = self.quorum.state
-        if not isinstance(state, FollowerState) or state.leader_id != source:
-            return True
-        if error == ErrorCode.SNAPSHOT_NOT_FOUND or p.snapshot_id.end_offset < 0 or p.snapshot_id.epoch < 0:
-            # the leader deleted it meanwhile: start over with a Fetch
-            log.info("Leader doesn't know about snapshot %s, returned error %s", p.snapshot_id, error.name)
-            self._set_fetching_snapshot(None)
-            state.reset_fetch_timeout_for_successful_fetch(now_ms)
-            return True
-        if error != ErrorCode.NONE:
-            return False
-        writer = self.fetching_snapshot
-        if writer is None:
-            raise RuntimeError(f"Received unexpected fetch snapshot response: {p.snapshot_id}")
-        if append_snapshot_chunk(self.log, writer, p):
-            self.fetching_snapshot = None  # frozen: the log keeps it
-            if state.update_high_watermark(max(self.log.end_offset(), state.high_watermark or 0)):
-                self._on_high_watermark(state.high_watermark)
         state.reset_fetch_timeout_for_successful_fetch(now_ms)
         return True

@@ -9,9 +9,11 @@ from typing import Protocol, Sequence, Union
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
+    AddRaftVoterRequest, AddRaftVoterResponse, ApiVersionsRequest, ApiVersionsResponse, RemoveRaftVoterRequest,
+    RemoveRaftVoterResponse,
     BeginQuorumEpochRequest, BeginQuorumEpochResponse, EndQuorumEpochRequest,
     EndQuorumEpochResponse, FetchRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
-    VoteRequest, VoteResponse,
+    UpdateRaftVoterRequest, UpdateRaftVoterResponse, VoteRequest, VoteResponse,
 )
 from kafpy.raft.quorum_state_store import NO_DIRECTORY_ID, ReplicaKey
 
@@ -20,9 +22,11 @@ METADATA_PARTITION = 0
 METADATA_TOPIC_ID = bytes(15) + b"\x01"  # Kafka's Uuid.METADATA_TOPIC_ID
 
 RaftRequestData = Union[VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
-                        FetchSnapshotRequest]
+                        FetchSnapshotRequest, UpdateRaftVoterRequest, AddRaftVoterRequest, RemoveRaftVoterRequest,
+                        ApiVersionsRequest]
 RaftResponseData = Union[VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
-                         FetchSnapshotResponse]
+                         FetchSnapshotResponse, UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse,
+                         ApiVersionsResponse]
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, Sequence
 
+from kafpy.raft.control_records import ControlMessage, ControlRecord
 from kafpy.raft.quorum_state_store import ReplicaKey
 from kafpy.raft.snapshot import SnapshotId
+from kafpy.raft.voter_set_history import ControlBatch
 
 
 @dataclass(frozen=True, order=True)
@@ -108,6 +110,18 @@ class ReplicatedLog(Protocol):
                              granting_voters: Sequence[ReplicaKey]) -> LogAppendInfo:
         """Append the LeaderChange control entry that starts the leader's epoch (Kafka's
         LeaderChangeMessage: the voters, and those that granted this leader its vote)."""
+        ...
+
+    def append_control_records(self, epoch: int, messages: Sequence[ControlMessage]) -> LogAppendInfo:
+        """Append ``messages`` as one control batch (a leader's KRaftVersion/Voters records)."""
+        ...
+
+    def control_batches(self, records: bytes) -> list[ControlBatch]:
+        """What ``read`` returned as batches, control records decoded (data batches empty)."""
+        ...
+
+    def snapshot_control_records(self, snapshot_id: SnapshotId) -> list[ControlRecord]:
+        """The control records at the head of a snapshot (its KRaftVersion and Voters)."""
         ...
 
     def append_as_follower(self, records: bytes) -> LogAppendInfo | None:

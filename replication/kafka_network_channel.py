@@ -9,11 +9,12 @@ Lives on the replication floor because it uses ``NetworkClient``; ``kafpy.raft``
 """
 from __future__ import annotations
 
+import asyncio
 from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import (
-    BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, VoteResponse,
+    AddRaftVoterResponse, ApiVersionsResponse, RemoveRaftVoterResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, UpdateRaftVoterResponse, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
 
@@ -23,6 +24,8 @@ from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, 
 _RESPONSE_TYPES: dict[ApiKey, type] = {
     ApiKey.VOTE: VoteResponse, ApiKey.BEGIN_QUORUM_EPOCH: BeginQuorumEpochResponse,
     ApiKey.END_QUORUM_EPOCH: EndQuorumEpochResponse, ApiKey.FETCH: FetchResponse,
+    ApiKey.UPDATE_RAFT_VOTER: UpdateRaftVoterResponse, ApiKey.ADD_RAFT_VOTER: AddRaftVoterResponse,
+    ApiKey.REMOVE_RAFT_VOTER: RemoveRaftVoterResponse, ApiKey.API_VERSIONS: ApiVersionsResponse,
 }
 
 
@@ -37,6 +40,7 @@ class KafkaNetworkChannel:
         self.config = NetworkClientConfig(request_timeout_ms=request_timeout_ms)
         self.security = security
         self._clients: dict[int, NetworkClient] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     def _client(self, destination: int) -> NetworkClient:
         client = self._clients.get(destination)
@@ -50,11 +54,25 @@ class KafkaNetworkChannel:
             self._clients[destination] = client
         return client
 
+    def update_address(self, node_id: int, host: str, port: int) -> None:
+        """A node's (new) address: a voter added through the log, a leader named in a Fetch
+        answer; a client to an old address is dropped (closed in the background)."""
+        if self.voters.get(node_id) == (host, port):
+            return
+        self.voters[node_id] = (host, port)
+        old = self._clients.pop(node_id, None)
+        if old is not None:
+            task = asyncio.get_running_loop().create_task(old.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
     async def send(self, destination: int, api_key: ApiKey,
                    data: msg.RaftRequestData) -> msg.RaftResponseData:
         response = await self._client(destination).send(api_key, data)
-        if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse,
-                                     FetchResponse)) or not isinstance(response, _RESPONSE_TYPES[api_key]):
+        if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
+                                     UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse,
+                                     ApiVersionsResponse)) \
+                or not isinstance(response, _RESPONSE_TYPES[api_key]):
             raise NetworkError(f"unexpected answer {type(response).__name__} to {api_key.name}")
         return response
 

@@ -111,7 +111,7 @@ def test_controller_listener_serves_only_the_controller_apis(tmp_path: Path) -> 
         try:
             versions = await asyncio.to_thread(call, ports[1], ApiVersionsRequest(
                 client_software_name="t", client_software_version="1"), ApiVersionsResponse, 3)
-            assert sorted(k.api_key for k in versions.api_keys) == [1, 18, 52, 53, 54, 55, 60]
+            assert sorted(k.api_key for k in versions.api_keys) == [1, 18, 52, 53, 54, 55, 60, 80, 81, 82]
             # DescribeCluster for brokers: INVALID_REQUEST (42) at v0, MISMATCHED_ENDPOINT_TYPE (114)
             # at v1, UNSUPPORTED_ENDPOINT_TYPE (115) for an unknown type; for controllers it
             # lists the voters on this listener

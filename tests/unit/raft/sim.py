@@ -9,14 +9,22 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
+from kafpy.protocol.messages import (
+    AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, RemoveRaftVoterRequest,
+)
 from kafpy.raft import raft_messages as msg
+from kafpy.raft import voter_changes
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.memory_log import Entry, MemoryReplicatedLog
 from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import MemoryQuorumStateStore
 from kafpy.raft.raft_core import RaftCore
+from kafpy.raft.voter_set import Endpoint
 
 CLUSTER_ID = "sim-cluster-AAAAAAAAAA"
+# what a controller answers ApiVersions with, as far as the raft layer asks (kraft.version)
+API_VERSIONS = ApiVersionsResponse(error_code=0, supported_features=[
+    ApiVersionsResponse.SupportedFeatureKey(name="kraft.version", min_version=0, max_version=1)])
 
 
 @dataclass(order=True)
@@ -58,11 +66,14 @@ class SimNode:
         self.seed = seed
         self.restarts = 0
         self.core: RaftCore | None = None
+        self.directory_id: bytes | None = None  # a dynamic quorum's voters have one
+        self.local_endpoints: tuple[Endpoint, ...] = ()  # its listeners, as a voter set holds them
 
     def start(self, now_ms: int) -> None:
         self.core = RaftCore(self.node_id, self.voters, self.log, self.store, now_ms=now_ms,
                              cluster_id=CLUSTER_ID, config=self.config,
-                             rng=random.Random(self.seed * 1000 + self.restarts))
+                             rng=random.Random(self.seed * 1000 + self.restarts),
+                             directory_id=self.directory_id, local_endpoints=self.local_endpoints)
         self.restarts += 1
 
     def crash(self) -> None:
@@ -93,6 +104,9 @@ class Simulation:
         self._seq = 0
         self.cut: set[frozenset[int]] = set()
         self.delivered: list[Message] | None = None  # a list: every message delivered is added
+        self.api_versions: dict[int, ApiVersionsResponse] = {}  # a node's own answer, else API_VERSIONS
+        self._voter_changes: list[tuple[voter_changes.VoterChangeResponse | voter_changes.PendingVoterChange,
+                                        Message]] = []
         for node in self.nodes.values():
             node.start(self.now)
 
@@ -128,14 +142,21 @@ class Simulation:
                 continue
             if self.delivered is not None:
                 self.delivered.append(m)
-            if m.request is not None:
-                response = node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
+            if isinstance(m.request, AddRaftVoterRequest):
+                self._voter_changes.append((voter_changes.handle_add_voter(node.core, m.request, m.deliver_at), m))
+            elif isinstance(m.request, RemoveRaftVoterRequest):
+                self._voter_changes.append((voter_changes.handle_remove_voter(node.core, m.request, m.deliver_at), m))
+            elif m.request is not None:
+                response = self.api_versions.get(m.destination, API_VERSIONS) \
+                    if isinstance(m.request, ApiVersionsRequest) \
+                    else node.core.handle_request(m.source, m.api_key, m.request, m.deliver_at)
                 self._seq += 1
                 self._enqueue(Message(m.deliver_at + self._delay(), self._seq, m.destination, m.source,
                                       m.correlation_id, m.api_key, response=response,
                                       incarnation=m.incarnation))
             elif m.response is not None and m.incarnation == node.restarts:
                 node.core.handle_response(m.source, m.correlation_id, m.response, m.deliver_at)
+        self._answer_voter_changes()
         for node in self.nodes.values():
             if node.core is None:
                 continue
@@ -144,6 +165,20 @@ class Simulation:
                 self._enqueue(Message(self.now + self._delay(), self._seq, node.node_id, out.destination,
                                       out.correlation_id, out.api_key, request=out.data,
                                       incarnation=node.restarts))
+
+    def _answer_voter_changes(self) -> None:
+        """AddRaftVoter / RemoveRaftVoter are answered when the leader's change is done (the
+        raft client's part in a real node)."""
+        waiting = []
+        for result, m in self._voter_changes:
+            response = result.response if isinstance(result, voter_changes.PendingVoterChange) else result
+            if response is None:
+                waiting.append((result, m))
+                continue
+            self._seq += 1
+            self._enqueue(Message(self.now + self._delay(), self._seq, m.destination, m.source, m.correlation_id,
+                                  m.api_key, response=response, incarnation=m.incarnation))
+        self._voter_changes = waiting
 
     def run(self, ms: int) -> None:
         for _ in range(ms // self.tick_ms):

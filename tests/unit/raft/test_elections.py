@@ -133,7 +133,7 @@ def test_timeout_starts_pre_vote_then_vote_then_leads() -> None:
                          msg.vote_response(ErrorCode.NONE, epoch=3, granted=True), 2030)
     assert isinstance(core.quorum.state, LeaderState) and core.epoch == 3
     assert [(e.epoch, e.control) for e in log.entries] == [(3, True)]  # the LeaderChange
-    change = decode_data(LeaderChangeMessage, 0, log.entries[0].payload)
+    change = decode_data(LeaderChangeMessage, 0, log.entries[0].payload[4:])
     assert change.leader_id == 1
     assert [v.voter_id for v in change.voters] == [1, 2, 3]
     assert [v.voter_id for v in change.granting_voters] == sorted({1, out[1].destination})

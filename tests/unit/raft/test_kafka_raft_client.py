@@ -48,6 +48,9 @@ class MemoryChannel:
         await asyncio.sleep(0.001)
         return await self.net.clients[destination].handle_request(api_key, data)
 
+    def update_address(self, node_id: int, host: str, port: int) -> None:
+        """The nodes are addressed by id in memory: nothing to learn."""
+
     async def close(self) -> None:
         pass
 
