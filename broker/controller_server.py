@@ -23,9 +23,15 @@ import asyncio
 import logging
 import random
 import struct
+from pathlib import Path
 from typing import Callable
 
-from kafpy.metadata.bootstrap import bootstrap_snapshot_path, read_bootstrap_snapshot
+from kafpy.metadata.bootstrap import (
+    BINARY_BOOTSTRAP_FILENAME, BootstrapMetadata, bootstrap_snapshot_path, read_bootstrap_checkpoint,
+    read_bootstrap_snapshot,
+)
+from kafpy.metadata.controller.quorum_controller import ControllerSettings, QuorumController
+from kafpy.metadata import metadata_version as mv
 from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
@@ -44,6 +50,8 @@ from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
+from kafpy.broker.controller_events import ControllerEventManager
+from kafpy.broker.controller_requests import ControllerRequests
 from kafpy.broker.kraft_config import parse_voters
 
 log = logging.getLogger("kafka.server.ControllerServer")
@@ -74,6 +82,8 @@ class ControllerServer:
                                            self.listener_name)
         self.raft: KafkaRaftClient | None = None
         self.apis: ControllerApis | None = None
+        self.controller: QuorumController | None = None
+        self.events: ControllerEventManager | None = None
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[asyncio.Task[None]] = set()
@@ -98,6 +108,28 @@ class ControllerServer:
             raise ConfigError(f"the bootstrap snapshot in {metadata_dir} names no voters: kafpy's controller "
                               "cannot join a quorum through controller.quorum.bootstrap.servers yet")
         return VoterSet.from_voters_record(record, kraft_version)
+
+    @staticmethod
+    def _bootstrap_metadata(metadata_dir: str) -> BootstrapMetadata:
+        """Kafka's ``BootstrapMetadata`` for the activation of an empty log: the bootstrap
+        snapshot ``format`` wrote, else a 3.x ``bootstrap.checkpoint``, else the latest
+        production metadata.version (Kafka's default)."""
+        if bootstrap_snapshot_path(metadata_dir).is_file():
+            return read_bootstrap_snapshot(metadata_dir)[0]
+        binary = Path(metadata_dir) / BINARY_BOOTSTRAP_FILENAME
+        if binary.is_file():
+            return read_bootstrap_checkpoint(binary)
+        return BootstrapMetadata.from_versions(mv.LATEST_PRODUCTION.level, {},
+                                               "the default bootstrap (no bootstrap snapshot)")
+
+    def _quorum_controller(self, cluster_id: str, metadata_dir: str) -> QuorumController:
+        v = self.config.values
+        return QuorumController(ControllerSettings(
+            node_id=self.node_id, cluster_id=cluster_id, quorum_node_ids=tuple(sorted(self.voters.ids())),
+            session_timeout_ms=int(v["broker.session.timeout.ms"]),
+            default_num_partitions=int(v["num.partitions"]),
+            default_replication_factor=int(v["default.replication.factor"]),
+            default_min_isr=int(v["min.insync.replicas"])), self._bootstrap_metadata(metadata_dir))
 
     def _metadata_log_dir(self) -> str:
         v = self.config.values
@@ -136,7 +168,12 @@ class ControllerServer:
                                       listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
         self.raft = KafkaRaftClient(core, channel, self.decode_batches, time_ms=self.time_ms,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
-        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters)
+        self.controller = self._quorum_controller(cluster_id, metadata_dir)
+        self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms,
+                                             max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]))
+        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters,
+                                   ControllerRequests(self.controller, self.events, self.config))
+        self.events.start()
         self.raft_task = self.raft.start()
         for li in self.controller_listeners:
             server = await asyncio.start_server(self._acceptor(li.name), li.host or None, li.port)
@@ -205,6 +242,8 @@ class ControllerServer:
         for task in list(self._connections):
             task.cancel()
         await asyncio.gather(*self._connections, return_exceptions=True)
+        if self.events is not None:
+            await self.events.close()
         if self.raft is not None:
             await self.raft.close()
         for server in self._servers:
