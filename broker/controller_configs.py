@@ -3,8 +3,14 @@ metadata image): a topic's configs from the committed image's ConfigRecords with
 controller's own broker defaults as synonyms, the controller node's own broker configs for
 its id, and the cluster-wide dynamic defaults for the empty name.
 
+The dynamic broker configs come from the image (the cluster default's ConfigRecords with
+resource name "", this node's with its id), laid over a copy of the node's static config, as
+Kafka's controller applies them to its own ``KafkaConfig``.
+
 Who calls it: ``kafpy.broker.controller_requests.ControllerRequests`` (a read: no event)."""
 from __future__ import annotations
+
+import copy
 
 from kafpy.metadata.image.configs import ConfigResource, ConfigResourceType
 from kafpy.metadata.image.metadata_image import MetadataImage
@@ -35,9 +41,21 @@ def _topic_entries(image: MetadataImage, config: KafkaConfig, name: str, keys: l
     return out
 
 
-def describe_configs(image: MetadataImage, config: KafkaConfig, request: DescribeConfigsRequest,
+def with_dynamic_configs(image: MetadataImage, config: KafkaConfig) -> KafkaConfig:
+    """A copy of ``config`` with the image's dynamic broker configs (the cluster default and
+    this node's own) as its dynamic layers."""
+    node_id = int(config.values["node.id"])
+    out = copy.copy(config)
+    out.dynamic_default = dict(image.configs.resource_data.get(ConfigResource(ConfigResourceType.BROKER, ""), {}))
+    out.dynamic_broker = dict(image.configs.resource_data.get(
+        ConfigResource(ConfigResourceType.BROKER, str(node_id)), {}))
+    return out
+
+
+def describe_configs(image: MetadataImage, static_config: KafkaConfig, request: DescribeConfigsRequest,
                      version: int) -> DescribeConfigsResponse:
     synonyms = version >= 1 and request.include_synonyms
+    config = with_dynamic_configs(image, static_config)
     node_id = int(config.values["node.id"])
     results = []
     for r in request.resources:
