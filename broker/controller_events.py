@@ -65,8 +65,11 @@ class ControllerEventManager:
     the writes waiting for their commit, and the periodic tasks' deadlines."""
 
     def __init__(self, controller: QuorumController, raft: KafkaRaftClient, *,
-                 time_ms: Callable[[], int], max_idle_interval_ms: int = 500) -> None:
+                 time_ms: Callable[[], int], max_idle_interval_ms: int = 500,
+                 on_fault: Callable[[BaseException], None] | None = None) -> None:
         self.controller = controller
+        self.on_fault = on_fault
+        self.fault: BaseException | None = None
         self.raft = raft
         self.time_ms = time_ms
         self.max_idle_interval_ms = max_idle_interval_ms
@@ -77,6 +80,7 @@ class ControllerEventManager:
         self._wake = asyncio.Event()
         self._next_no_op_ms: int | None = None
         self._activation_epoch: int | None = None  # the epoch whose activation is queued
+        self._pending_internal: set[str] = set()  # periodic events queued or running: one of each
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -93,8 +97,21 @@ class ControllerEventManager:
     # -- the raft listener -----------------------------------------------------------------
 
     def handle_commit(self, batches: Sequence[Batch]) -> None:
+        if self.fault is not None:
+            return
         for batch in batches:
-            self.controller.replay_batch(batch)
+            try:
+                self.controller.replay_batch(batch)
+            except Exception as e:  # noqa: BLE001 - Kafka's fatal fault handler: the node stops
+                log.error("Unable to replay the committed batch at offsets %d-%d; the controller stops "
+                          "(its image would no longer be the log's)", batch.base_offset, batch.last_offset,
+                          exc_info=True)
+                self.fault = e
+                self.controller.renounce()
+                self._fail_waiters()
+                if self.on_fault is not None:
+                    self.on_fault(e)
+                return
         self._committed = batches[-1].last_offset
         done = [w for w in self._waiters if w.offset <= self._committed]
         self._waiters = [w for w in self._waiters if w.offset > self._committed]
@@ -160,11 +177,17 @@ class ControllerEventManager:
                     event.future.set_exception(e)
 
     async def _run_event(self, event: _Event[object]) -> None:
+        try:
+            await self._run_event_once(event)
+        finally:
+            self._pending_internal.discard(event.name)
+
+    async def _run_event_once(self, event: _Event[object]) -> None:
         controller = self.controller
         if event.internal and controller.epoch != event.epoch:
             event.future.cancel()
             return
-        if not event.internal and not controller.is_active():
+        if self.fault is not None or (not event.internal and not controller.is_active()):
             raise not_controller(controller.leader_id if controller.leader_id is not None else -1)
         epoch = controller.active_epoch if not event.internal else event.epoch
         result = event.op(self.time_ms())
@@ -188,22 +211,29 @@ class ControllerEventManager:
             await asyncio.sleep(min(FENCE_CHECK_INTERVAL_MS, self.max_idle_interval_ms or FENCE_CHECK_INTERVAL_MS,
                                     self.controller.settings.session_timeout_ms // 4 or 1) / 1000)
             controller = self.controller
-            if not controller.is_active() or self._queue.qsize() > 0:
+            if not controller.is_active():
                 continue
             epoch = controller.active_epoch
             assert epoch is not None
             now = self.time_ms()
             if self._next_no_op_ms is not None and now >= self._next_no_op_ms:
                 self._next_no_op_ms = now + self.max_idle_interval_ms
-                self._put("writeNoOpRecord", lambda _now: ControllerResult.of(controller.no_op_records(), None),
-                          internal=True, epoch=epoch)
-            self._put("maybeFenceReplicas", self._fence_op(), internal=True, epoch=epoch)
+                self._put_periodic("writeNoOpRecord",
+                                   lambda _now: ControllerResult.of(controller.no_op_records(), None), epoch)
+            self._put_periodic("maybeFenceReplicas", self._fence_op(), epoch)
+
+    def _put_periodic(self, name: str, op: WriteOp[None], epoch: int) -> None:
+        """Queue a periodic event unless one of that name is already queued or running (a
+        quorum that does not commit must not pile them up)."""
+        if name not in self._pending_internal:
+            self._pending_internal.add(name)
+            self._put(name, op, internal=True, epoch=epoch)
 
     def _fence_op(self) -> WriteOp[None]:
         def fence(now_ms: int) -> ControllerResult[None]:
             records: list[Message] = self.controller.maybe_fence_stale_broker(now_ms)
             if records:  # maybe another one: check again right after this one commits
-                self._put("maybeFenceReplicas", self._fence_op(), internal=True,
-                          epoch=self.controller.active_epoch or -1)
+                self._pending_internal.discard("maybeFenceReplicas")
+                self._put_periodic("maybeFenceReplicas", self._fence_op(), self.controller.active_epoch or -1)
             return ControllerResult.of(records, None)
         return fence

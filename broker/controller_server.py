@@ -84,6 +84,7 @@ class ControllerServer:
         self.apis: ControllerApis | None = None
         self.controller: QuorumController | None = None
         self.events: ControllerEventManager | None = None
+        self.fault: BaseException | None = None  # a committed record the controller could not replay
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[asyncio.Task[None]] = set()
@@ -170,7 +171,8 @@ class ControllerServer:
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
         self.controller = self._quorum_controller(cluster_id, metadata_dir)
         self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms,
-                                             max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]))
+                                             max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]),
+                                             on_fault=self._on_fault)
         self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters,
                                    ControllerRequests(self.controller, self.events, self.config))
         self.events.start()
@@ -180,6 +182,12 @@ class ControllerServer:
             self._servers.append(server)
             log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
                      li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
+
+    def _on_fault(self, error: BaseException) -> None:
+        """Kafka's fatal fault handler: the node stops (the raft task ends, the process exits 1)."""
+        self.fault = error
+        if self.raft_task is not None:
+            self.raft_task.cancel()
 
     def _acceptor(self, listener: str) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], None]:
         def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
