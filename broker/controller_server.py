@@ -31,6 +31,7 @@ from kafpy.metadata.bootstrap import (
     read_bootstrap_snapshot,
 )
 from kafpy.metadata.controller.quorum_controller import ControllerSettings, QuorumController
+from kafpy.metadata.image.cluster import Endpoint
 from kafpy.metadata import metadata_version as mv
 from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
 from kafpy.protocol import codec
@@ -51,10 +52,13 @@ from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
 from kafpy.broker.controller_events import ControllerEventManager
+from kafpy.broker.controller_registration import ControllerRegistrationManager
 from kafpy.broker.controller_requests import ControllerRequests
 from kafpy.broker.kraft_config import parse_voters
 
 log = logging.getLogger("kafka.server.ControllerServer")
+# Kafka's SecurityProtocol ids, as registrations carry them
+SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 _SIZE = struct.Struct(">i")
 
 
@@ -84,6 +88,7 @@ class ControllerServer:
         self.apis: ControllerApis | None = None
         self.controller: QuorumController | None = None
         self.events: ControllerEventManager | None = None
+        self.registration: ControllerRegistrationManager | None = None
         self.fault: BaseException | None = None  # a committed record the controller could not replay
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
@@ -175,13 +180,28 @@ class ControllerServer:
                                              on_fault=self._on_fault)
         self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters,
                                    ControllerRequests(self.controller, self.events, self.config))
+        self.registration = ControllerRegistrationManager(
+            self.controller, self.raft, self._registered_listeners(), self.voters.addresses(self.listener_name),
+            self.listener_name, qc.request_timeout_ms)
         self.events.start()
         self.raft_task = self.raft.start()
+        self.registration.start()
         for li in self.controller_listeners:
             server = await asyncio.start_server(self._acceptor(li.name), li.host or None, li.port)
             self._servers.append(server)
             log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
                      li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
+
+    def _registered_listeners(self) -> list[Endpoint]:
+        """The controller listeners this node registers: the voters' address for its own id
+        where it has one (what others reach it at), else the listener's host and port."""
+        known = {e.name: e for e in self.voters.endpoints().get(self.node_id, [])}
+        out = []
+        for li in self.controller_listeners:
+            e = known.get(li.name)
+            host, port = (e.host, e.port) if e is not None else (li.host or "", li.port)
+            out.append(Endpoint(li.name, host, port, SECURITY_PROTOCOL_IDS[self.config.security_protocol(li.name)]))
+        return out
 
     def _on_fault(self, error: BaseException) -> None:
         """Kafka's fatal fault handler: the node stops (the raft task ends, the process exits 1)."""
@@ -250,6 +270,8 @@ class ControllerServer:
         for task in list(self._connections):
             task.cancel()
         await asyncio.gather(*self._connections, return_exceptions=True)
+        if self.registration is not None:
+            await self.registration.close()
         if self.events is not None:
             await self.events.close()
         if self.raft is not None:

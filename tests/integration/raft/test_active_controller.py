@@ -24,6 +24,7 @@ import pytest
 from kafpy.protocol import messages as M
 
 from tests.integration.raft.quorum_support import call
+from tests.support.metadata_json import parse_dump
 from tests.support.kafka_dist import run_tool
 from tests.support.kraft_controllers import ApacheBroker, KafpyControllers, eventually
 
@@ -64,6 +65,10 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
                           what="finalized features")
     assert features["metadata.version"] == "4.4-IV2", features
     assert features["group.version"] == "1" and features["transaction.version"] == "2", features
+    # every controller registers itself with the active one (ControllerRegistration)
+    for node in c.ports:
+        eventually(lambda: "Our registration has been persisted" in c.output(node),
+                   what=f"controller {node} registered")
     tool("kafka-configs", "--bootstrap-controller", c.bootstrap_controllers, "--alter", "--entity-type", "brokers",
          "--entity-default", "--add-config", "log.retention.ms=777777,log.cleaner.threads=2")
     before = _default_broker_configs(c)
@@ -87,6 +92,22 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
         one = f"127.0.0.1:{c.ports[node]}"
         eventually(lambda: "log.cleaner.threads" not in _default_broker_configs(c, one),
                    what=f"controller {node} replaying the deletion")
+
+    # the log as Apache Kafka 4.4's kafka-dump-log decodes it
+    c.stop_all()
+    files = ",".join(str(p) for p in sorted((c.work / f"controller-{second}" / "__cluster_metadata-0").glob("*.log")))
+    dumped = parse_dump(run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", files]).stdout)
+    records = [r for b in dumped if not b.is_control for _o, r in b.records]
+    # the activation: Kafka 4.4's bootstrap records in a metadata transaction, first of all
+    first = next(b for b in dumped if not b.is_control)
+    assert [type(r).__name__ for _o, r in first.records][:2] == ["BeginTransactionRecord", "FeatureLevelRecord"]
+    assert type(first.records[-1][1]).__name__ == "EndTransactionRecord"
+    registered = {r.controller_id: [(e.name, e.port) for e in r.end_points]
+                  for r in records if isinstance(r, M.RegisterControllerRecord)}
+    assert registered == {n: [("CONTROLLER", p)] for n, p in c.ports.items()}
+    assert any(isinstance(r, M.NoOpRecord) for r in records)
+    defaults = [(r.name, r.value) for r in records if isinstance(r, M.ConfigRecord) and r.resource_type == 4]
+    assert ("log.retention.ms", "777777") in defaults and ("log.cleaner.threads", None) in defaults
 
 
 def test_a_write_on_a_standby_controller_answers_not_controller(controllers: KafpyControllers) -> None:
