@@ -69,6 +69,16 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     for node in c.ports:
         eventually(lambda: "Our registration has been persisted" in c.output(node),
                    what=f"controller {node} registered")
+    # UpdateFeatures through the active controller (checked against every registered controller)
+    tool("kafka-features", "--bootstrap-controller", c.bootstrap_controllers, "downgrade", "--feature",
+         "transaction.version=1")
+    assert _features(c)["transaction.version"] == "1"
+    tool("kafka-features", "--bootstrap-controller", c.bootstrap_controllers, "upgrade", "--feature",
+         "transaction.version=2")
+    assert _features(c)["transaction.version"] == "2"
+    refused = run_tool("4", "kafka-features", ["--bootstrap-controller", c.bootstrap_controllers, "upgrade",
+                                               "--feature", "transaction.version=9"], check=False, timeout=120)
+    assert refused.returncode != 0 and "transaction.version" in refused.stdout + refused.stderr, refused
     tool("kafka-configs", "--bootstrap-controller", c.bootstrap_controllers, "--alter", "--entity-type", "brokers",
          "--entity-default", "--add-config", "log.retention.ms=777777,log.cleaner.threads=2")
     before = _default_broker_configs(c)
