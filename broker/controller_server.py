@@ -9,10 +9,13 @@ that is empty, from the VotersRecord of the bootstrap snapshot ``kafka-storage f
 --standalone / --initial-controllers`` wrote (kraft.version 1, with directory ids and
 endpoints); the voter set stays as formatted (AddRaftVoter / RemoveRaftVoter are not served).
 
+On the raft client run the quorum controller (``QuorumController`` with its
+``ControllerEventManager``: every controller replays the committed records, the leader activates
+and turns admin and broker requests into records) and the ``ControllerRegistrationManager``.
+
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=controller``. The replicated log
-is a constructor argument: the in-memory ``MemoryReplicatedLog`` by default (the on-disk
-``__cluster_metadata`` log is being built apart; it plugs in here), so a restarted controller
-comes back with its quorum-state but an empty log and catches up from the leader.
+is the on-disk ``__cluster_metadata`` log (``KafkaMetadataLog``) of the metadata log dir; tests
+may hand in another (``MemoryReplicatedLog``).
 
 Requests on one connection are answered in order, one at a time (a parked Fetch holds only its
 own connection), as Kafka's socket server mutes a channel while its request is processed.
