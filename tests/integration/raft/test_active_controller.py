@@ -61,8 +61,10 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     c = controllers
     first = c.active()
     # the activation wrote the bootstrap records: kafka-storage format's metadata.version
-    features = eventually(lambda: _features(c).get("metadata.version") and _features(c),
-                          what="finalized features")
+    def finalized() -> dict[str, str] | None:
+        found = _features(c)
+        return found if "metadata.version" in found else None
+    features = eventually(finalized, what="finalized features")
     assert features["metadata.version"] == "4.4-IV2", features
     assert features["group.version"] == "1" and features["transaction.version"] == "2", features
     # every controller registers itself with the active one (ControllerRegistration)
@@ -109,9 +111,10 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     dumped = parse_dump(run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", files]).stdout)
     records = [r for b in dumped if not b.is_control for _o, r in b.records]
     # the activation: Kafka 4.4's bootstrap records in a metadata transaction, first of all
-    first = next(b for b in dumped if not b.is_control)
-    assert [type(r).__name__ for _o, r in first.records][:2] == ["BeginTransactionRecord", "FeatureLevelRecord"]
-    assert type(first.records[-1][1]).__name__ == "EndTransactionRecord"
+    activation = next(b for b in dumped if not b.is_control)
+    assert [type(r).__name__ for _o, r in activation.records][:2] == ["BeginTransactionRecord",
+                                                                       "FeatureLevelRecord"]
+    assert type(activation.records[-1][1]).__name__ == "EndTransactionRecord"
     registered = {r.controller_id: [(e.name, e.port) for e in r.end_points]
                   for r in records if isinstance(r, M.RegisterControllerRecord)}
     assert registered == {n: [("CONTROLLER", p)] for n, p in c.ports.items()}
