@@ -105,6 +105,12 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
         eventually(lambda: "log.cleaner.threads" not in _default_broker_configs(c, one),
                    what=f"controller {node} replaying the deletion")
 
+    # the crashed controller comes back: it replays its own log from disk and catches up
+    c.start(first)
+    back = f"127.0.0.1:{c.ports[first]}"
+    eventually(lambda: "log.retention.ms=777777" in (seen := _default_broker_configs(c, back))
+               and "log.cleaner.threads" not in seen, what="the restarted controller caught up")
+
     # the log as Apache Kafka 4.4's kafka-dump-log decodes it
     c.stop_all()
     files = ",".join(str(p) for p in sorted((c.work / f"controller-{second}" / "__cluster_metadata-0").glob("*.log")))
