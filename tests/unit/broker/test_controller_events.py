@@ -142,3 +142,31 @@ def test_a_write_refused_by_its_manager_appends_nothing() -> None:
         finally:
             await q.close()
     asyncio.run(run())
+
+
+def test_a_leader_cut_off_answers_not_controller_and_follows_the_new_one() -> None:
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            q.net.down.add(leader)
+            pending = _register(q, leader, 7)  # appended in the old epoch, never committed
+            await wait_for(lambda: any(n != leader for n in q.active()), timeout=10)
+            second = next(n for n in q.active() if n != leader)
+            committed = await _register(q, second, 8)
+            q.net.down.discard(leader)
+            with pytest.raises(ControllerError) as lost:
+                await asyncio.wait_for(pending, 10)
+            assert lost.value.error == ErrorCode.NOT_CONTROLLER
+            # the old leader follows the new one and has its image: broker 7's record stays
+            # only if a follower had fetched it before the cut (a fetch parked at the leader
+            # may carry it out), and then the new leader committed it
+            old, new = q.controllers[leader], q.controllers[second]
+            await wait_for(lambda: 8 in old.metadata.image.cluster.brokers, timeout=10)
+            await wait_for(lambda: old.metadata.last_offset == new.metadata.last_offset, timeout=10)
+            assert old.metadata.image.cluster.brokers == new.metadata.image.cluster.brokers
+            assert old.metadata.image.cluster.brokers[8].epoch == committed.broker_epoch
+            assert not old.is_active()
+        finally:
+            await q.close()
+    asyncio.run(run())
