@@ -150,6 +150,8 @@ class ApacheBroker:
     def output(self) -> str:
         return self.output_path.read_text(errors="replace") if self.output_path.exists() else ""
 
-    def stop(self) -> None:
-        if self.proc is not None:
-            terminate(self.proc, timeout=30)
+    def stop(self) -> int | None:
+        """SIGTERM (a controlled shutdown through the active controller); the exit code."""
+        if self.proc is None:
+            return None
+        return terminate(self.proc, timeout=30)

@@ -182,6 +182,12 @@ def test_an_apache_broker_on_kafpy_controllers(controllers: KafpyControllers, tm
         assert eventually(lambda: _leaders(broker.bootstrap, "beta") == ["100"] and ["ok"],
                           what="beta's leader after the failover")
         assert _produce_consume(broker, "beta", ["four", "five"]) == ["four", "five"]
+        # a controlled shutdown through the new active controller, as Apache's broker logs it
+        assert broker.stop() == 143  # the JVM's exit after its shutdown hooks ran on SIGTERM (not killed)
+        lifecycle = broker.output()
+        for step in ("Successfully registered broker 100", "The broker has been unfenced",
+                     "Beginning controlled shutdown", "The controller has asked us to exit controlled shutdown"):
+            assert step in lifecycle, step
     except BaseException:
         print(broker.output()[-20000:])
         for node in c.ports:
