@@ -72,19 +72,18 @@ class ControllerEventManager:
                  leader_imbalance_check_interval_ms: int | None = None,
                  on_fault: Callable[[BaseException], None] | None = None) -> None:
         self.controller = controller
-        self.on_fault = on_fault
-        self.leader_imbalance_check_interval_ms = leader_imbalance_check_interval_ms
-        self._next_balance_ms: int | None = None
-        self.fault: BaseException | None = None
         self.raft = raft
         self.time_ms = time_ms
         self.max_idle_interval_ms = max_idle_interval_ms
+        self.leader_imbalance_check_interval_ms = leader_imbalance_check_interval_ms
+        self.on_fault = on_fault
+        self.fault: BaseException | None = None  # a committed batch that did not replay
         self._queue: asyncio.Queue[_Event[object]] = asyncio.Queue()
         self._waiters: list[_Waiter] = []
         self._committed = -1  # the last offset replayed
         self._tasks: list[asyncio.Task[None]] = []
-        self._wake = asyncio.Event()
         self._next_no_op_ms: int | None = None
+        self._next_balance_ms: int | None = None
         self._activation_epoch: int | None = None  # the epoch whose activation is queued
         self._pending_internal: set[str] = set()  # periodic events queued or running: one of each
 
@@ -135,11 +134,15 @@ class ControllerEventManager:
             self._fail_waiters()
             self._next_no_op_ms = None
 
+    def _leader(self) -> int:
+        leader = self.controller.leader_id
+        return -1 if leader is None else leader
+
     def _fail_waiters(self) -> None:
         waiters, self._waiters = self._waiters, []
         for w in waiters:
             if not w.future.done():
-                w.future.set_exception(not_controller(self.controller.leader_id or -1))
+                w.future.set_exception(not_controller(self._leader()))
 
     # -- the event queue -------------------------------------------------------------------
 
@@ -196,14 +199,14 @@ class ControllerEventManager:
             event.future.cancel()
             return
         if self.fault is not None or (not event.internal and not controller.is_active()):
-            raise not_controller(controller.leader_id if controller.leader_id is not None else -1)
+            raise not_controller(self._leader())
         epoch = controller.active_epoch if not event.internal else event.epoch
         result = event.op(self.time_ms())
         if result.records:
             try:
                 last = self.raft.schedule_append(encode_records(result.records), epoch)
             except NotLeaderError:
-                raise not_controller(controller.leader_id if controller.leader_id is not None else -1) from None
+                raise not_controller(self._leader()) from None
             if last > self._committed:
                 waiter = _Waiter(last)
                 self._waiters.append(waiter)
