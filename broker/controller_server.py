@@ -52,7 +52,8 @@ from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import FileQuorumStateStore, quorum_state_path
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.replicated_log import ReplicatedLog
-from kafpy.raft.voter_set import Endpoint, VoterSet
+from kafpy.raft.voter_set import Endpoint as VoterEndpoint
+from kafpy.raft.voter_set import VoterSet
 from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
@@ -133,10 +134,10 @@ class ControllerServer:
             servers[-2 - i] = (host.strip("[]"), int(port))
         return servers
 
-    def _local_endpoints(self) -> tuple[Endpoint, ...]:
+    def _local_endpoints(self) -> tuple[VoterEndpoint, ...]:
         """This controller's listeners as a voter's endpoints (what UpdateRaftVoter and the
         leader's VotersRecord carry)."""
-        return tuple(Endpoint(li.name, li.host or "localhost", li.port) for li in self.controller_listeners)
+        return tuple(VoterEndpoint(li.name, li.host or "localhost", li.port) for li in self.controller_listeners)
 
     @staticmethod
     def _bootstrap_metadata(metadata_dir: str) -> BootstrapMetadata:
