@@ -1,0 +1,111 @@
+"""kafpy brokers (``process.roles=broker``) on an Apache Kafka 4.4 controller quorum.
+
+The controllers are Apache's (formatted with Apache's kafka-storage), the brokers kafpy's
+(formatted with our kafka-storage). The brokers register and are unfenced; Apache's
+``kafka-topics.sh --create`` sent to a kafpy broker creates a topic (forwarded to the active
+controller) whose partitions kafpy brokers lead; acks=all writes are read back; a leader
+killed with SIGKILL is replaced by the other kafpy broker once the controller fences it, with
+every acknowledged record still there; a broker stopped with SIGTERM hands its leaderships over
+in a controlled shutdown first. Nothing Apache's controllers wrote was skipped by the brokers'
+metadata loaders (what they skip is logged as "Skipping the metadata record")."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from kafka import KafkaProducer
+
+from tests.integration.cluster.harness import leaders, metadata, read_all, wait_until
+from tests.support.kafka_dist import run_tool
+from tests.support.kraft_brokers import KafpyKRaftBroker, KRaftCluster
+
+pytestmark = pytest.mark.timeout(420)
+
+TOPIC = "kraft-interop"
+PARTITIONS = 2
+FENCE_S = 30  # the controllers' broker.session.timeout.ms (4 s) plus elections and heartbeats
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[KRaftCluster]:
+    c = KRaftCluster(tmp_path, controllers=1, brokers=2)
+    try:
+        yield c.start()
+    finally:
+        c.stop()
+
+
+def isr(broker: KafpyKRaftBroker, topic: str) -> dict[int, list[int]]:
+    (t,) = [t for t in metadata(broker).topics if t.name == topic]
+    return {p.partition_index: sorted(p.isr_nodes) for p in t.partitions}
+
+
+def produce(bootstrap: list[str], values: list[bytes]) -> list[tuple[int, int, bytes]]:
+    """acks=all writes spread over the partitions; (partition, offset, value) of each acknowledged."""
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", retries=5, request_timeout_ms=20000,
+                             max_block_ms=30000)
+    try:
+        futures = [(producer.send(TOPIC, value=v, partition=i % PARTITIONS), v) for i, v in enumerate(values)]
+        acked = []
+        for fut, v in futures:
+            md = fut.get(timeout=60)
+            acked.append((md.partition, md.offset, v))
+        return acked
+    finally:
+        producer.close()
+
+
+def assert_all_readable(bootstrap: list[str], acked: list[tuple[int, int, bytes]]) -> None:
+    got = read_all(bootstrap, TOPIC, len(acked), PARTITIONS)
+    have = {(p, off, v) for p, recs in got.items() for off, v in recs}
+    missing = [a for a in acked if a not in have]
+    assert not missing, f"{len(missing)} acknowledged records missing, e.g. {missing[:3]}"
+
+
+def skipped_records(broker: KafpyKRaftBroker) -> list[str]:
+    return re.findall(r"Skipping the metadata record at offset .*", broker.log_text())
+
+
+def test_kafpy_brokers_on_apache_controllers(cluster: KRaftCluster) -> None:
+    b1, b2 = cluster.brokers
+    for b in cluster.brokers:
+        assert sorted(node.node_id for node in metadata(b).brokers) == [1, 2]
+    res = run_tool("4", "kafka-topics", ["--bootstrap-server", b1.bootstrap, "--create", "--topic", TOPIC,
+                                         "--partitions", str(PARTITIONS), "--replication-factor", "2"], timeout=120)
+    assert f"Created topic {TOPIC}" in res.stdout, res.stdout + res.stderr
+    for b in cluster.brokers:
+        wait_until(lambda b=b: set(leaders(metadata(b), TOPIC)) == set(range(PARTITIONS))
+                   and set(leaders(metadata(b), TOPIC).values()) <= {1, 2}, 30,
+                   f"broker {b.node_id} sees kafpy leaders of {TOPIC}")
+        assert isr(b, TOPIC) == {p: [1, 2] for p in range(PARTITIONS)}
+    described = run_tool("4", "kafka-topics", ["--bootstrap-server", b2.bootstrap, "--describe", "--topic", TOPIC])
+    assert len(re.findall(r"Leader: [12]\s+Replicas: [12],[12]\s+Isr: [12],[12]", described.stdout)) == PARTITIONS, \
+        described.stdout
+
+    acked = produce([b1.bootstrap, b2.bootstrap], [b"before-%d" % i for i in range(200)])
+    assert_all_readable([b1.bootstrap, b2.bootstrap], acked)
+
+    victim = cluster.broker(leaders(metadata(b1), TOPIC)[0])
+    survivor = b2 if victim is b1 else b1
+    victim.kill()
+    wait_until(lambda: set(leaders(metadata(survivor), TOPIC).values()) == {survivor.node_id}, FENCE_S,
+               f"broker {survivor.node_id} leads every partition after {victim.node_id} was killed")
+    assert_all_readable([survivor.bootstrap], acked)
+    more = produce([survivor.bootstrap], [b"after-%d" % i for i in range(50)])
+    assert_all_readable([survivor.bootstrap], acked + more)
+
+    # the killed broker comes back, catches up, and a SIGTERM moves the survivor's leaderships to it
+    victim.start()
+    victim.wait_registered()
+    wait_until(lambda: isr(survivor, TOPIC) == {p: [1, 2] for p in range(PARTITIONS)}, 60,
+               f"broker {victim.node_id} back in every ISR")
+    assert survivor.stop(timeout=60) == 0
+    assert "The controller has asked us to exit controlled shutdown" in survivor.log_text()
+    wait_until(lambda: set(leaders(metadata(victim), TOPIC).values()) == {victim.node_id}, FENCE_S,
+               f"broker {victim.node_id} leads every partition after the controlled shutdown")
+    assert_all_readable([victim.bootstrap], acked + more)
+    for b in cluster.brokers:
+        assert skipped_records(b) == [], f"broker {b.node_id} skipped records Apache's controller wrote"
+        assert "Error publishing metadata" not in b.log_text()
