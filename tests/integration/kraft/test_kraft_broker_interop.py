@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from kafka import KafkaProducer
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from tests.integration.cluster.harness import leaders, metadata, read_all, wait_until
 from tests.support.kafka_dist import run_tool
@@ -64,6 +64,22 @@ def assert_all_readable(bootstrap: list[str], acked: list[tuple[int, int, bytes]
     assert not missing, f"{len(missing)} acknowledged records missing, e.g. {missing[:3]}"
 
 
+def commit_group(bootstrap: list[str], expected: int) -> dict[int, int | None]:
+    """Consume ``expected`` records in group ``kraft-group``, commit, and read the commits back."""
+    consumer = KafkaConsumer(TOPIC, bootstrap_servers=bootstrap, group_id="kraft-group", auto_offset_reset="earliest",
+                             enable_auto_commit=False, consumer_timeout_ms=30000, request_timeout_ms=30000)
+    try:
+        seen = 0
+        for _ in consumer:
+            seen += 1
+            if seen == expected:
+                break
+        consumer.commit()
+        return {p: consumer.committed(TopicPartition(TOPIC, p)) for p in range(PARTITIONS)}
+    finally:
+        consumer.close()
+
+
 def skipped_records(broker: KafpyKRaftBroker) -> list[str]:
     return re.findall(r"Skipping the metadata record at offset .*", broker.log_text())
 
@@ -86,6 +102,11 @@ def test_kafpy_brokers_on_apache_controllers(cluster: KRaftCluster) -> None:
 
     acked = produce([b1.bootstrap, b2.bootstrap], [b"before-%d" % i for i in range(200)])
     assert_all_readable([b1.bootstrap, b2.bootstrap], acked)
+    # a consumer group: __consumer_offsets is created through the controller, its partitions'
+    # leaders load them as coordinators, and the commits are read back
+    committed = commit_group([b1.bootstrap, b2.bootstrap], len(acked))
+    assert committed == {p: sum(1 for a in acked if a[0] == p) for p in range(PARTITIONS)}
+    assert set(leaders(metadata(b1), "__consumer_offsets").values()) <= {1, 2}
 
     victim = cluster.broker(leaders(metadata(b1), TOPIC)[0])
     survivor = b2 if victim is b1 else b1
