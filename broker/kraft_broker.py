@@ -154,8 +154,9 @@ class KRaftBroker(Broker):
         alter.controller_node = self._channel("alter-partition").active_controller
         rm.start_replication(fetchers, alter)
         publisher = self.publisher
-        self.metadata_listener = BrokerMetadataListener(self._publish)
         assert self.raft is not None
+        core = self.raft.core
+        self.metadata_listener = BrokerMetadataListener(self._publish, high_watermark=core.high_watermark)
         self.raft.register(self.metadata_listener)
         bound = dict(self.server.bound_ports)
         self.lifecycle = lifecycle = BrokerLifecycleManager(

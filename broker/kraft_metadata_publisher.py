@@ -142,6 +142,8 @@ class BrokerMetadataPublisher:
         async with rm.state_change_lock:
             self._update_cache(delta, image)
             states = local_partition_states(delta, self.broker_id)
+            if delta.image.is_empty():
+                states += self._strays(image)
             if states:
                 errors = await rm.apply_partition_states_async(states)
                 self._update_isr(states)
@@ -154,11 +156,12 @@ class BrokerMetadataPublisher:
 
     def _update_cache(self, delta: MetadataDelta, image: MetadataImage) -> None:
         changed, deleted = changed_topic_names(delta, image)
-        brokers = live_brokers(image, self.listener) if delta.cluster_delta is not None or self.image is None \
-            else None
+        full = self.image is None or delta.image.is_empty()  # the first image, or a snapshot: all of it
+        brokers = live_brokers(image, self.listener) if delta.cluster_delta is not None or full else None
         topics = [t for name in sorted(changed) if (t := topic_info(image, name)) is not None]
-        if self.image is None:  # the first image (a snapshot): every topic
+        if full:
             topics = [t for name in image.topics.topics_by_name if (t := topic_info(image, name)) is not None]
+            deleted = {name for name in self.cache.topics() if image.topic(name) is None}
 
         def update() -> list[str]:
             self.cache.update(controller_id=self.broker_id, brokers=brokers, topics=topics,
@@ -166,6 +169,16 @@ class BrokerMetadataPublisher:
             return sorted(deleted)
         self.replica_manager.maybe_update_metadata_cache(self.broker_id, image.provenance.last_contained_epoch,
                                                          update)
+
+    def _strays(self, image: MetadataImage) -> list[PartitionState]:
+        """After a snapshot: hosted partitions the image no longer gives this broker (their
+        deletion happened in the part of the log the snapshot replaced)."""
+        out = []
+        for topic, index in sorted(self.replica_manager.partitions):
+            reg = image.partition(topic, index)
+            if reg is None or self.broker_id not in reg.replicas:
+                out.append(PartitionState(topic, index, ZERO_UUID, NO_LEADER, -2, -1, (), (), delete_partition=True))
+        return out
 
     def _update_isr(self, states: Iterable[PartitionState]) -> None:
         """A leader whose leader epoch did not move but whose partition epoch did (the

@@ -163,6 +163,8 @@ class KRaftCluster:
                  controller_overrides: Mapping[str, object] | None = None,
                  broker_overrides: Mapping[str, object] | None = None) -> None:
         self.cluster_id = random_cluster_id()
+        self.root = root
+        self.broker_overrides = dict(broker_overrides or {})
         ports = free_ports(controllers + brokers)
         controller_ids = [3000 + i for i in range(controllers)]
         self.voters = ",".join(f"{n}@{LOOPBACK}:{p}" for n, p in zip(controller_ids, ports))
@@ -172,6 +174,16 @@ class KRaftCluster:
         self.brokers = [KafpyKRaftBroker(i + 1, p, self.voters, root / f"broker-{i + 1}", self.cluster_id,
                                          broker_overrides)
                         for i, p in enumerate(ports[controllers:])]
+
+    def add_broker(self) -> KafpyKRaftBroker:
+        """One more kafpy broker (formatted, not started), with the next node id."""
+        node_id = max(b.node_id for b in self.brokers) + 1
+        (port,) = free_ports(1)
+        broker = KafpyKRaftBroker(node_id, port, self.voters, self.root / f"broker-{node_id}", self.cluster_id,
+                                  self.broker_overrides)
+        broker.format()
+        self.brokers.append(broker)
+        return broker
 
     def broker(self, node_id: int) -> KafpyKRaftBroker:
         return next(b for b in self.brokers if b.node_id == node_id)

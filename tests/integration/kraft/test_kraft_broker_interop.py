@@ -130,3 +130,39 @@ def test_kafpy_brokers_on_apache_controllers(cluster: KRaftCluster) -> None:
     for b in cluster.brokers:
         assert skipped_records(b) == [], f"broker {b.node_id} skipped records Apache's controller wrote"
         assert "Error publishing metadata" not in b.log_text()
+
+
+SNAPSHOTTING = {  # Apache's controller snapshots and drops old segments within seconds
+    "metadata.log.max.snapshot.interval.ms": 500, "metadata.log.segment.ms": 500,
+    "metadata.max.retention.ms": 1000, "metadata.max.idle.interval.ms": 100,
+}
+
+
+def test_a_broker_joining_after_the_log_was_snapshotted_loads_the_snapshot(tmp_path: Path) -> None:
+    """The controller's log no longer starts at 0: a new kafpy broker fetches the snapshot
+    (FetchSnapshot), loads it, and knows the topics created before it joined."""
+    cluster = KRaftCluster(tmp_path, controllers=1, brokers=2, controller_overrides=SNAPSHOTTING)
+    try:
+        cluster.start()
+        b1 = cluster.brokers[0]
+        res = run_tool("4", "kafka-topics", ["--bootstrap-server", b1.bootstrap, "--create", "--topic", TOPIC,
+                                             "--partitions", str(PARTITIONS), "--replication-factor", "2"])
+        assert f"Created topic {TOPIC}" in res.stdout, res.stdout + res.stderr
+        log_dir = cluster.controllers[0].metadata_dir / "__cluster_metadata-0"
+
+        def log_start() -> int:
+            return min(int(p.name.split(".")[0]) for p in log_dir.glob("*.log"))
+        wait_until(lambda: log_start() > 0 and any(log_dir.glob("*.checkpoint")), 60,
+                   "the controller's metadata log starts after a snapshot")
+        topic_id = [t.topic_id for t in metadata(b1).topics if t.name == TOPIC]
+        late = cluster.add_broker()
+        late.start()
+        late.wait_registered()
+        md = metadata(late)
+        assert [t.topic_id for t in md.topics if t.name == TOPIC] == topic_id
+        assert set(leaders(md, TOPIC).values()) <= {1, 2}
+        assert sorted(b.node_id for b in md.brokers) == [1, 2, 3]
+        assert "Loaded snapshot" in late.log_text()
+        assert skipped_records(late) == []
+    finally:
+        cluster.stop()

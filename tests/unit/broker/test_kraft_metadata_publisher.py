@@ -72,6 +72,7 @@ class FakeReplicaManager:
         self.applied: list[list[PartitionState]] = []
         self.deleted_topics: list[str] = []
         self.config_updates: list[TopicInfo] = []
+        self.partitions: dict[tuple[str, int], object] = {}
 
     async def apply_partition_states_async(self, states: list[PartitionState]) -> dict[tuple[str, int], ErrorCode]:
         self.applied.append(states)
