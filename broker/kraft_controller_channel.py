@@ -84,7 +84,9 @@ class ControllerChannel:
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - a lost connection, a timeout: the caller retries
-            log.info("%s to the controller %s failed: %s", api_key.name, self._target, e)
+            target = self._target
+            where = f"{target.node_id} ({target.host}:{target.port})" if target is not None else "?"
+            log.info("%s to the controller %s failed: %s", api_key.name, where, e)
             await self.close()
             raise ControllerUnavailable(str(e)) from e
 

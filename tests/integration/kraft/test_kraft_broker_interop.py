@@ -11,6 +11,7 @@ metadata loaders (what they skip is logged as "Skipping the metadata record").""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -18,6 +19,7 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from tests.integration.cluster.harness import leaders, metadata, read_all, wait_until
+from tests.integration.raft.quorum_support import describe_quorum
 from tests.support.kafka_dist import run_tool
 from tests.support.kraft_brokers import KafpyKRaftBroker, KRaftCluster
 
@@ -164,5 +166,33 @@ def test_a_broker_joining_after_the_log_was_snapshotted_loads_the_snapshot(tmp_p
         assert sorted(b.node_id for b in md.brokers) == [1, 2, 3]
         assert "Loaded snapshot" in late.log_text()
         assert skipped_records(late) == []
+    finally:
+        cluster.stop()
+
+
+def test_brokers_follow_a_new_active_controller(tmp_path: Path) -> None:
+    """Three Apache controllers; the active one killed with SIGKILL: the kafpy brokers learn the
+    new leader from the metadata log, keep heartbeating to it (still unfenced after more than a
+    session timeout), and forward a new CreateTopics to it."""
+    cluster = KRaftCluster(tmp_path, controllers=3, brokers=2)
+    try:
+        cluster.start()
+        b1, b2 = cluster.brokers
+        active = describe_quorum(cluster.controllers[0].port).leader_id
+        victim = next(c for c in cluster.controllers if c.node_id == active)
+        victim.kill()
+        others = [c for c in cluster.controllers if c is not victim]
+        new_active = wait_until(lambda: (lambda lead: lead if lead not in (-1, active) else None)(
+            describe_quorum(others[0].port).leader_id), 60, "a new active controller")
+        res = run_tool("4", "kafka-topics", ["--bootstrap-server", b2.bootstrap, "--create", "--topic", TOPIC,
+                                             "--partitions", str(PARTITIONS), "--replication-factor", "2"],
+                       timeout=120)
+        assert f"Created topic {TOPIC}" in res.stdout, res.stdout + res.stderr
+        wait_until(lambda: set(leaders(metadata(b1), TOPIC).values()) <= {1, 2}
+                   and len(leaders(metadata(b1), TOPIC)) == PARTITIONS, 30, "leaders of the new topic")
+        acked = produce([b1.bootstrap, b2.bootstrap], [b"v-%d" % i for i in range(50)])
+        assert_all_readable([b1.bootstrap, b2.bootstrap], acked)
+        time.sleep(5)  # more than the controllers' broker.session.timeout.ms
+        assert sorted(b.node_id for b in metadata(b1).brokers) == [1, 2], f"fenced after {new_active} took over"
     finally:
         cluster.stop()
