@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Container, Iterable, Mapping, Protocol
 
 from kafpy.metadata.image.metadata_delta import MetadataDelta
 from kafpy.metadata.image.metadata_image import MetadataImage
@@ -99,6 +99,30 @@ def local_partition_states(delta: MetadataDelta, broker_id: int) -> list[Partiti
     return states
 
 
+class _LogWithTopicId(Protocol):
+    topic_id: bytes | None
+
+
+def stray_logs(broker_id: int, image: MetadataImage, logs: Mapping[tuple[str, int], _LogWithTopicId],
+               hosted: Container[tuple[str, int]]) -> list[PartitionState]:
+    """The logs on disk the image does not give this broker (Kafka's ``isStrayKraftReplica``):
+    no topic id, a topic id the image lacks (deleted, or deleted and made again, while the
+    broker was down), or a partition whose replicas no longer include it. Found at the first
+    image; Kafka moves them aside as ``-stray``, which the next start of a kafpy broker removes,
+    so they are removed at once here (each with a log line)."""
+    out = []
+    for (topic, index), lg in sorted(logs.items()):
+        if (topic, index) in hosted:
+            continue
+        reg = image.topics.get_partition(lg.topic_id, index) if lg.topic_id else None
+        if reg is not None and broker_id in reg.replicas:
+            continue
+        log.warning("[BrokerMetadataPublisher id=%d] Removing stray log %s-%d: %s", broker_id, topic, index,
+                    "no topic id" if not lg.topic_id else "not assigned to this broker in the metadata")
+        out.append(PartitionState(topic, index, ZERO_UUID, NO_LEADER, -2, -1, (), (), delete_partition=True))
+    return out
+
+
 class BrokerMetadataPublisher:
     """Keeps the images waiting to be applied, the task applying them, and the offset of the
     last one applied."""
@@ -140,6 +164,10 @@ class BrokerMetadataPublisher:
     async def apply(self, delta: MetadataDelta, image: MetadataImage) -> None:
         rm = self.replica_manager
         async with rm.state_change_lock:
+            if self.image is None:
+                strays = stray_logs(self.broker_id, image, rm.log_manager.logs(), rm.partitions)
+                if strays:  # removed before any log of the same name is made again
+                    await rm.apply_partition_states_async(strays)
             self._update_cache(delta, image)
             states = local_partition_states(delta, self.broker_id)
             if delta.image.is_empty():

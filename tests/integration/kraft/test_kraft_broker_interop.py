@@ -26,6 +26,7 @@ from tests.support.kraft_brokers import KafpyKRaftBroker, KRaftCluster
 pytestmark = pytest.mark.timeout(420)
 
 TOPIC = "kraft-interop"
+DOOMED = "kraft-doomed"  # deleted while a broker is down
 PARTITIONS = 2
 FENCE_S = 30  # the controllers' broker.session.timeout.ms (4 s) plus elections and heartbeats
 
@@ -93,6 +94,9 @@ def test_kafpy_brokers_on_apache_controllers(cluster: KRaftCluster) -> None:
     res = run_tool("4", "kafka-topics", ["--bootstrap-server", b1.bootstrap, "--create", "--topic", TOPIC,
                                          "--partitions", str(PARTITIONS), "--replication-factor", "2"], timeout=120)
     assert f"Created topic {TOPIC}" in res.stdout, res.stdout + res.stderr
+    res = run_tool("4", "kafka-topics", ["--bootstrap-server", b2.bootstrap, "--create", "--topic", DOOMED,
+                                         "--partitions", "1", "--replication-factor", "2"], timeout=120)
+    assert f"Created topic {DOOMED}" in res.stdout, res.stdout + res.stderr
     for b in cluster.brokers:
         wait_until(lambda b=b: set(leaders(metadata(b), TOPIC)) == set(range(PARTITIONS))
                    and set(leaders(metadata(b), TOPIC).values()) <= {1, 2}, 30,
@@ -119,9 +123,16 @@ def test_kafpy_brokers_on_apache_controllers(cluster: KRaftCluster) -> None:
     more = produce([survivor.bootstrap], [b"after-%d" % i for i in range(50)])
     assert_all_readable([survivor.bootstrap], acked + more)
 
+    # a topic deleted while the victim is down leaves a stray log there, removed when it comes back
+    assert (victim.log_dir / f"{DOOMED}-0").is_dir()
+    run_tool("4", "kafka-topics", ["--bootstrap-server", survivor.bootstrap, "--delete", "--topic", DOOMED])
+    wait_until(lambda: DOOMED not in {t.name for t in metadata(survivor).topics}, 30, f"{DOOMED} deleted")
+
     # the killed broker comes back, catches up, and a SIGTERM moves the survivor's leaderships to it
     victim.start()
     victim.wait_registered()
+    assert f"Removing stray log {DOOMED}-0" in victim.log_text()
+    wait_until(lambda: not (victim.log_dir / f"{DOOMED}-0").exists(), 30, f"the stray {DOOMED}-0 log removed")
     wait_until(lambda: isr(survivor, TOPIC) == {p: [1, 2] for p in range(PARTITIONS)}, 60,
                f"broker {victim.node_id} back in every ISR")
     assert survivor.stop(timeout=60) == 0

@@ -64,6 +64,19 @@ def test_local_changes_become_partition_states() -> None:
     assert {(s.index, s.delete_partition) for s in local_partition_states(deleted, 1)} == {(0, True), (1, True)}
 
 
+class FakeLog:
+    def __init__(self, topic_id: bytes | None) -> None:
+        self.topic_id = topic_id
+
+
+class FakeLogManager:
+    def __init__(self) -> None:
+        self.on_disk: dict[tuple[str, int], FakeLog] = {}
+
+    def logs(self) -> dict[tuple[str, int], FakeLog]:
+        return self.on_disk
+
+
 class FakeReplicaManager:
     """Records what the publisher asks of the replica manager."""
 
@@ -73,6 +86,7 @@ class FakeReplicaManager:
         self.deleted_topics: list[str] = []
         self.config_updates: list[TopicInfo] = []
         self.partitions: dict[tuple[str, int], object] = {}
+        self.log_manager = FakeLogManager()
 
     async def apply_partition_states_async(self, states: list[PartitionState]) -> dict[tuple[str, int], ErrorCode]:
         self.applied.append(states)
@@ -129,3 +143,28 @@ def test_the_first_image_fills_the_cache_with_every_topic() -> None:
     assert info is not None and info.topic_id == FOO and info.configs == {"retention.ms": "1000"}
     assert {p: (i.leader, i.isr) for p, i in info.partitions.items()} == {0: (1, [1, 2]), 1: (2, [2, 1]),
                                                                           2: (3, [3, 2])}
+
+
+def test_stray_logs_found_at_the_first_image_are_removed_first() -> None:
+    """Logs left on disk by a topic deleted (or deleted and made again) while the broker was
+    down, by a replica moved away, or without a topic id, go before the image is applied."""
+    async def run() -> FakeReplicaManager:
+        cache = MetadataCache("c", BrokerInfo(1, "h", 9001), live_brokers=[])
+        rm = FakeReplicaManager()
+        rm.log_manager.on_disk = {("foo", 0): FakeLog(FOO), ("foo", 2): FakeLog(FOO), ("gone", 0): FakeLog(b"g" * 16),
+                                  ("foo", 1): FakeLog(b"x" * 16), ("old", 0): FakeLog(None)}
+        publisher = BrokerMetadataPublisher(1, cache, rm, "PLAINTEXT")  # type: ignore[arg-type]  # the fake
+        delta, image = delta_of(FOO_ON_1_2)
+        publisher.publish(delta, image)
+        again, image2 = delta_of([M.NoOpRecord()], image, offset=1)
+        publisher.publish(again, image2)
+        while publisher.published_offset < 1:
+            await asyncio.sleep(0.01)
+        return rm
+
+    rm = asyncio.run(run())
+    strays, first = rm.applied[0], rm.applied[1]
+    assert [(s.topic, s.index) for s in strays] == [("foo", 1), ("foo", 2), ("gone", 0), ("old", 0)]
+    assert all(s.delete_partition for s in strays)
+    assert {(s.topic, s.index) for s in first} == {("foo", 0), ("foo", 1)}
+    assert len(rm.applied) == 2  # strays are looked for at the first image only
