@@ -17,7 +17,8 @@ controller has moved the leaderships away and lets the broker go, at most
 raft client and the metadata log.
 
 Admin requests are forwarded to the active controller (``kraft_forwarding``); ISR changes go
-there too (AlterPartition). Not done yet, and refused at start rather than run half-way:
+there too (AlterPartition). Dynamic broker configs and client quotas come from the image
+(``kraft_dynamic_configs``). Not done yet, and refused at start rather than run half-way:
 ``controller.quorum.bootstrap.servers`` without voters, an authorizer, a controller listener
 other than PLAINTEXT. A broker whose log starts at a snapshot replays only the log (the
 snapshot's records are not loaded).
@@ -52,6 +53,7 @@ from kafpy.broker.features import KRaftFeatures
 from kafpy.broker.kraft_admin import KRaftAdminController
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.kraft_controller_channel import ControllerChannel
+from kafpy.broker.kraft_dynamic_configs import DynamicConfigPublisher
 from kafpy.broker.kraft_forwarding import kraft_registry
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
 from kafpy.broker.kraft_metadata_listener import BrokerMetadataListener
@@ -141,9 +143,11 @@ class KRaftBroker(Broker):
         forwarding = self._channel("forwarding")
         self.apis = kraft_registry(lambda: forwarding)
         self.features = features = KRaftFeatures()
+        dynamic = DynamicConfigPublisher(cfg.broker_id, self.controller.entity_configs, cfg.set_dynamic)
 
         def published(image: MetadataImage) -> None:
             features.publish(image.finalized_features(), image.provenance.last_contained_offset)
+            dynamic.publish(image)
         self.publisher = BrokerMetadataPublisher(cfg.broker_id, cache, rm, cfg.inter_broker_listener_name,
                                                  on_published=published)
         await self._start_group_coordinator()

@@ -176,6 +176,17 @@ def test_a_broker_joining_after_the_log_was_snapshotted_loads_the_snapshot(tmp_p
         assert set(leaders(md, TOPIC).values()) <= {1, 2}
         assert sorted(b.node_id for b in md.brokers) == [1, 2, 3]
         assert "Loaded snapshot" in late.log_text()
+        # configs and quotas altered through one kafpy broker are described by another, from its image
+        for args in (["--entity-type", "topics", "--entity-name", TOPIC, "--add-config", "retention.ms=86400000"],
+                     ["--entity-type", "users", "--entity-name", "alice", "--add-config", "producer_byte_rate=1024"]):
+            run_tool("4", "kafka-configs", ["--bootstrap-server", b1.bootstrap, "--alter", *args])
+
+        def described(*args: str) -> str:
+            return run_tool("4", "kafka-configs", ["--bootstrap-server", late.bootstrap, "--describe", *args]).stdout
+        wait_until(lambda: "retention.ms=86400000" in described("--entity-type", "topics", "--entity-name", TOPIC),
+                   30, "the topic config on the late broker")
+        wait_until(lambda: "producer_byte_rate=1024" in described("--entity-type", "users", "--entity-name", "alice"),
+                   30, "the user quota on the late broker")
         assert skipped_records(late) == []
     finally:
         cluster.stop()
