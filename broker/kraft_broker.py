@@ -4,8 +4,9 @@ comes from a KRaft controller quorum instead of ZooKeeper.
 Start-up, in Kafka's order: meta.properties checked (formatted, one cluster, this node id);
 the logs loaded; the raft client started as an *observer* of the voters of
 ``controller.quorum.voters`` (it fetches ``__cluster_metadata`` into the on-disk metadata log
-of ``metadata.log.dir`` but never votes); the listener (``BrokerMetadataListener``) replays each
-committed batch into a metadata image, which ``BrokerMetadataPublisher`` applies to the
+of ``metadata.log.dir`` but never votes); the listener (``BrokerMetadataListener``) loads the
+latest snapshot and replays each committed batch after it into a metadata image, published once
+it has read up to the high watermark, which ``BrokerMetadataPublisher`` applies to the
 metadata cache and the replica manager; the coordinators and the socket server start; the
 ``BrokerLifecycleManager`` registers with the active controller and heartbeats. Once the
 controller says the broker caught up with the log and the publisher has applied what was
@@ -20,8 +21,8 @@ Admin requests are forwarded to the active controller (``kraft_forwarding``); IS
 there too (AlterPartition). Dynamic broker configs and client quotas come from the image
 (``kraft_dynamic_configs``). Not done yet, and refused at start rather than run half-way:
 ``controller.quorum.bootstrap.servers`` without voters, an authorizer, a controller listener
-other than PLAINTEXT. A broker whose log starts at a snapshot replays only the log (the
-snapshot's records are not loaded).
+other than PLAINTEXT. The listeners open before the broker registers (a listener on port 0
+registers the port it got), as the metadata it has answers until it has caught up.
 
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=broker``; tests.
 """
