@@ -48,4 +48,6 @@ def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AV
         return AddRaftVoterResponse(error_code=int(error))
     if api_key == ApiKey.REMOVE_RAFT_VOTER:
         return RemoveRaftVoterResponse(error_code=int(error))
+    if api_key == ApiKey.FETCH_SNAPSHOT:
+        return msg.fetch_snapshot_response(error)
     raise ValueError(f"not a raft api key: {api_key}")

@@ -14,7 +14,8 @@ from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import (
-    AddRaftVoterResponse, ApiVersionsResponse, RemoveRaftVoterResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, UpdateRaftVoterResponse, VoteResponse,
+    AddRaftVoterResponse, ApiVersionsResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
+    FetchSnapshotResponse, RemoveRaftVoterResponse, UpdateRaftVoterResponse, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
 
@@ -26,6 +27,7 @@ _RESPONSE_TYPES: dict[ApiKey, type] = {
     ApiKey.END_QUORUM_EPOCH: EndQuorumEpochResponse, ApiKey.FETCH: FetchResponse,
     ApiKey.UPDATE_RAFT_VOTER: UpdateRaftVoterResponse, ApiKey.ADD_RAFT_VOTER: AddRaftVoterResponse,
     ApiKey.REMOVE_RAFT_VOTER: RemoveRaftVoterResponse, ApiKey.API_VERSIONS: ApiVersionsResponse,
+    ApiKey.FETCH_SNAPSHOT: FetchSnapshotResponse,
 }
 
 
@@ -71,7 +73,7 @@ class KafkaNetworkChannel:
         response = await self._client(destination).send(api_key, data)
         if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
                                      UpdateRaftVoterResponse, AddRaftVoterResponse, RemoveRaftVoterResponse,
-                                     ApiVersionsResponse)) \
+                                     ApiVersionsResponse, FetchSnapshotResponse)) \
                 or not isinstance(response, _RESPONSE_TYPES[api_key]):
             raise NetworkError(f"unexpected answer {type(response).__name__} to {api_key.name}")
         return response
