@@ -15,6 +15,7 @@ from typing import Generator, Iterator
 import pluggy
 import pytest
 
+from tests.support import kafka_dist
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.survivors import OWNER_VARIABLE, kill, survivors
@@ -41,6 +42,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # the scripts a test runs (scripts/*.sh through kafpy-python.sh) take the suite's
     # interpreter, whichever venv is active or lies in the checkout
     os.environ["PYTHON"] = sys.executable
+    # Apache brokers of the suite carry little traffic: serial GC, C1 only, a CDS archive
+    # (kafka_dist.LIGHT_BROKER_JVM; benchmarks keep Kafka's own JVM flags)
+    kafka_dist.LIGHT_BROKER_JVM = True
 
 
 @pytest.fixture(scope="session", autouse=True)
