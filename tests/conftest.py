@@ -16,6 +16,7 @@ import pluggy
 import pytest
 
 from tests.support import kafka_dist
+from tests.support.bytecode import cache_bytecode_outside_the_tree
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.survivors import OWNER_VARIABLE, kill, survivors
@@ -42,6 +43,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # the scripts a test runs (scripts/*.sh through kafpy-python.sh) take the suite's
     # interpreter, whichever venv is active or lies in the checkout
     os.environ["PYTHON"] = sys.executable
+    # brokers, scripts and tools of the suite import kafpy from cached bytecode even where
+    # PYTHONDONTWRITEBYTECODE is set (kept out of the checkout: tests/support/bytecode.py)
+    cache_bytecode_outside_the_tree()
     # Apache brokers of the suite carry little traffic: serial GC, C1 only, a CDS archive
     # (kafka_dist.LIGHT_BROKER_JVM; benchmarks keep Kafka's own JVM flags)
     kafka_dist.LIGHT_BROKER_JVM = True
