@@ -197,6 +197,12 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _subtree(proc: Proc, by_parent: dict[int, list[Proc]]) -> float:
+    """CPU sampled of a process that exited and of its descendants that exited with it (in
+    the same interval): what its parent's cutime growth already holds of what was counted."""
+    return proc.cpu + proc.reaped + sum(_subtree(c, by_parent) for c in by_parent.get(proc.pid, []))
+
+
 def _settle(gone: list[Proc], live: list[Proc],
             parent_reaped: dict[int, tuple[float, float]]) -> list[Proc]:
     """Give the processes that exited since the last sample the CPU they spent after it.
@@ -216,7 +222,7 @@ def _settle(gone: list[Proc], live: list[Proc],
         if grown <= 0:
             continue
         children = by_parent.get(parent.pid, [])
-        tail = grown - sum(c.cpu + c.reaped for c in children)
+        tail = grown - sum(_subtree(c, by_parent) for c in children)
         if tail <= 0:
             continue
         if children:
