@@ -16,7 +16,7 @@ import pluggy
 import pytest
 
 from tests.support import kafka_dist
-from tests.support.bytecode import cache_bytecode_outside_the_tree
+from tests.support.bytecode import cache_bytecode_outside_the_tree, prune_temporary
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.survivors import OWNER_VARIABLE, kill, survivors
@@ -45,7 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["PYTHON"] = sys.executable
     # brokers, scripts and tools of the suite import kafpy from cached bytecode even where
     # PYTHONDONTWRITEBYTECODE is set (kept out of the checkout: tests/support/bytecode.py)
-    cache_bytecode_outside_the_tree()
+    prefix = cache_bytecode_outside_the_tree()
+    if prefix is not None and "PYTEST_XDIST_WORKER" not in os.environ:
+        prune_temporary(prefix)
     # Apache brokers of the suite carry little traffic: serial GC, C1 only, a CDS archive
     # (kafka_dist.LIGHT_BROKER_JVM; benchmarks keep Kafka's own JVM flags)
     kafka_dist.LIGHT_BROKER_JVM = True

@@ -11,12 +11,17 @@ the checkout) and still caches: it points PYTHONPYCACHEPREFIX at a folder of the
 (`<KAFPY_CACHE or ~/.cache/kafpy>/pycache`, which mirrors absolute source paths, so
 checkouts and worktrees side by side never share an entry) and drops PYTHONDONTWRITEBYTECODE,
 for this process (sys.pycache_prefix) and every child it starts. tests/conftest.py calls it
-at configure, before pytest-xdist starts its workers.
+at configure, before pytest-xdist starts its workers. Bytecode of sources under the temp
+folder (projects a test writes there) is never found again, so each session's controller
+drops that part of the cache first (`prune_temporary`); the wheel tests' venvs run without
+the prefix at all (tests/integration/package/wheel_env.py).
 """
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import MutableMapping
 from pathlib import Path
 
@@ -42,3 +47,9 @@ def cache_bytecode_outside_the_tree(environ: MutableMapping[str, str] = os.envir
         sys.pycache_prefix = str(prefix)
         sys.dont_write_bytecode = False
     return prefix
+
+
+def prune_temporary(prefix: Path) -> None:
+    """Remove the cache's mirror of the temp folder (sources there live for one test)."""
+    temporary = prefix / Path(tempfile.gettempdir()).resolve().relative_to("/")
+    shutil.rmtree(temporary, ignore_errors=True)

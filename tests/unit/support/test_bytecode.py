@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 from tests.support import bytecode
 
@@ -38,3 +39,15 @@ def test_children_of_the_suite_write_and_reuse_bytecode_outside_the_checkout(tmp
     assert os.path.isfile(cached), f"{cached} was not written"
     if os.environ.get("PYTHONPYCACHEPREFIX"):
         assert cached.startswith(os.environ["PYTHONPYCACHEPREFIX"])
+
+
+def test_prune_temporary_drops_only_the_temp_folders_mirror(tmp_path):
+    temp_mirror = tmp_path / tempfile.gettempdir().lstrip("/") / "x" / "__pycache__"
+    temp_mirror.mkdir(parents=True)
+    (temp_mirror / "m.cpython-311.pyc").write_bytes(b"")
+    kept = tmp_path / "work" / "kafpy" / "m.cpython-311.pyc"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"")
+    bytecode.prune_temporary(tmp_path)
+    assert not (tmp_path / tempfile.gettempdir().lstrip("/")).exists()
+    assert kept.is_file()
