@@ -19,6 +19,7 @@ from tests.support import kafka_dist
 from tests.support.bytecode import cache_bytecode_outside_the_tree, prune_temporary
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.spark import light_spark_driver
 from tests.support.survivors import OWNER_VARIABLE, kill, survivors
 from tests.support.zookeeper import ZooKeeperServer
 
@@ -51,6 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # Apache brokers of the suite carry little traffic: serial GC, C1 only, a CDS archive
     # (kafka_dist.LIGHT_BROKER_JVM; benchmarks keep Kafka's own JVM flags)
     kafka_dist.LIGHT_BROKER_JVM = True
+    # and so do the Spark drivers, the session's and the jobs' a test runs (tests/support/spark.py)
+    light_spark_driver()
 
 
 @pytest.fixture(scope="session", autouse=True)
