@@ -15,8 +15,11 @@ from typing import Generator, Iterator
 import pluggy
 import pytest
 
+from tests.support import kafka_dist
+from tests.support.bytecode import cache_bytecode_outside_the_tree, prune_temporary
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.spark import light_spark_driver
 from tests.support.survivors import OWNER_VARIABLE, kill, survivors
 from tests.support.zookeeper import ZooKeeperServer
 
@@ -41,6 +44,16 @@ def pytest_configure(config: pytest.Config) -> None:
     # the scripts a test runs (scripts/*.sh through kafpy-python.sh) take the suite's
     # interpreter, whichever venv is active or lies in the checkout
     os.environ["PYTHON"] = sys.executable
+    # brokers, scripts and tools of the suite import kafpy from cached bytecode even where
+    # PYTHONDONTWRITEBYTECODE is set (kept out of the checkout: tests/support/bytecode.py)
+    prefix = cache_bytecode_outside_the_tree()
+    if prefix is not None and "PYTEST_XDIST_WORKER" not in os.environ:
+        prune_temporary(prefix)
+    # Apache brokers of the suite carry little traffic: serial GC, C1 only, a CDS archive
+    # (kafka_dist.LIGHT_BROKER_JVM; benchmarks keep Kafka's own JVM flags)
+    kafka_dist.LIGHT_BROKER_JVM = True
+    # and so do the Spark drivers, the session's and the jobs' a test runs (tests/support/spark.py)
+    light_spark_driver()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -27,9 +27,9 @@ class ZkReferenceKafka(ReferenceKafka):
     def __init__(self, zookeeper_connect: str, broker_id: int, *, version: str = DEFAULT_KAFKA_3,
                  overrides: Mapping[str, object] | None = None, work_dir: str | Path | None = None,
                  log_dir: str | Path | None = None, port: int | None = None,
-                 start_timeout: float = 120.0):
+                 start_timeout: float = 120.0, server_jvm: bool | None = None):
         super().__init__(version, log_dir=log_dir, port=port, work_dir=work_dir, overrides=overrides,
-                         node_id=broker_id, start_timeout=start_timeout)
+                         node_id=broker_id, start_timeout=start_timeout, server_jvm=server_jvm)
         self.zookeeper_connect = zookeeper_connect
         self._formatted = True  # ZooKeeper mode: no `kafka-storage format`
 

@@ -30,7 +30,10 @@ def clean_env(**extra: str) -> dict[str, str]:
     """The environment without anything that points Python at this checkout or at pytest
     (the session's process marker kept: tests/support/survivors.py)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHON")
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHON",
+                        # the suite's bytecode cache (tests/support/bytecode.py) is kept out
+                        # too: it mirrors source paths, and the venvs' are new every run
+                        "PYTHONPYCACHEPREFIX")
            and (k == OWNER_VARIABLE or not k.startswith(("PYTEST_", "KAFPY_")))}
     env.update(extra)
     return env

@@ -165,3 +165,9 @@ def test_records_deleted_under_running_query(spark, kafka, tmp_path, fail_on_dat
         admin.close()
         q.stop()
     assert read_topic(spark, kafka.bootstrap, topic, ("offset",))[0].offset == 40
+
+
+def test_the_suites_spark_driver_compiles_with_c1_alone(spark):
+    """tests/support/spark.py: the session's driver JVM runs -XX:TieredStopAtLevel=1."""
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    assert "-XX:TieredStopAtLevel=1" in list(runtime.getInputArguments())

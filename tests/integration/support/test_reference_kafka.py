@@ -6,7 +6,7 @@ import uuid
 import pytest
 from kafka import KafkaAdminClient
 
-from tests.support import wire
+from tests.support import kafka_dist, wire
 from tests.support.kafka_dist import VERSIONS, ToolFailed, run_tool
 
 
@@ -77,3 +77,39 @@ def test_popen_tool_streams_a_console_consumer(reference_kafka):
     finally:
         terminate(consumer, timeout=20)
     assert consumer.returncode is not None
+
+
+
+def test_reference_broker_runs_the_light_jvm_and_dumps_its_cds_archive(
+        reference_kafka_factory, tmp_path, monkeypatch):
+    """The suite's Apache brokers: serial GC and C1 alone; the first one to shut down
+    cleanly dumps the broker's CDS archive, later ones map it. A cache of its own (the jars
+    linked) so that the dump happens here whatever the machine's cache already holds."""
+    version = VERSIONS["4"]
+    home = tmp_path / f"kafka-{version}"
+    home.mkdir()
+    (home / "libs").symlink_to(kafka_dist.kafka_home(version) / "libs")
+    (home / ".complete").write_text(version)
+    monkeypatch.setenv("KAFPY_CACHE", str(tmp_path))
+    archive = kafka_dist.cds_archive(version, "kafka-server-start")
+    assert archive.parent == home / "cds" and not archive.exists()
+
+    first = reference_kafka_factory("4")
+    assert first.proc is not None
+    cmdline = open(f"/proc/{first.proc.pid}/cmdline", "rb").read().split(b"\0")
+    assert b"-XX:+UseSerialGC" in cmdline and b"-XX:TieredStopAtLevel=1" in cmdline
+    assert b"-XX:+UseG1GC" not in cmdline
+    assert not any(a.startswith(b"-XX:SharedArchiveFile") for a in cmdline)
+    assert first.stop() in (0, 143)
+    assert archive.is_file() and archive.stat().st_size > 0
+    assert not list(archive.parent.glob(f"{archive.name}.*.tmp"))
+
+    second = reference_kafka_factory("4")
+    assert second.proc is not None
+    cmdline = open(f"/proc/{second.proc.pid}/cmdline", "rb").read().split(b"\0")
+    assert f"-XX:SharedArchiveFile={archive}".encode() in cmdline
+    assert b"-XX:TieredStopAtLevel=1" in cmdline
+    assert any(node == second.node_id for node, _h, _p in
+               wire.metadata_brokers("127.0.0.1", second.port, timeout=5.0))
+    second.kill()   # a broker killed mid-way leaves the archive as it was
+    assert archive.is_file()

@@ -20,3 +20,9 @@ def test_stop_ends_the_process(zookeeper):
     assert zookeeper.proc.poll() is None
     zookeeper.stop()
     assert zookeeper.proc.poll() is not None
+
+
+def test_zookeeper_runs_a_light_jvm(zookeeper):
+    """Serial GC and C1 alone: the suite starts a ZooKeeper per cluster test."""
+    cmdline = open(f"/proc/{zookeeper.proc.pid}/cmdline", "rb").read().split(b"\0")
+    assert b"-XX:+UseSerialGC" in cmdline and b"-XX:TieredStopAtLevel=1" in cmdline

@@ -92,3 +92,20 @@ def test_cds_archive_is_used_once_present_and_can_be_turned_off(cache, monkeypat
     monkeypatch.setenv("KAFPY_JAVA_CDS", "0")
     assert not any("SharedArchiveFile" in a for a in
                    kafka_dist.java_command("8.0.0", "kafka-topics"))
+
+
+def test_broker_runs_light_in_the_suite_and_as_kafka_runs_it_when_asked(cache):
+    _fake_dist(cache, "8.0.0", ["kafka.Kafka"])
+    archive = kafka_dist.cds_archive("8.0.0", "kafka-server-start")
+    archive.parent.mkdir()
+    archive.write_bytes(b"x")
+    server = kafka_dist.java_command("8.0.0", "kafka-server-start", light_jvm=False)
+    assert "-XX:+UseG1GC" in server and "-XX:TieredStopAtLevel=1" not in server
+    assert not any("SharedArchiveFile" in a for a in server)
+    light = kafka_dist.java_command("8.0.0", "kafka-server-start", light_jvm=True)
+    assert "-XX:+UseSerialGC" in light and "-XX:TieredStopAtLevel=1" in light
+    assert f"-XX:SharedArchiveFile={archive}" in light
+    # the suite's conftest picks the light JVM for every broker not told otherwise
+    assert kafka_dist.LIGHT_BROKER_JVM
+    assert not kafka_dist.ReferenceKafka("8.0.0", work_dir=cache / "a").server_jvm
+    assert kafka_dist.ReferenceKafka("8.0.0", work_dir=cache / "b", server_jvm=True).server_jvm
