@@ -84,10 +84,24 @@ class ControllerRegistrationManager:
                     or controller.features.metadata_version() < CONTROLLER_REGISTRATION_LEVEL
                     or controller.metadata.image.features.metadata_version is None):
                 continue
-            if not await self._register(leader):
+            try:
+                registered = await self._register(leader)
+            except Exception:  # noqa: BLE001 - a bug here must not end the registration for good
+                log.error("ControllerRegistration to controller %d failed", leader, exc_info=True)
+                registered = False
+            if not registered:
                 await asyncio.sleep(RETRY_BACKOFF_MS / 1000)
 
+    def _address(self, node: int) -> tuple[str, int] | None:
+        """Where ``node`` listens: the voter set at the log end first (a controller that
+        joined as an observer, or voters changed since start), else the voters at start."""
+        current = self.raft.core.quorum.voter_set.addresses(self.listener_name)
+        return current.get(node) or self.voter_addresses.get(node)
+
     async def _register(self, leader: int) -> bool:
+        if self._address(leader) is None:
+            log.info("ControllerRegistration: no address for controller %d on %s yet", leader, self.listener_name)
+            return False
         try:
             response = await self._client(leader).send(ApiKey.CONTROLLER_REGISTRATION, self.request())
         except (OSError, asyncio.TimeoutError, NetworkError) as e:
@@ -106,7 +120,9 @@ class ControllerRegistrationManager:
     def _client(self, destination: int) -> NetworkClient:
         client = self._clients.get(destination)
         if client is None:
-            host, port = self.voter_addresses[destination]
+            address = self._address(destination)
+            assert address is not None, "checked by _register"
+            host, port = address
             client = NetworkClient(host, port, client_id=f"controller-registration-{self.node_id}",
                                    node_id=destination, listener_name=self.listener_name, config=self.config)
             self._clients[destination] = client
