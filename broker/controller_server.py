@@ -204,6 +204,7 @@ class ControllerServer:
         channel = KafkaNetworkChannel(self.node_id, addresses,
                                       listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
         self.raft = KafkaRaftClient(core, channel, self.decode_batches, time_ms=self.time_ms,
+                                    log_cleaner=self.log.clean if isinstance(self.log, KafkaMetadataLog) else None,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
         self.controller = self._quorum_controller(cluster_id, metadata_dir)
         self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms,

@@ -236,7 +236,8 @@ class KRaftBroker(Broker):
                         quorum_state_version=min(voters.kraft_version, 1))
         channel = KafkaNetworkChannel(node_id, voters.addresses(self.controller_listener),
                                       listener_name=self.controller_listener, request_timeout_ms=qc.request_timeout_ms)
-        self.raft = KafkaRaftClient(core, channel, decode_metadata_log_batches, time_ms=wall_clock_ms)
+        self.raft = KafkaRaftClient(core, channel, decode_metadata_log_batches, time_ms=wall_clock_ms,
+                                    log_cleaner=self.metadata_log.clean)
         self.raft_task = self.raft.start()
         log.info("[BrokerServer id=%d] Following the metadata log as an observer of voters %s", node_id,
                  sorted(self.voters))

@@ -373,6 +373,12 @@ class KafkaMetadataLog:
         self._remove_snapshots(forgotten, reason)
         return deleted != 0 or bool(forgotten)
 
+    def clean(self) -> bool:
+        """The raft client's minute job (Kafka's ``RaftMetadataLogCleanerManager``):
+        ``maybe_clean``, then unlink what waited out its delete delay; whether anything went."""
+        cleaned = self.maybe_clean()
+        return self.delete_pending_files() > 0 or cleaned
+
     def maybe_clean(self) -> bool:
         """Kafka's ``maybeClean``: retention by bytes, then by time; whether anything went."""
         cleaned = self._clean_retention_size()

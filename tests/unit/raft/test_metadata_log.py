@@ -189,6 +189,23 @@ def test_maybe_clean_by_time(tmp_path: Path) -> None:
     assert mlog.snapshot_ids() == [SnapshotId(20, 1)] and mlog.start_offset() == 20
 
 
+def test_clean_also_unlinks_what_waited_out_its_delay(tmp_path: Path) -> None:
+    """The raft client's minute job: retention, then the files marked deleted go."""
+    clock = Clock()
+    config = MetadataLogConfig(segment_bytes=1024, segment_min_bytes=512, retention_max_bytes=-1,
+                               retention_ms=1000, file_delete_delay_ms=0)
+    mlog = open_log(tmp_path, config, clock)
+    fill(mlog, 1, 30)
+    mlog.update_high_watermark(30)
+    write_snapshot(mlog, SnapshotId(10, 1), clock)
+    write_snapshot(mlog, SnapshotId(20, 1), clock)
+    assert not mlog.clean()
+    clock.ms += 1100
+    assert mlog.clean()
+    assert mlog.snapshot_ids() == [SnapshotId(20, 1)]
+    assert not list(tmp_path.rglob("*.deleted"))  # marked and unlinked in the same call
+
+
 def test_truncate_to_latest_snapshot_when_behind_it(tmp_path: Path) -> None:
     clock = Clock()
     mlog = open_log(tmp_path, clock=clock)
