@@ -107,7 +107,7 @@ async def run_controller(config: KafkaConfig) -> int:
         waiters.append(raft_task)
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     failed = raft_task is not None and raft_task.done() and not raft_task.cancelled() \
-        and raft_task.exception() is not None
+        and raft_task.exception() is not None or server.fault is not None
     await server.shutdown()
     return 1 if failed else 0
 

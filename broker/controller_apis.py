@@ -1,14 +1,16 @@
-"""The requests a KRaft controller's listeners serve (Kafka's ``ControllerApis``), for what the
-quorum runs today: ApiVersions (listing only these APIs), the raft APIs (Vote,
-BeginQuorumEpoch, EndQuorumEpoch, Fetch of ``__cluster_metadata-0``) answered by the
-``KafkaRaftClient``, DescribeQuorum, and DescribeCluster for clients that bootstrap from the
-controllers (``--bootstrap-controller``, KIP-919). Any other API is not enabled on a
-controller listener: ``handler_for`` answers None and the server closes the connection, as
-Kafka's socket server does for an API its listener does not enable.
+"""The requests a KRaft controller's listeners serve (Kafka's ``ControllerApis``):
+ApiVersions (listing only these APIs, with the controller's supported and the cluster's
+finalized features), the raft APIs (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch of
+``__cluster_metadata-0``) answered by the ``KafkaRaftClient``, DescribeQuorum, DescribeCluster
+for clients that bootstrap from the controllers (``--bootstrap-controller``, KIP-919), and,
+when the quorum controller runs, the admin and broker-lifecycle APIs of
+``kafpy.broker.controller_requests``. Any other API is not enabled on a controller listener:
+the server closes the connection, as Kafka's socket server does for an API its listener does
+not enable.
 
 Kafka lists the controllers in DescribeCluster from their ControllerRegistration records; until
-the controller registers itself in the metadata log, the voters of ``controller.quorum.voters``
-are listed (the same nodes and addresses for a static quorum).
+a controller registered in the metadata log, the voters of ``controller.quorum.voters`` are
+listed (the same nodes and addresses for a static quorum).
 
 Called by ``kafpy.broker.controller_server`` per decoded request; pure of sockets.
 """
@@ -22,15 +24,18 @@ from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
+from kafpy.metadata.controller.quorum_controller import QuorumController
 from kafpy.protocol.messages import (
     ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
-    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, FetchRequest, RequestHeader,
-    VoteRequest,
+    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, EnvelopeRequest, EnvelopeResponse,
+    FetchRequest, RequestHeader, VoteRequest,
 )
+from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
 from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
 from kafpy.raft.voter_set import VoterSet
 
+from kafpy.broker.controller_requests import READ_APIS, WRITE_APIS, ControllerRequests
 from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
 
 BROKER_ENDPOINT_TYPE, CONTROLLER_ENDPOINT_TYPE = 1, 2  # DescribeCluster's EndpointType
@@ -58,14 +63,17 @@ class RequestScope:
 class ControllerApis:
     """Keeps the raft client, the cluster id, this node's id and the voters."""
 
-    def __init__(self, raft: KafkaRaftClient, cluster_id: str, node_id: int, voters: VoterSet) -> None:
+    def __init__(self, raft: KafkaRaftClient, cluster_id: str, node_id: int, voters: VoterSet,
+                 requests: ControllerRequests | None = None) -> None:
         self.raft = raft
         self.cluster_id = cluster_id
         self.node_id = node_id
         self.voters = voters
         self.endpoints = voters.endpoints()
-        self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version)
-                              for k in CONTROLLER_APIS)
+        self.requests = requests
+        self.controller: QuorumController | None = requests.controller if requests is not None else None
+        keys = CONTROLLER_APIS + ((WRITE_APIS + READ_APIS + (ApiKey.ENVELOPE,)) if requests is not None else ())
+        self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version) for k in keys)
 
     def version_ranges(self) -> list[tuple[int, int, int]]:
         return list(self._ranges)
@@ -86,16 +94,49 @@ class ControllerApis:
                                    self.voters.directory_ids())
         if isinstance(request, DescribeClusterRequest):
             return self._describe_cluster(request, version, scope)
+        if isinstance(request, EnvelopeRequest):
+            return await self._envelope(request, scope)
+        if self.requests is not None:
+            return await self.requests.handle(key, version, request)
         raise ValueError(f"api key {key} is not served by a controller")
+
+    async def _envelope(self, envelope: EnvelopeRequest, scope: RequestScope) -> EnvelopeResponse:
+        """A request a broker forwards (KIP-590): answer the embedded request as if it came
+        directly, its response frame (header and body, no size) in the envelope."""
+        try:
+            header, inner = codec.decode_request(envelope.request_data)
+        except (ProtocolError, UnsupportedVersion):
+            return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
+        key = header.request_api_key
+        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in WRITE_APIS + READ_APIS
+                or not self.is_enabled(key, header.request_api_version)):
+            return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
+        response = await self.handle(header, inner, scope)
+        frame = codec.encode_response(key, header.request_api_version, header.correlation_id, response)
+        return EnvelopeResponse(error_code=0, response_data=frame[4:])
 
     def _api_versions(self, request: ApiVersionsRequest, version: int) -> ApiVersionsResponse:
         error = ErrorCode.NONE
         if version >= 3 and not (_SOFTWARE_NAME.match(request.client_software_name or "")
                                  and _SOFTWARE_NAME.match(request.client_software_version or "")):
             error = ErrorCode.INVALID_REQUEST
-        return ApiVersionsResponse(error_code=int(error), throttle_time_ms=0, api_keys=[
+        response = ApiVersionsResponse(error_code=int(error), throttle_time_ms=0, api_keys=[
             ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
             for k, lo, hi in self._ranges])
+        controller = self.controller
+        if controller is not None and version >= 3:
+            R = ApiVersionsResponse
+            response.supported_features = [
+                R.SupportedFeatureKey(name=name, min_version=r.min_supported, max_version=r.max_supported)
+                for name, r in sorted(controller.supported.items())]
+            image = controller.metadata.image
+            if image.features.metadata_version is not None:
+                # Kafka's epoch is the offset of the image the features come from
+                response.finalized_features_epoch = controller.metadata.last_offset
+                response.finalized_features = [
+                    R.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
+                    for name, level in sorted(controller.features.finalized_features().items()) if level > 0]
+        return response
 
     def _describe_cluster(self, request: DescribeClusterRequest, version: int,
                           scope: RequestScope) -> DescribeClusterResponse:
@@ -111,9 +152,14 @@ class ControllerApis:
                 error_message="The request was sent to an endpoint of type CONTROLLER, but we wanted an "
                               f"endpoint of type {_ENDPOINT_NAMES[endpoint_type]}")
         leader = self.raft.leader_and_epoch.leader_id
+        registered = self.controller.metadata.image.cluster.controllers if self.controller is not None else {}
         brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=e.host, port=e.port)
-                   for node in sorted(self.endpoints)
-                   for e in self.endpoints[node] if e.name == scope.listener_name]
+                   for node in sorted(registered)
+                   for e in registered[node].listeners if e.name == scope.listener_name]
+        if not registered:
+            brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=node, host=e.host, port=e.port)
+                       for node in sorted(self.endpoints)
+                       for e in self.endpoints[node] if e.name == scope.listener_name]
         listed = {b.broker_id for b in brokers}
         return DescribeClusterResponse(
             error_code=0, error_message=None, endpoint_type=CONTROLLER_ENDPOINT_TYPE,

@@ -9,10 +9,13 @@ that is empty, from the VotersRecord of the bootstrap snapshot ``kafka-storage f
 --standalone / --initial-controllers`` wrote (kraft.version 1, with directory ids and
 endpoints); the voter set stays as formatted (AddRaftVoter / RemoveRaftVoter are not served).
 
+On the raft client run the quorum controller (``QuorumController`` with its
+``ControllerEventManager``: every controller replays the committed records, the leader activates
+and turns admin and broker requests into records) and the ``ControllerRegistrationManager``.
+
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=controller``. The replicated log
-is a constructor argument: the in-memory ``MemoryReplicatedLog`` by default (the on-disk
-``__cluster_metadata`` log is being built apart; it plugs in here), so a restarted controller
-comes back with its quorum-state but an empty log and catches up from the leader.
+is the on-disk ``__cluster_metadata`` log (``KafkaMetadataLog``) of the metadata log dir; tests
+may hand in another (``MemoryReplicatedLog``).
 
 Requests on one connection are answered in order, one at a time (a parked Fetch holds only its
 own connection), as Kafka's socket server mutes a channel while its request is processed.
@@ -23,9 +26,16 @@ import asyncio
 import logging
 import random
 import struct
+from pathlib import Path
 from typing import Callable
 
-from kafpy.metadata.bootstrap import bootstrap_snapshot_path, read_bootstrap_snapshot
+from kafpy.metadata.bootstrap import (
+    BINARY_BOOTSTRAP_FILENAME, BootstrapMetadata, bootstrap_snapshot_path, read_bootstrap_checkpoint,
+    read_bootstrap_snapshot,
+)
+from kafpy.metadata.controller.quorum_controller import ControllerSettings, QuorumController
+from kafpy.metadata.image.cluster import Endpoint
+from kafpy.metadata import metadata_version as mv
 from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
@@ -44,9 +54,14 @@ from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
+from kafpy.broker.controller_events import ControllerEventManager
+from kafpy.broker.controller_registration import ControllerRegistrationManager
+from kafpy.broker.controller_requests import ControllerRequests
 from kafpy.broker.kraft_config import parse_voters
 
 log = logging.getLogger("kafka.server.ControllerServer")
+# Kafka's SecurityProtocol ids, as registrations carry them
+SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 _SIZE = struct.Struct(">i")
 
 
@@ -74,6 +89,10 @@ class ControllerServer:
                                            self.listener_name)
         self.raft: KafkaRaftClient | None = None
         self.apis: ControllerApis | None = None
+        self.controller: QuorumController | None = None
+        self.events: ControllerEventManager | None = None
+        self.registration: ControllerRegistrationManager | None = None
+        self.fault: BaseException | None = None  # a committed record the controller could not replay
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[asyncio.Task[None]] = set()
@@ -98,6 +117,28 @@ class ControllerServer:
             raise ConfigError(f"the bootstrap snapshot in {metadata_dir} names no voters: kafpy's controller "
                               "cannot join a quorum through controller.quorum.bootstrap.servers yet")
         return VoterSet.from_voters_record(record, kraft_version)
+
+    @staticmethod
+    def _bootstrap_metadata(metadata_dir: str) -> BootstrapMetadata:
+        """Kafka's ``BootstrapMetadata`` for the activation of an empty log: the bootstrap
+        snapshot ``format`` wrote, else a 3.x ``bootstrap.checkpoint``, else the latest
+        production metadata.version (Kafka's default)."""
+        if bootstrap_snapshot_path(metadata_dir).is_file():
+            return read_bootstrap_snapshot(metadata_dir)[0]
+        binary = Path(metadata_dir) / BINARY_BOOTSTRAP_FILENAME
+        if binary.is_file():
+            return read_bootstrap_checkpoint(binary)
+        return BootstrapMetadata.from_versions(mv.LATEST_PRODUCTION.level, {},
+                                               "the default bootstrap (no bootstrap snapshot)")
+
+    def _quorum_controller(self, cluster_id: str, metadata_dir: str) -> QuorumController:
+        v = self.config.values
+        return QuorumController(ControllerSettings(
+            node_id=self.node_id, cluster_id=cluster_id, quorum_node_ids=tuple(sorted(self.voters.ids())),
+            session_timeout_ms=int(v["broker.session.timeout.ms"]),
+            default_num_partitions=int(v["num.partitions"]),
+            default_replication_factor=int(v["default.replication.factor"]),
+            default_min_isr=int(v["min.insync.replicas"])), self._bootstrap_metadata(metadata_dir))
 
     def _metadata_log_dir(self) -> str:
         v = self.config.values
@@ -136,13 +177,40 @@ class ControllerServer:
                                       listener_name=self.listener_name, request_timeout_ms=qc.request_timeout_ms)
         self.raft = KafkaRaftClient(core, channel, self.decode_batches, time_ms=self.time_ms,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
-        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters)
+        self.controller = self._quorum_controller(cluster_id, metadata_dir)
+        self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms,
+                                             max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]),
+                                             on_fault=self._on_fault)
+        self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters,
+                                   ControllerRequests(self.controller, self.events, self.config))
+        self.registration = ControllerRegistrationManager(
+            self.controller, self.raft, self._registered_listeners(), self.voters.addresses(self.listener_name),
+            self.listener_name, qc.request_timeout_ms)
+        self.events.start()
         self.raft_task = self.raft.start()
+        self.registration.start()
         for li in self.controller_listeners:
             server = await asyncio.start_server(self._acceptor(li.name), li.host or None, li.port)
             self._servers.append(server)
             log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
                      li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
+
+    def _registered_listeners(self) -> list[Endpoint]:
+        """The controller listeners this node registers: the voters' address for its own id
+        where it has one (what others reach it at), else the listener's host and port."""
+        known = {e.name: e for e in self.voters.endpoints().get(self.node_id, [])}
+        out = []
+        for li in self.controller_listeners:
+            e = known.get(li.name)
+            host, port = (e.host, e.port) if e is not None else (li.host or "", li.port)
+            out.append(Endpoint(li.name, host, port, SECURITY_PROTOCOL_IDS[self.config.security_protocol(li.name)]))
+        return out
+
+    def _on_fault(self, error: BaseException) -> None:
+        """Kafka's fatal fault handler: the node stops (the raft task ends, the process exits 1)."""
+        self.fault = error
+        if self.raft_task is not None:
+            self.raft_task.cancel()
 
     def _acceptor(self, listener: str) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], None]:
         def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -205,6 +273,10 @@ class ControllerServer:
         for task in list(self._connections):
             task.cancel()
         await asyncio.gather(*self._connections, return_exceptions=True)
+        if self.registration is not None:
+            await self.registration.close()
+        if self.events is not None:
+            await self.events.close()
         if self.raft is not None:
             await self.raft.close()
         for server in self._servers:

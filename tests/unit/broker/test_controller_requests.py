@@ -1,0 +1,154 @@
+"""ControllerApis with the quorum controller behind it, over the in-memory three-controller
+quorum of test_controller_events: what Kafka's ControllerApis adds around the managers
+(duplicate and ``__cluster_metadata`` topic names, DeleteTopics by name and by id), DescribeConfigs
+from the committed image, ACLs answered SECURITY_DISABLED without an authorizer, a request
+forwarded in an Envelope, and a manager's refusal as the request's error response."""
+from __future__ import annotations
+
+import asyncio
+
+from kafpy.broker.config import KafkaConfig
+from kafpy.broker.controller_apis import ControllerApis, RequestScope
+from kafpy.broker.controller_requests import ControllerRequests
+from kafpy.protocol import codec
+from kafpy.protocol import messages as M
+from kafpy.protocol.errors import ErrorCode
+from kafpy.raft.voter_set import VoterSet
+
+from tests.unit.broker.test_controller_events import Quorum
+from tests.unit.metadata.controller.helpers import CLUSTER_ID, registration
+
+SCOPE = RequestScope("CONTROLLER")
+CT = M.CreateTopicsRequest
+
+
+def _header(key: int, version: int) -> M.RequestHeader:
+    return M.RequestHeader(request_api_key=key, request_api_version=version, correlation_id=9, client_id="t")
+
+
+async def _apis(q: Quorum, node: int) -> ControllerApis:
+    config = KafkaConfig({"process.roles": "controller", "node.id": str(node),
+                          "controller.quorum.voters": "1@localhost:1,2@localhost:2,3@localhost:3",
+                          "controller.listener.names": "CONTROLLER", "listeners": "CONTROLLER://localhost:1",
+                          "listener.security.protocol.map": "CONTROLLER:PLAINTEXT"})
+    voters = VoterSet.from_static({1: ("localhost", 1), 2: ("localhost", 2), 3: ("localhost", 3)}, "CONTROLLER")
+    return ControllerApis(q.net.clients[node], CLUSTER_ID, node, voters,
+                          ControllerRequests(q.controllers[node], q.events[node], config))
+
+
+async def _call(apis: ControllerApis, request: M.Message, version: int) -> M.Message:
+    key = request.API_KEY
+    assert key is not None and apis.is_enabled(key, version)
+    return await apis.handle(_header(key, version), request, SCOPE)
+
+
+async def _unfenced_broker(q: Quorum, apis: ControllerApis, broker_id: int) -> None:
+    reg = await _call(apis, registration(broker_id), 4)
+    assert isinstance(reg, M.BrokerRegistrationResponse) and reg.error_code == 0
+    c = q.controllers[apis.node_id]
+    beat = await _call(apis, M.BrokerHeartbeatRequest(broker_id=broker_id, broker_epoch=reg.broker_epoch,
+                                                      current_metadata_offset=c.metadata.last_offset), 1)
+    assert isinstance(beat, M.BrokerHeartbeatResponse) and not beat.is_fenced
+
+
+def test_admin_requests_through_the_active_controller() -> None:
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            apis = await _apis(q, leader)
+            await _unfenced_broker(q, apis, 4)
+            created = await _call(apis, CT(timeout_ms=1000, topics=[
+                CT.CreatableTopic(name="a", num_partitions=2, replication_factor=1,
+                                  configs=[CT.CreatableTopicConfig(name="retention.ms", value="1000")]),
+                CT.CreatableTopic(name="dup", num_partitions=1, replication_factor=1),
+                CT.CreatableTopic(name="dup", num_partitions=1, replication_factor=1),
+                CT.CreatableTopic(name="__cluster_metadata", num_partitions=1, replication_factor=1)]), 7)
+            assert isinstance(created, M.CreateTopicsResponse)
+            assert sorted((t.name, t.error_code, t.error_message) for t in created.topics) == [
+                ("__cluster_metadata", 42, "Creation of internal topic __cluster_metadata is prohibited."),
+                ("a", 0, None), ("dup", 42, "Duplicate topic name.")]
+            # every controller replays it; DescribeConfigs on a standby reads its own image
+            standby = await _apis(q, next(n for n in q.controllers if n != leader))
+            c = q.controllers[standby.node_id]
+            await asyncio.wait_for(_until(lambda: c.metadata.image.topic("a") is not None), 5)
+            described = await _call(standby, M.DescribeConfigsRequest(resources=[
+                M.DescribeConfigsRequest.DescribeConfigsResource(resource_type=2, resource_name="a",
+                                                                 configuration_keys=["retention.ms"]),
+                M.DescribeConfigsRequest.DescribeConfigsResource(resource_type=2, resource_name="nope")]), 4)
+            assert isinstance(described, M.DescribeConfigsResponse)
+            (entry,) = described.results[0].configs
+            assert (entry.name, entry.value, entry.config_source) == ("retention.ms", "1000", 1)
+            assert described.results[1].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            # a write on the standby
+            refused = await _call(standby, M.DeleteTopicsRequest(topic_names=["a"]), 5)
+            assert isinstance(refused, M.DeleteTopicsResponse)
+            assert [r.error_code for r in refused.responses] == [ErrorCode.NOT_CONTROLLER]
+            # DeleteTopics v6 by id, and an unknown name
+            topic_id = q.controllers[leader].metadata.image.topic("a").id  # type: ignore[union-attr]
+            D = M.DeleteTopicsRequest.DeleteTopicState
+            deleted = await _call(apis, M.DeleteTopicsRequest(topics=[D(name=None, topic_id=topic_id),
+                                                                     D(name="nope")]), 6)
+            assert isinstance(deleted, M.DeleteTopicsResponse)
+            assert sorted((r.name, r.error_code) for r in deleted.responses) == [
+                ("a", 0), ("nope", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)]
+            # ACLs: no authorizer on a controller
+            acls = await _call(apis, M.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1,
+                                                           operation=1, permission_type=1), 3)
+            assert isinstance(acls, M.DescribeAclsResponse)
+            assert (acls.error_code, acls.error_message) == (ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.")
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
+def test_an_envelope_carries_a_forwarded_request_and_its_answer() -> None:
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            apis = await _apis(q, leader)
+            inner = codec.encode_request(_header(M.CreatePartitionsRequest.API_KEY or 0, 3), M.CreatePartitionsRequest(
+                topics=[M.CreatePartitionsRequest.CreatePartitionsTopic(name="missing", count=3)], timeout_ms=100))
+            answer = await _call(apis, M.EnvelopeRequest(request_data=inner[4:], request_principal=b"",
+                                                         client_host_address=bytes([127, 0, 0, 1])), 0)
+            assert isinstance(answer, M.EnvelopeResponse) and answer.error_code == 0
+            assert answer.response_data is not None
+            correlation_id, body = codec.decode_response(M.CreatePartitionsRequest.API_KEY or 0, 3,
+                                                         answer.response_data)
+            assert correlation_id == 9 and isinstance(body, M.CreatePartitionsResponse)
+            assert [(r.name, r.error_code) for r in body.results] == [("missing", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)]
+            # what cannot be forwarded (a raft API, garbage) is INVALID_REQUEST
+            vote = codec.encode_request(_header(52, 0), M.VoteRequest())
+            for data in (vote[4:], b"\x00\x01"):
+                refused = await _call(apis, M.EnvelopeRequest(request_data=data), 0)
+                assert isinstance(refused, M.EnvelopeResponse) and refused.error_code == ErrorCode.INVALID_REQUEST
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
+def test_a_managers_refusal_is_the_requests_error_response() -> None:
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            apis = await _apis(q, leader)
+            wrong = registration(5)
+            wrong.cluster_id = "another"
+            refused = await _call(apis, wrong, 4)
+            assert isinstance(refused, M.BrokerRegistrationResponse)
+            assert refused.error_code == ErrorCode.INCONSISTENT_CLUSTER_ID
+            # a broker that is not registered
+            bad = await _call(apis, M.AlterPartitionRequest(broker_id=5, broker_epoch=1, topics=[]), 3)
+            assert isinstance(bad, M.AlterPartitionResponse)
+            assert bad.error_code == ErrorCode.STALE_BROKER_EPOCH
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
+async def _until(predicate: object) -> None:
+    assert callable(predicate)
+    while not predicate():
+        await asyncio.sleep(0.01)

@@ -1,0 +1,116 @@
+"""QuorumController's pure event logic: when a leader activates, what activation writes on an
+empty log (Kafka 4.4's ``ActivationRecordsGenerator.recordsForEmptyLog``) and on one already
+bootstrapped, replay of committed batches on every controller, renouncing, and the periodic
+tasks' records."""
+from __future__ import annotations
+
+from kafpy.metadata.bootstrap import BootstrapMetadata
+from kafpy.metadata.controller.quorum_controller import (
+    ControllerSettings, QuorumController, default_supported_features, encode_records,
+)
+from kafpy.metadata.image.cluster import VersionRange
+from kafpy.protocol.messages import (
+    BeginTransactionRecord, ConfigRecord, EndTransactionRecord, FeatureLevelRecord, Message, NoOpRecord,
+)
+from kafpy.raft.kafka_raft_client import Batch
+
+from tests.unit.metadata.controller.helpers import CLUSTER_ID, registration
+
+NODE = 1
+
+
+def _controller(mv: int = 33, features: dict[str, int] | None = None) -> QuorumController:
+    bootstrap = BootstrapMetadata.from_versions(mv, features if features is not None else {
+        "eligible.leader.replicas.version": 1, "group.version": 1}, "test bootstrap")
+    return QuorumController(ControllerSettings(NODE, CLUSTER_ID, (1, 2, 3), session_timeout_ms=9000,
+                                               default_min_isr=2), bootstrap)
+
+
+def _control(offset: int, epoch: int) -> Batch:
+    return Batch(offset, offset, epoch, (), control=True)
+
+
+def _data(offset: int, epoch: int, records: list[Message]) -> Batch:
+    encoded = tuple(encode_records(records))
+    return Batch(offset, offset + len(encoded) - 1, epoch, encoded)
+
+
+def test_a_leader_activates_once_its_epoch_start_is_replayed() -> None:
+    c = _controller()
+    c.leader_changed(NODE, 1)
+    assert c.ready_to_activate() is None and not c.is_active()
+    c.replay_batch(_control(0, 1))  # the LeaderChangeMessage that opened epoch 1
+    assert c.ready_to_activate() == 1
+    records = c.activate(1, now_ms=0)
+    assert c.is_active() and c.active_epoch == 1
+    # in a metadata transaction: the bootstrap records, then the ELR min.insync.replicas default
+    assert records == [
+        BeginTransactionRecord(name="Bootstrap records"),
+        FeatureLevelRecord(name="metadata.version", feature_level=33),
+        FeatureLevelRecord(name="eligible.leader.replicas.version", feature_level=1),
+        FeatureLevelRecord(name="group.version", feature_level=1),
+        ConfigRecord(resource_type=4, resource_name="", name="min.insync.replicas", value="2"),
+        EndTransactionRecord(),
+    ]
+
+
+def test_activation_before_metadata_transactions_and_without_elr() -> None:
+    c = _controller(mv=12, features={})  # 3.6-IV0: no metadata transactions yet
+    c.leader_changed(NODE, 3)
+    c.replay_batch(_control(0, 3))
+    assert c.activate(3, 0) == [FeatureLevelRecord(name="metadata.version", feature_level=12)]
+
+
+def test_a_log_that_has_its_bootstrap_records_gets_none_again() -> None:
+    c = _controller()
+    c.replay_batch(_control(0, 1))
+    c.replay_batch(_data(1, 1, [FeatureLevelRecord(name="metadata.version", feature_level=30)]))
+    assert c.features.metadata_version() == 30 and c.metadata.last_offset == 1
+    c.leader_changed(NODE, 2)
+    assert c.ready_to_activate() is None
+    c.replay_batch(_control(2, 2))
+    assert c.metadata.next_write_offset() == 3  # a control batch moves the offset too
+    assert c.activate(2, 0) == []
+
+
+def test_a_follower_replays_but_never_activates_and_a_deposed_leader_renounces() -> None:
+    c = _controller()
+    c.leader_changed(2, 1)
+    c.replay_batch(_control(0, 1))
+    c.replay_batch(_data(1, 1, [FeatureLevelRecord(name="metadata.version", feature_level=33)]))
+    assert c.ready_to_activate() is None and not c.is_active()
+    assert c.metadata.image.features.metadata_version == 33
+    # it becomes leader in epoch 2, activates, then loses to node 3 in epoch 3
+    c.leader_changed(NODE, 2)
+    c.replay_batch(_control(2, 2))
+    c.activate(2, 0)
+    c.replay_batch(_data(3, 2, c.cluster.register_broker(registration(7), 3, 0).records))
+    assert c.cluster.heartbeat_manager.brokers  # a session while active
+    assert c.leader_changed(3, 3) is True  # it lost the leadership it had
+    assert not c.is_active() and not c.cluster.heartbeat_manager.brokers
+    assert 7 in c.metadata.image.cluster.brokers  # the committed image stays
+
+
+def test_activation_gives_every_registered_broker_a_fresh_session() -> None:
+    c = _controller()
+    c.replay_batch(_control(0, 1))
+    c.replay_batch(_data(1, 1, [FeatureLevelRecord(name="metadata.version", feature_level=33)]))
+    c.replay_batch(_data(2, 1, c.cluster.register_broker(registration(5), 2, 0).records))
+    c.leader_changed(NODE, 2)
+    c.replay_batch(_control(3, 2))
+    c.activate(2, now_ms=50_000)
+    assert c.cluster.heartbeat_manager.brokers[5].last_contact_ms == 50_000
+    # a fenced broker's session does not expire it again
+    assert c.maybe_fence_stale_broker(now_ms=10**9) == []
+
+
+def test_periodic_records() -> None:
+    c = _controller()
+    assert c.no_op_records() == [NoOpRecord()]
+
+
+def test_the_supported_features_are_kafka_44s_production_ranges() -> None:
+    supported = default_supported_features()
+    assert supported["metadata.version"] == VersionRange(7, 33)
+    assert supported["kraft.version"] == VersionRange(0, 1)
+    assert supported["share.version"] == VersionRange(0, 2)
