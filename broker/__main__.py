@@ -66,7 +66,12 @@ async def run(config: KafkaConfig) -> int:
     if config.process_roles == {"controller"}:
         return await run_controller(config)
     from kafpy.broker.broker import Broker
-    broker = Broker(config, loop)
+    broker: Broker
+    if config.process_roles == {"broker"}:
+        from kafpy.broker.kraft_broker import KRaftBroker
+        broker = KRaftBroker(config, loop)
+    else:
+        broker = Broker(config, loop)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)

@@ -52,6 +52,8 @@ async def start_authorizer(config: KafkaConfig, zk: KafkaZkClient | None, contro
     """The authorizer ``authorizer.class.name`` names, loaded and started, with its ACLs in
     ZooKeeper (``zk`` given) or in the standalone controller's metadata file; None when the
     setting is empty."""
+    if not config["authorizer.class.name"]:
+        return None
     if zk is not None:
         store: AclStore = ZkAclStore(zk, clock)
     else:

@@ -38,7 +38,7 @@ from kafpy.broker.admin_controller import AdminController
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controlled_shutdown import controlled_shutdown, controller_client_factory
-from kafpy.broker.features import TRANSACTION_VERSION, StandaloneFeatures, ZkFeatures
+from kafpy.broker.features import TRANSACTION_VERSION, KRaftFeatures, StandaloneFeatures, ZkFeatures
 from kafpy.broker.group_configs import overrides_lookup
 from kafpy.broker.controller import ControllerState, StandaloneController, load_controller_state
 from kafpy.broker.fetch_session import FetchSessionCache
@@ -180,7 +180,7 @@ class Broker:
         self.share_coordinator: ShareCoordinatorService | None = None
         self.share_persister: BrokerSharePersister | None = None
         self.services: BrokerServices | None = None
-        self.features: StandaloneFeatures | ZkFeatures | None = None
+        self.features: StandaloneFeatures | ZkFeatures | KRaftFeatures | None = None
         self.server: SocketServer | None = None
         self.http_server: HttpListeners | None = None   # broker.http_routes.BrokerHttp, when kafpy.http.listeners is set
 

@@ -557,19 +557,18 @@ class KafkaConfig:
                 log.warning("%s", warning)
         except ValueError as e:
             raise ConfigError(str(e)) from None
-        # A controller-only node runs the raft quorum (broker/controller_server.py). One combined
-        # node that is its own only voter runs as a standalone broker. A broker that must follow
-        # a quorum's metadata log is refused until brokers can, rather than split-brained.
+        # A controller-only node runs the raft quorum (broker/controller_server.py); a broker-only
+        # node follows the quorum's metadata log (broker/kraft_broker.py). One combined node
+        # that is its own only voter runs as a standalone broker. Other combined nodes are
+        # refused until kafpy runs both roles in one process, rather than split-brained.
         voters = v["controller.quorum.voters"]
-        if self.process_roles == {"controller"}:
+        if self.process_roles in ({"controller"}, {"broker"}):
             return
-        if (self.process_roles != {"broker", "controller"} or len(voters) != 1
-                or v["controller.quorum.bootstrap.servers"]):
-            raise ConfigError("kafpy does not run a KRaft broker on a controller quorum yet: "
-                              "process.roles=controller nodes form the quorum, and process.roles "
-                              "with broker is accepted for one combined broker,controller node that "
-                              "is its own only voter; form a replicated cluster of brokers in "
-                              "ZooKeeper mode (zookeeper.connect)")
+        if len(voters) != 1 or v["controller.quorum.bootstrap.servers"]:
+            raise ConfigError("kafpy does not run a combined broker,controller node in a controller "
+                              "quorum yet: process.roles=controller nodes form the quorum and "
+                              "process.roles=broker nodes follow it; process.roles=broker,controller "
+                              "is accepted for one node that is its own only voter")
         log.warning("process.roles=broker,controller with one voter: running as a single node "
                     "(standalone metadata, no __cluster_metadata log)")
 

@@ -311,3 +311,23 @@ def _znode(levels: Mapping[str, int]) -> bytes:
     # every level set explicitly is kept, 0 too: absent means kafpy's default (ZkFeatures)
     return zd.FeatureZNode({n: {"min_version_level": int(lv), "max_version_level": int(lv)}
                             for n, lv in sorted(levels.items())}).encode()
+
+
+class KRaftFeatures:
+    """A KRaft broker's finalized features: those of the last metadata image it published
+    (metadata.version included), with the image's offset as their epoch, as Kafka's
+    ``KRaftMetadataCache.features()``. Changed only by the metadata publisher (``publish``);
+    UpdateFeatures is forwarded to the controller."""
+
+    def __init__(self) -> None:
+        self._current = FinalizedFeatures({}, -1)
+
+    def current(self) -> FinalizedFeatures:
+        return self._current
+
+    def publish(self, levels: Mapping[str, int], epoch: int) -> None:
+        self._current = FinalizedFeatures(_clean(levels), epoch)
+
+    async def update(self, changes: Mapping[str, int], validate_only: bool = False) -> None:
+        """Never called: a KRaft broker forwards UpdateFeatures to the controller."""
+        raise FeatureUpdateError(ErrorCode.INVALID_REQUEST, "UpdateFeatures goes to the KRaft controller")

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from kafpy.broker.admin_controller import AdminController
     from kafpy.broker.config import KafkaConfig
-    from kafpy.broker.features import StandaloneFeatures, ZkFeatures
+    from kafpy.broker.features import KRaftFeatures, StandaloneFeatures, ZkFeatures
     from kafpy.broker.fetch_session import FetchSessionCache
     from kafpy.broker.quotas import ClientQuotas
     from kafpy.broker.security.authorizer import Authorizer
@@ -75,7 +75,7 @@ class BrokerServices:
     user_configs: "UserConfigs | None" = None
     # broker.features.StandaloneFeatures or ZkFeatures: the finalized feature levels
     # (ApiVersions, UpdateFeatures); None only in handler unit tests (no features finalized)
-    features: "StandaloneFeatures | ZkFeatures | None" = None
+    features: "StandaloneFeatures | ZkFeatures | KRaftFeatures | None" = None
     # share groups (KIP-932): the persister through which share partitions read and write
     # their durable state (coordinator/share_state/persister.py); the share coordinator this
     # broker runs for the `__share_group_state` partitions it leads (the persister RPCs'

@@ -28,6 +28,7 @@ from kafpy.protocol.messages import FetchRequest, FetchResponse
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.network_channel import NetworkChannel, failure_response
 from kafpy.raft.raft_core import NotLeaderError, RaftCore
+from kafpy.raft.snapshot import SnapshotId
 
 log = logging.getLogger("org.apache.kafka.raft.KafkaRaftClient")
 
@@ -74,6 +75,14 @@ class Listener(Protocol):
     def handle_leader_change(self, leader: LeaderAndEpoch) -> None: ...
 
 
+class SnapshotListener(Listener, Protocol):
+    """A listener that also takes snapshots (Kafka's ``handleLoadSnapshot``): given the
+    latest snapshot when it would otherwise start below it (registered on a log that
+    starts at a snapshot, or fallen behind the log start); batches follow from its end."""
+
+    def handle_load_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None: ...
+
+
 class _ListenerContext:
     """Where one listener is: the next offset it has not been given."""
 
@@ -82,6 +91,7 @@ class _ListenerContext:
         self.next_offset = next_offset
         self.last_leader: LeaderAndEpoch | None = None
         self.stalled_at_hw: int | None = None  # no whole batch below this HW to give yet
+        self.fresh = True  # given nothing yet (a snapshot listener then starts at the latest snapshot)
 
 
 class KafkaRaftClient:
@@ -268,7 +278,10 @@ class KafkaRaftClient:
     def _deliver_commits(self, ctx: _ListenerContext) -> None:
         """At most ``COMMIT_READ_BYTES`` per step; the poll loop comes back while behind."""
         hw = self.core.high_watermark()
-        if hw is None or ctx.next_offset >= hw:
+        if hw is None:
+            return
+        self._maybe_load_snapshot(ctx)
+        if ctx.next_offset >= hw:
             return
         data = self.core.log.read(ctx.next_offset, COMMIT_READ_BYTES)
         batches = [b for b in self.decode_batches(data) if b.last_offset < hw]
@@ -278,6 +291,26 @@ class KafkaRaftClient:
             ctx.listener.handle_commit(batches)
         else:  # the HW is inside a batch: wait for it to move rather than spin
             ctx.stalled_at_hw = hw
+
+    def _maybe_load_snapshot(self, ctx: _ListenerContext) -> None:
+        """A listener that takes snapshots and would start below the latest one (with records
+        in it) is handed that snapshot first, then batches from its end (Kafka's
+        ``maybeFireLoadSnapshot``). Other listeners read the log as before."""
+        load = getattr(ctx.listener, "handle_load_snapshot", None)
+        if load is None:
+            return
+        fresh, ctx.fresh = ctx.fresh, False
+        latest = self.core.log.latest_snapshot_id()
+        if latest is None or latest.end_offset == 0:  # none, or the bootstrap snapshot (no records)
+            return
+        if not fresh and ctx.next_offset >= self.core.log.start_offset():
+            return  # the log still holds what follows
+        reader = self.core.log.read_snapshot(latest)
+        if reader is None:
+            return
+        load(latest, reader.slice(0, reader.size_in_bytes()))
+        ctx.next_offset = latest.end_offset
+        ctx.stalled_at_hw = None
 
     # -- inbound requests ------------------------------------------------------------------
 

@@ -34,4 +34,6 @@ def failure_response(api_key: ApiKey, error: ErrorCode = ErrorCode.BROKER_NOT_AV
         return msg.end_quorum_epoch_response(error)
     if api_key == ApiKey.FETCH:
         return msg.fetch_response(error)
+    if api_key == ApiKey.FETCH_SNAPSHOT:
+        return msg.fetch_snapshot_response(error)
     raise ValueError(f"not a raft api key: {api_key}")

@@ -1,6 +1,6 @@
 """A leader's ISR changes on their way to the controller (Kafka's DefaultAlterPartitionManager):
 AlterPartition (56) requests, batched and retried, to the broker the metadata cache names as
-controller.
+controller (in KRaft mode, to the active controller its ``controller_node`` names).
 
 Who may call it: partitions this broker leads, through ``submit`` (one change in flight per
 partition: the Partition keeps it pending until answered), on the event loop. The broker
@@ -67,8 +67,12 @@ class AlterPartitionManager:
 
     def __init__(self, broker_id: int, broker_epoch: Callable[[], int], metadata_cache: "MetadataCache",
                  client_factory: ClientFactory, loop: asyncio.AbstractEventLoop,
-                 retry_backoff_ms: int = 100) -> None:
+                 retry_backoff_ms: int = 100,
+                 controller_node: Callable[[], "BrokerInfo | None"] | None = None) -> None:
+        """``controller_node`` (KRaft) names the active controller; without it the controller
+        is the broker the metadata cache names (ZooKeeper mode)."""
         self.broker_id = broker_id
+        self.controller_node = controller_node
         self.broker_epoch = broker_epoch
         self.metadata_cache = metadata_cache
         self.client_factory = client_factory
@@ -165,7 +169,10 @@ class AlterPartitionManager:
 
     async def _controller_client(self) -> NetworkClient | None:
         cache = self.metadata_cache
-        node = cache.broker(cache.controller_id) if cache.controller_id >= 0 else None
+        if self.controller_node is not None:
+            node = self.controller_node()
+        else:
+            node = cache.broker(cache.controller_id) if cache.controller_id >= 0 else None
         if node is None:
             return None
         target = (node.node_id, node.host, node.port)

@@ -13,7 +13,7 @@ from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import (
-    BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, VoteResponse,
+    BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse, FetchSnapshotResponse, VoteResponse,
 )
 from kafpy.raft import raft_messages as msg
 
@@ -23,6 +23,7 @@ from kafpy.replication.network_client import ConnectionSecurity, NetworkClient, 
 _RESPONSE_TYPES: dict[ApiKey, type] = {
     ApiKey.VOTE: VoteResponse, ApiKey.BEGIN_QUORUM_EPOCH: BeginQuorumEpochResponse,
     ApiKey.END_QUORUM_EPOCH: EndQuorumEpochResponse, ApiKey.FETCH: FetchResponse,
+    ApiKey.FETCH_SNAPSHOT: FetchSnapshotResponse,
 }
 
 
@@ -54,7 +55,8 @@ class KafkaNetworkChannel:
                    data: msg.RaftRequestData) -> msg.RaftResponseData:
         response = await self._client(destination).send(api_key, data)
         if not isinstance(response, (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse,
-                                     FetchResponse)) or not isinstance(response, _RESPONSE_TYPES[api_key]):
+                                     FetchResponse, FetchSnapshotResponse)) \
+                or not isinstance(response, _RESPONSE_TYPES[api_key]):
             raise NetworkError(f"unexpected answer {type(response).__name__} to {api_key.name}")
         return response
 

@@ -249,6 +249,27 @@ class Partition:
                  state.partition_epoch, self.log.high_watermark, state.leader)
         return True
 
+    def update_assignment_and_isr(self, state: PartitionState) -> None:
+        """KRaft: the controller changed this leader's ISR or replicas without a new leader
+        epoch (a fenced follower left the ISR); take them and the partition epoch, keeping
+        what is known of the followers that stay (Kafka's makeLeader, isNewLeaderEpoch false)."""
+        now = self._now_ms()
+        known = self.remote_replicas
+        self.remote_replicas = {}
+        for r in state.replicas:
+            if r != self.local_broker_id:
+                rep = known.get(r) or Replica(r)
+                if r not in known:
+                    rep.reset(r in state.isr, now, True, self.log.log_end_offset)
+                self.remote_replicas[r] = rep
+        self.assigned_replicas = tuple(state.replicas)
+        self.isr = tuple(state.isr)
+        self.partition_epoch = state.partition_epoch
+        self.pending_isr = None
+        log.info("[Partition %s-%d broker=%d] ISR updated to %s from the metadata (partition epoch %d)", self.topic,
+                 self.index, self.local_broker_id, ",".join(map(str, state.isr)), state.partition_epoch)
+        self.maybe_increment_leader_hw(now)
+
     def stop(self) -> None:
         """No longer hosted: waits on it must see leadership gone."""
         self.role = Role.NONE

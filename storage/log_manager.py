@@ -52,6 +52,7 @@ RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 META_PROPERTIES = "meta.properties"
+CLUSTER_METADATA_DIR = "__cluster_metadata-0"  # KRaft's metadata log, never a partition of this LogManager
 CLOSE_THREADS = 8  # logs closed at once at shutdown (see _close_logs)
 _DIR_FILES = {CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
               REPLICATION_OFFSET_CHECKPOINT, META_PROPERTIES, "cleaner-offset-checkpoint",
@@ -211,6 +212,8 @@ class LogManager:
             if not os.path.isdir(path):
                 if name not in _DIR_FILES and not name.endswith(".tmp"):
                     log.warning("ignoring unexpected file %s in log dir %s", name, d)
+                continue
+            if name == CLUSTER_METADATA_DIR:  # KRaft's metadata log belongs to the raft client
                 continue
             if name.endswith("-delete") or name.endswith("-stray"):
                 log.info("removing leftover directory %s", path)

@@ -75,14 +75,20 @@ def test_combined_broker_and_dedicated_controller_configs_pass() -> None:
     assert check({"broker", "controller"}, ["PLAINTEXT", "CONTROLLER"], voters=(), bootstrap=("127.0.0.1:19093",)) == []
 
 
-def test_what_needs_a_quorum_is_refused_until_kraft_lands() -> None:
-    """A broker that would need to follow a controller quorum does not start as a lone broker
-    (that would split one cluster into several)."""
-    for overrides in ({"process.roles": "broker", "node.id": "2", "listeners": "PLAINTEXT://127.0.0.1:19092"},
-                      {"controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19094"},
+def test_combined_nodes_of_a_quorum_are_refused() -> None:
+    """A combined broker,controller node that is not its own only voter does not start as a
+    lone broker (that would split one cluster into several)."""
+    for overrides in ({"controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19094"},
                       {"controller.quorum.voters": "", "controller.quorum.bootstrap.servers": "127.0.0.1:19093"}):
-        with pytest.raises(ConfigError, match="does not run a KRaft broker on a controller quorum yet"):
+        with pytest.raises(ConfigError, match="does not run a combined broker,controller node in a controller quorum"):
             KafkaConfig({**BASE, "process.roles": "broker,controller", "node.id": "1", **VOTER, **overrides})
+
+
+def test_broker_only_nodes_follow_a_quorum() -> None:
+    config = KafkaConfig({**BASE, "process.roles": "broker", "node.id": "2", **VOTER,
+                          "listeners": "PLAINTEXT://127.0.0.1:19092"})
+    assert config.process_roles == {"broker"}
+    assert config.broker_id == 2
 
 
 def test_controller_only_nodes_form_a_quorum() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.messages import FetchResponse, VoteResponse
+from kafpy.protocol.messages import FetchResponse, FetchSnapshotResponse, VoteResponse
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.kafka_raft_client import Batch, KafkaRaftClient, LeaderAndEpoch
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_batches
@@ -20,6 +20,7 @@ from kafpy.raft.network_channel import failure_response
 from kafpy.raft.quorum_config import QuorumConfig
 from kafpy.raft.quorum_state_store import MemoryQuorumStateStore
 from kafpy.raft.raft_core import NotLeaderError, RaftCore
+from kafpy.raft.snapshot import SnapshotId
 
 CONFIG = QuorumConfig(election_timeout_ms=150, election_backoff_max_ms=150, fetch_timeout_ms=400,
                       request_timeout_ms=300, retry_backoff_ms=20)
@@ -163,6 +164,8 @@ def test_failure_responses_carry_broker_not_available() -> None:
     fetch = failure_response(ApiKey.FETCH)
     assert isinstance(vote, VoteResponse) and vote.error_code == ErrorCode.BROKER_NOT_AVAILABLE
     assert isinstance(fetch, FetchResponse) and fetch.error_code == ErrorCode.BROKER_NOT_AVAILABLE
+    snapshot = failure_response(ApiKey.FETCH_SNAPSHOT)  # an observer fetching a snapshot over the network
+    assert isinstance(snapshot, FetchSnapshotResponse) and snapshot.error_code == ErrorCode.BROKER_NOT_AVAILABLE
     with pytest.raises(ValueError):
         failure_response(ApiKey.PRODUCE)
 
@@ -214,3 +217,45 @@ async def _log_cleaner_once_a_minute() -> None:
     assert client._maybe_clean_log(61_500) == 59_500 and len(runs) == 1
     assert client._maybe_clean_log(121_000) == 60_000 and len(runs) == 2
     await client.channel.close()
+
+
+class SnapshotRecorder(Recorder):
+    """A listener that also takes snapshots (``handle_load_snapshot``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.snapshots: list[tuple[SnapshotId, bytes]] = []
+
+    def handle_load_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
+        self.snapshots.append((snapshot_id, data))
+
+
+def test_a_snapshot_listener_starts_at_the_latest_snapshot_then_gets_the_batches_after_it() -> None:
+    """Registered on a log whose start moved to a snapshot, a listener that takes snapshots
+    gets that snapshot first and then only the batches past it; a plain listener reads the
+    log from its start as before."""
+    asyncio.run(_snapshot_listener())
+
+
+async def _snapshot_listener() -> None:
+    log = MemoryReplicatedLog()
+    core = RaftCore(1, frozenset({1}), log, MemoryQuorumStateStore(), now_ms=0, cluster_id="c", config=CONFIG,
+                    rng=random.Random(1))
+    client = KafkaRaftClient(core, MemoryChannel(Net(), 1), decode_batches, append_linger_ms=1)
+    client.start()
+    try:
+        await wait_for(lambda: core.is_leader())
+        client.schedule_append([b"a", b"b"])
+        await wait_for(lambda: (core.high_watermark() or 0) >= log.end_offset() == 3)
+        snapshot_id = log.take_snapshot(3)
+        assert log.delete_before_snapshot(snapshot_id) and log.start_offset() == 3
+        client.schedule_append([b"c"])
+        await wait_for(lambda: (core.high_watermark() or 0) == 4)
+        with_snapshots, plain = SnapshotRecorder(), Recorder()
+        client.register(with_snapshots)
+        client.register(plain)
+        await wait_for(lambda: with_snapshots.payloads() == [b"c"] and plain.payloads() == [b"c"])
+        assert [sid for sid, _ in with_snapshots.snapshots] == [snapshot_id]
+        assert with_snapshots.snapshots[0][1] == log.snapshots[snapshot_id]
+    finally:
+        await client.close()

@@ -235,3 +235,19 @@ def test_replica_reset_for_a_reelected_leader():
             r.last_fetch_time_ms) == (5, 100, 7, 100)
     r.reset(in_isr=False, now_ms=200, is_new_leader=False, leader_end_offset=7)
     assert (r.log_end_offset, r.last_caught_up_time_ms, r.last_fetch_time_ms) == (5, 0, 0)
+
+
+def test_kraft_isr_change_without_a_new_leader_epoch_is_taken_from_the_metadata(make, clock):
+    """KRaft: the controller took a fenced follower out of the ISR without bumping the leader
+    epoch; the leader takes the ISR and partition epoch and keeps its followers' state."""
+    p, _ = make()
+    assert p.make_leader(state(replicas=(ME, F1, F2), pe=0))
+    p.append_records_to_leader(batch(2), required_acks=-1)
+    clock.t += 40  # F2 fetched nothing for longer than replica.lag.time.max.ms
+    p.update_follower_fetch_state(F1, 2, int(clock.t * 1000))
+    assert p.log.high_watermark == 0  # F2 is still in the ISR
+    assert not p.make_leader(state(replicas=(ME, F1, F2), isr=(ME, F1), pe=1))  # same leader epoch
+    p.update_assignment_and_isr(state(replicas=(ME, F1, F2), isr=(ME, F1), pe=1))
+    assert (p.isr, p.partition_epoch, p.leader_epoch) == ((ME, F1), 1, 0)
+    assert p.remote_replicas[F1].log_end_offset == 2
+    assert p.log.high_watermark == 2  # F2 no longer holds it back

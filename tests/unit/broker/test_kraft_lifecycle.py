@@ -1,0 +1,109 @@
+"""BrokerLifecycleManager: registration retried until the controller accepts it, heartbeats
+that ask to stay fenced until the broker is ready, the caught-up and unfenced milestones, and
+a controlled shutdown that ends when the controller says so (a fake controller channel)."""
+from __future__ import annotations
+
+import asyncio
+
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import Message
+from kafpy.protocol.messages import (BrokerHeartbeatRequest, BrokerHeartbeatResponse, BrokerRegistrationRequest,
+                                     BrokerRegistrationResponse)
+
+from kafpy.broker.kraft_controller_channel import ControllerUnavailable
+from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager, LifecycleState, on_heartbeat
+
+
+def hb(**fields: object) -> BrokerHeartbeatResponse:
+    return BrokerHeartbeatResponse(**fields)  # type: ignore[arg-type]  # keyword fields of the response
+
+
+def test_heartbeat_answers_move_the_state_as_kafka() -> None:
+    s = LifecycleState
+    assert on_heartbeat(s.STARTING, hb(is_caught_up=False)).state is s.STARTING
+    out = on_heartbeat(s.STARTING, hb(is_caught_up=True))
+    assert out.state is s.RECOVERY and out.caught_up
+    assert on_heartbeat(s.RECOVERY, hb(is_caught_up=True, is_fenced=True)).state is s.RECOVERY
+    out = on_heartbeat(s.RECOVERY, hb(is_caught_up=True, is_fenced=False))
+    assert out.state is s.RUNNING and out.unfenced
+    out = on_heartbeat(s.PENDING_CONTROLLED_SHUTDOWN, hb(should_shut_down=True))
+    assert out.state is s.SHUTTING_DOWN and out.shutdown_granted
+    assert on_heartbeat(s.PENDING_CONTROLLED_SHUTDOWN, hb(should_shut_down=False)).state is s.PENDING_CONTROLLED_SHUTDOWN
+    out = on_heartbeat(s.RECOVERY, hb(error_code=ErrorCode.NOT_CONTROLLER, is_fenced=False))
+    assert out.state is s.RECOVERY and out.retry and not out.unfenced
+
+
+class FakeController:
+    """Refuses the first registration, then fences the broker until a heartbeat no longer
+    asks for it, and grants a shutdown on the second want_shut_down."""
+
+    def __init__(self) -> None:
+        self.requests: list[Message] = []
+        self.registrations = 0
+        self.shutdown_asks = 0
+        self.closed = False
+
+    async def send(self, api_key: ApiKey, body: Message, version: int | None = None,
+                   timeout_ms: int | None = None) -> object:
+        self.requests.append(body)
+        if api_key == ApiKey.BROKER_REGISTRATION:
+            self.registrations += 1
+            if self.registrations == 1:
+                raise ControllerUnavailable("no leader yet")
+            if self.registrations == 2:
+                return BrokerRegistrationResponse(error_code=ErrorCode.DUPLICATE_BROKER_REGISTRATION)
+            return BrokerRegistrationResponse(broker_epoch=42)
+        assert isinstance(body, BrokerHeartbeatRequest)
+        if body.want_shut_down:
+            self.shutdown_asks += 1
+            return hb(is_caught_up=True, is_fenced=False, should_shut_down=self.shutdown_asks >= 2)
+        return hb(is_caught_up=body.current_metadata_offset >= 10, is_fenced=body.want_fence)
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+async def no_sleep(_: float) -> None:
+    await asyncio.sleep(0)
+
+
+def test_register_catch_up_unfence_and_controlled_shutdown() -> None:
+    async def run() -> tuple[FakeController, BrokerLifecycleManager]:
+        controller = FakeController()
+        offset = [5]
+        manager = BrokerLifecycleManager(7, lambda: BrokerRegistrationRequest(broker_id=7), controller,
+                                         lambda: offset[0], heartbeat_interval_ms=1, sleep=no_sleep)
+        manager.start()
+        await asyncio.sleep(0.05)
+        assert manager.broker_epoch == 42 and manager.state is LifecycleState.STARTING
+        assert not manager.initial_catch_up.done()
+        offset[0] = 10
+        await asyncio.wait_for(manager.initial_catch_up, 2)
+        await asyncio.sleep(0.02)
+        assert not manager.initial_unfenced.done()  # still asking to stay fenced
+        manager.set_ready_to_unfence()
+        await asyncio.wait_for(manager.initial_unfenced, 2)
+        assert manager.state is LifecycleState.RUNNING
+        manager.begin_controlled_shutdown()
+        await asyncio.wait_for(manager.controlled_shutdown, 2)
+        assert manager.state is LifecycleState.SHUTTING_DOWN
+        await manager.close()
+        return controller, manager
+
+    controller, manager = asyncio.run(run())
+    assert controller.registrations == 3 and controller.closed
+    heartbeats = [r for r in controller.requests if isinstance(r, BrokerHeartbeatRequest)]
+    assert all(h.broker_id == 7 and h.broker_epoch == 42 for h in heartbeats)
+    first_unfenced = next(i for i, h in enumerate(heartbeats) if not h.want_fence)
+    assert all(h.want_fence for h in heartbeats[:first_unfenced])
+    assert [h.want_shut_down for h in heartbeats[-2:]] == [True, True]
+
+
+def test_a_broker_that_never_registered_has_nothing_to_hand_over() -> None:
+    async def run() -> bool:
+        manager = BrokerLifecycleManager(7, lambda: BrokerRegistrationRequest(broker_id=7), FakeController(),
+                                         lambda: 0, heartbeat_interval_ms=1, sleep=no_sleep)
+        manager.begin_controlled_shutdown()
+        return manager.controlled_shutdown.done()
+    assert asyncio.run(run())
