@@ -10,7 +10,8 @@
   passes their last offset (their commit was replayed). On a controller that is not active,
   or that loses leadership before the records commit, the answer is NOT_CONTROLLER.
 - Periodic tasks, as Kafka's: a NoOpRecord every ``metadata.max.idle.interval.ms`` (0
-  disables it) and the broker session expiry check.
+  disables it), the broker session expiry check, and with ``auto.leader.rebalance.enable``
+  the preferred leader elections every ``leader.imbalance.check.interval.seconds``.
 
 Who calls it: ``kafpy.broker.controller_server`` builds it; ``ControllerApis`` queues the
 requests' writes. Running one event at a time and waiting for each commit keeps the managers
@@ -25,7 +26,9 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Generic, Sequence, TypeVar
 
 from kafpy.metadata.controller.controller_result import ControllerError, ControllerResult
-from kafpy.metadata.controller.quorum_controller import QuorumController, encode_records
+from kafpy.metadata.controller.quorum_controller import (
+    MAX_ELECTIONS_PER_IMBALANCE, QuorumController, encode_records,
+)
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import Message
 from kafpy.raft.kafka_raft_client import Batch, KafkaRaftClient, LeaderAndEpoch
@@ -66,19 +69,21 @@ class ControllerEventManager:
 
     def __init__(self, controller: QuorumController, raft: KafkaRaftClient, *,
                  time_ms: Callable[[], int], max_idle_interval_ms: int = 500,
+                 leader_imbalance_check_interval_ms: int | None = None,
                  on_fault: Callable[[BaseException], None] | None = None) -> None:
         self.controller = controller
-        self.on_fault = on_fault
-        self.fault: BaseException | None = None
         self.raft = raft
         self.time_ms = time_ms
         self.max_idle_interval_ms = max_idle_interval_ms
+        self.leader_imbalance_check_interval_ms = leader_imbalance_check_interval_ms
+        self.on_fault = on_fault
+        self.fault: BaseException | None = None  # a committed batch that did not replay
         self._queue: asyncio.Queue[_Event[object]] = asyncio.Queue()
         self._waiters: list[_Waiter] = []
         self._committed = -1  # the last offset replayed
         self._tasks: list[asyncio.Task[None]] = []
-        self._wake = asyncio.Event()
         self._next_no_op_ms: int | None = None
+        self._next_balance_ms: int | None = None
         self._activation_epoch: int | None = None  # the epoch whose activation is queued
         self._pending_internal: set[str] = set()  # periodic events queued or running: one of each
 
@@ -129,11 +134,15 @@ class ControllerEventManager:
             self._fail_waiters()
             self._next_no_op_ms = None
 
+    def _leader(self) -> int:
+        leader = self.controller.leader_id
+        return -1 if leader is None else leader
+
     def _fail_waiters(self) -> None:
         waiters, self._waiters = self._waiters, []
         for w in waiters:
             if not w.future.done():
-                w.future.set_exception(not_controller(self.controller.leader_id or -1))
+                w.future.set_exception(not_controller(self._leader()))
 
     # -- the event queue -------------------------------------------------------------------
 
@@ -153,6 +162,8 @@ class ControllerEventManager:
             records = self.controller.activate(epoch, now_ms)
             if self.max_idle_interval_ms > 0:
                 self._next_no_op_ms = now_ms + self.max_idle_interval_ms
+            if self.leader_imbalance_check_interval_ms is not None:
+                self._next_balance_ms = now_ms + self.leader_imbalance_check_interval_ms
             return ControllerResult.atomic_of(records, None)
         return activate
 
@@ -188,14 +199,14 @@ class ControllerEventManager:
             event.future.cancel()
             return
         if self.fault is not None or (not event.internal and not controller.is_active()):
-            raise not_controller(controller.leader_id if controller.leader_id is not None else -1)
+            raise not_controller(self._leader())
         epoch = controller.active_epoch if not event.internal else event.epoch
         result = event.op(self.time_ms())
         if result.records:
             try:
                 last = self.raft.schedule_append(encode_records(result.records), epoch)
             except NotLeaderError:
-                raise not_controller(controller.leader_id if controller.leader_id is not None else -1) from None
+                raise not_controller(self._leader()) from None
             if last > self._committed:
                 waiter = _Waiter(last)
                 self._waiters.append(waiter)
@@ -221,6 +232,10 @@ class ControllerEventManager:
                 self._put_periodic("writeNoOpRecord",
                                    lambda _now: ControllerResult.of(controller.no_op_records(), None), epoch)
             self._put_periodic("maybeFenceReplicas", self._fence_op(), epoch)
+            interval = self.leader_imbalance_check_interval_ms
+            if interval is not None and self._next_balance_ms is not None and now >= self._next_balance_ms:
+                self._next_balance_ms = now + interval
+                self._put_periodic("maybeBalancePartitionLeaders", self._balance_op(), epoch)
 
     def _put_periodic(self, name: str, op: WriteOp[None], epoch: int) -> None:
         """Queue a periodic event unless one of that name is already queued or running (a
@@ -228,6 +243,14 @@ class ControllerEventManager:
         if name not in self._pending_internal:
             self._pending_internal.add(name)
             self._put(name, op, internal=True, epoch=epoch)
+
+    def _balance_op(self) -> WriteOp[None]:
+        def balance(now_ms: int) -> ControllerResult[None]:
+            records = self.controller.maybe_balance_partition_leaders()
+            if len(records) >= MAX_ELECTIONS_PER_IMBALANCE:  # more to do: again right after these commit
+                self._next_balance_ms = now_ms
+            return ControllerResult.of(records, None)
+        return balance
 
     def _fence_op(self) -> WriteOp[None]:
         def fence(now_ms: int) -> ControllerResult[None]:

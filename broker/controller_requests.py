@@ -25,6 +25,7 @@ from kafpy.metadata.image.configs import ConfigResource
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.protocol import messages as M
 
 from kafpy.broker.controller_configs import describe_configs
@@ -159,20 +160,48 @@ class ControllerRequests:
 
     def _delete_topics(self, request: M.DeleteTopicsRequest, version: int
                        ) -> Callable[[int], ControllerResult[Message]]:
-        """By name (v0-5 ``topic_names``, v6+ ``topics`` with a name) or by id (v6+)."""
-        if version <= 5:
-            names = list(request.topic_names)
-            ids: list[bytes] = []
-        else:
-            names = [t.name for t in request.topics if t.name is not None]
-            ids = [t.topic_id for t in request.topics if t.name is None]
+        """Kafka's ``ControllerApis.deleteTopics``: refused when ``delete.topic.enable`` is
+        false; by name (v0-5 ``topic_names``, v6+ ``topics`` with a name) or by id (v6+),
+        duplicates and a topic given by both name and id answered INVALID_REQUEST."""
+        if not self.config.values["delete.topic.enable"]:
+            raise ControllerError(ErrorCode.INVALID_REQUEST if version < 3 else ErrorCode.TOPIC_DELETION_DISABLED,
+                                  "Topic deletion is disabled." if version < 3 else None)
         R = M.DeleteTopicsResponse.DeletableTopicResult
-        refused = [R(name=n, error_code=int(ErrorCode.INVALID_REQUEST),
-                     error_message="Duplicate topic name.") for n in sorted({n for n in names if names.count(n) > 1})]
-        names = [n for n in dict.fromkeys(names) if names.count(n) == 1]
+        refused: list[M.DeleteTopicsResponse.DeletableTopicResult] = []
+        names: dict[str, int] = {}
+        ids: dict[bytes, int] = {}
+        for name in request.topic_names if version <= 5 else ():
+            names[name] = names.get(name, 0) + 1
+        for t in request.topics if version >= 6 else ():
+            if t.name is None and t.topic_id == ZERO_UUID:
+                refused.append(R(name=None, topic_id=ZERO_UUID, error_code=int(ErrorCode.INVALID_REQUEST),
+                                 error_message="Neither topic name nor id were specified."))
+            elif t.name is None:
+                ids[t.topic_id] = ids.get(t.topic_id, 0) + 1
+            elif t.topic_id == ZERO_UUID:
+                names[t.name] = names.get(t.name, 0) + 1
+            else:
+                refused.append(R(name=t.name, topic_id=t.topic_id, error_code=int(ErrorCode.INVALID_REQUEST),
+                                 error_message="You may not specify both topic name and topic id."))
+        refused += [R(name=n, topic_id=ZERO_UUID, error_code=int(ErrorCode.INVALID_REQUEST),
+                      error_message="Duplicate topic name.") for n, k in names.items() if k > 1]
+        refused += [R(name=None, topic_id=i, error_code=int(ErrorCode.INVALID_REQUEST),
+                      error_message="Duplicate topic id.") for i, k in ids.items() if k > 1]
 
         def op(now: int) -> ControllerResult[Message]:
-            result = self.controller.replication.delete_topics(names, ids)
+            image = self.controller.metadata.image
+            by_id = [i for i, k in ids.items() if k == 1]
+            by_name = []
+            for n, k in names.items():
+                found = image.topic(n) if k == 1 else None
+                if found is not None and found.id in by_id:
+                    by_id.remove(found.id)
+                    refused.append(R(name=n, topic_id=found.id, error_code=int(ErrorCode.INVALID_REQUEST),
+                                     error_message="The provided topic name maps to an ID that was already "
+                                                   "supplied."))
+                elif k == 1:
+                    by_name.append(n)
+            result = self.controller.replication.delete_topics(by_name, by_id)
             return ControllerResult(result.records, M.DeleteTopicsResponse(responses=result.response + refused),
                                     result.is_atomic)
         return op

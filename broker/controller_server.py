@@ -180,6 +180,7 @@ class ControllerServer:
         self.controller = self._quorum_controller(cluster_id, metadata_dir)
         self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms,
                                              max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]),
+                                             leader_imbalance_check_interval_ms=self._leader_imbalance_interval_ms(),
                                              on_fault=self._on_fault)
         self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters,
                                    ControllerRequests(self.controller, self.events, self.config))
@@ -194,6 +195,12 @@ class ControllerServer:
             self._servers.append(server)
             log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
                      li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
+
+    def _leader_imbalance_interval_ms(self) -> int | None:
+        v = self.config.values
+        if not v["auto.leader.rebalance.enable"]:
+            return None
+        return int(v["leader.imbalance.check.interval.seconds"]) * 1000
 
     def _registered_listeners(self) -> list[Endpoint]:
         """The controller listeners this node registers: the voters' address for its own id

@@ -47,7 +47,7 @@ from kafpy.metadata.image.cluster import VersionRange
 from kafpy.metadata.image.writer import with_version
 from kafpy.metadata.record_serde import read_record, write_record
 from kafpy.protocol.messages import (
-    BeginTransactionRecord, ConfigRecord, EndTransactionRecord, Message, NoOpRecord,
+    BeginTransactionRecord, ConfigRecord, ElectLeadersRequest, EndTransactionRecord, Message, NoOpRecord,
 )
 from kafpy.raft.kafka_raft_client import Batch
 
@@ -56,6 +56,7 @@ log = logging.getLogger("org.apache.kafka.controller.QuorumController")
 METADATA_TRANSACTION_LEVEL = 13  # 3.6-IV1: isMetadataTransactionSupported
 NO_OP_RECORD_LEVEL = 7  # 3.3-IV0 and later: every KRaft metadata.version writes NoOpRecords
 BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
+MAX_ELECTIONS_PER_IMBALANCE = 1000  # Kafka's maxElectionsPerImbalance
 
 
 def default_supported_features() -> dict[str, VersionRange]:
@@ -210,3 +211,13 @@ class QuorumController:
         expired longest ago (none when no session expired); the caller runs it again at once
         after a fencing, as Kafka reschedules it."""
         return self.replication.maybe_fence_one_stale_broker(now_ms).records
+
+    def maybe_balance_partition_leaders(self) -> list[Message]:
+        """Kafka's ``maybeBalancePartitionLeaders`` (``auto.leader.rebalance.enable``): a
+        preferred-leader election for every partition whose first replica is not its leader
+        but could be, at most ``MAX_ELECTIONS_PER_IMBALANCE`` at a time (the caller runs it
+        again at once when it hit the limit)."""
+        records = self.partitions.elect_leaders(ElectLeadersRequest(election_type=0, topic_partitions=None)).records
+        if records:
+            log.info("Rebalancing the leaders of %d partition(s).", min(len(records), MAX_ELECTIONS_PER_IMBALANCE))
+        return records[:MAX_ELECTIONS_PER_IMBALANCE]

@@ -92,6 +92,14 @@ def test_admin_requests_through_the_active_controller() -> None:
             assert isinstance(deleted, M.DeleteTopicsResponse)
             assert sorted((r.name, r.error_code) for r in deleted.responses) == [
                 ("a", 0), ("nope", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)]
+            # Kafka's refusals around the manager
+            odd = await _call(apis, M.DeleteTopicsRequest(topics=[
+                D(name=None), D(name="x", topic_id=topic_id), D(name="y"), D(name="y")]), 6)
+            assert isinstance(odd, M.DeleteTopicsResponse)
+            assert sorted((r.name or "", r.error_code, r.error_message or "") for r in odd.responses) == [
+                ("", 42, "Neither topic name nor id were specified."),
+                ("x", 42, "You may not specify both topic name and topic id."),
+                ("y", 42, "Duplicate topic name.")]
             # ACLs: no authorizer on a controller
             acls = await _call(apis, M.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1,
                                                            operation=1, permission_type=1), 3)

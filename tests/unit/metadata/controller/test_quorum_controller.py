@@ -10,8 +10,11 @@ from kafpy.metadata.controller.quorum_controller import (
 )
 from kafpy.metadata.image.cluster import VersionRange
 from kafpy.protocol.messages import (
-    BeginTransactionRecord, ConfigRecord, EndTransactionRecord, FeatureLevelRecord, Message, NoOpRecord,
+    BeginTransactionRecord, BrokerHeartbeatRequest, ConfigRecord, EndTransactionRecord, FeatureLevelRecord,
+    Message, NoOpRecord, PartitionChangeRecord,
 )
+from kafpy.protocol.messages import AlterPartitionReassignmentsRequest as AR
+from kafpy.protocol.messages import CreateTopicsRequest as CT
 from kafpy.raft.kafka_raft_client import Batch
 
 from tests.unit.metadata.controller.helpers import CLUSTER_ID, registration
@@ -114,3 +117,26 @@ def test_the_supported_features_are_kafka_44s_production_ranges() -> None:
     assert supported["metadata.version"] == VersionRange(7, 33)
     assert supported["kraft.version"] == VersionRange(0, 1)
     assert supported["share.version"] == VersionRange(0, 2)
+
+
+def test_leader_balancing_elects_the_preferred_replica() -> None:
+    c = _controller()
+    c.replay_batch(_control(0, 1))
+    c.replay_batch(_data(1, 1, [FeatureLevelRecord(name="metadata.version", feature_level=33)]))
+    for broker_id in (1, 2):
+        c.metadata.replay_all(c.cluster.register_broker(registration(broker_id), c.metadata.next_write_offset(),
+                                                        0).records)
+        reg = c.metadata.image.cluster.brokers[broker_id]
+        c.metadata.replay_all(c.replication.process_broker_heartbeat(BrokerHeartbeatRequest(
+            broker_id=broker_id, broker_epoch=reg.epoch, current_metadata_offset=c.metadata.last_offset), 0).records)
+    c.metadata.replay_all(c.replication.create_topics(CT(topics=[CT.CreatableTopic(
+        name="t", num_partitions=-1, replication_factor=-1,
+        assignments=[CT.CreatableReplicaAssignment(partition_index=0, broker_ids=[1, 2])])])).records)
+    assert c.maybe_balance_partition_leaders() == []  # led by its preferred replica
+    # the same replicas in another order: broker 2 is now preferred, broker 1 still leads
+    c.metadata.replay_all(c.partitions.alter_partition_reassignments(AR(topics=[AR.ReassignableTopic(
+        name="t", partitions=[AR.ReassignablePartition(partition_index=0, replicas=[2, 1])])])).records)
+    topic = c.metadata.image.topic("t")
+    assert topic is not None and topic.partitions[0].leader == 1 and topic.partitions[0].replicas[0] == 2
+    (record,) = c.maybe_balance_partition_leaders()
+    assert isinstance(record, PartitionChangeRecord) and record.leader == 2
