@@ -8,7 +8,7 @@ import asyncio
 import logging
 import signal
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from kafpy.broker.config import ConfigError, KafkaConfig
 
@@ -69,9 +69,11 @@ async def run(config: KafkaConfig) -> int:
         return await run_combined(config)
     from kafpy.broker.broker import Broker
     broker: Broker
+    kraft_raft_task: Callable[[], asyncio.Task[None] | None] = lambda: None
     if config.process_roles == {"broker"}:
-        from kafpy.broker.kraft_broker import KRaftBroker
-        broker = KRaftBroker(config, loop)
+        from kafpy.broker.kraft_broker import KRaftBroker  # imported only here: start time
+        broker = kraft = KRaftBroker(config, loop)
+        kraft_raft_task = lambda: kraft.raft_task  # noqa: E731 - read once started
     else:
         broker = Broker(config, loop)
     stop = asyncio.Event()
@@ -85,12 +87,19 @@ async def run(config: KafkaConfig) -> int:
             "Fatal error during KafkaServer startup. Prepare to shutdown", exc_info=True)
         await broker.shutdown()
         return 1
-    await stop.wait()
+    # a KRaft broker also stops when its raft client fails (as Kafka's raft IO thread ends the node)
+    raft_task = kraft_raft_task()
+    waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
+    if raft_task is not None:
+        waiters.append(raft_task)
+    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    failed = raft_task is not None and raft_task.done() and not raft_task.cancelled() \
+        and raft_task.exception() is not None
     await broker.shutdown()
     if flusher is not None:
         flusher.cancel()
         _repeated_warnings.flush()
-    return 0
+    return 1 if failed else 0
 
 
 async def run_controller(config: KafkaConfig) -> int:

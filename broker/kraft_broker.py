@@ -44,7 +44,9 @@ from kafpy.raft.quorum_state_store import FileQuorumStateStore, quorum_state_pat
 from kafpy.raft.raft_core import RaftCore
 from kafpy.raft.voter_set import VoterSet
 from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
+from kafpy.replication.alter_partition_manager import AlterPartitionManager
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
 from kafpy.broker.broker import Broker, _default_host
 from kafpy.broker.config import ConfigError, KafkaConfig
@@ -156,10 +158,9 @@ class KRaftBroker(Broker):
         await self._start_group_coordinator()
         await self._start_server()
         assert self.server is not None and self.services is not None
-        fetchers, alter = replication_managers(cfg, rm, cache, lambda: self.lifecycle.broker_epoch
-                                               if self.lifecycle else -1, self.loop, self.inter_broker_security)
-        alter.controller_node = self._channel("alter-partition").active_controller
-        rm.start_replication(fetchers, alter)
+        broker_epoch: Callable[[], int] = lambda: self.lifecycle.broker_epoch if self.lifecycle else -1
+        fetchers, _ = replication_managers(cfg, rm, cache, broker_epoch, self.loop, self.inter_broker_security)
+        rm.start_replication(fetchers, self._alter_partition_manager(cache, broker_epoch))
         publisher = self.publisher
         assert self.raft is not None
         core = self.raft.core
@@ -187,6 +188,20 @@ class KRaftBroker(Broker):
         log.info("[BrokerServer id=%d] started (kafpy, cluster id %s, broker epoch %d)", cfg.broker_id, cluster_id,
                  lifecycle.broker_epoch)
         self.started.set()
+
+    def _alter_partition_manager(self, cache: MetadataCache, broker_epoch: Callable[[], int]
+                                 ) -> AlterPartitionManager:
+        """ISR changes to the active controller, over the controller listener (PLAINTEXT, not
+        the inter-broker listener's security)."""
+        channel = self._channel("alter-partition")
+        config = NetworkClientConfig(request_timeout_ms=int(self.config["controller.socket.timeout.ms"]))
+
+        def client(node: BrokerInfo) -> NetworkClient:
+            return NetworkClient(node.host, node.port, client_id=f"broker-{self.config.broker_id}-alter-partition",
+                                 node_id=node.node_id, listener_name=self.controller_listener, config=config,
+                                 loop=self.loop)
+        return AlterPartitionManager(self.config.broker_id, broker_epoch, cache, client, self.loop,
+                                     controller_node=channel.active_controller)
 
     def _publish(self, delta: MetadataDelta, image: MetadataImage) -> None:
         assert self.publisher is not None

@@ -1,6 +1,7 @@
 """Admin requests a KRaft broker sends on to the active controller (Kafka 4's broker hands
 CreateTopics, DeleteTopics, CreatePartitions, the config, ACL, quota, SCRAM and feature
-changes, leader elections and reassignments to the controller, which writes the metadata log;
+changes, leader elections and reassignments, DescribeQuorum, UnregisterBroker and the voter
+changes to the controller, which writes the metadata log;
 the broker learns the outcome from the log like every other broker).
 
 The request goes as the client sent it, at the client's version; the controller's answer goes
@@ -32,6 +33,8 @@ FORWARDED = (
     ApiKey.INCREMENTAL_ALTER_CONFIGS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS, ApiKey.ALTER_CLIENT_QUOTAS,
     ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.UPDATE_FEATURES, ApiKey.ELECT_LEADERS,
     ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.LIST_PARTITION_REASSIGNMENTS,
+    # the quorum's own APIs, which Kafka's broker forwards too (kafka-metadata-quorum --bootstrap-server)
+    ApiKey.DESCRIBE_QUORUM, ApiKey.UNREGISTER_BROKER, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER,
 )
 
 

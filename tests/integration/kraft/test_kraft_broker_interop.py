@@ -21,7 +21,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from tests.integration.cluster.harness import leaders, metadata, read_all, wait_until
 from tests.integration.raft.quorum_support import describe_quorum
 from tests.support.kafka_dist import run_tool
-from tests.support.kraft_brokers import KafpyKRaftBroker, KRaftCluster
+from tests.support.kraft_brokers import ApacheController, KafpyKRaftBroker, KRaftCluster
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -192,6 +192,19 @@ def test_a_broker_joining_after_the_log_was_snapshotted_loads_the_snapshot(tmp_p
         cluster.stop()
 
 
+def active_controller(controllers: list[ApacheController]) -> int | None:
+    """The leader, as the controller that leads answers DescribeQuorum (the others answer
+    NOT_LEADER_OR_FOLLOWER)."""
+    for c in controllers:
+        try:
+            part = describe_quorum(c.port)
+        except OSError:
+            continue
+        if part.error_code == 0 and part.leader_id == c.node_id:
+            return c.node_id
+    return None
+
+
 def test_brokers_follow_a_new_active_controller(tmp_path: Path) -> None:
     """Three Apache controllers; the active one killed with SIGKILL: the kafpy brokers learn the
     new leader from the metadata log, keep heartbeating to it (still unfenced after more than a
@@ -200,12 +213,11 @@ def test_brokers_follow_a_new_active_controller(tmp_path: Path) -> None:
     try:
         cluster.start()
         b1, b2 = cluster.brokers
-        active = describe_quorum(cluster.controllers[0].port).leader_id
+        active = wait_until(lambda: active_controller(cluster.controllers), 30, "the active controller")
         victim = next(c for c in cluster.controllers if c.node_id == active)
         victim.kill()
         others = [c for c in cluster.controllers if c is not victim]
-        new_active = wait_until(lambda: (lambda lead: lead if lead not in (-1, active) else None)(
-            describe_quorum(others[0].port).leader_id), 60, "a new active controller")
+        new_active = wait_until(lambda: active_controller(others), 60, "a new active controller")
         res = run_tool("4", "kafka-topics", ["--bootstrap-server", b2.bootstrap, "--create", "--topic", TOPIC,
                                              "--partitions", str(PARTITIONS), "--replication-factor", "2"],
                        timeout=120)
@@ -214,6 +226,8 @@ def test_brokers_follow_a_new_active_controller(tmp_path: Path) -> None:
                    and len(leaders(metadata(b1), TOPIC)) == PARTITIONS, 30, "leaders of the new topic")
         acked = produce([b1.bootstrap, b2.bootstrap], [b"v-%d" % i for i in range(50)])
         assert_all_readable([b1.bootstrap, b2.bootstrap], acked)
+        status = run_tool("4", "kafka-metadata-quorum", ["--bootstrap-server", b1.bootstrap, "describe", "--status"])
+        assert re.search(rf"LeaderId:\s+{new_active}\b", status.stdout), status.stdout  # forwarded to the controller
         time.sleep(5)  # more than the controllers' broker.session.timeout.ms
         assert sorted(b.node_id for b in metadata(b1).brokers) == [1, 2], f"fenced after {new_active} took over"
     finally:
