@@ -63,6 +63,12 @@ def _roundtrip(bootstrap: str, values: list[bytes]) -> list[bytes]:
         consumer.close()
 
 
+def quorum_status(*bootstrap: str) -> dict[str, str]:
+    """kafka-metadata-quorum describe --status, key -> value."""
+    out = run_tool("4", "kafka-metadata-quorum", [*bootstrap, "describe", "--status"], timeout=120).stdout
+    return {k: v.strip() for k, _, v in (line.partition(":") for line in out.splitlines())}
+
+
 def test_kafka4_quickstart_config_is_a_one_node_kraft_cluster(tmp_path: Path) -> None:
     port, controller_port = free_ports(2)
     config = tmp_path / "server.properties"
@@ -81,9 +87,9 @@ def test_kafka4_quickstart_config_is_a_one_node_kraft_cluster(tmp_path: Path) ->
         assert _roundtrip(bootstrap, [b"first", b"second"]) == [b"first", b"second"]
         # clients are told of the broker listener only, never the controller's
         assert wire.metadata_brokers(LOOPBACK, port) == [(1, LOOPBACK, port)]
-        status = {k: v.strip() for k, _, v in (line.partition(":") for line in run_tool(
-            "4", "kafka-metadata-quorum", ["--bootstrap-controller", f"{LOOPBACK}:{controller_port}",
-                                           "describe", "--status"], timeout=120).stdout.splitlines())}
+        status = quorum_status("--bootstrap-controller", f"{LOOPBACK}:{controller_port}")
+        # through the broker listener too: DescribeQuorum forwarded to the controller
+        assert list(quorum_status("--bootstrap-server", bootstrap)) == list(status)
         assert status["ClusterId"] == cluster_id and status["LeaderId"] == "1"
         assert status["MaxFollowerLag"] == "0" and status["CurrentObservers"] == "[]"
         (voter,) = json.loads(status["CurrentVoters"])
