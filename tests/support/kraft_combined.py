@@ -133,23 +133,24 @@ class CombinedNode:
 
 
 class CombinedCluster:
-    """Three combined nodes (ids 1, 2, 3) of one implementation, one cluster id."""
+    """Three combined nodes (ids 1, 2, 3 unless told) of one implementation, one cluster id."""
 
-    def __init__(self, impl: str, root: Path, *, dynamic: bool = False, formatter: str | None = None) -> None:
+    def __init__(self, impl: str, root: Path, *, dynamic: bool = False, formatter: str | None = None,
+                 node_ids: tuple[int, int, int] = (1, 2, 3)) -> None:
         self.impl = impl
         self.dynamic = dynamic
         self.formatter = formatter or impl
         self.cluster_id = random_cluster_id()
         ports = free_ports(6)
-        controller_ports = dict(zip((1, 2, 3), ports[3:]))
+        controller_ports = dict(zip(node_ids, ports[3:]))
         if dynamic:
             quorum = {"controller.quorum.bootstrap.servers":
                       ",".join(f"{LOOPBACK}:{p}" for _, p in sorted(controller_ports.items()))}
         else:
             quorum = {"controller.quorum.voters":
                       ",".join(f"{n}@{LOOPBACK}:{p}" for n, p in sorted(controller_ports.items()))}
-        self.nodes = {n: CombinedNode(impl, n, ports[n - 1], controller_ports[n], root / f"{impl}-{n}", quorum)
-                      for n in (1, 2, 3)}
+        self.nodes = {n: CombinedNode(impl, n, port, controller_ports[n], root / f"{impl}-{n}", quorum)
+                      for n, port in zip(node_ids, ports)}
 
     @property
     def bootstrap(self) -> str:
