@@ -18,9 +18,10 @@ from typing import Callable, Iterator
 import pytest
 
 from tests.integration.cluster.harness import wait_until
-from tests.integration.cluster.test_lab2 import DESCRIBE_ROW, GROUP, PARTITIONS, TOPIC, Lab, Tools, stable_members
+from tests.integration.cluster.test_lab2 import DESCRIBE_ROW, GROUP, PARTITIONS, TOPIC, Lab, Tools
+from tests.integration.scripts.tools import run_script
 from tests.support import process
-from tests.support.kraft_combined import CombinedCluster
+from tests.support.kraft_combined import CombinedCluster, CombinedNode
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -61,6 +62,21 @@ def described(tools: Tools, bootstrap: str, ok: Callable[[Rows], bool], timeout:
     found = wait_until(settled, timeout, what)
     assert found is not None
     return found
+
+
+def group_rows(node: CombinedNode, *what: str) -> list[list[str]]:
+    """Rows of our kafka-consumer-groups --describe for the lab's group (as the ZooKeeper lab reads them)."""
+    res = run_script("kafka-consumer-groups", "--bootstrap-server", node.bootstrap, "--describe", "--group", GROUP,
+                     *what, timeout=60)
+    rows = [ln.split() for ln in res.stdout.splitlines() if ln.strip()] if res.returncode == 0 else []
+    return [r for r in rows if r and r[0] == GROUP]
+
+
+def stable_members(node: CombinedNode, n: int) -> bool:
+    """The group is Stable with ``n`` members sharing all 13 partitions."""
+    state, members = group_rows(node, "--state"), group_rows(node, "--members")
+    return (bool(state) and "Stable" in state[0] and len(members) == n
+            and all(int(r[-1]) > 0 for r in members) and sum(int(r[-1]) for r in members) == PARTITIONS)
 
 
 def test_lab2_on_combined_kraft_nodes(cluster: CombinedCluster, tools: Tools) -> None:
