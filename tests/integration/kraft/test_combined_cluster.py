@@ -11,7 +11,7 @@ restarted and back in every ISR; kill -9 of a partition leader that is not the a
 print is compared between kafpy and Apache modulo ids, ports and timings.
 
 A second test runs the dynamic form (``controller.quorum.bootstrap.servers``, directories
-formatted by Apache's ``kafka-storage format --initial-controllers``) on kafpy nodes."""
+formatted by our or Apache's ``kafka-storage format --initial-controllers``) on kafpy nodes."""
 from __future__ import annotations
 
 import json
@@ -184,10 +184,11 @@ def test_three_combined_kafpy_nodes_fail_over_as_apache_ones(tmp_path: Path,
     assert mine["acked"] == 90
 
 
-def test_dynamic_quorum_formatted_by_apache(tmp_path: Path, clusters: list[CombinedCluster]) -> None:
-    """``--initial-controllers`` written by Apache's kafka-storage, served by kafpy nodes: the
-    voters carry the directory ids formatted; a topic survives kill -9 of the active controller."""
-    cluster = CombinedCluster("kafpy", tmp_path, dynamic=True, formatter="apache")
+@pytest.mark.parametrize("formatter", ["kafpy", "apache"])
+def test_dynamic_quorum(tmp_path: Path, clusters: list[CombinedCluster], formatter: str) -> None:
+    """``--initial-controllers`` written by our kafka-storage or Apache's, served by kafpy nodes:
+    the voters carry the directory ids formatted; a topic survives kill -9 of the active controller."""
+    cluster = CombinedCluster("kafpy", tmp_path, dynamic=True, formatter=formatter)
     clusters.append(cluster)
     cluster.start()
     topics(cluster, "--create", "--topic", TOPIC, "--partitions", str(PARTITIONS), "--replication-factor", "3")
