@@ -178,7 +178,16 @@ def test_three_combined_kafpy_nodes_fail_over_as_apache_ones(tmp_path: Path,
     clusters.append(theirs)
     apache = scenario(theirs)
     theirs.stop()
-    assert mine == apache
+    assert mine == apache, (mine, apache)
+    assert mine["create"] == f"Created topic {TOPIC}."
+    assert mine["status_keys"] == ["ClusterId", "LeaderId", "LeaderEpoch", "HighWatermark", "MaxFollowerLag",
+                                   "MaxFollowerLagTimeMs", "CurrentVoters", "CurrentObservers"]
+    assert mine["voters"] == [(n, ["CONTROLLER://127.0.0.1"]) for n in (1, 2, 3)]
+    describe_lines = mine["describe"]
+    assert isinstance(describe_lines, list) and len(describe_lines) == 1 + PARTITIONS
+    assert mine["replication_header"] == ["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp",
+                                          "LastCaughtUpTimestamp", "Status"]
+    assert mine["replication_status_one_down"] == ["Follower", "Follower", "Leader"]
     assert mine["observers"] == "[]"  # the brokers are the voters: no observers on a combined cluster
     assert mine["replication_status"] == ["Leader", "Follower", "Follower"]
     assert mine["acked"] == 90
