@@ -44,7 +44,7 @@ from kafpy.broker.controller import ControllerState, StandaloneController, load_
 from kafpy.broker.fetch_session import FetchSessionCache
 from kafpy.broker.quotas import ClientQuotas
 from kafpy.broker.security.client import ClientSecurity
-from kafpy.broker.security.credentials import user_configs_store
+from kafpy.broker.security.credentials import UserConfigs, user_configs_store
 from kafpy.broker.server import SocketServer
 from kafpy.broker.services import BrokerServices
 from kafpy.broker.share_persister import BrokerSharePersister
@@ -392,13 +392,17 @@ class Broker:
             share_persister=self.share_persister, share_coordinator=self.share_coordinator,
             cluster_controller=self.cluster_controller, zk_client=self.zk, authorizer=authorizer,
             quotas=self._client_quotas(),
-            user_configs=user_configs_store(self.zk, cfg.log_dirs[0]), features=self.features)
+            user_configs=self._user_configs(), features=self.features)
         self._start_share_partitions()
         self.server = SocketServer(self.config, self.apis, self.services, self.loop)
         self._observe_requests_when_read()
         cfg.reconfigure_listeners.append(self._observe_requests_when_read)
         await self.server.start()
         await self._start_http()
+
+    def _user_configs(self) -> UserConfigs:
+        """Where SCRAM credentials are read: ZooKeeper, or the standalone broker's file."""
+        return user_configs_store(self.zk, self.config.log_dirs[0])
 
     def _start_share_partitions(self) -> None:
         """The share partitions this broker leads (ShareFetch, ShareAcknowledge), writing

@@ -4,8 +4,9 @@ comes from a KRaft controller quorum instead of ZooKeeper.
 Start-up, in Kafka's order: meta.properties checked (formatted, one cluster, this node id);
 the logs loaded; the raft client started as an *observer* of the voters of
 ``controller.quorum.voters`` (it fetches ``__cluster_metadata`` into the on-disk metadata log
-of ``metadata.log.dir`` but never votes); the listener (``BrokerMetadataListener``) replays each
-committed batch into a metadata image, which ``BrokerMetadataPublisher`` applies to the
+of ``metadata.log.dir`` but never votes); the listener (``BrokerMetadataListener``) loads the
+latest snapshot and replays each committed batch after it into a metadata image, published once
+it has read up to the high watermark, which ``BrokerMetadataPublisher`` applies to the
 metadata cache and the replica manager; the coordinators and the socket server start; the
 ``BrokerLifecycleManager`` registers with the active controller and heartbeats. Once the
 controller says the broker caught up with the log and the publisher has applied what was
@@ -17,11 +18,11 @@ controller has moved the leaderships away and lets the broker go, at most
 raft client and the metadata log.
 
 Admin requests are forwarded to the active controller (``kraft_forwarding``); ISR changes go
-there too (AlterPartition). Dynamic broker configs and client quotas come from the image
-(``kraft_dynamic_configs``). Not done yet, and refused at start rather than run half-way:
+there too (AlterPartition). Dynamic broker configs, client quotas and SCRAM credentials come
+from the image (``kraft_dynamic_configs``). Not done yet, and refused at start rather than run half-way:
 ``controller.quorum.bootstrap.servers`` without voters, an authorizer, a controller listener
-other than PLAINTEXT. A broker whose log starts at a snapshot replays only the log (the
-snapshot's records are not loaded).
+other than PLAINTEXT. The listeners open before the broker registers (a listener on port 0
+registers the port it got), as the metadata it has answers until it has caught up.
 
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=broker``; tests.
 """
@@ -55,7 +56,8 @@ from kafpy.broker.features import KRaftFeatures
 from kafpy.broker.kraft_admin import KRaftAdminController
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.kraft_controller_channel import ControllerChannel
-from kafpy.broker.kraft_dynamic_configs import DynamicConfigPublisher
+from kafpy.broker.kraft_dynamic_configs import DynamicConfigPublisher, ImageUserConfigs
+from kafpy.broker.security.credentials import UserConfigs
 from kafpy.broker.kraft_forwarding import kraft_registry
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
 from kafpy.broker.kraft_metadata_listener import BrokerMetadataListener
@@ -90,10 +92,14 @@ class KRaftBroker(Broker):
         self.lifecycle: BrokerLifecycleManager | None = None
         self._channels: list[ControllerChannel] = []
         self.incarnation_id = os.urandom(16)
+        self.image_user_configs = ImageUserConfigs()  # SCRAM credentials from the metadata image
 
     @property
     def zk_mode(self) -> bool:
         return False
+
+    def _user_configs(self) -> UserConfigs:
+        return self.image_user_configs
 
     def _check_config(self) -> None:
         v = self.config.values
@@ -148,7 +154,8 @@ class KRaftBroker(Broker):
         forwarding = self._channel("forwarding")
         self.apis = kraft_registry(lambda: forwarding)
         self.features = features = KRaftFeatures()
-        dynamic = DynamicConfigPublisher(cfg.broker_id, self.controller.entity_configs, cfg.set_dynamic)
+        dynamic = DynamicConfigPublisher(cfg.broker_id, self.controller.entity_configs, cfg.set_dynamic,
+                                         self.image_user_configs)
 
         def published(image: MetadataImage) -> None:
             features.publish(image.finalized_features(), image.provenance.last_contained_offset)

@@ -21,6 +21,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from tests.integration.cluster.harness import leaders, metadata, read_all, wait_until
 from tests.integration.raft.quorum_support import describe_quorum
 from tests.support.kafka_dist import run_tool
+from tests.support.ports import free_ports
 from tests.support.kraft_brokers import ApacheController, KafpyKRaftBroker, KRaftCluster
 
 pytestmark = pytest.mark.timeout(420)
@@ -230,5 +231,50 @@ def test_brokers_follow_a_new_active_controller(tmp_path: Path) -> None:
         assert re.search(rf"LeaderId:\s+{new_active}\b", status.stdout), status.stdout  # forwarded to the controller
         time.sleep(5)  # more than the controllers' broker.session.timeout.ms
         assert sorted(b.node_id for b in metadata(b1).brokers) == [1, 2], f"fenced after {new_active} took over"
+    finally:
+        cluster.stop()
+
+
+def scram_login(port: int, user: str, password: str) -> bool:
+    """A SASL/SCRAM-SHA-256 client (kafka-python) lists the topics; False when refused."""
+    from kafka import KafkaAdminClient
+    from kafka.errors import KafkaError
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=[f"127.0.0.1:{port}"], security_protocol="SASL_PLAINTEXT",
+                                 sasl_mechanism="SCRAM-SHA-256", sasl_plain_username=user,
+                                 sasl_plain_password=password, request_timeout_ms=5000)
+    except (KafkaError, OSError):
+        return False
+    try:
+        admin.list_topics()
+        return True
+    finally:
+        admin.close()
+
+
+def test_scram_users_made_through_the_controller_log_in(tmp_path: Path) -> None:
+    """A SCRAM user added with kafka-configs (AlterUserScramCredentials, forwarded to Apache's
+    controller) logs in on the kafpy broker's SASL_PLAINTEXT listener: the credential comes from
+    the metadata image."""
+    cluster = KRaftCluster(tmp_path, controllers=1, brokers=1)
+    broker = cluster.brokers[0]
+    (sasl_port,) = free_ports(1)
+    broker.overrides.update({
+        "listeners": f"PLAINTEXT://127.0.0.1:{broker.port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker.port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "sasl.enabled.mechanisms": "SCRAM-SHA-256", "offsets.topic.replication.factor": 1,
+    })
+    try:
+        cluster.start()
+        assert not scram_login(sasl_port, "bob", "bob-secret")
+        run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--alter", "--entity-type", "users",
+                                        "--entity-name", "bob", "--add-config",
+                                        "SCRAM-SHA-256=[iterations=4096,password=bob-secret]"])
+        wait_until(lambda: scram_login(sasl_port, "bob", "bob-secret"), 30, "bob logs in with SCRAM-SHA-256")
+        assert not scram_login(sasl_port, "bob", "wrong")
+        described = run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--describe",
+                                                    "--entity-type", "users", "--entity-name", "bob"]).stdout
+        assert "SCRAM-SHA-256=iterations=4096" in described, described
     finally:
         cluster.stop()

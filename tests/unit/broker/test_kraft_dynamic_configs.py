@@ -51,3 +51,22 @@ def test_broker_configs_and_quotas_follow_the_images() -> None:
     assert len(layers) == 1
     assert changes[-1] == ("clients", "<default>", {})
     assert entity_configs.get("users", "alice/clients/c1") == {"producer_byte_rate": "1024"}
+
+
+def test_scram_credentials_come_from_the_image() -> None:
+    import asyncio
+
+    from kafpy.broker.kraft_dynamic_configs import ImageUserConfigs
+    users = ImageUserConfigs()
+    publisher = DynamicConfigPublisher(2, EntityConfigs(), lambda d, o: None, users)
+    assert users.credential("alice", "SCRAM-SHA-256") is None
+    image = image_of([M.UserScramCredentialRecord(name="alice", mechanism=1, salt=b"s", stored_key=b"k",
+                                                  server_key=b"v", iterations=4096)])
+    publisher.publish(image)
+    credential = users.credential("alice", "SCRAM-SHA-256")
+    assert credential is not None and (credential.salt, credential.iterations) == (b"s", 4096)
+    assert users.credential("alice", "SCRAM-SHA-512") is None and users.credential("alice", "PLAIN") is None
+    assert asyncio.run(users.users()) == ["alice"]
+    assert list(asyncio.run(users.scram_configs("alice"))) == ["SCRAM-SHA-256"]
+    publisher.publish(image_of([M.RemoveUserScramCredentialRecord(name="alice", mechanism=1)], image))
+    assert users.credential("alice", "SCRAM-SHA-256") is None
