@@ -65,6 +65,8 @@ async def run(config: KafkaConfig) -> int:
     loop = asyncio.get_running_loop()
     if config.process_roles == {"controller"}:
         return await run_controller(config)
+    if config.process_roles == {"broker", "controller"}:
+        return await run_combined(config)
     from kafpy.broker.broker import Broker
     broker: Broker
     kraft_raft_task: Callable[[], asyncio.Task[None] | None] = lambda: None
@@ -123,6 +125,38 @@ async def run_controller(config: KafkaConfig) -> int:
     failed = raft_task is not None and raft_task.done() and not raft_task.cancelled() \
         and raft_task.exception() is not None or server.fault is not None
     await server.shutdown()
+    return 1 if failed else 0
+
+
+async def run_combined(config: KafkaConfig) -> int:
+    """A ``process.roles=broker,controller`` node: controller and broker over one raft client;
+    stops on a signal or when the raft client fails (1, as Kafka's fatal fault handler)."""
+    from kafpy.broker.kraft_server import KafkaRaftServer
+    loop = asyncio.get_running_loop()
+    server = KafkaRaftServer(config, loop)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    flusher = loop.create_task(_repeated_warnings.run()) if _repeated_warnings is not None else None
+    try:
+        await server.start()
+    except Exception as e:
+        logging.getLogger("kafka.server.KafkaRaftServer").error(
+            "Fatal error during KafkaServer startup. Prepare to shutdown: %s", e, exc_info=True)
+        await server.shutdown()
+        return 1
+    raft_task = server.raft_task
+    waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
+    if raft_task is not None:
+        waiters.append(raft_task)
+    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    failed = raft_task is not None and raft_task.done() and not raft_task.cancelled() \
+        and raft_task.exception() is not None or server.fault is not None
+    await server.shutdown()
+    if flusher is not None:
+        flusher.cancel()
+        if _repeated_warnings is not None:
+            _repeated_warnings.flush()
     return 1 if failed else 0
 
 

@@ -558,19 +558,8 @@ class KafkaConfig:
         except ValueError as e:
             raise ConfigError(str(e)) from None
         # A controller-only node runs the raft quorum (broker/controller_server.py); a broker-only
-        # node follows the quorum's metadata log (broker/kraft_broker.py). One combined node
-        # that is its own only voter runs as a standalone broker. Other combined nodes are
-        # refused until kafpy runs both roles in one process, rather than split-brained.
-        voters = v["controller.quorum.voters"]
-        if self.process_roles in ({"controller"}, {"broker"}):
-            return
-        if len(voters) != 1 or v["controller.quorum.bootstrap.servers"]:
-            raise ConfigError("kafpy does not run a combined broker,controller node in a controller "
-                              "quorum yet: process.roles=controller nodes form the quorum and "
-                              "process.roles=broker nodes follow it; process.roles=broker,controller "
-                              "is accepted for one node that is its own only voter")
-        log.warning("process.roles=broker,controller with one voter: running as a single node "
-                    "(standalone metadata, no __cluster_metadata log)")
+        # node follows the quorum's metadata log (broker/kraft_broker.py); a combined node runs
+        # both over one raft client (broker/kraft_server.py), a one-voter one included.
 
     def _derive_security(self) -> None:
         """listener.security.protocol.map and the inter-broker listener, checked as Kafka

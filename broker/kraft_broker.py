@@ -74,6 +74,9 @@ class KRaftBroker(Broker):
     """The Broker's parts plus the raft observer, the metadata listener and publisher, the
     lifecycle manager and the controller channels (one per purpose)."""
 
+    # False on a combined node, whose raft client and metadata log the controller owns
+    owns_raft = True
+
     def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         super().__init__(config, loop, clock)
@@ -266,7 +269,7 @@ class KRaftBroker(Broker):
         await super().shutdown()
         for channel in self._channels:
             await channel.close()
-        if self.raft is not None:
+        if self.raft is not None and self.owns_raft:
             await self.raft.close()
         if self.metadata_log is not None:
             self.metadata_log.flush()

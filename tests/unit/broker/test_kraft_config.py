@@ -75,13 +75,13 @@ def test_combined_broker_and_dedicated_controller_configs_pass() -> None:
     assert check({"broker", "controller"}, ["PLAINTEXT", "CONTROLLER"], voters=(), bootstrap=("127.0.0.1:19093",)) == []
 
 
-def test_combined_nodes_of_a_quorum_are_refused() -> None:
-    """A combined broker,controller node that is not its own only voter does not start as a
-    lone broker (that would split one cluster into several)."""
-    for overrides in ({"controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19094"},
+def test_combined_nodes_of_a_quorum_are_kraft_nodes() -> None:
+    """A combined broker,controller node runs as a KRaft node in a quorum of several, static or
+    dynamic, as with itself as its only voter (broker/kraft_server.py), never as a lone broker."""
+    for overrides in ({}, {"controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19094"},
                       {"controller.quorum.voters": "", "controller.quorum.bootstrap.servers": "127.0.0.1:19093"}):
-        with pytest.raises(ConfigError, match="does not run a combined broker,controller node in a controller quorum"):
-            KafkaConfig({**BASE, "process.roles": "broker,controller", "node.id": "1", **VOTER, **overrides})
+        config = KafkaConfig({**BASE, "process.roles": "broker,controller", "node.id": "1", **VOTER, **overrides})
+        assert config.process_roles == {"broker", "controller"}
 
 
 def test_broker_only_nodes_follow_a_quorum() -> None:
