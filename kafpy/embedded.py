@@ -471,14 +471,19 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
     a JVM (ZooKeeperMissing otherwise), which add about a second and 100 MB to the start.
     ``config`` applies to every node, over `TEST_DEFAULTS` and `CLUSTER_DEFAULTS`. The nodes
     start in parallel; `brokers[i]` is an `EmbeddedBroker` with the same failure helpers.
+    ``broker_ports`` and ``quorum`` (KRaft) fix the client ports and the cluster id and
+    controller ports instead of picking free ones (``kafpy-cluster`` restarting a folder).
     """
 
     def __init__(self, size: int = 3, config: Mapping[str, object] | None = None, *,
                  work_dir: str | Path | None = None, cuttable: bool = False,
                  keep_files: bool = False, start_timeout: float = 90.0,
-                 python: str = sys.executable, mode: str = "kraft"):
+                 python: str = sys.executable, mode: str = "kraft",
+                 broker_ports: Sequence[int] | None = None, quorum: KRaftQuorum | None = None):
         if mode not in ("kraft", "zookeeper"):
             raise ValueError(f"mode must be 'kraft' or 'zookeeper', not {mode!r}")
+        if broker_ports is not None and len(broker_ports) != size:
+            raise ValueError(f"{len(broker_ports)} broker ports for {size} nodes")
         self.mode = mode
         self._own_work_dir = work_dir is None
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kafpy-cluster-"))
@@ -488,10 +493,11 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
         if mode == "zookeeper":
             self.zookeeper = ZooKeeperServer(data_dir=self.work_dir / "zookeeper",
                                              start_timeout=start_timeout)
-            ports = free_ports(size)
+            ports = list(broker_ports or free_ports(size))
         else:
-            ports = free_ports(2 * size)
-            self.quorum = KRaftQuorum(random_cluster_id(), {i: ports[size + i] for i in range(size)})
+            ports = list(broker_ports or []) + free_ports(size if broker_ports else 2 * size)
+            # a given quorum (a cluster started again on its folder) keeps its id and ports
+            self.quorum = quorum or KRaftQuorum(random_cluster_id(), {i: ports[size + i] for i in range(size)})
         defaults = {**TEST_DEFAULTS, **CLUSTER_DEFAULTS}
         if size < 3:  # replicate on every broker there is
             defaults.update({k: str(size) for k in CLUSTER_DEFAULTS if k.endswith("factor")})
