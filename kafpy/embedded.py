@@ -122,11 +122,15 @@ class KRaftQuorum:
 
     cluster_id: str
     controller_ports: Mapping[int, int]
+    controller_hosts: Mapping[int, str] | None = None  # node id -> address (default loopback)
+
+    def host(self, node_id: int) -> str:
+        return (self.controller_hosts or {}).get(node_id, LOOPBACK)
 
     @property
     def voters(self) -> str:
         """``controller.quorum.voters``: ``id@host:port`` of every controller."""
-        return ",".join(f"{n}@{LOOPBACK}:{p}" for n, p in sorted(self.controller_ports.items()))
+        return ",".join(f"{n}@{self.host(n)}:{p}" for n, p in sorted(self.controller_ports.items()))
 
 
 def random_cluster_id() -> str:
