@@ -101,7 +101,7 @@ def run_kafpy(work: Path) -> dict[str, float]:
 
 def run_cluster(work: Path) -> dict[str, float]:
     t0 = time.perf_counter()
-    cluster = EmbeddedCluster(3, work_dir=work, keep_files=True)
+    cluster = EmbeddedCluster(3, work_dir=work, keep_files=True, mode="zookeeper")
     try:
         cluster.start()
         ready = time.perf_counter() - t0

@@ -6,9 +6,13 @@
 ...     producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers)
 
 `EmbeddedBroker` runs one standalone broker (no ZooKeeper, no JVM) on a free loopback port
-with its data in a temporary directory; `EmbeddedCluster` runs ZooKeeper and three brokers
-with replication, where a ZooKeeper server is installed (Debian's ``zookeeper`` package and
-a JVM). Both are context managers and have plain ``start()``/``stop()``.
+with its data in a temporary directory; `EmbeddedCluster` runs three brokers with
+replication, by default as Kafka 4 runs a cluster: KRaft, each node a combined broker and
+controller (``process.roles=broker,controller``) of one controller quorum, its directory
+formatted by ``kafka-storage format``, no ZooKeeper and no JVM; ``mode="zookeeper"`` runs a
+ZooKeeper server and ZooKeeper-mode brokers instead, where one is installed (Debian's
+``zookeeper`` package and a JVM). Both are context managers and have plain
+``start()``/``stop()``.
 
 Each broker is a child process (``python -m kafpy.broker server.properties``, the properties
 file generated in its work dir), never a thread of the caller. What that choice costs and
@@ -37,6 +41,9 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
+from base64 import urlsafe_b64encode
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TypeVar
 
@@ -108,6 +115,30 @@ def write_properties(path: Path, settings: Mapping[str, object]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+@dataclass(frozen=True)
+class KRaftQuorum:
+    """What every node of a KRaft cluster shares: the cluster id its directories are
+    formatted with and the controller quorum (node id -> controller listener port)."""
+
+    cluster_id: str
+    controller_ports: Mapping[int, int]
+    controller_hosts: Mapping[int, str] | None = None  # node id -> address (default loopback)
+
+    def host(self, node_id: int) -> str:
+        return (self.controller_hosts or {}).get(node_id, LOOPBACK)
+
+    @property
+    def voters(self) -> str:
+        """``controller.quorum.voters``: ``id@host:port`` of every controller."""
+        return ",".join(f"{n}@{self.host(n)}:{p}" for n, p in sorted(self.controller_ports.items()))
+
+
+def random_cluster_id() -> str:
+    """A cluster id as Kafka's ``kafka-storage random-uuid`` prints one (a random Uuid in
+    URL-safe base64, without padding)."""
+    return urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
 _Started = TypeVar("_Started", bound="_KeepsFilesOnFailure")
 _Broker = TypeVar("_Broker", bound="EmbeddedBroker")
 
@@ -150,7 +181,8 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
     ``work_dir`` None makes a temporary one. ``cuttable=True`` puts a forwarder of this
     process in front of the listener so `cut_listener()` works: it costs every byte a copy
     through a thread of this process, so leave it off unless a test cuts.
-    ``zookeeper_connect`` makes it a ZooKeeper-mode broker (`EmbeddedCluster` sets it).
+    ``zookeeper_connect`` makes it a ZooKeeper-mode broker, ``kraft`` a combined KRaft node of
+    that quorum whose node id is ``broker_id`` (`EmbeddedCluster` sets one or the other).
     """
 
     module = "kafpy.broker"
@@ -160,7 +192,8 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
                  broker_id: int = 0, zookeeper_connect: str | None = None,
                  cuttable: bool = False, keep_files: bool = False,
                  start_timeout: float = 60.0, python: str = sys.executable,
-                 env: Mapping[str, str] | None = None, defaults: Mapping[str, object] | None = None):
+                 env: Mapping[str, str] | None = None, defaults: Mapping[str, object] | None = None,
+                 kraft: KRaftQuorum | None = None):
         self._own_work_dir = work_dir is None
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kafpy-"))
         self.log_dir = Path(log_dir) if log_dir else self.work_dir / "data"
@@ -169,6 +202,7 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
         self.port = port or self._pick_port()
         self.broker_id = broker_id
         self.zookeeper_connect = zookeeper_connect
+        self.kraft = kraft
         self.cuttable = cuttable
         self.keep_files = keep_files
         self.defaults = dict(TEST_DEFAULTS if defaults is None else defaults)
@@ -226,6 +260,16 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
                     "log.dirs": str(self.log_dir)}
         if self.zookeeper_connect:
             settings["zookeeper.connect"] = self.zookeeper_connect
+        if self.kraft is not None:
+            controller_port = self.kraft.controller_ports[self.broker_id]
+            del settings["broker.id"]
+            settings.update({
+                "process.roles": "broker,controller", "node.id": str(self.broker_id),
+                "controller.quorum.voters": self.kraft.voters,
+                "listeners": f"PLAINTEXT://{self.host}:{listen_port},CONTROLLER://{self.host}:{controller_port}",
+                "controller.listener.names": "CONTROLLER", "inter.broker.listener.name": "PLAINTEXT",
+                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "metadata.log.dir": str(self.log_dir)})
         return settings
 
     def command(self) -> list[str]:
@@ -233,8 +277,18 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
         return [self.python, "-m", self.module, str(self.properties_path)]
 
     def prepare(self) -> None:
-        """Write what the command reads (its properties file) before each start."""
+        """Write what the command reads (its properties file) before each start; a KRaft
+        node's directory is formatted first (``kafka-storage format --ignore-formatted``)."""
         write_properties(self.properties_path, self.settings())
+        if self.kraft is not None and not (self.log_dir / "meta.properties").exists():
+            done = subprocess.run([self.python, "-m", "kafpy.scripts.kafka_storage", "format", "-t",
+                                   self.kraft.cluster_id, "-c", str(self.properties_path),
+                                   "--ignore-formatted"],
+                                  capture_output=True, text=True, cwd=self.cwd(), env=self.environment(),
+                                  timeout=self.start_timeout)
+            if done.returncode != 0:
+                raise _process.ProcessFailed(f"{self.name}: kafka-storage format failed:\n"
+                                             f"{done.stdout}{done.stderr}")
 
     def environment(self) -> dict[str, str]:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
@@ -411,24 +465,43 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
 
 
 class EmbeddedCluster(_KeepsFilesOnFailure):
-    """ZooKeeper and ``size`` kafpy brokers (ids 0..size-1) replicating each other.
+    """``size`` kafpy nodes (ids 0..size-1) replicating each other.
 
-    Needs a ZooKeeper server (Debian's ``zookeeper`` package and a JVM; ZooKeeperMissing
-    otherwise): ZooKeeper's JVM adds about a second and 100 MB to the start. ``config``
-    applies to every broker, over `TEST_DEFAULTS` and `CLUSTER_DEFAULTS`. The brokers start
-    in parallel; `brokers[i]` is an `EmbeddedBroker` with the same failure helpers.
+    ``mode="kraft"`` (the default, as Kafka 4): every node is a combined broker and controller
+    (``process.roles=broker,controller``) and a voter of one static controller quorum
+    (``controller.quorum.voters``), its directory formatted with the cluster's id by
+    ``kafka-storage format`` before its first start; nothing else runs. ``mode="zookeeper"``:
+    a ZooKeeper server and ZooKeeper-mode brokers; it needs Debian's ``zookeeper`` package and
+    a JVM (ZooKeeperMissing otherwise), which add about a second and 100 MB to the start.
+    ``config`` applies to every node, over `TEST_DEFAULTS` and `CLUSTER_DEFAULTS`. The nodes
+    start in parallel; `brokers[i]` is an `EmbeddedBroker` with the same failure helpers.
+    ``broker_ports`` and ``quorum`` (KRaft) fix the client ports and the cluster id and
+    controller ports instead of picking free ones (``kafpy-cluster`` restarting a folder).
     """
 
     def __init__(self, size: int = 3, config: Mapping[str, object] | None = None, *,
                  work_dir: str | Path | None = None, cuttable: bool = False,
                  keep_files: bool = False, start_timeout: float = 90.0,
-                 python: str = sys.executable):
+                 python: str = sys.executable, mode: str = "kraft",
+                 broker_ports: Sequence[int] | None = None, quorum: KRaftQuorum | None = None):
+        if mode not in ("kraft", "zookeeper"):
+            raise ValueError(f"mode must be 'kraft' or 'zookeeper', not {mode!r}")
+        if broker_ports is not None and len(broker_ports) != size:
+            raise ValueError(f"{len(broker_ports)} broker ports for {size} nodes")
+        self.mode = mode
         self._own_work_dir = work_dir is None
         self.work_dir = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kafpy-cluster-"))
         self.keep_files = keep_files
-        self.zookeeper = ZooKeeperServer(data_dir=self.work_dir / "zookeeper",
-                                         start_timeout=start_timeout)
-        ports = free_ports(size)
+        self.zookeeper: ZooKeeperServer | None = None
+        self.quorum: KRaftQuorum | None = None
+        if mode == "zookeeper":
+            self.zookeeper = ZooKeeperServer(data_dir=self.work_dir / "zookeeper",
+                                             start_timeout=start_timeout)
+            ports = list(broker_ports or free_ports(size))
+        else:
+            ports = list(broker_ports or []) + free_ports(size if broker_ports else 2 * size)
+            # a given quorum (a cluster started again on its folder) keeps its id and ports
+            self.quorum = quorum or KRaftQuorum(random_cluster_id(), {i: ports[size + i] for i in range(size)})
         defaults = {**TEST_DEFAULTS, **CLUSTER_DEFAULTS}
         if size < 3:  # replicate on every broker there is
             defaults.update({k: str(size) for k in CLUSTER_DEFAULTS if k.endswith("factor")})
@@ -436,7 +509,8 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
         self.brokers = [
             EmbeddedBroker(config, port=ports[i], work_dir=self.work_dir / f"broker{i}",
                            broker_id=i, cuttable=cuttable, keep_files=True,
-                           start_timeout=start_timeout, python=python, defaults=defaults)
+                           start_timeout=start_timeout, python=python, defaults=defaults,
+                           kraft=self.quorum)
             for i in range(size)]
 
     @property
@@ -449,11 +523,12 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
         return self.bootstrap_servers
 
     def start(self) -> "EmbeddedCluster":
-        """Start ZooKeeper, then every broker at once; return when all answer and all are
-        registered (every broker lists the others in its Metadata)."""
-        self.zookeeper.start()
-        for b in self.brokers:
-            b.zookeeper_connect = self.zookeeper.connect_string
+        """Start ZooKeeper (ZooKeeper mode), then every node at once; return when all answer
+        and all are registered (every broker lists the others in its Metadata)."""
+        if self.zookeeper is not None:
+            self.zookeeper.start()
+            for b in self.brokers:
+                b.zookeeper_connect = self.zookeeper.connect_string
         errors: list[BaseException] = []
 
         def start(b: EmbeddedBroker) -> None:
@@ -481,7 +556,7 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
             admin.close()
 
     def stop(self) -> None:
-        """Stop every broker (SIGTERM, one by one from the last), then ZooKeeper."""
+        """Stop every node (SIGTERM, one by one from the last), then ZooKeeper if any."""
         try:
             for b in reversed(self.brokers):
                 try:
@@ -489,7 +564,8 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
                 except Exception:  # noqa: BLE001 - keep stopping the others
                     b.kill()
         finally:
-            self.zookeeper.stop()
+            if self.zookeeper is not None:
+                self.zookeeper.stop()
 
     def close(self) -> None:
         """`stop()`, then delete the work dir if this object made it and ``keep_files`` is
@@ -524,8 +600,8 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
         return "\n".join(f"===== {b.name}\n{b.log_text()}" for b in self.brokers)
 
     def failure_logs(self) -> list[tuple[str, str]]:
-        return [(b.name, b.log_text()) for b in self.brokers] + [
-            (self.zookeeper.name, self.zookeeper.log_text())]
+        zookeeper = [] if self.zookeeper is None else [(self.zookeeper.name, self.zookeeper.log_text())]
+        return [(b.name, b.log_text()) for b in self.brokers] + zookeeper
 
     def _where_its_logs_are(self) -> str:
         return f"cluster failed a test; its logs are in {self.work_dir}"

@@ -9,8 +9,10 @@ Registered through the ``pytest11`` entry point, so any test may ask for:
 - ``kafpy_topic``: a topic of its own for each test (one partition), created on the
   session's broker; its name is unique across tests and workers, so tests may run in parallel.
 - ``kafpy_topic_factory``: ``kafpy_topic_factory(partitions=3, config={...})`` for more.
-- ``kafpy_cluster``: ZooKeeper and three brokers for the session (needs Debian's ``zookeeper``
-  package and a JVM), started on first use.
+- ``kafpy_cluster``: three replicating kafpy nodes for the session, started on first use: a
+  KRaft cluster of combined broker-and-controller nodes (no ZooKeeper, no JVM), or ZooKeeper
+  and three brokers with ``--kafpy-cluster-mode zookeeper`` (needs Debian's ``zookeeper``
+  package and a JVM).
 
 Options (command line, or the ``ini`` names in ``pytest.ini`` / ``[tool.pytest.ini_options]``):
 
@@ -20,6 +22,8 @@ Options (command line, or the ``ini`` names in ``pytest.ini`` / ``[tool.pytest.i
   by Kafka's names, over kafpy's test defaults.
 - ``--kafpy-keep-logs`` (``kafpy_keep_logs = true``): when a test failed, keep the broker's
   work dir (its log ``broker.log`` and data) and print where it is; otherwise it is deleted.
+- ``--kafpy-cluster-mode kraft|zookeeper`` (``kafpy_cluster_mode``): how ``kafpy_cluster``
+  forms its cluster (default ``kraft``).
 
 A failing test that used these fixtures gets the tail of the broker's log in its report.
 This module imports nothing heavy until a fixture is used, so it costs the test sessions
@@ -54,8 +58,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     metavar="KEY=VALUE", help="a broker setting (repeatable)")
     group.addoption("--kafpy-keep-logs", dest="kafpy_keep_logs", action="store_true",
                     default=None, help="keep the broker's log and data dir when a test failed")
+    group.addoption("--kafpy-cluster-mode", dest="kafpy_cluster_mode", default=None,
+                    choices=["kraft", "zookeeper"],
+                    help="how kafpy_cluster forms its cluster (default kraft: no ZooKeeper)")
     parser.addini("kafka_bootstrap", "use this Kafka instead of starting kafpy's broker",
                   default="")
+    parser.addini("kafpy_cluster_mode", "kafpy_cluster's mode: kraft (default) or zookeeper",
+                  default="kraft")
     parser.addini("kafpy_config", "broker settings, KEY=VALUE, one per line", type="linelist",
                   default=[])
     parser.addini("kafpy_keep_logs", "keep the broker's log and data dir when a test failed",
@@ -69,6 +78,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _bootstrap_option(config: pytest.Config) -> str | None:
     return config.getoption("kafka_bootstrap") or config.getini("kafka_bootstrap") or None
+
+
+def cluster_mode(config: pytest.Config) -> str:
+    """``kafpy_cluster``'s mode: the command line, else pytest.ini, else ``kraft``."""
+    mode = str(config.getoption("kafpy_cluster_mode") or config.getini("kafpy_cluster_mode") or "kraft")
+    if mode not in ("kraft", "zookeeper"):
+        raise pytest.UsageError(f"kafpy_cluster_mode: {mode!r} is not kraft or zookeeper")
+    return mode
 
 
 def _keep_logs(config: pytest.Config) -> bool:
@@ -148,14 +165,16 @@ def kafka_bootstrap_servers(kafpy_broker: "EmbeddedBroker | ExternalKafka") -> s
 @pytest.fixture(scope="session")
 def kafpy_cluster(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
                   ) -> Iterator["EmbeddedCluster | ExternalKafka"]:
-    """ZooKeeper and three kafpy brokers for the session, or ``--kafka-bootstrap``."""
+    """Three kafpy nodes for the session (KRaft, or ZooKeeper mode on request), or
+    ``--kafka-bootstrap``."""
     external = _bootstrap_option(pytestconfig)
     if external:
         yield ExternalKafka(external)
         return
     from kafpy.embedded import EmbeddedCluster
     cluster = EmbeddedCluster(3, broker_settings(pytestconfig),
-                              work_dir=tmp_path_factory.mktemp("kafpy-cluster"), keep_files=True)
+                              work_dir=tmp_path_factory.mktemp("kafpy-cluster"), keep_files=True,
+                              mode=cluster_mode(pytestconfig))
     try:
         cluster.start()
     except BaseException:

@@ -41,6 +41,8 @@ def table(results: list[RunResult]) -> str:
         ("fuzz requests sent", str(sum(r.fuzz_sent for r in results))),
         ("broker crashes", str(sum(v.startswith(("crash", "unclean_exit"))
                                    for r in results for v in r.verdict.violations))),
+        ("metadata-log violations (KRaft)", str(sum(v.startswith("metadata_log")
+                                                    for r in results for v in r.verdict.violations))),
     ]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"| {k:<{width}} | {v:>12} |" for k, v in rows)
@@ -71,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma-separated subset of {','.join(KINDS)}, or one of "
                          f"{', '.join(KIND_LISTS)} (default: all, a kept seed its own)")
     ap.add_argument("--rate", type=float, default=40.0, help="records/s per producer")
+    ap.add_argument("--mode", choices=["zookeeper", "kraft"], default="zookeeper",
+                    help="ZooKeeper and brokers (default), or combined KRaft nodes (no ZooKeeper; "
+                         "their metadata logs checked too)")
     ap.add_argument("--fuzz", type=int, default=0, help="fuzz requests after the last run")
     ap.add_argument("--dir", type=Path, default=None, help="where histories go (a temp dir)")
     ap.add_argument("--summarize", type=Path, nargs="+", metavar="DIR",
@@ -91,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 r = run_once(seed, work, brokers=args.brokers, rate=args.rate, fault_count=args.faults,
                              kinds=None if i < len(kept) else args.kinds,
-                             fuzz=args.fuzz if i == len(seeds) - 1 else 0)
+                             fuzz=args.fuzz if i == len(seeds) - 1 else 0, mode=args.mode)
             except Exception as e:  # noqa: BLE001 - a harness failure fails this run, not the rest
                 print(f"seed {seed}: harness failed: {e!r}"[:2000], flush=True)
                 failed_harness += 1

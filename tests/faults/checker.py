@@ -79,7 +79,7 @@ def check(events: Iterable[dict]) -> Verdict:
         elif kind == "converged":
             v.converge_s = e["seconds"]
         elif kind in ("crash", "converge_failed", "invalid_log", "unclean_exit", "fuzz_failed",
-                      "not_serving"):
+                      "not_serving", "metadata_log"):
             v.violations.append(f"{kind}: {_brief(e)}")
     if not final:
         v.violations.append("no final read: the run ended before reading the log back")

@@ -1,5 +1,8 @@
-"""A ZooKeeper-mode kafpy cluster whose every node runs in its own network namespace, with
-each broker's log dir on a small ext4 file system of its own (disks.py: one can be filled up or
+"""A kafpy cluster whose every node runs in its own network namespace, with each broker's log
+dir on a small ext4 file system of its own. ``mode="zookeeper"``: ZooKeeper (a namespace of its
+own) and ZooKeeper-mode brokers; ``mode="kraft"``: combined broker-and-controller nodes of one
+KRaft quorum, each node's controller listener in its namespace and its ``__cluster_metadata``
+log on its log disk (disks.py: one can be filled up or
 slowed down). The fault harness owns it: ``start()``, fault hooks (``kill``, ``pause``...),
 ``stop()`` (SIGTERM, exit codes kept) and ``close()``, which always leaves nothing behind:
 processes, mounts, loop devices, cgroups, namespaces."""
@@ -7,18 +10,23 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from kazoo.client import KazooClient
 
+from kafpy.broker.properties import load_properties
+from kafpy.embedded import KRaftQuorum, random_cluster_id, write_properties
 from kafpy.protocol import codec
-from kafpy.protocol.messages import MetadataRequest, RequestHeader
+from kafpy.protocol.messages import (DescribeQuorumRequest, DescribeQuorumResponse, MetadataRequest,
+                                     RequestHeader)
 from kafpy.replication.zk_data import broker_path
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES
 from tests.support import wire
-from tests.support.kafpy_broker import KafpyBroker
+from tests.support.kafpy_broker import DEFAULT_CONFIG, REPO_ROOT, KafpyBroker
 from tests.support.zookeeper import ZooKeeperServer
 
 from . import disks
@@ -26,6 +34,8 @@ from .disks import LogDisk
 from .netns import PREFIX, Network
 
 BROKER_PORT = 9092
+CONTROLLER_PORT = 9093
+KRAFT_CONFIG = REPO_ROOT / "config" / "kraft" / "server-0.properties"  # node settings come as overrides
 ZK_PORT = 2181
 
 
@@ -70,6 +80,40 @@ class NamespacedBroker(KafpyBroker):
         return self._output_since(mark)
 
 
+def kraft_format(config: Path, overrides: dict[str, object], path: Path, cluster_id: str) -> None:
+    """``kafka-storage format`` of a node started as ``config`` plus ``overrides``."""
+    write_properties(path, {**load_properties(str(config)), **overrides})
+    subprocess.run([sys.executable, "-m", "kafpy.scripts.kafka_storage", "format", "-t", cluster_id, "-c",
+                    str(path), "--ignore-formatted"], check=True, capture_output=True, cwd=REPO_ROOT, timeout=60)
+
+
+def quorum_leader(host: str, port: int, timeout: float = 3.0) -> int | None:
+    """The raft leader's id if the controller at ``host:port`` is the leader, else None."""
+    header = RequestHeader(request_api_key=55, request_api_version=2, correlation_id=1, client_id="chaos")
+    req = DescribeQuorumRequest(topics=[DescribeQuorumRequest.TopicData(
+        topic_name="__cluster_metadata", partitions=[DescribeQuorumRequest.PartitionData(partition_index=0)])])
+    body = codec.decode_response(55, 2, wire.roundtrip(host, port, codec.encode_request(header, req),
+                                                        timeout=timeout))[1]
+    assert isinstance(body, DescribeQuorumResponse)
+    if body.error_code or not body.topics:
+        return None
+    part = body.topics[0].partitions[0]
+    return part.leader_id if part.error_code == 0 else None
+
+
+def quorum_high_watermark(host: str, port: int, timeout: float = 3.0) -> int | None:
+    """The leader's high watermark if the controller at ``host:port`` leads, else None."""
+    header = RequestHeader(request_api_key=55, request_api_version=2, correlation_id=1, client_id="chaos")
+    req = DescribeQuorumRequest(topics=[DescribeQuorumRequest.TopicData(
+        topic_name="__cluster_metadata", partitions=[DescribeQuorumRequest.PartitionData(partition_index=0)])])
+    body = codec.decode_response(55, 2, wire.roundtrip(host, port, codec.encode_request(header, req),
+                                                        timeout=timeout))[1]
+    assert isinstance(body, DescribeQuorumResponse)
+    if body.error_code or not body.topics or body.topics[0].partitions[0].error_code:
+        return None
+    return body.topics[0].partitions[0].high_watermark
+
+
 def metadata(host: str, port: int, topics: list[str] | None = None, timeout: float = 3.0):
     header = RequestHeader(request_api_key=3, request_api_version=12, correlation_id=1, client_id="chaos")
     req = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
@@ -81,7 +125,9 @@ class Cluster:
     """ZooKeeper plus ``n`` brokers (ids 0..n-1), each in a namespace of ``network``."""
 
     def __init__(self, work_dir: Path, n: int = 3, session_timeout_ms: int = 6000,
-                 disk_mb: int = 96) -> None:
+                 disk_mb: int = 96, mode: str = "zookeeper") -> None:
+        assert mode in ("zookeeper", "kraft"), mode
+        self.mode = mode
         self.work_dir = work_dir
         self.n = n
         self.session_timeout_ms = session_timeout_ms
@@ -96,32 +142,79 @@ class Cluster:
     def start(self) -> "Cluster":
         disks.sweep_stale()
         self.net.up()
-        zk_addr = self.net.add_node("zk")
-        self.zk = ZooKeeperServer(data_dir=self.work_dir / "zk", port=ZK_PORT, host=zk_addr,
-                                  command_prefix=self.net.exec_prefix("zk"))
-        self.zk.start()
-        settings = {**CLUSTER_OVERRIDES, "zookeeper.session.timeout.ms": self.session_timeout_ms,
-                    "zookeeper.connect": self.zk.connect_string, "min.insync.replicas": 2,
-                    "unclean.leader.election.enable": "false", "num.partitions": 3}
-        for i in range(self.n):
-            addr = self.net.add_node(f"b{i}")
+        settings: dict[str, object] = {**CLUSTER_OVERRIDES, "min.insync.replicas": 2,
+                                       "unclean.leader.election.enable": "false", "num.partitions": 3}
+        quorum = None
+        if self.mode == "zookeeper":
+            zk_addr = self.net.add_node("zk")
+            self.zk = ZooKeeperServer(data_dir=self.work_dir / "zk", port=ZK_PORT, host=zk_addr,
+                                      command_prefix=self.net.exec_prefix("zk"))
+            self.zk.start()
+            settings.update({"zookeeper.session.timeout.ms": self.session_timeout_ms,
+                             "zookeeper.connect": self.zk.connect_string})
+        else:
+            settings = {k: v for k, v in settings.items() if not k.startswith("zookeeper.")}
+            # the KRaft counterpart of the ZooKeeper session: the controller fences a broker
+            # whose heartbeats stop for this long
+            settings["broker.session.timeout.ms"] = self.session_timeout_ms
+        addresses = [self.net.add_node(f"b{i}") for i in range(self.n)]
+        if self.mode == "kraft":
+            quorum = KRaftQuorum(random_cluster_id(), {i: CONTROLLER_PORT for i in range(self.n)},
+                                 dict(enumerate(addresses)))
+        for i, addr in enumerate(addresses):
             work = self.work_dir / f"broker{i}"
             logs = work / "logs"
             self.disks.append(LogDisk(f"{PREFIX}{self.net.tag}-b{i}", logs, self.disk_mb))
             self.disks[-1].create()
             listener = f"PLAINTEXT://{addr}:{BROKER_PORT}"
+            overrides = {**settings, "broker.id": i, "listeners": listener, "advertised.listeners": listener}
+            config = DEFAULT_CONFIG
+            if quorum is not None:
+                del overrides["broker.id"]
+                config = KRAFT_CONFIG
+                overrides.update({
+                    "node.id": i, "controller.quorum.voters": quorum.voters,
+                    "listeners": f"{listener},CONTROLLER://{addr}:{CONTROLLER_PORT}",
+                    "log.dirs": logs, "metadata.log.dir": logs})
+                kraft_format(config, overrides, work / "format.properties", quorum.cluster_id)
             self.brokers.append(NamespacedBroker(
-                addr, self.net.exec_prefix(f"b{i}"), log_dir=logs, work_dir=work,
-                overrides={**settings, "broker.id": i, "listeners": listener,
-                           "advertised.listeners": listener}))
+                addr, self.net.exec_prefix(f"b{i}"), log_dir=logs, work_dir=work, config=config,
+                overrides=overrides))
         for b in self.brokers:
             b.start()
         self.wait(lambda: all(self._knows_all(b) for b in self.brokers), 60, "cluster formed")
         return self
 
+    def active_controller(self) -> int | None:
+        """The controller: ZooKeeper mode's (from Metadata), KRaft's active one (the quorum's
+        leader, asked with DescribeQuorum); None when no live node names one."""
+        if self.mode == "zookeeper":
+            md = self.metadata()
+            return None if md is None or md.controller_id < 0 else md.controller_id
+        for b in self.live():
+            try:
+                leader = quorum_leader(b.host, CONTROLLER_PORT)
+            except Exception:  # noqa: BLE001 - not answering: ask the next one
+                continue
+            if leader is not None:
+                return leader
+        return None
+
+    def metadata_high_watermark(self) -> int | None:
+        """KRaft: the quorum leader's high watermark of ``__cluster_metadata`` (None when no
+        live node leads)."""
+        for b in self.live():
+            try:
+                hw = quorum_high_watermark(b.host, CONTROLLER_PORT)
+            except Exception:  # noqa: BLE001 - not answering: ask the next one
+                continue
+            if hw is not None:
+                return hw
+        return None
+
     def _knows_all(self, b: NamespacedBroker) -> bool:
         md = metadata(b.host, b.port)
-        return len(md.brokers) == self.n and md.controller_id >= 0
+        return len(md.brokers) == self.n and (md.controller_id >= 0 or self.mode == "kraft")
 
     def stop(self) -> dict[int, int | None]:
         """SIGTERM every broker (SIGCONT first if paused); their exit codes."""
@@ -195,7 +288,7 @@ class Cluster:
                 md = metadata(b.host, b.port, topics)
             except Exception:  # noqa: BLE001 - not answering: not healthy yet
                 return False
-            if md.controller_id < 0 or len(md.brokers) != self.n:
+            if (md.controller_id < 0 and self.mode == "zookeeper") or len(md.brokers) != self.n:
                 return False
             for t in md.topics:
                 if t.error_code or not t.partitions:
@@ -209,7 +302,15 @@ class Cluster:
         """True when ``/brokers/ids/<id>`` exists and ZooKeeper created it at or after
         ``since_ms`` (wall clock: ZooKeeper runs on this machine), i.e. it is the registration
         of a process started after then, not the leftover of a killed one whose session has
-        not expired yet. False while ZooKeeper does not answer."""
+        not expired yet. False while ZooKeeper does not answer. KRaft: the node started after
+        then answers Metadata listing itself (registered with the active controller and
+        unfenced)."""
+        if self.mode == "kraft":
+            b = self.brokers[broker_id]
+            try:
+                return any(n.node_id == broker_id for n in metadata(b.host, b.port).brokers)
+            except Exception:  # noqa: BLE001 - not answering yet
+                return False
         assert self.zk is not None, "the cluster is not started"
         zk = KazooClient(hosts=self.zk.connect_string, timeout=2.0)
         try:

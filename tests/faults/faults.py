@@ -39,6 +39,7 @@ DURATIONS = {
     "slow_disk": (1.2, 2.0),  # a leader's log disk throttled (disks.Limits), past the session timeout
 }
 KINDS = sorted(DURATIONS)
+ZOOKEEPER_KINDS = ("isolate_zk", "isolate_zk_oneway", "kill_zookeeper")  # no ZooKeeper in KRaft mode
 # rng.choice over a longer list draws other kinds for the same seed: a kept seed (regressions.py)
 # draws from the list it was found with, named in KIND_LISTS
 KINDS_BEFORE_SLOW_DISK = [k for k in KINDS if k != "slow_disk"]
@@ -82,6 +83,12 @@ def kinds_for(seed: int) -> list[str]:
     if seed in REGRESSIONS or seed in OPEN:
         return KIND_LISTS[KINDS_FOUND_WITH.get(seed, "before_slow_disk")]
     return KINDS
+
+
+def kraft_kinds(kinds: list[str]) -> list[str]:
+    """``kinds`` without those that need ZooKeeper: a KRaft run's (its isolate_all cuts a
+    node from the others, which are its controllers too)."""
+    return [k for k in kinds if k not in ZOOKEEPER_KINDS]
 
 
 class Injector:
@@ -137,7 +144,8 @@ class Injector:
         md = self.cluster.metadata([self.topic])
         free = [i for i in range(self.cluster.n) if i not in self.busy]
         if kind == "kill_controller":
-            choice = [md.controller_id] if md is not None else []
+            controller = self.cluster.active_controller()  # KRaft: the quorum's leader
+            choice = [controller] if controller is not None else []
         elif kind in ("kill_leader", "kill_follower", "slow_disk"):
             if md is None:
                 return None
@@ -238,8 +246,8 @@ class Injector:
         peers = [f"b{i}" for i in range(self.cluster.n) if i != target]
         if kind in ("isolate_zk", "isolate_zk_oneway"):
             peers = ["zk"]
-        elif kind == "isolate_all":
-            peers.append("zk")
+        elif kind == "isolate_all" and self.cluster.zk is not None:
+            peers.append("zk")  # KRaft: its peers are its controllers too
         pairs = net.cut(node, peers, both_ways=not kind.endswith("oneway"))
         return lambda: net.uncut(pairs)
 

@@ -15,8 +15,9 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from . import history as hist
 from .checker import Verdict, check
 from .cluster import Cluster
-from .faults import FILLER, Injector, kinds_for, schedule
+from .faults import FILLER, Injector, kinds_for, kraft_kinds, schedule
 from .history import History
+from tests.support.metadata_log_checker import check_logs, read_log_entries
 from .validate import leftovers, record_producer_batches, validate_log_dir
 from .workload import (PRODUCERS, CommittedObserver, ConfluentConsumer, KafkaPythonConsumer,
                        ProducerWorker, read_back)
@@ -59,20 +60,25 @@ def create_topic(cluster: Cluster) -> None:
 
 def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
              session_timeout_ms: int = 6000, fault_count: int | None = None,
-             kinds: list[str] | None = None, fuzz: int = 0, settle_s: float = 2.0) -> RunResult:
+             kinds: list[str] | None = None, fuzz: int = 0, settle_s: float = 2.0,
+             mode: str = "zookeeper") -> RunResult:
     """Run seed ``seed``; never raises for what the cluster does (that is in the verdict).
-    Its faults are drawn from ``kinds``, by default ``kinds_for(seed)``."""
+    Its faults are drawn from ``kinds``, by default ``kinds_for(seed)`` (without the ZooKeeper
+    kinds in KRaft mode). KRaft mode also holds every node's ``__cluster_metadata`` log to
+    Raft's promises (tests/support/metadata_log_checker.py) once the run is over."""
     started = time.monotonic()
     run_dir = work_dir / f"seed-{seed}"
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
     result = RunResult(seed, run_dir / "history.jsonl")
     h = History(result.history)
-    cluster = Cluster(run_dir, n=brokers, session_timeout_ms=session_timeout_ms)
+    cluster = Cluster(run_dir, n=brokers, session_timeout_ms=session_timeout_ms, mode=mode)
     kinds = kinds_for(seed) if kinds is None else kinds
+    if mode == "kraft":
+        kinds = kraft_kinds(kinds)
     plan = schedule(seed, session_timeout_ms / 1000, fault_count, kinds)
     result.faults = [asdict(f) for f in plan]
-    h.record("schedule", seed=seed, brokers=brokers, kinds=kinds, faults=result.faults)
+    h.record("schedule", seed=seed, brokers=brokers, kinds=kinds, faults=result.faults, mode=mode)
     workers = []
     try:
         cluster.start()
@@ -96,6 +102,7 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
             md = cluster.metadata()
             h.record("converge_failed", error=str(e), live=[b.bootstrap for b in cluster.live()],
                      metadata=repr(md)[:2000])
+        metadata_hw = cluster.metadata_high_watermark() if mode == "kraft" else None
         time.sleep(settle_s)  # traffic on the healed cluster
         for w in producers:
             w.stop(90)
@@ -118,6 +125,16 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
             for name in leftovers(b.log_dir, (FILLER,)):
                 h.record("invalid_log", broker=i, problem=f"harness file {name} left behind")
         record_producer_batches(h, [b.log_dir for b in cluster.brokers], TOPIC, final)
+        if mode == "kraft":
+            logs = {i: read_log_entries(Path(b.log_dir) / "__cluster_metadata-0")
+                    for i, b in enumerate(cluster.brokers)}
+            if metadata_hw is None:
+                h.record("metadata_log", problem="no quorum leader answered after the faults healed")
+            else:
+                h.record("metadata_checked", high_watermark=metadata_hw,
+                         batches={i: len(e) for i, e in logs.items()})
+                for problem in check_logs(logs, metadata_hw, converged=True):
+                    h.record("metadata_log", problem=problem)
     except Exception as e:  # noqa: BLE001 - the harness failing is a failed run, reported
         h.record("harness_error", error=repr(e))
         raise

@@ -100,3 +100,46 @@ def test_brokers_stop_cleanly(name):
     # SIGTERM starts a controlled shutdown; give it longer than Docker's 10 s default
     grace = BROKERS[name]["stop_grace_period"]
     assert int(grace.rstrip("s")) >= 30
+
+
+KRAFT = {name: svc for name, svc in COMPOSE["services"].items() if name.startswith("kraft-")}
+
+
+def test_the_kraft_profile_runs_three_combined_nodes_of_one_quorum():
+    """Each node formats its directory (with the one cluster id) then starts
+    config/kraft/server-N.properties; the three share kraft-0's network namespace, which
+    publishes their client ports; each directory is a volume of its own."""
+    assert sorted(KRAFT) == ["kraft-0", "kraft-1", "kraft-2"]
+    voters = set()
+    cluster_ids = set()
+    for name, svc in KRAFT.items():
+        n = int(name.split("-")[1])
+        assert svc["profiles"] == ["kraft"] and svc["image"] == "kafpy:latest"
+        script = svc["entrypoint"][2]
+        assert svc["entrypoint"][:2] == ["bash", "-c"]
+        assert re.fullmatch(r'scripts/kafka-storage\.sh format --ignore-formatted -t "\$\$KAFPY_CLUSTER_ID" '
+                            r'-c "\$\$0" && exec scripts/kafka-server-start\.sh "\$\$0"', script), script
+        assert (REPO / "scripts" / "kafka-storage.sh").is_file()
+        assert svc["command"] == [f"config/kraft/server-{n}.properties"]
+        cluster_ids.add(svc["environment"]["KAFPY_CLUSTER_ID"])
+        props = load_properties(REPO / "config" / "kraft" / f"server-{n}.properties")
+        assert props["process.roles"] == "broker,controller" and props["node.id"] == str(n)
+        assert "zookeeper.connect" not in props and "broker.id" not in props
+        voters.add(props["controller.quorum.voters"])
+        port = port_of(props["advertised.listeners"])
+        assert port in published(COMPOSE["services"]["kraft-0"])
+        assert props["listeners"].startswith(f"PLAINTEXT://:{port},CONTROLLER://localhost:")
+        controller_port = port_of(props["listeners"].split(",")[1])
+        assert f"{n}@localhost:{controller_port}" in props["controller.quorum.voters"]
+        if n:
+            assert svc["network_mode"] == "service:kraft-0" and "kraft-0" in svc["depends_on"]
+        log_dir = PurePosixPath(dockerfile()["WORKDIR"]) / props["log.dirs"]
+        mounts = {PurePosixPath(v.split(":")[1]): v.split(":")[0] for v in svc["volumes"]}
+        assert mounts == {PurePosixPath(str(log_dir).replace("/./", "/")): name}
+        assert name in COMPOSE["volumes"]
+        assert int(svc["stop_grace_period"].rstrip("s")) >= 30
+    assert len(voters) == 1 and len(cluster_ids) == 1
+    (cluster_id,) = cluster_ids
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", cluster_id)
+    # no clash with the ZooKeeper lab's ports: both can run side by side
+    assert not published(COMPOSE["services"]["kraft-0"]) & published(COMPOSE["services"]["zookeeper"])

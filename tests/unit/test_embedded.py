@@ -87,3 +87,32 @@ def test_plugin_fixtures_do_not_clash_with_the_suites_and_the_suite_blocks_the_p
     assert suite and not ours & suite
     assert 'addopts = "-p no:kafpy"' in (repo / "pyproject.toml").read_text()
     assert 'kafpy = "kafpy.pytest_plugin"' in (repo / "pyproject.toml").read_text()
+
+
+def test_a_kraft_cluster_is_combined_nodes_of_one_quorum(tmp_path):
+    c = EmbeddedCluster(3, work_dir=tmp_path)
+    assert c.mode == "kraft" and c.zookeeper is None and c.quorum is not None
+    controllers = c.quorum.controller_ports
+    assert sorted(controllers) == [0, 1, 2]
+    assert not {b.port for b in c.brokers} & set(controllers.values())
+    voters = ",".join(f"{n}@127.0.0.1:{controllers[n]}" for n in range(3))
+    for b in c.brokers:
+        s = b.settings()
+        assert "broker.id" not in s and "zookeeper.connect" not in s
+        assert s["process.roles"] == "broker,controller" and s["node.id"] == str(b.broker_id)
+        assert s["controller.quorum.voters"] == voters
+        assert s["listeners"] == (f"PLAINTEXT://127.0.0.1:{b.port},"
+                                  f"CONTROLLER://127.0.0.1:{controllers[b.broker_id]}")
+        assert s["advertised.listeners"] == f"PLAINTEXT://127.0.0.1:{b.port}"
+        assert s["controller.listener.names"] == "CONTROLLER"
+        assert s["metadata.log.dir"] == s["log.dirs"]
+    assert len(c.quorum.cluster_id) == 22 and "=" not in c.quorum.cluster_id
+
+
+def test_zookeeper_mode_on_request_and_no_other_mode(tmp_path):
+    c = EmbeddedCluster(3, work_dir=tmp_path, mode="zookeeper")
+    assert c.quorum is None and c.zookeeper is not None
+    s = c.brokers[2].settings()
+    assert s["broker.id"] == "2" and "process.roles" not in s
+    with pytest.raises(ValueError, match="mode must be"):
+        EmbeddedCluster(3, work_dir=tmp_path / "x", mode="raft")

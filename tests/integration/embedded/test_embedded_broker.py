@@ -1,6 +1,7 @@
 """kafpy.embedded's brokers seen from a client: start, topics, kill/restart, a cut listener."""
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -10,6 +11,7 @@ from kafka.errors import KafkaTimeoutError, TopicAlreadyExistsError
 
 from kafpy import EmbeddedBroker, EmbeddedCluster
 from kafpy.embedded import TEST_DEFAULTS
+from tests.support.kafka_dist import run_tool
 
 
 def consume_all(bootstrap: str, topic: str, expected: int, timeout: float = 30.0) -> list[bytes]:
@@ -95,9 +97,18 @@ def test_a_broker_that_cannot_start_reports_its_log(tmp_path):
     assert not broker.running
 
 
-def test_cluster_survives_the_loss_of_a_broker(tmp_path):
-    with EmbeddedCluster(3, work_dir=tmp_path) as cluster:
+@pytest.mark.parametrize("mode", ["kraft", "zookeeper"])
+def test_cluster_survives_the_loss_of_a_broker(tmp_path, mode):
+    with EmbeddedCluster(3, work_dir=tmp_path, mode=mode) as cluster:
         assert len(cluster.bootstrap_servers.split(",")) == 3
+        if mode == "kraft":  # no ZooKeeper: three combined nodes, one quorum Kafka's tool sees
+            assert cluster.zookeeper is None
+            assert cluster.quorum is not None
+            controller = f"127.0.0.1:{cluster.quorum.controller_ports[1]}"
+            status = run_tool("4", "kafka-metadata-quorum", ["--bootstrap-controller", controller,
+                                                             "describe", "--status"]).stdout
+            voters = re.search(r"^CurrentVoters:\s+(\[.*\])$", status, re.M)
+            assert voters and voters[1].count('"id":') == 3, status
         cluster.create_topic("replicated", partitions=2, replication_factor=3,
                              config={"min.insync.replicas": 2})
         producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, acks="all",

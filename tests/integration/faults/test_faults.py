@@ -41,3 +41,23 @@ def test_a_slow_leader_disk_keeps_kafkas_promises(tmp_path):
     healed = [e for e in events if e["kind"] == "disk_healed"]
     # the broker's own fsyncs (checkpoints every 5 s at least) went through the throttle
     assert [e["broker"] for e in healed] == [target] and healed[0]["throttled_ios"] > 0, healed
+
+
+KRAFT_SEEDS = (5, 10)  # 5: kill of a follower, a slow disk, a full disk (the node halts, then restarts); 10: SIGSTOP of a node, kill -9 of the active controller
+
+
+def test_kraft_schedules_have_no_zookeeper_fault():
+    from tests.faults.faults import ZOOKEEPER_KINDS, kinds_for, kraft_kinds
+    for seed in range(200):
+        assert not {f.kind for f in schedule(seed, 6.0, kinds=kraft_kinds(kinds_for(seed)))} & set(ZOOKEEPER_KINDS)
+
+
+@pytest.mark.parametrize("seed", KRAFT_SEEDS)
+def test_seeded_faults_on_a_kraft_cluster_keep_kafkas_and_rafts_promises(seed, tmp_path):
+    """Three combined KRaft nodes (no ZooKeeper): the same workload and checker, plus every
+    node's __cluster_metadata log held to Raft's promises once the faults healed."""
+    result = run_once(seed, tmp_path, rate=25, mode="kraft")
+    assert result.verdict.ok, result.describe()
+    assert result.verdict.acked_all > 100 and sum(result.injected.values()) >= 1, result.describe()
+    checked = [e for e in history.read(result.history) if e["kind"] == "metadata_checked"]
+    assert checked and checked[0]["high_watermark"] > 0, result.describe()
