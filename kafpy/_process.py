@@ -199,6 +199,20 @@ def partition_leaders(host: str, port: int, topic: str, timeout: float = 2.0) ->
     return leaders
 
 
+def broker_count(host: str, port: int, timeout: float = 2.0) -> int:
+    """How many brokers this broker's own Metadata lists (Metadata v4, no topics asked)."""
+    client_id = b"kafpy-probe"
+    header = struct.pack(">hhih", 3, 4, 9, len(client_id)) + client_id
+    body = struct.pack(">i", 0) + b"\x00"
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.settimeout(timeout)
+        sock.sendall(struct.pack(">i", len(header) + len(body)) + header + body)
+        (size,) = struct.unpack(">i", _recv_exact(sock, 4))
+        resp = _recv_exact(sock, size)
+    (brokers,) = struct.unpack_from(">i", resp, 8)  # after the correlation id and throttle time
+    return int(brokers)
+
+
 def _skip_string(buf: bytes, pos: int) -> int:
     """The position after a nullable int16-length string."""
     (length,) = struct.unpack_from(">h", buf, pos)

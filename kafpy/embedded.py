@@ -547,13 +547,13 @@ class EmbeddedCluster(_KeepsFilesOnFailure):
         return self
 
     def _all_registered(self) -> bool:
-        from kafka.admin import KafkaAdminClient
-        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers,
-                                 request_timeout_ms=5000)
+        """Every running node's own Metadata lists every node (in KRaft mode each broker learns
+        the others from the metadata log at its own pace)."""
         try:
-            return len(admin.describe_cluster()["brokers"]) == len(self.brokers)
-        finally:
-            admin.close()
+            return all(_process.broker_count(b.host, b.port) == len(self.brokers)
+                       for b in self.brokers if b.running)
+        except OSError:
+            return False
 
     def stop(self) -> None:
         """Stop every node (SIGTERM, one by one from the last), then ZooKeeper if any."""

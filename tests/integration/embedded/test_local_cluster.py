@@ -48,7 +48,7 @@ def test_kafpy_cluster_runs_stops_and_comes_back(tmp_path: Path) -> None:
         assert len(bootstrap.split(",")) == 3
         admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
         try:
-            assert len(admin.describe_cluster()["brokers"]) == 3
+            assert len(admin.describe_cluster()["brokers"]) == 3  # every node lists all once "running"
             admin.create_topics([NewTopic("kept", 3, 3)], timeout_ms=30000)
         finally:
             admin.close()
