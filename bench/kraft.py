@@ -201,7 +201,13 @@ def run_once(kind: str, partitions: int, rf: int) -> dict[str, float]:
         until(lambda: cluster.brokers_listed(1) == len(NODES), TIMEOUT_S, f"{kind}: three brokers listed")
         out["start s"] = time.monotonic() - t0
 
-        create_topic(cluster, "warm", 3, 3, list(NODES), 60000)
+        def warmed() -> bool:  # the first CreateTopics, once a broker names a controller
+            try:
+                create_topic(cluster, "warm", 3, 3, list(NODES), 10000)
+                return True
+            except (KafkaError, RuntimeError):  # kafka-python: no controller id known yet
+                return False
+        until(warmed, TIMEOUT_S, f"{kind}: the first CreateTopics")
         active = until_value(cluster.active_controller, TIMEOUT_S, f"{kind}: an active controller")
         survivors = [n for n in NODES if n != active]
         t0 = time.monotonic()
@@ -214,7 +220,7 @@ def run_once(kind: str, partitions: int, rf: int) -> dict[str, float]:
             try:
                 create_topic(cluster, f"after-failover-{seq[0]}", 1, 2, survivors, 2000)
                 return True
-            except KafkaError:  # timeouts, NOT_CONTROLLER, no broker reachable yet
+            except (KafkaError, RuntimeError):  # timeouts, NOT_CONTROLLER, no controller known yet
                 return False
         until(created, TIMEOUT_S, f"{kind}: CreateTopics after the failover")
         out["controller failover s"] = time.monotonic() - t0
