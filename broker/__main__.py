@@ -8,7 +8,7 @@ import asyncio
 import logging
 import signal
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from kafpy.broker.config import ConfigError, KafkaConfig
 
@@ -102,47 +102,35 @@ async def run(config: KafkaConfig) -> int:
     return 1 if failed else 0
 
 
-async def run_controller(config: KafkaConfig) -> int:
-    """A ``process.roles=controller`` node: the raft quorum on its controller listeners."""
-    from kafpy.broker.controller_server import ControllerServer
+class _RaftNode(Protocol):
+    """A KRaft node ``run_controller`` / ``run_combined`` serve until a signal."""
+
+    @property
+    def raft_task(self) -> asyncio.Task[None] | None: ...
+
+    @property
+    def fault(self) -> BaseException | None: ...
+
+    async def start(self) -> None: ...
+
+    async def shutdown(self) -> None: ...
+
+
+async def _serve_raft_node(server: _RaftNode, startup: str, flush_warnings: bool) -> int:
+    """Start ``server``; serve until SIGTERM/SIGINT or the raft client fails; shut down. 1 when
+    start-up failed or the raft client or a controller fault ended it (Kafka's fatal fault
+    handler), else 0."""
     loop = asyncio.get_running_loop()
-    server = ControllerServer(config)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    flusher = (loop.create_task(_repeated_warnings.run())
+               if flush_warnings and _repeated_warnings is not None else None)
     try:
         await server.start()
     except Exception as e:
         logging.getLogger("kafka.server.KafkaRaftServer").error(
-            "Fatal error during controller startup. Prepare to shutdown: %s", e, exc_info=True)
-        await server.shutdown()
-        return 1
-    raft_task = server.raft_task
-    waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
-    if raft_task is not None:
-        waiters.append(raft_task)
-    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-    failed = raft_task is not None and raft_task.done() and not raft_task.cancelled() \
-        and raft_task.exception() is not None or server.fault is not None
-    await server.shutdown()
-    return 1 if failed else 0
-
-
-async def run_combined(config: KafkaConfig) -> int:
-    """A ``process.roles=broker,controller`` node: controller and broker over one raft client;
-    stops on a signal or when the raft client fails (1, as Kafka's fatal fault handler)."""
-    from kafpy.broker.kraft_server import KafkaRaftServer
-    loop = asyncio.get_running_loop()
-    server = KafkaRaftServer(config, loop)
-    stop = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    flusher = loop.create_task(_repeated_warnings.run()) if _repeated_warnings is not None else None
-    try:
-        await server.start()
-    except Exception as e:
-        logging.getLogger("kafka.server.KafkaRaftServer").error(
-            "Fatal error during KafkaServer startup. Prepare to shutdown: %s", e, exc_info=True)
+            "Fatal error during %s startup. Prepare to shutdown: %s", startup, e, exc_info=True)
         await server.shutdown()
         return 1
     raft_task = server.raft_task
@@ -158,6 +146,20 @@ async def run_combined(config: KafkaConfig) -> int:
         if _repeated_warnings is not None:
             _repeated_warnings.flush()
     return 1 if failed else 0
+
+
+async def run_controller(config: KafkaConfig) -> int:
+    """A ``process.roles=controller`` node: the raft quorum on its controller listeners."""
+    from kafpy.broker.controller_server import ControllerServer
+    return await _serve_raft_node(ControllerServer(config), "controller", flush_warnings=False)
+
+
+async def run_combined(config: KafkaConfig) -> int:
+    """A ``process.roles=broker,controller`` node: controller and broker over one raft client;
+    stops on a signal or when the raft client fails (1, as Kafka's fatal fault handler)."""
+    from kafpy.broker.kraft_server import KafkaRaftServer
+    return await _serve_raft_node(KafkaRaftServer(config, asyncio.get_running_loop()), "KafkaServer",
+                                  flush_warnings=True)
 
 
 def main(argv: list[str] | None = None) -> int:
