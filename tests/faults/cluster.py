@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kazoo.client import KazooClient
 
@@ -87,22 +87,9 @@ def kraft_format(config: Path, overrides: dict[str, object], path: Path, cluster
                     str(path), "--ignore-formatted"], check=True, capture_output=True, cwd=REPO_ROOT, timeout=60)
 
 
-def quorum_leader(host: str, port: int, timeout: float = 3.0) -> int | None:
-    """The raft leader's id if the controller at ``host:port`` is the leader, else None."""
-    header = RequestHeader(request_api_key=55, request_api_version=2, correlation_id=1, client_id="chaos")
-    req = DescribeQuorumRequest(topics=[DescribeQuorumRequest.TopicData(
-        topic_name="__cluster_metadata", partitions=[DescribeQuorumRequest.PartitionData(partition_index=0)])])
-    body = codec.decode_response(55, 2, wire.roundtrip(host, port, codec.encode_request(header, req),
-                                                        timeout=timeout))[1]
-    assert isinstance(body, DescribeQuorumResponse)
-    if body.error_code or not body.topics:
-        return None
-    part = body.topics[0].partitions[0]
-    return part.leader_id if part.error_code == 0 else None
-
-
-def quorum_high_watermark(host: str, port: int, timeout: float = 3.0) -> int | None:
-    """The leader's high watermark if the controller at ``host:port`` leads, else None."""
+def _describe_quorum(host: str, port: int, timeout: float) -> DescribeQuorumResponse.PartitionData | None:
+    """``__cluster_metadata-0`` as the controller at ``host:port`` describes it, or None
+    when it is not the leader (or answers with an error)."""
     header = RequestHeader(request_api_key=55, request_api_version=2, correlation_id=1, client_id="chaos")
     req = DescribeQuorumRequest(topics=[DescribeQuorumRequest.TopicData(
         topic_name="__cluster_metadata", partitions=[DescribeQuorumRequest.PartitionData(partition_index=0)])])
@@ -111,7 +98,19 @@ def quorum_high_watermark(host: str, port: int, timeout: float = 3.0) -> int | N
     assert isinstance(body, DescribeQuorumResponse)
     if body.error_code or not body.topics or body.topics[0].partitions[0].error_code:
         return None
-    return body.topics[0].partitions[0].high_watermark
+    return body.topics[0].partitions[0]
+
+
+def quorum_leader(host: str, port: int, timeout: float = 3.0) -> int | None:
+    """The raft leader's id if the controller at ``host:port`` is the leader, else None."""
+    part = _describe_quorum(host, port, timeout)
+    return None if part is None else part.leader_id
+
+
+def quorum_high_watermark(host: str, port: int, timeout: float = 3.0) -> int | None:
+    """The leader's high watermark if the controller at ``host:port`` leads, else None."""
+    part = _describe_quorum(host, port, timeout)
+    return None if part is None else part.high_watermark
 
 
 def metadata(host: str, port: int, topics: list[str] | None = None, timeout: float = 3.0):
@@ -191,25 +190,22 @@ class Cluster:
         if self.mode == "zookeeper":
             md = self.metadata()
             return None if md is None or md.controller_id < 0 else md.controller_id
-        for b in self.live():
-            try:
-                leader = quorum_leader(b.host, CONTROLLER_PORT)
-            except Exception:  # noqa: BLE001 - not answering: ask the next one
-                continue
-            if leader is not None:
-                return leader
-        return None
+        return self._from_quorum_leader(quorum_leader)
 
     def metadata_high_watermark(self) -> int | None:
         """KRaft: the quorum leader's high watermark of ``__cluster_metadata`` (None when no
         live node leads)."""
+        return self._from_quorum_leader(quorum_high_watermark)
+
+    def _from_quorum_leader(self, ask: Callable[[str, int], int | None]) -> int | None:
+        """``ask(host, CONTROLLER_PORT)`` of the first live node that answers as the leader."""
         for b in self.live():
             try:
-                hw = quorum_high_watermark(b.host, CONTROLLER_PORT)
+                value = ask(b.host, CONTROLLER_PORT)
             except Exception:  # noqa: BLE001 - not answering: ask the next one
                 continue
-            if hw is not None:
-                return hw
+            if value is not None:
+                return value
         return None
 
     def _knows_all(self, b: NamespacedBroker) -> bool:
