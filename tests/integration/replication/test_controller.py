@@ -111,7 +111,10 @@ async def znode(zk: KafkaZkClient, path: str) -> Any:
 
 def run(zookeeper, n: int, body: Callable[..., Awaitable[None]]) -> None:
     async def main() -> None:
-        zks = [KafkaZkClient(zookeeper.connect_string, session_timeout_ms=6000) for _ in range(n)]
+        # a short session (expiry tests wait for it) but a patient first connection: on a
+        # loaded CI machine the shared ZooKeeper may take more than 6 s to accept one
+        zks = [KafkaZkClient(zookeeper.connect_string, session_timeout_ms=6000,
+                             connection_timeout_ms=30_000) for _ in range(n)]
         for zk in zks:
             await zk.start()
         await zks[0].ensure_persistent_paths()

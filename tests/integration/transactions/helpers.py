@@ -94,14 +94,19 @@ def read_java(version: str, bootstrap: str, topic: str, count: int, prefix: str,
     return [line for line in out.stdout.splitlines() if line.startswith(prefix)]
 
 
-def run_java_program(version: str, name: str, args: list[str], timeout: float = 120
+def run_java_program(version: str, name: str, args: list[str], timeout: float = 180
                      ) -> list[str]:
     """Compile (once) and run `<name>.java` of this directory against Kafka `version`'s
     client jars; returns its stdout lines. Fails on a non-zero exit."""
     classes = compile_java(HERE / f"{name}.java", version)
     cmd = [java_executable(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
            "-cp", f"{classes}:{classpath(version)}", name, *args]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    try:
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:  # say how far it got, and what the client logged
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""
+        err = e.stderr.decode() if isinstance(e.stderr, bytes) else e.stderr or ""
+        raise AssertionError(f"{name} {args} still running after {timeout} s:\n{out}\n{err[-6000:]}") from None
     assert result.returncode == 0, f"{name} {args} exited {result.returncode}:\n" \
                                    f"{result.stdout}\n{result.stderr[-4000:]}"
     return result.stdout.splitlines()
