@@ -41,8 +41,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
-from base64 import urlsafe_b64encode
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TypeVar
@@ -51,6 +49,7 @@ from kafpy import _process
 from kafpy._listener_proxy import ListenerProxy
 from kafpy._ports import LOOPBACK, free_port, free_ports
 from kafpy._zookeeper import ZooKeeperMissing, ZooKeeperServer, zookeeper_available
+from kafpy.metadata.meta_properties import random_uuid
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -135,8 +134,9 @@ class KRaftQuorum:
 
 def random_cluster_id() -> str:
     """A cluster id as Kafka's ``kafka-storage random-uuid`` prints one (a random Uuid in
-    URL-safe base64, without padding)."""
-    return urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    URL-safe base64, without padding, never starting with "-", which a command line such as
+    ``kafka-storage format -t`` would take for an option)."""
+    return random_uuid()
 
 
 _Started = TypeVar("_Started", bound="_KeepsFilesOnFailure")

@@ -9,15 +9,14 @@ and directories formatted with ``--initial-controllers``); the directories are f
 Who uses it: tests/integration/kraft/test_combined_cluster.py."""
 from __future__ import annotations
 
-import base64
 import os
 import signal
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 from typing import Mapping
 
+from kafpy.metadata.meta_properties import random_uuid
 from kafpy.protocol.messages import DescribeClusterRequest, DescribeClusterResponse
 
 from tests.integration.raft.quorum_support import call
@@ -39,7 +38,7 @@ FAST = {  # short quorum and session timeouts, so that failover takes seconds on
 
 def random_directory_id() -> str:
     """A directory id as ``kafka-storage random-uuid`` prints it (base64url, no padding)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    return random_uuid()
 
 
 def _write(path: Path, props: Mapping[str, object]) -> Path:

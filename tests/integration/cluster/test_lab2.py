@@ -456,5 +456,8 @@ def test_offsets_topic_waits_for_its_replication_factor(zookeeper, broker_factor
     found = wait_until(lambda: (lambda r: r.error_code == 0 and r)(find_coordinator(b0, GROUP)), 60,
                        "a coordinator for mygroup")
     assert found.node_id in (0, 1, 2)
-    (offsets,) = [t for t in metadata(b2).topics if t.name == GROUP_METADATA_TOPIC_NAME]
+    # the topic was created through b0; b2 lists it once the controller's UpdateMetadata
+    # about it has reached b2 too
+    (offsets,) = wait_until(lambda: [t for t in metadata(b2).topics if t.name == GROUP_METADATA_TOPIC_NAME],
+                            60, "broker 2 listing __consumer_offsets")
     assert offsets.partitions and all(sorted(p.replica_nodes) == [0, 1, 2] for p in offsets.partitions)
