@@ -57,6 +57,10 @@ CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
 
+# what a broker may forward in an Envelope: the quorum controller's APIs and the quorum's own
+FORWARDABLE: tuple[ApiKey, ...] = WRITE_APIS + READ_APIS + (
+    ApiKey.DESCRIBE_QUORUM, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)
+
 ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
 
 
@@ -150,7 +154,7 @@ class ControllerApis:
                 return EnvelopeResponse(error_code=int(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE),
                                         response_data=None)
         key = header.request_api_key
-        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in WRITE_APIS + READ_APIS
+        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in FORWARDABLE
                 or not self.is_enabled(key, header.request_api_version)):
             return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
         response = await self.handle(header, inner, scope, caller)

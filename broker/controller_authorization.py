@@ -30,7 +30,7 @@ from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import RequestHeader
 
 from kafpy.broker.authorization_rules import RULES
-from kafpy.broker.authz_check import AuthzCheck, Next, Response, RuleCall, cluster_rule, no_check
+from kafpy.broker.authz_check import AuthzCheck, Next, Response, RuleCall, no_check
 from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.security.acl import AclOperation as Op
@@ -41,24 +41,41 @@ from kafpy.broker.security.principal import KafkaPrincipal
 if TYPE_CHECKING:
     from kafpy.broker.services import BrokerServices
 
-# the admin APIs: the broker's rule for each
+# the admin APIs judged per resource or with their own answer: the broker's rule for each
 _SHARED = (
     ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, ApiKey.INCREMENTAL_ALTER_CONFIGS,
     ApiKey.ALTER_CONFIGS, ApiKey.DESCRIBE_CONFIGS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS, ApiKey.DESCRIBE_ACLS,
-    ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.ALTER_CLIENT_QUOTAS, ApiKey.ELECT_LEADERS,
-    ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.LIST_PARTITION_REASSIGNMENTS, ApiKey.UPDATE_FEATURES,
-    ApiKey.DESCRIBE_QUORUM, ApiKey.UNREGISTER_BROKER, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER,
-    ApiKey.ALTER_PARTITION, ApiKey.ALLOCATE_PRODUCER_IDS,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.ALTER_CLIENT_QUOTAS,
 )
 CLUSTER_ACTION_APIS = (
     ApiKey.FETCH, ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH_SNAPSHOT,
     ApiKey.BROKER_REGISTRATION, ApiKey.BROKER_HEARTBEAT, ApiKey.CONTROLLER_REGISTRATION, ApiKey.UPDATE_RAFT_VOTER,
-    ApiKey.ASSIGN_REPLICAS_TO_DIRS, ApiKey.ENVELOPE,
+    ApiKey.ASSIGN_REPLICAS_TO_DIRS, ApiKey.ALTER_PARTITION, ApiKey.ALLOCATE_PRODUCER_IDS, ApiKey.ENVELOPE,
 )
+ALTER_APIS = (
+    ApiKey.ELECT_LEADERS, ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.UPDATE_FEATURES, ApiKey.UNREGISTER_BROKER,
+    ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER,
+    ApiKey.DESCRIBE_CLUSTER,  # Kafka asks more on a controller than on a broker (DESCRIBE there)
+)
+DESCRIBE_APIS = (ApiKey.DESCRIBE_QUORUM, ApiKey.LIST_PARTITION_REASSIGNMENTS)
+
+
+def controller_cluster_rule(op: Op) -> RuleCall:
+    """Allowed only with ``op`` on the cluster; otherwise the whole request refused with
+    CLUSTER_AUTHORIZATION_FAILED in every error field (Kafka's ``authorizeClusterOperation``
+    throws and the request's ``getErrorResponse`` answers, per partition where it has them)."""
+    async def rule(az: AuthzCheck, ctx: RequestContext, req: Message, func: Next) -> Response:
+        if az.cluster(op):
+            return await func(ctx, req)
+        return error_response(ctx.header.request_api_key, ctx.api_version, req, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+    return rule
+
+
 CONTROLLER_RULES: dict[int, RuleCall] = {
     **{int(k): cast(RuleCall, RULES[k]) for k in _SHARED},
-    **{int(k): cluster_rule(Op.CLUSTER_ACTION) for k in CLUSTER_ACTION_APIS},
-    int(ApiKey.DESCRIBE_CLUSTER): cluster_rule(Op.ALTER),
+    **{int(k): controller_cluster_rule(Op.CLUSTER_ACTION) for k in CLUSTER_ACTION_APIS},
+    **{int(k): controller_cluster_rule(Op.ALTER) for k in ALTER_APIS},
+    **{int(k): controller_cluster_rule(Op.DESCRIBE) for k in DESCRIBE_APIS},
     int(ApiKey.API_VERSIONS): no_check,
 }
 

@@ -77,7 +77,8 @@ def create_kraft_authorizer(config: KafkaConfig, store: ImageAclStore) -> Author
         return StandardAuthorizer(config, store)
     if name in ZOOKEEPER_AUTHORIZERS:
         raise ConfigError(f"Invalid value {name} for configuration authorizer.class.name: Class {name} cannot be "
-                          f"found (a KRaft node uses {STANDARD_AUTHORIZER})")
+                          f"found (java.lang.ClassNotFoundException: {name}; a KRaft node uses "
+                          f"{STANDARD_AUTHORIZER})")
     module_name, _, class_name = name.rpartition(".")
     try:
         cls = getattr(importlib.import_module(module_name), class_name) if module_name else None
