@@ -81,6 +81,11 @@ class CombinedNode:
     def bootstrap(self) -> str:
         return f"{LOOPBACK}:{self.port}"
 
+    def configure(self, props: Mapping[str, object]) -> None:
+        """Set ``props`` in the node's properties file (before it starts)."""
+        current = dict(line.split("=", 1) for line in self.config_path.read_text().splitlines() if "=" in line)
+        _write(self.config_path, {**current, **{k: str(v) for k, v in props.items()}})
+
     @property
     def bootstrap_controller(self) -> str:
         return f"{LOOPBACK}:{self.controller_port}"
