@@ -12,6 +12,11 @@ UpdateRaftVoter change it (``kafpy.raft.voter_changes``). A node formatted with
 ``--no-initial-controllers`` starts as an observer that finds the leader through
 ``controller.quorum.bootstrap.servers`` until it is added.
 
+With ``authorizer.class.name`` set to Kafka's ``StandardAuthorizer`` every request on the
+controller listeners is authorized (``kafpy.broker.controller_authorization``) against the ACLs
+the quorum controller has replayed; the listeners are early-start ones, as in Kafka: until the
+controller has caught up with the log only super users are answered.
+
 On the raft client run the quorum controller (``QuorumController`` with its
 ``ControllerEventManager``: every controller replays the committed records, the leader activates
 and turns admin and broker requests into records) and the ``ControllerRegistrationManager``.
