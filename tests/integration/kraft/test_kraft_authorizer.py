@@ -9,7 +9,8 @@ the admin requests among them forwarded to the controller in an Envelope and ref
 that user; Apache's kafka-acls.sh adds and lists ACLs the same way; with the ACLs the user may do
 what they allow. On the kafpy cluster: an ACL added through one node is enforced by every node
 once the metadata log carries it, a DENY added through another node too, and a restarted node
-enforces them again."""
+enforces them again. A kafpy broker with an Apache Kafka 4.4 controller: its Envelopes carry
+the principal Apache's controller reads and judges."""
 from __future__ import annotations
 
 import re
@@ -26,6 +27,7 @@ from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection, create_topic, produce_request
 from tests.support.kafka_dist import run_tool
 from tests.support.kraft_combined import CombinedCluster, CombinedNode, SingleNode
+from tests.support.kraft_brokers import KRaftCluster
 from tests.support.kraft_controllers import eventually
 from tests.support.ports import LOOPBACK, free_ports
 
@@ -59,14 +61,11 @@ def secure(node: CombinedNode) -> int:
 class Secured:
     """One cluster: its nodes' PLAINTEXT (super user) and SASL ports."""
 
-    def __init__(self, impl: str, nodes: list[CombinedNode], sasl_ports: list[int]) -> None:
+    def __init__(self, impl: str, nodes: list[CombinedNode], sasl_ports: list[int], bootstrap: str = "") -> None:
         self.impl = impl
         self.nodes = nodes
         self.sasl_ports = sasl_ports
-
-    @property
-    def bootstrap(self) -> str:
-        return self.nodes[0].bootstrap
+        self.bootstrap = bootstrap or nodes[0].bootstrap
 
 
 def scram(port: int, user: str) -> RawConnection:
@@ -351,3 +350,42 @@ def test_the_zookeeper_mode_authorizer_is_refused_on_a_kraft_node(tmp_path: Path
     for impl, text in outputs.items():
         assert re.search(r"ClassNotFoundException: kafka\.security\.authorizer\.AclAuthorizer", text), \
             (impl, text[-2000:])
+
+
+def test_an_apache_controller_judges_what_a_kafpy_broker_forwards_as_the_client(tmp_path: Path) -> None:
+    """The kafpy broker forwards CreateTopics and CreateAcls in Envelopes; Apache's controller
+    reads the client's principal from them (Kafka's DefaultPrincipalData) and refuses bob,
+    allows the super user's ACL and then alice's topic."""
+    (sasl_port,) = free_ports(1)
+    cluster = KRaftCluster(tmp_path, controllers=1, brokers=1,
+                           controller_overrides={"authorizer.class.name": STANDARD, "super.users": "User:ANONYMOUS"})
+    broker = cluster.brokers[0]
+    broker.overrides.update({
+        **SECURE, "offsets.topic.replication.factor": 1, "transaction.state.log.replication.factor": 1,
+        "share.coordinator.state.topic.replication.factor": 1,
+        "listeners": f"PLAINTEXT://{LOOPBACK}:{broker.port},SASL_PLAINTEXT://{LOOPBACK}:{sasl_port}",
+        "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{broker.port},SASL_PLAINTEXT://{LOOPBACK}:{sasl_port}",
+    })
+    C = M.CreateTopicsRequest
+
+    def create(user: str, name: str) -> list[int]:
+        made = as_user(sasl_port, user, 19, 7, C(timeout_ms=30000, topics=[C.CreatableTopic(
+            name=name, num_partitions=1, replication_factor=1)]))
+        return _topics(made)
+    try:
+        cluster.start()
+        add_users(Secured("kafpy", [], [sasl_port], broker.bootstrap))
+        assert create("bob", "bob-topic") == [TOPIC_FAILED]
+        acl = as_user(sasl_port, "bob", 30, 3, M.CreateAclsRequest(creations=[M.CreateAclsRequest.AclCreation(
+            resource_type=2, resource_name="alice-", resource_pattern_type=4, principal="User:alice", host="*",
+            operation=5, permission_type=3)]))
+        assert [r.error_code for r in acl.results] == [CLUSTER_FAILED]
+        run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--add", "--allow-principal",
+                                     "User:alice", "--operation", "Create", "--resource-pattern-type", "prefixed",
+                                     "--topic", "alice-"], timeout=120)
+        assert "User:alice" in run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--list"],
+                                        timeout=120).stdout
+        assert eventually(lambda: create("alice", "alice-topic") == [E.NONE], 30, "alice creates alice-topic")
+        assert create("alice", "other-topic") == [TOPIC_FAILED]
+    finally:
+        cluster.stop()
