@@ -10,7 +10,8 @@ that user; Apache's kafka-acls.sh adds and lists ACLs the same way; with the ACL
 what they allow. On the kafpy cluster: an ACL added through one node is enforced by every node
 once the metadata log carries it, a DENY added through another node too, and a restarted node
 enforces them again. A kafpy broker with an Apache Kafka 4.4 controller: its Envelopes carry
-the principal Apache's controller reads and judges."""
+the principal Apache's controller reads and judges; an Apache broker on kafpy's dedicated
+controllers: they read Apache's Envelopes, and Apache enforces the ACL records they write."""
 from __future__ import annotations
 
 import re
@@ -389,3 +390,56 @@ def test_an_apache_controller_judges_what_a_kafpy_broker_forwards_as_the_client(
         assert create("alice", "other-topic") == [TOPIC_FAILED]
     finally:
         cluster.stop()
+
+
+def test_kafpy_controllers_judge_what_an_apache_broker_forwards_as_the_client(tmp_path: Path) -> None:
+    """Three kafpy dedicated controllers with the StandardAuthorizer under an Apache Kafka 4.4
+    broker: the controllers read the principal of Apache's Envelopes (bob is refused CreateTopics
+    and CreateAcls), write the ACLs the super user adds, and Apache's authorizer enforces those
+    records (alice creates under her prefix, kafka-acls.sh lists her ACLs, her DESCRIBE lets her
+see her topic in Metadata, which the Apache broker decides itself)."""
+    from tests.support.kraft_controllers import ApacheBroker, KafpyControllers
+    from tests.support.kafka_dist import random_cluster_id
+    controllers = KafpyControllers(tmp_path, random_cluster_id(), {
+        "authorizer.class.name": STANDARD, "super.users": "User:ANONYMOUS"})
+    broker = ApacheBroker(tmp_path, controllers)
+    (sasl_port,) = free_ports(1)
+    props = dict(line.split("=", 1) for line in broker.config.read_text().splitlines() if "=" in line)
+    props.update({k: str(v) for k, v in SECURE.items()})
+    props.update({
+        "listeners": f"PLAINTEXT://{LOOPBACK}:{broker.port},SASL_PLAINTEXT://{LOOPBACK}:{sasl_port}",
+        "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{broker.port},SASL_PLAINTEXT://{LOOPBACK}:{sasl_port}"})
+    broker.config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    C = M.CreateTopicsRequest
+
+    def create(user: str, name: str) -> list[int]:
+        return _topics(as_user(sasl_port, user, 19, 7, C(timeout_ms=30000, topics=[C.CreatableTopic(
+            name=name, num_partitions=1, replication_factor=1)])))
+    try:
+        controllers.format()
+        controllers.start_all()
+        broker.format()
+        broker.start()
+        eventually(broker.serves_metadata, 180, "the Apache broker unfenced", interval=0.5)
+        add_users(Secured("apache", [], [sasl_port], broker.bootstrap))
+        assert create("bob", "bob-topic") == [TOPIC_FAILED]
+        acl = as_user(sasl_port, "bob", 30, 3, M.CreateAclsRequest(creations=[M.CreateAclsRequest.AclCreation(
+            resource_type=2, resource_name="alice-", resource_pattern_type=4, principal="User:alice", host="*",
+            operation=5, permission_type=3)]))
+        assert [r.error_code for r in acl.results] == [CLUSTER_FAILED]
+        run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--add", "--allow-principal",
+                                     "User:alice", "--operation", "Create", "--resource-pattern-type", "prefixed",
+                                     "--topic", "alice-"], timeout=120)
+        assert eventually(lambda: create("alice", "alice-topic") == [E.NONE], 30, "alice creates alice-topic")
+        assert create("alice", "other-topic") == [TOPIC_FAILED]
+        listed = run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--list"], timeout=120).stdout
+        assert "(principal=User:alice, host=*, operation=CREATE, permissionType=ALLOW)" in listed, listed
+        # Metadata is the broker's own check: Apache's authorizer over the records kafpy wrote
+        assert metadata_error(sasl_port, "alice", "alice-topic") == TOPIC_FAILED
+        run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--add", "--allow-principal",
+                                     "User:alice", "--operation", "Describe", "--topic", "alice-topic"], timeout=120)
+        eventually(lambda: metadata_error(sasl_port, "alice", "alice-topic") == E.NONE, 30, "alice describes")
+        assert metadata_error(sasl_port, "bob", "alice-topic") == TOPIC_FAILED
+    finally:
+        broker.stop()
+        controllers.stop_all()
