@@ -9,13 +9,15 @@ Who may call it: the broker, once at startup (``start_authorizer``, ``guard_regi
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Callable, Collection, cast
 
+from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
 
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.authorization_rules import RULES
-from kafpy.broker.authz_check import AuthzCheck, RuleCall, no_check
+from kafpy.broker.authz_check import AuthzCheck, RuleCall, no_check, principal_of
+from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import CloseConnection, Handler, RequestContext
 from kafpy.broker.security.acl_store import LocalAclStore, ZkAclStore
 from kafpy.broker.security.authorizer import AclStore, Authorizer, create_authorizer
@@ -28,12 +30,24 @@ if TYPE_CHECKING:
 __all__ = ["guard_registry", "RULES"]
 
 
-def guard(handler: Handler, authorizer: Authorizer) -> Handler:
-    """``handler`` with its API's rule in front."""
-    rule = RULES.get(handler.api_key)
-    if rule is no_check:
-        return handler
+def guard(handler: Handler, authorizer: Authorizer, early_start: Collection[str] = (),
+          forwarded: Collection[int] = ()) -> Handler:
+    """``handler`` with its API's rule in front (none for the APIs of ``forwarded``: a KRaft
+    broker forwards them and the controller authorizes them as the client); while ``authorizer`` is not ready (a KRaft
+    node before its initial ACL load) a request waits for it, except on the listeners of
+    ``early_start``, where anyone but a super user is answered UNKNOWN_SERVER_ERROR (Kafka's
+    AuthorizerNotReadyException) and a super user is served."""
+    rule = no_check if handler.api_key in forwarded else RULES.get(handler.api_key)
     inner = handler.func
+    if rule is no_check:
+        if authorizer.ready:
+            return handler
+
+        async def unchecked(ctx: RequestContext, req: Message) -> Message | None:
+            if not authorizer.ready and ctx.listener not in early_start:
+                await authorizer.wait_ready()
+            return await inner(ctx, req)
+        return Handler(handler.api_key, handler.min_version, handler.max_version, unchecked)
 
     if rule is None:
         async def refuse(ctx: RequestContext, req: Message) -> Message | None:
@@ -43,6 +57,12 @@ def guard(handler: Handler, authorizer: Authorizer) -> Handler:
     call = cast(RuleCall, rule)   # RULES holds it under the API whose request dispatch decodes
 
     async def checked(ctx: RequestContext, req: Message) -> Message | None:
+        if not authorizer.ready:
+            if ctx.listener not in early_start:
+                await authorizer.wait_ready()
+            elif not authorizer.is_super_user(principal_of(ctx)):
+                return error_response(ctx.header.request_api_key, ctx.api_version, req,
+                                      ErrorCode.UNKNOWN_SERVER_ERROR)
         return await call(AuthzCheck(ctx, authorizer), ctx, req, inner)
     return Handler(handler.api_key, handler.min_version, handler.max_version, checked)
 
@@ -66,7 +86,15 @@ async def start_authorizer(config: KafkaConfig, zk: KafkaZkClient | None, contro
     return authorizer
 
 
-def guard_registry(apis: ApiRegistry, authorizer: Authorizer) -> ApiRegistry:
-    """The same APIs and versions, each behind its authorization rule."""
-    return ApiRegistry([guard(h, authorizer) for h in apis.by_key.values()])
+def guard_registry(apis: ApiRegistry, authorizer: Authorizer, early_start: Collection[str] = (),
+                   forwarded: Collection[int] = ()) -> ApiRegistry:
+    """The same APIs and versions, each behind its authorization rule (``early_start``: the
+    listeners served before the authorizer is ready; ``forwarded``: the APIs the controller
+    authorizes)."""
+    return ApiRegistry([guard(h, authorizer, early_start, forwarded) for h in apis.by_key.values()])
+
+
+def early_start_listeners(config: KafkaConfig) -> frozenset[str]:
+    """``early.start.listeners``, upper-cased as listener names are."""
+    return frozenset(n.strip().upper() for n in config.values.get("early.start.listeners") or [] if n.strip())
 

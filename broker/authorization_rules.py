@@ -626,6 +626,10 @@ RULES: dict[ApiKey, Rule] = {
     **{key: cluster_rule(Op.ALTER) for key in (
         ApiKey.ELECT_LEADERS, ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.UPDATE_FEATURES)},
     ApiKey.LIST_PARTITION_REASSIGNMENTS: cluster_rule(Op.DESCRIBE),
+    # the quorum's APIs a KRaft broker forwards (Kafka's ControllerApis checks)
+    ApiKey.DESCRIBE_QUORUM: cluster_rule(Op.DESCRIBE),
+    **{key: cluster_rule(Op.ALTER) for key in (
+        ApiKey.UNREGISTER_BROKER, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)},
     # groups
     ApiKey.OFFSET_COMMIT: offset_commit,
     ApiKey.OFFSET_FETCH: offset_fetch,

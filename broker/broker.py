@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from kafpy.coordinator.group.streams.config import StreamsGroupConfig
     from kafpy.metrics.observer import RequestObserver
     from kafpy.broker.share.share_partition_manager import SharePartitionManager
+    from kafpy.broker.security.authorizer import Authorizer
     from kafpy.replication.controller import KafkaController
     # imported where used: a standalone broker never loads kazoo (start time)
     from kafpy.replication.zk_client import KafkaZkClient, SessionState
@@ -144,6 +145,9 @@ class GroupCoordinatorLeadership:
 
 
 class Broker:
+    # the APIs this broker forwards to a controller that authorizes them (a KRaft broker's)
+    forwarded_apis: frozenset[int] = frozenset()
+
     def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None,
                  clock: Callable[[], float] = time.time,
                  controller_factory: ControllerFactory = kafka_controller_and_admin) -> None:
@@ -375,12 +379,18 @@ class Broker:
                              node_id=node.node_id, loop=self.loop, security=self.inter_broker_security,
                              config=NetworkClientConfig(request_timeout_ms=self.config["request.timeout.ms"]))
 
+    async def _start_authorizer(self) -> Authorizer | None:
+        """The authorizer of ``authorizer.class.name``, started, its ACLs in ZooKeeper or the
+        standalone metadata file (a KRaft broker's are the metadata image's)."""
+        from kafpy.broker.authorization import start_authorizer
+        return await start_authorizer(self.config, self.zk, self.controller, self.clock)
+
     async def _start_server(self) -> None:
         cfg = self.config
-        from kafpy.broker.authorization import guard_registry, start_authorizer
-        authorizer = await start_authorizer(cfg, self.zk, self.controller, self.clock)
+        from kafpy.broker.authorization import early_start_listeners, guard_registry
+        authorizer = await self._start_authorizer()
         if authorizer is not None:
-            self.apis = guard_registry(self.apis, authorizer)
+            self.apis = guard_registry(self.apis, authorizer, early_start_listeners(cfg), self.forwarded_apis)
         assert (self.metadata_cache is not None and self.controller is not None and self.replica_manager is not None
                 and self.log_manager is not None)
         self.services = BrokerServices(

@@ -283,6 +283,8 @@ _DEFS = [
     # Authorization (authorizer.class.name is below, with the compatibility keys)
     ConfigDef("super.users", "string", ""),  # "User:admin;User:kafka", as Kafka separates them
     ConfigDef("allow.everyone.if.no.acl.found", "boolean", False),
+    # KRaft: listeners served before the authorizer's initial ACL load (controller listeners always are)
+    ConfigDef("early.start.listeners", "list", None),
     # Misc accepted for compatibility with Kafka's sample files
     ConfigDef("group.coordinator.rebalance.protocols", "list", ["classic", "consumer", "streams"]),
     # Consumer-protocol groups (KIP-848; coordinator/group/consumer/config.py)

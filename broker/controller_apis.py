@@ -16,6 +16,7 @@ Called by ``kafpy.broker.controller_server`` per decoded request; pure of socket
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Awaitable, Callable
@@ -35,8 +36,13 @@ from kafpy.raft.describe_quorum import describe_quorum
 from kafpy.raft.kafka_raft_client import KafkaRaftClient
 from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, VoterSet
 
+from kafpy.broker.controller_authorization import Caller, ControllerAuthorizer
 from kafpy.broker.controller_requests import READ_APIS, WRITE_APIS, ControllerRequests
+from kafpy.broker.handler import RequestContext
 from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
+from kafpy.broker.security.principal import ANONYMOUS
+from kafpy.broker.security.principal_serde import PrincipalSerdeError
+from kafpy.broker.security.principal_serde import deserialize as deserialize_principal
 
 BROKER_ENDPOINT_TYPE, CONTROLLER_ENDPOINT_TYPE = 1, 2  # DescribeCluster's EndpointType
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
@@ -51,22 +57,30 @@ CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
 
+# what a broker may forward in an Envelope: the quorum controller's APIs and the quorum's own
+FORWARDABLE: tuple[ApiKey, ...] = WRITE_APIS + READ_APIS + (
+    ApiKey.DESCRIBE_QUORUM, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)
+
 ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
 
 
 @dataclass(frozen=True)
 class RequestScope:
-    """What a handler knows of the connection: the listener it came in on."""
+    """What a handler knows of the connection: the listener it came in on and the client's
+    address."""
 
     listener_name: str
+    client_host: str = ""
 
 
 class ControllerApis:
     """Keeps the raft client, the cluster id, this node's id and the voters."""
 
     def __init__(self, raft: KafkaRaftClient, cluster_id: str, node_id: int, voters: VoterSet,
-                 requests: ControllerRequests | None = None) -> None:
+                 requests: ControllerRequests | None = None,
+                 authorization: ControllerAuthorizer | None = None) -> None:
         self.raft = raft
+        self.authorization = authorization  # None: no authorizer, every request is served
         self.cluster_id = cluster_id
         self.node_id = node_id
         self.voters = voters
@@ -86,8 +100,23 @@ class ControllerApis:
     def is_enabled(self, api_key: int, api_version: int) -> bool:
         return any(k == api_key and lo <= api_version <= hi for k, lo, hi in self._ranges)
 
-    async def handle(self, header: RequestHeader, request: Message, scope: RequestScope) -> Message:
-        """The response to one request of an enabled API (checked by the caller)."""
+    async def handle(self, header: RequestHeader, request: Message, scope: RequestScope,
+                     caller: Caller | None = None) -> Message:
+        """The response to one request of an enabled API (checked by the caller), behind its
+        authorization rule when an authorizer is configured; ``caller`` is who an Envelope
+        says sent it (else the connection's principal, User:ANONYMOUS on PLAINTEXT)."""
+        authorization = self.authorization
+        if authorization is None:
+            return await self._handle(header, request, scope)
+        who = caller if caller is not None else Caller(ANONYMOUS, scope.client_host, scope.listener_name)
+
+        async def serve(ctx: RequestContext, req: Message) -> Message:
+            return await self._handle(header, req, scope)
+        response = await authorization.run(header, request, who, serve)
+        assert response is not None  # no controller API answers by closing the connection
+        return response
+
+    async def _handle(self, header: RequestHeader, request: Message, scope: RequestScope) -> Message:
         key = header.request_api_key
         version = header.request_api_version
         if isinstance(request, ApiVersionsRequest):
@@ -116,11 +145,19 @@ class ControllerApis:
             header, inner = codec.decode_request(envelope.request_data)
         except (ProtocolError, UnsupportedVersion):
             return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
+        caller: Caller | None = None
+        if self.authorization is not None:  # who the request is judged as
+            try:
+                caller = Caller(deserialize_principal(envelope.request_principal or b""),
+                                str(ipaddress.ip_address(envelope.client_host_address)), scope.listener_name)
+            except (PrincipalSerdeError, ValueError):
+                return EnvelopeResponse(error_code=int(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE),
+                                        response_data=None)
         key = header.request_api_key
-        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in WRITE_APIS + READ_APIS
+        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in FORWARDABLE
                 or not self.is_enabled(key, header.request_api_version)):
             return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
-        response = await self.handle(header, inner, scope)
+        response = await self.handle(header, inner, scope, caller)
         frame = codec.encode_response(key, header.request_api_version, header.correlation_id, response)
         return EnvelopeResponse(error_code=0, response_data=frame[4:])
 

@@ -12,8 +12,10 @@ DescribeClientQuotas is not a controller API in Kafka 4.4 (its spec lists broker
 only), so it is not served here either.
 
 ACLs: Kafka's controller without an authorizer answers CreateAcls, DeleteAcls and
-DescribeAcls with SECURITY_DISABLED; kafpy's controllers refuse an authorizer, so they answer
-the same.
+DescribeAcls with SECURITY_DISABLED; with the ``StandardAuthorizer`` CreateAcls and DeleteAcls
+become AccessControlEntryRecord / RemoveAccessControlEntryRecord (``AclControlManager``) and
+DescribeAcls answers from the ACLs of the image (who may ask is checked before, by
+``kafpy.broker.controller_authorization``).
 """
 from __future__ import annotations
 
@@ -32,12 +34,15 @@ from kafpy.broker.controller_configs import describe_configs
 from kafpy.broker.controller_events import ControllerEventManager
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.error_responses import error_response
+from kafpy.broker.handlers.acls import describe_acls
+from kafpy.broker.security.authorizer import Authorizer
 
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"
 NO_AUTHORIZER = "No Authorizer is configured."
 
 Handler = Callable[[Message, int], Awaitable[Message]]
 _M = TypeVar("_M", bound=Message)
+_R = TypeVar("_R")
 
 WRITE_APIS: tuple[ApiKey, ...] = (
     ApiKey.BROKER_REGISTRATION, ApiKey.BROKER_HEARTBEAT, ApiKey.CONTROLLER_REGISTRATION,
@@ -65,10 +70,12 @@ class ControllerRequests:
     """Keeps the quorum controller, its event manager and the node's config; one method per
     API, each ``(request, version) -> response``."""
 
-    def __init__(self, controller: QuorumController, events: ControllerEventManager, config: KafkaConfig) -> None:
+    def __init__(self, controller: QuorumController, events: ControllerEventManager, config: KafkaConfig,
+                 authorizer: Authorizer | None = None) -> None:
         self.controller = controller
         self.events = events
         self.config = config
+        self.authorizer = authorizer
         c = controller
         self._ops: dict[int, Callable[[Message, int], Callable[[int], ControllerResult[Message]]]] = {
             ApiKey.BROKER_REGISTRATION: lambda r, v: lambda now: c.cluster.register_broker(
@@ -103,6 +110,11 @@ class ControllerRequests:
             ApiKey.UPDATE_FEATURES: lambda r, v: lambda now: _update_features(
                 c.features.update_features(_as(r, M.UpdateFeaturesRequest), v), _as(r, M.UpdateFeaturesRequest), v),
         }
+        if authorizer is not None:  # Kafka's StandardAuthorizer writes ACLs through the controller
+            self._ops[ApiKey.CREATE_ACLS] = lambda r, v: lambda now: _answer(
+                c.acls.create_acls(_as(r, M.CreateAclsRequest)), None)
+            self._ops[ApiKey.DELETE_ACLS] = lambda r, v: lambda now: _answer(
+                c.acls.delete_acls(_as(r, M.DeleteAclsRequest)), None)
 
     async def handle(self, api_key: int, version: int, request: Message) -> Message:
         try:
@@ -121,6 +133,8 @@ class ControllerRequests:
             return describe_configs(c.metadata.image, self.config, request, version)
         if isinstance(request, M.ListPartitionReassignmentsRequest):
             return c.partitions.list_partition_reassignments(request)
+        if isinstance(request, M.DescribeAclsRequest) and self.authorizer is not None:
+            return describe_acls(self.authorizer, request, version)
         if isinstance(request, (M.CreateAclsRequest, M.DeleteAclsRequest, M.DescribeAclsRequest)):
             return refusal(api_key, version, request, ApiError(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER))
         raise ValueError(f"api key {api_key} is not served by the quorum controller")
@@ -229,7 +243,11 @@ def _as(request: Message, cls: type[_M]) -> _M:
     return request
 
 
-def _answer(result: ControllerResult[object], response: Message) -> ControllerResult[Message]:
+def _answer(result: ControllerResult[_R], response: Message | None) -> ControllerResult[Message]:
+    """``result`` answered ``response`` (None: its own response, a ``Message``)."""
+    if response is None:
+        assert isinstance(result.response, Message)
+        response = result.response
     return ControllerResult(result.records, response, result.is_atomic)
 
 

@@ -12,6 +12,11 @@ UpdateRaftVoter change it (``kafpy.raft.voter_changes``). A node formatted with
 ``--no-initial-controllers`` starts as an observer that finds the leader through
 ``controller.quorum.bootstrap.servers`` until it is added.
 
+With ``authorizer.class.name`` set to Kafka's ``StandardAuthorizer`` every request on the
+controller listeners is authorized (``kafpy.broker.controller_authorization``) against the ACLs
+the quorum controller has replayed; the listeners are early-start ones, as in Kafka: until the
+controller has caught up with the log only super users are answered.
+
 On the raft client run the quorum controller (``QuorumController`` with its
 ``ControllerEventManager``: every controller replays the committed records, the leader activates
 and turns admin and broker requests into records) and the ``ControllerRegistrationManager``.
@@ -58,10 +63,14 @@ from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
+from kafpy.broker.controller_authorization import ControllerAuthorizer
 from kafpy.broker.controller_events import ControllerEventManager
 from kafpy.broker.controller_registration import ControllerRegistrationManager
 from kafpy.broker.controller_requests import ControllerRequests
 from kafpy.broker.kraft_config import parse_voters
+from kafpy.broker.security.authorizer import Authorizer
+from kafpy.broker.security.image_acl_store import ImageAclStore
+from kafpy.broker.security.standard_authorizer import create_kraft_authorizer
 
 log = logging.getLogger("kafka.server.ControllerServer")
 # Kafka's SecurityProtocol ids, as registrations carry them
@@ -101,15 +110,34 @@ class ControllerServer:
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[asyncio.Task[None]] = set()
+        self.acl_store = ImageAclStore()  # the authorizer's ACLs: those the quorum controller replayed
+        self.authorizer: Authorizer | None = None
 
     def _check_config(self) -> None:
         """What this controller does not do yet is refused, not run half-way."""
-        if self.config.values.get("authorizer.class.name"):
-            raise ConfigError("kafpy's controller listeners do not apply an authorizer yet: "
-                              "unset authorizer.class.name on a process.roles=controller node")
+        self._authorizer()  # a bad authorizer.class.name stops the node here
         for li in self.controller_listeners:
             if self.config.security_protocol(li.name) != "PLAINTEXT":
                 raise ConfigError(f"kafpy's controller listener {li.name} supports PLAINTEXT only for now")
+
+    def _authorizer(self) -> Authorizer | None:
+        return create_kraft_authorizer(self.config, self.acl_store)
+
+    def _caught_up(self) -> bool:
+        """Whether the quorum controller has replayed the log up to the high watermark (the
+        controller's initial ACL load)."""
+        raft, controller = self.raft, self.controller
+        if raft is None or controller is None:
+            return False
+        hwm = raft.core.high_watermark()
+        return hwm is not None and controller.metadata.last_offset + 1 >= hwm
+
+    def _authorization(self) -> ControllerAuthorizer | None:
+        authorizer = self.authorizer
+        controller = self.controller
+        if authorizer is None or controller is None:
+            return None
+        return ControllerAuthorizer(authorizer, self.acl_store, lambda: controller.metadata.image, self._caught_up)
 
     def _bootstrap_voters(self, metadata_dir: str) -> VoterSet:
         """Without static voters: those of the bootstrap snapshot (a dynamic quorum)."""
@@ -211,8 +239,12 @@ class ControllerServer:
                                              max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]),
                                              leader_imbalance_check_interval_ms=self._leader_imbalance_interval_ms(),
                                              on_fault=self._on_fault)
+        self.authorizer = self._authorizer()
+        if self.authorizer is not None:
+            await self.authorizer.start()
         self.apis = ControllerApis(self.raft, cluster_id, self.node_id, self.voters,
-                                   ControllerRequests(self.controller, self.events, self.config))
+                                   ControllerRequests(self.controller, self.events, self.config, self.authorizer),
+                                   self._authorization())
         self.registration = ControllerRegistrationManager(
             self.controller, self.raft, self._registered_listeners(), self.voters.addresses(self.listener_name),
             self.listener_name, qc.request_timeout_ms)
@@ -261,7 +293,7 @@ class ControllerServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str) -> None:
         peer = writer.get_extra_info("peername")
         limit = int(self.config.values["socket.request.max.bytes"])
-        scope = RequestScope(listener)
+        scope = RequestScope(listener, peer[0] if isinstance(peer, tuple) and peer else "")
         try:
             while True:
                 try:

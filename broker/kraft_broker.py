@@ -19,9 +19,12 @@ raft client and the metadata log.
 
 Admin requests are forwarded to the active controller (``kraft_forwarding``); ISR changes go
 there too (AlterPartition). Dynamic broker configs, client quotas and SCRAM credentials come
-from the image (``kraft_dynamic_configs``). Not done yet, and refused at start rather than run half-way:
-``controller.quorum.bootstrap.servers`` without voters, an authorizer, a controller listener
-other than PLAINTEXT. The listeners open before the broker registers (a listener on port 0
+from the image (``kraft_dynamic_configs``). With ``authorizer.class.name`` set to Kafka's
+``StandardAuthorizer`` every request is authorized (the ZooKeeper-mode rules) against the ACLs of
+the published image (``ImageAclStore``); the listeners not in ``early.start.listeners`` hold
+their requests until the first image is published (Kafka's initial ACL load). Not done yet, and
+refused at start rather than run half-way: ``controller.quorum.bootstrap.servers`` without
+voters, a controller listener other than PLAINTEXT. The listeners open before the broker registers (a listener on port 0
 registers the port it got), as the metadata it has answers until it has caught up.
 
 Who calls it: ``python -m kafpy.broker`` when ``process.roles=broker``; tests.
@@ -57,8 +60,11 @@ from kafpy.broker.kraft_admin import KRaftAdminController
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.kraft_controller_channel import ControllerChannel
 from kafpy.broker.kraft_dynamic_configs import DynamicConfigPublisher, ImageUserConfigs
+from kafpy.broker.security.authorizer import Authorizer
 from kafpy.broker.security.credentials import UserConfigs
-from kafpy.broker.kraft_forwarding import kraft_registry
+from kafpy.broker.security.image_acl_store import ImageAclStore
+from kafpy.broker.security.standard_authorizer import create_kraft_authorizer
+from kafpy.broker.kraft_forwarding import FORWARDED, kraft_registry
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
 from kafpy.broker.kraft_metadata_listener import BrokerMetadataListener
 from kafpy.broker.kraft_metadata_publisher import BrokerMetadataPublisher
@@ -76,6 +82,7 @@ class KRaftBroker(Broker):
 
     # False on a combined node, whose raft client and metadata log the controller owns
     owns_raft = True
+    forwarded_apis = frozenset(int(k) for k in FORWARDED)
 
     def __init__(self, config: KafkaConfig, loop: asyncio.AbstractEventLoop | None = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -93,6 +100,7 @@ class KRaftBroker(Broker):
         self._channels: list[ControllerChannel] = []
         self.incarnation_id = os.urandom(16)
         self.image_user_configs = ImageUserConfigs()  # SCRAM credentials from the metadata image
+        self.acl_store = ImageAclStore()  # the authorizer's ACLs, from the metadata image
 
     @property
     def zk_mode(self) -> bool:
@@ -102,17 +110,21 @@ class KRaftBroker(Broker):
         return self.image_user_configs
 
     def _check_config(self) -> None:
-        v = self.config.values
         if not self.voters:
             raise ConfigError("kafpy's KRaft broker finds the controllers through controller.quorum.voters only "
                               "for now: set controller.quorum.voters (controller.quorum.bootstrap.servers alone "
                               "is not supported yet)")
-        if v.get("authorizer.class.name"):
-            raise ConfigError("kafpy's KRaft broker does not apply an authorizer yet: unset authorizer.class.name")
         protocol = self.config.security_protocols.get(self.controller_listener, "PLAINTEXT")
         if protocol != "PLAINTEXT":
             raise ConfigError(f"kafpy's KRaft broker reaches the controllers over PLAINTEXT only for now, not "
                               f"{protocol} ({self.controller_listener})")
+
+    async def _start_authorizer(self) -> Authorizer | None:
+        """Kafka's StandardAuthorizer (or a custom one) over the ACLs of the published image."""
+        authorizer = create_kraft_authorizer(self.config, self.acl_store)
+        if authorizer is not None:
+            await authorizer.start()
+        return authorizer
 
     def _leader_id(self) -> int | None:
         raft = self.raft
@@ -132,6 +144,7 @@ class KRaftBroker(Broker):
     async def start(self) -> None:
         cfg = self.config
         self._check_config()
+        create_kraft_authorizer(self.config, self.acl_store)  # a bad authorizer.class.name stops it here
         metadata_dir = self._metadata_log_dir()
         try:
             ensemble = load_ensemble(list(cfg.log_dirs), metadata_dir)
@@ -160,6 +173,7 @@ class KRaftBroker(Broker):
         def published(image: MetadataImage) -> None:
             features.publish(image.finalized_features(), image.provenance.last_contained_offset)
             dynamic.publish(image)
+            self.acl_store.publish(image.acls)
         self.publisher = BrokerMetadataPublisher(cfg.broker_id, cache, rm, cfg.inter_broker_listener_name,
                                                  on_published=published)
         await self._start_group_coordinator()

@@ -4,8 +4,11 @@ changes, leader elections and reassignments, DescribeQuorum, UnregisterBroker an
 changes to the controller, which writes the metadata log;
 the broker learns the outcome from the log like every other broker).
 
-The request goes as the client sent it, at the client's version; the controller's answer goes
-back unchanged. When no controller answers, the client gets NOT_CONTROLLER in every entry
+The request goes inside an Envelope (KIP-590), as the client sent it, at the client's version,
+with the client's principal and address, so the controller authorizes it as the client (Kafka's
+``ForwardingManager``); the controller's answer goes back unchanged. An error of the Envelope
+itself (the controller could not read the principal, refused this broker CLUSTER_ACTION) is
+answered UNKNOWN_SERVER_ERROR, as Kafka does. When no controller answers, the client gets NOT_CONTROLLER in every entry
 (``error_responses.error_response``), on which Kafka's clients refresh metadata and retry.
 
 Who calls it: ``KRaftBroker`` builds its handler registry with ``kraft_registry`` (the usual
@@ -13,10 +16,12 @@ handlers, these keys replaced). Nothing on disk.
 """
 from __future__ import annotations
 
+import ipaddress
 import logging
 from typing import Callable
 
 from kafpy.protocol import codec
+from kafpy.protocol.messages import EnvelopeRequest, EnvelopeResponse, RequestHeader
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
@@ -25,6 +30,7 @@ from kafpy.broker.apis import HANDLER_MODULES, ApiRegistry
 from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.kraft_controller_channel import ControllerChannel, ControllerUnavailable
+from kafpy.broker.security.principal_serde import serialize as serialize_principal
 
 log = logging.getLogger("kafka.server.ForwardingManager")
 
@@ -46,12 +52,31 @@ def forwarding_handler(api_key: ApiKey, channel: Callable[[], ControllerChannel]
     async def forward(ctx: RequestContext, request: Message) -> Message | None:
         version = ctx.api_version
         try:
-            response: Message = await channel().send(api_key, request, version=version)
-            return response
+            envelope: EnvelopeResponse = await channel().send(ApiKey.ENVELOPE, envelope_of(ctx, api_key, request))
         except ControllerUnavailable as e:
             log.info("Forwarding %s from %s to the controller failed: %s", api_key.name, ctx.client_id, e)
             return error_response(api_key, version, request, ErrorCode.NOT_CONTROLLER)
+        if envelope.error_code != ErrorCode.NONE or envelope.response_data is None:
+            error = ErrorCode(envelope.error_code)
+            log.info("The controller answered the Envelope of %s from %s with %s", api_key.name, ctx.client_id,
+                     error.name)
+            return error_response(api_key, version, request, ErrorCode.NOT_CONTROLLER if error ==
+                                  ErrorCode.NOT_CONTROLLER else ErrorCode.UNKNOWN_SERVER_ERROR)
+        _, response = codec.decode_response(api_key, version, envelope.response_data)
+        return response
     return Handler(api_key, spec.min_version, spec.max_version, forward)
+
+
+def envelope_of(ctx: RequestContext, api_key: ApiKey, request: Message) -> EnvelopeRequest:
+    """``request`` with the client's header, principal and address, as Kafka's broker wraps it."""
+    header = RequestHeader(request_api_key=int(api_key), request_api_version=ctx.api_version,
+                           correlation_id=ctx.header.correlation_id, client_id=ctx.header.client_id)
+    try:
+        address = ipaddress.ip_address(ctx.client_host).packed
+    except ValueError:  # not an address (a unit test's context): the unspecified one
+        address = bytes(4)
+    return EnvelopeRequest(request_data=codec.encode_request(header, request)[4:],
+                           request_principal=serialize_principal(ctx.principal), client_host_address=address)
 
 
 def kraft_registry(channel: Callable[[], ControllerChannel]) -> ApiRegistry:

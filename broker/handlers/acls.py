@@ -15,7 +15,7 @@ from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindingFilter, AclOperation,
                                  AclPermissionType, PatternType, ResourcePattern, ResourceType,
                                  validate_binding)
-from kafpy.broker.security.authorizer import AclManagementDisabled
+from kafpy.broker.security.authorizer import AclManagementDisabled, Authorizer
 
 NO_AUTHORIZER = "No Authorizer is configured."
 
@@ -66,8 +66,14 @@ def _group_by_pattern(bindings: list[AclBinding]) -> dict[ResourcePattern, list[
 
 
 async def handle_describe_acls(ctx: RequestContext, req: messages.DescribeAclsRequest) -> messages.DescribeAclsResponse:
-    authorizer = ctx.services.authorizer
-    flt = _filter(req, ctx.api_version)
+    return describe_acls(ctx.services.authorizer, req, ctx.api_version)
+
+
+def describe_acls(authorizer: Authorizer | None, req: messages.DescribeAclsRequest, version: int
+                  ) -> messages.DescribeAclsResponse:
+    """The ACLs ``authorizer`` keeps that the request's filter matches (a KRaft controller
+    answers from its image through this too)."""
+    flt = _filter(req, version)
     try:
         if authorizer is None:
             raise AclManagementDisabled()
@@ -82,7 +88,7 @@ async def handle_describe_acls(ctx: RequestContext, req: messages.DescribeAclsRe
                   for e in entries])
         for p, entries in _group_by_pattern(found).items()
         # v0 knows literal patterns only
-        if ctx.api_version >= 1 or p.pattern_type == PatternType.LITERAL]
+        if version >= 1 or p.pattern_type == PatternType.LITERAL]
     return messages.DescribeAclsResponse(error_code=ErrorCode.NONE, resources=resources)
 
 

@@ -79,6 +79,18 @@ class Authorizer:
     async def close(self) -> None:
         pass
 
+    @property
+    def ready(self) -> bool:
+        """Whether it answers everyone (a KRaft node's authorizer is not ready before its
+        initial ACL load; until then only super users are answered)."""
+        return True
+
+    async def wait_ready(self) -> None:
+        """Returns once ``ready``."""
+
+    def is_super_user(self, principal: str) -> bool:
+        return False
+
     def authorize(self, principal: str, host: str, operation: AclOperation,
                   resource_type: ResourceType, name: str) -> bool:
         raise NotImplementedError
@@ -164,6 +176,9 @@ class AclAuthorizer(Authorizer):
         return found
 
     # -- decisions ---------------------------------------------------------------------
+    def is_super_user(self, principal: str) -> bool:
+        return principal in self.super_users
+
     def authorize(self, principal: str, host: str, operation: AclOperation,
                   resource_type: ResourceType, name: str) -> bool:
         key = (principal, host, operation, resource_type, name)

@@ -51,7 +51,7 @@ class CombinedNode:
     """One node: its ports, directory, config and process (kafpy's or Apache's)."""
 
     def __init__(self, impl: str, node_id: int, port: int, controller_port: int, work_dir: Path,
-                 quorum: Mapping[str, str]) -> None:
+                 quorum: Mapping[str, str], overrides: Mapping[str, object] | None = None) -> None:
         self.impl = impl
         self.node_id = node_id
         self.port = port
@@ -73,12 +73,17 @@ class CombinedNode:
             "transaction.state.log.replication.factor": 3, "transaction.state.log.num.partitions": 3,
             "transaction.state.log.min.isr": 2,
             "share.coordinator.state.topic.replication.factor": 3, "share.coordinator.state.topic.min.isr": 2,
-            "group.initial.rebalance.delay.ms": 0, **FAST,
+            "group.initial.rebalance.delay.ms": 0, **FAST, **(overrides or {}),
         })
 
     @property
     def bootstrap(self) -> str:
         return f"{LOOPBACK}:{self.port}"
+
+    def configure(self, props: Mapping[str, object]) -> None:
+        """Set ``props`` in the node's properties file (before it starts)."""
+        current = dict(line.split("=", 1) for line in self.config_path.read_text().splitlines() if "=" in line)
+        _write(self.config_path, {**current, **{k: str(v) for k, v in props.items()}})
 
     @property
     def bootstrap_controller(self) -> str:
@@ -192,3 +197,53 @@ class CombinedCluster:
         for node in self.nodes.values():
             if node.alive():
                 node.stop()
+
+
+SINGLE = {  # one node: every internal topic with one replica
+    "num.partitions": 1, "default.replication.factor": 1, "min.insync.replicas": 1,
+    "offsets.topic.replication.factor": 1, "offsets.topic.num.partitions": 1,
+    "transaction.state.log.replication.factor": 1, "transaction.state.log.num.partitions": 1,
+    "transaction.state.log.min.isr": 1,
+    "share.coordinator.state.topic.replication.factor": 1, "share.coordinator.state.topic.min.isr": 1,
+}
+
+
+class SingleNode:
+    """One combined node that is its own quorum, with ``overrides`` on top of ``SINGLE``: a
+    KRaft node for tests that run one kafpy node beside ``ReferenceKafka``. ``port`` is its
+    PLAINTEXT listener; ``restart`` keeps its directory."""
+
+    def __init__(self, impl: str, root: Path, overrides: Mapping[str, object] | None = None,
+                 node_id: int = 1) -> None:
+        port, controller_port = free_ports(2)
+        self.cluster_id = random_cluster_id()
+        self.node = CombinedNode(impl, node_id, port, controller_port, root,
+                                 {"controller.quorum.voters": f"{node_id}@{LOOPBACK}:{controller_port}"},
+                                 {**SINGLE, **(overrides or {})})
+        self.formatted = False
+
+    @property
+    def port(self) -> int:
+        return self.node.port
+
+    @property
+    def bootstrap(self) -> str:
+        return self.node.bootstrap
+
+    def start(self, timeout: float = 180.0) -> "SingleNode":
+        if not self.formatted:
+            self.node.format(self.node.impl, self.cluster_id)
+            self.formatted = True
+        self.node.start()
+        process.wait_for(lambda: self.node.serves(1), timeout=timeout,
+                         what=f"{self.node.impl} node {self.node.node_id} serving", proc=self.node.proc,
+                         log_path=self.node.output_path, interval=0.5)
+        return self
+
+    def stop(self) -> None:
+        if self.node.alive():
+            self.node.stop()
+
+    def restart(self, timeout: float = 180.0) -> None:
+        self.stop()
+        self.start(timeout)

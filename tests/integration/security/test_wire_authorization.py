@@ -1,6 +1,8 @@
 """Authorization on the wire protocol, in the spirit of Kafka's AuthorizerIntegrationTest: the
-same requests, without and with the right, against kafpy and against Apache Kafka 4.4 (KRaft,
-``StandardAuthorizer``) side by side, expecting the same error codes and the same filtering.
+same requests, without and with the right, against kafpy (standalone, and a KRaft combined node
+with ``StandardAuthorizer`` over its metadata image, the ACL changes forwarded to its controller
+in Envelopes) and against Apache Kafka 4.4 (KRaft, ``StandardAuthorizer``) side by side,
+expecting the same error codes and the same filtering.
 
 Both brokers run with ``allow.everyone.if.no.acl.found=true`` on PLAINTEXT (every client is
 User:ANONYMOUS): a right is taken away with a DENY ACL on one resource (a topic, a group, one
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
 
 import pytest
@@ -24,6 +27,7 @@ from kafpy.protocol.errors import ErrorCode as E
 from tests.integration.broker.raw import RawConnection, create_topic
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
+from tests.support.kraft_combined import SingleNode
 from tests.support.side_by_side import started_together
 
 ANON = "User:ANONYMOUS"
@@ -45,14 +49,22 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         **SETTINGS, "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"})
     ours = KafpyBroker(work_dir=base / "kafpy", log_dir=base / "kafpy" / "logs", start_timeout=150, overrides={
         **SETTINGS, "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"})
+    kraft = SingleNode("kafpy", base / "kraft", {
+        **SETTINGS, "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"})
     try:
-        with started_together(kafka, ours):
-            yield {"kafpy": ours, "kafka": kafka}
+        with ThreadPoolExecutor(1) as pool:
+            kraft_started = pool.submit(kraft.start)
+            with started_together(kafka, ours):
+                kraft_started.result()
+                yield {"kafpy": ours, "kafka": kafka, "kraft": kraft}
     finally:
+        kraft.stop()
         kafka.cleanup()
 
 
-BOTH = pytest.mark.parametrize("kind", ["kafpy", "kafka"])
+BOTH = pytest.mark.parametrize("kind", ["kafpy", "kafka", "kraft"])
+# KRaft nodes whose own broker-to-controller traffic is User:ANONYMOUS, like the clients here
+KRAFT_KINDS = ("kafka", "kraft")
 
 
 def request(broker: Any, api_key: int, version: int, body: Any) -> Any:
@@ -550,7 +562,7 @@ def test_zzz_every_api_without_the_acl_kafka_requires(brokers, kind):
     b = brokers[kind]
     served = api_versions("127.0.0.1", b.port)
     rows = {k: r for k, r in TABLE.items() if k in served and not (
-        kind == "kafka" and (r[1] == CLUSTER_ACTION_OP or k in CLUSTER_ACTION_TOO))}
+        kind in KRAFT_KINDS and (r[1] == CLUSTER_ACTION_OP or k in CLUSTER_ACTION_TOO))}
     names = {k: {"topic": f"tt{k}-{kind}", "group": f"tg{k}-{kind}", "txn": f"tx{k}-{kind}"} for k in rows}
     C = M.CreateAclsRequest
     rtype = {"topic": TOPIC, "group": GROUP, "txn": TXN_RESOURCE}
@@ -569,7 +581,7 @@ def test_zzz_every_api_without_the_acl_kafka_requires(brokers, kind):
     # authorizes every DeleteTopics, too); ALTER stays until CreateAcls is done, and Kafka's own
     # brokers (ANONYMOUS as well) keep CLUSTER_ACTION
     cluster_ops = sorted({op for res, op, _ in rows.values() if "cluster" in res and op not in (ALTER_OP, DELETE_OP)})
-    kept = [ALTER_OP] + ([CLUSTER_ACTION_OP] if kind == "kafka" else [])
+    kept = [ALTER_OP] + ([CLUSTER_ACTION_OP] if kind in KRAFT_KINDS else [])
     resp = request(b, 30, 3, C(creations=[entry(CLUSTER, "kafka-cluster", op, ALLOW) for op in kept] + [
         entry(CLUSTER, "kafka-cluster", op) for op in cluster_ops]))
     assert {r.error_code for r in resp.results} == {E.NONE}, resp.results

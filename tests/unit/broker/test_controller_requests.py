@@ -1,15 +1,21 @@
 """ControllerApis with the quorum controller behind it, over the in-memory three-controller
 quorum of test_controller_events: what Kafka's ControllerApis adds around the managers
 (duplicate and ``__cluster_metadata`` topic names, DeleteTopics by name and by id), DescribeConfigs
-from the committed image, ACLs answered SECURITY_DISABLED without an authorizer, a request
-forwarded in an Envelope, and a manager's refusal as the request's error response."""
+from the committed image, ACLs answered SECURITY_DISABLED without an authorizer and written as
+records with one, a request forwarded in an Envelope (judged as the Envelope's principal with an
+authorizer), and a manager's refusal as the request's error response."""
 from __future__ import annotations
 
 import asyncio
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
+from kafpy.broker.controller_authorization import ControllerAuthorizer
 from kafpy.broker.controller_requests import ControllerRequests
+from kafpy.broker.security.image_acl_store import ImageAclStore
+from kafpy.broker.security.principal import KafkaPrincipal
+from kafpy.broker.security.principal_serde import serialize
+from kafpy.broker.security.standard_authorizer import STANDARD_AUTHORIZER, create_kraft_authorizer
 from kafpy.protocol import codec
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode
@@ -160,3 +166,78 @@ async def _until(predicate: object) -> None:
     assert callable(predicate)
     while not predicate():
         await asyncio.sleep(0.01)
+
+
+async def _secured_apis(q: Quorum, node: int) -> ControllerApis:
+    """``_apis`` with Kafka's StandardAuthorizer over the controller's image (User:ANONYMOUS a
+    super user, as the nodes' own PLAINTEXT traffic is)."""
+    config = KafkaConfig({"process.roles": "controller", "node.id": str(node),
+                          "controller.quorum.voters": "1@localhost:1,2@localhost:2,3@localhost:3",
+                          "controller.listener.names": "CONTROLLER", "listeners": "CONTROLLER://localhost:1",
+                          "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
+                          "authorizer.class.name": STANDARD_AUTHORIZER, "super.users": "User:ANONYMOUS"})
+    store = ImageAclStore()
+    authorizer = create_kraft_authorizer(config, store)
+    assert authorizer is not None
+    await authorizer.start()
+    controller = q.controllers[node]
+    voters = VoterSet.from_static({1: ("localhost", 1), 2: ("localhost", 2), 3: ("localhost", 3)}, "CONTROLLER")
+    return ControllerApis(q.net.clients[node], CLUSTER_ID, node, voters,
+                          ControllerRequests(controller, q.events[node], config, authorizer),
+                          ControllerAuthorizer(authorizer, store, lambda: controller.metadata.image, lambda: True))
+
+
+def _envelope(request: M.Message, version: int, principal: bytes) -> M.EnvelopeRequest:
+    inner = codec.encode_request(_header(request.API_KEY or 0, version), request)
+    return M.EnvelopeRequest(request_data=inner[4:], request_principal=principal,
+                             client_host_address=bytes([127, 0, 0, 1]))
+
+
+def test_acls_are_records_and_an_envelope_is_judged_as_its_principal() -> None:
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            apis = await _secured_apis(q, leader)
+            await _unfenced_broker(q, apis, 4)
+            C = M.CreateAclsRequest
+            made = await _call(apis, C(creations=[C.AclCreation(
+                resource_type=2, resource_name="a-", resource_pattern_type=4, principal="User:alice", host="*",
+                operation=5, permission_type=3)]), 3)
+            assert isinstance(made, M.CreateAclsResponse) and [r.error_code for r in made.results] == [0]
+            # the authorizer takes the ACLs of the committed image it replayed (as Kafka's, after the commit)
+            image = q.controllers[leader].metadata
+            await _until(lambda: image.image.acls.acls)
+            listed = await _call(apis, M.DescribeAclsRequest(
+                resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1, principal_filter=None,
+                host_filter=None, operation=1, permission_type=1), 3)
+            assert isinstance(listed, M.DescribeAclsResponse) and listed.error_code == 0
+            assert [(r.resource_name, r.pattern_type, [a.principal for a in r.acls]) for r in listed.resources] == [
+                ("a-", 4, ["User:alice"])]
+            create = M.CreateTopicsRequest(topics=[CT.CreatableTopic(name="a-topic", num_partitions=1,
+                                                                     replication_factor=1)], timeout_ms=1000)
+            results = {}
+            for user in ("bob", "alice"):
+                answer = await _call(apis, _envelope(create, 7, serialize(KafkaPrincipal.user(user))), 0)
+                assert isinstance(answer, M.EnvelopeResponse) and answer.error_code == 0
+                assert answer.response_data is not None
+                _, body = codec.decode_response(19, 7, answer.response_data)
+                assert isinstance(body, M.CreateTopicsResponse)
+                results[user] = [(t.name, t.error_code) for t in body.topics]
+            assert results == {"bob": [("a-topic", ErrorCode.TOPIC_AUTHORIZATION_FAILED)],
+                               "alice": [("a-topic", ErrorCode.NONE)]}
+            # the ACL change through an Envelope: judged as bob, who may not ALTER the cluster
+            refused = await _call(apis, _envelope(M.DeleteAclsRequest(filters=[M.DeleteAclsRequest.DeleteAclsFilter(
+                resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1, principal_filter=None,
+                host_filter=None, operation=1, permission_type=1)]), 3,
+                serialize(KafkaPrincipal.user("bob"))), 0)
+            assert isinstance(refused, M.EnvelopeResponse) and refused.response_data is not None
+            _, deleted = codec.decode_response(31, 3, refused.response_data)
+            assert isinstance(deleted, M.DeleteAclsResponse)
+            assert [f.error_code for f in deleted.filter_results] == [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]
+            garbled = await _call(apis, _envelope(create, 7, b"\x00\x07junk"), 0)
+            assert isinstance(garbled, M.EnvelopeResponse)
+            assert garbled.error_code == ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE
+        finally:
+            await q.close()
+    asyncio.run(run())

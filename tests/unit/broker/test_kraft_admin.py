@@ -120,8 +120,9 @@ def test_what_a_kraft_broker_does_not_do_yet_is_refused_at_start(tmp_path: Path)
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"}
     cases = {
         "controller.quorum.bootstrap.servers alone": {"controller.quorum.bootstrap.servers": "h:1"},
-        "an authorizer": {"controller.quorum.voters": "3000@h:1",
-                          "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+        # Kafka 4 has no ZooKeeper-mode authorizer class any more
+        "AclAuthorizer cannot be found": {"controller.quorum.voters": "3000@h:1",
+                                          "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer"},
         "over PLAINTEXT only": {"controller.quorum.voters": "3000@h:1",
                                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL"},
     }

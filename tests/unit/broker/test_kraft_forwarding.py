@@ -1,20 +1,25 @@
-"""A KRaft broker's registry forwards the admin APIs to the active controller (answering
-NOT_CONTROLLER in every entry when none answers), and its registration lists its listeners at
+"""A KRaft broker's registry forwards the admin APIs to the active controller inside an
+Envelope carrying the client's principal and address (answering NOT_CONTROLLER in every entry
+when none answers, UNKNOWN_SERVER_ERROR when the Envelope itself fails), and its registration lists its listeners at
 their bound ports, the features it supports and its log dirs."""
 from __future__ import annotations
 
 import asyncio
 
+from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
-from kafpy.protocol.messages import CreateTopicsRequest, CreateTopicsResponse, RequestHeader
+from kafpy.protocol.messages import (CreateTopicsRequest, CreateTopicsResponse, EnvelopeRequest, EnvelopeResponse,
+                                     RequestHeader)
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.kraft_controller_channel import ControllerChannel, ControllerUnavailable
 from kafpy.broker.kraft_forwarding import FORWARDED, kraft_registry
 from kafpy.broker.kraft_registration import registration_request
+from kafpy.broker.security.principal import KafkaPrincipal
+from kafpy.broker.security.principal_serde import deserialize
 
 
 class FakeChannel:
@@ -30,13 +35,14 @@ class FakeChannel:
         return self.answer
 
 
-def forward(channel: FakeChannel, request: CreateTopicsRequest, version: int) -> Message | None:
+def forward(channel: FakeChannel, request: CreateTopicsRequest, version: int,
+            principal: KafkaPrincipal = KafkaPrincipal.user("ANONYMOUS")) -> Message | None:
     registry = kraft_registry(lambda: channel)  # type: ignore[arg-type, return-value]  # the fake channel
     handler = registry.handler_for(ApiKey.CREATE_TOPICS, version)
     assert handler is not None
     header = RequestHeader(request_api_key=ApiKey.CREATE_TOPICS, request_api_version=version, correlation_id=1,
                            client_id="admin")
-    ctx = RequestContext(None, header, "127.0.0.1", 1, "c", "PLAINTEXT")  # type: ignore[arg-type]  # no services needed
+    ctx = RequestContext(None, header, "127.0.0.1", 1, "c", "PLAINTEXT", principal)  # type: ignore[arg-type]  # no services needed
 
     async def call() -> Message | None:
         return await handler.func(ctx, request)
@@ -49,10 +55,29 @@ def test_admin_apis_go_to_the_controller_as_sent() -> None:
         assert registry.handler_for(key, 0) is not None
     request = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1,
                                                                              replication_factor=1)])
-    answer = CreateTopicsResponse(topics=[CreateTopicsResponse.CreatableTopicResult(name="t")])
-    channel = FakeChannel(answer)
-    assert forward(channel, request, 7) is answer
-    assert channel.sent == [(ApiKey.CREATE_TOPICS, request, 7)]
+    answer = CreateTopicsResponse(topics=[CreateTopicsResponse.CreatableTopicResult(name="t", error_code=17)])
+    frame = codec.encode_response(ApiKey.CREATE_TOPICS, 7, 1, answer)[4:]
+    channel = FakeChannel(EnvelopeResponse(error_code=0, response_data=frame))
+    response = forward(channel, request, 7, KafkaPrincipal.user("alice"))
+    assert isinstance(response, CreateTopicsResponse)
+    assert [(t.name, t.error_code) for t in response.topics] == [("t", 17)]
+    ((key, envelope, _),) = channel.sent
+    assert key == ApiKey.ENVELOPE and isinstance(envelope, EnvelopeRequest)
+    header, inner = codec.decode_request(envelope.request_data)
+    assert (header.request_api_key, header.request_api_version, header.client_id) == (ApiKey.CREATE_TOPICS, 7, "admin")
+    assert inner == request
+    assert deserialize(envelope.request_principal or b"") == KafkaPrincipal.user("alice")
+    assert envelope.client_host_address == bytes([127, 0, 0, 1])
+
+
+def test_an_envelope_error_is_answered_unknown_server_error() -> None:
+    """Kafka's ForwardingManager: the client does not see the Envelope's own error."""
+    request = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(name="t", num_partitions=1,
+                                                                             replication_factor=1)])
+    channel = FakeChannel(EnvelopeResponse(error_code=int(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)))
+    response = forward(channel, request, 7)
+    assert isinstance(response, CreateTopicsResponse)
+    assert [(t.name, t.error_code) for t in response.topics] == [("t", ErrorCode.UNKNOWN_SERVER_ERROR)]
 
 
 def test_no_controller_answers_not_controller_per_topic() -> None:
