@@ -69,7 +69,7 @@ def test_the_snapshot_reads_back_into_the_same_image(tmp_path: Path):
 
 def test_kraft_version_1_puts_the_voters_in_the_header(tmp_path: Path):
     voters = M.VotersRecord(version=0, voters=[M.VotersRecord.Voter(voter_id=1, voter_directory_id=b"\1" * 16)])
-    emitter = SnapshotEmitter(1, DirLog(tmp_path), lambda: 1, kraft_version=lambda: 1, voters=lambda: voters)
+    emitter = SnapshotEmitter(1, DirLog(tmp_path), lambda: 1, kraft_version=lambda _offset: 1, voters=lambda _offset: voters)
     path = emitter.maybe_emit(image_with(topics=1))
     assert path is not None
     snap = read_snapshot(path, read_record)
@@ -93,11 +93,49 @@ def test_the_publisher_writes_when_the_generator_asks_and_not_before(tmp_path: P
     publisher = SnapshotPublisher(SnapshotGenerator(1, 1000, 0, 0), SnapshotEmitter(1, DirLog(tmp_path), lambda: now[0]),
                                   lambda: now[0])
     image = image_with(topics=2)
-    assert publisher.on_log_delta(image, 999) is None
+    assert publisher.on_log_delta_now(image, 999) is None
     now[0] = 5
-    path = publisher.on_log_delta(image, 1)
+    path = publisher.on_log_delta_now(image, 1)
     assert path is not None and path.exists() and publisher.written == [path]
     assert not publisher.generator.emitting and publisher.generator.last_snapshot_time_ms == 5
     later = dataclasses.replace(image, provenance=MetadataProvenance(99, 3, 1))
     publisher.on_snapshot_loaded(later)
-    assert publisher.on_log_delta(later, 999) is None
+    assert publisher.on_log_delta_now(later, 999) is None
+    assert publisher.loaded == ["00000000000000000100-0000000003"]
+
+
+def test_the_publisher_writes_on_a_worker_thread_one_snapshot_at_a_time(tmp_path: Path):
+    """on_log_delta returns at once with the write running in a thread; while it runs no
+    second snapshot is asked for (the generator counts on), and the file is whole once the
+    task is done."""
+    import asyncio
+    import threading
+    from kafpy.metadata.publisher.snapshot_generator import SnapshotGenerator
+    from kafpy.metadata.publisher.snapshot_publisher import SnapshotPublisher
+
+    threads: list[str] = []
+
+    class ThreadNoting(SnapshotEmitter):
+        def write(self, job):  # type: ignore[no-untyped-def]
+            threads.append(threading.current_thread().name)
+            return super().write(job)
+
+    async def run() -> None:
+        publisher = SnapshotPublisher(SnapshotGenerator(1, 100, 0, 0),
+                                      ThreadNoting(1, DirLog(tmp_path), lambda: 1), lambda: 1)
+        first = image_with(topics=50)
+        task = publisher.on_log_delta(first, 100)
+        assert task is not None and publisher.generator.emitting
+        second = dataclasses.replace(first, provenance=MetadataProvenance(60, 3, 1))
+        assert publisher.on_log_delta(second, 1000) is None  # one at a time
+        await task
+        assert not publisher.generator.emitting
+        assert [p.name for p in publisher.written] == ["00000000000000000042-0000000003.checkpoint"]
+        snap = read_snapshot(publisher.written[0], read_record)
+        assert replayed(snap.records) == dataclasses.replace(first, provenance=EMPTY_PROVENANCE)
+        again = publisher.on_log_delta(second, 100)
+        assert again is not None
+        await publisher.close()
+        assert len(publisher.written) == 2
+    asyncio.run(run())
+    assert threads and all(name != threading.main_thread().name for name in threads)
