@@ -1,0 +1,156 @@
+"""Metadata snapshots in a running KRaft cluster (KIP-630), with real processes.
+
+Three kafpy controllers (``process.roles=controller``) with tiny snapshot thresholds (a few KB
+of committed records, NoOpRecords every 100 ms) and a short segment roll and retention:
+
+- every controller writes ``<offset>-<epoch>.checkpoint`` snapshots of its image while it runs,
+  and Apache Kafka 4.4's ``kafka-dump-log --cluster-metadata-decoder`` decodes them;
+- the minute log cleaner moves each log start up to a snapshot (old segments and snapshots go);
+- an Apache Kafka 4.4 broker formatted only now joins late: the kafpy leader's log no longer
+  starts at 0, so it is caught up with FetchSnapshot (its log says so), unfenced, and a topic
+  created through it gets a leader;
+- a controller restarted loads its latest snapshot (its log line) and replays only what
+  follows: its next snapshot holds the same image as the others'.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from kafpy.metadata.image.metadata_delta import MetadataDelta
+from kafpy.metadata.image.metadata_image import EMPTY_IMAGE
+from kafpy.metadata.image.provenance import EMPTY_PROVENANCE
+from kafpy.metadata.record_serde import read_record
+from kafpy.raft.snapshot import CLUSTER_METADATA_DIR, SnapshotId, parse_snapshot_path, read_snapshot, snapshot_path
+
+from tests.support.kafka_dist import run_tool
+from tests.support.kraft_controllers import ApacheBroker, KafpyControllers, eventually
+
+pytestmark = pytest.mark.timeout(900)
+
+CLUSTER_ID = "SnApShOtS0yVZ1cYpUe9Qw"
+TINY_SNAPSHOTS = {
+    "metadata.log.max.record.bytes.between.snapshots": "3000",
+    "metadata.max.idle.interval.ms": "100",
+    "metadata.log.segment.ms": "2000",
+    "metadata.max.retention.bytes": "1",
+}
+
+
+@pytest.fixture
+def controllers(tmp_path: Path) -> Iterator[KafpyControllers]:
+    c = KafpyControllers(tmp_path, CLUSTER_ID, TINY_SNAPSHOTS)
+    c.format()
+    c.start_all()
+    try:
+        yield c
+    finally:
+        c.stop_all()
+
+
+def metadata_dir(c: KafpyControllers, node: int) -> Path:
+    return c.work / f"controller-{node}" / CLUSTER_METADATA_DIR
+
+
+def snapshots(directory: Path) -> list[SnapshotId]:
+    """The frozen snapshots of a metadata log directory but the bootstrap one (0-0)."""
+    out = []
+    for path in directory.glob("*.checkpoint"):
+        parsed = parse_snapshot_path(path)
+        if parsed is not None and parsed.snapshot_id.end_offset > 0:
+            out.append(parsed.snapshot_id)
+    return sorted(out)
+
+
+def first_segment(directory: Path) -> int:
+    return min(int(p.stem) for p in directory.glob("*.log"))
+
+
+def image_records(path: Path) -> list[object]:
+    """A snapshot replayed into an image, as its records (no provenance)."""
+    delta = MetadataDelta(EMPTY_IMAGE)
+    delta.replay_all([r.message for r in read_snapshot(path, read_record).records])
+    return [r.message for r in delta.apply(EMPTY_PROVENANCE).records()]
+
+
+def latest_path(directory: Path) -> Path:
+    return snapshot_path(directory, snapshots(directory)[-1])
+
+
+def test_snapshots_in_a_running_quorum(controllers: KafpyControllers, tmp_path: Path) -> None:
+    c = controllers
+    c.active()
+    try:
+        # 1. every controller writes snapshots of its own image while it runs
+        for node in c.ports:
+            eventually(lambda: len(snapshots(metadata_dir(c, node))) >= 2 or None, timeout=120,
+                       what=f"two snapshots on controller {node}")
+            assert "Creating new KRaft snapshot file" in c.output(node)
+        # Apache's dump tool decodes one (header with kraft.version 0, the image's records, footer)
+        some = latest_path(metadata_dir(c, 1))
+        dumped = run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", str(some)]).stdout
+        assert "SnapshotHeader" in dumped and "SnapshotFooter" in dumped, dumped
+        assert '"name":"metadata.version"' in dumped, dumped
+        assert "isvalid: false" not in dumped and "Exception" not in dumped, dumped
+
+        # 2. the minute cleaner moves the log start to a snapshot: the first segments go
+        for node in c.ports:
+            eventually(lambda: first_segment(metadata_dir(c, node)) > 0 or None, timeout=180, interval=2.0,
+                       what=f"controller {node}'s first segment removed")
+            assert first_segment(metadata_dir(c, node)) <= snapshots(metadata_dir(c, node))[-1].end_offset
+            assert "Marking snapshot" in c.output(node)
+
+        # 3. an Apache 4.4 broker joining now fetches the leader's snapshot, then the log
+        broker = ApacheBroker(tmp_path, c)
+        broker.format()
+        broker.start()
+        try:
+            eventually(broker.serves_metadata, timeout=180, what="the late Apache broker unfenced")
+            # its metadata log starts at the snapshot it fetched, not at 0
+            broker_dir = tmp_path / "broker-data" / CLUSTER_METADATA_DIR
+            start = first_segment(broker_dir)
+            assert start > 0 and SnapshotId(start, 1) <= max(
+                parse_snapshot_path(p).snapshot_id for p in broker_dir.glob("*.checkpoint")), start
+            assert any(s.end_offset == start for s in snapshots(broker_dir)), (start, snapshots(broker_dir))
+            run_tool("4", "kafka-topics", ["--bootstrap-server", broker.bootstrap, "--create", "--topic", "late",
+                                           "--partitions", "2", "--replication-factor", "1"], timeout=120)
+
+            def leaders() -> list[str] | None:
+                desc = run_tool("4", "kafka-topics", ["--bootstrap-server", broker.bootstrap, "--describe",
+                                                      "--topic", "late"], timeout=120).stdout
+                found = re.findall(r"Leader: (-?\d+)", desc)
+                return found if found == ["100", "100"] else None
+            eventually(leaders, timeout=60, what="the late topic's leaders")
+        except BaseException:
+            print(broker.output()[-20000:])
+            raise
+
+        # 4. a restarted controller loads its latest snapshot and replays only what follows
+        restarted = next(n for n in c.ports if n != c.active())
+        directory = metadata_dir(c, restarted)
+        c.procs[restarted].terminate()
+        c.procs[restarted].wait(timeout=60)
+        before = snapshots(directory)[-1]
+        assert first_segment(directory) > 0  # the log no longer holds what the snapshot replaced
+        output_before = len(c.output(restarted))
+        c.start(restarted)
+        eventually(lambda: f"Finished replaying snapshot {before}" in c.output(restarted)[output_before:] or None,
+                   timeout=60, what="the restarted controller loading its snapshot")
+        eventually(lambda: snapshots(directory)[-1] > before or None, timeout=120,
+                   what="a snapshot written after the restart")
+
+        # every controller's latest snapshot holds the same image (NoOpRecords change nothing)
+        def same_image() -> bool | None:
+            images = [image_records(latest_path(metadata_dir(c, node))) for node in c.ports]
+            return all(i == images[0] for i in images) or None
+        eventually(same_image, timeout=60, interval=1.0, what="the same image in every latest snapshot")
+        names = {getattr(r, "name", None) for r in image_records(latest_path(directory))}
+        assert "late" in names
+        broker.stop()
+    except BaseException:
+        for node in c.ports:
+            print(f"--- controller {node}\n{c.output(node)[-8000:]}")
+        raise
