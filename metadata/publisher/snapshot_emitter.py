@@ -3,7 +3,8 @@
 voters).
 
 Who calls it: the node's ``SnapshotPublisher`` when its ``SnapshotGenerator`` asks for a
-snapshot: ``prepare`` on the event loop (the log's checks), ``write`` on a worker thread.
+snapshot: ``prepare`` on the event loop (the log's checks), then ``write_in_steps`` (on the
+loop a few hundred records at a time, the fsync on a worker thread) or ``write`` (all at once).
 The snapshot is named after the image's provenance (end offset and epoch of its last record),
 so it must be at or below the log's high watermark; the log refuses (None) one that exists or
 is below its start. Records are appended ``batch_size`` at a time and fill batches of up
@@ -13,6 +14,7 @@ first."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +75,38 @@ class SnapshotEmitter:
         offset = provenance.last_contained_offset
         kraft_version = self.kraft_version(offset)
         return SnapshotJob(image, raw, kraft_version, self.voters(offset) if kraft_version >= 1 else None)
+
+    async def write_in_steps(self, job: SnapshotJob, step_records: int) -> Path:
+        """``write`` on the event loop, ``step_records`` records encoded at a time with the
+        loop free in between (the image is immutable, so it may change under no step); the
+        last batch, the footer, the fsync and the rename run on a worker thread."""
+        provenance = job.image.provenance
+        name = provenance.snapshot_name()
+        writer: RecordsSnapshotWriter[ApiMessageAndVersion] = RecordsSnapshotWriter(
+            job.raw, write_record, self.now_ms, last_contained_log_timestamp=provenance.last_contained_log_time_ms,
+            kraft_version=job.kraft_version, voters=job.voters)
+        try:
+            pending: list[ApiMessageAndVersion] = []
+            for chunk in job.image.record_chunks():
+                pending += chunk
+                if len(pending) >= step_records:
+                    writer.append(pending)
+                    pending = []
+                    await asyncio.sleep(0)
+            if pending:
+                writer.append(pending)
+            path = await asyncio.to_thread(writer.freeze)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.error("[SnapshotEmitter id=%d] Encountered error while writing %s", self.node_id, name, exc_info=True)
+            raise
+        finally:
+            writer.close()
+        self.latest_snapshot_generated_time_ms = self.now_ms()
+        self.latest_snapshot_generated_bytes = path.stat().st_size
+        log.info("[SnapshotEmitter id=%d] Successfully wrote %s", self.node_id, name)
+        return path
 
     def write(self, job: SnapshotJob) -> Path:
         """Encode and write the image and freeze the file: pure CPU and file I/O over an

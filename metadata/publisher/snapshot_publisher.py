@@ -25,16 +25,21 @@ from kafpy.metadata.publisher.snapshot_generator import SnapshotGenerator
 
 log = logging.getLogger(__name__)
 
+# records encoded per step on the event loop (a few milliseconds; bench/snapshot_loop.py)
+STEP_RECORDS = 256
+
 
 class SnapshotPublisher:
     """Keeps the generator, the emitter, the clock and the write in flight; ``written``
     lists the snapshot files this node wrote, oldest first; ``loaded`` the snapshot ids it
     started from (at start or fetched from the leader)."""
 
-    def __init__(self, generator: SnapshotGenerator, emitter: SnapshotEmitter, now_ms: Callable[[], int]) -> None:
+    def __init__(self, generator: SnapshotGenerator, emitter: SnapshotEmitter, now_ms: Callable[[], int], *,
+                 step_records: int | None = STEP_RECORDS) -> None:
         self.generator = generator
         self.emitter = emitter
         self.now_ms = now_ms
+        self.step_records = step_records
         self.written: list[Path] = []
         self.loaded: list[str] = []
         self._task: asyncio.Task[None] | None = None
@@ -86,7 +91,10 @@ class SnapshotPublisher:
 
     async def _write(self, job: SnapshotJob) -> None:
         try:
-            path = await asyncio.to_thread(self.emitter.write, job)
+            if self.step_records is None:
+                path = await asyncio.to_thread(self.emitter.write, job)
+            else:
+                path = await self.emitter.write_in_steps(job, self.step_records)
         except Exception:  # noqa: BLE001 - logged by the emitter; the next image tries again
             return
         finally:
