@@ -11,6 +11,9 @@ of committed records, NoOpRecords every 100 ms) and a short segment roll and ret
   it fetched), unfenced, and a topic created through it gets a leader;
 - a kafpy broker joining late is caught up the same way, writes snapshots of its own image,
   and restarted loads its latest one;
+- an Apache 4.4 controller's snapshot is fetched and loaded by a kafpy broker joining late;
+- three combined kafpy nodes snapshot through their controllers, and a restarted one loads
+  its latest snapshot in both its controller and its broker;
 - a controller restarted loads its latest snapshot (its log line) and replays only what
   follows: its next snapshot holds the same image as the others'.
 """
@@ -29,7 +32,8 @@ from kafpy.metadata.record_serde import read_record
 from kafpy.raft.snapshot import CLUSTER_METADATA_DIR, SnapshotId, parse_snapshot_path, read_snapshot, snapshot_path
 
 from tests.support.kafka_dist import run_tool
-from tests.support.kraft_brokers import KafpyKRaftBroker
+from tests.support.kraft_brokers import KafpyKRaftBroker, KRaftCluster
+from tests.support.kraft_combined import CombinedCluster
 from tests.support.kraft_controllers import ApacheBroker, KafpyControllers, eventually
 from tests.support.ports import free_ports
 
@@ -180,3 +184,68 @@ def test_snapshots_in_a_running_quorum(controllers: KafpyControllers, tmp_path: 
         for node in c.ports:
             print(f"--- controller {node}\n{c.output(node)[-8000:]}")
         raise
+
+
+def test_a_kafpy_broker_loads_the_snapshot_an_apache_controller_wrote(tmp_path: Path) -> None:
+    """An Apache Kafka 4.4 controller with the same tiny thresholds snapshots and cleans its
+    log; a kafpy broker formatted only then fetches Apache's snapshot (FetchSnapshot from an
+    Apache leader), loads it and is unfenced; it serves the topic the snapshot holds."""
+    cluster = KRaftCluster(tmp_path, controllers=1, brokers=1, controller_overrides=TINY_SNAPSHOTS)
+    try:
+        cluster.start()
+        first = cluster.brokers[0]
+        run_tool("4", "kafka-topics", ["--bootstrap-server", first.bootstrap, "--create", "--topic", "before",
+                                       "--partitions", "1", "--replication-factor", "1"], timeout=120)
+        apache_dir = cluster.controllers[0].metadata_dir / CLUSTER_METADATA_DIR
+        eventually(lambda: first_segment(apache_dir) > 0 or None, timeout=180, interval=2.0,
+                   what="the Apache controller's first segment removed")
+        late = cluster.add_broker()
+        late.start()
+        late.wait_registered(timeout=180)
+        late_dir = late.log_dir / CLUSTER_METADATA_DIR
+        start = first_segment(late_dir)
+        assert start > 0 and any(s.end_offset == start for s in snapshots(late_dir)), (start, snapshots(late_dir))
+        out = late.output_path.read_text()
+        assert re.search(r"Loaded snapshot SnapshotId\(end_offset=\d+, epoch=\d+\): \d+ records", out), out[-5000:]
+        topics = run_tool("4", "kafka-topics", ["--bootstrap-server", late.bootstrap, "--list"], timeout=120).stdout
+        assert "before" in topics.split(), topics
+    except BaseException:
+        for b in cluster.brokers:
+            print(f"--- broker {b.node_id}\n{b.output_path.read_text()[-8000:] if b.output_path.exists() else ''}")
+        print(f"--- controller\n{cluster.controllers[0].output_path.read_text()[-8000:]}")
+        raise
+    finally:
+        cluster.stop()
+
+
+def test_combined_nodes_snapshot_and_load_their_snapshots(tmp_path: Path) -> None:
+    """Three combined kafpy nodes: the controller of each writes the snapshots (its broker none
+    of its own), and a node restarted loads its latest snapshot in both of its listeners."""
+    cluster = CombinedCluster("kafpy", tmp_path)
+    for node in cluster.nodes.values():
+        with open(node.config_path, "a") as f:
+            f.write("".join(f"{k}={v}\n" for k, v in TINY_SNAPSHOTS.items()))
+    try:
+        cluster.start()
+        dirs = {n: node.work_dir / "data" / CLUSTER_METADATA_DIR for n, node in cluster.nodes.items()}
+        for n, directory in dirs.items():
+            eventually(lambda: len(snapshots(directory)) >= 2 or None, timeout=120,
+                       what=f"two snapshots on combined node {n}")
+            writers = set(re.findall(r"\[SnapshotGenerator id=(\d+)\]", cluster.nodes[n].output()))
+            assert writers == {str(n)}, writers
+        active = cluster.active_controller()
+        node = next(nd for n, nd in cluster.nodes.items() if n != active)
+        node.stop()
+        latest = snapshots(dirs[node.node_id])[-1]
+        seen = len(node.output())
+        node.start()
+        cluster.wait_serving(node, 3)
+        after = node.output()[seen:]
+        assert f"Finished replaying snapshot {latest}" in after, after[-5000:]
+        assert f"Loaded snapshot {latest}" in after, after[-5000:]
+    except BaseException:
+        for n, nd in cluster.nodes.items():
+            print(f"--- node {n}\n{nd.output()[-8000:]}")
+        raise
+    finally:
+        cluster.stop()
