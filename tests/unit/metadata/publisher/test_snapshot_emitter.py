@@ -10,7 +10,8 @@ import pytest
 from kafpy.metadata.image.metadata_delta import MetadataDelta
 from kafpy.metadata.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafpy.metadata.image.provenance import EMPTY_PROVENANCE, MetadataProvenance
-from kafpy.metadata.publisher.snapshot_emitter import SnapshotEmitter
+from kafpy.metadata.image.writer import ApiMessageAndVersion
+from kafpy.metadata.publisher.snapshot_emitter import SnapshotEmitter, SnapshotJob
 from kafpy.metadata.record_serde import read_record, write_record
 from kafpy.protocol import messages as M
 from kafpy.raft.snapshot import RawSnapshotWriter, SnapshotId, read_snapshot
@@ -120,13 +121,13 @@ def test_the_publisher_writes_off_the_loop_one_snapshot_at_a_time(tmp_path: Path
     encoded = [0]  # records encoded so far, as the loop's other tasks see it
     seen: set[int] = set()
 
-    def counting(record):  # type: ignore[no-untyped-def]
+    def counting(record: ApiMessageAndVersion) -> bytes:
         encoded[0] += 1
         return write_record(record)
     monkeypatch.setattr(snapshot_emitter, "write_record", counting)
 
     class ThreadNoting(SnapshotEmitter):
-        def write(self, job):  # type: ignore[no-untyped-def]
+        def write(self, job: SnapshotJob) -> Path:
             threads.append(threading.current_thread().name)
             return super().write(job)
 
