@@ -19,7 +19,9 @@ after fetching it) truncates the log fully to it. Kafka 4.4's format leaves the 
 snapshot ``0-0`` and no segment: the log opens at 0 with that snapshot as its first.
 
 Records are opaque here: ``append_as_leader`` puts each payload (a metadata record's serde
-bytes) as the value of one record of a single batch. Blocking file I/O, one thread.
+bytes) as the value of one record of a single batch. Blocking file I/O on the caller's thread;
+the set of snapshots alone is guarded by a lock (a snapshot writer freezes its file, and the
+snapshot joins the set, on a worker thread).
 """
 from __future__ import annotations
 

@@ -6,11 +6,15 @@ Who calls it: a KRaft node's metadata listener on the event loop: the broker's
 ``ControllerEventManager`` with the quorum controller's image; each with the bytes of log
 batches the image took in since the last call.
 
-Why a worker thread: encoding a large image (thousands of partitions) takes far longer than a
-request may hold the loop (Kafka writes it on its own thread too). The image is immutable, so
-the thread reads it safely; the log is touched on the loop (``prepare``: its checks and the
-new ``.part`` file) and, once frozen, the snapshot joins the log's set under the log's lock.
-One snapshot at a time: the generator asks for none while one is being written."""
+Why not all at once on the loop: encoding a large image (thousands of partitions) takes far
+longer than a request may hold the loop (Kafka writes it on its own thread). By default it is
+encoded on the loop ``step_records`` records at a time, the loop free between steps, and the
+last batch, fsync and rename go to a worker thread (a worker thread encoding the whole image
+would contend with the loop for the GIL: ``bench/snapshot_loop.py``); ``step_records=None``
+writes it all on a worker thread. The image is immutable, so neither way can see it change;
+the log is touched on the loop (``prepare``: its checks and the new ``.part`` file) and, once
+frozen, the snapshot joins the log's set under the log's lock. One snapshot at a time: the
+generator asks for none while one is being written."""
 
 from __future__ import annotations
 
