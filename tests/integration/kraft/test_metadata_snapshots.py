@@ -15,7 +15,9 @@ of committed records, NoOpRecords every 100 ms) and a short segment roll and ret
 - three combined kafpy nodes snapshot through their controllers, and a restarted one loads
   its latest snapshot in both its controller and its broker;
 - a controller restarted loads its latest snapshot (its log line) and replays only what
-  follows: its next snapshot holds the same image as the others'.
+  follows: its next snapshot holds the same image as the others';
+- a controller down while the leader's log start passed its log end fetches the leader's
+  snapshot when it comes back (kafpy voter from a kafpy leader) and loads it while running.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from kafpy.metadata.image.provenance import EMPTY_PROVENANCE
 from kafpy.metadata.record_serde import read_record
 from kafpy.raft.snapshot import CLUSTER_METADATA_DIR, SnapshotId, parse_snapshot_path, read_snapshot, snapshot_path
 
+from tests.integration.raft.quorum_support import describe_quorum
 from tests.support.kafka_dist import run_tool
 from tests.support.kraft_brokers import KafpyKRaftBroker, KRaftCluster
 from tests.support.kraft_combined import CombinedCluster
@@ -74,7 +77,8 @@ def snapshots(directory: Path) -> list[SnapshotId]:
 
 
 def first_segment(directory: Path) -> int:
-    return min(int(p.stem) for p in directory.glob("*.log"))
+    """The base offset of the first segment (-1 while there is none: a log being truncated)."""
+    return min((int(p.stem) for p in directory.glob("*.log")), default=-1)
 
 
 def image_records(path: Path) -> list[object]:
@@ -179,6 +183,29 @@ def test_snapshots_in_a_running_quorum(controllers: KafpyControllers, tmp_path: 
         eventually(same_image, timeout=60, interval=1.0, what="the same image in every latest snapshot")
         names = {getattr(r, "name", None) for r in image_records(latest_path(directory))}
         assert "late" in names
+
+        # 6. a controller down while the leader's log start passed its log end is caught up with
+        # FetchSnapshot from the kafpy leader and loads that snapshot while running
+        leader = c.active()
+        behind = next(n for n in c.ports if n != leader)
+        ends = {v.replica_id: v.log_end_offset for v in describe_quorum(c.ports[leader]).current_voters}
+        c.kill(behind)
+        left_at = ends[behind]
+        eventually(lambda: first_segment(metadata_dir(c, leader)) > left_at + 1 or None, timeout=180,
+                   interval=2.0, what=f"the leader's log start past controller {behind}'s log end {left_at}")
+        output_before = len(c.output(behind))
+        c.start(behind)
+
+        def fetched() -> SnapshotId | None:
+            start = first_segment(metadata_dir(c, behind))
+            loaded = [s for s in snapshots(metadata_dir(c, behind)) if s.end_offset == start and start > left_at]
+            return loaded[0] if loaded else None
+        snapshot_id = eventually(fetched, timeout=120, what=f"controller {behind} fetching the leader's snapshot")
+        eventually(lambda: f"Finished replaying snapshot {snapshot_id}" in c.output(behind)[output_before:] or None,
+                   timeout=60, what=f"controller {behind} loading the fetched snapshot")
+        eventually(lambda: {v.replica_id: v.log_end_offset for v in describe_quorum(c.ports[leader]).current_voters
+                            }[behind] > snapshot_id.end_offset or None, timeout=60,
+                   what=f"controller {behind} fetching the log after the snapshot")
         broker.stop()
     except BaseException:
         for node in c.ports:
