@@ -29,7 +29,7 @@ from kafpy.metadata.controller.quorum_controller import QuorumController
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
     DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, EnvelopeRequest, EnvelopeResponse,
-    FetchRequest, RemoveRaftVoterRequest, RequestHeader, UpdateRaftVoterRequest, VoteRequest,
+    FetchRequest, FetchSnapshotRequest, RemoveRaftVoterRequest, RequestHeader, UpdateRaftVoterRequest, VoteRequest,
 )
 from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
 from kafpy.raft.describe_quorum import describe_quorum
@@ -53,6 +53,7 @@ _ALL_CLUSTER_OPERATIONS = sum(1 << int(op) for op in SUPPORTED_OPERATIONS[Resour
 # the APIs a controller serves and the versions (those of the codec, Kafka 4.4's)
 CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.FETCH, ApiKey.API_VERSIONS, ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH,
+    ApiKey.FETCH_SNAPSHOT,  # KIP-630: a replica behind the leader's log start fetches its snapshot
     ApiKey.DESCRIBE_QUORUM, ApiKey.DESCRIBE_CLUSTER,
     ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
@@ -122,7 +123,7 @@ class ControllerApis:
         if isinstance(request, ApiVersionsRequest):
             return self._api_versions(request, version)
         if isinstance(request, (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest,
-                                UpdateRaftVoterRequest)):
+                                FetchSnapshotRequest, UpdateRaftVoterRequest)):
             return await self.raft.handle_request(ApiKey(key), request)
         if isinstance(request, (AddRaftVoterRequest, RemoveRaftVoterRequest)):
             return await self.raft.handle_voter_change(request)

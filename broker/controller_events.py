@@ -9,6 +9,10 @@
   records with ``schedule_append`` in the active epoch, and answers once the high watermark
   passes their last offset (their commit was replayed). On a controller that is not active,
   or that loses leadership before the records commit, the answer is NOT_CONTROLLER.
+- It loads the raft client's latest snapshot when it would start below it
+  (``handle_load_snapshot``) and hands each committed image to this node's
+  ``SnapshotPublisher`` (snapshots on ``metadata.log.max.record.bytes.between.snapshots`` /
+  ``metadata.log.max.snapshot.interval.ms``).
 - Periodic tasks, as Kafka's: a NoOpRecord every ``metadata.max.idle.interval.ms`` (0
   disables it), the broker session expiry check, and with ``auto.leader.rebalance.enable``
   the preferred leader elections every ``leader.imbalance.check.interval.seconds``.
@@ -32,7 +36,10 @@ from kafpy.metadata.controller.quorum_controller import (
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import Message
 from kafpy.raft.kafka_raft_client import Batch, KafkaRaftClient, LeaderAndEpoch
+from kafpy.metadata.publisher.snapshot_publisher import SnapshotPublisher
+from kafpy.metadata.record_serde import read_record
 from kafpy.raft.raft_core import NotLeaderError
+from kafpy.raft.snapshot import SnapshotId, read_snapshot
 
 log = logging.getLogger("org.apache.kafka.controller.QuorumController")
 
@@ -70,8 +77,12 @@ class ControllerEventManager:
     def __init__(self, controller: QuorumController, raft: KafkaRaftClient, *,
                  time_ms: Callable[[], int], max_idle_interval_ms: int = 500,
                  leader_imbalance_check_interval_ms: int | None = None,
-                 on_fault: Callable[[BaseException], None] | None = None) -> None:
+                 on_fault: Callable[[BaseException], None] | None = None,
+                 snapshots: SnapshotPublisher | None = None) -> None:
         self.controller = controller
+        # this node's snapshots of the controller's committed image (None: written elsewhere)
+        self.snapshots = snapshots
+        self._bytes_since_publish = 0
         self.raft = raft
         self.time_ms = time_ms
         self.max_idle_interval_ms = max_idle_interval_ms
@@ -98,6 +109,8 @@ class ControllerEventManager:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._fail_waiters()
+        if self.snapshots is not None:
+            await self.snapshots.close()
 
     # -- the raft listener -----------------------------------------------------------------
 
@@ -118,6 +131,7 @@ class ControllerEventManager:
                     self.on_fault(e)
                 return
         self._committed = batches[-1].last_offset
+        self._maybe_snapshot(batches)
         done = [w for w in self._waiters if w.offset <= self._committed]
         self._waiters = [w for w in self._waiters if w.offset > self._committed]
         for w in done:
@@ -127,6 +141,43 @@ class ControllerEventManager:
         if epoch is not None and self._activation_epoch != epoch:
             self._activation_epoch = epoch
             self._put("activate", self._activate_op(epoch), internal=True, epoch=epoch)
+
+    def _maybe_snapshot(self, batches: Sequence[Batch]) -> None:
+        """Hand the committed image and the bytes it took in to the snapshot publisher
+        (nothing while a metadata transaction is open: the bytes wait for its end)."""
+        if self.snapshots is None:
+            return
+        self._bytes_since_publish += sum(b.size_in_bytes for b in batches)
+        image = self.controller.snapshot_image()
+        if image is None:
+            return
+        num_bytes, self._bytes_since_publish = self._bytes_since_publish, 0
+        self.snapshots.on_log_delta(image, num_bytes)
+
+    def handle_load_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
+        """The raft client's latest snapshot, when the log no longer holds what precedes it
+        (a restart on a cleaned log, or a follower that fetched it from the leader): the
+        controller's image becomes the snapshot's, replayed record by record."""
+        if self.fault is not None:
+            return
+        try:
+            snapshot = read_snapshot(data, lambda value: read_record(value).message)
+            self.controller.load_snapshot(snapshot_id, snapshot.records,
+                                          snapshot.header.last_contained_log_timestamp)
+        except Exception as e:  # noqa: BLE001 - Kafka's fatal fault handler: the node stops
+            log.error("Unable to load snapshot %s; the controller stops", snapshot_id, exc_info=True)
+            self.fault = e
+            self.controller.renounce()
+            self._fail_waiters()
+            if self.on_fault is not None:
+                self.on_fault(e)
+            return
+        self._committed = snapshot_id.end_offset - 1
+        self._bytes_since_publish = 0
+        if self.snapshots is not None:
+            image = self.controller.snapshot_image()
+            if image is not None:
+                self.snapshots.on_snapshot_loaded(image)
 
     def handle_leader_change(self, leader: LeaderAndEpoch) -> None:
         lost = self.controller.leader_changed(leader.leader_id, leader.epoch)

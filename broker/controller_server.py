@@ -17,6 +17,9 @@ controller listeners is authorized (``kafpy.broker.controller_authorization``) a
 the quorum controller has replayed; the listeners are early-start ones, as in Kafka: until the
 controller has caught up with the log only super users are answered.
 
+The controller writes this node's snapshots of its committed image (``kraft_snapshots``; a
+combined node's broker writes none) and loads the latest one at start.
+
 On the raft client run the quorum controller (``QuorumController`` with its
 ``ControllerEventManager``: every controller replays the committed records, the leader activates
 and turns admin and broker requests into records) and the ``ControllerRegistrationManager``.
@@ -44,6 +47,7 @@ from kafpy.metadata.bootstrap import (
 from kafpy.metadata.controller.quorum_controller import ControllerSettings, QuorumController
 from kafpy.metadata.image.cluster import Endpoint
 from kafpy.metadata import metadata_version as mv
+from kafpy.metadata.publisher.snapshot_publisher import SnapshotPublisher
 from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
@@ -71,6 +75,7 @@ from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.security.authorizer import Authorizer
 from kafpy.broker.security.image_acl_store import ImageAclStore
 from kafpy.broker.security.standard_authorizer import create_kraft_authorizer
+from kafpy.broker.kraft_snapshots import snapshot_publisher
 
 log = logging.getLogger("kafka.server.ControllerServer")
 # Kafka's SecurityProtocol ids, as registrations carry them
@@ -106,6 +111,7 @@ class ControllerServer:
         self.controller: QuorumController | None = None
         self.events: ControllerEventManager | None = None
         self.registration: ControllerRegistrationManager | None = None
+        self.snapshots: SnapshotPublisher | None = None  # this node's snapshots of the controller's image
         self.fault: BaseException | None = None  # a committed record the controller could not replay
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
@@ -235,7 +241,9 @@ class ControllerServer:
                                     log_cleaner=self.log.clean if isinstance(self.log, KafkaMetadataLog) else None,
                                     append_linger_ms=int(self.config.values["controller.quorum.append.linger.ms"]))
         self.controller = self._quorum_controller(cluster_id, metadata_dir)
-        self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms,
+        self.snapshots = (snapshot_publisher(self.config, self.node_id, self.log, core)
+                          if isinstance(self.log, KafkaMetadataLog) else None)
+        self.events = ControllerEventManager(self.controller, self.raft, time_ms=self.time_ms, snapshots=self.snapshots,
                                              max_idle_interval_ms=int(self.config.values["metadata.max.idle.interval.ms"]),
                                              leader_imbalance_check_interval_ms=self._leader_imbalance_interval_ms(),
                                              on_fault=self._on_fault)

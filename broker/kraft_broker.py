@@ -69,6 +69,7 @@ from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
 from kafpy.broker.kraft_metadata_listener import BrokerMetadataListener
 from kafpy.broker.kraft_metadata_publisher import BrokerMetadataPublisher
 from kafpy.broker.kraft_registration import registration_request
+from kafpy.broker.kraft_snapshots import snapshot_publisher
 from kafpy.broker.zk_broker import replication_managers
 
 log = logging.getLogger("kafka.server.BrokerServer")
@@ -185,7 +186,11 @@ class KRaftBroker(Broker):
         publisher = self.publisher
         assert self.raft is not None
         core = self.raft.core
-        self.metadata_listener = BrokerMetadataListener(self._publish, high_watermark=core.high_watermark)
+        # a dedicated broker writes its own snapshots; a combined node's controller writes them
+        snapshots = (snapshot_publisher(cfg, cfg.broker_id, self.metadata_log, core)
+                     if self.owns_raft and self.metadata_log is not None else None)
+        self.metadata_listener = BrokerMetadataListener(self._publish, high_watermark=core.high_watermark,
+                                                        snapshots=snapshots)
         self.raft.register(self.metadata_listener)
         bound = dict(self.server.bound_ports)
         self.lifecycle = lifecycle = BrokerLifecycleManager(
@@ -278,6 +283,8 @@ class KRaftBroker(Broker):
                             "shutting down anyway", self.config.broker_id, limit_s)
         if lifecycle is not None:
             await lifecycle.close()
+        if self.metadata_listener is not None and self.metadata_listener.snapshots is not None:
+            await self.metadata_listener.snapshots.close()
         if self.publisher is not None:
             await self.publisher.close()
         await super().shutdown()

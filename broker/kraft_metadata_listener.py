@@ -9,6 +9,9 @@ What cannot be decoded (a record type or version newer than kafpy knows) or repl
 record naming something the image lacks) is skipped with a log line and counted in
 ``skipped``, never fatal: the broker goes on with the records it understands (issue 37).
 
+With ``snapshots`` (a dedicated broker), each published image and the bytes of the batches
+it took in go to the node's ``SnapshotPublisher``, which writes a snapshot on Kafka's schedule.
+
 Who calls it: the raft driver (``handle_commit``, ``handle_leader_change``) on its task.
 Nothing on disk; pure apart from the log lines and the wall clock used for the batches'
 append times (raft's batches do not carry theirs).
@@ -25,6 +28,7 @@ from kafpy.metadata.image.loader import MetadataBatchLoader, Publisher
 from kafpy.metadata.image.metadata_delta import MetadataDelta
 from kafpy.metadata.image.metadata_image import EMPTY_IMAGE
 from kafpy.metadata.image.provenance import MetadataProvenance
+from kafpy.metadata.publisher.snapshot_publisher import SnapshotPublisher
 from kafpy.metadata.record_serde import MetadataParseError, read_record
 from kafpy.protocol.errors import CorruptRecord
 from kafpy.protocol.messages import Message
@@ -47,7 +51,8 @@ class BrokerMetadataListener:
     client last announced, the highest offset handed to it, and what it skipped."""
 
     def __init__(self, publish: Publisher, time_ms: Callable[[], int] = lambda: int(time.time() * 1000),
-                 high_watermark: Callable[[], int | None] = lambda: None) -> None:
+                 high_watermark: Callable[[], int | None] = lambda: None,
+                 snapshots: SnapshotPublisher | None = None) -> None:
         """``high_watermark`` is the raft client's: until the listener has read up to it once,
         nothing is published (Kafka's loader catching up), so a restarted broker applies the
         state the log ends in, not every state it went through."""
@@ -58,10 +63,14 @@ class BrokerMetadataListener:
         self.leader = LeaderAndEpoch(None, 0)
         self.last_committed_offset = -1
         self.skipped: list[SkippedRecord] = []
+        # this broker's snapshots of the published images (None: another part of the node writes them)
+        self.snapshots = snapshots
+        self._bytes_since_publish = 0
 
     def handle_commit(self, batches: Sequence[Batch]) -> None:
         for batch in batches:
             self.last_committed_offset = batch.last_offset
+            self._bytes_since_publish += batch.size_in_bytes
             if batch.control:
                 continue
             records: list[Message] = []
@@ -80,7 +89,11 @@ class BrokerMetadataListener:
                 return
             self.caught_up = True
             log.info("Caught up with the metadata log at offset %d", self.last_committed_offset)
+        published = self.loader.image
         self.loader.maybe_flush()
+        if self.snapshots is not None and self.loader.image is not published:
+            num_bytes, self._bytes_since_publish = self._bytes_since_publish, 0
+            self.snapshots.on_log_delta(self.loader.image, num_bytes)
 
     def handle_load_snapshot(self, snapshot_id: SnapshotId, data: bytes) -> None:
         """The latest snapshot, when the log no longer holds what it replaced (or this broker
@@ -105,6 +118,9 @@ class BrokerMetadataListener:
         publish = self.loader.publish
         self.loader = MetadataBatchLoader(image, publish)
         publish(delta, image)
+        self._bytes_since_publish = 0
+        if self.snapshots is not None:
+            self.snapshots.on_snapshot_loaded(image)
 
     def _read_or_none(self, value: bytes) -> Message | None:
         try:

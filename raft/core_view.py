@@ -1,5 +1,7 @@
 """What the request handlers kept outside ``raft_core`` (``voter_changes``, ``snapshot_fetch``)
-use of ``RaftCore``: a Protocol, so those modules do not import the core that imports them."""
+use of ``RaftCore``: a Protocol, so those modules do not import the core that imports them;
+and the handling Fetch and FetchSnapshot answers share (``handle_partition_answer``), which
+the core and ``snapshot_fetch`` both call."""
 from __future__ import annotations
 
 from typing import Protocol
@@ -39,3 +41,37 @@ class RaftCoreView(Protocol):
     def _on_high_watermark(self, high_watermark: int | None) -> None: ...
 
     def append_voters_record(self, voters: VoterSet, now_ms: int) -> int: ...
+
+
+class CurrentLeader(Protocol):
+    """The leader and epoch a Fetch or FetchSnapshot answer names."""
+
+    @property
+    def leader_id(self) -> int: ...
+
+    @property
+    def leader_epoch(self) -> int: ...
+
+
+class PartitionAnswer(Protocol):
+    """The partition of a Fetch or FetchSnapshot answer, as far as both are handled alike."""
+
+    @property
+    def error_code(self) -> int: ...
+
+    @property
+    def current_leader(self) -> CurrentLeader: ...
+
+
+def handle_partition_answer(core: RaftCoreView, top_error: int, partition: PartitionAnswer | None,
+                            now_ms: int) -> tuple[ErrorCode, bool | None]:
+    """What Fetch and FetchSnapshot answers share: a top-level error or no partition fails
+    the answer; else the partition's error and the leader and epoch it names go through the
+    core's ``_handle_common`` (Kafka's ``maybeHandleCommonResponse``). The partition's error,
+    and True/False when that settled the answer (None: the caller goes on with it)."""
+    if top_error != 0 or partition is None:
+        return ErrorCode.NONE, False
+    error = ErrorCode.of_known(partition.error_code)
+    leader = partition.current_leader
+    return error, core._handle_common(error, None if leader.leader_id < 0 else leader.leader_id,
+                                      leader.leader_epoch, now_ms)

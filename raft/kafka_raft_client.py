@@ -59,13 +59,17 @@ class LeaderAndEpoch:
 class Batch:
     """One committed batch as a listener sees it (Kafka's ``Batch``): its offsets, the epoch
     that wrote it, and its records still serialized (the listener knows their serde).
-    ``control`` batches (leader changes) carry their control records in ``records``."""
+    ``control`` batches (leader changes) carry their control records in ``records``.
+    ``size_in_bytes`` is the batch's size in the log (what a node counts towards its next
+    snapshot) and ``append_time_ms`` its timestamp (-1 when the log has none)."""
 
     base_offset: int
     last_offset: int
     epoch: int
     records: tuple[bytes, ...]
     control: bool = False
+    size_in_bytes: int = 0
+    append_time_ms: int = -1
 
 
 BatchDecoder = Callable[[bytes], Iterable[Batch]]

@@ -297,6 +297,6 @@ def decode_batches(records: bytes) -> list[Batch]:
     while pos < len(view):
         offset, epoch, control, size = _HEADER.unpack_from(view, pos)
         pos += _HEADER.size
-        out.append(Batch(offset, offset, epoch, (bytes(view[pos:pos + size]),), bool(control)))
+        out.append(Batch(offset, offset, epoch, (bytes(view[pos:pos + size]),), bool(control), _HEADER.size + size))
         pos += size
     return out

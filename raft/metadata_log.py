@@ -19,13 +19,16 @@ after fetching it) truncates the log fully to it. Kafka 4.4's format leaves the 
 snapshot ``0-0`` and no segment: the log opens at 0 with that snapshot as its first.
 
 Records are opaque here: ``append_as_leader`` puts each payload (a metadata record's serde
-bytes) as the value of one record of a single batch. Blocking file I/O, one thread.
+bytes) as the value of one record of a single batch. Blocking file I/O on the caller's thread;
+the set of snapshots alone is guarded by a lock (a snapshot writer freezes its file, and the
+snapshot joins the set, on a worker thread).
 """
 from __future__ import annotations
 
 import logging
 import os
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -149,6 +152,9 @@ class KafkaMetadataLog:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log = Log(str(self.dir), config.log_config(), clock=lambda: now_ms() / 1000.0,
                        recovery_point=0, log_start_offset=0, needs_recovery=True, topic_id=METADATA_TOPIC_ID)
+        # the set of frozen snapshots: a snapshot written on a worker thread joins it from
+        # there (Kafka's ``snapshots synchronized``); every change swaps in a new sorted list
+        self._snapshots_lock = threading.Lock()
         self._snapshots: list[SnapshotId] = self._recover_snapshots()
         self._pending_deletes: list[tuple[int, Path]] = []
         self.truncate_to_latest_snapshot()
@@ -328,9 +334,10 @@ class KafkaMetadataLog:
         return NotifyingRawSnapshotWriter(self.dir, snapshot_id, self.on_snapshot_frozen)
 
     def on_snapshot_frozen(self, snapshot_id: SnapshotId) -> None:
-        if snapshot_id not in self._snapshots:
-            self._snapshots.append(snapshot_id)
-            self._snapshots.sort()
+        """A snapshot was frozen (on any thread): it joins the set."""
+        with self._snapshots_lock:
+            if snapshot_id not in self._snapshots:
+                self._snapshots = sorted([*self._snapshots, snapshot_id])
 
     def read_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotReader | None:
         if snapshot_id not in self._snapshots:
@@ -340,7 +347,8 @@ class KafkaMetadataLog:
             return RawSnapshotReader(path, snapshot_id)
         except FileNotFoundError:
             log.warning("Couldn't read %s; expected to find snapshot file %s", snapshot_id, path)
-            self._snapshots.remove(snapshot_id)
+            with self._snapshots_lock:
+                self._snapshots = [s for s in self._snapshots if s != snapshot_id]
             return None
 
     def latest_snapshot(self) -> RawSnapshotReader | None:
@@ -431,8 +439,9 @@ class KafkaMetadataLog:
         return self._clean(should_clean)
 
     def _forget_snapshots_before(self, snapshot_id: SnapshotId) -> list[SnapshotId]:
-        forgotten = [s for s in self._snapshots if s < snapshot_id]
-        self._snapshots = [s for s in self._snapshots if s >= snapshot_id]
+        with self._snapshots_lock:
+            forgotten = [s for s in self._snapshots if s < snapshot_id]
+            self._snapshots = [s for s in self._snapshots if s >= snapshot_id]
         return forgotten
 
     def _remove_snapshots(self, snapshot_ids: list[SnapshotId], reason: str) -> None:
@@ -474,5 +483,6 @@ def decode_batches(records: bytes) -> list[Batch]:
     """What ``KafkaMetadataLog.read`` returned as the raft client's batches (its
     ``BatchDecoder``): Kafka record batches, each data record's value one payload; a control
     batch carries no payloads (listeners learn of leader changes from the client)."""
-    return [Batch(b.base_offset, b.last_offset, b.epoch, tuple(b.records), b.is_control)
+    return [Batch(b.base_offset, b.last_offset, b.epoch, tuple(b.records), b.is_control,
+                  b.header.batch_length + _BATCH_LENGTH.size, b.header.max_timestamp)
             for b in read_batches(records, bytes)]

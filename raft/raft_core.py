@@ -36,6 +36,7 @@ from kafpy.protocol.messages import (
 )
 from kafpy.raft import raft_messages as msg
 from kafpy.raft import snapshot_fetch, voter_changes
+from kafpy.raft.core_view import handle_partition_answer
 from kafpy.raft.epoch_state import (
     CandidateState, FollowerState, ProspectiveState, ResignedState, UnattachedState,
     strict_exponential_election_backoff_ms,
@@ -646,17 +647,11 @@ class RaftCore:
         return perror == ErrorCode.NONE
 
     def _handle_fetch_response(self, source: int, response: FetchResponse, now_ms: int) -> bool:
-        if response.error_code != 0:
-            return False
         p = msg.fetch_response_partition(response)
-        if p is None:
-            return False
-        error = ErrorCode.of_known(p.error_code)
-        leader = p.current_leader
-        handled = self._handle_common(error, None if leader.leader_id < 0 else leader.leader_id,
-                                      leader.leader_epoch, now_ms)
+        error, handled = handle_partition_answer(self, response.error_code, p, now_ms)
         if handled is not None:
             return handled
+        assert p is not None  # handle_partition_answer settled an answer without one
         state = self.quorum.state
         if error != ErrorCode.NONE:
             return False

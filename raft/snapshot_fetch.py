@@ -21,6 +21,7 @@ from kafpy.protocol.messages import FetchSnapshotRequest, FetchSnapshotResponse
 from kafpy.raft.replicated_log import RawSnapshotWriterProtocol, ReplicatedLog
 from kafpy.raft import raft_messages as msg
 from kafpy.raft.core_view import RaftCoreView as RaftCore
+from kafpy.raft.core_view import handle_partition_answer
 from kafpy.raft.epoch_state import FollowerState
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.snapshot import BOOTSTRAP_SNAPSHOT_ID, SnapshotId
@@ -118,17 +119,11 @@ def handle_fetch_snapshot_request(core: RaftCore, request: FetchSnapshotRequest,
 
 
 def handle_fetch_snapshot_response(core: RaftCore, source: int, response: FetchSnapshotResponse, now_ms: int) -> bool:
-    if response.error_code != 0:
-        return False
     p = msg.fetch_snapshot_response_partition(response)
-    if p is None:
-        return False
-    error = ErrorCode.of_known(p.error_code)
-    leader = p.current_leader
-    handled = core._handle_common(error, None if leader.leader_id < 0 else leader.leader_id,
-                                  leader.leader_epoch, now_ms)
+    error, handled = handle_partition_answer(core, response.error_code, p, now_ms)
     if handled is not None:
         return handled
+    assert p is not None  # handle_partition_answer settled an answer without one
     state = core.quorum.state
     if not isinstance(state, FollowerState) or state.leader_id != source:
         return True

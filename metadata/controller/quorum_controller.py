@@ -23,6 +23,7 @@ eligible leader replicas a cluster-wide min.insync.replicas ConfigRecord.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import uuid
@@ -44,12 +45,16 @@ from kafpy.metadata.controller.replication_control_manager import ReplicationCon
 from kafpy.metadata.controller.scram_control_manager import ScramControlManager
 from kafpy.metadata.controller.striped_replica_placer import StripedReplicaPlacer
 from kafpy.metadata.image.cluster import VersionRange
+from kafpy.metadata.image.metadata_delta import MetadataDelta
+from kafpy.metadata.image.metadata_image import EMPTY_IMAGE, MetadataImage
+from kafpy.metadata.image.provenance import MetadataProvenance
 from kafpy.metadata.image.writer import with_version
 from kafpy.metadata.record_serde import read_record, write_record
 from kafpy.protocol.messages import (
-    BeginTransactionRecord, ConfigRecord, ElectLeadersRequest, EndTransactionRecord, Message, NoOpRecord,
+    AbortTransactionRecord, BeginTransactionRecord, ConfigRecord, ElectLeadersRequest, EndTransactionRecord, Message, NoOpRecord,
 )
 from kafpy.raft.kafka_raft_client import Batch
+from kafpy.raft.snapshot import SnapshotId
 
 log = logging.getLogger("org.apache.kafka.controller.QuorumController")
 
@@ -120,6 +125,11 @@ class QuorumController:
         self.active_epoch: int | None = None
         self.leader_id: int | None = None
         self.epoch = -1
+        # the epoch and append time of the last batch replayed (the provenance of a snapshot
+        # of the image), and whether a metadata transaction is open at its end (no snapshot then)
+        self.last_epoch = -1
+        self.last_append_time_ms = -1
+        self.in_transaction = False
 
     # -- what the raft listener hands in -----------------------------------------------------
 
@@ -131,8 +141,45 @@ class QuorumController:
             records = [read_record(payload).message for payload in batch.records]
             self.metadata.replay_all(records, batch.base_offset)
             self.metadata.last_offset = max(self.metadata.last_offset, batch.last_offset)
+            for record in records:
+                if isinstance(record, BeginTransactionRecord):
+                    self.in_transaction = True
+                elif isinstance(record, (EndTransactionRecord, AbortTransactionRecord)):
+                    self.in_transaction = False
+        self.last_epoch = batch.epoch
+        self.last_append_time_ms = batch.append_time_ms
         if self.claimed is not None and batch.epoch >= self.claimed:
             self.caught_up = True  # everything before our epoch's start is replayed
+
+    def load_snapshot(self, snapshot_id: SnapshotId, records: Sequence[Message], append_time_ms: int) -> None:
+        """Replace the image with a snapshot's records (Kafka's ``handleLoadSnapshot``: a
+        controller starting on a log that begins with a snapshot, or fallen behind the
+        leader's log start); batches follow from its end offset. The brokers' epochs (the
+        offsets of their RegisterBrokerRecords) come from the registrations it holds."""
+        if self.active_epoch is not None:
+            raise RuntimeError(f"Asked to load snapshot {snapshot_id}, but we are the active controller "
+                               f"at epoch {self.active_epoch}")
+        log.info("Starting to replay snapshot %s, from last commit offset %d and epoch %d.",
+                 snapshot_id, self.metadata.last_offset, self.last_epoch)
+        delta = MetadataDelta(EMPTY_IMAGE)
+        delta.replay_all(records)
+        provenance = MetadataProvenance(snapshot_id.end_offset - 1, snapshot_id.epoch, append_time_ms)
+        self.metadata.image = delta.apply(provenance)
+        self.metadata.last_offset = snapshot_id.end_offset - 1
+        self.cluster.register_broker_record_offsets = {
+            broker_id: reg.epoch for broker_id, reg in self.metadata.image.cluster.brokers.items()}
+        self.last_epoch = snapshot_id.epoch
+        self.last_append_time_ms = append_time_ms
+        self.in_transaction = False
+        log.info("Finished replaying snapshot %s: %d records.", snapshot_id, len(records))
+
+    def snapshot_image(self) -> MetadataImage | None:
+        """The committed image named for a snapshot (the last batch's offset, epoch and
+        time), or None while a metadata transaction is open or nothing was replayed."""
+        if self.in_transaction or self.metadata.last_offset < 0 or self.last_epoch < 0:
+            return None
+        provenance = MetadataProvenance(self.metadata.last_offset, self.last_epoch, self.last_append_time_ms)
+        return dataclasses.replace(self.metadata.image, provenance=provenance)
 
     def leader_changed(self, leader_id: int | None, epoch: int) -> bool:
         """A new leader or epoch; True when this node was leading (claimed or active) and

@@ -55,11 +55,21 @@ class MetadataImage:
         client quotas, producer ids, ACLs, SCRAM, delegation tokens). Replaying them onto an
         empty image gives an image equal to this one but for the provenance."""
         out: list[ApiMessageAndVersion] = []
-        for part in (self.features, self.cluster, self.topics, self.configs,
-                     self.client_quotas, self.producer_ids, self.acls, self.scram,
-                     self.delegation_tokens):
-            out += part.records()
+        for chunk in self.record_chunks():
+            out += chunk
         return out
+
+    def record_chunks(self) -> Iterator[list[ApiMessageAndVersion]]:
+        """``records()`` a piece at a time (each part's records, the topics' one topic at a
+        time), so a snapshot writer can encode a large image in steps between which its
+        event loop runs."""
+        yield self.features.records()
+        yield self.cluster.records()
+        for name in sorted(self.topics.topics_by_name):
+            yield self.topics.topics_by_name[name].records()
+        for part in (self.configs, self.client_quotas, self.producer_ids, self.acls, self.scram,
+                     self.delegation_tokens):
+            yield part.records()
 
     # -- lookups brokers need ------------------------------------------------------------
 

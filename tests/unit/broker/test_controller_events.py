@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 import pytest
 
@@ -167,6 +168,69 @@ def test_a_leader_cut_off_answers_not_controller_and_follows_the_new_one() -> No
             assert old.metadata.image.cluster.brokers == new.metadata.image.cluster.brokers
             assert old.metadata.image.cluster.brokers[8].epoch == committed.broker_epoch
             assert not old.is_active()
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
+def test_every_controller_snapshots_its_committed_image_and_a_fresh_one_loads_it(tmp_path: Path) -> None:
+    """With a snapshot publisher each controller writes snapshots of the committed image
+    (named after the last committed batch); a controller that starts from one of them
+    (``handle_load_snapshot``) holds the same image and knows the broker's epoch."""
+    from kafpy.metadata.publisher.snapshot_emitter import SnapshotEmitter
+    from kafpy.metadata.publisher.snapshot_generator import SnapshotGenerator
+    from kafpy.metadata.publisher.snapshot_publisher import SnapshotPublisher
+    from kafpy.raft.replicated_log import ValidKind, validate_offset_and_epoch
+    from kafpy.raft.snapshot import RawSnapshotWriter, SnapshotId, parse_snapshot_path
+
+    class Dir:
+        def __init__(self, path: Path) -> None:
+            self.path = path
+            path.mkdir()
+
+        def create_new_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotWriter | None:
+            return RawSnapshotWriter(self.path, snapshot_id)
+
+    async def run() -> None:
+        q = Quorum(idle_ms=20)
+        publishers = {n: SnapshotPublisher(SnapshotGenerator(n, 200, 0, 0),
+                                           SnapshotEmitter(n, Dir(tmp_path / str(n)), lambda: 1), lambda: 1)
+                      for n in q.events}
+        for n, events in q.events.items():
+            events.snapshots = publishers[n]
+        try:
+            leader = await q.wait_active()
+            response = await _register(q, leader, 7)
+            def past_registration(path: Path) -> bool:
+                parsed = parse_snapshot_path(path)
+                return parsed is not None and parsed.snapshot_id.end_offset > response.broker_epoch
+            await wait_for(lambda: all(any(past_registration(p) for p in publishers[n].written) for n in q.events))
+            for n in q.events:
+                for path in publishers[n].written:
+                    sid = parse_snapshot_path(path)
+                    assert sid is not None
+                    # the id names a committed batch end: offset and epoch of the log at it
+                    core = q.net.clients[n].core
+                    hw = core.high_watermark()
+                    assert hw is not None and sid.snapshot_id.end_offset <= hw
+                    valid = validate_offset_and_epoch(core.log, *sid.snapshot_id)
+                    assert valid.kind is ValidKind.VALID, valid
+            path = publishers[leader].written[-1]
+            sid = parse_snapshot_path(path)
+            assert sid is not None
+            fresh = QuorumController(ControllerSettings(9, CLUSTER_ID, tuple(sorted(VOTERS)),
+                                                        session_timeout_ms=SESSION_MS),
+                                     BootstrapMetadata.from_versions(33, {}, "test"))
+            events = ControllerEventManager(fresh, q.net.clients[leader], time_ms=lambda: 0)
+            events.handle_load_snapshot(sid.snapshot_id, path.read_bytes())
+            assert events.fault is None
+            assert fresh.metadata.next_write_offset() == sid.snapshot_id.end_offset
+            assert fresh.cluster.register_broker_record_offset(7) == response.broker_epoch
+            assert 7 in fresh.metadata.image.cluster.brokers
+            assert fresh.features.metadata_version() == 33
+            # a snapshot that cannot be read stops the controller, as a replay failure does
+            events.handle_load_snapshot(SnapshotId(5, 1), b"not a snapshot")
+            assert events.fault is not None
         finally:
             await q.close()
     asyncio.run(run())

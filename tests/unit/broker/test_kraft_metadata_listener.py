@@ -77,3 +77,36 @@ def test_a_snapshot_becomes_a_whole_image_and_batches_follow(tmp_path: Path) -> 
     assert latest.topic("foo") is not None and latest.topic("bar") is not None
     listener.handle_load_snapshot(SnapshotId(12, 2), b"not a snapshot")
     assert listener.skipped[-1].offset == 11 and "cannot read snapshot" in listener.skipped[-1].reason
+
+
+def test_published_images_and_their_batches_bytes_go_to_the_snapshot_publisher(tmp_path: Path) -> None:
+    """A dedicated broker's snapshots: each published image with the bytes of the batches it
+    took in (control batches included), the counters reset by a loaded snapshot."""
+    from kafpy.metadata.publisher.snapshot_emitter import SnapshotEmitter
+    from kafpy.metadata.publisher.snapshot_generator import SnapshotGenerator
+    from kafpy.metadata.publisher.snapshot_publisher import SnapshotPublisher
+
+    class Dir:
+        def create_new_snapshot(self, snapshot_id: SnapshotId) -> RawSnapshotWriter | None:
+            return RawSnapshotWriter(tmp_path, snapshot_id)
+    generator = SnapshotGenerator(1, 250, 0, 0)
+    publisher = SnapshotPublisher(generator, SnapshotEmitter(1, Dir(), lambda: 7), lambda: 7)
+    deltas: list[tuple[int, int]] = []
+    original = publisher.on_log_delta_now
+
+    def record(image: MetadataImage, num_bytes: int) -> Path | None:
+        deltas.append((image.provenance.last_contained_offset, num_bytes))
+        return original(image, num_bytes)
+    publisher.on_log_delta = record  # type: ignore[method-assign,assignment]  # written inline here
+    listener = BrokerMetadataListener(lambda d, i: None, time_ms=lambda: 5, snapshots=publisher)
+    listener.handle_commit([Batch(0, 0, 1, (), control=True, size_in_bytes=80),
+                            Batch(1, 1, 1, (rec(M.TopicRecord(name="foo", topic_id=FOO)),), size_in_bytes=100)])
+    assert deltas == [(1, 180)] and publisher.written == []
+    listener.handle_commit([Batch(2, 2, 1, (rec(M.NoOpRecord()),), size_in_bytes=90)])
+    assert deltas[-1] == (2, 90)
+    assert [p.name for p in publisher.written] == ["00000000000000000003-0000000001.checkpoint"]
+    assert generator.bytes_since_last_snapshot == 0
+    listener.handle_commit([Batch(3, 3, 1, (rec(M.NoOpRecord()),), size_in_bytes=90)])
+    assert generator.bytes_since_last_snapshot == 90
+    listener.handle_load_snapshot(SnapshotId(3, 1), publisher.written[0].read_bytes())
+    assert generator.bytes_since_last_snapshot == 0 and publisher.loaded == ["00000000000000000003-0000000001"]

@@ -16,6 +16,7 @@ from kafpy.protocol.messages import (
 from kafpy.protocol.messages import AlterPartitionReassignmentsRequest as AR
 from kafpy.protocol.messages import CreateTopicsRequest as CT
 from kafpy.raft.kafka_raft_client import Batch
+from kafpy.raft.snapshot import SnapshotId
 
 from tests.unit.metadata.controller.helpers import CLUSTER_ID, registration
 
@@ -140,3 +141,61 @@ def test_leader_balancing_elects_the_preferred_replica() -> None:
     assert topic is not None and topic.partitions[0].leader == 1 and topic.partitions[0].replicas[0] == 2
     (record,) = c.maybe_balance_partition_leaders()
     assert isinstance(record, PartitionChangeRecord) and record.leader == 2
+
+
+def _bootstrapped_with_broker_and_topic() -> QuorumController:
+    c = _controller()
+    c.replay_batch(_control(0, 1))
+    c.replay_batch(_data(1, 1, [FeatureLevelRecord(name="metadata.version", feature_level=33)]))
+    c.replay_batch(_data(2, 1, c.cluster.register_broker(registration(4), 2, 0).records))
+    reg = c.metadata.image.cluster.brokers[4]
+    c.replay_batch(_data(3, 2, c.replication.process_broker_heartbeat(BrokerHeartbeatRequest(
+        broker_id=4, broker_epoch=reg.epoch, current_metadata_offset=3), 0).records))
+    records = c.replication.create_topics(CT(topics=[CT.CreatableTopic(
+        name="t", num_partitions=2, replication_factor=1, assignments=[])])).records
+    c.replay_batch(_data(4, 2, records))
+    return c
+
+
+def test_snapshot_image_is_named_after_the_last_batch_and_none_inside_a_transaction() -> None:
+    c = _bootstrapped_with_broker_and_topic()
+    image = c.snapshot_image()
+    assert image is not None
+    last = c.metadata.last_offset
+    assert image.provenance.snapshot_id() == (last + 1, 2)  # end offset, epoch of the last batch
+    c.replay_batch(_data(last + 1, 2, [BeginTransactionRecord(name="x"), NoOpRecord()]))
+    assert c.snapshot_image() is None  # the transaction is open at the batch's end
+    c.replay_batch(_data(last + 3, 2, [EndTransactionRecord()]))
+    assert c.snapshot_image() is not None
+
+
+def test_a_controller_loads_a_snapshot_of_another_ones_image() -> None:
+    """Kafka's handleLoadSnapshot: the image becomes the snapshot's, the next write offset
+    follows its end, and the brokers' epochs (RegisterBrokerRecord offsets) are known again."""
+    source = _bootstrapped_with_broker_and_topic()
+    image = source.snapshot_image()
+    assert image is not None
+    snapshot_id = image.provenance.snapshot_id()
+    c = _controller()
+    c.load_snapshot(snapshot_id, [r.message for r in image.records()], 1234)
+    assert c.metadata.image.records() == image.records()
+    assert c.metadata.next_write_offset() == snapshot_id.end_offset
+    assert c.cluster.register_broker_record_offset(4) == image.cluster.brokers[4].epoch == 2
+    assert c.features.metadata_version() == 33 and c.metadata.image.topic("t") is not None
+    loaded = c.snapshot_image()
+    assert loaded is not None and loaded.provenance.snapshot_id() == snapshot_id
+    assert loaded.provenance.last_contained_log_time_ms == 1234
+    # batches follow from the snapshot's end; a leader of a later epoch activates on them
+    c.leader_changed(NODE, 3)
+    c.replay_batch(_control(snapshot_id.end_offset, 3))
+    assert c.activate(3, 0) == []  # metadata.version came with the snapshot: no bootstrap records
+
+
+def test_the_active_controller_refuses_to_load_a_snapshot() -> None:
+    import pytest
+    c = _controller()
+    c.leader_changed(NODE, 1)
+    c.replay_batch(_control(0, 1))
+    c.activate(1, 0)
+    with pytest.raises(RuntimeError, match="active controller"):
+        c.load_snapshot(SnapshotId(10, 1), [], 0)
