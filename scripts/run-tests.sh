@@ -33,12 +33,14 @@ if ((${#args[@]} == 0)); then
     args=(tests)
 fi
 
-# Two workers (KAFPY_TEST_WORKERS, 0 = none): most integration tests wait on real processes
-# (ZooKeeper sessions, JVM start-up, failover timeouts), so two run side by side in little more
-# time than one. --dist loadfile keeps each file's tests, and its module-scoped brokers, on one
+# Four workers on two cores (KAFPY_TEST_WORKERS, 0 = none): most integration tests wait on real
+# processes (ZooKeeper sessions, failover timeouts, brokers' replies), not on the CPU. Measured
+# with `python -m bench.suite_cpu -- -n2 --dist=loadfile tests`: the whole suite costs about
+# 2,100 CPU-seconds while two workers take about 3,900 worker-seconds, so two workers leave
+# the two cores idle about half the time. --dist loadfile keeps each file's tests, and its module-scoped brokers, on one
 # worker; tests/conftest.py hands the files out longest first (tests/support/xdist_weights.txt,
 # regenerated from a run with --durations=0: python -m tests.support.xdist_weights RUN_LOG).
-workers=(-n "${KAFPY_TEST_WORKERS:-2}" --dist loadfile)
+workers=(-n "${KAFPY_TEST_WORKERS:-4}" --dist loadfile)
 echo "[run-tests] $PYTHON -m pytest -q -ra --durations=15 --timeout=300 ${workers[*]} ${args[*]}" >&2
 set +e
 "$PYTHON" -m pytest -q -ra --durations=15 --timeout=300 -p no:cacheprovider "${workers[@]}" "${args[@]}"
