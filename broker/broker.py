@@ -54,6 +54,7 @@ from kafpy.broker.zk_broker import (ControllerFactory, ZkAdminController, broker
                               load_dynamic_broker_configs, replication_managers)
 
 if TYPE_CHECKING:
+    from kafpy.broker.zk_migration_registration import ZkMigrationRegistration
     from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
     from kafpy.replication.network_client import NetworkClient
     from kafpy.coordinator.group.config import GroupCoordinatorConfig
@@ -173,6 +174,7 @@ class Broker:
         self._zk_admin: ZkAdminController | None = None  # ZooKeeper mode: self.controller, started and shut down
         self.inter_broker_security: ClientSecurity | None = None
         self.zk: KafkaZkClient | None = None
+        self.zk_migration: "ZkMigrationRegistration | None" = None  # zookeeper.metadata.migration.enable
         self._registration: BrokerRegistration | None = None
         self.group_coordinator: GroupCoordinatorService | None = None
         self.txn_coordinator: TransactionCoordinatorService | None = None
@@ -266,6 +268,10 @@ class Broker:
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(services.broker_epoch)
+        if cfg["zookeeper.metadata.migration.enable"]:  # KIP-866: register with the KRaft controllers
+            from kafpy.broker.zk_migration_registration import ZkMigrationRegistration
+            self.zk_migration = ZkMigrationRegistration(cfg, cluster_id, self.server.bound_ports, local.host)
+            self.zk_migration.start()
 
     def _replica_fetchers_changed(self) -> None:
         """num.replica.fetchers altered dynamically: resize the fetcher pool (in the
@@ -556,6 +562,8 @@ class Broker:
                                                                                 self.inter_broker_security))
             except Exception:
                 log.exception("Error during controlled shutdown")
+        if self.zk_migration is not None:
+            await self.zk_migration.close()
         if self.server is not None:
             await self.server.stop_accepting()
         if self.http_server is not None:
