@@ -272,6 +272,8 @@ class Broker:
             from kafpy.broker.zk_migration_registration import ZkMigrationRegistration
             self.zk_migration = ZkMigrationRegistration(cfg, cluster_id, self.server.bound_ports, local.host)
             self.zk_migration.start()
+            lifecycle = self.zk_migration.lifecycle
+            services.kraft_broker_epoch = lambda: lifecycle.broker_epoch
 
     def _replica_fetchers_changed(self) -> None:
         """num.replica.fetchers altered dynamically: resize the fetcher pool (in the

@@ -13,8 +13,13 @@ one task that, while this controller is active, walks the driver's states with Z
 - ZK_MIGRATION: ZooKeeper's metadata appended in one metadata transaction (BeginTransactionRecord
   "ZK Migration", the batches, ZkMigrationStateRecord MIGRATION, EndTransactionRecord), the
   committed offset written to ``/migration``.
-- SYNC_KRAFT_TO_ZK and later (writing the image back to ZooKeeper, the brokers' LeaderAndIsr /
-  UpdateMetadata, dual writes): not done yet; the driver stays in SYNC_KRAFT_TO_ZK and says so.
+- SYNC_KRAFT_TO_ZK: the image written back where ZooKeeper differs (after a failover ZooKeeper
+  may lag the log): ZooKeeper's metadata is read as records, replayed into an image, and the
+  writer reconciles it with the controller's.
+- KRAFT_CONTROLLER_TO_BROKER_COMM: FULL LeaderAndIsr and UpdateMetadata to every ZooKeeper
+  broker from the image (``zk_migration_propagator``).
+- DUAL_WRITE: each committed change is written to ZooKeeper (``zk_migration_writer``), the
+  offset recorded in ``/migration``, and the change sent to the ZooKeeper brokers.
 
 Who calls it: ``ControllerServer`` builds and starts it when migration is enabled. ZooKeeper
 errors are logged and retried at the next poll (Kafka's MigrationClientException handling).
@@ -22,6 +27,7 @@ errors are logged and retried at the next poll (Kafka's MigrationClientException
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import Callable
 
@@ -34,7 +40,17 @@ from kafpy.metadata.migration.zk_migration_state import MigrationDriverState as 
 from kafpy.metadata.migration.zk_migration_state import ZkMigrationState
 from kafpy.protocol.messages import BeginTransactionRecord, EndTransactionRecord, Message, ZkMigrationStateRecord
 from kafpy.replication.zk_client import KafkaZkClient
+from kafpy.metadata.image.metadata_delta import MetadataDelta
+from kafpy.metadata.image.metadata_image import EMPTY_IMAGE, MetadataImage
+from kafpy.metadata.image.provenance import MetadataProvenance
+from kafpy.replication.controller_channel import ControllerChannelManager
+from kafpy.replication.metadata_cache import BrokerInfo
+from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 from kafpy.replication.zk_migration_client import ZkMigrationClient
+from kafpy.replication.zk_migration_propagator import (
+    ControllerIdentity, Send, broker_info, delta_requests, full_requests, zk_brokers,
+)
+from kafpy.replication.zk_migration_writer import KRaftMigrationZkWriter
 from kafpy.replication.zk_ops import ControllerMovedError
 
 from kafpy.broker.controller_events import ControllerEventManager
@@ -43,6 +59,7 @@ log = logging.getLogger("org.apache.kafka.metadata.migration.KRaftMigrationDrive
 
 MIN_MIGRATION_BATCH_SIZE = 200  # Kafka's zookeeper.metadata.migration.min.batch.size default
 IDLE_POLL_MS = 500  # how often an inactive driver looks at the controller's leadership
+DUAL_WRITE_POLL_MS = 100  # a dual-writing driver also wakes at every committed record
 
 
 class ZkMigrationRunner:
@@ -59,8 +76,13 @@ class ZkMigrationRunner:
         self.time_ms = time_ms
         self.min_batch_size = min_batch_size
         self.driver = KRaftMigrationDriver(node_id, time_ms())
+        self.writer = KRaftMigrationZkWriter(zk)
+        self.channels: ControllerChannelManager | None = None
+        self.published: MetadataImage | None = None  # the image ZooKeeper and the brokers were given
+        self.dual_write_counts: dict[str, int] = {}
         self._task: asyncio.Task[None] | None = None
         self._wakeup = asyncio.Event()
+        controller.metadata.add_listener(lambda _record, _offset: self._wakeup.set())
 
     @property
     def state(self) -> S:
@@ -77,6 +99,8 @@ class ZkMigrationRunner:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self.channels is not None:
+            await self.channels.shutdown()
         await self.zk.close()
 
     async def _run(self) -> None:
@@ -95,8 +119,10 @@ class ZkMigrationRunner:
                 self.driver.schedule_poll(self.time_ms())
             now = self.time_ms()
             delay = max(0, self.driver.next_poll_ms - now) if self.driver.next_poll_ms > now else 0
-            if self.driver.state in (S.INACTIVE, S.UNINITIALIZED, S.SYNC_KRAFT_TO_ZK):
+            if self.driver.state in (S.INACTIVE, S.UNINITIALIZED):
                 delay = IDLE_POLL_MS
+            elif self.driver.state is S.DUAL_WRITE:
+                delay = DUAL_WRITE_POLL_MS
             self._wakeup.clear()
             try:
                 await asyncio.wait_for(self._wakeup.wait(), delay / 1000)
@@ -117,7 +143,10 @@ class ZkMigrationRunner:
         step = {S.WAIT_FOR_CONTROLLER_QUORUM: self._wait_for_controller_quorum,
                 S.WAIT_FOR_BROKERS: self._wait_for_brokers,
                 S.BECOME_CONTROLLER: self._become_controller,
-                S.ZK_MIGRATION: self._migrate_metadata}.get(driver.state)
+                S.ZK_MIGRATION: self._migrate_metadata,
+                S.SYNC_KRAFT_TO_ZK: self._sync_kraft_to_zk,
+                S.KRAFT_CONTROLLER_TO_BROKER_COMM: self._send_full_metadata,
+                S.DUAL_WRITE: self._dual_write}.get(driver.state)
         if step is not None:
             await step(now)
 
@@ -195,8 +224,74 @@ class ZkMigrationRunner:
         driver.migrated(offset, epoch if epoch is not None else -1, count, self.time_ms())
         driver.apply("Updated ZK migration state after migration", await self.client.set_migration_recovery_state(
             driver.leadership))
-        log.info("The ZooKeeper metadata is in the metadata log up to offset %d. Writing the image back to "
-                 "ZooKeeper, the ZooKeeper brokers' LeaderAndIsr/UpdateMetadata and dual writes are not done yet: "
-                 "the driver stays in %s.", offset, driver.state.value)
+
+    # -- after the copy ------------------------------------------------------------------------
+    async def _sync_kraft_to_zk(self, now: int) -> None:
+        """Kafka's ``SyncKRaftMetadataEvent``: ZooKeeper made equal to the image."""
+        image = self.controller.metadata.image
+        batches, _ = await self.client.read_all_metadata()
+        delta = MetadataDelta(EMPTY_IMAGE)
+        for batch in batches:
+            delta.replay_all(batch)
+        in_zk = delta.apply(MetadataProvenance(-1, -1, 0))
+        in_zk = dataclasses.replace(image, **{part: getattr(in_zk, part) for part in _ZK_PARTS})
+        counts = await self.writer.write_delta(in_zk, image, self.driver.leadership)
+        log.info("Made the following ZK writes when reconciling with KRaft state: %s", counts)
+        self._record_offset(image)
+        self.driver.apply("Updated ZK migration state after sync", await self.client.set_migration_recovery_state(
+            self.driver.leadership))
+        self.driver.transition_to(S.KRAFT_CONTROLLER_TO_BROKER_COMM, now)
+
+    def _identity(self) -> ControllerIdentity:
+        return ControllerIdentity(self.controller.settings.node_id, self.driver.leadership.zk_controller_epoch)
+
+    def _send(self, image: MetadataImage, requests: list[Send]) -> None:
+        if self.channels is None:
+            loop = asyncio.get_running_loop()
+            config = NetworkClientConfig(request_timeout_ms=30000)
+            node = self.controller.settings.node_id
+
+            def factory(b: BrokerInfo) -> NetworkClient:
+                return NetworkClient(b.host, b.port, client_id=f"kraft-controller-{node}-migration", node_id=b.node_id,
+                                     config=config, loop=loop)
+            self.channels = ControllerChannelManager(node, factory, loop)
+        for broker in zk_brokers(image):
+            self.channels.add_broker(broker_info(broker))
+        for broker_id, api_key, build in requests:
+            self.channels.send(broker_id, api_key, build)
+
+    async def _send_full_metadata(self, now: int) -> None:
+        """Kafka's ``SendRPCsToBrokersEvent``: the ZooKeeper brokers learn the image whole."""
+        image = self.controller.metadata.image
+        log.info("Sending RPCs to broker before moving to dual-write mode using at offset and epoch %d",
+                 self.controller.metadata.last_offset)
+        self._send(image, full_requests(image, self._identity()))
+        self.published = image
+        self.driver.transition_to(S.DUAL_WRITE, now)
+
+    async def _dual_write(self, now: int) -> None:
+        """Kafka's ``MetadataChangeEvent`` in dual-write mode."""
+        image, before = self.controller.metadata.image, self.published
+        if before is None or image is before:
+            return
+        counts = await self.writer.write_delta(before, image, self.driver.leadership)
+        for k, v in counts.items():
+            self.dual_write_counts[k] = self.dual_write_counts.get(k, 0) + v
+        if counts:
+            log.debug("Made the following ZK writes when handling KRaft delta: %s", counts)
+        self._record_offset(image)
+        self.driver.apply("Updated ZK migration state after delta", await self.client.set_migration_recovery_state(
+            self.driver.leadership))
+        self._send(image, delta_requests(before, image, self._identity()))
+        self.published = image
+
+    def _record_offset(self, image: MetadataImage) -> None:
+        epoch = self.controller.active_epoch
+        self.driver.leadership = self.driver.leadership.with_kraft_metadata_offset_and_epoch(
+            self.controller.metadata.last_offset, epoch if epoch is not None else -1)
+
+
+# the parts of an image ZooKeeper holds (the others: features, cluster, delegation tokens are KRaft's)
+_ZK_PARTS = ("topics", "configs", "client_quotas", "producer_ids", "acls", "scram")
 
 

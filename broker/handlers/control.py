@@ -54,6 +54,9 @@ def is_broker_epoch_stale(ctx: RequestContext, req: LeaderAndIsrRequest | StopRe
     stale."""
     epoch = req.broker_epoch if ctx.api_version >= since_version else UNKNOWN_BROKER_EPOCH
     ours = ctx.services.broker_epoch
+    kraft_epoch = ctx.services.kraft_broker_epoch
+    if req.is_k_raft_controller:  # Kafka 3.9's ZkBrokerEpochManager: the KRaft epoch
+        ours = kraft_epoch() if kraft_epoch is not None else ours
     if epoch == UNKNOWN_BROKER_EPOCH or epoch >= ours:
         return False
     log.info("Received %s request with broker epoch %d smaller than the current broker epoch %d", what, epoch, ours)
