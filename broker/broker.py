@@ -261,8 +261,10 @@ class Broker:
         await self._start_server()
         assert self.server is not None and self.services is not None
         services = self.services
-        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: services.broker_epoch, self.loop,
-                                                   self.inter_broker_security))
+        migration = cfg["zookeeper.metadata.migration.enable"]
+        rm.start_replication(*replication_managers(
+            cfg, rm, cache, self._zk_broker_epoch if migration else lambda: services.broker_epoch, self.loop,
+            self.inter_broker_security, self._zk_controller_node if migration else None))
         cfg.reconfigure_listeners.append(self._replica_fetchers_changed)
         rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
@@ -274,6 +276,29 @@ class Broker:
             self.zk_migration.start()
             lifecycle = self.zk_migration.lifecycle
             services.kraft_broker_epoch = lambda: lifecycle.broker_epoch
+
+    def _kraft_controller(self) -> BrokerInfo | None:
+        """During a migration, the active KRaft controller once UpdateMetadata named one (Kafka's
+        KRaftCachedControllerId), else None."""
+        mig, cache = self.zk_migration, self.metadata_cache
+        if mig is None or cache is None or cache.controller_id not in mig.probe.controllers:
+            return None
+        return mig.probe.active_controller()
+
+    def _zk_controller_node(self) -> BrokerInfo | None:
+        cache = self.metadata_cache
+        assert cache is not None
+        kraft = self._kraft_controller()
+        if kraft is not None:
+            return kraft
+        return cache.broker(cache.controller_id) if cache.controller_id >= 0 else None
+
+    def _zk_broker_epoch(self) -> int:
+        """Kafka 3.9's ZkBrokerEpochManager: the KRaft broker epoch while a KRaft controller rules."""
+        assert self.services is not None
+        if self._kraft_controller() is not None and self.zk_migration is not None:
+            return self.zk_migration.lifecycle.broker_epoch
+        return self.services.broker_epoch
 
     def _replica_fetchers_changed(self) -> None:
         """num.replica.fetchers altered dynamically: resize the fetcher pool (in the
@@ -555,7 +580,10 @@ class Broker:
             return
         self.stopping = True
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
-        if self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
+        if (self.zk_migration is not None and self._kraft_controller() is not None and self.started.is_set()
+                and self.config["controlled.shutdown.enable"]):
+            await self.zk_migration.controlled_shutdown()  # KIP-866: through the KRaft controller's heartbeats
+        elif self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
             try:  # while still serving: the controller moves our leaderships with requests to us
                 assert self.metadata_cache is not None and self.services is not None
                 services = self.services

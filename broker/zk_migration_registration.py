@@ -21,6 +21,7 @@ from typing import Mapping
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import BrokerRegistrationRequest, DescribeQuorumRequest, DescribeQuorumResponse
+from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
 from kafpy.broker.config import ConfigError, KafkaConfig
@@ -71,6 +72,13 @@ class KRaftControllerProbe:
 
     def leader_id(self) -> int | None:
         return self.leader
+
+    def active_controller(self) -> BrokerInfo | None:
+        """The active controller as a node to reach (None until DescribeQuorum named it)."""
+        if self.leader is None or self.leader not in self.controllers:
+            return None
+        host, port = self.controllers[self.leader]
+        return BrokerInfo(self.leader, host, port)
 
     async def probe_once(self) -> None:
         """Ask each controller in turn until one names the leader."""
@@ -144,6 +152,17 @@ class ZkMigrationRegistration:
         while True:
             await self.probe.probe_once()
             await asyncio.sleep(self.interval_ms / 1000)
+
+    async def controlled_shutdown(self, timeout_s: float = 30.0) -> None:
+        """Kafka 3.9's shutdown of a ZooKeeper broker whose controller is a KRaft controller: the
+        heartbeats ask to shut down; the controller moves the leaderships away and lets it go."""
+        log.info("[KafkaServer id=%d] Controlled shutdown through the KRaft controller", self.lifecycle.broker_id)
+        self.lifecycle.begin_controlled_shutdown()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.lifecycle.controlled_shutdown), timeout_s)
+        except asyncio.TimeoutError:
+            log.warning("[KafkaServer id=%d] The KRaft controller did not end the controlled shutdown within %.0f s; "
+                        "shutting down anyway", self.lifecycle.broker_id, timeout_s)
 
     async def close(self) -> None:
         task, self._task = self._task, None

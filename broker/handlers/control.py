@@ -30,7 +30,7 @@ from kafpy.protocol.messages import (AllocateProducerIdsRequest, AlterPartitionR
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
-from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
+from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState, Role
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
@@ -116,9 +116,28 @@ async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -
         configs = await topic_configs_from_zk(ctx, new_topics)
         error, errors = await rm.become_leader_or_follower_async(req.controller_id, req.controller_epoch,
                                                                  states, configs)
+        if req.is_k_raft_controller and error == ErrorCode.NONE:
+            take_isr_changes(ctx, states)
     return leader_and_isr_response(v, error, [
         (ps.topic_name, tid, ps.partition_index, error if error != ErrorCode.NONE else errors.get(
             (ps.topic_name, ps.partition_index), ErrorCode.NONE)) for tid, ps in entries])
+
+
+def take_isr_changes(ctx: RequestContext, states: list[PartitionState]) -> None:
+    """Kafka 3.9 accepts a KRaft controller's LeaderAndIsr at the current leader epoch during a
+    migration: the controller changed the ISR (a follower fenced or shutting down) or the
+    replicas without electing, which the partition epoch says; a leader takes the new ISR, a
+    follower the partition epoch (as a KRaft broker's metadata publisher does)."""
+    rm = ctx.services.replica_manager
+    broker_id = ctx.services.config.broker_id
+    for st in states:
+        part = rm.get_partition(st.topic, st.index)
+        if part is None or part.leader_epoch != st.leader_epoch or st.partition_epoch <= part.partition_epoch:
+            continue
+        if part.role is Role.LEADER and st.leader == broker_id:
+            part.update_assignment_and_isr(st)
+        else:
+            part.partition_epoch = st.partition_epoch
 
 
 # -- StopReplica -------------------------------------------------------------------------------

@@ -196,3 +196,27 @@ def read_znode(connect: str, path: str) -> tuple[Any, int] | None:
     finally:
         zk.stop()
         zk.close()
+
+
+def kraft_broker_properties(path: Path, node_id: int, port: int, log_dir: Path, controller_port: int) -> Path:
+    """What Kafka's guide gives a broker rolled into KRaft mode: process.roles=broker, its
+    broker id as node.id, the controllers, no zookeeper.connect and no migration flag."""
+    return write_properties(path, {
+        "process.roles": "broker", "node.id": str(node_id), "broker.id": str(node_id),
+        "controller.quorum.voters": f"{CONTROLLER_ID}@{LOOPBACK}:{controller_port}",
+        "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "listeners": f"PLAINTEXT://{LOOPBACK}:{port}", "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{port}",
+        "inter.broker.listener.name": "PLAINTEXT", "log.dirs": str(log_dir),
+        "default.replication.factor": "3", "offsets.topic.replication.factor": "3",
+        "replica.lag.time.max.ms": "10000", "broker.heartbeat.interval.ms": "500",
+        "group.initial.rebalance.delay.ms": "0",
+    })
+
+
+def finalize_controller_properties(controller: MigratingController) -> None:
+    """Kafka's guide, last step: the controllers restarted without the migration flag and
+    without zookeeper.connect."""
+    lines = [line for line in controller.config.read_text().splitlines()
+             if not line.startswith(("zookeeper.metadata.migration.enable=", "zookeeper.connect="))]
+    controller.config.write_text("\n".join(lines) + "\n")
