@@ -54,6 +54,7 @@ from kafpy.broker.zk_broker import (ControllerFactory, ZkAdminController, broker
                               load_dynamic_broker_configs, replication_managers)
 
 if TYPE_CHECKING:
+    from kafpy.broker.kraft_controller_channel import ControllerChannel
     from kafpy.broker.zk_migration_registration import ZkMigrationRegistration
     from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
     from kafpy.replication.network_client import NetworkClient
@@ -281,9 +282,13 @@ class Broker:
         """During a migration, the active KRaft controller once UpdateMetadata named one (Kafka's
         KRaftCachedControllerId), else None."""
         mig, cache = self.zk_migration, self.metadata_cache
-        if mig is None or cache is None or cache.controller_id not in mig.probe.controllers:
+        if mig is None or cache is None or cache.kraft_controller_id is None:
             return None
         return mig.probe.active_controller()
+
+    def _forwarding_channel(self) -> "ControllerChannel":
+        assert self.zk_migration is not None  # a KRaft controller rules only once registered
+        return self.zk_migration.forwarding
 
     def _zk_controller_node(self) -> BrokerInfo | None:
         cache = self.metadata_cache
@@ -414,6 +419,10 @@ class Broker:
         authorizer = await start_authorizer(cfg, self.zk, self.controller, self.clock)
         if authorizer is not None:
             self.apis = guard_registry(self.apis, authorizer)
+        if self.zk_mode and cfg["zookeeper.metadata.migration.enable"]:  # KIP-866: admin requests forwarded
+            from kafpy.broker.zk_migration_registration import migration_registry
+            self.apis = migration_registry(self.apis, lambda: self._kraft_controller() is not None,
+                                           self._forwarding_channel)
         assert (self.metadata_cache is not None and self.controller is not None and self.replica_manager is not None
                 and self.log_manager is not None)
         self.services = BrokerServices(

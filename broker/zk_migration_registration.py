@@ -17,14 +17,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Mapping
+from typing import Callable, Mapping
 
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import BrokerRegistrationRequest, DescribeQuorumRequest, DescribeQuorumResponse
 from kafpy.replication.metadata_cache import BrokerInfo
 from kafpy.replication.network_client import NetworkClient, NetworkClientConfig
 
+from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.config import ConfigError, KafkaConfig
+from kafpy.broker.handler import Handler, RequestContext
+from kafpy.broker.kraft_forwarding import forwarding_handler
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.kraft_controller_channel import ControllerChannel
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
@@ -135,7 +139,12 @@ class ZkMigrationRegistration:
             r = registration_request(config, cluster_id, incarnation, ports, default_host, dirs)
             r.is_migrating_zk_broker = True
             channel.voters = dict(self.probe.controllers)  # a leader learnt from DescribeQuorum
+            self.forwarding.voters = channel.voters
             return r
+        self.channel = channel
+        self.forwarding = ControllerChannel(config.broker_id, self.probe.controllers, self.probe.leader_id,
+                                            purpose="forwarding", request_timeout_ms=timeout_ms,
+                                            listener_name=names[0])
         self.lifecycle = BrokerLifecycleManager(config.broker_id, request, channel,
                                                 lambda: self.probe.high_watermark,
                                                 heartbeat_interval_ms=self.interval_ms)
@@ -170,3 +179,33 @@ class ZkMigrationRegistration:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         await self.lifecycle.close()
+        await self.forwarding.close()
+
+
+# the admin APIs a ZooKeeper broker forwards while a KRaft controller rules (Kafka 3.9's
+# ForwardingManager on a migrating broker); the quorum's own APIs are not a ZooKeeper broker's
+MIGRATION_FORWARDED = (
+    ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, ApiKey.ALTER_CONFIGS,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS, ApiKey.ALTER_CLIENT_QUOTAS,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS, ApiKey.ELECT_LEADERS, ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+    ApiKey.LIST_PARTITION_REASSIGNMENTS,
+)
+
+
+def migration_registry(registry: ApiRegistry, kraft_rules: Callable[[], bool],
+                       channel: Callable[[], ControllerChannel]) -> ApiRegistry:
+    """``registry`` with the admin APIs sent on to the KRaft controller while ``kraft_rules()``
+    (a KRaft controller sent the last UpdateMetadata), and handled as in ZooKeeper mode before."""
+    out: list[Handler] = []
+    for key, handler in registry.by_key.items():
+        if key in {int(k) for k in MIGRATION_FORWARDED}:
+            out.append(_either(handler, forwarding_handler(ApiKey(key), channel), kraft_rules))
+        else:
+            out.append(handler)
+    return ApiRegistry(out)
+
+
+def _either(zk: Handler, forward: Handler, kraft_rules: Callable[[], bool]) -> Handler:
+    async def handle(ctx: RequestContext, request: Message) -> Message | None:
+        return await (forward if kraft_rules() else zk).func(ctx, request)
+    return Handler(zk.api_key, zk.min_version, zk.max_version, handle)

@@ -252,7 +252,11 @@ async def handle_update_metadata(ctx: RequestContext, req: UpdateMetadataRequest
 
         def update() -> list[str]:
             topics, deleted = topics_after_update(cache, by_topic, new_configs)
-            cache.update(controller_id=req.controller_id, brokers=brokers, topics=topics, deleted_topics=deleted)
+            # Kafka 3.9 tells clients an alive broker, not a KRaft controller they cannot reach
+            kraft = req.is_k_raft_controller
+            cache.kraft_controller_id = req.controller_id if kraft else None
+            cache.update(controller_id=s.config.broker_id if kraft else req.controller_id, brokers=brokers,
+                         topics=topics, deleted_topics=deleted)
             return deleted
         error = rm.maybe_update_metadata_cache(req.controller_id, req.controller_epoch, update)
     return UpdateMetadataResponse(error_code=error)

@@ -153,10 +153,16 @@ def test_brokers_roll_into_kraft_and_the_migration_finishes_under_load(zookeeper
             status = run_tool(version, "kafka-metadata-quorum", ["--bootstrap-controller", f"127.0.0.1:{port}",
                                                                  "describe", "--status"]).stdout
             assert f"LeaderId: {CONTROLLER_ID}" in " ".join(status.split()), status
+        producer.stopping.set()
+        producer.join(180)
+        # the group keeps consuming until it has seen everything acknowledged
+        wait_until(lambda: set(producer.acked) <= consumer.seen, 120,
+                   "the consumer group saw every acknowledged record")
     finally:
         producer.stopping.set()
         producer.join(180)
         consumer.stopping.set()
+        consumer.join(30)
         controller.stop()
     final_bootstrap = [b.bootstrap for b in rolled]
     assert not producer.failed, producer.failed[:3]
@@ -164,8 +170,6 @@ def test_brokers_roll_into_kraft_and_the_migration_finishes_under_load(zookeeper
     duplicates = [v for v, n in Counter(log_values).items() if n > 1]
     assert not duplicates, duplicates[:10]
     assert set(producer.acked) <= set(log_values), sorted(set(producer.acked) - set(log_values))[:10]
-    wait_until(lambda: set(producer.acked) <= consumer.seen, 60, "the consumer group saw every acknowledged record")
-    consumer.join(30)
 
     records = [r for b in parse_dump(controller.dump_log()) for _, r in b.records]
     assert [r.zk_migration_state for r in records if isinstance(r, ZkMigrationStateRecord)] == [2, 1, 3]

@@ -10,6 +10,7 @@ import json
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
 
 from kafpy.metadata.image.uuids import uuid_str
@@ -34,6 +35,12 @@ def zk_children(connect: str, path: str) -> list[str]:
     finally:
         zk.stop()
         zk.close()
+
+
+def topic_leaders(broker: object, topic: str) -> dict[int, int]:
+    """Partition -> leader as ``broker`` answers Metadata ({} while it does not list the topic)."""
+    md = metadata(broker)
+    return leaders(md, topic) if any(t.name == topic for t in md.topics) else {}
 
 
 def test_the_kraft_controller_dual_writes_and_drives_the_zookeeper_brokers(zookeeper, broker_factory, tmp_path):
@@ -68,8 +75,8 @@ def test_the_kraft_controller_dual_writes_and_drives_the_zookeeper_brokers(zooke
             assert state["leader"] in replicas and sorted(state["isr"]) == sorted(replicas), state
         # ... every ZooKeeper broker lists it (UpdateMetadata from the KRaft controller)
         for b in brokers:
-            wait_until(lambda b=b: len(leaders(metadata(b), "after-migration")) == 3 and all(
-                lead >= 0 for lead in leaders(metadata(b), "after-migration").values()), 30,
+            wait_until(lambda b=b: (lambda ls: len(ls) == 3 and all(lead >= 0 for lead in ls.values()))(
+                topic_leaders(b, "after-migration")), 30,
                 f"broker {b.bootstrap} knows the new topic's leaders")
         # ... and they host and serve it (LeaderAndIsr from the KRaft controller)
         bootstrap = [b.bootstrap for b in brokers]
@@ -87,6 +94,19 @@ def test_the_kraft_controller_dual_writes_and_drives_the_zookeeper_brokers(zooke
         finally:
             consumer.close()
         assert values == sorted(f"m{i}".encode() for i in range(30))
+
+        # a ZooKeeper broker names itself as controller to clients and forwards their admin requests
+        assert {metadata(b).controller_id for b in brokers} == {0, 1, 2}
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+        try:
+            admin.create_topics([NewTopic("via-zk-broker", 2, 3)])
+        finally:
+            admin.close()
+        wait_until(lambda: read_znode(zookeeper.connect_string, "/brokers/topics/via-zk-broker") is not None, 30,
+                   "the topic created through a ZooKeeper broker written to ZooKeeper by the KRaft controller")
+        for b in brokers:
+            wait_until(lambda b=b: len(topic_leaders(b, "via-zk-broker")) == 2, 30,
+                       f"broker {b.bootstrap} knows the forwarded topic")
 
         # a config altered through the KRaft controller lands in /config/topics and its notification
         A = IncrementalAlterConfigsRequest
