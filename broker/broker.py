@@ -54,6 +54,8 @@ from kafpy.broker.zk_broker import (ControllerFactory, ZkAdminController, broker
                               load_dynamic_broker_configs, replication_managers)
 
 if TYPE_CHECKING:
+    from kafpy.broker.kraft_controller_channel import ControllerChannel
+    from kafpy.broker.zk_migration_registration import ZkMigrationRegistration
     from kafpy.protocol.messages import WriteTxnMarkersRequest, WriteTxnMarkersResponse
     from kafpy.replication.network_client import NetworkClient
     from kafpy.coordinator.group.config import GroupCoordinatorConfig
@@ -177,6 +179,7 @@ class Broker:
         self._zk_admin: ZkAdminController | None = None  # ZooKeeper mode: self.controller, started and shut down
         self.inter_broker_security: ClientSecurity | None = None
         self.zk: KafkaZkClient | None = None
+        self.zk_migration: "ZkMigrationRegistration | None" = None  # zookeeper.metadata.migration.enable
         self._registration: BrokerRegistration | None = None
         self.group_coordinator: GroupCoordinatorService | None = None
         self.txn_coordinator: TransactionCoordinatorService | None = None
@@ -263,13 +266,48 @@ class Broker:
         await self._start_server()
         assert self.server is not None and self.services is not None
         services = self.services
-        rm.start_replication(*replication_managers(cfg, rm, cache, lambda: services.broker_epoch, self.loop,
-                                                   self.inter_broker_security))
+        migration = cfg["zookeeper.metadata.migration.enable"]
+        rm.start_replication(*replication_managers(
+            cfg, rm, cache, self._zk_broker_epoch if migration else lambda: services.broker_epoch, self.loop,
+            self.inter_broker_security, self._zk_controller_node if migration else None))
         cfg.reconfigure_listeners.append(self._replica_fetchers_changed)
         rm.log_dir_event_notifier = lambda: zk.propagate_log_dir_event(cfg.broker_id)
         self._registration = broker_registration(cfg, self.server.bound_ports, local.host)
         services.broker_epoch = await zk.register_broker(self._registration)
         await self.cluster_controller.startup(services.broker_epoch)
+        if cfg["zookeeper.metadata.migration.enable"]:  # KIP-866: register with the KRaft controllers
+            from kafpy.broker.zk_migration_registration import ZkMigrationRegistration
+            self.zk_migration = ZkMigrationRegistration(cfg, cluster_id, self.server.bound_ports, local.host)
+            self.zk_migration.start()
+            lifecycle = self.zk_migration.lifecycle
+            services.kraft_broker_epoch = lambda: lifecycle.broker_epoch
+
+    def _kraft_controller(self) -> BrokerInfo | None:
+        """During a migration, the active KRaft controller once UpdateMetadata named one (Kafka's
+        KRaftCachedControllerId), else None."""
+        mig, cache = self.zk_migration, self.metadata_cache
+        if mig is None or cache is None or cache.kraft_controller_id is None:
+            return None
+        return mig.probe.active_controller()
+
+    def _forwarding_channel(self) -> "ControllerChannel":
+        assert self.zk_migration is not None  # a KRaft controller rules only once registered
+        return self.zk_migration.forwarding
+
+    def _zk_controller_node(self) -> BrokerInfo | None:
+        cache = self.metadata_cache
+        assert cache is not None
+        kraft = self._kraft_controller()
+        if kraft is not None:
+            return kraft
+        return cache.broker(cache.controller_id) if cache.controller_id >= 0 else None
+
+    def _zk_broker_epoch(self) -> int:
+        """Kafka 3.9's ZkBrokerEpochManager: the KRaft broker epoch while a KRaft controller rules."""
+        assert self.services is not None
+        if self._kraft_controller() is not None and self.zk_migration is not None:
+            return self.zk_migration.lifecycle.broker_epoch
+        return self.services.broker_epoch
 
     def _replica_fetchers_changed(self) -> None:
         """num.replica.fetchers altered dynamically: resize the fetcher pool (in the
@@ -391,6 +429,10 @@ class Broker:
         authorizer = await self._start_authorizer()
         if authorizer is not None:
             self.apis = guard_registry(self.apis, authorizer, early_start_listeners(cfg), self.forwarded_apis)
+        if self.zk_mode and cfg["zookeeper.metadata.migration.enable"]:  # KIP-866: admin requests forwarded
+            from kafpy.broker.zk_migration_registration import migration_registry
+            self.apis = migration_registry(self.apis, lambda: self._kraft_controller() is not None,
+                                           self._forwarding_channel)
         assert (self.metadata_cache is not None and self.controller is not None and self.replica_manager is not None
                 and self.log_manager is not None)
         self.services = BrokerServices(
@@ -557,7 +599,10 @@ class Broker:
             return
         self.stopping = True
         log.info("[KafkaServer id=%d] shutting down", self.config.broker_id)
-        if self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
+        if (self.zk_migration is not None and self._kraft_controller() is not None and self.started.is_set()
+                and self.config["controlled.shutdown.enable"]):
+            await self.zk_migration.controlled_shutdown()  # KIP-866: through the KRaft controller's heartbeats
+        elif self.zk_mode and self.started.is_set() and self.config["controlled.shutdown.enable"]:
             try:  # while still serving: the controller moves our leaderships with requests to us
                 assert self.metadata_cache is not None and self.services is not None
                 services = self.services
@@ -566,6 +611,8 @@ class Broker:
                                                                                 self.inter_broker_security))
             except Exception:
                 log.exception("Error during controlled shutdown")
+        if self.zk_migration is not None:
+            await self.zk_migration.close()
         if self.server is not None:
             await self.server.stop_accepting()
         if self.http_server is not None:

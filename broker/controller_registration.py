@@ -68,7 +68,8 @@ class ControllerRegistrationManager:
 
     def request(self) -> ControllerRegistrationRequest:
         R = ControllerRegistrationRequest
-        return R(controller_id=self.node_id, incarnation_id=self.incarnation_id, zk_migration_ready=False,
+        return R(controller_id=self.node_id, incarnation_id=self.incarnation_id,
+                 zk_migration_ready=self.controller.settings.zk_migration_enabled,
                  listeners=[R.Listener(name=e.name, host=e.host, port=e.port, security_protocol=e.security_protocol)
                             for e in self.listeners],
                  features=[R.Feature(name=name, min_supported_version=r.min_supported,

@@ -64,6 +64,7 @@ from kafpy.raft.replicated_log import ReplicatedLog
 from kafpy.raft.voter_set import Endpoint as VoterEndpoint
 from kafpy.raft.voter_set import VoterSet
 from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
+from kafpy.replication.zk_client import KafkaZkClient
 
 from kafpy.broker.config import ConfigError, KafkaConfig, Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
@@ -76,6 +77,7 @@ from kafpy.broker.security.authorizer import Authorizer
 from kafpy.broker.security.image_acl_store import ImageAclStore
 from kafpy.broker.security.standard_authorizer import create_kraft_authorizer
 from kafpy.broker.kraft_snapshots import snapshot_publisher
+from kafpy.broker.zk_migration_runner import ZkMigrationRunner
 
 log = logging.getLogger("kafka.server.ControllerServer")
 # Kafka's SecurityProtocol ids, as registrations carry them
@@ -112,6 +114,7 @@ class ControllerServer:
         self.events: ControllerEventManager | None = None
         self.registration: ControllerRegistrationManager | None = None
         self.snapshots: SnapshotPublisher | None = None  # this node's snapshots of the controller's image
+        self.migration: ZkMigrationRunner | None = None  # zookeeper.metadata.migration.enable (KIP-866)
         self.fault: BaseException | None = None  # a committed record the controller could not replay
         self.raft_task: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
@@ -193,7 +196,8 @@ class ControllerServer:
             session_timeout_ms=int(v["broker.session.timeout.ms"]),
             default_num_partitions=int(v["num.partitions"]),
             default_replication_factor=int(v["default.replication.factor"]),
-            default_min_isr=int(v["min.insync.replicas"])), self._bootstrap_metadata(metadata_dir))
+            default_min_isr=int(v["min.insync.replicas"]),
+            zk_migration_enabled=bool(v["zookeeper.metadata.migration.enable"])), self._bootstrap_metadata(metadata_dir))
 
     def _metadata_log_dir(self) -> str:
         v = self.config.values
@@ -257,6 +261,9 @@ class ControllerServer:
             self.controller, self.raft, self._registered_listeners(), self.voters.addresses(self.listener_name),
             self.listener_name, qc.request_timeout_ms)
         self.events.start()
+        if self.config.values["zookeeper.metadata.migration.enable"]:
+            self.migration = self._migration_runner()
+            self.migration.start()
         self.raft_task = self.raft.start()
         self.registration.start()
         for li in self.controller_listeners:
@@ -264,6 +271,17 @@ class ControllerServer:
             self._servers.append(server)
             log.info("Controller %s listening on %s (cluster %s, voters %s, kraft.version %s)", self.node_id,
                      li, cluster_id, sorted(self.voters.voters), self.voters.kraft_version)
+
+    def _migration_runner(self) -> ZkMigrationRunner:
+        """The ZooKeeper migration driver of a controller started with
+        ``zookeeper.metadata.migration.enable`` (``zookeeper.connect`` required, as in Kafka)."""
+        v = self.config.values
+        if not v["zookeeper.connect"]:
+            raise ConfigError("If using zookeeper.metadata.migration.enable in KRaft mode, zookeeper.connect must "
+                              "also be set.")
+        assert self.controller is not None and self.events is not None
+        zk = KafkaZkClient(v["zookeeper.connect"], int(v["zookeeper.session.timeout.ms"]))
+        return ZkMigrationRunner(self.node_id, self.controller, self.events, zk, time_ms=self.time_ms)
 
     def _leader_imbalance_interval_ms(self) -> int | None:
         v = self.config.values
@@ -349,6 +367,8 @@ class ControllerServer:
         for task in list(self._connections):
             task.cancel()
         await asyncio.gather(*self._connections, return_exceptions=True)
+        if self.migration is not None:
+            await self.migration.close()
         if self.registration is not None:
             await self.registration.close()
         if self.events is not None:

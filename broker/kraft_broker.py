@@ -32,6 +32,7 @@ Who calls it: ``python -m kafpy.broker`` when ``process.roles=broker``; tests.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import random
@@ -40,7 +41,10 @@ from typing import Callable
 
 from kafpy.metadata.image.metadata_delta import MetadataDelta
 from kafpy.metadata.image.metadata_image import MetadataImage
-from kafpy.metadata.meta_properties import MetaPropertiesError, load_ensemble, uuid_from_string
+from kafpy.metadata.meta_properties import (
+    MetaPropertiesEnsemble, MetaPropertiesError, load_ensemble, random_directory_id, uuid_from_string,
+    write_meta_properties,
+)
 from kafpy.raft.kafka_raft_client import KafkaRaftClient, wall_clock_ms
 from kafpy.raft.metadata_log import KafkaMetadataLog, MetadataLogConfig
 from kafpy.raft.metadata_log import decode_batches as decode_metadata_log_batches
@@ -138,6 +142,22 @@ class KRaftBroker(Broker):
         self._channels.append(channel)
         return channel
 
+    def _assign_directory_ids(self, ensemble: MetaPropertiesEnsemble, metadata_dir: str) -> MetaPropertiesEnsemble:
+        """A log dir a ZooKeeper broker left (meta.properties v0, no directory.id) gets a new
+        directory id written, as Kafka's KafkaRaftServer does for a broker rolled into KRaft mode
+        during a migration."""
+        taken = [m.directory_id for m in ensemble.log_dir_props.values() if m.directory_id]
+        wrote = False
+        for d, m in sorted(ensemble.log_dir_props.items()):
+            if m.directory_id is None:
+                new = random_directory_id(taken)
+                taken.append(new)
+                write_meta_properties(d, dataclasses.replace(m, directory_id=new))
+                log.info("[BrokerServer id=%d] Wrote directory.id %s to %s/meta.properties", self.config.broker_id,
+                         new, d)
+                wrote = True
+        return load_ensemble(list(self.config.log_dirs), metadata_dir) if wrote else ensemble
+
     def _metadata_log_dir(self) -> str:
         v = self.config.values
         return str(v["metadata.log.dir"] or self.config.log_dirs[0])
@@ -154,6 +174,7 @@ class KRaftBroker(Broker):
             raise RuntimeError(str(e)) from None
         cluster_id = ensemble.cluster_id()
         assert cluster_id is not None  # verify_for_kraft_start requires formatted directories
+        ensemble = self._assign_directory_ids(ensemble, metadata_dir)
         dir_ids = [uuid_from_string(m.directory_id) for d, m in sorted(ensemble.log_dir_props.items())
                    if m.directory_id and d in cfg.log_dirs]
         adv = cfg.advertised_listeners[0]
@@ -175,8 +196,9 @@ class KRaftBroker(Broker):
             features.publish(image.finalized_features(), image.provenance.last_contained_offset)
             dynamic.publish(image)
             self.acl_store.publish(image.acls)
-        self.publisher = BrokerMetadataPublisher(cfg.broker_id, cache, rm, cfg.inter_broker_listener_name,
-                                                 on_published=published)
+        self.publisher = BrokerMetadataPublisher(
+            cfg.broker_id, cache, rm, cfg.inter_broker_listener_name, on_published=published,
+            caught_up=lambda: self.metadata_listener is not None and self.metadata_listener.caught_up)
         await self._start_group_coordinator()
         await self._start_server()
         assert self.server is not None and self.services is not None

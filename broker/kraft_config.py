@@ -45,6 +45,9 @@ KRAFT_CONFIG_DEFS: tuple[tuple[str, str, int | str | bool | list[str], int | Non
     ("metadata.max.retention.ms", "long", 604800000, None),
     ("metadata.max.idle.interval.ms", "int", 500, 0),
     ("eligible.leader.replicas.enable", "boolean", False, None),
+    # KIP-866 (Kafka 3.9): a controller copies ZooKeeper's metadata and drives the ZooKeeper
+    # brokers; a ZooKeeper broker registers with the KRaft controllers
+    ("zookeeper.metadata.migration.enable", "boolean", False, None),
 )
 
 ROLES = ("broker", "controller")

@@ -128,7 +128,11 @@ class BrokerMetadataPublisher:
     last one applied."""
 
     def __init__(self, broker_id: int, cache: MetadataCache, replica_manager: "ReplicaManager",
-                 inter_broker_listener: str, *, on_published: Callable[[MetadataImage], None] | None = None) -> None:
+                 inter_broker_listener: str, *, on_published: Callable[[MetadataImage], None] | None = None,
+                 caught_up: Callable[[], bool] = lambda: True) -> None:
+        """``caught_up`` is the metadata listener's: the logs on disk are checked for strays
+        against the first image published once it caught up, not against a part of the log
+        published on the way (what came before a metadata transaction, such as a migration's)."""
         self.broker_id = broker_id
         self.cache = cache
         self.replica_manager = replica_manager
@@ -136,21 +140,23 @@ class BrokerMetadataPublisher:
         self.on_published = on_published
         self.image: MetadataImage | None = None
         self.published_offset = -1
-        self._queue: deque[tuple[MetadataDelta, MetadataImage]] = deque()
+        self._queue: deque[tuple[MetadataDelta, MetadataImage, bool]] = deque()
+        self.listener_caught_up = caught_up
+        self._strays_checked = False
         self._task: asyncio.Task[None] | None = None
         self.caught_up = asyncio.Event()
 
     def publish(self, delta: MetadataDelta, image: MetadataImage) -> None:
         """The loader's callback: apply ``image`` after those before it."""
-        self._queue.append((delta, image))
+        self._queue.append((delta, image, self.listener_caught_up()))
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._drain(), name="metadata-publisher")
 
     async def _drain(self) -> None:
         while self._queue:
-            delta, image = self._queue.popleft()
+            delta, image, caught_up = self._queue.popleft()
             try:
-                await self.apply(delta, image)
+                await self.apply(delta, image, check_strays=caught_up)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - Kafka logs a publisher fault and goes on with the next image
@@ -161,10 +167,11 @@ class BrokerMetadataPublisher:
             if self.on_published is not None:
                 self.on_published(image)
 
-    async def apply(self, delta: MetadataDelta, image: MetadataImage) -> None:
+    async def apply(self, delta: MetadataDelta, image: MetadataImage, check_strays: bool = True) -> None:
         rm = self.replica_manager
         async with rm.state_change_lock:
-            if self.image is None:
+            if not self._strays_checked and check_strays:
+                self._strays_checked = True
                 strays = stray_logs(self.broker_id, image, rm.log_manager.logs(), rm.partitions)
                 if strays:  # removed before any log of the same name is made again
                     await rm.apply_partition_states_async(strays)

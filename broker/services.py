@@ -65,6 +65,9 @@ class BrokerServices:
     cluster_controller: "KafkaController | None" = None
     zk_client: "KafkaZkClient | None" = None
     broker_epoch: int = -1
+    # a ZooKeeper broker during a migration: the epoch the KRaft controller gave it (what the
+    # KRaft controller's LeaderAndIsr/UpdateMetadata/StopReplica carry), -1 before it registered
+    kraft_broker_epoch: Callable[[], int] | None = None
     # set when authorizer.class.name is, else None (then nothing is checked and the ACL
     # APIs answer SECURITY_DISABLED)
     authorizer: "Authorizer | None" = None

@@ -92,10 +92,13 @@ async def load_dynamic_broker_configs(zk: "KafkaZkClient", broker_id: int) -> tu
 
 def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager", cache: MetadataCache,
                          broker_epoch: Callable[[], int], loop: asyncio.AbstractEventLoop,
-                         security: "ClientSecurity | None"
+                         security: "ClientSecurity | None",
+                         controller_node: "Callable[[], BrokerInfo | None] | None" = None,
                          ) -> tuple["ReplicaFetcherManager", "AlterPartitionManager"]:
     """The replica fetchers (followers fetch from their leaders over the listener the
-    metadata cache knows) and the AlterPartitionManager (ISR changes to the controller)."""
+    metadata cache knows) and the AlterPartitionManager (ISR changes to the controller;
+    ``controller_node`` names it when it is not the broker the metadata cache names, as a KRaft
+    controller during a migration)."""
     from kafpy.replication.alter_partition_manager import AlterPartitionManager
     from kafpy.replication.fetch_state import ReplicaFetcherConfig, replica_client_config
     from kafpy.replication.fetcher_manager import ReplicaFetcherManager
@@ -113,7 +116,8 @@ def replication_managers(config: KafkaConfig, replica_manager: "ReplicaManager",
     def controller_client(node: BrokerInfo) -> NetworkClient:
         return NetworkClient(node.host, node.port, client_id=f"broker-{config.broker_id}-alter-partition",
                              node_id=node.node_id, config=client_config, loop=loop, security=security)
-    alter = AlterPartitionManager(config.broker_id, broker_epoch, cache, controller_client, loop)
+    alter = AlterPartitionManager(config.broker_id, broker_epoch, cache, controller_client, loop,
+                                  controller_node=controller_node)
     return fetchers, alter
 
 

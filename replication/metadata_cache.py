@@ -99,6 +99,9 @@ class MetadataCache:
         broker starts with none and learns them from UpdateMetadata."""
         self.cluster_id = cluster_id
         self.controller_id = -1
+        # a ZooKeeper broker during a migration: the KRaft controller that sent the last
+        # UpdateMetadata (clients are told ``controller_id``: this broker, which forwards)
+        self.kraft_controller_id: int | None = None
         self.local_broker = local_broker
         self._brokers: dict[int, BrokerInfo] = {
             b.node_id: b for b in ([local_broker] if live_brokers is None else live_brokers)}

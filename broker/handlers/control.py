@@ -30,7 +30,7 @@ from kafpy.protocol.messages import (AllocateProducerIdsRequest, AlterPartitionR
 from kafpy.protocol.topics import INTERNAL_TOPICS
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.message_base import ZERO_UUID
-from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState
+from kafpy.replication.partition import LEADER_DURING_DELETE, PartitionState, Role
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.replication.metadata_cache import BrokerInfo, MetadataCache, PartitionInfo, TopicInfo
@@ -54,6 +54,9 @@ def is_broker_epoch_stale(ctx: RequestContext, req: LeaderAndIsrRequest | StopRe
     stale."""
     epoch = req.broker_epoch if ctx.api_version >= since_version else UNKNOWN_BROKER_EPOCH
     ours = ctx.services.broker_epoch
+    kraft_epoch = ctx.services.kraft_broker_epoch
+    if req.is_k_raft_controller:  # Kafka 3.9's ZkBrokerEpochManager: the KRaft epoch
+        ours = kraft_epoch() if kraft_epoch is not None else ours
     if epoch == UNKNOWN_BROKER_EPOCH or epoch >= ours:
         return False
     log.info("Received %s request with broker epoch %d smaller than the current broker epoch %d", what, epoch, ours)
@@ -113,9 +116,28 @@ async def handle_leader_and_isr(ctx: RequestContext, req: LeaderAndIsrRequest) -
         configs = await topic_configs_from_zk(ctx, new_topics)
         error, errors = await rm.become_leader_or_follower_async(req.controller_id, req.controller_epoch,
                                                                  states, configs)
+        if req.is_k_raft_controller and error == ErrorCode.NONE:
+            take_isr_changes(ctx, states)
     return leader_and_isr_response(v, error, [
         (ps.topic_name, tid, ps.partition_index, error if error != ErrorCode.NONE else errors.get(
             (ps.topic_name, ps.partition_index), ErrorCode.NONE)) for tid, ps in entries])
+
+
+def take_isr_changes(ctx: RequestContext, states: list[PartitionState]) -> None:
+    """Kafka 3.9 accepts a KRaft controller's LeaderAndIsr at the current leader epoch during a
+    migration: the controller changed the ISR (a follower fenced or shutting down) or the
+    replicas without electing, which the partition epoch says; a leader takes the new ISR, a
+    follower the partition epoch (as a KRaft broker's metadata publisher does)."""
+    rm = ctx.services.replica_manager
+    broker_id = ctx.services.config.broker_id
+    for st in states:
+        part = rm.get_partition(st.topic, st.index)
+        if part is None or part.leader_epoch != st.leader_epoch or st.partition_epoch <= part.partition_epoch:
+            continue
+        if part.role is Role.LEADER and st.leader == broker_id:
+            part.update_assignment_and_isr(st)
+        else:
+            part.partition_epoch = st.partition_epoch
 
 
 # -- StopReplica -------------------------------------------------------------------------------
@@ -230,7 +252,11 @@ async def handle_update_metadata(ctx: RequestContext, req: UpdateMetadataRequest
 
         def update() -> list[str]:
             topics, deleted = topics_after_update(cache, by_topic, new_configs)
-            cache.update(controller_id=req.controller_id, brokers=brokers, topics=topics, deleted_topics=deleted)
+            # Kafka 3.9 tells clients an alive broker, not a KRaft controller they cannot reach
+            kraft = req.is_k_raft_controller
+            cache.kraft_controller_id = req.controller_id if kraft else None
+            cache.update(controller_id=s.config.broker_id if kraft else req.controller_id, brokers=brokers,
+                         topics=topics, deleted_topics=deleted)
             return deleted
         error = rm.maybe_update_metadata_cache(req.controller_id, req.controller_epoch, update)
     return UpdateMetadataResponse(error_code=error)

@@ -51,6 +51,7 @@ class ClusterControlManager:
         self.cluster_id = cluster_id
         self.heartbeat_manager = BrokerHeartbeatManager(session_timeout_ms)
         self.register_broker_record_offsets: dict[int, int] = {}
+        self.zk_registration_allowed = False  # a ZooKeeper broker may register during a migration
         metadata.add_listener(self._replayed)
 
     # -- reads -------------------------------------------------------------------------------
@@ -97,7 +98,7 @@ class ClusterControlManager:
                 and request.incarnation_id != previous_incarnation):
             raise ControllerError(ErrorCode.DUPLICATE_BROKER_REGISTRATION,
                                   "Another broker is registered with that broker id.")
-        if request.is_migrating_zk_broker:
+        if request.is_migrating_zk_broker and not self.zk_registration_allowed:
             raise ControllerError(ErrorCode.BROKER_ID_NOT_REGISTERED,
                                   "Controller does not support registering ZK brokers.")
         directory_assignment = self.features.metadata_version() >= DIRECTORY_ASSIGNMENT_LEVEL
@@ -105,6 +106,7 @@ class ClusterControlManager:
             self._check_directories(broker_id, request.log_dirs)
         R = RegisterBrokerRecord
         record = R(broker_id=broker_id, incarnation_id=request.incarnation_id, rack=request.rack,
+                   is_migrating_zk_broker=request.is_migrating_zk_broker,
                    end_points=[R.BrokerEndpoint(name=li.name, host=li.host, port=li.port,
                                                 security_protocol=li.security_protocol)
                                for li in request.listeners])

@@ -49,9 +49,11 @@ from kafpy.metadata.image.metadata_delta import MetadataDelta
 from kafpy.metadata.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafpy.metadata.image.provenance import MetadataProvenance
 from kafpy.metadata.image.writer import with_version
+from kafpy.metadata.migration.zk_migration_state import ZkMigrationState
 from kafpy.metadata.record_serde import read_record, write_record
 from kafpy.protocol.messages import (
     AbortTransactionRecord, BeginTransactionRecord, ConfigRecord, ElectLeadersRequest, EndTransactionRecord, Message, NoOpRecord,
+    ZkMigrationStateRecord,
 )
 from kafpy.raft.kafka_raft_client import Batch
 from kafpy.raft.snapshot import SnapshotId
@@ -85,6 +87,7 @@ class ControllerSettings:
     default_num_partitions: int = 1  # num.partitions
     default_replication_factor: int = 1  # default.replication.factor
     default_min_isr: int = 1  # min.insync.replicas
+    zk_migration_enabled: bool = False  # zookeeper.metadata.migration.enable (KIP-866, as Kafka 3.9)
 
 
 def encode_records(records: Sequence[Message]) -> list[bytes]:
@@ -120,6 +123,10 @@ class QuorumController:
         self.acls = AclControlManager(self.metadata, uuids)
         self.scram = ScramControlManager(self.metadata)
         self.quotas = ClientQuotaControlManager(self.metadata)
+        # the log's ZkMigrationStateRecord (Kafka keeps it in the features image); ZooKeeper
+        # brokers may register only while a migration is enabled
+        self.zk_migration_state = ZkMigrationState.NONE
+        self.cluster.zk_registration_allowed = settings.zk_migration_enabled
         self.claimed: int | None = None
         self.caught_up = False
         self.active_epoch: int | None = None
@@ -140,6 +147,9 @@ class QuorumController:
         else:
             records = [read_record(payload).message for payload in batch.records]
             self.metadata.replay_all(records, batch.base_offset)
+            for record in records:
+                if isinstance(record, ZkMigrationStateRecord):
+                    self.zk_migration_state = ZkMigrationState(record.zk_migration_state)
             self.metadata.last_offset = max(self.metadata.last_offset, batch.last_offset)
             for record in records:
                 if isinstance(record, BeginTransactionRecord):
@@ -211,8 +221,26 @@ class QuorumController:
         if self.metadata.image.features.metadata_version is not None:
             log.info("Performing controller activation. Loaded metadata.version %s from the log.",
                      self.features.metadata_version())
-            return []
+            return self._migration_records_for_non_empty_log()
         return self._records_for_empty_log()
+
+    def _migration_records_for_non_empty_log(self) -> list[Message]:
+        """Kafka 3.9's ``recordsForNonEmptyLog`` migration part: a controller restarted without
+        ``zookeeper.metadata.migration.enable`` after the migration finalizes it (POST_MIGRATION);
+        one that enables it on a cluster that was not migrating, or after the end, must not run."""
+        state, enabled = self.zk_migration_state, self.settings.zk_migration_enabled
+        if state is ZkMigrationState.NONE and enabled:
+            raise RuntimeError("Should not have ZK migrations enabled on a cluster that was created in KRaft mode.")
+        if state is ZkMigrationState.POST_MIGRATION and enabled:
+            raise RuntimeError("Should not have ZK migrations enabled on a cluster that has already completed "
+                               "the migration (ZkMigrationState POST_MIGRATION).")
+        if state is ZkMigrationState.MIGRATION and not enabled:
+            log.info("Finishing the ZK migration: the controller runs without zookeeper.metadata.migration.enable; "
+                     "writing ZkMigrationState POST_MIGRATION.")
+            return [ZkMigrationStateRecord(zk_migration_state=int(ZkMigrationState.POST_MIGRATION))]
+        if state is ZkMigrationState.PRE_MIGRATION and not enabled:
+            log.warn("Activating pre-migration controller without empty log. There may be a partial migration.")
+        return []
 
     def _records_for_empty_log(self) -> list[Message]:
         """Kafka 4.4's ``ActivationRecordsGenerator.recordsForEmptyLog``."""
@@ -226,6 +254,13 @@ class QuorumController:
         if transaction:
             records.append(BeginTransactionRecord(name="Bootstrap records"))
         records.extend(r.message for r in self.bootstrap.records)
+        if self.settings.zk_migration_enabled:
+            if not transaction:
+                raise RuntimeError(f"The bootstrap metadata.version {mv.from_feature_level(level)} does not support "
+                                   "ZK migrations. Cannot continue with ZK migrations enabled.")
+            log.info("Putting the controller into pre-migration mode. No metadata updates will be allowed until "
+                     "the ZK metadata has been migrated.")
+            records.append(ZkMigrationStateRecord(zk_migration_state=int(ZkMigrationState.PRE_MIGRATION)))
         if self.bootstrap.feature_level("eligible.leader.replicas.version") > 0:
             records.append(ConfigRecord(resource_type=BROKER_RESOURCE, resource_name="",
                                         name="min.insync.replicas",
