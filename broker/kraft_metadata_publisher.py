@@ -202,7 +202,9 @@ class BrokerMetadataPublisher:
             self.cache.update(controller_id=self.broker_id, brokers=brokers, topics=topics,
                               deleted_topics=sorted(deleted))
             return sorted(deleted)
-        self.replica_manager.maybe_update_metadata_cache(self.broker_id, image.provenance.last_contained_epoch,
+        # an image's epoch never goes back; the empty image at start has epoch -1, below the
+        # replica manager's initial 0, which its ZooKeeper-mode gate would log as a stale controller
+        self.replica_manager.maybe_update_metadata_cache(self.broker_id, max(image.provenance.last_contained_epoch, 0),
                                                          update)
 
     def _strays(self, image: MetadataImage) -> list[PartitionState]:
