@@ -23,11 +23,12 @@ from typing import Awaitable, Callable
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.message_base import Message
+from kafpy.protocol.message_base import Message, Struct
 from kafpy.metadata.controller.quorum_controller import QuorumController
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
-    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, EnvelopeRequest, EnvelopeResponse,
+    DescribeClusterResponse, DescribeQuorumRequest, DescribeQuorumResponse, EndQuorumEpochRequest, EnvelopeRequest,
+    EnvelopeResponse,
     FetchRequest, RemoveRaftVoterRequest, RequestHeader, UpdateRaftVoterRequest, VoteRequest,
 )
 from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
@@ -51,6 +52,8 @@ CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
 
+# the quorum's own APIs a broker forwards in an Envelope (forwardable in Kafka's ApiKeys)
+FORWARDED_QUORUM_APIS = (ApiKey.DESCRIBE_QUORUM, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)
 ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
 
 
@@ -117,10 +120,15 @@ class ControllerApis:
         except (ProtocolError, UnsupportedVersion):
             return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
         key = header.request_api_key
-        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in WRITE_APIS + READ_APIS
+        if (key in (ApiKey.ENVELOPE, ApiKey.API_VERSIONS) or key not in WRITE_APIS + READ_APIS + FORWARDED_QUORUM_APIS
                 or not self.is_enabled(key, header.request_api_version)):
             return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
         response = await self.handle(header, inner, scope)
+        if _not_controller(response):
+            # as Kafka's RequestChannel: the envelope itself says NOT_CONTROLLER, so that the
+            # forwarding broker looks for the active controller again (an embedded
+            # NOT_CONTROLLER would go back to its client while the broker kept sending here)
+            return EnvelopeResponse(error_code=int(ErrorCode.NOT_CONTROLLER), response_data=None)
         frame = codec.encode_response(key, header.request_api_version, header.correlation_id, response)
         return EnvelopeResponse(error_code=0, response_data=frame[4:])
 
@@ -178,3 +186,26 @@ class ControllerApis:
             cluster_id=self.cluster_id, controller_id=leader if leader in listed else -1, brokers=brokers,
             cluster_authorized_operations=(_ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations
                                            else -2147483648))
+
+
+def _not_controller(response: Message) -> bool:
+    """Kafka's ``shouldReturnNotController``: a DescribeQuorum answered NOT_LEADER_OR_FOLLOWER,
+    any other response with NOT_CONTROLLER in it."""
+    wanted = ErrorCode.NOT_LEADER_OR_FOLLOWER if isinstance(response, DescribeQuorumResponse) else ErrorCode.NOT_CONTROLLER
+    return int(wanted) in _error_codes(response)
+
+
+def _error_codes(struct: Struct) -> set[int]:
+    """Every ``error_code`` in a response, its entries' included (Kafka's ``errorCounts`` keys)."""
+    found: set[int] = set()
+    for name in struct.__slots__:
+        value = getattr(struct, name)
+        if name == "error_code" and isinstance(value, int):
+            found.add(value)
+        elif isinstance(value, Struct):
+            found |= _error_codes(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Struct):
+                    found |= _error_codes(item)
+    return found

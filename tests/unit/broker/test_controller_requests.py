@@ -136,6 +136,42 @@ def test_an_envelope_carries_a_forwarded_request_and_its_answer() -> None:
     asyncio.run(run())
 
 
+def _envelope(key: int, version: int, request: M.Message) -> M.EnvelopeRequest:
+    inner = codec.encode_request(_header(key, version), request)
+    return M.EnvelopeRequest(request_data=inner[4:], request_principal=b"", client_host_address=bytes([127, 0, 0, 1]))
+
+
+def test_an_envelope_to_a_controller_that_is_not_active_says_not_controller() -> None:
+    """As Kafka's RequestChannel: a forwarded request answered NOT_CONTROLLER (a DescribeQuorum
+    answered NOT_LEADER_OR_FOLLOWER) comes back as an envelope with NOT_CONTROLLER and no data,
+    so the forwarding broker looks for the active controller again. DescribeQuorum,
+    AddRaftVoter and RemoveRaftVoter are forwardable (Kafka's ApiKeys), so the active controller
+    answers them in an envelope."""
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            standby = await _apis(q, next(n for n in q.controllers if n != leader))
+            active = await _apis(q, leader)
+            delete = _envelope(M.DeleteTopicsRequest.API_KEY or 0, 5, M.DeleteTopicsRequest(topic_names=["a"]))
+            DQ = M.DescribeQuorumRequest
+            quorum = _envelope(DQ.API_KEY or 0, 2, DQ(topics=[DQ.TopicData(
+                topic_name="__cluster_metadata", partitions=[DQ.PartitionData(partition_index=0)])]))
+            for request in (delete, quorum):
+                answer = await _call(standby, request, 0)
+                assert isinstance(answer, M.EnvelopeResponse)
+                assert (answer.error_code, answer.response_data) == (ErrorCode.NOT_CONTROLLER, None)
+            answer = await _call(active, quorum, 0)
+            assert isinstance(answer, M.EnvelopeResponse) and answer.error_code == 0
+            assert answer.response_data is not None
+            _, body = codec.decode_response(DQ.API_KEY or 0, 2, answer.response_data)
+            assert isinstance(body, M.DescribeQuorumResponse)
+            assert body.topics[0].partitions[0].leader_id == leader
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
 def test_a_managers_refusal_is_the_requests_error_response() -> None:
     async def run() -> None:
         q = Quorum()
