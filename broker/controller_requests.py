@@ -17,6 +17,7 @@ the same.
 """
 from __future__ import annotations
 
+import logging
 from typing import Awaitable, Callable, TypeVar
 
 from kafpy.metadata.controller.controller_result import ApiError, ControllerError, ControllerResult
@@ -35,6 +36,8 @@ from kafpy.broker.error_responses import error_response
 
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"
 NO_AUTHORIZER = "No Authorizer is configured."
+
+log = logging.getLogger("org.apache.kafka.controller.QuorumController")
 
 Handler = Callable[[Message, int], Awaitable[Message]]
 _M = TypeVar("_M", bound=Message)
@@ -111,6 +114,10 @@ class ControllerRequests:
                 return await self.events.write(ApiKey(api_key).name, make(request, version))
             return self._read(api_key, version, request)
         except ControllerError as e:
+            # Kafka's QuorumController logs every refused operation with its reason (the
+            # response of some, BrokerRegistration's, has no room for the message)
+            log.info("%s: event failed with %s. Exception message: %s", ApiKey(api_key).name, e.error.name,
+                     e.api_error.message)
             return refusal(api_key, version, request, e.api_error)
 
     # -- reads ---------------------------------------------------------------------------------

@@ -6,6 +6,9 @@ forwarded in an Envelope, and a manager's refusal as the request's error respons
 from __future__ import annotations
 
 import asyncio
+import logging
+
+import pytest
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
@@ -172,7 +175,9 @@ def test_an_envelope_to_a_controller_that_is_not_active_says_not_controller() ->
     asyncio.run(run())
 
 
-def test_a_managers_refusal_is_the_requests_error_response() -> None:
+def test_a_managers_refusal_is_the_requests_error_response(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "org.apache.kafka.controller.QuorumController")
+
     async def run() -> None:
         q = Quorum()
         try:
@@ -183,6 +188,9 @@ def test_a_managers_refusal_is_the_requests_error_response() -> None:
             refused = await _call(apis, wrong, 4)
             assert isinstance(refused, M.BrokerRegistrationResponse)
             assert refused.error_code == ErrorCode.INCONSISTENT_CLUSTER_ID
+            # BrokerRegistrationResponse has no message: the controller's log gives the reason
+            assert ("BROKER_REGISTRATION: event failed with INCONSISTENT_CLUSTER_ID. Exception message: "
+                    f"Expected cluster ID {CLUSTER_ID}, but got cluster ID another") in caplog.text
             # a broker that is not registered
             bad = await _call(apis, M.AlterPartitionRequest(broker_id=5, broker_epoch=1, topics=[]), 3)
             assert isinstance(bad, M.AlterPartitionResponse)
