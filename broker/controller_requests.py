@@ -259,12 +259,18 @@ def _config_results(result: ControllerResult[dict[ConfigResource, ApiError]],
 
 def _update_features(result: ControllerResult[ApiError], request: M.UpdateFeaturesRequest,
                      version: int) -> ControllerResult[Message]:
-    """Kafka's ``UpdateFeaturesResponse.createWithErrors``: the top-level error, and below v2
-    the same error for each feature asked for."""
+    """Kafka 4.4's QuorumController: a refusal is the top-level error only, its message
+    prefixed to say that nothing changed; a success lists each feature asked for below v2
+    (error NONE, message "NONE": Kafka's ``Errors.NONE.message()``)."""
     error = result.response
     R = M.UpdateFeaturesResponse.UpdatableFeatureResult
+    if not error.is_success():
+        response = M.UpdateFeaturesResponse(
+            error_code=int(error.error), error_message="The update failed for all features since the following "
+                                                       f"feature had an error: {error.message}")
+        return ControllerResult(result.records, response, result.is_atomic)
     response = M.UpdateFeaturesResponse(
-        error_code=int(error.error), error_message=error.message,
-        results=[R(feature=u.feature, error_code=int(error.error), error_message=error.message)
+        error_code=0, error_message=None,
+        results=[R(feature=u.feature, error_code=0, error_message="NONE")
                  for u in request.feature_updates] if version <= 1 else [])
     return ControllerResult(result.records, response, result.is_atomic)

@@ -204,3 +204,25 @@ async def _until(predicate: object) -> None:
     assert callable(predicate)
     while not predicate():
         await asyncio.sleep(0.01)
+
+
+def test_update_features_answers_as_kafka_44s_quorum_controller() -> None:
+    """A refusal is the top-level error alone (no per-feature results, even below v2), its
+    message saying that nothing changed."""
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            apis = await _apis(q, leader)
+            U = M.UpdateFeaturesRequest
+            too_far = U(timeout_ms=1000, feature_updates=[U.FeatureUpdateKey(
+                feature="group.version", max_version_level=5, upgrade_type=1)])
+            refused = await _call(apis, too_far, 1)
+            assert isinstance(refused, M.UpdateFeaturesResponse)
+            assert (refused.error_code, refused.error_message, refused.results) == (
+                ErrorCode.INVALID_UPDATE_VERSION,
+                "The update failed for all features since the following feature had an error: Invalid update "
+                f"version 5 for feature group.version. Local controller {leader} only supports versions 0-1", [])
+        finally:
+            await q.close()
+    asyncio.run(run())
