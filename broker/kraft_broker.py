@@ -62,7 +62,7 @@ from kafpy.broker.kraft_forwarding import kraft_registry
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
 from kafpy.broker.kraft_metadata_listener import BrokerMetadataListener
 from kafpy.broker.kraft_metadata_publisher import BrokerMetadataPublisher
-from kafpy.broker.kraft_registration import registration_request
+from kafpy.broker.kraft_registration import broker_supported_features, registration_request
 from kafpy.broker.zk_broker import replication_managers
 
 log = logging.getLogger("kafka.server.BrokerServer")
@@ -153,7 +153,7 @@ class KRaftBroker(Broker):
                                                self.clock)
         forwarding = self._channel("forwarding")
         self.apis = kraft_registry(lambda: forwarding)
-        self.features = features = KRaftFeatures()
+        self.features = features = KRaftFeatures(broker_supported_features())
         dynamic = DynamicConfigPublisher(cfg.broker_id, self.controller.entity_configs, cfg.set_dynamic,
                                          self.image_user_configs)
 
