@@ -153,9 +153,11 @@ class ControllerApis:
             if image.features.metadata_version is not None:
                 # Kafka's epoch is the offset of the image the features come from
                 response.finalized_features_epoch = controller.metadata.last_offset
+                levels = controller.features.finalized_features()
+                levels["kraft.version"] = controller.features.kraft_version()  # the quorum log's
                 response.finalized_features = [
                     R.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
-                    for name, level in sorted(controller.features.finalized_features().items()) if level > 0]
+                    for name, level in sorted(levels.items()) if level > 0]
         return response
 
     def _describe_cluster(self, request: DescribeClusterRequest, version: int,

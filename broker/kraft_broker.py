@@ -53,6 +53,7 @@ from kafpy.broker.broker import Broker, _default_host
 from kafpy.broker.config import ConfigError, KafkaConfig
 from kafpy.broker.controller_server import quorum_config
 from kafpy.broker.features import KRaftFeatures
+from kafpy.metadata.metadata_version import KRAFT_VERSION_FEATURE
 from kafpy.broker.kraft_admin import KRaftAdminController
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.kraft_controller_channel import ControllerChannel
@@ -158,7 +159,11 @@ class KRaftBroker(Broker):
                                          self.image_user_configs)
 
         def published(image: MetadataImage) -> None:
-            features.publish(image.finalized_features(), image.provenance.last_contained_offset)
+            levels = image.finalized_features()
+            kraft_version = self.raft.core.voter_history.last_kraft_version() if self.raft is not None else 0
+            if kraft_version > 0:  # as Kafka's KRaftMetadataCache: the quorum log's version
+                levels[KRAFT_VERSION_FEATURE] = kraft_version
+            features.publish(levels, image.provenance.last_contained_offset)
             dynamic.publish(image)
         self.publisher = BrokerMetadataPublisher(cfg.broker_id, cache, rm, cfg.inter_broker_listener_name,
                                                  on_published=published)
