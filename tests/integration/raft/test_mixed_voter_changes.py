@@ -15,7 +15,8 @@ metadata-log checker (one leader per epoch, log matching, every committed batch 
 on both nodes: the removed node goes on fetching as an observer).
 
 Run once with a kafpy standalone quorum joined by an Apache controller, once the other way
-round."""
+round. Between the add and the first kill, node 2 comes back on another port and the voter set
+takes its new endpoint (UpdateRaftVoter to the other implementation's leader)."""
 from __future__ import annotations
 
 import json
@@ -67,6 +68,10 @@ class Node:
             "log.dirs": str(self.dir), "metadata.log.dir": str(self.dir),
             "broker.session.timeout.ms": "9000",
             **FAST_QUORUM, "controller.quorum.request.timeout.ms": "5000",
+            # two voters: the leader must outlive a follower's restart (it resigns after 1.5
+            # fetch timeouts without a majority, and a follower restarted on another port is
+            # out of its reach until the leader takes its UpdateRaftVoter)
+            "controller.quorum.fetch.timeout.ms": "20000",
         })
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -96,6 +101,14 @@ class Node:
     def stop(self) -> None:
         if self.proc is not None:
             terminate(self.proc, timeout=30)
+
+    def move_to(self, port: int) -> None:
+        """Stopped (SIGTERM), then started listening on ``port``."""
+        self.stop()
+        text = self.config.read_text()
+        self.config.write_text(text.replace(f"CONTROLLER://{LOOPBACK}:{self.port}", f"CONTROLLER://{LOOPBACK}:{port}"))
+        self.port = port
+        self.start()
 
     def directory_id(self) -> str:
         match = re.search(r"^directory\.id=(\S+)$", (self.dir / "meta.properties").read_text(), re.M)
@@ -172,8 +185,10 @@ class VoterMove:
     def __init__(self, work: Path, first: str) -> None:
         self.work = work
         self.cluster_id = random_cluster_id()
-        ports = free_ports(3)
-        bootstrap = f"{LOOPBACK}:{ports[0]},{LOOPBACK}:{ports[1]}"
+        ports = free_ports(4)
+        # node 2 moves to ports[3] later: every node and the broker may find it there too
+        self.moved_port = ports[3]
+        bootstrap = f"{LOOPBACK}:{ports[0]},{LOOPBACK}:{ports[1]},{LOOPBACK}:{ports[3]}"
         second = "apache" if first == "kafpy" else "kafpy"
         self.nodes = {1: Node(work, 1, first, ports[0], bootstrap), 2: Node(work, 2, second, ports[1], bootstrap)}
         self.broker_port = ports[2]
@@ -251,13 +266,17 @@ class VoterMove:
 
     def voters(self) -> list[tuple[int, str]]:
         """Apache's ``describe --status`` CurrentVoters: (id, directory id)."""
+        return sorted((int(str(v["id"])), str(v["directoryId"])) for v in self.current_voters())
+
+    def current_voters(self) -> list[dict[str, object]]:
         for node in self.nodes.values():
             if not node.alive():
                 continue
             out = quorum_tool(node.port, "describe", "--status")
             if out.returncode == 0:
                 line = next(li for li in out.stdout.splitlines() if li.startswith("CurrentVoters:"))
-                return sorted((v["id"], v["directoryId"]) for v in json.loads(line.partition(":")[2]))
+                voters: list[dict[str, object]] = json.loads(line.partition(":")[2])
+                return voters
         raise AssertionError("no controller answered describe --status")
 
     def observer_fetching(self, node_id: int) -> bool:
@@ -326,7 +345,17 @@ def test_the_voters_move_to_the_other_implementation(move: VoterMove) -> None:
     assert f"Added controller 2 with directory id {second.directory_id()}" in added.stdout, added.stdout
     both = sorted([(1, first.directory_id()), (2, second.directory_id())])
     m.wait(lambda: m.voters() == both, "two voters")
-    _, _, hw = m.wait(m.leader, "both voters caught up")
+    m.wait(m.leader, "both voters caught up")
+
+    # node 2, the other implementation's voter, restarted on another port: the leader takes
+    # its new endpoint (UpdateRaftVoter to node 1, or its own VotersRecord should node 2 win
+    # the next election)
+    moved = m.nodes[2]
+    moved.move_to(m.moved_port)
+    endpoint = [f"CONTROLLER://{LOOPBACK}:{moved.port}"]
+    m.wait(lambda: any(v["id"] == 2 and v["endpoints"] == endpoint for v in m.current_voters()),
+           f"{moved.kind} voter 2's new endpoint in the voter set", timeout=240)
+    _, _, hw = m.wait(m.leader, "both voters caught up on the new endpoint")
     hw = m.kill_and_restart_active(hw)
     before_remove = m.traffic.acked_count()
     m.wait(lambda: m.traffic is not None and m.traffic.acked_count() > before_remove + 20,
