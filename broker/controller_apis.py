@@ -24,12 +24,13 @@ from typing import Awaitable, Callable
 from kafpy.protocol import codec
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.message_base import Message
+from kafpy.protocol.message_base import Message, Struct
 from kafpy.metadata.controller.quorum_controller import QuorumController
 from kafpy.protocol.messages import (
     AddRaftVoterRequest, ApiVersionsRequest, ApiVersionsResponse, BeginQuorumEpochRequest, DescribeClusterRequest,
-    DescribeClusterResponse, DescribeQuorumRequest, EndQuorumEpochRequest, EnvelopeRequest, EnvelopeResponse,
-    FetchRequest, FetchSnapshotRequest, RemoveRaftVoterRequest, RequestHeader, UpdateRaftVoterRequest, VoteRequest,
+    DescribeClusterResponse, DescribeQuorumRequest, DescribeQuorumResponse, EndQuorumEpochRequest, EnvelopeRequest,
+    EnvelopeResponse, FetchRequest, FetchSnapshotRequest, RemoveRaftVoterRequest, RequestHeader, UpdateRaftVoterRequest,
+    VoteRequest,
 )
 from kafpy.protocol.errors import ProtocolError, UnsupportedVersion
 from kafpy.raft.describe_quorum import describe_quorum
@@ -58,9 +59,10 @@ CONTROLLER_APIS: tuple[ApiKey, ...] = (
     ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER,  # KIP-853, raft.voter_changes
 )
 
+# the quorum's own APIs a broker forwards in an Envelope (forwardable in Kafka's ApiKeys)
+FORWARDED_QUORUM_APIS = (ApiKey.DESCRIBE_QUORUM, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)
 # what a broker may forward in an Envelope: the quorum controller's APIs and the quorum's own
-FORWARDABLE: tuple[ApiKey, ...] = WRITE_APIS + READ_APIS + (
-    ApiKey.DESCRIBE_QUORUM, ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER)
+FORWARDABLE: tuple[ApiKey, ...] = WRITE_APIS + READ_APIS + FORWARDED_QUORUM_APIS
 
 ControllerHandler = Callable[[RequestHeader, Message], Awaitable[Message]]
 
@@ -159,6 +161,11 @@ class ControllerApis:
                 or not self.is_enabled(key, header.request_api_version)):
             return EnvelopeResponse(error_code=int(ErrorCode.INVALID_REQUEST), response_data=None)
         response = await self.handle(header, inner, scope, caller)
+        if _not_controller(response):
+            # as Kafka's RequestChannel: the envelope itself says NOT_CONTROLLER, so that the
+            # forwarding broker looks for the active controller again (an embedded
+            # NOT_CONTROLLER would go back to its client while the broker kept sending here)
+            return EnvelopeResponse(error_code=int(ErrorCode.NOT_CONTROLLER), response_data=None)
         frame = codec.encode_response(key, header.request_api_version, header.correlation_id, response)
         return EnvelopeResponse(error_code=0, response_data=frame[4:])
 
@@ -183,9 +190,11 @@ class ControllerApis:
             if image.features.metadata_version is not None:
                 # Kafka's epoch is the offset of the image the features come from
                 response.finalized_features_epoch = controller.metadata.last_offset
+                levels = controller.features.finalized_features()
+                levels["kraft.version"] = controller.features.kraft_version()  # the quorum log's
                 response.finalized_features = [
                     R.FinalizedFeatureKey(name=name, min_version_level=level, max_version_level=level)
-                    for name, level in sorted(controller.features.finalized_features().items()) if level > 0]
+                    for name, level in sorted(levels.items()) if level > 0]
         return response
 
     def _describe_cluster(self, request: DescribeClusterRequest, version: int,
@@ -216,3 +225,26 @@ class ControllerApis:
             cluster_id=self.cluster_id, controller_id=leader if leader in listed else -1, brokers=brokers,
             cluster_authorized_operations=(_ALL_CLUSTER_OPERATIONS if request.include_cluster_authorized_operations
                                            else -2147483648))
+
+
+def _not_controller(response: Message) -> bool:
+    """Kafka's ``shouldReturnNotController``: a DescribeQuorum answered NOT_LEADER_OR_FOLLOWER,
+    any other response with NOT_CONTROLLER in it."""
+    wanted = ErrorCode.NOT_LEADER_OR_FOLLOWER if isinstance(response, DescribeQuorumResponse) else ErrorCode.NOT_CONTROLLER
+    return int(wanted) in _error_codes(response)
+
+
+def _error_codes(struct: Struct) -> set[int]:
+    """Every ``error_code`` in a response, its entries' included (Kafka's ``errorCounts`` keys)."""
+    found: set[int] = set()
+    for name in struct.__slots__:
+        value = getattr(struct, name)
+        if name == "error_code" and isinstance(value, int):
+            found.add(value)
+        elif isinstance(value, Struct):
+            found |= _error_codes(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Struct):
+                    found |= _error_codes(item)
+    return found

@@ -19,6 +19,7 @@ DescribeAcls answers from the ACLs of the image (who may ask is checked before, 
 """
 from __future__ import annotations
 
+import logging
 from typing import Awaitable, Callable, TypeVar
 
 from kafpy.metadata.controller.controller_result import ApiError, ControllerError, ControllerResult
@@ -39,6 +40,8 @@ from kafpy.broker.security.authorizer import Authorizer
 
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"
 NO_AUTHORIZER = "No Authorizer is configured."
+
+log = logging.getLogger("org.apache.kafka.controller.QuorumController")
 
 Handler = Callable[[Message, int], Awaitable[Message]]
 _M = TypeVar("_M", bound=Message)
@@ -123,6 +126,10 @@ class ControllerRequests:
                 return await self.events.write(ApiKey(api_key).name, make(request, version))
             return self._read(api_key, version, request)
         except ControllerError as e:
+            # Kafka's QuorumController logs every refused operation with its reason (the
+            # response of some, BrokerRegistration's, has no room for the message)
+            log.info("%s: event failed with %s. Exception message: %s", ApiKey(api_key).name, e.error.name,
+                     e.api_error.message)
             return refusal(api_key, version, request, e.api_error)
 
     # -- reads ---------------------------------------------------------------------------------
@@ -270,12 +277,18 @@ def _config_results(result: ControllerResult[dict[ConfigResource, ApiError]],
 
 def _update_features(result: ControllerResult[ApiError], request: M.UpdateFeaturesRequest,
                      version: int) -> ControllerResult[Message]:
-    """Kafka's ``UpdateFeaturesResponse.createWithErrors``: the top-level error, and below v2
-    the same error for each feature asked for."""
+    """Kafka 4.4's QuorumController: a refusal is the top-level error only, its message
+    prefixed to say that nothing changed; a success lists each feature asked for below v2
+    (error NONE, message "NONE": Kafka's ``Errors.NONE.message()``)."""
     error = result.response
     R = M.UpdateFeaturesResponse.UpdatableFeatureResult
+    if not error.is_success():
+        response = M.UpdateFeaturesResponse(
+            error_code=int(error.error), error_message="The update failed for all features since the following "
+                                                       f"feature had an error: {error.message}")
+        return ControllerResult(result.records, response, result.is_atomic)
     response = M.UpdateFeaturesResponse(
-        error_code=int(error.error), error_message=error.message,
-        results=[R(feature=u.feature, error_code=int(error.error), error_message=error.message)
+        error_code=0, error_message=None,
+        results=[R(feature=u.feature, error_code=0, error_message="NONE")
                  for u in request.feature_updates] if version <= 1 else [])
     return ControllerResult(result.records, response, result.is_atomic)

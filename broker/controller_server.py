@@ -197,7 +197,12 @@ class ControllerServer:
             default_num_partitions=int(v["num.partitions"]),
             default_replication_factor=int(v["default.replication.factor"]),
             default_min_isr=int(v["min.insync.replicas"]),
-            zk_migration_enabled=bool(v["zookeeper.metadata.migration.enable"])), self._bootstrap_metadata(metadata_dir))
+            zk_migration_enabled=bool(v["zookeeper.metadata.migration.enable"])), self._bootstrap_metadata(metadata_dir),
+            kraft_version=self._kraft_version)
+
+    def _kraft_version(self) -> int:
+        """The kraft.version of the quorum's log at its end (the raft layer's, not a record's)."""
+        return self.raft.core.voter_history.last_kraft_version() if self.raft is not None else 0
 
     def _metadata_log_dir(self) -> str:
         v = self.config.values

@@ -316,11 +316,15 @@ def _znode(levels: Mapping[str, int]) -> bytes:
 class KRaftFeatures:
     """A KRaft broker's finalized features: those of the last metadata image it published
     (metadata.version included), with the image's offset as their epoch, as Kafka's
-    ``KRaftMetadataCache.features()``. Changed only by the metadata publisher (``publish``);
-    UpdateFeatures is forwarded to the controller."""
+    ``KRaftMetadataCache.features()``, and the ranges it ``supported`` (what it registers
+    with: metadata.version and kraft.version too, which ApiVersions lists as Kafka's KRaft
+    broker does). Changed only by the metadata publisher (``publish``); UpdateFeatures is
+    forwarded to the controller."""
 
-    def __init__(self) -> None:
+    def __init__(self, supported: Mapping[str, tuple[int, int]] | None = None) -> None:
         self._current = FinalizedFeatures({}, -1)
+        self.supported: dict[str, tuple[int, int]] = dict(supported if supported is not None
+                                                          else supported_features())
 
     def current(self) -> FinalizedFeatures:
         return self._current

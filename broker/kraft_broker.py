@@ -60,6 +60,7 @@ from kafpy.broker.broker import Broker, _default_host
 from kafpy.broker.config import ConfigError, KafkaConfig
 from kafpy.broker.controller_server import quorum_config
 from kafpy.broker.features import KRaftFeatures
+from kafpy.metadata.metadata_version import KRAFT_VERSION_FEATURE
 from kafpy.broker.kraft_admin import KRaftAdminController
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.kraft_controller_channel import ControllerChannel
@@ -72,7 +73,7 @@ from kafpy.broker.kraft_forwarding import FORWARDED, kraft_registry
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager
 from kafpy.broker.kraft_metadata_listener import BrokerMetadataListener
 from kafpy.broker.kraft_metadata_publisher import BrokerMetadataPublisher
-from kafpy.broker.kraft_registration import registration_request
+from kafpy.broker.kraft_registration import broker_supported_features, registration_request
 from kafpy.broker.kraft_snapshots import snapshot_publisher
 from kafpy.broker.zk_broker import replication_managers
 
@@ -188,12 +189,16 @@ class KRaftBroker(Broker):
                                                self.clock)
         forwarding = self._channel("forwarding")
         self.apis = kraft_registry(lambda: forwarding)
-        self.features = features = KRaftFeatures()
+        self.features = features = KRaftFeatures(broker_supported_features())
         dynamic = DynamicConfigPublisher(cfg.broker_id, self.controller.entity_configs, cfg.set_dynamic,
                                          self.image_user_configs)
 
         def published(image: MetadataImage) -> None:
-            features.publish(image.finalized_features(), image.provenance.last_contained_offset)
+            levels = image.finalized_features()
+            kraft_version = self.raft.core.voter_history.last_kraft_version() if self.raft is not None else 0
+            if kraft_version > 0:  # as Kafka's KRaftMetadataCache: the quorum log's version
+                levels[KRAFT_VERSION_FEATURE] = kraft_version
+            features.publish(levels, image.provenance.last_contained_offset)
             dynamic.publish(image)
             self.acl_store.publish(image.acls)
         self.publisher = BrokerMetadataPublisher(

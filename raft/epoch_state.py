@@ -145,19 +145,20 @@ class FollowerState:
     fetch_deadline: int
     high_watermark: int | None = None
     has_fetched_from_leader: bool = False
-    # a voter checks every 3 fetch timeouts whether its listeners differ from the voter set's
-    # (Kafka's updateVoterPeriodTimer); -1: the first check is due that long after the start
+    # a voter checks every fetch timeout whether its listeners differ from the voter set's
+    # (Kafka 4.4's updateVoterSetPeriodTimer: one fetch timeout; three before 4.0); -1: the
+    # first check is due that long after the start
     update_voter_deadline: int = -1
 
     name = "Follower"
 
     def update_voter_period_expired(self, now_ms: int) -> bool:
         if self.update_voter_deadline < 0:
-            self.update_voter_deadline = self.fetch_deadline - self.fetch_timeout_ms + 3 * self.fetch_timeout_ms
+            self.update_voter_deadline = self.fetch_deadline
         return now_ms >= self.update_voter_deadline
 
     def reset_update_voter_period(self, now_ms: int) -> None:
-        self.update_voter_deadline = now_ms + 3 * self.fetch_timeout_ms
+        self.update_voter_deadline = now_ms + self.fetch_timeout_ms
 
     def election_state(self) -> ElectionState:
         return ElectionState(self.epoch, self.leader_id, self.voted_key)

@@ -273,7 +273,7 @@ MembershipRequest = Union[UpdateRaftVoterRequest, AddRaftVoterRequest, RemoveRaf
 
 def membership_request(core: RaftCore, state: FollowerState, now_ms: int
                        ) -> tuple[ApiKey, MembershipRequest] | None:
-    """Every three fetch timeouts a follower may send its leader, instead of a Fetch (Kafka's
+    """Every fetch timeout a follower may send its leader, instead of a Fetch (Kafka's
     ``pollFollowerAsVoter`` / ``pollFollowerAsObserver``): a voter whose listeners differ from
     the voter set's, UpdateRaftVoter; an observer with ``controller.quorum.auto.join.enable``
     (a controller: it has listeners and a directory id), RemoveRaftVoter for an older

@@ -19,7 +19,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ApiVersionsRequest, ApiVersionsResponse
 from kafpy.protocol.api_keys import ApiKey
 
-from kafpy.broker.features import FinalizedFeatures, supported_features
+from kafpy.broker.features import FinalizedFeatures, KRaftFeatures, supported_features
 from kafpy.broker.handler import Handler, RequestContext
 
 _SOFTWARE_NAME = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
@@ -44,9 +44,16 @@ async def handle_api_versions(ctx: RequestContext, req: ApiVersionsRequest) -> A
             return ApiVersionsResponse(error_code=ErrorCode.REBOOTSTRAP_REQUIRED, api_keys=[], throttle_time_ms=0)
     response = ApiVersionsResponse(error_code=error, api_keys=keys, throttle_time_ms=0)
     if ctx.api_version >= 3:
+        supported = supported_features()
+        if isinstance(features, KRaftFeatures):
+            supported = features.supported
+            if ctx.api_version < 4:
+                # KIP-1022, as Kafka 4.4's KRaft broker: a client before v4 may not read a
+                # supported range starting at 0, so those ranges are left out for it
+                supported = {n: r for n, r in supported.items() if r[0] != 0}
         response.supported_features = [
             ApiVersionsResponse.SupportedFeatureKey(name=n, min_version=lo, max_version=hi)
-            for n, (lo, hi) in supported_features().items()]
+            for n, (lo, hi) in supported.items()]
         response.finalized_features_epoch = finalized.epoch
         response.finalized_features = [
             ApiVersionsResponse.FinalizedFeatureKey(name=n, max_version_level=lv, min_version_level=lv)

@@ -175,28 +175,23 @@ class ClusterControlManager:
     # -- ControllerRegistration -------------------------------------------------------------
 
     def register_controller(self, request: ControllerRegistrationRequest) -> ControllerResult[None]:
+        """The RegisterControllerRecord. As Kafka 4.4, the ranges a controller lists are not
+        held to the finalized levels here: they are recorded, and UpdateFeatures checks them
+        (a controller that cannot run a finalized level fails when it replays it)."""
         if self.features.metadata_version() < CONTROLLER_REGISTRATION_LEVEL:
             raise ControllerError(ErrorCode.UNSUPPORTED_VERSION,
                                   "The current MetadataVersion is too old to support controller "
                                   "registrations.")
-        finalized = self.features.finalized_features()
         R = RegisterControllerRecord
         record = R(controller_id=request.controller_id, incarnation_id=request.incarnation_id,
-                   zk_migration_ready=request.zk_migration_ready,
+                   zk_migration_ready=False,
                    end_points=[R.ControllerEndpoint(name=li.name, host=li.host, port=li.port,
                                                     security_protocol=li.security_protocol)
-                               for li in request.listeners])
-        listed = {f.name for f in request.features}
-        for feature in request.features:
-            self._check_feature(finalized, feature.name, feature.min_supported_version,
-                                feature.max_supported_version)
-            record.features.append(R.ControllerFeature(
-                name=feature.name, min_supported_version=feature.min_supported_version,
-                max_supported_version=feature.max_supported_version))
-        for name, level in finalized.items():
-            if level != 0 and name not in listed:
-                self._check_feature(finalized, name, 0, 0)
-        return ControllerResult.of([record], None)
+                               for li in request.listeners],
+                   features=[R.ControllerFeature(name=f.name, min_supported_version=f.min_supported_version,
+                                                 max_supported_version=f.max_supported_version)
+                             for f in request.features])
+        return ControllerResult.atomic_of([record], None)
 
     # -- replay ------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ broker's and every registered controller's (a feature a node does not list is 0-
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -18,7 +18,7 @@ from kafpy.metadata.controller.controller_metadata import ControllerMetadata
 from kafpy.metadata.controller.controller_result import API_ERROR_NONE, ApiError, ControllerResult
 from kafpy.metadata.image.cluster import VersionRange
 from kafpy.protocol.errors import ErrorCode
-from kafpy.protocol.messages import FeatureLevelRecord, Message, UpdateFeaturesRequest
+from kafpy.protocol.messages import FeatureLevelRecord, Message, NoOpRecord, UpdateFeaturesRequest
 
 log = logging.getLogger(__name__)
 
@@ -77,11 +77,15 @@ class QuorumFeatures:
 
 
 class FeatureControlManager:
-    """Reads the finalized features from the shared ``ControllerMetadata``."""
+    """Reads the finalized features from the shared ``ControllerMetadata``; kraft.version is
+    the raft layer's (``kraft_version``, Kafka's ``KRaftVersionAccessor``: the version of the
+    quorum's log), never a FeatureLevelRecord."""
 
-    def __init__(self, metadata: ControllerMetadata, quorum_features: QuorumFeatures) -> None:
+    def __init__(self, metadata: ControllerMetadata, quorum_features: QuorumFeatures,
+                 kraft_version: Callable[[], int] | None = None) -> None:
         self.metadata = metadata
         self.quorum_features = quorum_features
+        self.kraft_version: Callable[[], int] = kraft_version or (lambda: 0)
 
     def metadata_version(self) -> int:
         """The finalized metadata.version level (the minimum before one is written)."""
@@ -119,6 +123,8 @@ class FeatureControlManager:
             return _invalid_update(name, level, "The controller does not support the given upgrade type.")
         if name == mv.METADATA_VERSION_FEATURE:
             current = self.metadata_version()
+        elif name == mv.KRAFT_VERSION_FEATURE:
+            current = self.kraft_version()
         else:
             current = self.metadata.image.features.finalized_versions.get(name, 0)
         if level < 0:
@@ -134,11 +140,31 @@ class FeatureControlManager:
         if name == mv.METADATA_VERSION_FEATURE:
             return self._update_metadata_version(current, level,
                                                  upgrade == UpgradeType.UNSAFE_DOWNGRADE, records)
+        if name == mv.KRAFT_VERSION_FEATURE:
+            return self._update_kraft_version(current, level, upgrade, records)
         for dependency, needed in FEATURE_DEPENDENCIES.get((name, level), {}).items():
             if proposed.get(dependency, 0) < needed:
                 return _invalid_update(name, level, f"{name} could not be set to {level} because "
                                        f"it depends on {dependency} level {needed}")
         records.append(FeatureLevelRecord(name=name, feature_level=level))
+        return API_ERROR_NONE
+
+    @staticmethod
+    def _update_kraft_version(current: int, level: int, upgrade: UpgradeType,
+                              records: list[Message]) -> ApiError:
+        """As Kafka 4.4: the level the quorum's log already has is a NoOpRecord, a downgrade
+        is refused. Kafka upgrades a static quorum's log to kraft.version 1 through the raft
+        layer (KRaftVersion and Voters control records); kafpy's raft does not yet, so that
+        is refused too, rather than finalized in a record the log's version would belie."""
+        name = mv.KRAFT_VERSION_FEATURE
+        if upgrade != UpgradeType.UPGRADE:
+            return API_ERROR_NONE if level == current else _invalid_update(
+                name, level, "Can't downgrade the version of this feature.")
+        if level != current:
+            return _invalid_update(name, level, "kafpy's controller cannot upgrade the kraft.version of a "
+                                   "quorum's log yet: format the controllers with --standalone or "
+                                   "--initial-controllers for kraft.version 1.")
+        records.append(NoOpRecord())
         return API_ERROR_NONE
 
     def _reason_not_supported(self, name: str, level: int) -> str | None:

@@ -103,13 +103,14 @@ class QuorumController:
     def __init__(self, settings: ControllerSettings, bootstrap: BootstrapMetadata, *,
                  supported: Mapping[str, VersionRange] | None = None,
                  rng: random.Random | None = None,
-                 new_uuid: Callable[[], bytes] | None = None) -> None:
+                 new_uuid: Callable[[], bytes] | None = None,
+                 kraft_version: Callable[[], int] | None = None) -> None:
         self.settings = settings
         self.bootstrap = bootstrap
         self.metadata = ControllerMetadata()
         self.supported = dict(supported or default_supported_features())
         self.features = FeatureControlManager(self.metadata, QuorumFeatures(
-            settings.node_id, self.supported, tuple(settings.quorum_node_ids)))
+            settings.node_id, self.supported, tuple(settings.quorum_node_ids)), kraft_version)
         self.cluster = ClusterControlManager(self.metadata, self.features, settings.cluster_id,
                                              settings.session_timeout_ms)
         self.configs = ConfigurationControlManager(self.metadata)

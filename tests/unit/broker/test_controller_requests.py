@@ -7,6 +7,9 @@ authorizer), and a manager's refusal as the request's error response."""
 from __future__ import annotations
 
 import asyncio
+import logging
+
+import pytest
 
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
@@ -142,7 +145,45 @@ def test_an_envelope_carries_a_forwarded_request_and_its_answer() -> None:
     asyncio.run(run())
 
 
-def test_a_managers_refusal_is_the_requests_error_response() -> None:
+def _envelope(key: int, version: int, request: M.Message) -> M.EnvelopeRequest:
+    inner = codec.encode_request(_header(key, version), request)
+    return M.EnvelopeRequest(request_data=inner[4:], request_principal=b"", client_host_address=bytes([127, 0, 0, 1]))
+
+
+def test_an_envelope_to_a_controller_that_is_not_active_says_not_controller() -> None:
+    """As Kafka's RequestChannel: a forwarded request answered NOT_CONTROLLER (a DescribeQuorum
+    answered NOT_LEADER_OR_FOLLOWER) comes back as an envelope with NOT_CONTROLLER and no data,
+    so the forwarding broker looks for the active controller again. DescribeQuorum,
+    AddRaftVoter and RemoveRaftVoter are forwardable (Kafka's ApiKeys), so the active controller
+    answers them in an envelope."""
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            standby = await _apis(q, next(n for n in q.controllers if n != leader))
+            active = await _apis(q, leader)
+            delete = _envelope(M.DeleteTopicsRequest.API_KEY or 0, 5, M.DeleteTopicsRequest(topic_names=["a"]))
+            DQ = M.DescribeQuorumRequest
+            quorum = _envelope(DQ.API_KEY or 0, 2, DQ(topics=[DQ.TopicData(
+                topic_name="__cluster_metadata", partitions=[DQ.PartitionData(partition_index=0)])]))
+            for request in (delete, quorum):
+                answer = await _call(standby, request, 0)
+                assert isinstance(answer, M.EnvelopeResponse)
+                assert (answer.error_code, answer.response_data) == (ErrorCode.NOT_CONTROLLER, None)
+            answer = await _call(active, quorum, 0)
+            assert isinstance(answer, M.EnvelopeResponse) and answer.error_code == 0
+            assert answer.response_data is not None
+            _, body = codec.decode_response(DQ.API_KEY or 0, 2, answer.response_data)
+            assert isinstance(body, M.DescribeQuorumResponse)
+            assert body.topics[0].partitions[0].leader_id == leader
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
+def test_a_managers_refusal_is_the_requests_error_response(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "org.apache.kafka.controller.QuorumController")
+
     async def run() -> None:
         q = Quorum()
         try:
@@ -153,6 +194,9 @@ def test_a_managers_refusal_is_the_requests_error_response() -> None:
             refused = await _call(apis, wrong, 4)
             assert isinstance(refused, M.BrokerRegistrationResponse)
             assert refused.error_code == ErrorCode.INCONSISTENT_CLUSTER_ID
+            # BrokerRegistrationResponse has no message: the controller's log gives the reason
+            assert ("BROKER_REGISTRATION: event failed with INCONSISTENT_CLUSTER_ID. Exception message: "
+                    f"Expected cluster ID {CLUSTER_ID}, but got cluster ID another") in caplog.text
             # a broker that is not registered
             bad = await _call(apis, M.AlterPartitionRequest(broker_id=5, broker_epoch=1, topics=[]), 3)
             assert isinstance(bad, M.AlterPartitionResponse)
@@ -238,6 +282,28 @@ def test_acls_are_records_and_an_envelope_is_judged_as_its_principal() -> None:
             garbled = await _call(apis, _envelope(create, 7, b"\x00\x07junk"), 0)
             assert isinstance(garbled, M.EnvelopeResponse)
             assert garbled.error_code == ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE
+        finally:
+            await q.close()
+    asyncio.run(run())
+
+
+def test_update_features_answers_as_kafka_44s_quorum_controller() -> None:
+    """A refusal is the top-level error alone (no per-feature results, even below v2), its
+    message saying that nothing changed."""
+    async def run() -> None:
+        q = Quorum()
+        try:
+            leader = await q.wait_active()
+            apis = await _apis(q, leader)
+            U = M.UpdateFeaturesRequest
+            too_far = U(timeout_ms=1000, feature_updates=[U.FeatureUpdateKey(
+                feature="group.version", max_version_level=5, upgrade_type=1)])
+            refused = await _call(apis, too_far, 1)
+            assert isinstance(refused, M.UpdateFeaturesResponse)
+            assert (refused.error_code, refused.error_message, refused.results) == (
+                ErrorCode.INVALID_UPDATE_VERSION,
+                "The update failed for all features since the following feature had an error: Invalid update "
+                f"version 5 for feature group.version. Local controller {leader} only supports versions 0-1", [])
         finally:
             await q.close()
     asyncio.run(run())

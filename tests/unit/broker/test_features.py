@@ -15,8 +15,9 @@ from kafpy.protocol.messages import ApiVersionsRequest, UpdateFeaturesRequest
 from kafpy.broker.apis import ApiRegistry
 from kafpy.broker.controller import load_controller_state
 from kafpy.broker.features import (DEFAULT_FINALIZED, GROUP_VERSION, FinalizedFeatures,
-                                   FeatureUpdateError, StandaloneFeatures, ZkFeatures,
+                                   FeatureUpdateError, KRaftFeatures, StandaloneFeatures, ZkFeatures,
                                    supported_features)
+from kafpy.broker.kraft_registration import broker_supported_features
 from kafpy.broker.handlers.api_versions import handle_api_versions
 from kafpy.broker.handlers.features import handle_update_features
 from kafpy.replication.zk_client import KafkaZkClient
@@ -214,3 +215,23 @@ def test_zookeeper_mode_caps_transaction_version_by_what_every_broker_supports()
     del zk.nodes["/brokers/ids/2"]
     asyncio.run(store._refresh_brokers())
     assert store.current().level("transaction.version") == 2
+
+
+def test_a_kraft_broker_lists_the_ranges_it_registers_with(broker):
+    """As Kafka 4.4's KRaft broker (BrokerFeatures.defaultSupportedFeatures): ApiVersions v4 lists
+    metadata.version (3.3-IV3 to 4.4-IV2), kraft.version and eligible.leader.replicas.version
+    beside the group/transaction/share/streams versions: what its BrokerRegistration lists."""
+    features = KRaftFeatures(broker_supported_features())
+    features.publish({"metadata.version": 33, "kraft.version": 1, GROUP_VERSION: 1}, 40)
+    broker.services.features = features
+    resp = _versions(broker, 4)
+    supported = {f.name: (f.min_version, f.max_version) for f in resp.supported_features}
+    assert supported == {"metadata.version": (7, 33), "kraft.version": (0, 1),
+                         "eligible.leader.replicas.version": (0, 1), GROUP_VERSION: (0, 1),
+                         "transaction.version": (0, 2), "share.version": (0, 2), "streams.version": (0, 1)}
+    finalized = {f.name: f.max_version_level for f in resp.finalized_features}
+    assert finalized == {"metadata.version": 33, "kraft.version": 1, GROUP_VERSION: 1}
+    assert resp.finalized_features_epoch == 40
+    # before v4 (KIP-1022) the ranges that start at 0 are left out
+    old = _versions(broker, 3)
+    assert {f.name: (f.min_version, f.max_version) for f in old.supported_features} == {"metadata.version": (7, 33)}

@@ -14,6 +14,7 @@ from kafpy.protocol.messages import (
 )
 from kafpy.raft import voter_changes
 from kafpy.raft.control_records import ControlRecordType
+from kafpy.raft.epoch_state import FollowerState
 from kafpy.raft.leader_state import LeaderState
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_control_payload
 from kafpy.raft.metadata_log import KafkaMetadataLog
@@ -327,7 +328,7 @@ def test_update_voter_records_new_listeners_at_once() -> None:
 
 def test_a_voter_whose_listeners_changed_sends_update_raft_voter() -> None:
     """A follower restarted on another port finds its old listener in the voter set and, after
-    three fetch timeouts, sends UpdateRaftVoter; every node then has the new endpoint."""
+    a fetch timeout, sends UpdateRaftVoter; every node then has the new endpoint."""
     sim = dynamic_sim(observers=0)
     leader = leader_core(sim)
     moved = sim.nodes[next(n for n in (1, 2, 3) if n != leader.node_id)]
@@ -347,7 +348,7 @@ def test_a_voter_whose_listeners_changed_sends_update_raft_voter() -> None:
 
 def test_auto_join_adds_an_observer_controller_by_itself() -> None:
     """``controller.quorum.auto.join.enable``: an observer that has listeners and a directory id
-    sends AddRaftVoter for itself (instead of a Fetch, every three fetch timeouts) until it is a
+    sends AddRaftVoter for itself (instead of a Fetch, every fetch timeout) until it is a
     voter; without the setting it stays an observer."""
     config = QuorumConfig(auto_join=True)
     sim = Simulation(3, 1, seed=4, config=config)
@@ -436,3 +437,14 @@ def test_a_removed_leader_restarts_as_an_observer() -> None:
         return (leader is not None and leader.node_id != me and node.core is not None
                 and node.core.quorum.leader_id() == leader.node_id)
     assert sim.run_until(following_another_leader, 20_000)
+
+
+def test_the_membership_check_comes_every_fetch_timeout() -> None:
+    """Kafka 4.4's FollowerState: its updateVoterSetPeriodTimer runs one fetch timeout (three
+    in Kafka 3.9), from the start of the follower's epoch and again after each check."""
+    state = FollowerState(epoch=3, leader_id=1, voted_key=None, fetch_timeout_ms=2000, fetch_deadline=12_000)
+    assert not state.update_voter_period_expired(11_999)
+    assert state.update_voter_period_expired(12_000)
+    state.reset_update_voter_period(12_000)
+    assert not state.update_voter_period_expired(13_999)
+    assert state.update_voter_period_expired(14_000)

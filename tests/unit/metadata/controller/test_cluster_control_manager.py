@@ -127,6 +127,24 @@ def test_controller_registration():
     assert e.value.error == ErrorCode.UNSUPPORTED_VERSION
 
 
+def test_a_controller_registers_whatever_ranges_it_lists() -> None:
+    """Kafka 4.4's registerController records the ranges without checking them against the
+    finalized levels (a broker's are checked): a controller that supports metadata.version
+    up to 3.9-IV0 only, and no group.version, still registers on a 4.4-IV2 cluster; its ranges
+    are what UpdateFeatures later holds changes to."""
+    c = controller()
+    R = ControllerRegistrationRequest
+    req = R(controller_id=3001, incarnation_id=incarnation(3001), zk_migration_ready=True,
+            listeners=[R.Listener(name="CONTROLLER", host="h", port=9093, security_protocol=0)],
+            features=[R.Feature(name="metadata.version", min_supported_version=7, max_supported_version=21)])
+    result = c.cluster.register_controller(req)
+    assert result.is_atomic
+    (record,) = result.records
+    assert isinstance(record, RegisterControllerRecord) and record.zk_migration_ready is False
+    assert [(f.name, f.min_supported_version, f.max_supported_version) for f in record.features] == \
+        [("metadata.version", 7, 21)]
+
+
 def _hb(current_metadata_offset: int = 0, want_fence: bool = False,
         want_shut_down: bool = False) -> BrokerHeartbeatRequest:
     return BrokerHeartbeatRequest(broker_id=1, broker_epoch=5,

@@ -117,3 +117,24 @@ def test_a_feature_level_needs_its_dependencies():
     both = c.features.update_features(_update(("metadata.version", 23, UpgradeType.UPGRADE),
                                               ("eligible.leader.replicas.version", 1, UpgradeType.UPGRADE)))
     assert both.response.is_success() and len(both.records) == 2
+
+
+def test_kraft_version_is_the_quorum_logs_and_never_a_feature_level_record():
+    """As Kafka 4.4's KRaftVersionAccessor: the current kraft.version is the raft layer's; the
+    same level is a NoOpRecord, a downgrade is refused with Kafka's words, and an upgrade (the
+    raft layer's business in Kafka, not done by kafpy's raft) is refused rather than written as
+    a FeatureLevelRecord the log's version would belie."""
+    c = controller(local={**LOCAL, "kraft.version": VersionRange(0, 1)})
+    kraft = [1]
+    c.features.kraft_version = lambda: kraft[0]
+    same = c.features.update_features(_update(("kraft.version", 1, UpgradeType.UPGRADE)))
+    assert same.response.is_success()
+    assert [type(r).__name__ for r in same.records] == ["NoOpRecord"]
+    down = c.features.update_features(_update(("kraft.version", 0, UpgradeType.SAFE_DOWNGRADE)))
+    assert (down.response.error, down.response.message) == (
+        ErrorCode.INVALID_UPDATE_VERSION,
+        "Invalid update version 0 for feature kraft.version. Can't downgrade the version of this feature.")
+    kraft[0] = 0
+    up = c.features.update_features(_update(("kraft.version", 1, UpgradeType.UPGRADE)))
+    assert up.response.error == ErrorCode.INVALID_UPDATE_VERSION and up.records == []
+    assert "cannot upgrade the kraft.version" in (up.response.message or "")
