@@ -231,7 +231,7 @@ async def _secured_apis(q: Quorum, node: int) -> ControllerApis:
                           ControllerAuthorizer(authorizer, store, lambda: controller.metadata.image, lambda: True))
 
 
-def _envelope(request: M.Message, version: int, principal: bytes) -> M.EnvelopeRequest:
+def _envelope_as(request: M.Message, version: int, principal: bytes) -> M.EnvelopeRequest:
     inner = codec.encode_request(_header(request.API_KEY or 0, version), request)
     return M.EnvelopeRequest(request_data=inner[4:], request_principal=principal,
                              client_host_address=bytes([127, 0, 0, 1]))
@@ -262,7 +262,7 @@ def test_acls_are_records_and_an_envelope_is_judged_as_its_principal() -> None:
                                                                      replication_factor=1)], timeout_ms=1000)
             results = {}
             for user in ("bob", "alice"):
-                answer = await _call(apis, _envelope(create, 7, serialize(KafkaPrincipal.user(user))), 0)
+                answer = await _call(apis, _envelope_as(create, 7, serialize(KafkaPrincipal.user(user))), 0)
                 assert isinstance(answer, M.EnvelopeResponse) and answer.error_code == 0
                 assert answer.response_data is not None
                 _, body = codec.decode_response(19, 7, answer.response_data)
@@ -271,7 +271,7 @@ def test_acls_are_records_and_an_envelope_is_judged_as_its_principal() -> None:
             assert results == {"bob": [("a-topic", ErrorCode.TOPIC_AUTHORIZATION_FAILED)],
                                "alice": [("a-topic", ErrorCode.NONE)]}
             # the ACL change through an Envelope: judged as bob, who may not ALTER the cluster
-            refused = await _call(apis, _envelope(M.DeleteAclsRequest(filters=[M.DeleteAclsRequest.DeleteAclsFilter(
+            refused = await _call(apis, _envelope_as(M.DeleteAclsRequest(filters=[M.DeleteAclsRequest.DeleteAclsFilter(
                 resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1, principal_filter=None,
                 host_filter=None, operation=1, permission_type=1)]), 3,
                 serialize(KafkaPrincipal.user("bob"))), 0)
@@ -279,7 +279,7 @@ def test_acls_are_records_and_an_envelope_is_judged_as_its_principal() -> None:
             _, deleted = codec.decode_response(31, 3, refused.response_data)
             assert isinstance(deleted, M.DeleteAclsResponse)
             assert [f.error_code for f in deleted.filter_results] == [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]
-            garbled = await _call(apis, _envelope(create, 7, b"\x00\x07junk"), 0)
+            garbled = await _call(apis, _envelope_as(create, 7, b"\x00\x07junk"), 0)
             assert isinstance(garbled, M.EnvelopeResponse)
             assert garbled.error_code == ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE
         finally:
