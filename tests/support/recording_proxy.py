@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import sys
 import threading
 from pathlib import Path
 from typing import Mapping
@@ -79,8 +80,11 @@ def produce_codec(frame: bytes, version: int, pos: int, flexible: bool) -> str |
         pos += 6  # acks, timeout
         if flexible:
             _n_topics, pos = _uvarint(frame, pos)
-            n, pos = _uvarint(frame, pos)
-            pos += n - 1
+            if version >= 13:  # a topic id (16 bytes) in place of the name (KIP-516)
+                pos += 16
+            else:
+                n, pos = _uvarint(frame, pos)
+                pos += n - 1
             _n_parts, pos = _uvarint(frame, pos)
             pos += 4
             size, pos = _uvarint(frame, pos)
@@ -98,7 +102,7 @@ def produce_codec(frame: bytes, version: int, pos: int, flexible: bool) -> str |
         attributes = (struct.unpack_from(">h", frame, pos + 21)[0] if magic >= 2
                       else frame[pos + 17])
         return CODECS.get(attributes & 0x07, f"codec{attributes & 0x07}")
-    except (IndexError, struct.error):
+    except (IndexError, ValueError, struct.error):
         return None
 
 
@@ -185,6 +189,7 @@ class RecordingProxy:
         self.recorded: list[str] = []   # file stems, in recording order
         self.counts: dict[tuple[str, int, str], int] = {}  # (api, version, client) -> requests
         self._conns: list[socket.socket] = []
+        self.errors: list[str] = []  # requests it forwarded but could not record
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._accept_thread = threading.Thread(target=self._accept_loop, daemon=True,
@@ -260,7 +265,11 @@ class RecordingProxy:
                 frame = _read_frame(src)
                 if frame is None:
                     return
-                self._on_request(frame, label, pending)
+                try:
+                    self._on_request(frame, label, pending)
+                except Exception as e:  # noqa: BLE001 - a recording bug must not cut the client off
+                    self.errors.append(f"request {frame[:4].hex()}: {e!r}")
+                    print(f"recording proxy: {self.errors[-1]}", file=sys.stderr)
                 dst.sendall(struct.pack(">i", len(frame)) + frame)
         except OSError:
             return

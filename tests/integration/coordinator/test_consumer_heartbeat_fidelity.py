@@ -345,8 +345,9 @@ def test_static_members_rejoin_fencing_and_leave(brokers: dict[str, Any]) -> Non
 
 def _expiry_scenario(port: int) -> list[object]:
     """Static members close without leaving; each group is deleted 300 ms after its
-    member's session timeout (three groups, so a timer that fires late shows; the margin is
-    what a loaded two-core CI machine needs, still a small part of the 6 s session)."""
+    member's session timeout plus 1.5 s (three groups, so a timer that fires late shows; the
+    margin is what a two-core machine running four test workers needs, still a quarter of the
+    6 s session: a timer off by a whole session, or never firing, fails)."""
     groups = [f"cg-hb-expiry-{i}" for i in range(3)]
     answers: list[object] = []
     with RawConnection(LOOPBACK, port, timeout=30) as conn:
@@ -364,7 +365,7 @@ def _expiry_scenario(port: int) -> list[object]:
             last[g] = time.monotonic()          # the member's session started before this
             answers.append((g, "joins", j.error_code))
         for g in groups:
-            time.sleep(max(0.0, last[g] + EXPIRY_SESSION_MS / 1000 + 0.3 - time.monotonic()))
+            time.sleep(max(0.0, last[g] + EXPIRY_SESSION_MS / 1000 + 1.5 - time.monotonic()))
             r = conn.request(ApiKey.DELETE_GROUPS, 2, M.DeleteGroupsRequest(groups_names=[g]))
             answers.append((g, "deleted", r.results[0].error_code))
     return answers

@@ -61,3 +61,24 @@ def test_spec_names_are_snake_case():
     assert specs[22]["name"] == "init_producer_id"
     assert specs[18]["name"] == "api_versions" and specs[18]["flexible_min"] == 3
     assert specs[1]["max"] >= 12
+
+
+def _produce_v13(codec: int, topic_id: bytes) -> bytes:
+    """Produce v13 (Kafka 4.x clients): the topic is named by its id, 16 bytes."""
+    header = struct.pack(">hhih", 0, 13, 42, 3) + b"cli" + b"\x00"
+    batch = bytearray(61)
+    batch[16] = 2
+    struct.pack_into(">h", batch, 21, codec)
+    body = b"\x00" + struct.pack(">hi", -1, 30000)
+    body += b"\x02" + topic_id + b"\x02" + struct.pack(">i", 0)
+    body += bytes([len(batch) + 1]) + bytes(batch) + b"\x00\x00\x00"
+    return header + body
+
+
+def test_produce_codec_of_a_request_naming_its_topic_by_id():
+    # an id of 0xff bytes read as a name's length was a varint over 5 bytes: the ValueError
+    # killed the proxy's thread and closed the client's connection
+    for topic_id in (b"\xff" * 16, bytes(16), bytes(range(16))):
+        frame = _produce_v13(3, topic_id)
+        _api_key, version, _corr, pos = request_header(frame, flexible=True)
+        assert produce_codec(frame, version, pos, flexible=True) == "lz4"
