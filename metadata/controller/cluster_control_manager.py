@@ -184,7 +184,7 @@ class ClusterControlManager:
                                   "registrations.")
         R = RegisterControllerRecord
         record = R(controller_id=request.controller_id, incarnation_id=request.incarnation_id,
-                   zk_migration_ready=False,
+                   zk_migration_ready=request.zk_migration_ready,
                    end_points=[R.ControllerEndpoint(name=li.name, host=li.host, port=li.port,
                                                     security_protocol=li.security_protocol)
                                for li in request.listeners],
