@@ -140,7 +140,8 @@ def test_a_controller_registers_whatever_ranges_it_lists() -> None:
     result = c.cluster.register_controller(req)
     assert result.is_atomic
     (record,) = result.records
-    assert isinstance(record, RegisterControllerRecord) and record.zk_migration_ready is False
+    # zkMigrationReady as the controller sent it: Kafka 3.9's migration waits for it on every voter
+    assert isinstance(record, RegisterControllerRecord) and record.zk_migration_ready is True
     assert [(f.name, f.min_supported_version, f.max_supported_version) for f in record.features] == \
         [("metadata.version", 7, 21)]
 
