@@ -137,4 +137,6 @@ def test_the_kraft_controller_dual_writes_and_drives_the_zookeeper_brokers(zooke
         assert migration is not None and json.dumps(migration[0])
         assert migration[0]["kraft_metadata_offset"] > 0
     finally:
+        for b in brokers:  # before the controller their controlled shutdown asks (see test_zk_metadata_copy)
+            b.stop()
         controller.stop()

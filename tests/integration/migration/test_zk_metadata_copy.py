@@ -56,6 +56,10 @@ def test_controller_copies_zookeeper_metadata_into_the_log(zookeeper, broker_fac
         zk_after = read_zookeeper(zookeeper.connect_string)
     finally:
         output = controller.output()
+        # the brokers first: a migrating broker's controlled shutdown asks the KRaft controller,
+        # and with it gone each waited out its shutdown timeout (90 s of teardown)
+        for b in brokers:
+            b.stop()
         controller.stop()
     assert "Zk brokers are registered and ready for migration" in output, output[-4000:]
     assert "Completed migration of metadata from ZooKeeper to KRaft" in output, output[-4000:]
