@@ -1,0 +1,119 @@
+"""The admin requests kafka-metadata-quorum and kafka-features send, raw through the
+project's codec over one blocking connection: ApiVersions, DescribeCluster, DescribeQuorum
+(v2, with the voters' directory ids and endpoints), AddRaftVoter, RemoveRaftVoter,
+UpdateFeatures.
+
+Where a request goes follows Kafka's admin client: with ``--bootstrap-server`` to the
+bootstrap broker, which forwards the quorum requests to the active controller; with
+``--bootstrap-controller`` to the active controller, found with DescribeCluster v1
+(endpoint type controller) on a bootstrap controller.
+
+Who may call it: scripts.kafka_metadata_quorum, scripts.kafka_features. Keeps nothing on disk.
+"""
+from __future__ import annotations
+
+from kafpy.protocol import messages
+from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.codec import MessageT
+from kafpy.protocol.errors import ErrorCode
+from kafpy.scripts._clients import BrokerError
+from kafpy.scripts.kafka_acls_client import AclAdminClient
+
+METADATA_TOPIC = "__cluster_metadata"
+_CONTROLLER_ENDPOINTS = 2  # DescribeCluster v1 endpoint type of the controllers
+
+
+class QuorumAdminClient:
+    """One connection to the node that answers a tool's requests (the bootstrap broker, or
+    the active controller), with the versions it supports. It connects on the first request,
+    as Kafka's admin client does: a tool checks its arguments before the network is tried."""
+
+    def __init__(self, bootstrap: str, *, controllers: bool, props: dict[str, str] | None = None,
+                 timeout: float = 30.0) -> None:
+        self.props = dict(props or {})
+        self.timeout = timeout
+        self.controllers = controllers
+        self.bootstrap = bootstrap
+        self._conn: AclAdminClient | None = None
+
+    @property
+    def conn(self) -> AclAdminClient:
+        if self._conn is None:
+            self._conn = AclAdminClient(self.bootstrap, self.props, self.timeout)
+            if self.controllers:
+                self._to_active_controller()
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> QuorumAdminClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _to_active_controller(self) -> None:
+        cluster = self.describe_cluster()
+        for node in cluster.brokers:
+            if node.broker_id == cluster.controller_id:
+                active = AclAdminClient(f"{node.host}:{node.port}", self.props, self.timeout)
+                self.conn.close()
+                self._conn = active
+                return
+
+    def call(self, answer: type[MessageT], api_key: ApiKey, ours: int, body: messages.Message) -> MessageT:
+        """Send ``body`` at the highest version both sides support (at most ``ours``)."""
+        return self.conn.request(answer, api_key, self.conn._version(api_key, ours), body)
+
+    def api_versions(self) -> messages.ApiVersionsResponse:
+        """The ApiVersions answer at v3, with the node's supported and finalized features."""
+        v = self.conn._version(ApiKey.API_VERSIONS, 3)
+        resp = self.conn.request(messages.ApiVersionsResponse, ApiKey.API_VERSIONS, v,
+                                 messages.ApiVersionsRequest(client_software_name="apache-kafka-java",
+                                                             client_software_version="4.4.0"))
+        if resp.error_code != ErrorCode.NONE:
+            raise BrokerError(resp.error_code)
+        return resp
+
+    def describe_cluster(self) -> messages.DescribeClusterResponse:
+        endpoint_type = _CONTROLLER_ENDPOINTS if self.controllers else 1
+        resp = self.call(messages.DescribeClusterResponse, ApiKey.DESCRIBE_CLUSTER, 1,
+                         messages.DescribeClusterRequest(endpoint_type=endpoint_type))
+        if resp.error_code != ErrorCode.NONE:
+            raise BrokerError(resp.error_code, resp.error_message)
+        return resp
+
+    def describe_quorum(self) -> tuple[messages.DescribeQuorumResponse.PartitionData,
+                                       list[messages.DescribeQuorumResponse.Node]]:
+        """The metadata partition's quorum state and the voters' endpoints."""
+        req = messages.DescribeQuorumRequest(topics=[messages.DescribeQuorumRequest.TopicData(
+            topic_name=METADATA_TOPIC,
+            partitions=[messages.DescribeQuorumRequest.PartitionData(partition_index=0)])])
+        resp = self.call(messages.DescribeQuorumResponse, ApiKey.DESCRIBE_QUORUM, 2, req)
+        if resp.error_code != ErrorCode.NONE:
+            raise BrokerError(resp.error_code, resp.error_message)
+        for topic in resp.topics:
+            for partition in topic.partitions:
+                if partition.error_code != ErrorCode.NONE:
+                    raise BrokerError(partition.error_code, partition.error_message)
+                return partition, list(resp.nodes)
+        raise BrokerError(ErrorCode.UNKNOWN_SERVER_ERROR, "The response did not contain the metadata partition")
+
+    def add_raft_voter(self, voter_id: int, directory_id: bytes,
+                       endpoints: list[tuple[str, str, int]], timeout_ms: int = 30000) -> None:
+        listeners = [messages.AddRaftVoterRequest.Listener(name=n, host=h, port=p) for n, h, p in endpoints]
+        resp = self.call(messages.AddRaftVoterResponse, ApiKey.ADD_RAFT_VOTER, 0,
+                         messages.AddRaftVoterRequest(cluster_id=None, timeout_ms=timeout_ms, voter_id=voter_id,
+                                                      voter_directory_id=directory_id, listeners=listeners))
+        if resp.error_code != ErrorCode.NONE:
+            raise BrokerError(resp.error_code, resp.error_message)
+
+    def remove_raft_voter(self, voter_id: int, directory_id: bytes) -> None:
+        resp = self.call(messages.RemoveRaftVoterResponse, ApiKey.REMOVE_RAFT_VOTER, 0,
+                         messages.RemoveRaftVoterRequest(cluster_id=None, voter_id=voter_id,
+                                                         voter_directory_id=directory_id))
+        if resp.error_code != ErrorCode.NONE:
+            raise BrokerError(resp.error_code, resp.error_message)
