@@ -23,6 +23,19 @@ METADATA_TOPIC = "__cluster_metadata"
 _CONTROLLER_ENDPOINTS = 2  # DescribeCluster v1 endpoint type of the controllers
 
 
+# error names whose Java exception is not simply the CamelCase name + Exception
+_JAVA_EXCEPTIONS = {ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "ClusterAuthorizationException",
+                    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: "UnknownTopicOrPartitionException"}
+
+
+def java_exception(error: BrokerError) -> str:
+    """The Java exception Kafka's admin client raises for the error code of ``error``, as the
+    tools print it: ``org.apache.kafka.common.errors.VoterNotFoundException: <message>``."""
+    code = error.error_code
+    name = _JAVA_EXCEPTIONS.get(code) or "".join(w.capitalize() for w in code.name.split("_")) + "Exception"
+    return f"org.apache.kafka.common.errors.{name}: {error}"
+
+
 class QuorumAdminClient:
     """One connection to the node that answers a tool's requests (the bootstrap broker, or
     the active controller), with the versions it supports. It connects on the first request,
@@ -56,13 +69,19 @@ class QuorumAdminClient:
         self.close()
 
     def _to_active_controller(self) -> None:
+        self.to_node(self.describe_cluster().controller_id)
+
+    def to_node(self, node_id: int) -> None:
+        """Send the next requests to node ``node_id`` (a broker, or with ``--bootstrap-controller``
+        a controller), as the admin client's describeFeatures(nodeId) does."""
         cluster = self.describe_cluster()
         for node in cluster.brokers:
-            if node.broker_id == cluster.controller_id:
+            if node.broker_id == node_id:
                 active = AclAdminClient(f"{node.host}:{node.port}", self.props, self.timeout)
                 self.conn.close()
                 self._conn = active
                 return
+        raise BrokerError(ErrorCode.INVALID_REQUEST, f"No node with id {node_id} is known")
 
     def call(self, answer: type[MessageT], api_key: ApiKey, ours: int, body: messages.Message) -> MessageT:
         """Send ``body`` at the highest version both sides support (at most ``ours``)."""
@@ -115,5 +134,12 @@ class QuorumAdminClient:
         resp = self.call(messages.RemoveRaftVoterResponse, ApiKey.REMOVE_RAFT_VOTER, 0,
                          messages.RemoveRaftVoterRequest(cluster_id=None, voter_id=voter_id,
                                                          voter_directory_id=directory_id))
+        if resp.error_code != ErrorCode.NONE:
+            raise BrokerError(resp.error_code, resp.error_message)
+
+    def unregister_controller(self, controller_id: int) -> None:
+        """UnregisterController (KIP-1073): the controller's registration leaves the metadata."""
+        resp = self.call(messages.UnregisterControllerResponse, ApiKey.UNREGISTER_CONTROLLER, 0,
+                         messages.UnregisterControllerRequest(controller_id=controller_id))
         if resp.error_code != ErrorCode.NONE:
             raise BrokerError(resp.error_code, resp.error_message)

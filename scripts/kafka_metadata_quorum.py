@@ -24,7 +24,7 @@ from kafpy.metadata.meta_properties import read_meta_properties, uuid_from_strin
 from kafpy.protocol import messages
 from kafpy.scripts._cli import debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError
-from kafpy.scripts._quorum_client import QuorumAdminClient
+from kafpy.scripts._quorum_client import QuorumAdminClient, java_exception
 from kafpy.scripts.kafka_storage import justify
 
 PROG = "kafka-metadata-quorum"
@@ -389,7 +389,7 @@ def add_controller(admin: QuorumAdminClient | None, props: dict[str, str], dry_r
             + ", ".join(_endpoint_text(*e) for e in endpoints) + "\n")
 
 
-def remove_controller(admin: QuorumAdminClient | None, node_id: int, directory: str, dry_run: bool) -> str:
+def remove_controller(admin: QuorumAdminClient, node_id: int, directory: str, dry_run: bool) -> str:
     if node_id < 0:
         raise TerseFailure(f"Invalid negative --controller-id: {node_id}")
     try:
@@ -397,7 +397,6 @@ def remove_controller(admin: QuorumAdminClient | None, node_id: int, directory: 
     except ValueError as e:
         raise TerseFailure(f"Failed to parse --controller-directory-id: {e}") from None
     if not dry_run:
-        assert admin is not None
         admin.remove_raft_voter(node_id, directory_id)
     head = "DRY RUN of removing " if dry_run else "Removed "
     return f"{head}KRaft controller {node_id} with directory id {uuid_to_string(directory_id)}\n"
@@ -450,13 +449,13 @@ def execute(command: str, values: dict[str, object], out: TextIO) -> None:
     node_id = values["controller_id"]
     assert isinstance(node_id, int)
     dry_run = bool(values.get("dry_run"))
-    if values.get("unregister"):
-        raise TerseFailure("--unregister is not supported by this version of kafka-metadata-quorum")
-    if dry_run:
-        out.write(remove_controller(None, node_id, str(values["controller_directory_id"]), True))
-        return
+    directory = str(values["controller_directory_id"])
     with QuorumAdminClient(bootstrap, controllers=controllers, props=props) as admin:
-        out.write(remove_controller(admin, node_id, str(values["controller_directory_id"]), False))
+        out.write(remove_controller(admin, node_id, directory, dry_run))
+        if values.get("unregister"):
+            if not dry_run:
+                admin.unregister_controller(node_id)
+            out.write(f"{'DRY RUN of unregistering ' if dry_run else 'Unregistered '}KRaft controller {node_id}\n")
 
 
 def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -476,7 +475,7 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
         err.write(f"{e}\n")
         return 1
     except BrokerError as e:
-        err.write(f"{e.java_name()}: {e}\n")
+        err.write(java_exception(e) + "\n")
         debug_traceback()
         return 1
     except (OSError, ConnectionError) as e:
