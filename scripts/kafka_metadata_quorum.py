@@ -32,10 +32,11 @@ COMMANDS = ("describe", "add-controller", "remove-controller")
 ZERO_UUID = bytes(16)
 _NEGATIVE = re.compile(r"-\d+|-\d*\.\d+")  # argparse4j takes these as values, not options
 
-MAIN_USAGE = """usage: kafka-metadata-quorum [-h]
-                             (--bootstrap-server BOOTSTRAP_SERVER | --bootstrap-controller BOOTSTRAP_CONTROLLER)
-                             [--command-config COMMAND_CONFIG]
-                             {describe,add-controller,remove-controller} ...
+MAIN_USAGE = """usage: kafka-metadata-quorum [-h] [--command-config COMMAND_CONFIG]
+                             (--bootstrap-server BOOTSTRAP_SERVER |
+                             --bootstrap-controller BOOTSTRAP_CONTROLLER)
+                             {describe,add-controller,remove-controller}
+                             ...
 """
 MAIN_HELP = MAIN_USAGE + """
 This tool describes kraft metadata quorum status.
@@ -44,47 +45,59 @@ positional arguments:
   {describe,add-controller,remove-controller}
     describe             Describe the metadata quorum info
     add-controller       Add a controller to the KRaft controller cluster
-    remove-controller    Remove a controller from the KRaft controller cluster
+    remove-controller    Remove a  controller  from  the  KRaft  controller
+                         cluster
 
 optional arguments:
   -h, --help             show this help message and exit
   --bootstrap-server BOOTSTRAP_SERVER
-                         A comma-separated list of host:port pairs to use for
-                         establishing the connection to the Kafka cluster.
+                         A comma-separated list of  host:port  pairs to use
+                         for  establishing  the  connection  to  the  Kafka
+                         cluster.
   --bootstrap-controller BOOTSTRAP_CONTROLLER
-                         A comma-separated list of host:port pairs to use for
-                         establishing the connection to the Kafka controllers.
+                         A comma-separated list of  host:port  pairs to use
+                         for  establishing  the  connection  to  the  Kafka
+                         controllers.
   --command-config COMMAND_CONFIG
-                         Property file containing configs to be passed to
-                         Admin Client. For add-controller, the file is used
-                         to specify the controller properties as well.
+                         Property file containing configs  to  be passed to
+                         Admin Client.  For  add-controller,  the  file  is
+                         used to specify the controller properties as well.
 """
-DESCRIBE_USAGE = "usage: kafka-metadata-quorum describe [-h] [--status] [--replication]\n" \
-                 "                             [--human-readable]\n"
+DESCRIBE_USAGE = """usage: kafka-metadata-quorum (--bootstrap-server BOOTSTRAP_SERVER |
+                             --bootstrap-controller BOOTSTRAP_CONTROLLER)
+                             describe [-h] [--status] [--replication]
+                             [--human-readable]
+"""
 DESCRIBE_HELP = DESCRIBE_USAGE + """
 optional arguments:
   -h, --help             show this help message and exit
 
 Status:
-  --status               A short summary of the quorum status and the other
-                         provides detailed information about the status of
-                         replication.
+  --status               A short  summary  of  the  quorum  status  and the
+                         other  provides  detailed  information  about  the
+                         status of replication.
 
 Replication:
-  --replication          Detailed information about the status of replication
+  --replication          Detailed   information   about   the   status   of
+                         replication
   --human-readable       Human-readable output
 """
-ADD_USAGE = "usage: kafka-metadata-quorum add-controller [-h] [--dry-run]\n"
+ADD_USAGE = """usage: kafka-metadata-quorum (--bootstrap-server BOOTSTRAP_SERVER |
+                             --bootstrap-controller BOOTSTRAP_CONTROLLER)
+                             add-controller [-h] [--dry-run]
+"""
 ADD_HELP = ADD_USAGE + """
 optional arguments:
   -h, --help             show this help message and exit
-  --dry-run              True if we should print what would be done, but not
-                         do it.
+  --dry-run              True if we should  print  what  would be done, but
+                         not do it.
 """
-REMOVE_USAGE = """usage: kafka-metadata-quorum remove-controller [-h]
+REMOVE_USAGE = """usage: kafka-metadata-quorum (--bootstrap-server BOOTSTRAP_SERVER |
+                             --bootstrap-controller BOOTSTRAP_CONTROLLER)
+                             remove-controller [-h]
                              --controller-id CONTROLLER_ID
                              --controller-directory-id CONTROLLER_DIRECTORY_ID
-                             [--unregister] [--dry-run]
+                             [--dry-run] [--unregister]
 """
 REMOVE_HELP = REMOVE_USAGE + """
 optional arguments:
@@ -93,10 +106,10 @@ optional arguments:
                          The id of the controller to remove.
   --controller-directory-id CONTROLLER_DIRECTORY_ID, -d CONTROLLER_DIRECTORY_ID
                          The directory ID of the controller to remove.
-  --unregister           If set, also unregister the controller after
+  --dry-run              True if we should  print  what  would be done, but
+                         not do it.
+  --unregister           If  set,  also  unregister  the  controller  after
                          successfully removing it from the voter set.
-  --dry-run              True if we should print what would be done, but not
-                         do it.
 """
 
 # flag -> (destination, takes a value)
@@ -237,8 +250,9 @@ def _endpoint_text(name: str, host: str, port: int) -> str:
 def _node_text(replica: messages.DescribeQuorumResponse.ReplicaState,
                nodes: dict[int, messages.DescribeQuorumResponse.Node]) -> str:
     directory = replica.replica_directory_id
-    text = f'{{"id": {replica.replica_id}, "directoryId": '
-    text += "null" if directory == ZERO_UUID else f'"{uuid_to_string(directory)}"'
+    text = f'{{"id": {replica.replica_id}'
+    if directory != ZERO_UUID:  # Kafka 4.4 leaves a static voter's zero directory id out
+        text += f', "directoryId": "{uuid_to_string(directory)}"'
     node = nodes.get(replica.replica_id)
     if node is not None and node.listeners:
         text += ', "endpoints": [' + ", ".join(
@@ -410,7 +424,7 @@ def _command_config(values: dict[str, object]) -> dict[str, str]:
     if path is None:
         return {}
     if not Path(str(path)).exists():
-        raise TerseFailure(f"Properties file {path} does not exists!")
+        raise TerseFailure(f"Properties file {path} does not exist.")
     return load_properties(str(path))
 
 

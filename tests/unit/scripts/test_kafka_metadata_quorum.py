@@ -48,7 +48,7 @@ def test_status_text_as_kafka_prints_it() -> None:
         f'CurrentVoters:          [{{"id": 1, "directoryId": "{uuid_to_string(D1)}", '
         f'"endpoints": ["CONTROLLER://localhost:9093"]}}, {{"id": 2, "directoryId": "{uuid_to_string(D2)}", '
         '"endpoints": ["CONTROLLER://[::1]:9094"]}]\n'
-        'CurrentObservers:       [{"id": 7, "directoryId": null}]\n')
+        'CurrentObservers:       [{"id": 7}]\n')
 
 
 def test_replication_table_pads_cells_and_ends_each_with_a_tab() -> None:
@@ -133,7 +133,7 @@ def test_add_controller_refuses_what_is_not_a_controller_configuration(tmp_path:
     assert _run(base + ["add-controller"])[2] == (
         "You must supply the configuration file of the controller you are adding when using add-controller.\n")
     assert _run(base + ["--command-config", str(tmp_path / "none"), "add-controller"])[2] == (
-        f"Properties file {tmp_path / 'none'} does not exists!\n")
+        f"Properties file {tmp_path / 'none'} does not exist.\n")
     cfg = tmp_path / "broker.properties"
     cfg.write_text("process.roles=broker\nnode.id=4\n")
     assert _run(base + ["--command-config", str(cfg), "add-controller"])[2] == (
