@@ -88,8 +88,9 @@ class QuorumAdminClient:
         return self.conn.request(answer, api_key, self.conn._version(api_key, ours), body)
 
     def api_versions(self) -> messages.ApiVersionsResponse:
-        """The ApiVersions answer at v3, with the node's supported and finalized features."""
-        v = self.conn._version(ApiKey.API_VERSIONS, 3)
+        """The ApiVersions answer with the node's supported and finalized features, at v4 as
+        Kafka 4's clients ask (before v4 a node leaves out the ranges starting at 0, KIP-1022)."""
+        v = self.conn._version(ApiKey.API_VERSIONS, 4)
         resp = self.conn.request(messages.ApiVersionsResponse, ApiKey.API_VERSIONS, v,
                                  messages.ApiVersionsRequest(client_software_name="apache-kafka-java",
                                                              client_software_version="4.4.0"))
