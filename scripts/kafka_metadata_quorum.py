@@ -22,6 +22,7 @@ from typing import Callable, TextIO
 from kafpy.broker.properties import load_properties
 from kafpy.metadata.meta_properties import read_meta_properties, uuid_from_string, uuid_to_string
 from kafpy.protocol import messages
+from kafpy.protocol.message_base import ZERO_UUID
 from kafpy.scripts._cli import debug_traceback, tool_main
 from kafpy.scripts._clients import BrokerError
 from kafpy.scripts._quorum_client import QuorumAdminClient, java_exception
@@ -29,7 +30,7 @@ from kafpy.scripts.kafka_storage import justify
 
 PROG = "kafka-metadata-quorum"
 COMMANDS = ("describe", "add-controller", "remove-controller")
-ZERO_UUID = bytes(16)
+
 _NEGATIVE = re.compile(r"-\d+|-\d*\.\d+")  # argparse4j takes these as values, not options
 
 MAIN_USAGE = """usage: kafka-metadata-quorum [-h] [--command-config COMMAND_CONFIG]
