@@ -12,10 +12,13 @@ Who may call it: scripts.kafka_metadata_quorum, scripts.kafka_features. Keeps no
 """
 from __future__ import annotations
 
+from typing import TextIO
+
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.codec import MessageT
 from kafpy.protocol.errors import ErrorCode
+from kafpy.scripts._cli import debug_traceback
 from kafpy.scripts._clients import BrokerError
 from kafpy.scripts.kafka_acls_client import AclAdminClient
 
@@ -34,6 +37,23 @@ def java_exception(error: BrokerError) -> str:
     code = error.error_code
     name = _JAVA_EXCEPTIONS.get(code) or "".join(w.capitalize() for w in code.name.split("_")) + "Exception"
     return f"org.apache.kafka.common.errors.{name}: {error}"
+
+
+class TerseFailure(Exception):
+    """An error the KRaft tools (MetadataQuorumCommand, FeatureCommand) print as its message alone."""
+
+
+#: what a KRaft tool's command may fail with once its arguments were read
+FAILURES = (TerseFailure, BrokerError, OSError)
+
+
+def report_failure(error: BaseException, err: TextIO) -> int:
+    """Print a failed command as both KRaft tools do (a broker's error as its Java exception)
+    and return the exit code 1; called inside the ``except`` block."""
+    err.write((java_exception(error) if isinstance(error, BrokerError) else str(error)) + "\n")
+    if not isinstance(error, TerseFailure):
+        debug_traceback()
+    return 1
 
 
 class QuorumAdminClient:

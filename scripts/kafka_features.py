@@ -31,9 +31,9 @@ from kafpy.metadata.metadata_version import (
 from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
-from kafpy.scripts._cli import debug_traceback, tool_main
-from kafpy.scripts._clients import BrokerError, error_text
-from kafpy.scripts._quorum_client import QuorumAdminClient, java_exception
+from kafpy.scripts._cli import tool_main
+from kafpy.scripts._clients import error_text
+from kafpy.scripts._quorum_client import FAILURES, QuorumAdminClient, TerseFailure, report_failure
 
 PROG = "kafka-features"
 COMMANDS = ("describe", "upgrade", "downgrade", "disable", "version-mapping", "feature-dependencies")
@@ -64,9 +64,6 @@ class CommandLineError(Exception):
 class HelpShown(Exception):
     """``-h``: the help went to stdout, exit 0."""
 
-
-class TerseFailure(Exception):
-    """An error FeatureCommand prints as its message alone."""
 
 
 def _take(args: list[str], i: int, spec: _Spec, values: dict[str, object]) -> int:
@@ -372,17 +369,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
     except CommandLineError as e:
         err.write(f"Command line error: {e}. Type --help for help.")
         return 1
-    except TerseFailure as e:
-        err.write(f"{e}\n")
-        return 1
-    except BrokerError as e:
-        err.write(java_exception(e) + "\n")
-        debug_traceback()
-        return 1
-    except (OSError, ConnectionError) as e:
-        err.write(f"{e}\n")
-        debug_traceback()
-        return 1
+    except FAILURES as e:
+        return report_failure(e, err)
 
 
 def main(argv: list[str] | None = None) -> int:

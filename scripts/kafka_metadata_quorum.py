@@ -23,9 +23,8 @@ from kafpy.broker.properties import load_properties
 from kafpy.metadata.meta_properties import read_meta_properties, uuid_from_string, uuid_to_string
 from kafpy.protocol import messages
 from kafpy.protocol.message_base import ZERO_UUID
-from kafpy.scripts._cli import debug_traceback, tool_main
-from kafpy.scripts._clients import BrokerError
-from kafpy.scripts._quorum_client import QuorumAdminClient, java_exception
+from kafpy.scripts._cli import tool_main
+from kafpy.scripts._quorum_client import FAILURES, QuorumAdminClient, TerseFailure, report_failure
 from kafpy.scripts.kafka_storage import justify
 
 PROG = "kafka-metadata-quorum"
@@ -145,9 +144,6 @@ class UsageError(Exception):
 class HelpShown(Exception):
     """``-h``: the help went to stdout, exit 0."""
 
-
-class TerseFailure(Exception):
-    """An error MetadataQuorumCommand prints as its message alone (its TerseException)."""
 
 
 def _resolve(name: str, spec: _Spec, usage: str) -> str:
@@ -486,17 +482,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
         err.write(e.usage)
         err.write(justify(f"{PROG}: error: {e}") + "\n")
         return 1
-    except TerseFailure as e:
-        err.write(f"{e}\n")
-        return 1
-    except BrokerError as e:
-        err.write(java_exception(e) + "\n")
-        debug_traceback()
-        return 1
-    except (OSError, ConnectionError) as e:
-        err.write(f"{e}\n")
-        debug_traceback()
-        return 1
+    except FAILURES as e:
+        return report_failure(e, err)
 
 
 def main(argv: list[str] | None = None) -> int:
