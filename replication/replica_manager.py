@@ -146,10 +146,16 @@ class ReplicaManager:
         return self.partitions.get((topic, index))
 
     def partition_error(self, topic: str, index: int) -> ErrorCode:
-        """What a request for a partition ``get_partition`` does not know answers:
-        KAFKA_STORAGE_ERROR for one in a failed log dir, else UNKNOWN_TOPIC_OR_PARTITION."""
+        """What a request for a partition ``get_partition`` does not know answers, as
+        Kafka's getPartitionOrError: KAFKA_STORAGE_ERROR for one in a failed log dir;
+        NOT_LEADER_OR_FOLLOWER for one the metadata names but this broker does not host
+        (yet: the LeaderAndIsr or metadata delta making it a replica is still on its way, or
+        no longer: it was moved away), which clients retry after refreshing metadata; else
+        UNKNOWN_TOPIC_OR_PARTITION."""
         if (topic, index) in self.offline_partitions:
             return ErrorCode.KAFKA_STORAGE_ERROR
+        if self.metadata_cache.partition(topic, index) is not None:
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
 
     def handle_log_dir_failure(self, log_dir: str) -> None:

@@ -204,3 +204,17 @@ def test_a_failed_log_dir_takes_its_partitions_offline(two_dir_broker):
     lm.get_log("t", online[0]).on_storage_error(failure)
     b.loop.run_until_complete(asyncio.sleep(0))
     assert b.halted == [True]
+
+
+def test_a_partition_the_metadata_names_but_this_broker_does_not_host_is_not_leader(broker):
+    """Kafka's getPartitionOrError: a partition the metadata cache knows and the replica
+    manager does not (its LeaderAndIsr still on the way, or the replica moved away) answers
+    NOT_LEADER_OR_FOLLOWER, which clients retry after a metadata refresh; librdkafka's
+    consumer hands UNKNOWN_TOPIC_OR_PARTITION from an offset lookup to the application."""
+    broker.create_topic("t", 2)
+    rm = broker.replica_manager
+    rm.partitions.pop(("t", 1))
+    assert rm.get_partition("t", 1) is None
+    assert rm.partition_error("t", 1) == ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert rm.partition_error("t", 2) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    assert rm.partition_error("nope", 0) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
