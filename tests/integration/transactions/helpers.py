@@ -27,15 +27,32 @@ def read_confluent(bootstrap: str, topic: str, isolation: str = "read_committed"
     return [(p, v.decode()) for p, _k, v in read_records(bootstrap, topic, isolation)]
 
 
+# errors of a partition whose leader the reader's metadata names before that broker hosts
+# it (just created, or just moved): librdkafka hands them to the application and resets the
+# position to auto.offset.reset, so the read starts again rather than miss records
+TRANSIENT = (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError.NOT_LEADER_FOR_PARTITION,
+             KafkaError.LEADER_NOT_AVAILABLE)
+
+
 def read_records(bootstrap: str, topic: str, isolation: str = "read_committed"
                  ) -> list[tuple[int, bytes | None, bytes]]:
     """(partition, key, value) of every record as read_confluent reads them, in offset
-    order within each partition.
+    order within each partition; read again from the start after a TRANSIENT error.
 
     librdkafka reports a partition's end only when a fetch at the end offset comes back
     with the end unchanged; with its default 500 ms fetch wait, a topic a transactional
     writer commits to more often than that never ends (the reader chases the writer), so
     fetches here wait briefly."""
+    deadline = time.monotonic() + READ_TIMEOUT
+    while True:
+        got = _read_once(bootstrap, topic, isolation, deadline)
+        if got is not None:
+            return got
+
+
+def _read_once(bootstrap: str, topic: str, isolation: str, deadline: float
+               ) -> list[tuple[int, bytes | None, bytes]] | None:
+    """One read of every partition to its end; None after a TRANSIENT error."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{topic}",
                   "enable.auto.commit": False, "enable.partition.eof": True,
                   "isolation.level": isolation, "fetch.wait.max.ms": 10})
@@ -44,13 +61,15 @@ def read_records(bootstrap: str, topic: str, isolation: str = "read_committed"
         c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in parts])
         at_end: set[int] = set()
         got: list[tuple[int, bytes | None, bytes]] = []
-        deadline = time.monotonic() + READ_TIMEOUT
         while len(at_end) < len(parts):
             assert time.monotonic() < deadline, f"{topic}: no end of partitions {set(parts) - at_end}"
             m = c.poll(0.5)
             if m is None:
                 continue
             if err := m.error():
+                if err.code() in TRANSIENT:
+                    time.sleep(0.2)
+                    return None
                 assert err.code() == KafkaError._PARTITION_EOF, err
                 at_end.add(cast(int, m.partition()))   # an end-of-partition event names its partition
                 continue
