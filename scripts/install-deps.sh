@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs: the project (editable, with its test extras),
 # Debian's ZooKeeper and kcat, Apache Kafka's jars (3.9 and the newest 4.x served),
-# Spark's Kafka connector and the Go test programs (built with the machine's `go`).
+# Spark's Kafka connector, Apache's metadata shell (4.3.1) and the Go test programs (built with
+# the machine's `go`).
 # Idempotent: a warm run only checks markers and returns.
 #
 # Jars go to ${KAFPY_CACHE:-$HOME/.cache/kafpy}/kafka-<version>/libs/,
-# ${KAFPY_CACHE}/spark-kafka-<spark version>/ (read by tests/support/kafka_dist.py) and
-# ${KAFPY_CACHE}/connect-mirror-<version>/ (MirrorMaker 2).
+# ${KAFPY_CACHE}/spark-kafka-<spark version>/ (read by tests/support/kafka_dist.py),
+# ${KAFPY_CACHE}/connect-mirror-<version>/ (MirrorMaker 2) and ${KAFPY_CACHE}/kafka-shell-4.3.1/libs/
+# (Apache's metadata shell).
 #
 # Environment:
 #   KAFPY_CACHE            where the jars go (default ~/.cache/kafpy)
@@ -103,7 +105,8 @@ fi
 
 # ---------------------------------------------------------------- Maven helper
 # fetch_jars DEST "group:artifact:version ..." : copies the runtime closure of the given
-# artifacts into DEST (atomically: DEST appears only when complete).
+# artifacts into DEST (atomically: DEST appears only when complete). With FETCH_ALONE=1 in
+# its environment, only the named artifacts (no dependencies), with strict checksums.
 fetch_jars() {
     local dest="$1"; shift
     local work
@@ -115,14 +118,16 @@ fetch_jars() {
         local coord g a v
         for coord in "$@"; do
             IFS=: read -r g a v <<<"$coord"
-            echo "<dependency><groupId>$g</groupId><artifactId>$a</artifactId><version>$v</version></dependency>"
+            echo "<dependency><groupId>$g</groupId><artifactId>$a</artifactId><version>$v</version>"
+            [[ -n "${FETCH_ALONE:-}" ]] && echo "<exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>"
+            echo "</dependency>"
         done
         echo '</dependencies></project>'
     } >"$work/pom.xml"
     local try ok=""
     for try in 1 2; do  # a second try rides over a dropped connection
         # shellcheck disable=SC2046
-        if (cd "$work" && mvn -B -q $([[ $try -gt 1 ]] && echo -U) \
+        if (cd "$work" && mvn -B -q $([[ $try -gt 1 ]] && echo -U) $([[ -n "${FETCH_ALONE:-}" ]] && echo -C) \
                 dependency:copy-dependencies -DincludeScope=runtime \
                 -DoutputDirectory="$work/libs" >"$work/mvn.log" 2>&1); then
             ok=1
@@ -202,6 +207,57 @@ for v in $KAFKA_4_VERSIONS; do
 done
 [[ -n "$got4" ]] || die "no Kafka 4.x version resolved (tried $KAFKA_4_VERSIONS)"
 echo "$got4" >"$CACHE/kafka-4.version"
+
+# ---------------------------------------------------------------- Apache's metadata shell
+# kafka-metadata-shell (org.apache.kafka.shell.MetadataShell) for tests/support/metadata_shell.py.
+# Maven Central serves no kafka-shell 4.4.0, and 4.3.1's shell does not run on the 4.4.0 jars
+# (kafka.tools.TerseFailure and org.apache.kafka.common.utils.Exit moved in 4.4): the Kafka
+# modules it loads come at 4.3.1, alone (FETCH_ALONE) and checked against the SHA-256 sums
+# below, with jline; the third-party jars (jackson, argparse4j, scala, slf4j, log4j2, ...) are
+# hard links to the cached 4.x ones (the same major and minor versions 4.3.1's poms name).
+SHELL_VERSION="4.3.1"
+SHELL_HOME="$CACHE/kafka-shell-$SHELL_VERSION"
+SHELL_SUMS="
+87eb2949010806fd99d18832503b08b2e9aa48c232532d20ec1c0b636d68dc47  kafka-shell-4.3.1.jar
+52501b7b47510c66f898871adaf6d2968ab7246561d44ced43643a8a587f0b36  kafka-clients-4.3.1.jar
+4d73a96c6474a4ebdd67a1cee14da1a94cfd6bb9e6e252685ba5667d8ab7f898  kafka-metadata-4.3.1.jar
+46abbf89806dd22d848e997cdfb1431524cab4ec88e38a7d2806e20b24a70609  kafka-raft-4.3.1.jar
+d7c719f749579a399011f0df7414de8a78f10f074a6122caa550fdb141351575  kafka-server-common-4.3.1.jar
+01d736599ec3b0cdbb0480c15219170b28cdae189785e7f0c6f1f26e528eaebc  kafka-server-4.3.1.jar
+b098abef5ff878e76f60cd6c559b9baa5663ccb1b55f2837558b22c329d32423  kafka_2.13-4.3.1.jar
+97e3facddd2914a58f28ec91ef35f8da69963eab3651196e97f487924f6dac98  kafka-storage-4.3.1.jar
+bc2b22639fa554494461d101d599e01bae840d97c4f46e18fdf3d2fe41a47098  kafka-storage-api-4.3.1.jar
+4ab56d002e1624185c874199e9e0ffb243dbeb9f68b4d0cadf48ce2f617a1126  kafka-group-coordinator-4.3.1.jar
+d81bc1a3739ff6c9b21815baae00022306342a16d3d94e6a2621201b9980a30d  kafka-group-coordinator-api-4.3.1.jar
+66a86b8c89718216ffa72fe4e44b9d1bdf3472e4cb9200c36a0742a25febbdba  kafka-coordinator-common-4.3.1.jar
+8ceeed7346127e652ea5c650b217890aaff14919f967d27fadce420745bd3066  kafka-share-coordinator-4.3.1.jar
+c64aaa2a88d8fd382c4800204872917686e542043c7916c9e8797d939d8eb313  kafka-transaction-coordinator-4.3.1.jar
+a177738b52cf41ff4865c4a441c4fc7fdf2262648159e0de6ced2f842acf52e9  jline-3.30.4.jar
+"
+if [[ -f "$SHELL_HOME/.complete" ]]; then
+    log "metadata shell $SHELL_VERSION jars present in $SHELL_HOME/libs"
+else
+    log "fetching kafka-shell $SHELL_VERSION and the Kafka $SHELL_VERSION modules it loads with mvn into $SHELL_HOME/libs"
+    shell_coords=()
+    while read -r _sum jar; do
+        [[ -n "$jar" ]] || continue
+        artifact="${jar%-*.jar}"
+        version="${jar##*-}"; version="${version%.jar}"
+        group="org.apache.kafka"; [[ "$artifact" == jline ]] && group="org.jline"
+        shell_coords+=("$group:$artifact:$version")
+    done <<<"$SHELL_SUMS"
+    rm -f "$SHELL_HOME/.complete"
+    FETCH_ALONE=1 fetch_jars "$SHELL_HOME/libs" "${shell_coords[@]}" \
+        || die "could not fetch kafka-shell $SHELL_VERSION and its Kafka modules"
+    (cd "$SHELL_HOME/libs" && sha256sum --quiet -c - <<<"$(grep . <<<"$SHELL_SUMS")") \
+        || { rm -rf "$SHELL_HOME"; die "the metadata shell $SHELL_VERSION jars do not match their SHA-256 sums"; }
+    for jar in "$CACHE/kafka-$got4/libs"/*.jar; do
+        case "$(basename "$jar")" in kafka*|connect-*) continue ;; esac
+        ln -f "$jar" "$SHELL_HOME/libs/" 2>/dev/null || cp "$jar" "$SHELL_HOME/libs/"
+    done
+    echo "$SHELL_VERSION" >"$SHELL_HOME/.complete"
+    log "metadata shell $SHELL_VERSION: $(ls "$SHELL_HOME/libs" | wc -l) jars"
+fi
 
 # ---------------------------------------------------------------- Spark Kafka connector
 SPARK_VERSION=$("$PYTHON" -c 'import pyspark; print(pyspark.__version__)')
