@@ -103,6 +103,48 @@ def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[
     return brokers
 
 
+class SharedCluster:
+    """One ZooKeeper and ``n`` kafpy brokers shared by the tests of a file (a module-scoped
+    fixture makes it; see test_controller_ops.py): a cluster start and stop paid once instead
+    of per test. Each test asks for ``ready()`` first, which starts again whatever an earlier
+    test stopped, killed or froze and returns once every broker knows all of them and a
+    controller, as ``start_cluster`` does. The tests use topics of their own. ``close()``
+    kills the brokers (no test checks their last shutdown), then stops ZooKeeper."""
+
+    def __init__(self, zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[str, str] | None = None,
+                 **overrides: object) -> None:
+        self.zookeeper = zookeeper
+        self.factory = broker_factory
+        try:
+            self.brokers = start_cluster(zookeeper, broker_factory, n, env=env, **overrides)
+        except BaseException:
+            broker_factory.stop_all()
+            raise
+
+    def ready(self) -> list:
+        """The brokers, each running, registered and knowing the controller."""
+        self.zookeeper.start()  # returns at once while it runs
+        for b in self.brokers:
+            b.resume()  # SIGCONT to a running one: a no-op unless a failed test left it frozen
+        stopped = [b for b in self.brokers if not b.running]
+        with ThreadPoolExecutor(max(len(stopped), 1)) as pool:
+            list(pool.map(lambda b: b.start(), stopped))
+        n = len(self.brokers)
+        for b in self.brokers:
+            wait_until(lambda b=b: (lambda md: len(md.brokers) == n and md.controller_id >= 0)(metadata(b)), 60,
+                       f"broker {b.bootstrap} knows the {n} brokers and the controller")
+        return self.brokers
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return self.factory.failure_logs()
+
+    def close(self) -> None:
+        for b in self.brokers:
+            b.kill()
+        self.factory.stop_all()
+        self.zookeeper.stop()
+
+
 def end_offsets(bootstrap: list[str], topic: str, partitions: int = 3) -> dict[int, int]:
     """The high watermarks (what a consumer sees as the end), as the leaders answer."""
     c = KafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=20000)
