@@ -130,9 +130,14 @@ class SharedCluster:
         with ThreadPoolExecutor(max(len(stopped), 1)) as pool:
             list(pool.map(lambda b: b.start(), stopped))
         n = len(self.brokers)
-        for b in self.brokers:
-            wait_until(lambda b=b: (lambda md: len(md.brokers) == n and md.controller_id >= 0)(metadata(b)), 60,
-                       f"broker {b.bootstrap} knows the {n} brokers and the controller")
+
+        def agreed() -> set[int] | None:
+            """The controller, once every broker knows it and all of them: an earlier test's
+            frozen controller may still take itself for one a moment after it thawed."""
+            mds = [metadata(b) for b in self.brokers]
+            ids = {md.controller_id for md in mds}
+            return ids if len(ids) == 1 and -1 not in ids and all(len(md.brokers) == n for md in mds) else None
+        wait_until(agreed, 60, f"the {n} brokers know each other and agree on the controller")
         return self.brokers
 
     def failure_logs(self) -> list[tuple[str, str]]:
@@ -143,6 +148,49 @@ class SharedCluster:
             b.kill()
         self.factory.stop_all()
         self.zookeeper.stop()
+
+
+def shared_cluster_on_own_zookeeper(tmp_path_factory: Any, n: int, overrides: dict[str, object]) -> SharedCluster:
+    """A SharedCluster of ``n`` brokers on a ZooKeeper of its own (stopped by its ``close``):
+    what SharedClusters makes."""
+    from tests.conftest import BrokerFactory
+    from tests.support.zookeeper import ZooKeeperServer
+
+    zk = ZooKeeperServer(data_dir=tmp_path_factory.mktemp("zk"))
+    try:
+        zk.start()
+        return SharedCluster(zk, BrokerFactory(tmp_path_factory.mktemp("kafpy")), n, **overrides)
+    except BaseException:
+        zk.stop()
+        raise
+
+
+class SharedClusters:
+    """The shared cluster of a file whose tests want clusters of different shapes (size,
+    settings): ``ready(n, **overrides)`` returns the running one if it has that shape, else
+    closes it and starts one that has (on a ZooKeeper of its own). One cluster at a time, so
+    a file orders its tests by shape. ``make(n, overrides)`` builds a SharedCluster."""
+
+    def __init__(self, make: Callable[[int, dict[str, object]], SharedCluster]) -> None:
+        self.make = make
+        self.current: SharedCluster | None = None
+        self.shape: tuple[int, dict[str, object]] | None = None
+
+    def ready(self, n: int = 3, **overrides: object) -> list:
+        if self.current is not None and self.shape != (n, overrides):
+            self.close()
+        if self.current is None:
+            self.current = self.make(n, overrides)
+            self.shape = (n, overrides)
+        return self.current.ready()
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return self.current.failure_logs() if self.current is not None else []
+
+    def close(self) -> None:
+        if self.current is not None:
+            current, self.current, self.shape = self.current, None, None
+            current.close()
 
 
 def end_offsets(bootstrap: list[str], topic: str, partitions: int = 3) -> dict[int, int]:
