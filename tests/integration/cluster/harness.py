@@ -112,11 +112,11 @@ class SharedCluster:
     kills the brokers (no test checks their last shutdown), then stops ZooKeeper."""
 
     def __init__(self, zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[str, str] | None = None,
-                 **overrides: object) -> None:
+                 overrides: dict[str, object] | None = None) -> None:
         self.zookeeper = zookeeper
         self.factory = broker_factory
         try:
-            self.brokers = start_cluster(zookeeper, broker_factory, n, env=env, **overrides)
+            self.brokers = start_cluster(zookeeper, broker_factory, n, env=env, **(overrides or {}))
         except BaseException:
             broker_factory.stop_all()
             raise
@@ -159,7 +159,7 @@ def shared_cluster_on_own_zookeeper(tmp_path_factory: Any, n: int, overrides: di
     zk = ZooKeeperServer(data_dir=tmp_path_factory.mktemp("zk"))
     try:
         zk.start()
-        return SharedCluster(zk, BrokerFactory(tmp_path_factory.mktemp("kafpy")), n, **overrides)
+        return SharedCluster(zk, BrokerFactory(tmp_path_factory.mktemp("kafpy")), n, overrides=overrides)
     except BaseException:
         zk.stop()
         raise
