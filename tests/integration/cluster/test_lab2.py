@@ -22,6 +22,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
@@ -124,8 +125,10 @@ def lab(tmp_path):
     try:
         zk.start()
         brokers = [LabBroker(tmp_path, i, ports[i], zk.connect_string) for i in range(3)]
-        for b in brokers:
-            b.start()
+        # side by side, as the lab's three terminals may start them: a start is mostly the
+        # interpreter loading, and nothing in the lab depends on which registers first
+        with ThreadPoolExecutor(3) as pool:
+            list(pool.map(lambda b: b.start(), brokers))
         yield zk, brokers
     finally:
         for b in brokers:
