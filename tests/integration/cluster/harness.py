@@ -103,6 +103,96 @@ def start_cluster(zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[
     return brokers
 
 
+class SharedCluster:
+    """One ZooKeeper and ``n`` kafpy brokers shared by the tests of a file (a module-scoped
+    fixture makes it; see test_controller_ops.py): a cluster start and stop paid once instead
+    of per test. Each test asks for ``ready()`` first, which starts again whatever an earlier
+    test stopped, killed or froze and returns once every broker knows all of them and a
+    controller, as ``start_cluster`` does. The tests use topics of their own. ``close()``
+    kills the brokers (no test checks their last shutdown), then stops ZooKeeper."""
+
+    def __init__(self, zookeeper: Any, broker_factory: Any, n: int = 3, *, env: dict[str, str] | None = None,
+                 overrides: dict[str, object] | None = None) -> None:
+        self.zookeeper = zookeeper
+        self.factory = broker_factory
+        try:
+            self.brokers = start_cluster(zookeeper, broker_factory, n, env=env, **(overrides or {}))
+        except BaseException:
+            broker_factory.stop_all()
+            raise
+
+    def ready(self) -> list:
+        """The brokers, each running, registered and knowing the controller."""
+        self.zookeeper.start()  # returns at once while it runs
+        for b in self.brokers:
+            b.resume()  # SIGCONT to a running one: a no-op unless a failed test left it frozen
+        stopped = [b for b in self.brokers if not b.running]
+        with ThreadPoolExecutor(max(len(stopped), 1)) as pool:
+            list(pool.map(lambda b: b.start(), stopped))
+        n = len(self.brokers)
+
+        def agreed() -> set[int] | None:
+            """The controller, once every broker knows it and all of them: an earlier test's
+            frozen controller may still take itself for one a moment after it thawed."""
+            mds = [metadata(b) for b in self.brokers]
+            ids = {md.controller_id for md in mds}
+            return ids if len(ids) == 1 and -1 not in ids and all(len(md.brokers) == n for md in mds) else None
+        wait_until(agreed, 60, f"the {n} brokers know each other and agree on the controller")
+        return self.brokers
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return self.factory.failure_logs()
+
+    def close(self) -> None:
+        for b in self.brokers:
+            b.kill()
+        self.factory.stop_all()
+        self.zookeeper.stop()
+
+
+def shared_cluster_on_own_zookeeper(tmp_path_factory: Any, n: int, overrides: dict[str, object]) -> SharedCluster:
+    """A SharedCluster of ``n`` brokers on a ZooKeeper of its own (stopped by its ``close``):
+    what SharedClusters makes."""
+    from tests.conftest import BrokerFactory
+    from tests.support.zookeeper import ZooKeeperServer
+
+    zk = ZooKeeperServer(data_dir=tmp_path_factory.mktemp("zk"))
+    try:
+        zk.start()
+        return SharedCluster(zk, BrokerFactory(tmp_path_factory.mktemp("kafpy")), n, overrides=overrides)
+    except BaseException:
+        zk.stop()
+        raise
+
+
+class SharedClusters:
+    """The shared cluster of a file whose tests want clusters of different shapes (size,
+    settings): ``ready(n, **overrides)`` returns the running one if it has that shape, else
+    closes it and starts one that has (on a ZooKeeper of its own). One cluster at a time, so
+    a file orders its tests by shape. ``make(n, overrides)`` builds a SharedCluster."""
+
+    def __init__(self, make: Callable[[int, dict[str, object]], SharedCluster]) -> None:
+        self.make = make
+        self.current: SharedCluster | None = None
+        self.shape: tuple[int, dict[str, object]] | None = None
+
+    def ready(self, n: int = 3, **overrides: object) -> list:
+        if self.current is not None and self.shape != (n, overrides):
+            self.close()
+        if self.current is None:
+            self.current = self.make(n, overrides)
+            self.shape = (n, overrides)
+        return self.current.ready()
+
+    def failure_logs(self) -> list[tuple[str, str]]:
+        return self.current.failure_logs() if self.current is not None else []
+
+    def close(self) -> None:
+        if self.current is not None:
+            current, self.current, self.shape = self.current, None, None
+            current.close()
+
+
 def end_offsets(bootstrap: list[str], topic: str, partitions: int = 3) -> dict[int, int]:
     """The high watermarks (what a consumer sees as the end), as the leaders answer."""
     c = KafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=20000)

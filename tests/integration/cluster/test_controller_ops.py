@@ -3,7 +3,8 @@ with SIGTERM hands its leaderships over before it exits (controlled shutdown); a
 from SIGKILL rejoins the ISRs and takes its preferred leaderships back through
 kafka-leader-election.sh; the cluster survives a ZooKeeper restart and a controller whose
 session expired; every broker refuses requests from a controller that lost its epoch; Apache's
-kafka-topics.sh describes the cluster's topics."""
+kafka-topics.sh describes the cluster's topics. The tests share one cluster (a start and a stop
+per file, not per test), each on topics of its own."""
 from __future__ import annotations
 
 import asyncio
@@ -25,9 +26,11 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
 from kafpy.replication.network_client import NetworkClient
-from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, leaders, metadata, start_cluster, wait_until
+from tests.conftest import BrokerFactory
+from tests.integration.cluster.harness import SESSION_TIMEOUT_MS, SharedCluster, leaders, metadata, wait_until
 from tests.integration.scripts.tools import run_script
 from tests.support.kafka_dist import VERSIONS, run_tool
+from tests.support.zookeeper import ZooKeeperServer
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,9 +38,30 @@ PARTITIONS = 13
 FAILOVER_S = SESSION_TIMEOUT_MS / 1000 + 15
 
 
+@pytest.fixture(scope="module")
+def zookeeper(tmp_path_factory):
+    """The file's one ZooKeeper (in place of the suite's per-test one): the shared cluster's."""
+    zk = ZooKeeperServer(data_dir=tmp_path_factory.mktemp("zk"))
+    try:
+        yield zk.start()
+    finally:
+        zk.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(zookeeper, tmp_path_factory):
+    """One cluster for the file's tests, each on topics of its own: what a test stopped, killed
+    or froze is started again before the next one (``SharedCluster.ready``)."""
+    shared = SharedCluster(zookeeper, BrokerFactory(tmp_path_factory.mktemp("kafpy")))
+    try:
+        yield shared
+    finally:
+        shared.close()
+
+
 @pytest.fixture
-def cluster(zookeeper, broker_factory):
-    return start_cluster(zookeeper, broker_factory)
+def cluster(shared_cluster):
+    return shared_cluster.ready()
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -124,63 +148,10 @@ def produce_and_consume(cluster: list, topic: str, n: int = 100) -> None:
     assert sorted(got) == sorted(f"v-{i}".encode() for i in range(n))
 
 
-# -- 1. controlled shutdown ------------------------------------------------------------------
-def test_kafka_topics_describes_then_sigterm_moves_leaderships_before_the_broker_exits(cluster):
-    apache_kafka_topics_describes_the_cluster(cluster)
-    topic = "controlled"
-    create_topic(cluster, topic)
-    controller = metadata(cluster[0]).controller_id
-    victim_id = next(i for i in range(3) if i != controller)
-    victim = cluster[victim_id]
-    survivors = [b for i, b in enumerate(cluster) if i != victim_id]
-    assert victim_id in leaders(metadata(survivors[0]), topic).values()
-
-    snapshots: list[tuple[bool, dict[int, int], set[int]]] = []  # (victim alive after the read, leaders, brokers)
-    problems: list[str] = []
-    stop = threading.Event()
-
-    def poll() -> None:
-        while not stop.is_set():
-            for b in survivors:
-                try:
-                    md = metadata(b)
-                except OSError as e:
-                    problems.append(f"{b.bootstrap}: {e!r}")
-                    continue
-                alive = victim.running
-                lead = leaders(md, topic)
-                live = {n.node_id for n in md.brokers}
-                snapshots.append((alive, lead, live))
-                if len(lead) != PARTITIONS or any(l not in live for l in lead.values()):
-                    problems.append(f"{b.bootstrap}: leaders {lead}, brokers {sorted(live)}")
-            time.sleep(0.02)
-
-    t = threading.Thread(target=poll, daemon=True)
-    t.start()
-    try:
-        # every survivor read while the victim runs, then again after it exited
-        wait_until(lambda: sum(alive for alive, _, _ in snapshots) >= 2 * len(survivors), 15,
-                   "two rounds of Metadata reads while the victim runs")
-        code = victim.stop()
-        wait_until(lambda: sum(not alive for alive, _, _ in snapshots) >= 2 * len(survivors), 15,
-                   "two rounds of Metadata reads after the victim exited")
-    finally:
-        stop.set()
-        t.join(10)
-    assert code == 0
-    assert not problems, problems[:5]
-    # some survivor already named other leaders for every partition while the victim still ran
-    assert any(alive and victim_id not in lead.values() for alive, lead, _ in snapshots), snapshots[-3:]
-    log = victim.log_text()
-    assert "Starting controlled shutdown" in log
-    assert re.search(r"Controlled shutdown request returned successfully after \d+ms", log), log[-3000:]
-    assert "unclean shutdown" not in log
-    for b in survivors:
-        wait_until(lambda b=b: healthy(metadata(b), topic, PARTITIONS, {0, 1, 2} - {victim_id}), 15,
-                   f"broker {b.bootstrap}: the stopped broker out of the ISRs")
-
-
-# -- 2. rejoin and preferred election --------------------------------------------------------
+# -- 1. rejoin and preferred election --------------------------------------------------------
+# First of the file's tests: kafka-leader-election --all-topic-partitions moves every partition
+# of the shared cluster whose leader is not its preferred replica, so no earlier test may have
+# left one (the controlled shutdown below moves leaderships for good).
 def test_restarted_broker_rejoins_isrs_and_takes_back_preferred_leaders(cluster):
     topic = "preferred"
     create_topic(cluster, topic)
@@ -216,6 +187,63 @@ def test_restarted_broker_rejoins_isrs_and_takes_back_preferred_leaders(cluster)
     again = run_script("kafka-leader-election", "--bootstrap-server", other.bootstrap,
                        "--election-type", "PREFERRED", "--all-topic-partitions")
     assert again.returncode == 0 and again.stdout == "", again.stdout + again.stderr
+
+
+# -- 2. controlled shutdown ------------------------------------------------------------------
+def test_kafka_topics_describes_then_sigterm_moves_leaderships_before_the_broker_exits(cluster):
+    apache_kafka_topics_describes_the_cluster(cluster)
+    topic = "controlled"
+    create_topic(cluster, topic)
+    controller = metadata(cluster[0]).controller_id
+    victim_id = next(i for i in range(3) if i != controller)
+    victim = cluster[victim_id]
+    survivors = [b for i, b in enumerate(cluster) if i != victim_id]
+    assert victim_id in leaders(metadata(survivors[0]), topic).values()
+
+    snapshots: list[tuple[bool, dict[int, int], set[int]]] = []  # (victim alive after the read, leaders, brokers)
+    problems: list[str] = []
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            for b in survivors:
+                try:
+                    md = metadata(b)
+                except OSError as e:
+                    problems.append(f"{b.bootstrap}: {e!r}")
+                    continue
+                alive = victim.running
+                lead = leaders(md, topic)
+                live = {n.node_id for n in md.brokers}
+                snapshots.append((alive, lead, live))
+                if len(lead) != PARTITIONS or any(l not in live for l in lead.values()):
+                    problems.append(f"{b.bootstrap}: leaders {lead}, brokers {sorted(live)}")
+            time.sleep(0.02)
+
+    t = threading.Thread(target=poll, daemon=True)
+    t.start()
+    mark = len(victim.log_text())  # the shared cluster's brokers log all their starts in one file
+    try:
+        # every survivor read while the victim runs, then again after it exited
+        wait_until(lambda: sum(alive for alive, _, _ in snapshots) >= 2 * len(survivors), 15,
+                   "two rounds of Metadata reads while the victim runs")
+        code = victim.stop()
+        wait_until(lambda: sum(not alive for alive, _, _ in snapshots) >= 2 * len(survivors), 15,
+                   "two rounds of Metadata reads after the victim exited")
+    finally:
+        stop.set()
+        t.join(10)
+    assert code == 0
+    assert not problems, problems[:5]
+    # some survivor already named other leaders for every partition while the victim still ran
+    assert any(alive and victim_id not in lead.values() for alive, lead, _ in snapshots), snapshots[-3:]
+    log = victim.log_text()[mark:]
+    assert "Starting controlled shutdown" in log
+    assert re.search(r"Controlled shutdown request returned successfully after \d+ms", log), log[-3000:]
+    assert "unclean shutdown" not in log
+    for b in survivors:
+        wait_until(lambda b=b: healthy(metadata(b), topic, PARTITIONS, {0, 1, 2} - {victim_id}), 15,
+                   f"broker {b.bootstrap}: the stopped broker out of the ISRs")
 
 
 # -- 3. ZooKeeper restart --------------------------------------------------------------------
@@ -366,8 +394,8 @@ def test_every_broker_refuses_a_stale_controller(cluster, zookeeper):
 # -- 5. Apache's kafka-topics --describe -----------------------------------------------------
 def apache_kafka_topics_describes_the_cluster(cluster: list) -> None:
     """Apache Kafka's kafka-topics (each installed release) describes a fresh RF-3 topic as
-    Kafka would: leaders spread, preferred replica first, full ISRs. Needs a cluster no test
-    has changed yet, so it runs first in the controlled-shutdown test (one cluster fewer)."""
+    Kafka would: leaders spread, preferred replica first, full ISRs. Needs the three brokers
+    in every ISR, so it runs first in the controlled-shutdown test, before the victim stops."""
     topic = "described"
     create_topic(cluster, topic)
     bootstrap = ",".join(b.bootstrap for b in cluster)

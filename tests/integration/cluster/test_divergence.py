@@ -3,7 +3,8 @@
 never fetched, and was then cut off (SIGSTOP past the ZooKeeper session timeout), comes back
 (SIGCONT) as a follower of the leader elected meanwhile, truncates the records that leader never
 had (OffsetsForLeaderEpoch) and ends with the same log, byte for byte; and every replica keeps
-the same leader-epoch cache across leader changes."""
+the same leader-epoch cache across leader changes. The tests share two clusters (three brokers,
+then two), each test on a topic of its own."""
 from __future__ import annotations
 
 import os
@@ -14,12 +15,27 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from tests.integration.cluster.harness import metadata, start_cluster, wait_until
+from tests.integration.cluster.harness import SharedClusters, metadata, shared_cluster_on_own_zookeeper, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
 SESSION_TIMEOUT_MS = 8000
+# The two-broker tests kill or stop a leader and wait for the other to lead: a killed one's
+# ZooKeeper session is waited out four times over, so it is short here (what they check is the
+# replicas' logs and epoch caches, not how soon a dead broker is noticed).
+TWO_BROKERS = {"zookeeper.session.timeout.ms": 3000}
 SEGMENT = "0" * 20 + ".log"
+
+
+@pytest.fixture(scope="module")
+def clusters(tmp_path_factory):
+    """The file's tests share their clusters, each test on a topic of its own: the three-broker
+    ones (cut-off leaders, ``SESSION_TIMEOUT_MS``) come first, then the two-broker ones."""
+    shared = SharedClusters(lambda n, overrides: shared_cluster_on_own_zookeeper(tmp_path_factory, n, overrides))
+    try:
+        yield shared
+    finally:
+        shared.close()
 
 
 class NoMetadataYet:
@@ -136,11 +152,11 @@ def epoch_entries(checkpoint: str) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("leader_is_controller", [False, True], ids=["leader", "leader-and-controller"])
-def test_cut_off_leader_truncates_what_the_new_leader_never_had(zookeeper, broker_factory, leader_is_controller):
+def test_cut_off_leader_truncates_what_the_new_leader_never_had(clusters, leader_is_controller):
     """Also when the cut-off leader was the controller: the zombie's requests, sent with the
     old controller epoch once it runs again, change nothing."""
-    topic = "divergent"
-    cluster = start_cluster(zookeeper, broker_factory, **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
+    topic = "divergent-controller" if leader_is_controller else "divergent"
+    cluster = clusters.ready(**{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
     controller = metadata(cluster[0]).controller_id
     leader = controller if leader_is_controller else (controller + 1) % 3
     create_topic(cluster, topic, 3, [leader] + [i for i in range(3) if i != leader])
@@ -199,107 +215,13 @@ def test_cut_off_leader_truncates_what_the_new_leader_never_had(zookeeper, broke
     assert read_all(bootstrap, topic, 28) == list(enumerate(base + new))
 
 
-def test_epoch_cache_follows_leader_changes_and_offsets_never_go_backwards(zookeeper, broker_factory):
-    """Kafka's shouldFollowLeaderEpochBasicWorkflow and offsetsShouldNotGoBackwards: one record
-    per leader, the leader killed after each; every replica ends with one epoch entry per
-    record, at offsets 0, 1, 2, ... and with rising epochs; no acknowledged offset is reused."""
-    topic = "epochs"
-    cluster = start_cluster(zookeeper, broker_factory, n=2)
-    create_topic(cluster, topic, 2)
-    bootstrap = [b.bootstrap for b in cluster]
-    offsets: list[int] = []
-    for i in range(4):
-        wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60,
-                   "a full ISR")
-        p = partition0(cluster[0], topic)
-        offsets += produce(bootstrap, topic, [f"v{i}".encode()], "all")
-        leader = cluster[p.leader_id]
-        leader.kill()
-        other = next(b for b in cluster if b is not leader)
-        wait_until(lambda: partition0(other, topic).leader_id == other_id(cluster, leader), 30,
-                   "the other replica leads")
-        leader.start()
-    # A leader keeps an entry for its epoch from the moment it leads, a follower only from the
-    # first batch of that epoch: one more record so that the last epoch has one on both.
-    wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60, "full ISR")
-    offsets += produce(bootstrap, topic, [b"v4"], "all")
-    assert offsets == [0, 1, 2, 3, 4]
-    wait_until(lambda: len(files := {replica_files(b, topic) for b in cluster}) == 1
-               and len(epoch_entries(next(iter(files))[1])) == 5, 30,
-               "identical replicas, their leader-epoch checkpoints flushed")
-    entries = epoch_entries(replica_files(cluster[0], topic)[1])
-    assert [o for _, o in entries] == [0, 1, 2, 3, 4], entries
-    assert [e for e, _ in entries] == sorted(set(e for e, _ in entries)), entries
-    assert read_all(bootstrap, topic, 5) == [(i, f"v{i}".encode()) for i in range(5)]
-
-
-def other_id(cluster, broker) -> int:
-    return next(i for i, b in enumerate(cluster) if b is not broker)
-
-
-def test_fast_leader_changes_lose_nothing(zookeeper, broker_factory):
-    """Kafka's shouldSurviveFastLeaderChange: write, bounce the follower, then the leader, each
-    as soon as the ISR is full again; after every round both replicas hold exactly the records
-    written, byte for byte."""
-    topic = "fast-leader-change"
-    cluster = start_cluster(zookeeper, broker_factory, n=2)
-    create_topic(cluster, topic, 2)
-    bootstrap = [b.bootstrap for b in cluster]
-
-    def await_isr() -> None:
-        wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1]
-                               and partition0(b, topic).leader_id >= 0 for b in cluster), 60, "a leader and full ISR")
-
-    written = produce(bootstrap, topic, [b"first"], "all")
-    for i in range(4):
-        await_isr()
-        leader = cluster[partition0(cluster[0], topic).leader_id]
-        follower = next(b for b in cluster if b is not leader)
-        written += produce(bootstrap, topic, [f"message-{i}".encode()], "all")
-        follower.restart()
-        await_isr()
-        leader.restart()
-        await_isr()
-        assert written == list(range(len(written)))
-        wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
-        assert read_all(bootstrap, topic, len(written))[-1][0] == len(written) - 1
-    values = [v for _, v in read_all(bootstrap, topic, len(written))]
-    assert values == [b"first"] + [f"message-{i}".encode() for i in range(4)]
-
-
-def test_logs_do_not_diverge_after_an_unclean_leader_election(zookeeper, broker_factory):
-    """Kafka's logsShouldNotDivergeOnUncleanLeaderElections: the follower is stopped, the leader
-    takes an acks=1 write alone and is stopped too; the follower starts again and is elected
-    uncleanly, takes other writes at the same offsets; the old leader, started again, truncates
-    its extra record and ends with the new leader's log."""
-    topic = "unclean"
-    cluster = start_cluster(zookeeper, broker_factory, n=2)
-    create_topic(cluster, topic, 2, [0, 1], **{"unclean.leader.election.enable": "true"})
-    bootstrap = [b.bootstrap for b in cluster]
-    leader, follower = cluster
-    assert produce(bootstrap, topic, [b"both"], 1) == [0]
-    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "the follower caught up")
-    follower.stop()
-    wait_until(lambda: partition0(leader, topic).isr_nodes == [0], 30, "the ISR shrunk to the leader")
-    assert produce([leader.bootstrap], topic, [b"leader-only"], 1) == [1]
-    leader.stop()
-    follower.start()
-    wait_until(lambda: partition0(follower, topic).leader_id == 1, 30, "the follower elected uncleanly")
-    assert produce([follower.bootstrap], topic, [b"new-1", b"new-2"], 1) == [1, 2]
-    leader.start()
-    wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60, "full ISR")
-    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
-    assert b"leader-only" not in replica_files(leader, topic)[0]
-    assert [v for _, v in read_all(bootstrap, topic, 3)] == [b"both", b"new-1", b"new-2"]
-
-
-def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(zookeeper, broker_factory):
+def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(clusters):
     """A leader that lost its ZooKeeper session keeps accepting (as Kafka's does): acks=all writes parked
     at a leader whose followers stopped fetching, then cut off past its session, must not be
     answered as written unless they survive: once it runs again and follows the new leader,
     every write it acknowledged is in the final log at the acknowledged offset."""
     topic = "zombie-acks-all"
-    cluster = start_cluster(zookeeper, broker_factory, **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
+    cluster = clusters.ready(**{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
     controller = metadata(cluster[0]).controller_id
     leader_id = (controller + 1) % 3
     create_topic(cluster, topic, 3, [leader_id] + [i for i in range(3) if i != leader_id],
@@ -346,13 +268,13 @@ def test_acks_all_write_to_a_cut_off_leader_is_never_acknowledged_and_lost(zooke
             assert final.get(outcome) == value, f"{value!r} acknowledged at {outcome} but lost: {final}"
 
 
-def test_a_leader_cut_off_before_any_write_in_its_epoch_rejoins_the_isr(zookeeper, broker_factory):
+def test_a_leader_cut_off_before_any_write_in_its_epoch_rejoins_the_isr(clusters):
     """Fault seeds 259 and 271: a replica elected leader is cut off (SIGSTOP past its ZooKeeper
     session) before any write in its epoch, so its epoch cache ends with an epoch no other
     replica has, starting at its log end. Following the leader elected meanwhile, it drops
     that entry and rejoins the ISR."""
     topic = "empty-epoch"
-    cluster = start_cluster(zookeeper, broker_factory, **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
+    cluster = clusters.ready(**{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS})
     controller = metadata(cluster[0]).controller_id
     first, second = (controller + 1) % 3, (controller + 2) % 3
     create_topic(cluster, topic, 3, [first, second, controller])
@@ -374,3 +296,97 @@ def test_a_leader_cut_off_before_any_write_in_its_epoch_rejoins_the_isr(zookeepe
                "both replicas with the same segment bytes and leader-epoch cache")
     epochs = [e for e, _ in epoch_entries(replica_files(cluster[second], topic)[1])]
     assert epochs == [0, partition0(cluster[controller], topic).leader_epoch] == [0, 2], epochs
+
+
+def test_epoch_cache_follows_leader_changes_and_offsets_never_go_backwards(clusters):
+    """Kafka's shouldFollowLeaderEpochBasicWorkflow and offsetsShouldNotGoBackwards: one record
+    per leader, the leader killed after each; every replica ends with one epoch entry per
+    record, at offsets 0, 1, 2, ... and with rising epochs; no acknowledged offset is reused."""
+    topic = "epochs"
+    cluster = clusters.ready(n=2, **TWO_BROKERS)
+    create_topic(cluster, topic, 2)
+    bootstrap = [b.bootstrap for b in cluster]
+    offsets: list[int] = []
+    for i in range(4):
+        wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60,
+                   "a full ISR")
+        p = partition0(cluster[0], topic)
+        offsets += produce(bootstrap, topic, [f"v{i}".encode()], "all")
+        leader = cluster[p.leader_id]
+        leader.kill()
+        other = next(b for b in cluster if b is not leader)
+        wait_until(lambda: partition0(other, topic).leader_id == other_id(cluster, leader), 30,
+                   "the other replica leads")
+        leader.start()
+    # A leader keeps an entry for its epoch from the moment it leads, a follower only from the
+    # first batch of that epoch: one more record so that the last epoch has one on both.
+    wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60, "full ISR")
+    offsets += produce(bootstrap, topic, [b"v4"], "all")
+    assert offsets == [0, 1, 2, 3, 4]
+    wait_until(lambda: len(files := {replica_files(b, topic) for b in cluster}) == 1
+               and len(epoch_entries(next(iter(files))[1])) == 5, 30,
+               "identical replicas, their leader-epoch checkpoints flushed")
+    entries = epoch_entries(replica_files(cluster[0], topic)[1])
+    assert [o for _, o in entries] == [0, 1, 2, 3, 4], entries
+    assert [e for e, _ in entries] == sorted(set(e for e, _ in entries)), entries
+    assert read_all(bootstrap, topic, 5) == [(i, f"v{i}".encode()) for i in range(5)]
+
+
+def other_id(cluster, broker) -> int:
+    return next(i for i, b in enumerate(cluster) if b is not broker)
+
+
+def test_fast_leader_changes_lose_nothing(clusters):
+    """Kafka's shouldSurviveFastLeaderChange: write, bounce the follower, then the leader, each
+    as soon as the ISR is full again; after every round both replicas hold exactly the records
+    written, byte for byte."""
+    topic = "fast-leader-change"
+    cluster = clusters.ready(n=2, **TWO_BROKERS)
+    create_topic(cluster, topic, 2)
+    bootstrap = [b.bootstrap for b in cluster]
+
+    def await_isr() -> None:
+        wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1]
+                               and partition0(b, topic).leader_id >= 0 for b in cluster), 60, "a leader and full ISR")
+
+    written = produce(bootstrap, topic, [b"first"], "all")
+    for i in range(4):
+        await_isr()
+        leader = cluster[partition0(cluster[0], topic).leader_id]
+        follower = next(b for b in cluster if b is not leader)
+        written += produce(bootstrap, topic, [f"message-{i}".encode()], "all")
+        follower.restart()
+        await_isr()
+        leader.restart()
+        await_isr()
+        assert written == list(range(len(written)))
+        wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
+        assert read_all(bootstrap, topic, len(written))[-1][0] == len(written) - 1
+    values = [v for _, v in read_all(bootstrap, topic, len(written))]
+    assert values == [b"first"] + [f"message-{i}".encode() for i in range(4)]
+
+
+def test_logs_do_not_diverge_after_an_unclean_leader_election(clusters):
+    """Kafka's logsShouldNotDivergeOnUncleanLeaderElections: the follower is stopped, the leader
+    takes an acks=1 write alone and is stopped too; the follower starts again and is elected
+    uncleanly, takes other writes at the same offsets; the old leader, started again, truncates
+    its extra record and ends with the new leader's log."""
+    topic = "unclean"
+    cluster = clusters.ready(n=2, **TWO_BROKERS)
+    create_topic(cluster, topic, 2, [0, 1], **{"unclean.leader.election.enable": "true"})
+    bootstrap = [b.bootstrap for b in cluster]
+    leader, follower = cluster
+    assert produce(bootstrap, topic, [b"both"], 1) == [0]
+    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "the follower caught up")
+    follower.stop()
+    wait_until(lambda: partition0(leader, topic).isr_nodes == [0], 30, "the ISR shrunk to the leader")
+    assert produce([leader.bootstrap], topic, [b"leader-only"], 1) == [1]
+    leader.stop()
+    follower.start()
+    wait_until(lambda: partition0(follower, topic).leader_id == 1, 30, "the follower elected uncleanly")
+    assert produce([follower.bootstrap], topic, [b"new-1", b"new-2"], 1) == [1, 2]
+    leader.start()
+    wait_until(lambda: all(sorted(partition0(b, topic).isr_nodes) == [0, 1] for b in cluster), 60, "full ISR")
+    wait_until(lambda: len({replica_files(b, topic)[0] for b in cluster}) == 1, 30, "identical segments")
+    assert b"leader-only" not in replica_files(leader, topic)[0]
+    assert [v for _, v in read_all(bootstrap, topic, 3)] == [b"both", b"new-1", b"new-2"]

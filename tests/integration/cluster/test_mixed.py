@@ -3,7 +3,8 @@ broker in ZooKeeper mode (id 2) form ONE cluster. The Apache broker registers an
 LeaderAndIsr/UpdateMetadata of a kafpy controller; a topic with replication factor 3 replicates
 across both kinds with the ISR full; the Apache broker as controller drives the kafpy brokers;
 a killed leader of either kind is replaced and every acks=all record reads back from both;
-idempotent producers get producer ids on either kind and __consumer_offsets spans both."""
+idempotent producers get producer ids on either kind and __consumer_offsets spans both. The
+tests share one cluster (``shared_mixed``), each on topics of its own."""
 from __future__ import annotations
 
 import threading
@@ -22,7 +23,9 @@ from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from tests.integration.cluster.harness import (CLUSTER_OVERRIDES, ISR_CHECK_LOGGING, SESSION_TIMEOUT_MS, end_offsets,
                                               metadata, read_all, wait_for_isr_checks, wait_until)
 
+from tests.conftest import BrokerFactory
 from tests.support.zk_kafka import ZkReferenceKafka
+from tests.support.zookeeper import ZooKeeperServer
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -49,6 +52,35 @@ class MixedCluster:
 
     def failure_logs(self) -> list[tuple[str, str]]:
         return [(b.name, b.log_text()) for b in self.by_id.values()]
+
+    # where this test's part of the Apache broker's log begins (shared cluster: all tests')
+    apache_log_mark = 0
+
+    def ready(self, kafpy_controller: bool = True) -> "MixedCluster":
+        """The shared cluster for the next test: every broker an earlier test stopped or killed
+        started again, all three knowing each other and the controller, which is a kafpy one
+        if ``kafpy_controller`` (the Apache broker restarted to hand it over, when it has it)."""
+        for b in [*self.kafpy, self.apache]:
+            b.start()   # returns at once while it runs
+        self.wait_for_all()
+        if kafpy_controller and metadata(self.kafpy[0]).controller_id == APACHE_ID:
+            self.apache.stop()
+            wait_until(lambda: metadata(self.kafpy[0]).controller_id in (0, 1), FAILOVER_S, "a kafpy controller")
+            self.apache.start()
+            self.wait_for_all()
+        self.apache_log_mark = len(self.apache.log_text())
+        return self
+
+    def wait_for_all(self) -> None:
+        def agreed() -> bool:
+            mds = [metadata(b) for b in self.by_id.values()]
+            return (all(sorted(x.node_id for x in md.brokers) == [0, 1, 2] for md in mds)
+                    and len({md.controller_id for md in mds}) == 1 and mds[0].controller_id >= 0)
+        wait_until(agreed, 60, "the three brokers know each other and agree on the controller")
+
+    def close(self) -> None:
+        for b in [*self.kafpy, self.apache]:
+            b.kill()
 
 
 @pytest.fixture
@@ -96,6 +128,46 @@ def cluster(zookeeper, broker_factory, apache_factory) -> MixedCluster:
     return mixed
 
 
+@pytest.fixture(scope="module")
+def shared_mixed(tmp_path_factory):
+    """The cluster test_mixed's tests share (``cluster`` above, one per test, is
+    test_txn_mixed's): started as ``cluster`` starts one, kafpy 0 the first controller."""
+    zk = ZooKeeperServer(data_dir=tmp_path_factory.mktemp("zk"))
+    factory = BrokerFactory(tmp_path_factory.mktemp("kafpy"))
+    apache_dir = tmp_path_factory.mktemp("apache-zk") / f"kafka{APACHE_ID}"
+    mixed: MixedCluster | None = None
+    try:
+        zk.start()
+        kafpy = [factory({**SETTINGS, "broker.id": i}, zookeeper=zk, env=ISR_CHECK_LOGGING, start=i == 0)
+                 for i in range(2)]
+        wait_until(lambda: metadata(kafpy[0]).controller_id == 0, 60, "kafpy 0 is the controller")
+        apache = ZkReferenceKafka(zk.connect_string, APACHE_ID, overrides=dict(SETTINGS), work_dir=apache_dir,
+                                  log_dir=apache_dir / "data")
+        mixed = MixedCluster(kafpy, apache)
+        with ThreadPoolExecutor(2) as pool:
+            started = [pool.submit(kafpy[1].start), pool.submit(apache.start)]
+            for f in started:
+                f.result()
+        yield mixed
+    finally:
+        if mixed is not None:
+            mixed.close()
+        factory.stop_all()
+        zk.stop()
+
+
+@pytest.fixture
+def mixed(shared_mixed: MixedCluster) -> MixedCluster:
+    """The shared cluster, every broker up, a kafpy controller."""
+    return shared_mixed.ready()
+
+
+@pytest.fixture
+def mixed_any_controller(shared_mixed: MixedCluster) -> MixedCluster:
+    """The shared cluster, every broker up, whichever controller it has."""
+    return shared_mixed.ready(kafpy_controller=False)
+
+
 def partitions(md, topic: str) -> list:
     return [p for t in md.topics if t.name == topic for p in t.partitions]
 
@@ -128,7 +200,7 @@ def delete_topic(cluster: MixedCluster, topic: str) -> None:
 def apache_errors(cluster: MixedCluster) -> list[str]:
     """The ERROR lines of the Apache broker's log: each one is a request of ours it refused
     or a request of its own that we answered wrongly."""
-    return [line for line in cluster.apache.log_text().splitlines()
+    return [line for line in cluster.apache.log_text()[cluster.apache_log_mark:].splitlines()
             if "] ERROR " in line and not any(e in line for e in EXPECTED_ERRORS)]
 
 
@@ -181,46 +253,6 @@ def logs_differ(cluster: MixedCluster, topic: str) -> list[int]:
     return differ
 
 
-def test_topic_replicates_across_both_kinds(cluster):
-    topic = "mixed-b"
-    create_topic(cluster, topic)
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR on every broker")
-    lead = {part: lead for part, (lead, _) in states(cluster.apache, topic).items()}
-    assert set(lead.values()) == {0, 1, 2}, lead  # a leader of each kind, followers of each kind
-    acked = produce_acks_all(cluster, topic, 300, "b")
-    wait_until(lambda: end_offsets(cluster.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
-               "every high watermark at the leader's log end")
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 10, "full ISR after the load")
-    # Idle now, no follower of either kind drops out: each kafpy leader runs its ISR expiration
-    # check twice and shrinks nothing; those two checks are one check interval apart, and the
-    # Apache leader checks at the same interval (replica.lag.time.max.ms / 2), so it has run one
-    # meanwhile too.
-    checks = wait_for_isr_checks(cluster.kafpy, 2)
-    assert all(shrinking == 0 for _, shrinking in checks), checks
-    assert isr_full_everywhere(cluster, topic), {b.name: states(b, topic) for b in cluster.by_id.values()}
-    wait_until(lambda: logs_differ(cluster, topic) == [], 10, "identical segments on every replica")
-    got = read_all(cluster.bootstrap, topic, 300)
-    for part in range(PARTITIONS):
-        assert [o for o, _ in got[part]] == list(range(100)), part
-        assert [v for _, v in got[part]] == acked[part], part
-    assert apache_errors(cluster) == []
-    # The kafpy controller deletes the topic: StopReplica(delete) reaches the Apache broker too
-    # (it renames the partition dirs to *-delete and removes them later).
-    delete_topic(cluster, topic)
-    wait_until(lambda: not any((b.log_dir / f"{topic}-{p}").exists()
-                               for b in cluster.by_id.values() for p in range(PARTITIONS)), 30,
-               "every replica's directory gone")
-    # The Apache broker shuts down through the kafpy controller: its leadership moves, it leaves
-    # the ISRs, and it reports the controlled shutdown a success.
-    survivor = "mixed-b2"
-    create_topic(cluster, survivor)
-    wait_until(lambda: isr_full_everywhere(cluster, survivor), 60, "full ISR")
-    cluster.apache.stop()
-    assert "Controlled shutdown request returned successfully" in cluster.apache.log_text()
-    wait_until(lambda: isrs_everywhere(cluster, survivor, [0, 1], [0, 1]), 10, "Apache broker out of every ISR")
-    assert apache_errors(cluster) == []
-
-
 def controller_everywhere(cluster: MixedCluster, controller: int) -> bool:
     return all((lambda md: md.controller_id == controller and len(md.brokers) == 3)(metadata(b))
                for b in cluster.by_id.values())
@@ -243,40 +275,6 @@ def move_controller_to_apache(cluster: MixedCluster, topic: str) -> None:
         b.restart()
     wait_until(lambda: controller_everywhere(cluster, APACHE_ID), 60, "every broker knows the Apache controller")
     wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "kafpy followers back in every ISR")
-
-
-def test_apache_controller_drives_kafpy_brokers(cluster):
-    first = "mixed-c"
-    create_topic(cluster, first)
-    wait_until(lambda: isr_full_everywhere(cluster, first), 60, "full ISR under the kafpy controller")
-    move_controller_to_apache(cluster, first)
-    # A topic the Apache controller creates: kafpy brokers lead and follow by its LeaderAndIsr.
-    topic = "mixed-c2"
-    create_topic(cluster, topic)
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR under the Apache controller")
-    lead = {part: lead for part, (lead, _) in states(cluster.kafpy[0], topic).items()}
-    assert set(lead.values()) == {0, 1, 2}, lead
-    # kafpy 1 killed: the Apache controller takes it out of the ISRs; back, the kafpy leader
-    # of a partition puts it in again through AlterPartition to the Apache controller.
-    cluster.kafpy[1].kill()
-    wait_until(lambda: isrs_everywhere(cluster, topic, [0, 2], [0, APACHE_ID]), FAILOVER_S,
-               "broker 1 out of every ISR")
-    cluster.kafpy[1].restart()
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "broker 1 back in every ISR")
-    acked = produce_acks_all(cluster, topic, 300, "c")
-    wait_until(lambda: end_offsets(cluster.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
-               "every high watermark at the leader's log end")
-    wait_until(lambda: logs_differ(cluster, topic) == [], 10, "identical segments on every replica")
-    got = read_all(cluster.bootstrap, topic, 300)
-    assert {part: [v for _, v in recs] for part, recs in got.items()} == acked
-    # The Apache controller deletes a topic: the kafpy replicas remove their partitions.
-    delete_topic(cluster, first)
-    wait_until(lambda: not any((b.log_dir / f"{first}-{p}").exists()
-                               for b in cluster.by_id.values() for p in range(PARTITIONS)), 30,
-               "every replica's directory gone")
-    wait_until(lambda: all(not partitions(metadata(b), first) for b in cluster.by_id.values()), 30,
-               "the topic gone from every broker's metadata")
-    assert apache_errors(cluster) == []
 
 
 class AcksAllLoad:
@@ -360,71 +358,6 @@ def kill_and_restart_leader(cluster: MixedCluster, load: AcksAllLoad, topic: str
     load.wait_for_more(200, f"after broker {victim_id} came back")
 
 
-def test_killed_leaders_of_either_kind_lose_no_acknowledged_record(cluster):
-    topic = "mixed-d"
-    create_topic(cluster, topic)
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")
-    move_controller_to_apache(cluster, topic)
-    elect_preferred_leaders(cluster, topic)
-    with AcksAllLoad(cluster, topic) as load:
-        load.wait_for_more(300, "before any kill")
-        # a kafpy leader killed: the Apache controller elects, kafpy 0 comes back under it
-        kill_and_restart_leader(cluster, load, topic, 0)
-        # the Apache broker killed, controller and leader at once: a kafpy broker takes over
-        kill_and_restart_leader(cluster, load, topic, APACHE_ID)
-        assert metadata(cluster.kafpy[0]).controller_id in (0, 1)
-    ends = end_offsets(cluster.bootstrap, topic)
-    got = read_all(cluster.bootstrap, topic, sum(ends.values()))
-    for part in range(PARTITIONS):
-        assert [o for o, _ in got[part]] == list(range(ends[part])), f"partition {part}: offsets not read once each"
-        by_offset = dict(got[part])
-        lost = {off: v for off, v in load.acked[part].items() if by_offset.get(off) != v}
-        assert not lost, f"partition {part}: acknowledged records lost or moved: {sorted(lost.items())[:5]}"
-    wait_until(lambda: logs_differ(cluster, topic) == [], 20, "every replica's log the same bytes")
-    assert apache_errors(cluster) == []
-
-
-def test_apache_broker_joins_then_idempotent_producers_and_group_offsets_span_both_kinds(cluster):
-    """First the Apache broker joins the kafpy-controlled cluster (a test of its own before,
-    merged here to start one cluster fewer). Then: producer ids come from blocks each kind
-    allocates (kafpy in ZooKeeper, Apache through AllocateProducerIds to the controller);
-    __consumer_offsets is replicated across both."""
-    apache_broker_joins_a_kafpy_controlled_cluster(cluster)
-    topic = "mixed-e"
-    create_topic(cluster, topic)
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")
-    for b in cluster.by_id.values():  # each broker's own InitProducerId
-        delivered: list = []
-        p = ConfluentProducer({"bootstrap.servers": b.bootstrap, "enable.idempotence": True, "linger.ms": 5})
-        for i in range(60):
-            p.produce(topic, value=f"e-{i}".encode(), partition=i % PARTITIONS,
-                      on_delivery=lambda err, msg: delivered.append(err))
-            p.poll(0)
-        assert p.flush(60) == 0
-        assert delivered == [None] * 60
-    consumer = ConfluentConsumer({"bootstrap.servers": ",".join(cluster.bootstrap), "group.id": "mixed-group",
-                                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
-    try:
-        consumer.subscribe([topic])
-        got = []
-        deadline = time.monotonic() + 60
-        while len(got) < 180 and time.monotonic() < deadline:
-            msg = consumer.poll(1.0)
-            if msg is not None and msg.error() is None:
-                got.append(msg.value())
-        assert sorted(got) == sorted([f"e-{i}".encode() for i in range(60)] * 3)
-        consumer.commit(asynchronous=False)
-        committed = consumer.committed([ConfluentTopicPartition(topic, p) for p in range(PARTITIONS)], timeout=30)
-        assert {tp.partition: tp.offset for tp in committed} == {p: 60 for p in range(PARTITIONS)}
-    finally:
-        consumer.close()
-    offsets_topic = "__consumer_offsets"
-    wait_until(lambda: all(len(st := states(b, offsets_topic)) == 3 and all(i == [0, 1, 2] for _, i in st.values())
-                           for b in cluster.by_id.values()), 30, "__consumer_offsets with a full ISR everywhere")
-    assert apache_errors(cluster) == []
-
-
-
 def replicas_of(broker, topic: str) -> dict[int, tuple[list[int], list[int]]]:
     """partition -> (replicas in assignment order, ISR sorted) as ``broker`` answers Metadata."""
     return {p.partition_index: (list(p.replica_nodes), sorted(p.isr_nodes)) for p in partitions(metadata(broker), topic)}
@@ -451,24 +384,167 @@ def reassign_and_back(cluster: MixedCluster, topic: str, part: int, without: int
         admin.close()
 
 
-def test_partitions_added_and_reassigned_across_kinds(cluster):
+# The tests share one cluster, in this order: the first three want the kafpy controller the
+# cluster starts with and keep it (the Apache broker stopped by the first is started again);
+# the fourth hands it to the Apache broker and, killing that one, back to a kafpy broker,
+# which the fifth starts under. In another order, ready() restarts the Apache broker to
+# hand a kafpy broker the controller.
+def test_topic_replicates_across_both_kinds(mixed):
+    topic = "mixed-b"
+    create_topic(mixed, topic)
+    wait_until(lambda: isr_full_everywhere(mixed, topic), 60, "full ISR on every broker")
+    lead = {part: lead for part, (lead, _) in states(mixed.apache, topic).items()}
+    assert set(lead.values()) == {0, 1, 2}, lead  # a leader of each kind, followers of each kind
+    acked = produce_acks_all(mixed, topic, 300, "b")
+    wait_until(lambda: end_offsets(mixed.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
+               "every high watermark at the leader's log end")
+    wait_until(lambda: isr_full_everywhere(mixed, topic), 10, "full ISR after the load")
+    # Idle now, no follower of either kind drops out: each kafpy leader runs its ISR expiration
+    # check twice and shrinks nothing; those two checks are one check interval apart, and the
+    # Apache leader checks at the same interval (replica.lag.time.max.ms / 2), so it has run one
+    # meanwhile too.
+    checks = wait_for_isr_checks(mixed.kafpy, 2)
+    assert all(shrinking == 0 for _, shrinking in checks), checks
+    assert isr_full_everywhere(mixed, topic), {b.name: states(b, topic) for b in mixed.by_id.values()}
+    wait_until(lambda: logs_differ(mixed, topic) == [], 10, "identical segments on every replica")
+    got = read_all(mixed.bootstrap, topic, 300)
+    for part in range(PARTITIONS):
+        assert [o for o, _ in got[part]] == list(range(100)), part
+        assert [v for _, v in got[part]] == acked[part], part
+    assert apache_errors(mixed) == []
+    # The kafpy controller deletes the topic: StopReplica(delete) reaches the Apache broker too
+    # (it renames the partition dirs to *-delete and removes them later).
+    delete_topic(mixed, topic)
+    wait_until(lambda: not any((b.log_dir / f"{topic}-{p}").exists()
+                               for b in mixed.by_id.values() for p in range(PARTITIONS)), 30,
+               "every replica's directory gone")
+    # The Apache broker shuts down through the kafpy controller: its leadership moves, it leaves
+    # the ISRs, and it reports the controlled shutdown a success.
+    survivor = "mixed-b2"
+    create_topic(mixed, survivor)
+    wait_until(lambda: isr_full_everywhere(mixed, survivor), 60, "full ISR")
+    mixed.apache.stop()
+    assert "Controlled shutdown request returned successfully" in mixed.apache.log_text()[mixed.apache_log_mark:]
+    wait_until(lambda: isrs_everywhere(mixed, survivor, [0, 1], [0, 1]), 10, "Apache broker out of every ISR")
+    assert apache_errors(mixed) == []
+
+
+def test_apache_broker_joins_then_idempotent_producers_and_group_offsets_span_both_kinds(mixed):
+    """First the Apache broker joins the kafpy-controlled mixed (a test of its own before,
+    merged here to start one mixed fewer). Then: producer ids come from blocks each kind
+    allocates (kafpy in ZooKeeper, Apache through AllocateProducerIds to the controller);
+    __consumer_offsets is replicated across both."""
+    apache_broker_joins_a_kafpy_controlled_cluster(mixed)
+    topic = "mixed-e"
+    create_topic(mixed, topic)
+    wait_until(lambda: isr_full_everywhere(mixed, topic), 60, "full ISR")
+    for b in mixed.by_id.values():  # each broker's own InitProducerId
+        delivered: list = []
+        p = ConfluentProducer({"bootstrap.servers": b.bootstrap, "enable.idempotence": True, "linger.ms": 5})
+        for i in range(60):
+            p.produce(topic, value=f"e-{i}".encode(), partition=i % PARTITIONS,
+                      on_delivery=lambda err, msg: delivered.append(err))
+            p.poll(0)
+        assert p.flush(60) == 0
+        assert delivered == [None] * 60
+    consumer = ConfluentConsumer({"bootstrap.servers": ",".join(mixed.bootstrap), "group.id": "mixed-group",
+                                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    try:
+        consumer.subscribe([topic])
+        got = []
+        deadline = time.monotonic() + 60
+        while len(got) < 180 and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is not None and msg.error() is None:
+                got.append(msg.value())
+        assert sorted(got) == sorted([f"e-{i}".encode() for i in range(60)] * 3)
+        consumer.commit(asynchronous=False)
+        committed = consumer.committed([ConfluentTopicPartition(topic, p) for p in range(PARTITIONS)], timeout=30)
+        assert {tp.partition: tp.offset for tp in committed} == {p: 60 for p in range(PARTITIONS)}
+    finally:
+        consumer.close()
+    offsets_topic = "__consumer_offsets"
+    wait_until(lambda: all(len(st := states(b, offsets_topic)) == 3 and all(i == [0, 1, 2] for _, i in st.values())
+                           for b in mixed.by_id.values()), 30, "__consumer_offsets with a full ISR everywhere")
+    assert apache_errors(mixed) == []
+
+
+def test_partitions_added_and_reassigned_across_kinds(mixed):
     topic = "mixed-g"
-    create_topic(cluster, topic)
-    wait_until(lambda: isr_full_everywhere(cluster, topic), 60, "full ISR")
-    produce_acks_all(cluster, topic, 90, "g")
+    create_topic(mixed, topic)
+    wait_until(lambda: isr_full_everywhere(mixed, topic), 60, "full ISR")
+    produce_acks_all(mixed, topic, 90, "g")
     # under the kafpy controller: the Apache replica moved off and back
-    reassign_and_back(cluster, topic, 0, APACHE_ID)
-    move_controller_to_apache(cluster, topic)
+    reassign_and_back(mixed, topic, 0, APACHE_ID)
+    move_controller_to_apache(mixed, topic)
     # under the Apache controller: a kafpy replica moved off and back; a partition added
-    reassign_and_back(cluster, topic, 1, 1)
-    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30000)
+    reassign_and_back(mixed, topic, 1, 1)
+    admin = KafkaAdminClient(bootstrap_servers=mixed.bootstrap, request_timeout_ms=30000)
     try:
         admin.create_partitions({topic: NewPartitions(total_count=PARTITIONS + 1)})
     finally:
         admin.close()
     wait_until(lambda: all(len(got := replicas_of(b, topic)) == PARTITIONS + 1
-                           and got[PARTITIONS][1] == [0, 1, 2] for b in cluster.by_id.values()), 60,
+                           and got[PARTITIONS][1] == [0, 1, 2] for b in mixed.by_id.values()), 60,
                "the added partition on every broker with a full ISR")
-    wait_until(lambda: logs_differ(cluster, topic) == [], 20, "every replica's log the same bytes")
-    assert sum(end_offsets(cluster.bootstrap, topic).values()) == 90
-    assert apache_errors(cluster) == []
+    wait_until(lambda: logs_differ(mixed, topic) == [], 20, "every replica's log the same bytes")
+    assert sum(end_offsets(mixed.bootstrap, topic).values()) == 90
+    assert apache_errors(mixed) == []
+
+
+def test_killed_leaders_of_either_kind_lose_no_acknowledged_record(mixed_any_controller):
+    topic = "mixed-d"
+    create_topic(mixed_any_controller, topic)
+    wait_until(lambda: isr_full_everywhere(mixed_any_controller, topic), 60, "full ISR")
+    move_controller_to_apache(mixed_any_controller, topic)
+    elect_preferred_leaders(mixed_any_controller, topic)
+    with AcksAllLoad(mixed_any_controller, topic) as load:
+        load.wait_for_more(300, "before any kill")
+        # a kafpy leader killed: the Apache controller elects, kafpy 0 comes back under it
+        kill_and_restart_leader(mixed_any_controller, load, topic, 0)
+        # the Apache broker killed, controller and leader at once: a kafpy broker takes over
+        kill_and_restart_leader(mixed_any_controller, load, topic, APACHE_ID)
+        assert metadata(mixed_any_controller.kafpy[0]).controller_id in (0, 1)
+    ends = end_offsets(mixed_any_controller.bootstrap, topic)
+    got = read_all(mixed_any_controller.bootstrap, topic, sum(ends.values()))
+    for part in range(PARTITIONS):
+        assert [o for o, _ in got[part]] == list(range(ends[part])), f"partition {part}: offsets not read once each"
+        by_offset = dict(got[part])
+        lost = {off: v for off, v in load.acked[part].items() if by_offset.get(off) != v}
+        assert not lost, f"partition {part}: acknowledged records lost or moved: {sorted(lost.items())[:5]}"
+    wait_until(lambda: logs_differ(mixed_any_controller, topic) == [], 20, "every replica's log the same bytes")
+    assert apache_errors(mixed_any_controller) == []
+
+
+def test_apache_controller_drives_kafpy_brokers(mixed):
+    first = "mixed-c"
+    create_topic(mixed, first)
+    wait_until(lambda: isr_full_everywhere(mixed, first), 60, "full ISR under the kafpy controller")
+    move_controller_to_apache(mixed, first)
+    # A topic the Apache controller creates: kafpy brokers lead and follow by its LeaderAndIsr.
+    topic = "mixed-c2"
+    create_topic(mixed, topic)
+    wait_until(lambda: isr_full_everywhere(mixed, topic), 60, "full ISR under the Apache controller")
+    lead = {part: lead for part, (lead, _) in states(mixed.kafpy[0], topic).items()}
+    assert set(lead.values()) == {0, 1, 2}, lead
+    # kafpy 1 killed: the Apache controller takes it out of the ISRs; back, the kafpy leader
+    # of a partition puts it in again through AlterPartition to the Apache controller.
+    mixed.kafpy[1].kill()
+    wait_until(lambda: isrs_everywhere(mixed, topic, [0, 2], [0, APACHE_ID]), FAILOVER_S,
+               "broker 1 out of every ISR")
+    mixed.kafpy[1].restart()
+    wait_until(lambda: isr_full_everywhere(mixed, topic), 60, "broker 1 back in every ISR")
+    acked = produce_acks_all(mixed, topic, 300, "c")
+    wait_until(lambda: end_offsets(mixed.bootstrap, topic) == {p: 100 for p in range(PARTITIONS)}, 30,
+               "every high watermark at the leader's log end")
+    wait_until(lambda: logs_differ(mixed, topic) == [], 10, "identical segments on every replica")
+    got = read_all(mixed.bootstrap, topic, 300)
+    assert {part: [v for _, v in recs] for part, recs in got.items()} == acked
+    # The Apache controller deletes a topic: the kafpy replicas remove their partitions.
+    delete_topic(mixed, first)
+    wait_until(lambda: not any((b.log_dir / f"{first}-{p}").exists()
+                               for b in mixed.by_id.values() for p in range(PARTITIONS)), 30,
+               "every replica's directory gone")
+    wait_until(lambda: all(not partitions(metadata(b), first) for b in mixed.by_id.values()), 30,
+               "the topic gone from every broker's metadata")
+    assert apache_errors(mixed) == []

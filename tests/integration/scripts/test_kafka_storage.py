@@ -8,16 +8,27 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from tests.integration.scripts.tools import run_script
 from tests.support.kafka_dist import run_tool
+from tests.support.tool_server import ToolServer
 
 from kafpy.metadata.bootstrap import read_bootstrap_snapshot
 from kafpy.metadata.meta_properties import read_meta_properties
 
 CLUSTER = "MkU3OEVBNTcwNTJENDM2Qg"
+
+
+@pytest.fixture(scope="module")
+def apache() -> Iterator[ToolServer]:
+    """Apache Kafka 4.4's kafka-storage, every run of the file's in one JVM (a JVM start per
+    run was most of the file's time); test_tool_server_answers_as_fresh_jvms holds it to what
+    a JVM of its own answers."""
+    with ToolServer("4", "kafka-storage") as server:
+        yield server
 SNAPSHOT = "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint"
 
 
@@ -61,11 +72,11 @@ def _mask_scram(text: str) -> str:
     return re.sub(r"salt=\[[^]]*\], storedKey=\[[^]]*\], serverKey=\[[^]]*\]", "salt=..., keys=...", text)
 
 
-def side_by_side(base: Path, args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess,
+def side_by_side(apache: ToolServer, base: Path, args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess,
                                                      list[str], list[str]]:
     """Run Apache's tool then ours with ``args`` on a fresh tree at the same paths."""
     _wipe(base)
-    theirs = run_tool("4", "kafka-storage", args, check=False)
+    theirs = apache.run(args)
     their_files = _files(base)
     _wipe(base)
     ours = run_script("kafka-storage", *args)
@@ -84,30 +95,30 @@ def side_by_side(base: Path, args: list[str]) -> tuple[subprocess.CompletedProce
     ("broker", ["-N"]),
     ("broker", []),
 ])
-def test_format_like_apache(tmp_path: Path, kind: str, extra: list[str]) -> None:
+def test_format_like_apache(apache: ToolServer, tmp_path: Path, kind: str, extra: list[str]) -> None:
     config = _config(tmp_path / "node", kind)
     args = ["format", "-t", CLUSTER, "-c", str(config), *extra]
-    theirs, ours, their_files, our_files = side_by_side(tmp_path / "node", args)
+    theirs, ours, their_files, our_files = side_by_side(apache, tmp_path / "node", args)
     assert (ours.returncode, _mask_scram(ours.stdout), ours.stderr) == (
         theirs.returncode, _mask_scram(theirs.stdout), theirs.stderr), (ours, theirs)
     assert our_files == their_files
     # Apache's info reads what we wrote, and both tools say the same of it
-    their_info = run_tool("4", "kafka-storage", ["info", "-c", str(config)], check=False)
+    their_info = apache.run(["info", "-c", str(config)])
     our_info = run_script("kafka-storage", "info", "-c", str(config))
     assert (our_info.returncode, our_info.stdout) == (their_info.returncode, their_info.stdout) == (0, our_info.stdout)
     # a second format refuses, or with -g skips, formatted directories, as Apache's does
     for again in (args, [*args, "-g"]):
-        theirs2 = run_tool("4", "kafka-storage", again, check=False)
+        theirs2 = apache.run(again)
         ours2 = run_script("kafka-storage", *again)
         assert (ours2.returncode, ours2.stdout, ours2.stderr) == (theirs2.returncode, theirs2.stdout, theirs2.stderr)
 
 
-def test_standalone_snapshot_matches_apaches(tmp_path: Path) -> None:
+def test_standalone_snapshot_matches_apaches(apache: ToolServer, tmp_path: Path) -> None:
     base = tmp_path / "node"
     config = _config(base, "dynamic")
     args = ["format", "-t", CLUSTER, "-c", str(config), "--standalone"]
     _wipe(base)
-    run_tool("4", "kafka-storage", args)
+    apache.run(args, check=True)
     their_meta, their_kraft, their_voters = read_bootstrap_snapshot(base / "meta")
     their_dir_id = read_meta_properties(base / "meta")
     _wipe(base)
@@ -146,10 +157,10 @@ def test_standalone_snapshot_matches_apaches(tmp_path: Path) -> None:
     ("static", ["-f", "kraft.version=1"]),
     ("broker", ["--standalone"]),
 ])
-def test_format_errors_like_apache(tmp_path: Path, kind: str, extra: list[str]) -> None:
+def test_format_errors_like_apache(apache: ToolServer, tmp_path: Path, kind: str, extra: list[str]) -> None:
     config = _config(tmp_path / "node", kind)
     theirs, ours, their_files, our_files = side_by_side(
-        tmp_path / "node", ["format", "-t", CLUSTER, "-c", str(config), *extra])
+        apache, tmp_path / "node", ["format", "-t", CLUSTER, "-c", str(config), *extra])
     assert theirs.returncode == 1 and ours.returncode == 1
     assert ours.stdout == theirs.stdout
     if theirs.stderr.startswith("usage:"):
@@ -172,21 +183,21 @@ def test_format_errors_like_apache(tmp_path: Path, kind: str, extra: list[str]) 
     ["feature-dependencies"], ["random-uuid", "x"], ["info", "-c"], ["format", "--cluster-id"],
     ["format", "--c", "x", "-t", "y"], ["version-mapping", "-r", "3.9", "--release=4.0"],
 ])
-def test_commands_like_apache(args: list[str]) -> None:
-    theirs = run_tool("4", "kafka-storage", args, check=False)
+def test_commands_like_apache(apache: ToolServer, args: list[str]) -> None:
+    theirs = apache.run(args)
     ours = run_script("kafka-storage", *args)
     assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr)
 
 
-def test_random_uuid() -> None:
-    theirs = run_tool("4", "kafka-storage", ["random-uuid"])
+def test_random_uuid(apache: ToolServer) -> None:
+    theirs = apache.run(["random-uuid"], check=True)
     ours = run_script("kafka-storage", "random-uuid")
     assert ours.returncode == 0
     assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]{21}\n", ours.stdout)
     assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]{21}\n", theirs.stdout)
 
 
-def test_info_problems_like_apache(tmp_path: Path) -> None:
+def test_info_problems_like_apache(apache: ToolServer, tmp_path: Path) -> None:
     base = tmp_path / "node"
     config = _config(base, "static")
     _wipe(base)
@@ -194,15 +205,39 @@ def test_info_problems_like_apache(tmp_path: Path) -> None:
     (base / "data2").write_text("a file, not a directory")
     cases = []
     cases.append("fresh")
-    their = run_tool("4", "kafka-storage", ["info", "-c", str(config)], check=False)
+    their = apache.run(["info", "-c", str(config)])
     ours = run_script("kafka-storage", "info", "-c", str(config))
     assert (ours.returncode, ours.stdout) == (their.returncode, their.stdout) == (1, their.stdout)
     # two directories of different clusters
     (base / "data2").unlink()
-    run_tool("4", "kafka-storage", ["format", "-t", CLUSTER, "-c", str(config)])
+    apache.run(["format", "-t", CLUSTER, "-c", str(config)], check=True)
     text = (base / "data2" / "meta.properties").read_text().replace(CLUSTER, "AAAAAAAAAAAAAAAAAAAAAA")
     (base / "data2" / "meta.properties").write_text(text)
-    their = run_tool("4", "kafka-storage", ["info", "-c", str(config)], check=False)
+    their = apache.run(["info", "-c", str(config)])
     ours = run_script("kafka-storage", "info", "-c", str(config))
     assert (ours.returncode, ours.stdout) == (their.returncode, their.stdout) == (1, their.stdout)
     assert "Mismatched cluster IDs" in ours.stdout
+
+
+def test_tool_server_answers_as_fresh_jvms(apache: ToolServer, tmp_path: Path) -> None:
+    """The file's Apache runs share one JVM (the ``apache`` fixture): for a usage error, a
+    success, a TerseFailure and an exception out of main, it answers what a JVM of its own
+    answers (exit code, stdout, stderr; of a stack trace, whose frames below main differ, the
+    first line), after runs that wrote files and failed."""
+    config = _config(tmp_path / "node", "dynamic")
+    cases = [["format", "--c", "x", "-t", "y"], ["version-mapping", "-r", "3.9"],
+             ["format", "-t", CLUSTER, "-c", str(config), "--standalone", "-f", "bogus.version=1"],
+             ["format", "-t", CLUSTER, "-c", str(config), "-I", "bogus"]]
+    traces = 0
+    for args in cases:
+        _wipe(tmp_path / "node")
+        fresh = run_tool("4", "kafka-storage", args, check=False)
+        _wipe(tmp_path / "node")
+        served = apache.run(args)
+        assert (served.returncode, served.stdout) == (fresh.returncode, fresh.stdout), args
+        if fresh.stderr.startswith('Exception in thread "main" '):
+            traces += 1
+            assert _first_error_line(served.stderr) == _first_error_line(fresh.stderr), args
+        else:
+            assert served.stderr == fresh.stderr, args
+    assert traces == 1
