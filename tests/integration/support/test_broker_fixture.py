@@ -44,6 +44,17 @@ def test_factory_stops_brokers_left_running(tmp_path):
     assert [name for name, _ in factory.failure_logs()] == [b.name for b in brokers]
 
 
+def test_factory_teardown_kills_brokers_left_running(tmp_path):
+    """The fixture's teardown (kill_all): every broker gets SIGKILL, none a clean stop."""
+    from tests.conftest import BrokerFactory
+
+    factory = BrokerFactory(tmp_path)
+    brokers = [factory(module=STANDIN) for _ in range(2)]
+    factory.kill_all()
+    assert [b.exit_codes for b in brokers] == [[-9], [-9]]
+    assert not any(b.running for b in brokers)
+
+
 def test_start_failure_reports_output(tmp_path):
     b = KafpyBroker(work_dir=tmp_path, module="tests.integration.support.no_such_module",
                     start_timeout=30)
