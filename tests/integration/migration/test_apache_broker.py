@@ -17,7 +17,10 @@ from typing import Any
 import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from kafpy.protocol.messages import RegisterBrokerRecord, ZkMigrationStateRecord
+from kafpy.metadata.image.partition import MIGRATING, UNASSIGNED
+from kafpy.protocol.messages import (
+    PartitionChangeRecord, PartitionRecord, RegisterBrokerRecord, TopicRecord, ZkMigrationStateRecord,
+)
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, metadata, wait_until
 from tests.integration.migration.support import (
     CONTROLLER_ID, MigratingController, RollingApacheKafka, apache_kraft_properties, apache_migration_overrides,
@@ -37,11 +40,13 @@ SETTINGS: dict[str, object] = {**CLUSTER_OVERRIDES, "offsets.topic.num.partition
                                "transaction.state.log.num.partitions": 3, "group.initial.rebalance.delay.ms": 0}
 
 
-def unfenced(broker: Any, node: int, zk_broker: bool = False) -> bool:
-    """The broker's log says the KRaft controller unfenced it (Kafka's BrokerLifecycleManager
-    names a migrating ZooKeeper broker ``isZkBroker=true``)."""
-    tag = " isZkBroker=true" if zk_broker else ""
-    return f"[BrokerLifecycleManager id={node}{tag}] The broker has been unfenced" in broker.log_text()
+# Kafka's BrokerLifecycleManager names a migrating ZooKeeper broker isZkBroker=true
+ZK_UNFENCED = f"[BrokerLifecycleManager id={APACHE} isZkBroker=true] The broker has been unfenced"
+
+
+def unfenced(broker: Any, node: int) -> bool:
+    """The broker's log says the KRaft controller unfenced it as a KRaft broker."""
+    return f"[BrokerLifecycleManager id={node}] The broker has been unfenced" in broker.log_text()
 
 
 def full_isr(broker: Any) -> bool:
@@ -49,10 +54,19 @@ def full_isr(broker: Any) -> bool:
     return len(parts) == 3 and all(lead >= 0 and isr == [0, 1, 2] for _, lead, isr in parts)
 
 
+# Apache's own race, against an Apache controller too: its AssignmentsManager sends the broker
+# epoch of its metadata image, which names the previous registration until the broker has caught
+# up, so the first AssignReplicasToDirs after a re-registration gets STALE_BROKER_EPOCH and is
+# retried (the directories assigned in the end are checked in the log)
+EXPECTED_ERRORS = ("[AssignmentsManager id=2] handleResponse: 6 assignments failed; global error: "
+                   "Response-level error: STALE_BROKER_EPOCH. Retrying.",)
+
+
 def apache_errors(apache: RollingApacheKafka) -> list[str]:
     """The ERROR lines of the Apache broker: each is a request of kafpy's it refused or an
     answer of kafpy's it could not use."""
-    return [line for line in apache.log_text().splitlines() if "] ERROR " in line]
+    return [line for line in apache.log_text().splitlines()
+            if "] ERROR " in line and not any(e in line for e in EXPECTED_ERRORS)]
 
 
 def group_offsets(bootstrap: str) -> dict[int, tuple[int, int]]:
@@ -106,8 +120,7 @@ def test_apache_391_broker_is_migrated_with_kafpy_brokers(zookeeper, broker_fact
                    "the migration driver in dual-write mode")
         registered = re.search(r"Successfully registered broker 2 with broker epoch (\d+)", apache.log_text())
         assert registered, apache.log_text()[-3000:]
-        wait_until(lambda: unfenced(apache, APACHE, zk_broker=True), 60,
-                   "the Apache broker unfenced by kafpy's controller")
+        wait_until(lambda: ZK_UNFENCED in apache.log_text(), 60, "the Apache broker unfenced by kafpy's controller")
         for i, b in enumerate(kafpy):
             wait_until(lambda i=i, b=b: unfenced(b, i), 60, f"kafpy broker {i} unfenced")
         # dual write: a topic created and deleted reaches the Apache broker as LeaderAndIsr and StopReplica
@@ -128,6 +141,15 @@ def test_apache_391_broker_is_migrated_with_kafpy_brokers(zookeeper, broker_fact
                      f"Handling LeaderAndIsr request correlationId \\d+ from controller {CONTROLLER_ID}",
                      f"Handling StopReplica request correlationId \\d+ from controller {CONTROLLER_ID}"):
             assert re.search(took, log), (took, log[-3000:])
+        # a rolling restart in dual-write mode: the Apache broker registers again with a new broker
+        # epoch; kafpy's controller sends it every partition's metadata and a LeaderAndIsr of its
+        # replicas (Kafka's MigrationPropagator for a changed ZooKeeper broker), and its replicas
+        # rejoin the ISR
+        apache.restart()
+        wait_until(lambda: apache.log_text().count(ZK_UNFENCED) == 2, 60,
+                   "the restarted Apache broker unfenced by kafpy's controller")
+        wait_until(lambda: full_isr(apache) and full_isr(kafpy[0]), 90,
+                   "the Apache broker's replicas back in the ISR after its restart in dual-write mode")
         acked = len(producer.acked)
         wait_until(lambda: len(producer.acked) > acked + 20, 60, "traffic in dual-write mode")
 
@@ -199,3 +221,14 @@ def test_apache_391_broker_is_migrated_with_kafpy_brokers(zookeeper, broker_fact
     assert [r.zk_migration_state for r in records if isinstance(r, ZkMigrationStateRecord)] == [2, 1, 3]
     regs = [(r.broker_id, r.is_migrating_zk_broker) for r in records if isinstance(r, RegisterBrokerRecord)]
     assert (APACHE, True) in regs and regs[-1] == (APACHE, False), regs
+    # the Apache broker in KRaft mode assigned its migrated replicas to its log directory
+    (topic_id,) = [r.topic_id for r in records if isinstance(r, TopicRecord) and r.name == TOPIC]
+    replicas = {r.partition_id: list(r.replicas) for r in records
+                if isinstance(r, PartitionRecord) and r.topic_id == topic_id}
+    directories: dict[int, bytes] = {}
+    for r in records:
+        if isinstance(r, PartitionChangeRecord) and r.topic_id == topic_id and r.directories:
+            replicas[r.partition_id] = list(r.replicas) if r.replicas is not None else replicas[r.partition_id]
+            directories[r.partition_id] = r.directories[replicas[r.partition_id].index(APACHE)]
+    assert sorted(directories) == [0, 1, 2] and not {MIGRATING, UNASSIGNED} & set(directories.values()), \
+        directories
