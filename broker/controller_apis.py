@@ -38,7 +38,7 @@ from kafpy.raft.kafka_raft_client import KafkaRaftClient
 from kafpy.raft.voter_set import SUPPORTED_KRAFT_VERSIONS, Endpoint, VoterSet
 
 from kafpy.broker.controller_authorization import Caller, ControllerAuthorizer
-from kafpy.broker.controller_requests import READ_APIS, WRITE_APIS, ControllerRequests
+from kafpy.broker.controller_requests import BROKER_WRITE_APIS, READ_APIS, WRITE_APIS, ControllerRequests
 from kafpy.broker.handler import RequestContext
 from kafpy.broker.security.acl import SUPPORTED_OPERATIONS, ResourceType
 from kafpy.broker.security.principal import ANONYMOUS
@@ -89,7 +89,8 @@ class ControllerApis:
         self.voters = voters
         self.requests = requests
         self.controller: QuorumController | None = requests.controller if requests is not None else None
-        keys = CONTROLLER_APIS + ((WRITE_APIS + READ_APIS + (ApiKey.ENVELOPE,)) if requests is not None else ())
+        keys = CONTROLLER_APIS + ((WRITE_APIS + BROKER_WRITE_APIS + READ_APIS + (ApiKey.ENVELOPE,))
+                                 if requests is not None else ())
         self._ranges = sorted((int(k), codec.SPECS[k].min_version, codec.SPECS[k].max_version) for k in keys)
 
     @property

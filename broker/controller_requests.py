@@ -54,6 +54,8 @@ WRITE_APIS: tuple[ApiKey, ...] = (
     ApiKey.ALTER_CLIENT_QUOTAS, ApiKey.ALLOCATE_PRODUCER_IDS, ApiKey.ALTER_PARTITION,
     ApiKey.ELECT_LEADERS, ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.UPDATE_FEATURES,
 )
+# the writes only brokers send, straight to the controller (never forwarded in an Envelope)
+BROKER_WRITE_APIS: tuple[ApiKey, ...] = (ApiKey.ASSIGN_REPLICAS_TO_DIRS,)
 READ_APIS: tuple[ApiKey, ...] = (
     ApiKey.DESCRIBE_CONFIGS, ApiKey.LIST_PARTITION_REASSIGNMENTS,
     ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS, ApiKey.DESCRIBE_ACLS,
@@ -107,6 +109,8 @@ class ControllerRequests:
                 _as(r, M.AllocateProducerIdsRequest)),
             ApiKey.ALTER_PARTITION: lambda r, v: lambda now: c.partitions.alter_partition(
                 _as(r, M.AlterPartitionRequest), v),
+            ApiKey.ASSIGN_REPLICAS_TO_DIRS: lambda r, v: lambda now: c.partitions.assign_replicas_to_dirs(
+                _as(r, M.AssignReplicasToDirsRequest)),
             ApiKey.ELECT_LEADERS: lambda r, v: lambda now: c.partitions.elect_leaders(_as(r, M.ElectLeadersRequest)),
             ApiKey.ALTER_PARTITION_REASSIGNMENTS: lambda r, v: lambda now: c.partitions.alter_partition_reassignments(
                 _as(r, M.AlterPartitionReassignmentsRequest)),

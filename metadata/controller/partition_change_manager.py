@@ -1,8 +1,9 @@
-"""AlterPartition, ElectLeaders and partition reassignments: the part of Kafka's
+"""AlterPartition, ElectLeaders, partition reassignments and AssignReplicasToDirs: the part of Kafka's
 ``ReplicationControlManager`` that changes existing partitions on request.
 
 Who calls it: the quorum controller (AlterPartition from partition leaders; ElectLeaders,
-AlterPartitionReassignments, ListPartitionReassignments from admins). Every change goes
+AlterPartitionReassignments, ListPartitionReassignments from admins; AssignReplicasToDirs
+from brokers). Every change goes
 through ``PartitionChangeBuilder`` and takes effect when its PartitionChangeRecord is
 replayed; the ISR rules and error codes are the ones Kafka's controller applies."""
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 import logging
 
 from kafpy.metadata.controller.controller_result import ApiError, ControllerError, ControllerResult
-from kafpy.metadata.controller.partition_change_builder import Election, PartitionChangeBuilder
+from kafpy.metadata.controller.partition_change_builder import (
+    DIRECTORY_ASSIGNMENT_LEVEL, Election, PartitionChangeBuilder,
+)
 from kafpy.metadata.controller.replication_control_manager import ReplicationControlManager
 from kafpy.metadata.image.partition import LeaderRecoveryState, PartitionRegistration
 from kafpy.metadata.image.topics import TopicImage
@@ -21,6 +24,8 @@ from kafpy.protocol.messages import (
     AlterPartitionReassignmentsResponse,
     AlterPartitionRequest,
     AlterPartitionResponse,
+    AssignReplicasToDirsRequest,
+    AssignReplicasToDirsResponse,
     ElectLeadersRequest,
     ElectLeadersResponse,
     ListPartitionReassignmentsRequest,
@@ -43,6 +48,60 @@ class PartitionChangeManager:
     def _builder(self, topic: TopicImage, partition_id: int,
                  partition: PartitionRegistration) -> PartitionChangeBuilder:
         return self.replication.builder(topic, partition_id, partition, self.cluster.is_active)
+
+    # -- AssignReplicasToDirs -----------------------------------------------------------------
+
+    def assign_replicas_to_dirs(self, request: AssignReplicasToDirsRequest
+                                ) -> ControllerResult[AssignReplicasToDirsResponse]:
+        """Kafka's ``handleAssignReplicasToDirs``: a broker names the log directory of each of its
+        replicas (an Apache Kafka broker rolled into KRaft mode after a ZooKeeper migration does
+        it for every replica, whose directory the copy left MIGRATING); a PartitionChangeRecord
+        for each partition whose directory changes. STALE_BROKER_EPOCH for the whole request
+        when its broker epoch is not the current one (raised).
+
+        Not done: Kafka also moves leadership off replicas assigned to a directory the broker
+        registered as offline; kafpy's brokers report no offline directories."""
+        if self.replication.features.metadata_version() < DIRECTORY_ASSIGNMENT_LEVEL:
+            raise ControllerError(ErrorCode.UNSUPPORTED_VERSION, "Directory assignment is not supported yet.")
+        broker_id = request.broker_id
+        self.cluster.check_broker_epoch(broker_id, request.broker_epoch)
+        image = self.replication.metadata.image
+        records: list[Message] = []
+        changed: dict[tuple[bytes, int], PartitionRegistration] = {}
+        R = AssignReplicasToDirsResponse
+        response = R()
+        for directory in request.directories:
+            out_dir = R.DirectoryData(id=directory.id)
+            response.directories.append(out_dir)
+            for topic_data in directory.topics:
+                topic = image.topic_by_id(topic_data.topic_id)
+                out_topic = R.TopicData(topic_id=topic_data.topic_id)
+                out_dir.topics.append(out_topic)
+                if topic is None:
+                    log.warning("AssignReplicasToDirsRequest from broker %d references unknown topic ID %s",
+                                broker_id, topic_data.topic_id.hex())
+                for data in topic_data.partitions:
+                    index = data.partition_index
+                    error = ErrorCode.UNKNOWN_TOPIC_ID if topic is None else ErrorCode.NONE
+                    if topic is not None:
+                        partition = changed.get((topic.id, index)) or topic.partitions.get(index)
+                        if partition is None:
+                            log.warning("AssignReplicasToDirsRequest from broker %d references unknown partition "
+                                        "%s-%d", broker_id, topic.name, index)
+                            error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                        elif broker_id not in partition.replicas:
+                            log.warning("AssignReplicasToDirsRequest from broker %d references non assigned "
+                                        "partition %s-%d", broker_id, topic.name, index)
+                            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
+                        else:
+                            builder = self._builder(topic, index, partition)
+                            builder.set_target_directories({broker_id: directory.id})
+                            record = builder.build()
+                            if record is not None:
+                                records.append(record)
+                                changed[(topic.id, index)] = partition.merge(record)
+                    out_topic.partitions.append(R.PartitionData(partition_index=index, error_code=int(error)))
+        return ControllerResult.of(records, response)
 
     # -- AlterPartition ----------------------------------------------------------------------
 

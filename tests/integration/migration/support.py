@@ -25,6 +25,7 @@ from tests.integration.security.raw_acls import ALLOW, DENY, DESCRIBE, LITERAL, 
 from tests.support.kafka_dist import run_tool
 from tests.support.ports import LOOPBACK, free_ports
 from tests.support.process import terminate
+from tests.support.zk_kafka import ZkReferenceKafka
 
 WRITE = 4  # AclOperation.WRITE
 CONTROLLER_ID = 3000  # the node id Kafka's migration guide gives its first controller
@@ -220,3 +221,44 @@ def finalize_controller_properties(controller: MigratingController) -> None:
     lines = [line for line in controller.config.read_text().splitlines()
              if not line.startswith(("zookeeper.metadata.migration.enable=", "zookeeper.connect="))]
     controller.config.write_text("\n".join(lines) + "\n")
+
+
+def apache_migration_overrides(controller_port: int) -> dict[str, str]:
+    """Kafka 3.9's guide for a ZooKeeper broker joining the migration: the flag, the
+    controllers, their listener and its security protocol, and the inter-broker protocol
+    pinned to the release the controllers were formatted at."""
+    return {"zookeeper.metadata.migration.enable": "true",
+            "controller.quorum.voters": f"{CONTROLLER_ID}@{LOOPBACK}:{controller_port}",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.protocol.version": "3.9",
+            "broker.heartbeat.interval.ms": "500"}
+
+
+def apache_kraft_properties(broker: Any, controller_port: int, settings: dict[str, object]) -> dict[str, str]:
+    """An Apache Kafka 3.9.1 ZooKeeper broker rolled into KRaft mode (the guide's last broker
+    step): process.roles=broker, its broker.id as node.id, the same listener and log dirs,
+    no zookeeper.connect and no migration flag."""
+    props: dict[str, object] = {
+        **{k: v for k, v in settings.items() if not k.startswith("zookeeper.") and k != "broker.id"},
+        "process.roles": "broker", "node.id": broker.node_id,
+        "controller.quorum.voters": f"{CONTROLLER_ID}@{LOOPBACK}:{controller_port}",
+        "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "listeners": f"PLAINTEXT://{LOOPBACK}:{broker.port}",
+        "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{broker.port}",
+        "inter.broker.listener.name": "PLAINTEXT", "log.dirs": broker.log_dir,
+        "num.partitions": 1, "group.initial.rebalance.delay.ms": 0, "broker.heartbeat.interval.ms": 500,
+    }
+    return {k: str(v) for k, v in props.items()}
+
+
+class RollingApacheKafka(ZkReferenceKafka):
+    """An Apache Kafka 3.9.1 broker that starts in ZooKeeper mode and is rolled through the
+    migration: ``overrides`` changed for the migration restart, ``kraft`` set for the roll into
+    KRaft mode (then its properties are those alone)."""
+
+    kraft: dict[str, str] | None = None
+
+    def properties(self) -> dict[str, str]:
+        return dict(self.kraft) if self.kraft is not None else super().properties()

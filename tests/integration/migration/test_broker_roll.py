@@ -15,6 +15,7 @@ from collections import Counter
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.errors import KafkaConnectionError
 
 from kafpy.protocol.messages import (
     AccessControlEntryRecord, RegisterBrokerRecord, UserScramCredentialRecord, ZkMigrationStateRecord,
@@ -57,6 +58,10 @@ class SteadyProducer(threading.Thread):
 
 
 class GroupConsumer(threading.Thread):
+    """A consumer group member that keeps polling through the rolls: kafka-python's poll raises
+    a connection error when the broker it refreshes metadata from has just stopped (a Java
+    consumer retries), so such a poll counts as an empty one."""
+
     def __init__(self, bootstrap: list[str]) -> None:
         super().__init__(daemon=True)
         self.consumer = KafkaConsumer(TOPIC, bootstrap_servers=bootstrap, group_id=GROUP,
@@ -67,7 +72,12 @@ class GroupConsumer(threading.Thread):
 
     def run(self) -> None:
         while not self.stopping.is_set():
-            for records in self.consumer.poll(500).values():
+            try:
+                polled = self.consumer.poll(500)
+            except KafkaConnectionError:
+                time.sleep(0.2)
+                continue
+            for records in polled.values():
                 self.seen.update(r.value for r in records)
         self.consumer.close()
 

@@ -9,6 +9,7 @@ from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import (
     AlterPartitionReassignmentsRequest,
     AlterPartitionRequest,
+    AssignReplicasToDirsRequest,
     CreateTopicsRequest,
     ElectLeadersRequest,
     ListPartitionReassignmentsRequest,
@@ -172,3 +173,55 @@ def test_reassignment_cancel_and_errors():
     p = _part(c)
     # as Kafka reverts: the adding replicas leave, the order of the others stays
     assert (p.replicas, p.adding_replicas, p.removing_replicas) == ((2, 3, 1), (), ())
+
+
+AR = AssignReplicasToDirsRequest
+
+
+def _assign(c: Controller, broker: int, directory: bytes, topic_id: bytes, *partitions: int,
+            epoch: int | None = None) -> AssignReplicasToDirsRequest:
+    reg = c.cluster.registration(broker)
+    assert reg is not None
+    return AR(broker_id=broker, broker_epoch=reg.epoch if epoch is None else epoch, directories=[AR.DirectoryData(
+        id=directory, topics=[AR.TopicData(topic_id=topic_id, partitions=[
+            AR.PartitionData(partition_index=p) for p in partitions])])])
+
+
+def test_assign_replicas_to_dirs_records_the_directory_of_the_brokers_replica():
+    """What an Apache Kafka broker rolled into KRaft after a ZooKeeper migration sends for its
+    replicas (their directories MIGRATING): one PartitionChangeRecord naming the directory."""
+    c, m = _setup(n=4)
+    t = c.metadata.image.topic("t")
+    assert t is not None
+    new_dir = b"\x07" * 16
+    result = m.assign_replicas_to_dirs(_assign(c, 2, new_dir, t.id, 0))
+    (record,) = result.records
+    assert isinstance(record, PartitionChangeRecord) and record.directories is not None
+    assert record.directories[list(_part(c).replicas).index(2)] == new_dir
+    assert [p.error_code for d in result.response.directories for tt in d.topics for p in tt.partitions] == [0]
+    c.commit(result)
+    assert dict(zip(_part(c).replicas, _part(c).directories))[2] == new_dir
+    assert m.assign_replicas_to_dirs(_assign(c, 2, new_dir, t.id, 0)).records == []  # already there
+
+
+def test_assign_replicas_to_dirs_errors():
+    c, m = _setup(n=4)
+    t = c.metadata.image.topic("t")
+    assert t is not None
+    d = b"\x07" * 16
+
+    def codes(request: AssignReplicasToDirsRequest) -> list[ErrorCode]:
+        result = m.assign_replicas_to_dirs(request)
+        assert result.records == []
+        return [ErrorCode(p.error_code) for dd in result.response.directories for tt in dd.topics
+                for p in tt.partitions]
+    assert codes(_assign(c, 4, d, t.id, 0)) == [ErrorCode.NOT_LEADER_OR_FOLLOWER]  # broker 4 hosts no replica
+    assert codes(_assign(c, 1, d, t.id, 9)) == [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]
+    assert codes(_assign(c, 1, d, b"\x09" * 16, 0, 1)) == [ErrorCode.UNKNOWN_TOPIC_ID] * 2
+    with pytest.raises(ControllerError) as e:
+        m.assign_replicas_to_dirs(_assign(c, 1, d, t.id, 0, epoch=12345))
+    assert e.value.error == ErrorCode.STALE_BROKER_EPOCH
+    old = controller(mv=14)  # 3.6-IV2: no directories in partition records
+    with pytest.raises(ControllerError) as e:
+        PartitionChangeManager(old.replication).assign_replicas_to_dirs(AR(broker_id=1))
+    assert e.value.error == ErrorCode.UNSUPPORTED_VERSION
