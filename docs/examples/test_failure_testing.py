@@ -60,5 +60,6 @@ def test_application_sees_a_cut_listener_and_recovers():
 def test_unreachable_broker_is_reported():
     with EmbeddedBroker(cuttable=True) as broker:
         broker.cut_listener()
-        with pytest.raises(KafkaTimeoutError):
-            KafkaProducer(bootstrap_servers=broker.bootstrap_servers, max_block_ms=1_000)
+        with pytest.raises(KafkaTimeoutError):   # kafka-python 3 waits 30 s for a first broker
+            KafkaProducer(bootstrap_servers=broker.bootstrap_servers, max_block_ms=1_000,
+                          bootstrap_timeout_ms=1_000)
