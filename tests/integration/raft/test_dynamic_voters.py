@@ -275,7 +275,8 @@ def test_a_voter_restarted_on_another_port_updates_its_endpoint(tmp_path: Path) 
 
         def endpoint_of_2_in_describe_quorum() -> bool | None:
             leader = controller_id(c.ports[1])
-            nodes = describe_quorum_response(c.ports[leader]).nodes if leader in c.ports else []
+            ports = {**c.ports, 2: new_port}  # node 2, restarted, may lead
+            nodes = describe_quorum_response(ports[leader]).nodes if leader in ports else []
             return True if any(n.node_id == 2 and [(li.host, li.port) for li in n.listeners] == [(LOOPBACK, new_port)]
                                for n in nodes) else None
         eventually(endpoint_of_2_in_describe_quorum, timeout=90, what="node 2's new endpoint (DescribeQuorum)")
