@@ -51,8 +51,12 @@ class CombinedNode:
     """One node: its ports, directory, config and process (kafpy's or Apache's)."""
 
     def __init__(self, impl: str, node_id: int, port: int, controller_port: int, work_dir: Path,
-                 quorum: Mapping[str, str], overrides: Mapping[str, object] | None = None) -> None:
+                 quorum: Mapping[str, str], overrides: Mapping[str, object] | None = None,
+                 light_jvm: bool = False) -> None:
         self.impl = impl
+        # an Apache node on the suite's light JVM (serial GC, C1, the server's CDS archive:
+        # kafka_dist.java_command) rather than G1 and C2: for tests that only ask it questions
+        self.light_jvm = light_jvm
         self.node_id = node_id
         self.port = port
         self.controller_port = controller_port
@@ -101,7 +105,8 @@ class CombinedNode:
         with open(self.output_path, "ab") as out:
             if self.impl == "apache":
                 cmd = java_command("4", "kafka-server-start", [str(self.config_path)], heap="512m",
-                                   log_level=os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "INFO"))
+                                   log_level=os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "INFO"),
+                                   light_jvm=self.light_jvm or None)
                 self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                              start_new_session=True, cwd=self.work_dir)
             else:
@@ -211,15 +216,16 @@ SINGLE = {  # one node: every internal topic with one replica
 class SingleNode:
     """One combined node that is its own quorum, with ``overrides`` on top of ``SINGLE``: a
     KRaft node for tests that run one kafpy node beside ``ReferenceKafka``. ``port`` is its
-    PLAINTEXT listener; ``restart`` keeps its directory."""
+    PLAINTEXT listener; ``restart`` keeps its directory; ``light_jvm``: an Apache node on the
+    suite's light JVM (CombinedNode)."""
 
     def __init__(self, impl: str, root: Path, overrides: Mapping[str, object] | None = None,
-                 node_id: int = 1) -> None:
+                 node_id: int = 1, light_jvm: bool = False) -> None:
         port, controller_port = free_ports(2)
         self.cluster_id = random_cluster_id()
         self.node = CombinedNode(impl, node_id, port, controller_port, root,
                                  {"controller.quorum.voters": f"{node_id}@{LOOPBACK}:{controller_port}"},
-                                 {**SINGLE, **(overrides or {})})
+                                 {**SINGLE, **(overrides or {})}, light_jvm=light_jvm)
         self.formatted = False
 
     @property

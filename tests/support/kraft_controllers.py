@@ -105,11 +105,15 @@ class KafpyControllers:
 
 class ApacheBroker:
     """An Apache Kafka 4.4 broker (``process.roles=broker``) whose controllers are the kafpy
-    quorum; formatted by Apache's ``kafka-storage format`` with the controllers' cluster id."""
+    quorum; formatted by Apache's ``kafka-storage format`` with the controllers' cluster id.
+    ``overrides`` go on top of its properties; ``light_jvm``: the suite's light JVM (serial GC,
+    C1, the server's CDS archive: kafka_dist.java_command) rather than G1 and C2."""
 
-    def __init__(self, work: Path, controllers: KafpyControllers, node_id: int = 100) -> None:
+    def __init__(self, work: Path, controllers: KafpyControllers, node_id: int = 100,
+                 overrides: Mapping[str, str] | None = None, light_jvm: bool = False) -> None:
         self.work = work
         self.node_id = node_id
+        self.light_jvm = light_jvm
         self.port = free_ports(1)[0]
         self.config = write_properties(work / "broker.properties", {
             "process.roles": "broker",
@@ -126,6 +130,7 @@ class ApacheBroker:
             "share.coordinator.state.topic.replication.factor": "1",
             "share.coordinator.state.topic.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
+            **(overrides or {}),
         })
         self.cluster_id = controllers.cluster_id
         self.output_path = work / "broker.out"
@@ -139,7 +144,8 @@ class ApacheBroker:
         run_tool("4", "kafka-storage", ["format", "-t", self.cluster_id, "-c", str(self.config)], timeout=120)
 
     def start(self) -> None:
-        cmd = java_command("4", "kafka-server-start", [str(self.config)], heap="768m", log_level="INFO")
+        cmd = java_command("4", "kafka-server-start", [str(self.config)], heap="768m", log_level="INFO",
+                           light_jvm=self.light_jvm or None)
         with open(self.output_path, "ab") as out:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                          start_new_session=True, cwd=self.work)

@@ -18,6 +18,7 @@ from kafpy.protocol.messages import (
     RequestHeader,
 )
 
+from tests.support.kafka_dist import java_command
 from tests.support.ports import LOOPBACK, free_ports
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -28,6 +29,15 @@ FAST_QUORUM = {  # short timeouts so elections take well under a second
     "controller.quorum.request.timeout.ms": "1000",
 }
 _R = TypeVar("_R", bound=Message)
+
+
+def apache_server_command(config: Path, heap: str = "384m", log_level: str | None = None) -> list[str]:
+    """Apache Kafka 4.4's ``kafka-server-start <config>`` on the suite's light JVM (serial GC, C1
+    only, the server's CDS archive when one was dumped: kafka_dist.java_command), as
+    ReferenceKafka runs it for the suite: a controller of these tests carries a few records a
+    second, and G1 and C2 cost it about twice the CPU (and seconds more to start on a loaded
+    machine, where a quorum's timeouts are short)."""
+    return java_command("4", "kafka-server-start", [str(config)], heap=heap, log_level=log_level, light_jvm=True)
 
 
 def voters_string(ports: Mapping[int, int]) -> str:
@@ -109,6 +119,14 @@ def describe_quorum(port: int) -> DescribeQuorumResponse.PartitionData:
         topic_name="__cluster_metadata", partitions=[DescribeQuorumRequest.PartitionData(partition_index=0)])])
     response = call(port, request, DescribeQuorumResponse, 2)
     return response.topics[0].partitions[0]
+
+
+def describe_quorum_response(port: int) -> DescribeQuorumResponse:
+    """DescribeQuorum v2 whole: the partition's voters and observers and the voters' endpoints
+    (``nodes``)."""
+    request = DescribeQuorumRequest(topics=[DescribeQuorumRequest.TopicData(
+        topic_name="__cluster_metadata", partitions=[DescribeQuorumRequest.PartitionData(partition_index=0)])])
+    return call(port, request, DescribeQuorumResponse, 2)
 
 
 def controller_id(port: int) -> int:

@@ -36,15 +36,27 @@ def tool(name: str, *args: str, input: str | None = None) -> str:
     return run_tool("4", name, list(args), input=input, timeout=120).stdout
 
 
-@pytest.fixture
-def controllers(tmp_path: Path) -> Iterator[KafpyControllers]:
-    c = KafpyControllers(tmp_path, CLUSTER_ID, {"broker.session.timeout.ms": str(SESSION_TIMEOUT_MS)})
+def _started(work: Path) -> Iterator[KafpyControllers]:
+    c = KafpyControllers(work, CLUSTER_ID, {"broker.session.timeout.ms": str(SESSION_TIMEOUT_MS)})
     c.format()
     c.start_all()
     try:
         yield c
     finally:
         c.stop_all()
+
+
+@pytest.fixture
+def controllers(tmp_path: Path) -> Iterator[KafpyControllers]:
+    """A quorum of its own, for the test that kills one and dumps the log."""
+    yield from _started(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared_controllers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafpyControllers]:
+    """One quorum for the standby's NOT_CONTROLLER (first: it needs no broker registered, and
+    its refused CreateTopics write nothing) and then the Apache broker on top."""
+    yield from _started(tmp_path_factory.mktemp("active-controller"))
 
 
 def _features(c: KafpyControllers) -> dict[str, str]:
@@ -129,8 +141,8 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     assert ("log.retention.ms", "777777") in defaults and ("log.cleaner.threads", None) in defaults
 
 
-def test_a_write_on_a_standby_controller_answers_not_controller(controllers: KafpyControllers) -> None:
-    c = controllers
+def test_a_write_on_a_standby_controller_answers_not_controller(shared_controllers: KafpyControllers) -> None:
+    c = shared_controllers
     request = M.CreateTopicsRequest(topics=[M.CreateTopicsRequest.CreatableTopic(
         name="x", num_partitions=1, replication_factor=1)], timeout_ms=5000)
 
@@ -150,6 +162,16 @@ def test_a_write_on_a_standby_controller_answers_not_controller(controllers: Kaf
         (38, "Unable to replicate the partition 1 time(s): All brokers are currently fenced.")]
 
 
+def _socket_leaders(broker: ApacheBroker, topic: str) -> list[int]:
+    """The partitions' leaders in the broker's Metadata, asked over a socket (no JVM per try:
+    the waits poll this, then ask kafka-topics once it holds)."""
+    request = M.MetadataRequest(topics=[M.MetadataRequest.MetadataRequestTopic(name=topic)],
+                                allow_auto_topic_creation=False)
+    response = call(broker.port, request, M.MetadataResponse, 12)
+    partitions = sorted(response.topics[0].partitions, key=lambda p: p.partition_index) if response.topics else []
+    return [p.leader_id for p in partitions]
+
+
 def _leaders(bootstrap: str, topic: str) -> list[str]:
     out = tool("kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", topic)
     return re.findall(r"Leader: (\S+)", out)
@@ -163,10 +185,12 @@ def _produce_consume(broker: ApacheBroker, topic: str, values: list[str]) -> lis
     return out.split()
 
 
-def test_an_apache_broker_on_kafpy_controllers(controllers: KafpyControllers, tmp_path: Path) -> None:
-    c = controllers
+def test_an_apache_broker_on_kafpy_controllers(shared_controllers: KafpyControllers, tmp_path: Path) -> None:
+    c = shared_controllers
     first = c.active()
-    broker = ApacheBroker(tmp_path, c)
+    # heartbeats every 500 ms (Kafka's 2 s): unfenced sooner, and many heartbeats to the new
+    # controller within the session timeout the test waits past
+    broker = ApacheBroker(tmp_path, c, overrides={"broker.heartbeat.interval.ms": "500"}, light_jvm=True)
     broker.format()
     broker.start()
     try:
@@ -175,6 +199,7 @@ def test_an_apache_broker_on_kafpy_controllers(controllers: KafpyControllers, tm
         assert "Registering broker 100" in c.output(first)
         tool("kafka-topics", "--bootstrap-server", broker.bootstrap, "--create", "--topic", "alpha",
              "--partitions", "2", "--replication-factor", "1", "--config", "retention.ms=86400000")
+        eventually(lambda: _socket_leaders(broker, "alpha") == [100, 100], what="alpha's leaders (Metadata)")
         assert eventually(lambda: _leaders(broker.bootstrap, "alpha") == ["100", "100"] and ["ok"],
                           what="alpha's leaders")
         assert _produce_consume(broker, "alpha", ["one", "two", "three"]) == ["one", "two", "three"]
@@ -186,6 +211,7 @@ def test_an_apache_broker_on_kafpy_controllers(controllers: KafpyControllers, tm
         assert broker.serves_metadata(), "the broker was fenced after the failover"
         tool("kafka-topics", "--bootstrap-server", broker.bootstrap, "--create", "--topic", "beta",
              "--partitions", "1", "--replication-factor", "1")
+        eventually(lambda: _socket_leaders(broker, "beta") == [100], what="beta's leader after the failover (Metadata)")
         assert eventually(lambda: _leaders(broker.bootstrap, "beta") == ["100"] and ["ok"],
                           what="beta's leader after the failover")
         assert _produce_consume(broker, "beta", ["four", "five"]) == ["four", "five"]

@@ -21,12 +21,15 @@ from typing import Iterator, Protocol
 
 import pytest
 
+from kafpy.protocol.messages import DescribeQuorumResponse
+
 from tests.integration.raft.quorum_support import (
-    REPO_ROOT, controller_id, describe_quorum, kafpy_format, write_properties,
+    REPO_ROOT, apache_server_command, controller_id, describe_quorum, describe_quorum_response, kafpy_format,
+    write_properties,
 )
 from tests.integration.raft.test_controller_quorum import CLUSTER_ID, Controllers, eventually
 from tests.integration.raft.test_metadata_quorum_tool import ApacheControllers
-from tests.support.kafka_dist import java_command, run_tool
+from tests.support.kafka_dist import run_tool
 from tests.support.ports import LOOPBACK, free_ports
 
 
@@ -55,6 +58,7 @@ class Side(Protocol):
     ports: dict[int, int]
     directory_ids: dict[int, str]
     observer_config: Path
+    observer_port: int
 
     def start_all(self) -> str: ...  # the observer's directory id
 
@@ -91,7 +95,7 @@ class ApacheSide(ApacheControllers):
                                         "--no-initial-controllers"], timeout=120)
         with open(self.work / "apache-4.out", "ab") as out:
             self.procs.append(subprocess.Popen(
-                java_command("4", "kafka-server-start", [str(self.observer_config)], heap="384m"),
+                apache_server_command(self.observer_config),
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
         return directory_id_of(self.work)
 
@@ -149,6 +153,31 @@ def replication_rows(side: Side, directory: str) -> list[tuple[str, str, str]]:
     return sorted((r[0], str(r[1] == ids[r[0]]), "Follower" if r[-1] == "Leader" else r[-1]) for r in rows)
 
 
+def leader_quorum(side: Side) -> DescribeQuorumResponse.PartitionData | None:
+    """The active controller's DescribeQuorum, asked over a socket (no JVM to start: the waits
+    poll this, then ask Apache's tool once it holds); None while there is none."""
+    leader = controller_id(side.ports[1])
+    port = {**side.ports, 4: side.observer_port}.get(leader)
+    if port is None:
+        return None
+    quorum = describe_quorum(port)
+    return quorum if quorum.error_code == 0 else None
+
+
+def voter_ids(side: Side) -> list[int] | None:
+    """The voters' ids in the leader's DescribeQuorum."""
+    quorum = leader_quorum(side)
+    return None if quorum is None else sorted(v.replica_id for v in quorum.current_voters)
+
+
+def observer_caught_up(side: Side) -> bool | None:
+    """Node 4 an observer that has fetched up to the leader's high watermark: add-controller
+    is then taken at once (the leader answers REQUEST_TIMED_OUT for a replica not caught up)."""
+    quorum = leader_quorum(side)
+    return True if quorum is not None and any(
+        o.replica_id == 4 and o.log_end_offset >= quorum.high_watermark > 0 for o in quorum.observers) else None
+
+
 def observer_fetching(side: Side) -> bool | None:
     leader = controller_id(side.ports[1])
     if leader < 0:
@@ -170,8 +199,10 @@ def steps(side: Side) -> dict[str, object]:
     directory = side.start_all()
     eventually(lambda: observer_fetching(side), timeout=240, what="node 4 fetching as an observer")
     out: dict[str, object] = {"voters before": voters(side, directory)}
+    eventually(lambda: observer_caught_up(side), timeout=120, what="node 4 caught up as an observer")
     added = add_controller(side)
     out["add-controller"] = masked(added.stdout, directory)
+    eventually(lambda: voter_ids(side) == [1, 2, 3, 4] or None, timeout=60, what="four voters (DescribeQuorum)")
     out["voters after add"] = eventually(lambda: (lambda v: v if len(v) == 4 else None)(voters(side, directory)),
                                          timeout=60, what="four voters")
     out["replication after add"] = replication_rows(side, directory)
@@ -180,6 +211,8 @@ def steps(side: Side) -> dict[str, object]:
     assert removed.returncode == 0, removed.stdout + removed.stderr
     out["remove-controller"] = masked(removed.stdout, directory)
     out["voters after remove"] = voters(side, directory)
+    eventually(lambda: (lambda q: q is not None and any(o.replica_id == 4 for o in q.observers) or None)(
+        leader_quorum(side)), timeout=60, what="node 4 an observer (DescribeQuorum)")
     out["replication after remove"] = eventually(
         lambda: (lambda rows: rows if ("4", "True", "Observer") in rows else None)(replication_rows(side, directory)),
         timeout=60, what="node 4 listed as an observer")
@@ -239,6 +272,14 @@ def test_a_voter_restarted_on_another_port_updates_its_endpoint(tmp_path: Path) 
             line = next(li for li in out.stdout.splitlines() if li.startswith("CurrentVoters:"))
             found = {v["id"]: v["endpoints"] for v in json.loads(line.partition(":")[2])}
             return found[2][0] if found[2] == [f"CONTROLLER://{LOOPBACK}:{new_port}"] else None
+
+        def endpoint_of_2_in_describe_quorum() -> bool | None:
+            leader = controller_id(c.ports[1])
+            ports = {**c.ports, 2: new_port}  # node 2, restarted, may lead
+            nodes = describe_quorum_response(ports[leader]).nodes if leader in ports else []
+            return True if any(n.node_id == 2 and [(li.host, li.port) for li in n.listeners] == [(LOOPBACK, new_port)]
+                               for n in nodes) else None
+        eventually(endpoint_of_2_in_describe_quorum, timeout=90, what="node 2's new endpoint (DescribeQuorum)")
         assert eventually(endpoint_of_2, timeout=90, what="node 2's new endpoint in the voter set") == \
             f"CONTROLLER://{LOOPBACK}:{new_port}"
     finally:
@@ -254,6 +295,8 @@ def test_auto_join_makes_a_new_kafpy_controller_a_voter_by_itself(tmp_path: Path
         props["controller.quorum.auto.join.enable"] = "true"
         write_properties(side.observer_config, props)
         directory = side.start_all()
+        eventually(lambda: voter_ids(side) == [1, 2, 3, 4] or None, timeout=90,
+                   what="node 4 joined by itself (DescribeQuorum)")
         assert eventually(lambda: (lambda v: v if len(v) == 4 else None)(voters(side, directory)),
                           timeout=90, what="node 4 joined by itself") == [(1, True), (2, True), (3, True), (4, True)]
         # asked through node 4 itself: it names the leader and the voters of its log
@@ -299,6 +342,10 @@ def test_an_added_voter_restarts_as_a_voter_and_a_removed_leader_resigns(tmp_pat
             now = controller_id(side.ports[others[0]])
             return now if now in (*others, 4) else None
         eventually(new_leader, timeout=60, what="another voter leads")
+        eventually(lambda: voter_ids(side) == sorted([*others, 4]) or None, timeout=90,
+                   what="the voters without the removed leader (DescribeQuorum)")
+        eventually(lambda: (lambda q: q is not None and any(o.replica_id == leader for o in q.observers) or None)(
+            leader_quorum(side)), timeout=60, what="the old leader an observer (DescribeQuorum)")
         # the tool's bootstrap controller may be the one just removed, still handing over: ask again
         eventually(lambda: [n for n, _ in voters(side, directory)] == sorted([*others, 4]) or None,
                    timeout=90, what="CurrentVoters without the removed leader")

@@ -19,32 +19,37 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Collection, Iterator, Mapping
 
 import pytest
 
-from kafpy._process import terminate
+from kafpy._process import ProcessFailed, terminate
 
 from kafpy.metadata.meta_properties import random_uuid
 
 from tests.integration.raft.quorum_support import (
-    controller_properties, describe_quorum, dynamic_quorum_properties, initial_controllers, three_ports,
-    write_properties,
+    apache_server_command, controller_properties, describe_quorum, dynamic_quorum_properties, initial_controllers,
+    three_ports, write_properties,
 )
 from tests.integration.raft.test_controller_quorum import Controllers, eventually, leader_view
-from tests.support.kafka_dist import ToolFailed, java_command, random_cluster_id, run_tool
+from tests.support.kafka_dist import ToolFailed, random_cluster_id, run_tool
 from tests.support.ports import LOOPBACK
 
 
 class ApacheControllers:
     """Three Apache Kafka 4.4 controller processes, formatted by Apache's kafka-storage."""
 
-    def __init__(self, work: Path, dynamic: bool) -> None:
+    def __init__(self, work: Path, dynamic: bool, avoid: Collection[int] = ()) -> None:
         self.work = work
+        # ports apart from ``avoid`` (those of the quorum started beside it): two draws of
+        # three_ports may share a number, and then the slower JVM cannot bind its listener
         self.ports = three_ports()
+        while set(self.ports.values()) & set(avoid):
+            self.ports = three_ports()
         self.cluster_id = random_cluster_id()
         self.procs: list[subprocess.Popen[bytes]] = []
         self.configs = {}
@@ -62,12 +67,26 @@ class ApacheControllers:
         for node, config in self.configs.items():
             with open(self.work / f"apache-{node}.out", "ab") as out:
                 self.procs.append(subprocess.Popen(
-                    java_command("4", "kafka-server-start", [str(config)], heap="384m"),
+                    apache_server_command(config),
                     stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
 
+    def check_alive(self) -> None:
+        """Raise (not an AssertionError: ``eventually`` would wait on) when a controller
+        exited, with its output, rather than wait for a quorum that cannot settle."""
+        for node, proc in zip(self.configs, self.procs):
+            if proc.poll() is not None:
+                out = (self.work / f"apache-{node}.out").read_text(errors="replace")[-6000:]
+                raise ProcessFailed(f"Apache controller {node} exited with {proc.returncode}:\n{out}")
+
+    def outputs(self) -> str:
+        return "\n".join(f"--- Apache controller {node}\n" +
+                         (self.work / f"apache-{node}.out").read_text(errors="replace")[-3000:]
+                         for node in self.configs if (self.work / f"apache-{node}.out").exists())
+
     def stop(self) -> None:
+        """kill -9: what is tested is what they answered, not their shutdown."""
         for proc in self.procs:
-            terminate(proc, timeout=30)
+            terminate(proc, timeout=30, sig=signal.SIGKILL)
 
 
 @pytest.fixture(params=["static", "dynamic"])
@@ -76,8 +95,8 @@ def dynamic(request: pytest.FixtureRequest) -> bool:
 
 
 @pytest.fixture
-def apache(tmp_path: Path, dynamic: bool) -> Iterator[ApacheControllers]:
-    a = ApacheControllers(tmp_path / "apache", dynamic)
+def apache(tmp_path: Path, dynamic: bool, kafpy_controllers: Controllers) -> Iterator[ApacheControllers]:
+    a = ApacheControllers(tmp_path / "apache", dynamic, avoid=kafpy_controllers.ports.values())
     try:
         yield a
     finally:
@@ -100,33 +119,45 @@ def quorum_tool(port: int, *args: str) -> str:
     return result.stdout
 
 
-def status(port: int) -> dict[str, str]:
+def status(text: str) -> dict[str, str]:
+    """--status's lines as key: value."""
     out: dict[str, str] = {}
-    for line in quorum_tool(port, "--status").splitlines():
+    for line in text.splitlines():
         key, _, value = line.partition(":")
         out[key] = value.strip()
     return out
 
 
-def status_keys(port: int) -> list[str]:
-    return [line.partition(":")[0] for line in quorum_tool(port, "--status").splitlines()]
+def status_keys(text: str) -> list[str]:
+    return [line.partition(":")[0] for line in text.splitlines()]
 
 
-def replication(port: int) -> list[list[str]]:
-    return [[cell.strip() for cell in line.split("\t") if cell.strip()]
-            for line in quorum_tool(port, "--replication").splitlines()]
+def replication(text: str) -> list[list[str]]:
+    """--replication's rows as their cells."""
+    return [[cell.strip() for cell in line.split("\t") if cell.strip()] for line in text.splitlines()]
 
 
-def apache_settled(a: ApacheControllers | Controllers) -> dict[str, str] | None:
-    """--status once a leader is known and every voter has caught up (lag 0); None while
-    the controllers are starting (the tool fails until a MetadataVersion is finalized)."""
+def apache_settled(a: ApacheControllers | Controllers, seen: list[str] | None = None) -> str | None:
+    """--status (as printed) once a leader is known and every voter has caught up (lag 0);
+    None while the controllers are starting (the tool fails until a MetadataVersion is
+    finalized). A quorum with fewer live voters than three never settles: a controller that
+    exited (a port taken, a bad config) fails the test at once, with its output. ``seen``
+    keeps the last --status printed, for the message of a quorum that never settles."""
+    if isinstance(a, ApacheControllers):
+        a.check_alive()
+    elif len(a.alive()) != 3:
+        raise ProcessFailed(f"kafpy controllers alive: {a.alive()}\n" +
+                            "\n".join(a.output(n)[-3000:] for n in a.ports))
     try:
-        s = status(a.ports[1])
+        text = quorum_tool(a.ports[1], "--status")
     except ToolFailed:
         return None
+    if seen is not None:
+        seen[:] = [text]
+    s = status(text)
     if s.get("LeaderId", "-1") == "-1" or s.get("MaxFollowerLag") != "0":
         return None
-    return s
+    return text
 
 
 _TIMING_OR_IDS = re.compile(r"^(ClusterId|LeaderId|LeaderEpoch|HighWatermark|MaxFollowerLag|MaxFollowerLagTimeMs):"
@@ -157,14 +188,19 @@ def test_kafka_metadata_quorum_describes_kafpy_controllers_as_apache_ones(
     for node in c.ports:
         c.start(node)
     leader, quorum = eventually(lambda: leader_view(c), what="the kafpy quorum settled")
-    theirs = eventually(lambda: apache_settled(apache), timeout=120, what="the Apache quorum settled")
+    seen: list[str] = []
+    try:
+        their_text = eventually(lambda: apache_settled(apache, seen), timeout=120, what="the Apache quorum settled")
+    except AssertionError as e:
+        raise AssertionError(f"{e}\nlast --status: {seen}\n{apache.outputs()}") from None
     # both sides' active controllers write (bootstrap records, a NoOpRecord every 500 ms):
     # each side's --status is taken once every voter has caught up
-    ours = eventually(lambda: apache_settled(c), what="the kafpy quorum caught up")
+    our_text = eventually(lambda: apache_settled(c), what="the kafpy quorum caught up")
+    ours, theirs = status(our_text), status(their_text)
 
     # --status: line for line the same text, but for the values excepted above
     assert masked_status(c.ports[3]) == masked_status(apache.ports[3])
-    assert status_keys(c.ports[1]) == status_keys(apache.ports[1]) == [
+    assert status_keys(our_text) == status_keys(their_text) == [
         "ClusterId", "LeaderId", "LeaderEpoch", "HighWatermark", "MaxFollowerLag", "MaxFollowerLagTimeMs",
         "CurrentVoters", "CurrentObservers"]
     # ... and values that are the quorum as it is
@@ -182,9 +218,9 @@ def test_kafka_metadata_quorum_describes_kafpy_controllers_as_apache_ones(
     assert ours["CurrentObservers"] == theirs["CurrentObservers"] == "[]"
 
     # --replication: the same header, one row per voter, the leader first, the same statuses
-    mine, apaches = replication(c.ports[2]), replication(apache.ports[2])
-    header = quorum_tool(c.ports[2], "--replication").splitlines()[0]
-    assert header == quorum_tool(apache.ports[2], "--replication").splitlines()[0]
+    my_text, their_replication = quorum_tool(c.ports[2], "--replication"), quorum_tool(apache.ports[2], "--replication")
+    mine, apaches = replication(my_text), replication(their_replication)
+    assert my_text.splitlines()[0] == their_replication.splitlines()[0]  # the header, padding and all
     assert mine[0] == apaches[0] == ["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp",
                                      "LastCaughtUpTimestamp", "Status"]
     for rows, leader_id, ids in ((mine, leader, mine_ids), (apaches, int(theirs["LeaderId"]), their_ids)):

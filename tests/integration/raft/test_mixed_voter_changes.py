@@ -36,10 +36,12 @@ from kafka.errors import KafkaError
 
 from kafpy._process import terminate
 from tests.integration.raft.quorum_support import (
-    FAST_QUORUM, REPO_ROOT, describe_quorum, kafpy_format, write_properties,
+    FAST_QUORUM, REPO_ROOT, apache_server_command, describe_quorum, describe_quorum_response, kafpy_format,
+    write_properties,
 )
+from kafpy.metadata.meta_properties import uuid_to_string
 from tests.support import wire
-from tests.support.kafka_dist import java_command, random_cluster_id, run_tool
+from tests.support.kafka_dist import random_cluster_id, run_tool
 from tests.support.metadata_log_checker import check_logs, read_log_entries
 from tests.support.ports import LOOPBACK, free_ports
 
@@ -70,8 +72,11 @@ class Node:
             **FAST_QUORUM, "controller.quorum.request.timeout.ms": "5000",
             # two voters: the leader must outlive a follower's restart (it resigns after 1.5
             # fetch timeouts without a majority, and a follower restarted on another port is
-            # out of its reach until the leader takes its UpdateRaftVoter)
-            "controller.quorum.fetch.timeout.ms": "20000",
+            # out of its reach until the leader takes its UpdateRaftVoter); and a follower
+            # sends UpdateRaftVoter one fetch timeout after it starts following (Kafka 4.4's
+            # FollowerState.updateVoterPeriodMs): 12 s outlives a light JVM's restart on a
+            # loaded machine and does not keep the test waiting 20 s for the new endpoint
+            "controller.quorum.fetch.timeout.ms": "12000",
         })
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -83,7 +88,7 @@ class Node:
 
     def start(self) -> None:
         if self.kind == "apache":
-            cmd = java_command("4", "kafka-server-start", [str(self.config)], heap="384m", log_level="INFO")
+            cmd = apache_server_command(self.config, log_level="INFO")
         else:
             cmd = [sys.executable, "-m", "kafpy.broker", str(self.config)]
         with open(self.out, "ab") as out:
@@ -217,7 +222,7 @@ class VoterMove:
         run_tool("4", "kafka-storage", ["format", "-t", self.cluster_id, "-c", str(self.broker_config)], timeout=120)
         with open(self.broker_out, "ab") as out:
             self.broker = subprocess.Popen(
-                java_command("4", "kafka-server-start", [str(self.broker_config)], heap="512m", log_level="INFO"),
+                apache_server_command(self.broker_config, heap="512m", log_level="INFO"),
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
                 cwd=self.work)
 
@@ -263,6 +268,22 @@ class VoterMove:
                 or any(ends[n] < data.high_watermark for n in live_voters):
             return None
         return leader, data.leader_epoch, data.high_watermark
+
+    def leader_voters(self) -> tuple[list[tuple[int, str]], dict[int, list[str]]] | None:
+        """The voters as the leader's DescribeQuorum v2 names them, asked over a socket (no
+        JVM to start, so the waits poll this and ask Apache's tool once it holds): (id,
+        directory id) and each voter's endpoints; None while no live node leads."""
+        for node in self.nodes.values():
+            if not node.alive():
+                continue
+            response = describe_quorum_response(node.port)
+            data = response.topics[0].partitions[0]
+            if data.error_code == 0:
+                voters = sorted((v.replica_id, uuid_to_string(v.replica_directory_id)) for v in data.current_voters)
+                endpoints = {n.node_id: [f"{li.name}://{li.host}:{li.port}" for li in n.listeners]
+                             for n in response.nodes}
+                return voters, endpoints
+        return None
 
     def voters(self) -> list[tuple[int, str]]:
         """Apache's ``describe --status`` CurrentVoters: (id, directory id)."""
@@ -344,6 +365,7 @@ def test_the_voters_move_to_the_other_implementation(move: VoterMove) -> None:
     added = m.wait(add, "add-controller of node 2", timeout=240)
     assert f"Added controller 2 with directory id {second.directory_id()}" in added.stdout, added.stdout
     both = sorted([(1, first.directory_id()), (2, second.directory_id())])
+    m.wait(lambda: (m.leader_voters() or ([], {}))[0] == both, "two voters in the leader's DescribeQuorum")
     m.wait(lambda: m.voters() == both, "two voters")
     m.wait(m.leader, "both voters caught up")
 
@@ -353,6 +375,8 @@ def test_the_voters_move_to_the_other_implementation(move: VoterMove) -> None:
     moved = m.nodes[2]
     moved.move_to(m.moved_port)
     endpoint = [f"CONTROLLER://{LOOPBACK}:{moved.port}"]
+    m.wait(lambda: (m.leader_voters() or ([], {}))[1].get(2) == endpoint,
+           f"{moved.kind} voter 2's new endpoint in the leader's DescribeQuorum", timeout=240)
     m.wait(lambda: any(v["id"] == 2 and v["endpoints"] == endpoint for v in m.current_voters()),
            f"{moved.kind} voter 2's new endpoint in the voter set", timeout=240)
     _, _, hw = m.wait(m.leader, "both voters caught up on the new endpoint")
@@ -368,6 +392,8 @@ def test_the_voters_move_to_the_other_implementation(move: VoterMove) -> None:
         return out if out.returncode == 0 else None
     removed = m.wait(remove, "remove-controller of node 1", timeout=120)
     assert f"Removed KRaft controller 1 with directory id {first.directory_id()}" in removed.stdout
+    m.wait(lambda: (m.leader_voters() or ([], {}))[0] == [(2, second.directory_id())],
+           "node 2 the only voter in the leader's DescribeQuorum")
     m.wait(lambda: m.voters() == [(2, second.directory_id())], "node 2 the only voter")
     leader, _, hw2 = m.wait(m.leader, "controller 2 leading alone")
     assert leader == 2

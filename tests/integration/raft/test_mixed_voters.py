@@ -27,9 +27,10 @@ import pytest
 
 from kafpy._process import terminate
 from tests.integration.raft.quorum_support import (
-    REPO_ROOT, controller_properties, describe_quorum, kafpy_format, three_ports, write_properties,
+    REPO_ROOT, apache_server_command, controller_properties, describe_quorum, kafpy_format, three_ports,
+    write_properties,
 )
-from tests.support.kafka_dist import java_command, run_tool
+from tests.support.kafka_dist import run_tool
 from tests.support.metadata_log_checker import check_logs, read_log_entries
 
 CLUSTER_ID = "mIxEdVoTeRsQ9m0eQ3Fh8k"
@@ -64,8 +65,7 @@ class MixedQuorum:
 
     def start(self, node: int) -> None:
         if node in APACHE:
-            cmd = java_command("4", "kafka-server-start", [str(self.configs[node])], heap="384m",
-                               log_level="INFO")
+            cmd = apache_server_command(self.configs[node], log_level="INFO")
         else:
             cmd = [sys.executable, "-m", "kafpy.broker", str(self.configs[node])]
         with open(self.work / f"node-{node}.out", "ab") as out:
@@ -84,8 +84,10 @@ class MixedQuorum:
         return self.work / f"controller-{node}" / "__cluster_metadata-0"
 
     def stop_all(self) -> None:
-        for proc in self.procs.values():
-            terminate(proc, timeout=30)
+        """The Apache nodes killed (their shutdown is not under test, and what they appended
+        is in their files), the kafpy node stopped by SIGTERM."""
+        for node, proc in self.procs.items():
+            terminate(proc, timeout=30, sig=signal.SIGKILL if node in APACHE else signal.SIGTERM)
 
     def output(self, node: int) -> str:
         path = self.work / f"node-{node}.out"
