@@ -27,6 +27,11 @@ class ControllerUnavailable(Exception):
     """No active controller is known, or the request to it got no answer."""
 
 
+class NoActiveController(ControllerUnavailable):
+    """No raft leader is known yet: nothing was sent, the caller may ask again soon (Kafka's
+    request thread looks for the controller again every 100 ms)."""
+
+
 class ControllerChannel:
     """Keeps the voters' addresses, who the leader is (``leader_id()``, read per request) and
     one connection to it, replaced when the leader changes."""
@@ -63,7 +68,7 @@ class ControllerChannel:
         """The connection to the active controller (``ControllerUnavailable`` when none is known)."""
         node = self.active_controller()
         if node is None:
-            raise ControllerUnavailable("no active controller is known yet")
+            raise NoActiveController("no active controller is known yet")
         if self._client is None or self._target != node:
             await self.close()
             self._client = self._factory(node)

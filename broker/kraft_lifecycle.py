@@ -28,12 +28,16 @@ from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import (BrokerHeartbeatRequest, BrokerHeartbeatResponse, BrokerRegistrationRequest,
                                      BrokerRegistrationResponse)
 
-from kafpy.broker.kraft_controller_channel import ControllerUnavailable
+from kafpy.broker.kraft_controller_channel import ControllerUnavailable, NoActiveController
 
 log = logging.getLogger("kafka.server.BrokerLifecycleManager")
 
 RETRY_BACKOFF_MS = 100  # after a failed registration or heartbeat, as Kafka's first backoff
 MAX_RETRY_BACKOFF_MS = 1000
+# while no controller is known the request was never sent: look again this often, without
+# growing the backoff, so registration follows the first election within a poll (Kafka's
+# NodeToControllerRequestThread polls for the controller every 100 ms)
+NO_CONTROLLER_POLL_MS = 100
 
 
 class LifecycleState(enum.Enum):
@@ -110,6 +114,7 @@ class BrokerLifecycleManager:
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._failures = 0
+        self._awaiting_controller = False  # told once that no controller is known yet
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="broker-lifecycle")
@@ -163,6 +168,12 @@ class BrokerLifecycleManager:
         request = self.registration()
         try:
             response = await self.channel.send(ApiKey.BROKER_REGISTRATION, request)
+        except NoActiveController as e:
+            if not self._awaiting_controller:
+                log.info("[BrokerLifecycleManager id=%d] Unable to register the broker: %s", self.broker_id, e)
+            self._awaiting_controller = True
+            await self.sleep(NO_CONTROLLER_POLL_MS / 1000)
+            return
         except ControllerUnavailable as e:
             log.info("[BrokerLifecycleManager id=%d] Unable to register the broker: %s", self.broker_id, e)
             await self.sleep(self._backoff_s())

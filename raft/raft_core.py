@@ -100,6 +100,10 @@ class RaftCore:
         self._next_correlation = 0
         # the snapshot a follower is fetching (Kafka keeps it in FollowerState: any transition drops it)
         self.fetching_snapshot: RawSnapshotWriterProtocol | None = None
+        # Kafka's initialize: the only voter does not wait an election timeout to elect itself;
+        # the first poll starts its election (the driver then flushes and tells the listeners)
+        self._elect_at_first_poll = (self.quorum.voters == frozenset({node_id}) and self.quorum.is_voter()
+                                     and isinstance(self.quorum.state, (UnattachedState, ResignedState)))
 
     # -- views -----------------------------------------------------------------------------
 
@@ -266,6 +270,11 @@ class RaftCore:
         """Expire timers, move the state on, and return the requests to send now."""
         self.requests.expire(now_ms)
         out: list[msg.OutboundRequest] = []
+        if self._elect_at_first_poll:
+            self._elect_at_first_poll = False
+            if isinstance(self.quorum.state, (UnattachedState, ResignedState)) and self.quorum.voters == frozenset(
+                    {self.node_id}):
+                self._transition_to_prospective(now_ms)
         state = self.quorum.state
         if isinstance(state, LeaderState):
             self._poll_leader(state, now_ms, out)

@@ -17,15 +17,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterator
+from types import SimpleNamespace
+from typing import Callable, Iterator
 
 import pytest
 from kafka import KafkaProducer
 
-from tests.integration.cluster.harness import read_all
+from tests.integration.cluster.harness import metadata, read_all
 from tests.support.kafka_dist import ToolFailed, run_tool
 from tests.support.kraft_combined import CombinedCluster, CombinedNode
 from tests.support.kraft_controllers import eventually
+from tests.support.ports import LOOPBACK
 
 pytestmark = pytest.mark.timeout(1500)
 
@@ -35,12 +37,13 @@ PARTITIONS = 3
 
 @pytest.fixture
 def clusters(tmp_path: Path) -> Iterator[list[CombinedCluster]]:
+    """The clusters a test made, killed at its end (no test here checks a clean shutdown)."""
     made: list[CombinedCluster] = []
     try:
         yield made
     finally:
         for c in made:
-            c.stop()
+            c.kill_all()
 
 
 def topics(cluster: CombinedCluster, *args: str) -> str:
@@ -57,6 +60,30 @@ def describe(cluster: CombinedCluster) -> dict[int, tuple[int, list[int], list[i
             out[int(m.group(1))] = (int(m.group(2)), [int(x) for x in m.group(3).split(",")],
                                     [int(x) for x in m.group(4).split(",") if x])
     return out
+
+
+Partitions = dict[int, tuple[int, list[int], list[int]]]
+
+
+def metadata_view(cluster: CombinedCluster) -> Partitions:
+    """What the first live node that answers Metadata says of the topic, as ``describe``:
+    the waits poll this (one JVM per poll would cost seconds), ``settled`` then asks the tool."""
+    for node in cluster.live():
+        try:
+            md = metadata(SimpleNamespace(host=LOOPBACK, port=node.port), [TOPIC])
+        except OSError:
+            continue
+        return {p.partition_index: (p.leader_id, sorted(p.replica_nodes), sorted(p.isr_nodes))
+                for t in md.topics if t.name == TOPIC for p in t.partitions}
+    return {}
+
+
+def settled(cluster: CombinedCluster, ok: Callable[[Partitions], bool], timeout: float, what: str) -> Partitions:
+    """Wait until the nodes' Metadata satisfies ``ok``, then until Apache's kafka-topics
+    --describe does too; what the tool printed."""
+    eventually(lambda: ok(metadata_view(cluster)), timeout=timeout, what=f"{cluster.impl}: {what} (Metadata)")
+    return eventually(lambda: (lambda d: d if ok(d) else None)(describe(cluster)), timeout=timeout,
+                      what=f"{cluster.impl}: {what} (kafka-topics --describe)")
 
 
 def describe_shape(cluster: CombinedCluster) -> list[str]:
@@ -116,9 +143,8 @@ def scenario(cluster: CombinedCluster) -> dict[str, object]:
     created = topics(cluster, "--create", "--topic", TOPIC, "--partitions", str(PARTITIONS),
                      "--replication-factor", "3")
     seen["create"] = created.strip()
-    parts = eventually(lambda: (lambda d: d if len(d) == PARTITIONS and all(len(isr) == 3 for _, _, isr in
-                                                                           d.values()) else None)(describe(cluster)),
-                       timeout=90, what=f"{cluster.impl}: every replica of {TOPIC} in sync")
+    parts = settled(cluster, lambda d: len(d) == PARTITIONS and all(len(isr) == 3 for _, _, isr in d.values()),
+                    90, f"every replica of {TOPIC} in sync")
     assert all(sorted(r) == [1, 2, 3] for _, r, _ in parts.values())
     seen["describe"] = describe_shape(cluster)
     acked = produce(cluster, 0, 30)
@@ -139,8 +165,8 @@ def scenario(cluster: CombinedCluster) -> dict[str, object]:
     cluster.nodes[active].kill()
     new_active = cluster.active_controller(timeout=90)
     assert new_active != active
-    eventually(lambda: all(leader not in (active, -1) for leader, _, _ in describe(cluster).values()),
-               timeout=90, what=f"{cluster.impl}: leaders away from the killed controller {active}")
+    settled(cluster, lambda d: len(d) == PARTITIONS and all(leader not in (active, -1) for leader, _, _ in d.values()),
+            90, f"leaders away from the killed controller {active}")
     acked += produce(cluster, 30, 30)
     survivor = next(n for n in cluster.live())
     seen["replication_status_one_down"] = sorted(r[-1] for r in replication_rows(survivor)[1:])
@@ -148,8 +174,8 @@ def scenario(cluster: CombinedCluster) -> dict[str, object]:
     # back again, in every ISR
     cluster.nodes[active].start()
     cluster.wait_serving(cluster.nodes[active], 3)
-    eventually(lambda: all(len(isr) == 3 for _, _, isr in describe(cluster).values()), timeout=120,
-               what=f"{cluster.impl}: node {active} back in every ISR")
+    settled(cluster, lambda d: len(d) == PARTITIONS and all(len(isr) == 3 for _, _, isr in d.values()), 120,
+            f"node {active} back in every ISR")
 
     # kill -9 of a partition leader that is not the active controller
     controller = cluster.active_controller()
@@ -159,8 +185,8 @@ def scenario(cluster: CombinedCluster) -> dict[str, object]:
         victim = next(n for n in (1, 2, 3) if n != controller)
     led = [p for p, (leader, _, _) in d.items() if leader == victim]
     cluster.nodes[victim].kill()
-    eventually(lambda: all(describe(cluster)[p][0] not in (victim, -1) for p in led), timeout=90,
-               what=f"{cluster.impl}: new leaders for the partitions {victim} led")
+    settled(cluster, lambda d: all(p in d and d[p][0] not in (victim, -1) for p in led), 90,
+            f"new leaders for the partitions {victim} led")
     assert cluster.active_controller() == controller
     acked += produce(cluster, 60, 30)
     assert_nothing_lost(cluster, acked)
@@ -173,11 +199,11 @@ def test_three_combined_kafpy_nodes_fail_over_as_apache_ones(tmp_path: Path,
     ours = CombinedCluster("kafpy", tmp_path)
     clusters.append(ours)
     mine = scenario(ours)
-    ours.stop()
+    ours.kill_all()
     theirs = CombinedCluster("apache", tmp_path)
     clusters.append(theirs)
     apache = scenario(theirs)
-    theirs.stop()
+    theirs.kill_all()
     assert mine == apache, (mine, apache)
     assert mine["create"] == f"Created topic {TOPIC}."
     assert mine["status_keys"] == ["ClusterId", "LeaderId", "LeaderEpoch", "HighWatermark", "MaxFollowerLag",

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from kafka import KafkaConsumer, KafkaProducer
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from tests.integration.scripts.test_server_scripts import wait_for_port
 from tests.integration.scripts.tools import run_script, started_script
@@ -49,16 +49,25 @@ def quickstart_properties(port: int, controller_port: int, log_dir: Path) -> str
     ])
 
 
-def _roundtrip(bootstrap: str, values: list[bytes]) -> list[bytes]:
+def _roundtrip(bootstrap: str, values: list[bytes], expected: int) -> list[bytes]:
+    """Write ``values``, then read the topic from the start: its first ``expected`` records,
+    and nothing after them (the partition's end offset is ``expected``)."""
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
     for v in values:
         producer.send("quickstart-events", v)
     producer.flush()
     producer.close()
     consumer = KafkaConsumer("quickstart-events", bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=10000, group_id=f"g{len(values)}")
+                             consumer_timeout_ms=30000, group_id=f"g{len(values)}")
     try:
-        return [r.value for r in consumer]
+        got = []
+        for r in consumer:
+            got.append(r.value)
+            if len(got) == expected:
+                break
+        partition = TopicPartition("quickstart-events", 0)
+        assert consumer.end_offsets([partition])[partition] == expected
+        return got
     finally:
         consumer.close()
 
@@ -84,7 +93,7 @@ def test_kafka4_quickstart_config_is_a_one_node_kraft_cluster(tmp_path: Path) ->
         created = run_script("kafka-topics", "--bootstrap-server", bootstrap, "--create", "--topic",
                              "quickstart-events")
         assert created.stdout == "Created topic quickstart-events.\n", created.stderr
-        assert _roundtrip(bootstrap, [b"first", b"second"]) == [b"first", b"second"]
+        assert _roundtrip(bootstrap, [b"first", b"second"], 2) == [b"first", b"second"]
         # clients are told of the broker listener only, never the controller's
         assert wire.metadata_brokers(LOOPBACK, port) == [(1, LOOPBACK, port)]
         status = quorum_status("--bootstrap-controller", f"{LOOPBACK}:{controller_port}")
@@ -107,6 +116,6 @@ def test_kafka4_quickstart_config_is_a_one_node_kraft_cluster(tmp_path: Path) ->
     with open(tmp_path / "server-2.out", "wb") as out, started_script(
             "kafka-server-start", str(config), stdout=out, stderr=subprocess.STDOUT) as proc:
         wait_for_port(port, proc)
-        assert _roundtrip(bootstrap, [b"third"]) == [b"first", b"second", b"third"]
+        assert _roundtrip(bootstrap, [b"third"], 3) == [b"first", b"second", b"third"]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=90) == 0

@@ -219,30 +219,37 @@ def test_brokers_follow_a_new_active_controller(tmp_path: Path) -> None:
         victim.kill()
         others = [c for c in cluster.controllers if c is not victim]
         new_active = wait_until(lambda: active_controller(others), 60, "a new active controller")
+        # the brokers must still be unfenced more than the controllers' broker.session.timeout.ms
+        # (4 s) after the new controller took over: the steps below count towards that
+        unfenced_until = time.monotonic() + 5
         res = run_tool("4", "kafka-topics", ["--bootstrap-server", b2.bootstrap, "--create", "--topic", TOPIC,
                                              "--partitions", str(PARTITIONS), "--replication-factor", "2"],
                        timeout=120)
         assert f"Created topic {TOPIC}" in res.stdout, res.stdout + res.stderr
-        wait_until(lambda: set(leaders(metadata(b1), TOPIC).values()) <= {1, 2}
+        # b1 may learn of the topic created through b2 a moment later: not there yet is "not yet"
+        wait_until(lambda: TOPIC in {t.name for t in metadata(b1).topics}
+                   and set(leaders(metadata(b1), TOPIC).values()) <= {1, 2}
                    and len(leaders(metadata(b1), TOPIC)) == PARTITIONS, 30, "leaders of the new topic")
         acked = produce([b1.bootstrap, b2.bootstrap], [b"v-%d" % i for i in range(50)])
         assert_all_readable([b1.bootstrap, b2.bootstrap], acked)
         status = run_tool("4", "kafka-metadata-quorum", ["--bootstrap-server", b1.bootstrap, "describe", "--status"])
         assert re.search(rf"LeaderId:\s+{new_active}\b", status.stdout), status.stdout  # forwarded to the controller
-        time.sleep(5)  # more than the controllers' broker.session.timeout.ms
+        time.sleep(max(0.0, unfenced_until - time.monotonic()))
         assert sorted(b.node_id for b in metadata(b1).brokers) == [1, 2], f"fenced after {new_active} took over"
     finally:
         cluster.stop()
 
 
 def scram_login(port: int, user: str, password: str) -> bool:
-    """A SASL/SCRAM-SHA-256 client (kafka-python) lists the topics; False when refused."""
+    """A SASL/SCRAM-SHA-256 client (kafka-python) lists the topics; False when refused (after
+    5 s of retries, not the client's default 30 s of bootstrap: with the broker up, a login
+    that is accepted takes well under a second)."""
     from kafka import KafkaAdminClient
     from kafka.errors import KafkaError
     try:
         admin = KafkaAdminClient(bootstrap_servers=[f"127.0.0.1:{port}"], security_protocol="SASL_PLAINTEXT",
                                  sasl_mechanism="SCRAM-SHA-256", sasl_plain_username=user,
-                                 sasl_plain_password=password, request_timeout_ms=5000)
+                                 sasl_plain_password=password, request_timeout_ms=5000, bootstrap_timeout_ms=5000)
     except (KafkaError, OSError):
         return False
     try:
@@ -267,12 +274,16 @@ def test_scram_users_made_through_the_controller_log_in(tmp_path: Path) -> None:
     })
     try:
         cluster.start()
+        refusals = "Failed authentication with SASL mechanism SCRAM-SHA-256"
         assert not scram_login(sasl_port, "bob", "bob-secret")
+        assert broker.log_text().count(refusals) > 0  # refused by the broker, not merely slow to answer
         run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--alter", "--entity-type", "users",
                                         "--entity-name", "bob", "--add-config",
                                         "SCRAM-SHA-256=[iterations=4096,password=bob-secret]"])
         wait_until(lambda: scram_login(sasl_port, "bob", "bob-secret"), 30, "bob logs in with SCRAM-SHA-256")
+        refused_before = broker.log_text().count(refusals)
         assert not scram_login(sasl_port, "bob", "wrong")
+        assert broker.log_text().count(refusals) > refused_before
         described = run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--describe",
                                                     "--entity-type", "users", "--entity-name", "bob"]).stdout
         assert "SCRAM-SHA-256=iterations=4096" in described, described

@@ -4,6 +4,9 @@ a controlled shutdown that ends when the controller says so (a fake controller c
 from __future__ import annotations
 
 import asyncio
+import logging
+
+import pytest
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
@@ -11,7 +14,7 @@ from kafpy.protocol.message_base import Message
 from kafpy.protocol.messages import (BrokerHeartbeatRequest, BrokerHeartbeatResponse, BrokerRegistrationRequest,
                                      BrokerRegistrationResponse)
 
-from kafpy.broker.kraft_controller_channel import ControllerUnavailable
+from kafpy.broker.kraft_controller_channel import ControllerUnavailable, NoActiveController
 from kafpy.broker.kraft_lifecycle import BrokerLifecycleManager, LifecycleState, on_heartbeat
 
 
@@ -107,3 +110,53 @@ def test_a_broker_that_never_registered_has_nothing_to_hand_over() -> None:
         manager.begin_controlled_shutdown()
         return manager.controlled_shutdown.done()
     assert asyncio.run(run())
+
+
+class LateLeader:
+    """No controller known for the first ``unknown`` registrations, then two lost connections,
+    then an epoch."""
+
+    def __init__(self, unknown: int) -> None:
+        self.unknown = unknown
+        self.registrations = 0
+
+    async def send(self, api_key: ApiKey, body: Message, version: int | None = None,
+                   timeout_ms: int | None = None) -> object:
+        if api_key == ApiKey.BROKER_REGISTRATION:
+            self.registrations += 1
+            if self.registrations <= self.unknown:
+                raise NoActiveController("no active controller is known yet")
+            if self.registrations <= self.unknown + 2:
+                raise ControllerUnavailable("the connection was closed")
+            return BrokerRegistrationResponse(broker_epoch=3)
+        return hb(is_caught_up=True, is_fenced=True)
+
+    async def close(self) -> None:
+        pass
+
+
+def test_registration_follows_the_first_election_without_a_growing_backoff(caplog: pytest.LogCaptureFixture) -> None:
+    """While no controller is known nothing was sent: the broker looks again every 100 ms (as
+    Kafka's request thread does) instead of backing off to a second, and says so once; a
+    request that failed on the wire still backs off."""
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        await asyncio.sleep(0)
+
+    async def run() -> int:
+        manager = BrokerLifecycleManager(7, lambda: BrokerRegistrationRequest(broker_id=7), LateLeader(8),
+                                         lambda: 0, heartbeat_interval_ms=1000, sleep=sleep)
+        manager.start()
+        for _ in range(200):
+            await asyncio.sleep(0)
+            if manager.broker_epoch >= 0:
+                break
+        await manager.close()
+        return manager.broker_epoch
+    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
+        assert asyncio.run(run()) == 3
+    assert slept == [0.1] * 8 + [0.1, 0.2]
+    told = [r for r in caplog.records if "no active controller" in r.getMessage()]
+    assert len(told) == 1

@@ -349,3 +349,22 @@ def test_observer_grants_a_vote_as_kafka_4_4_does() -> None:
     out = observer.poll(100_000)  # long past any election timeout: it only looks for a leader
     assert out and all(o.api_key == ApiKey.FETCH for o in out)
     assert isinstance(observer.quorum.state, UnattachedState)
+
+
+def test_the_only_voter_elects_itself_at_its_first_poll() -> None:
+    """Kafka's initialize: a quorum of one does not wait an election timeout, whether it
+    starts Unattached (a new log) or Resigned (it led before the restart)."""
+    core = RaftCore(1, frozenset({1}), MemoryReplicatedLog(), MemoryQuorumStateStore(), now_ms=0,
+                    cluster_id=CLUSTER_ID, rng=random.Random(0))
+    assert isinstance(core.quorum.state, UnattachedState)
+    assert core.poll(0) == []
+    assert isinstance(core.quorum.state, LeaderState) and core.epoch == 1
+    restarted = RaftCore(1, frozenset({1}), MemoryReplicatedLog(), MemoryQuorumStateStore(
+        ElectionState(1, 1, ReplicaKey(1)).to_json(1)), now_ms=0, cluster_id=CLUSTER_ID, rng=random.Random(0))
+    assert isinstance(restarted.quorum.state, ResignedState)
+    restarted.poll(0)
+    assert isinstance(restarted.quorum.state, LeaderState) and restarted.epoch == 2
+    # one of three voters still waits for its election timeout
+    three = make_core()
+    three.poll(0)
+    assert isinstance(three.quorum.state, UnattachedState)
