@@ -84,10 +84,15 @@ class BrokerInfo:
     # every listener's (host, port) when known; host/port above are the inter-broker one
     endpoints: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False)
 
-    def endpoint(self, listener: str) -> tuple[str, int]:
+    def endpoint(self, listener: str) -> tuple[str, int] | None:
         """Where clients of ``listener`` reach this broker (Kafka answers Metadata and
-        FindCoordinator with the endpoint of the listener the request came in on)."""
-        return self.endpoints.get(listener, (self.host, self.port))
+        FindCoordinator with the endpoint of the listener the request came in on); None
+        when the broker's listeners are known and ``listener`` is not among them: Kafka
+        leaves such a broker out rather than send a client to another listener's port.
+        The inter-broker endpoint when no listener is known (a standalone broker's own)."""
+        if self.endpoints:
+            return self.endpoints.get(listener)
+        return self.host, self.port
 
 
 class MetadataCache:

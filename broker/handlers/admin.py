@@ -185,9 +185,8 @@ async def handle_describe_cluster(ctx: RequestContext, req: DescribeClusterReque
     if ctx.api_version >= 1 and req.endpoint_type != 1:
         return DescribeClusterResponse(throttle_time_ms=0, error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
                                        endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
-    brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=x.node_id, host=x.endpoint(ctx.listener)[0],
-                                                             port=x.endpoint(ctx.listener)[1], rack=x.rack)
-               for x in md.brokers()]
+    brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=x.node_id, host=ep[0], port=ep[1], rack=x.rack)
+               for x in md.brokers() if (ep := x.endpoint(ctx.listener)) is not None]
     return DescribeClusterResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
                                    controller_id=md.controller_id, brokers=brokers)
 

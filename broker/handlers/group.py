@@ -107,7 +107,10 @@ async def handle_find_coordinator(ctx: RequestContext, req: FindCoordinatorReque
             err, node, host, port = _service(ctx).find_coordinator(key, key_type)
         broker = next((b for b in ctx.services.metadata_cache.brokers() if b.node_id == node), None)
         if broker is not None:   # the endpoint of the listener this request came in on
-            host, port = broker.endpoint(ctx.listener)
+            ep = broker.endpoint(ctx.listener)
+            if ep is None:   # Kafka's getAliveBrokerNode finds no node on this listener
+                return ErrorCode.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+            host, port = ep
         return err, node, host, port
 
     if v < 4:

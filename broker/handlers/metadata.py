@@ -22,15 +22,20 @@ log = logging.getLogger("kafka.server.KafkaApis")
 def broker_entries(ctx: RequestContext) -> list:
     out = []
     for b in ctx.services.metadata_cache.brokers():
-        host, port = b.endpoint(ctx.listener)
+        ep = b.endpoint(ctx.listener)
+        if ep is None:
+            continue
+        host, port = ep
         out.append(MetadataResponse.MetadataResponseBroker(node_id=b.node_id, host=host, port=port, rack=b.rack))
     return out
 
 
 def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], version: int,
-                    offline_here: int | None = None) -> "MetadataResponse.MetadataResponsePartition":
+                    offline_here: int | None = None, unreachable: AbstractSet[int] = frozenset()
+                    ) -> "MetadataResponse.MetadataResponsePartition":
     """ZkMetadataCache.getPartitionMetadata: a leader that is not a live broker is
-    LEADER_NOT_AVAILABLE with leader -1; v0 lists only live replicas and says
+    LEADER_NOT_AVAILABLE with leader -1, one live but without the request's listener
+    (``unreachable``) LISTENER_NOT_FOUND with leader -1; v0 lists only live replicas and says
     REPLICA_NOT_AVAILABLE when some are missing. ``offline_here``: this broker's id when
     its replica is in a failed log dir (listed offline before the controller says so)."""
     replicas, isr, error = list(pi.replicas), list(pi.isr), ErrorCode.NONE
@@ -42,6 +47,8 @@ def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], versi
     leader = pi.leader
     if leader not in live:
         leader, error = -1, ErrorCode.LEADER_NOT_AVAILABLE
+    elif leader in unreachable:
+        leader, error = -1, ErrorCode.LISTENER_NOT_FOUND
     offline = list(pi.offline_replicas)
     if offline_here is not None and offline_here not in offline:
         offline.append(offline_here)
@@ -51,15 +58,19 @@ def partition_entry(index: int, pi: PartitionInfo, live: AbstractSet[int], versi
 
 
 def topic_entry(info: TopicInfo, version: int, live: AbstractSet[int],
-                offline: tuple[set[tuple[str, int]], int] | None = None) -> "MetadataResponse.MetadataResponseTopic":
-    """``offline``: (the partitions in this broker's failed log dirs, this broker's id)."""
+                offline: tuple[set[tuple[str, int]], int] | None = None,
+                unreachable: AbstractSet[int] = frozenset()) -> "MetadataResponse.MetadataResponseTopic":
+    """``offline``: (the partitions in this broker's failed log dirs, this broker's id);
+    ``unreachable``: live brokers without the request's listener."""
     if offline and offline[0]:
         gone, me = offline
         name = info.name
-        parts = [partition_entry(p, info.partitions[p], live, version, me if (name, p) in gone else None)
+        parts = [partition_entry(p, info.partitions[p], live, version, me if (name, p) in gone else None,
+                                 unreachable)
                  for p in sorted(info.partitions)]
     else:
-        parts = [partition_entry(p, info.partitions[p], live, version) for p in sorted(info.partitions)]
+        parts = [partition_entry(p, info.partitions[p], live, version, None, unreachable)
+                 for p in sorted(info.partitions)]
     return MetadataResponse.MetadataResponseTopic(error_code=ErrorCode.NONE, name=info.name, topic_id=info.topic_id,
                                                   is_internal=info.is_internal, partitions=parts)
 
@@ -83,13 +94,14 @@ async def handle_metadata(ctx: RequestContext, req: MetadataRequest) -> Metadata
     md = s.metadata_cache
     v = ctx.api_version
     live = frozenset(b.node_id for b in md.brokers())
+    unreachable = frozenset(b.node_id for b in md.brokers() if b.endpoint(ctx.listener) is None)
     gone = s.replica_manager.offline_partitions
     offline = (gone, s.broker_id)
-    key = (live, len(gone))
+    key = (live, unreachable, len(gone))
     cache = entry_cache(md)
 
     def build(info: TopicInfo) -> "MetadataResponse.MetadataResponseTopic":
-        return topic_entry(info, v, live, offline)
+        return topic_entry(info, v, live, offline, unreachable)
     if req.topics is None or (v == 0 and not req.topics):
         topics_out, encoded = cache.all_topics(v, md, key, build)
     else:

@@ -85,7 +85,10 @@ def _node_endpoints(ctx: RequestContext, leaders: set[int], cls: Callable[..., _
         b = md.broker(node_id)
         if b is None:
             continue
-        host, port = b.endpoint(ctx.listener)
+        ep = b.endpoint(ctx.listener)
+        if ep is None:
+            continue
+        host, port = ep
         out.append(cls(node_id=node_id, host=host, port=port, rack=b.rack))
     return out
 

@@ -67,3 +67,24 @@ def test_entries_follow_metadata_changes(broker):
     one = call(broker, handle_metadata, 3, 12, M(topics=[M.MetadataRequestTopic(name="b")]))
     assert one.topics[0].partitions[0].leader_epoch == 7
     assert frame_of(one, 12) == codec.encode_response(3, 12, 42, plain(one))
+
+
+def test_a_broker_without_the_requests_listener_is_left_out(broker):
+    """Kafka's metadata cache answers on the request's listener: a live broker that lacks it
+    is not listed (never another listener's port), and a partition it leads says
+    LISTENER_NOT_FOUND with no leader."""
+    import dataclasses
+
+    from kafpy.replication.metadata_cache import BrokerInfo
+    broker.create_topic("t", 1)
+    me = broker.metadata.local_broker
+    local = dataclasses.replace(me, endpoints={"PLAINTEXT": (me.host, me.port)})
+    other = BrokerInfo(7, "127.0.0.1", 19007, None, {"INTERNAL": ("127.0.0.1", 19007)})
+    info = broker.metadata.topic("t")
+    led_by_other = dataclasses.replace(info, partitions={0: dataclasses.replace(info.partitions[0], leader=7)})
+    broker.metadata.update(brokers=[local, other], topics=[led_by_other])
+    resp = call(broker, handle_metadata, 3, 12, M(topics=None))
+    assert [b.node_id for b in resp.brokers] == [me.node_id]
+    [part] = resp.topics[0].partitions
+    assert (part.error_code, part.leader_id) == (72, -1)   # LISTENER_NOT_FOUND
+    assert frame_of(resp, 12) == codec.encode_response(3, 12, 42, plain(resp))
