@@ -100,7 +100,8 @@ def test_lab2_on_combined_kraft_nodes(cluster: CombinedCluster, tools: Tools) ->
     assert all(got), got
     assert sorted(v for g in got for v in g) == sorted(lab.sent[:39]), got
 
-    process.terminate(consumers[2].proc, sig=signal.SIGINT, timeout=30)
+    code = process.terminate(consumers[2].proc, sig=signal.SIGINT, timeout=30)
+    assert code != -signal.SIGKILL, "the console consumer ignored Ctrl-C and was killed 30 s later"
     wait_until(lambda: stable_members(n1, 2), 120, f"{GROUP} stable with the two remaining members")
     assert all(lab.delivered(consumers[:2], lab.send(39), 60))
 
