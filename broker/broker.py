@@ -281,6 +281,12 @@ class Broker:
             self.zk_migration.start()
             lifecycle = self.zk_migration.lifecycle
             services.kraft_broker_epoch = lambda: lifecycle.broker_epoch
+            from kafpy.broker.kraft_admin import KRaftAdminController
+            from kafpy.replication.zk_admin import ZkAdminManager
+            if isinstance(self._zk_admin, ZkAdminManager):   # auto-created topics go to the KRaft controller
+                creator = KRaftAdminController(cfg, cache, self.zk_migration.forwarding,
+                                               lambda: lifecycle.broker_epoch, self.clock)
+                self._zk_admin.kraft_creator = lambda: creator if self._kraft_controller() is not None else None
 
     def _kraft_controller(self) -> BrokerInfo | None:
         """During a migration, the active KRaft controller once UpdateMetadata named one (Kafka's

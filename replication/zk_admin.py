@@ -79,6 +79,14 @@ class EntityConfigStore(Protocol):
 EntityConfigStoreT = TypeVar("EntityConfigStoreT", bound=EntityConfigStore)
 
 
+class TopicCreator(Protocol):
+    """What creates the topics a broker makes itself while a KRaft controller rules a
+    migration (kafpy.broker.kraft_admin's KRaftAdminController, through CreateTopics)."""
+
+    async def auto_create_topic(self, name: str, partitions: int, replication_factor: int,
+                                configs: dict[str, str]) -> TopicInfo: ...
+
+
 class ZkAdminManager(Generic[EntityConfigStoreT]):
     def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, metadata_cache: MetadataCache,
                  controller: KafkaController, clock: Callable[[], float],
@@ -104,6 +112,11 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
         self._pid_end = 0  # exclusive end of the current producer-id block
         self._pid_lock = asyncio.Lock()
         self._started = False
+        # KIP-866: during a migration, once a KRaft controller rules, the topics this broker
+        # creates itself (Metadata's auto-creation, the coordinators' internal topics) go to
+        # that controller as Kafka 3.9's AutoTopicCreationManager sends them: written to
+        # ZooKeeper, no controller would act on them. The broker sets it; None otherwise.
+        self.kraft_creator: Callable[[], TopicCreator | None] = lambda: None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -266,7 +279,11 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
 
     async def auto_create_topic(self, name: str, partitions: int, replication_factor: int,
                                 configs: dict[str, str]) -> TopicInfo:
-        """Metadata's auto-creation: from any broker, as Kafka's ZK auto-topic creation."""
+        """Metadata's auto-creation: from any broker, as Kafka's ZK auto-topic creation (or
+        through the KRaft controller of a migration, see ``kraft_creator``)."""
+        creator = self.kraft_creator()
+        if creator is not None:
+            return await creator.auto_create_topic(name, partitions, replication_factor, configs)
         pending = self._creating.get(name)
         if pending is not None:
             await asyncio.shield(pending)

@@ -108,6 +108,21 @@ def test_the_kraft_controller_dual_writes_and_drives_the_zookeeper_brokers(zooke
             wait_until(lambda b=b: len(topic_leaders(b, "via-zk-broker")) == 2, 30,
                        f"broker {b.bootstrap} knows the forwarded topic")
 
+        # a topic a ZooKeeper broker auto-creates (Metadata for an unknown topic) is created by the
+        # KRaft controller (CreateTopics, as Kafka 3.9's AutoTopicCreationManager): written to
+        # ZooKeeper by it, and led and served by the brokers it tells
+        producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", max_block_ms=60000)
+        try:
+            producer.send("auto-during-migration", b"auto").get(60)
+        finally:
+            producer.close()
+        wait_until(lambda: read_znode(zookeeper.connect_string, "/brokers/topics/auto-during-migration") is not None,
+                   30, "the auto-created topic written to ZooKeeper by the KRaft controller")
+        for b in brokers:
+            wait_until(lambda b=b: (lambda ls: len(ls) == 1 and all(lead >= 0 for lead in ls.values()))(
+                topic_leaders(b, "auto-during-migration")), 30, f"broker {b.bootstrap} knows the auto-created topic")
+        assert "auto-during-migration" in controller.output(), "the KRaft controller never saw the auto-created topic"
+
         # a config altered through the KRaft controller lands in /config/topics and its notification
         A = IncrementalAlterConfigsRequest
         altered = call(port, A(resources=[A.AlterConfigsResource(resource_type=2, resource_name="orders", configs=[
