@@ -23,8 +23,6 @@ from kafpy.metadata.metadata_version import (
     METADATA_VERSIONS,
     PRODUCTION_FEATURES,
     UnknownMetadataVersion,
-    feature_named,
-    from_feature_level,
     from_version_string,
     known_feature_level,
 )
@@ -32,6 +30,7 @@ from kafpy.protocol import messages
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.scripts._cli import tool_main
+from kafpy.scripts._feature_levels import FeatureLookupError, dependency_lines, version_mapping_lines
 from kafpy.scripts._clients import error_text
 from kafpy.scripts._quorum_client import FAILURES, QuorumAdminClient, TerseFailure, report_failure
 
@@ -264,41 +263,22 @@ def _update(op: str, admin: QuorumAdminClient, updates: dict[str, int], upgrade_
 
 
 def version_mapping(values: dict[str, object]) -> str:
-    text = str(values.get("release_version") or LATEST_PRODUCTION.name)
     try:
-        mv = from_version_string(text)
-    except UnknownMetadataVersion as exc:
+        lines = version_mapping_lines(str(values.get("release_version") or LATEST_PRODUCTION.name))
+    except FeatureLookupError as exc:
         raise TerseFailure(str(exc)) from None
-    lines = [f"{METADATA_VERSION_FEATURE}={mv.level} ({text})\n"]
-    lines += [f"{f.name}={f.default_level(mv)}\n" for f in PRODUCTION_FEATURES]
-    return "".join(lines)
+    return "".join(f"{line}\n" for line in lines)
 
 
 def feature_dependencies(values: dict[str, object]) -> str:
     lines: list[str] = []
     for text in _strings(values, "feature") or []:
         name, level = parse_name_and_level(text)
-        if name == METADATA_VERSION_FEATURE:
-            try:
-                mv = from_feature_level(level)
-            except UnknownMetadataVersion:
-                raise TerseFailure(f"Unknown metadata.version {level}") from None
-            lines.append(f"{name}={level} ({mv}) has no dependencies.\n")
-            continue
-        feature = feature_named(name)
-        if feature is None:
-            raise TerseFailure(f"Unknown feature: {name}")
-        if not 0 <= level <= feature.latest_production:
-            raise TerseFailure(f"No feature:{name} with feature level {level}")
-        deps = feature.requires.get(level, {})
-        if not deps:
-            lines.append(f"{name}={level} has no dependencies.\n")
-            continue
-        lines.append(f"{name}={level} requires:\n")
-        for dep, dep_level in deps.items():
-            shown = f" ({from_feature_level(dep_level)})" if dep == METADATA_VERSION_FEATURE else ""
-            lines.append(f"    {dep}={dep_level}{shown}\n")
-    return "".join(lines)
+        try:
+            lines += dependency_lines(name, level, "No feature:{name} with feature level {level}")
+        except FeatureLookupError as exc:
+            raise TerseFailure(str(exc)) from None
+    return "".join(f"{line}\n" for line in lines)
 
 
 # ------------------------------------------------------------------------------ main

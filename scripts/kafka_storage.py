@@ -30,18 +30,15 @@ from kafpy.metadata.meta_properties import (
 )
 from kafpy.metadata.metadata_version import (
     LATEST_PRODUCTION,
-    METADATA_VERSION_FEATURE,
     METADATA_VERSIONS,
     MINIMUM_VERSION,
-    PRODUCTION_FEATURES,
     UnknownMetadataVersion,
-    feature_named,
-    from_feature_level,
     from_version_string,
 )
 from kafpy.metadata.record_serde import ApiMessageAndVersion
 from kafpy.protocol.messages import UserScramCredentialRecord
 from kafpy.scripts._cli import debug_traceback, tool_main
+from kafpy.scripts._feature_levels import FeatureLookupError, dependency_lines, version_mapping_lines
 
 PROG = "kafka-storage"
 COMMANDS = ("info", "format", "version-mapping", "feature-dependencies", "random-uuid")
@@ -595,14 +592,12 @@ def run_info(config: StorageConfig, out: TextIO) -> int:
 
 
 def run_version_mapping(opts: dict[str, object], out: TextIO) -> int:
-    text = str(opts.get("release_version", LATEST_PRODUCTION.name))
     try:
-        mv = from_version_string(text)
-    except UnknownMetadataVersion as exc:
+        lines = version_mapping_lines(str(opts.get("release_version", LATEST_PRODUCTION.name)))
+    except FeatureLookupError as exc:
         raise TerseFailure(str(exc)) from None
-    print(f"{METADATA_VERSION_FEATURE}={mv.level} ({text})", file=out)
-    for feature in PRODUCTION_FEATURES:
-        print(f"{feature.name}={feature.default_level(mv)}", file=out)
+    for line in lines:
+        print(line, file=out)
     return 0
 
 
@@ -617,28 +612,12 @@ def run_feature_dependencies(opts: dict[str, object], out: TextIO) -> int:
             level = int(value)
         except ValueError:
             raise TerseFailure(f"Invalid version format: {value} for feature {name}") from None
-        if name == METADATA_VERSION_FEATURE:
-            try:
-                mv = from_feature_level(level)
-            except UnknownMetadataVersion:
-                raise TerseFailure(f"Unknown metadata.version {level}") from None
-            print(f"{name}={level} ({mv}) has no dependencies.", file=out)
-            continue
-        feature = feature_named(name)
-        if feature is None:
-            raise TerseFailure(f"Unknown feature: {name}")
-        if not 0 <= level <= feature.latest_production:
-            raise TerseFailure(f"Feature level {level} is not supported for feature {name}")
-        deps = feature.requires.get(level, {})
-        if not deps:
-            print(f"{name}={level} has no dependencies.", file=out)
-            continue
-        print(f"{name}={level} requires:", file=out)
-        for dep, dep_level in deps.items():
-            if dep == METADATA_VERSION_FEATURE:
-                print(f"    {dep}={dep_level} ({from_feature_level(dep_level)})", file=out)
-            else:
-                print(f"    {dep}={dep_level}", file=out)
+        try:
+            lines = dependency_lines(name, level, "Feature level {level} is not supported for feature {name}")
+        except FeatureLookupError as exc:
+            raise TerseFailure(str(exc)) from None
+        for line in lines:
+            print(line, file=out)
     return 0
 
 
