@@ -215,6 +215,15 @@ def kraft_broker_properties(path: Path, node_id: int, port: int, log_dir: Path, 
     })
 
 
+def roll_into_kraft(broker_factory: Any, old: Any, node_id: int, work: Path, controller_port: int) -> Any:
+    """One step of the roll: the ZooKeeper-mode kafpy broker ``old`` stopped and started again
+    as a KRaft broker on its port and log dir (``kraft_broker_properties``); the new broker."""
+    old.stop()
+    config = kraft_broker_properties(work / f"kraft-broker-{node_id}.properties", node_id, old.port, old.log_dir,
+                                     controller_port)
+    return broker_factory({}, port=old.port, log_dir=old.log_dir, config=config)
+
+
 def finalize_controller_properties(controller: MigratingController) -> None:
     """Kafka's guide, last step: the controllers restarted without the migration flag and
     without zookeeper.connect."""

@@ -24,7 +24,7 @@ from kafpy.protocol.messages import (
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, metadata, wait_until
 from tests.integration.migration.support import (
     CONTROLLER_ID, MigratingController, RollingApacheKafka, apache_kraft_properties, apache_migration_overrides,
-    controller_port, finalize_controller_properties, kraft_broker_properties, migrating_broker_overrides,
+    controller_port, finalize_controller_properties, roll_into_kraft, migrating_broker_overrides,
 )
 from tests.integration.migration.test_broker_roll import (
     GROUP, TOPIC, GroupConsumer, SteadyProducer, partitions_of, whole_log,
@@ -155,10 +155,7 @@ def test_apache_391_broker_is_migrated_with_kafpy_brokers(zookeeper, broker_fact
 
         # the roll into KRaft mode, one broker at a time
         for i, old in enumerate(kafpy):
-            old.stop()
-            config = kraft_broker_properties(tmp_path / f"kraft-broker-{i}.properties", i, old.port, old.log_dir,
-                                             port)
-            new = broker_factory({}, port=old.port, log_dir=old.log_dir, config=config)
+            new = roll_into_kraft(broker_factory, old, i, tmp_path, port)
             rolled.append(new)
             wait_until(lambda i=i, new=new: unfenced(new, i), 120, f"broker {i} back as a KRaft broker")
             wait_until(lambda new=new: full_isr(new), 120, f"every replica in sync after rolling broker {i}")

@@ -23,7 +23,7 @@ from kafpy.protocol.messages import (
 from tests.integration.cluster.harness import metadata, start_cluster, wait_until
 from tests.integration.migration.support import (
     CONTROLLER_ID, MigratingController, controller_port, create_user_metadata, finalize_controller_properties,
-    kraft_broker_properties, migrating_broker_overrides,
+    roll_into_kraft, migrating_broker_overrides,
 )
 from tests.support.kafka_dist import run_tool
 from tests.support.metadata_json import parse_dump
@@ -138,10 +138,7 @@ def test_brokers_roll_into_kraft_and_the_migration_finishes_under_load(zookeeper
         wait_until(lambda: len(producer.acked) > acked + 20, 60, "traffic in dual-write mode")
 
         for i, old in enumerate(brokers):
-            old.stop()
-            config = kraft_broker_properties(tmp_path / f"kraft-broker-{i}.properties", i, old.port, old.log_dir,
-                                             port)
-            new = broker_factory({}, port=old.port, log_dir=old.log_dir, config=config)
+            new = roll_into_kraft(broker_factory, old, i, tmp_path, port)
             rolled.append(new)
             wait_until(lambda i=i, new=new: f"[BrokerLifecycleManager id={i}] The broker has been unfenced"
                        in new.log_text(), 120, f"broker {i} back as a KRaft broker")
