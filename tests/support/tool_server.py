@@ -1,14 +1,24 @@
-"""One JVM that runs an Apache Kafka 4.4 tool's main class for each request (ToolServer.java
-beside this file): a test file that compares our tool with Apache's a hundred times pays one
-JVM start instead of a hundred (kafka-storage: ~1.5 CPU-s each on the 2-core machine).
+"""One JVM that runs Apache Kafka tools' main classes for each request (ToolServer.java beside
+this file): a test that runs Apache's kafka-topics, kafka-configs or kafka-storage a hundred
+times pays one JVM start instead of a hundred (~1.5 CPU-s each on the 2-core machine; the
+suite ran such tools for ~570 CPU-s before they went through here).
 
 What a run answers is what ``kafka_dist.run_tool`` gives for a fresh JVM: the tool's stdout,
 stderr and exit code (Exit.exit's, or 1 with the default handler's "Exception in thread
-"main"" text for an exception out of main). A test that needs a fresh JVM's behaviour beyond
-that (JVM flags, environment, signals) keeps using run_tool."""
+"main"" text for an exception out of main). ``run_tool`` sends the one-shot admin tools
+(``POOLED_TOOLS``) here when a call needs nothing a fresh JVM alone gives (input, environment,
+working directory, JVM flags); ``KAFPY_TOOL_SERVER=0`` turns that off. The servers are kept per
+process, per Kafka version, working directory and log level (a second one starts when two
+threads run tools at once) and closed at the end of the session (tests/conftest.py), before
+the check for processes that outlive it."""
 from __future__ import annotations
 
+import atexit
+import os
+import select
 import subprocess
+import threading
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import Sequence
@@ -18,42 +28,90 @@ from .process import kill
 
 SOURCE = Path(__file__).with_name("ToolServer.java")
 
+# The admin tools that run to completion without stdin and leave nothing running: the ones a
+# call to run_tool may send to a server. Console, performance and server tools are not here.
+POOLED_TOOLS = frozenset({
+    "kafka-acls", "kafka-broker-api-versions", "kafka-client-metrics", "kafka-cluster",
+    "kafka-configs", "kafka-consumer-groups", "kafka-delegation-tokens", "kafka-dump-log",
+    "kafka-features", "kafka-get-offsets", "kafka-leader-election", "kafka-log-dirs",
+    "kafka-metadata-quorum", "kafka-reassign-partitions", "kafka-share-groups",
+    "kafka-storage", "kafka-streams-groups", "kafka-topics", "kafka-transactions",
+})
+
 
 class ToolServerDied(RuntimeError):
     """The server JVM exited or answered garbage (its stderr is in the message)."""
 
 
 class ToolServer:
-    """``ToolServer("4", "kafka-storage")`` then ``.run(args)`` per command; ``close()``."""
+    """``ToolServer("4", "kafka-storage")`` then ``.run(args)`` per command (or
+    ``.run_main(main_class, args)`` for any tool of that version); ``close()``."""
 
-    def __init__(self, version: str, tool: str) -> None:
+    def __init__(self, version: str, tool: str | None = None, *, cwd: str | Path | None = None,
+                 log_level: str | None = None) -> None:
         self.version, self.tool = version, tool
-        main = kafka_dist.main_class(version, tool)
-        # the source launcher compiles ToolServer.java in memory; the light JVM flags of run_tool
-        cmd = kafka_dist.java_command(version, str(SOURCE), [main], light_jvm=True)
+        classes = kafka_dist.compile_java(SOURCE, version)
+        cmd = kafka_dist.java_command(version, "ToolServer", main="ToolServer", light_jvm=True,
+                                      log_level=log_level, extra_classpath=[str(classes)])
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+                                     stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
+        assert self.proc.stdout is not None
+        self._fd = self.proc.stdout.fileno()
+        try:
+            self._wait_readable(60.0)
+            hello = self.proc.stdout.readline()
+        except (OSError, ValueError, subprocess.TimeoutExpired) as e:
+            raise ToolServerDied(f"tool server of Kafka {version}: {e!r}; {self._dead_output()}") from e
+        if hello != b"ready\n":
+            raise ToolServerDied(f"tool server of Kafka {version} said {hello!r}; {self._dead_output()}")
 
-    def run(self, args: Sequence[str], check: bool = False) -> subprocess.CompletedProcess[str]:
-        """The tool's main with ``args``, as a CompletedProcess (text); ``check``: raise
-        kafka_dist.ToolFailed on a non-zero exit, as run_tool does."""
+    def run(self, args: Sequence[str], check: bool = False,
+            timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+        """The server's tool's main with ``args``; see run_main."""
+        assert self.tool is not None, "a server made without a tool runs run_main"
+        return self.run_main(kafka_dist.main_class(self.version, self.tool), args, check=check,
+                             timeout=timeout, name=self.tool)
+
+    def run_main(self, main: str, args: Sequence[str], *, check: bool = False,
+                 timeout: float | None = None, name: str | None = None
+                 ) -> subprocess.CompletedProcess[str]:
+        """``main``'s main with ``args``, as a CompletedProcess (text); ``check``: raise
+        kafka_dist.ToolFailed on a non-zero exit, as run_tool does. Past ``timeout`` seconds the
+        server is killed and subprocess.TimeoutExpired raised, as subprocess.run does."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        if any("\n" in a for a in args):
+        args = [str(a) for a in args]
+        if any("\n" in a for a in [main, *args]):
             raise ValueError(f"an argument with a newline cannot be sent: {args!r}")
-        request = f"{len(args)}\n" + "".join(f"{a}\n" for a in args)
+        request = f"{main}\n{len(args)}\n" + "".join(f"{a}\n" for a in args)
+        shown = [name or main, *args]
         try:
             self.proc.stdin.write(request.encode())
             self.proc.stdin.flush()
+            self._wait_readable(timeout)
             header = self.proc.stdout.readline().split()
             code, out_len, err_len = (int(x) for x in header)
             out = self._read(out_len)
             err = self._read(err_len)
+        except subprocess.TimeoutExpired:
+            kill(self.proc)
+            raise subprocess.TimeoutExpired(shown, timeout or 0.0) from None
         except (OSError, ValueError) as e:
-            raise ToolServerDied(f"{self.tool} server: {e!r}; {self._dead_output()}") from e
-        result = subprocess.CompletedProcess([self.tool, *args], code, out.decode(), err.decode())
+            raise ToolServerDied(f"{name or main} in the tool server: {e!r}; {self._dead_output()}") from e
+        result = subprocess.CompletedProcess(shown, code, out.decode(errors="replace"),
+                                             err.decode(errors="replace"))
         if check and code != 0:
-            raise kafka_dist.ToolFailed([self.tool, *args], result)
+            raise kafka_dist.ToolFailed(shown, result)
         return result
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _wait_readable(self, timeout: float | None) -> None:
+        if timeout is None:
+            return
+        ready, _, _ = select.select([self._fd], [], [], timeout)
+        if not ready:
+            raise subprocess.TimeoutExpired("ToolServer", timeout)
 
     def _read(self, n: int) -> bytes:
         assert self.proc.stdout is not None
@@ -70,10 +128,10 @@ class ToolServer:
     def close(self) -> None:
         if self.proc.poll() is None:
             assert self.proc.stdin is not None
-            self.proc.stdin.close()
             try:
+                self.proc.stdin.close()
                 self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+            except (OSError, subprocess.TimeoutExpired):
                 kill(self.proc)
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
@@ -85,3 +143,74 @@ class ToolServer:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+# --------------------------------------------------------------------------- the pool
+_lock = threading.Lock()
+_idle: dict[tuple[str, str, str], list[ToolServer]] = {}
+_busy: set[ToolServer] = set()
+_broken: set[str] = set()   # versions whose server would not start: fresh JVMs from then on
+
+
+def enabled() -> bool:
+    return os.environ.get("KAFPY_TOOL_SERVER", "1") != "0"
+
+
+def pooled(tool: str) -> bool:
+    """Whether ``run_tool`` may send ``tool`` (a bin/ script name) to a server."""
+    name = tool[:-3] if tool.endswith(".sh") else tool
+    return enabled() and name in POOLED_TOOLS
+
+
+def run_pooled(version: str, tool: str, args: Sequence[str], *, timeout: float | None,
+               check: bool) -> subprocess.CompletedProcess[str] | None:
+    """``tool`` with ``args`` in an idle server of ``version`` (started when none is idle);
+    None when no server of that version can start, so the caller runs a fresh JVM."""
+    if version in _broken:
+        return None
+    level = os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "WARN")
+    key = (version, os.getcwd(), level)
+    with _lock:
+        idle = _idle.setdefault(key, [])
+        server = idle.pop() if idle else None
+    if server is None or not server.alive():
+        try:
+            server = ToolServer(version, cwd=key[1], log_level=level)
+        except (ToolServerDied, kafka_dist.ToolFailed) as e:
+            _broken.add(version)
+            print(f"[tool_server] Kafka {version}: no tool server ({e}); fresh JVMs instead", flush=True)
+            return None
+    with _lock:
+        _busy.add(server)
+    name = tool[:-3] if tool.endswith(".sh") else tool
+    try:
+        result = server.run_main(kafka_dist.main_class(version, tool), args, check=check,
+                                 timeout=timeout, name=name)
+    finally:
+        with _lock:
+            _busy.discard(server)
+            if server.alive():
+                _idle[key].append(server)
+    return result
+
+
+def close_all() -> None:
+    """Close every server of this process (idle ones; a busy one is killed)."""
+    with _lock:
+        servers = [s for group in _idle.values() for s in group] + list(_busy)
+        _idle.clear()
+        _busy.clear()
+    for server in servers:
+        server.close()
+
+
+def _close_at_exit() -> None:
+    deadline = time.monotonic() + 15
+    for server in [s for group in _idle.values() for s in group] + list(_busy):
+        if time.monotonic() > deadline:
+            kill(server.proc)
+        else:
+            server.close()
+
+
+atexit.register(_close_at_exit)
