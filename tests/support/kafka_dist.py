@@ -248,16 +248,18 @@ def java_command(version: str, tool: str, args: Sequence[str] = (), *,
 
 def run_tool(version: str, tool: str, args: Sequence[str] = (), input: str | bytes | None = None,
              timeout: float = 120.0, check: bool = True, env: Mapping[str, str] | None = None,
-             cwd: str | Path | None = None, **java_kw) -> subprocess.CompletedProcess:
+             cwd: str | Path | None = None, fresh_jvm: bool = False,
+             **java_kw) -> subprocess.CompletedProcess:
     """Run a Kafka CLI tool to completion and return its CompletedProcess (text unless
     `input` is bytes). Raises ToolFailed when `check` and it exits non-zero, and
     subprocess.TimeoutExpired (after killing it) when it runs past `timeout` seconds.
 
     A one-shot admin tool called with nothing but arguments (no input, env, cwd or JVM
     options) runs in a tool server's JVM instead of a fresh one (tests/support/tool_server.py):
-    the same output and exit code for about a tenth of the CPU.
+    the same output and exit code for about a tenth of the CPU. `fresh_jvm` asks for a JVM
+    of its own anyway (the tests that compare the two).
     """
-    if input is None and not env and cwd is None and not java_kw:
+    if input is None and not env and cwd is None and not java_kw and not fresh_jvm:
         from . import tool_server
         if tool_server.pooled(tool):
             pooled = tool_server.run_pooled(version, tool, args, timeout=timeout, check=check)

@@ -162,14 +162,20 @@ def pooled(tool: str) -> bool:
     return enabled() and name in POOLED_TOOLS
 
 
+def _key_tail() -> tuple[str, str]:
+    """What a server is kept by besides its version: the working directory it was started
+    in (relative paths in arguments) and the tools' log level (KAFPY_KAFKA_LOG_LEVEL)."""
+    return os.getcwd(), os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "WARN")
+
+
 def run_pooled(version: str, tool: str, args: Sequence[str], *, timeout: float | None,
                check: bool) -> subprocess.CompletedProcess[str] | None:
     """``tool`` with ``args`` in an idle server of ``version`` (started when none is idle);
     None when no server of that version can start, so the caller runs a fresh JVM."""
     if version in _broken:
         return None
-    level = os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "WARN")
-    key = (version, os.getcwd(), level)
+    key = (version, *_key_tail())
+    level = key[2]
     with _lock:
         idle = _idle.setdefault(key, [])
         server = idle.pop() if idle else None

@@ -231,7 +231,7 @@ def test_tool_server_answers_as_fresh_jvms(apache: ToolServer, tmp_path: Path) -
     traces = 0
     for args in cases:
         _wipe(tmp_path / "node")
-        fresh = run_tool("4", "kafka-storage", args, check=False)
+        fresh = run_tool("4", "kafka-storage", args, check=False, fresh_jvm=True)
         _wipe(tmp_path / "node")
         served = apache.run(args)
         assert (served.returncode, served.stdout) == (fresh.returncode, fresh.stdout), args
