@@ -211,7 +211,8 @@ def java_command(version: str, tool: str, args: Sequence[str] = (), *,
     """The argv that runs `tool` of Kafka `version` with `args` (mapping the tool's CDS
     archive when there is one, or dumping one to `cds_dump_to`).
 
-    `light_jvm` (default: every tool but the long-running ones) picks the serial GC and C1
+    `light_jvm` (default: every tool but the long-running ones, and brokers too when
+    LIGHT_BROKER_JVM is set, as the suite sets it) picks the serial GC and C1
     alone: a JVM of the suite does little work, and C2 and G1's threads cost more CPU than
     they save there (an Apache broker's start, 5,000 records and stop: 7.3 CPU-s with G1 and
     C2, 3.8 with these flags, 2.5 with its CDS archive mapped too).
@@ -222,7 +223,8 @@ def java_command(version: str, tool: str, args: Sequence[str] = (), *,
     level = log_level or os.environ.get("KAFPY_KAFKA_LOG_LEVEL", "WARN")
     cmd = [java_executable(), *JVM_LOG_OPTS]
     if light_jvm is None:
-        light_jvm = name not in _LONG_RUNNING
+        # the suite's brokers, every one started through here, run light (LIGHT_BROKER_JVM)
+        light_jvm = name not in _LONG_RUNNING or (name == "kafka-server-start" and LIGHT_BROKER_JVM)
     if not light_jvm:
         cmd += [f"-Xmx{heap or '1g'}", "-XX:+UseG1GC"]
     else:

@@ -107,5 +107,6 @@ def test_broker_runs_light_in_the_suite_and_as_kafka_runs_it_when_asked(cache):
     assert f"-XX:SharedArchiveFile={archive}" in light
     # the suite's conftest picks the light JVM for every broker not told otherwise
     assert kafka_dist.LIGHT_BROKER_JVM
+    assert "-XX:TieredStopAtLevel=1" in kafka_dist.java_command("8.0.0", "kafka-server-start")
     assert not kafka_dist.ReferenceKafka("8.0.0", work_dir=cache / "a").server_jvm
     assert kafka_dist.ReferenceKafka("8.0.0", work_dir=cache / "b", server_jvm=True).server_jvm
