@@ -58,6 +58,7 @@ class RunCpu:
     total: float = 0.0
     by_class: dict[str, float] = field(default_factory=dict)
     exit_code: int = 0
+    processes: dict[str, int] = field(default_factory=dict)  # how many were seen per class
 
     @property
     def unsampled(self) -> float:
@@ -290,6 +291,8 @@ def measure(label: str, cmd: list[str], interval: float) -> RunCpu:
                     exit_code=exit_code)
     for proc in list(seen.values()) + shorts:
         result.by_class[proc.cls] = result.by_class.get(proc.cls, 0.0) + proc.cpu
+    for proc in seen.values():
+        result.processes[proc.cls] = result.processes.get(proc.cls, 0) + 1
     return result
 
 
@@ -315,6 +318,11 @@ def print_table(runs: list[RunCpu]) -> None:
                        by_class=totals)
         print(_row(total, classes))
     print("classes: " + ", ".join(classes))
+    counts: dict[str, int] = {}
+    for run in runs:
+        for cls, n in run.processes.items():
+            counts[cls] = counts.get(cls, 0) + n
+    print("processes seen: " + ", ".join(f"{c} {counts[c]}" for c in classes if counts.get(c)))
 
 
 def _test_files(paths: list[str]) -> list[str]:
@@ -352,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             with args.json.open("a") as out:
                 out.write(json.dumps({"label": label, "rc": run.exit_code, "wall": run.wall,
-                                      "cpu": run.total, "by_class": run.by_class}) + "\n")
+                                      "cpu": run.total, "by_class": run.by_class,
+                                      "processes": run.processes}) + "\n")
     print_table(runs)
     return 0 if all(r.exit_code in (0, 5) for r in runs) else 1
 
