@@ -21,7 +21,7 @@ from tests.integration.raft.quorum_support import (
 from tests.support import wire
 from tests.support.kafka_dist import java_command, run_tool
 from tests.support.ports import LOOPBACK, free_ports
-from tests.support.process import terminate
+from tests.support.process import kill, terminate
 
 _T = TypeVar("_T")
 
@@ -161,3 +161,8 @@ class ApacheBroker:
         if self.proc is None:
             return None
         return terminate(self.proc, timeout=30)
+
+    def kill(self) -> None:
+        """kill -9 (a failed test's cleanup)."""
+        if self.proc is not None:
+            kill(self.proc)

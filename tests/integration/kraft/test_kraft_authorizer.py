@@ -268,7 +268,12 @@ def test_kafka_acls_grants_and_lists_the_same_on_both(clusters: dict[str, Secure
                    "Describe", "--topic", TOPIC)
         kafka_acls(cluster, "--add", "--allow-principal", "User:alice", "--operation", "Create",
                    "--resource-pattern-type", "prefixed", "--topic", "alice-")
-        listed[kind] = listing(kafka_acls(cluster, "--list", "--principal", "User:alice"))
+        # the broker that lists learns of the new bindings from the metadata log a moment later
+
+        def both_listed() -> list[str] | None:
+            lines = listing(kafka_acls(cluster, "--list", "--principal", "User:alice"))
+            return lines if sum("Current ACLs for resource" in line for line in lines) == 2 else None
+        listed[kind] = eventually(both_listed, timeout=30, what=f"{kind} listing both bindings")
     assert listed["kafpy"] == listed["kafka"]
     assert any("(principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)" in line
                for line in listed["kafpy"]), listed["kafpy"]

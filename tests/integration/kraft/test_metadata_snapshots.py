@@ -129,13 +129,15 @@ def test_snapshots_in_a_running_quorum(controllers: KafpyControllers, tmp_path: 
                                            "--partitions", "2", "--replication-factor", "1"], timeout=120)
 
             def leaders() -> list[str] | None:
+                # the broker learns of the topic from the controller a moment after its creation
                 desc = run_tool("4", "kafka-topics", ["--bootstrap-server", broker.bootstrap, "--describe",
-                                                      "--topic", "late"], timeout=120).stdout
+                                                      "--topic", "late"], timeout=120, check=False).stdout
                 found = re.findall(r"Leader: (-?\d+)", desc)
                 return found if found == ["100", "100"] else None
             eventually(leaders, timeout=60, what="the late topic's leaders")
         except BaseException:
             print(broker.output()[-20000:])
+            broker.kill()
             raise
 
         # 4. a kafpy broker joining now fetches it from the kafpy leader too, then writes its own
