@@ -437,6 +437,10 @@ class StandaloneController:
         for info in self._topics.values():
             self.replica_manager.update_topic_config(info)
 
+    async def fetch_entity_configs(self, entity_type: str, entity_name: str) -> dict[str, str]:
+        """A user or client entity's configs as stored (this process is their only writer)."""
+        return dict(self.entity_configs.get(entity_type, entity_name))
+
     async def alter_entity_configs(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None:
         """Replace a user or client entity's configs (``entity_name`` sanitized, e.g.
         ``alice/clients/c1``; validated by the caller; empty removes the entity), answered

@@ -157,6 +157,10 @@ class KRaftAdminController:
         await self._alter_configs(BROKER_RESOURCE, entity_name if entity_name is not None else
                                   str(self.config.broker_id), configs)
 
+    async def fetch_entity_configs(self, entity_type: str, entity_name: str) -> dict[str, str]:
+        """What this broker's metadata image holds (quota changes go to the controller)."""
+        return dict(self.entity_configs.get(entity_type, entity_name))
+
     async def alter_entity_configs(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None:
         """User and client quotas live in the metadata log: AlterClientQuotas is forwarded to
         the controller as the client sent it, never rewritten here."""

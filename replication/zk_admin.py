@@ -454,6 +454,14 @@ class ZkAdminManager(Generic[EntityConfigStoreT]):
         self._refresh_all_topic_logs()
 
     # ------------------------------------------------------------------ producer ids
+    async def fetch_entity_configs(self, entity_type: str, entity_name: str) -> dict[str, str]:
+        """``/config/<type>/<name>`` as ZooKeeper holds it now, as Kafka's AdminZkClient
+        fetchEntityConfig reads it before a change: the cache may not have heard yet of a change
+        another broker made (a user's SCRAM credentials share the znode with its quotas, and
+        writing quotas over a stale copy would drop them)."""
+        with self._zookeeper_errors(f"reading the config of {entity_type}/{entity_name}"):
+            return await self.zk.get_entity_config(entity_type, entity_name)
+
     async def alter_entity_configs(self, entity_type: str, entity_name: str, configs: dict[str, str]) -> None:
         """Replace a user or client entity's configs (``entity_name`` sanitized, e.g.
         ``alice/clients/c1``; validated by the caller), from any broker: stored whole in

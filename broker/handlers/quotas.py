@@ -135,7 +135,8 @@ async def handle_alter_client_quotas(ctx: RequestContext, req: AlterClientQuotas
         try:
             entity = parse_entity([(e.entity_type, e.entity_name) for e in entry.entity])
             entity_type, name = entity.config_path()
-            current = controller.entity_configs.get(entity_type, name)
+            # read as stored, not from this broker's cache (Kafka's fetchEntityConfig)
+            current = await controller.fetch_entity_configs(entity_type, name)
             new = altered_configs(current, [(op.key, op.value, op.remove) for op in entry.ops])
             if not req.validate_only and new != current:
                 await controller.alter_entity_configs(entity_type, name, new)
