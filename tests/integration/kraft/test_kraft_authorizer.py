@@ -389,8 +389,9 @@ def test_an_apache_controller_judges_what_a_kafpy_broker_forwards_as_the_client(
         run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--add", "--allow-principal",
                                      "User:alice", "--operation", "Create", "--resource-pattern-type", "prefixed",
                                      "--topic", "alice-"], timeout=120)
-        assert "User:alice" in run_tool("4", "kafka-acls", ["--bootstrap-server", broker.bootstrap, "--list"],
-                                        timeout=120).stdout
+        # the broker lists the binding once the metadata log brought it back from the controller
+        assert eventually(lambda: "User:alice" in run_tool("4", "kafka-acls", [
+            "--bootstrap-server", broker.bootstrap, "--list"], timeout=120).stdout, 30, "the binding listed")
         assert eventually(lambda: create("alice", "alice-topic") == [E.NONE], 30, "alice creates alice-topic")
         assert create("alice", "other-topic") == [TOPIC_FAILED]
     finally:

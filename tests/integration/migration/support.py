@@ -18,6 +18,7 @@ from urllib.parse import unquote
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES
 from tests.integration.raft.quorum_support import REPO_ROOT, controller_properties, kafpy_format, write_properties
@@ -190,9 +191,10 @@ def read_znode(connect: str, path: str) -> tuple[Any, int] | None:
     zk = KazooClient(hosts=connect)
     zk.start(30)
     try:
-        if not zk.exists(path):
+        try:
+            data, stat = zk.get(path)
+        except NoNodeError:   # absent, or deleted since a look that found it
             return None
-        data, stat = zk.get(path)
         return json.loads(data), stat.version
     finally:
         zk.stop()
