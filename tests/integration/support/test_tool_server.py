@@ -26,7 +26,8 @@ def _untimed(text: str) -> str:
 
 
 @pytest.mark.parametrize("version", ["3.9", "4"])
-def test_pooled_runs_answer_as_fresh_jvms(broker: KafpyBroker, version: str) -> None:
+def test_pooled_runs_answer_as_fresh_jvms(broker: KafpyBroker, version: str, monkeypatch) -> None:
+    monkeypatch.setenv("KAFPY_TOOL_SERVER", "1")
     bs = ["--bootstrap-server", broker.bootstrap]
     topic = f"pooled-{uuid.uuid4().hex[:8]}"
     cases = [
@@ -62,7 +63,8 @@ def test_pooled_runs_answer_as_fresh_jvms(broker: KafpyBroker, version: str) -> 
     assert described.stdout.count(f"Topic: {topic}\tPartition:") == 2
 
 
-def test_a_run_past_its_timeout_kills_its_server_and_the_next_run_gets_a_new_one(tmp_path) -> None:
+def test_a_run_past_its_timeout_kills_its_server_and_the_next_run_gets_a_new_one(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("KAFPY_TOOL_SERVER", "1")
     # a broker that accepts and never answers: the admin client waits out its own timeouts
     import socket
     listener = socket.socket()
