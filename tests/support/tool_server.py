@@ -18,7 +18,6 @@ import os
 import select
 import subprocess
 import threading
-import time
 from pathlib import Path
 from types import TracebackType
 from typing import Sequence
@@ -213,13 +212,4 @@ def close_all() -> None:
         server.close()
 
 
-def _close_at_exit() -> None:
-    deadline = time.monotonic() + 15
-    for server in [s for group in _idle.values() for s in group] + list(_busy):
-        if time.monotonic() > deadline:
-            kill(server.proc)
-        else:
-            server.close()
-
-
-atexit.register(_close_at_exit)
+atexit.register(close_all)
