@@ -41,6 +41,10 @@ def test_kafka_configs_enabling_unclean_election_elects_at_once(zookeeper, broke
     wait_until(lambda: follower in {b.node_id for b in metadata(cluster[observer]).brokers}, 60,
                "the follower registered again")
     assert partition(cluster[observer]).leader_id == -1  # not in the ISR: no clean election
+    # kafka-configs' admin client sends DescribeConfigs to the least loaded node, which may be the
+    # follower: as on Kafka, a broker answers for a topic once its metadata cache holds it
+    wait_until(lambda: any(t.name == TOPIC and t.error_code == 0 for t in metadata(cluster[follower], [TOPIC]).topics),
+               30, "the restarted follower's metadata knows the topic")
 
     run_tool("3.9", "kafka-configs", ["--bootstrap-server", bootstrap, "--alter", "--entity-type", "topics",
                                       "--entity-name", TOPIC, "--add-config",
