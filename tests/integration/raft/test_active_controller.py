@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
@@ -137,7 +138,7 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     registered = {r.controller_id: [(e.name, e.port) for e in r.end_points]
                   for r in records if isinstance(r, M.RegisterControllerRecord)}
     assert registered == {n: [("CONTROLLER", p)] for n, p in c.ports.items()}
-    assert any(isinstance(r, M.NoOpRecord) for r in records)
+    assert any(isinstance(r, M.NoOpRecord) for r in records), Counter(type(r).__name__ for r in records)
     defaults = [(r.name, r.value) for r in records if isinstance(r, M.ConfigRecord) and r.resource_type == 4]
     assert ("log.retention.ms", "777777") in defaults and ("log.cleaner.threads", None) in defaults
 
