@@ -4,7 +4,7 @@ finalized features), the raft APIs (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetc
 ``__cluster_metadata-0``) answered by the ``KafkaRaftClient``, DescribeQuorum, DescribeCluster
 for clients that bootstrap from the controllers (``--bootstrap-controller``, KIP-919), and,
 when the quorum controller runs, the admin and broker-lifecycle APIs of
-``kafpy.broker.controller_requests``. Any other API is not enabled on a controller listener:
+``kafpy.broker.controller_requests``. Every other API is disabled on a controller listener:
 the server closes the connection, as Kafka's socket server does for an API its listener does
 not enable.
 

@@ -6,7 +6,7 @@ suite ran such tools for ~570 CPU-s before they went through here).
 What a run answers is what ``kafka_dist.run_tool`` gives for a fresh JVM: the tool's stdout,
 stderr and exit code (Exit.exit's, or 1 with the default handler's "Exception in thread
 "main"" text for an exception out of main). ``run_tool`` sends the one-shot admin tools
-(``POOLED_TOOLS``) here, when ``KAFPY_TOOL_SERVER=1`` is set, if a call needs nothing a fresh
+(``POOLED_TOOLS``) here (unless ``KAFPY_TOOL_SERVER=0``) if a call needs nothing a fresh
 JVM alone gives (input, environment, working directory, JVM flags). The servers are kept per
 process, per Kafka version, working directory and log level (a second one starts when two
 threads run tools at once) and closed at the end of the session (tests/conftest.py), before
@@ -152,10 +152,10 @@ _broken: set[str] = set()   # versions whose server would not start: fresh JVMs 
 
 
 def enabled() -> bool:
-    """Off unless KAFPY_TOOL_SERVER=1: with it, three fresh-clone runs each had 2-4 tests
-    failing on races that a JVM start per tool used to hide (a step run before the cluster
-    caught up); those tests are to be made to wait for what they check first."""
-    return os.environ.get("KAFPY_TOOL_SERVER", "0") == "1"
+    """On unless KAFPY_TOOL_SERVER=0 (every tool in a JVM of its own, as a user runs it).
+    Faster tools once made tests race that a JVM start per tool had hidden (a step run before
+    the cluster caught up): a test waits for the state it checks, not for a JVM to start."""
+    return os.environ.get("KAFPY_TOOL_SERVER", "1") != "0"
 
 
 def pooled(tool: str) -> bool:
