@@ -304,6 +304,28 @@ class Cluster:
                         return False
         return True
 
+    def unhealthy(self, topics: list[str]) -> list[str]:
+        """What keeps ``healthy`` false, broker by broker, short enough to stand in a
+        verdict: "b1: down", "b0: t-2 leader 2 isr [2, 0]", ..."""
+        found = [f"b{i}: down" for i, b in enumerate(self.brokers) if b not in self.live()]
+        for i, b in enumerate(self.brokers):
+            try:
+                md = metadata(b.host, b.port, topics)
+            except Exception as e:  # noqa: BLE001 - not answering is the finding
+                found.append(f"b{i}: no Metadata ({type(e).__name__})")
+                continue
+            if (md.controller_id < 0 and self.mode == "zookeeper") or len(md.brokers) != self.n:
+                found.append(f"b{i}: controller {md.controller_id}, "
+                             f"brokers {sorted(x.node_id for x in md.brokers)}")
+            for t in md.topics:
+                if t.error_code or not t.partitions:
+                    found.append(f"b{i}: {t.name} error {t.error_code}")
+                for p in t.partitions:
+                    if p.leader_id < 0 or len(p.isr_nodes) != self.n:
+                        found.append(f"b{i}: {t.name}-{p.partition_index} leader {p.leader_id} "
+                                     f"isr {list(p.isr_nodes)}")
+        return found
+
     def registered_since(self, broker_id: int, since_ms: int) -> bool:
         """True when ``/brokers/ids/<id>`` exists and ZooKeeper created it at or after
         ``since_ms`` (wall clock: ZooKeeper runs on this machine), i.e. it is the registration

@@ -101,7 +101,7 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
         except TimeoutError as e:
             md = cluster.metadata()
             h.record("converge_failed", error=str(e), live=[b.bootstrap for b in cluster.live()],
-                     metadata=repr(md)[:2000])
+                     unhealthy=cluster.unhealthy([TOPIC, "__consumer_offsets"])[:20], metadata=repr(md)[:2000])
         metadata_hw = cluster.metadata_high_watermark() if mode == "kraft" else None
         time.sleep(settle_s)  # traffic on the healed cluster
         for w in producers:
