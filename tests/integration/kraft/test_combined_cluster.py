@@ -89,8 +89,11 @@ def settled(cluster: CombinedCluster, ok: Callable[[Partitions], bool], timeout:
 
 
 def describe_shape(cluster: CombinedCluster) -> list[str]:
-    """--describe's lines with ids, topic id and numbers masked: what both must print alike."""
-    text = topics(cluster, "--describe", "--topic", TOPIC)
+    """--describe's lines with ids, topic id and numbers masked: what both must print alike.
+    Asked until it lists the topic: the admin client sends its ListTopics to the least loaded
+    node, which need not be the one that answered ``settled``'s describe."""
+    text = eventually(lambda: (lambda out: out if f"Topic: {TOPIC}" in out else None)(
+        topics(cluster, "--describe", "--topic", TOPIC, check=False)), timeout=60, what=f"{cluster.impl}: describe")
     text = re.sub(r"TopicId: \S+", "TopicId: <id>", text)
     return [re.sub(r"\d+", "N", line.strip()) for line in text.splitlines() if line.strip()]
 
