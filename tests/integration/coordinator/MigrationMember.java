@@ -5,7 +5,8 @@
 //
 // Subscribes to <topic> in <group> with the given group protocol (classic members use
 // the cooperative-sticky assignor) and reports on stdout, one line each, flushed at once:
-//   assigned <p,p,...> / revoked <p,...> / lost <p,...>   from its rebalance listener
+//   assigned <nanoTime> <p,p,...> / revoked <nanoTime> <p,...> / lost <nanoTime> <p,...>   from its
+//   rebalance listener (System.nanoTime: CLOCK_MONOTONIC, as the test's time.monotonic_ns)
 //   records <value> <value> ...                             what one poll returned
 //   error <exception>                                       a poll or close failed
 //   closed                                                  after close() returned
@@ -67,9 +68,9 @@ public class MigrationMember {
         stdin.setDaemon(true);
         stdin.start();
         consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
-            public void onPartitionsAssigned(Collection<TopicPartition> tps) { report("assigned " + partitions(tps)); }
-            public void onPartitionsRevoked(Collection<TopicPartition> tps) { report("revoked " + partitions(tps)); }
-            public void onPartitionsLost(Collection<TopicPartition> tps) { report("lost " + partitions(tps)); }
+            public void onPartitionsAssigned(Collection<TopicPartition> tps) { report("assigned " + System.nanoTime() + " " + partitions(tps)); }
+            public void onPartitionsRevoked(Collection<TopicPartition> tps) { report("revoked " + System.nanoTime() + " " + partitions(tps)); }
+            public void onPartitionsLost(Collection<TopicPartition> tps) { report("lost " + System.nanoTime() + " " + partitions(tps)); }
         });
         try {
             while (!stopping) {

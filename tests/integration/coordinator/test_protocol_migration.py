@@ -24,26 +24,47 @@ TOPIC, GROUP, PARTITIONS = "migrating", "migrating-group", 6
 
 
 class Ownership:
-    """Who owns which partition, from the members' callbacks; overlaps are recorded."""
+    """Who owns which partition, from the members' callbacks, each stamped with the time it
+    ran (CLOCK_MONOTONIC: Python's monotonic_ns and the JVM's nanoTime on Linux). The Java
+    member's callbacks reach this process through a pipe, later than they ran, so overlaps
+    are found by replaying the callbacks in the order they ran, not in the order they came."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.owner: dict[int, str] = {}
-        self.overlaps: list[str] = []
+        self.owner: dict[int, str] = {}   # as the callbacks came: what the waits look at
+        self.events: list[tuple[int, str, str, list[int]]] = []   # (ran at ns, kind, member, partitions)
 
-    def assigned(self, member: str, partitions: list[int]) -> None:
+    def assigned(self, member: str, partitions: list[int], at_ns: int | None = None) -> None:
         with self.lock:
+            self.events.append((time.monotonic_ns() if at_ns is None else at_ns, "assigned", member, partitions))
             for p in partitions:
-                holder = self.owner.get(p)
-                if holder is not None and holder != member:
-                    self.overlaps.append(f"{member} got {p} owned by {holder}")
                 self.owner[p] = member
 
-    def revoked(self, member: str, partitions: list[int]) -> None:
+    def revoked(self, member: str, partitions: list[int], at_ns: int | None = None) -> None:
         with self.lock:
+            self.events.append((time.monotonic_ns() if at_ns is None else at_ns, "revoked", member, partitions))
             for p in partitions:
                 if self.owner.get(p) == member:
                     del self.owner[p]
+
+    @property
+    def overlaps(self) -> list[str]:
+        """Each partition assigned while another member still owned it, in the order the
+        callbacks ran."""
+        found: list[str] = []
+        owner: dict[int, str] = {}
+        with self.lock:
+            events = sorted(self.events, key=lambda e: e[0])
+        for _at, kind, member, partitions in events:
+            for p in partitions:
+                holder = owner.get(p)
+                if kind == "assigned":
+                    if holder is not None and holder != member:
+                        found.append(f"{member} got {p} owned by {holder}")
+                    owner[p] = member
+                elif holder == member:
+                    del owner[p]
+        return found
 
     def of(self, member: str) -> set[int]:
         with self.lock:
@@ -123,10 +144,13 @@ class JavaMember:
         assert self.proc.stdout is not None, "started with stdout=PIPE"
         for line in self.proc.stdout:
             kind, _, rest = line.rstrip("\n").partition(" ")
-            if kind == "assigned":
-                self.ownership.assigned(self.name_, [int(p) for p in rest.split(",") if p])
-            elif kind in ("revoked", "lost"):
-                self.ownership.revoked(self.name_, [int(p) for p in rest.split(",") if p])
+            if kind in ("assigned", "revoked", "lost"):   # "<kind> <nanoTime> <p,p,...>"
+                at, _, listed = rest.partition(" ")
+                partitions = [int(p) for p in listed.split(",") if p]
+                if kind == "assigned":
+                    self.ownership.assigned(self.name_, partitions, int(at))
+                else:
+                    self.ownership.revoked(self.name_, partitions, int(at))
             elif kind == "records":
                 values = rest.split()
                 self.seen.update(v.encode() for v in values)
