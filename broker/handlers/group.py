@@ -10,6 +10,8 @@ responses. All versions from 0: librdkafka relies on the low ones.
 """
 from __future__ import annotations
 
+import asyncio
+
 import logging
 from typing import Callable, Iterable, Protocol, Sequence, TypeVar
 
@@ -145,7 +147,9 @@ async def handle_join_group(ctx: RequestContext, req: JoinGroupRequest) -> JoinG
     _service(ctx).expire_due()   # session ends already due
     v = ctx.api_version
     instance = req.group_instance_id if v >= 5 else None
-    fut = _coordinator(ctx).join_group(
+    coordinator = _coordinator(ctx)
+    now = _now(ctx)
+    fut = coordinator.join_group(
         req.group_id, req.member_id, instance,
         require_known_member_id=v >= 4 and instance is None,
         support_skipping_assignment=v >= 9,
@@ -154,7 +158,11 @@ async def handle_join_group(ctx: RequestContext, req: JoinGroupRequest) -> JoinG
         session_timeout_ms=req.session_timeout_ms,
         protocol_type=req.protocol_type,
         protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
-        now_ms=_now(ctx))
+        now_ms=now)
+    if not fut.done() and coordinator.has_due(now):
+        # a timer due at once (no initial rebalance delay): it fires after the requests
+        # already read, as Kafka's 0 ms timer runs after the events already queued
+        asyncio.get_running_loop().call_soon(_service(ctx).expire_due)
     r = await fut
     return JoinGroupResponse(
         throttle_time_ms=0, error_code=r.error, generation_id=r.generation_id,

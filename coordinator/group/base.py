@@ -147,6 +147,11 @@ class CoordinatorBase:
         heapq.heappush(self._wakeups, deadline)
         return deadline
 
+    def has_due(self, now_ms: int) -> bool:
+        """Whether a timer is due at `now_ms` (a 0 ms one a request just set), so the
+        caller has `poll` run soon instead of on the runtime's next tick."""
+        return bool(self._wakeups) and self._wakeups[0] <= now_ms
+
     def schedule_heartbeat(self, member: Member, now_ms: int, timeout_ms: int | None = None) -> None:
         member.heartbeat_deadline = self._wake(
             now_ms + (member.session_timeout_ms if timeout_ms is None else timeout_ms))

@@ -285,21 +285,14 @@ class Membership(CoordinatorBase):
         if was_empty:
             # Kafka's initial rebalance (InitialDelayedJoin): the join completes on a
             # timer, extended while members keep arriving. With a delay of 0 the timer
-            # is due at once but fires only on the next timer tick, as Kafka's 0 ms
-            # timer runs after the requests already queued: members joining together
-            # land in one generation instead of rebalancing a generation that completed
-            # with the first of them alone (whose members would only learn of it from
-            # their next heartbeat).
+            # is due at once: the JoinGroup handler has the coordinator polled right
+            # after the requests already read (Kafka's 0 ms timer runs after the events
+            # already queued), so members whose joins arrived together share a
+            # generation and a later one starts the next rebalance, as on Kafka.
             group.initial_delay_active = True
             group.initial_last_delay_ms = delay
             group.initial_remaining_ms = max(group.rebalance_timeout_ms - delay, 0)
             group.join_deadline = self._wake(now_ms + delay)
-            # With no delay, the member starting the group counts as one just added:
-            # the join completes on the first tick with nobody new since the previous
-            # one (a quiet tick), long enough for members that asked for the
-            # coordinator together to connect to it and join (librdkafka's members
-            # come within some 50 ms of each other).
-            group.new_member_added = delay == 0
         else:
             group.initial_delay_active = False
             group.join_deadline = self._wake(now_ms + group.rebalance_timeout_ms)
@@ -311,7 +304,10 @@ class Membership(CoordinatorBase):
             self._on_complete_join(group, now_ms)
 
     def _on_initial_delay_expired(self, group: ClassicGroup, now_ms: int) -> None:
-        if group.new_member_added and group.initial_remaining_ms != 0:
+        # With no delay the extension would be another 0 ms timer, which finds nobody new
+        # (nothing can join between the two): complete now.
+        if (group.new_member_added and group.initial_remaining_ms != 0
+                and self.config.group_initial_rebalance_delay_ms > 0):
             group.new_member_added = False
             delay = min(self.config.group_initial_rebalance_delay_ms, group.initial_remaining_ms)
             group.initial_remaining_ms = max(group.initial_remaining_ms

@@ -56,9 +56,9 @@ def test_initial_delay_extends_while_members_keep_arriving():
 def test_second_member_after_generation_one_forces_everyone_to_rejoin():
     c = make_coordinator(group_initial_rebalance_delay_ms=0)
     f1 = join(c, client_id="a")
-    c.poll(0)                  # no delay: generation 1 on the first tick with nobody new
     assert not f1.done()
-    c.poll(50)
+    assert c.has_due(0)        # no delay: a timer due at once, fired by the next poll
+    c.poll(0)
     r1 = f1.result()
     assert r1.generation_id == 1 and r1.leader == r1.member_id
     f2 = join(c, client_id="b", now=5)
@@ -361,24 +361,25 @@ def test_leave_of_member_parked_in_join_answers_it():
 
 
 def test_members_joining_together_with_no_delay_share_the_first_generation():
-    """group.initial.rebalance.delay.ms=0: the join completes on the first timer tick
-    with nobody new since the previous one, so members joining together land in
-    generation 1 instead of rebalancing one the first completed alone."""
+    """group.initial.rebalance.delay.ms=0: the join completes on the first poll after the
+    joins already received (Kafka's 0 ms timer runs after the events already queued), so
+    members joining together land in generation 1; one joining after that starts
+    generation 2, as on Kafka."""
     c = make_coordinator(group_initial_rebalance_delay_ms=0)
     futs = [join(c, client_id="a", now=0), join(c, client_id="b", now=1)]
-    c.poll(50)                       # members arrived since the join began: extend
-    futs.append(join(c, client_id="c", now=60))
-    c.poll(100)                      # and again
     assert not any(f.done() for f in futs)
-    c.poll(150)                      # a tick with nobody new: complete
-    assert [f.result().generation_id for f in futs] == [1, 1, 1]
-    assert len(c.groups["g"].members) == 3
+    c.poll(1)
+    assert [f.result().generation_id for f in futs] == [1, 1]
+    assert len(c.groups["g"].members) == 2
+    late = join(c, client_id="c", now=60)
+    assert not late.done() and c.groups["g"].is_(GroupState.PREPARING_REBALANCE)
 
 
-def test_a_lone_member_with_no_delay_completes_after_one_quiet_tick():
+def test_a_lone_member_with_no_delay_completes_at_the_first_poll():
+    """Kafka answers a lone member's join at once with no initial delay; the quiet tick
+    kafpy used to wait cost every new group 50-100 ms."""
     c = make_coordinator(group_initial_rebalance_delay_ms=0)
     f = join(c, client_id="a", now=0)
-    c.poll(10)
     assert not f.done()
-    c.poll(60)
+    c.poll(0)
     assert f.result().generation_id == 1
