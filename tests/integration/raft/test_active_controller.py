@@ -24,7 +24,7 @@ import pytest
 
 from kafpy.protocol import messages as M
 
-from tests.integration.raft.quorum_support import call
+from tests.integration.raft.quorum_support import call, describe_quorum
 from tests.support.metadata_json import parse_dump
 from tests.support.kafka_dist import run_tool
 from tests.support.kraft_controllers import ApacheBroker, KafpyControllers, eventually
@@ -124,6 +124,15 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     back = f"127.0.0.1:{c.ports[first]}"
     eventually(lambda: "log.retention.ms=777777" in (seen := _default_broker_configs(c, back))
                and "log.cleaner.threads" not in seen, what="the restarted controller caught up")
+
+    # the active controller's NoOpRecord every metadata.max.idle.interval.ms (500 ms): with
+    # nothing else to write, the quorum's high watermark moves by it. Two moves are waited
+    # for (the restarted controller's registration may be one), as the steps above can each
+    # take less than an interval on a quiet machine.
+    for _ in range(2):
+        mark = describe_quorum(c.ports[c.active()]).high_watermark
+        eventually(lambda: describe_quorum(c.ports[c.active()]).high_watermark > mark,
+                   what="a NoOpRecord from the active controller")
 
     # the log as Apache Kafka 4.4's kafka-dump-log decodes it
     c.stop_all()
