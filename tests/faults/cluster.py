@@ -287,31 +287,20 @@ class Cluster:
     def healthy(self, topics: list[str]) -> bool:
         """Every broker up, and each one's Metadata shows every partition of ``topics`` with a
         leader and all ``n`` replicas in sync."""
-        if len(self.live()) < self.n:
-            return False
-        for b in self.brokers:
-            try:
-                md = metadata(b.host, b.port, topics)
-            except Exception:  # noqa: BLE001 - not answering: not healthy yet
-                return False
-            if (md.controller_id < 0 and self.mode == "zookeeper") or len(md.brokers) != self.n:
-                return False
-            for t in md.topics:
-                if t.error_code or not t.partitions:
-                    return False
-                for p in t.partitions:
-                    if p.leader_id < 0 or len(p.isr_nodes) != self.n:
-                        return False
-        return True
+        return not self.unhealthy(topics)
 
     def unhealthy(self, topics: list[str]) -> list[str]:
-        """What keeps ``healthy`` false, broker by broker, short enough to stand in a
-        verdict: "b1: down", "b0: t-2 leader 2 isr [2, 0]", ..."""
-        found = [f"b{i}: down" for i, b in enumerate(self.brokers) if b not in self.live()]
+        """What keeps the cluster from ``healthy``, broker by broker, short enough to stand in
+        a verdict: "b1: down", "b0: t-2 leader 2 isr [2, 0]", ... (empty: healthy)."""
+        live = self.live()
+        found: list[str] = []
         for i, b in enumerate(self.brokers):
+            if b not in live:
+                found.append(f"b{i}: down")
+                continue
             try:
                 md = metadata(b.host, b.port, topics)
-            except Exception as e:  # noqa: BLE001 - not answering is the finding
+            except Exception as e:  # noqa: BLE001 - not answering: not healthy yet
                 found.append(f"b{i}: no Metadata ({type(e).__name__})")
                 continue
             if (md.controller_id < 0 and self.mode == "zookeeper") or len(md.brokers) != self.n:
