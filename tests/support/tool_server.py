@@ -149,6 +149,7 @@ _lock = threading.Lock()
 _idle: dict[tuple[str, str, str], list[ToolServer]] = {}
 _busy: set[ToolServer] = set()
 _broken: set[str] = set()   # versions whose server would not start: fresh JVMs from then on
+_served: dict[str, int] = {}   # runs a server answered, by version (what tests check)
 
 
 def enabled() -> bool:
@@ -197,9 +198,16 @@ def run_pooled(version: str, tool: str, args: Sequence[str], *, timeout: float |
     finally:
         with _lock:
             _busy.discard(server)
+            _served[version] = _served.get(version, 0) + 1
             if server.alive():
                 _idle[key].append(server)
     return result
+
+
+def served(version: str) -> int:
+    """How many runs of ``version`` a server of this process has answered."""
+    with _lock:
+        return _served.get(version, 0)
 
 
 def close_all() -> None:
