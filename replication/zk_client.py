@@ -15,7 +15,9 @@ Watches are one-shot and fire on the loop with kazoo's ``WatchedEvent``; kazoo a
 every watch with event type NONE when the connection drops, so a handler must treat any event
 as "re-read and re-arm". Requests interrupted by a connection loss are retried (as Kafka's
 retryRequestsUntilConnected does); after the session expires they raise kazoo's
-SessionExpiredError.
+SessionExpiredError, except the producer id block's read and conditional write, which wait for
+the new session and go again (kazoo refuses every request until it has one; Kafka's client
+holds a new request while it re-initializes, and only the few in flight fail).
 
 Who may call it: the broker's ZooKeeper registration, the controller, the admin paths that
 create topics and change configs. One instance per broker; methods run on one event loop.
@@ -32,7 +34,7 @@ from typing import Any
 
 from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import (BadVersionError, ConnectionLoss, NodeExistsError, NoNodeError,
-                              OperationTimeoutError, RolledBackError)
+                              OperationTimeoutError, RolledBackError, SessionExpiredError)
 from kazoo.protocol.states import WatchedEvent, ZnodeStat
 from kazoo.interfaces import IAsyncResult
 
@@ -51,6 +53,8 @@ __all__ = [
 ]
 
 MAX_CONNECTION_RETRIES = 20
+# a request safe to send twice is sent again after at most this many session expiries
+EXPIRY_RETRIES = 2
 
 Watch = Callable[[WatchedEvent], None]
 
@@ -87,6 +91,7 @@ class KafkaZkClient:
         self._client = KazooClient(hosts=connect, timeout=session_timeout_ms / 1000,
                                    connection_retry=CONNECTION_RETRY)
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000
+        self._session_timeout_s = session_timeout_ms / 1000
         self._clock = clock
         self._session_listeners: list[Callable[[SessionState], None]] = (
             [on_session_state] if on_session_state is not None else [])
@@ -193,8 +198,12 @@ class KafkaZkClient:
         async_result.rawlink(on_done)
         return fut
 
-    async def _call(self, start: Callable[[], IAsyncResult]) -> Any:
-        """Run one kazoo async request, again after a connection loss (not after expiry)."""
+    async def _call(self, start: Callable[[], IAsyncResult], *, across_expiry: bool = False) -> Any:
+        """Run one kazoo async request, again after a connection loss. After the session
+        expired it raises SessionExpiredError, unless ``across_expiry`` (a request that is
+        safe to send twice: a read, a write conditional on a version): then it waits (up to a
+        session timeout) for the new session and sends it again there."""
+        expiries = 0
         for attempt in range(MAX_CONNECTION_RETRIES):
             try:
                 started = time.perf_counter()
@@ -203,7 +212,19 @@ class KafkaZkClient:
                 if attempt == MAX_CONNECTION_RETRIES - 1:
                     raise
                 await asyncio.sleep(min(0.1 * (attempt + 1), 1.0))
+            except SessionExpiredError:
+                expiries += 1
+                if not across_expiry or self._closing or expiries > EXPIRY_RETRIES:
+                    raise
+                await self._until_connected(self._session_timeout_s)
         raise AssertionError("unreachable")
+
+    async def _until_connected(self, timeout_s: float) -> None:
+        """Return once kazoo has a live session again (at most ``timeout_s`` later: the send
+        after that fails as it would have)."""
+        deadline = time.monotonic() + timeout_s
+        while not self._client.connected and time.monotonic() < deadline and not self._closing:
+            await asyncio.sleep(0.05)
 
     # ------------------------------------------------------------------ generic reads
     async def get_data(self, path: str, watch: Watch | None = None
@@ -558,16 +579,23 @@ class KafkaZkClient:
     # ------------------------------------------------------------------ producer ids
     async def allocate_producer_id_block(self, broker_id: int) -> zd.ProducerIdBlock:
         """The next block of 1000 producer ids: read ``/latest_producer_id_block`` and its
-        version, write the following block conditionally, again on a conflict."""
+        version, write the following block conditionally, again on a conflict.
+
+        Both requests go through a session expiry: a producer's InitProducerId that came while
+        ZooKeeper expired this broker's session gets its id once the new session is there,
+        not UNKNOWN_SERVER_ERROR, which clients take as fatal. A write that reached ZooKeeper
+        before the expiry makes the second one conflict: one block is skipped, none given twice."""
+        path = zd.PRODUCER_ID_BLOCK_PATH
         while True:
-            data, stat = await self.get_data(zd.PRODUCER_ID_BLOCK_PATH)
-            if stat is None:
-                await self.ensure_path(zd.PRODUCER_ID_BLOCK_PATH)
+            try:
+                data, stat = await self._call(lambda: self._client.get_async(path), across_expiry=True)
+            except NoNodeError:
+                await self.ensure_path(path)
                 continue
             block = zd.ProducerIdBlock.next_after(zd.ProducerIdBlock.decode(data), broker_id)
             try:
-                await self._call(lambda: self._client.set_async(
-                    zd.PRODUCER_ID_BLOCK_PATH, block.encode(), stat.version))
+                await self._call(lambda: self._client.set_async(path, block.encode(), stat.version),
+                                 across_expiry=True)
             except BadVersionError:
                 log.debug("Conflict while allocating a producer id block, retrying")
                 continue

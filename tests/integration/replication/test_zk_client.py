@@ -161,6 +161,35 @@ def test_producer_id_blocks_from_two_clients_never_overlap(zookeeper):
     run(zookeeper, body, clients=2)
 
 
+def test_producer_id_blocks_keep_coming_through_a_session_expiry(zookeeper):
+    """Blocks claimed back to back while ZooKeeper expires the session: the claims in flight
+    or refused meanwhile wait for the new session and go again, none fails (a producer's
+    InitProducerId would get UNKNOWN_SERVER_ERROR) and no id is handed out twice."""
+    async def body(zk: KafkaZkClient) -> None:
+        await zk.ensure_persistent_paths()
+        session_id, password = zk.kazoo.client_id
+        blocks: list[zd.ProducerIdBlock] = []
+
+        async def claim() -> None:
+            while zk.session_id in (0, session_id) or len(blocks) < 10:
+                blocks.append(await zk.allocate_producer_id_block(1))
+
+        claims = asyncio.create_task(claim())
+        while len(blocks) < 5:
+            await asyncio.sleep(0.01)
+        twin = KazooClient(hosts=zookeeper.connect_string, client_id=(session_id, password))
+        await asyncio.to_thread(twin.start, 15)
+        await asyncio.to_thread(twin.stop)
+        twin.close()
+        await asyncio.wait_for(claims, 60)
+        assert zk.session_id not in (0, session_id)
+        firsts = [blk.first_id for blk in blocks]
+        assert firsts == sorted(set(firsts)), "no block twice, in order"
+        data, _ = await zk.get_data(zd.PRODUCER_ID_BLOCK_PATH)
+        assert zd.ProducerIdBlock.decode(data) == blocks[-1]
+    run(zookeeper, body)
+
+
 def test_configs_notifications_and_topic_deletion(zookeeper):
     async def body(zk: KafkaZkClient) -> None:
         await zk.ensure_persistent_paths()
