@@ -25,9 +25,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from kafka.admin import KafkaAdminClient, NewTopic
+
+from kafpy.protocol.messages import MetadataResponse
 
 from tests.integration.cluster.harness import CLUSTER_OVERRIDES, leaders, metadata
 from tests.support.kafpy_broker import KafpyBroker
@@ -51,14 +53,14 @@ def until(check: Callable[..., object], timeout: float, what: str) -> float:
     raise TimeoutError(f"{what} not within {timeout:.0f}s")
 
 
-def all_led(md: Any, topic: str, count: int) -> bool:
+def all_led(md: MetadataResponse, topic: str, count: int) -> bool:
     """Every one of the topic's ``count`` partitions led by a broker the metadata lists."""
     live = {b.node_id for b in md.brokers}
     lead = leaders(md, topic) if any(t.name == topic for t in md.topics) else {}
     return len(lead) == count and all(b in live for b in lead.values())
 
 
-def full_isr(md: Any, topic: str) -> bool:
+def full_isr(md: MetadataResponse, topic: str) -> bool:
     return all(len(p.isr_nodes) == BROKERS for t in md.topics if t.name == topic for p in t.partitions)
 
 

@@ -30,7 +30,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable, Mapping
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -186,24 +186,31 @@ def import_parts() -> dict[str, float]:
             "broker_imports": statistics.median(imports)}
 
 
-RUNNERS: dict[str, tuple[str, Callable[[Path], dict[str, Any]]]] = {
+#: one round of a setup: its times (s), peak RSS (MB) and, for Kafka, its version
+Row = Mapping[str, float | str]
+
+RUNNERS: dict[str, tuple[str, Callable[[Path], Row]]] = {
     "kafpy": ("kafpy broker (fixture)", run_kafpy),
     "cluster": ("kafpy 3 brokers + ZooKeeper", run_cluster),
     "kafka": ("Apache Kafka 4.4 KRaft", run_kafka),
 }
 
 
-def median(rows: list[dict[str, Any]], key: str) -> float:
-    values = [r[key] for r in rows if key in r]
+def _numbers(rows: list[Row], key: str) -> list[float]:
+    return [v for r in rows if isinstance(v := r.get(key), (int, float))]
+
+
+def median(rows: list[Row], key: str) -> float:
+    values = _numbers(rows, key)
     return statistics.median(values) if values else float("nan")
 
 
-def best(rows: list[dict[str, Any]], key: str) -> float:
-    values = [r[key] for r in rows if key in r]
+def best(rows: list[Row], key: str) -> float:
+    values = _numbers(rows, key)
     return min(values) if values else float("nan")
 
 
-def print_table(results: dict[str, list[dict[str, Any]]]) -> None:
+def print_table(results: dict[str, list[Row]]) -> None:
     """Medians, and in brackets the best round (the least disturbed by other load)."""
     print()
     print("| setup | answers | first produce acked | first record consumed | peak RSS |")
@@ -236,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_compile:
         compile_bytecode()
     keys = [k for k in args.only.split(",") if k]
-    results: dict[str, list[dict[str, Any]]] = {k: [] for k in keys}
+    results: dict[str, list[Row]] = {k: [] for k in keys}
     base = Path(tempfile.mkdtemp(prefix="kafpy-startup-"))
     try:
         for r in range(args.rounds):

@@ -18,28 +18,37 @@ from __future__ import annotations
 
 import types
 from collections.abc import Coroutine, Generator
-from typing import Any
+from typing import TypeVar
 
 __all__ = ["hand_over"]
 
+T = TypeVar("T")
+#: a coroutine stepped by hand: what it yields (a future or None) and is sent are asyncio's
+Step = Coroutine[object, object, T]
 
-def hand_over(coro: Coroutine[Any, Any, Any], pending: Any) -> Coroutine[Any, Any, Any]:
+
+def hand_over(coro: Step[T], pending: object) -> Step[T]:
     """What to wrap in a Task to run ``coro`` on: ``coro`` was stepped by hand and is now
     suspended on ``pending`` (a future, or None for a bare ``yield``). The future's blocking
     flag is cleared at once, as a Task does on taking a future, so another coroutine awaiting
     it before our Task runs does not fail; the Task sets it again when it takes over."""
     if getattr(pending, "_asyncio_future_blocking", False):
-        pending._asyncio_future_blocking = False
+        _set_blocking(pending, False)
     return _resume(coro, pending)
 
 
+def _set_blocking(future: object, blocking: bool) -> None:
+    """The flag ``await future`` sets on a future-like object (see the module docstring)."""
+    setattr(future, "_asyncio_future_blocking", blocking)
+
+
 @types.coroutine
-def _continue(coro: Coroutine[Any, Any, Any], pending: Any) -> Generator[Any, Any, Any]:
+def _continue(coro: Step[T], pending: object) -> Generator[object, object, T]:
     """Drives ``coro`` on from its first suspension: re-yields what it was waiting on to the
     Task, passes the Task's wake-ups (and cancellation) back in."""
     if getattr(pending, "_asyncio_future_blocking", None) is not None:
         # hand_over cleared the flag; the Task takes the yield as a future only when set.
-        pending._asyncio_future_blocking = True
+        _set_blocking(pending, True)
     try:
         while True:
             try:
@@ -52,6 +61,6 @@ def _continue(coro: Coroutine[Any, Any, Any], pending: Any) -> Generator[Any, An
         return e.value
 
 
-async def _resume(coro: Coroutine[Any, Any, Any], pending: Any) -> Any:
+async def _resume(coro: Step[T], pending: object) -> T:
     """``coro`` (suspended on ``pending``) to its end; wrapped in a Task."""
     return await _continue(coro, pending)
