@@ -13,6 +13,7 @@ answered, and the group becomes Stable, only once its assignment is committed.
 
 from __future__ import annotations
 
+import logging
 
 from kafpy.protocol.errors import ErrorCode
 
@@ -23,6 +24,9 @@ from kafpy.coordinator.group.classic.group import ClassicGroup, GroupState, Memb
 from kafpy.coordinator.group.results import UNKNOWN_MEMBER_ID, JoinResult, SyncResult
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
+
+# Kafka's GroupCoordinator logs each rebalance step at INFO under this name
+log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
 
 def _fenced_join(member_id: str) -> JoinResult:
@@ -280,6 +284,9 @@ class Membership(CoordinatorBase):
         group.pending_sync_members.clear()
         group.sync_deadline = None
         was_empty = group.is_(GroupState.EMPTY)
+        log.info("Preparing to rebalance group %s in state %s with old generation %d "
+                 "(__consumer_offsets-%d)", group.group_id, group.state.value, group.generation_id,
+                 self.partition_for(group.group_id))
         group.transition_to(GroupState.PREPARING_REBALANCE, now_ms)
         delay = self.config.group_initial_rebalance_delay_ms
         if was_empty:
@@ -332,11 +339,16 @@ class Membership(CoordinatorBase):
             return
         group.init_next_generation(now_ms)
         if group.is_(GroupState.EMPTY):
+            log.info("Group %s with generation %d is now empty (__consumer_offsets-%d)",
+                     group.group_id, group.generation_id, self.partition_for(group.group_id))
             # Nobody waits for this write; should it fail, the previous generation comes
             # back after a failover and its members time out, as in Kafka.
             self._write(group.group_id, self.store.group_records(group, {}), now_ms,
                         what="empty metadata")
             return
+        log.info("Stabilized group %s generation %d (__consumer_offsets-%d) with %d members",
+                 group.group_id, group.generation_id, self.partition_for(group.group_id),
+                 len(group.members))
         leader_members = group.current_member_metadata()
         for m in list(group.members.values()):
             self._invoke_join(group, m, JoinResult(
@@ -388,6 +400,8 @@ class Membership(CoordinatorBase):
         if group.state not in (GroupState.COMPLETING_REBALANCE, GroupState.STABLE):
             return
         if group.pending_sync_members:
+            log.info("Group %s removed members who haven't sent their sync requests: %s",
+                     group.group_id, sorted(group.pending_sync_members))
             for mid in list(group.pending_sync_members):
                 m = group.members.get(mid)
                 if m is not None:
@@ -525,6 +539,7 @@ class Membership(CoordinatorBase):
             else:
                 e = self._validate_current_member(group, mid, iid)
                 if e is None:
+                    log.info("Member %s has left group %s through explicit `LeaveGroup`", mid, group_id)
                     self._remove_member_and_update_group(group, group.members[mid], now_ms)
                     e = ErrorCode.NONE
                 out.append((mid, iid, e))
@@ -544,6 +559,8 @@ class Membership(CoordinatorBase):
             if not m.is_new and (m.awaiting_join or m.awaiting_sync):
                 m.heartbeat_deadline = None      # parked requests count as alive
             else:
+                log.info("Member %s in group %s has failed, removing it from the group",
+                         m.member_id, group.group_id)
                 self._remove_member_and_update_group(group, m, now_ms)
         if (group.is_(GroupState.PREPARING_REBALANCE) and group.join_deadline is not None
                 and now_ms >= group.join_deadline):

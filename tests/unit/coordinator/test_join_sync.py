@@ -383,3 +383,19 @@ def test_a_lone_member_with_no_delay_completes_at_the_first_poll():
     assert not f.done()
     c.poll(0)
     assert f.result().generation_id == 1
+
+
+def test_rebalance_steps_are_logged_as_kafka_logs_them(caplog):
+    caplog.set_level("INFO", logger="kafka.coordinator.group.GroupCoordinator")
+    c = make_coordinator()
+    ids, gen, now = stable_group(c, 2)
+    partition = c.partition_for("g")
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"Preparing to rebalance group g in state Empty with old generation 0 (__consumer_offsets-{partition})" in lines
+    assert f"Stabilized group g generation {gen} (__consumer_offsets-{partition}) with 2 members" in lines
+    c.leave_group("g", [(ids[0], None)], now)
+    c.poll(now + 10**7)   # the other member's session ends
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"Member {ids[0]} has left group g through explicit `LeaveGroup`" in lines
+    assert f"Member {ids[1]} in group g has failed, removing it from the group" in lines
+    assert f"Group g with generation {gen + 1} is now empty (__consumer_offsets-{partition})" in lines
