@@ -46,15 +46,24 @@ def test_kafka_python_and_confluent_kafka_share_one_group(broker_factory):
         finally:
             c.close()
 
-    threads = [threading.Thread(target=run_kafka_python), threading.Thread(target=run_librdkafka)]
+    threads = [threading.Thread(target=run_kafka_python, name="kafka-python"),
+               threading.Thread(target=run_librdkafka, name="librdkafka")]
     for t in threads:
         t.start()
     try:
+        seen: list[object] = []   # the group as last described, for the failure message
+
         def two_members_stable():
             d = describe_group(b.bootstrap, "mixed-group")
+            seen[:] = [None if d is None else (d["group_state"], sorted(m["client_id"] for m in d["members"]))]
             return (d is not None and d["group_state"] == "Stable" and
                     sorted(m["client_id"] for m in d["members"]) == ["kp-member", "rdkafka-member"])
-        wait_until(two_members_stable, 90, "both clients in one Stable group")
+        try:
+            wait_until(two_members_stable, 90, "both clients in one Stable group")
+        except AssertionError as e:
+            alive = {t.name: t.is_alive() for t in threads}
+            raise AssertionError(f"{e}; last described {seen}; consumer threads alive {alive}; "
+                                 f"records so far {({k: len(v) for k, v in got.items()})}") from None
         d = describe_group(b.bootstrap, "mixed-group")
         assert d["protocol_type"] == "consumer" and d["protocol_data"] == "range"
         values = [b"m%d" % i for i in range(60)]
