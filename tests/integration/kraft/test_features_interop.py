@@ -239,8 +239,13 @@ def steps(cluster: FeatureCluster) -> dict[str, object]:
                                        "--feature", "streams.version=1",
                                        "--feature", "eligible.leader.replicas.version=1")
     out["describe at 4.4"] = c.features("describe", bootstrap="--bootstrap-controller")
-    out["ApiVersions of the 4.4 broker"] = c.broker_features(APACHE_44)
-    out["ApiVersions of the kafpy broker"] = c.broker_features(KAFPY)
+    # a broker learns the new levels from the metadata log a moment after the controller
+    # answered (all in one batch of FeatureLevelRecords): read each once it has them
+    def at_4_4(node: int) -> tuple[dict[str, tuple[int, int]], dict[str, int]] | None:
+        found = c.broker_features(node)
+        return found if found[1].get("metadata.version") == 33 else None
+    out["ApiVersions of the 4.4 broker"] = eventually(lambda: at_4_4(APACHE_44), "the 4.4 broker at 4.4", 60)
+    out["ApiVersions of the kafpy broker"] = eventually(lambda: at_4_4(KAFPY), "the kafpy broker at 4.4", 60)
     out["register a 3.9 broker"] = registration_of_a_39_broker(c)
     c.start_broker(APACHE_39)
     eventually(lambda: "because the controller returned error UNSUPPORTED_VERSION" in c.output(APACHE_39) or None,
