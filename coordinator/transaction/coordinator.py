@@ -98,7 +98,9 @@ class TransactionCoordinator:
         # partition -> coordinator epoch (its leader epoch) while this broker owns it
         self.owned: dict[int, int] = {}
         self.loading: set[int] = set()
-        self._markers_in_flight: set[str] = set()
+        # id -> the coordinator epoch of the markers out for it (a reload at a new epoch
+        # sends its own; the old send's late answer must not clear the new one)
+        self._markers_in_flight: dict[str, int] = {}
         self._markers_written: set[str] = set()
         # id -> when to retry the markers or the Complete write of a prepared transaction
         self._retry_at: dict[str, int] = {}
@@ -435,7 +437,7 @@ class TransactionCoordinator:
         """Markers for a prepared transaction, then its Complete state."""
         tid = txn.transactional_id
         if (not self._still_owner(txn, coordinator_epoch) or txn.state not in _PREPARED
-                or tid in self._markers_in_flight):
+                or self._markers_in_flight.get(tid) == coordinator_epoch):
             return
         self._retry_at.pop(tid, None)
         if not txn.partitions:
@@ -444,10 +446,11 @@ class TransactionCoordinator:
         marker = TxnMarker(tid, txn.producer_id, txn.producer_epoch,
                            txn.state == TxnState.PREPARE_COMMIT, coordinator_epoch,
                            tuple(sorted(txn.partitions)), txn.client_transaction_version)
-        self._markers_in_flight.add(tid)
+        self._markers_in_flight[tid] = coordinator_epoch
 
         def sent(d: Completion) -> None:
-            self._markers_in_flight.discard(tid)
+            if self._markers_in_flight.get(tid) == coordinator_epoch:
+                del self._markers_in_flight[tid]
             error = completion_error(d)
             if not self._still_owner(txn, coordinator_epoch):
                 return

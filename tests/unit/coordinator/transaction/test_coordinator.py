@@ -332,3 +332,24 @@ def test_records_round_trip(tid):
     init(c, tid=tid)
     (key, value), = log.read(0)
     assert decode_key(key) == tid and decode_value(value).state == TxnState.EMPTY
+
+
+def test_reloaded_at_a_new_epoch_while_markers_are_out_it_sends_them_again():
+    """The same broker leads the transaction log again at a new coordinator epoch (the
+    controller took a dead follower out of the ISR) while the markers of the old epoch are
+    still out: the prepared transaction gets markers of the new epoch at once, and the old
+    send's late answer neither stops nor completes them."""
+    log, markers = InMemoryOffsetsLog(), Markers(auto=False)
+    c = make(log, markers)
+    r = init(c)
+    add(c, r.producer_id, 0)
+    assert end(c, r.producer_id, 0) == E.NONE
+    assert [m.coordinator_epoch for m in markers.sent] == [3]
+    c.unload_partition(0)
+    assert c.load_partition(0, coordinator_epoch=4, now_ms=30) == 1
+    assert [m.coordinator_epoch for m in markers.sent] == [3, 4]
+    markers.complete(E.REQUEST_TIMED_OUT)     # the old epoch's send gives up late
+    assert c.txns[T].state == TxnState.PREPARE_COMMIT
+    markers.complete()                        # the new epoch's markers are written
+    assert c.txns[T].state == TxnState.COMPLETE_COMMIT
+    assert end(c, r.producer_id, 0) == E.NONE
