@@ -33,13 +33,10 @@ def hand_over(coro: Step[T], pending: object) -> Step[T]:
     flag is cleared at once, as a Task does on taking a future, so another coroutine awaiting
     it before our Task runs does not fail; the Task sets it again when it takes over."""
     if getattr(pending, "_asyncio_future_blocking", False):
-        _set_blocking(pending, False)
+        # the flag ``await future`` sets (module docstring); setattr as ``pending`` is any
+        # future-like object, inline as every request that waits passes here
+        setattr(pending, "_asyncio_future_blocking", False)
     return _resume(coro, pending)
-
-
-def _set_blocking(future: object, blocking: bool) -> None:
-    """The flag ``await future`` sets on a future-like object (see the module docstring)."""
-    setattr(future, "_asyncio_future_blocking", blocking)
 
 
 @types.coroutine
@@ -48,7 +45,7 @@ def _continue(coro: Step[T], pending: object) -> Generator[object, object, T]:
     Task, passes the Task's wake-ups (and cancellation) back in."""
     if getattr(pending, "_asyncio_future_blocking", None) is not None:
         # hand_over cleared the flag; the Task takes the yield as a future only when set.
-        _set_blocking(pending, True)
+        setattr(pending, "_asyncio_future_blocking", True)
     try:
         while True:
             try:
