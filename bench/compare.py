@@ -12,7 +12,8 @@ repeat, the two take turns, the one going first alternating, so the load that ot
 puts on the machine falls on both alike instead of on whichever ran second. A scenario is
 ``kafka-producer-perf-test`` (2,000,000 x 100 B and 200,000 x 1 KiB; acks=1 and acks=all; no
 compression and lz4; a topic with 6 partitions), then ``kafka-consumer-perf-test`` reading
-the same data back; at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B).
+the same data back (after an ``os.sync()``, so the produce's dirty pages are written back
+outside both measurements); at the end ``EndToEndLatency`` (acks=1, 10,000 messages of 100 B).
 ``--rows TEXT`` keeps only the scenarios whose name holds one of the texts (``--rows "1024B
 acks=1 none"``) and skips the latency runs. The producer runs with ``--print-metrics``: its
 ``request-latency-avg`` (how long the broker took to answer a Produce, as the client saw it)
@@ -219,6 +220,10 @@ class Runner:
             "--throughput", "-1", "--print-metrics", "--producer-props", f"bootstrap.servers={t.bootstrap}",
             f"acks={sc.acks}", f"compression.type={sc.compression}"], 900)))
         self._stop_spy(spy)
+        # The produce left ~200 MB of dirty pages; the kernel writes them back 30 s later
+        # (vm.dirty_expire_centisecs), in the middle of some other run. Written back here,
+        # outside both measurements, that burst of I/O and kernel CPU falls on neither side.
+        os.sync()
         spy = self.py_spy(t, f"consume-{profile_name}") if profile_name else None
         cons = self.measured(t, lambda: parse_consumer(self.tool("kafka-consumer-perf-test", [
             "--bootstrap-server", t.bootstrap, "--topic", topic, "--messages", str(sc.records),

@@ -83,6 +83,16 @@ MAX_QUEUED_REQUESTS = 100
 _conn_ids = itertools.count()
 
 
+def configure_accepted_socket(sock: socket.socket, send_buffer_bytes: int) -> None:
+    """What Kafka's Acceptor sets on each accepted socket: no Nagle delay, TCP keep-alive
+    (a peer that vanished without a FIN is found), and ``socket.send.buffer.bytes`` as
+    SO_SNDBUF unless it is -1 (the OS's own, autotuned size)."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    if send_buffer_bytes != -1:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
+
+
 class KafkaConnection(asyncio.BufferedProtocol):
     """One client connection. Made by ``SocketServer`` for each accepted socket; reads the
     server's ``apis``, ``services``, ``loop``, ``clock``, ``stats`` and ``connections``."""
@@ -129,7 +139,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.peer = (peer[0], peer[1])
         try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            configure_accepted_socket(sock, self.server.send_buffer_bytes)
         except OSError:
             pass
         security = self.server.security.get(self.listener)
@@ -545,6 +555,10 @@ class SocketServer:
         self.loop = loop
         self.clock = clock
         self.max_request_size: int = config["socket.request.max.bytes"]
+        # SO_SNDBUF of every accepted socket and SO_RCVBUF of the listening ones (accepted
+        # sockets inherit it), -1 for the OS's own autotuned sizes; read once, as Kafka does
+        self.send_buffer_bytes: int = config["socket.send.buffer.bytes"]
+        self.receive_buffer_bytes: int = config["socket.receive.buffer.bytes"]
         queued = config["queued.max.request.bytes"]
         # raises, as Kafka does at startup, when below socket.request.max.bytes
         self.memory_pool = MemoryPool(queued, self.max_request_size) if queued > 0 else None
@@ -608,11 +622,18 @@ class SocketServer:
         backlog = max(self.config["socket.listen.backlog.size"], 128)
         ssl_context = self.security[listener].ssl_context
         if sock is not None:
-            return await self.loop.create_server(lambda: KafkaConnection(self, listener), sock=sock,
-                                                 reuse_address=None, backlog=backlog, ssl=ssl_context)
-        assert port is not None, "a listener without a socket is bound to its port"
-        return await self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
-                                             reuse_address=True, backlog=backlog, ssl=ssl_context)
+            srv = await self.loop.create_server(lambda: KafkaConnection(self, listener), sock=sock,
+                                                reuse_address=None, backlog=backlog, ssl=ssl_context)
+        else:
+            assert port is not None, "a listener without a socket is bound to its port"
+            srv = await self.loop.create_server(lambda: KafkaConnection(self, listener), host=host, port=port,
+                                                reuse_address=True, backlog=backlog, ssl=ssl_context)
+        if self.receive_buffer_bytes != -1:
+            # before any connection arrives: an accepted socket takes the listener's size,
+            # and the TCP window scale offered in the handshake is chosen from it
+            for listening in srv.sockets:
+                listening.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.receive_buffer_bytes)
+        return srv
 
     async def start(self) -> None:
         user_configs = self.services.user_configs

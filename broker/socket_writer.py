@@ -79,33 +79,45 @@ class SocketWriter:
             os.close(self.wait_fd)
             self.wait_fd = -1
 
-    async def _writable(self) -> None:
+    async def write(self, chunks: list[Any]) -> None:
+        await self.finish(self.write_now(chunks))
+
+    async def finish(self, rest: list[Any] | None) -> None:
+        """Writes ``rest`` (what ``write_now`` left) as the socket drains.
+
+        The writes happen in the event loop's writability callback, which stays registered
+        until the last byte is out: a large fetch response through a small send buffer
+        (``socket.send.buffer.bytes``) takes dozens of rounds, and each round costs one
+        callback instead of a future, a task step and a re-registration."""
+        if not rest:
+            return
         if self.wait_fd < 0:
             if self.fd < 0:
                 raise OSError(errno.EBADF, "connection closed")
             self.wait_fd = os.dup(self.fd)
         fut = self.loop.create_future()
-        def wake() -> None:
-            if not fut.done():
+        pending = rest
+
+        def on_writable() -> None:
+            nonlocal pending
+            if fut.done():
+                return
+            try:
+                left = self.write_now(pending)
+            except OSError as e:
+                fut.set_exception(e)
+                return
+            if left is None:
                 fut.set_result(None)
-        self.loop.add_writer(self.wait_fd, wake)
+            else:
+                pending = left
+
+        self.loop.add_writer(self.wait_fd, on_writable)
         try:
             await fut
         finally:
             if self.wait_fd >= 0:
                 self.loop.remove_writer(self.wait_fd)
-
-    async def write(self, chunks: list[Any]) -> None:
-        rest: list[Any] | None = self.write_now(chunks)
-        while rest:
-            await self._writable()
-            rest = self.write_now(rest)
-
-    async def finish(self, rest: list[Any] | None) -> None:
-        """Waits for writability and writes ``rest`` (what ``write_now`` left)."""
-        while rest:
-            await self._writable()
-            rest = self.write_now(rest)
 
     def _set_cork(self, on: bool) -> None:
         try:

@@ -69,6 +69,7 @@ class StandIn:
         self.observer = None
         self.clock = lambda: 0.0
         self.max_request_size = 1 << 20
+        self.send_buffer_bytes = -1   # socket.send.buffer.bytes: the OS default
         self.connections: set = set()
         self.stats = TrafficStats()
         self.scratch = bytearray(server_mod.READ_BUFFER_SIZE)
