@@ -201,7 +201,8 @@ async def handle_describe_topic_partitions(ctx: RequestContext, req: DescribeTop
     cursor = req.cursor
     if cursor is not None:
         names = [n for n in names if n >= cursor.topic_name]
-    limit = max(1, req.response_partition_limit)
+    # the broker's max.request.partition.size.limit caps what a client may ask for (Kafka's rule)
+    limit = max(1, min(req.response_partition_limit, ctx.services.config["max.request.partition.size.limit"]))
     out = []
     next_cursor = None
     budget = limit

@@ -99,6 +99,24 @@ def test_describe_topic_partitions_pages_with_a_cursor(broker):
     assert r.topics[0].error_code == UNKNOWN_TOPIC_OR_PARTITION
 
 
+def test_describe_topic_partitions_answers_at_most_the_brokers_partition_limit(tmp_path):
+    """max.request.partition.size.limit caps the client's response_partition_limit, so one
+    request cannot make the broker describe every partition of the cluster at once."""
+    D = DescribeTopicPartitionsRequest
+    loop = asyncio.new_event_loop()
+    b = LocalBroker(str(tmp_path), loop, **{"max.request.partition.size.limit": "3"})
+    try:
+        b.create_topic("a", 5)
+        r = call(b, handle_describe_topic_partitions, 75, 0, D(topics=[], response_partition_limit=2**31 - 1, cursor=None))
+        assert [p.partition_index for p in r.topics[0].partitions] == [0, 1, 2]
+        assert (r.next_cursor.topic_name, r.next_cursor.partition_index) == ("a", 3)
+        r = call(b, handle_describe_topic_partitions, 75, 0, D(topics=[], response_partition_limit=2, cursor=None))
+        assert [p.partition_index for p in r.topics[0].partitions] == [0, 1]   # the smaller of the two
+    finally:
+        b.close()
+        loop.close()
+
+
 def test_create_partitions_grows_and_refuses_shrinking(broker):
     C = CreatePartitionsRequest
     broker.create_topic("a", 2)
