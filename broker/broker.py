@@ -331,11 +331,14 @@ class Broker:
             self.txn_verifier.enabled = self.config["transaction.partition.verification.enable"]
 
     def _log_cleaner_changed(self) -> None:
-        """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically."""
+        """log.cleaner.threads, backoff.ms, dedupe.buffer.size, io.buffer.load.factor altered
+        dynamically."""
         assert self.log_manager is not None
         cleaner = self.log_manager.cleaner
+        cfg = self.config
         if cleaner is not None:
-            cleaner.reconfigure(self.config["log.cleaner.threads"], self.config["log.cleaner.backoff.ms"])
+            cleaner.reconfigure(cfg["log.cleaner.threads"], cfg["log.cleaner.backoff.ms"],
+                                cfg["log.cleaner.dedupe.buffer.size"], cfg["log.cleaner.io.buffer.load.factor"])
 
     def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
         cfg = self.config
@@ -343,7 +346,9 @@ class Broker:
                                       clock=self.clock, topic_configs=topic_configs,
                                       recovery_threads_per_data_dir=cfg["num.recovery.threads.per.data.dir"],
                                       start_cleaner=cfg["log.cleaner.enable"], cleaner_threads=cfg["log.cleaner.threads"],
-                                      cleaner_backoff_ms=cfg["log.cleaner.backoff.ms"])
+                                      cleaner_backoff_ms=cfg["log.cleaner.backoff.ms"],
+                                      cleaner_dedupe_buffer_size=cfg["log.cleaner.dedupe.buffer.size"],
+                                      cleaner_load_factor=cfg["log.cleaner.io.buffer.load.factor"])
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         cfg.reconfigure_listeners.append(self._log_cleaner_changed)
         assert self.metadata_cache is not None

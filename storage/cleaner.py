@@ -9,7 +9,13 @@ least ``min.cleanable.dirty.ratio``, it:
 
 1. maps every key in the dirty range to its last offset (the dirty range ends below the
    active segment, the last stable offset and records younger than
-   ``min.compaction.lag.ms``);
+   ``min.compaction.lag.ms``). The map is bounded as Kafka bounds its own:
+   ``log.cleaner.dedupe.buffer.size`` shared by the cleaner threads, filled to
+   ``log.cleaner.io.buffer.load.factor``, counted at ``ENTRY_BYTES`` plus the key's length
+   per key (what a dict entry with a bytes key and an int offset costs in CPython, where
+   Kafka's map costs 24 bytes: its budget holds fewer keys here). When it is full the
+   pass cleans up to the last offset mapped and the next pass goes on from there, so a
+   producer writing millions of distinct keys cannot grow the broker's memory;
 2. rewrites the segments from the log start to the end of that range in groups of at
    most ``segment.bytes``: batches whose records all survive are copied byte for byte;
    others are rebuilt with the surviving records at their original offsets, keeping the
@@ -67,16 +73,24 @@ log = logging.getLogger(__name__)
 
 CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 
+# What one key costs in the offset map besides its bytes: the bytes object's header (33),
+# the int offset (28) and the dict's slot and index at its fullest before a resize (~60),
+# measured with tracemalloc on CPython 3.11.
+ENTRY_BYTES = 120
+
 
 class LogCleaner:
     """See the module docstring."""
 
     def __init__(self, manager: CleanedLogs, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
-                 threads: int = 1):
+                 threads: int = 1, dedupe_buffer_size: int = 134217728, load_factor: float = 0.9):
         self.manager = manager
         self.clock = clock
         self.backoff_ms = backoff_ms
         self.num_threads = threads
+        # log.cleaner.dedupe.buffer.size and log.cleaner.io.buffer.load.factor (see map_budget)
+        self.dedupe_buffer_size = dedupe_buffer_size
+        self.load_factor = load_factor
         self._wake = threading.Event()
         # the running threads, each with the event that stops it
         self._threads: list[tuple[threading.Thread, threading.Event]] = []
@@ -109,9 +123,22 @@ class LogCleaner:
     def thread_names(self) -> list[str]:
         return [t.name for t, _ in self._threads]
 
-    def reconfigure(self, threads: int, backoff_ms: int) -> None:
+    @property
+    def map_budget(self) -> int:
+        """Bytes one cleaning's offset map may take: Kafka's per-thread share of the dedupe
+        buffer (at most 2 GiB, as its map's is) times the load factor."""
+        per_thread = min(self.dedupe_buffer_size // max(self.num_threads, 1), 2**31 - 1)
+        return int(per_thread * self.load_factor)
+
+    def reconfigure(self, threads: int, backoff_ms: int, dedupe_buffer_size: int | None = None,
+                    load_factor: float | None = None) -> None:
         """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically: new threads
-        start now, surplus ones stop after the pass they are in (not waited for)."""
+        start now, surplus ones stop after the pass they are in (not waited for). A new
+        dedupe buffer size or load factor applies from the next pass."""
+        if dedupe_buffer_size is not None:
+            self.dedupe_buffer_size = dedupe_buffer_size
+        if load_factor is not None:
+            self.load_factor = load_factor
         if (threads, backoff_ms) == (self.num_threads, self.backoff_ms):
             return
         log.info("Log cleaner threads %d -> %d, backoff %d ms -> %d ms", self.num_threads, threads,
@@ -220,9 +247,10 @@ class LogCleaner:
             self.stats["last_dirty_percent"] = 100.0 * ratio
         try:
             started = self.clock()
-            if self.clean_log(lg, eligible, dirty, first_dirty, end, now):
+            cleaned_to = self.clean_log(lg, eligible, dirty, first_dirty, end, now)
+            if cleaned_to is not None:
                 with self._lock:
-                    self._save_checkpoint(tp, end)
+                    self._save_checkpoint(tp, cleaned_to)
                     self.stats["cleaned_logs"] += 1
                     self.stats["last_clean_secs"] = max(self.clock() - started, 0.0)
         finally:
@@ -249,8 +277,16 @@ class LogCleaner:
         return best
 
     # ------------------------------------------------------------------ cleaning
-    def _build_offset_map(self, dirty: list[LogSegment], first_dirty: int, end: int) -> dict[bytes, int]:
+    def _build_offset_map(self, dirty: list[LogSegment], first_dirty: int, end: int,
+                          budget: int | None = None) -> tuple[dict[bytes, int], int]:
+        """The last offset of each key in [first_dirty, end), and where the map stops: ``end``,
+        or one past the last offset mapped when the next new key would take the map past
+        ``budget`` bytes (``map_budget`` unless given). The first key always goes in, however
+        long, so every pass moves on."""
+        if budget is None:
+            budget = self.map_budget
         keys: dict[bytes, int] = {}
+        used = 0
         for seg in dirty:
             for pos, h in seg.iter_batch_headers(0):
                 if h.base_offset >= end:
@@ -263,30 +299,44 @@ class LogCleaner:
                 base = h.base_offset
                 for r in recs:
                     off = base + r.offset_delta
-                    if off >= first_dirty and r.key is not None:
-                        keys[r.key] = off
-        return keys
+                    key = r.key
+                    if off >= first_dirty and key is not None:
+                        if key not in keys:
+                            used += len(key) + ENTRY_BYTES
+                            if used > budget and keys:
+                                return keys, off
+                        keys[key] = off
+        return keys, end
 
-    def clean_log(self, lg: Log, eligible: list[LogSegment], dirty: list[LogSegment], first_dirty: int, end: int, now_ms: int) -> bool:
+    def clean_log(self, lg: Log, eligible: list[LogSegment], dirty: list[LogSegment], first_dirty: int, end: int,
+                  now_ms: int) -> int | None:
+        """Cleans ``lg`` from its start up to ``end`` or, when the offset map fills first, up to
+        where it stopped; returns that offset (the new cleaner checkpoint), None if aborted."""
         try:
-            keys = self._build_offset_map(dirty, first_dirty, end)
+            keys, map_end = self._build_offset_map(dirty, first_dirty, end)
         except (OSError, ProtocolError) as e:
             log.warning("cleaning %s aborted: %s", lg, e)
-            return False
+            return None
+        if map_end < end:
+            log.info("Offset map for %s full at %d keys: cleaning up to offset %d of %d this pass", lg,
+                     len(keys), map_end, end)
+            # segments that start at or past where the map stopped wait for the next pass
+            eligible = [s for s in eligible if s.base_offset < map_end]
+            dirty = [s for s in dirty if s.base_offset < map_end]
         dirty_set = set(id(s) for s in dirty)
         groups = self._group(eligible, lg.config.segment_bytes, lg.config.segment_index_bytes)
         with lg.lock:  # the event loop appends to compacted logs under it
             last_of_producer = {pid: e.last_offset for pid, e in lg.producer_state.producers.items()}
         for group in groups:
             if lg.closed:
-                return False
+                return None
             new = self._clean_group(lg, group, keys, dirty_set, last_of_producer, now_ms)
             if new is None:
-                return False
+                return None
             if not lg.replace_segments([new], group):
                 new.delete_files()
-                return False
-        return True
+                return None
+        return map_end
 
     @staticmethod
     def _group(segs: list[LogSegment], max_bytes: int, max_index_bytes: int) -> list[list[LogSegment]]:

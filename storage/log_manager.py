@@ -79,7 +79,8 @@ class LogManager:
                  topic_configs: Optional[Callable[[str], Optional[LogConfig]]] = None,
                  start_cleaner: bool = True, recovery_threads_per_data_dir: int = 1,
                  load_progress_interval_s: float = 5.0, monotonic: Callable[[], float] = time.monotonic,
-                 cleaner_threads: int = 1, cleaner_backoff_ms: int = 15000):
+                 cleaner_threads: int = 1, cleaner_backoff_ms: int = 15000,
+                 cleaner_dedupe_buffer_size: int = 134217728, cleaner_load_factor: float = 0.9):
         if isinstance(log_dirs, str):
             log_dirs = [d for d in log_dirs.split(",") if d]
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -92,6 +93,7 @@ class LogManager:
         self._lock = threading.RLock()
         self._start_cleaner = start_cleaner
         self.cleaner_threads, self.cleaner_backoff_ms = cleaner_threads, cleaner_backoff_ms  # log.cleaner.*
+        self.cleaner_dedupe_buffer_size, self.cleaner_load_factor = cleaner_dedupe_buffer_size, cleaner_load_factor
         self.recovery_threads_per_data_dir = max(1, recovery_threads_per_data_dir)
         self.load_progress_interval_s = load_progress_interval_s  # see LoadProgress
         self._monotonic = monotonic
@@ -125,7 +127,9 @@ class LogManager:
             from kafpy.storage.cleaner import LogCleaner
 
             self.cleaner = LogCleaner(self, clock=self.clock, backoff_ms=self.cleaner_backoff_ms,
-                                      threads=self.cleaner_threads)
+                                      threads=self.cleaner_threads,
+                                      dedupe_buffer_size=self.cleaner_dedupe_buffer_size,
+                                      load_factor=self.cleaner_load_factor)
             self.cleaner.start()
         self._started = True
 

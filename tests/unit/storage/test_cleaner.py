@@ -140,7 +140,7 @@ def test_interrupted_swap_is_completed_on_load(tmp_path):
     # build the cleaned group but "crash" before the swap
     first_dirty = lg.log_start_offset
     eligible, dirty, end = cleaner.cleanable_range(lg, clock.ms, first_dirty)
-    keys = cleaner._build_offset_map(dirty, first_dirty, end)
+    keys, _ = cleaner._build_offset_map(dirty, first_dirty, end)
     group = cleaner._group(eligible, lg.config.segment_bytes, lg.config.segment_index_bytes)[0]
     new = cleaner._clean_group(lg, group, keys, set(id(s) for s in dirty), {}, clock.ms)
     assert os.path.exists(new.log_path) and new.log_path.endswith(".swap")
@@ -286,3 +286,60 @@ def test_cleaner_threads_follow_reconfiguration_and_never_share_a_log(tmp_path):
     until(lambda: running() == {"kafka-log-cleaner-thread-0"})
     lm.shutdown()
     until(lambda: not running())
+
+
+def test_a_full_offset_map_cleans_up_to_where_it_stopped_and_the_next_pass_goes_on(tmp_path):
+    """log.cleaner.dedupe.buffer.size bounds the offset map: with room for a few keys, a pass
+    cleans the prefix the map covers, checkpoints where it stopped, and later passes finish
+    the rest; nothing newer than what a pass mapped is lost on the way."""
+    from kafpy.storage.cleaner import ENTRY_BYTES
+
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    # 12 keys written twice (offsets 0-11, then 12-23), then one more batch so the rest rolls
+    latest = {}
+    for round_ in range(2):
+        for k in range(12):
+            lg.append_as_leader(kp_batch([(b"key%02d" % k, b"r%d" % round_ * 30)], timestamp=clock.ms), 0)
+            latest[b"key%02d" % k] = (round_ * 12 + k, b"r%d" % round_ * 30)
+    lg.append_as_leader(kp_batch([(b"tail", b"t" * 30)], timestamp=clock.ms), 0)
+    latest[b"tail"] = (24, b"t" * 30)
+    lg.update_high_watermark(lg.log_end_offset)
+    end = lg.active_segment.base_offset
+    assert end > 12
+
+    # room for 5 keys of 5 bytes: the map stops at the 6th distinct key of the dirty range
+    keys, map_end = cleaner._build_offset_map(lg.segments[:-1], 0, end, budget=5 * (5 + ENTRY_BYTES))
+    assert (len(keys), map_end) == (5, 5)
+    # a budget smaller than one key still maps one, so a pass always moves on
+    keys, map_end = cleaner._build_offset_map(lg.segments[:-1], 0, end, budget=1)
+    assert (len(keys), map_end) == (1, 1)
+
+    cleaner.dedupe_buffer_size = int(5 * (5 + ENTRY_BYTES) / cleaner.load_factor) + 1
+    checkpoints = []
+    for _ in range(20):
+        if not cleaner.clean_once(clock.ms):
+            break
+        cp = open(os.path.join(lm.log_dirs[0], CLEANER_CHECKPOINT)).read().split("\n")[2]
+        checkpoints.append(int(cp.split()[-1]))
+        # after every pass each key still reads back its latest value at its offset
+        assert {k: (o, v) for o, k, v in contents(lg)} == latest
+    assert checkpoints == sorted(checkpoints) and len(checkpoints) >= 3   # several bounded passes
+    assert checkpoints[0] == 5 and checkpoints[-1] == lg.active_segment.base_offset
+    # cleaned through: one record per key below the active segment
+    below = [k for o, k, _ in contents(lg) if o < lg.active_segment.base_offset]
+    assert sorted(below) == sorted(set(below))
+    lm.shutdown()
+
+
+def test_the_map_budget_is_the_threads_share_of_the_dedupe_buffer_at_the_load_factor(tmp_path):
+    from kafpy.storage.cleaner import LogCleaner
+
+    lm = LogManager([str(tmp_path / "d")], LogConfig(), start_cleaner=False)
+    assert LogCleaner(lm).map_budget == int(134217728 * 0.9)
+    assert LogCleaner(lm, threads=4, dedupe_buffer_size=40_000_000, load_factor=0.5).map_budget == 5_000_000
+    huge = LogCleaner(lm, dedupe_buffer_size=2**40, load_factor=1.0)
+    assert huge.map_budget == 2**31 - 1   # as Kafka's map, at most 2 GiB per thread
+    c = LogCleaner(lm)
+    c.reconfigure(1, 15000, dedupe_buffer_size=2_000_000, load_factor=0.75)
+    assert c.map_budget == 1_500_000

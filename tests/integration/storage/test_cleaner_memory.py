@@ -1,0 +1,88 @@
+"""A producer writing many distinct keys to a compacted topic cannot grow the broker's memory
+through the log cleaner: ``log.cleaner.dedupe.buffer.size`` bounds the cleaner's offset map,
+so a broker given 1 MiB compacts 20,000 keys in several passes (each logged, each moving the
+cleaner checkpoint on), and a consumer then reads exactly the latest value of every key."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from kafpy.storage.checkpoint import OffsetCheckpointFile
+from tests.integration.cluster.harness import wait_until
+from tests.support.kafpy_broker import KafpyBroker
+
+pytestmark = pytest.mark.timeout(300)
+TOPIC = "many-keys"
+KEYS = 20_000
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[KafpyBroker]:
+    b = KafpyBroker(work_dir=tmp_path, log_dir=tmp_path / "logs", start_timeout=150, overrides={
+        "log.cleaner.dedupe.buffer.size": 1024 * 1024, "log.cleaner.backoff.ms": 100})
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker: KafpyBroker) -> None:
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(TOPIC, 1, 1, config={
+        "cleanup.policy": "compact", "segment.bytes": "65536", "min.cleanable.dirty.ratio": "0.01"})])[TOPIC].result(30)
+    # batches under segment.bytes: a larger one is refused (RECORD_BATCH_TOO_LARGE), as in Kafka
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 20, "batch.size": 16384})
+    for round_ in range(2):
+        for k in range(KEYS):
+            producer.produce(TOPIC, key=b"key-%05d" % k, value=b"round-%d-%05d" % (round_, k))
+            if k % 5000 == 0:
+                producer.poll(0)
+        assert producer.flush(60) == 0
+    # one more record so that the last of the second round leaves the active segment
+    producer.produce(TOPIC, key=b"tail", value=b"tail")
+    assert producer.flush(60) == 0
+
+    checkpoint = OffsetCheckpointFile(str(Path(broker.log_dir) / "cleaner-offset-checkpoint"))
+
+    def passes() -> list[tuple[str, str]]:
+        return re.findall(r"Offset map for .*many-keys-0.* full at (\d+) keys: cleaning up to offset (\d+)",
+                          broker.log_text())
+    # the checkpoint goes past the first round and well into the second (the active segment,
+    # never cleaned, holds the last records)
+    wait_until(lambda: checkpoint.read().get((TOPIC, 0), 0) > KEYS * 3 // 2 and len(passes()) >= 4, 120,
+               "the cleaner checkpoint well into the second round, after bounded passes")
+    full = passes()
+    # 1 MiB at the 0.9 load factor holds about 7,400 keys of 9 bytes: several passes per round
+    assert len(full) >= 4, full
+    assert all(int(n) < KEYS for n, _ in full)
+    ends = [int(e) for _, e in full]
+    assert ends == sorted(ends)
+
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "reader",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    latest: dict[bytes, bytes] = {}
+    count = 0
+    try:
+        consumer.subscribe([TOPIC])
+        idle = 0
+        while idle < 10:
+            msgs = consumer.consume(5000, 1.0)
+            idle = 0 if msgs else idle + 1
+            for m in msgs:
+                assert m.error() is None, m.error()
+                key, value = m.key(), m.value()
+                assert key is not None and value is not None
+                latest[key] = value
+                count += 1
+            if len(latest) == KEYS + 1 and count < 2 * KEYS:
+                break
+    finally:
+        consumer.close()
+    assert latest == {**{b"key-%05d" % k: b"round-1-%05d" % k for k in range(KEYS)}, b"tail": b"tail"}
+    assert count < 2 * KEYS   # the first round's records were compacted away
