@@ -194,7 +194,8 @@ _DEFS = [
     ConfigDef("log.cleaner.threads", "int", 1, _at_least(0), dynamic=True),
     ConfigDef("log.cleaner.backoff.ms", "long", 15000, _at_least(0), dynamic=True),
     # dynamic in Kafka too. The dedupe buffer size and the load factor bound the cleaner's offset
-    # map (storage.cleaner); the I/O buffer size and rate are accepted and reported, not applied
+    # map, the I/O rate throttles its reads and writes (storage.cleaner); the I/O buffer size is
+    # accepted and reported, not applied (batches are read whole)
     ConfigDef("log.cleaner.dedupe.buffer.size", "long", 134217728, dynamic=True),
     ConfigDef("log.cleaner.io.buffer.size", "int", 524288, _at_least(0), dynamic=True),
     ConfigDef("log.cleaner.io.buffer.load.factor", "double", 0.9, dynamic=True),

@@ -31,6 +31,9 @@ least ``min.cleanable.dirty.ratio``, it:
    ``.deleted``; a crash in between is finished by Log loading);
 4. records the end of the cleaned range in ``<log dir>/cleaner-offset-checkpoint``.
 
+Reads and writes of every thread together are held to ``log.cleaner.io.max.bytes.per.second``
+(``storage.throttler``, Kafka's Throttler; unlimited by default).
+
 Who may call it: LogManager starts/stops it; tests call ``clean_once`` directly with an
 injected clock.
 """
@@ -38,6 +41,7 @@ injected clock.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -48,6 +52,7 @@ from kafpy.protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batc
 
 from kafpy.storage.checkpoint import OffsetCheckpointFile
 from kafpy.storage.segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
+from kafpy.storage.throttler import Throttler
 
 if TYPE_CHECKING:
     from kafpy.protocol.batch_header import RecordBatchHeader
@@ -83,7 +88,8 @@ class LogCleaner:
     """See the module docstring."""
 
     def __init__(self, manager: CleanedLogs, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
-                 threads: int = 1, dedupe_buffer_size: int = 134217728, load_factor: float = 0.9):
+                 threads: int = 1, dedupe_buffer_size: int = 134217728, load_factor: float = 0.9,
+                 io_max_bytes_per_s: float = math.inf):
         self.manager = manager
         self.clock = clock
         self.backoff_ms = backoff_ms
@@ -92,6 +98,9 @@ class LogCleaner:
         self.dedupe_buffer_size = dedupe_buffer_size
         self.load_factor = load_factor
         self._wake = threading.Event()
+        self._closing = threading.Event()   # set by shutdown: ends a throttle nap at once
+        # log.cleaner.io.max.bytes.per.second: every thread's reads and writes together
+        self.throttler = Throttler(io_max_bytes_per_s, sleep=self._closing.wait)
         # the running threads, each with the event that stops it
         self._threads: list[tuple[threading.Thread, threading.Event]] = []
         self._lock = threading.Lock()   # the choice of a log, _in_progress and the checkpoints
@@ -131,14 +140,20 @@ class LogCleaner:
         return int(per_thread * self.load_factor)
 
     def reconfigure(self, threads: int, backoff_ms: int, dedupe_buffer_size: int | None = None,
-                    load_factor: float | None = None) -> None:
+                    load_factor: float | None = None, io_max_bytes_per_s: float | None = None) -> None:
         """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically: new threads
         start now, surplus ones stop after the pass they are in (not waited for). A new
-        dedupe buffer size or load factor applies from the next pass."""
+        dedupe buffer size or load factor applies from the next pass, a new I/O rate at once."""
+        budget = self.map_budget
+        if io_max_bytes_per_s is not None and io_max_bytes_per_s != self.throttler.rate_per_s:
+            log.info("Log cleaner I/O rate %g -> %g bytes/s", self.throttler.rate_per_s, io_max_bytes_per_s)
+            self.throttler.rate_per_s = io_max_bytes_per_s
         if dedupe_buffer_size is not None:
             self.dedupe_buffer_size = dedupe_buffer_size
         if load_factor is not None:
             self.load_factor = load_factor
+        if self.map_budget != budget:
+            log.info("Log cleaner offset map budget %d -> %d bytes", budget, self.map_budget)
         if (threads, backoff_ms) == (self.num_threads, self.backoff_ms):
             return
         log.info("Log cleaner threads %d -> %d, backoff %d ms -> %d ms", self.num_threads, threads,
@@ -168,6 +183,7 @@ class LogCleaner:
         self._wake.set()
 
     def shutdown(self) -> None:
+        self._closing.set()
         threads, self._threads = self._threads, []
         for _, stop in threads:
             stop.set()
@@ -295,6 +311,7 @@ class LogCleaner:
                     continue
                 data = seg.read_batch(pos, h.total_size)
                 self.stats["bytes_read"] += len(data)
+                self.throttler.maybe_throttle(len(data))
                 _, recs = decode_batch(data, verify=False)
                 base = h.base_offset
                 for r in recs:
@@ -369,6 +386,7 @@ class LogCleaner:
                 info: list[tuple[int, int, int, int]] = []
                 for pos, h in seg.iter_batch_headers(0):
                     data = seg.read_batch(pos, h.total_size)
+                    self.throttler.maybe_throttle(len(data))
                     kept = self._filter_batch(data, h, keys, keep_tombstones, last_of_producer)
                     if kept is None:
                         continue
@@ -377,6 +395,7 @@ class LogCleaner:
                 if out:
                     new.append(out, info)
                     self.stats["bytes_written"] += len(out)
+                    self.throttler.maybe_throttle(len(out))
             for seg in group:
                 for t in seg.txn_index.entries:
                     new.txn_index.append(t)

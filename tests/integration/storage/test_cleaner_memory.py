@@ -10,7 +10,8 @@ from typing import Iterator
 
 import pytest
 from confluent_kafka import Consumer, Producer
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic,
+                                  ResourceType)
 
 from kafpy.storage.checkpoint import OffsetCheckpointFile
 from tests.integration.cluster.harness import wait_until
@@ -34,8 +35,11 @@ def broker(tmp_path: Path) -> Iterator[KafpyBroker]:
 
 def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker: KafpyBroker) -> None:
     admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-    admin.create_topics([NewTopic(TOPIC, 1, 1, config={
-        "cleanup.policy": "compact", "segment.bytes": "65536", "min.cleanable.dirty.ratio": "0.01"})])[TOPIC].result(30)
+    # written under cleanup.policy=delete and only then compacted, so that every pass of the
+    # cleaner finds the whole log dirty (cleaning while the producer writes would take the
+    # keys in smaller bites, as many as the producer's pace allows)
+    settings = {"segment.bytes": "65536", "min.cleanable.dirty.ratio": "0.01"}
+    admin.create_topics([NewTopic(TOPIC, 1, 1, config={"cleanup.policy": "delete", **settings})])[TOPIC].result(30)
     # batches under segment.bytes: a larger one is refused (RECORD_BATCH_TOO_LARGE), as in Kafka
     producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 20, "batch.size": 16384})
     for round_ in range(2):
@@ -48,21 +52,22 @@ def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker: Kafp
     producer.produce(TOPIC, key=b"tail", value=b"tail")
     assert producer.flush(60) == 0
 
+    compact = ConfigResource(ResourceType.TOPIC, TOPIC, incremental_configs=[
+        ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.SET)])
+    for future in admin.incremental_alter_configs([compact]).values():
+        future.result(30)
     checkpoint = OffsetCheckpointFile(str(Path(broker.log_dir) / "cleaner-offset-checkpoint"))
 
     def passes() -> list[tuple[str, str]]:
         return re.findall(r"Offset map for .*many-keys-0.* full at (\d+) keys: cleaning up to offset (\d+)",
                           broker.log_text())
-    # the checkpoint goes past the first round and well into the second (the active segment,
-    # never cleaned, holds the last records)
-    wait_until(lambda: checkpoint.read().get((TOPIC, 0), 0) > KEYS * 3 // 2 and len(passes()) >= 4, 120,
-               "the cleaner checkpoint well into the second round, after bounded passes")
+    # 1 MiB at the 0.9 load factor holds 7,315 keys of 9 bytes: the 40,000 records take five
+    # passes, four of them with a full map; the last reaches the active segment, never cleaned
+    wait_until(lambda: len(passes()) >= 4 and checkpoint.read().get((TOPIC, 0), 0) > int(passes()[-1][1]), 120,
+               "bounded passes, then one that reaches the active segment")
     full = passes()
-    # 1 MiB at the 0.9 load factor holds about 7,400 keys of 9 bytes: several passes per round
-    assert len(full) >= 4, full
-    assert all(int(n) < KEYS for n, _ in full)
-    ends = [int(e) for _, e in full]
-    assert ends == sorted(ends)
+    assert [int(n) for n, _ in full] == [7315] * len(full)
+    assert [int(e) for _, e in full] == [7315 * (i + 1) for i in range(len(full))]
 
     consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "reader",
                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
@@ -86,3 +91,18 @@ def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker: Kafp
         consumer.close()
     assert latest == {**{b"key-%05d" % k: b"round-1-%05d" % k for k in range(KEYS)}, b"tail": b"tail"}
     assert count < 2 * KEYS   # the first round's records were compacted away
+
+
+def test_dedupe_buffer_and_io_rate_change_on_a_running_broker(broker: KafpyBroker) -> None:
+    """Both are dynamic broker configs in Kafka: kafka-configs.sh alters them without a restart."""
+    from tests.support.kafka_dist import run_tool
+
+    mark = len(broker.log_text())
+    run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--entity-type", "brokers",
+                                    "--entity-default", "--alter", "--add-config",
+                                    "log.cleaner.dedupe.buffer.size=2097152,log.cleaner.io.max.bytes.per.second=1048576"],
+             timeout=120)
+    budget = int(2097152 * 0.9)
+    wait_until(lambda: f"offset map budget {int(1048576 * 0.9)} -> {budget} bytes" in broker.log_text()[mark:]
+               and "I/O rate 1.79769e+308 -> 1.04858e+06 bytes/s" in broker.log_text()[mark:], 60,
+               "the cleaner took both new values")

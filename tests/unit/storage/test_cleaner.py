@@ -343,3 +343,56 @@ def test_the_map_budget_is_the_threads_share_of_the_dedupe_buffer_at_the_load_fa
     c = LogCleaner(lm)
     c.reconfigure(1, 15000, dedupe_buffer_size=2_000_000, load_factor=0.75)
     assert c.map_budget == 1_500_000
+
+
+def test_io_max_bytes_per_second_throttles_reads_and_writes(tmp_path):
+    """log.cleaner.io.max.bytes.per.second: the cleaner's naps add up to what its bytes read
+    and written take at that rate (a fake clock that moves a microsecond per look)."""
+    from kafpy.storage.throttler import Throttler
+
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    for i in range(20):
+        lg.append_as_leader(kp_batch([(b"k%d" % (i % 3), b"v" * 100)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    now = [0.0]
+
+    def look() -> float:
+        now[0] += 1e-6
+        return now[0]
+    naps: list[float] = []
+
+    def nap(s: float) -> None:
+        naps.append(s)
+        now[0] += s
+    cleaner.throttler = Throttler(10_000.0, check_interval_s=0.0, clock=look, sleep=nap)
+    assert cleaner.clean_once(clock.ms)
+    moved = cleaner.stats["bytes_read"] + cleaner.stats["bytes_written"]
+    # the rewrite reads every segment again: more was moved than the two stats count
+    assert sum(naps) >= 0.99 * moved / 10_000.0 and len(naps) > 3
+    lm.shutdown()
+
+
+def test_shutdown_ends_a_throttle_nap(tmp_path):
+    import time
+
+    clock = FakeClock()
+    base = LogConfig(cleanup_policy="compact", segment_bytes=600, min_cleanable_dirty_ratio=0.0)
+    lm = LogManager([str(tmp_path / "d")], base, clock=clock, cleaner_io_max_bytes_per_s=1.0)
+    lm.startup()
+    cleaner = lm.cleaner
+    cleaner.throttler.check_interval_s = 0.0   # nap from the first batch read: ~100 s for 100 bytes
+    lg = lm.get_or_create_log("slow", 0)
+    for i in range(10):
+        lg.append_as_leader(kp_batch([(b"k", b"v" * 100)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    cleaner.wakeup()
+    for _ in range(500):
+        if cleaner.throttler._observed or cleaner.stats["bytes_read"]:
+            break
+        time.sleep(0.01)
+    assert cleaner.stats["bytes_read"] > 0, "the cleaner started reading"
+    started = time.monotonic()
+    lm.shutdown()
+    assert time.monotonic() - started < 10
+    assert cleaner.throttler.slept_s > 50   # it was in a nap of that length when shut down
