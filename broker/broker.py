@@ -586,16 +586,18 @@ class Broker:
 
     async def _housekeeping(self) -> None:
         """Retention every log.retention.check.interval.ms; checkpoints (high watermarks,
-        recovery points, log start offsets) every 5 s, as Kafka does. The offsets are read
+        recovery points, log start offsets) every replica.high.watermark.checkpoint.interval.ms
+        (5 s; Kafka writes the other two less often, every minute). The offsets are read
         here, on the loop; the files are written (and fsynced) in a thread, so a busy disk
         never stalls requests. A tick whose previous write has not finished writes
         nothing: the next one takes a fresh snapshot."""
         interval = self.config["log.retention.check.interval.ms"] / 1000
+        checkpoint_interval = self.config["replica.high.watermark.checkpoint.interval.ms"] / 1000
         next_retention = self.clock() + interval
         writing: asyncio.Future | None = None
         assert self.log_manager is not None
         while True:
-            await asyncio.sleep(min(5.0, interval))
+            await asyncio.sleep(min(checkpoint_interval, interval))
             try:
                 now = self.clock()
                 if now >= next_retention:

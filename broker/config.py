@@ -227,7 +227,7 @@ _DEFS = [
     ConfigDef("replica.fetch.response.max.bytes", "int", 10485760),
     ConfigDef("replica.fetch.backoff.ms", "int", 1000),
     ConfigDef("replica.socket.timeout.ms", "int", 30000),
-    ConfigDef("replica.high.watermark.checkpoint.interval.ms", "long", 5000),
+    ConfigDef("replica.high.watermark.checkpoint.interval.ms", "long", 5000, _at_least(1)),
     ConfigDef("num.replica.fetchers", "int", 1, _at_least(1), dynamic=True),
     ConfigDef("auto.leader.rebalance.enable", "boolean", True),
     ConfigDef("leader.imbalance.check.interval.seconds", "long", 300),

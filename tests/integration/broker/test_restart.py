@@ -206,3 +206,30 @@ def test_checkpoints_are_written_every_few_seconds_while_serving(broker):
             time.sleep(0.5)
     assert written_hw() >= 7
     assert "Writing checkpoints failed" not in broker.log_text()
+
+
+@pytest.mark.parametrize("interval_ms", [300, 60_000])
+def test_the_checkpoint_tick_is_replica_high_watermark_checkpoint_interval_ms(broker_factory, interval_ms):
+    """replica.high.watermark.checkpoint.interval.ms sets the tick: at 300 ms the high watermark
+    is on disk within 3 s (less than the 5 s default tick); at a minute it is not there after
+    8 s (more than it)."""
+    broker = broker_factory(overrides={"replica.high.watermark.checkpoint.interval.ms": interval_ms})
+    topic = topic_name("tick")
+    create_topic(broker.port, topic, 1)
+    hw_file = broker.log_dir / "replication-offset-checkpoint"
+
+    def written_hw() -> int:
+        text = hw_file.read_text() if hw_file.exists() else ""
+        hws = [int(ln.split()[2]) for ln in text.splitlines() if ln.startswith(f"{topic} 0 ")]
+        return hws[0] if hws else -1
+
+    with RawConnection("127.0.0.1", broker.port) as c:
+        resp = c.request(PRODUCE, 9, produce_request(topic, build_batch([(None, b"v%d" % i) for i in range(3)])))
+        assert resp.responses[0].partition_responses[0].error_code == 0
+    deadline = time.monotonic() + (3 if interval_ms < 5000 else 8)
+    while written_hw() < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if interval_ms < 5000:
+        assert written_hw() == 3
+    else:
+        assert written_hw() < 3
