@@ -251,7 +251,8 @@ _DEFS = [
     ConfigDef("offsets.topic.num.partitions", "int", 50, _at_least(1)),
     ConfigDef("offsets.topic.replication.factor", "short", 3, _at_least(1)),
     ConfigDef("offsets.topic.segment.bytes", "int", 104857600, _at_least(1)),
-    ConfigDef("offsets.topic.compression.codec", "int", 0),
+    # the group coordinator's batches in __consumer_offsets: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd
+    ConfigDef("offsets.topic.compression.codec", "int", 0, _one_of(0, 1, 2, 3, 4)),
     ConfigDef("offsets.retention.minutes", "int", 10080, _at_least(1)),
     ConfigDef("offsets.retention.check.interval.ms", "long", 600000, _at_least(1)),
     ConfigDef("offsets.commit.timeout.ms", "int", 5000),

@@ -55,6 +55,7 @@ class GroupCoordinatorConfig(PropertiesConfig):
     offsets_retention_check_interval_ms: int = _setting("offsets.retention.check.interval.ms",
                                                         600_000)
     offsets_commit_timeout_ms: int = _setting("offsets.commit.timeout.ms", 5000)
+    offsets_topic_compression_codec: int = _setting("offsets.topic.compression.codec", 0)
     offset_metadata_max_bytes: int = _setting("offset.metadata.max.bytes", 4096)
     group_initial_rebalance_delay_ms: int = _setting("group.initial.rebalance.delay.ms", 3000)
     group_min_session_timeout_ms: int = _setting("group.min.session.timeout.ms", 6000)

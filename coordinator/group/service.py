@@ -66,11 +66,14 @@ class BrokerOffsetsLog:
     `append` writes one batch as leader (origin "coordinator", acks=-1) and returns the
     replica manager's wait for that batch to be committed, bounded by
     offsets.commit.timeout.ms; an append refused at once returns a future that is
-    already done with the refusal's error. `read` replays a partition's log."""
+    already done with the refusal's error. Batches are compressed with `compression` (a
+    codec id: offsets.topic.compression.codec for the group coordinator, none for the
+    others, as in Kafka). `read` replays a partition's log."""
 
     def __init__(self, replica_manager: ReplicaManager, loop: asyncio.AbstractEventLoop,
-                 commit_timeout_ms: int, topic: str = GROUP_METADATA_TOPIC_NAME) -> None:
+                 commit_timeout_ms: int, topic: str = GROUP_METADATA_TOPIC_NAME, compression: int = 0) -> None:
         self.topic = topic
+        self.compression = compression
         self._replica_manager = replica_manager
         self._loop = loop
         self._commit_timeout_ms = commit_timeout_ms
@@ -93,9 +96,10 @@ class BrokerOffsetsLog:
                 if refusal is not None:
                     return self._failed(refusal)
             batch = build_batch(list(records), base_timestamp=timestamp_ms, producer_id=producer_id,
-                                producer_epoch=producer_epoch, is_transactional=True)
+                                producer_epoch=producer_epoch, is_transactional=True,
+                                compression=self.compression)
         else:
-            batch = build_batch(list(records), base_timestamp=timestamp_ms)
+            batch = build_batch(list(records), base_timestamp=timestamp_ms, compression=self.compression)
         appended = self._replica_manager.append_records(self._commit_timeout_ms, -1, "coordinator",
                                                         [(self.topic, partition, batch)], internal_topics_allowed=True)
         if appended.done():  # refused at once, or already committed: answered now
@@ -192,8 +196,8 @@ class GroupCoordinatorService(CoordinatorRuntime[GroupCoordinator]):
         self.config = config
         self._init_runtime("group-coordinator", GROUP_METADATA_TOPIC_NAME, loop, clock, log,
                            metadata_cache, ensure_offsets_topic)
-        self.offsets_log = BrokerOffsetsLog(replica_manager, loop,
-                                            config.offsets_commit_timeout_ms)
+        self.offsets_log = BrokerOffsetsLog(replica_manager, loop, config.offsets_commit_timeout_ms,
+                                            compression=config.offsets_topic_compression_codec)
         # the classic coordinator owns the partitions; the other kinds live beside it
         # (a kind without config is not built: its APIs answer as Kafka's without it)
         self.classic = GroupCoordinator(config, self.offsets_log, future_factory=loop.create_future,
