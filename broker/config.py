@@ -154,6 +154,8 @@ _DEFS = [
     ConfigDef("num.network.threads", "int", 3, _at_least(1), dynamic=True),
     ConfigDef("num.io.threads", "int", 8, _at_least(1), dynamic=True),
     ConfigDef("background.threads", "int", 10, _at_least(1), dynamic=True),
+    # accepted, not applied: requests are not handed between threads through one queue here;
+    # each connection stops being read at 100 queued requests (broker.server)
     ConfigDef("queued.max.requests", "int", 500, _at_least(1)),
     # bytes of all requests received and not yet answered (-1: no bound); a connection whose
     # next request does not fit stops being read until others give theirs back
@@ -176,6 +178,7 @@ _DEFS = [
     ConfigDef("num.recovery.threads.per.data.dir", "int", 1, _at_least(1), dynamic=True),
     ConfigDef("log.flush.interval.messages", "long", LONG_MAX, _at_least(1), dynamic=True),
     ConfigDef("log.flush.interval.ms", "long", None, dynamic=True),
+    # accepted, not applied: log.flush.interval.ms is checked on each retention check
     ConfigDef("log.flush.scheduler.interval.ms", "long", LONG_MAX),
     ConfigDef("log.retention.hours", "int", 168),
     ConfigDef("log.retention.minutes", "int", None),
@@ -239,6 +242,7 @@ _DEFS = [
     # Fetch
     ConfigDef("fetch.max.bytes", "int", 57671680, _at_least(1024)),
     ConfigDef("max.incremental.fetch.session.cache.slots", "int", 1000, _at_least(0)),
+    # accepted, not applied (both): a completed delayed operation leaves its purgatory at once
     ConfigDef("fetch.purgatory.purge.interval.requests", "int", 1000),
     ConfigDef("producer.purgatory.purge.interval.requests", "int", 1000),
     # ZooKeeper
@@ -256,6 +260,7 @@ _DEFS = [
     ConfigDef("offsets.retention.minutes", "int", 10080, _at_least(1)),
     ConfigDef("offsets.retention.check.interval.ms", "long", 600000, _at_least(1)),
     ConfigDef("offsets.commit.timeout.ms", "int", 5000),
+    # accepted, not applied: a coordinator loads its partition batch by batch
     ConfigDef("offsets.load.buffer.size", "int", 5242880),
     ConfigDef("offset.metadata.max.bytes", "int", 4096),
     ConfigDef("group.initial.rebalance.delay.ms", "int", 3000, _at_least(0)),
@@ -273,6 +278,7 @@ _DEFS = [
     ConfigDef("transactional.id.expiration.ms", "int", 604800000),
     ConfigDef("transaction.max.timeout.ms", "int", 900000, _at_least(1)),
     ConfigDef("request.timeout.ms", "int", 30000, _at_least(0)),  # transaction log writes and markers
+    # accepted, not applied: as offsets.load.buffer.size
     ConfigDef("transaction.state.log.load.buffer.size", "int", 5242880, _at_least(1)),
     ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", "int", 10000, _at_least(1)),
     ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", "int", 3600000, _at_least(1)),
@@ -309,6 +315,7 @@ _DEFS = [
     ConfigDef("group.share.min.heartbeat.interval.ms", "int", 5000, _at_least(1)),
     ConfigDef("group.share.max.heartbeat.interval.ms", "int", 15000, _at_least(1)),
     ConfigDef("group.share.max.size", "int", 200, _at_least(1)),
+    # accepted, not applied: the simple assignor is the only one, as in Kafka 4.4
     ConfigDef("group.share.assignors", "list", ["simple"]),
     ConfigDef("group.share.record.lock.duration.ms", "int", 30000, _at_least(1000)),
     ConfigDef("group.share.min.record.lock.duration.ms", "int", 15000, _at_least(1000)),
@@ -352,6 +359,7 @@ _DEFS = [
     ConfigDef("share.coordinator.cold.partition.snapshot.interval.ms", "int", 300000, _at_least(1)),
     # share sessions per broker (broker/share/; Kafka 4.4's default)
     ConfigDef("group.share.max.share.sessions", "int", 2000, _at_least(1)),
+    # Java class names: accepted, not loaded (metrics/ serves the metrics over HTTP instead)
     ConfigDef("metric.reporters", "list", [], dynamic=True),
     ConfigDef("authorizer.class.name", "string", ""),
     ConfigDef("security.inter.broker.protocol", "string", "PLAINTEXT",
