@@ -119,6 +119,21 @@ def _at_least(n: int) -> Check:
     return Check(lambda v: v is None or _number(v) >= n, f"Value must be at least {n}")
 
 
+def _between(low: int, high: int) -> Check:
+    """Kafka's ConfigDef.Range.between, with its reasons."""
+    return Check(lambda v: v is None or low <= _number(v) <= high,
+                 lambda v: f"Value must be at least {low}" if _number(v) < low else f"Value must be no more than {high}")
+
+
+# compression.<codec>.level, broker and topic alike (Kafka's CompressionType.levelValidator)
+COMPRESSION_LEVEL_CHECKS: dict[str, Check] = {
+    "compression.gzip.level": Check(lambda v: v is None or v == -1 or 1 <= _number(v) <= 9,
+                                    "Value must be between 1 and 9 or equal to -1"),
+    "compression.lz4.level": _between(1, 17),
+    "compression.zstd.level": _between(-131072, 22),
+}
+
+
 def _one_of(*opts: str | int) -> Check:
     return Check(lambda v: v in opts, f"String must be one of: {', '.join(map(str, opts))}")
 
@@ -217,9 +232,10 @@ _DEFS = [
     ConfigDef("log.message.downconversion.enable", "boolean", True),
     ConfigDef("message.max.bytes", "int", 1048588, _at_least(0), dynamic=True),
     ConfigDef("compression.type", "string", "producer", _one_of(*COMPRESSION_TYPES[:-1]), dynamic=True),
-    ConfigDef("compression.gzip.level", "int", -1, dynamic=True),
-    ConfigDef("compression.lz4.level", "int", 9, dynamic=True),
-    ConfigDef("compression.zstd.level", "int", 3, dynamic=True),
+    # the levels a compression.type naming a codec recompresses with (storage.log_validator)
+    ConfigDef("compression.gzip.level", "int", -1, COMPRESSION_LEVEL_CHECKS["compression.gzip.level"], dynamic=True),
+    ConfigDef("compression.lz4.level", "int", 9, COMPRESSION_LEVEL_CHECKS["compression.lz4.level"], dynamic=True),
+    ConfigDef("compression.zstd.level", "int", 3, COMPRESSION_LEVEL_CHECKS["compression.zstd.level"], dynamic=True),
     ConfigDef("min.insync.replicas", "int", 1, _at_least(1), dynamic=True),
     ConfigDef("unclean.leader.election.enable", "boolean", False, dynamic=True),
     # Replication

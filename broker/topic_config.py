@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Mapping
 
-from kafpy.broker.config import COMPRESSION_TYPES, ConfigValue, KafkaConfig, LONG_MAX
+from kafpy.broker.config import COMPRESSION_LEVEL_CHECKS, COMPRESSION_TYPES, ConfigValue, KafkaConfig, LONG_MAX
 
 # DescribeConfigs ConfigSource values
 UNKNOWN = 0
@@ -145,6 +145,10 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
         if name == "compression.type" and parsed not in COMPRESSION_TYPES:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: "
                                 + ", ".join(COMPRESSION_TYPES))
+        level_check = COMPRESSION_LEVEL_CHECKS.get(name)
+        if level_check is not None and not level_check.test(parsed):
+            reason = level_check.reason if isinstance(level_check.reason, str) else level_check.reason(parsed)
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}: {reason}")
         if name == "message.timestamp.type" and parsed not in ("CreateTime", "LogAppendTime"):
             raise InvalidConfig(f"Invalid value {value} for configuration {name}")
         if isinstance(parsed, int) and name in ("segment.bytes",) and parsed < 14:

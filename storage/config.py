@@ -30,6 +30,9 @@ _TOPIC_NAMES: dict[str, str] = {
     "max.compaction.lag.ms": "max_compaction_lag_ms",
     "max.message.bytes": "max_message_bytes",
     "compression.type": "compression_type",
+    "compression.gzip.level": "compression_gzip_level",
+    "compression.lz4.level": "compression_lz4_level",
+    "compression.zstd.level": "compression_zstd_level",
     "message.timestamp.type": "message_timestamp_type",
     "flush.messages": "flush_messages",
     "flush.ms": "flush_ms",
@@ -56,6 +59,9 @@ _BROKER_NAMES: dict[str, str] = {
     "log.cleaner.max.compaction.lag.ms": "max.compaction.lag.ms",
     "message.max.bytes": "max.message.bytes",
     "compression.type": "compression.type",
+    "compression.gzip.level": "compression.gzip.level",
+    "compression.lz4.level": "compression.lz4.level",
+    "compression.zstd.level": "compression.zstd.level",
     "log.message.timestamp.type": "message.timestamp.type",
     "log.flush.interval.messages": "flush.messages",
     "log.segment.delete.delay.ms": "file.delete.delay.ms",
@@ -85,6 +91,10 @@ class LogConfig:
     max_compaction_lag_ms: int = LONG_MAX
     max_message_bytes: int = 1048588
     compression_type: str = "producer"
+    # the levels the broker recompresses with when compression.type names a codec (KIP-390)
+    compression_gzip_level: int = -1
+    compression_lz4_level: int = 9
+    compression_zstd_level: int = 3
     message_timestamp_type: str = "CreateTime"
     flush_messages: int = LONG_MAX
     flush_ms: int = LONG_MAX

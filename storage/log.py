@@ -286,7 +286,7 @@ class Log:
             self.update_config(self.config)
         return self._validator.records_to_decode(records)
 
-    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int]:
+    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int, Optional[int]]:
         """What ``log_validator.work_ahead`` needs besides the records (now's clock reading
         among them, for the timestamp bounds)."""
         return self._validator.ahead_settings()

@@ -91,6 +91,9 @@ class LogValidator:
         self._now_ms = clock_ms
         ct = config.compression_type.strip().lower()
         self.target_codec = None if ct == "producer" else _CODECS.get(ct)
+        # compression.<codec>.level of the target codec (None: the codec's own default)
+        self.target_level = {1: config.compression_gzip_level, 3: config.compression_lz4_level,
+                             4: config.compression_zstd_level}.get(self.target_codec or 0)
         self.log_append_time = config.log_append_time
         self.compact = "compact" in config.cleanup_policy
         before, after = config.timestamp_bounds()
@@ -125,11 +128,11 @@ class LogValidator:
             pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
         return total
 
-    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int]:
+    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int, Optional[int]]:
         """The arguments of ``work_ahead`` after the records: (compacted, target codec,
-        max.message.bytes, topic-partition, timestamp bounds or None, now in ms)."""
+        max.message.bytes, topic-partition, timestamp bounds or None, now in ms, level)."""
         return (self.compact, self.target_codec, self.max_message_bytes, self.topic_partition,
-                self.ts_bounds if not self.log_append_time else None, self._now_ms())
+                self.ts_bounds if not self.log_append_time else None, self._now_ms(), self.target_level)
 
     def check_ahead(self, records: "Buffer") -> None:
         """``work_ahead`` here, its outcome kept (``keep_checked``)."""
@@ -309,7 +312,7 @@ class LogValidator:
                 parts.append(bytes(buf[pos:pos + h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD]))
             else:
                 try:
-                    parts.append(recompress_batch(buf, pos, codec))
+                    parts.append(recompress_batch(buf, pos, codec, level=self.target_level))
                 except ProtocolError as e:
                     raise CorruptRecordError(str(e)) from e
         if any(len(p) > self.max_message_bytes for p in parts):
@@ -360,11 +363,11 @@ def check_record_rules(buf: "Buffer", batches: list[tuple[int, tuple]], topic_pa
 
 def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_message_bytes: int,
                topic_partition: str = "", ts_bounds: Optional[tuple[int, int]] = None,
-               now_ms: int = 0) -> AheadOutcome:
+               now_ms: int = 0, level: Optional[int] = None) -> AheadOutcome:
     """The work of a client's append that grows with its records, as ``_convert`` does it:
     a compacted topic's keys, checked with the timestamp bounds as ``check_record_rules``
     checks them (the error is the first batch at fault's, each of its records at fault
-    listed), then the recompression to ``codec`` (None: none) of the batches not in it. A
+    listed), then the recompression to ``codec`` (None: none; at ``level``) of the batches not in it. A
     pure function of its arguments (``LogValidator.ahead_settings``), so a worker process
     can run it; the socket server's Produce path does, for batches of millions of records."""
     if compact:
@@ -385,7 +388,7 @@ def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_messa
             parts.append(bytes(records[pos:pos + h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD]))
         else:
             try:
-                parts.append(recompress_batch(records, pos, codec))
+                parts.append(recompress_batch(records, pos, codec, level=level))
             except ProtocolError as e:
                 return CorruptRecordError(str(e)), None
     if any(len(p) > max_message_bytes for p in parts):

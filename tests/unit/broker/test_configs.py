@@ -143,3 +143,33 @@ def test_server_properties_read_with_java_rules(tmp_path):
     assert cfg.broker_id == 7
     assert "authorizer.class.name\tx" in cfg.unknown
 
+
+
+@pytest.mark.parametrize("name,value,reason", [
+    ("compression.gzip.level", "10", "Value must be between 1 and 9 or equal to -1"),
+    ("compression.gzip.level", "0", "Value must be between 1 and 9 or equal to -1"),
+    ("compression.lz4.level", "0", "Value must be at least 1"),
+    ("compression.lz4.level", "18", "Value must be no more than 17"),
+    ("compression.zstd.level", "-131073", "Value must be at least -131072"),
+    ("compression.zstd.level", "23", "Value must be no more than 22"),
+])
+def test_compression_levels_out_of_kafkas_ranges_are_refused(name, value, reason):
+    """Kafka 4.4's CompressionType level validators, for a topic and for the broker."""
+    from kafpy.broker.config import ConfigError, KafkaConfig
+    from kafpy.broker.topic_config import InvalidConfig, validate_topic_configs
+    with pytest.raises(InvalidConfig) as topic:
+        validate_topic_configs({name: value})
+    assert str(topic.value) == f"Invalid value {value} for configuration {name}: {reason}"
+    with pytest.raises(ConfigError) as broker:
+        KafkaConfig({name: value})
+    assert str(broker.value) == f"Invalid value '{value}' for configuration {name}"
+
+
+def test_compression_levels_within_kafkas_ranges_are_taken():
+    from kafpy.broker.config import KafkaConfig
+    from kafpy.broker.topic_config import validate_topic_configs
+    for name, values in {"compression.gzip.level": ["-1", "1", "9"], "compression.lz4.level": ["1", "17"],
+                         "compression.zstd.level": ["-131072", "-5", "0", "22"]}.items():
+        for v in values:
+            validate_topic_configs({name: v})
+            assert KafkaConfig({name: v})[name] == int(v)

@@ -474,3 +474,28 @@ def test_a_recompression_done_ahead_is_what_the_append_writes(tmp_path, monkeypa
 def test_only_compacted_topics_count_records_to_check_ahead(tmp_path):
     lg = open_log(tmp_path)
     assert lg.records_to_check_ahead(kp_batch([(b"k", b"v")] * 3)) == 0
+
+
+@pytest.mark.parametrize("codec,fast,small", [("gzip", 1, 9), ("lz4", 1, 17), ("zstd", 1, 19)])
+def test_recompression_uses_the_topics_compression_level(tmp_path, codec, fast, small):
+    """compression.<codec>.level (KIP-390): what the broker recompresses a producer's batch
+    with when compression.type names a codec; on the append path and in work_ahead alike."""
+    import random
+    from kafpy.storage import log_validator
+    rnd = random.Random(7)
+    words = [bytes(rnd.choice(b"abcdefghij") for _ in range(6)) for _ in range(40)]
+    values = [b" ".join(rnd.choice(words) for _ in range(200)) for _ in range(60)]
+    batch = bytes(kp_batch([(b"k%d" % i, v) for i, v in enumerate(values)]))
+    sizes = {}
+    for level in (fast, small):
+        lg = open_log(tmp_path, name=f"{codec}{level}-0", compression_type=codec,
+                      **{f"compression_{codec}_level": level})
+        assert lg.ahead_settings()[-1] == level
+        info = lg.append_as_leader(bytearray(batch), 0)
+        stored = lg.read(0, 1 << 22).records.read_bytes()
+        assert (info.first_offset, info.last_offset) == (0, 59)
+        assert [r.value for r in decode_batch(stored, 0)[1]] == values
+        ahead = log_validator.work_ahead(batch, *lg.ahead_settings())[1]
+        assert ahead is not None and len(ahead) == len(stored)   # the same bytes' length either way
+        sizes[level] = len(stored)
+    assert sizes[small] < sizes[fast], sizes
