@@ -149,6 +149,10 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
         if level_check is not None and not level_check.test(parsed):
             reason = level_check.reason if isinstance(level_check.reason, str) else level_check.reason(parsed)
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: {reason}")
+        if name == "remote.storage.enable" and parsed is True:
+            # no tiered storage here: Kafka's answer on a broker without remote.log.storage.system.enable
+            raise InvalidConfig("Tiered Storage functionality is disabled in the broker. Topic cannot be "
+                                "configured with remote log storage.")
         if name == "message.timestamp.type" and parsed not in ("CreateTime", "LogAppendTime"):
             raise InvalidConfig(f"Invalid value {value} for configuration {name}")
         if isinstance(parsed, int) and name in ("segment.bytes",) and parsed < 14:

@@ -173,3 +173,14 @@ def test_compression_levels_within_kafkas_ranges_are_taken():
         for v in values:
             validate_topic_configs({name: v})
             assert KafkaConfig({name: v})[name] == int(v)
+
+
+def test_remote_storage_cannot_be_enabled_on_a_topic():
+    """No tiered storage: Kafka's refusal on a broker with remote.log.storage.system.enable=false,
+    for creation and alteration alike (both validate through here); false stays accepted."""
+    from kafpy.broker.topic_config import InvalidConfig, validate_topic_configs
+    with pytest.raises(InvalidConfig) as e:
+        validate_topic_configs({"remote.storage.enable": "true"})
+    assert str(e.value) == ("Tiered Storage functionality is disabled in the broker. Topic cannot be "
+                            "configured with remote log storage.")
+    validate_topic_configs({"remote.storage.enable": "false"})
