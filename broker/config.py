@@ -371,6 +371,8 @@ _DEFS = [
     ConfigDef("share.coordinator.state.topic.segment.bytes", "int", 104857600, _at_least(1)),
     ConfigDef("share.coordinator.snapshot.update.records.per.snapshot", "int", 500, _at_least(0)),
     ConfigDef("share.coordinator.write.timeout.ms", "int", 5000, _at_least(1)),
+    # the share coordinator's batches in __share_group_state (codec ids as offsets.topic.compression.codec)
+    ConfigDef("share.coordinator.state.topic.compression.codec", "int", 0, _one_of(0, 1, 2, 3, 4)),
     ConfigDef("share.coordinator.state.topic.prune.interval.ms", "long", 300000, _at_least(1)),
     ConfigDef("share.coordinator.cold.partition.snapshot.interval.ms", "int", 300000, _at_least(1)),
     # share sessions per broker (broker/share/; Kafka 4.4's default)

@@ -67,8 +67,9 @@ class BrokerOffsetsLog:
     replica manager's wait for that batch to be committed, bounded by
     offsets.commit.timeout.ms; an append refused at once returns a future that is
     already done with the refusal's error. Batches are compressed with `compression` (a
-    codec id: offsets.topic.compression.codec for the group coordinator, none for the
-    others, as in Kafka). `read` replays a partition's log."""
+    codec id: offsets.topic.compression.codec for the group coordinator,
+    share.coordinator.state.topic.compression.codec for the share coordinator, none for the
+    transaction coordinator, as in Kafka). `read` replays a partition's log."""
 
     def __init__(self, replica_manager: ReplicaManager, loop: asyncio.AbstractEventLoop,
                  commit_timeout_ms: int, topic: str = GROUP_METADATA_TOPIC_NAME, compression: int = 0) -> None:

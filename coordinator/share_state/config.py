@@ -31,4 +31,5 @@ class ShareCoordinatorConfig(PropertiesConfig):
         "share.coordinator.cold.partition.snapshot.interval.ms", 5 * 60 * 1000)
     # how long a write of `__share_group_state` may wait for the in-sync replicas
     write_timeout_ms: int = _setting("share.coordinator.write.timeout.ms", 5000)
+    state_topic_compression_codec: int = _setting("share.coordinator.state.topic.compression.codec", 0)
 

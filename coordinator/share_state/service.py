@@ -67,7 +67,8 @@ class ShareCoordinatorService(CoordinatorRuntime[ShareCoordinator]):
         self._replica_manager = replica_manager
         # the one write path of the coordinators (coordinator/result.py), over the topic's log
         self.writer: CoordinatorWriter[BrokerOffsetsLog] = CoordinatorWriter(
-            BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms, topic=SHARE_GROUP_STATE_TOPIC_NAME),
+            BrokerOffsetsLog(replica_manager, loop, config.write_timeout_ms, topic=SHARE_GROUP_STATE_TOPIC_NAME,
+                             compression=config.state_topic_compression_codec),
             loop.create_future, "share coordinator")
         self._periodic: list[asyncio.Task] = []
         self._pruned: dict[int, int] = {}

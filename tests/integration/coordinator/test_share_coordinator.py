@@ -7,6 +7,7 @@ answers (fencing, uninitialized partitions, unknown topics); the state survives 
 whose answers must match ours."""
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -162,7 +163,9 @@ def share_broker(tmp_path_factory):
     b = KafpyBroker(work_dir=work, log_dir=work / "logs", start_timeout=150,
                     overrides={"share.coordinator.state.topic.num.partitions": STATE_PARTITIONS,
                                "share.coordinator.snapshot.update.records.per.snapshot": 2,
-                               "share.coordinator.state.topic.prune.interval.ms": 300})
+                               "share.coordinator.state.topic.prune.interval.ms": 300,
+                               # its batches zstd: replay after the restart and Apache's decoder read them
+                               "share.coordinator.state.topic.compression.codec": 4})
     b.start()
     try:
         yield b
@@ -213,6 +216,7 @@ def test_persister_rpcs_restart_and_dump_log(share_broker):
     assert '"type":"0"' in dumped and '"type":"1"' in dumped, dumped[-3000:]
     assert '"groupId":"sg1"' in dumped and '"startOffset":24' in dumped, dumped[-3000:]
     assert "Unknown" not in dumped and "error" not in dumped.lower(), dumped[-3000:]
+    assert {c.lower() for c in re.findall(r"compresscodec: (\w+)", dumped)} == {"zstd"}, dumped[-3000:]
 
 
 def test_same_answers_as_apache_kafka(reference_kafka, share_broker):
