@@ -119,18 +119,19 @@ def _at_least(n: int) -> Check:
     return Check(lambda v: v is None or _number(v) >= n, f"Value must be at least {n}")
 
 
-def _between(low: int, high: int) -> Check:
-    """Kafka's ConfigDef.Range.between, with its reasons."""
-    return Check(lambda v: v is None or low <= _number(v) <= high,
-                 lambda v: f"Value must be at least {low}" if _number(v) < low else f"Value must be no more than {high}")
+def _range(low: float | None, high: float | None) -> Check:
+    """Kafka's ConfigDef.Range (``between``, ``atLeast`` with no ``high``), with its reasons."""
+    return Check(lambda v: v is None or ((low is None or _number(v) >= low) and (high is None or _number(v) <= high)),
+                 lambda v: f"Value must be at least {low}" if low is not None and _number(v) < low
+                 else f"Value must be no more than {high}")
 
 
 # compression.<codec>.level, broker and topic alike (Kafka's CompressionType.levelValidator)
 COMPRESSION_LEVEL_CHECKS: dict[str, Check] = {
     "compression.gzip.level": Check(lambda v: v is None or v == -1 or 1 <= _number(v) <= 9,
                                     "Value must be between 1 and 9 or equal to -1"),
-    "compression.lz4.level": _between(1, 17),
-    "compression.zstd.level": _between(-131072, 22),
+    "compression.lz4.level": _range(1, 17),
+    "compression.zstd.level": _range(-131072, 22),
 }
 
 
@@ -438,11 +439,7 @@ LISTENER_PREFIX = "listener.name."
 
 
 def _in_range(low: float | None, high: float | None) -> Check | None:
-    if low is None and high is None:
-        return None
-    return Check(lambda v: v is None or ((low is None or _number(v) >= low) and (high is None or _number(v) <= high)),
-                 lambda v: f"Value must be at least {low}" if low is not None and _number(v) < low
-                 else f"Value must be no more than {high}")
+    return None if low is None and high is None else _range(low, high)
 
 
 # Kafka 4.4's dynamic configs kafpy only checks and stores (kafpy.broker.stored_dynamic_configs)

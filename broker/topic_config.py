@@ -146,9 +146,8 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: "
                                 + ", ".join(COMPRESSION_TYPES))
         level_check = COMPRESSION_LEVEL_CHECKS.get(name)
-        if level_check is not None and not level_check.test(parsed):
-            reason = level_check.reason if isinstance(level_check.reason, str) else level_check.reason(parsed)
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}: {reason}")
+        if level_check is not None and not level_check(parsed):
+            raise InvalidConfig(f"Invalid value {value} for configuration {name}: {level_check.why(parsed)}")
         if name == "remote.storage.enable" and parsed is True:
             # no tiered storage here: Kafka's answer on a broker without remote.log.storage.system.enable
             raise InvalidConfig("Tiered Storage functionality is disabled in the broker. Topic cannot be "

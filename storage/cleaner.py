@@ -296,9 +296,9 @@ class LogCleaner:
     def _build_offset_map(self, dirty: list[LogSegment], first_dirty: int, end: int,
                           budget: int | None = None) -> tuple[dict[bytes, int], int]:
         """The last offset of each key in [first_dirty, end), and where the map stops: ``end``,
-        or one past the last offset mapped when the next new key would take the map past
-        ``budget`` bytes (``map_budget`` unless given). The first key always goes in, however
-        long, so every pass moves on."""
+        or the offset of the first new key that would take the map past ``budget`` bytes
+        (``map_budget`` unless given), every record before it mapped. The first key always
+        goes in, however long, so every pass moves on."""
         if budget is None:
             budget = self.map_budget
         keys: dict[bytes, int] = {}

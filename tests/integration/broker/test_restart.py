@@ -10,6 +10,7 @@ import time
 import pytest
 
 from kafpy.protocol.records import build_batch
+from kafpy.storage.checkpoint import OffsetCheckpointFile
 from tests.integration.broker.conftest import topic_name
 from tests.integration.broker.raw import PRODUCE, RawConnection, create_topic, produce_request, read_all
 
@@ -183,28 +184,27 @@ def test_clean_restart_keeps_topics_configs_and_data(broker):
         assert resp.responses[0].partition_responses[0].base_offset == 10
 
 
+def written_hw(broker, topic: str) -> int:
+    """Partition 0's high watermark in the broker's replication-offset-checkpoint, -1 if none."""
+    return OffsetCheckpointFile(str(broker.log_dir / "replication-offset-checkpoint")).read().get((topic, 0), -1)
+
+
 def test_checkpoints_are_written_every_few_seconds_while_serving(broker):
     """High watermarks reach their checkpoint file on the 5 s tick (written from a thread,
     so requests go on meanwhile), without a restart."""
     topic = topic_name("ckpt")
     create_topic(broker.port, topic, 1)
-    hw_file = broker.log_dir / "replication-offset-checkpoint"
-
-    def written_hw() -> int:
-        text = hw_file.read_text() if hw_file.exists() else ""
-        hws = [int(ln.split()[2]) for ln in text.splitlines() if ln.startswith(f"{topic} 0 ")]
-        return hws[0] if hws else -1
 
     with RawConnection("127.0.0.1", broker.port) as c:
         resp = c.request(PRODUCE, 9, produce_request(topic, build_batch([(None, b"v%d" % i) for i in range(7)])))
         assert resp.responses[0].partition_responses[0].error_code == 0
         deadline = time.monotonic() + 20
-        while written_hw() < 7 and time.monotonic() < deadline:
+        while written_hw(broker, topic) < 7 and time.monotonic() < deadline:
             # the broker keeps answering while the files are written
             more = c.request(PRODUCE, 9, produce_request(topic, build_batch([(None, b"x")]), 0, 1))
             assert more.responses[0].partition_responses[0].error_code == 0
             time.sleep(0.5)
-    assert written_hw() >= 7
+    assert written_hw(broker, topic) >= 7
     assert "Writing checkpoints failed" not in broker.log_text()
 
 
@@ -216,20 +216,14 @@ def test_the_checkpoint_tick_is_replica_high_watermark_checkpoint_interval_ms(br
     broker = broker_factory(overrides={"replica.high.watermark.checkpoint.interval.ms": interval_ms})
     topic = topic_name("tick")
     create_topic(broker.port, topic, 1)
-    hw_file = broker.log_dir / "replication-offset-checkpoint"
-
-    def written_hw() -> int:
-        text = hw_file.read_text() if hw_file.exists() else ""
-        hws = [int(ln.split()[2]) for ln in text.splitlines() if ln.startswith(f"{topic} 0 ")]
-        return hws[0] if hws else -1
 
     with RawConnection("127.0.0.1", broker.port) as c:
         resp = c.request(PRODUCE, 9, produce_request(topic, build_batch([(None, b"v%d" % i) for i in range(3)])))
         assert resp.responses[0].partition_responses[0].error_code == 0
     deadline = time.monotonic() + (3 if interval_ms < 5000 else 8)
-    while written_hw() < 3 and time.monotonic() < deadline:
+    while written_hw(broker, topic) < 3 and time.monotonic() < deadline:
         time.sleep(0.1)
     if interval_ms < 5000:
-        assert written_hw() == 3
+        assert written_hw(broker, topic) == 3
     else:
-        assert written_hw() < 3
+        assert written_hw(broker, topic) < 3

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from confluent_kafka import Consumer, Producer
@@ -22,18 +21,12 @@ TOPIC = "many-keys"
 KEYS = 20_000
 
 
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[KafpyBroker]:
-    b = KafpyBroker(work_dir=tmp_path, log_dir=tmp_path / "logs", start_timeout=150, overrides={
-        "log.cleaner.dedupe.buffer.size": 1024 * 1024, "log.cleaner.backoff.ms": 100})
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
+# a 1 MiB dedupe buffer; a cleaner thread that found nothing to clean looks again after 100 ms
+BROKER = {"log.cleaner.dedupe.buffer.size": 1024 * 1024, "log.cleaner.backoff.ms": 100}
 
 
-def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker: KafpyBroker) -> None:
+def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker_factory) -> None:
+    broker: KafpyBroker = broker_factory(BROKER)
     admin = AdminClient({"bootstrap.servers": broker.bootstrap})
     # written under cleanup.policy=delete and only then compacted, so that every pass of the
     # cleaner finds the whole log dirty (cleaning while the producer writes would take the
@@ -93,9 +86,10 @@ def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker: Kafp
     assert count < 2 * KEYS   # the first round's records were compacted away
 
 
-def test_dedupe_buffer_and_io_rate_change_on_a_running_broker(broker: KafpyBroker) -> None:
+def test_dedupe_buffer_and_io_rate_change_on_a_running_broker(broker_factory) -> None:
     """Both are dynamic broker configs in Kafka: kafka-configs.sh alters them without a restart."""
     from tests.support.kafka_dist import run_tool
+    broker: KafpyBroker = broker_factory(BROKER)
 
     mark = len(broker.log_text())
     run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--entity-type", "brokers",
