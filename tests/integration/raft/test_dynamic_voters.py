@@ -21,10 +21,10 @@ from typing import Iterator, Protocol
 
 import pytest
 
-from kafpy.protocol.messages import DescribeQuorumResponse
+from kafpy.protocol.messages import DescribeClusterRequest, DescribeClusterResponse, DescribeQuorumResponse
 
 from tests.integration.raft.quorum_support import (
-    REPO_ROOT, apache_server_command, controller_id, describe_quorum, describe_quorum_response, kafpy_format,
+    REPO_ROOT, apache_server_command, call, controller_id, describe_quorum, describe_quorum_response, kafpy_format,
     write_properties,
 )
 from tests.integration.raft.test_controller_quorum import CLUSTER_ID, Controllers, eventually
@@ -196,10 +196,21 @@ def add_controller(side: Side) -> subprocess.CompletedProcess[str]:
     return eventually(attempt, timeout=240, what="add-controller succeeded")
 
 
+def all_registered(side: Side) -> bool | None:
+    """DescribeCluster on the controller listener lists the four controllers and the leader.
+    Kafka lists only the controllers whose registration is in the metadata log and answers
+    ControllerId -1 while the leader's is not: the admin client then waits its whole
+    default.api.timeout.ms for a node, so the steps start once every controller registered."""
+    response = call(side.ports[1], DescribeClusterRequest(endpoint_type=2), DescribeClusterResponse, 1)
+    return True if sorted(b.broker_id for b in response.brokers) == [1, 2, 3, 4] and \
+        response.controller_id > 0 else None
+
+
 def steps(side: Side) -> dict[str, object]:
     """The same steps on either side; what the tool printed, masked."""
     directory = side.start_all()
     eventually(lambda: observer_fetching(side), timeout=240, what="node 4 fetching as an observer")
+    eventually(lambda: all_registered(side), timeout=120, what="the four controllers registered")
     out: dict[str, object] = {"voters before": voters(side, directory)}
     eventually(lambda: observer_caught_up(side), timeout=120, what="node 4 caught up as an observer")
     added = add_controller(side)
