@@ -29,7 +29,7 @@ from kafpy.broker.http_acls import (
     AUTO_CREATING_ROUTES, BODY_ROUTES, CLUSTER_NAME, ROUTE_NEEDS, body_needs, plain_template, route_needs)
 from kafpy.broker.security.acl import AclOperation, ResourceType
 from kafpy.broker.security.scram import HASHES, ScramCredential, credential_from_salted_password, salted_password
-from kafpy.web.access import MAY_KEY, May
+from kafpy.web.access import BODY_KEY, MAY_KEY, May
 from kafpy.web.basic_auth import BasicAuth
 
 log = logging.getLogger(__name__)
@@ -112,9 +112,9 @@ class AclCheck:
         needs = route_needs(method, template, request.match_info)
         if (method, template) in BODY_ROUTES:
             # read whole by the HTTP server before authorization (bounded in size and time)
-            body = request.get("body")
+            body = request.get(BODY_KEY)
             if body is None:
-                request["body"] = body = await request.read()
+                request[BODY_KEY] = body = await request.read()
             try:
                 needs += body_needs(method, template, json.loads(body))
             except ValueError:

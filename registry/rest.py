@@ -24,7 +24,7 @@ from kafpy.registry.errors import RegistryErrorCode, RestError
 from kafpy.registry.records import SchemaValue
 from kafpy.registry.schema_types import SUPPORTED_TYPES
 from kafpy.registry.service import SchemaRegistry
-from kafpy.web.access import allowed, subject_topic
+from kafpy.web.access import BODY_KEY, allowed, subject_topic
 
 if TYPE_CHECKING:
     from aiohttp import ClientSession
@@ -131,7 +131,7 @@ class Forwarder:
         url = self.elector.primary_url
         if url is None or self.elector.primary == self.elector.identity:
             raise RestError(RegistryErrorCode.UNKNOWN_LEADER, "Primary not known")
-        body = request.get("body")   # read whole by the HTTP server before the handler runs
+        body = request.get(BODY_KEY)   # read whole by the HTTP server before the handler runs
         if body is None:
             body = await read_body(request, max_bytes)
         if body is None or len(body) > max_bytes:
@@ -237,7 +237,7 @@ class RegistryResource:
             raise RestError(RegistryErrorCode.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
         if request.content_length is not None and request.content_length > self.max_request_bytes:
             raise RestError(RegistryErrorCode.PAYLOAD_TOO_LARGE, "Request entity too large")
-        raw = request.get("body")   # read whole by the HTTP server before the handler runs
+        raw = request.get(BODY_KEY)   # read whole by the HTTP server before the handler runs
         if raw is None:
             raw = await read_body(request, self.max_request_bytes)
         if raw is None or len(raw) > self.max_request_bytes:

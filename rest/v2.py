@@ -33,7 +33,7 @@ from kafpy.rest.consumers import ConsumerInstance, ConsumerManager
 from kafpy.rest.formats import Encoder, decode
 from kafpy.rest.registry_client import CALLER_AUTHORIZATION, RegistryClient
 from kafpy.rest.topic_pattern import InvalidPattern, topic_matcher
-from kafpy.web.access import allowed, may, principal_of
+from kafpy.web.access import BODY_KEY, allowed, may, principal_of
 from kafpy.web.server import long_poll
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ async def read_json(request: web.Request, allowed: set[str], max_bytes: int, req
     ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if ctype not in allowed:
         raise RestError(errors.UNSUPPORTED_MEDIA_TYPE, "HTTP 415 Unsupported Media Type")
-    raw = request.get("body")   # read already when the HTTP stack's ACL check needed it
+    raw = request.get(BODY_KEY)   # read already when the HTTP stack's ACL check needed it
     if raw is None:
         raw = await request.content.read(max_bytes + 1)
     if len(raw) > max_bytes:

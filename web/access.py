@@ -2,36 +2,37 @@
 what the caller may DESCRIBE, the topics a REST consumer reads, the groups on the status page.
 
 Who may call it: the handlers of the HTTP stack (``kafpy.rest``, ``kafpy.web.status_page``).
-The broker's HTTP authorization (``kafpy.broker.http_auth``) leaves ``request["may"]``, a
+The broker's HTTP authorization (``kafpy.broker.http_auth``) leaves ``request[MAY_KEY]``, a
 ``May``; without it (no authorizer, or HTTP authentication off) every right is granted, as
-Kafka grants everything without an authorizer. Names are Kafka's, as strings, because this
+Kafka grants everything without an authorizer. The keys of what the HTTP stack leaves on a
+request are here, as aiohttp's typed ``RequestKey`` objects: every writer and reader names the
+same object, so a reader cannot miss a right left under a misspelt string. Names are Kafka's, as strings, because this
 floor sits below the broker's ACL types: resource types ``TOPIC``, ``GROUP``, ``CLUSTER``,
 operations ``READ``, ``WRITE``, ``DESCRIBE``, ``DESCRIBE_CONFIGS``...
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Protocol, TypeVar
+from typing import Callable, Iterable, TypeVar
+
+from aiohttp import web
 
 May = Callable[[str, str, str], bool]
 """(resource type, resource name, operation) -> whether the caller holds the right."""
-MAY_KEY = "may"
-PRINCIPAL_KEY = "principal"
+MAY_KEY = web.RequestKey[May]("may")
+"""The caller's rights, left by the broker's HTTP authorization."""
+PRINCIPAL_KEY = web.RequestKey("principal", str)
+"""The logged-in caller's ``User:<name>``, left by Basic authentication."""
+BODY_KEY = web.RequestKey("body", bytes)
+"""The request's body, read whole (bounded) by the HTTP server before authorization."""
 T = TypeVar("T")
 
 
-class RequestState(Protocol):
-    """What is read of a request: the values the HTTP stack left on it (an aiohttp
-    ``web.Request`` is one)."""
-
-    def get(self, key: str, /) -> object: ...
-
-
-def may(request: RequestState, resource_type: str, name: str, operation: str) -> bool:
+def may(request: web.Request, resource_type: str, name: str, operation: str) -> bool:
     check = request.get(MAY_KEY)
-    return bool(check(resource_type, name, operation)) if callable(check) else True
+    return True if check is None else check(resource_type, name, operation)
 
 
-def allowed(request: RequestState, resource_type: str, operation: str, items: Iterable[T],
+def allowed(request: web.Request, resource_type: str, operation: str, items: Iterable[T],
             name: Callable[[T], str]) -> list[T]:
     """The items whose resource (``name(item)``) the caller may ``operation``, in order."""
     return [item for item in items if may(request, resource_type, name(item), operation)]
@@ -47,7 +48,6 @@ def subject_topic(subject: str) -> str:
     return subject
 
 
-def principal_of(request: RequestState) -> str | None:
+def principal_of(request: web.Request) -> str | None:
     """The caller's ``User:<name>``; None when HTTP authentication is off or the path is open."""
-    principal = request.get(PRINCIPAL_KEY)
-    return principal if isinstance(principal, str) else None
+    return request.get(PRINCIPAL_KEY)

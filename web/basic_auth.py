@@ -10,7 +10,7 @@ Answers, as Confluent's: no or bad credentials -> 401 with ``WWW-Authenticate: B
 realm="<realm>"``; authenticated but not allowed -> 403 with error code 40301. Paths in
 ``skip_paths`` (by default ``/metrics``, which Prometheus scrapes without credentials as it
 scrapes Kafka's JMX exporter) are served to anyone. The principal, ``User:<name>``, is kept
-in ``request["principal"]``; the authorizer may leave in ``request["may"]`` what the
+in ``request[PRINCIPAL_KEY]``; the authorizer may leave in ``request[MAY_KEY]`` what the
 handlers ask of it for rights the route alone does not name (``kafpy.web.access``).
 """
 from __future__ import annotations
@@ -21,6 +21,8 @@ import json
 from typing import Awaitable, Callable
 
 from aiohttp import web
+
+from kafpy.web.access import PRINCIPAL_KEY
 
 Authenticate = Callable[[str, str], Awaitable[bool]]
 """(username, password) -> whether they are a user's valid credentials."""
@@ -70,19 +72,19 @@ class BasicAuth:
                       {"WWW-Authenticate": f'Basic realm="{self.realm}"'})
 
     async def login(self, request: web.Request) -> web.Response | None:
-        """Checks the request's credentials: None when it may go on (``request["principal"]``
+        """Checks the request's credentials: None when it may go on (``request[PRINCIPAL_KEY]``
         set, unless the path is open), else the 401 to answer."""
         if request.path in self.skip_paths:
             return None
         credentials = parse_basic(request.headers.get("Authorization"))
         if credentials is None or not await self.authenticate(*credentials):
             return self.unauthorized()
-        request["principal"] = f"User:{credentials[0]}"
+        request[PRINCIPAL_KEY] = f"User:{credentials[0]}"
         return None
 
     async def check(self, request: web.Request) -> web.Response | None:
         """Whether the logged-in principal may make the request: None, or the 403 to answer."""
-        principal = request.get("principal")
+        principal = request.get(PRINCIPAL_KEY)
         if principal is None or self.authorize is None or await self.authorize(request, principal):
             return None
         return _error(403, FORBIDDEN_CODE, f"Principal {principal} is not authorized for {request.method} "

@@ -38,6 +38,7 @@ from typing import Awaitable, Callable
 
 from aiohttp import web
 
+from kafpy.web.access import BODY_KEY, PRINCIPAL_KEY
 from kafpy.web.admission import Admission, Bound, Budget, Refusal
 from kafpy.web.basic_auth import BasicAuth
 from kafpy.web.listeners import HttpListener
@@ -116,8 +117,8 @@ class HttpServer:
     @staticmethod
     def client_of(request: web.Request) -> str:
         """Whose share a request counts against: its principal once logged in, else its address."""
-        principal = request.get("principal")
-        return principal if isinstance(principal, str) else f"address:{request.remote or ''}"
+        principal = request.get(PRINCIPAL_KEY)
+        return principal if principal is not None else f"address:{request.remote or ''}"
 
     @web.middleware
     async def _authenticate(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -149,11 +150,11 @@ class HttpServer:
     @web.middleware
     async def _read_body(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Reads a request's body whole (413 past the bound, 408 past the timeout) into
-        ``request["body"]``, which handlers read instead of the consumed stream."""
+        ``request[BODY_KEY]``, which handlers read instead of the consumed stream."""
         too_large = request.content_length is not None and request.content_length > self.max_request_bytes
-        if request.body_exists and "body" not in request and not too_large:   # too large: the handler's 413
+        if request.body_exists and BODY_KEY not in request and not too_large:   # too large: the handler's 413
             try:
-                request["body"] = await asyncio.wait_for(request.read(), self.limits.body_read_timeout_s)
+                request[BODY_KEY] = await asyncio.wait_for(request.read(), self.limits.body_read_timeout_s)
             except asyncio.TimeoutError:
                 log.info("Closing the connection of %s: its %s %s body took over %.1f s", self.client_of(request),
                          request.method, request.path, self.limits.body_read_timeout_s)

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from aiohttp import web
 
+from kafpy.web.access import BODY_KEY
 from kafpy.web.listeners import HttpListener
 from kafpy.web.server import MAX_CONCURRENT, HttpLimits, HttpServer, long_poll
 
@@ -105,7 +106,7 @@ def test_a_slow_body_times_out_and_long_polls_have_their_own_budget():
         release = asyncio.Event()
 
         async def echo(request):
-            return web.Response(body=request["body"])
+            return web.Response(body=request[BODY_KEY])
 
         async def poll(request):
             await release.wait()
