@@ -7,7 +7,8 @@ and tells the surplus ones to stop after their current pass, so the event loop t
 it never waits for a cleaning to finish. For the dirtiest compacted log whose dirty ratio (bytes after the cleaner checkpoint / all cleanable bytes) is at
 least ``min.cleanable.dirty.ratio``, it:
 
-1. maps every key in the dirty range to its last offset (the dirty range ends below the
+1. maps every key in the dirty range to its last offset, aborted transactions' records
+   left out (the dirty range ends below the
    active segment, the last stable offset and records younger than
    ``min.compaction.lag.ms``). The map is bounded as Kafka bounds its own:
    ``log.cleaner.dedupe.buffer.size`` shared by the cleaner threads, filled to
@@ -22,8 +23,10 @@ least ``min.cleanable.dirty.ratio``, it:
    batch's base offset, last offset delta, producer id/epoch/sequence, leader epoch,
    timestamp type, transactional flag and codec. Tombstones survive their first
    cleaning and until ``delete.retention.ms`` has passed after the segment's newest
-   record; control batches are kept as they are; an emptied batch is kept (empty) only
-   if it is its producer's last, so producer state survives;
+   record. Aborted transactions lose their records; transaction markers are kept as they
+   are until their transaction has no batch left (``storage.cleaned_transactions``), then
+   go by the tombstones' rule. An emptied batch, or a marker, is kept (empty) when it is
+   its producer's last, so producer state survives;
    (``max.compaction.lag.ms`` makes a log cleanable whatever its ratio once its
    oldest dirty segment is that old);
 3. writes each group to ``<base>.log.cleaned`` (+ indexes), fsyncs, renames it to
@@ -47,10 +50,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
+from kafpy.protocol.batch_builder import parse_control_record
 from kafpy.protocol.errors import ProtocolError
 from kafpy.protocol.records import CONTROL_MASK, TIMESTAMP_TYPE_MASK, build_batch, decode_batch
 
 from kafpy.storage.checkpoint import OffsetCheckpointFile
+from kafpy.storage.cleaned_transactions import AbortedRanges, CleanedTransactions
 from kafpy.storage.segment import CLEANED_SUFFIX, SWAP_SUFFIX, LogSegment
 from kafpy.storage.throttler import Throttler
 
@@ -294,11 +299,13 @@ class LogCleaner:
 
     # ------------------------------------------------------------------ cleaning
     def _build_offset_map(self, dirty: list[LogSegment], first_dirty: int, end: int,
-                          budget: int | None = None) -> tuple[dict[bytes, int], int]:
+                          budget: int | None = None,
+                          aborted: AbortedRanges | None = None) -> tuple[dict[bytes, int], int]:
         """The last offset of each key in [first_dirty, end), and where the map stops: ``end``,
         or the offset of the first new key that would take the map past ``budget`` bytes
         (``map_budget`` unless given), every record before it mapped. The first key always
-        goes in, however long, so every pass moves on."""
+        goes in, however long, so every pass moves on. Batches of ``aborted`` transactions
+        are left out: their values must not hide the committed ones before them."""
         if budget is None:
             budget = self.map_budget
         keys: dict[bytes, int] = {}
@@ -308,6 +315,8 @@ class LogCleaner:
                 if h.base_offset >= end:
                     break
                 if h.last_offset < first_dirty or h.attributes & CONTROL_MASK:
+                    continue
+                if aborted and h.is_transactional and aborted.containing(h.producer_id, h.base_offset):
                     continue
                 data = seg.read_batch(pos, h.total_size)
                 self.stats["bytes_read"] += len(data)
@@ -329,8 +338,11 @@ class LogCleaner:
                   now_ms: int) -> int | None:
         """Cleans ``lg`` from its start up to ``end`` or, when the offset map fills first, up to
         where it stopped; returns that offset (the new cleaner checkpoint), None if aborted."""
+        with lg.lock:  # the event loop appends to compacted logs (and their markers' indexes) under it
+            last_of_producer = {pid: (e.last_offset, e.epoch) for pid, e in lg.producer_state.producers.items()}
+            aborted = AbortedRanges(lg.aborted_txns(lg.log_start_offset, end))
         try:
-            keys, map_end = self._build_offset_map(dirty, first_dirty, end)
+            keys, map_end = self._build_offset_map(dirty, first_dirty, end, aborted=aborted)
         except (OSError, ProtocolError) as e:
             log.warning("cleaning %s aborted: %s", lg, e)
             return None
@@ -342,12 +354,11 @@ class LogCleaner:
             dirty = [s for s in dirty if s.base_offset < map_end]
         dirty_set = set(id(s) for s in dirty)
         groups = self._group(eligible, lg.config.segment_bytes, lg.config.segment_index_bytes)
-        with lg.lock:  # the event loop appends to compacted logs under it
-            last_of_producer = {pid: e.last_offset for pid, e in lg.producer_state.producers.items()}
+        txns = CleanedTransactions(aborted)   # one for the whole pass: a marker may sit groups after its data
         for group in groups:
             if lg.closed:
                 return None
-            new = self._clean_group(lg, group, keys, dirty_set, last_of_producer, now_ms)
+            new = self._clean_group(lg, group, keys, dirty_set, last_of_producer, now_ms, txns)
             if new is None:
                 return None
             if not lg.replace_segments([new], group):
@@ -374,7 +385,12 @@ class LogCleaner:
         return groups
 
     def _clean_group(self, lg: Log, group: list[LogSegment], keys: dict[bytes, int], dirty_set: set[int],
-                     last_of_producer: dict[int, int], now_ms: int) -> Optional[LogSegment]:
+                     last_of_producer: dict[int, tuple[int, int]], now_ms: int,
+                     txns: CleanedTransactions | None = None) -> Optional[LogSegment]:
+        """Writes ``group`` cleaned into one new segment (``.cleaned`` then ``.swap``).
+        ``last_of_producer``: each producer's (last data offset, epoch), -1 for no data."""
+        if txns is None:
+            txns = CleanedTransactions(AbortedRanges(()))
         cfg = lg.config
         new = LogSegment(lg.dir, group[0].base_offset, index_interval_bytes=cfg.index_interval_bytes,
                          max_index_size=cfg.segment_index_bytes, active=True, file_suffix=CLEANED_SUFFIX)
@@ -387,7 +403,14 @@ class LogCleaner:
                 for pos, h in seg.iter_batch_headers(0):
                     data = seg.read_batch(pos, h.total_size)
                     self.throttler.maybe_throttle(len(data))
-                    kept = self._filter_batch(data, h, keys, keep_tombstones, last_of_producer)
+                    if h.attributes & CONTROL_MASK:
+                        may_go = txns.on_marker(h.producer_id, h.base_offset, _control_type(data))
+                        if may_go and not keep_tombstones and not _is_last(h, last_of_producer):
+                            continue
+                        kept: Optional[bytes] = bytes(data)
+                    else:
+                        aborted = txns.on_batch(h.producer_id, h.base_offset, h.is_transactional)
+                        kept = self._filter_batch(data, h, keys, keep_tombstones, last_of_producer, aborted)
                     if kept is None:
                         continue
                     info.append((len(out), len(kept), h.last_offset, h.max_timestamp))
@@ -396,9 +419,11 @@ class LogCleaner:
                     new.append(out, info)
                     self.stats["bytes_written"] += len(out)
                     self.throttler.maybe_throttle(len(out))
-            for seg in group:
-                for t in seg.txn_index.entries:
-                    new.txn_index.append(t)
+            # the aborted transactions whose marker this group kept with a batch of theirs
+            # seen; the others have no record left for a read_committed consumer to drop
+            for t in txns.index_entries:
+                new.txn_index.append(t)
+            txns.index_entries.clear()
             new.on_become_inactive()
             new.flush()
             new.rename_suffix(CLEANED_SUFFIX, SWAP_SUFFIX)
@@ -410,13 +435,13 @@ class LogCleaner:
 
     @staticmethod
     def _filter_batch(data: bytes, h: RecordBatchHeader, keys: dict[bytes, int], keep_tombstones: bool,
-                      last_of_producer: dict[int, int]) -> Optional[bytes]:
-        if h.attributes & CONTROL_MASK:
-            return bytes(data)
+                      last_of_producer: dict[int, tuple[int, int]], aborted: bool = False) -> Optional[bytes]:
+        """A data batch as it stays: whole, rebuilt with its surviving records (none for an
+        ``aborted`` transaction's), or None when none survives and it is not its producer's last."""
         _, recs = decode_batch(data, verify=False)
         base = h.base_offset
         kept = []
-        for r in recs:
+        for r in ([] if aborted else recs):
             off = base + r.offset_delta
             if r.key is not None:
                 latest = keys.get(r.key)
@@ -427,8 +452,7 @@ class LogCleaner:
             kept.append(r)
         if len(kept) == len(recs):
             return bytes(data)
-        is_last = h.producer_id >= 0 and last_of_producer.get(h.producer_id) == h.last_offset
-        if not kept and not is_last:
+        if not kept and not _is_last(h, last_of_producer):
             return None
         ts_type = 1 if h.attributes & TIMESTAMP_TYPE_MASK else 0
         return build_batch(
@@ -445,3 +469,25 @@ class LogCleaner:
             max_timestamp=h.max_timestamp if (ts_type or not kept) else None,
             last_offset_delta=h.last_offset_delta,
         )
+
+
+def _is_last(h: RecordBatchHeader, last_of_producer: dict[int, tuple[int, int]]) -> bool:
+    """Whether a batch is its producer's last entry, kept (emptied) for the producer's state:
+    the batch holding its last data offset or, when it has none (its epoch was bumped by a
+    marker), a marker of its current epoch (Kafka's ``isBatchLastRecordOfProducer``)."""
+    entry = last_of_producer.get(h.producer_id) if h.producer_id >= 0 else None
+    if entry is None:
+        return False
+    last_data_offset, epoch = entry
+    if last_data_offset >= 0:
+        return h.last_offset == last_data_offset
+    return bool(h.attributes & CONTROL_MASK) and h.producer_epoch == epoch
+
+
+def _control_type(data: bytes) -> int:
+    """The marker type of a control batch; -1 when it cannot be read (the batch is then kept)."""
+    try:
+        _, recs = decode_batch(data, verify=False)
+        return parse_control_record(recs[0]).type if recs else -1
+    except (ProtocolError, ValueError, IndexError):
+        return -1

@@ -46,6 +46,7 @@ from kafpy.storage.segment import (
     Buffer,
     LogSegment,
 )
+from kafpy.storage.txn_index import AbortedTxn
 
 __all__ = ["LocalLog"]
 
@@ -342,8 +343,11 @@ class LocalLog:
 
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[tuple[int, int]]:
         """(producer id, first offset) of aborted transactions overlapping the range."""
-        return [(t.producer_id, t.first_offset)
-                for seg in self.segments_from(start_offset)
+        return [(t.producer_id, t.first_offset) for t in self.aborted_txns(start_offset, upper_bound_offset)]
+
+    def aborted_txns(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
+        """The transaction index entries overlapping the range, their markers' segments' included."""
+        return [t for seg in self.segments_from(start_offset)
                 for t in seg.txn_index.collect(start_offset, upper_bound_offset)]
 
     # ------------------------------------------------------------------ truncation

@@ -49,6 +49,7 @@ from kafpy.storage.local_log import LocalLog
 from kafpy.storage.log_validator import AheadOutcome, BatchEntry, Buffer, LogValidator
 from kafpy.storage.producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from kafpy.storage.segment import FileRecordsSlice, LogSegment
+from kafpy.storage.txn_index import AbortedTxn
 
 if TYPE_CHECKING:
     from kafpy.protocol.batch_header import RecordBatchHeader
@@ -442,6 +443,11 @@ class Log:
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[tuple[int, int]]:
         """(producer id, first offset) of aborted transactions overlapping the range."""
         return self._local.collect_aborted_transactions(start_offset, upper_bound_offset)
+
+    def aborted_txns(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
+        """The aborted transactions overlapping the range, whole (the cleaner's view; the
+        caller holds ``lock``)."""
+        return self._local.aborted_txns(start_offset, upper_bound_offset)
 
     def read(self, offset: int, max_bytes: int, max_offset: Optional[int] = None,
              min_one_message: bool = True, fetch_aborted: bool = False) -> FetchDataInfo:

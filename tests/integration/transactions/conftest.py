@@ -23,6 +23,7 @@ BROKER_SETTINGS: dict[str, object] = {
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": 1000,
     "group.initial.rebalance.delay.ms": 0,
     "auto.create.topics.enable": "false",
+    "log.cleaner.backoff.ms": 500,   # test_compacted_transactions waits for the cleaner
 }
 
 Broker = ReferenceKafka | KafpyBroker

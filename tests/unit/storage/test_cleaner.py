@@ -396,3 +396,105 @@ def test_shutdown_ends_a_throttle_nap(tmp_path):
     lm.shutdown()
     assert time.monotonic() - started < 10
     assert cleaner.throttler.slept_s > 50   # it was in a nap of that length when shut down
+
+
+def _txn(lg, clock, pid, records, *, commit: bool, epoch: int = 0, seq: int = 0) -> None:
+    """A transaction of producer ``pid``: one batch of ``records``, then its marker."""
+    from kafpy.protocol.batch_builder import CONTROL_ABORT, CONTROL_COMMIT, build_control_batch
+
+    lg.append_as_leader(kp_batch(records, producer_id=pid, producer_epoch=epoch, base_sequence=seq,
+                                 transactional=True, timestamp=clock.ms), 0)
+    lg.append(build_control_batch(CONTROL_COMMIT if commit else CONTROL_ABORT, producer_id=pid,
+                                  producer_epoch=epoch, timestamp=clock.ms), 0, origin="coordinator")
+
+
+def _committed_view(lg):
+    """What a read_committed consumer reads: key -> latest value, aborted records dropped."""
+    from kafpy.protocol.records import iter_batches
+
+    aborted = {}
+    for seg in lg.segments:
+        for t in seg.txn_index.entries:
+            aborted.setdefault(t.producer_id, []).append((t.first_offset, t.last_offset))
+    latest = {}
+    off = lg.log_start_offset
+    while off < lg.last_stable_offset:
+        res = lg.read(off, 1 << 20, max_offset=lg.last_stable_offset)
+        if res.records is None:
+            break
+        data = res.records.read_bytes()
+        headers = {h.base_offset: h for _, h in iter_batches(data)}
+        for o, k, v, _ in decode_all(data):
+            h = max((b for b in headers.values() if b.base_offset <= o), key=lambda b: b.base_offset)
+            if h.attributes & 0x20:   # control batch
+                continue
+            if h.is_transactional and any(f <= h.base_offset <= last for f, last in aborted.get(h.producer_id, [])):
+                continue
+            if o >= off:
+                latest[k] = v
+        off = max(headers.values(), key=lambda b: b.base_offset).last_offset + 1
+    return latest
+
+
+def test_an_aborted_transaction_neither_hides_a_committed_value_nor_survives_cleaning(tmp_path):
+    """Kafka's cleaner leaves aborted transactions' records out of the offset map and drops
+    them: a key's committed value stays readable when a later transaction that wrote the same
+    key aborted. Markers whose transaction has no data left go after delete.retention.ms, as
+    tombstones do; the producers' last batches (emptied) and markers keep their state."""
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    _txn(lg, clock, 5, [(b"k", b"committed"), (b"j", b"j1")], commit=True)
+    _txn(lg, clock, 6, [(b"k", b"aborted"), (b"only-aborted", b"x")], commit=False)
+    _txn(lg, clock, 5, [(b"j", b"j2")], commit=True, seq=2)
+    _txn(lg, clock, 6, [(b"i", b"i6")], commit=True, seq=2)   # so the aborted batch is not producer 6's last
+    for i in range(8):
+        lg.append_as_leader(kp_batch([(b"f%d" % i, b"x" * 150)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    before = _committed_view(lg)
+    assert before[b"k"] == b"committed" and b"only-aborted" not in before
+    cleaner.clean_once(clock.ms, force=True)
+    after = _committed_view(lg)
+    assert after == before
+    values = [v for _, _, v in contents(lg)]
+    assert b"aborted" not in values and b"x" not in values   # gone for read_uncommitted too
+    # the abort marker stays (its transaction's data was seen in this pass) and so does the entry
+    assert any(t.producer_id == 6 for s in lg.segments for t in s.txn_index.entries)
+    # a later pass past delete.retention.ms drops the abort marker and the index entry, and the
+    # first commit marker (its data compacted away); producer 6's state survives a reload
+    clock.advance(5000)
+    for i in range(8, 12):
+        lg.append_as_leader(kp_batch([(b"f%d" % i, b"x" * 150)], timestamp=clock.ms), 0)
+    lg.update_high_watermark(lg.log_end_offset)
+    cleaner.clean_once(clock.ms, force=True)
+    assert _committed_view(lg) == {**before, **{b"f%d" % i: b"x" * 150 for i in range(8, 12)}}
+    assert not any(t.producer_id == 6 for s in lg.segments for t in s.txn_index.entries)
+    lm.shutdown()
+    lm2 = LogManager(lm.log_dirs, lg.config, clock=clock, start_cleaner=False)
+    lm2.startup()
+    lg2 = lm2.get_log("compacted", 0)
+    assert {pid: (e.epoch, e.last_seq) for pid, e in lg2.producer_state.producers.items()} == {5: (0, 2), 6: (0, 2)}
+    assert lg2.last_stable_offset == lg2.log_end_offset   # no transaction left open by a dropped marker
+    lm2.shutdown()
+
+
+def test_an_aborted_transaction_that_is_its_producers_last_keeps_an_empty_batch_and_its_marker(tmp_path):
+    """The producer's last batch is kept emptied, and with it its marker and index entry, so
+    the producer's sequence survives a reload and its transaction reads as closed."""
+    clock = FakeClock()
+    lm, lg, cleaner = make(tmp_path, clock)
+    _txn(lg, clock, 7, [(b"k", b"aborted")], commit=False)
+    for rnd in range(2):
+        for i in range(6):
+            lg.append_as_leader(kp_batch([(b"f%d" % i, b"x" * 150)], timestamp=clock.ms), 0)
+        lg.update_high_watermark(lg.log_end_offset)
+        cleaner.clean_once(clock.ms, force=True)
+        clock.advance(5000)
+    assert b"aborted" not in [v for _, _, v in contents(lg)]
+    assert [t.producer_id for s in lg.segments for t in s.txn_index.entries] == [7]
+    lm.shutdown()
+    lm2 = LogManager(lm.log_dirs, lg.config, clock=clock, start_cleaner=False)
+    lm2.startup()
+    lg2 = lm2.get_log("compacted", 0)
+    assert lg2.producer_state.producers[7].last_seq == 0
+    assert lg2.last_stable_offset == lg2.log_end_offset
+    lm2.shutdown()
