@@ -331,15 +331,15 @@ class Broker:
             self.txn_verifier.enabled = self.config["transaction.partition.verification.enable"]
 
     def _log_cleaner_changed(self) -> None:
-        """log.cleaner.threads, backoff.ms, dedupe.buffer.size, io.buffer.load.factor and
-        io.max.bytes.per.second altered dynamically."""
+        """log.cleaner.threads, backoff.ms, dedupe.buffer.size, io.buffer.load.factor,
+        io.max.bytes.per.second and io.buffer.size altered dynamically."""
         assert self.log_manager is not None
         cleaner = self.log_manager.cleaner
         cfg = self.config
         if cleaner is not None:
             cleaner.reconfigure(cfg["log.cleaner.threads"], cfg["log.cleaner.backoff.ms"],
                                 cfg["log.cleaner.dedupe.buffer.size"], cfg["log.cleaner.io.buffer.load.factor"],
-                                cfg["log.cleaner.io.max.bytes.per.second"])
+                                cfg["log.cleaner.io.max.bytes.per.second"], cfg["log.cleaner.io.buffer.size"])
 
     def _start_logs(self, cluster_id: str, topic_configs: Callable[[str], LogConfig | None]) -> ReplicaManager:
         cfg = self.config
@@ -350,7 +350,8 @@ class Broker:
                                       cleaner_backoff_ms=cfg["log.cleaner.backoff.ms"],
                                       cleaner_dedupe_buffer_size=cfg["log.cleaner.dedupe.buffer.size"],
                                       cleaner_load_factor=cfg["log.cleaner.io.buffer.load.factor"],
-                                      cleaner_io_max_bytes_per_s=cfg["log.cleaner.io.max.bytes.per.second"])
+                                      cleaner_io_max_bytes_per_s=cfg["log.cleaner.io.max.bytes.per.second"],
+                                      cleaner_io_buffer_size=cfg["log.cleaner.io.buffer.size"])
         self.log_manager.startup(cluster_id=cluster_id, broker_id=cfg.broker_id)
         cfg.reconfigure_listeners.append(self._log_cleaner_changed)
         assert self.metadata_cache is not None

@@ -213,8 +213,8 @@ _DEFS = [
     ConfigDef("log.cleaner.threads", "int", 1, _at_least(0), dynamic=True),
     ConfigDef("log.cleaner.backoff.ms", "long", 15000, _at_least(0), dynamic=True),
     # dynamic in Kafka too. The dedupe buffer size and the load factor bound the cleaner's offset
-    # map, the I/O rate throttles its reads and writes (storage.cleaner); the I/O buffer size is
-    # accepted and reported, not applied (batches are read whole)
+    # map, the I/O rate throttles its reads and writes, the I/O buffer size bounds what a
+    # cleaning writes at once (storage.cleaner)
     ConfigDef("log.cleaner.dedupe.buffer.size", "long", 134217728, dynamic=True),
     ConfigDef("log.cleaner.io.buffer.size", "int", 524288, _at_least(0), dynamic=True),
     ConfigDef("log.cleaner.io.buffer.load.factor", "double", 0.9, dynamic=True),

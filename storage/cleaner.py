@@ -29,7 +29,10 @@ least ``min.cleanable.dirty.ratio``, it:
    its producer's last, so producer state survives;
    (``max.compaction.lag.ms`` makes a log cleanable whatever its ratio once its
    oldest dirty segment is that old);
-3. writes each group to ``<base>.log.cleaned`` (+ indexes), fsyncs, renames it to
+3. writes each group to ``<base>.log.cleaned`` (+ indexes) through a write buffer of the
+   thread's half of its share of ``log.cleaner.io.buffer.size`` (a batch larger than that is
+   written alone, as Kafka grows its buffer for it), so a segment whose records all survive
+   is never held whole in memory; fsyncs, renames it to
    ``.swap`` and asks the Log to swap it in under its lock (old files become
    ``.deleted``; a crash in between is finished by Log loading);
 4. records the end of the cleaned range in ``<log dir>/cleaner-offset-checkpoint``.
@@ -94,7 +97,7 @@ class LogCleaner:
 
     def __init__(self, manager: CleanedLogs, clock: Callable[[], float] = time.time, backoff_ms: int = 15000,
                  threads: int = 1, dedupe_buffer_size: int = 134217728, load_factor: float = 0.9,
-                 io_max_bytes_per_s: float = math.inf):
+                 io_max_bytes_per_s: float = math.inf, io_buffer_size: int = 524288):
         self.manager = manager
         self.clock = clock
         self.backoff_ms = backoff_ms
@@ -102,6 +105,7 @@ class LogCleaner:
         # log.cleaner.dedupe.buffer.size and log.cleaner.io.buffer.load.factor (see map_budget)
         self.dedupe_buffer_size = dedupe_buffer_size
         self.load_factor = load_factor
+        self.io_buffer_size = io_buffer_size   # log.cleaner.io.buffer.size (see write_buffer_bytes)
         self._wake = threading.Event()
         self._closing = threading.Event()   # set by shutdown: ends a throttle nap at once
         # log.cleaner.io.max.bytes.per.second: every thread's reads and writes together
@@ -144,11 +148,22 @@ class LogCleaner:
         per_thread = min(self.dedupe_buffer_size // max(self.num_threads, 1), 2**31 - 1)
         return int(per_thread * self.load_factor)
 
+    @property
+    def write_buffer_bytes(self) -> int:
+        """What a cleaning writes at once: Kafka's share of ``log.cleaner.io.buffer.size`` per
+        thread, halved between its read and write buffers (reads here are one batch each)."""
+        return max(self.io_buffer_size // max(self.num_threads, 1) // 2, 1)
+
     def reconfigure(self, threads: int, backoff_ms: int, dedupe_buffer_size: int | None = None,
-                    load_factor: float | None = None, io_max_bytes_per_s: float | None = None) -> None:
+                    load_factor: float | None = None, io_max_bytes_per_s: float | None = None,
+                    io_buffer_size: int | None = None) -> None:
         """log.cleaner.threads / log.cleaner.backoff.ms altered dynamically: new threads
         start now, surplus ones stop after the pass they are in (not waited for). A new
-        dedupe buffer size or load factor applies from the next pass, a new I/O rate at once."""
+        dedupe buffer size, load factor or I/O buffer size applies from the next pass, a new
+        I/O rate at once."""
+        if io_buffer_size is not None and io_buffer_size != self.io_buffer_size:
+            log.info("Log cleaner I/O buffer size %d -> %d bytes", self.io_buffer_size, io_buffer_size)
+            self.io_buffer_size = io_buffer_size
         budget = self.map_budget
         if io_max_bytes_per_s is not None and io_max_bytes_per_s != self.throttler.rate_per_s:
             log.info("Log cleaner I/O rate %g -> %g bytes/s", self.throttler.rate_per_s, io_max_bytes_per_s)
@@ -400,6 +415,7 @@ class LogCleaner:
                     seg.largest_timestamp >= 0 and now_ms - seg.largest_timestamp < cfg.delete_retention_ms)
                 out = bytearray()
                 info: list[tuple[int, int, int, int]] = []
+                flush_at = self.write_buffer_bytes
                 for pos, h in seg.iter_batch_headers(0):
                     data = seg.read_batch(pos, h.total_size)
                     self.throttler.maybe_throttle(len(data))
@@ -413,12 +429,13 @@ class LogCleaner:
                         kept = self._filter_batch(data, h, keys, keep_tombstones, last_of_producer, aborted)
                     if kept is None:
                         continue
+                    if out and len(out) + len(kept) > flush_at:
+                        self._write(new, out, info)
+                        out, info = bytearray(), []
                     info.append((len(out), len(kept), h.last_offset, h.max_timestamp))
                     out += kept
                 if out:
-                    new.append(out, info)
-                    self.stats["bytes_written"] += len(out)
-                    self.throttler.maybe_throttle(len(out))
+                    self._write(new, out, info)
             # the aborted transactions whose marker this group kept with a batch of theirs
             # seen; the others have no record left for a read_committed consumer to drop
             for t in txns.index_entries:
@@ -432,6 +449,11 @@ class LogCleaner:
             log.warning("cleaning %s aborted: %s", lg, e)
             new.delete_files()
             return None
+
+    def _write(self, new: LogSegment, out: bytearray, info: list[tuple[int, int, int, int]]) -> None:
+        new.append(out, info)
+        self.stats["bytes_written"] += len(out)
+        self.throttler.maybe_throttle(len(out))
 
     @staticmethod
     def _filter_batch(data: bytes, h: RecordBatchHeader, keys: dict[bytes, int], keep_tombstones: bool,

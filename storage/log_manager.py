@@ -81,7 +81,7 @@ class LogManager:
                  load_progress_interval_s: float = 5.0, monotonic: Callable[[], float] = time.monotonic,
                  cleaner_threads: int = 1, cleaner_backoff_ms: int = 15000,
                  cleaner_dedupe_buffer_size: int = 134217728, cleaner_load_factor: float = 0.9,
-                 cleaner_io_max_bytes_per_s: float = float("inf")):
+                 cleaner_io_max_bytes_per_s: float = float("inf"), cleaner_io_buffer_size: int = 524288):
         if isinstance(log_dirs, str):
             log_dirs = [d for d in log_dirs.split(",") if d]
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -96,6 +96,7 @@ class LogManager:
         self.cleaner_threads, self.cleaner_backoff_ms = cleaner_threads, cleaner_backoff_ms  # log.cleaner.*
         self.cleaner_dedupe_buffer_size, self.cleaner_load_factor = cleaner_dedupe_buffer_size, cleaner_load_factor
         self.cleaner_io_max_bytes_per_s = cleaner_io_max_bytes_per_s
+        self.cleaner_io_buffer_size = cleaner_io_buffer_size
         self.recovery_threads_per_data_dir = max(1, recovery_threads_per_data_dir)
         self.load_progress_interval_s = load_progress_interval_s  # see LoadProgress
         self._monotonic = monotonic
@@ -132,7 +133,8 @@ class LogManager:
                                       threads=self.cleaner_threads,
                                       dedupe_buffer_size=self.cleaner_dedupe_buffer_size,
                                       load_factor=self.cleaner_load_factor,
-                                      io_max_bytes_per_s=self.cleaner_io_max_bytes_per_s)
+                                      io_max_bytes_per_s=self.cleaner_io_max_bytes_per_s,
+                                      io_buffer_size=self.cleaner_io_buffer_size)
             self.cleaner.start()
         self._started = True
 

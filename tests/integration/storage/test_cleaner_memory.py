@@ -87,16 +87,18 @@ def test_a_small_dedupe_buffer_compacts_many_keys_in_bounded_passes(broker_facto
 
 
 def test_dedupe_buffer_and_io_rate_change_on_a_running_broker(broker_factory) -> None:
-    """Both are dynamic broker configs in Kafka: kafka-configs.sh alters them without a restart."""
+    """All three are dynamic broker configs in Kafka: kafka-configs.sh alters them without a restart."""
     from tests.support.kafka_dist import run_tool
     broker: KafpyBroker = broker_factory(BROKER)
 
     mark = len(broker.log_text())
     run_tool("4", "kafka-configs", ["--bootstrap-server", broker.bootstrap, "--entity-type", "brokers",
                                     "--entity-default", "--alter", "--add-config",
-                                    "log.cleaner.dedupe.buffer.size=2097152,log.cleaner.io.max.bytes.per.second=1048576"],
+                                    "log.cleaner.dedupe.buffer.size=2097152,log.cleaner.io.max.bytes.per.second=1048576,"
+                                    "log.cleaner.io.buffer.size=65536"],
              timeout=120)
     budget = int(2097152 * 0.9)
     wait_until(lambda: f"offset map budget {int(1048576 * 0.9)} -> {budget} bytes" in broker.log_text()[mark:]
-               and "I/O rate 1.79769e+308 -> 1.04858e+06 bytes/s" in broker.log_text()[mark:], 60,
-               "the cleaner took both new values")
+               and "I/O rate 1.79769e+308 -> 1.04858e+06 bytes/s" in broker.log_text()[mark:]
+               and "I/O buffer size 524288 -> 65536 bytes" in broker.log_text()[mark:], 60,
+               "the cleaner took the three new values")

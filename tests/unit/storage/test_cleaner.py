@@ -498,3 +498,38 @@ def test_an_aborted_transaction_that_is_its_producers_last_keeps_an_empty_batch_
     assert lg2.producer_state.producers[7].last_seq == 0
     assert lg2.last_stable_offset == lg2.log_end_offset
     lm2.shutdown()
+
+
+def test_a_cleaning_writes_through_its_share_of_the_io_buffer(tmp_path, monkeypatch):
+    """Records that all survive are written in pieces of the thread's half of its share of
+    log.cleaner.io.buffer.size (a batch larger than that alone), never a whole segment at once."""
+    from kafpy.storage.cleaner import LogCleaner
+    from kafpy.storage.segment import LogSegment
+
+    clock = FakeClock()
+    lm, lg, _ = make(tmp_path, clock, segment_bytes=64 * 1024)
+    cleaner = LogCleaner(lm, clock=clock, threads=2, io_buffer_size=8 * 1024)
+    assert cleaner.write_buffer_bytes == 2048
+    expected = {}
+    for i in range(120):
+        value = b"v" * (5000 if i == 60 else 200)   # one batch larger than the buffer
+        lg.append_as_leader(kp_batch([(b"key%d" % i, value)], timestamp=clock.ms), 0)
+        expected[b"key%d" % i] = value
+    lg.roll()
+    lg.append_as_leader(kp_batch([(b"key0", b"newest")], timestamp=clock.ms), 0)
+    expected[b"key0"] = b"newest"
+    lg.update_high_watermark(lg.log_end_offset)
+    writes: list[int] = []
+    append = LogSegment.append
+
+    def recording(self, pieces, batches, total=None):
+        if self.log_path.endswith(".cleaned"):
+            writes.append(len(pieces))
+        return append(self, pieces, batches, total)
+    monkeypatch.setattr(LogSegment, "append", recording)
+    assert cleaner.clean_once(clock.ms, force=True)
+    assert len(writes) > 10 and max(writes) > 5000 and sorted(writes)[-2] <= 2048
+    assert {k: v for _, k, v in contents(lg)} == expected
+    cleaner.reconfigure(2, 15000, io_buffer_size=1 << 20)
+    assert cleaner.write_buffer_bytes == 256 * 1024
+    lm.shutdown()
