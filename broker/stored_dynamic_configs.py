@@ -3,7 +3,9 @@ does not act on: tiered storage (`remote.*`, `log.local.*`), replication throttl
 coordinators' offload and buffer settings, Kerberos and OAuth login refresh, the dead
 letter queue, cordoned log dirs and a JVM's TLS plumbing (`ssl.provider`...). AlterConfigs and IncrementalAlterConfigs accept them
 where Kafka does (a C client's admin test sets `sasl.kerberos.min.time.before.relogin` on
-a broker), DescribeConfigs reports them with their sources, and nothing else reads them.
+a broker), DescribeConfigs reports them with their sources, and nothing else reads them,
+but for `max.decompressed.message.bytes`: the topics' default (`kafpy.broker.topic_config`),
+which the logs apply to clients' compressed batches.
 
 Who reads it: `kafpy.broker.config`, which builds its ConfigDefs from `STORED_DYNAMIC`,
 and `kafpy.broker.dynamic_config`, for `PER_BROKER_CONFIGS`. Plain tuples here, so this

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Mapping
 
-from kafpy.broker.config import COMPRESSION_LEVEL_CHECKS, COMPRESSION_TYPES, ConfigValue, KafkaConfig, LONG_MAX
+from kafpy.broker.config import COMPRESSION_LEVEL_CHECKS, COMPRESSION_TYPES, Check, ConfigValue, KafkaConfig, LONG_MAX, _range
 
 # DescribeConfigs ConfigSource values
 UNKNOWN = 0
@@ -38,6 +38,7 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {d.name: d for d in [
     TopicConfigDef("compression.lz4.level", "int", "compression.lz4.level", None),
     TopicConfigDef("compression.zstd.level", "int", "compression.zstd.level", None),
     TopicConfigDef("delete.retention.ms", "long", "log.cleaner.delete.retention.ms", None),
+    TopicConfigDef("errors.deadletterqueue.group.enable", "boolean", None, False),
     TopicConfigDef("file.delete.delay.ms", "long", "log.segment.delete.delay.ms", None),
     TopicConfigDef("flush.messages", "long", "log.flush.interval.messages", None),
     TopicConfigDef("flush.ms", "long", "log.flush.interval.ms", None),
@@ -47,17 +48,19 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {d.name: d for d in [
     TopicConfigDef("local.retention.bytes", "long", None, -2),
     TopicConfigDef("local.retention.ms", "long", None, -2),
     TopicConfigDef("max.compaction.lag.ms", "long", "log.cleaner.max.compaction.lag.ms", None),
+    TopicConfigDef("max.decompressed.message.bytes", "int", "max.decompressed.message.bytes", None),
     TopicConfigDef("max.message.bytes", "int", "message.max.bytes", None),
-    TopicConfigDef("message.downconversion.enable", "boolean", "log.message.downconversion.enable", None),
-    TopicConfigDef("message.format.version", "string", "log.message.format.version", None),
     TopicConfigDef("message.timestamp.after.max.ms", "long", "log.message.timestamp.after.max.ms", None),
     TopicConfigDef("message.timestamp.before.max.ms", "long", "log.message.timestamp.before.max.ms", None),
-    TopicConfigDef("message.timestamp.difference.max.ms", "long", "log.message.timestamp.difference.max.ms", None),
     TopicConfigDef("message.timestamp.type", "string", "log.message.timestamp.type", None),
     TopicConfigDef("min.cleanable.dirty.ratio", "double", "log.cleaner.min.cleanable.ratio", None),
     TopicConfigDef("min.compaction.lag.ms", "long", "log.cleaner.min.compaction.lag.ms", None),
     TopicConfigDef("min.insync.replicas", "int", "min.insync.replicas", None),
     TopicConfigDef("preallocate", "boolean", "log.preallocate", None),
+    TopicConfigDef("remote.copy.lag.bytes", "long", "log.remote.copy.lag.bytes", None),
+    TopicConfigDef("remote.copy.lag.ms", "long", "log.remote.copy.lag.ms", None),
+    TopicConfigDef("remote.log.copy.disable", "boolean", None, False),
+    TopicConfigDef("remote.log.delete.on.disable", "boolean", None, False),
     TopicConfigDef("remote.storage.enable", "boolean", None, False),
     TopicConfigDef("retention.bytes", "long", "log.retention.bytes", None),
     TopicConfigDef("retention.ms", "long", "log.retention.ms", None),
@@ -67,6 +70,23 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {d.name: d for d in [
     TopicConfigDef("segment.ms", "long", "log.roll.ms", None),
     TopicConfigDef("unclean.leader.election.enable", "boolean", "unclean.leader.election.enable", None),
 ]}
+"""Kafka 4.4's topic configs (``LogConfig``'s), which CreateTopics and AlterConfigs accept and
+DescribeConfigs lists. Kafka 4 dropped ``message.downconversion.enable``,
+``message.format.version`` and ``message.timestamp.difference.max.ms``: a topic setting one is
+refused as unknown, as Kafka 4.4 refuses it."""
+
+BROKER_ONLY_TOPIC_DEFAULTS: dict[str, TopicConfigDef] = {d.name: d for d in [
+    TopicConfigDef("message.timestamp.difference.max.ms", "long", "log.message.timestamp.difference.max.ms", None),
+]}
+"""Topic settings kafpy still derives from an older server.properties (where Kafka 3.x read
+them) but no topic may set: they reach the logs' ``LogConfig`` through ``effective_topic_config``."""
+
+# ConfigDef ranges of Kafka 4.4's LogConfig, with its reasons
+TOPIC_RANGES: dict[str, Check] = {
+    "max.decompressed.message.bytes": _range(1, 2147483639),
+    "remote.copy.lag.bytes": _range(-1, None),
+    "remote.copy.lag.ms": _range(-1, None),
+}
 
 
 class InvalidConfig(ValueError):
@@ -145,7 +165,7 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
         if name == "compression.type" and parsed not in COMPRESSION_TYPES:
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: "
                                 + ", ".join(COMPRESSION_TYPES))
-        level_check = COMPRESSION_LEVEL_CHECKS.get(name)
+        level_check = COMPRESSION_LEVEL_CHECKS.get(name) or TOPIC_RANGES.get(name)
         if level_check is not None and not level_check(parsed):
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: {level_check.why(parsed)}")
         if name == "remote.storage.enable" and parsed is True:
@@ -164,7 +184,7 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
 def effective_topic_config(cfg: KafkaConfig, overrides: dict[str, str]) -> dict[str, str]:
     """Every topic config as a string: the topic's override, else the broker's default."""
     out: dict[str, str] = {}
-    for name, d in TOPIC_CONFIGS.items():
+    for name, d in (TOPIC_CONFIGS | BROKER_ONLY_TOPIC_DEFAULTS).items():
         if name in overrides:
             out[name] = overrides[name]
         else:

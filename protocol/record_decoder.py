@@ -22,7 +22,8 @@ from kafpy.protocol.compression import DEFAULT_MAX_DECOMPRESSED, decompress
 from kafpy.protocol.errors import CorruptRecord
 from kafpy.protocol.varint import read_varlong
 
-__all__ = ["decode_batch", "decode_records", "batch_records_bytes", "check_record_framing", "has_null_key"]
+__all__ = ["decode_batch", "decode_records", "batch_records_bytes", "check_record_framing", "has_null_key",
+           "largest_record"]
 
 
 def _decode_record_list(data: bytes, count: int) -> list[Record]:
@@ -309,6 +310,29 @@ def has_null_key(buf: bytes | bytearray | memoryview, pos: int = 0, *,
     if at != end:
         raise CorruptRecord(f"incorrect declared batch size: {end - at} bytes remain after {count} records")
     return null_key
+
+
+def largest_record(buf: bytes | bytearray | memoryview, pos: int = 0, *,
+                   max_size: int = DEFAULT_MAX_DECOMPRESSED) -> int:
+    """The largest record body (its length varint) of the batch at ``pos``, decompressed:
+    what Kafka 4.4 holds to ``max.decompressed.message.bytes``. Reads the length varints only;
+    ``CorruptRecord`` when one is negative or runs past the records."""
+    header = parse_header(buf, pos)
+    if header.records_count == 0 and header.batch_length == MIN_BATCH_LENGTH:
+        return 0
+    data = batch_records_bytes(buf, pos, header, False, max_size)
+    end = len(data)
+    largest = at = 0
+    try:
+        for _ in range(header.records_count):
+            length, at = read_varlong(data, at)
+            if length < 0 or at + length > end:
+                raise CorruptRecord(f"invalid record length {length}")
+            largest = max(largest, length)
+            at += length
+    except (IndexError, ValueError) as exc:
+        raise CorruptRecord(f"records end in the middle of a record: {exc}") from None
+    return largest
 
 
 def _skip_headers(data: bytes, pos: int, record_end: int) -> int:

@@ -88,10 +88,11 @@ from kafpy.protocol.batch_header import (
     verify_crc,
 )
 from kafpy.protocol.compression import compress, decompress
-from kafpy.protocol.record_decoder import decode_batch, decode_records, has_null_key
+from kafpy.protocol.record_decoder import decode_batch, decode_records, has_null_key, largest_record
 
 __all__ = [
     "has_null_key",
+    "largest_record",
     "BATCH_HEADER_SIZE",
     "HEADER_FORMAT",
     "HEADER_STRUCT",

@@ -29,6 +29,7 @@ _TOPIC_NAMES: dict[str, str] = {
     "min.compaction.lag.ms": "min_compaction_lag_ms",
     "max.compaction.lag.ms": "max_compaction_lag_ms",
     "max.message.bytes": "max_message_bytes",
+    "max.decompressed.message.bytes": "max_decompressed_message_bytes",
     "compression.type": "compression_type",
     "compression.gzip.level": "compression_gzip_level",
     "compression.lz4.level": "compression_lz4_level",
@@ -58,6 +59,7 @@ _BROKER_NAMES: dict[str, str] = {
     "log.cleaner.min.compaction.lag.ms": "min.compaction.lag.ms",
     "log.cleaner.max.compaction.lag.ms": "max.compaction.lag.ms",
     "message.max.bytes": "max.message.bytes",
+    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
     "compression.type": "compression.type",
     "compression.gzip.level": "compression.gzip.level",
     "compression.lz4.level": "compression.lz4.level",
@@ -90,6 +92,8 @@ class LogConfig:
     min_compaction_lag_ms: int = 0
     max_compaction_lag_ms: int = LONG_MAX
     max_message_bytes: int = 1048588
+    # the largest record body a compressed batch may decompress to (Kafka 4.4; INVALID_RECORD past it)
+    max_decompressed_message_bytes: int = 2147483639
     compression_type: str = "producer"
     # the levels the broker recompresses with when compression.type names a codec (KIP-390)
     compression_gzip_level: int = -1

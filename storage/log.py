@@ -46,7 +46,7 @@ from kafpy.storage.config import LogConfig
 from kafpy.storage.errors import InvalidRecordError, KafkaStorageError, OffsetOutOfRangeError, StorageError
 from kafpy.storage.leader_epoch import LeaderEpochFileCache
 from kafpy.storage.local_log import LocalLog
-from kafpy.storage.log_validator import AheadOutcome, BatchEntry, Buffer, LogValidator
+from kafpy.storage.log_validator import AheadOutcome, AheadSettings, BatchEntry, Buffer, LogValidator
 from kafpy.storage.producer_state import UPDATE_AFTER_WRITE, ProducerStateManager
 from kafpy.storage.segment import FileRecordsSlice, LogSegment
 from kafpy.storage.txn_index import AbortedTxn
@@ -134,7 +134,8 @@ class Log:
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
         # whether a client's append may decode records (compacted, or recompressing): see records_to_check_ahead
-        self.works_ahead = self._validator.compact or self._validator.target_codec is not None
+        self.works_ahead = (self._validator.compact or self._validator.target_codec is not None
+                            or self._validator.record_body_limit is not None)
         self._partition_metadata = PartitionMetadataFile(os.path.join(directory, PARTITION_METADATA),
                                                          pending_fsyncs)
         self.topic_id = self._partition_metadata.read()
@@ -210,7 +211,8 @@ class Log:
         self._append_lock = self.lock if self._validator.compact else None
         self._plain = not self._validator.converts and self._append_lock is None  # see append
         # whether a client's append may decode records (compacted, or recompressing): see records_to_check_ahead
-        self.works_ahead = self._validator.compact or self._validator.target_codec is not None
+        self.works_ahead = (self._validator.compact or self._validator.target_codec is not None
+                            or self._validator.record_body_limit is not None)
         self.producer_state.producer_id_expiration_ms = config.producer_id_expiration_ms
 
     # ------------------------------------------------------------------ high watermark
@@ -287,7 +289,7 @@ class Log:
             self.update_config(self.config)
         return self._validator.records_to_decode(records)
 
-    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int, Optional[int]]:
+    def ahead_settings(self) -> AheadSettings:
         """What ``log_validator.work_ahead`` needs besides the records (now's clock reading
         among them, for the timestamp bounds)."""
         return self._validator.ahead_settings()

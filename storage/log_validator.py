@@ -43,6 +43,7 @@ from kafpy.protocol.records import (
     RECORDS_COUNT_FIELD,
     has_null_key,
     is_legacy,
+    largest_record,
     recompress_batch,
     set_max_timestamp,
     upconvert_legacy,
@@ -61,8 +62,11 @@ from kafpy.storage.record_errors import batch_record_errors
 __all__ = ["LogValidator", "check_record_rules", "work_ahead"]
 
 Buffer = bytes | bytearray | memoryview
+MAX_RECORD_BODY = 2147483639   # max.decompressed.message.bytes' default and highest value
 # (the error an append would raise, or None; the recompressed buffer, or None)
 AheadOutcome = tuple[Optional[StorageError], Optional[bytes]]
+# ``work_ahead``'s arguments after the records (``LogValidator.ahead_settings``)
+AheadSettings = tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int, Optional[int], Optional[int]]
 # ``validate_batch``'s answer: (pieces to write, last offset, header)
 ValidatedBatch = tuple[list[Buffer], int, HeaderTuple]
 # (position, size, last offset, max timestamp, header) of each batch ``validate`` checked
@@ -99,22 +103,28 @@ class LogValidator:
         before, after = config.timestamp_bounds()
         self.ts_bounds = (before, after) if (before < LONG_MAX or after < LONG_MAX) else None
         self.max_message_bytes = config.max_message_bytes
+        # max.decompressed.message.bytes below its default (no record body reaches that): the
+        # records of a client's compressed batches are read for their sizes, as Kafka 4.4's are
+        limit = config.max_decompressed_message_bytes
+        self.record_body_limit = limit if limit < MAX_RECORD_BODY else None
         self.segment_bytes = config.segment_bytes
         self.batch_limit = min(self.max_message_bytes, self.segment_bytes)  # one compare per batch
         # whether a leader's append may need _convert's rules
         self.converts = (self.target_codec is not None or self.log_append_time or self.compact
-                         or self.ts_bounds is not None)
+                         or self.ts_bounds is not None or self.record_body_limit is not None)
         # (buffer, the StorageError found or None): check_ahead's outcome for that very buffer
         self._checked: tuple[Buffer, AheadOutcome] | None = None
 
     def records_to_decode(self, records: "Buffer") -> int:
         """How many records a client's append of ``records`` makes the leader decode: all of
-        a compacted topic's (their keys), and those of batches ``compression.type`` makes it
-        recompress; 0 when neither applies. Reads batch headers only; stops at the first
+        a compacted topic's (their keys), those of batches ``compression.type`` makes it
+        recompress, and those of compressed batches when ``max.decompressed.message.bytes``
+        bounds their sizes; 0 when none applies. Reads batch headers only; stops at the first
         that ``validate`` would refuse. The socket server's Produce path asks it to decide
         whether to do that work ahead (``work_ahead``)."""
         codec = self.target_codec
-        if not self.compact and codec is None:
+        sized = self.record_body_limit is not None
+        if not self.compact and codec is None and not sized:
             return 0
         n = len(records)
         pos = 0
@@ -123,16 +133,19 @@ class LogValidator:
             h = _unpack_header(records, pos)
             if h[BATCH_LENGTH_FIELD] < MIN_BATCH_LENGTH:
                 break
-            if self.compact or h[ATTRIBUTES_FIELD] & COMPRESSION_MASK != codec:
+            compression = h[ATTRIBUTES_FIELD] & COMPRESSION_MASK
+            if self.compact or (codec is not None and compression != codec) or (sized and compression):
                 total += max(h[RECORDS_COUNT_FIELD], 0)
             pos += h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD
         return total
 
-    def ahead_settings(self) -> tuple[bool, Optional[int], int, str, Optional[tuple[int, int]], int, Optional[int]]:
+    def ahead_settings(self) -> AheadSettings:
         """The arguments of ``work_ahead`` after the records: (compacted, target codec,
-        max.message.bytes, topic-partition, timestamp bounds or None, now in ms, level)."""
+        max.message.bytes, topic-partition, timestamp bounds or None, now in ms, level,
+        record body limit or None)."""
         return (self.compact, self.target_codec, self.max_message_bytes, self.topic_partition,
-                self.ts_bounds if not self.log_append_time else None, self._now_ms(), self.target_level)
+                self.ts_bounds if not self.log_append_time else None, self._now_ms(), self.target_level,
+                self.record_body_limit)
 
     def check_ahead(self, records: "Buffer") -> None:
         """``work_ahead`` here, its outcome kept (``keep_checked``)."""
@@ -281,6 +294,10 @@ class LogValidator:
             ahead = checked[1]
             if ahead[0] is not None:
                 raise ahead[0]
+        if from_client and self.record_body_limit is not None and ahead is None:
+            error = record_body_error(buf, pairs, self.record_body_limit)
+            if error is not None:
+                raise error
         if from_client and (self.compact or (self.ts_bounds is not None and not self.log_append_time)):
             self._check_records(buf, pairs, keys_checked=ahead is not None)
         codec = self.target_codec
@@ -361,15 +378,37 @@ def check_record_rules(buf: "Buffer", batches: list[tuple[int, tuple]], topic_pa
                 raise error
 
 
+def record_body_error(buf: "Buffer", batches: list[tuple[int, tuple]], limit: int) -> Optional[StorageError]:
+    """INVALID_RECORD for the first compressed batch holding a record body larger than
+    ``limit`` (Kafka 4.4's answer, with no message), CORRUPT_MESSAGE for one that does not
+    decompress; None when every record fits."""
+    for pos, h in batches:
+        if h[ATTRIBUTES_FIELD] & COMPRESSION_MASK:
+            try:
+                largest = largest_record(buf, pos)
+            except ProtocolError as e:
+                return CorruptRecordError(str(e))
+            if largest > limit:
+                return InvalidRecordError(f"Invalid record size: {largest} exceeds the configured maximum "
+                                          f"record size of {limit}.")
+    return None
+
+
 def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_message_bytes: int,
                topic_partition: str = "", ts_bounds: Optional[tuple[int, int]] = None,
-               now_ms: int = 0, level: Optional[int] = None) -> AheadOutcome:
+               now_ms: int = 0, level: Optional[int] = None, record_body_limit: Optional[int] = None) -> AheadOutcome:
     """The work of a client's append that grows with its records, as ``_convert`` does it:
     a compacted topic's keys, checked with the timestamp bounds as ``check_record_rules``
     checks them (the error is the first batch at fault's, each of its records at fault
     listed), then the recompression to ``codec`` (None: none; at ``level``) of the batches not in it. A
     pure function of its arguments (``LogValidator.ahead_settings``), so a worker process
-    can run it; the socket server's Produce path does, for batches of millions of records."""
+    can run it; the socket server's Produce path does, for batches of millions of records.
+    ``record_body_limit`` (max.decompressed.message.bytes, None for none) is checked first."""
+    if record_body_limit is not None:
+        error = record_body_error(records, [(pos, _unpack_header(records, pos)) for pos in _batch_positions(records)],
+                                  record_body_limit)
+        if error is not None:
+            return error, None
     if compact:
         try:
             check_record_rules(records, [(pos, _unpack_header(records, pos)) for pos in _batch_positions(records)],

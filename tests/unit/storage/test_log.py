@@ -490,7 +490,7 @@ def test_recompression_uses_the_topics_compression_level(tmp_path, codec, fast, 
     for level in (fast, small):
         lg = open_log(tmp_path, name=f"{codec}{level}-0", compression_type=codec,
                       **{f"compression_{codec}_level": level})
-        assert lg.ahead_settings()[-1] == level
+        assert lg.ahead_settings()[6] == level
         info = lg.append_as_leader(bytearray(batch), 0)
         stored = lg.read(0, 1 << 22).records.read_bytes()
         assert (info.first_offset, info.last_offset) == (0, 59)
