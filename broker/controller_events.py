@@ -25,6 +25,7 @@ one linger plus one round of replication.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Generic, Sequence, TypeVar
@@ -140,7 +141,13 @@ class ControllerEventManager:
         epoch = self.controller.ready_to_activate()
         if epoch is not None and self._activation_epoch != epoch:
             self._activation_epoch = epoch
-            self._put("activate", self._activate_op(epoch), internal=True, epoch=epoch)
+            activated = self._put("activate", self._activate_op(epoch), internal=True, epoch=epoch)
+            activated.add_done_callback(functools.partial(self._activation_done, epoch=epoch))
+
+    def _activation_done(self, future: asyncio.Future[None], *, epoch: int) -> None:
+        """The activation's records committed (and replayed): the controller's image holds them."""
+        if not future.cancelled() and future.exception() is None:
+            self.controller.activation_committed = epoch
 
     def _maybe_snapshot(self, batches: Sequence[Batch]) -> None:
         """Hand the committed image and the bytes it took in to the snapshot publisher

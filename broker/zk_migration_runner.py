@@ -134,6 +134,13 @@ class ZkMigrationRunner:
         if driver.state is S.UNINITIALIZED:
             driver.recovered(await self.client.get_or_create_migration_recovery_state(driver.leadership, now), now)
         active = self.controller.active_epoch
+        if self.controller.leader_id == self.controller.settings.node_id and (
+                active is None or self.controller.activation_committed != active):
+            # leading, but the activation's records (the empty log's PRE_MIGRATION state among
+            # them) are not in the image yet: Kafka's driver, fed images only once the loader
+            # caught up with them, never sees that image
+            driver.schedule_poll(now)
+            return
         leader = self.controller.settings.node_id if active is not None else self.controller.leader_id
         if driver.on_controller_change(leader, active if active is not None else self.controller.epoch, now):
             recovered = await self.client.get_or_create_migration_recovery_state(driver.leadership, now)

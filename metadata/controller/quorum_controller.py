@@ -131,6 +131,9 @@ class QuorumController:
         self.claimed: int | None = None
         self.caught_up = False
         self.active_epoch: int | None = None
+        # the epoch whose activation records have committed (set by the event manager): until
+        # then the image lacks what activation writes (a migration's PRE_MIGRATION state)
+        self.activation_committed: int | None = None
         self.leader_id: int | None = None
         self.epoch = -1
         # the epoch and append time of the last batch replayed (the provenance of a snapshot
