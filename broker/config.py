@@ -334,6 +334,10 @@ _DEFS = [
     ConfigDef("group.share.max.size", "int", 200, _at_least(1)),
     # accepted, not applied: the simple assignor is the only one, as in Kafka 4.4
     ConfigDef("group.share.assignors", "list", ["simple"]),
+    # the Streams assignors a group's streams.assignor.name may name (the first is the
+    # default); sticky is the only one here, as in Kafka 4.4. Rack tags: accepted, not applied
+    ConfigDef("group.streams.assignors", "list", ["sticky"]),
+    ConfigDef("group.streams.rack.aware.assignment.tags", "list", []),
     ConfigDef("group.share.record.lock.duration.ms", "int", 30000, _at_least(1000)),
     ConfigDef("group.share.min.record.lock.duration.ms", "int", 15000, _at_least(1000)),
     ConfigDef("group.share.max.record.lock.duration.ms", "int", 60000, _at_least(30000)),

@@ -31,7 +31,7 @@ GROUP_RESOURCE = 32
 GROUP_ENTITY_TYPE = "groups"
 GROUP_CONFIG_SOURCE = 8          # DescribeConfigs' GROUP_CONFIG
 DEFAULT_CONFIG_SOURCE = 5
-TYPE_BOOLEAN, TYPE_STRING, TYPE_INT, TYPE_LONG = 1, 2, 3, 5
+TYPE_BOOLEAN, TYPE_STRING, TYPE_INT, TYPE_LONG, TYPE_LIST = 1, 2, 3, 5, 7
 
 SESSION_TIMEOUT = "consumer.session.timeout.ms"
 HEARTBEAT_INTERVAL = "consumer.heartbeat.interval.ms"
@@ -45,6 +45,8 @@ GROUP_CONFIGS: dict[str, tuple[str, Bound, Bound]] = {
     HEARTBEAT_INTERVAL: ("group.consumer.heartbeat.interval.ms",
                          "group.consumer.min.heartbeat.interval.ms",
                          "group.consumer.max.heartbeat.interval.ms"),
+    "consumer.assignment.interval.ms": ("group.consumer.assignment.interval.ms", 0, None),
+    "share.assignment.interval.ms": ("group.share.assignment.interval.ms", 0, None),
     "share.session.timeout.ms": ("group.share.session.timeout.ms",
                                  "group.share.min.session.timeout.ms",
                                  "group.share.max.session.timeout.ms"),
@@ -84,14 +86,32 @@ LONG_GROUP_CONFIGS = {"streams.acceptable.recovery.lag"}
 SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset"
 SHARE_ISOLATION_LEVEL = "share.isolation.level"
 SHARE_RENEW_ACKNOWLEDGE_ENABLE = "share.renew.acknowledge.enable"
-#: group configs that are not bounded ints: name -> (Kafka's default, config type)
-OTHER_GROUP_CONFIGS: dict[str, tuple[str, int]] = {
-    SHARE_AUTO_OFFSET_RESET: ("latest", TYPE_STRING),
-    SHARE_ISOLATION_LEVEL: ("read_uncommitted", TYPE_STRING),
-    SHARE_RENEW_ACKNOWLEDGE_ENABLE: ("true", TYPE_BOOLEAN),
+STREAMS_ASSIGNOR_NAME = "streams.assignor.name"
+#: group configs that are not bounded ints: name -> (Kafka's default, config type, the broker
+#: setting the default comes from or None). Accepted and reported, not acted on: the
+#: assignment intervals and offload switches (assignments are computed at once, on the event
+#: loop), the dead letter queue (share groups here archive a record past its delivery count
+#: limit without copying it anywhere), the Streams assignor (sticky, the only one) and its rack
+#: tags.
+OTHER_GROUP_CONFIGS: dict[str, tuple[str, int, str | None]] = {
+    "consumer.assignor.offload.enable": ("true", TYPE_BOOLEAN, "group.consumer.assignor.offload.enable"),
+    "errors.deadletterqueue.copy.record.enable": ("false", TYPE_BOOLEAN, None),
+    "errors.deadletterqueue.topic.name": ("", TYPE_STRING, None),
+    "share.assignor.offload.enable": ("true", TYPE_BOOLEAN, "group.share.assignor.offload.enable"),
+    SHARE_AUTO_OFFSET_RESET: ("latest", TYPE_STRING, None),
+    SHARE_ISOLATION_LEVEL: ("read_uncommitted", TYPE_STRING, None),
+    SHARE_RENEW_ACKNOWLEDGE_ENABLE: ("true", TYPE_BOOLEAN, None),
+    STREAMS_ASSIGNOR_NAME: ("sticky", TYPE_STRING, "group.streams.assignors"),
+    "streams.assignor.offload.enable": ("true", TYPE_BOOLEAN, "group.streams.assignor.offload.enable"),
+    "streams.rack.aware.assignment.tags": ("", TYPE_LIST, "group.streams.rack.aware.assignment.tags"),
 }
+#: Kafka's internal group configs: set and read like the others, listed only once set
+INTERNAL_GROUP_CONFIGS = frozenset({
+    "consumer.assignor.offload.enable", "share.assignor.offload.enable", "streams.assignor.offload.enable",
+    "streams.task.offset.interval.ms", "streams.num.warmup.replicas", "streams.acceptable.recovery.lag",
+})
 #: every group config name, in the order DescribeConfigs lists them
-ALL_GROUP_CONFIGS = [*GROUP_CONFIGS, *OTHER_GROUP_CONFIGS]
+ALL_GROUP_CONFIGS = sorted([*GROUP_CONFIGS, *OTHER_GROUP_CONFIGS])
 _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.I)
 
 
@@ -115,6 +135,9 @@ def _other_problem(name: str, value: str) -> str | None:
             return None
         return (f"Invalid value {v} for configuration {name}: String must be one of: "
                 f"read_committed, read_uncommitted")
+    kind = OTHER_GROUP_CONFIGS[name][1]
+    if kind in (TYPE_STRING, TYPE_LIST):
+        return None
     if v.lower() in ("true", "false"):
         return None
     return f"Invalid value {v} for configuration {name}: Expected value to be either true or false"
@@ -130,6 +153,11 @@ def validate(broker_config: KafkaConfig, configs: Mapping[str, str]) -> None:
     for name, value in configs.items():
         if name in OTHER_GROUP_CONFIGS:
             problem = _other_problem(name, value)
+            if problem is None and name == STREAMS_ASSIGNOR_NAME:
+                registered = list(broker_config["group.streams.assignors"])
+                if str(value).strip() not in registered:
+                    problem = (f"{name} '{value}' is not a registered task assignor. Registered assignors are: "
+                               f"[{', '.join(registered)}].")
             if problem is not None:
                 raise InvalidGroupConfig(problem)
             continue
@@ -166,27 +194,42 @@ def _bound_problem(broker_config: KafkaConfig, name: str, number: int, low: Boun
     return None
 
 
+def _broker_default(broker_config: KafkaConfig, name: str) -> tuple[str, str, int]:
+    """(the setting a group's default comes from, its value, the config type): a broker
+    setting's name, or the group config's own with Kafka's default."""
+    bounds = GROUP_CONFIGS.get(name)
+    if bounds is not None:
+        return bounds[0], str(broker_config[bounds[0]]), TYPE_LONG if name in LONG_GROUP_CONFIGS else TYPE_INT
+    default, kind, key = OTHER_GROUP_CONFIGS[name]
+    if key is None:
+        return name, default, kind
+    value = broker_config[key]
+    if isinstance(value, bool):
+        return key, "true" if value else "false", kind
+    if isinstance(value, list):
+        return key, (value[0] if value else "") if name == STREAMS_ASSIGNOR_NAME else ",".join(value), kind
+    return key, str(value), kind
+
+
 def describe(broker_config: KafkaConfig, overrides: Mapping[str, str], keys: list[str] | None,
-             entry: Callable[..., _EntryT]) -> list[_EntryT]:
-    """DescribeConfigs entries of one group: its overrides, else the broker's values."""
+             entry: Callable[..., _EntryT], synonym: Callable[..., object] | None = None) -> list[_EntryT]:
+    """DescribeConfigs entries of one group, by name: its overrides, else the broker's values,
+    with Kafka 4.4's synonyms (the override, then the default it replaces) when ``synonym``
+    builds them. Internal configs are listed only once set or asked for by name."""
     out = []
-    for name, bounds in GROUP_CONFIGS.items():
+    for name in ALL_GROUP_CONFIGS:
         if keys is not None and name not in keys:
             continue
         overridden = name in overrides
-        value = overrides[name] if overridden else str(broker_config[bounds[0]])
-        out.append(entry(name=name, value=value, read_only=False,
-                         config_source=GROUP_CONFIG_SOURCE if overridden else DEFAULT_CONFIG_SOURCE,
-                         is_sensitive=False, synonyms=[],
-                         config_type=TYPE_LONG if name in LONG_GROUP_CONFIGS else TYPE_INT,
-                         documentation=None))
-    for name, (default, kind) in OTHER_GROUP_CONFIGS.items():
-        if keys is not None and name not in keys:
+        if name in INTERNAL_GROUP_CONFIGS and not overridden and keys is None:
             continue
-        overridden = name in overrides
+        key, default, kind = _broker_default(broker_config, name)
+        synonyms = [] if synonym is None else [
+            *([synonym(name=name, value=overrides[name], source=GROUP_CONFIG_SOURCE)] if overridden else []),
+            synonym(name=key, value=default, source=DEFAULT_CONFIG_SOURCE)]
         out.append(entry(name=name, value=overrides[name] if overridden else default, read_only=False,
                          config_source=GROUP_CONFIG_SOURCE if overridden else DEFAULT_CONFIG_SOURCE,
-                         is_sensitive=False, synonyms=[], config_type=kind, documentation=None))
+                         is_sensitive=False, synonyms=synonyms, config_type=kind, documentation=None))
     return out
 
 
@@ -195,10 +238,7 @@ def share_config(overrides: Mapping[str, str], broker_config: KafkaConfig, name:
     setting (`group.share.*`), else Kafka's default. For the share partitions."""
     if name in overrides:
         return str(overrides[name])
-    bounds = GROUP_CONFIGS.get(name)
-    if bounds is not None:
-        return str(broker_config[bounds[0]])
-    return OTHER_GROUP_CONFIGS[name][0]
+    return _broker_default(broker_config, name)[1]
 
 
 def overrides_lookup(entity_configs: EntityConfigs) -> Callable[[str], Mapping[str, str]]:

@@ -194,7 +194,8 @@ async def handle_describe_configs(ctx: RequestContext, req: DescribeConfigsReque
             res.configs = group_configs.describe(
                 ctx.services.config,
                 ctx.services.controller.entity_configs.get(group_configs.GROUP_ENTITY_TYPE, r.resource_name),
-                keys, DescribeConfigsResponse.DescribeConfigsResourceResult)
+                keys, DescribeConfigsResponse.DescribeConfigsResourceResult,
+                DescribeConfigsResponse.DescribeConfigsSynonym if req.include_synonyms else None)
         else:
             res.error_code = ErrorCode.INVALID_REQUEST
             res.error_message = f"Unsupported resource type {r.resource_type}"

@@ -45,12 +45,21 @@ TOPIC_CONFIGS: dict[str, ConfigType] = {
     "segment.ms": L, "unclean.leader.election.enable": B,
 }
 CLIENT_METRICS_CONFIGS: dict[str, ConfigType] = {"metrics": LS, "interval.ms": I, "match": LS}
-GROUP_CONFIGS: dict[str, ConfigType] = {
+GROUP_CONFIGS: dict[str, ConfigType] = {   # Kafka 4.4's GroupConfig
     "consumer.session.timeout.ms": I, "consumer.heartbeat.interval.ms": I,
+    "consumer.assignment.interval.ms": I, "consumer.assignor.offload.enable": B,
     "share.session.timeout.ms": I, "share.heartbeat.interval.ms": I,
-    "share.record.lock.duration.ms": I, "share.auto.offset.reset": S,
-    "share.isolation.level": S, "streams.session.timeout.ms": I,
-    "streams.heartbeat.interval.ms": I, "streams.num.standby.replicas": I,
+    "share.record.lock.duration.ms": I, "share.delivery.count.limit": I,
+    "share.partition.max.record.locks": I, "share.auto.offset.reset": S,
+    "share.isolation.level": S, "share.renew.acknowledge.enable": B,
+    "share.assignment.interval.ms": I, "share.assignor.offload.enable": B,
+    "streams.session.timeout.ms": I, "streams.heartbeat.interval.ms": I,
+    "streams.num.standby.replicas": I, "streams.initial.rebalance.delay.ms": I,
+    "streams.assignment.interval.ms": I, "streams.rack.aware.assignment.tags": LS,
+    "streams.assignor.offload.enable": B, "streams.task.offset.interval.ms": I,
+    "streams.num.warmup.replicas": I, "streams.acceptable.recovery.lag": L,
+    "streams.assignor.name": S, "errors.deadletterqueue.topic.name": S,
+    "errors.deadletterqueue.copy.record.enable": B,
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "cleanup.policy": ("delete", "compact"),
