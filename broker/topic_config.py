@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Mapping
 
-from kafpy.broker.config import COMPRESSION_LEVEL_CHECKS, COMPRESSION_TYPES, Check, ConfigValue, KafkaConfig, LONG_MAX, _range
+from kafpy.broker.config import COMPRESSION_LEVEL_CHECKS, ConfigValue, KafkaConfig, LONG_MAX
+from kafpy.metadata.controller import config_schema
 
 # DescribeConfigs ConfigSource values
 UNKNOWN = 0
@@ -81,13 +82,6 @@ BROKER_ONLY_TOPIC_DEFAULTS: dict[str, TopicConfigDef] = {d.name: d for d in [
 """Topic settings kafpy still derives from an older server.properties (where Kafka 3.x read
 them) but no topic may set: they reach the logs' ``LogConfig`` through ``effective_topic_config``."""
 
-# ConfigDef ranges of Kafka 4.4's LogConfig, with its reasons
-TOPIC_RANGES: dict[str, Check] = {
-    "max.decompressed.message.bytes": _range(1, 2147483639),
-    "remote.copy.lag.bytes": _range(-1, None),
-    "remote.copy.lag.ms": _range(-1, None),
-}
-
 
 class InvalidConfig(ValueError):
     """Maps to INVALID_CONFIG (40)."""
@@ -148,7 +142,9 @@ def broker_default(cfg: KafkaConfig, d: TopicConfigDef) -> tuple[str | None, int
 
 
 def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
-    """Raise InvalidConfig for an unknown name or a value that does not parse."""
+    """Raise InvalidConfig for an unknown name or a value Kafka 4.4's LogConfig refuses, with
+    its message: the type, range and choices of the controller's schema (one set of rules for
+    both kinds of cluster), the compression levels, tiered storage."""
     from kafpy.broker.config import PARSERS
     for name, value in configs.items():
         d = TOPIC_CONFIGS.get(name)
@@ -156,29 +152,17 @@ def validate_topic_configs(configs: Mapping[str, str | None]) -> None:
             raise InvalidConfig(f"Unknown topic config name: {name}")
         if value is None:
             continue
-        try:
-            parsed = PARSERS[d.type](value)
-        except ValueError:
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}") from None
-        if name == "cleanup.policy" and isinstance(parsed, list) and any(p not in ("delete", "compact") for p in parsed):
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: compact, delete")
-        if name == "compression.type" and parsed not in COMPRESSION_TYPES:
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}: String must be one of: "
-                                + ", ".join(COMPRESSION_TYPES))
-        level_check = COMPRESSION_LEVEL_CHECKS.get(name) or TOPIC_RANGES.get(name)
+        problem = config_schema.validate_value(name, config_schema.TOPIC_CONFIGS[name], value)
+        if problem is not None:
+            raise InvalidConfig(problem)
+        parsed = PARSERS[d.type](value)
+        level_check = COMPRESSION_LEVEL_CHECKS.get(name)
         if level_check is not None and not level_check(parsed):
             raise InvalidConfig(f"Invalid value {value} for configuration {name}: {level_check.why(parsed)}")
         if name == "remote.storage.enable" and parsed is True:
             # no tiered storage here: Kafka's answer on a broker without remote.log.storage.system.enable
             raise InvalidConfig("Tiered Storage functionality is disabled in the broker. Topic cannot be "
                                 "configured with remote log storage.")
-        if name == "message.timestamp.type" and parsed not in ("CreateTime", "LogAppendTime"):
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}")
-        if isinstance(parsed, int) and name in ("segment.bytes",) and parsed < 14:
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}: Value must be at least 14")
-        if isinstance(parsed, int) and name in ("max.message.bytes", "segment.index.bytes",
-                                                "index.interval.bytes") and parsed < 0:
-            raise InvalidConfig(f"Invalid value {value} for configuration {name}")
 
 
 def effective_topic_config(cfg: KafkaConfig, overrides: dict[str, str]) -> dict[str, str]:

@@ -8,6 +8,7 @@ that forwarded the request, and checks only the resource name."""
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 
 from kafpy.metadata.image.configs import ConfigResourceType
@@ -62,10 +63,24 @@ GROUP_CONFIGS: dict[str, ConfigType] = {   # Kafka 4.4's GroupConfig
     "errors.deadletterqueue.copy.record.enable": B,
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "cleanup.policy": ("delete", "compact"),
+    "cleanup.policy": ("compact", "delete"),
     "compression.type": ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
     "message.timestamp.type": ("CreateTime", "LogAppendTime"),
 }
+# Kafka 4.4's LogConfig ranges: (at least, no more than), None for no bound
+_RANGES: dict[str, tuple[int | None, int | None]] = {
+    "segment.bytes": (1048576, None), "segment.ms": (1, None), "segment.jitter.ms": (0, None),
+    "segment.index.bytes": (4, None), "flush.messages": (1, None), "flush.ms": (0, None),
+    "retention.ms": (-1, None), "max.message.bytes": (0, None), "index.interval.bytes": (0, None),
+    "delete.retention.ms": (0, None), "min.compaction.lag.ms": (0, None), "max.compaction.lag.ms": (1, None),
+    "file.delete.delay.ms": (0, None), "min.cleanable.dirty.ratio": (0, 1), "min.insync.replicas": (1, None),
+    "message.timestamp.before.max.ms": (0, None), "message.timestamp.after.max.ms": (0, None),
+    "local.retention.ms": (-2, None), "local.retention.bytes": (-2, None),
+    "max.decompressed.message.bytes": (1, 2147483639), "remote.copy.lag.bytes": (-1, None),
+    "remote.copy.lag.ms": (-1, None),
+}
+_THROTTLED_REPLICAS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+_REPLICA = re.compile(r"\d+:\d+")
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
@@ -102,9 +117,23 @@ def validate_value(name: str, kind: ConfigType, value: str) -> str | None:
             float(text)
         except ValueError:
             return bad_number
+    bounds = _RANGES.get(name)
+    if bounds is not None:
+        number_value = float(text)
+        low_bound, high_bound = bounds
+        if low_bound is not None and number_value < low_bound:
+            return f"Invalid value {value} for configuration {name}: Value must be at least {low_bound}"
+        if high_bound is not None and number_value > high_bound:
+            return f"Invalid value {value} for configuration {name}: Value must be no more than {high_bound}"
+    if name in _THROTTLED_REPLICAS and text != "*":
+        entries = [v.strip() for v in text.split(",")] if text else []
+        if not all(_REPLICA.fullmatch(e) for e in entries):
+            return (f"Invalid value [{', '.join(entries)}] for configuration {name}: {name} must be the literal "
+                    "'*' or a list of replicas in the following format: [partitionId]:[brokerId],"
+                    "[partitionId]:[brokerId],...")
     choices = _CHOICES.get(name)
     if choices is not None:
-        items = [v.strip() for v in text.split(",")] if kind == ConfigType.LIST else [text]
+        items = [v.strip() for v in text.split(",") if v.strip()] if kind == ConfigType.LIST else [text]
         for item in items:
             if item not in choices:
                 return (f"Invalid value {item} for configuration {name}: String must be one of: "

@@ -1,6 +1,7 @@
 """Topic configs as Kafka 4.4 has them, side by side with an Apache Kafka 4.4 broker: the names
 DescribeConfigs lists, the 3.x names Kafka 4 dropped (refused as unknown), the values and
-sources of the 4.4 additions, their ranges, and ``max.decompressed.message.bytes`` applied to
+sources of the 4.4 additions, every topic config's type, range and choices with Kafka's
+messages, and ``max.decompressed.message.bytes`` applied to
 Produce, per topic and as the cluster-wide default altered on a running broker: a compressed batch holding a record body over the limit is refused with
 INVALID_RECORD and no message, an uncompressed one is not looked into (confluent-kafka
 producing; a hand-built gzip batch for the exact response)."""
@@ -28,6 +29,18 @@ DROPPED_IN_4 = {"message.downconversion.enable": "true", "message.format.version
 OUT_OF_RANGE = [("max.decompressed.message.bytes", "0"), ("max.decompressed.message.bytes", "2147483647"),
                 ("remote.copy.lag.bytes", "-2"), ("remote.copy.lag.ms", "-2")]
 LIMIT = 1000
+# values Kafka 4.4's LogConfig refuses (or takes), each with its message
+VALUES = [("segment.bytes", "x"), ("segment.bytes", "1048575"), ("retention.ms", "-2"), ("retention.bytes", "-5"),
+          ("min.insync.replicas", "0"), ("min.cleanable.dirty.ratio", "1.5"), ("min.cleanable.dirty.ratio", "x"),
+          ("preallocate", "yes"), ("cleanup.policy", "bogus"), ("cleanup.policy", ""), ("compression.type", "brotli"),
+          ("compression.type", "none"), ("max.message.bytes", "-1"), ("segment.index.bytes", "3"),
+          ("index.interval.bytes", "-1"), ("segment.ms", "0"), ("message.timestamp.type", "Bogus"),
+          ("delete.retention.ms", "-1"), ("min.compaction.lag.ms", "-1"), ("max.compaction.lag.ms", "0"),
+          ("flush.messages", "0"), ("flush.ms", "-1"), ("file.delete.delay.ms", "-1"), ("segment.jitter.ms", "-1"),
+          ("message.timestamp.before.max.ms", "-1"), ("message.timestamp.after.max.ms", "-1"),
+          ("local.retention.ms", "-3"), ("unclean.leader.election.enable", "maybe"),
+          ("follower.replication.throttled.replicas", "x:y"), ("leader.replication.throttled.replicas", "0:1,1:2"),
+          ("leader.replication.throttled.replicas", "*")]
 
 
 def create(admin: AdminClient, name: str, config: dict[str, str]) -> str:
@@ -59,6 +72,7 @@ def side(bootstrap: str, port: int) -> dict[str, Any]:
     seen["added"] = {n: (described[n].value, described[n].source) for n in ADDED_IN_4}
     seen["dropped"] = {n: create(admin, f"dropped-{i}", {n: v}) for i, (n, v) in enumerate(DROPPED_IN_4.items())}
     seen["ranges"] = [create(admin, f"range-{i}", {n: v}) for i, (n, v) in enumerate(OUT_OF_RANGE)]
+    seen["values"] = [f"{n}={v!r}: {create(admin, f'value-{i}', {n: v})}" for i, (n, v) in enumerate(VALUES)]
     seen["create limited"] = create(admin, "limited", {"max.decompressed.message.bytes": str(LIMIT)})
     seen["produce"] = produce_errors(bootstrap, "limited")
     P = ProduceRequest
@@ -89,5 +103,7 @@ def test_topic_configs_are_kafka_44s(reference_kafka_factory, broker_factory) ->
     assert ours["produce"][("none", 5000)] is None and ours["produce"][("gzip", 990)] is None
     assert ours["hand-built gzip batch"] == (87, None, [])
     assert ours["plain after the default was altered"] == 87
+    assert "segment.bytes='1048575': Invalid value 1048575 for configuration segment.bytes: Value must be at " \
+           "least 1048576" in ours["values"]
     for key in theirs:
         assert ours[key] == theirs[key], key
