@@ -8,17 +8,22 @@ drawing the same number can take it; test workers (pytest-xdist) run side by sid
 draws from a slice of the range of its own and two workers never draw the same port (a
 broker restarted in a test gets its port back, which another worker could otherwise have
 drawn meanwhile). `free_ports(n)` keeps all n sockets open until every port is picked, so the n ports are
-distinct.
+distinct, and the last ``_REMEMBERED`` ports handed out are not handed out again by this
+process: a fixture that draws an HTTP port and then starts a broker that draws its own
+must not get the same number twice (it did once in CI: the HTTP listener's bind then failed).
 """
 from __future__ import annotations
 
 import os
 import random
 import socket
+from collections import deque
 
 LOOPBACK = "127.0.0.1"
 _LOWEST = 10000
 _random = random.SystemRandom()
+_REMEMBERED = 512
+_handed_out: deque[int] = deque(maxlen=_REMEMBERED)
 
 
 def _ephemeral_low() -> int:
@@ -48,14 +53,19 @@ def free_ports(count: int, host: str = LOOPBACK) -> list[int]:
     socks: list[socket.socket] = []
     try:
         while len(socks) < count:
+            port = _random.randint(_LOWEST, _HIGHEST)
+            if port in _handed_out:
+                continue
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             try:
-                s.bind((host, _random.randint(_LOWEST, _HIGHEST)))
+                s.bind((host, port))
             except OSError:   # in use (or just released, in TIME_WAIT): draw again
                 s.close()
                 continue
             socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+        ports = [s.getsockname()[1] for s in socks]
+        _handed_out.extend(ports)
+        return ports
     finally:
         for s in socks:
             s.close()

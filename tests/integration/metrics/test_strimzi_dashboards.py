@@ -30,7 +30,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.conftest import BrokerFactory
 from tests.integration.cluster.harness import start_cluster
-from tests.support.ports import LOOPBACK, free_port, free_ports
+from tests.support.ports import LOOPBACK, free_ports
 from tests.support.prometheus import PrometheusServer, wait_value
 from tests.support.zookeeper import ZooKeeperServer
 
@@ -150,8 +150,8 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Prom
     base = tmp_path_factory.mktemp("loaded")
     factory = BrokerFactory(base)
     try:
-        http_port = free_port()
-        broker = factory({"kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}"})
+        http_port, kafka_port = free_ports(2)   # drawn together: never the same port
+        broker = factory({"kafpy.http.listeners": f"http://{LOOPBACK}:{http_port}"}, port=kafka_port)
         target = f"{LOOPBACK}:{http_port}"
         prom = PrometheusServer(base / "prometheus", [target], TARGET_LABELS).start()
         try:
@@ -169,13 +169,19 @@ def loaded_zk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, P
     base = tmp_path_factory.mktemp("loaded-zk")
     zookeeper = ZooKeeperServer(data_dir=base / "zk")
     broker_factory = BrokerFactory(base)
-    http_ports = free_ports(3)
+    http_ports: list[int] = []
+    kafka_ports: list[int] = []
 
     def factory(overrides: dict, **kw: Any) -> Any:
-        return broker_factory({**overrides, "kafpy.http.listeners": f"http://{LOOPBACK}:{http_ports[overrides['broker.id']]}"},
-                              **kw)
+        node = overrides["broker.id"]
+        return broker_factory({**overrides, "kafpy.http.listeners": f"http://{LOOPBACK}:{http_ports[node]}"},
+                              port=kafka_ports[node], **kw)
     try:
         zookeeper.start()
+        # every broker port drawn in one call, once ZooKeeper holds its own: a port drawn
+        # apart from the others could be drawn again (the HTTP bind then failed, once in CI)
+        ports = free_ports(6)
+        http_ports[:], kafka_ports[:] = ports[:3], ports[3:]
         brokers = start_cluster(zookeeper, factory, 3)
         prom = PrometheusServer(base / "prometheus", [f"{LOOPBACK}:{p}" for p in http_ports], TARGET_LABELS).start()
         try:
