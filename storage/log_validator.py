@@ -404,25 +404,20 @@ def work_ahead(records: "Buffer", compact: bool, codec: Optional[int], max_messa
     pure function of its arguments (``LogValidator.ahead_settings``), so a worker process
     can run it; the socket server's Produce path does, for batches of millions of records.
     ``record_body_limit`` (max.decompressed.message.bytes, None for none) is checked first."""
+    pairs = [(pos, _unpack_header(records, pos)) for pos in _batch_positions(records)]   # one header scan for all
     if record_body_limit is not None:
-        error = record_body_error(records, [(pos, _unpack_header(records, pos)) for pos in _batch_positions(records)],
-                                  record_body_limit)
+        error = record_body_error(records, pairs, record_body_limit)
         if error is not None:
             return error, None
     if compact:
         try:
-            check_record_rules(records, [(pos, _unpack_header(records, pos)) for pos in _batch_positions(records)],
-                               topic_partition, True, ts_bounds, now_ms)
+            check_record_rules(records, pairs, topic_partition, True, ts_bounds, now_ms)
         except StorageError as e:
             return e, None
-    if codec is None:
-        return None, None
-    positions = _batch_positions(records)
-    headers = [_unpack_header(records, pos) for pos in positions]
-    if all(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec for h in headers):
+    if codec is None or all(h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec for _, h in pairs):
         return None, None
     parts = []
-    for pos, h in zip(positions, headers):
+    for pos, h in pairs:
         if h[ATTRIBUTES_FIELD] & COMPRESSION_MASK == codec:
             parts.append(bytes(records[pos:pos + h[BATCH_LENGTH_FIELD] + LOG_OVERHEAD]))
         else:
