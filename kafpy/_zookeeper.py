@@ -4,7 +4,9 @@ kafpy.embedded's clusters and the tests.
 Keeps its snapshots and transaction log in `data_dir` (a temp dir unless given) with a
 generated zoo.cfg next to them; listens on 127.0.0.1:`port` (free port unless given). Runs
 `org.apache.zookeeper.server.ZooKeeperServerMain` directly rather than zkServer.sh, so the
-process is our child and stops with it. Ready when it answers the `ruok` four-letter word.
+process is our child and stops with it. Ready when `srvr` reports a mode: ZooKeeper answers
+`ruok` with "imok" before it serves, while it still loads its database, and a client that
+connects then is dropped without an answer (or, in 3.8's NIOServerCnxn, left waiting for one).
 """
 from __future__ import annotations
 
@@ -143,13 +145,17 @@ class ZooKeeperServer(process.ChildProcess):
         finally:
             out.close()
         try:
-            process.wait_for(lambda: four_letter_word(self.port, host=self.host) == "imok",
+            process.wait_for(self.serving,
                              timeout=self.start_timeout, what=f"ZooKeeper on port {self.port}",
                              proc=self.proc, log_path=self.output_path)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def serving(self) -> bool:
+        """True once the server serves clients (`srvr` names its mode)."""
+        return "Mode: " in four_letter_word(self.port, "srvr", host=self.host)
 
     def stop(self, timeout: float = 20.0) -> int | None:
         return process.terminate(self.proc, timeout=timeout) if self.proc is not None else None

@@ -26,3 +26,34 @@ def test_zookeeper_runs_a_light_jvm(zookeeper):
     """Serial GC and C1 alone: the suite starts a ZooKeeper per cluster test."""
     cmdline = open(f"/proc/{zookeeper.proc.pid}/cmdline", "rb").read().split(b"\0")
     assert b"-XX:+UseSerialGC" in cmdline and b"-XX:TieredStopAtLevel=1" in cmdline
+
+
+def test_ready_only_once_it_serves(tmp_path):
+    """ZooKeeper answers `ruok` with imok while it still loads its database and drops clients
+    then; readiness is `srvr` naming a mode (a listener answering as such a server does)."""
+    import socket
+    import threading
+
+    from tests.support.zookeeper import ZooKeeperServer
+
+    answers = {b"ruok": b"imok", b"srvr": b"This ZooKeeper instance is not currently serving requests\n"}
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(10)
+
+    def serve() -> None:
+        for _ in range(3):
+            conn, _addr = listener.accept()
+            with conn:
+                conn.sendall(answers[conn.recv(4)])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        zk = ZooKeeperServer(data_dir=tmp_path, port=listener.getsockname()[1])
+        assert four_letter_word(zk.port) == "imok"
+        assert not zk.serving()
+        answers[b"srvr"] = b"Zookeeper version: 3.8.0\nMode: standalone\nNode count: 5\n"
+        assert zk.serving()
+    finally:
+        thread.join(10)
+        listener.close()
