@@ -27,6 +27,7 @@ import pytest
 
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
+from kafpy.protocol.errors import ErrorCode
 from tests.integration.broker.raw import RawConnection
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
@@ -343,12 +344,16 @@ def test_static_members_rejoin_fencing_and_leave(brokers: dict[str, Any]) -> Non
         ("s1 leaves for a while", 0, -2), ("m2 got the partition s1 gave up", True)], got
 
 
-def _expiry_scenario(port: int) -> list[object]:
+def _expiry_scenario(port: int, reference: bool = False) -> list[object]:
     """Static members close without leaving; each group is deleted its member's session
     timeout plus 3 s after the member joined (three groups, so a timer that fires late shows;
     the margin is what a two-core machine running four test workers needs: 1.5 s was once too
     short there. It is still half of the 6 s session: a timer off by a whole session, or never
-    firing, fails)."""
+    firing, fails).
+
+    `reference`: the broker is Apache Kafka, the measure of what the answers are, not of
+    timing on a loaded machine: NON_EMPTY_GROUP is asked again for up to 20 s more (its JVM
+    once expired a member late in CI)."""
     groups = [f"cg-hb-expiry-{i}" for i in range(3)]
     answers: list[object] = []
     with RawConnection(LOOPBACK, port, timeout=30) as conn:
@@ -368,12 +373,18 @@ def _expiry_scenario(port: int) -> list[object]:
         for g in groups:
             time.sleep(max(0.0, last[g] + EXPIRY_SESSION_MS / 1000 + 3.0 - time.monotonic()))
             r = conn.request(ApiKey.DELETE_GROUPS, 2, M.DeleteGroupsRequest(groups_names=[g]))
+            deadline = time.monotonic() + 20
+            while reference and r.results[0].error_code == ErrorCode.NON_EMPTY_GROUP \
+                    and time.monotonic() < deadline:
+                time.sleep(0.5)
+                r = conn.request(ApiKey.DELETE_GROUPS, 2, M.DeleteGroupsRequest(groups_names=[g]))
             answers.append((g, "deleted", r.results[0].error_code))
     return answers
 
 
 def test_members_expire_on_time_and_the_group_can_be_deleted(brokers: dict[str, Any]) -> None:
-    got = {name: _expiry_scenario(broker.port) for name, broker in brokers.items()}
+    got = {name: _expiry_scenario(broker.port, reference=name == "apache")
+           for name, broker in brokers.items()}
     assert got["kafpy"] == got["apache"], got
     assert got["apache"] == [(f"cg-hb-expiry-{i}", "joins", 0) for i in range(3)] + [
         (f"cg-hb-expiry-{i}", "deleted", 0) for i in range(3)], got
