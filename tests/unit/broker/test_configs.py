@@ -184,3 +184,12 @@ def test_remote_storage_cannot_be_enabled_on_a_topic():
     assert str(e.value) == ("Tiered Storage functionality is disabled in the broker. Topic cannot be "
                             "configured with remote log storage.")
     validate_topic_configs({"remote.storage.enable": "false"})
+
+
+def test_brokers_topic_table_and_the_controllers_schema_name_the_same_configs():
+    """ZooKeeper-mode brokers list and default topic configs from one table, KRaft controllers
+    validate them by another's types: both name Kafka 4.4's LogConfig keys, with one type each."""
+    from kafpy.broker.topic_config import TOPIC_CONFIGS
+    from kafpy.metadata.controller import config_schema
+    assert TOPIC_CONFIGS.keys() == config_schema.TOPIC_CONFIGS.keys()
+    assert all(d.type == config_schema.TOPIC_CONFIGS[name].value.lower() for name, d in TOPIC_CONFIGS.items())
