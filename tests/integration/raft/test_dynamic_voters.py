@@ -328,6 +328,7 @@ def test_an_added_voter_restarts_as_a_voter_and_a_removed_leader_resigns(tmp_pat
     try:
         directory = side.start_all()
         eventually(lambda: observer_fetching(side), timeout=120, what="node 4 fetching as an observer")
+        eventually(lambda: all_registered(side), timeout=120, what="the four controllers registered")
         add_controller(side)
         proc = side.procs.pop(4)
         proc.terminate()
@@ -342,7 +343,12 @@ def test_an_added_voter_restarts_as_a_voter_and_a_removed_leader_resigns(tmp_pat
             quorum = describe_quorum(side.ports[leader]) if leader > 0 else None
             ends = {v.replica_id: v.log_end_offset for v in quorum.current_voters} if quorum else {}
             return True if quorum is not None and ends.get(4) == quorum.high_watermark else None
+        # the leader's view of node 4 is the stopped process's until the new one fetches: first
+        # the new process answers, then it catches up; the tool needs the leader registered
+        eventually(lambda: controller_id(side.observer_port) > 0 or None, timeout=60,
+                   what="node 4 restarted and answering")
         eventually(four_caught_up, timeout=60, what="node 4 back as a caught-up voter")
+        eventually(lambda: all_registered(side), timeout=60, what="DescribeCluster names the leader")
         assert voters(side, directory) == [(1, True), (2, True), (3, True), (4, True)]
 
         leader = controller_id(side.ports[1])
