@@ -182,6 +182,11 @@ class LogValidator:
             return None
         if records_count < 0:
             raise CorruptRecordError(f"record batch at {pos} has length {blen}, {records_count} records")
+        if from_client and h[BASE_OFFSET_FIELD] != 0:
+            # Kafka's analyzeAndValidateRecords, before the size and the CRC: a client sends
+            # its batches at base offset 0 (copying a fetched batch as-is is refused)
+            raise InvalidRecordError(f"The baseOffset of the record batch in the append to {self.topic_partition} "
+                                     f"should be 0, but it is {h[BASE_OFFSET_FIELD]}")
         if n > self.batch_limit:
             if n > self.max_message_bytes:
                 raise RecordTooLargeError(
@@ -229,12 +234,16 @@ class LogValidator:
         """
         n = len(records)
         leader = leader_epoch is not None
+        client_rules = from_client
         if leader and not converted and n > MAGIC_OFFSET and records[MAGIC_OFFSET] < 2 and is_legacy(records):
             try:
                 records = upconvert_legacy(records)
             except ProtocolError as e:
                 raise CorruptRecordError(str(e)) from e
             n = len(records)
+            # Kafka applies a client's batch rules to magic 2 input only; the batches built
+            # here keep the legacy offsets (any base) and meet the other rules by construction
+            client_rules = False
         if n == 0:
             raise InvalidRecordError("empty record set")
         one = self.validate_batch
@@ -258,7 +267,7 @@ class LogValidator:
             end = pos + blen + LOG_OVERHEAD
             if end > n:
                 raise CorruptRecordError(f"record batch at {pos} claims {blen + LOG_OVERHEAD} bytes, {left} left")
-            checked = one(view[pos:end], from_client, leader_epoch, offset, pos)
+            checked = one(view[pos:end], client_rules, leader_epoch, offset, pos)
             assert checked is not None  # framing and magic were checked just above
             part, last, h = checked
             if not leader:

@@ -2,8 +2,8 @@
 kafpy in the same test: a batch refused for some of its records fails whole, with
 `error_message` and each offending record's (batch_index, message) in `record_errors`,
 as Kafka's LogValidator names them (keys of compacted topics, timestamps out of range);
-batches broken as a whole (offset range, control batches, sequence) answer what Kafka
-answers. Then confluent-kafka's view of the same refusal: of 100 records, exactly the 10
+batches broken as a whole (offset range, control batches, sequence, a base offset other
+than 0) answer what Kafka answers. Then confluent-kafka's view of the same refusal: of 100 records, exactly the 10
 without a key fail INVALID_RECORD, the other 90 _INVALID_DIFFERENT_RECORD.
 """
 from __future__ import annotations
@@ -146,10 +146,16 @@ def test_keys_before_timestamps_one_error_a_record(brokers):
     assert got["kafpy"][:2] == got["apache"][:2]
 
 
-@pytest.mark.parametrize("case", ["offset-range", "control", "sequence"])
+@pytest.mark.parametrize("case", ["offset-range", "control", "sequence", "base-offset", "base-offset-and-crc"])
 def test_batches_broken_as_a_whole(brokers, case):
     if case == "offset-range":    # last offset delta 5 for 3 records
         batch = _patch(build_batch([(b"k", b"v")] * 3), 23, ">i", 5)
+    elif case == "base-offset":   # a fetched batch sent back as it was: its base offset is not 0
+        batch = _patch(build_batch([(b"k", b"v")] * 3), 0, ">q", 1234)
+    elif case == "base-offset-and-crc":   # the base offset is judged before the CRC
+        batch = bytearray(_patch(build_batch([(b"k", b"v")] * 3), 0, ">q", 1234))
+        batch[-1] ^= 1
+        batch = bytes(batch)
     elif case == "control":
         batch = build_batch([(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x00")], is_control=True)
     else:                         # a producer id without a sequence

@@ -56,8 +56,10 @@ def _files(d: str) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("buffer", [bytes, bytearray])
 def test_fast_path_writes_the_same_files_as_the_general_path(tmp_path, monkeypatch, buffer):
-    # bytearray: a writable request buffer, which the hot path rewrites in place
-    work = [(buffer(b), e) for b, e in _workload()]
+    # bytearray: a writable request buffer, which the hot path rewrites in place (each run
+    # gets its own: a client sends every batch, a retry too, at base offset 0)
+    batches = _workload()
+    work = [(buffer(b), e) for b, e in batches]
     cfg = dict(segment_bytes=3000, index_interval_bytes=200)
     fast = open_log(tmp_path, name="fast-0", clock=FakeClock(), **cfg)
     fast_answers = _run(fast, work)
@@ -68,7 +70,7 @@ def test_fast_path_writes_the_same_files_as_the_general_path(tmp_path, monkeypat
     monkeypatch.setattr(segment_mod.LogSegment, "fast_append",
                         lambda self, *a: calls.append(1) and False)
     slow = open_log(tmp_path, name="slow-0", clock=FakeClock(), **cfg)
-    slow_answers = _run(slow, work)
+    slow_answers = _run(slow, [(buffer(b), e) for b, e in batches])
     slow.close()
     assert calls  # the general path was really taken instead
 

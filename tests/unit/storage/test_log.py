@@ -204,6 +204,29 @@ def test_legacy_message_set_is_upconverted(tmp_path):
         [(0, b"k", b"v"), (1, b"k2", b"v2")]
 
 
+def test_a_client_batch_must_start_at_base_offset_0(tmp_path):
+    """Kafka's analyzeAndValidateRecords: a client's magic-2 batch at another base offset
+    (a fetched batch sent back as it was) is INVALID_RECORD; a follower's keeps its own, and
+    a legacy message set's offsets are not judged."""
+    import struct
+
+    from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+    from kafpy.storage.errors import InvalidRecordError
+    lg = open_log(tmp_path)
+    moved = bytearray(batch_of(2))
+    struct.pack_into(">q", moved, 0, 7)
+    with pytest.raises(InvalidRecordError, match="should be 0, but it is 7"):
+        lg.append_as_leader(bytes(moved), 0)
+    assert lg.log_end_offset == 0
+    assert lg.append_as_leader(batch_of(2), 0).last_offset == 1
+    follower = open_log(tmp_path, name="follower-0")
+    assert follower.append_as_follower(bytes(moved)).last_offset == 8
+    legacy = LegacyRecordBatchBuilder(magic=1, compression_type=0, batch_size=1 << 20)
+    legacy.append(5, 1_700_000_000_000, b"k", b"v")
+    assert lg.append_as_leader(bytes(legacy.build()), 0).last_offset == 2
+
+
 def test_fetch_offset_by_timestamp(tmp_path):
     lg = open_log(tmp_path, segment_bytes=400)
     for i in range(10):
@@ -418,10 +441,12 @@ def test_a_key_check_run_ahead_is_used_by_the_append_of_that_buffer(tmp_path, mo
     lg.check_ahead(good)   # the last one checked is the one kept
     monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
     assert lg.append_as_leader(good, 0).last_offset == 2
+    good[:8] = bytes(8)   # the append wrote its offset into the buffer: a client's is 0
     monkeypatch.undo()
     with pytest.raises(RecordValidationError) as refused:
         lg.append_as_leader(bad, 0)          # not the buffer checked: checked now, record by record
     assert [i for i, _ in refused.value.record_errors] == [1]
+    bad[:8] = bytes(8)    # the same: the refused append had written its offset too
     lg.check_ahead(bad)
     monkeypatch.setattr(log_validator, "has_null_key", lambda *a, **k: pytest.fail("decoded again"))
     with pytest.raises(RecordValidationError) as ahead:
