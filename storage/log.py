@@ -496,12 +496,14 @@ class Log:
                     best = seg
             if best is None:
                 return None
-            return best.find_offset_by_timestamp(best.largest_timestamp, self._log_start_offset)
+            return best.find_offset_by_timestamp(best.largest_timestamp, self._log_start_offset,
+                                                 self.config.max_decompressed_message_bytes)
         if ts < 0:
             return None
         for seg in segs:
             if seg.size and seg.largest_timestamp >= ts:
-                found = seg.find_offset_by_timestamp(ts, self._log_start_offset)
+                found = seg.find_offset_by_timestamp(ts, self._log_start_offset,
+                                                     self.config.max_decompressed_message_bytes)
                 if found is not None:
                     return found
         return None

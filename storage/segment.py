@@ -620,16 +620,31 @@ class LogSegment:
     def read_batch(self, position: int, size: int) -> bytes:
         return os.pread(self._fd, size, position)
 
-    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int) -> Optional[tuple[int, int, int]]:
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
+                                 max_record_bytes: int = 2147483639) -> Optional[tuple[int, int, int]]:
         """(offset, timestamp, leader epoch) of the first record with ts >= ``timestamp``
-        and offset >= ``starting_offset`` in this segment, or None."""
-        from kafpy.protocol.records import decode_batch
+        and offset >= ``starting_offset`` in this segment, or None.
+
+        A compressed batch it must look into that holds a record body over
+        ``max_record_bytes`` (the topic's max.decompressed.message.bytes, lowered after
+        the batch was written) raises INVALID_RECORD, as Kafka 4.4's search does."""
+        from kafpy.protocol.errors import ProtocolError
+        from kafpy.protocol.records import decode_batch, largest_record
+        from kafpy.storage.errors import CorruptRecordError, InvalidRecordError
 
         _ts, idx_offset = self.time_index.lookup(timestamp)
         _o, pos = self.offset_index.lookup(max(idx_offset, starting_offset))
         for p, h in self.iter_batch_headers(pos):
             if h.max_timestamp >= timestamp and h.last_offset >= starting_offset:
                 data = self.read_batch(p, h.total_size)
+                if h.compression:
+                    try:
+                        largest = largest_record(data, 0)
+                    except ProtocolError as e:
+                        raise CorruptRecordError(str(e)) from e
+                    if largest > max_record_bytes:
+                        raise InvalidRecordError(f"Invalid record size: {largest} exceeds the configured "
+                                                 f"maximum {max_record_bytes}")
                 header, records = decode_batch(data)
                 for r in records:
                     off = h.base_offset + r.offset_delta

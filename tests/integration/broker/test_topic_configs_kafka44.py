@@ -4,14 +4,15 @@ sources of the 4.4 additions, every topic config's type, range and choices with 
 messages, and ``max.decompressed.message.bytes`` applied to
 Produce, per topic and as the cluster-wide default altered on a running broker: a compressed batch holding a record body over the limit is refused with
 INVALID_RECORD and no message, an uncompressed one is not looked into (confluent-kafka
-producing; a hand-built gzip batch for the exact response)."""
+producing; a hand-built gzip batch for the exact response); and to ListOffsets by timestamp
+once a topic's limit is lowered below records already written."""
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from confluent_kafka import KafkaException, Producer
-from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+from confluent_kafka import KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, OffsetSpec
 
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.messages import ProduceRequest
@@ -63,6 +64,37 @@ def produce_errors(bootstrap: str, topic: str) -> dict[tuple[str, int], Any]:
     return out
 
 
+def list_offsets_after_lowering(admin: AdminClient, bootstrap: str) -> dict[str, Any]:
+    """Batches of 5,000-byte records written under the default limit, then the topic's limit
+    lowered to 1,000: ListOffsets by timestamp (and max timestamp) that must look into a
+    compressed one answers INVALID_RECORD; past its timestamps, or in an uncompressed one,
+    it answers as before."""
+    t0 = 1_700_000_000_000
+    for topic, codec in (("lowered", "gzip"), ("lowered-plain", "none")):
+        create(admin, topic, {})
+        p = Producer({"bootstrap.servers": bootstrap, "compression.type": codec, "linger.ms": 50})
+        for i in range(3):
+            p.produce(topic, key=b"k%d" % i, value=b"x" * 5000, timestamp=t0 + i)
+        assert p.flush(30) == 0
+        run_tool("4", "kafka-configs", ["--bootstrap-server", bootstrap, "--entity-type", "topics", "--entity-name",
+                                        topic, "--alter", "--add-config", f"max.decompressed.message.bytes={LIMIT}"])
+
+    def ask(topic: str, spec: OffsetSpec) -> Any:
+        tp = TopicPartition(topic, 0)
+        try:
+            return admin.list_offsets({tp: spec})[tp].result(30).offset
+        except KafkaException as e:
+            return e.args[0].code()
+
+    def answers() -> dict[str, Any]:
+        return {"gzip, inside": ask("lowered", OffsetSpec.for_timestamp(t0 + 1)),
+                "gzip, past": ask("lowered", OffsetSpec.for_timestamp(t0 + 9)),
+                "gzip, max timestamp": ask("lowered", OffsetSpec.max_timestamp()),
+                "none, inside": ask("lowered-plain", OffsetSpec.for_timestamp(t0 + 1))}
+    # the lowered limit reaches the log once the broker has the topic's new config
+    return eventually(lambda: (lambda got: got if got["gzip, inside"] != 1 else None)(answers()), timeout=30)
+
+
 def side(bootstrap: str, port: int) -> dict[str, Any]:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     seen: dict[str, Any] = {"create plain": create(admin, "plain", {})}
@@ -81,6 +113,7 @@ def side(bootstrap: str, port: int) -> dict[str, Any]:
         P.TopicProduceData(name="limited", partition_data=[P.PartitionProduceData(index=0, records=batch)])]))
     part = response.responses[0].partition_responses[0]
     seen["hand-built gzip batch"] = (part.error_code, part.error_message, list(part.record_errors))
+    seen["list offsets after the limit was lowered"] = list_offsets_after_lowering(admin, bootstrap)
     # the cluster-wide default, altered on the running broker, holds the topics without their own
     run_tool("4", "kafka-configs", ["--bootstrap-server", bootstrap, "--entity-type", "brokers", "--entity-default",
                                     "--alter", "--add-config", f"max.decompressed.message.bytes={LIMIT}"])
@@ -103,6 +136,7 @@ def test_topic_configs_are_kafka_44s(reference_kafka_factory, broker_factory) ->
     assert ours["produce"][("none", 5000)] is None and ours["produce"][("gzip", 990)] is None
     assert ours["hand-built gzip batch"] == (87, None, [])
     assert ours["plain after the default was altered"] == 87
+    assert ours["list offsets after the limit was lowered"]["gzip, inside"] == 87
     assert "segment.bytes='1048575': Invalid value 1048575 for configuration segment.bytes: Value must be at " \
            "least 1048576" in ours["values"]
     for key in theirs:

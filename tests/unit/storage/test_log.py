@@ -227,6 +227,23 @@ def test_a_client_batch_must_start_at_base_offset_0(tmp_path):
     assert lg.append_as_leader(bytes(legacy.build()), 0).last_offset == 2
 
 
+def test_offset_by_timestamp_holds_a_compressed_batch_to_the_decompressed_limit(tmp_path):
+    """A limit lowered below a record already written: the search that must look into that
+    compressed batch is INVALID_RECORD (Kafka 4.4); past it, or in a plain batch, it answers."""
+    import dataclasses
+
+    from kafpy.storage.errors import InvalidRecordError
+    lg = open_log(tmp_path)
+    lg.append_as_leader(kp_batch([(b"k", b"x" * 5000), (b"k", b"y")], timestamp=1000, compression=1), 0)
+    lg.append_as_leader(kp_batch([(b"k", b"x" * 5000)], timestamp=2000), 0)
+    assert lg.fetch_offset_by_timestamp(1000)[0] == 0
+    lg.update_config(dataclasses.replace(lg.config, max_decompressed_message_bytes=1000))
+    with pytest.raises(InvalidRecordError):
+        lg.fetch_offset_by_timestamp(1000)
+    assert lg.fetch_offset_by_timestamp(1500)[0] == 2     # the plain batch is not looked into
+    assert lg.fetch_offset_by_timestamp(3000) is None
+
+
 def test_fetch_offset_by_timestamp(tmp_path):
     lg = open_log(tmp_path, segment_bytes=400)
     for i in range(10):
