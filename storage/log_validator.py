@@ -393,13 +393,22 @@ def record_body_error(buf: "Buffer", batches: list[tuple[int, tuple]], limit: in
     decompress; None when every record fits."""
     for pos, h in batches:
         if h[ATTRIBUTES_FIELD] & COMPRESSION_MASK:
-            try:
-                largest = largest_record(buf, pos)
-            except ProtocolError as e:
-                return CorruptRecordError(str(e))
-            if largest > limit:
-                return InvalidRecordError(f"Invalid record size: {largest} exceeds the configured maximum "
-                                          f"record size of {limit}.")
+            error = compressed_record_body_error(buf, pos, limit)
+            if error is not None:
+                return error
+    return None
+
+
+def compressed_record_body_error(buf: "Buffer", pos: int, limit: int) -> Optional[StorageError]:
+    """``record_body_error`` for the one compressed batch at ``pos`` (the Produce check and
+    the timestamp search of a segment share it)."""
+    try:
+        largest = largest_record(buf, pos)
+    except ProtocolError as e:
+        return CorruptRecordError(str(e))
+    if largest > limit:
+        return InvalidRecordError(f"Invalid record size: {largest} exceeds the configured maximum "
+                                  f"record size of {limit}.")
     return None
 
 

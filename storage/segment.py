@@ -38,6 +38,7 @@ from kafpy.storage.errors import CorruptIndexError, KafkaStorageError
 from kafpy.storage.file_records import BatchPosition, FileRecordsSlice, SegmentFile, _fallocate, reserve_blocks
 from kafpy.storage.file_records import reserve_length  # noqa: F401 - bench.storage reaches it here
 from kafpy.storage.index import OffsetIndex, TimeIndex
+from kafpy.storage.log_validator import MAX_RECORD_BODY, compressed_record_body_error
 from kafpy.storage.txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
 if TYPE_CHECKING:
@@ -621,16 +622,14 @@ class LogSegment:
         return os.pread(self._fd, size, position)
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
-                                 max_record_bytes: int = 2147483639) -> Optional[tuple[int, int, int]]:
+                                 max_record_bytes: int = MAX_RECORD_BODY) -> Optional[tuple[int, int, int]]:
         """(offset, timestamp, leader epoch) of the first record with ts >= ``timestamp``
         and offset >= ``starting_offset`` in this segment, or None.
 
         A compressed batch it must look into that holds a record body over
         ``max_record_bytes`` (the topic's max.decompressed.message.bytes, lowered after
         the batch was written) raises INVALID_RECORD, as Kafka 4.4's search does."""
-        from kafpy.protocol.errors import ProtocolError
-        from kafpy.protocol.records import decode_batch, largest_record
-        from kafpy.storage.errors import CorruptRecordError, InvalidRecordError
+        from kafpy.protocol.records import decode_batch
 
         _ts, idx_offset = self.time_index.lookup(timestamp)
         _o, pos = self.offset_index.lookup(max(idx_offset, starting_offset))
@@ -638,13 +637,9 @@ class LogSegment:
             if h.max_timestamp >= timestamp and h.last_offset >= starting_offset:
                 data = self.read_batch(p, h.total_size)
                 if h.compression:
-                    try:
-                        largest = largest_record(data, 0)
-                    except ProtocolError as e:
-                        raise CorruptRecordError(str(e)) from e
-                    if largest > max_record_bytes:
-                        raise InvalidRecordError(f"Invalid record size: {largest} exceeds the configured "
-                                                 f"maximum {max_record_bytes}")
+                    error = compressed_record_body_error(data, 0, max_record_bytes)
+                    if error is not None:
+                        raise error
                 header, records = decode_batch(data)
                 for r in records:
                     off = h.base_offset + r.offset_delta
