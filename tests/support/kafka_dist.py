@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import uuid
 import zipfile
 from pathlib import Path
@@ -518,6 +519,19 @@ class ReferenceKafka(ChildProcess):
     def run_tool(self, tool: str, args: Sequence[str] = (), **kw) -> subprocess.CompletedProcess:
         """run_tool for this broker's version (add --bootstrap-server yourself)."""
         return run_tool(self.version, tool, args, **kw)
+
+    def wait_user_config_described(self, user: str, key: str, timeout: float = 30.0) -> None:
+        """Wait until this broker describes quota or SCRAM credential ``key`` of ``user``.
+        Call it before ``kafka-configs --delete-config`` of a user's quota or credential set
+        just before: the tool describes the entity first and refuses to delete what the
+        describe does not show yet ("Invalid config(s)"), and a broker's metadata can lag
+        the controller's commit on a loaded machine."""
+        deadline = time.monotonic() + timeout
+        while key not in self.run_tool("kafka-configs", [
+                "--bootstrap-server", self.bootstrap, "--describe", "--entity-type", "users",
+                "--entity-name", user]).stdout:
+            assert time.monotonic() < deadline, f"{key} of {user} never described by {self.name}"
+            time.sleep(0.2)
 
 
 def spark_kafka_jars(spark_version: str | None = None) -> list[Path]:

@@ -217,6 +217,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     kafka.start()
     try:
         for args, _ours in _ops():
+            if args[0] == "kafka-configs" and "users" in args and "--delete-config" in args:
+                # a user's quota or credential set by the operation before: wait until described
+                kafka.wait_user_config_described(args[args.index("--entity-name") + 1],
+                                                 args[args.index("--delete-config") + 1])
             kafka.run_tool(args[0], ["--bootstrap-server", kafka.bootstrap, *args[1:]])
     finally:
         kafka.stop()

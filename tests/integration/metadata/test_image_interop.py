@@ -59,15 +59,6 @@ def _changes(kafka: ReferenceKafka) -> None:
     def tool(name: str, *args: str) -> None:
         kafka.run_tool(name, [*bs, *args])
 
-    def described(user: str, key: str) -> None:
-        """Wait until the broker describes `key` for `user`: kafka-configs refuses to delete a
-        quota or credential its describe does not show yet ("Invalid config(s)"), and the
-        broker's metadata can lag the controller's commit on a loaded machine."""
-        deadline = time.monotonic() + 30
-        while key not in kafka.run_tool("kafka-configs", [*bs, "--describe", "--entity-type", "users",
-                                                          "--entity-name", user]).stdout:
-            assert time.monotonic() < deadline, f"{key} of {user} never described"
-            time.sleep(0.2)
 
     tool("kafka-topics", "--create", "--topic", "alpha", "--partitions", "3",
          "--config", "retention.ms=12345", "--config", "cleanup.policy=compact")
@@ -94,12 +85,12 @@ def _changes(kafka: ReferenceKafka) -> None:
          "--add-config", "SCRAM-SHA-512=[password=pw]")
     tool("kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "bob",
          "--add-config", "SCRAM-SHA-256=[password=pw2]")
-    described("bob", "SCRAM-SHA-512")
+    kafka.wait_user_config_described("bob", "SCRAM-SHA-512")
     tool("kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "bob",
          "--delete-config", "SCRAM-SHA-512")
     tool("kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "alice",
          "--add-config", "producer_byte_rate=1024,consumer_byte_rate=2048")
-    described("alice", "consumer_byte_rate")
+    kafka.wait_user_config_described("alice", "consumer_byte_rate")
     tool("kafka-configs", "--alter", "--entity-type", "users", "--entity-name", "alice",
          "--delete-config", "consumer_byte_rate")
     tool("kafka-configs", "--alter", "--entity-type", "clients", "--entity-default",
