@@ -305,8 +305,30 @@ def start(consumer: KafkaConsumer, opts: Options) -> None:
         consumer.subscribe(pattern=opts.include)
 
 
+RETRY_BACKOFF_S = 0.1  # Kafka's retry.backoff.ms default
+
+
+def _poll(consumer: KafkaConsumer, wait_ms: int, sleep: Callable[[float], None]) -> dict:
+    """One poll. A retriable client error (a broker killed: connection refused, a coordinator
+    moving) is logged and counts as an empty poll after a back-off: the Java consumer under
+    Apache's tool retries those inside poll() and never ends the tool for them, while
+    kafka-python can raise one from poll() while it looks for a new coordinator."""
+    from kafka.errors import KafkaError
+
+    try:
+        return consumer.poll(timeout_ms=wait_ms)
+    except KafkaError as exc:
+        if not getattr(exc, "retriable", False):
+            raise
+        sys.stderr.write(f"WARN poll failed, retrying: {type(exc).__name__}: {exc} "
+                         "(org.apache.kafka.tools.consumer.ConsoleConsumer)\n")
+        sys.stderr.flush()
+        sleep(RETRY_BACKOFF_S)
+        return {}
+
+
 def consume(consumer: KafkaConsumer, opts: Options, out: BinaryIO, clock: Callable[[], float] = time.monotonic,
-            poll_ms: int = 500) -> int:
+            poll_ms: int = 500, sleep: Callable[[float], None] = time.sleep) -> int:
     """Print records until max-messages, a timeout without records, or a stop request.
     Returns the number of records printed. Unprinted records of the last poll are sought
     back so that an auto-commit on close does not skip them."""
@@ -326,7 +348,7 @@ def consume(consumer: KafkaConsumer, opts: Options, out: BinaryIO, clock: Callab
                                          "TimeoutException\n")
                         break
                     wait = max(0, min(poll_ms, int(left)))
-                batches = consumer.poll(timeout_ms=wait)
+                batches = _poll(consumer, wait, sleep)
                 for _tp, records in sorted(batches.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
                     pending.extend(records)
                 if pending:

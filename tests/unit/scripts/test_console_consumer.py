@@ -119,6 +119,43 @@ def test_timeout_without_records_ends_the_loop(capsys):
     assert consumer.polls < 20
 
 
+class FailingOnce(FakeConsumer):
+    """Raises ``error`` from its first poll, as kafka-python can while a coordinator moves."""
+
+    def __init__(self, batches, error):
+        super().__init__(batches)
+        self.error = error
+
+    def poll(self, timeout_ms=0):
+        if self.error is not None:
+            error, self.error = self.error, None
+            self.polls += 1
+            raise error
+        return super().poll(timeout_ms)
+
+
+def test_a_retriable_poll_error_is_logged_and_the_loop_goes_on(capsys):
+    from kafka.errors import KafkaConnectionError
+    o = opts(["--bootstrap-server", "h:1", "--topic", "t", "--max-messages", "2"])
+    consumer = FailingOnce([batch(0, [0, 1])], KafkaConnectionError("111 ECONNREFUSED"))
+    slept = []
+    out = io.BytesIO()
+    assert cc.consume(consumer, o, out, sleep=slept.append) == 2
+    assert out.getvalue() == b"m0\nm1\n"
+    assert slept == [cc.RETRY_BACKOFF_S]
+    assert "WARN poll failed, retrying: KafkaConnectionError" in capsys.readouterr().err
+
+
+def test_a_fatal_poll_error_ends_the_tool(capsys):
+    from kafka.errors import TopicAuthorizationFailedError
+    consumer = FailingOnce([batch(0, [0])], TopicAuthorizationFailedError("t"))
+    code = cc.run(["--bootstrap-server", "h:1", "--topic", "t"],
+                  consumer_factory=lambda props: consumer, out=io.BytesIO())
+    err = capsys.readouterr().err
+    assert code == 1 and consumer.closed
+    assert "ERROR Unknown error when running consumer" in err and "TopicAuthorizationFailedError" in err
+
+
 def test_stop_request_ends_the_loop():
     o = opts(["--bootstrap-server", "h:1", "--topic", "t"])
     consumer = FakeConsumer([])
