@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import uuid
 import zipfile
 from pathlib import Path
@@ -526,12 +525,10 @@ class ReferenceKafka(ChildProcess):
         just before: the tool describes the entity first and refuses to delete what the
         describe does not show yet ("Invalid config(s)"), and a broker's metadata can lag
         the controller's commit on a loaded machine."""
-        deadline = time.monotonic() + timeout
-        while key not in self.run_tool("kafka-configs", [
-                "--bootstrap-server", self.bootstrap, "--describe", "--entity-type", "users",
-                "--entity-name", user]).stdout:
-            assert time.monotonic() < deadline, f"{key} of {user} never described by {self.name}"
-            time.sleep(0.2)
+        process.wait_for(lambda: key in self.run_tool("kafka-configs", [
+            "--bootstrap-server", self.bootstrap, "--describe", "--entity-type", "users",
+            "--entity-name", user]).stdout, timeout=timeout, interval=0.2,
+            what=f"{key} of {user} described by {self.name}")
 
 
 def spark_kafka_jars(spark_version: str | None = None) -> list[Path]:

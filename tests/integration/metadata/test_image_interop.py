@@ -59,7 +59,6 @@ def _changes(kafka: ReferenceKafka) -> None:
     def tool(name: str, *args: str) -> None:
         kafka.run_tool(name, [*bs, *args])
 
-
     tool("kafka-topics", "--create", "--topic", "alpha", "--partitions", "3",
          "--config", "retention.ms=12345", "--config", "cleanup.policy=compact")
     tool("kafka-topics", "--create", "--topic", "beta", "--partitions", "2",
