@@ -8,7 +8,7 @@ import asyncio
 import logging
 import signal
 import sys
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Coroutine, Protocol
 
 from kafpy.broker.config import ConfigError, KafkaConfig
 
@@ -60,6 +60,28 @@ def setup_logging(level: str | None) -> None:
 _repeated_warnings = None
 
 
+async def start_unless_stopped(start: Coroutine[Any, Any, None], stop: asyncio.Event) -> bool:
+    """Run a node's start-up until it ends (True; a failure raises) or SIGTERM/SIGINT sets
+    ``stop`` first (False): the start-up is cancelled where it waits, and the caller shuts
+    down what had started. A KRaft broker may wait a minute to register
+    (``initial.broker.registration.timeout.ms``); a signal ends Kafka's JVM then too, through
+    its shutdown hook, instead of after the start-up."""
+    loop = asyncio.get_running_loop()
+    starting = loop.create_task(start)
+    signalled = loop.create_task(stop.wait())
+    await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+    if starting.done():
+        signalled.cancel()
+        starting.result()
+        return True
+    logging.getLogger("kafka.server.KafkaServer").info("Stopped during start-up; shutting down what started")
+    starting.cancel()
+    outcome = (await asyncio.gather(starting, return_exceptions=True))[0]
+    if isinstance(outcome, Exception):
+        logging.getLogger("kafka.server.KafkaServer").warning("The start-up failed as it stopped: %s", outcome)
+    return False
+
+
 async def run(config: KafkaConfig) -> int:
     """Serve until a signal; 1 when startup failed (as Kafka, after stopping what started)."""
     loop = asyncio.get_running_loop()
@@ -81,12 +103,15 @@ async def run(config: KafkaConfig) -> int:
         loop.add_signal_handler(sig, stop.set)
     flusher = loop.create_task(_repeated_warnings.run()) if _repeated_warnings is not None else None
     try:
-        await broker.start()
+        started = await start_unless_stopped(broker.start(), stop)
     except Exception:
         logging.getLogger("kafka.server.KafkaServer").error(
             "Fatal error during KafkaServer startup. Prepare to shutdown", exc_info=True)
         await broker.shutdown()
         return 1
+    if not started:
+        await broker.shutdown()
+        return 0
     # a KRaft broker also stops when its raft client fails (as Kafka's raft IO thread ends the node)
     raft_task = kraft_raft_task()
     waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
@@ -127,12 +152,15 @@ async def _serve_raft_node(server: _RaftNode, startup: str, flush_warnings: bool
     flusher = (loop.create_task(_repeated_warnings.run())
                if flush_warnings and _repeated_warnings is not None else None)
     try:
-        await server.start()
+        started = await start_unless_stopped(server.start(), stop)
     except Exception as e:
         logging.getLogger("kafka.server.KafkaRaftServer").error(
             "Fatal error during %s startup. Prepare to shutdown: %s", startup, e, exc_info=True)
         await server.shutdown()
         return 1
+    if not started:
+        await server.shutdown()
+        return 0
     raft_task = server.raft_task
     waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
     if raft_task is not None:

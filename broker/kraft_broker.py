@@ -14,8 +14,9 @@ committed then, the broker says it is ready and waits to be unfenced.
 
 Shutdown (SIGTERM): a controlled shutdown first (heartbeats ask ``want_shut_down`` until the
 controller has moved the leaderships away and lets the broker go, at most
-``controlled.shutdown`` retries' worth of time), then what ``Broker.shutdown`` stops, then the
-raft client and the metadata log.
+``controlled.shutdown`` retries' worth of time, or until no controller has answered for
+``broker.session.timeout.ms``), then what ``Broker.shutdown`` stops, then the raft client and
+the metadata log.
 
 Admin requests are forwarded to the active controller (``kraft_forwarding``); ISR changes go
 there too (AlterPartition). Dynamic broker configs, client quotas and SCRAM credentials come
@@ -224,7 +225,8 @@ class KRaftBroker(Broker):
             cfg.broker_id, lambda: registration_request(cfg, cluster_id, self.incarnation_id, bound, local.host,
                                                         dir_ids),
             lifecycle_channel, lambda: publisher.published_offset,
-            heartbeat_interval_ms=int(cfg["broker.heartbeat.interval.ms"]))
+            heartbeat_interval_ms=int(cfg["broker.heartbeat.interval.ms"]),
+            session_timeout_ms=int(cfg["broker.session.timeout.ms"]))
         lifecycle.start()
         self.services.broker_epoch = -1
         timeout_s = int(cfg["initial.broker.registration.timeout.ms"]) / 1000
@@ -299,15 +301,14 @@ class KRaftBroker(Broker):
             lifecycle.begin_controlled_shutdown()
             limit_s = (int(self.config["controlled.shutdown.max.retries"]) + 1) * \
                 max(5.0, int(self.config["controlled.shutdown.retry.backoff.ms"]) / 1000)
-            try:
-                await asyncio.wait_for(asyncio.shield(lifecycle.controlled_shutdown), limit_s)
+            if await lifecycle.await_controlled_shutdown(limit_s) and self.metadata_listener is not None:
                 # the leaderships moved in the log: apply them before the logs close
-                if self.metadata_listener is not None:
+                try:
                     await asyncio.wait_for(self._wait_for_publisher(self.metadata_listener.last_committed_offset),
                                            5.0)
-            except asyncio.TimeoutError:
-                log.warning("[BrokerServer id=%d] The controller did not end the controlled shutdown in %.0f s; "
-                            "shutting down anyway", self.config.broker_id, limit_s)
+                except asyncio.TimeoutError:
+                    log.warning("[BrokerServer id=%d] The leaderships the controlled shutdown moved were not "
+                                "applied in 5 s; shutting down anyway", self.config.broker_id)
         if lifecycle is not None:
             await lifecycle.close()
         if self.metadata_listener is not None and self.metadata_listener.snapshots is not None:

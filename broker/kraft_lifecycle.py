@@ -7,7 +7,9 @@ controller fences a new registration until a heartbeat reports an offset at or p
 registration record (``is_caught_up``); the broker then finishes starting and, once it says it
 is ready (``set_ready_to_unfence``: heartbeats stop asking ``want_fence``), the controller
 unfences it. On shutdown heartbeats ask ``want_shut_down`` until the controller, having moved
-the broker's leaderships away, answers ``should_shut_down``.
+the broker's leaderships away, answers ``should_shut_down``; ``await_controlled_shutdown``
+stops waiting sooner once no controller has answered for ``broker.session.timeout.ms`` (see
+there why that loses nothing).
 
 The state machine (``LifecycleState`` and ``on_heartbeat``) is pure; ``BrokerLifecycleManager``
 drives it on the event loop with the clock and sleep passed in. Who calls it: ``KRaftBroker``
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Protocol
 
@@ -38,6 +41,10 @@ MAX_RETRY_BACKOFF_MS = 1000
 # growing the backoff, so registration follows the first election within a poll (Kafka's
 # NodeToControllerRequestThread polls for the controller every 100 ms)
 NO_CONTROLLER_POLL_MS = 100
+
+
+def monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
 
 
 class LifecycleState(enum.Enum):
@@ -95,15 +102,22 @@ class BrokerLifecycleManager:
 
     def __init__(self, broker_id: int, registration: Callable[[], BrokerRegistrationRequest],
                  channel: ControllerSender, metadata_offset: Callable[[], int], *,
-                 heartbeat_interval_ms: int, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 heartbeat_interval_ms: int, session_timeout_ms: int | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 clock_ms: Callable[[], int] = monotonic_ms) -> None:
         """``registration`` builds the request (listeners are bound by then);
-        ``metadata_offset`` is the last offset the broker has published."""
+        ``metadata_offset`` is the last offset the broker has published;
+        ``session_timeout_ms`` (``broker.session.timeout.ms``) bounds the wait for a controlled
+        shutdown that no controller answers (None: only the caller's limit does)."""
         self.broker_id = broker_id
         self.registration = registration
         self.channel = channel
         self.metadata_offset = metadata_offset
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.session_timeout_ms = session_timeout_ms
         self.sleep = sleep
+        self.clock_ms = clock_ms
+        self.last_answer_ms: int | None = None  # when a controller last accepted the registration or a heartbeat
         self.state = LifecycleState.STARTING
         self.broker_epoch = -1
         self.ready_to_unfence = False
@@ -135,6 +149,38 @@ class BrokerLifecycleManager:
             log.info("[BrokerLifecycleManager id=%d] Beginning controlled shutdown.", self.broker_id)
             self.state = LifecycleState.PENDING_CONTROLLED_SHUTDOWN
         self._wakeup.set()
+
+    async def await_controlled_shutdown(self, limit_s: float) -> bool:
+        """After `begin_controlled_shutdown`: True once the controller lets the broker go;
+        False when the broker stops waiting, after ``limit_s`` or once no controller has
+        answered a heartbeat for ``session_timeout_ms``. Kafka waits for the controller up to
+        five minutes; past the session timeout that wait buys nothing: a controller that
+        could not hear from the broker that long has fenced it (and moved its leaderships),
+        and it grants a fenced broker its shutdown at once. The last node of a cluster whose
+        other controllers have stopped would otherwise wait out ``limit_s`` for a quorum that
+        is gone."""
+        deadline = self.clock_ms() + int(limit_s * 1000)
+        while not self.controlled_shutdown.done():
+            now = self.clock_ms()
+            wait_ms = deadline - now
+            if self.session_timeout_ms is not None and self.last_answer_ms is not None:
+                expiry = self.last_answer_ms + self.session_timeout_ms
+                if now >= expiry:
+                    log.warning("[BrokerLifecycleManager id=%d] No controller has answered a heartbeat for %d ms "
+                                "(broker.session.timeout.ms): any controller there is has fenced this broker "
+                                "by now; ending the controlled shutdown without its answer.",
+                                self.broker_id, now - self.last_answer_ms)
+                    return False
+                wait_ms = min(wait_ms, expiry - now)
+            if wait_ms <= 0:
+                log.warning("[BrokerLifecycleManager id=%d] The controller did not end the controlled shutdown "
+                            "in %.0f s; shutting down anyway", self.broker_id, limit_s)
+                return False
+            try:
+                await asyncio.wait_for(asyncio.shield(self.controlled_shutdown), wait_ms / 1000)
+            except asyncio.TimeoutError:
+                pass
+        return True
 
     async def close(self) -> None:
         task, self._task = self._task, None
@@ -185,6 +231,7 @@ class BrokerLifecycleManager:
             await self.sleep(self._backoff_s())
             return
         self._failures = 0
+        self.last_answer_ms = self.clock_ms()
         self.broker_epoch = response.broker_epoch
         log.info("[BrokerLifecycleManager id=%d] Successfully registered broker %d with broker epoch %d",
                  self.broker_id, self.broker_id, self.broker_epoch)
@@ -207,6 +254,8 @@ class BrokerLifecycleManager:
         if response.error_code != ErrorCode.NONE:
             log.info("[BrokerLifecycleManager id=%d] Broker %d sent a heartbeat request but received error %s.",
                      self.broker_id, self.broker_id, ErrorCode.of_known(response.error_code).name)
+        else:
+            self.last_answer_ms = self.clock_ms()
         outcome = on_heartbeat(self.state, response)
         if outcome.state is not self.state:
             log.info("[BrokerLifecycleManager id=%d] The broker is now %s (metadata offset %d).",

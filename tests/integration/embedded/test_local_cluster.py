@@ -19,11 +19,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def start(folder: Path) -> tuple[subprocess.Popen[str], str]:
-    # Stopping every node, the last ones have no controller quorum to end a controlled
-    # shutdown with and give up after 20 s each (as Kafka's do); the clean stop and restart
-    # this test checks do not need it.
     proc = subprocess.Popen([sys.executable, "-m", "kafpy.local_cluster", "--nodes", "3", "--port", "0",
-                             "--dir", str(folder), "--config", "controlled.shutdown.enable=false"],
+                             "--dir", str(folder)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, cwd=REPO, start_new_session=True)
     assert proc.stdout is not None

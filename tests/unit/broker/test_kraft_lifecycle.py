@@ -89,7 +89,7 @@ def test_register_catch_up_unfence_and_controlled_shutdown() -> None:
         await asyncio.wait_for(manager.initial_unfenced, 2)
         assert manager.state is LifecycleState.RUNNING
         manager.begin_controlled_shutdown()
-        await asyncio.wait_for(manager.controlled_shutdown, 2)
+        assert await manager.await_controlled_shutdown(2)
         assert manager.state is LifecycleState.SHUTTING_DOWN
         await manager.close()
         return controller, manager
@@ -160,3 +160,87 @@ def test_registration_follows_the_first_election_without_a_growing_backoff(caplo
     assert slept == [0.1] * 8 + [0.1, 0.2]
     told = [r for r in caplog.records if "no active controller" in r.getMessage()]
     assert len(told) == 1
+
+
+
+class ShutdownController:
+    """Answers every heartbeat (the broker unfenced, never let go). With ``quorum_lost`` no
+    controller is known from the first heartbeat asking to shut down on, as for the last
+    node of a cluster whose other controllers have stopped."""
+
+    def __init__(self, quorum_lost: bool) -> None:
+        self.quorum_lost = quorum_lost
+        self.answered = 0
+        self.unanswered = 0
+
+    async def send(self, api_key: ApiKey, body: Message, version: int | None = None,
+                   timeout_ms: int | None = None) -> object:
+        if api_key == ApiKey.BROKER_REGISTRATION:
+            return BrokerRegistrationResponse(broker_epoch=5)
+        assert isinstance(body, BrokerHeartbeatRequest)
+        if self.quorum_lost and body.want_shut_down:
+            self.unanswered += 1
+            raise NoActiveController("no active controller is known")
+        self.answered += 1
+        return hb(is_caught_up=True, is_fenced=False, should_shut_down=False)
+
+    async def close(self) -> None:
+        pass
+
+
+def run_shutdown(controller: ShutdownController, *, session_timeout_ms: int | None,
+                 limit_s: float) -> tuple[bool, LifecycleState]:
+    async def run() -> tuple[bool, LifecycleState]:
+        manager = BrokerLifecycleManager(7, lambda: BrokerRegistrationRequest(broker_id=7), controller,
+                                         lambda: 0, heartbeat_interval_ms=5, session_timeout_ms=session_timeout_ms,
+                                         sleep=no_sleep)
+        manager.start()
+        manager.set_ready_to_unfence()
+        await asyncio.wait_for(manager.initial_unfenced, 2)
+        manager.begin_controlled_shutdown()
+        granted = await manager.await_controlled_shutdown(limit_s)
+        await manager.close()
+        return granted, manager.state
+    return asyncio.run(run())
+
+
+def warnings_said(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_the_controlled_shutdown_ends_once_no_controller_answered_for_a_session(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """No controller has answered for broker.session.timeout.ms: any controller there is has
+    fenced the broker, so it stops waiting long before the retries' limit (60 s here; Kafka
+    waits up to five minutes for a quorum that is gone)."""
+    controller = ShutdownController(quorum_lost=True)
+    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
+        granted, state = run_shutdown(controller, session_timeout_ms=100, limit_s=60)
+    assert not granted and state is LifecycleState.PENDING_CONTROLLED_SHUTDOWN
+    said = warnings_said(caplog)
+    assert len(said) == 1 and "No controller has answered a heartbeat" in said[0], said
+    assert "(broker.session.timeout.ms)" in said[0]
+    assert controller.unanswered >= 1  # it kept asking while it waited
+
+
+def test_a_controller_that_answers_keeps_the_broker_waiting_up_to_the_limit(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A live controller that has not moved the leaderships yet keeps the session fresh: the
+    broker waits for it up to the retries' limit, as before."""
+    controller = ShutdownController(quorum_lost=False)
+    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
+        granted, state = run_shutdown(controller, session_timeout_ms=100, limit_s=0.5)
+    assert not granted and state is LifecycleState.PENDING_CONTROLLED_SHUTDOWN
+    said = warnings_said(caplog)
+    assert len(said) == 1 and "did not end the controlled shutdown in 0 s" in said[0], said
+    assert controller.answered > 5  # heartbeats went on past the session timeout, answered
+
+
+def test_without_a_session_timeout_only_the_limit_ends_the_wait(caplog: pytest.LogCaptureFixture) -> None:
+    """A ZooKeeper broker in migration registers without one: the limit alone, as before."""
+    controller = ShutdownController(quorum_lost=True)
+    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
+        granted, _ = run_shutdown(controller, session_timeout_ms=None, limit_s=0.3)
+    assert not granted
+    said = warnings_said(caplog)
+    assert len(said) == 1 and "did not end the controlled shutdown" in said[0], said
