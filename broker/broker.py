@@ -610,6 +610,11 @@ class Broker:
             except Exception:
                 log.exception("Log housekeeping failed")
 
+    def clean_shutdown_broker_epoch(self) -> int:
+        """The broker epoch the clean-shutdown files keep: -1 for a ZooKeeper-mode broker, as
+        Kafka's ``KafkaServer`` writes (a KRaft broker keeps its own, see `KRaftBroker`)."""
+        return -1
+
     async def shutdown(self) -> None:
         if self.stopping:
             return
@@ -671,7 +676,7 @@ class Broker:
         self._scheduler.shutdown(wait=True)  # a checkpoint write in progress finishes first
         self._controller_io.shutdown(wait=True)
         if self.log_manager is not None:
-            self.log_manager.shutdown()
+            self.log_manager.shutdown(self.clean_shutdown_broker_epoch())
         if isinstance(self.features, ZkFeatures):
             self.features.close()
         if self.zk is not None:

@@ -221,9 +221,12 @@ class KRaftBroker(Broker):
                                                         snapshots=snapshots)
         self.raft.register(self.metadata_listener)
         bound = dict(self.server.bound_ports)
+        # the epoch of the last clean shutdown (KIP-966): Kafka's controller tells a clean restart
+        # from an unclean one by it
+        previous_broker_epoch = self.log_manager.previous_broker_epoch if self.log_manager is not None else -1
         self.lifecycle = lifecycle = BrokerLifecycleManager(
             cfg.broker_id, lambda: registration_request(cfg, cluster_id, self.incarnation_id, bound, local.host,
-                                                        dir_ids),
+                                                        dir_ids, previous_broker_epoch),
             lifecycle_channel, lambda: publisher.published_offset,
             heartbeat_interval_ms=int(cfg["broker.heartbeat.interval.ms"]),
             session_timeout_ms=int(cfg["broker.session.timeout.ms"]))
@@ -292,6 +295,10 @@ class KRaftBroker(Broker):
         self.raft_task = self.raft.start()
         log.info("[BrokerServer id=%d] Following the metadata log as an observer of voters %s", node_id,
                  sorted(self.voters))
+
+    def clean_shutdown_broker_epoch(self) -> int:
+        """The epoch this broker registered with, for the next start's PreviousBrokerEpoch."""
+        return self.lifecycle.broker_epoch if self.lifecycle is not None else -1
 
     async def shutdown(self) -> None:
         if self.stopping:

@@ -2,7 +2,8 @@
 building its ``BrokerRegistrationRequest``): its incarnation id (new at every start, so the
 controller tells a restart from a duplicate), its advertised listeners at the ports they got,
 the features it supports (the controller refuses a broker that cannot run the finalized
-levels), its rack and the directory ids of its log dirs.
+levels), its rack, the directory ids of its log dirs and the broker epoch its last clean
+shutdown recorded.
 
 Pure; who calls it: ``KRaftBroker`` (through the lifecycle manager, at each attempt).
 """
@@ -34,9 +35,10 @@ def broker_supported_features() -> dict[str, tuple[int, int]]:
 
 def registration_request(config: KafkaConfig, cluster_id: str, incarnation_id: bytes,
                          bound_ports: Mapping[str, int], default_host: str,
-                         log_dir_ids: list[bytes]) -> BrokerRegistrationRequest:
+                         log_dir_ids: list[bytes], previous_broker_epoch: int = -1) -> BrokerRegistrationRequest:
     """The request for ``config``'s broker; a listener on port 0 is listed at the port it got,
-    one without a host at ``default_host``."""
+    one without a host at ``default_host``; ``previous_broker_epoch`` is the epoch the last
+    clean shutdown recorded (-1: none)."""
     listeners = [BrokerRegistrationRequest.Listener(
         name=li.name, host=li.host or default_host, port=li.port or bound_ports.get(li.name, li.port),
         security_protocol=SECURITY_PROTOCOL_IDS[config.security_protocol(li.name)])
@@ -46,4 +48,4 @@ def registration_request(config: KafkaConfig, cluster_id: str, incarnation_id: b
     return BrokerRegistrationRequest(
         broker_id=config.broker_id, cluster_id=cluster_id, incarnation_id=incarnation_id, listeners=listeners,
         features=features, rack=config["broker.rack"], is_migrating_zk_broker=False, log_dirs=list(log_dir_ids),
-        previous_broker_epoch=-1)
+        previous_broker_epoch=previous_broker_epoch)

@@ -25,6 +25,7 @@ restart, and nothing is written there any more (no checkpoints, no clean-shutdow
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 import shutil
@@ -113,6 +114,9 @@ class LogManager:
         self.pending_fsyncs = PendingFsyncs()  # the logs' small files, fsynced by checkpoint writers
         self.failure_channel = LogDirFailureChannel()
         self.offline_logs: dict[tuple[str, int], str] = {}  # partitions of failed dirs -> their dir
+        # the broker epoch every dir's clean-shutdown file recorded at the last start, else -1
+        # (a KRaft broker registers with it: see previous_broker_epoch)
+        self.previous_broker_epoch = -1
 
     # ------------------------------------------------------------------ lifecycle
     def startup(self, cluster_id: Optional[str] = None, broker_id: Optional[int] = None) -> None:
@@ -202,6 +206,7 @@ class LogManager:
             if tp in self._logs:
                 raise KafkaStorageError(f"duplicate log directories for {tp}: {self._log_dir_of[tp]} and {d}")
             self._register(tp, lg, d)
+        self.previous_broker_epoch = previous_broker_epoch([m for _, m in markers])
         for d, clean_marker in markers:
             if clean_marker is not None:
                 os.unlink(clean_marker)
@@ -243,8 +248,9 @@ class LogManager:
             out.append((tp, make))
         return out
 
-    def shutdown(self) -> None:
-        """Stop the cleaner, close every log (flush, snapshots), checkpoints, clean markers."""
+    def shutdown(self, broker_epoch: int = -1) -> None:
+        """Stop the cleaner, close every log (flush, snapshots), checkpoints, clean markers
+        (holding ``broker_epoch``: a KRaft broker's, -1 with ZooKeeper, as Kafka's)."""
         if self.cleaner is not None:
             self.cleaner.shutdown()
             self.cleaner = None
@@ -255,7 +261,7 @@ class LogManager:
                 if d not in failed:
                     # Kafka's CleanShutdownFileHandler content
                     with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w") as f:
-                        f.write('{"version":0,"brokerEpoch":-1}')
+                        f.write(json.dumps({"version": 0, "brokerEpoch": broker_epoch}, separators=(",", ":")))
                         f.flush()
                         os.fsync(f.fileno())
                     from kafpy.storage.checkpoint import fsync_dir
@@ -534,3 +540,24 @@ class LogManager:
                 self.maybe_fail_dir(d, e, "writing checkpoints")
                 return
             self._ckpt_written[d] = gen
+
+
+def previous_broker_epoch(markers: list[Optional[str]]) -> int:
+    """The broker epoch the clean-shutdown files recorded (Kafka's
+    ``readBrokerEpochFromCleanShutdownFiles``, KIP-966): -1 unless every log dir has one and
+    all hold the same epoch. A KRaft broker registers with it as ``PreviousBrokerEpoch``:
+    Kafka's controller takes a registration whose previous epoch is the registered one for a
+    clean restart (an unclean one loses the broker its eligible-leader standing)."""
+    epoch = -1
+    for marker in markers:
+        if marker is None:
+            return -1
+        try:
+            with open(marker) as f:
+                recorded = json.load(f).get("brokerEpoch")
+        except (OSError, ValueError, AttributeError):
+            return -1  # an empty file (written before the epoch was kept) or not Kafka's
+        if not isinstance(recorded, int) or recorded < 0 or (epoch != -1 and recorded != epoch):
+            return -1
+        epoch = recorded
+    return epoch

@@ -1,6 +1,7 @@
 """kafpy.embedded's brokers seen from a client: start, topics, kill/restart, a cut listener."""
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -134,6 +135,10 @@ def test_cluster_survives_the_loss_of_a_broker(tmp_path, mode):
         assert [b.stop() for b in reversed(cluster.brokers[1:])] == [0, 0]
         assert "No controller has answered a heartbeat for" in cluster.brokers[1].log_text()
         assert "No controller has answered" not in cluster.brokers[2].log_text()  # its quorum let it go
+        # each kept the epoch it registered with for its next registration (KIP-966), as Kafka
+        for b in cluster.brokers[1:]:
+            marker = json.loads((b.log_dir / ".kafka_cleanshutdown").read_text())
+            assert marker["version"] == 0 and marker["brokerEpoch"] >= 0, marker
         # started again alone, a node cannot register without a quorum: a SIGTERM still ends it
         # at once (as Kafka's shutdown hook), not when its minute to register runs out (or
         # stop()'s SIGKILL after 30 s)

@@ -113,3 +113,6 @@ def test_registration_lists_listeners_features_and_log_dirs() -> None:
     assert features["kraft.version"] == (0, 1) and features["transaction.version"] == (0, 2)
     assert (request.broker_id, request.cluster_id, request.rack, request.log_dirs) == (4, "cid", "r1", [b"d" * 16])
     assert request.incarnation_id == b"i" * 16
+    assert request.previous_broker_epoch == -1  # no clean shutdown recorded one
+    again = registration_request(config, "cid", b"j" * 16, {"PLAINTEXT": 45678}, "host.example", [b"d" * 16], 42)
+    assert again.previous_broker_epoch == 42

@@ -7,6 +7,7 @@ import pytest
 from kafpy.protocol.records import iter_batches
 from kafpy.storage import KafkaStorageError, LogConfig, LogManager
 from kafpy.storage.log import Log
+from kafpy.storage.log_manager import previous_broker_epoch
 
 from .helpers import FakeClock, batch_of, decode_all, kp_batch, open_log, reopen
 
@@ -230,6 +231,43 @@ def test_clean_shutdown_marker_roundtrip(tmp_path):
     lg2 = lm2.get_log("a", 0)
     assert (lg2.log_end_offset, lg2.high_watermark, lg2.recovery_point) == (20, 12, 20)
     lm2.shutdown()
+
+
+def test_the_clean_shutdown_files_keep_the_broker_epoch(tmp_path):
+    """Kafka's CleanShutdownFileHandler content: the epoch a KRaft broker shut down with, read
+    back at the next start for its registration's PreviousBrokerEpoch (KIP-966); -1 unless
+    every dir has a file and all agree."""
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    lm = LogManager(dirs, LogConfig(segment_bytes=1000), clock=FakeClock(), start_cleaner=False)
+    lm.startup()
+    assert lm.previous_broker_epoch == -1  # a first start: no file
+    lm.shutdown(broker_epoch=42)
+    assert open(os.path.join(dirs[0], ".kafka_cleanshutdown")).read() == '{"version":0,"brokerEpoch":42}'
+    lm2 = LogManager(dirs, LogConfig(segment_bytes=1000), clock=FakeClock(), start_cleaner=False)
+    lm2.startup()
+    assert lm2.previous_broker_epoch == 42
+    lm2.shutdown()  # a ZooKeeper-mode broker's: -1
+    assert open(os.path.join(dirs[1], ".kafka_cleanshutdown")).read() == '{"version":0,"brokerEpoch":-1}'
+
+
+@pytest.mark.parametrize("contents, expected", [
+    (['{"version":0,"brokerEpoch":7}', '{"version":0,"brokerEpoch":7}'], 7),
+    (['{"version":0,"brokerEpoch":7}', '{"version":0,"brokerEpoch":8}'], -1),  # the dirs disagree
+    (['{"version":0,"brokerEpoch":7}', None], -1),  # one dir was not shut down cleanly
+    (['', '{"version":0,"brokerEpoch":7}'], -1),  # an empty file, as older versions wrote
+    (['{"version":0,"brokerEpoch":-1}'], -1),
+    (['[1]'], -1),
+])
+def test_previous_broker_epoch_needs_every_dir_to_agree(tmp_path, contents, expected):
+    markers = []
+    for i, text in enumerate(contents):
+        if text is None:
+            markers.append(None)
+            continue
+        path = tmp_path / f"marker{i}"
+        path.write_text(text)
+        markers.append(str(path))
+    assert previous_broker_epoch(markers) == expected
 
 
 def test_new_logs_go_to_least_loaded_dir(tmp_path):
