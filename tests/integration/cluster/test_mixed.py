@@ -198,10 +198,20 @@ def delete_topic(cluster: MixedCluster, topic: str) -> None:
 
 
 def apache_errors(cluster: MixedCluster) -> list[str]:
-    """The ERROR lines of the Apache broker's log: each one is a request of ours it refused
-    or a request of its own that we answered wrongly."""
-    return [line for line in cluster.apache.log_text()[cluster.apache_log_mark:].splitlines()
-            if "] ERROR " in line and not any(e in line for e in EXPECTED_ERRORS)]
+    """The ERROR entries of the Apache broker's log: each one is a request of ours it refused
+    or a request of its own that we answered wrongly. An entry is its line and the stack
+    trace under it (the first 12 lines), so a failure says what Kafka threw."""
+    lines = cluster.apache.log_text()[cluster.apache_log_mark:].splitlines()
+    entries = []
+    for i, line in enumerate(lines):
+        if "] ERROR " in line and not any(e in line for e in EXPECTED_ERRORS):
+            trace = []
+            for follow in lines[i + 1:i + 13]:
+                if follow.startswith("["):  # the next entry
+                    break
+                trace.append(follow)
+            entries.append("\n".join([line, *trace]))
+    return entries
 
 
 def create_topic(cluster: MixedCluster, topic: str) -> None:
