@@ -60,7 +60,7 @@ def setup_logging(level: str | None) -> None:
 _repeated_warnings = None
 
 
-async def start_unless_stopped(start: Coroutine[Any, Any, None], stop: asyncio.Event) -> bool:
+async def start_unless_stopped(start: Coroutine[object, object, None], stop: asyncio.Event) -> bool:
     """Run a node's start-up until it ends (True; a failure raises) or SIGTERM/SIGINT sets
     ``stop`` first (False): the start-up is cancelled where it waits, and the caller shuts
     down what had started. A KRaft broker may wait a minute to register
