@@ -131,8 +131,8 @@ def clusters(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Sec
             add_users(cluster)
         yield made
     finally:
-        # no clean shutdown checked here: SIGTERM would leave the last kafpy node 20 s
-        # waiting for a controlled shutdown that a quorum without a majority cannot grant
+        # no clean shutdown checked here: SIGTERM would leave the last kafpy node waiting a
+        # session timeout for a controlled shutdown that a quorum without a majority cannot grant
         kafpy.kill_all()
         apache.stop()
 

@@ -188,8 +188,10 @@ class ShutdownController:
         pass
 
 
-def run_shutdown(controller: ShutdownController, *, session_timeout_ms: int | None,
-                 limit_s: float) -> tuple[bool, LifecycleState]:
+def run_shutdown(controller: ShutdownController, caplog: pytest.LogCaptureFixture, *,
+                 session_timeout_ms: int | None, limit_s: float) -> tuple[bool, LifecycleState, list[str]]:
+    """Register, unfence, ask for a controlled shutdown and wait for it: whether it was
+    granted, the state then, and the WARNING lines the manager logged."""
     async def run() -> tuple[bool, LifecycleState]:
         manager = BrokerLifecycleManager(7, lambda: BrokerRegistrationRequest(broker_id=7), controller,
                                          lambda: 0, heartbeat_interval_ms=5, session_timeout_ms=session_timeout_ms,
@@ -201,11 +203,9 @@ def run_shutdown(controller: ShutdownController, *, session_timeout_ms: int | No
         granted = await manager.await_controlled_shutdown(limit_s)
         await manager.close()
         return granted, manager.state
-    return asyncio.run(run())
-
-
-def warnings_said(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
+        granted, state = asyncio.run(run())
+    return granted, state, [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
 
 
 def test_the_controlled_shutdown_ends_once_no_controller_answered_for_a_session(
@@ -214,10 +214,8 @@ def test_the_controlled_shutdown_ends_once_no_controller_answered_for_a_session(
     fenced the broker, so it stops waiting long before the retries' limit (60 s here; Kafka
     waits up to five minutes for a quorum that is gone)."""
     controller = ShutdownController(quorum_lost=True)
-    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
-        granted, state = run_shutdown(controller, session_timeout_ms=100, limit_s=60)
+    granted, state, said = run_shutdown(controller, caplog, session_timeout_ms=100, limit_s=60)
     assert not granted and state is LifecycleState.PENDING_CONTROLLED_SHUTDOWN
-    said = warnings_said(caplog)
     assert len(said) == 1 and "No controller has answered a heartbeat" in said[0], said
     assert "(broker.session.timeout.ms)" in said[0]
     assert controller.unanswered >= 1  # it kept asking while it waited
@@ -228,10 +226,8 @@ def test_a_controller_that_answers_keeps_the_broker_waiting_up_to_the_limit(
     """A live controller that has not moved the leaderships yet keeps the session fresh: the
     broker waits for it up to the retries' limit, as before."""
     controller = ShutdownController(quorum_lost=False)
-    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
-        granted, state = run_shutdown(controller, session_timeout_ms=100, limit_s=0.5)
+    granted, state, said = run_shutdown(controller, caplog, session_timeout_ms=100, limit_s=0.5)
     assert not granted and state is LifecycleState.PENDING_CONTROLLED_SHUTDOWN
-    said = warnings_said(caplog)
     assert len(said) == 1 and "did not end the controlled shutdown in 0 s" in said[0], said
     assert controller.answered > 5  # heartbeats went on past the session timeout, answered
 
@@ -239,8 +235,6 @@ def test_a_controller_that_answers_keeps_the_broker_waiting_up_to_the_limit(
 def test_without_a_session_timeout_only_the_limit_ends_the_wait(caplog: pytest.LogCaptureFixture) -> None:
     """A ZooKeeper broker in migration registers without one: the limit alone, as before."""
     controller = ShutdownController(quorum_lost=True)
-    with caplog.at_level(logging.INFO, logger="kafka.server.BrokerLifecycleManager"):
-        granted, _ = run_shutdown(controller, session_timeout_ms=None, limit_s=0.3)
+    granted, _, said = run_shutdown(controller, caplog, session_timeout_ms=None, limit_s=0.3)
     assert not granted
-    said = warnings_said(caplog)
     assert len(said) == 1 and "did not end the controlled shutdown" in said[0], said
