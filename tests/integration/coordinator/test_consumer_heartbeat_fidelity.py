@@ -29,6 +29,7 @@ from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from tests.integration.broker.raw import RawConnection
+from tests.integration.cluster.harness import wait_until
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.side_by_side import started_together
@@ -344,6 +345,20 @@ def test_static_members_rejoin_fencing_and_leave(brokers: dict[str, Any]) -> Non
         ("s1 leaves for a while", 0, -2), ("m2 got the partition s1 gave up", True)], got
 
 
+def _wait_until_described(conn: RawConnection, groups: list[str], key: str, value: str) -> None:
+    """Until the broker describes ``key`` = ``value`` for every group: Apache's broker applies a
+    group config from its metadata image, which can lag the controller's commit on a loaded
+    machine, and a member joining before that gets the default 45 s session."""
+    D = M.DescribeConfigsRequest
+    request = D(resources=[D.DescribeConfigsResource(resource_type=32, resource_name=g, configuration_keys=[key])
+                           for g in groups])
+
+    def described() -> bool:
+        r = conn.request(ApiKey.DESCRIBE_CONFIGS, 4, request)
+        return all(any(c.name == key and c.value == value for c in res.configs) for res in r.results)
+    wait_until(described, 30, f"{key}={value} described for {groups}")
+
+
 def _expiry_scenario(port: int, reference: bool = False) -> list[object]:
     """Static members close without leaving; each group is deleted its member's session
     timeout plus 3 s after the member joined (three groups, so a timer that fires late shows;
@@ -364,6 +379,7 @@ def _expiry_scenario(port: int, reference: bool = False) -> list[object]:
                 name="consumer.session.timeout.ms", config_operation=0, value=str(EXPIRY_SESSION_MS))])
             for g in groups]))
         assert all(res.error_code == 0 for res in r.responses), r
+        _wait_until_described(conn, groups, "consumer.session.timeout.ms", str(EXPIRY_SESSION_MS))
         last: dict[str, float] = {}
         for i, g in enumerate(groups):
             j = _heartbeat(conn, g, str(uuid.uuid4()), 0, subscribed_topic_names=["cg-hb-expiry"],

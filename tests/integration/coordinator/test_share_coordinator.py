@@ -30,8 +30,15 @@ STATE_PARTITIONS = 3
 
 
 def topic_id(broker: Any, topic: str) -> uuid.UUID:
-    md = metadata(broker, [topic])
-    return uuid.UUID(bytes=bytes(md.topics[0].topic_id))
+    """The topic's id once the broker's Metadata knows it: Apache's broker can answer the
+    zero id for a while after CreateTopics returned, its image behind the controller's
+    commit on a loaded machine."""
+    def known() -> uuid.UUID | None:
+        found = uuid.UUID(bytes=bytes(metadata(broker, [topic]).topics[0].topic_id))
+        return found if found.int else None
+    found = wait_until(known, 60, f"the topic id of {topic}")
+    assert found is not None
+    return found
 
 
 def find_share_coordinator(c: RawConnection, key: SharePartitionKey) -> Any:
@@ -223,8 +230,7 @@ def test_same_answers_as_apache_kafka(reference_kafka, share_broker):
     """The conversation above, against Apache Kafka 4.4 (KRaft) and kafpy: the same answers."""
     ref = SimpleNamespace(host="127.0.0.1", port=reference_kafka.port)
     create_topic(reference_kafka.bootstrap, "share-coord-ref", 2)
-    md = metadata(ref, ["share-coord-ref"])
-    key = SharePartitionKey("sg-ref", uuid.UUID(bytes=bytes(md.topics[0].topic_id)), 0)
+    key = SharePartitionKey("sg-ref", topic_id(ref, "share-coord-ref"), 0)
     wait_for_coordinator(ref.host, ref.port, key)
 
     def state_sizes() -> dict[str, int]:
