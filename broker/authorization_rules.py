@@ -162,18 +162,32 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: messages.Offset
         return resp
     refused = [g for g in req.groups if not az.ok(Op.DESCRIBE, ResourceType.GROUP, g.group_id)]
     req.groups = [g for g in req.groups if g not in refused]
-    denied_topics: dict[str, list[tuple[messages.OffsetFetchRequest.OffsetFetchRequestTopics, str]]] = {}
+    denied_topics: dict[str, list[tuple[messages.OffsetFetchRequest.OffsetFetchRequestTopics, str | None]]] = {}
     path = TopicPath("topics", "name", "partition_indexes", None, "topics", "name", "partitions", "partition_index")
+    cache = ctx.services.metadata_cache
+
+    def name_of(t: messages.OffsetFetchRequest.OffsetFetchRequestTopics | messages.OffsetFetchResponse.OffsetFetchResponseTopics
+                ) -> str | None:
+        """The topic's name; v10 names topics by id (None: an id this broker does not know,
+        which the handler answers UNKNOWN_TOPIC_ID whatever the ACLs)."""
+        if ctx.api_version < 10:
+            return t.name
+        info = cache.topic_by_id(t.topic_id)
+        return info.name if info is not None else None
+
+    def may_describe(name: str | None) -> bool:
+        return name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, name)
     for g in req.groups:
         if g.topics:
-            denied_topics[g.group_id] = [(t, t.name) for t in g.topics if not az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
-            g.topics = [t for t in g.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
+            asked = [(t, name_of(t)) for t in g.topics]
+            denied_topics[g.group_id] = [(t, n) for t, n in asked if not may_describe(n)]
+            g.topics = [t for t, n in asked if may_describe(n)]
     resp = cast(messages.OffsetFetchResponse, await func(ctx, req) if req.groups else messages.OffsetFetchResponse(groups=[]))
     for rg in resp.groups:
         if rg.group_id in denied_topics:
             add_topic_errors(resp, rg, path, denied_topics[rg.group_id], TOPIC_FAILED)
         else:
-            rg.topics = [t for t in rg.topics if az.ok(Op.DESCRIBE, ResourceType.TOPIC, t.name)]
+            rg.topics = [t for t in rg.topics if may_describe(name_of(t))]
     resp.groups.extend(messages.OffsetFetchResponse.OffsetFetchResponseGroup(group_id=g.group_id, error_code=GROUP_FAILED, topics=[]) for g in refused)
     return resp
 

@@ -41,11 +41,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("kafka.server.metadata.BrokerMetadataPublisher")
 
 
-def live_brokers(image: MetadataImage, listener: str) -> list[BrokerInfo]:
-    """The unfenced brokers, each at ``listener`` (else its first listener), every listener's
-    endpoint kept (clients are answered with the one they came in on)."""
+def live_brokers(image: MetadataImage, listener: str, fenced: bool = False) -> list[BrokerInfo]:
+    """The unfenced brokers (with ``fenced``: the fenced ones), each at ``listener`` (else its
+    first listener), every listener's endpoint kept (clients are answered with the one they
+    came in on)."""
     out = []
-    for b in image.live_brokers():
+    for b in (image.live_brokers() if not fenced
+              else [r for _, r in sorted(image.cluster.brokers.items()) if r.fenced]):
         if not b.listeners:
             continue
         endpoints = {e.name: (e.host, e.port) for e in b.listeners}
@@ -192,7 +194,10 @@ class BrokerMetadataPublisher:
     def _update_cache(self, delta: MetadataDelta, image: MetadataImage) -> None:
         changed, deleted = changed_topic_names(delta, image)
         full = self.image is None or delta.image.is_empty()  # the first image, or a snapshot: all of it
-        brokers = live_brokers(image, self.listener) if delta.cluster_delta is not None or full else None
+        brokers = fenced = None
+        if delta.cluster_delta is not None or full:
+            brokers = live_brokers(image, self.listener)
+            fenced = live_brokers(image, self.listener, fenced=True)
         topics = [t for name in sorted(changed) if (t := topic_info(image, name)) is not None]
         if full:
             topics = [t for name in image.topics.topics_by_name if (t := topic_info(image, name)) is not None]
@@ -200,7 +205,7 @@ class BrokerMetadataPublisher:
 
         def update() -> list[str]:
             self.cache.update(controller_id=self.broker_id, brokers=brokers, topics=topics,
-                              deleted_topics=sorted(deleted))
+                              deleted_topics=sorted(deleted), fenced_brokers=fenced)
             return sorted(deleted)
         # an image's epoch never goes back; the empty image at start has epoch -1, below the
         # replica manager's initial 0, which its ZooKeeper-mode gate would log as a stale controller

@@ -2658,7 +2658,7 @@ class DeleteGroupsRequest(Message):
     NAME = 'DeleteGroupsRequest'
     KIND = 'request'
     API_KEY = 42
-    VALID_VERSIONS = (0, 2)
+    VALID_VERSIONS = (0, 3)
     FLEXIBLE_VERSIONS = (2, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -2674,7 +2674,7 @@ class DeleteGroupsResponse(Message):
     NAME = 'DeleteGroupsResponse'
     KIND = 'response'
     API_KEY = 42
-    VALID_VERSIONS = (0, 2)
+    VALID_VERSIONS = (0, 3)
     FLEXIBLE_VERSIONS = (2, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -2683,15 +2683,17 @@ class DeleteGroupsResponse(Message):
     )
 
     class DeletableGroupResult(Struct):
-        __slots__ = ('group_id', 'error_code')
+        __slots__ = ('group_id', 'error_code', 'error_message')
         FIELDS = (
             Field('group_id', 'string', (0, 32767), None, None, None, 'inherit', ''),
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
+            Field('error_message', 'string', (3, 32767), (3, 32767), None, None, 'inherit', None),
         )
 
-        def __init__(self, *, group_id: str = '', error_code: int = 0) -> None:
+        def __init__(self, *, group_id: str = '', error_code: int = 0, error_message: str | None = None) -> None:
             self.group_id = group_id
             self.error_code = error_code
+            self.error_message = error_message
 
     def __init__(self, *, throttle_time_ms: int = 0, results: list[DeleteGroupsResponse.DeletableGroupResult] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
@@ -3153,21 +3155,23 @@ class DescribeClientQuotasResponse(Message):
 
 
 class DescribeClusterRequest(Message):
-    __slots__ = ('include_cluster_authorized_operations', 'endpoint_type')
+    __slots__ = ('include_cluster_authorized_operations', 'endpoint_type', 'include_fenced_brokers')
     NAME = 'DescribeClusterRequest'
     KIND = 'request'
     API_KEY = 60
-    VALID_VERSIONS = (0, 1)
+    VALID_VERSIONS = (0, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('include_cluster_authorized_operations', 'bool', (0, 32767), None, None, None, 'inherit', False),
         Field('endpoint_type', 'int8', (1, 32767), None, None, None, 'inherit', 1),
+        Field('include_fenced_brokers', 'bool', (2, 32767), None, None, None, 'inherit', False),
     )
 
-    def __init__(self, *, include_cluster_authorized_operations: bool = False, endpoint_type: int = 1) -> None:
+    def __init__(self, *, include_cluster_authorized_operations: bool = False, endpoint_type: int = 1, include_fenced_brokers: bool = False) -> None:
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.endpoint_type = endpoint_type
+        self.include_fenced_brokers = include_fenced_brokers
 
 
 class DescribeClusterResponse(Message):
@@ -3175,7 +3179,7 @@ class DescribeClusterResponse(Message):
     NAME = 'DescribeClusterResponse'
     KIND = 'response'
     API_KEY = 60
-    VALID_VERSIONS = (0, 1)
+    VALID_VERSIONS = (0, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -3190,19 +3194,21 @@ class DescribeClusterResponse(Message):
     )
 
     class DescribeClusterBroker(Struct):
-        __slots__ = ('broker_id', 'host', 'port', 'rack')
+        __slots__ = ('broker_id', 'host', 'port', 'rack', 'is_fenced')
         FIELDS = (
             Field('broker_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('host', 'string', (0, 32767), None, None, None, 'inherit', ''),
             Field('port', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('rack', 'string', (0, 32767), (0, 32767), None, None, 'inherit', None),
+            Field('is_fenced', 'bool', (2, 32767), None, None, None, 'inherit', False),
         )
 
-        def __init__(self, *, broker_id: int = 0, host: str = '', port: int = 0, rack: str | None = None) -> None:
+        def __init__(self, *, broker_id: int = 0, host: str = '', port: int = 0, rack: str | None = None, is_fenced: bool = False) -> None:
             self.broker_id = broker_id
             self.host = host
             self.port = port
             self.rack = rack
+            self.is_fenced = is_fenced
 
     def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, endpoint_type: int = 1, cluster_id: str = '', controller_id: int = -1, brokers: list[DescribeClusterResponse.DescribeClusterBroker] = _UNSET, cluster_authorized_operations: int = -2147483648) -> None:
         self.throttle_time_ms = throttle_time_ms
@@ -3489,7 +3495,7 @@ class DescribeLogDirsRequest(Message):
     NAME = 'DescribeLogDirsRequest'
     KIND = 'request'
     API_KEY = 35
-    VALID_VERSIONS = (0, 4)
+    VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (2, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -3516,7 +3522,7 @@ class DescribeLogDirsResponse(Message):
     NAME = 'DescribeLogDirsResponse'
     KIND = 'response'
     API_KEY = 35
-    VALID_VERSIONS = (0, 4)
+    VALID_VERSIONS = (0, 5)
     FLEXIBLE_VERSIONS = (2, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -3541,21 +3547,23 @@ class DescribeLogDirsResponse(Message):
             self.is_future_key = is_future_key
 
     class DescribeLogDirsResult(Struct):
-        __slots__ = ('error_code', 'log_dir', 'topics', 'total_bytes', 'usable_bytes')
+        __slots__ = ('error_code', 'log_dir', 'topics', 'total_bytes', 'usable_bytes', 'is_cordoned')
         FIELDS = (
             Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
             Field('log_dir', 'string', (0, 32767), None, None, None, 'inherit', ''),
             Field('topics', '[]DescribeLogDirsTopic', (0, 32767), None, None, None, 'inherit', ()),
             Field('total_bytes', 'int64', (4, 32767), None, None, None, 'inherit', -1),
             Field('usable_bytes', 'int64', (4, 32767), None, None, None, 'inherit', -1),
+            Field('is_cordoned', 'bool', (5, 32767), None, None, None, 'inherit', False),
         )
 
-        def __init__(self, *, error_code: int = 0, log_dir: str = '', topics: list[DescribeLogDirsResponse.DescribeLogDirsTopic] = _UNSET, total_bytes: int = -1, usable_bytes: int = -1) -> None:
+        def __init__(self, *, error_code: int = 0, log_dir: str = '', topics: list[DescribeLogDirsResponse.DescribeLogDirsTopic] = _UNSET, total_bytes: int = -1, usable_bytes: int = -1, is_cordoned: bool = False) -> None:
             self.error_code = error_code
             self.log_dir = log_dir
             self.topics = [] if topics is _UNSET else topics
             self.total_bytes = total_bytes
             self.usable_bytes = usable_bytes
+            self.is_cordoned = is_cordoned
 
     class DescribeLogDirsTopic(Struct):
         __slots__ = ('name', 'partitions')
@@ -4538,7 +4546,7 @@ class FetchRequest(Message):
     NAME = 'FetchRequest'
     KIND = 'request'
     API_KEY = 1
-    VALID_VERSIONS = (0, 17)
+    VALID_VERSIONS = (0, 18)
     FLEXIBLE_VERSIONS = (12, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -4557,7 +4565,7 @@ class FetchRequest(Message):
     )
 
     class FetchPartition(Struct):
-        __slots__ = ('partition', 'current_leader_epoch', 'fetch_offset', 'last_fetched_epoch', 'log_start_offset', 'partition_max_bytes', 'replica_directory_id')
+        __slots__ = ('partition', 'current_leader_epoch', 'fetch_offset', 'last_fetched_epoch', 'log_start_offset', 'partition_max_bytes', 'replica_directory_id', 'high_watermark')
         FIELDS = (
             Field('partition', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('current_leader_epoch', 'int32', (9, 32767), None, None, None, 'inherit', -1),
@@ -4566,9 +4574,10 @@ class FetchRequest(Message):
             Field('log_start_offset', 'int64', (5, 32767), None, None, None, 'inherit', -1),
             Field('partition_max_bytes', 'int32', (0, 32767), None, None, None, 'inherit', 0),
             Field('replica_directory_id', 'uuid', (17, 32767), None, 0, (17, 32767), 'inherit', ZERO_UUID),
+            Field('high_watermark', 'int64', (18, 32767), None, 1, (18, 32767), 'inherit', 9223372036854775807),
         )
 
-        def __init__(self, *, partition: int = 0, current_leader_epoch: int = -1, fetch_offset: int = 0, last_fetched_epoch: int = -1, log_start_offset: int = -1, partition_max_bytes: int = 0, replica_directory_id: bytes = ZERO_UUID) -> None:
+        def __init__(self, *, partition: int = 0, current_leader_epoch: int = -1, fetch_offset: int = 0, last_fetched_epoch: int = -1, log_start_offset: int = -1, partition_max_bytes: int = 0, replica_directory_id: bytes = ZERO_UUID, high_watermark: int = 9223372036854775807) -> None:
             self.partition = partition
             self.current_leader_epoch = current_leader_epoch
             self.fetch_offset = fetch_offset
@@ -4576,6 +4585,7 @@ class FetchRequest(Message):
             self.log_start_offset = log_start_offset
             self.partition_max_bytes = partition_max_bytes
             self.replica_directory_id = replica_directory_id
+            self.high_watermark = high_watermark
 
     class FetchTopic(Struct):
         __slots__ = ('topic', 'topic_id', 'partitions')
@@ -4634,7 +4644,7 @@ class FetchResponse(Message):
     NAME = 'FetchResponse'
     KIND = 'response'
     API_KEY = 1
-    VALID_VERSIONS = (0, 17)
+    VALID_VERSIONS = (0, 18)
     FLEXIBLE_VERSIONS = (12, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -5763,7 +5773,7 @@ class ListOffsetsRequest(Message):
     NAME = 'ListOffsetsRequest'
     KIND = 'request'
     API_KEY = 2
-    VALID_VERSIONS = (0, 10)
+    VALID_VERSIONS = (0, 11)
     FLEXIBLE_VERSIONS = (6, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -5811,7 +5821,7 @@ class ListOffsetsResponse(Message):
     NAME = 'ListOffsetsResponse'
     KIND = 'response'
     API_KEY = 2
-    VALID_VERSIONS = (0, 10)
+    VALID_VERSIONS = (0, 11)
     FLEXIBLE_VERSIONS = (6, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -5932,23 +5942,25 @@ class ListPartitionReassignmentsResponse(Message):
 
 
 class ListTransactionsRequest(Message):
-    __slots__ = ('state_filters', 'producer_id_filters', 'duration_filter')
+    __slots__ = ('state_filters', 'producer_id_filters', 'duration_filter', 'transactional_id_pattern')
     NAME = 'ListTransactionsRequest'
     KIND = 'request'
     API_KEY = 66
-    VALID_VERSIONS = (0, 1)
+    VALID_VERSIONS = (0, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('state_filters', '[]string', (0, 32767), None, None, None, 'inherit', ()),
         Field('producer_id_filters', '[]int64', (0, 32767), None, None, None, 'inherit', ()),
         Field('duration_filter', 'int64', (1, 32767), None, None, None, 'inherit', -1),
+        Field('transactional_id_pattern', 'string', (2, 32767), (2, 32767), None, None, 'inherit', None),
     )
 
-    def __init__(self, *, state_filters: list[str] = _UNSET, producer_id_filters: list[int] = _UNSET, duration_filter: int = -1) -> None:
+    def __init__(self, *, state_filters: list[str] = _UNSET, producer_id_filters: list[int] = _UNSET, duration_filter: int = -1, transactional_id_pattern: str | None = None) -> None:
         self.state_filters = [] if state_filters is _UNSET else state_filters
         self.producer_id_filters = [] if producer_id_filters is _UNSET else producer_id_filters
         self.duration_filter = duration_filter
+        self.transactional_id_pattern = transactional_id_pattern
 
 
 class ListTransactionsResponse(Message):
@@ -5956,7 +5968,7 @@ class ListTransactionsResponse(Message):
     NAME = 'ListTransactionsResponse'
     KIND = 'response'
     API_KEY = 66
-    VALID_VERSIONS = (0, 1)
+    VALID_VERSIONS = (0, 2)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -5991,7 +6003,7 @@ class MetadataRequest(Message):
     NAME = 'MetadataRequest'
     KIND = 'request'
     API_KEY = 3
-    VALID_VERSIONS = (0, 12)
+    VALID_VERSIONS = (0, 13)
     FLEXIBLE_VERSIONS = (9, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6020,11 +6032,11 @@ class MetadataRequest(Message):
 
 
 class MetadataResponse(Message):
-    __slots__ = ('throttle_time_ms', 'brokers', 'cluster_id', 'controller_id', 'topics', 'cluster_authorized_operations')
+    __slots__ = ('throttle_time_ms', 'brokers', 'cluster_id', 'controller_id', 'topics', 'cluster_authorized_operations', 'error_code')
     NAME = 'MetadataResponse'
     KIND = 'response'
     API_KEY = 3
-    VALID_VERSIONS = (0, 12)
+    VALID_VERSIONS = (0, 13)
     FLEXIBLE_VERSIONS = (9, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6034,6 +6046,7 @@ class MetadataResponse(Message):
         Field('controller_id', 'int32', (1, 32767), None, None, None, 'inherit', -1),
         Field('topics', '[]MetadataResponseTopic', (0, 32767), None, None, None, 'inherit', ()),
         Field('cluster_authorized_operations', 'int32', (8, 10), None, None, None, 'inherit', -2147483648),
+        Field('error_code', 'int16', (13, 32767), None, None, None, 'inherit', 0),
     )
 
     class MetadataResponseBroker(Struct):
@@ -6091,13 +6104,14 @@ class MetadataResponse(Message):
             self.partitions = [] if partitions is _UNSET else partitions
             self.topic_authorized_operations = topic_authorized_operations
 
-    def __init__(self, *, throttle_time_ms: int = 0, brokers: list[MetadataResponse.MetadataResponseBroker] = _UNSET, cluster_id: str | None = None, controller_id: int = -1, topics: list[MetadataResponse.MetadataResponseTopic] = _UNSET, cluster_authorized_operations: int = -2147483648) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, brokers: list[MetadataResponse.MetadataResponseBroker] = _UNSET, cluster_id: str | None = None, controller_id: int = -1, topics: list[MetadataResponse.MetadataResponseTopic] = _UNSET, cluster_authorized_operations: int = -2147483648, error_code: int = 0) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.brokers = [] if brokers is _UNSET else brokers
         self.cluster_id = cluster_id
         self.controller_id = controller_id
         self.topics = [] if topics is _UNSET else topics
         self.cluster_authorized_operations = cluster_authorized_operations
+        self.error_code = error_code
 
 
 class NoOpRecord(Message):
@@ -6140,7 +6154,7 @@ class OffsetCommitRequest(Message):
     NAME = 'OffsetCommitRequest'
     KIND = 'request'
     API_KEY = 8
-    VALID_VERSIONS = (0, 9)
+    VALID_VERSIONS = (0, 10)
     FLEXIBLE_VERSIONS = (8, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6170,14 +6184,16 @@ class OffsetCommitRequest(Message):
             self.committed_metadata = committed_metadata
 
     class OffsetCommitRequestTopic(Struct):
-        __slots__ = ('name', 'partitions')
+        __slots__ = ('name', 'topic_id', 'partitions')
         FIELDS = (
-            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (0, 9), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (10, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partitions', '[]OffsetCommitRequestPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partitions: list[OffsetCommitRequest.OffsetCommitRequestPartition] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[OffsetCommitRequest.OffsetCommitRequestPartition] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
     def __init__(self, *, group_id: str = '', generation_id_or_member_epoch: int = -1, member_id: str = '', group_instance_id: str | None = None, retention_time_ms: int = -1, topics: list[OffsetCommitRequest.OffsetCommitRequestTopic] = _UNSET) -> None:
@@ -6194,7 +6210,7 @@ class OffsetCommitResponse(Message):
     NAME = 'OffsetCommitResponse'
     KIND = 'response'
     API_KEY = 8
-    VALID_VERSIONS = (0, 9)
+    VALID_VERSIONS = (0, 10)
     FLEXIBLE_VERSIONS = (8, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6214,14 +6230,16 @@ class OffsetCommitResponse(Message):
             self.error_code = error_code
 
     class OffsetCommitResponseTopic(Struct):
-        __slots__ = ('name', 'partitions')
+        __slots__ = ('name', 'topic_id', 'partitions')
         FIELDS = (
-            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (0, 9), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (10, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partitions', '[]OffsetCommitResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partitions: list[OffsetCommitResponse.OffsetCommitResponsePartition] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[OffsetCommitResponse.OffsetCommitResponsePartition] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
     def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetCommitResponse.OffsetCommitResponseTopic] = _UNSET) -> None:
@@ -6338,7 +6356,7 @@ class OffsetFetchRequest(Message):
     NAME = 'OffsetFetchRequest'
     KIND = 'request'
     API_KEY = 9
-    VALID_VERSIONS = (0, 9)
+    VALID_VERSIONS = (0, 10)
     FLEXIBLE_VERSIONS = (6, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6375,14 +6393,16 @@ class OffsetFetchRequest(Message):
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
     class OffsetFetchRequestTopics(Struct):
-        __slots__ = ('name', 'partition_indexes')
+        __slots__ = ('name', 'topic_id', 'partition_indexes')
         FIELDS = (
-            Field('name', 'string', (8, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (8, 9), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (10, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partition_indexes', '[]int32', (8, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partition_indexes: list[int] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partition_indexes: list[int] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partition_indexes = [] if partition_indexes is _UNSET else partition_indexes
 
     def __init__(self, *, group_id: str = '', topics: list[OffsetFetchRequest.OffsetFetchRequestTopic] | None = _UNSET, groups: list[OffsetFetchRequest.OffsetFetchRequestGroup] = _UNSET, require_stable: bool = False) -> None:
@@ -6397,7 +6417,7 @@ class OffsetFetchResponse(Message):
     NAME = 'OffsetFetchResponse'
     KIND = 'response'
     API_KEY = 9
-    VALID_VERSIONS = (0, 9)
+    VALID_VERSIONS = (0, 10)
     FLEXIBLE_VERSIONS = (6, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6466,14 +6486,16 @@ class OffsetFetchResponse(Message):
             self.partitions = [] if partitions is _UNSET else partitions
 
     class OffsetFetchResponseTopics(Struct):
-        __slots__ = ('name', 'partitions')
+        __slots__ = ('name', 'topic_id', 'partitions')
         FIELDS = (
-            Field('name', 'string', (8, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (8, 9), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (10, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partitions', '[]OffsetFetchResponsePartitions', (8, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partitions: list[OffsetFetchResponse.OffsetFetchResponsePartitions] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[OffsetFetchResponse.OffsetFetchResponsePartitions] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
     def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetFetchResponse.OffsetFetchResponseTopic] = _UNSET, error_code: int = 0, groups: list[OffsetFetchResponse.OffsetFetchResponseGroup] = _UNSET) -> None:
@@ -6650,7 +6672,7 @@ class ProduceRequest(Message):
     NAME = 'ProduceRequest'
     KIND = 'request'
     API_KEY = 0
-    VALID_VERSIONS = (0, 12)
+    VALID_VERSIONS = (0, 13)
     FLEXIBLE_VERSIONS = (9, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6672,14 +6694,16 @@ class ProduceRequest(Message):
             self.records = records
 
     class TopicProduceData(Struct):
-        __slots__ = ('name', 'partition_data')
+        __slots__ = ('name', 'topic_id', 'partition_data')
         FIELDS = (
-            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (0, 12), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (13, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partition_data', '[]PartitionProduceData', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partition_data: list[ProduceRequest.PartitionProduceData] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partition_data: list[ProduceRequest.PartitionProduceData] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partition_data = [] if partition_data is _UNSET else partition_data
 
     def __init__(self, *, transactional_id: str | None = None, acks: int = 0, timeout_ms: int = 0, topic_data: list[ProduceRequest.TopicProduceData] = _UNSET) -> None:
@@ -6694,7 +6718,7 @@ class ProduceResponse(Message):
     NAME = 'ProduceResponse'
     KIND = 'response'
     API_KEY = 0
-    VALID_VERSIONS = (0, 12)
+    VALID_VERSIONS = (0, 13)
     FLEXIBLE_VERSIONS = (9, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -6764,14 +6788,16 @@ class ProduceResponse(Message):
             self.current_leader = ProduceResponse.LeaderIdAndEpoch() if current_leader is _UNSET else current_leader
 
     class TopicProduceResponse(Struct):
-        __slots__ = ('name', 'partition_responses')
+        __slots__ = ('name', 'topic_id', 'partition_responses')
         FIELDS = (
-            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (0, 12), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (13, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partition_responses', '[]PartitionProduceResponse', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partition_responses: list[ProduceResponse.PartitionProduceResponse] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partition_responses: list[ProduceResponse.PartitionProduceResponse] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partition_responses = [] if partition_responses is _UNSET else partition_responses
 
     def __init__(self, *, responses: list[ProduceResponse.TopicProduceResponse] = _UNSET, throttle_time_ms: int = 0, node_endpoints: list[ProduceResponse.NodeEndpoint] = _UNSET) -> None:
@@ -9611,7 +9637,7 @@ class TxnOffsetCommitRequest(Message):
     NAME = 'TxnOffsetCommitRequest'
     KIND = 'request'
     API_KEY = 28
-    VALID_VERSIONS = (0, 5)
+    VALID_VERSIONS = (0, 6)
     FLEXIBLE_VERSIONS = (3, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -9641,14 +9667,16 @@ class TxnOffsetCommitRequest(Message):
             self.committed_metadata = committed_metadata
 
     class TxnOffsetCommitRequestTopic(Struct):
-        __slots__ = ('name', 'partitions')
+        __slots__ = ('name', 'topic_id', 'partitions')
         FIELDS = (
-            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (0, 5), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (6, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partitions', '[]TxnOffsetCommitRequestPartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partitions: list[TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
     def __init__(self, *, transactional_id: str = '', group_id: str = '', producer_id: int = 0, producer_epoch: int = 0, generation_id: int = -1, member_id: str = '', group_instance_id: str | None = None, topics: list[TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic] = _UNSET) -> None:
@@ -9667,7 +9695,7 @@ class TxnOffsetCommitResponse(Message):
     NAME = 'TxnOffsetCommitResponse'
     KIND = 'response'
     API_KEY = 28
-    VALID_VERSIONS = (0, 5)
+    VALID_VERSIONS = (0, 6)
     FLEXIBLE_VERSIONS = (3, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -9687,14 +9715,16 @@ class TxnOffsetCommitResponse(Message):
             self.error_code = error_code
 
     class TxnOffsetCommitResponseTopic(Struct):
-        __slots__ = ('name', 'partitions')
+        __slots__ = ('name', 'topic_id', 'partitions')
         FIELDS = (
-            Field('name', 'string', (0, 32767), None, None, None, 'inherit', ''),
+            Field('name', 'string', (0, 5), None, None, None, 'inherit', ''),
+            Field('topic_id', 'uuid', (6, 32767), None, None, None, 'inherit', ZERO_UUID),
             Field('partitions', '[]TxnOffsetCommitResponsePartition', (0, 32767), None, None, None, 'inherit', ()),
         )
 
-        def __init__(self, *, name: str = '', partitions: list[TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition] = _UNSET) -> None:
+        def __init__(self, *, name: str = '', topic_id: bytes = ZERO_UUID, partitions: list[TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition] = _UNSET) -> None:
             self.name = name
+            self.topic_id = topic_id
             self.partitions = [] if partitions is _UNSET else partitions
 
     def __init__(self, *, throttle_time_ms: int = 0, topics: list[TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic] = _UNSET) -> None:
@@ -10789,16 +10819,16 @@ MESSAGES: dict[str, type[Message]] = {
 }
 
 API_KEYS: dict[int, ApiSpec] = {
-    0: ApiSpec(0, 'Produce', 0, 12, ProduceRequest, ProduceResponse, 9, False),
-    1: ApiSpec(1, 'Fetch', 0, 17, FetchRequest, FetchResponse, 12, False),
-    2: ApiSpec(2, 'ListOffsets', 0, 10, ListOffsetsRequest, ListOffsetsResponse, 6, False),
-    3: ApiSpec(3, 'Metadata', 0, 12, MetadataRequest, MetadataResponse, 9, False),
+    0: ApiSpec(0, 'Produce', 0, 13, ProduceRequest, ProduceResponse, 9, False),
+    1: ApiSpec(1, 'Fetch', 0, 18, FetchRequest, FetchResponse, 12, False),
+    2: ApiSpec(2, 'ListOffsets', 0, 11, ListOffsetsRequest, ListOffsetsResponse, 6, False),
+    3: ApiSpec(3, 'Metadata', 0, 13, MetadataRequest, MetadataResponse, 9, False),
     4: ApiSpec(4, 'LeaderAndIsr', 0, 7, LeaderAndIsrRequest, LeaderAndIsrResponse, 4, False),
     5: ApiSpec(5, 'StopReplica', 0, 4, StopReplicaRequest, StopReplicaResponse, 2, False),
     6: ApiSpec(6, 'UpdateMetadata', 0, 8, UpdateMetadataRequest, UpdateMetadataResponse, 6, False),
     7: ApiSpec(7, 'ControlledShutdown', 0, 3, ControlledShutdownRequest, ControlledShutdownResponse, 3, False),
-    8: ApiSpec(8, 'OffsetCommit', 0, 9, OffsetCommitRequest, OffsetCommitResponse, 8, False),
-    9: ApiSpec(9, 'OffsetFetch', 0, 9, OffsetFetchRequest, OffsetFetchResponse, 6, False),
+    8: ApiSpec(8, 'OffsetCommit', 0, 10, OffsetCommitRequest, OffsetCommitResponse, 8, False),
+    9: ApiSpec(9, 'OffsetFetch', 0, 10, OffsetFetchRequest, OffsetFetchResponse, 6, False),
     10: ApiSpec(10, 'FindCoordinator', 0, 6, FindCoordinatorRequest, FindCoordinatorResponse, 3, False),
     11: ApiSpec(11, 'JoinGroup', 0, 9, JoinGroupRequest, JoinGroupResponse, 6, False),
     12: ApiSpec(12, 'Heartbeat', 0, 4, HeartbeatRequest, HeartbeatResponse, 4, False),
@@ -10817,21 +10847,21 @@ API_KEYS: dict[int, ApiSpec] = {
     25: ApiSpec(25, 'AddOffsetsToTxn', 0, 4, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 3, False),
     26: ApiSpec(26, 'EndTxn', 0, 5, EndTxnRequest, EndTxnResponse, 3, False),
     27: ApiSpec(27, 'WriteTxnMarkers', 0, 2, WriteTxnMarkersRequest, WriteTxnMarkersResponse, 1, False),
-    28: ApiSpec(28, 'TxnOffsetCommit', 0, 5, TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, False),
+    28: ApiSpec(28, 'TxnOffsetCommit', 0, 6, TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, False),
     29: ApiSpec(29, 'DescribeAcls', 0, 3, DescribeAclsRequest, DescribeAclsResponse, 2, False),
     30: ApiSpec(30, 'CreateAcls', 0, 3, CreateAclsRequest, CreateAclsResponse, 2, False),
     31: ApiSpec(31, 'DeleteAcls', 0, 3, DeleteAclsRequest, DeleteAclsResponse, 2, False),
     32: ApiSpec(32, 'DescribeConfigs', 0, 4, DescribeConfigsRequest, DescribeConfigsResponse, 4, False),
     33: ApiSpec(33, 'AlterConfigs', 0, 2, AlterConfigsRequest, AlterConfigsResponse, 2, False),
     34: ApiSpec(34, 'AlterReplicaLogDirs', 0, 2, AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse, 2, False),
-    35: ApiSpec(35, 'DescribeLogDirs', 0, 4, DescribeLogDirsRequest, DescribeLogDirsResponse, 2, False),
+    35: ApiSpec(35, 'DescribeLogDirs', 0, 5, DescribeLogDirsRequest, DescribeLogDirsResponse, 2, False),
     36: ApiSpec(36, 'SaslAuthenticate', 0, 2, SaslAuthenticateRequest, SaslAuthenticateResponse, 2, False),
     37: ApiSpec(37, 'CreatePartitions', 0, 3, CreatePartitionsRequest, CreatePartitionsResponse, 2, False),
     38: ApiSpec(38, 'CreateDelegationToken', 0, 3, CreateDelegationTokenRequest, CreateDelegationTokenResponse, 2, False),
     39: ApiSpec(39, 'RenewDelegationToken', 0, 2, RenewDelegationTokenRequest, RenewDelegationTokenResponse, 2, False),
     40: ApiSpec(40, 'ExpireDelegationToken', 0, 2, ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, 2, False),
     41: ApiSpec(41, 'DescribeDelegationToken', 0, 3, DescribeDelegationTokenRequest, DescribeDelegationTokenResponse, 2, False),
-    42: ApiSpec(42, 'DeleteGroups', 0, 2, DeleteGroupsRequest, DeleteGroupsResponse, 2, False),
+    42: ApiSpec(42, 'DeleteGroups', 0, 3, DeleteGroupsRequest, DeleteGroupsResponse, 2, False),
     43: ApiSpec(43, 'ElectLeaders', 0, 2, ElectLeadersRequest, ElectLeadersResponse, 2, False),
     44: ApiSpec(44, 'IncrementalAlterConfigs', 0, 1, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, False),
     45: ApiSpec(45, 'AlterPartitionReassignments', 0, 0, AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, False),
@@ -10849,13 +10879,13 @@ API_KEYS: dict[int, ApiSpec] = {
     57: ApiSpec(57, 'UpdateFeatures', 0, 2, UpdateFeaturesRequest, UpdateFeaturesResponse, 0, False),
     58: ApiSpec(58, 'Envelope', 0, 0, EnvelopeRequest, EnvelopeResponse, 0, False),
     59: ApiSpec(59, 'FetchSnapshot', 0, 1, FetchSnapshotRequest, FetchSnapshotResponse, 0, False),
-    60: ApiSpec(60, 'DescribeCluster', 0, 1, DescribeClusterRequest, DescribeClusterResponse, 0, False),
+    60: ApiSpec(60, 'DescribeCluster', 0, 2, DescribeClusterRequest, DescribeClusterResponse, 0, False),
     61: ApiSpec(61, 'DescribeProducers', 0, 0, DescribeProducersRequest, DescribeProducersResponse, 0, False),
     62: ApiSpec(62, 'BrokerRegistration', 0, 4, BrokerRegistrationRequest, BrokerRegistrationResponse, 0, False),
     63: ApiSpec(63, 'BrokerHeartbeat', 0, 2, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, False),
     64: ApiSpec(64, 'UnregisterBroker', 0, 0, UnregisterBrokerRequest, UnregisterBrokerResponse, 0, False),
     65: ApiSpec(65, 'DescribeTransactions', 0, 0, DescribeTransactionsRequest, DescribeTransactionsResponse, 0, False),
-    66: ApiSpec(66, 'ListTransactions', 0, 1, ListTransactionsRequest, ListTransactionsResponse, 0, False),
+    66: ApiSpec(66, 'ListTransactions', 0, 2, ListTransactionsRequest, ListTransactionsResponse, 0, False),
     67: ApiSpec(67, 'AllocateProducerIds', 0, 0, AllocateProducerIdsRequest, AllocateProducerIdsResponse, 0, False),
     68: ApiSpec(68, 'ConsumerGroupHeartbeat', 0, 1, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, False),
     69: ApiSpec(69, 'ConsumerGroupDescribe', 0, 1, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, False),

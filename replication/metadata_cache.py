@@ -110,6 +110,8 @@ class MetadataCache:
         self.local_broker = local_broker
         self._brokers: dict[int, BrokerInfo] = {
             b.node_id: b for b in ([local_broker] if live_brokers is None else live_brokers)}
+        # registered but fenced brokers (KRaft only): DescribeCluster v2 lists them on request
+        self._fenced: dict[int, BrokerInfo] = {}
         self._topics: dict[str, TopicInfo] = {}
         self._by_id: dict[bytes, TopicInfo] = {}
         self.generation = 0  # counts updates: readers may cache what they derive from one
@@ -117,6 +119,10 @@ class MetadataCache:
     # -- reads -------------------------------------------------------------------------
     def brokers(self) -> list[BrokerInfo]:
         return list(self._brokers.values())
+
+    def fenced_brokers(self) -> list[BrokerInfo]:
+        """Registered brokers a KRaft controller has fenced (none in the other modes)."""
+        return list(self._fenced.values())
 
     def broker(self, node_id: int) -> BrokerInfo | None:
         return self._brokers.get(node_id)
@@ -140,14 +146,17 @@ class MetadataCache:
 
     # -- the writer ----------------------------------------------------------------------
     def update(self, *, controller_id: int | None = None, brokers: Iterable[BrokerInfo] | None = None,
-               topics: Iterable[TopicInfo] = (), deleted_topics: Iterable[str] = ()) -> None:
-        """Apply one metadata change: brokers replace the live set, topics are added or
-        replaced, deleted topics go."""
+               topics: Iterable[TopicInfo] = (), deleted_topics: Iterable[str] = (),
+               fenced_brokers: Iterable[BrokerInfo] | None = None) -> None:
+        """Apply one metadata change: brokers replace the live set (and fenced brokers the
+        fenced set), topics are added or replaced, deleted topics go."""
         self.generation += 1
         if controller_id is not None:
             self.controller_id = controller_id
         if brokers is not None:
             self._brokers = {b.node_id: b for b in brokers}
+        if fenced_brokers is not None:
+            self._fenced = {b.node_id: b for b in fenced_brokers}
         for name in deleted_topics:
             old = self._topics.pop(name, None)
             if old is not None:

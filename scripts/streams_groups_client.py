@@ -21,6 +21,11 @@ from kafpy.scripts.kafka_acls_client import AclAdminClient
 _LATEST = -1
 
 
+# the newest versions that still name topics (OffsetFetch v10 and OffsetCommit v10 name
+# them by id); this tool builds its requests by name
+_BY_NAME = {int(ApiKey.OFFSET_FETCH): 9, int(ApiKey.OFFSET_COMMIT): 9}
+
+
 class StreamsGroupsClient:
     """Admin requests about Streams groups; `close()` (or `with`) ends every connection."""
 
@@ -41,7 +46,7 @@ class StreamsGroupsClient:
         self.close()
 
     def _call(self, answer: type[MessageT], client: AclAdminClient, api_key: int, body: messages.Message) -> MessageT:
-        ours = type(body).VALID_VERSIONS[1]
+        ours = min(type(body).VALID_VERSIONS[1], _BY_NAME.get(api_key, 1 << 15))
         return client.request(answer, api_key, client._version(api_key, ours), body)
 
     def _broker(self, host: str, port: int) -> AclAdminClient:

@@ -185,8 +185,14 @@ async def handle_describe_cluster(ctx: RequestContext, req: DescribeClusterReque
     if ctx.api_version >= 1 and req.endpoint_type != 1:
         return DescribeClusterResponse(throttle_time_ms=0, error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE, error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
                                        endpoint_type=1, cluster_id=md.cluster_id, controller_id=-1, brokers=[])
-    brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=x.node_id, host=ep[0], port=ep[1], rack=x.rack)
-               for x in md.brokers() if (ep := x.endpoint(ctx.listener)) is not None]
+    # v2 (KIP-1073): IncludeFencedBrokers adds the registered brokers a KRaft controller has
+    # fenced, each with IsFenced
+    listed = [(x, False) for x in md.brokers()]
+    if ctx.api_version >= 2 and req.include_fenced_brokers:
+        listed += [(x, True) for x in md.fenced_brokers()]
+    brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=x.node_id, host=ep[0], port=ep[1], rack=x.rack,
+                                                             is_fenced=fenced)
+               for x, fenced in sorted(listed, key=lambda b: b[0].node_id) if (ep := x.endpoint(ctx.listener)) is not None]
     return DescribeClusterResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, endpoint_type=1, cluster_id=md.cluster_id,
                                    controller_id=md.controller_id, brokers=brokers)
 
@@ -267,8 +273,8 @@ HANDLERS = [
     Handler(ApiKey.DELETE_TOPICS, 0, 6, handle_delete_topics),
     Handler(ApiKey.CREATE_PARTITIONS, 0, 3, handle_create_partitions),
     Handler(ApiKey.DELETE_RECORDS, 0, 2, handle_delete_records),
-    Handler(ApiKey.DESCRIBE_CLUSTER, 0, 1, handle_describe_cluster),
+    Handler(ApiKey.DESCRIBE_CLUSTER, 0, 2, handle_describe_cluster),
     Handler(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0, 0, handle_describe_topic_partitions),
-    Handler(ApiKey.DESCRIBE_LOG_DIRS, 0, 4, handle_describe_log_dirs),
+    Handler(ApiKey.DESCRIBE_LOG_DIRS, 0, 5, handle_describe_log_dirs),
 ]
 

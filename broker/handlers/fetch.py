@@ -202,4 +202,4 @@ async def handle_fetch(ctx: RequestContext, req: FetchRequest) -> FetchResponse:
     return FetchResponse(throttle_time_ms=0, error_code=top_error, session_id=out_session, responses=responses)
 
 
-HANDLERS = [Handler(ApiKey.FETCH, 0, 17, handle_fetch)]
+HANDLERS = [Handler(ApiKey.FETCH, 0, 18, handle_fetch)]

@@ -26,6 +26,7 @@ from kafpy.protocol.messages import (DeleteGroupsRequest, DescribeGroupsRequest,
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.message_base import ZERO_UUID
 
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.coordinator.group.classic.coordinator import GroupCoordinator
@@ -36,6 +37,9 @@ from kafpy.coordinator.group.service import GroupCoordinatorService
 log = logging.getLogger("kafka.server.KafkaApis")
 
 TopicPartition = tuple[str, int]
+# a partition as a request named it: (topic name, "" for an unknown topic id; topic id, or
+# the zero id where the request names topics; partition)
+_Requested = tuple[str, bytes, int]
 
 
 class _CommitPartition(Protocol):
@@ -54,6 +58,9 @@ class _CommitTopic(Protocol[_PartitionT]):
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def topic_id(self) -> bytes: ...
 
     @property
     def partitions(self) -> Sequence[_PartitionT]: ...
@@ -264,29 +271,41 @@ def _partition_exists(ctx: RequestContext, topic: str, partition: int) -> bool:
 
 
 def _requested_offsets(ctx: RequestContext, topics: Iterable[_CommitTopic[_PartitionT]],
-                       make: Callable[[_PartitionT], OffsetAndMetadata]
-                       ) -> tuple[list[TopicPartition], dict[TopicPartition, OffsetAndMetadata], dict[TopicPartition, int]]:
+                       make: Callable[[_PartitionT], OffsetAndMetadata], uses_ids: bool = False
+                       ) -> tuple[list[_Requested], dict[TopicPartition, OffsetAndMetadata], dict[TopicPartition, int]]:
     """(partitions in request order, offsets to commit, UNKNOWN_TOPIC_OR_PARTITION errors)
-    of an OffsetCommit or TxnOffsetCommit; ``make(partition)`` builds an OffsetAndMetadata."""
+    of an OffsetCommit or TxnOffsetCommit; ``make(partition)`` builds an OffsetAndMetadata.
+    With ``uses_ids`` (OffsetCommit v10, TxnOffsetCommit v6) topics are named by id, and an
+    id this broker does not know answers UNKNOWN_TOPIC_ID."""
+    md = ctx.services.metadata_cache
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
     errors: dict[tuple[str, int], int] = {}
-    order: list[tuple[str, int]] = []
+    order: list[_Requested] = []
     for t in topics:
+        if uses_ids:
+            info = md.topic_by_id(t.topic_id)
+            name, topic_id = (info.name if info is not None else ""), t.topic_id
+        else:
+            name, topic_id = t.name, ZERO_UUID
         for p in t.partitions:
-            tp = (t.name, p.partition_index)
-            order.append(tp)
-            if not _partition_exists(ctx, t.name, p.partition_index):
+            order.append((name, topic_id, p.partition_index))
+            tp = (name, p.partition_index)
+            if uses_ids and not name:
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_ID
+            elif not _partition_exists(ctx, name, p.partition_index):
                 errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 offsets[tp] = make(p)
     return order, offsets, errors
 
 
-def _by_topic(order: list[TopicPartition], errors: dict[TopicPartition, int],
-              make: Callable[..., _ResponsePartitionT]) -> dict[str, list[_ResponsePartitionT]]:
-    topics: dict[str, list[_ResponsePartitionT]] = {}
-    for name, part in order:
-        topics.setdefault(name, []).append(make(partition_index=part, error_code=errors[(name, part)]))
+def _by_topic(order: list[_Requested], errors: dict[TopicPartition, int],
+              make: Callable[..., _ResponsePartitionT]) -> dict[tuple[str, bytes], list[_ResponsePartitionT]]:
+    """The answers per (topic name, topic id) in request order: an unknown topic id is its
+    own topic, named ""."""
+    topics: dict[tuple[str, bytes], list[_ResponsePartitionT]] = {}
+    for name, topic_id, part in order:
+        topics.setdefault((name, topic_id), []).append(make(partition_index=part, error_code=errors[(name, part)]))
     return topics
 
 
@@ -300,15 +319,16 @@ async def handle_offset_commit(ctx: RequestContext, req: OffsetCommitRequest) ->
         leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
         metadata=p.committed_metadata if p.committed_metadata is not None else "",
         commit_timestamp=p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now,
-        expire_timestamp=now + retention if retention != -1 else -1))
+        expire_timestamp=now + retention if retention != -1 else -1), uses_ids=v >= 10)
     if offsets:
         errors.update(await _coordinator(ctx).commit_offsets(
             req.group_id, req.member_id if v >= 1 else "",
             req.group_instance_id if v >= 7 else None,
             req.generation_id_or_member_epoch if v >= 1 else -1, offsets, now, api_version=v))
     topics = _by_topic(order, errors, OffsetCommitResponse.OffsetCommitResponsePartition)
-    return OffsetCommitResponse(throttle_time_ms=0, topics=[OffsetCommitResponse.OffsetCommitResponseTopic(name=n, partitions=ps)
-                                         for n, ps in topics.items()])
+    return OffsetCommitResponse(throttle_time_ms=0, topics=[
+        OffsetCommitResponse.OffsetCommitResponseTopic(name=n, topic_id=tid, partitions=ps)
+        for (n, tid), ps in topics.items()])
 
 
 # --------------------------------------------------------------------- TxnOffsetCommit
@@ -339,7 +359,8 @@ async def handle_txn_offset_commit(ctx: RequestContext, req: TxnOffsetCommitRequ
     now = _now(ctx)
     order, offsets, errors = _requested_offsets(ctx, req.topics, lambda p: OffsetAndMetadata(
         offset=p.committed_offset, leader_epoch=p.committed_leader_epoch if v >= 2 else -1,
-        metadata=p.committed_metadata if p.committed_metadata is not None else "", commit_timestamp=now))
+        metadata=p.committed_metadata if p.committed_metadata is not None else "", commit_timestamp=now),
+        uses_ids=v >= 6)
     if offsets and v >= 5:
         added = await _add_offsets_partition(ctx, req)
         if added != ErrorCode.NONE:
@@ -351,8 +372,9 @@ async def handle_txn_offset_commit(ctx: RequestContext, req: TxnOffsetCommitRequ
             req.member_id if v >= 3 else "", req.group_instance_id if v >= 3 else None,
             req.generation_id if v >= 3 else -1, offsets, now))
     topics = _by_topic(order, errors, TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition)
-    return TxnOffsetCommitResponse(throttle_time_ms=0, topics=[TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic(name=n, partitions=ps)
-                                         for n, ps in topics.items()])
+    return TxnOffsetCommitResponse(throttle_time_ms=0, topics=[
+        TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic(name=n, topic_id=tid, partitions=ps)
+        for (n, tid), ps in topics.items()])
 
 
 # --------------------------------------------------------------------- OffsetFetch
@@ -375,8 +397,56 @@ def _fetch_group(ctx: RequestContext, group_id: str, topics: Iterable[_FetchTopi
     return err, by_topic
 
 
+class _NamedFetchTopic:
+    """An OffsetFetch v10 topic (named by id) with the name this broker knows it by."""
+
+    __slots__ = ("name", "partition_indexes")
+
+    def __init__(self, name: str, partition_indexes: Sequence[int]) -> None:
+        self.name = name
+        self.partition_indexes = partition_indexes
+
+
+def _fetch_group_by_ids(ctx: RequestContext, g: OffsetFetchRequest.OffsetFetchRequestGroup, require_stable: bool
+                        ) -> tuple[ErrorCode, list[OffsetFetchResponse.OffsetFetchResponseTopics]]:
+    """One group of an OffsetFetch v10 (KIP-848: topics named by id), as Kafka answers it:
+    an id this broker does not know is UNKNOWN_TOPIC_ID for each partition asked; offsets of
+    every topic (no topics asked) leave out the topics that no longer exist."""
+    md = ctx.services.metadata_cache
+    T, P = OffsetFetchResponse.OffsetFetchResponseTopics, OffsetFetchResponse.OffsetFetchResponsePartitions
+    known: list[_FetchTopic] | None = None
+    unknown: list[OffsetFetchResponse.OffsetFetchResponseTopics] = []
+    if g.topics is not None:
+        known = []
+        for t in g.topics:
+            info = md.topic_by_id(t.topic_id)
+            if info is None:
+                unknown.append(T(topic_id=t.topic_id, partitions=[
+                    P(partition_index=p, committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                      error_code=ErrorCode.UNKNOWN_TOPIC_ID) for p in t.partition_indexes]))
+            else:
+                known.append(_NamedFetchTopic(info.name, t.partition_indexes))
+    err, by_topic = _fetch_group(ctx, g.group_id, known, require_stable, g.member_id, g.member_epoch)
+    out = []
+    for name, parts in by_topic.items():
+        info = md.topic(name)
+        if info is None:
+            continue
+        out.append(T(topic_id=info.topic_id, partitions=[
+            P(partition_index=p, committed_offset=fo.offset, committed_leader_epoch=fo.leader_epoch,
+              metadata=fo.metadata, error_code=fo.error) for p, fo in parts]))
+    return err, out + unknown
+
+
 async def handle_offset_fetch(ctx: RequestContext, req: OffsetFetchRequest) -> OffsetFetchResponse:
     v = ctx.api_version
+    if v >= 10:
+        groups = []
+        for g in req.groups:
+            err, topics_out = _fetch_group_by_ids(ctx, g, req.require_stable)
+            groups.append(OffsetFetchResponse.OffsetFetchResponseGroup(
+                group_id=g.group_id, error_code=err, topics=[] if err else topics_out))
+        return OffsetFetchResponse(throttle_time_ms=0, groups=groups)
     if v >= 8:
         groups = []
         for g in req.groups:
@@ -452,8 +522,8 @@ async def handle_offset_delete(ctx: RequestContext, req: OffsetDeleteRequest) ->
 
 
 HANDLERS = [
-    Handler(ApiKey.OFFSET_COMMIT, 0, 9, handle_offset_commit),
-    Handler(ApiKey.OFFSET_FETCH, 0, 9, handle_offset_fetch),
+    Handler(ApiKey.OFFSET_COMMIT, 0, 10, handle_offset_commit),
+    Handler(ApiKey.OFFSET_FETCH, 0, 10, handle_offset_fetch),
     Handler(ApiKey.FIND_COORDINATOR, 0, 6, handle_find_coordinator),
     Handler(ApiKey.JOIN_GROUP, 0, 9, handle_join_group),
     Handler(ApiKey.HEARTBEAT, 0, 4, handle_heartbeat),
@@ -461,7 +531,7 @@ HANDLERS = [
     Handler(ApiKey.SYNC_GROUP, 0, 5, handle_sync_group),
     Handler(ApiKey.DESCRIBE_GROUPS, 0, 6, handle_describe_groups),
     Handler(ApiKey.LIST_GROUPS, 0, 5, handle_list_groups),
-    Handler(ApiKey.DELETE_GROUPS, 0, 2, handle_delete_groups),
+    Handler(ApiKey.DELETE_GROUPS, 0, 3, handle_delete_groups),
     Handler(ApiKey.OFFSET_DELETE, 0, 0, handle_offset_delete),
-    Handler(ApiKey.TXN_OFFSET_COMMIT, 0, 5, handle_txn_offset_commit),
+    Handler(ApiKey.TXN_OFFSET_COMMIT, 0, 6, handle_txn_offset_commit),
 ]

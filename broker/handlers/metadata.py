@@ -154,4 +154,4 @@ async def _requested_topic(ctx: RequestContext, t: MetadataRequest.MetadataReque
         return MetadataResponse.MetadataResponseTopic(error_code=code, name=name, partitions=[])
 
 
-HANDLERS = [Handler(ApiKey.METADATA, 0, 12, handle_metadata)]
+HANDLERS = [Handler(ApiKey.METADATA, 0, 13, handle_metadata)]

@@ -2,7 +2,9 @@
 
 A new leader whose high watermark has not reached the start of its leader epoch yet does not
 know where its committed records end: it answers a client's LATEST (and a timestamp it finds
-nothing for) with OFFSET_NOT_AVAILABLE until it does (Partition.fetchOffsetForTimestamp)."""
+nothing for) with OFFSET_NOT_AVAILABLE until it does (Partition.fetchOffsetForTimestamp).
+The tiered-storage specs (LATEST_TIERED -5, v9; EARLIEST_PENDING_UPLOAD -6, v11) answer
+offset -1, as Kafka's log does without remote storage."""
 from __future__ import annotations
 
 import logging
@@ -25,6 +27,7 @@ EARLIEST = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
 LATEST_TIERED = -5
+EARLIEST_PENDING_UPLOAD = -6   # v11 (KIP-1023)
 
 
 def _check_leader(part: Partition, current_leader_epoch: int) -> ErrorCode:
@@ -72,8 +75,8 @@ async def handle_list_offsets(ctx: RequestContext, req: ListOffsetsRequest) -> L
                     found = (off, -1, part.leader_epoch)
                 elif ts in (EARLIEST, EARLIEST_LOCAL):
                     found = (lg.log_start_offset, -1, _epoch_at(lg, lg.log_start_offset))
-                elif ts == LATEST_TIERED:
-                    found = (-1, -1, -1)
+                elif ts in (LATEST_TIERED, EARLIEST_PENDING_UPLOAD):
+                    found = (-1, -1, -1)    # as Kafka's log without remote storage
                 else:
                     found = lg.fetch_offset_by_timestamp(ts)
                     # a client sees only what it may fetch: below the HW, or the LSO for read_committed
@@ -131,6 +134,6 @@ async def handle_offset_for_leader_epoch(ctx: RequestContext, req: OffsetForLead
 
 
 HANDLERS = [
-    Handler(ApiKey.LIST_OFFSETS, 0, 10, handle_list_offsets),
+    Handler(ApiKey.LIST_OFFSETS, 0, 11, handle_list_offsets),
     Handler(ApiKey.OFFSET_FOR_LEADER_EPOCH, 0, 4, handle_offset_for_leader_epoch),
 ]

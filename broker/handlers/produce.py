@@ -11,6 +11,7 @@ the transaction coordinator's verification first (KIP-890, broker/txn_verificati
 from v12 (transaction version 2) the coordinator adds the partition to the transaction
 instead, as the client no longer sends AddPartitionsToTxn, and an add told
 CONCURRENT_TRANSACTIONS is asked again for up to add.partitions.to.txn.retry.backoff.max.ms.
+v13 (KIP-516) names topics by id: an id this broker does not know is UNKNOWN_TOPIC_ID.
 """
 from __future__ import annotations
 
@@ -174,6 +175,12 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
     # Transactional records need a transactional id (Kafka authorizes WRITE on it and
     # refuses the whole request otherwise); lower producer epochs are the log's to refuse
     # (INVALID_PRODUCER_EPOCH), and a marker moves the partition's epoch on.
+    uses_ids = ctx.api_version >= 13
+    if uses_ids:   # v13 (KIP-516) names topics by id: "" below stands for an id not known here
+        md = ctx.services.metadata_cache
+        for td in req.topic_data:
+            known = md.topic_by_id(td.topic_id)
+            td.name = known.name if known is not None else ""
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
     # KIP-890: (topic, partition) -> (producer id, epoch, guard, error) of the batches verified,
     # or the error to answer; empty unless a transactional batch would start a transaction
@@ -192,6 +199,9 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
             parts_out.append(pr)
             if bad_acks:
                 pr.error_code = ErrorCode.INVALID_REQUIRED_ACKS
+                continue
+            if uses_ids and not td.name:
+                pr.error_code = ErrorCode.UNKNOWN_TOPIC_ID
                 continue
             if no_txn_id:
                 pr.error_code = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
@@ -222,7 +232,8 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
                 heavy.append((part.log, pd.records))
             entries.append((td.name, pd.index, pd.records))
             appended.append(pr)
-        topics_out.append(ProduceResponse.TopicProduceResponse(name=td.name, partition_responses=parts_out))
+        topics_out.append(ProduceResponse.TopicProduceResponse(name=td.name, topic_id=td.topic_id,
+                                                               partition_responses=parts_out))
     for (topic, index), (pid, _, guard, _) in verified.items():  # refused before `_verified`
         assert ctx.services.txn_verifier is not None   # `verified` came from it
         ctx.services.txn_verifier.done(topic, index, pid, guard)
@@ -254,4 +265,4 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
     return ProduceResponse(responses=topics_out, throttle_time_ms=0)
 
 
-HANDLERS = [Handler(ApiKey.PRODUCE, 0, 12, handle_produce)]
+HANDLERS = [Handler(ApiKey.PRODUCE, 0, 13, handle_produce)]

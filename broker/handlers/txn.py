@@ -12,7 +12,9 @@ leaders use: verifyOnly for KIP-890 part 1, and without it to add the partitions
 Produce v12 or TxnOffsetCommit v5 of a version 2 transaction wrote to. Errors newer
 than a request version are mapped as Kafka maps them (PRODUCER_FENCED is
 INVALID_PRODUCER_EPOCH before KIP-588's versions; TRANSACTION_ABORTABLE is
-INVALID_TXN_STATE before AddPartitionsToTxn v5).
+INVALID_TXN_STATE before AddPartitionsToTxn v5). ListTransactions v2 keeps the transactional
+ids its TransactionalIdPattern matches whole, with RE2 semantics as Kafka's RE2/J
+(INVALID_REGULAR_EXPRESSION for a pattern RE2 refuses).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from kafpy.protocol.messages import (
 from kafpy.protocol.messages import (AddOffsetsToTxnRequest, AddPartitionsToTxnRequest,
     DescribeTransactionsRequest, EndTxnRequest, InitProducerIdRequest, ListTransactionsRequest)
 from kafpy.protocol.topics import GROUP_METADATA_TOPIC_NAME
+from kafpy.protocol.user_regex import InvalidUserRegex, compile_user_regex
 from kafpy.protocol.api_keys import ApiKey
 
 from kafpy.broker.handler import Handler, RequestContext
@@ -157,8 +160,17 @@ async def handle_list_transactions(ctx: RequestContext, req: ListTransactionsReq
         return ListTransactionsResponse(throttle_time_ms=0, error_code=ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknown_state_filters=[],
                                         transaction_states=[])
     duration = req.duration_filter if ctx.api_version >= 1 else -1
+    pattern = req.transactional_id_pattern if ctx.api_version >= 2 else None
+    match = None
+    if pattern:   # v2 (KIP-1152): ids the whole RE2 pattern matches; null or empty: every id
+        try:
+            match = compile_user_regex(pattern).fullmatch
+        except InvalidUserRegex as e:
+            log.info("ListTransactions with an invalid transactional id pattern %r: %s", pattern, e)
+            return ListTransactionsResponse(throttle_time_ms=0, error_code=ErrorCode.INVALID_REGULAR_EXPRESSION,
+                                            unknown_state_filters=[], transaction_states=[])
     unknown, found = coordinator.list_transactions(req.state_filters, req.producer_id_filters, duration,
-                                                   svc.now_ms())
+                                                   svc.now_ms(), match)
     return ListTransactionsResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, unknown_state_filters=unknown, transaction_states=[
         ListTransactionsResponse.TransactionState(transactional_id=t.transactional_id, producer_id=t.producer_id,
                                                   transaction_state=t.state.state_name) for t in found])
@@ -170,5 +182,5 @@ HANDLERS = [
     Handler(ApiKey.ADD_OFFSETS_TO_TXN, 0, 4, handle_add_offsets_to_txn),
     Handler(ApiKey.END_TXN, 0, 5, handle_end_txn),
     Handler(ApiKey.DESCRIBE_TRANSACTIONS, 0, 0, handle_describe_transactions),
-    Handler(ApiKey.LIST_TRANSACTIONS, 0, 1, handle_list_transactions),
+    Handler(ApiKey.LIST_TRANSACTIONS, 0, 2, handle_list_transactions),
 ]

@@ -587,9 +587,11 @@ class TransactionCoordinator:
         return error, txn
 
     def list_transactions(self, states: Iterable[str], producer_ids: Iterable[int],
-                          min_duration_ms: int, now_ms: int
+                          min_duration_ms: int, now_ms: int,
+                          id_matches: Callable[[str], bool] | None = None
                           ) -> tuple[list[str], list[TransactionMetadata]]:
-        """(unknown state names, matching transactions), as ListTransactions answers."""
+        """(unknown state names, matching transactions), as ListTransactions answers;
+        ``id_matches`` (v2's TransactionalIdPattern) keeps the ids it accepts."""
         wanted: set[TxnState] = set()
         unknown = []
         for name in states:
@@ -602,7 +604,8 @@ class TransactionCoordinator:
         found = [t for t in self.txns.values()
                  if t.state != TxnState.DEAD and (not wanted or t.state in wanted)
                  and (not pids or t.producer_id in pids)
-                 and (min_duration_ms < 0 or now_ms - t.txn_start_timestamp > min_duration_ms)]
+                 and (min_duration_ms < 0 or now_ms - t.txn_start_timestamp > min_duration_ms)
+                 and (id_matches is None or id_matches(t.transactional_id))]
         return unknown, found
 
     def shutdown(self) -> None:

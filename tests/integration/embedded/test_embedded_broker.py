@@ -12,6 +12,9 @@ from kafka.errors import KafkaTimeoutError, TopicAlreadyExistsError
 
 from kafpy import EmbeddedBroker, EmbeddedCluster
 from kafpy.embedded import TEST_DEFAULTS
+from kafpy.protocol import messages as M
+from kafpy.protocol.api_keys import ApiKey
+from tests.integration.broker.raw import RawConnection
 from tests.support.kafka_dist import run_tool
 
 
@@ -126,6 +129,22 @@ def test_cluster_survives_the_loss_of_a_broker(tmp_path, mode):
         producer.close()
         survivors = ",".join(b.bootstrap_servers for b in cluster.brokers[1:])
         assert consume_all(survivors, "replicated", 2) == [b"one", b"two"]
+        if mode == "kraft":
+            # the controller fenced the dead broker: DescribeCluster v2 lists it on request
+            # (KIP-1073), with IsFenced, and leaves it out otherwise
+            host, port = cluster.brokers[1].bootstrap_servers.split(":")
+
+            def described(include: bool) -> list[tuple[int, bool]]:
+                with RawConnection(host, int(port)) as c:
+                    r = c.request(ApiKey.DESCRIBE_CLUSTER, 2, M.DescribeClusterRequest(
+                        include_cluster_authorized_operations=False, endpoint_type=1,
+                        include_fenced_brokers=include))
+                return [(b.broker_id, b.is_fenced) for b in r.brokers]
+            deadline = time.monotonic() + 30
+            while described(True) != [(0, True), (1, False), (2, False)]:
+                assert time.monotonic() < deadline, described(True)
+                time.sleep(0.2)
+            assert described(False) == [(1, False), (2, False)]
         if mode == "zookeeper":  # no controller to end the last one's controlled shutdown: it
             for b in cluster.brokers[1:]:  # retries every 5 s, as Kafka's does
                 b.kill()

@@ -24,6 +24,7 @@ from kafpy.broker.authorization import RULES
 from kafpy.protocol import codec
 from kafpy.protocol import messages as M
 from kafpy.protocol.errors import ErrorCode as E
+from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection, create_topic
 from tests.support.kafka_dist import ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
@@ -35,6 +36,7 @@ TOPIC, GROUP, CLUSTER = 2, 3, 4
 LITERAL = 3
 READ_OP, CREATE_OP, DELETE_OP, ALTER_OP, DESCRIBE_OP, CLUSTER_ACTION_OP = 3, 5, 6, 7, 8, 9
 DESCRIBE_CONFIGS_OP, ALTER_CONFIGS_OP, IDEMPOTENT_WRITE_OP = 10, 11, 12
+WRITE_OP = 4
 DENY, ALLOW = 2, 3
 SETTINGS = {"allow.everyone.if.no.acl.found": "true", "auto.create.topics.enable": "false",
             "offsets.topic.replication.factor": "1", "group.initial.rebalance.delay.ms": "0",
@@ -152,6 +154,64 @@ def test_no_api_is_refused_to_a_principal_with_every_right(brokers, kind):
                for k, (_lo, hi) in served.items() if k in codec.SPECS and k not in NONE_NEEDED}
     refused = {k: r for k, r in results.items() if r == "closed" or r.endswith("AUTHORIZATION_FAILED")}
     assert refused == {}, refused
+
+
+# -- APIs naming topics by id ---------------------------------------------------------------------
+@BOTH
+def test_apis_naming_topics_by_id(brokers, kind):
+    """Produce v13, OffsetCommit v10, OffsetFetch v10 and TxnOffsetCommit v6 name topics by id:
+    the right is judged on the topic the id names (TOPIC_AUTHORIZATION_FAILED without it),
+    and an id the broker does not know is UNKNOWN_TOPIC_ID whatever the ACLs."""
+    b = brokers[kind]
+    name, group = unique("by-id"), unique("by-id-group")
+    create_topic(b.port, name)
+    tid = topic_id(b, name)
+    unknown = uuid.uuid4().bytes
+    deny(b, TOPIC, name, READ_OP, WRITE_OP, DESCRIBE_OP)
+
+    def produce(topic: bytes) -> int:
+        P = M.ProduceRequest
+        resp = request(b, 0, 13, P(transactional_id=None, acks=-1, timeout_ms=30000, topic_data=[
+            P.TopicProduceData(topic_id=topic, partition_data=[
+                P.PartitionProduceData(index=0, records=build_batch([(None, b"by id")]))])]))
+        return resp.responses[0].partition_responses[0].error_code
+
+    def commit(topic: bytes) -> int:
+        C = M.OffsetCommitRequest
+        resp = request(b, 8, 10, C(group_id=group, generation_id_or_member_epoch=-1, member_id="",
+                                   group_instance_id=None, retention_time_ms=-1, topics=[
+                                       C.OffsetCommitRequestTopic(topic_id=topic, partitions=[
+                                           C.OffsetCommitRequestPartition(partition_index=0, committed_offset=1,
+                                                                          committed_leader_epoch=-1,
+                                                                          committed_metadata="")])]))
+        return resp.topics[0].partitions[0].error_code
+
+    def fetch_offsets(topic: bytes) -> int:
+        F = M.OffsetFetchRequest
+        deadline = time.monotonic() + 30
+        while True:   # FindCoordinator creates __consumer_offsets; its partition may still load
+            request(b, 10, 3, M.FindCoordinatorRequest(key=group, key_type=0))
+            resp = request(b, 9, 10, F(require_stable=False, groups=[F.OffsetFetchRequestGroup(
+                group_id=group, member_id=None, member_epoch=-1,
+                topics=[F.OffsetFetchRequestTopics(topic_id=topic, partition_indexes=[0])])]))
+            (g,) = resp.groups
+            if g.error_code not in (E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE, E.NOT_COORDINATOR):
+                return g.error_code or g.topics[0].partitions[0].error_code
+            assert time.monotonic() < deadline, g
+            time.sleep(0.2)
+
+    def txn_commit(topic: bytes) -> int:
+        T = M.TxnOffsetCommitRequest
+        resp = request(b, 28, 6, T(transactional_id=unique("by-id-txn"), group_id=group, producer_id=1000,
+                                   producer_epoch=0, generation_id=-1, member_id="", group_instance_id=None, topics=[
+                                       T.TxnOffsetCommitRequestTopic(topic_id=topic, partitions=[
+                                           T.TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=1,
+                                                                             committed_leader_epoch=-1,
+                                                                             committed_metadata="")])]))
+        return resp.topics[0].partitions[0].error_code
+    for call in (produce, commit, fetch_offsets, txn_commit):
+        assert call(tid) == E.TOPIC_AUTHORIZATION_FAILED, call.__name__
+        assert call(unknown) == E.UNKNOWN_TOPIC_ID, call.__name__
 
 
 # -- Metadata by topic id -----------------------------------------------------------------------
@@ -548,7 +608,10 @@ TXN_RESOURCE = 5
 # OffsetForLeaderEpoch: CLUSTER_ACTION on the cluster serves every topic, and Kafka 4.4 cannot lose
 # it here (its own brokers are ANONYMOUS too): its topic rule is tried on kafpy only
 CLUSTER_ACTION_TOO = {23}
-NAMED_VERSIONS = {1: 12}   # the last Fetch naming topics by name (the walk names no topic id)
+# the last versions naming topics by name (the walk names topics that do not exist, so no
+# topic id): Produce v12, Fetch v12, OffsetCommit v9, OffsetFetch v9, TxnOffsetCommit v5;
+# the versions naming them by id are test_apis_naming_topics_by_id's
+NAMED_VERSIONS = {0: 12, 1: 12, 8: 9, 9: 9, 28: 5}
 
 
 def test_the_table_has_a_row_for_every_api_kafpy_serves():
