@@ -213,11 +213,11 @@ class AddPartitionsToTxnResponse(Message):
 
 
 class AddRaftVoterRequest(Message):
-    __slots__ = ('cluster_id', 'timeout_ms', 'voter_id', 'voter_directory_id', 'listeners')
+    __slots__ = ('cluster_id', 'timeout_ms', 'voter_id', 'voter_directory_id', 'listeners', 'ack_when_committed')
     NAME = 'AddRaftVoterRequest'
     KIND = 'request'
     API_KEY = 80
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -226,6 +226,7 @@ class AddRaftVoterRequest(Message):
         Field('voter_id', 'int32', (0, 32767), None, None, None, 'inherit', 0),
         Field('voter_directory_id', 'uuid', (0, 32767), None, None, None, 'inherit', ZERO_UUID),
         Field('listeners', '[]Listener', (0, 32767), None, None, None, 'inherit', ()),
+        Field('ack_when_committed', 'bool', (1, 32767), None, None, None, 'inherit', True),
     )
 
     class Listener(Struct):
@@ -241,12 +242,13 @@ class AddRaftVoterRequest(Message):
             self.host = host
             self.port = port
 
-    def __init__(self, *, cluster_id: str | None = '', timeout_ms: int = 0, voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID, listeners: list[AddRaftVoterRequest.Listener] = _UNSET) -> None:
+    def __init__(self, *, cluster_id: str | None = '', timeout_ms: int = 0, voter_id: int = 0, voter_directory_id: bytes = ZERO_UUID, listeners: list[AddRaftVoterRequest.Listener] = _UNSET, ack_when_committed: bool = True) -> None:
         self.cluster_id = cluster_id
         self.timeout_ms = timeout_ms
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
         self.listeners = [] if listeners is _UNSET else listeners
+        self.ack_when_committed = ack_when_committed
 
 
 class AddRaftVoterResponse(Message):
@@ -254,7 +256,7 @@ class AddRaftVoterResponse(Message):
     NAME = 'AddRaftVoterResponse'
     KIND = 'response'
     API_KEY = 80
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
@@ -480,15 +482,16 @@ class AlterConfigsResponse(Message):
 
 
 class AlterPartitionReassignmentsRequest(Message):
-    __slots__ = ('timeout_ms', 'topics')
+    __slots__ = ('timeout_ms', 'allow_replication_factor_change', 'topics')
     NAME = 'AlterPartitionReassignmentsRequest'
     KIND = 'request'
     API_KEY = 45
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('timeout_ms', 'int32', (0, 32767), None, None, None, 'inherit', 60000),
+        Field('allow_replication_factor_change', 'bool', (1, 32767), None, None, None, 'inherit', True),
         Field('topics', '[]ReassignableTopic', (0, 32767), None, None, None, 'inherit', ()),
     )
 
@@ -514,21 +517,23 @@ class AlterPartitionReassignmentsRequest(Message):
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, timeout_ms: int = 60000, topics: list[AlterPartitionReassignmentsRequest.ReassignableTopic] = _UNSET) -> None:
+    def __init__(self, *, timeout_ms: int = 60000, allow_replication_factor_change: bool = True, topics: list[AlterPartitionReassignmentsRequest.ReassignableTopic] = _UNSET) -> None:
         self.timeout_ms = timeout_ms
+        self.allow_replication_factor_change = allow_replication_factor_change
         self.topics = [] if topics is _UNSET else topics
 
 
 class AlterPartitionReassignmentsResponse(Message):
-    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'responses')
+    __slots__ = ('throttle_time_ms', 'allow_replication_factor_change', 'error_code', 'error_message', 'responses')
     NAME = 'AlterPartitionReassignmentsResponse'
     KIND = 'response'
     API_KEY = 45
-    VALID_VERSIONS = (0, 0)
+    VALID_VERSIONS = (0, 1)
     FLEXIBLE_VERSIONS = (0, 32767)
     LATEST_VERSION_UNSTABLE = False
     FIELDS = (
         Field('throttle_time_ms', 'int32', (0, 32767), None, None, None, 'inherit', 0),
+        Field('allow_replication_factor_change', 'bool', (1, 32767), None, None, None, 'inherit', True),
         Field('error_code', 'int16', (0, 32767), None, None, None, 'inherit', 0),
         Field('error_message', 'string', (0, 32767), (0, 32767), None, None, 'inherit', ''),
         Field('responses', '[]ReassignableTopicResponse', (0, 32767), None, None, None, 'inherit', ()),
@@ -558,8 +563,9 @@ class AlterPartitionReassignmentsResponse(Message):
             self.name = name
             self.partitions = [] if partitions is _UNSET else partitions
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', responses: list[AlterPartitionReassignmentsResponse.ReassignableTopicResponse] = _UNSET) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, allow_replication_factor_change: bool = True, error_code: int = 0, error_message: str | None = '', responses: list[AlterPartitionReassignmentsResponse.ReassignableTopicResponse] = _UNSET) -> None:
         self.throttle_time_ms = throttle_time_ms
+        self.allow_replication_factor_change = allow_replication_factor_change
         self.error_code = error_code
         self.error_message = error_message
         self.responses = [] if responses is _UNSET else responses
@@ -10864,7 +10870,7 @@ API_KEYS: dict[int, ApiSpec] = {
     42: ApiSpec(42, 'DeleteGroups', 0, 3, DeleteGroupsRequest, DeleteGroupsResponse, 2, False),
     43: ApiSpec(43, 'ElectLeaders', 0, 2, ElectLeadersRequest, ElectLeadersResponse, 2, False),
     44: ApiSpec(44, 'IncrementalAlterConfigs', 0, 1, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, False),
-    45: ApiSpec(45, 'AlterPartitionReassignments', 0, 0, AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, False),
+    45: ApiSpec(45, 'AlterPartitionReassignments', 0, 1, AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, 0, False),
     46: ApiSpec(46, 'ListPartitionReassignments', 0, 0, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, 0, False),
     47: ApiSpec(47, 'OffsetDelete', 0, 0, OffsetDeleteRequest, OffsetDeleteResponse, None, False),
     48: ApiSpec(48, 'DescribeClientQuotas', 0, 1, DescribeClientQuotasRequest, DescribeClientQuotasResponse, 1, False),
@@ -10899,7 +10905,7 @@ API_KEYS: dict[int, ApiSpec] = {
     77: ApiSpec(77, 'ShareGroupDescribe', 1, 1, ShareGroupDescribeRequest, ShareGroupDescribeResponse, 0, False),
     78: ApiSpec(78, 'ShareFetch', 1, 2, ShareFetchRequest, ShareFetchResponse, 0, False),
     79: ApiSpec(79, 'ShareAcknowledge', 1, 2, ShareAcknowledgeRequest, ShareAcknowledgeResponse, 0, False),
-    80: ApiSpec(80, 'AddRaftVoter', 0, 0, AddRaftVoterRequest, AddRaftVoterResponse, 0, False),
+    80: ApiSpec(80, 'AddRaftVoter', 0, 1, AddRaftVoterRequest, AddRaftVoterResponse, 0, False),
     81: ApiSpec(81, 'RemoveRaftVoter', 0, 0, RemoveRaftVoterRequest, RemoveRaftVoterResponse, 0, False),
     82: ApiSpec(82, 'UpdateRaftVoter', 0, 0, UpdateRaftVoterRequest, UpdateRaftVoterResponse, 0, False),
     83: ApiSpec(83, 'InitializeShareGroupState', 0, 0, InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, 0, False),

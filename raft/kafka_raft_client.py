@@ -6,7 +6,8 @@ injected ``NetworkChannel``, one task per request; a failed send is handed to th
 ``BROKER_NOT_AVAILABLE`` answer, as Kafka's channel does, so the core backs off that node.
 Inbound requests (``handle_request``) are answered by the core at once; a leader's Fetch that
 finds nothing new is parked until the log or the high watermark moves, or for the fetch's
-MaxWaitMs (Kafka's fetch purgatory), so followers do not spin.
+MaxWaitMs (Kafka's fetch purgatory), so followers do not spin; a Fetch v18 whose follower
+reports a high watermark behind the leader's is answered at once instead (KIP-1166).
 
 Who calls it: the controller side of a node (``kafpy.broker.controller_server``) serves the
 raft APIs through ``handle_request`` and appends with ``schedule_append``; the controller and
@@ -335,6 +336,9 @@ class KafkaRaftClient:
         if not isinstance(data, FetchRequest) or not isinstance(response, FetchResponse):
             return response
         first_hw = self._parkable_high_watermark(response)
+        asked = msg.fetch_request_partition(data)
+        if first_hw is not None and asked is not None and asked.high_watermark < first_hw:
+            first_hw = None   # v18 (KIP-1166): the follower has not heard of this high watermark yet
         deadline = self.time_ms() + data.max_wait_ms
         while first_hw is not None and not self._closed:
             remaining = deadline - self.time_ms()

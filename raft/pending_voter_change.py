@@ -38,6 +38,9 @@ class PendingVoterChange:
     endpoints: tuple[Endpoint, ...] = ()  # the voter being added: where to send ApiVersions
     awaiting_api_versions: bool = False
     api_versions_sent: bool = False
+    # AddRaftVoter v1's AckWhenCommitted: false answers once the VotersRecord is appended
+    # (the change stays pending, and blocks the next, until it commits)
+    ack_when_committed: bool = True
 
     def complete(self, error: ErrorCode, message: str | None = None) -> None:
         if self.response is not None:

@@ -374,9 +374,11 @@ class RaftCore:
 
     def _fetch_request(self) -> FetchRequest:
         end = self.end_offset()
+        hw = self.high_watermark()
         return msg.fetch_request(self.cluster_id, self.quorum.local_key, self.epoch, end.offset,
                                  end.epoch, self.config.fetch_max_bytes,
-                                 min(FETCH_MAX_WAIT_MS, self.config.fetch_timeout_ms // 2))
+                                 min(FETCH_MAX_WAIT_MS, self.config.fetch_timeout_ms // 2),
+                                 -1 if hw is None else hw)
 
     def time_until_next_poll_ms(self, now_ms: int) -> int:
         """How long the driver may wait (for a request or response) before calling ``poll``

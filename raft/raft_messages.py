@@ -115,7 +115,11 @@ def preferred_candidates(partition: EndQuorumEpochRequest.PartitionData) -> list
 
 
 def fetch_request(cluster_id: str | None, replica: ReplicaKey, epoch: int, fetch_offset: int,
-                  last_fetched_epoch: int, max_bytes: int, max_wait_ms: int) -> FetchRequest:
+                  last_fetched_epoch: int, max_bytes: int, max_wait_ms: int,
+                  high_watermark: int = -1) -> FetchRequest:
+    """A follower's Fetch of the metadata partition; ``high_watermark`` is the one it knows
+    (-1: none yet), sent from v18 so that the leader answers at once when its own is ahead
+    (KIP-1166)."""
     return FetchRequest(
         cluster_id=cluster_id, replica_id=replica.id,
         replica_state=FetchRequest.ReplicaState(replica_id=replica.id, replica_epoch=-1),
@@ -124,7 +128,8 @@ def fetch_request(cluster_id: str | None, replica: ReplicaKey, epoch: int, fetch
             FetchRequest.FetchPartition(
                 partition=METADATA_PARTITION, current_leader_epoch=epoch, fetch_offset=fetch_offset,
                 last_fetched_epoch=last_fetched_epoch, log_start_offset=-1,
-                partition_max_bytes=max_bytes, replica_directory_id=_dir(replica.directory_id))])])
+                partition_max_bytes=max_bytes, replica_directory_id=_dir(replica.directory_id),
+                high_watermark=high_watermark)])])
 
 
 def fetch_response(error: ErrorCode, partition_error: ErrorCode = ErrorCode.NONE, *, epoch: int = -1,
@@ -178,6 +183,13 @@ def fetch_partition_ok(request: FetchRequest) -> bool:
     if topic.topic_id != METADATA_TOPIC_ID and topic.topic != METADATA_TOPIC:
         return False
     return len(topic.partitions) == 1 and topic.partitions[0].partition == METADATA_PARTITION
+
+
+def fetch_request_partition(request: FetchRequest) -> FetchRequest.FetchPartition | None:
+    """The request's one partition of the metadata topic (None in any other shape)."""
+    if len(request.topics) != 1 or len(request.topics[0].partitions) != 1:
+        return None
+    return request.topics[0].partitions[0]
 
 
 def fetch_response_partition(response: FetchResponse) -> FetchResponse.PartitionData | None:

@@ -121,7 +121,7 @@ def handle_add_voter(core: RaftCore, request: AddRaftVoterRequest, now_ms: int
     # Kafka asks the new voter for its kraft.version range first (ApiVersions); the rest
     # follows its answer (handle_api_versions_response)
     pending = PendingVoterChange(True, key, -1, now_ms + core.config.request_timeout_ms, endpoints=endpoints,
-                                 awaiting_api_versions=True)
+                                 awaiting_api_versions=True, ack_when_committed=request.ack_when_committed)
     core.pending_voter_change = pending
     return pending
 
@@ -175,6 +175,8 @@ def handle_api_versions_response(core: RaftCore, source: int, response: ApiVersi
         return True
     pending.awaiting_api_versions = False
     pending.last_offset = core.append_voters_record(new_voters, now_ms)
+    if not pending.ack_when_committed:
+        pending.complete(ErrorCode.NONE)   # v1, AckWhenCommitted false: answered now, as Kafka
     return True
 
 

@@ -267,12 +267,14 @@ class PartitionChangeManager:
     def alter_partition_reassignments(self, request: AlterPartitionReassignmentsRequest
                                       ) -> ControllerResult[AlterPartitionReassignmentsResponse]:
         records: list[Message] = []
-        response = AlterPartitionReassignmentsResponse(error_message=None)
+        allow_rf_change = request.allow_replication_factor_change   # v1 (KIP-1101); v0: true
+        response = AlterPartitionReassignmentsResponse(error_message=None,
+                                                       allow_replication_factor_change=allow_rf_change)
         for topic in request.topics:
             out = AlterPartitionReassignmentsResponse.ReassignableTopicResponse(name=topic.name)
             for target in topic.partitions:
                 try:
-                    self._alter_partition_reassignment(topic.name, target, records)
+                    self._alter_partition_reassignment(topic.name, target, records, allow_rf_change)
                     error = ApiError()
                 except ControllerError as e:
                     error = e.api_error
@@ -284,7 +286,7 @@ class PartitionChangeManager:
 
     def _alter_partition_reassignment(
             self, name: str, target: AlterPartitionReassignmentsRequest.ReassignablePartition,
-            records: list[Message]) -> None:
+            records: list[Message], allow_rf_change: bool = True) -> None:
         topic = self.replication.topic(name)
         if topic is None:
             raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -314,6 +316,16 @@ class PartitionChangeManager:
             builder.set_target_removing([]).set_target_adding([])
         else:
             self.replication.validate_manual_partition_assignment(target.replicas, None)
+            if not allow_rf_change:
+                # the replication factor a reassignment in progress leads to, else the current one
+                if partition.adding_replicas or partition.removing_replicas:
+                    factor = len((set(partition.replicas) | set(partition.adding_replicas))
+                                 - set(partition.removing_replicas))
+                else:
+                    factor = len(partition.replicas)
+                if factor != len(target.replicas):
+                    raise ControllerError(ErrorCode.INVALID_REPLICATION_FACTOR,
+                                          f"The replication factor is changed from {factor} to {len(target.replicas)}")
             current = list(partition.replicas)
             removing = [r for r in current if r not in target.replicas]
             adding = [r for r in target.replicas if r not in current]

@@ -18,7 +18,7 @@ from kafpy.raft.kafka_raft_client import Batch, KafkaRaftClient, LeaderAndEpoch
 from kafpy.raft.memory_log import MemoryReplicatedLog, decode_batches
 from kafpy.raft.network_channel import failure_response
 from kafpy.raft.quorum_config import QuorumConfig
-from kafpy.raft.quorum_state_store import MemoryQuorumStateStore
+from kafpy.raft.quorum_state_store import MemoryQuorumStateStore, ReplicaKey
 from kafpy.raft.raft_core import NotLeaderError, RaftCore
 from kafpy.raft.snapshot import SnapshotId
 
@@ -171,6 +171,45 @@ def test_failure_responses_carry_broker_not_available() -> None:
     assert isinstance(snapshot, FetchSnapshotResponse) and snapshot.error_code == ErrorCode.BROKER_NOT_AVAILABLE
     with pytest.raises(ValueError):
         failure_response(ApiKey.PRODUCE)
+
+
+def test_a_fetch_v18_behind_the_high_watermark_is_answered_at_once() -> None:
+    """KIP-1166: a follower's Fetch that brings nothing new parks for its MaxWaitMs, unless
+    the high watermark the follower reports (v18) is behind the leader's: then it is
+    answered at once, so the follower learns the new high watermark now."""
+    asyncio.run(_fetch_behind_the_high_watermark())
+
+
+async def _fetch_behind_the_high_watermark() -> None:
+    net = Net()
+    await start_quorum(net)
+    try:
+        await wait_for(lambda: len(leaders(net)) == 1)
+        leader = net.clients[leaders(net)[0]]
+        offset = leader.schedule_append([b"a"])
+        await wait_for(lambda: (leader.core.high_watermark() or 0) > offset)
+        hw = leader.core.high_watermark()
+        assert hw is not None
+        end = leader.core.end_offset()
+        follower = next(n for n in VOTERS if n != leader.core.node_id)
+
+        async def fetch_seconds(reported_hw: int) -> tuple[float, int]:
+            request = msg.fetch_request("c", ReplicaKey(follower, None), leader.core.epoch, end.offset,
+                                        end.epoch, 1 << 20, 1000, reported_hw)
+            started = asyncio.get_running_loop().time()
+            response = await leader.handle_request(ApiKey.FETCH, request)
+            assert isinstance(response, FetchResponse)
+            part = msg.fetch_response_partition(response)
+            assert part is not None
+            return asyncio.get_running_loop().time() - started, part.high_watermark
+        parked, seen = await fetch_seconds(hw)
+        assert parked >= 0.9 and seen == hw        # nothing new: waited out MaxWaitMs
+        answered, seen = await fetch_seconds(hw - 1)
+        assert answered < 0.5 and seen == hw       # the follower is behind: at once
+        answered, seen = await fetch_seconds(-1)   # no high watermark known yet
+        assert answered < 0.5 and seen == hw
+    finally:
+        await close_all(net)
 
 
 def test_a_high_watermark_inside_a_batch_waits_instead_of_spinning() -> None:

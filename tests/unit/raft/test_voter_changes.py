@@ -227,6 +227,33 @@ def test_add_voter_asks_the_new_voter_for_its_kraft_version_range() -> None:
     assert 4 not in core.quorum.voters
 
 
+def test_add_voter_v1_without_ack_when_committed_answers_once_appended() -> None:
+    """AddRaftVoter v1 with AckWhenCommitted false (Kafka's AddVoterHandler): answered NONE as
+    soon as the VotersRecord is in the leader's log, before it commits; the change stays
+    pending, so another waits, until the high watermark passes it."""
+    sim = dynamic_sim(observers=2)
+    core = leader_core(sim)
+    request = add_request(4)
+    request.ack_when_committed = False
+    pending = voter_changes.handle_add_voter(core, request, sim.now)
+    assert isinstance(pending, voter_changes.PendingVoterChange)
+    assert sim.run_until(lambda: pending.last_offset >= 0, 5_000)
+    assert pending.response is not None and pending.response.error_code == ErrorCode.NONE
+    hw = core.high_watermark()
+    assert hw is not None and hw <= pending.last_offset    # answered before the commit
+    assert core.pending_voter_change is pending
+    code, message = answer_of(sim, voter_changes.handle_add_voter(core, add_request(5), sim.now))
+    assert code == ErrorCode.REQUEST_TIMED_OUT and message is not None and "previous voter change" in message
+    assert sim.run_until(lambda: core.pending_voter_change is None, 5_000)
+    assert 4 in core.quorum.voters
+    # v0, or true: answered only once committed
+    committed = voter_changes.handle_add_voter(core, add_request(5), sim.now)
+    assert isinstance(committed, voter_changes.PendingVoterChange)
+    assert sim.run_until(lambda: committed.last_offset >= 0, 5_000)
+    assert committed.response is None or (core.high_watermark() or 0) > committed.last_offset
+    assert answer_of(sim, committed)[0] == ErrorCode.NONE
+
+
 def test_add_voter_needs_kraft_version_1() -> None:
     sim = dynamic_sim(kraft_version=0)
     code, message = answer_of(sim, voter_changes.handle_add_voter(leader_core(sim), add_request(4), sim.now))

@@ -175,6 +175,29 @@ def test_reassignment_cancel_and_errors():
     assert (p.replicas, p.adding_replicas, p.removing_replicas) == ((2, 3, 1), (), ())
 
 
+def test_reassignment_v1_may_forbid_changing_the_replication_factor():
+    """AlterPartitionReassignments v1 (KIP-1101) with AllowReplicationFactorChange false: a
+    target of another size is INVALID_REPLICATION_FACTOR in Kafka 4.4's words, counted
+    against the size a reassignment in progress leads to; the answer echoes the flag."""
+    c, m = _setup(5, [1, 2, 3])
+    R = AlterPartitionReassignmentsRequest
+
+    def reassign(replicas: list[int], allow: bool) -> tuple[ErrorCode, str | None, bool]:
+        result = m.alter_partition_reassignments(R(allow_replication_factor_change=allow, topics=[
+            R.ReassignableTopic(name="t", partitions=[R.ReassignablePartition(partition_index=0, replicas=replicas)])]))
+        c.commit(result)
+        p = result.response.responses[0].partitions[0]
+        return ErrorCode(p.error_code), p.error_message, result.response.allow_replication_factor_change
+    assert reassign([1, 2], False) == (ErrorCode.INVALID_REPLICATION_FACTOR,
+                                       "The replication factor is changed from 3 to 2", False)
+    assert _part(c).replicas == (1, 2, 3)
+    assert reassign([4, 2, 3], False) == (ErrorCode.NONE, None, False)   # same size: moves
+    # in progress (replicas 4,2,3,1 with 1 leaving): still a factor of 3
+    assert reassign([4, 5, 2, 3], False) == (ErrorCode.INVALID_REPLICATION_FACTOR,
+                                             "The replication factor is changed from 3 to 4", False)
+    assert reassign([4, 5, 2, 3], True) == (ErrorCode.NONE, None, True)
+
+
 AR = AssignReplicasToDirsRequest
 
 
