@@ -51,13 +51,14 @@ async def create_topic(client: NetworkClient, topic: str) -> bytes:
     raise AssertionError(f"no leader for {topic}: {md}")
 
 
-async def produce(client: NetworkClient, topic: str, values: list[bytes]) -> int:
+async def produce(client: NetworkClient, topic: str, topic_id: bytes, values: list[bytes]) -> int:
+    """Appends ``values``; the topic is named by name and by id (Produce v13 sends the id)."""
     batch = build_batch([(None, v) for v in values])
     # Metadata can name a leader a moment before that broker acts as one (Apache Kafka answers
     # NOT_LEADER_OR_FOLLOWER meanwhile): retry a retriable error, as producers do.
     for _ in range(100):
         resp = await client.send(PRODUCE, ProduceRequest(acks=-1, timeout_ms=30000, topic_data=[
-            ProduceRequest.TopicProduceData(name=topic, partition_data=[
+            ProduceRequest.TopicProduceData(name=topic, topic_id=topic_id, partition_data=[
                 ProduceRequest.PartitionProduceData(index=0, records=batch)])]))
         [part] = resp.responses[0].partition_responses
         if part.error_code != ErrorCode.NOT_LEADER_OR_FOLLOWER:
@@ -97,7 +98,7 @@ def test_negotiation_metadata_produce_fetch_and_100_pipelined_requests(target: i
             topic = f"netclient-{uuid.uuid4().hex[:8]}"
             topic_id = await create_topic(client, topic)
             values = [b"value-%d" % i for i in range(5)]
-            assert await produce(client, topic, values) == 0
+            assert await produce(client, topic, topic_id, values) == 0
             assert await fetch(client, topic, topic_id, 0) == values
 
             requests = [client.send(METADATA, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
@@ -119,7 +120,7 @@ def restart_scenario(port: int, restart) -> None:
             await client.ready()
             topic = f"netclient-restart-{uuid.uuid4().hex[:8]}"
             topic_id = await create_topic(client, topic)
-            await produce(client, topic, [b"before"])
+            await produce(client, topic, topic_id, [b"before"])
             first = client.connection
             assert first is not None
             await asyncio.get_running_loop().run_in_executor(None, restart)
@@ -140,7 +141,7 @@ def restart_scenario(port: int, restart) -> None:
                 raise AssertionError("no successful fetch after the restart")
             assert values == [b"before"]
             assert client.connection is not first and client.is_ready
-            assert await produce(client, topic, [b"after"]) == 1
+            assert await produce(client, topic, topic_id, [b"after"]) == 1
         finally:
             await client.close()
 
