@@ -519,6 +519,15 @@ class ReferenceKafka(ChildProcess):
         """run_tool for this broker's version (add --bootstrap-server yourself)."""
         return run_tool(self.version, tool, args, **kw)
 
+    def wait_topic_listed(self, topic: str, timeout: float = 30.0) -> None:
+        """Wait until this broker lists ``topic``. Call it after creating a topic that the next
+        tool alters or deletes: kafka-topics --delete refuses a topic its broker's metadata
+        does not show yet ("does not exist as expected"), and that metadata can lag the
+        controller's commit on a loaded machine."""
+        process.wait_for(lambda: topic in self.run_tool("kafka-topics", [
+            "--bootstrap-server", self.bootstrap, "--list"]).stdout.split(), timeout=timeout,
+            interval=0.2, what=f"topic {topic} listed by {self.name}")
+
     def wait_user_config_described(self, user: str, key: str, timeout: float = 30.0) -> None:
         """Wait until this broker describes quota or SCRAM credential ``key`` of ``user``.
         Call it before ``kafka-configs --delete-config`` of a user's quota or credential set

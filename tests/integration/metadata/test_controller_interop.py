@@ -222,6 +222,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 kafka.wait_user_config_described(args[args.index("--entity-name") + 1],
                                                  args[args.index("--delete-config") + 1])
             kafka.run_tool(args[0], ["--bootstrap-server", kafka.bootstrap, *args[1:]])
+            if args[:2] == ["kafka-topics", "--create"]:
+                # the next operation alters or deletes it through this broker's metadata
+                kafka.wait_topic_listed(args[args.index("--topic") + 1])
     finally:
         kafka.stop()
     files = ",".join(str(p) for p in sorted(partition_dir.glob("*.log")))

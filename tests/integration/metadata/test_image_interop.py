@@ -58,6 +58,9 @@ def _changes(kafka: ReferenceKafka) -> None:
 
     def tool(name: str, *args: str) -> None:
         kafka.run_tool(name, [*bs, *args])
+        if (name, args[0]) == ("kafka-topics", "--create"):
+            # the next tool alters or deletes it through this broker's metadata
+            kafka.wait_topic_listed(args[args.index("--topic") + 1])
 
     tool("kafka-topics", "--create", "--topic", "alpha", "--partitions", "3",
          "--config", "retention.ms=12345", "--config", "cleanup.policy=compact")
