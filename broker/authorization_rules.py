@@ -170,10 +170,7 @@ async def offset_fetch(az: AuthzCheck, ctx: RequestContext, req: messages.Offset
                 ) -> str | None:
         """The topic's name; v10 names topics by id (None: an id this broker does not know,
         which the handler answers UNKNOWN_TOPIC_ID whatever the ACLs)."""
-        if ctx.api_version < 10:
-            return t.name
-        info = cache.topic_by_id(t.topic_id)
-        return info.name if info is not None else None
+        return t.name if ctx.api_version < 10 else cache.topic_name(t.topic_id)
 
     def may_describe(name: str | None) -> bool:
         return name is None or az.ok(Op.DESCRIBE, ResourceType.TOPIC, name)
@@ -385,8 +382,7 @@ async def delete_topics(az: AuthzCheck, ctx: RequestContext, req: messages.Delet
 
     def name_of(t: messages.DeleteTopicsRequest.DeleteTopicState) -> str:
         if t.name is None and t.topic_id is not None:
-            info = cache.topic_by_id(t.topic_id)
-            return info.name if info is not None else ""
+            return cache.topic_name(t.topic_id) or ""
         return t.name or ""
     return await filter_items(ctx, req, func, "topics", name_of, lambda n: not n or deletable(n), "responses",
                               lambda _r, t: messages.DeleteTopicsResponse.DeletableTopicResult(name=t.name, topic_id=t.topic_id, error_code=TOPIC_FAILED))

@@ -151,8 +151,7 @@ def _topic_name(ctx: RequestContext, t: Struct, path: TopicPath) -> str | None:
     name = getattr(t, path.req_name, None)
     if not name:
         tid = getattr(t, "topic_id", None)
-        info = ctx.services.metadata_cache.topic_by_id(tid) if tid else None
-        name = info.name if info is not None else None
+        name = ctx.services.metadata_cache.topic_name(tid) if tid else None
     return name
 
 

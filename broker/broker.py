@@ -504,11 +504,7 @@ class Broker:
         from kafpy.metrics.request_logger import RequestLogger
         cache = self.metadata_cache
         assert cache is not None
-
-        def topic_name(topic_id: bytes) -> str | None:
-            info = cache.topic_by_id(topic_id)
-            return info.name if info is not None else None
-        return RequestObserver(self.apis.name, topic_name,
+        return RequestObserver(self.apis.name, cache.topic_name,
                                RequestLogger(lambda: self.config["kafpy.request.logger.slow.ms"]))
 
     async def _start_http(self) -> None:

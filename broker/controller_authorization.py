@@ -92,6 +92,10 @@ class ImageTopics:
     def topic_by_id(self, topic_id: bytes) -> TopicImage | None:
         return self._image().topic_by_id(topic_id)
 
+    def topic_name(self, topic_id: bytes) -> str | None:
+        info = self._image().topic_by_id(topic_id)
+        return info.name if info is not None else None
+
 
 @dataclass
 class ControllerServices:

@@ -136,6 +136,12 @@ class MetadataCache:
     def topic_by_id(self, topic_id: bytes) -> TopicInfo | None:
         return self._by_id.get(topic_id)
 
+    def topic_name(self, topic_id: bytes) -> str | None:
+        """The name of the topic with ``topic_id``; None for an id this broker does not know
+        (requests that name topics by id answer it UNKNOWN_TOPIC_ID)."""
+        info = self._by_id.get(topic_id)
+        return info.name if info is not None else None
+
     def topic_config(self, name: str) -> dict[str, str]:
         t = self._topics.get(name)
         return dict(t.configs) if t else {}

@@ -46,8 +46,7 @@ def _resolve(ctx: RequestContext, req: FetchRequest, uses_ids: bool) -> list[Cac
     out = []
     for t in req.topics:
         if uses_ids:
-            info = md.topic_by_id(t.topic_id)
-            name = info.name if info else ""
+            name = md.topic_name(t.topic_id) or ""
             tid = t.topic_id
         else:
             name = t.topic

@@ -283,8 +283,7 @@ def _requested_offsets(ctx: RequestContext, topics: Iterable[_CommitTopic[_Parti
     order: list[_Requested] = []
     for t in topics:
         if uses_ids:
-            info = md.topic_by_id(t.topic_id)
-            name, topic_id = (info.name if info is not None else ""), t.topic_id
+            name, topic_id = md.topic_name(t.topic_id) or "", t.topic_id
         else:
             name, topic_id = t.name, ZERO_UUID
         for p in t.partitions:
@@ -419,13 +418,13 @@ def _fetch_group_by_ids(ctx: RequestContext, g: OffsetFetchRequest.OffsetFetchRe
     if g.topics is not None:
         known = []
         for t in g.topics:
-            info = md.topic_by_id(t.topic_id)
-            if info is None:
+            name = md.topic_name(t.topic_id)
+            if name is None:
                 unknown.append(T(topic_id=t.topic_id, partitions=[
                     P(partition_index=p, committed_offset=-1, committed_leader_epoch=-1, metadata="",
                       error_code=ErrorCode.UNKNOWN_TOPIC_ID) for p in t.partition_indexes]))
             else:
-                known.append(_NamedFetchTopic(info.name, t.partition_indexes))
+                known.append(_NamedFetchTopic(name, t.partition_indexes))
     err, by_topic = _fetch_group(ctx, g.group_id, known, require_stable, g.member_id, g.member_epoch)
     out = []
     for name, parts in by_topic.items():

@@ -179,8 +179,7 @@ async def handle_produce(ctx: RequestContext, req: ProduceRequest) -> ProduceRes
     if uses_ids:   # v13 (KIP-516) names topics by id: "" below stands for an id not known here
         md = ctx.services.metadata_cache
         for td in req.topic_data:
-            known = md.topic_by_id(td.topic_id)
-            td.name = known.name if known is not None else ""
+            td.name = md.topic_name(td.topic_id) or ""
     no_txn_id = ctx.api_version >= 3 and req.transactional_id is None and _has_transactional_records(req)
     # KIP-890: (topic, partition) -> (producer id, epoch, guard, error) of the batches verified,
     # or the error to answer; empty unless a transactional batch would start a transaction

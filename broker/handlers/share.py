@@ -38,8 +38,7 @@ def _acks(ctx: RequestContext, topics: list[ShareFetchRequest.FetchTopic] | list
     md = ctx.services.metadata_cache
     out: dict[tuple[bytes, int], tuple[str, list[AckBatch]]] = {}
     for t in topics:
-        info = md.topic_by_id(t.topic_id)
-        name = info.name if info is not None else ""
+        name = md.topic_name(t.topic_id) or ""
         for p in t.partitions:
             batches = [AckBatch(b.first_offset, b.last_offset, list(b.acknowledge_types))
                        for b in p.acknowledgement_batches]
@@ -72,8 +71,7 @@ def _refs(ctx: RequestContext, session: ShareSession) -> list[SharePartitionRef]
     refs = []
     for (tid, p), name in session.partitions.items():
         if not name:
-            info = md.topic_by_id(tid)
-            name = info.name if info is not None else ""
+            name = md.topic_name(tid) or ""
         refs.append(SharePartitionRef(name, tid, p))
     return refs
 
@@ -133,9 +131,9 @@ async def handle_share_fetch(ctx: RequestContext, req: ShareFetchRequest) -> Sha
         return fetch_error(e.error_code, str(e))
     md = services.metadata_cache
     for t in req.topics:
-        info = md.topic_by_id(t.topic_id)
+        name = md.topic_name(t.topic_id) or ""
         for p in t.partitions:
-            session.partitions[(t.topic_id, p.partition_index)] = info.name if info is not None else ""
+            session.partitions[(t.topic_id, p.partition_index)] = name
     for ft in req.forgotten_topics_data:
         for forgotten in ft.partitions:
             session.partitions.pop((ft.topic_id, forgotten), None)

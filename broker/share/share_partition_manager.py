@@ -412,8 +412,7 @@ class SharePartitionManager:
             refs = []
             for (tid, p), name in session.partitions.items():
                 if not name:
-                    info = self.metadata_cache.topic_by_id(tid)
-                    name = info.name if info is not None else ""
+                    name = self.metadata_cache.topic_name(tid) or ""
                 if name:
                     refs.append(SharePartitionRef(name, tid, p))
             if refs:

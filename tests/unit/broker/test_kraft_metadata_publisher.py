@@ -143,6 +143,9 @@ def test_the_first_image_fills_the_cache_with_every_topic() -> None:
     assert info is not None and info.topic_id == FOO and info.configs == {"retention.ms": "1000"}
     assert {p: (i.leader, i.isr) for p, i in info.partitions.items()} == {0: (1, [1, 2]), 1: (2, [2, 1]),
                                                                           2: (3, [3, 2])}
+    # requests naming topics by id resolve them through the cache; an unknown id has no name
+    assert cache.topic_name(FOO) == "foo"
+    assert cache.topic_name(bytes(16)) is None and cache.topic_name(b"\x01" * 16) is None
 
 
 def test_stray_logs_found_at_the_first_image_are_removed_first() -> None:
