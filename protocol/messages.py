@@ -6254,7 +6254,7 @@ class OffsetCommitResponse(Message):
 
 
 class OffsetCommitValue(Message):
-    __slots__ = ('offset', 'leader_epoch', 'metadata', 'commit_timestamp', 'expire_timestamp')
+    __slots__ = ('offset', 'leader_epoch', 'metadata', 'commit_timestamp', 'expire_timestamp', 'topic_id')
     NAME = 'OffsetCommitValue'
     KIND = 'data'
     API_KEY = None
@@ -6267,14 +6267,16 @@ class OffsetCommitValue(Message):
         Field('metadata', 'string', (0, 32767), None, None, None, 'inherit', ''),
         Field('commit_timestamp', 'int64', (0, 32767), None, None, None, 'inherit', 0),
         Field('expire_timestamp', 'int64', (1, 1), None, None, None, 'inherit', -1),
+        Field('topic_id', 'uuid', (4, 32767), None, 0, (4, 32767), 'inherit', ZERO_UUID),
     )
 
-    def __init__(self, *, offset: int = 0, leader_epoch: int = -1, metadata: str = '', commit_timestamp: int = 0, expire_timestamp: int = -1) -> None:
+    def __init__(self, *, offset: int = 0, leader_epoch: int = -1, metadata: str = '', commit_timestamp: int = 0, expire_timestamp: int = -1, topic_id: bytes = ZERO_UUID) -> None:
         self.offset = offset
         self.leader_epoch = leader_epoch
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
         self.expire_timestamp = expire_timestamp
+        self.topic_id = topic_id
 
 
 class OffsetDeleteRequest(Message):

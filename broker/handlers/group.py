@@ -294,7 +294,8 @@ def _requested_offsets(ctx: RequestContext, topics: Iterable[_CommitTopic[_Parti
             elif not _partition_exists(ctx, name, p.partition_index):
                 errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
-                offsets[tp] = make(p)
+                offsets[tp] = om = make(p)
+                om.topic_id = topic_id   # kept in OffsetCommitValue v4, as Kafka 4.4 does
     return order, offsets, errors
 
 

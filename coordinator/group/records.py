@@ -3,7 +3,9 @@
 Key versions 0/1 are offset commits (OffsetCommitKey), 2 is group metadata
 (GroupMetadataKey); every record type is named in coordinator/record_types.py. Values are written as Kafka 2.3+ brokers write them:
 OffsetCommitValue v3 (v1 when an explicit expire timestamp exists, from
-OffsetCommit v2-v4 retention_time_ms) and GroupMetadataValue v3, so Kafka's own
+OffsetCommit v2-v4 retention_time_ms; v4 with its tagged topicId when the commit named
+the topic by id, OffsetCommit v10 and TxnOffsetCommit v6, as Kafka 4.4 writes it) and
+GroupMetadataValue v3, so Kafka's own
 `kafka-dump-log --offsets-decoder` and brokers read them. Every version 0-4 of
 both values is readable (v4 is the flexible encoding).
 
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from kafpy.protocol import messages
 from kafpy.protocol.codec import MessageT, decode_data, encode_data
 from kafpy.protocol.errors import ProtocolError
+from kafpy.protocol.message_base import ZERO_UUID
 
 from kafpy.coordinator.record_types import MODERN_GROUP_RECORDS, GroupRecordType
 
@@ -46,6 +49,7 @@ class OffsetAndMetadata:
     metadata: str = ""
     commit_timestamp: int = -1
     expire_timestamp: int = -1   # only from OffsetCommit v2-v4 with retention_time_ms
+    topic_id: bytes = ZERO_UUID  # only from a commit that named the topic by id
 
 
 @dataclass
@@ -82,11 +86,14 @@ def encode_group_metadata_key(group: str) -> bytes:
 
 
 def encode_offset_commit_value(om: OffsetAndMetadata) -> bytes:
-    # v1 only carries an explicit expire timestamp (OffsetCommit v2-v4 retention_time_ms).
-    version = 1 if om.expire_timestamp >= 0 else 3
+    # v1 only carries an explicit expire timestamp (OffsetCommit v2-v4 retention_time_ms);
+    # v4 (flexible, readable by Kafka 3.5+) only when there is a topic id to keep, so the
+    # records of commits by name stay v3, as Kafka 3.9 writes them.
+    version = 1 if om.expire_timestamp >= 0 else 4 if om.topic_id != ZERO_UUID else 3
     return _I16.pack(version) + encode_data(messages.OffsetCommitValue(
         offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
-        commit_timestamp=om.commit_timestamp, expire_timestamp=om.expire_timestamp), version)
+        commit_timestamp=om.commit_timestamp, expire_timestamp=om.expire_timestamp,
+        topic_id=om.topic_id), version)
 
 
 def encode_group_metadata_value(v: GroupMetadataValue) -> bytes:
@@ -133,7 +140,8 @@ def decode_offset_commit_value(buf: bytes) -> OffsetAndMetadata:
     version, data = _split(buf)
     v = _decode(messages.OffsetCommitValue, version, data)
     return OffsetAndMetadata(v.offset, v.leader_epoch if version >= 3 else -1, v.metadata,
-                             v.commit_timestamp, v.expire_timestamp if version == 1 else -1)
+                             v.commit_timestamp, v.expire_timestamp if version == 1 else -1,
+                             v.topic_id if version >= 4 else ZERO_UUID)
 
 
 def decode_group_metadata_value(buf: bytes) -> GroupMetadataValue:

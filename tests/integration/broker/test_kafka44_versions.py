@@ -5,7 +5,8 @@ in the same test:
   (a 4.4 client negotiates the same versions with either);
 - Produce v13 and OffsetCommit v10, OffsetFetch v10, TxnOffsetCommit v6 name topics by id
   (KIP-516, KIP-848, KIP-1319): a known id works as its name did, an unknown one is
-  UNKNOWN_TOPIC_ID; OffsetFetch v10 of every topic answers with their ids;
+  UNKNOWN_TOPIC_ID; OffsetFetch v10 of every topic answers with their ids; a commit by id
+  is written as OffsetCommitValue v4 with the topic id, as kafka-dump-log reads it;
 - ListTransactions v2 keeps the transactional ids a TransactionalIdPattern matches whole
   (RE2), and refuses a pattern RE2 cannot compile with INVALID_REGULAR_EXPRESSION;
 - DescribeCluster v2 with IncludeFencedBrokers, DeleteGroups v3, Metadata v13, ListOffsets
@@ -13,8 +14,11 @@ in the same test:
 """
 from __future__ import annotations
 
+import base64
+import json
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -24,7 +28,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection
-from tests.support.kafka_dist import ReferenceKafka
+from tests.support.kafka_dist import ReferenceKafka, run_tool
 from tests.support.kafpy_broker import KafpyBroker
 from tests.support.side_by_side import started_together
 from tests.support.wire import api_versions
@@ -187,6 +191,46 @@ def test_offset_commit_and_fetch_v10_by_topic_id(brokers: dict[str, Any]) -> Non
             assert _offsets(named) == sorted([(tid, [(0, 5, "m", 0), (1, 7, "m", 0)]),
                                               (UNKNOWN_ID, [(0, -1, "", ErrorCode.UNKNOWN_TOPIC_ID)])]), side
             assert everything == [(tid, [(0, 5, "m", 0), (1, 7, "m", 0)])], side
+
+
+def _offset_commit_values(log_dir: Path, group: str) -> list[dict[str, Any]]:
+    """The OffsetCommitValue records of ``group`` as Kafka 4.4's kafka-dump-log decodes them
+    ({"version": ..., "data": {...}}), oldest first."""
+    segments = sorted(log_dir.glob("__consumer_offsets-*/*.log"))
+    assert segments, log_dir
+    out = run_tool("4", "kafka-dump-log", ["--offsets-decoder", "--print-data-log",
+                                            "--files", ",".join(map(str, segments))]).stdout
+    values = []
+    for line in out.splitlines():
+        if " key: " in line and " payload: " in line:
+            key = json.loads(line.split(" key: ", 1)[1].split(" payload: ", 1)[0])
+            if str(key["type"]) == "1" and key["data"]["group"] == group:
+                values.append(json.loads(line.split(" payload: ", 1)[1]))
+    return values
+
+
+def test_a_commit_by_topic_id_is_written_as_kafka_44_writes_it(brokers: dict[str, Any]) -> None:
+    """OffsetCommit v10 names the topic by id: both brokers keep the id in OffsetCommitValue
+    v4 (tagged field topicId), as kafka-dump-log reads it back."""
+    written = {}
+    for side, b in brokers.items():
+        with _conn(b) as c:
+            tid = _topic(c, "dumped-by-id", partitions=1)
+            group = "dumped-by-id-group"
+            _find_coordinator(c, group)
+            committed = _commit(c, group, [(tid, [(0, 11)])])
+            assert committed.topics[0].partitions[0].error_code == 0, (side, committed)
+        deadline = time.monotonic() + 60
+        while not (values := _offset_commit_values(Path(b.log_dir), group)):
+            assert time.monotonic() < deadline, side   # Kafka appends through its coordinator runtime
+            time.sleep(0.5)
+        [value] = values
+        data = dict(value["data"])
+        assert data.pop("topicId") == base64.urlsafe_b64encode(tid).decode().rstrip("="), (side, value)
+        assert data.pop("commitTimestamp") > 0, (side, value)
+        written[side] = (value["version"], data)
+    assert written["kafpy"] == written["apache"]
+    assert written["kafpy"] == ("4", {"offset": 11, "leaderEpoch": -1, "metadata": "m"})
 
 
 def test_txn_offset_commit_v6_unknown_topic_id(brokers: dict[str, Any]) -> None:

@@ -32,6 +32,19 @@ def test_offset_commit_value_v4_flexible_is_readable():
     assert decode_offset_commit_value(v4) == OffsetAndMetadata(9, 2, "abc", 77, -1)
 
 
+def test_a_commit_by_topic_id_is_kept_in_offset_commit_value_v4():
+    """OffsetCommit v10 / TxnOffsetCommit v6 name the topic by id: the value is v4 with the
+    id in tagged field 0, as Kafka 4.4 writes it; a commit by name stays v3."""
+    topic_id = bytes(range(1, 17))
+    value = encode_offset_commit_value(OffsetAndMetadata(9, 2, "abc", 77, topic_id=topic_id))
+    # offset, leaderEpoch, compact string, commitTimestamp, one tagged field: tag 0, 16 bytes
+    assert value == struct.pack(">hqi", 4, 9, 2) + bytes([4]) + b"abc" + struct.pack(">q", 77) + \
+        bytes([1, 0, 16]) + topic_id
+    assert decode_offset_commit_value(value) == OffsetAndMetadata(9, 2, "abc", 77, -1, topic_id)
+    by_name = encode_offset_commit_value(OffsetAndMetadata(9, 2, "abc", 77))
+    assert struct.unpack_from(">h", by_name)[0] == 3
+
+
 def test_group_metadata_roundtrip_v3_and_old_versions():
     key = encode_group_metadata_key("grp")
     assert key == struct.pack(">hh", 2, 3) + b"grp"
