@@ -512,6 +512,13 @@ def test_streams_group_describe_of_a_topology_naming_a_topic_the_caller_may_not_
 
 
 # -- client quotas (last: they take cluster rights away) ------------------------------------------
+# The cluster's ACLs from the quotas test on (ACLs are a set: granting them again changes
+# nothing). The broker's own principal is ANONYMOUS too (PLAINTEXT): Kafka's controller still
+# needs CLUSTER_ACTION from it, and CreateAcls ALTER. CREATE is not among them.
+CLUSTER_ACLS_AFTER_QUOTAS = [(DESCRIBE_CONFIGS_OP, DENY), (ALTER_CONFIGS_OP, DENY)] + [
+    (op, ALLOW) for op in (CLUSTER_ACTION_OP, ALTER_OP, DESCRIBE_OP, IDEMPOTENT_WRITE_OP)]
+
+
 @BOTH
 def test_z_client_quotas_need_describe_configs_and_alter_configs_on_the_cluster(brokers, kind):
     b = brokers[kind]
@@ -523,10 +530,7 @@ def test_z_client_quotas_need_describe_configs_and_alter_configs_on_the_cluster(
                                    ops=[A.OpData(key="producer_byte_rate", value=1024.0, remove=False)])],
               validate_only=True)
     assert [e.error_code for e in request(b, 49, 1, alter).entries] == [E.NONE]
-    # the broker's own principal is ANONYMOUS too (PLAINTEXT): Kafka's controller still needs
-    # CLUSTER_ACTION from it, and CreateAcls ALTER
-    acls(b, CLUSTER, "kafka-cluster", [(DESCRIBE_CONFIGS_OP, DENY), (ALTER_CONFIGS_OP, DENY)] + [
-        (op, ALLOW) for op in (CLUSTER_ACTION_OP, ALTER_OP, DESCRIBE_OP, IDEMPOTENT_WRITE_OP)])
+    acls(b, CLUSTER, "kafka-cluster", CLUSTER_ACLS_AFTER_QUOTAS)
     assert request(b, 48, 1, describe).error_code == E.CLUSTER_AUTHORIZATION_FAILED
     refused = request(b, 49, 1, alter).entries
     assert [(e.error_code, [(x.entity_type, x.entity_name) for x in e.entity]) for e in refused] == [
@@ -539,6 +543,7 @@ def test_zz_streams_group_internal_topics_need_create(brokers, kind):
     """READ on the group and DESCRIBE on the topology's topics, but no CREATE on the cluster
     nor on the internal topics: nothing is created, and the member hears why (KAFKA-18613)."""
     b = brokers[kind]
+    acls(b, CLUSTER, "kafka-cluster", CLUSTER_ACLS_AFTER_QUOTAS)   # also when this test runs alone
     app = unique("sapp")
     source, changelog, repartition = f"{app}-in", f"{app}-store-changelog", f"{app}-rep"
     create_topic(b.port, source)
