@@ -116,8 +116,13 @@ def paced(send: Callable[[int], None], pause_s: float) -> Callable[[int], None]:
 
 
 def measure(send: Callable[[int], None], pid: int, seconds: float = BASELINE_S) -> Prober:
+    """Round trips for ``seconds``, then until there are ``MIN_SAMPLES`` of them (a loaded
+    machine answers fewer in the same time; at most three times ``seconds`` more)."""
     with Prober(send, pid) as p:
         time.sleep(seconds)
+        deadline = time.monotonic() + 3 * seconds
+        while len(p.samples) < MIN_SAMPLES and time.monotonic() < deadline:
+            time.sleep(0.1)
     return p
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from confluent_kafka import KafkaException, Producer, TopicPartition
+from confluent_kafka import KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, OffsetSpec
 
 from kafpy.protocol.api_keys import ApiKey
@@ -99,7 +99,15 @@ def side(bootstrap: str, port: int) -> dict[str, Any]:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     seen: dict[str, Any] = {"create plain": create(admin, "plain", {})}
     resource = ConfigResource("TOPIC", "plain")
-    described = admin.describe_configs([resource])[resource].result(60)
+
+    def describe() -> Any:
+        try:
+            return admin.describe_configs([resource])[resource].result(60)
+        except KafkaException as e:   # the broker's metadata may lag the controller's commit
+            if e.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                return None
+            raise
+    described = eventually(describe, timeout=30)
     seen["names"] = sorted(described)
     seen["added"] = {n: (described[n].value, described[n].source) for n in ADDED_IN_4}
     seen["dropped"] = {n: create(admin, f"dropped-{i}", {n: v}) for i, (n, v) in enumerate(DROPPED_IN_4.items())}
