@@ -11,6 +11,7 @@ import sys
 from typing import Any, Callable, Coroutine, Protocol
 
 from kafpy.broker.config import ConfigError, KafkaConfig
+from kafpy.broker.startup_memory import release_startup_memory
 
 USAGE = "kafka-server-start.sh [-daemon] server.properties [--override property=value]*"
 
@@ -112,6 +113,7 @@ async def run(config: KafkaConfig) -> int:
     if not started:
         await broker.shutdown()
         return 0
+    release_startup_memory()
     # a KRaft broker also stops when its raft client fails (as Kafka's raft IO thread ends the node)
     raft_task = kraft_raft_task()
     waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
@@ -161,6 +163,7 @@ async def _serve_raft_node(server: _RaftNode, startup: str, flush_warnings: bool
     if not started:
         await server.shutdown()
         return 0
+    release_startup_memory()
     raft_task = server.raft_task
     waiters: list[asyncio.Future[Any]] = [loop.create_task(stop.wait())]
     if raft_task is not None:
