@@ -432,10 +432,24 @@ def _fetch_group_by_ids(ctx: RequestContext, g: OffsetFetchRequest.OffsetFetchRe
         info = md.topic(name)
         if info is None:
             continue
+        if known is not None:   # asked by id: an offset committed for another topic of that name is none
+            parts = [(p, _NO_OFFSET if _committed_for_another_topic(fo, info.topic_id) else fo) for p, fo in parts]
         out.append(T(topic_id=info.topic_id, partitions=[
             P(partition_index=p, committed_offset=fo.offset, committed_leader_epoch=fo.leader_epoch,
               metadata=fo.metadata, error_code=fo.error) for p, fo in parts]))
     return err, out + unknown
+
+
+_NO_OFFSET = FetchedOffset(-1, -1, "")
+
+
+def _committed_for_another_topic(fo: FetchedOffset, topic_id: bytes) -> bool:
+    """The offset was committed by id for a topic of the same name that has since been
+    deleted and created again (Kafka 4.4's ``isMismatchedTopicId``): a consumer asking by
+    the new topic's id must not resume at the old topic's position. Commits by name carry
+    no id and always match."""
+    return fo.error == ErrorCode.NONE and fo.topic_id != ZERO_UUID and topic_id != ZERO_UUID \
+        and fo.topic_id != topic_id
 
 
 async def handle_offset_fetch(ctx: RequestContext, req: OffsetFetchRequest) -> OffsetFetchResponse:

@@ -229,7 +229,8 @@ class OffsetManager(CoordinatorBase):
         def fetched(tp: TopicPartition, om: OffsetAndMetadata | None) -> FetchedOffset:
             if unstable and group.has_pending_txn_offset(tp):
                 return FetchedOffset(-1, -1, "", ErrorCode.UNSTABLE_OFFSET_COMMIT)
-            return FetchedOffset(-1, -1, "") if om is None else FetchedOffset(om.offset, om.leader_epoch, om.metadata)
+            return FetchedOffset(-1, -1, "") if om is None else \
+                FetchedOffset(om.offset, om.leader_epoch, om.metadata, topic_id=om.topic_id)
 
         if partitions is None:
             return ErrorCode.NONE, {tp: fetched(tp, om) for tp, om in offsets.items()}

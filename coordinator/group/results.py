@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafpy.protocol.errors import ErrorCode
+from kafpy.protocol.message_base import ZERO_UUID
 
 if TYPE_CHECKING:
     from kafpy.coordinator.group.streams.group import Tasks
@@ -68,10 +69,13 @@ class GroupOverview:
 
 @dataclass
 class FetchedOffset:
+    """A committed offset as OffsetFetch answers it; ``topic_id``: the id the commit named
+    the topic by (OffsetCommit v10, TxnOffsetCommit v6), else the zero id."""
     offset: int
     leader_epoch: int
     metadata: str
     error: int = ErrorCode.NONE
+    topic_id: bytes = ZERO_UUID
 
 
 @dataclass

@@ -318,3 +318,56 @@ def test_offset_delete_and_delete_groups(version):
         d = _roundtrip(42, version, await G.handle_delete_groups(_Ctx(broker, version), req))
         assert [(r.group_id, r.error_code) for r in d.results] == [("s", 0), ("zz", E.GROUP_ID_NOT_FOUND)]
     _run(scenario)
+
+
+class _RecreatedTopic(_Topic):
+    def __init__(self, partitions, topic_id):
+        super().__init__(partitions)
+        self.topic_id = topic_id
+
+
+class _RecreatableMetadata(_Metadata):
+    """Topic "t" with an id that changes when it is deleted and created again."""
+
+    def __init__(self, topic_id):
+        self.topic_id = topic_id
+
+    def topic(self, name):
+        return _RecreatedTopic(3, self.topic_id) if name == "t" else None
+
+    def topic_name(self, topic_id):
+        return "t" if topic_id == self.topic_id else None
+
+
+def test_offset_fetch_by_id_ignores_an_offset_committed_for_an_earlier_topic_of_that_name():
+    """Kafka 4.4 (OffsetMetadataManager.isMismatchedTopicId): an offset committed by id is kept
+    with that id, and asked for by the id of a topic created again under the same name it is
+    no offset (-1), so the consumer does not resume at the old topic's position. An offset
+    committed by name carries no id and is answered whatever the topic's id."""
+    old, new = bytes([1] * 16), bytes([2] * 16)
+    C, F = M.OffsetCommitRequest, M.OffsetFetchRequest
+
+    async def scenario(broker):
+        broker.metadata_cache = _RecreatableMetadata(old)
+        by_id = C(group_id="s", generation_id_or_member_epoch=-1, member_id="", retention_time_ms=-1, topics=[
+            C.OffsetCommitRequestTopic(topic_id=old, partitions=[C.OffsetCommitRequestPartition(
+                partition_index=0, committed_offset=10, committed_leader_epoch=-1, committed_metadata="")])])
+        r = _roundtrip(8, 10, await G.handle_offset_commit(_Ctx(broker, 10), by_id))
+        assert [p.error_code for t in r.topics for p in t.partitions] == [E.NONE]
+        by_name = _commit_request(9, {("t", 1): (11, "")}, generation=-1, member="")
+        r = _roundtrip(8, 9, await G.handle_offset_commit(_Ctx(broker, 9), by_name))
+        assert [p.error_code for t in r.topics for p in t.partitions] == [E.NONE]
+
+        def fetch(topic_id):
+            return F(groups=[F.OffsetFetchRequestGroup(group_id="s", member_id=None, member_epoch=-1, topics=[
+                F.OffsetFetchRequestTopics(topic_id=topic_id, partition_indexes=[0, 1])])], require_stable=False)
+
+        async def answered(topic_id):
+            d = _roundtrip(9, 10, await G.handle_offset_fetch(_Ctx(broker, 10), fetch(topic_id)))
+            return [(bytes(t.topic_id), p.partition_index, p.committed_offset, p.error_code)
+                    for g in d.groups for t in g.topics for p in t.partitions]
+        assert await answered(old) == [(old, 0, 10, E.NONE), (old, 1, 11, E.NONE)]
+        broker.metadata_cache = _RecreatableMetadata(new)   # "t" deleted and created again
+        assert await answered(new) == [(new, 0, -1, E.NONE), (new, 1, 11, E.NONE)]
+        assert await answered(old) == [(old, 0, -1, E.UNKNOWN_TOPIC_ID), (old, 1, -1, E.UNKNOWN_TOPIC_ID)]
+    _run(scenario)
