@@ -11,7 +11,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.broker.handler import Handler
 from kafpy.broker.handlers import (
     acls, admin, api_versions, configs, consumer_group, control, credentials, features, fetch, group, metadata,
-    offsets, produce, producers, quotas, share, share_group, share_state, streams_group, txn, txn_markers)
+    offsets, produce, producers, quotas, share, share_group, share_state, standalone, streams_group, txn, txn_markers)
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +23,8 @@ HANDLER_MODULES: list[ModuleType] = [
 ]
 # Served only by a ZooKeeper-mode broker (a standalone broker is its own controller).
 ZK_HANDLER_MODULES: list[ModuleType] = [control]
+# Served only by a standalone broker, as its own controller (a KRaft broker forwards them).
+STANDALONE_HANDLER_MODULES: list[ModuleType] = [standalone]
 
 
 class ApiRegistry:
@@ -47,7 +49,8 @@ class ApiRegistry:
     @classmethod
     def load(cls, modules: list[ModuleType] | None = None, zk_mode: bool = False) -> "ApiRegistry":
         handlers: list[Handler] = []
-        for module in (modules or HANDLER_MODULES) + (ZK_HANDLER_MODULES if zk_mode else []):
+        extra = ZK_HANDLER_MODULES if zk_mode else STANDALONE_HANDLER_MODULES if modules is None else []
+        for module in (modules or HANDLER_MODULES) + extra:
             handlers.extend(module.HANDLERS)
         return cls(handlers)
 

@@ -10,6 +10,7 @@ replayed; the ISR rules and error codes are the ones Kafka's controller applies.
 from __future__ import annotations
 
 import logging
+from typing import Callable, Iterable
 
 from kafpy.metadata.controller.controller_result import ApiError, ControllerError, ControllerResult
 from kafpy.metadata.controller.partition_change_builder import (
@@ -36,6 +37,38 @@ from kafpy.protocol.messages import (
 log = logging.getLogger(__name__)
 
 NO_REASSIGNMENT_MESSAGE = "No partition reassignment is in progress for this topic-partition."
+
+# Kafka's ApiError(Errors.X) carries X's description as its message, and ElectLeaders
+# answers with it (kafka-leader-election.sh prints it).
+ELECTION_NOT_NEEDED = ApiError(ErrorCode.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition.")
+PREFERRED_LEADER_NOT_AVAILABLE = ApiError(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+                                          "The preferred leader was not available.")
+ELIGIBLE_LEADERS_NOT_AVAILABLE = ApiError(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+                                          "Eligible topic partition leaders are not available.")
+
+
+def elect_leaders_response(request: ElectLeadersRequest, every_partition: Iterable[tuple[str, Iterable[int]]],
+                           elect: Callable[[str, int], ApiError]) -> ElectLeadersResponse:
+    """Kafka's ``electLeaders`` answer, ``elect(topic, partition)`` deciding each partition.
+    No topics asked: each topic of ``every_partition`` is listed, with the partitions whose
+    answer is not ELECTION_NOT_NEEDED (none, often); else every partition asked, in request
+    order. Also answers a standalone broker's ElectLeaders (broker/handlers/standalone.py)."""
+    R, PR = ElectLeadersResponse.ReplicaElectionResult, ElectLeadersResponse.PartitionResult
+    response = ElectLeadersResponse()
+    if request.topic_partitions is None:
+        wanted: Iterable[tuple[str, Iterable[int]]] = every_partition
+    else:
+        wanted = [(t.topic, t.partitions) for t in request.topic_partitions]
+    for name, partition_ids in wanted:
+        result = R(topic=name)
+        response.replica_election_results.append(result)
+        for partition_id in partition_ids:
+            error = elect(name, partition_id)
+            if request.topic_partitions is None and error.error == ErrorCode.ELECTION_NOT_NEEDED:
+                continue  # electing every leader reports only the partitions it tried
+            result.partition_result.append(PR(partition_id=partition_id, error_code=int(error.error),
+                                              error_message=error.message))
+    return response
 
 
 class PartitionChangeManager:
@@ -221,24 +254,10 @@ class PartitionChangeManager:
         """Preferred (type 0) or unclean (type 1) elections; no topic list: every partition."""
         election = Election.UNCLEAN if request.election_type == 1 else Election.PREFERRED
         records: list[Message] = []
-        response = ElectLeadersResponse()
-        R = ElectLeadersResponse.ReplicaElectionResult
-        PR = ElectLeadersResponse.PartitionResult
-        if request.topic_partitions is None:
-            wanted = [(t.name, sorted(t.partitions)) for t in self.replication.topics()]
-        else:
-            wanted = [(t.topic, list(t.partitions)) for t in request.topic_partitions]
-        for name, partition_ids in wanted:
-            result = R(topic=name)
-            for partition_id in partition_ids:
-                error = self._elect_leader(name, partition_id, election, records)
-                if request.topic_partitions is None and error.error == ErrorCode.ELECTION_NOT_NEEDED:
-                    continue  # electing every leader reports only the partitions it tried
-                result.partition_result.append(PR(partition_id=partition_id,
-                                                  error_code=int(error.error),
-                                                  error_message=error.message))
-            if result.partition_result or request.topic_partitions is not None:
-                response.replica_election_results.append(result)
+        every = [(t.name, sorted(t.partitions)) for t in self.replication.topics()] \
+            if request.topic_partitions is None else []
+        response = elect_leaders_response(
+            request, every, lambda name, partition_id: self._elect_leader(name, partition_id, election, records))
         return ControllerResult.of(records, response)
 
     def _elect_leader(self, name: str, partition_id: int, election: Election,
@@ -252,13 +271,13 @@ class PartitionChangeManager:
                             f"No such partition as {name}-{partition_id}")
         if ((election == Election.PREFERRED and partition.leader == partition.replicas[0])
                 or (election == Election.UNCLEAN and partition.has_leader())):
-            return ApiError(ErrorCode.ELECTION_NOT_NEEDED)
+            return ELECTION_NOT_NEEDED
         builder = self._builder(topic, partition_id, partition).set_election(election)
         record = builder.build()
         if record is None:
             if election == Election.PREFERRED:
-                return ApiError(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE)
-            return ApiError(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE)
+                return PREFERRED_LEADER_NOT_AVAILABLE
+            return ELIGIBLE_LEADERS_NOT_AVAILABLE
         records.append(record)
         return ApiError()
 
