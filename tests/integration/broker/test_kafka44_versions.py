@@ -143,8 +143,11 @@ def _commit(conn: RawConnection, group: str, topics: list[tuple[bytes, list[tupl
                                                     committed_leader_epoch=-1, committed_metadata="m")
                      for p, o in parts])
                  for tid, parts in topics])
+    # retried while any partition's answer is retriable: Kafka answers unknown topic ids first,
+    # so the first partition's error alone can hide a coordinator still loading
     return _retrying(lambda: conn.request(ApiKey.OFFSET_COMMIT, 10, body),
-                     lambda r: r.topics[0].partitions[0].error_code)
+                     lambda r: next((p.error_code for t in r.topics for p in t.partitions
+                                     if p.error_code in RETRIABLE), ErrorCode.NONE))
 
 
 def _fetch_offsets(conn: RawConnection, group: str, topics: list[tuple[bytes, list[int]]] | None) -> Any:
