@@ -135,6 +135,9 @@ class Traffic:
         self.failed_sends = 0
         self._drain_deadline = float("inf")
         self._stop = threading.Event()
+        # set once the producer has closed: the consumer may finish only after the last
+        # acknowledgement is counted (a send in flight when stop is asked adds one more)
+        self._produced = threading.Event()
         self._threads = [threading.Thread(target=self._produce, daemon=True),
                          threading.Thread(target=self._consume, daemon=True)]
 
@@ -158,6 +161,8 @@ class Traffic:
                 time.sleep(0.02)
         finally:
             producer.close()
+            self._drain_deadline = time.monotonic() + 60
+            self._produced.set()
 
     def _consume(self) -> None:
         consumer = KafkaConsumer(bootstrap_servers=[self.bootstrap], auto_offset_reset="earliest",
@@ -165,16 +170,15 @@ class Traffic:
         try:
             consumer.assign([TopicPartition(TOPIC, p) for p in range(PARTITIONS)])
             consumer.seek_to_beginning()
-            while not self._stop.is_set() or not self.acked <= self.consumed:
+            while not self._produced.is_set() or not self.acked <= self.consumed:
                 for tp, records in consumer.poll(timeout_ms=500).items():
                     self.consumed.update((tp.partition, r.offset, r.value) for r in records)
-                if self._stop.is_set() and time.monotonic() > self._drain_deadline:
+                if self._produced.is_set() and time.monotonic() > self._drain_deadline:
                     break
         finally:
             consumer.close()
 
     def stop(self) -> None:
-        self._drain_deadline = time.monotonic() + 60
         self._stop.set()
         for t in self._threads:
             t.join(120)
