@@ -54,6 +54,16 @@ def _produce(bootstrap: str, partition: int, size: int) -> str | None:
     return errors[0].name() if errors and errors[0] is not None else None
 
 
+def _leaders(admin: AdminClient) -> dict[int, int]:
+    return {p.id: p.leader for p in admin.list_topics(TOPIC, timeout=10).topics[TOPIC].partitions.values()}
+
+
+def _accepted_on(admin: AdminClient, bootstrap: str, broker: int) -> set[bool]:
+    """For each partition ``broker`` leads now: whether a 3000-byte record is acknowledged
+    (an empty set while it leads none)."""
+    return {_produce(bootstrap, p, 3000) is None for p, leader in _leaders(admin).items() if leader == broker}
+
+
 def _answers_from(source: str, broker) -> socket.socket | None:
     """A connection from ``source`` (another loopback address) that got its ApiVersions
     answer, or None when the broker closed it."""
@@ -78,7 +88,7 @@ def test_broker_configs_and_loggers_change_on_a_running_cluster(zookeeper, broke
     admin.create_topics([NewTopic(TOPIC, 3, 3)])[TOPIC].result(30)
     wait_until(lambda: all(_produce(bootstrap, p, 3000) is None for p in range(3)), 60,
                "3000-byte records accepted on every partition")
-    leaders = {p.id: p.leader for p in admin.list_topics(TOPIC, timeout=10).topics[TOPIC].partitions.values()}
+    leaders = _leaders(admin)
     assert set(leaders.values()) == {0, 1, 2}, leaders   # each broker leads one: each one's limit is checked
 
     # cluster-wide default: stored in /config/brokers/<default>, in force on every broker
@@ -95,10 +105,14 @@ def test_broker_configs_and_loggers_change_on_a_running_cluster(zookeeper, broke
     # broker 1's own value wins over the default, on broker 1 only
     configs(*bs, "--entity-type", "brokers", "--entity-name", "1", "--alter", "--add-config", "message.max.bytes=5000")
     assert _znode(zookeeper, "/config/brokers/1") == {"message.max.bytes": "5000"}
-    on_1 = next(p for p, leader in leaders.items() if leader == 1)
-    on_0 = next(p for p, leader in leaders.items() if leader == 0)
-    wait_until(lambda: _produce(bootstrap, on_1, 3000) is None, 60, "broker 1 accepts 3000 bytes again")
-    assert _produce(bootstrap, on_0, 3000) == "MSG_SIZE_TOO_LARGE"
+    # the partitions each broker leads now (a leader may have moved under load since the start)
+    try:
+        wait_until(lambda: _accepted_on(admin, bootstrap, 1) == {True}, 60, "broker 1 accepts 3000 bytes again")
+    except AssertionError as e:
+        now = _leaders(admin)
+        raise AssertionError(f"{e}; leaders now {now} (at the start {leaders}); broker 1's log:\n"
+                             f"{brokers[1].log_text()[-6000:]}") from None
+    assert _accepted_on(admin, bootstrap, 0) == {False}, _leaders(admin)
     out = configs("--bootstrap-server", brokers[1].bootstrap, "--entity-type", "brokers", "--entity-name", "1",
                   "--describe")
     assert ("message.max.bytes=5000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:message.max.bytes=5000, "
