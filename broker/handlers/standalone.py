@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from kafpy.metadata.controller.controller_result import ApiError
 from kafpy.metadata.controller.partition_change_manager import (
-    ELECTION_NOT_NEEDED, ELIGIBLE_LEADERS_NOT_AVAILABLE, PREFERRED_LEADER_NOT_AVAILABLE, elect_leaders_response)
+    ELECTION_NOT_NEEDED, ELIGIBLE_LEADERS_NOT_AVAILABLE, PREFERRED_LEADER_NOT_AVAILABLE, elect_leaders_response,
+    no_such_partition, no_such_topic)
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.messages import ElectLeadersRequest, ElectLeadersResponse
@@ -33,10 +34,10 @@ async def handle_elect_leaders(ctx: RequestContext, req: ElectLeadersRequest) ->
     def elect(topic: str, partition_id: int) -> ApiError:
         info = md.topic(topic)
         if info is None:
-            return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {topic}")
+            return no_such_topic(topic)
         part = info.partitions.get(partition_id)
         if part is None:
-            return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {topic}-{partition_id}")
+            return no_such_partition(topic, partition_id)
         if part.leader >= 0 and (unclean or part.leader == (part.replicas or [-1])[0]):
             return ELECTION_NOT_NEEDED
         return ELIGIBLE_LEADERS_NOT_AVAILABLE if unclean else PREFERRED_LEADER_NOT_AVAILABLE

@@ -47,6 +47,16 @@ ELIGIBLE_LEADERS_NOT_AVAILABLE = ApiError(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILAB
                                           "Eligible topic partition leaders are not available.")
 
 
+def no_such_topic(topic: str) -> ApiError:
+    """ElectLeaders' answer for a topic the metadata does not hold (Kafka's message)."""
+    return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {topic}")
+
+
+def no_such_partition(topic: str, partition_id: int) -> ApiError:
+    """ElectLeaders' answer for a partition the topic does not have (Kafka's message)."""
+    return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {topic}-{partition_id}")
+
+
 def elect_leaders_response(request: ElectLeadersRequest, every_partition: Iterable[tuple[str, Iterable[int]]],
                            elect: Callable[[str, int], ApiError]) -> ElectLeadersResponse:
     """Kafka's ``electLeaders`` answer, ``elect(topic, partition)`` deciding each partition.
@@ -264,11 +274,10 @@ class PartitionChangeManager:
                       records: list[Message]) -> ApiError:
         topic = self.replication.topic(name)
         if topic is None:
-            return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {name}")
+            return no_such_topic(name)
         partition = topic.partitions.get(partition_id)
         if partition is None:
-            return ApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                            f"No such partition as {name}-{partition_id}")
+            return no_such_partition(name, partition_id)
         if ((election == Election.PREFERRED and partition.leader == partition.replicas[0])
                 or (election == Election.UNCLEAN and partition.has_leader())):
             return ELECTION_NOT_NEEDED

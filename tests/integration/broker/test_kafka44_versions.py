@@ -15,7 +15,6 @@ in the same test:
 from __future__ import annotations
 
 import base64
-import json
 import time
 import uuid
 from pathlib import Path
@@ -28,9 +27,8 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.records import build_batch
 from tests.integration.broker.raw import RawConnection
-from tests.support.kafka_dist import ReferenceKafka, run_tool
-from tests.support.kafpy_broker import KafpyBroker
-from tests.support.side_by_side import started_together
+from tests.support.offsets_dump import dumped_records
+from tests.support.side_by_side import apache_and_kafpy
 from tests.support.wire import api_versions
 
 RETRIABLE = (ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
@@ -40,11 +38,7 @@ UNKNOWN_ID = uuid.UUID("6c9b0a3e-2f55-4c1e-9d6b-4b1f3a8e7d21").bytes
 
 @pytest.fixture(scope="module")
 def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    base = tmp_path_factory.mktemp("kafka44-versions")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka")
-    ours = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
-    with started_together(kafka, ours):
-        yield {"apache": kafka, "kafpy": ours}
+    yield from apache_and_kafpy(tmp_path_factory.mktemp("kafka44-versions"))
 
 
 def _conn(broker: Any) -> RawConnection:
@@ -199,17 +193,8 @@ def test_offset_commit_and_fetch_v10_by_topic_id(brokers: dict[str, Any]) -> Non
 def _offset_commit_values(log_dir: Path, group: str) -> list[dict[str, Any]]:
     """The OffsetCommitValue records of ``group`` as Kafka 4.4's kafka-dump-log decodes them
     ({"version": ..., "data": {...}}), oldest first."""
-    segments = sorted(log_dir.glob("__consumer_offsets-*/*.log"))
-    assert segments, log_dir
-    out = run_tool("4", "kafka-dump-log", ["--offsets-decoder", "--print-data-log",
-                                            "--files", ",".join(map(str, segments))]).stdout
-    values = []
-    for line in out.splitlines():
-        if " key: " in line and " payload: " in line:
-            key = json.loads(line.split(" key: ", 1)[1].split(" payload: ", 1)[0])
-            if str(key["type"]) == "1" and key["data"]["group"] == group:
-                values.append(json.loads(line.split(" payload: ", 1)[1]))
-    return values
+    return [value for key, value in dumped_records(sorted(log_dir.glob("__consumer_offsets-*/*.log")))
+            if str(key["type"]) == "1" and key["data"]["group"] == group and value is not None]
 
 
 def test_a_commit_by_topic_id_is_written_as_kafka_44_writes_it(brokers: dict[str, Any]) -> None:

@@ -12,9 +12,8 @@ import pytest
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
 from tests.integration.broker.raw import RawConnection
-from tests.support.kafka_dist import ReferenceKafka, run_tool
-from tests.support.kafpy_broker import KafpyBroker
-from tests.support.side_by_side import started_together
+from tests.support.kafka_dist import run_tool
+from tests.support.side_by_side import apache_and_kafpy
 
 TOPIC = "elected"
 TOOL_RUNS = [
@@ -29,11 +28,7 @@ TOOL_RUNS = [
 
 @pytest.fixture(scope="module")
 def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    base = tmp_path_factory.mktemp("leader-election")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka")
-    ours = KafpyBroker(work_dir=base / "kafpy", start_timeout=150)
-    with started_together(kafka, ours):
-        yield {"apache": kafka, "kafpy": ours}
+    yield from apache_and_kafpy(tmp_path_factory.mktemp("leader-election"))
 
 
 def _create(bootstrap: str) -> None:

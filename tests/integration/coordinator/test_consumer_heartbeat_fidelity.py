@@ -30,9 +30,7 @@ from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from tests.integration.broker.raw import RawConnection
 from tests.integration.cluster.harness import wait_until
-from tests.support.kafka_dist import ReferenceKafka
-from tests.support.kafpy_broker import KafpyBroker
-from tests.support.side_by_side import started_together
+from tests.support.side_by_side import apache_and_kafpy
 from tests.support.ports import LOOPBACK
 
 RETRIABLE = (14, 15, 16)     # the group coordinator is loading, moving or not there yet
@@ -44,11 +42,7 @@ EXPIRY_SESSION_MS = 6000
 
 @pytest.fixture(scope="module")
 def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    base = tmp_path_factory.mktemp("cg-heartbeat")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SETTINGS)
-    ours = KafpyBroker(work_dir=base / "kafpy", overrides=SETTINGS, start_timeout=150)
-    with started_together(kafka, ours):
-        yield {"apache": kafka, "kafpy": ours}
+    yield from apache_and_kafpy(tmp_path_factory.mktemp("cg-heartbeat"), SETTINGS)
 
 
 def _create_topic(conn: RawConnection, topic: str, partitions: int) -> Any:

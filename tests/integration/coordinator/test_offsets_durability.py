@@ -3,12 +3,12 @@ restart and kill -9, and Kafka's own kafka-dump-log --offsets-decoder reads the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from kafpy.coordinator.group.partitioner import partition_for
+from tests.support.offsets_dump import dumped_records
 from tests.integration.coordinator.helpers import (
     committed, consume_and_commit, create_topic, produce)
 
@@ -42,26 +42,16 @@ def test_offsets_survive_broker_restart(broker_factory, how):
 
 
 def test_kafka_dump_log_offsets_decoder_reads_our_records(broker_factory):
-    from tests.support.kafka_dist import run_tool
     b = broker_factory(OVERRIDES)
     create_topic(b.bootstrap, "dumped", 2)
     produce(b.bootstrap, "dumped", [b"a", b"b", b"c", b"d"], 2)
     consume_and_commit(b.bootstrap, "dumped", "dump-group", 4)
     b.stop()
     p = partition_for("dump-group", 50)
-    segments = sorted((Path(b.log_dir) / f"__consumer_offsets-{p}").glob("*.log"))
-    assert segments
-    out = run_tool("4", "kafka-dump-log", ["--offsets-decoder", "--print-data-log",
-                                            "--files", ",".join(map(str, segments))]).stdout
-    payloads = []
-    for line in out.splitlines():
-        if " key: " in line and " payload: " in line:
-            key = json.loads(line.split(" key: ", 1)[1].split(" payload: ", 1)[0])
-            payload = line.split(" payload: ", 1)[1]
-            payloads.append((key, json.loads(payload) if payload.strip() not in ("", "<DELETE>", "null") else None))
+    payloads = dumped_records(sorted((Path(b.log_dir) / f"__consumer_offsets-{p}").glob("*.log")))
     offset_commits = [(k, v) for k, v in payloads if k["type"] in ("0", "1", 0, 1)]
     group_meta = [(k, v) for k, v in payloads if k["type"] in ("2", 2)]
-    assert offset_commits, out
+    assert offset_commits, payloads
     assert {(k["data"]["group"], k["data"]["topic"], k["data"]["partition"])
             for k, _ in offset_commits} == {("dump-group", "dumped", 0), ("dump-group", "dumped", 1)}
     assert sorted(v["data"]["offset"] for _, v in offset_commits if v) == [2, 2]

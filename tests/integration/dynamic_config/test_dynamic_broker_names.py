@@ -14,9 +14,7 @@ import pytest
 from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
 from tests.integration.broker.raw import RawConnection
-from tests.support.kafka_dist import ReferenceKafka
-from tests.support.kafpy_broker import KafpyBroker
-from tests.support.side_by_side import started_together
+from tests.support.side_by_side import apache_and_kafpy
 from tests.support.ports import LOOPBACK
 
 BROKER_RESOURCE = 4
@@ -123,11 +121,7 @@ DESCRIBED_ONCE_SET = {"follower.replication.throttled.rate", "leader.replication
 
 @pytest.fixture(scope="module")
 def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    base = tmp_path_factory.mktemp("dyn-names")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka", node_id=NODE)
-    ours = KafpyBroker(work_dir=base / "kafpy", overrides={"broker.id": NODE}, start_timeout=150)
-    with started_together(kafka, ours):
-        yield {"apache": kafka, "kafpy": ours}
+    yield from apache_and_kafpy(tmp_path_factory.mktemp("dyn-names"), node_id=NODE)
 
 
 def _alter(port: int, entity: str, configs: dict[str, str], validate_only: bool = True) -> tuple:

@@ -21,9 +21,7 @@ from kafpy.protocol import messages as M
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.batch_builder import build_batch
 from tests.integration.broker.raw import RawConnection, produce_request
-from tests.support.kafka_dist import ReferenceKafka
-from tests.support.kafpy_broker import KafpyBroker
-from tests.support.side_by_side import started_together
+from tests.support.side_by_side import apache_and_kafpy
 from tests.support.ports import LOOPBACK
 
 SETTINGS = {"group.share.record.lock.duration.ms": 15000}
@@ -32,11 +30,7 @@ ACCEPT, RELEASE, GAP = 1, 2, 0
 
 @pytest.fixture(scope="module")
 def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    base = tmp_path_factory.mktemp("share-acks")
-    kafka = ReferenceKafka("4", work_dir=base / "kafka", overrides=SETTINGS)
-    ours = KafpyBroker(work_dir=base / "kafpy", overrides=SETTINGS, start_timeout=150)
-    with started_together(kafka, ours):
-        yield {"apache": kafka, "kafpy": ours}
+    yield from apache_and_kafpy(tmp_path_factory.mktemp("share-acks"), SETTINGS)
 
 
 class Member:
