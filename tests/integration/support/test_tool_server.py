@@ -52,6 +52,11 @@ def test_pooled_runs_answer_as_fresh_jvms(broker: KafpyBroker, version: str, mon
     for tool, args in cases:
         served = run_tool(version, tool, args, check=False, timeout=60)
         fresh = run_tool(version, tool, args, check=False, timeout=60, fresh_jvm=True)
+        if (served.returncode, served.stdout) != (fresh.returncode, fresh.stdout):
+            # once more, both: on a loaded machine one JVM's admin client can time out (a
+            # fresh 3.9 one printed "Failed to find brokers to send ListGroups" in a CI run)
+            served = run_tool(version, tool, args, check=False, timeout=60)
+            fresh = run_tool(version, tool, args, check=False, timeout=60, fresh_jvm=True)
         assert (served.returncode, served.stdout) == (fresh.returncode, fresh.stdout), (tool, args)
         served_err, fresh_err = _untimed(served.stderr), _untimed(fresh.stderr)
         if "\n\tat " in fresh_err:
