@@ -36,7 +36,10 @@ from kafpy.protocol.messages import (
 
 log = logging.getLogger(__name__)
 
-NO_REASSIGNMENT_MESSAGE = "No partition reassignment is in progress for this topic-partition."
+# Cancelling where nothing is being reassigned: the controller throws with the error's own
+# description, and ApiError.fromThrowable leaves out a message that merely repeats it, so
+# Kafka 4.4 answers with no message (seen side by side: test_reassign_partitions_standalone)
+NO_REASSIGNMENT = ControllerError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS)
 
 # Kafka's ApiError(Errors.X) carries X's description as its message, and ElectLeaders
 # answers with it (kafka-leader-election.sh prints it).
@@ -45,6 +48,12 @@ PREFERRED_LEADER_NOT_AVAILABLE = ApiError(ErrorCode.PREFERRED_LEADER_NOT_AVAILAB
                                           "The preferred leader was not available.")
 ELIGIBLE_LEADERS_NOT_AVAILABLE = ApiError(ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
                                           "Eligible topic partition leaders are not available.")
+
+
+def reassignment_target_missing(topic: str, partition_id: int, topic_known: bool) -> ControllerError:
+    """AlterPartitionReassignments' refusal of a topic or partition the metadata lacks."""
+    return ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find partition {topic}:{partition_id}."
+                           if topic_known else f"Unable to find a topic named {topic}.")
 
 
 def no_such_topic(topic: str) -> ApiError:
@@ -317,16 +326,14 @@ class PartitionChangeManager:
             records: list[Message], allow_rf_change: bool = True) -> None:
         topic = self.replication.topic(name)
         if topic is None:
-            raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                                  f"Unable to find a topic named {name}.")
+            raise reassignment_target_missing(name, target.partition_index, topic_known=False)
         partition = topic.partitions.get(target.partition_index)
         if partition is None:
-            raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                                  f"Unable to find partition {name}:{target.partition_index}.")
+            raise reassignment_target_missing(name, target.partition_index, topic_known=True)
         builder = self._builder(topic, target.partition_index, partition)
         if target.replicas is None:
             if not (partition.adding_replicas or partition.removing_replicas):
-                raise ControllerError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT_MESSAGE)
+                raise NO_REASSIGNMENT
             # revert: the replicas being added leave replicas and ISR
             replicas = [r for r in partition.replicas if r not in partition.adding_replicas]
             isr = [r for r in partition.isr if r not in partition.adding_replicas]

@@ -70,6 +70,30 @@ CORDONED_LOG_DIRS_LEVEL = 30  # 4.3-IV0
 FENCE, UNFENCE, IN_CONTROLLED_SHUTDOWN = 1, -1, 1
 
 
+def validate_manual_assignment(replicas: list[int], registered: Callable[[int], bool], rf: int | None) -> None:
+    """Kafka's ``validateManualPartitionAssignment``: ``replicas`` names registered brokers, each
+    once, ``rf`` of them when ``rf`` is given; else ControllerError(INVALID_REPLICA_ASSIGNMENT)
+    with Kafka's message. Also a standalone broker's check (``broker/handlers/standalone.py``),
+    where the only registered broker is itself."""
+    def invalid(message: str) -> ControllerError:
+        return ControllerError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, message)
+    if not replicas:
+        raise invalid("The manual partition assignment includes an empty replica list.")
+    previous: int | None = None
+    for broker_id in sorted(replicas):
+        if not registered(broker_id):
+            raise invalid(f"The manual partition assignment includes broker {broker_id}, "
+                          "but no such broker is registered.")
+        if broker_id == previous:
+            raise invalid(f"The manual partition assignment includes the broker {previous} "
+                          "more than once.")
+        previous = broker_id
+    if rf is not None and len(replicas) != rf:
+        raise invalid(f"The manual partition assignment includes a partition with "
+                      f"{len(replicas)} replica(s), but this is not consistent with previous "
+                      f"partitions, which have {rf} replica(s).")
+
+
 class ReplicationControlManager:
     """The managers it reads, the replica placer, and the defaults of num.partitions and
     default.replication.factor."""
@@ -261,23 +285,7 @@ class ReplicationControlManager:
 
     def validate_manual_partition_assignment(self, replicas: list[int], rf: int | None) -> None:
         """Kafka's ``validateManualPartitionAssignment``."""
-        def invalid(message: str) -> ControllerError:
-            return ControllerError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, message)
-        if not replicas:
-            raise invalid("The manual partition assignment includes an empty replica list.")
-        previous: int | None = None
-        for broker_id in sorted(replicas):
-            if self.cluster.registration(broker_id) is None:
-                raise invalid(f"The manual partition assignment includes broker {broker_id}, "
-                              "but no such broker is registered.")
-            if broker_id == previous:
-                raise invalid(f"The manual partition assignment includes the broker {previous} "
-                              "more than once.")
-            previous = broker_id
-        if rf is not None and len(replicas) != rf:
-            raise invalid(f"The manual partition assignment includes a partition with "
-                          f"{len(replicas)} replica(s), but this is not consistent with previous "
-                          f"partitions, which have {rf} replica(s).")
+        validate_manual_assignment(replicas, lambda b: self.cluster.registration(b) is not None, rf)
 
     def _new_partition(self, replicas: list[int], isr: list[int]) -> PartitionRegistration:
         return PartitionRegistration(

@@ -599,7 +599,7 @@ TABLE: dict[int, tuple[str, int, str]] = {
     29: ("cluster", DESCRIBE_OP, C31), 30: ("cluster", ALTER_OP, C31), 31: ("cluster", ALTER_OP, C31),
     32: ("topic", DESCRIBE_CONFIGS_OP, T29), 33: ("topic", ALTER_CONFIGS_OP, T29), 35: ("cluster", DESCRIBE_OP, C31),
     37: ("topic", ALTER_OP, T29), 42: ("group", DELETE_OP, G30), 43: ("cluster", ALTER_OP, C31),
-    44: ("topic", ALTER_CONFIGS_OP, T29),
+    44: ("topic", ALTER_CONFIGS_OP, T29), 45: ("cluster", ALTER_OP, C31), 46: ("cluster", DESCRIBE_OP, C31),
     47: ("group", DELETE_OP, G30), 48: ("cluster", DESCRIBE_CONFIGS_OP, C31), 49: ("cluster", ALTER_CONFIGS_OP, C31),
     50: ("cluster", DESCRIBE_OP, C31), 51: ("cluster", ALTER_OP, C31), 57: ("cluster", ALTER_OP, C31),
     61: ("topic", READ_OP, T29), 65: ("txn", DESCRIBE_OP, X53), 66: ("txn", DESCRIBE_OP, "hidden"),

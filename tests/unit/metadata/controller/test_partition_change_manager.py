@@ -169,8 +169,7 @@ def test_reassignment_cancel_and_errors():
         R.ReassignablePartition(partition_index=7, replicas=[1])]), R.ReassignableTopic(
         name="nope", partitions=[R.ReassignablePartition(partition_index=0, replicas=[1])])]))
     got = [(ErrorCode(p.error_code), p.error_message) for t in cancel.response.responses for p in t.partitions]
-    assert got == [(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
-                    "No partition reassignment is in progress for this topic-partition."),
+    assert got == [(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None),   # Kafka 4.4 leaves the message out
                    (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition t:7."),
                    (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find a topic named nope.")]
     c.commit(m.alter_partition_reassignments(R(topics=[R.ReassignableTopic(name="t", partitions=[
