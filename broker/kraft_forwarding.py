@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from typing import Callable
+from typing import Awaitable, Callable, TypeVar
 
 from kafpy.protocol import codec
-from kafpy.protocol.messages import EnvelopeRequest, EnvelopeResponse, RequestHeader
+from kafpy.protocol.messages import (
+    AlterConfigsRequest, AlterConfigsResponse, EnvelopeRequest, EnvelopeResponse, IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse, RequestHeader)
 from kafpy.protocol.api_keys import ApiKey
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.message_base import Message
 
 from kafpy.broker.apis import HANDLER_MODULES, ApiRegistry
+from kafpy.broker.config_resources import DUPLICATE_RESOURCE_MESSAGE, ConfigResourceRef, duplicated
 from kafpy.broker.error_responses import error_response
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.kraft_controller_channel import ControllerChannel, ControllerUnavailable
@@ -64,7 +67,58 @@ def forwarding_handler(api_key: ApiKey, channel: Callable[[], ControllerChannel]
                                   ErrorCode.NOT_CONTROLLER else ErrorCode.UNKNOWN_SERVER_ERROR)
         _, response = codec.decode_response(api_key, version, envelope.response_data)
         return response
+    if api_key in (ApiKey.ALTER_CONFIGS, ApiKey.INCREMENTAL_ALTER_CONFIGS):
+        return Handler(api_key, spec.min_version, spec.max_version, _answering_duplicates(forward))
     return Handler(api_key, spec.min_version, spec.max_version, forward)
+
+
+AlterRequest = AlterConfigsRequest | IncrementalAlterConfigsRequest
+_R = TypeVar("_R")
+
+
+def _answering_duplicates(forward: Callable[[RequestContext, Message], Awaitable[Message | None]]
+                          ) -> Callable[[RequestContext, AlterRequest], Awaitable[Message | None]]:
+    """A resource named twice is answered here, as Kafka's broker answers it before forwarding
+    (``config_resources``); the other resources go to the controller, and the answer lists
+    every resource in the request's order."""
+    async def handle(ctx: RequestContext, request: AlterRequest) -> Message | None:
+        original: list[ConfigResourceRef] = list(request.resources)
+        twice = duplicated(original)
+        if not twice:
+            return await forward(ctx, request)
+        kept = [r for i, r in enumerate(request.resources) if i not in twice]
+        answered = None
+        if kept:
+            request.resources = kept  # type: ignore[assignment]  # the same resource type, fewer of them
+            answered = await forward(ctx, request)
+        if isinstance(request, IncrementalAlterConfigsRequest):
+            incremental = IncrementalAlterConfigsResponse
+            return incremental(throttle_time_ms=0, responses=_in_order(
+                original, twice, answered.responses if isinstance(answered, incremental) else [],
+                lambda r, code, message: incremental.AlterConfigsResourceResponse(
+                    error_code=int(code), error_message=message, resource_type=r.resource_type,
+                    resource_name=r.resource_name)))
+        return AlterConfigsResponse(throttle_time_ms=0, responses=_in_order(
+            original, twice, answered.responses if isinstance(answered, AlterConfigsResponse) else [],
+            lambda r, code, message: AlterConfigsResponse.AlterConfigsResourceResponse(
+                error_code=int(code), error_message=message, resource_type=r.resource_type,
+                resource_name=r.resource_name)))
+    return handle
+
+
+def _in_order(original: list[ConfigResourceRef], twice: set[int], answered: list[_R],
+              entry: Callable[[ConfigResourceRef, ErrorCode, str], _R]) -> list[_R]:
+    """Every resource of ``original`` in its order: the duplicates refused, the others the
+    controller's answers in turn (UNKNOWN_SERVER_ERROR should it have answered fewer)."""
+    got = iter(answered)
+    out = []
+    for i, r in enumerate(original):
+        found = None if i in twice else next(got, None)
+        if found is None:
+            found = entry(r, ErrorCode.INVALID_REQUEST, DUPLICATE_RESOURCE_MESSAGE) if i in twice else \
+                entry(r, ErrorCode.UNKNOWN_SERVER_ERROR, "The controller answered fewer resources than asked.")
+        out.append(found)
+    return out
 
 
 def envelope_of(ctx: RequestContext, api_key: ApiKey, request: Message) -> EnvelopeRequest:

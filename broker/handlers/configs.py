@@ -15,6 +15,7 @@ from kafpy.broker import broker_loggers
 from kafpy.broker.broker_loggers import DYNAMIC_BROKER_LOGGER_CONFIG
 from kafpy.broker.config import BROKER_CONFIGS, ConfigDef, ConfigError, KafkaConfig
 from kafpy.broker import group_configs
+from kafpy.broker.config_resources import DUPLICATE_RESOURCE_MESSAGE, duplicated
 from kafpy.broker.dynamic_config import config_def, to_persistent, validate_broker_update
 from kafpy.broker.handler import Handler, RequestContext
 from kafpy.broker.stored_dynamic_configs import DESCRIBED_ONCE_SET
@@ -291,12 +292,15 @@ class _Fail(Exception):
 
 async def handle_alter_configs(ctx: RequestContext, req: AlterConfigsRequest) -> AlterConfigsResponse:
     out = []
-    for r in req.resources:
+    twice = duplicated(req.resources)
+    for i, r in enumerate(req.resources):
         res = AlterConfigsResponse.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
                                                                 resource_name=r.resource_name)
         out.append(res)
         new = {c.name: c.value for c in r.configs if c.value is not None}
         try:
+            if i in twice:
+                raise _Fail(ErrorCode.INVALID_REQUEST, DUPLICATE_RESOURCE_MESSAGE)
             if r.resource_type == TOPIC:
                 await _apply_topic(ctx, r.resource_name, new, req.validate_only)
             elif r.resource_type == BROKER:
@@ -310,11 +314,14 @@ async def handle_alter_configs(ctx: RequestContext, req: AlterConfigsRequest) ->
 
 async def handle_incremental_alter_configs(ctx: RequestContext, req: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
     out = []
-    for r in req.resources:
+    twice = duplicated(req.resources)
+    for i, r in enumerate(req.resources):
         res = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse(error_code=ErrorCode.NONE, error_message=None, resource_type=r.resource_type,
                                                                            resource_name=r.resource_name)
         out.append(res)
         try:
+            if i in twice:
+                raise _Fail(ErrorCode.INVALID_REQUEST, DUPLICATE_RESOURCE_MESSAGE)
             if r.resource_type == TOPIC:
                 current = ctx.services.metadata_cache.topic_config(r.resource_name)
                 defs = TOPIC_CONFIGS
