@@ -27,17 +27,19 @@ class InvalidTopicName(KafkaError, ValueError):
 
 
 def validate_topic_name(name: str) -> None:
-    """Raise InvalidTopicName with Kafka's message when ``name`` is not a legal topic name."""
+    """Raise InvalidTopicName with Kafka's message when ``name`` is not a legal topic name
+    (``Topic.validate``, the same words in Kafka 3.9 and 4.4)."""
+    reason = None
     if not name:
-        raise InvalidTopicName("Topic name is illegal, it can't be empty")
-    if name in (".", ".."):
-        raise InvalidTopicName("Topic name cannot be \".\" or \"..\"")
-    if len(name) > MAX_TOPIC_NAME_LENGTH:
-        raise InvalidTopicName(f"Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME_LENGTH} "
-                               f"characters, topic name: {name}")
-    if not LEGAL_TOPIC_CHARS.match(name):
-        raise InvalidTopicName(f"Topic name {name} is illegal, it contains a character other than ASCII "
-                               "alphanumerics, '.', '_' and '-'")
+        reason = "the empty string is not allowed"
+    elif name in (".", ".."):
+        reason = f"'{name}' is not allowed"
+    elif len(name) > MAX_TOPIC_NAME_LENGTH:
+        reason = f"the length of '{name}' is longer than the max allowed length {MAX_TOPIC_NAME_LENGTH}"
+    elif not LEGAL_TOPIC_CHARS.match(name):
+        reason = f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+    if reason is not None:
+        raise InvalidTopicName(f"Topic name is invalid: {reason}")
 
 
 def has_collision_chars(name: str) -> bool:

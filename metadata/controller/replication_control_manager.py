@@ -351,8 +351,8 @@ class ReplicationControlManager:
     def _create_partitions_for_topic(self, topic: CreatePartitionsRequest.CreatePartitionsTopic,
                                      records: list[Message]) -> None:
         found = self.topic(topic.name)
-        if found is None:
-            raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE)
+        if found is None:   # Kafka throws it without a message: the answer has none
+            raise ControllerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         start = len(found.partitions)
         if topic.count < start:
             raise ControllerError(ErrorCode.INVALID_PARTITIONS,

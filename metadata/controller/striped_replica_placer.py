@@ -69,10 +69,11 @@ def _check(replication_factor: int, total: int, unfenced: int) -> None:
         raise _invalid(f"Invalid replication factor {replication_factor}: the replication "
                        "factor must be positive.")
     if unfenced == 0:
-        raise _invalid("All brokers are currently fenced.")
+        raise _invalid("All brokers are currently fenced, or have all their log directories cordoned.")
     if replication_factor > total:
         raise _invalid(f"The target replication factor of {replication_factor} cannot be "
-                       f"reached because only {total} broker(s) are registered.")
+                       f"reached because only {total} broker(s) are registered or some brokers have all "
+                       "their log directories cordoned.")
 
 
 class _RackList:

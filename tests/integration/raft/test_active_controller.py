@@ -170,7 +170,8 @@ def test_a_write_on_a_standby_controller_answers_not_controller(shared_controlle
     assert [t.error_code for t in on_standby.topics] == [41]  # NOT_CONTROLLER
     # on the active controller, with no broker registered: Kafka's answer for fenced brokers
     assert [(t.error_code, t.error_message) for t in on_active.topics] == [
-        (38, "Unable to replicate the partition 1 time(s): All brokers are currently fenced.")]
+        (38, "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or have all their "
+             "log directories cordoned.")]
 
 
 def _socket_leaders(broker: ApacheBroker, topic: str) -> list[int]:

@@ -92,7 +92,8 @@ def test_create_topics_errors_as_kafka_gives_them():
     assert got["bad name"][0] == ErrorCode.INVALID_TOPIC_EXCEPTION
     assert got["rf"] == (ErrorCode.INVALID_REPLICATION_FACTOR,
                          "Unable to replicate the partition 3 time(s): The target replication "
-                         "factor of 3 cannot be reached because only 2 broker(s) are registered.")
+                         "factor of 3 cannot be reached because only 2 broker(s) are registered or some "
+                         "brokers have all their log directories cordoned.")
     assert got["rf0"] == (ErrorCode.INVALID_REPLICATION_FACTOR,
                           "Replication factor must be larger than 0, or -1 to use the default value.")
     assert got["p0"] == (ErrorCode.INVALID_PARTITIONS,
@@ -127,7 +128,7 @@ def test_all_brokers_fenced():
     (topic,) = c.replication.create_topics(CreateTopicsRequest(
         topics=[T(name="t", num_partitions=1, replication_factor=1)])).response.topics
     assert topic.error_message == ("Unable to replicate the partition 1 time(s): All brokers are "
-                                   "currently fenced.")
+                                   "currently fenced, or have all their log directories cordoned.")
 
 
 def test_placer_spreads_replicas_over_racks():
