@@ -32,6 +32,7 @@ from kafpy.protocol.messages import (BrokerHeartbeatRequest, BrokerHeartbeatResp
                                      BrokerRegistrationResponse)
 
 from kafpy.broker.kraft_controller_channel import ControllerUnavailable, NoActiveController
+from kafpy.raft.event_wait import wait_event
 
 log = logging.getLogger("kafka.server.BrokerLifecycleManager")
 
@@ -205,10 +206,7 @@ class BrokerLifecycleManager:
             if not retry:
                 self._failures = 0
             self._wakeup.clear()
-            try:
-                await asyncio.wait_for(self._wakeup.wait(), delay)
-            except asyncio.TimeoutError:
-                pass
+            await wait_event(self._wakeup, delay)
 
     async def _register(self) -> None:
         request = self.registration()

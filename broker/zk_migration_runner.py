@@ -54,6 +54,7 @@ from kafpy.replication.zk_migration_writer import KRaftMigrationZkWriter
 from kafpy.replication.zk_ops import ControllerMovedError
 
 from kafpy.broker.controller_events import ControllerEventManager
+from kafpy.raft.event_wait import wait_event
 
 log = logging.getLogger("org.apache.kafka.metadata.migration.KRaftMigrationDriver")
 
@@ -124,10 +125,7 @@ class ZkMigrationRunner:
             elif self.driver.state is S.DUAL_WRITE:
                 delay = DUAL_WRITE_POLL_MS
             self._wakeup.clear()
-            try:
-                await asyncio.wait_for(self._wakeup.wait(), delay / 1000)
-            except asyncio.TimeoutError:
-                pass
+            await wait_event(self._wakeup, delay / 1000)
 
     async def _poll(self) -> None:
         driver, now = self.driver, self.time_ms()

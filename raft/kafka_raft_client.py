@@ -35,6 +35,7 @@ from kafpy.raft import voter_changes
 from kafpy.raft.network_channel import NetworkChannel, failure_response
 from kafpy.raft.raft_core import NotLeaderError, RaftCore
 from kafpy.raft.snapshot import SnapshotId
+from kafpy.raft.event_wait import wait_event
 
 log = logging.getLogger("org.apache.kafka.raft.KafkaRaftClient")
 
@@ -207,10 +208,7 @@ class KafkaRaftClient:
                 if self._listeners_behind():
                     wait_ms = 0
                 if wait_ms > 0:
-                    try:
-                        await asyncio.wait_for(self._wake.wait(), wait_ms / 1000)
-                    except asyncio.TimeoutError:
-                        pass
+                    await wait_event(self._wake, wait_ms / 1000)
                 else:
                     await asyncio.sleep(0)
                 self._wake.clear()

@@ -238,3 +238,39 @@ def test_without_a_session_timeout_only_the_limit_ends_the_wait(caplog: pytest.L
     granted, _, said = run_shutdown(controller, caplog, session_timeout_ms=None, limit_s=0.3)
     assert not granted
     assert len(said) == 1 and "did not end the controlled shutdown" in said[0], said
+
+
+class Gone:
+    """A controller that answered the registration and then went away."""
+
+    async def send(self, api_key: ApiKey, body: Message, version: int | None = None,
+                   timeout_ms: int | None = None) -> Message:
+        if api_key == ApiKey.BROKER_REGISTRATION:
+            return BrokerRegistrationResponse(error_code=0, broker_epoch=5)
+        await asyncio.sleep(0)
+        raise ControllerUnavailable("connection refused")
+
+    async def close(self) -> None:
+        pass
+
+
+def test_close_ends_the_heartbeats_when_the_shutdown_gives_up_at_once() -> None:
+    """The last node of a cluster: no controller answered for a session, so the controlled
+    shutdown ends as soon as it begins; begin (which wakes the heartbeat loop) and close in
+    the same turn must still stop the loop (a lost cancellation kept a node heartbeating
+    until it was killed)."""
+    async def run() -> int:
+        stuck = 0
+        for _ in range(50):
+            manager = BrokerLifecycleManager(1, lambda: BrokerRegistrationRequest(broker_id=1), Gone(),
+                                             lambda: 0, heartbeat_interval_ms=5, session_timeout_ms=1)
+            manager.start()
+            await asyncio.sleep(0.02)
+            manager.begin_controlled_shutdown()
+            assert not await manager.await_controlled_shutdown(5.0)
+            try:
+                await asyncio.wait_for(manager.close(), 2.0)
+            except asyncio.TimeoutError:
+                stuck += 1
+        return stuck
+    assert asyncio.run(run()) == 0
