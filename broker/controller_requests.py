@@ -35,11 +35,10 @@ from kafpy.broker.controller_configs import describe_configs
 from kafpy.broker.controller_events import ControllerEventManager
 from kafpy.broker.config import KafkaConfig
 from kafpy.broker.error_responses import error_response
-from kafpy.broker.handlers.acls import describe_acls
+from kafpy.broker.handlers.acls import acl_management_disabled, describe_acls
 from kafpy.broker.security.authorizer import Authorizer
 
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"
-NO_AUTHORIZER = "No Authorizer is configured."
 
 log = logging.getLogger("org.apache.kafka.controller.QuorumController")
 
@@ -147,7 +146,7 @@ class ControllerRequests:
         if isinstance(request, M.DescribeAclsRequest) and self.authorizer is not None:
             return describe_acls(self.authorizer, request, version)
         if isinstance(request, (M.CreateAclsRequest, M.DeleteAclsRequest, M.DescribeAclsRequest)):
-            return refusal(api_key, version, request, ApiError(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER))
+            return acl_management_disabled(request)   # each creation or filter: SECURITY_DISABLED
         raise ValueError(f"api key {api_key} is not served by the quorum controller")
 
     # -- writes with Kafka's ControllerApis checks around the manager ---------------------------

@@ -6,6 +6,7 @@ as Kafka answers (MirrorMaker 2's topic-ACL sync tolerates exactly that). Who ma
 """
 from __future__ import annotations
 
+from typing import overload
 
 from kafpy.protocol import messages
 from kafpy.protocol.errors import ErrorCode
@@ -18,6 +19,28 @@ from kafpy.broker.security.acl import (AccessControlEntry, AclBinding, AclBindin
 from kafpy.broker.security.authorizer import AclManagementDisabled, Authorizer
 
 NO_AUTHORIZER = "No Authorizer is configured."
+AclRequest = messages.CreateAclsRequest | messages.DeleteAclsRequest | messages.DescribeAclsRequest
+AclResponse = messages.CreateAclsResponse | messages.DeleteAclsResponse | messages.DescribeAclsResponse
+
+
+@overload
+def acl_management_disabled(req: messages.CreateAclsRequest) -> messages.CreateAclsResponse: ...
+@overload
+def acl_management_disabled(req: messages.DeleteAclsRequest) -> messages.DeleteAclsResponse: ...
+@overload
+def acl_management_disabled(req: messages.DescribeAclsRequest) -> messages.DescribeAclsResponse: ...
+
+
+def acl_management_disabled(req: AclRequest) -> AclResponse:
+    """Kafka's answer when no authorizer is configured: SECURITY_DISABLED "No Authorizer is
+    configured." for every creation or filter (a KRaft controller answers with it too)."""
+    if isinstance(req, messages.CreateAclsRequest):
+        return messages.CreateAclsResponse(results=[messages.CreateAclsResponse.AclCreationResult(
+            error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER) for _ in req.creations])
+    if isinstance(req, messages.DeleteAclsRequest):
+        return messages.DeleteAclsResponse(filter_results=[messages.DeleteAclsResponse.DeleteAclsFilterResult(
+            error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER) for _ in req.filters])
+    return messages.DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
 
 
 def _filter(f: messages.DescribeAclsRequest | messages.DeleteAclsRequest.DeleteAclsFilter, version: int) -> AclBindingFilter:
@@ -47,8 +70,7 @@ async def handle_create_acls(ctx: RequestContext, req: messages.CreateAclsReques
             raise AclManagementDisabled()
         errors = iter(await authorizer.create_acls(bindings) if bindings else [])
     except AclManagementDisabled:
-        return messages.CreateAclsResponse(results=[messages.CreateAclsResponse.AclCreationResult(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
-                                             for _ in req.creations])
+        return acl_management_disabled(req)
     out = []
     for r in results:
         if isinstance(r, AclBinding):
@@ -79,7 +101,7 @@ def describe_acls(authorizer: Authorizer | None, req: messages.DescribeAclsReque
             raise AclManagementDisabled()
         found = authorizer.acls(flt)
     except AclManagementDisabled:
-        return messages.DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
+        return acl_management_disabled(req)
     Res = messages.DescribeAclsResponse.DescribeAclsResource
     Desc = messages.DescribeAclsResponse.AclDescription
     resources = [
@@ -102,8 +124,7 @@ async def handle_delete_acls(ctx: RequestContext, req: messages.DeleteAclsReques
             raise AclManagementDisabled()
         deleted = await authorizer.delete_acls(filters) if filters else []
     except AclManagementDisabled:
-        return messages.DeleteAclsResponse(filter_results=[FR(error_code=ErrorCode.SECURITY_DISABLED,
-                                                       error_message=NO_AUTHORIZER) for _ in req.filters])
+        return acl_management_disabled(req)
     return messages.DeleteAclsResponse(filter_results=[
         FR(error_code=ErrorCode.NONE, matching_acls=[
             Match(error_code=ErrorCode.NONE, resource_type=b.pattern.resource_type, resource_name=b.pattern.name,

@@ -8,6 +8,7 @@ default of its type; keys and value types are Kafka's ``QuotaConfig`` ones."""
 from __future__ import annotations
 
 import ipaddress
+import math
 
 from kafpy.metadata.controller.controller_metadata import ControllerMetadata
 from kafpy.metadata.controller.controller_result import ApiError, ControllerResult
@@ -21,10 +22,12 @@ from kafpy.protocol.messages import (
 )
 
 USER, CLIENT_ID, IP = "user", "client-id", "ip"
-# key -> must the value be integral (Kafka's LONG) rather than a DOUBLE
-USER_CLIENT_KEYS = {"producer_byte_rate": True, "consumer_byte_rate": True,
-                    "request_percentage": False, "controller_mutation_rate": False}
-IP_KEYS = {"connection_creation_rate": True}
+# key -> Kafka's config type of its value (QuotaConfig): the largest an integral one may be
+LONG_MAX, INT_MAX = 9.223372036854776e18, 2147483647.0
+USER_CLIENT_KEYS: dict[str, tuple[str, float] | None] = {
+    "producer_byte_rate": ("a LONG", LONG_MAX), "consumer_byte_rate": ("a LONG", LONG_MAX),
+    "request_percentage": None, "controller_mutation_rate": None}
+IP_KEYS: dict[str, tuple[str, float] | None] = {"connection_creation_rate": ("an INT", INT_MAX)}
 
 
 class ClientQuotaControlManager:
@@ -53,55 +56,67 @@ class ClientQuotaControlManager:
         error = validate_entity(entry.entity)
         if error is not None:
             return error, []
-        types = {e.entity_type for e in entry.entity}
-        allowed = IP_KEYS if IP in types else USER_CLIENT_KEYS
-        entity: ClientQuotaEntity = tuple(sorted((e.entity_type, e.entity_name) for e in entry.entity))
+        # Kafka reads the entity into a map: a type named twice keeps its last name
+        names = {e.entity_type: e.entity_name for e in entry.entity}
+        allowed = IP_KEYS if IP in names else USER_CLIENT_KEYS
+        entity: ClientQuotaEntity = tuple(sorted(names.items()))
         current = self.metadata.image.client_quotas.quotas(entity)
         records: list[Message] = []
         for op in entry.ops:
-            integral = allowed.get(op.key)
-            if integral is None:
+            if op.key not in allowed:
                 return ApiError(ErrorCode.INVALID_REQUEST, f"Invalid configuration key {op.key}"), []
             if op.remove:
                 if op.key in current:
-                    records.append(ClientQuotaRecord(entity=_entity(entry), key=op.key, remove=True))
+                    records.append(ClientQuotaRecord(entity=_entity(names), key=op.key, remove=True))
                 continue
-            if integral and op.value != int(op.value):
-                return ApiError(ErrorCode.INVALID_REQUEST,
-                                f"Configuration {op.key} must be a Long value"), []
-            if op.value <= 0 and op.key != "controller_mutation_rate":
-                return ApiError(ErrorCode.INVALID_REQUEST,
-                                f"Invalid value {op.value} for {op.key}: must be positive"), []
+            refused = _invalid_value(op.key, op.value, allowed[op.key])
+            if refused is not None:
+                return ApiError(ErrorCode.INVALID_REQUEST, refused), []
             if current.get(op.key) != op.value:
-                records.append(ClientQuotaRecord(entity=_entity(entry), key=op.key, value=op.value))
+                records.append(ClientQuotaRecord(entity=_entity(names), key=op.key, value=op.value))
         return ApiError(), records
 
 
-def _entity(entry: AlterClientQuotasRequest.EntryData) -> list[ClientQuotaRecord.EntityData]:
-    return [ClientQuotaRecord.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
-            for e in entry.entity]
+def _entity(names: dict[str, str | None]) -> list[ClientQuotaRecord.EntityData]:
+    return [ClientQuotaRecord.EntityData(entity_type=t, entity_name=n) for t, n in names.items()]
+
+
+def _invalid_value(key: str, value: float, integral: tuple[str, float] | None) -> str | None:
+    """Kafka 4.4's ``validateQuotaKeyValue``: why ``value`` cannot be ``key``'s quota, or None."""
+    if not math.isfinite(value):
+        return f"Quota {key} must be a finite number"
+    if value <= 0:
+        return f"Quota {key} must be greater than 0"
+    if integral is not None:
+        kind, largest = integral
+        if value > largest:
+            return f"Proposed value for {key} is too large for {kind}."
+        if value != math.floor(value):
+            return f"{key} cannot be a fractional value."
+    return None
 
 
 def validate_entity(entity: list[AlterClientQuotasRequest.EntityData]) -> ApiError | None:
-    """Kafka's ``ClientQuotaControlManager.validateEntity``."""
+    """Kafka 4.4's ``validateEntity`` and the entity checks of ``alterClientQuotaEntity``."""
     if not entity:
         return ApiError(ErrorCode.INVALID_REQUEST, "Invalid empty client quota entity")
-    seen: set[str] = set()
-    for e in entity:
+    seen: dict[str, str | None] = {}
+    for e in entity:   # read into a map as Kafka does: a type named twice keeps its last name
         if e.entity_type not in (USER, CLIENT_ID, IP):
             return ApiError(ErrorCode.INVALID_REQUEST,
                             f"Unhandled client quota entity type: {e.entity_type}")
-        if e.entity_type in seen:
-            return ApiError(ErrorCode.INVALID_REQUEST,
-                            f"Invalid empty client quota entity, duplicate entity entry {e.entity_type}")
-        seen.add(e.entity_type)
-        if e.entity_type == IP and e.entity_name is not None:
+        seen[e.entity_type] = e.entity_name
+    for entity_type, name in seen.items():
+        if name is not None and not name:
+            return ApiError(ErrorCode.INVALID_REQUEST, f"Empty {entity_type} not supported")
+    if IP in seen:
+        if len(seen) > 1:
+            return ApiError(ErrorCode.INVALID_REQUEST, "Invalid quota entity combination, IP entity "
+                            "shouldnot be combined with User or ClientId")
+        name = seen[IP]
+        if name is not None:
             try:
-                ipaddress.ip_address(e.entity_name)
+                ipaddress.ip_address(name)
             except ValueError:
-                return ApiError(ErrorCode.INVALID_REQUEST,
-                                f"{e.entity_name} is not a valid IP or resolvable host.")
-    if IP in seen and len(seen) > 1:
-        return ApiError(ErrorCode.INVALID_REQUEST, "Invalid quota entity combination, IP entity "
-                        "should not be used with user/client ID entity.")
+                return ApiError(ErrorCode.INVALID_REQUEST, f"{name} is not a valid IP or resolvable host.")
     return None

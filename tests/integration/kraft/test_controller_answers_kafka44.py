@@ -121,3 +121,74 @@ def test_refusals_answer_as_kafka_44s_controller(nodes: dict[str, SingleNode]) -
     assert all(code for _, code, _ in seen["kafpy"]["create partitions"] + seen["kafpy"]["delete"])
     assert all(code for _, parts in seen["kafpy"]["reassign"][2] for _, code, _ in parts)
     assert [code for _, code, _ in seen["kafpy"]["alter a topic twice"]] == [42, 3, 42]   # INVALID_REQUEST
+
+
+def _security_answers(node: SingleNode) -> dict[str, Any]:
+    """ACLs (no authorizer is configured), client quotas, SCRAM credentials and features the
+    controller refuses."""
+    seen: dict[str, Any] = {}
+    A = M.CreateAclsRequest
+
+    def acl(rtype: int = 2, pattern: int = 3, principal: str = "User:alice", op: int = 3, permission: int = 3,
+            name: str = TOPIC, host: str = "*") -> Any:
+        return A.AclCreation(resource_type=rtype, resource_name=name, resource_pattern_type=pattern,
+                             principal=principal, host=host, operation=op, permission_type=permission)
+    Q = M.AlterClientQuotasRequest
+
+    def quota(entity: list[tuple[str, str]], key: str = "producer_byte_rate", value: float = 1024.0) -> Any:
+        return Q.EntryData(entity=[Q.EntityData(entity_type=t, entity_name=n) for t, n in entity],
+                           ops=[Q.OpData(key=key, value=value, remove=False)])
+    S = M.AlterUserScramCredentialsRequest
+    F = M.UpdateFeaturesRequest
+    with RawConnection(LOOPBACK, node.port, timeout=30) as c:
+        r = c.request(ApiKey.CREATE_ACLS, 3, A(creations=[
+            acl(), acl(rtype=1), acl(pattern=1), acl(pattern=4), acl(principal="alice"), acl(op=1), acl(permission=1),
+            acl(name=""), acl(host="")]))
+        seen["acls"] = [(x.error_code, x.error_message) for x in r.results]
+        for shape, entry in {
+                "unknown key": quota([("user", "u")], key="no.such.quota"),
+                "negative rate": quota([("user", "u")], value=-5.0),
+                "no entity": quota([]),
+                "unknown entity type": quota([("bogus", "b")]),
+                "ip with client": quota([("client-id", "c"), ("ip", "1.2.3.4")]),
+                "not an ip": quota([("ip", "not-an-ip")], key="connection_creation_rate"),
+                "rate on an ip": quota([("ip", "1.2.3.4")]),
+                "fractional": quota([("user", "u")], value=1.5),
+                "too large for an int": quota([("ip", "1.2.3.4")], key="connection_creation_rate", value=3e9),
+                "infinite": quota([("client-id", "c")], key="request_percentage", value=float("inf")),
+                "empty name": quota([("user", "")]),
+                "same type twice": quota([("user", "a"), ("user", "b")])}.items():
+            r = c.request(ApiKey.ALTER_CLIENT_QUOTAS, 1, Q(validate_only=True, entries=[entry]))
+            seen[f"quota: {shape}"] = [(x.error_code, x.error_message) for x in r.entries]
+        r = c.request(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, S(
+            deletions=[S.ScramCredentialDeletion(name="ghost", mechanism=1)],
+            upsertions=[S.ScramCredentialUpsertion(name="few", mechanism=1, iterations=10, salt=b"s" * 16,
+                                                   salted_password=b"p" * 32),
+                        S.ScramCredentialUpsertion(name="odd", mechanism=0, iterations=8192, salt=b"s" * 16,
+                                                   salted_password=b"p" * 32),
+                        S.ScramCredentialUpsertion(name="", mechanism=1, iterations=8192, salt=b"s" * 16,
+                                                   salted_password=b"p" * 32)]))
+        seen["scram"] = sorted((x.user, x.error_code, x.error_message) for x in r.results)
+        for shape, update in {
+                "unknown feature": F.FeatureUpdateKey(feature="no.such.feature", max_version_level=1, upgrade_type=1),
+                "downgrade without asking": F.FeatureUpdateKey(feature="metadata.version", max_version_level=1,
+                                                               upgrade_type=1),
+                "kraft.version too high": F.FeatureUpdateKey(feature="kraft.version", max_version_level=9,
+                                                             upgrade_type=1)}.items():
+            r = c.request(ApiKey.UPDATE_FEATURES, 1, F(timeout_ms=30000, validate_only=True, feature_updates=[update]))
+            seen[f"features: {shape}"] = (r.error_code, r.error_message,
+                                          [(x.feature, x.error_code, x.error_message) for x in r.results])
+    return seen
+
+
+def test_acl_quota_scram_and_feature_refusals_answer_as_kafka_44s_controller(
+        nodes: dict[str, SingleNode]) -> None:
+    seen = {impl: _security_answers(node) for impl, node in nodes.items()}
+    differ = {k: (seen["kafpy"][k], seen["apache"][k]) for k in seen["apache"] if seen["kafpy"][k] != seen["apache"][k]}
+    assert not differ, differ
+    # no authorizer on either node: each creation is refused as such
+    assert seen["kafpy"]["acls"] == [(54, "No Authorizer is configured.")] * 9   # SECURITY_DISABLED
+    assert all(code for key, value in seen["kafpy"].items() if key.startswith("quota: ")
+               and key != "quota: same type twice" for code, _ in value), seen["kafpy"]
+    # Kafka reads an entity into a map: a type named twice is not refused, its last name counts
+    assert seen["kafpy"]["quota: same type twice"] == [(0, None)]

@@ -203,8 +203,8 @@ def test_client_quotas():
     ]))
     assert [e.error_message for e in result.response.entries] == [
         None, None,
-        "Invalid quota entity combination, IP entity should not be used with user/client ID entity.",
-        "Invalid configuration key nope", "Configuration producer_byte_rate must be a Long value"]
+        "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId",
+        "Invalid configuration key nope", "producer_byte_rate cannot be a fractional value."]
     assert [(r.key, r.value, r.remove) for r in result.records if isinstance(r, ClientQuotaRecord)] == [
         ("producer_byte_rate", 1024.0, False), ("request_percentage", 12.5, False)]
     c.commit(result)
