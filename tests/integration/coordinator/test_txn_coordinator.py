@@ -3,6 +3,7 @@ transactional producers commit, abort and fence a zombie; Apache Kafka's
 kafka-transactions and kafka-dump-log --transaction-log-decoder read its state."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -62,9 +63,16 @@ def test_commit_abort_and_a_fenced_zombie(txn_broker):
     second.produce("txn-orders", b"second", partition=1)
     second.commit_transaction(60)
 
-    described = run_tool(DEFAULT_KAFKA_4, "kafka-transactions",
-                         ["--bootstrap-server", bootstrap, "describe", "--transactional-id", "tx-a"]).stdout
-    row = dict(zip(*[line.split("\t") for line in described.strip().splitlines()[:2]]))
+    # the commit returned once PrepareCommit was written; CompleteCommit follows the markers,
+    # which a loaded machine may still be writing when the tool asks (as on Apache Kafka)
+    deadline = time.monotonic() + 60
+    while True:
+        described = run_tool(DEFAULT_KAFKA_4, "kafka-transactions",
+                             ["--bootstrap-server", bootstrap, "describe", "--transactional-id", "tx-a"]).stdout
+        row = dict(zip(*[line.split("\t") for line in described.strip().splitlines()[:2]]))
+        if row["TransactionState"].strip() != "PrepareCommit" or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     assert row["TransactionalId"].strip() == "tx-a" and row["TransactionState"].strip() == "CompleteCommit"
     assert int(row["ProducerEpoch"]) >= 1
     listed = run_tool(DEFAULT_KAFKA_4, "kafka-transactions", ["--bootstrap-server", bootstrap, "list"]).stdout
