@@ -23,7 +23,9 @@ def test_finds_a_child_and_a_daemonised_grandchild_then_nothing_once_killed(tmp_
     # a double fork: the sleeper's parent exits, so it is init's (or a subreaper's) child
     subprocess.run(["bash", "-c", f"(exec -a {marker}-daemon sleep 300 &) ; exit 0"], check=True)
     try:
-        _wait(lambda: len([s for s in survivors() if marker in s.command]) == 2)
+        # the daemon shows its own name once its subshell has exec'd (before, the bash line)
+        _wait(lambda: len([s for s in survivors() if marker in s.command]) == 2
+              and any(s.command.startswith(f"{marker}-daemon") for s in survivors()))
         ours = [s for s in survivors() if marker in s.command]
         daemon = next(s for s in ours if s.pid != child.pid)
         assert child.pid in {s.pid for s in ours}
@@ -32,6 +34,7 @@ def test_finds_a_child_and_a_daemonised_grandchild_then_nothing_once_killed(tmp_
         child.wait(timeout=10)
         _wait(lambda: not [s for s in survivors() if marker in s.command])
     finally:
+        kill([s for s in survivors() if marker in s.command])   # the daemon too, when a check failed
         child.kill()
         child.wait()
 
