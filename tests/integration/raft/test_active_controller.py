@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Iterator
 
@@ -42,6 +43,13 @@ def _started(work: Path) -> Iterator[KafpyControllers]:
     c.format()
     c.start_all()
     try:
+        # Every controller's registration persisted before a tool runs: until the active one's
+        # is, DescribeCluster lists only the controllers registered so far, without it, and
+        # an admin client given --bootstrap-controller then waits for a node assignment until
+        # its 60 s timeout (it asks again only when metadata is not ready). Apache's controllers
+        # list only registered controllers too (ControllerRegistrationsPublisher)
+        for node in c.ports:
+            eventually(partial(_registered, c, node), what=f"controller {node} registered")
         yield c
     finally:
         c.stop_all()
@@ -58,6 +66,10 @@ def shared_controllers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kaf
     """One quorum for the standby's NOT_CONTROLLER (first: it needs no broker registered, and
     its refused CreateTopics write nothing) and then the Apache broker on top."""
     yield from _started(tmp_path_factory.mktemp("active-controller"))
+
+
+def _registered(c: KafpyControllers, node: int) -> bool:
+    return "Our registration has been persisted" in c.output(node)
 
 
 def _features(c: KafpyControllers) -> dict[str, str]:
