@@ -24,8 +24,10 @@ def test_finds_a_child_and_a_daemonised_grandchild_then_nothing_once_killed(tmp_
     subprocess.run(["bash", "-c", f"(exec -a {marker}-daemon sleep 300 &) ; exit 0"], check=True)
     try:
         # the daemon shows its own name once its subshell has exec'd (before, the bash line)
-        _wait(lambda: len([s for s in survivors() if marker in s.command]) == 2
-              and any(s.command.startswith(f"{marker}-daemon") for s in survivors()))
+        def both_named() -> bool:
+            found = [s for s in survivors() if marker in s.command]
+            return len(found) == 2 and any(s.command.startswith(f"{marker}-daemon") for s in found)
+        _wait(both_named)
         ours = [s for s in survivors() if marker in s.command]
         daemon = next(s for s in ours if s.pid != child.pid)
         assert child.pid in {s.pid for s in ours}
