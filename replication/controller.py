@@ -63,6 +63,20 @@ def _answer(event: ce.RequestEvent, *answer: object) -> None:
         event.callback(*answer)
 
 
+
+def _our_write_landed(written: LeaderAndIsr, found: zd.LeaderIsrAndControllerEpoch, controller_epoch: int) -> bool:
+    """Whether ``found``, read after our conditional write of ``written`` failed on its
+    version, is that write itself: ZooKeeper applied it, the connection dropped before the
+    answer, and the retry met the version it had made. Exactly one write since the expected
+    version, by this controller epoch, with our content. Re-deciding from it instead would
+    see nothing left to do (the new leader is live, the dead replica is out of the ISR) and
+    tell no broker of the new leader epoch: the leader would stay in the old one, and every
+    ISR change it proposes be refused as fenced."""
+    state = found.leader_and_isr
+    return (found.controller_epoch == controller_epoch
+            and state.partition_epoch == written.partition_epoch + 1
+            and state.with_partition_epoch(written.partition_epoch) == written)
+
 class KafkaController:
     def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, broker_id: int,
                  clock: Callable[[], float], loop: asyncio.AbstractEventLoop,
@@ -470,7 +484,9 @@ class KafkaController:
                         f"Aborted leader election for {tp}: the state was written by controller epoch "
                         f"{state.controller_epoch}, newer than ours ({ctx.epoch})")
                 ctx.leadership[tp] = state
-            pending = result.to_retry
+                if _our_write_landed(new[tp], state, ctx.epoch):
+                    out[tp] = state.leader_and_isr
+            pending = [tp for tp in result.to_retry if tp not in out]
         return out
 
     async def _elect_partitions(self, batch: ControllerRequestBatch, tps: Iterable[TopicPartition]) -> None:
@@ -487,6 +503,9 @@ class KafkaController:
                     state = await self.zk.get_partition_state(*tp)
                     if state is not None:
                         ctx.leadership[tp] = state
+                        if _our_write_landed(new[tp].with_partition_epoch(-1), state, ctx.epoch):
+                            # our create, answered NodeExists when sent again after a lost connection
+                            batch.add_leader_and_isr(self.live_replicas(tp), tp, is_new=True)
                 elif isinstance(r, Exception):
                     log.error("[Controller id=%d] Could not create the state of %s: %r",
                               self.broker_id, tp, r)
