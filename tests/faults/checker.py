@@ -228,5 +228,9 @@ def _places(places: list[tuple[int, int]], writers: list[tuple[int, int] | None]
     return ", ".join(f"{place}{_writer(w)}" for place, w in zip(places, writers))
 
 
+# fields written to be read whole in a CI failure (diagnose.py): cut later than the rest
+LONG_FIELDS = {"per_broker": 1200, "hints": 4000}
+
+
 def _brief(e: dict) -> str:
-    return ", ".join(f"{k}={str(val)[:300]}" for k, val in e.items() if k not in ("kind",))
+    return ", ".join(f"{k}={str(val)[:LONG_FIELDS.get(k, 300)]}" for k, val in e.items() if k not in ("kind",))

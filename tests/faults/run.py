@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kafka.admin import KafkaAdminClient, NewTopic
 
+from . import diagnose
 from . import history as hist
 from .checker import Verdict, check
 from .cluster import Cluster
@@ -100,8 +101,11 @@ def run_once(seed: int, work_dir: Path, *, brokers: int = 3, rate: float = 40.0,
             h.record("converged", seconds=round(seconds, 2))
         except TimeoutError as e:
             md = cluster.metadata()
+            unhealthy = cluster.unhealthy([TOPIC, "__consumer_offsets"])
             h.record("converge_failed", error=str(e), live=[b.bootstrap for b in cluster.live()],
-                     unhealthy=cluster.unhealthy([TOPIC, "__consumer_offsets"])[:20], metadata=repr(md)[:2000])
+                     per_broker=diagnose.per_broker(unhealthy),
+                     hints=diagnose.hints(unhealthy, {i: b.output_path for i, b in enumerate(cluster.brokers)}),
+                     unhealthy=unhealthy[:20], metadata=repr(md)[:2000])
         metadata_hw = cluster.metadata_high_watermark() if mode == "kraft" else None
         time.sleep(settle_s)  # traffic on the healed cluster
         for w in producers:
