@@ -4,7 +4,7 @@
 #   bash scripts/run-tests.sh                      # everything
 #   bash scripts/run-tests.sh tests/unit -k codec  # a subset (ruff and mypy still check all)
 # ruff (`ruff check .`) and mypy (`mypy`, the files and rules in pyproject.toml) run first; a
-# failure of either fails the run before pytest starts (KAFPY_SKIP_LINT=1 skips both, for a
+# failure of either fails the run before the tests start (KAFPY_SKIP_LINT=1 skips both, for a
 # quick local loop; CI never sets it). Then exits with pytest's code, except that "no tests
 # collected" (5) is a failure too.
 # The interpreter is the launch scripts' (scripts/kafpy-python.sh): $PYTHON, else the active
@@ -21,16 +21,28 @@ echo "[run-tests] python: $PYTHON" >&2
 
 bash "$REPO/scripts/install-deps.sh"
 
+args=("$@")
+if ((${#args[@]} == 0)); then
+    args=(tests)
+fi
+
+mypy_pid=
 if [[ "${KAFPY_SKIP_LINT:-}" != 1 ]]; then
     echo "[run-tests] ruff $("$PYTHON" -m ruff --version | cut -d' ' -f2): ruff check . (rules: pyproject.toml [tool.ruff.lint])" >&2
     "$PYTHON" -m ruff check . || { echo "[run-tests] ERROR: ruff failed" >&2; exit 1; }
     echo "[run-tests] $("$PYTHON" -m mypy --version | cut -d' ' -f1-2): mypy (files: kafpy/ with its floors, tests/, bench/; pyproject.toml [tool.mypy])" >&2
-    "$PYTHON" -m mypy || { echo "[run-tests] ERROR: mypy failed" >&2; exit 1; }
+    "$PYTHON" -m mypy &
+    mypy_pid=$!
 fi
 
-args=("$@")
-if ((${#args[@]} == 0)); then
-    args=(tests)
+# While mypy runs (one core), one collection fills the bytecode caches, kafpy's and pytest's
+# rewritten test modules (tests/support/bytecode.py says where they go): in a fresh clone each
+# xdist worker would otherwise compile all of them itself, four times the same CPU at the start.
+started=$SECONDS
+"$PYTHON" -m pytest --collect-only -q -p no:cacheprovider "${args[@]}" > /dev/null 2>&1 || true
+echo "[run-tests] bytecode caches filled by one collection in $((SECONDS - started)) s" >&2
+if [[ -n "$mypy_pid" ]]; then
+    wait "$mypy_pid" || { echo "[run-tests] ERROR: mypy failed" >&2; exit 1; }
 fi
 
 # Four workers on two cores (KAFPY_TEST_WORKERS, 0 = none): most integration tests wait on real

@@ -48,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # PYTHONDONTWRITEBYTECODE is set (kept out of the checkout: tests/support/bytecode.py)
     prefix = cache_bytecode_outside_the_tree()
     if prefix is not None and "PYTEST_XDIST_WORKER" not in os.environ:
-        prune_temporary(prefix)
+        prune_temporary(prefix, keep=Path(__file__).resolve().parents[1])
     # Apache brokers of the suite carry little traffic: serial GC, C1 only, a CDS archive
     # (kafka_dist.LIGHT_BROKER_JVM; benchmarks keep Kafka's own JVM flags)
     kafka_dist.LIGHT_BROKER_JVM = True

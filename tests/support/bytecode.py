@@ -13,7 +13,8 @@ checkouts and worktrees side by side never share an entry) and drops PYTHONDONTW
 for this process (sys.pycache_prefix) and every child it starts. tests/conftest.py calls it
 at configure, before pytest-xdist starts its workers. Bytecode of sources under the temp
 folder (projects a test writes there) is never found again, so each session's controller
-drops that part of the cache first (`prune_temporary`); the wheel tests' venvs run without
+drops that part of the cache first (`prune_temporary`), all but the checkout's own when the
+checkout itself lies there; the wheel tests' venvs run without
 the prefix at all (tests/integration/package/wheel_env.py).
 """
 from __future__ import annotations
@@ -49,7 +50,28 @@ def cache_bytecode_outside_the_tree(environ: MutableMapping[str, str] = os.envir
     return prefix
 
 
-def prune_temporary(prefix: Path) -> None:
-    """Remove the cache's mirror of the temp folder (sources there live for one test)."""
-    temporary = prefix / Path(tempfile.gettempdir()).resolve().relative_to("/")
-    shutil.rmtree(temporary, ignore_errors=True)
+def prune_temporary(prefix: Path, keep: Path | None = None) -> None:
+    """Remove the cache's mirror of the temp folder (sources there live for one test), except
+    the mirror of ``keep`` (the checkout) when it lies in the temp folder: a clone there keeps
+    the bytecode that scripts/run-tests.sh's first collection wrote for this run."""
+    temp = Path(tempfile.gettempdir()).resolve()
+    temporary = prefix / temp.relative_to("/")
+    try:
+        inside = keep.resolve().relative_to(temp).parts if keep is not None else ()
+    except ValueError:
+        inside = ()
+    if not inside:
+        shutil.rmtree(temporary, ignore_errors=True)
+        return
+    node = temporary
+    for part in inside:  # along the checkout's path, everything beside it goes
+        if not node.is_dir():
+            return
+        for child in node.iterdir():
+            if child.name == part:
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+        node = node / part

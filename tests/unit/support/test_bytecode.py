@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 from tests.support import bytecode
 
@@ -51,3 +52,21 @@ def test_prune_temporary_drops_only_the_temp_folders_mirror(tmp_path):
     bytecode.prune_temporary(tmp_path)
     assert not (tmp_path / tempfile.gettempdir().lstrip("/")).exists()
     assert kept.is_file()
+
+
+def test_prune_temporary_keeps_a_checkout_that_lies_in_the_temp_folder(tmp_path):
+    temp = Path(tempfile.gettempdir()).resolve()
+    mirror = tmp_path / temp.relative_to("/")
+    ours = mirror / "clone.x" / "main" / "broker" / "__pycache__" / "m.cpython-311.pyc"
+    beside = mirror / "clone.x" / "other" / "__pycache__" / "m.cpython-311.pyc"
+    project = mirror / "pytest-of-root" / "p" / "__pycache__" / "m.cpython-311.pyc"
+    for f in (ours, beside, project):
+        f.parent.mkdir(parents=True)
+        f.write_bytes(b"")
+    (mirror / "stray.pyc").write_bytes(b"")
+    bytecode.prune_temporary(tmp_path, keep=temp / "clone.x" / "main")
+    assert ours.is_file()
+    assert sorted(p.name for p in mirror.iterdir()) == ["clone.x"]
+    assert sorted(p.name for p in (mirror / "clone.x").iterdir()) == ["main"]
+    bytecode.prune_temporary(tmp_path, keep=Path("/work/elsewhere"))
+    assert not mirror.exists()
