@@ -485,6 +485,8 @@ class KafkaController:
                         f"{state.controller_epoch}, newer than ours ({ctx.epoch})")
                 ctx.leadership[tp] = state
                 if _our_write_landed(new[tp], state, ctx.epoch):
+                    log.info("[Controller id=%d] The state of %s-%d was written before its answer was lost "
+                             "with the ZooKeeper connection: %s", self.broker_id, tp[0], tp[1], state.leader_and_isr)
                     out[tp] = state.leader_and_isr
             pending = [tp for tp in result.to_retry if tp not in out]
         return out
