@@ -63,7 +63,6 @@ def _answer(event: ce.RequestEvent, *answer: object) -> None:
         event.callback(*answer)
 
 
-
 def _our_write_landed(written: LeaderAndIsr, found: zd.LeaderIsrAndControllerEpoch, controller_epoch: int) -> bool:
     """Whether ``found``, read after our conditional write of ``written`` failed on its
     version, is that write itself: ZooKeeper applied it, the connection dropped before the
@@ -76,6 +75,7 @@ def _our_write_landed(written: LeaderAndIsr, found: zd.LeaderIsrAndControllerEpo
     return (found.controller_epoch == controller_epoch
             and state.partition_epoch == written.partition_epoch + 1
             and state.with_partition_epoch(written.partition_epoch) == written)
+
 
 class KafkaController:
     def __init__(self, config: BrokerConfigView, zk: KafkaZkClient, broker_id: int,
