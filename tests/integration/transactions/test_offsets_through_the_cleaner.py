@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.support.kafka_dist import ReferenceKafka
@@ -37,10 +37,23 @@ def broker(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Broker]:
         b.stop()
 
 
+#: what a coordinator answers while it takes up or loads ``__consumer_offsets`` after a start;
+#: the Java consumer retries them, librdkafka's ``committed()`` hands them to its caller
+COORDINATOR_NOT_READY = {KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+                         KafkaError.COORDINATOR_NOT_AVAILABLE}
+
+
 def committed(bootstrap: str, group: str) -> int:
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
+    deadline = time.monotonic() + 60
     try:
-        return c.committed([TopicPartition(TOPIC, 0)], timeout=30)[0].offset
+        while True:
+            try:
+                return c.committed([TopicPartition(TOPIC, 0)], timeout=30)[0].offset
+            except KafkaException as e:
+                if e.args[0].code() not in COORDINATOR_NOT_READY or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
     finally:
         c.close()
 
