@@ -15,7 +15,7 @@ from typing import Generator, Iterator
 import pluggy
 import pytest
 
-from tests.support import kafka_dist, tool_server
+from tests.support import cpu_report, kafka_dist, tool_server
 from tests.support.bytecode import cache_bytecode_outside_the_tree, prune_temporary
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
@@ -54,6 +54,8 @@ def pytest_configure(config: pytest.Config) -> None:
     kafka_dist.LIGHT_BROKER_JVM = True
     # and so do the Spark drivers, the session's and the jobs' a test runs (tests/support/spark.py)
     light_spark_driver()
+    # KAFPY_CPU_REPORT=DIR: CPU-seconds per test file (tests/support/cpu_report.py)
+    cpu_report.register(config)
 
 
 @pytest.fixture(scope="session", autouse=True)
