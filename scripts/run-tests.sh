@@ -26,6 +26,20 @@ if ((${#args[@]} == 0)); then
     args=(tests)
 fi
 
+# How fast this machine runs Python right now, before anything of ours loads it (0.32 s on
+# an idle 2-core machine here): pytest took 19 and 30 minutes in two CI runs of nearly the
+# same suite, and two runs here differ by a factor of ~1.8 in almost every file alike.
+# Printed with the load average, so that a slow machine can be told apart from a heavier suite.
+speed=$("$PYTHON" - <<'PY'
+import os, time
+wall, cpu = time.perf_counter(), time.process_time()
+sum(i * i for i in range(3_000_000))
+print(f"a fixed Python loop took {time.perf_counter() - wall:.2f} s ({time.process_time() - cpu:.2f} CPU-s);"
+      f" {os.cpu_count()} cores, load average {open('/proc/loadavg').read().split()[0]}")
+PY
+)
+echo "[run-tests] machine: $speed" >&2
+
 mypy_pid=
 if [[ "${KAFPY_SKIP_LINT:-}" != 1 ]]; then
     echo "[run-tests] ruff $("$PYTHON" -m ruff --version | cut -d' ' -f2): ruff check . (rules: pyproject.toml [tool.ruff.lint])" >&2

@@ -156,10 +156,14 @@ def zookeeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ZooKeeperSer
 def reference_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceKafka]:
     """One real Apache Kafka 4.x broker shared by the session (`.bootstrap`, `.version`).
 
-    Shared: tests must use their own topic and group names.
+    Shared: tests must use their own topic and group names. It idles for most of the run
+    once started, so its controller appends a NoOpRecord every 10 s instead of Kafka's 500 ms
+    (``metadata.max.idle.interval.ms``, a static setting no test reads): 1.4 % of a core
+    idle instead of 2.8 %, measured over 40 s.
     """
     base = tmp_path_factory.mktemp("refkafka")
-    kafka = ReferenceKafka("4", log_dir=base / "data", work_dir=base)
+    kafka = ReferenceKafka("4", log_dir=base / "data", work_dir=base,
+                           overrides={"metadata.max.idle.interval.ms": 10000})
     try:
         kafka.start()
         yield kafka
