@@ -95,7 +95,10 @@ class WordCount:
             "logger.kafka.name=org.apache.kafka\nlogger.kafka.level=WARN\n"
             "logger.membership.name=org.apache.kafka.clients.consumer.internals\n"
             "logger.membership.level=INFO\n")
+        # java.io.tmpdir: RocksDB unpacks its 15 MB native library there and deletes it only
+        # at a clean exit; the test kills this JVM, so it goes to the test's folder, not /tmp
         self.cmd = [java_executable(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                    f"-Djava.io.tmpdir={work}",
                     f"-Dlog4j2.configurationFile={work / 'log4j2.properties'}", "-cp", ":".join(cp),
                     "org.apache.kafka.streams.examples.wordcount.WordCountDemo", str(props)]
         self.out_path = work / "streams.out"

@@ -61,7 +61,10 @@ def test_word_count_exactly_once_across_a_crash(txn_broker, tmp_path):
         "processing.guarantee": "exactly_once_v2", "state.dir": tmp_path / "state",
         "replication.factor": 1, "commit.interval.ms": 200, "session.timeout.ms": 6000,
         "num.stream.threads": 1}.items()))
-    cmd = [java_executable(), "-Xmx384m", "-XX:+UseSerialGC", "-cp",
+    # C1 alone, as the suite's other JVMs; java.io.tmpdir: RocksDB unpacks its 15 MB native
+    # library there and deletes it only at a clean exit, and the test kills this JVM
+    cmd = [java_executable(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+           f"-Djava.io.tmpdir={tmp_path}", "-cp",
            f"{kafka_streams_libs()}/*",
            "org.apache.kafka.streams.examples.wordcount.WordCountDemo", str(props)]
     log = open(tmp_path / "streams.out", "w")
