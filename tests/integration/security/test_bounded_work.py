@@ -329,35 +329,39 @@ def test_a_backtracking_regex_subscription_does_not_hold_the_broker(broker):
     port = ports["PLAINTEXT"]
     stem = "regex-stall-topic-name-"
     create_topics(port, *(stem + "n" * i for i in range(1, 17)), stem + "matchX")
-    group = f"regex-{uuid.uuid4().hex[:8]}"
-    deadline = time.monotonic() + 60
-    while True:   # the group coordinator (and __consumer_offsets) ready before the baseline
-        fc = kafka_call(port, ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key=group, key_type=0))
-        if fc.error_code == 0 or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert fc.error_code == 0, fc
-    probe = kafka_probe(port)
-    baseline = measure(probe, pid, BASELINE_S)
-    member = uuid.uuid4().hex[:22]
-    answers = []
-    with Prober(probe, pid) as during:
-        time.sleep(0.2)
-        resp = regex_heartbeat(port, group, member, 0, STALL_REGEX)
-        while resp.error_code in RETRIABLE and time.monotonic() < deadline:
+
+    def scenario() -> None:   # a new group each time: bounded_once_more may run it twice
+        group = f"regex-{uuid.uuid4().hex[:8]}"
+        deadline = time.monotonic() + 60
+        while True:   # the group coordinator (and __consumer_offsets) ready before the baseline
+            fc = kafka_call(port, ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key=group, key_type=0))
+            if fc.error_code == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert fc.error_code == 0, fc
+        probe = kafka_probe(port)
+        baseline = measure(probe, pid, BASELINE_S)
+        member = uuid.uuid4().hex[:22]
+        answers = []
+        with Prober(probe, pid) as during:
             time.sleep(0.2)
             resp = regex_heartbeat(port, group, member, 0, STALL_REGEX)
-        answers.append(resp)
-        epoch = resp.member_epoch
-        for _ in range(10):   # the expression is resolved in the background: heartbeat on
-            time.sleep(0.2)
-            resp = regex_heartbeat(port, group, member, epoch, STALL_REGEX)
+            while resp.error_code in RETRIABLE and time.monotonic() < deadline:
+                time.sleep(0.2)
+                resp = regex_heartbeat(port, group, member, 0, STALL_REGEX)
             answers.append(resp)
             epoch = resp.member_epoch
-    assert [a.error_code for a in answers] == [0] * len(answers), answers
-    # the expression was resolved: the member holds the one topic ending in X
-    assert any(a.assignment is not None and a.assignment.topic_partitions for a in answers), answers
-    assert_bounded(baseline, during, "ConsumerGroupHeartbeat regex .* x34 + X")
+            for _ in range(10):   # the expression is resolved in the background: heartbeat on
+                time.sleep(0.2)
+                resp = regex_heartbeat(port, group, member, epoch, STALL_REGEX)
+                answers.append(resp)
+                epoch = resp.member_epoch
+        assert [a.error_code for a in answers] == [0] * len(answers), answers
+        # the expression was resolved: the member holds the one topic ending in X
+        assert any(a.assignment is not None and a.assignment.topic_partitions for a in answers), answers
+        assert_bounded(baseline, during, "ConsumerGroupHeartbeat regex .* x34 + X")
+
+    bounded_once_more(scenario)
 
 
 def http_json(port: int, method: str, path: str, body: object = None, accept: str = "application/json"
