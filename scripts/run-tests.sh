@@ -27,9 +27,10 @@ if ((${#args[@]} == 0)); then
 fi
 
 # How fast this machine runs Python right now, before anything of ours loads it (0.17 to
-# 0.32 s within a few minutes on one 2-core machine here, with nothing of ours running): pytest took 19 and 30 minutes in two CI runs of nearly the
-# same suite, and two runs here differ by a factor of ~1.8 in almost every file alike.
-# Printed with the load average, so that a slow machine can be told apart from a heavier suite.
+# 0.32 s within a few minutes on one 2-core machine here, with nothing of ours running):
+# pytest took 19 and 30 minutes in two CI runs of nearly the same suite, and two runs here
+# differ by a factor of ~1.8 in almost every file alike. Printed with the load average, so
+# that a slow machine can be told apart from a heavier suite.
 speed=$("$PYTHON" - <<'PY'
 import os, time
 wall, cpu = time.perf_counter(), time.process_time()
