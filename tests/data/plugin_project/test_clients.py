@@ -23,8 +23,10 @@ def test_kafka_python_roundtrip(kafka_bootstrap_servers, kafpy_topic):
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap_servers, acks="all")
     producer.send(kafpy_topic, b"from kafka-python", partition=0).get(timeout=30)
     producer.close()
+    # the iteration ends at the first record; 30 s, as the producer's wait above, for a
+    # machine busy with other tests (10 s ran out once in the suite's wheel test)
     consumer = KafkaConsumer(kafpy_topic, bootstrap_servers=kafka_bootstrap_servers,
-                             auto_offset_reset="earliest", consumer_timeout_ms=10000)
+                             auto_offset_reset="earliest", consumer_timeout_ms=30000)
     try:
         assert next(iter(consumer)).value == b"from kafka-python"
     finally:
@@ -110,7 +112,7 @@ def test_failure_helpers_application_survives_a_restart(kafpy_broker, kafpy_topi
     producer.send(kafpy_topic, b"after").get(timeout=60)
     producer.close()
     consumer = KafkaConsumer(kafpy_topic, bootstrap_servers=kafpy_broker.bootstrap_servers,
-                             auto_offset_reset="earliest", consumer_timeout_ms=10000)
+                             auto_offset_reset="earliest", consumer_timeout_ms=30000)
     try:  # the first two records, as soon as they are read
         assert [m.value for m in itertools.islice(consumer, 2)] == [b"before", b"after"]
     finally:
