@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Awaitable, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Awaitable, TypeVar
 
 from kafpy.protocol.errors import ErrorCode
 from kafpy.protocol.topics import INTERNAL_TOPICS, InvalidTopicName, unify_collision_chars, validate_topic_name
@@ -31,6 +31,7 @@ from kafpy.replication import zk_data as zd
 from kafpy.replication.assignment import (AssignmentError, BrokerMetadata, assign_replicas_to_brokers,
                                     new_partitions_assignment, validate_topic_assignment)
 from kafpy.replication.zk_client import MATCH_ANY_VERSION, KafkaZkClient, NodeExistsError
+from kafpy.scripts._topic_specs import NewPartitionsSpec, NewTopicSpec, ZooKeeperConnectError
 
 if TYPE_CHECKING:
     from kafka.admin import ConfigResource
@@ -41,25 +42,8 @@ ResultT = TypeVar("ResultT")
 TopicAnswer = dict[str, object]
 
 
-class NewTopicSpec(TypedDict, total=False):
-    """What TopicService asks `create_topics` for one topic (-1: the broker's default)."""
-    configs: dict[str, str]
-    assignments: dict[int, list[int]]
-    num_partitions: int
-    replication_factor: int
-
-
-class NewPartitionsSpec(TypedDict):
-    """`create_partitions` of one topic with the added partitions' replicas given."""
-    count: int
-    assignments: list[list[int]]
-
 SESSION_TIMEOUT_MS = 30000
 CONNECTION_TIMEOUT_MS = 15000
-
-
-class ZooKeeperConnectError(RuntimeError):
-    """ZooKeeper did not answer within the connection timeout."""
 
 
 def _error(code: ErrorCode, message: str) -> TopicAnswer:

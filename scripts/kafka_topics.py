@@ -15,7 +15,7 @@ from kafpy.protocol.topics import INTERNAL_TOPICS, has_collision_chars
 from kafpy.scripts._cli import tool_main, debug_traceback, OptionParser, OptionSet, OptionException, UsageExit
 from kafpy.scripts._clients import (AdminFactory, admin_client, broker_api_keys, error_text, is_zero_uuid,
                               uuid_to_kafka)
-from kafpy.scripts._zk_topics import NewPartitionsSpec, NewTopicSpec, ZkTopicAdmin, ZooKeeperConnectError
+from kafpy.scripts._topic_specs import NewPartitionsSpec, NewTopicSpec, ZooKeeperConnectError
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -441,6 +441,7 @@ def run(args: list[str], admin_factory: AdminFactory | None = None,
     try:
         bootstrap = o.value_of("bootstrap-server")
         if bootstrap is None and admin_factory is None:
+            from kafpy.scripts._zk_topics import ZkTopicAdmin   # --zookeeper only: kazoo and more
             admin_factory = lambda _bootstrap, _config: ZkTopicAdmin(o.value_of("zookeeper"))
         with admin_client(bootstrap or "", o.value_of("command-config"), admin_factory) as admin:
             service = TopicService(admin, out)
