@@ -100,7 +100,8 @@ def classify(args: list[str]) -> str:
     if exe.startswith("python") or exe == "pytest":
         if "pytest" in line and ("-m pytest" in line or exe == "pytest" or "xdist" in line):
             return "pytest"
-        if "kafpy.broker" in line or "kafpy.embedded" in line:
+        # the suite's fork server and the brokers it forked carry the server's command line
+        if "kafpy.broker" in line or "kafpy.embedded" in line or "tests.support.forkserver" in line:
             return "kafpy-broker"
         if "pyspark" in line or "spark" in line:
             return "spark-python"

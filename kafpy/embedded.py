@@ -43,7 +43,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TypeVar
+from typing import IO, TYPE_CHECKING, Iterable, Mapping, Sequence, TypeVar
 
 from kafpy import _process
 from kafpy._listener_proxy import ListenerProxy
@@ -345,9 +345,7 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
         try:
             out.write(f"### {' '.join(command)}\n".encode())
             out.flush()
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=subprocess.STDOUT, cwd=self.cwd(),
-                                         env=self.environment(), start_new_session=True)
+            self.proc = self.spawn(command, out)
         finally:
             out.close()
         try:
@@ -357,6 +355,14 @@ class EmbeddedBroker(_KeepsFilesOnFailure):
         except BaseException:
             self.kill()
             raise
+
+    def spawn(self, command: list[str], out: IO[bytes]) -> subprocess.Popen:
+        """Start the process: its own session, stdin from /dev/null, stdout and stderr on
+        ``out``. (The project's own tests start theirs by fork from a process that has
+        imported kafpy already.)"""
+        return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, cwd=self.cwd(),
+                                env=self.environment(), start_new_session=True)
 
     def answers_api_versions(self) -> bool:
         """True when the broker's own listener answers ApiVersions."""

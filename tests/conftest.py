@@ -15,7 +15,7 @@ from typing import Generator, Iterator
 import pluggy
 import pytest
 
-from tests.support import cpu_report, kafka_dist, tool_server
+from tests.support import cpu_report, forkserver, kafka_dist, tool_server
 from tests.support.bytecode import cache_bytecode_outside_the_tree, prune_temporary
 from tests.support.kafka_dist import VERSIONS, ReferenceKafka
 from tests.support.kafpy_broker import KafpyBroker
@@ -63,9 +63,11 @@ def no_process_outlives_the_session() -> Iterator[None]:
     """Set up first, torn down last (after every other fixture of the session has stopped
     what it started): a process this pytest process started and that still runs is killed,
     and the run fails naming it. Under xdist each worker checks its own children. The tool
-    servers that run Apache's admin tools (kept for the whole session) are closed first."""
+    servers that run Apache's admin tools and the fork server of kafpy brokers (kept for the
+    whole session) are closed first."""
     yield
     tool_server.close_all()
+    forkserver.close_all()
     deadline = time.monotonic() + SURVIVOR_GRACE_S
     while True:
         found = [s for s in survivors() if not any(h in s.command for h in INTERPRETER_HELPERS)]

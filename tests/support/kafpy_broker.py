@@ -14,12 +14,14 @@ and the test's overrides are all the broker gets.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import IO, Mapping
 
 from kafpy.embedded import EmbeddedBroker
 
+from . import forkserver
 from .ports import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +36,8 @@ class KafpyBroker(EmbeddedBroker):
                  overrides: Mapping[str, object] | None = None,
                  config: str | Path = DEFAULT_CONFIG, work_dir: str | Path | None = None,
                  start_timeout: float = 60.0, python: str = sys.executable,
-                 env: Mapping[str, str] | None = None, module: str = "kafpy.broker"):
+                 env: Mapping[str, str] | None = None, module: str = "kafpy.broker",
+                 fork: bool = True):
         super().__init__(overrides, port=port, work_dir=work_dir,
                          log_dir=log_dir or (Path(work_dir) / "logs" if work_dir else None),
                          start_timeout=start_timeout, python=python, env=env, keep_files=True)
@@ -42,6 +45,7 @@ class KafpyBroker(EmbeddedBroker):
             self.log_dir = self.work_dir / "logs"
         self.config = Path(config)
         self.module = module  # a stand-in module in the fixture's own tests
+        self.fork = fork  # False: a new interpreter, as a user's ``python -m kafpy.broker``
 
     def _pick_port(self) -> int:
         return free_port()
@@ -70,6 +74,15 @@ class KafpyBroker(EmbeddedBroker):
 
     def cwd(self) -> Path:
         return REPO_ROOT
+
+    def spawn(self, command: list[str], out: IO[bytes]) -> "subprocess.Popen[bytes]":
+        """Forked from the suite's fork server (tests/support/forkserver.py) unless
+        ``fork=False``; the same as a new interpreter as far as the broker can tell."""
+        if not self.fork:
+            return super().spawn(command, out)
+        return forkserver.popen(command, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, cwd=self.cwd(), env=self.environment(),
+                                start_new_session=True)
 
     def environment(self) -> dict[str, str]:
         """The checkout first on the path, whichever interpreter runs the broker."""

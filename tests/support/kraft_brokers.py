@@ -12,7 +12,7 @@ from typing import Mapping
 
 from kafpy._process import ChildProcess
 
-from . import process, wire
+from . import forkserver, process, wire
 from .kafka_dist import full_version, java_command, random_cluster_id, run_tool
 from .ports import LOOPBACK, free_ports
 
@@ -137,7 +137,7 @@ class KafpyKRaftBroker(ChildProcess):
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get(
             "PYTHONPATH", "")) if p)}
         with open(self.output_path, "ab") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "kafpy.broker", str(self.config_path)],
+            self.proc = forkserver.popen([sys.executable, "-m", "kafpy.broker", str(self.config_path)],
                                          stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                          start_new_session=True, cwd=REPO_ROOT, env=env)
         return self

@@ -22,7 +22,7 @@ from kafpy.protocol.messages import DescribeClusterRequest, DescribeClusterRespo
 from tests.integration.raft.quorum_support import call
 from tests.support.kraft_controllers import eventually
 
-from . import process, wire
+from . import forkserver, process, wire
 from .kafka_dist import java_command, random_cluster_id, run_tool
 from .ports import LOOPBACK, free_ports
 
@@ -112,7 +112,7 @@ class CombinedNode:
             else:
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                     p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)}
-                self.proc = subprocess.Popen([sys.executable, "-m", "kafpy.broker", str(self.config_path)],
+                self.proc = forkserver.popen([sys.executable, "-m", "kafpy.broker", str(self.config_path)],
                                              stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                              start_new_session=True, cwd=REPO_ROOT, env=env)
 

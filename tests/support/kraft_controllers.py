@@ -18,7 +18,7 @@ from kafpy.protocol.messages import DescribeClusterRequest, DescribeClusterRespo
 from tests.integration.raft.quorum_support import (
     REPO_ROOT, call, controller_properties, kafpy_format, three_ports, voters_string, write_properties,
 )
-from tests.support import wire
+from tests.support import forkserver, wire
 from tests.support.kafka_dist import java_command, run_tool
 from tests.support.ports import LOOPBACK, free_ports
 from tests.support.process import kill, terminate
@@ -68,9 +68,9 @@ class KafpyControllers:
 
     def start(self, node: int) -> None:
         with open(self.work / f"controller-{node}.out", "ab") as out:
-            self.procs[node] = subprocess.Popen([sys.executable, "-m", "kafpy.broker", str(self.configs[node])],
-                                                stdout=out, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
-                                                start_new_session=True)
+            self.procs[node] = forkserver.popen([sys.executable, "-m", "kafpy.broker", str(self.configs[node])],
+                                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                                cwd=REPO_ROOT, start_new_session=True)
 
     def start_all(self) -> None:
         for node in self.ports:

@@ -21,7 +21,7 @@ def _settled_rss(broker: KafpyBroker) -> int:
 
 
 def test_a_broker_compiled_from_source_keeps_no_more_memory(tmp_path: Path) -> None:
-    cached = KafpyBroker(work_dir=tmp_path / "cached")
+    cached = KafpyBroker(work_dir=tmp_path / "cached", fork=False)   # two new interpreters
     cached.start()
     try:
         cached.stop()   # its first start wrote whatever bytecode was missing
@@ -29,7 +29,7 @@ def test_a_broker_compiled_from_source_keeps_no_more_memory(tmp_path: Path) -> N
         from_cache = _settled_rss(cached)
     finally:
         cached.stop()
-    compiled = KafpyBroker(work_dir=tmp_path / "compiled", env={
+    compiled = KafpyBroker(work_dir=tmp_path / "compiled", fork=False, env={
         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(tmp_path / "no-bytecode-here")})
     compiled.start()
     try:
