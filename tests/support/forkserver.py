@@ -28,6 +28,7 @@ tests/support/cpu_report.py, since this process never reaps it itself).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import runpy
@@ -299,7 +300,6 @@ def _preload() -> None:
                 __import__(name)
             except Exception:  # noqa: BLE001 - a module gone or failing: the child imports it
                 print(f"fork server: not preloaded: {name}", file=sys.stderr)
-    import gc
     gc.collect()
     gc.freeze()   # children leave the preloaded objects' pages shared
 
@@ -351,8 +351,13 @@ def serve(path: str) -> None:
                     os.close(fd)
                 new = _Child(pid, conn, os.pidfd_open(pid))
                 children[pid] = new
-                _send(conn, {"pid": pid})
                 sel.register(new.pidfd, selectors.EVENT_READ, ("exit", new))
+                try:
+                    _send(conn, {"pid": pid})
+                except OSError:   # the caller is gone: an orphan, reaped when it exits
+                    conn.close()
+                    new.conn = _closed_socket()
+                    continue
                 sel.register(conn, selectors.EVENT_READ, ("conn", new))
             elif kind == "exit":
                 sel.unregister(child.pidfd)
