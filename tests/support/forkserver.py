@@ -16,7 +16,8 @@ Who calls it: the suite's fixtures that start kafpy brokers (``KafpyBroker`` and
 helpers), through ``popen()``, which hands any command it does not serve to
 ``subprocess.Popen``: another interpreter, a wrapper in front (``ip netns exec``), stdin other
 than /dev/null, or an environment whose ``KAFPY_*`` or ``PYTHON*`` variables differ from the
-server's (a few modules read them when imported). ``KAFPY_TEST_FORK=0`` turns it off.
+server's (a few modules read them when imported). ``KAFPY_TEST_FORK=0`` turns it off, as does
+a kernel without pidfds (Linux before 5.3).
 
 One server per pytest process, started at its first use and closed by ``close_all()`` at the
 session's end. The protocol, on a Unix socket, one connection per child: the caller sends the
@@ -243,6 +244,18 @@ def _fileno(stream: int | IO[Any] | None) -> int | None:
     return None
 
 
+def _has_pidfds() -> bool:
+    """Whether this kernel (and its seccomp filter) gives pidfds, which both sides rely on."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+        return True
+    except (OSError, AttributeError):
+        return False
+
+
+_PIDFDS = _has_pidfds()
+
+
 def popen(args: Sequence[str], *, stdin: int | IO[Any] | None = subprocess.DEVNULL,
           stdout: int | IO[Any] | None = None, stderr: int | IO[Any] | None = None,
           cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
@@ -254,7 +267,7 @@ def popen(args: Sequence[str], *, stdin: int | IO[Any] | None = subprocess.DEVNU
     environment = dict(os.environ if env is None else env)
     out = _fileno(stdout)
     err = out if stderr == subprocess.STDOUT else _fileno(stderr)
-    served = (os.environ.get(ENABLE_VARIABLE, "1") != "0"
+    served = (_PIDFDS and os.environ.get(ENABLE_VARIABLE, "1") != "0"
               and len(args) >= 3 and args[0] == sys.executable and args[1] == "-m"
               and args[2] in SERVED_MODULES and stdin == subprocess.DEVNULL)
     if served and out is not None and err is not None:

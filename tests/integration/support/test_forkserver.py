@@ -15,6 +15,12 @@ from tests.support.kafpy_broker import KafpyBroker
 from tests.support.survivors import survivors
 
 
+@pytest.fixture(autouse=True)
+def forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the fork server: on even where the run turned it off."""
+    monkeypatch.setenv(forkserver.ENABLE_VARIABLE, "1")
+
+
 def test_a_forked_broker_leads_its_own_session_and_ends_as_popen_would(tmp_path: Path) -> None:
     broker = KafpyBroker(work_dir=tmp_path)
     broker.start()
