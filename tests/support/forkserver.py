@@ -168,7 +168,7 @@ def _import_time(env: Mapping[str, str]) -> dict[str, str]:
     (harmless for a child that did not ask to) with the checkout on its path (as a child
     whose working directory is the checkout has it)."""
     found = {k: v for k, v in env.items()
-             if k.startswith(IMPORT_TIME_PREFIXES) and k != "PYTHONUNBUFFERED"}
+             if k.startswith(IMPORT_TIME_PREFIXES) and k not in ("PYTHONUNBUFFERED", ENABLE_VARIABLE)}
     path = [p for p in found.pop("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO_ROOT)]
     if path:
         found["PYTHONPATH"] = os.pathsep.join(path)
