@@ -167,18 +167,21 @@ def _import_time(env: Mapping[str, str]) -> dict[str, str]:
     """The variables a child must share with the server. The server always runs unbuffered
     (harmless for a child that did not ask to) with the checkout on its path (as a child
     whose working directory is the checkout has it)."""
-    found = {k: v for k, v in env.items()
-             if k.startswith(IMPORT_TIME_PREFIXES) and k not in ("PYTHONUNBUFFERED", ENABLE_VARIABLE)}
-    path = [p for p in found.pop("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO_ROOT)]
+    found = {k: v for k, v in env.items() if k.startswith(IMPORT_TIME_PREFIXES)
+             and k not in ("PYTHONUNBUFFERED", ENABLE_VARIABLE, "PYTHONPATH")}
+    path = _paths_beside_the_checkout(env)
     if path:
         found["PYTHONPATH"] = os.pathsep.join(path)
     return found
 
 
+def _paths_beside_the_checkout(env: Mapping[str, str]) -> list[str]:
+    return [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO_ROOT)]
+
+
 def _server_environment(env: Mapping[str, str]) -> dict[str, str]:
-    path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO_ROOT)]
     return {**env, "PYTHONUNBUFFERED": "1",
-            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *path])}
+            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *_paths_beside_the_checkout(env)])}
 
 
 class _Server:
@@ -401,11 +404,10 @@ def _closed_socket() -> socket.socket:
 def _reap(child: _Child, sel: selectors.BaseSelector, children: dict[int, _Child]) -> None:
     if not child.exited:
         return
-    for obj in (child.conn,):
-        try:
-            sel.unregister(obj)
-        except (KeyError, ValueError):
-            pass
+    try:
+        sel.unregister(child.conn)
+    except (KeyError, ValueError):   # an orphan's connection, closed and unregistered before
+        pass
     _pid, _status, usage = os.wait4(child.pid, 0)
     try:
         _send(child.conn, {"cpu": usage.ru_utime + usage.ru_stime})
