@@ -311,7 +311,9 @@ class _Child:
 def _preload() -> None:
     for line in MODULES_FILE.read_text().splitlines():
         name = line.strip()
-        if name and not name.startswith("#"):
+        # a package's __main__ is what the child runs: imported here, runpy would warn that it
+        # is already in sys.modules (and run a module object already executed once)
+        if name and not name.startswith("#") and name.rpartition(".")[2] != "__main__":
             try:
                 __import__(name)
             except Exception:  # noqa: BLE001 - a module gone or failing: the child imports it

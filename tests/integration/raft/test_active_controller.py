@@ -137,18 +137,28 @@ def test_apache_tools_through_the_active_controller_and_after_its_crash(controll
     eventually(lambda: "log.retention.ms=777777" in (seen := _default_broker_configs(c, back))
                and "log.cleaner.threads" not in seen, what="the restarted controller caught up")
 
-    # the active controller's NoOpRecord every metadata.max.idle.interval.ms (500 ms): with
-    # nothing else to write, the quorum's high watermark moves by it. Two moves are waited
-    # for (the restarted controller's registration may be one), as the steps above can each
-    # take less than an interval on a quiet machine.
-    for _ in range(2):
-        mark = describe_quorum(c.ports[c.active()]).high_watermark
-        eventually(lambda: describe_quorum(c.ports[c.active()]).high_watermark > mark,
-                   what="a NoOpRecord from the active controller")
+    # the active controller's NoOpRecord every metadata.max.idle.interval.ms (500 ms), read
+    # from its own log while it runs. The quorum's high watermark is no proof of one: a
+    # registration or an election moves it too, and the steps above can all fit in less than
+    # an interval after the activation.
+    since = describe_quorum(c.ports[c.active()]).high_watermark
+
+    def committed_no_op() -> int | None:
+        leader = c.active()
+        committed = describe_quorum(c.ports[leader]).high_watermark
+        live = c.work / f"controller-{leader}" / "__cluster_metadata-0"
+        files = ",".join(str(p) for p in sorted(live.glob("*.log")))
+        # check=False: the segment is being appended to while the tool reads it
+        batches = parse_dump(run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", files],
+                                      check=False).stdout)
+        found = any(isinstance(r, M.NoOpRecord) and since <= offset < committed
+                    for b in batches if not b.is_control for offset, r in b.records)
+        return leader if found else None
+    last_active = eventually(committed_no_op, what="a committed NoOpRecord from the active controller")
 
     # the log as Apache Kafka 4.4's kafka-dump-log decodes it
     c.stop_all()
-    files = ",".join(str(p) for p in sorted((c.work / f"controller-{second}" / "__cluster_metadata-0").glob("*.log")))
+    files = ",".join(str(p) for p in sorted((c.work / f"controller-{last_active}" / "__cluster_metadata-0").glob("*.log")))
     dumped = parse_dump(run_tool("4", "kafka-dump-log", ["--cluster-metadata-decoder", "--files", files]).stdout)
     records = [r for b in dumped if not b.is_control for _o, r in b.records]
     # the activation: Kafka 4.4's bootstrap records in a metadata transaction, first of all
