@@ -276,9 +276,15 @@ class ControllerEventManager:
 
     async def _periodic(self) -> None:
         """The NoOpRecord and session expiry tasks, queued as events while this node is active."""
+        tick_ms = min(FENCE_CHECK_INTERVAL_MS, self.max_idle_interval_ms or FENCE_CHECK_INTERVAL_MS,
+                      self.controller.settings.session_timeout_ms // 4 or 1)
         while True:
-            await asyncio.sleep(min(FENCE_CHECK_INTERVAL_MS, self.max_idle_interval_ms or FENCE_CHECK_INTERVAL_MS,
-                                    self.controller.settings.session_timeout_ms // 4 or 1) / 1000)
+            # wake at the next NoOpRecord's due time when that comes before the next tick, so
+            # they come every metadata.max.idle.interval.ms as Kafka's, not up to a tick later
+            delay_ms = tick_ms
+            if self._next_no_op_ms is not None and self.controller.is_active():
+                delay_ms = max(0, min(delay_ms, self._next_no_op_ms - self.time_ms()))
+            await asyncio.sleep(delay_ms / 1000)
             controller = self.controller
             if not controller.is_active():
                 continue
