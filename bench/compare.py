@@ -382,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the scenarios whose name holds TEXT (repeatable), e.g. '1024B acks=1 none'; "
                         "no latency runs")
     args = p.parse_args(argv)
+    names = [sc.name for sc in scenarios(args.quick)]
+    if args.rows and not any(r in n for r in args.rows for n in names):
+        print(f"--rows {args.rows} matches no scenario; they are: {', '.join(names)}", file=sys.stderr)
+        return 2
     problem, draw_chart, note = preflight(args.profile, args.only is None)
     if problem:
         print(problem, file=sys.stderr)

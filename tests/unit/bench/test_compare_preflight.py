@@ -22,3 +22,13 @@ def test_profile_without_py_spy_refuses_to_start(monkeypatch) -> None:
     assert problem is not None and "py-spy" in problem
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
     assert compare.preflight(profile=True, both=True)[0] is None
+
+
+def test_rows_matching_no_scenario_refuse_to_start_and_list_the_names(monkeypatch, capsys) -> None:
+    def no_broker(*a, **k):
+        raise AssertionError("a broker was started")
+    monkeypatch.setattr(compare, "KafpyBroker", no_broker)
+    monkeypatch.setattr(compare, "ReferenceKafka", no_broker)
+    assert compare.main(["--rows", "100 B acks=all"]) == 2
+    err = capsys.readouterr().err
+    assert "matches no scenario" in err and "2000k x 100B acks=all none" in err
