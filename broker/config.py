@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Union
 
+from kafpy.broker.endpoint import LISTENER_PREFIX, Listener, parse_listener
 from kafpy.broker.kraft_config import KRAFT_CONFIG_DEFS, process_roles, validate_kraft
 from kafpy.broker.properties import load_properties
 from kafpy.broker.stored_dynamic_configs import NOT_IN_KAFKA_44, STORED_DYNAMIC
@@ -439,9 +440,6 @@ _DEFS = [
     ConfigDef("kafpy.request.logger.slow.ms", "long", -1, dynamic=True),
 ]
 
-LISTENER_PREFIX = "listener.name."
-
-
 def _in_range(low: float | None, high: float | None) -> Check | None:
     return None if low is None and high is None else _range(low, high)
 
@@ -456,26 +454,6 @@ _DEFS += [ConfigDef(name, type_, default, _at_least(low) if low is not None else
 
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _DEFS}
 _LISTENER_MAX_CONNECTIONS = re.compile(r"^listener\.name\.([^.]+)\.max\.connections$")
-
-
-@dataclass
-class Listener:
-    name: str
-    host: str
-    port: int
-
-    def __str__(self) -> str:
-        return f"{self.name}://{self.host}:{self.port}"
-
-
-def parse_listener(spec: str) -> Listener:
-    m = re.match(r"^([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:]*):(-?\d+)$", spec.strip())
-    if not m:
-        raise ValueError(f"{spec!r} is not of the form NAME://host:port")
-    host = m.group(2)
-    if host.startswith("["):
-        host = host[1:-1]
-    return Listener(m.group(1).upper(), host, int(m.group(3)))
 
 
 class KafkaConfig:

@@ -66,7 +66,8 @@ from kafpy.raft.voter_set import VoterSet
 from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 from kafpy.replication.zk_client import KafkaZkClient
 
-from kafpy.broker.config import ConfigError, KafkaConfig, Listener
+from kafpy.broker.config import ConfigError, KafkaConfig
+from kafpy.broker.endpoint import Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
 from kafpy.broker.controller_authorization import ControllerAuthorizer
 from kafpy.broker.controller_events import ControllerEventManager

@@ -17,7 +17,8 @@ stored. Pure: reads the broker's config, changes nothing.
 """
 from __future__ import annotations
 
-from kafpy.broker.config import LISTENER_PREFIX, ConfigError, KafkaConfig, Listener, parse_listener
+from kafpy.broker.config import ConfigError, KafkaConfig
+from kafpy.broker.endpoint import LISTENER_PREFIX, Listener, parse_listener
 from kafpy.broker.security.ssl_reconfig import RECONFIGURABLE_SSL_CONFIGS
 
 __all__ = ["LISTENER_RECONFIGURABLE", "validate_listeners"]
