@@ -80,6 +80,11 @@ class Scenario:
     compression: str
 
 
+def chosen(name: str, rows: list[str] | None) -> bool:
+    """Whether ``--rows`` keeps the scenario ``name`` (no ``--rows``: every one)."""
+    return not rows or any(r in name for r in rows)
+
+
 def scenarios(quick: bool) -> list[Scenario]:
     small, large = (200_000, 20_000) if quick else (2_000_000, 200_000)
     out = []
@@ -266,7 +271,7 @@ class Runner:
                 self.warm_up(t)
         turn = 0
         for sc in scenarios(self.quick):
-            if self.rows and not any(r in sc.name for r in self.rows):
+            if not chosen(sc.name, self.rows):
                 continue
             for rep in range(self.repeats):
                 for t in (targets if turn % 2 == 0 else targets[::-1]):
@@ -383,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
                         "no latency runs")
     args = p.parse_args(argv)
     names = [sc.name for sc in scenarios(args.quick)]
-    if args.rows and not any(r in n for r in args.rows for n in names):
+    if not any(chosen(n, args.rows) for n in names):
         print(f"--rows {args.rows} matches no scenario; they are: {', '.join(names)}", file=sys.stderr)
         return 2
     problem, draw_chart, note = preflight(args.profile, args.only is None)

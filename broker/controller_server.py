@@ -67,12 +67,12 @@ from kafpy.replication.kafka_network_channel import KafkaNetworkChannel
 from kafpy.replication.zk_client import KafkaZkClient
 
 from kafpy.broker.config import ConfigError, KafkaConfig
-from kafpy.broker.endpoint import Listener
 from kafpy.broker.controller_apis import ControllerApis, RequestScope
 from kafpy.broker.controller_authorization import ControllerAuthorizer
 from kafpy.broker.controller_events import ControllerEventManager
 from kafpy.broker.controller_registration import ControllerRegistrationManager
 from kafpy.broker.controller_requests import ControllerRequests
+from kafpy.broker.endpoint import Listener
 from kafpy.broker.kraft_config import parse_voters
 from kafpy.broker.security.authorizer import Authorizer
 from kafpy.broker.security.image_acl_store import ImageAclStore

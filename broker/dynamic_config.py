@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Mapping
 
 from kafpy.broker.config import BROKER_CONFIGS, PARSERS, Check, ConfigDef, ConfigError, KafkaConfig
-from kafpy.broker.endpoint import LISTENER_PREFIX
 from kafpy.broker.dynamic_listeners import validate_listeners
+from kafpy.broker.endpoint import LISTENER_PREFIX
 from kafpy.broker.security.ssl_reconfig import RECONFIGURABLE_SSL_CONFIGS
 from kafpy.broker.stored_dynamic_configs import CLUSTER_LEVEL_LISTENER_CONFIGS, NOT_IN_KAFKA_44, PER_BROKER_CONFIGS
 

@@ -4,6 +4,7 @@ untyped functions. The typing-debt list that once named 241 modules is gone; a m
 that mypy cannot check must be fixed, not listed."""
 from __future__ import annotations
 
+import ast
 import sys
 
 from tests.support.floors import REPO
@@ -29,7 +30,6 @@ def test_only_generated_code_is_left_unchecked() -> None:
 
 def _any_uses(source: str) -> int:
     """Uses of ``Any`` in code (annotations, casts, aliases), the import itself not counted."""
-    import ast
     return sum(1 for node in ast.walk(ast.parse(source))
                if (isinstance(node, ast.Name) and node.id == "Any")
                or (isinstance(node, ast.Attribute) and node.attr == "Any"))
